@@ -1,0 +1,19 @@
+"""dppca_core: differentially private PCA mechanisms, calibration, metrics and data.
+
+UI-free; every function takes numpy arrays and an explicit ``numpy.random.Generator``
+(or seed) for randomness.
+"""
+from . import datasets, metrics, privacy  # noqa: F401
+from .api import run
+from .prepare import PreparedData, gram_from_chunks, prepare
+from .registry import get_mechanism, list_mechanisms, mechanism_names
+from .release import Release
+
+try:
+    from .estimator import DPPCA
+except ImportError:  # pragma: no cover - scikit-learn missing
+    DPPCA = None
+
+__all__ = ["run", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
+           "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA"]
+__version__ = "0.1.0"

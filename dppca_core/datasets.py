@@ -1,0 +1,1 @@
+"""Synthetic and real data (being written)."""

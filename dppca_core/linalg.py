@@ -1,0 +1,43 @@
+"""Small linear-algebra helpers shared by the mechanisms."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def top_eigenvectors(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k eigenpairs of a symmetric matrix, eigenvalues descending, sign-fixed columns.
+
+    Signs are fixed so that the largest-magnitude entry of each column is positive, which
+    makes outputs reproducible across LAPACK builds.
+    """
+    S = (S + S.T) / 2.0
+    d = S.shape[0]
+    vals, vecs = np.linalg.eigh(S)
+    vals, vecs = vals[::-1][:k], vecs[:, ::-1][:, :k]
+    return vals, fix_signs(vecs) if d else vecs
+
+
+def fix_signs(V: np.ndarray) -> np.ndarray:
+    idx = np.argmax(np.abs(V), axis=0)
+    signs = np.sign(V[idx, np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return V * signs
+
+
+def thin_qr(Y: np.ndarray) -> np.ndarray:
+    """Q factor of the thin QR of Y with a positive diagonal of R (unique)."""
+    Q, R = np.linalg.qr(Y)
+    signs = np.sign(np.diag(R))
+    signs[signs == 0] = 1.0
+    return Q * signs
+
+
+def symmetric_gaussian(d: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Symmetric d x d matrix whose upper triangle (diagonal included) is i.i.d. N(0, sigma^2)."""
+    E = np.triu(rng.normal(0.0, sigma, size=(d, d)))
+    return E + np.triu(E, 1).T
+
+
+def random_orthonormal(d: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random d x k matrix with orthonormal columns (data-independent start)."""
+    return thin_qr(rng.standard_normal((d, k)))

@@ -1,0 +1,7 @@
+"""Built-in mechanisms. Importing a module registers its mechanisms."""
+from . import central, wishart  # noqa: F401
+
+try:  # mechanisms that live in their own modules register on import
+    from . import exponential  # noqa: F401
+except ImportError:  # pragma: no cover - only while a module is being written
+    pass

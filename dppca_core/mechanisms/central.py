@@ -1,0 +1,140 @@
+"""Central-model input and iterate perturbation: the baselines of every paper (ALGORITHMS.md §2)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..linalg import fix_signs, random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
+from ..privacy import composed_gaussian_sigma, gaussian_sigma, laplace_scale, sensitivity
+from ..registry import Output, Param, mechanism
+
+PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
+PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
+PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
+
+
+@mechanism(
+    name="non_private",
+    title="Non-private PCA (reference)",
+    paper="exact eigendecomposition",
+    model="central",
+    guarantee="none",
+    uses_delta=False,
+    notes="Exact top-k eigenvectors of X^T X of the clipped rows (numpy.linalg.eigh). No privacy: the reference.",
+)
+def non_private(data, k, epsilon, delta, neighbors, rng):
+    values, vectors = top_eigenvectors(data.gram, k)
+    return Output(vectors, noise_scale=None, eigenvalues=values, diagnostics={"noise_on": "none"})
+
+
+@mechanism(
+    name="analyze_gauss",
+    title="Analyze Gauss",
+    paper=PAPER_AG,
+    model="central",
+    guarantee="approximate",
+    notes=(
+        "Adds symmetric Gaussian noise to the upper triangle of C = X^T X and releases the top-k "
+        "eigenvectors. Sensitivity of upper(C): 1 under add/remove (the paper's relation), sqrt(2) "
+        "under replace-one (e1 vs e2). Noise from the analytic Gaussian mechanism (exact for every "
+        "epsilon); the paper's classic formula sqrt(2 ln(1.25/delta))/epsilon is proven only for epsilon < 1."
+    ),
+)
+def analyze_gauss(data, k, epsilon, delta, neighbors, rng):
+    sigma = gaussian_sigma(sensitivity("gram_upper", neighbors), epsilon, delta)
+    noisy = data.gram + symmetric_gaussian(data.d, sigma, rng)
+    values, vectors = top_eigenvectors(noisy, k)
+    return Output(vectors, noise_scale=sigma, eigenvalues=values, diagnostics={"noise_on": "upper(X^T X)"})
+
+
+def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
+    """Noise s.d. of MOD-SuLQ on A = X^T X / n (Chaudhuri, Sarwate & Sinha 2013, Algorithm 1).
+
+    beta = (d+1)/(n eps) sqrt(2 ln((d^2+d)/(2 sqrt(2 pi) delta))) + 1/(n sqrt(eps)).
+    Their density-ratio proof (union bound over the d(d+1)/2 entries) covers replace-one.
+    """
+    log_term = math.log((d * d + d) / (2.0 * math.sqrt(2.0 * math.pi) * delta))
+    return (d + 1) / (n * epsilon) * math.sqrt(2.0 * max(log_term, 0.0)) + 1.0 / (n * math.sqrt(epsilon))
+
+
+@mechanism(
+    name="mod_sulq",
+    title="MOD-SuLQ",
+    paper=PAPER_CSS,
+    model="central",
+    guarantee="approximate",
+    relations=("replace",),
+    notes=(
+        "Symmetric Gaussian noise of s.d. beta on A = X^T X / n with the paper's own beta "
+        "(a direct density-ratio proof with a union bound over entries, valid for replace-one; "
+        "n must be public, so add/remove is not offered). Valid but about d/sqrt(2) times noisier than "
+        "Analyze Gauss calibrated for replace-one (ALGORITHMS.md §2.2); the proof assumes epsilon, delta as in the paper. "
+        "noise_scale is beta, on the normalised A."
+    ),
+)
+def mod_sulq(data, k, epsilon, delta, neighbors, rng):
+    beta = mod_sulq_beta(data.n, data.d, epsilon, delta)
+    noisy = data.gram / data.n + symmetric_gaussian(data.d, beta, rng)
+    values, vectors = top_eigenvectors(noisy, k)
+    return Output(vectors, noise_scale=beta, eigenvalues=values * data.n,
+                  diagnostics={"noise_on": "upper(X^T X / n)"})
+
+
+def _l1_sensitivity_gram_times_basis(d: int, p: int, neighbors: str) -> float:
+    """L1 sensitivity of C Q (Q orthonormal d x p) for rows with norm <= 1.
+
+    ||x x^T Q||_1 = ||x||_1 ||Q^T x||_1 <= sqrt(d) * sqrt(p); replace-one doubles it (triangle).
+    """
+    one_row = math.sqrt(d) * math.sqrt(p)
+    return one_row if neighbors == "add_remove" else 2.0 * one_row
+
+
+@mechanism(
+    name="private_power",
+    title="Private (noisy) power method",
+    paper=PAPER_HP,
+    model="central",
+    guarantee="approximate",
+    params=(
+        Param("iterations", "int", 20, "Number of noisy power iterations L (data-independent).", low=1, high=500),
+        Param("block_size", "int", None, "Block size p >= k of the iterate; default k.", low=1, high=1000),
+        Param("noise", "choice", "gaussian",
+              "'gaussian': (epsilon, delta)-DP, per-step noise by exact GDP composition over L steps; "
+              "'laplace': pure epsilon-DP, Laplace noise with epsilon split evenly over L steps.",
+              choices=("gaussian", "laplace")),
+    ),
+    notes=(
+        "Noisy power method on C = X^T X with a random data-independent start. Row-level calibration "
+        "(ALGORITHMS.md §2.4): the Frobenius sensitivity of C Q is 1 (add/remove) or sqrt(2) (replace, p >= 2; "
+        "1 for p = 1), and L adaptive Gaussian steps compose exactly in GDP: sigma = sqrt(L) Delta / mu*(eps, delta). "
+        "Hardt & Price's own calibration is for entry-level neighbours (one matrix entry changes) and is not a "
+        "row-level guarantee. The pure variant uses Laplace noise with L1 sensitivity sqrt(d p) (x2 under replace) "
+        "and basic composition. The iteration count must not be chosen from the data spectrum."
+    ),
+)
+def private_power(data, k, epsilon, delta, neighbors, rng, iterations, block_size, noise):
+    p = k if block_size is None else block_size
+    if p < k or p > data.d:
+        raise ValueError(f"block_size = {p} is out of range: choose k = {k} <= block_size <= d = {data.d}.")
+    if noise == "gaussian":
+        delta_2 = sensitivity("gram_times_basis", neighbors, block_size=p)
+        scale = composed_gaussian_sigma(delta_2, epsilon, delta, iterations)
+        draw = lambda: rng.normal(0.0, scale, size=(data.d, p))  # noqa: E731
+    else:
+        scale = laplace_scale(_l1_sensitivity_gram_times_basis(data.d, p, neighbors), epsilon / iterations)
+        draw = lambda: rng.laplace(0.0, scale, size=(data.d, p))  # noqa: E731
+    Q = random_orthonormal(data.d, p, rng)
+    for _ in range(iterations):
+        Y = data.gram @ Q + draw()  # the only data access: L noisy releases in total
+        Q = thin_qr(Y)
+    # Top-k left singular vectors of the last released Y: post-processing, no extra query.
+    left, _, _ = np.linalg.svd(Y, full_matrices=False)
+    components = fix_signs(left[:, :k])
+    return Output(
+        components,
+        noise_scale=scale,
+        guarantee="pure" if noise == "laplace" else None,
+        delta=0.0 if noise == "laplace" else None,
+        diagnostics={"iterations": iterations, "block_size": p, "noise": noise, "noise_on": "X^T X Q (per step)"},
+    )

@@ -1,0 +1,117 @@
+"""Utility metrics. These use the raw data or the truth as reference: diagnostics, not releases."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _basis(U, name: str) -> np.ndarray:
+    U = np.asarray(U, dtype=float)
+    if U.ndim == 1:
+        U = U[:, None]
+    if U.ndim != 2:
+        raise ValueError(f"{name} must be a d x k matrix of column vectors (got shape {U.shape}).")
+    return U
+
+
+def _pair(U, V):
+    U, V = _basis(U, "U"), _basis(V, "V")
+    if U.shape[0] != V.shape[0]:
+        raise ValueError(f"U and V live in different dimensions ({U.shape[0]} vs {V.shape[0]}).")
+    return U, V
+
+
+def orthonormalize(U) -> np.ndarray:
+    """Orthonormal basis of span(U) (thin QR with a positive diagonal)."""
+    Q, R = np.linalg.qr(_basis(U, "U"))
+    signs = np.sign(np.diag(R))
+    signs[signs == 0] = 1.0
+    return Q * signs
+
+
+def principal_angles(U, V) -> np.ndarray:
+    """Principal angles (radians, ascending) between span(U) and span(V)."""
+    U, V = _pair(U, V)
+    s = np.linalg.svd(orthonormalize(U).T @ orthonormalize(V), compute_uv=False)
+    return np.sort(np.arccos(np.clip(s, -1.0, 1.0)))
+
+
+def subspace_distance(U, V) -> float:
+    """||sin Theta(U, V)||_F = ||U U^T - V V^T||_F / sqrt(2) for orthonormal U, V.
+
+    For subspaces of different dimensions the projector formula is used as written.
+    """
+    U, V = _pair(U, V)
+    U, V = orthonormalize(U), orthonormalize(V)
+    if U.shape[1] == V.shape[1]:
+        cos = np.linalg.svd(U.T @ V, compute_uv=False)
+        return float(np.sqrt(max(U.shape[1] - np.sum(cos**2), 0.0)))
+    return float(np.linalg.norm(U @ U.T - V @ V.T) / np.sqrt(2.0))
+
+
+def random_subspace_distance(d: int, k: int) -> float:
+    """sqrt(E ||sin Theta||_F^2) for a uniformly random k-subspace: sqrt(k (1 - k/d)).
+
+    The 'no information' reference line (ALGORITHMS.md §0).
+    """
+    return float(np.sqrt(k * (1.0 - k / d)))
+
+
+def captured_energy(V, A) -> float:
+    """tr(V^T A V): the variance of A captured by the columns of V."""
+    V = _basis(V, "V")
+    A = np.asarray(A, dtype=float)
+    if A.shape != (V.shape[0], V.shape[0]):
+        raise ValueError(f"A must be {V.shape[0]} x {V.shape[0]} (got {A.shape}).")
+    return float(np.trace(V.T @ A @ V))
+
+
+def captured_energy_ratio(V, A, k: int | None = None) -> float:
+    """tr(V^T A V) / (sum of the k largest eigenvalues of A), 1 = optimal."""
+    V = _basis(V, "V")
+    k = V.shape[1] if k is None else int(k)
+    eig = np.linalg.eigvalsh(np.asarray(A, dtype=float))[::-1]
+    best = float(np.sum(eig[:k]))
+    if best <= 0:
+        raise ValueError("the best rank-k energy of A is not positive; the ratio is undefined.")
+    return captured_energy(V, A) / best
+
+
+def row_support(V, s: int | None = None, *, tol: float = 1e-12) -> np.ndarray:
+    """Indices of the row support: the s rows of largest norm, or the non-zero rows if s is None."""
+    V = _basis(V, "V")
+    norms = np.linalg.norm(V, axis=1)
+    if s is None:
+        return np.flatnonzero(norms > tol)
+    if not 1 <= s <= V.shape[0]:
+        raise ValueError(f"s = {s} is out of range: choose 1 <= s <= d = {V.shape[0]}.")
+    return np.sort(np.argsort(-norms, kind="stable")[:s])
+
+
+def support_recovery(V, true_support, s: int | None = None) -> dict:
+    """Precision, recall, F1 and exact match of V's row support against ``true_support``.
+
+    ``true_support`` is an index array or a boolean mask of length d.
+    """
+    V = _basis(V, "V")
+    truth = np.asarray(true_support)
+    if truth.dtype == bool:
+        if truth.shape != (V.shape[0],):
+            raise ValueError(f"a boolean support mask must have length d = {V.shape[0]}.")
+        truth = np.flatnonzero(truth)
+    truth_set = set(int(i) for i in truth.ravel())
+    found = set(int(i) for i in row_support(V, s))
+    hits = len(truth_set & found)
+    precision = hits / len(found) if found else 0.0
+    recall = hits / len(truth_set) if truth_set else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "exact": found == truth_set}
+
+
+def align_components(V, reference) -> np.ndarray:
+    """Rotate V within its span to best match ``reference`` (orthogonal Procrustes).
+
+    For side-by-side plots of loadings: the span is unchanged, only the basis inside it.
+    """
+    V, R = _pair(V, reference)
+    U, _, Wt = np.linalg.svd(V.T @ R)
+    return V @ (U @ Wt)

@@ -1,0 +1,191 @@
+"""Noise calibration: the one place where a noise scale is derived from a sensitivity.
+
+Every mechanism in :mod:`dppca_core` asks this module for its noise scale. Each
+function takes an explicit sensitivity, so the privacy argument of a mechanism
+reads as "statistic S has sensitivity Delta under relation R (see
+:func:`sensitivity`), hence noise sigma = gaussian_sigma(Delta, epsilon, delta)".
+
+References
+----------
+Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy:
+Analytical Calibration and Optimal Denoising", ICML, Theorem 8.
+Dong, Roth & Su (2022), "Gaussian Differential Privacy", JRSS-B (composition).
+Dwork & Roth (2014), Theorem A.1 (classic Gaussian mechanism, epsilon < 1).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import log_ndtr
+
+NEIGHBOR_RELATIONS = ("replace", "add_remove")
+
+_NEIGHBOR_WORDS = {
+    "replace": "replace one row (n public and fixed)",
+    "add_remove": "add or remove one row (n private)",
+}
+
+# L2 (or L1 / score-range) sensitivity of each released statistic for rows with
+# ||x|| <= 1, per neighbouring relation. ALGORITHMS.md §1.2 derives each entry; the
+# extremal pair is x = e1 vs x' = e2 under replace-one.
+_SENSITIVITY = {
+    # upper triangle (incl. diagonal) of C = X^T X, L2 norm
+    "gram_upper": {"replace": math.sqrt(2.0), "add_remove": 1.0},
+    # C Q for Q d x p with orthonormal columns, Frobenius norm (p >= 2; p = 1 handled below)
+    "gram_times_basis": {"replace": math.sqrt(2.0), "add_remove": 1.0},
+    # eigenvalues of C as a vector, L1 norm (Weyl interlacing: removal lowers the
+    # spectrum by ||x||^2 in total, addition raises it by ||x'||^2)
+    "gram_eigenvalues_l1": {"replace": 2.0, "add_remove": 1.0},
+    # range of the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2
+    "quadratic_score": {"replace": 1.0, "add_remove": 1.0},
+}
+
+
+def check_neighbors(neighbors: str) -> str:
+    """Return ``neighbors`` if it names a supported relation, else raise ``ValueError``."""
+    if neighbors not in NEIGHBOR_RELATIONS:
+        raise ValueError(
+            f"neighbors={neighbors!r} is not a neighbouring relation; use 'replace' "
+            "(replace one row, the default) or 'add_remove' (add or remove one row)."
+        )
+    return neighbors
+
+
+def describe_neighbors(neighbors: str) -> str:
+    """Plain-words description of a neighbouring relation."""
+    return _NEIGHBOR_WORDS[check_neighbors(neighbors)]
+
+
+def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int | None = None) -> float:
+    """Sensitivity of a statistic of rows with norm at most 1.
+
+    Parameters
+    ----------
+    statistic : {"gram_upper", "gram_times_basis", "gram_eigenvalues_l1", "quadratic_score"}
+        ``gram_upper``: L2 norm of the upper triangle of ``X^T X``;
+        ``gram_times_basis``: Frobenius norm of ``X^T X Q`` for orthonormal ``Q`` with
+        ``block_size`` columns (replace-one: sqrt(2) if block_size >= 2, 1 if block_size = 1);
+        ``gram_eigenvalues_l1``: L1 norm of the eigenvalue vector of ``X^T X``;
+        ``quadratic_score``: range of ``tr(V^T X^T X V)`` (exponential mechanism utility).
+    neighbors : {"replace", "add_remove"}
+    block_size : int, optional
+        Number of columns of ``Q`` for ``gram_times_basis``.
+    """
+    check_neighbors(neighbors)
+    if statistic not in _SENSITIVITY:
+        raise ValueError(f"unknown statistic {statistic!r}; known: {sorted(_SENSITIVITY)}")
+    if statistic == "gram_times_basis" and neighbors == "replace" and block_size == 1:
+        return 1.0
+    return _SENSITIVITY[statistic][neighbors]
+
+
+def _check_eps_delta(epsilon: float, delta: float | None, *, need_delta: bool = True) -> None:
+    if not (isinstance(epsilon, (int, float, np.floating, np.integer)) and math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a finite number > 0 (got {epsilon!r}); try e.g. epsilon=1.0.")
+    if need_delta:
+        if delta is None or not (math.isfinite(delta) and 0.0 < delta < 1.0):
+            raise ValueError(
+                f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
+            )
+
+
+def _check_sensitivity(value: float) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"sensitivity must be a finite number > 0 (got {value!r}).")
+
+
+def gaussian_delta(epsilon: float, mu: float) -> float:
+    """Smallest delta for which a mu-GDP mechanism is (epsilon, delta)-DP.
+
+    delta(eps; mu) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+    (Balle & Wang 2018 Thm 8; Dong, Roth & Su Cor. 2.13), evaluated in log space so
+    that large epsilon does not overflow.
+    """
+    if mu <= 0:
+        return 0.0
+    a = log_ndtr(-epsilon / mu + mu / 2.0)
+    b = epsilon + log_ndtr(-epsilon / mu - mu / 2.0)
+    if b >= a:
+        return 0.0
+    return float(math.exp(a) * -math.expm1(b - a))
+
+
+@lru_cache(maxsize=4096)
+def gaussian_mu(epsilon: float, delta: float) -> float:
+    """Largest mu such that mu-GDP implies (epsilon, delta)-DP (exact, analytic GM)."""
+    _check_eps_delta(epsilon, delta)
+    hi = 1.0
+    while gaussian_delta(epsilon, hi) < delta:
+        hi *= 2.0
+        if hi > 1e6:  # delta essentially 1: no finite mu is needed
+            return hi
+    lo = hi / 2.0
+    while gaussian_delta(epsilon, lo) > delta and lo > 1e-12:
+        lo /= 2.0
+    return brentq(lambda m: gaussian_delta(epsilon, m) - delta, lo, hi, xtol=1e-14, rtol=1e-13)
+
+
+def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """Noise s.d. of the analytic Gaussian mechanism (Balle & Wang 2018).
+
+    Exact for every epsilon > 0: the smallest sigma for which adding N(0, sigma^2 I)
+    to a statistic of L2 sensitivity ``sensitivity`` is (epsilon, delta)-DP.
+    """
+    _check_sensitivity(sensitivity)
+    return sensitivity / gaussian_mu(float(epsilon), float(delta))
+
+
+def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """Classic Gaussian mechanism sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon.
+
+    Dwork & Roth (2014) Thm A.1 proves it only for epsilon < 1; outside that range it
+    is unproven (and false for large epsilon), so this function refuses it.
+    """
+    _check_sensitivity(sensitivity)
+    _check_eps_delta(epsilon, delta)
+    if epsilon >= 1.0:
+        raise ValueError(
+            f"the classic Gaussian formula is only proven for epsilon < 1 (got {epsilon}); "
+            "use gaussian_sigma (analytic Gaussian mechanism), which is exact for every epsilon."
+        )
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+
+
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """Scale b = Delta_1 / epsilon of the Laplace mechanism (pure epsilon-DP)."""
+    _check_sensitivity(sensitivity)
+    _check_eps_delta(epsilon, None, need_delta=False)
+    return sensitivity / epsilon
+
+
+def composed_gaussian_sigma(sensitivity: float, epsilon: float, delta: float, steps: int) -> float:
+    """Per-step noise s.d. for ``steps`` adaptive Gaussian releases of equal sensitivity.
+
+    By GDP composition (Dong, Roth & Su 2022, Cor. 3.3) T steps of mu_t-GDP compose to
+    sqrt(sum mu_t^2)-GDP, so equal steps need sigma = sqrt(T) * Delta / mu*(eps, delta).
+    This is exact for Gaussian noise, unlike splitting epsilon across steps.
+    """
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"steps must be a whole number >= 1 (got {steps!r}).")
+    return math.sqrt(steps) * gaussian_sigma(sensitivity, epsilon, delta)
+
+
+def composed_mu(mus) -> float:
+    """GDP parameter of an adaptive composition of mu_t-GDP mechanisms."""
+    mus = np.asarray(mus, dtype=float)
+    return float(np.sqrt(np.sum(mus**2)))
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """Smallest epsilon with delta(epsilon; mu) <= delta, i.e. the epsilon a mu-GDP mechanism earns."""
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must lie strictly between 0 and 1 (got {delta!r}).")
+    if gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = 1.0
+    while gaussian_delta(hi, mu) > delta:
+        hi *= 2.0
+    return brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)

@@ -1,0 +1,89 @@
+"""Input checks shared by the library. Every failure is a ValueError saying what to change."""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+
+def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
+    """Return X as a finite 2-D float array with at least ``min_rows`` rows."""
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} must be numeric (a 2-D array of numbers); convert or drop non-numeric columns ({exc})."
+        ) from None
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows = people, columns = features); got shape {arr.shape}.")
+    n, d = arr.shape
+    if d < 1:
+        raise ValueError(f"{name} has no columns; give at least one numeric feature.")
+    if n < min_rows:
+        raise ValueError(f"{name} has {n} row(s); at least {min_rows} are needed. Add rows.")
+    if not np.all(np.isfinite(arr)):
+        bad_rows, bad_cols = np.nonzero(~np.isfinite(arr))
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first at row {bad_rows[0]}, column {bad_cols[0]}); "
+            "drop or impute them first."
+        )
+    return arr
+
+
+def check_k(k, d: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, Integral):
+        raise ValueError(f"k must be a whole number (got {k!r}).")
+    if not 1 <= k <= d:
+        raise ValueError(f"k = {k} is out of range: choose 1 <= k <= d = {d} (the number of columns).")
+    return int(k)
+
+
+def check_positive(value, name: str, *, hint: str = "") -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0 (got {value!r}).{(' ' + hint) if hint else ''}")
+    return float(value)
+
+
+def check_epsilon(epsilon) -> float:
+    return check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
+
+
+def check_delta(delta) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, Real) or not (0.0 < delta < 1.0):
+        raise ValueError(
+            f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
+        )
+    return float(delta)
+
+
+def check_int_range(value, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be a whole number (got {value!r}).")
+    if value < low or (high is not None and value > high):
+        upper = f" and <= {high}" if high is not None else ""
+        raise ValueError(f"{name} = {value} is out of range: choose a value >= {low}{upper}.")
+    return int(value)
+
+
+def check_float_range(value, name: str, low: float, high: float, *, low_open=False, high_open=False) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number (got {value!r}).")
+    too_low = value <= low if low_open else value < low
+    too_high = value >= high if high_open else value > high
+    if too_low or too_high:
+        lb = "(" if low_open else "["
+        rb = ")" if high_open else "]"
+        raise ValueError(f"{name} = {value} is out of range: choose a value in {lb}{low}, {high}{rb}.")
+    return float(value)
+
+
+def as_generator(seed) -> np.random.Generator:
+    """A numpy Generator from None, an int, a SeedSequence or a Generator (passed through)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (Integral, np.random.SeedSequence)):
+        if isinstance(seed, Integral) and seed < 0:
+            raise ValueError(f"seed must be >= 0 (got {seed}).")
+        return np.random.default_rng(seed)
+    raise ValueError(f"seed must be None, a non-negative int or a numpy Generator (got {type(seed).__name__}).")
