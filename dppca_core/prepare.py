@@ -134,7 +134,9 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
             )
         return X
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
-        non_numeric = [str(c) for c, t in X.dtypes.items() if not np.issubdtype(t, np.number)]
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        non_numeric = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_bool_dtype(t)]
         if non_numeric:
             raise ValueError(f"non-numeric column(s) {non_numeric}: drop them or encode them as numbers.")
         X = X.to_numpy(dtype=float)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..linalg import top_eigenvectors
 from ..registry import Output, mechanism
 
@@ -11,6 +13,17 @@ RETRACTION = (
     "so X^T X + E reveals when a neighbour's row is missing: P[Y - A_D is not PSD] = 1 - e^(-epsilon) under D' "
     "and 0 under D (ALGORITHMS.md §6.2), so no delta below 1 - e^(-epsilon) holds. Kept for teaching and audits only."
 )
+
+
+def wishart_scale(epsilon: float) -> float:
+    """Entry s.d. of Z: the paper's Sigma = I / (2 epsilon) read as a variance (ALGORITHMS.md §6.1)."""
+    return math.sqrt(1.0 / (2.0 * epsilon))
+
+
+def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
+    """E = Z Z^T ~ Wishart_d(I/(2 epsilon), d + 1): always positive semi-definite, which is the flaw."""
+    Z = rng.normal(0.0, wishart_scale(epsilon), size=(d, d + 1))
+    return Z @ Z.T
 
 
 @mechanism(
@@ -28,8 +41,7 @@ RETRACTION = (
     ),
 )
 def wishart_sn(data, k, epsilon, delta, neighbors, rng):
-    scale = math.sqrt(1.0 / (2.0 * epsilon))
-    Z = rng.normal(0.0, scale, size=(data.d, data.d + 1))
-    values, vectors = top_eigenvectors(data.gram + Z @ Z.T, k)
+    scale = wishart_scale(epsilon)
+    values, vectors = top_eigenvectors(data.gram + wishart_noise(data.d, epsilon, rng), k)
     return Output(vectors, noise_scale=scale, eigenvalues=values,
                   diagnostics={"noise_on": "X^T X (Wishart, PSD)"})

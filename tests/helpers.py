@@ -1,0 +1,13 @@
+"""Small data builders for tests (independent of dppca_core.datasets)."""
+import numpy as np
+
+
+def spiked_rows(n, d, k, spikes=(4.0, 3.0, 2.0), noise=0.3, seed=0):
+    """Gaussian rows with k spiked directions, scaled so that rows have norm <= 1 (clipped)."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.normal(size=(d, k)))
+    scales = np.asarray(spikes[:k], dtype=float)
+    X = rng.normal(size=(n, k)) * scales @ U.T + noise * rng.normal(size=(n, d))
+    X /= np.sqrt(np.sum(scales**2) + noise**2 * d) * 2.0
+    norms = np.maximum(np.linalg.norm(X, axis=1), 1.0)
+    return X / norms[:, None], U

@@ -1,0 +1,110 @@
+"""Calibration checked against Google's dp-accounting (an independent PLD implementation)."""
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import pld
+
+from dppca_core import privacy
+
+# Privacy-loss-distribution discretisation: 1e-4 in epsilon units, so the PLD's epsilon is
+# within ~1e-4 absolute of the exact one; 1e-3 relative is then a meaningful bound.
+PLD_INTERVAL = 1e-4
+
+
+def pld_epsilon(sigma, sens, delta, steps=1):
+    dist = pld.privacy_loss_distribution.from_gaussian_mechanism(
+        standard_deviation=sigma, sensitivity=sens, value_discretization_interval=PLD_INTERVAL)
+    if steps > 1:
+        dist = dist.self_compose(steps)
+    return dist.get_epsilon_for_delta(delta)
+
+
+@pytest.mark.parametrize("eps,delta,sens", [
+    (0.1, 1e-5, 1.0), (0.5, 1e-6, math.sqrt(2)), (1.0, 1e-5, 1.0), (2.0, 1e-3, 0.01),
+    (5.0, 1e-8, 1.0), (10.0, 1e-2, math.sqrt(2)),
+])
+def test_analytic_gaussian_matches_pld(eps, delta, sens):
+    sigma = privacy.gaussian_sigma(sens, eps, delta)
+    assert pld_epsilon(sigma, sens, delta) == pytest.approx(eps, rel=1e-3)
+    # a little less noise must violate (eps, delta): the calibration is tight, not just valid
+    assert pld_epsilon(0.99 * sigma, sens, delta) > eps * 1.001
+
+
+@pytest.mark.parametrize("steps,eps,delta", [(10, 1.0, 1e-5), (50, 0.5, 1e-6)])
+def test_composed_gaussian_matches_pld(steps, eps, delta):
+    sigma = privacy.composed_gaussian_sigma(1.0, eps, delta, steps)
+    assert pld_epsilon(sigma, 1.0, delta, steps) == pytest.approx(eps, rel=1e-3)
+
+
+def test_published_table_values():
+    # ALGORITHMS.md §1.3 / §1.4 tables (sigma / Delta)
+    assert privacy.gaussian_sigma(1, 0.1, 1e-5) == pytest.approx(30.75, abs=0.01)
+    assert privacy.gaussian_sigma(1, 1.0, 1e-5) == pytest.approx(3.73, abs=0.01)
+    assert privacy.composed_gaussian_sigma(1, 1.0, 1e-5, 100) == pytest.approx(37.31, abs=0.01)
+
+
+def test_gdp_curve_round_trip():
+    for eps, delta in [(0.3, 1e-6), (3.0, 1e-9), (20.0, 1e-4)]:
+        mu = privacy.gaussian_mu(eps, delta)
+        assert privacy.gaussian_delta(eps, mu) == pytest.approx(delta, rel=1e-6)
+        assert privacy.gaussian_epsilon(mu, delta) == pytest.approx(eps, rel=1e-6)
+
+
+def test_classic_formula_only_below_one_and_never_tighter():
+    for eps in (0.05, 0.5, 0.99):
+        assert privacy.classic_gaussian_sigma(1, eps, 1e-5) >= privacy.gaussian_sigma(1, eps, 1e-5)
+    with pytest.raises(ValueError, match="epsilon < 1"):
+        privacy.classic_gaussian_sigma(1, 1.0, 1e-5)
+
+
+def test_composition_of_mus():
+    assert privacy.composed_mu([0.3] * 4) == pytest.approx(0.6)
+
+
+def test_laplace_scale():
+    assert privacy.laplace_scale(2.0, 0.5) == 4.0
+
+
+def test_sensitivity_table_is_attained_and_never_exceeded():
+    rng = np.random.default_rng(0)
+    d = 6
+    iu = np.triu_indices(d)
+    worst = {"replace": 0.0, "add_remove": 0.0}
+    for _ in range(3000):
+        x, y = rng.normal(size=(2, d))
+        x /= max(1.0, np.linalg.norm(x)) * rng.uniform(1, 1.5)
+        y /= max(1.0, np.linalg.norm(y)) * rng.uniform(1, 1.5)
+        worst["replace"] = max(worst["replace"], np.linalg.norm((np.outer(x, x) - np.outer(y, y))[iu]))
+        worst["add_remove"] = max(worst["add_remove"], np.linalg.norm(np.outer(x, x)[iu]))
+    for rel in worst:
+        assert worst[rel] <= privacy.sensitivity("gram_upper", rel) + 1e-12
+    e1, e2 = np.eye(d)[:2]
+    assert np.linalg.norm((np.outer(e1, e1) - np.outer(e2, e2))[iu]) == pytest.approx(
+        privacy.sensitivity("gram_upper", "replace"))
+    # replace-one noise is sqrt(2) times add/remove noise for the Gram matrix (§1.2)
+    ratio = privacy.gaussian_sigma(privacy.sensitivity("gram_upper", "replace"), 1, 1e-6) / privacy.gaussian_sigma(
+        privacy.sensitivity("gram_upper", "add_remove"), 1, 1e-6)
+    assert ratio == pytest.approx(math.sqrt(2))
+
+
+def test_gram_times_basis_sensitivity_block_one():
+    assert privacy.sensitivity("gram_times_basis", "replace", block_size=1) == 1.0
+    assert privacy.sensitivity("gram_times_basis", "replace", block_size=3) == pytest.approx(math.sqrt(2))
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf")])
+def test_bad_epsilon(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        privacy.gaussian_sigma(1, bad, 1e-5)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 2])
+def test_bad_delta(bad):
+    with pytest.raises(ValueError, match="delta"):
+        privacy.gaussian_sigma(1, 1.0, bad)
+
+
+def test_bad_relation():
+    with pytest.raises(ValueError, match="replace"):
+        privacy.sensitivity("gram_upper", "swap")
