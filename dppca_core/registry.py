@@ -17,7 +17,8 @@ GUARANTEES = ("pure", "approximate", "none", "retracted")
 class Param:
     """One tunable parameter of a mechanism: its type, range, default and help text.
 
-    ``kind`` is "int", "float", "choice" or "bool". ``low``/``high`` are inclusive bounds;
+    ``kind`` is "int", "float", "choice", "bool" or "sites" (an int number of equal sites, a list of
+    site sizes or one site label per row; the mechanism validates it against n). ``low``/``high`` are inclusive bounds;
     ``log`` suggests a log-scaled widget. ``default`` may be None when the mechanism derives
     it from other inputs (the help text then says how).
     """
@@ -34,6 +35,8 @@ class Param:
     def validate(self, value):
         if value is None and self.default is None:
             return None
+        if self.kind == "sites":
+            return value
         if self.kind == "bool":
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{self.name} must be True or False (got {value!r}).")
@@ -56,7 +59,7 @@ class Param:
 
     def as_dict(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "default": self.default, "help": self.help}
-        if self.kind in ("int", "float"):
+        if self.kind in ("int", "float", "sites"):
             out.update(low=self.low, high=self.high, log=self.log)
         if self.kind == "choice":
             out["choices"] = list(self.choices)

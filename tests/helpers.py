@@ -11,3 +11,17 @@ def spiked_rows(n, d, k, spikes=(4.0, 3.0, 2.0), noise=0.3, seed=0):
     X /= np.sqrt(np.sum(scales**2) + noise**2 * d) * 2.0
     norms = np.maximum(np.linalg.norm(X, axis=1), 1.0)
     return X / norms[:, None], U
+
+
+def sparse_spiked_rows(n, d, k, s, spikes=(4.0, 3.0, 2.0), noise=0.3, seed=0):
+    """Like spiked_rows, but the leading subspace is supported on s random rows."""
+    rng = np.random.default_rng(seed)
+    support = np.sort(rng.choice(d, size=s, replace=False))
+    block, _ = np.linalg.qr(rng.normal(size=(s, k)))
+    U = np.zeros((d, k))
+    U[support] = block
+    scales = np.asarray(spikes[:k], dtype=float)
+    X = rng.normal(size=(n, k)) * scales @ U.T + noise * rng.normal(size=(n, d))
+    X /= np.sqrt(np.sum(scales**2) + noise**2 * d) * 2.0
+    norms = np.maximum(np.linalg.norm(X, axis=1), 1.0)
+    return X / norms[:, None], U, support
