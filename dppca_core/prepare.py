@@ -16,17 +16,25 @@ import numpy as np
 from .validation import check_matrix, check_positive
 
 
+def row_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean row norms without overflow for huge entries (each row is scaled by its max first)."""
+    peak = np.max(np.abs(X), axis=1)
+    safe = np.where(peak > 0, peak, 1.0)
+    return np.linalg.norm(X / safe[:, None], axis=1) * safe
+
+
 def clip_rows(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
     """Scale each row with norm above ``radius`` down to ``radius``.
 
     Returns the clipped copy and the number of rows that were clipped.
     """
     radius = check_positive(radius, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
-    norms = np.linalg.norm(X, axis=1)
+    norms = row_norms(X)
     over = norms > radius
     factors = np.ones_like(norms)
     factors[over] = radius / norms[over]
-    return X * factors[:, None], int(over.sum())
+    clipped = X * factors[:, None]
+    return clipped, int(over.sum())
 
 
 @dataclass(frozen=True)
