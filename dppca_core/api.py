@@ -77,8 +77,6 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
         released_eps, released_delta = epsilon, 0.0 if out.delta is None else out.delta
     else:
         released_eps, released_delta = epsilon, delta if out.delta is None else out.delta
-    if spec.caveat:
-        diagnostics.setdefault("guarantee_caveat", spec.caveat)
     return Release(
         components=components,
         epsilon=released_eps,
