@@ -1,0 +1,114 @@
+"""Explore: one configuration, live: metric cards, guarantees, loadings, projections, angles, spread."""
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+import dppca_core as dc
+from dppca_core import metrics
+
+from ui import charts, compute, controls, data, state, widgets
+from ui.errors import boundary
+
+st.title("Explore")
+scn = state.scenario()
+
+with st.sidebar:
+    with boundary("the controls"):
+        mechs = controls.mechanism_picker()
+        controls.privacy_controls()
+        controls.shape_controls()
+        params = controls.parameter_controls(mechs)
+
+st.plotly_chart(charts.eps_ruler(scn["eps"], widgets.EPS_REFERENCES), config=charts.PLOTLY_CONFIG, width="stretch",
+                key="ruler")
+with st.expander("Where do these ε come from?"):
+    st.markdown(widgets.reference_table_md())
+st.caption(
+    "All numbers below are **diagnostics computed with the raw data as reference** (the non-private PCA of the "
+    "clipped data, and the planted support when known). They show what privacy costs; they are not private releases."
+)
+
+
+def _card(col, label, values, fmt, help_text):
+    stats = compute.summary(values)
+    if stats is None:
+        col.metric(label, "n/a", help=help_text + " Not available: no planted support and s = 0.")
+        return
+    mean, lo, hi = stats
+    col.metric(label, fmt.format(mean), delta=f"95%: {fmt.format(lo)} – {fmt.format(hi)}", delta_color="off",
+               delta_arrow="off", help=help_text)
+
+
+def _mechanism_block(ds, prep, mech, params):
+    spec = dc.get_mechanism(mech)
+    with st.container(border=True):
+        head = st.columns([3, 2])
+        head[0].markdown(f"#### {spec.title}")
+        with head[1]:
+            widgets.guarantee_badges(spec)
+        res = compute.run_reps(prep, mech, k=int(scn["k"]), epsilon=scn["eps"], delta=scn["delta"], neighbors=scn["nb"],
+                               reps=int(scn["reps"]), seed=int(scn["seed"]), params=params, s=int(scn["s"]),
+                               planted_support=ds.support)
+        c = st.columns(5)
+        _card(c[0], "subspace distance", res.distance, "{:.3f}",
+              "‖sin Θ‖_F to the non-private top-k subspace; 0 = identical, "
+              f"{metrics.random_subspace_distance(ds.d, int(scn['k'])):.2f} = a random subspace.")
+        _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
+        _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows that are in the true support.")
+        _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
+        _card(c[4], "support F1", res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+        noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {res.noise_scale:.4g}"
+        st.markdown(f"**Guarantee:** {res.guarantee_text}  \n*{noise} (per entry of the perturbed statistic, rows "
+                    f"scaled to norm ≤ 1) · {spec.model} model · {spec.paper}*")
+        if spec.guarantee == "retracted":
+            st.error("This mechanism's privacy claim is false: its releases are **not** differentially private. "
+                     "Good utility here says nothing about privacy.", icon=":material/gpp_bad:")
+        for w in res.warnings:
+            st.caption(f"⚠ {w}")
+    return res
+
+
+with boundary("the dataset"):
+    ds = data.load_dataset(scn)
+    prep = data.prepare(ds, scn)
+    k = int(scn["k"])
+    if not 1 <= k <= ds.d:
+        raise ValueError(f"k = {k} components do not fit in d = {ds.d} features; choose k between 1 and {ds.d}.")
+    results = {}
+    if not mechs:
+        st.info("Pick at least one mechanism in the sidebar.")
+    for mech in mechs:
+        with boundary(spec_title := dc.get_mechanism(mech).title):
+            results[mech] = _mechanism_block(ds, prep, mech, params.get(mech, {}))
+
+    if results:
+        ref = prep.reference[:, :k]
+        first = {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
+        metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance",
+                                      format_func=lambda m: compute.METRICS[m].split(" (")[0], key="spread_metric")
+        tabs = st.tabs(["Spread", "Loadings", "Projection", "Principal angles", "Animation"])
+        with tabs[0]:
+            vals = {m: r.metric(metric or "subspace_distance") for m, r in results.items()}
+            vals = {m: v for m, v in vals.items() if v is not None}
+            if vals:
+                st.plotly_chart(charts.quantile_dotplot(vals, compute.METRICS[metric or "subspace_distance"]),
+                                config=charts.PLOTLY_CONFIG, width="stretch")
+            else:
+                st.info("Support recovery needs a planted support or s > 0.")
+        with tabs[1]:
+            comp = st.number_input("component", 1, k, 1, key="loading_component") - 1
+            st.plotly_chart(charts.loadings_compare(ref, first, ds.columns, comp), config=charts.PLOTLY_CONFIG,
+                            width="stretch")
+            st.caption("Private components are rotated within their span to best match the non-private ones "
+                       "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown.")
+        with tabs[2]:
+            labels = ds.labels
+            st.plotly_chart(charts.projection(prep.data.rows, ref, first, labels), config=charts.PLOTLY_CONFIG,
+                            width="stretch")
+        with tabs[3]:
+            angles = {m: metrics.principal_angles(r.components[0], ref) for m, r in results.items()}
+            st.plotly_chart(charts.principal_angles(angles), config=charts.PLOTLY_CONFIG, width="stretch")
+        with tabs[4]:
+            st.caption("Press ▶ to cycle through the repetitions (fresh noise draws); ■ stops.")
+            st.plotly_chart(charts.animation(ref, {m: r.components for m, r in results.items()}, ds.columns),
+                            config=charts.PLOTLY_CONFIG, width="stretch")

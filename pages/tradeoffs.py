@@ -1,0 +1,99 @@
+"""Trade-offs: a metric against epsilon (or n, d, delta, k, s), theory rates, results table, budget planner."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import dppca_core as dc
+
+from ui import charts, compute, controls, data, state, theory_overlay
+from ui.errors import boundary
+
+st.title("Trade-offs")
+scn = state.scenario()
+
+with st.sidebar:
+    with boundary("the controls"):
+        mechs = controls.mechanism_picker()
+        controls.privacy_controls()
+        controls.shape_controls(reps_field="sreps")
+        params = controls.parameter_controls(mechs)
+
+c = st.columns(3)
+c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **state.bind("sweep"))
+c[1].selectbox("Metric", list(compute.METRICS), format_func=compute.METRICS.get, **state.bind("metric"))
+log_y = c[2].toggle("log y axis", value=False, key="logy")
+st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
+           "the raw data as reference; other settings as in the sidebar.")
+
+
+def _sweep(axis, metric):
+    label, values, log_x = compute.SWEEPS[axis]
+    if axis in compute.SYNTHETIC_ONLY and scn["src"] != "synthetic":
+        raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
+                         "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
+    rows, errors = [], []
+    bar = st.progress(0.0, text="running the sweep…")
+    total = len(values) * max(len(mechs), 1)
+    done = 0
+    for value in values:
+        fields, extra = compute.point_settings(scn, axis, value)
+        ds = data.load_dataset(fields)
+        if axis == "k" and value > ds.d:
+            continue
+        prep = data.prepare(ds, fields)
+        for mech in mechs:
+            spec = dc.get_mechanism(mech)
+            p = dict(params.get(mech, {}))
+            p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
+            try:
+                res = compute.run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
+                                       neighbors=fields["nb"], reps=int(fields["sreps"]), seed=int(fields["seed"]),
+                                       params=p, s=int(fields["s"]), planted_support=ds.support)
+                rows += compute.sweep_rows(res, metric, axis, value)
+            except ValueError as exc:
+                errors.append(f"{mech} at {label} = {value:g}: {exc}")
+            done += 1
+            bar.progress(done / total, text=f"{label} = {value:g} · {mech}")
+    bar.empty()
+    return pd.DataFrame(rows), errors, log_x, label
+
+
+with boundary("the sweep"):
+    axis, metric = scn["sweep"], scn["metric"]
+    frame, errors, log_x, label = _sweep(axis, metric)
+    for e in errors[:5]:
+        st.warning(e)
+    if frame.empty:
+        raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
+    ds = data.load_dataset(scn)
+    rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, scn, ds, frame)
+    fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y)
+    st.plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch")
+    if rates:
+        st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, scaled to the first "
+                   "point of each curve): they show the expected slope, not a prediction of the values.")
+    st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
+    table = frame.drop(columns=["values"]).rename(columns={"mean": "mean", "lo": "2.5%", "hi": "97.5%"})
+    st.dataframe(table, width="stretch", hide_index=True)
+    st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), "dppca_sweep.csv", "text/csv",
+                       icon=":material/download:")
+
+st.subheader("Budget planner")
+with boundary("the budget planner"):
+    c = st.columns([2, 1])
+    metric = scn["metric"]
+    better = "at most" if metric == "subspace_distance" else "at least"
+    c[0].number_input(f"target: {compute.METRICS[metric].split(' (')[0]} {better}", format="%g",
+                      **state.bind("target"))
+    share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
+    target = float(scn["target"])
+    last = st.session_state.get("last_sweep")
+    if last is None or last["axis"] not in ("eps", "n") or last["metric"] != metric:
+        st.info("The planner reads the sweep above: sweep ε (smallest ε for the target) or n (smallest n at this ε).")
+    else:
+        found = compute.smallest_passing(last["frame"], last["axis"], metric, target, share)
+        what = "smallest ε" if last["axis"] == "eps" else f"smallest n at ε = {scn['eps']:g}"
+        rows = [{"mechanism": m, what: ("not reached on the grid" if v is None else f"{v:g}")} for m, v in found.items()]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.caption(f"Target: {compute.METRICS[metric].split(' (')[0]} {better} {target:g} in at least "
+                   f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")

@@ -1,0 +1,180 @@
+"""Thin plotly builders for the dashboard (pure functions: arrays in, figures out).
+
+``dppca_core.figures`` (when present) is preferred for shared figures and the colour per
+mechanism; these helpers cover what the pages need in the meantime and stay consistent with it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.express as px
+
+try:  # the shared colour map, one colour per mechanism everywhere
+    from dppca_core import figures as core_figures
+except ImportError:  # pragma: no cover - module not written yet
+    core_figures = None
+
+_PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
+PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def color(mechanism: str) -> str:
+    """The one colour of a mechanism (from dppca_core.figures when it defines one)."""
+    for attr in ("mechanism_color", "color_for", "colour"):
+        fn = getattr(core_figures, attr, None) if core_figures else None
+        if callable(fn):
+            return fn(mechanism)
+    import dppca_core as dc
+
+    names = dc.mechanism_names()
+    idx = names.index(mechanism) if mechanism in names else abs(hash(mechanism))
+    return _PALETTE[idx % len(_PALETTE)]
+
+
+def _layout(fig: go.Figure, title: str, height: int = 340) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin=dict(l=40, r=20, t=50, b=40),
+                      template="plotly_white", legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
+    vals = np.asarray(eigenvalues)[:top]
+    share = 100 * vals / max(np.sum(eigenvalues), 1e-300)
+    fig = go.Figure(go.Bar(x=np.arange(1, len(vals) + 1), y=share,
+                           marker_color=["#1f77b4" if i < k else "#b0c4de" for i in range(len(vals))]))
+    fig.update_xaxes(title="component")
+    fig.update_yaxes(title="% of total energy")
+    return _layout(fig, f"Scree plot (first {k} highlighted)")
+
+
+def loadings(V: np.ndarray, columns: list, title: str = "Leading loadings") -> go.Figure:
+    V = np.asarray(V)
+    fig = go.Figure(go.Heatmap(z=V.T, x=[str(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
+                               colorscale="RdBu", zmid=0, zmin=-1, zmax=1))
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title, height=120 + 40 * V.shape[1])
+
+
+def loadings_compare(reference: np.ndarray, private: dict, columns: list, component: int = 0) -> go.Figure:
+    """Loadings of one component: non-private reference vs each mechanism (aligned by Procrustes)."""
+    fig = go.Figure()
+    x = [str(c) for c in columns]
+    fig.add_trace(go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444"))
+    for mech, V in private.items():
+        fig.add_trace(go.Bar(x=x, y=V[:, component], name=mech, marker_color=color(mech)))
+    fig.update_layout(barmode="group")
+    return _layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
+
+
+def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20) -> go.Figure:
+    """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots."""
+    fig = go.Figure()
+    for row, (mech, v) in enumerate(values.items()):
+        v = np.asarray(v, dtype=float)
+        q = np.quantile(v, (np.arange(n_dots) + 0.5) / n_dots)
+        span = max(np.ptp(v), 1e-9)
+        bins = np.round(q / (span / 12 if span > 0 else 1)).astype(int)
+        stack = np.zeros_like(q)
+        seen: dict = {}
+        for i, b in enumerate(bins):
+            stack[i] = seen.get(b, 0)
+            seen[b] = stack[i] + 1
+        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=mech,
+                                 marker=dict(size=10, color=color(mech)),
+                                 hovertemplate="%{x:.3g}<extra>" + mech + "</extra>"))
+    fig.update_yaxes(tickvals=list(range(len(values))), ticktext=list(values), title=None)
+    fig.update_xaxes(title=metric_label)
+    return _layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
+                   height=160 + 70 * len(values))
+
+
+def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None, max_points: int = 600) -> go.Figure:
+    """Data projected on the first two non-private vs private components (private aligned to reference)."""
+    idx = np.linspace(0, Xs.shape[0] - 1, min(max_points, Xs.shape[0])).astype(int)
+    X = Xs[idx]
+    fig = go.Figure()
+    ref = X @ reference[:, :2]
+    fig.add_trace(go.Scatter(x=ref[:, 0], y=ref[:, 1] if ref.shape[1] > 1 else np.zeros(len(ref)), mode="markers",
+                             name="non-private", marker=dict(size=5, color="#444", opacity=0.5)))
+    for mech, V in private.items():
+        P = X @ V[:, :2]
+        fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)), mode="markers",
+                                 name=mech, marker=dict(size=5, color=color(mech), opacity=0.5)))
+    fig.update_xaxes(title="component 1")
+    fig.update_yaxes(title="component 2")
+    return _layout(fig, "Data projected on non-private vs private components", height=380)
+
+
+def principal_angles(angles: dict) -> go.Figure:
+    fig = go.Figure()
+    for mech, a in angles.items():
+        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=mech, marker_color=color(mech)))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="degrees", range=[0, 90])
+    return _layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
+
+
+def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False) -> go.Figure:
+    """Mean with a 95% band per mechanism; optional theory rates as dashed lines labelled 'rate'."""
+    fig = go.Figure()
+    for mech, g in frame.groupby("mechanism", sort=False):
+        g = g.sort_values(x)
+        c = color(mech)
+        fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
+                                 fillcolor=c, opacity=0.2, line=dict(width=0), showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=mech, line=dict(color=c)))
+    for name, (xs, ys) in (theory or {}).items():
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}", line=dict(dash="dash", width=1.5,
+                                 color=color(name) if name in _known() else "#888")))
+    fig.update_xaxes(title=x, type="log" if log_x else "linear")
+    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear")
+    return _layout(fig, f"{metric_label} against {x} (mean and 95% band over repetitions)", height=420)
+
+
+def _known():
+    import dppca_core as dc
+
+    return set(dc.mechanism_names())
+
+
+def eps_ruler(current: float, references: list) -> go.Figure:
+    """A log-scale ruler of epsilon with the reference points (hover for the source) and the current value."""
+    xs = [v for v, _, _ in references]
+    fig = go.Figure(go.Scatter(x=xs, y=[0] * len(xs), mode="markers+text", text=[l for _, l, _ in references],
+                               textposition="top center", marker=dict(symbol="diamond", size=9, color="#888"),
+                               hovertext=[s for _, _, s in references], hoverinfo="text", showlegend=False))
+    fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", marker=dict(size=16, color="#d62728"),
+                             name="your ε", hovertext=f"your ε = {current:g}", hoverinfo="text", showlegend=False))
+    fig.update_xaxes(type="log", range=[-2.1, 2], showgrid=False)
+    fig.update_yaxes(visible=False, range=[-0.5, 1.2])
+    fig.update_layout(height=110, margin=dict(l=10, r=10, t=10, b=25), template="plotly_white")
+    return fig
+
+
+def animation(reference: np.ndarray, components: dict, columns: list, component: int = 0) -> go.Figure:
+    """Play/stop animation of one private component across repetitions (fresh noise draws), aligned."""
+    from dppca_core.metrics import align_components
+
+    x = [str(c) for c in columns]
+    reps = min(len(v) for v in components.values())
+    aligned = {m: [align_components(V[r], reference)[:, component] for r in range(reps)] for m, V in components.items()}
+
+    def traces(r):
+        out = [go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444")]
+        out += [go.Bar(x=x, y=aligned[m][r], name=m, marker_color=color(m)) for m in aligned]
+        return out
+
+    fig = go.Figure(data=traces(0), frames=[go.Frame(data=traces(r), name=str(r)) for r in range(reps)])
+    fig.update_layout(
+        barmode="group", yaxis=dict(range=[-1, 1]),
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=1.15, showactive=False, buttons=[
+            dict(label="▶ play", method="animate",
+                 args=[None, dict(frame=dict(duration=600, redraw=True), fromcurrent=True, mode="immediate")]),
+            dict(label="■ stop", method="animate",
+                 args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate")]),
+        ])],
+        sliders=[dict(steps=[dict(method="animate", label=str(r + 1),
+                                  args=[[str(r)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
+                             for r in range(reps)], currentvalue=dict(prefix="draw "))],
+    )
+    return _layout(fig, f"Component {component + 1} across fresh noise draws", height=420)
