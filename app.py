@@ -33,4 +33,3 @@ if scn.get("present"):
 
 page = st.navigation(list(PAGES.values()), position="hidden" if scn.get("present") else "sidebar")
 page.run()
-state.sync_url()

@@ -5,6 +5,9 @@ import streamlit as st
 
 from ui import charts, data, state
 from ui.errors import boundary
+from ui.shell import ensure_navigation
+
+ensure_navigation()
 
 st.title("Data")
 scn = state.scenario()
@@ -45,15 +48,18 @@ def _source_controls():
         c[5].number_input("data seed", 0, 2**31 - 1, step=1, **state.bind("dseed"))
     elif kind == "preset":
         names = list(data.presets())
-        _choice("Paper setting", "preset", names)
+        _choice("Paper setting", "preset", names,
+                lambda n: f"{data.presets()[n].description} ({data.presets()[n].paper})")
         st.number_input("data seed", 0, 2**31 - 1, step=1, **state.bind("dseed"))
     elif kind == "sample":
-        _choice("Dataset", "sample", list(data.samples()))
+        _choice("Dataset", "sample", list(data.samples()), lambda n: data.samples()[n].get("title", n))
+        st.caption("Small public datasets shipped in sample_data/ (sources and licences in sample_data/README.md); "
+                   "their labels are kept aside to show what a private projection is good for.")
     else:
         _upload_controls()
 
 
-def _choice(label: str, prefix: str, names: list):
+def _choice(label: str, prefix: str, names: list, fmt=str):
     current = scn["src"].split(":", 1)[1] if ":" in scn["src"] else names[0]
     key = f"w:{prefix}name"
     if key not in st.session_state or st.session_state[key] not in names:
@@ -62,7 +68,7 @@ def _choice(label: str, prefix: str, names: list):
     def _copy():
         scn["src"] = f"{prefix}:{st.session_state[key]}"
 
-    st.selectbox(label, names, key=key, on_change=_copy)
+    st.selectbox(label, names, key=key, on_change=_copy, format_func=fmt)
     _copy()
 
 
@@ -77,10 +83,9 @@ def _upload_controls():
     if not up:
         st.info("Upload a file to analyse it. Uploaded data stay in this browser session and are not put in the URL.")
         return
-    table = data.read_table(up["name"], up["bytes"])
-    numeric = [str(c) for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
-    label = st.selectbox("Label column (optional, not analysed)", [""] + [str(c) for c in table.columns],
-                         index=0 if not up["label"] else 1 + [str(c) for c in table.columns].index(up["label"]))
+    numeric, every = data.table_columns(up["name"], up["bytes"])
+    label = st.selectbox("Label column (optional, not analysed)", [""] + every,
+                         index=(1 + every.index(up["label"])) if up["label"] in every else 0)
     cols = st.multiselect("Columns to analyse", [c for c in numeric if c != label],
                           default=[c for c in (up["columns"] or numeric) if c != label and c in numeric])
     up["label"], up["columns"] = label, tuple(cols)
@@ -128,3 +133,5 @@ with boundary("the data summary"):
     with st.expander("First rows of the (raw) data"):
         st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
     st.caption("Scree plot and loadings are computed from the clipped data without privacy: they are diagnostics.")
+
+state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

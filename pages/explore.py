@@ -8,6 +8,9 @@ from dppca_core import metrics
 
 from ui import charts, compute, controls, data, state, widgets
 from ui.errors import boundary
+from ui.shell import ensure_navigation
+
+ensure_navigation()
 
 st.title("Explore")
 scn = state.scenario()
@@ -112,3 +115,5 @@ with boundary("the dataset"):
             st.caption("Press ▶ to cycle through the repetitions (fresh noise draws); ■ stops.")
             st.plotly_chart(charts.animation(ref, {m: r.components for m, r in results.items()}, ds.columns),
                             config=charts.PLOTLY_CONFIG, width="stretch")
+
+state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -3,6 +3,9 @@ import streamlit as st
 
 from ui import scenarios, state
 from ui.errors import boundary
+from ui.shell import ensure_navigation
+
+ensure_navigation()
 
 st.title("DP-PCA Explorer")
 st.markdown(
@@ -48,3 +51,5 @@ st.markdown(
 The address bar holds the whole scenario, seeds included: copy it to share exactly this view.
 """
 )
+
+state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -7,6 +7,9 @@ from dppca_core import metrics
 
 from ui import charts, compute, data, report, state
 from ui.errors import boundary
+from ui.shell import ensure_navigation
+
+ensure_navigation()
 
 st.title("Report")
 scn = state.scenario()
@@ -60,3 +63,5 @@ with boundary("the report"):
     with st.expander("Python script"):
         st.code(script, language="python")
     st.caption(f"Scenario address (share it to reproduce this view): `{url}`")
+
+state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

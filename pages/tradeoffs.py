@@ -7,6 +7,9 @@ import dppca_core as dc
 
 from ui import charts, compute, controls, data, state, theory_overlay
 from ui.errors import boundary
+from ui.shell import ensure_navigation
+
+ensure_navigation()
 
 st.title("Trade-offs")
 scn = state.scenario()
@@ -97,3 +100,5 @@ with boundary("the budget planner"):
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         st.caption(f"Target: {compute.METRICS[metric].split(' (')[0]} {better} {target:g} in at least "
                    f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")
+
+state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -1,7 +1,6 @@
 """Datasets for the app: load from the scenario's data fields, hash the bytes, prepare once.
 
-Loading goes through ``dppca_core.datasets`` (synthetic generators, paper presets, shipped samples)
-when those functions exist; a small built-in spiked generator keeps the app working without them.
+Loading goes through ``dppca_core.datasets`` (synthetic generator, paper presets, shipped samples, tables).
 """
 from __future__ import annotations
 
@@ -51,77 +50,27 @@ def array_key(X: np.ndarray, *extra) -> str:
     return h.hexdigest()[:32]
 
 
-def builtin_spiked(n: int, d: int, rank: int, spike: float, sparse: int, seed: int):
-    """Fallback synthetic model: N(0, Sigma) with Sigma = spike * U U^T + I, scaled by a public constant.
-
-    Rows are divided by 2 sqrt(trace Sigma) (known from the parameters, not the data), so
-    most rows fall inside the unit ball and clipping at R = 1 is rare.
-    """
-    if not 1 <= rank <= d:
-        raise ValueError(f"the planted rank must be between 1 and d = {d} (got {rank}); lower it or raise d.")
-    if sparse and not rank <= sparse <= d:
-        raise ValueError(f"row sparsity s = {sparse} must lie in [rank = {rank}, d = {d}], or 0 for dense.")
-    rng = np.random.default_rng(seed)
-    rows = np.sort(rng.choice(d, size=sparse, replace=False)) if sparse else np.arange(d)
-    block, _ = np.linalg.qr(rng.normal(size=(len(rows), rank)))
-    U = np.zeros((d, rank))
-    U[rows] = block
-    spikes = spike * np.linspace(1.0, 0.5, rank)
-    Z = rng.normal(size=(n, rank)) * np.sqrt(spikes) @ U.T + rng.normal(size=(n, d))
-    scale = 2.0 * np.sqrt(np.sum(spikes) + d)
-    return Z / scale, U, (rows if sparse else None)
-
-
-def _from_core(result) -> dict:
-    """Normalise whatever a dppca_core.datasets function returns into Dataset fields."""
-    if isinstance(result, tuple):
-        out = {"X": result[0]}
-        if len(result) > 1:
-            out["truth"] = result[1]
-        if len(result) > 2:
-            out["support"] = result[2]
-        return out
-    if isinstance(result, np.ndarray):
-        return {"X": result}
-    fields = {}
-    for name, attrs in {"X": ("X", "data"), "truth": ("truth", "components", "U", "basis"),
-                        "support": ("support",), "labels": ("labels", "y", "target"),
-                        "columns": ("columns", "feature_names"), "note": ("note", "source", "description")}.items():
-        for attr in attrs:
-            value = result.get(attr) if isinstance(result, dict) else getattr(result, attr, None)
-            if value is not None:
-                fields[name] = value
-                break
-    if "X" not in fields:
-        raise ValueError("the dataset loader returned no data matrix.")
-    if isinstance(fields["X"], pd.DataFrame):
-        fields.setdefault("columns", [str(c) for c in fields["X"].columns])
-        fields["X"] = fields["X"].to_numpy(dtype=float)
-    return fields
-
-
 def presets() -> dict:
-    return dict(getattr(dsets, "PRESETS", {}) or {})
+    return dict(dsets.PRESETS)
 
 
 def samples() -> dict:
-    return dict(getattr(dsets, "SAMPLES", {}) or {})
+    return dict(dsets.SAMPLES)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _synthetic(n, d, rank, spike, sparse, seed) -> Dataset:
-    fn = getattr(dsets, "spiked_covariance", None)
-    if fn is not None:
-        try:
-            fields = _from_core(fn(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed))
-        except TypeError:
-            fn = None
-    if fn is None:
-        X, U, support = builtin_spiked(n, d, rank, spike, sparse, seed)
-        fields = {"X": X, "truth": U, "support": support}
+    syn = dsets.spiked_covariance(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed)
     note = f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {spike:g}" + (
         f", row-sparse on s={sparse} coordinates" if sparse else "") + f", seed {seed}."
-    return _finish(fields, name="synthetic", note=note)
+    return _from_synthetic(syn, "synthetic", note)
+
+
+def _from_synthetic(syn, name: str, note: str) -> Dataset:
+    support = np.asarray(syn.support)
+    dense = len(support) == syn.X.shape[1]
+    return _finish({"X": syn.X, "truth": syn.components, "support": None if dense else support,
+                    "labels": syn.labels}, name=name, note=note)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -130,63 +79,44 @@ def _preset(name: str, seed: int) -> Dataset:
     if name not in table:
         raise ValueError(f"unknown preset {name!r}; choose one of {sorted(table)}.")
     preset = table[name]
-    fn = getattr(dsets, "make_preset", None) or getattr(dsets, "load_preset", None)
-    if fn is not None:
-        fields = _from_core(fn(name, seed=seed))
-    elif callable(preset):
-        fields = _from_core(preset(seed=seed))
-    elif isinstance(preset, dict) and callable(getattr(dsets, "spiked_covariance", None)):
-        kwargs = {k: v for k, v in preset.items() if k not in ("note", "source", "paper", "description", "title")}
-        fields = _from_core(dsets.spiked_covariance(**kwargs, seed=seed))
-    else:
-        raise ValueError(f"preset {name!r} cannot be generated by this version of dppca_core.datasets.")
-    note = str(getattr(preset, "get", lambda *_: "")("note", "") or fields.pop("note", "") or f"Paper preset {name}.")
-    return _finish(fields, name=f"preset {name}", note=note)
+    syn = preset.make(**preset.defaults, seed=seed)
+    params = ", ".join(f"{k}={v}" for k, v in syn.params.items()) if getattr(syn, "params", None) else ""
+    note = f"{preset.description} ({preset.paper}): {syn.description} {params}".strip()
+    return _from_synthetic(syn, f"preset {name}", note)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _sample(name: str) -> Dataset:
-    loader = getattr(dsets, "load_sample", None)
-    if loader is None:
-        raise ValueError("shipped samples are not available in this version of dppca_core.datasets.")
-    fields = _from_core(loader(name))
-    info = samples().get(name)
-    note = fields.pop("note", "") or (str(info) if info else f"Sample {name}.")
-    return _finish(fields, name=name, note=note)
+    table = dsets.load_sample(name)
+    info = samples().get(name, {})
+    note = f"{info.get('title', name)}. Source and licence: sample_data/README.md."
+    return _from_table(table, name, note)
 
 
-def read_table(name: str, raw: bytes) -> pd.DataFrame:
-    """CSV or Parquet bytes to a DataFrame (``dppca_core.datasets.load_table`` when available)."""
-    loader = getattr(dsets, "load_table", None)
-    if loader is not None:
-        try:
-            table = loader(io.BytesIO(raw), name=name)
-            return table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
-        except TypeError:
-            pass
-    if name.lower().endswith((".parquet", ".pq")):
-        return pd.read_parquet(io.BytesIO(raw))
-    return pd.read_csv(io.BytesIO(raw))
+def _from_table(table, name: str, note: str) -> Dataset:
+    labels = None if table.labels is None else table.labels.to_numpy()
+    return _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+
+
+def read_table(name: str, raw: bytes, columns=None, label=None):
+    """CSV or Parquet bytes to a validated ``dppca_core.datasets.Table``."""
+    buf = io.BytesIO(raw)
+    buf.name = name
+    return dsets.load_table(buf, columns=list(columns) if columns else None, label=label or None)
+
+
+def table_columns(name: str, raw: bytes) -> tuple[list, list]:
+    """(numeric columns, all columns) of an uploaded file."""
+    table = read_table(name, raw)
+    return list(table.columns), list(table.columns) + list(table.dropped)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _upload(name: str, raw: bytes, columns: tuple, label: str) -> Dataset:
-    table = read_table(name, raw)
-    cols = list(columns) or [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and c != label]
-    missing = [c for c in cols if c not in table.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing} are not in the file; pick columns from {list(table.columns)}.")
-    if not cols:
-        raise ValueError("no numeric columns to analyse; choose at least two numeric columns.")
-    X = table[cols]
-    bad = [str(c) for c in cols if not pd.api.types.is_numeric_dtype(X[c])]
-    if bad:
-        raise ValueError(f"column(s) {bad} are not numeric; deselect them or encode them as numbers.")
-    X = X.to_numpy(dtype=float)
-    keep = np.all(np.isfinite(X), axis=1)
-    labels = table[label].to_numpy()[keep] if label else None
-    note = f"Uploaded file {name}: {int(keep.sum())} rows" + (f" ({int((~keep).sum())} with missing values dropped)" if (~keep).any() else "") + "."
-    return _finish({"X": X[keep], "labels": labels, "columns": [str(c) for c in cols]}, name=name, note=note)
+    table = read_table(name, raw, columns, label)
+    note = f"Uploaded file {name}: {table.n_rows} rows, {len(table.columns)} columns" + (
+        f" (constant: {table.constant_columns})" if table.constant_columns else "") + "."
+    return _from_table(table, name, note)
 
 
 def _finish(fields: dict, name: str, note: str) -> Dataset:
