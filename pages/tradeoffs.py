@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
+from dppca_core import metrics
 
 from ui import charts, compute, controls, data, state, theory_overlay
 from ui.errors import boundary
@@ -70,7 +71,10 @@ with boundary("the sweep"):
         raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
     ds = data.load_dataset(scn)
     rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, scn, ds, frame)
-    fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y)
+    random_level = (metrics.random_subspace_distance(ds.d, int(scn["k"]))
+                    if metric == "subspace_distance" and axis not in ("d", "k") else None)
+    fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y,
+                       random_level=random_level)
     st.plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch")
     if rates:
         st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, scaled to the first "

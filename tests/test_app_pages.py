@@ -125,3 +125,19 @@ def test_report_page(app_test, present):
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert at.toggle(key="w:present").value == (present == "true")
+
+
+def test_every_gallery_scenario_and_sample_runs(app_test):
+    from ui import scenarios
+
+    for i, entry in enumerate(scenarios.GALLERY):
+        at = app_test()
+        at.run()
+        at.button(key=f"gallery:{i}").click().run()
+        assert not at.exception, (entry["title"], [e.value for e in at.exception])
+        real_errors = [e.value for e in at.error if "claim is false" not in e.value]
+        assert not real_errors, (entry["title"], real_errors)
+    at = app_test(src="sample:wine", k="2")
+    at.switch_page("pages/data.py").run()
+    assert_clean(at)
+    assert metric(at, "rows n") == "178" and metric(at, "labels") == "yes"

@@ -114,9 +114,14 @@ def principal_angles(angles: dict) -> go.Figure:
     return _layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
 
 
-def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False) -> go.Figure:
-    """Mean with a 95% band per mechanism; optional theory rates as dashed lines labelled 'rate'."""
+def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
+          random_level: float | None = None) -> go.Figure:
+    """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
+    no-information level of a uniformly random subspace (dotted, ALGORITHMS.md §0)."""
     fig = go.Figure()
+    if random_level is not None:
+        fig.add_hline(y=random_level, line=dict(dash="dot", color="#999"),
+                      annotation_text="random subspace (no information)", annotation_position="bottom left")
     for mech, g in frame.groupby("mechanism", sort=False):
         g = g.sort_values(x)
         c = color(mech)
