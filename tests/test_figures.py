@@ -1,0 +1,39 @@
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import dppca_core as dc
+from dppca_core import figures
+
+
+def test_one_colour_per_mechanism():
+    names = dc.mechanism_names()
+    colours = [figures.mechanism_color(n) for n in names]
+    assert len(set(colours[: len(figures._PALETTE)])) == min(len(names), len(figures._PALETTE))
+    assert figures.mechanism_color("analyze_gauss") == figures.mechanism_color("analyze_gauss")
+    with pytest.raises(ValueError):
+        figures.mechanism_color("nope")
+
+
+def test_audit_figures():
+    rng = np.random.default_rng(0)
+    fig = figures.audit_histograms(rng.normal(size=50), rng.normal(1, 1, 50), threshold=0.5)
+    assert isinstance(fig, go.Figure) and len(fig.data) == 2
+    roc = figures.roc_curve([0, 0.2, 1], [0, 0.7, 1], epsilon=1.0, delta=0.0)
+    bound = roc.data[0].y
+    assert np.all(bound <= 1) and bound[0] == 0 and np.isclose(bound[-1], 1)
+    with pytest.raises(ValueError):
+        figures.audit_histograms([], [1.0])
+    with pytest.raises(ValueError):
+        figures.roc_curve([0, 1], [0], 1.0)
+
+
+def test_other_figures():
+    fig = figures.convergence_traces({"eps=1": [1.4, 0.8, 0.5], "eps=5": [1.4, 0.3, 0.1]}, random_level=1.2)
+    assert len(fig.data) == 2
+    heat = figures.support_heatmap({"ldp_sparse": [1, 2]}, [1, 3], d=5)
+    assert heat.data[0].z.shape == (2, 5) and heat.data[0].z[0, 3] == 1 and heat.data[0].z[1, 2] == 1
+    bar = figures.communication_bar({"cape_pca": 10, "dist_conventional": 5})
+    assert list(bar.data[0].y) == [10, 5]
+    with pytest.raises(ValueError):
+        figures.convergence_traces({})
