@@ -10,6 +10,9 @@ PAGES = {
     "data": st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
     "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
     "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),
+    "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:",
+                           url_path="distributed"),
+    "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
     "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
 }
 st.session_state["_pages"] = PAGES

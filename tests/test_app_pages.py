@@ -1,7 +1,8 @@
 """Every page runs under AppTest without exception, and widget changes change the shown numbers."""
 import pytest
 
-PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py", "pages/report.py"]
+PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py",
+         "pages/distributed.py", "pages/audit.py", "pages/report.py"]
 
 
 def metric(at, label, index=0):

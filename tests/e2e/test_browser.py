@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 SHOTS = ROOT / "docs" / "screenshots"
-PAGES = ["home", "data", "explore", "tradeoffs", "report"]
+PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "audit", "report"]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 
@@ -115,7 +115,7 @@ def test_every_page_and_the_epsilon_dial(server, browser):
         page.goto(f"{server}/{name}")
         page.wait_for_selector("h1", timeout=30_000)
         _settle(page)
-        if name in ("data", "explore", "tradeoffs"):
+        if name in ("data", "explore", "tradeoffs", "distributed"):
             page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=30_000)
             page.wait_for_selector(".js-plotly-plot", timeout=30_000)
         _settle(page)

@@ -1,0 +1,30 @@
+"""Distributed and Audit pages: they run, and their numbers follow the widgets."""
+from tests.test_app_pages import assert_clean, metric
+
+
+def test_distributed_page_compares_and_follows_sites(app_test):
+    at = app_test()
+    at.run()
+    at.switch_page("pages/distributed.py").run()
+    assert_clean(at)
+    cape, conv = float(metric(at, "capePCA")), float(metric(at, "conventional"))
+    assert cape < conv  # correlated noise cancels; conventional carries ~sqrt(S) times the noise
+    at.slider(key="dist_sites").set_value(10).run()
+    assert_clean(at)
+    assert float(metric(at, "conventional")) != conv
+    assert any("trusted" in m.value for m in at.markdown)
+
+
+def test_audit_page_refutes_wishart_and_not_analyze_gauss(app_test):
+    at = app_test()
+    at.run()
+    at.switch_page("pages/audit.py").run()
+    assert_clean(at)
+    at.selectbox[0].set_value("wishart_sn")
+    at.select_slider[0].set_value(200)
+    at.button[0].click().run()
+    assert_clean(at)
+    assert any("contradicted" in w.value for w in at.warning)
+    at.selectbox[0].set_value("analyze_gauss")
+    at.button[0].click().run()
+    assert any("no violation" in s.value for s in at.success)
