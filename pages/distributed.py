@@ -69,7 +69,7 @@ with boundary("the distributed comparison"):
     labels = {"analyze_gauss": "pooled (central)", "cape_pca": "capePCA", "dist_conventional": "conventional",
               "dist_local": "one site alone"}
     for col, mech in zip(cols, ["analyze_gauss"] + DIST):
-        col.metric(labels[mech], f"{summary.loc[mech, 'mean']:.3f}", delta=f"± {summary.loc[mech, 'sd']:.3f} s.d.",
+        col.metric(labels[mech], f"{summary.loc[mech, 'mean']:.3f}", delta=f"± {summary.loc[mech, 'sd']:.3f} s.d.", delta_arrow="off",
                    delta_color="off", help="mean ‖sin Θ‖_F to the reference over repetitions (diagnostic)")
     st.caption(f"{prep.data.n} rows in {sites} sites "
                f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
