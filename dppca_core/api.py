@@ -53,7 +53,7 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     data = prepare(X, data_norm)
     k = check_k(k, data.d)
     if spec.max_k is not None and k > spec.max_k:
-        raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}); {spec.caveat or 'lower k'}.")
+        raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
     resolved = spec.resolve_params(params)
     rng = as_generator(seed)
 
