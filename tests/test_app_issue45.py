@@ -41,3 +41,18 @@ def test_explore_runs_every_registered_mechanism(app_test):
     assert all("claim is false" in e.value for e in at.error), [e.value for e in at.error]
     shown = [m.label for m in at.metric].count("subspace distance")
     assert shown == len(dc.mechanism_names())
+
+
+def test_sessions_are_isolated(app_test):
+    # two browser sessions (two AppTest runs share the process and its caches) with different data
+    wine = app_test(src="sample:wine")
+    synthetic = app_test()
+    wine.switch_page("pages/data.py").run()
+    synthetic.switch_page("pages/data.py").run()
+    assert metric(wine, "rows n") == "178" and metric(synthetic, "rows n") == "2,000"
+    wine.switch_page("pages/explore.py").run()
+    synthetic.switch_page("pages/explore.py").run()
+    wine.switch_page("pages/data.py").run()
+    synthetic.switch_page("pages/data.py").run()
+    assert metric(wine, "rows n") == "178" and metric(synthetic, "rows n") == "2,000"
+    assert "upload" not in synthetic.session_state and "audit_result" not in synthetic.session_state
