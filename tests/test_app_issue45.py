@@ -56,3 +56,17 @@ def test_sessions_are_isolated(app_test):
     synthetic.switch_page("pages/data.py").run()
     assert metric(wine, "rows n") == "178" and metric(synthetic, "rows n") == "2,000"
     assert "upload" not in synthetic.session_state and "audit_result" not in synthetic.session_state
+
+
+def test_tradeoffs_overlays_theory_rates(app_test):
+    import json
+
+    at = app_test(mechs="analyze_gauss", sreps=3)
+    at.switch_page("pages/tradeoffs.py").run()
+    assert not at.exception
+    names = []
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        names += [trace.get("name", "") for trace in spec["data"]]
+    assert "rate: analyze_gauss" in names
+    assert any("theoretical **rates**" in c.value for c in at.caption)
