@@ -1,10 +1,14 @@
 """Explore: one configuration, live: metric cards, guarantees, loadings, projections, angles, spread."""
+import hashlib
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 import dppca_core as dc
 from dppca_core import metrics
+
+from dppca_core import figures
 
 from ui import charts, compute, controls, data, state, widgets
 from ui.errors import boundary
@@ -30,6 +34,20 @@ st.caption(
     "All numbers below are **diagnostics computed with the raw data as reference** (the non-private PCA of the "
     "clipped data, and the planted support when known). They show what privacy costs; they are not private releases."
 )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def downstream_accuracy(key, _rows, _labels, _bases):
+    """Cross-validated accuracy of a classifier on the projection onto each basis (cached per data and bases)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    out = []
+    for name, V in _bases.items():
+        scores = cross_val_score(LogisticRegression(max_iter=500), _rows @ V, _labels, cv=5)
+        out.append({"components": name, "accuracy": round(float(scores.mean()), 3),
+                    "± s.d.": round(float(scores.std()), 3)})
+    return out
 
 
 def _card(col, label, values, fmt, help_text):
@@ -89,7 +107,8 @@ with boundary("the dataset"):
         first = {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
         metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance",
                                       format_func=lambda m: compute.METRICS[m].split(" (")[0], key="spread_metric")
-        tabs = st.tabs(["Spread", "Loadings", "Projection", "Principal angles", "Animation"])
+        tabs = st.tabs(["Spread", "Loadings", "Projection", "Principal angles", "Animation", "Support",
+                        "Downstream use"])
         with tabs[0]:
             vals = {m: r.metric(metric or "subspace_distance") for m, r in results.items()}
             vals = {m: v for m, v in vals.items() if v is not None}
@@ -115,5 +134,31 @@ with boundary("the dataset"):
             st.caption("Press ▶ to cycle through the repetitions (fresh noise draws); ■ stops.")
             st.plotly_chart(charts.animation(ref, {m: r.components for m, r in results.items()}, ds.columns),
                             config=charts.PLOTLY_CONFIG, width="stretch")
+
+        with tabs[5]:
+            support = compute.true_support(prep, ds.support, int(scn["s"]), k)
+            if support is None or len(support) >= ds.d:
+                st.info("Support recovery needs a sparse truth: pick a sparse preset on the Data page (e.g. a "
+                        "p >> n setting) or set s > 0.")
+            else:
+                s_eff = int(scn["s"]) or len(support)
+                chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
+                st.plotly_chart(figures.support_heatmap(chosen, support, ds.d), config=charts.PLOTLY_CONFIG,
+                                width="stretch")
+                st.caption(f"Rows each mechanism selects (its {s_eff} rows of largest norm, first repetition) "
+                           "against the true support (top line).")
+        with tabs[6]:
+            if ds.labels is None:
+                st.info("Load a labelled dataset (e.g. the breast cancer sample on the Data page) to see how well a "
+                        "classifier does on the private projection.")
+            else:
+                bases = {"non-private": ref, **{m: r.components[0] for m, r in results.items()}}
+                digest = hashlib.sha256(b"".join(n.encode() + np.ascontiguousarray(V).tobytes()
+                                                 for n, V in bases.items())).hexdigest()
+                acc = downstream_accuracy(f"{prep.key}|{digest}", prep.data.rows, ds.labels, bases)
+                st.dataframe(acc, hide_index=True)
+                st.caption("5-fold cross-validated accuracy of a logistic regression on the data projected onto k "
+                           "components (as in Imtiaz & Sarwate's Table 1). A diagnostic: the classifier itself is "
+                           "not private; only the components are.")
 
 state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -70,3 +70,16 @@ def test_tradeoffs_overlays_theory_rates(app_test):
         names += [trace.get("name", "") for trace in spec["data"]]
     assert "rate: analyze_gauss" in names
     assert any("theoretical **rates**" in c.value for c in at.caption)
+
+
+def test_explore_support_and_downstream_tabs(app_test):
+    sparse = app_test(src="preset:wang_xu_sparse", mechs="analyze_gauss,ldp_sparse", k=2, reps=2)
+    sparse.switch_page("pages/explore.py").run()
+    assert not sparse.exception
+    assert any("largest norm" in c.value for c in sparse.caption)  # the support heatmap is drawn
+    labelled = app_test(src="sample:breast_cancer", mechs="analyze_gauss", k=2, reps=2, R=3000.0)
+    labelled.switch_page("pages/explore.py").run()
+    assert not labelled.exception
+    frames = [df.value for df in labelled.dataframe]
+    acc = [f for f in frames if "accuracy" in f.columns]
+    assert acc and 0.5 < acc[0]["accuracy"].iloc[0] <= 1.0
