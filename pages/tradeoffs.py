@@ -62,28 +62,40 @@ def _sweep(axis, metric):
     return pd.DataFrame(rows), errors, log_x, label
 
 
+STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
+b = st.columns([1, 1, 4])
+if b[0].button("Stop the sweep", icon=":material/stop_circle:", key="stop_sweep",
+               help="Cancels a running sweep (the click interrupts it); points already computed stay cached."):
+    st.session_state[STOP_KEY] = True
+if b[1].button("Run the sweep", icon=":material/play_arrow:", key="run_sweep"):
+    st.session_state[STOP_KEY] = False
+
 with boundary("the sweep"):
     axis, metric = scn["sweep"], scn["metric"]
-    frame, errors, log_x, label = _sweep(axis, metric)
-    for e in errors[:5]:
-        st.warning(e)
-    if frame.empty:
-        raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
-    ds = data.load_dataset(scn)
-    rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, scn, ds, frame)
-    random_level = (metrics.random_subspace_distance(ds.d, int(scn["k"]))
-                    if metric == "subspace_distance" and axis not in ("d", "k") else None)
-    fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y,
-                       random_level=random_level)
-    st.plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch")
-    if rates:
-        st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, scaled to the first "
-                   "point of each curve): they show the expected slope, not a prediction of the values.")
-    st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
-    table = frame.drop(columns=["values"]).rename(columns={"mean": "mean", "lo": "2.5%", "hi": "97.5%"})
-    st.dataframe(table, width="stretch", hide_index=True)
-    st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), "dppca_sweep.csv", "text/csv",
-                       icon=":material/download:")
+    if st.session_state.get(STOP_KEY):
+        st.info("Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
+                "from the cache.")
+    else:
+        frame, errors, log_x, label = _sweep(axis, metric)
+        for e in errors[:5]:
+            st.warning(e)
+        if frame.empty:
+            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
+        ds = data.load_dataset(scn)
+        rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, scn, ds, frame)
+        random_level = (metrics.random_subspace_distance(ds.d, int(scn["k"]))
+                        if metric == "subspace_distance" and axis not in ("d", "k") else None)
+        fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y,
+                           random_level=random_level)
+        st.plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch")
+        if rates:
+            st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, scaled to the first "
+                       "point of each curve): they show the expected slope, not a prediction of the values.")
+        st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
+        table = frame.drop(columns=["values"]).rename(columns={"mean": "mean", "lo": "2.5%", "hi": "97.5%"})
+        st.dataframe(table, width="stretch", hide_index=True)
+        st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), "dppca_sweep.csv", "text/csv",
+                           icon=":material/download:")
 
 st.subheader("Budget planner")
 with boundary("the budget planner"):

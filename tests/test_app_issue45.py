@@ -83,3 +83,14 @@ def test_explore_support_and_downstream_tabs(app_test):
     frames = [df.value for df in labelled.dataframe]
     acc = [f for f in frames if "accuracy" in f.columns]
     assert acc and 0.5 < acc[0]["accuracy"].iloc[0] <= 1.0
+
+
+def test_sweep_can_be_stopped_and_resumed(app_test):
+    at = app_test(mechs="analyze_gauss", sreps=2)
+    at.switch_page("pages/tradeoffs.py").run()
+    assert at.get("plotly_chart")
+    at.button(key="stop_sweep").click().run()
+    assert not at.exception and any("Sweep stopped" in i.value for i in at.info)
+    at.button(key="run_sweep").click().run()
+    assert not at.exception and not any("Sweep stopped" in i.value for i in at.info)
+    assert any(df.value.shape[0] > 0 for df in at.dataframe)
