@@ -73,7 +73,8 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
 
 
 def _upload_controls():
-    file = st.file_uploader("CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"])
+    file = st.file_uploader("CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
+                            help="Limits: 50 MB and 20 million cells; larger files are refused with a message.")
     if file is not None:
         raw = file.getvalue()
         old = st.session_state.get(data.UPLOAD_KEY, {})
