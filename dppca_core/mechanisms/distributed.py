@@ -49,6 +49,7 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     paper=PAPER_GE + ", Algorithm 1",
     model="distributed",
     guarantee="approximate",
+    relations=("replace",),
     params=(
         SITES_PARAM,
         Param("sparsity", "int", None, "Row sparsity s_hat kept by the truncation (paper: 2s-5s); default d (none).",
@@ -66,7 +67,8 @@ def _orthonormal_after_truncation(V, s_hat, rng):
         "GDP, sigma = sqrt(T) Delta / mu*(eps, delta), 6-27x less noise than the paper's reconstructed "
         "nu = 2T sqrt(2 ln(2T/delta))/epsilon (basic composition, classic formula, triangle-inequality sensitivity), "
         "which needs epsilon < 1. Each person is in one provider, so the run is (epsilon, delta)-DP against the "
-        "server. Communication: d k numbers per provider per iteration. The per-iteration iterates are kept in "
+        "server under replace-one (the paper's relation). Add/remove is not offered: with sites given as a count or "
+        "sizes, removing a row shifts the site boundaries and changes several providers' messages at once. Communication: d k numbers per provider per iteration. The per-iteration iterates are kept in "
         "diagnostics['iterates'] for convergence traces."
     ),
 )
