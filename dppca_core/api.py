@@ -64,6 +64,9 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     components = np.asarray(out.components, dtype=float)
     if components.shape != (data.d, k):
         raise RuntimeError(f"{spec.name} returned components of shape {components.shape}, expected {(data.d, k)}")
+    if not np.all(np.isfinite(components)):
+        raise ValueError(f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
+                         "(the noise scale overflows); use a larger epsilon or delta.")
     guarantee = out.guarantee or spec.guarantee
     diagnostics = {"seconds": seconds, "warnings": [], "params": resolved, "n": data.n, "d": data.d,
                    "rows_clipped": data.n_clipped, **out.diagnostics}

@@ -11,6 +11,8 @@ def fantope_projection(W: np.ndarray, k: int) -> np.ndarray:
     With W = sum gamma_i u_i u_i^T the projection is sum min(max(gamma_i - theta, 0), 1) u_i u_i^T where
     theta solves sum_i min(max(gamma_i - theta, 0), 1) = k (Vu et al. 2013, Lemma 4.1).
     """
+    if k >= W.shape[0]:
+        return np.eye(W.shape[0])  # F^d = {I}
     gamma, U = np.linalg.eigh((W + W.T) / 2.0)
 
     def excess(theta):

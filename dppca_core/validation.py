@@ -49,11 +49,17 @@ def check_epsilon(epsilon) -> float:
     return check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
 
 
+MIN_DELTA = 1e-100
+
+
 def check_delta(delta) -> float:
     if isinstance(delta, bool) or not isinstance(delta, Real) or not (0.0 < delta < 1.0):
         raise ValueError(
             f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
         )
+    if delta < MIN_DELTA:
+        raise ValueError(f"delta = {delta!r} is below {MIN_DELTA:g}, too small to compute with; use a pure-DP "
+                         "mechanism or delta >= 1e-100.")
     return float(delta)
 
 

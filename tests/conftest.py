@@ -18,3 +18,17 @@ def app_test():
         return at
 
     return make
+
+
+# Property tests: random exploration on developer machines, a fixed example sequence in CI so a run is
+# reproducible (bugs found locally become explicit regression tests).
+try:
+    import os
+
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"):
+        _hyp_settings.load_profile("ci")
+except ImportError:  # pragma: no cover
+    pass

@@ -103,3 +103,11 @@ def test_prepared_data_must_match_norm():
     prepared = dc.prepare(X, data_norm=1.0)
     with pytest.raises(ValueError, match="prepare them again"):
         dc.run("analyze_gauss", prepared, 2, 1.0, data_norm=2.0)
+
+
+def test_regressions_found_by_fuzzing():
+    zeros = np.zeros((12, 2))
+    with pytest.raises(ValueError, match="too small to compute"):
+        dc.run("mod_sulq", zeros, 1, 1.0, delta=5e-324)
+    rel = dc.run("ldp_sparse", np.zeros((5, 2)), 2, 1.5, delta=0.5, seed=1)  # k = d: the Fantope is {I}
+    assert np.allclose(rel.components.T @ rel.components, np.eye(2))
