@@ -108,7 +108,7 @@ with boundary("the dataset"):
         metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance",
                                       format_func=lambda m: compute.METRICS[m].split(" (")[0], key="spread_metric")
         tabs = st.tabs(["Spread", "Loadings", "Projection", "Principal angles", "Animation", "Support",
-                        "Downstream use"])
+                        "Downstream use", "Convergence"])
         with tabs[0]:
             vals = {m: r.metric(metric or "subspace_distance") for m, r in results.items()}
             vals = {m: v for m, v in vals.items() if v is not None}
@@ -160,5 +160,15 @@ with boundary("the dataset"):
                 st.caption("5-fold cross-validated accuracy of a logistic regression on the data projected onto k "
                            "components (as in Imtiaz & Sarwate's Table 1). A diagnostic: the classifier itself is "
                            "not private; only the components are.")
+        with tabs[7]:
+            traces = {m: r.trace for m, r in results.items() if r.trace}
+            if traces:
+                st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(ds.d, k)),
+                                config=charts.PLOTLY_CONFIG, width="stretch")
+                st.caption("Subspace distance to the reference after each iteration (first repetition) of the "
+                           "iterative mechanisms selected (e.g. dps_pca, private_oja, dp_pca). The Distributed page "
+                           "shows DPS-PCA with one line per ε.")
+            else:
+                st.info("None of the selected mechanisms is iterative; add dps_pca, private_oja or dp_pca.")
 
 state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -94,3 +94,20 @@ def test_sweep_can_be_stopped_and_resumed(app_test):
     at.button(key="run_sweep").click().run()
     assert not at.exception and not any("Sweep stopped" in i.value for i in at.info)
     assert any(df.value.shape[0] > 0 for df in at.dataframe)
+
+
+def test_explore_convergence_tab(app_test):
+    at = app_test(mechs="dps_pca,dp_pca", k=1, reps=2)
+    at.switch_page("pages/explore.py").run()
+    assert not at.exception
+    assert any("after each iteration" in c.value for c in at.caption)
+
+
+def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
+    at = app_test(src="upload")
+    at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n", "columns": (), "label": ""}
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert at.error and any("missing or infinite values in column(s) 'b' (1)" in e.value for e in at.error)
+    at.switch_page("pages/home.py").run()
+    assert not at.exception

@@ -41,6 +41,7 @@ class RunResult:
     caveat: str
     warnings: list
     seconds: float
+    trace: list | None = None     # distance to the reference per iteration (first repetition), if iterative
 
     def metric(self, name: str) -> np.ndarray:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
@@ -77,12 +78,14 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
     gram, ref = _prep.data.gram, _prep.reference[:, :k]
     best = float(np.sum(_prep.eigenvalues[:k]))
     comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
-    release = None
+    release, trace = None, None
     seconds = 0.0
     for rep in range(reps):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         release = dc.run(mechanism, _prep.data, k, epsilon, delta, neighbors, _prep.data.data_norm, rng, **params)
         V = release.components
+        if rep == 0 and release.diagnostics.get("iterates"):
+            trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in release.diagnostics["iterates"]]
         seconds += release.diagnostics.get("seconds", 0.0)
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))
@@ -96,7 +99,7 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
         mechanism=mechanism, components=np.asarray(comps), distance=np.asarray(dist), energy=np.asarray(energy),
         precision=arr(prec), recall=arr(rec), f1=arr(f1),
         noise_scale=release.noise_scale, guarantee=release.guarantee, guarantee_text=release.guarantee_text(),
-        caveat=spec.caveat, warnings=list(release.diagnostics.get("warnings", [])), seconds=seconds,
+        caveat=spec.caveat, warnings=list(release.diagnostics.get("warnings", [])), seconds=seconds, trace=trace,
     )
 
 
