@@ -26,6 +26,9 @@ st.markdown(
 with st.sidebar:
     sites = st.slider("number of sites S", 2, 20, 5, key="dist_sites")
     uneven = st.toggle("unequal site sizes", value=False, key="dist_uneven")
+    by_label = st.toggle("sites = the label column", value=False, key="dist_by_label",
+                         help="For a dataset with a label column (e.g. an uploaded file with a hospital column): "
+                              "each label value is one site. Overrides the two controls above.")
     eps = st.select_slider("ε", options=[0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0, key="dist_eps")
     reps = st.slider("repetitions", 2, 30, 8, key="dist_reps")
 
@@ -40,13 +43,14 @@ def site_sizes(n, S, uneven):
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _compare(key, k, eps, delta, sites, reps, seed, _prep, _truth):
+def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites):
+    sites = _sites
     rows = []
     for mech in ["analyze_gauss"] + DIST:
         for r in range(reps):
             params = {} if mech == "analyze_gauss" else {"sites": sites}
             rng = np.random.default_rng([seed, r, sum(map(ord, mech))])
-            rel = dc.run(mech, _prep, k, eps, delta, seed=rng, **params)
+            rel = dc.run(mech, _prep, k, eps, delta, data_norm=_prep.data_norm, seed=rng, **params)
             rows.append({"mechanism": mech, "rep": r, "subspace distance": metrics.subspace_distance(rel.components, _truth),
                          "numbers sent": rel.diagnostics.get("communication", {}).get("numbers", 0),
                          "messages": rel.diagnostics.get("communication", {}).get("messages", 0)})
@@ -58,9 +62,19 @@ with boundary("the distributed comparison"):
     prep = data.prepare(ds, scn)
     k = int(scn["k"])
     truth = ds.truth[:, :k] if ds.truth is not None and ds.truth.shape[1] >= k else prep.reference[:, :k]
-    sizes = site_sizes(prep.data.n, sites, uneven)
-    frame = _compare(prep.key, k, float(eps), float(scn["delta"]), sizes if isinstance(sizes, int) else tuple(sizes),
-                     reps, int(scn["seed"]), prep.data, truth)
+    if by_label:
+        if ds.labels is None:
+            raise ValueError("this dataset has no label column; load a labelled sample or choose a label column "
+                             "when uploading, or switch 'sites = the label column' off.")
+        site_arg = np.asarray(ds.labels)
+        sizes = [int(c) for c in pd.Series(site_arg).value_counts(sort=False)]
+        sites = len(sizes)
+        sites_key = "labels:" + data.array_key(pd.factorize(site_arg)[0])
+    else:
+        site_arg = sizes = site_sizes(prep.data.n, sites, uneven)
+        sites_key = repr(sizes)
+    frame = _compare(prep.key, k, float(eps), float(scn["delta"]), sites_key, reps, int(scn["seed"]), prep.data,
+                     truth, site_arg)
     summary = frame.groupby("mechanism", sort=False).agg(mean=("subspace distance", "mean"),
                                                         sd=("subspace distance", "std"),
                                                         numbers=("numbers sent", "first"),
@@ -95,7 +109,8 @@ with boundary("the convergence trace"):
     s_hat = int(scn["s"]) or None
     traces = {}
     for e in (0.5, 2.0, 10.0):
-        rel = dc.run("dps_pca", prep.data, k, e, float(scn["delta"]), seed=int(scn["seed"]), sites=sites,
+        rel = dc.run("dps_pca", prep.data, k, e, float(scn["delta"]), data_norm=prep.data.data_norm,
+                     seed=int(scn["seed"]), sites=site_arg,
                      sparsity=s_hat, iterations=15)
         traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, truth) for Q in rel.diagnostics["iterates"]]
     st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(prep.data.d, k)),

@@ -111,3 +111,11 @@ def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
     assert at.error and any("missing or infinite values in column(s) 'b' (1)" in e.value for e in at.error)
     at.switch_page("pages/home.py").run()
     assert not at.exception
+
+
+def test_distributed_sites_from_label_column(app_test):
+    at = app_test(src="sample:wine", k=2, R=2000.0)
+    at.switch_page("pages/distributed.py").run()
+    at.toggle(key="dist_by_label").set_value(True).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("3 sites" in c.value for c in at.caption)  # wine has 3 cultivars
