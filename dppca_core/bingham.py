@@ -1,100 +1,269 @@
 """Exact sampling from the Bingham distribution on the sphere, and a Gibbs sampler on the Stiefel manifold.
 
 Vector Bingham: f(x) ∝ exp(x^T C x) on S^{q-1}, sampled exactly by rejection from an angular central
-Gaussian envelope (Kent, Ganeiber & Mardia 2013, arXiv:1310.8110; ALGORITHMS.md §2.3.1).
+Gaussian (ACG) envelope with the optimal parameter b (Kent, Ganeiber & Mardia 2013, arXiv:1310.8110;
+ALGORITHMS.md §2.3.1). Everything is computed in log space, so concentrations of 1e6 and more work.
+
 Matrix Bingham: p(V) ∝ etr(V^T B V) on the Stiefel manifold V_{d,k}, sampled column by column
-(Hoff 2009, JCGS; ALGORITHMS.md §2.3.2): approximate for a finite number of sweeps.
+(Hoff 2009, JCGS 18(2); ALGORITHMS.md §2.3.2). Each column is drawn exactly from its full conditional,
+but the chain is approximate for any finite number of sweeps.
+
+Note: IBM diffprivlib and OpenDP ship a KGM sampler whose acceptance test is inverted
+(exp(-x'Λx) / (M (x'Ωx)^{q/2}) instead of exp(-x'Λx) (x'Ωx)^{q/2} / M). That test accepts almost never at
+realistic concentrations and, when it does accept, favours points near the mode: a more concentrated law
+than the exponential mechanism's. tests/test_bingham.py shows that our moment check rejects it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from .linalg import random_orthonormal
+
+#: Cap on the number of floats in one batch of proposals (memory bound for large q).
+_BATCH_FLOATS = 1 << 21
 
 
 @dataclass(frozen=True)
 class BinghamSample:
-    """A sample and the number of proposals it took (acceptance rate = 1 / attempts on average)."""
+    """Draw(s) of :func:`sample_vector_bingham` with the rejection sampler's statistics.
+
+    Attributes
+    ----------
+    x : ndarray of shape (q,) or (size, q)
+        Unit vector(s).
+    attempts : int
+        Proposals made up to and including the last accepted one.
+    accepted : int
+        Number of draws returned.
+    """
 
     x: np.ndarray
     attempts: int
+    accepted: int = 1
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted draws per proposal (the KGM envelope keeps it >= about 0.85/sqrt(q), ALGORITHMS.md §2.3.1)."""
+        return self.accepted / self.attempts
 
 
-def _envelope(lam: np.ndarray) -> tuple[float, np.ndarray, float]:
-    """Optimal ACG envelope for f ∝ exp(-x^T diag(lam) x), lam >= 0 with min 0.
+@dataclass(frozen=True)
+class AcgEnvelope:
+    """Optimal ACG envelope of f ∝ exp(-x^T diag(lam) x) (eigenbasis of C; lam >= 0, min lam = 0).
 
-    b solves sum_i 1/(b + 2 lam_i) = 1 on (0, q]; Omega = I + 2 Lambda / b; log M* = -(q - b)/2 + (q/2) ln(q/b).
+    ``b`` solves sum_i 1/(b + 2 lam_i) = 1, ``omega`` = 1 + 2 lam / b and ``log_m`` is
+    log M* = -(q - b)/2 + (q/2) ln(q/b) (Kent, Ganeiber & Mardia 2013, §3; ALGORITHMS.md §2.3.1).
+    """
+
+    vectors: np.ndarray
+    lam: np.ndarray
+    b: float
+    omega: np.ndarray
+    log_m: float
+
+
+def acg_envelope(C: np.ndarray) -> AcgEnvelope:
+    """Eigen-decompose ``C`` and build the optimal ACG envelope for f(x) ∝ exp(x^T C x).
+
+    Parameters
+    ----------
+    C : ndarray of shape (q, q)
+        Symmetric matrix of the exponent.
+
+    Returns
+    -------
+    AcgEnvelope
+    """
+    mu, vectors = np.linalg.eigh(C)
+    lam = np.maximum(mu.max() - mu, 0.0)  # adding a multiple of I leaves f unchanged on the sphere
+    q = lam.size
+    b = _optimal_b(lam)
+    omega = 1.0 + 2.0 * lam / b
+    log_m = -(q - b) / 2.0 + (q / 2.0) * math.log(q / b)
+    return AcgEnvelope(vectors, lam, b, omega, log_m)
+
+
+def _optimal_b(lam: np.ndarray) -> float:
+    """Root of h(b) = sum_i 1/(b + 2 lam_i) - 1 on [1, q] (one lam_i is 0 and all are >= 0, so h(1) >= 0).
+
+    h is convex and decreasing, so Newton's method started at b = 1 increases monotonically to the root
+    without overshooting it.
     """
     q = lam.size
-    if np.all(lam == 0):
-        b = float(q)
-    else:
-        b = brentq(lambda t: np.sum(1.0 / (t + 2.0 * lam)) - 1.0, 1e-300, q, xtol=1e-14, rtol=1e-14)
-    omega = 1.0 + 2.0 * lam / b
-    log_m = -(q - b) / 2.0 + (q / 2.0) * np.log(q / b)
-    return b, omega, log_m
+    b = 1.0
+    for _ in range(200):
+        inv = 1.0 / (b + 2.0 * lam)
+        h = float(inv.sum()) - 1.0
+        if h <= 1e-14:
+            break
+        step = h / float(inv @ inv)
+        b += step
+        if step <= 1e-14 * b:
+            break
+    return min(b, float(q))
 
 
-def sample_vector_bingham(C: np.ndarray, rng: np.random.Generator, *, batch: int = 64,
-                          max_attempts: int = 1_000_000) -> BinghamSample:
-    """One exact draw from f(x) ∝ exp(x^T C x) on the unit sphere (C symmetric).
+def log_acceptance_ratio(x: np.ndarray, env: AcgEnvelope) -> np.ndarray:
+    """log of f*(x) / (M* g*(x)) = -x'Λx + (q/2) ln(x'Ωx) - log M* for unit rows x (eigenbasis).
 
-    Works for any concentration (all computations in log space); the acceptance probability is bounded
-    below (about 0.12 even at concentrations of 1e6, ALGORITHMS.md §2.3.1).
+    This is <= 0 for every unit x; a proposal is accepted when ln u is below it.
     """
-    C = np.asarray(C, dtype=float)
+    q = env.lam.size
+    sq = x * x
+    return -(sq @ env.lam) + (q / 2.0) * np.log(sq @ env.omega) - env.log_m
+
+
+def sample_vector_bingham(C: np.ndarray, rng: np.random.Generator, size: int | None = None, *,
+                          max_attempts: int = 1_000_000) -> BinghamSample:
+    """Exact draw(s) from f(x) ∝ exp(x^T C x) on the unit sphere S^{q-1}.
+
+    Rejection sampling from the optimal angular central Gaussian envelope (Kent, Ganeiber & Mardia
+    2013): propose y ~ N(0, Ω^{-1}), x = y/||y||, accept when
+    ln u < -x'Λx - log M* + (q/2) ln(x'Ωx). Proposals are drawn in vectorised batches.
+
+    Parameters
+    ----------
+    C : ndarray of shape (q, q)
+        Symmetric exponent matrix (any scale: all arithmetic is in log space).
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int, optional
+        Number of independent draws; None returns a single vector of shape (q,).
+    max_attempts : int
+        Guard against an endless loop: at most ``max_attempts`` proposals per requested draw.
+
+    Returns
+    -------
+    BinghamSample
+        ``x`` of shape (q,) (size None) or (size, q), and the acceptance statistics.
+
+    Raises
+    ------
+    ValueError
+        If C is not a finite symmetric square matrix or size < 1.
+    RuntimeError
+        If the proposal budget is exhausted (not expected: the acceptance rate is bounded below).
+    """
+    C = _check_symmetric(C)
+    n_draws = 1 if size is None else _check_size(size)
     q = C.shape[0]
-    if q == 1:
-        return BinghamSample(np.array([rng.choice([-1.0, 1.0])]), 1)
-    mu, vecs = np.linalg.eigh((C + C.T) / 2.0)
-    lam = mu.max() - mu  # f ∝ exp(-x^T Lambda x) in the eigenbasis, min lam = 0
-    _, omega, log_m = _envelope(lam)
-    scale = 1.0 / np.sqrt(omega)
-    attempts = 0
-    while attempts < max_attempts:
+    if q == 1:  # S^0 = {-1, +1}, both with the same density
+        x = rng.choice([-1.0, 1.0], size=(n_draws, 1))
+        return BinghamSample(x[0] if size is None else x, n_draws, n_draws)
+    env = acg_envelope(C)
+    x, attempts = _rejection_loop(env, rng, n_draws, max_attempts * n_draws)
+    x = x @ env.vectors.T  # back from the eigenbasis
+    return BinghamSample(x[0] if size is None else x, attempts, n_draws)
+
+
+def _rejection_loop(env: AcgEnvelope, rng: np.random.Generator, n_draws: int,
+                    budget: int) -> tuple[np.ndarray, int]:
+    """Accepted unit vectors (eigenbasis) in proposal order and the proposals used."""
+    q = env.lam.size
+    scale = 1.0 / np.sqrt(env.omega)
+    out = np.empty((n_draws, q))
+    got, attempts, rate = 0, 0, 0.5
+    while got < n_draws:
+        if attempts >= budget:
+            raise RuntimeError(
+                f"Bingham rejection sampler made {attempts} proposals for {got} of {n_draws} draws (q = {q}); "
+                "this should not happen with the optimal ACG envelope. Check that C is finite and not "
+                "astronomically large, or raise max_attempts."
+            )
+        batch = int(min(max(8, math.ceil(1.25 * (n_draws - got) / rate)), max(8, _BATCH_FLOATS // q),
+                        budget - attempts))
         y = rng.standard_normal((batch, q)) * scale
         x = y / np.linalg.norm(y, axis=1, keepdims=True)
         log_u = np.log(rng.uniform(size=batch))
-        # accept with density ratio exp(-x'Λx) (x'Ωx)^{q/2} / M*  (NOT its inverse)
-        log_ratio = -np.sum(lam * x**2, axis=1) - log_m + (q / 2.0) * np.log(np.sum(omega * x**2, axis=1))
-        accepted = np.flatnonzero(log_u < log_ratio)
-        if accepted.size:
-            first = accepted[0]
-            return BinghamSample(vecs @ x[first], attempts + first + 1)
-        attempts += batch
-    raise RuntimeError(f"Bingham sampler made {max_attempts} proposals without acceptance; this should not happen.")
+        accepted = np.flatnonzero(log_u < log_acceptance_ratio(x, env))[: n_draws - got]
+        out[got:got + accepted.size] = x[accepted]
+        got += accepted.size
+        attempts += int(accepted[-1]) + 1 if got == n_draws else batch
+        rate = max(got / attempts, 1e-3) if got else rate / 4.0
+    return out, attempts
 
 
 def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweeps: int = 200,
                           init: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    """Hoff's column-wise Gibbs sampler for p(V) ∝ etr(V^T B V), V in V_{d,k}.
+    """Hoff's column-wise Gibbs sampler for p(V) ∝ etr(V^T B V), V in V_{d,k} (Hoff 2009, §2.1).
 
-    Each column is redrawn from its exact full conditional: a vector Bingham on the unit sphere of the
-    orthogonal complement of the other columns. Returns V and diagnostics (trace of tr(V^T B V) per sweep,
-    proposals per accepted draw).
+    Each sweep visits the columns in a random order and redraws column j exactly from its full
+    conditional, a vector Bingham on the unit sphere of the orthogonal complement of the other columns:
+    v_j = N_j z with z ~ Bingham(N_j^T B N_j).
+
+    Parameters
+    ----------
+    B : ndarray of shape (d, d)
+        Symmetric parameter matrix.
+    k : int
+        Number of columns, 1 <= k <= d.
+    rng : numpy.random.Generator
+        Source of randomness.
+    sweeps : int
+        Number of full sweeps (>= 1).
+    init : ndarray of shape (d, k), optional
+        Orthonormal starting frame; default a Haar-random (data-independent) one.
+
+    Returns
+    -------
+    V : ndarray of shape (d, k)
+        Orthonormal columns after the last sweep.
+    info : dict
+        ``trace``: tr(V^T B V) after each sweep; ``acceptance_rate``: accepted / proposed vector draws;
+        ``proposals``: total proposals; ``sweeps``.
     """
-    B = (np.asarray(B, dtype=float) + np.asarray(B, dtype=float).T) / 2.0
+    B = _check_symmetric(B)
     d = B.shape[0]
-    V = random_orthonormal(d, k, rng) if init is None else np.array(init, dtype=float)
-    trace, attempts, draws = [], 0, 0
-    for _ in range(sweeps):
+    if not 1 <= int(k) <= d:
+        raise ValueError(f"k = {k} must satisfy 1 <= k <= d = {d}; choose fewer components.")
+    if int(sweeps) < 1:
+        raise ValueError(f"sweeps = {sweeps} must be >= 1; use at least one Gibbs sweep.")
+    V = random_orthonormal(d, k, rng) if init is None else _check_frame(init, d, k)
+    trace, proposals, draws = [], 0, 0
+    for _ in range(int(sweeps)):
         for j in rng.permutation(k):
-            others = np.delete(V, j, axis=1)
-            N = _complement_basis(others, d)
+            N = orthogonal_complement(np.delete(V, j, axis=1), d)
             sample = sample_vector_bingham(N.T @ B @ N, rng)
             V[:, j] = N @ sample.x
-            attempts += sample.attempts
+            proposals += sample.attempts
             draws += 1
-        trace.append(float(np.trace(V.T @ B @ V)))
-    return V, {"trace": trace, "acceptance_rate": draws / max(attempts, 1), "sweeps": sweeps}
+        trace.append(float(np.sum(V * (B @ V))))
+    return V, {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps)}
 
 
-def _complement_basis(others: np.ndarray, d: int) -> np.ndarray:
-    """Orthonormal basis (d x (d - m)) of the orthogonal complement of the m columns of ``others``."""
-    if others.shape[1] == 0:
+def orthogonal_complement(others: np.ndarray, d: int) -> np.ndarray:
+    """Orthonormal basis (d x (d - m)) of the orthogonal complement of the m orthonormal columns of ``others``."""
+    m = others.shape[1] if others.ndim == 2 else 0
+    if m == 0:
         return np.eye(d)
-    Q, _ = np.linalg.qr(np.hstack([others, np.eye(d)]))
-    return Q[:, others.shape[1]:d]
+    Q, _ = np.linalg.qr(others, mode="complete")
+    return Q[:, m:]
+
+
+def _check_symmetric(C) -> np.ndarray:
+    C = np.asarray(C, dtype=float)
+    if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] == 0:
+        raise ValueError(f"C must be a non-empty square matrix, got shape {C.shape}; pass a q x q symmetric matrix.")
+    if not np.all(np.isfinite(C)):
+        raise ValueError("C contains NaN or inf; pass a finite symmetric matrix.")
+    scale = max(float(np.max(np.abs(C))), 1.0)
+    if np.max(np.abs(C - C.T)) > 1e-8 * scale:
+        raise ValueError("C is not symmetric; pass (C + C.T) / 2.")
+    return (C + C.T) / 2.0
+
+
+def _check_size(size) -> int:
+    if int(size) != size or int(size) < 1:
+        raise ValueError(f"size = {size!r} must be a positive integer (or None for a single draw).")
+    return int(size)
+
+
+def _check_frame(init, d: int, k: int) -> np.ndarray:
+    V = np.array(init, dtype=float)
+    if V.shape != (d, k) or not np.allclose(V.T @ V, np.eye(k), atol=1e-8):
+        raise ValueError(f"init must be a {d} x {k} matrix with orthonormal columns; orthonormalise it (e.g. QR) "
+                         "or leave it None for a random start.")
+    return V

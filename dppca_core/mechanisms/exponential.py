@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bingham import _complement_basis, sample_matrix_bingham, sample_vector_bingham
+from ..bingham import orthogonal_complement, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
 from ..privacy import laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
@@ -81,7 +81,7 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
     released = np.zeros((data.d, 0))
     rates = []
     for _ in range(k):
-        P = _complement_basis(released, data.d)
+        P = orthogonal_complement(released, data.d)
         sample = sample_vector_bingham(weight * (P.T @ C @ P), rng)
         released = np.hstack([released, (P @ sample.x)[:, None]])
         rates.append(1.0 / sample.attempts)
