@@ -187,7 +187,7 @@ def _rejection_loop(env: AcgEnvelope, rng: np.random.Generator, n_draws: int,
 
 
 def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweeps: int = 200,
-                          init: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+                          init: np.ndarray | None = None, max_iterates: int = 0) -> tuple[np.ndarray, dict]:
     """Hoff's column-wise Gibbs sampler for p(V) ∝ etr(V^T B V), V in V_{d,k} (Hoff 2009, §2.1).
 
     Each sweep visits the columns in a random order and redraws column j exactly from its full
@@ -206,6 +206,8 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
         Number of full sweeps (>= 1).
     init : ndarray of shape (d, k), optional
         Orthonormal starting frame; default a Haar-random (data-independent) one.
+    max_iterates : int
+        Keep copies of V after at most this many evenly spaced sweeps (0: none) in ``info["iterates"]``.
 
     Returns
     -------
@@ -213,7 +215,8 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
         Orthonormal columns after the last sweep.
     info : dict
         ``trace``: tr(V^T B V) after each sweep; ``acceptance_rate``: accepted / proposed vector draws;
-        ``proposals``: total proposals; ``sweeps``.
+        ``proposals``: total proposals; ``sweeps``; with ``max_iterates`` also ``iterates`` (copies of V)
+        and ``iterate_sweeps`` (the 1-based sweep after which each copy was taken).
     """
     B = _check_symmetric(B)
     d = B.shape[0]
@@ -223,7 +226,9 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
         raise ValueError(f"sweeps = {sweeps} must be >= 1; use at least one Gibbs sweep.")
     V = random_orthonormal(d, k, rng) if init is None else _check_frame(init, d, k)
     trace, proposals, draws = [], 0, 0
-    for _ in range(int(sweeps)):
+    every = max(1, math.ceil(int(sweeps) / max_iterates)) if max_iterates > 0 else 0
+    iterates, iterate_sweeps = [], []
+    for sweep in range(1, int(sweeps) + 1):
         for j in rng.permutation(k):
             N = orthogonal_complement(np.delete(V, j, axis=1), d)
             sample = sample_vector_bingham(N.T @ B @ N, rng)
@@ -231,7 +236,13 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
             proposals += sample.attempts
             draws += 1
         trace.append(float(np.sum(V * (B @ V))))
-    return V, {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps)}
+        if every and (sweep % every == 0 or sweep == int(sweeps)):
+            iterates.append(V.copy())
+            iterate_sweeps.append(sweep)
+    info = {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps)}
+    if every:
+        info.update(iterates=iterates, iterate_sweeps=iterate_sweeps)
+    return V, info
 
 
 def orthogonal_complement(others: np.ndarray, d: int) -> np.ndarray:

@@ -1,4 +1,11 @@
-"""Exponential-mechanism PCA: PPCA (Chaudhuri, Sarwate & Sinha) and iterative eigenvector sampling (Amin et al.)."""
+"""Exponential-mechanism PCA: PPCA (Chaudhuri, Sarwate & Sinha) and iterative eigenvector sampling (Amin et al.).
+
+Both sample from Bingham laws built from the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2, C = X^T X of
+rows with norm <= 1. Replacing one row changes u by ||V^T x||^2 - ||V^T x'||^2 in [-1, 1]; adding or removing
+one changes it by ||V^T x||^2 in [0, 1]. So the range is Delta_u = 1 under both relations (ALGORITHMS.md §1.2)
+and sampling with density ∝ exp(eps u / (2 Delta_u)) is the eps-DP exponential mechanism (McSherry &
+Talwar 2007) -- for exact samples.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,11 +15,19 @@ from ..linalg import fix_signs, thin_qr
 from ..privacy import laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
 
+#: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
+MAX_ITERATES = 100
+
 MCMC_CAVEAT = (
     "For k > 1 the sample comes from a finite Gibbs chain (Hoff 2009), not exactly from the exponential "
-    "mechanism's law, so the pure epsilon-DP guarantee is approximate (no formal bound for finite sweeps). "
-    "k = 1 uses an exact sampler and is exactly epsilon-DP."
+    "mechanism's law, so the pure epsilon-DP guarantee is approximate: there is no formal bound for a finite "
+    "number of sweeps (ALGORITHMS.md §1.5). k = 1 uses an exact sampler and is exactly epsilon-DP."
 )
+
+
+def _bingham_weight(epsilon: float, neighbors: str) -> float:
+    """eps / (2 Delta_u): the exponential mechanism's multiplier of u(V) = tr(V^T C V)."""
+    return epsilon / (2.0 * sensitivity("quadratic_score", neighbors))
 
 
 @mechanism(
@@ -22,33 +37,44 @@ MCMC_CAVEAT = (
     model="central",
     guarantee="pure",
     uses_delta=False,
-    caveat=MCMC_CAVEAT,
-    params=(Param("sweeps", "int", 200, "Gibbs sweeps for k > 1 (each redraws every column once).",
-                  low=1, high=5000),),
+    caveat="k > 1: sampled by finite MCMC (Gibbs), so pure epsilon-DP holds only approximately; k = 1 is exact.",
+    params=(Param("sweeps", "int", 200, "Gibbs sweeps for k > 1 (each redraws every column once); ignored "
+                  "for k = 1, which is sampled exactly.", low=1, high=5000),),
     notes=(
         "Samples V with density proportional to exp((epsilon / (2 Delta_u)) tr(V^T X^T X V)) w.r.t. the uniform "
-        "measure on orthonormal frames. The utility sum_i ||V^T x_i||^2 changes by at most Delta_u = 1 when one row "
-        "(norm <= 1) is replaced, added or removed, so this is the exponential mechanism: epsilon-DP for exact "
-        "samples. k = 1: exact Kent-Ganeiber-Mardia rejection sampler. k > 1: Hoff's column-wise Gibbs sampler "
-        "with a data-independent random start; each column is drawn exactly from its conditional. "
-        "(Liu et al.'s appendix quotes the density without the 1/2, which is only 2 epsilon-DP under replace-one.)"
+        "(Haar) measure on orthonormal frames. The utility sum_i ||V^T x_i||^2 changes by at most Delta_u = 1 "
+        "when one row (norm <= 1) is replaced, added or removed, so this is the exponential mechanism: "
+        "epsilon-DP for exact samples (the paper's exp((n eps / 2) tr(V^T A V)), A = X^T X / n). k = 1: exact "
+        "Kent-Ganeiber-Mardia rejection sampler, exactly epsilon-DP. k > 1: Hoff's column-wise Gibbs sampler "
+        "from a data-independent random start; each column is drawn exactly from its conditional, but after "
+        "finitely many sweeps the law is only close to the target, so the guarantee is approximate (the paper "
+        "used Hoff's rstiefel the same way). Diagnostics: tr(V^T C V) per sweep (trace_energy), acceptance "
+        "rate, and thinned iterates. (Liu et al.'s appendix quotes the density without the 1/2, which is only "
+        "2 epsilon-DP.)"
     ),
 )
 def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
-    B = epsilon / (2.0 * sensitivity("quadratic_score", neighbors)) * data.gram
+    """PPCA: one draw from the matrix Bingham law exp((eps / (2 Delta_u)) tr(V^T C V)) (CSS 2013, §3)."""
+    weight = _bingham_weight(epsilon, neighbors)
+    B = weight * data.gram
     if k == 1:
         sample = sample_vector_bingham(B, rng)
-        return Output(fix_signs(sample.x[:, None]), diagnostics={"acceptance_rate": 1.0 / sample.attempts,
-                                                                 "sampler": "exact (KGM rejection)"})
-    V, info = sample_matrix_bingham(B, k, rng, sweeps=sweeps)
+        return Output(fix_signs(sample.x[:, None]), diagnostics={
+            "sampler": "exact (Kent-Ganeiber-Mardia rejection)", "acceptance_rate": sample.acceptance_rate,
+            "proposals": sample.attempts, "bingham_weight": weight})
+    V, info = sample_matrix_bingham(B, k, rng, sweeps=sweeps, max_iterates=MAX_ITERATES)
     return Output(fix_signs(thin_qr(V)), diagnostics={
-        **info, "sampler": "Gibbs (approximate)", "guarantee_caveat": MCMC_CAVEAT})
+        "sampler": "Gibbs (Hoff 2009; approximate)", "guarantee_caveat": MCMC_CAVEAT,
+        "trace_energy": [t / weight for t in info["trace"]], "acceptance_rate": info["acceptance_rate"],
+        "proposals": info["proposals"], "sweeps": info["sweeps"], "iterates": info["iterates"],
+        "iterate_sweeps": info["iterate_sweeps"], "bingham_weight": weight})
 
 
 @mechanism(
     name="amin_iterative",
     title="Iterative eigenvector sampling (Amin et al.)",
-    paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (ICML 2019), Differentially Private Covariance Estimation",
+    paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (NeurIPS 2019), Differentially Private Covariance "
+          "Estimation, Algorithm 1",
     model="central",
     guarantee="pure",
     uses_delta=False,
@@ -56,35 +82,47 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
                   "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
                   "evenly over the k eigenvector draws.", low=0.0, high=0.9),),
     notes=(
-        "Releases noisy eigenvalues (Laplace, L1 sensitivity of the spectrum of X^T X: 1 add/remove, 2 replace, by "
-        "Weyl interlacing) and then eigenvectors one at a time: u_i is drawn exactly from exp(eps_i/(2 Delta_u) "
-        "u^T C_i u) on the sphere of the complement of the vectors already released (C_i = C projected there; "
-        "post-processing of released vectors), Delta_u = 1. Pure epsilon-DP by basic composition. The paper writes "
-        "exp(eps_i/4 u^T C u), i.e. it assumes a score range of 2; for rows of norm <= 1 the range is 1 under both "
-        "relations, so eps_i/2 is the exact exponential-mechanism calibration (the paper's choice is valid but "
-        "spends twice the noise). The eigenvalues are not needed for the subspace: eigenvalue_share = 0 gives all "
-        "the budget to the eigenvectors. This is the algorithm behind IBM diffprivlib's and OpenDP's PCA; both ship "
-        "a vector-Bingham sampler with an inverted acceptance test (it hangs for realistic n and samples a more "
-        "concentrated law than the proof assumes). Ours uses the exact KGM sampler."
+        "Releases noisy eigenvalues of C = X^T X (Laplace; L1 sensitivity of the spectrum 1 under add/remove and "
+        "2 under replace, by Weyl interlacing) and then eigenvectors one at a time: u_i is drawn exactly (KGM "
+        "rejection sampler) from exp(eps_i / (2 Delta_u) u^T C_i u) on the unit sphere of the complement of the "
+        "vectors already released, C_i = P_i^T C P_i (a post-processing of released vectors), Delta_u = 1. Pure "
+        "epsilon-DP by basic composition: eps_0 + sum_i eps_i = epsilon. Only the top k of the d noisy "
+        "eigenvalues are shown (post-processing). The eigenvalues are not needed for the subspace: "
+        "eigenvalue_share = 0 gives the whole budget to the eigenvectors. "
+        "Constants: the paper writes exp(eps_i / 4 u^T C u) and Lap(2 / eps_0). Both match a replace-one reading "
+        "with triangle-inequality bounds (score range 2, spectrum L1 sensitivity 2); the exact score range is 1 "
+        "under either relation, so eps_i / 2 is the exact exponential-mechanism calibration and the paper's "
+        "eps_i / 4 is valid but spends twice the noise. The Laplace scale here is 2 / eps_0 for replace (as in "
+        "the paper) and 1 / eps_0 for add/remove. "
+        "This is the algorithm behind IBM diffprivlib's and OpenDP's PCA; both ship a vector-Bingham sampler "
+        "with an inverted acceptance test (it hangs for realistic n and samples a more concentrated law than the "
+        "proof assumes). Ours is the exact sampler, checked against quadrature and importance sampling."
     ),
 )
 def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
+    """Amin et al. (2019) Algorithm 1, stopped after k eigenvectors, with the budget split eps_0 + k eps_i."""
     eps_values = epsilon * eigenvalue_share
     eps_vector = (epsilon - eps_values) / k
-    C = data.gram
     eigenvalues, scale = None, None
     if eps_values > 0:
         scale = laplace_scale(sensitivity("gram_eigenvalues_l1", neighbors), eps_values)
-        noisy = np.linalg.eigvalsh(C) + rng.laplace(0.0, scale, size=data.d)
+        noisy = np.linalg.eigvalsh(data.gram) + rng.laplace(0.0, scale, size=data.d)
         eigenvalues = np.sort(noisy)[::-1][:k]
-    weight = eps_vector / (2.0 * sensitivity("quadratic_score", neighbors))
-    released = np.zeros((data.d, 0))
+    vectors, rates = _iterative_vectors(data.gram, k, _bingham_weight(eps_vector, neighbors), rng)
+    return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues, diagnostics={
+        "epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector,
+        "acceptance_rate": float(np.mean(rates)), "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
+        "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism"})
+
+
+def _iterative_vectors(C: np.ndarray, k: int, weight: float, rng: np.random.Generator):
+    """k orthonormal vectors, the i-th drawn from exp(weight u^T C_i u) on the complement of the first i-1."""
+    d = C.shape[0]
+    released = np.zeros((d, 0))
     rates = []
     for _ in range(k):
-        P = orthogonal_complement(released, data.d)
+        P = orthogonal_complement(released, d)
         sample = sample_vector_bingham(weight * (P.T @ C @ P), rng)
         released = np.hstack([released, (P @ sample.x)[:, None]])
-        rates.append(1.0 / sample.attempts)
-    return Output(fix_signs(thin_qr(released)), noise_scale=scale, eigenvalues=eigenvalues,
-                  diagnostics={"epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector,
-                               "acceptance_rate": float(np.mean(rates)), "noise_on": "eigenvalues of X^T X (Laplace)"})
+        rates.append(sample.acceptance_rate)
+    return released, rates
