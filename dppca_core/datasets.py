@@ -1,20 +1,31 @@
 """Synthetic data (a spiked covariance model and each paper's setting) and validated loading of real tables.
 
-Every generator takes an explicit seed or numpy Generator and clips rows to a public radius
-``data_norm`` (it never divides by the data's own max norm, which would not be private).
+Every generator takes an explicit seed or numpy Generator and maps rows to a public radius ``data_norm``
+by a scale fixed from the *parameters* of the law (never from the drawn data), then clips the rare rows
+that still exceed it. Dividing by the data's own max norm, as several papers do, is not private.
+
+What a :class:`SyntheticData` holds
+-----------------------------------
+``X`` are the released rows (scaled, then clipped). ``covariance`` and ``eigenvalues`` are those of the
+*scaled but unclipped* Gaussian law; clipping shrinks a few rows radially, which leaves the planted
+subspace ``components`` the leading eigenspace but changes the eigenvalues slightly.
+``params["rows_clipped"]`` says how many rows were clipped.
 """
 from __future__ import annotations
 
+import csv
 import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .linalg import thin_qr
 from .prepare import clip_rows
+from .sites import split_sites
 from .validation import as_generator, check_int_range, check_positive
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -24,8 +35,23 @@ SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 class SyntheticData:
     """Rows and the truth they were drawn from.
 
-    ``covariance`` and ``eigenvalues`` describe the population law *before* clipping (clipping is rare for
-    the defaults; the diagnostics of the app use the planted ``components`` as the reference).
+    Attributes
+    ----------
+    X : ndarray (n, d)
+        Rows after the public scaling and clipping to ``data_norm``.
+    components : ndarray (d, k)
+        The planted subspace (orthonormal columns): the top-k eigenvectors of ``covariance``.
+    covariance : ndarray (d, d)
+        Population covariance of the scaled rows *before* clipping.
+    support : ndarray of int
+        Sorted indices of the non-zero rows of ``components`` (all rows when the subspace is dense).
+    eigenvalues : ndarray (d,)
+        Eigenvalues of ``covariance``, descending.
+    name, description : str
+    params : dict
+        The generator's arguments plus ``scale`` (rows were divided by it) and ``rows_clipped``.
+    labels : ndarray, optional
+        A per-row label where the law has one (e.g. the sign of the signal in Liu et al. Example 4.1).
     """
 
     X: np.ndarray
@@ -39,150 +65,283 @@ class SyntheticData:
     labels: np.ndarray | None = None
 
 
+def _check_shape(n, d, k, data_norm) -> tuple[int, int, int, float]:
+    n = check_int_range(n, "n", 2)
+    d = check_int_range(d, "d", 1)
+    k = check_int_range(k, "k", 1, d)
+    data_norm = check_positive(data_norm, "data_norm", hint="It is the public bound on row norms, e.g. 1.0.")
+    return n, d, k, data_norm
+
+
 def _sparse_basis(d: int, k: int, s: int | None, rng) -> tuple[np.ndarray, np.ndarray]:
-    if s is None or s >= d:
+    """A d x k orthonormal basis; with s, a random orthonormal s x k block on s random rows (rest zero)."""
+    if s is None:
         return thin_qr(rng.standard_normal((d, k))), np.arange(d)
+    s = check_int_range(s, "sparsity s", 1, d)
     if s < k:
         raise ValueError(f"sparsity s = {s} is below k = {k}; an s-row-sparse k-dim subspace needs s >= k.")
+    if s == d:
+        return thin_qr(rng.standard_normal((d, k))), np.arange(d)
     support = np.sort(rng.choice(d, size=s, replace=False))
     U = np.zeros((d, k))
     U[support] = thin_qr(rng.standard_normal((s, k)))
     return U, support
 
 
-def _from_covariance(n, U, spikes, noise, rng, data_norm, name, description, params, support, scale=None):
+def _finish(Z, U, covariance, scale, data_norm, clip, name, description, params, support, labels=None):
+    """Scale rows by a public constant, clip to data_norm, and package the truth."""
+    X = Z / scale
+    clipped = 0
+    if clip:
+        X, clipped = clip_rows(X, data_norm)
+    cov = covariance / scale**2
+    eigenvalues = np.sort(np.linalg.eigvalsh(cov))[::-1]
+    params = dict(params, scale=float(scale), rows_clipped=clipped)
+    return SyntheticData(X, U, cov, np.asarray(support), eigenvalues, name, description, params, labels)
+
+
+def _default_scale(covariance_trace: float, data_norm: float) -> float:
+    # E||z||^2 = tr(Sigma): dividing by 2 sqrt(tr) puts typical rows at norm ~ data_norm / 2, so clipping is rare
+    return 2.0 * np.sqrt(covariance_trace) / data_norm
+
+
+def _spiked_rows(n, U, spikes, noise, rng):
     d, k = U.shape
-    covariance = (U * spikes) @ U.T + noise * np.eye(d)
-    # a public scale from the parameters (not the data): typical rows get norm ~ data_norm / 2
-    scale = scale if scale is not None else 2.0 * np.sqrt(np.trace(covariance)) / data_norm
-    Z = rng.standard_normal((n, k)) * np.sqrt(spikes) @ U.T + np.sqrt(noise) * rng.standard_normal((n, d))
-    X, _ = clip_rows(Z / scale, data_norm)
-    return SyntheticData(X, U, covariance / scale**2, support, np.sort(np.linalg.eigvalsh(covariance))[::-1] / scale**2,
-                         name, description, params)
+    return rng.standard_normal((n, k)) * np.sqrt(spikes) @ U.T + np.sqrt(noise) * rng.standard_normal((n, d))
 
 
 def spiked_covariance(n: int = 2000, d: int = 20, k: int = 3, spike: float = 10.0, eigengap: float | None = None,
-                      noise: float = 1.0, sparsity: int | None = None, seed=0, data_norm: float = 1.0) -> SyntheticData:
-    """Gaussian rows with covariance U diag(spikes) U^T + noise I, clipped to ``data_norm``.
+                      noise: float = 1.0, sparsity: int | None = None, seed=None, data_norm: float = 1.0,
+                      clip: bool = True) -> SyntheticData:
+    """Gaussian rows with covariance U diag(spikes) U^T + noise I, scaled and clipped to ``data_norm``.
 
     Parameters
     ----------
+    n, d, k : int
+        Rows, columns and planted rank (1 <= k <= d).
     spike : float
-        Largest spike (signal variance along the first planted direction), relative to ``noise``.
+        Largest planted variance ``spikes[0]`` (added on top of ``noise``).
     eigengap : float, optional
-        Gap between consecutive planted spikes; default spike / (2k) so the k spikes stay distinct.
+        Gap between consecutive planted spikes: ``spikes = spike - eigengap * arange(k)``; default
+        ``spike / (2k)``. The gap between the k-th and (k+1)-th eigenvalue is ``spikes[-1]`` (the
+        eigengap that governs subspace recovery).
+    noise : float
+        Isotropic noise variance (every eigenvalue beyond the k-th).
     sparsity : int, optional
-        s: the planted subspace is supported on s random rows (row-sparse), else dense.
+        s with k <= s <= d: the planted subspace lives on s random rows (row-sparse); default dense.
+    seed : None, int or numpy Generator
+    data_norm : float
+        Public radius R. Rows are divided by ``2 sqrt(tr(Sigma)) / R`` (a constant of the law), so a
+        typical row has norm about R/2, then rows with norm > R are clipped (rare).
+    clip : bool
+        If False, skip the clipping (a few rows may then exceed R; ``dppca_core.run`` clips them anyway).
+
+    Returns
+    -------
+    SyntheticData
+        ``covariance`` is the covariance of the scaled, *unclipped* law.
+
+    Notes
+    -----
+    The defaults (n=2000, d=20, k=3, spikes 10, 8.33, 6.67 over noise 1) give a clearly learnable problem:
+    ``analyze_gauss`` at epsilon = 1 lands well below the random-subspace distance, and the error keeps
+    falling as epsilon or n grows.
     """
-    n = check_int_range(n, "n", 2)
-    d = check_int_range(d, "d", 1)
-    k = check_int_range(k, "k", 1, d)
-    spike = check_positive(spike, "spike")
-    noise = check_positive(noise, "noise")
+    n, d, k, data_norm = _check_shape(n, d, k, data_norm)
+    spike = check_positive(spike, "spike", hint="It is the largest planted variance, e.g. 10.")
+    noise = check_positive(noise, "noise", hint="It is the isotropic noise variance, e.g. 1.")
     gap = spike / (2 * k) if eigengap is None else check_positive(eigengap, "eigengap")
     spikes = spike - gap * np.arange(k)
     if spikes[-1] <= 0:
-        raise ValueError(f"spike = {spike} with eigengap = {gap} gives non-positive spikes; lower the eigengap.")
+        raise ValueError(f"spike = {spike} with eigengap = {gap} gives non-positive spikes; lower the eigengap "
+                         f"below spike / (k - 1) = {spike / max(k - 1, 1):g} or raise the spike.")
     rng = as_generator(seed)
     U, support = _sparse_basis(d, k, sparsity, rng)
+    covariance = (U * spikes) @ U.T + noise * np.eye(d)
     params = dict(n=n, d=d, k=k, spike=spike, eigengap=gap, noise=noise, sparsity=sparsity, data_norm=data_norm)
-    return _from_covariance(n, U, spikes, noise, rng, data_norm, "spiked covariance",
-                            f"{k} planted directions with spikes {np.round(spikes, 2).tolist()} over noise {noise:g}"
-                            + (f", supported on {sparsity} rows" if sparsity else ""), params, support)
+    description = (f"{k} planted directions with spikes {np.round(spikes, 2).tolist()} over noise {noise:g}"
+                   + (f", supported on {sparsity} rows" if sparsity else ""))
+    return _finish(_spiked_rows(n, U, spikes, noise, rng), U, covariance,
+                   _default_scale(np.trace(covariance), data_norm), data_norm, clip,
+                   "spiked covariance", description, params, support)
 
 
-def wang_xu_low_dim(n=100000, d=40, k=5, lam=1.0, seed=0, data_norm=1.0):
-    """Wang & Xu (000) §6 Alg 1: Sigma = lam/(5p(lam+1)) V V^T + 1/(5p(lam+1)) I (noise-dominated, see §3.1)."""
-    rng = as_generator(seed)
-    U = thin_qr(rng.standard_normal((d, k)))
-    base = 1.0 / (5 * d * (lam + 1))
-    return _from_covariance(n, U, np.full(k, lam * base), base, rng, data_norm, "Wang & Xu (low-dim)",
-                            "Paper 000, Algorithm 1 setting (n=1e5, p=40, lambda=1): its eigengap is far below the LDP "
-                            "noise, so errors sit at the random-subspace level (ALGORITHMS.md §3.1).",
-                            dict(n=n, d=d, k=k, lam=lam), np.arange(d), scale=1.0)
+# ------------------------------------------------------------------------------------- paper settings
 
 
-def wang_xu_sparse(n=2000, d=400, k=10, s=20, lam=1.0, seed=0, data_norm=1.0):
-    """Wang & Xu (000) §6 Alg 2: same Sigma with an s-row-sparse V (p >> n setting)."""
+def _wang_xu(n, d, k, s, lam, seed, data_norm, name, description):
+    n, d, k, data_norm = _check_shape(n, d, k, data_norm)
+    lam = check_positive(lam, "lam")
     rng = as_generator(seed)
     U, support = _sparse_basis(d, k, s, rng)
     base = 1.0 / (5 * d * (lam + 1))
-    return _from_covariance(n, U, np.full(k, lam * base), base, rng, data_norm, "Wang & Xu (sparse)",
-                            "Paper 000, Algorithm 2 setting: k=10, n=2000, p=400, s in {15..80}.",
-                            dict(n=n, d=d, k=k, s=s, lam=lam), support, scale=1.0)
+    spikes = np.full(k, lam * base)
+    covariance = (U * spikes) @ U.T + base * np.eye(d)
+    # the paper's law already has ||x|| <= 1 w.h.p. (E||x||^2 = (k lam + d) base < 1); only rescale to R
+    return _finish(_spiked_rows(n, U, spikes, base, rng), U, covariance, 1.0 / data_norm, data_norm, True,
+                   name, description, dict(n=n, d=d, k=k, s=s, lam=lam, data_norm=data_norm), support)
 
 
-def ge_dps(n=20000, d=200, k=5, s=10, seed=0, data_norm=1.0):
-    """Ge et al. (001) §5: lambda_1..k = 100, the rest U[0, 10], s-sparse Q* (paper: d=1000, n=1e5)."""
+def wang_xu_low_dim(n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None,
+                    data_norm: float = 1.0) -> SyntheticData:
+    """Wang & Xu (paper 000) §6, Algorithm 1 setting.
+
+    Sigma = lam/(5p(lam+1)) V V^T + 1/(5p(lam+1)) I_p with V a random p x k orthonormal matrix.
+    Paper: n = 1e5, p = 40, k in {5, 10, 15, 20}, lam = 1, eps = 0.5, delta = 1e-4 (``PAPER_SETTINGS``).
+    Defaults are smaller for speed. The eigengap 1/(10p) is far below the local-DP noise, so private
+    errors sit at the random-subspace level (ALGORITHMS.md §3.1); raise ``lam`` or n to see learning.
+    """
+    return _wang_xu(n, d, k, None, lam, seed, data_norm, "Wang & Xu (low-dim)",
+                    "Paper 000 Algorithm 1 law: tiny eigengap 1/(10p), noise-dominated under local DP.")
+
+
+def wang_xu_sparse(n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None,
+                   data_norm: float = 1.0) -> SyntheticData:
+    """Wang & Xu (paper 000) §6, Algorithm 2 setting: the same Sigma with an s-row-sparse V.
+
+    V = random orthonormal s x k block on s random rows. Paper: k = 10, n = 2000, p = 400,
+    s in {15, 20, 40, 80}, eps = 1 (``PAPER_SETTINGS``); defaults are smaller for speed.
+    """
+    return _wang_xu(n, d, k, s, lam, seed, data_norm, "Wang & Xu (sparse)",
+                    f"Paper 000 Algorithm 2 law: {s}-row-sparse subspace, p >> n regime.")
+
+
+def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, data_norm: float = 1.0) -> SyntheticData:
+    """Ge et al. (paper 001) §5: Sigma = U Lambda U^T, lambda_1..k = 100, the rest U[0, 10], Q* s-row-sparse.
+
+    Q* = [L; 0] (orthonormalised s x k Gaussian, on s random rows); the other eigenvectors orthonormalise
+    (I - Q*Q*^T) R with R Gaussian d x (d-k). Paper: d = 1000, n = 1e5, k = 5, s = 10 (Fig. 3, 4a) and
+    d in [40, 160], k = 3 (Fig. 4b) — see ``PAPER_SETTINGS`` (the full size takes 800 MB). The paper does
+    not bound row norms; here rows are scaled by 2 sqrt(tr Sigma) / R and clipped.
+    """
+    n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)
     U, support = _sparse_basis(d, k, s, rng)
     rest = rng.uniform(0, 10, size=d - k)
-    R = thin_qr((np.eye(d) - U @ U.T) @ rng.standard_normal((d, d - k)))
-    cov_rest = (R * rest) @ R.T
-    covariance = 100.0 * U @ U.T + cov_rest
-    scale = 2.0 * np.sqrt(np.trace(covariance)) / data_norm
-    L = np.linalg.cholesky(covariance + 1e-9 * np.eye(d))
-    X, _ = clip_rows(rng.standard_normal((n, d)) @ L.T / scale, data_norm)
-    return SyntheticData(X, U, covariance / scale**2, support, np.sort(np.linalg.eigvalsh(covariance))[::-1] / scale**2,
-                         "Ge et al. DPS-PCA", "Paper 001 §5 setting (rows clipped: the paper's data are not norm-bounded).",
-                         dict(n=n, d=d, k=k, s=s))
+    R = thin_qr((np.eye(d) - U @ U.T) @ rng.standard_normal((d, d - k))) if d > k else np.zeros((d, 0))
+    covariance = 100.0 * U @ U.T + (R * rest) @ R.T
+    Z = 10.0 * rng.standard_normal((n, k)) @ U.T + (rng.standard_normal((n, d - k)) * np.sqrt(rest)) @ R.T
+    return _finish(Z, U, covariance, _default_scale(np.trace(covariance), data_norm), data_norm, True,
+                   "Ge et al. DPS-PCA", f"Paper 001 §5 law: {k} eigenvalues 100, the rest U[0,10], {s}-row-sparse.",
+                   dict(n=n, d=d, k=k, s=s, data_norm=data_norm), support)
 
 
-def liu_spiked(n=20000, d=10, gap=0.5, seed=0, data_norm=1.0):
-    """Liu et al. (002) §5.8: Sigma = (lambda1 - lambda2) v v^T + lambda2 I with lambda2 = 1, k = 1."""
+def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_norm: float = 1.0) -> SyntheticData:
+    """Liu et al. (paper 002) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
+
+    ALGORITHMS.md §5.8 suggests d in {10, 100}, eps in {0.5, 0.9}, delta = 1/n^2, error against n.
+    """
+    n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
+    gap = check_positive(gap, "gap", hint="It is lambda_1 - lambda_2, e.g. 0.5.")
     rng = as_generator(seed)
     U = thin_qr(rng.standard_normal((d, 1)))
-    return _from_covariance(n, U, np.array([gap]), 1.0, rng, data_norm, "Liu et al. spiked",
-                            "Paper 002 lower-bound construction (Thm 5.3), top eigenvector only.",
-                            dict(n=n, d=d, gap=gap), np.arange(d))
+    spikes = np.array([gap])
+    covariance = (U * spikes) @ U.T + np.eye(d)
+    return _finish(_spiked_rows(n, U, spikes, 1.0, rng), U, covariance,
+                   _default_scale(np.trace(covariance), data_norm), data_norm, True, "Liu et al. spiked",
+                   f"Paper 002 lower-bound law: lambda_1 - lambda_2 = {gap:g}, lambda_2 = 1, top eigenvector.",
+                   dict(n=n, d=d, gap=gap, data_norm=data_norm), np.arange(d))
 
 
-def liu_example_41(n=20000, d=10, sigma=0.1, seed=0, data_norm=1.0):
-    """Liu et al. (002) Example 4.1: x = s + nu, s = +-v (prob 1/2 each), nu ~ N(0, sigma^2 I), clipped."""
+def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, data_norm: float = 1.0) -> SyntheticData:
+    """Liu et al. (paper 002) Example 4.1: x = s + nu, s = +-v with probability 1/2 each, nu ~ N(0, sigma^2 I).
+
+    Rows are divided by the public constant 2 max(1, sigma sqrt(d)) / R (so the signal has norm R/2 when
+    the noise is small) and clipped. ``labels`` holds the sign of s. §5.8 suggests sigma^2 in
+    {1, 0.1, 0.01}: DP-PCA's error should shrink with sigma, Private Oja's privacy term should not.
+    """
+    n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
+    sigma = check_positive(sigma, "sigma", hint="It is the noise standard deviation, e.g. 0.1.")
     rng = as_generator(seed)
     v = thin_qr(rng.standard_normal((d, 1)))
     signs = rng.choice([-1.0, 1.0], size=n)
-    X = signs[:, None] * v[:, 0] * 0.5 + sigma * 0.5 * rng.standard_normal((n, d))
-    X, _ = clip_rows(X, 1.0)
-    covariance = 0.25 * (v @ v.T) + 0.25 * sigma**2 * np.eye(d)
-    X = X * data_norm
-    return SyntheticData(X, v, covariance * data_norm**2, np.arange(d), np.sort(np.linalg.eigvalsh(covariance))[::-1],
-                         "Liu et al. Example 4.1", f"signal +-v/2 plus N(0, ({sigma}/2)^2 I) noise",
-                         dict(n=n, d=d, sigma=sigma))
+    Z = signs[:, None] * v[:, 0] + sigma * rng.standard_normal((n, d))
+    covariance = v @ v.T + sigma**2 * np.eye(d)
+    scale = 2.0 * max(1.0, sigma * np.sqrt(d)) / data_norm
+    return _finish(Z, v, covariance, scale, data_norm, True, "Liu et al. Example 4.1",
+                   f"signal +-v plus N(0, {sigma:g}^2 I) noise", dict(n=n, d=d, sigma=sigma, data_norm=data_norm),
+                   np.arange(d), labels=signs.astype(int))
 
 
-def imtiaz_synthetic(n=10000, d=100, k=20, seed=0, data_norm=1.0):
-    """Imtiaz & Sarwate (003/004): covariance diag(linspace(10, 1, k), 0.5 U(0,1)^{d-k}) in a random basis."""
+def imtiaz_synthetic(n: int = 10000, d: int = 100, k: int = 20, rotate: bool = False, seed=None,
+                     data_norm: float = 1.0) -> SyntheticData:
+    """Imtiaz & Sarwate (papers 003/004) synthetic law: A = diag(linspace(10, 1, k), 0.5 U(0,1)^{d-k}).
+
+    The authors' generator is diagonal (axis-aligned: the planted subspace is the first k coordinates);
+    ``rotate=True`` applies a random rotation instead. 004 uses S = 10 sites of N_s = 1000 rows (the
+    default n) with d = 100, k = 20 for this generator; 003 uses d = 100, n = 60000, k = 10. The authors
+    divide by the empirical max norm (not private); here rows are scaled by 2 sqrt(tr A) / R and clipped.
+    """
+    n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)
-    Q = thin_qr(rng.standard_normal((d, d)))
     diag = np.concatenate([np.linspace(10, 1, k), 0.5 * rng.uniform(size=d - k)])
+    Q = thin_qr(rng.standard_normal((d, d))) if rotate else np.eye(d)
     covariance = (Q * diag) @ Q.T
-    scale = 2.0 * np.sqrt(diag.sum()) / data_norm
-    X, _ = clip_rows((rng.standard_normal((n, d)) * np.sqrt(diag)) @ Q.T / scale, data_norm)
-    return SyntheticData(X, Q[:, :k], covariance / scale**2, np.arange(d), np.sort(diag)[::-1] / scale**2,
-                         "Imtiaz & Sarwate synthetic", "Papers 003/004 synthetic generator (clipped, not max-normalised).",
-                         dict(n=n, d=d, k=k))
+    U = Q[:, :k]
+    support = np.arange(d) if rotate else np.arange(k)
+    Z = (rng.standard_normal((n, d)) * np.sqrt(diag)) @ Q.T
+    return _finish(Z, U, covariance, _default_scale(diag.sum(), data_norm), data_norm, True,
+                   "Imtiaz & Sarwate synthetic",
+                   "Papers 003/004 law: eigenvalues linspace(10, 1, k) then 0.5 U(0,1)"
+                   + (" in a random basis." if rotate else " on the coordinate axes."),
+                   dict(n=n, d=d, k=k, rotate=rotate, data_norm=data_norm), support)
 
 
-@dataclass(frozen=True)
-class Preset:
-    make: callable
+class Preset(NamedTuple):
+    """A named synthetic setting: ``make(**defaults, seed=...)`` draws it."""
+
+    make: Callable[..., SyntheticData]
     description: str
-    paper: str
     defaults: dict
+    paper: str
 
 
-PRESETS = {
-    "spiked": Preset(spiked_covariance, "Spiked covariance (default teaching example)", "—", {}),
-    "wang_xu_low_dim": Preset(wang_xu_low_dim, "Local DP, low dimension (noise-dominated)", "000 Wang & Xu",
-                              dict(n=20000, d=20, k=3)),
-    "wang_xu_sparse": Preset(wang_xu_sparse, "Local DP, sparse p >> n", "000 Wang & Xu", dict(n=2000, d=100, k=3, s=10)),
-    "ge_dps": Preset(ge_dps, "Distributed sparse PCA", "001 Ge et al.", dict(n=20000, d=100, k=3, s=10)),
-    "liu_spiked": Preset(liu_spiked, "Spiked model, top eigenvector", "002 Liu et al.", {}),
-    "liu_example_41": Preset(liu_example_41, "Signal/noise separation (Example 4.1)", "002 Liu et al.", {}),
-    "imtiaz_synthetic": Preset(imtiaz_synthetic, "Captured-energy benchmark", "003/004 Imtiaz & Sarwate",
-                               dict(n=5000, d=50, k=10)),
+PRESETS: dict[str, Preset] = {
+    "spiked": Preset(spiked_covariance, "Spiked covariance (default teaching example)", {}, "—"),
+    "wang_xu_low_dim": Preset(wang_xu_low_dim, "Local DP, low dimension (noise-dominated)",
+                              dict(n=20000, d=20, k=3), "000 Wang & Xu"),
+    "wang_xu_sparse": Preset(wang_xu_sparse, "Local DP, sparse p >> n", dict(n=2000, d=100, k=3, s=10),
+                             "000 Wang & Xu"),
+    "ge_dps": Preset(ge_dps, "Distributed sparse PCA", dict(n=20000, d=100, k=3, s=10), "001 Ge et al."),
+    "liu_spiked": Preset(liu_spiked, "Spiked model, top eigenvector", dict(n=20000, d=10, gap=0.5),
+                         "002 Liu et al."),
+    "liu_example_41": Preset(liu_example_41, "Signal/noise separation (Example 4.1)", dict(n=20000, d=10, sigma=0.1),
+                             "002 Liu et al."),
+    "imtiaz_synthetic": Preset(imtiaz_synthetic, "Captured-energy benchmark", dict(n=5000, d=50, k=10),
+                               "003/004 Imtiaz & Sarwate"),
 }
+
+# The papers' own sizes (slower or larger than the presets' defaults; ge_dps at full size needs ~800 MB).
+PAPER_SETTINGS: dict[str, dict] = {
+    "wang_xu_low_dim": dict(n=100000, d=40, k=5, lam=1.0),
+    "wang_xu_sparse": dict(n=2000, d=400, k=10, s=20, lam=1.0),
+    "ge_dps": dict(n=100000, d=1000, k=5, s=10),
+    "liu_spiked": dict(n=20000, d=100, gap=0.5),
+    "liu_example_41": dict(n=20000, d=10, sigma=0.1),
+    "imtiaz_synthetic": dict(n=10000, d=100, k=20),
+}
+
+
+def make_sites(n: int, sites) -> list[np.ndarray]:
+    """Row indices of each site (data holder) for the distributed mechanisms.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    sites : int, list of int, or array of one label per row
+        S equal contiguous sites; contiguous sites of the given sizes (must sum to n); or rows grouped by
+        label in order of first appearance. Every site needs at least 2 rows.
+
+    Returns
+    -------
+    list of ndarray
+        Disjoint index arrays covering 0..n-1.
+    """
+    n = check_int_range(n, "n", 2)
+    if sites is None or isinstance(sites, (str, bytes, float)):
+        raise ValueError(f"sites must be a number of sites, a list of site sizes or one label per row (got {sites!r}).")
+    return split_sites(n, sites)
 
 
 # ---------------------------------------------------------------------------------------------- tables
@@ -190,7 +349,26 @@ PRESETS = {
 
 @dataclass(frozen=True)
 class Table:
-    """A validated numeric table: ``X`` holds the feature columns as floats."""
+    """A validated numeric table.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The feature columns as float (no missing values).
+    X : ndarray (n_rows, len(columns))
+        ``frame`` as a float array.
+    columns : list of str
+    labels : Series, optional
+        The ``label`` column, untouched (any dtype).
+    dropped : dict
+        Columns not used as features, name -> reason.
+    constant_columns : list of str
+        Feature columns with a single value. They are *kept* (without centring they still carry second
+        moment, and silently changing d would surprise) and reported so the caller can drop them.
+    n_rows : int
+    name : str
+        File name of the source ("upload" for an unnamed buffer).
+    """
 
     frame: pd.DataFrame
     X: np.ndarray
@@ -201,105 +379,232 @@ class Table:
     n_rows: int
     name: str
 
+    @property
+    def source(self) -> str:
+        return self.name
+
+
+_FIX_ROWS = "upload a CSV with a header row and at least 2 data rows."
+
 
 def _read_bytes(source) -> tuple[bytes, str]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.exists():
-            raise ValueError(f"file {str(path)!r} does not exist; check the path.")
+        if not path.is_file():
+            raise ValueError(f"file {str(path)!r} does not exist or is not a file; check the path.")
         return path.read_bytes(), path.name
-    name = getattr(source, "name", "upload")
+    name = Path(str(getattr(source, "name", "") or "upload")).name
     if hasattr(source, "getvalue"):
-        return bytes(source.getvalue()), str(name)
-    if hasattr(source, "read"):
-        return bytes(source.read()), str(name)
-    raise ValueError("source must be a path or a file-like object (with read() or getvalue()).")
+        raw = source.getvalue()
+    elif hasattr(source, "read"):
+        raw = source.read()
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raw = source
+    else:
+        raise ValueError("source must be a path or a file-like object (with read() or getvalue()); "
+                         f"got {type(source).__name__}.")
+    return (raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)), name
 
 
-def _parse(raw: bytes, name: str) -> pd.DataFrame:
-    if raw[:4] == b"PAR1" or name.lower().endswith((".parquet", ".pq")):
-        try:
-            return pd.read_parquet(io.BytesIO(raw))
-        except Exception as exc:  # pyarrow raises many types for a broken file
-            raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
-    for encoding in ("utf-8-sig", "latin-1"):
-        try:
-            text = raw.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    if not text.strip():
-        raise ValueError(f"{name} is empty; upload a CSV with a header row and at least 2 data rows.")
+def _decode(raw: bytes) -> str:
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return raw.decode("utf-16")
     try:
-        return pd.read_csv(io.StringIO(text), sep=None, engine="python")
-    except Exception as exc:
-        raise ValueError(f"{name}: could not parse as CSV ({str(exc).splitlines()[0][:120]}); use comma, "
-                         "semicolon or tab separators and one header row.") from None
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
-def load_table(source, columns=None, label=None, max_bytes: int = 50_000_000, max_cells: int = 20_000_000) -> Table:
+def _sniff(text: str) -> str:
+    sample = "\n".join(text.splitlines()[:20])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def _parse_csv(raw: bytes, name: str) -> tuple[pd.DataFrame, list, str]:
+    if b"\x00" in raw and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a CSV text file or a Parquet file.")
+    text = _decode(raw)
+    if not text.strip():
+        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    sep = _sniff(text)
+    try:
+        grid = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, engine="python",
+                           skip_blank_lines=True, skipinitialspace=True)
+    except Exception as exc:  # the parser raises several types on malformed text
+        detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number of "
+                         "comma-, semicolon- or tab-separated fields on every line.") from None
+    if grid.empty:
+        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    header = [h.strip() if isinstance(h, str) else "" for h in grid.iloc[0]]
+    header = [h or f"Unnamed: {j}" for j, h in enumerate(header)]
+    frame = grid.iloc[1:].reset_index(drop=True)
+    frame.columns = range(frame.shape[1])
+    return frame, header, sep
+
+
+def _parse_parquet(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
+    try:
+        frame = pd.read_parquet(io.BytesIO(raw))
+    except Exception as exc:  # pyarrow raises many types for a broken file
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, or upload a CSV.") from None
+    header = [str(c) for c in frame.columns]
+    frame.columns = range(frame.shape[1])
+    return frame, header
+
+
+def _as_numeric(col: pd.Series, decimal_comma: bool) -> tuple[pd.Series | None, str]:
+    """Float version of a column, or None and the reason it is not numeric."""
+    if pd.api.types.is_bool_dtype(col):
+        return None, "boolean (encode it as 0/1 to use it)"
+    if pd.api.types.is_complex_dtype(col):
+        return None, "complex numbers"
+    if pd.api.types.is_numeric_dtype(col):
+        return col.astype(float), ""
+    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
+        return None, f"not numeric ({col.dtype})"
+    try:
+        text = col.map(lambda v: v.strip() if isinstance(v, str) else v)
+        present = text.notna() & (text != "")
+        if not present.any():
+            return None, "empty column"
+        values = pd.to_numeric(text.where(present), errors="coerce")
+        if values[present].isna().any() and decimal_comma:
+            values = pd.to_numeric(text.where(present).str.replace(",", ".", regex=False), errors="coerce")
+        if values[present].isna().any():
+            example = text[present & values.isna()].iloc[0]
+            return None, f"not numeric (e.g. {str(example)[:20]!r})"
+        return values.astype(float), ""
+    except (TypeError, ValueError, AttributeError):
+        return None, "not numeric"
+
+
+def _label_series(col: pd.Series) -> pd.Series:
+    """Labels as integers or floats when every cell is a number (CSV text '0', '1'), else unchanged."""
+    if pd.api.types.is_numeric_dtype(col) or col.isna().any():
+        return col.reset_index(drop=True)
+    values, _ = _as_numeric(col, decimal_comma=False)
+    if values is None or not np.all(np.isfinite(values)):
+        return col.reset_index(drop=True)
+    if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
+        return values.astype(np.int64).reset_index(drop=True)
+    return values.reset_index(drop=True)
+
+
+def _check_unique(header: list, name: str) -> None:
+    seen, dup = set(), []
+    for h in header:
+        if h in seen and h not in dup:
+            dup.append(h)
+        seen.add(h)
+    if dup:
+        raise ValueError(f"{name}: duplicate column name(s) {dup}; give every column a unique header.")
+
+
+def _select(frame, header, name, columns, label, decimal_comma):
+    """Feature columns (as floats), labels and the dropped-column reasons."""
+    index = {h: j for j, h in enumerate(header)}
+    labels = None
+    if label is not None:
+        if label not in index:
+            raise ValueError(f"label column {label!r} is not in {name}; available: {header[:20]}.")
+        labels = _label_series(frame[index[label]]).rename(label)
+    numeric, reasons = {}, {}
+    for h, j in index.items():
+        if h != label:
+            numeric[h], reasons[h] = _as_numeric(frame[j], decimal_comma)
+    if columns is None:
+        chosen = [h for h in numeric if numeric[h] is not None and not h.startswith("Unnamed: ")]
+        dropped = {h: reasons[h] for h in numeric if numeric[h] is None}
+        dropped.update({h: "no header (often a saved row index); give it a name to use it"
+                        for h in numeric if numeric[h] is not None and h.startswith("Unnamed: ")})
+        if not chosen:
+            raise ValueError(f"{name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs "
+                             "numeric features: encode them as numbers or choose another file.")
+        return chosen, numeric, labels, dropped
+    columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
+    if not columns:
+        raise ValueError("columns is empty; choose at least one numeric column (or pass columns=None for all).")
+    _check_unique(columns, "columns")
+    if label is not None and label in columns:
+        raise ValueError(f"column {label!r} is both the label and a feature; remove it from columns.")
+    missing = [c for c in columns if c not in index]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found in {name}; available: {header[:20]}.")
+    bad = [c for c in columns if numeric[c] is None]
+    if bad:
+        why = "; ".join(f"{c!r}: {reasons[c]}" for c in bad[:5])
+        raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns or encode them as numbers.")
+    return columns, numeric, labels, {h: "not selected" for h in numeric if h not in columns}
+
+
+def load_table(source, columns=None, label: str | None = None, max_bytes: int = 50_000_000,
+               max_cells: int = 20_000_000) -> Table:
     """Read a CSV or Parquet file into validated numeric features.
 
     Parameters
     ----------
-    source : path or file-like (bytes buffer, Streamlit UploadedFile)
+    source : str, path, or file-like
+        A path, or an object with ``getvalue()`` or ``read()`` (``io.BytesIO``, a Streamlit UploadedFile);
+        its ``name`` (if any) picks Parquet by extension, otherwise the ``PAR1`` magic bytes do.
     columns : list of str, optional
-        Feature columns; default every numeric column except ``label``.
+        Feature columns; default every numeric column except ``label`` and header-less ones.
     label : str, optional
-        A column kept aside as labels (e.g. for classification on the projection).
+        A column kept aside as ``labels`` (e.g. classes for classification on the projection).
     max_bytes, max_cells : int
-        Limits; larger inputs are refused with the limit stated.
+        Limits on the file size and on rows x columns; larger inputs are refused, stating the limit.
 
-    Constant columns are kept (they carry no variance but are harmless) and reported.
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    ValueError
+        Empty file, header only, fewer than 2 rows, no numeric column, a requested column missing or not
+        numeric, missing/infinite values (column and count named), duplicate headers, over a limit, or a
+        file that cannot be parsed; each message says how to fix it.
+
+    Notes
+    -----
+    CSV: UTF-8 (with or without BOM), UTF-16 with BOM, else latin-1; the delimiter (comma, semicolon, tab,
+    pipe) is sniffed; with a non-comma delimiter a decimal comma is accepted. A text column counts as
+    numeric when every non-empty cell parses as a number; empty cells become missing values.
     """
     raw, name = _read_bytes(source)
     if len(raw) > max_bytes:
-        raise ValueError(f"{name} is {len(raw) / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB; "
-                         "upload a sample of the rows.")
+        raise ValueError(f"{name} is {len(raw) / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB "
+                         f"({max_bytes:,} bytes); upload a sample of the rows.")
     if not raw.strip():
-        raise ValueError(f"{name} is empty; upload a CSV with a header row and at least 2 data rows.")
-    frame = _parse(raw, name)
-    frame.columns = [str(c) for c in frame.columns]
-    duplicated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1}
-                        | {c.rsplit(".", 1)[0] for c in frame.columns if c.rsplit(".", 1)[-1].isdigit()
-                           and c.rsplit(".", 1)[0] in frame.columns})
-    if duplicated:
-        raise ValueError(f"{name}: duplicate column name(s) {duplicated}; give every column a unique header.")
-    if frame.size > max_cells:
-        raise ValueError(f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; upload fewer rows or columns.")
-    if len(frame) == 0:
-        raise ValueError(f"{name} has a header but no data rows; at least 2 rows are needed.")
-    labels = None
-    if label is not None:
-        if label not in frame.columns:
-            raise ValueError(f"label column {label!r} is not in {name}; available: {list(frame.columns)[:20]}.")
-        labels = frame.pop(label)
-    if columns is None:
-        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-                   and not pd.api.types.is_bool_dtype(frame[c])]
-        dropped = {c: "not numeric" for c in frame.columns if c not in numeric}
-        columns = numeric
+        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    if raw[:4] == b"PAR1" or name.lower().endswith((".parquet", ".pq")):
+        frame, header = _parse_parquet(raw, name)
+        decimal_comma = False
     else:
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"column(s) {missing} not found in {name}; available: {list(frame.columns)[:20]}.")
-        bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
-        if bad:
-            raise ValueError(f"column(s) {bad} are not numeric; choose numeric columns or encode them as numbers.")
-        dropped = {c: "not selected" for c in frame.columns if c not in columns}
-    if not columns:
-        raise ValueError(f"{name} has no numeric columns; PCA needs numeric features.")
-    features = frame[columns].astype(float)
-    values = features.to_numpy()
-    bad_cells = ~np.isfinite(values)
-    if bad_cells.any():
-        counts = bad_cells.sum(axis=0)
-        worst = [f"{columns[j]!r} ({counts[j]})" for j in np.flatnonzero(counts)[:5]]
-        raise ValueError(f"missing or infinite values in column(s) {', '.join(worst)}; drop or impute them first.")
+        frame, header, sep = _parse_csv(raw, name)
+        decimal_comma = sep != ","
+    _check_unique(header, name)
+    if frame.size > max_cells:
+        raise ValueError(f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; "
+                         "upload fewer rows or columns.")
+    if len(frame) == 0:
+        raise ValueError(f"{name} has a header but no data rows; {_FIX_ROWS}")
+    chosen, numeric, labels, dropped = _select(frame, header, name, columns, label, decimal_comma)
+    features = pd.DataFrame({c: numeric[c].to_numpy() for c in chosen})
+    values = features.to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        counts = bad.sum(axis=0)
+        worst = [f"{chosen[j]!r} ({counts[j]} of {len(values)} rows)" for j in np.flatnonzero(counts)[:5]]
+        raise ValueError(f"missing or infinite values in column(s) {', '.join(worst)}; drop or impute those rows, "
+                         "or leave the column out.")
     if len(values) < 2:
-        raise ValueError(f"{name} has {len(values)} data row; at least 2 are needed.")
-    constant = [c for c, j in zip(columns, range(values.shape[1])) if np.ptp(values[:, j]) == 0]
-    return Table(features, values, list(columns), labels, dropped, constant, len(values), name)
+        raise ValueError(f"{name} has {len(values)} data row; at least 2 are needed. Add rows.")
+    constant = [c for j, c in enumerate(chosen) if np.ptp(values[:, j]) == 0]
+    return Table(features, values, list(chosen), labels, dropped, constant, len(values), name)
 
 
 SAMPLES = {
