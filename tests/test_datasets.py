@@ -188,10 +188,11 @@ def test_unknown_sample():
         D.load_sample("mnist")
 
 
-def test_samples_match_scikit_learn():
+@pytest.mark.parametrize("name", list(D.SAMPLES))
+def test_samples_match_scikit_learn(name):
     sklearn_datasets = pytest.importorskip("sklearn.datasets")
-    bunch = sklearn_datasets.load_wine(as_frame=True)
-    t = D.load_sample("wine")
+    bunch = getattr(sklearn_datasets, f"load_{name}")(as_frame=True)
+    t = D.load_sample(name)
     assert t.columns == list(bunch.feature_names)
-    assert np.allclose(t.X, bunch.data.to_numpy(), rtol=1e-5)  # written with 6 significant digits
+    assert np.array_equal(t.X, bunch.data.to_numpy())  # CSV written with round-trip float formatting
     assert list(pd.Series(bunch.target_names[bunch.target])) == list(t.labels)
