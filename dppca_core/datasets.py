@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -426,23 +427,23 @@ def _sniff(text: str) -> str:
 def _parse_csv(raw: bytes, name: str) -> tuple[pd.DataFrame, list, str]:
     if b"\x00" in raw and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):
         raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a CSV text file or a Parquet file.")
-    text = _decode(raw)
-    if not text.strip():
+    text = _decode(raw).lstrip()
+    if not text:
         raise ValueError(f"{name} is empty; {_FIX_ROWS}")
     sep = _sniff(text)
+    fix = "use one header row and the same number of comma-, semicolon- or tab-separated fields on every line."
     try:
-        grid = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=str, engine="python",
-                           skip_blank_lines=True, skipinitialspace=True)
-    except Exception as exc:  # the parser raises several types on malformed text
+        # the header is read by the csv module so repeated names stay visible (pandas would rename them)
+        header = next(csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True))
+        with warnings.catch_warnings():  # a row longer than the header would be truncated with only a warning
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, skiprows=1, names=range(len(header)),
+                                index_col=False, skipinitialspace=True, engine="c", low_memory=False)
+    except Exception as exc:  # the parsers raise several types on malformed text
         detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number of "
-                         "comma-, semicolon- or tab-separated fields on every line.") from None
-    if grid.empty:
-        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
-    header = [h.strip() if isinstance(h, str) else "" for h in grid.iloc[0]]
+        raise ValueError(f"{name}: could not parse as CSV ({detail}); {fix}") from None
+    header = [h.strip() for h in header]
     header = [h or f"Unnamed: {j}" for j, h in enumerate(header)]
-    frame = grid.iloc[1:].reset_index(drop=True)
-    frame.columns = range(frame.shape[1])
     return frame, header, sep
 
 
@@ -458,6 +459,8 @@ def _parse_parquet(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
 
 def _as_numeric(col: pd.Series, decimal_comma: bool) -> tuple[pd.Series | None, str]:
     """Float version of a column, or None and the reason it is not numeric."""
+    if col.isna().all():
+        return None, "empty column"
     if pd.api.types.is_bool_dtype(col):
         return None, "boolean (encode it as 0/1 to use it)"
     if pd.api.types.is_complex_dtype(col):
@@ -467,7 +470,10 @@ def _as_numeric(col: pd.Series, decimal_comma: bool) -> tuple[pd.Series | None, 
     if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
         return None, f"not numeric ({col.dtype})"
     try:
-        text = col.map(lambda v: v.strip() if isinstance(v, str) else v)
+        if pd.api.types.is_string_dtype(col) and not pd.api.types.is_object_dtype(col):
+            text = col.str.strip()
+        else:  # object columns (e.g. from Parquet) may mix numbers and text
+            text = col.map(lambda v: v.strip() if isinstance(v, str) else v)
         present = text.notna() & (text != "")
         if not present.any():
             return None, "empty column"

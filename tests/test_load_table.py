@@ -79,7 +79,7 @@ def test_labels_keep_text_and_empty_columns_are_dropped():
     assert list(t.labels) == ["cat", "dog"] and t.columns == ["a", "b"]
     assert t.dropped == {"Unnamed: 3": "empty column"}
     t = D.load_table(buffer("a,flag\n1,True\n2,False\n"))
-    assert t.columns == ["a"] and "not numeric" in t.dropped["flag"]
+    assert t.columns == ["a"] and "boolean" in t.dropped["flag"]
 
 
 @pytest.mark.parametrize("text,match", [
