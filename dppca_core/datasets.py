@@ -451,7 +451,8 @@ def _parse_parquet(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
     try:
         frame = pd.read_parquet(io.BytesIO(raw))
     except Exception as exc:  # pyarrow raises many types for a broken file
-        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, or upload a CSV.") from None
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, "
+                         "or upload a CSV.") from None
     header = [str(c) for c in frame.columns]
     frame.columns = range(frame.shape[1])
     return frame, header
