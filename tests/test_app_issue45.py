@@ -108,7 +108,7 @@ def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
     at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n", "columns": (), "label": ""}
     at.switch_page("pages/data.py").run()
     assert not at.exception
-    assert at.error and any("missing or infinite values in column(s) 'b' (1)" in e.value for e in at.error)
+    assert at.error and any("missing or infinite values in column(s) 'b' (1 of 3 rows)" in e.value for e in at.error)
     at.switch_page("pages/home.py").run()
     assert not at.exception
 
