@@ -7,9 +7,9 @@ import time
 import numpy as np
 
 from .prepare import prepare
-from .privacy import check_neighbors
+from .privacy import PrivacyCurve, check_neighbors
 from .registry import get_mechanism
-from .release import Release
+from .release import NonPrivateDiagnostics, Release
 from .validation import as_generator, check_delta, check_epsilon, check_k
 
 
@@ -68,26 +68,76 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
         raise ValueError(f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
                          "(the noise scale overflows); use a larger epsilon or delta.")
     guarantee = out.guarantee or spec.guarantee
-    diagnostics = {"seconds": seconds, "warnings": [], "params": resolved, "n": data.n, "d": data.d,
-                   "rows_clipped": data.n_clipped, **out.diagnostics}
-    if data.n_clipped:
-        diagnostics["warnings"].append(
-            f"{data.n_clipped} of {data.n} rows had norm above data_norm = {data_norm:g} and were clipped."
-        )
-    if guarantee == "none":
-        released_eps, released_delta = math.inf, 0.0
-    elif guarantee in ("pure", "retracted"):
-        released_eps, released_delta = epsilon, 0.0 if out.delta is None else out.delta
-    else:
-        released_eps, released_delta = epsilon, delta if out.delta is None else out.delta
+    released_eps, released_delta = _claim(guarantee, epsilon, delta, out.delta)
+    privacy = out.privacy or _default_curve(guarantee, released_eps, released_delta)
+    _check_curve_earns_claim(spec.name, privacy, released_eps, released_delta)
     return Release(
+        mechanism=spec.name,
         components=components,
         epsilon=released_eps,
         delta=released_delta,
         neighbors=neighbors,
         guarantee=guarantee,
+        privacy=privacy,
         noise_scale=out.noise_scale,
-        mechanism=spec.name,
-        eigenvalues=out.eigenvalues,
-        diagnostics=diagnostics,
+        eigenvalues=None if out.eigenvalues is None else np.asarray(out.eigenvalues, dtype=float),
+        outputs=dict(out.outputs),
+        parameters=_public_parameters(spec, resolved, data, k, neighbors, out.facts),
+        facts=dict(out.facts),
+        caveat=out.caveat,
+        diagnostics=_diagnostics(data, seconds, out.diagnostics),
     )
+
+
+def _claim(guarantee: str, epsilon: float, delta: float, spent_delta: float | None) -> tuple[float, float]:
+    """The (epsilon, delta) a run of this guarantee type states."""
+    if guarantee == "none":
+        return math.inf, 0.0
+    if guarantee in ("pure", "retracted"):
+        return epsilon, 0.0 if spent_delta is None else spent_delta
+    return epsilon, delta if spent_delta is None else spent_delta
+
+
+def _default_curve(guarantee: str, epsilon: float, delta: float) -> PrivacyCurve:
+    if guarantee in ("none", "retracted"):
+        return PrivacyCurve.none()
+    if guarantee == "pure":
+        return PrivacyCurve.pure(epsilon)
+    return PrivacyCurve.approx(epsilon, delta)
+
+
+def _check_curve_earns_claim(name: str, curve: PrivacyCurve, epsilon: float, delta: float) -> None:
+    """Refuse to label a release with an (epsilon, delta) that its exact privacy curve does not give."""
+    if curve.kind == "gdp":
+        earned = curve.delta_at(epsilon)
+        if earned > delta * (1 + 1e-6) + 1e-300:
+            raise RuntimeError(f"{name}: the noise gives delta = {earned:.3g} at epsilon = {epsilon:g}, above the "
+                               f"claimed {delta:g}; the calibration is wrong.")
+    elif curve.kind in ("pure", "approx"):
+        if curve.epsilon > epsilon * (1 + 1e-9) or curve.delta > delta * (1 + 1e-9):
+            raise RuntimeError(f"{name}: privacy curve {curve.describe()} does not give the claimed "
+                               f"({epsilon:g}, {delta:g}).")
+
+
+def _public_parameters(spec, resolved: dict, data, k: int, neighbors: str, facts: dict) -> dict:
+    """Parameters a release may state: k, d, the clipping radius, n only where it is public (replace-one),
+    the mechanism's parameters with sites as sizes (per-row site labels are data and are never published)."""
+    out = {"k": k, "d": data.d, "data_norm": data.data_norm}
+    if neighbors == "replace":
+        out["n"] = data.n
+    for p in spec.params:
+        value = resolved.get(p.name)
+        if p.kind == "sites" and not isinstance(value, (int, type(None))):
+            value = facts.get("site_sizes", "given per row")
+        out[p.name] = value
+    return out
+
+
+def _diagnostics(data, seconds: float, extra: dict) -> NonPrivateDiagnostics:
+    """Everything computed from the raw data without noise: clipping counts, timings, mechanism traces."""
+    warnings = list(extra.get("warnings", []))
+    if data.n_clipped:
+        warnings.insert(0, f"{data.n_clipped} of {data.n} rows had norm above data_norm = {data.data_norm:g} "
+                           "and were clipped (a non-private count).")
+    return NonPrivateDiagnostics({"seconds": seconds, "rows_clipped": data.n_clipped,
+                                  **{k: v for k, v in extra.items() if k != "warnings"}, "warnings": warnings})

@@ -35,8 +35,10 @@ class DPPCA(TransformerMixin, BaseEstimator):
     ----------
     components_ : ndarray of shape (n_components, n_features)
         Rows are the released principal directions (scikit-learn layout).
-    release_ : Release
-        The full release, with its guarantee and diagnostics.
+    release_ : dict
+        The published release (:meth:`dppca_core.Release.published`): components, guarantee, privacy curve,
+        public parameters. Nothing computed from the raw data without noise is stored on the estimator, so a
+        fitted (or pickled) estimator can be handed to a third party.
     n_features_in_ : int
     """
 
@@ -56,7 +58,7 @@ class DPPCA(TransformerMixin, BaseEstimator):
         release = run(self.mechanism, X, self.n_components, self.epsilon, delta=self.delta,
                       neighbors=self.neighbors, data_norm=self.data_norm, seed=self.random_state,
                       **(self.mechanism_params or {}))
-        self.release_ = release
+        self.release_ = release.published()
         self.components_ = release.components.T.copy()
         self.n_features_in_ = X.shape[1]
         return self

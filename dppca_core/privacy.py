@@ -15,11 +15,12 @@ Dwork & Roth (2014), Theorem A.1 (classic Gaussian mechanism, epsilon < 1).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, ndtr, ndtri
 
 NEIGHBOR_RELATIONS = ("replace", "add_remove")
 
@@ -189,3 +190,102 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     while gaussian_delta(hi, mu) > delta:
         hi *= 2.0
     return brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The privacy curve a release earns: what the guarantee is, exactly, beyond the (epsilon, delta) pair.
+
+CURVE_KINDS = ("gdp", "pure", "approx", "none")
+
+
+@dataclass(frozen=True)
+class PrivacyCurve:
+    """The exact privacy guarantee of one release, as a family of (epsilon, delta) pairs.
+
+    ``kind`` is
+
+    * ``"gdp"``: mu-Gaussian DP (Dong, Roth & Su 2022): every test of "D or D'?" with false-positive rate
+      alpha has false-negative rate at least Phi(Phi^-1(1 - alpha) - mu). The Gaussian mechanism with
+      sensitivity Delta and noise sigma is exactly (Delta / sigma)-GDP, and adaptive compositions of Gaussian
+      steps are sqrt(sum mu_t^2)-GDP, so this is the exact guarantee of every Gaussian mechanism here.
+    * ``"pure"``: epsilon-DP (delta = 0).
+    * ``"approx"``: (epsilon, delta)-DP, where nothing tighter is proven (e.g. histograms mixed with Gaussians).
+    * ``"none"``: no guarantee (the non-private reference, or a retracted mechanism).
+    """
+
+    kind: str
+    epsilon: float = math.inf
+    delta: float = 0.0
+    mu: float | None = None
+
+    def __post_init__(self):
+        if self.kind not in CURVE_KINDS:
+            raise ValueError(f"kind must be one of {CURVE_KINDS}, not {self.kind!r}.")
+
+    @classmethod
+    def gdp(cls, mu: float) -> "PrivacyCurve":
+        mu = float(mu)
+        if not (math.isfinite(mu) and mu >= 0):
+            raise ValueError(f"mu must be a finite number >= 0 (got {mu!r}).")
+        return cls("gdp", mu=mu)
+
+    @classmethod
+    def pure(cls, epsilon: float) -> "PrivacyCurve":
+        return cls("pure", epsilon=float(epsilon), delta=0.0)
+
+    @classmethod
+    def approx(cls, epsilon: float, delta: float) -> "PrivacyCurve":
+        return cls("approx", epsilon=float(epsilon), delta=float(delta))
+
+    @classmethod
+    def none(cls) -> "PrivacyCurve":
+        return cls("none")
+
+    def delta_at(self, epsilon: float) -> float:
+        """Smallest delta such that the release is (epsilon, delta)-DP (1 where nothing is known)."""
+        if self.kind == "gdp":
+            return gaussian_delta(float(epsilon), self.mu)
+        if self.kind in ("pure", "approx") and epsilon >= self.epsilon:
+            return self.delta
+        return 1.0
+
+    def epsilon_at(self, delta: float) -> float:
+        """Smallest epsilon such that the release is (epsilon, delta)-DP (inf where none is known)."""
+        if self.kind == "gdp":
+            return gaussian_epsilon(self.mu, delta)
+        if self.kind in ("pure", "approx") and delta >= self.delta:
+            return self.epsilon
+        return math.inf
+
+    def false_negative_floor(self, alpha):
+        """The trade-off function: the smallest false-negative rate any test can have at false-positive ``alpha``.
+
+        GDP: Phi(Phi^-1(1 - alpha) - mu). (epsilon, delta)-DP: max(0, 1 - delta - e^eps alpha,
+        e^-eps (1 - delta - alpha)) (Kairouz, Oh & Viswanath 2015). No guarantee: 0.
+        """
+        alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
+        if self.kind == "gdp":
+            return ndtr(ndtri(1.0 - alpha) - self.mu)
+        if self.kind == "none":
+            return np.zeros_like(alpha)
+        eps, delta = self.epsilon, self.delta
+        return np.maximum.reduce([np.zeros_like(alpha), 1.0 - delta - math.exp(min(eps, 700.0)) * alpha,
+                                  math.exp(-eps) * (1.0 - delta - alpha)])
+
+    def as_dict(self) -> dict:
+        """Plain, JSON-serialisable description (infinite epsilon as None)."""
+        out = {"kind": self.kind}
+        if self.kind == "gdp":
+            out["mu"] = self.mu
+        elif self.kind in ("pure", "approx"):
+            out.update(epsilon=self.epsilon, delta=self.delta)
+        return out
+
+    def describe(self) -> str:
+        if self.kind == "gdp":
+            return f"{self.mu:.4g}-Gaussian DP (exact for the Gaussian noise added)"
+        if self.kind == "pure":
+            return f"{self.epsilon:g}-DP (pure)"
+        if self.kind == "approx":
+            return f"({self.epsilon:g}, {self.delta:g})-DP"
+        return "no privacy guarantee"

@@ -9,6 +9,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from .privacy import PrivacyCurve
+
 MODELS = ("central", "local", "distributed")
 GUARANTEES = ("pure", "approximate", "none", "retracted")
 
@@ -36,7 +38,7 @@ class Param:
         if value is None and self.default is None:
             return None
         if self.kind == "sites":
-            return value
+            return self._validate_sites(value)
         if self.kind == "bool":
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{self.name} must be True or False (got {value!r}).")
@@ -57,6 +59,42 @@ class Param:
             raise ValueError(f"{self.name} = {value} is out of range: choose a value in [{self.low}, {self.high}].")
         return value
 
+    def _validate_sites(self, value):
+        """An int number of sites in [low, high], a list of site sizes, or one hashable label per row.
+
+        Sizes and labels are checked against n by the mechanism (:func:`dppca_core.sites.split_sites`).
+        """
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{self.name} must be a number of sites, a list of site sizes or one label per row "
+                             f"(got {value!r}).")
+        if isinstance(value, Integral):
+            value = int(value)
+            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+                raise ValueError(f"{self.name} = {value} is out of range: choose a number of sites in "
+                                 f"[{self.low:g}, {self.high:g}].")
+            return value
+        if isinstance(value, (str, bytes, Real)):
+            raise ValueError(f"{self.name} must be a whole number of sites, a list of site sizes or one label per "
+                             f"row (got {value!r}).")
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{self.name} could not be read as site sizes or labels ({exc}).") from None
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"{self.name} must be a flat list of site sizes or one label per row "
+                             f"(got shape {arr.shape}).")
+        if arr.dtype == object:
+            kinds = {type(v).__name__ for v in arr.tolist()}
+            if len(kinds) > 1:
+                raise ValueError(f"{self.name} labels mix types {sorted(kinds)}; use one type (e.g. all strings).")
+        if arr.dtype.kind in "fc":
+            if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+                raise ValueError(f"{self.name} holds non-integer numbers; give whole site sizes or labels.")
+            arr = arr.astype(np.int64)
+        if arr.dtype.kind not in "iuUSO":
+            raise ValueError(f"{self.name} must hold whole numbers or text labels (got dtype {arr.dtype}).")
+        return arr
+
     def as_dict(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "default": self.default, "help": self.help}
         if self.kind in ("int", "float", "sites"):
@@ -68,14 +106,30 @@ class Param:
 
 @dataclass
 class Output:
-    """What a mechanism function returns; :func:`dppca_core.run` wraps it into a Release."""
+    """What a mechanism function returns; :func:`dppca_core.run` wraps it into a Release.
+
+    Each mechanism sorts what it computed into three places, by what its privacy proof covers:
+
+    * ``components``, ``eigenvalues`` (only when privatised) and ``outputs``: released values the proof
+      covers (noisy statistics and post-processing of them, e.g. the iterates of a noisy power method);
+    * ``facts``: data-independent values (what the noise is added to, per-site noise levels, communication);
+    * ``diagnostics``: anything computed from the raw data without noise (acceptance rates, traces, counts).
+      These are never published.
+
+    ``privacy`` is the exact privacy curve the run earns (e.g. mu-GDP for Gaussian noise); ``guarantee`` and
+    ``delta`` override the registry's guarantee and the delta spent for this run (e.g. a pure variant).
+    """
 
     components: np.ndarray
     noise_scale: float | None = None
     eigenvalues: np.ndarray | None = None
+    outputs: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
     diagnostics: dict = field(default_factory=dict)
-    guarantee: str | None = None  # override of the registry's guarantee for this run
-    delta: float | None = None  # override of the delta actually spent (0 for pure runs)
+    privacy: PrivacyCurve | None = None
+    guarantee: str | None = None
+    delta: float | None = None
+    caveat: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,7 +137,9 @@ class MechanismSpec:
     """Metadata and entry point of one mechanism.
 
     ``func(data, k, epsilon, delta, neighbors, rng, **params) -> Output`` where ``data`` is a
-    :class:`dppca_core.prepare.PreparedData` with rows of norm <= 1.
+    :class:`dppca_core.prepare.PreparedData` with rows of norm <= 1. ``releases_eigenvalues`` says that the
+    release includes private eigenvalue estimates. ``audit_statistic`` names the test statistic the privacy proof
+    is tight for, which :func:`dppca_core.audit.audit` uses to attack the published release.
     """
 
     name: str
@@ -99,6 +155,8 @@ class MechanismSpec:
     needs_rows: bool = False
     caveat: str = ""
     max_k: int | None = None
+    releases_eigenvalues: bool = False
+    audit_statistic: str = "subspace_energy"
 
     def __post_init__(self):
         if self.model not in MODELS:
@@ -169,6 +227,7 @@ def list_mechanisms() -> pd.DataFrame:
             "relations": list(s.relations),
             "uses_delta": s.uses_delta,
             "needs_rows": s.needs_rows,
+            "releases_eigenvalues": s.releases_eigenvalues,
             "caveat": s.caveat,
         }
         for s in _REGISTRY.values()

@@ -1,9 +1,52 @@
-"""The result of one run of a mechanism."""
+"""What one run of a mechanism publishes, and, kept apart, what it does not.
+
+A :class:`Release` separates two things on purpose:
+
+* the **published** part (:meth:`Release.published`): the released components, the eigenvalues where the
+  mechanism privatises them, other outputs its privacy proof covers (e.g. the iterates of a noisy power
+  method), the privacy parameters, the neighbouring relation, the exact privacy curve, the public parameters
+  and data-independent facts such as the noise scale. This is everything a user may hand to a third party,
+  and every export of the project (reports, downloads, the scikit-learn estimator's attributes) is built
+  from it;
+* the **non-private diagnostics** (:attr:`Release.diagnostics`, a :class:`NonPrivateDiagnostics`):
+  anything computed from the raw data without noise (how many rows were clipped, timings, a Gibbs chain's
+  intermediate states, a sampler's acceptance rate, truncation counts). They are for exploring on the
+  analyst's own machine; the guarantee does not cover them.
+"""
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .privacy import PrivacyCurve
+
+
+class NonPrivateDiagnostics(Mapping):
+    """Read-only mapping of quantities computed from the raw data WITHOUT noise.
+
+    NOT covered by the release's privacy guarantee: never publish them. They are for the analyst's own
+    exploration (the dashboard shows them under a "not private" label).
+    """
+
+    covered_by_guarantee = False
+
+    def __init__(self, items: dict | None = None):
+        self._items = dict(items or {})
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"NonPrivateDiagnostics(keys={sorted(self._items)})  # NOT covered by the privacy guarantee"
 
 
 @dataclass(frozen=True)
@@ -12,40 +55,80 @@ class Release:
 
     Attributes
     ----------
+    mechanism : str
+        Registry name of the mechanism.
     components : ndarray of shape (d, k)
         Orthonormal columns spanning the released subspace.
     epsilon, delta : float
-        The privacy parameters the release satisfies (``delta = 0`` for pure DP,
-        ``epsilon = inf`` for the non-private reference).
+        The privacy parameters the release satisfies (``delta = 0`` for pure DP, ``epsilon = inf`` when there
+        is no guarantee).
     neighbors : str
         Neighbouring relation of the guarantee ("replace" or "add_remove").
     guarantee : str
         "pure", "approximate", "none" or "retracted" (the claimed guarantee does not hold).
+    privacy : PrivacyCurve
+        The exact guarantee: mu-GDP for Gaussian mechanisms (tighter than the (epsilon, delta) pair),
+        pure, (epsilon, delta), or none.
     noise_scale : float or None
-        Standard deviation (Gaussian) or scale (Laplace) of the noise added per entry, in
-        units of the statistic the mechanism perturbs with rows scaled to norm <= 1
-        (see ``diagnostics["noise_on"]``); None where no additive noise is used.
-    mechanism : str
-        Registry name of the mechanism.
+        Standard deviation (Gaussian) or scale (Laplace) of the noise added per entry, in units of the
+        statistic named by ``facts["noise_on"]`` with rows scaled to norm <= 1; None where no additive noise
+        is used. Data-independent.
     eigenvalues : ndarray of shape (k,) or None
-        Released eigenvalue estimates of X^T X / data_norm^2, when the mechanism releases them.
-    diagnostics : dict
-        Iterations, timings (seconds), warnings and mechanism-specific traces.
+        Private eigenvalue estimates of X^T X / data_norm^2, only for mechanisms that privatise them.
+    outputs : dict
+        Further outputs covered by the guarantee (e.g. ``iterates`` of a noisy power method).
+    parameters : dict
+        Public parameters of the run: k, d, data_norm, n (only under replace-one, where n is public) and the
+        mechanism's own parameters (sites as sizes, never as per-row labels).
+    facts : dict
+        Data-independent facts (what the noise is added to, per-site noise levels, communication cost).
+    caveat : str
+        A caveat on the guarantee (e.g. an MCMC sampler), empty if none.
+    diagnostics : NonPrivateDiagnostics
+        Quantities computed from the raw data without noise. NOT covered by the guarantee; never published.
     """
 
+    mechanism: str
     components: np.ndarray
     epsilon: float
     delta: float
     neighbors: str
     guarantee: str
-    noise_scale: float | None
-    mechanism: str
+    privacy: PrivacyCurve
+    noise_scale: float | None = None
     eigenvalues: np.ndarray | None = None
-    diagnostics: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+    caveat: str = ""
+    diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
 
     @property
     def k(self) -> int:
         return self.components.shape[1]
+
+    def published(self) -> dict:
+        """Exactly what this release may publish, as a plain JSON-serialisable dict.
+
+        Components, privatised eigenvalues and other covered outputs, the guarantee (parameters, relation,
+        exact privacy curve and a sentence in words), public parameters and data-independent facts. Nothing
+        from :attr:`diagnostics`. An infinite epsilon (no guarantee) is written as None.
+        """
+        return {
+            "mechanism": self.mechanism,
+            "guarantee": self.guarantee,
+            "epsilon": None if math.isinf(self.epsilon) else float(self.epsilon),
+            "delta": float(self.delta),
+            "neighbors": self.neighbors,
+            "privacy": self.privacy.as_dict(),
+            "guarantee_text": self.guarantee_text(),
+            "parameters": to_plain(self.parameters),
+            "noise_scale": None if self.noise_scale is None else float(self.noise_scale),
+            "facts": to_plain(self.facts),
+            "components": to_plain(self.components),
+            "eigenvalues": None if self.eigenvalues is None else to_plain(self.eigenvalues),
+            "outputs": to_plain(self.outputs),
+        }
 
     def guarantee_text(self) -> str:
         """One sentence, in plain words, of what this release guarantees."""
@@ -71,5 +154,29 @@ class Release:
                 f"outcome probabilities change by a factor of at most e^{self.epsilon:g}, except on "
                 f"events of total probability at most delta = {self.delta:g}."
             )
-        caveat = self.diagnostics.get("guarantee_caveat")
-        return f"{text} Caveat: {caveat}" if caveat else text
+        if self.privacy.kind == "gdp":
+            text += f" Exactly: {self.privacy.describe()}."
+        return f"{text} Caveat: {self.caveat}" if self.caveat else text
+
+    def __repr__(self) -> str:
+        d, k = self.components.shape
+        return (f"Release(mechanism={self.mechanism!r}, d={d}, k={k}, epsilon={self.epsilon:g}, delta={self.delta:g}, "
+                f"neighbors={self.neighbors!r}, guarantee={self.guarantee!r}, privacy={self.privacy.describe()!r})")
+
+
+def to_plain(value):
+    """Recursively turn arrays and numpy scalars into lists and Python numbers (JSON-serialisable)."""
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return to_plain(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value

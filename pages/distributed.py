@@ -52,8 +52,8 @@ def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites):
             rng = np.random.default_rng([seed, r, sum(map(ord, mech))])
             rel = dc.run(mech, _prep, k, eps, delta, data_norm=_prep.data_norm, seed=rng, **params)
             rows.append({"mechanism": mech, "rep": r, "subspace distance": metrics.subspace_distance(rel.components, _truth),
-                         "numbers sent": rel.diagnostics.get("communication", {}).get("numbers", 0),
-                         "messages": rel.diagnostics.get("communication", {}).get("messages", 0)})
+                         "numbers sent": rel.facts.get("communication", {}).get("numbers", 0),
+                         "messages": rel.facts.get("communication", {}).get("messages", 0)})
     return pd.DataFrame(rows)
 
 
@@ -112,7 +112,7 @@ with boundary("the convergence trace"):
         rel = dc.run("dps_pca", prep.data, k, e, float(scn["delta"]), data_norm=prep.data.data_norm,
                      seed=int(scn["seed"]), sites=site_arg,
                      sparsity=s_hat, iterations=15)
-        traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, truth) for Q in rel.diagnostics["iterates"]]
+        traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, truth) for Q in rel.outputs["iterates"]]
     st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(prep.data.d, k)),
                     config=charts.PLOTLY_CONFIG, width="stretch")
     st.caption("Error per iteration from a random start, one line per ε: geometric decrease to a floor set by the "

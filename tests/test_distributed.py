@@ -57,7 +57,7 @@ def test_cape_joint_view_gap_without_large_e():
 def test_cape_communication_and_trust_are_stated():
     X, _ = spiked_rows(2000, 6, 2, seed=0)
     rel = dc.run("cape_pca", X, 2, 1.0, sites=4, seed=0)
-    assert rel.diagnostics["communication"] == {"messages": 12, "numbers": 12 * 21}
+    assert rel.facts["communication"] == {"messages": 12, "numbers": 12 * 21}
     notes = dc.get_mechanism("cape_pca").notes
     assert "trusted" in notes and "collud" in notes
 
@@ -67,7 +67,7 @@ def test_dps_pca_converges_geometrically_to_a_floor_that_shrinks_with_epsilon():
 
     def trace(eps, seed):
         rel = dc.run("dps_pca", X, 2, eps, 1e-5, seed=seed, sites=4, sparsity=12, iterations=12)
-        return np.array([metrics.subspace_distance(Q, U) for Q in rel.diagnostics["iterates"]])
+        return np.array([metrics.subspace_distance(Q, U) for Q in rel.outputs["iterates"]])
 
     low = np.mean([trace(0.3, s) for s in range(6)], axis=0)
     high = np.mean([trace(5.0, s) for s in range(6)], axis=0)

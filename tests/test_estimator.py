@@ -18,7 +18,7 @@ def test_fit_transform_shapes_and_layout():
     assert Z.shape == (2000, 2)
     assert np.allclose(Z, est.fit_transform(X))  # same random_state -> same release
     assert est.inverse_transform(Z).shape == X.shape
-    assert est.release_.epsilon == 5.0
+    assert est.release_["epsilon"] == 5.0
 
 
 def test_clone_and_pipeline():

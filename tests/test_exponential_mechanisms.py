@@ -83,14 +83,14 @@ def test_amin_laplace_scale_per_relation_and_budget_split():
         sens = privacy.sensitivity("gram_eigenvalues_l1", neighbors)
         assert rel.noise_scale == pytest.approx(privacy.laplace_scale(sens, 0.5))
         assert rel.eigenvalues.shape == (2,) and rel.eigenvalues[0] >= rel.eigenvalues[1]
-        assert rel.diagnostics["epsilon_per_vector"] == pytest.approx(0.25)
-        assert rel.diagnostics["epsilon_eigenvalues"] == pytest.approx(0.5)
+        assert rel.facts["epsilon_per_vector"] == pytest.approx(0.25)
+        assert rel.facts["epsilon_eigenvalues"] == pytest.approx(0.5)
     rep = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="replace", eigenvalue_share=0.5)
     add = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="add_remove", eigenvalue_share=0.5)
     assert rep.noise_scale / add.noise_scale == pytest.approx(2.0)  # L1 sensitivity 2 vs 1 (Weyl)
     none = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, eigenvalue_share=0.0)
     assert none.eigenvalues is None and none.noise_scale is None
-    assert none.diagnostics["epsilon_per_vector"] == pytest.approx(0.5)
+    assert none.facts["epsilon_per_vector"] == pytest.approx(0.5)
 
 
 def test_amin_eigenvalue_noise_has_the_stated_laplace_scale():
@@ -111,14 +111,14 @@ def test_amin_eigenvalue_noise_has_the_stated_laplace_scale():
 def test_mcmc_caveat_only_for_k_above_one():
     one = dc.run("ppca_exponential", DATA, 1, 1.0, seed=0)
     two = dc.run("ppca_exponential", DATA, 2, 1.0, seed=0, sweeps=5)
-    assert "guarantee_caveat" not in one.diagnostics and "Caveat" not in one.guarantee_text()
-    assert one.diagnostics["sampler"].startswith("exact")
-    assert "Caveat" in two.guarantee_text() and "approximate" in two.diagnostics["guarantee_caveat"]
-    assert two.diagnostics["sampler"].startswith("Gibbs")
+    assert not one.caveat and "Caveat" not in one.guarantee_text()
+    assert one.facts["sampler"].startswith("exact")
+    assert "Caveat" in two.guarantee_text() and "approximate" in two.caveat
+    assert two.facts["sampler"].startswith("Gibbs")
     assert "MCMC" in dc.get_mechanism("ppca_exponential").caveat
     assert not dc.get_mechanism("amin_iterative").caveat  # exact sampler: no caveat
     amin = dc.run("amin_iterative", DATA, 3, 1.0, seed=0)
-    assert "guarantee_caveat" not in amin.diagnostics
+    assert not amin.caveat
 
 
 def test_ppca_gibbs_diagnostics_are_consistent():

@@ -61,7 +61,7 @@ def test_ldp_sparse_recovers_support_when_n_eps2_large_and_degrades_as_eps_falls
 def test_ldp_sparse_penalty_and_sparsity_params():
     X, U, support = sparse_spiked_rows(5000, 20, 2, 4, seed=2)
     rel = dc.run("ldp_sparse", X, 2, 5.0, 1e-5, seed=0, penalty=0.01, sparsity=4)
-    assert rel.diagnostics["penalty"] == 0.01
+    assert rel.facts["penalty"] == 0.01
     assert np.count_nonzero(np.linalg.norm(rel.components, axis=1)) == 4
     with pytest.raises(ValueError, match="sparsity = 1 is below k = 2"):
         dc.run("ldp_sparse", X, 2, 5.0, seed=0, sparsity=1)

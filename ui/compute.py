@@ -84,8 +84,10 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         release = dc.run(mechanism, _prep.data, k, epsilon, delta, neighbors, _prep.data.data_norm, rng, **params)
         V = release.components
-        if rep == 0 and release.diagnostics.get("iterates"):
-            trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in release.diagnostics["iterates"]]
+        # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
+        iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
+        if rep == 0 and iterates:
+            trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in iterates]
         seconds += release.diagnostics.get("seconds", 0.0)
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..linalg import fix_signs, random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import composed_gaussian_sigma, gaussian_sigma, laplace_scale, sensitivity
+from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_sigma, laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
@@ -19,13 +19,15 @@ PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
     title="Non-private PCA (reference)",
     paper="exact eigendecomposition",
     model="central",
+    audit_statistic="gram_entry",
     guarantee="none",
     uses_delta=False,
+    releases_eigenvalues=True,
     notes="Exact top-k eigenvectors of X^T X of the clipped rows (numpy.linalg.eigh). No privacy: the reference.",
 )
 def non_private(data, k, epsilon, delta, neighbors, rng):
     values, vectors = top_eigenvectors(data.gram, k)
-    return Output(vectors, noise_scale=None, eigenvalues=values, diagnostics={"noise_on": "none"})
+    return Output(vectors, noise_scale=None, eigenvalues=values, facts={"noise_on": "none"})
 
 
 @mechanism(
@@ -33,7 +35,9 @@ def non_private(data, k, epsilon, delta, neighbors, rng):
     title="Analyze Gauss",
     paper=PAPER_AG,
     model="central",
+    audit_statistic="gram_entry",
     guarantee="approximate",
+    releases_eigenvalues=True,
     notes=(
         "Adds symmetric Gaussian noise to the upper triangle of C = X^T X and releases the top-k "
         "eigenvectors. Sensitivity of upper(C): 1 under add/remove (the paper's relation), sqrt(2) "
@@ -42,10 +46,13 @@ def non_private(data, k, epsilon, delta, neighbors, rng):
     ),
 )
 def analyze_gauss(data, k, epsilon, delta, neighbors, rng):
-    sigma = gaussian_sigma(sensitivity("gram_upper", neighbors), epsilon, delta)
+    delta_2 = sensitivity("gram_upper", neighbors)
+    sigma = gaussian_sigma(delta_2, epsilon, delta)
     noisy = data.gram + symmetric_gaussian(data.d, sigma, rng)
     values, vectors = top_eigenvectors(noisy, k)
-    return Output(vectors, noise_scale=sigma, eigenvalues=values, diagnostics={"noise_on": "upper(X^T X)"})
+    # eigenpairs of the noisy matrix are post-processing of it: the eigenvalues are covered too
+    return Output(vectors, noise_scale=sigma, eigenvalues=values, privacy=PrivacyCurve.gdp(delta_2 / sigma),
+                  facts={"noise_on": "upper(X^T X)"})
 
 
 def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
@@ -63,8 +70,10 @@ def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
     title="MOD-SuLQ",
     paper=PAPER_CSS,
     model="central",
+    audit_statistic="gram_entry",
     guarantee="approximate",
     relations=("replace",),
+    releases_eigenvalues=True,
     notes=(
         "Symmetric Gaussian noise of s.d. beta on A = X^T X / n with the paper's own beta "
         "(a direct density-ratio proof with a union bound over entries, valid for replace-one; "
@@ -77,8 +86,11 @@ def mod_sulq(data, k, epsilon, delta, neighbors, rng):
     beta = mod_sulq_beta(data.n, data.d, epsilon, delta)
     noisy = data.gram / data.n + symmetric_gaussian(data.d, beta, rng)
     values, vectors = top_eigenvectors(noisy, k)
-    return Output(vectors, noise_scale=beta, eigenvalues=values * data.n,
-                  diagnostics={"noise_on": "upper(X^T X / n)"})
+    # The paper proves (epsilon, delta) directly; the noise is Gaussian with sensitivity sqrt(2)/n on upper(A),
+    # so the exact guarantee is (sqrt(2) / (n beta))-GDP, which implies the paper's claim.
+    mu = sensitivity("gram_upper", "replace") / data.n / beta
+    return Output(vectors, noise_scale=beta, eigenvalues=values * data.n, privacy=PrivacyCurve.gdp(mu),
+                  facts={"noise_on": "upper(X^T X / n)"})
 
 
 def _l1_sensitivity_gram_times_basis(d: int, p: int, neighbors: str) -> float:
@@ -95,6 +107,7 @@ def _l1_sensitivity_gram_times_basis(d: int, p: int, neighbors: str) -> float:
     title="Private (noisy) power method",
     paper=PAPER_HP,
     model="central",
+    audit_statistic="power_iterates",
     guarantee="approximate",
     params=(
         Param("iterations", "int", 20, "Number of noisy power iterations L (data-independent).", low=1, high=500),
@@ -125,16 +138,21 @@ def private_power(data, k, epsilon, delta, neighbors, rng, iterations, block_siz
         scale = laplace_scale(_l1_sensitivity_gram_times_basis(data.d, p, neighbors), epsilon / iterations)
         draw = lambda: rng.laplace(0.0, scale, size=(data.d, p))  # noqa: E731
     Q = random_orthonormal(data.d, p, rng)
+    iterates = [Q]
     for _ in range(iterations):
         Y = data.gram @ Q + draw()  # the only data access: L noisy releases in total
         Q = thin_qr(Y)
+        iterates.append(Q)  # post-processing of the noisy releases so far: covered by the composition
     # Top-k left singular vectors of the last released Y: post-processing, no extra query.
     left, _, _ = np.linalg.svd(Y, full_matrices=False)
     components = fix_signs(left[:, :k])
+    pure = noise == "laplace"
     return Output(
         components,
         noise_scale=scale,
-        guarantee="pure" if noise == "laplace" else None,
-        delta=0.0 if noise == "laplace" else None,
-        diagnostics={"iterations": iterations, "block_size": p, "noise": noise, "noise_on": "X^T X Q (per step)"},
+        guarantee="pure" if pure else None,
+        delta=0.0 if pure else None,
+        privacy=PrivacyCurve.pure(epsilon) if pure else PrivacyCurve.gdp(composed_mu([delta_2 / scale] * iterations)),
+        outputs={"iterates": iterates},
+        facts={"iterations": iterations, "block_size": p, "noise": noise, "noise_on": "X^T X Q (per step)"},
     )

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import composed_gaussian_sigma, gaussian_mu, gaussian_sigma, sensitivity
+from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
 from ..sites import site_grams, split_sites
 
@@ -48,6 +48,7 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     title="DPS-PCA: distributed noisy truncated power method",
     paper=PAPER_GE + ", Algorithm 1",
     model="distributed",
+    audit_statistic="power_iterates",
     guarantee="approximate",
     relations=("replace",),
     params=(
@@ -79,10 +80,14 @@ def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations
     if s_hat < k:
         raise ValueError(f"sparsity s_hat = {s_hat} is below k = {k}; keep at least k rows (s_hat >= k).")
     steps = iterations + (init == "noisy_diagonal")
-    sigma = composed_gaussian_sigma(sensitivity("gram_times_basis", neighbors, block_size=k), epsilon, delta, steps)
+    delta_step = sensitivity("gram_times_basis", neighbors, block_size=k)
+    sigma = composed_gaussian_sigma(delta_step, epsilon, delta, steps)
+    step_mus = [delta_step / sigma] * iterations
     if init == "noisy_diagonal":
-        # diag(C) has L2 sensitivity sqrt(2) (replace) / 1 (add/remove), like upper(C) (§1.2 table)
-        sigma_diag = composed_gaussian_sigma(sensitivity("gram_upper", neighbors), epsilon, delta, steps)
+        # diag(C) has L2 sensitivity sqrt(2) (replace) / 1 (add/remove), like upper(C) (docs/calibration.md)
+        delta_diag = sensitivity("gram_upper", neighbors)
+        sigma_diag = composed_gaussian_sigma(delta_diag, epsilon, delta, steps)
+        step_mus.append(delta_diag / sigma_diag)
         noisy_diag = sum(np.diag(g) + rng.normal(0.0, sigma_diag, data.d) for g in grams)
         start = np.zeros((data.d, k))
         top = np.argsort(-noisy_diag, kind="stable")[:s_hat]
@@ -95,13 +100,14 @@ def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations
         K = sum(g @ Q + rng.normal(0.0, sigma, size=Q.shape) for g in grams)
         Q = _orthonormal_after_truncation(thin_qr(K), s_hat, rng)
         iterates.append(Q)
-    return Output(Q, noise_scale=sigma, diagnostics={
-        "iterations": iterations, "sites": [int(p.size) for p in parts], "sparsity": s_hat,
-        "iterates": iterates, "noise_on": "X_i^T X_i Q per provider and step",
-        "aggregate_noise_sd": sigma * math.sqrt(len(parts)),
-        "communication": {"messages": 2 * len(parts) * iterations,
-                          "numbers": 2 * len(parts) * iterations * data.d * k},
-    })
+    # each person is in one provider, and each provider's messages compose to mu-GDP (parallel across sites)
+    return Output(Q, noise_scale=sigma, privacy=PrivacyCurve.gdp(composed_mu(step_mus)),
+                  outputs={"iterates": iterates},  # post-processing of the noisy sums: covered
+                  facts={"iterations": iterations, "site_sizes": [int(p.size) for p in parts], "sparsity": s_hat,
+                         "noise_on": "X_i^T X_i Q per provider and step",
+                         "aggregate_noise_sd": sigma * math.sqrt(len(parts)),
+                         "communication": {"messages": 2 * len(parts) * iterations,
+                                           "numbers": 2 * len(parts) * iterations * data.d * k}})
 
 
 def _only_one_site(parts, data):
@@ -178,8 +184,10 @@ def _correlated_symmetric(cov, d, rng):
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
     model="distributed",
+    audit_statistic="gram_entry",
     guarantee="approximate",
     relations=("replace",),
+    releases_eigenvalues=True,
     params=(SITES_PARAM,
             Param("kappa", "float", 100.0, "Scale of the cancelling noise e (larger: joint view closer to ideal).",
                   low=1.0, high=1e6, log=True)),
@@ -211,13 +219,17 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
     aggregate = sum(w[s] * (messages[s] - f[s]) for s in range(S))
     values, vectors = top_eigenvectors(aggregate, k)
     final_sd = float(np.sqrt(np.sum(w**2 * design["var_g"])))
-    return Output(vectors, noise_scale=final_sd, eigenvalues=values * data.n, diagnostics={
-        "sites": sizes.tolist(), "noise_on": "upper(X^T X / n) after aggregation",
-        "site_noise_sd": np.sqrt(design["var_g"]).tolist(), "per_site_target_sd": design["tau"].tolist(),
-        "joint_view_mu": design["mu_joint"].tolist(), "mu_target": design["mu_target"],
-        "inflation": design["inflation"],
-        "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2},
-    })
+    # the aggregator's joint view of all messages is max_s mu_joint[s]-GDP for a person at site s; the
+    # released aggregate and its eigenpairs are post-processing of that view. Every fact below is a function
+    # of the public site sizes, epsilon and delta only.
+    return Output(vectors, noise_scale=final_sd, eigenvalues=values * data.n,
+                  privacy=PrivacyCurve.gdp(float(np.max(design["mu_joint"]))),
+                  facts={"site_sizes": sizes.tolist(), "noise_on": "upper(X^T X / n) after aggregation",
+                         "site_noise_sd": np.sqrt(design["var_g"]).tolist(),
+                         "per_site_target_sd": design["tau"].tolist(),
+                         "joint_view_mu": design["mu_joint"].tolist(), "mu_target": design["mu_target"],
+                         "inflation": design["inflation"],
+                         "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2}})
 
 
 @mechanism(
@@ -225,8 +237,10 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
     model="distributed",
+    audit_statistic="gram_entry",
     guarantee="approximate",
     relations=("replace",),
+    releases_eigenvalues=True,
     params=(SITES_PARAM,),
     notes=(
         "Each site releases its own Analyze Gauss A_s + G_s at the full (epsilon, delta) (sites hold disjoint data, "
@@ -244,11 +258,14 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
     w = sizes / sizes.sum()
     aggregate = sum(w[s] * (grams[s] / sizes[s] + symmetric_gaussian(data.d, tau[s], rng)) for s in range(len(parts)))
     values, vectors = top_eigenvectors(aggregate, k)
+    # each site's own message is (sqrt(2)/N_s / tau_s)-GDP; a person is in one site
+    mu = float(np.max(sensitivity("gram_upper", "replace") / sizes / tau))
     return Output(vectors, noise_scale=float(np.sqrt(np.sum(w**2 * tau**2))), eigenvalues=values * data.n,
-                  diagnostics={"sites": sizes.tolist(), "site_noise_sd": tau.tolist(),
-                               "noise_on": "upper(X^T X / n) after aggregation",
-                               "communication": {"messages": len(parts),
-                                                 "numbers": len(parts) * data.d * (data.d + 1) // 2}})
+                  privacy=PrivacyCurve.gdp(mu),
+                  facts={"site_sizes": sizes.tolist(), "site_noise_sd": tau.tolist(),
+                         "noise_on": "upper(X^T X / n) after aggregation",
+                         "communication": {"messages": len(parts),
+                                           "numbers": len(parts) * data.d * (data.d + 1) // 2}})
 
 
 @mechanism(
@@ -256,8 +273,10 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",
     model="distributed",
+    audit_statistic="gram_entry",
     guarantee="approximate",
     relations=("replace",),
+    releases_eigenvalues=True,
     params=(SITES_PARAM, Param("site", "int", 0, "Which site analyses its own data alone (0-based).", low=0, high=49)),
     notes=(
         "Analyze Gauss on one site's rows only (sensitivity sqrt(2)/N_s, replace-one): what a site gets without "
@@ -275,6 +294,7 @@ def dist_local(data, k, epsilon, delta, neighbors, rng, sites, site):
         raise ValueError("dist_local needs the rows to pick one site; pass the data matrix.")
     noisy = rows.T @ rows / idx.size + symmetric_gaussian(data.d, tau, rng)
     values, vectors = top_eigenvectors(noisy, k)
-    return Output(vectors, noise_scale=tau, eigenvalues=values * idx.size,
-                  diagnostics={"sites": [int(p.size) for p in parts], "site": site, "site_rows": int(idx.size),
-                               "noise_on": "upper(X_s^T X_s / N_s)", "communication": {"messages": 0, "numbers": 0}})
+    mu = sensitivity("gram_upper", "replace") / idx.size / tau
+    return Output(vectors, noise_scale=tau, eigenvalues=values * idx.size, privacy=PrivacyCurve.gdp(mu),
+                  facts={"site_sizes": [int(p.size) for p in parts], "site": site, "site_rows": int(idx.size),
+                         "noise_on": "upper(X_s^T X_s / N_s)", "communication": {"messages": 0, "numbers": 0}})

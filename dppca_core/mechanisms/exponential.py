@@ -12,7 +12,7 @@ import numpy as np
 
 from ..bingham import orthogonal_complement, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
-from ..privacy import laplace_scale, sensitivity
+from ..privacy import PrivacyCurve, laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
@@ -48,8 +48,8 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
         "Kent-Ganeiber-Mardia rejection sampler, exactly epsilon-DP. k > 1: Hoff's column-wise Gibbs sampler "
         "from a data-independent random start; each column is drawn exactly from its conditional, but after "
         "finitely many sweeps the law is only close to the target, so the guarantee is approximate (the paper "
-        "used Hoff's rstiefel the same way). Diagnostics: tr(V^T C V) per sweep (trace_energy), acceptance "
-        "rate, and thinned iterates. (Liu et al.'s appendix quotes the density without the 1/2, which is only "
+        "used Hoff's rstiefel the same way). Non-private diagnostics (never published, because they are "
+        "computed with the exact C): tr(V^T C V) per sweep (trace_energy), the acceptance rate and thinned iterates. (Liu et al.'s appendix quotes the density without the 1/2, which is only "
         "2 epsilon-DP.)"
     ),
 )
@@ -59,15 +59,19 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     B = weight * data.gram
     if k == 1:
         sample = sample_vector_bingham(B, rng)
-        return Output(fix_signs(sample.x[:, None]), diagnostics={
-            "sampler": "exact (Kent-Ganeiber-Mardia rejection)", "acceptance_rate": sample.acceptance_rate,
-            "proposals": sample.attempts, "bingham_weight": weight})
+        # the number of proposals depends on the data (through the envelope): not private
+        return Output(fix_signs(sample.x[:, None]), privacy=PrivacyCurve.pure(epsilon),
+                      facts={"sampler": "exact (Kent-Ganeiber-Mardia rejection)", "bingham_weight": weight},
+                      diagnostics={"acceptance_rate": sample.acceptance_rate, "proposals": sample.attempts})
     V, info = sample_matrix_bingham(B, k, rng, sweeps=sweeps, max_iterates=MAX_ITERATES)
-    return Output(fix_signs(thin_qr(V)), diagnostics={
-        "sampler": "Gibbs (Hoff 2009; approximate)", "guarantee_caveat": MCMC_CAVEAT,
-        "trace_energy": [t / weight for t in info["trace"]], "acceptance_rate": info["acceptance_rate"],
-        "proposals": info["proposals"], "sweeps": info["sweeps"], "iterates": info["iterates"],
-        "iterate_sweeps": info["iterate_sweeps"], "bingham_weight": weight})
+    # Only the chain's last state is the released sample. Its intermediate states and the energy trace
+    # tr(V^T C V) use the exact C: together they reveal C itself, so they are diagnostics, never published.
+    return Output(fix_signs(thin_qr(V)), privacy=PrivacyCurve.pure(epsilon), caveat=MCMC_CAVEAT,
+                  facts={"sampler": "Gibbs (Hoff 2009; approximate)", "sweeps": info["sweeps"],
+                         "bingham_weight": weight},
+                  diagnostics={"trace_energy": [t / weight for t in info["trace"]],
+                               "acceptance_rate": info["acceptance_rate"], "proposals": info["proposals"],
+                               "iterates": info["iterates"], "iterate_sweeps": info["iterate_sweeps"]})
 
 
 @mechanism(
@@ -78,6 +82,7 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     model="central",
     guarantee="pure",
     uses_delta=False,
+    releases_eigenvalues=True,
     params=(Param("eigenvalue_share", "float", 0.2,
                   "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
                   "evenly over the k eigenvector draws.", low=0.0, high=0.9),),
@@ -109,10 +114,12 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
         noisy = np.linalg.eigvalsh(data.gram) + rng.laplace(0.0, scale, size=data.d)
         eigenvalues = np.sort(noisy)[::-1][:k]
     vectors, rates = _iterative_vectors(data.gram, k, _bingham_weight(eps_vector, neighbors), rng)
-    return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues, diagnostics={
-        "epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector,
-        "acceptance_rate": float(np.mean(rates)), "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
-        "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism"})
+    return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues,
+                  privacy=PrivacyCurve.pure(epsilon),
+                  facts={"epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector,
+                         "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
+                         "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism"},
+                  diagnostics={"acceptance_rate": float(np.mean(rates))})
 
 
 def _iterative_vectors(C: np.ndarray, k: int, weight: float, rng: np.random.Generator):

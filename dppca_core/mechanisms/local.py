@@ -7,7 +7,7 @@ import numpy as np
 
 from ..fantope import fantope_l1_admm
 from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import gaussian_sigma, sensitivity
+from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
@@ -34,6 +34,8 @@ def noisy_local_covariance(data, epsilon, delta, rng):
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
     model="local",
+    audit_statistic="gram_entry",
+    releases_eigenvalues=True,
     guarantee="approximate",
     relations=("replace",),
     notes=(
@@ -49,9 +51,14 @@ def noisy_local_covariance(data, epsilon, delta, rng):
 def ldp_gaussian(data, k, epsilon, delta, neighbors, rng):
     cov, sigma = noisy_local_covariance(data, epsilon, delta, rng)
     values, vectors = top_eigenvectors(cov, k)
-    return Output(vectors, noise_scale=sigma, eigenvalues=values * data.n,
-                  diagnostics={"noise_on": "upper(x x^T) of each user", "messages": data.n,
-                               "numbers_per_user": data.d * (data.d + 1) // 2})
+    return Output(vectors, noise_scale=sigma, eigenvalues=values * data.n, privacy=_ldp_curve(sigma),
+                  facts={"noise_on": "upper(x x^T) of each user", "messages": data.n,
+                         "numbers_per_user": data.d * (data.d + 1) // 2})
+
+
+def _ldp_curve(sigma: float) -> PrivacyCurve:
+    """Each user's message is (sqrt(2) / sigma)-GDP (local DP: any two inputs of one user)."""
+    return PrivacyCurve.gdp(sensitivity("gram_upper", "replace") / sigma)
 
 
 def default_sparse_penalty(n: int, d: int, sigma: float, zeta: float = 0.05) -> float:
@@ -102,6 +109,8 @@ def ldp_sparse(data, k, epsilon, delta, neighbors, rng, penalty, sparsity, max_i
         mask[keep] = True
         vectors = thin_qr(np.where(mask[:, None], vectors, 0.0))
     vectors[np.abs(vectors) < 1e-12] = 0.0
-    return Output(vectors, noise_scale=sigma, diagnostics={
-        "penalty": lam, **info, "noise_on": "upper(x x^T) of each user",
-        "warnings": [] if info["converged"] else [f"ADMM stopped after {max_iter} iterations before converging."]})
+    # the solver only sees the users' noisy messages, so its iteration count and residuals are covered
+    return Output(vectors, noise_scale=sigma, privacy=_ldp_curve(sigma), outputs={"solver": info},
+                  facts={"penalty": lam, "noise_on": "upper(x x^T) of each user"},
+                  diagnostics={"warnings": [] if info["converged"] else
+                               [f"ADMM stopped after {max_iter} iterations before converging."]})

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..histogram import argmax_bin, stability_histogram
-from ..privacy import gaussian_sigma
+from ..privacy import PrivacyCurve, gaussian_sigma
 from ..registry import Output, Param, mechanism
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
@@ -64,10 +64,11 @@ def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
         w /= np.linalg.norm(w)
         if (t + 1) % trace_every == 0:
             trace.append(w.copy())
-    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha, diagnostics={
-        "noise_on": "each Oja step (s.d. 2 eta_t alpha)", "steps": data.n,
-        "first_step_noise_sd": 2 * lr_c1 / (lr_c2 + 1) * alpha,
-        "iterates": [v[:, None] for v in trace]})
+    # one record per step, each step (1/alpha)-GDP in that record: the whole trajectory is (1/alpha)-GDP
+    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha,
+                  privacy=PrivacyCurve.gdp(1.0 / alpha), outputs={"iterates": [v[:, None] for v in trace]},
+                  facts={"noise_on": "each Oja step (s.d. 2 eta_t alpha)", "steps": data.n,
+                         "first_step_noise_sd": 2 * lr_c1 / (lr_c2 + 1) * alpha})
 
 
 def _budget_for_coordinates(epsilon, delta, d):
@@ -193,7 +194,11 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
         sigmas.append(sigma)
         scales.append(scale)
         iterates.append(w[:, None].copy())
-    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(sigmas)), diagnostics={
-        "batches": T, "batch_size": B, "bottom_count": bottoms, "truncated_entries": truncations,
-        "noise_sd_per_step": sigmas, "scale_estimates": scales, "iterates": iterates,
-        "noise_on": "mean gradient of each half-batch"})
+    # The scale estimates, the number of empty histograms (bottoms) and each step's noise level are functions
+    # of the private histogram outputs, so they are covered; how many entries were truncated is not.
+    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(sigmas)),
+                  privacy=PrivacyCurve.approx(epsilon, delta),
+                  outputs={"bottom_count": bottoms, "noise_sd_per_step": sigmas, "scale_estimates": scales,
+                           "iterates": iterates},
+                  facts={"batches": T, "batch_size": B, "noise_on": "mean gradient of each half-batch"},
+                  diagnostics={"truncated_entries": truncations})

@@ -31,8 +31,10 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
     title="Wishart symmetric noise (SN) — retracted, NOT private",
     paper="Imtiaz & Sarwate (ICASSP 2016), Symmetric Matrix Perturbation for DP-PCA — retracted",
     model="central",
+    audit_statistic="psd_support",
     guarantee="retracted",
     uses_delta=False,
+    releases_eigenvalues=True,
     caveat=RETRACTION,
     notes=(
         "As published: A = X^T X plus E = Z Z^T, Z d x (d+1) with i.i.d. N(0, 1/(2 epsilon)) entries (the paper's "
@@ -43,5 +45,5 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
 def wishart_sn(data, k, epsilon, delta, neighbors, rng):
     scale = wishart_scale(epsilon)
     values, vectors = top_eigenvectors(data.gram + wishart_noise(data.d, epsilon, rng), k)
-    return Output(vectors, noise_scale=scale, eigenvalues=values,
-                  diagnostics={"noise_on": "X^T X (Wishart, PSD)"})
+    return Output(vectors, noise_scale=scale, eigenvalues=values, caveat=RETRACTION,
+                  facts={"noise_on": "X^T X (Wishart, PSD)"})
