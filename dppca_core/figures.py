@@ -46,24 +46,37 @@ def audit_histograms(scores_d, scores_d_prime, threshold: float | None = None) -
     return _layout(fig, "Test statistic on neighbouring datasets", "statistic (larger → D')", "trials")
 
 
-def roc_curve(fpr, tpr, epsilon: float, delta: float = 0.0) -> go.Figure:
-    """Empirical ROC of the distinguishing test, with the region an (epsilon, delta) claim allows.
+def audit_tradeoff(fpr, fnr, claim, point=None, measured_mu: float | None = None) -> go.Figure:
+    """The attack's trade-off (false-positive rate against false-negative rate) against what the claim allows.
 
-    (epsilon, delta)-DP forces TPR <= e^eps FPR + delta and 1 - FPR >= e^-eps (1 - TPR - delta)... i.e. the
-    ROC must stay under min(e^eps x + delta, 1 - e^-eps (1 - x - delta)).
+    ``claim`` is a :class:`dppca_core.privacy.PrivacyCurve`: its trade-off function f(alpha) is the smallest
+    false-negative rate any test may have at false-positive rate alpha, so the shaded region below it is
+    forbidden by the claim; an attack whose curve dips into it refutes the claim. ``point`` is the (upper
+    confidence) corner (alpha+, beta+) of the chosen threshold; ``measured_mu`` draws the mu-GDP curve the
+    audit's reading implies. The diagonal is random guessing.
     """
-    x, y = _nonempty(fpr, "fpr"), _nonempty(tpr, "tpr")
+    x, y = _nonempty(fpr, "fpr"), _nonempty(fnr, "fnr")
     if x.shape != y.shape:
-        raise ValueError("fpr and tpr must have the same length.")
-    grid = np.linspace(0, 1, 201)
-    bound = np.minimum(np.minimum(np.exp(epsilon) * grid + delta, 1 - np.exp(-epsilon) * (1 - grid - delta)), 1.0)
+        raise ValueError("fpr and fnr must have the same length.")
+    grid = np.linspace(0, 1, 401)
+    floor = np.asarray(claim.false_negative_floor(grid), dtype=float)
     fig = go.Figure()
-    fig.add_scatter(x=grid, y=bound, name=f"most a ({epsilon:g}, {delta:g})-DP mechanism allows",
-                    line=dict(dash="dash", color="grey"), fill="tozeroy", fillcolor="rgba(128,128,128,0.12)")
-    fig.add_scatter(x=x, y=y, name="empirical ROC", mode="lines", line=dict(color="#d62728", width=3))
+    fig.add_scatter(x=grid, y=floor, name=f"claim: {claim.describe()} (below = forbidden)", mode="lines",
+                    line=dict(color="#444", width=2), fill="tozeroy", fillcolor="rgba(214,39,40,0.12)")
+    fig.add_scatter(x=grid, y=1 - grid, name="random guessing", mode="lines", line=dict(color="#aaa", dash="dot"))
+    if measured_mu is not None and measured_mu > 0:
+        from .privacy import PrivacyCurve
+
+        fig.add_scatter(x=grid, y=PrivacyCurve.gdp(measured_mu).false_negative_floor(grid), mode="lines",
+                        name=f"audit's reading: {measured_mu:.3g}-GDP", line=dict(color="#2a6f97", dash="dash"))
+    fig.add_scatter(x=x, y=y, name="the attack (all thresholds)", mode="lines", line=dict(color="#d62728", width=3))
+    if point is not None:
+        fig.add_scatter(x=[point[0]], y=[point[1]], mode="markers", name="chosen threshold (upper 95% bounds)",
+                        marker=dict(size=12, color="#d62728", symbol="x"))
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(range=[0, 1.02])
-    return _layout(fig, "ROC of the attack vs the claim", "false positive rate", "true positive rate")
+    return _layout(fig, "Attack vs claim: error rates of telling D from D'", "false-positive rate α",
+                   "false-negative rate β", height=400)
 
 
 def convergence_traces(traces: dict, random_level: float | None = None) -> go.Figure:

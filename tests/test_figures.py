@@ -4,6 +4,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import figures
+from dppca_core.privacy import PrivacyCurve, gaussian_mu
 
 
 def test_one_colour_per_mechanism():
@@ -19,13 +20,17 @@ def test_audit_figures():
     rng = np.random.default_rng(0)
     fig = figures.audit_histograms(rng.normal(size=50), rng.normal(1, 1, 50), threshold=0.5)
     assert isinstance(fig, go.Figure) and len(fig.data) == 2
-    roc = figures.roc_curve([0, 0.2, 1], [0, 0.7, 1], epsilon=1.0, delta=0.0)
-    bound = roc.data[0].y
-    assert np.all(bound <= 1) and bound[0] == 0 and np.isclose(bound[-1], 1)
+    claim = PrivacyCurve.gdp(gaussian_mu(1.0, 1e-5))
+    fig = figures.audit_tradeoff([0, 0.2, 1], [1, 0.7, 0], claim, point=(0.3, 0.6), measured_mu=0.2)
+    floor = fig.data[0].y
+    # the claim's trade-off function: 1 at alpha = 0, 0 at alpha = 1, never above random guessing
+    assert floor[0] == pytest.approx(1) and floor[-1] == pytest.approx(0)
+    assert np.all(floor <= 1 - fig.data[0].x + 1e-12)
+    assert [t.name.split(":")[0] for t in fig.data][-1].startswith("chosen threshold")
     with pytest.raises(ValueError):
         figures.audit_histograms([], [1.0])
     with pytest.raises(ValueError):
-        figures.roc_curve([0, 1], [0], 1.0)
+        figures.audit_tradeoff([0, 1], [0], claim)
 
 
 def test_other_figures():
