@@ -50,7 +50,7 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
         )
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta) if spec.uses_delta else 0.0
-    data = prepare(X, data_norm)
+    data = spec.prepare_input(X, data_norm) if spec.prepare_input is not None else prepare(X, data_norm)
     k = check_k(k, data.d)
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")

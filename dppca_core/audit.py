@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy.special import ndtri
@@ -41,6 +42,23 @@ from .validation import as_generator, check_delta, check_epsilon, check_int_rang
 STATISTICS = ("auto", "gram_entry", "power_iterates", "subspace_energy", "psd_support")
 #: Trials on each side used to look for a published field that carries no noise.
 SCAN_TRIALS = 20
+
+
+@dataclass(frozen=True)
+class AuditDesign:
+    """Neighbouring inputs and a test statistic on published releases.
+
+    ``D`` and ``D_prime`` are what :func:`dppca_core.run` receives (rows, or a mechanism's own input);
+    ``score(published) -> float`` is larger when the release points to D'. ``k`` is the number of components
+    to run with. Mechanisms whose input or release the default designs do not fit (e.g. tensor
+    decompositions) provide one through the registry field ``audit_design``.
+    """
+
+    D: object
+    D_prime: object
+    k: int
+    score: Callable[[dict], float]
+    statistic: str
 
 
 @dataclass(frozen=True)
@@ -223,9 +241,16 @@ def _deterministic_field(leaves_d: list[dict], leaves_dp: list[dict]) -> str | N
     return None
 
 
-def _choose_statistic(spec) -> str:
-    """The statistic the mechanism declares its proof tight for (registry metadata ``audit_statistic``)."""
-    return spec.audit_statistic
+def default_design(spec, d: int, n: int, neighbors: str, statistic: str, k: int | None = None) -> AuditDesign:
+    """Worst-case neighbours in R^d and the statistic the mechanism declares (registry ``audit_statistic``)."""
+    statistic = spec.audit_statistic if statistic == "auto" else statistic
+    k = k if k is not None else (d if statistic in ("gram_entry", "psd_support") else 1)
+    if statistic == "power_iterates" and k != 1:
+        raise ValueError("the power_iterates statistic follows one column: audit with k = 1.")
+    D, D_prime = _neighbouring_data(d, n, neighbors, statistic)
+    D, D_prime = prepare(D), prepare(D_prime)
+    gram_d = D.gram
+    return AuditDesign(D, D_prime, k, lambda pub: _score(statistic, pub, neighbors, gram_d), statistic)
 
 
 # -- threshold choice and bounds -----------------------------------------------------------------------------
@@ -340,16 +365,15 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
         raise ValueError(f"selection_share = {selection_share!r} must be in [0.05, 0.95]; e.g. 0.25.")
     if statistic not in STATISTICS:
         raise ValueError(f"statistic={statistic!r} is not known; choose one of {list(STATISTICS)}.")
-    statistic = _choose_statistic(spec) if statistic == "auto" else statistic
-    k = k if k is not None else (d if statistic in ("gram_entry", "psd_support") else 1)
-    if statistic == "power_iterates" and k != 1:
-        raise ValueError("the power_iterates statistic follows one column: audit with k = 1.")
     if any(p.name == "sites" for p in spec.params):
         params.setdefault("sites", 2)
+    if spec.audit_design is not None:
+        design = spec.audit_design(d=d, n=n, neighbors=neighbors, statistic=statistic)
+    else:
+        design = default_design(spec, d, n, neighbors, statistic, k)
+    statistic = design.statistic
     rng = as_generator(seed)
-    D, D_prime = _neighbouring_data(d, n, neighbors, statistic)
-    prepared = {"D": prepare(D), "D'": prepare(D_prime)}
-    gram_d = prepared["D"].gram
+    prepared = {"D": design.D, "D'": design.D_prime}
 
     start = time.perf_counter()
     scores = {"D": np.empty(trials), "D'": np.empty(trials)}
@@ -357,7 +381,8 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
     leaked, leaked_value, curve = None, None, None
     for i in range(trials):
         for name in ("D", "D'"):
-            release = run(mechanism, prepared[name], k, run_epsilon, run_delta, neighbors, seed=rng, **params)
+            release = run(mechanism, prepared[name], design.k, run_epsilon, run_delta, neighbors, seed=rng,
+                          **params)
             curve = curve or release.privacy
             pub = release.published()
             if i < SCAN_TRIALS:
@@ -365,7 +390,7 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
             if leaked:  # 1 when the field takes the value it has on D'
                 scores[name][i] = float(repr(_leaves(pub).get(leaked)) == leaked_value)
             else:
-                scores[name][i] = _score(statistic, pub, neighbors, gram_d)
+                scores[name][i] = design.score(pub)
         if i + 1 == SCAN_TRIALS:
             leaked = _deterministic_field(scanned["D"], scanned["D'"])
             if leaked:

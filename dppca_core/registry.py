@@ -13,6 +13,7 @@ from .privacy import PrivacyCurve
 
 MODELS = ("central", "local", "distributed")
 GUARANTEES = ("pure", "approximate", "none", "retracted")
+TASKS = ("pca", "tensor")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,12 @@ class MechanismSpec:
     :class:`dppca_core.prepare.PreparedData` with rows of norm <= 1. ``releases_eigenvalues`` says that the
     release includes private eigenvalue estimates. ``audit_statistic`` names the test statistic the privacy proof
     is tight for, which :func:`dppca_core.audit.audit` uses to attack the published release.
+
+    ``task`` is "pca" (subspace estimation; the Explore and Trade-offs pages list these) or "tensor"
+    (orthogonal tensor decomposition). ``prepare_input(X, data_norm)`` replaces :func:`dppca_core.prepare`
+    for mechanisms whose input is not rows to clip (it must return an object with ``n``, ``d``, ``data_norm``
+    and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=)`` returns an
+    :class:`dppca_core.audit.AuditDesign` for mechanisms the default designs do not fit.
     """
 
     name: str
@@ -157,12 +164,17 @@ class MechanismSpec:
     max_k: int | None = None
     releases_eigenvalues: bool = False
     audit_statistic: str = "subspace_energy"
+    task: str = "pca"
+    prepare_input: Callable | None = None
+    audit_design: Callable | None = None
 
     def __post_init__(self):
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {MODELS}")
         if self.guarantee not in GUARANTEES:
             raise ValueError(f"guarantee must be one of {GUARANTEES}")
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -207,9 +219,10 @@ def get_mechanism(name: str) -> MechanismSpec:
     return _REGISTRY[name]
 
 
-def mechanism_names() -> list[str]:
+def mechanism_names(task: str | None = None) -> list[str]:
+    """Registered names, in registration order; ``task`` ("pca" or "tensor") keeps that task's only."""
     _load_builtin()
-    return list(_REGISTRY)
+    return [name for name, spec in _REGISTRY.items() if task is None or spec.task == task]
 
 
 def list_mechanisms() -> pd.DataFrame:
@@ -228,6 +241,7 @@ def list_mechanisms() -> pd.DataFrame:
             "uses_delta": s.uses_delta,
             "needs_rows": s.needs_rows,
             "releases_eigenvalues": s.releases_eigenvalues,
+            "task": s.task,
             "caveat": s.caveat,
         }
         for s in _REGISTRY.values()

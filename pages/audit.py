@@ -5,7 +5,7 @@ import dppca_core as dc
 from dppca_core import figures
 from dppca_core.audit import audit
 
-from ui import charts, state
+from ui import state
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -88,13 +88,13 @@ if result is not None:
                       != result.epsilon_claimed else ""))
         cols = st.columns(2)
         cols[0].plotly_chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold),
-                             config=charts.PLOTLY_CONFIG, width="stretch")
+                             config=figures.PLOTLY_CONFIG, width="stretch")
         fpr, tpr = result.roc
         cols[1].plotly_chart(
             figures.audit_tradeoff(fpr, 1 - tpr, result.claim_curve(),
                                    point=(result.false_positive_upper, result.false_negative_upper),
                                    measured_mu=result.mu_lower if result.conversion == "gdp" else None),
-            config=charts.PLOTLY_CONFIG, width="stretch")
+            config=figures.PLOTLY_CONFIG, width="stretch")
 else:
     st.info("Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "
             "retracted Wishart mechanism.")

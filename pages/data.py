@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import charts, data, state
+from dppca_core import figures
+from ui import data, state
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -128,9 +129,9 @@ with boundary("the data summary"):
     if prep.data.n_clipped > 0.5 * ds.n:
         st.warning("More than half of the rows were clipped: R is small for these data, so the spectrum is distorted.")
     left, right = st.columns(2)
-    left.plotly_chart(charts.scree(prep.eigenvalues, k), config=charts.PLOTLY_CONFIG, width="stretch")
-    right.plotly_chart(charts.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
-                       config=charts.PLOTLY_CONFIG, width="stretch")
+    left.plotly_chart(figures.scree(prep.eigenvalues, k), config=figures.PLOTLY_CONFIG, width="stretch")
+    right.plotly_chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
+                       config=figures.PLOTLY_CONFIG, width="stretch")
     with st.expander("First rows of the (raw) data"):
         st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
     st.caption("Scree plot and loadings are computed from the clipped data without privacy: they are diagnostics.")

@@ -6,7 +6,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import figures, metrics
 
-from ui import charts, data, state
+from ui import data, state
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -88,12 +88,12 @@ with boundary("the distributed comparison"):
     st.caption(f"{prep.data.n} rows in {sites} sites "
                f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
                f"k = {k}, ε = {eps:g}, δ = {scn['delta']:g}. Diagnostics computed with the raw data as reference.")
-    bar = charts.quantile_dotplot({m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy()
+    bar = figures.quantile_dotplot({m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy()
                                    for m in ["analyze_gauss"] + DIST}, "subspace distance")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(bar, config=charts.PLOTLY_CONFIG, width="stretch")
+    c1.plotly_chart(bar, config=figures.PLOTLY_CONFIG, width="stretch")
     c2.plotly_chart(figures.communication_bar({m: int(summary.loc[m, "numbers"]) for m in DIST}),
-                    config=charts.PLOTLY_CONFIG, width="stretch")
+                    config=figures.PLOTLY_CONFIG, width="stretch")
     with st.expander("Trust assumptions and communication, in words", expanded=True):
         for mech in DIST:
             spec = dc.get_mechanism(mech)
@@ -114,7 +114,7 @@ with boundary("the convergence trace"):
                      sparsity=s_hat, iterations=15)
         traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, truth) for Q in rel.outputs["iterates"]]
     st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(prep.data.d, k)),
-                    config=charts.PLOTLY_CONFIG, width="stretch")
+                    config=figures.PLOTLY_CONFIG, width="stretch")
     st.caption("Error per iteration from a random start, one line per ε: geometric decrease to a floor set by the "
                "privacy noise (lower for larger ε).")
 

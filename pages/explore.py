@@ -6,11 +6,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import metrics
+from dppca_core import figures, metrics
 
-from dppca_core import figures
-
-from ui import charts, compute, controls, data, state, widgets
+from ui import compute, controls, data, state, widgets
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -26,7 +24,7 @@ with st.sidebar:
         controls.shape_controls()
         params = controls.parameter_controls(mechs)
 
-st.plotly_chart(charts.eps_ruler(scn["eps"], widgets.EPS_REFERENCES), config=charts.PLOTLY_CONFIG, width="stretch",
+st.plotly_chart(figures.eps_ruler(scn["eps"], widgets.EPS_REFERENCES), config=figures.PLOTLY_CONFIG, width="stretch",
                 key="ruler")
 with st.expander("Where do these ε come from?"):
     st.markdown(widgets.reference_table_md())
@@ -113,27 +111,27 @@ with boundary("the dataset"):
             vals = {m: r.metric(metric or "subspace_distance") for m, r in results.items()}
             vals = {m: v for m, v in vals.items() if v is not None}
             if vals:
-                st.plotly_chart(charts.quantile_dotplot(vals, compute.METRICS[metric or "subspace_distance"]),
-                                config=charts.PLOTLY_CONFIG, width="stretch")
+                st.plotly_chart(figures.quantile_dotplot(vals, compute.METRICS[metric or "subspace_distance"]),
+                                config=figures.PLOTLY_CONFIG, width="stretch")
             else:
                 st.info("Support recovery needs a planted support or s > 0.")
         with tabs[1]:
             comp = st.number_input("component", 1, k, 1, key="loading_component") - 1
-            st.plotly_chart(charts.loadings_compare(ref, first, ds.columns, comp), config=charts.PLOTLY_CONFIG,
+            st.plotly_chart(figures.loadings_compare(ref, first, ds.columns, comp), config=figures.PLOTLY_CONFIG,
                             width="stretch")
             st.caption("Private components are rotated within their span to best match the non-private ones "
                        "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown.")
         with tabs[2]:
             labels = ds.labels
-            st.plotly_chart(charts.projection(prep.data.rows, ref, first, labels), config=charts.PLOTLY_CONFIG,
+            st.plotly_chart(figures.projection(prep.data.rows, ref, first, labels), config=figures.PLOTLY_CONFIG,
                             width="stretch")
         with tabs[3]:
             angles = {m: metrics.principal_angles(r.components[0], ref) for m, r in results.items()}
-            st.plotly_chart(charts.principal_angles(angles), config=charts.PLOTLY_CONFIG, width="stretch")
+            st.plotly_chart(figures.principal_angles(angles), config=figures.PLOTLY_CONFIG, width="stretch")
         with tabs[4]:
             st.caption("Press ▶ to cycle through the repetitions (fresh noise draws); ■ stops.")
-            st.plotly_chart(charts.animation(ref, {m: r.components for m, r in results.items()}, ds.columns),
-                            config=charts.PLOTLY_CONFIG, width="stretch")
+            st.plotly_chart(figures.animation(ref, {m: r.components for m, r in results.items()}, ds.columns),
+                            config=figures.PLOTLY_CONFIG, width="stretch")
 
         with tabs[5]:
             support = compute.true_support(prep, ds.support, int(scn["s"]), k)
@@ -143,7 +141,7 @@ with boundary("the dataset"):
             else:
                 s_eff = int(scn["s"]) or len(support)
                 chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
-                st.plotly_chart(figures.support_heatmap(chosen, support, ds.d), config=charts.PLOTLY_CONFIG,
+                st.plotly_chart(figures.support_heatmap(chosen, support, ds.d), config=figures.PLOTLY_CONFIG,
                                 width="stretch")
                 st.caption(f"Rows each mechanism selects (its {s_eff} rows of largest norm, first repetition) "
                            "against the true support (top line).")
@@ -164,7 +162,7 @@ with boundary("the dataset"):
             traces = {m: r.trace for m, r in results.items() if r.trace}
             if traces:
                 st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(ds.d, k)),
-                                config=charts.PLOTLY_CONFIG, width="stretch")
+                                config=figures.PLOTLY_CONFIG, width="stretch")
                 st.caption("Subspace distance to the reference after each iteration (first repetition) of the "
                            "iterative mechanisms selected (e.g. dps_pca, private_oja, dp_pca). The Distributed page "
                            "shows DPS-PCA with one line per ε.")

@@ -3,9 +3,9 @@ import urllib.parse
 
 import streamlit as st
 
-from dppca_core import metrics
+from dppca_core import figures, metrics
 
-from ui import charts, compute, data, report, state
+from ui import compute, data, report, state
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -39,18 +39,18 @@ with boundary("the report"):
     st.dataframe(table, hide_index=True, width="stretch")
     for mech, res in results.items():
         st.markdown(f"- **{mech}**: {res.guarantee_text}")
-    figs = [charts.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"]),
-            charts.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()},
+    figs = [figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"]),
+            figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()},
                                     ds.columns),
-            charts.scree(prep.eigenvalues, k)]
+            figures.scree(prep.eigenvalues, k)]
     last = st.session_state.get("last_sweep")
     tables = {"Results (mean [2.5%, 97.5%] over repetitions)": table}
     if last is not None:
-        figs.append(charts.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]]))
+        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]]))
         tables["Last sweep"] = last["frame"].drop(columns=["values"])
     cols = st.columns(2)
     for i, fig in enumerate(figs[:2]):
-        cols[i].plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch", key=f"report_fig{i}")
+        cols[i].plotly_chart(fig, config=figures.PLOTLY_CONFIG, width="stretch", key=f"report_fig{i}")
     url = "?" + urllib.parse.urlencode(state.to_query(scn))
     tables["Scenario"] = report.scenario_table(scn)
     html_doc = report.build_html(scn, url, results, figs, tables, ds.note)

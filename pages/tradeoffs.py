@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import metrics
+from dppca_core import figures, metrics
 
-from ui import charts, compute, controls, data, state, theory_overlay
+from ui import compute, controls, data, state, theory_overlay
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -85,9 +85,9 @@ with boundary("the sweep"):
         rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, scn, ds, frame)
         random_level = (metrics.random_subspace_distance(ds.d, int(scn["k"]))
                         if metric == "subspace_distance" and axis not in ("d", "k") else None)
-        fig = charts.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y,
+        fig = figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates, log_y=log_y,
                            random_level=random_level)
-        st.plotly_chart(fig, config=charts.PLOTLY_CONFIG, width="stretch")
+        st.plotly_chart(fig, config=figures.PLOTLY_CONFIG, width="stretch")
         if rates:
             st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, scaled to the first "
                        "point of each curve): they show the expected slope, not a prediction of the values.")

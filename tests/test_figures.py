@@ -10,7 +10,7 @@ from dppca_core.privacy import PrivacyCurve, gaussian_mu
 def test_one_colour_per_mechanism():
     names = dc.mechanism_names()
     colours = [figures.mechanism_color(n) for n in names]
-    assert len(set(colours[: len(figures._PALETTE)])) == min(len(names), len(figures._PALETTE))
+    assert len(set(colours[: len(figures.PALETTE)])) == min(len(names), len(figures.PALETTE))
     assert figures.mechanism_color("analyze_gauss") == figures.mechanism_color("analyze_gauss")
     with pytest.raises(ValueError):
         figures.mechanism_color("nope")

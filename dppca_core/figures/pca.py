@@ -1,40 +1,14 @@
-"""Thin plotly builders for the dashboard (pure functions: arrays in, figures out).
+"""Figures of the PCA views: spectra, loadings, spread over repetitions, sweeps, convergence, support.
 
-``dppca_core.figures`` (when present) is preferred for shared figures and the colour per
-mechanism; these helpers cover what the pages need in the meantime and stay consistent with it.
+Pure functions: arrays in, plotly figures out. User-provided names (columns, labels) go through
+:func:`dppca_core.figures.base.text`, so plotly shows any HTML in them as text.
 """
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.express as px
 
-try:  # the shared colour map, one colour per mechanism everywhere
-    from dppca_core import figures as core_figures
-except ImportError:  # pragma: no cover - module not written yet
-    core_figures = None
-
-_PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
-PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-
-
-def color(mechanism: str) -> str:
-    """The one colour of a mechanism (from dppca_core.figures when it defines one)."""
-    for attr in ("mechanism_color", "color_for", "colour"):
-        fn = getattr(core_figures, attr, None) if core_figures else None
-        if callable(fn):
-            return fn(mechanism)
-    import dppca_core as dc
-
-    names = dc.mechanism_names()
-    idx = names.index(mechanism) if mechanism in names else abs(hash(mechanism))
-    return _PALETTE[idx % len(_PALETTE)]
-
-
-def _layout(fig: go.Figure, title: str, height: int = 340) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin=dict(l=40, r=20, t=50, b=40),
-                      template="plotly_white", legend=dict(orientation="h", y=-0.2))
-    return fig
+from .base import color_or_grey, layout, nonempty, text
 
 
 def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
@@ -44,26 +18,26 @@ def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
                            marker_color=["#1f77b4" if i < k else "#b0c4de" for i in range(len(vals))]))
     fig.update_xaxes(title="component")
     fig.update_yaxes(title="% of total energy")
-    return _layout(fig, f"Scree plot (first {k} highlighted)")
+    return layout(fig, f"Scree plot (first {k} highlighted)")
 
 
 def loadings(V: np.ndarray, columns: list, title: str = "Leading loadings") -> go.Figure:
     V = np.asarray(V)
-    fig = go.Figure(go.Heatmap(z=V.T, x=[str(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
+    fig = go.Figure(go.Heatmap(z=V.T, x=[text(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
                                colorscale="RdBu", zmid=0, zmin=-1, zmax=1))
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title, height=120 + 40 * V.shape[1])
+    return layout(fig, title, height=120 + 40 * V.shape[1])
 
 
 def loadings_compare(reference: np.ndarray, private: dict, columns: list, component: int = 0) -> go.Figure:
     """Loadings of one component: non-private reference vs each mechanism (aligned by Procrustes)."""
     fig = go.Figure()
-    x = [str(c) for c in columns]
+    x = [text(c) for c in columns]
     fig.add_trace(go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444"))
     for mech, V in private.items():
-        fig.add_trace(go.Bar(x=x, y=V[:, component], name=mech, marker_color=color(mech)))
+        fig.add_trace(go.Bar(x=x, y=V[:, component], name=mech, marker_color=color_or_grey(mech)))
     fig.update_layout(barmode="group")
-    return _layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
+    return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
 
 
 def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20) -> go.Figure:
@@ -80,11 +54,11 @@ def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20) -> go.Fi
             stack[i] = seen.get(b, 0)
             seen[b] = stack[i] + 1
         fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=mech,
-                                 marker=dict(size=10, color=color(mech)),
+                                 marker=dict(size=10, color=color_or_grey(mech)),
                                  hovertemplate="%{x:.3g}<extra>" + mech + "</extra>"))
     fig.update_yaxes(tickvals=list(range(len(values))), ticktext=list(values), title=None)
     fig.update_xaxes(title=metric_label)
-    return _layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
+    return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
                    height=160 + 70 * len(values))
 
 
@@ -99,19 +73,19 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
     for mech, V in private.items():
         P = X @ V[:, :2]
         fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)), mode="markers",
-                                 name=mech, marker=dict(size=5, color=color(mech), opacity=0.5)))
+                                 name=mech, marker=dict(size=5, color=color_or_grey(mech), opacity=0.5)))
     fig.update_xaxes(title="component 1")
     fig.update_yaxes(title="component 2")
-    return _layout(fig, "Data projected on non-private vs private components", height=380)
+    return layout(fig, "Data projected on non-private vs private components", height=380)
 
 
 def principal_angles(angles: dict) -> go.Figure:
     fig = go.Figure()
     for mech, a in angles.items():
-        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=mech, marker_color=color(mech)))
+        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=mech, marker_color=color_or_grey(mech)))
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="degrees", range=[0, 90])
-    return _layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
+    return layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
 
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
@@ -124,22 +98,16 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
                       annotation_text="random subspace (no information)", annotation_position="bottom left")
     for mech, g in frame.groupby("mechanism", sort=False):
         g = g.sort_values(x)
-        c = color(mech)
+        c = color_or_grey(mech)
         fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
                                  fillcolor=c, opacity=0.2, line=dict(width=0), showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=mech, line=dict(color=c)))
     for name, (xs, ys) in (theory or {}).items():
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}", line=dict(dash="dash", width=1.5,
-                                 color=color(name) if name in _known() else "#888")))
+                                 color=color_or_grey(name))))
     fig.update_xaxes(title=x, type="log" if log_x else "linear")
     fig.update_yaxes(title=metric_label, type="log" if log_y else "linear")
-    return _layout(fig, f"{metric_label} against {x} (mean and 95% band over repetitions)", height=420)
-
-
-def _known():
-    import dppca_core as dc
-
-    return set(dc.mechanism_names())
+    return layout(fig, f"{metric_label} against {x} (mean and 95% band over repetitions)", height=420)
 
 
 def eps_ruler(current: float, references: list) -> go.Figure:
@@ -160,13 +128,13 @@ def animation(reference: np.ndarray, components: dict, columns: list, component:
     """Play/stop animation of one private component across repetitions (fresh noise draws), aligned."""
     from dppca_core.metrics import align_components
 
-    x = [str(c) for c in columns]
+    x = [text(c) for c in columns]
     reps = min(len(v) for v in components.values())
     aligned = {m: [align_components(V[r], reference)[:, component] for r in range(reps)] for m, V in components.items()}
 
     def traces(r):
         out = [go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444")]
-        out += [go.Bar(x=x, y=aligned[m][r], name=m, marker_color=color(m)) for m in aligned]
+        out += [go.Bar(x=x, y=aligned[m][r], name=m, marker_color=color_or_grey(m)) for m in aligned]
         return out
 
     fig = go.Figure(data=traces(0), frames=[go.Frame(data=traces(r), name=str(r)) for r in range(reps)])
@@ -182,4 +150,42 @@ def animation(reference: np.ndarray, components: dict, columns: list, component:
                                   args=[[str(r)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
                              for r in range(reps)], currentvalue=dict(prefix="draw "))],
     )
-    return _layout(fig, f"Component {component + 1} across fresh noise draws", height=420)
+    return layout(fig, f"Component {component + 1} across fresh noise draws", height=420)
+
+
+def convergence_traces(traces: dict, random_level: float | None = None) -> go.Figure:
+    """Error per iteration, one line per label (e.g. per epsilon)."""
+    if not traces:
+        raise ValueError("no traces to draw.")
+    fig = go.Figure()
+    for label, errors in traces.items():
+        errs = nonempty(errors, f"trace {label}")
+        fig.add_scatter(x=np.arange(errs.size), y=errs, mode="lines+markers", name=str(label))
+    if random_level is not None:
+        fig.add_hline(y=random_level, line_dash="dot", annotation_text="random subspace")
+    return layout(fig, "Convergence: subspace error per iteration", "iteration", "‖sin Θ‖_F to the truth")
+
+
+def support_heatmap(selected: dict, truth, d: int) -> go.Figure:
+    """Rows selected by each mechanism (1) against the true support (first row)."""
+    if d < 1 or not selected:
+        raise ValueError("need d >= 1 and at least one mechanism's selection.")
+    labels = ["truth"] + list(selected)
+    grid = np.zeros((len(labels), d))
+    grid[0, np.asarray(truth, dtype=int)] = 1
+    for i, rows in enumerate(selected.values(), start=1):
+        grid[i, np.asarray(rows, dtype=int)] = 1
+    fig = go.Figure(go.Heatmap(z=grid, y=labels, x=np.arange(d), colorscale=[[0, "#f4f4f4"], [1, "#2a6f97"]],
+                               showscale=False, hovertemplate="row %{x}: %{z}<extra>%{y}</extra>"))
+    return layout(fig, "Selected rows (dark) against the true support", "feature (row of V)", "",
+                   height=120 + 35 * len(labels))
+
+
+def communication_bar(costs: dict) -> go.Figure:
+    """Numbers sent per mechanism (communication cost)."""
+    if not costs:
+        raise ValueError("no communication costs to draw.")
+    names = list(costs)
+    fig = go.Figure(go.Bar(x=names, y=[costs[n] for n in names],
+                           marker_color=[color_or_grey(n) for n in names]))
+    return layout(fig, "Communication: numbers sent", "mechanism", "numbers")

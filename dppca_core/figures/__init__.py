@@ -1,0 +1,15 @@
+"""Plotly figure builders: pure functions (arrays in, figures out), no Streamlit.
+
+One colour per mechanism everywhere (:func:`mechanism_color`); user-provided names are escaped
+(:func:`text`) because plotly renders HTML, links included, in labels. Grouped by view:
+:mod:`.pca` (spectra, loadings, spread, sweeps, convergence, support), :mod:`.audit`.
+"""
+from .audit import audit_histograms, audit_tradeoff
+from .base import PALETTE, PLOTLY_CONFIG, color_or_grey, layout, mechanism_color, text
+from .pca import (animation, communication_bar, convergence_traces, eps_ruler, loadings, loadings_compare,
+                  principal_angles, projection, quantile_dotplot, scree, support_heatmap, sweep)
+
+__all__ = ["PALETTE", "PLOTLY_CONFIG", "animation", "audit_histograms", "audit_tradeoff", "color_or_grey",
+           "communication_bar", "convergence_traces", "eps_ruler", "layout", "loadings", "loadings_compare",
+           "mechanism_color", "principal_angles", "projection", "quantile_dotplot", "scree", "support_heatmap",
+           "sweep", "text"]

@@ -1,0 +1,36 @@
+"""The dashboard's figure builders are pure: arrays in, plotly figures out (no Streamlit, no browser)."""
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dppca_core import figures
+
+
+rng = np.random.default_rng(0)
+V = np.linalg.qr(rng.normal(size=(6, 2)))[0]
+W = np.linalg.qr(rng.normal(size=(6, 2)))[0]
+
+
+def test_user_text_is_escaped_in_figures():
+    cols = ['<a href="http://x">x</a>', "b", "c", "d", "e", "f"]
+    fig = figures.loadings_compare(V, {"analyze_gauss": W}, cols)
+    assert "<a" not in "".join(map(str, fig.data[0].x)) and "&lt;a" in fig.data[0].x[0]
+
+
+def test_builders_return_figures_with_expected_traces():
+    assert len(figures.scree(np.array([3.0, 2, 1, 0.5]), 2).data) == 1
+    assert isinstance(figures.loadings(V, list("abcdef")), go.Figure)
+    cmp = figures.loadings_compare(V, {"analyze_gauss": W}, list("abcdef"))
+    assert [t.name for t in cmp.data] == ["non-private", "analyze_gauss"]
+    assert cmp.data[1].marker.color == figures.mechanism_color("analyze_gauss")
+    dots = figures.quantile_dotplot({"analyze_gauss": rng.random(10), "mod_sulq": rng.random(10)}, "x", n_dots=20)
+    assert len(dots.data) == 2 and len(dots.data[0].x) == 20
+    proj = figures.projection(rng.normal(size=(50, 6)), V, {"analyze_gauss": W})
+    assert len(proj.data) == 2 and len(proj.data[0].x) == 50
+    assert isinstance(figures.principal_angles({"analyze_gauss": np.array([0.1, 0.3])}), go.Figure)
+    frame = pd.DataFrame({"mechanism": ["analyze_gauss"] * 3, "eps": [0.1, 1, 10], "mean": [1.0, 0.5, 0.1],
+                          "lo": [0.9, 0.4, 0.05], "hi": [1.1, 0.6, 0.15]})
+    sweep = figures.sweep(frame, "eps", "mean", "distance", theory={"analyze_gauss": ([0.1, 10], [1.0, 0.01])})
+    assert [t.name for t in sweep.data][-1] == "rate: analyze_gauss"
+    anim = figures.animation(V, {"analyze_gauss": np.stack([W, V])}, list("abcdef"))
+    assert anim.frames and anim.layout.updatemenus
