@@ -52,6 +52,13 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     delta = check_delta(delta) if spec.uses_delta else 0.0
     data = spec.prepare_input(X, data_norm) if spec.prepare_input is not None else prepare(X, data_norm)
     k = check_k(k, data.d)
+    if spec.needs_rows and not getattr(data, "has_rows", True):
+        from .registry import mechanism_names, get_mechanism as _spec
+
+        alternatives = [m for m in mechanism_names(spec.task) if not _spec(m).needs_rows]
+        raise ValueError(f"{spec.name} reads the individual rows, but only sufficient statistics (n and the Gram "
+                         f"matrix) were given; pass the data matrix, or use a mechanism that needs only the "
+                         f"statistics: {', '.join(alternatives)}.")
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
     resolved = spec.resolve_params(params)

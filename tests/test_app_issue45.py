@@ -33,14 +33,14 @@ def test_audit_page_refutes_wishart_and_not_analyze_gauss(app_test):
 def test_explore_runs_every_registered_mechanism(app_test):
     import dppca_core as dc
 
-    at = app_test(mechs=",".join(dc.mechanism_names()), k=1, reps=2)
+    at = app_test(mechs=",".join(dc.mechanism_names("pca")), k=1, reps=2)
     at.run()
     at.switch_page("pages/explore.py").run()
     assert not at.exception, [e.value for e in at.exception]
     # the only red box allowed is the retraction badge of wishart_sn
     assert all("claim is false" in e.value for e in at.error), [e.value for e in at.error]
     shown = [m.label for m in at.metric].count("subspace distance")
-    assert shown == len(dc.mechanism_names())
+    assert shown == len(dc.mechanism_names("pca"))
 
 
 def test_sessions_are_isolated(app_test):

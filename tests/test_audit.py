@@ -13,7 +13,7 @@ from dppca_core.audit import audit, clopper_pearson, epsilon_lower_bound, mu_low
 from dppca_core.mechanisms import central
 from dppca_core.privacy import gaussian_epsilon
 
-PRIVATE = [(m, nb) for m in dc.mechanism_names() if dc.get_mechanism(m).guarantee in ("pure", "approximate")
+PRIVATE = [(m, nb) for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee in ("pure", "approximate")
            for nb in dc.get_mechanism(m).relations]
 
 

@@ -10,7 +10,7 @@ from dppca_core.mechanisms.wishart import wishart_noise
 from tests.helpers import spiked_rows
 
 X_SMALL, _ = spiked_rows(400, 8, 3, seed=1)
-PRIVATE = [m for m in dc.mechanism_names() if dc.get_mechanism(m).guarantee in ("pure", "approximate")]
+PRIVATE = [m for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee in ("pure", "approximate")]
 
 
 def test_list_mechanisms_columns_and_values():
@@ -34,7 +34,7 @@ def test_non_private_equals_eigh():
     assert rel.guarantee == "none" and rel.epsilon == math.inf
 
 
-@pytest.mark.parametrize("name", dc.mechanism_names())
+@pytest.mark.parametrize("name", dc.mechanism_names("pca"))
 @pytest.mark.parametrize("k", [1, 3])
 def test_orthonormal_and_deterministic(name, k):
     max_k = dc.get_mechanism(name).max_k

@@ -12,7 +12,7 @@ DELTAS = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]
 
 
 def mechanism_picker(container=st.sidebar) -> list[str]:
-    names = dc.mechanism_names()
+    names = dc.mechanism_names("pca")
     scn = state.scenario()
     chosen = [m for m in state.mechanisms() if m in names]
     if ",".join(chosen) != scn["mechs"]:

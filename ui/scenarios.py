@@ -41,5 +41,5 @@ GALLERY = [
 
 def available(entry: dict) -> bool:
     """A gallery entry is shown only if every mechanism it uses is registered."""
-    names = set(dc.mechanism_names())
+    names = set(dc.mechanism_names("pca"))
     return all(m in names for m in entry["fields"].get("mechs", "").split(",") if m)
