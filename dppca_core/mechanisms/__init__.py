@@ -5,3 +5,4 @@ try:  # mechanisms that live in their own modules register on import
     from . import exponential  # noqa: F401
 except ImportError:  # pragma: no cover - only while a module is being written
     pass
+from ..tensor import mechanisms as _tensor_mechanisms  # noqa: E402,F401  (task="tensor"; last, so earlier colours stay)

@@ -1,0 +1,355 @@
+"""Private orthogonal tensor decomposition: AGN, AVN and capeAGN with their baselines (Imtiaz & Sarwate).
+
+All mechanisms release a decomposition of the moments of a mixture of spherical Gaussians or a single topic
+model (:mod:`.moments`) in two stages: a private M2 gives the whitening W, a private M3 projected on W gives
+an orthogonally decomposable K x K x K tensor, and the tensor power method (:mod:`.power`) recovers the
+components a_k (``components``, d x K, not orthonormal) and the weights w_k (``outputs["weights"]``).
+
+Noise is added to the unique coordinates of the symmetric moments only and the noisy matrix and tensor are
+rebuilt by mirroring (:mod:`.symmetric`), so every released number is a function of noisy coordinates:
+W's eigenpairs, the projected tensor M3(W, W, W) and the decomposition are post-processing. With K = d the
+release determines the noisy M2 and M3 exactly, which is what the audit attacks.
+
+Neighbouring relation: replace one sample (row or document), n and the site sizes public. Sensitivities and
+calibrations: :mod:`.calibration`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..mechanisms.distributed import SITES_PARAM
+from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
+from ..registry import Output, Param, mechanism
+from ..sites import split_sites
+from . import calibration as cal
+from .auditing import tensor_audit_design
+from .metrics import to_distributions
+from .moments import prepare_tensor_input
+from .power import decompose, whiten
+from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
+
+PAPER = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
+PAPER_CENTRAL = PAPER + ", App. E (AGN/AVN, from Imtiaz & Sarwate, ICASSP 2018)"
+
+COMMON_PARAMS = (
+    Param("split", "float", 0.5, "Share of epsilon (and delta) spent on M2, which gives the whitening; the rest "
+          "goes to M3. The paper splits equally.", low=0.05, high=0.95),
+    Param("sigma2", "float", 0.05, "Mixture of Gaussians only: the public noise variance sigma^2 of each coordinate, "
+          "in the data's original units (paper: 0.05). Ignored for the topic model.", low=0.0, high=100.0),
+    Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
+    Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
+)
+KAPPA_PARAM = Param("kappa", "float", 100.0, "Scale of the cancelling noise e (larger: joint view closer to ideal).",
+                    low=1.0, high=1e6, log=True)
+
+SENSITIVITY_NOTE = (
+    "Sensitivities (replace one sample, rows scaled to norm <= 1 by the public data_norm): upper(M2) sqrt(2)/n for "
+    "both models (the paper's 1/n for the mixture bounds the spectral norm, not the l2 norm Gaussian noise needs); "
+    "unique(M3) sqrt(2)/n for the topic model and (2 + 2 s^2 sqrt(d + 8))/n for the mixture, s^2 = sigma^2 / "
+    "data_norm^2 (the paper's (2 + 6 d sigma^2)/n is looser). Topic-model moments are symmetrised before any noise "
+    "(the paper's raw averages over ordered words are not symmetric, and symmetric noise would leave their "
+    "antisymmetric part exact). Noise goes on the d(d+1)/2 and d(d+1)(d+2)/6 unique entries and is mirrored. "
+    "Gaussian scales use the analytic Gaussian mechanism (valid for every epsilon), not the classic formula."
+)
+
+
+def unique_noise(size: int, sd: float, rng: np.random.Generator) -> np.ndarray:
+    """i.i.d. N(0, sd^2) noise for ``size`` unique coordinates: every Gaussian noise draw goes through here."""
+    return rng.normal(0.0, sd, size)
+
+
+def _scaled_s2(data, sigma2: float) -> float:
+    return float(sigma2) / data.data_norm**2 if data.model == "mog" else 0.0
+
+
+def _sensitivities(data, n: int, sigma2: float) -> tuple[float, float]:
+    return cal.m2_sensitivity(n), cal.m3_sensitivity(data.model, n, data.d, _scaled_s2(data, sigma2))
+
+
+def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> Output:
+    """Decompose, map the components back to data units, and sort everything into the Output."""
+    dec = decompose(M2hat, whitened, wh, rng, restarts, iterations)
+    components = dec.components * data.data_norm if data.model == "mog" else to_distributions(dec.components)
+    outputs = {
+        "weights": dec.weights,
+        "tensor_eigenvalues": dec.tensor_eigenvalues,
+        "whitening": wh.W,
+        "m2_eigenvalues": wh.eigenvalues,
+        "m2_eigenvectors": wh.U,
+        "whitened_tensor": dec.whitened_tensor,
+    }
+    return Output(components, outputs=outputs, **output)
+
+
+def _units_fact(data) -> str:
+    return ("moments of the rows divided by data_norm (components are scaled back to data units)"
+            if data.model == "mog" else "moments of one-hot words; components post-processed to distributions "
+            "(negatives set to 0, columns summing to 1)")
+
+
+def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
+    eps1, d1, eps2, d2 = budgets
+    return {"model": model, "noise_on": "unique entries of M3 (M2: see m2_noise_sd)",
+            "m2_sensitivity": delta2, "m3_sensitivity": delta3, "m2_noise_sd": sd2, "m3_noise_sd": sd3,
+            "m2_coordinates": n_upper(d), "m3_coordinates": n_unique(d),
+            "stage_budgets": {"m2": {"epsilon": eps1, "delta": d1}, "m3": {"epsilon": eps2, "delta": d2}}}
+
+
+# -- central ---------------------------------------------------------------------------------------------------
+
+@mechanism(
+    name="otd_non_private",
+    title="Tensor decomposition, non-private (pooled)",
+    paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
+          "(JMLR 2014)",
+    model="central",
+    guarantee="none",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=COMMON_PARAMS,
+    notes=("Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
+           "The reference every private variant is compared with; no privacy."),
+)
+def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+    u2, u3 = data.moments(sigma2=sigma2)
+    M2 = from_upper(u2, data.d)
+    wh = whiten(M2, k)
+    whitened = multilinear(from_unique(u3, data.d), wh.W)
+    return _release(data, M2, whitened, wh, rng, restarts, iterations,
+                    facts={"model": data.model, "units": _units_fact(data)})
+
+
+def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
+    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy M2, the
+    whitening, the whitened tensor, the two scales and the composed GDP parameter."""
+    budgets = cal.split_budget(epsilon, delta, split)
+    eps1, d1, eps2, d2 = budgets
+    delta2, delta3 = _sensitivities(data, n, sigma2)
+    sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
+    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
+    wh = whiten(M2hat, k)
+    M3hat = from_unique(u3 + unique_noise(u3.size, sd3, rng), data.d)
+    mu = composed_mu([delta2 / sd2, delta3 / sd3])
+    return M2hat, wh, multilinear(M3hat, wh.W), budgets, (delta2, delta3, sd2, sd3), mu
+
+
+@mechanism(
+    name="otd_agn",
+    title="AGN: private tensor decomposition with Gaussian noise",
+    paper=PAPER_CENTRAL + ", Algorithm 4",
+    model="central",
+    guarantee="approximate",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=COMMON_PARAMS,
+    notes=("Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
+           "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
+           "(eps1 + eps2, delta1 + delta2) by composition; the release states the exact composed guarantee, "
+           "sqrt(mu1^2 + mu2^2)-Gaussian DP, which is tighter. " + SENSITIVITY_NOTE),
+)
+def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+    u2, u3 = data.moments(sigma2=sigma2)
+    M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
+        data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
+    facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, budgets)
+    facts.update(units=_units_fact(data), stage_mu=[delta2 / sd2, delta3 / sd3])
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+
+
+@mechanism(
+    name="otd_avn",
+    title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
+    paper=PAPER_CENTRAL + ", Algorithm 5",
+    model="central",
+    guarantee="approximate",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=COMMON_PARAMS,
+    notes=("M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
+           "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
+           "beta = eps2 / Delta3: uniform direction, radius Gamma(shape d(d+1)(d+2)/6, rate beta). That stage is pure "
+           "eps2-DP, so the whole release is (eps, delta)-DP (approximate, because of the Gaussian M2 stage). The "
+           "per-coordinate noise s.d. sqrt(m + 1)/beta grows with the number m of unique entries, so at equal "
+           "epsilon AVN is much noisier than AGN except in very small dimensions. " + SENSITIVITY_NOTE),
+)
+def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+    u2, u3 = data.moments(sigma2=sigma2)
+    eps1, eps2 = split * epsilon, (1.0 - split) * epsilon
+    delta2, delta3 = _sensitivities(data, data.n, sigma2)
+    sd2 = gaussian_sigma(delta2, eps1, delta)
+    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
+    wh = whiten(M2hat, k)
+    M3hat = from_unique(u3 + cal.sample_knorm(u3.size, delta3, eps2, rng), data.d)
+    sd3 = cal.knorm_coordinate_sd(delta3, eps2, u3.size)
+    facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, (eps1, delta, eps2, 0.0))
+    facts.update(units=_units_fact(data), m3_noise="l2 K-norm: uniform direction, radius Gamma(m, rate beta)",
+                 m3_rate_beta=cal.knorm_rate(delta3, eps2), stage_mu=[delta2 / sd2, None])
+    # (eps1, delta) Gaussian stage composed with a pure eps2 stage: (eps1 + eps2, delta) by basic composition
+    return _release(data, M2hat, multilinear(M3hat, wh.W), wh, rng, restarts, iterations, noise_scale=sd3,
+                    privacy=PrivacyCurve.approx(epsilon, delta), facts=facts)
+
+
+# -- distributed -----------------------------------------------------------------------------------------------
+
+def _sites(data, sites):
+    parts = split_sites(data.n, sites)
+    return parts, np.array([p.size for p in parts], dtype=float)
+
+
+def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """S x size draws: i.i.d. across coordinates, N(0, cov) across the S sites (the noise generator's e)."""
+    vals, vecs = np.linalg.eigh(cov)
+    root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    return root @ rng.standard_normal((cov.shape[0], size))
+
+
+@mechanism(
+    name="otd_cape_agn",
+    title="capeAGN: correlated-noise distributed tensor decomposition",
+    paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
+    model="distributed",
+    guarantee="approximate",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
+    notes=("Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
+           "with sum_s (N_s/N) e_s = 0, f from the aggregator, g its own); the aggregator removes f, averages with "
+           "weights N_s/N (e cancels, the noise is the pooled AGN level), whitens and sends W. Round 2: the same "
+           "noise on the unique entries of M3_s, and site s sends only the projection (M3_s + e + f + g)(W, W, W), "
+           "K^3 numbers; the aggregator removes f's projection, averages and runs the power method. Corrections "
+           "to the paper: e and f symmetric like g (built on unique entries); the aggregator's joint view of all "
+           "messages is checked exactly (GDP Mahalanobis norm of each site's change, the capePCA design with "
+           "variances scaled by the stage's sensitivity) and every s.d. inflated if needed; unequal sites use "
+           "the feasible design of capePCA. Privacy: each round is mu_r-GDP for every person against the "
+           "aggregator, and the rounds compose to sqrt(mu_1^2 + mu_2^2)-GDP; this gives (eps1 + eps2, delta1 + "
+           "delta2). Trust: noise generator trusted and never colluding with the aggregator; honest-but-curious "
+           "sites; an aggregator colluding with sites learns their e and weakens the others' protection. " +
+           SENSITIVITY_NOTE),
+)
+def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations, kappa):
+    parts, sizes = _sites(data, sites)
+    S, d, N = len(parts), data.d, float(data.n)
+    weights = sizes / N
+    budgets = cal.split_budget(epsilon, delta, split)
+    eps1, d1, eps2, d2 = budgets
+    c2 = cal.m2_sensitivity(1)                                   # per-sample constants: Delta_s = c / N_s
+    c3 = cal.m3_sensitivity(data.model, 1, d, _scaled_s2(data, sigma2))
+    design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
+    design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
+    moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
+    m2, m3 = n_upper(d), n_unique(d)
+
+    # round 1: M2
+    e2 = _correlated(design2["cov_e"], m2, rng)
+    f2 = [unique_noise(m2, math.sqrt(v), rng) for v in design2["var_f"]]
+    sent2 = [moments[s][0] + e2[s] + f2[s] + unique_noise(m2, math.sqrt(design2["var_g"][s]), rng)
+             for s in range(S)]
+    M2hat = from_upper(sum(weights[s] * (sent2[s] - f2[s]) for s in range(S)), d)
+    wh = whiten(M2hat, k)
+
+    # round 2: M3, projected on W at the sites
+    e3 = _correlated(design3["cov_e"], m3, rng)
+    whitened = np.zeros((k, k, k))
+    for s in range(S):
+        f3 = unique_noise(m3, math.sqrt(design3["var_f"][s]), rng)
+        g3 = unique_noise(m3, math.sqrt(design3["var_g"][s]), rng)
+        sent3 = multilinear(from_unique(moments[s][1] + e3[s] + f3 + g3, d), wh.W)
+        whitened += weights[s] * (sent3 - multilinear(from_unique(f3, d), wh.W))
+
+    mu2 = cal.joint_view_mu_scaled(sizes, c2, design2["cov_e"], design2["var_g"])
+    mu3 = cal.joint_view_mu_scaled(sizes, c3, design3["cov_e"], design3["var_g"])
+    mu = float(np.max(np.sqrt(mu2**2 + mu3**2)))
+    sd2 = float(np.sqrt(np.sum(weights**2 * design2["var_g"])))
+    sd3 = float(np.sqrt(np.sum(weights**2 * design3["var_g"])))
+    facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(),
+                 site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
+                 joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
+                 mu_target={"m2": gaussian_mu(eps1, d1), "m3": gaussian_mu(eps2, d2)},
+                 inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
+                 communication={"messages": 7 * S,
+                                "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))})
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+
+
+@mechanism(
+    name="otd_conventional",
+    title="Distributed tensor decomposition, conventional (each site adds its own noise)",
+    paper=PAPER + " (baseline 'conv')",
+    model="distributed",
+    guarantee="approximate",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=(SITES_PARAM,) + COMMON_PARAMS,
+    notes=("Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
+           "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
+           "sends (M3_s + G_s)(W, W, W) with G_s its own AGN noise on the unique entries; the aggregator averages "
+           "and decomposes. The averaged noise has about S times the pooled variance. " + SENSITIVITY_NOTE),
+)
+def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations):
+    parts, sizes = _sites(data, sites)
+    S, d, N = len(parts), data.d, float(data.n)
+    weights = sizes / N
+    budgets = cal.split_budget(epsilon, delta, split)
+    eps1, d1, eps2, d2 = budgets
+    c2, c3 = cal.m2_sensitivity(1), cal.m3_sensitivity(data.model, 1, d, _scaled_s2(data, sigma2))
+    tau2 = np.array([gaussian_sigma(c2 / m, eps1, d1) for m in sizes])
+    tau3 = np.array([gaussian_sigma(c3 / m, eps2, d2) for m in sizes])
+    moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
+    m2, m3 = n_upper(d), n_unique(d)
+    M2hat = from_upper(sum(weights[s] * (moments[s][0] + unique_noise(m2, tau2[s], rng)) for s in range(S)), d)
+    wh = whiten(M2hat, k)
+    whitened = sum(weights[s] * multilinear(from_unique(moments[s][1] + unique_noise(m3, tau3[s], rng), d), wh.W)
+                   for s in range(S))
+    mu = float(np.max(np.sqrt((c2 / sizes / tau2) ** 2 + (c3 / sizes / tau3) ** 2)))
+    sd2, sd3 = float(np.sqrt(np.sum(weights**2 * tau2**2))), float(np.sqrt(np.sum(weights**2 * tau3**2)))
+    facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(),
+                 site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
+                 communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))})
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+
+
+@mechanism(
+    name="otd_local",
+    title="Distributed tensor decomposition, local (one site alone)",
+    paper=PAPER + " (baseline 'local')",
+    model="distributed",
+    guarantee="approximate",
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    params=(SITES_PARAM,) + COMMON_PARAMS + (Param("site", "int", 0, "Which site works alone (0-based).", low=0,
+                                                    high=49),),
+    notes="AGN on one site's samples only (sensitivities with its N_s): what a site gets without collaborating. "
+          + SENSITIVITY_NOTE,
+)
+def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations, site):
+    parts, sizes = _sites(data, sites)
+    if site >= len(parts):
+        raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
+    idx = parts[site]
+    u2, u3 = data.moments(idx, sigma2=sigma2)
+    M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
+        data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng)
+    facts = _stage_facts(data.model, idx.size, data.d, k, delta2, delta3, sd2, sd3, budgets)
+    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(), site=site,
+                 site_samples=int(idx.size), communication={"messages": 0, "numbers": 0})
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+                    privacy=PrivacyCurve.gdp(mu), facts=facts)
