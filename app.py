@@ -1,7 +1,13 @@
-"""DP-PCA Explorer: entry point. Run with ``python -m streamlit run app.py``."""
+"""DP-PCA Explorer: entry point. Run with ``python -m streamlit run app.py``.
+
+The entry script runs on every page: it reads the scenario (from the link on a session's first run), draws
+the controls shared by the pages that compute releases (the same widgets in every run, so switching pages
+cannot reset them), the presenter bar, and the share link, then runs the page and writes the address back.
+"""
 import streamlit as st
 
-from ui import state
+from ui import controls, scenario, show
+from ui.shell import IN_ENTRY_KEY
 
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
 
@@ -15,24 +21,26 @@ PAGES = {
     "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
     "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
 }
-st.session_state["_pages"] = PAGES
+#: pages that compute releases from the shared settings, and the repetitions field each one uses
+SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
+st.session_state["_pages"] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
 
-scn = state.scenario()
-if scn.get("present"):
-    # Presentation mode: wide, large type, controls (sidebar, toolbar) hidden.
-    st.markdown(
-        """<style>
-        section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"] {display: none;}
-        html, body, [data-testid="stAppViewContainer"] {font-size: 22px;}
-        [data-testid="stMetricValue"] {font-size: 3rem;}
-        .block-container {max-width: 100%; padding-top: 1rem;}
-        </style>""",
-        unsafe_allow_html=True,
-    )
+vals = scenario.values()
+present = vals["present"]
+page = st.navigation(list(PAGES.values()), position="hidden" if present else "sidebar")
+here = next((key for key, p in PAGES.items() if p.url_path == page.url_path), "home")
 
-    if st.button("Exit presentation mode", icon=":material/close_fullscreen:"):
-        scn["present"] = False
-        st.rerun()
+if present:
+    show.presenter_bar(PAGES, here)
+else:
+    if here in SHARED_CONTROLS:
+        controls.shared_sidebar(SHARED_CONTROLS[here])
+    show.sidebar_footer(here)
+scenario.notice_box()
 
-page = st.navigation(list(PAGES.values()), position="hidden" if scn.get("present") else "sidebar")
-page.run()
+st.session_state[IN_ENTRY_KEY] = True
+try:
+    page.run()
+finally:
+    st.session_state[IN_ENTRY_KEY] = False
+    scenario.sync_url()

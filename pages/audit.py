@@ -5,14 +5,13 @@ import dppca_core as dc
 from dppca_core import figures
 from dppca_core.audit import audit
 
-from ui import state
+from ui import scenario, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
 ensure_navigation()
 
 RESULT_KEY = "audit_result"  # canonical result of the last audit in this session (no widget owns it)
-TRIALS = [500, 1000, 2000, 5000, 10000, 20000]
 
 st.title("Audit a privacy claim")
 st.markdown(
@@ -26,29 +25,29 @@ st.markdown(
 )
 
 names = dc.mechanism_names()
-with st.form("audit_form"):
-    c = st.columns(4)
-    mech = c[0].selectbox("Mechanism", names, index=names.index("analyze_gauss"),
-                          format_func=lambda m: f"{dc.get_mechanism(m).title} [{dc.get_mechanism(m).guarantee}]")
-    eps = c[1].number_input("claimed ε", min_value=0.01, max_value=50.0, value=1.0, step=0.1)
-    delta = c[2].number_input("claimed δ", min_value=1e-12, max_value=0.5, value=1e-5, format="%.1e")
-    trials = c[3].select_slider("trials per dataset", options=TRIALS, value=2000)
-    c = st.columns([2, 2])
-    nb = c[0].radio("Neighbouring relation", ["replace", "add_remove"], horizontal=True)
-    factor = c[1].select_slider(
-        "the implementation actually runs at ε ×", options=[1, 2, 3, 5], value=1,
-        help="1: audit the mechanism as it is. Above 1: simulate an implementation that adds too little noise "
-             "for its claim; a good audit must catch it.")
-    submitted = st.form_submit_button("Run the audit", type="primary")
-
-if submitted:
+vals = scenario.values()
+c = st.columns(4)
+c[0].selectbox("Mechanism", names, format_func=lambda m: f"{dc.get_mechanism(m).title} [{dc.get_mechanism(m).guarantee}]",
+               **scenario.bind("amech"))
+c[1].number_input("claimed ε", min_value=0.01, max_value=50.0, step=0.1, format="%g", **scenario.bind("aeps"))
+c[2].number_input("claimed δ", min_value=1e-12, max_value=0.5, format="%.1e", **scenario.bind("adelta"))
+c[3].select_slider("trials per dataset", options=list(scenario.AUDIT_TRIALS), **scenario.bind("atrials"))
+c = st.columns([2, 2])
+c[0].radio("Neighbouring relation", ["replace", "add_remove"], horizontal=True, **scenario.bind("anb"))
+c[1].select_slider(
+    "the implementation actually runs at ε ×", options=[1, 2, 3, 5], **scenario.bind("afactor"),
+    help="1: audit the mechanism as it is. Above 1: simulate an implementation that adds too little noise "
+         "for its claim; a good audit must catch it.")
+if st.button("Run the audit", type="primary", key="run_audit"):
     with boundary("the audit"):
+        mech, eps, delta, nb = vals["amech"], vals["aeps"], vals["adelta"], vals["anb"]
         spec = dc.get_mechanism(mech)
         if nb not in spec.relations:
             raise ValueError(f"{spec.title} has a guarantee only for {' / '.join(spec.relations)}; pick that "
                              "neighbouring relation.")
         bar = st.progress(0.0, text="running the attack…")
-        result = audit(mech, eps, delta, neighbors=nb, trials=int(trials), seed=0, run_epsilon=eps * factor,
+        result = audit(mech, eps, delta, neighbors=nb, trials=int(vals["atrials"]), seed=0,
+                       run_epsilon=eps * vals["afactor"],
                        progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"))
         bar.empty()
         st.session_state[RESULT_KEY] = result
@@ -87,16 +86,14 @@ if result is not None:
                    + (f" The mechanism was run at ε = {result.run_epsilon:g}." if result.run_epsilon
                       != result.epsilon_claimed else ""))
         cols = st.columns(2)
-        cols[0].plotly_chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold),
-                             config=figures.PLOTLY_CONFIG, width="stretch")
+        show.chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold),
+                   container=cols[0])
         fpr, tpr = result.roc
-        cols[1].plotly_chart(
-            figures.audit_tradeoff(fpr, 1 - tpr, result.claim_curve(),
-                                   point=(result.false_positive_upper, result.false_negative_upper),
-                                   measured_mu=result.mu_lower if result.conversion == "gdp" else None),
-            config=figures.PLOTLY_CONFIG, width="stretch")
+        show.chart(figures.audit_tradeoff(fpr, 1 - tpr, result.claim_curve(),
+                                          point=(result.false_positive_upper, result.false_negative_upper),
+                                          measured_mu=result.mu_lower if result.conversion == "gdp" else None),
+                   container=cols[1])
 else:
     st.info("Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "
             "retracted Wishart mechanism.")
 
-state.sync_url()

@@ -4,14 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from dppca_core import figures
-from ui import data, state
+from ui import data, scenario, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
 ensure_navigation()
 
 st.title("Data")
-scn = state.scenario()
+scn = scenario.values()
 
 KINDS = {"synthetic": "Synthesize", "preset": "Paper setting", "sample": "Shipped dataset", "upload": "Upload CSV / Parquet"}
 
@@ -39,19 +39,19 @@ def _source_controls():
     kind = _kind()
     if kind == "synthetic":
         c = st.columns(6)
-        c[0].number_input("rows n", 10, 200_000, step=100, **state.bind("n"))
-        c[1].number_input("features d", 2, 500, step=1, **state.bind("d"))
-        c[2].number_input("planted rank", 1, 50, step=1, **state.bind("rank"))
+        c[0].number_input("rows n", 10, 200_000, step=100, **scenario.bind("n"))
+        c[1].number_input("features d", 2, 500, step=1, **scenario.bind("d"))
+        c[2].number_input("planted rank", 1, 50, step=1, **scenario.bind("rank"))
         c[3].number_input("spike strength", 0.0, 1000.0, step=0.5, format="%g",
                           help="Variance of the planted directions relative to the isotropic noise (the eigengap).",
-                          **state.bind("spike"))
-        c[4].number_input("row sparsity s (0 = dense)", 0, 500, step=1, **state.bind("sparse"))
-        c[5].number_input("data seed", 0, 2**31 - 1, step=1, **state.bind("dseed"))
+                          **scenario.bind("spike"))
+        c[4].number_input("row sparsity s (0 = dense)", 0, 500, step=1, **scenario.bind("sparse"))
+        c[5].number_input("data seed", 0, 2**31 - 1, step=1, **scenario.bind("dseed"))
     elif kind == "preset":
         names = list(data.presets())
         _choice("Paper setting", "preset", names,
                 lambda n: f"{data.presets()[n].description} ({data.presets()[n].paper})")
-        st.number_input("data seed", 0, 2**31 - 1, step=1, **state.bind("dseed"))
+        st.number_input("data seed", 0, 2**31 - 1, step=1, **scenario.bind("dseed"))
     elif kind == "sample":
         _choice("Dataset", "sample", list(data.samples()), lambda n: data.samples()[n].get("title", n))
         st.caption("Small public datasets shipped in sample_data/ (sources and licences in sample_data/README.md); "
@@ -97,8 +97,8 @@ def _preprocessing_controls():
     c = st.columns([2, 1, 3])
     c[0].radio("Centring", ["none", "empirical"], horizontal=True,
                format_func={"none": "none (private)", "empirical": "empirical mean (NOT private)"}.get,
-               **state.bind("center"))
-    c[1].number_input("public clipping radius R", min_value=1e-9, format="%g", **state.bind("R"),
+               **scenario.bind("center"))
+    c[1].number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
                       help="Rows with norm above R are scaled down to R. R must be chosen without looking at the data.")
     c[2].warning(
         "Rescaling by the data's own largest row norm, or centring with the data's own mean, is **not private**: "
@@ -129,11 +129,10 @@ with boundary("the data summary"):
     if prep.data.n_clipped > 0.5 * ds.n:
         st.warning("More than half of the rows were clipped: R is small for these data, so the spectrum is distorted.")
     left, right = st.columns(2)
-    left.plotly_chart(figures.scree(prep.eigenvalues, k), config=figures.PLOTLY_CONFIG, width="stretch")
-    right.plotly_chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
-                       config=figures.PLOTLY_CONFIG, width="stretch")
+    show.chart(figures.scree(prep.eigenvalues, k), container=left)
+    show.chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
+               container=right)
     with st.expander("First rows of the (raw) data"):
         st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
     st.caption("Scree plot and loadings are computed from the clipped data without privacy: they are diagnostics.")
 
-state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

@@ -6,7 +6,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import figures, metrics
 
-from ui import data, state
+from ui import data, scenario, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -14,7 +14,7 @@ ensure_navigation()
 
 DIST = ["cape_pca", "dist_conventional", "dist_local"]
 st.title("Distributed data: hospitals pooling without pooling")
-scn = state.scenario()
+scn = scenario.values()
 
 st.markdown(
     "Each **site** (e.g. a hospital) holds its own rows. *Conventional*: every site adds its own full noise and an "
@@ -23,14 +23,16 @@ st.markdown(
     "(centralised) Analyze Gauss accuracy while every message stays private."
 )
 
+EPS_OPTIONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 with st.sidebar:
-    sites = st.slider("number of sites S", 2, 20, 5, key="dist_sites")
-    uneven = st.toggle("unequal site sizes", value=False, key="dist_uneven")
-    by_label = st.toggle("sites = the label column", value=False, key="dist_by_label",
-                         help="For a dataset with a label column (e.g. an uploaded file with a hospital column): "
-                              "each label value is one site. Overrides the two controls above.")
-    eps = st.select_slider("ε", options=[0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], value=1.0, key="dist_eps")
-    reps = st.slider("repetitions", 2, 30, 8, key="dist_reps")
+    st.slider("number of sites S", 2, 20, **scenario.bind("dsites"))
+    st.toggle("unequal site sizes", **scenario.bind("duneven"))
+    st.toggle("sites = the label column", **scenario.bind("dbylabel"),
+              help="For a dataset with a label column (e.g. an uploaded file with a hospital column): each label "
+                   "value is one site. Overrides the two controls above.")
+    st.select_slider("ε", options=scenario.with_current(EPS_OPTIONS, scn["deps"]), **scenario.bind("deps"))
+    st.slider("repetitions", 2, 30, **scenario.bind("dreps"))
+sites, uneven, by_label, eps, reps = scn["dsites"], scn["duneven"], scn["dbylabel"], scn["deps"], scn["dreps"]
 
 
 def site_sizes(n, S, uneven):
@@ -55,6 +57,17 @@ def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites):
                          "numbers sent": rel.facts.get("communication", {}).get("numbers", 0),
                          "messages": rel.facts.get("communication", {}).get("messages", 0)})
     return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites):
+    """Distance to the truth per DPS-PCA iteration, one trace per epsilon (cached on every input)."""
+    traces = {}
+    for e in (0.5, 2.0, 10.0):
+        rel = dc.run("dps_pca", _prep, k, e, delta, data_norm=_prep.data_norm, seed=seed, sites=_sites,
+                     sparsity=s_hat, iterations=15)
+        traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, _truth) for Q in rel.outputs["iterates"]]
+    return traces
 
 
 with boundary("the distributed comparison"):
@@ -83,39 +96,26 @@ with boundary("the distributed comparison"):
     labels = {"analyze_gauss": "pooled (central)", "cape_pca": "capePCA", "dist_conventional": "conventional",
               "dist_local": "one site alone"}
     for col, mech in zip(cols, ["analyze_gauss"] + DIST):
-        col.metric(labels[mech], f"{summary.loc[mech, 'mean']:.3f}", delta=f"± {summary.loc[mech, 'sd']:.3f} s.d.", delta_arrow="off",
-                   delta_color="off", help="mean ‖sin Θ‖_F to the reference over repetitions (diagnostic)")
+        col.metric(labels[mech], f"{summary.loc[mech, 'mean']:.3f}", delta=f"± {summary.loc[mech, 'sd']:.3f} s.d.",
+                   delta_arrow="off", delta_color="off",
+                   help="mean ‖sin Θ‖_F to the reference over repetitions (a diagnostic: not private)")
     st.caption(f"{prep.data.n} rows in {sites} sites "
                f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
                f"k = {k}, ε = {eps:g}, δ = {scn['delta']:g}. Diagnostics computed with the raw data as reference.")
     bar = figures.quantile_dotplot({m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy()
                                    for m in ["analyze_gauss"] + DIST}, "subspace distance")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(bar, config=figures.PLOTLY_CONFIG, width="stretch")
-    c2.plotly_chart(figures.communication_bar({m: int(summary.loc[m, "numbers"]) for m in DIST}),
-                    config=figures.PLOTLY_CONFIG, width="stretch")
+    show.chart(bar, container=c1)
+    show.chart(figures.communication_bar({m: int(summary.loc[m, "numbers"]) for m in DIST}), container=c2)
     with st.expander("Trust assumptions and communication, in words", expanded=True):
         for mech in DIST:
             spec = dc.get_mechanism(mech)
             st.markdown(f"**{spec.title}** — {int(summary.loc[mech, 'messages'])} messages, "
                         f"{int(summary.loc[mech, 'numbers']):,} numbers. {spec.notes}")
 
-st.subheader("DPS-PCA: convergence of the distributed noisy power method")
-with boundary("the convergence trace"):
-    ds = data.load_dataset(scn)
-    prep = data.prepare(ds, scn)
-    k = int(scn["k"])
-    truth = ds.truth[:, :k] if ds.truth is not None and ds.truth.shape[1] >= k else prep.reference[:, :k]
-    s_hat = int(scn["s"]) or None
-    traces = {}
-    for e in (0.5, 2.0, 10.0):
-        rel = dc.run("dps_pca", prep.data, k, e, float(scn["delta"]), data_norm=prep.data.data_norm,
-                     seed=int(scn["seed"]), sites=site_arg,
-                     sparsity=s_hat, iterations=15)
-        traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, truth) for Q in rel.outputs["iterates"]]
-    st.plotly_chart(figures.convergence_traces(traces, metrics.random_subspace_distance(prep.data.d, k)),
-                    config=figures.PLOTLY_CONFIG, width="stretch")
+    st.subheader("DPS-PCA: convergence of the distributed noisy power method")
+    traces = _dps_traces(prep.key, k, float(scn["delta"]), sites_key, int(scn["seed"]), int(scn["s"]) or None,
+                         prep.data, truth, site_arg)
+    show.chart(figures.convergence_traces(traces, metrics.random_subspace_distance(prep.data.d, k)))
     st.caption("Error per iteration from a random start, one line per ε: geometric decrease to a floor set by the "
-               "privacy noise (lower for larger ε).")
-
-state.sync_url()
+               "privacy noise (lower for larger ε). The iterates are part of DPS-PCA's release.")

@@ -1,7 +1,7 @@
 """Home: what DP-PCA is, and a gallery of ready scenarios."""
 import streamlit as st
 
-from ui import scenarios, state
+from ui import scenario, scenarios
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -36,7 +36,7 @@ with boundary("the gallery"):
             st.markdown(f"**{entry['title']}**")
             st.caption(entry["blurb"])
             if st.button("Open", key=f"gallery:{i}", icon=":material/play_arrow:"):
-                state.load(entry["fields"])
+                scenario.load(entry["fields"])
                 st.switch_page(st.session_state["_pages"][entry["page"]])
 
 st.subheader("How to use it")
@@ -52,4 +52,3 @@ The address bar holds the whole scenario, seeds included: copy it to share exact
 """
 )
 
-state.sync_url()  # in the page: query-param writes from the entry script do not reach the browser URL

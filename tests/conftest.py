@@ -7,9 +7,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def app_test():
-    """Factory: an AppTest of the dashboard, optionally opened with URL query parameters."""
+def app_test(monkeypatch):
+    """Factory: an AppTest of the dashboard, optionally opened with URL query parameters.
+
+    A real server switches Streamlit to ``st.navigation`` mode for good once app.py has run (ui/shell.py); AppTest
+    resets that process-wide flag before every run, so each run would first execute the page file alone and
+    consume one-shot events (button clicks). The patched PagesManager keeps the server's behaviour.
+    """
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
+
+    class NavigationPagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            PagesManager.uses_pages_directory = False
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(app_test_module, "PagesManager", NavigationPagesManager)
 
     def make(**query):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

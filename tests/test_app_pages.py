@@ -1,4 +1,6 @@
 """Every page runs under AppTest without exception, and widget changes change the shown numbers."""
+import re
+
 import pytest
 
 PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py",
@@ -9,6 +11,11 @@ def metric(at, label, index=0):
     values = [m.value for m in at.metric if m.label == label]
     assert values, f"no metric {label!r} on the page; metrics: {[m.label for m in at.metric]}"
     return values[index]
+
+
+def plain(markdown: str) -> str:
+    """The text a Markdown source shows: backslash escapes and the zero-width spaces that break autolinks removed."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u200b", "")
 
 
 def assert_clean(at):
@@ -121,11 +128,18 @@ def test_tradeoffs_sweep_and_planner(app_test):
 
 
 @pytest.mark.parametrize("present", ["true", "false"])
-def test_report_page(app_test, present):
+def test_report_page_and_presenter_mode(app_test, present):
     at = app_test(present=present)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    assert at.toggle(key="w:present").value == (present == "true")
+    if present == "true":  # no sidebar: the presenter bar with the big dial and page buttons instead
+        assert at.select_slider(key="w:eps_presenter").value == 1.0
+        assert [b.key for b in at.button if b.key and b.key.startswith("present_")] == [
+            "present_prev", "present_next", "present_exit"]
+        at.button(key="present_exit").click().run()
+        assert at.toggle(key="w:present").value is False
+    else:
+        assert at.toggle(key="w:present").value is False
 
 
 def test_every_gallery_scenario_and_sample_runs(app_test):

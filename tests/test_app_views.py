@@ -1,5 +1,5 @@
-"""Distributed and Audit pages: they run, and their numbers follow the widgets."""
-from tests.test_app_pages import assert_clean, metric
+"""Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
+from tests.test_app_pages import assert_clean, metric, plain
 
 
 def test_distributed_page_compares_and_follows_sites(app_test):
@@ -9,7 +9,7 @@ def test_distributed_page_compares_and_follows_sites(app_test):
     assert_clean(at)
     cape, conv = float(metric(at, "capePCA")), float(metric(at, "conventional"))
     assert cape < conv  # correlated noise cancels; conventional carries ~sqrt(S) times the noise
-    at.slider(key="dist_sites").set_value(10).run()
+    at.slider(key="w:dsites").set_value(10).run()
     assert_clean(at)
     assert float(metric(at, "conventional")) != conv
     assert any("trusted" in m.value for m in at.markdown)
@@ -73,11 +73,11 @@ def test_tradeoffs_overlays_theory_rates(app_test):
 
 
 def test_explore_support_and_downstream_tabs(app_test):
-    sparse = app_test(src="preset:wang_xu_sparse", mechs="analyze_gauss,ldp_sparse", k=2, reps=2)
+    sparse = app_test(src="preset:wang_xu_sparse", mechs="analyze_gauss,ldp_sparse", k=2, reps=2, view="support")
     sparse.switch_page("pages/explore.py").run()
     assert not sparse.exception
     assert any("largest norm" in c.value for c in sparse.caption)  # the support heatmap is drawn
-    labelled = app_test(src="sample:breast_cancer", mechs="analyze_gauss", k=2, reps=2, R=3000.0)
+    labelled = app_test(src="sample:breast_cancer", mechs="analyze_gauss", k=2, reps=2, R=3000.0, view="downstream")
     labelled.switch_page("pages/explore.py").run()
     assert not labelled.exception
     frames = [df.value for df in labelled.dataframe]
@@ -97,7 +97,7 @@ def test_sweep_can_be_stopped_and_resumed(app_test):
 
 
 def test_explore_convergence_tab(app_test):
-    at = app_test(mechs="dps_pca,dp_pca", k=1, reps=2)
+    at = app_test(mechs="dps_pca,dp_pca", k=1, reps=2, view="convergence")
     at.switch_page("pages/explore.py").run()
     assert not at.exception
     assert any("after each iteration" in c.value for c in at.caption)
@@ -108,7 +108,8 @@ def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
     at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n", "columns": (), "label": ""}
     at.switch_page("pages/data.py").run()
     assert not at.exception
-    assert at.error and any("missing or infinite values in column(s) 'b' (1 of 3 rows)" in e.value for e in at.error)
+    assert at.error and any("missing or infinite values in column(s) 'b' (1 of 3 rows)" in plain(e.value)
+                            for e in at.error)
     at.switch_page("pages/home.py").run()
     assert not at.exception
 
@@ -116,6 +117,6 @@ def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
 def test_distributed_sites_from_label_column(app_test):
     at = app_test(src="sample:wine", k=2, R=2000.0)
     at.switch_page("pages/distributed.py").run()
-    at.toggle(key="dist_by_label").set_value(True).run()
+    at.toggle(key="w:dbylabel").set_value(True).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("3 sites" in c.value for c in at.caption)  # wine has 3 cultivars

@@ -1,52 +1,79 @@
-"""Report exports and scenario URL encoding, tested without a browser."""
+"""Exports: the HTML report, the reproducing script and the published releases, tested without a browser."""
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
-from ui import report, state
+import plotly.graph_objects as go
 
+from tests.test_app_pages import assert_clean
+from ui import report, scenario
 
-def test_query_roundtrip_keeps_types_and_params():
-    scn = {**state.DEFAULTS, "eps": 0.3, "delta": 1e-8, "present": True, "private_power.iterations": 7,
-           "private_power.block_size": None}
-    back = state.from_query(state.to_query(scn))
-    assert back == scn
-    assert isinstance(back["eps"], float) and isinstance(back["k"], int) and back["present"] is True
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_malformed_query_falls_back_to_defaults():
-    back = state.from_query({"eps": "banana", "k": "nan", "reps": "5"})
-    assert back["eps"] == state.DEFAULTS["eps"] and back["k"] == state.DEFAULTS["k"] and back["reps"] == 5
+def _report_table(at):
+    frames = [df.value for df in at.dataframe if "subspace distance" in df.value.columns]
+    assert frames, "no results table on the Report page"
+    return frames[0]
 
 
-def test_report_page_html_is_self_contained(app_test):
-    at = app_test(sreps="3")
-    at.switch_page("pages/tradeoffs.py").run()  # a sweep to include
-    at.switch_page("pages/report.py").run()
-    assert not at.exception and not at.error
-    # The HTML embeds plotly.js (offline) and the guarantees; rebuild it the way the page does.
-    html_doc = report.build_html(state.DEFAULTS, "?eps=1.0", {}, [], {}, "note")
-    assert html_doc.startswith("<!DOCTYPE html>")
+def test_report_html_escapes_user_text_and_links_the_scenario():
+    link = "http://localhost:8501/report?eps=1.0&mechs=analyze_gauss"
+    doc = report.build_html(scenario.DEFAULTS, link, {}, [], {}, 'Uploaded file <a href="http://evil">x</a>.csv')
+    assert doc.startswith("<!DOCTYPE html>")
+    assert '<a href="http://evil">' not in doc and "&lt;a href=" in doc
+    assert f'href="{link.replace("&", "&amp;")}"' in doc  # the scenario is a link, wrapped by CSS
+    assert "overflow-wrap:anywhere" in doc
 
 
 def test_build_html_embeds_plotly_once():
-    import plotly.graph_objects as go
-
     figs = [go.Figure(go.Bar(y=[1, 2])), go.Figure(go.Bar(y=[3, 1]))]
-    doc = report.build_html(state.DEFAULTS, "?x=1", {}, figs, {}, "synthetic")
+    doc = report.build_html(scenario.DEFAULTS, "?x=1", {}, figs, {}, "synthetic")
     assert doc.count("plotly.js v") == 1 and "<script src=\"http" not in doc  # embedded once, no CDN script
     assert doc.count("Plotly.newPlot") == 2
 
 
-def test_script_reproduces_explore_numbers(app_test, tmp_path):
-    query = {"mechs": "analyze_gauss", "eps": "2.0", "reps": "3", "seed": "4", "k": "2"}
+def test_report_page_offers_the_published_releases(app_test):
+    at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    results_json = [b for b in at.get("download_button") if "JSON" in b.proto.label]
+    assert results_json
+    table = _report_table(at)
+    assert list(table["mechanism"]) == ["analyze_gauss", "ppca_exponential"]
+
+
+def test_script_prints_the_report_table_from_any_folder(app_test, tmp_path):
+    query = {"mechs": "analyze_gauss,private_power", "eps": "2.0", "reps": "3", "seed": "4", "k": "2", "s": "3"}
     at = app_test(**query)
-    at.switch_page("pages/explore.py").run()
-    shown = [m.value for m in at.metric if m.label == "subspace distance"][0]
-    script = report.build_script(state.from_query(query))
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    shown = _report_table(at).to_string(index=False)
+    vals, notices = scenario.from_query(query)
+    assert not notices
     path = tmp_path / "scenario.py"
-    path.write_text(script)
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
-                         cwd=str(tmp_path), env={"PYTHONPATH": str(state.__file__).rsplit("/ui/", 1)[0]})
+    path.write_text(report.build_script(vals))
+    # the package importable as if installed (the script does not rely on the working folder)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path),
+                         env=env)
     assert out.returncode == 0, out.stderr
-    printed = float(out.stdout.split("subspace distance mean")[1].split("|")[0])
-    assert abs(printed - float(shown)) < 5e-4  # same seeds, same data: the same mean (rounded on the card)
+    assert out.stdout.strip() == shown.strip()
+
+
+def test_published_json_has_no_diagnostics(app_test):
+    at = app_test(mechs="ppca_exponential", k="2", reps="1", R="0.05")  # R tiny: every row is clipped
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    from ui import compute, data
+
+    vals = at.session_state["scenario"]
+    ds = data.load_dataset(vals)
+    results, _ = compute.run_selected(ds, data.prepare(ds, vals), vals)
+    text = report.published_json(results)
+    payload = json.loads(text)
+    assert payload["ppca_exponential"]["guarantee"] == "pure"
+    for word in ("rows_clipped", "trace_energy", "acceptance", "seconds", "warnings"):
+        assert word not in text

@@ -6,14 +6,13 @@ a cached result is only reused for exactly the same draw; a new seed gives fresh
 from __future__ import annotations
 
 import json
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import metrics
+from dppca_core import experiments, metrics
 
 from .data import Prepared
 
@@ -26,7 +25,11 @@ METRICS = {
 
 @dataclass
 class RunResult:
-    """``reps`` independent releases of one mechanism and their diagnostics (one value per repetition)."""
+    """``reps`` independent releases of one mechanism and their diagnostics (one value per repetition).
+
+    ``published`` is what the first repetition publishes (:meth:`dppca_core.Release.published`): exports and the
+    guarantee wording come from it. ``warnings`` are non-private diagnostics (e.g. how many rows were clipped).
+    """
 
     mechanism: str
     components: np.ndarray        # reps x d x k
@@ -35,82 +38,82 @@ class RunResult:
     precision: np.ndarray | None
     recall: np.ndarray | None
     f1: np.ndarray | None
-    noise_scale: float | None
-    guarantee: str
-    guarantee_text: str
+    published: dict
+    privacy: dc.privacy.PrivacyCurve
     caveat: str
     warnings: list
-    seconds: float
+    seconds: float                # of the first repetition (a non-private diagnostic)
     trace: list | None = None     # distance to the reference per iteration (first repetition), if iterative
+
+    @property
+    def guarantee(self) -> str:
+        return self.published["guarantee"]
+
+    @property
+    def guarantee_text(self) -> str:
+        return self.published["guarantee_text"]
+
+    @property
+    def noise_scale(self) -> float | None:
+        return self.published["noise_scale"]
 
     def metric(self, name: str) -> np.ndarray:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
 
 
-def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
-    """Independent, reproducible noise for each (seed, repetition, mechanism)."""
-    return np.random.SeedSequence([int(seed), int(rep), zlib.crc32(mechanism.encode())])
-
-
 def true_support(prep: Prepared, planted, s: int, k: int):
     """Support used for recovery: the planted one if known, else the top-s rows of the non-private basis."""
-    if planted is not None:
-        return np.asarray(planted)
-    if s <= 0:
-        return None
-    return metrics.row_support(prep.reference[:, :k], s)
+    return experiments.support_for(prep.ref, planted, s, k)
 
 
 def run_reps(prep: Prepared, mechanism: str, *, k: int, epsilon: float, delta: float, neighbors: str,
              reps: int, seed: int, params: dict, s: int = 0, planted_support=None) -> RunResult:
-    """Cached ``reps`` runs of ``mechanism`` on the prepared data."""
+    """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs)."""
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
     return _run_reps(prep.key, mechanism, int(k), float(epsilon), float(delta), neighbors, int(reps), int(seed),
                      json.dumps(params, sort_keys=True, default=str), int(s), support_key, _prep=prep)
 
 
+def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tuple[dict, dict]:
+    """Repetitions of every selected mechanism at the scenario's settings.
+
+    Returns ({mechanism: RunResult}, {mechanism: message}) — a mechanism whose settings do not work (e.g. a
+    relation it has no proof for) gets a message and the others still run.
+    """
+    from .scenario import mech_params, mechanisms
+
+    results, problems = {}, {}
+    for mech in mechanisms(vals):
+        try:
+            results[mech] = run_reps(prep, mech, k=int(vals["k"]), epsilon=vals["eps"], delta=vals["delta"],
+                                     neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
+                                     params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support)
+        except ValueError as exc:
+            problems[mech] = str(exc)
+    return results, problems
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, _prep):
-    params = json.loads(params_json)
-    if not 1 <= reps <= 1000:
-        raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
-    gram, ref = _prep.data.gram, _prep.reference[:, :k]
-    best = float(np.sum(_prep.eigenvalues[:k]))
-    comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
-    release, trace = None, None
-    seconds = 0.0
-    for rep in range(reps):
-        rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
-        release = dc.run(mechanism, _prep.data, k, epsilon, delta, neighbors, _prep.data.data_norm, rng, **params)
-        V = release.components
-        # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
-        iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
-        if rep == 0 and iterates:
-            trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in iterates]
-        seconds += release.diagnostics.get("seconds", 0.0)
-        comps.append(V)
-        dist.append(metrics.subspace_distance(V, ref))
-        energy.append(100.0 * metrics.captured_energy(V, gram) / best if best > 0 else np.nan)
-        if support is not None:
-            sr = metrics.support_recovery(V, np.asarray(support), s if s > 0 else len(support))
-            prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
-    spec = dc.get_mechanism(mechanism)
-    arr = (lambda x: np.asarray(x) if support is not None else None)
+    """Cached on every input (the data's hash and centring/radius in ``key``), shared by every session."""
+    reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
+                                  json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
+                                  s)
+    release = reps_out.first
+    # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
+    iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
+    ref = _prep.reference[:, :k]
+    trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in iterates] if iterates else None
     return RunResult(
-        mechanism=mechanism, components=np.asarray(comps), distance=np.asarray(dist), energy=np.asarray(energy),
-        precision=arr(prec), recall=arr(rec), f1=arr(f1),
-        noise_scale=release.noise_scale, guarantee=release.guarantee, guarantee_text=release.guarantee_text(),
-        caveat=spec.caveat, warnings=list(release.diagnostics.get("warnings", [])), seconds=seconds, trace=trace,
+        mechanism=mechanism, components=reps_out.components, distance=reps_out.distance, energy=reps_out.energy,
+        precision=reps_out.precision, recall=reps_out.recall, f1=reps_out.f1, published=release.published(),
+        privacy=release.privacy, caveat=release.caveat, warnings=list(release.diagnostics.get("warnings", [])),
+        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace,
     )
 
 
-def summary(values: np.ndarray | None) -> tuple[float, float, float] | None:
-    """Mean and the 2.5% / 97.5% quantiles over repetitions."""
-    if values is None or len(values) == 0:
-        return None
-    v = np.asarray(values, dtype=float)
-    return float(np.mean(v)), float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
+summary = experiments.summary
 
 
 SWEEPS = {

@@ -1,62 +1,155 @@
-"""Sidebar controls shared by Explore and Trade-offs (all bound to the scenario)."""
+"""Controls bound to the scenario: the shared sidebar, the epsilon dial and widgets built from registry metadata.
+
+The shared controls (mechanisms, epsilon, delta, relation, k, s, repetitions, seed, mechanism parameters)
+are drawn once, by the entry script, for every page that computes releases: the same widgets in every run,
+so a page switch cannot reset them. Every widget is bound to the scenario with :func:`ui.scenario.bind`.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
 import dppca_core as dc
 from dppca_core.privacy import NEIGHBOR_RELATIONS, describe_neighbors
+from dppca_core.registry import Param
 
-from . import state, widgets
+from . import scenario
+from .text import md_escape
 
-DELTAS = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]
+DELTA_GRID = (1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
+
+# Reference points for epsilon, each with its source, so a newcomer can place a value.
+EPS_REFERENCES = (
+    (0.1, "ε = 0.1", "Dwork (2011), 'A firm foundation for private data analysis', CACM: ε 'say, 0.01, 0.1'"),
+    (1.1, "ln 3", "Dwork (2011), CACM: 'or in some cases, ln 2 or ln 3' (ln 3 ≈ 1.1)"),
+    (2.0, "ε = 2", "Apple, 'Differential Privacy Overview': Health types, ε = 2 per day (local DP)"),
+    (4.0, "ε = 4", "Apple, 'Differential Privacy Overview': Emoji, ε = 4 per day (local DP)"),
+    (8.0, "ε = 8", "Apple, 'Differential Privacy Overview': QuickType, ε = 8 per day (local DP)"),
+    (17.14, "ε = 17.14", "US Census Bureau (2021): 2020 redistricting data, persons, total ε = 17.14 (δ = 1e-10)"),
+)
 
 
-def mechanism_picker(container=st.sidebar) -> list[str]:
+def eps_grid(current: float | None = None) -> list[float]:
+    """Log-spaced readable epsilon values (1, 1.5, 2, 3, 5, 7 per decade, 0.01 .. 50), the reference points, and
+    the current value when it is off the grid (kept exactly)."""
+    grid = {round(m * 10.0**e, 6) for e in range(-2, 2) for m in (1, 1.5, 2, 3, 5, 7)} | {50.0}
+    grid |= {v for v, _, _ in EPS_REFERENCES}
+    return scenario.with_current(grid, current) if current is not None else sorted(grid)
+
+
+def _eps_label(value: float) -> str:
+    refs = {v: label for v, label, _ in EPS_REFERENCES}
+    if value in refs:
+        return f"{value:g} ◆ {refs[value]}" if refs[value] != f"ε = {value:g}" else f"{value:g} ◆"
+    return f"{value:g}"
+
+
+def epsilon_slider(container=st, field: str = "eps", key: str | None = None, label: str | None = None) -> None:
+    """Log-scaled epsilon slider bound to ``field``; an off-grid value from a link is shown exactly."""
+    current = scenario.values()[field]
+    container.select_slider(
+        label or "Privacy budget ε (log scale)", options=eps_grid(current), format_func=_eps_label,
+        help="Smaller ε = stronger privacy. Values marked ◆ are reference points (see 'Where do these ε come from?').",
+        **scenario.bind(field, key=key),
+    )
+
+
+def reference_table_md() -> str:
+    return "\n".join(f"- **{label}** ({v:g}): {src}" for v, label, src in EPS_REFERENCES)
+
+
+def mechanism_label(name: str) -> str:
+    spec = dc.get_mechanism(name)
+    badge = {"retracted": " ⚠ retracted", "none": " (reference)"}.get(spec.guarantee, "")
+    return f"{spec.title}{badge} · {spec.model}"
+
+
+def mechanism_picker(container=st.sidebar) -> None:
     names = dc.mechanism_names("pca")
-    scn = state.scenario()
-    chosen = [m for m in state.mechanisms() if m in names]
-    if ",".join(chosen) != scn["mechs"]:
-        scn["mechs"] = ",".join(chosen)
-        st.session_state.pop(state.WIDGET_PREFIX + "mechs", None)
-    container.multiselect("Mechanisms", names, format_func=widgets.mechanism_label,
-                          help="Every registered mechanism; parameters below are built from each one's metadata.",
-                          **state.bind("mechs"))
-    return state.mechanisms()
+    container.multiselect("Mechanisms", names, format_func=mechanism_label,
+                          help="Every registered mechanism; the parameters below are built from each one's metadata.",
+                          **scenario.bind("mechs", to_widget=lambda v: [m for m in v.split(",") if m],
+                                          from_widget=lambda v: ",".join(v)))
 
 
 def privacy_controls(container=st.sidebar) -> None:
-    widgets.epsilon_control(container)
-    scn = state.scenario()
-    if scn["delta"] not in DELTAS:
-        DELTAS.append(scn["delta"])
-        DELTAS.sort()
-    container.select_slider("δ (failure probability, log scale)", options=sorted(DELTAS), format_func=lambda v: f"{v:.0e}",
+    epsilon_slider(container)
+    current = scenario.values()["delta"]
+    container.select_slider("δ (failure probability, log scale)", options=scenario.with_current(DELTA_GRID, current),
+                            format_func=lambda v: f"{v:.0e}" if v in DELTA_GRID else f"{v:g}",
                             help="Probability with which the ε bound may fail; keep it far below 1/n.",
-                            **state.bind("delta"))
+                            **scenario.bind("delta"))
     container.radio("Neighbouring datasets", list(NEIGHBOR_RELATIONS), horizontal=True,
                     format_func={"replace": "replace one row", "add_remove": "add/remove one row"}.get,
                     help=" / ".join(f"{r}: {describe_neighbors(r)}" for r in NEIGHBOR_RELATIONS),
-                    **state.bind("nb"))
+                    **scenario.bind("nb"))
 
 
 def shape_controls(container=st.sidebar, reps_field: str = "reps") -> None:
     c = container.columns(2)
-    c[0].number_input("components k", 1, 50, step=1, **state.bind("k"))
+    c[0].number_input("components k", 1, 50, step=1, **scenario.bind("k"))
     c[1].number_input("support size s", 0, 500, step=1,
                       help="Rows kept when scoring support recovery; 0 = the planted support's size.",
-                      **state.bind("s"))
+                      **scenario.bind("s"))
     c = container.columns(2)
-    c[0].number_input("repetitions", 1, 200, step=1, **state.bind(reps_field))
-    c[1].number_input("noise seed", 0, 2**31 - 1, step=1, **state.bind("seed"))
+    c[0].number_input("repetitions", 1, int(scenario.FIELDS[reps_field].high), step=1, **scenario.bind(reps_field))
+    c[1].number_input("noise seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("seed"))
 
 
-def parameter_controls(mechs: list[str], container=st.sidebar) -> dict:
-    out = {}
-    for mech in mechs:
+def param_widget(mech: str, p: Param, container=st) -> None:
+    """One widget for one mechanism parameter, chosen from its metadata (kind, range, choices)."""
+    field = f"{mech}.{p.name}"
+    vals = scenario.values()
+    if field not in vals:
+        vals[field] = p.default
+    value = vals[field]
+    help_text = p.help + (" Leave empty for the default." if p.default is None else "")
+    if p.kind == "bool":
+        container.checkbox(p.name, help=p.help, **scenario.bind(field))
+    elif p.kind == "choice":
+        container.selectbox(p.name, options=list(p.choices), help=p.help, **scenario.bind(field))
+    elif p.kind == "sites" and not isinstance(value, (int, type(None))):
+        container.caption(f"{p.name}: {md_escape(value)} (site sizes set by the link)")
+    elif p.kind in ("int", "sites"):
+        container.number_input(p.name, min_value=int(p.low) if p.low is not None else None,
+                               max_value=int(p.high) if p.high is not None else None, step=1, help=help_text,
+                               **scenario.bind(field))
+    elif p.kind == "float":
+        container.number_input(p.name, min_value=float(p.low) if p.low is not None else None,
+                               max_value=float(p.high) if p.high is not None else None, format="%g",
+                               help=help_text, **scenario.bind(field))
+    else:
+        container.caption(f"{p.name}: parameter kind {p.kind!r} has no widget; the default is used.")
+
+
+def parameter_controls(container=st.sidebar) -> None:
+    for mech in scenario.mechanisms():
         spec = dc.get_mechanism(mech)
-        if not spec.params:
-            out[mech] = {}
-            continue
-        with container.expander(f"{spec.title} parameters"):
-            out[mech] = widgets.mechanism_params(mech, st)
-    return out
+        if spec.params:
+            with container.expander(f"{spec.title} parameters"):
+                for p in spec.params:
+                    param_widget(mech, p, st)
+
+
+def shared_sidebar(reps_field: str = "reps") -> None:
+    """The controls every release-computing page shares, drawn in the sidebar by the entry script."""
+    with st.sidebar:
+        mechanism_picker(st)
+        privacy_controls(st)
+        shape_controls(st, reps_field=reps_field)
+        parameter_controls(st)
+
+
+def guarantee_badges(spec, container=st) -> None:
+    """Visible badges for guarantees that do not hold as claimed or are only approximate."""
+    if spec.guarantee == "retracted":
+        container.badge("RETRACTED: not private", icon=":material/gpp_bad:", color="red")
+    elif spec.guarantee == "none":
+        container.badge("No privacy (reference)", icon=":material/visibility:", color="gray")
+    elif spec.guarantee == "pure":
+        container.badge("pure ε-DP", icon=":material/verified_user:", color="green")
+    else:
+        container.badge("(ε, δ)-DP", icon=":material/verified_user:", color="blue")
+    if spec.caveat and spec.guarantee != "retracted":
+        mcmc = "mcmc" in spec.caveat.lower() or "gibbs" in spec.caveat.lower()
+        container.badge("approximate guarantee (MCMC)" if mcmc else "guarantee has a caveat",
+                        icon=":material/warning:", color="orange")

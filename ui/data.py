@@ -14,6 +14,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import datasets as dsets
+from dppca_core import experiments
 from dppca_core.prepare import center_data
 
 UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
@@ -33,12 +34,31 @@ class Dataset:
     key: str = ""                        # sha256 of the array bytes
 
     @property
+    def label_kind(self) -> str | None:
+        """"class" for a class label, "continuous" for a measurement (many distinct numeric values), or None."""
+        return label_kind(self.labels)
+
+    @property
     def n(self) -> int:
         return self.X.shape[0]
 
     @property
     def d(self) -> int:
         return self.X.shape[1]
+
+
+def label_kind(labels) -> str | None:
+    """Classify a label column: "continuous" when numeric with more than 20 distinct values or non-integer values
+    taking more than a fifth of the rows, else "class" (None without labels)."""
+    if labels is None:
+        return None
+    series = pd.Series(np.asarray(labels))
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        distinct = series.nunique()
+        non_integer = bool(np.any(np.asarray(series, dtype=float) % 1 != 0))
+        if distinct > 20 or (non_integer and distinct > max(2, len(series) // 5)):
+            return "continuous"
+    return "class"
 
 
 def array_key(X: np.ndarray, *extra) -> str:
@@ -163,19 +183,24 @@ class Prepared:
     key: str
     center_private: bool
     center_note: str
-    reference: np.ndarray            # top eigenvectors of the Gram (d x d, descending)
-    eigenvalues: np.ndarray          # eigenvalues of the Gram, descending
+    ref: experiments.Reference       # the non-private eigenvectors and eigenvalues of the Gram (descending)
+
+    @property
+    def reference(self) -> np.ndarray:
+        return self.ref.vectors
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        return self.ref.eigenvalues
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _prepare(key: str, center: str, R: float, _X: np.ndarray) -> Prepared:
     cen = center_data(_X, center)
     data = dc.prepare(cen.X, R)
-    gram = data.gram  # computed once per (dataset, centring, R)
-    vals, vecs = np.linalg.eigh(gram)
-    order = np.argsort(vals)[::-1]
+    # the Gram matrix and its eigendecomposition: computed once per (dataset, centring, R), shared by sessions
     return Prepared(data=data, key=f"{key}|{center}|{R!r}", center_private=cen.private, center_note=cen.note,
-                    reference=vecs[:, order], eigenvalues=vals[order])
+                    ref=experiments.Reference.of(data))
 
 
 def prepare(ds: Dataset, scn: dict) -> Prepared:

@@ -6,6 +6,8 @@ import logging
 
 import streamlit as st
 
+from .text import md_escape
+
 log = logging.getLogger("dppca.ui")
 
 # Streamlit's own control-flow exceptions (st.stop, st.rerun, page switches) must pass through.
@@ -22,13 +24,13 @@ def boundary(where: str = "this page"):
     try:
         yield
     except ValueError as exc:
-        st.error(f"**Cannot compute {where} with these settings.** {exc}", icon=":material/tune:")
+        st.error(f"**Cannot compute {where} with these settings.** {md_escape(exc)}", icon=":material/tune:")
     except Exception as exc:  # noqa: BLE001 - the page must stay usable whatever happens
         if _is_control_flow(exc):
             raise
         log.exception("unexpected error in %s", where)
         st.error(
-            f"**Something went wrong in {where}** ({type(exc).__name__}: {exc}). "
+            f"**Something went wrong in {where}** ({type(exc).__name__}: {md_escape(exc)}). "
             "Try other settings or load a scenario from Home; the rest of the app still works.",
             icon=":material/error:",
         )

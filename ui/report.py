@@ -1,38 +1,36 @@
-"""Report builders: a self-contained HTML page and a Python script that reproduces the scenario.
+"""Exports: a self-contained HTML report and a Python script that prints the Report's table.
 
-Pure functions (no streamlit calls) so they can be unit-tested directly.
+Pure functions (no Streamlit calls) so they can be tested directly. Every user-controlled string (file and
+column names, the data note, the link) is HTML-escaped; the releases come from ``Release.published()``.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import html
+import json
 
 import pandas as pd
 
-from . import state
+from dppca_core import experiments
+
+from . import scenario
 
 
-def scenario_table(scn: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"setting": k, "value": str(v)} for k, v in scn.items()])
+def scenario_table(vals: dict) -> pd.DataFrame:
+    return pd.DataFrame([{"setting": k, "value": str(v)} for k, v in vals.items()])
 
 
 def results_table(results: dict) -> pd.DataFrame:
     """One row per mechanism: guarantee, noise scale and mean [95% band] of each diagnostic."""
-    from .compute import summary
-
-    rows = []
-    for mech, res in results.items():
-        row = {"mechanism": mech, "guarantee": res.guarantee,
-               "noise scale": "none" if res.noise_scale is None else f"{res.noise_scale:.4g}"}
-        for label, values, fmt in (("subspace distance", res.distance, "{:.3f}"), ("captured energy %", res.energy, "{:.1f}"),
-                                   ("support F1", res.f1, "{:.2f}")):
-            s = summary(values)
-            row[label] = "n/a" if s is None else f"{fmt.format(s[0])} [{fmt.format(s[1])}, {fmt.format(s[2])}]"
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return experiments.results_table(results)
 
 
-def build_html(scn: dict, url: str, results: dict, figures: list, tables: dict, data_note: str) -> str:
+def published_json(results: dict) -> str:
+    """The first repetition's published release of every mechanism, as JSON (what may be handed out)."""
+    return json.dumps({mech: res.published for mech, res in results.items()}, indent=1, allow_nan=False)
+
+
+def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str) -> str:
     """Self-contained HTML: plotly.js is embedded once, so the file opens offline."""
     parts = []
     for i, fig in enumerate(figures):
@@ -42,63 +40,77 @@ def build_html(scn: dict, url: str, results: dict, figures: list, tables: dict, 
         f"<li><b>{html.escape(m)}</b>: {html.escape(r.guarantee_text)}"
         + (" <span class='bad'>RETRACTED — not private</span>" if r.guarantee == "retracted" else "") + "</li>"
         for m, r in results.items())
-    table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t')}"
+    table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
                          for name, df in tables.items())
+    released = (f"<details><summary>Published releases (first repetition of each mechanism, JSON)</summary>"
+                f"<pre>{html.escape(published_json(results))}</pre></details>") if results else ""
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    safe_link = html.escape(link, quote=True)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>DP-PCA Explorer report</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
 table.t{{border-collapse:collapse;margin:.5rem 0}} table.t td,table.t th{{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:left}}
-.bad{{background:#c62828;color:#fff;padding:0 .4rem;border-radius:4px}} .note{{color:#555;font-size:.9rem}}</style></head>
+.bad{{background:#c62828;color:#fff;padding:0 .4rem;border-radius:4px}} .note{{color:#555;font-size:.9rem}}
+.link{{overflow-wrap:anywhere;word-break:break-all}} pre{{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem}}</style></head>
 <body><h1>DP-PCA Explorer report</h1>
-<p class="note">Generated {stamp}. Scenario address: <code>{html.escape(url)}</code></p>
+<p class="note">Generated {stamp}. The scenario (every setting, seeds included):
+<a class="link" href="{safe_link}">{html.escape(link)}</a></p>
 <p><b>Data:</b> {html.escape(data_note)}</p>
-<p class="note">All metrics are diagnostics computed with the raw data as reference (the non-private PCA of the
-clipped data), not private releases.</p>
 <h2>Guarantees</h2><ul>{guarantees}</ul>
+{released}
+<p class="note">The metrics below are diagnostics computed with the raw data as reference (the non-private PCA of the
+clipped data): <b>not private, for exploration</b>. What a mechanism may publish is its release above.</p>
 {table_html}
 <h2>Figures</h2>{''.join(parts)}
 </body></html>"""
 
 
-def build_script(scn: dict) -> str:
-    """A short Python script that reproduces the Explore numbers with dppca_core."""
-    mechs = state.mechanisms_of(scn)
-    params = {m: {k.split(".", 1)[1]: v for k, v in scn.items() if k.startswith(m + ".") and v is not None}
-              for m in mechs}
-    src = scn["src"]
+def _load_lines(vals: dict) -> list[str]:
+    src = vals["src"]
     if src == "synthetic":
-        sparse = scn["sparse"] or None
-        load = (f"X = dc.datasets.spiked_covariance(n={scn['n']}, d={scn['d']}, k={scn['rank']}, spike={scn['spike']!r}, "
-                f"sparsity={sparse!r}, seed={scn['dseed']}).X")
-    elif src.startswith("sample:"):
-        load = f"X = dc.datasets.load_sample({src.split(':', 1)[1]!r}).X"
-    elif src.startswith("preset:"):
+        sparse = vals["sparse"] or None
+        return [f"syn = dc.datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
+                f"spike={vals['spike']!r}, sparsity={sparse!r}, seed={vals['dseed']})",
+                "X = syn.X",
+                "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
+    if src.startswith("preset:"):
         name = src.split(":", 1)[1]
-        load = (f"preset = dc.datasets.PRESETS[{name!r}]\n"
-                f"X = preset.make(**preset.defaults, seed={scn['dseed']}).X")
-    else:
-        load = "X = dc.datasets.load_table('your_file.csv').X  # the uploaded table (not stored in the scenario)"
-    center = "X = X - X.mean(axis=0)  # empirical centring: NOT private\n" if scn["center"] == "empirical" else ""
-    return f'''"""Reproduces a DP-PCA Explorer scenario (generated by the app)."""
-import zlib
+        return [f"preset = dc.datasets.PRESETS[{name!r}]",
+                f"syn = preset.make(**preset.defaults, seed={vals['dseed']})",
+                "X = syn.X",
+                "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
+    if src.startswith("sample:"):
+        return [f"X = dc.datasets.load_sample({src.split(':', 1)[1]!r}).X", "support = None"]
+    return ["# the uploaded table is not part of the link: pass its path as the first argument",
+            "X = dc.datasets.load_table(sys.argv[1]).X",
+            "support = None"]
 
-import numpy as np
-import pandas as pd
+
+def build_script(vals: dict) -> str:
+    """A Python script that prints the Report's results table for this scenario (same seeds, same numbers).
+
+    It needs only the installed ``dppca_core`` package and runs from any folder.
+    """
+    mechs = scenario.mechanisms(vals)
+    params = {m: scenario.mech_params(m, vals) for m in mechs}
+    center = ("X = X - X.mean(axis=0)  # centring with the data's own mean: NOT private\n"
+              if vals["center"] == "empirical" else "")
+    load = "\n".join(_load_lines(vals))
+    return f'''"""Reproduces a DP-PCA Explorer scenario: prints the Report's table (generated by the app).
+
+Needs the dppca_core package (pip install the DP-PCA Explorer project); runs from any folder.
+Scenario: ?{scenario.query_string(vals)}
+"""
+import sys
 
 import dppca_core as dc
-from dppca_core import metrics
+from dppca_core import experiments
 
 {load}
-{center}data = dc.prepare(X, data_norm={scn['R']!r})  # clip rows to the public radius R
-k, eps, delta, neighbors, reps, seed = {scn['k']}, {scn['eps']!r}, {scn['delta']!r}, {scn['nb']!r}, {scn['reps']}, {scn['seed']}
-reference = dc.run("non_private", data, k, eps, data_norm={scn['R']!r}).components
+{center}data = dc.prepare(X, data_norm={vals['R']!r})  # clip rows to the public radius R
 params = {params!r}
-for mech in {mechs!r}:
-    dist = []
-    for rep in range(reps):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, rep, zlib.crc32(mech.encode())]))
-        release = dc.run(mech, data, k, eps, delta, neighbors, {scn['R']!r}, rng, **params.get(mech, {{}}))
-        dist.append(metrics.subspace_distance(release.components, reference))
-    print(mech, "subspace distance mean", round(float(np.mean(dist)), 4), "|", release.guarantee_text())
+table, _ = experiments.compare(data, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},
+                               neighbors={vals['nb']!r}, reps={vals['reps']}, seed={vals['seed']}, params=params,
+                               support=support, s={vals['s']})
+print(table.to_string(index=False))
 '''

@@ -1,22 +1,24 @@
-"""Page bootstrap: make sure every page runs inside app.py's st.navigation.
+"""Page bootstrap: make sure every page runs inside app.py's ``st.navigation``.
 
-Streamlit treats an app with a ``pages/`` folder as a v1 multipage app until the entry script
-calls ``st.navigation``; a first visit straight to ``/explore`` would then run the page file without
-app.py (no page config, v1 sidebar). Each page calls :func:`ensure_navigation` first: it switches
-Streamlit to the st.navigation behaviour and reruns through app.py.
+Streamlit treats an app with a ``pages/`` folder as a folder-based multipage app until the entry script calls
+``st.navigation``; a first visit straight to ``/explore`` (or AppTest's ``switch_page``) would then run the
+page file alone, without the entry script's settings, shared controls and URL handling. The entry script marks
+the runs it drives; a page run without that mark switches Streamlit to ``st.navigation`` and reruns, this time
+through app.py.
 """
 from __future__ import annotations
 
 import streamlit as st
 
+IN_ENTRY_KEY = "_in_entry_script"
+
 
 def ensure_navigation() -> None:
-    if "_pages" in st.session_state:
+    if st.session_state.get(IN_ENTRY_KEY):
         return
     try:
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # pragma: no cover - other streamlit layout
         return
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    PagesManager.uses_pages_directory = False
+    st.rerun()

@@ -40,14 +40,19 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
 
 
-def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20) -> go.Figure:
-    """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots."""
+def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
+                     reference: float | None = None) -> go.Figure:
+    """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots.
+
+    ``x_range`` fixes the axis (so a change of epsilon moves the dots, not the axis); dots closer than 1/60 of
+    the axis stack. ``reference`` draws the no-information level (a random subspace) as a dotted line.
+    """
     fig = go.Figure()
+    lo_hi = x_range or (min(float(np.min(v)) for v in values.values()), max(float(np.max(v)) for v in values.values()))
+    width = max(lo_hi[1] - lo_hi[0], 1e-9) / 60.0
     for row, (mech, v) in enumerate(values.items()):
-        v = np.asarray(v, dtype=float)
-        q = np.quantile(v, (np.arange(n_dots) + 0.5) / n_dots)
-        span = max(np.ptp(v), 1e-9)
-        bins = np.round(q / (span / 12 if span > 0 else 1)).astype(int)
+        q = np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
+        bins = np.round(q / width).astype(int)
         stack = np.zeros_like(q)
         seen: dict = {}
         for i, b in enumerate(bins):
@@ -56,10 +61,13 @@ def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20) -> go.Fi
         fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=mech,
                                  marker=dict(size=10, color=color_or_grey(mech)),
                                  hovertemplate="%{x:.3g}<extra>" + mech + "</extra>"))
+    if reference is not None:
+        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.2], mode="lines",
+                                 name="random subspace (no information)", line=dict(dash="dot", color="#999")))
     fig.update_yaxes(tickvals=list(range(len(values))), ticktext=list(values), title=None)
-    fig.update_xaxes(title=metric_label)
+    fig.update_xaxes(title=metric_label, range=list(x_range) if x_range else None)
     return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
-                   height=160 + 70 * len(values))
+                  height=180 + 70 * len(values))
 
 
 def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None, max_points: int = 600) -> go.Figure:
@@ -89,13 +97,10 @@ def principal_angles(angles: dict) -> go.Figure:
 
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
-          random_level: float | None = None) -> go.Figure:
+          random_level: float | None = None, x_title: str | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
-    no-information level of a uniformly random subspace (dotted, ALGORITHMS.md §0)."""
+    no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve)."""
     fig = go.Figure()
-    if random_level is not None:
-        fig.add_hline(y=random_level, line=dict(dash="dot", color="#999"),
-                      annotation_text="random subspace (no information)", annotation_position="bottom left")
     for mech, g in frame.groupby("mechanism", sort=False):
         g = g.sort_values(x)
         c = color_or_grey(mech)
@@ -103,11 +108,15 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
                                  fillcolor=c, opacity=0.2, line=dict(width=0), showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=mech, line=dict(color=c)))
     for name, (xs, ys) in (theory or {}).items():
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}", line=dict(dash="dash", width=1.5,
-                                 color=color_or_grey(name))))
-    fig.update_xaxes(title=x, type="log" if log_x else "linear")
-    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear")
-    return layout(fig, f"{metric_label} against {x} (mean and 95% band over repetitions)", height=420)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}",
+                                 line=dict(dash="dash", width=1.5, color=color_or_grey(name))))
+    if random_level is not None:
+        xs = np.sort(frame[x].unique())
+        fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[random_level, random_level], mode="lines",
+                                 name="random subspace (no information)", line=dict(dash="dot", color="#999")))
+    fig.update_xaxes(title=x_title or x, type="log" if log_x else "linear", nticks=8)
+    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8)
+    return layout(fig, f"{metric_label} against {x_title or x} (mean and 95% band over repetitions)", height=440)
 
 
 def eps_ruler(current: float, references: list) -> go.Figure:

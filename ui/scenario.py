@@ -1,0 +1,401 @@
+"""The scenario: every setting of the app, owned by one module.
+
+This module declares each setting (type, default, range), parses and validates the URL (hostile input
+included: every malformed value falls back to its default and the user is told), holds the values of the
+session under ``st.session_state["scenario"]`` (a key no widget owns), draws widgets bound to them, and
+writes the URL back so a copied link reproduces the view.
+
+Rules that keep the widgets and the numbers in agreement (Streamlit forgets a widget's state when the
+widget is not drawn in a run, e.g. after a page switch):
+
+* pages read settings only through :func:`values` — never from a widget's return value;
+* every bound widget's key is re-seeded from the scenario right before the widget is drawn, and its
+  ``on_change`` callback validates the new value and writes it back;
+* nothing here is module-level mutable state: option lists are built per call.
+"""
+from __future__ import annotations
+
+import json
+import math
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+import dppca_core as dc
+from dppca_core import datasets as dsets
+
+from .text import md_escape
+
+SCENARIO_KEY = "scenario"
+NOTICES_KEY = "scenario_notices"
+WIDGET_PREFIX = "w:"
+#: Largest synthetic table (rows x columns) a link may ask for; uploads have their own limit.
+MAX_CELLS = 4_000_000
+#: Longest raw URL value we parse (anything longer is refused before parsing).
+MAX_RAW_CHARS = 2_000
+VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence")
+SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
+METRICS = ("subspace_distance", "energy", "f1")
+AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One setting: its kind ("int", "float", "bool", "choice", "text"), default and allowed values.
+
+    ``choices`` may be a callable returning the allowed values (e.g. registered mechanisms); ``check``
+    is an extra validator returning the cleaned value or raising ValueError with the reason.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple | Callable[[], tuple] = ()
+    check: Callable[[Any], Any] | None = None
+    help: str = ""
+
+    def allowed(self) -> tuple:
+        return tuple(self.choices()) if callable(self.choices) else tuple(self.choices)
+
+    def parse(self, raw) -> Any:
+        """A URL string to a validated value; ValueError (with the reason) if it cannot be used."""
+        raw = str(raw)
+        if len(raw) > MAX_RAW_CHARS:
+            raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
+        if self.kind == "bool":
+            low = raw.strip().lower()
+            if low not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                raise ValueError("not true/false")
+            return self.validate(low in ("1", "true", "yes", "on"))
+        if self.kind == "int":
+            number = float(raw)
+            if not math.isfinite(number) or number != int(number):
+                raise ValueError("not a whole number")
+            return self.validate(int(number))
+        if self.kind == "float":
+            return self.validate(float(raw))
+        if self.kind == "choice" and not isinstance(self.default, str):
+            number = float(raw)
+            return self.validate(int(number) if math.isfinite(number) and number == int(number) else number)
+        return self.validate(raw)
+
+    def validate(self, value) -> Any:
+        """A Python value checked against the field's kind and range; ValueError with the reason if not."""
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise ValueError("not true/false")
+        elif self.kind in ("int", "float"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError("not a number")
+            if not math.isfinite(value):
+                raise ValueError("not a finite number")
+            if self.kind == "int":
+                if value != int(value):
+                    raise ValueError("not a whole number")
+                value = int(value)
+            else:
+                value = float(value)
+            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+                raise ValueError(f"outside [{self.low:g}, {self.high:g}]")
+        elif self.kind == "choice":
+            if value not in self.allowed():
+                raise ValueError("not one of the options")
+        elif not isinstance(value, str):
+            raise ValueError("not text")
+        return self.check(value) if self.check else value
+
+
+def _check_src(value: str) -> str:
+    if value in ("synthetic", "upload"):
+        return value
+    kind, _, name = value.partition(":")
+    if kind == "preset" and name in dsets.PRESETS:
+        return value
+    if kind == "sample" and name in dsets.SAMPLES:
+        return value
+    raise ValueError("not a known data source")
+
+
+def _check_mechs(value: str) -> str:
+    names = dc.mechanism_names("pca")
+    chosen = []
+    for name in value.split(","):
+        name = name.strip()
+        if name and name not in chosen:
+            if name not in names:
+                raise ValueError(f"unknown mechanism {name[:40]!r}")
+            chosen.append(name)
+    return ",".join(chosen)
+
+
+def _check_delta(value: float) -> float:
+    if not 1e-12 <= value <= 0.5:
+        raise ValueError("outside [1e-12, 0.5]")
+    return value
+
+
+def _check_audit_mechanism(value: str) -> str:
+    if value not in dc.mechanism_names():
+        raise ValueError("not a registered mechanism")
+    return value
+
+
+SEED_MAX = 2**31 - 1
+FIELDS: dict[str, Field] = {f.name: f for f in (
+    # data
+    Field("src", "text", "synthetic", check=_check_src),
+    Field("n", "int", 2000, 10, 200_000),
+    Field("d", "int", 20, 2, 500),
+    Field("rank", "int", 3, 1, 50),
+    Field("spike", "float", 4.0, 0.0, 1000.0),
+    Field("sparse", "int", 0, 0, 500),
+    Field("dseed", "int", 0, 0, SEED_MAX),
+    Field("center", "choice", "none", choices=("none", "empirical")),
+    Field("R", "float", 1.0, 1e-9, 1e12),
+    # explore
+    Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
+    Field("eps", "float", 1.0, 1e-3, 100.0),
+    Field("delta", "float", 1e-6, check=_check_delta),
+    Field("k", "int", 2, 1, 50),
+    Field("s", "int", 0, 0, 500),
+    Field("nb", "choice", "replace", choices=("replace", "add_remove")),
+    Field("reps", "int", 10, 1, 200),
+    Field("seed", "int", 0, 0, SEED_MAX),
+    Field("view", "choice", "spread", choices=VIEWS),
+    # trade-offs
+    Field("sweep", "choice", "eps", choices=SWEEP_AXES),
+    Field("metric", "choice", "subspace_distance", choices=METRICS),
+    Field("sreps", "int", 10, 1, 100),
+    Field("target", "float", 0.3, -1e6, 1e6),
+    Field("logy", "bool", False),
+    # distributed
+    Field("dsites", "int", 5, 2, 20),
+    Field("duneven", "bool", False),
+    Field("dbylabel", "bool", False),
+    Field("deps", "float", 1.0, 1e-3, 100.0),
+    Field("dreps", "int", 8, 2, 30),
+    # audit
+    Field("amech", "text", "analyze_gauss", check=_check_audit_mechanism),
+    Field("aeps", "float", 1.0, 0.01, 50.0),
+    Field("adelta", "float", 1e-5, check=_check_delta),
+    Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
+    Field("anb", "choice", "replace", choices=("replace", "add_remove")),
+    Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
+    # presentation
+    Field("present", "bool", False),
+)}
+DEFAULTS = {name: f.default for name, f in FIELDS.items()}
+
+
+# -- parsing and validation ---------------------------------------------------------------------------------
+
+def _param_spec(key: str):
+    """(mechanism spec, Param) for a ``<mechanism>.<parameter>`` key, or ValueError."""
+    mech, _, pname = key.partition(".")
+    if mech not in dc.mechanism_names():
+        raise ValueError("unknown mechanism")
+    spec = dc.get_mechanism(mech)
+    try:
+        return spec, spec.param(pname)
+    except KeyError:
+        raise ValueError(f"{mech} has no parameter {pname[:40]!r}") from None
+
+
+def _parse_param(key: str, raw) -> Any:
+    """A mechanism parameter from the URL (JSON: number, boolean, null, list of sizes), validated by the registry."""
+    _, param = _param_spec(key)
+    raw = str(raw)
+    if len(raw) > MAX_RAW_CHARS:
+        raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        value = raw  # a bare string, e.g. a choice
+    return validate_param(key, value)
+
+
+def validate_param(key: str, value) -> Any:
+    """Check a mechanism parameter against the registry metadata; None stands for the mechanism's default."""
+    _, param = _param_spec(key)
+    if value is None:
+        return None
+    if param.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if param.kind == "sites":
+        if not (isinstance(value, int) or (isinstance(value, list) and len(value) <= 50
+                                            and all(isinstance(v, int) for v in value))):
+            raise ValueError("sites must be a number of sites or a list of site sizes")
+        param.validate(value)
+        return value
+    return param.validate(value)
+
+
+def _cap_size(values: dict, notices: list) -> None:
+    if values["src"] == "synthetic" and values["n"] * values["d"] > MAX_CELLS:
+        capped = max(10, MAX_CELLS // values["d"])
+        notices.append(f"n × d is capped at {MAX_CELLS:,} cells on this server; n = {values['n']:,} with d = "
+                       f"{values['d']} was lowered to n = {capped:,}.")
+        values["n"] = capped
+
+
+def from_query(params: dict) -> tuple[dict, list[str]]:
+    """Scenario values from URL query parameters, and one notice per value that could not be used.
+
+    Never raises: malformed, out-of-range or unknown values fall back to the defaults.
+    """
+    values, notices = dict(DEFAULTS), []
+    for key, raw in list(params.items())[:200]:
+        key = str(key)[:100]
+        try:
+            if key in FIELDS:
+                values[key] = FIELDS[key].parse(raw)
+            elif "." in key:
+                values[key] = _parse_param(key, raw)
+            else:
+                raise ValueError("unknown setting")
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {exc}"
+                           + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
+    _cap_size(values, notices)
+    return values, notices
+
+
+def to_query(vals: dict) -> dict:
+    """URL query parameters of a scenario: every field (seeds included), mechanism parameters as JSON."""
+    out = {}
+    for key, value in vals.items():
+        if key in FIELDS:
+            if isinstance(value, bool):
+                out[key] = "true" if value else "false"
+            elif isinstance(value, float):
+                out[key] = repr(value)
+            else:
+                out[key] = str(value)
+        else:
+            out[key] = json.dumps(value)
+    return out
+
+
+def query_string(vals: dict | None = None) -> str:
+    return urllib.parse.urlencode(to_query(values() if vals is None else vals))
+
+
+# -- the session's scenario ---------------------------------------------------------------------------------
+
+def values() -> dict:
+    """The canonical scenario of this session (created from the URL on first use)."""
+    if SCENARIO_KEY not in st.session_state:
+        vals, notices = from_query(dict(st.query_params))
+        st.session_state[SCENARIO_KEY] = vals
+        st.session_state[NOTICES_KEY] = notices
+    return st.session_state[SCENARIO_KEY]
+
+
+def pop_notices() -> list[str]:
+    """Notices about the link (values that could not be used), each shown once."""
+    values()
+    return st.session_state.pop(NOTICES_KEY, [])
+
+
+def set_value(name: str, value) -> None:
+    """Validate and store one setting (ValueError with the reason if it is not allowed)."""
+    vals = values()
+    if name in FIELDS:
+        vals[name] = FIELDS[name].validate(value)
+        if name in ("n", "d", "src"):
+            notices: list = []
+            _cap_size(vals, notices)
+            st.session_state.setdefault(NOTICES_KEY, []).extend(notices)
+    else:
+        vals[name] = validate_param(name, value)
+
+
+def load(fields: dict) -> None:
+    """Replace the scenario by the defaults updated with ``fields`` (a gallery entry)."""
+    vals, notices = dict(DEFAULTS), []
+    for key, value in fields.items():
+        try:
+            if key in FIELDS:
+                vals[key] = FIELDS[key].validate(value)
+            else:
+                vals[key] = validate_param(key, value)
+        except ValueError as exc:
+            notices.append(f"ignored {key} = {value!r}: {exc}")
+    _cap_size(vals, notices)
+    st.session_state[SCENARIO_KEY] = vals
+    st.session_state[NOTICES_KEY] = notices
+
+
+def mechanisms(vals: dict | None = None) -> list[str]:
+    vals = values() if vals is None else vals
+    return [m for m in vals["mechs"].split(",") if m]
+
+
+def mech_params(mech: str, vals: dict | None = None) -> dict:
+    """The parameters of ``mech`` to pass to ``run`` (None values mean the mechanism's default and are left out)."""
+    vals = values() if vals is None else vals
+    prefix = f"{mech}."
+    return {k[len(prefix):]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
+
+
+def sync_url() -> None:
+    """Write the scenario into the address bar (only when something changed)."""
+    want = to_query(values())
+    if dict(st.query_params) != want:
+        st.query_params.clear()
+        st.query_params.update(want)
+
+
+def share_link(page_path: str) -> str:
+    """The full address of this view: the app's base URL, the page and every setting."""
+    base = ""
+    try:
+        url = st.context.url or ""
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme and parts.netloc:
+            base = f"{parts.scheme}://{parts.netloc}"
+    except Exception:  # noqa: BLE001 - no browser context (tests, scripts)
+        base = ""
+    return f"{base}/{page_path}?{query_string()}"
+
+
+# -- widgets bound to the scenario --------------------------------------------------------------------------
+
+def bind(name: str, *, key: str | None = None, to_widget=None, from_widget=None) -> dict:
+    """Keyword arguments binding a widget to setting ``name``.
+
+    The widget's key is re-seeded from the scenario right before the widget is drawn (so a page switch or a
+    stale widget state cannot show anything else), and its callback validates the widget's value and writes it
+    back; an invalid value is refused with a notice and the widget snaps back. ``to_widget``/``from_widget``
+    convert between the stored value and the widget's value (e.g. a comma list and a multiselect's list).
+    """
+    key = key or WIDGET_PREFIX + name
+    current = values().get(name, DEFAULTS.get(name))
+    st.session_state[key] = to_widget(current) if to_widget else current
+
+    def _copy():
+        raw = st.session_state[key]
+        try:
+            set_value(name, from_widget(raw) if from_widget else raw)
+        except ValueError as exc:
+            st.session_state.setdefault(NOTICES_KEY, []).append(f"{name}: {exc}; kept the previous value.")
+
+    return {"key": key, "on_change": _copy}
+
+
+def with_current(options, current) -> list:
+    """Slider options with the current value added when it is off the grid (kept exactly, never snapped)."""
+    out = sorted(set(options) | {current})
+    return out
+
+
+def notice_box(container=st) -> None:
+    """Show (once) what could not be used from the link or a widget, as plain text."""
+    notes = pop_notices()
+    if notes:
+        container.warning("Some settings were not used:\n\n" + "\n".join(f"- {md_escape(n)}" for n in notes),
+                          icon=":material/link_off:")

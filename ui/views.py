@@ -1,0 +1,137 @@
+"""The detailed views of the Explore page. Only the selected one is built on a rerun (a tab would build all)."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import streamlit as st
+
+from dppca_core import figures, metrics
+
+from . import compute, scenario, show
+
+VIEWS = {
+    "spread": "Spread",
+    "loadings": "Loadings",
+    "projection": "Projection",
+    "angles": "Principal angles",
+    "animation": "Animation",
+    "support": "Support",
+    "downstream": "Downstream use",
+    "convergence": "Convergence",
+}
+METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
+
+
+def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
+    {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
+     "animation": _animation, "support": _support, "downstream": _downstream,
+     "convergence": _convergence}[view](ds, prep, results, k, random_level)
+
+
+def _first_aligned(prep, results, k):
+    ref = prep.reference[:, :k]
+    return ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
+
+
+def _spread(ds, prep, results, k, random_level):
+    metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance", required=True,
+                                  format_func=lambda m: compute.METRICS[m].split(" (")[0], key="spread_metric")
+    values = {m: r.metric(metric) for m, r in results.items() if r.metric(metric) is not None}
+    if not values:
+        st.info("Support recovery needs a planted support or s > 0.")
+        return
+    # the axis is fixed (0 to the largest possible distance, 0-100% energy) so moving epsilon compares honestly
+    worst = float(np.sqrt(min(k, ds.d - k)))
+    x_range = METRIC_RANGES.get(metric, (0.0, 1.05 * worst))
+    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=x_range,
+                                        reference=random_level if metric == "subspace_distance" else None))
+
+
+def _loadings(ds, prep, results, k, random_level):
+    comp = st.number_input("component", 1, k, 1, key="loading_component") - 1
+    ref, first = _first_aligned(prep, results, k)
+    show.chart(figures.loadings_compare(ref, first, ds.columns, comp))
+    st.caption("Private components are rotated within their span to best match the non-private ones "
+               "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown.")
+
+
+def _projection(ds, prep, results, k, random_level):
+    ref, first = _first_aligned(prep, results, k)
+    show.chart(figures.projection(prep.data.rows, ref, first))
+    st.caption("Not private, for exploration: the individual rows projected on the components (first repetition).")
+
+
+def _angles(ds, prep, results, k, random_level):
+    ref = prep.reference[:, :k]
+    angles = {m: metrics.principal_angles(r.components[0], ref) for m, r in results.items()}
+    show.chart(figures.principal_angles(angles))
+
+
+def _animation(ds, prep, results, k, random_level):
+    st.caption("Press ▶ to cycle through the repetitions (fresh noise draws); ■ stops.")
+    show.chart(figures.animation(prep.reference[:, :k], {m: r.components for m, r in results.items()}, ds.columns))
+
+
+def _support(ds, prep, results, k, random_level):
+    vals_s = int(scenario.values()["s"])
+    support = compute.true_support(prep, ds.support, vals_s, k)
+    if support is None or len(support) >= ds.d:
+        st.info("Support recovery needs a sparse truth: pick a sparse synthetic setting or preset on the Data page, "
+                "or set the support size s > 0 to score against the top-s rows of the non-private components.")
+        return
+    s_eff = vals_s or len(support)
+    chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
+    show.chart(figures.support_heatmap(chosen, support, ds.d))
+    truth = "the planted support" if ds.support is not None else f"the top {s_eff} rows of the non-private components"
+    st.caption(f"Dark cells: the {s_eff} rows of largest norm each mechanism selects (first repetition); top line: "
+               f"{truth}.")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _accuracy(key: str, _rows, _labels, _bases):
+    """Cross-validated accuracy of a classifier on the projection onto each basis.
+
+    ``key`` covers every input: the data, the labels and every basis (hashes), so no two different
+    computations share an entry (the cache is shared by every session of the server).
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    out = []
+    for name, V in _bases.items():
+        scores = cross_val_score(LogisticRegression(max_iter=500), _rows @ V, _labels, cv=5)
+        out.append({"components": name, "accuracy": round(float(scores.mean()), 3),
+                    "± s.d.": round(float(scores.std()), 3)})
+    return out
+
+
+def _downstream(ds, prep, results, k, random_level):
+    if ds.labels is None:
+        st.info("Load a labelled dataset (e.g. the breast cancer sample on the Data page) to see how well a classifier "
+                "does on the private projection.")
+        return
+    if ds.label_kind == "continuous":
+        st.info("The label column looks continuous (a measurement, not a class), so classification accuracy would "
+                "mean nothing here. Choose a class label on the Data page.")
+        return
+    ref = prep.reference[:, :k]
+    bases = {"non-private": ref, **{m: r.components[0] for m, r in results.items()}}
+    h = hashlib.sha256(prep.key.encode())
+    h.update(np.ascontiguousarray(ds.labels.astype(str)).tobytes())
+    for name, V in bases.items():
+        h.update(name.encode() + np.ascontiguousarray(V).tobytes())
+    st.dataframe(_accuracy(h.hexdigest(), prep.data.rows, ds.labels, bases), hide_index=True)
+    st.caption("5-fold cross-validated accuracy of a logistic regression on the data projected onto k components "
+               "(as in Imtiaz & Sarwate's Table 1). Not private, for exploration: only the components are released.")
+
+
+def _convergence(ds, prep, results, k, random_level):
+    traces = {m: r.trace for m, r in results.items() if r.trace}
+    if not traces:
+        st.info("None of the selected mechanisms is iterative; add dps_pca, private_power, private_oja or dp_pca.")
+        return
+    show.chart(figures.convergence_traces(traces, random_level))
+    st.caption("Subspace distance to the reference after each iteration (first repetition) of the iterative "
+               "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
+               "release; a Gibbs chain's are not (shown here only to explore).")
