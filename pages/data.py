@@ -6,6 +6,7 @@ import streamlit as st
 from dppca_core import figures
 from ui import data, scenario, show
 from ui.errors import boundary
+from ui.text import md_escape
 from ui.shell import ensure_navigation
 
 ensure_navigation()
@@ -116,7 +117,7 @@ with boundary("the data summary"):
     ds = data.load_dataset(scn)
     prep = data.prepare(ds, scn)
     k = max(1, min(int(scn["k"]), ds.d))
-    st.caption(ds.note)
+    st.caption(md_escape(ds.note))
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
     m[1].metric("features d", ds.d)

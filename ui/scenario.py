@@ -258,7 +258,7 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
             else:
                 raise ValueError("unknown setting")
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {exc}"
+            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
                            + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
     _cap_size(values, notices)
     return values, notices
