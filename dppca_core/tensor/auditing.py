@@ -90,9 +90,9 @@ def tensor_audit_design(d: int, n: int, neighbors: str, statistic: str, model: s
         u2, u3 = D.moments(sigma2=s2)
         u2p, u3p = D_prime.moments(sigma2=s2)
         M2, M3 = reconstruct_moments(published)
-        facts = published["facts"]
-        return float(to_upper(M2) @ (u2p - u2) / facts["m2_noise_sd"] ** 2
-                     + to_unique(M3) @ (u3p - u3) / facts["m3_noise_sd"] ** 2)
+        facts = published["facts"]  # noise scales are public facts (absent for the non-private reference)
+        return float(to_upper(M2) @ (u2p - u2) / facts.get("m2_noise_sd", 1.0) ** 2
+                     + to_unique(M3) @ (u3p - u3) / facts.get("m3_noise_sd", 1.0) ** 2)
 
     return AuditDesign(D, D_prime, d, score, STATISTIC)
 
