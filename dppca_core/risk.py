@@ -408,20 +408,26 @@ def max_success_probability(obj, prior: float) -> float:
 
 
 def format_percent(x: float, upper: bool = True) -> str:
-    """A probability as a percentage, rounded *up* (``upper``) so that an upper bound stays an upper bound."""
+    """A probability as a percentage, rounded *up* (``upper``) so that an upper bound stays an upper bound:
+    three significant digits below 10% ("2.7%", "0.0123%"), one decimal up to 99.9%, two up to 99.99%."""
     x = float(x)
     if not (0.0 <= x <= 1.0):
         raise ValueError(f"expected a probability in [0, 1], got {x!r}.")
     if x == 0.0 or x == 1.0:
         return f"{100 * x:.0f}%"
-    digits = 1 if x < 0.999 else (2 if x < 0.9999 else None)
-    if digits is None:
+    pct = 100.0 * x
+    if x > 0.9999:
         return "more than 99.99%" if upper else "99.99%"
-    if x < 0.001:
-        return "less than 0.1%" if not upper else f"{100 * x:.2g}%"
-    scale = 10 ** (digits + 2)
-    v = (math.ceil(x * scale - 1e-9) if upper else round(x * scale)) / scale
-    return f"{100 * v:.{digits}f}%".replace(".0%", "%")
+    if x >= 0.1:
+        decimals = 1 if x < 0.999 else 2
+    else:
+        decimals = max(0, 2 - math.floor(math.log10(pct)))
+    step = 10.0 ** -decimals
+    v = (math.ceil(pct / step - 1e-9) if upper else round(pct / step)) * step
+    out = f"{v:.{decimals}f}"
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return out + "%"
 
 
 def _prior_words(p: float) -> str:

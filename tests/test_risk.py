@@ -256,14 +256,15 @@ def test_posterior_sentences_in_words():
     pure = [risk.posterior_sentence(risk.posterior_bound(PrivacyCurve.pure(1.0), p)) for p in risk.DEFAULT_PRIORS]
     assert pure[1] == ("An attacker who was 10% sure that this person's row is in the data can become at most "
                        "23.2% sure, whatever the release shows.")
-    assert "1% sure" in pure[0] and "2.7%" in pure[0] and "50% sure" in pure[2] and "73.2%" in pure[2]
+    assert "1% sure" in pure[0] and "2.68%" in pure[0] and "50% sure" in pure[2] and "73.2%" in pure[2]
     g = risk.posterior_sentence(risk.posterior_bound(PrivacyCurve.gdp(0.5), 0.1, tail=1e-6), "replace")
     assert "except with probability at most 1 in 1,000,000" in g and "one particular value" in g
 
 
 def test_format_percent_rounds_bounds_up():
     assert risk.format_percent(0.23191) == "23.2%"
-    assert risk.format_percent(0.5) == "50%" and risk.format_percent(0.02701) == "2.8%"
+    assert risk.format_percent(0.5) == "50%" and risk.format_percent(0.02701) == "2.71%"
+    assert risk.format_percent(0.000123401) == "0.0124%" and risk.format_percent(0.99912) == "99.92%"
     assert risk.format_percent(0.99999) == "more than 99.99%" and risk.format_percent(1.0) == "100%"
     for x in np.random.default_rng(0).uniform(0.001, 0.999, 500):
         shown = float(risk.format_percent(x).rstrip("%")) / 100
