@@ -18,6 +18,7 @@ PAGES = {
     "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),
     "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:",
                            url_path="distributed"),
+    "tensor": st.Page("pages/tensor.py", title="Tensor", icon=":material/deployed_code:", url_path="tensor"),
     "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
     "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
 }

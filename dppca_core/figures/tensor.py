@@ -1,0 +1,84 @@
+"""Figures of the tensor view: q_comp against epsilon or sample size, recovered against true components.
+
+Pure functions: data in, plotly figures out. Mechanism colours come from the registry
+(:func:`~dppca_core.figures.base.color_or_grey`); every label goes through :func:`~dppca_core.figures.base.text`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .base import color_or_grey, layout, text
+
+RANDOM = "random vectors"
+
+
+def qcomp_sweep(summary, axis: str, axis_title: str, labels: dict | None = None, log_x: bool = True,
+                marker: float | None = None, metric_label: str = "q_comp (mean distance to the nearest true component)",
+                log_y: bool = False) -> go.Figure:
+    """Mean and 95% band over repetitions per mechanism; the random-vectors baseline dashed and grey.
+
+    ``summary`` has columns mechanism, ``axis``, mean, lo, hi (:func:`dppca_core.tensor.experiments.summarize`).
+    ``marker`` draws a vertical line at the value the other panels use.
+    """
+    if summary is None or len(summary) == 0:
+        raise ValueError("no results to draw.")
+    labels = labels or {}
+    fig = go.Figure()
+    for mech, g in summary.groupby("mechanism", sort=False):
+        g = g.sort_values(axis)
+        c = color_or_grey(mech)
+        name = text(labels.get(mech, mech))
+        fig.add_trace(go.Scatter(x=np.r_[g[axis], g[axis][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
+                                 fillcolor=c, opacity=0.18, line=dict(width=0), showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=g[axis], y=g["mean"], mode="lines+markers", name=name,
+                                 line=dict(color=c, dash="dash" if mech == RANDOM else "solid"),
+                                 hovertemplate="%{x:g}: %{y:.3g}<extra>" + name + "</extra>"))
+    if marker is not None:
+        fig.add_vline(x=marker, line_dash="dot", line_color="#999")
+    fig.update_xaxes(title=text(axis_title), type="log" if log_x else "linear")
+    fig.update_yaxes(title=text(metric_label), type="log" if log_y else "linear")
+    return layout(fig, f"{text(metric_label.split(' (')[0])} against {text(axis_title)} "
+                       "(mean and 95% band over repetitions)", height=420)
+
+
+def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None = None,
+                       feature: str = "coordinate") -> go.Figure:
+    """Heatmaps side by side: the true components, then each mechanism's (columns matched to the truth)."""
+    truth = np.asarray(truth, dtype=float)
+    if truth.ndim != 2 or not recovered:
+        raise ValueError("need a d x K array of true components and at least one recovered set.")
+    labels = labels or {}
+    panels = [("true components", truth)] + [(labels.get(m, m), np.asarray(V, dtype=float))
+                                            for m, V in recovered.items()]
+    for name, V in panels:
+        if V.shape != truth.shape:
+            raise ValueError(f"{name}: components of shape {V.shape}, expected {truth.shape}.")
+    lim = float(max(np.max(np.abs(V)) for _, V in panels)) or 1.0
+    signed = bool(np.any(truth < 0) or any(np.any(V < 0) for _, V in panels))
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[text(n) for n, _ in panels], shared_yaxes=True,
+                        horizontal_spacing=0.03)
+    for i, (name, V) in enumerate(panels, start=1):
+        fig.add_trace(go.Heatmap(z=V.T, x=np.arange(V.shape[0]), y=[f"a{k + 1}" for k in range(V.shape[1])],
+                                 colorscale="RdBu" if signed else "Blues", zmid=0 if signed else None,
+                                 zmin=-lim if signed else 0, zmax=lim, showscale=i == len(panels),
+                                 hovertemplate=f"{text(feature)} %{{x}}, %{{y}}: %{{z:.3f}}<extra>{text(name)}</extra>"),
+                      row=1, col=i)
+        fig.update_xaxes(title=text(feature), row=1, col=i)
+    fig.update_yaxes(autorange="reversed")
+    return layout(fig, "Recovered against true components (rows matched one-to-one)",
+                   height=160 + 28 * truth.shape[1])
+
+
+def weights_compare(true_weights, recovered: dict, labels: dict | None = None) -> go.Figure:
+    """True mixing weights against each mechanism's (matched to the same components)."""
+    labels = labels or {}
+    w = np.asarray(true_weights, dtype=float)
+    x = [f"a{k + 1}" for k in range(w.size)]
+    fig = go.Figure(go.Bar(x=x, y=w, name="true", marker_color="#444"))
+    for mech, values in recovered.items():
+        fig.add_trace(go.Bar(x=x, y=np.asarray(values, dtype=float), name=text(labels.get(mech, mech)),
+                             marker_color=color_or_grey(mech)))
+    fig.update_layout(barmode="group")
+    return layout(fig, "Weights: true against recovered", "component", "weight w_k")

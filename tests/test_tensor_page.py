@@ -1,0 +1,77 @@
+"""The Tensor page under AppTest (widget changes change the numbers, bad settings give a message) and its
+figure builders."""
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from dppca_core.figures import tensor as fig_tensor
+
+PAGE = "pages/tensor.py"
+
+
+def metric(at, label):
+    values = [m.value for m in at.metric if m.label == label]
+    assert values, f"no metric {label!r}; metrics: {[m.label for m in at.metric]}"
+    return float(values[0])
+
+
+def assert_clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_tensor_page_numbers_follow_the_widgets(app_test):
+    at = app_test()
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    low_eps = metric(at, "q_comp · capeAGN")
+    pooled = metric(at, "q_comp · non-private (pooled)")
+    assert metric(at, "q_comp · random vectors") > 0.5  # MOG: random vectors are ~1 away from the means
+    at.select_slider(key="tensor:w:epsilon").set_value(10.0).run()
+    assert_clean(at)
+    # the noise s.d. of both moments scales like 1/epsilon, so 10x epsilon must cut capeAGN's error a lot,
+    # while the non-private reference does not depend on epsilon at all
+    assert metric(at, "q_comp · capeAGN") < low_eps / 2
+    assert metric(at, "q_comp · non-private (pooled)") == pooled
+    assert len(at.get("plotly_chart")) == 4
+
+    at.radio(key="tensor:w:model").set_value("STM").run()
+    assert_clean(at)
+    assert metric(at, "q_comp · random vectors") < 0.6  # topics: distributions, much closer together
+    assert at.session_state["tensor:model"] == "STM" and at.session_state["tensor:epsilon"] == 10.0
+
+
+def test_tensor_settings_survive_a_page_switch_and_bad_settings_explain_themselves(app_test):
+    at = app_test()
+    at.switch_page(PAGE).run()
+    at.number_input(key="tensor:w:sites").set_value(3).run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page(PAGE).run()
+    assert at.number_input(key="tensor:w:sites").value == 3
+    assert "S = 3 sites" in " ".join(c.value for c in at.caption)
+    at.number_input(key="tensor:w:K").set_value(12).run()  # K > D = 10
+    assert not at.exception
+    assert any("choose K ≤ D" in e.value for e in at.error)
+    at.button(key="tensor:preset:10x5").click().run()  # the paper preset restores a valid (D, K)
+    assert_clean(at)
+    assert at.session_state["tensor:K"] == 5
+
+
+def test_figures_draw_bands_baseline_and_escape_labels():
+    frame = pd.DataFrame({"mechanism": ["otd_cape_agn"] * 2 + ["random vectors"] * 2, "epsilon": [1.0, 10.0] * 2,
+                          "mean": [0.5, 0.1, 1.0, 1.0], "lo": [0.4, 0.05, 0.9, 0.9], "hi": [0.6, 0.2, 1.1, 1.1]})
+    fig = fig_tensor.qcomp_sweep(frame, "epsilon", "ε", labels={"otd_cape_agn": "<b>cape</b>"}, marker=1.0)
+    names = [t.name for t in fig.data if t.name]
+    assert names == ["&lt;b&gt;cape&lt;/b&gt;", "random vectors"]
+    assert fig.data[3].line.dash == "dash" and fig.data[3].line.color == "#888"
+    truth = np.eye(4)[:, :2]
+    fig = fig_tensor.components_compare(truth, {"otd_agn": truth * 0.9}, labels={"otd_agn": "AGN"})
+    assert isinstance(fig, go.Figure) and len(fig.data) == 2 and fig.data[0].zmin == 0
+    fig = fig_tensor.weights_compare([0.4, 0.6], {"otd_agn": [0.5, 0.5]})
+    assert [t.name for t in fig.data] == ["true", "otd_agn"]
+    with pytest.raises(ValueError, match="shape"):
+        fig_tensor.components_compare(truth, {"otd_agn": np.eye(3)})
+    with pytest.raises(ValueError, match="no results"):
+        fig_tensor.qcomp_sweep(frame.iloc[:0], "epsilon", "ε")
