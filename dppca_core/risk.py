@@ -47,7 +47,8 @@ is attained by a two-point pair whose trade-off touches f, so it is tight for th
 probability is smaller still (at most e^-eps' t). Given a tolerated probability ``tail``, :func:`tail_epsilon`
 returns the smallest eps' with t(eps') <= tail, in closed form eps' = ln(tail / f(1 - tail)) (f is symmetric);
 for pure DP this is eps itself, for (epsilon, delta)-DP it is eps - ln(1 - delta / tail) (finite only when
-tail > delta; this is the classic conversion of Kasiviswanathan & Smith 2014), and for mu-GDP it is
+tail > delta; Kasiviswanathan & Smith 2014 first related (epsilon, delta)-DP to Bayesian statements of
+this kind), and for mu-GDP it is
 ln(tail) - ln Phi(Phi^-1(tail) - mu).
 
 Why this rather than "except with probability delta(eps)": delta(eps) of the (epsilon, delta) reading is
@@ -408,8 +409,9 @@ def max_success_probability(obj, prior: float) -> float:
 
 
 def format_percent(x: float, upper: bool = True) -> str:
-    """A probability as a percentage, rounded *up* (``upper``) so that an upper bound stays an upper bound:
-    three significant digits below 10% ("2.7%", "0.0123%"), one decimal up to 99.9%, two up to 99.99%."""
+    """A probability as a percentage, rounded *up* (``upper``, for upper bounds such as a posterior bound) or
+    *down* (``upper=False``, for lower bounds such as the attacker's smallest miss rate), so that a bound stays a
+    bound: three significant digits below 10% ("2.7%", "0.0123%"), one decimal up to 99.9%, two up to 99.99%."""
     x = float(x)
     if not (0.0 <= x <= 1.0):
         raise ValueError(f"expected a probability in [0, 1], got {x!r}.")
@@ -423,7 +425,7 @@ def format_percent(x: float, upper: bool = True) -> str:
     else:
         decimals = max(0, 2 - math.floor(math.log10(pct)))
     step = 10.0 ** -decimals
-    v = (math.ceil(pct / step - 1e-9) if upper else round(pct / step)) * step
+    v = (math.ceil(pct / step - 1e-9) if upper else math.floor(pct / step + 1e-9)) * step
     out = f"{v:.{decimals}f}"
     if "." in out:
         out = out.rstrip("0").rstrip(".")
