@@ -28,23 +28,47 @@ def orthonormalize(U) -> np.ndarray:
     return Q * signs
 
 
+def _sines_and_cosines(U, V):
+    """Sines and cosines of the principal angles of two orthonormal bases, both accurate to rounding.
+
+    The cosines are the singular values of U^T V and the sines those of the residual V - U (U^T V) = (I - U U^T) V
+    (for k_U >= k_V; the roles swap otherwise). The residual is formed directly, so a sine of 1e-15 comes out as
+    1e-15, where sqrt(1 - cos^2) would lose it to cancellation (it cannot resolve angles below ~1e-8).
+    Returns (sines ascending, cosines descending), each of length min(k_U, k_V).
+    """
+    if U.shape[1] < V.shape[1]:
+        U, V = V, U
+    overlap = U.T @ V
+    cos = np.linalg.svd(overlap, compute_uv=False)
+    sin = np.sort(np.linalg.svd(V - U @ overlap, compute_uv=False))
+    return np.clip(sin, 0.0, 1.0), np.clip(cos, 0.0, 1.0)
+
+
 def principal_angles(U, V) -> np.ndarray:
-    """Principal angles (radians, ascending) between span(U) and span(V)."""
+    """Principal angles (radians, ascending) between span(U) and span(V), accurate for small and large angles.
+
+    Small angles come from the sines (arcsin of the singular values of (I - U U^T) V), large ones from the cosines
+    (arccos of those of U^T V), switching at 45 degrees where both are well conditioned, as
+    ``scipy.linalg.subspace_angles`` does.
+    """
     U, V = _pair(U, V)
-    s = np.linalg.svd(orthonormalize(U).T @ orthonormalize(V), compute_uv=False)
-    return np.sort(np.arccos(np.clip(s, -1.0, 1.0)))
+    sin, cos = _sines_and_cosines(orthonormalize(U), orthonormalize(V))
+    small = cos**2 >= 0.5  # angle <= 45 degrees: arcsin of the sine is the accurate one
+    return np.where(small, np.arcsin(sin), np.arccos(cos))
 
 
 def subspace_distance(U, V) -> float:
-    """||sin Theta(U, V)||_F = ||U U^T - V V^T||_F / sqrt(2) for orthonormal U, V.
+    """||sin Theta(U, V)||_F = ||(I - U U^T) V||_F = ||U U^T - V V^T||_F / sqrt(2) for orthonormal U, V of equal k.
 
-    For subspaces of different dimensions the projector formula is used as written.
+    Computed from the residual (I - U U^T) V, which is accurate to machine precision (1e-16 for identical
+    subspaces), not as sqrt(k - ||U^T V||_F^2), which floors at ~1e-8 by cancellation. For subspaces of different
+    dimensions the projector formula ||U U^T - V V^T||_F / sqrt(2) is used as written (also exact: a difference of
+    O(1) entries).
     """
     U, V = _pair(U, V)
     U, V = orthonormalize(U), orthonormalize(V)
     if U.shape[1] == V.shape[1]:
-        cos = np.linalg.svd(U.T @ V, compute_uv=False)
-        return float(np.sqrt(max(U.shape[1] - np.sum(cos**2), 0.0)))
+        return float(np.linalg.norm(V - U @ (U.T @ V)))
     return float(np.linalg.norm(U @ U.T - V @ V.T) / np.sqrt(2.0))
 
 
