@@ -350,8 +350,8 @@ class PosteriorBound:
 def posterior_bound(obj, prior: float, tail: float | None = None) -> PosteriorBound:
     """The largest posterior an attacker with ``prior`` can reach, with the probability ``tail`` that it fails.
 
-    Pure DP: q(p, eps), for every output (``tail`` ignored unless given > 0, which cannot improve it for small
-    tails). Gaussian and (epsilon, delta)-DP: q(p, :func:`tail_epsilon` (tail)), exceeded with probability at
+    Pure DP: q(p, eps), for every output (a ``tail`` > 0 can only lower the level for tails near 1, so passing
+    e.g. ``tail=release.delta`` is safe for every kind). Gaussian and (epsilon, delta)-DP: q(p, :func:`tail_epsilon` (tail)), exceeded with probability at
     most ``tail`` (default :func:`default_tail`). No guarantee: 1 (the attacker can become certain).
     """
     prior = float(prior)
@@ -363,10 +363,9 @@ def posterior_bound(obj, prior: float, tail: float | None = None) -> PosteriorBo
     tail = float(tail)
     if curve.kind == "none":
         return PosteriorBound(prior, 1.0 if prior > 0 else 0.0, math.inf, 0.0, "none")
-    if curve.kind == "pure" and tail == 0.0:
-        eps = curve.epsilon
-    else:
-        eps = tail_epsilon(curve, tail)
+    eps = curve.epsilon if (curve.kind == "pure" and tail == 0.0) else tail_epsilon(curve, tail)
+    if curve.kind == "pure" and eps >= curve.epsilon:
+        eps, tail = curve.epsilon, 0.0  # a tolerated failure cannot improve on the bound that always holds
     return PosteriorBound(prior, posterior(prior, eps), eps, tail, curve.kind)
 
 
