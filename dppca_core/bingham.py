@@ -2,10 +2,10 @@
 
 Vector Bingham: f(x) ∝ exp(x^T C x) on S^{q-1}, sampled exactly by rejection from an angular central
 Gaussian (ACG) envelope with the optimal parameter b (Kent, Ganeiber & Mardia 2013, arXiv:1310.8110;
-ALGORITHMS.md §2.3.1). Everything is computed in log space, so concentrations of 1e6 and more work.
+docs/mechanisms.md, ppca_exponential). Everything is computed in log space, so concentrations of 1e6 and more work.
 
 Matrix Bingham: p(V) ∝ etr(V^T B V) on the Stiefel manifold V_{d,k}, sampled column by column
-(Hoff 2009, JCGS 18(2); ALGORITHMS.md §2.3.2). Each column is drawn exactly from its full conditional,
+(Hoff 2009, JCGS 18(2)). Each column is drawn exactly from its full conditional,
 but the chain is approximate for any finite number of sweeps.
 
 Note: IBM diffprivlib and OpenDP ship a KGM sampler whose acceptance test is inverted
@@ -56,7 +56,7 @@ class AcgEnvelope:
     """Optimal ACG envelope of f ∝ exp(-x^T diag(lam) x) (eigenbasis of C; lam >= 0, min lam = 0).
 
     ``b`` solves sum_i 1/(b + 2 lam_i) = 1, ``omega`` = 1 + 2 lam / b and ``log_m`` is
-    log M* = -(q - b)/2 + (q/2) ln(q/b) (Kent, Ganeiber & Mardia 2013, §3; ALGORITHMS.md §2.3.1).
+    log M* = -(q - b)/2 + (q/2) ln(q/b) (Kent, Ganeiber & Mardia 2013, §3).
     """
 
     vectors: np.ndarray

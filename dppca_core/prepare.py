@@ -5,9 +5,16 @@ row to the public radius ``data_norm`` and divide by it, so every row the mechan
 see has norm <= 1 and every sensitivity in :mod:`dppca_core.privacy` applies.
 Data-dependent steps (the empirical mean, the data's own max norm) are available
 but return ``private=False`` so callers can label them.
+
+Cost: :func:`prepare` reads X once, block by block (row norms by ``einsum`` and the Gram matrix of each
+block while it is in cache), and keeps no scaled copy of X: the scaled rows are only formed if a
+mechanism that reads rows asks for them. Peak extra memory is one block plus d x d, not a copy of X.
 """
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -15,10 +22,36 @@ import numpy as np
 
 from .validation import check_matrix, check_positive
 
+#: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
+BLOCK_BYTES = 1 << 21
+#: Outside [1e-140, 1e140] the squared radius and squared norms may under- or overflow: use the safe path.
+_SAFE_RADIUS = (1e-140, 1e140)
+#: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
+_SITE_CACHE = 4
+
+
+def block_rows(d: int) -> int:
+    """Rows per block for d columns (about :data:`BLOCK_BYTES`; at least 64)."""
+    return max(64, BLOCK_BYTES // (8 * max(int(d), 1)))
+
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean row norms without overflow for huge entries (each row is scaled by its max first)."""
-    peak = np.max(np.abs(X), axis=1)
+    """Euclidean row norms without overflow or underflow for huge or tiny entries.
+
+    ``einsum`` on the squares, and for the rare rows whose sum of squares is not a normal float
+    (overflow to inf, or below 1e-290) the row is scaled by its largest entry first.
+    """
+    X = np.asarray(X, dtype=float)
+    sq = np.einsum("ij,ij->i", X, X)
+    bad = ~np.isfinite(sq) | (sq < 1e-290)
+    norms = np.sqrt(sq)
+    if bad.any():
+        norms[bad] = _safe_norms(X[bad])
+    return norms
+
+
+def _safe_norms(X: np.ndarray) -> np.ndarray:
+    peak = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
     safe = np.where(peak > 0, peak, 1.0)
     return np.linalg.norm(X / safe[:, None], axis=1) * safe
 
@@ -35,6 +68,131 @@ def clip_rows(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
     factors[over] = radius / norms[over]
     clipped = X * factors[:, None]
     return clipped, int(over.sum())
+
+
+class GramAccumulator:
+    """Running n, sum and Gram matrix of rows clipped to ``radius`` and divided by it (norm <= 1).
+
+    Feed it blocks of raw rows with :meth:`add`; it never keeps them. Blocks without a clipped row go
+    straight into X^T X (no copy); blocks with one are scaled in a small buffer first. Used by
+    :func:`prepare`, :func:`gram_from_chunks` and :func:`dppca_core.stats.sufficient_stats`, so every
+    path computes the statistics the same way.
+
+    Parameters
+    ----------
+    d : int
+    radius : float
+        The public clipping radius R.
+    want_sum : bool
+        Also accumulate the sum of the scaled rows.
+    """
+
+    def __init__(self, d: int, radius: float, want_sum: bool = True):
+        self.d = int(d)
+        self.radius = float(radius)
+        self.want_sum = want_sum
+        self.n = 0
+        self.n_clipped = 0
+        self._raw = np.zeros((self.d, self.d))       # sum of x x^T over rows kept at scale 1/R
+        self._scaled = np.zeros((self.d, self.d))    # sum of (s x)(s x)^T over the other rows
+        self._raw_sum = np.zeros(self.d)
+        self._scaled_sum = np.zeros(self.d)
+        self._fast = _SAFE_RADIUS[0] <= self.radius <= _SAFE_RADIUS[1]
+        self._r2 = self.radius * self.radius
+        # rows already clipped to R elsewhere have ||x||^2 = R^2 up to a few ulps: not clipped again
+        self._r2_tol = self._r2 * (1.0 + 4.0 * np.finfo(float).eps)
+
+    def add(self, X: np.ndarray, *, first_row: int = 0, name: str = "X", need_scale: bool = False):
+        """Accumulate the rows of X (finite floats, shape (m, d)); return each row's scale factor if asked.
+
+        The scale factor of row i is s_i = min(1, R / ||x_i||) / R, so s_i x_i is the row the mechanisms see.
+        ``first_row`` and ``name`` only make error messages point at the right row.
+        """
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.d:
+            raise ValueError(f"{name}: a block of shape {X.shape} does not have d = {self.d} columns.")
+        step = block_rows(self.d)
+        scales = np.empty(X.shape[0]) if need_scale else None
+        buf = None
+        for a in range(0, X.shape[0], step):
+            B = X[a:a + step]
+            s, over = self.block_scales(B, first_row=first_row + a, name=name)
+            if s is None:  # no row clipped: straight into X^T X, no copy
+                self._raw += B.T @ B
+                if self.want_sum:
+                    self._raw_sum += B.sum(axis=0)
+                if need_scale:
+                    scales[a:a + B.shape[0]] = 1.0 / self.radius
+                continue
+            if buf is None:
+                buf = np.empty((min(step, X.shape[0]), self.d))
+            scaled = np.multiply(B, s[:, None], out=buf[:B.shape[0]])
+            self._scaled += scaled.T @ scaled
+            if self.want_sum:
+                self._scaled_sum += scaled.sum(axis=0)
+            self.n_clipped += int(over.sum())
+            if need_scale:
+                scales[a:a + B.shape[0]] = s
+        self.n += X.shape[0]
+        return scales
+
+    def block_scales(self, B: np.ndarray, *, first_row: int = 0, name: str = "X"):
+        """(s, over) for one block: the scale factor of each row and which rows are clipped.
+
+        ``s`` is None when no row is clipped and the radius allows the fast path (every factor is then 1/R).
+        Raises ValueError naming the first non-finite entry.
+        """
+        sq = np.einsum("ij,ij->i", B, B)
+        if self._fast and np.isfinite(sq).all():
+            over = sq > self._r2_tol
+            if not over.any():
+                return None, over
+            return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
+        if not np.isfinite(B).all():
+            rows, cols = np.nonzero(~np.isfinite(B))
+            raise ValueError(f"{name} contains NaN or infinite values (first at row {first_row + rows[0]}, "
+                             f"column {cols[0]}); drop or impute them first.")
+        norms = _safe_norms(B)
+        over = norms > self.radius
+        return np.where(over, 1.0 / np.where(over, norms, 1.0), 1.0 / self.radius), over
+
+    def merge(self, other: "GramAccumulator") -> "GramAccumulator":
+        """Add another accumulator's rows (same d and radius) into this one."""
+        if other.d != self.d or other.radius != self.radius:
+            raise ValueError("cannot merge statistics of different widths or clipping radii.")
+        self._raw += other._raw
+        self._scaled += other._scaled
+        self._raw_sum += other._raw_sum
+        self._scaled_sum += other._scaled_sum
+        self.n += other.n
+        self.n_clipped += other.n_clipped
+        return self
+
+    @property
+    def gram(self) -> np.ndarray:
+        """sum_i (s_i x_i)(s_i x_i)^T, symmetrised."""
+        g = self._raw / self._r2 + self._scaled if self._fast else self._scaled.copy()
+        return (g + g.T) / 2.0
+
+    @property
+    def sum(self) -> np.ndarray:
+        """sum_i s_i x_i."""
+        return self._raw_sum / self.radius + self._scaled_sum if self._fast else self._scaled_sum.copy()
+
+
+@dataclass(frozen=True)
+class SitePartition:
+    """The sites of a distributed run: their sizes and each site's Gram matrix of scaled rows.
+
+    Raw-data quantities (not private): mechanisms add noise to them; they are never released as such.
+    """
+
+    sizes: np.ndarray
+    grams: tuple
+    labels: tuple | None = None
+
+    def __len__(self) -> int:
+        return len(self.sizes)
 
 
 @dataclass(frozen=True)
@@ -92,16 +250,30 @@ class PreparedData:
     """Rows with norm <= 1 (after clipping to ``data_norm`` and dividing by it) and their Gram matrix.
 
     Central input-perturbation mechanisms only read ``n`` and ``gram`` (= sum of x x^T of the
-    scaled rows), which is computed once and shared by every repetition. Build one with
-    :func:`prepare` (from rows) or :func:`gram_from_chunks` (streaming, rows not kept).
+    scaled rows), which is computed once and shared by every repetition; distributed mechanisms read
+    :meth:`site_partition` (per-site Gram matrices, memoised per partition). Build one with
+    :func:`prepare` (from rows, or from :class:`dppca_core.stats.SufficientStats`) or
+    :func:`gram_from_chunks` (streaming, rows not kept).
+
+    Every statistic held here is a raw-data quantity: it feeds mechanisms and is never released as such.
+
+    From a float array, :func:`prepare` does not copy X: it keeps X and one scale factor per row, and
+    forms the scaled rows only when a mechanism reads ``rows`` (then it checks that X was not changed
+    in between; do not modify X in place while the PreparedData is in use).
     """
 
-    def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0):
+    def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0, *,
+                 source=None, scales=None, sites: SitePartition | None = None, site_column: str | None = None):
         self.n, self.d = int(n), int(d)
         self.data_norm = float(data_norm)
         self.n_clipped = int(n_clipped)
         self._rows = rows
         self._gram = gram
+        self._source, self._scales = source, scales
+        self._stored_sites = sites
+        self._site_column = site_column
+        self._site_cache: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
         if rows is not None:
             rows.setflags(write=False)
         if gram is not None:
@@ -109,38 +281,150 @@ class PreparedData:
 
     @property
     def has_rows(self) -> bool:
-        return self._rows is not None
+        return self._rows is not None or self._source is not None
 
     @property
     def rows(self) -> np.ndarray:
         if self._rows is None:
-            raise ValueError(
-                "this mechanism needs the individual rows, but only the Gram matrix was kept; "
-                "pass the data matrix itself to run()."
-            )
+            if self._source is None:
+                raise ValueError(
+                    "this mechanism needs the individual rows, but only sufficient statistics (n and the Gram "
+                    "matrix) were kept; pass the data matrix itself to run()."
+                )
+            with self._lock:
+                if self._rows is None:
+                    self._rows = self._materialise()
+                    self._source = self._scales = None  # the scaled rows now stand on their own
         return self._rows
+
+    def _materialise(self) -> np.ndarray:
+        probe = GramAccumulator(self.d, self.data_norm, want_sum=False)
+        step = block_rows(self.d)
+        out = np.empty((self.n, self.d))
+        for a in range(0, self.n, step):
+            B = self._source[a:a + step]
+            s, _ = probe.block_scales(B, first_row=a)
+            s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
+            if not np.array_equal(s, self._scales[a:a + step]):
+                raise ValueError("the array given to prepare() was modified afterwards; call prepare() again "
+                                 "(or pass a copy of the data).")
+            np.multiply(B, s[:, None], out=out[a:a + step])
+        out.setflags(write=False)
+        return out
 
     @property
     def gram(self) -> np.ndarray:
         if self._gram is None:
-            g = self._rows.T @ self._rows
-            g = (g + g.T) / 2.0
-            g.setflags(write=False)
-            self._gram = g
+            with self._lock:
+                if self._gram is None:
+                    g = self._rows.T @ self._rows
+                    g = (g + g.T) / 2.0
+                    g.setflags(write=False)
+                    self._gram = g
         return self._gram
+
+    @property
+    def stored_sites(self) -> SitePartition | None:
+        """Sites recorded with the statistics (from a site column), if any."""
+        return self._stored_sites
+
+    def site_partition(self, sites) -> SitePartition:
+        """Sizes and Gram matrices of the sites ``sites`` describes, memoised on the partition.
+
+        With rows, ``sites`` is anything :func:`dppca_core.sites.split_sites` accepts (a number of equal
+        contiguous sites, a list of sizes, or one label per row). Without rows (statistics), only the sites
+        recorded with them can be used: pass their number or their sizes; ``sites=1`` is always possible.
+        """
+        key = _partition_key(sites)
+        with self._lock:
+            if key in self._site_cache:
+                self._site_cache.move_to_end(key)
+                return self._site_cache[key]
+        part = self._compute_partition(sites)
+        with self._lock:
+            self._site_cache[key] = part
+            while len(self._site_cache) > _SITE_CACHE:
+                self._site_cache.popitem(last=False)
+        return part
+
+    def _compute_partition(self, sites) -> SitePartition:
+        from .sites import split_sites
+
+        if not self.has_rows:
+            return self._stored_partition(sites)
+        parts = split_sites(self.n, sites)
+        grams = []
+        for idx in parts:
+            g = self._site_gram(idx)
+            g.setflags(write=False)
+            grams.append(g)
+        return SitePartition(np.array([p.size for p in parts]), tuple(grams))
+
+    def _site_gram(self, idx: np.ndarray) -> np.ndarray:
+        contiguous = idx.size and idx[-1] - idx[0] + 1 == idx.size
+        if self._rows is not None:
+            R = self._rows[idx[0]:idx[-1] + 1] if contiguous else self._rows[idx]
+            g = R.T @ R
+            return (g + g.T) / 2.0
+        g = np.zeros((self.d, self.d))
+        step = block_rows(self.d)
+        for a in range(0, idx.size, step):
+            sel = slice(idx[a], idx[min(a + step, idx.size) - 1] + 1) if contiguous else idx[a:a + step]
+            B = self._source[sel] * self._scales[sel][:, None]
+            g += B.T @ B
+        return (g + g.T) / 2.0
+
+    def _stored_partition(self, sites) -> SitePartition:
+        stored = self._stored_sites
+        if isinstance(sites, (int, np.integer)) and not isinstance(sites, bool) and int(sites) == 1:
+            g = self.gram
+            return SitePartition(np.array([self.n]), (g,))
+        if stored is None:
+            raise ValueError("this distributed mechanism needs per-site Gram matrices, but the statistics were built "
+                             "without sites; build them with sufficient_stats(..., sites='<site column>'), pass the "
+                             "data matrix, or use sites=1.")
+        arr = np.asarray(sites)
+        if (arr.ndim == 0 and arr.dtype.kind in "iu" and int(arr) == len(stored)) or (
+                arr.ndim == 1 and arr.dtype.kind in "iu" and np.array_equal(arr, stored.sizes)):
+            return stored
+        column = f" from column {self._site_column!r}" if self._site_column else ""
+        raise ValueError(f"the statistics hold {len(stored)} site(s){column} with sizes {stored.sizes.tolist()[:20]}; "
+                         f"pass sites={len(stored)} (or those sizes) to use them, or sites=1 for one site. Other "
+                         "partitions need the rows: pass the data matrix.")
 
     def __repr__(self) -> str:
         return f"PreparedData(n={self.n}, d={self.d}, data_norm={self.data_norm:g}, n_clipped={self.n_clipped})"
 
 
+def _partition_key(sites):
+    if isinstance(sites, (int, np.integer)) and not isinstance(sites, bool):
+        return ("count", int(sites))
+    arr = np.asarray(sites)
+    if arr.dtype == object:
+        payload = repr(arr.tolist()).encode()
+    else:
+        payload = np.ascontiguousarray(arr).tobytes()
+    return ("array", arr.dtype.str, arr.shape, hashlib.blake2b(payload, digest_size=16).hexdigest())
+
+
 def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
-    """Validate, clip rows to ``data_norm`` and scale them to the unit ball."""
+    """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
+
+    ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
+    matches) or a :class:`dppca_core.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
+    matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
+    """
+    from .stats import SufficientStats
+
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
             raise ValueError(
                 f"the prepared data were clipped at data_norm={X.data_norm:g}, not {data_norm:g}; prepare them again."
             )
         return X
+    if isinstance(X, SufficientStats):
+        return X.prepared(data_norm)
+    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
     if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
         from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -148,24 +432,40 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
         if non_numeric:
             raise ValueError(f"non-numeric column(s) {non_numeric}: drop them or encode them as numbers.")
         X = X.to_numpy(dtype=float)
-    arr = check_matrix(X, min_rows=min_rows)
-    clipped, n_clipped = clip_rows(arr, data_norm)
-    rows = clipped / float(data_norm)
-    return PreparedData(arr.shape[0], arr.shape[1], data_norm, rows=rows, n_clipped=n_clipped)
+    if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows
+            and X.shape[1] >= 1):
+        arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
+    else:
+        arr = check_matrix(X, min_rows=min_rows)
+    acc = GramAccumulator(arr.shape[1], data_norm, want_sum=False)
+    scales = acc.add(arr, need_scale=True)
+    gram = acc.gram
+    return PreparedData(arr.shape[0], arr.shape[1], data_norm, gram=gram, n_clipped=acc.n_clipped,
+                        source=arr, scales=scales)
 
 
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
-    """Stream row chunks (arrays or DataFrames) into the Gram matrix without keeping the rows."""
-    gram, n, d, n_clipped = None, 0, None, 0
+    """Stream row chunks (arrays or DataFrames) into the Gram matrix without keeping the rows.
+
+    For files, :func:`dppca_core.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
+    """
+    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    acc, row = None, 0
     for chunk in chunks:
-        part = prepare(chunk, data_norm, min_rows=1)
-        if d is None:
-            d, gram = part.d, np.zeros((part.d, part.d))
-        elif part.d != d:
-            raise ValueError(f"chunks disagree on the number of columns ({part.d} vs {d}).")
-        gram += part.gram
-        n += part.n
-        n_clipped += part.n_clipped
-    if d is None or n < 2:
-        raise ValueError(f"the chunks held {n} row(s); at least 2 are needed.")
-    return PreparedData(n, d, data_norm, gram=gram, n_clipped=n_clipped)
+        if hasattr(chunk, "to_numpy") and hasattr(chunk, "dtypes"):
+            chunk = prepare(chunk, data_norm, min_rows=1)._source  # same column checks as prepare
+        arr = check_matrix(chunk, min_rows=1)
+        if acc is None:
+            acc = GramAccumulator(arr.shape[1], data_norm, want_sum=False)
+        elif arr.shape[1] != acc.d:
+            raise ValueError(f"chunks disagree on the number of columns ({arr.shape[1]} vs {acc.d}).")
+        acc.add(arr, first_row=row)
+        row += arr.shape[0]
+    if acc is None or acc.n < 2:
+        raise ValueError(f"the chunks held {0 if acc is None else acc.n} row(s); at least 2 are needed.")
+    return PreparedData(acc.n, acc.d, data_norm, gram=acc.gram, n_clipped=acc.n_clipped)
+
+
+__all__ = ["PreparedData", "SitePartition", "GramAccumulator", "prepare", "gram_from_chunks", "clip_rows",
+           "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows"]
+

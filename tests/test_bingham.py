@@ -144,7 +144,7 @@ def test_inverted_acceptance_test_is_caught_by_the_same_check(lams):
     (1e4, 10, "linear"), (1e6, 50, "linear"), (1e4, 50, "spike"), (1e6, 50, "spike"), (1e5, 3, "linear"),
 ])
 def test_acceptance_rate_bounded_away_from_zero(concentration, d, spectrum):
-    # KGM: about 0.12 at q = 50 for concentrations 1e4..1e6 (ALGORITHMS.md §2.3.1); 2000 draws give an
+    # KGM: about 0.12 at q = 50 for concentrations 1e4..1e6; 2000 draws give an
     # estimate with relative s.e. < 3%, so 0.05 leaves a wide margin for a correct sampler but fails the
     # fixed-b or inverted forms, whose rates collapse as the concentration grows.
     mu = np.linspace(concentration, 0, d) if spectrum == "linear" else np.r_[concentration, np.zeros(d - 1)]
@@ -225,7 +225,7 @@ def test_gibbs_matches_importance_sampling_on_the_stiefel_manifold():
 
 
 def test_gibbs_captures_most_energy_on_the_toy_problem():
-    # ALGORITHMS.md §2.3.2: 200 sweeps on d = 10, n = 2000, eps = 1, k = 2 capture ~90% of the best
+    # Hoff's sampler: 200 sweeps on d = 10, n = 2000, eps = 1, k = 2 capture ~90% of the best
     # rank-2 energy. Rows of unit norm with two spiked directions; B = (eps / 2) X'X.
     rng = np.random.default_rng(12)
     U, _ = np.linalg.qr(rng.normal(size=(10, 2)))

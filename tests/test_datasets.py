@@ -113,7 +113,7 @@ def test_paper_settings_are_accepted_by_their_presets():
 
 
 def test_wang_xu_law_matches_the_paper():
-    # Sigma = lam/(5p(lam+1)) VV^T + 1/(5p(lam+1)) I: eigengap 1/(10p) for lam = 1 (ALGORITHMS.md §3.1)
+    # Sigma = lam/(5p(lam+1)) VV^T + 1/(5p(lam+1)) I: eigengap 1/(10p) for lam = 1
     s = D.wang_xu_low_dim(n=100, d=40, k=5, seed=0)
     assert s.eigenvalues[4] - s.eigenvalues[5] == pytest.approx(1 / 400)
     assert s.params["rows_clipped"] == 0

@@ -48,7 +48,7 @@ def test_cape_design_is_private_and_cancels(sizes):
 
 
 def test_cape_joint_view_gap_without_large_e():
-    # ALGORITHMS.md §7.1: with Var(e) at the paper's level the joint view leaks sqrt(2S/(S+1)) times more
+    # CAPE joint view: with Var(e) at the paper's level the joint view leaks sqrt(2S/(S+1)) times more
     for S, factor in [(2, 1.1547), (5, 1.2910), (10, 1.3484)]:
         design = cape_noise_design([1000] * S, 1.0, 1e-2, kappa=1.0)
         assert design["inflation"] == pytest.approx(factor, rel=1e-3)

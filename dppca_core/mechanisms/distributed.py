@@ -2,7 +2,11 @@
 
 Every site (data provider) holds disjoint rows; a person is in exactly one site, so guarantees
 computed per site hold for the whole release (parallel composition) when the sites' noise is
-independent. capePCA's correlated noise needs the joint-view check of ALGORITHMS.md §7.1.
+independent. capePCA's correlated noise needs the joint-view check (docs/mechanisms.md, cape_pca).
+
+Every mechanism here reads only the per-site Gram matrices and site sizes
+(:meth:`dppca_core.prepare.PreparedData.site_partition`, memoised per partition), so all of them run from
+rows or from sufficient statistics with a site column (:func:`dppca_core.stats.sufficient_stats`).
 """
 from __future__ import annotations
 
@@ -13,7 +17,6 @@ import numpy as np
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
-from ..sites import site_grams, split_sites
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -74,8 +77,8 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     ),
 )
 def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations, init):
-    parts = split_sites(data.n, sites)
-    grams = site_grams(data.rows, parts) if data.has_rows else _only_one_site(parts, data)
+    part = data.site_partition(sites)
+    grams, sizes = part.grams, part.sizes
     s_hat = data.d if sparsity is None else min(int(sparsity), data.d)
     if s_hat < k:
         raise ValueError(f"sparsity s_hat = {s_hat} is below k = {k}; keep at least k rows (s_hat >= k).")
@@ -103,26 +106,20 @@ def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations
     # each person is in one provider, and each provider's messages compose to mu-GDP (parallel across sites)
     return Output(Q, noise_scale=sigma, privacy=PrivacyCurve.gdp(composed_mu(step_mus)),
                   outputs={"iterates": iterates},  # post-processing of the noisy sums: covered
-                  facts={"iterations": iterations, "site_sizes": [int(p.size) for p in parts], "sparsity": s_hat,
+                  facts={"iterations": iterations, "site_sizes": sizes.tolist(), "sparsity": s_hat,
                          "noise_on": "X_i^T X_i Q per provider and step",
-                         "aggregate_noise_sd": sigma * math.sqrt(len(parts)),
-                         "communication": {"messages": 2 * len(parts) * iterations,
-                                           "numbers": 2 * len(parts) * iterations * data.d * k}})
+                         "aggregate_noise_sd": sigma * math.sqrt(len(sizes)),
+                         "communication": {"messages": 2 * len(sizes) * iterations,
+                                           "numbers": 2 * len(sizes) * iterations * data.d * k}})
 
 
-def _only_one_site(parts, data):
-    if len(parts) != 1:
-        raise ValueError("distributed mechanisms need the rows to split them into sites; pass the data matrix.")
-    return [data.gram]
-
-
-def _site_sigmas(parts, epsilon, delta):
+def _site_sigmas(sizes, epsilon, delta):
     """AG noise s.d. each site needs on its normalised A_s = C_s / N_s under replace-one (Delta = sqrt(2)/N_s)."""
-    return np.array([gaussian_sigma(sensitivity("gram_upper", "replace") / p.size, epsilon, delta) for p in parts])
+    return np.array([gaussian_sigma(sensitivity("gram_upper", "replace") / int(m), epsilon, delta) for m in sizes])
 
 
 def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
-    """Feasible capePCA noise variances for sites of any sizes (ALGORITHMS.md §7.2, 'feasible replacement').
+    """Feasible capePCA noise variances for sites of any sizes ('feasible replacement' of the paper's closed form).
 
     Returns a dict with weights mu_s = N_s/N, per-site targets tau_s, tau_g (site noise), tau_f (aggregator
     noise), the covariance of the noise generator's e (with sum_s mu_s e_s = 0), the joint-view GDP parameter of
@@ -206,11 +203,10 @@ def _correlated_symmetric(cov, d, rng):
     ),
 )
 def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
-    parts = split_sites(data.n, sites)
-    grams = site_grams(data.rows, parts) if data.has_rows else _only_one_site(parts, data)
-    sizes = np.array([p.size for p in parts])
+    part = data.site_partition(sites)
+    grams, sizes = part.grams, part.sizes
     design = cape_noise_design(sizes, epsilon, delta, kappa)
-    S, d = len(parts), data.d
+    S, d = len(sizes), data.d
     e = _correlated_symmetric(design["cov_e"], d, rng)
     f = np.stack([symmetric_gaussian(d, math.sqrt(v), rng) for v in design["var_f"]])
     g = np.stack([symmetric_gaussian(d, math.sqrt(v), rng) for v in design["var_g"]])
@@ -251,12 +247,11 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
     ),
 )
 def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
-    parts = split_sites(data.n, sites)
-    grams = site_grams(data.rows, parts) if data.has_rows else _only_one_site(parts, data)
-    sizes = np.array([p.size for p in parts])
-    tau = _site_sigmas(parts, epsilon, delta)
+    part = data.site_partition(sites)
+    grams, sizes = part.grams, part.sizes
+    tau = _site_sigmas(sizes, epsilon, delta)
     w = sizes / sizes.sum()
-    aggregate = sum(w[s] * (grams[s] / sizes[s] + symmetric_gaussian(data.d, tau[s], rng)) for s in range(len(parts)))
+    aggregate = sum(w[s] * (grams[s] / sizes[s] + symmetric_gaussian(data.d, tau[s], rng)) for s in range(len(sizes)))
     values, vectors = top_eigenvectors(aggregate, k)
     # each site's own message is (sqrt(2)/N_s / tau_s)-GDP; a person is in one site
     mu = float(np.max(sensitivity("gram_upper", "replace") / sizes / tau))
@@ -264,8 +259,8 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
                   privacy=PrivacyCurve.gdp(mu),
                   facts={"site_sizes": sizes.tolist(), "site_noise_sd": tau.tolist(),
                          "noise_on": "upper(X^T X / n) after aggregation",
-                         "communication": {"messages": len(parts),
-                                           "numbers": len(parts) * data.d * (data.d + 1) // 2}})
+                         "communication": {"messages": len(sizes),
+                                           "numbers": len(sizes) * data.d * (data.d + 1) // 2}})
 
 
 @mechanism(
@@ -284,17 +279,14 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
     ),
 )
 def dist_local(data, k, epsilon, delta, neighbors, rng, sites, site):
-    parts = split_sites(data.n, sites)
-    if site >= len(parts):
-        raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
-    idx = parts[site]
-    tau = _site_sigmas([idx], epsilon, delta)[0]
-    rows = data.rows[idx] if data.has_rows else None
-    if rows is None:
-        raise ValueError("dist_local needs the rows to pick one site; pass the data matrix.")
-    noisy = rows.T @ rows / idx.size + symmetric_gaussian(data.d, tau, rng)
+    part = data.site_partition(sites)
+    if site >= len(part):
+        raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(part)} (the number of sites).")
+    size = int(part.sizes[site])
+    tau = _site_sigmas([size], epsilon, delta)[0]
+    noisy = part.grams[site] / size + symmetric_gaussian(data.d, tau, rng)
     values, vectors = top_eigenvectors(noisy, k)
-    mu = sensitivity("gram_upper", "replace") / idx.size / tau
-    return Output(vectors, noise_scale=tau, eigenvalues=values * idx.size, privacy=PrivacyCurve.gdp(mu),
-                  facts={"site_sizes": [int(p.size) for p in parts], "site": site, "site_rows": int(idx.size),
+    mu = sensitivity("gram_upper", "replace") / size / tau
+    return Output(vectors, noise_scale=tau, eigenvalues=values * size, privacy=PrivacyCurve.gdp(mu),
+                  facts={"site_sizes": part.sizes.tolist(), "site": site, "site_rows": size,
                          "noise_on": "upper(X_s^T X_s / N_s)", "communication": {"messages": 0, "numbers": 0}})

@@ -1,0 +1,795 @@
+"""Sufficient statistics of a table of any size, streamed from CSV or Parquet in bounded memory.
+
+Every input-perturbation mechanism reads only n and the Gram matrix of the clipped rows (the distributed
+ones: per-site Gram matrices). :func:`sufficient_stats` reads a file (or a glob of many, or a folder of
+Parquet files) chunk by chunk, clips each row to the public radius ``data_norm``, divides it by the radius
+and adds it to n, the sum and the Gram matrix (and to its site's statistics when ``sites`` names a
+column); memory depends on the chunk size and d, never on the number of rows. The result goes to
+:func:`dppca_core.run` in place of X::
+
+    from dppca_core.stats import sufficient_stats
+    stats = sufficient_stats("visits-*.csv", data_norm=5.0, sites="hospital")
+    release = dppca_core.run("cape_pca", stats, k=3, epsilon=1.0, data_norm=5.0, sites=len(stats.site_labels))
+
+Mechanisms that read individual rows (``needs_rows``) refuse statistics and say which ones do not.
+
+Privacy: everything in a :class:`SufficientStats` is computed from the raw data without noise. The Gram
+matrices, n and the sum feed mechanisms and are never published as such; the counts in ``diagnostics``
+(rows clipped, rows dropped, bad cells) are non-private diagnostics for the analyst only.
+
+Engines: ``engine="numpy"`` streams in this process. ``engine="dask"`` (optional: ``pip install
+-r requirements-scale.txt`` or the ``scale`` extra) splits the files into blocks, computes each block's
+statistics on the workers with the same code, and adds them up in a tree. ``scheduler=`` picks where: the
+default (a running ``distributed.Client`` if there is one, else local threads), ``"processes"``, or the
+address of an existing cluster, e.g. ``scheduler="tcp://10.0.0.5:8786"``. The workers must be able to
+open the paths (a shared file system, or a URL such as ``s3://bucket/*.parquet`` with its fsspec backend).
+"""
+from __future__ import annotations
+
+import glob as _glob
+import io
+import os
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .prepare import GramAccumulator, PreparedData, SitePartition
+from .release import NonPrivateDiagnostics
+from .tables import (
+    MAX_COLUMNS,
+    _SAMPLE_BYTES,
+    _UNNAMED,
+    analyse_column,
+    decode_utf16,
+    detect_encoding,
+    header_of,
+    is_parquet,
+)
+from .validation import check_positive
+
+ENGINES = ("numpy", "dask")
+#: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).
+CHUNK_CELLS = 2_000_000
+#: Default cap on the number of distinct sites (each keeps a d x d matrix).
+MAX_SITES = 200
+_LOCAL_SCHEDULERS = ("threads", "processes", "synchronous", "sync", "single-threaded")
+
+
+class StreamCancelled(ValueError):
+    """Raised when a ``progress`` callback returns False: the caller cancelled the read."""
+
+
+@dataclass(frozen=True, eq=False)
+class SufficientStats:
+    """n, the sum and the Gram matrix of the rows of a table, clipped to ``data_norm`` and divided by it.
+
+    Attributes
+    ----------
+    n : int
+        Rows used (after any rows dropped for bad cells).
+    columns : tuple of str
+        The feature columns, in order (d = len(columns)).
+    data_norm : float
+        The public clipping radius R the statistics were built with.
+    gram : ndarray (d, d)
+        sum_i y_i y_i^T with y_i = x_i min(1, R/||x_i||) / R (norm <= 1).
+    sum : ndarray (d,)
+        sum_i y_i.
+    site_column : str or None
+        The column that named each row's site.
+    site_labels : tuple or None
+        Site labels (as text) in order of first appearance.
+    site_counts : ndarray of int or None
+        Rows per site.
+    site_grams : ndarray (S, d, d) or None
+        Each site's Gram matrix.
+    diagnostics : NonPrivateDiagnostics
+        Raw-data counts (rows read, clipped, dropped; bad cells per column; dropped columns; files; time):
+        not private, never to be published.
+
+    Every array here is a raw-data quantity: pass it to a mechanism, never publish it.
+    """
+
+    n: int
+    columns: tuple
+    data_norm: float
+    gram: np.ndarray
+    sum: np.ndarray
+    site_column: str | None = None
+    site_labels: tuple | None = None
+    site_counts: np.ndarray | None = None
+    site_grams: np.ndarray | None = None
+    diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
+
+    @property
+    def d(self) -> int:
+        return len(self.columns)
+
+    @property
+    def n_clipped(self) -> int:
+        return int(self.diagnostics.get("rows_clipped", 0))
+
+    def prepared(self, data_norm: float | None = None) -> PreparedData:
+        """A :class:`~dppca_core.prepare.PreparedData` without rows: n, the Gram matrix and the sites."""
+        if data_norm is not None and not np.isclose(float(data_norm), self.data_norm):
+            raise ValueError(f"the statistics were clipped at data_norm={self.data_norm:g}, not {data_norm:g}; "
+                             "build them again with that radius (or pass the same data_norm to run()).")
+        if self.n < 2:
+            raise ValueError(f"the statistics hold {self.n} row(s); at least 2 are needed.")
+        gram = np.array(self.gram, dtype=float)
+        sites = None
+        if self.site_grams is not None:
+            grams = []
+            for g in self.site_grams:
+                g = np.array(g, dtype=float)
+                g.setflags(write=False)
+                grams.append(g)
+            sites = SitePartition(np.asarray(self.site_counts, dtype=int), tuple(grams), tuple(self.site_labels))
+        return PreparedData(self.n, self.d, self.data_norm, gram=gram, n_clipped=self.n_clipped, sites=sites,
+                            site_column=self.site_column)
+
+    def __repr__(self) -> str:
+        sites = f", sites={len(self.site_labels)} from {self.site_column!r}" if self.site_labels else ""
+        return f"SufficientStats(n={self.n}, d={self.d}, data_norm={self.data_norm:g}{sites})"
+
+
+# ------------------------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What every chunk of every file is read with (picklable, sent to dask workers)."""
+
+    kind: str                 # "csv" or "parquet"
+    header: tuple             # all column names of the file
+    features: tuple           # indices (into header) of the feature columns
+    site: int | None          # index of the site column
+    sep: str = ","
+    encoding: str = "utf-8"
+    decimal_comma: bool = False
+    data_norm: float = 1.0
+    on_bad: str = "error"
+    usable: tuple = ("numeric",)
+
+    @property
+    def names(self) -> list:
+        return [self.header[j] for j in self.features]
+
+
+def _expand(source) -> tuple[list, str]:
+    """(list of paths or one file-like, display name)."""
+    if hasattr(source, "read") or hasattr(source, "getvalue") or isinstance(source, (bytes, bytearray)):
+        name = Path(str(getattr(source, "name", "") or "upload")).name
+        return [source], name
+    if isinstance(source, (list, tuple)):
+        paths = [str(p) for p in source]
+        if not paths:
+            raise ValueError("the list of files is empty; give at least one CSV or Parquet file.")
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if missing:
+            raise ValueError(f"file(s) {missing[:5]} do not exist; check the paths.")
+        return paths, f"{len(paths)} files"
+    if not isinstance(source, (str, os.PathLike)):
+        raise ValueError("source must be a path, a glob, a folder of Parquet files, a list of paths or a file-like "
+                         f"object; got {type(source).__name__}.")
+    text = str(source)
+    if os.path.isdir(text):
+        files = sorted(p for p in _glob.glob(os.path.join(text, "*")) if p.lower().endswith((".parquet", ".pq"))
+                       and os.path.isfile(p))
+        if not files:
+            files = sorted(p for p in _glob.glob(os.path.join(text, "*.csv")) if os.path.isfile(p))
+        if not files:
+            raise ValueError(f"folder {text!r} holds no .parquet (or .csv) files; point at the files or a glob.")
+        return files, text
+    if any(ch in text for ch in "*?["):
+        files = sorted(p for p in _glob.glob(text) if os.path.isfile(p))
+        if not files:
+            raise ValueError(f"no file matches {text!r}; check the pattern.")
+        return files, text
+    if not os.path.isfile(text):
+        raise ValueError(f"file {text!r} does not exist or is not a file; check the path.")
+    return [text], Path(text).name
+
+
+def _open_binary(item):
+    if isinstance(item, (str, os.PathLike)):
+        return open(item, "rb"), Path(item).name
+    name = Path(str(getattr(item, "name", "") or "upload")).name
+    if isinstance(item, (bytes, bytearray)):
+        return io.BytesIO(item), name
+    if hasattr(item, "getvalue"):
+        raw = item.getvalue()
+        return io.BytesIO(raw.encode("utf-8") if isinstance(raw, str) else raw), name
+    if hasattr(item, "seek") and hasattr(item, "tell"):
+        return item, name
+    raw = item.read()
+    return io.BytesIO(raw.encode("utf-8") if isinstance(raw, str) else raw), name
+
+
+def _csv_head(fh, name: str, max_columns):
+    """(header, sep, encoding, offset of the header line) from the start of a CSV stream."""
+    start = fh.tell()
+    head = fh.read(_SAMPLE_BYTES)
+    if isinstance(head, str):
+        raise ValueError(f"{name} is open in text mode; open it in binary mode ('rb') or pass its path.")
+    if b"\x00" in head and head[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+        raise ValueError(f"{name} looks binary (it contains NUL bytes); give a CSV text file or a Parquet file.")
+    encoding = detect_encoding(head)
+    if encoding == "utf-16":
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell() - start
+        fh.seek(start)
+        if size % 2:
+            decode_utf16(b"\xff\xfe" + b"\x00" * (size - 2) + b"\x00", name)  # raises the odd-length message
+        text = head[: len(head) - len(head) % 2].decode("utf-16", errors="ignore").lstrip()
+        if not text:
+            raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
+        header, sep = header_of(text, name, max_columns)
+        return header, sep, "utf-16", start
+    bom = 3 if encoding == "utf-8-sig" else 0
+    body = head[bom:]
+    stripped = body.lstrip()
+    if not stripped:
+        if len(head) < _SAMPLE_BYTES:
+            raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
+        raise ValueError(f"{name} starts with more than {_SAMPLE_BYTES:,} bytes of blank space; remove them.")
+    skip = len(body) - len(stripped)
+    body = stripped
+    if b"\n" not in body:  # a very long header line: read on to its end
+        while True:
+            more = fh.read(_SAMPLE_BYTES)
+            body += more
+            if not more or b"\n" in more:
+                break
+    try:
+        text = body.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(body) - 3:
+            text, encoding = body[:exc.start].decode("utf-8"), "utf-8"
+        else:
+            text, encoding = body.decode("latin-1"), "latin-1"
+    header, sep = header_of(text, name, max_columns)
+    return header, sep, encoding, start + bom + skip
+
+
+def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decimal_comma, name):
+    """(feature indices, dropped {name: reason}) from the header and the first chunk."""
+    index = {h: j for j, h in enumerate(header)}
+    for what, col in (("label", label), ("sites", site_col)):
+        if col is not None and col not in index:
+            raise ValueError(f"{what} column {col!r} is not in {name}; available: {list(header)[:20]}.")
+    usable = ("numeric", "mixed") if on_bad == "drop_rows" else ("numeric",)
+    dropped = {}
+    if columns is None:
+        chosen = []
+        for h, j in index.items():
+            if h in (label, site_col):
+                continue
+            info = analyse_column(first[j], h, decimal_comma)
+            if info.kind in usable and not h.startswith("Unnamed: "):
+                chosen.append(j)
+            else:
+                dropped[h] = _UNNAMED if info.kind in usable else f"{info.reason} (in the first {len(first)} rows)"
+        if not chosen:
+            raise ValueError(f"{name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs numeric "
+                             "features: encode them as numbers or choose another file.")
+        return tuple(chosen), dropped
+    columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
+    if not columns:
+        raise ValueError("columns is empty; choose at least one numeric column (or pass columns=None for all).")
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"columns: duplicate column name(s) in {columns}; name each column once.")
+    missing = [c for c in columns if c not in index]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found in {name}; available: {list(header)[:20]}.")
+    clash = [c for c in columns if c in (label, site_col)]
+    if clash:
+        raise ValueError(f"column(s) {clash} are the label or the site column and a feature; remove them from columns.")
+    bad = []
+    for c in columns:
+        info = analyse_column(first[index[c]], c, decimal_comma)
+        if info.kind not in usable:
+            bad.append(f"{c!r}: {info.reason}")
+    if bad:
+        raise ValueError(f"column(s) are not numeric ({'; '.join(bad[:5])}); choose numeric columns or encode them as "
+                         "numbers" + (", or use on_bad='drop_rows'." if on_bad != "drop_rows" else "."))
+    dropped.update({h: "not selected" for h in header if h not in columns and h not in (label, site_col)})
+    return tuple(index[c] for c in columns), dropped
+
+
+# --------------------------------------------------------------------------------------- accumulation
+
+
+class _Partial:
+    """Statistics of some rows: one accumulator per site (or one in all), and bad-cell counts."""
+
+    def __init__(self, d: int, data_norm: float):
+        self.d, self.data_norm = d, data_norm
+        self.sites: dict = {}          # label -> GramAccumulator, in order of first appearance
+        self.rows_read = 0
+        self.rows_dropped = 0
+        self.bad_cells: dict = {}      # column -> [missing, infinite, non_numeric]
+        self.first_bad: tuple | None = None  # (data row or None, columns) of the first bad row seen
+
+    def accumulator(self, label) -> GramAccumulator:
+        acc = self.sites.get(label)
+        if acc is None:
+            acc = self.sites[label] = GramAccumulator(self.d, self.data_norm, want_sum=True)
+        return acc
+
+    def merge(self, other: "_Partial") -> "_Partial":
+        for label, acc in other.sites.items():
+            if label in self.sites:
+                self.sites[label].merge(acc)
+            else:
+                self.sites[label] = acc
+        self.rows_read += other.rows_read
+        self.rows_dropped += other.rows_dropped
+        for c, counts in other.bad_cells.items():
+            mine = self.bad_cells.setdefault(c, [0, 0, 0])
+            for i in range(3):
+                mine[i] += counts[i]
+        if self.first_bad is None:
+            self.first_bad = other.first_bad
+        return self
+
+
+def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
+    """(float matrix with NaN/inf at bad cells, per-column [missing, infinite, non_numeric], site labels)."""
+    n = len(chunk)
+    X = np.empty((n, len(spec.features)))
+    counts = {}
+    dtypes = chunk.dtypes
+    for t, j in enumerate(spec.features):
+        col = chunk[j]
+        dt = dtypes[j]
+        if pd.api.types.is_float_dtype(dt) or (pd.api.types.is_integer_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
+            X[:, t] = col.to_numpy(dtype=float, na_value=np.nan)
+            missing, non_numeric = int(np.isnan(X[:, t]).sum()), 0
+        else:
+            info = analyse_column(col, spec.header[j], spec.decimal_comma)
+            if info.values is None:  # a whole chunk of text, booleans...: every present cell is bad
+                X[:, t] = np.nan
+                present = (col.notna()).to_numpy()
+                missing, non_numeric = int((~present).sum()), int(present.sum())
+            else:
+                X[:, t] = info.values
+                missing, non_numeric = info.missing, info.non_numeric
+        infinite = int(np.isinf(X[:, t]).sum())
+        if missing or infinite or non_numeric:
+            counts[spec.header[j]] = [missing, infinite, non_numeric]
+    labels = None
+    if spec.site is not None:
+        raw = chunk[spec.site]
+        labels = raw.astype(str).str.strip().to_numpy(dtype=object)
+        empty = (raw.isna() | (labels == "")).to_numpy() if len(raw) else np.zeros(0, dtype=bool)
+        if empty.any():
+            X[empty, 0] = np.nan  # a row without a site is a bad row
+            counts.setdefault(spec.header[spec.site], [0, 0, 0])[0] += int(empty.sum())
+    return X, counts, labels
+
+
+def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, first_row: int | None,
+               max_sites: int) -> None:
+    X, counts, labels = _chunk_values(chunk, spec)
+    part.rows_read += len(X)
+    bad = ~np.isfinite(X).all(axis=1) if len(X) else np.zeros(0, dtype=bool)
+    if bad.any():
+        for c, k in counts.items():
+            mine = part.bad_cells.setdefault(c, [0, 0, 0])
+            for i in range(3):
+                mine[i] += k[i]
+        if part.first_bad is None:
+            where = None if first_row is None else first_row + int(np.flatnonzero(bad)[0]) + 1
+            part.first_bad = (where, sorted(counts))
+        if spec.on_bad == "error":
+            _raise_bad(name, part)
+        keep = ~bad
+        part.rows_dropped += int(bad.sum())
+        X = X[keep]
+        labels = None if labels is None else labels[keep]
+    if labels is None:
+        part.accumulator(None).add(X, name=name)
+        return
+    if not len(X):
+        return
+    uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    for u in np.argsort(first, kind="stable"):
+        label = uniq[u]
+        if label not in part.sites and len(part.sites) >= max_sites:
+            raise ValueError(f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
+                             "values; is it the right column? (raise max_sites if so).")
+        part.accumulator(label).add(X[inverse == u], name=name)
+
+
+def _raise_bad(name: str, part: _Partial):
+    where, cols = part.first_bad
+    detail = ", ".join(f"{c!r} ({sum(part.bad_cells[c])} cell(s))" for c in cols[:5])
+    at = f", first at data row {where}" if where else ""
+    raise ValueError(f"{name}: missing, infinite or non-numeric values in column(s) {detail}{at}; drop or impute "
+                     "those rows, leave the column out (columns=...), or pass on_bad='drop_rows' to skip such rows "
+                     "(they are counted).")
+
+
+def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> SufficientStats:
+    if part.first_bad is not None and spec.on_bad == "error":
+        _raise_bad(name, part)
+    d = len(spec.features)
+    accs = list(part.sites.values())
+    n = sum(a.n for a in accs)
+    if n < 2:
+        extra_msg = f" after dropping {part.rows_dropped} row(s) with bad cells" if part.rows_dropped else ""
+        raise ValueError(f"{name} has {n} usable data row(s){extra_msg}; at least 2 are needed.")
+    gram = np.zeros((d, d))
+    total = np.zeros(d)
+    for a in accs:
+        gram += a.gram
+        total += a.sum
+    gram = (gram + gram.T) / 2.0
+    site_labels = site_counts = site_grams = None
+    if site_col is not None:
+        kept = [(label, a) for label, a in part.sites.items() if a.n]
+        site_labels = tuple(str(label) for label, _ in kept)
+        site_counts = np.array([a.n for _, a in kept], dtype=int)
+        site_grams = np.stack([a.gram for _, a in kept])
+    diag = {"rows_read": part.rows_read, "rows_used": n, "rows_clipped": sum(a.n_clipped for a in accs),
+            "rows_dropped": part.rows_dropped,
+            "bad_cells": {c: dict(zip(("missing", "infinite", "non_numeric"), v)) for c, v in part.bad_cells.items()},
+            **extra}
+    warn = []
+    if part.rows_dropped:
+        warn.append(f"{part.rows_dropped} of {part.rows_read} rows had missing, infinite or non-numeric values and "
+                    "were left out (on_bad='drop_rows'; a non-private count).")
+    diag["warnings"] = warn
+    return SufficientStats(n, tuple(spec.names), spec.data_norm, gram, total, site_col, site_labels, site_counts,
+                           site_grams, NonPrivateDiagnostics(diag))
+
+
+# ------------------------------------------------------------------------------------------- readers
+
+
+def _csv_reader(fh, spec: _Spec, offset: int, chunk_rows: int, usecols):
+    fh.seek(offset)
+    dtype = None if spec.site is None else {spec.site: str}
+    return pd.read_csv(fh, sep=spec.sep, header=None, skiprows=1, names=range(len(spec.header)), usecols=usecols,
+                       index_col=False, skipinitialspace=True, engine="c", chunksize=chunk_rows, encoding=spec.encoding,
+                       dtype=dtype, low_memory=False)
+
+
+def _iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
+    reader = _csv_reader(fh, spec, offset, chunk_rows, usecols)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        while True:
+            try:
+                chunk = next(reader)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as "
+                                 "UTF-8.") from None
+            except Exception as exc:  # the parsers raise several types on malformed text
+                detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+                raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
+                                 "of separated fields on every line.") from None
+            yield chunk
+
+
+def _parquet_file(fh, name, max_columns):
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(fh)
+        header = [str(c) for c in pf.schema_arrow.names]
+    except Exception as exc:  # pyarrow raises many types for a broken file
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
+    if max_columns is not None and len(header) > max_columns:
+        raise ValueError(f"{name} has {len(header):,} columns, over the limit of {max_columns:,} columns; keep the "
+                         "columns you need (or raise max_columns).")
+    return pf, header
+
+
+def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
+    wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
+    names = [spec.header[j] for j in wanted]
+    try:
+        for batch in pf.iter_batches(batch_size=chunk_rows, columns=names):
+            frame = batch.to_pandas()
+            frame.columns = wanted
+            yield frame
+    except Exception as exc:
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
+
+
+# ----------------------------------------------------------------------------------------------- API
+
+
+def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | None = None,
+                     chunk_rows: int | None = None, engine: str = "numpy", label: str | None = None,
+                     on_bad: str = "error", *, scheduler=None, max_columns: int | None = MAX_COLUMNS,
+                     max_sites: int = MAX_SITES,
+                     progress: Callable[[int, int], bool | None] | None = None) -> SufficientStats:
+    """Stream a CSV or Parquet table into n, the sum and the Gram matrix of its clipped rows.
+
+    Parameters
+    ----------
+    source : path, glob, folder, list of paths, or file-like
+        One CSV or Parquet file (a binary file-like works with the numpy engine), a glob such as
+        ``"data/part-*.csv"``, a folder of Parquet files, or a list of paths. Every file must have the
+        same columns.
+    columns : list of str, optional
+        Feature columns; default every numeric column of the first chunk except ``label``, ``sites`` and
+        header-less ones.
+    data_norm : float
+        Public clipping radius R: each row is scaled to norm <= R, then divided by R.
+    sites : str, optional
+        A column naming each row's site (data holder): per-site Gram matrices are kept for the distributed
+        mechanisms (then run them with ``sites=len(stats.site_labels)``).
+    chunk_rows : int, optional
+        Rows per chunk (memory grows with it, not with the file); default about 2 million cells.
+    engine : {"numpy", "dask"}
+        Stream here, or compute blocks in parallel with dask (optional dependency; see the module doc).
+    label : str, optional
+        A column to leave out of the features (e.g. classes).
+    on_bad : {"error", "drop_rows"}
+        A row with a missing, infinite or non-numeric feature cell (or no site) stops the read with a message
+        naming the column and the row, or is left out and counted (``diagnostics["rows_dropped"]``). The same
+        rules as :func:`dppca_core.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so
+        choose the columns with ``columns=`` instead.
+    scheduler : None, "threads", "processes", "synchronous", an address, or a distributed.Client
+        Dask only: where to compute. An address such as ``"tcp://10.0.0.5:8786"`` uses an existing cluster.
+    max_columns : int, optional
+        Refuse wider files (checked from the header before parsing).
+    max_sites : int
+        Refuse a site column with more distinct values (each site keeps a d x d matrix).
+    progress : callable, optional
+        numpy engine: called after each chunk with (rows read, rows clipped) so far; return False to cancel
+        (raises :class:`StreamCancelled`).
+
+    Returns
+    -------
+    SufficientStats
+    """
+    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is not understood; choose one of {list(ENGINES)}.")
+    if on_bad not in ("error", "drop_rows"):
+        hint = (" Dropping a column needs two passes over the file: choose the columns with columns=... instead."
+                if on_bad == "drop_column" else "")
+        raise ValueError(f"on_bad={on_bad!r} is not supported when streaming; use 'error' or 'drop_rows'.{hint}")
+    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer))
+                                   or chunk_rows < 1):
+        raise ValueError(f"chunk_rows must be a whole number >= 1 (got {chunk_rows!r}).")
+    if isinstance(max_sites, bool) or not isinstance(max_sites, (int, np.integer)) or max_sites < 1:
+        raise ValueError(f"max_sites must be a whole number >= 1 (got {max_sites!r}).")
+    if sites is not None and not isinstance(sites, str):
+        raise ValueError("sites must name the column holding each row's site (a string); to split rows into equal "
+                         "sites, pass the data matrix to run() instead.")
+    items, display = _expand(source)
+    started = time.perf_counter()
+    if engine == "dask":
+        return _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler,
+                           max_columns, max_sites, started)
+    return _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns,
+                        max_sites, progress, started)
+
+
+def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, kind_hint=None):
+    """(spec, first chunk iterator, dropped) for one file, reading its head."""
+    start = fh.tell()
+    magic = fh.read(4)
+    fh.seek(start)
+    if is_parquet(magic, name):
+        pf, header = _parquet_file(fh, name, max_columns)
+        _check_header(header, name)
+        probe = _Spec("parquet", tuple(header), tuple(range(len(header))), None)
+        first = next(_iter_parquet_chunks(pf, probe, chunk_rows or 1000, name), pd.DataFrame(columns=range(len(header))))
+        features, dropped = _choose(header, first, columns, label, sites, on_bad, False, name)
+        site = None if sites is None else header.index(sites)
+        spec = _Spec("parquet", tuple(header), features, site, data_norm=data_norm, on_bad=on_bad)
+        return spec, ("parquet", pf), dropped
+    header, sep, encoding, offset = _csv_head(fh, name, max_columns)
+    _check_header(header, name)
+    probe = _Spec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
+    first = next(_iter_csv_chunks(fh, probe, offset, min(chunk_rows or 1000, 1000), None, name),
+                 pd.DataFrame(columns=range(len(header))))
+    features, dropped = _choose(header, first, columns, label, sites, on_bad, sep != ",", name)
+    site = None if sites is None else header.index(sites)
+    spec = _Spec("csv", tuple(header), features, site, sep, encoding, sep != ",", data_norm, on_bad)
+    return spec, ("csv", offset), dropped
+
+
+def _check_header(header, name):
+    seen, dup = set(), []
+    for h in header:
+        if h in seen and h not in dup:
+            dup.append(h)
+        seen.add(h)
+    if dup:
+        raise ValueError(f"{name}: duplicate column name(s) {dup}; give every column a unique header.")
+
+
+def _default_chunk(spec: _Spec, chunk_rows):
+    return chunk_rows or max(1000, CHUNK_CELLS // max(len(spec.header), 1))
+
+
+def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, max_sites,
+                 progress, started):
+    spec, part, dropped = None, None, {}
+    for item in items:
+        fh, name = _open_binary(item)
+        try:
+            file_spec, how, file_dropped = _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad,
+                                                      max_columns)
+            if spec is None:
+                spec, dropped = file_spec, file_dropped
+                part = _Partial(len(spec.features), data_norm)
+            elif file_spec.header != spec.header:
+                raise ValueError(f"{name} has columns {list(file_spec.header)[:10]}, not those of the first file "
+                                 f"({list(spec.header)[:10]}); every file must have the same columns.")
+            rows = _default_chunk(spec, chunk_rows)
+            if how[0] == "parquet":
+                chunks = _iter_parquet_chunks(how[1], spec, rows, name)
+            else:
+                file_spec = _Spec("csv", spec.header, spec.features, spec.site, file_spec.sep, file_spec.encoding,
+                                  file_spec.decimal_comma, data_norm, on_bad)
+                usecols = None if columns is None else sorted(set(spec.features) | (
+                    {spec.site} if spec.site is not None else set()))
+                chunks = _iter_csv_chunks(fh, file_spec, how[1], rows, usecols, name)
+            row = 0
+            for chunk in chunks:
+                _add_chunk(part, chunk, file_spec if how[0] == "csv" else spec, name, row, max_sites)
+                row += len(chunk)
+                if progress is not None:
+                    clipped = sum(a.n_clipped for a in part.sites.values())
+                    if progress(part.rows_read, clipped) is False:
+                        raise StreamCancelled(f"cancelled after {part.rows_read:,} rows of {display}.")
+        finally:
+            if isinstance(item, (str, os.PathLike)):
+                fh.close()
+    extra = {"engine": "numpy", "files": len(items), "dropped_columns": dropped,
+             "seconds": time.perf_counter() - started}
+    return _finish(part, spec, display, sites, extra)
+
+
+# ------------------------------------------------------------------------------------------------ dask
+
+
+def _dask_block(block: bytes, spec: _Spec, name: str, max_sites: int) -> _Partial:
+    """Statistics of one block of CSV lines (runs on a dask worker)."""
+    part = _Partial(len(spec.features), spec.data_norm)
+    if not block.strip():
+        return part
+    names = range(len(spec.header))
+    dtype = None if spec.site is None else {spec.site: str}
+    for chunk in _iter_block(block, spec, names, dtype, name):
+        _add_chunk(part, chunk, replace(spec, on_bad="drop_rows"), name, None,
+                   max_sites)
+    return part
+
+
+def _iter_block(block, spec, names, dtype, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            frame = pd.read_csv(io.BytesIO(block), sep=spec.sep, header=None, names=names, index_col=False,
+                                skipinitialspace=True, engine="c", encoding=spec.encoding, dtype=dtype,
+                                low_memory=False)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as "
+                             "UTF-8.") from None
+        except Exception as exc:
+            detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
+                             "of separated fields on every line.") from None
+    yield frame
+
+
+def _dask_frame(frame: pd.DataFrame, spec: _Spec, name: str, max_sites: int) -> _Partial:
+    """Statistics of one dask.dataframe partition (Parquet; runs on a dask worker)."""
+    part = _Partial(len(spec.features), spec.data_norm)
+    frame = frame.copy()
+    frame.columns = [spec.header.index(str(c)) for c in frame.columns]
+    _add_chunk(part, frame, replace(spec, on_bad="drop_rows"), name, None,
+               max_sites)
+    return part
+
+
+def _merge_all(*parts: _Partial) -> _Partial:
+    out = parts[0]
+    for p in parts[1:]:
+        out.merge(p)
+    return out
+
+
+def _tree(delayed, leaves, fan_in=8):
+    """Sum the partial statistics in a tree of ``fan_in``-way merges (depth log_8 of the blocks)."""
+    level = list(leaves)
+    while len(level) > 1:
+        level = [delayed(_merge_all)(*level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
+    return level[0]
+
+
+def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler, max_columns,
+                max_sites, started):
+    try:
+        import dask
+        from dask import delayed
+    except ImportError:
+        raise ValueError("engine='dask' needs dask: pip install -r requirements-scale.txt (or the 'scale' extra), "
+                         "or use engine='numpy'.") from None
+    if not all(isinstance(i, (str, os.PathLike)) for i in items):
+        raise ValueError("engine='dask' reads files by path (the workers open them); pass a path, glob or folder, or "
+                         "use engine='numpy' for a file-like object.")
+    paths = [str(p) for p in items]
+    with open(paths[0], "rb") as fh:
+        spec, how, dropped = _file_spec(fh, Path(paths[0]).name, columns, data_norm, sites, chunk_rows, label,
+                                        on_bad, max_columns)
+    for p in paths[1:]:  # every file's header must match (cheap: one head each)
+        with open(p, "rb") as fh:
+            other, _, _ = _file_spec(fh, Path(p).name, columns, data_norm, sites, chunk_rows, label, on_bad,
+                                     max_columns)
+        if other.header != spec.header:
+            raise ValueError(f"{Path(p).name} has columns {list(other.header)[:10]}, not those of the first file "
+                             f"({list(spec.header)[:10]}); every file must have the same columns.")
+    if spec.kind == "csv":
+        for p in paths:
+            with open(p, "rb") as fh:
+                head = fh.read(4)
+            if head[3 if head[:3] == b"\xef\xbb\xbf" else 0:][:1].isspace():
+                raise ValueError(f"{Path(p).name} starts with blank space before the header; remove it (the dask "
+                                 "engine expects the header on the first line) or use engine='numpy'.")
+        if spec.encoding == "utf-16":
+            raise ValueError(f"{display}: UTF-16 files cannot be split into blocks; re-save them as UTF-8 or use "
+                             "engine='numpy'.")
+        from dask.bytes import read_bytes
+
+        rows = _default_chunk(spec, chunk_rows)
+        blocksize = max(1 << 20, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
+        _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
+        leaves = [delayed(_dask_block)(b, spec, Path(p).name, max_sites) for p, file_blocks in zip(paths, blocks)
+                  for b in file_blocks]
+    else:
+        import dask.dataframe as dd
+
+        wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
+        ddf = dd.read_parquet(paths, columns=[spec.header[j] for j in wanted])
+        leaves = [delayed(_dask_frame)(p, spec, display, max_sites) for p in ddf.to_delayed()]
+    if not leaves:
+        raise ValueError(f"{display} holds no data rows.")
+    total = _tree(delayed, leaves)
+    part = _compute(dask, total, scheduler)
+    extra = {"engine": "dask", "files": len(paths), "blocks": len(leaves), "dropped_columns": dropped,
+             "seconds": time.perf_counter() - started}
+    return _finish(part, spec, display, sites, extra)
+
+
+def _compute(dask, total, scheduler):
+    if scheduler is None:
+        return dask.compute(total)[0]
+    if isinstance(scheduler, str) and scheduler in _LOCAL_SCHEDULERS:
+        return dask.compute(total, scheduler=scheduler)[0]
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("a scheduler address needs dask.distributed: pip install -r requirements-scale.txt.") from None
+    if isinstance(scheduler, Client):
+        return scheduler.compute(total).result()
+    if not isinstance(scheduler, str):
+        raise ValueError(f"scheduler must be None, one of {list(_LOCAL_SCHEDULERS)}, an address such as "
+                         f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__}).")
+    try:
+        client = Client(scheduler, set_as_default=False, timeout=30)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
+                         "that the cluster is running.") from None
+    try:
+        return client.compute(total).result()
+    finally:
+        client.close()

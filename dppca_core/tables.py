@@ -1,0 +1,677 @@
+"""Reading real tables (CSV, Parquet) into validated numeric features, and the shipped samples.
+
+Parse once, choose columns later: :func:`parse_table` reads a file once and analyses every column
+(numeric or not, and how many cells are missing, infinite or not numbers); :meth:`ParsedTable.select`
+then builds a :class:`Table` for any choice of columns without parsing again, with a per-column report.
+:func:`load_table` does both in one call.
+
+Bad cells are never dropped silently. ``on_bad`` chooses what happens to a feature column with missing,
+infinite or non-numeric cells: ``"error"`` refuses (naming the columns and counts), ``"drop_column"``
+leaves the column out, ``"drop_rows"`` leaves out the rows with a bad cell; the report and
+``Table.rows_dropped`` say what was done. The same rules apply when streaming a file into sufficient
+statistics (:func:`dppca_core.stats.sufficient_stats`).
+
+Size: the library reads any size (limits are optional arguments, for the app's uploads), but refuses
+files wider than ``max_columns`` (default :data:`MAX_COLUMNS`) before parsing them, because parsing and
+analysing a very wide header costs CPU time out of proportion to the file size.
+
+The public namespace is :mod:`dppca_core.datasets`, which re-exports everything here.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+
+#: Default cap on the number of columns of a table (checked from the header, before parsing).
+MAX_COLUMNS = 10_000
+#: What to do with bad cells (missing, infinite or non-numeric) in a feature column.
+ON_BAD = ("error", "drop_column", "drop_rows")
+#: Bytes read to find the header line and sniff the delimiter.
+_SAMPLE_BYTES = 1 << 16
+
+_FIX_ROWS = "upload a CSV with a header row and at least 2 data rows."
+_CSV_FIX = "use one header row and the same number of comma-, semicolon- or tab-separated fields on every line."
+_UNNAMED = "no header (often a saved row index); give it a name to use it"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A validated numeric table.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The feature columns as float (no missing values).
+    X : ndarray (n_rows, len(columns))
+        ``frame`` as a float array.
+    columns : list of str
+    labels : Series, optional
+        The ``label`` column, untouched (any dtype).
+    dropped : dict
+        Columns not used as features, name -> reason.
+    constant_columns : list of str
+        Feature columns with a single value. They are *kept* (without centring they still carry second
+        moment, and silently changing d would surprise) and reported so the caller can drop them.
+    n_rows : int
+    name : str
+        File name of the source ("upload" for an unnamed buffer).
+    report : DataFrame
+        One row per column of the file: ``column``, ``status`` ("feature", "label" or "dropped"), ``reason``
+        and the counts of ``missing``, ``infinite`` and ``non_numeric`` cells. Computed from the raw data
+        without noise: a non-private diagnostic for the analyst, never to be published.
+    rows_dropped : int
+        Rows left out because of a bad cell (``on_bad="drop_rows"``); non-private, like ``report``.
+    """
+
+    frame: pd.DataFrame
+    X: np.ndarray
+    columns: list
+    labels: pd.Series | None
+    dropped: dict
+    constant_columns: list
+    n_rows: int
+    name: str
+    report: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rows_dropped: int = 0
+
+    @property
+    def source(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """What parsing found in one column: its float values (NaN where a cell is bad) and the bad-cell counts.
+
+    ``kind`` is "numeric" (every present cell is a number), "mixed" (most present cells are numbers, some are
+    text), or not numeric: "text", "empty", "boolean", "complex", "datetime".
+    """
+
+    name: str
+    kind: str
+    reason: str
+    values: np.ndarray | None = None
+    missing: int = 0
+    infinite: int = 0
+    non_numeric: int = 0
+
+    @property
+    def usable(self) -> bool:
+        return self.kind in ("numeric", "mixed")
+
+    @property
+    def bad(self) -> np.ndarray:
+        """Rows whose cell is missing, infinite or not a number."""
+        return ~np.isfinite(self.values)
+
+
+class ParsedTable:
+    """A file parsed once: its header, its raw columns and an analysis of each (see :func:`parse_table`).
+
+    Use :meth:`select` to build a :class:`Table` for a choice of columns, label and bad-cell policy, as often
+    as needed, without parsing again; :meth:`column_report` shows what each column holds.
+    """
+
+    def __init__(self, name: str, header: list, frame: pd.DataFrame, decimal_comma: bool):
+        self.name, self.header, self._frame = name, list(header), frame
+        self.decimal_comma = decimal_comma
+        self.n_rows = len(frame)
+        self._index = {h: j for j, h in enumerate(self.header)}
+        self._info: dict = {}
+        self._bulk_numeric()
+
+    def _bulk_numeric(self) -> None:
+        """Analyse every column that the parser already read as numbers in one vectorised pass."""
+        from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+        dtypes = self._frame.dtypes.tolist()
+        js = [j for j, t in enumerate(dtypes) if is_numeric_dtype(t) and not is_bool_dtype(t)
+              and not is_complex_dtype(t)]
+        if not js or not self.n_rows:
+            return
+        block = np.asfortranarray(self._frame.iloc[:, js].to_numpy(dtype=float, na_value=np.nan))
+        missing = np.isnan(block).sum(axis=0)
+        infinite = np.isinf(block).sum(axis=0)
+        for t, j in enumerate(js):
+            h = self.header[j]
+            if missing[t] == self.n_rows:
+                self._info[h] = ColumnInfo(h, "empty", "empty column", missing=int(missing[t]))
+            else:
+                self._info[h] = ColumnInfo(h, "numeric", "", block[:, t], int(missing[t]), int(infinite[t]), 0)
+
+    @property
+    def columns(self) -> list:
+        """Every column name, in file order."""
+        return list(self.header)
+
+    def info(self, column: str) -> ColumnInfo:
+        """The analysis of one column (computed once, on first use)."""
+        if column not in self._info:
+            j = self._index[column]
+            self._info[column] = analyse_column(self._frame[j], column, self.decimal_comma)
+        return self._info[column]
+
+    @property
+    def numeric_columns(self) -> list:
+        """Columns a default selection would use (numbers in every present cell, with a header)."""
+        return [h for h in self.header if self.info(h).kind == "numeric" and not h.startswith("Unnamed: ")]
+
+    def column_report(self) -> pd.DataFrame:
+        """One row per column: kind, reason it is not numeric (if so), and the counts of bad cells."""
+        rows = []
+        for h in self.header:
+            i = self.info(h)
+            reason = _UNNAMED if i.usable and h.startswith("Unnamed: ") else i.reason
+            rows.append({"column": h, "kind": i.kind, "reason": reason, "missing": i.missing,
+                         "infinite": i.infinite, "non_numeric": i.non_numeric})
+        return pd.DataFrame(rows, columns=["column", "kind", "reason", "missing", "infinite", "non_numeric"])
+
+    def labels(self, label: str) -> pd.Series:
+        if label not in self._index:
+            raise ValueError(f"label column {label!r} is not in {self.name}; available: {self.header[:20]}.")
+        return _label_series(self._frame[self._index[label]]).rename(label)
+
+    def select(self, columns=None, label: str | None = None, on_bad: str = "error") -> Table:
+        """Build a :class:`Table` from the parsed file.
+
+        Parameters
+        ----------
+        columns : list of str, optional
+            Feature columns; default every numeric column except ``label`` and header-less ones (with
+            ``on_bad="drop_rows"``, also columns whose cells are mostly numbers).
+        label : str, optional
+            A column kept aside as ``labels``.
+        on_bad : {"error", "drop_column", "drop_rows"}
+            What to do with a feature column that has missing, infinite or non-numeric cells: refuse (naming
+            the columns and counts), leave the column out, or leave out the rows with a bad cell.
+        """
+        if on_bad not in ON_BAD:
+            raise ValueError(f"on_bad={on_bad!r} is not understood; choose one of {list(ON_BAD)}.")
+        name = self.name
+        labels = None if label is None else self.labels(label)
+        dropped: dict = {}
+        chosen = self._choose(columns, label, on_bad, dropped)
+        infos = [self.info(c) for c in chosen]
+        counts = [int(i.bad.sum()) for i in infos]
+        keep_rows = None
+        if any(counts):
+            if on_bad == "error":
+                worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
+                raise ValueError(f"missing or infinite values in column(s) {', '.join(worst)}; drop or impute those "
+                                 "rows, or leave the column out (or pass on_bad='drop_rows' or 'drop_column').")
+            if on_bad == "drop_column":
+                for c, k in zip(chosen, counts):
+                    if k:
+                        dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
+                infos = [i for i, k in zip(infos, counts) if not k]
+                chosen = [i.name for i in infos]
+                if not chosen:
+                    raise ValueError(f"every candidate column of {name} has missing, infinite or non-numeric cells; "
+                                     "use on_bad='drop_rows' or clean the file.")
+            else:
+                bad = np.zeros(self.n_rows, dtype=bool)
+                for i in infos:
+                    bad |= i.bad
+                keep_rows = ~bad
+        values = np.column_stack([i.values for i in infos]) if infos else np.empty((self.n_rows, 0))
+        rows_dropped = 0
+        if keep_rows is not None:
+            rows_dropped = int((~keep_rows).sum())
+            values = values[keep_rows]
+            if labels is not None:
+                labels = labels[keep_rows].reset_index(drop=True)
+        if len(values) < 2:
+            extra = f" after dropping {rows_dropped} row(s) with bad cells" if rows_dropped else ""
+            raise ValueError(f"{name} has {len(values)} data row{'' if len(values) == 1 else 's'}{extra}; at least "
+                             "2 are needed. Add rows" + (" or choose other columns." if rows_dropped else "."))
+        values = np.ascontiguousarray(values, dtype=float)
+        features = pd.DataFrame(values, columns=list(chosen), copy=False)
+        constant = [c for j, c in enumerate(chosen) if np.ptp(values[:, j]) == 0]
+        report = self._report(chosen, label, dropped)
+        return Table(features, values, list(chosen), labels, dropped, constant, len(values), name, report,
+                     rows_dropped)
+
+    def _choose(self, columns, label, on_bad, dropped) -> list:
+        usable = ("numeric", "mixed") if on_bad == "drop_rows" else ("numeric",)
+        if columns is None:
+            chosen = []
+            for h in self.header:
+                if h == label:
+                    continue
+                i = self.info(h)
+                if i.kind in usable and not h.startswith("Unnamed: "):
+                    chosen.append(h)
+                elif i.kind in usable:
+                    dropped[h] = _UNNAMED
+                else:
+                    dropped[h] = i.reason
+            if not chosen:
+                raise ValueError(f"{self.name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs "
+                                 "numeric features: encode them as numbers or choose another file.")
+            return chosen
+        columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
+        if not columns:
+            raise ValueError("columns is empty; choose at least one numeric column (or pass columns=None for all).")
+        _check_unique(columns, "columns")
+        if label is not None and label in columns:
+            raise ValueError(f"column {label!r} is both the label and a feature; remove it from columns.")
+        missing = [c for c in columns if c not in self._index]
+        if missing:
+            raise ValueError(f"column(s) {missing} not found in {self.name}; available: {self.header[:20]}.")
+        bad = [c for c in columns if self.info(c).kind not in usable]
+        if bad:
+            why = "; ".join(f"{c!r}: {self.info(c).reason}" for c in bad[:5])
+            hint = (" (columns with some numbers can be used with on_bad='drop_rows')"
+                    if any(self.info(c).kind == "mixed" for c in bad) else "")
+            raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns or encode them as "
+                             f"numbers{hint}.")
+        wanted = set(columns)
+        dropped.update({h: "not selected" for h in self.header if h not in wanted and h != label})
+        return columns
+
+    def _report(self, chosen, label, dropped) -> pd.DataFrame:
+        rows, chosen = [], set(chosen)
+        for h in self.header:
+            i = self.info(h)
+            status = "feature" if h in chosen else "label" if h == label else "dropped"
+            rows.append({"column": h, "status": status, "reason": dropped.get(h, ""), "missing": i.missing,
+                         "infinite": i.infinite, "non_numeric": i.non_numeric})
+        return pd.DataFrame(rows, columns=["column", "status", "reason", "missing", "infinite", "non_numeric"])
+
+
+def _bad_cells(info: ColumnInfo) -> str:
+    parts = [f"{k} {what}" for k, what in ((info.missing, "missing"), (info.infinite, "infinite"),
+                                           (info.non_numeric, "non-numeric")) if k]
+    return ", ".join(parts) + " cell(s)"
+
+
+# ------------------------------------------------------------------------------------------- reading
+
+
+def _source_name(source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).name
+    return Path(str(getattr(source, "name", "") or "upload")).name
+
+
+def _read_bytes(source) -> tuple[bytes, str]:
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"file {str(path)!r} does not exist or is not a file; check the path.")
+        return path.read_bytes(), path.name
+    name = _source_name(source)
+    if hasattr(source, "getvalue"):
+        raw = source.getvalue()
+    elif hasattr(source, "read"):
+        raw = source.read()
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raw = source
+    else:
+        raise ValueError("source must be a path or a file-like object (with read() or getvalue()); "
+                         f"got {type(source).__name__}.")
+    return (raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)), name
+
+
+def detect_encoding(head: bytes) -> str:
+    """"utf-16" (with a byte-order mark), "utf-8-sig" (UTF-8 BOM) or "utf-8" (callers fall back to latin-1)."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if head[:3] == b"\xef\xbb\xbf":
+        return "utf-8-sig"
+    return "utf-8"
+
+
+def decode_utf16(raw: bytes, name: str) -> str:
+    """Decode a UTF-16 file (with BOM), refusing a truncated one with the fix."""
+    if len(raw) % 2:
+        raise ValueError(f"{name} is marked as UTF-16 but has an odd number of bytes ({len(raw):,}), so it is "
+                         "truncated or not UTF-16; re-save it as UTF-8 (or UTF-16 from a spreadsheet program).")
+    try:
+        return raw.decode("utf-16")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name} is marked as UTF-16 but cannot be decoded ({exc.reason} at byte {exc.start}); "
+                         "re-save it as UTF-8.") from None
+
+
+def sniff_delimiter(first_lines: str) -> str:
+    """The delimiter (comma, semicolon, tab or pipe) of a few lines of CSV text; comma when unclear."""
+    try:
+        return csv.Sniffer().sniff(first_lines, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def header_of(text_head: str, name: str, max_columns: int | None) -> tuple[list, str]:
+    """(column names, delimiter) from the first lines of a CSV, refusing more than ``max_columns`` columns.
+
+    The column count is bounded from the first line before anything is parsed, so a huge header costs one scan.
+    """
+    first_line = text_head.split("\n", 1)[0]
+    if max_columns is not None:
+        widest = max(",;\t|", key=first_line.count)
+        if first_line.count(widest) + 1 > max_columns:  # an upper bound (quoted delimiters count too): check it
+            try:
+                count = len(next(csv.reader([first_line], delimiter=widest)))
+            except csv.Error:
+                count = first_line.count(widest) + 1
+            if count > max_columns:
+                raise ValueError(f"{name} has {count:,} columns, over the limit of {max_columns:,} columns; keep the "
+                                 "columns you need (or raise max_columns).")
+    sample = "\n".join(text_head.splitlines()[:20]) if len(first_line) < _SAMPLE_BYTES // 2 else first_line
+    sep = sniff_delimiter(sample)
+    try:
+        header = next(csv.reader(io.StringIO(text_head), delimiter=sep, skipinitialspace=True))
+    except (csv.Error, StopIteration) as exc:
+        raise ValueError(f"{name}: could not parse the header ({exc}); {_CSV_FIX}") from None
+    header = [h.strip() for h in header]
+    return [h or f"Unnamed: {j}" for j, h in enumerate(header)], sep
+
+
+def _parse_csv(raw: bytes, name: str, max_columns: int | None) -> tuple[pd.DataFrame, list, str]:
+    if raw[:2] not in (b"\xff\xfe", b"\xfe\xff") and b"\x00" in raw:
+        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a CSV text file or a Parquet file.")
+    encoding = detect_encoding(raw)
+    if encoding == "utf-16":
+        text = decode_utf16(raw, name).lstrip()
+        if not text:
+            raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+        header, sep = header_of(text[:_SAMPLE_BYTES], name, max_columns)
+        return _read_frame(io.StringIO(text), None, header, sep, name), header, sep
+    if encoding == "utf-8-sig":
+        raw = raw[3:]
+    start = _leading_space(raw)
+    body = raw if start == 0 else raw[start:]
+    if not body:
+        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    head_bytes = body[:_SAMPLE_BYTES]
+    first_nl = body.find(b"\n")
+    if first_nl >= _SAMPLE_BYTES:  # a very long header line: read the whole line
+        head_bytes = body[:first_nl]
+    try:
+        text_head = head_bytes.decode("utf-8")
+        encoding = "utf-8"
+    except UnicodeDecodeError as exc:
+        # a multi-byte character cut at the sample's end is fine; anything else means latin-1
+        if exc.start >= len(head_bytes) - 3 and len(head_bytes) < len(body):
+            text_head, encoding = head_bytes[:exc.start].decode("utf-8"), "utf-8"
+        else:
+            text_head, encoding = head_bytes.decode("latin-1"), "latin-1"
+    header, sep = header_of(text_head, name, max_columns)
+    try:
+        frame = _read_frame(io.BytesIO(body), encoding, header, sep, name)
+    except _DecodeFailure:
+        frame = _read_frame(io.BytesIO(body), "latin-1", header, sep, name)
+    return frame, header, sep
+
+
+def _leading_space(raw: bytes) -> int:
+    """Number of leading whitespace bytes (without copying a large file)."""
+    head = raw[:_SAMPLE_BYTES]
+    stripped = head.lstrip()
+    return len(head) - len(stripped) if stripped or len(raw) <= _SAMPLE_BYTES else len(raw) - len(raw.lstrip())
+
+
+class _DecodeFailure(Exception):
+    pass
+
+
+def _read_frame(buffer, encoding, header, sep, name) -> pd.DataFrame:
+    try:
+        # the header is read by the csv module so repeated names stay visible (pandas would rename them)
+        with warnings.catch_warnings():  # a row longer than the header would be truncated with only a warning
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(buffer, sep=sep, header=None, skiprows=1, names=range(len(header)), index_col=False,
+                               skipinitialspace=True, engine="c", low_memory=False, encoding=encoding)
+    except UnicodeDecodeError:
+        if encoding == "utf-8":
+            raise _DecodeFailure from None
+        raise ValueError(f"{name}: the text cannot be decoded; re-save it as UTF-8.") from None
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame(columns=range(len(header)))
+    except Exception as exc:  # the parsers raise several types on malformed text
+        detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{name}: could not parse as CSV ({detail}); {_CSV_FIX}") from None
+
+
+def _parse_parquet(raw: bytes, name: str, max_columns: int | None) -> tuple[pd.DataFrame, list]:
+    try:
+        import pyarrow.parquet as pq
+
+        file = pq.ParquetFile(io.BytesIO(raw))
+        width = len(file.schema_arrow.names)
+    except Exception as exc:  # pyarrow raises many types for a broken file
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, "
+                         "or upload a CSV.") from None
+    if max_columns is not None and width > max_columns:
+        raise ValueError(f"{name} has {width:,} columns, over the limit of {max_columns:,} columns; keep the "
+                         "columns you need (or raise max_columns).")
+    try:
+        frame = file.read().to_pandas()
+    except Exception as exc:
+        raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, "
+                         "or upload a CSV.") from None
+    header = [str(c) for c in frame.columns]
+    frame.columns = range(frame.shape[1])
+    return frame, header
+
+
+def is_parquet(head: bytes, name: str) -> bool:
+    return head[:4] == b"PAR1" or name.lower().endswith((".parquet", ".pq"))
+
+
+# -------------------------------------------------------------------------------------- column analysis
+
+
+def to_float(text: pd.Series) -> pd.Series:
+    """Numbers from text cells (NaN where a cell is not a number), with integers too large for a float as inf."""
+    try:
+        return pd.to_numeric(text, errors="coerce").astype(float)
+    except (OverflowError, TypeError, ValueError):
+        return text.map(_cell_float).astype(float)
+
+
+def _cell_float(value) -> float:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return np.nan
+    if isinstance(value, str) and "_" in value:  # Python reads "1_000" as 1000; a table reader does not
+        return np.nan
+    try:
+        return float(value)
+    except OverflowError:  # an int with hundreds of digits: out of float range
+        return np.inf if value > 0 else -np.inf
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def analyse_column(col: pd.Series, name: str, decimal_comma: bool) -> ColumnInfo:
+    """Classify one parsed column and count its bad cells (see :class:`ColumnInfo`)."""
+    if col.isna().all():
+        return ColumnInfo(name, "empty", "empty column", missing=len(col))
+    if pd.api.types.is_bool_dtype(col):
+        return ColumnInfo(name, "boolean", "boolean (encode it as 0/1 to use it)")
+    if pd.api.types.is_complex_dtype(col):
+        return ColumnInfo(name, "complex", "complex numbers")
+    if pd.api.types.is_numeric_dtype(col):
+        values = col.to_numpy(dtype=float, na_value=np.nan)
+        return _numeric_info(name, values, np.isnan(values), 0)
+    if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
+        return ColumnInfo(name, "datetime", f"not numeric ({col.dtype})")
+    try:
+        is_object = pd.api.types.is_object_dtype(col)
+        if pd.api.types.is_string_dtype(col) and not is_object:
+            text = col.str.strip()
+        else:  # object columns (e.g. from Parquet) may mix numbers and text
+            text = col.map(lambda v: v.strip() if isinstance(v, str) else v)
+        present = (text.notna() & (text != "")).to_numpy()
+        if not present.any():
+            return ColumnInfo(name, "empty", "empty column", missing=len(col))
+        if is_object:
+            kinds = {type(v) for v in text[present]}
+            if any(issubclass(t, (bool, np.bool_)) for t in kinds):
+                return ColumnInfo(name, "boolean", "boolean (encode it as 0/1 to use it)")
+            if any(issubclass(t, (complex, np.complexfloating)) for t in kinds):
+                return ColumnInfo(name, "complex", "complex numbers")
+        values = to_float(text.where(present)).to_numpy()
+        failed = present & np.isnan(values)
+        if failed.any() and decimal_comma:
+            retry = to_float(text.where(present).astype(str).str.replace(",", ".", regex=False)).to_numpy()
+            values = np.where(present, retry, np.nan)
+            failed = present & np.isnan(values)
+    except (TypeError, ValueError, AttributeError):
+        return ColumnInfo(name, "text", "not numeric")
+    non_numeric = int(failed.sum())
+    if non_numeric:
+        example = str(text[failed].iloc[0])[:20]
+        reason = f"not numeric (e.g. {example!r})"
+        if non_numeric * 2 > int(present.sum()):
+            return ColumnInfo(name, "text", reason, missing=int((~present).sum()), non_numeric=non_numeric)
+        info = _numeric_info(name, values, ~present, non_numeric)
+        return ColumnInfo(name, "mixed", f"{reason}: {non_numeric} of {len(values)} cells", info.values,
+                          info.missing, info.infinite, non_numeric)
+    return _numeric_info(name, values, ~present, 0)
+
+
+def _numeric_info(name, values, missing_mask, non_numeric) -> ColumnInfo:
+    values = np.asarray(values, dtype=float)
+    infinite = int(np.isinf(values).sum())
+    return ColumnInfo(name, "numeric" if not non_numeric else "mixed", "", values,
+                      int(np.asarray(missing_mask).sum()), infinite, non_numeric)
+
+
+def _label_series(col: pd.Series) -> pd.Series:
+    """Labels as integers or floats when every cell is a number (CSV text '0', '1'), else unchanged."""
+    if pd.api.types.is_numeric_dtype(col) or col.isna().any():
+        return col.reset_index(drop=True)
+    info = analyse_column(col, "label", decimal_comma=False)
+    if info.kind != "numeric" or info.missing or info.infinite:
+        return col.reset_index(drop=True)
+    values = pd.Series(info.values)
+    if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
+        return values.astype(np.int64)
+    return values
+
+
+def _check_unique(header: list, name: str) -> None:
+    seen, dup = set(), []
+    for h in header:
+        if h in seen and h not in dup:
+            dup.append(h)
+        seen.add(h)
+    if dup:
+        raise ValueError(f"{name}: duplicate column name(s) {dup}; give every column a unique header.")
+
+
+# ---------------------------------------------------------------------------------------------- API
+
+
+def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None = None,
+                max_columns: int | None = MAX_COLUMNS) -> ParsedTable:
+    """Parse a CSV or Parquet file once; choose columns afterwards with :meth:`ParsedTable.select`.
+
+    Parameters
+    ----------
+    source : str, path, or file-like
+        A path, or an object with ``getvalue()`` or ``read()`` (``io.BytesIO``, a Streamlit UploadedFile);
+        its ``name`` (if any) picks Parquet by extension, otherwise the ``PAR1`` magic bytes do.
+    max_bytes, max_cells : int, optional
+        Refuse files larger than this many bytes, or with more than this many cells (rows x columns).
+        None (the default): no limit; an app passes its upload limit.
+    max_columns : int, optional
+        Refuse files with more columns, checked from the header before parsing (default
+        :data:`MAX_COLUMNS`); None for no limit.
+
+    Raises
+    ------
+    ValueError
+        Empty file, header only, duplicate headers, over a limit, or a file that cannot be parsed or
+        decoded; each message names the file and says how to fix it.
+    """
+    raw, name = _read_bytes(source)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise ValueError(f"{name} is {len(raw) / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB "
+                         f"({max_bytes:,} bytes); upload a sample of the rows, or stream the file into sufficient "
+                         "statistics (dppca_core.stats.sufficient_stats).")
+    if not raw[:_SAMPLE_BYTES].strip() and not raw.strip():
+        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    if is_parquet(raw, name):
+        frame, header = _parse_parquet(raw, name, max_columns)
+        decimal_comma = False
+    else:
+        frame, header, sep = _parse_csv(raw, name, max_columns)
+        decimal_comma = sep != ","
+    del raw
+    _check_unique(header, name)
+    if max_cells is not None and frame.size > max_cells:
+        raise ValueError(f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; "
+                         "upload fewer rows or columns.")
+    if len(frame) == 0:
+        raise ValueError(f"{name} has a header but no data rows; {_FIX_ROWS}")
+    return ParsedTable(name, header, frame, decimal_comma)
+
+
+def load_table(source, columns=None, label: str | None = None, max_bytes: int | None = None,
+               max_cells: int | None = None, *, max_columns: int | None = MAX_COLUMNS,
+               on_bad: str = "error") -> Table:
+    """Read a CSV or Parquet file into validated numeric features (:func:`parse_table` then ``select``).
+
+    Parameters
+    ----------
+    source : str, path, or file-like
+        A path, or an object with ``getvalue()`` or ``read()`` (``io.BytesIO``, a Streamlit UploadedFile);
+        its ``name`` (if any) picks Parquet by extension, otherwise the ``PAR1`` magic bytes do.
+    columns : list of str, optional
+        Feature columns; default every numeric column except ``label`` and header-less ones.
+    label : str, optional
+        A column kept aside as ``labels`` (e.g. classes for classification on the projection).
+    max_bytes, max_cells, max_columns : int, optional
+        Optional limits (see :func:`parse_table`); only ``max_columns`` has a default.
+    on_bad : {"error", "drop_column", "drop_rows"}
+        What to do with missing, infinite or non-numeric cells in a feature column (see
+        :meth:`ParsedTable.select`); ``Table.report`` and ``Table.rows_dropped`` say what was done.
+
+    Returns
+    -------
+    Table
+
+    Raises
+    ------
+    ValueError
+        Empty file, header only, fewer than 2 rows, no numeric column, a requested column missing or not
+        numeric, missing/infinite values (column and count named) with ``on_bad="error"``, duplicate
+        headers, over a limit, or a file that cannot be parsed; each message says how to fix it.
+
+    Notes
+    -----
+    CSV: UTF-8 (with or without BOM), UTF-16 with BOM, else latin-1; the delimiter (comma, semicolon, tab,
+    pipe) is sniffed; with a non-comma delimiter a decimal comma is accepted. A text column counts as
+    numeric when every non-empty cell parses as a number; empty cells become missing values; an integer
+    too large for a float counts as an infinite value.
+    """
+    parsed = parse_table(source, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns)
+    return parsed.select(columns, label, on_bad)
+
+
+SAMPLES = {
+    "wine": {"file": "wine.csv", "label": "class", "title": "Wine recognition (13 chemical measurements, 3 cultivars)"},
+    "breast_cancer": {"file": "breast_cancer.csv", "label": "diagnosis",
+                      "title": "Breast cancer Wisconsin (30 features, malignant/benign)"},
+    "iris": {"file": "iris.csv", "label": "species", "title": "Iris (4 measurements, 3 species)"},
+}
+
+
+def load_sample(name: str) -> Table:
+    """Load a dataset shipped in ``sample_data/`` (see ``SAMPLES`` and sample_data/README.md)."""
+    if name not in SAMPLES:
+        raise ValueError(f"unknown sample {name!r}; choose one of {sorted(SAMPLES)}.")
+    info = SAMPLES[name]
+    return load_table(SAMPLE_DIR / info["file"], label=info["label"])
