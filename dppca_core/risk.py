@@ -351,8 +351,9 @@ def posterior_bound(obj, prior: float, tail: float | None = None) -> PosteriorBo
     """The largest posterior an attacker with ``prior`` can reach, with the probability ``tail`` that it fails.
 
     Pure DP: q(p, eps), for every output (a ``tail`` > 0 can only lower the level for tails near 1, so passing
-    e.g. ``tail=release.delta`` is safe for every kind). Gaussian and (epsilon, delta)-DP: q(p, :func:`tail_epsilon` (tail)), exceeded with probability at
-    most ``tail`` (default :func:`default_tail`). No guarantee: 1 (the attacker can become certain).
+    e.g. ``tail=release.delta`` is safe for every kind). Gaussian and (epsilon, delta)-DP:
+    q(p, :func:`tail_epsilon` (tail)), exceeded with probability at most ``tail`` (default :func:`default_tail`).
+    No guarantee: 1 (the attacker can become certain).
     """
     prior = float(prior)
     if not (0.0 <= prior <= 1.0):

@@ -102,8 +102,9 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
                         hovertemplate="audit: false positives %{x:.3f}, false negatives %{y:.3f}<extra></extra>")
     fig.update_xaxes(range=[0, 1], constrain="domain", tickformat=".0%")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain", tickformat=".0%")
-    layout(fig, "How well can the best attacker tell if one person is in?", "false-positive rate α (says “in” wrongly)",
-           "false-negative rate β (misses)", height=height or int(320 + 14 * font_size))
+    layout(fig, "How well can the best attacker tell if one person is in?",
+           "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
+           height=height or int(320 + 14 * font_size))
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return _fonts(fig, font_size)
 
