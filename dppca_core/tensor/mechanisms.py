@@ -71,7 +71,13 @@ def _sensitivities(data, n: int, sigma2: float) -> tuple[float, float]:
 def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> Output:
     """Decompose, map the components back to data units, and sort everything into the Output."""
     dec = decompose(M2hat, whitened, wh, rng, restarts, iterations)
-    components = dec.components * data.data_norm if data.model == "mog" else to_distributions(dec.components)
+    if data.model == "mog":
+        # every clipped sample has norm <= data_norm, so every component mean does too: project onto that ball
+        # (post-processing with a public bound; a noisy whitening can otherwise blow a component up)
+        norms = np.linalg.norm(dec.components, axis=0)
+        components = dec.components / np.maximum(norms, 1.0) * data.data_norm
+    else:
+        components = to_distributions(dec.components)
     outputs = {
         "weights": dec.weights,
         "tensor_eigenvalues": dec.tensor_eigenvalues,
@@ -84,7 +90,8 @@ def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> 
 
 
 def _units_fact(data) -> str:
-    return ("moments of the rows divided by data_norm (components are scaled back to data units)"
+    return ("moments of the rows divided by data_norm (components are scaled back to data units and kept in the "
+            "ball of radius data_norm)"
             if data.model == "mog" else "moments of one-hot words; components post-processed to distributions "
             "(negatives set to 0, columns summing to 1)")
 
