@@ -135,7 +135,7 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
                         marker=dict(size=round(0.8 * font_size), color=color), showlegend=False,
                         text=[f"{100 * m.prior:g}% → {risk.format_percent(m.posterior)}" for m in marks],
                         textposition="top left" if i % 2 == 0 else "bottom right",
-                        textfont=dict(size=font_size, color=color),
+                        textfont=dict(size=font_size, color=color), cliponaxis=False,
                         hovertemplate="prior %{x:.0%} → at most %{y:.1%}<extra></extra>")
     ticks = [0.001, 0.01, 0.1, 0.5, 1.0]
     fig.update_xaxes(type="log", range=[-3, 0.02], tickvals=ticks, ticktext=["0.1%", "1%", "10%", "50%", "100%"])
