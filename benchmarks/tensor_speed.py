@@ -8,6 +8,7 @@ third moment is never materialised per sample (an n x D^3 array would take n D^3
 
     python benchmarks/tensor_speed.py            # D = 50, K = 10, n = 10,000, 5 repeats
     python benchmarks/tensor_speed.py --quick    # 2 repeats
+    python benchmarks/tensor_speed.py --compare  # also: mean q_comp against epsilon (paper's Figures 3-4 setting)
 """
 from __future__ import annotations
 
@@ -51,8 +52,12 @@ def main(argv=None) -> int:
     parser.add_argument("--D", type=int, default=50)
     parser.add_argument("--K", type=int, default=10)
     parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--compare", action="store_true",
+                        help="also print mean q_comp against epsilon, D = 10, K = 5, S = 5 sites of 1,000, 10 reps")
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else 5
+    if args.compare:
+        compare()
 
     rows = []
     for kind in ("mog", "stm"):
@@ -90,6 +95,24 @@ def main(argv=None) -> int:
     worst = max(r[2] for r in rows)
     print(f"\nslowest case: {worst:.2f} s CPU (target {TARGET_SECONDS:g} s)")
     return 0 if worst < TARGET_SECONDS else 1
+
+
+def compare(reps: int = 10, epsilons=(0.3, 1.0, 3.0, 10.0, 30.0)) -> None:
+    """Mean q_comp over repetitions: the paper's comparison at D = 10, K = 5, S = 5, N_s = 1,000, delta = 0.01."""
+    import pandas as pd
+
+    from dppca_core.tensor import experiments as ex
+
+    for kind in ("mog", "stm"):
+        model = ex.model_for(kind, 10, 5)
+        rows = [r for rep in range(reps) for r in ex.repetition(model, 5, 1000, epsilons, 0.01, 0.5, rep, 0)]
+        table = pd.DataFrame(rows).groupby(["mechanism", "epsilon"], sort=False).q_comp.mean().unstack()
+        print(f"# mean q_comp, {kind.upper()} D = 10, K = 5, S = 5 x 1,000, delta = 0.01, {reps} reps\n")
+        print("| mechanism | " + " | ".join(f"eps = {e:g}" for e in table.columns) + " |")
+        print("|---|" + "---:|" * len(table.columns))
+        for mech, row in table.iterrows():
+            print(f"| {ex.LABELS[mech]} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+        print()
 
 
 if __name__ == "__main__":

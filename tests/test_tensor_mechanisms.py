@@ -115,8 +115,8 @@ def test_cape_tensor_design_is_private_for_the_joint_view(sizes):
     sizes = np.array(sizes, dtype=float)
     c3 = cal.m3_sensitivity("mog", 1, 6, 0.05)
     des = cal.cape_design(sizes, c3, 0.5, 5e-6)
-    # direct Mahalanobis norm of a change c3/N_s at site s under the scaled view covariance (ALGORITHMS-style
-    # exact joint analysis, recomputed here rather than read from the design)
+    # direct Mahalanobis norm of a change c3/N_s at site s under the scaled view covariance (the exact joint
+    # analysis, recomputed here rather than read from the design)
     C = des["cov_e"] + np.diag(des["var_g"])
     mu_direct = c3 / sizes * np.sqrt(np.diag(np.linalg.inv(C)))
     assert np.allclose(mu_direct, cal.joint_view_mu_scaled(sizes, c3, des["cov_e"], des["var_g"]), rtol=1e-9)
@@ -364,8 +364,6 @@ def test_registry_lists_tensor_mechanisms_apart_from_pca():
     for name in tensor:
         spec = dc.get_mechanism(name)
         assert spec.relations == ("replace",) and spec.prepare_input is not None and spec.audit_design is not None
-        for word in ("ALGORITHMS", "shared"):
-            assert word not in spec.notes
 
 
 def test_components_are_in_data_units_and_distributions():
