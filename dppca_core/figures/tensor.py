@@ -63,7 +63,8 @@ def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None =
         fig.add_trace(go.Heatmap(z=V.T, x=np.arange(V.shape[0]), y=[f"a{k + 1}" for k in range(V.shape[1])],
                                  colorscale="RdBu" if signed else "Blues", zmid=0 if signed else None,
                                  zmin=-lim if signed else 0, zmax=lim, showscale=i == len(panels),
-                                 hovertemplate=f"{text(feature)} %{{x}}, %{{y}}: %{{z:.3f}}<extra>{text(name)}</extra>"),
+                                 hovertemplate=(f"{text(feature)} %{{x}}, %{{y}}: %{{z:.3f}}"
+                                                f"<extra>{text(name)}</extra>")),
                       row=1, col=i)
         fig.update_xaxes(title=text(feature), row=1, col=i)
     fig.update_yaxes(autorange="reversed")

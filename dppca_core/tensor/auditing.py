@@ -18,8 +18,8 @@ import numpy as np
 
 from ..audit import AuditDesign
 from .calibration import m2_sensitivity, m3_sensitivity
-from .moments import Documents, TensorData, prepare_tensor_input
-from .symmetric import from_upper, multilinear, to_unique, to_upper
+from .moments import Documents, prepare_tensor_input
+from .symmetric import multilinear, to_unique, to_upper
 
 STATISTIC = "moment_likelihood_ratio"
 
@@ -102,4 +102,4 @@ def stm_audit_design(d: int, n: int, neighbors: str, statistic: str) -> AuditDes
     return tensor_audit_design(d, n, neighbors, statistic, model="stm")
 
 
-__all__ = ["reconstruct_moments", "tensor_audit_design", "stm_audit_design", "STATISTIC", "TensorData"]
+__all__ = ["reconstruct_moments", "tensor_audit_design", "stm_audit_design", "STATISTIC"]

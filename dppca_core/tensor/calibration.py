@@ -30,7 +30,6 @@ import math
 
 import numpy as np
 
-from ..privacy import gaussian_sigma
 
 
 def m2_sensitivity(n: int) -> float:
@@ -124,11 +123,6 @@ def joint_view_mu_scaled(sizes, per_sample_sensitivity: float, cov_e, var_g) -> 
     from ..mechanisms.distributed import joint_view_mu
 
     return joint_view_mu(sizes, cov_e, var_g) * per_sample_sensitivity / math.sqrt(2.0)
-
-
-def site_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """Analytic Gaussian scale of one stage (a thin wrapper, so every stage reads the same)."""
-    return gaussian_sigma(sensitivity, epsilon, delta)
 
 
 def split_budget(epsilon: float, delta: float, split: float) -> tuple[float, float, float, float]:
