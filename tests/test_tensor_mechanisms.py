@@ -110,6 +110,23 @@ def test_privacy_curves_are_the_exact_composition():
     assert rel.privacy.kind == "none" and rel.guarantee == "none"
 
 
+def test_two_stage_composition_matches_an_independent_accountant():
+    # Google's dp-accounting composes the two Gaussian stages by privacy-loss distributions (discretised at
+    # 1e-4 in epsilon, so its delta is within ~1e-4 relative of the exact one): it must agree with the GDP curve
+    # the release states, and give at most delta1 + delta2 at epsilon1 + epsilon2
+    from dp_accounting import pld
+
+    data = _small_data("stm", n=90, d=3)
+    rel = dc.run("otd_agn", data, 2, EPS, 1e-3, seed=0, split=0.3)
+    f = rel.facts
+    dists = [pld.privacy_loss_distribution.from_gaussian_mechanism(
+        standard_deviation=f[f"{m}_noise_sd"], sensitivity=f[f"{m}_sensitivity"], value_discretization_interval=1e-4)
+        for m in ("m2", "m3")]
+    delta = dists[0].compose(dists[1]).get_delta_for_epsilon(EPS)
+    assert delta == pytest.approx(rel.privacy.delta_at(EPS), rel=1e-2)
+    assert delta <= 1e-3
+
+
 @pytest.mark.parametrize("sizes", [[30, 30, 30], [10, 25, 55], [45, 45]])
 def test_cape_tensor_design_is_private_for_the_joint_view(sizes):
     sizes = np.array(sizes, dtype=float)
