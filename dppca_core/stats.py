@@ -57,6 +57,8 @@ ENGINES = ("numpy", "dask")
 CHUNK_CELLS = 2_000_000
 #: Default cap on the number of distinct sites (each keeps a d x d matrix).
 MAX_SITES = 200
+#: Rows read to choose the feature columns when ``columns`` is None.
+_PROBE_ROWS = 1000
 _LOCAL_SCHEDULERS = ("threads", "processes", "synchronous", "sync", "single-threaded")
 
 
@@ -264,7 +266,7 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
     for what, col in (("label", label), ("sites", site_col)):
         if col is not None and col not in index:
             raise ValueError(f"{what} column {col!r} is not in {name}; available: {list(header)[:20]}.")
-    usable = ("numeric", "mixed") if on_bad == "drop_rows" else ("numeric",)
+    usable = ("numeric", "mixed")  # text cells in a mostly numeric column are bad cells (on_bad decides)
     dropped = {}
     if columns is None:
         chosen = []
@@ -298,7 +300,7 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
             bad.append(f"{c!r}: {info.reason}")
     if bad:
         raise ValueError(f"column(s) are not numeric ({'; '.join(bad[:5])}); choose numeric columns or encode them as "
-                         "numbers" + (", or use on_bad='drop_rows'." if on_bad != "drop_rows" else "."))
+                         "numbers.")
     dropped.update({h: "not selected" for h in header if h not in columns and h not in (label, site_col)})
     return tuple(index[c] for c in columns), dropped
 
@@ -524,8 +526,9 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
         ``"data/part-*.csv"``, a folder of Parquet files, or a list of paths. Every file must have the
         same columns.
     columns : list of str, optional
-        Feature columns; default every numeric column of the first chunk except ``label``, ``sites`` and
-        header-less ones.
+        Feature columns; default every column that is numeric (or mostly numeric) in the first 1,000 rows,
+        except ``label``, ``sites`` and header-less ones (the report of the others is in
+        ``diagnostics["dropped_columns"]``).
     data_norm : float
         Public clipping radius R: each row is scaled to norm <= R, then divided by R.
     sites : str, optional
@@ -589,7 +592,7 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
         pf, header = _parquet_file(fh, name, max_columns)
         _check_header(header, name)
         probe = _Spec("parquet", tuple(header), tuple(range(len(header))), None)
-        first = next(_iter_parquet_chunks(pf, probe, chunk_rows or 1000, name), pd.DataFrame(columns=range(len(header))))
+        first = next(_iter_parquet_chunks(pf, probe, _PROBE_ROWS, name), pd.DataFrame(columns=range(len(header))))
         features, dropped = _choose(header, first, columns, label, sites, on_bad, False, name)
         site = None if sites is None else header.index(sites)
         spec = _Spec("parquet", tuple(header), features, site, data_norm=data_norm, on_bad=on_bad)
@@ -597,7 +600,7 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
     header, sep, encoding, offset = _csv_head(fh, name, max_columns)
     _check_header(header, name)
     probe = _Spec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
-    first = next(_iter_csv_chunks(fh, probe, offset, min(chunk_rows or 1000, 1000), None, name),
+    first = next(_iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name),
                  pd.DataFrame(columns=range(len(header))))
     features, dropped = _choose(header, first, columns, label, sites, on_bad, sep != ",", name)
     site = None if sites is None else header.index(sites)
@@ -751,7 +754,7 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
         from dask.bytes import read_bytes
 
         rows = _default_chunk(spec, chunk_rows)
-        blocksize = max(1 << 20, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
+        blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
         _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
         leaves = [delayed(_dask_block)(b, spec, Path(p).name, max_sites) for p, file_blocks in zip(paths, blocks)
                   for b in file_blocks]

@@ -92,8 +92,9 @@ class Table:
 class ColumnInfo:
     """What parsing found in one column: its float values (NaN where a cell is bad) and the bad-cell counts.
 
-    ``kind`` is "numeric" (every present cell is a number), "mixed" (most present cells are numbers, some are
-    text), or not numeric: "text", "empty", "boolean", "complex", "datetime".
+    ``kind`` is "numeric" (every present cell is a number), "mixed" (at least half of the present cells are
+    numbers, the rest text: those are bad cells, like missing ones), or not numeric: "text", "empty",
+    "boolean", "complex", "datetime".
     """
 
     name: str
@@ -162,8 +163,8 @@ class ParsedTable:
 
     @property
     def numeric_columns(self) -> list:
-        """Columns a default selection would use (numbers in every present cell, with a header)."""
-        return [h for h in self.header if self.info(h).kind == "numeric" and not h.startswith("Unnamed: ")]
+        """Columns a default selection would use (numeric or mostly numeric, with a header)."""
+        return [h for h in self.header if self.info(h).usable and not h.startswith("Unnamed: ")]
 
     def column_report(self) -> pd.DataFrame:
         """One row per column: kind, reason it is not numeric (if so), and the counts of bad cells."""
@@ -186,8 +187,8 @@ class ParsedTable:
         Parameters
         ----------
         columns : list of str, optional
-            Feature columns; default every numeric column except ``label`` and header-less ones (with
-            ``on_bad="drop_rows"``, also columns whose cells are mostly numbers).
+            Feature columns; default every numeric column (most non-empty cells are numbers) except ``label``
+            and header-less ones.
         label : str, optional
             A column kept aside as ``labels``.
         on_bad : {"error", "drop_column", "drop_rows"}
@@ -206,8 +207,10 @@ class ParsedTable:
         if any(counts):
             if on_bad == "error":
                 worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
-                raise ValueError(f"missing or infinite values in column(s) {', '.join(worst)}; drop or impute those "
-                                 "rows, or leave the column out (or pass on_bad='drop_rows' or 'drop_column').")
+                what = ("missing, infinite or non-numeric" if any(i.non_numeric for i in infos)
+                        else "missing or infinite")
+                raise ValueError(f"{what} values in column(s) {', '.join(worst)}; drop or impute those rows, or leave "
+                                 "the column out (or pass on_bad='drop_rows' or 'drop_column').")
             if on_bad == "drop_column":
                 for c, k in zip(chosen, counts):
                     if k:
@@ -241,7 +244,7 @@ class ParsedTable:
                      rows_dropped)
 
     def _choose(self, columns, label, on_bad, dropped) -> list:
-        usable = ("numeric", "mixed") if on_bad == "drop_rows" else ("numeric",)
+        usable = ("numeric", "mixed")  # a mostly numeric column's text cells are bad cells, handled by on_bad
         if columns is None:
             chosen = []
             for h in self.header:
@@ -270,10 +273,8 @@ class ParsedTable:
         bad = [c for c in columns if self.info(c).kind not in usable]
         if bad:
             why = "; ".join(f"{c!r}: {self.info(c).reason}" for c in bad[:5])
-            hint = (" (columns with some numbers can be used with on_bad='drop_rows')"
-                    if any(self.info(c).kind == "mixed" for c in bad) else "")
             raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns or encode them as "
-                             f"numbers{hint}.")
+                             "numbers.")
         wanted = set(columns)
         dropped.update({h: "not selected" for h in self.header if h not in wanted and h != label})
         return columns
@@ -654,8 +655,8 @@ def load_table(source, columns=None, label: str | None = None, max_bytes: int | 
     -----
     CSV: UTF-8 (with or without BOM), UTF-16 with BOM, else latin-1; the delimiter (comma, semicolon, tab,
     pipe) is sniffed; with a non-comma delimiter a decimal comma is accepted. A text column counts as
-    numeric when every non-empty cell parses as a number; empty cells become missing values; an integer
-    too large for a float counts as an infinite value.
+    numeric when at least half of its non-empty cells parse as numbers (the others are bad cells, like
+    empty ones); an integer too large for a float counts as an infinite value.
     """
     parsed = parse_table(source, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns)
     return parsed.select(columns, label, on_bad)

@@ -174,3 +174,83 @@ def test_load_table_returns_a_valid_table_or_raises_value_error(raw):
     assert isinstance(t.X, np.ndarray) and t.X.dtype == float and t.X.ndim == 2
     assert t.X.shape[0] >= 2 and t.X.shape[1] == len(t.columns) >= 1 and np.all(np.isfinite(t.X))
     assert t.n_rows == t.X.shape[0] and not set(t.columns) & set(t.dropped)
+
+
+# ------------------------------------------------------------------ hostile files (issue 14) and one parse
+
+
+def test_a_400_digit_integer_is_an_infinite_cell_not_a_crash():
+    big = "9" * 400
+    with pytest.raises(ValueError, match=r"missing or infinite values in column\(s\) 'b' \(1 of 3 rows\)"):
+        D.load_table(buffer(f"a,b\n1,{big}\n3,4\n5,6\n"))
+    t = D.load_table(buffer(f"a,b\n1,-{big}\n3,4\n5,6\n"), on_bad="drop_rows")
+    assert t.rows_dropped == 1 and np.array_equal(t.X, [[3, 4], [5, 6]])
+    assert t.report.set_index("column").loc["b", "infinite"] == 1
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Series([10**400, 2, 3], dtype=object)})
+    buf = io.BytesIO()
+    frame.astype({"b": str}).to_parquet(buf)
+    with pytest.raises(ValueError, match="infinite"):
+        D.load_table(buffer(buf.getvalue(), "big.parquet"))
+
+
+def test_odd_length_utf16_names_the_file_and_the_fix():
+    raw = "a,b\n1,2\n3,4\n".encode("utf-16") + b"x"
+    with pytest.raises(ValueError, match=r"odd.csv is marked as UTF-16 but has an odd number of bytes.*UTF-8"):
+        D.load_table(buffer(raw, "odd.csv"))
+
+
+@pytest.mark.parametrize("columns,rows", [(1_000_000, 1), (100_000, 3)])
+def test_wide_files_are_refused_from_the_header_before_parsing(monkeypatch, columns, rows):
+    text = ",".join(f"c{j}" for j in range(columns)) + "\n" + "\n".join(",".join(["1"] * columns) for _ in range(rows))
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: pytest.fail("parsed a file that is over the column limit"))
+    with pytest.raises(ValueError, match=rf"has {columns:,} columns, over the limit of 10,000 columns"):
+        D.load_table(buffer(text + "\n", "wide.csv"))
+
+
+def test_column_limit_is_a_parameter_and_counts_quoted_fields_right(tmp_path):
+    assert D.load_table(buffer('a,"b,c"\n1,2\n3,4\n'), max_columns=2).columns == ["a", "b,c"]
+    with pytest.raises(ValueError, match="3 columns, over the limit of 2"):
+        D.load_table(buffer("a,b,c\n1,2,3\n4,5,6\n"), max_columns=2)
+    FRAME.to_parquet(tmp_path / "w.parquet")
+    with pytest.raises(ValueError, match="4 columns, over the limit of 3"):
+        D.load_table(tmp_path / "w.parquet", max_columns=3)
+    assert D.load_table(buffer("a,b,c\n1,2,3\n4,5,6\n"), max_columns=None).X.shape == (2, 3)
+
+
+def test_no_size_limit_by_default():
+    text = "a,b\n" + "\n".join(f"{i},{i % 3}" for i in range(200_000)) + "\n"  # 1.6 MB, 400k cells
+    t = D.load_table(buffer(text))
+    assert t.n_rows == 200_000
+    with pytest.raises(ValueError, match="over the limit of 0.0 MB"):
+        D.load_table(buffer(text), max_bytes=1000)
+
+
+def test_parse_once_then_select_many_times(monkeypatch):
+    calls = []
+    real = pd.read_csv
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: calls.append(1) or real(*a, **k))
+    parsed = D.parse_table(buffer("a,b,c,city,y\n1,2,x,p,0\n3,,5,q,1\n4,5,6,r,0\n7,8,9,s,1\n", "t.csv"))
+    assert parsed.columns == ["a", "b", "c", "city", "y"] and parsed.numeric_columns == ["a", "b", "c", "y"]
+    report = parsed.column_report().set_index("column")
+    assert report.loc["c", "kind"] == "mixed" and report.loc["c", "non_numeric"] == 1
+    assert report.loc["b", "missing"] == 1 and report.loc["city", "kind"] == "text"
+    with pytest.raises(ValueError, match=r"missing, infinite or non-numeric values in column\(s\) 'b' \(1 of 4 rows\), "
+                                         r"'c' \(1 of 4 rows\)"):
+        parsed.select(label="y")
+    rows = parsed.select(label="y", on_bad="drop_rows")
+    assert rows.columns == ["a", "b", "c"] and rows.rows_dropped == 2 and list(rows.labels) == [0, 1]
+    assert np.array_equal(rows.X, [[4, 5, 6], [7, 8, 9]])
+    cols = parsed.select(label="y", on_bad="drop_column")
+    assert cols.columns == ["a"] and cols.rows_dropped == 0 and "1 missing cell(s)" in cols.dropped["b"]
+    table = cols.report.set_index("column")
+    assert table.loc["a", "status"] == "feature" and table.loc["y", "status"] == "label"
+    assert table.loc["city", "status"] == "dropped" and "not numeric" in table.loc["city", "reason"]
+    assert parsed.select(["a"]).columns == ["a"]
+    assert len(calls) == 1  # every selection above reused the one parse
+
+
+def test_on_bad_is_checked():
+    with pytest.raises(ValueError, match="on_bad='skip'"):
+        D.load_table(buffer("a\n1\n2\n"), on_bad="skip")
+    with pytest.raises(ValueError, match="at least 2 are needed. Add rows or choose other columns"):
+        D.load_table(buffer("a,b\n1,\n2,3\n"), on_bad="drop_rows")

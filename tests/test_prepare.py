@@ -1,0 +1,120 @@
+"""prepare(): blockwise clipping into the Gram matrix, rows formed on demand, per-site Gram matrices memoised."""
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import dppca_core as dc
+from dppca_core.prepare import GramAccumulator, block_rows, prepare
+from dppca_core.sites import split_sites
+
+
+def reference(X, R):
+    """Rows clipped by the textbook formula, with norms computed safely for huge and tiny entries."""
+    peak = np.abs(X).max(axis=1)
+    peak = np.where(peak > 0, peak, 1.0)
+    norms = np.linalg.norm(X / peak[:, None], axis=1) * peak
+    over = norms > R
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        rows = np.where(over[:, None], X / np.where(over, norms, 1.0)[:, None], X / R)
+    return rows, int(over.sum())
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-3, 0.3, 1.0, 7.0, 1e200, 1e300])
+@pytest.mark.parametrize("R", [1e-150, 0.5, 1.0, 3.0, 1e150])
+def test_gram_rows_and_count_match_the_textbook_clipping(scale, R):
+    rng = np.random.default_rng(int(np.log10(scale) + 400) * 7 + int(np.log10(R) + 200))
+    # more rows than one block, so several blocks (with and without clipped rows) are summed
+    X = rng.standard_normal((2 * block_rows(6) + 17, 6)) * scale * rng.uniform(0.1, 2.0, size=(1, 1))
+    X[5] = 0.0  # a zero row is never clipped
+    rows, clipped = reference(X, R)
+    p = prepare(X, R)
+    assert p.n_clipped == clipped
+    # every scaled row has norm <= 1 (up to a few ulps), and the Gram matrix is that of the scaled rows
+    # (sums of ~25k terms of size <= 1: rounding ~1e-12 relative to the trace)
+    assert np.linalg.norm(p.rows, axis=1).max() <= 1 + 1e-12
+    assert np.allclose(p.rows, rows, rtol=1e-13, atol=0)
+    G = rows.T @ rows
+    assert np.max(np.abs(p.gram - G)) <= 1e-12 * max(np.trace(G), 1e-300)
+
+
+def test_rows_already_on_the_radius_are_not_counted_as_clipped():
+    X = np.random.default_rng(1).standard_normal((500, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)  # norms 1 up to an ulp or two
+    assert prepare(X, 1.0).n_clipped == 0
+    assert prepare(X * 1.001, 1.0).n_clipped == 500
+
+
+def test_prepare_keeps_no_copy_of_x_and_forms_rows_only_when_asked():
+    X = np.random.default_rng(2).standard_normal((200_000, 20)) * 0.5  # 32 MB, about a third of rows clipped
+    tracemalloc.start()
+    try:
+        p = prepare(X, 1.0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # one block and its scaled copy (2 x 2 MB), the d x d matrices and one scale per row (1.6 MB): far below
+    # a copy of X (32 MB), which the old code made twice
+    assert peak < 0.25 * X.nbytes, peak
+    assert p.n_clipped > 0 and p.has_rows and p._rows is None
+    rows, _ = reference(X, 1.0)
+    assert np.allclose(p.rows, rows, rtol=1e-13, atol=0) and not p.rows.flags.writeable
+
+
+def test_changing_x_after_prepare_is_detected():
+    X = np.random.default_rng(3).standard_normal((300, 3))
+    p = prepare(X, 1.0)
+    X[10] *= 5.0
+    with pytest.raises(ValueError, match="modified afterwards"):
+        p.rows
+
+
+def test_non_finite_values_are_refused_with_their_position():
+    X = np.ones((3 * block_rows(3), 3))
+    X[2 * block_rows(3) + 4, 2] = np.nan
+    with pytest.raises(ValueError, match=rf"NaN or infinite values \(first at row {2 * block_rows(3) + 4}, column 2\)"):
+        prepare(X)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        prepare([[1.0, np.inf], [0.0, 1.0]])
+
+
+def test_accumulator_merge_and_sum():
+    rng = np.random.default_rng(4)
+    A, B = rng.standard_normal((400, 5)), rng.standard_normal((300, 5)) * 3
+    one = GramAccumulator(5, 2.0)
+    one.add(np.vstack([A, B]))
+    two = GramAccumulator(5, 2.0)
+    two.add(A)
+    other = GramAccumulator(5, 2.0)
+    other.add(B)
+    two.merge(other)
+    rows, clipped = reference(np.vstack([A, B]), 2.0)
+    for acc in (one, two):
+        assert acc.n == 700 and acc.n_clipped == clipped
+        assert np.allclose(acc.gram, rows.T @ rows, rtol=1e-12) and np.allclose(acc.sum, rows.sum(axis=0))
+    with pytest.raises(ValueError, match="different"):
+        two.merge(GramAccumulator(5, 1.0))
+
+
+def test_site_grams_are_memoised_per_partition_and_exact():
+    X = np.random.default_rng(5).standard_normal((1000, 4))
+    labels = np.array(list("abc"))[np.random.default_rng(6).integers(0, 3, 1000)]
+    p = prepare(X, 1.5)
+    rows, _ = reference(X, 1.5)
+    for sites in (4, [100, 400, 500], labels):
+        part = p.site_partition(sites)
+        assert p.site_partition(sites) is part  # memoised: a second run does not rebuild it
+        idx = split_sites(1000, sites) if not isinstance(sites, list) else np.split(np.arange(1000), [100, 500])
+        for g, i in zip(part.grams, idx):
+            assert np.allclose(g, rows[i].T @ rows[i], rtol=1e-12)
+        assert part.sizes.tolist() == [len(i) for i in idx]
+    assert p.site_partition(np.array([100, 400, 500])) is p.site_partition([100, 400, 500])
+    assert p._rows is None  # site Gram matrices were built from X and the scales, without forming the rows
+
+
+def test_gram_from_chunks_matches_prepare():
+    X = np.random.default_rng(8).standard_normal((900, 6)) * 2
+    streamed = dc.gram_from_chunks(np.array_split(X, 7), data_norm=1.5)
+    direct = prepare(X, 1.5)
+    assert streamed.n == 900 and streamed.n_clipped == direct.n_clipped
+    assert np.allclose(streamed.gram, direct.gram, rtol=1e-12) and not streamed.has_rows
