@@ -24,9 +24,10 @@ LR_PARAMS = (
 
 
 def _start(data, rng):
+    """Rows in a data-independent random order and a uniformly random unit start vector."""
     order = rng.permutation(data.n)
     w = rng.standard_normal(data.d)
-    return data.rows[order], w / np.linalg.norm(w)
+    return np.take(data.rows, order, axis=0), w / np.linalg.norm(w)
 
 
 @mechanism(
@@ -47,28 +48,55 @@ def _start(data, rng):
         "alpha = sigma_AGM(epsilon, delta, 1) that step is (epsilon, delta)-DP and, each record being used once, the "
         "whole run is (parallel composition; replace-one with public n and a data-independent order). The paper "
         "instead calibrates alpha by amplification by shuffling with unspecified constants C, C' (valid only for "
-        "epsilon = O(sqrt(log(n/delta)/n))). Its privacy term does not vanish when the data are noiseless "
-        "(Example 4.1). Learning-rate defaults are fixed in advance, not tuned on the data."
+        "epsilon = O(sqrt(log(n/delta)/n))). Rate: with this calibration every step carries noise of s.d. "
+        "2 eta_t alpha in each of d directions, so the error behaves like sqrt((V + 4 alpha^2 d / lambda_1^2) / n) / "
+        "gap-ratio: slope -1/2 in n, and, where the privacy part dominates (always, for rows of norm <= 1 and "
+        "epsilon below about 10), proportional to alpha(epsilon, delta), i.e. about 1/epsilon. It holds when the "
+        "learning rate is large enough for Oja's rule to converge: lr_c1 (lambda_1 - lambda_2) > 1/2 (Jain et al. "
+        "2016) — with the defaults, an eigengap above 1/4 of the rows' squared norm scale; below that the error "
+        "falls more slowly than n^-1/2. Its privacy term does not vanish when the data are noiseless (Example 4.1). "
+        "Learning-rate defaults are fixed in advance, not tuned on the data."
     ),
 )
 def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
     rows, w = _start(data, rng)
     alpha = gaussian_sigma(1.0, epsilon, delta)
-    noise = rng.standard_normal((data.n, data.d))
-    trace_every = max(1, data.n // 50)
-    trace = []
-    for t in range(data.n):
-        eta = lr_c1 / (lr_c2 + t + 1)
-        x = rows[t]
-        w = w + eta * (x * (x @ w)) + 2.0 * eta * alpha * noise[t]
-        w /= np.linalg.norm(w)
-        if (t + 1) % trace_every == 0:
-            trace.append(w.copy())
+    w, trace = _oja_pass(rows, w, lr_c1, lr_c2, alpha, rng, trace_every=max(1, data.n // 50))
     # one record per step, each step (1/alpha)-GDP in that record: the whole trajectory is (1/alpha)-GDP
     return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha,
                   privacy=PrivacyCurve.gdp(1.0 / alpha), outputs={"iterates": [v[:, None] for v in trace]},
                   facts={"noise_on": "each Oja step (s.d. 2 eta_t alpha)", "steps": data.n,
                          "first_step_noise_sd": 2 * lr_c1 / (lr_c2 + 1) * alpha})
+
+
+def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
+    """One pass of noisy Oja steps over ``rows``; returns the last iterate and every ``trace_every``-th one.
+
+    Same arithmetic and the same random stream as the textbook loop (noise drawn chunk by chunk as
+    standard normals, which numpy's Generator produces identically to one big draw), with the per-step
+    Python work cut to five in-place vector operations: the learning rates and the noise scales
+    2 eta_t alpha are computed for a whole chunk at once, and the norm is a dot product.
+    """
+    n, d = rows.shape
+    w = np.array(w, dtype=float)
+    tmp = np.empty(d)
+    dot, mul, add, sqrt = np.dot, np.multiply, np.add, math.sqrt
+    trace = []
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        steps = np.arange(start + 1, stop + 1, dtype=float)
+        etas = c1 / (c2 + steps)
+        noise = rng.standard_normal((stop - start, d))
+        noise *= (2.0 * alpha * etas)[:, None]
+        etas = etas.tolist()
+        for i, (x, z) in enumerate(zip(rows[start:stop], noise)):
+            mul(x, etas[i] * dot(x, w), out=tmp)
+            add(w, tmp, out=w)
+            add(w, z, out=w)
+            mul(w, 1.0 / sqrt(dot(w, w)), out=w)
+            if (start + i + 1) % trace_every == 0:
+                trace.append(w.copy())
+    return w, trace
 
 
 def _budget_for_coordinates(epsilon, delta, d):
@@ -84,16 +112,75 @@ def _budget_for_coordinates(epsilon, delta, d):
     return basic
 
 
-def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, c1, rng):
-    """Algorithm 4: private scale of the gradient spread, or None (⊥)."""
+# Algorithm 4 partitions the first half-batch into C1 ln(1/(delta zeta)) / epsilon groups (C1 = 16, ALGORITHMS.md)
+EIGEN_GROUPS_C1 = 16.0
+# The paper's batch schedule B = c n / (ln n)^2 (Theorem 5.1), i.e. about (ln n)^2 / c iterations; c is not given
+# there. With c = 16 a run has 7-12 iterations for n between 2e4 and 1e6.
+BATCH_CONSTANT = 16.0
+
+
+def _budgets(epsilon, delta, split_budget):
+    """(epsilon, delta) of Algorithm 4 and of Algorithm 5 within one batch."""
+    return (epsilon / 2, delta / 2) if split_budget else (epsilon, delta)
+
+
+def _eigen_groups(epsilon, delta, zeta_t):
+    return math.ceil(EIGEN_GROUPS_C1 * math.log(1.0 / (delta * zeta_t)) / epsilon)
+
+
+def min_batch_size(d, epsilon, delta, zeta_t, split_budget=False):
+    """Smallest batch B for which Algorithms 4 and 5 can release anything (data-independent).
+
+    * Algorithm 4 needs at least one pair difference per group: B >= 4 * C1 ln(1/(delta zeta_t)) / epsilon.
+    * Algorithm 5's coordinate histograms (budget (eps_h, delta_h) each) suppress counts below
+      1 + 2 ln(2/delta_h)/eps_h. The bin width is several times the spread of the gradients, so at least half of
+      the m = B/2 values share the top bin; it clears the threshold in all d coordinates with probability
+      1 - zeta_t/2 when m/2 >= 1 + (2/eps_h)(ln(2/delta_h) + ln(d/zeta_t)) (Laplace(2/eps_h) lower tail, union bound).
+    """
+    eps_part, delta_part = _budgets(epsilon, delta, split_budget)
+    b4 = 4 * _eigen_groups(eps_part, delta_part, zeta_t)
+    eps_h, delta_h = _budget_for_coordinates(eps_part / 2.0, delta_part / 2.0, d)
+    m5 = 2.0 * (1.0 + 2.0 / eps_h * (math.log(2.0 / delta_h) + math.log(d / zeta_t)))
+    return max(8, b4, 2 * math.ceil(m5))
+
+
+def dp_pca_schedule(n, d, epsilon, delta, zeta=0.01, split_budget=False):
+    """The paper's batch schedule from public n, d, epsilon, delta: (B, T, private_range).
+
+    Theorem 5.1 takes B = c n/(ln n)^2, i.e. T = ceil((ln n)^2 / c) iterations (c = BATCH_CONSTANT), so that the
+    batch grows in proportion to n up to a log factor; that is what makes the privacy term fall like 1/n. The
+    private sub-routines (Algorithms 4 and 5) can only release anything when B >= :func:`min_batch_size` (a
+    function of d, epsilon, delta and, through zeta/(2T), of T) — the sample-size condition of the theorem. Below
+    it ``private_range`` is False and every batch's mean gradient is released over the public range instead, with
+    the whole batch and budget (sensitivity 2/B), so the error still falls with n.
+    """
+    T = max(1, math.ceil(math.log(max(n, 2)) ** 2 / BATCH_CONSTANT))
+    B = n // T
+    return B, T, B >= min_batch_size(d, epsilon, delta, zeta / (2 * T), split_budget)
+
+
+def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, rng):
+    """Algorithm 4: private estimate of the top eigenvalue of the gradients' covariance, or None (⊥).
+
+    The pair differences have twice the covariance of the gradients, so each group's top eigenvalue of
+    (1/b) G G^T is halved: the estimate then targets lambda_1^2 ||H_u|| as the paper's Theorem 6.1 states (its
+    pseudo-code omits the factor 2, which only made the truncation wider). The top eigenvalue of every group comes
+    from the smaller of the two Gram matrices (d x d or b x b) by a batched symmetric eigensolver: exact to
+    rounding (relative error ~1e-15), far inside the histogram's bin width 2^(1/4), so the released bin is the one
+    an exact SVD would give (up to values within 1e-15 of a bin edge).
+    """
     pairs = grads.shape[0] // 2
     diffs = grads[1 : 2 * pairs : 2] - grads[0 : 2 * pairs : 2]
-    groups = math.ceil(c1 * math.log(1.0 / (delta * zeta)) / epsilon)
+    groups = _eigen_groups(epsilon, delta, zeta)
     size = pairs // groups
     if size < 1:
         return None
     blocks = diffs[: groups * size].reshape(groups, size, -1)
-    tops = np.array([np.linalg.norm(b, 2) ** 2 / size for b in blocks])  # top eigenvalue of (1/b) G G^T
+    if size >= blocks.shape[2]:
+        grams = np.einsum("gbi,gbj->gij", blocks, blocks)
+    else:
+        grams = np.einsum("gai,gbi->gab", blocks, blocks)
+    tops = np.linalg.eigvalsh(grams)[:, -1] / (2.0 * size)
     labels = np.where(tops > 0, np.floor(4.0 * np.log2(np.maximum(tops, 1e-300))), -10**9).astype(np.int64)
     best = argmax_bin(stability_histogram(labels, epsilon, delta, rng))
     if best is None:
@@ -101,29 +188,88 @@ def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, c1, rng):
     return 0.0 if best == -10**9 else 2.0 ** (best / 4.0)
 
 
+def _coordinate_centres(grads, tau, epsilon, delta, rng):
+    """Per-coordinate stability histograms over bins (l tau, (l+1) tau]; the left end of the top bin, or NaN (⊥)."""
+    m, d = grads.shape
+    eps_h, delta_h = _budget_for_coordinates(epsilon, delta, d)
+    centres = np.full(d, np.nan)
+    labels = grads if tau == 0 else np.ceil(grads / tau) - 1.0  # tau = 0: bins are single values
+    for j in range(d):
+        best = argmax_bin(stability_histogram(labels[:, j], eps_h, delta_h, rng))
+        if best is not None:
+            centres[j] = best if tau == 0 else best * tau
+    return centres
+
+
+def _histogram_share(m, d, epsilon, delta, zeta):
+    """Budget of Algorithm 5's centre histograms: just enough to release, at most half (public m, d only).
+
+    The d coordinate histograms together get (eps_hist, delta/2) with eps_hist the smallest value (at most
+    epsilon/2, the paper's split) for which a top bin holding m/2 of the m values clears the suppression
+    threshold in every coordinate with probability 1 - zeta/2 (see :func:`min_batch_size`); the Gaussian step gets
+    (epsilon - eps_hist, delta/2). Basic composition of the two parts gives (epsilon, delta) for any split that is
+    fixed before the data are seen.
+    """
+    half = epsilon / 2.0
+    slack = m / 2.0 - 1.0
+    if slack <= 0:
+        return half
+    delta_h = delta / 2.0 / d  # per-coordinate delta under either composition rule is at least this
+    need_h = 2.0 * (math.log(2.0 / delta_h) + math.log(d / zeta)) / slack  # per-coordinate epsilon needed
+    lo, hi = need_h, half
+    if _budget_for_coordinates(hi, delta / 2.0, d)[0] < need_h:
+        return half
+    for _ in range(60):  # smallest total whose per-coordinate share reaches need_h (monotone in the total)
+        mid = 0.5 * (lo + hi)
+        if _budget_for_coordinates(mid, delta / 2.0, d)[0] >= need_h:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
-    """Algorithm 5: truncated Gaussian mean with centres from per-coordinate stability histograms."""
+    """Algorithm 5: truncated Gaussian mean, with the tightest sensitivity the truncation proves.
+
+    Every gradient x x^T w has norm <= 1, so each coordinate lies in the public range [-1, 1]. Two routes, chosen
+    from public m, d and the released scale only:
+
+    * the public range with this algorithm's whole budget on the Gaussian step — always when the radius
+      r = 3 K sqrt(scale) ln^a(m d / zeta) is at least 1 (truncating to [c - r, c + r] cannot beat the public range
+      then, whatever the centre), and whenever it gives less noise than the other route;
+    * otherwise the centres come from per-coordinate stability histograms (budget :func:`_histogram_share`), each
+      coordinate is truncated to [c - r, c + r] intersected with [-1, 1] (the whole range where its histogram
+      released nothing, a data-independent rule), and the Gaussian step gets the rest of the budget.
+
+    Truncating is the Euclidean projection onto the box [lo, hi], which is non-expansive, so a replacement moves
+    the truncated mean by at most min(||hi - lo||_2, ||g - g'||_2) / m <= min(||hi - lo||_2, 2) / m: the paper's
+    2 r sqrt(d) / m, reduced where the box sticks out of the public range and capped at 2/m.
+    Returns the noisy mean, the noise s.d. and the number of truncated entries (not private).
+    """
     m, d = grads.shape
     log_a = lambda v: math.log(v) ** a  # noqa: E731
-    tau = 2 ** 0.25 * K * math.sqrt(scale) * log_a(25.0)
-    radius = 3.0 * K * math.sqrt(scale) * log_a(m * d / zeta)
-    eps_h, delta_h = _budget_for_coordinates(epsilon / 2.0, delta / 2.0, d)
-    centres = np.zeros(d)
-    truncated = 0
-    for j in range(d):
-        labels = (np.ceil(grads[:, j] / tau) - 1).astype(np.int64)
-        best = argmax_bin(stability_histogram(labels, eps_h, delta_h, rng))
-        centres[j] = 0.0 if best is None else best * tau  # data-independent fallback when nothing is released
-    # rows have norm <= 1, so every gradient coordinate lies in [-1, 1]: intersecting the truncation interval
-    # with that public range can only shrink the sensitivity below the paper's 2 r sqrt(d) / m
-    lo, hi = np.maximum(centres - radius, -1.0), np.minimum(centres + radius, 1.0)
-    hi = np.maximum(hi, lo)
+    root = math.sqrt(scale)
+    radius = 3.0 * K * root * log_a(m * d / zeta)
+    eps_hist = _histogram_share(m, d, epsilon, delta, zeta)
+    whole = gaussian_sigma(2.0 / m, epsilon, delta)
+    boxed = gaussian_sigma(max(min(2.0 * radius * math.sqrt(d), 2.0), 1e-300) / m, epsilon - eps_hist, delta / 2.0)
+    if radius >= 1.0 or whole <= boxed:
+        lo, hi = np.full(d, -1.0), np.full(d, 1.0)
+        eps_g, delta_g = epsilon, delta
+    else:
+        tau = 2 ** 0.25 * K * root * log_a(25.0)
+        centres = _coordinate_centres(grads, tau, eps_hist, delta / 2.0, rng)
+        found = ~np.isnan(centres)
+        lo = np.where(found, np.maximum(centres - radius, -1.0), -1.0)
+        hi = np.where(found, np.minimum(centres + radius, 1.0), 1.0)
+        hi = np.maximum(hi, lo)
+        eps_g, delta_g = epsilon - eps_hist, delta / 2.0
     clipped = np.clip(grads, lo, hi)
-    truncated = int(np.sum(clipped != grads))
-    sensitivity = float(np.linalg.norm(hi - lo)) / m
+    truncated = int(np.count_nonzero(clipped != grads))
+    sensitivity = min(float(np.linalg.norm(hi - lo)), 2.0) / m
     if sensitivity == 0:
         return clipped.mean(axis=0), 0.0, truncated
-    sigma = gaussian_sigma(sensitivity, epsilon / 2.0, delta / 2.0)
+    sigma = gaussian_sigma(sensitivity, eps_g, delta_g)
     return clipped.mean(axis=0) + rng.normal(0.0, sigma, size=d), sigma, truncated
 
 
@@ -138,11 +284,13 @@ def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
     max_k=1,
     caveat=TOP_ONLY,
     params=(
-        Param("lr_c1", "float", 20.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1.", low=1e-4,
-              high=1e4, log=True),
+        Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
+              "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
+              "lambda_1 < 0.01): a run has only about (ln n)^2 / 16 batches.", low=1e-4, high=1e5, log=True),
         Param("lr_c2", "float", 1.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c2.", low=0.0, high=1e6),
-        Param("batch_size", "int", None, "Minibatch size B; default max(n/(ln n)^2, min(n, 2000)).", low=8,
-              high=10**7),
+        Param("batch_size", "int", None, "Minibatch size B; default: the paper's B = 16 n/(ln n)^2, raised to the "
+              "smallest batch in which the private sub-routines can release (a function of d, epsilon, delta).",
+              low=8, high=10**7),
         Param("split_budget", "bool", False, "Give Algorithms 4 and 5 (epsilon/2, delta/2) each, as the paper does "
               "(default: each gets (epsilon, delta), valid because the two halves of a batch are disjoint)."),
         Param("K", "float", 4.0, "Sub-Weibull constant K of the gradients (4 for Gaussian data, Remark 3.4).",
@@ -151,42 +299,62 @@ def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
         Param("zeta", "float", 0.01, "Failure probability zeta of the analysis.", low=1e-6, high=0.5, log=True),
     ),
     notes=(
-        "Per minibatch: the first half privately estimates the scale of the gradient spread (Algorithm 4: top "
-        "eigenvalues of groups of gradient differences, stability-based histogram over bins 2^(i/4), C1 = 16), the "
-        "second half privately estimates the mean gradient (Algorithm 5: per-coordinate stability histograms find a "
-        "centre, gradients are truncated to a radius set by that scale, Gaussian noise with the analytic GM and "
-        "sensitivity 2 r sqrt(d)/m, reduced where the interval sticks out of the public range [-1, 1] of a coordinate of x x^T w for rows of norm <= 1). Because the truncation adapts to the spread, the noise shrinks with the data "
-        "noise (Example 4.1), unlike Private Oja. Privacy: replace-one with public n (the paper's add/remove "
-        "Definition 2.3 does not fit index-based batches or data-centred truncation). Batches and the two halves of a "
-        "batch are disjoint, so by parallel composition Algorithms 4 and 5 may each use the full (epsilon, delta) — "
-        "the paper's (epsilon/2, delta/2) split is available as split_budget. Inside Algorithm 5 the d coordinate "
-        "histograms get (epsilon/2, delta/2) by the paper's advanced composition when epsilon/2 <= 0.9 (the lemma's "
-        "condition) and by basic composition otherwise, whichever is larger; the Gaussian step gets the other half. "
-        "When Algorithm 4 returns ⊥ the previous scale is reused (the first scale is the public bound 1 for rows of "
-        "norm <= 1)."
+        "Per minibatch: the first half privately estimates the spread of the gradients x x^T w (Algorithm 4: top "
+        "eigenvalues of groups of pair differences, halved because a difference has twice the covariance, "
+        "stability-based histogram over bins 2^(i/4), C1 = 16), the second half privately estimates the mean gradient "
+        "(Algorithm 5: per-coordinate stability histograms find a centre, gradients are truncated to a radius "
+        "r = 3 K sqrt(2 Lambda) ln^a(m d / zeta) around it, Gaussian noise by the analytic GM). Sensitivity: "
+        "truncation is a projection onto a box inside which every gradient of a row of norm <= 1 ends up, so a "
+        "replacement moves the mean by at most min(box diagonal, 2)/m — the paper's 2 r sqrt(d)/m, cut where the box "
+        "sticks out of the public range [-1, 1] and never above 2/m; when r >= 1 the histograms are skipped (the box "
+        "is the public range whatever the centre) and the Gaussian step gets Algorithm 5's whole budget; a coordinate "
+        "whose histogram releases nothing keeps the whole public range. Batch schedule (Theorem 5.1): "
+        "B = 16 n/(ln n)^2, i.e. about (ln n)^2/16 iterations, raised where needed to the smallest batch in which "
+        "the sub-routines can release anything (about 4 (2/eps_h) ln(d/(delta_h zeta)) rows, eps_h, delta_h the "
+        "per-coordinate histogram budget: ~9,000 rows at d = 20, epsilon = 1, delta = 1e-6). "
+        "Rate: error ~ sqrt(T) sqrt(V/n) + T r sqrt(d) sqrt(ln(1/delta)) / (epsilon n) with T ~ (ln n)^2, i.e. slope "
+        "-1/2 in n where the data noise dominates and -1 where privacy dominates, once n exceeds T times the "
+        "smallest batch (below that B is stuck at the smallest batch and the privacy part falls like n^-1/2); "
+        "the privacy part shrinks with the spread of the gradients (Example 4.1: proportional to the data noise "
+        "sigma once r < 1, i.e. sigma below about 1e-3 at d = 20 with K = 4, a = 1), unlike Private Oja's. "
+        "Privacy: replace-one with public n (the paper's add/remove Definition 2.3 does not fit index-based batches "
+        "or data-centred truncation). Batches and the two halves of a batch are disjoint, so by parallel composition "
+        "Algorithms 4 and 5 may each use the full (epsilon, delta) — the paper's (epsilon/2, delta/2) split is "
+        "available as split_budget. Inside Algorithm 5 the d coordinate histograms get (epsilon/2, delta/2) by the "
+        "paper's advanced composition when epsilon/2 <= 0.9 (the lemma's condition) and by basic composition "
+        "otherwise, whichever is larger; the Gaussian step gets the other half. When Algorithm 4 returns ⊥ the "
+        "previous scale is reused (the first scale is the public bound 1 for rows of norm <= 1, i.e. no truncation)."
     ),
 )
 def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, split_budget, K, a, zeta):
     rows, w = _start(data, rng)
     n, d = data.n, data.d
-    B = batch_size or max(int(n / math.log(n) ** 2), min(n, 2000))
-    B = min(B, n)
+    if batch_size is None:
+        B, T, private_range = dp_pca_schedule(n, d, epsilon, delta, zeta, split_budget)
+    else:
+        B = min(batch_size, n)
+        T = n // B
+        private_range = B >= min_batch_size(d, epsilon, delta, zeta / (2 * T), split_budget)
     if B < 8:
         raise ValueError(f"dp_pca needs batches of at least 8 rows (got {B}); use more rows or a larger batch_size.")
-    T = n // B
-    eps_part, delta_part = (epsilon / 2, delta / 2) if split_budget else (epsilon, delta)
+    eps_part, delta_part = _budgets(epsilon, delta, split_budget)
     zeta_t = zeta / (2 * T)
     scale, bottoms, truncations, sigmas, scales, iterates = 1.0, 0, 0, [], [], []
     for t in range(T):
         batch = rows[t * B : (t + 1) * B]
-        half = B // 2
         grads = batch * (batch @ w)[:, None]  # A_i w = x_i x_i^T w
-        estimate = _top_eigenvalue_estimate(grads[:half], eps_part, delta_part, zeta_t, 16.0, rng)
-        if estimate is None:
-            bottoms += 1
-        else:
-            scale = estimate
-        mean, sigma, cut = _private_mean(grads[half : 2 * half], eps_part, delta_part, zeta_t, 2.0 * scale, K, a, rng)
+        if private_range:
+            half = B // 2
+            estimate = _top_eigenvalue_estimate(grads[:half], eps_part, delta_part, zeta_t, rng)
+            if estimate is None:
+                bottoms += 1
+            else:
+                scale = estimate
+            mean, sigma, cut = _private_mean(grads[half : 2 * half], eps_part, delta_part, zeta_t, 2.0 * scale, K, a,
+                                             rng)
+        else:  # no sub-routine could release at this batch size: the public range, whole batch and budget
+            sigma, cut = gaussian_sigma(2.0 / B, epsilon, delta), 0
+            mean = grads.mean(axis=0) + rng.normal(0.0, sigma, size=d)
         w = w + lr_c1 / (lr_c2 + t + 1) * mean
         norm = np.linalg.norm(w)
         w = w / norm if norm > 0 else w
@@ -200,5 +368,7 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
                   privacy=PrivacyCurve.approx(epsilon, delta),
                   outputs={"bottom_count": bottoms, "noise_sd_per_step": sigmas, "scale_estimates": scales,
                            "iterates": iterates},
-                  facts={"batches": T, "batch_size": B, "noise_on": "mean gradient of each half-batch"},
+                  facts={"batches": T, "batch_size": B, "private_range": private_range,
+                         "noise_on": "mean gradient of each half-batch" if private_range else
+                         "mean gradient of each batch (public range: batches too small for Algorithms 4-5)"},
                   diagnostics={"truncated_entries": truncations})
