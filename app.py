@@ -36,9 +36,10 @@ if present:
 else:
     if here in SHARED_CONTROLS:
         controls.shared_sidebar(SHARED_CONTROLS[here])
-    show.sidebar_footer(here)
+    show.sidebar_footer(page.url_path)  # "" for the default page (Home lives at the root)
 scenario.notice_box()
 
+scenario.sync_url()  # the address holds the scenario from the start, even while a slow page computes
 st.session_state[IN_ENTRY_KEY] = True
 try:
     page.run()

@@ -57,8 +57,8 @@ def presenter_bar(pages: dict, here: str) -> None:
         epsilon_slider(st, key="w:eps_presenter", label="ε — privacy budget (drag; smaller is more private)")
 
 
-def sidebar_footer(here: str) -> None:
-    """Presenter toggle and the full share link, on every page."""
+def sidebar_footer(url_path: str) -> None:
+    """Presenter toggle and the full share link, on every page (``url_path`` of the page shown)."""
     with st.sidebar:
         st.divider()
         st.toggle("Presenter mode", help="Large type, no sidebar, a big ε dial and previous/next page buttons.",
@@ -66,4 +66,4 @@ def sidebar_footer(here: str) -> None:
         with st.popover("Copy link", icon=":material/link:", width="stretch"):
             st.caption("This address holds every setting of the view, seeds included (an uploaded file is not "
                        "included). Copy it with the button on the right of the box.")
-            st.code(scenario.share_link(here), language=None, wrap_lines=True)
+            st.code(scenario.share_link(url_path), language=None, wrap_lines=True)

@@ -1,149 +1,152 @@
-"""End-to-end: start the real Streamlit server and drive it in headless Debian Chromium with Playwright.
-
-Skips (with the reason) only when Chromium is absent and CI is not set; in CI a missing browser fails.
-Screenshots of every page go to artifacts/screenshots/ (ignored by git), so the test command never rewrites
-tracked files; ``DPPCA_SCREENSHOTS=docs/screenshots python3 -m pytest tests/e2e`` refreshes the documented ones.
-"""
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.parse
-import urllib.request
-from pathlib import Path
+"""End-to-end: every page in a real browser, the epsilon dial, and the scenario across navigation, reload,
+shared links, uploads and two sessions side by side. Widget values and numbers must match the link."""
+import itertools
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-SHOTS = ROOT / os.environ.get("DPPCA_SCREENSHOTS", "artifacts/screenshots")
-PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "audit", "report"]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+from tests.e2e.helpers import (SHOTS, assert_no_error, go_to, metric_values, query, settle, sidebar_mechanisms,
+                               sidebar_numbers, slider_values, wait_metrics)
 
 pytestmark = pytest.mark.e2e
 
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-
-
-def _require_browser():
-    missing = None
-    if not Path(CHROMIUM).exists():
-        missing = f"Chromium not found at {CHROMIUM} (install it with scripts/install_browser.sh)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            missing = "the playwright Python package is not installed (pip install -r requirements-dev.txt)"
-    if missing:
-        if _in_ci():
-            pytest.fail(f"CI is set but the browser test cannot run: {missing}")
-        pytest.skip(missing)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    _require_browser()
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the Streamlit server did not start within 60 s:\n" + (proc.stdout.read() if proc.stdout else ""))
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-def _settle(page, timeout=30_000):
-    """Wait until the app has finished its script run (the 'running' status widget is gone)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                 || !document.querySelector('[data-testid="stStatusWidget"]').innerText.includes('Running')""",
-        timeout=timeout)
-    page.wait_for_timeout(300)
-
-
-def _assert_no_error(page, name):
-    body = page.inner_text("body")
-    assert "Traceback" not in body, f"{name}: a traceback reached the page"
-    assert page.locator('[data-testid="stException"]').count() == 0, f"{name}: an exception box is shown"
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, (
-        f"{name}: an error message is shown: {page.locator('[data-testid=stAlertContentError]').first.inner_text()}")
-
-
-def _metric_values(page):
-    return page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "audit", "report"]
+TITLES = {"home": "DP-PCA Explorer", "explore": "Explore", "tradeoffs": "Trade-offs"}
+NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
+SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
 
 
 def test_every_page_and_the_epsilon_dial(server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     for name in PAGES:
-        page.goto(f"{server}/{name}")
-        page.wait_for_selector("h1", timeout=30_000)
-        _settle(page)
+        page.goto(f"{server}/{'' if name == 'home' else name}")
+        page.wait_for_selector("h1", timeout=60_000)
+        settle(page)
         if name in ("data", "explore", "tradeoffs", "distributed"):
-            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=30_000)
-            page.wait_for_selector(".js-plotly-plot", timeout=30_000)
-        _settle(page)
-        _assert_no_error(page, name)
+            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=60_000)
+            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        settle(page)
+        assert_no_error(page, name)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
-    # Explore: move the epsilon control with the keyboard and check that the metric cards change.
+    # Explore: move the epsilon control with the keyboard; the cards and the address follow it
     page.goto(f"{server}/explore")
-    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=30_000)
-    _settle(page)
-    before = _metric_values(page)
-    assert before and before[0] not in ("", "n/a")
-    assert "eps=1.0" in page.evaluate("location.search")  # the scenario is in the address
+    wait_metrics(page)
+    before = metric_values(page)
+    assert before and before[0] not in ("", "n/a") and query(page)["eps"] == "1.0"
     thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
     thumb.focus()
     for _ in range(4):
         thumb.press("ArrowRight")
     page.wait_for_function(
         "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=30_000)
-    _settle(page)
-    after = _metric_values(page)
-    assert after[0] != before[0]
+        " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=60_000)
+    settle(page)
+    after = metric_values(page)
     assert float(after[0]) < float(before[0])  # more budget (larger epsilon): smaller subspace distance
-    query = urllib.parse.parse_qs(page.evaluate("location.search").lstrip("?"))
-    assert float(query["eps"][0]) > 1.0  # the address follows the dial
-    _assert_no_error(page, "explore after moving epsilon")
+    assert float(query(page)["eps"]) > 1.0 and float(slider_values(page)[0].split()[0]) == float(query(page)["eps"])
+    assert_no_error(page, "explore after moving epsilon")
     page.screenshot(path=str(SHOTS / "explore_eps_moved.png"), full_page=True)
     page.close()
+
+
+@pytest.fixture(scope="module")
+def reference(server, browser):
+    """The Explore numbers of SCENARIO opened directly in a fresh session."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.goto(f"{server}/explore?{SCENARIO}")
+    wait_metrics(page)
+    numbers = metric_values(page)
+    page.close()
+    return numbers
+
+
+def _assert_scenario_shown(page, where):
+    q = query(page)
+    assert q["eps"] == "3.0" and q["k"] == "3" and q["mechs"] == "analyze_gauss" and q["seed"] == "5", (where, q)
+    if where in ("explore", "tradeoffs"):
+        sliders = slider_values(page)
+        assert sliders[0].split()[0] == "3" and sliders[1] == "1e-05", (where, sliders)
+        numbers = sidebar_numbers(page)
+        assert numbers[:4] == ["3", "0", "6", "5"], (where, numbers)  # k, s, repetitions, seed
+        assert "Analyze Gauss" in sidebar_mechanisms(page) and "power" not in sidebar_mechanisms(page), where
+
+
+@pytest.mark.parametrize("start,target", list(itertools.permutations(["home", "explore", "tradeoffs"], 2)))
+def test_navigation_keeps_widgets_and_numbers(server, browser, reference, start, target):
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.goto(f"{server}/{'' if start == 'home' else start}?{SCENARIO}")
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page)
+    _assert_scenario_shown(page, start)
+    go_to(page, NAV[target])
+    _assert_scenario_shown(page, target)
+    if target == "explore":
+        wait_metrics(page)
+        assert metric_values(page) == reference  # same link, same numbers, whatever the way here
+    assert_no_error(page, f"{start} -> {target}")
+    assert page.get_by_text("Page not found").count() == 0
+    page.close()
+
+
+def test_reload_and_shared_link_reproduce_the_view(server, browser, reference):
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.goto(f"{server}/explore?{SCENARIO}")
+    wait_metrics(page)
+    page.reload()
+    wait_metrics(page)
+    _assert_scenario_shown(page, "explore")
+    assert metric_values(page) == reference
+    # the share link from the sidebar opens the same view in a fresh session (another browser profile)
+    page.locator('[data-testid="stSidebar"] [data-testid="stPopover"] button').first.click()
+    link = page.locator('[data-testid="stCode"] code').first.inner_text().strip()
+    assert link.startswith(server + "/explore?") and "eps=3.0" in link
+    other = browser.new_context(viewport={"width": 1400, "height": 1400})
+    fresh = other.new_page()
+    fresh.goto(link)
+    wait_metrics(fresh)
+    _assert_scenario_shown(fresh, "explore")
+    assert metric_values(fresh) == reference
+    other.close()
+    page.close()
+
+
+def test_upload_then_explore_keeps_the_clipping_radius(server, browser, tmp_path):
+    csv = tmp_path / "people.csv"
+    rows = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
+                                           for i in range(200)]
+    csv.write_text("\n".join(rows))
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(f"{server}/data?R=150.0")
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page)
+    page.get_by_text("Upload CSV / Parquet").click()
+    settle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
+    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
+    settle(page)
+    assert query(page)["R"] == "150.0" and query(page)["src"] == "upload"
+    radius = page.locator('[data-testid="stNumberInput"] input').all()
+    assert any(i.input_value() == "150" for i in radius), [i.input_value() for i in radius]
+    assert_no_error(page, "data after upload")
+    go_to(page, "Explore")
+    wait_metrics(page)
+    assert query(page)["R"] == "150.0"
+    assert_no_error(page, "explore after upload")
+    page.close()
+
+
+def test_two_sessions_side_by_side_stay_apart(server, browser):
+    a = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
+    b = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
+    a.goto(f"{server}/explore?eps=2.5&delta=0.000123&mechs=analyze_gauss")
+    b.goto(f"{server}/explore?mechs=analyze_gauss")
+    wait_metrics(a)
+    wait_metrics(b)
+    assert slider_values(a)[:2] == ["2.5", "0.000123"]  # an off-grid link value is kept exactly
+    assert slider_values(b)[:2] == ["1", "1e-06"]
+    b.reload()
+    wait_metrics(b)
+    assert slider_values(b)[:2] == ["1", "1e-06"] and query(b)["eps"] == "1.0"
+    a.context.close()
+    b.context.close()

@@ -1,0 +1,87 @@
+"""The real Streamlit server and headless Debian Chromium (driven by Playwright), shared by the browser tests.
+
+Skips (with the reason) only when Chromium is absent and CI is not set; in CI a missing browser fails.
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _require_browser():
+    missing = None
+    if not Path(CHROMIUM).exists():
+        missing = f"Chromium not found at {CHROMIUM} (install it with scripts/install_browser.sh)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "the playwright Python package is not installed (pip install -r requirements-dev.txt)"
+    if missing:
+        if _in_ci():
+            pytest.fail(f"CI is set but the browser test cannot run: {missing}")
+        pytest.skip(missing)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    pytest.fail("the Streamlit server did not start in time:\n" + (proc.stdout.read() if proc.stdout else ""))
+
+
+@pytest.fixture(scope="session")
+def server():
+    _require_browser()
+    port = _free_port()
+    proc = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(url, proc)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
