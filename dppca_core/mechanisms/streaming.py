@@ -177,9 +177,9 @@ def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, rng):
         return None
     blocks = diffs[: groups * size].reshape(groups, size, -1)
     if size >= blocks.shape[2]:
-        grams = np.einsum("gbi,gbj->gij", blocks, blocks)
+        grams = np.matmul(blocks.transpose(0, 2, 1), blocks)
     else:
-        grams = np.einsum("gai,gbi->gab", blocks, blocks)
+        grams = np.matmul(blocks, blocks.transpose(0, 2, 1))
     tops = np.linalg.eigvalsh(grams)[:, -1] / (2.0 * size)
     labels = np.where(tops > 0, np.floor(4.0 * np.log2(np.maximum(tops, 1e-300))), -10**9).astype(np.int64)
     best = argmax_bin(stability_histogram(labels, epsilon, delta, rng))
