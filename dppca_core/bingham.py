@@ -8,6 +8,17 @@ Matrix Bingham: p(V) ∝ etr(V^T B V) on the Stiefel manifold V_{d,k}, sampled c
 (Hoff 2009, JCGS 18(2)). Each column is drawn exactly from its full conditional,
 but the chain is approximate for any finite number of sweeps.
 
+Cost. The rejection sampler needs no eigenvectors: for any b > 0 and mu with Omega = I + 2(mu I - C)/b
+positive definite, proposals from N(0, Omega^{-1}) and the KGM bound give exact draws; the eigenvalues of C
+only make (mu, b) optimal. So an update uses a Cholesky factor of Omega (q^3/3 flops) and O(q^2) per
+proposal (about 1.2 sqrt(q) proposals at high concentration), and the Gibbs sampler compresses B to the
+complement of the other columns with Householder reflectors (O(k d^2), no d x d products). The eigenvalue
+solve (eigvalsh, a few q^3) is made for every column in the first 3 sweeps, then every 10 sweeps per column
+or after a slow draw; in between a column reuses its (mu, b). A sweep (k updates, q = d - k + 1) therefore
+costs about k (q^3/3 + 4 k d^2) flops plus one eigenvalue solve for about one column in ten. Measured on one
+core (k = 3 at d = 20, k = 5 otherwise, spiked B): 0.4, 2.3, 5.9 and 49 ms per sweep at d = 20, 100, 200 and
+400, against 0.7, 5.1, 19.5 and 107 ms with one full eigh per update.
+
 Note: IBM diffprivlib and OpenDP ship a KGM sampler whose acceptance test is inverted
 (exp(-x'Λx) / (M (x'Ωx)^{q/2}) instead of exp(-x'Λx) (x'Ωx)^{q/2} / M). That test accepts almost never at
 realistic concentrations and, when it does accept, favours points near the mode: a more concentrated law
@@ -19,11 +30,19 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import lapack, solve_triangular
 
 from .linalg import random_orthonormal
 
 #: Cap on the number of floats in one batch of proposals (memory bound for large q).
 _BATCH_FLOATS = 1 << 21
+#: Gibbs sweeps that compute every column's envelope from the eigenvalues (burn-in moves fast).
+_FRESH_SWEEPS = 3
+#: After that, a column's envelope parameters (mu, b) are reused for this many sweeps, then recomputed.
+_REFRESH_EVERY = 10
+#: A draw that needs more than this times sqrt(q) proposals (the optimal envelope needs about 1.2 sqrt(q))
+#: renews its column's envelope at the next visit.
+_SLOW_DRAW = 4.0
 
 
 @dataclass(frozen=True)
@@ -154,17 +173,62 @@ def sample_vector_bingham(C: np.ndarray, rng: np.random.Generator, size: int | N
     if q == 1:  # S^0 = {-1, +1}, both with the same density
         x = rng.choice([-1.0, 1.0], size=(n_draws, 1))
         return BinghamSample(x[0] if size is None else x, n_draws, n_draws)
-    env = acg_envelope(C)
+    env = _cholesky_envelope(C)
     x, attempts = _rejection_loop(env, rng, n_draws, max_attempts * n_draws)
-    x = x @ env.vectors.T  # back from the eigenbasis
     return BinghamSample(x[0] if size is None else x, attempts, n_draws)
 
 
-def _rejection_loop(env: AcgEnvelope, rng: np.random.Generator, n_draws: int,
+@dataclass(frozen=True)
+class _CholeskyEnvelope:
+    """The optimal ACG envelope of f(x) ∝ exp(-x'Ax), A = mu I - C, held as a Cholesky factor of Omega.
+
+    Omega = I + 2A/b = L L^T. Proposals y = L^{-T} e (e standard normal) are N(0, Omega^{-1}), x = y/||y||.
+    On the unit sphere x'Omega x = 1 + 2 x'Ax / b, so the acceptance ratio exp(-t) (1 + 2t/b)^{q/2} / M*
+    depends on t = x'Ax only and is <= 1 for every t > -b/2 (it is concave in t with its maximum at
+    t = (q - b)/2): the sampler is exact for this b and mu; the eigenvalues only make b optimal. No
+    eigenvectors are needed, so an eigenvalue solve and a Cholesky factorisation replace a full eigh.
+    """
+
+    A: np.ndarray
+    L: np.ndarray
+    b: float
+    log_m: float
+    mu: float = 0.0
+
+    @property
+    def q(self) -> int:
+        return self.A.shape[0]
+
+
+def _cholesky_envelope(C: np.ndarray) -> _CholeskyEnvelope:
+    """The optimal envelope: mu = the largest eigenvalue of C and b from all of them (eigvalsh, no vectors)."""
+    c = np.linalg.eigvalsh(C)
+    mu = float(c[-1])
+    b = _optimal_b(np.maximum(mu - c, 0.0))
+    return _envelope_at(C, mu, b)
+
+
+def _envelope_at(C: np.ndarray, mu: float, b: float) -> _CholeskyEnvelope | None:
+    """The envelope with given mu and b, or None when Omega = I + 2(mu I - C)/b is not positive definite.
+
+    Any mu and b > 0 with Omega positive definite give an exact sampler (see :class:`_CholeskyEnvelope`);
+    mu near the largest eigenvalue of C and b near the optimum only make it efficient.
+    """
+    q = C.shape[0]
+    A = mu * np.eye(q) - C
+    omega = np.eye(q) + (2.0 / b) * A
+    try:
+        L = np.linalg.cholesky((omega + omega.T) / 2.0)
+    except np.linalg.LinAlgError:
+        return None
+    log_m = -(q - b) / 2.0 + (q / 2.0) * math.log(q / b)
+    return _CholeskyEnvelope(A, L, b, log_m, mu)
+
+
+def _rejection_loop(env: _CholeskyEnvelope, rng: np.random.Generator, n_draws: int,
                     budget: int) -> tuple[np.ndarray, int]:
-    """Accepted unit vectors (eigenbasis) in proposal order and the proposals used."""
-    q = env.lam.size
-    scale = 1.0 / np.sqrt(env.omega)
+    """Accepted unit vectors in proposal order and the proposals used."""
+    q = env.q
     out = np.empty((n_draws, q))
     got, attempts, rate = 0, 0, 0.5
     while got < n_draws:
@@ -176,10 +240,13 @@ def _rejection_loop(env: AcgEnvelope, rng: np.random.Generator, n_draws: int,
             )
         batch = int(min(max(8, math.ceil(1.25 * (n_draws - got) / rate)), max(8, _BATCH_FLOATS // q),
                         budget - attempts))
-        y = rng.standard_normal((batch, q)) * scale
+        e = rng.standard_normal((batch, q))
+        y = solve_triangular(env.L, e.T, lower=True, trans="T", check_finite=False).T
         x = y / np.linalg.norm(y, axis=1, keepdims=True)
+        t = np.einsum("ij,ij->i", x @ env.A, x)
+        log_ratio = -t + (q / 2.0) * np.log1p(2.0 * t / env.b) - env.log_m
         log_u = np.log(rng.uniform(size=batch))
-        accepted = np.flatnonzero(log_u < log_acceptance_ratio(x, env))[: n_draws - got]
+        accepted = np.flatnonzero(log_u < log_ratio)[: n_draws - got]
         out[got:got + accepted.size] = x[accepted]
         got += accepted.size
         attempts += int(accepted[-1]) + 1 if got == n_draws else batch
@@ -229,21 +296,64 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
     trace, proposals, draws = [], 0, 0
     every = max(1, math.ceil(int(sweeps) / max_iterates)) if max_iterates > 0 else 0
     iterates, iterate_sweeps = [], []
+    cached: dict = {}  # column -> (mu, b, sweep) of its last optimal envelope
+    fresh = 0
     for sweep in range(1, int(sweeps) + 1):
         for j in rng.permutation(k):
-            N = orthogonal_complement(np.delete(V, j, axis=1), d)
-            sample = sample_vector_bingham(N.T @ B @ N, rng)
-            V[:, j] = N @ sample.x
-            proposals += sample.attempts
+            C, lift = complement_compression(B, np.delete(V, j, axis=1))
+            if d - k + 1 == 1:  # the complement is a line: two points of equal density
+                z, attempts = rng.choice([-1.0, 1.0], size=1), 1
+            else:
+                env = None
+                if j in cached and sweep > _FRESH_SWEEPS and sweep - cached[j][2] < _REFRESH_EVERY:
+                    env = _envelope_at(C, cached[j][0], cached[j][1])  # reuse: one Cholesky, no eigen-solve
+                if env is None:
+                    env = _cholesky_envelope(C)
+                    cached[j] = (env.mu, env.b, sweep)
+                    fresh += 1
+                x, attempts = _rejection_loop(env, rng, 1, 1_000_000)
+                z = x[0]
+                if attempts > _SLOW_DRAW * math.sqrt(d - k + 1):  # the reused envelope has drifted: renew it
+                    cached.pop(j, None)
+            V[:, j] = lift(z)
+            proposals += attempts
             draws += 1
         trace.append(float(np.sum(V * (B @ V))))
         if every and (sweep % every == 0 or sweep == int(sweeps)):
             iterates.append(V.copy())
             iterate_sweeps.append(sweep)
-    info = {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps)}
+    info = {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps),
+            "eigen_solves": fresh}
     if every:
         info.update(iterates=iterates, iterate_sweeps=iterate_sweeps)
     return V, info
+
+
+def complement_compression(B: np.ndarray, W: np.ndarray):
+    """(N^T B N, z -> N z) for an orthonormal basis N of the complement of the m orthonormal columns of W.
+
+    N is the last d - m columns of the Q of a Householder QR of W; Q^T B Q is formed by applying the m
+    reflectors to B from both sides (O(m d^2)), never forming Q or N (a complete QR and two d x d products
+    would cost O(d^3)).
+    """
+    d, m = W.shape
+    if m == 0:
+        return B, lambda z: np.asarray(z, dtype=float)
+    qr, tau, _, info = lapack.dgeqrf(W)
+    lwork = max(1, 64 * d)
+    left, _, info_l = lapack.dormqr("L", "T", qr, tau, B, lwork)
+    both, _, info_r = lapack.dormqr("R", "N", qr, tau, left, lwork)
+    if info or info_l or info_r:  # pragma: no cover - LAPACK argument errors only
+        raise RuntimeError("Householder QR failed in the Gibbs sampler")
+    C = both[m:, m:]
+    C = (C + C.T) / 2.0
+
+    def lift(z):
+        full = np.zeros((d, 1))
+        full[m:, 0] = z
+        return lapack.dormqr("L", "N", qr, tau, full, lwork)[0][:, 0]
+
+    return C, lift
 
 
 def orthogonal_complement(others: np.ndarray, d: int) -> np.ndarray:

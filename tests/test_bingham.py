@@ -250,3 +250,51 @@ def test_gibbs_bad_input():
         sample_matrix_bingham(np.eye(3), 2, rng, sweeps=0)
     with pytest.raises(ValueError, match="orthonormal"):
         sample_matrix_bingham(np.eye(3), 2, rng, init=np.ones((3, 2)))
+
+
+# ---------------------------------------------------------------- envelopes without eigenvectors, reused in Gibbs
+
+@pytest.mark.parametrize("shift,b_factor", [(0.0, 1.0), (0.4, 1.0), (-0.2, 1.0), (0.0, 3.0), (3.0, 0.6)])
+def test_any_positive_definite_envelope_is_exact(shift, b_factor):
+    """The Gibbs sampler reuses (mu, b) across sweeps: any mu, b with Omega > 0 must give the exact law.
+
+    shift moves mu away from the largest eigenvalue (negative: below it, allowed while Omega stays positive
+    definite), b_factor moves b away from its optimum; both only change the acceptance rate.
+    """
+    from dppca_core.bingham import _envelope_at, _optimal_b, _rejection_loop
+
+    lams = np.array([0.0, 10.0, 25.0])
+    C, Q = rotated(lams, seed=9)
+    b = _optimal_b(lams) * b_factor
+    env = _envelope_at(C, float(np.linalg.eigvalsh(C)[-1]) + shift, b)
+    assert env is not None
+    x, attempts = _rejection_loop(env, np.random.default_rng(10), N_DRAWS, 10**7)
+    ok, detail = moments_agree(x @ Q, quadrature_moments_s2(lams))
+    assert ok, detail
+    # below lambda_max by more than b/2, Omega is not positive definite: refused, never used
+    assert _envelope_at(C, float(np.linalg.eigvalsh(C)[-1]) - b, b) is None
+
+
+def test_complement_compression_is_the_restriction_to_the_complement():
+    from dppca_core.bingham import complement_compression
+
+    rng = np.random.default_rng(13)
+    B = rng.normal(size=(9, 9))
+    B = B + B.T
+    W, _ = np.linalg.qr(rng.normal(size=(9, 3)))
+    C, lift = complement_compression(B, W)
+    N = orthogonal_complement(W, 9)
+    # same operator in another basis of the same subspace: equal spectra
+    assert np.allclose(np.linalg.eigvalsh(C), np.linalg.eigvalsh(N.T @ B @ N), atol=1e-12)
+    z = rng.normal(size=6)
+    z /= np.linalg.norm(z)
+    v = lift(z)
+    assert np.allclose(W.T @ v, 0, atol=1e-13) and np.isclose(np.linalg.norm(v), 1) and np.isclose(v @ B @ v, z @ C @ z)
+
+
+def test_gibbs_reuses_envelopes_after_burn_in():
+    B = np.diag(np.r_[60.0, 50.0, 40.0, np.linspace(5, 0, 9)])
+    V, info = sample_matrix_bingham(B, 3, np.random.default_rng(14), sweeps=40)
+    # 3 fresh sweeps, then a column's envelope is renewed every 10 sweeps (or after a slow draw)
+    assert 9 <= info["eigen_solves"] < 0.5 * 3 * 40
+    assert np.allclose(V.T @ V, np.eye(3), atol=1e-10)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bingham import orthogonal_complement, sample_matrix_bingham, sample_vector_bingham
+from ..bingham import complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
@@ -128,8 +128,8 @@ def _iterative_vectors(C: np.ndarray, k: int, weight: float, rng: np.random.Gene
     released = np.zeros((d, 0))
     rates = []
     for _ in range(k):
-        P = orthogonal_complement(released, d)
-        sample = sample_vector_bingham(weight * (P.T @ C @ P), rng)
-        released = np.hstack([released, (P @ sample.x)[:, None]])
+        C_i, lift = complement_compression(C, released)  # C_i = P_i^T C P_i without forming P_i
+        sample = sample_vector_bingham(weight * C_i, rng)
+        released = np.hstack([released, lift(sample.x)[:, None]])
         rates.append(sample.acceptance_rate)
     return released, rates
