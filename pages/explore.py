@@ -3,6 +3,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures, metrics
+from dppca_core.figures import risk as risk_figures
 
 from ui import compute, controls, data, scenario, show, views
 from ui.errors import boundary
@@ -14,7 +15,7 @@ ensure_navigation()
 vals = scenario.values()
 st.title("Explore")
 if not show.presenting():
-    show.chart(figures.eps_ruler(vals["eps"], controls.EPS_REFERENCES), key="ruler")
+    show.chart(risk_figures.epsilon_ruler(vals["eps"], height=190), key="ruler")
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
 st.caption(
@@ -24,13 +25,13 @@ st.caption(
 )
 
 
-def _card(col, label, values, fmt, help_text, extra=""):
+def _card(col, label, values, fmt, help_text):
     stats = compute.summary(values)
     if stats is None:
         col.metric(label, "n/a", help=help_text + " Not available: no planted support and s = 0.")
         return
     mean, lo, hi = stats
-    col.metric(label, fmt.format(mean), delta=f"95%: {fmt.format(lo)} – {fmt.format(hi)}{extra}", delta_color="off",
+    col.metric(label, fmt.format(mean), delta=f"95%: {fmt.format(lo)} – {fmt.format(hi)}", delta_color="off",
                delta_arrow="off", help=help_text)
 
 
@@ -41,10 +42,10 @@ def _mechanism_block(res, random_level: float) -> None:
         head[0].markdown(f"#### {spec.title}")
         with head[1]:
             controls.guarantee_badges(spec)
-        c = st.columns(5)
-        _card(c[0], "subspace distance", res.distance, "{:.3f}",
+        c = st.columns([1.3, 1, 1, 1, 1])
+        _card(c[0], f"subspace distance (random: {random_level:.2f})", res.distance, "{:.3f}",
               f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
-              "(no information).", extra=f" · random {random_level:.2f}")
+              "(no information).")
         _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
         _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
         _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")

@@ -8,7 +8,7 @@ PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.
 
 
 def metric(at, label, index=0):
-    values = [m.value for m in at.metric if m.label == label]
+    values = [m.value for m in at.metric if m.label == label or m.label.startswith(label + " (")]
     assert values, f"no metric {label!r} on the page; metrics: {[m.label for m in at.metric]}"
     return values[index]
 

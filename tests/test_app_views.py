@@ -39,7 +39,7 @@ def test_explore_runs_every_registered_mechanism(app_test):
     assert not at.exception, [e.value for e in at.exception]
     # the only red box allowed is the retraction badge of wishart_sn
     assert all("claim is false" in e.value for e in at.error), [e.value for e in at.error]
-    shown = [m.label for m in at.metric].count("subspace distance")
+    shown = sum(m.label.startswith("subspace distance") for m in at.metric)
     assert shown == len(dc.mechanism_names("pca"))
 
 
@@ -120,3 +120,26 @@ def test_distributed_sites_from_label_column(app_test):
     at.toggle(key="w:dbylabel").set_value(True).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("3 sites" in c.value for c in at.caption)  # wine has 3 cultivars
+
+
+def test_risk_view_follows_epsilon_and_composes_releases(app_test):
+    import json
+
+    at = app_test(mechs="analyze_gauss,ppca_exponential", view="risk", reps=2, k=2)
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+
+    def sentences():
+        return [m.value for m in at.markdown if "attacker who was 10% sure" in m.value]
+
+    before = sentences()
+    from dppca_core import risk
+
+    # pure epsilon: an attacker 10% sure becomes at most p e^eps / (1 - p + p e^eps) sure
+    assert len(before) == 2 and f"at most {risk.format_percent(risk.posterior(0.1, 1.0))} sure" in before[1]
+    assert any("would compose" in c.value for c in at.caption)
+    names = [t.get("name", "") for chart in at.get("plotly_chart") for t in json.loads(chart.proto.spec)["data"]]
+    assert any(n.startswith("analyze_gauss") for n in names) and "random guessing (no information)" in names
+    at.select_slider(key="w:eps").set_value(0.1).run()
+    after = sentences()
+    assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]

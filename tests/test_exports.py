@@ -35,14 +35,32 @@ def test_build_html_embeds_plotly_once():
     assert doc.count("Plotly.newPlot") == 2
 
 
-def test_report_page_offers_the_published_releases(app_test):
+def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test):
     at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    results_json = [b for b in at.get("download_button") if "JSON" in b.proto.label]
-    assert results_json
     table = _report_table(at)
     assert list(table["mechanism"]) == ["analyze_gauss", "ppca_exponential"]
+    assert not [b for b in at.get("download_button") if "releases" in b.proto.label]  # only after drawing
+    at.button(key="draw_releases").click().run()
+    assert [b for b in at.get("download_button") if "releases (JSON)" in b.proto.label]
+    first = at.session_state["fresh_releases"]["releases"]["analyze_gauss"]["components"]
+    at.button(key="draw_releases").click().run()
+    second = at.session_state["fresh_releases"]["releases"]["analyze_gauss"]["components"]
+    assert first != second  # unpredictable noise: the scenario's seed (which the link records) is never used
+    assert "seed" not in json.dumps(at.session_state["fresh_releases"]["releases"])
+
+
+def test_html_report_of_an_upload_leaves_out_the_seeded_numbers():
+    class Result:
+        guarantee, guarantee_text = "approximate", "text"
+        published = {"mechanism": "analyze_gauss", "guarantee": "approximate", "components": [[0.123456789]],
+                     "eigenvalues": [9.87654321], "outputs": {}, "parameters": {"k": 1}}
+
+    upload = report.build_html({**scenario.DEFAULTS, "src": "upload"}, "?x", {"analyze_gauss": Result()}, [], {}, "up")
+    public = report.build_html(scenario.DEFAULTS, "?x", {"analyze_gauss": Result()}, [], {}, "synthetic")
+    assert "0.123456789" not in upload and "9.87654321" not in upload and "approximate" in upload
+    assert "0.123456789" in public
 
 
 def test_script_prints_the_report_table_from_any_folder(app_test, tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import dppca_core as dc
+from dppca_core import risk
 from dppca_core.privacy import NEIGHBOR_RELATIONS, describe_neighbors
 from dppca_core.registry import Param
 
@@ -17,15 +18,8 @@ from .text import md_escape
 
 DELTA_GRID = (1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 
-# Reference points for epsilon, each with its source, so a newcomer can place a value.
-EPS_REFERENCES = (
-    (0.1, "ε = 0.1", "Dwork (2011), 'A firm foundation for private data analysis', CACM: ε 'say, 0.01, 0.1'"),
-    (1.1, "ln 3", "Dwork (2011), CACM: 'or in some cases, ln 2 or ln 3' (ln 3 ≈ 1.1)"),
-    (2.0, "ε = 2", "Apple, 'Differential Privacy Overview': Health types, ε = 2 per day (local DP)"),
-    (4.0, "ε = 4", "Apple, 'Differential Privacy Overview': Emoji, ε = 4 per day (local DP)"),
-    (8.0, "ε = 8", "Apple, 'Differential Privacy Overview': QuickType, ε = 8 per day (local DP)"),
-    (17.14, "ε = 17.14", "US Census Bureau (2021): 2020 redistricting data, persons, total ε = 17.14 (δ = 1e-10)"),
-)
+#: Published epsilons with their sources (checked; see dppca_core.risk), so a newcomer can place a value.
+EPS_REFERENCES = tuple(risk.reference_tuples(confirmed_only=True))
 
 
 def eps_grid(current: float | None = None) -> list[float]:
@@ -39,7 +33,7 @@ def eps_grid(current: float | None = None) -> list[float]:
 def _eps_label(value: float) -> str:
     refs = {v: label for v, label, _ in EPS_REFERENCES}
     if value in refs:
-        return f"{value:g} ◆ {refs[value]}" if refs[value] != f"ε = {value:g}" else f"{value:g} ◆"
+        return f"{value:.3g} ◆ {refs[value]}" if refs[value] != f"{value:g}" else f"{value:.3g} ◆"
     return f"{value:g}"
 
 
@@ -54,7 +48,7 @@ def epsilon_slider(container=st, field: str = "eps", key: str | None = None, lab
 
 
 def reference_table_md() -> str:
-    return "\n".join(f"- **{label}** ({v:g}): {src}" for v, label, src in EPS_REFERENCES)
+    return "\n".join(f"- **{label}** (ε = {v:.3g}): {src}" for v, label, src in EPS_REFERENCES)
 
 
 def mechanism_label(name: str) -> str:

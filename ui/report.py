@@ -25,13 +25,28 @@ def results_table(results: dict) -> pd.DataFrame:
     return experiments.results_table(results)
 
 
-def published_json(results: dict) -> str:
-    """The first repetition's published release of every mechanism, as JSON (what may be handed out)."""
-    return json.dumps({mech: res.published for mech, res in results.items()}, indent=1, allow_nan=False)
+RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
 
 
-def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str) -> str:
-    """Self-contained HTML: plotly.js is embedded once, so the file opens offline."""
+def published_json(releases: dict, numbers: bool = True) -> str:
+    """Published releases as JSON. ``releases`` maps a mechanism to a ``published()`` dict (or a result holding
+    one); ``numbers=False`` keeps the guarantee and parameters but leaves out the released numbers."""
+    out = {}
+    for mech, pub in releases.items():
+        pub = getattr(pub, "published", pub)
+        out[mech] = pub if numbers else {k: v for k, v in pub.items() if k not in RELEASED_NUMBERS}
+    return json.dumps(out, indent=1, allow_nan=False)
+
+
+def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str,
+               risk_sentences: dict | None = None) -> str:
+    """Self-contained HTML: plotly.js is embedded once, so the file opens offline.
+
+    The runs behind it use the scenario's noise seed, which the link records: anyone with the seed can redraw
+    the noise. So the released numbers are included only when the data are public (synthetic, a paper preset or
+    a shipped sample); for an uploaded table the report keeps each release's guarantee and parameters, and
+    releases to publish are drawn on the Report page with fresh randomness.
+    """
     parts = []
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=True if i == 0 else False,
@@ -42,8 +57,16 @@ def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict
         for m, r in results.items())
     table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
                          for name, df in tables.items())
-    released = (f"<details><summary>Published releases (first repetition of each mechanism, JSON)</summary>"
-                f"<pre>{html.escape(published_json(results))}</pre></details>") if results else ""
+    public_data = vals["src"] != "upload"
+    what = ("first repetition of each mechanism, JSON" if public_data else
+            "guarantees and parameters only: these runs use the noise seed in the link, so their numbers are not "
+            "releases of the uploaded data")
+    released = (f"<details><summary>Published releases ({what})</summary>"
+                f"<pre>{html.escape(published_json(results, numbers=public_data))}</pre></details>") if results else ""
+    risk_html = "".join(
+        f"<li><b>{html.escape(m)}</b><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sentences) + "</ul></li>"
+        for m, sentences in (risk_sentences or {}).items())
+    risk_block = f"<h2>What the guarantee means for one person</h2><ul>{risk_html}</ul>" if risk_html else ""
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     safe_link = html.escape(link, quote=True)
     return f"""<!DOCTYPE html>
@@ -57,6 +80,7 @@ table.t{{border-collapse:collapse;margin:.5rem 0}} table.t td,table.t th{{paddin
 <a class="link" href="{safe_link}">{html.escape(link)}</a></p>
 <p><b>Data:</b> {html.escape(data_note)}</p>
 <h2>Guarantees</h2><ul>{guarantees}</ul>
+{risk_block}
 {released}
 <p class="note">The metrics below are diagnostics computed with the raw data as reference (the non-private PCA of the
 clipped data): <b>not private, for exploration</b>. What a mechanism may publish is its release above.</p>

@@ -35,7 +35,7 @@ WIDGET_PREFIX = "w:"
 MAX_CELLS = 4_000_000
 #: Longest raw URL value we parse (anything longer is refused before parsing).
 MAX_RAW_CHARS = 2_000
-VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence")
+VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk")
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
 METRICS = ("subspace_distance", "energy", "f1")
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)

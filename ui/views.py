@@ -6,7 +6,9 @@ import hashlib
 import numpy as np
 import streamlit as st
 
-from dppca_core import figures, metrics
+from dppca_core import figures, metrics, risk
+from dppca_core.figures import risk as risk_figures
+from dppca_core.privacy import compose
 
 from . import compute, scenario, show
 
@@ -19,6 +21,7 @@ VIEWS = {
     "support": "Support",
     "downstream": "Downstream use",
     "convergence": "Convergence",
+    "risk": "Privacy risk",
 }
 METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
 
@@ -26,7 +29,7 @@ METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
 def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
     {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
      "animation": _animation, "support": _support, "downstream": _downstream,
-     "convergence": _convergence}[view](ds, prep, results, k, random_level)
+     "convergence": _convergence, "risk": _risk}[view](ds, prep, results, k, random_level)
 
 
 def _first_aligned(prep, results, k):
@@ -135,3 +138,40 @@ def _convergence(ds, prep, results, k, random_level):
     st.caption("Subspace distance to the reference after each iteration (first repetition) of the iterative "
                "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
                "release; a Gibbs chain's are not (shown here only to explore).")
+
+
+def risk_curves(results: dict) -> dict:
+    """{mechanism: privacy curve} of the releases that carry a guarantee (the non-private reference has none)."""
+    return {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
+
+
+def _risk(ds, prep, results, k, random_level):
+    vals = scenario.values()
+    curves = risk_curves(results)
+    if not curves:
+        st.info("None of the selected mechanisms has a privacy guarantee, so there is no protection to show: an "
+                "attacker can tell whether a person is in the data with certainty.")
+        return
+    font = show.PRESENTER_FONT if show.presenting() else 14
+    audit_point = None
+    last_audit = st.session_state.get("audit_result")
+    if last_audit is not None and last_audit.mechanism in curves:
+        audit_point = (last_audit.false_positive_upper, last_audit.false_negative_upper)
+    left, right = st.columns(2)
+    show.chart(risk_figures.tradeoff_figure(curves, audit_point=audit_point, font_size=font), container=left)
+    show.chart(risk_figures.posterior_figure(curves, font_size=font), container=right)
+    total = list(curves.values())
+    total_delta = min(vals["delta"] * len(total), 0.5)  # each release states its own delta
+    composed = (risk.epsilon_at(compose(total, delta=total_delta), total_delta) if len(total) > 1 else None)
+    show.chart(risk_figures.epsilon_ruler(vals["eps"], font_size=font, composed=composed))
+    for mech, curve in curves.items():
+        summary = risk.risk_summary(curve, neighbors=vals["nb"])
+        st.markdown(f"**{mech}** — {summary['description']}")
+        st.markdown("\n".join(f"- {sentence}" for sentence in summary["sentences"]))
+    st.caption(
+        "The attacker knows every row but one and asks whether that person's row is in the data. Each curve is the "
+        "best such test's trade-off for one release of that mechanism, as calibrated here; repetitions of the same "
+        "setting are not releases. "
+        + (f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
+           f"δ = {total_delta:g} (the ruler's composed mark)." if composed is not None else "")
+        + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else ""))

@@ -102,7 +102,7 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
                         hovertemplate="audit: false positives %{x:.3f}, false negatives %{y:.3f}<extra></extra>")
     fig.update_xaxes(range=[0, 1], constrain="domain", tickformat=".0%")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain", tickformat=".0%")
-    layout(fig, "How well can the best attacker tell if one person is in?",
+    layout(fig, "The best attacker's test: is this person's row in?",
            "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
            height=height or int(320 + 14 * font_size))
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
@@ -140,7 +140,7 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
     ticks = [0.001, 0.01, 0.1, 0.5, 1.0]
     fig.update_xaxes(type="log", range=[-3, 0.02], tickvals=ticks, ticktext=["0.1%", "1%", "10%", "50%", "100%"])
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    layout(fig, "How sure can an attacker become that one person is in the data?",
+    layout(fig, "How sure can an attacker become?",
            "attacker's belief before the release (prior)", "most it can believe after (posterior)",
            height=height or int(320 + 14 * font_size))
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), margin=dict(r=45))
@@ -177,13 +177,14 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
                   height: int | None = None) -> go.Figure:
     """An epsilon ruler (log scale, fixed 0.006 to 63) with the reference points and the chosen epsilon.
 
-    ``references``: :class:`dppca_core.risk.EpsilonReference` items (default: all of
+    ``references``: :class:`dppca_core.risk.EpsilonReference` items (default: the confirmed ones of
     :data:`dppca_core.risk.EPS_REFERENCES`). Marker shape = scope (suggested / per donation / per day / total),
     colour = model (blue central, orange local, grey suggestion); open markers are not confirmed against their
     source. Hover shows the source. ``current`` (red) is the chosen epsilon, ``composed`` (dark red, optional)
     the composed total of several releases. Values outside the range are drawn at its edge with an arrow.
     """
-    refs = sorted(risk.reference_points() if references is None else list(references), key=lambda r: r.value)
+    refs = sorted(risk.reference_points(confirmed_only=True) if references is None else list(references),
+                  key=lambda r: r.value)
     lo, hi = 10 ** RULER_RANGE[0], 10 ** RULER_RANGE[1]
     fig = go.Figure()
     fig.add_shape(type="line", x0=lo, x1=hi, y0=0, y1=0, line=dict(color="#bbb", width=2))
