@@ -345,9 +345,18 @@ class _Partial:
 def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
     """(float matrix with NaN/inf at bad cells, per-column [missing, infinite, non_numeric], site labels)."""
     n = len(chunk)
-    X = np.empty((n, len(spec.features)))
     counts = {}
     dtypes = chunk.dtypes
+    numeric = [pd.api.types.is_float_dtype(dtypes[j]) or (pd.api.types.is_integer_dtype(dtypes[j])
+                                                          and not pd.api.types.is_bool_dtype(dtypes[j]))
+               for j in spec.features]
+    if all(numeric):  # the usual case: the parser read every feature as numbers, one copy into floats
+        X = chunk[list(spec.features)].to_numpy(dtype=float, na_value=np.nan)
+        nan, inf = np.isnan(X).sum(axis=0), np.isinf(X).sum(axis=0)
+        for t in np.flatnonzero(nan + inf):
+            counts[spec.header[spec.features[t]]] = [int(nan[t]), int(inf[t]), 0]
+        return X, counts, _site_labels(chunk, spec, X, counts)
+    X = np.empty((n, len(spec.features)))
     for t, j in enumerate(spec.features):
         col = chunk[j]
         dt = dtypes[j]
@@ -366,6 +375,11 @@ def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
         infinite = int(np.isinf(X[:, t]).sum())
         if missing or infinite or non_numeric:
             counts[spec.header[j]] = [missing, infinite, non_numeric]
+    return X, counts, _site_labels(chunk, spec, X, counts)
+
+
+def _site_labels(chunk, spec, X, counts):
+    """Each row's site as text (None without a site column); a row without a site is marked bad in X."""
     labels = None
     if spec.site is not None:
         raw = chunk[spec.site]
@@ -374,7 +388,7 @@ def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
         if empty.any():
             X[empty, 0] = np.nan  # a row without a site is a bad row
             counts.setdefault(spec.header[spec.site], [0, 0, 0])[0] += int(empty.sum())
-    return X, counts, labels
+    return labels
 
 
 def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, first_row: int | None,

@@ -105,6 +105,10 @@ def test_run_on_stats_gives_the_release_of_run_on_rows(stats_and_data, mechanism
     params = {}
     if any(p.name == "sites" for p in spec.params):
         params_rows, params_stats = {"sites": SITES}, {"sites": len(stats.site_labels)}
+    elif mechanism == "ppca_exponential":
+        # a Gibbs chain amplifies rounding differences in the Gram matrix (about x10 every 10 sweeps, measured):
+        # a short chain keeps them below the tolerance; the sampler is the same at any length
+        params_rows = params_stats = {"sweeps": 20}
     else:
         params_rows = params_stats = params
     k = 2
