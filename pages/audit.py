@@ -76,6 +76,8 @@ if result is not None:
                                   "published iterates)",
                "psd_support": "whether Y − XᵀX of D has a negative eigenvalue (possible only if D' produced Y, "
                               "because Wishart noise is positive semi-definite)",
+               "moment_likelihood_ratio": "the likelihood ratio of the noisy second and third moments rebuilt from "
+                                          "the published whitening and projected tensor (K = d)",
                "published field": f"the published field '{result.leaked_field}', which carries no noise"}
         reading = ("read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
                    "is Gaussian (exact for Gaussian noise)" if result.conversion == "gdp"

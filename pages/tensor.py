@@ -5,97 +5,27 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core.figures import base as fig_base
 from dppca_core.figures import tensor as fig_tensor
 from dppca_core.tensor import experiments as ex
 from dppca_core.tensor import metrics as tm
 
+from ui import scenario, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
 ensure_navigation()
 
-#: Every setting of this page, in one place: kind, default, range (or options), label and help. Canonical values
-#: live in st.session_state["tensor:<field>"]; each widget has the key "tensor:w:<field>" and copies its value
-#: back when changed, so the values survive page switches and can be set from outside (URL, scenarios).
-SETTINGS = {
-    "model": {"kind": "choice", "default": "MOG", "options": ("MOG", "STM"), "label": "model",
-              "help": "MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
-                      "(documents of three words, each document from one topic)."},
-    "D": {"kind": "int", "default": 10, "low": 3, "high": 60, "label": "dimension D",
-          "help": "Features (MOG) or vocabulary size (STM). The paper uses D = 10 and D = 50."},
-    "K": {"kind": "int", "default": 5, "low": 2, "high": 12, "label": "components K",
-          "help": "Mixture components or topics (K ≤ D). The paper uses K = 5 and K = 10."},
-    "sites": {"kind": "int", "default": 5, "low": 2, "high": 20, "label": "sites S",
-              "help": "Equal sites holding disjoint samples (the paper: S = 5)."},
-    "n_per_site": {"kind": "int", "default": 1000, "low": 100, "high": 20000, "label": "samples per site N_s",
-                   "help": "The sample-size sweep uses ¼, ½, 1, 2 and 4 times this."},
-    "epsilon": {"kind": "float", "default": 1.0, "options": (0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0,
-                                                             20.0, 50.0), "label": "ε (total, both stages)",
-                "help": "Privacy budget of the whole release; the ε sweep marks it with a dotted line."},
-    "delta": {"kind": "float", "default": 0.01, "options": (1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05),
-              "label": "δ (total, both stages)", "help": "The paper uses δ = 0.01."},
-    "split": {"kind": "float", "default": 0.5, "low": 0.1, "high": 0.9, "step": 0.05,
-              "label": "share of ε and δ for M2 (whitening)",
-              "help": "The rest goes to the third moment M3. The paper splits equally (0.5)."},
-    "reps": {"kind": "int", "default": 5, "low": 2, "high": 20, "label": "repetitions",
-             "help": "Fresh data and noise per repetition; the bands span 95% of them."},
-    "seed": {"kind": "int", "default": 0, "low": 0, "high": 1_000_000, "label": "seed",
-             "help": "Seed of the data and the noise (the model's components are fixed)."},
-}
-PREFIX, WIDGET = "tensor:", "tensor:w:"
+TENSOR_EPS = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0)
+TENSOR_DELTA = (1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05)
 EPS_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 N_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 SHOWN = ("otd_cape_agn", "otd_conventional", "otd_local", "otd_non_private", ex.RANDOM)
 PRESETS = {"paper: D = 10, K = 5": (10, 5), "paper: D = 50, K = 10": (50, 10)}
 
 
-def _coerce(field: str, value):
-    """A value of the field's type inside its range, or ValueError saying what is allowed."""
-    spec = SETTINGS[field]
-    if spec["kind"] == "choice" or "options" in spec:
-        if value not in spec["options"]:
-            raise ValueError(f"{spec['label']} must be one of {list(spec['options'])} (got {value!r}).")
-        return value
-    value = int(value) if spec["kind"] == "int" else float(value)
-    if not spec["low"] <= value <= spec["high"]:
-        raise ValueError(f"{spec['label']} = {value} is out of range: choose a value in "
-                         f"[{spec['low']}, {spec['high']}].")
-    return value
-
-
-def settings() -> dict:
-    """The page's current settings (canonical values, created from the defaults on first use)."""
-    for field, spec in SETTINGS.items():
-        st.session_state.setdefault(PREFIX + field, spec["default"])
-    return {field: st.session_state[PREFIX + field] for field in SETTINGS}
-
-
-def _copy_back(field: str) -> None:
-    st.session_state[PREFIX + field] = st.session_state[WIDGET + field]
-
-
-def widget(field: str, container=st) -> None:
-    """The one widget of a field, bound to its canonical value."""
-    spec = SETTINGS[field]
-    key = WIDGET + field
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state[PREFIX + field]
-    common = dict(key=key, help=spec["help"], on_change=_copy_back, args=(field,))
-    if spec["kind"] == "choice":
-        container.radio(spec["label"], spec["options"], horizontal=True, **common)
-    elif "options" in spec:
-        container.select_slider(spec["label"], options=spec["options"], format_func=lambda v: f"{v:g}", **common)
-    elif spec["kind"] == "int":
-        container.number_input(spec["label"], min_value=spec["low"], max_value=spec["high"], step=1, **common)
-    else:
-        container.slider(spec["label"], spec["low"], spec["high"], step=spec.get("step", 0.05), **common)
-
-
 def _preset(D: int, K: int) -> None:
-    for field, value in (("D", D), ("K", K)):
-        st.session_state[PREFIX + field] = value
-        st.session_state[WIDGET + field] = value
+    scenario.set_value("tD", D)
+    scenario.set_value("tK", K)
 
 
 @st.cache_data(max_entries=1024, show_spinner=False)
@@ -122,19 +52,37 @@ st.markdown(
 )
 
 with st.sidebar:
-    with boundary("the controls"):
-        settings()
-        st.subheader("Tensor settings")
-        widget("model")
-        c = st.columns(2)
-        for (label, (D, K)), col in zip(PRESETS.items(), c):
-            col.button(label, on_click=_preset, args=(D, K), key=f"{PREFIX}preset:{D}x{K}", width="stretch")
-        for field in ("D", "K", "sites", "n_per_site", "epsilon", "delta", "split", "reps", "seed"):
-            widget(field)
+    st.subheader("Tensor settings")
+    vals = scenario.values()
+    st.radio("model", ("MOG", "STM"), horizontal=True, **scenario.bind("tmodel"),
+             help="MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
+                  "(documents of three words, each document from one topic).")
+    c = st.columns(2)
+    for (label, (D, K)), col in zip(PRESETS.items(), c):
+        col.button(label, on_click=_preset, args=(D, K), key=f"tensor_preset:{D}x{K}", width="stretch")
+    st.number_input("dimension D", 3, 60, step=1, **scenario.bind("tD"),
+                    help="Features (MOG) or vocabulary size (STM). The paper uses D = 10 and D = 50.")
+    st.number_input("components K", 2, 12, step=1, **scenario.bind("tK"),
+                    help="Mixture components or topics (K ≤ D). The paper uses K = 5 and K = 10.")
+    st.number_input("sites S", 2, 20, step=1, **scenario.bind("tsites"), help="Equal sites holding disjoint samples.")
+    st.number_input("samples per site N_s", 100, 20_000, step=100, **scenario.bind("tn"),
+                    help="The sample-size sweep uses ¼, ½, 1, 2 and 4 times this.")
+    st.select_slider("ε (total, both stages)", options=scenario.with_current(TENSOR_EPS, vals["teps"]),
+                     format_func=lambda v: f"{v:g}", **scenario.bind("teps"))
+    st.select_slider("δ (total, both stages)", options=scenario.with_current(TENSOR_DELTA, vals["tdelta"]),
+                     format_func=lambda v: f"{v:g}", **scenario.bind("tdelta"), help="The paper uses δ = 0.01.")
+    st.slider("share of ε and δ for M2 (whitening)", 0.1, 0.9, step=0.05, **scenario.bind("tsplit"),
+              help="The rest goes to the third moment M3. The paper splits equally (0.5).")
+    st.number_input("repetitions", 2, 20, step=1, **scenario.bind("treps"),
+                    help="Fresh data and noise per repetition; the bands span 95% of them.")
+    st.number_input("seed", 0, 1_000_000, step=1, **scenario.bind("tseed"),
+                    help="Seed of the data and the noise (the model's components are fixed).")
 
 ready = False
 with boundary("the tensor settings"):
-    vals = {field: _coerce(field, value) for field, value in settings().items()}
+    t = scenario.values()
+    vals = {"model": t["tmodel"], "D": t["tD"], "K": t["tK"], "sites": t["tsites"], "n_per_site": t["tn"],
+            "epsilon": t["teps"], "delta": t["tdelta"], "split": t["tsplit"], "reps": t["treps"], "seed": t["tseed"]}
     if vals["K"] > vals["D"]:
         raise ValueError(f"K = {vals['K']} components need at least K dimensions: choose K ≤ D = {vals['D']}.")
     kind = vals["model"].lower()
@@ -170,19 +118,16 @@ if not ready:
 st.subheader("Error against ε")
 with boundary("the ε sweep"):
     summary = ex.summarize(by_eps, "epsilon")
-    st.plotly_chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "epsilon", "ε (total)",
-                                           labels=ex.LABELS, marker=float(vals["epsilon"])),
-                    config=fig_base.PLOTLY_CONFIG, width="stretch")
+    show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "epsilon", "ε (total)",
+                                      labels=ex.LABELS, marker=float(vals["epsilon"])))
     st.caption(f"N_s = {vals['n_per_site']:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
                "non-private error first, conventional and local need larger ε.")
 
 st.subheader("Error against the sample size per site")
 with boundary("the sample-size sweep"):
     summary = ex.summarize(by_n, "n_per_site")
-    st.plotly_chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "n_per_site",
-                                           "samples per site N_s", labels=ex.LABELS,
-                                           marker=float(vals["n_per_site"])),
-                    config=fig_base.PLOTLY_CONFIG, width="stretch")
+    show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "n_per_site",
+                                      "samples per site N_s", labels=ex.LABELS, marker=float(vals["n_per_site"])))
     st.caption(f"ε = {vals['epsilon']:g}. The sensitivities are proportional to 1/N_s, so more samples per "
                "site means less noise at the same ε.")
 
@@ -196,11 +141,9 @@ with boundary("the component view"):
         w = np.full(model.K, np.nan)
         w[match] = res["weights"]
         weights[mech] = w
-    st.plotly_chart(fig_tensor.components_compare(model.components, aligned, labels=ex.LABELS,
-                                                  feature="word" if kind == "stm" else "coordinate"),
-                    config=fig_base.PLOTLY_CONFIG, width="stretch")
-    st.plotly_chart(fig_tensor.weights_compare(model.weights, weights, labels=ex.LABELS),
-                    config=fig_base.PLOTLY_CONFIG, width="stretch")
+    show.chart(fig_tensor.components_compare(model.components, aligned, labels=ex.LABELS,
+                                             feature="word" if kind == "stm" else "coordinate"))
+    show.chart(fig_tensor.weights_compare(model.weights, weights, labels=ex.LABELS))
     st.caption("One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
                "one it is matched to. " + ("Topic estimates are post-processed into distributions (negative "
                "entries set to 0, columns summing to 1), as in the paper." if kind == "stm" else

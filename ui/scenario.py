@@ -185,6 +185,17 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
     Field("anb", "choice", "replace", choices=("replace", "add_remove")),
     Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
+    # tensor decomposition
+    Field("tmodel", "choice", "MOG", choices=("MOG", "STM")),
+    Field("tD", "int", 10, 3, 60),
+    Field("tK", "int", 5, 2, 12),
+    Field("tsites", "int", 5, 2, 20),
+    Field("tn", "int", 1000, 100, 20_000),
+    Field("teps", "float", 1.0, 0.01, 100.0),
+    Field("tdelta", "float", 0.01, check=_check_delta),
+    Field("tsplit", "float", 0.5, 0.1, 0.9),
+    Field("treps", "int", 5, 2, 20),
+    Field("tseed", "int", 0, 0, 1_000_000),
     # presentation
     Field("present", "bool", False),
 )}
