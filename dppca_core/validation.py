@@ -7,11 +7,47 @@ from numbers import Integral, Real
 import numpy as np
 
 
+def _is_dataframe(X) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "to_numpy") and hasattr(getattr(X, "dtypes", None), "items")
+
+
+def _is_series(X) -> bool:
+    return hasattr(X, "to_numpy") and hasattr(X, "dtype") and not hasattr(X, "columns") and getattr(X, "ndim", 0) == 1
+
+
 def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
-    """Return X as a finite 2-D float array with at least ``min_rows`` rows."""
+    """Return X as a finite 2-D float array with at least ``min_rows`` rows.
+
+    Accepts arrays, nested lists and numeric DataFrames. Refuses, with a message saying what to do: a pandas
+    Series (one column: say which shape you mean), masked arrays with masked entries, complex numbers, dates and
+    times, text, NaN and infinities.
+    """
+    if np.ma.isMaskedArray(X):
+        if np.ma.getmaskarray(X).any():
+            raise ValueError(f"{name} is a masked array with masked entries; fill them (X.filled(value)) or drop "
+                             "those rows before the analysis.")
+        X = np.ma.getdata(X)
+    if _is_series(X):
+        raise ValueError(f"{name} is a pandas Series (one column); pass a 2-D table: series.to_frame() for n rows "
+                         "of one feature, or a DataFrame with one column per feature.")
+    if _is_dataframe(X):
+        from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+        bad = [str(c) for c, t in X.dtypes.items()
+               if not is_numeric_dtype(t) or is_bool_dtype(t) or is_complex_dtype(t)]
+        if bad:
+            raise ValueError(f"non-numeric column(s) {bad[:10]}: drop them or encode them as numbers.")
+        X = X.to_numpy(dtype=float)
+    raw = np.asarray(X)
+    if raw.dtype.kind in "mM":
+        raise ValueError(f"{name} holds dates or times; convert them to numbers first (e.g. days since a public "
+                         "reference date) or drop those columns.")
+    if raw.dtype.kind == "c" or (raw.dtype == object and any(isinstance(v, complex) for v in raw.ravel()[:1000])):
+        raise ValueError(f"{name} holds complex numbers; PCA here is for real data: pass the real and imaginary "
+                         "parts as separate columns, or their magnitudes.")
     try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
+        arr = raw.astype(float) if raw.dtype != float else raw
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(
             f"{name} must be numeric (a 2-D array of numbers); convert or drop non-numeric columns ({exc})."
         ) from None
@@ -45,8 +81,15 @@ def check_positive(value, name: str, *, hint: str = "") -> float:
     return float(value)
 
 
+MIN_EPSILON = 1e-6
+
+
 def check_epsilon(epsilon) -> float:
-    return check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
+    epsilon = check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
+    if epsilon < MIN_EPSILON:
+        raise ValueError(f"epsilon = {epsilon!r} is below {MIN_EPSILON:g}: the noise would be astronomically large "
+                         "(every output pure noise) and overflows the arithmetic; use epsilon >= 1e-6.")
+    return epsilon
 
 
 MIN_DELTA = 1e-100
