@@ -1,75 +1,379 @@
-"""Theoretical error rates (up to constants) of the mechanisms, for overlays beside measurements.
+"""Theoretical error rates (up to constants) of the mechanisms, the regimes where they hold, and slope checks.
 
-A *rate* gives how the subspace error ||sin Theta||_F scales with n, d, k, epsilon, delta and s; constants are
-unknown, so the dashboard scales each rate to its first measured point and labels it as a rate, not a value.
+A *rate* gives how the subspace error ||sin Theta||_F scales with n, d, k, epsilon, delta, s and the data noise;
+constants are unknown, so the dashboard scales each rate to its first measured point and labels it as a rate,
+not a value. Each rate is a sum of named *terms*: ``"privacy"`` (the error the noise adds, measured against the
+non-private answer on the same data) and ``"statistical"`` (the sampling error, against the population). Every
+privacy term uses the exact noise calibration of the mechanism (analytic Gaussian mechanism, GDP composition),
+so its slope in epsilon is the slope of the actual noise scale, about -1 at small epsilon and flatter at large
+epsilon, where sigma(epsilon, delta) falls more slowly than 1/epsilon.
+
+:data:`REGIMES` says, per mechanism and axis, a setting in which one term dominates and the rate's assumptions
+hold (eigengap well above the noise, iterations converged, learning rate large enough); :func:`measure_slope`
+measures the log-log slope of the mean error there and :func:`predicted_slope` gives the slope of the dominant
+term over the same grid. ``benchmarks/rates.py`` writes both into ``docs/rates.md``; ``tests/test_rates.py``
+holds every mechanism to its prediction.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .privacy import composed_gaussian_sigma, gaussian_sigma, sensitivity
 
 RATES = {
-    "analyze_gauss": "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma sqrt(k(d-k)) / gap, gap ∝ n",
-    "cape_pca": "Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / n",
+    "analyze_gauss": "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma(eps, delta) sqrt(k(d-k)) / (n gap)",
+    "cape_pca": "Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)",
     "dist_conventional": "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
-    "dist_local": "Analyze Gauss on n/S rows",
-    "mod_sulq": "Chaudhuri et al. 2013: beta sqrt(k(d-k)), beta ∝ d sqrt(log(d^2/delta)) / (n eps)",
-    "private_power": "Hardt & Price 2014 (Cor 1.1): sigma_step sqrt(k d log d) / gap",
-    "ppca_exponential": "Chaudhuri et al. 2013 (Thm 6): sample complexity ∝ d k / (eps gap), error ∝ d k / (eps n)",
-    "amin_iterative": "Amin et al. 2019: like the exponential mechanism, d k / (eps n) per vector",
-    "ldp_gaussian": "Wang & Xu (Thm 2): sqrt(k) d sqrt(log(1/delta)) / (eps sqrt(n))",
-    "ldp_sparse": "Wang & Xu (Thm 4): s sqrt(k log d log(1/delta)) / (eps sqrt(n))",
-    "dps_pca": "Ge et al. 2018 (Thm 4.3): sqrt(s (k + log d) / n) + privacy term sqrt(T d) sigma / n",
-    "private_oja": "Liu et al. 2022 (Thm 3.3): sqrt(d/n) + d log(1/delta) / (eps n)",
-    "dp_pca": "Liu et al. 2022 (Cor 5.2): sqrt(d/n) + d sqrt(log(1/delta)) / (eps n)",
+    "dist_local": "Analyze Gauss on n/S rows: S x pooled level",
+    "mod_sulq": "Chaudhuri et al. 2013: beta sqrt(k(d-k)) / gap, beta = (d+1) sqrt(2 ln(d^2/delta)) / (n eps) + "
+                "1 / (n sqrt(eps))",
+    "private_power": "Hardt & Price 2014 (Cor 1.1): sqrt(L) sigma(eps, delta) sqrt(k d) / (n gap), L = 20 steps "
+                     "(exact GDP composition)",
+    "ppca_exponential": "Chaudhuri et al. 2013 (Thm 6, sample complexity n ~ d / (eps gap (1 - rho))): "
+                        "sin ~ sqrt(d / (eps n gap))",
+    "amin_iterative": "Amin et al. 2019: each vector an exponential-mechanism draw with eps_i = 0.8 eps / k: "
+                      "sqrt(k d / (eps n gap))",
+    "ldp_gaussian": "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
+    "ldp_sparse": "Wang & Xu (Thm 4): s lambda / gap, lambda ~ sigma(eps, delta) sqrt(log d / n)",
+    "dps_pca": "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
+               "sqrt(s (k + log d) / n)",
+    "private_oja": "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + 4 alpha(eps, delta)^2 d) "
+                   "/ n) / gap",
+    "dp_pca": "Liu et al. 2022 (Thm 5.1 / Cor 5.2): sqrt(T V / n) + T r sqrt(d) sigma(eps, delta) / n, "
+              "T ~ (ln n)^2 / 16, r ~ spread of the gradients (~ data noise)",
 }
 
 
-def _one(mechanism, n, d, k, epsilon, delta, s, sites):
+def _batches(n: int) -> int:
+    from .mechanisms.streaming import BATCH_CONSTANT
+
+    return max(1, math.ceil(math.log(max(n, 2)) ** 2 / BATCH_CONSTANT))
+
+
+def _terms(mechanism, n, d, k, epsilon, delta, s, sites, sigma_data):
+    """(privacy, statistical) terms of the error rate, each up to a constant."""
     k = min(k, d - 1) if d > 1 else 1
     spread = math.sqrt(max(k * (d - k), 1))
+    statistical = math.sqrt(k * max(d - k, 1) / n)
+    ag = gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
     if mechanism in ("analyze_gauss", "cape_pca", "dist_conventional", "dist_local"):
-        sigma = gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
         factor = {"dist_conventional": math.sqrt(sites), "dist_local": sites}.get(mechanism, 1.0)
-        return factor * sigma * spread / n
+        return factor * ag * spread / n, statistical
     if mechanism == "mod_sulq":
-        return (d + 1) / (n * epsilon) * math.sqrt(2 * math.log((d * d + d) / delta)) * spread
+        from .mechanisms.central import mod_sulq_beta
+
+        return mod_sulq_beta(n, d, epsilon, delta) * spread, statistical
     if mechanism == "private_power":
-        return composed_gaussian_sigma(math.sqrt(2), epsilon, delta, 20) * math.sqrt(k * d * math.log(d + 1)) / n
-    if mechanism in ("ppca_exponential", "amin_iterative"):
-        return d * k / (epsilon * n)
-    if mechanism == "ldp_gaussian":
-        return math.sqrt(k) * d * gaussian_sigma(math.sqrt(2), epsilon, delta) / math.sqrt(n)
-    if mechanism == "ldp_sparse":
-        return s * math.sqrt(k * math.log(d + 1)) * gaussian_sigma(math.sqrt(2), epsilon, delta) / math.sqrt(n)
+        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
+        return composed_gaussian_sigma(delta_2, epsilon, delta, 20) * math.sqrt(k * d) / n, statistical
     if mechanism == "dps_pca":
-        return math.sqrt(s * (k + math.log(d + 1)) / n) + composed_gaussian_sigma(
-            math.sqrt(2), epsilon, delta, 10) * math.sqrt(d) / n
+        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
+        noise = composed_gaussian_sigma(delta_2, epsilon, delta, 10) * math.sqrt(sites)
+        return noise * spread / n, math.sqrt(s * (k + math.log(d + 1)) / n)
+    if mechanism == "ppca_exponential":
+        return math.sqrt(k * d / (epsilon * n)), statistical
+    if mechanism == "amin_iterative":
+        return math.sqrt(k * k * d / (0.8 * epsilon * n)), statistical
+    if mechanism == "ldp_gaussian":
+        return ag * spread / math.sqrt(n), statistical
+    if mechanism == "ldp_sparse":
+        return ag * s * math.sqrt(k * math.log(d + 1) / n), math.sqrt(s * math.log(d + 1) / n)
     if mechanism == "private_oja":
-        return math.sqrt(d / n) + d * math.log(1 / delta) / (epsilon * n)
+        alpha = gaussian_sigma(1.0, epsilon, delta)
+        return 2.0 * alpha * math.sqrt(d / n), sigma_data * math.sqrt(d / n)
     if mechanism == "dp_pca":
-        return math.sqrt(d / n) + d * math.sqrt(math.log(1 / delta)) / (epsilon * n)
+        T = _batches(n)
+        return T * sigma_data * d * gaussian_sigma(1.0, epsilon, delta) / n, sigma_data * math.sqrt(T * d / n)
     return None
 
 
 def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: float, delta: float,
-         s: int | None = None, sites: int = 5) -> np.ndarray:
-    """The rate of ``mechanism`` along ``axis`` ("eps", "n", "d", "delta", "k" or "s") at the points ``xs``.
+         s: int | None = None, sites: int = 5, sigma: float = 1.0, term: str | None = None) -> np.ndarray:
+    """The rate of ``mechanism`` along ``axis`` ("eps", "n", "d", "delta", "k", "s" or "sigma") at ``xs``.
 
-    Other quantities are held at the given values. Raises ValueError for a mechanism without a known rate.
+    Other quantities are held at the given values; ``sigma`` is the data noise (Example 4.1's sigma; only the
+    streaming mechanisms' rates depend on it). ``term`` = "privacy" or "statistical" gives that term alone,
+    None their sum (unit constants). Raises ValueError for a mechanism without a known rate.
     """
     if mechanism not in RATES:
         raise ValueError(f"no theoretical rate is known for {mechanism!r}.")
-    base = {"n": n, "d": d, "k": k, "epsilon": epsilon, "delta": delta, "s": s or d, "sites": sites}
-    key = {"eps": "epsilon"}.get(axis, axis)
+    if term not in (None, "privacy", "statistical"):
+        raise ValueError(f"term must be 'privacy', 'statistical' or None (got {term!r}).")
+    base = {"n": n, "d": d, "k": k, "epsilon": epsilon, "delta": delta, "s": s or d, "sites": sites,
+            "sigma_data": sigma}
+    key = {"eps": "epsilon", "sigma": "sigma_data"}.get(axis, axis)
     if key not in base:
         raise ValueError(f"unknown axis {axis!r}.")
     out = []
     for x in np.asarray(xs, dtype=float):
         point = dict(base)
         point[key] = int(x) if key in ("n", "d", "k", "s") else float(x)
-        out.append(_one(mechanism, **point))
+        privacy, statistical = _terms(mechanism, **point)
+        out.append({"privacy": privacy, "statistical": statistical, None: privacy + statistical}[term])
     return np.array(out, dtype=float)
+
+
+def loglog_slope(xs, ys) -> float:
+    """Least-squares slope of log(ys) against log(xs)."""
+    return float(np.polyfit(np.log(np.asarray(xs, float)), np.log(np.asarray(ys, float)), 1)[0])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Regimes in which each rate holds, and the measurement of slopes there.
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A setting in which one term of a mechanism's rate dominates and its assumptions hold.
+
+    ``law`` names the data: "spiked" (``datasets.spiked_covariance`` with ``data``'s arguments) or "example41"
+    (``datasets.liu_example_41``). ``grid`` are the values of ``axis`` ("n", "eps" or "sigma"); the other
+    quantities are ``n``, ``epsilon``, ``delta`` and the data arguments. ``reference`` is "sample" (error against
+    the non-private top-k subspace of the same rows: the privacy term alone) or "population" (against the planted
+    subspace). ``why`` says in words why the regime holds.
+    """
+
+    axis: str
+    grid: tuple
+    term: str
+    law: str
+    data: dict
+    n: int
+    k: int = 1
+    epsilon: float = 1.0
+    delta: float = 1e-6
+    reference: str = "sample"
+    reps: int = 12
+    params: dict = field(default_factory=dict)
+    why: str = ""
+
+
+def _spiked(d, k, spike, sparsity=None, seed=0):
+    return {"d": d, "k": k, "spike": spike, "sparsity": sparsity, "seed": seed}
+
+
+# d = 10, k = 2, spikes 30 and 22.5 over noise 1: the eigengap of the scaled rows (~0.14 of their total variance)
+# is large, and the noise levels below keep every error under ~0.3, far from the random level 1.26.
+_CENTRAL_N = dict(law="spiked", data=_spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0)
+_CENTRAL_EPS = dict(law="spiked", data=_spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0), n=8000, k=2)
+
+# Keys: (mechanism, label); the label is the axis, or the axis and the dominant term where both are checked.
+REGIMES: dict[tuple[str, str], Regime] = {
+    **{(m, "n"): Regime("n", term="privacy", why="privacy-dominated against the sample subspace; eigengap of "
+                        "X^T X grows like n", **_CENTRAL_N) for m in ("analyze_gauss", "cape_pca")},
+    **{(m, "eps"): Regime("eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism",
+                          **_CENTRAL_EPS) for m in ("analyze_gauss", "cape_pca")},
+    ("dist_conventional", "n"): Regime("n", term="privacy", why="sqrt(S) x pooled noise, S = 5 sites",
+                                       **_CENTRAL_N),
+    ("dist_conventional", "eps"): Regime("eps", term="privacy", why="sqrt(S) x pooled noise", **_CENTRAL_EPS),
+    ("dist_local", "n"): Regime("n", term="privacy", why="Analyze Gauss on n/S rows",
+                                **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
+    ("dist_local", "eps"): Regime("eps", term="privacy", why="Analyze Gauss on n/S rows",
+                                  **dict(_CENTRAL_EPS, n=32000)),
+    ("mod_sulq", "n"): Regime("n", term="privacy", why="beta ~ d/(n eps): privacy-dominated against the sample",
+                              **dict(_CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0)),
+    ("mod_sulq", "eps"): Regime("eps", term="privacy", why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
+                                **dict(_CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0))),
+    ("private_power", "n"): Regime("n", term="privacy", why="20 iterations converge ((lambda_3/lambda_2)^20 ~ "
+                                   "1e-9); per-step noise sqrt(20) sigma", **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
+    ("private_power", "eps"): Regime("eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)",
+                                     **dict(_CENTRAL_EPS, n=32000)),
+    ("dps_pca", "n"): Regime("n", term="privacy", why="10 iterations converge; noise sqrt(S T) sigma, no "
+                             "truncation (sparsity = d)", **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
+    ("dps_pca", "eps"): Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)",
+                               **dict(_CENTRAL_EPS, n=32000)),
+    ("ldp_gaussian", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
+                                  grid=(20000, 80000, 320000), n=0, k=2, epsilon=8.0,
+                                  why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well "
+                                      "below the random level only once n eps^2 gap^2 >> d ln(1/delta)"),
+    ("ldp_gaussian", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
+                                    grid=(4.0, 8.0, 16.0), n=80000, k=2,
+                                    why="error proportional to the per-user sigma(eps, delta)"),
+    ("ldp_sparse", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(20, 1, 30.0, sparsity=4),
+                                grid=(20000, 80000, 320000), n=0, k=1, epsilon=8.0, reference="population",
+                                why="support recovered at every n (lambda below the support's entries) and the "
+                                    "users' noise dominates the sampling term: error ~ s lambda / gap"),
+    ("ldp_sparse", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(20, 1, 30.0, sparsity=4),
+                                  grid=(4.0, 8.0, 16.0), n=160000, k=1, reference="population",
+                                  why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)"),
+    ("ppca_exponential", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 1, 30.0),
+                                      grid=(2000, 8000, 32000), n=0, k=1, epsilon=1.0,
+                                      why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)"),
+    ("ppca_exponential", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 1, 30.0),
+                                        grid=(0.5, 1.0, 2.0), n=8000, k=1, why="sin^2 ~ d/(eps n gap)"),
+    ("amin_iterative", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
+                                    grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0,
+                                    why="exact vector draws with eps_i = 0.4 eps each; concentrated"),
+    ("amin_iterative", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
+                                      grid=(0.5, 1.0, 2.0), n=8000, k=2, why="sin^2 ~ k d/(eps n gap)"),
+    ("private_oja", "n"): Regime("n", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
+                                 grid=(5000, 10000, 20000), n=0, epsilon=8.0, reference="population",
+                                 params={"lr_c1": 8.0}, reps=8,
+                                 why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the "
+                                     "per-step noise 2 eta alpha dominates the data noise"),
+    ("private_oja", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
+                                   grid=(4.0, 8.0, 16.0), n=10000, reference="population", params={"lr_c1": 8.0},
+                                   reps=8, why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
+    ("private_oja", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 10, "seed": 0},
+                                     grid=(0.1, 0.03, 0.01), n=10000, epsilon=8.0, reference="population",
+                                     params={"lr_c1": 8.0}, reps=8,
+                                     why="the privacy noise does not depend on the data noise: flat"),
+    ("dp_pca", "n, statistical"): Regime("n", term="statistical", law="example41", data={"d": 5, "sigma": 0.5, "seed": 0},
+                            grid=(20000, 40000, 80000, 160000), n=0, epsilon=8.0, reference="population", reps=16,
+                            why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise "
+                                "sigma = 0.5 dominates the privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 "
+                                "power-like steps converge: sqrt(T V / n), T ~ (ln n)^2 / 16"),
+    ("dp_pca", "n, privacy"): Regime("n", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
+                                     grid=(20000, 40000, 80000, 160000), n=0, epsilon=1.0, reference="population",
+                                     reps=16, why="every batch large enough for Algorithms 4-5, public-range route (radius "
+                                         ">= 1 at sigma = 0.1): noise sigma_AGM(2/m, eps, delta) with m = B/2 ~ n/T"),
+    ("dp_pca", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
+                              grid=(0.25, 0.5, 1.0), n=80000, reference="population", reps=16,
+                              why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(2/m, eps, "
+                                  "delta), privacy-dominated"),
+    ("dp_pca", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 5, "seed": 0},
+                                grid=(0.004, 0.002, 0.001), n=40000, epsilon=1.0, reference="population",
+                                params={"K": 1.63, "a": 0.5}, reps=16,
+                                why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 "
+                                    "tail constants a = 1/2, K = 1.63)"),
+}
+
+
+def _make(regime: Regime, n: int, sigma: float | None = None):
+    from . import datasets
+
+    args = dict(regime.data)
+    if regime.law == "spiked":
+        return datasets.spiked_covariance(n=n, **args)
+    if sigma is not None:
+        args["sigma"] = sigma
+    return datasets.liu_example_41(n=n, **args)
+
+
+def _params(mechanism: str, regime: Regime) -> dict:
+    from .registry import get_mechanism
+
+    spec = get_mechanism(mechanism)
+    params = dict(regime.params)
+    if any(p.name == "sites" for p in spec.params) and "sites" not in params:
+        params["sites"] = 5
+    return params
+
+
+def first_order_rms(mechanism: str, eigenvalues, *, n: int, k: int, epsilon: float, delta: float,
+                    sites: int = 5):
+    """First-order prediction of sqrt(E ||sin Theta||_F^2) against the sample subspace, or None.
+
+    ``eigenvalues`` (descending) are those of the Gram matrix C the mechanism perturbs (one site's for
+    dist_local). Every noise level comes from the calibration the mechanism's privacy argument states,
+    recomputed here from :mod:`dppca_core.privacy`, so a mechanism that adds more (or less) noise than its proof
+    needs fails the comparison. Perturbation theory, valid while the error is small:
+
+    * symmetric noise of entry s.d. s on C (input perturbation): E ||sin Theta||^2 = s^2 sum_{i<=k<j}
+      1 / (lambda_i - lambda_j)^2;
+    * noisy power iterations, Gaussian s.d. s on C Q each step, converged: the error of entry (j, i) is an AR(1)
+      with factor lambda_j / lambda_i, so E ||sin Theta||^2 = s^2 sum_{i<=k<j} 1 / (lambda_i^2 - lambda_j^2);
+    * exponential mechanism exp((eps_i / 2) u^T C u) (Laplace approximation at the top): each direction j has
+      variance 1 / (eps_i (lambda_i - lambda_j)).
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    top, rest = lam[:k, None], lam[None, k:]
+    ag = gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
+
+    def input_noise(sd):
+        return sd * math.sqrt(float(np.sum(1.0 / (top - rest) ** 2)))
+
+    if mechanism in ("analyze_gauss", "cape_pca", "dist_local"):
+        return input_noise(ag)
+    if mechanism == "dist_conventional":
+        return input_noise(ag * math.sqrt(sites))
+    if mechanism == "mod_sulq":
+        from .mechanisms.central import mod_sulq_beta
+
+        return input_noise(n * mod_sulq_beta(n, len(lam), epsilon, delta))
+    if mechanism == "ldp_gaussian":
+        return input_noise(ag * math.sqrt(n))
+    if mechanism in ("private_power", "dps_pca"):
+        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
+        steps, spread = (20, 1.0) if mechanism == "private_power" else (10, math.sqrt(sites))
+        sd = composed_gaussian_sigma(delta_2, epsilon, delta, steps) * spread
+        return sd * math.sqrt(float(np.sum(1.0 / (top**2 - rest**2))))
+    if mechanism == "ppca_exponential":
+        return math.sqrt(float(np.sum(1.0 / (epsilon * (top - rest)))))
+    if mechanism == "amin_iterative":
+        eps_i = 0.8 * epsilon / k  # the default eigenvalue_share 0.2, the rest split over the k vectors
+        return math.sqrt(float(np.sum(1.0 / (eps_i * (top - rest)))))
+    return None
+
+
+@dataclass(frozen=True)
+class SlopeResult:
+    mechanism: str
+    label: str
+    grid: tuple
+    errors: tuple
+    measured: float
+    predicted: float
+    regime: Regime
+    level: float | None = None  # RMS error / first-order prediction at the middle grid point (None: no prediction)
+
+
+def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
+    """Mean error over ``reps`` seeds at each grid point of the regime ``REGIMES[(mechanism, label)]``, and the
+    fitted log-log slope (``label`` is the axis, or the axis and the dominant term, e.g. "n, privacy").
+
+    Data for an n-grid are one draw at the largest n, used by prefixes (rows are i.i.d.), each prepared once and
+    shared by the repetitions.
+    """
+    from . import metrics
+    from .api import run
+    from .prepare import prepare
+
+    regime = REGIMES[(mechanism, label)]
+    axis = regime.axis
+    params = _params(mechanism, regime)
+    errors, level = [], None
+    big = _make(regime, max(regime.grid)) if axis == "n" else None
+    fixed = _make(regime, regime.n) if axis == "eps" else None
+    for x in regime.grid:
+        if axis == "n":
+            data, rows = big, big.X[: int(x)]
+        elif axis == "eps":
+            data, rows = fixed, fixed.X
+        else:
+            data = _make(regime, regime.n, sigma=float(x))
+            rows = data.X
+        prepared = prepare(rows)
+        epsilon = float(x) if axis == "eps" else regime.epsilon
+        # dist_local analyses site 0 alone (the first ceil(n/S) rows): its privacy error is against that site
+        own = prepare(rows[: -(-len(rows) // params["sites"])]) if mechanism == "dist_local" else prepared
+        if regime.reference == "sample":
+            reference = run("non_private", own, regime.k, 1.0).components
+        else:
+            reference = data.components
+        errs = np.array([metrics.subspace_distance(run(mechanism, prepared, regime.k, epsilon, regime.delta,
+                                                       seed=np.random.SeedSequence([seed, r, int(x * 1000)]),
+                                                       **params).components, reference)
+                         for r in range(regime.reps)])
+        errors.append(float(np.mean(errs)))
+        if x == regime.grid[len(regime.grid) // 2] and regime.reference == "sample":
+            eigenvalues = np.sort(np.linalg.eigvalsh(own.gram))[::-1]
+            expected = first_order_rms(mechanism, eigenvalues, n=own.n, k=regime.k, epsilon=epsilon,
+                                       delta=regime.delta, sites=params.get("sites", 5))
+            level = None if expected is None else float(np.sqrt(np.mean(errs**2)) / expected)
+    return SlopeResult(mechanism, label, regime.grid, tuple(errors), loglog_slope(regime.grid, errors),
+                       predicted_slope(mechanism, label), regime, level)
+
+
+def predicted_slope(mechanism: str, label: str) -> float:
+    """Slope of the regime's dominant term over the regime's grid (from :func:`rate`)."""
+    regime = REGIMES[(mechanism, label)]
+    n = regime.n or max(regime.grid)
+    point = dict(n=n, d=regime.data["d"], k=regime.k, epsilon=regime.epsilon, delta=regime.delta,
+                 s=regime.data.get("sparsity"), sites=regime.params.get("sites", 5),
+                 sigma=regime.data.get("sigma", 1.0))
+    values = rate(mechanism, regime.axis, regime.grid, term=regime.term, **point)
+    return loglog_slope(regime.grid, values)
