@@ -5,6 +5,7 @@ UI-free; every function takes numpy arrays and an explicit ``numpy.random.Genera
 """
 from . import datasets, metrics, privacy  # noqa: F401
 from .api import run
+from .budget import BudgetSplit, release_pca
 from .prepare import PreparedData, gram_from_chunks, prepare
 from .registry import get_mechanism, list_mechanisms, mechanism_names
 from .release import Release
@@ -14,6 +15,6 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn missing
     DPPCA = None
 
-__all__ = ["run", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
+__all__ = ["run", "release_pca", "BudgetSplit", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
            "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA"]
 __version__ = "0.1.0"

@@ -30,8 +30,8 @@ _NEIGHBOR_WORDS = {
 }
 
 # L2 (or L1 / score-range) sensitivity of each released statistic for rows with
-# ||x|| <= 1, per neighbouring relation. ALGORITHMS.md §1.2 derives each entry; the
-# extremal pair is x = e1 vs x' = e2 under replace-one.
+# ||x|| <= 1, per neighbouring relation. docs/privacy.md#sensitivity derives each entry; the
+# extremal pair is x = e1 vs x' = e2 under replace-one unless said otherwise.
 _SENSITIVITY = {
     # upper triangle (incl. diagonal) of C = X^T X, L2 norm
     "gram_upper": {"replace": math.sqrt(2.0), "add_remove": 1.0},
@@ -42,6 +42,19 @@ _SENSITIVITY = {
     "gram_eigenvalues_l1": {"replace": 2.0, "add_remove": 1.0},
     # range of the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2
     "quadratic_score": {"replace": 1.0, "add_remove": 1.0},
+    # eigenvalues of C as a vector, L2 norm: Hoffman-Wielandt, ||lambda(C) - lambda(C')|| <= ||x x^T - x' x'^T||_F,
+    # which is <= sqrt(2) (replace, e1 vs e2) or ||x||^2 <= 1 (add/remove)
+    "gram_eigenvalues_l2": {"replace": math.sqrt(2.0), "add_remove": 1.0},
+    # tr(C) = sum_i ||x_i||^2: one term changes by at most 1 (replace: ||x||^2 - ||x'||^2 in [-1, 1])
+    "gram_trace": {"replace": 1.0, "add_remove": 1.0},
+    # sum of the rows, L2 norm: ||x - x'|| <= 2 (x vs -x) under replace, ||x|| <= 1 under add/remove
+    "row_sum": {"replace": 2.0, "add_remove": 1.0},
+    # number of rows: public under replace (no noise needed), changes by 1 under add/remove
+    "count": {"replace": 0.0, "add_remove": 1.0},
+    # counts of a histogram over fixed bins, L2 norm: one row moves between two bins (replace) or is added
+    "histogram_l2": {"replace": math.sqrt(2.0), "add_remove": 1.0},
+    # the same, L1 norm (for Laplace noise)
+    "histogram_l1": {"replace": 2.0, "add_remove": 1.0},
 }
 
 
@@ -65,7 +78,10 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
 
     Parameters
     ----------
-    statistic : {"gram_upper", "gram_times_basis", "gram_eigenvalues_l1", "quadratic_score"}
+    statistic : str
+        One of the keys of the table: ``gram_upper``, ``gram_times_basis``, ``gram_eigenvalues_l1``,
+        ``quadratic_score``, ``gram_eigenvalues_l2``, ``gram_trace``, ``row_sum``, ``count``, ``histogram_l2``,
+        ``histogram_l1``.
         ``gram_upper``: L2 norm of the upper triangle of ``X^T X``;
         ``gram_times_basis``: Frobenius norm of ``X^T X Q`` for orthonormal ``Q`` with
         ``block_size`` columns (replace-one: sqrt(2) if block_size >= 2, 1 if block_size = 1);

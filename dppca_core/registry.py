@@ -142,6 +142,9 @@ class MechanismSpec:
     release includes private eigenvalue estimates. ``audit_statistic`` names the test statistic the privacy proof
     is tight for, which :func:`dppca_core.audit.audit` uses to attack the published release.
 
+    ``gaussian_dp`` says that an "approximate" guarantee is in fact mu-Gaussian DP (Gaussian noise only), so
+    other Gaussian releases compose with it exactly; False for mechanisms that mix in other noise (histograms).
+
     ``task`` is "pca" (subspace estimation; the Explore and Trade-offs pages list these) or "tensor"
     (orthogonal tensor decomposition). ``prepare_input(X, data_norm)`` replaces :func:`dppca_core.prepare`
     for mechanisms whose input is not rows to clip (it must return an object with ``n``, ``d``, ``data_norm``
@@ -165,6 +168,7 @@ class MechanismSpec:
     releases_eigenvalues: bool = False
     audit_statistic: str = "subspace_energy"
     task: str = "pca"
+    gaussian_dp: bool = True
     prepare_input: Callable | None = None
     audit_design: Callable | None = None
 

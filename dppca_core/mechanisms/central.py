@@ -50,9 +50,9 @@ def analyze_gauss(data, k, epsilon, delta, neighbors, rng):
     sigma = gaussian_sigma(delta_2, epsilon, delta)
     noisy = data.gram + symmetric_gaussian(data.d, sigma, rng)
     values, vectors = top_eigenvectors(noisy, k)
-    # eigenpairs of the noisy matrix are post-processing of it: the eigenvalues are covered too
+    # eigenpairs and trace of the noisy matrix are post-processing of it: they are covered too
     return Output(vectors, noise_scale=sigma, eigenvalues=values, privacy=PrivacyCurve.gdp(delta_2 / sigma),
-                  facts={"noise_on": "upper(X^T X)"})
+                  outputs={"trace": float(np.trace(noisy))}, facts={"noise_on": "upper(X^T X)"})
 
 
 def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
