@@ -453,10 +453,13 @@ def test_posterior_figure_marks_the_priors_with_the_bound():
     assert _ranges(fig) == _ranges(other)
 
 
-def test_epsilon_ruler_shows_every_reference_and_the_chosen_epsilon():
+def test_epsilon_ruler_shows_the_confirmed_references_and_the_chosen_epsilon():
     fig = rfig.epsilon_ruler(1.0, composed=2.5, font_size=22)
     xs = [x for t in fig.data if t.name in rfig._SCOPE_NAME.values() for x in t.x]
-    assert sorted(xs) == pytest.approx(sorted(r.value for r in risk.reference_points()))
+    assert sorted(xs) == pytest.approx(sorted(r.value for r in risk.reference_points(confirmed_only=True)))
+    every = rfig.epsilon_ruler(1.0, references=risk.reference_points())
+    assert len([x for t in every.data if t.name in rfig._SCOPE_NAME.values() for x in t.x]) == len(
+        risk.reference_points())
     assert any(t.name == "your ε = 1" for t in fig.data) and any("2.5" in t.name for t in fig.data)
     assert tuple(fig.layout.xaxis.range) == rfig.RULER_RANGE == tuple(rfig.epsilon_ruler(50.0).layout.xaxis.range)
     assert fig.layout.font.size == 22
