@@ -29,7 +29,7 @@ def soft_threshold(X: np.ndarray, level: float) -> np.ndarray:
 
 def fantope_l1_admm(S: np.ndarray, k: int, penalty: float, rho: float = 1.0, max_iter: int = 300,
                     tol: float = 1e-4) -> tuple[np.ndarray, dict]:
-    """Solve max <S, X> - penalty ||X||_1 over the Fantope F^k by ADMM (ALGORITHMS.md §3.2).
+    """Solve max <S, X> - penalty ||X||_1 over the Fantope F^k by ADMM (Vu et al. 2013; Wang & Xu Algorithm 2).
 
     Residual balancing: rho is doubled / halved when the primal / dual residual ratio exceeds 10.
     Returns the sparse iterate Y and diagnostics (iterations, residuals, converged).

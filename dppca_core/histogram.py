@@ -1,4 +1,4 @@
-"""Stability-based histogram over countably many bins (Karwa & Vadhan 2017, Lemma 2.3; ALGORITHMS.md §5.6)."""
+"""Stability-based histogram over countably many bins (Karwa & Vadhan 2017, Lemma 2.3)."""
 from __future__ import annotations
 
 import math

@@ -75,7 +75,7 @@ def subspace_distance(U, V) -> float:
 def random_subspace_distance(d: int, k: int) -> float:
     """sqrt(E ||sin Theta||_F^2) for a uniformly random k-subspace: sqrt(k (1 - k/d)).
 
-    The 'no information' reference line (ALGORITHMS.md §0).
+    The 'no information' reference line.
     """
     return float(np.sqrt(k * (1.0 - k / d)))
 

@@ -217,19 +217,19 @@ REGIMES: dict[tuple[str, str], Regime] = {
     ("amin_iterative", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
                                       grid=(0.5, 1.0, 2.0), n=8000, k=2, why="sin^2 ~ k d/(eps n gap)"),
     ("private_oja", "n"): Regime("n", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                                 grid=(5000, 10000, 20000), n=0, epsilon=8.0, reference="population",
+                                 grid=(10000, 20000, 40000), n=0, epsilon=16.0, reference="population",
                                  params={"lr_c1": 8.0}, reps=8,
                                  why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the "
                                      "per-step noise 2 eta alpha dominates the data noise"),
     ("private_oja", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                                   grid=(4.0, 8.0, 16.0), n=10000, reference="population", params={"lr_c1": 8.0},
+                                   grid=(8.0, 16.0, 32.0), n=20000, reference="population", params={"lr_c1": 8.0},
                                    reps=8, why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
     ("private_oja", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 10, "seed": 0},
                                      grid=(0.1, 0.03, 0.01), n=10000, epsilon=8.0, reference="population",
                                      params={"lr_c1": 8.0}, reps=8,
                                      why="the privacy noise does not depend on the data noise: flat"),
     ("dp_pca", "n, statistical"): Regime("n", term="statistical", law="example41", data={"d": 5, "sigma": 0.5, "seed": 0},
-                            grid=(20000, 40000, 80000, 160000), n=0, epsilon=8.0, reference="population", reps=16,
+                            grid=(40000, 80000, 160000, 320000), n=0, epsilon=8.0, reference="population", reps=16,
                             why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise "
                                 "sigma = 0.5 dominates the privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 "
                                 "power-like steps converge: sqrt(T V / n), T ~ (ln n)^2 / 16"),

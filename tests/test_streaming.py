@@ -175,7 +175,7 @@ def test_stability_histogram_counts_threshold_and_rare_bins():
     out = stability_histogram(labels, 1.0, 1e-3, rng)
     assert set(out) == {3} and abs(out[3] - 500) < 30  # Laplace(2) noise; bin 7 is far below the threshold
     assert stability_threshold(1.0, 1e-3) == pytest.approx(1 + 2 * math.log(2000))
-    # a bin holding a single item is released with probability delta/4 (ALGORITHMS.md §5.6)
+    # a bin holding a single item is released with probability delta/4 (two neighbouring datasets differ in at most two such bins)
     eps, delta, trials = 1.0, 0.2, 20000
     released = sum(1 in stability_histogram(np.array([1]), eps, delta, rng) for _ in range(trials))
     p = delta / 4

@@ -1,4 +1,4 @@
-"""Local-model PCA of Wang & Xu (ALGORITHMS.md §3): each user perturbs its own x x^T."""
+"""Local-model PCA of Wang & Xu: each user perturbs its own x x^T."""
 from __future__ import annotations
 
 import math
@@ -14,7 +14,7 @@ PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Pr
 
 
 def ldp_noise_sigma(epsilon: float, delta: float) -> float:
-    """Per-user noise s.d. on upper(x x^T): LDP is a replace relation, so Delta = sqrt(2) (§3.1)."""
+    """Per-user noise s.d. on upper(x x^T): LDP is a replace relation, so Delta = sqrt(2) (e1 vs e2)."""
     return gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
 
 

@@ -1,8 +1,8 @@
-"""One-pass streaming PCA of Liu, Kong, Jain & Oh (NeurIPS 2022): Private Oja and DP-PCA (ALGORITHMS.md §5).
+"""One-pass streaming PCA of Liu, Kong, Jain & Oh (NeurIPS 2022): Private Oja and DP-PCA.
 
 Both estimate the top eigenvector (k = 1) from one pass over the rows in a data-independent random order.
 Every record is used in exactly one step (or one batch), so under replace-one with public n the whole run is
-(epsilon, delta)-DP when each step is (parallel composition, §1.4); the other steps are post-processing.
+(epsilon, delta)-DP when each step is (parallel composition over disjoint records); the other steps are post-processing.
 """
 from __future__ import annotations
 
@@ -112,7 +112,8 @@ def _budget_for_coordinates(epsilon, delta, d):
     return basic
 
 
-# Algorithm 4 partitions the first half-batch into C1 ln(1/(delta zeta)) / epsilon groups (C1 = 16, ALGORITHMS.md)
+# Algorithm 4 partitions the first half-batch into C1 ln(1/(delta zeta)) / epsilon groups. The paper leaves C1
+# open; with C1 = 16 the top bin holds at least half the groups and clears the histogram's threshold.
 EIGEN_GROUPS_C1 = 16.0
 # The paper's batch schedule B = c n / (ln n)^2 (Theorem 5.1), i.e. about (ln n)^2 / c iterations; c is not given
 # there. With c = 16 a run has 7-12 iterations for n between 2e4 and 1e6.
