@@ -6,8 +6,9 @@ see has norm <= 1 and every sensitivity in :mod:`dppca_core.privacy` applies.
 Data-dependent steps (the empirical mean, the data's own max norm) are available
 but return ``private=False`` so callers can label them.
 
-Cost: :func:`prepare` reads X once, block by block (row norms by ``einsum`` and the Gram matrix of each
-block while it is in cache), and keeps no scaled copy of X: the scaled rows are only formed if a
+Cost: :func:`prepare` reads X once for the row norms (``einsum`` by blocks) and keeps one scale factor
+per row, not a scaled copy of X. The Gram matrix is formed on first use, block by block (blocks without
+a clipped row go straight into X^T X), per-site Gram matrices likewise, and the scaled rows only if a
 mechanism that reads rows asks for them. Peak extra memory is one block plus d x d, not a copy of X.
 """
 from __future__ import annotations
@@ -314,11 +315,15 @@ class PreparedData:
 
     @property
     def gram(self) -> np.ndarray:
+        """sum_i y_i y_i^T of the scaled rows, computed on first use and shared by every later run."""
         if self._gram is None:
             with self._lock:
                 if self._gram is None:
-                    g = self._rows.T @ self._rows
-                    g = (g + g.T) / 2.0
+                    if self._rows is not None:
+                        g = self._rows.T @ self._rows
+                        g = (g + g.T) / 2.0
+                    else:
+                        g = _scaled_gram(self._source, self._scales, self.data_norm)
                     g.setflags(write=False)
                     self._gram = g
         return self._gram
@@ -358,6 +363,12 @@ class PreparedData:
             g = self._site_gram(idx)
             g.setflags(write=False)
             grams.append(g)
+        with self._lock:
+            if self._gram is None:  # the sites cover every row: their sum is the Gram matrix
+                total = sum(grams)
+                total = (total + total.T) / 2.0
+                total.setflags(write=False)
+                self._gram = total
         return SitePartition(np.array([p.size for p in parts]), tuple(grams))
 
     def _site_gram(self, idx: np.ndarray) -> np.ndarray:
@@ -366,10 +377,13 @@ class PreparedData:
             R = self._rows[idx[0]:idx[-1] + 1] if contiguous else self._rows[idx]
             g = R.T @ R
             return (g + g.T) / 2.0
+        if contiguous:
+            sel = slice(idx[0], idx[-1] + 1)
+            return _scaled_gram(self._source[sel], self._scales[sel], self.data_norm)
         g = np.zeros((self.d, self.d))
         step = block_rows(self.d)
         for a in range(0, idx.size, step):
-            sel = slice(idx[a], idx[min(a + step, idx.size) - 1] + 1) if contiguous else idx[a:a + step]
+            sel = idx[a:a + step]
             B = self._source[sel] * self._scales[sel][:, None]
             g += B.T @ B
         return (g + g.T) / 2.0
@@ -437,11 +451,39 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
         arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
     else:
         arr = check_matrix(X, min_rows=min_rows)
-    acc = GramAccumulator(arr.shape[1], data_norm, want_sum=False)
-    scales = acc.add(arr, need_scale=True)
-    gram = acc.gram
-    return PreparedData(arr.shape[0], arr.shape[1], data_norm, gram=gram, n_clipped=acc.n_clipped,
-                        source=arr, scales=scales)
+    scales, n_clipped = _row_scales(arr, data_norm)
+    return PreparedData(arr.shape[0], arr.shape[1], data_norm, n_clipped=n_clipped, source=arr, scales=scales)
+
+
+def _row_scales(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
+    """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks) and the clipped count."""
+    probe = GramAccumulator(X.shape[1], radius, want_sum=False)
+    step = block_rows(X.shape[1])
+    scales = np.empty(X.shape[0])
+    clipped = 0
+    for a in range(0, X.shape[0], step):
+        s, over = probe.block_scales(X[a:a + step], first_row=a)
+        scales[a:a + step] = 1.0 / radius if s is None else s
+        clipped += int(over.sum())
+    return scales, clipped
+
+
+def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
+    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
+    d = X.shape[1]
+    raw, scaled = np.zeros((d, d)), np.zeros((d, d))
+    step = block_rows(d)
+    buf = np.empty((min(step, X.shape[0]), d))
+    plain = 1.0 / radius
+    for a in range(0, X.shape[0], step):
+        B, s = X[a:a + step], scales[a:a + step]
+        if np.all(s == plain):
+            raw += B.T @ B
+        else:
+            Y = np.multiply(B, s[:, None], out=buf[:B.shape[0]])
+            scaled += Y.T @ Y
+    g = raw * (plain * plain) + scaled
+    return (g + g.T) / 2.0
 
 
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
