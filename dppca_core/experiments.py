@@ -17,21 +17,34 @@ import pandas as pd
 
 from . import metrics
 from .api import run
+from .budget import BudgetSplit, release_pca
 from .prepare import PreparedData
 
 
 @dataclass(frozen=True)
 class Reference:
-    """The non-private answer on the prepared data: all eigenvectors of the Gram matrix (descending)."""
+    """The non-private answer: all eigenvectors of a Gram matrix (descending), and the matrix itself (captured
+    energy is measured against it)."""
 
     vectors: np.ndarray
     eigenvalues: np.ndarray
+    gram: np.ndarray
 
     @classmethod
-    def of(cls, data: PreparedData) -> "Reference":
-        values, vectors = np.linalg.eigh(data.gram)
+    def from_gram(cls, gram: np.ndarray) -> "Reference":
+        values, vectors = np.linalg.eigh(gram)
         order = np.argsort(values)[::-1]
-        return cls(vectors[:, order], values[order])
+        return cls(vectors[:, order], values[order], gram)
+
+    @classmethod
+    def of(cls, data: PreparedData, centred: bool = False) -> "Reference":
+        """Of the prepared (clipped, scaled) rows; ``centred``: of the rows centred with their own mean (the target
+        a privately centred release aims at)."""
+        if not centred:
+            return cls.from_gram(data.gram)
+        rows = data.rows
+        c = rows - rows.mean(axis=0)
+        return cls.from_gram(c.T @ c)
 
 
 @dataclass
@@ -58,23 +71,32 @@ def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
 
 def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: float, neighbors: str, reps: int,
            seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
-           s: int = 0) -> Repetitions:
-    """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release."""
+           s: int = 0, budget: BudgetSplit | None = None, center: str = "none") -> Repetitions:
+    """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
+
+    With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
+    subspace gets its share of (epsilon, delta) and the scores compare it with the centred reference.
+    """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
-    reference = reference or Reference.of(data)
+    full = budget is not None or center == "private"
+    reference = reference or Reference.of(data, centred=center == "private")
     ref = reference.vectors[:, :k]
     best = float(np.sum(reference.eigenvalues[:k]))
     comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
     first = None
     for rep in range(int(reps)):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
-        release = run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
+        if full:
+            release = release_pca(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, budget=budget,
+                                  center=center, **(params or {}))
+        else:
+            release = run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
         first = first or release
         V = release.components
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))
-        energy.append(100.0 * metrics.captured_energy(V, data.gram) / best if best > 0 else np.nan)
+        energy.append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
         if support is not None:
             sr = metrics.support_recovery(V, np.asarray(support), s if s > 0 else len(support))
             prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
@@ -117,7 +139,8 @@ def results_table(results: dict) -> pd.DataFrame:
 
 
 def compare(data: PreparedData, mechanisms: list, k: int, epsilon: float, delta: float, neighbors: str,
-            reps: int, seed: int, params: dict | None = None, support=None, s: int = 0) -> tuple[pd.DataFrame, dict]:
+            reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
+            budget: BudgetSplit | None = None, center: str = "none") -> tuple[pd.DataFrame, dict]:
     """Repetitions of several mechanisms on the same data: (the results table, {mechanism: Repetitions}).
 
     ``params`` maps a mechanism to its parameters; ``support`` is a planted support (else, with ``s`` > 0, the
@@ -126,13 +149,13 @@ def compare(data: PreparedData, mechanisms: list, k: int, epsilon: float, delta:
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
     """
-    reference = Reference.of(data)
+    reference = Reference.of(data, centred=center == "private")
     support = support_for(reference, support, s, k)
     results, refused = {}, []
     for mech in mechanisms:
         try:
             results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
-                                   (params or {}).get(mech, {}), reference, support, s)
+                                   (params or {}).get(mech, {}), reference, support, s, budget, center)
         except ValueError as exc:
             refused.append({"mechanism": mech, "guarantee": f"not run: {exc}"})
     table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \

@@ -1,4 +1,4 @@
-"""Data: choose or synthesize a dataset, preprocess it privately, and look at its spectrum."""
+"""Data: choose, synthesize or upload a dataset, choose a public clipping radius and the centring, look at it."""
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -6,15 +6,18 @@ import streamlit as st
 from dppca_core import figures
 from ui import data, scenario, show
 from ui.errors import boundary
-from ui.text import md_escape
 from ui.shell import ensure_navigation
+from ui.text import literal, md_escape
 
 ensure_navigation()
 
 st.title("Data")
 scn = scenario.values()
 
-KINDS = {"synthetic": "Synthesize", "preset": "Paper setting", "sample": "Shipped dataset", "upload": "Upload CSV / Parquet"}
+KINDS = {"synthetic": "Synthesize", "preset": "Paper setting", "sample": "Shipped dataset",
+         "upload": "Upload CSV / Parquet"}
+CENTRING = {"none": "none (private)", "private": "private mean (from the budget)",
+            "empirical": "empirical mean (NOT private)"}
 
 
 def _kind() -> str:
@@ -23,117 +26,192 @@ def _kind() -> str:
 
 def _set_kind():
     kind = st.session_state["w:srckind"]
-    if kind == "synthetic" or kind == "upload":
-        scn["src"] = kind
+    if kind in ("synthetic", "upload"):
+        scenario.set_value("src", kind)
     elif kind == "preset" and data.presets():
-        scn["src"] = "preset:" + next(iter(data.presets()))
+        scenario.set_value("src", "preset:" + next(iter(data.presets())))
     elif kind == "sample" and data.samples():
-        scn["src"] = "sample:" + next(iter(data.samples()))
+        scenario.set_value("src", "sample:" + next(iter(data.samples())))
+
+
+def _choice(label: str, prefix: str, names: list, fmt=str):
+    current = scn["src"].split(":", 1)[1] if ":" in scn["src"] else names[0]
+    key = f"w:{prefix}name"
+    st.session_state[key] = current if current in names else names[0]
+
+    def _copy():
+        scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
+
+    st.selectbox(label, names, key=key, on_change=_copy, format_func=fmt)
+    if scn["src"] != f"{prefix}:{st.session_state[key]}":
+        scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
 
 
 def _source_controls():
-    if "w:srckind" not in st.session_state:
-        st.session_state["w:srckind"] = _kind()
+    st.session_state["w:srckind"] = _kind()
     options = [k for k in KINDS if (k != "preset" or data.presets()) and (k != "sample" or data.samples())]
     st.segmented_control("Source", options, format_func=KINDS.get, key="w:srckind", on_change=_set_kind,
                          required=True)
     kind = _kind()
     if kind == "synthetic":
         c = st.columns(6)
-        c[0].number_input("rows n", 10, 200_000, step=100, **scenario.bind("n"))
+        c[0].number_input("rows n", 10, 200_000, step=100, **scenario.bind("n"),
+                          help=f"n × d is capped at {scenario.MAX_CELLS:,} cells on this server.")
         c[1].number_input("features d", 2, 500, step=1, **scenario.bind("d"))
         c[2].number_input("planted rank", 1, 50, step=1, **scenario.bind("rank"))
         c[3].number_input("spike strength", 0.0, 1000.0, step=0.5, format="%g",
                           help="Variance of the planted directions relative to the isotropic noise (the eigengap).",
                           **scenario.bind("spike"))
         c[4].number_input("row sparsity s (0 = dense)", 0, 500, step=1, **scenario.bind("sparse"))
-        c[5].number_input("data seed", 0, 2**31 - 1, step=1, **scenario.bind("dseed"))
+        c[5].number_input("data seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("dseed"))
     elif kind == "preset":
         names = list(data.presets())
         _choice("Paper setting", "preset", names,
                 lambda n: f"{data.presets()[n].description} ({data.presets()[n].paper})")
-        st.number_input("data seed", 0, 2**31 - 1, step=1, **scenario.bind("dseed"))
+        st.number_input("data seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("dseed"))
     elif kind == "sample":
         _choice("Dataset", "sample", list(data.samples()), lambda n: data.samples()[n].get("title", n))
-        st.caption("Small public datasets shipped in sample_data/ (sources and licences in sample_data/README.md); "
+        st.caption("Small public datasets shipped with the app (sources and licences in sample_data/README.md); "
                    "their labels are kept aside to show what a private projection is good for.")
     else:
         _upload_controls()
 
 
-def _choice(label: str, prefix: str, names: list, fmt=str):
-    current = scn["src"].split(":", 1)[1] if ":" in scn["src"] else names[0]
-    key = f"w:{prefix}name"
-    if key not in st.session_state or st.session_state[key] not in names:
-        st.session_state[key] = current if current in names else names[0]
-
-    def _copy():
-        scn["src"] = f"{prefix}:{st.session_state[key]}"
-
-    st.selectbox(label, names, key=key, on_change=_copy, format_func=fmt)
-    _copy()
-
-
 def _upload_controls():
-    file = st.file_uploader("CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
-                            help="Limits: 50 MB and 20 million cells; larger files are refused with a message.")
+    file = st.file_uploader(
+        "CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
+        help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
+             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed into sufficient statistics with "
+             "the library (dppca_core.stats.sufficient_stats).")
     if file is not None:
         raw = file.getvalue()
         old = st.session_state.get(data.UPLOAD_KEY, {})
         if old.get("bytes") != raw:
-            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw, "columns": (), "label": ""}
+            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw, "columns": (), "label": None,
+                                                 "on_bad": "drop_column"}
     up = st.session_state.get(data.UPLOAD_KEY)
     if not up:
-        st.info("Upload a file to analyse it. Uploaded data stay in this browser session and are not put in the URL.")
+        st.info("Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
+                "link.")
+        return None
+    with boundary("the uploaded file"):
+        parsed = data.parsed_upload(up)
+        if up["label"] is None:
+            up["label"] = data.suggested_label(parsed.columns)
+        c = st.columns([2, 3, 2])
+        label = c[0].selectbox("Label column (kept aside, not analysed)", [""] + parsed.columns,
+                               index=(1 + parsed.columns.index(up["label"])) if up["label"] in parsed.columns else 0,
+                               help="Suggested from names like target, label, class or y. Used only to show what a "
+                                    "classifier does on the projection.")
+        numeric = [col for col in parsed.numeric_columns if col != label]
+        chosen = c[1].multiselect("Columns to analyse", numeric,
+                                  default=[col for col in (up["columns"] or numeric) if col in numeric])
+        on_bad = c[2].radio("Cells that are missing or not numbers", list(data.ON_BAD), format_func=data.ON_BAD.get,
+                            index=list(data.ON_BAD).index(up.get("on_bad", "drop_column")))
+        up["label"], up["columns"], up["on_bad"] = label, tuple(chosen), on_bad
+    return up
+
+
+def _column_report(ds):
+    if ds.report is None:
         return
-    numeric, every = data.table_columns(up["name"], up["bytes"])
-    label = st.selectbox("Label column (optional, not analysed)", [""] + every,
-                         index=(1 + every.index(up["label"])) if up["label"] in every else 0)
-    cols = st.multiselect("Columns to analyse", [c for c in numeric if c != label],
-                          default=[c for c in (up["columns"] or numeric) if c != label and c in numeric])
-    up["label"], up["columns"] = label, tuple(cols)
+    report = ds.report.copy()
+    bad = report[["missing", "infinite", "non_numeric"]].sum(axis=1)
+    dropped = report[report["status"] == "dropped"]
+    with st.expander(f"Column report: {int((report['status'] == 'feature').sum())} feature(s) kept, "
+                     f"{len(dropped)} left out", expanded=bool(len(dropped)) or bool(bad.any())):
+        st.dataframe(report, hide_index=True, width="stretch")
+        st.caption("Each column of the file: used as a feature, kept as the label, or left out and why, with its "
+                   "bad cells. Computed from the raw file: not private, for you only.")
 
 
-def _preprocessing_controls():
-    c = st.columns([2, 1, 3])
-    c[0].radio("Centring", ["none", "empirical"], horizontal=True,
-               format_func={"none": "none (private)", "empirical": "empirical mean (NOT private)"}.get,
-               **scenario.bind("center"))
+def _preprocessing_controls(ds):
+    c = st.columns([3, 2, 3])
+    c[0].radio("Centring", list(CENTRING), format_func=CENTRING.get, **scenario.bind("center"),
+               help="Without centring, PCA finds the directions of largest second moment: when the data's mean is "
+                    "far from 0, the first component points at the mean. A private mean uses its own share of the "
+                    "budget (sidebar on Explore: Budget split). The data's own mean is not private.")
     c[1].number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
-                      help="Rows with norm above R are scaled down to R. R must be chosen without looking at the data.")
-    c[2].warning(
-        "Rescaling by the data's own largest row norm, or centring with the data's own mean, is **not private**: "
-        "the scale and the mean depend on every row. Use a public R (and no or a public centre) for a real guarantee.",
-        icon=":material/privacy_tip:")
+                      help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
+                           "possible range of each feature), not from these data.")
+    with c[2].popover("R from public per-feature bounds", icon=":material/calculate:"):
+        st.caption("Give the largest possible absolute value of each feature, from public knowledge (a "
+                   "questionnaire's scale, a sensor's range); R = √(Σ bound²) bounds every row's norm.")
+        bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns],
+                                              "public bound": [None] * ds.d}),
+                                hide_index=True, disabled=["feature"], key="bounds_editor",
+                                column_config={"public bound": st.column_config.NumberColumn(min_value=0.0)})
+        given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
+        if np.all(np.isfinite(given)) and np.all(given > 0):
+            radius = float(np.sqrt(np.sum(given**2)))
+            if st.button(f"Use R = {radius:.4g}", key="use_bounds_R"):
+                scenario.set_value("R", radius)
+                st.rerun()
+        else:
+            st.caption("Fill every feature's bound (a positive number) to compute R.")
+
+
+def _radius_hints(ds, prep):
+    """Hints about R from the rows' norms: a non-private diagnostic for the analyst."""
+    norms = np.linalg.norm(ds.X, axis=1)
+    R, clipped = float(scn["R"]), prep.data.n_clipped
+    median = float(np.median(norms))
+    if clipped > 0.5 * ds.n:
+        st.warning(f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {R:g} and are "
+                   "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
+                   icon=":material/content_cut:")
+    elif median < R / 10:
+        st.warning(f"R = {R:g} is far above the rows' norms (median {median:.3g}): after dividing by R the signal is "
+                   "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
+                   icon=":material/zoom_out_map:")
+    st.caption("These hints look at the rows (not private): use them on data you may inspect, and set R from public "
+               "knowledge for a real guarantee.")
 
 
 with boundary("the data source"):
     _source_controls()
 
-st.subheader("Preprocessing")
-_preprocessing_controls()
-
 with boundary("the data summary"):
+    if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
+        st.stop()
     ds = data.load_dataset(scn)
+    _column_report(ds)
+    st.subheader("Preprocessing")
+    _preprocessing_controls(ds)
     prep = data.prepare(ds, scn)
-    k = max(1, min(int(scn["k"]), ds.d))
+    k = int(scn["k"])
     st.caption(md_escape(ds.note))
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
     m[1].metric("features d", ds.d)
     m[2].metric("rows clipped at R", f"{prep.data.n_clipped:,}",
-                help="Rows whose norm exceeded the public radius R and were scaled down to it.")
+                help="Rows whose norm exceeded the public radius R and were scaled down to it (not private).")
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
-    if not prep.center_private:
+    if k >= ds.d:
+        st.error(f"k = {k} components with only {ds.d} features: every method would look perfect (the whole space). "
+                 f"Choose k below {ds.d} on the Explore page.", icon=":material/warning:")
+    if ds.label_kind == "continuous":
+        st.warning(f"The label column {literal(ds.name if ds.labels is None else '')}looks continuous (many distinct "
+                   "numbers): it will not be used as classes. Choose a class label, or none.", icon=":material/label:")
+    if scn["center"] == "empirical":
         st.error(prep.center_note, icon=":material/gpp_bad:")
-    if prep.data.n_clipped > 0.5 * ds.n:
-        st.warning("More than half of the rows were clipped: R is small for these data, so the spectrum is distorted.")
+    elif scn["center"] == "private":
+        st.info(prep.center_note, icon=":material/shield:")
+    _radius_hints(ds, prep)
+    if scn["center"] == "none":
+        mean_dir = ds.X.mean(axis=0)
+        if np.linalg.norm(mean_dir) > 0:
+            cosine = abs(float(prep.reference[:, 0] @ mean_dir) / np.linalg.norm(mean_dir))
+            if cosine > 0.9:
+                st.info("The first component points almost exactly at the data's mean (uncentred data: the mean "
+                        "dominates the second moment). To study the spread around the mean instead, centre with a "
+                        "private mean.", icon=":material/info:")
     left, right = st.columns(2)
     show.chart(figures.scree(prep.eigenvalues, k), container=left)
     show.chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
                container=right)
     with st.expander("First rows of the (raw) data"):
         st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
-    st.caption("Scree plot and loadings are computed from the clipped data without privacy: they are diagnostics.")
-
+    st.caption("Scree plot, loadings and the hints above are computed from the data without privacy: diagnostics. "
+               "The private scree and score plot are on the Explore page.")

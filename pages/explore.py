@@ -42,14 +42,19 @@ def _mechanism_block(res, random_level: float) -> None:
         head[0].markdown(f"#### {spec.title}")
         with head[1]:
             controls.guarantee_badges(spec)
-        c = st.columns([1.3, 1, 1, 1, 1])
+        support = res.precision is not None
+        c = st.columns([1.4, 1, 1, 1, 1] if support else [2, 2, 3])
         _card(c[0], f"subspace distance (random: {random_level:.2f})", res.distance, "{:.3f}",
               f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
               "(no information).")
         _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
-        _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
-        _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
-        _card(c[4], "support F1", res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+        if support:
+            _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
+            _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
+            _card(c[4], "support F1", res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+        else:
+            c[2].caption("Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
+                         "against the top-s rows of the exact components).")
         noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {res.noise_scale:.4g}"
         st.markdown(f"**Guarantee:** {res.guarantee_text}  \n*{noise} (per entry of the perturbed statistic, rows "
                     f"scaled to norm ≤ 1) · {spec.model} model · {spec.paper}*")

@@ -46,7 +46,8 @@ def _sweep(axis, metric):
             try:
                 res = compute.run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
                                        neighbors=fields["nb"], reps=int(fields["sreps"]), seed=int(fields["seed"]),
-                                       params=p, s=int(fields["s"]), planted_support=ds.support)
+                                       params=p, s=int(fields["s"]), planted_support=ds.support,
+                                       budget=scenario.budget(fields))
                 rows += compute.sweep_rows(res, metric, axis, value)
             except ValueError as exc:
                 errors.append(f"{mech} at {label} = {value:g}: {exc}")

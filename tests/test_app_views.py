@@ -108,8 +108,17 @@ def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
     at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n", "columns": (), "label": ""}
     at.switch_page("pages/data.py").run()
     assert not at.exception
-    assert at.error and any("missing or infinite values in column(s) 'b' (1 of 3 rows)" in plain(e.value)
-                            for e in at.error)
+    # default: columns with bad cells are left out, which leaves one column: the message says why and what to do
+    assert len(at.error) == 1 and "'b': 1 missing cell(s)" in plain(at.error[0].value)
+    assert "leave those rows out" in plain(at.error[0].value)
+    policy = next(r for r in at.radio if r.label.startswith("Cells that are missing"))
+    policy.set_value("drop_rows").run()
+    assert not at.exception
+    # k = 2 = d is flagged loudly (every method would look perfect); nothing else is wrong
+    assert [plain(e.value)[:9] for e in at.error] == ["k = 2 com"]
+    assert metric(at, "rows n") == "2"  # the row with the empty cell is left out, and the report says so
+    report = [df.value for df in at.dataframe if "status" in df.value.columns][0]
+    assert list(report["status"]) == ["feature", "feature"] and report["missing"].tolist() == [0, 1]
     at.switch_page("pages/home.py").run()
     assert not at.exception
 

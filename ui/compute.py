@@ -67,12 +67,17 @@ def true_support(prep: Prepared, planted, s: int, k: int):
 
 
 def run_reps(prep: Prepared, mechanism: str, *, k: int, epsilon: float, delta: float, neighbors: str,
-             reps: int, seed: int, params: dict, s: int = 0, planted_support=None) -> RunResult:
-    """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs)."""
+             reps: int, seed: int, params: dict, s: int = 0, planted_support=None, budget=None) -> RunResult:
+    """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs).
+
+    ``budget`` (a BudgetSplit) makes each run a complete release (private mean when the data are centred
+    privately, spectrum, scores) with the subspace on its share.
+    """
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
+    budget_key = None if budget is None else json.dumps(budget.as_dict(), sort_keys=True)
     return _run_reps(prep.key, mechanism, int(k), float(epsilon), float(delta), neighbors, int(reps), int(seed),
-                     json.dumps(params, sort_keys=True, default=str), int(s), support_key, _prep=prep)
+                     json.dumps(params, sort_keys=True, default=str), int(s), support_key, budget_key, _prep=prep)
 
 
 def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tuple[dict, dict]:
@@ -81,25 +86,31 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     Returns ({mechanism: RunResult}, {mechanism: message}) — a mechanism whose settings do not work (e.g. a
     relation it has no proof for) gets a message and the others still run.
     """
-    from .scenario import mech_params, mechanisms
+    from .scenario import budget, mech_params, mechanisms
 
+    split = budget(vals)
     results, problems = {}, {}
     for mech in mechanisms(vals):
         try:
             results[mech] = run_reps(prep, mech, k=int(vals["k"]), epsilon=vals["eps"], delta=vals["delta"],
                                      neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
-                                     params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support)
+                                     params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support,
+                                     budget=split)
         except ValueError as exc:
             problems[mech] = str(exc)
     return results, problems
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, _prep):
+def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, budget_json, _prep):
     """Cached on every input (the data's hash and centring/radius in ``key``), shared by every session."""
+    from dppca_core.budget import BudgetSplit
+
+    budget = None if budget_json is None else BudgetSplit(**json.loads(budget_json))
+    center = "private" if _prep.center == "private" else "none"
     reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
                                   json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
-                                  s)
+                                  s, budget, center)
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")

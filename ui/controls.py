@@ -124,11 +124,31 @@ def parameter_controls(container=st.sidebar) -> None:
                     param_widget(mech, p, st)
 
 
+def budget_controls(container=st.sidebar) -> None:
+    """Shares of one release's budget; the subspace gets the rest, so the shares always sum to the total."""
+    vals = scenario.values()
+    with container.expander("Budget split of one release"):
+        if vals["center"] == "private":
+            st.slider("mean (private centring)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bmean"))
+        st.slider("eigenvalues (private scree)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("beig"))
+        st.slider("scores (private score plot)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bscores"))
+        try:
+            split = scenario.budget(vals)
+        except ValueError as exc:
+            st.caption(md_escape(exc))
+            return
+        subspace = 1.0 if split is None else split.subspace
+        st.progress(subspace, text=f"subspace: {subspace:.0%} of the budget")
+        st.caption("Shares of one release's (ε, δ); they compose exactly to it (Gaussian DP splits μ²; pure "
+                   "mechanisms split ε).")
+
+
 def shared_sidebar(reps_field: str = "reps") -> None:
     """The controls every release-computing page shares, drawn in the sidebar by the entry script."""
     with st.sidebar:
         mechanism_picker(st)
         privacy_controls(st)
+        budget_controls(st)
         shape_controls(st, reps_field=reps_field)
         parameter_controls(st)
 

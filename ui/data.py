@@ -32,6 +32,7 @@ class Dataset:
     truth: np.ndarray | None = None      # d x r planted subspace (synthetic only)
     support: np.ndarray | None = None    # planted row support (sparse synthetic only)
     key: str = ""                        # sha256 of the array bytes
+    report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
 
     @property
     def label_kind(self) -> str | None:
@@ -118,25 +119,56 @@ def _from_table(table, name: str, note: str) -> Dataset:
     return _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
 
 
-def read_table(name: str, raw: bytes, columns=None, label=None):
-    """CSV or Parquet bytes to a validated ``dppca_core.datasets.Table``."""
-    buf = io.BytesIO(raw)
+#: upload limits of this app (the library reads any size): bytes, cells, columns (checked from the header first)
+MAX_UPLOAD_BYTES = 50_000_000
+MAX_UPLOAD_CELLS = 20_000_000
+MAX_UPLOAD_COLUMNS = 2_000
+ON_BAD = {"error": "refuse the file", "drop_column": "leave those columns out", "drop_rows": "leave those rows out"}
+LABEL_HINTS = ("target", "label", "class", "y", "outcome", "diagnosis", "species", "cultivar", "group", "site")
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _parsed(digest: str, name: str, _raw: bytes):
+    """The uploaded file parsed once (content-addressed: ``digest`` is the sha256 of the bytes)."""
+    buf = io.BytesIO(_raw)
     buf.name = name
-    return dsets.load_table(buf, columns=list(columns) if columns else None, label=label or None)
+    return dsets.parse_table(buf, max_bytes=MAX_UPLOAD_BYTES, max_cells=MAX_UPLOAD_CELLS,
+                             max_columns=MAX_UPLOAD_COLUMNS)
 
 
-def table_columns(name: str, raw: bytes) -> tuple[list, list]:
-    """(numeric columns, all columns) of an uploaded file."""
-    table = read_table(name, raw)
-    return list(table.columns), list(table.columns) + list(table.dropped)
+def parsed_upload(up: dict):
+    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content)."""
+    return _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _upload(name: str, raw: bytes, columns: tuple, label: str) -> Dataset:
-    table = read_table(name, raw, columns, label)
-    note = f"Uploaded file {name}: {table.n_rows} rows, {len(table.columns)} columns" + (
-        f" (constant: {table.constant_columns})" if table.constant_columns else "") + "."
-    return _from_table(table, name, note)
+def suggested_label(columns: list) -> str:
+    """A column whose name looks like a target (target, label, class, y, ...), else ""."""
+    lowered = {c.lower().strip(): c for c in columns}
+    for hint in LABEL_HINTS:
+        if hint in lowered:
+            return lowered[hint]
+    return ""
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, _up: dict) -> Dataset:
+    table = parsed_upload(_up).select(list(columns) or None, label or None, on_bad)
+    if len(table.columns) < 2:
+        left_out = "; ".join(f"{c!r}: {why}" for c, why in list(table.dropped.items())[:4])
+        raise ValueError(f"only {len(table.columns)} usable column(s) {table.columns} in {name} (left out: "
+                         f"{left_out}); PCA needs at least 2. Choose 'leave those rows out' for the bad cells, or "
+                         "fix the file.")
+    dropped = f", {table.rows_dropped} rows with bad cells left out" if table.rows_dropped else ""
+    note = (f"Uploaded file {name}: {table.n_rows} rows, {len(table.columns)} columns{dropped}"
+            + (f" (constant: {', '.join(table.constant_columns)})" if table.constant_columns else "") + ".")
+    ds = _from_table(table, name, note)
+    ds.report = table.report
+    return ds
+
+
+def upload_dataset(up: dict) -> Dataset:
+    return _upload(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], tuple(up.get("columns", ())),
+                   up.get("label", ""), up.get("on_bad", "error"), up)
 
 
 def _finish(fields: dict, name: str, note: str) -> Dataset:
@@ -171,7 +203,7 @@ def load_dataset(scn: dict) -> Dataset:
         if not up:
             raise ValueError("no file is uploaded in this session; upload a CSV or Parquet file on the Data page, "
                              "or choose a synthetic or shipped dataset.")
-        return _upload(up["name"], up["bytes"], tuple(up.get("columns", ())), up.get("label", ""))
+        return upload_dataset(up)
     raise ValueError(f"unknown data source {src!r}; choose synthetic, a preset, a sample or an upload.")
 
 
@@ -184,6 +216,7 @@ class Prepared:
     center_private: bool
     center_note: str
     ref: experiments.Reference       # the non-private eigenvectors and eigenvalues of the Gram (descending)
+    center: str = "none"             # "none", "private" (inside each release) or "empirical" (applied here)
 
     @property
     def reference(self) -> np.ndarray:
@@ -194,13 +227,26 @@ class Prepared:
         return self.ref.eigenvalues
 
 
+PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
+                       "split); the rows are clipped to R again after centring. The reference is the PCA of the "
+                       "rows centred with their exact mean (what the private release aims at).")
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _prepare(key: str, center: str, R: float, _X: np.ndarray) -> Prepared:
+    """The mechanisms' input and the non-private reference, once per (dataset, centring, R), shared by sessions.
+
+    "private" centring happens inside each release (its mean is part of the release), so the input stays the
+    clipped rows; "empirical" centring (not private) is applied here.
+    """
+    if center == "private":
+        data = dc.prepare(_X, R)
+        return Prepared(data=data, key=f"{key}|{center}|{R!r}", center_private=True, center_note=PRIVATE_CENTRE_NOTE,
+                        ref=experiments.Reference.of(data, centred=True), center=center)
     cen = center_data(_X, center)
     data = dc.prepare(cen.X, R)
-    # the Gram matrix and its eigendecomposition: computed once per (dataset, centring, R), shared by sessions
     return Prepared(data=data, key=f"{key}|{center}|{R!r}", center_private=cen.private, center_note=cen.note,
-                    ref=experiments.Reference.of(data))
+                    ref=experiments.Reference.of(data), center=center)
 
 
 def prepare(ds: Dataset, scn: dict) -> Prepared:
@@ -208,6 +254,6 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
     R = float(scn["R"])
     if not R > 0:
         raise ValueError(f"the clipping radius R must be positive (got {R:g}).")
-    if scn["center"] not in ("none", "empirical"):
-        raise ValueError("centring must be 'none' or 'empirical'.")
+    if scn["center"] not in ("none", "private", "empirical"):
+        raise ValueError("centring must be 'none', 'private' or 'empirical'.")
     return _prepare(ds.key, scn["center"], R, ds.X)

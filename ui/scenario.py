@@ -35,7 +35,8 @@ WIDGET_PREFIX = "w:"
 MAX_CELLS = 4_000_000
 #: Longest raw URL value we parse (anything longer is refused before parsing).
 MAX_RAW_CHARS = 2_000
-VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk")
+VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk",
+         "scree", "scores")
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
 METRICS = ("subspace_distance", "energy", "f1")
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
@@ -154,7 +155,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("spike", "float", 4.0, 0.0, 1000.0),
     Field("sparse", "int", 0, 0, 500),
     Field("dseed", "int", 0, 0, SEED_MAX),
-    Field("center", "choice", "none", choices=("none", "empirical")),
+    Field("center", "choice", "none", choices=("none", "private", "empirical")),
     Field("R", "float", 1.0, 1e-9, 1e12),
     # explore
     Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
@@ -166,6 +167,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("reps", "int", 10, 1, 200),
     Field("seed", "int", 0, 0, SEED_MAX),
     Field("view", "choice", "spread", choices=VIEWS),
+    # budget split of one release (shares of the total; the subspace gets the rest)
+    Field("bmean", "float", 0.1, 0.0, 0.3),
+    Field("beig", "float", 0.0, 0.0, 0.3),
+    Field("bscores", "float", 0.0, 0.0, 0.3),
     # trade-offs
     Field("sweep", "choice", "eps", choices=SWEEP_AXES),
     Field("metric", "choice", "subspace_distance", choices=METRICS),
@@ -351,6 +356,19 @@ def mech_params(mech: str, vals: dict | None = None) -> dict:
     vals = values() if vals is None else vals
     prefix = f"{mech}."
     return {k[len(prefix):]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
+
+
+def budget(vals: dict | None = None):
+    """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release)."""
+    from dppca_core.budget import BudgetSplit
+
+    vals = values() if vals is None else vals
+    mean = vals["bmean"] if vals["center"] == "private" else 0.0
+    if vals["center"] == "private" and mean <= 0:
+        raise ValueError("centring with a private mean needs a positive mean share: raise it in the budget split.")
+    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0:
+        return None
+    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=vals["bscores"])
 
 
 def sync_url() -> None:

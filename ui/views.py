@@ -22,6 +22,8 @@ VIEWS = {
     "downstream": "Downstream use",
     "convergence": "Convergence",
     "risk": "Privacy risk",
+    "scree": "Private scree",
+    "scores": "Private score plot",
 }
 METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
 
@@ -29,7 +31,8 @@ METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
 def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
     {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
      "animation": _animation, "support": _support, "downstream": _downstream,
-     "convergence": _convergence, "risk": _risk}[view](ds, prep, results, k, random_level)
+     "convergence": _convergence, "risk": _risk, "scree": _scree, "scores": _scores}[view](
+        ds, prep, results, k, random_level)
 
 
 def _first_aligned(prep, results, k):
@@ -175,3 +178,54 @@ def _risk(ds, prep, results, k, random_level):
         + (f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
            f"δ = {total_delta:g} (the ruler's composed mark)." if composed is not None else "")
         + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else ""))
+
+
+def _eigenvalue_half_widths(pub: dict) -> np.ndarray:
+    """95% half-widths of the private eigenvalues: 1.96 sd of their noise (a separate share: the Gaussian added to
+    them; Analyze Gauss's noisy matrix: about sqrt(2) sigma to first order, v' E v for a unit v)."""
+    k = len(pub["eigenvalues"])
+    if "eigenvalue_noise_scale" in pub["facts"]:
+        sd = pub["facts"]["eigenvalue_noise_scale"]
+    else:
+        sd = np.sqrt(2.0) * (pub["noise_scale"] or 0.0)
+    return np.full(k, 1.96 * sd)
+
+
+def _scree(ds, prep, results, k, random_level):
+    private = {}
+    for mech, res in results.items():
+        out = res.published["outputs"]
+        if res.published["eigenvalues"] is not None and out.get("explained_variance_ratio"):
+            total = out["total_variance"]
+            private[mech] = (out["explained_variance_ratio"], _eigenvalue_half_widths(res.published) / total)
+    if not private:
+        st.info("No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
+                "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
+                "for free.")
+        return
+    ref_ratio = prep.eigenvalues / max(float(np.trace(prep.ref.gram)), 1e-300)
+    show.chart(figures.private_scree(ref_ratio, private, top=k))
+    st.caption("Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
+               "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
+               "known scale.")
+
+
+def _scores(ds, prep, results, k, random_level):
+    panels, edges = {}, None
+    for mech, res in results.items():
+        scores = res.published["outputs"].get("scores")
+        if scores:
+            panels[f"{mech} (private)"], edges = scores["counts"], scores["edges"]
+    if not panels:
+        st.info("The score plot needs its own share of the budget: raise 'scores' in the sidebar (Budget split).")
+        return
+    rows = prep.data.rows
+    exact = rows @ prep.reference[:, :2]
+    if exact.shape[1] == 2 and np.asarray(next(iter(panels.values()))).ndim == 2:
+        counts, _, _ = np.histogram2d(exact[:, 0], exact[:, 1], bins=[edges, edges])
+    else:
+        counts, _ = np.histogram(exact[:, 0], bins=edges)
+    show.chart(figures.score_heatmaps({"exact (not private)": counts, **panels}, edges))
+    st.caption("Each private panel is a noisy histogram of the rows projected on that mechanism's released "
+               "components (first repetition), from its own share of the budget; negative noisy counts show as 0. "
+               "The first panel uses the exact components and counts: for exploration only.")

@@ -198,3 +198,49 @@ def communication_bar(costs: dict) -> go.Figure:
     fig = go.Figure(go.Bar(x=names, y=[costs[n] for n in names],
                            marker_color=[color_or_grey(n) for n in names]))
     return layout(fig, "Communication: numbers sent", "mechanism", "numbers")
+
+
+def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.Figure:
+    """Explained-variance ratios: the non-private ones (grey) beside each mechanism's private ones with intervals.
+
+    ``private`` maps a name to (ratios, half_widths) of its top-k components; ``reference_ratio`` are the exact
+    ratios (eigenvalue / total) of the reference.
+    """
+    ref = nonempty(reference_ratio, "reference_ratio")
+    k = max(len(r) for r, _ in private.values()) if private else len(ref)
+    top = top or k
+    x = [f"PC{i + 1}" for i in range(top)]
+    fig = go.Figure(go.Bar(x=x, y=100 * ref[:top], name="non-private (exact)", marker_color="#bbb"))
+    for name, (ratio, half) in private.items():
+        ratio, half = np.asarray(ratio, dtype=float)[:top], np.asarray(half, dtype=float)[:top]
+        fig.add_trace(go.Bar(x=x[:len(ratio)], y=100 * ratio, name=f"{text(name)} (private)",
+                             marker_color=color_or_grey(name),
+                             error_y=dict(type="data", array=100 * half, visible=True)))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="% of the total variance", rangemode="tozero")
+    return layout(fig, "Scree: share of variance per component (private, with 95% intervals)", height=380)
+
+
+def score_heatmaps(panels: dict, edges) -> go.Figure:
+    """2-D histograms of the rows projected on two components, one panel per name (e.g. exact vs private).
+
+    Counts below 0 (noise) are shown as 0; every panel shares the axes [-1, 1] (rows scaled to norm <= 1).
+    """
+    from plotly.subplots import make_subplots
+
+    if not panels:
+        raise ValueError("no score histograms to draw.")
+    edges = nonempty(edges, "edges")
+    centres = (edges[:-1] + edges[1:]) / 2
+    names = list(panels)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[text(n) for n in names], shared_yaxes=True)
+    for i, name in enumerate(names, start=1):
+        counts = np.maximum(np.asarray(panels[name], dtype=float), 0.0)
+        if counts.ndim == 1:
+            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(name), showlegend=False), 1, i)
+        else:
+            fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres, colorscale="Blues", showscale=False,
+                                     hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"), 1, i)
+        fig.update_xaxes(title_text="component 1", range=[-1, 1], row=1, col=i)
+    fig.update_yaxes(title_text="component 2", range=[-1, 1], row=1, col=1)
+    return layout(fig, "Score plot: rows projected on the first two components (counts)", height=400)
