@@ -40,6 +40,10 @@ with boundary("the report"):
     st.subheader("Guarantees")
     for mech, res in results.items():
         st.markdown(f"- **{md_escape(mech)}**: {res.guarantee_text}")
+    shares = report.budget_table(results)
+    if shares is not None:
+        st.subheader("How the budget is split")
+        st.dataframe(shares, hide_index=True, width="stretch")
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
@@ -57,6 +61,8 @@ with boundary("the report"):
         figs += [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)]
     last = st.session_state.get("last_sweep")
     tables = {"Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)": table}
+    if shares is not None:
+        tables = {"How the budget is split": shares, **tables}
     if last is not None:
         figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]]))
         tables["Last sweep (not private)"] = last["frame"].drop(columns=["values"])

@@ -28,6 +28,17 @@ def results_table(results: dict) -> pd.DataFrame:
 RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
 
 
+def budget_table(results: dict) -> pd.DataFrame | None:
+    """One row per (mechanism, part) of a split budget: its share and calibration (None without a split)."""
+    rows = []
+    for mech, res in results.items():
+        for part, share in res.published["facts"].get("budget", {}).items():
+            rows.append({"mechanism": mech, "part": part, "share": f"{share['share']:.0%}",
+                         "epsilon": f"{share['epsilon']:.4g}", "delta": f"{share['delta']:.3g}",
+                         "GDP mu": f"{share['mu']:.4g}" if "mu" in share else ""})
+    return pd.DataFrame(rows) if rows else None
+
+
 def published_json(releases: dict, numbers: bool = True) -> str:
     """Published releases as JSON. ``releases`` maps a mechanism to a ``published()`` dict (or a result holding
     one); ``numbers=False`` keeps the guarantee and parameters but leaves out the released numbers."""
