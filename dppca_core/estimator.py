@@ -1,82 +1,390 @@
-"""A scikit-learn compatible estimator around :func:`dppca_core.run`."""
+"""``DPPCA``: differentially private PCA with scikit-learn's estimator API (a drop-in for ``sklearn.decomposition.PCA``
+where privacy allows).
+
+Every fitted attribute is read from the published part of one :func:`dppca_core.release_pca` release (one composed
+budget split between the subspace, the spectrum and, when centring privately, the mean) or is public schema
+(number and names of the columns). Nothing computed from the raw data without noise is stored on the estimator, so
+a fitted or pickled estimator can be handed to a third party. The one raw-data quantity the analyst is told about,
+the number of clipped rows, is shown as a :class:`ClippingWarning` to the person running ``fit`` and kept nowhere.
+
+The user guide is docs/estimator.md.
+"""
 from __future__ import annotations
 
+import math
+import warnings
+from collections.abc import Mapping
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .api import run
-from .validation import check_matrix
+from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, release_pca
+from .registry import get_mechanism
+from .validation import as_generator
+
+#: share of the rows that must have been clipped for ``fit`` to warn (a notable share: below it, clipping a few
+#: outliers to a public radius is an ordinary bias-for-noise trade)
+CLIP_WARNING_SHARE = 0.05
+#: a private eigenvalue at or below this fraction of the average variance per feature is read as this floor in the
+#: probabilistic PCA model (noise can push a small eigenvalue to zero, which would make the model degenerate)
+_VARIANCE_FLOOR = 1e-6
+#: fitted attributes that exist only when the release holds what they are computed from
+_OPTIONAL = ("explained_variance_", "explained_variance_ratio_", "singular_values_", "noise_variance_", "n_samples_")
 
 
-class DPPCA(TransformerMixin, BaseEstimator):
+class ClippingWarning(UserWarning):
+    """A notable share of the rows had norm above ``data_norm`` and was clipped to it by ``DPPCA.fit``.
+
+    Clipping biases every private output towards the clipped rows' directions and shrinks them. The count in the
+    message is computed from the raw data without noise: it is shown to the person running ``fit`` only, is not
+    covered by the privacy guarantee and is never stored on the estimator or published. Choose ``data_norm`` from
+    public bounds on the features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``.
+    """
+
+
+def _generator(random_state) -> np.random.Generator:
+    """The numpy Generator all of a fit's randomness comes from.
+
+    None (fresh entropy), an int (the same seed as ``release_pca(seed=...)``), a Generator (used, and advanced, as
+    is) or a legacy RandomState (a Generator seeded from four draws of it, so a fixed RandomState reproduces).
+    """
+    if isinstance(random_state, (bool, np.bool_)):
+        raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
+                         f"{random_state!r}).")
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
+    try:
+        return as_generator(random_state)
+    except ValueError:
+        raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
+                         f"{random_state!r}).") from None
+
+
+def _refuse_silent_conversions(X) -> None:
+    """Refuse what scikit-learn's validation would convert silently into wrong numbers.
+
+    A masked array would lose its mask (masked cells read as whatever they hold) and dates would become days since
+    1970; the library refuses both with the same advice as :func:`dppca_core.validation.check_matrix`.
+    """
+    if np.ma.isMaskedArray(X) and np.ma.getmaskarray(X).any():
+        raise ValueError("X is a masked array with masked entries; fill them (X.filled(value)) or drop those rows "
+                         "before the analysis.")
+    dtypes = list(X.dtypes) if hasattr(X, "dtypes") and hasattr(X.dtypes, "__iter__") else [getattr(X, "dtype", None)]
+    if any(getattr(t, "kind", "") in ("m", "M") for t in dtypes):
+        raise ValueError("X holds dates or times; convert them to numbers first (e.g. days since a public reference "
+                         "date) or drop those columns.")
+
+
+class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Differentially private PCA with the scikit-learn estimator API.
 
-    Rows are clipped to ``data_norm`` (a public bound) before fitting; no centring is done,
-    because the empirical mean is not private: centre with a public centre beforehand if needed.
+    ``fit`` makes one private release (:func:`dppca_core.release_pca`) under the total budget (epsilon, delta),
+    split between the subspace (the components), the spectrum (top eigenvalues and the total variance, from which
+    the explained variance and its ratio follow) and, with ``center="private"``, the mean. Rows are first clipped to
+    the public radius ``data_norm``. Every fitted attribute is computed from what that release publishes.
 
     Parameters
     ----------
-    n_components : int
-        Number of components k.
-    mechanism : str
+    n_components : int, float in (0, 1) or None, default=None
+        int: the number of components k (1 <= k <= n_features). None: all features. A float f: the smallest k whose
+        PRIVATE explained-variance ratios sum to more than f. To choose it, the release covers all n_features
+        components and eigenvalues with the budget given (the choice is post-processing of the release, so it costs
+        nothing more) and the first k are kept; mechanisms whose noise grows with k are then less accurate than
+        with an int. If the private ratios never exceed f, k = n_features.
+    mechanism : str, default="analyze_gauss"
         Registry name, see :func:`dppca_core.list_mechanisms`.
-    epsilon, delta : float
-        Privacy parameters (delta ignored by pure-DP mechanisms).
-    data_norm : float
-        Public clipping radius R.
-    neighbors : {"replace", "add_remove"}
-        Neighbouring relation of the guarantee.
-    random_state : None, int or numpy.random.Generator
-    mechanism_params : dict, optional
-        Extra mechanism parameters.
+    epsilon, delta : float, default=1.0, 1e-6
+        The total privacy budget of everything the fit releases (delta ignored by pure-DP mechanisms).
+    data_norm : float, default=1.0
+        Public clipping radius R: rows with a larger norm are scaled down to it. Choose it from public bounds on the
+        features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``. A notable share of
+        clipped rows raises a :class:`ClippingWarning`.
+    neighbors : {"replace", "add_remove"}, default="replace"
+        Neighbouring relation of the guarantee. Under "add_remove" the number of rows is private too, so
+        ``explained_variance_``, ``noise_variance_`` and the likelihood exist only if the release holds a private
+        count.
+    center : {"none", "private"}, default="none"
+        "private": centre with a mean released from its own share of the budget (``mean_``). "none": no centring
+        (``mean_`` is zero; the analysis is of second moments about the origin: centre with a public vector first if
+        you have one). The empirical mean is never used: it is not private.
+    budget : BudgetSplit, dict or None, default=None
+        Shares of the budget. A dict with a "subspace" key is a full split; without it, the given extra shares
+        ("mean", "eigenvalues", "scores") and the rest to the subspace. None: 10% to the eigenvalues (plus 10% to
+        the mean when ``center="private"``), the rest to the subspace. An eigenvalue share of 0 leaves the spectrum
+        attributes out unless the mechanism releases its own eigenvalues and trace (Analyze Gauss does).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        Source of all the release's noise; a fixed int gives the same release each fit.
+    mechanism_params : dict or None, default=None
+        Extra parameters of the mechanism.
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components, n_features)
-        Rows are the released principal directions (scikit-learn layout).
-    release_ : dict
-        The published release (:meth:`dppca_core.Release.published`): components, guarantee, privacy curve,
-        public parameters. Nothing computed from the raw data without noise is stored on the estimator, so a
-        fitted (or pickled) estimator can be handed to a third party.
+    components_ : ndarray of shape (n_components_, n_features_in_)
+        Private principal directions (rows, orthonormal), from the subspace share.
+    mean_ : ndarray of shape (n_features_in_,)
+        The private mean (mean share) with ``center="private"``; zeros with ``center="none"``. ``transform``
+        subtracts it, ``inverse_transform`` adds it back.
+    explained_variance_ : ndarray of shape (n_components_,)
+        Private eigenvalues (eigenvalue share) in the data's units: lambda_i R^2 / (n - 1), negatives set to 0,
+        sorted in decreasing order (post-processing). Needs n: public under "replace".
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Private eigenvalues over the private total variance (the noisy trace, raised to at least the sum of the
+        released eigenvalues so the ratios sum to at most 1).
+    singular_values_ : ndarray of shape (n_components_,)
+        R sqrt(lambda_i): the singular values of the (clipped, centred as chosen) data matrix, private.
+    noise_variance_ : float
+        Private total variance minus the top n_components_ eigenvalues, per remaining feature (0 when
+        n_components_ = n_features), in the data's units: the isotropic noise of the probabilistic PCA model.
+    n_components_ : int
+    n_samples_ : int
+        Number of rows: public under "replace" (and published), a private count under "add_remove" if released.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names (public schema), when X has string column names.
+    release_ : dict
+        The published release (:meth:`dppca_core.Release.published`): components, private eigenvalues and
+        outputs (mean, total variance, ratios, score histogram), the guarantee and its privacy curve, the budget
+        shares, public parameters. It holds all the components released (n_features of them when n_components is
+        a float). Nothing computed from the raw data without noise is stored on the estimator.
+
+    Notes
+    -----
+    Differences from ``sklearn.decomposition.PCA``: no empirical centring (private or no centring), no whitening,
+    no ``svd_solver``/``tol``/``iterated_power``/``copy``, ``n_components="mle"`` is not offered, sparse input is
+    refused, and the output depends on ``random_state`` (noise) even for a full-rank fit.
     """
 
-    def __init__(self, n_components=2, mechanism="analyze_gauss", epsilon=1.0, delta=1e-6, data_norm=1.0,
-                 neighbors="replace", random_state=None, mechanism_params=None):
+    def __init__(self, n_components=None, *, mechanism="analyze_gauss", epsilon=1.0, delta=1e-6, data_norm=1.0,
+                 neighbors="replace", center="none", budget=None, random_state=None, mechanism_params=None):
         self.n_components = n_components
         self.mechanism = mechanism
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
         self.neighbors = neighbors
+        self.center = center
+        self.budget = budget
         self.random_state = random_state
         self.mechanism_params = mechanism_params
 
+    # ------------------------------------------------------------------ scikit-learn plumbing
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the output is random (noise), but a fixed random_state fixes it: deterministic in scikit-learn's sense
+        tags.non_deterministic = False
+        tags.input_tags.sparse = False      # dense rows only: clipping and the Gram matrix are computed densely
+        tags.input_tags.allow_nan = False   # a missing value has no norm to clip: impute first
+        tags.transformer_tags.preserves_dtype = ["float64"]  # every release is computed in float64
+        return tags
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def _validate(self, X, *, reset: bool):
+        _refuse_silent_conversions(X)
+        return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=False,
+                             ensure_min_samples=2 if reset else 1)
+
+    # ------------------------------------------------------------------ parameters
+    def _budget(self) -> BudgetSplit:
+        budget = self.budget
+        if budget is None:
+            extras = {"eigenvalues": DEFAULT_SHARES["eigenvalues"]}
+            if self.center == "private":
+                extras["mean"] = DEFAULT_SHARES["mean"]
+            return BudgetSplit.with_extras(**extras)
+        if isinstance(budget, Mapping):
+            unknown = sorted(set(map(str, budget)) - set(PARTS))
+            if unknown:
+                raise ValueError(f"budget has unknown part(s) {unknown}; the parts are {list(PARTS)}.")
+            for part, value in budget.items():
+                if isinstance(value, bool) or not isinstance(value, Real):
+                    raise ValueError(f"the {part} share must be a number in [0, 1] (got {value!r}).")
+            shares = {part: float(value) for part, value in budget.items()}
+            budget = BudgetSplit(**shares) if "subspace" in shares else BudgetSplit.with_extras(**shares)
+        if not isinstance(budget, BudgetSplit):
+            raise ValueError(f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
+                             f"(got {type(budget).__name__}).")
+        if self.center == "none" and budget.mean > 0:
+            raise ValueError(f"budget gives the mean a share of {budget.mean:g}, but center='none' does not use it; "
+                             "set center='private' or give that share to the subspace.")
+        if self.center == "private" and budget.mean <= 0:
+            raise ValueError("center='private' needs a positive mean share in budget, e.g. {'mean': 0.1, "
+                             "'eigenvalues': 0.1}.")
+        return budget
+
+    def _requested_k(self, d: int, spec) -> tuple[int, float | None]:
+        """(k to release, fraction of variance or None). None and a float release all d components."""
+        nc = self.n_components
+        if nc is None:
+            k, fraction = d, None
+        elif isinstance(nc, (Integral,)) and not isinstance(nc, (bool, np.bool_)):
+            if not 1 <= nc <= d:
+                raise ValueError(f"n_components = {nc} is out of range: choose 1 <= n_components <= n_features = "
+                                 f"{d}, None (all features) or a float in (0, 1) (a share of the variance).")
+            return int(nc), None
+        elif isinstance(nc, Real) and not isinstance(nc, (bool, np.bool_)) and 0.0 < nc < 1.0:
+            k, fraction = d, float(nc)
+        else:
+            raise ValueError(f"n_components must be an int in [1, n_features], None (all features) or a float "
+                             f"strictly between 0 and 1 (a share of the variance); got {nc!r}.")
+        if spec.max_k is not None and spec.max_k < d:
+            what = "a float n_components needs" if fraction is not None else "n_components=None asks for"
+            raise ValueError(f"{what} all {d} components, but {spec.name} releases at most {spec.max_k}; pass an "
+                             f"int n_components <= {spec.max_k} or choose another mechanism.")
+        return k, fraction
+
+    # ------------------------------------------------------------------ fit
     def fit(self, X, y=None):
-        X = check_matrix(X)
-        release = run(self.mechanism, X, self.n_components, self.epsilon, delta=self.delta,
-                      neighbors=self.neighbors, data_norm=self.data_norm, seed=self.random_state,
-                      **(self.mechanism_params or {}))
-        self.release_ = release.published()
-        self.components_ = release.components.T.copy()
-        self.n_features_in_ = X.shape[1]
+        """Release a private PCA of X and set the fitted attributes from what the release publishes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows are individuals; they are clipped to ``data_norm``.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate(X, reset=True)
+        n, d = X.shape
+        spec = get_mechanism(self.mechanism)
+        k, fraction = self._requested_k(d, spec)
+        budget = self._budget()
+        if fraction is not None and budget.eigenvalues <= 0 and not spec.releases_eigenvalues:
+            raise ValueError(f"a float n_components is chosen from private explained-variance ratios, but the budget "
+                             f"gives the eigenvalues no share and {spec.name} does not release its own; give "
+                             "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
+        release = release_pca(self.mechanism, X, k, self.epsilon, self.delta, self.neighbors, self.data_norm,
+                              seed=_generator(self.random_state), budget=budget, center=self.center,
+                              **(self.mechanism_params or {}))
+        _warn_clipping(release.diagnostics, n, float(self.data_norm))
+        # from here on only the published release is read: nothing else about X reaches the estimator
+        self._set_from_published(release.published(), d, fraction)
         return self
 
-    def _check_features(self, X):
-        check_is_fitted(self, "components_")
-        X = check_matrix(X, min_rows=1)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but DPPCA was fitted with {self.n_features_in_}.")
-        return X
+    def _set_from_published(self, pub: dict, d: int, fraction: float | None) -> None:
+        for name in _OPTIONAL:
+            self.__dict__.pop(name, None)  # a refit must not keep attributes the new release does not support
+        R = float(pub["parameters"]["data_norm"])
+        V = np.asarray(pub["components"], dtype=float)  # (d, K)
+        outputs = pub["outputs"]
+        k = V.shape[1]
+        spectrum = pub["eigenvalues"] is not None and outputs.get("total_variance") is not None
+        if spectrum:
+            lam = np.sort(np.maximum(np.asarray(pub["eigenvalues"], dtype=float), 0.0))[::-1]
+            trace = max(float(outputs["total_variance"]), float(lam.sum()), np.finfo(float).tiny)
+            ratio = lam / trace
+            if fraction is not None:  # smallest k with cumulative private ratio > fraction (PCA's rule)
+                k = min(int(np.searchsorted(np.cumsum(ratio), fraction, side="right")) + 1, V.shape[1])
+        elif fraction is not None:
+            raise ValueError("the release holds no private spectrum to choose n_components from; give 'eigenvalues' "
+                             "a share in budget or pass an int n_components.")
+        self.release_ = pub
+        self.components_ = np.ascontiguousarray(V[:, :k].T)
+        self.n_components_ = int(k)
+        self.mean_ = (np.asarray(outputs["mean"], dtype=float) if self.center == "private" else np.zeros(d))
+        if not spectrum:
+            return
+        self.explained_variance_ratio_ = ratio[:k].copy()
+        self.singular_values_ = R * np.sqrt(lam[:k])
+        n = pub["parameters"].get("n")
+        if n is None:
+            n = outputs.get("count")  # a private count, where the release holds one (add/remove)
+        if n is None:
+            return
+        denom = max(float(n) - 1.0, 1.0)
+        self.n_samples_ = int(max(round(float(n)), 1))
+        self.explained_variance_ = lam[:k] * R**2 / denom
+        rest = max(trace - float(lam[:k].sum()), 0.0)
+        self.noise_variance_ = float(rest * R**2 / denom / (d - k)) if k < d else 0.0
 
+    # ------------------------------------------------------------------ transforms
     def transform(self, X):
-        """Project rows on the released components (no centring, see class docstring)."""
-        return self._check_features(X) @ self.components_.T
+        """Project rows on the private components after subtracting ``mean_`` (zero with ``center="none"``)."""
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        return X @ self.components_.T - self.mean_ @ self.components_.T
 
     def inverse_transform(self, X):
-        check_is_fitted(self, "components_")
-        Z = check_matrix(X, min_rows=1)
-        if Z.shape[1] != self.components_.shape[0]:
-            raise ValueError(f"expected {self.components_.shape[0]} columns (n_components), got {Z.shape[1]}.")
-        return Z @ self.components_
+        """Map scores back to the feature space: ``X @ components_ + mean_``."""
+        check_is_fitted(self)
+        Z = check_array(X, dtype=np.float64, input_name="X")
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(f"X has {Z.shape[1]} columns, but inverse_transform expects n_components_ = "
+                             f"{self.n_components_} (the output of transform).")
+        return Z @ self.components_ + self.mean_
+
+    # ------------------------------------------------------------------ probabilistic PCA model
+    def _model(self) -> tuple[np.ndarray, float]:
+        """(variance along each component, variance off the components), floored so the model is proper."""
+        if not hasattr(self, "explained_variance_"):
+            raise ValueError("the probabilistic PCA model needs explained_variance_ and noise_variance_, which this "
+                             "fit did not release: give 'eigenvalues' a share of the budget (and, under "
+                             "neighbors='add_remove', a private count), or use neighbors='replace'.")
+        d, k = self.n_features_in_, self.n_components_
+        total = float(self.explained_variance_.sum()) + (d - k) * self.noise_variance_
+        floor = max(_VARIANCE_FLOOR * total / d, np.finfo(float).tiny)
+        noise = max(self.noise_variance_, floor)
+        along = np.maximum(self.explained_variance_, noise)  # as PCA: a component is never below the noise level
+        return along, noise
+
+    def get_covariance(self):
+        """Covariance of the probabilistic PCA model with the private components, eigenvalues and noise variance."""
+        check_is_fitted(self)
+        along, noise = self._model()
+        C = self.components_
+        return (C.T * (along - noise)) @ C + noise * np.eye(self.n_features_in_)
+
+    def get_precision(self):
+        """Inverse of :meth:`get_covariance` (the components are orthonormal, so in closed form)."""
+        check_is_fitted(self)
+        along, noise = self._model()
+        C = self.components_
+        return (C.T * (1.0 / along - 1.0 / noise)) @ C + np.eye(self.n_features_in_) / noise
+
+    def score_samples(self, X):
+        """Log-likelihood of each row under the probabilistic PCA model built from the private attributes.
+
+        The model is N(mean_, C) with C = components_^T diag(explained_variance_) components_ plus noise_variance_
+        off the components (Tipping & Bishop 1999), all private; evaluating it on rows you hold publishes nothing.
+        """
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        along, noise = self._model()
+        d, k = self.n_features_in_, self.n_components_
+        centred = X - self.mean_
+        scores = centred @ self.components_.T
+        quad = (scores**2 / along).sum(axis=1)
+        logdet = float(np.log(along).sum())
+        if k < d:
+            off = np.maximum(np.einsum("ij,ij->i", centred, centred) - np.einsum("ij,ij->i", scores, scores), 0.0)
+            quad = quad + off / noise
+            logdet += (d - k) * math.log(noise)
+        return -0.5 * (d * math.log(2.0 * math.pi) + logdet + quad)
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the rows of X (see :meth:`score_samples`)."""
+        return float(np.mean(self.score_samples(X)))
+
+
+def _warn_clipping(diagnostics, n: int, data_norm: float) -> None:
+    """Tell the person running fit how many rows were clipped, when it is a notable share. Never stored."""
+    clipped = int(diagnostics.get("rows_clipped", 0) or 0)
+    again = int(diagnostics.get("rows_clipped_after_centring", 0) or 0)
+    advice = ("Choose data_norm from public bounds on the features, never from the data: with |x_j| <= b_j, "
+              "data_norm = sqrt(sum_j b_j**2) (see docs/estimator.md). This count is computed from the raw data "
+              "without noise: it is shown to you only, and is not part of the release.")
+    if clipped >= CLIP_WARNING_SHARE * n and clipped > 0:
+        warnings.warn(f"{clipped} of {n} rows ({clipped / n:.0%}) had norm above data_norm = {data_norm:g} and were "
+                      f"clipped to it, which biases the release. {advice}", ClippingWarning, stacklevel=3)
+    elif again >= CLIP_WARNING_SHARE * n and again > 0:
+        warnings.warn(f"after centring with the private mean, {again} of {n} rows ({again / n:.0%}) had norm above "
+                      f"data_norm = {data_norm:g} and were clipped again (a centred row can reach twice the radius). "
+                      f"If the features have public ranges, centre with the public midpoints before fitting and use "
+                      f"center='none'. {advice}", ClippingWarning, stacklevel=3)
