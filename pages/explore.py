@@ -2,8 +2,7 @@
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import figures, metrics
-from dppca_core.figures import risk as risk_figures
+from dppca_core import metrics, risk
 
 from ui import compute, controls, data, scenario, show, views
 from ui.errors import boundary
@@ -15,9 +14,10 @@ ensure_navigation()
 vals = scenario.values()
 st.title("Explore")
 if not show.presenting():
-    show.chart(risk_figures.epsilon_ruler(vals["eps"], height=190), key="ruler")
+    st.caption(risk.context_sentence(vals["eps"]).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
+        st.caption("The Privacy risk view below draws them on a ruler beside your ε.")
 st.caption(
     "The numbers below are **diagnostics computed with the raw data as reference** (the non-private PCA of the "
     "clipped data, and the planted support when known): they show what privacy costs and are not private releases. "
@@ -86,5 +86,4 @@ with boundary("the dataset"):
     if results:
         st.segmented_control("Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True,
                              **scenario.bind("view"))
-        with boundary("this view"):
-            views.draw(vals["view"], ds, prep, results, k, random_level)
+        views.fragment(vals["view"], ds, prep, results, k, random_level)

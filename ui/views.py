@@ -28,6 +28,15 @@ VIEWS = {
 METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
 
 
+@st.fragment
+def fragment(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
+    """The selected view as a fragment: its own widgets (the spread metric, the component shown) rerun only it."""
+    from .errors import boundary
+
+    with boundary("this view"):
+        draw(view, ds, prep, results, k, random_level)
+
+
 def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
     {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
      "animation": _animation, "support": _support, "downstream": _downstream,
