@@ -1,4 +1,7 @@
-"""Partition of rows into the sites (data holders) of a distributed mechanism."""
+"""Partition of rows into the sites (data holders) of a distributed mechanism.
+
+The per-site Gram matrices are built (and memoised) by :meth:`dppca_core.prepare.PreparedData.site_partition`.
+"""
 from __future__ import annotations
 
 from numbers import Integral
@@ -45,8 +48,3 @@ def split_sites(n: int, sites) -> list[np.ndarray]:
 
 def _looks_like_sizes(arr: np.ndarray, n: int) -> bool:
     return np.issubdtype(arr.dtype, np.integer) and int(arr.sum()) == n and np.all(arr >= 2) and arr.size < n
-
-
-def site_grams(rows: np.ndarray, parts: list[np.ndarray]) -> list[np.ndarray]:
-    """X_s^T X_s of each site."""
-    return [rows[idx].T @ rows[idx] for idx in parts]

@@ -196,3 +196,11 @@ def test_samples_match_scikit_learn(name):
     assert t.columns == list(bunch.feature_names)
     assert np.array_equal(t.X, bunch.data.to_numpy())  # CSV written with round-trip float formatting
     assert list(pd.Series(bunch.target_names[bunch.target])) == list(t.labels)
+
+
+def test_datasets_is_the_namespace_of_synthetic_and_tables():
+    from dppca_core import synthetic, tables
+
+    for name in D.__all__:
+        assert getattr(D, name) is getattr(synthetic, name, None) or getattr(D, name) is getattr(tables, name, None)
+    assert D.PRESETS is synthetic.PRESETS and D.load_table is tables.load_table and D.SAMPLES is tables.SAMPLES
