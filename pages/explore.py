@@ -43,7 +43,7 @@ def _mechanism_block(res, random_level: float) -> None:
         with head[1]:
             controls.guarantee_badges(spec)
         support = res.precision is not None
-        c = st.columns([1.4, 1, 1, 1, 1] if support else [2, 2, 3])
+        c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
         _card(c[0], f"subspace distance (random: {random_level:.2f})", res.distance, "{:.3f}",
               f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
               "(no information).")

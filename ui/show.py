@@ -15,8 +15,9 @@ from . import scenario
 PRESENTER_FONT = 20
 PRESENTER_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"] {display: none;}
-html, body, [data-testid="stAppViewContainer"] {font-size: 21px;}
-[data-testid="stMetricValue"] {font-size: 2.6rem;}
+html {font-size: 20px !important;}
+[data-testid="stAppViewContainer"] p, [data-testid="stAppViewContainer"] li {font-size: 1.05rem;}
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] p {font-size: 2.4rem !important;}
 .block-container {max-width: 100%; padding: 1rem 2rem 2rem 2rem;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
@@ -44,13 +45,16 @@ def presenter_bar(pages: dict, here: str) -> None:
     st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     order = list(pages)
     i = order.index(here)
-    cols = st.columns([1, 1, 4, 1])
-    if cols[0].button("◀ previous", disabled=i == 0, key="present_prev", width="stretch"):
+    cols = st.columns([1, 1, 3, 1])
+    if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
+                      help=f"previous page: {pages[order[i - 1]].title}" if i else None):
         st.switch_page(pages[order[i - 1]])
-    if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch"):
+    if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
+                      help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
         st.switch_page(pages[order[i + 1]])
     cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
-    if cols[3].button("Exit presenter", icon=":material/close_fullscreen:", key="present_exit", width="stretch"):
+    if cols[3].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch",
+                      help="Leave presenter mode"):
         scenario.set_value("present", False)
         st.rerun()
     if here in DIAL_PAGES:

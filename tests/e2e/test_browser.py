@@ -150,3 +150,34 @@ def test_two_sessions_side_by_side_stay_apart(server, browser):
     assert slider_values(b)[:2] == ["1", "1e-06"] and query(b)["eps"] == "1.0"
     a.context.close()
     b.context.close()
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
+def test_presenter_mode_fits_the_screen(server, browser, width, height):
+    """Presenter mode on a projector-sized screen: nothing wider than the window, no label cut off."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{server}/explore?present=true&view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
+    wait_metrics(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    settle(page)
+    assert_no_error(page, "presenter mode")
+    assert page.locator('[data-testid="stSidebar"]').is_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    truncated = page.evaluate("""() => [...document.querySelectorAll('button, [data-testid="stMetricLabel"] p')]
+        .filter(b => b.offsetParent && b.scrollWidth > b.clientWidth + 1).map(b => b.innerText)""")
+    assert not truncated, truncated
+    page.screenshot(path=str(SHOTS / f"presenter_{width}x{height}.png"))
+    # the big dial moves the numbers, and next goes to the next page
+    before = metric_values(page)
+    dial = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    dial.focus()
+    dial.press("ArrowRight")
+    page.wait_for_function(
+        "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
+        " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=60_000)
+    settle(page)
+    page.locator("button", has_text="next").first.click()
+    page.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText.includes('Trade')",
+                           timeout=60_000)
+    page.close()
