@@ -385,6 +385,7 @@ def _warn_clipping(diagnostics, n: int, data_norm: float) -> None:
                       f"clipped to it, which biases the release. {advice}", ClippingWarning, stacklevel=3)
     elif again >= CLIP_WARNING_SHARE * n and again > 0:
         warnings.warn(f"after centring with the private mean, {again} of {n} rows ({again / n:.0%}) had norm above "
-                      f"data_norm = {data_norm:g} and were clipped again (a centred row can reach twice the radius). "
-                      f"If the features have public ranges, centre with the public midpoints before fitting and use "
-                      f"center='none'. {advice}", ClippingWarning, stacklevel=3)
+                      f"data_norm = {data_norm:g} and were clipped again (a centred row can lie up to twice data_norm "
+                      "from the mean), which biases the release; a larger public data_norm avoids it at the cost of "
+                      "more noise. This count is computed from the raw data without noise: it is shown to you only, "
+                      "and is not part of the release.", ClippingWarning, stacklevel=3)
