@@ -183,6 +183,19 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _n_features_out(self):
         return self.components_.shape[0]
 
+    def __getstate__(self):
+        """Pickle (or deep-copy) a fitted estimator without its ``random_state``.
+
+        The seed, or a Generator's or RandomState's state (whose generators can be stepped back), lets anyone
+        regenerate the release's noise and subtract it from the published values, which undoes the privacy. A fitted
+        estimator is meant to be handed out, so its pickle stores ``random_state=None``; an unfitted one (e.g. the
+        clones a search sends to its workers) keeps it.
+        """
+        state = dict(super().__getstate__())  # object.__getstate__ returns the live __dict__: never edit it
+        if "components_" in state and state.get("random_state") is not None:
+            state["random_state"] = None
+        return state
+
     def _validate(self, X, *, reset: bool):
         _refuse_silent_conversions(X)
         return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=False,

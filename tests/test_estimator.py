@@ -200,6 +200,18 @@ def test_pickled_estimator_holds_no_exact_statistic_nor_diagnostics():
     json.dumps(est.release_, allow_nan=False)  # release_ is the plain published dict
 
 
+@pytest.mark.parametrize("seed", [0, np.random.RandomState(0), np.random.default_rng(0)])
+def test_pickled_fitted_estimator_does_not_carry_the_seed(seed):
+    # with the seed, anyone could regenerate Analyze Gauss's noise matrix and subtract it from the published
+    # eigen-decomposition; the pickle of a fitted estimator therefore stores random_state=None
+    est = DPPCA(2, epsilon=1.0, random_state=seed).fit(X)
+    back = pickle.loads(pickle.dumps(est))
+    assert back.random_state is None and est.random_state is seed  # the live estimator keeps its parameter
+    assert np.array_equal(back.transform(X), est.transform(X)) and back.release_ == est.release_
+    # an unfitted estimator (what a search pickles for its workers) keeps it, so runs stay reproducible
+    assert pickle.loads(pickle.dumps(DPPCA(2, random_state=3))).random_state == 3
+
+
 # ---------------------------------------------------------------- clipping notice
 def test_default_data_norm_on_raw_pixels_warns_and_a_public_bound_does_not():
     with pytest.warns(ClippingWarning, match=r"1797 of 1797 rows \(100%\).*sqrt\(sum_j b_j\*\*2\)") as record:
