@@ -115,7 +115,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         the mean when ``center="private"``), the rest to the subspace. An eigenvalue share of 0 leaves the spectrum
         attributes out unless the mechanism releases its own eigenvalues and trace (Analyze Gauss does).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        Source of all the release's noise; a fixed int gives the same release each fit.
+        Source of all the release's noise; a fixed int gives the same release each fit. The seed regenerates the
+        noise, so a fitted estimator is pickled without it (see Notes); prefer None for a release you publish.
     mechanism_params : dict or None, default=None
         Extra parameters of the mechanism.
 
@@ -154,6 +155,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Differences from ``sklearn.decomposition.PCA``: no empirical centring (private or no centring), no whitening,
     no ``svd_solver``/``tol``/``iterated_power``/``copy``, ``n_components="mle"`` is not offered, sparse input is
     refused, and the output depends on ``random_state`` (noise) even for a full-rank fit.
+
+    Handing out: the fitted attributes and ``release_`` are covered by the guarantee; pickling (or deep-copying) a
+    fitted estimator stores ``random_state=None``, because with the seed anyone could regenerate and subtract the
+    noise. ``fit`` warns with a :class:`ClippingWarning` when a notable share of rows was clipped (the count is not
+    private and is kept nowhere).
     """
 
     def __init__(self, n_components=None, *, mechanism="analyze_gauss", epsilon=1.0, delta=1e-6, data_norm=1.0,

@@ -158,7 +158,9 @@ def _leaves(value, path=""):
 
 
 def _fitted(est):
-    return {name: value for name, value in vars(est).items() if name.endswith("_") and not name.startswith("_")}
+    """Everything fit stored on the estimator (public or not), i.e. all but the constructor's parameters."""
+    params = est.get_params(deep=False)
+    return {name: value for name, value in vars(est).items() if name not in params}
 
 
 def _neighbours(neighbors):
