@@ -279,7 +279,8 @@ def _bounds(false_pos, false_neg, m: int, delta: float, confidence: float, gdp: 
 def _best_threshold(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eval: int) -> float:
     """The test's threshold, chosen on the selection trials only.
 
-    PSD support test: 0 (D never scores above it, ALGORITHMS-style attack on PSD noise); a leaked field: 0.5.
+    PSD support test: 0 (D never scores above it: the attack on PSD noise, docs/papers.md#wishart-sn-retraction);
+    a leaked field: 0.5.
     Otherwise the statistic is a location shift between D and D' (exactly Gaussian for the Gram-matrix entry),
     for which the likelihood-ratio test thresholds halfway between the two centres; the candidates are that
     midpoint and the quantiles of the pooled scores between 30% and 70%, each scored by the bound its

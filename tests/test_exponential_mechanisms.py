@@ -132,7 +132,7 @@ def test_ppca_gibbs_diagnostics_are_consistent():
 
 
 def test_ppca_captures_most_energy_on_toy_problem():
-    # ALGORITHMS.md §2.3.2: 200 sweeps on d=10, n=2000, eps=1, k=2 captured ~90% of the optimal variance.
+    # docs/mechanisms.md#gibbs-sampler: 200 sweeps on d=10, n=2000, eps=1, k=2 captured ~90% of the optimal variance.
     # A Gibbs chain that does not move from its random start captures ~k/d of it; 85% needs real mixing.
     ratios = [metrics.captured_energy_ratio(dc.run("ppca_exponential", DATA, 2, 1.0, seed=s).components, DATA.gram, 2)
               for s in range(3)]

@@ -126,7 +126,7 @@ def test_mod_sulq_beta_formula_and_relation():
 
 
 def test_wishart_is_flagged_retracted_and_fails_the_support_attack():
-    # ALGORITHMS.md §6.3: with D' lacking the row u = e1, P[Y - A_D not PSD] = 1 - e^{-eps} under D'
+    # docs/papers.md#wishart-sn-retraction: with D' lacking the row u = e1, P[Y - A_D not PSD] = 1 - e^{-eps} under D'
     # and 0 under D. 400 trials each: binomial s.e. ~0.024, so 0.63 +- 0.1 is a 4-s.e. band.
     rng = np.random.default_rng(0)
     d, eps = 5, 1.0

@@ -38,7 +38,7 @@ def test_composed_gaussian_matches_pld(steps, eps, delta):
 
 
 def test_published_table_values():
-    # ALGORITHMS.md §1.3 / §1.4 tables (sigma / Delta)
+    # the sigma / Delta tables of docs/privacy.md (Gaussian mechanism and composition)
     assert privacy.gaussian_sigma(1, 0.1, 1e-5) == pytest.approx(30.75, abs=0.01)
     assert privacy.gaussian_sigma(1, 1.0, 1e-5) == pytest.approx(3.73, abs=0.01)
     assert privacy.composed_gaussian_sigma(1, 1.0, 1e-5, 100) == pytest.approx(37.31, abs=0.01)
@@ -82,7 +82,7 @@ def test_sensitivity_table_is_attained_and_never_exceeded():
     e1, e2 = np.eye(d)[:2]
     assert np.linalg.norm((np.outer(e1, e1) - np.outer(e2, e2))[iu]) == pytest.approx(
         privacy.sensitivity("gram_upper", "replace"))
-    # replace-one noise is sqrt(2) times add/remove noise for the Gram matrix (§1.2)
+    # replace-one noise is sqrt(2) times add/remove noise for the Gram matrix (docs/privacy.md#sensitivity)
     ratio = privacy.gaussian_sigma(privacy.sensitivity("gram_upper", "replace"), 1, 1e-6) / privacy.gaussian_sigma(
         privacy.sensitivity("gram_upper", "add_remove"), 1, 1e-6)
     assert ratio == pytest.approx(math.sqrt(2))

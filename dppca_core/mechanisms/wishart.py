@@ -11,12 +11,12 @@ from ..registry import Output, mechanism
 RETRACTION = (
     "RETRACTED by its authors (2017): not differentially private. Wishart noise is supported on the PSD cone, "
     "so X^T X + E reveals when a neighbour's row is missing: P[Y - A_D is not PSD] = 1 - e^(-epsilon) under D' "
-    "and 0 under D (ALGORITHMS.md §6.2), so no delta below 1 - e^(-epsilon) holds. Kept for teaching and audits only."
+    "and 0 under D (docs/papers.md#wishart-sn-retraction), so no delta below 1 - e^(-epsilon) holds. Kept for teaching and audits only."
 )
 
 
 def wishart_scale(epsilon: float) -> float:
-    """Entry s.d. of Z: the paper's Sigma = I / (2 epsilon) read as a variance (ALGORITHMS.md §6.1)."""
+    """Entry s.d. of Z: the paper's Sigma = I / (2 epsilon) read as a variance (docs/mechanisms.md#wishart_sn)."""
     return math.sqrt(1.0 / (2.0 * epsilon))
 
 
