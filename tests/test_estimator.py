@@ -172,6 +172,7 @@ def _neighbours(neighbors):
     return D, D_prime
 
 
+@pytest.mark.filterwarnings("ignore::dppca_core.estimator.ClippingWarning")  # 30 rows at epsilon 1: a noisy mean
 @pytest.mark.parametrize("neighbors", ["replace", "add_remove"])
 @pytest.mark.parametrize("center", ["none", "private"])
 def test_no_fitted_attribute_is_noise_free_and_data_dependent(neighbors, center):
@@ -187,6 +188,7 @@ def test_no_fitted_attribute_is_noise_free_and_data_dependent(neighbors, center)
             assert on_dp.get(path) == value, f"fitted value {path} is noise-free and data-dependent"
 
 
+@pytest.mark.filterwarnings("ignore::dppca_core.estimator.ClippingWarning")  # 30 rows at epsilon 1: a noisy mean
 def test_pickled_estimator_holds_no_exact_statistic_nor_diagnostics():
     D, _ = _neighbours("replace")
     est = DPPCA(2, epsilon=1.0, center="private", random_state=0).fit(D)
