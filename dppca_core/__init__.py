@@ -11,10 +11,10 @@ from .registry import get_mechanism, list_mechanisms, mechanism_names
 from .release import Release
 
 try:
-    from .estimator import DPPCA
+    from .estimator import DPPCA, ClippingWarning
 except ImportError:  # pragma: no cover - scikit-learn missing
-    DPPCA = None
+    DPPCA = ClippingWarning = None
 
 __all__ = ["run", "release_pca", "BudgetSplit", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
-           "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA"]
+           "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA", "ClippingWarning"]
 __version__ = "0.1.0"

@@ -250,6 +250,9 @@ def release_pca(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, 
         m = private_mean(data.rows, shares["mean"], neighbors, rng)
         mean_scaled = m["mean"]
         outputs["mean"] = mean_scaled * data.data_norm
+        if m["count_noise_scale"] is not None:  # add/remove: the noisy count is part of the mean's release
+            outputs["count"] = m["count"]
+            facts["count_noise_scale"] = m["count_noise_scale"]
         facts["mean_noise_scale"] = m["noise_scale"]
         curves.append(shares["mean"].curve())
     work = data

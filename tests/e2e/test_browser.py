@@ -181,3 +181,31 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
     page.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText.includes('Trade')",
                            timeout=60_000)
     page.close()
+
+
+def test_risk_view_follows_the_dial(server, browser):
+    """The disclosure-risk view changes with epsilon together with the utility numbers."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page.goto(f"{server}/explore?view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
+    wait_metrics(page)
+    page.wait_for_selector("text=An attacker who was 10% sure", timeout=60_000)
+    settle(page)
+
+    def sentences():
+        return [t for t in page.locator("li").all_inner_texts() if "10% sure" in t]
+
+    before, numbers = sentences(), metric_values(page)
+    assert len(before) == 2 and "23.2%" in before[1]  # pure epsilon = 1 (PPCA): 10% -> at most 23.2%
+    page.screenshot(path=str(SHOTS / "risk.png"), full_page=True)
+    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
+    thumb.focus()
+    for _ in range(3):
+        thumb.press("ArrowLeft")
+    page.wait_for_function("old => ![...document.querySelectorAll('li')].some(e => e.innerText === old)",
+                           arg=before[1], timeout=60_000)
+    settle(page)
+    after = sentences()
+    assert after != before and metric_values(page) != numbers
+    assert_no_error(page, "risk view after moving epsilon")
+    page.close()
