@@ -255,7 +255,7 @@ def test_library_and_numpy_engine_work_without_dask(files):
         assert 'dask' not in sys.modules
         print('ok')
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
                          cwd=str(files["root"].parents[0]), env={**__import__("os").environ,
                                                                  "PYTHONPATH": str(_repo_root())})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
