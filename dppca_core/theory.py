@@ -40,7 +40,7 @@ RATES = {
     "ldp_sparse": "Wang & Xu (Thm 4): s lambda / gap, lambda ~ sigma(eps, delta) sqrt(log d / n)",
     "dps_pca": "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
                "sqrt(s (k + log d) / n)",
-    "private_oja": "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + 4 alpha(eps, delta)^2 d) "
+    "private_oja": "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + alpha(eps, delta)^2 d) "
                    "/ n) / gap",
     "dp_pca": "Liu et al. 2022 (Thm 5.1 / Cor 5.2): sqrt(T V / n) + T r sqrt(d) sigma(eps, delta) / n, "
               "T ~ (ln n)^2 / 16, r ~ spread of the gradients (~ data noise)",
@@ -86,7 +86,7 @@ def _terms(mechanism, n, d, k, epsilon, delta, s, sites, sigma_data):
         return ag * s * math.sqrt(k * math.log(d + 1) / n), math.sqrt(s * math.log(d + 1) / n)
     if mechanism == "private_oja":
         alpha = gaussian_sigma(1.0, epsilon, delta)
-        return 2.0 * alpha * math.sqrt(d / n), sigma_data * math.sqrt(d / n)
+        return alpha * math.sqrt(d / n), sigma_data * math.sqrt(d / n)  # step noise eta_t alpha
     if mechanism == "dp_pca":
         T = _batches(n)
         return T * sigma_data * d * gaussian_sigma(1.0, epsilon, delta) / n, sigma_data * math.sqrt(T * d / n)

@@ -62,17 +62,33 @@ def test_dp_pca_schedule_grows_the_batch_with_n_and_needs_a_minimum_batch():
     assert rel.facts["batch_size"] == 30000 // rel.facts["batches"] and rel.facts["private_range"]
 
 
+def test_gradients_lie_in_a_ball_of_diameter_one():
+    # x x^T w for ||x|| <= 1 and a unit w lies within 1/2 of w/2: two gradients differ by at most 1 (the sensitivity
+    # of one Oja step per unit step size, and of a sum of gradients), half the triangle bound 2
+    rng = np.random.default_rng(5)
+    for d in (2, 5, 30):
+        w = rng.standard_normal(d)
+        w /= np.linalg.norm(w)
+        x = rng.standard_normal((20000, d))
+        x *= (rng.random(20000) ** (1 / d) / np.linalg.norm(x, axis=1))[:, None]  # uniform in the unit ball
+        x[:4] = [w, -w, np.zeros(d), (w + np.roll(w, 1)) / np.linalg.norm(w + np.roll(w, 1))]
+        g = x * (x @ w)[:, None]
+        assert np.linalg.norm(g - w / 2, axis=1).max() <= 0.5 + 1e-12
+        assert np.linalg.norm(g[0] - g[2]) == pytest.approx(1.0)  # x = w vs x = 0: the diameter is reached
+
+
 def test_dp_pca_noise_uses_the_tightest_sensitivity_of_the_truncation():
-    # At sigma = 0.1 the private radius exceeds the public range [-1, 1] of a gradient coordinate, so the mean of
-    # m = B/2 gradients of norm <= 1 has sensitivity 2/m (not the box diagonal 2 sqrt(d)/m) with the whole budget.
+    # At sigma = 0.1 the private radius exceeds the public range of a gradient coordinate (width 1), so the mean of
+    # m = B/2 gradients has sensitivity 1/m (the ball's diameter; not the box diagonal 2 r sqrt(d)/m) with the
+    # whole budget
     data = liu_example_41(n=200000, d=20, sigma=0.1, seed=0)
     rel = dc.run("dp_pca", data.X, 1, 1.0, 1e-6, seed=0)
     m = rel.facts["batch_size"] // 2
-    assert rel.outputs["noise_sd_per_step"][-1] == pytest.approx(privacy.gaussian_sigma(2.0 / m, 1.0, 1e-6))
-    # below the private-range regime every batch's mean is released over the public range: sensitivity 2/B
+    assert rel.outputs["noise_sd_per_step"][-1] == pytest.approx(privacy.gaussian_sigma(1.0 / m, 1.0, 1e-6))
+    # below the private-range regime every batch's mean is released over the public range: sensitivity 1/B
     small = dc.run("dp_pca", liu_example_41(n=5000, d=20, sigma=0.1, seed=0).X, 1, 1.0, 1e-6, seed=0)
     assert not small.facts["private_range"]
-    assert small.noise_scale == pytest.approx(privacy.gaussian_sigma(2.0 / small.facts["batch_size"], 1.0, 1e-6))
+    assert small.noise_scale == pytest.approx(privacy.gaussian_sigma(1.0 / small.facts["batch_size"], 1.0, 1e-6))
 
 
 def test_private_mean_truncated_box_sensitivity_and_histogram_share():
@@ -81,9 +97,11 @@ def test_private_mean_truncated_box_sensitivity_and_histogram_share():
     grads = 0.3 + 1e-4 * rng.standard_normal((m, d))  # concentrated: every histogram releases its bin
     eps_hist = _histogram_share(m, d, 1.0, 1e-6, 1e-3)
     assert 0 < eps_hist < 0.5  # just enough for the histograms, the rest goes to the Gaussian step
-    mean, sigma, cut = _private_mean(grads, 1.0, 1e-6, 1e-3, 2 * 1e-8, 4.0, 1.0, rng)
+    w = np.full(d, 1 / math.sqrt(d))  # 0.3 lies in every coordinate's public range [w_j/2 - 1/2, w_j/2 + 1/2]
+    mean, sigma, cut = _private_mean(grads, w, 1.0, 1e-6, 1e-3, 2 * 1e-8, 4.0, 1.0, rng)
     radius = 3 * 4.0 * math.sqrt(2e-8) * math.log(m * d / 1e-3)
-    # every coordinate got a box of width 2r inside [-1, 1]: sensitivity 2 r sqrt(d) / m at (1 - eps_hist, delta/2)
+    # every coordinate got a box of width 2r inside its public range: sensitivity 2 r sqrt(d) / m at
+    # (1 - eps_hist, delta/2)
     assert sigma == pytest.approx(privacy.gaussian_sigma(2 * radius * math.sqrt(d) / m, 1.0 - eps_hist, 5e-7))
     assert cut == 0 and np.abs(mean - grads.mean(axis=0)).max() < 6 * sigma
 
@@ -122,7 +140,7 @@ def test_private_oja_fast_loop_is_the_textbook_recursion():
         noise = rng.standard_normal((prepared.n, prepared.d))
         for t in range(prepared.n):
             eta = 2.0 / (10.0 + t + 1)
-            w = w + eta * rows[t] * (rows[t] @ w) + 2 * eta * alpha * noise[t]
+            w = w + eta * rows[t] * (rows[t] @ w) + eta * alpha * noise[t]  # a step moves by <= eta
             w /= np.linalg.norm(w)
         w *= np.sign(w[np.argmax(np.abs(w))])
         fast = dc.run("private_oja", prepared, 1, 1.0, 1e-6, seed=seed).components[:, 0]

@@ -42,14 +42,15 @@ def _start(data, rng):
     caveat=TOP_ONLY,
     params=LR_PARAMS,
     notes=(
-        "One pass of Oja's rule w <- normalise(w + eta_t x_t x_t^T w + 2 eta_t beta alpha z_t) in a random order. "
-        "Rows have norm <= 1, so ||x x^T w|| <= 1 and the clipping threshold is beta = 1 (no clipping bias). A "
-        "replacement changes one step by at most 2 eta_t beta, so with noise s.d. 2 eta_t beta alpha and "
+        "One pass of Oja's rule w <- normalise(w + eta_t x_t x_t^T w + eta_t alpha z_t) in a random order. "
+        "Rows have norm <= 1 and w is a unit vector, so every step direction x x^T w lies in the ball of radius 1/2 "
+        "around w/2 (no clipping needed): a replacement changes one step by at most eta_t (the ball's diameter; the "
+        "paper's triangle bound 2 eta_t beta is twice that), so with noise s.d. eta_t alpha and "
         "alpha = sigma_AGM(epsilon, delta, 1) that step is (epsilon, delta)-DP and, each record being used once, the "
         "whole run is (parallel composition; replace-one with public n and a data-independent order). The paper "
         "instead calibrates alpha by amplification by shuffling with unspecified constants C, C' (valid only for "
         "epsilon = O(sqrt(log(n/delta)/n))). Rate: with this calibration every step carries noise of s.d. "
-        "2 eta_t alpha in each of d directions, so the error behaves like sqrt((V + 4 alpha^2 d / lambda_1^2) / n) / "
+        "eta_t alpha in each of d directions, so the error behaves like sqrt((V + alpha^2 d / lambda_1^2) / n) / "
         "gap-ratio: slope -1/2 in n, and, where the privacy part dominates (always, for rows of norm <= 1 and "
         "epsilon below about 10), proportional to alpha(epsilon, delta), i.e. about 1/epsilon. It holds when the "
         "learning rate is large enough for Oja's rule to converge: lr_c1 (lambda_1 - lambda_2) > 1/2 (Jain et al. "
@@ -65,8 +66,8 @@ def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
     # one record per step, each step (1/alpha)-GDP in that record: the whole trajectory is (1/alpha)-GDP
     return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha,
                   privacy=PrivacyCurve.gdp(1.0 / alpha), outputs={"iterates": [v[:, None] for v in trace]},
-                  facts={"noise_on": "each Oja step (s.d. 2 eta_t alpha)", "steps": data.n,
-                         "first_step_noise_sd": 2 * lr_c1 / (lr_c2 + 1) * alpha})
+                  facts={"noise_on": "each Oja step (s.d. eta_t alpha)", "steps": data.n,
+                         "first_step_noise_sd": lr_c1 / (lr_c2 + 1) * alpha})
 
 
 def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
@@ -75,7 +76,7 @@ def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
     Same arithmetic and the same random stream as the textbook loop (noise drawn chunk by chunk as
     standard normals, which numpy's Generator produces identically to one big draw), with the per-step
     Python work cut to five in-place vector operations: the learning rates and the noise scales
-    2 eta_t alpha are computed for a whole chunk at once, and the norm is a dot product.
+    eta_t alpha are computed for a whole chunk at once, and the norm is a dot product.
     """
     n, d = rows.shape
     w = np.array(w, dtype=float)
@@ -87,7 +88,7 @@ def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
         steps = np.arange(start + 1, stop + 1, dtype=float)
         etas = c1 / (c2 + steps)
         noise = rng.standard_normal((stop - start, d))
-        noise *= (2.0 * alpha * etas)[:, None]
+        noise *= (alpha * etas)[:, None]  # a step moves by at most eta_t when one record is replaced
         etas = etas.tolist()
         for i, (x, z) in enumerate(zip(rows[start:stop], noise)):
             mul(x, etas[i] * dot(x, w), out=tmp)
@@ -153,7 +154,8 @@ def dp_pca_schedule(n, d, epsilon, delta, zeta=0.01, split_budget=False):
     private sub-routines (Algorithms 4 and 5) can only release anything when B >= :func:`min_batch_size` (a
     function of d, epsilon, delta and, through zeta/(2T), of T) — the sample-size condition of the theorem. Below
     it ``private_range`` is False and every batch's mean gradient is released over the public range instead, with
-    the whole batch and budget (sensitivity 2/B), so the error still falls with n.
+    the whole batch and budget (sensitivity 1/B: two gradients differ by at most 1), so the error still falls
+    with n.
     """
     T = max(1, math.ceil(math.log(max(n, 2)) ** 2 / BATCH_CONSTANT))
     B = n // T
@@ -229,22 +231,23 @@ def _histogram_share(m, d, epsilon, delta, zeta):
     return hi
 
 
-def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
+def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     """Algorithm 5: truncated Gaussian mean, with the tightest sensitivity the truncation proves.
 
-    Every gradient x x^T w has norm <= 1, so each coordinate lies in the public range [-1, 1]. Two routes, chosen
-    from public m, d and the released scale only:
+    Every gradient x x^T w (rows of norm <= 1, w a unit vector, public at this step) lies in the ball of radius 1/2
+    around w/2: two gradients differ by at most 1, and coordinate j lies in the public range [w_j/2 - 1/2,
+    w_j/2 + 1/2]. Two routes, chosen from public m, d and the released scale only:
 
-    * the public range with this algorithm's whole budget on the Gaussian step — always when the radius
-      r = 3 K sqrt(scale) ln^a(m d / zeta) is at least 1 (truncating to [c - r, c + r] cannot beat the public range
-      then, whatever the centre), and whenever it gives less noise than the other route;
+    * the public range with this algorithm's whole budget on the Gaussian step (sensitivity 1/m) — always when the
+      radius r = 3 K sqrt(scale) ln^a(m d / zeta) is at least 1/2 (truncating to [c - r, c + r] cannot beat the
+      public range then, whatever the centre), and whenever it gives less noise than the other route;
     * otherwise the centres come from per-coordinate stability histograms (budget :func:`_histogram_share`), each
-      coordinate is truncated to [c - r, c + r] intersected with [-1, 1] (the whole range where its histogram
+      coordinate is truncated to [c - r, c + r] intersected with its public range (the whole range where its histogram
       released nothing, a data-independent rule), and the Gaussian step gets the rest of the budget.
 
     Truncating is the Euclidean projection onto the box [lo, hi], which is non-expansive, so a replacement moves
-    the truncated mean by at most min(||hi - lo||_2, ||g - g'||_2) / m <= min(||hi - lo||_2, 2) / m: the paper's
-    2 r sqrt(d) / m, reduced where the box sticks out of the public range and capped at 2/m.
+    the truncated mean by at most min(||hi - lo||_2, ||g - g'||_2) / m <= min(||hi - lo||_2, 1) / m: the paper's
+    2 r sqrt(d) / m, reduced where the box sticks out of the public range and capped at 1/m.
     Returns the noisy mean, the noise s.d. and the number of truncated entries (not private).
     """
     m, d = grads.shape
@@ -252,22 +255,23 @@ def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
     root = math.sqrt(scale)
     radius = 3.0 * K * root * log_a(m * d / zeta)
     eps_hist = _histogram_share(m, d, epsilon, delta, zeta)
-    whole = gaussian_sigma(2.0 / m, epsilon, delta)
-    boxed = gaussian_sigma(max(min(2.0 * radius * math.sqrt(d), 2.0), 1e-300) / m, epsilon - eps_hist, delta / 2.0)
-    if radius >= 1.0 or whole <= boxed:
-        lo, hi = np.full(d, -1.0), np.full(d, 1.0)
+    low, high = w / 2.0 - 0.5, w / 2.0 + 0.5  # the public range of each coordinate
+    whole = gaussian_sigma(1.0 / m, epsilon, delta)
+    boxed = gaussian_sigma(max(min(2.0 * radius * math.sqrt(d), 1.0), 1e-300) / m, epsilon - eps_hist, delta / 2.0)
+    if radius >= 0.5 or whole <= boxed:
+        lo, hi = low, high
         eps_g, delta_g = epsilon, delta
     else:
         tau = 2 ** 0.25 * K * root * log_a(25.0)
         centres = _coordinate_centres(grads, tau, eps_hist, delta / 2.0, rng)
         found = ~np.isnan(centres)
-        lo = np.where(found, np.maximum(centres - radius, -1.0), -1.0)
-        hi = np.where(found, np.minimum(centres + radius, 1.0), 1.0)
+        lo = np.where(found, np.maximum(centres - radius, low), low)
+        hi = np.where(found, np.minimum(centres + radius, high), high)
         hi = np.maximum(hi, lo)
         eps_g, delta_g = epsilon - eps_hist, delta / 2.0
     clipped = np.clip(grads, lo, hi)
     truncated = int(np.count_nonzero(clipped != grads))
-    sensitivity = min(float(np.linalg.norm(hi - lo)), 2.0) / m
+    sensitivity = min(float(np.linalg.norm(hi - lo)), 1.0) / m
     if sensitivity == 0:
         return clipped.mean(axis=0), 0.0, truncated
     sigma = gaussian_sigma(sensitivity, eps_g, delta_g)
@@ -284,6 +288,7 @@ def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
     needs_rows=True,
     max_k=1,
     caveat=TOP_ONLY,
+    gaussian_dp=False,
     params=(
         Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
               "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
@@ -305,17 +310,19 @@ def _private_mean(grads, epsilon, delta, zeta, scale, K, a, rng):
         "stability-based histogram over bins 2^(i/4), C1 = 16), the second half privately estimates the mean gradient "
         "(Algorithm 5: per-coordinate stability histograms find a centre, gradients are truncated to a radius "
         "r = 3 K sqrt(2 Lambda) ln^a(m d / zeta) around it, Gaussian noise by the analytic GM). Sensitivity: "
-        "truncation is a projection onto a box inside which every gradient of a row of norm <= 1 ends up, so a "
-        "replacement moves the mean by at most min(box diagonal, 2)/m — the paper's 2 r sqrt(d)/m, cut where the box "
-        "sticks out of the public range [-1, 1] and never above 2/m. From public m, d and the released scale only, "
-        "the mean is taken over the public range with Algorithm 5's whole budget when r >= 1 or when that gives less "
+        "every gradient x x^T w of a row of norm <= 1 lies in the ball of radius 1/2 around w/2 (so two differ by at "
+        "most 1, and coordinate j lies in [w_j/2 - 1/2, w_j/2 + 1/2]); truncation is a projection onto a box, so a "
+        "replacement moves the mean by at most min(box diagonal, 1)/m — the paper's 2 r sqrt(d)/m (with its "
+        "triangle-inequality 2 where 1 suffices), cut where the box sticks out of the public range and never above "
+        "1/m. From public m, d and the released scale only, "
+        "the mean is taken over the public range with Algorithm 5's whole budget when r >= 1/2 or when that gives less "
         "noise; otherwise the centre histograms get just enough budget to release (at most half) and the Gaussian "
         "step the rest; a coordinate whose histogram releases nothing keeps the whole public range. "
         "Batch schedule (Theorem 5.1): B = 16 n/(ln n)^2, i.e. T = (ln n)^2/16 iterations (7-12 for n from 2e4 to "
         "1e6). The sub-routines can only release anything when B reaches a minimum batch of about "
         "4 (2/eps_h) ln(d/(delta_h zeta)) rows (eps_h, delta_h the per-coordinate histogram budget: ~9,000 rows at "
         "d = 20, epsilon = 1, delta = 1e-6; it grows like d/epsilon); below it (n below ~1e5 there) each batch's "
-        "mean gradient is released over the public range instead, with the whole batch and budget (sensitivity 2/B; "
+        "mean gradient is released over the public range instead, with the whole batch and budget (sensitivity 1/B; "
         "facts['private_range'] says which). The default learning rate makes the first steps power-method steps. "
         "Rate: error ~ sqrt(T V / n) + T r sqrt(d) sigma(epsilon, delta) / n with T ~ (ln n)^2 / 16: slope about "
         "-1/2 in n where the data noise dominates, about -1 (-0.9 with T's growth) where privacy dominates, and "
@@ -358,10 +365,10 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
                 bottoms += 1
             else:
                 scale = estimate
-            mean, sigma, cut = _private_mean(grads[half : 2 * half], eps_part, delta_part, zeta_t, 2.0 * scale, K, a,
-                                             rng)
+            mean, sigma, cut = _private_mean(grads[half : 2 * half], w, eps_part, delta_part, zeta_t, 2.0 * scale, K,
+                                             a, rng)
         else:  # no sub-routine could release at this batch size: the public range, whole batch and budget
-            sigma, cut = gaussian_sigma(2.0 / B, epsilon, delta), 0
+            sigma, cut = gaussian_sigma(1.0 / B, epsilon, delta), 0  # gradients differ by at most 1
             mean = grads.mean(axis=0) + rng.normal(0.0, sigma, size=d)
         w = w + lr_c1 / (lr_c2 + t + 1) * mean
         norm = np.linalg.norm(w)
