@@ -11,11 +11,13 @@ GALLERY = [
         "fields": {"mechs": "analyze_gauss,private_power", "eps": 1.0, "k": 2},
     },
     {
-        "title": "Sparse genes, p >> n",
-        "blurb": "200 features, 150 people, signal on 10 features: can a private method find which ones?",
+        "title": "Sparse genes: 200 features, signal on 10",
+        "blurb": "10,000 people, 200 features, the signal on 10 of them: DPS-PCA finds which ones under DP, "
+                 "MOD-SuLQ cannot (Ge et al.'s comparison).",
         "page": "explore",
-        "fields": {"n": 150, "d": 200, "rank": 2, "spike": 30.0, "sparse": 10, "k": 2, "s": 10, "eps": 4.0,
-                   "mechs": "dps_pca,analyze_gauss", "dps_pca.sparsity": 10, "reps": 5},
+        "fields": {"n": 10000, "d": 200, "rank": 2, "spike": 30.0, "sparse": 10, "k": 2, "s": 10, "eps": 4.0,
+                   "mechs": "dps_pca,mod_sulq", "dps_pca.sparsity": 20, "dps_pca.sites": 1,
+                   "dps_pca.init": "noisy_diagonal", "reps": 5, "view": "support"},
     },
     {
         "title": "Hospitals pooling data",
