@@ -55,6 +55,8 @@ from .validation import check_positive
 ENGINES = ("numpy", "dask")
 #: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).
 CHUNK_CELLS = 2_000_000
+#: Files at least this large are parsed by several threads (``workers``).
+PARALLEL_BYTES = 32 << 20
 #: Default cap on the number of distinct sites (each keeps a d x d matrix).
 MAX_SITES = 200
 #: Rows read to choose the feature columns when ``columns`` is None.
@@ -470,10 +472,14 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
 # ------------------------------------------------------------------------------------------- readers
 
 
-def _csv_reader(fh, spec: _Spec, offset: int, chunk_rows: int, usecols):
-    fh.seek(offset)
+def _csv_reader(fh, spec: _Spec, offset: int | None, chunk_rows: int, usecols):
+    """Chunks of a CSV stream: from ``offset`` (the header line, skipped), or, with offset None, from the
+    stream's start, which is a line start after the header (a byte range of a split file)."""
+    if offset is not None:
+        fh.seek(offset)
     dtype = None if spec.site is None else {spec.site: str}
-    return pd.read_csv(fh, sep=spec.sep, header=None, skiprows=1, names=range(len(spec.header)), usecols=usecols,
+    return pd.read_csv(fh, sep=spec.sep, header=None, skiprows=0 if offset is None else 1,
+                       names=range(len(spec.header)), usecols=usecols,
                        index_col=False, skipinitialspace=True, engine="c", chunksize=chunk_rows, encoding=spec.encoding,
                        dtype=dtype, low_memory=False)
 
@@ -529,7 +535,7 @@ def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
 def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | None = None,
                      chunk_rows: int | None = None, engine: str = "numpy", label: str | None = None,
                      on_bad: str = "error", *, scheduler=None, max_columns: int | None = MAX_COLUMNS,
-                     max_sites: int = MAX_SITES,
+                     max_sites: int = MAX_SITES, workers: int | None = None,
                      progress: Callable[[int, int], bool | None] | None = None) -> SufficientStats:
     """Stream a CSV or Parquet table into n, the sum and the Gram matrix of its clipped rows.
 
@@ -565,6 +571,12 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
         Refuse wider files (checked from the header before parsing).
     max_sites : int
         Refuse a site column with more distinct values (each site keeps a d x d matrix).
+    workers : int, optional
+        numpy engine: threads that parse separate byte ranges of a large CSV file (pandas' parser releases the
+        GIL); default 2 where there are 2 cores or more. A file under 32 MB, a file-like object, UTF-16, or a
+        file whose first 64 KB hold a quote character (a quoted field may hold a line break) is read by one
+        thread. The statistics are the same either way (to rounding); with several threads a bad row is
+        reported with its column and count but, outside the first range, without its row number.
     progress : callable, optional
         numpy engine: called after each chunk with (rows read, rows clipped) so far; return False to cancel
         (raises :class:`StreamCancelled`).
@@ -593,8 +605,12 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     if engine == "dask":
         return _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler,
                            max_columns, max_sites, started)
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
+    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
     return _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns,
-                        max_sites, progress, started)
+                        max_sites, progress, started, int(workers))
 
 
 def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, kind_hint=None):
@@ -636,8 +652,104 @@ def _default_chunk(spec: _Spec, chunk_rows):
     return chunk_rows or max(1000, CHUNK_CELLS // max(len(spec.header), 1))
 
 
+class _ByteRange(io.RawIOBase):
+    """The bytes [start, stop) of a file, as a stream (one worker's share of a large CSV)."""
+
+    def __init__(self, path, start: int, stop: int):
+        self._fh = open(path, "rb")
+        self._fh.seek(start)
+        self._left = stop - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), self._left)
+        if n <= 0:
+            return 0
+        data = self._fh.read(n)
+        buffer[:len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def _split_points(path, offset: int, workers: int) -> list:
+    """Byte ranges of the data lines (after the header at ``offset``), cut at line starts."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        fh.readline()
+        cuts = [fh.tell()]
+        for i in range(1, workers):
+            fh.seek(max(cuts[-1], cuts[0] + (size - cuts[0]) * i // workers))
+            fh.readline()
+            cuts.append(max(fh.tell(), cuts[-1]))
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
+def _parallel_ok(item, fh, spec: _Spec, workers: int) -> bool:
+    """Split a CSV between threads only when it is a large plain file whose lines cannot hide line breaks."""
+    if workers < 2 or not isinstance(item, (str, os.PathLike)) or spec.encoding not in ("utf-8", "latin-1"):
+        return False
+    if os.path.getsize(item) < PARALLEL_BYTES:
+        return False
+    here = fh.tell()
+    fh.seek(0)
+    head = fh.read(_SAMPLE_BYTES)
+    fh.seek(here)
+    return b'"' not in head  # a quoted field may hold a line break: then one reader sees the whole file
+
+
+def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, progress, display):
+    """Statistics of a CSV file parsed by ``workers`` threads, each on its own byte range (pandas' parser
+    releases the GIL), merged in file order so sites keep their order of first appearance."""
+    from concurrent.futures import ThreadPoolExecutor
+    import threading
+
+    ranges = _split_points(path, offset, workers)
+    lock, cancelled = threading.Lock(), threading.Event()
+    parts = [_Partial(len(spec.features), spec.data_norm) for _ in ranges]
+    inner = replace(spec, on_bad="drop_rows")  # count bad rows everywhere; refuse after the merge if asked
+
+    def work(i):
+        start, stop = ranges[i]
+        stream = io.BufferedReader(_ByteRange(path, start, stop), 1 << 20)
+        try:
+            row = 0
+            for chunk in _iter_csv_chunks(stream, inner, None, rows, usecols, name):
+                if cancelled.is_set():
+                    return
+                _add_chunk(parts[i], chunk, inner, name, row if i == 0 else None, max_sites)
+                row += len(chunk)
+                if progress is not None:
+                    with lock:
+                        read = sum(p.rows_read for p in parts)
+                        clipped = sum(a.n_clipped for p in parts for a in p.sites.values())
+                        if progress(read, clipped) is False:
+                            cancelled.set()
+        finally:
+            stream.close()
+
+    with ThreadPoolExecutor(len(ranges)) as pool:
+        list(pool.map(work, range(len(ranges))))
+    if cancelled.is_set():
+        raise StreamCancelled(f"cancelled after {sum(p.rows_read for p in parts):,} rows of {display}.")
+    merged = parts[0]
+    for p in parts[1:]:
+        merged.merge(p)
+    if len(merged.sites) > max_sites:
+        raise ValueError(f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
+                         "values; is it the right column? (raise max_sites if so).")
+    return merged
+
+
 def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, max_sites,
-                 progress, started):
+                 progress, started, workers):
     spec, part, dropped = None, None, {}
     for item in items:
         fh, name = _open_binary(item)
@@ -658,6 +770,10 @@ def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, o
                                   file_spec.decimal_comma, data_norm, on_bad)
                 usecols = None if columns is None else sorted(set(spec.features) | (
                     {spec.site} if spec.site is not None else set()))
+                if _parallel_ok(item, fh, file_spec, workers):
+                    part.merge(_read_ranges(item, file_spec, how[1], rows, usecols, name, max_sites, workers,
+                                            progress, display))
+                    continue
                 chunks = _iter_csv_chunks(fh, file_spec, how[1], rows, usecols, name)
             row = 0
             for chunk in chunks:

@@ -303,3 +303,29 @@ def test_dask_engine_bad_rows_follow_the_same_rules(tmp_path, cluster):
     assert close(stats.gram, reference.gram)
     with open(path, "rb") as fh, pytest.raises(ValueError, match="by path"):
         sufficient_stats(fh, engine="dask")
+
+
+def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path, monkeypatch):
+    import dppca_core.stats as S
+
+    monkeypatch.setattr(S, "PARALLEL_BYTES", 0)  # split even this small file
+    one = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=1)
+    seen = []
+    three = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=3,
+                             progress=lambda rows, clipped: seen.append(rows))
+    check_exact(three)
+    assert close(three.gram, one.gram) and three.site_labels == one.site_labels
+    assert three.diagnostics["rows_read"] == N and max(seen) == N
+    assert S._split_points(files["csv"], 0, 3)[0][0] > 0  # the header line is not data
+    good = "\n".join(f"{i % 7},{(i * 3) % 5}" for i in range(300))
+    path = write(tmp_path, "a,b\n" + good + "\n1,\n" + good + "\n")
+    with pytest.raises(ValueError, match=r"column\(s\) 'b' \(1 cell\(s\)\)"):
+        sufficient_stats(path, workers=2, chunk_rows=50)
+    dropped = sufficient_stats(path, workers=2, chunk_rows=50, on_bad="drop_rows")
+    assert dropped.n == 600 and dropped.diagnostics["rows_dropped"] == 1
+    with pytest.raises(StreamCancelled):
+        sufficient_stats(files["csv"], data_norm=R, label="y", workers=2, chunk_rows=300, progress=lambda r, c: False)
+    quoted = write(tmp_path, 'a,b\n"1",2\n' + good + "\n", "quoted.csv")
+    assert not S._parallel_ok(str(quoted), open(quoted, "rb"), S._Spec("csv", ("a", "b"), (0, 1), None), 2)
+    with pytest.raises(ValueError, match="workers"):
+        sufficient_stats(path, workers=0)
