@@ -22,7 +22,11 @@ Engines: ``engine="numpy"`` streams in this process. ``engine="dask"`` (optional
 statistics on the workers with the same code, and adds them up in a tree. ``scheduler=`` picks where: the
 default (a running ``distributed.Client`` if there is one, else local threads), ``"processes"``, or the
 address of an existing cluster, e.g. ``scheduler="tcp://10.0.0.5:8786"``. The workers must be able to
-open the paths (a shared file system, or a URL such as ``s3://bucket/*.parquet`` with its fsspec backend).
+open the paths (a shared file system; the files are opened by path). CSV files are split into blocks of
+lines with ``dask.bytes.read_bytes`` (the reader behind ``dask.dataframe.read_csv``) and each block is parsed
+by the same code as the numpy engine, so both engines apply the same rules; as with dask's own CSV reader,
+a quoted field must not hold a line break, and the header must be the first line. Parquet files are read
+with ``dask.dataframe.read_parquet``, one task per partition.
 """
 from __future__ import annotations
 
