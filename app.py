@@ -19,6 +19,7 @@ PAGES = {
     "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:",
                            url_path="distributed"),
     "tensor": st.Page("pages/tensor.py", title="Tensor", icon=":material/deployed_code:", url_path="tensor"),
+    "reproduce": st.Page("pages/reproduce.py", title="Reproduce", icon=":material/science:", url_path="reproduce"),
     "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
     "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
 }

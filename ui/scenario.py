@@ -203,6 +203,11 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("tseed", "int", 0, 0, 1_000_000),
     # presentation
     Field("present", "bool", False),
+    # reproduce (the papers' synthetic experiments)
+    Field("rpaper", "choice", "wang_xu", choices=("wang_xu", "ge", "liu", "imtiaz_2016", "imtiaz_2018")),
+    Field("rgrid", "choice", "default", choices=("default", "full")),
+    Field("rreps", "int", 0, 0, 50),
+    Field("rseed", "int", 0, 0, SEED_MAX),
 )}
 DEFAULTS = {name: f.default for name, f in FIELDS.items()}
 

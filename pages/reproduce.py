@@ -1,0 +1,110 @@
+"""Reproduce: re-run each seed paper's synthetic experiment and set our curves beside what the paper reports."""
+import json
+import time
+
+import streamlit as st
+
+from dppca_core import reproduce as rp
+
+from ui import scenario, show
+from ui.errors import boundary
+from ui.shell import ensure_navigation
+from ui.text import md_escape
+
+ensure_navigation()
+
+STOP_KEY = "reproduce_stopped"  # canonical flag, no widget owns it
+GRID_LABELS = {"default": "default (scaled down, under a minute)", "full": "full (the paper's grid: minutes to hours)"}
+
+
+@st.cache_data(max_entries=4096, show_spinner=False)
+def _task(task_json: str) -> list[dict]:
+    """One task's rows, cached on the task itself: reproduction, grid settings, repetition and seed."""
+    return rp.run_task(json.loads(task_json))
+
+
+st.title("Reproduce the papers")
+st.markdown(
+    "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
+    "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
+    "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
+    "use the corrected one), a mechanism that was retracted. The errors are diagnostics against the planted truth "
+    "of the synthetic data, not private releases. The same reproductions are written to files by "
+    "`python -m dppca_core.reproduce --all --out DIR`."
+)
+
+with st.sidebar:
+    st.subheader("Reproduction settings")
+    st.selectbox("paper", list(rp.PAPERS), format_func=lambda key: rp.PAPERS[key].title, **scenario.bind("rpaper"))
+    st.radio("grid", rp.GRIDS, format_func=GRID_LABELS.get, **scenario.bind("rgrid"),
+             help="The default grid is scaled down so that a paper's view finishes in under a minute on two cores; "
+                  "the full grid uses the paper's sizes and repetitions where it states them.")
+    st.number_input("repetitions (0 = the grid's own)", 0, 50, step=1, **scenario.bind("rreps"),
+                    help="Fresh data and noise per repetition; the bands span 95% of them.")
+    st.number_input("seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("rseed"),
+                    help="Seed of every data set and noise draw of the view.")
+
+vals = scenario.values()
+paper = rp.PAPERS[vals["rpaper"]]
+grid, seed = vals["rgrid"], int(vals["rseed"])
+reps = int(vals["rreps"]) or None
+
+st.header(paper.title)
+st.caption(md_escape(f"{paper.citation}. {paper.note}"))
+
+b = st.columns([1, 1, 4])
+if b[0].button("Stop", icon=":material/stop_circle:", key="stop_reproduce",
+               help="Cancels a running reproduction (the click interrupts it); tasks already computed stay cached."):
+    st.session_state[STOP_KEY] = True
+if b[1].button("Run", icon=":material/play_arrow:", key="run_reproduce"):
+    st.session_state[STOP_KEY] = False
+if grid == "full":
+    b[2].caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is done.")
+
+
+def _compute(keys, grid, reps, seed) -> dict:
+    plans = {key: rp.plan(key, grid, reps, seed) for key in keys}
+    total = sum(len(p) for p in plans.values())
+    bar = st.progress(0.0, text="running the reproduction…")
+    done, out = 0, {}
+    for key, tasks in plans.items():
+        start, rows = time.perf_counter(), []
+        for task in tasks:
+            rows += _task(json.dumps(task, sort_keys=True))
+            done += 1
+            bar.progress(done / total, text=f"{rp.SPECS[key].title}: task {done} of {total}")
+        out[key] = rp.assemble(key, rows, grid, reps, seed, time.perf_counter() - start)
+    bar.empty()
+    return out
+
+
+results = {}
+with boundary("the reproduction"):
+    if st.session_state.get(STOP_KEY):
+        st.info("Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from the "
+                "cache.")
+    else:
+        results = _compute(paper.reproductions, grid, reps, seed)
+
+for key, rep in results.items():
+    st.subheader(rep.title)
+    with boundary(f"the view {rep.title}"):
+        took = f" Computed in {rep.seconds:.1f} s (cached tasks are instant)." if rep.seconds == rep.seconds else ""
+        st.caption(md_escape(rep.settings + took))
+        left, right = st.columns([1, 2])
+        with left:
+            st.markdown("**What the paper reports**")
+            st.markdown(md_escape(rep.claim))
+            st.markdown("**The paper's figure**")
+            st.markdown("\n".join(f"- {md_escape(line)}" for line in rep.paper_figure))
+        with right:
+            show.chart(rep.figure(), key=f"reproduce_fig:{key}")
+        c = st.columns(2)
+        c[0].markdown("**What we find**")
+        c[0].markdown(md_escape(rep.finding))
+        c[1].markdown("**Where ours differs, and why**")
+        c[1].markdown(md_escape(rep.difference))
+        c[1].caption(md_escape("Details in docs/papers.md: " + "; ".join(label for label, _ in rep.refs) + "."))
+        st.download_button("Download the data (CSV)", rep.frame.to_csv(index=False).encode(), f"{key}.csv",
+                           "text/csv", icon=":material/download:", key=f"reproduce_csv:{key}",
+                           help="One row per panel, series, x value and repetition (diagnostics, not releases).")

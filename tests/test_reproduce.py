@@ -1,0 +1,240 @@
+"""The reproductions of the seed papers: each gives the qualitative shape the paper (or our correction of it)
+predicts on a tiny grid, the command writes its files, and the Reproduce page renders its figure.
+
+Every reproduction runs here with ``overrides`` that shrink its grid (seconds, not minutes); seeds are fixed, so
+a run is reproducible, and each tolerance below says where it comes from.
+"""
+import json
+import math
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from dppca_core import metrics
+from dppca_core import reproduce as rp
+from dppca_core.mechanisms.local import ldp_noise_sigma
+
+TINY = {
+    "wang_xu_low_dim": dict(n=20_000, ks=(5, 10), eps_grid=(0.5, 1e5), reps=2),
+    "wang_xu_sparse": dict(n=2000, p=40, k=3, s_grid=(6,), s_eps=6, eps_grid=(1.0,), reps=1),
+    "ge_convergence": dict(n=5000, d=50, k=2, s=5, s_hat=10, T=6, eps_a=(0.5, 2.0), delta_b=(0.01, 0.5), reps=2),
+    "ge_comparison": dict(d_a=60, n_a=5000, k_a=2, eps_a=(1.0,), d_b=(30,), n_b=20_000, sweeps=5, reps=1),
+    "liu_example_41": dict(n=20_000, d=5, sigmas=(0.1, 0.001), reps=1),
+    "liu_spiked": dict(ns=(5000, 80_000), eps=(0.9,), reps=1),
+    "imtiaz_2016_sn": dict(d=20, k=5, ns=(5000,), eps_grid=(0.01, 10.0), attack_eps=(1.0,), attack_trials=400,
+                           reps=1),
+    "cape_pca": dict(D=30, K=5, sites=5, ns_grid=(200,), ns_eps=200, eps_grid=(1.0,), delta_grid=(0.01,), eps_n=1.0,
+                     reps=3),
+    "cape_agn": dict(eps_grid=(1.0, 10.0), ns_grid=(1000,), reps=2),
+}
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Every reproduction once on its tiny grid (shared by the tests of this module)."""
+    return {key: rp.reproduce(key, overrides=overrides) for key, overrides in TINY.items()}
+
+
+def mean(rep, panel_prefix, series, x=None):
+    s = rep.summary
+    s = s[s.panel.str.startswith(panel_prefix) & (s.series == series)]
+    if x is not None:
+        s = s[np.isclose(s.x, x)]
+    assert not s.empty, (panel_prefix, series, x, sorted(rep.summary.series.unique()))
+    return float(s["mean"].iloc[0])
+
+
+def test_every_paper_has_its_reproductions_and_the_scenario_lists_the_papers():
+    from ui import scenario
+
+    assert set(rp.REPRODUCTIONS) == set(rp.SPECS) == set(TINY)
+    assert scenario.FIELDS["rpaper"].allowed() == tuple(rp.PAPERS)
+    assert scenario.FIELDS["rgrid"].allowed() == rp.GRIDS
+    for key in rp.REPRODUCTIONS:
+        # the default grid is the scaled-down one: never more repetitions than the full grid
+        assert rp.config(key, "default")["reps"] <= rp.config(key, "full")["reps"]
+
+
+def test_frames_are_tidy_texts_filled_and_figures_drawn(tiny):
+    for key, rep in tiny.items():
+        assert list(rep.frame.columns) == ["reproduction", "panel", "series", "mechanism", "x_name", "x", "rep",
+                                           "value", "metric", "seconds"], key
+        assert (rep.frame.reproduction == key).all() and np.isfinite(rep.frame.value).all(), key
+        for text in (rep.claim, rep.finding, rep.difference, rep.settings):
+            assert len(text) > 80 and not re.search(r"\bnan\b", text.lower()), (key, text)  # every number found
+            assert "ALGORITHMS" not in text and "shared" not in text.lower(), (key, text)  # product text
+        fig = rep.figure()
+        assert isinstance(fig, go.Figure) and len(fig.data) >= 2, key
+        assert {p.name for p in rep.panels} >= set(rep.frame.panel), key
+
+
+def test_wang_xu_algorithm_1_setting_is_noise_dominated_until_epsilon_is_huge(tiny):
+    rep = tiny["wang_xu_low_dim"]
+    # At eps = 0.5, n = 2e4 the server's noise per entry is sigma/sqrt(n) ~ 0.06, 24x the eigengap 1/(10p): the
+    # estimate is a random subspace. A random k-subspace's distance sqrt(2k - 2||U^T V||^2) has s.d. about 0.06
+    # at p = 40, so the mean of 2 repetitions stays within 0.2 (> 4 s.d.) of sqrt(2k(1 - k/p)).
+    assert ldp_noise_sigma(0.5, 1e-4) / math.sqrt(20_000) > 20 * (1 / 400)
+    for k in (5, 10):
+        level = math.sqrt(2) * metrics.random_subspace_distance(40, k)
+        assert abs(mean(rep, "error against k", "ldp_gaussian (Algorithm 1)", k) - level) < 0.2
+        assert mean(rep, "error against k", "non-private PCA", k) < 0.3 * level  # the data do hold the signal
+    # at eps = 1e5 the noise is ~1e-5 per entry, far below the gap: the private estimate learns V
+    level = math.sqrt(2) * metrics.random_subspace_distance(40, 5)
+    assert mean(rep, "error against ε", "ldp_gaussian (Algorithm 1)", 1e5) < 0.3 * level
+    assert "random-subspace level" in rep.finding and "Noise-dominated" in rep.difference
+
+
+def test_wang_xu_algorithm_2_setting_is_noise_dominated(tiny):
+    rep = tiny["wang_xu_sparse"]
+    # noise s.d. per entry ~0.1 at n = 2000, eps = 1 against eigenvalues ~1/(5p) = 0.005: no better than random
+    # (at least 80% of the random level; the estimate can be farther than random when it picks the wrong rows)
+    level = math.sqrt(2) * metrics.random_subspace_distance(40, 3)
+    assert mean(rep, "error against the sparsity", "ldp_sparse (Algorithm 2)", 6) > 0.8 * level
+    assert "Noise-dominated" in rep.difference
+
+
+def test_dps_pca_converges_and_more_privacy_costs_accuracy(tiny):
+    rep = tiny["ge_convergence"]
+    for label in ("ε = 0.5", "ε = 2"):
+        start, final = mean(rep, "(a)", label, 0), mean(rep, "(a)", label, 6)
+        assert final < 0.25 * start, label  # geometric convergence: 6 steps at ratio lambda_3/lambda_2 << 1
+    # privacy-dominated final error is proportional to the noise sigma ~ 1/mu*(eps, delta): larger eps, smaller error
+    assert mean(rep, "(a)", "ε = 2", 6) < mean(rep, "(a)", "ε = 0.5", 6)
+    assert mean(rep, "(b)", "δ = 0.5", 6) < mean(rep, "(b)", "δ = 0.01", 6)
+    assert "times less noise" in rep.difference  # the paper's nu against our exact calibration
+
+
+def test_ge_comparison_order_dps_ppca_mod_sulq(tiny):
+    rep = tiny["ge_comparison"]
+    assert mean(rep, "(a)", "DPS-PCA") < mean(rep, "(a)", "MOD-SuLQ")
+    # MOD-SuLQ's noise grows like d (union bound), PPCA's exponential mechanism like sqrt(d / (eps n gap))
+    assert mean(rep, "(b)", "DPS-PCA") < mean(rep, "(b)", "PPCA (Gibbs)") < mean(rep, "(b)", "MOD-SuLQ")
+
+
+def test_dp_pca_beats_private_oja_as_the_data_noise_falls(tiny):
+    rep = tiny["liu_example_41"]
+    oja_hi, oja_lo = mean(rep, "sin", "Private Oja", 0.1), mean(rep, "sin", "Private Oja", 0.001)
+    tails_hi, tails_lo = (mean(rep, "sin", "DP-PCA (K = 1.63, a = 1/2)", s) for s in (0.1, 0.001))
+    # Private Oja's privacy noise 2 eta alpha does not depend on sigma (Theorem 3.3): no large drop
+    assert oja_lo > 0.3 * oja_hi
+    # DP-PCA's truncation radius follows the gradients' spread ~ sigma (Theorem 5.1): its error falls with sigma
+    assert tails_lo < 0.5 * tails_hi
+    assert tails_lo < oja_lo / 5 and mean(rep, "sin", "DP-PCA (K = 4, a = 1)", 0.001) < oja_lo / 5
+
+
+def test_liu_spiked_dp_pca_error_falls_with_n(tiny):
+    rep = tiny["liu_spiked"]
+    early, late = (mean(rep, "d = 10", "DP-PCA, ε = 0.9", n) for n in (5000, 80_000))
+    assert late < 0.5 * early  # privacy term ~ d/(eps n) and statistical term ~ sqrt(d/n) both fall 16-fold
+    assert late < mean(rep, "d = 10", "Private Oja, ε = 0.9", 80_000)
+
+
+def test_sn_is_flagged_retracted_and_the_attack_matches_theory(tiny):
+    rep = tiny["imtiaz_2016_sn"]
+    assert "SN (Wishart, retracted: not private)" in set(rep.frame.series)
+    assert "not differentially private" in rep.difference and "retracted" in rep.difference
+    # the PSD test detects D' with probability 1 - e^-1 = 0.632; 400 trials: binomial s.d. 0.024, allow 4 s.d.
+    detected = mean(rep, "the attack", "attack: detection rate under D′", 1.0)
+    assert abs(detected - (1 - math.exp(-1))) < 0.1
+    assert mean(rep, "the attack", "attack: false alarms under D", 1.0) == 0.0  # E is PSD: never a false alarm
+    sn = "SN (Wishart, retracted: not private)"
+    assert mean(rep, "captured energy against ε", sn, 10.0) > mean(rep, "captured energy against ε", sn, 0.01)
+
+
+def test_cape_pca_matches_pooled_and_beats_conventional_and_local(tiny):
+    rep = tiny["cape_pca"]
+    cape, pooled = mean(rep, "(a)", "capePCA", 1.0), mean(rep, "(a)", "pooled DP (Analyze Gauss)", 1.0)
+    conv, local = mean(rep, "(a)", "conventional", 1.0), mean(rep, "(a)", "local (one site)", 1.0)
+    # capePCA's aggregate noise equals the pooled level by design (only the draws differ; the band over 3
+    # repetitions is ~0.03 wide); conventional has S = 5 times the pooled variance, local S^2 times
+    assert abs(cape - pooled) < 0.05
+    assert cape > conv + 0.1 and conv > local + 0.1
+
+
+def test_cape_agn_below_conventional_and_local_for_mog_and_stm(tiny):
+    rep = tiny["cape_agn"]
+    for model in ("MOG", "STM"):
+        for eps in (1.0, 10.0):
+            cape = mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", eps)
+            assert cape < mean(rep, f"{model} (D = 10, K = 5): against ε", "conventional", eps), (model, eps)
+            assert cape < mean(rep, f"{model} (D = 10, K = 5): against ε", "local (one site)", eps), (model, eps)
+        # larger epsilon: less noise on both moments, capeAGN approaches the non-private error
+        assert mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 10.0) < \
+            mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 1.0)
+    assert len(rep.paper_figure) == 4 and any("MOG" in line for line in rep.paper_figure)
+
+
+def test_tasks_are_deterministic_json_and_independent_of_other_tasks():
+    tasks = rp.plan("cape_agn", overrides=TINY["cape_agn"], seed=3)
+    task = json.loads(json.dumps(tasks[1]))  # what the page caches on: a JSON round trip
+    assert rp.run_task(task) == rp.run_task(tasks[1])
+    other = rp.plan("cape_agn", overrides=TINY["cape_agn"], seed=4)[1]
+    assert rp.run_task(other) != rp.run_task(tasks[1])  # another seed: fresh data and noise
+
+
+def test_bad_settings_are_refused_with_a_fix():
+    for call, words in ((lambda: rp.reproduce("nope"), "choose one of"),
+                        (lambda: rp.plan("cape_pca", grid="huge"), "grid must be"),
+                        (lambda: rp.plan("cape_pca", reps=0), "reps must be"),
+                        (lambda: rp.plan("cape_pca", seed=-1), "seed must be"),
+                        (lambda: rp.plan("cape_pca", overrides={"bogus": 1}), "no setting"),
+                        (lambda: rp.reproduce_paper("nope"), "unknown paper"),
+                        (lambda: rp.write([], "x"), "nothing to write")):
+        with pytest.raises(ValueError, match=words):
+            call()
+
+
+def test_command_writes_csv_standalone_pages_and_index(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert rp.main(["--only", "imtiaz_2016_sn", "--only", "liu_spiked", "--out", str(out), "--reps", "1",
+                    "--quiet"]) == 0
+    for key in ("imtiaz_2016_sn", "liu_spiked"):
+        frame = pd.read_csv(out / f"{key}.csv")
+        assert len(frame) > 0 and set(frame.reproduction) == {key}
+        page = (out / f"{key}.html").read_text(encoding="utf-8")
+        assert page.count("plotly.js v") == 1  # the library embedded once: the page works offline
+        assert "What the paper reports" in page and "Where ours differs" in page
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="liu_spiked.html"' in index and "plotly.js v" not in index
+    timings = pd.read_csv(out / "timings.csv")
+    assert set(timings.reproduction) == {"imtiaz_2016_sn", "liu_spiked"} and (timings.seconds > 0).all()
+    assert "imtiaz_2016:" in capsys.readouterr().out
+
+
+def test_combined_page_embeds_plotly_once(tiny, tmp_path):
+    reps = [tiny["liu_example_41"], tiny["cape_pca"]]
+    paths = rp.write(reps, tmp_path, combined=True)
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert index.count("plotly.js v") == 1 and index.count("Plotly.newPlot") == 2
+    assert {p.name for p in paths} == {"liu_example_41.csv", "cape_pca.csv", "index.html"}
+    assert "../papers.md#item-17" in index
+    md = rp.to_markdown(reps[1], image="reproduce/cape_pca.png")
+    assert "![" in md and "(papers.md#item-17)" in md
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
+                    reason="needs a Chromium for Playwright")
+def test_png_rendering(tiny, tmp_path):
+    pytest.importorskip("playwright")
+    (path,) = rp.render_png([tiny["liu_spiked"]], tmp_path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def test_reproduce_page_renders_its_figure_and_stops(app_test):
+    at = app_test(rpaper="imtiaz_2016", rreps="1")
+    at.switch_page("pages/reproduce.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) == 1
+    assert any("retracted" in h.value for h in at.subheader)
+    shown = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "What the paper reports" in shown and "not differentially private" in shown
+    assert at.session_state["scenario"]["rpaper"] == "imtiaz_2016"
+    at.button(key="stop_reproduce").click().run()
+    assert not at.get("plotly_chart") and any("stopped" in i.value for i in at.info)
+    at.button(key="run_reproduce").click().run()  # resumes from the cache
+    assert len(at.get("plotly_chart")) == 1 and not at.error
