@@ -105,7 +105,8 @@ class Reproduction:
     grid: str
     reps: int
     seed: int
-    seconds: float = math.nan
+    seconds: float = math.nan           # wall-clock time of the run
+    cpu_seconds: float = math.nan       # process CPU time of the run (all threads)
     cols: int = 2
     paper_figure: tuple[str, ...] = ()  # what the paper's own figure shows, one line per panel
     styles: dict = field(default_factory=dict)
@@ -213,87 +214,124 @@ def _random_projector(d: int, k: int) -> float:
 # --------------------------------------------------------------------------------------------- Wang & Xu
 
 
+_WX_Y = "‖V̂V̂ᵀ − VVᵀ‖_F"
+_LDP = "ldp_gaussian (Algorithm 1)"
+
+
 def _wx1_panels(cfg):
-    return [Panel("error against k (the paper's setting)", "subspace dimension k", "‖V̂V̂ᵀ − VVᵀ‖_F"),
-            Panel(f"error against ε (k = {cfg['ks'][0]})", "ε (local DP, per user)", "‖V̂V̂ᵀ − VVᵀ‖_F",
+    k0 = cfg["ks"][0]
+    return [Panel(f"(a) against k (n = {cfg['n']:,}, p = {cfg['p']})", "subspace dimension k", _WX_Y),
+            Panel(f"(b) against n (k = {k0}, p = {cfg['p']})", "rows n", _WX_Y, log_x=True),
+            Panel(f"(c) against p (k = {k0}, n = {cfg['n']:,})", "dimension p", _WX_Y, log_x=True),
+            Panel(f"(d) against ε (k = {k0}): how much ε learning needs", "ε (local DP, per user)", _WX_Y,
                   log_x=True)]
 
 
 def _wx1_tasks(cfg, reps):
-    return [{"k": k, "rep": r} for r in range(reps) for k in cfg["ks"]]
+    k0 = cfg["ks"][0]
+    out = [{"part": "k", "k": k, "n": cfg["n"], "p": cfg["p"], "rep": r} for r in range(reps) for k in cfg["ks"]]
+    out += [{"part": "n", "k": k0, "n": n, "p": cfg["p"], "rep": r} for r in range(reps) for n in cfg["n_grid"]
+            if n != cfg["n"]]
+    out += [{"part": "p", "k": k0, "n": cfg["n"], "p": p, "rep": r} for r in range(reps) for p in cfg["p_grid"]
+            if p != cfg["p"]]
+    return out
 
 
 def _wx1_unit(cfg, task, seed):
-    key, k, rep = "wang_xu_low_dim", int(task["k"]), int(task["rep"])
-    p, n, eps, delta = cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
-    law = ds.wang_xu_low_dim(n=n, d=p, k=k, lam=cfg["lam"], seed=_rng(seed, key, "data", k, rep))
+    """One data set of the law at (k, n, p); the task at the paper's point (k0, n, p) feeds every panel."""
+    key, k, n, p, rep = "wang_xu_low_dim", int(task["k"]), int(task["n"]), int(task["p"]), int(task["rep"])
+    eps, delta, k0 = cfg["eps"], cfg["delta"], cfg["ks"][0]
+    law = ds.wang_xu_low_dim(n=n, d=p, k=k, lam=cfg["lam"], seed=_rng(seed, key, "data", k, n, p, rep))
     data = prepare(law.X)
-    pk, pe = _wx1_panels(cfg)
-    metric, rows = "projector distance to the planted subspace", []
-    V, _, _ = _release("non_private", data, k, eps, delta, _rng(seed, key, "np", k, rep))
+    pk, pn, pp, pe = _wx1_panels(cfg)
+    metric = "projector distance to the planted subspace"
+    V, _, _ = _release("non_private", data, k, eps, delta, _rng(seed, key, "np", k, n, p, rep))
     nonpriv = _projector_distance(V, law.components)
-    rows.append(_row(pk.name, "non-private PCA", NON_PRIVATE, "k", k, rep, nonpriv, metric))
-    rows.append(_row(pk.name, "random subspace", RANDOM, "k", k, rep, _random_projector(p, k), metric))
-    V, sec, _ = _release("ldp_gaussian", data, k, eps, delta, _rng(seed, key, "ldp", k, rep))
-    rows.append(_row(pk.name, "ldp_gaussian (Algorithm 1)", "ldp_gaussian", "k", k, rep,
-                     _projector_distance(V, law.components), metric, sec))
-    if k == cfg["ks"][0]:
+    V, sec, _ = _release("ldp_gaussian", data, k, eps, delta, _rng(seed, key, "ldp", k, n, p, rep))
+    private = _projector_distance(V, law.components)
+    level = _random_projector(p, k)
+    points = []
+    if task["part"] == "k":
+        points.append((pk, "k", k))
+    if k == k0 and n == cfg["n"] and p == cfg["p"]:
+        points += [(pn, "n", n), (pp, "p", p)]
+    elif task["part"] == "n":
+        points.append((pn, "n", n))
+    elif task["part"] == "p":
+        points.append((pp, "p", p))
+    rows = []
+    for panel, x_name, x in points:
+        rows += [_row(panel.name, _LDP, "ldp_gaussian", x_name, x, rep, private, metric, sec),
+                 _row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric),
+                 _row(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric)]
+    if task["part"] == "k" and k == k0:
         for e in cfg["eps_grid"]:
             V, sec, _ = _release("ldp_gaussian", data, k, e, delta, _rng(seed, key, "ldp-eps", e, rep))
-            rows.append(_row(pe.name, "ldp_gaussian (Algorithm 1)", "ldp_gaussian", "epsilon", e, rep,
-                             _projector_distance(V, law.components), metric, sec))
-            rows.append(_row(pe.name, "random subspace", RANDOM, "epsilon", e, rep, _random_projector(p, k), metric))
-            rows.append(_row(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric))
+            rows += [_row(pe.name, _LDP, "ldp_gaussian", "epsilon", e, rep, _projector_distance(V, law.components),
+                          metric, sec),
+                     _row(pe.name, "random subspace", RANDOM, "epsilon", e, rep, level, metric),
+                     _row(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric)]
     return rows
 
 
 def _wx1_texts(summary, cfg):
-    pk, pe = _wx1_panels(cfg)
+    pk, pn, pp, pe = _wx1_panels(cfg)
     ks, p, n, eps, delta = cfg["ks"], cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
-    ours = [_at(summary, pk.name, "ldp_gaussian (Algorithm 1)", k) for k in ks]
+    ours = [_at(summary, pk.name, _LDP, k) for k in ks]
     rand = [_random_projector(p, k) for k in ks]
     nonp = [_at(summary, pk.name, "non-private PCA", k) for k in ks]
+    by_n = _curve(summary, pn.name, _LDP)
+    by_p = _curve(summary, pp.name, _LDP)
+    rand_p = [_random_projector(int(x), ks[0]) for x in by_p.x]
     sigma = ldp_noise_sigma(eps, delta)
     sd = sigma / math.sqrt(n)
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
-    curve = _curve(summary, pe.name, "ldp_gaussian (Algorithm 1)")
+    curve = _curve(summary, pe.name, _LDP)
     level = _random_projector(p, ks[0])
     learned = curve[curve["mean"] < 0.5 * level]
     where = (f"the mean error first falls below half the random level at ε = {learned.x.iloc[0]:g}"
              if not learned.empty else f"the mean error stays above half the random level up to ε = "
                                          f"{curve.x.max():g}")
-    finding = (f"ldp_gaussian at ε = {eps:g}: {_fmt(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
-               f"{_fmt(rand)}; non-private PCA of the same rows: {_fmt(nonp)}. The private error sits at the "
-               f"random-subspace level (largest gap {max(abs(a - b) for a, b in zip(ours, rand)):.2f}), so its "
-               f"growth with k is that level's √(2k(1 − k/p)). Against ε (k = {ks[0]}): {where}.")
+    finding = (
+        f"(a) ldp_gaussian at ε = {eps:g}: {_fmt(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
+        f"{_fmt(rand)}; non-private PCA of the same rows: {_fmt(nonp)}. The private error sits at the "
+        f"random-subspace level (largest gap {max(abs(a - b) for a, b in zip(ours, rand)):.2f}), so its growth with "
+        f"k is that level's √(2k(1 − k/p)). (b) Against n = {', '.join(f'{x:,.0f}' for x in by_n.x)}: "
+        f"{_fmt(by_n['mean'])}, flat at the random level {level:.2f}. (c) Against p = "
+        f"{', '.join(f'{x:g}' for x in by_p.x)}: {_fmt(by_p['mean'])}, again the random level ({_fmt(rand_p)}), "
+        f"which grows with p. (d) Against ε (k = {ks[0]}): {where}.")
     difference = (
         f"Noise-dominated setting. The eigengap is λ/(5p(λ + 1)) = {gap:.4f} at p = {p}, while each entry of the "
         f"server's average carries noise of s.d. σ/√n = {sd:.4f} (σ = {sigma:.2f} per user at ε = {eps:g}, "
         f"δ = {delta:g}); the noise matrix's spectral norm, about 2·{sd:.4f}·√p = {2 * sd * math.sqrt(p):.2f}, is "
         f"{2 * sd * math.sqrt(p) / gap:.0f} times the gap, so the estimate carries no information about V. The "
-        "paper's curves cannot show learning at these parameters; its 'error grows with k' is the random-subspace "
-        "curve. Our per-user noise uses sensitivity √2 (local DP compares any two inputs of a user) and the analytic "
-        f"Gaussian mechanism: σ = {sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, "
-        "which changes nothing here.")
+        "paper's trends in k and p are those of the random-subspace level √(2k(1 − k/p)); the trends in n and ε need "
+        "about 10⁴ times more rows, or ε in the hundreds, to appear. Our per-user noise uses sensitivity √2 (local "
+        "DP compares any two inputs of a user) and the analytic Gaussian mechanism: σ = "
+        f"{sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, which changes nothing "
+        "here.")
     claim = (
         "Section 6.1, Figure 3 (synthetic: X ~ N(0, Σ), Σ = λ/(5p(λ+1))VVᵀ + 1/(5p(λ+1))I, n = 10⁵, p = 40, "
-        "k ∈ {5, 10, 15, 20}, ε = 0.5, δ = 10⁻⁴, λ = 1, 20 runs, error ‖V̂V̂ᵀ − VVᵀ‖_F): the error decreases as n "
-        "or ε increases and increases with p and with k, which the paper reads as support for its Theorem 2. It "
-        "prints no numbers for the synthetic runs.")
+        "k ∈ {5, 10, 15, 20}, ε = 0.5, δ = 10⁻⁴, λ = 1, 20 runs, error ‖V̂V̂ᵀ − VVᵀ‖_F; three panels: k against n, "
+        "p, and ε): the error decreases as n or ε increases and increases with p and with k, which the paper reads "
+        "as support for its Theorem 2. It prints no numbers for the synthetic runs.")
     settings = (f"Ours: n = {n:,}, p = {p}, k ∈ {{{', '.join(map(str, ks))}}}, ε = {eps:g}, δ = {delta:g}, λ = "
-                f"{cfg['lam']:g}; ε panel at k = {ks[0]}. Fresh data and noise per repetition.")
+                f"{cfg['lam']:g}; panels (b)-(d) at k = {ks[0]}. Fresh data and noise per repetition.")
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
+_WX1_BASE = dict(n=100_000, p=40, ks=(5, 10, 15, 20), eps=0.5, delta=1e-4, lam=1.0)
 _register(Spec(
     key="wang_xu_low_dim", paper="wang_xu", title="Wang & Xu, Algorithm 1: local DP PCA in low dimension",
-    grids={"default": dict(n=100_000, p=40, ks=(5, 10, 15, 20), eps=0.5, delta=1e-4, lam=1.0,
+    grids={"default": dict(_WX1_BASE, n_grid=(10_000, 30_000, 100_000), p_grid=(20, 40, 80),
                            eps_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0), reps=5),
-           "full": dict(n=100_000, p=40, ks=(5, 10, 15, 20), eps=0.5, delta=1e-4, lam=1.0,
+           "full": dict(_WX1_BASE, n_grid=(10_000, 30_000, 100_000, 300_000, 1_000_000), p_grid=(20, 40, 80, 160),
                         eps_grid=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0), reps=20)},
     panels=_wx1_panels, tasks=_wx1_tasks, unit=_wx1_unit, texts=_wx1_texts,
     refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
-    paper_figure=("Figure 3: error falls with n and ε and grows with p and k (no values printed).",),
+    paper_figure=("Figure 3, left: error against n for k = 5 … 20, falling with n and higher for larger k.",
+                  "Figure 3, middle: error against p, rising with p.",
+                  "Figure 3, right: error against ε, falling with ε (no values printed)."),
 ))
 
 
@@ -354,14 +392,17 @@ def _wx2_texts(summary, cfg):
         "picks a support from noise, and its subspace is as far from V as a random one (or farther, when the "
         "chosen rows miss the support entirely). We set the penalty from a 95% bound on the noise, as the proof of "
         "the paper's Theorem 4 needs (its statement has the inequality reversed), and use sensitivity √2 per user. "
-        "δ is not stated in the paper; we use 10⁻⁴ as in its Algorithm 1 experiments.")
+        "δ is not stated in the paper; we use 10⁻⁴ as in its Algorithm 1 experiments. Two of the paper's printed "
+        f"values are at or beyond the largest possible distance √(2k) = {math.sqrt(20):.3f} for k = 10 (orthogonal "
+        "subspaces): 4.472 (NIPS, s = 40) and 4.518 (Leukemia, ε = 0.1), which no pair of k-dimensional subspaces "
+        "can exceed.")
     if cfg["p"] != 400:
         difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
     claim = (
-        "Section 6.2, Figure 3 (synthetic: the same Σ with an s-row-sparse V, k = 10, n = 2000, p = 400, "
+        "Section 6.2, Figure 4 (synthetic: the same Σ with an s-row-sparse V, k = 10, n = 2000, p = 400, "
         "s ∈ {15, 20, 40, 80}, ε = 1): the error increases with k/n, increases slightly with p (the bound of "
-        "Theorem 4 depends on log p) and decreases as ε increases. Tables 1 and 2 print errors of 1.4 to 4.5 on "
-        "real data sets (not reproduced here).")
+        "Theorem 4 depends on log p) and decreases as ε increases. Tables 1 and 2 print errors from 1.441 to 4.518 "
+        "on real data sets with k = 10 (not reproduced here).")
     settings = (f"Ours: n = {n:,}, p = {p}, k = {k}, s ∈ {{{', '.join(map(str, s_grid))}}}, ε = {eps:g}, "
                 f"δ = {delta:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}.")
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
@@ -375,7 +416,9 @@ _register(Spec(
                         eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6), reps=5)},
     panels=_wx2_panels, tasks=_wx2_tasks, unit=_wx2_unit, texts=_wx2_texts,
     refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
-    paper_figure=("Figure 3: error grows with k/n, slightly with p, falls with ε (no values printed).",),
+    paper_figure=("Figure 4, left: error against n for several k, growing with k/n.",
+                  "Figure 4, middle: error against p, growing slightly.",
+                  "Figure 4, right: error against ε, falling (no values printed)."),
 ))
 
 
@@ -1187,7 +1230,7 @@ _COLUMNS = ["reproduction", "panel", "series", "mechanism", "x_name", "x", "rep"
 
 
 def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None = None, seed: int = 0,
-             seconds: float = math.nan, overrides: dict | None = None) -> Reproduction:
+             seconds: float = math.nan, overrides: dict | None = None, cpu_seconds: float = math.nan) -> Reproduction:
     """The :class:`Reproduction` of ``key`` from the rows of its tasks (all of them, in any order)."""
     spec = _spec(key)
     cfg = config(key, grid, overrides)
@@ -1201,7 +1244,7 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
                         claim=texts["claim"], finding=texts["finding"], difference=texts["difference"],
                         settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, "
                         f"{grid} grid.", refs=tuple(spec.refs), grid=grid, reps=reps, seed=int(seed),
-                        seconds=float(seconds), cols=spec.cols, paper_figure=spec.paper_figure,
+                        seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols, paper_figure=spec.paper_figure,
                         styles=dict(spec.styles))
 
 
@@ -1210,13 +1253,14 @@ def reproduce(key: str, grid: str = "default", reps: int | None = None, seed: in
     """Run every task of reproduction ``key`` and assemble it. ``progress(fraction, text)`` is called after each
     task; ``overrides`` replaces some of the grid's settings (see :func:`config`)."""
     tasks = plan(key, grid, reps, seed, overrides)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     rows: list[dict] = []
     for i, task in enumerate(tasks):
         rows += run_task(task)
         if progress is not None:
             progress((i + 1) / len(tasks), f"{key}: task {i + 1} of {len(tasks)}")
-    return assemble(key, rows, grid, reps, seed, time.perf_counter() - start, overrides)
+    return assemble(key, rows, grid, reps, seed, time.perf_counter() - start, overrides,
+                    time.process_time() - cpu)
 
 
 def _one(key):
@@ -1486,16 +1530,16 @@ def main(argv=None) -> int:
             rep = reproduce(key, args.grid, args.reps, args.seed, progress=log)
             results.append(rep)
             timings.append({"paper": rep.paper, "reproduction": key, "grid": args.grid, "reps": rep.reps,
-                            "seconds": round(rep.seconds, 2)})
+                            "seconds": round(rep.seconds, 2), "cpu_seconds": round(rep.cpu_seconds, 2)})
             if not args.quiet:
-                print(f"{key}: {rep.seconds:.1f} s", file=sys.stderr, flush=True)
+                print(f"{key}: {rep.seconds:.1f} s wall, {rep.cpu_seconds:.1f} s CPU", file=sys.stderr, flush=True)
         paths = write(results, args.out, combined=args.combined, png=args.png)
     except ValueError as exc:
         parser.error(str(exc))
     table = pd.DataFrame(timings)
     table.to_csv(Path(args.out) / "timings.csv", index=False)
-    by_paper = table.groupby("paper", sort=False)["seconds"].sum()
-    print("\n".join(f"{p}: {s:.1f} s" for p, s in by_paper.items()))
+    by_paper = table.groupby("paper", sort=False)[["seconds", "cpu_seconds"]].sum()
+    print("\n".join(f"{p}: {row.seconds:.1f} s wall, {row.cpu_seconds:.1f} s CPU" for p, row in by_paper.iterrows()))
     print(f"wrote {len(paths) + 1} files to {args.out}")
     return 0
 
