@@ -91,20 +91,20 @@ for key, rep in results.items():
     with boundary(f"the view {rep.title}"):
         took = f" Computed in {rep.seconds:.1f} s (cached tasks are instant)." if rep.seconds == rep.seconds else ""
         st.caption(md_escape(rep.settings + took))
-        left, right = st.columns([1, 2])
-        with left:
-            st.markdown("**What the paper reports**")
-            st.markdown(md_escape(rep.claim))
-            st.markdown("**The paper's figure**")
+        ours, theirs = st.columns([3, 1])
+        with ours:
+            show.chart(rep.figure(title=False), key=f"reproduce_fig:{key}")
+        with theirs:
+            st.markdown("**The paper's figure shows**")
             st.markdown("\n".join(f"- {md_escape(line)}" for line in rep.paper_figure))
-        with right:
-            show.chart(rep.figure(), key=f"reproduce_fig:{key}")
-        c = st.columns(2)
-        c[0].markdown("**What we find**")
-        c[0].markdown(md_escape(rep.finding))
-        c[1].markdown("**Where ours differs, and why**")
-        c[1].markdown(md_escape(rep.difference))
-        c[1].caption(md_escape("Details in docs/papers.md: " + "; ".join(label for label, _ in rep.refs) + "."))
+        c = st.columns(3)
+        c[0].markdown("**What the paper reports**")
+        c[0].markdown(md_escape(rep.claim))
+        c[1].markdown("**What we find**")
+        c[1].markdown(md_escape(rep.finding))
+        c[2].markdown("**Where ours differs, and why**")
+        c[2].markdown(md_escape(rep.difference))
+        c[2].caption(md_escape("Details in docs/papers.md: " + "; ".join(label for label, _ in rep.refs) + "."))
         st.download_button("Download the data (CSV)", rep.frame.to_csv(index=False).encode(), f"{key}.csv",
                            "text/csv", icon=":material/download:", key=f"reproduce_csv:{key}",
                            help="One row per panel, series, x value and repetition (diagnostics, not releases).")

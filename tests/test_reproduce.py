@@ -95,7 +95,7 @@ def test_wang_xu_algorithm_2_setting_is_noise_dominated(tiny):
     # noise s.d. per entry ~0.1 at n = 2000, eps = 1 against eigenvalues ~1/(5p) = 0.005: no better than random
     # (at least 80% of the random level; the estimate can be farther than random when it picks the wrong rows)
     level = math.sqrt(2) * metrics.random_subspace_distance(40, 3)
-    assert mean(rep, "error against the sparsity", "ldp_sparse (Algorithm 2)", 6) > 0.8 * level
+    assert mean(rep, "(a) against the sparsity", "ldp_sparse (Algorithm 2)", 6) > 0.8 * level
     assert "Noise-dominated" in rep.difference
 
 
