@@ -413,7 +413,7 @@ def _wx2_texts(summary, cfg):
 _register(Spec(
     key="wang_xu_sparse", paper="wang_xu", title="Wang & Xu, Algorithm 2: sparse local DP PCA (p ≫ n)",
     grids={"default": dict(n=2000, p=100, k=10, s_grid=(15, 20, 40, 80), eps=1.0, delta=1e-4, lam=1.0, s_eps=20,
-                           eps_grid=(1.0, 100.0, 1e4, 1e6), reps=2),
+                           eps_grid=(1.0, 100.0, 1e4, 1e6), reps=3),
            "full": dict(n=2000, p=400, k=10, s_grid=(15, 20, 40, 80), eps=1.0, delta=1e-4, lam=1.0, s_eps=20,
                         eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6), reps=5)},
     panels=_wx2_panels, tasks=_wx2_tasks, unit=_wx2_unit, texts=_wx2_texts,
