@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import math
 import sys
 import time
@@ -579,7 +578,8 @@ def _gcmp_texts(summary, cfg):
     dps_a = _curve(summary, pa.name, _GE_LABELS["dps_pca"])["mean"].tolist()
     mod_a = _curve(summary, pa.name, _GE_LABELS["mod_sulq"])["mean"].tolist()
     dims = cfg["d_b"]
-    b = {m: [_at(summary, pb.name, _GE_LABELS[m], d) for d in dims] for m in ("dps_pca", "ppca_exponential", "mod_sulq")}
+    b = {m: [_at(summary, pb.name, _GE_LABELS[m], d) for d in dims]
+         for m in ("dps_pca", "ppca_exponential", "mod_sulq")}
     rand_a = metrics.random_subspace_distance(cfg["d_a"], cfg["k_a"])
     beta = mod_sulq_beta(cfg["n_a"], cfg["d_a"], cfg["eps_a"][0], cfg["delta_a"])
     ag = gaussian_sigma(math.sqrt(2) / cfg["n_a"], cfg["eps_a"][0], cfg["delta_a"])
@@ -720,13 +720,14 @@ def _l41_texts(summary, cfg):
 
 
 _register(Spec(
-    key="liu_example_41", paper="liu", title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
+    key="liu_example_41", paper="liu",
+    title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
     grids={"default": dict(n=50_000, d=5, eps=1.0, sigmas=(1.0, 0.1, 0.01, 0.001, 0.0001), reps=3),
            "full": dict(n=200_000, d=10, eps=1.0, sigmas=(1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001),
                         reps=5)},
     panels=_l41_panels, tasks=_l41_tasks, unit=_l41_unit, texts=_l41_texts,
-    refs=(("item 12", "item-12"), ("item 9", "item-9"), ("item 11", "item-11"), ("suggested benchmarks",
-                                                                                   "suggested-benchmarks-for-liu-et-al")),
+    refs=(("item 12", "item-12"), ("item 9", "item-9"), ("item 11", "item-11"),
+          ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al")),
     cols=1,
     paper_figure=("No figure: Theorems 3.3 and 5.1 say Private Oja's privacy term is flat in σ and DP-PCA's "
                   "shrinks with σ.",),
@@ -1262,7 +1263,8 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
                         claim=texts["claim"], finding=texts["finding"], difference=texts["difference"],
                         settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, "
                         f"{grid} grid.", refs=tuple(spec.refs), grid=grid, reps=reps, seed=int(seed),
-                        seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols, paper_figure=spec.paper_figure,
+                        seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols,
+                        paper_figure=spec.paper_figure,
                         styles=dict(spec.styles))
 
 
