@@ -3,8 +3,8 @@ import re
 
 import pytest
 
-PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py",
-         "pages/distributed.py", "pages/audit.py", "pages/report.py"]
+PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py", "pages/distributed.py",
+         "pages/tensor.py", "pages/reproduce.py", "pages/audit.py", "pages/report.py"]
 
 
 def metric(at, label, index=0):

@@ -41,11 +41,14 @@ def query(page) -> dict:
 
 
 def slider_values(page):
-    """Displayed values of the sidebar's sliders (epsilon first, then delta)."""
+    """Displayed values of the sidebar's sliders (epsilon first, then delta), once they are drawn."""
+    page.wait_for_function("""() => document.querySelectorAll(
+        '[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]').length >= 2""", timeout=60_000)
     return page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]').all_inner_texts()
 
 
 def sidebar_numbers(page):
+    page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stNumberInput"] input', timeout=60_000)
     return [i.input_value() for i in page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] input').all()]
 
 
@@ -53,8 +56,11 @@ def sidebar_mechanisms(page) -> str:
     return page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first.inner_text()
 
 
+HEADINGS = {"Home": "DP-PCA Explorer"}
+
+
 def go_to(page, title: str):
-    """Click a page in the sidebar navigation, as a user does."""
+    """Click a page in the sidebar navigation, as a user does, and wait for it to be drawn with its address."""
     try:
         page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first.click(timeout=10_000)
     except Exception:
@@ -62,7 +68,8 @@ def go_to(page, title: str):
         page.screenshot(path=str(SHOTS / f"failed_go_to_{title}.png"))
         print(page.evaluate("[...document.querySelectorAll('[inert]')].map(e=>e.outerHTML.slice(0,300))"))
         raise
-    page.wait_for_function(f"() => document.querySelector('h1') && document.querySelector('h1').innerText.includes({title!r})",
+    heading = HEADINGS.get(title, title)
+    page.wait_for_function(f"() => document.querySelector('h1') && document.querySelector('h1').innerText.includes({heading!r})",
                            timeout=60_000)
     settle(page)
     page.wait_for_function("() => location.search.includes('eps=')", timeout=60_000)

@@ -9,7 +9,7 @@ from tests.e2e.helpers import (SHOTS, assert_no_error, go_to, metric_values, que
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "audit", "report"]
+PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
 TITLES = {"home": "DP-PCA Explorer", "explore": "Explore", "tradeoffs": "Trade-offs"}
 NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
@@ -22,10 +22,11 @@ def test_every_page_and_the_epsilon_dial(server, browser):
         page.goto(f"{server}/{'' if name == 'home' else name}")
         page.wait_for_selector("h1", timeout=60_000)
         settle(page)
-        if name in ("data", "explore", "tradeoffs", "distributed"):
-            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=60_000)
-            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-        settle(page)
+        if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
+            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=120_000)
+        if name in ("data", "explore", "tradeoffs", "distributed", "tensor", "reproduce"):
+            page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+        settle(page, timeout=240_000)
         assert_no_error(page, name)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
@@ -208,4 +209,17 @@ def test_risk_view_follows_the_dial(server, browser):
     after = sentences()
     assert after != before and metric_values(page) != numbers
     assert_no_error(page, "risk view after moving epsilon")
+    page.close()
+
+
+@pytest.mark.parametrize("paper", ["wang_xu", "ge", "liu", "imtiaz_2016", "imtiaz_2018"])
+def test_reproduce_view_renders_each_paper(server, browser, paper):
+    """Each seed paper's reproduction draws its figure beside what the paper reports (two repetitions)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(f"{server}/reproduce?rpaper={paper}&rreps=2")
+    page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+    settle(page, timeout=240_000)
+    assert_no_error(page, f"reproduce {paper}")
+    body = page.inner_text("body")
+    assert "What the paper reports" in body or "paper reports" in body.lower()
     page.close()
