@@ -9,12 +9,13 @@ from .budget import BudgetSplit, release_pca
 from .prepare import PreparedData, gram_from_chunks, prepare
 from .registry import get_mechanism, list_mechanisms, mechanism_names
 from .release import Release
+from .stats import SufficientStats, sufficient_stats
 
 try:
     from .estimator import DPPCA, ClippingWarning
 except ImportError:  # pragma: no cover - scikit-learn missing
     DPPCA = ClippingWarning = None
 
-__all__ = ["run", "release_pca", "BudgetSplit", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
+__all__ = ["run", "release_pca", "BudgetSplit", "sufficient_stats", "SufficientStats", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
            "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA", "ClippingWarning"]
 __version__ = "0.1.0"

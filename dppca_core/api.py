@@ -21,11 +21,14 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     ----------
     mechanism : str
         Registry name (see :func:`dppca_core.list_mechanisms`).
-    X : array-like of shape (n, d), DataFrame, or PreparedData
+    X : array-like of shape (n, d), DataFrame, PreparedData or SufficientStats
         Rows are individuals. Rows are clipped to norm ``data_norm`` (a public bound) and
         divided by it before anything else; every sensitivity is stated for that bound.
         A :class:`~dppca_core.prepare.PreparedData` (e.g. from ``prepare``) lets repeated
-        runs share one Gram matrix.
+        runs share one Gram matrix. A :class:`~dppca_core.stats.SufficientStats` (from
+        :func:`dppca_core.sufficient_stats`, a file streamed in bounded memory) serves every
+        mechanism that needs only n and the (per-site) Gram matrices; the row methods
+        (``needs_rows``) refuse it, naming the alternatives.
     k : int
         Number of components, 1 <= k <= d.
     epsilon : float

@@ -439,13 +439,6 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
     if isinstance(X, SufficientStats):
         return X.prepared(data_norm)
     data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
-    if hasattr(X, "to_numpy") and hasattr(X, "dtypes"):
-        from pandas.api.types import is_bool_dtype, is_numeric_dtype
-
-        non_numeric = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_bool_dtype(t)]
-        if non_numeric:
-            raise ValueError(f"non-numeric column(s) {non_numeric}: drop them or encode them as numbers.")
-        X = X.to_numpy(dtype=float)
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows
             and X.shape[1] >= 1):
         arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
