@@ -3,6 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import dppca_core as dc
 from dppca_core import figures
 from ui import data, scenario, show
 from ui.errors import boundary
@@ -15,7 +16,7 @@ st.title("Data")
 scn = scenario.values()
 
 KINDS = {"synthetic": "Synthesize", "preset": "Paper setting", "sample": "Shipped dataset",
-         "upload": "Upload CSV / Parquet"}
+         "upload": "Upload CSV / Parquet", "server": "File on the server (streamed)"}
 CENTRING = {"none": "none (private)", "private": "private mean (from the budget)",
             "empirical": "empirical mean (NOT private)"}
 
@@ -28,6 +29,9 @@ def _set_kind():
     kind = st.session_state["w:srckind"]
     if kind in ("synthetic", "upload"):
         scenario.set_value("src", kind)
+    elif kind == "server":
+        got = st.session_state.get(data.STREAM_KEY)
+        scenario.set_value("src", "server:" + (got["relative"] if got else "?"))
     elif kind == "preset" and data.presets():
         scenario.set_value("src", "preset:" + next(iter(data.presets())))
     elif kind == "sample" and data.samples():
@@ -49,7 +53,8 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
 
 def _source_controls():
     st.session_state["w:srckind"] = _kind()
-    options = [k for k in KINDS if (k != "preset" or data.presets()) and (k != "sample" or data.samples())]
+    options = [k for k in KINDS if (k != "preset" or data.presets()) and (k != "sample" or data.samples())
+               and (k != "server" or data.server_root() is not None or _kind() == "server")]
     st.segmented_control("Source", options, format_func=KINDS.get, key="w:srckind", on_change=_set_kind,
                          required=True)
     kind = _kind()
@@ -73,8 +78,50 @@ def _source_controls():
         _choice("Dataset", "sample", list(data.samples()), lambda n: data.samples()[n].get("title", n))
         st.caption("Small public datasets shipped with the app (sources and licences in sample_data/README.md); "
                    "their labels are kept aside to show what a private projection is good for.")
+    elif kind == "server":
+        _server_controls()
     else:
         _upload_controls()
+
+
+def _server_controls():
+    """A file, folder or glob under the operator's data folder, streamed into sufficient statistics."""
+    if data.server_root() is None:
+        st.info(data.SERVER_FILES_OFF, icon=":material/folder_off:")
+        st.stop()
+    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+    c = st.columns([3, 2])
+    relative = c[0].text_input("path in the data folder (a CSV or Parquet file, a folder, or a glob)",
+                               value="" if current == "?" else current, key="server_path",
+                               help="Read in chunks: memory does not grow with the number of rows.")
+    sites = c[1].text_input("site column (optional)", key="server_sites",
+                            help="A column naming each row's site, for the distributed mechanisms.")
+    b = st.columns([1, 1, 4])
+    if b[0].button("Read the file", type="primary", key="server_read", icon=":material/download:"):
+        path = data.server_path(relative)
+        bar = st.progress(0.0, text="reading…")
+
+        def progress(rows: int, clipped: int) -> bool:
+            bar.progress(min(0.99, rows / (rows + 1e6)), text=f"{rows:,} rows read, {clipped:,} clipped at R")
+            return True
+
+        stats = dc.sufficient_stats(path, data_norm=float(scn["R"]), sites=sites or None, on_bad="drop_rows",
+                                    progress=progress)
+        bar.empty()
+        st.session_state[data.STREAM_KEY] = {"relative": relative.strip(), "stats": stats}
+        scenario.set_value("src", "server:" + relative.strip())
+    b[1].button("Cancel", key="server_cancel", icon=":material/stop_circle:",
+                help="Stops a read in progress (the click interrupts it); nothing is kept.")
+    got = st.session_state.get(data.STREAM_KEY)
+    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+    if not got or got["relative"] != current:
+        st.info("Give a path and press **Read the file**: the rows are clipped to the radius R below while reading, "
+                "so a new R means reading again. Mechanisms that read individual rows (Private Oja, DP-PCA), the "
+                "projection views, the score plot and centring are not available for a streamed file.")
+        st.stop()
+    diag = got["stats"].diagnostics
+    st.caption(f"Not private, for you only: {diag.get('rows_read', got['stats'].n):,} rows read, "
+               f"{diag.get('rows_dropped', 0):,} dropped for bad cells, {got['stats'].n_clipped:,} clipped.")
 
 
 def _upload_controls():
@@ -153,6 +200,8 @@ def _preprocessing_controls(ds):
 
 def _radius_hints(ds, prep):
     """Hints about R from the rows' norms: a non-private diagnostic for the analyst."""
+    if not ds.has_rows:
+        return
     norms = np.linalg.norm(ds.X, axis=1)
     R, clipped = float(scn["R"]), prep.data.n_clipped
     median = float(np.median(norms))
@@ -199,7 +248,7 @@ with boundary("the data summary"):
     elif scn["center"] == "private":
         st.info(prep.center_note, icon=":material/shield:")
     _radius_hints(ds, prep)
-    if scn["center"] == "none":
+    if scn["center"] == "none" and ds.has_rows:
         mean_dir = ds.X.mean(axis=0)
         if np.linalg.norm(mean_dir) > 0:
             cosine = abs(float(prep.reference[:, 0] @ mean_dir) / np.linalg.norm(mean_dir))
@@ -211,7 +260,8 @@ with boundary("the data summary"):
     show.chart(figures.scree(prep.eigenvalues, k), container=left)
     show.chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
                container=right)
-    with st.expander("First rows of the (raw) data"):
-        st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
+    if ds.has_rows:
+        with st.expander("First rows of the (raw) data"):
+            st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
     st.caption("Scree plot, loadings and the hints above are computed from the data without privacy: diagnostics. "
                "The private scree and score plot are on the Explore page.")

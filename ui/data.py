@@ -18,13 +18,19 @@ from dppca_core import experiments
 from dppca_core.prepare import center_data
 
 UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
+STREAM_KEY = "streamed"  # session-state key holding the statistics of a server file read in this session
+#: the operator enables server files by naming the one folder visitors may read from (off when unset)
+DATA_DIR_ENV = "DPPCA_DATA_DIR"
+SERVER_FILES_OFF = (f"Reading files on the server is off here: a path box would let any visitor read any file the "
+                    f"server can read. The operator turns it on by naming one folder in the environment variable "
+                    f"{DATA_DIR_ENV} (e.g. {DATA_DIR_ENV}=/srv/data); paths are then relative to it.")
 
 
 @dataclass
 class Dataset:
     """Raw data plus whatever ground truth is known."""
 
-    X: np.ndarray
+    X: np.ndarray | None                 # None for a file streamed into sufficient statistics (no rows kept)
     name: str
     note: str = ""
     columns: list = field(default_factory=list)
@@ -33,6 +39,7 @@ class Dataset:
     support: np.ndarray | None = None    # planted row support (sparse synthetic only)
     key: str = ""                        # sha256 of the array bytes
     report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
+    stats: object = None                 # dppca_core.SufficientStats of a streamed server file
 
     @property
     def label_kind(self) -> str | None:
@@ -41,11 +48,15 @@ class Dataset:
 
     @property
     def n(self) -> int:
-        return self.X.shape[0]
+        return self.X.shape[0] if self.X is not None else self.stats.n
+
+    @property
+    def has_rows(self) -> bool:
+        return self.X is not None
 
     @property
     def d(self) -> int:
-        return self.X.shape[1]
+        return self.X.shape[1] if self.X is not None else self.stats.d
 
 
 def label_kind(labels) -> str | None:
@@ -198,6 +209,8 @@ def load_dataset(scn: dict) -> Dataset:
         return _preset(src.split(":", 1)[1], int(scn["dseed"]))
     if src.startswith("sample:"):
         return _sample(src.split(":", 1)[1])
+    if src.startswith("server:"):
+        return streamed_dataset(src.split(":", 1)[1], float(scn["R"]))
     if src == "upload":
         up = st.session_state.get(UPLOAD_KEY)
         if not up:
@@ -256,4 +269,59 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
         raise ValueError(f"the clipping radius R must be positive (got {R:g}).")
     if scn["center"] not in ("none", "private", "empirical"):
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
+    if ds.stats is not None:
+        if scn["center"] != "none":
+            raise ValueError("a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
+                             "uncentred; set the centring to none (or upload a sample of the rows).")
+        data = ds.stats.prepared(R)
+        return Prepared(data=data, key=f"{ds.key}|none|{R!r}", center_private=True,
+                        center_note="No centring: the uncentred second moment is analysed.",
+                        ref=experiments.Reference.from_gram(data.gram), center="none")
     return _prepare(ds.key, scn["center"], R, ds.X)
+
+
+# -- files read on the server, streamed into sufficient statistics ---------------------------------------------
+
+def server_root():
+    """The folder visitors may read from (environment variable DPPCA_DATA_DIR), or None when the feature is off."""
+    import os
+    from pathlib import Path
+
+    value = os.environ.get(DATA_DIR_ENV, "")
+    root = Path(value).expanduser().resolve() if value else None
+    return root if root is not None and root.is_dir() else None
+
+
+def server_path(relative: str) -> str:
+    """The file, folder or glob ``relative`` names under the server root; ValueError if it leaves the root."""
+    from pathlib import Path
+
+    root = server_root()
+    if root is None:
+        raise ValueError(SERVER_FILES_OFF)
+    relative = str(relative).strip()
+    if not relative or len(relative) > 500 or "\x00" in relative:
+        raise ValueError("give a path relative to the data folder, e.g. survey.csv or parts/*.parquet.")
+    fixed = relative.split("*")[0].split("?")[0].split("[")[0]
+    anchor = (root / fixed).resolve() if fixed else root
+    if anchor != root and root not in anchor.parents:
+        raise ValueError(f"{relative!r} points outside the data folder; give a path inside it.")
+    return str(root / relative)
+
+
+def streamed_dataset(relative: str, R: float) -> Dataset:
+    """The statistics this session read from a server file (Data page), as a Dataset without rows."""
+    got = st.session_state.get(STREAM_KEY)
+    if not got or got["relative"] != relative:
+        raise ValueError(f"the server file {relative!r} has not been read in this session; open the Data page and "
+                         "press 'Read the file'.")
+    if not np.isclose(got["stats"].data_norm, R):
+        raise ValueError(f"the file was read with R = {got['stats'].data_norm:g}, not {R:g}: the clipping happens "
+                         "while reading, so read it again on the Data page.")
+    stats = got["stats"]
+    h = hashlib.sha256(relative.encode())
+    h.update(np.ascontiguousarray(stats.gram).tobytes())
+    note = (f"Server file {relative}: {stats.n:,} rows, {stats.d} columns, streamed into sufficient statistics "
+            f"(n and the clipped Gram matrix; no rows kept).")
+    return Dataset(X=None, name=relative, note=note, columns=list(stats.columns), key=h.hexdigest()[:32],
+                   stats=stats)

@@ -116,6 +116,11 @@ def _load_lines(vals: dict) -> list[str]:
                 "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
     if src.startswith("sample:"):
         return [f"X = dc.datasets.load_sample({src.split(':', 1)[1]!r}).X", "support = None"]
+    if src.startswith("server:"):
+        return ["# the file read on the server, streamed into sufficient statistics (pass its path)",
+                f"X = dc.sufficient_stats(sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}, "
+                f"data_norm={vals['R']!r}, on_bad='drop_rows')",
+                "support = None"]
     return ["# the uploaded table is not part of the link: pass its path as the first argument",
             "X = dc.datasets.load_table(sys.argv[1]).X",
             "support = None"]

@@ -71,7 +71,13 @@ def _loadings(ds, prep, results, k, random_level):
                "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown.")
 
 
+ROWS_NEEDED = "This view needs the individual rows; a file streamed into sufficient statistics keeps none."
+
+
 def _projection(ds, prep, results, k, random_level):
+    if not prep.data.has_rows:
+        st.info(ROWS_NEEDED)
+        return
     ref, first = _first_aligned(prep, results, k)
     show.chart(figures.projection(prep.data.rows, ref, first))
     st.caption("Not private, for exploration: the individual rows projected on the components (first repetition).")
@@ -225,6 +231,9 @@ def _scores(ds, prep, results, k, random_level):
         scores = res.published["outputs"].get("scores")
         if scores:
             panels[f"{mech} (private)"], edges = scores["counts"], scores["edges"]
+    if not prep.data.has_rows:
+        st.info(ROWS_NEEDED)
+        return
     if not panels:
         st.info("The score plot needs its own share of the budget: raise 'scores' in the sidebar (Budget split).")
         return
