@@ -179,7 +179,7 @@ def _wang_xu(n, d, k, s, lam, seed, data_norm, name, description):
 
 def wang_xu_low_dim(n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None,
                     data_norm: float = 1.0) -> SyntheticData:
-    """Wang & Xu (paper 000) §6, Algorithm 1 setting.
+    """Wang & Xu (IJCAI 2019), Section 6, Algorithm 1 setting.
 
     Sigma = lam/(5p(lam+1)) V V^T + 1/(5p(lam+1)) I_p with V a random p x k orthonormal matrix.
     Paper: n = 1e5, p = 40, k in {5, 10, 15, 20}, lam = 1, eps = 0.5, delta = 1e-4 (``PAPER_SETTINGS``).
@@ -187,22 +187,22 @@ def wang_xu_low_dim(n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, s
     errors sit at the random-subspace level (docs/papers.md, 'Why Wang & Xu's synthetic settings are noise-dominated'); raise ``lam`` or n to see learning.
     """
     return _wang_xu(n, d, k, None, lam, seed, data_norm, "Wang & Xu (low-dim)",
-                    "Paper 000 Algorithm 1 law: tiny eigengap 1/(10p), noise-dominated under local DP.")
+                    "Wang & Xu Algorithm 1 law: tiny eigengap 1/(10p), noise-dominated under local DP.")
 
 
 def wang_xu_sparse(n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None,
                    data_norm: float = 1.0) -> SyntheticData:
-    """Wang & Xu (paper 000) §6, Algorithm 2 setting: the same Sigma with an s-row-sparse V.
+    """Wang & Xu (IJCAI 2019), Section 6, Algorithm 2 setting: the same Sigma with an s-row-sparse V.
 
     V = random orthonormal s x k block on s random rows. Paper: k = 10, n = 2000, p = 400,
     s in {15, 20, 40, 80}, eps = 1 (``PAPER_SETTINGS``); defaults are smaller for speed.
     """
     return _wang_xu(n, d, k, s, lam, seed, data_norm, "Wang & Xu (sparse)",
-                    f"Paper 000 Algorithm 2 law: {s}-row-sparse subspace, p >> n regime.")
+                    f"Wang & Xu Algorithm 2 law: {s}-row-sparse subspace, p >> n regime.")
 
 
 def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, data_norm: float = 1.0) -> SyntheticData:
-    """Ge et al. (paper 001) §5: Sigma = U Lambda U^T, lambda_1..k = 100, the rest U[0, 10], Q* s-row-sparse.
+    """Ge et al. (AISTATS 2018), Section 5: Sigma = U Lambda U^T, lambda_1..k = 100, the rest U[0, 10], Q* s-row-sparse.
 
     Q* = [L; 0] (orthonormalised s x k Gaussian, on s random rows); the other eigenvectors orthonormalise
     (I - Q*Q*^T) R with R Gaussian d x (d-k). Paper: d = 1000, n = 1e5, k = 5, s = 10 (Fig. 3, 4a) and
@@ -217,12 +217,12 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     covariance = 100.0 * U @ U.T + (R * rest) @ R.T
     Z = 10.0 * rng.standard_normal((n, k)) @ U.T + (rng.standard_normal((n, d - k)) * np.sqrt(rest)) @ R.T
     return _finish(Z, U, covariance, _default_scale(np.trace(covariance), data_norm), data_norm, True,
-                   "Ge et al. DPS-PCA", f"Paper 001 §5 law: {k} eigenvalues 100, the rest U[0,10], {s}-row-sparse.",
+                   "Ge et al. DPS-PCA", f"Ge et al. Section 5 law: {k} eigenvalues 100, the rest U[0,10], {s}-row-sparse.",
                    dict(n=n, d=d, k=k, s=s, data_norm=data_norm), support)
 
 
 def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_norm: float = 1.0) -> SyntheticData:
-    """Liu et al. (paper 002) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
+    """Liu et al. (NeurIPS 2022) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
 
     docs/papers.md ('Suggested benchmarks for Liu et al.') suggests d in {10, 100}, eps in {0.5, 0.9}, delta = 1/n^2, error against n.
     """
@@ -234,12 +234,12 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     covariance = (U * spikes) @ U.T + np.eye(d)
     return _finish(_spiked_rows(n, U, spikes, 1.0, rng), U, covariance,
                    _default_scale(np.trace(covariance), data_norm), data_norm, True, "Liu et al. spiked",
-                   f"Paper 002 lower-bound law: lambda_1 - lambda_2 = {gap:g}, lambda_2 = 1, top eigenvector.",
+                   f"Liu et al. lower-bound law: lambda_1 - lambda_2 = {gap:g}, lambda_2 = 1, top eigenvector.",
                    dict(n=n, d=d, gap=gap, data_norm=data_norm), np.arange(d))
 
 
 def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, data_norm: float = 1.0) -> SyntheticData:
-    """Liu et al. (paper 002) Example 4.1: x = s + nu, s = +-v with probability 1/2 each, nu ~ N(0, sigma^2 I).
+    """Liu et al. (NeurIPS 2022) Example 4.1: x = s + nu, s = +-v with probability 1/2 each, nu ~ N(0, sigma^2 I).
 
     Rows are divided by the public constant 2 max(1, sigma sqrt(d)) / R (so the signal has norm R/2 when
     the noise is small) and clipped. ``labels`` holds the sign of s. The same section suggests sigma^2 in
@@ -263,8 +263,8 @@ def imtiaz_synthetic(n: int = 10000, d: int = 100, k: int = 20, rotate: bool = F
     """Imtiaz & Sarwate (papers 003/004) synthetic law: A = diag(linspace(10, 1, k), 0.5 U(0,1)^{d-k}).
 
     The authors' generator is diagonal (axis-aligned: the planted subspace is the first k coordinates);
-    ``rotate=True`` applies a random rotation instead. 004 uses S = 10 sites of N_s = 1000 rows (the
-    default n) with d = 100, k = 20 for this generator; 003 uses d = 100, n = 60000, k = 10. The authors
+    ``rotate=True`` applies a random rotation instead. the distributed paper (2018) uses S = 10 sites of N_s = 1000 rows (the
+    default n) with d = 100, k = 20 for this generator; the ICASSP 2016 paper uses d = 100, n = 60000, k = 10. The authors
     divide by the empirical max norm (not private); here rows are scaled by 2 sqrt(tr A) / R and clipped.
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
@@ -277,7 +277,7 @@ def imtiaz_synthetic(n: int = 10000, d: int = 100, k: int = 20, rotate: bool = F
     Z = (rng.standard_normal((n, d)) * np.sqrt(diag)) @ Q.T
     return _finish(Z, U, covariance, _default_scale(diag.sum(), data_norm), data_norm, True,
                    "Imtiaz & Sarwate synthetic",
-                   "Papers 003/004 law: eigenvalues linspace(10, 1, k) then 0.5 U(0,1)"
+                   "Imtiaz & Sarwate law: eigenvalues linspace(10, 1, k) then 0.5 U(0,1)"
                    + (" in a random basis." if rotate else " on the coordinate axes."),
                    dict(n=n, d=d, k=k, rotate=rotate, data_norm=data_norm), support)
 
@@ -294,16 +294,16 @@ class Preset(NamedTuple):
 PRESETS: dict[str, Preset] = {
     "spiked": Preset(spiked_covariance, "Spiked covariance (default teaching example)", {}, "—"),
     "wang_xu_low_dim": Preset(wang_xu_low_dim, "Local DP, low dimension (noise-dominated)",
-                              dict(n=20000, d=20, k=3), "000 Wang & Xu"),
+                              dict(n=20000, d=20, k=3), "Wang & Xu (IJCAI 2019)"),
     "wang_xu_sparse": Preset(wang_xu_sparse, "Local DP, sparse p >> n", dict(n=2000, d=100, k=3, s=10),
-                             "000 Wang & Xu"),
-    "ge_dps": Preset(ge_dps, "Distributed sparse PCA", dict(n=20000, d=100, k=3, s=10), "001 Ge et al."),
+                             "Wang & Xu (IJCAI 2019)"),
+    "ge_dps": Preset(ge_dps, "Distributed sparse PCA", dict(n=20000, d=100, k=3, s=10), "Ge et al. (AISTATS 2018)"),
     "liu_spiked": Preset(liu_spiked, "Spiked model, top eigenvector", dict(n=20000, d=10, gap=0.5),
-                         "002 Liu et al."),
+                         "Liu et al. (NeurIPS 2022)"),
     "liu_example_41": Preset(liu_example_41, "Signal/noise separation (Example 4.1)", dict(n=20000, d=10, sigma=0.1),
-                             "002 Liu et al."),
+                             "Liu et al. (NeurIPS 2022)"),
     "imtiaz_synthetic": Preset(imtiaz_synthetic, "Captured-energy benchmark", dict(n=5000, d=50, k=10),
-                               "003/004 Imtiaz & Sarwate"),
+                               "Imtiaz & Sarwate (2016/2018)"),
 }
 
 # The papers' own sizes (slower or larger than the presets' defaults; ge_dps at full size needs ~800 MB).

@@ -59,9 +59,11 @@ def _orthonormal_after_truncation(V, s_hat, rng):
         Param("sparsity", "int", None, "Row sparsity s_hat kept by the truncation (paper: 2s-5s); default d (none).",
               low=1, high=100000),
         Param("iterations", "int", 10, "Number of noisy power iterations T (paper: 10).", low=1, high=200),
-        Param("init", "choice", "random",
+        Param("init", "choice", "auto",
               "'random': data-independent start; 'noisy_diagonal': start on the s_hat largest entries of a noisy "
-              "diag(X^T X), whose budget is composed with the iterations.", choices=("random", "noisy_diagonal")),
+              "diag(X^T X), whose budget is composed with the iterations; 'auto': the noisy diagonal when a sparsity "
+              "is set (the warm start the paper's analysis assumes), else random.",
+              choices=("auto", "random", "noisy_diagonal")),
     ),
     notes=(
         "Each provider i sends C_i Q + G_i with its OWN Gaussian noise G_i (the paper's pseudo-code draws one G shared "
@@ -72,8 +74,10 @@ def _orthonormal_after_truncation(V, s_hat, rng):
         "nu = 2T sqrt(2 ln(2T/delta))/epsilon (basic composition, classic formula, triangle-inequality sensitivity), "
         "which needs epsilon < 1. Each person is in one provider, so the run is (epsilon, delta)-DP against the "
         "server under replace-one (the paper's relation). Add/remove is not offered: with sites given as a count or "
-        "sizes, removing a row shifts the site boundaries and changes several providers' messages at once. Communication: d k numbers per provider per iteration. The per-iteration iterates are kept in "
-        "diagnostics['iterates'] for convergence traces."
+        "sizes, removing a row shifts the site boundaries and changes several providers' messages at once. "
+        "Communication: d k numbers per provider per iteration. The per-iteration iterates are published in "
+        "outputs['iterates'] (post-processing of the noisy sums, covered by the composition) for convergence "
+        "traces."
     ),
 )
 def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations, init):
@@ -82,12 +86,14 @@ def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations
     s_hat = data.d if sparsity is None else min(int(sparsity), data.d)
     if s_hat < k:
         raise ValueError(f"sparsity s_hat = {s_hat} is below k = {k}; keep at least k rows (s_hat >= k).")
+    if init == "auto":  # a public rule: the sparsity parameter, never the data
+        init = "noisy_diagonal" if s_hat < data.d else "random"
     steps = iterations + (init == "noisy_diagonal")
     delta_step = sensitivity("gram_times_basis", neighbors, block_size=k)
     sigma = composed_gaussian_sigma(delta_step, epsilon, delta, steps)
     step_mus = [delta_step / sigma] * iterations
     if init == "noisy_diagonal":
-        # diag(C) has L2 sensitivity sqrt(2) (replace) / 1 (add/remove), like upper(C) (docs/calibration.md)
+        # diag(C) has L2 sensitivity sqrt(2) (replace) / 1 (add/remove), like upper(C) (docs/privacy.md#sensitivity)
         delta_diag = sensitivity("gram_upper", neighbors)
         sigma_diag = composed_gaussian_sigma(delta_diag, epsilon, delta, steps)
         step_mus.append(delta_diag / sigma_diag)
@@ -153,7 +159,7 @@ def joint_view_mu(sizes, cov_e, var_g):
     """GDP parameter of the aggregator's joint view of all sites' messages (minus its own f_s), per site.
 
     Per upper-triangle entry the view is A_s + e_s + g_s with covariance C = Cov(e) + diag(var_g); a change of
-    site s's statistic by Delta_s = sqrt(2)/N_s has Mahalanobis norm Delta_s sqrt((C^-1)_ss) (§7.1).
+    site s's statistic by Delta_s = sqrt(2)/N_s has Mahalanobis norm Delta_s sqrt((C^-1)_ss) (docs/mechanisms.md#cape_pca, "Privacy curve: the joint view").
     """
     sizes = np.asarray(sizes, dtype=float)
     C = np.asarray(cov_e) + np.diag(var_g)

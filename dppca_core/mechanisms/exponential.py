@@ -2,7 +2,7 @@
 
 Both sample from Bingham laws built from the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2, C = X^T X of
 rows with norm <= 1. Replacing one row changes u by ||V^T x||^2 - ||V^T x'||^2 in [-1, 1]; adding or removing
-one changes it by ||V^T x||^2 in [0, 1]. So the range is Delta_u = 1 under both relations (ALGORITHMS.md §1.2)
+one changes it by ||V^T x||^2 in [0, 1]. So the range is Delta_u = 1 under both relations (docs/privacy.md#sensitivity)
 and sampling with density ∝ exp(eps u / (2 Delta_u)) is the eps-DP exponential mechanism (McSherry &
 Talwar 2007) -- for exact samples.
 """
@@ -21,7 +21,7 @@ MAX_ITERATES = 100
 MCMC_CAVEAT = (
     "For k > 1 the sample comes from a finite Gibbs chain (Hoff 2009), not exactly from the exponential "
     "mechanism's law, so the pure epsilon-DP guarantee is approximate: there is no formal bound for a finite "
-    "number of sweeps (ALGORITHMS.md §1.5). k = 1 uses an exact sampler and is exactly epsilon-DP."
+    "number of sweeps (docs/papers.md#item-27). k = 1 uses an exact sampler and is exactly epsilon-DP."
 )
 
 
