@@ -40,7 +40,8 @@ _SENSITIVITY = {
     # eigenvalues of C as a vector, L1 norm (Weyl interlacing: removal lowers the
     # spectrum by ||x||^2 in total, addition raises it by ||x'||^2)
     "gram_eigenvalues_l1": {"replace": 2.0, "add_remove": 1.0},
-    # range of the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2
+    # range of the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2 (replace: in [-1, 1]; add/remove: in [0, 1],
+    # the same sign for every V, which exponential_weight uses)
     "quadratic_score": {"replace": 1.0, "add_remove": 1.0},
     # eigenvalues of C as a vector, L2 norm: Hoffman-Wielandt, ||lambda(C) - lambda(C')|| <= ||x x^T - x' x'^T||_F,
     # which is <= sqrt(2) (replace, e1 vs e2) or ||x||^2 <= 1 (add/remove)
@@ -176,6 +177,21 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return sensitivity / epsilon
+
+
+def exponential_weight(score_range: float, epsilon: float, neighbors: str) -> float:
+    """Multiplier w of the utility in the exponential mechanism's density exp(w u(V)) for pure epsilon-DP.
+
+    In general w = epsilon / (2 Delta_u) (McSherry & Talwar 2007, Theorem 6). When a neighbour moves the utility
+    of every output in the same direction (monotone utility), the normaliser moves the same way as the
+    numerator and w = epsilon / Delta_u suffices (Dwork & Roth 2014, Section 3.4). The PCA utility
+    u(V) = sum_i ||V^T x_i||^2 is monotone under add/remove (adding x raises every u(V) by ||V^T x||^2 >= 0)
+    but not under replace-one, so ``neighbors`` picks the factor.
+    """
+    _check_sensitivity(score_range)
+    _check_eps_delta(epsilon, None, need_delta=False)
+    monotone = check_neighbors(neighbors) == "add_remove"
+    return epsilon / (score_range if monotone else 2.0 * score_range)
 
 
 def composed_gaussian_sigma(sensitivity: float, epsilon: float, delta: float, steps: int) -> float:

@@ -62,19 +62,42 @@ def _small_data():
 @pytest.mark.parametrize("name,params", [("ppca_exponential", {}), ("amin_iterative", {"eigenvalue_share": 0.0})])
 @pytest.mark.parametrize("neighbors", ["replace", "add_remove"])
 def test_k1_release_follows_the_exact_exponential_mechanism_law(name, params, neighbors):
-    # For k = 1 both mechanisms must output u ~ exp((eps / 2) u'Cu) (Delta_u = 1 under both relations).
+    # For k = 1 both mechanisms must output u ~ exp(w u'Cu) with Delta_u = 1: w = eps / 2 under replace-one,
+    # w = eps under add/remove, where the utility is monotone (Dwork & Roth 2014, Section 3.4).
     # Compare E[(u'e_i)^2] in C's eigenbasis with quadrature, within 5 Monte Carlo s.e. (fix_signs does not
-    # change squares). With eps instead of eps/2 (or eps/4) in the exponent the check fails.
+    # change squares), and check that the other relation's weight is rejected.
     data = _small_data()
     mu, vecs = np.linalg.eigh(data.gram)
     rng = np.random.default_rng(5)
     draws = np.array([dc.run(name, data, 1, 1.0, neighbors=neighbors, seed=rng, **params).components[:, 0]
                       for _ in range(3000)])
-    exact = quadrature_moments_s2(0.5 * (mu.max() - mu))
+    weight, other = (0.5, 1.0) if neighbors == "replace" else (1.0, 0.5)
+    exact = quadrature_moments_s2(weight * (mu.max() - mu))
     ok, detail = moments_agree(draws @ vecs, exact)
     assert ok, detail
-    wrong = quadrature_moments_s2(1.0 * (mu.max() - mu))  # the check can tell eps/2 from eps
+    wrong = quadrature_moments_s2(other * (mu.max() - mu))  # the check can tell eps/2 from eps
     assert not moments_agree(draws @ vecs, wrong)[0]
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_monotone_add_remove_weight_is_exactly_epsilon_dp(epsilon):
+    # Independent check of exponential_weight under add/remove: on the sphere in R^2 with C = diag(c, 0), adding
+    # the row x = e1 gives C' = diag(c + 1, 0). The log density ratio of the two Bingham laws, maximised over u
+    # and over both directions, must equal epsilon at the largest c grid point (it tends to epsilon as c grows)
+    # and never exceed it; with the replace-one weight eps/2 it stays at eps/2 or below.
+    from dppca_core.privacy import exponential_weight
+    theta = np.linspace(0.0, np.pi, 20001)
+    w = exponential_weight(1.0, epsilon, "add_remove")
+    worst = 0.0
+    for c in [0.0, 1.0, 10.0, 1000.0]:
+        log_p = w * c * np.cos(theta) ** 2
+        log_q = w * (c + 1.0) * np.cos(theta) ** 2
+        log_p -= np.log(np.trapezoid(np.exp(log_p - log_p.max()), theta)) + log_p.max()
+        log_q -= np.log(np.trapezoid(np.exp(log_q - log_q.max()), theta)) + log_q.max()
+        worst = max(worst, np.max(np.abs(log_p - log_q)))
+    assert worst <= epsilon * (1 + 1e-6)
+    assert worst >= 0.9 * epsilon  # the bound is nearly attained, so doubling w would break it
+    assert exponential_weight(1.0, epsilon, "replace") == pytest.approx(epsilon / 2)
 
 
 def test_amin_laplace_scale_per_relation_and_budget_split():

@@ -2,9 +2,10 @@
 
 Both sample from Bingham laws built from the utility u(V) = tr(V^T C V) = sum_i ||V^T x_i||^2, C = X^T X of
 rows with norm <= 1. Replacing one row changes u by ||V^T x||^2 - ||V^T x'||^2 in [-1, 1]; adding or removing
-one changes it by ||V^T x||^2 in [0, 1]. So the range is Delta_u = 1 under both relations (docs/privacy.md#sensitivity)
-and sampling with density ∝ exp(eps u / (2 Delta_u)) is the eps-DP exponential mechanism (McSherry &
-Talwar 2007) -- for exact samples.
+one changes it by ||V^T x||^2 in [0, 1]. So the range is Delta_u = 1 under both relations (docs/privacy.md#sensitivity).
+Sampling with density ∝ exp(eps u / (2 Delta_u)) is the eps-DP exponential mechanism (McSherry & Talwar 2007);
+under add/remove the utility is monotone (every u(V) moves the same way), so exp(eps u / Delta_u) is eps-DP
+too (privacy.exponential_weight). Both hold for exact samples.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..bingham import complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
-from ..privacy import PrivacyCurve, laplace_scale, sensitivity
+from ..privacy import PrivacyCurve, exponential_weight, laplace_scale, sensitivity
 from ..registry import Output, Param, mechanism
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
@@ -26,8 +27,8 @@ MCMC_CAVEAT = (
 
 
 def _bingham_weight(epsilon: float, neighbors: str) -> float:
-    """eps / (2 Delta_u): the exponential mechanism's multiplier of u(V) = tr(V^T C V)."""
-    return epsilon / (2.0 * sensitivity("quadratic_score", neighbors))
+    """The exponential mechanism's multiplier of u(V) = tr(V^T C V): eps/2 (replace), eps (add/remove)."""
+    return exponential_weight(sensitivity("quadratic_score", neighbors), epsilon, neighbors)
 
 
 @mechanism(
@@ -41,20 +42,23 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
     params=(Param("sweeps", "int", 200, "Gibbs sweeps for k > 1 (each redraws every column once); ignored "
                   "for k = 1, which is sampled exactly.", low=1, high=5000),),
     notes=(
-        "Samples V with density proportional to exp((epsilon / (2 Delta_u)) tr(V^T X^T X V)) w.r.t. the uniform "
-        "(Haar) measure on orthonormal frames. The utility sum_i ||V^T x_i||^2 changes by at most Delta_u = 1 "
-        "when one row (norm <= 1) is replaced, added or removed, so this is the exponential mechanism: "
-        "epsilon-DP for exact samples (the paper's exp((n eps / 2) tr(V^T A V)), A = X^T X / n). k = 1: exact "
+        "Samples V with density proportional to exp(w tr(V^T X^T X V)) w.r.t. the uniform (Haar) measure on "
+        "orthonormal frames. The utility sum_i ||V^T x_i||^2 changes by at most Delta_u = 1 when one row "
+        "(norm <= 1) is replaced, added or removed, so w = epsilon / 2 is the exponential mechanism under "
+        "replace-one (the paper's exp((n eps / 2) tr(V^T A V)), A = X^T X / n). Under add/remove the utility "
+        "is monotone (adding a row raises u(V) for every V), so w = epsilon is epsilon-DP too and the product "
+        "uses it: half the temperature for the same guarantee. Both hold for exact samples. k = 1: exact "
         "Kent-Ganeiber-Mardia rejection sampler, exactly epsilon-DP. k > 1: Hoff's column-wise Gibbs sampler "
         "from a data-independent random start; each column is drawn exactly from its conditional, but after "
         "finitely many sweeps the law is only close to the target, so the guarantee is approximate (the paper "
         "used Hoff's rstiefel the same way). Non-private diagnostics (never published, because they are "
-        "computed with the exact C): tr(V^T C V) per sweep (trace_energy), the acceptance rate and thinned iterates. (Liu et al.'s appendix quotes the density without the 1/2, which is only "
+        "computed with the exact C): tr(V^T C V) per sweep (trace_energy), the acceptance rate and thinned "
+        "iterates. (Liu et al.'s appendix quotes the density without the 1/2, which under replace-one is only "
         "2 epsilon-DP.)"
     ),
 )
 def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
-    """PPCA: one draw from the matrix Bingham law exp((eps / (2 Delta_u)) tr(V^T C V)) (CSS 2013, §3)."""
+    """PPCA: one draw from the matrix Bingham law exp(w tr(V^T C V)) (CSS 2013, Section 3)."""
     weight = _bingham_weight(epsilon, neighbors)
     B = weight * data.gram
     if k == 1:
@@ -89,16 +93,17 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     notes=(
         "Releases noisy eigenvalues of C = X^T X (Laplace; L1 sensitivity of the spectrum 1 under add/remove and "
         "2 under replace, by Weyl interlacing) and then eigenvectors one at a time: u_i is drawn exactly (KGM "
-        "rejection sampler) from exp(eps_i / (2 Delta_u) u^T C_i u) on the unit sphere of the complement of the "
-        "vectors already released, C_i = P_i^T C P_i (a post-processing of released vectors), Delta_u = 1. Pure "
-        "epsilon-DP by basic composition: eps_0 + sum_i eps_i = epsilon. Only the top k of the d noisy "
-        "eigenvalues are shown (post-processing). The eigenvalues are not needed for the subspace: "
-        "eigenvalue_share = 0 gives the whole budget to the eigenvectors. "
+        "rejection sampler) from exp(w_i u^T C_i u) on the unit sphere of the complement of the vectors already "
+        "released, C_i = P_i^T C P_i (a post-processing of released vectors), Delta_u = 1, w_i = eps_i / 2 "
+        "(replace) or eps_i (add/remove, where the utility is monotone). Pure epsilon-DP by basic composition: "
+        "eps_0 + sum_i eps_i = epsilon. Only the top k of the d noisy eigenvalues are shown (post-processing). "
+        "The eigenvalues are not needed for the subspace: eigenvalue_share = 0 gives the whole budget to the "
+        "eigenvectors. "
         "Constants: the paper writes exp(eps_i / 4 u^T C u) and Lap(2 / eps_0). Both match a replace-one reading "
         "with triangle-inequality bounds (score range 2, spectrum L1 sensitivity 2); the exact score range is 1 "
-        "under either relation, so eps_i / 2 is the exact exponential-mechanism calibration and the paper's "
-        "eps_i / 4 is valid but spends twice the noise. The Laplace scale here is 2 / eps_0 for replace (as in "
-        "the paper) and 1 / eps_0 for add/remove. "
+        "under either relation, so eps_i / 2 is the exact exponential-mechanism calibration under replace-one "
+        "and the paper's eps_i / 4 is valid but spends twice the noise. The Laplace scale here is 2 / eps_0 for "
+        "replace (as in the paper) and 1 / eps_0 for add/remove. "
         "This is the algorithm behind IBM diffprivlib's and OpenDP's PCA; both ship a vector-Bingham sampler "
         "with an inverted acceptance test (it hangs for realistic n and samples a more concentrated law than the "
         "proof assumes). Ours is the exact sampler, checked against quadrature and importance sampling."
