@@ -1,6 +1,6 @@
 """Audit every registered mechanism and write the table of claims against empirical lower bounds.
 
-    python benchmarks/audit_table.py                 # prints the table and writes docs/audit.md
+    python benchmarks/audit_table.py                 # prints the table and writes docs/audit-table.md
     python benchmarks/audit_table.py --trials 2000   # quicker, looser bounds
 
 Each row runs ``dppca_core.audit.audit`` on the mechanism's worst-case neighbouring datasets, attacking
