@@ -12,20 +12,9 @@ the server process's CPU time per move. Target: a new number within 0.5 s of the
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
-import psutil
-
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+from _app_server import app_server, cpu_seconds, launch_chromium, percentile, running
 
 WATCH = """() => {
   window.__changes = [];
@@ -36,36 +25,12 @@ WATCH = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _running(page) -> bool:
-    return page.evaluate("""() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                                    return !!s && s.innerText.includes('Running'); }""")
-
-
 def measure(moves: int, query: str) -> dict:
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                               "--server.port", str(port), "--browser.gatherUsageStats", "false",
-                               "--server.fileWatcherType", "none"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        proc = psutil.Process(server.pid)
+    with app_server() as (url, proc):
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            browser = launch_chromium(pw)
             page = browser.new_page(viewport={"width": 1400, "height": 1200})
             page.goto(f"{url}/explore?{query}")
             page.wait_for_selector('[data-testid="stMetricValue"]', timeout=120_000)
@@ -77,24 +42,21 @@ def measure(moves: int, query: str) -> dict:
             for i in range(moves):
                 key = "ArrowRight" if (i // 3) % 2 == 0 else "ArrowLeft"
                 page.evaluate("window.__changes = []")
-                cpu0 = proc.cpu_times()
+                cpu0 = cpu_seconds(proc)
                 t0 = page.evaluate("performance.now()")
                 thumb.press(key)
                 page.wait_for_function("() => window.__changes.length > 0", timeout=60_000)
                 first.append((page.evaluate("window.__changes[0]") - t0) / 1000)
                 page.wait_for_timeout(50)
-                while _running(page):
+                while running(page):
                     page.wait_for_timeout(20)
                 idle.append((page.evaluate("performance.now()") - t0) / 1000)
-                cpu1 = proc.cpu_times()
-                cpu.append((cpu1.user + cpu1.system) - (cpu0.user + cpu0.system))
+                cpu.append(cpu_seconds(proc) - cpu0)
                 page.wait_for_timeout(300)
             browser.close()
-    finally:
-        server.terminate()
-    q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
-    return {"moves": moves, "first_median": statistics.median(first), "first_p90": q(first, 0.9),
-            "idle_median": statistics.median(idle), "idle_p90": q(idle, 0.9), "cpu_median": statistics.median(cpu)}
+    return {"moves": moves, "first_median": statistics.median(first), "first_p90": percentile(first, 0.9),
+            "idle_median": statistics.median(idle), "idle_p90": percentile(idle, 0.9),
+            "cpu_median": statistics.median(cpu)}
 
 
 def main(argv=None) -> None:

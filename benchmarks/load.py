@@ -16,41 +16,22 @@ import argparse
 import datetime
 import platform
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
-import psutil
+from _app_server import ROOT, app_server, launch_chromium, percentile, running
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 SCENARIOS = ["", "mechs=analyze_gauss,ppca_exponential&k=2", "src=sample:wine&R=2000&mechs=analyze_gauss",
              "mechs=cape_pca,dist_conventional&n=5000", "view=risk", "center=private&beig=0.2&bscores=0.1"]
 VIEWS = ["Spread", "Loadings", "Privacy risk", "Principal angles"]
 PAGES = ["Explore", "Data", "Report", "Home"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _running(page) -> bool:
-    return page.evaluate("""() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                                    return !!s && s.innerText.includes('Running'); }""")
-
-
 def _settle(page, timeout=120.0) -> float:
     start = time.perf_counter()
     page.wait_for_timeout(60)
-    while _running(page) and time.perf_counter() - start < timeout:
+    while running(page) and time.perf_counter() - start < timeout:
         page.wait_for_timeout(25)
     return time.perf_counter() - start
 
@@ -81,25 +62,12 @@ def _act(page, rng) -> tuple[str, float]:
 def run(clients: int, minutes: float, seed: int = 0) -> dict:
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                               "--server.port", str(port), "--browser.gatherUsageStats", "false",
-                               "--server.fileWatcherType", "none"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
     rng = random.Random(seed)
     times: dict = {"epsilon": [], "view": [], "page": [], "load": []}
     errors, rss, stuck = 0, [], []
-    try:
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        proc = psutil.Process(server.pid)
+    with app_server() as (url, proc):
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            browser = launch_chromium(pw)
             pages = []
             for i in range(clients):
                 page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
@@ -123,14 +91,7 @@ def run(clients: int, minutes: float, seed: int = 0) -> dict:
                         rss.append((time.monotonic() - start, proc.memory_info().rss / 2**20))
                         next_sample += 10
             browser.close()
-    finally:
-        server.terminate()
     return {"clients": clients, "minutes": minutes, "times": times, "errors": errors, "rss": rss, "stuck": stuck}
-
-
-def _pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")
 
 
 def report(result: dict) -> str:
@@ -143,7 +104,7 @@ def report(result: dict) -> str:
              "", "| action | count | p50 (s) | p95 (s) |", "|---|---:|---:|---:|"]
     for what, xs in result["times"].items():
         lines.append(f"| {what} | {len(xs)} | {statistics.median(xs) if xs else float('nan'):.2f} | "
-                     f"{_pct(xs, 0.95):.2f} |")
+                     f"{percentile(xs, 0.95):.2f} |")
     if result["rss"]:
         warm = [m for t, m in result["rss"] if t >= 60] or [m for _, m in result["rss"]]
         lines += ["", f"Server RSS: {result['rss'][0][1]:.0f} MB at the start, {min(warm):.0f}-{max(warm):.0f} MB "
