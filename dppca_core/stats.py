@@ -49,6 +49,7 @@ from .tables import (
     _SAMPLE_BYTES,
     _UNNAMED,
     analyse_column,
+    check_unique_header,
     decode_utf16,
     detect_encoding,
     header_of,
@@ -624,7 +625,7 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
     fh.seek(start)
     if is_parquet(magic, name):
         pf, header = _parquet_file(fh, name, max_columns)
-        _check_header(header, name)
+        check_unique_header(header, name)
         probe = _Spec("parquet", tuple(header), tuple(range(len(header))), None)
         first = next(_iter_parquet_chunks(pf, probe, _PROBE_ROWS, name), pd.DataFrame(columns=range(len(header))))
         features, dropped = _choose(header, first, columns, label, sites, on_bad, False, name)
@@ -632,7 +633,7 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
         spec = _Spec("parquet", tuple(header), features, site, data_norm=data_norm, on_bad=on_bad)
         return spec, ("parquet", pf), dropped
     header, sep, encoding, offset = _csv_head(fh, name, max_columns)
-    _check_header(header, name)
+    check_unique_header(header, name)
     probe = _Spec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
     first = next(_iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name),
                  pd.DataFrame(columns=range(len(header))))
@@ -640,16 +641,6 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
     site = None if sites is None else header.index(sites)
     spec = _Spec("csv", tuple(header), features, site, sep, encoding, sep != ",", data_norm, on_bad)
     return spec, ("csv", offset), dropped
-
-
-def _check_header(header, name):
-    seen, dup = set(), []
-    for h in header:
-        if h in seen and h not in dup:
-            dup.append(h)
-        seen.add(h)
-    if dup:
-        raise ValueError(f"{name}: duplicate column name(s) {dup}; give every column a unique header.")
 
 
 def _default_chunk(spec: _Spec, chunk_rows):

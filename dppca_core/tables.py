@@ -264,7 +264,7 @@ class ParsedTable:
         columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
         if not columns:
             raise ValueError("columns is empty; choose at least one numeric column (or pass columns=None for all).")
-        _check_unique(columns, "columns")
+        check_unique_header(columns, "columns")
         if label is not None and label in columns:
             raise ValueError(f"column {label!r} is both the label and a feature; remove it from columns.")
         missing = [c for c in columns if c not in self._index]
@@ -562,7 +562,8 @@ def _label_series(col: pd.Series) -> pd.Series:
     return values
 
 
-def _check_unique(header: list, name: str) -> None:
+def check_unique_header(header: list, name: str) -> None:
+    """Refuse a header that names a column twice (shared with the streaming reader in stats.py)."""
     seen, dup = set(), []
     for h in header:
         if h in seen and h not in dup:
@@ -611,7 +612,7 @@ def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None =
         frame, header, sep = _parse_csv(raw, name, max_columns)
         decimal_comma = sep != ","
     del raw
-    _check_unique(header, name)
+    check_unique_header(header, name)
     if max_cells is not None and frame.size > max_cells:
         raise ValueError(f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; "
                          "upload fewer rows or columns.")
