@@ -164,6 +164,14 @@ def attacker_advantage(obj) -> float:
     return float(min(1.0, math.tanh(e / 2.0) + 2.0 * d * expit(-e)))
 
 
+def _check_epsilon(epsilon) -> float:
+    """epsilon as a float >= 0 (infinity allowed), or a ValueError saying so."""
+    epsilon = float(epsilon)
+    if not (epsilon >= 0 and not math.isnan(epsilon)):
+        raise ValueError(f"epsilon must be a number >= 0 (got {epsilon!r}).")
+    return epsilon
+
+
 def delta_at(obj, epsilon: float) -> float:
     """Smallest delta such that the release is (epsilon, delta)-DP: its full privacy profile.
 
@@ -171,9 +179,7 @@ def delta_at(obj, epsilon: float) -> float:
     max(delta0, 1 - (1 - delta0)(1 + e^eps)/(1 + e^eps0)), which is below 1 also for eps < eps0 (e.g. pure DP
     is (eps', delta')-DP for every eps' < eps). No guarantee: 1.
     """
-    epsilon = float(epsilon)
-    if not (epsilon >= 0 and not math.isnan(epsilon)):
-        raise ValueError(f"epsilon must be a number >= 0 (got {epsilon!r}).")
+    epsilon = _check_epsilon(epsilon)
     curve = curve_of(obj)
     if curve.kind == "none":
         return 1.0
@@ -248,9 +254,7 @@ def privacy_loss_tail(obj, epsilon: float) -> float:
     (1 - e^-eps0 (1 - delta0)) / (1 - e^-(eps0 + eps))). mu-GDP: Phi(-u) where u solves
     ln Phi(-u) - ln Phi(-u - mu) = eps. No guarantee: 1.
     """
-    epsilon = float(epsilon)
-    if not (epsilon >= 0 and not math.isnan(epsilon)):
-        raise ValueError(f"epsilon must be a number >= 0 (got {epsilon!r}).")
+    epsilon = _check_epsilon(epsilon)
     curve = curve_of(obj)
     if curve.kind == "none":
         return 1.0
