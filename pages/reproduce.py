@@ -7,6 +7,7 @@ import streamlit as st
 from dppca_core import reproduce as rp
 
 from ui import scenario, show
+from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -52,14 +53,9 @@ reps = int(vals["rreps"]) or None
 st.header(paper.title)
 st.caption(md_escape(f"{paper.citation}. {paper.note}"))
 
-b = st.columns([1, 1, 4])
-if b[0].button("Stop", icon=":material/stop_circle:", key="stop_reproduce",
-               help="Cancels a running reproduction (the click interrupts it); tasks already computed stay cached."):
-    st.session_state[STOP_KEY] = True
-if b[1].button("Run", icon=":material/play_arrow:", key="run_reproduce"):
-    st.session_state[STOP_KEY] = False
+free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
 if grid == "full":
-    b[2].caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is done.")
+    free.caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is done.")
 
 
 def _compute(keys, grid, reps, seed) -> dict:

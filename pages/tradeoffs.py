@@ -6,6 +6,7 @@ import dppca_core as dc
 from dppca_core import figures, metrics
 
 from ui import compute, data, scenario, show, theory_overlay
+from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -58,12 +59,7 @@ def _sweep(axis, metric):
 
 
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
-b = st.columns([1, 1, 4])
-if b[0].button("Stop the sweep", icon=":material/stop_circle:", key="stop_sweep",
-               help="Cancels a running sweep (the click interrupts it); points already computed stay cached."):
-    st.session_state[STOP_KEY] = True
-if b[1].button("Run the sweep", icon=":material/play_arrow:", key="run_sweep"):
-    st.session_state[STOP_KEY] = False
+stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 
 with boundary("the sweep"):
     axis, metric = vals["sweep"], vals["metric"]

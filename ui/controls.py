@@ -167,3 +167,20 @@ def guarantee_badges(spec, container=st) -> None:
         mcmc = "mcmc" in spec.caveat.lower() or "gibbs" in spec.caveat.lower()
         container.badge("approximate guarantee (MCMC)" if mcmc else "guarantee has a caveat",
                         icon=":material/warning:", color="orange")
+
+
+def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: str):
+    """A Stop and a Run button for a long computation; returns the columns' third (free) slot.
+
+    ``flag`` is a session-state key no widget owns: Stop sets it (the click interrupts the running script, so
+    the computation stops at once and its cached parts stay), Run clears it. The page checks the flag before
+    computing. The buttons' keys are ``stop_<key>`` and ``run_<key>``.
+    """
+    cols = st.columns([1, 1, 4])
+    if cols[0].button(stop_label, icon=":material/stop_circle:", key=f"stop_{key}",
+                      help=f"Cancels a running {what} (the click interrupts it); what is already computed stays "
+                           "cached."):
+        st.session_state[flag] = True
+    if cols[1].button(run_label, icon=":material/play_arrow:", key=f"run_{key}"):
+        st.session_state[flag] = False
+    return cols[2]
