@@ -220,7 +220,7 @@ REGIMES: dict[tuple[str, str], Regime] = {
                                  grid=(10000, 20000, 40000), n=0, epsilon=16.0, reference="population",
                                  params={"lr_c1": 8.0}, reps=8,
                                  why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the "
-                                     "per-step noise 2 eta alpha dominates the data noise"),
+                                     "per-step noise eta alpha dominates the data noise"),
     ("private_oja", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
                                    grid=(8.0, 16.0, 32.0), n=20000, reference="population", params={"lr_c1": 8.0},
                                    reps=8, why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
@@ -236,10 +236,10 @@ REGIMES: dict[tuple[str, str], Regime] = {
     ("dp_pca", "n, privacy"): Regime("n", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
                                      grid=(20000, 40000, 80000, 160000), n=0, epsilon=1.0, reference="population",
                                      reps=16, why="every batch large enough for Algorithms 4-5, public-range route (radius "
-                                         ">= 1 at sigma = 0.1): noise sigma_AGM(2/m, eps, delta) with m = B/2 ~ n/T"),
+                                         ">= 1 at sigma = 0.1): noise sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T"),
     ("dp_pca", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
                               grid=(0.25, 0.5, 1.0), n=80000, reference="population", reps=16,
-                              why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(2/m, eps, "
+                              why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, "
                                   "delta), privacy-dominated"),
     ("dp_pca", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 5, "seed": 0},
                                 grid=(0.004, 0.002, 0.001), n=40000, epsilon=1.0, reference="population",
