@@ -1478,7 +1478,24 @@ def write(reproductions: list[Reproduction], out: str | Path, combined: bool = F
 
 def render_png(reproductions: list[Reproduction], out: str | Path, chromium: str = "/usr/bin/chromium",
                width: int = 1300) -> list[Path]:
-    """Each reproduction's figure as ``<key>.png``, rendered by a headless Chromium through Playwright."""
+    """Each reproduction's figure as ``<key>.png``, rendered by a headless Chromium through Playwright.
+
+    Playwright's synchronous API refuses to start in a thread whose asyncio loop is running (a Jupyter
+    kernel, or another open Playwright session); the rendering then runs in a worker thread of its own.
+    """
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _render_png(reproductions, out, chromium, width)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_render_png, reproductions, out, chromium, width).result()
+
+
+def _render_png(reproductions: list[Reproduction], out: str | Path, chromium: str, width: int) -> list[Path]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - optional dependency

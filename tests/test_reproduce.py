@@ -226,6 +226,24 @@ def test_png_rendering(tiny, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
 
 
+@pytest.mark.skipif(shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
+                    reason="needs a Chromium for Playwright")
+def test_png_rendering_inside_a_running_event_loop(tiny, tmp_path):
+    """A Jupyter kernel (or an open Playwright session) has a running asyncio loop: rendering still works."""
+    pytest.importorskip("playwright")
+    import asyncio
+
+    async def render():
+        return rp.render_png([tiny["liu_spiked"]], tmp_path)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    # A thread of its own, so that the test does not depend on whether this one already runs a loop.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        (path,) = pool.submit(asyncio.run, render()).result()
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_reproduce_page_renders_its_figure_and_stops(app_test):
     at = app_test(rpaper="imtiaz_2016", rreps="1")
     at.switch_page("pages/reproduce.py").run()
