@@ -18,6 +18,7 @@ import platform
 import random
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
 from _app_server import ROOT, app_server, launch_chromium, percentile, running
@@ -42,15 +43,16 @@ def _errors(page) -> int:
 
 def _act(page, rng) -> tuple[str, float]:
     """One user action; returns (what, seconds until the run finished)."""
-    title = page.locator("h1").first.inner_text() if page.locator("h1").count() else ""
+    title = page.locator("h1").first.inner_text().strip() if page.locator("h1").count() else ""
+    on_explore = title == "Explore"  # exact: Home's heading "DP-PCA Explorer" contains the word too
     choice = rng.random()
     t0 = time.perf_counter()
-    if "Explore" in title and choice < 0.6:
+    if on_explore and choice < 0.6:
         thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
         thumb.focus()
         thumb.press(rng.choice(["ArrowRight", "ArrowLeft"]))
         return "epsilon", time.perf_counter() - t0 + _settle(page)
-    if "Explore" in title and choice < 0.8:
+    if on_explore and choice < 0.8:
         page.locator('[data-testid="stButtonGroup"] button', has_text=rng.choice(VIEWS)).first.click(timeout=20_000)
         return "view", time.perf_counter() - t0 + _settle(page)
     target = rng.choice(PAGES)
@@ -105,6 +107,9 @@ def report(result: dict) -> str:
     for what, xs in result["times"].items():
         lines.append(f"| {what} | {len(xs)} | {statistics.median(xs) if xs else float('nan'):.2f} | "
                      f"{percentile(xs, 0.95):.2f} |")
+    if result["stuck"]:
+        lines += ["", "Actions the driver could not complete (a locator timed out; not an app error box):", ""]
+        lines += [f"* {count} x {what}" for what, count in Counter(result["stuck"]).most_common()]
     if result["rss"]:
         warm = [m for t, m in result["rss"] if t >= 60] or [m for _, m in result["rss"]]
         lines += ["", f"Server RSS: {result['rss'][0][1]:.0f} MB at the start, {min(warm):.0f}-{max(warm):.0f} MB "
