@@ -147,6 +147,29 @@ def test_private_oja_fast_loop_is_the_textbook_recursion():
         assert np.max(np.abs(fast - w)) < 1e-11
 
 
+def test_private_oja_compiled_and_python_loops_agree():
+    # the compiled kernel (numba) and the Python loop: same steps, same trace frames, equal to rounding
+    from dppca_core import _compiled
+
+    if _compiled.compiled_oja_steps() is None:
+        pytest.skip("numba is not installed: only the Python loop runs")
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((3000, 7))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    etas = 2.0 / (10.0 + np.arange(1.0, 3001.0))
+    noise = 0.3 * etas[:, None] * rng.standard_normal((3000, 7))
+    w0 = rng.standard_normal(7)
+    w0 /= np.linalg.norm(w0)
+    out = {}
+    for name, loop in (("python", _compiled.oja_steps_python), ("compiled", _compiled.compiled_oja_steps())):
+        w, frames = w0.copy(), np.full((12, 7), np.nan)
+        written = loop(rows, w, etas, noise, 100, 250, frames)  # steps 101..3100: multiples of 250 at 250..3000
+        out[name] = (w, frames, written)
+    assert out["python"][2] == out["compiled"][2] == 12 and not np.isnan(out["compiled"][1]).any()
+    np.testing.assert_allclose(out["compiled"][0], out["python"][0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["compiled"][1], out["python"][1], rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["dp_pca", "private_oja"])
 def test_error_falls_with_epsilon_and_n(name):
     # Example 4.1 with sigma = 0.1 (eigengap 0.25): at n = 40000 both learn well at large epsilon

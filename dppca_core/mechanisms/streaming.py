@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .._compiled import oja_steps
 from ..histogram import argmax_bin, stability_histogram
 from ..privacy import PrivacyCurve, gaussian_sigma
 from ..registry import Output, Param, mechanism
@@ -71,17 +72,14 @@ def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
 
 
 def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
-    """One pass of noisy Oja steps over ``rows``; returns the last iterate and every ``trace_every``-th one.
+    """One noisy Oja pass over ``rows``; returns the last iterate and every ``trace_every``-th one.
 
-    Same arithmetic and the same random stream as the textbook loop (noise drawn chunk by chunk as
-    standard normals, which numpy's Generator produces identically to one big draw), with the per-step
-    Python work cut to five in-place vector operations: the learning rates and the noise scales
-    eta_t alpha are computed for a whole chunk at once, and the norm is a dot product.
+    The learning rates and the noise (standard normals drawn chunk by chunk, which numpy's Generator produces
+    identically to one big draw, scaled by eta_t alpha) are prepared a chunk at a time; the sequential steps run
+    in :func:`dppca_core._compiled.oja_steps` (compiled by numba when it is installed).
     """
     n, d = rows.shape
     w = np.array(w, dtype=float)
-    tmp = np.empty(d)
-    dot, mul, add, sqrt = np.dot, np.multiply, np.add, math.sqrt
     trace = []
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
@@ -89,14 +87,10 @@ def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
         etas = c1 / (c2 + steps)
         noise = rng.standard_normal((stop - start, d))
         noise *= (alpha * etas)[:, None]  # a step moves by at most eta_t when one record is replaced
-        etas = etas.tolist()
-        for i, (x, z) in enumerate(zip(rows[start:stop], noise)):
-            mul(x, etas[i] * dot(x, w), out=tmp)
-            add(w, tmp, out=w)
-            add(w, z, out=w)
-            mul(w, 1.0 / sqrt(dot(w, w)), out=w)
-            if (start + i + 1) % trace_every == 0:
-                trace.append(w.copy())
+        frames = np.empty((stop // trace_every - start // trace_every, d))
+        written = oja_steps(np.ascontiguousarray(rows[start:stop], dtype=float), w, etas, noise, start, trace_every,
+                            frames)
+        trace.extend(frames[:written].copy())
     return w, trace
 
 
