@@ -223,3 +223,37 @@ def test_reproduce_view_renders_each_paper(server, browser, paper):
     body = page.inner_text("body")
     assert "What the paper reports" in body or "paper reports" in body.lower()
     page.close()
+
+
+SCREE_WIDTHS = """() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  if (!gd || !gd._fullData) return null;
+  return gd._fullData.filter(t => t.error_y && t.error_y.visible && t.error_y.array)
+                     .map(t => Array.from(t.error_y.array));
+}"""
+
+
+def test_budget_split_changes_the_private_scree(server, browser):
+    """Moving the eigenvalues' share of the budget, as a user does, narrows the private scree's intervals."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(f"{server}/explore?view=scree&mechs=private_power&beig=0.05&k=3&reps=2")
+    wait_metrics(page)
+    page.wait_for_function(f"() => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1; }}", timeout=60_000)
+    (before,) = page.evaluate(SCREE_WIDTHS)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator('[data-testid="stExpander"]', has_text="Budget split").locator("summary").first.click()
+    thumb = sidebar.locator('[data-testid="stSlider"]', has_text="eigenvalues").locator('input[type="range"]').first
+    thumb.focus()
+    for _ in range(3):  # 0.05 -> 0.20 of the budget, one step at a time
+        thumb.press("ArrowRight")
+    page.wait_for_function("() => location.search.includes('beig=0.2')", timeout=60_000)
+    page.wait_for_function(f"old => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1 && w[0][0] !== old; }}",
+                           arg=before[0], timeout=60_000)
+    settle(page)
+    (after,) = page.evaluate(SCREE_WIDTHS)
+    # Gaussian shares split mu^2: four times the share gives half the noise on the eigenvalues (the private total
+    # that divides them moves a little too, so the ratio is near, not exactly, 1/2)
+    assert len(after) == len(before) == 3
+    assert all(0.35 < a / b < 0.65 for a, b in zip(after, before)), (before, after)
+    assert_no_error(page, "private scree after moving the budget split")
+    page.close()
