@@ -43,3 +43,24 @@ def test_the_data_noise_axis_separates_dp_pca_from_private_oja():
     assert theory.REGIMES[("dp_pca", "sigma")].axis == "sigma"
     assert theory.predicted_slope("dp_pca", "sigma") == pytest.approx(1.0)
     assert theory.predicted_slope("private_oja", "sigma") == pytest.approx(0.0)
+
+
+def test_the_slope_test_catches_doubled_noise(monkeypatch):
+    # mutation check: Analyze Gauss with twice its calibrated noise keeps its slope (-1 in n) but its level
+    # doubles, out of [0.75, 4/3]
+    from dppca_core.mechanisms import central
+
+    calibrated = central.gaussian_sigma
+    monkeypatch.setattr(central, "gaussian_sigma", lambda *a, **kw: 2.0 * calibrated(*a, **kw))
+    result = theory.measure_slope("analyze_gauss", "n")
+    assert abs(result.measured - result.predicted) <= 0.2
+    assert result.level == pytest.approx(2.0, rel=0.2) and not 0.75 <= result.level <= 4 / 3
+
+
+def test_the_slope_test_catches_a_fixed_batch_schedule(monkeypatch):
+    # mutation check: DP-PCA with a fixed batch of 2,000 rows (the schedule the paper's B ~ n/(ln n)^2 replaced)
+    # no longer follows its privacy-dominated n-rate
+    params = theory._params
+    monkeypatch.setattr(theory, "_params", lambda mechanism, regime: {**params(mechanism, regime), "batch_size": 2000})
+    result = theory.measure_slope("dp_pca", "n, privacy")
+    assert abs(result.measured - result.predicted) > 0.2, (result.errors, result.measured, result.predicted)
