@@ -174,7 +174,8 @@ def mechanism_table(grid_n, grid_d, out):
 
 
 def _predict(results, mech, n, d):
-    """CPU seconds of one run, extrapolated from the largest smaller cell measured (linear in n, cubic in d)."""
+    """CPU seconds of one run, extrapolated from a smaller cell measured: linear in n from the largest cell of
+    the same d when there is one, else cubic in d (pessimistic: most mechanisms cost n d^2 or n d)."""
     best = None
     for (cell, name), (t, _) in results.items():
         if name != mech or t is None:
@@ -182,8 +183,9 @@ def _predict(results, mech, n, d):
         n0, d0 = cell
         if n0 <= n and d0 <= d:
             guess = t.median * (n / n0) * (d / d0) ** 3
-            if best is None or (n0, d0) > best[0]:
-                best = ((n0, d0), guess)
+            rank = (d0 == d, n0, d0)
+            if best is None or rank > best[0]:
+                best = (rank, guess)
     return None if best is None else best[1]
 
 
