@@ -34,3 +34,20 @@ def test_builders_return_figures_with_expected_traces():
     assert [t.name for t in sweep.data][-1] == "rate: analyze_gauss"
     anim = figures.animation(V, {"analyze_gauss": np.stack([W, V])}, list("abcdef"))
     assert anim.frames and anim.layout.updatemenus
+
+
+def test_sweep_frames_the_measurements_and_labels_the_swept_values():
+    # a theory rate that overshoots (10 where the data stop at 1.4) leaves the plot instead of squeezing the
+    # curves; the x ticks are the swept values written out (0.05, not a bare minor-tick "5")
+    grid = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]
+    frame = pd.DataFrame({"mechanism": "analyze_gauss", "eps": grid, "mean": np.linspace(1.3, 0.05, 8),
+                          "lo": np.linspace(1.2, 0.03, 8), "hi": np.linspace(1.37, 0.08, 8)})
+    fig = figures.sweep(frame, "eps", "mean", "distance", theory={"analyze_gauss": (grid, 0.5 / np.array(grid))},
+                        random_level=2 ** 0.5)
+    low, high = fig.layout.yaxis.range
+    assert low == 0 and 2 ** 0.5 < high < 1.6
+    assert list(fig.layout.xaxis.ticktext) == ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
+    logged = figures.sweep(frame, "eps", "mean", "distance", log_y=True)
+    assert logged.layout.yaxis.range[0] < np.log10(0.03) and logged.layout.yaxis.range[1] > np.log10(1.37)
+    many = pd.concat([frame.assign(eps=frame.eps * f) for f in (1, 100)])
+    assert len(figures.sweep(many, "eps", "mean", "distance").layout.xaxis.tickvals) <= 9

@@ -67,6 +67,7 @@ def test_figures_draw_bands_baseline_and_escape_labels():
     names = [t.name for t in fig.data if t.name]
     assert names == ["&lt;b&gt;cape&lt;/b&gt;", "random vectors"]
     assert fig.data[3].line.dash == "dash" and fig.data[3].line.color == "#888"
+    assert list(fig.layout.xaxis.ticktext) == ["1", "10"]  # the swept values, written out
     truth = np.eye(4)[:, :2]
     fig = fig_tensor.components_compare(truth, {"otd_agn": truth * 0.9}, labels={"otd_agn": "AGN"})
     assert isinstance(fig, go.Figure) and len(fig.data) == 2 and fig.data[0].zmin == 0

@@ -48,3 +48,14 @@ def nonempty(values, name: str) -> np.ndarray:
     if arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be a non-empty array of finite numbers.")
     return arr
+
+
+def swept_axis(fig: go.Figure, values, title: str, log: bool, most: int = 9) -> go.Figure:
+    """x axis of a sweep: ticks at the swept values written out in full (a log axis otherwise labels its minor
+    ticks with bare leading digits, so 0.05 reads "5" and 2000 reads "2"); every other value, and so on, when
+    there are more than ``most``."""
+    grid = np.unique(np.asarray(values, dtype=float))
+    ticks = [float(v) for v in grid[::-(-len(grid) // most)]] if grid.size else []
+    fig.update_xaxes(title=text(title), type="log" if log else "linear", tickvals=ticks,
+                     ticktext=[f"{v:g}" for v in ticks])
+    return fig

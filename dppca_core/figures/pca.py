@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, nonempty, text
+from .base import color_or_grey, layout, nonempty, swept_axis, text
 
 
 def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
@@ -110,13 +110,33 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     for name, (xs, ys) in (theory or {}).items():
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}",
                                  line=dict(dash="dash", width=1.5, color=color_or_grey(name))))
+    grid = np.sort(frame[x].unique())
     if random_level is not None:
-        xs = np.sort(frame[x].unique())
-        fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[random_level, random_level], mode="lines",
+        fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
-    fig.update_xaxes(title=x_title or x, type="log" if log_x else "linear", nticks=8)
-    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8)
+    swept_axis(fig, grid, x_title or x, log_x)
+    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8,
+                     range=_data_range(frame, random_level, log_y))
     return layout(fig, f"{metric_label} against {x_title or x} (mean and 95% band over repetitions)", height=440)
+
+
+def _data_range(frame, random_level: float | None, log_y: bool):
+    """y-axis range framing the measured bands and the random level, so that a theory rate (drawn to show a slope)
+    leaves the plot where it overshoots instead of squeezing the measurements into a strip."""
+    values = np.r_[frame["lo"].to_numpy(float), frame["hi"].to_numpy(float), frame["mean"].to_numpy(float),
+                   [] if random_level is None else [random_level]]
+    values = values[np.isfinite(values)]
+    if log_y:
+        values = values[values > 0]
+        if values.size == 0:
+            return None
+        lo, hi = np.log10(values.min()), np.log10(values.max())
+        pad = 0.05 * max(hi - lo, 0.5)
+        return [lo - pad, hi + pad]
+    if values.size == 0:
+        return None
+    lo, hi = min(0.0, float(values.min())), float(values.max())
+    return [lo, hi + 0.08 * max(hi - lo, 1e-12)]
 
 
 def eps_ruler(current: float, references: list) -> go.Figure:

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .base import color_or_grey, layout, text
+from .base import color_or_grey, layout, swept_axis, text
 
 RANDOM = "random vectors"
 
@@ -37,10 +37,11 @@ def qcomp_sweep(summary, axis: str, axis_title: str, labels: dict | None = None,
                                  hovertemplate="%{x:g}: %{y:.3g}<extra>" + name + "</extra>"))
     if marker is not None:
         fig.add_vline(x=marker, line_dash="dot", line_color="#999")
-    fig.update_xaxes(title=text(axis_title), type="log" if log_x else "linear")
-    fig.update_yaxes(title=text(metric_label), type="log" if log_y else "linear")
-    return layout(fig, f"{text(metric_label.split(' (')[0])} against {text(axis_title)} "
-                       "(mean and 95% band over repetitions)", height=420)
+    swept_axis(fig, summary[axis], axis_title, log_x)
+    # the axis holds the metric's name only (a long title is cut at the plot's height); the title line explains it
+    fig.update_yaxes(title=text(metric_label.split(" (")[0]), type="log" if log_y else "linear")
+    return layout(fig, f"{text(metric_label)} against {text(axis_title)} (mean and 95% band over repetitions)",
+                  height=420)
 
 
 def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None = None,
