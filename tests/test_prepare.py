@@ -118,3 +118,16 @@ def test_gram_from_chunks_matches_prepare():
     direct = prepare(X, 1.5)
     assert streamed.n == 900 and streamed.n_clipped == direct.n_clipped
     assert np.allclose(streamed.gram, direct.gram, rtol=1e-12) and not streamed.has_rows
+
+
+def test_narrow_data_get_the_gram_in_the_norm_pass_and_wide_data_on_first_use():
+    from dppca_core.prepare import FUSED_GRAM_MAX_D
+
+    rng = np.random.default_rng(11)
+    for d in (FUSED_GRAM_MAX_D, FUSED_GRAM_MAX_D + 1):
+        X = rng.standard_normal((3 * block_rows(d) + 5, d)) * 0.4  # some rows clipped, some not
+        p = prepare(X, 1.0)
+        assert (p._gram is not None) == (d <= FUSED_GRAM_MAX_D)
+        rows, _ = reference(X, 1.0)
+        assert np.max(np.abs(p.gram - rows.T @ rows)) <= 1e-12 * np.trace(rows.T @ rows)
+        assert not p.gram.flags.writeable
