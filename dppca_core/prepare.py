@@ -421,12 +421,14 @@ def _partition_key(sites):
     return ("array", arr.dtype.str, arr.shape, hashlib.blake2b(payload, digest_size=16).hexdigest())
 
 
-def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
+def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | None = None) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
     matches) or a :class:`dppca_core.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
     matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
+    ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
+    :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
     """
     from .stats import SufficientStats
 
@@ -444,7 +446,8 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2) -> PreparedData:
         arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
     else:
         arr = check_matrix(X, min_rows=min_rows)
-    scales, n_clipped, gram = _row_scales(arr, data_norm, with_gram=arr.shape[1] <= FUSED_GRAM_MAX_D)
+    fuse = arr.shape[1] <= FUSED_GRAM_MAX_D if gram_now is None else bool(gram_now)
+    scales, n_clipped, gram = _row_scales(arr, data_norm, with_gram=fuse)
     return PreparedData(arr.shape[0], arr.shape[1], data_norm, n_clipped=n_clipped, source=arr, scales=scales,
                         gram=gram)
 

@@ -131,3 +131,4 @@ def test_narrow_data_get_the_gram_in_the_norm_pass_and_wide_data_on_first_use():
         rows, _ = reference(X, 1.0)
         assert np.max(np.abs(p.gram - rows.T @ rows)) <= 1e-12 * np.trace(rows.T @ rows)
         assert not p.gram.flags.writeable
+    assert prepare(X[:, :4], 1.0, gram_now=False)._gram is None  # callers that only read rows skip it
