@@ -55,8 +55,8 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     delta = check_delta(delta) if spec.uses_delta else 0.0
     if spec.prepare_input is not None:
         data = spec.prepare_input(X, data_norm)
-    else:  # a mechanism that reads rows gets the Gram matrix only if it asks for it
-        data = prepare(X, data_norm, gram_now=False if spec.needs_rows else None)
+    else:  # mechanisms that read rows or per-site Gram matrices get the pooled Gram only if they ask for it
+        data = prepare(X, data_norm, gram_now=False if spec.needs_rows or spec.model == "distributed" else None)
     k = check_k(k, data.d)
     if spec.needs_rows and not getattr(data, "has_rows", True):
         from .registry import mechanism_names, get_mechanism as _spec
