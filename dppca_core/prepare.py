@@ -315,7 +315,8 @@ class PreparedData:
 
     @property
     def gram(self) -> np.ndarray:
-        """sum_i y_i y_i^T of the scaled rows, computed on first use and shared by every later run."""
+        """sum_i y_i y_i^T of the scaled rows, computed once (by :func:`prepare` for narrow data, else on first use)
+        and shared by every later run."""
         if self._gram is None:
             with self._lock:
                 if self._gram is None:
