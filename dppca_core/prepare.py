@@ -298,6 +298,25 @@ class PreparedData:
                     self._source = self._scales = None  # the scaled rows now stand on their own
         return self._rows
 
+    def rows_at(self, index: np.ndarray) -> np.ndarray:
+        """The scaled rows at ``index`` (a new array), formed from X without materialising every row.
+
+        For mechanisms that read the rows a batch at a time in a random order: memory stays at one batch
+        instead of two copies of X. The rows gathered are checked against the stored factors, as :attr:`rows`
+        checks all of them.
+        """
+        source, scales = self._source, self._scales  # one read: rows may be materialised concurrently
+        if source is None or scales is None:
+            return self.rows[index]
+        B = np.asarray(source[index], dtype=float)
+        s, _ = GramAccumulator(self.d, self.data_norm, want_sum=False).block_scales(B)
+        s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
+        if not np.array_equal(s, scales[index]):
+            raise ValueError("the array given to prepare() was modified afterwards; call prepare() again "
+                             "(or pass a copy of the data).")
+        B *= s[:, None]
+        return B
+
     def _materialise(self) -> np.ndarray:
         probe = GramAccumulator(self.d, self.data_norm, want_sum=False)
         step = block_rows(self.d)

@@ -132,3 +132,19 @@ def test_narrow_data_get_the_gram_in_the_norm_pass_and_wide_data_on_first_use():
         assert np.max(np.abs(p.gram - rows.T @ rows)) <= 1e-12 * np.trace(rows.T @ rows)
         assert not p.gram.flags.writeable
     assert prepare(X[:, :4], 1.0, gram_now=False)._gram is None  # callers that only read rows skip it
+
+
+def test_rows_at_gathers_scaled_rows_without_materialising_and_notices_changes():
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((5000, 7)) * 0.5  # some rows clipped
+    p = prepare(X, 1.0)
+    order = rng.permutation(5000)
+    expected, _ = reference(X, 1.0)
+    assert np.allclose(p.rows_at(order[:900]), expected[order[:900]], rtol=1e-13, atol=0)
+    assert np.array_equal(p.rows_at(order[:900]), prepare(X, 1.0).rows[order[:900]])  # same arithmetic as rows
+    assert p._rows is None  # nothing materialised
+    X[order[3]] *= 10.0  # changed after prepare
+    with pytest.raises(ValueError, match="modified"):
+        p.rows_at(order[:900])
+    q = prepare(rng.standard_normal((300, 3)), 1.0)
+    assert np.array_equal(q.rows_at(np.arange(5)), q.rows[:5])  # after materialising, read from the rows

@@ -25,10 +25,13 @@ LR_PARAMS = (
 
 
 def _start(data, rng):
-    """Rows in a data-independent random order and a uniformly random unit start vector."""
+    """A data-independent random order of the rows and a uniformly random unit start vector.
+
+    The rows themselves are gathered a batch at a time (``data.rows_at``), so no reordered copy of X is kept.
+    """
     order = rng.permutation(data.n)
     w = rng.standard_normal(data.d)
-    return np.take(data.rows, order, axis=0), w / np.linalg.norm(w)
+    return order, w / np.linalg.norm(w)
 
 
 @mechanism(
@@ -61,9 +64,9 @@ def _start(data, rng):
     ),
 )
 def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
-    rows, w = _start(data, rng)
+    order, w = _start(data, rng)
     alpha = gaussian_sigma(1.0, epsilon, delta)
-    w, trace = _oja_pass(rows, w, lr_c1, lr_c2, alpha, rng, trace_every=max(1, data.n // 50))
+    w, trace = _oja_pass(data, order, w, lr_c1, lr_c2, alpha, rng, trace_every=max(1, data.n // 50))
     # one record per step, each step (1/alpha)-GDP in that record: the whole trajectory is (1/alpha)-GDP
     return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha,
                   privacy=PrivacyCurve.gdp(1.0 / alpha), outputs={"iterates": [v[:, None] for v in trace]},
@@ -71,14 +74,15 @@ def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
                          "first_step_noise_sd": lr_c1 / (lr_c2 + 1) * alpha})
 
 
-def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
-    """One noisy Oja pass over ``rows``; returns the last iterate and every ``trace_every``-th one.
+def _oja_pass(data, order, w, c1, c2, alpha, rng, trace_every, chunk=8192):
+    """One noisy Oja pass over the rows of ``data`` in ``order``; returns the last iterate and every
+    ``trace_every``-th one.
 
     The learning rates and the noise (standard normals drawn chunk by chunk, which numpy's Generator produces
     identically to one big draw, scaled by eta_t alpha) are prepared a chunk at a time; the sequential steps run
     in :func:`dppca_core._compiled.oja_steps` (compiled by numba when it is installed).
     """
-    n, d = rows.shape
+    n, d = data.n, data.d
     w = np.array(w, dtype=float)
     trace = []
     for start in range(0, n, chunk):
@@ -88,8 +92,7 @@ def _oja_pass(rows, w, c1, c2, alpha, rng, trace_every, chunk=8192):
         noise = rng.standard_normal((stop - start, d))
         noise *= (alpha * etas)[:, None]  # a step moves by at most eta_t when one record is replaced
         frames = np.empty((stop // trace_every - start // trace_every, d))
-        written = oja_steps(np.ascontiguousarray(rows[start:stop], dtype=float), w, etas, noise, start, trace_every,
-                            frames)
+        written = oja_steps(data.rows_at(order[start:stop]), w, etas, noise, start, trace_every, frames)
         trace.extend(frames[:written].copy())
     return w, trace
 
@@ -336,7 +339,7 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     ),
 )
 def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, split_budget, K, a, zeta):
-    rows, w = _start(data, rng)
+    order, w = _start(data, rng)
     n, d = data.n, data.d
     if batch_size is None:
         B, T, private_range = dp_pca_schedule(n, d, epsilon, delta, zeta, split_budget)
@@ -350,7 +353,7 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
     zeta_t = zeta / (2 * T)
     scale, bottoms, truncations, sigmas, scales, iterates = 1.0, 0, 0, [], [], []
     for t in range(T):
-        batch = rows[t * B : (t + 1) * B]
+        batch = data.rows_at(order[t * B : (t + 1) * B])
         grads = batch * (batch @ w)[:, None]  # A_i w = x_i x_i^T w
         if private_range:
             half = B // 2
