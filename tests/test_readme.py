@@ -19,4 +19,10 @@ def test_readme_commands_are_what_ci_runs():
     readme, ci = (root / "README.md").read_text(), (root / ".ci" / "run").read_text()
     test_command = re.findall(r"```bash\n(.*?)\n```", readme, re.S)[1]
     assert test_command in ci
-    assert "../shared" not in readme and "ALGORITHMS" not in readme
+    # every relative link resolves to a file of this repository: users have nothing outside it
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme):
+        if "://" in target:
+            continue
+        path = (root / target).resolve()
+        assert path.is_relative_to(root.resolve()) and path.exists(), target
+    assert "ALGORITHMS" not in readme
