@@ -15,6 +15,7 @@ calibrations: :mod:`.calibration`.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -29,6 +30,11 @@ from .metrics import to_distributions
 from .moments import prepare_tensor_input
 from .power import decompose, whiten
 from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
+
+#: What every tensor mechanism declares alike: its task, its relation (replace-one), its input (the samples'
+#: moments) and its audit design.
+tensor_mechanism = functools.partial(mechanism, task="tensor", relations=("replace",),
+                                     prepare_input=prepare_tensor_input, audit_design=tensor_audit_design)
 
 PAPER = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
 PAPER_CENTRAL = PAPER + ", App. E (AGN/AVN, from Imtiaz & Sarwate, ICASSP 2018)"
@@ -106,17 +112,13 @@ def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
 
 # -- central ---------------------------------------------------------------------------------------------------
 
-@mechanism(
+@tensor_mechanism(
     name="otd_non_private",
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
           "(JMLR 2014)",
     model="central",
     guarantee="none",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=COMMON_PARAMS,
     notes=("Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
            "The reference every private variant is compared with; no privacy."),
@@ -144,16 +146,12 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     return M2hat, wh, multilinear(M3hat, wh.W), budgets, (delta2, delta3, sd2, sd3), mu
 
 
-@mechanism(
+@tensor_mechanism(
     name="otd_agn",
     title="AGN: private tensor decomposition with Gaussian noise",
     paper=PAPER_CENTRAL + ", Algorithm 4",
     model="central",
     guarantee="approximate",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=COMMON_PARAMS,
     notes=("Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
            "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
@@ -170,16 +168,12 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, it
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
-@mechanism(
+@tensor_mechanism(
     name="otd_avn",
     title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
     paper=PAPER_CENTRAL + ", Algorithm 5",
     model="central",
     guarantee="approximate",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=COMMON_PARAMS,
     notes=("M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
            "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
@@ -219,16 +213,12 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
     return root @ rng.standard_normal((cov.shape[0], size))
 
 
-@mechanism(
+@tensor_mechanism(
     name="otd_cape_agn",
     title="capeAGN: correlated-noise distributed tensor decomposition",
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
     model="distributed",
     guarantee="approximate",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
     notes=("Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
            "with sum_s (N_s/N) e_s = 0, f from the aggregator, g its own); the aggregator removes f, averages with "
@@ -291,16 +281,12 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
-@mechanism(
+@tensor_mechanism(
     name="otd_conventional",
     title="Distributed tensor decomposition, conventional (each site adds its own noise)",
     paper=PAPER + " (baseline 'conv')",
     model="distributed",
     guarantee="approximate",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=(SITES_PARAM,) + COMMON_PARAMS,
     notes=("Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
            "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
@@ -332,16 +318,12 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
-@mechanism(
+@tensor_mechanism(
     name="otd_local",
     title="Distributed tensor decomposition, local (one site alone)",
     paper=PAPER + " (baseline 'local')",
     model="distributed",
     guarantee="approximate",
-    task="tensor",
-    relations=("replace",),
-    prepare_input=prepare_tensor_input,
-    audit_design=tensor_audit_design,
     params=(SITES_PARAM,) + COMMON_PARAMS + (Param("site", "int", 0, "Which site works alone (0-based).", low=0,
                                                     high=49),),
     notes="AGN on one site's samples only (sensitivities with its N_s): what a site gets without collaborating. "
