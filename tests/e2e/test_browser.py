@@ -242,11 +242,14 @@ def test_budget_split_changes_the_private_scree(server, browser):
     (before,) = page.evaluate(SCREE_WIDTHS)
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.locator('[data-testid="stExpander"]', has_text="Budget split").locator("summary").first.click()
-    thumb = sidebar.locator('[data-testid="stSlider"]', has_text="eigenvalues").locator('input[type="range"]').first
-    thumb.focus()
-    for _ in range(3):  # 0.05 -> 0.20 of the budget, one step at a time
+    for target in (0.10, 0.15, 0.20):  # 0.05 -> 0.20 of the budget, one step at a time, each run finished
+        thumb = sidebar.locator('[data-testid="stSlider"]', has_text="eigenvalues").locator('input[type="range"]').first
+        thumb.wait_for(state="visible", timeout=60_000)
+        thumb.focus()
         thumb.press("ArrowRight")
-    page.wait_for_function("() => location.search.includes('beig=0.2')", timeout=60_000)
+        page.wait_for_function("""t => Math.abs(parseFloat(new URLSearchParams(location.search).get('beig')) - t)
+                                  < 1e-9""", arg=target, timeout=60_000)
+        settle(page)
     page.wait_for_function(f"old => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1 && w[0][0] !== old; }}",
                            arg=before[0], timeout=60_000)
     settle(page)
