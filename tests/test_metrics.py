@@ -64,3 +64,29 @@ def test_energy_metrics_are_exact_at_the_optimum():
     vals, vecs = np.linalg.eigh(A)
     assert metrics.captured_energy(vecs[:, -2:], A) == pytest.approx(vals[-2:].sum(), rel=10 * EPS * 8)
     assert abs(metrics.captured_energy_ratio(vecs[:, -2:], A) - 1.0) < 100 * EPS
+
+
+@pytest.mark.parametrize("shape", [(20, 5), (7, 7), (500, 50), (3, 1)])
+def test_thin_qr_equals_numpys_qr_with_a_positive_diagonal_to_the_last_bit(shape):
+    from dppca_core.linalg import thin_qr
+
+    Y = np.random.default_rng(sum(shape)).standard_normal(shape)
+    Q, R = np.linalg.qr(Y)
+    signs = np.sign(np.diag(R))
+    expected = Q * signs
+    got = thin_qr(Y)
+    assert np.array_equal(got, expected)
+    assert np.allclose(got.T @ got, np.eye(shape[1]), atol=1e-12)
+    assert np.all(np.diag(got.T @ Y) > 0)  # R = Q^T Y has a positive diagonal
+
+
+def test_thin_qr_of_rank_deficient_and_wide_matrices():
+    from dppca_core.linalg import thin_qr
+
+    Y = np.random.default_rng(3).standard_normal((10, 4))
+    Y[:, 2] = 0.0  # R has a zero on its diagonal: that column keeps LAPACK's sign
+    Q = thin_qr(Y)
+    assert Q.shape == (10, 4) and np.allclose(Q @ (Q.T @ Y), Y, atol=1e-12)
+    wide = np.random.default_rng(4).standard_normal((3, 5))  # numpy's path: Q is 3 x 3
+    assert thin_qr(wide).shape == (3, 3)
+    assert np.allclose(thin_qr(wide) @ thin_qr(wide).T, np.eye(3), atol=1e-12)
