@@ -97,6 +97,33 @@ def exact_subspace(X, k):
     return vecs[:, ::-1][:, :k]
 
 
+#: Work a mechanism's privacy proof itself requires beyond the floor: one-pass mechanisms read every row once in a
+#: data-independent random order ("pass"), Private Oja also draws one d-dimensional Gaussian per row ("noise").
+#: Their second ratio divides by the floor plus this work, measured in the same process on the same data.
+REQUIRED_WORK = {"private_oja": ("pass", "noise"), "dp_pca": ("pass",)}
+CHUNK = 8192
+
+
+def random_order_pass(X, rng):
+    """A uniformly random permutation and every row gathered in that order, a chunk at a time."""
+    order = rng.permutation(X.shape[0])
+    for a in range(0, X.shape[0], CHUNK):
+        X[order[a:a + CHUNK]]
+
+
+def per_row_noise(X, rng):
+    """One standard normal vector of length d per row, a chunk at a time."""
+    for a in range(0, X.shape[0], CHUNK):
+        rng.standard_normal((min(CHUNK, X.shape[0] - a), X.shape[1]))
+
+
+def required_floor(results, cell, mech):
+    """CPU seconds of the floor plus the work ``mech``'s proof requires (None for the other mechanisms)."""
+    if mech not in REQUIRED_WORK:
+        return None
+    return results[(cell, "floor")][0].median + sum(results[(cell, w)][0].median for w in REQUIRED_WORK[mech])
+
+
 def mechanism_table(grid_n, grid_d, out):
     mechs = dc.mechanism_names("pca")
     results, notes = {}, []
@@ -111,6 +138,9 @@ def mechanism_table(grid_n, grid_d, out):
             floor = measure(lambda: np.linalg.eigh(X.T @ X))
             truth = exact_subspace(X, K)
             results[(cell, "floor")] = (floor, None)
+            gen = np.random.default_rng(0)
+            results[(cell, "pass")] = (measure(lambda: random_order_pass(X, gen)), None)
+            results[(cell, "noise")] = (measure(lambda: per_row_noise(X, gen)), None)
             print(f"  n={n:,} d={d}: floor {fmt_s(floor.median)} CPU", file=sys.stderr, flush=True)
             for mech in mechs + ["analyze_gauss (cached Gram)"]:
                 predicted = _predict(results, mech, n, d)
@@ -147,13 +177,27 @@ def mechanism_table(grid_n, grid_d, out):
     out.append("|---|" + "---:|" * len(cells))
     floor_row = "| floor (X^T X + eigh), CPU | " + " | ".join(fmt_s(results[(c, "floor")][0].median) for c in cells) + " |"
     out.append(floor_row)
+    for what, label in (("pass", "random-order pass (permutation + gather), CPU"),
+                        ("noise", "one Gaussian vector per row, CPU")):
+        out.append(f"| {label} | " + " | ".join(fmt_s(results[(c, what)][0].median) for c in cells) + " |")
     for mech in mechs + ["analyze_gauss (cached Gram)"]:
         row = []
         for c in cells:
             t, extra = results.get((c, mech), (None, "—"))
-            row.append("—" if t is None else f"{t.median / results[(c, 'floor')][0].median:.2f}")
+            required = required_floor(results, c, mech)
+            cell_text = "—" if t is None else f"{t.median / results[(c, 'floor')][0].median:.2f}"
+            if t is not None and required is not None:
+                cell_text += f" ({t.median / required:.2f})"
+            row.append(cell_text)
         out.append(f"| {mech} | " + " | ".join(row) + " |")
     out.append("\n— : skipped or refused (see the details). " + " ".join(notes) + "\n")
+    out.append("In brackets, for the one-pass mechanisms: the ratio to the floor plus the work their proof requires "
+               "and X^T X + eigh does not do (the two rows under the floor). Private Oja's guarantee rests on one "
+               "noisy step per row in a data-independent random order, so it must draw n d normal values and read "
+               "every row once in random order; DP-PCA reads every row once in random order, batch by batch. At "
+               "d = 20 these alone cost several times X^T X (n d^2 flops at BLAS speed), so no implementation of "
+               "either can come within 3x of the plain floor there; the bracketed ratio says how close this one "
+               "comes to what its proof demands.\n")
     out.append("Details: median CPU time, its spread (half the range of the repeats, as a % of the median), wall "
                "time, both ratios to the floor, and the subspace error ‖sin Θ‖_F against the exact top-k subspace.\n")
     out.append("| n | d | mechanism | CPU | spread | wall | CPU / floor | wall / floor | error |")
@@ -162,6 +206,11 @@ def mechanism_table(grid_n, grid_d, out):
         floor = results[(c, "floor")][0]
         out.append(f"| {c[0]:,} | {c[1]} | floor | {fmt_s(floor.median)} | {fmt_spread(floor)} | "
                    f"{fmt_s(floor.wall_median)} | 1 | 1 | |")
+        for what in ("pass", "noise"):
+            t = results[(c, what)][0]
+            out.append(f"| {c[0]:,} | {c[1]} | {what} (see above) | {fmt_s(t.median)} | {fmt_spread(t)} | "
+                       f"{fmt_s(t.wall_median)} | {t.median / floor.median:.2f} | "
+                       f"{t.wall_median / floor.wall_median:.2f} | |")
         for mech in mechs + ["analyze_gauss (cached Gram)"]:
             t, extra = results.get((c, mech), (None, "—"))
             if t is None:
@@ -189,10 +238,50 @@ def _predict(results, mech, n, d):
     return None if best is None else best[1]
 
 
+def threads_table(n, d, reps, out):
+    """Wall time of ``reps`` repetitions (experiments.repeat) on one thread and on two, BLAS on every core."""
+    from threadpoolctl import threadpool_limits
+
+    from dppca_core import experiments
+
+    X = spiked_covariance(n=n, d=d, k=K, seed=0).X
+    data = dc.prepare(X)
+    reference = experiments.Reference.of(data)
+    out.append("## 2. Repetitions on both cores\n")
+    out.append(f"Wall time of {reps} repetitions (`experiments.repeat`, as the app runs them) at n = {n:,}, d = {d}, "
+               "with BLAS free to use every core, on one thread and on two (`workers=2`). Mechanisms marked "
+               "`threaded_reps` in the registry get two threads by default when one repetition takes at least "
+               f"{experiments.THREADED_MIN_SECONDS * 1000:.0f} ms: their time goes to loops that release Python's "
+               "lock (a compiled sequential pass, row gathers). For the others BLAS already keeps both cores busy, "
+               "and two threads on top make them slower.\n")
+    out.append("| mechanism | threaded_reps | one thread | two threads | speedup |")
+    out.append("|---|:---:|---:|---:|---:|")
+    with threadpool_limits(limits=os.cpu_count()):
+        for mech in dc.mechanism_names("pca"):
+            spec = dc.get_mechanism(mech)
+            k = K if spec.max_k is None else min(K, spec.max_k)
+            timed = {}
+            try:
+                for workers in (1, 2):
+                    experiments.repeat(mech, data, k, EPSILON, DELTA, "replace", 2, 0, reference=reference,
+                                       workers=workers)  # warm-up (compiles numba kernels)
+                    w0 = time.perf_counter()
+                    experiments.repeat(mech, data, k, EPSILON, DELTA, "replace", reps, 1, reference=reference,
+                                       workers=workers)
+                    timed[workers] = time.perf_counter() - w0
+            except ValueError as exc:
+                out.append(f"| {mech} | | refused: {str(exc)[:60]} | | |")
+                continue
+            out.append(f"| {mech} | {'yes' if spec.threaded_reps else ''} | {fmt_s(timed[1])} | {fmt_s(timed[2])} | "
+                       f"{timed[1] / timed[2]:.2f} |")
+            print(f"    threads {mech}: {timed[1] / timed[2]:.2f}", file=sys.stderr, flush=True)
+    out.append("")
+
+
 def gibbs_table(dims, out):
     from dppca_core.bingham import sample_matrix_bingham
 
-    out.append("## 2. Exponential-mechanism samplers: cost per Gibbs sweep\n")
+    out.append("## 3. Exponential-mechanism samplers: cost per Gibbs sweep\n")
     out.append("`ppca_exponential` (k > 1) runs Hoff's Gibbs sampler (200 sweeps by default); each sweep redraws "
                "the k columns exactly. CPU time per sweep of `sample_matrix_bingham` on B = (eps/2) X^T X of the "
                "spiked data (n = 10,000, k = 5), median of 3 runs of 20 sweeps:\n")
@@ -255,7 +344,7 @@ def run_peer(name, path, k):
 
 
 def peers_table(sizes, tmp, out):
-    out.append("## 3. Peers\n")
+    out.append("## 4. Peers\n")
     out.append(f"Each peer runs in a child process with a {PEER_LIMIT:.0f} s limit (DNF beyond it); scikit-learn "
                "PCA is the non-private reference (it centres the data; the spiked data have mean about 0). The "
                "error is ‖sin Θ‖_F against the exact top-5 subspace of the clipped data; epsilon = 1.\n")
@@ -360,7 +449,7 @@ def streaming_section(big_rows, d, tmp, out):
     stats_runs = {rows: child("sufficient_stats", files[rows]) for rows in sizes}
     pandas_run = child("pandas.read_csv", big)
     s = stats_runs[big_rows]
-    out.append("## 4. Streaming a large CSV into sufficient statistics\n")
+    out.append("## 5. Streaming a large CSV into sufficient statistics\n")
     out.append(f"A {big_rows:,}-row x {d} CSV ({mb[big_rows]:.0f} MB, 7 significant digits per value) generated into "
                "a temporary folder; each read runs in a fresh child process, which reports its CPU and wall time "
                "and the peak resident memory of the read (VmHWM, reset after the imports: it includes the "
@@ -409,7 +498,7 @@ def summary(results, cells, stream, out):
               if results.get((c, "analyze_gauss"), (None,))[0] is not None]
         lines.append("* analyze_gauss from raw X within 1.2x of the floor: " + ", ".join(
             f"{r:.2f} (n={c[0]:.0e}, d={c[1]})" for c, r in ag) + ".")
-        over = []
+        over, over_required = [], []
         for c in cells:
             for mech in dc.mechanism_names("pca"):
                 spec = dc.get_mechanism(mech)
@@ -418,8 +507,14 @@ def summary(results, cells, stream, out):
                     ratio = t.median / results[(c, "floor")][0].median
                     if ratio > 3:
                         over.append(f"{mech} {ratio:.1f} (n={c[0]:.0e}, d={c[1]})")
+                    required = required_floor(results, c, mech)
+                    if required is not None and t.median / required > 3:
+                        over_required.append(f"{mech} {t.median / required:.1f} (n={c[0]:.0e}, d={c[1]})")
         lines.append("* every central mechanism within 3x of the floor (exponential samplers apart): "
                      + ("yes." if not over else "not met by " + "; ".join(over) + "."))
+        lines.append("* the one-pass mechanisms (" + ", ".join(REQUIRED_WORK) + ") within 3x of the floor plus the "
+                     "random-order pass and noise their proof requires: "
+                     + ("yes." if not over_required else "not met by " + "; ".join(over_required) + "."))
     if stream:
         lines.append(f"* streaming {stream['rows']:,} x {stream['d']} into sufficient statistics with peak RSS under 500 "
                      "MB (the target is for 2,000,000 x 50): "
@@ -439,7 +534,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small grid and a 200,000-row file")
     parser.add_argument("--out", help="also write the report to this Markdown file")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    parser.add_argument("--sections", default="mechanisms,gibbs,peers,streaming")
+    parser.add_argument("--sections", default="mechanisms,threads,gibbs,peers,streaming")
     args = parser.parse_args()
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -461,6 +556,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
             results, cells = mechanism_table(grid_n, grid_d, out)
+        if "threads" in sections:
+            threads_table(20_000 if args.quick else 100_000, 20, 4 if args.quick else 10, out)
         if "gibbs" in sections:
             gibbs_table((20, 100) if args.quick else (20, 100, 200, 500), out)
         if "peers" in sections:

@@ -9,7 +9,10 @@ Report page shows.
 """
 from __future__ import annotations
 
+import os
+import time
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +22,7 @@ from . import metrics
 from .api import run
 from .budget import BudgetSplit, release_pca
 from .prepare import PreparedData
+from .registry import get_mechanism
 
 
 @dataclass(frozen=True)
@@ -69,30 +73,45 @@ def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(seed), int(rep), zlib.crc32(mechanism.encode())])
 
 
+#: A repetition shorter than this (wall seconds) gains nothing from a second thread (measured in
+#: ``docs/benchmarks.md``: thread start-up and contention eat the gain).
+THREADED_MIN_SECONDS = 0.02
+
+
 def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: float, neighbors: str, reps: int,
            seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
-           s: int = 0, budget: BudgetSplit | None = None, center: str = "none") -> Repetitions:
+           s: int = 0, budget: BudgetSplit | None = None, center: str = "none",
+           workers: int | None = None) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
     subspace gets its share of (epsilon, delta) and the scores compare it with the centred reference.
+
+    ``workers``: threads the repetitions run on. Default: two (at most the cores) for mechanisms registered with
+    ``threaded_reps`` (their time goes to loops that release the GIL) when the first repetition took at least
+    :data:`THREADED_MIN_SECONDS`, else one (BLAS already uses every core; short runs gain nothing). Each
+    repetition has its own seed, so the results do not depend on the number of threads.
     """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
     full = budget is not None or center == "private"
     reference = reference or Reference.of(data, centred=center == "private")
     ref = reference.vectors[:, :k]
     best = float(np.sum(reference.eigenvalues[:k]))
-    comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
-    first = None
-    for rep in range(int(reps)):
+
+    def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
-            release = release_pca(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, budget=budget,
-                                  center=center, **(params or {}))
-        else:
-            release = run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
-        first = first or release
+            return release_pca(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, budget=budget,
+                               center=center, **(params or {}))
+        return run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
+
+    comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
+
+    def score(release) -> None:
         V = release.components
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))
@@ -100,6 +119,20 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
         if support is not None:
             sr = metrics.support_recovery(V, np.asarray(support), s if s > 0 else len(support))
             prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
+
+    started = time.perf_counter()
+    first = release_of(0)  # alone first: a refused setting raises before any thread starts
+    if workers is None:
+        long_enough = time.perf_counter() - started >= THREADED_MIN_SECONDS
+        workers = min(2, os.cpu_count() or 1) if get_mechanism(mechanism).threaded_reps and long_enough else 1
+    score(first)
+    if workers > 1 and reps > 1:
+        with ThreadPoolExecutor(min(int(workers), int(reps) - 1)) as pool:
+            for release in pool.map(release_of, range(1, int(reps))):  # in order of repetition
+                score(release)
+    else:
+        for rep in range(1, int(reps)):
+            score(release_of(rep))
     arr = (lambda x: np.asarray(x) if support is not None else None)
     return Repetitions(mechanism, np.asarray(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
                        arr(f1), first)

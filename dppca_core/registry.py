@@ -150,6 +150,11 @@ class MechanismSpec:
     for mechanisms whose input is not rows to clip (it must return an object with ``n``, ``d``, ``data_norm``
     and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=)`` returns an
     :class:`dppca_core.audit.AuditDesign` for mechanisms the default designs do not fit.
+
+    ``threaded_reps`` says that the mechanism spends its time outside BLAS, in loops that release the GIL (a
+    compiled sequential pass, row gathers), so :func:`dppca_core.experiments.repeat` runs its repetitions on two
+    threads. The others keep one: BLAS already uses every core for them, and threads on top only contend
+    (measured in ``docs/benchmarks.md``).
     """
 
     name: str
@@ -171,6 +176,7 @@ class MechanismSpec:
     gaussian_dp: bool = True
     prepare_input: Callable | None = None
     audit_design: Callable | None = None
+    threaded_reps: bool = False
 
     def __post_init__(self):
         if self.model not in MODELS:

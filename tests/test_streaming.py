@@ -221,3 +221,32 @@ def test_stability_histogram_counts_threshold_and_rare_bins():
     released = sum(1 in stability_histogram(np.array([1]), eps, delta, rng) for _ in range(trials))
     p = delta / 4
     assert abs(released / trials - p) < 5 * math.sqrt(p * (1 - p) / trials)
+
+
+@pytest.mark.parametrize("name", ["private_oja", "dp_pca"])
+def test_repetitions_on_two_threads_equal_the_serial_ones(name):
+    from dppca_core import experiments
+    from dppca_core.prepare import prepare
+
+    assert dc.get_mechanism(name).threaded_reps
+    data = prepare(dc.datasets.spiked_covariance(n=3000, d=8, k=1, seed=2).X)
+    serial = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=1)
+    threaded = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=2)
+    assert np.array_equal(serial.components, threaded.components)
+    assert np.array_equal(serial.distance, threaded.distance)
+    assert len({float(v) for v in threaded.distance}) == 5  # five independent releases, in repetition order
+    assert np.array_equal(serial.first.components, threaded.first.components)
+
+
+def test_repeat_refuses_bad_workers_and_bad_settings_before_starting_threads():
+    from dppca_core import experiments
+    from dppca_core.prepare import prepare
+
+    data = prepare(dc.datasets.spiked_covariance(n=500, d=6, k=1, seed=2).X)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="workers"):
+            experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "replace", reps=3, seed=0, workers=bad)
+    with pytest.raises(ValueError, match="add_remove|relation"):
+        experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "add_remove", reps=3, seed=0, workers=2)
+    flagged = [m for m in dc.mechanism_names() if dc.get_mechanism(m).threaded_reps]
+    assert flagged == ["private_oja", "dp_pca"]  # BLAS-bound mechanisms keep one thread (docs/benchmarks.md)

@@ -44,6 +44,7 @@ def _start(data, rng):
     needs_rows=True,
     max_k=1,
     caveat=TOP_ONLY,
+    threaded_reps=True,
     params=LR_PARAMS,
     notes=(
         "One pass of Oja's rule w <- normalise(w + eta_t x_t x_t^T w + eta_t alpha z_t) in a random order. "
@@ -286,6 +287,7 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     max_k=1,
     caveat=TOP_ONLY,
     gaussian_dp=False,
+    threaded_reps=True,
     params=(
         Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
               "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
