@@ -5,6 +5,9 @@ pass: in Python each step costs a few microseconds of interpreter overhead whate
 X^T X + eigh floor at d = 20). numba (in ``requirements.txt`` and the ``fast`` extra; the library does not
 require it) compiles the same arithmetic. Without numba the pure-Python loop below runs instead: same
 inputs, same operations in the same order, results equal to rounding (tested).
+
+The squared row norms that clipping needs are compiled too (:func:`row_sq_norms`): at d = 20 numpy's
+``einsum`` spends a fifth of the time of X^T X on them, the compiled loop a twelfth.
 """
 from __future__ import annotations
 
@@ -59,20 +62,57 @@ def _oja_steps_kernel(rows, w, etas, noise, offset, trace_every, trace):  # prag
     return written
 
 
-@functools.cache
-def compiled_oja_steps():
-    """The kernel compiled by numba, or None without numba (compiled on first use: importing numba costs ~0.5 s)."""
+def _compile(kernel, **flags):
+    """``kernel`` compiled by numba (``nogil``, plus ``flags``), or None without numba. Importing numba costs
+    about 0.5 s, so callers compile on first use."""
     try:
         import numba
     except ImportError:
         return None
     try:  # cache the machine code next to this file when that folder is writable
-        return numba.njit(cache=True, nogil=True)(_oja_steps_kernel)
+        return numba.njit(cache=True, nogil=True, **flags)(kernel)
     except Exception:  # noqa: BLE001 - an unwritable cache is not an error: compile per process
-        return numba.njit(nogil=True)(_oja_steps_kernel)
+        return numba.njit(nogil=True, **flags)(kernel)
+
+
+@functools.cache
+def compiled_oja_steps():
+    """The Oja kernel compiled by numba, or None without numba."""
+    return _compile(_oja_steps_kernel)
 
 
 def oja_steps(rows, w, etas, noise, offset, trace_every, trace):
     """The loop Private Oja uses: compiled when numba is installed, else :func:`oja_steps_python`."""
     loop = compiled_oja_steps() or oja_steps_python
     return loop(rows, w, etas, noise, offset, trace_every, trace)
+
+
+def _row_sq_norms_kernel(B, out):  # pragma: no cover - compiled
+    n, d = B.shape
+    for i in range(n):
+        s = 0.0
+        for c in range(d):
+            s += B[i, c] * B[i, c]
+        out[i] = s
+    return out
+
+
+@functools.cache
+def compiled_row_sq_norms():
+    """Squared row norms compiled by numba with the sum free to be reordered and fused (so it runs in SIMD
+    lanes: about 2.5x numpy's einsum at d = 20, where the row-norm pass is a fifth of X^T X), or None."""
+    return _compile(_row_sq_norms_kernel, fastmath={"reassoc", "contract"})
+
+
+def row_sq_norms(B: np.ndarray) -> np.ndarray:
+    """Squared Euclidean norm of every row of the float array B.
+
+    One code path per process — the compiled kernel on a C-contiguous copy when numba is installed, else
+    ``einsum`` — so the same row gives the same bits every time (scale factors are recomputed and compared
+    when rows are gathered later). Non-finite values propagate (no fast-math assumption about them).
+    """
+    kernel = compiled_row_sq_norms()
+    if kernel is None:
+        return np.einsum("ij,ij->i", B, B)
+    B = np.ascontiguousarray(B, dtype=np.float64)
+    return kernel(B, np.empty(B.shape[0]))

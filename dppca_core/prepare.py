@@ -6,7 +6,7 @@ see has norm <= 1 and every sensitivity in :mod:`dppca_core.privacy` applies.
 Data-dependent steps (the empirical mean, the data's own max norm) are available
 but return ``private=False`` so callers can label them.
 
-Cost: :func:`prepare` reads X once for the row norms (``einsum`` by blocks) and keeps one scale factor
+Cost: :func:`prepare` reads X once for the row norms (by blocks, compiled when numba is installed) and keeps one scale factor
 per row, not a scaled copy of X. The Gram matrix is formed on first use, block by block (blocks without
 a clipped row go straight into X^T X), per-site Gram matrices likewise, and the scaled rows only if a
 mechanism that reads rows asks for them. Peak extra memory is one block plus d x d, not a copy of X.
@@ -21,6 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ._compiled import row_sq_norms
 from .validation import check_matrix, check_positive
 
 #: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
@@ -143,7 +144,7 @@ class GramAccumulator:
         ``s`` is None when no row is clipped and the radius allows the fast path (every factor is then 1/R).
         Raises ValueError naming the first non-finite entry.
         """
-        sq = np.einsum("ij,ij->i", B, B)
+        sq = row_sq_norms(B)
         if self._fast and np.isfinite(sq).all():
             over = sq > self._r2_tol
             if not over.any():

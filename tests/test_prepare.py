@@ -148,3 +148,30 @@ def test_rows_at_gathers_scaled_rows_without_materialising_and_notices_changes()
         p.rows_at(order[:900])
     q = prepare(rng.standard_normal((300, 3)), 1.0)
     assert np.array_equal(q.rows_at(np.arange(5)), q.rows[:5])  # after materialising, read from the rows
+
+
+def test_squared_row_norms_agree_with_einsum_and_do_not_depend_on_layout():
+    from dppca_core._compiled import row_sq_norms
+
+    X = np.random.default_rng(5).standard_normal((3001, 20)) * np.logspace(-3, 3, 20)
+    sq = row_sq_norms(X)
+    assert np.allclose(sq, np.einsum("ij,ij->i", X, X), rtol=1e-14, atol=0)
+    # the same row gives the same bits whatever block or memory layout it arrives in (scale factors are
+    # recomputed and compared when rows are gathered later)
+    assert np.array_equal(row_sq_norms(np.asfortranarray(X)), sq)
+    assert np.array_equal(row_sq_norms(X[::-1])[::-1], sq)
+    assert np.array_equal(row_sq_norms(X[1000:1017]), sq[1000:1017])
+    bad = X[:4].copy()
+    bad[1, 3], bad[2, 0] = np.nan, np.inf
+    out = row_sq_norms(bad)
+    assert np.isnan(out[1]) and np.isinf(out[2]) and np.isfinite(out[[0, 3]]).all()
+
+
+def test_prepared_fortran_ordered_rows_are_gathered_without_a_false_modification_alarm():
+    X = np.asfortranarray(np.random.default_rng(6).standard_normal((5000, 7)))  # most rows clipped at R = 1.5
+    p = prepare(X, 1.5)
+    order = np.random.default_rng(7).permutation(5000)
+    assert p.n_clipped > 1000
+    assert np.array_equal(p.rows_at(order[:777]), prepare(np.ascontiguousarray(X), 1.5).rows[order[:777]])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        prepare(np.where(np.arange(7) == 3, np.nan, X[:50]), 1.5)
