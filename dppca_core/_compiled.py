@@ -104,15 +104,16 @@ def compiled_row_sq_norms():
     return _compile(_row_sq_norms_kernel, fastmath={"reassoc", "contract"})
 
 
-def row_sq_norms(B: np.ndarray) -> np.ndarray:
+def row_sq_norms(B: np.ndarray, compiled: bool = True) -> np.ndarray:
     """Squared Euclidean norm of every row of the float array B.
 
-    One code path per process — the compiled kernel on a C-contiguous copy when numba is installed, else
-    ``einsum`` — so the same row gives the same bits every time (scale factors are recomputed and compared
-    when rows are gathered later). Non-finite values propagate (no fast-math assumption about them).
+    ``compiled`` (and numba installed): the compiled kernel, else ``einsum``; either runs on a C-contiguous
+    copy, so the same row gives the same bits in any block or memory layout (a :class:`PreparedData`
+    recomputes its rows' scale factors the way it first computed them, and compares). Non-finite values
+    propagate (no fast-math assumption about them).
     """
-    kernel = compiled_row_sq_norms()
+    B = np.ascontiguousarray(B, dtype=np.float64)
+    kernel = compiled_row_sq_norms() if compiled else None
     if kernel is None:
         return np.einsum("ij,ij->i", B, B)
-    B = np.ascontiguousarray(B, dtype=np.float64)
     return kernel(B, np.empty(B.shape[0]))

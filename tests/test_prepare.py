@@ -47,6 +47,9 @@ def test_rows_already_on_the_radius_are_not_counted_as_clipped():
 
 def test_prepare_keeps_no_copy_of_x_and_forms_rows_only_when_asked():
     X = np.random.default_rng(2).standard_normal((200_000, 20)) * 0.5  # 32 MB, about a third of rows clipped
+    from dppca_core._compiled import row_sq_norms
+
+    row_sq_norms(X[:2])  # the compiled kernel is loaded once per process (numba's import): not per call
     tracemalloc.start()
     try:
         p = prepare(X, 1.0)
@@ -167,11 +170,17 @@ def test_squared_row_norms_agree_with_einsum_and_do_not_depend_on_layout():
     assert np.isnan(out[1]) and np.isinf(out[2]) and np.isfinite(out[[0, 3]]).all()
 
 
-def test_prepared_fortran_ordered_rows_are_gathered_without_a_false_modification_alarm():
-    X = np.asfortranarray(np.random.default_rng(6).standard_normal((5000, 7)))  # most rows clipped at R = 1.5
+@pytest.mark.parametrize("n", [5000, 200_000])  # einsum below COMPILED_NORMS_MIN_SIZE entries, compiled above
+def test_prepared_fortran_ordered_rows_are_gathered_without_a_false_modification_alarm(n):
+    from dppca_core.prepare import COMPILED_NORMS_MIN_SIZE
+
+    X = np.asfortranarray(np.random.default_rng(6).standard_normal((n, 7)))  # most rows clipped at R = 1.5
     p = prepare(X, 1.5)
-    order = np.random.default_rng(7).permutation(5000)
-    assert p.n_clipped > 1000
-    assert np.array_equal(p.rows_at(order[:777]), prepare(np.ascontiguousarray(X), 1.5).rows[order[:777]])
+    assert p._compiled_norms == (X.size >= COMPILED_NORMS_MIN_SIZE)
+    order = np.random.default_rng(7).permutation(n)
+    assert p.n_clipped > n // 5
+    for size in (777, 1, 13_000):
+        assert np.array_equal(p.rows_at(order[:size]), prepare(np.ascontiguousarray(X), 1.5).rows[order[:size]])
+    assert np.allclose(p.rows, X * np.minimum(1.0, 1.5 / np.linalg.norm(X, axis=1))[:, None] / 1.5, rtol=1e-14)
     with pytest.raises(ValueError, match="NaN or infinite"):
         prepare(np.where(np.arange(7) == 3, np.nan, X[:50]), 1.5)
