@@ -104,6 +104,11 @@ def test_private_mean_truncated_box_sensitivity_and_histogram_share():
     # (1 - eps_hist, delta/2)
     assert sigma == pytest.approx(privacy.gaussian_sigma(2 * radius * math.sqrt(d) / m, 1.0 - eps_hist, 5e-7))
     assert cut == 0 and np.abs(mean - grads.mean(axis=0)).max() < 6 * sigma
+    outliers = grads.copy()
+    outliers[:50] += 0.2  # far outside the box of radius r around the centres: every entry of these rows is cut
+    original = outliers.copy()
+    _, _, cut = _private_mean(outliers, w, 1.0, 1e-6, 1e-3, 2 * 1e-8, 4.0, 1.0, rng)
+    assert cut == 500 == np.count_nonzero(outliers != original)  # truncated in place, every cut entry counted
 
 
 def test_top_eigenvalue_from_gram_matches_the_svd():

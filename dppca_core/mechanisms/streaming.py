@@ -6,6 +6,7 @@ Every record is used in exactly one step (or one batch), so under replace-one wi
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -202,6 +203,7 @@ def _coordinate_centres(grads, tau, epsilon, delta, rng):
     return centres
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of public numbers, the same for every batch of a run
 def _histogram_share(m, d, epsilon, delta, zeta):
     """Budget of Algorithm 5's centre histograms: just enough to release, at most half (public m, d only).
 
@@ -246,7 +248,8 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     Truncating is the Euclidean projection onto the box [lo, hi], which is non-expansive, so a replacement moves
     the truncated mean by at most min(||hi - lo||_2, ||g - g'||_2) / m <= min(||hi - lo||_2, 1) / m: the paper's
     2 r sqrt(d) / m, reduced where the box sticks out of the public range and capped at 1/m.
-    Returns the noisy mean, the noise s.d. and the number of truncated entries (not private).
+    Returns the noisy mean, the noise s.d. and the number of truncated entries (not private). ``grads`` is
+    truncated in place.
     """
     m, d = grads.shape
     log_a = lambda v: math.log(v) ** a  # noqa: E731
@@ -267,8 +270,8 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
         hi = np.where(found, np.minimum(centres + radius, high), high)
         hi = np.maximum(hi, lo)
         eps_g, delta_g = epsilon - eps_hist, delta / 2.0
-    clipped = np.clip(grads, lo, hi)
-    truncated = int(np.count_nonzero(clipped != grads))
+    truncated = int(np.count_nonzero(grads < lo) + np.count_nonzero(grads > hi))
+    clipped = np.minimum(np.maximum(grads, lo, out=grads), hi, out=grads)  # in place: no batch-sized temporary
     sensitivity = min(float(np.linalg.norm(hi - lo)), 1.0) / m
     if sensitivity == 0:
         return clipped.mean(axis=0), 0.0, truncated
@@ -355,8 +358,8 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
     zeta_t = zeta / (2 * T)
     scale, bottoms, truncations, sigmas, scales, iterates = 1.0, 0, 0, [], [], []
     for t in range(T):
-        batch = data.rows_at(order[t * B : (t + 1) * B])
-        grads = batch * (batch @ w)[:, None]  # A_i w = x_i x_i^T w
+        batch = data.rows_at(order[t * B : (t + 1) * B])  # a new array: overwritten by the gradients
+        grads = np.multiply(batch, (batch @ w)[:, None], out=batch)  # A_i w = x_i x_i^T w
         if private_range:
             half = B // 2
             estimate = _top_eigenvalue_estimate(grads[:half], eps_part, delta_part, zeta_t, rng)
