@@ -52,13 +52,21 @@ class AuditDesign:
     ``score(published) -> float`` is larger when the release points to D'. ``k`` is the number of components
     to run with. Mechanisms whose input or release the default designs do not fit (e.g. tensor
     decompositions) provide one through the registry field ``audit_design``.
+
+    ``public_draws(generator)``: for mechanisms whose guarantee conditions on data-independent randomness
+    (a random order of the rows, a start vector), the draws the test may know. It gets a copy of the run's
+    generator in the state the run starts from and replays those draws only; ``score(published, public)``
+    then also receives what it returned. ``params``: mechanism parameters the design runs with (the
+    caller's own parameters take precedence).
     """
 
     D: object
     D_prime: object
     k: int
-    score: Callable[[dict], float]
+    score: Callable[..., float]
     statistic: str
+    public_draws: Callable[[np.random.Generator], object] | None = None
+    params: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -302,6 +310,13 @@ def _best_threshold(statistic, scores_d, scores_dp, delta, confidence, gdp, m_ev
     return float(candidates[int(np.argmax(key))])
 
 
+def _copy_of(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state: replays the draws ``rng`` is about to make."""
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
 def _roc(scores_d, scores_dp):
     thresholds = np.unique(np.concatenate([scores_d, scores_dp, [-np.inf]]))[::-1]
     false_pos, false_neg = _rates(scores_d, scores_dp, thresholds)
@@ -372,6 +387,8 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
         design = spec.audit_design(d=d, n=n, neighbors=neighbors, statistic=statistic)
     else:
         design = default_design(spec, d, n, neighbors, statistic, k)
+    params = {**design.params, **params}
+
     def release_once(data, rng):
         release = run(mechanism, data, design.k, run_epsilon, run_delta, neighbors, seed=rng, **params)
         return release.published(), release.privacy
@@ -403,6 +420,7 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
     leaked, leaked_value, curve = None, None, None
     for i in range(trials):
         for name in ("D", "D'"):
+            public = None if design.public_draws is None else design.public_draws(_copy_of(rng))
             pub, privacy = release_once(prepared[name], rng)
             curve = curve or privacy
             if i < SCAN_TRIALS:
@@ -410,7 +428,7 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
             if leaked:  # 1 when the field takes the value it has on D'
                 scores[name][i] = float(repr(_leaves(pub).get(leaked)) == leaked_value)
             else:
-                scores[name][i] = design.score(pub)
+                scores[name][i] = design.score(pub) if public is None else design.score(pub, public)
         if i + 1 == SCAN_TRIALS:
             leaked = _deterministic_field(scanned["D"], scanned["D'"])
             if leaked:

@@ -786,8 +786,8 @@ def _lsp_texts(summary, cfg):
     oja = [_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", top) for d in cfg["dims"] for e in cfg["eps"]]
     said = "; ".join(verdicts)
     finding = (f"Mean sin(w, v₁) at n = {ns}: " + "; ".join(parts) + ". " + said[0].upper() + said[1:]
-               + (". Private Oja stays near the no-information level (1) on this grid: its per-step noise 2ηₜα, "
-                  "with α = σ_AGM(ε, δ, 1), swamps the small gap of the scaled law." if min(oja) > 0.5 else
+               + (". Private Oja stays near the no-information level (1) on this grid: its per-step noise ηₜα "
+                  "with α = σ_AGM(ε, δ, 1) swamps the small gap of the scaled law." if min(oja) > 0.5 else
                   f". Private Oja reaches {_fmt(oja)} at the largest n."))
     gap_scaled = cfg["gap"] / (4 * (cfg["dims"][0] + cfg["gap"]))
     difference = (

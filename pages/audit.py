@@ -78,6 +78,9 @@ if result is not None:
                               "because Wishart noise is positive semi-definite)",
                "moment_likelihood_ratio": "the likelihood ratio of the noisy second and third moments rebuilt from "
                                           "the published whitening and projected tensor (K = d)",
+               "oja_step": "the likelihood ratio of the canary's own step, read from the published iterates "
+                           "around it (the order and start vector are public randomness the guarantee does "
+                           "not rely on; the audit replays them; small learning rate)",
                "published field": f"the published field '{result.leaked_field}', which carries no noise"}
         reading = ("read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
                    "is Gaussian (exact for Gaussian noise)" if result.conversion == "gdp"

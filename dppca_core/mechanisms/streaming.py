@@ -25,14 +25,75 @@ LR_PARAMS = (
 )
 
 
-def _start(data, rng):
-    """A data-independent random order of the rows and a uniformly random unit start vector.
+def public_start(n: int, d: int, rng: np.random.Generator):
+    """The draws every run starts with: a uniformly random order of the n rows and a uniformly random unit
+    start vector.
 
-    The rows themselves are gathered a batch at a time (``data.rows_at``), so no reordered copy of X is kept.
+    Both are data-independent, and the guarantee conditions on them (each record is protected by the noise of
+    its own step whatever the order), so it holds even if they are published; the audit replays them.
     """
-    order = rng.permutation(data.n)
-    w = rng.standard_normal(data.d)
+    order = rng.permutation(n)
+    w = rng.standard_normal(d)
     return order, w / np.linalg.norm(w)
+
+
+def _start(data, rng):
+    """:func:`public_start` for ``data``. The rows themselves are gathered a batch at a time
+    (``data.rows_at``), so no reordered copy of X is kept."""
+    return public_start(data.n, data.d, rng)
+
+
+#: Every iterate of an audit run is published (one per step) when n is below 50 x 2 (trace_every = 1).
+OJA_AUDIT_ROWS = 50
+#: A learning rate small enough for each audited step to be linear in its noise (privacy does not depend on
+#: it: the noise scales with the step).
+OJA_AUDIT_LR = 1e-3
+
+
+def oja_audit_design(d: int, n: int, neighbors: str, statistic: str):
+    """Audit design for Private Oja (the registry's ``audit_design`` hook): the step the canary is used in.
+
+    The guarantee is that of one noisy step, whatever the order (which is public randomness), so the test
+    knows the order and the start vector (replayed from the run's generator: :func:`public_start`) and reads
+    the published iterates just before and after the canary's step. D holds the canary e1 in row 0 and zero
+    rows (pure-noise steps) elsewhere, D' replaces it by e2. With a small learning rate the step is linear:
+    rescaled so that its component along the previous iterate w is 1, the new iterate is
+    w + eta P(g + alpha z) with P the projection orthogonal to w, g = x x^T w and z standard normal, and the
+    score is the exact Gaussian log-likelihood ratio of D' against D on it. Its separation is
+    ||P(g_D' - g_D)|| / alpha = |sin 2 theta| / alpha for w at angle theta (d = 2): the normalisation hides
+    the radial part of the step, so the test reaches the claim only where w lies on a diagonal.
+    """
+    from ..audit import AuditDesign
+    from ..prepare import prepare
+
+    if neighbors != "replace":
+        raise ValueError("Private Oja has a guarantee for replace-one neighbours only; audit it with "
+                         "neighbors='replace'.")
+    if statistic not in ("auto", "oja_step"):
+        raise ValueError("Private Oja is audited at the canary's step (statistic 'oja_step'); use statistic='auto'.")
+    rows = min(n, OJA_AUDIT_ROWS)
+    x, x_prime = np.eye(d)[0], np.eye(d)[1]
+    base = np.zeros((rows - 1, d))
+    D, D_prime = prepare(np.vstack([x, base])), prepare(np.vstack([x_prime, base]))
+
+    def score(published: dict, public) -> float:
+        order, w0 = public
+        step = int(np.flatnonzero(order == 0)[0])  # 0-based step at which row 0, the canary, is used
+        frames = published["outputs"]["iterates"]
+        before = w0 if step == 0 else np.asarray(frames[step - 1], dtype=float)[:, 0]
+        after = np.asarray(frames[step], dtype=float)[:, 0]
+        params = published["parameters"]
+        eta = params["lr_c1"] / (params["lr_c2"] + step + 1)
+        alpha = published["noise_scale"]
+        moved = after / (after @ before) - before  # eta P (g + alpha z), up to O(eta^2)
+        project = np.eye(d) - np.outer(before, before)
+        mean_d = eta * project @ (x * (x @ before))
+        mean_dp = eta * project @ (x_prime * (x_prime @ before))
+        shift = mean_dp - mean_d
+        return float(shift @ (moved - (mean_d + mean_dp) / 2.0)) / (eta * alpha) ** 2
+
+    return AuditDesign(D, D_prime, 1, score, "oja_step", public_draws=lambda rng: public_start(rows, d, rng),
+                       params={"lr_c1": OJA_AUDIT_LR})
 
 
 @mechanism(
@@ -46,6 +107,7 @@ def _start(data, rng):
     max_k=1,
     caveat=TOP_ONLY,
     threaded_reps=True,
+    audit_design=oja_audit_design,
     params=LR_PARAMS,
     notes=(
         "One pass of Oja's rule w <- normalise(w + eta_t x_t x_t^T w + eta_t alpha z_t) in a random order. "
