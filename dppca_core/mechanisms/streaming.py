@@ -43,7 +43,8 @@ def _start(data, rng):
     return public_start(data.n, data.d, rng)
 
 
-#: Every iterate of an audit run is published (one per step) when n is below 50 x 2 (trace_every = 1).
+#: Rows of an audit run at most: below 100 rows a run publishes the iterate of every step
+#: (trace_every = max(1, n // 50) = 1), which the audit reads around the canary's step.
 OJA_AUDIT_ROWS = 50
 #: A learning rate small enough for each audited step to be linear in its noise (privacy does not depend on
 #: it: the noise scales with the step).
