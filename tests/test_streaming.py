@@ -255,3 +255,15 @@ def test_repeat_refuses_bad_workers_and_bad_settings_before_starting_threads():
         experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "add_remove", reps=3, seed=0, workers=2)
     flagged = [m for m in dc.mechanism_names() if dc.get_mechanism(m).threaded_reps]
     assert flagged == ["private_oja", "dp_pca"]  # BLAS-bound mechanisms keep one thread (docs/benchmarks.md)
+
+
+@pytest.mark.parametrize("name", ["private_oja", "dp_pca"])
+def test_a_dataframe_with_clipped_rows_gives_the_release_of_its_array(name):
+    import pandas as pd
+
+    X = dc.datasets.spiked_covariance(n=4000, d=6, k=1, seed=4).X * 3.0  # most rows clipped at R = 1
+    frame = pd.DataFrame(X)  # DataFrame.to_numpy gives a Fortran-ordered array: rows are gathered from it
+    a = dc.run(name, frame, 1, 1.0, 1e-6, seed=8)
+    b = dc.run(name, np.ascontiguousarray(X), 1, 1.0, 1e-6, seed=8)
+    assert a.diagnostics["rows_clipped"] > 2000
+    assert np.array_equal(a.components, b.components)
