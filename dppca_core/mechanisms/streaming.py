@@ -108,6 +108,7 @@ def oja_audit_design(d: int, n: int, neighbors: str, statistic: str):
     max_k=1,
     caveat=TOP_ONLY,
     threaded_reps=True,
+    audit_statistic="oja_step",
     audit_design=oja_audit_design,
     params=LR_PARAMS,
     notes=(
