@@ -28,6 +28,11 @@ def test_audit_page_refutes_wishart_and_not_analyze_gauss(app_test):
     at.selectbox[0].set_value("analyze_gauss")
     at.button[0].click().run()
     assert any("no violation" in s.value for s in at.success)
+    at.selectbox[0].set_value("private_oja")  # its own design: the canary's step, with the public order replayed
+    at.button[0].click().run()
+    assert_clean(at)
+    assert any("no violation" in s.value for s in at.success)
+    assert any("canary's own step" in c.value for c in at.caption)
 
 
 def test_explore_runs_every_registered_mechanism(app_test):
