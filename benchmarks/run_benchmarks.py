@@ -88,10 +88,14 @@ def measure(fn, min_repeats=3, max_repeats=9, budget=3.0, baseline=None) -> Timi
     return Timing(cpu, wall, Timing(base_cpu, base_wall) if baseline is not None else None)
 
 
+def paired_floor(results, cell, mech) -> Timing:
+    """The floor timed alternately with ``mech`` (the cell's own floor for timings without a pair)."""
+    return results[(cell, mech)][0].baseline or results[(cell, "floor")][0]
+
+
 def floor_ratio(results, cell, mech, wall=False) -> float:
     """The mechanism's median time over the floor's, both from the alternating repeats."""
-    t = results[(cell, mech)][0]
-    base = t.baseline or results[(cell, "floor")][0]
+    t, base = results[(cell, mech)][0], paired_floor(results, cell, mech)
     return t.wall_median / base.wall_median if wall else t.median / base.median
 
 
@@ -140,9 +144,7 @@ def required_floor(results, cell, mech):
     """CPU seconds of the floor plus the work ``mech``'s proof requires (None for the other mechanisms)."""
     if mech not in REQUIRED_WORK:
         return None
-    t = results[(cell, mech)][0]
-    base = t.baseline or results[(cell, "floor")][0]
-    return base.median + sum(results[(cell, w)][0].median for w in REQUIRED_WORK[mech])
+    return paired_floor(results, cell, mech).median + sum(results[(cell, w)][0].median for w in REQUIRED_WORK[mech])
 
 
 def mechanism_table(grid_n, grid_d, out):

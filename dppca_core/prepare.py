@@ -44,7 +44,7 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     (overflow to inf, or below 1e-290) the row is scaled by its largest entry first.
     """
     X = np.asarray(X, dtype=float)
-    sq = np.einsum("ij,ij->i", X, X)
+    sq = row_sq_norms(X, compiled=False)
     bad = ~np.isfinite(sq) | (sq < 1e-290)
     norms = np.sqrt(sq)
     if bad.any():
@@ -523,12 +523,11 @@ class _BlockGram:
 
     def add(self, B: np.ndarray, s: np.ndarray | None) -> None:
         """Add a block; ``s`` are its rows' factors, or None when every factor is 1/R."""
-        if s is None:
-            s = np.full(B.shape[0], self.plain)
-        if self.unscaled_ok and np.all(s == self.plain):
+        if self.unscaled_ok and (s is None or np.all(s == self.plain)):
             self.raw += B.T @ B
         else:
-            Y = np.multiply(B, s[:, None], out=self.buf[:B.shape[0]])
+            factors = self.plain if s is None else s[:, None]
+            Y = np.multiply(B, factors, out=self.buf[:B.shape[0]])
             self.scaled += Y.T @ Y
 
     def result(self) -> np.ndarray:
