@@ -41,3 +41,16 @@ def test_a_streamed_file_runs_statistics_mechanisms(app_test, monkeypatch, tmp_p
     assert float(metric(at, "subspace distance")) < 1.0  # analyze_gauss and cape_pca from the statistics
     errors = [plain(e.value) for e in at.error]
     assert len(errors) == 1 and "reads the individual rows" in errors[0]  # private_oja says why not
+
+
+def test_a_streamed_files_input_and_reference_are_built_once_per_read_and_radius(tmp_path):
+    import dppca_core as dc
+
+    X = np.random.default_rng(3).standard_normal((400, 4))
+    pd.DataFrame(X, columns=list("abcd")).to_csv(tmp_path / "t.csv", index=False)
+    stats = dc.sufficient_stats(str(tmp_path / "t.csv"), data_norm=2.0)
+    ds = data.Dataset(X=None, name="t.csv", note="", columns=list(stats.columns), key="streamed-test-key",
+                      stats=stats)
+    first = data.prepare(ds, {"R": 2.0, "center": "none"})
+    assert data.prepare(ds, {"R": 2.0, "center": "none"}) is first  # a rerun reuses it: no new eigh
+    assert np.allclose(first.ref.gram, stats.gram)

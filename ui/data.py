@@ -273,11 +273,18 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
         if scn["center"] != "none":
             raise ValueError("a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
                              "uncentred; set the centring to none (or upload a sample of the rows).")
-        data = ds.stats.prepared(R)
-        return Prepared(data=data, key=f"{ds.key}|none|{R!r}", center_private=True,
-                        center_note="No centring: the uncentred second moment is analysed.",
-                        ref=experiments.Reference.from_gram(data.gram), center="none")
+        return _prepare_streamed(ds.key, R, ds.stats)
     return _prepare(ds.key, scn["center"], R, ds.X)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _prepare_streamed(key: str, R: float, _stats) -> Prepared:
+    """A streamed file's statistics as the mechanisms' input, with the reference eigendecomposition, once per
+    (statistics, R): ``key`` hashes the Gram matrix, so a new read is a new entry."""
+    data = _stats.prepared(R)
+    return Prepared(data=data, key=f"{key}|none|{R!r}", center_private=True,
+                    center_note="No centring: the uncentred second moment is analysed.",
+                    ref=experiments.Reference.from_gram(data.gram), center="none")
 
 
 # -- files read on the server, streamed into sufficient statistics ---------------------------------------------
