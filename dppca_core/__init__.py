@@ -8,7 +8,8 @@ from .api import run
 from .budget import BudgetSplit, release_pca
 from .prepare import PreparedData, gram_from_chunks, prepare
 from .registry import get_mechanism, list_mechanisms, mechanism_names
-from .release import Release
+from .randomness import secure_generator
+from .release import Release, publish
 from .stats import SufficientStats, sufficient_stats
 
 try:
@@ -16,6 +17,6 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn missing
     DPPCA = ClippingWarning = None
 
-__all__ = ["run", "release_pca", "BudgetSplit", "sufficient_stats", "SufficientStats", "Release", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
+__all__ = ["run", "release_pca", "BudgetSplit", "sufficient_stats", "SufficientStats", "Release", "publish", "secure_generator", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
            "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA", "ClippingWarning"]
 __version__ = "0.1.0"

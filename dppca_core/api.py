@@ -10,7 +10,8 @@ from .prepare import prepare
 from .privacy import PrivacyCurve, check_neighbors
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .validation import as_generator, check_delta, check_epsilon, check_k
+from .randomness import random_source
+from .validation import check_delta, check_epsilon, check_k
 
 
 def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
@@ -40,7 +41,10 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     data_norm : float
         Public clipping radius R.
     seed : None, int or numpy.random.Generator
-        Source of all randomness.
+        Source of all randomness. None (the default): fresh randomness from the operating system through a
+        cryptographic generator (:mod:`dppca_core.randomness`), the only kind a release to publish may use. An int or
+        a Generator: reproducible, for exploring; the release records ``seeded=True`` and
+        :func:`dppca_core.publish` refuses it.
     **params
         Mechanism-specific parameters (see the ``parameters`` column of ``list_mechanisms()``).
     """
@@ -68,7 +72,8 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
     resolved = spec.resolve_params(params)
-    rng = as_generator(seed)
+    source = random_source(seed)
+    rng = source.rng
 
     start = time.perf_counter()
     out = spec.func(data, k, epsilon, delta, neighbors, rng, **resolved)
@@ -99,6 +104,7 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
         facts=dict(out.facts),
         caveat=out.caveat,
         diagnostics=_diagnostics(data, seconds, out.diagnostics),
+        seeded=source.seeded,
     )
 
 

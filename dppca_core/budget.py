@@ -33,8 +33,9 @@ from .prepare import PreparedData, prepare
 from .privacy import (PrivacyCurve, check_neighbors, compose, gaussian_epsilon, gaussian_mu, laplace_scale,
                       sensitivity)
 from .registry import get_mechanism
+from .randomness import random_source
 from .release import NonPrivateDiagnostics, Release
-from .validation import as_generator, check_delta, check_epsilon, check_int_range, check_k
+from .validation import check_delta, check_epsilon, check_int_range, check_k
 
 PARTS = ("mean", "subspace", "eigenvalues", "scores")
 #: share of the budget each part gets by default (the rest goes to the subspace)
@@ -233,7 +234,8 @@ def release_pca(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, 
         raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
     if center == "private" and budget.mean <= 0:
         raise ValueError("centring with a private mean needs a positive mean share in the budget.")
-    rng = as_generator(seed)
+    source = random_source(seed)
+    rng = source.rng
     data = prepare(X, data_norm)
     k = check_k(k, data.d)
     resolved = spec.resolve_params(params)
@@ -260,7 +262,7 @@ def release_pca(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, 
         work = prepare((data.rows - mean_scaled) * data.data_norm, data.data_norm)  # re-clipped to R
     sub = shares["subspace"]
     released = run(mechanism, work, k, sub.epsilon, sub.delta if spec.uses_delta else delta, neighbors,
-                   data.data_norm, rng, **params)
+                   data.data_norm, source, **params)
     if kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")
@@ -305,5 +307,5 @@ def release_pca(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, 
         else epsilon, delta=total_delta, neighbors=neighbors, guarantee=guarantee, privacy=privacy,
         noise_scale=released.noise_scale, eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues),
         outputs=outputs, parameters=parameters, facts=facts, caveat=released.caveat,
-        diagnostics=NonPrivateDiagnostics(diagnostics),
+        diagnostics=NonPrivateDiagnostics(diagnostics), seeded=source.seeded,
     )

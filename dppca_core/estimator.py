@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, release_pca
 from .registry import get_mechanism
-from .validation import as_generator
+from .randomness import RandomSource, random_source
 
 #: share of the rows that must have been clipped for ``fit`` to warn (a notable share: below it, clipping a few
 #: outliers to a public radius is an ordinary bias-for-noise trade)
@@ -44,19 +44,21 @@ class ClippingWarning(UserWarning):
     """
 
 
-def _generator(random_state) -> np.random.Generator:
-    """The numpy Generator all of a fit's randomness comes from.
+def _random_source(random_state) -> RandomSource:
+    """Where all of a fit's randomness comes from.
 
-    None (fresh entropy), an int (the same seed as ``release_pca(seed=...)``), a Generator (used, and advanced, as
-    is) or a legacy RandomState (a Generator seeded from four draws of it, so a fixed RandomState reproduces).
+    None (fresh operating-system randomness through a cryptographic generator: the only kind a release to hand out
+    may use), an int (the same seed as ``release_pca(seed=...)``), a Generator (used, and advanced, as is) or a
+    legacy RandomState (a Generator seeded from four draws of it, so a fixed RandomState reproduces). All but None
+    are recorded as seeded in ``release_``.
     """
     if isinstance(random_state, (bool, np.bool_)):
         raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
                          f"{random_state!r}).")
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
+        return random_source(np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64)))
     try:
-        return as_generator(random_state)
+        return random_source(random_state)
     except ValueError:
         raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
                          f"{random_state!r}).") from None
@@ -280,7 +282,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                              f"gives the eigenvalues no share and {spec.name} does not release its own; give "
                              "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
         release = release_pca(self.mechanism, X, k, self.epsilon, self.delta, self.neighbors, self.data_norm,
-                              seed=_generator(self.random_state), budget=budget, center=self.center,
+                              seed=_random_source(self.random_state), budget=budget, center=self.center,
                               **(self.mechanism_params or {}))
         _warn_clipping(release.diagnostics, n, float(self.data_norm))
         # from here on only the published release is read: nothing else about X reaches the estimator

@@ -86,6 +86,10 @@ class Release:
         A caveat on the guarantee (e.g. an MCMC sampler), empty if none.
     diagnostics : NonPrivateDiagnostics
         Quantities computed from the raw data without noise. NOT covered by the guarantee; never published.
+    seeded : bool
+        True when the caller chose the seed (or passed a generator): anyone who holds it regenerates the noise, so
+        the release is for exploring and :func:`publish` refuses it. False for fresh operating-system randomness
+        (``seed=None``, :func:`dppca_core.randomness.secure_generator`).
     """
 
     mechanism: str
@@ -102,6 +106,7 @@ class Release:
     facts: dict = field(default_factory=dict)
     caveat: str = ""
     diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
+    seeded: bool = True
 
     @property
     def k(self) -> int:
@@ -111,8 +116,9 @@ class Release:
         """Exactly what this release may publish, as a plain JSON-serialisable dict.
 
         Components, privatised eigenvalues and other covered outputs, the guarantee (parameters, relation,
-        exact privacy curve and a sentence in words), public parameters and data-independent facts. Nothing
-        from :attr:`diagnostics`. An infinite epsilon (no guarantee) is written as None.
+        exact privacy curve and a sentence in words), public parameters and data-independent facts, and whether
+        the noise came from fresh operating-system randomness (``fresh_randomness``; False when the caller chose
+        the seed: then the noise can be regenerated and the release is not fit to publish). Nothing from :attr:`diagnostics`. An infinite epsilon (no guarantee) is written as None.
         """
         return {
             "mechanism": self.mechanism,
@@ -128,6 +134,7 @@ class Release:
             "components": to_plain(self.components),
             "eigenvalues": None if self.eigenvalues is None else to_plain(self.eigenvalues),
             "outputs": to_plain(self.outputs),
+            "fresh_randomness": not self.seeded,
         }
 
     def guarantee_text(self) -> str:
@@ -162,6 +169,40 @@ class Release:
         d, k = self.components.shape
         return (f"Release(mechanism={self.mechanism!r}, d={d}, k={k}, epsilon={self.epsilon:g}, delta={self.delta:g}, "
                 f"neighbors={self.neighbors!r}, guarantee={self.guarantee!r}, privacy={self.privacy.describe()!r})")
+
+
+def publish(release: Release, nonprivate_choices=()) -> dict:
+    """A publishable release: ``release.published()``, refused when its noise can be regenerated.
+
+    Parameters
+    ----------
+    release : Release
+        Drawn with ``seed=None`` (fresh operating-system randomness). A release drawn with a caller-supplied seed or
+        generator raises ValueError: whoever holds the seed regenerates the noise and subtracts it.
+    nonprivate_choices : sequence of str
+        Data-dependent choices made before the release that were not private (e.g. "centring with the data's own
+        mean", "clipping radius read from the data"). With any, the export states no guarantee and names them:
+        a release is only as private as its least private step.
+
+    Returns
+    -------
+    dict
+        What may be handed to a third party, with ``"export": "publishable release"``.
+    """
+    if not isinstance(release, Release):
+        raise ValueError(f"publish() takes a Release (from dppca_core.run or release_pca), not {type(release).__name__}.")
+    if release.seeded:
+        raise ValueError("this release was drawn with a caller-supplied seed or generator: anyone who holds it can "
+                         "regenerate the noise and subtract it. Draw the release to publish with seed=None (fresh "
+                         "randomness from the operating system).")
+    out = {"export": "publishable release", **release.published()}
+    choices = [str(c) for c in nonprivate_choices]
+    if choices:
+        out.update(guarantee="none", epsilon=None, delta=0.0, privacy=PrivacyCurve.none().as_dict(),
+                   nonprivate_choices=choices,
+                   guarantee_text="No privacy guarantee: these data-dependent choices were not private: "
+                                  + "; ".join(choices) + ". The mechanism's own calibration does not cover them.")
+    return out
 
 
 def to_plain(value):
