@@ -1,19 +1,27 @@
-"""A complete private PCA release under one composed budget: centre, subspace, explained variance, scores.
+"""A complete private PCA release under one composed budget: every step from the raw table to what is published.
 
-:func:`release_pca` splits a total (epsilon, delta) between up to four releases computed from the same data,
-each calibrated in :mod:`dppca_core.privacy` from a stated sensitivity (rows clipped to the public radius R and
-scaled to norm <= 1):
+:func:`release_pca` splits a total (epsilon, delta) between up to six parts computed from the same data, in this
+order, each calibrated in :mod:`dppca_core.privacy` from a stated sensitivity:
 
-* **mean** — the centre, from a Gaussian (or Laplace) sum of the clipped rows, sensitivity 2 (replace one
-  row) or 1 plus a noisy count (add/remove, where n is private); projected onto the radius-R ball, which holds
-  the true mean (post-processing). The rows are then centred with it and clipped to R again, so the subspace
-  stage sees rows of norm <= R and its own calibration is unchanged;
-* **subspace** — the registered mechanism, run on the (privately centred) data with its share;
-* **eigenvalues** — the top-k eigenvalues of the Gram matrix and its trace as one Gaussian vector, L2
-  sensitivity sqrt(2 + 1) (replace) or sqrt(1 + 1) (add/remove) by Hoffman-Wielandt; explained-variance ratios
-  are their post-processing. Mechanisms that perturb the Gram matrix itself (Analyze Gauss) give them for free;
+* **scale** (optional) — per-column scales from noisy sums of squares with public column bounds
+  (:func:`dppca_core.choices.private_column_scales`); or ``scale="bounds"``, the public bounds themselves, free;
+* **radius** (optional, ``data_norm="private"``) — the clipping radius R as a private quantile of the row norms
+  (:func:`dppca_core.choices.private_radius`). Every later step clips rows to R and divides by it (norm <= 1);
+* **mean** — the centre, from a noisy sum of the clipped rows, sensitivity 2 (replace one row) or 1 plus a noisy
+  count (add/remove, where n is private); projected onto the unit ball (post-processing). The rows are then
+  centred with it and clipped again, so the subspace stage sees rows of norm <= 1;
+* **subspace** — the registered mechanism, run on the (privately centred) rows with its share;
+* **eigenvalues** — the variances along the released components: the noisy diagonal (or, for a mechanism whose
+  basis is arbitrary, the noisy upper triangle) of V^T C V with the trace tr(C), one vector of L2 sensitivity sqrt(2)
+  under either relation (``docs/privacy.md``). Components are then ordered by it (rotated by the noisy matrix's
+  eigenvectors where the basis is arbitrary), and explained-variance ratios are its post-processing. Mechanisms that
+  perturb the Gram matrix itself (Analyze Gauss) give them for free when this share is 0. ``k="auto"`` picks k
+  from these ratios (post-processing);
 * **scores** — a noisy histogram of the rows projected on the first two released components (fixed bins on
   [-1, 1]^2, sensitivity sqrt(2) or 1), the private 2-D score plot.
+
+Every one of these is published as exact integer noise on a grid (:mod:`dppca_core.exact`): nothing published is a
+floating-point ``value + noise`` whose low-order bits could tell neighbouring datasets apart.
 
 Composition is exact where every part is Gaussian: the shares split mu^2 of the total mu*(epsilon, delta)
 (Gaussian DP, Dong, Roth & Su 2022), so mu_i = sqrt(w_i) mu*. With a pure-DP subspace mechanism the other parts
@@ -29,22 +37,34 @@ from dataclasses import dataclass
 import numpy as np
 
 from .api import run
+from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
+                      private_radius)
+from .linalg import fix_signs, top_eigenvectors
+from .exact import FixedSums
 from .prepare import PreparedData, prepare
-from .privacy import (PrivacyCurve, check_neighbors, compose, gaussian_epsilon, gaussian_mu, laplace_scale,
-                      sensitivity)
-from .registry import get_mechanism
+from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sensitivity, summation_error
 from .randomness import random_source
+from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .validation import check_delta, check_epsilon, check_int_range, check_k
+from .shares import Share, allocate as _allocate, release_counts, release_vector
+from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
+    check_positive
 
-PARTS = ("mean", "subspace", "eigenvalues", "scores")
-#: share of the budget each part gets by default (the rest goes to the subspace)
-DEFAULT_SHARES = {"mean": 0.1, "eigenvalues": 0.1, "scores": 0.1}
+#: the parts of a release, in the order they are computed
+PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "scores")
+#: share of the budget each optional part gets by default (the rest goes to the subspace)
+DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1}
+#: the ways to scale columns: none, by public bounds (free), or privately (a share)
+SCALINGS = ("none", "bounds", "private")
+
+__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
+           "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 @dataclass(frozen=True)
 class BudgetSplit:
-    """Shares of one privacy budget: ``mean``, ``subspace``, ``eigenvalues`` and ``scores`` sum to 1.
+    """Shares of one privacy budget: ``mean``, ``subspace``, ``eigenvalues``, ``scores``, ``radius`` and ``scale``
+    sum to 1.
 
     A share of 0 releases nothing for that part (the subspace needs a positive share). Shares split mu^2 of the
     total Gaussian-DP parameter when every part is Gaussian (exact), and epsilon (and delta) otherwise.
@@ -54,6 +74,8 @@ class BudgetSplit:
     subspace: float = 1.0
     eigenvalues: float = 0.0
     scores: float = 0.0
+    radius: float = 0.0
+    scale: float = 0.0
 
     def __post_init__(self):
         for part in PARTS:
@@ -69,50 +91,23 @@ class BudgetSplit:
                              "eigenvalues=0.1, scores=0.1) gives the subspace the rest.")
 
     @classmethod
-    def with_extras(cls, mean: float = 0.0, eigenvalues: float = 0.0, scores: float = 0.0) -> "BudgetSplit":
+    def with_extras(cls, mean: float = 0.0, eigenvalues: float = 0.0, scores: float = 0.0, radius: float = 0.0,
+                    scale: float = 0.0) -> "BudgetSplit":
         """The given extra shares, and the rest of the budget to the subspace."""
-        rest = 1.0 - mean - eigenvalues - scores
-        if rest <= 0:
-            raise ValueError(f"the extra shares sum to {mean + eigenvalues + scores:.3g}; leave the subspace some "
-                             "budget (the extras must sum to less than 1).")
-        return cls(mean=mean, subspace=rest, eigenvalues=eigenvalues, scores=scores)
+        extras = mean + eigenvalues + scores + radius + scale
+        if 1.0 - extras <= 0:
+            raise ValueError(f"the extra shares sum to {extras:.3g}; leave the subspace some budget (the extras must "
+                             "sum to less than 1).")
+        return cls(mean=mean, subspace=1.0 - extras, eigenvalues=eigenvalues, scores=scores, radius=radius,
+                   scale=scale)
 
     def as_dict(self) -> dict:
         return {part: float(getattr(self, part)) for part in PARTS}
 
 
-@dataclass(frozen=True)
-class Share:
-    """The calibration of one part: its weight, and either mu (Gaussian) or (epsilon, delta)."""
-
-    weight: float
-    epsilon: float
-    delta: float
-    mu: float | None = None  # Gaussian parts: the GDP parameter they may use
-
-    def curve(self) -> PrivacyCurve:
-        return PrivacyCurve.gdp(self.mu) if self.mu is not None else PrivacyCurve.pure(self.epsilon)
-
-
 def allocate(split: BudgetSplit, epsilon: float, delta: float, subspace_curve: str) -> dict:
-    """Calibration of every part with a positive share, composing exactly to (epsilon, delta).
-
-    ``subspace_curve`` is the kind of privacy curve the subspace mechanism earns: "gdp" (Gaussian: every part
-    gets mu_i = sqrt(w_i) mu*(epsilon, delta)), "pure" (every part gets epsilon_i = w_i epsilon with Laplace
-    noise, delta = 0), or "approx" (epsilon_i = w_i epsilon, delta_i = w_i delta; the other parts Gaussian).
-    """
-    weights = {p: float(getattr(split, p)) for p in PARTS if getattr(split, p) > 0}
-    if subspace_curve == "gdp":
-        mu = gaussian_mu(epsilon, delta)
-        return {p: Share(w, gaussian_epsilon(math.sqrt(w) * mu, delta), delta, math.sqrt(w) * mu)
-                for p, w in weights.items()}
-    if subspace_curve == "pure":
-        return {p: Share(w, w * epsilon, 0.0) for p, w in weights.items()}
-    out = {}
-    for p, w in weights.items():
-        eps_i, delta_i = w * epsilon, w * delta
-        out[p] = Share(w, eps_i, delta_i, None if p == "subspace" else gaussian_mu(eps_i, delta_i))
-    return out
+    """Calibration of every part of ``split`` with a positive share (:func:`dppca_core.shares.allocate`)."""
+    return _allocate(split.as_dict(), epsilon, delta, subspace_curve)
 
 
 def _curve_kind(spec, params: dict) -> str:
@@ -124,54 +119,145 @@ def _curve_kind(spec, params: dict) -> str:
     return "gdp" if spec.gaussian_dp else "approx"
 
 
-def _noise(rng, size, share: Share, l2: float, l1: float) -> tuple[np.ndarray, float]:
-    """Gaussian noise of s.d. l2 / mu (or Laplace of scale l1 / epsilon for a pure share), and its scale."""
-    if share.mu is not None:
-        scale = l2 / share.mu
-        return rng.normal(0.0, scale, size), scale
-    scale = laplace_scale(l1, share.epsilon)
-    return rng.laplace(0.0, scale, size), scale
+# ---------------------------------------------------------------------------------------------------------------
+# The parts
+
+
+#: a bound on each coordinate's rounding error in a row scaled to norm <= 1 (s_i x_i computed in float64)
+_ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 
 def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     """Mean of rows of norm <= 1 from a noisy sum (and a noisy count under add/remove), projected on the unit ball.
 
     Replace one row: n is public, the sum changes by at most 2 in L2 (x vs -x), 2 sqrt(d) in L1. Add/remove: the
-    sum changes by at most 1 (L2) and the count by 1; the share's mu^2 (or epsilon) is split equally between them.
+    sum changes by at most 1 (L2; sqrt(d) in L1) and the count by 1; the share is split equally between them. The sum
+    is computed exactly (:class:`dppca_core.exact.FixedSums`) and released on a grid with exact noise
+    (:func:`dppca_core.shares.release_vector`); the division by n and the projection are post-processing.
     """
     n, d = rows.shape
-    total = rows.sum(axis=0)
+    total = FixedSums(rows)
+    err = _ROW_ERROR + FixedSums.TRUNCATION
     if neighbors == "replace":
-        noise, scale = _noise(rng, d, share, sensitivity("row_sum", "replace"), 2.0 * math.sqrt(d))
-        count, count_scale = float(n), None
-        mean = (total + noise) / n
+        noisy, noise = release_vector(total, share, rng, l2=sensitivity("row_sum", "replace"), l1=2.0 * math.sqrt(d),
+                                      computation_error=err, name="sum of the rows")
+        count, count_noise = float(n), None
     else:
-        half = Share(share.weight / 2, share.epsilon / 2, share.delta / 2,
-                     None if share.mu is None else share.mu / math.sqrt(2.0))
-        noise, scale = _noise(rng, d, half, sensitivity("row_sum", "add_remove"), math.sqrt(d))
-        count_noise, count_scale = _noise(rng, 1, half, sensitivity("count", "add_remove"), 1.0)
-        count = max(float(n + count_noise[0]), 1.0)
-        mean = (total + noise) / count
+        half = share.halves()
+        noisy, noise = release_vector(total, half, rng, l2=sensitivity("row_sum", "add_remove"), l1=math.sqrt(d),
+                                      computation_error=err, name="sum of the rows")
+        noisy_count, count_noise = release_counts(np.array([n]), half, neighbors, rng, name="row count")
+        count = max(float(noisy_count[0]), 1.0)
+    mean = noisy / count
     norm = float(np.linalg.norm(mean))
     if norm > 1.0:  # the mean of rows in the unit ball lies in it: projecting is post-processing that only helps
         mean = mean / norm
-    return {"mean": mean, "noise_scale": scale, "count": count, "count_noise_scale": count_scale}
+    return {"mean": mean, "sum": noisy, "count": count, "noise": noise, "count_noise": count_noise,
+            "noise_scale": noise.noise_scale,
+            "count_noise_scale": None if count_noise is None else count_noise.noise_scale}
 
 
-def private_spectrum(gram: np.ndarray, k: int, share: Share, neighbors: str, rng) -> dict:
-    """Noisy top-k eigenvalues of the Gram matrix and its trace, one Gaussian (or Laplace) vector.
+def _upper(M: np.ndarray) -> np.ndarray:
+    return M[np.triu_indices(M.shape[0])]
 
-    L2 sensitivity sqrt(Delta_eig^2 + Delta_trace^2): sqrt(2 + 1) (replace), sqrt(1 + 1) (add/remove); the top-k
-    sub-vector of the sorted spectrum moves no more than the whole spectrum (Hoffman-Wielandt). L1 for Laplace:
-    2 + 1 or 1 + 1.
+
+def _symmetric(values: np.ndarray, k: int) -> np.ndarray:
+    M = np.zeros((k, k))
+    M[np.triu_indices(k)] = values
+    return M + np.triu(M, 1).T
+
+
+def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[object, float]:
+    """The statistic [diag or upper triangle of V^T C V, tr C] and a bound on its computation error.
+
+    From rows: each row's terms (products of its projections, its squared norm) summed exactly; each term errs by at
+    most 4 gamma_d (a projection y_j = v_j^T x errs by gamma_d since |v_j^T x| <= 1, so a product by 3 gamma_d), a
+    bound that does not depend on the data. From a Gram matrix alone (streamed statistics): V^T C V in float64, each
+    entry within d * gram_error + 3 gamma_d n d (Higham, eq. 3.5); this grows with n, so it is allowed only where n
+    is public (replace-one).
     """
-    values = np.sort(np.linalg.eigvalsh(gram))[::-1][:k]
-    l2 = math.hypot(sensitivity("gram_eigenvalues_l2", neighbors), sensitivity("gram_trace", neighbors))
-    l1 = sensitivity("gram_eigenvalues_l1", neighbors) + sensitivity("gram_trace", neighbors)
-    noise, scale = _noise(rng, k + 1, share, l2, l1)
-    eig = values + noise[:k]
-    trace = float(np.trace(gram) + noise[k])
-    return {"eigenvalues": eig, "total_variance": trace, "noise_scale": scale}
+    d, k = V.shape
+    if data.has_rows:
+        rows_per_block = max(1, (1 << 22) // max(k * k + k + 1, 1))
+        iu = np.triu_indices(k)
+        width = (len(iu[0]) if rotate else k) + 1
+        sums = FixedSums(width=width)
+        rows = data.rows
+        for a in range(0, data.n, rows_per_block):
+            block = rows[a:a + rows_per_block]
+            Y = project_rows(block, V)
+            products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
+            sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
+        return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION
+    C = data.gram
+    M = V.T @ (C @ V)
+    M = (M + M.T) / 2.0
+    values = np.append(_upper(M) if rotate else np.diag(M), np.trace(C))
+    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d)
+
+
+def private_variances(data: PreparedData, components: np.ndarray, share: Share, neighbors: str, rng, *,
+                      rotate: bool = False) -> dict:
+    """The variances along the released components and the total variance, private; the components ordered by them.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The rows (norm <= 1) the components were released from, or their Gram matrix C alone.
+    components : ndarray (d, k)
+        The released (public) orthonormal components V.
+    rotate : bool
+        False: release the diagonal of V^T C V (the variance along each component) and tr(C); order the components
+        by it. True (a mechanism whose basis is arbitrary): release the upper triangle of V^T C V and tr(C), and
+        rotate V by the eigenvectors of the noisy matrix, so component i is the direction of the i-th largest
+        private variance inside the released subspace (post-processing: V is public once released).
+
+    Returns
+    -------
+    dict
+        ``components`` (d, k) ordered by decreasing private variance, ``variances`` (k,), ``total_variance``,
+        ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper").
+
+    Notes
+    -----
+    Sensitivity (rows of norm <= 1, p = ||x||^2, q = ||x'||^2): the diagonal or upper triangle of
+    V^T (x x^T - x' x'^T) V has squared L2 norm at most p^2 + q^2, the trace moves by |p - q|, and
+    p^2 + q^2 + (p - q)^2 <= 2: sqrt(2) under replace-one, and sqrt(2 p^2) <= sqrt(2) under add/remove
+    (:func:`dppca_core.privacy.sensitivity`, ``variances_*``).
+    """
+    V = np.asarray(components, dtype=float)
+    d, k = V.shape
+    if not data.has_rows and neighbors != "replace":
+        raise ValueError("from sufficient statistics alone the variances' rounding error grows with n, which is "
+                         "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
+                         "no share.")
+    values, err = _variance_terms(data, V, rotate)
+    kind = "upper" if rotate else "diag"
+    noisy, noise = release_vector(values, share, rng, l2=sensitivity(f"variances_{kind}_trace", neighbors),
+                                  l1=sensitivity(f"variances_{kind}_trace_l1", neighbors, block_size=k),
+                                  computation_error=err, name="variances along the components")
+    total = float(noisy[-1])
+    if rotate:
+        variances, U = top_eigenvectors(_symmetric(noisy[:-1], k), k)
+        ordered = fix_signs(V @ U)
+    else:
+        order = np.argsort(-noisy[:-1], kind="stable")
+        variances, ordered = noisy[:-1][order], V[:, order]
+    return {"components": ordered, "variances": np.asarray(variances, dtype=float), "total_variance": total,
+            "released": noisy, "noise": noise, "kind": kind}
+
+
+def project_rows(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """rows @ components, each row's projection summed in the same fixed order whatever the other rows are.
+
+    A row's histogram cell must depend on that row alone (one row then moves at most two counts): a BLAS product
+    may round a row differently depending on where it falls in its blocks, so the sum over the d columns is written
+    out, one column at a time.
+    """
+    out = np.zeros((rows.shape[0], components.shape[1]))
+    for j in range(rows.shape[1]):
+        out += rows[:, j:j + 1] * components[j]
+    return out
 
 
 def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng,
@@ -180,132 +266,341 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
 
     Rows have norm <= 1 and the components are orthonormal, so the projections lie in [-1, 1]^2: the bins are
     fixed in advance (public), and one row changes at most two counts by 1 (replace: L2 sqrt(2), L1 2) or one
-    count (add/remove: 1).
+    count (add/remove: 1). Integer counts, integer noise (:func:`dppca_core.shares.release_counts`).
     """
     bins = check_int_range(bins, "score bins", 4, 100)
     dims = min(2, components.shape[1])
-    scores = rows @ components[:, :dims]
+    scores = project_rows(rows, components[:, :dims])
     edges = np.linspace(-1.0, 1.0, bins + 1)
     if dims == 2:
         counts, _, _ = np.histogram2d(scores[:, 0], scores[:, 1], bins=[edges, edges])
     else:
         counts, _ = np.histogram(scores[:, 0], bins=edges)
-    noise, scale = _noise(rng, counts.shape, share, sensitivity("histogram_l2", neighbors),
-                          sensitivity("histogram_l1", neighbors))
-    return {"counts": counts + noise, "edges": edges, "noise_scale": scale, "dims": dims}
+    noisy, noise = release_counts(counts.astype(np.int64), share, neighbors, rng, name="score histogram")
+    return {"counts": noisy, "edges": edges, "noise_scale": noise.noise_scale, "noise": noise, "dims": dims}
 
 
-def release_pca(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
-                data_norm: float = 1.0, seed=None, budget: BudgetSplit | None = None, center: str = "none",
-                score_bins: int = 24, **params) -> Release:
-    """A complete private PCA release: centre, subspace, explained variance and scores under one budget.
+# ---------------------------------------------------------------------------------------------------------------
+# The whole release
+
+
+def _default_budget(center: str, private_radius_: bool, scale: str) -> BudgetSplit:
+    return BudgetSplit.with_extras(mean=DEFAULT_SHARES["mean"] if center == "private" else 0.0,
+                                   radius=DEFAULT_SHARES["radius"] if private_radius_ else 0.0,
+                                   scale=DEFAULT_SHARES["scale"] if scale == "private" else 0.0)
+
+
+def _check_budget(budget, center: str, private_radius_: bool, scale: str) -> None:
+    if not isinstance(budget, BudgetSplit):
+        raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
+    needed = {"mean": (center == "private", "centring with a private mean (center='private')"),
+              "radius": (private_radius_, "choosing the clipping radius privately (data_norm='private')"),
+              "scale": (scale == "private", "scaling the columns privately (scale='private')")}
+    for part, (used, what) in needed.items():
+        share = getattr(budget, part)
+        if used and share <= 0:
+            raise ValueError(f"{what} needs a positive {part} share in the budget, e.g. "
+                             f"BudgetSplit.with_extras({part}=0.1).")
+        if not used and share > 0:
+            raise ValueError(f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off. "
+                             f"Give that share to the subspace, or turn the step on.")
+
+
+def _column_bounds(column_bounds, d: int) -> np.ndarray:
+    if column_bounds is None:
+        raise ValueError("scaling by column bounds needs column_bounds: one public bound per column on |x_j| "
+                         "(from the data's documentation or the instrument's range, never read off the data).")
+    b = np.asarray(column_bounds, dtype=float).reshape(-1)
+    if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
+        raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got {b.shape[0]}.")
+    return b
+
+
+def _check_not_degenerate(X: np.ndarray) -> None:
+    """Refuse a table with nothing to analyse (told to the analyst only: a raw-data check, never published)."""
+    if not np.any(X):
+        raise ValueError("every value in the table is zero: there is no variance to analyse. Check the columns you "
+                         "selected.")
+    if X.shape[0] > 1 and np.all(X == X[0]):
+        raise ValueError("every row of the table is the same: there is no variance to analyse. Check the columns you "
+                         "selected.")
+
+
+def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
+                data_norm=1.0, seed=None, budget: BudgetSplit | None = None, center: str = "none",
+                score_bins: int = 24, *, radius_bounds=DEFAULT_RADIUS_BOUNDS,
+                radius_quantile: float = DEFAULT_RADIUS_QUANTILE, scale: str = "none", column_bounds=None,
+                variance_target: float | None = None, **params) -> Release:
+    """A complete private PCA release, from the raw table to what is published, under one budget.
 
     Parameters
     ----------
-    mechanism, X, k, epsilon, delta, neighbors, data_norm, seed, **params
-        As for :func:`dppca_core.run`; (epsilon, delta) is the total budget of everything released.
+    mechanism, X, epsilon, delta, neighbors, seed, **params
+        As for :func:`dppca_core.run`; (epsilon, delta) is the total budget of everything released. ``seed=None``
+        (fresh randomness) for a release you will publish.
+    k : int or "auto"
+        Number of components; "auto": release all the components the mechanism allows, then keep the smallest k whose
+        private explained-variance ratios sum above ``variance_target`` (post-processing of the eigenvalue share).
+    data_norm : float or "private"
+        The public clipping radius R, or "private": chosen from the radius share as a private quantile of the row
+        norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.choices.private_radius`).
     budget : BudgetSplit, optional
-        Shares of the budget; default: 10% to the mean when ``center="private"``, the rest to the subspace.
+        Shares of the budget; default: 10% to each step that needs one (mean with ``center="private"``, radius with
+        ``data_norm="private"``, scale with ``scale="private"``), the rest to the subspace.
     center : {"none", "private"}
-        "private": centre with the released private mean (its share must be positive). The empirical mean is
-        not offered here: it is not private (centre with a public vector before calling, if you have one).
+        "private": centre with the released private mean (its share must be positive). The empirical mean is not
+        private (the non-private reference, ``mechanism="non_private"``, uses it).
     score_bins : int
         Bins per axis of the private score histogram.
+    radius_bounds : (float, float)
+        Public bounds on R for ``data_norm="private"`` (units of the data, after scaling).
+    radius_quantile : float
+        Public target quantile of the row norms for ``data_norm="private"``.
+    scale : {"none", "bounds", "private"}
+        Column scaling before anything else: "bounds" divides column j by the public bound ``column_bounds[j]``
+        (free); "private" by a private root-mean-square from the scale share (with those bounds).
+    column_bounds : array-like (d,), optional
+        Public bounds on |x_j| for ``scale`` "bounds" or "private".
+    variance_target : float in (0, 1), optional
+        For ``k="auto"``.
 
     Returns
     -------
     Release
-        ``components`` from the subspace mechanism; ``eigenvalues`` private (from the eigenvalue share, or from
-        the mechanism's own noisy matrix when it releases them and that share is 0); ``outputs`` also holds
-        ``mean`` (original units), ``total_variance``, ``explained_variance_ratio`` and ``scores`` (counts and
-        edges) where released; ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the
-        composed curve of all parts.
+        ``components`` ordered by decreasing private variance (from the eigenvalue share, or the mechanism's own
+        noisy matrix when it releases eigenvalues and that share is 0); ``eigenvalues`` the private variances along
+        them; ``outputs`` also holds ``mean`` (units of the scaled data), ``total_variance``,
+        ``explained_variance_ratio``, ``scores`` (counts and edges), ``radius`` and ``column_scales`` where released;
+        ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the composed curve of all parts.
     """
     spec = get_mechanism(mechanism)
     check_neighbors(neighbors)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta) if spec.uses_delta else delta
-    if center not in ("none", "private"):
-        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share); the "
-                         "empirical mean is not private.")
+    if center not in ("none", "private", "empirical"):
+        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
+    if center == "empirical" and spec.guarantee != "none":
+        raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
+                         "center='private' (a private mean from its own share), or mechanism='non_private' for the "
+                         "exact reference.")
+    if scale not in SCALINGS:
+        raise ValueError(f"scale={scale!r}: use one of {list(SCALINGS)}.")
+    private_R = isinstance(data_norm, str)
+    if private_R and data_norm != "private":
+        raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
     if budget is None:
-        budget = BudgetSplit.with_extras(mean=DEFAULT_SHARES["mean"] if center == "private" else 0.0)
-    if not isinstance(budget, BudgetSplit):
-        raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
-    if center == "private" and budget.mean <= 0:
-        raise ValueError("centring with a private mean needs a positive mean share in the budget.")
+        budget = _default_budget(center, private_R, scale)
+    if spec.guarantee == "none":
+        return _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
+                              variance_target, params, random_source(seed).seeded)
+    _check_budget(budget, center, private_R, scale)
+    auto_k = _check_auto_k(k, variance_target, budget, spec)
     source = random_source(seed)
     rng = source.rng
-    data = prepare(X, data_norm)
-    k = check_k(k, data.d)
     resolved = spec.resolve_params(params)
     kind = _curve_kind(spec, resolved)
     shares = allocate(budget, epsilon, delta if kind != "pure" else 0.0, "approx" if kind == "none" else kind)
+    outputs, facts, curves, parameters = {}, {}, [], {}
+
+    steps_on_rows = private_R or scale != "none"
+    if steps_on_rows:
+        from .stats import SufficientStats
+        if isinstance(X, (PreparedData, SufficientStats)):
+            raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
+        X = check_matrix(X)
+        _check_not_degenerate(X)
+    if scale != "none":
+        X, scale_info = _scale_step(X, scale, column_bounds, shares.get("scale"), neighbors, rng)
+        outputs.update(scale_info["outputs"])
+        parameters.update(scale_info["parameters"])
+        if "scale" in shares:
+            facts["scale_noise_scale"] = scale_info["noise"].noise_scale
+            curves.append(shares["scale"].curve())
+    if private_R:
+        chosen = private_radius(X, shares["radius"], neighbors, rng, bounds=radius_bounds, quantile=radius_quantile)
+        R = chosen["radius"]
+        outputs["radius"] = {"value": R, "counts": chosen["counts"]}
+        parameters["radius_rule"] = {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
+                                     float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}
+        facts["radius_noise_scale"] = chosen["noise"].noise_scale
+        curves.append(shares["radius"].curve())
+    else:
+        R = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms, or "
+                           "data_norm='private'.")
+    data = prepare(X, R)
+    K = min(data.d, spec.max_k or data.d) if auto_k else check_k(k, data.d)
     needs_rows = budget.mean > 0 or budget.scores > 0
     if needs_rows and not data.has_rows:
         raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
                          "shares to 0 to release from sufficient statistics.")
 
-    outputs, facts, curves = {}, {}, []
     mean_scaled = np.zeros(data.d)
     if "mean" in shares:
         m = private_mean(data.rows, shares["mean"], neighbors, rng)
         mean_scaled = m["mean"]
         outputs["mean"] = mean_scaled * data.data_norm
-        if m["count_noise_scale"] is not None:  # add/remove: the noisy count is part of the mean's release
+        outputs["mean_sum"] = m["sum"]  # the released noisy sum of the scaled rows (on its grid); the mean is its
+        # post-processing: divided by n (or the noisy count), projected on the unit ball, times R
+        if m["count_noise"] is not None:  # add/remove: the noisy count is part of the mean's release
             outputs["count"] = m["count"]
             facts["count_noise_scale"] = m["count_noise_scale"]
         facts["mean_noise_scale"] = m["noise_scale"]
+        facts["mean_grid"] = m["noise"].step
         curves.append(shares["mean"].curve())
     work = data
     if center == "private":
         work = prepare((data.rows - mean_scaled) * data.data_norm, data.data_norm)  # re-clipped to R
     sub = shares["subspace"]
-    released = run(mechanism, work, k, sub.epsilon, sub.delta if spec.uses_delta else delta, neighbors,
+    released = run(mechanism, work, K, sub.epsilon, sub.delta if spec.uses_delta else delta, neighbors,
                    data.data_norm, source, **params)
     if kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")
     curves.append(released.privacy)
     outputs.update(released.outputs)
-    eigenvalues = released.eigenvalues
+    components, eigenvalues = released.components, released.eigenvalues
     if "eigenvalues" in shares:
-        spec_out = private_spectrum(work.gram, k, shares["eigenvalues"], neighbors, rng)
-        eigenvalues = spec_out["eigenvalues"]
-        outputs["total_variance"] = spec_out["total_variance"]
-        facts["eigenvalue_noise_scale"] = spec_out["noise_scale"]
+        var = private_variances(work, components, shares["eigenvalues"], neighbors, rng,
+                                rotate=not spec.ordered_basis)
+        components, eigenvalues = var["components"], var["variances"]
+        outputs["total_variance"] = var["total_variance"]
+        outputs["variances_released"] = {"kind": var["kind"], "values": var["released"]}
+        facts["eigenvalue_noise_scale"] = var["noise"].noise_scale
+        facts["eigenvalue_grid"] = var["noise"].step
         curves.append(shares["eigenvalues"].curve())
     elif eigenvalues is not None and "trace" in released.outputs:
         outputs["total_variance"] = released.outputs["trace"]
     if eigenvalues is not None and outputs.get("total_variance"):
         outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(outputs["total_variance"], 1e-300)
+    if auto_k:  # the ratios of all K components stay published: anyone can replay the choice
+        outputs["candidate_ratios"] = np.asarray(outputs["explained_variance_ratio"])
+        k = choose_k(outputs["explained_variance_ratio"], variance_target)
+        components, eigenvalues = components[:, :k], np.asarray(eigenvalues)[:k]
+        outputs["explained_variance_ratio"] = outputs["explained_variance_ratio"][:k]
+        parameters["k_rule"] = {"variance_target": float(variance_target), "components_released": int(K),
+                                "rule": "smallest k whose private explained-variance ratios sum above the target"}
     if "scores" in shares:
-        sc = private_scores(work.rows, released.components, shares["scores"], neighbors, rng, score_bins)
+        sc = private_scores(work.rows, components, shares["scores"], neighbors, rng, score_bins)
         outputs["scores"] = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
         facts["scores_noise_scale"] = sc["noise_scale"]
         curves.append(shares["scores"].curve())
 
     guarantee = released.guarantee
     total_delta = delta if kind in ("gdp", "approx") else 0.0
-    privacy = (released.privacy if guarantee in ("none", "retracted")
+    privacy = (released.privacy if guarantee == "retracted"
                else compose(curves, delta=total_delta if total_delta > 0 else None))
-    if guarantee not in ("none", "retracted"):
+    if guarantee != "retracted":
         earned = privacy.epsilon_at(total_delta) if total_delta > 0 else privacy.epsilon
         if earned > epsilon * (1 + 1e-6):
             raise RuntimeError(f"the parts compose to epsilon = {earned:.6g} > {epsilon:g}; the split is wrong.")
         guarantee = "pure" if total_delta == 0 else "approximate"
     facts.update(released.facts)
-    facts["budget"] = {p: {"share": s.weight, "epsilon": s.epsilon, "delta": s.delta,
-                           **({"mu": s.mu} if s.mu is not None else {})} for p, s in shares.items()}
-    parameters = {**released.parameters, "budget": budget.as_dict(), "center": center, "score_bins": score_bins}
+    facts["budget"] = _budget_facts(shares, facts)
+    parameters = {**released.parameters, **parameters, "k": int(components.shape[1]), "budget": budget.as_dict(),
+                  "center": center, "score_bins": score_bins, "scale": scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
     if center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
-        mechanism=spec.name, components=released.components, epsilon=released.epsilon if guarantee == "none"
-        else epsilon, delta=total_delta, neighbors=neighbors, guarantee=guarantee, privacy=privacy,
-        noise_scale=released.noise_scale, eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues),
-        outputs=outputs, parameters=parameters, facts=facts, caveat=released.caveat,
-        diagnostics=NonPrivateDiagnostics(diagnostics), seeded=source.seeded,
+        mechanism=spec.name, components=components, epsilon=epsilon, delta=total_delta, neighbors=neighbors,
+        guarantee=guarantee, privacy=privacy, noise_scale=released.noise_scale,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=outputs, parameters=parameters,
+        facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics), seeded=source.seeded,
     )
+
+
+_NOISE_FACT = {"scale": "scale_noise_scale", "radius": "radius_noise_scale", "mean": "mean_noise_scale",
+               "eigenvalues": "eigenvalue_noise_scale", "scores": "scores_noise_scale"}
+
+
+def _budget_facts(shares: dict, facts: dict) -> dict:
+    """Each part's share and calibration: its (epsilon, delta) and mu, and the noise scale it added."""
+    out = {}
+    for part in PARTS:
+        if part not in shares:
+            continue
+        s = shares[part]
+        entry = {"share": s.weight, "epsilon": s.epsilon, "delta": s.delta}
+        if s.mu is not None:
+            entry["mu"] = s.mu
+        noise = facts.get(_NOISE_FACT.get(part, ""))
+        if noise is not None:
+            entry["noise_scale"] = noise
+        out[part] = entry
+    return out
+
+
+def _check_auto_k(k, variance_target, budget: BudgetSplit, spec) -> bool:
+    if not (isinstance(k, str) and k == "auto"):
+        if variance_target is not None:
+            raise ValueError("variance_target is used with k='auto' only.")
+        return False
+    if variance_target is None:
+        raise ValueError("k='auto' needs a public variance_target in (0, 1), e.g. 0.9: the smallest k whose private "
+                         "explained-variance ratios sum above it.")
+    check_float_range(variance_target, "variance_target", 0.0, 1.0, low_open=True, high_open=True)
+    if budget.eigenvalues <= 0 and not spec.releases_eigenvalues:
+        raise ValueError(f"k='auto' is chosen from private explained-variance ratios, but the budget gives the "
+                         f"eigenvalues no share and {spec.name} does not release its own: give 'eigenvalues' a share.")
+    return True
+
+
+def _scale_step(X: np.ndarray, scale: str, column_bounds, share: Share | None, neighbors: str, rng) -> dict:
+    b = _column_bounds(column_bounds, X.shape[1])
+    info = {"parameters": {"column_bounds": b}, "outputs": {}, "noise": None}
+    if scale == "bounds":
+        scales = b
+    else:
+        chosen = private_column_scales(X, b, share, neighbors, rng)
+        scales, info["noise"] = chosen["scales"], chosen["noise"]
+        info["outputs"]["column_scales"] = scales
+    return X / scales, info
+
+
+def _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
+                   variance_target, params, seeded: bool) -> Release:
+    """The non-private reference: every part exact, as scikit-learn's PCA computes it on the clipped rows.
+
+    No share, no noise: the empirical mean (``center`` "private" or "empirical"; no re-clipping after centring),
+    the exact eigenvalues and trace of the centred rows, exact score counts. Guarantee: none.
+    """
+    spec.resolve_params(params)
+    if isinstance(data_norm, str):
+        raise ValueError("the non-private reference clips to a given radius: pass a number as data_norm.")
+    if scale != "none":
+        X = check_matrix(X)
+        X = X / _column_bounds(column_bounds, X.shape[1])
+    data = prepare(X, data_norm)
+    rows = data.rows
+    outputs = {}
+    if center in ("private", "empirical"):
+        mean = rows.mean(axis=0)
+        rows = rows - mean
+        outputs["mean"] = mean * data.data_norm
+    gram = rows.T @ rows
+    if isinstance(k, str) and k == "auto":
+        if variance_target is None:
+            raise ValueError("k='auto' needs a variance_target in (0, 1).")
+        all_values = np.sort(np.linalg.eigvalsh((gram + gram.T) / 2.0))[::-1]
+        k = choose_k(all_values / max(float(np.trace(gram)), 1e-300), variance_target)
+    k = check_k(k, data.d)
+    values, vectors = top_eigenvectors(gram, k)
+    outputs["total_variance"] = float(np.trace(gram))
+    outputs["explained_variance_ratio"] = values / max(outputs["total_variance"], 1e-300)
+    if budget.scores > 0:
+        bins = check_int_range(score_bins, "score bins", 4, 100)
+        edges = np.linspace(-1.0, 1.0, bins + 1)
+        dims = min(2, k)
+        proj = project_rows(rows, vectors[:, :dims])
+        counts = (np.histogram2d(proj[:, 0], proj[:, 1], bins=[edges, edges])[0] if dims == 2
+                  else np.histogram(proj[:, 0], bins=edges)[0])
+        outputs["scores"] = {"counts": counts.astype(np.int64), "edges": edges, "dims": dims}
+    parameters = {"k": k, "d": data.d, "data_norm": data.data_norm, "budget": budget.as_dict(), "center": center,
+                  "score_bins": score_bins, "scale": scale}
+    if neighbors == "replace":
+        parameters["n"] = data.n
+    return Release(mechanism=spec.name, components=vectors, epsilon=math.inf, delta=0.0, neighbors=neighbors,
+                   guarantee="none", privacy=PrivacyCurve.none(), noise_scale=None, eigenvalues=values,
+                   outputs=outputs, parameters=parameters, facts={"noise_on": "none"},
+                   diagnostics=NonPrivateDiagnostics({"rows_clipped": data.n_clipped}), seeded=seeded)

@@ -165,7 +165,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_components=None, *, mechanism="analyze_gauss", epsilon=1.0, delta=1e-6, data_norm=1.0,
-                 neighbors="replace", center="none", budget=None, random_state=None, mechanism_params=None):
+                 neighbors="replace", center=None, budget=None, random_state=None, mechanism_params=None,
+                 radius_bounds=None, radius_quantile=0.9, scale="none", column_bounds=None):
         self.n_components = n_components
         self.mechanism = mechanism
         self.epsilon = epsilon
@@ -176,6 +177,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.budget = budget
         self.random_state = random_state
         self.mechanism_params = mechanism_params
+        self.radius_bounds = radius_bounds
+        self.radius_quantile = radius_quantile
+        self.scale = scale
+        self.column_bounds = column_bounds
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_tags__(self):
@@ -210,12 +215,26 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                              ensure_min_samples=2 if reset else 1)
 
     # ------------------------------------------------------------------ parameters
-    def _budget(self) -> BudgetSplit:
+    def _center(self, spec) -> str:
+        """The centring used: as given, or by default the empirical mean for the non-private reference (what
+        scikit-learn's PCA does) and none for a private mechanism."""
+        if self.center is None:
+            return "empirical" if spec.guarantee == "none" else "none"
+        if self.center not in ("none", "private", "empirical"):
+            raise ValueError(f"center={self.center!r}: use 'none', 'private' (a private mean from its own share) or "
+                             "None (the default: 'none', or the empirical mean for mechanism='non_private').")
+        if self.center == "empirical" and spec.guarantee != "none":
+            raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
+                             "center='private', or mechanism='non_private' for the exact reference.")
+        return self.center
+
+    def _budget(self, center: str, spec) -> BudgetSplit:
+        private_radius = isinstance(self.data_norm, str)
+        needed = {"mean": center == "private", "radius": private_radius, "scale": self.scale == "private"}
         budget = self.budget
         if budget is None:
             extras = {"eigenvalues": DEFAULT_SHARES["eigenvalues"]}
-            if self.center == "private":
-                extras["mean"] = DEFAULT_SHARES["mean"]
+            extras.update({part: DEFAULT_SHARES[part] for part, used in needed.items() if used})
             return BudgetSplit.with_extras(**extras)
         if isinstance(budget, Mapping):
             unknown = sorted(set(map(str, budget)) - set(PARTS))
@@ -229,10 +248,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not isinstance(budget, BudgetSplit):
             raise ValueError(f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
                              f"(got {type(budget).__name__}).")
-        if self.center == "none" and budget.mean > 0:
-            raise ValueError(f"budget gives the mean a share of {budget.mean:g}, but center='none' does not use it; "
-                             "set center='private' or give that share to the subspace.")
-        if self.center == "private" and budget.mean <= 0:
+        if spec.guarantee == "none":
+            return budget  # the non-private reference spends nothing: every part is exact
+        if center != "private" and budget.mean > 0:
+            raise ValueError(f"budget gives the mean a share of {budget.mean:g}, but center={center!r} does not use "
+                             "it; set center='private' or give that share to the subspace.")
+        if center == "private" and budget.mean <= 0:
             raise ValueError("center='private' needs a positive mean share in budget, e.g. {'mean': 0.1, "
                              "'eigenvalues': 0.1}.")
         return budget
@@ -276,61 +297,61 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n, d = X.shape
         spec = get_mechanism(self.mechanism)
         k, fraction = self._requested_k(d, spec)
-        budget = self._budget()
-        if fraction is not None and budget.eigenvalues <= 0 and not spec.releases_eigenvalues:
+        center = self._center(spec)
+        budget = self._budget(center, spec)
+        if fraction is not None and budget.eigenvalues <= 0 and not spec.releases_eigenvalues \
+                and spec.guarantee != "none":
             raise ValueError(f"a float n_components is chosen from private explained-variance ratios, but the budget "
                              f"gives the eigenvalues no share and {spec.name} does not release its own; give "
                              "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
-        release = release_pca(self.mechanism, X, k, self.epsilon, self.delta, self.neighbors, self.data_norm,
-                              seed=_random_source(self.random_state), budget=budget, center=self.center,
-                              **(self.mechanism_params or {}))
-        _warn_clipping(release.diagnostics, n, float(self.data_norm))
+        options = {"radius_quantile": self.radius_quantile, "scale": self.scale, "column_bounds": self.column_bounds}
+        if self.radius_bounds is not None:
+            options["radius_bounds"] = self.radius_bounds
+        release = release_pca(self.mechanism, X, "auto" if fraction is not None else k, self.epsilon, self.delta,
+                              self.neighbors, self.data_norm, seed=_random_source(self.random_state), budget=budget,
+                              center=center, variance_target=fraction, **options, **(self.mechanism_params or {}))
+        _warn_clipping(release.diagnostics, n, release.parameters["data_norm"])
         # from here on only the published release is read: nothing else about X reaches the estimator
-        self._set_from_published(release.published(), d, fraction)
+        self._set_from_published(release.published(), d, center)
         return self
 
-    def _set_from_published(self, pub: dict, d: int, fraction: float | None) -> None:
+    def _set_from_published(self, pub: dict, d: int, center: str) -> None:
         for name in _OPTIONAL:
             self.__dict__.pop(name, None)  # a refit must not keep attributes the new release does not support
-        R = float(pub["parameters"]["data_norm"])
-        V = np.asarray(pub["components"], dtype=float)  # (d, K)
-        outputs = pub["outputs"]
+        params, outputs = pub["parameters"], pub["outputs"]
+        R = float(params["data_norm"])
+        V = np.asarray(pub["components"], dtype=float)  # (d, k), ordered by the private variances
         k = V.shape[1]
-        spectrum = pub["eigenvalues"] is not None and outputs.get("total_variance") is not None
-        if spectrum:
-            lam = np.sort(np.maximum(np.asarray(pub["eigenvalues"], dtype=float), 0.0))[::-1]
-            trace = max(float(outputs["total_variance"]), float(lam.sum()), np.finfo(float).tiny)
-            ratio = lam / trace
-            if fraction is not None:  # smallest k with cumulative private ratio > fraction (PCA's rule)
-                k = min(int(np.searchsorted(np.cumsum(ratio), fraction, side="right")) + 1, V.shape[1])
-        elif fraction is not None:
-            raise ValueError("the release holds no private spectrum to choose n_components from; give 'eigenvalues' "
-                             "a share in budget or pass an int n_components.")
         self.release_ = pub
-        self.components_ = np.ascontiguousarray(V[:, :k].T)
+        self.components_ = np.ascontiguousarray(V.T)
         self.n_components_ = int(k)
-        self.mean_ = (np.asarray(outputs["mean"], dtype=float) if self.center == "private" else np.zeros(d))
-        if not spectrum:
+        self.scale_ = _column_scales(pub, d)
+        self.mean_ = (np.asarray(outputs["mean"], dtype=float) if center != "none" else np.zeros(d)) * self.scale_
+        self.data_norm_ = R
+        if pub["eigenvalues"] is None or outputs.get("total_variance") is None:
             return
-        self.explained_variance_ratio_ = ratio[:k].copy()
-        self.singular_values_ = R * np.sqrt(lam[:k])
-        n = pub["parameters"].get("n")
+        # the variances along components_ (release_pca pairs and orders them); negatives set to 0 (post-processing)
+        lam = np.maximum(np.asarray(pub["eigenvalues"], dtype=float), 0.0)
+        trace = max(float(outputs["total_variance"]), float(lam.sum()), np.finfo(float).tiny)
+        self.explained_variance_ratio_ = lam / trace
+        self.singular_values_ = R * np.sqrt(lam)
+        n = params.get("n")
         if n is None:
             n = outputs.get("count")  # a private count, where the release holds one (add/remove)
         if n is None:
             return
         denom = max(float(n) - 1.0, 1.0)
         self.n_samples_ = int(max(round(float(n)), 1))
-        self.explained_variance_ = lam[:k] * R**2 / denom
-        rest = max(trace - float(lam[:k].sum()), 0.0)
+        self.explained_variance_ = lam * R**2 / denom
+        rest = max(trace - float(lam.sum()), 0.0)
         self.noise_variance_ = float(rest * R**2 / denom / (d - k)) if k < d else 0.0
 
     # ------------------------------------------------------------------ transforms
     def transform(self, X):
         """Project rows on the private components after subtracting ``mean_`` (zero with ``center="none"``)."""
         check_is_fitted(self)
-        X = self._validate(X, reset=False)
-        return X @ self.components_.T - self.mean_ @ self.components_.T
+        X = self._validate(X, reset=False) / self.scale_
+        return X @ self.components_.T - (self.mean_ / self.scale_) @ self.components_.T
 
     def inverse_transform(self, X):
         """Map scores back to the feature space: ``X @ components_ + mean_``."""
@@ -339,7 +360,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if Z.shape[1] != self.n_components_:
             raise ValueError(f"X has {Z.shape[1]} columns, but inverse_transform expects n_components_ = "
                              f"{self.n_components_} (the output of transform).")
-        return Z @ self.components_ + self.mean_
+        return (Z @ self.components_) * self.scale_ + self.mean_
 
     # ------------------------------------------------------------------ probabilistic PCA model
     def _model(self) -> tuple[np.ndarray, float]:
@@ -360,14 +381,16 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         along, noise = self._model()
         C = self.components_
-        return (C.T * (along - noise)) @ C + noise * np.eye(self.n_features_in_)
+        scaled = (C.T * (along - noise)) @ C + noise * np.eye(self.n_features_in_)
+        return scaled * np.outer(self.scale_, self.scale_)  # back to the data's units (scale_ is 1 without scaling)
 
     def get_precision(self):
         """Inverse of :meth:`get_covariance` (the components are orthonormal, so in closed form)."""
         check_is_fitted(self)
         along, noise = self._model()
         C = self.components_
-        return (C.T * (1.0 / along - 1.0 / noise)) @ C + np.eye(self.n_features_in_) / noise
+        scaled = (C.T * (1.0 / along - 1.0 / noise)) @ C + np.eye(self.n_features_in_) / noise
+        return scaled / np.outer(self.scale_, self.scale_)
 
     def score_samples(self, X):
         """Log-likelihood of each row under the probabilistic PCA model built from the private attributes.
@@ -379,7 +402,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = self._validate(X, reset=False)
         along, noise = self._model()
         d, k = self.n_features_in_, self.n_components_
-        centred = X - self.mean_
+        centred = (X - self.mean_) / self.scale_
         scores = centred @ self.components_.T
         quad = (scores**2 / along).sum(axis=1)
         logdet = float(np.log(along).sum())
@@ -387,11 +410,22 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             off = np.maximum(np.einsum("ij,ij->i", centred, centred) - np.einsum("ij,ij->i", scores, scores), 0.0)
             quad = quad + off / noise
             logdet += (d - k) * math.log(noise)
-        return -0.5 * (d * math.log(2.0 * math.pi) + logdet + quad)
+        # a density in the data's units: the change of variables x -> x / scale_ contributes -sum(log scale_)
+        return -0.5 * (d * math.log(2.0 * math.pi) + logdet + quad) - float(np.log(self.scale_).sum())
 
     def score(self, X, y=None):
         """Average log-likelihood of the rows of X (see :meth:`score_samples`)."""
         return float(np.mean(self.score_samples(X)))
+
+
+def _column_scales(pub: dict, d: int) -> np.ndarray:
+    """The column scales the release divided the data by (ones without scaling): public bounds or private scales."""
+    scale = pub["parameters"].get("scale", "none")
+    if scale == "private":
+        return np.asarray(pub["outputs"]["column_scales"], dtype=float)
+    if scale == "bounds":
+        return np.asarray(pub["parameters"]["column_bounds"], dtype=float)
+    return np.ones(d)
 
 
 def _warn_clipping(diagnostics, n: int, data_norm: float) -> None:

@@ -22,6 +22,7 @@ from typing import Iterable
 import numpy as np
 
 from ._compiled import row_sq_norms
+from .privacy import summation_error
 from .validation import check_matrix, check_positive
 
 #: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
@@ -103,6 +104,7 @@ class GramAccumulator:
         self._scaled = np.zeros((self.d, self.d))    # sum of (s x)(s x)^T over the other rows
         self._raw_sum = np.zeros(self.d)
         self._scaled_sum = np.zeros(self.d)
+        self.additions = 0  # block sums added into the running matrices (for the rounding-error bound)
         self._fast = _SAFE_RADIUS[0] <= self.radius <= _SAFE_RADIUS[1]
         self._r2 = self.radius * self.radius
         # rows already clipped to R elsewhere have ||x||^2 = R^2 up to a few ulps: not clipped again
@@ -123,6 +125,7 @@ class GramAccumulator:
         for a in range(0, X.shape[0], step):
             B = X[a:a + step]
             s, over = self.block_scales(B, first_row=first_row + a, name=name)
+            self.additions += 1
             if s is None:  # no row clipped: straight into X^T X, no copy
                 self._raw += B.T @ B
                 if self.want_sum:
@@ -172,7 +175,20 @@ class GramAccumulator:
         self._scaled_sum += other._scaled_sum
         self.n += other.n
         self.n_clipped += other.n_clipped
+        self.additions += other.additions + 1
         return self
+
+    @property
+    def gram_error(self) -> float:
+        """A bound on the rounding error of each entry of :attr:`gram` (and of :attr:`sum`).
+
+        Each block of at most :func:`block_rows` rows is summed in one BLAS call, then the block sums are added one
+        after another: any order of summation errs by at most gamma_m times the sum of the absolute terms (at most n
+        for rows of norm <= 1), with m the longest chain of additions (Higham, eq. 4.4), plus a few roundings for
+        the scaling, the merge of the two running sums and the symmetrisation.
+        """
+        return gram_error_bound(self.n, self.d, max(self.additions, 0)) if self.additions > _canonical_additions(
+            self.n, self.d) else gram_error_bound(self.n, self.d)
 
     @property
     def gram(self) -> np.ndarray:
@@ -184,6 +200,30 @@ class GramAccumulator:
     def sum(self) -> np.ndarray:
         """sum_i s_i x_i."""
         return self._raw_sum / self.radius + self._scaled_sum if self._fast else self._scaled_sum.copy()
+
+
+#: block sums a Gram matrix may add in turn and still use the canonical error bound: twice the blocks of n rows
+#: plus this many more (partial blocks at the ends of streamed chunks, files and sites)
+EXTRA_ADDITIONS = 4096
+
+
+def gram_error_bound(n: int, d: int, additions: int | None = None) -> float:
+    """Bound on each entry's rounding error for a Gram matrix of n rows of norm <= 1, summed by blocks of at most
+    :func:`block_rows` (d) rows whose sums are added in turn.
+
+    Without ``additions``: the canonical bound, valid for every way the library forms a Gram matrix (in memory: one
+    addition per block; streamed: a few more at the ends of chunks, files and sites, up to 2 ceil(n / block) +
+    :data:`EXTRA_ADDITIONS`). It depends on n and d only, so every path to the same statistics publishes the same
+    noise scale. With ``additions``: the bound for that many additions.
+    """
+    step = block_rows(d)
+    if additions is None:
+        additions = 2 * -(-int(n) // step) + EXTRA_ADDITIONS
+    return summation_error(step + int(additions) + 8, max(int(n), 1))
+
+
+def _canonical_additions(n: int, d: int) -> int:
+    return 2 * -(-int(n) // block_rows(d)) + EXTRA_ADDITIONS
 
 
 @dataclass(frozen=True)
@@ -270,8 +310,9 @@ class PreparedData:
 
     def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0, *,
                  source=None, scales=None, sites: SitePartition | None = None, site_column: str | None = None,
-                 compiled_norms: bool = False):
+                 compiled_norms: bool = False, gram_error: float | None = None):
         self.n, self.d = int(n), int(d)
+        self._gram_error = gram_error
         self.data_norm = float(data_norm)
         self.n_clipped = int(n_clipped)
         self._rows = rows
@@ -347,13 +388,18 @@ class PreparedData:
             with self._lock:
                 if self._gram is None:
                     if self._rows is not None:
-                        g = self._rows.T @ self._rows
-                        g = (g + g.T) / 2.0
+                        g = _scaled_gram(self._rows, np.ones(self.n), 1.0)
                     else:
                         g = _scaled_gram(self._source, self._scales, self.data_norm)
                     g.setflags(write=False)
                     self._gram = g
         return self._gram
+
+    @property
+    def gram_error(self) -> float:
+        """A bound on the rounding error of each entry of :attr:`gram` (see :func:`gram_error_bound`): the Gram
+        matrices formed here are summed by blocks; statistics streamed from files carry their own bound."""
+        return self._gram_error if self._gram_error is not None else gram_error_bound(self.n, self.d)
 
     @property
     def stored_sites(self) -> SitePartition | None:
@@ -565,9 +611,9 @@ def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
         row += arr.shape[0]
     if acc is None or acc.n < 2:
         raise ValueError(f"the chunks held {0 if acc is None else acc.n} row(s); at least 2 are needed.")
-    return PreparedData(acc.n, acc.d, data_norm, gram=acc.gram, n_clipped=acc.n_clipped)
+    return PreparedData(acc.n, acc.d, data_norm, gram=acc.gram, n_clipped=acc.n_clipped, gram_error=acc.gram_error)
 
 
 __all__ = ["PreparedData", "SitePartition", "GramAccumulator", "prepare", "gram_from_chunks", "clip_rows",
-           "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows"]
+           "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows", "gram_error_bound"]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -56,6 +57,21 @@ _SENSITIVITY = {
     "histogram_l2": {"replace": math.sqrt(2.0), "add_remove": 1.0},
     # the same, L1 norm (for Laplace noise)
     "histogram_l1": {"replace": 2.0, "add_remove": 1.0},
+    # variances along released components (the diagonal of V^T C V) and the trace tr(C), one vector: with p = ||x||^2,
+    # q = ||x'||^2 in [0, 1], the diagonal moves by at most p^2 + q^2 in squared L2 (the projections' fourth powers) and
+    # the trace by |p - q|: 2 p^2 + 2 q^2 - 2 p q <= 2 (replace); 2 p^2 <= 2 (add/remove). In L1: p + q + |p - q| <= 2.
+    "variances_diag_trace": {"replace": math.sqrt(2.0), "add_remove": math.sqrt(2.0)},
+    "variances_diag_trace_l1": {"replace": 2.0, "add_remove": 2.0},
+    # the upper triangle (with the diagonal) of the k x k matrix V^T C V and the trace: the same L2 bound (the upper
+    # triangle's norm is at most the Frobenius norm of V^T (x x^T - x' x'^T) V, at most p^2 + q^2); in L1 the upper
+    # triangle of a a^T is at most (k + 1)/2 ||a||^2, so (k + 1)/2 (p + q) + |p - q| <= k + 1 (replace), (k + 3)/2
+    # (add/remove): a function of k (``block_size``)
+    "variances_upper_trace": {"replace": math.sqrt(2.0), "add_remove": math.sqrt(2.0)},
+    "variances_upper_trace_l1": {"replace": lambda k: k + 1.0, "add_remove": lambda k: (k + 3.0) / 2.0},
+    # per-column second moments sum_i min(x_ij^2, b_j^2) / b_j^2 for public column bounds b: each of the d
+    # coordinates moves by at most 1 (``block_size`` = d)
+    "column_squares": {"replace": math.sqrt, "add_remove": math.sqrt},
+    "column_squares_l1": {"replace": float, "add_remove": float},
 }
 
 
@@ -87,17 +103,25 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
         ``gram_times_basis``: Frobenius norm of ``X^T X Q`` for orthonormal ``Q`` with
         ``block_size`` columns (replace-one: sqrt(2) if block_size >= 2, 1 if block_size = 1);
         ``gram_eigenvalues_l1``: L1 norm of the eigenvalue vector of ``X^T X``;
-        ``quadratic_score``: range of ``tr(V^T X^T X V)`` (exponential mechanism utility).
+        ``quadratic_score``: range of ``tr(V^T X^T X V)`` (exponential mechanism utility);
+        ``variances_*``: the private variances along released components with the trace (:mod:`dppca_core.budget`);
+        ``column_squares``: per-column second moments for private scaling (:mod:`dppca_core.choices`).
     neighbors : {"replace", "add_remove"}
     block_size : int, optional
-        Number of columns of ``Q`` for ``gram_times_basis``.
+        Number of columns of ``Q`` for ``gram_times_basis``; k for ``variances_upper_trace_l1``; d for
+        ``column_squares``.
     """
     check_neighbors(neighbors)
     if statistic not in _SENSITIVITY:
         raise ValueError(f"unknown statistic {statistic!r}; known: {sorted(_SENSITIVITY)}")
     if statistic == "gram_times_basis" and neighbors == "replace" and block_size == 1:
         return 1.0
-    return _SENSITIVITY[statistic][neighbors]
+    value = _SENSITIVITY[statistic][neighbors]
+    if callable(value):
+        if block_size is None or int(block_size) < 1:
+            raise ValueError(f"the sensitivity of {statistic!r} depends on its size: pass block_size (k or d).")
+        return float(value(int(block_size)))
+    return value
 
 
 def _check_eps_delta(epsilon: float, delta: float | None, *, need_delta: bool = True) -> None:
@@ -222,6 +246,118 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     while gaussian_delta(hi, mu) > delta:
         hi *= 2.0
     return brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Exact noise on a grid: the calibration of every published "value + noise" (sampled by dppca_core.exact).
+
+#: the noise of a released value spans 2^GRID_BITS to 2^(GRID_BITS + 1) grid steps, so rounding the statistic to the
+#: grid (half a step per coordinate) adds at most sqrt(m) steps to an L2 sensitivity, a 2^-GRID_BITS share of it
+GRID_BITS = 20
+#: unit roundoff of float64
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def summation_error(n_terms: int, magnitude: float) -> float:
+    """A bound on the rounding error of a float64 sum of ``n_terms`` terms of total absolute value ``magnitude``.
+
+    gamma_n * magnitude with gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd
+    ed., eq. 4.4): valid for any order of summation, so for BLAS and numpy's pairwise sums alike.
+    """
+    nu = max(int(n_terms), 1) * UNIT_ROUNDOFF
+    if nu >= 0.5:
+        raise ValueError(f"a sum of {n_terms} terms is beyond float64's error analysis.")
+    return nu / (1.0 - nu) * float(magnitude)
+
+
+@dataclass(frozen=True)
+class GridNoise:
+    """The calibration of one published vector: its grid, its noise in grid steps and its guarantee.
+
+    Attributes
+    ----------
+    step : float
+        The grid gamma, a power of two (1 for integer statistics such as counts).
+    scale : Fraction
+        Noise scale in grid steps: the standard deviation of the Gaussian whose rounding is added, or the Laplace
+        scale b. Rounded up to 32 fractional bits (never less noise than calibrated).
+    sensitivity : float
+        Sensitivity of the rounded statistic in grid steps (L2 for Gaussian noise, L1 for Laplace), with the
+        rounding and the floating-point error of computing the statistic added.
+    laplace : bool
+    """
+
+    step: float
+    scale: Fraction
+    sensitivity: float
+    laplace: bool = False
+
+    @property
+    def noise_scale(self) -> float:
+        """The noise scale in the statistic's own units."""
+        return float(self.scale) * self.step
+
+    def curve(self) -> "PrivacyCurve":
+        """The exact guarantee: the rounded release is a post-processing of the Gaussian (Laplace) mechanism on the
+        rounded statistic, so it is (sensitivity / scale)-GDP (or pure epsilon-DP with epsilon = sensitivity / b)."""
+        ratio = self.sensitivity / float(self.scale)
+        return PrivacyCurve.pure(ratio) if self.laplace else PrivacyCurve.gdp(ratio)
+
+
+def grid_step(noise_scale: float) -> float:
+    """The power-of-two grid on which a value with noise of scale ``noise_scale`` is released (2^GRID_BITS to
+    2^(GRID_BITS + 1) steps per noise scale)."""
+    if not (math.isfinite(noise_scale) and noise_scale > 0):
+        raise ValueError(f"the noise scale must be a finite number > 0 (got {noise_scale!r}).")
+    return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - GRID_BITS)
+
+
+def grid_noise(size: int, *, l2: float | None = None, mu: float | None = None, l1: float | None = None,
+               epsilon: float | None = None, integer: bool = False, computation_error: float = 0.0) -> GridNoise:
+    """Calibrate the exact release of a vector of ``size`` values: Gaussian (``l2``, ``mu``) or Laplace (``l1``,
+    ``epsilon``).
+
+    Parameters
+    ----------
+    size : int
+        Number of values released.
+    l2, mu : float
+        L2 sensitivity of the exact statistic and the Gaussian-DP parameter its share may spend.
+    l1, epsilon : float
+        L1 sensitivity and the pure epsilon (Laplace).
+    integer : bool
+        The statistic is an integer vector computed exactly (counts): released on the grid of 1, no rounding.
+    computation_error : float
+        A bound on the floating-point error of each computed value (see :func:`summation_error`). Two neighbouring
+        datasets' computed values differ by at most the exact sensitivity plus twice this per coordinate.
+
+    Notes
+    -----
+    The statistic s is computed as s_hat with |s_hat_j - s_j| <= e, rounded to q = round(s_hat / gamma), and
+    q + round(scale * G) is released. ||q(D) - q(D')||_2 <= Delta / gamma + sqrt(m) (1 + 2 e / gamma): the rounding
+    moves each coordinate by at most half a step, the computation by at most e. Since q is on the grid,
+    q + round(scale G) = round(q + scale G): a post-processing of the Gaussian mechanism with that sensitivity, hence
+    exactly (sensitivity / scale)-GDP. Laplace: the same with L1 norms (m instead of sqrt(m)).
+    """
+    from .exact import exact_scale
+
+    size = int(size)
+    gaussian = mu is not None
+    if gaussian == (epsilon is not None) or (gaussian and l2 is None) or (not gaussian and l1 is None):
+        raise ValueError("grid_noise takes either l2 and mu (Gaussian) or l1 and epsilon (Laplace).")
+    budget = mu if gaussian else epsilon
+    exact = l2 if gaussian else l1
+    if not (math.isfinite(budget) and budget > 0):
+        raise ValueError(f"{'mu' if gaussian else 'epsilon'} must be a finite number > 0 (got {budget!r}).")
+    _check_sensitivity(exact)
+    if integer:
+        step, slack = 1.0, 0.0
+    else:
+        step = grid_step(exact / budget)
+        per_coordinate = 1.0 + 2.0 * float(computation_error) / step
+        slack = (math.sqrt(size) if gaussian else size) * per_coordinate
+    total = exact / step + slack
+    return GridNoise(step=step, scale=exact_scale(total / budget), sensitivity=total, laplace=not gaussian)
 
 
 # ---------------------------------------------------------------------------------------------------------------

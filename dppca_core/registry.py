@@ -151,6 +151,11 @@ class MechanismSpec:
     and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=)`` returns an
     :class:`dppca_core.audit.AuditDesign` for mechanisms the default designs do not fit.
 
+    ``ordered_basis`` says that the released components come in decreasing order of the mechanism's own estimate
+    of the variance along them (eigenvectors of a noisy matrix, a power method's singular vectors). False for
+    mechanisms that release a subspace in an arbitrary basis (a sampler's state, a Fantope solution, a QR factor):
+    :func:`dppca_core.release_pca` then orders the basis with its private variance matrix (post-processing).
+
     ``threaded_reps`` says that the mechanism spends its time outside BLAS, in loops that release the GIL (a
     compiled sequential pass, row gathers), so :func:`dppca_core.experiments.repeat` runs its repetitions on two
     threads. The others keep one: BLAS already uses every core for them, and threads on top only contend
@@ -177,6 +182,7 @@ class MechanismSpec:
     prepare_input: Callable | None = None
     audit_design: Callable | None = None
     threaded_reps: bool = False
+    ordered_basis: bool = True
 
     def __post_init__(self):
         if self.model not in MODELS:
@@ -253,6 +259,7 @@ def list_mechanisms() -> pd.DataFrame:
             "releases_eigenvalues": s.releases_eigenvalues,
             "task": s.task,
             "caveat": s.caveat,
+            "ordered_basis": s.ordered_basis,
         }
         for s in _REGISTRY.values()
     ]

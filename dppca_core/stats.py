@@ -42,7 +42,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .prepare import GramAccumulator, PreparedData, SitePartition
+from .prepare import GramAccumulator, PreparedData, SitePartition, _canonical_additions, gram_error_bound
+from .privacy import summation_error
 from .release import NonPrivateDiagnostics
 from .tables import (
     MAX_COLUMNS,
@@ -97,6 +98,10 @@ class SufficientStats:
         Rows per site.
     site_grams : ndarray (S, d, d) or None
         Each site's Gram matrix.
+    gram_error : float or None
+        A bound on the rounding error of each entry of ``gram`` (how it was summed; see
+        :func:`dppca_core.prepare.gram_error_bound`), which the exact release of statistics computed from it adds to
+        their sensitivity. None: the bound for rows summed by blocks.
     diagnostics : NonPrivateDiagnostics
         Raw-data counts (rows read, clipped, dropped; bad cells per column; dropped columns; files; time):
         not private, never to be published.
@@ -114,6 +119,7 @@ class SufficientStats:
     site_counts: np.ndarray | None = None
     site_grams: np.ndarray | None = None
     diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
+    gram_error: float | None = None
 
     @property
     def d(self) -> int:
@@ -140,7 +146,7 @@ class SufficientStats:
                 grams.append(g)
             sites = SitePartition(np.asarray(self.site_counts, dtype=int), tuple(grams), tuple(self.site_labels))
         return PreparedData(self.n, self.d, self.data_norm, gram=gram, n_clipped=self.n_clipped, sites=sites,
-                            site_column=self.site_column)
+                            site_column=self.site_column, gram_error=self.gram_error)
 
     def __repr__(self) -> str:
         sites = f", sites={len(self.site_labels)} from {self.site_column!r}" if self.site_labels else ""
@@ -470,8 +476,13 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
         warn.append(f"{part.rows_dropped} of {part.rows_read} rows had missing, infinite or non-numeric values and "
                     "were left out (on_bad='drop_rows'; a non-private count).")
     diag["warnings"] = warn
+    # the pooled matrix adds the sites' matrices in turn: within the canonical bound when the additions are few
+    # (every path to the same statistics then publishes the same noise scale), else their own bounds add up
+    additions = sum(a.additions for a in accs) + len(accs)
+    gram_error = (gram_error_bound(n, d) if additions <= _canonical_additions(n, d)
+                  else sum(a.gram_error for a in accs) + summation_error(len(accs) + 2, n))
     return SufficientStats(n, tuple(spec.names), spec.data_norm, gram, total, site_col, site_labels, site_counts,
-                           site_grams, NonPrivateDiagnostics(diag))
+                           site_grams, NonPrivateDiagnostics(diag), gram_error)
 
 
 # ------------------------------------------------------------------------------------------- readers

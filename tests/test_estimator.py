@@ -129,11 +129,13 @@ def test_float_n_components_is_chosen_from_the_private_ratios_only():
     est = DPPCA(0.9, epsilon=200.0, random_state=2).fit(X)
     pub = est.release_
     d = X.shape[1]
-    assert pub["parameters"]["k"] == d and len(pub["eigenvalues"]) == d  # the whole spectrum was released
+    rule = pub["parameters"]["k_rule"]
+    assert rule["components_released"] == d and rule["variance_target"] == 0.9  # the whole spectrum was released
+    assert pub["parameters"]["k"] == est.n_components_ == len(pub["eigenvalues"])  # the k kept are published
     assert pub["facts"]["budget"]["eigenvalues"]["share"] == pytest.approx(0.1)
     # the rule, replayed on the published release alone: smallest k with cumulative private ratio > 0.9
-    lam = np.sort(np.maximum(pub["eigenvalues"], 0.0))[::-1]
-    ratio = lam / max(pub["outputs"]["total_variance"], lam.sum())
+    ratio = np.asarray(pub["outputs"]["candidate_ratios"])
+    assert len(ratio) == d and np.all(np.diff(ratio) <= 0)
     expected = int(np.argmax(np.cumsum(ratio) > 0.9)) + 1 if np.cumsum(ratio)[-1] > 0.9 else d
     assert est.n_components_ == expected == est.components_.shape[0]
     # at this epsilon the noise is far below the margin of the exact cumulative ratio to 0.9 (uncentred, as fitted)

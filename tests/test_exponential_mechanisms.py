@@ -101,16 +101,21 @@ def test_monotone_add_remove_weight_is_exactly_epsilon_dp(epsilon):
 
 
 def test_amin_laplace_scale_per_relation_and_budget_split():
-    for neighbors in ["replace", "add_remove"]:
-        rel = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors=neighbors, eigenvalue_share=0.5)
-        sens = privacy.sensitivity("gram_eigenvalues_l1", neighbors)
-        assert rel.noise_scale == pytest.approx(privacy.laplace_scale(sens, 0.5))
-        assert rel.eigenvalues.shape == (2,) and rel.eigenvalues[0] >= rel.eigenvalues[1]
-        assert rel.facts["epsilon_per_vector"] == pytest.approx(0.25)
-        assert rel.facts["epsilon_eigenvalues"] == pytest.approx(0.5)
-    rep = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="replace", eigenvalue_share=0.5)
-    add = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="add_remove", eigenvalue_share=0.5)
-    assert rep.noise_scale / add.noise_scale == pytest.approx(2.0)  # L1 sensitivity 2 vs 1 (Weyl)
+    rel = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="replace", eigenvalue_share=0.5)
+    sens = privacy.sensitivity("gram_eigenvalues_l1", "replace")  # 2 (Weyl)
+    # released on a grid 2^-20 of the noise: the rounding of d = 5 values and the eigen-solver's error add a
+    # relative d 2^-20 / Delta_1 and less to the sensitivity, so the scale is the Laplace one to 1e-4
+    assert rel.noise_scale == pytest.approx(privacy.laplace_scale(sens, 0.5), rel=1e-4)
+    assert rel.noise_scale >= privacy.laplace_scale(sens, 0.5)
+    assert rel.eigenvalues.shape == (2,) and rel.eigenvalues[0] >= rel.eigenvalues[1]
+    assert rel.facts["epsilon_per_vector"] == pytest.approx(0.25)
+    assert rel.facts["epsilon_eigenvalues"] == pytest.approx(0.5)
+    # under add/remove n is private and the eigen-solver's rounding error grows with it: no eigenvalues by default,
+    # and a request for them is refused with the alternative
+    add = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="add_remove")
+    assert add.eigenvalues is None and add.facts["epsilon_per_vector"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="release_pca"):
+        dc.run("amin_iterative", DATA, 2, 1.0, seed=0, neighbors="add_remove", eigenvalue_share=0.5)
     none = dc.run("amin_iterative", DATA, 2, 1.0, seed=0, eigenvalue_share=0.0)
     assert none.eigenvalues is None and none.noise_scale is None
     assert none.facts["epsilon_per_vector"] == pytest.approx(0.5)

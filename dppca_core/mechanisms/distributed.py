@@ -48,6 +48,7 @@ def _orthonormal_after_truncation(V, s_hat, rng):
 
 @mechanism(
     name="dps_pca",
+    ordered_basis=False,
     title="DPS-PCA: distributed noisy truncated power method",
     paper=PAPER_GE + ", Algorithm 1",
     model="distributed",

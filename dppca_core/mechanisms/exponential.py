@@ -9,12 +9,15 @@ too (privacy.exponential_weight). Both hold for exact samples.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..bingham import complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
-from ..privacy import PrivacyCurve, exponential_weight, laplace_scale, sensitivity
+from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
+from ..shares import Share, release_vector
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
 MAX_ITERATES = 100
@@ -33,6 +36,7 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
 
 @mechanism(
     name="ppca_exponential",
+    ordered_basis=False,
     title="PPCA (exponential mechanism, matrix Bingham)",
     paper="Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013), PPCA",
     model="central",
@@ -87,9 +91,11 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     guarantee="pure",
     uses_delta=False,
     releases_eigenvalues=True,
-    params=(Param("eigenvalue_share", "float", 0.2,
+    params=(Param("eigenvalue_share", "float", None,
                   "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
-                  "evenly over the k eigenvector draws.", low=0.0, high=0.9),),
+                  "evenly over the k eigenvector draws. Default: 0.2 under replace-one, 0 under add/remove (where the "
+                  "eigen-solver's rounding error, which grows with the private n, cannot be bounded in advance).",
+                  low=0.0, high=0.9),),
     notes=(
         "Releases noisy eigenvalues of C = X^T X (Laplace; L1 sensitivity of the spectrum 1 under add/remove and "
         "2 under replace, by Weyl interlacing) and then eigenvectors one at a time: u_i is drawn exactly (KGM "
@@ -111,12 +117,24 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
 )
 def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
     """Amin et al. (2019) Algorithm 1, stopped after k eigenvectors, with the budget split eps_0 + k eps_i."""
+    if eigenvalue_share is None:
+        eigenvalue_share = 0.2 if neighbors == "replace" else 0.0
+    if eigenvalue_share > 0 and neighbors != "replace":
+        raise ValueError("amin_iterative releases its eigenvalues only under neighbors='replace': their rounding error "
+                         "grows with n, which is private under add/remove. Pass eigenvalue_share=0, or use "
+                         "release_pca's eigenvalue share (computed exactly row by row).")
     eps_values = epsilon * eigenvalue_share
     eps_vector = (epsilon - eps_values) / k
     eigenvalues, scale = None, None
     if eps_values > 0:
-        scale = laplace_scale(sensitivity("gram_eigenvalues_l1", neighbors), eps_values)
-        noisy = np.linalg.eigvalsh(data.gram) + rng.laplace(0.0, scale, size=data.d)
+        # released exactly on a grid (dppca_core.exact): eigvalsh is backward stable, each eigenvalue within
+        # p(d) u ||C|| of the exact one; we take p(d) = 10 d (an assumption on LAPACK's dsyevd, stated in
+        # docs/privacy.md) on top of the Gram matrix's own rounding error
+        err = data.d * data.gram_error + summation_error(10 * data.d, data.n)
+        noisy, noise = release_vector(np.linalg.eigvalsh(data.gram), Share(1.0, eps_values, 0.0), rng,
+                                      l2=math.inf, l1=sensitivity("gram_eigenvalues_l1", neighbors),
+                                      computation_error=err, name="eigenvalues")
+        scale = noise.noise_scale
         eigenvalues = np.sort(noisy)[::-1][:k]
     vectors, rates = _iterative_vectors(data.gram, k, _bingham_weight(eps_vector, neighbors), rng)
     return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues,

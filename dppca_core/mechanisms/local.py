@@ -91,6 +91,7 @@ def default_sparse_penalty(n: int, d: int, sigma: float, noisy_cov=None, zeta: f
 
 @mechanism(
     name="ldp_sparse",
+    ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",
     paper=PAPER_WX + ", Algorithm 2",
     model="local",

@@ -1,0 +1,153 @@
+"""The choices every analyst makes before PCA, made privately: the clipping radius, column scales and k.
+
+A release is only as private as its least private step. Reading the clipping radius R off the row norms, scaling
+each column by its own spread, or picking k from the exact spectrum all look at the raw data without noise. Here
+each is made from its own share of the budget (:class:`dppca_core.budget.BudgetSplit`) or as post-processing of a
+private output:
+
+* :func:`private_radius` — R as a private quantile of the row norms: a noisy histogram of the norms over a public
+  log-spaced grid between public bounds (one row moves between two cells), then the smallest grid edge above which
+  at most a (1 - q) share of the rows lies, by post-processing of the noisy counts. A row beyond the grid counts in
+  its last cell, so one extreme row moves one count by one, never R by more than the noise allows.
+* :func:`private_column_scales` — per-column root-mean-square scales from noisy sums of squares, with public
+  bounds on the columns (a value beyond its column's bound counts as the bound).
+* :func:`choose_k` — the smallest k whose private explained-variance ratios reach a public target: post-processing
+  of the variances the release already holds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .exact import FixedSums
+from .prepare import row_norms
+from .privacy import UNIT_ROUNDOFF, sensitivity
+from .shares import Share, release_counts, release_vector
+from .validation import check_float_range, check_int_range
+
+#: public grid of the radius step: log-spaced cells between the bounds
+RADIUS_BINS = 128
+#: default public bounds on the clipping radius when the caller gives none (units of the data: pass tighter
+#: bounds when you know them; every decade costs about 18 cells of the grid)
+DEFAULT_RADIUS_BOUNDS = (1e-3, 1e4)
+#: default target quantile of the row norms: about 10% of the rows are clipped
+DEFAULT_RADIUS_QUANTILE = 0.9
+#: a private column scale never falls below this share of its public bound (noise can drive a sum of squares to 0)
+SCALE_FLOOR = 1e-3
+
+
+def _check_bounds(bounds, name: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be two numbers (low, high), e.g. (1e-3, 1e4); got {bounds!r}.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and 0 < lo < hi):
+        raise ValueError(f"{name} must satisfy 0 < low < high, both finite (got {bounds!r}).")
+    return lo, hi
+
+
+def radius_edges(bounds=DEFAULT_RADIUS_BOUNDS, bins: int = RADIUS_BINS) -> np.ndarray:
+    """The public grid of candidate radii: ``bins + 1`` log-spaced edges from low to high."""
+    lo, hi = _check_bounds(bounds, "radius_bounds")
+    bins = check_int_range(bins, "radius bins", 4, 4096)
+    return np.geomspace(lo, hi, bins + 1)
+
+
+def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *, bounds=DEFAULT_RADIUS_BOUNDS,
+                   quantile: float = DEFAULT_RADIUS_QUANTILE, bins: int = RADIUS_BINS) -> dict:
+    """A clipping radius R chosen privately: a noisy quantile of the row norms.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Raw rows (after any public transformation), finite.
+    share : Share
+        The radius step's share of the budget.
+    neighbors : {"replace", "add_remove"}
+    bounds : (float, float)
+        Public bounds on the radius: the grid of candidates spans them (a radius below ``low`` is read as ``low``;
+        rows beyond ``high`` count in the last cell).
+    quantile : float in (0, 1)
+        Public target: R is (about) this quantile of the row norms, so about a (1 - quantile) share of the rows
+        is clipped.
+    bins : int
+        Cells of the public log-spaced grid.
+
+    Returns
+    -------
+    dict
+        ``radius`` (published), ``counts`` (the noisy histogram, published, integers), ``edges`` (public),
+        ``noise`` (the calibration).
+
+    Notes
+    -----
+    Cell i holds the rows with norm in [e_i, e_{i+1}) (cell 0 also those below ``low``, the last cell also those
+    above ``high``); one row changes at most two counts by one (replace: L2 sqrt(2)) or one (add/remove: 1), so
+    the counts are released by :func:`dppca_core.shares.release_counts`. Then, by post-processing only:
+    above_j = the noisy number of rows in cells >= j, the number of rows that R = e_j would clip; R is the
+    smallest edge e_j (j >= 1) with above_j' <= (1 - quantile) n for every j' >= j (n public under replace, the
+    sum of the noisy counts under add/remove), or ``high`` when none qualifies.
+    """
+    quantile = check_float_range(quantile, "radius_quantile", 0.0, 1.0, low_open=True, high_open=True)
+    edges = radius_edges(bounds, bins)
+    norms = row_norms(X)
+    cells = np.clip(np.searchsorted(edges, norms, side="right") - 1, 0, edges.size - 2)
+    counts = np.bincount(cells, minlength=edges.size - 1)
+    noisy, noise = release_counts(counts, share, neighbors, rng, name="radius histogram")
+    n_est = X.shape[0] if neighbors == "replace" else max(float(noisy.sum()), 1.0)
+    above = np.cumsum(noisy[::-1])[::-1].astype(float)  # above[j]: rows in cells j, j + 1, ...
+    worst_from_here = np.maximum.accumulate(above[::-1])[::-1]
+    ok = np.nonzero(worst_from_here[1:] <= (1.0 - quantile) * n_est)[0]
+    radius = float(edges[1 + ok[0]]) if ok.size else float(edges[-1])
+    return {"radius": radius, "counts": noisy, "edges": edges, "noise": noise, "quantile": quantile}
+
+
+def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.random.Generator) -> dict:
+    """Per-column root-mean-square scales, private: b_j sqrt(noisy sum_i min(x_ij^2, b_j^2) / b_j^2 / n).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    bounds : array-like (d,)
+        Public bounds b_j > 0 on |x_ij| (values beyond are counted as b_j).
+    share : Share
+        The scale step's share (halved between the sums and a noisy count under add/remove, where n is private).
+
+    Returns
+    -------
+    dict
+        ``scales`` (published: divide column j by it), ``noise``.
+
+    Notes
+    -----
+    Each row adds (x_ij / b_j)^2 in [0, 1] to coordinate j, so one row moves the vector of sums by at most sqrt(d)
+    in L2 (d in L1) under either relation. The root-mean-square is about 0, not the mean: it equalises the columns'
+    magnitudes, which is what keeps one column in large units from taking the whole first component.
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    b = np.asarray(bounds, dtype=float).reshape(-1)
+    if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
+        raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape "
+                         f"{b.shape}.")
+    squares = np.minimum(np.abs(X) / b, 1.0) ** 2
+    sums = FixedSums(squares)
+    err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
+    part = share.halves() if neighbors == "add_remove" else share
+    noisy, noise = release_vector(sums, part, rng, l2=sensitivity("column_squares", neighbors, block_size=d),
+                                  l1=sensitivity("column_squares_l1", neighbors, block_size=d),
+                                  computation_error=err, name="column sums of squares")
+    if neighbors == "add_remove":
+        count, _ = release_counts(np.array([n]), part, neighbors, rng, name="row count")
+        n_est = max(float(count[0]), 1.0)
+    else:
+        n_est = float(n)
+    scales = b * np.sqrt(np.clip(noisy / n_est, SCALE_FLOOR**2, 1.0))
+    return {"scales": scales, "noise": noise}
+
+
+def choose_k(ratios, target: float) -> int:
+    """The smallest k whose explained-variance ratios (in decreasing order) sum to more than ``target`` (scikit-learn's
+    rule for a float ``n_components``); all of them when they never do."""
+    target = check_float_range(target, "variance_target", 0.0, 1.0, low_open=True, high_open=True)
+    ratios = np.asarray(ratios, dtype=float)
+    return int(min(np.searchsorted(np.cumsum(ratios), target, side="right") + 1, ratios.size))
