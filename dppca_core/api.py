@@ -56,7 +56,8 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
             f"choose neighbors={spec.relations[0]!r}."
         )
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta) if spec.uses_delta else 0.0
+    resolved = spec.resolve_params(params)
+    delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
     if spec.prepare_input is not None:
         data = spec.prepare_input(X, data_norm)
     else:  # mechanisms that read rows or per-site Gram matrices get the pooled Gram only if they ask for it
@@ -71,7 +72,6 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
                          f"statistics: {', '.join(alternatives)}.")
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
-    resolved = spec.resolve_params(params)
     source = random_source(seed)
     rng = source.rng
 

@@ -376,7 +376,8 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     spec = get_mechanism(mechanism)
     check_neighbors(neighbors)
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta) if spec.uses_delta else delta
+    resolved = spec.resolve_params(params)
+    delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
     if center not in ("none", "private", "empirical"):
         raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
     if center == "empirical" and spec.guarantee != "none":
@@ -397,7 +398,6 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     auto_k = _check_auto_k(k, variance_target, budget, spec)
     source = random_source(seed)
     rng = source.rng
-    resolved = spec.resolve_params(params)
     kind = _curve_kind(spec, resolved)
     shares = allocate(budget, epsilon, delta if kind != "pure" else 0.0, "approx" if kind == "none" else kind)
     outputs, facts, curves, parameters = {}, {}, [], {}
@@ -451,8 +451,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     if center == "private":
         work = prepare((data.rows - mean_scaled) * data.data_norm, data.data_norm)  # re-clipped to R
     sub = shares["subspace"]
-    released = run(mechanism, work, K, sub.epsilon, sub.delta if spec.uses_delta else delta, neighbors,
-                   data.data_norm, source, **params)
+    released = run(mechanism, work, K, sub.epsilon, sub.delta, neighbors, data.data_norm, source, **params)
     if kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")

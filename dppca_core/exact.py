@@ -18,7 +18,8 @@ released on a grid, with integer noise:
   64-bit digits are drawn when a comparison needs them; the rounding ``round(scale G)`` for a rational ``scale`` is
   decided exactly by drawing more digits of G until the grid cell is certain. Laplace noise is a random sign times
   an exact Exp(1) deviate (von Neumann 1951), rounded the same way;
-* the published number is ``integer * gamma``, exact in float64 (checked: |integer| < 2^53).
+* the published number is ``integer * gamma``, exact in float64 below 2^53 (beyond, the float rounds the exact
+  noisy integer: a post-processing that reveals nothing more).
 
 Every random word comes from the release's generator (``rng.bit_generator.random_raw``): a seeded PCG64 when
 exploring, ChaCha20 keyed from the operating system for a release to publish (:mod:`dppca_core.randomness`).
@@ -250,15 +251,18 @@ def rounded_laplace(size: int, scale: Fraction, rng: np.random.Generator) -> np.
 def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
     """``values`` rounded to the nearest multiple of the power-of-two ``step``, as integers (multiples of ``step``).
 
-    Dividing by a power of two is exact in float64 (barring underflow), so only the rounding itself moves a value.
+    Dividing by a power of two is exact in float64 (barring underflow), so only the rounding itself moves a value; a
+    quotient of 2^53 or more is already an integer, converted exactly (int64, or Python integers beyond it).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = np.asarray(values, dtype=float) / step
-    if not np.all(np.isfinite(scaled)) or np.any(np.abs(scaled) >= _EXACT_INT / 2):
-        raise ValueError(f"the {name} does not fit the noise grid (|value| / {step:g} must stay below 2^52): the data "
-                         "are too large for the clipping radius, or the noise is too small to represent; use a "
-                         "larger epsilon share or a smaller clipping radius.")
-    return np.rint(scaled).astype(np.int64)
+    if not np.all(np.isfinite(scaled)):
+        raise ValueError(f"the {name} is too large for its noise grid (value / {step:g} overflows); use a smaller "
+                         "clipping radius or a smaller epsilon.")
+    rounded = np.rint(scaled)
+    if rounded.size and np.max(np.abs(rounded)) >= 2.0**62:
+        return np.array([int(v) for v in rounded.ravel()], dtype=object).reshape(rounded.shape)
+    return rounded.astype(np.int64)
 
 
 #: fixed-point resolution of exact sums: each term is truncated toward zero to a multiple of 2^-SUM_BITS
@@ -328,11 +332,8 @@ def _exact_on_grid(sums: FixedSums, step: float) -> np.ndarray:
             half = 1 << (shift - 1)
             if r > half or (r == half and q % 2 == 1):
                 q += 1
-        if abs(q) >= _EXACT_INT // 2:
-            raise ValueError("an exact sum does not fit the noise grid (|value| / step must stay below 2^52); use a "
-                             "larger epsilon share.")
         out.append(q)
-    return np.array(out, dtype=np.int64)
+    return np.array(out, dtype=np.int64 if all(abs(q) < 1 << 62 for q in out) else object)
 
 
 def noisy_on_grid(values, step: float, scale: Fraction, rng: np.random.Generator, *, laplace: bool = False,
@@ -340,22 +341,34 @@ def noisy_on_grid(values, step: float, scale: Fraction, rng: np.random.Generator
     """The published ``values`` (floats, or :class:`FixedSums`): rounded to the grid ``step``, plus exact rounded
     noise of ``scale`` grid steps.
 
-    Returns float64 multiples of ``step`` (each exact: integer * power of two, |integer| < 2^53).
+    Returns float64 multiples of ``step`` (integer * power of two: exact while |integer| < 2^53, else the float
+    rounding of the exact noisy integer).
     """
     grid = _exact_on_grid(values, step) if isinstance(values, FixedSums) else on_grid(values, step, name)
     draw = rounded_laplace if laplace else rounded_normal
-    noisy = grid + draw(grid.size, scale, rng).reshape(grid.shape)
-    if np.any(np.abs(noisy) >= _EXACT_INT):
-        raise ValueError(f"the noisy {name} left the range float64 holds exactly; use a larger epsilon share.")
-    return noisy.astype(float) * step
+    noise = draw(grid.size, scale, rng).reshape(grid.shape)
+    if grid.dtype == object or np.max(np.abs(grid), initial=0) >= (1 << 62) - (1 << 61):
+        noisy = grid.astype(object) + noise.astype(object)  # exact in Python integers
+    else:
+        noisy = grid + noise
+    # the release is the integer: as a float it is exact below 2^53 and beyond that a rounding of the integer (a
+    # post-processing of the exact noisy value, which reveals nothing more)
+    return np.array([float(v) for v in noisy.ravel()]).reshape(noisy.shape) * step if noisy.dtype == object \
+        else noisy.astype(float) * step
+
+
+#: significant bits kept when a noise scale is rounded up to a dyadic rational
+SCALE_BITS = 40
 
 
 def exact_scale(value: float) -> Fraction:
-    """The smallest dyadic rational with 32 fractional bits that is >= ``value`` (a noise scale rounded up: never
-    less noise than calibrated)."""
+    """The smallest dyadic rational with :data:`SCALE_BITS` significant bits that is >= ``value`` (a noise scale
+    rounded up: never less noise than calibrated, at most 2^-40 more)."""
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"a noise scale must be a finite number > 0 (got {value!r}).")
-    return Fraction(math.ceil(Fraction(value) * (1 << 32)), 1 << 32)
+    shift = SCALE_BITS - math.frexp(value)[1]
+    unit = Fraction(2) ** shift
+    return Fraction(math.ceil(Fraction(value) * unit)) / unit
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -280,7 +280,7 @@ class GridNoise:
         The grid gamma, a power of two (1 for integer statistics such as counts).
     scale : Fraction
         Noise scale in grid steps: the standard deviation of the Gaussian whose rounding is added, or the Laplace
-        scale b. Rounded up to 32 fractional bits (never less noise than calibrated).
+        scale b. Rounded up to 40 significant bits (never less noise than calibrated).
     sensitivity : float
         Sensitivity of the rounded statistic in grid steps (L2 for Gaussian noise, L1 for Laplace), with the
         rounding and the floating-point error of computing the statistic added.

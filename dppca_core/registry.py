@@ -192,6 +192,10 @@ class MechanismSpec:
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}")
 
+    def uses_delta_with(self, resolved: dict) -> bool:
+        """Whether a run with these (resolved) parameters spends delta: not for a pure variant (noise="laplace")."""
+        return self.uses_delta and resolved.get("noise") != "laplace"
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

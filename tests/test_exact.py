@@ -115,8 +115,12 @@ def test_grid_release_publishes_multiples_of_the_grid_exactly():
     steps = out / 2.0**-10
     assert np.array_equal(steps, np.rint(steps)) and np.all(np.abs(out - values) < 0.05 * 2.0**-10 * 50 * 40)
     assert np.array_equal(on_grid([0.75, -0.25, 0.125], 0.5), [2, 0, 0])  # ties go to even (numpy's rint)
-    with pytest.raises(ValueError, match="grid"):
+    with pytest.raises(ValueError, match="too large"):
         on_grid([1e300], 1e-10)
+    big = on_grid([2.0**70 + 2.0**20], 1.0)  # beyond int64: exact Python integers
+    assert big.dtype == object and big[0] == 2**70 + 2**20
+    out = noisy_on_grid([2.0**70], 1.0, Fraction(3), np.random.default_rng(0))
+    assert abs(out[0] - 2.0**70) <= 2.0**18
 
 
 def test_grid_calibration_adds_the_rounding_to_the_sensitivity():
