@@ -419,7 +419,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     if private_R:
         chosen = private_radius(X, shares["radius"], neighbors, rng, bounds=radius_bounds, quantile=radius_quantile)
         R = chosen["radius"]
-        outputs["radius"] = {"value": R, "counts": chosen["counts"]}
+        outputs["radius"] = {"value": R, "counts": chosen["counts"], "thresholds": chosen["thresholds"]}
         parameters["radius_rule"] = {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
                                      float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}
         facts["radius_noise_scale"] = chosen["noise"].noise_scale

@@ -5,10 +5,9 @@ each column by its own spread, or picking k from the exact spectrum all look at 
 each is made from its own share of the budget (:class:`dppca_core.budget.BudgetSplit`) or as post-processing of a
 private output:
 
-* :func:`private_radius` — R as a private quantile of the row norms: a noisy histogram of the norms over a public
-  log-spaced grid between public bounds (one row moves between two cells), then the smallest grid edge above which
-  at most a (1 - q) share of the rows lies, by post-processing of the noisy counts. A row beyond the grid counts in
-  its last cell, so one extreme row moves one count by one, never R by more than the noise allows.
+* :func:`private_radius` — R as a private quantile of the row norms: a noisy binary search over a public
+  log-spaced grid of candidates between public bounds, each step a noisy count of the rows above a candidate (one
+  row moves each count by at most one, so one extreme row never moves R by more than the noise allows).
 * :func:`private_column_scales` — per-column root-mean-square scales from noisy sums of squares, with public
   bounds on the columns (a value beyond its column's bound counts as the bound).
 * :func:`choose_k` — the smallest k whose private explained-variance ratios reach a public target: post-processing
@@ -54,7 +53,7 @@ def radius_edges(bounds=DEFAULT_RADIUS_BOUNDS, bins: int = RADIUS_BINS) -> np.nd
 
 def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *, bounds=DEFAULT_RADIUS_BOUNDS,
                    quantile: float = DEFAULT_RADIUS_QUANTILE, bins: int = RADIUS_BINS) -> dict:
-    """A clipping radius R chosen privately: a noisy quantile of the row norms.
+    """A clipping radius R chosen privately: a noisy binary search for a quantile of the row norms.
 
     Parameters
     ----------
@@ -64,41 +63,61 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
         The radius step's share of the budget.
     neighbors : {"replace", "add_remove"}
     bounds : (float, float)
-        Public bounds on the radius: the grid of candidates spans them (a radius below ``low`` is read as ``low``;
-        rows beyond ``high`` count in the last cell).
+        Public bounds on the radius: the candidates are a log-spaced grid between them.
     quantile : float in (0, 1)
-        Public target: R is (about) this quantile of the row norms, so about a (1 - quantile) share of the rows
-        is clipped.
+        Public target: R is (about) this quantile of the row norms, so about a (1 - quantile) share of the rows is
+        clipped.
     bins : int
-        Cells of the public log-spaced grid.
+        Cells of the public log-spaced grid (its ``bins + 1`` edges are the candidates).
 
     Returns
     -------
     dict
-        ``radius`` (published), ``counts`` (the noisy histogram, published, integers), ``edges`` (public),
-        ``noise`` (the calibration).
+        ``radius`` (published), ``counts`` (the noisy counts the search read, published, integers), ``thresholds``
+        (the candidate each count was taken at), ``edges`` (public), ``noise`` (the calibration of one count),
+        ``quantile``.
 
     Notes
     -----
-    Cell i holds the rows with norm in [e_i, e_{i+1}) (cell 0 also those below ``low``, the last cell also those
-    above ``high``); one row changes at most two counts by one (replace: L2 sqrt(2)) or one (add/remove: 1), so
-    the counts are released by :func:`dppca_core.shares.release_counts`. Then, by post-processing only:
-    above_j = the noisy number of rows in cells >= j, the number of rows that R = e_j would clip; R is the
-    smallest edge e_j (j >= 1) with above_j' <= (1 - quantile) n for every j' >= j (n public under replace, the
-    sum of the noisy counts under add/remove), or ``high`` when none qualifies.
+    The search keeps an interval [lo, hi] of candidate indices and, at most L = ceil(log2(bins + 1)) times (the
+    longest path; a shorter one spends less), asks how many rows have norm >= the middle candidate; more than (1 - quantile) n: the radius lies above, else at or below. Each
+    count moves by at most 1 when one row is replaced, added or removed, so the L adaptively chosen counts are L
+    Gaussian steps of sensitivity 1, each with mu / sqrt(L): exactly mu-GDP together (Dong, Roth & Su 2022,
+    Cor. 3.3). Under add/remove n is private: a noisy count of the rows comes first (L + 1 steps). Rows far beyond
+    the grid count like rows at its top, so one extreme row moves each count by at most one. Compared with a noisy
+    histogram of all cells, whose cumulative noise grows with the number of empty cells above the data, the search
+    reads L counts only (the noise on each is sqrt(L) / mu, whatever the grid).
     """
     quantile = check_float_range(quantile, "radius_quantile", 0.0, 1.0, low_open=True, high_open=True)
     edges = radius_edges(bounds, bins)
-    norms = row_norms(X)
-    cells = np.clip(np.searchsorted(edges, norms, side="right") - 1, 0, edges.size - 2)
-    counts = np.bincount(cells, minlength=edges.size - 1)
-    noisy, noise = release_counts(counts, share, neighbors, rng, name="radius histogram")
-    n_est = X.shape[0] if neighbors == "replace" else max(float(noisy.sum()), 1.0)
-    above = np.cumsum(noisy[::-1])[::-1].astype(float)  # above[j]: rows in cells j, j + 1, ...
-    worst_from_here = np.maximum.accumulate(above[::-1])[::-1]
-    ok = np.nonzero(worst_from_here[1:] <= (1.0 - quantile) * n_est)[0]
-    radius = float(edges[1 + ok[0]]) if ok.size else float(edges[-1])
-    return {"radius": radius, "counts": noisy, "edges": edges, "noise": noise, "quantile": quantile}
+    norms = np.sort(row_norms(X))
+    steps = int(np.ceil(np.log2(edges.size))) + (1 if neighbors == "add_remove" else 0)
+    step_share = share.split(steps)
+    counts, thresholds = [], []
+    noise = None
+    if neighbors == "add_remove":
+        noisy_n, noise = release_vector(np.array([norms.size]), step_share, rng, l2=1.0, l1=1.0, integer=True,
+                                        name="row count")
+        counts.append(int(noisy_n[0]))
+        thresholds.append(0.0)
+        n_est = max(float(noisy_n[0]), 1.0)
+    else:
+        n_est = float(norms.size)
+    allowed = (1.0 - quantile) * n_est
+    lo, hi = 0, edges.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        above = norms.size - int(np.searchsorted(norms, edges[mid], side="left"))  # rows with norm >= the candidate
+        noisy, noise = release_vector(np.array([above]), step_share, rng, l2=1.0, l1=1.0, integer=True,
+                                      name="count above a candidate radius")
+        counts.append(int(noisy[0]))
+        thresholds.append(float(edges[mid]))
+        if noisy[0] > allowed:
+            lo = mid + 1
+        else:
+            hi = mid
+    return {"radius": float(edges[lo]), "counts": np.array(counts, dtype=np.int64), "thresholds": thresholds,
+            "edges": edges, "noise": noise, "quantile": quantile}
 
 
 def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.random.Generator) -> dict:

@@ -28,11 +28,18 @@ class Share:
     def curve(self) -> PrivacyCurve:
         return PrivacyCurve.gdp(self.mu) if self.mu is not None else PrivacyCurve.pure(self.epsilon)
 
+    def split(self, parts: int) -> "Share":
+        """Each of ``parts`` equal parts of this share (mu / sqrt(parts), or epsilon / parts and delta / parts): that
+        many releases side by side, or adaptively one after another, compose back to this share."""
+        parts = int(parts)
+        if parts < 1:
+            raise ValueError("a share splits into at least one part.")
+        return Share(self.weight / parts, self.epsilon / parts, self.delta / parts,
+                     None if self.mu is None else self.mu / math.sqrt(parts))
+
     def halves(self) -> "Share":
-        """Each of two equal parts of this share (mu / sqrt(2), or epsilon / 2 and delta / 2): a statistic and a
-        count released side by side compose back to this share."""
-        return Share(self.weight / 2, self.epsilon / 2, self.delta / 2,
-                     None if self.mu is None else self.mu / math.sqrt(2.0))
+        """Each of two equal parts of this share: a statistic and a count released side by side."""
+        return self.split(2)
 
 
 def allocate(weights: dict, epsilon: float, delta: float, subspace_curve: str) -> dict:

@@ -8,7 +8,7 @@ import pytest
 import dppca_core as dc
 from dppca_core import audit as audit_mod
 from dppca_core.budget import BudgetSplit, release_pca
-from dppca_core.choices import (RADIUS_BINS, choose_k, private_column_scales, private_radius, radius_edges)
+from dppca_core.choices import RADIUS_BINS, choose_k, private_column_scales, private_radius, radius_edges
 from dppca_core.privacy import gaussian_mu
 from dppca_core.shares import Share
 
@@ -24,26 +24,32 @@ def _lognormal_rows(n=N, d=5, seed=0):
     return directions * np.exp(rng.normal(1.0, 0.6, size=n))[:, None]
 
 
-def test_the_radius_histogram_is_the_norms_histogram_on_the_public_grid():
-    """An independent computation: np.histogram of the norms on the same edges, with the tails folded into the end
-    cells; the released counts differ from it by integer noise of the calibrated scale (sqrt(2) / mu, replace)."""
+def test_the_radius_search_reads_exact_counts_with_calibrated_noise():
+    """An independent computation: the count of rows with norm at or above each threshold the search visited; the
+    released counts differ from it by integer noise of scale sqrt(L) / mu (L counts in all, one per halving of the
+    grid), and the search takes the branch those counts point to."""
     X = _lognormal_rows()
     huge = Share(1.0, 0.0, 1e-6, 1e6)
     out = private_radius(X, huge, "replace", np.random.default_rng(0), bounds=(0.5, 50.0))
+    norms = np.linalg.norm(X, axis=1)
+    exact = [int(np.sum(norms >= t)) for t in out["thresholds"]]
+    assert out["counts"].dtype == np.int64 and np.array_equal(out["counts"], exact)
+    steps = int(np.ceil(np.log2(RADIUS_BINS + 1)))
+    # calibrated for the longest path through the grid (a shorter one spends less)
+    assert len(exact) <= steps and out["noise"].noise_scale == pytest.approx(math.sqrt(steps) / 1e6)
+    q = np.quantile(norms, 0.9)
     edges = radius_edges((0.5, 50.0))
-    norms = np.clip(np.linalg.norm(X, axis=1), edges[0], np.nextafter(edges[-1], 0))
-    expected, _ = np.histogram(norms, bins=edges)
-    assert out["counts"].dtype == np.int64 and np.array_equal(out["counts"], expected)
-    assert out["noise"].noise_scale == pytest.approx(math.sqrt(2) / 1e6)
-    assert private_radius(X, SHARE_10, "add_remove", np.random.default_rng(0))["noise"].noise_scale == \
-        pytest.approx(1.0 / SHARE_10.mu, rel=1e-8)
+    assert out["radius"] == edges[np.searchsorted(edges, q) - 1] or out["radius"] == edges[np.searchsorted(edges, q)]
+    add = private_radius(X, SHARE_10, "add_remove", np.random.default_rng(0))
+    assert len(add["counts"]) <= steps + 1 and add["thresholds"][0] == 0.0  # the rows' count first: n is private
+    assert add["noise"].noise_scale == pytest.approx(math.sqrt(steps + 1) / SHARE_10.mu, rel=1e-8)
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_private_radius_lands_near_the_target_quantile(seed):
     """n = 10^4 rows, a 10% share of epsilon = 1: R is within a factor 1.3 of the exact 0.9-quantile of the norms
-    (the grid's cells are a factor 1.13 wide; the noise on the count above a candidate is about 19 sqrt(cells above),
-    far below the 1,000 rows the target allows)."""
+    (the grid's cells are a factor 1.13 wide; the noise on each count the search reads is sqrt(8) / mu = 38, far
+    below the 1,000 rows the target allows)."""
     X = _lognormal_rows(seed=seed)
     out = private_radius(X, SHARE_10, "replace", np.random.default_rng(seed))
     exact = np.quantile(np.linalg.norm(X, axis=1), 0.9)
@@ -128,17 +134,12 @@ def test_the_estimator_chooses_r_privately():
 # ------------------------------------------------------------------------------ the radius step, audited
 
 def _radius_design():
-    """Neighbours that differ in one row moved between two far cells of the grid (norm 0.2 vs 20): the two counts
-    that move carry the whole sensitivity sqrt(2)."""
+    """Neighbours that differ in one row moved across the first candidate the search reads (norm 0.2 vs 20, around
+    sqrt(10) in the middle of a 16-cell grid from 1e-3 to 1e4): that first count moves by one."""
     base = np.tile([1.0, 0.0], (40, 1))
     D, Dp = base.copy(), base.copy()
     D[0], Dp[0] = [0.2, 0.0], [20.0, 0.0]
-    i, j = (np.searchsorted(radius_edges(bins=16), v, side="right") - 1 for v in (0.2, 20.0))
-
-    def score(pub):
-        return pub["counts"][j] - pub["counts"][i]
-
-    return audit_mod.AuditDesign(D, Dp, 1, score, "radius cells")
+    return audit_mod.AuditDesign(D, Dp, 1, lambda pub: pub["counts"][0], "first count of the radius search")
 
 
 #: the radius step audited with a whole budget of (4, 1e-5): mu = 0.94, large enough for 2,500 trials to read it
@@ -152,15 +153,15 @@ def test_the_radius_step_is_audited_and_not_refuted():
         return {"counts": private_radius(rows, AUDITED, "replace", rng, bins=16)["counts"].tolist()}, AUDITED.curve()
 
     result = audit_mod.audit_release(release, design, 4.0, 1e-5, trials=2500, seed=2)
-    # the statistic is the two moved counts, the Gaussian the calibration is tight for: the reading comes close
-    assert not result.violated and result.mu_lower > 0.4 * AUDITED.mu
+    # the statistic is one of the L = 5 counts, each (mu / sqrt(5))-GDP: the reading comes close to that
+    assert not result.violated and result.mu_lower > 0.4 * AUDITED.mu / math.sqrt(5)
 
 
 def test_the_audit_refutes_a_radius_step_without_noise():
     design = _radius_design()
 
     def release(rows, rng):
-        counts = np.histogram(np.linalg.norm(rows, axis=1), bins=radius_edges(bins=16))[0]
-        return {"counts": counts.tolist()}, AUDITED.curve()
+        first = radius_edges(bins=16)[8]
+        return {"counts": [int(np.sum(np.linalg.norm(rows, axis=1) >= first))]}, AUDITED.curve()
 
     assert audit_mod.audit_release(release, design, 4.0, 1e-5, trials=500, seed=2).violated
