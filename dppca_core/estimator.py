@@ -99,18 +99,20 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Registry name, see :func:`dppca_core.list_mechanisms`.
     epsilon, delta : float, default=1.0, 1e-6
         The total privacy budget of everything the fit releases (delta ignored by pure-DP mechanisms).
-    data_norm : float, default=1.0
+    data_norm : float or "private", default=1.0
         Public clipping radius R: rows with a larger norm are scaled down to it. Choose it from public bounds on the
-        features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``. A notable share of
-        clipped rows raises a :class:`ClippingWarning`.
+        features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``. "private": chosen as a
+        private quantile of the row norms from the radius share (``radius_bounds``, ``radius_quantile``). A notable
+        share of clipped rows raises a :class:`ClippingWarning`.
     neighbors : {"replace", "add_remove"}, default="replace"
         Neighbouring relation of the guarantee. Under "add_remove" the number of rows is private too, so
         ``explained_variance_``, ``noise_variance_`` and the likelihood exist only if the release holds a private
         count.
-    center : {"none", "private"}, default="none"
+    center : {"none", "private", "empirical"} or None, default=None
         "private": centre with a mean released from its own share of the budget (``mean_``). "none": no centring
         (``mean_`` is zero; the analysis is of second moments about the origin: centre with a public vector first if
-        you have one). The empirical mean is never used: it is not private.
+        you have one). "empirical": the data's own mean, only with ``mechanism="non_private"`` (it is not private).
+        None: "empirical" for the non-private reference (as scikit-learn's PCA), "none" otherwise.
     budget : BudgetSplit, dict or None, default=None
         Shares of the budget. A dict with a "subspace" key is a full split; without it, the given extra shares
         ("mean", "eigenvalues", "scores") and the rest to the subspace. None: 10% to the eigenvalues (plus 10% to
@@ -121,6 +123,15 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         noise, so a fitted estimator is pickled without it (see Notes); prefer None for a release you publish.
     mechanism_params : dict or None, default=None
         Extra parameters of the mechanism.
+    radius_bounds : (float, float) or None, default=None
+        With ``data_norm="private"``: public bounds on the radius (the library's default when None).
+    radius_quantile : float, default=0.9
+        With ``data_norm="private"``: the public target quantile of the row norms.
+    scale : {"none", "bounds", "private"}, default="none"
+        Divide column j by the public bound ``column_bounds[j]`` ("bounds", free) or by a private root-mean-square
+        from the scale share ("private") before anything else.
+    column_bounds : array-like of shape (n_features,) or None
+        Public bounds on |x_j| for ``scale`` "bounds" or "private".
 
     Attributes
     ----------
@@ -130,8 +141,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The private mean (mean share) with ``center="private"``; zeros with ``center="none"``. ``transform``
         subtracts it, ``inverse_transform`` adds it back.
     explained_variance_ : ndarray of shape (n_components_,)
-        Private eigenvalues (eigenvalue share) in the data's units: lambda_i R^2 / (n - 1), negatives set to 0,
-        sorted in decreasing order (post-processing). Needs n: public under "replace".
+        The private variance along ``components_[i]`` (eigenvalue share) in the data's units: lambda_i R^2 / (n - 1),
+        negatives set to 0 (post-processing); ``components_`` are ordered by it. Needs n: public under "replace".
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         Private eigenvalues over the private total variance (the noisy trace, raised to at least the sum of the
         released eigenvalues so the ratios sum to at most 1).
@@ -143,6 +154,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     n_components_ : int
     n_samples_ : int
         Number of rows: public under "replace" (and published), a private count under "add_remove" if released.
+    scale_ : ndarray of shape (n_features_in_,)
+        The column scales the data were divided by (ones without scaling).
+    data_norm_ : float
+        The clipping radius used (chosen privately with ``data_norm="private"``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names (public schema), when X has string column names.
