@@ -46,14 +46,19 @@ from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sens
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
+from .scores import (FRAMES, KINDS, private_frame, private_group_labels, private_scores,
+                     project as project_rows)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
 from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
 
 #: the parts of a release, in the order they are computed
-PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "scores")
+PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "groups", "frame", "scores")
 #: share of the budget each optional part gets by default (the rest goes to the subspace)
-DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1}
+DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1, "groups": 0.05,
+                  "frame": 0.05}
+#: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
+STABILITY_DELTA_SHARE = 0.1
 #: the ways to scale columns: none, by public bounds (free), or privately (a share)
 SCALINGS = ("none", "bounds", "private")
 
@@ -76,6 +81,8 @@ class BudgetSplit:
     scores: float = 0.0
     radius: float = 0.0
     scale: float = 0.0
+    frame: float = 0.0
+    groups: float = 0.0
 
     def __post_init__(self):
         for part in PARTS:
@@ -92,14 +99,14 @@ class BudgetSplit:
 
     @classmethod
     def with_extras(cls, mean: float = 0.0, eigenvalues: float = 0.0, scores: float = 0.0, radius: float = 0.0,
-                    scale: float = 0.0) -> "BudgetSplit":
+                    scale: float = 0.0, frame: float = 0.0, groups: float = 0.0) -> "BudgetSplit":
         """The given extra shares, and the rest of the budget to the subspace."""
-        extras = mean + eigenvalues + scores + radius + scale
+        extras = mean + eigenvalues + scores + radius + scale + frame + groups
         if 1.0 - extras <= 0:
             raise ValueError(f"the extra shares sum to {extras:.3g}; leave the subspace some budget (the extras must "
                              "sum to less than 1).")
         return cls(mean=mean, subspace=1.0 - extras, eigenvalues=eigenvalues, scores=scores, radius=radius,
-                   scale=scale)
+                   scale=scale, frame=frame, groups=groups)
 
     def as_dict(self) -> dict:
         return {part: float(getattr(self, part)) for part in PARTS}
@@ -247,38 +254,6 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
             "released": noisy, "noise": noise, "kind": kind}
 
 
-def project_rows(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
-    """rows @ components, each row's projection summed in the same fixed order whatever the other rows are.
-
-    A row's histogram cell must depend on that row alone (one row then moves at most two counts): a BLAS product
-    may round a row differently depending on where it falls in its blocks, so the sum over the d columns is written
-    out, one column at a time.
-    """
-    out = np.zeros((rows.shape[0], components.shape[1]))
-    for j in range(rows.shape[1]):
-        out += rows[:, j:j + 1] * components[j]
-    return out
-
-
-def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng,
-                   bins: int = 24) -> dict:
-    """Noisy histogram of the rows projected on the first (one or) two released components.
-
-    Rows have norm <= 1 and the components are orthonormal, so the projections lie in [-1, 1]^2: the bins are
-    fixed in advance (public), and one row changes at most two counts by 1 (replace: L2 sqrt(2), L1 2) or one
-    count (add/remove: 1). Integer counts, integer noise (:func:`dppca_core.shares.release_counts`).
-    """
-    bins = check_int_range(bins, "score bins", 4, 100)
-    dims = min(2, components.shape[1])
-    scores = project_rows(rows, components[:, :dims])
-    edges = np.linspace(-1.0, 1.0, bins + 1)
-    if dims == 2:
-        counts, _, _ = np.histogram2d(scores[:, 0], scores[:, 1], bins=[edges, edges])
-    else:
-        counts, _ = np.histogram(scores[:, 0], bins=edges)
-    noisy, noise = release_counts(counts.astype(np.int64), share, neighbors, rng, name="score histogram")
-    return {"counts": noisy, "edges": edges, "noise_scale": noise.noise_scale, "noise": noise, "dims": dims}
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # The whole release
@@ -328,9 +303,10 @@ def _check_not_degenerate(X: np.ndarray) -> None:
 
 def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
                 data_norm=1.0, seed=None, budget: BudgetSplit | None = None, center: str = "none",
-                score_bins: int = 24, *, radius_bounds=DEFAULT_RADIUS_BOUNDS,
+                score_bins: int | None = None, *, radius_bounds=DEFAULT_RADIUS_BOUNDS,
                 radius_quantile: float = DEFAULT_RADIUS_QUANTILE, scale: str = "none", column_bounds=None,
-                variance_target: float | None = None, **params) -> Release:
+                variance_target: float | None = None, score_groups=None, score_group_labels=None,
+                score_frame: str = "public", score_kind: str = "additive", **params) -> Release:
     """A complete private PCA release, from the raw table to what is published, under one budget.
 
     Parameters
@@ -350,8 +326,19 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     center : {"none", "private"}
         "private": centre with the released private mean (its share must be positive). The empirical mean is not
         private (the non-private reference, ``mechanism="non_private"``, uses it).
-    score_bins : int
-        Bins per axis of the private score histogram.
+    score_bins : int, optional
+        Cells per axis of the private score histogram (default from n and the scores share,
+        :func:`dppca_core.scores.default_bins`).
+    score_groups : array-like (n,), optional
+        One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
+        no budget; :mod:`dppca_core.scores`).
+    score_group_labels : sequence, optional
+        The public set of groups. Without it, the groups present are released privately first (stability-based,
+        the ``groups`` share).
+    score_frame : {"public", "private"}
+        The score plot's frame: [-1, 1]^2, or private quantiles of the projections (the ``frame`` share).
+    score_kind : {"additive", "sparse"}
+        Noise on every cell, or on occupied cells only with a threshold (stability-based: a little of delta).
     radius_bounds : (float, float)
         Public bounds on R for ``data_norm="private"`` (units of the data, after scaling).
     radius_quantile : float
@@ -395,11 +382,19 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         return _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
                               variance_target, params, random_source(seed).seeded)
     _check_budget(budget, center, private_R, scale)
+    scores_plan = _scores_plan(budget, score_groups, score_group_labels, score_frame, score_kind)
     auto_k = _check_auto_k(k, variance_target, budget, spec)
     source = random_source(seed)
     rng = source.rng
     kind = _curve_kind(spec, resolved)
-    shares = allocate(budget, epsilon, delta if kind != "pure" else 0.0, "approx" if kind == "none" else kind)
+    # stability-based steps (a sparse score plot, groups found privately) spend a slice of delta outside GDP
+    reserve = STABILITY_DELTA_SHARE * delta if scores_plan["stability_steps"] else 0.0
+    if scores_plan["stability_steps"] and kind == "pure":
+        raise ValueError("a sparse score plot and privately found groups need a delta, which a pure-DP release does "
+                         "not have: use score_kind='additive' and declare score_group_labels, or a Gaussian mechanism.")
+    shares = allocate(budget, epsilon, (delta - reserve) if kind != "pure" else 0.0,
+                      "approx" if kind == "none" else kind)
+    failure = reserve / ((1.0 + math.exp(min(epsilon, 700.0))) * max(scores_plan["stability_steps"], 1))
     outputs, facts, curves, parameters = {}, {}, [], {}
 
     steps_on_rows = private_R or scale != "none"
@@ -479,10 +474,14 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         parameters["k_rule"] = {"variance_target": float(variance_target), "components_released": int(K),
                                 "rule": "smallest k whose private explained-variance ratios sum above the target"}
     if "scores" in shares:
-        sc = private_scores(work.rows, components, shares["scores"], neighbors, rng, score_bins)
-        outputs["scores"] = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
-        facts["scores_noise_scale"] = sc["noise_scale"]
-        curves.append(shares["scores"].curve())
+        sc, extra = _score_plot(work, components, shares, neighbors, rng, score_bins, score_groups,
+                                score_group_labels, scores_plan, failure)
+        outputs["scores"] = sc
+        facts.update(extra["facts"])
+        parameters.update(extra["parameters"])
+        curves += extra["curves"]
+    if reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
+        curves.append(PrivacyCurve.approx(0.0, reserve))
 
     guarantee = released.guarantee
     total_delta = delta if kind in ("gdp", "approx") else 0.0
@@ -496,7 +495,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     facts.update(released.facts)
     facts["budget"] = _budget_facts(shares, facts)
     parameters = {**released.parameters, **parameters, "k": int(components.shape[1]), "budget": budget.as_dict(),
-                  "center": center, "score_bins": score_bins, "scale": scale}
+                  "center": center, "scale": scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
     if center == "private":
@@ -510,7 +509,69 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
 
 
 _NOISE_FACT = {"scale": "scale_noise_scale", "radius": "radius_noise_scale", "mean": "mean_noise_scale",
-               "eigenvalues": "eigenvalue_noise_scale", "scores": "scores_noise_scale"}
+               "eigenvalues": "eigenvalue_noise_scale", "scores": "scores_noise_scale", "frame": "frame_noise_scale",
+               "groups": "groups_noise_scale"}
+
+
+def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: str) -> dict:
+    """Check the score plot's options against the budget; how many stability-based steps they take."""
+    if frame not in FRAMES:
+        raise ValueError(f"score_frame={frame!r}: use one of {list(FRAMES)}.")
+    if kind not in KINDS:
+        raise ValueError(f"score_kind={kind!r}: use one of {list(KINDS)}.")
+    find_groups = groups is not None and group_labels is None
+    needed = {"frame": (frame == "private", "a private frame (score_frame='private')"),
+              "groups": (find_groups, "finding the groups privately (score_groups without score_group_labels)")}
+    if budget.scores <= 0:
+        if frame == "private" or groups is not None or kind != "additive":
+            raise ValueError("the score plot's options need a scores share in the budget, e.g. "
+                             "BudgetSplit.with_extras(scores=0.1).")
+    for part, (used, what) in needed.items():
+        share = getattr(budget, part)
+        if used and share <= 0:
+            raise ValueError(f"{what} needs a positive {part} share in the budget, e.g. "
+                             f"BudgetSplit.with_extras({part}=0.05, scores=0.1).")
+        if not used and share > 0:
+            raise ValueError(f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off.")
+    return {"frame": frame, "kind": kind, "find_groups": find_groups,
+            "stability_steps": int(kind == "sparse") + int(find_groups)}
+
+
+def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rng, bins, groups, group_labels,
+                plan: dict, failure: float) -> tuple[dict, dict]:
+    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves."""
+    facts, parameters, curves = {}, {"score_frame": plan["frame"], "score_kind": plan["kind"]}, []
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape[0] != work.n:
+            raise ValueError(f"score_groups must hold one label per row ({work.n}); got {groups.shape[0]}.")
+    if plan["find_groups"]:
+        group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
+        curves.append(shares["groups"].curve())
+        if not group_labels:
+            raise ValueError("no group passed the privacy threshold: the groups are too small for this budget; "
+                             "declare score_group_labels (public) or give the groups a larger share.")
+    elif group_labels is not None:
+        parameters["score_group_labels"] = [str(g) for g in group_labels]
+    rows = work.rows
+    frame = None
+    if plan["frame"] == "private":
+        dims = min(2, components.shape[1])
+        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng)
+        curves.append(shares["frame"].curve())
+    sc = private_scores(rows, components, shares["scores"], neighbors, rng, bins=bins, groups=groups,
+                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure)
+    curves.append(shares["scores"].curve())
+    facts["scores_noise_scale"] = sc["noise_scale"]
+    if sc["threshold"] is not None:
+        facts["scores_threshold"] = sc["threshold"]
+    parameters["score_bins"] = sc["bins"]
+    out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
+    if sc["groups"] is not None:
+        out["groups"] = sc["groups"]
+    if frame is not None:
+        out["frame"] = {"low": frame["low"], "high": frame["high"], "counts": frame["counts"]}
+    return out, {"facts": facts, "parameters": parameters, "curves": curves}
 
 
 def _budget_facts(shares: dict, facts: dict) -> dict:
@@ -588,13 +649,14 @@ def _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins,
     outputs["total_variance"] = float(np.trace(gram))
     outputs["explained_variance_ratio"] = values / max(outputs["total_variance"], 1e-300)
     if budget.scores > 0:
-        bins = check_int_range(score_bins, "score bins", 4, 100)
+        bins = check_int_range(24 if score_bins is None else score_bins, "score bins", 4, 100)
         edges = np.linspace(-1.0, 1.0, bins + 1)
         dims = min(2, k)
         proj = project_rows(rows, vectors[:, :dims])
         counts = (np.histogram2d(proj[:, 0], proj[:, 1], bins=[edges, edges])[0] if dims == 2
                   else np.histogram(proj[:, 0], bins=edges)[0])
-        outputs["scores"] = {"counts": counts.astype(np.int64), "edges": edges, "dims": dims}
+        outputs["scores"] = {"counts": counts.astype(np.int64), "edges": [edges, edges] if dims == 2 else edges,
+                             "dims": dims}
     parameters = {"k": k, "d": data.d, "data_norm": data.data_norm, "budget": budget.as_dict(), "center": center,
                   "score_bins": score_bins, "scale": scale}
     if neighbors == "replace":

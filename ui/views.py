@@ -240,9 +240,10 @@ def _scores(ds, prep, results, k, random_level):
     rows = prep.data.rows
     exact = rows @ prep.reference[:, :2]
     if exact.shape[1] == 2 and np.asarray(next(iter(panels.values()))).ndim == 2:
-        counts, _, _ = np.histogram2d(exact[:, 0], exact[:, 1], bins=[edges, edges])
+        ex, ey = figures.axis_edges(edges)
+        counts, _, _ = np.histogram2d(exact[:, 0], exact[:, 1], bins=[ex, ey])
     else:
-        counts, _ = np.histogram(exact[:, 0], bins=edges)
+        counts, _ = np.histogram(exact[:, 0], bins=figures.axis_edges(edges)[0])
     show.chart(figures.score_heatmaps({"exact (not private)": counts, **panels}, edges))
     st.caption("Each private panel is a noisy histogram of the rows projected on that mechanism's released "
                "components (first repetition), from its own share of the budget; negative noisy counts show as 0. "

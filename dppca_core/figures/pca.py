@@ -241,17 +241,28 @@ def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.
     return layout(fig, "Scree: share of variance per component (private, with 95% intervals)", height=380)
 
 
+def axis_edges(edges) -> tuple[np.ndarray, np.ndarray]:
+    """(x edges, y edges) from one array (both axes) or a pair of arrays (a release's per-axis edges)."""
+    if isinstance(edges, (list, tuple)) and len(edges) == 2 and np.ndim(edges[0]) == 1:
+        return np.asarray(edges[0], dtype=float), np.asarray(edges[1], dtype=float)
+    edges = np.asarray(edges, dtype=float)
+    return edges, edges
+
+
 def score_heatmaps(panels: dict, edges) -> go.Figure:
     """2-D histograms of the rows projected on two components, one panel per name (e.g. exact vs private).
 
     Counts below 0 (noise) are shown as 0; every panel shares the axes [-1, 1] (rows scaled to norm <= 1).
+    ``edges``: one array for both axes, or (x edges, y edges).
     """
     from plotly.subplots import make_subplots
 
     if not panels:
         raise ValueError("no score histograms to draw.")
-    edges = nonempty(edges, "edges")
+    ex, ey = axis_edges(edges)
+    edges = nonempty(ex, "edges")
     centres = (edges[:-1] + edges[1:]) / 2
+    centres_y = (ey[:-1] + ey[1:]) / 2
     names = list(panels)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[text(n) for n in names], shared_yaxes=True)
     for i, name in enumerate(names, start=1):
@@ -259,7 +270,7 @@ def score_heatmaps(panels: dict, edges) -> go.Figure:
         if counts.ndim == 1:
             fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(name), showlegend=False), 1, i)
         else:
-            fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres, colorscale="Blues", showscale=False,
+            fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres_y, colorscale="Blues", showscale=False,
                                      hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"), 1, i)
         fig.update_xaxes(title_text="component 1", range=[-1, 1], row=1, col=i)
     fig.update_yaxes(title_text="component 2", range=[-1, 1], row=1, col=1)
