@@ -38,13 +38,22 @@ _BLOCK = 256
 _EXACT_INT = 1 << 53
 
 
+#: bit generators whose ``random_raw`` gives full 64-bit words (numpy's MT19937 gives 32-bit ones)
+_RAW64 = {"PCG64", "PCG64DXSM", "Philox", "SFC64", "ChaCha"}
+_MAX64 = np.iinfo(np.uint64).max
+
+
 class _Words:
-    """Uniform 64-bit words from a numpy Generator's bit generator, drawn a block at a time."""
+    """Uniform 64-bit words from a numpy Generator, drawn a block at a time: straight from its bit generator when
+    that gives 64-bit words, else through ``Generator.integers`` over the full 64-bit range."""
 
     __slots__ = ("_raw", "_buf", "_bits", "_nbits")
 
     def __init__(self, rng: np.random.Generator):
-        self._raw = rng.bit_generator.random_raw
+        if type(rng.bit_generator).__name__ in _RAW64:
+            self._raw = rng.bit_generator.random_raw
+        else:
+            self._raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)
         self._buf: list[int] = []
         self._bits = 0
         self._nbits = 0

@@ -67,6 +67,13 @@ def test_the_chi_square_check_has_power():
     assert _chi_square_p(floored, lambda ks: _normal_pmf(ks, 5.0)) < 1e-6
 
 
+def test_a_generator_with_32_bit_raw_words_still_gives_the_exact_law():
+    """numpy's MT19937 gives 32-bit raw words: read as 64-bit digits they would not be uniform."""
+    rng = np.random.Generator(np.random.MT19937(4))
+    sample = rounded_normal(40_000, Fraction(5), rng)
+    assert _chi_square_p(sample, lambda ks: _normal_pmf(ks, 5.0)) > 1e-4
+
+
 def test_a_seed_reproduces_and_fresh_generators_differ():
     a = rounded_normal(300, Fraction(7), np.random.default_rng(5))
     assert np.array_equal(a, rounded_normal(300, Fraction(7), np.random.default_rng(5)))
