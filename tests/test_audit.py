@@ -297,3 +297,20 @@ def test_progress_can_cancel_and_bad_schedulers_are_refused():
         audit("analyze_gauss", 1.0, trials=600, seed=0, scheduler=3.5)
     with pytest.raises(ValueError, match="seed"):
         audit("analyze_gauss", 1.0, trials=60, seed=-1)
+
+
+def test_tensor_design_puts_the_canary_at_the_edge_of_the_domain():
+    from dppca_core.tensor import auditing
+
+    design = auditing.tensor_audit_design(2, 20, "replace", "auto", epsilon=1.0, delta=1e-5)
+    assert design.params == auditing.MOG_AUDIT_PARAMS and design.params["sigma2"] == 0.0
+    # with 95% of the budget on M3 the canary that loads it most is the antipode of e1 (2/n, the bound itself)
+    rows, rows_prime = design.D._rows, design.D_prime._rows  # the scaled rows the moments are computed from
+    np.testing.assert_allclose(rows[0], [1.0, 0.0])
+    np.testing.assert_allclose(rows_prime[0], [-1.0, 0.0], atol=1e-12)
+    assert not rows[1:].any() and not rows_prime[1:].any()
+
+
+def test_tensor_run_at_three_times_the_claim_is_refuted():
+    result = audit("otd_agn", 1.0, 1e-5, trials=600, seed=0, run_epsilon=3.0, restarts=1, iterations=1)
+    assert result.statistic == "moment_likelihood_ratio" and result.violated
