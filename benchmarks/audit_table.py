@@ -99,7 +99,7 @@ def _spread(values, fmt):
     return f"{fmt(med)} [{fmt(min(values))}–{fmt(max(values))}]" if len(values) > 1 else fmt(med)
 
 
-def row(name, nb, what, results, broken):
+def row(name, nb, what, results, broken, extra=None):
     first = results[0]
     shares = [r.target_ratio for r in results]
     refuted = sum(r.violated for r in results)
@@ -110,7 +110,8 @@ def row(name, nb, what, results, broken):
         reason = REASONS.get(key, "")
     return {"mechanism": name, "relation": nb, "case": what, "guarantee": dc.get_mechanism(name).guarantee,
             "claim": f"({first.epsilon_claimed:g}, {first.delta_claimed:g})", "exact": first.epsilon_exact,
-            "target": first.target, "statistic": first.statistic, "where": first.note, "reading": first.conversion,
+            "target": first.target, "statistic": first.statistic, "where": _where(dc.get_mechanism(name), first.note, extra),
+            "reading": first.conversion,
             "lower": _spread([r.epsilon_lower for r in results], lambda v: f"{v:.3g}"),
             "share": _spread(shares, lambda v: f"{v:.0%}"), "median_share": median_share,
             "verdict": f"REFUTED ({refuted}/{len(results)})" if refuted else f"not refuted (0/{len(results)})",
@@ -146,6 +147,41 @@ def markdown(table: list[dict], trials: int, seeds: int) -> str:
     return text
 
 
+def merge(parts: list[Path], trials: int, seeds: int) -> str:
+    """One table from runs made in parts (``--only`` on disjoint mechanisms, each with its own ``--out``): rows in
+    the order of :func:`cases`, each taken from the last part that has it, and every part's footnotes."""
+    order = {(name, nb, what): i for i, (name, nb, _, what, _, _) in enumerate(cases())}
+    rows, notes = {}, {}
+    for part in parts:
+        for line in part.read_text().splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if line.startswith("| ") and len(cells) > 3 and (cells[0], cells[1], cells[2]) in order:
+                rows[(cells[0], cells[1], cells[2])] = line
+            elif line.startswith("- **"):
+                notes[line.split("(median")[0]] = line
+    head = markdown([], trials, seeds).rstrip("\n")  # the generated-by stamp, the lead sentence and the head
+    body = [_with_audit_params(rows[key]) for key in sorted(rows, key=order.get)]
+    out = head + "\n" + "\n".join(body) + "\n"
+    if notes:
+        out += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(notes.values()) + "\n"
+    return out.replace("--seeds", "--jobs 3 (in parts with --only, merged with --merge) --seeds", 1)
+
+
+def _with_audit_params(line: str) -> str:
+    """A row made before rows named the registry's audit parameters (e.g. one site) gets them in its 'where'."""
+    cells = line.split(" | ")
+    spec = dc.get_mechanism(cells[0].lstrip("| "))
+    if cells[2] == "as implemented" and spec.audit_params and "run with" not in cells[7]:
+        cells[7] = _where(spec, cells[7])
+    return " | ".join(cells)
+
+
+def _where(spec, note: str, extra: dict | None = None) -> str:
+    """The design's note, with the parameters the registry makes audits run with (unless the row overrides them)."""
+    used = {k: v for k, v in spec.audit_params.items() if k not in (extra or {})}
+    return note + (f"; run with {', '.join(f'{k} = {v:g}' for k, v in used.items())}" if used else "")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=10_000, help="trials per dataset (default 10000)")
@@ -156,14 +192,22 @@ def main(argv=None) -> None:
     parser.add_argument("--only", nargs="*", default=None, help="only these mechanisms (for a quick look)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "audit-table.md",
                         help="where to write the markdown table (default docs/audit-table.md)")
+    parser.add_argument("--merge", nargs="*", type=Path, default=None,
+                        help="write one table from parts made with --only (their --out files) and stop")
     args = parser.parse_args(argv)
+    if args.merge:
+        args.out.write_text(merge(args.merge, args.trials, args.seeds))
+        print(f"wrote {args.out}")
+        return
     table = []
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     for name, nb, run_eps, what, extra, broken in cases():
         if args.only and name not in args.only:
             continue
         results = run_case(name, nb, run_eps, extra, args.trials, args.seeds, args.scheduler, pool)
-        table.append(row(name, nb, what, results, bool(broken)))
+        table.append(row(name, nb, what, results, bool(broken), extra))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(markdown(table, args.trials, args.seeds))  # after every row: a long run can be read early
         r = table[-1]
         print(f"{name:18s} {nb:10s} {what:38s} lower={r['lower']:22s} share={r['share']:18s} {r['verdict']:18s} "
               f"{r['seconds']:.1f}s", flush=True)
