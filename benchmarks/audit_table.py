@@ -162,6 +162,10 @@ def merge(parts: list[Path], trials: int, seeds: int) -> str:
     head = markdown([], trials, seeds).rstrip("\n")  # the generated-by stamp, the lead sentence and the head
     body = [_with_audit_params(rows[key]) for key in sorted(rows, key=order.get)]
     out = head + "\n" + "\n".join(body) + "\n"
+    missing = [f"{name} ({nb}, {what})" for (name, nb, what) in sorted(order, key=order.get) if (name, nb, what) not in rows]
+    if missing:
+        out += ("\nNot measured in this run (no part covered them; regenerate with the command above): "
+                + "; ".join(missing) + ".\n")
     if notes:
         out += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(notes.values()) + "\n"
     return out.replace("--seeds", "--jobs 3 (in parts with --only, merged with --merge) --seeds", 1)
