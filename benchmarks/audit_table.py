@@ -194,6 +194,7 @@ def main(argv=None) -> None:
                         help="run the trials on Dask: 'local', 'processes' or a scheduler address (default: here)")
     parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side in this many processes")
     parser.add_argument("--only", nargs="*", default=None, help="only these mechanisms (for a quick look)")
+    parser.add_argument("--case", default=None, help="only the cases whose name contains this (e.g. '2x')")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "audit-table.md",
                         help="where to write the markdown table (default docs/audit-table.md)")
     parser.add_argument("--merge", nargs="*", type=Path, default=None,
@@ -206,7 +207,7 @@ def main(argv=None) -> None:
     table = []
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     for name, nb, run_eps, what, extra, broken in cases():
-        if args.only and name not in args.only:
+        if (args.only and name not in args.only) or (args.case and args.case not in what):
             continue
         results = run_case(name, nb, run_eps, extra, args.trials, args.seeds, args.scheduler, pool)
         table.append(row(name, nb, what, results, bool(broken), extra))
