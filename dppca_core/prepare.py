@@ -479,6 +479,16 @@ class PreparedData:
                          f"pass sites={len(stored)} (or those sizes) to use them, or sites=1 for one site. Other "
                          "partitions need the rows: pass the data matrix.")
 
+    def __getstate__(self) -> dict:
+        """Picklable (e.g. shipped to a Dask worker by an audit): everything but the lock, which is rebuilt."""
+        state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         return f"PreparedData(n={self.n}, d={self.d}, data_norm={self.data_norm:g}, n_clipped={self.n_clipped})"
 

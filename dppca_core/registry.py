@@ -140,7 +140,8 @@ class MechanismSpec:
     ``func(data, k, epsilon, delta, neighbors, rng, **params) -> Output`` where ``data`` is a
     :class:`dppca_core.prepare.PreparedData` with rows of norm <= 1. ``releases_eigenvalues`` says that the
     release includes private eigenvalue estimates. ``audit_statistic`` names the test statistic the privacy proof
-    is tight for, which :func:`dppca_core.audit.audit` uses to attack the published release.
+    is tight for, which :func:`dppca_core.audit.audit` uses (:func:`dppca_core.audit.design_for` says which
+    design each name selects).
 
     ``gaussian_dp`` says that an "approximate" guarantee is in fact mu-Gaussian DP (Gaussian noise only), so
     other Gaussian releases compose with it exactly; False for mechanisms that mix in other noise (histograms).
@@ -148,8 +149,12 @@ class MechanismSpec:
     ``task`` is "pca" (subspace estimation; the Explore and Trade-offs pages list these) or "tensor"
     (orthogonal tensor decomposition). ``prepare_input(X, data_norm)`` replaces :func:`dppca_core.prepare`
     for mechanisms whose input is not rows to clip (it must return an object with ``n``, ``d``, ``data_norm``
-    and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=)`` returns an
-    :class:`dppca_core.audit.AuditDesign` for mechanisms the default designs do not fit.
+    and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=, epsilon=, delta=)`` returns an
+    :class:`dppca_core.audit.design.AuditDesign` for mechanisms the generic designs do not fit (or None to leave
+    that statistic to them). ``local_randomizer(x, epsilon, delta, rng) -> (message, PrivacyCurve)`` is a local
+    mechanism's per-user randomiser, the level its guarantee is stated at (the audit attacks that message).
+    ``audit_params`` are mechanism parameters an audit runs with unless the caller gives others (e.g. one site,
+    where a person's guarantee is that of their own site's messages).
 
     ``ordered_basis`` says that the released components come in decreasing order of the mechanism's own estimate
     of the variance along them (eigenvectors of a noisy matrix, a power method's singular vectors). False for
@@ -181,6 +186,8 @@ class MechanismSpec:
     gaussian_dp: bool = True
     prepare_input: Callable | None = None
     audit_design: Callable | None = None
+    local_randomizer: Callable | None = None
+    audit_params: dict = field(default_factory=dict)
     threaded_reps: bool = False
     ordered_basis: bool = True
 

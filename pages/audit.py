@@ -5,7 +5,7 @@ import dppca_core as dc
 from dppca_core import figures
 from dppca_core.audit import audit
 
-from ui import scenario, show
+from ui import guarantee, scenario, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -15,13 +15,15 @@ RESULT_KEY = "audit_result"  # canonical result of the last audit in this sessio
 
 st.title("Audit a privacy claim")
 st.markdown(
-    "An audit runs a mechanism many times on two **neighbouring datasets** (one has the row *u = e₁*; the other "
-    "replaces it by *e₂* or removes it, the rest of the data empty) and attacks exactly what the mechanism "
-    "**publishes**, trying to tell which dataset produced each release. With (ε, δ)-DP no test can have both "
-    "error rates small: *α + e^ε β ≥ 1 − δ*. 95% confidence bounds on the error rates turn the attack into a "
-    "lower bound on ε. For Gaussian mechanisms the bound reads the attack through the whole Gaussian-DP "
-    "trade-off curve (exact for Gaussian noise), which gets close to the claim with far fewer trials. "
-    "An audit can refute a claim, never prove one."
+    "An audit runs a mechanism many times on two **neighbouring datasets** that differ in one row, the *canary*, "
+    "and attacks what the mechanism's privacy proof is about, trying to tell which dataset produced each run. "
+    "Each mechanism is attacked where its proof lives: a local mechanism at the canary user's own message, a "
+    "streaming method at the canary's own step (the public order and start vector are replayed), an exponential "
+    "mechanism through the exact ratio of its two output densities, a distributed one at a site's message. With "
+    "(ε, δ)-DP no test can have both error rates small: *α + e^ε β ≥ 1 − δ*. 95% confidence bounds on the "
+    "error rates turn the attack into a lower bound on ε. For Gaussian mechanisms the bound reads the attack "
+    "through the whole Gaussian-DP trade-off curve (exact for Gaussian noise), which gets close to the claim with "
+    "far fewer trials. An audit can refute a claim, never prove one."
 )
 
 names = dc.mechanism_names()
@@ -38,7 +40,11 @@ c[1].select_slider(
     "the implementation actually runs at ε ×", options=[1, 2, 3, 5], **scenario.bind("afactor"),
     help="1: audit the mechanism as it is. Above 1: simulate an implementation that adds too little noise "
          "for its claim; a good audit must catch it.")
-if st.button("Run the audit", type="primary", key="run_audit"):
+buttons = st.columns([1, 1, 4])
+run_clicked = buttons[0].button("Run the audit", type="primary", key="run_audit")
+buttons[1].button("Cancel", key="audit_cancel", icon=":material/stop_circle:",
+                  help="Stops an audit in progress (the click interrupts it); the last finished audit stays.")
+if run_clicked:
     with boundary("the audit"):
         mech, eps, delta, nb = vals["amech"], vals["aeps"], vals["adelta"], vals["anb"]
         spec = dc.get_mechanism(mech)
@@ -51,6 +57,7 @@ if st.button("Run the audit", type="primary", key="run_audit"):
                        progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"))
         bar.empty()
         st.session_state[RESULT_KEY] = result
+        guarantee.remember_audit(result)
 
 result = st.session_state.get(RESULT_KEY)
 if result is not None:
@@ -60,6 +67,9 @@ if result is not None:
             st.warning(f"**{spec.title}: claim contradicted.** {result.verdict()}", icon=":material/gpp_bad:")
         else:
             st.success(f"**{spec.title}: no violation found.** {result.verdict()}", icon=":material/verified_user:")
+        guarantee.card(result.mechanism, epsilon=result.epsilon_claimed, delta=result.delta_claimed,
+                       neighbors=result.neighbors, exact=result.epsilon_exact, audit_result=result,
+                       key="audit_guarantee")
         m = st.columns(5)
         m[0].metric("claim", f"({result.epsilon_claimed:g}, {result.delta_claimed:g})")
         m[1].metric("lower bound on ε", "∞" if result.epsilon_lower == float("inf") else f"{result.epsilon_lower:.3g}",
@@ -69,7 +79,16 @@ if result is not None:
         m[3].metric("lower bound on δ at the claimed ε", f"{result.delta_lower:.3g}")
         m[4].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",
                     delta_arrow="off")
-        how = {"gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors "
+        how = {"ldp_message": "the canary user's own message to the aggregator (x xᵀ plus noise): the difference of "
+                              "its two diagonal entries, exactly the Gaussian the local calibration is tight for",
+               "log_density_ratio": "the exact ratio of the released vector's densities under the two datasets "
+                                    "(a background along the canary makes the normaliser move too); threshold "
+                                    "fixed in advance from that density",
+               "gradient_step": "the canary's own gradient step, read from the published iterate after it (public "
+                                "order and start vector replayed; the canary at 45° from the start vector)",
+               "range_histogram": "which bin Algorithm 4's histogram released (the canary's group moves between "
+                                  "two bins that hold half the groups each)",
+               "gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors "
                              "and eigenvalues (exactly the Gaussian the calibration is tight for)",
                "power_iterates": "the likelihood ratio of the published iterates of the noisy power method",
                "subspace_energy": "the released subspace's energy along the differing row (averaged over the "
@@ -78,14 +97,16 @@ if result is not None:
                               "because Wishart noise is positive semi-definite)",
                "moment_likelihood_ratio": "the likelihood ratio of the noisy second and third moments rebuilt from "
                                           "the published whitening and projected tensor (K = d)",
-               "oja_step": "the likelihood ratio of the canary's own step, read from the published iterates "
-                           "around it (the order and start vector are public randomness the guarantee does "
-                           "not rely on; the audit replays them; small learning rate)",
+               "oja_step": "the likelihood ratio of the canary's own step, read from the published iterate after "
+                           "it (the order and start vector are public randomness the guarantee does not rely on; "
+                           "the audit replays them and puts the canary at 45° from the start vector; small "
+                           "learning rate)",
                "published field": f"the published field '{result.leaked_field}', which carries no noise"}
         reading = ("read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
                    "is Gaussian (exact for Gaussian noise)" if result.conversion == "gdp"
                    else "distribution-free (no assumption on the mechanism)")
-        st.caption(f"Statistic: {how.get(result.statistic, result.statistic)}. Bound: {reading}. Relation: "
+        st.caption(f"Where: {result.note}. Statistic: {how.get(result.statistic, result.statistic)}. Bound: {reading}. "
+                   "Relation: "
                    f"{result.neighbors}; error rates on the evaluation trials: false positives "
                    f"{result.false_positive_rate:.3f}, false negatives {result.false_negative_rate:.3f}."
                    + (f" The mechanism was run at ε = {result.run_epsilon:g}." if result.run_epsilon

@@ -4,7 +4,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import metrics, risk
 
-from ui import compute, controls, data, scenario, show, views
+from ui import compute, controls, data, guarantee, scenario, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -56,8 +56,9 @@ def _mechanism_block(res, random_level: float) -> None:
             c[2].caption("Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
                          "against the top-s rows of the exact components).")
         noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {res.noise_scale:.4g}"
-        st.markdown(f"**Guarantee:** {res.guarantee_text}  \n*{noise} (per entry of the perturbed statistic, rows "
-                    f"scaled to norm ≤ 1) · {spec.model} model · {spec.paper}*")
+        guarantee.release_card(res.mechanism, res.published, res.privacy)
+        st.markdown(f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
+                    f"{spec.paper}*")
         if spec.guarantee == "retracted":
             st.error("This mechanism's privacy claim is false: its releases are **not** differentially private. "
                      "Good utility here says nothing about privacy.", icon=":material/gpp_bad:")

@@ -5,7 +5,7 @@ import dppca_core as dc
 from dppca_core import figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
 
-from ui import compute, data, report, scenario, show, views
+from ui import compute, data, guarantee, report, scenario, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -39,7 +39,7 @@ with boundary("the report"):
     table = report.results_table(results)
     st.subheader("Guarantees")
     for mech, res in results.items():
-        st.markdown(f"- **{md_escape(mech)}**: {res.guarantee_text}")
+        guarantee.release_card(mech, res.published, res.privacy, title=mech, key=f"report_guarantee_{mech}")
     shares = report.budget_table(results)
     if shares is not None:
         st.subheader("How the budget is split")

@@ -13,6 +13,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics
+from dppca_core.audit.statistics import leaves as _leaves  # the audit's own flattening of a published dict
 from dppca_core.release import NonPrivateDiagnostics
 
 NAMES = [m for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee != "none"]
@@ -42,20 +43,6 @@ def _params(name):
 
 def _k(name):
     return 1 if dc.get_mechanism(name).max_k == 1 else 2
-
-
-def _leaves(value, path=""):
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            out.update(_leaves(item, f"{path}.{key}" if path else key))
-        return out
-    if isinstance(value, list):
-        out = {}
-        for i, item in enumerate(value):
-            out.update(_leaves(item, f"{path}[{i}]"))
-        return out
-    return {path: value}
 
 
 def _published(name, X, neighbors, seed):

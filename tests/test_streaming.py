@@ -1,4 +1,5 @@
 """Private Oja and DP-PCA (Liu, Kong, Jain & Oh 2022) and the stability histogram."""
+import functools
 import math
 
 import numpy as np
@@ -12,8 +13,8 @@ from dppca_core.mechanisms.streaming import (_budget_for_coordinates, _histogram
                                              _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
 
 
-def mean_error(name, data, eps=1.0, reps=4, **params):
-    return np.mean([metrics.subspace_distance(dc.run(name, data.X, 1, eps, 1e-5, seed=r, **params).components,
+def mean_error(name, data, eps=1.0, reps=4, reduce=np.mean, **params):
+    return reduce([metrics.subspace_distance(dc.run(name, data.X, 1, eps, 1e-5, seed=r, **params).components,
                                               data.components) for r in range(reps)])
 
 
@@ -132,14 +133,15 @@ def test_top_eigenvalue_from_gram_matches_the_svd():
 
 
 def test_private_oja_fast_loop_is_the_textbook_recursion():
-    # same random stream (permutation, start, noise drawn in chunks) and the same arithmetic: outputs agree to
+    # same random streams (permutation and start from the public child stream, noise drawn in chunks) and the same arithmetic: outputs agree to
     # rounding (each of the n steps adds ~1e-16; measured 1e-14 after 30,000 steps)
     data = liu_example_41(n=12000, d=8, sigma=0.1, seed=3)
     prepared = dc.prepare(data.X)
     for seed in range(2):
         rng = np.random.default_rng(seed)
-        rows = prepared.rows[rng.permutation(prepared.n)]
-        w = rng.standard_normal(prepared.d)
+        public = rng.spawn(1)[0]  # the order and start vector come from the run's public stream
+        rows = prepared.rows[public.permutation(prepared.n)]
+        w = public.standard_normal(prepared.d)
         w /= np.linalg.norm(w)
         alpha = privacy.gaussian_sigma(1.0, 1.0, 1e-6)
         noise = rng.standard_normal((prepared.n, prepared.d))
@@ -178,10 +180,14 @@ def test_private_oja_compiled_and_python_loops_agree():
 @pytest.mark.parametrize("name", ["dp_pca", "private_oja"])
 def test_error_falls_with_epsilon_and_n(name):
     # Example 4.1 with sigma = 0.1 (eigengap 0.25): at n = 40000 both learn well at large epsilon
+    # Medians of 8 runs: from a random start Oja's error has a heavy tail across seeds (a start far from the top
+    # direction converges late; measured 0.02-0.58 over 8 seeds at n = 40000, epsilon = 200), so a mean of 4 runs
+    # depends on which seeds those are.
     big = liu_example_41(n=40000, d=10, sigma=0.1, seed=0)
     small = liu_example_41(n=4000, d=10, sigma=0.1, seed=0)
-    assert mean_error(name, big, eps=20.0) < 0.5 * mean_error(name, big, eps=0.2)
-    assert mean_error(name, big, eps=200.0) < 0.5 * mean_error(name, small, eps=200.0)
+    typical = functools.partial(mean_error, reps=8, reduce=np.median)
+    assert typical(name, big, eps=20.0) < 0.5 * typical(name, big, eps=0.2)
+    assert typical(name, big, eps=200.0) < 0.5 * typical(name, small, eps=200.0)
 
 
 def test_private_oja_calibration_and_restrictions():

@@ -54,6 +54,9 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     model="distributed",
     audit_statistic="power_iterates",
     guarantee="approximate",
+    # a person's guarantee is that of their own site's messages (parallel composition); with one site the
+    # release is that site's noisy statistic, without the other sites' independent noise on top
+    audit_params={"sites": 1},
     relations=("replace",),
     params=(
         SITES_PARAM,
@@ -242,6 +245,9 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
     model="distributed",
     audit_statistic="gram_entry",
     guarantee="approximate",
+    # a person's guarantee is that of their own site's messages (parallel composition); with one site the
+    # release is that site's noisy statistic, without the other sites' independent noise on top
+    audit_params={"sites": 1},
     relations=("replace",),
     releases_eigenvalues=True,
     params=(SITES_PARAM,),

@@ -42,6 +42,7 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
     model="central",
     guarantee="pure",
     uses_delta=False,
+    audit_statistic="log_density_ratio",
     caveat="k > 1: sampled by finite MCMC (Gibbs), so pure epsilon-DP holds only approximately; k = 1 is exact.",
     params=(Param("sweeps", "int", 200, "Gibbs sweeps for k > 1 (each redraws every column once); ignored "
                   "for k = 1, which is sampled exactly.", low=1, high=5000),),
@@ -91,6 +92,10 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     guarantee="pure",
     uses_delta=False,
     releases_eigenvalues=True,
+    audit_statistic="log_density_ratio",
+    # with k = 1 and no eigenvalues the release is one exponential-mechanism draw on the sphere, the part the
+    # log-density test reads exactly (the eigenvalues' share would only move the budget away from it)
+    audit_params={"eigenvalue_share": 0.0},
     params=(Param("eigenvalue_share", "float", None,
                   "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
                   "evenly over the k eigenvector draws. Default: 0.2 under replace-one, 0 under add/remove (where the "
@@ -137,10 +142,11 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
                                       computation_error=err, name="eigenvalues")
         scale = noise.noise_scale
         eigenvalues = np.sort(noisy)[::-1][:k]
-    vectors, rates = _iterative_vectors(data.gram, k, _bingham_weight(eps_vector, neighbors), rng)
+    weight = _bingham_weight(eps_vector, neighbors)
+    vectors, rates = _iterative_vectors(data.gram, k, weight, rng)
     return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues,
                   privacy=PrivacyCurve.pure(epsilon),
-                  facts={"epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector,
+                  facts={"epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector, "bingham_weight": weight,
                          "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
                          "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism"},
                   diagnostics={"acceptance_rate": float(np.mean(rates))})

@@ -18,8 +18,20 @@ def ldp_noise_sigma(epsilon: float, delta: float) -> float:
     return gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
 
 
+def ldp_message(x, epsilon: float, delta: float, rng: np.random.Generator):
+    """One user's randomised report (Wang & Xu, Algorithm 1, step 1): x x^T + Z, Z symmetric with i.i.d.
+    N(0, sigma^2) upper triangle, and its exact privacy curve (the registry's ``local_randomizer``).
+
+    Local DP is a statement about this message alone: it is (sqrt(2)/sigma)-GDP for any two inputs x, x' of
+    norm <= 1, so it is what the audit attacks (:func:`dppca_core.audit.local_message_design`).
+    """
+    x = np.asarray(x, dtype=float)
+    sigma = ldp_noise_sigma(epsilon, delta)
+    return np.outer(x, x) + symmetric_gaussian(x.size, sigma, rng), _ldp_curve(sigma)
+
+
 def noisy_local_covariance(data, epsilon, delta, rng):
-    """S~ = (1/n) sum_i (x_i x_i^T + Z_i) and the per-user noise s.d.
+    """S~ = (1/n) sum_i (x_i x_i^T + Z_i) over the users' messages (:func:`ldp_message`) and the per-user noise s.d.
 
     The sum of n independent symmetric N(0, sigma^2) matrices is one symmetric N(0, n sigma^2)
     matrix, so the server's output has exactly the distribution of the protocol's.
@@ -34,7 +46,8 @@ def noisy_local_covariance(data, epsilon, delta, rng):
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
     model="local",
-    audit_statistic="gram_entry",
+    audit_statistic="ldp_message",
+    local_randomizer=ldp_message,
     releases_eigenvalues=True,
     guarantee="approximate",
     relations=("replace",),
@@ -95,6 +108,8 @@ def default_sparse_penalty(n: int, d: int, sigma: float, noisy_cov=None, zeta: f
     title="Local sparse PCA (Fantope + l1, ADMM)",
     paper=PAPER_WX + ", Algorithm 2",
     model="local",
+    audit_statistic="ldp_message",
+    local_randomizer=ldp_message,
     guarantee="approximate",
     relations=("replace",),
     params=(

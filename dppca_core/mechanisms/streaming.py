@@ -13,7 +13,9 @@ import numpy as np
 
 from .._compiled import oja_steps
 from ..histogram import argmax_bin, stability_histogram
-from ..privacy import PrivacyCurve, gaussian_sigma
+from ..audit.design import AuditDesign, public_stream
+from ..prepare import prepare
+from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..registry import Output, Param, mechanism
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
@@ -26,8 +28,8 @@ LR_PARAMS = (
 
 
 def public_start(n: int, d: int, rng: np.random.Generator):
-    """The draws every run starts with: a uniformly random order of the n rows and a uniformly random unit
-    start vector.
+    """The public draws every run starts with: a uniformly random order of the n rows and a uniformly random
+    unit start vector, both from ``rng``, the run's public stream (:func:`_start`).
 
     Both are data-independent, and the guarantee conditions on them (each record is protected by the noise of
     its own step whatever the order), so it holds even if they are published; the audit replays them.
@@ -38,63 +40,147 @@ def public_start(n: int, d: int, rng: np.random.Generator):
 
 
 def _start(data, rng):
-    """:func:`public_start` for ``data``. The rows themselves are gathered a batch at a time
+    """:func:`public_start` for ``data``, drawn from the child stream ``rng.spawn(1)[0]``
+    (:func:`dppca_core.audit.design.public_stream`), never from the generator that makes the noise: the audit
+    rebuilds that child from the run's seed sequence and so knows the order and start vector without ever
+    holding the noise generator's state. The rows themselves are gathered a batch at a time
     (``data.rows_at``), so no reordered copy of X is kept."""
-    return public_start(data.n, data.d, rng)
+    return public_start(data.n, data.d, public_stream(rng))
 
 
 #: Rows of an audit run at most: below 100 rows a run publishes the iterate of every step
-#: (trace_every = max(1, n // 50) = 1), which the audit reads around the canary's step.
+#: (trace_every = max(1, n // 50) = 1), which the audit reads after the canary's step.
 OJA_AUDIT_ROWS = 50
 #: A learning rate small enough for each audited step to be linear in its noise (privacy does not depend on
 #: it: the noise scales with the step).
 OJA_AUDIT_LR = 1e-3
+#: DP-PCA's gradient-step audit: 20 rows make one batch (T = ceil((ln 20)^2 / 16) = 1) far below the batch size
+#: the private range needs, so the batch's mean gradient is released over the public range with noise of
+#: sensitivity 1/B: a Gaussian step, the one the canary sits in.
+DP_PCA_AUDIT_ROWS = 20
 
 
-def oja_audit_design(d: int, n: int, neighbors: str, statistic: str):
+def canary_pair(w: np.ndarray):
+    """(x, x', u): unit rows at +45 and -45 degrees from the unit vector ``w`` in the plane of w and u, u a unit
+    vector orthogonal to w.
+
+    A step of Oja's rule or of DP-PCA at iterate w moves by a multiple of the gradient g = x x^T w = x / sqrt(2);
+    its component orthogonal to w is +1/2 u for x and -1/2 u for x', so the two gradients differ by exactly u:
+    the whole sensitivity (1) and all of it in the direction the normalised iterate shows (its radial part is
+    lost to the normalisation)."""
+    j = int(np.argmin(np.abs(w)))
+    u = -w[j] * w
+    u[j] += 1.0
+    u /= np.linalg.norm(u)
+    return (w + u) / math.sqrt(2.0), (w - u) / math.sqrt(2.0), u
+
+
+def _first_step_design(rows: int, d: int, statistic: str, params: dict, note: str) -> AuditDesign:
+    """The canary in the row the public order uses first, at 45 degrees from the public start vector w0 (x on
+    D, x' on D', every other row zero), and the score of the first published iterate w1.
+
+    With a small learning rate w1 is proportional to w0 + eta (g + noise) and r = (w1 . u) / (w1 . w0) equals
+    eta (g + noise) . u up to O(eta^2): a Gaussian whose mean moves by eta between D and D' (x and x' differ by
+    u in that direction) with the step's own noise s.d. times eta, i.e. exactly the step's mu. The score is -r
+    (larger on D')."""
+    def datasets(public):
+        order, w0 = public
+        x, x_prime, _ = canary_pair(w0)
+        D, D_prime = np.zeros((rows, d)), np.zeros((rows, d))
+        D[order[0]], D_prime[order[0]] = x, x_prime
+        return prepare(D), prepare(D_prime)
+
+    def score(published: dict, public) -> float:
+        _, w0 = public
+        after = np.asarray(published["outputs"]["iterates"][0], dtype=float)[:, 0]
+        return -float(after @ canary_pair(w0)[2]) / float(after @ w0)
+
+    return AuditDesign(None, None, 1, score, statistic, public_draws=lambda rng: public_start(rows, d, rng),
+                       params=params, datasets=datasets, note=note)
+
+
+def oja_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
     """Audit design for Private Oja (the registry's ``audit_design`` hook): the step the canary is used in.
 
-    The guarantee is that of one noisy step, whatever the order (which is public randomness), so the test
-    knows the order and the start vector (replayed from the run's generator: :func:`public_start`) and reads
-    the published iterates just before and after the canary's step. D holds the canary e1 in row 0 and zero
-    rows (pure-noise steps) elsewhere, D' replaces it by e2. With a small learning rate the step is linear:
-    rescaled so that its component along the previous iterate w is 1, the new iterate is
-    w + eta P(g + alpha z) with P the projection orthogonal to w, g = x x^T w and z standard normal, and the
-    score is the exact Gaussian log-likelihood ratio of D' against D on it. Its separation is
-    ||P(g_D' - g_D)|| / alpha = |sin 2 theta| / alpha for w at angle theta (d = 2): the normalisation hides
-    the radial part of the step, so the test reaches the claim only where w lies on a diagonal.
+    The guarantee is that of one noisy step, whatever the order and start vector (public randomness), so the
+    test knows them (replayed from the run's public stream: :func:`public_start`) and the canary sits in the
+    row of the first step, at 45 degrees from the start vector (:func:`canary_pair`): the step's sensitivity is
+    reached in full, orthogonally to the iterate, and the score (:func:`_first_step_design`) is the Gaussian
+    log-likelihood ratio of that step up to O(eta^2). The other rows are zero (pure-noise steps). Returns None
+    for statistics other than "auto" / "oja_step" (left to the generic designs).
     """
-    from ..audit import AuditDesign
-    from ..prepare import prepare
-
+    if statistic not in ("auto", "oja_step"):
+        return None
     if neighbors != "replace":
         raise ValueError("Private Oja has a guarantee for replace-one neighbours only; audit it with "
                          "neighbors='replace'.")
-    if statistic not in ("auto", "oja_step"):
-        raise ValueError("Private Oja is audited at the canary's step (statistic 'oja_step'); use statistic='auto'.")
-    rows = min(n, OJA_AUDIT_ROWS)
-    x, x_prime = np.eye(d)[0], np.eye(d)[1]
-    base = np.zeros((rows - 1, d))
-    D, D_prime = prepare(np.vstack([x, base])), prepare(np.vstack([x_prime, base]))
+    return _first_step_design(min(n, OJA_AUDIT_ROWS), d, "oja_step", {"lr_c1": OJA_AUDIT_LR},
+                              "the canary's own Oja step (public order and start vector replayed)")
+
+
+def dp_pca_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon: float, delta: float, **_):
+    """Audit designs for DP-PCA (the registry's ``audit_design`` hook), one per step its proof composes.
+
+    * "gradient_step" (default): the Gaussian step of the batch the canary sits in
+      (:func:`_first_step_design`, :data:`DP_PCA_AUDIT_ROWS` rows: one batch released over the public range
+      with the whole budget, so the run is exactly gaussian_mu(epsilon, delta)-GDP).
+    * "range_histogram": Algorithm 4's stability histogram (:func:`_histogram_design`), whose released bin
+      becomes the published scale estimate.
+    Other statistics are left to the generic designs (None).
+    """
+    if statistic not in ("auto", "gradient_step", "range_histogram"):
+        return None
+    if neighbors != "replace":
+        raise ValueError("DP-PCA has a guarantee for replace-one neighbours only; audit it with neighbors='replace'.")
+    if statistic == "range_histogram":
+        return _histogram_design(d, epsilon, delta)
+    rows = min(n, DP_PCA_AUDIT_ROWS)
+    if rows < 8:
+        raise ValueError("DP-PCA needs batches of at least 8 rows: audit it with n >= 8.")
+    return _first_step_design(rows, d, "gradient_step", {"lr_c1": OJA_AUDIT_LR},
+                              "the canary's own gradient step (one batch over the public range; public order and "
+                              "start vector replayed)")
+
+
+def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) -> AuditDesign:
+    """Algorithm 4's histogram on one batch large enough for the private range (batch_size = the smallest
+    such batch, so T = 1), with the canary's group toggling between two bins that hold half the groups each.
+
+    Groups are consecutive pair differences of the first half-batch in the public order. Each group gets one
+    non-zero row, c w0 (first row of its first pair), so its top eigenvalue is c^4 / (2 size) and its label is
+    set by c (in the middle of bin a, the highest a row of norm <= 1 reaches, or of bin b two bins lower). The canary (the first group's row) is in
+    bin a on D and bin b on D'; the others are split evenly between a and b. The released scale estimate
+    2^(bin/4) is the argmax of the noisy counts (Laplace(2/epsilon) each): the score is 1 when it names b,
+    1/2 when no bin is released, 0 otherwise.
+    """
+    rows = min_batch_size(d, epsilon, delta, zeta / 2.0)
+    rows += rows % 2
+    half = rows // 2
+    groups = _eigen_groups(epsilon, delta, zeta / 2.0)
+    size = (half // 2) // groups
+    top_bin = math.floor(4.0 * math.log2(1.0 / (2.0 * size))) - 1  # the highest bin a row of norm <= 1 fills
+    labels = {"a": top_bin, "b": top_bin - 2}
+    # c^4 / (2 size) in the middle of its bin (4 log2 of it at label + 1/2), clear of the bin edges
+    levels = {key: (2.0 * size * 2.0 ** ((label + 0.5) / 4.0)) ** 0.25 for key, label in labels.items()}
+
+    def datasets(public):
+        order, w0 = public
+        D = np.zeros((rows, d))
+        for j in range(1, groups):
+            D[order[2 * j * size]] = (levels["a"] if j % 2 else levels["b"]) * w0
+        D_prime = D.copy()
+        D[order[0]], D_prime[order[0]] = levels["a"] * w0, levels["b"] * w0
+        return prepare(D), prepare(D_prime)
 
     def score(published: dict, public) -> float:
-        order, w0 = public
-        step = int(np.flatnonzero(order == 0)[0])  # 0-based step at which row 0, the canary, is used
-        frames = published["outputs"]["iterates"]
-        before = w0 if step == 0 else np.asarray(frames[step - 1], dtype=float)[:, 0]
-        after = np.asarray(frames[step], dtype=float)[:, 0]
-        params = published["parameters"]
-        eta = params["lr_c1"] / (params["lr_c2"] + step + 1)
-        alpha = published["noise_scale"]
-        moved = after / (after @ before) - before  # eta P (g + alpha z), up to O(eta^2)
-        project = np.eye(d) - np.outer(before, before)
-        mean_d = eta * project @ (x * (x @ before))
-        mean_dp = eta * project @ (x_prime * (x_prime @ before))
-        shift = mean_dp - mean_d
-        return float(shift @ (moved - (mean_d + mean_dp) / 2.0)) / (eta * alpha) ** 2
+        if published["outputs"]["bottom_count"]:
+            return 0.5
+        return float(math.isclose(published["outputs"]["scale_estimates"][0], 2.0 ** (labels["b"] / 4.0)))
 
-    return AuditDesign(D, D_prime, 1, score, "oja_step", public_draws=lambda rng: public_start(rows, d, rng),
-                       params={"lr_c1": OJA_AUDIT_LR})
+    return AuditDesign(None, None, 1, score, "range_histogram", public_draws=lambda rng: public_start(rows, d, rng),
+                       params={"batch_size": rows, "zeta": zeta}, datasets=datasets,
+                       note=f"Algorithm 4's range histogram ({groups} groups of a {rows}-row batch; its share of "
+                            "the budget is the whole (epsilon, delta): the half-batches are disjoint)")
 
 
 @mechanism(
@@ -355,6 +441,8 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     caveat=TOP_ONLY,
     gaussian_dp=False,
     threaded_reps=True,
+    audit_statistic="gradient_step",
+    audit_design=dp_pca_audit_design,
     params=(
         Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
               "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
@@ -446,7 +534,10 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
     # The scale estimates, the number of empty histograms (bottoms) and each step's noise level are functions
     # of the private histogram outputs, so they are covered; how many entries were truncated is not.
     return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(sigmas)),
-                  privacy=PrivacyCurve.approx(epsilon, delta),
+                  # over the public range every batch is one Gaussian step of sensitivity 1/B at the whole budget
+                  # (disjoint batches: parallel composition), so the run is exactly gaussian_mu(eps, delta)-GDP
+                  privacy=PrivacyCurve.approx(epsilon, delta) if private_range else
+                  PrivacyCurve.gdp(gaussian_mu(epsilon, delta)),
                   outputs={"bottom_count": bottoms, "noise_sd_per_step": sigmas, "scale_estimates": scales,
                            "iterates": iterates},
                   facts={"batches": T, "batch_size": B, "private_range": private_range,

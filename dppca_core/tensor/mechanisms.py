@@ -219,6 +219,7 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
     model="distributed",
     guarantee="approximate",
+    audit_params={"sites": 1},  # the aggregator's view of one site is that site's message (the pooled AGN level)
     params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
     notes=("Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
            "with sum_s (N_s/N) e_s = 0, f from the aggregator, g its own); the aggregator removes f, averages with "
@@ -287,6 +288,7 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
     paper=PAPER + " (baseline 'conv')",
     model="distributed",
     guarantee="approximate",
+    audit_params={"sites": 1},  # a person's guarantee is that of their own site's messages (parallel composition)
     params=(SITES_PARAM,) + COMMON_PARAMS,
     notes=("Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
            "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "

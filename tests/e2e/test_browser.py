@@ -260,3 +260,60 @@ def test_budget_split_changes_the_private_scree(server, browser):
     assert all(0.35 < a / b < 0.65 for a, b in zip(after, before)), (before, after)
     assert_no_error(page, "private scree after moving the budget split")
     page.close()
+
+
+def _card_numbers(page, mechanism):
+    card = page.locator(f".st-key-guarantee_{mechanism}")
+    card.wait_for(timeout=120_000)
+    return card.locator('[data-testid="stMetricValue"]').all_inner_texts(), card.inner_text()
+
+
+def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, browser):
+    # Explore: each mechanism's card shows the claimed epsilon, the exact epsilon of its noise at the same delta
+    # and the audited bound of this setting; the numbers follow the epsilon control.
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.goto(f"{server}/explore?eps=1.0&delta=1e-05&k=1&mechs=analyze_gauss,mod_sulq&reps=2&nb=replace")
+    page.wait_for_selector(".st-key-guarantee_mod_sulq", timeout=240_000)
+    wait_metrics(page)
+    ag, _ = _card_numbers(page, "analyze_gauss")
+    sulq, sulq_text = _card_numbers(page, "mod_sulq")
+    assert ag[0] == "1" and float(ag[1]) == 1.0 and ag[2] == "not run"  # Analyze Gauss: exact = claim
+    assert sulq[0] == "1" and 0 < float(sulq[1]) < 0.5  # MOD-SuLQ adds far more noise than its claim needs
+    assert "less privacy than it claims" in sulq_text
+    settle(page, timeout=240_000)
+    thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
+    thumb.focus()
+    for _ in range(4):
+        thumb.press("ArrowRight")
+    try:
+        page.wait_for_function("() => parseFloat(new URLSearchParams(location.search).get('eps')) > 1.0",
+                               timeout=120_000)
+    except Exception:
+        page.screenshot(path=str(SHOTS / "failed_guarantee_eps.png"), full_page=True)
+        raise
+    page.wait_for_function(
+        "v => { const c = document.querySelector('.st-key-guarantee_analyze_gauss [data-testid=\"stMetricValue\"]');"
+        " return c && c.innerText !== v; }", arg=ag[0], timeout=120_000)
+    settle(page, timeout=240_000)
+    eps = float(query(page)["eps"])
+    ag_after, _ = _card_numbers(page, "analyze_gauss")
+    sulq_after, _ = _card_numbers(page, "mod_sulq")
+    assert eps > 1.0 and float(ag_after[0]) == pytest.approx(eps, rel=1e-2)
+    assert float(ag_after[1]) == pytest.approx(eps, rel=1e-2) and float(sulq_after[1]) > float(sulq[1])
+    # an audit of Analyze Gauss at this setting fills in the third number on Explore
+    go_to(page, "Audit")
+    page.locator('[data-testid="stMain"] [data-testid="stNumberInput"] input').first.fill(str(eps))
+    page.keyboard.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Run the audit").click()
+    page.locator(".st-key-audit_guarantee").wait_for(timeout=120_000)
+    settle(page)
+    audited = page.locator(".st-key-audit_guarantee [data-testid='stMetricValue']").all_inner_texts()
+    assert float(audited[0]) == pytest.approx(eps, rel=1e-2) and 0 <= float(audited[2]) <= eps
+    go_to(page, "Explore")
+    wait_metrics(page)
+    ag_audited, _ = _card_numbers(page, "analyze_gauss")
+    assert ag_audited[2] == audited[2]
+    assert_no_error(page, "explore guarantee cards")
+    page.screenshot(path=str(SHOTS / "explore_guarantee_cards.png"), full_page=True)
+    page.close()

@@ -1,0 +1,37 @@
+"""Empirical privacy audit: a lower bound on epsilon from a test that tells neighbouring datasets apart.
+
+The package has two levels, so that mechanisms can declare how they are audited without an import cycle:
+
+* :mod:`.design` (below the mechanisms; imports nothing else of the package): :class:`AuditDesign`, what a
+  mechanism declares (neighbours, statistic, public draws), and :func:`public_stream`, the child stream
+  that carries a mechanism's public randomness;
+* the attack code above them: :mod:`.core` (:func:`audit`, :func:`audit_release`, :class:`AuditResult`,
+  chunked trials on a Dask cluster), :mod:`.designs` (which design a mechanism gets), :mod:`.statistics`
+  (the generic designs and statistics) and :mod:`.bounds` (error rates to bounds on epsilon and mu).
+
+The attack-level names are loaded on first use (``from dppca_core.audit import audit`` works as before), so
+importing :mod:`dppca_core.audit.design` from a mechanism module never imports :mod:`dppca_core.api`.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .design import AuditDesign, public_stream, replay_public_stream
+
+_LAZY = {
+    "audit": "core", "audit_release": "core", "AuditResult": "core", "AuditCancelled": "core",
+    "SCAN_TRIALS": "core", "CHUNK_TRIALS": "core",
+    "clopper_pearson": "bounds", "clopper_pearson_arrays": "bounds", "epsilon_lower_bound": "bounds",
+    "mu_lower_bound": "bounds",
+    "STATISTICS": "statistics", "default_design": "statistics",
+    "design_for": "designs", "local_message_design": "designs", "log_density_design": "designs",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["AuditDesign", "public_stream", "replay_public_stream", *_LAZY]

@@ -1,0 +1,475 @@
+"""The attack: run a mechanism many times on two neighbouring inputs and bound epsilon from below.
+
+The audit runs a mechanism many times on the two neighbouring inputs of an :class:`AuditDesign` and attacks
+what the guarantee covers: :meth:`dppca_core.Release.published` by default, or what the design says the proof
+is about (a local mechanism's message to the aggregator). Upper confidence bounds on the test's error rates
+(Clopper-Pearson, each at 1 - (1 - confidence)/2, so both hold together with the stated confidence) give
+(:mod:`.bounds`):
+
+* a distribution-free lower bound on epsilon (``epsilon_lower_point``), valid for every mechanism;
+* for mechanisms whose privacy curve is Gaussian DP (every Gaussian mechanism), the GDP reading
+  mu_lower = Phi^-1(1 - alpha+) - Phi^-1(beta+) (Dong, Roth & Su 2022) converted to the epsilon it implies
+  at the claimed delta. This uses the whole trade-off curve, so far fewer trials reach a large fraction of
+  the claim; it assumes the mechanism's trade-off curve is Gaussian, which holds exactly for Gaussian noise.
+
+Every published field is also scanned for one that is a deterministic function of the data. The threshold is
+chosen on a share of the trials and evaluated on the rest, so its choice does not bias the bound.
+
+Trials run in chunks of :data:`CHUNK_TRIALS`. Chunk j gets the j-th child of the audit's
+:class:`numpy.random.SeedSequence`, and each trial on each side the next child of its chunk's sequence, so a
+chunk's scores depend only on the seed and its index: on a Dask cluster (``scheduler=``) the result is
+identical to the serial run. Each run's public stream is rebuilt from its trial's sequence
+(:func:`.design.replay_public_stream`); the audit never copies a noise generator.
+
+References (facts only): Nasr et al. (2021, 2023) on tight audits with worst-case canaries;
+Jagielski, Ullman & Oprea (2020) on Clopper-Pearson bounds; Dong, Roth & Su (2022) on Gaussian DP.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..api import run
+from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_epsilon, gaussian_mu
+from ..registry import get_mechanism
+from ..validation import check_delta, check_epsilon, check_int_range
+from .bounds import best_threshold, bounds, rates, roc
+from .design import AuditDesign, replay_public_stream
+from .designs import design_for
+from .statistics import deterministic_field, leaves
+
+#: Trials on each side used to look for a published field that carries no noise.
+SCAN_TRIALS = 20
+#: Trials (on each side) per chunk: the unit of work of a Dask task and of progress reports.
+CHUNK_TRIALS = 250
+#: Dask's own local schedulers (as in :func:`dppca_core.sufficient_stats`); "local" starts a local cluster.
+LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
+
+
+class AuditCancelled(Exception):
+    """Raised when the ``progress`` callback of an audit returns False."""
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of :func:`audit`.
+
+    ``epsilon_lower`` is the headline lower bound: the GDP reading where the release's privacy curve is
+    Gaussian (``conversion == "gdp"``), else the distribution-free one (``conversion == "point"``); both are
+    kept. ``scores_d`` / ``scores_d_prime`` are the test statistic on the evaluation half for D and D'
+    (larger values point to D'); ``roc`` holds (false positive rate, true positive rate) over thresholds.
+
+    ``epsilon_exact`` is the exact epsilon of the noise the audited runs added, at the claimed delta (from the
+    privacy curve they state: ``PrivacyCurve.epsilon_at``); it is below the claim where a calibration adds more
+    noise than its claim needs. ``target`` is the smaller of the two: what a tight audit can reach.
+    ``note`` says where the design attacks (the release, a user's message, one step).
+    """
+
+    mechanism: str
+    epsilon_claimed: float
+    delta_claimed: float
+    neighbors: str
+    epsilon_lower: float
+    epsilon_lower_point: float
+    mu_lower: float
+    mu_claimed: float | None
+    delta_lower: float
+    conversion: str
+    violated: bool
+    statistic: str
+    leaked_field: str | None
+    trials: int
+    seconds: float
+    threshold: float
+    false_positive_rate: float
+    false_negative_rate: float
+    false_positive_upper: float
+    false_negative_upper: float
+    confidence: float
+    run_epsilon: float
+    run_delta: float
+    epsilon_exact: float
+    note: str
+    scores_d: np.ndarray = field(repr=False)
+    scores_d_prime: np.ndarray = field(repr=False)
+    roc: tuple = field(repr=False)
+
+    @property
+    def ratio(self) -> float:
+        """epsilon_lower / epsilon_claimed: how much of the claim the audit reaches (1 = tight, > 1 = refuted)."""
+        return self.epsilon_lower / self.epsilon_claimed
+
+    @property
+    def target(self) -> float:
+        """What a tight audit can reach: the claimed epsilon, or the exact epsilon of the noise where smaller."""
+        return min(self.epsilon_claimed, self.epsilon_exact)
+
+    @property
+    def target_ratio(self) -> float:
+        """epsilon_lower / target: the share of what a tight audit can reach."""
+        return self.epsilon_lower / self.target if self.target > 0 else math.inf
+
+    def claim_curve(self) -> PrivacyCurve:
+        """The trade-off curve the claim allows: mu*-GDP for Gaussian claims, else the (epsilon, delta) region."""
+        if self.mu_claimed is not None:
+            return PrivacyCurve.gdp(self.mu_claimed)
+        return PrivacyCurve.approx(self.epsilon_claimed, self.delta_claimed)
+
+    def verdict(self) -> str:
+        """The result in plain words, quoting the claim as (epsilon, delta)."""
+        claim = f"({self.epsilon_claimed:g}, {self.delta_claimed:g})-DP"
+        if self.leaked_field:
+            return (f"Claim contradicted: the published field '{self.leaked_field}' carries no noise and differs "
+                    f"between the neighbouring datasets, so it identifies which one was used. With "
+                    f"{self.confidence:.0%} confidence the release is not {claim} for any delta below "
+                    f"{self.delta_lower:.3g}.")
+        how = ("reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)"
+               if self.conversion == "gdp" else "from the test's error rates (distribution-free)")
+        if self.violated:
+            return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
+                    f"The test separates the neighbours so well that epsilon must be at least "
+                    f"{self.epsilon_lower:.3g} at delta = {self.delta_claimed:g} ({how}).")
+        return (f"No violation found: the empirical lower bound epsilon >= {self.epsilon_lower:.3g} "
+                f"({self.ratio:.0%} of the claim, {how}) is within the claimed {claim}. An audit can refute a "
+                "claim but never prove one.")
+
+
+# -- the audit -----------------------------------------------------------------------------------------------
+
+def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = "replace", trials: int = 2000,
+          seed=0, statistic: str = "auto", d: int = 2, n: int = 20, k: int | None = None,
+          confidence: float = 0.95, selection_share: float = 0.25, run_epsilon: float | None = None,
+          run_delta: float | None = None, progress=None, scheduler=None, **params) -> AuditResult:
+    """Audit a mechanism's privacy claim (epsilon, delta) empirically, where its proof states it.
+
+    Parameters
+    ----------
+    mechanism : str
+        Registry name.
+    epsilon, delta : float
+        The claim to audit (delta is ignored by pure mechanisms).
+    neighbors : {"replace", "add_remove"}
+    trials : int
+        Runs on each of D and D'; a share ``selection_share`` of them choose the threshold, the rest
+        evaluate it.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Root of every trial's seed (a Generator contributes a child of its seed sequence).
+    statistic : str
+        "auto" (default): the design the mechanism declares (:func:`dppca_core.audit.design_for`: a local
+        mechanism's message, Private Oja's and DP-PCA's step, the exact log-density ratio of the exponential
+        mechanisms, the tensor moments). Or one of the generic statistics on the published release:
+        "gram_entry" (an entry difference of the noisy Gram matrix rebuilt from the published eigenpairs; k = d;
+        mechanisms that release eigenvalues), "power_iterates" (the small-signal likelihood ratio of the
+        published iterates of a noisy power method; k = 1), "subspace_energy" (the released subspace's energy
+        along the differing row, averaged over published iterates; k = 1), "psd_support" (whether
+        Y - X_D^T X_D has a negative eigenvalue: the retracted Wishart mechanism), or a mechanism's own
+        second design (DP-PCA's "range_histogram"). Whatever the choice, a published field that carries no
+        noise and differs between D and D' is used instead when one exists.
+    d, n, k : int
+        Dimension, rows and components of the synthetic neighbouring datasets (k defaults to d for the
+        Gram-matrix statistics and 1 otherwise).
+    confidence : float
+        Joint confidence of the bound (each error rate gets a one-sided Clopper-Pearson bound at
+        1 - (1 - confidence)/2).
+    selection_share : float
+        Share of the trials used to choose the threshold (the bound is computed on the others).
+    run_epsilon, run_delta : float, optional
+        Privacy parameters the mechanism is *run* with, when they differ from the claim (to check that the
+        audit catches a mechanism that adds too little noise for its claim). Default: the claim.
+    progress : callable(fraction), optional
+        Called after every chunk of trials; returning False cancels the audit (:class:`AuditCancelled`).
+    scheduler : None, "threads", "processes", "synchronous", "local", an address, or a distributed.Client
+        None runs the trials here, one chunk after another. Otherwise the chunks run on Dask, with the same
+        meaning as in :func:`dppca_core.sufficient_stats` ("tcp://host:8786" is an existing cluster), and
+        "local" starts a local cluster with one single-threaded worker process per core. The result is
+        identical to the serial run for the same seed.
+    **params
+        Mechanism parameters (the design's own parameters, e.g. one site or a small learning rate, fill in
+        the rest; ``sites`` defaults to 2 so that every site holds several rows).
+    """
+    spec = get_mechanism(mechanism)
+    check_neighbors(neighbors)
+    epsilon = check_epsilon(epsilon)
+    claimed_delta = check_delta(delta) if spec.uses_delta else 0.0
+    run_epsilon = epsilon if run_epsilon is None else check_epsilon(run_epsilon)
+    run_delta = (delta if run_delta is None else check_delta(run_delta)) if spec.uses_delta else delta
+    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
+    d = check_int_range(d, "d", 2, 200)
+    n = check_int_range(n, "n", 4, 10**6)
+    _check_shares(confidence, selection_share)
+    if not isinstance(statistic, str):
+        raise ValueError(f"statistic must be a name such as 'auto' (got {statistic!r}).")
+    design = design_for(spec, d=d, n=n, neighbors=neighbors, statistic=statistic, k=k, epsilon=epsilon,
+                        delta=claimed_delta)
+    defaults = {"sites": 2} if any(p.name == "sites" for p in spec.params) else {}
+    params = {**defaults, **spec.audit_params, **design.params, **params}
+    release_once = (_DesignRelease(design.release, run_epsilon, run_delta, neighbors) if design.release is not None
+                    else _MechanismRelease(mechanism, design.k, run_epsilon, run_delta, neighbors, params))
+    return audit_release(release_once, design, epsilon, claimed_delta, neighbors=neighbors, trials=trials, seed=seed,
+                         confidence=confidence, selection_share=selection_share, progress=progress,
+                         label=mechanism, run_epsilon=run_epsilon,
+                         run_delta=run_delta if spec.uses_delta else 0.0, scheduler=scheduler)
+
+
+def _check_shares(confidence, selection_share) -> None:
+    if not 0.5 <= confidence < 1:
+        raise ValueError(f"confidence = {confidence!r} must be in [0.5, 1); e.g. 0.95.")
+    if not 0.05 <= selection_share <= 0.95:
+        raise ValueError(f"selection_share = {selection_share!r} must be in [0.05, 0.95]; e.g. 0.25.")
+
+
+@dataclass(frozen=True)
+class _MechanismRelease:
+    """One run of a registered mechanism: what it publishes and its privacy curve (picklable for Dask)."""
+
+    mechanism: str
+    k: int
+    epsilon: float
+    delta: float
+    neighbors: str
+    params: dict
+
+    def __call__(self, data, rng):
+        release = run(self.mechanism, data, self.k, self.epsilon, self.delta, self.neighbors, seed=rng, **self.params)
+        return release.published(), release.privacy
+
+
+@dataclass(frozen=True)
+class _DesignRelease:
+    """The design's own release (e.g. a local mechanism's message) at the run's privacy parameters."""
+
+    release: Callable
+    epsilon: float
+    delta: float
+    neighbors: str
+
+    def __call__(self, data, rng):
+        return self.release(data, rng, self.epsilon, self.delta, self.neighbors)
+
+
+def audit_release(release_once, design: AuditDesign, epsilon: float, delta: float, *, neighbors: str = "replace",
+                  trials: int = 2000, seed=0, confidence: float = 0.95, selection_share: float = 0.25,
+                  progress=None, label: str = "release", run_epsilon: float | None = None,
+                  run_delta: float | None = None, scheduler=None) -> AuditResult:
+    """Audit any release function against the claim (epsilon, delta) on ``design``'s neighbouring inputs.
+
+    ``release_once(data, rng) -> (published dict, PrivacyCurve)`` releases once from ``design.D`` or
+    ``design.D_prime`` (or the pair ``design.datasets`` gives for the trial's public draws); the curve says
+    whether the GDP reading applies and what the exact epsilon of the noise is. :func:`audit` wraps a
+    registered mechanism; tests use this directly for the parts of a composed release (mean, spectrum, scores).
+    ``scheduler`` and ``progress`` as in :func:`audit`.
+    """
+    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
+    _check_shares(confidence, selection_share)
+    start = time.perf_counter()
+    scores, leaked, curve, sample = _trial_scores(_Trials(release_once, design), trials, _root_sequence(seed),
+                                                  scheduler, progress)
+    statistic = "published field" if leaked else design.statistic
+    claimed_delta = float(delta)
+    gdp = curve.kind == "gdp" and not leaked
+    if design.threshold is not None and not leaked:  # fixed by the design's theory: every trial evaluates it
+        half, threshold = 0, float(design.threshold(sample, trials, confidence))
+    else:
+        half = max(SCAN_TRIALS, int(round(trials * selection_share)))
+        threshold = best_threshold(statistic, scores[0][:half], scores[1][:half], claimed_delta, confidence, gdp,
+                                   trials - half)
+    eval_d, eval_dp = scores[0][half:], scores[1][half:]
+    m = eval_d.size
+    false_pos, false_neg = rates(eval_d, eval_dp, np.array([threshold]))
+    headline, point, mu, fpr_hi, fnr_hi = bounds(false_pos, false_neg, m, claimed_delta, confidence, gdp)
+    mu_lower, a_hi, b_hi = float(mu[0]), float(fpr_hi[0]), float(fnr_hi[0])
+    if gdp:
+        delta_lower = gaussian_delta(epsilon, mu_lower)
+        mu_claimed = gaussian_mu(epsilon, claimed_delta) if claimed_delta > 0 else None
+    else:
+        delta_lower = max(0.0, 1.0 - b_hi - math.exp(min(epsilon, 700.0)) * a_hi,
+                          1.0 - a_hi - math.exp(min(epsilon, 700.0)) * b_hi)
+        mu_claimed = None
+    eps_lower = float(headline[0])
+    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta
+    return AuditResult(
+        mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=claimed_delta,
+        neighbors=neighbors, epsilon_lower=eps_lower, epsilon_lower_point=float(point[0]), mu_lower=mu_lower,
+        mu_claimed=mu_claimed, delta_lower=float(delta_lower), conversion="gdp" if gdp else "point",
+        violated=bool(violated), statistic=statistic, leaked_field=leaked, trials=trials,
+        seconds=time.perf_counter() - start, threshold=threshold,
+        false_positive_rate=float(false_pos[0]) / m, false_negative_rate=float(false_neg[0]) / m,
+        false_positive_upper=a_hi, false_negative_upper=b_hi, confidence=confidence,
+        run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
+        run_delta=float(claimed_delta if run_delta is None else run_delta),
+        epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
+        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp),
+    )
+
+
+def exact_epsilon(curve: PrivacyCurve, delta: float) -> float:
+    """The exact epsilon ``curve`` gives at ``delta`` (a GDP curve at delta = 0: infinite)."""
+    if curve.kind == "gdp" and delta <= 0:
+        return math.inf
+    return float(curve.epsilon_at(delta))
+
+
+# -- trials, in chunks ---------------------------------------------------------------------------------------
+
+def _root_sequence(seed) -> np.random.SeedSequence:
+    """The audit's root seed sequence: from an int (or None), a SeedSequence, or a Generator's own sequence."""
+    if isinstance(seed, np.random.SeedSequence):
+        return _fresh(seed)
+    if isinstance(seed, np.random.Generator):
+        sequence = getattr(seed.bit_generator, "seed_seq", None)
+        if not isinstance(sequence, np.random.SeedSequence):
+            raise ValueError("the audit derives every trial's seed from a numpy SeedSequence; pass an int seed or a "
+                             "Generator built from one (numpy.random.default_rng(seed)).")
+        return sequence.spawn(1)[0]
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+        return np.random.SeedSequence(None if seed is None else int(seed))
+    raise ValueError(f"seed must be None, a non-negative int, a SeedSequence or a numpy Generator (got {seed!r}).")
+
+
+def _fresh(sequence: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The same sequence with no child spawned yet, so spawning from it is repeatable."""
+    return np.random.SeedSequence(sequence.entropy, spawn_key=sequence.spawn_key, pool_size=sequence.pool_size)
+
+
+@dataclass(frozen=True)
+class _Trials:
+    """What a chunk of trials needs (shipped whole to a Dask worker)."""
+
+    release_once: Callable
+    design: AuditDesign
+
+    def once(self, sequence: np.random.SeedSequence, side: int):
+        """One run on D (side 0) or D' (side 1) with its own seed: (published, curve, public draws)."""
+        design = self.design
+        public = None if design.public_draws is None else design.public_draws(replay_public_stream(sequence))
+        pair = (design.D, design.D_prime) if design.datasets is None else design.datasets(public)
+        published, curve = self.release_once(pair[side], np.random.Generator(np.random.PCG64(sequence)))
+        return published, curve, public
+
+    def chunk(self, sequence: np.random.SeedSequence, size: int, leaked, scan: int) -> dict:
+        """Scores of ``size`` trials on each side; the flattened releases of the first ``scan`` of them.
+
+        ``leaked`` = (field, value on D'): score 1 when a release's field takes that value, else the design's
+        statistic."""
+        seeds = _fresh(sequence).spawn(2 * size)
+        scores, scanned, curve, sample = np.empty((2, size)), ([], []), None, None
+        for i in range(size):
+            for side in (0, 1):
+                published, privacy, public = self.once(seeds[2 * i + side], side)
+                curve, sample = curve or privacy, sample or published
+                flat = leaves(published) if (i < scan or leaked) else None
+                if i < scan:
+                    scanned[side].append(flat)
+                if leaked:
+                    scores[side, i] = float(repr(flat.get(leaked[0])) == leaked[1])
+                elif public is None:
+                    scores[side, i] = self.design.score(published)
+                else:
+                    scores[side, i] = self.design.score(published, public)
+        return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample}
+
+
+def _chunk_sizes(trials: int) -> list[int]:
+    full, rest = divmod(trials, CHUNK_TRIALS)
+    return [CHUNK_TRIALS] * full + ([rest] if rest else [])
+
+
+def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, scheduler, progress):
+    """(scores as a 2 x trials array, leaked field or None, privacy curve, first release), chunk by chunk.
+
+    The first chunk runs here and is scanned for a field without noise; if one is found, that chunk is run
+    again with the field as its statistic (same seeds, same releases). The other chunks run here or on Dask.
+    """
+    sizes = _chunk_sizes(trials)
+    seeds = root.spawn(len(sizes))
+    first = job.chunk(seeds[0], sizes[0], None, SCAN_TRIALS)
+    leaked = None
+    field_name = deterministic_field(*first["scanned"])
+    if field_name:
+        leaked = (field_name, repr(first["scanned"][1][0][field_name]))
+        first = job.chunk(seeds[0], sizes[0], leaked, 0)
+    done = [first]
+    _report(progress, sizes[0] / trials)
+    rest = list(zip(seeds[1:], sizes[1:]))
+    if scheduler is None:
+        for sequence, size in rest:
+            done.append(job.chunk(sequence, size, leaked, 0))
+            _report(progress, sum(sizes[:len(done)]) / trials)
+    elif rest:
+        done += _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials)
+    scores = np.concatenate([part["scores"] for part in done], axis=1)
+    return scores, (leaked[0] if leaked else None), first["curve"], first["sample"]
+
+
+def _report(progress, fraction: float) -> None:
+    if progress is not None and progress(min(fraction, 1.0)) is False:
+        raise AuditCancelled("the audit was cancelled.")
+
+
+def _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials) -> list[dict]:
+    """The remaining chunks on Dask, in chunk order whatever order they finish in."""
+    try:
+        import dask
+    except ImportError:
+        raise ValueError("scheduler= needs dask: pip install -r requirements-scale.txt, or leave scheduler=None.") \
+            from None
+    if isinstance(scheduler, str) and scheduler in LOCAL_SCHEDULERS:
+        out, per_batch = [], max(2, os.cpu_count() or 2)
+        for start in range(0, len(rest), per_batch):
+            batch = [dask.delayed(job.chunk)(seq, size, leaked, 0) for seq, size in rest[start:start + per_batch]]
+            out += list(dask.compute(*batch, scheduler=scheduler))
+            _report(progress, (sizes[0] + sum(sizes[1:1 + len(out)])) / trials)
+        return out
+    client, owned = _client(scheduler)
+    futures = []
+    try:
+        from distributed import as_completed
+
+        futures = [client.submit(job.chunk, seq, size, leaked, 0, pure=False) for seq, size in rest]
+        index = {f.key: i for i, f in enumerate(futures)}
+        out, finished = [None] * len(futures), sizes[0]
+        for future in as_completed(futures, loop=client.loop):
+            i = index[future.key]
+            out[i] = future.result()
+            finished += rest[i][1]
+            _report(progress, finished / trials)
+        return out
+    finally:
+        for future in futures:
+            future.cancel()
+        if owned:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def _client(scheduler):
+    """(distributed.Client, whether this call created it) for "local", an address or a Client."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("a Dask cluster needs dask.distributed: pip install -r requirements-scale.txt.") from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    if scheduler == "local":
+        try:
+            cluster = LocalCluster(n_workers=os.cpu_count() or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+        except RuntimeError as exc:  # e.g. worker processes cannot start from an interactive session
+            raise ValueError(f"could not start a local Dask cluster ({exc}); run from a script, or use "
+                             "scheduler='processes' or None.") from None
+        return Client(cluster, set_as_default=False), True
+    if not isinstance(scheduler, str):
+        raise ValueError(f"scheduler must be None, one of {list(LOCAL_SCHEDULERS) + ['local']}, an address such as "
+                         f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__}).")
+    try:
+        return Client(scheduler, set_as_default=False, timeout=30), True
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ValueError(f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
+                         "that the cluster is running, or use scheduler='local'.") from None
