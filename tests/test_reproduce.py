@@ -24,7 +24,7 @@ TINY = {
     "ge_convergence": dict(n=5000, d=50, k=2, s=5, s_hat=10, T=6, eps_a=(0.5, 2.0), delta_b=(0.01, 0.5), reps=2),
     "ge_comparison": dict(d_a=60, n_a=5000, k_a=2, eps_a=(1.0,), d_b=(30,), n_b=20_000, sweeps=5, reps=1),
     "liu_example_41": dict(n=20_000, d=5, sigmas=(0.1, 0.001), reps=1),
-    "liu_spiked": dict(ns=(5000, 80_000), eps=(0.9,), reps=1),
+    "liu_spiked": dict(ns=(5000, 80_000), eps=(0.9,), reps=8),  # one rep sd ~0.2 at 80k rows: 8 reps
     "imtiaz_2016_sn": dict(d=20, k=5, ns=(5000,), eps_grid=(0.01, 10.0), attack_eps=(1.0,), attack_trials=400,
                            reps=1),
     "cape_pca": dict(D=30, K=5, sites=5, ns_grid=(200,), ns_eps=200, eps_grid=(1.0,), delta_grid=(0.01,), eps_n=1.0,
@@ -131,7 +131,10 @@ def test_dp_pca_beats_private_oja_as_the_data_noise_falls(tiny):
 def test_liu_spiked_dp_pca_error_falls_with_n(tiny):
     rep = tiny["liu_spiked"]
     early, late = (mean(rep, "d = 10", "DP-PCA, ε = 0.9", n) for n in (5000, 80_000))
-    assert late < 0.5 * early  # privacy term ~ d/(eps n) and statistical term ~ sqrt(d/n) both fall 16-fold
+    # privacy term ~ d/(eps n) and statistical term ~ sqrt(d/n) both fall 16-fold; on this grid the few batches
+    # (T ~ ln(n)^2) leave an optimisation error too, so the measured mean falls about 2-fold (0.82 -> 0.38 over
+    # 8 reps; one rep's sd is ~0.2 at n = 80,000, so the mean's ~0.07): 0.6 keeps > 2 sd of margin
+    assert late < 0.6 * early
     assert late < mean(rep, "d = 10", "Private Oja, ε = 0.9", 80_000)
 
 
