@@ -26,6 +26,8 @@ Standard library only, and the syntax parses on old Pythons so that they get the
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -190,6 +192,22 @@ def run_module(python: Path, env_dir: Path, module_args: list[str]) -> None:
     os.execve(str(python), [str(python), "-m", *module_args], env)
 
 
+@contextlib.contextmanager
+def exclusive(directory: Path):
+    """Hold an exclusive lock on ``directory`` so that two commands started at once (the app in one terminal,
+    the tests in another) do not both create the environment or install into it; the second waits."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say("waiting for another in_venv command to finish creating or installing")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def display(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it (shorter messages)."""
     try:
@@ -208,12 +226,13 @@ def main(argv: list[str]) -> int:
         requirements, module_args = parse_args(argv)
         check_python()
         requirement_files(requirements)  # a missing file is reported before anything is created
-        if in_virtualenv():
-            env_dir, python = Path(sys.prefix), Path(sys.executable)
-        else:
-            env_dir = PROJECT_VENV
-            python = ensure_project_venv(env_dir)
-        install_if_changed(python, env_dir, requirements)
+        with exclusive(ROOT):
+            if in_virtualenv():
+                env_dir, python = Path(sys.prefix), Path(sys.executable)
+            else:
+                env_dir = PROJECT_VENV
+                python = ensure_project_venv(env_dir)
+            install_if_changed(python, env_dir, requirements)
         run_module(python, env_dir, module_args)
     except BootstrapError as error:
         say(str(error))

@@ -179,3 +179,17 @@ def test_includes_are_followed_in_every_spelling_pip_accepts(tmp_path):
     found = in_venv.requirement_files([tmp_path / "top.txt"])
     assert [path.relative_to(tmp_path).as_posix() for path in found] == \
         ["top.txt", "a.txt", "b.txt", "c.txt", "d.txt", "sub/e.txt", "e.txt"]
+
+
+def test_two_commands_started_at_once_create_and_install_once(tmp_path):
+    python = fake_base_python(tmp_path / "prefix")
+    project = make_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH")}
+    command = [str(python), "scripts/in_venv.py", "-r", "requirements.txt", "-m", "probe"]
+    both = [subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]  # like the app in one terminal and the tests in another, on the first run
+    outputs = [process.communicate(timeout=300) for process in both]
+    assert [process.returncode for process in both] == [0, 0], outputs
+    assert all(out.splitlines()[0] == str(project / ".venv") for out, _ in outputs)
+    errors = "".join(err for _, err in outputs)
+    assert errors.count("creating .venv") == 1 and errors.count("installing requirements.txt") == 1, errors
