@@ -20,9 +20,13 @@ them changed since the last install into that environment: the SHA-256 of every 
 in ``<environment>/dppca-requirements.json``, so a repeated run starts at once and a run after ``git pull``
 with a changed requirements file installs again. Delete that file (or ``.venv/``) to force a reinstall.
 
+Two commands started at once (the app in one terminal, the tests in another) take turns: a lock on the
+project folder covers creating and installing, and is released before the module starts.
+
 Anything this script cannot fix itself (no ``venv``/``ensurepip``, a failed install, a Python that is too old)
 ends with one line on standard error that says what to do, and exit status 1; bad usage exits with 2.
-Standard library only, and the syntax parses on old Pythons so that they get the version message.
+Standard library only, POSIX only (the README's commands run under bash), and the syntax parses on old
+Pythons (3.7 and later) so that they get the version message.
 """
 from __future__ import annotations
 

@@ -168,6 +168,11 @@ def test_a_python_older_than_the_project_supports_is_named():
     in_venv.check_python((3, 11, 0, "final", 0), "python3")  # the oldest supported passes
 
 
+def test_the_script_parses_on_old_pythons_so_that_they_get_the_version_message():
+    import ast
+    ast.parse(SCRIPT.read_text(), feature_version=(3, 7))  # e.g. no match statements, no unparenthesised walrus
+
+
 def test_includes_are_followed_in_every_spelling_pip_accepts(tmp_path):
     names = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
     (tmp_path / "top.txt").write_text("-r a.txt\n--requirement=b.txt\n-cc.txt\n--constraint d.txt\nnumpy==2.0\n")
