@@ -30,12 +30,13 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_server(timeout: float = 60.0):
-    """Yield (base URL, psutil.Process of the server) once /_stcore/health answers; stop the server after."""
+def app_server(timeout: float = 60.0, options: tuple = ()):
+    """Yield (base URL, psutil.Process of the server) once /_stcore/health answers; stop the server after.
+    ``options`` are extra Streamlit command-line options (e.g. ("--runner.postScriptGC", "true"))."""
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                                "--server.port", str(port), "--browser.gatherUsageStats", "false",
-                               "--server.fileWatcherType", "none"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               "--server.fileWatcherType", "none", *options], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -57,6 +58,21 @@ def app_server(timeout: float = 60.0):
 def launch_chromium(playwright):
     """Headless Debian Chromium (Playwright's own browser download is not used)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def niced_chromium(level: int = 19) -> str:
+    """The path of a launcher that runs Debian's Chromium at scheduling priority ``nice -n level``.
+
+    A benchmark that drives many sessions from one machine gives the browser's rendering the lowest priority,
+    so the server gets the cores first, as it would when every visitor's browser runs on their own computer.
+    """
+    import os
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / f"chromium-nice{level}.sh"
+    path.write_text(f'#!/bin/sh\nexec nice -n {level} {CHROMIUM} "$@"\n')
+    os.chmod(path, 0o755)
+    return str(path)
 
 
 def running(page) -> bool:
@@ -82,9 +98,16 @@ def generated_by(command: str) -> str:
             f"Python {platform.python_version()}) -->")
 
 
-def publish(text: str, out: str, title: str) -> None:
-    """Print a report and, unless ``out`` is "-", write it under a heading to the Markdown file ``out``."""
+def publish(text: str, out: str, title: str, append: bool = False) -> None:
+    """Print a report and, unless ``out`` is "-", write it under a heading to the Markdown file ``out`` (with
+    ``append``, add it to the end of that file under a second-level heading)."""
     print(text)
-    if out != "-":
+    if out == "-":
+        return
+    if append:
+        with Path(out).open("a") as fh:
+            fh.write(f"\n## {title}\n\n{text}")
+        print(f"appended to {out}")
+    else:
         Path(out).write_text(f"# {title}\n\n{text}")
         print(f"wrote {out}")

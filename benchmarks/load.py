@@ -1,126 +1,384 @@
-"""Many users at once: N browser sessions on one server for M minutes. Errors, rerun latency, server memory.
+"""Many users at once, acting at the same time: N concurrent browser sessions on one server.
 
-    python benchmarks/load.py --clients 8 --minutes 5          # writes docs/load.md
-    python benchmarks/load.py --clients 2 --minutes 1 --out -  # quick look, print only
+    python benchmarks/load.py --clients 30 --burst               # a class arrives; writes docs/load.md
+    python benchmarks/load.py --clients 8 --minutes 5 --out -    # steady use, each session on its own
+    python benchmarks/load.py --clients 30 --burst --post-script-gc --append   # the same with Streamlit's per-run GC
+    python benchmarks/load.py --clients 30 --burst --url http://127.0.0.1:8501 --out -   # a server already running
 
-Starts the app (headless Streamlit, no file watcher) and N sessions in Debian's Chromium through Playwright
-(one browser, one context per session: separate cookies and sessions). Each session opens a page of a random
-scenario and then, in turn, moves the epsilon dial on Explore, switches the detail view, or opens another page.
-For each action it records the time until the run finishes (the status widget stops saying "Running") and
-whether an error or exception box shows. Every few seconds it samples the server's resident memory (RSS).
-The browser shares the 2 cores with the server, so the figures are pessimistic.
+Starts the app (headless Streamlit, no file watcher) and N sessions in Debian's Chromium through Playwright's
+async API (one browser, one context per session: separate cookies and sessions), all driven concurrently.
+
+* ``--burst`` (a class): every session opens the teacher's link at the same moment (``--link``, default the
+  Explore page of the default scenario), then, in ``--rounds`` rounds, every session moves the epsilon dial at
+  the same moment, as students do when told to.
+* steady (default): for ``--minutes``, each session on its own opens a page of a random scenario and then
+  moves the epsilon dial, switches the detail view or opens another page, with 1-3 s between actions.
+
+An action's time runs from the click or key press (for a link, from the navigation) until the server has
+finished the runs it caused: the driver reads Streamlit's own messages on each session's websocket (a run
+starts with "script is running" and ends with "script finished"; a run that ends by starting another, or
+another run starting within 0.3 s, keeps the clock going). Streamlit's status widget is no use here: it
+appears only after a run has taken 0.5 s. After each phase the driver counts error and exception boxes on
+every page. In the background it samples the server's resident memory and CPU time; CPU seconds per session
+are the server's CPU time over a phase divided by the sessions. The browser runs at the lowest scheduling
+priority (nice 19), so the server gets the 2 cores first, as when each visitor's browser runs on their own
+computer; the times until a page shows in the browser include that browser's slow drawing.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import random
 import statistics
 import time
-from collections import Counter
 
-from _app_server import ROOT, app_server, generated_by, launch_chromium, percentile, publish, running
+from _app_server import CHROMIUM_ARGS, ROOT, app_server, cpu_seconds, generated_by, niced_chromium, percentile, publish
 
 SCENARIOS = ["", "mechs=analyze_gauss,ppca_exponential&k=2", "src=sample:wine&R=2000&mechs=analyze_gauss",
              "mechs=cape_pca,dist_conventional&n=5000", "view=risk", "center=private&beig=0.2&bscores=0.1"]
 VIEWS = ["Spread", "Loadings", "Privacy risk", "Principal angles"]
 PAGES = ["Explore", "Data", "Report", "Home"]
+ERROR_BOXES = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+SLIDER = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
+#: a run that starts within this many seconds of the previous one's end belongs to the same action (st.rerun)
+GRACE = 0.3
+#: an action after which the page has started no run for this many seconds caused none (generous: the browser
+#: runs at the lowest priority and may take minutes to send a key press on a busy machine)
+NO_RUN = 300.0
 
 
-def _settle(page, timeout=120.0) -> float:
-    start = time.perf_counter()
-    page.wait_for_timeout(60)
-    while running(page) and time.perf_counter() - start < timeout:
-        page.wait_for_timeout(25)
-    return time.perf_counter() - start
+class RunWatch:
+    """The script runs of one session, read from the messages the server sends on the session's websocket."""
+
+    def __init__(self, page):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._message, self._back = ForwardMsg, BackMsg
+        self._early = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+        self.started = 0           # runs started so far
+        self.running = False
+        self.last_end = 0.0        # perf_counter of the last run's end
+        self.requests = []         # perf_counter of each rerun request the page sent
+        self._changed = asyncio.Event()
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        ws.on("framereceived", self._frame)
+        ws.on("framesent", self._sent)
+
+    def _sent(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        msg = self._back()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") == "rerun_script":
+            self.requests.append(time.perf_counter())
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str) or len(payload) > 128:  # run-state messages are a few bytes: skip the rest
+            return
+        msg = self._message()
+        msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "session_status_changed" and msg.session_status_changed.script_is_running and not self.running:
+            self.running, self.started = True, self.started + 1
+        elif kind == "script_finished" and msg.script_finished != self._early:
+            self.running, self.last_end = False, time.perf_counter()
+        else:
+            return
+        self._changed.set()
+
+    async def settle(self, t0: float, started_before: int, acted: float, timeout: float = 900.0):
+        """(seconds from ``t0``, seconds from the page's first rerun request after ``t0``) until the runs caused
+        since then have finished (no new run within GRACE); ``acted`` is when the action itself returned."""
+        while True:
+            now = time.perf_counter()
+            if self.started > started_before and not self.running and now - self.last_end >= GRACE:
+                sent = next((r for r in self.requests if r >= t0), t0)
+                return self.last_end - t0, self.last_end - sent
+            if now - t0 > timeout or (self.started == started_before and now - acted > NO_RUN):
+                raise TimeoutError(f"no finished run {now - t0:.0f} s after the action")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), GRACE / 3)
+            except asyncio.TimeoutError:
+                pass
 
 
-def _errors(page) -> int:
-    return page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count()
+class Session:
+    def __init__(self, page, index: int):
+        self.page, self.index, self.watch = page, index, RunWatch(page)
+
+    async def timed(self, action) -> tuple[float, float]:
+        """Run ``action`` (a coroutine function); (seconds from the action, seconds from the page's request to
+        the server) until the runs it caused have finished."""
+        before, t0 = self.watch.started, time.perf_counter()
+        await action()
+        return await self.watch.settle(t0, before, time.perf_counter())
+
+    async def open(self, url: str) -> tuple[float, float, float]:
+        """:meth:`timed` of the navigation, and the seconds until the epsilon dial shows in the browser."""
+        t0 = time.perf_counter()
+        done = await self.timed(lambda: self.page.goto(url, timeout=300_000))
+        await self.page.locator(SLIDER).first.wait_for(timeout=300_000)
+        return (*done, time.perf_counter() - t0)
+
+    async def move_epsilon(self, key: str) -> tuple[float, float]:
+        thumb = self.page.locator(SLIDER).first
+        await thumb.wait_for(timeout=300_000)  # not timed: the browser may still be drawing the last run
+        await thumb.focus()
+        return await self.timed(lambda: thumb.press(key))
+
+    async def errors(self) -> int:
+        return await self.page.locator(ERROR_BOXES).count()
 
 
-def _act(page, rng) -> tuple[str, float]:
-    """One user action; returns (what, seconds until the run finished)."""
-    title = page.locator("h1").first.inner_text().strip() if page.locator("h1").count() else ""
-    on_explore = title == "Explore"  # exact: Home's heading "DP-PCA Explorer" contains the word too
-    choice = rng.random()
-    t0 = time.perf_counter()
-    if on_explore and choice < 0.6:
-        thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
-        thumb.focus()
-        thumb.press(rng.choice(["ArrowRight", "ArrowLeft"]))
-        return "epsilon", time.perf_counter() - t0 + _settle(page)
-    if on_explore and choice < 0.8:
-        page.locator('[data-testid="stButtonGroup"] button', has_text=rng.choice(VIEWS)).first.click(timeout=20_000)
-        return "view", time.perf_counter() - t0 + _settle(page)
-    target = rng.choice(PAGES)
-    page.locator('[data-testid="stSidebarNavLink"]', has_text=target).first.click(timeout=20_000)
-    page.wait_for_timeout(100)
-    return "page", time.perf_counter() - t0 + _settle(page)
+class Monitor:
+    """Samples the server's RSS (MB) every 0.5 s in the background; ``cpu()`` reads its CPU seconds."""
+
+    def __init__(self, proc):
+        self.proc, self.rss, self._task = proc, [], None
+
+    async def _sample(self):
+        while True:
+            self.rss.append(self.proc.memory_info().rss / 2**20)
+            await asyncio.sleep(0.5)
+
+    def __enter__(self):
+        self._task = asyncio.get_running_loop().create_task(self._sample())
+        return self
+
+    def __exit__(self, *exc):
+        self._task.cancel()
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc)
 
 
-def run(clients: int, minutes: float, seed: int = 0) -> dict:
-    from playwright.sync_api import sync_playwright
+#: Streamlit's default, which .streamlit/config.toml turns off: a full garbage collection after every script run
+POST_SCRIPT_GC = ("--runner.postScriptGC", "true")
+
+
+@contextlib.contextmanager
+def _server(url: str | None, options: tuple = ()):
+    """(base URL, psutil.Process): a new app server (with extra Streamlit ``options``), or the one already
+    listening at ``url`` (e.g. under a profiler), found by its port."""
+    if url is None:
+        with app_server(timeout=120, options=options) as started:
+            yield started
+        return
+    import psutil
+    from urllib.parse import urlparse
+
+    port = urlparse(url).port
+    pids = {c.pid for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port
+            and c.status == psutil.CONN_LISTEN}
+    if len(pids) != 1:
+        raise SystemExit(f"no single process listens on port {port} (found {sorted(pids)}); start the app first.")
+    yield url.rstrip("/"), psutil.Process(pids.pop())
+
+
+async def _sessions(pw, clients: int):
+    browser = await pw.chromium.launch(executable_path=niced_chromium(), headless=True, args=CHROMIUM_ARGS)
+    sessions = []
+    for i in range(clients):
+        context = await browser.new_context(viewport={"width": 1300, "height": 1000})
+        context.set_default_timeout(300_000)  # the browser draws at the lowest priority: waits can be long
+        sessions.append(Session(await context.new_page(), i))
+    return browser, sessions
+
+
+async def _phase(name: str, sessions, make, monitor, result) -> None:
+    """Run ``make(session)`` in every session at the same moment; record times, failures, errors and CPU."""
+    cpu0 = monitor.cpu()
+    outcomes = await asyncio.gather(*(make(s) for s in sessions), return_exceptions=True)
+    cpu = monitor.cpu() - cpu0
+    done = [o for o in outcomes if not isinstance(o, BaseException)]
+    failed = [f"{type(o).__name__}: {str(o).splitlines()[0][:100]}" for o in outcomes if isinstance(o, BaseException)]
+    errors = sum(await asyncio.gather(*(s.errors() for s in sessions)))
+    result["phases"].append({"name": name, "times": [o[0] for o in done], "server": [o[1] for o in done],
+                             "failed": failed, "errors": errors, "cpu_per_session": cpu / len(sessions),
+                             "rss": monitor.rss[-1] if monitor.rss else None})
+    if done and len(done[0]) > 2:  # the time until the page shows in the browser as well
+        result["phases"].append({"name": f"{name}: the dial shows in the browser", "times": [o[2] for o in done],
+                                 "server": None, "failed": [], "errors": "", "cpu_per_session": None, "rss": None})
+
+
+async def burst(clients: int, rounds: int, link: str, server: str | None = None, options: tuple = ()) -> dict:
+    from playwright.async_api import async_playwright
+
+    result = {"profile": "burst", "clients": clients, "rounds": rounds, "link": link, "phases": [],
+              "options": options}
+    with _server(server, options) as (url, proc):
+        async with async_playwright() as pw:
+            browser, sessions = await _sessions(pw, clients)
+            with Monitor(proc) as monitor:
+                await asyncio.sleep(1.0)
+                result["rss_start"], result["load_start"] = monitor.rss[-1], _load_average()
+                await _phase("open the link", sessions, lambda s: s.open(f"{url}/{link}"), monitor, result)
+                for r in range(rounds):
+                    await asyncio.sleep(2.0)  # "now move epsilon one step"
+                    key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
+                    await _phase(f"move epsilon, round {r + 1}", sessions, lambda s, k=key: s.move_epsilon(k),
+                                 monitor, result)
+                result["rss_peak"], result["rss_end"] = max(monitor.rss), monitor.rss[-1]
+                result["load_end"] = _load_average()
+            await browser.close()
+    return result
+
+
+def _load_average() -> float:
+    """The machine's 1-minute load average (runnable processes; 2 means both cores busy)."""
+    import os
+
+    return os.getloadavg()[0]
+
+
+async def _steady_session(session: Session, url: str, until: float, rng: random.Random, times: dict,
+                          failed: list) -> None:
+    async def act():
+        page = session.page
+        title = (await page.locator("h1").first.inner_text()).strip() if await page.locator("h1").count() else ""
+        choice = rng.random()
+        if title == "Explore" and choice < 0.6:
+            return "epsilon", await session.move_epsilon(rng.choice(["ArrowRight", "ArrowLeft"]))
+        if title == "Explore" and choice < 0.8:
+            button = page.locator('[data-testid="stButtonGroup"] button', has_text=rng.choice(VIEWS)).first
+            return "view", await session.timed(lambda: button.click(timeout=20_000))
+        link = page.locator('[data-testid="stSidebarNavLink"]', has_text=rng.choice(PAGES)).first
+        return "page", await session.timed(lambda: link.click(timeout=20_000))
+
+    try:
+        times["load"].append((await session.open(f"{url}/explore?{rng.choice(SCENARIOS)}&seed={session.index}"))[:2])
+    except Exception as exc:  # noqa: BLE001 - a stuck session is a result, not a crash
+        failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:100]}")
+        return
+    while time.monotonic() < until:
+        await asyncio.sleep(rng.uniform(1.0, 3.0))
+        try:
+            what, seconds = await act()
+            times[what].append(seconds)
+        except Exception as exc:  # noqa: BLE001
+            failed.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:100]}")
+
+
+async def steady(clients: int, minutes: float, seed: int = 0, server: str | None = None) -> dict:
+    from playwright.async_api import async_playwright
 
     rng = random.Random(seed)
-    times: dict = {"epsilon": [], "view": [], "page": [], "load": []}
-    errors, rss, stuck = 0, [], []
-    with app_server() as (url, proc):
-        with sync_playwright() as pw:
-            browser = launch_chromium(pw)
-            pages = []
-            for i in range(clients):
-                page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
-                t0 = time.perf_counter()
-                page.goto(f"{url}/explore?{rng.choice(SCENARIOS)}&seed={i}")
-                page.wait_for_selector("h1", timeout=180_000)
-                times["load"].append(time.perf_counter() - t0 + _settle(page))
-                pages.append(page)
-            start = time.monotonic()
-            next_sample = start
-            while time.monotonic() - start < minutes * 60:
-                for page in pages:  # round robin: every session acts in turn
-                    try:
-                        what, seconds = _act(page, rng)
-                    except Exception as exc:  # noqa: BLE001 - a stuck page is a result, not a crash
-                        stuck.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
-                        continue
-                    times[what].append(seconds)
-                    errors += _errors(page)
-                    if time.monotonic() >= next_sample:
-                        rss.append((time.monotonic() - start, proc.memory_info().rss / 2**20))
-                        next_sample += 10
-            browser.close()
-    return {"clients": clients, "minutes": minutes, "times": times, "errors": errors, "rss": rss, "stuck": stuck}
+    times: dict = {"load": [], "epsilon": [], "view": [], "page": []}
+    failed: list = []
+    with _server(server) as (url, proc):
+        async with async_playwright() as pw:
+            browser, sessions = await _sessions(pw, clients)
+            with Monitor(proc) as monitor:
+                await asyncio.sleep(1.0)
+                rss_start, cpu0 = monitor.rss[-1], monitor.cpu()
+                until = time.monotonic() + minutes * 60
+                await asyncio.gather(*(_steady_session(s, url, until, random.Random(rng.random()), times, failed)
+                                       for s in sessions))
+                cpu = monitor.cpu() - cpu0
+                errors = sum(await asyncio.gather(*(s.errors() for s in sessions)))
+                rss_peak, rss_end = max(monitor.rss), monitor.rss[-1]
+            await browser.close()
+    phases = [{"name": name, "times": [x[0] for x in xs], "server": [x[1] for x in xs], "failed": [],
+               "errors": None, "cpu_per_session": None, "rss": None} for name, xs in times.items()]
+    return {"profile": "steady", "clients": clients, "minutes": minutes, "phases": phases, "failed": failed,
+            "errors": errors, "cpu_per_session": cpu / clients, "rss_start": rss_start, "rss_peak": rss_peak,
+            "rss_end": rss_end}
+
+
+def _spread(xs) -> list:
+    """p50, p95 and max of ``xs`` as table cells ("" when there are none)."""
+    if not xs:
+        return ["", "", ""]
+    return [f"{statistics.median(xs):.2f}", f"{percentile(xs, 0.95):.2f}", f"{max(xs):.2f}"]
+
+
+def _row(phase: dict) -> str:
+    xs = phase["times"]
+    cells = [phase["name"], str(len(xs)), *_spread(xs), *_spread(phase["server"] or [])]
+    if phase["cpu_per_session"] is not None:
+        cells += [str(len(phase["failed"])), str(phase["errors"]), f"{phase['cpu_per_session']:.2f}",
+                  f"{phase['rss']:.0f}"]
+    elif phase["errors"] is not None:  # a browser-side row of a burst phase
+        cells += ["", "", "", ""]
+    return "| " + " | ".join(cells) + " |"
 
 
 def report(result: dict) -> str:
-    lines = [generated_by(f"python benchmarks/load.py --clients {result['clients']} --minutes {result['minutes']:g}"),
-             f"{result['clients']} sessions for {result['minutes']:g} min on one server (the browser shares the 2 "
-             f"cores): {sum(len(v) for v in result['times'].values())} actions, {result['errors']} error boxes, "
-             f"{len(result['stuck'])} actions the driver could not complete.",
-             "", "| action | count | p50 (s) | p95 (s) |", "|---|---:|---:|---:|"]
-    for what, xs in result["times"].items():
-        lines.append(f"| {what} | {len(xs)} | {statistics.median(xs) if xs else float('nan'):.2f} | "
-                     f"{percentile(xs, 0.95):.2f} |")
-    if result["stuck"]:
-        lines += ["", "Actions the driver could not complete (a locator timed out; not an app error box):", ""]
-        lines += [f"* {count} x {what}" for what, count in Counter(result["stuck"]).most_common()]
-    if result["rss"]:
-        warm = [m for t, m in result["rss"] if t >= 60] or [m for _, m in result["rss"]]
-        lines += ["", f"Server RSS: {result['rss'][0][1]:.0f} MB at the start, {min(warm):.0f}-{max(warm):.0f} MB "
-                      f"after the first minute, {result['rss'][-1][1]:.0f} MB at the end.",
-                  "", "| minute | RSS (MB) |", "|---:|---:|"]
-        lines += [f"| {t / 60:.1f} | {m:.0f} |" for t, m in result["rss"][::3]]
+    n = result["clients"]
+    if result["profile"] == "burst":
+        gc_on = result["options"] == POST_SCRIPT_GC
+        command = f"python benchmarks/load.py --clients {n} --burst --rounds {result['rounds']}" + (
+            f' --link "{result["link"]}"' if result["link"] != "explore" else "") + (
+            " --post-script-gc --append" if gc_on else "")
+        lines = [generated_by(command)]
+        if gc_on:
+            lines.append("The same burst with Streamlit's default runner.postScriptGC = true, which "
+                         ".streamlit/config.toml turns off: a full garbage collection (gc.collect(2)) after every "
+                         "script run. With this app's imports one costs more CPU than the run itself, and it holds "
+                         "the GIL; a py-spy profile of the server (--gil) put 44% of its Python time there.\n")
+        lines += [f"A class arrives: {n} sessions open /{result['link']} at the same moment, then move the epsilon "
+                 f"dial together, {result['rounds']} times. The server and the {n} browser pages share the 2 "
+                 "cores; the browser runs at the lowest priority (nice 19). Seconds until the server finished the "
+                 "runs the action caused, p50 / p95 / max over the sessions, counted from the navigation or key "
+                 "press (what a visitor waits, including this overloaded browser's delay in sending it) and from "
+                 "the moment the page sent its request to the server. CPU: the server's CPU seconds in the phase "
+                 "divided by the sessions.", "",
+                 "| action | sessions | from the action: p50 | p95 | max | from the request: p50 | p95 | max | "
+                 "not finished | error boxes | server CPU s per session | server RSS after (MB) |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [_row(p) for p in result["phases"]]
+        failed = [f for p in result["phases"] for f in p["failed"]]
+    else:
+        command = f"python benchmarks/load.py --clients {n} --minutes {result['minutes']:g}"
+        lines = [generated_by(command),
+                 f"{n} sessions for {result['minutes']:g} min, each acting on its own (1-3 s between actions), all "
+                 "at once, on one server (the browser shares the 2 cores at nice 19): "
+                 f"{result['errors']} error boxes at the end, {len(result['failed'])} actions not finished, server "
+                 f"CPU {result['cpu_per_session']:.1f} s per session. Seconds until the server finished the runs "
+                 "an action caused, from the action and from the page's request.", "",
+                 "| action | count | from the action: p50 | p95 | max | from the request: p50 | p95 | max |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [_row(p) for p in result["phases"]]
+        failed = result["failed"]
+    if "load_start" in result:
+        lines += ["", f"Machine load average (1 min, all processes on the 2 cores, other users' included): "
+                      f"{result['load_start']:.0f} at the start, {result['load_end']:.0f} at the end. The server's CPU "
+                      "seconds per session depend little on it; the waits depend on it directly."]
+    lines += ["", f"Server RSS: {result['rss_start']:.0f} MB before the sessions, {result['rss_peak']:.0f} MB at the "
+                  f"peak, {result['rss_end']:.0f} MB at the end ({(result['rss_peak'] - result['rss_start']) / n:.0f} "
+                  "MB per session at the peak)."]
+    if failed:
+        lines += ["", "Actions that did not finish (the driver's timeout, not an app error box):", ""]
+        lines += [f"* {what}" for what in sorted(set(failed))[:10]]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--burst", action="store_true", help="everyone opens the link, then moves epsilon together")
+    parser.add_argument("--rounds", type=int, default=3, help="burst: rounds of everyone moving epsilon")
+    parser.add_argument("--link", default="explore", help="burst: the page and query the class opens")
+    parser.add_argument("--minutes", type=float, default=5.0, help="steady: how long the sessions act")
+    parser.add_argument("--url", default=None, help="drive the app already running at this address instead")
+    parser.add_argument("--post-script-gc", action="store_true",
+                        help="burst: start the server with Streamlit's default full garbage collection after every "
+                             "run (the app's configuration turns it off), to measure what that costs")
     parser.add_argument("--out", default=str(ROOT / "docs" / "load.md"), help="markdown file, or - to print only")
+    parser.add_argument("--append", action="store_true", help="add the report to the end of --out as a section")
     args = parser.parse_args(argv)
-    publish(report(run(args.clients, args.minutes)), args.out, "Load: many sessions on one server")
+    options = POST_SCRIPT_GC if args.post_script_gc else ()
+    result = (asyncio.run(burst(args.clients, args.rounds, args.link, args.url, options)) if args.burst
+              else asyncio.run(steady(args.clients, args.minutes, server=args.url)))
+    title = "Load: many sessions at once on one server"
+    if args.append:
+        title = "Before: a full garbage collection after every run" if options else "Another run"
+    publish(report(result), args.out, title, append=args.append)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ _SMALL_Q = 64
 _FRESH_SWEEPS = 3
 #: After that, a column's envelope parameters (mu, b) are reused for this many sweeps, then recomputed.
 _REFRESH_EVERY = 10
+#: Largest q ||C||_F an exact sample allows. x'Cx and the envelope's mu I - C carry rounding errors of about
+#: q 2^-53 ||C||; the KGM bound needs Omega = I + 2(mu I - C)/b (b >= 1) positive definite and the log acceptance
+#: ratio <= 0, so the log density must be exact to well within 1: q ||C|| <= 2^48 keeps the error below 1/32.
+#: Beyond it the law exp(x'Cx) cannot be sampled exactly in double precision (the envelope's Cholesky factor or
+#: the acceptance test fails).
+MAX_CONCENTRATION = 2.0 ** 48
 #: A draw that needs more than this times sqrt(q) proposals (the optimal envelope needs about 1.2 sqrt(q))
 #: renews its column's envelope at the next visit.
 _SLOW_DRAW = 4.0
@@ -383,7 +389,14 @@ def _check_symmetric(C) -> np.ndarray:
     scale = max(float(np.max(np.abs(C))), 1.0)
     if np.max(np.abs(C - C.T)) > 1e-8 * scale:
         raise ValueError("C is not symmetric; pass (C + C.T) / 2.")
-    return (C + C.T) / 2.0
+    C = (C + C.T) / 2.0
+    concentration = C.shape[0] * float(np.linalg.norm(C))
+    if not concentration <= MAX_CONCENTRATION:
+        raise ValueError(f"the Bingham law exp(x'Cx) is too concentrated to sample exactly in double precision: q "
+                         f"||C|| = {concentration:.3g} (q = {C.shape[0]}) is above 2^48 = {MAX_CONCENTRATION:.2g}, "
+                         "where its log density has rounding errors near 1. Scale C down (for the exponential "
+                         "mechanism: a smaller epsilon).")
+    return C
 
 
 def _check_size(size) -> int:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._compiled import row_sq_norms
 from .privacy import summation_error
-from .validation import check_matrix, check_positive
+from .validation import check_data_norm, check_matrix
 
 #: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
 BLOCK_BYTES = 1 << 21
@@ -64,7 +64,7 @@ def clip_rows(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
 
     Returns the clipped copy and the number of rows that were clipped.
     """
-    radius = check_positive(radius, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    radius = check_data_norm(radius)
     norms = row_norms(X)
     over = norms > radius
     factors = np.ones_like(norms)
@@ -523,7 +523,7 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
         return X
     if isinstance(X, SufficientStats):
         return X.prepared(data_norm)
-    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    data_norm = check_data_norm(data_norm)
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows
             and X.shape[1] >= 1):
         arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
@@ -587,7 +587,8 @@ class _BlockGram:
             self.scaled += Y.T @ Y
 
     def result(self) -> np.ndarray:
-        g = self.raw * (self.plain * self.plain) + self.scaled
+        # raw is used only where 1/R^2 is finite and not 0 (outside, 0 * inf would make the Gram matrix NaN)
+        g = self.raw * (self.plain * self.plain) + self.scaled if self.unscaled_ok else self.scaled.copy()
         g = (g + g.T) / 2.0
         g.setflags(write=False)
         return g
@@ -607,7 +608,7 @@ def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
 
     For files, :func:`dppca_core.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
     """
-    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    data_norm = check_data_norm(data_norm)
     acc, row = None, 0
     for chunk in chunks:
         if hasattr(chunk, "to_numpy") and hasattr(chunk, "dtypes"):

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr, ndtri
+from scipy.special import erfcx, log_ndtr, ndtr, ndtri
 
 NEIGHBOR_RELATIONS = ("replace", "add_remove")
 
@@ -142,32 +142,119 @@ def _check_sensitivity(value: float) -> None:
 def gaussian_delta(epsilon: float, mu: float) -> float:
     """Smallest delta for which a mu-GDP mechanism is (epsilon, delta)-DP.
 
-    delta(eps; mu) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
-    (Balle & Wang 2018 Thm 8; Dong, Roth & Su Cor. 2.13), evaluated in log space so
-    that large epsilon does not overflow.
+    delta(eps; mu) = Phi(-y) - e^eps Phi(-x) with y = eps/mu - mu/2 and x = eps/mu + mu/2
+    (Balle & Wang 2018 Thm 8; Dong, Roth & Su Cor. 2.13), in log space so that large epsilon does not
+    overflow. The second term's log, eps + log Phi(-x), is a difference of two terms of size eps, so it loses
+    about log2(eps) bits: above :data:`_TEXTBOOK_EPSILON` it is evaluated as -y^2/2 + log(erfcx(x/sqrt 2)/2),
+    the same number without cancellation (expand x^2 = y^2 + 2 eps), with y from eps - mu^2/2 formed exactly
+    (Dekker), which keeps full relative precision when eps is close to mu^2/2 (the regime of huge epsilon).
     """
-    if mu <= 0:
+    if not mu > 0:
         return 0.0
-    a = log_ndtr(-epsilon / mu + mu / 2.0)
-    b = epsilon + log_ndtr(-epsilon / mu - mu / 2.0)
-    if b >= a:
+    if epsilon <= _TEXTBOOK_EPSILON:
+        a = log_ndtr(-epsilon / mu + mu / 2.0)
+        b = epsilon + log_ndtr(-epsilon / mu - mu / 2.0)
+    else:
+        y, x = _gdp_offsets(float(epsilon), float(mu))
+        a = float(log_ndtr(-y))                                   # log Phi(-y)
+        tail = float(erfcx(x / math.sqrt(2.0)))
+        b = -0.5 * y * y + math.log(tail) - math.log(2.0) if tail > 0 and math.isfinite(y) else -math.inf
+    if a == -math.inf or b >= a:
         return 0.0
     return float(math.exp(a) * -math.expm1(b - a))
 
 
+#: Up to this epsilon the textbook form of :func:`gaussian_delta` loses at most 20 bits (its relative error stays
+#: near 1e-10) and is kept, so seeded releases reproduce earlier versions' noise exactly; above, the form
+#: without cancellation.
+_TEXTBOOK_EPSILON = 2.0 ** 20
+
+
+def _gdp_offsets(epsilon: float, mu: float) -> tuple[float, float]:
+    """(y, x) = (eps/mu - mu/2, eps/mu + mu/2), y to full relative precision (see :func:`gaussian_delta`)."""
+    x = epsilon / mu + mu / 2.0
+    if not (math.isfinite(x) and mu < 1e150 and epsilon < 1e300):
+        return epsilon / mu - mu / 2.0, x
+    # mu^2/2 = p + e exactly (Dekker's product), then eps - p is exact when p/2 <= eps <= 2p (Sterbenz)
+    split = 134217729.0 * mu                                      # 2^27 + 1
+    hi = split - (split - mu)
+    lo = mu - hi
+    p = mu * mu
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    return ((epsilon - p / 2.0) - e / 2.0) / mu, x
+
+
+#: A noise scale is known to double precision, and scaling or composing it (sqrt(T) sigma, sqrt(sum mu_t^2))
+#: moves it by a few units of 2^-52; 2^-48 (16 such units) is the rounding a calibration must absorb.
+_MU_ROUNDING = 2.0 ** -48
+#: The precision to which a release's claimed delta is checked against the delta its noise earns (api.run).
+_DELTA_PRECISION = 1e-6
+
+
+def _largest_mu(delta: float) -> float:
+    """Largest mu a calibration at this delta may use: beyond it, a rounding of the noise scale by
+    :data:`_MU_ROUNDING` moves the delta the noise earns by more than :data:`_DELTA_PRECISION` (relative),
+    so no double-precision noise scale carries the claim.
+
+    Near the solution of delta(eps; mu) = delta, y = eps/mu - mu/2 is the normal quantile z = Phi^-1(1 - delta)
+    and d log delta / d log mu is about z mu (Mills ratio z times dy/dlog mu = -(eps/mu + mu/2) ~ -mu).
+    """
+    return _DELTA_PRECISION / (_MU_ROUNDING * max(-float(ndtri(delta)), 1.0))
+
+
 @lru_cache(maxsize=4096)
 def gaussian_mu(epsilon: float, delta: float) -> float:
-    """Largest mu such that mu-GDP implies (epsilon, delta)-DP (exact, analytic GM)."""
+    """Largest mu such that mu-GDP implies (epsilon, delta)-DP (exact, analytic GM).
+
+    The root is kept when the delta it earns is within 1e-9 (relative) of the claim and later rounding of the noise
+    scale cannot move that (the usual case, unchanged from earlier versions). Otherwise (huge epsilon, where
+    delta is sensitive to the last bits of mu, or tiny mu) it is refined to full precision, taken on the safe
+    side and lowered by the rounding a later scaling or composition may add (2^-48 relative), so the delta a
+    release earns never exceeds the claim.
+
+    Raises ValueError when epsilon is so large for this delta that the noise scale would need more precision
+    than a double has (see :func:`_largest_mu`), naming the largest usable epsilon, and when epsilon is so
+    small that the noise overflows.
+    """
     _check_eps_delta(epsilon, delta)
+
+    def excess(m):
+        return gaussian_delta(epsilon, m) - delta                 # increasing in m
+
+    top = _largest_mu(delta)
+    if excess(top) < 0:
+        usable = gaussian_epsilon(top, delta)
+        raise ValueError(
+            f"epsilon = {epsilon:g} with delta = {delta:g} needs noise so small that double precision cannot "
+            f"calibrate it: a rounding of the noise scale would change the delta it earns by more than "
+            f"{_DELTA_PRECISION:g}. Use epsilon <= {_round_down(usable)} at this delta (a larger delta allows "
+            "a little more); at such an epsilon the noise is negligible already. For no privacy at all, use "
+            "mechanism='non_private'.")
     hi = 1.0
-    while gaussian_delta(epsilon, hi) < delta:
-        hi *= 2.0
-        if hi > 1e6:  # delta essentially 1: no finite mu is needed
-            return hi
+    while hi < top and excess(hi) < 0:
+        hi = min(2.0 * hi, top)
     lo = hi / 2.0
-    while gaussian_delta(epsilon, lo) > delta and lo > 1e-12:
+    while excess(lo) > 0:
         lo /= 2.0
-    return brentq(lambda m: gaussian_delta(epsilon, m) - delta, lo, hi, xtol=1e-14, rtol=1e-13)
+        if lo < 1e-300:
+            raise ValueError(f"epsilon = {epsilon:g} is too small: the noise s.d. (sensitivity / mu) would overflow "
+                             "double precision; use epsilon >= 1e-6.")
+    mu = brentq(excess, lo, hi, xtol=1e-14, rtol=1e-13)
+    if abs(excess(mu)) <= 1e-9 * delta and max(-float(ndtri(delta)), 1.0) * mu * _MU_ROUNDING <= 1e-9:
+        return mu  # the usual case: within 1e-9 of the claim, and later rounding cannot move it further
+    # large mu (or a tiny one): the root to full precision, on the safe side, with room for later rounding
+    mu = brentq(excess, lo, hi, xtol=lo * 1e-15, rtol=1e-15)
+    while excess(mu) > 0:  # the root may lie a few roundings below brentq's answer
+        mu *= 1.0 - 2.0 ** -50
+    return mu * (1.0 - _MU_ROUNDING)
+
+
+def _round_down(value: float) -> str:
+    """``value`` rounded down to two significant digits, as text (a usable bound stays usable)."""
+    if not (math.isfinite(value) and value > 0):
+        return f"{value:g}"
+    scale = 10.0 ** (math.floor(math.log10(value)) - 1)
+    return f"{math.floor(value / scale) * scale:.2g}"
 
 
 def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
@@ -237,7 +324,8 @@ def composed_mu(mus) -> float:
 
 
 def gaussian_epsilon(mu: float, delta: float) -> float:
-    """Smallest epsilon with delta(epsilon; mu) <= delta, i.e. the epsilon a mu-GDP mechanism earns."""
+    """Smallest epsilon with delta(epsilon; mu) <= delta, i.e. the epsilon a mu-GDP mechanism earns (inf when no
+    finite epsilon is earned in double precision, e.g. mu = inf)."""
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie strictly between 0 and 1 (got {delta!r}).")
     if gaussian_delta(0.0, mu) <= delta:
@@ -245,7 +333,12 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     hi = 1.0
     while gaussian_delta(hi, mu) > delta:
         hi *= 2.0
-    return brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)
+        if not math.isfinite(hi):
+            return math.inf
+    eps = brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)
+    while gaussian_delta(eps, mu) > delta * (1.0 + 1e-9):  # the root may lie a few roundings above brentq's answer
+        eps = eps * (1.0 + 2.0 ** -50) + 1e-16
+    return eps
 
 
 # ---------------------------------------------------------------------------------------------------------------

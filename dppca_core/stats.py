@@ -56,7 +56,7 @@ from .tables import (
     header_of,
     is_parquet,
 )
-from .validation import check_positive
+from .validation import check_data_norm
 
 ENGINES = ("numpy", "dask")
 #: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).
@@ -601,7 +601,7 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     -------
     SufficientStats
     """
-    data_norm = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    data_norm = check_data_norm(data_norm)
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not understood; choose one of {list(ENGINES)}.")
     if on_bad not in ("error", "drop_rows"):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -81,10 +82,28 @@ def check_positive(value, name: str, *, hint: str = "") -> float:
     return float(value)
 
 
+def check_data_norm(value) -> float:
+    """The public clipping radius R: a positive float whose reciprocal is finite (rows are divided by it).
+
+    Below the smallest normal double (2.2e-308) 1/R overflows to inf and a zero row would become NaN; the
+    usable range is every normal positive double.
+    """
+    value = check_positive(value, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
+    if value < sys.float_info.min:
+        raise ValueError(f"data_norm = {value!r} is below the smallest normal double ({sys.float_info.min:.3g}): the "
+                         "rows are divided by it and 1/data_norm overflows. Use data_norm >= 2.3e-308, e.g. by "
+                         "multiplying the data and data_norm by the same large factor.")
+    return value
+
+
 MIN_EPSILON = 1e-6
 
 
 def check_epsilon(epsilon) -> float:
+    if isinstance(epsilon, Real) and not isinstance(epsilon, bool) and epsilon == math.inf:
+        raise ValueError("epsilon must be finite: epsilon = inf asks for no privacy, which no private mechanism can "
+                         "be calibrated for. For the exact PCA without privacy use mechanism='non_private' (its "
+                         "release states no guarantee), or give a finite epsilon such as 1.0.")
     epsilon = check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
     if epsilon < MIN_EPSILON:
         raise ValueError(f"epsilon = {epsilon!r} is below {MIN_EPSILON:g}: the noise would be astronomically large "

@@ -5,7 +5,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from ui import data, scenario, show
+from ui import data, scenario, server_files, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
@@ -54,7 +54,7 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
 def _source_controls():
     st.session_state["w:srckind"] = _kind()
     options = [k for k in KINDS if (k != "preset" or data.presets()) and (k != "sample" or data.samples())
-               and (k != "server" or data.server_root() is not None or _kind() == "server")]
+               and (k != "server" or server_files.root() is not None or _kind() == "server")]
     st.segmented_control("Source", options, format_func=KINDS.get, key="w:srckind", on_change=_set_kind,
                          required=True)
     kind = _kind()
@@ -86,30 +86,21 @@ def _source_controls():
 
 def _server_controls():
     """A file, folder or glob under the operator's data folder, streamed into sufficient statistics."""
-    if data.server_root() is None:
-        st.info(data.SERVER_FILES_OFF, icon=":material/folder_off:")
+    if server_files.root() is None:
+        st.info(server_files.OFF, icon=":material/folder_off:")
         st.stop()
     current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
     c = st.columns([3, 2])
     relative = c[0].text_input("path in the data folder (a CSV or Parquet file, a folder, or a glob)",
                                value="" if current == "?" else current, key="server_path",
-                               help="Read in chunks: memory does not grow with the number of rows.")
+                               help="Read in chunks: memory does not grow with the number of rows. Only files "
+                                    f"inside the data folder are served: at most {server_files.MAX_FILES:,} files "
+                                    f"and {server_files.MAX_TOTAL_BYTES / 1e9:g} GB per read.")
     sites = c[1].text_input("site column (optional)", key="server_sites",
                             help="A column naming each row's site, for the distributed mechanisms.")
     b = st.columns([1, 1, 4])
     if b[0].button("Read the file", type="primary", key="server_read", icon=":material/download:"):
-        path = data.server_path(relative)
-        bar = st.progress(0.0, text="reading…")
-
-        def progress(rows: int, clipped: int) -> bool:
-            bar.progress(min(0.99, rows / (rows + 1e6)), text=f"{rows:,} rows read, {clipped:,} clipped at R")
-            return True
-
-        stats = dc.sufficient_stats(path, data_norm=float(scn["R"]), sites=sites or None, on_bad="drop_rows",
-                                    progress=progress)
-        bar.empty()
-        st.session_state[data.STREAM_KEY] = {"relative": relative.strip(), "stats": stats}
-        scenario.set_value("src", "server:" + relative.strip())
+        _read_server_files(relative, sites)
     b[1].button("Cancel", key="server_cancel", icon=":material/stop_circle:",
                 help="Stops a read in progress (the click interrupts it); nothing is kept.")
     got = st.session_state.get(data.STREAM_KEY)
@@ -122,6 +113,25 @@ def _server_controls():
     diag = got["stats"].diagnostics
     st.caption(f"Not private, for you only: {diag.get('rows_read', got['stats'].n):,} rows read, "
                f"{diag.get('rows_dropped', 0):,} dropped for bad cells, {got['stats'].n_clipped:,} clipped.")
+
+
+def _read_server_files(relative: str, sites: str):
+    """Read what the path names through the gate; the session keeps the statistics only once the read is complete
+    (a failed or cancelled read changes nothing)."""
+    found = server_files.find(relative)
+    size = f"{found.total_bytes / 1e6:,.1f} MB" if found.total_bytes < 1e9 else f"{found.total_bytes / 1e9:,.2f} GB"
+    bar = st.progress(0.0, text=f"reading {len(found.paths)} file(s), {size}…")
+
+    def progress(rows: int, clipped: int) -> bool:
+        bar.progress(min(0.99, rows / (rows + 1e6)), text=f"{rows:,} rows read, {clipped:,} clipped at R")
+        return True
+
+    try:
+        stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress)
+    finally:
+        bar.empty()
+    st.session_state[data.STREAM_KEY] = {"relative": found.relative, "stats": stats}
+    scenario.set_value("src", "server:" + found.relative)
 
 
 def _upload_controls():

@@ -19,11 +19,6 @@ from dppca_core.prepare import center_data
 
 UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
 STREAM_KEY = "streamed"  # session-state key holding the statistics of a server file read in this session
-#: the operator enables server files by naming the one folder visitors may read from (off when unset)
-DATA_DIR_ENV = "DPPCA_DATA_DIR"
-SERVER_FILES_OFF = (f"Reading files on the server is off here: a path box would let any visitor read any file the "
-                    f"server can read. The operator turns it on by naming one folder in the environment variable "
-                    f"{DATA_DIR_ENV} (e.g. {DATA_DIR_ENV}=/srv/data); paths are then relative to it.")
 
 
 @dataclass
@@ -287,34 +282,7 @@ def _prepare_streamed(key: str, R: float, _stats) -> Prepared:
                     ref=experiments.Reference.from_gram(data.gram), center="none")
 
 
-# -- files read on the server, streamed into sufficient statistics ---------------------------------------------
-
-def server_root():
-    """The folder visitors may read from (environment variable DPPCA_DATA_DIR), or None when the feature is off."""
-    import os
-    from pathlib import Path
-
-    value = os.environ.get(DATA_DIR_ENV, "")
-    root = Path(value).expanduser().resolve() if value else None
-    return root if root is not None and root.is_dir() else None
-
-
-def server_path(relative: str) -> str:
-    """The file, folder or glob ``relative`` names under the server root; ValueError if it leaves the root."""
-    from pathlib import Path
-
-    root = server_root()
-    if root is None:
-        raise ValueError(SERVER_FILES_OFF)
-    relative = str(relative).strip()
-    if not relative or len(relative) > 500 or "\x00" in relative:
-        raise ValueError("give a path relative to the data folder, e.g. survey.csv or parts/*.parquet.")
-    fixed = relative.split("*")[0].split("?")[0].split("[")[0]
-    anchor = (root / fixed).resolve() if fixed else root
-    if anchor != root and root not in anchor.parents:
-        raise ValueError(f"{relative!r} points outside the data folder; give a path inside it.")
-    return str(root / relative)
-
+# -- files read on the server (ui/server_files.py is the gate), streamed into sufficient statistics -------------
 
 def streamed_dataset(relative: str, R: float) -> Dataset:
     """The statistics this session read from a server file (Data page), as a Dataset without rows."""

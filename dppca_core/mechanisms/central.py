@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from ..linalg import fix_signs, random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_sigma, laplace_scale, sensitivity
+from ..privacy import (PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, laplace_scale,
+                       sensitivity)
 from ..registry import Output, Param, mechanism
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
@@ -84,6 +85,9 @@ def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
     ),
 )
 def mod_sulq(data, k, epsilon, delta, neighbors, rng):
+    # The paper's beta is not the analytic calibration, but its exact GDP reading below needs the same double
+    # precision: beyond the analytic calibration's usable range at this delta, gaussian_mu says so (ValueError).
+    gaussian_mu(epsilon, delta)
     beta = mod_sulq_beta(data.n, data.d, epsilon, delta)
     noisy = data.gram / data.n + symmetric_gaussian(data.d, beta, rng)
     values, vectors = top_eigenvectors(noisy, k)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..bingham import complement_compression, sample_matrix_bingham, sample_vector_bingham
+from ..bingham import MAX_CONCENTRATION, complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
@@ -32,6 +32,20 @@ MCMC_CAVEAT = (
 def _bingham_weight(epsilon: float, neighbors: str) -> float:
     """The exponential mechanism's multiplier of u(V) = tr(V^T C V): eps/2 (replace), eps (add/remove)."""
     return exponential_weight(sensitivity("quadratic_score", neighbors), epsilon, neighbors)
+
+
+def _check_samplable(data, weight: float, epsilon: float, name: str) -> None:
+    """Refuse an epsilon whose Bingham law the exact sampler cannot draw in double precision, from public
+    quantities only: ||weight C||_F <= weight tr(C) <= weight n for rows of norm <= 1, and the sampler needs
+    q ||weight C|| <= MAX_CONCENTRATION (:mod:`dppca_core.bingham`) with q <= d."""
+    bound = data.d * weight * data.n
+    if bound > MAX_CONCENTRATION:
+        usable = epsilon * MAX_CONCENTRATION / bound
+        raise ValueError(
+            f"epsilon = {epsilon:g} is too large for {name}: its Bingham law is too concentrated to sample exactly "
+            f"in double precision (d = {data.d}). The usable range is epsilon x n <= {usable * data.n:.2g} here "
+            f"(n = {data.n}: epsilon <= {usable:.2g}); at such an epsilon the sample is the top eigenvectors up to "
+            "a negligible angle already.")
 
 
 @mechanism(
@@ -65,6 +79,7 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
 def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     """PPCA: one draw from the matrix Bingham law exp(w tr(V^T C V)) (CSS 2013, Section 3)."""
     weight = _bingham_weight(epsilon, neighbors)
+    _check_samplable(data, weight, epsilon, "ppca_exponential")
     B = weight * data.gram
     if k == 1:
         sample = sample_vector_bingham(B, rng)
@@ -131,6 +146,7 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
                          "release_pca's eigenvalue share (computed exactly row by row).")
     eps_values = epsilon * eigenvalue_share
     eps_vector = (epsilon - eps_values) / k
+    _check_samplable(data, _bingham_weight(eps_vector, neighbors), epsilon, "amin_iterative")
     eigenvalues, scale = None, None
     if eps_values > 0:
         # released exactly on a grid (dppca_core.exact): eigvalsh is backward stable, each eigenvalue within

@@ -66,12 +66,8 @@ def unique_noise(size: int, sd: float, rng: np.random.Generator) -> np.ndarray:
     return rng.normal(0.0, sd, size)
 
 
-def _scaled_s2(data, sigma2: float) -> float:
-    return float(sigma2) / data.data_norm**2 if data.model == "mog" else 0.0
-
-
 def _sensitivities(data, n: int, sigma2: float) -> tuple[float, float]:
-    return cal.m2_sensitivity(n), cal.m3_sensitivity(data.model, n, data.d, _scaled_s2(data, sigma2))
+    return cal.m2_sensitivity(n), cal.m3_sensitivity(data.model, n, data.d, data.scaled_variance(sigma2))
 
 
 def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> Output:
@@ -242,7 +238,7 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
     c2 = cal.m2_sensitivity(1)                                   # per-sample constants: Delta_s = c / N_s
-    c3 = cal.m3_sensitivity(data.model, 1, d, _scaled_s2(data, sigma2))
+    c3 = cal.m3_sensitivity(data.model, 1, d, data.scaled_variance(sigma2))
     design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
     design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
     moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
@@ -301,7 +297,7 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     weights = sizes / N
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
-    c2, c3 = cal.m2_sensitivity(1), cal.m3_sensitivity(data.model, 1, d, _scaled_s2(data, sigma2))
+    c2, c3 = cal.m2_sensitivity(1), cal.m3_sensitivity(data.model, 1, d, data.scaled_variance(sigma2))
     tau2 = np.array([gaussian_sigma(c2 / m, eps1, d1) for m in sizes])
     tau3 = np.array([gaussian_sigma(c3 / m, eps2, d2) for m in sizes])
     moments = [data.moments(idx, sigma2=sigma2) for idx in parts]

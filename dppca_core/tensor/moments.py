@@ -31,6 +31,10 @@ MODELS = ("mog", "stm")
 MAX_DIM = 100
 #: Floats per chunk of row outer products when accumulating M3 (16 MB).
 CHUNK_FLOATS = 2_000_000
+#: Largest mixture noise variance in units of the scaled rows, s^2 = sigma^2 / data_norm^2. The corrections s^2 I
+#: and s^2 T(m) are subtracted from moments of rows of norm <= 1 (entries at most 1); beyond 2^52 the data's part
+#: is below the rounding of the correction, so the corrected moments no longer depend on the data.
+MAX_SCALED_VARIANCE = 2.0 ** 52
 
 
 class Documents:
@@ -106,7 +110,7 @@ class TensorData:
         s^2 = sigma2 / data_norm^2 because rows are divided by data_norm.
         """
         idx = np.arange(self.n) if idx is None else np.asarray(idx)
-        s2 = float(sigma2) / self.data_norm**2 if self.model == "mog" else 0.0
+        s2 = self.scaled_variance(sigma2)
         key = (idx.size, int(idx[0]), int(idx[-1]), hash(idx.tobytes()), s2)
         if key not in self._cache:
             if self.model == "mog":
@@ -114,6 +118,22 @@ class TensorData:
             else:
                 self._cache[key] = stm_moments(self._words[idx], self.d)
         return self._cache[key]
+
+    def scaled_variance(self, sigma2: float) -> float:
+        """s^2 = sigma2 / data_norm^2: the mixture's noise variance in units of the scaled rows (0 for the topic
+        model). Computed as sigma2 / R / R, so R^2 cannot overflow or underflow on its own; ValueError above
+        :data:`MAX_SCALED_VARIANCE`, naming the smallest usable data_norm."""
+        if self.model != "mog":
+            return 0.0
+        s2 = float(sigma2) / self.data_norm / self.data_norm
+        if not s2 <= MAX_SCALED_VARIANCE:
+            raise ValueError(
+                f"sigma2 / data_norm^2 = {s2:.3g} (sigma2 = {sigma2:g}, data_norm = {self.data_norm:g}): the mixture's "
+                f"noise variance in units of the clipped rows is above 2^52 = {MAX_SCALED_VARIANCE:.2g}, where its "
+                "correction of the moments swamps the data's own (at most 1) in double precision. Use data_norm >= "
+                f"{math.sqrt(float(sigma2) / MAX_SCALED_VARIANCE) * (1 + 1e-12):.3g} for this sigma2, or a smaller "
+                "sigma2 (0 ignores the noise).")
+        return s2
 
     def __repr__(self) -> str:
         return (f"TensorData(model={self.model!r}, n={self.n}, d={self.d}, data_norm={self.data_norm:g}, "
