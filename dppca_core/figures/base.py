@@ -7,7 +7,7 @@ import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 
-from ..registry import mechanism_names
+from ..registry import display_name, mechanism_names
 
 PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
 #: plotly config for every chart the app draws (no logo, PNG export at double resolution)
@@ -31,6 +31,12 @@ def text(value) -> str:
     """A user-provided string (column name, file name, label) made safe for plotly, which renders a subset of
     HTML (links included) in titles, axis labels, legends and hover text: every tag is shown as text."""
     return html.escape(str(value), quote=False)
+
+
+def name(label) -> str:
+    """A trace or tick label: a mechanism's display name (never its registry id; a retracted one is marked), any
+    other label as given; escaped for plotly (:func:`text`)."""
+    return text(display_name(str(label)))
 
 
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 340) -> go.Figure:
