@@ -3,9 +3,10 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import figures, metrics
+from dppca_core import experiments, figures, metrics
+from dppca_core.registry import display_name
 
-from ui import compute, data, scenario, show, theory_overlay
+from ui import compute, data, report, scenario, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -26,7 +27,8 @@ st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quan
 
 
 def _sweep(axis, metric):
-    label, values, log_x = compute.SWEEPS[axis]
+    label, _, log_x = compute.SWEEPS[axis]
+    values = compute.sweep_values(axis, vals)
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
@@ -51,7 +53,7 @@ def _sweep(axis, metric):
                                        budget=scenario.budget(fields))
                 rows += compute.sweep_rows(res, metric, axis, value)
             except ValueError as exc:
-                errors.append(f"{mech} at {label} = {value:g}: {exc}")
+                errors.append(f"{display_name(mech)} at {label} = {value:g}: {exc}")
             done += 1
             bar.progress(done / total, text=f"{label} = {value:g} · {mech}")
     bar.empty()
@@ -85,28 +87,69 @@ with boundary("the sweep"):
                        "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "
                        "the values.")
         st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
-        table = frame.drop(columns=["values"]).rename(columns={"lo": "2.5%", "hi": "97.5%"})
+        table = compute.sweep_table(frame)
         st.dataframe(table, width="stretch", hide_index=True)
-        st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), "dppca_sweep.csv", "text/csv",
-                           icon=":material/download:",
-                           help="Diagnostics over repetitions (not private, for exploration), with the settings.")
+        st.download_button("Download results (CSV)", report.csv_record(table, report.record_line(vals)),
+                           "dppca_sweep.csv", "text/csv", icon=":material/download:", key="download_sweep",
+                           help="An exploration record: diagnostics over repetitions (not private), first line "
+                                "says so (read it with comment='#').")
 
 st.subheader("Budget planner")
+
+
+def _extend(lo, hi) -> None:
+    scenario.set_value("slo", lo)
+    scenario.set_value("shi", hi)
+
+
+def _planner_target(info, k: int, d: int) -> float:
+    """The target in the metric's own unit, checked against its range (an unusable one falls back to the metric's
+    default, and the user is told)."""
+    try:
+        return info.check_target(float(vals["target"]), k, d)
+    except ValueError as exc:
+        st.warning(f"{md_escape(exc)} Using {info.default_target:g} instead.", icon=":material/tune:")
+        scenario.set_value("target", info.default_target)
+        return info.default_target
+
+
 with boundary("the budget planner"):
-    c = st.columns([2, 1])
     metric = vals["metric"]
-    better = "at most" if metric == "subspace_distance" else "at least"
-    c[0].number_input(f"target: {compute.METRICS[metric].split(' (')[0]} {better}", format="%g",
+    info = experiments.METRICS[metric]
+    k, d = int(vals["k"]), data.load_dataset(vals).d
+    target = _planner_target(info, k, d)
+    better = "at most" if info.lower_is_better else "at least"
+    unit = f" ({info.unit})" if info.unit else ""
+    c = st.columns([2, 1])
+    c[0].number_input(f"target: {info.label}{unit} {better}", min_value=info.low, max_value=info.upper(k, d),
+                      format="%g", help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
                       **scenario.bind("target"))
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    target = float(vals["target"])
+    if info.unit.startswith("%") and 0 < target <= 1:
+        st.warning(f"A target of {target:g}% is almost nothing: the captured energy is in percent of the optimal "
+                   f"energy. Did you mean {100 * target:g}%?", icon=":material/percent:")
+        st.button(f"Use {100 * target:g}%", key="planner_percent", on_click=scenario.set_value,
+                  args=("target", 100 * target))
     last = st.session_state.get("last_sweep")
-    if last is None or last["axis"] not in ("eps", "n") or last["metric"] != metric:
+    if last is None or last["axis"] not in compute.EXTENDABLE or last["metric"] != metric:
         st.info("The planner reads the sweep above: sweep ε (smallest ε for the target) or n (smallest n at this ε).")
     else:
-        found = compute.smallest_passing(last["frame"], last["axis"], metric, target, share)
-        what = "smallest ε" if last["axis"] == "eps" else f"smallest n at ε = {vals['eps']:g}"
-        rows = [{"mechanism": m, what: ("not reached on the grid" if v is None else f"{v:g}")} for m, v in found.items()]
+        frame, axis = last["frame"], last["axis"]
+        found = compute.smallest_passing(frame, axis, metric, target, share)
+        what = "smallest ε" if axis == "eps" else f"smallest n at ε = {vals['eps']:g}"
+        rows = []
+        for mech, value in found.items():
+            row = {"mechanism": display_name(mech), what: "not reached on the grid" if value is None else f"{value:g}"}
+            if value is not None:
+                at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
+                row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
+            rows.append(row)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        st.caption(f"Target: {compute.METRICS[metric].split(' (')[0]} {better} {target:g} in at least "
+        st.caption(f"Target: {info.label} {better} {target:g}{(' ' + info.unit) if info.unit else ''} in at least "
                    f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")
+        advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))
+        if advice:
+            st.info(advice["text"], icon=":material/trending_up:")
+            if advice.get("button"):
+                st.button(advice["button"], key="planner_extend", on_click=_extend, args=(advice["lo"], advice["hi"]),
+                          icon=":material/open_in_full:")
