@@ -65,11 +65,12 @@ def _upload(at, label="class", columns=()):
 
 
 def _releases(at, files) -> dict:
+    """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
     at.button(key="draw_releases").click().run()
     assert_clean(at)
-    raw = offered(at, files)["Download the publishable releases (JSON)"].decode()
-    assert "Publishable release" in raw.splitlines()[0]
-    return json.loads(raw)
+    (raw,) = [data for data in offered(at, files).values() if data.startswith(b"{")]
+    payload = json.loads(raw)
+    return payload.get("releases", payload)
 
 
 # -- exploration records -------------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
     assert_clean(at)
     shown = _report_table(at).to_string(index=False)
     script = offered(at, downloads)["Python script"].decode()
-    assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')
+    assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')  # nothing private
     path = tmp_path / "scenario.py"
     path.write_text(script)
     # the package importable as if installed (the script does not rely on the working folder)
@@ -187,7 +188,6 @@ def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(ap
     assert_clean(at)
     shown = _report_table(at).to_string(index=False)
     script = offered(at, downloads)["Python script"].decode()
-    assert script.splitlines()[0].startswith('"""Exploration record, not a release')
     path = tmp_path / "scenario.py"
     path.write_text(script)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -195,6 +195,7 @@ def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(ap
                          cwd=str(tmp_path), env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
+    assert script.splitlines()[0].startswith('"""Exploration record, not a release')
 
 
 # -- publishable releases ------------------------------------------------------------------------------------
@@ -208,12 +209,12 @@ def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test, downloa
     assert "Download the publishable releases (JSON)" not in offered(at, downloads)  # only after drawing
     first = _releases(at, downloads)
     second = _releases(at, downloads)
-    comps = [r["releases"]["analyze_gauss"]["components"] for r in (first, second)]
+    comps = [r["analyze_gauss"]["components"] for r in (first, second)]
     assert comps[0] != comps[1]  # unpredictable noise: the scenario's seed (which the link records) is never used
-    for release in first["releases"].values():
+    for release in first.values():
         assert release["export"] == "publishable release" and release["fresh_randomness"] is True
         assert release["guarantee"] in ("approximate", "pure") and "nonprivate_choices" not in release
-    assert "seed" not in json.dumps(first["releases"])
+    assert "seed" not in json.dumps(first)
 
 
 def test_release_after_empirical_centring_or_a_radius_from_the_hints_states_no_guarantee(app_test, downloads):
@@ -222,15 +223,15 @@ def test_release_after_empirical_centring_or_a_radius_from_the_hints_states_no_g
     at = app_test(mechs="analyze_gauss", center="empirical", reps="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    assert any("no guarantee" in plain(w.value) for w in at.warning)  # said before drawing
-    release = _releases(at, downloads)["releases"]["analyze_gauss"]
+    release = _releases(at, downloads)["analyze_gauss"]
     assert release["guarantee"] == "none" and release["epsilon"] is None
     assert any("empirical" in c for c in release["nonprivate_choices"])
     assert "No privacy guarantee" in release["guarantee_text"]
+    assert any("no guarantee" in plain(w.value) for w in at.warning)  # and the page said so before drawing
 
     at = app_test(mechs="analyze_gauss", rfrom="hints", reps="2")
     at.switch_page("pages/report.py").run()
-    release = _releases(at, downloads)["releases"]["analyze_gauss"]
+    release = _releases(at, downloads)["analyze_gauss"]
     assert release["guarantee"] == "none" and any("radius R" in c for c in release["nonprivate_choices"])
 
 
@@ -240,7 +241,7 @@ def test_release_follows_the_pages_budget_split_and_private_centring(app_test, d
     at = app_test(mechs="analyze_gauss,private_power", center="private", bmean="0.2", beig="0.1", reps="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    for mech, release in _releases(at, downloads)["releases"].items():
+    for mech, release in _releases(at, downloads).items():
         budget = release["facts"]["budget"]
         assert budget["mean"]["share"] == pytest.approx(0.2) and budget["eigenvalues"]["share"] == pytest.approx(0.1)
         assert budget["subspace"]["share"] == pytest.approx(0.7), mech
