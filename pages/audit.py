@@ -27,7 +27,7 @@ st.markdown(
 names = dc.mechanism_names()
 scenario.audit_follows_scenario()  # open on the scenario's mechanism and epsilon until changed here
 vals = scenario.values()
-c = st.columns(4)
+c = st.columns([2, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
 c[0].selectbox("Mechanism", names, format_func=lambda m: dc.get_mechanism(m).display_name + (
     "" if dc.get_mechanism(m).guarantee == "retracted" else f" [{dc.get_mechanism(m).guarantee}]"),
                **scenario.bind("amech"))

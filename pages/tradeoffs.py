@@ -20,7 +20,9 @@ mechs = scenario.mechanisms(vals)
 
 c = st.columns(3)
 c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **scenario.bind("sweep"))
-c[1].selectbox("Metric", list(compute.METRICS), format_func=compute.METRICS.get, **scenario.bind("metric"))
+c[1].selectbox("Metric", list(compute.METRICS), format_func=lambda m: experiments.METRICS[m].label,
+               help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
+                    "optimal energy, and support F1: higher is better.", **scenario.bind("metric"))
 c[2].toggle("log y axis", **scenario.bind("logy"))
 st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
            "the raw data as reference (not private, for exploration); other settings as in the sidebar.")

@@ -319,7 +319,7 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
 
     Never raises: malformed, out-of-range or unknown values fall back to the defaults.
     """
-    values, notices = dict(DEFAULTS), []
+    values, notices, used = dict(DEFAULTS), [], set()
     for key, raw in list(params.items())[:200]:
         key = str(key)[:100]
         try:
@@ -329,11 +329,19 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
                 values[key] = _parse_param(key, raw)
             else:
                 raise ValueError("unknown setting")
+            used.add(key)
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
             notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
                            + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
+    if "target" not in used:
+        values["target"] = default_target(values)
     _cap_size(values, notices)
     return values, notices
+
+
+def default_target(vals: dict) -> float:
+    """The planner's target when none was given: the chosen metric's own default, in its unit."""
+    return experiments.METRICS[vals["metric"]].default_target
 
 
 def _is_default(key: str, value) -> bool:
@@ -356,7 +364,7 @@ def to_query(vals: dict) -> dict:
     included when they differ), mechanism parameters as JSON. :func:`from_query` fills in the rest."""
     out = {}
     for key, value in vals.items():
-        if _is_default(key, value):
+        if (value == default_target(vals)) if key == "target" else _is_default(key, value):
             continue
         if key in FIELDS:
             if isinstance(value, bool):
@@ -398,7 +406,7 @@ def set_value(name: str, value) -> None:
         old = vals.get(name)
         vals[name] = FIELDS[name].validate(value)
         if name == "metric" and vals[name] != old:  # a target is in its metric's unit: it does not carry over
-            vals["target"] = experiments.METRICS[vals[name]].default_target
+            vals["target"] = default_target(vals)
         if name == "sweep" and vals[name] != old:  # an extended range belongs to the axis it was asked for
             vals["slo"] = vals["shi"] = 0.0
         if name in ("n", "d", "src"):
@@ -422,6 +430,8 @@ def load(fields: dict) -> None:
                 vals[key] = validate_param(key, value)
         except ValueError as exc:
             notices.append(f"ignored {key} = {value!r}: {exc}")
+    if "target" not in fields:
+        vals["target"] = default_target(vals)
     _cap_size(vals, notices)
     st.session_state[SCENARIO_KEY] = vals
     st.session_state[NOTICES_KEY] = notices

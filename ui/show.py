@@ -31,8 +31,19 @@ h1 {font-size: 1.7rem !important; padding: 0.4rem 0 0.2rem 0 !important;}
   border-bottom: 1px solid #d0d0d0;}
 .st-key-presenter_bar [data-testid="stSlider"] {padding: 0 0.4rem;}
 </style>"""
+#: on every page: a chosen mechanism's chip shows its whole name (a retraction mark included) on as many lines as
+#: it needs, instead of an ellipsis
+APP_CSS = """<style>
+[data-testid="stMultiSelectTagsContainer"] [data-tag] {height: auto !important; max-width: 100% !important;}
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important;}
+</style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")
+
+
+def app_style() -> None:
+    st.markdown(APP_CSS, unsafe_allow_html=True)
 
 
 def presenting() -> bool:

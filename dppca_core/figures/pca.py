@@ -26,7 +26,8 @@ def loadings(V: np.ndarray, columns: list, title: str = "Leading loadings") -> g
     fig = go.Figure(go.Heatmap(z=V.T, x=[text(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
                                colorscale="RdBu", zmid=0, zmin=-1, zmax=1))
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title, height=120 + 40 * V.shape[1])
+    longest = max((len(str(c)) for c in columns), default=1)  # rotated feature names below the cells
+    return layout(fig, title, height=min(140 + 40 * V.shape[1] + 7 * longest, 640))
 
 
 def loadings_compare(reference: np.ndarray, private: dict, columns: list, component: int = 0) -> go.Figure:
@@ -37,7 +38,7 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     for mech, V in private.items():
         fig.add_trace(go.Bar(x=x, y=V[:, component], name=name(mech), marker_color=color_or_grey(mech)))
     fig.update_layout(barmode="group")
-    return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
+    return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)", height=460)
 
 
 def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
@@ -58,7 +59,7 @@ def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range:
         for i, b in enumerate(bins):
             stack[i] = seen.get(b, 0)
             seen[b] = stack[i] + 1
-        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=name(mech),
+        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=name(mech), showlegend=False,
                                  marker=dict(size=10, color=color_or_grey(mech)),
                                  hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>"))
     if reference is not None:
@@ -118,7 +119,8 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     swept_axis(fig, grid, x_title or x, log_x)
     fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8,
                      range=_data_range(frame, random_level, log_y))
-    return layout(fig, f"{metric_label} against {x_title or x} (mean and 95% band over repetitions)", height=440)
+    short = metric_label.split(",")[0]  # the axis title keeps the unit and direction; the title names the metric
+    return layout(fig, f"{short} against {x_title or x} (mean and 95% band over repetitions)", height=440)
 
 
 def _data_range(frame, random_level: float | None, log_y: bool):

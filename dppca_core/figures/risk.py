@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from .. import risk
 from ..privacy import PrivacyCurve
-from .base import PALETTE, color_or_grey, layout, name, text
+from .base import LEGEND_BELOW, PALETTE, color_or_grey, layout, name, text
 
 _GUESS = dict(color="#999", dash="dot", width=2)
 
@@ -105,7 +105,6 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
     layout(fig, "The best attacker's test: is this person's row in?",
            "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
            height=height or int(320 + 14 * font_size))
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return _fonts(fig, font_size)
 
 
@@ -143,7 +142,7 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
     layout(fig, "How sure can an attacker become?",
            "attacker's belief before the release (prior)", "most it can believe after (posterior)",
            height=height or int(320 + 14 * font_size))
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), margin=dict(r=45))
+    fig.update_layout(margin=dict(r=45))
     return _fonts(fig, font_size)
 
 
@@ -223,5 +222,5 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
                      tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
     fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
     fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
-                      template="plotly_white", legend=dict(orientation="h", y=-0.45, x=0))
+                      template="plotly_white", legend=LEGEND_BELOW)
     return _fonts(fig, font_size)
