@@ -27,7 +27,7 @@ st.markdown(
 names = dc.mechanism_names()
 scenario.audit_follows_scenario()  # open on the scenario's mechanism and epsilon until changed here
 vals = scenario.values()
-c = st.columns([2, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
+c = st.columns([2.6, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
 c[0].selectbox("Mechanism", names, format_func=lambda m: dc.get_mechanism(m).display_name + (
     "" if dc.get_mechanism(m).guarantee == "retracted" else f" [{dc.get_mechanism(m).guarantee}]"),
                **scenario.bind("amech"))
@@ -68,7 +68,7 @@ if result is not None:
                     help="At the claimed δ, with 95% confidence.")
         m[2].metric("claim reached", f"{result.ratio:.0%}",
                     help="lower bound / claimed ε: near 100% means the audit is tight; above 100% refutes the claim.")
-        m[3].metric("lower bound on δ at the claimed ε", f"{result.delta_lower:.3g}")
+        m[3].metric("lower bound on δ", f"{result.delta_lower:.3g}", help="At the claimed ε, with 95% confidence.")
         m[4].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",
                     delta_arrow="off")
         how = {"gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors "

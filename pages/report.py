@@ -39,12 +39,12 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     summary = report.summary_sentences(vals, ds, results, random_level)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
-    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
-                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
-    show.chart(main, key="report_main")
     st.subheader("Settings that apply to these data")
     settings = report.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
+    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
+                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    show.chart(main, key="report_main")
     return [summary, settings, main]
 
 

@@ -105,10 +105,17 @@ def _extend(lo, hi) -> None:
 
 
 def _planner_target(info, k: int, d: int) -> float:
-    """The target in the metric's own unit, checked against its range (an unusable one falls back to the metric's
-    default, and the user is told)."""
+    """The target in the metric's own unit (a fraction from a link read as a percentage where the metric is one),
+    checked against its range (an unusable one falls back to the metric's default, and the user is told)."""
+    notices = []
+    converted = scenario.in_metric_unit(vals, notices)
+    for note in notices:
+        st.info(md_escape(note), icon=":material/percent:")
     try:
-        return info.check_target(float(vals["target"]), k, d)
+        target = info.check_target(converted, k, d)
+        if converted != vals["target"]:
+            scenario.set_value("target", converted)
+        return target
     except ValueError as exc:
         st.warning(f"{md_escape(exc)} Using {info.default_target:g} instead.", icon=":material/tune:")
         scenario.set_value("target", info.default_target)
@@ -127,11 +134,6 @@ with boundary("the budget planner"):
                       format="%g", help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
                       **scenario.bind("target"))
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    if info.unit.startswith("%") and 0 < target <= 1:
-        st.warning(f"A target of {target:g}% is almost nothing: the captured energy is in percent of the optimal "
-                   f"energy. Did you mean {100 * target:g}%?", icon=":material/percent:")
-        st.button(f"Use {100 * target:g}%", key="planner_percent", on_click=scenario.set_value,
-                  args=("target", 100 * target))
     last = st.session_state.get("last_sweep")
     if last is None or last["axis"] not in compute.EXTENDABLE or last["metric"] != metric:
         st.info("The planner reads the sweep above: sweep ε (smallest ε for the target) or n (smallest n at this ε).")
@@ -146,7 +148,7 @@ with boundary("the budget planner"):
                 at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
                 row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
             rows.append(row)
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.table(pd.DataFrame(rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
         st.caption(f"Target: {info.label} {better} {target:g}{(' ' + info.unit) if info.unit else ''} in at least "
                    f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")
         advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))

@@ -123,8 +123,8 @@ def test_tradeoffs_sweep_and_planner(app_test):
     assert set(frame["mechanism"]) == {"Analyze Gauss", "Private power method"}  # display names, never ids
     means = frame[frame["mechanism"] == "Analyze Gauss"].sort_values("eps")["mean"].to_numpy()
     assert means[-1] < means[0]  # more budget, less error
-    planner = at.dataframe[1].value
-    assert list(planner["mechanism"]) == ["Analyze Gauss", "Private power method"]
+    planner = at.table[0].value
+    assert list(planner.index) == ["Analyze Gauss", "Private power method"]
 
 
 @pytest.mark.parametrize("present", ["true", "false"])

@@ -18,6 +18,7 @@ import json
 
 import pandas as pd
 
+from dppca_core import datasets as dsets
 from dppca_core import experiments, risk
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
@@ -109,7 +110,12 @@ def data_words(vals: dict, ds) -> str:
                 f"{vals['spike']:g}{sparse} (data seed {vals['dseed']})")
     if src.startswith("preset:"):
         return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {vals['dseed']})"
-    return f"{ds.note.rstrip('.')} — {shape}"
+    if src.startswith("sample:"):
+        title = dsets.SAMPLES.get(src.split(":", 1)[1], {}).get("title", ds.name)
+        return f"the shipped sample {title}: {shape}"
+    if src.startswith("server:"):
+        return f"the server file {ds.name}: {shape}, streamed into sufficient statistics"
+    return f"the uploaded file {ds.name}: {shape}"
 
 
 def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
@@ -147,21 +153,26 @@ def _percent(x: float) -> str:
 
 
 def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> list[str]:
-    """A summary for a non-technical reader: what was compared, at which ε, what it costs, what ε means for one
+    """A summary for a non-technical reader: what was compared, at which ε, what privacy costs, what ε means for one
     person (from the first mechanism with a guarantee)."""
-    out = [f"We compared {_names(results)} on {data_words(vals, ds)}, each with a privacy budget of ε = "
-           f"{vals['eps']:g} (δ = {vals['delta']:g}), keeping k = {vals['k']} components."]
+    out = [f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
+           f"(δ = {vals['delta']:g}) for each release, keeping k = {vals['k']} components."]
     for mech, res in results.items():
         spec = get_mechanism(mech)
-        energy = experiments.summary(res.energy)
-        distance = experiments.summary(res.distance)
         if spec.guarantee == "none":
             out.append(f"{display_name(mech)} is the exact analysis without privacy, shown as the reference.")
             continue
-        cost = (f"{display_name(mech)}: the private components capture {_percent(energy[0])} of what the exact, "
-                f"non-private analysis captures (95% of runs between {_percent(energy[1])} and "
-                f"{_percent(energy[2])}); their distance to the exact components is {distance[0]:.2f}, where 0 "
-                f"means identical and {random_level:.2f} means no better than random directions.")
+        energy = experiments.summary(res.energy)
+        distance = experiments.summary(res.distance)[0]
+        cost = (f"What privacy costs with {display_name(mech)}: its private result keeps {_percent(energy[0])} of the "
+                f"variance the exact, non-private analysis captures (95% of runs between {_percent(energy[1])} and "
+                f"{_percent(energy[2])})")
+        if distance >= 0.95 * random_level:
+            cost += "; its directions are no better than random ones here: at this ε the noise hides the pattern."
+        elif distance <= 0.1 * random_level:
+            cost += "; its directions are close to the exact ones."
+        else:
+            cost += "."
         if spec.guarantee == "retracted":
             cost += " Its privacy claim was retracted: it is NOT private, whatever its accuracy."
         out.append(cost)

@@ -339,6 +339,18 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
     return values, notices
 
 
+def in_metric_unit(vals: dict, notices: list | None = None) -> float:
+    """The planner's target in its metric's unit: a fraction typed for a percentage (0.8 for a captured energy in
+    % of the optimal) is read as that percentage (80), and ``notices`` says so."""
+    metric = experiments.METRICS[vals["metric"]]
+    target = vals["target"]
+    if metric.unit.startswith("%") and 0 < target <= 1:
+        if notices is not None:
+            notices.append(f"{metric.label} is in {metric.unit}: the target {target:g} was read as {100 * target:g}%.")
+        return 100.0 * target
+    return target
+
+
 def default_target(vals: dict) -> float:
     """The planner's target when none was given: the chosen metric's own default, in its unit."""
     return experiments.METRICS[vals["metric"]].default_target
@@ -409,6 +421,8 @@ def set_value(name: str, value) -> None:
             vals["target"] = default_target(vals)
         if name == "sweep" and vals[name] != old:  # an extended range belongs to the axis it was asked for
             vals["slo"] = vals["shi"] = 0.0
+        if name == "target":
+            vals["target"] = in_metric_unit(vals, notices=st.session_state.setdefault(NOTICES_KEY, []))
         if name in ("n", "d", "src"):
             notices: list = []
             _cap_size(vals, notices)
