@@ -290,3 +290,9 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
                if p == "pages/reproduce.py")
     assert all(d.decode().splitlines()[0] != "# " + report.PUBLIC_RECORD for (p, _), d in seen.items()
                if p == "pages/tradeoffs.py")
+
+
+def test_the_docs_quote_the_first_lines_the_exports_carry():
+    docs = " ".join((ROOT / "docs" / "privacy.md").read_text(encoding="utf-8").split())
+    for line in (report.PRIVATE_RECORD, report.PUBLIC_RECORD):
+        assert line in docs.replace("  ", " "), line
