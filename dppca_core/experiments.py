@@ -159,6 +159,7 @@ class Metric:
     high: float | None
     lower_is_better: bool
     default_target: float
+    symbol: str  # a short axis title: the quantity's symbol or unit
 
     def upper(self, k: int, d: int) -> float:
         return float(np.sqrt(min(k, d - k))) if self.high is None else self.high
@@ -181,9 +182,9 @@ class Metric:
 
 
 METRICS = {m.name: m for m in (
-    Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3),
-    Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0),
-    Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8),
+    Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3, "‖sin Θ‖_F"),
+    Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0, "% of optimal"),
+    Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8, "F1"),
 )}
 
 

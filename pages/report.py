@@ -3,7 +3,7 @@ never mixed: exploration records (HTML, script) and publishable releases (JSON).
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import figures, metrics, risk
+from dppca_core import experiments, figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
 from dppca_core.registry import display_name
 
@@ -34,17 +34,25 @@ def fresh_releases(prep, mechs: list, vals: dict) -> dict:
 
 
 def _first_screen(vals, ds, prep, results, k, random_level) -> list:
-    """What the exploration found, in words; the settings that apply to these data; the main figure."""
-    st.info(md_escape(report.record_line(vals)), icon=":material/folder_managed:")
+    """What the exploration found, in words; the settings that apply to these data; the main figure (first, under
+    the dial, in presenter mode)."""
+    presenting = show.presenting()
+    if presenting:
+        st.caption(md_escape(report.record_line(vals)))
+    else:
+        st.info(md_escape(report.record_line(vals)), icon=":material/folder_managed:")
+    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
+                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    if presenting:
+        show.chart(main, key="report_main", main=True)
     summary = report.summary_sentences(vals, ds, results, random_level)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
     st.subheader("Settings that apply to these data")
     settings = report.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
-    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
-                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
-    show.chart(main, key="report_main")
+    if not presenting:
+        show.chart(main, key="report_main")
     return [summary, settings, main]
 
 
@@ -118,7 +126,8 @@ with boundary("the report"):
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get("last_sweep")
     if last is not None:
-        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]]))
+        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
+                                  y_title=experiments.METRICS[last["metric"]].symbol))
         tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
 
     st.subheader("Exploration record")

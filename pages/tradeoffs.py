@@ -14,9 +14,10 @@ from ui.text import md_escape
 
 ensure_navigation()
 
-st.title("Trade-offs")
 vals = scenario.values()
 mechs = scenario.mechanisms(vals)
+if not show.presenting():  # in presenter mode the bar names the page: the chart moves up under the dial
+    st.title("Trade-offs")
 
 c = st.columns(3)
 c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **scenario.bind("sweep"))
@@ -24,8 +25,9 @@ c[1].selectbox("Metric", list(compute.METRICS), format_func=lambda m: experiment
                help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
                     "optimal energy, and support F1: higher is better.", **scenario.bind("metric"))
 c[2].toggle("log y axis", **scenario.bind("logy"))
-st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
-           "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
+if not show.presenting():
+    st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
+               "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
 
 
 def _sweep(axis, metric):
@@ -63,7 +65,8 @@ def _sweep(axis, metric):
 
 
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
-stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
+if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
+    stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 
 with boundary("the sweep"):
     axis, metric = vals["sweep"], vals["metric"]
@@ -83,7 +86,8 @@ with boundary("the sweep"):
         random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
                         if metric == "subspace_distance" and axis not in ("d", "k") else None)
         show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates,
-                                 log_y=vals["logy"], random_level=random_level, x_title=label))
+                                 log_y=vals["logy"], random_level=random_level, x_title=label,
+                                 y_title=experiments.METRICS[metric].symbol), main=True)
         if rates:
             st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, each scaled to its curve "
                        "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "

@@ -19,7 +19,7 @@ PRESENTER_FONT = 20
 #: dark enough to read on a projector (Streamlit's own chart theme draws ticks in light grey)
 PRESENTER_INK = "#111111"
 #: tallest chart in presenter mode (px), so that a page's main figure fits under the bar at 1280×720
-PRESENTER_MAX_HEIGHT = 420
+PRESENTER_MAX_HEIGHT = 370
 PRESENTER_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"] {display: none;}
 html {font-size: 20px !important;}
@@ -50,9 +50,12 @@ def presenting() -> bool:
     return bool(scenario.values().get("present"))
 
 
-def presenter_style(fig: go.Figure) -> go.Figure:
+def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     """Projector-sized chart text: every tick label, axis title, legend and annotation at PRESENTER_FONT or more,
-    in dark ink (explicit values, so no chart theme can shrink or grey them); heights capped to fit a screen."""
+    in dark ink (explicit values, so no chart theme can shrink or grey them). A figure drawn at a smaller font
+    grows by a fifth to make room for the larger text; ``fit_screen`` caps a page's main figure at
+    PRESENTER_MAX_HEIGHT so that it shares the screen with the dial."""
+    already = (fig.layout.font.size or 0) >= PRESENTER_FONT  # built for presenter mode (e.g. the risk figures)
     ink = dict(size=PRESENTER_FONT, color=PRESENTER_INK)
     fig.update_layout(font=ink, title_font=dict(size=PRESENTER_FONT + 4, color=PRESENTER_INK),
                       legend=dict(font=dict(size=PRESENTER_FONT - 2, color=PRESENTER_INK)),
@@ -61,14 +64,16 @@ def presenter_style(fig: go.Figure) -> go.Figure:
     fig.update_yaxes(tickfont=ink, title_font=ink, automargin=True)
     fig.update_annotations(font_size=PRESENTER_FONT - 2)
     if fig.layout.height:
-        fig.update_layout(height=min(int(fig.layout.height * 1.2), PRESENTER_MAX_HEIGHT))
+        height = fig.layout.height if already else int(fig.layout.height * 1.2)
+        fig.update_layout(height=min(height, PRESENTER_MAX_HEIGHT) if fit_screen else height)
     return fig
 
 
-def chart(fig: go.Figure, container=st, key: str | None = None) -> None:
-    """Draw a plotly figure full width; in presenter mode with projector-sized, dark text."""
+def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False) -> None:
+    """Draw a plotly figure full width; in presenter mode with projector-sized, dark text (``main``: the page's
+    main figure, kept short enough to share the screen with the dial)."""
     if presenting():
-        presenter_style(fig)
+        presenter_style(fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
 
 

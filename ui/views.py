@@ -78,7 +78,7 @@ def _spread(ds, prep, results, k, random_level):
         return
     # the axis is fixed (0 to the largest possible value) so moving epsilon moves the dots, not the axis
     show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=compute.axis_range(metric, k, ds.d),
-                                        reference=random_level if metric == "subspace_distance" else None))
+                                        reference=random_level if metric == "subspace_distance" else None), main=True)
 
 
 def _loadings(ds, prep, results, k, random_level):

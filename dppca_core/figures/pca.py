@@ -99,7 +99,7 @@ def principal_angles(angles: dict) -> go.Figure:
 
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
-          random_level: float | None = None, x_title: str | None = None) -> go.Figure:
+          random_level: float | None = None, x_title: str | None = None, y_title: str | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
     no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve)."""
     fig = go.Figure()
@@ -117,10 +117,13 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
         fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
     swept_axis(fig, grid, x_title or x, log_x)
-    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8,
+    # "label (unit), lower is better": the title names the metric and its direction; the vertical axis a short
+    # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
+    label, _, direction = metric_label.partition(", ")
+    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
                      range=_data_range(frame, random_level, log_y))
-    short = metric_label.split(",")[0]  # the axis title keeps the unit and direction; the title names the metric
-    return layout(fig, f"{short} against {x_title or x} (mean and 95% band over repetitions)", height=440)
+    note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
+    return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
 
 def _data_range(frame, random_level: float | None, log_y: bool):

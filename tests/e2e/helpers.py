@@ -81,18 +81,25 @@ TRUNCATED = """() => [...document.querySelectorAll(
     + '[data-testid="stSelectbox"] input[role="combobox"]')]
     .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText || e.value)"""
 
-#: Chart labels a legend covers: tick labels, axis titles and titles overlapping a legend's box, per chart.
+#: Chart labels drawn over one another, per chart: a legend over tick labels, axis titles or the title; the title
+#: over an axis title (a long rotated title runs up into it); an axis title over its own tick labels.
 COVERED = """() => {
   const out = [];
+  const overlap = (a, b) => !(a.right <= b.left + 1 || a.left >= b.right - 1 || a.bottom <= b.top + 1
+                              || a.top >= b.bottom - 1);
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const boxes = sel => [...gd.querySelectorAll(sel)].map(e => [e.textContent, e.getBoundingClientRect()])
+                                                       .filter(([t, r]) => r.width > 0 && t.trim());
     const legend = gd.querySelector('.legend');
+    const pairs = [['.gtitle', '.g-xtitle text, .g-ytitle text'], ['.g-ytitle text', '.ytick text'],
+                   ['.g-xtitle text', '.xtick text']];
+    for (const [first, second] of pairs)
+      for (const [ta, a] of boxes(first)) for (const [tb, b] of boxes(second))
+        if (overlap(a, b)) out.push(ta + ' / ' + tb);
     if (!legend) continue;
     const L = legend.getBoundingClientRect();
-    for (const t of gd.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .gtitle')) {
-      const r = t.getBoundingClientRect();
-      if (r.width && !(r.right <= L.left || r.left >= L.right || r.bottom <= L.top || r.top >= L.bottom))
-        out.push(t.textContent);
-    }
+    for (const [t, r] of boxes('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .gtitle'))
+      if (overlap(r, L)) out.push('legend / ' + t);
   }
   return out;
 }"""

@@ -178,8 +178,8 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
         " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=60_000)
     settle(page)
     page.locator("button", has_text="next").first.click()
-    page.wait_for_function("() => document.querySelector('h1') && document.querySelector('h1').innerText.includes('Trade')",
-                           timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.st-key-presenter_bar') && document.querySelector("
+                           "'.st-key-presenter_bar').innerText.includes('Trade-offs · page')", timeout=60_000)
     page.close()
 
 
