@@ -2,7 +2,6 @@
 never mixed: exploration records (HTML, script) and publishable releases (JSON)."""
 import streamlit as st
 
-import dppca_core as dc
 from dppca_core import experiments, figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
 from dppca_core.registry import display_name
@@ -15,22 +14,6 @@ from ui.text import md_escape
 ensure_navigation()
 
 FRESH_KEY = "fresh_releases"  # releases drawn with fresh randomness for the current scenario (no widget owns it)
-
-
-def fresh_releases(prep, mechs: list, vals: dict) -> dict:
-    """One publishable release per mechanism: drawn with fresh operating-system randomness (seed=None) from exactly
-    the configuration the page shows (budget split, centring: :func:`dppca_core.release_pca`) and exported with
-    :func:`dppca_core.publish`, which states no guarantee when a data-dependent choice was not private."""
-    split = scenario.budget(vals)
-    center = "private" if prep.center == "private" else "none"
-    choices = scenario.nonprivate_choices(vals)
-    out = {}
-    for mech in mechs:
-        release = dc.release_pca(mech, prep.data, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"],
-                                 prep.data.data_norm, seed=None, budget=split, center=center,
-                                 **scenario.mech_params(mech, vals))
-        out[mech] = dc.publish(release, nonprivate_choices=choices)
-    return out
 
 
 def _first_screen(vals, ds, prep, results, k, random_level) -> list:
@@ -69,8 +52,9 @@ def _publish_block(prep, results, vals) -> None:
                "which the link records) with the budget split and centring shown here. Only what each release's "
                "proof covers is exported: no seed, no diagnostics. Not reproducible, by design.")
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
+        center = "private" if prep.center == "private" else "none"  # the centring each release does itself
         st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
-                                       "releases": fresh_releases(prep, list(results), vals)}
+                                       "releases": report.publishable_releases(prep.data, list(results), vals, center)}
     fresh = st.session_state.get(FRESH_KEY)
     if fresh and fresh["scenario"] == scenario.query_string(vals):
         st.download_button("Download the publishable releases (JSON)",

@@ -249,6 +249,50 @@ def test_release_follows_the_pages_budget_split_and_private_centring(app_test, d
         assert release["outputs"]["explained_variance_ratio"] and release["epsilon"] == 1.0
 
 
+SPLITS = {"whole budget to the subspace": {}, "private mean, spectrum and scores":
+          {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1}}
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+@pytest.mark.parametrize("name,neighbors", [c for c in __import__("tests.test_release_boundary",
+                                                                   fromlist=["CASES"]).CASES])
+def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed(name, neighbors, split,
+                                                                                 monkeypatch):
+    """The release boundary, run over the app's publishable export (every mechanism, relation and split): no field
+    takes one value on every draw from D and another single value on every draw from the neighbour D' (it would
+    name the dataset: the audit's scan for noise-free fields). The operating system's entropy is replaced by fixed
+    keys so that the test is reproducible; the releases are still drawn through the fresh (ChaCha20) path that
+    publish() accepts."""
+    import types
+
+    import dppca_core as dc
+    from dppca_core import randomness
+    from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
+
+    key = {"value": 0}
+    monkeypatch.setattr(randomness, "secrets", types.SimpleNamespace(randbits=lambda bits: key["value"]))
+
+    mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}
+    vals = {**scenario.DEFAULTS, "mechs": name, "k": _k(name), "nb": neighbors, "delta": 1e-5, **SPLITS[split],
+            **mech_params}
+    center = "private" if vals["center"] == "private" else "none"
+    D, D_prime = _neighbours(neighbors)
+
+    def export(X, seed):
+        key["value"] = 2**200 + seed  # a fixed 256-bit key per draw
+        text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals, center))
+        assert "seed" not in text.split("\n", 1)[1]  # the first line may say "no seed"; nothing else names one
+        return _leaves(json.loads(text)["releases"][name])
+
+    draws = range(2 * len(SEEDS))
+    on_d, on_dp = [export(D, s) for s in draws], [export(D_prime, s) for s in draws]
+    for path, value in on_d[0].items():
+        if all(leaves.get(path) == value for leaves in on_d[1:]):  # no noise on D ...
+            other = {json.dumps(leaves.get(path)) for leaves in on_dp}
+            assert other == {json.dumps(value)} or len(other) > 1, \
+                f"{name}, {split}: exported field {path} is noise-free and data-dependent"
+
+
 def test_releases_json_refuses_anything_but_published_fresh_releases():
     with pytest.raises(ValueError, match="publish"):
         report.releases_json({"analyze_gauss": _Seeded.published})

@@ -18,6 +18,7 @@ import json
 
 import pandas as pd
 
+import dppca_core as dc
 from dppca_core import datasets as dsets
 from dppca_core import experiments, risk
 from dppca_core.privacy import describe_neighbors
@@ -81,6 +82,21 @@ def published_json(releases: dict, numbers: bool = True) -> str:
         pub = getattr(pub, "published", pub)
         out[mech] = pub if numbers else {k: v for k, v in pub.items() if k not in RELEASED_NUMBERS}
     return json.dumps(out, indent=1, allow_nan=False)
+
+
+def publishable_releases(data, mechs: list, vals: dict, center: str) -> dict:
+    """One publishable release per mechanism: drawn with fresh operating-system randomness (``seed=None``) from
+    exactly the scenario's configuration (its budget split and ``center``, the centring each release does:
+    :func:`dppca_core.release_pca`) and exported with :func:`dppca_core.publish`, which states no guarantee and
+    names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`)."""
+    split = scenario.budget(vals)
+    choices = scenario.nonprivate_choices(vals)
+    out = {}
+    for mech in mechs:
+        release = dc.release_pca(mech, data, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], data.data_norm,
+                                 seed=None, budget=split, center=center, **scenario.mech_params(mech, vals))
+        out[mech] = dc.publish(release, nonprivate_choices=choices)
+    return out
 
 
 def releases_json(published: dict) -> str:
