@@ -136,7 +136,7 @@ def data_words(vals: dict, ds) -> str:
 
 def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     """Only the settings that apply to these data, in words (the true n and d; no setting of another page)."""
-    mechs = [m for m in scenario.mechanisms(vals)]
+    mechs = scenario.mechanisms(vals)
     rows = [("Data", data_words(vals, ds))]
     if vals["scale"] == "bounds":
         rows.append(("Scaling", "each column divided by a bound on its values: "
@@ -156,7 +156,7 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
         rows.append(("Support size", f"s = {vals['s'] or len(ds.support)} rows scored for support recovery"))
     for mech in mechs:
         params = {k: v for k, v in scenario.mech_params(mech, vals).items()
-                  if not scenario._is_default(f"{mech}.{k}", v)}
+                  if not scenario.is_default(f"{mech}.{k}", v)}
         if params:
             rows.append((f"{display_name(mech)} parameters", ", ".join(f"{k} = {v}" for k, v in params.items())))
     rows.append(("Repetitions", f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "

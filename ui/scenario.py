@@ -356,7 +356,7 @@ def default_target(vals: dict) -> float:
     return experiments.METRICS[vals["metric"]].default_target
 
 
-def _is_default(key: str, value) -> bool:
+def is_default(key: str, value) -> bool:
     """True when ``value`` is what the app would use anyway: the field's default, or the mechanism's own default
     for a parameter (None stands for it)."""
     if key in FIELDS:
@@ -376,7 +376,7 @@ def to_query(vals: dict) -> dict:
     included when they differ), mechanism parameters as JSON. :func:`from_query` fills in the rest."""
     out = {}
     for key, value in vals.items():
-        if (value == default_target(vals)) if key == "target" else _is_default(key, value):
+        if (value == default_target(vals)) if key == "target" else is_default(key, value):
             continue
         if key in FIELDS:
             if isinstance(value, bool):
@@ -529,7 +529,8 @@ def share_link(page_path: str) -> str:
             base = f"{parts.scheme}://{parts.netloc}"
     except Exception:  # noqa: BLE001 - no browser context (tests, scripts)
         base = ""
-    return f"{base}/{page_path}?{query_string()}"
+    query = query_string()
+    return f"{base}/{page_path}" + (f"?{query}" if query else "")
 
 
 # -- widgets bound to the scenario --------------------------------------------------------------------------
