@@ -27,6 +27,7 @@ PAGES = {
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
 st.session_state["_pages"] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
 
+show.app_style()
 vals = scenario.values()
 present = vals["present"]
 page = st.navigation(list(PAGES.values()), position="hidden" if present else "sidebar")

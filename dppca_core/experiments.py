@@ -21,8 +21,9 @@ import pandas as pd
 from . import metrics
 from .api import run
 from .budget import BudgetSplit, release_pca
-from .prepare import PreparedData
-from .registry import get_mechanism
+from .prepare import PreparedData, center_data, prepare
+from .registry import display_name, get_mechanism
+from .validation import check_matrix
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,142 @@ class Reference:
         rows = data.rows
         c = rows - rows.mean(axis=0)
         return cls.from_gram(c.T @ c)
+
+
+#: how the rows are centred before the mechanisms see them: "none", "private" (a private mean released inside each
+#: release from its own budget share) or "empirical" (the data's own mean: NOT private)
+CENTRING = ("none", "private", "empirical")
+
+
+@dataclass(frozen=True)
+class ExperimentInput:
+    """What the mechanisms are run on and the non-private reference they are scored against.
+
+    ``center`` is the centring asked for; ``private`` is False when a data-dependent step without noise was
+    applied (the empirical mean); ``note`` says what was done, in words.
+    """
+
+    data: PreparedData
+    reference: Reference
+    center: str
+    private: bool
+    note: str
+
+    @property
+    def release_center(self) -> str:
+        """The centring each release does itself: "private" (its mean is part of the release) or "none" (the rows
+        arrive uncentred, or already centred with the empirical mean)."""
+        return "private" if self.center == "private" else "none"
+
+
+def scale_columns(X, bounds) -> np.ndarray:
+    """Each column divided by its public bound (|x_j| <= b_j becomes |x_j / b_j| <= 1, so rows have norm <= sqrt(d)).
+
+    The bounds must be fixed without looking at the data (a questionnaire's scale, a sensor's range): dividing by
+    a public constant is data-independent, so it costs no privacy. Bounds read from the data are not private.
+    """
+    X = check_matrix(X)
+    b = np.asarray(bounds, dtype=float)
+    if b.shape != (X.shape[1],) or not np.all(np.isfinite(b)) or not np.all(b > 0):
+        raise ValueError(f"give one positive, finite public bound per column: {X.shape[1]} numbers (got "
+                         f"{b.size}); a bound is the largest absolute value the column can take.")
+    return X / b
+
+
+def prepare_input(X, data_norm: float, center: str = "none", scale=None) -> ExperimentInput:
+    """The mechanisms' input and the reference, as the dashboard and its exported script build them.
+
+    Order: divide each column by its public bound (``scale``, optional), centre (``center``, one of
+    :data:`CENTRING`), clip rows to the public radius ``data_norm`` and scale them to the unit ball. A private mean
+    is computed inside each release (:func:`dppca_core.release_pca`), so its input stays the clipped rows and the
+    reference is the PCA of those rows centred with their exact mean (what the private release aims at). ``X`` may
+    be a :class:`dppca_core.stats.SufficientStats` (a file streamed into n and the Gram matrix) when there is no
+    centring and no scaling.
+    """
+    from .stats import SufficientStats
+
+    if center not in CENTRING:
+        raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
+    if isinstance(X, SufficientStats):
+        if center != "none" or scale is not None:
+            raise ValueError("a file streamed into sufficient statistics keeps no rows: it can only be analysed "
+                             "uncentred and unscaled (set centring to none and scaling off).")
+        data = prepare(X, data_norm)
+        return ExperimentInput(data, Reference.from_gram(data.gram), "none", True,
+                               "No centring: the uncentred second moment is analysed.")
+    if scale is not None:
+        X = scale_columns(X, scale)
+    if center == "private":
+        data = prepare(X, data_norm)
+        return ExperimentInput(data, Reference.of(data, centred=True), center, True, PRIVATE_CENTRE_NOTE)
+    centred = center_data(X, center)
+    data = prepare(centred.X, data_norm)
+    return ExperimentInput(data, Reference.of(data), center, centred.private, centred.note)
+
+
+PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
+                       "split); the rows are clipped to R again after centring. The reference is the PCA of the "
+                       "rows centred with their exact mean (what the private release aims at).")
+
+
+def dominant_feature(gram: np.ndarray, share: float = 0.9) -> tuple[int, float] | None:
+    """(column, its share of the total energy) when one column holds at least ``share`` of tr(``gram``), else None.
+
+    Read on the diagonal of the (centred, clipped) Gram matrix: when one column's units make its values far larger
+    than the others' (a concentration in mg/L beside ratios near 1), the first component is that column alone and
+    says nothing about how the features vary together. A non-private diagnostic (it reads the data).
+    """
+    diag = np.clip(np.diag(np.asarray(gram, dtype=float)), 0.0, None)
+    total = float(diag.sum())
+    if total <= 0 or diag.size < 2:
+        return None
+    j = int(np.argmax(diag))
+    top = float(diag[j]) / total
+    return (j, top) if top >= share else None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A diagnostic metric: its label, unit, valid range, direction and a sensible default target.
+
+    ``high`` None means the range depends on the shape: the subspace distance of k components in d dimensions is
+    at most sqrt(min(k, d - k)) (:meth:`upper`).
+    """
+
+    name: str
+    label: str
+    unit: str
+    low: float
+    high: float | None
+    lower_is_better: bool
+    default_target: float
+    symbol: str  # a short axis title: the quantity's symbol or unit
+
+    def upper(self, k: int, d: int) -> float:
+        return float(np.sqrt(min(k, d - k))) if self.high is None else self.high
+
+    def describe(self) -> str:
+        better = "lower" if self.lower_is_better else "higher"
+        return f"{self.label}{f' ({self.unit})' if self.unit else ''}, {better} is better"
+
+    def check_target(self, target: float, k: int, d: int) -> float:
+        """``target`` if it lies in the metric's range, else ValueError saying the range and the unit."""
+        hi = self.upper(k, d)
+        if not (np.isfinite(target) and self.low <= target <= hi):
+            raise ValueError(f"a target for {self.label} must lie between {self.low:g} and {hi:.3g}"
+                             f"{' ' + self.unit if self.unit else ''} (got {target:g}).")
+        return float(target)
+
+    def meets(self, values, target: float) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        return values <= target if self.lower_is_better else values >= target
+
+
+METRICS = {m.name: m for m in (
+    Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3, "‖sin Θ‖_F"),
+    Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0, "% of optimal"),
+    Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8, "F1"),
+)}
 
 
 @dataclass
@@ -161,7 +298,7 @@ def results_table(results: dict) -> pd.DataFrame:
     rows = []
     for mech, res in results.items():
         pub = res.published if hasattr(res, "published") else res.first.published()
-        row = {"mechanism": mech, "guarantee": pub["guarantee"],
+        row = {"mechanism": display_name(mech), "guarantee": pub["guarantee"],
                "noise scale": "none" if pub["noise_scale"] is None else f"{pub['noise_scale']:.4g}"}
         for label, values, fmt in (("subspace distance", res.distance, "{:.3f}"),
                                    ("captured energy %", res.energy, "{:.1f}"), ("support F1", res.f1, "{:.2f}")):
@@ -171,18 +308,23 @@ def results_table(results: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def compare(data: PreparedData, mechanisms: list, k: int, epsilon: float, delta: float, neighbors: str,
-            reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
+def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsilon: float, delta: float,
+            neighbors: str, reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
             budget: BudgetSplit | None = None, center: str = "none") -> tuple[pd.DataFrame, dict]:
     """Repetitions of several mechanisms on the same data: (the results table, {mechanism: Repetitions}).
 
-    ``params`` maps a mechanism to its parameters; ``support`` is a planted support (else, with ``s`` > 0, the
-    top-s rows of the non-private basis are used, as the dashboard does).
+    ``data`` is best an :class:`ExperimentInput` (:func:`prepare_input`, as the dashboard builds it): its reference
+    and centring are then used and ``center`` is ignored. ``params`` maps a mechanism to its parameters;
+    ``support`` is a planted support (else, with ``s`` > 0, the top-s rows of the non-private basis are used, as
+    the dashboard does); ``budget`` splits each release's budget (:func:`dppca_core.release_pca`).
 
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
     """
-    reference = Reference.of(data, centred=center == "private")
+    if isinstance(data, ExperimentInput):
+        data, reference, center = data.data, data.reference, data.release_center
+    else:
+        reference = Reference.of(data, centred=center == "private")
     support = support_for(reference, support, s, k)
     results, refused = {}, []
     for mech in mechanisms:
@@ -190,7 +332,7 @@ def compare(data: PreparedData, mechanisms: list, k: int, epsilon: float, delta:
             results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
                                    (params or {}).get(mech, {}), reference, support, s, budget, center)
         except ValueError as exc:
-            refused.append({"mechanism": mech, "guarantee": f"not run: {exc}"})
+            refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})
     table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \
         results_table(results)
     return table, results

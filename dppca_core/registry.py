@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, Callable
@@ -203,6 +204,19 @@ class MechanismSpec:
         """Whether a run with these (resolved) parameters spends delta: not for a pure variant (noise="laplace")."""
         return self.uses_delta and resolved.get("noise") != "laplace"
 
+    @property
+    def short_title(self) -> str:
+        """The title without its parenthesised details and subtitle ("Private (noisy) power method" -> "Private
+        power method", "capePCA: correlated-noise distributed PCA" -> "capePCA"): for charts, tables and legends."""
+        short = re.sub(r"\s*\([^)]*\)", "", self.title)
+        return re.split(r":| —", short)[0].strip() or self.name
+
+    @property
+    def display_name(self) -> str:
+        """How charts, tables and legends name the mechanism: the short title, marked when its guarantee was
+        retracted (never the registry id)."""
+        return f"{self.short_title} {RETRACTED_MARK}" if self.guarantee == "retracted" else self.short_title
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -220,6 +234,8 @@ class MechanismSpec:
 
 
 _REGISTRY: dict[str, MechanismSpec] = {}
+#: the mark every chart, table and legend puts beside a mechanism whose privacy claim was retracted
+RETRACTED_MARK = "⚠ retracted: not private"
 
 
 def register(spec: MechanismSpec) -> MechanismSpec:
@@ -244,6 +260,13 @@ def get_mechanism(name: str) -> MechanismSpec:
     if name not in _REGISTRY:
         raise ValueError(f"unknown mechanism {name!r}; choose one of {sorted(_REGISTRY)} (see list_mechanisms()).")
     return _REGISTRY[name]
+
+
+def display_name(name: str) -> str:
+    """The display name of a registered mechanism (:attr:`MechanismSpec.display_name`); any other label as is."""
+    _load_builtin()
+    spec = _REGISTRY.get(name)
+    return spec.display_name if spec is not None else str(name)
 
 
 def mechanism_names(task: str | None = None) -> list[str]:

@@ -27,9 +27,11 @@ st.markdown(
 )
 
 names = dc.mechanism_names()
+scenario.audit_follows_scenario()  # open on the scenario's mechanism and epsilon until changed here
 vals = scenario.values()
-c = st.columns(4)
-c[0].selectbox("Mechanism", names, format_func=lambda m: f"{dc.get_mechanism(m).title} [{dc.get_mechanism(m).guarantee}]",
+c = st.columns([2.6, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
+c[0].selectbox("Mechanism", names, format_func=lambda m: dc.get_mechanism(m).display_name + (
+    "" if dc.get_mechanism(m).guarantee == "retracted" else f" [{dc.get_mechanism(m).guarantee}]"),
                **scenario.bind("amech"))
 c[1].number_input("claimed ε", min_value=0.01, max_value=50.0, step=0.1, format="%g", **scenario.bind("aeps"))
 c[2].number_input("claimed δ", min_value=1e-12, max_value=0.5, format="%.1e", **scenario.bind("adelta"))
@@ -74,9 +76,9 @@ if result is not None:
         m[0].metric("claim", f"({result.epsilon_claimed:g}, {result.delta_claimed:g})")
         m[1].metric("lower bound on ε", "∞" if result.epsilon_lower == float("inf") else f"{result.epsilon_lower:.3g}",
                     help="At the claimed δ, with 95% confidence.")
-        m[2].metric("share of the claim reached", f"{result.ratio:.0%}",
+        m[2].metric("claim reached", f"{result.ratio:.0%}",
                     help="lower bound / claimed ε: near 100% means the audit is tight; above 100% refutes the claim.")
-        m[3].metric("lower bound on δ at the claimed ε", f"{result.delta_lower:.3g}")
+        m[3].metric("lower bound on δ", f"{result.delta_lower:.3g}", help="At the claimed ε, with 95% confidence.")
         m[4].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",
                     delta_arrow="off")
         how = {"ldp_message": "the canary user's own message to the aggregator (x xᵀ plus noise): the difference of "

@@ -5,7 +5,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from ui import data, scenario, server_files, show
+from ui import data, scenario, server_files, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
@@ -183,7 +183,7 @@ def _column_report(ds):
 
 
 def _preprocessing_controls(ds):
-    c = st.columns([3, 2, 3])
+    c = st.columns([3, 3, 3])
     c[0].radio("Centring", list(CENTRING), format_func=CENTRING.get, **scenario.bind("center"),
                help="Without centring, PCA finds the directions of largest second moment: when the data's mean is "
                     "far from 0, the first component points at the mean. A private mean uses its own share of the "
@@ -191,40 +191,95 @@ def _preprocessing_controls(ds):
     c[1].number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
                       help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
                            "possible range of each feature), not from these data.")
-    with c[2].popover("R from public per-feature bounds", icon=":material/calculate:"):
+    c[1].radio("R comes from", list(scenario.R_SOURCES), format_func=lambda v: scenario.R_SOURCES[v][0],
+               **scenario.bind("rfrom"),
+               help="Say where R came from: a release to publish states its guarantee only when R was chosen "
+                    "without reading these data; an R read from the hints below makes it state none.")
+    with c[2]:
+        _bounds_popover(ds)
+        if scn["scale"] == "bounds":
+            st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
+            st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
+
+
+def _apply_scaling(bounds: list, source: str) -> None:
+    """Scale each column by its bound; with |x_j| <= b_j the scaled rows have norm <= sqrt(d), a public R."""
+    scenario.set_value("bounds", ",".join(repr(float(b)) for b in bounds))
+    scenario.set_value("scale", "bounds")
+    scenario.set_value("sfrom", source)
+    scenario.set_value("R", float(np.sqrt(len(bounds))))
+    scenario.set_value("rfrom", "public")
+
+
+def _bounds_popover(ds):
+    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d)."""
+    with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
         st.caption("Give the largest possible absolute value of each feature, from public knowledge (a "
-                   "questionnaire's scale, a sensor's range); R = √(Σ bound²) bounds every row's norm.")
-        bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns],
-                                              "public bound": [None] * ds.d}),
-                                hide_index=True, disabled=["feature"], key="bounds_editor",
-                                column_config={"public bound": st.column_config.NumberColumn(min_value=0.0)})
+                   "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
+                   "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
+                   "dominates because of its units (every column in [−1, 1], R = √d).")
+        current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [None] * ds.d
+        bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
+                                hide_index=True, disabled=["feature"], key="bounds_editor", width="stretch",
+                                column_config={"feature": st.column_config.TextColumn(width="medium"),
+                                               "public bound": st.column_config.NumberColumn(min_value=0.0)})
         given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
         if np.all(np.isfinite(given)) and np.all(given > 0):
             radius = float(np.sqrt(np.sum(given**2)))
-            if st.button(f"Use R = {radius:.4g}", key="use_bounds_R"):
+            b = st.columns(2)
+            if b[0].button(f"Use R = {radius:.4g}", key="use_bounds_R"):
                 scenario.set_value("R", radius)
+                scenario.set_value("rfrom", "public")
                 st.rerun()
+            b[1].button("Scale each column by its bound", key="scale_by_bounds", on_click=_apply_scaling,
+                        args=(list(given), "public"))
         else:
-            st.caption("Fill every feature's bound (a positive number) to compute R.")
+            st.caption("Fill every feature's bound (a positive number) to use them.")
+        if ds.has_rows:
+            st.button("Fill from the data's largest values and scale (NOT private)", key="scale_from_data",
+                      on_click=_apply_scaling, args=(list(_largest_values(ds.X)), "hints"),
+                      help="Reads the data: for exploring data you may inspect. A release to publish then states "
+                           "no guarantee and names this choice.")
+
+
+def _largest_values(X) -> np.ndarray:
+    """Each column's largest absolute value, rounded up to two significant digits (a non-private hint)."""
+    top = np.max(np.abs(X), axis=0)
+    top = np.where(top > 0, top, 1.0)
+    magnitude = 10.0 ** (np.floor(np.log10(top)) - 1)
+    return np.ceil(top / magnitude) * magnitude
 
 
 def _radius_hints(ds, prep):
-    """Hints about R from the rows' norms: a non-private diagnostic for the analyst."""
+    """Hints about R from the rows' norms (after any scaling): a non-private diagnostic for the analyst."""
     if not ds.has_rows:
         return
-    norms = np.linalg.norm(ds.X, axis=1)
+    scale = data.column_scale(ds, scn)
+    rows = ds.X if scale is None else ds.X / np.asarray(scale)
+    norms = np.linalg.norm(rows, axis=1)
     R, clipped = float(scn["R"]), prep.data.n_clipped
     median = float(np.median(norms))
+    hint = None
     if clipped > 0.5 * ds.n:
         st.warning(f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {R:g} and are "
                    "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
                    icon=":material/content_cut:")
+        hint = float(_largest_values(norms[:, None])[0])
     elif median < R / 10:
         st.warning(f"R = {R:g} is far above the rows' norms (median {median:.3g}): after dividing by R the signal is "
                    "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
                    icon=":material/zoom_out_map:")
+        hint = float(_largest_values(norms[:, None])[0])
+    if hint is not None:
+        st.button(f"Use R = {hint:g}, the rows' largest norm (read from the data: NOT private)", key="use_hint_R",
+                  on_click=_use_hint, args=(hint,))
     st.caption("These hints look at the rows (not private): use them on data you may inspect, and set R from public "
                "knowledge for a real guarantee.")
+
+
+def _use_hint(radius: float) -> None:
+    scenario.set_value("R", radius)
+    scenario.set_value("rfrom", "hints")
 
 
 with boundary("the data source"):
@@ -258,6 +313,7 @@ with boundary("the data summary"):
     elif scn["center"] == "private":
         st.info(prep.center_note, icon=":material/shield:")
     _radius_hints(ds, prep)
+    views.dominant_feature_warning(ds, prep)
     if scn["center"] == "none" and ds.has_rows:
         mean_dir = ds.X.mean(axis=0)
         if np.linalg.norm(mean_dir) > 0:

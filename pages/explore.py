@@ -12,17 +12,18 @@ from ui.text import md_escape
 ensure_navigation()
 
 vals = scenario.values()
-st.title("Explore")
-if not show.presenting():
+presenting = show.presenting()
+if not presenting:  # in presenter mode the bar names the page, and the main figure comes first
+    st.title("Explore")
     st.caption(risk.context_sentence(vals["eps"]).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
         st.caption("The Privacy risk view below draws them on a ruler beside your ε.")
-st.caption(
-    "The numbers below are **diagnostics computed with the raw data as reference** (the non-private PCA of the "
-    "clipped data, and the planted support when known): they show what privacy costs and are not private releases. "
-    "What each mechanism may publish is its released subspace with the guarantee shown."
-)
+    st.caption(
+        "The numbers below are **diagnostics computed with the raw data as reference** (the non-private PCA of the "
+        "clipped data, and the planted support when known): they show what privacy costs and are not private "
+        "releases. What each mechanism may publish is its released subspace with the guarantee shown."
+    )
 
 
 def _card(col, label, values, fmt, help_text):
@@ -39,7 +40,7 @@ def _mechanism_block(res, random_level: float) -> None:
     spec = dc.get_mechanism(res.mechanism)
     with st.container(border=True):
         head = st.columns([3, 2])
-        head[0].markdown(f"#### {spec.title}")
+        head[0].markdown(f"#### {md_escape(spec.display_name)}")
         with head[1]:
             controls.guarantee_badges(spec)
         support = res.precision is not None
@@ -77,9 +78,12 @@ with boundary("the dataset"):
     results, problems = compute.run_selected(ds, prep, vals)
     if not scenario.mechanisms(vals):
         st.info("Pick at least one mechanism in the sidebar.")
+    if results and presenting:  # the main figure right under the dial: one screen at 1280x720
+        views.fragment(vals["view"], ds, prep, results, k, random_level)
+    views.dominant_feature_warning(ds, prep, data_page=st.session_state["_pages"]["data"])
     for mech in scenario.mechanisms(vals):
         if mech in problems:
-            st.error(f"**Cannot compute {md_escape(dc.get_mechanism(mech).title)} with these settings.** "
+            st.error(f"**Cannot compute {md_escape(dc.get_mechanism(mech).display_name)} with these settings.** "
                      f"{md_escape(problems[mech])}", icon=":material/tune:")
         else:
             _mechanism_block(results[mech], random_level)
@@ -87,4 +91,5 @@ with boundary("the dataset"):
     if results:
         st.segmented_control("Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True,
                              **scenario.bind("view"))
-        views.fragment(vals["view"], ds, prep, results, k, random_level)
+        if not presenting:
+            views.fragment(vals["view"], ds, prep, results, k, random_level)

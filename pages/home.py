@@ -46,9 +46,11 @@ st.markdown(
    Choose the public clipping radius R.
 2. **Explore**: pick mechanisms and move the ε dial; read the metric cards and the guarantee in plain words.
 3. **Trade-offs**: sweep ε (or n, d, δ, k, s) with repetitions; the budget planner finds the smallest ε that meets a target.
-4. **Report**: download a self-contained HTML report and a Python script that reproduces it.
+4. **Report**: a summary in words; download an exploration record (an offline HTML report and a Python script that
+   reproduces it), or draw releases to publish.
 
-The address bar holds the whole scenario, seeds included: copy it to share exactly this view.
+The address bar holds every setting that differs from the defaults, seeds included: copy it to share exactly this
+view. Presenter mode (sidebar) stays on through the gallery, the pages and shared links.
 """
 )
 

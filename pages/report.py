@@ -1,9 +1,10 @@
-"""Report: the scenario's results, its published releases, an offline HTML report and a reproducing script."""
+"""Report: the exploration in words, the settings that apply, diagnostics and figures; and two kinds of export,
+never mixed: exploration records (HTML, script) and publishable releases (JSON)."""
 import streamlit as st
 
-import dppca_core as dc
-from dppca_core import figures, metrics, risk
+from dppca_core import experiments, figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
+from dppca_core.registry import display_name
 
 from ui import compute, data, guarantee, report, scenario, show, views
 from ui.errors import boundary
@@ -15,10 +16,52 @@ ensure_navigation()
 FRESH_KEY = "fresh_releases"  # releases drawn with fresh randomness for the current scenario (no widget owns it)
 
 
-def fresh_releases(prep, mechs: list, vals: dict) -> dict:
-    """One release per mechanism with operating-system randomness (seed=None): what may be published."""
-    return {m: dc.run(m, prep.data, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], prep.data.data_norm,
-                      seed=None, **scenario.mech_params(m, vals)).published() for m in mechs}
+def _first_screen(vals, ds, prep, results, k, random_level) -> list:
+    """What the exploration found, in words; the settings that apply to these data; the main figure (first, under
+    the dial, in presenter mode)."""
+    presenting = show.presenting()
+    if presenting:
+        st.caption(md_escape(report.record_line(vals)))
+    else:
+        st.info(md_escape(report.record_line(vals)), icon=":material/folder_managed:")
+    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
+                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    if presenting:
+        show.chart(main, key="report_main", main=True)
+    summary = report.summary_sentences(vals, ds, results, random_level)
+    st.subheader("Summary")
+    st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
+    st.subheader("Settings that apply to these data")
+    settings = report.settings_in_words(vals, ds, prep)
+    st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
+    if not presenting:
+        show.chart(main, key="report_main")
+    return [summary, settings, main]
+
+
+def _publish_block(prep, results, vals) -> None:
+    """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; a JSON download."""
+    st.subheader("Publish")
+    choices = scenario.nonprivate_choices(vals)
+    if choices:
+        st.warning("These choices read the data without privacy, so the releases will state **no guarantee** "
+                   "and name them: " + "; ".join(md_escape(c) for c in choices) + ". For a release with its "
+                   "guarantee, set R from a public bound and centre with a private mean (or not at all) on the "
+                   "Data page.", icon=":material/gpp_bad:")
+    st.caption("One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
+               "which the link records) with the budget split and centring shown here. Only what each release's "
+               "proof covers is exported: no seed, no diagnostics. Not reproducible, by design.")
+    if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
+        center = "private" if prep.center == "private" else "none"  # the centring each release does itself
+        st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
+                                       "releases": report.publishable_releases(prep.data, list(results), vals, center)}
+    fresh = st.session_state.get(FRESH_KEY)
+    if fresh and fresh["scenario"] == scenario.query_string(vals):
+        st.download_button("Download the publishable releases (JSON)",
+                           report.releases_json(fresh["releases"]).encode(), "dppca_releases.json", "application/json",
+                           icon=":material/data_object:", key="download_releases",
+                           help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
+                                "after a non-private choice, none) and public parameters. No diagnostics, no seed.")
 
 
 st.title("Report")
@@ -32,14 +75,17 @@ with boundary("the report"):
         raise ValueError(f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}.")
     results, problems = compute.run_selected(ds, prep, vals)
     for mech, message in problems.items():
-        st.warning(f"{md_escape(mech)}: {md_escape(message)}")
+        st.warning(f"{md_escape(display_name(mech))}: {md_escape(message)}")
     if not results:
         raise ValueError("no mechanism could run with these settings; pick mechanisms in the sidebar.")
+    random_level = metrics.random_subspace_distance(ds.d, k)
+    summary, settings, main = _first_screen(vals, ds, prep, results, k, random_level)
+
     ref = prep.reference[:, :k]
     table = report.results_table(results)
     st.subheader("Guarantees")
     for mech, res in results.items():
-        guarantee.release_card(mech, res.published, res.privacy, title=mech, key=f"report_guarantee_{mech}")
+        guarantee.release_card(mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}")
     shares = report.budget_table(results)
     if shares is not None:
         st.subheader("How the budget is split")
@@ -51,43 +97,36 @@ with boundary("the report"):
     if risk_sentences:
         st.subheader("What the guarantee means for one person")
         for mech, sentences in risk_sentences.items():
-            st.markdown(f"**{md_escape(mech)}**\n" + "\n".join(f"- {x}" for x in sentences))
-    figs = [figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
-                                     reference=metrics.random_subspace_distance(ds.d, k)),
-            figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()},
-                                     ds.columns),
-            figures.scree(prep.eigenvalues, k)]
+            st.markdown(f"**{md_escape(display_name(mech))}**\n" + "\n".join(f"- {x}" for x in sentences))
+    loadings = figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref)
+                                              for m, r in results.items()}, ds.columns)
+    show.chart(loadings, key="report_loadings")
+    figs = [main, loadings, figures.scree(prep.eigenvalues, k)]
     if curves:
         figs += [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)]
-    last = st.session_state.get("last_sweep")
-    tables = {"Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)": table}
+    tables = {"Settings that apply to these data": settings}
     if shares is not None:
-        tables = {"How the budget is split": shares, **tables}
+        tables["How the budget is split"] = shares
+    tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
+    last = st.session_state.get("last_sweep")
     if last is not None:
-        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]]))
-        tables["Last sweep (not private)"] = last["frame"].drop(columns=["values"])
-    cols = st.columns(2)
-    for i, fig in enumerate(figs[:2]):
-        show.chart(fig, container=cols[i], key=f"report_fig{i}")
+        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
+                                  y_title=experiments.METRICS[last["metric"]].symbol))
+        tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
+
+    st.subheader("Exploration record")
+    st.caption(md_escape(report.record_line(vals)) + " Its numbers come from seeded runs: the script prints them "
+               "again.")
     link = scenario.share_link("report")
-    tables["Scenario"] = report.scenario_table(vals)
-    html_doc = report.build_html(vals, link, results, figs, tables, ds.note, risk_sentences)
-    script = report.build_script(vals)
-    c = st.columns(3)
+    upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
+    html_doc = report.build_html(vals, link, results, figs, tables, ds.note, risk_sentences, summary)
+    script = report.build_script(vals, upload)
+    c = st.columns(2)
     c[0].download_button("HTML report (offline)", html_doc.encode(), "dppca_report.html", "text/html",
-                         icon=":material/download:")
+                         icon=":material/download:", key="download_html", width="stretch")
     c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",
-                         icon=":material/code:", help="Prints this table with the installed dppca_core package.")
-    if c[2].button("Draw releases to publish", icon=":material/lock:", key="draw_releases",
-                   help="One release per mechanism with fresh, unpredictable randomness (never the scenario's seed, "
-                        "which the link records): what you may hand out. Not reproducible, by design."):
-        st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
-                                       "releases": fresh_releases(prep, list(results), vals)}
-    fresh = st.session_state.get(FRESH_KEY)
-    if fresh and fresh["scenario"] == scenario.query_string(vals):
-        st.download_button("Download the releases (JSON)", report.published_json(fresh["releases"]).encode(),
-                           "dppca_releases.json", "application/json", icon=":material/data_object:",
-                           help="Components, privatised eigenvalues, the guarantee and public parameters. "
-                                "No diagnostics, no seed.")
+                         icon=":material/code:", key="download_script", width="stretch",
+                         help="Prints this page's table with the installed dppca_core package (same seeds).")
     with st.expander("Python script"):
         st.code(script, language="python")
+    _publish_block(prep, results, vals)

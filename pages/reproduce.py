@@ -6,7 +6,7 @@ import streamlit as st
 
 from dppca_core import reproduce as rp
 
-from ui import scenario, show
+from ui import report, scenario, show
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -101,6 +101,7 @@ for key, rep in results.items():
         c[2].markdown("**Where ours differs, and why**")
         c[2].markdown(md_escape(rep.difference))
         c[2].caption(md_escape("Details in docs/papers.md: " + "; ".join(label for label, _ in rep.refs) + "."))
-        st.download_button("Download the data (CSV)", rep.frame.to_csv(index=False).encode(), f"{key}.csv",
-                           "text/csv", icon=":material/download:", key=f"reproduce_csv:{key}",
-                           help="One row per panel, series, x value and repetition (diagnostics, not releases).")
+        st.download_button("Download the data (CSV)", report.csv_record(rep.frame, report.PUBLIC_RECORD),
+                           f"{key}.csv", "text/csv", icon=":material/download:", key=f"reproduce_csv:{key}",
+                           help="An exploration record of the papers' synthetic data: one row per panel, series, x "
+                                "value and repetition (diagnostics, not releases; first line says so).")

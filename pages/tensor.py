@@ -57,9 +57,8 @@ with st.sidebar:
     st.radio("model", ("MOG", "STM"), horizontal=True, **scenario.bind("tmodel"),
              help="MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
                   "(documents of three words, each document from one topic).")
-    c = st.columns(2)
-    for (label, (D, K)), col in zip(PRESETS.items(), c):
-        col.button(label, on_click=_preset, args=(D, K), key=f"tensor_preset:{D}x{K}", width="stretch")
+    for label, (D, K) in PRESETS.items():  # one per line: side by side, the labels were cut at 1280x720
+        st.button(label, on_click=_preset, args=(D, K), key=f"tensor_preset:{D}x{K}", width="stretch")
     st.number_input("dimension D", 3, 60, step=1, **scenario.bind("tD"),
                     help="Features (MOG) or vocabulary size (STM). The paper uses D = 10 and D = 50.")
     st.number_input("components K", 2, 12, step=1, **scenario.bind("tK"),

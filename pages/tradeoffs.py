@@ -3,9 +3,10 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import figures, metrics
+from dppca_core import experiments, figures, metrics
+from dppca_core.registry import display_name
 
-from ui import compute, data, scenario, show, theory_overlay
+from ui import compute, data, report, scenario, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -13,20 +14,25 @@ from ui.text import md_escape
 
 ensure_navigation()
 
-st.title("Trade-offs")
 vals = scenario.values()
 mechs = scenario.mechanisms(vals)
+if not show.presenting():  # in presenter mode the bar names the page: the chart moves up under the dial
+    st.title("Trade-offs")
 
 c = st.columns(3)
 c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **scenario.bind("sweep"))
-c[1].selectbox("Metric", list(compute.METRICS), format_func=compute.METRICS.get, **scenario.bind("metric"))
+c[1].selectbox("Metric", list(compute.METRICS), format_func=lambda m: experiments.METRICS[m].label,
+               help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
+                    "optimal energy, and support F1: higher is better.", **scenario.bind("metric"))
 c[2].toggle("log y axis", **scenario.bind("logy"))
-st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
-           "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
+if not show.presenting():
+    st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
+               "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
 
 
 def _sweep(axis, metric):
-    label, values, log_x = compute.SWEEPS[axis]
+    label, _, log_x = compute.SWEEPS[axis]
+    values = compute.sweep_values(axis, vals)
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
@@ -51,7 +57,7 @@ def _sweep(axis, metric):
                                        budget=scenario.budget(fields))
                 rows += compute.sweep_rows(res, metric, axis, value)
             except ValueError as exc:
-                errors.append(f"{mech} at {label} = {value:g}: {exc}")
+                errors.append(f"{display_name(mech)} at {label} = {value:g}: {exc}")
             done += 1
             bar.progress(done / total, text=f"{label} = {value:g} · {mech}")
     bar.empty()
@@ -59,7 +65,8 @@ def _sweep(axis, metric):
 
 
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
-stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
+if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
+    stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 
 with boundary("the sweep"):
     axis, metric = vals["sweep"], vals["metric"]
@@ -79,34 +86,78 @@ with boundary("the sweep"):
         random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
                         if metric == "subspace_distance" and axis not in ("d", "k") else None)
         show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates,
-                                 log_y=vals["logy"], random_level=random_level, x_title=label))
+                                 log_y=vals["logy"], random_level=random_level, x_title=label,
+                                 y_title=experiments.METRICS[metric].symbol), main=True)
         if rates:
             st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, each scaled to its curve "
                        "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "
                        "the values.")
         st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
-        table = frame.drop(columns=["values"]).rename(columns={"lo": "2.5%", "hi": "97.5%"})
+        table = compute.sweep_table(frame)
         st.dataframe(table, width="stretch", hide_index=True)
-        st.download_button("Download results (CSV)", table.to_csv(index=False).encode(), "dppca_sweep.csv", "text/csv",
-                           icon=":material/download:",
-                           help="Diagnostics over repetitions (not private, for exploration), with the settings.")
+        st.download_button("Download results (CSV)", report.csv_record(table, report.record_line(vals)),
+                           "dppca_sweep.csv", "text/csv", icon=":material/download:", key="download_sweep",
+                           help="An exploration record: diagnostics over repetitions (not private), first line "
+                                "says so (read it with comment='#').")
 
 st.subheader("Budget planner")
+
+
+def _extend(lo, hi) -> None:
+    scenario.set_value("slo", lo)
+    scenario.set_value("shi", hi)
+
+
+def _planner_target(info, k: int, d: int) -> float:
+    """The target in the metric's own unit (a fraction from a link read as a percentage where the metric is one),
+    checked against its range (an unusable one falls back to the metric's default, and the user is told)."""
+    notices = []
+    converted = scenario.in_metric_unit(vals, notices)
+    for note in notices:
+        st.info(md_escape(note), icon=":material/percent:")
+    try:
+        target = info.check_target(converted, k, d)
+        if converted != vals["target"]:
+            scenario.set_value("target", converted)
+        return target
+    except ValueError as exc:
+        st.warning(f"{md_escape(exc)} Using {info.default_target:g} instead.", icon=":material/tune:")
+        scenario.set_value("target", info.default_target)
+        return info.default_target
+
+
 with boundary("the budget planner"):
-    c = st.columns([2, 1])
     metric = vals["metric"]
-    better = "at most" if metric == "subspace_distance" else "at least"
-    c[0].number_input(f"target: {compute.METRICS[metric].split(' (')[0]} {better}", format="%g",
+    info = experiments.METRICS[metric]
+    k, d = int(vals["k"]), data.load_dataset(vals).d
+    target = _planner_target(info, k, d)
+    better = "at most" if info.lower_is_better else "at least"
+    unit = f" ({info.unit})" if info.unit else ""
+    c = st.columns([2, 1])
+    c[0].number_input(f"target: {info.label}{unit} {better}", min_value=info.low, max_value=info.upper(k, d),
+                      format="%g", help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
                       **scenario.bind("target"))
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    target = float(vals["target"])
     last = st.session_state.get("last_sweep")
-    if last is None or last["axis"] not in ("eps", "n") or last["metric"] != metric:
+    if last is None or last["axis"] not in compute.EXTENDABLE or last["metric"] != metric:
         st.info("The planner reads the sweep above: sweep ε (smallest ε for the target) or n (smallest n at this ε).")
     else:
-        found = compute.smallest_passing(last["frame"], last["axis"], metric, target, share)
-        what = "smallest ε" if last["axis"] == "eps" else f"smallest n at ε = {vals['eps']:g}"
-        rows = [{"mechanism": m, what: ("not reached on the grid" if v is None else f"{v:g}")} for m, v in found.items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        st.caption(f"Target: {compute.METRICS[metric].split(' (')[0]} {better} {target:g} in at least "
+        frame, axis = last["frame"], last["axis"]
+        found = compute.smallest_passing(frame, axis, metric, target, share)
+        what = "smallest ε" if axis == "eps" else f"smallest n at ε = {vals['eps']:g}"
+        rows = []
+        for mech, value in found.items():
+            row = {"mechanism": display_name(mech), what: "not reached on the grid" if value is None else f"{value:g}"}
+            if value is not None:
+                at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
+                row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
+            rows.append(row)
+        st.table(pd.DataFrame(rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
+        st.caption(f"Target: {info.label} {better} {target:g}{(' ' + info.unit) if info.unit else ''} in at least "
                    f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")
+        advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))
+        if advice:
+            st.info(advice["text"], icon=":material/trending_up:")
+            if advice.get("button"):
+                st.button(advice["button"], key="planner_extend", on_click=_extend, args=(advice["lo"], advice["hi"]),
+                          icon=":material/open_in_full:")

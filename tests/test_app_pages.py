@@ -120,11 +120,11 @@ def test_tradeoffs_sweep_and_planner(app_test):
     at.switch_page("pages/tradeoffs.py").run()
     assert_clean(at)
     frame = at.dataframe[0].value
-    assert set(frame["mechanism"]) == {"analyze_gauss", "private_power"}
-    means = frame[frame["mechanism"] == "analyze_gauss"].sort_values("eps")["mean"].to_numpy()
+    assert set(frame["mechanism"]) == {"Analyze Gauss", "Private power method"}  # display names, never ids
+    means = frame[frame["mechanism"] == "Analyze Gauss"].sort_values("eps")["mean"].to_numpy()
     assert means[-1] < means[0]  # more budget, less error
-    planner = at.dataframe[1].value
-    assert list(planner["mechanism"]) == ["analyze_gauss", "private_power"]
+    planner = at.table[0].value
+    assert list(planner.index) == ["Analyze Gauss", "Private power method"]
 
 
 @pytest.mark.parametrize("present", ["true", "false"])

@@ -73,7 +73,7 @@ def test_tradeoffs_overlays_theory_rates(app_test):
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
         names += [trace.get("name", "") for trace in spec["data"]]
-    assert "rate: analyze_gauss" in names
+    assert "rate: Analyze Gauss" in names
     assert any("theoretical **rates**" in c.value for c in at.caption)
 
 
@@ -153,7 +153,7 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     assert len(before) == 2 and f"at most {risk.format_percent(risk.posterior(0.1, 1.0))} sure" in before[1]
     assert any("would compose" in c.value for c in at.caption)
     names = [t.get("name", "") for chart in at.get("plotly_chart") for t in json.loads(chart.proto.spec)["data"]]
-    assert any(n.startswith("analyze_gauss") for n in names) and "random guessing (no information)" in names
+    assert any(n.startswith("Analyze Gauss") for n in names) and "random guessing (no information)" in names
     at.select_slider(key="w:eps").set_value(0.1).run()
     after = sentences()
     assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]

@@ -1,16 +1,56 @@
-"""Exports: the HTML report, the reproducing script and the published releases, tested without a browser."""
+"""Exports of two kinds, never mixed: exploration records (the Report's HTML and script, the Trade-offs and
+Reproduce CSVs) and publishable releases (the releases JSON). Tested through the pages' own download buttons."""
+import html as html_lib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
+import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.test_app_pages import assert_clean, plain
 from ui import report, scenario
 
 ROOT = Path(__file__).resolve().parents[1]
+WINE = ROOT / "sample_data" / "wine.csv"
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """{file id: bytes} of every file a download button offered during the test (AppTest drops its media store
+    after each run, so the store is replaced by one that remembers)."""
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files = {}
+
+    class Remembering(MemoryMediaFileStorage):
+        def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+            file_id = super().load_and_get_id(path_or_data, mimetype, kind, filename)
+            files[file_id] = self.get_file(file_id).content
+            return file_id
+
+    monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", Remembering)
+    return files
+
+
+def offered(at, files) -> dict:
+    """{download button label: the bytes it offers} on the page AppTest shows."""
+    out = {}
+    for button in at.get("download_button"):
+        file_id = os.path.splitext(button.proto.url.rsplit("/", 1)[-1])[0]
+        out[button.proto.label] = files[file_id]
+    return out
+
+
+def first_visible_text(doc: str) -> str:
+    body = doc.split("<body>", 1)[1]
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", body).strip().splitlines()[0]).strip()
 
 
 def _report_table(at):
@@ -18,6 +58,22 @@ def _report_table(at):
     assert frames, "no results table on the Report page"
     return frames[0]
 
+
+def _upload(at, label="class", columns=()):
+    at.session_state["upload"] = {"name": "wine.csv", "bytes": WINE.read_bytes(), "columns": tuple(columns),
+                                  "label": label, "on_bad": "drop_column"}
+
+
+def _releases(at, files) -> dict:
+    """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
+    at.button(key="draw_releases").click().run()
+    assert_clean(at)
+    (raw,) = [data for data in offered(at, files).values() if data.startswith(b"{")]
+    payload = json.loads(raw)
+    return payload.get("releases", payload)
+
+
+# -- exploration records -------------------------------------------------------------------------------------
 
 def test_report_html_escapes_user_text_and_links_the_scenario():
     link = "http://localhost:8501/report?eps=1.0&mechs=analyze_gauss"
@@ -35,44 +91,85 @@ def test_build_html_embeds_plotly_once():
     assert doc.count("Plotly.newPlot") == 2
 
 
-def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test):
-    at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
-    table = _report_table(at)
-    assert list(table["mechanism"]) == ["analyze_gauss", "ppca_exponential"]
-    assert not [b for b in at.get("download_button") if "releases" in b.proto.label]  # only after drawing
-    at.button(key="draw_releases").click().run()
-    assert [b for b in at.get("download_button") if "releases (JSON)" in b.proto.label]
-    first = at.session_state["fresh_releases"]["releases"]["analyze_gauss"]["components"]
-    at.button(key="draw_releases").click().run()
-    second = at.session_state["fresh_releases"]["releases"]["analyze_gauss"]["components"]
-    assert first != second  # unpredictable noise: the scenario's seed (which the link records) is never used
-    assert "seed" not in json.dumps(at.session_state["fresh_releases"]["releases"])
+class _Seeded:
+    guarantee, guarantee_text = "approximate", "text"
+    published = {"mechanism": "analyze_gauss", "guarantee": "approximate", "components": [[0.123456789]],
+                 "eigenvalues": [9.87654321], "outputs": {}, "parameters": {"k": 1}}
 
 
-def test_html_report_of_an_upload_leaves_out_the_seeded_numbers():
-    class Result:
-        guarantee, guarantee_text = "approximate", "text"
-        published = {"mechanism": "analyze_gauss", "guarantee": "approximate", "components": [[0.123456789]],
-                     "eigenvalues": [9.87654321], "outputs": {}, "parameters": {"k": 1}}
-
-    upload = report.build_html({**scenario.DEFAULTS, "src": "upload"}, "?x", {"analyze_gauss": Result()}, [], {}, "up")
-    public = report.build_html(scenario.DEFAULTS, "?x", {"analyze_gauss": Result()}, [], {}, "synthetic")
-    assert "0.123456789" not in upload and "9.87654321" not in upload and "approximate" in upload
+@pytest.mark.parametrize("src", ["upload", "server:survey.csv", "sample:wine"])
+def test_record_of_data_the_app_did_not_make_leaves_out_the_seeded_numbers(src):
+    """A seeded run's numbers beside the seed let anyone regenerate the noise: only synthesised data show them."""
+    private = report.build_html({**scenario.DEFAULTS, "src": src}, "?seed=3", {"analyze_gauss": _Seeded()}, [], {},
+                                "up")
+    public = report.build_html(scenario.DEFAULTS, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "synthetic")
+    assert "0.123456789" not in private and "9.87654321" not in private and "approximate" in private
     assert "0.123456789" in public
 
 
-def test_script_prints_the_report_table_from_any_folder(app_test, tmp_path):
+def test_report_of_private_data_is_an_exploration_record_not_a_release(app_test, downloads):
+    """Issue 22: the Report of an uploaded table embeds the exact PCA (loadings trace, scree) and was titled and
+    worded as a report of 'Published releases'. Its title and first line now say it is an exploration record that
+    describes the raw data and stays with the data owner."""
+    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
+    _upload(at)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    doc = offered(at, downloads)["HTML report (offline)"].decode()
+    title = re.search(r"<title>(.*?)</title>", doc).group(1)
+    assert "exploration record" in title.lower() and "not a release" in title.lower()
+    first = first_visible_text(doc)
+    assert first.startswith("Exploration record, not a release") and "data owner" in first, first
+    assert "non-private" in doc.lower()  # the exact PCA is in it, and labelled
+    assert "Published releases" not in doc and "publishable" not in doc.lower()
+
+
+def test_server_file_report_has_no_seeded_release_beside_the_seed(app_test, downloads, monkeypatch, tmp_path):
+    """Issue 22: a server file was treated as public data, so the record held seeded releases beside the seed."""
+    from ui import data
+
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.normal(size=(500, 4)) * [3, 2, 1, 0.5], columns=list("abcd")).to_csv(tmp_path / "t.csv",
+                                                                                          index=False)
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    at = app_test(src="server:?", R="8.0", seed="3", mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/data.py").run()
+    at.text_input(key="server_path").set_value("t.csv")
+    at.button(key="server_read").click().run()
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    doc = offered(at, downloads)["HTML report (offline)"].decode()
+    assert "seed=3" in doc  # the link records the seed ...
+    runs = json.loads(html_lib.unescape(re.search(r"<pre>(.*?)</pre>", doc, re.S).group(1)))
+    assert all("components" not in pub and "eigenvalues" not in pub for pub in runs.values())  # ... so no numbers
+    assert first_visible_text(doc).startswith("Exploration record, not a release")
+
+
+def test_report_of_an_upload_shows_its_n_and_d_and_no_synthetic_setting(app_test, downloads):
+    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
+    _upload(at)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    shown = " ".join(plain(m.value) for m in at.markdown)
+    assert "178 rows (people) × 13 features" in shown
+    doc = offered(at, downloads)["HTML report (offline)"].decode()
+    doc = html_lib.unescape(re.sub(r"<script.*?</script>", "", doc, flags=re.S))  # the text, not plotly.js
+    assert "178 rows (people) × 13 features" in doc
+    for unused in ("dseed", "spike", "planted", "rank", "2,000", "2000 rows", "bscores", "sreps", "logy", "amech"):
+        assert unused not in shown, unused
+        assert unused not in doc, unused
+
+
+def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp_path):
     query = {"mechs": "analyze_gauss,private_power", "eps": "2.0", "reps": "3", "seed": "4", "k": "2", "s": "3"}
     at = app_test(**query)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     shown = _report_table(at).to_string(index=False)
-    vals, notices = scenario.from_query(query)
-    assert not notices
+    script = offered(at, downloads)["Python script"].decode()
+    assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')  # nothing private
     path = tmp_path / "scenario.py"
-    path.write_text(report.build_script(vals))
+    path.write_text(script)
     # the package importable as if installed (the script does not rely on the working folder)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path),
@@ -81,17 +178,165 @@ def test_script_prints_the_report_table_from_any_folder(app_test, tmp_path):
     assert out.stdout.strip() == shown.strip()
 
 
-def test_published_json_has_no_diagnostics(app_test):
-    at = app_test(mechs="ppca_exponential", k="2", reps="1", R="0.05")  # R tiny: every row is clipped
+def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(app_test, downloads, tmp_path):
+    """Issue 31: with a private mean and a budget split the page showed one table and its script printed another
+    (the script ignored the split and the centring). Both now run the same library path."""
+    at = app_test(src="upload", mechs="analyze_gauss,private_power", center="private", bmean="0.2", beig="0.1",
+                  R="2000.0", reps="3", seed="2", k="2")
+    _upload(at, columns=("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity"))
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    from ui import compute, data
+    shown = _report_table(at).to_string(index=False)
+    script = offered(at, downloads)["Python script"].decode()
+    path = tmp_path / "scenario.py"
+    path.write_text(script)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, str(path), str(WINE)], capture_output=True, text=True, timeout=180,
+                         cwd=str(tmp_path), env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == shown.strip()
+    assert script.splitlines()[0].startswith('"""Exploration record, not a release')
 
-    vals = at.session_state["scenario"]
-    ds = data.load_dataset(vals)
-    results, _ = compute.run_selected(ds, data.prepare(ds, vals), vals)
-    text = report.published_json(results)
-    payload = json.loads(text)
-    assert payload["ppca_exponential"]["guarantee"] == "pure"
-    for word in ("rows_clipped", "trace_energy", "acceptance", "seconds", "warnings"):
-        assert word not in text
+
+# -- publishable releases ------------------------------------------------------------------------------------
+
+def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test, downloads):
+    at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    table = _report_table(at)
+    assert list(table["mechanism"]) == ["Analyze Gauss", "PPCA"]
+    assert "Download the publishable releases (JSON)" not in offered(at, downloads)  # only after drawing
+    first = _releases(at, downloads)
+    second = _releases(at, downloads)
+    comps = [r["analyze_gauss"]["components"] for r in (first, second)]
+    assert comps[0] != comps[1]  # unpredictable noise: the scenario's seed (which the link records) is never used
+    for release in first.values():
+        assert release["export"] == "publishable release" and release["fresh_randomness"] is True
+        assert release["guarantee"] in ("approximate", "pure") and "nonprivate_choices" not in release
+    assert "seed" not in json.dumps(first)
+
+
+def test_release_after_empirical_centring_or_a_radius_from_the_hints_states_no_guarantee(app_test, downloads):
+    """Issue 22: with empirical centring (labelled not private on the Data page) the export still stated the full
+    (epsilon, delta) guarantee; the centred Gram's sensitivity is 2, not the sqrt(2) calibrated."""
+    at = app_test(mechs="analyze_gauss", center="empirical", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    release = _releases(at, downloads)["analyze_gauss"]
+    assert release["guarantee"] == "none" and release["epsilon"] is None
+    assert any("empirical" in c for c in release["nonprivate_choices"])
+    assert "No privacy guarantee" in release["guarantee_text"]
+    assert any("no guarantee" in plain(w.value) for w in at.warning)  # and the page said so before drawing
+
+    at = app_test(mechs="analyze_gauss", rfrom="hints", reps="2")
+    at.switch_page("pages/report.py").run()
+    release = _releases(at, downloads)["analyze_gauss"]
+    assert release["guarantee"] == "none" and any("radius R" in c for c in release["nonprivate_choices"])
+
+
+def test_release_follows_the_pages_budget_split_and_private_centring(app_test, downloads):
+    """Issue 22: "Draw releases to publish" ran the bare mechanism (dc.run), ignoring the budget split and the
+    private centring the page showed: what was published was not what was analysed."""
+    at = app_test(mechs="analyze_gauss,private_power", center="private", bmean="0.2", beig="0.1", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    for mech, release in _releases(at, downloads).items():
+        budget = release["facts"]["budget"]
+        assert budget["mean"]["share"] == pytest.approx(0.2) and budget["eigenvalues"]["share"] == pytest.approx(0.1)
+        assert budget["subspace"]["share"] == pytest.approx(0.7), mech
+        assert release["parameters"]["center"] == "private" and len(release["outputs"]["mean"]) == 20
+        assert release["outputs"]["explained_variance_ratio"] and release["epsilon"] == 1.0
+
+
+SPLITS = {"whole budget to the subspace": {}, "private mean, spectrum and scores":
+          {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1}}
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+@pytest.mark.parametrize("name,neighbors", [c for c in __import__("tests.test_release_boundary",
+                                                                   fromlist=["CASES"]).CASES])
+def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed(name, neighbors, split,
+                                                                                 monkeypatch):
+    """The release boundary, run over the app's publishable export (every mechanism, relation and split): no field
+    takes one value on every draw from D and another single value on every draw from the neighbour D' (it would
+    name the dataset: the audit's scan for noise-free fields). The operating system's entropy is replaced by fixed
+    keys so that the test is reproducible; the releases are still drawn through the fresh (ChaCha20) path that
+    publish() accepts."""
+    import types
+
+    import dppca_core as dc
+    from dppca_core import randomness
+    from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
+
+    key = {"value": 0}
+    monkeypatch.setattr(randomness, "secrets", types.SimpleNamespace(randbits=lambda bits: key["value"]))
+
+    mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}
+    vals = {**scenario.DEFAULTS, "mechs": name, "k": _k(name), "nb": neighbors, "delta": 1e-5, **SPLITS[split],
+            **mech_params}
+    center = "private" if vals["center"] == "private" else "none"
+    D, D_prime = _neighbours(neighbors)
+
+    def export(X, seed):
+        key["value"] = 2**200 + seed  # a fixed 256-bit key per draw
+        text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals, center))
+        assert "seed" not in text.split("\n", 1)[1]  # the first line may say "no seed"; nothing else names one
+        return _leaves(json.loads(text)["releases"][name])
+
+    draws = range(2 * len(SEEDS))
+    on_d, on_dp = [export(D, s) for s in draws], [export(D_prime, s) for s in draws]
+    for path, value in on_d[0].items():
+        if all(leaves.get(path) == value for leaves in on_d[1:]):  # no noise on D ...
+            other = {json.dumps(leaves.get(path)) for leaves in on_dp}
+            assert other == {json.dumps(value)} or len(other) > 1, \
+                f"{name}, {split}: exported field {path} is noise-free and data-dependent"
+
+
+def test_releases_json_refuses_anything_but_published_fresh_releases():
+    with pytest.raises(ValueError, match="publish"):
+        report.releases_json({"analyze_gauss": _Seeded.published})
+
+
+# -- every download names its kind on its first line ---------------------------------------------------------
+
+def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
+    seen = {}
+    at = app_test(mechs="analyze_gauss", reps="2", sreps="2", rreps="1", src="sample:wine", R="2000.0")
+    for page in ("pages/tradeoffs.py", "pages/report.py", "pages/reproduce.py"):
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        if page == "pages/report.py":
+            at.button(key="draw_releases").click().run()
+        seen.update({(page, label): data for label, data in offered(at, downloads).items()})
+    kinds = {}
+    for (page, label), data in seen.items():
+        text = data.decode()
+        first = text.splitlines()[0]
+        if text.startswith("<!DOCTYPE html>"):
+            kind = "record" if "exploration record" in re.search(r"<title>(.*?)</title>", text).group(1).lower() \
+                else None
+            assert first_visible_text(text).startswith("Exploration record"), label
+        elif first.startswith('"""'):
+            kind = "record" if first.startswith('"""Exploration record') else None
+        elif first.startswith("#"):
+            kind = "record" if first.startswith("# Exploration record") else None
+            pd.read_csv(pd.io.common.StringIO(text), comment="#")  # still a CSV
+        else:
+            kind = "release" if first.startswith('{"export": "Publishable release') else None
+            json.loads(text)
+        assert kind is not None, (page, label, first[:120])
+        kinds[(page, label)] = kind
+    # the wine sample is not data the app made: its records say they describe raw data; reproduce's data are
+    assert sum(k == "release" for k in kinds.values()) == 1
+    assert {p for p, _ in kinds} == {"pages/tradeoffs.py", "pages/report.py", "pages/reproduce.py"}
+    assert any(d.decode().startswith("# " + report.PUBLIC_RECORD) for (p, _), d in seen.items()
+               if p == "pages/reproduce.py")
+    assert all(d.decode().splitlines()[0] != "# " + report.PUBLIC_RECORD for (p, _), d in seen.items()
+               if p == "pages/tradeoffs.py")
+
+
+def test_the_docs_quote_the_first_lines_the_exports_carry():
+    docs = " ".join((ROOT / "docs" / "privacy.md").read_text(encoding="utf-8").split())
+    for line in (report.PRIVATE_RECORD, report.PUBLIC_RECORD):
+        assert line in docs.replace("  ", " "), line

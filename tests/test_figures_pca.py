@@ -21,7 +21,7 @@ def test_builders_return_figures_with_expected_traces():
     assert len(figures.scree(np.array([3.0, 2, 1, 0.5]), 2).data) == 1
     assert isinstance(figures.loadings(V, list("abcdef")), go.Figure)
     cmp = figures.loadings_compare(V, {"analyze_gauss": W}, list("abcdef"))
-    assert [t.name for t in cmp.data] == ["non-private", "analyze_gauss"]
+    assert [t.name for t in cmp.data] == ["non-private", "Analyze Gauss"]
     assert cmp.data[1].marker.color == figures.mechanism_color("analyze_gauss")
     dots = figures.quantile_dotplot({"analyze_gauss": rng.random(10), "mod_sulq": rng.random(10)}, "x", n_dots=20)
     assert len(dots.data) == 2 and len(dots.data[0].x) == 20
@@ -31,7 +31,7 @@ def test_builders_return_figures_with_expected_traces():
     frame = pd.DataFrame({"mechanism": ["analyze_gauss"] * 3, "eps": [0.1, 1, 10], "mean": [1.0, 0.5, 0.1],
                           "lo": [0.9, 0.4, 0.05], "hi": [1.1, 0.6, 0.15]})
     sweep = figures.sweep(frame, "eps", "mean", "distance", theory={"analyze_gauss": ([0.1, 10], [1.0, 0.01])})
-    assert [t.name for t in sweep.data][-1] == "rate: analyze_gauss"
+    assert [t.name for t in sweep.data][-1] == "rate: Analyze Gauss"
     anim = figures.animation(V, {"analyze_gauss": np.stack([W, V])}, list("abcdef"))
     assert anim.frames and anim.layout.updatemenus
 
@@ -51,3 +51,26 @@ def test_sweep_frames_the_measurements_and_labels_the_swept_values():
     assert logged.layout.yaxis.range[0] < np.log10(0.03) and logged.layout.yaxis.range[1] > np.log10(1.37)
     many = pd.concat([frame.assign(eps=frame.eps * f) for f in (1, 100)])
     assert len(figures.sweep(many, "eps", "mean", "distance").layout.xaxis.tickvals) <= 9
+
+
+def test_charts_name_mechanisms_by_display_name_and_mark_the_retracted_one():
+    """Legends, ticks and panel titles never show a registry id; the retracted Wishart mechanism is marked."""
+    from dppca_core.privacy import PrivacyCurve
+    from dppca_core.figures import risk as risk_figures
+    from dppca_core.registry import RETRACTED_MARK
+
+    values = {"wishart_sn": rng.random(10), "private_power": rng.random(10)}
+    frame = pd.DataFrame([{"mechanism": m, "eps": e, "mean": 0.5, "lo": 0.4, "hi": 0.6} for m in values
+                          for e in (0.1, 1.0)])
+    built = [figures.quantile_dotplot(values, "x"), figures.loadings_compare(V, {m: W for m in values}, list("abcdef")),
+             figures.principal_angles({m: np.array([0.1, 0.2]) for m in values}),
+             figures.sweep(frame, "eps", "energy", "x", theory={m: ([0.1, 1.0], [1.0, 0.1]) for m in values}),
+             figures.convergence_traces({m: [1.0, 0.5] for m in values}),
+             figures.support_heatmap({m: [0, 1] for m in values}, [0, 1], 6),
+             figures.private_scree([0.5, 0.3], {m: ([0.5, 0.3], [0.1, 0.1]) for m in values}),
+             risk_figures.tradeoff_figure({m: PrivacyCurve.gdp(0.5) for m in values}),
+             risk_figures.posterior_figure({m: PrivacyCurve.gdp(0.5) for m in values})]
+    for fig in built:
+        shown = str(fig.to_plotly_json()["data"]) + str(fig.layout.yaxis.ticktext)
+        assert "wishart_sn" not in shown and "private_power" not in shown, shown[:300]
+        assert RETRACTED_MARK in shown and "Private power method" in shown

@@ -29,8 +29,40 @@ def test_round_trip_keeps_types_and_parameters():
     vals = {**scenario.DEFAULTS, "eps": 0.3, "delta": 1e-8, "present": True, "private_power.iterations": 7,
             "private_power.block_size": None, "dps_pca.sites": [300, 700], "atrials": 5000, "afactor": 3}
     back, notices = scenario.from_query(scenario.to_query(vals))
-    assert back == vals and not notices
+    # a parameter left at its default (None: the mechanism's own) is not written into the link
+    assert back == {k: v for k, v in vals.items() if k != "private_power.block_size"} and not notices
     assert isinstance(back["eps"], float) and isinstance(back["k"], int) and back["present"] is True
+
+
+def test_links_carry_only_what_differs_from_the_defaults():
+    assert scenario.to_query(scenario.DEFAULTS) == {}
+    vals = {**scenario.DEFAULTS, "eps": 2.0, "present": True, "private_power.iterations": None,
+            "dps_pca.sites": 5, "seed": 0}
+    query = scenario.to_query(vals)
+    assert query == {"eps": "2.0", "present": "true"}  # dps_pca.sites = 5 is the registry's default too
+    assert len(scenario.query_string(vals)) < 30
+    back, _ = scenario.from_query(query)
+    assert back["eps"] == 2.0 and back["present"] is True and back["seed"] == 0
+
+
+def test_nonprivate_choices_name_each_data_dependent_step():
+    base = dict(scenario.DEFAULTS)
+    assert scenario.nonprivate_choices(base) == []
+    assert scenario.nonprivate_choices({**base, "center": "private"}) == []
+    chosen = scenario.nonprivate_choices({**base, "center": "empirical", "rfrom": "hints", "scale": "bounds",
+                                          "sfrom": "hints", "bounds": "1.0,2.0"})
+    assert len(chosen) == 3 and "empirical" in chosen[1] and "radius R" in chosen[2] and "scaling" in chosen[0]
+    assert scenario.nonprivate_choices({**base, "scale": "bounds", "sfrom": "public", "bounds": "1.0"}) == []
+
+
+def test_bounds_are_checked():
+    assert scenario.FIELDS["bounds"].validate(" 1, 2.5 ,3") == "1.0,2.5,3.0"
+    for bad in ("1,-2", "1,nan", "1,inf", "a,b", ",".join(["1"] * (scenario.MAX_BOUNDS + 1))):
+        try:
+            scenario.FIELDS["bounds"].validate(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"bounds {bad!r} were accepted")
 
 
 def test_malformed_values_fall_back_to_defaults_with_a_notice():

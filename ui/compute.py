@@ -13,14 +13,12 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import experiments, metrics
+from dppca_core.registry import display_name
 
 from .data import Prepared
 
-METRICS = {
-    "subspace_distance": "Subspace distance ‖sin Θ‖_F (lower is better)",
-    "energy": "Captured energy, % of optimal (higher is better)",
-    "f1": "Support recovery F1 (higher is better)",
-}
+#: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.experiments.METRICS)
+METRICS = {name: m.describe() for name, m in experiments.METRICS.items()}
 
 
 @dataclass
@@ -127,6 +125,12 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
 summary = experiments.summary
 
 
+def axis_range(metric: str, k: int, d: int) -> tuple[float, float]:
+    """A metric's fixed axis: from 0 to its largest possible value (energy 0-100%, F1 0-1, distance 0 to
+    sqrt(min(k, d - k))), with a little room, so a change of ε moves the dots, not the axis."""
+    return (0.0, 1.05 * experiments.METRICS[metric].upper(k, d))
+
+
 SWEEPS = {
     "eps": ("ε", [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], True),
     "n": ("rows n", [250, 500, 1000, 2000, 5000, 10000], True),
@@ -136,6 +140,21 @@ SWEEPS = {
     "s": ("support size s", [2, 5, 10, 20, 40], True),
 }
 SYNTHETIC_ONLY = ("n", "d")
+#: axes the planner answers on, with the range a sweep may be extended to (the scenario's limits)
+EXTENDABLE = {"eps": (1e-3, 100.0), "n": (10, 200_000)}
+
+
+def sweep_values(axis: str, vals: dict) -> list:
+    """The swept values: the axis's default grid, extended (1-2-5 steps) down to ``slo`` and up to ``shi`` when the
+    planner's advice asked for it (eps and n only)."""
+    _, base, _ = SWEEPS[axis]
+    if axis not in EXTENDABLE or not (vals["slo"] or vals["shi"]):
+        return list(base)
+    floor, ceiling = EXTENDABLE[axis]
+    lo, hi = max(vals["slo"] or base[0], floor), min(vals["shi"] or base[-1], ceiling)
+    series = {round(m * 10.0**e, 6) for e in range(-3, 6) for m in (1, 2, 5)} | set(base)
+    grid = sorted(v for v in series if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9))
+    return [int(v) for v in grid] if axis == "n" else grid
 
 
 def point_settings(scn: dict, axis: str, value) -> tuple[dict, dict]:
@@ -150,6 +169,14 @@ def point_settings(scn: dict, axis: str, value) -> tuple[dict, dict]:
     return fields, extra
 
 
+def sweep_table(frame):
+    """A sweep's rows as shown and exported: display names, the band's columns named, the per-repetition values
+    left out."""
+    table = frame.drop(columns=["values"]).rename(columns={"lo": "2.5%", "hi": "97.5%"})
+    table["mechanism"] = table["mechanism"].map(display_name)
+    return table
+
+
 def sweep_rows(res: RunResult, metric: str, axis: str, value) -> list[dict]:
     vals = res.metric(metric)
     if vals is None:
@@ -160,8 +187,8 @@ def sweep_rows(res: RunResult, metric: str, axis: str, value) -> list[dict]:
 
 
 def meets(values, metric: str, target: float) -> np.ndarray:
-    values = np.asarray(values, dtype=float)
-    return values <= target if metric == "subspace_distance" else values >= target
+    """Which values meet ``target`` (in the metric's own unit: % for the captured energy)."""
+    return experiments.METRICS[metric].meets(values, target)
 
 
 def smallest_passing(frame, axis: str, metric: str, target: float, share: float = 0.95) -> dict:
@@ -172,3 +199,31 @@ def smallest_passing(frame, axis: str, metric: str, target: float, share: float 
         ok = [row[axis] for _, row in g.iterrows() if np.mean(meets(row["values"], metric, target)) >= share]
         out[mech] = ok[0] if ok else None
     return out
+
+
+def next_range(found: dict, axis: str, vals: dict, grid: list) -> dict | None:
+    """The planner's advice when the grid does not answer: which range of ``axis`` to sweep next.
+
+    ``found`` maps a mechanism to the smallest passing value (None: not reached). Not reached by some mechanism:
+    extend up by a factor of 10 (more ε or more rows); reached by every mechanism at the grid's first value: the
+    answer may be smaller, so extend down by 10. Returns {"lo", "hi", "text", "button"} for the scenario's ``slo``
+    and ``shi``, or None when the grid answers (or the scenario's limit is reached: then "text" says so).
+    """
+    floor, ceiling = EXTENDABLE[axis]
+    name = "ε" if axis == "eps" else "n"
+    missing = [m for m, v in found.items() if v is None]
+    if missing:
+        top = grid[-1]
+        if top >= ceiling:
+            return {"text": f"Not reached up to {name} = {top:g}, the largest value this app sweeps: the target "
+                            "is out of reach here (a looser target, or more rows).", "lo": None, "hi": None}
+        hi = min(top * 10, ceiling)
+        return {"text": f"Not reached on the grid (up to {name} = {top:g}) by {len(missing)} mechanism(s): sweep "
+                        f"{name} from {top:g} to {hi:g} next.", "lo": vals["slo"], "hi": float(hi),
+                "button": f"Extend the sweep to {name} = {hi:g}"}
+    if found and all(v == grid[0] for v in found.values()) and grid[0] > floor:
+        lo = max(grid[0] / 10, floor)
+        return {"text": f"Every mechanism meets the target already at the smallest value swept ({name} = "
+                        f"{grid[0]:g}): the answer may be smaller; sweep {name} from {lo:g} to {grid[0]:g} next.",
+                "lo": float(lo), "hi": vals["shi"], "button": f"Extend the sweep down to {name} = {lo:g}"}
+    return None

@@ -52,9 +52,10 @@ def reference_table_md() -> str:
 
 
 def mechanism_label(name: str) -> str:
+    """A mechanism as the pickers show it: its display name (a retracted one marked), and its trust model when that
+    is not the central curator."""
     spec = dc.get_mechanism(name)
-    badge = {"retracted": " ⚠ retracted", "none": " (reference)"}.get(spec.guarantee, "")
-    return f"{spec.title}{badge} · {spec.model}"
+    return spec.display_name + ("" if spec.model == "central" else f" · {spec.model}")
 
 
 def mechanism_picker(container=st.sidebar) -> None:
@@ -119,7 +120,7 @@ def parameter_controls(container=st.sidebar) -> None:
     for mech in scenario.mechanisms():
         spec = dc.get_mechanism(mech)
         if spec.params:
-            with container.expander(f"{spec.title} parameters"):
+            with container.expander(f"{spec.display_name} parameters"):
                 for p in spec.params:
                     param_widget(mech, p, st)
 
@@ -176,7 +177,7 @@ def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: 
     the computation stops at once and its cached parts stay), Run clears it. The page checks the flag before
     computing. The buttons' keys are ``stop_<key>`` and ``run_<key>``.
     """
-    cols = st.columns([1, 1, 4])
+    cols = st.columns([1, 1, 1.2])
     if cols[0].button(stop_label, icon=":material/stop_circle:", key=f"stop_{key}",
                       help=f"Cancels a running {what} (the click interrupts it); what is already computed stays "
                            "cached."):

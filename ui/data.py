@@ -15,7 +15,6 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import datasets as dsets
 from dppca_core import experiments
-from dppca_core.prepare import center_data
 
 UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
 STREAM_KEY = "streamed"  # session-state key holding the statistics of a server file read in this session
@@ -235,41 +234,51 @@ class Prepared:
         return self.ref.eigenvalues
 
 
-PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
-                       "split); the rows are clipped to R again after centring. The reference is the PCA of the "
-                       "rows centred with their exact mean (what the private release aims at).")
-
-
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _prepare(key: str, center: str, R: float, _X: np.ndarray) -> Prepared:
-    """The mechanisms' input and the non-private reference, once per (dataset, centring, R), shared by sessions.
+def _prepare(key: str, center: str, R: float, scale: tuple | None, _X: np.ndarray) -> Prepared:
+    """The mechanisms' input and the non-private reference, once per (dataset, centring, R, scaling), shared by
+    sessions: :func:`dppca_core.experiments.prepare_input`, the same path as the Report's script.
 
     "private" centring happens inside each release (its mean is part of the release), so the input stays the
     clipped rows; "empirical" centring (not private) is applied here.
     """
-    if center == "private":
-        data = dc.prepare(_X, R)
-        return Prepared(data=data, key=f"{key}|{center}|{R!r}", center_private=True, center_note=PRIVATE_CENTRE_NOTE,
-                        ref=experiments.Reference.of(data, centred=True), center=center)
-    cen = center_data(_X, center)
-    data = dc.prepare(cen.X, R)
-    return Prepared(data=data, key=f"{key}|{center}|{R!r}", center_private=cen.private, center_note=cen.note,
-                    ref=experiments.Reference.of(data), center=center)
+    inp = experiments.prepare_input(_X, R, center, scale)
+    return Prepared(data=inp.data, key=f"{key}|{center}|{R!r}|{scale!r}", center_private=inp.private,
+                    center_note=inp.note, ref=inp.reference, center=center)
+
+
+def column_scale(ds: Dataset, scn: dict) -> tuple | None:
+    """The public per-column bounds the scenario scales by (None when scaling is off); ValueError if they do not
+    match the data's columns."""
+    from .scenario import bounds
+
+    if scn.get("scale", "none") != "bounds":
+        return None
+    given = bounds(scn)
+    if len(given) != ds.d:
+        raise ValueError(f"scaling by public bounds needs one bound per column: {ds.d} for these data (got "
+                         f"{len(given)}). Enter them on the Data page (Preprocessing), or turn the scaling off.")
+    return tuple(given)
 
 
 def prepare(ds: Dataset, scn: dict) -> Prepared:
-    """Centre and clip to the public radius R; cached on the data's hash, the centring and R."""
+    """Scale by public bounds (optional), centre and clip to the public radius R; cached on the data's hash, the
+    centring, R and the bounds."""
     R = float(scn["R"])
     if not R > 0:
         raise ValueError(f"the clipping radius R must be positive (got {R:g}).")
-    if scn["center"] not in ("none", "private", "empirical"):
+    if scn["center"] not in experiments.CENTRING:
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
+    scale = column_scale(ds, scn)
+    if ds.stats is not None and scale is not None:
+        raise ValueError("a file streamed into sufficient statistics cannot be rescaled per column after reading; "
+                         "turn the scaling off (or upload a sample of the rows).")
     if ds.stats is not None:
         if scn["center"] != "none":
             raise ValueError("a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
                              "uncentred; set the centring to none (or upload a sample of the rows).")
         return _prepare_streamed(ds.key, R, ds.stats)
-    return _prepare(ds.key, scn["center"], R, ds.X)
+    return _prepare(ds.key, scn["center"], R, scale, ds.X)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

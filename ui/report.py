@@ -1,7 +1,14 @@
-"""Exports: a self-contained HTML report and a Python script that prints the Report's table.
+"""Exports of two kinds, never mixed: exploration records and publishable releases.
+
+* An **exploration record** (the Report's HTML, its Python script, the Trade-offs and Reproduce CSVs) holds what
+  the pages show: seeded runs, non-private diagnostics, the exact (non-private) PCA, the scenario's link with its
+  seeds. Its first line says so. For data the app did not synthesise (an upload, a server file, a shipped
+  sample) the record describes the raw data and must stay with the data owner; it is never called a release.
+* A **publishable release** (:func:`releases_json`) holds only :func:`dppca_core.publish` of releases drawn with
+  fresh randomness, from the configuration the page shows; with a non-private choice it states no guarantee.
 
 Pure functions (no Streamlit calls) so they can be tested directly. Every user-controlled string (file and
-column names, the data note, the link) is HTML-escaped; the releases come from ``Release.published()``.
+column names, the data note, the link) is HTML-escaped in the HTML and written as a Python literal in the script.
 """
 from __future__ import annotations
 
@@ -11,21 +18,48 @@ import json
 
 import pandas as pd
 
-from dppca_core import experiments
+import dppca_core as dc
+from dppca_core import datasets as dsets
+from dppca_core import experiments, risk
+from dppca_core.privacy import describe_neighbors
+from dppca_core.registry import display_name, get_mechanism
 
 from . import scenario
 
+#: first line of every exploration record of data the app did not synthesise (fixed text: no user input in it)
+PRIVATE_RECORD = ("Exploration record, not a release: it describes the raw data (non-private diagnostics, the exact "
+                  "PCA, seeded runs and their seeds). Keep it with the data owner; do not publish it.")
+#: first line of every exploration record of data the app synthesised
+PUBLIC_RECORD = ("Exploration record of data the app synthesised: nothing in it is private (the data describe no "
+                 "person). It is not a release.")
+#: first line of the releases JSON
+PUBLISHABLE = ("Publishable release: only what each release's privacy proof covers (published()), drawn with fresh "
+               "randomness from the operating system; no seed, no diagnostics.")
+RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
+CENTRING_WORDS = {"none": "none: the uncentred second moment is analysed (private)",
+                  "private": "with a private mean released from its own share of the budget",
+                  "empirical": "with the data's own (empirical) mean: NOT private"}
 
-def scenario_table(vals: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"setting": k, "value": str(v)} for k, v in vals.items()])
+
+def synthesised(vals: dict) -> bool:
+    """True when the app made the data itself (synthetic or a paper's setting): nothing about them is private.
+    Uploads, server files and the shipped samples are treated as private data."""
+    return vals["src"] == "synthetic" or vals["src"].startswith("preset:")
+
+
+def record_line(vals: dict) -> str:
+    """The first line of an exploration record of this scenario's data."""
+    return PUBLIC_RECORD if synthesised(vals) else PRIVATE_RECORD
+
+
+def csv_record(frame: pd.DataFrame, first_line: str) -> bytes:
+    """A CSV whose first line is a comment naming the record's kind (read it back with ``comment="#"``)."""
+    return (f"# {first_line}\n" + frame.to_csv(index=False)).encode()
 
 
 def results_table(results: dict) -> pd.DataFrame:
-    """One row per mechanism: guarantee, noise scale and mean [95% band] of each diagnostic."""
+    """One row per mechanism (display names): guarantee, noise scale and mean [95% band] of each diagnostic."""
     return experiments.results_table(results)
-
-
-RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
 
 
 def budget_table(results: dict) -> pd.DataFrame | None:
@@ -33,15 +67,16 @@ def budget_table(results: dict) -> pd.DataFrame | None:
     rows = []
     for mech, res in results.items():
         for part, share in res.published["facts"].get("budget", {}).items():
-            rows.append({"mechanism": mech, "part": part, "share": f"{share['share']:.0%}",
+            rows.append({"mechanism": display_name(mech), "part": part, "share": f"{share['share']:.0%}",
                          "epsilon": f"{share['epsilon']:.4g}", "delta": f"{share['delta']:.3g}",
                          "GDP mu": f"{share['mu']:.4g}" if "mu" in share else ""})
     return pd.DataFrame(rows) if rows else None
 
 
 def published_json(releases: dict, numbers: bool = True) -> str:
-    """Published releases as JSON. ``releases`` maps a mechanism to a ``published()`` dict (or a result holding
-    one); ``numbers=False`` keeps the guarantee and parameters but leaves out the released numbers."""
+    """Seeded runs' ``published()`` dicts as JSON, for an exploration record. ``releases`` maps a mechanism to a
+    ``published()`` dict (or a result holding one); ``numbers=False`` keeps the guarantee and parameters but
+    leaves out the released numbers (for data that are not the app's own: the seed regenerates the noise)."""
     out = {}
     for mech, pub in releases.items():
         pub = getattr(pub, "published", pub)
@@ -49,58 +84,192 @@ def published_json(releases: dict, numbers: bool = True) -> str:
     return json.dumps(out, indent=1, allow_nan=False)
 
 
-def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str,
-               risk_sentences: dict | None = None) -> str:
-    """Self-contained HTML: plotly.js is embedded once, so the file opens offline.
+def publishable_releases(data, mechs: list, vals: dict, center: str) -> dict:
+    """One publishable release per mechanism: drawn with fresh operating-system randomness (``seed=None``) from
+    exactly the scenario's configuration (its budget split and ``center``, the centring each release does:
+    :func:`dppca_core.release_pca`) and exported with :func:`dppca_core.publish`, which states no guarantee and
+    names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`)."""
+    split = scenario.budget(vals)
+    choices = scenario.nonprivate_choices(vals)
+    out = {}
+    for mech in mechs:
+        release = dc.release_pca(mech, data, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], data.data_norm,
+                                 seed=None, budget=split, center=center, **scenario.mech_params(mech, vals))
+        out[mech] = dc.publish(release, nonprivate_choices=choices)
+    return out
 
-    The runs behind it use the scenario's noise seed, which the link records: anyone with the seed can redraw
-    the noise. So the released numbers are included only when the data are public (synthetic, a paper preset or
-    a shipped sample); for an uploaded table the report keeps each release's guarantee and parameters, and
-    releases to publish are drawn on the Report page with fresh randomness.
+
+def releases_json(published: dict) -> str:
+    """The publishable export: ``{mechanism: dppca_core.publish(release, ...)}`` under a first line that says what
+    it is (valid JSON: the first key is "export")."""
+    for mech, pub in published.items():
+        if pub.get("export") != "publishable release" or pub.get("fresh_randomness") is not True:
+            raise ValueError(f"{mech}: only dppca_core.publish() of a release drawn with seed=None is publishable.")
+    body = json.dumps({"releases": published}, indent=1, allow_nan=False)
+    return '{"export": ' + json.dumps(PUBLISHABLE, ensure_ascii=False) + ",\n" + body[1:].lstrip("\n")
+
+
+# -- the Report's first screen, in words ---------------------------------------------------------------------
+
+def _names(mechs) -> str:
+    names = [display_name(m) for m in mechs]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def data_words(vals: dict, ds) -> str:
+    """What the data are, in words, with the true number of rows and features."""
+    src = vals["src"]
+    shape = f"{ds.n:,} rows (people) × {ds.d} features"
+    if src == "synthetic":
+        sparse = f", the signal on {vals['sparse']} of the features" if vals["sparse"] else ""
+        return (f"synthetic data made by the app: {shape}, {vals['rank']} planted directions of strength "
+                f"{vals['spike']:g}{sparse} (data seed {vals['dseed']})")
+    if src.startswith("preset:"):
+        return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {vals['dseed']})"
+    if src.startswith("sample:"):
+        title = dsets.SAMPLES.get(src.split(":", 1)[1], {}).get("title", ds.name)
+        return f"the shipped sample {title}: {shape}"
+    if src.startswith("server:"):
+        return f"the server file {ds.name}: {shape}, streamed into sufficient statistics"
+    return f"the uploaded file {ds.name}: {shape}"
+
+
+def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
+    """Only the settings that apply to these data, in words (the true n and d; no setting of another page)."""
+    mechs = scenario.mechanisms(vals)
+    rows = [("Data", data_words(vals, ds))]
+    if vals["scale"] == "bounds":
+        rows.append(("Scaling", "each column divided by a bound on its values: "
+                     + scenario.SCALE_SOURCES[vals["sfrom"]][0]))
+    rows.append(("Centring", CENTRING_WORDS[vals["center"]]))
+    rows.append(("Clipping radius", f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; "
+                                    f"{prep.data.n_clipped:,} rows were longer and clipped (a non-private count)"))
+    rows.append(("Mechanisms", _names(mechs) if mechs else "none"))
+    rows.append(("Privacy budget", f"ε = {vals['eps']:g}, δ = {vals['delta']:g} for each release; neighbouring "
+                                   f"datasets {describe_neighbors(vals['nb'])}"))
+    split = scenario.budget(vals)
+    if split is not None:
+        parts = ", ".join(f"{part} {share:.0%}" for part, share in split.as_dict().items() if share > 0)
+        rows.append(("Budget split", f"{parts} of each release's budget"))
+    rows.append(("Components", f"k = {vals['k']}"))
+    if vals["s"] or ds.support is not None:
+        rows.append(("Support size", f"s = {vals['s'] or len(ds.support)} rows scored for support recovery"))
+    for mech in mechs:
+        params = {k: v for k, v in scenario.mech_params(mech, vals).items()
+                  if not scenario.is_default(f"{mech}.{k}", v)}
+        if params:
+            rows.append((f"{display_name(mech)} parameters", ", ".join(f"{k} = {v}" for k, v in params.items())))
+    rows.append(("Repetitions", f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "
+                                "and reproduce, never to publish)"))
+    return pd.DataFrame(rows, columns=["setting", "value"])
+
+
+def _percent(x: float) -> str:
+    return f"{x:.0f}%" if x >= 10 else f"{x:.2g}%"
+
+
+def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> list[str]:
+    """A summary for a non-technical reader: what was compared, at which ε, what privacy costs, what ε means for one
+    person (from the first mechanism with a guarantee)."""
+    out = [f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
+           f"(δ = {vals['delta']:g}) for each release, keeping k = {vals['k']} components."]
+    for mech, res in results.items():
+        spec = get_mechanism(mech)
+        if spec.guarantee == "none":
+            out.append(f"{display_name(mech)} is the exact analysis without privacy, shown as the reference.")
+            continue
+        energy = experiments.summary(res.energy)
+        distance = experiments.summary(res.distance)[0]
+        cost = (f"What privacy costs with {display_name(mech)}: its private result keeps {_percent(energy[0])} of the "
+                f"variance the exact, non-private analysis captures (95% of runs between {_percent(energy[1])} and "
+                f"{_percent(energy[2])})")
+        if distance >= 0.95 * random_level:
+            cost += "; its directions are no better than random ones here: at this ε the noise hides the pattern."
+        elif distance <= 0.1 * random_level:
+            cost += "; its directions are close to the exact ones."
+        else:
+            cost += "."
+        if spec.guarantee == "retracted":
+            cost += " Its privacy claim was retracted: it is NOT private, whatever its accuracy."
+        out.append(cost)
+    curves = {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
+    if curves:
+        mech, curve = next(iter(curves.items()))
+        sentences = risk.risk_summary(curve, neighbors=vals["nb"])["sentences"]
+        person = [s for s in sentences if "10% sure" in s] or sentences[-1:]
+        out.append(f"What ε = {vals['eps']:g} means for one person ({display_name(mech)}): {sentences[0]} "
+                   + " ".join(person))
+    return out
+
+
+# -- the HTML record -----------------------------------------------------------------------------------------
+
+def _runs_block(vals: dict, results: dict) -> str:
+    if not results:
+        return ""
+    public = synthesised(vals)
+    what = ("first repetition of each mechanism, seeded: nothing here is private, the data are the app's own"
+            if public else "guarantees and parameters only: these runs use the noise seed in the link, so their "
+            "numbers are left out (anyone with the seed could regenerate the noise)")
+    return (f"<details><summary>The runs shown ({what}). Not releases: a release to publish is drawn with "
+            f"fresh randomness on the Report page.</summary>"
+            f"<pre>{html.escape(published_json(results, numbers=public))}</pre></details>")
+
+
+def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str,
+               risk_sentences: dict | None = None, summary: list | None = None) -> str:
+    """The Report as a self-contained exploration record (plotly.js embedded once, so the file opens offline).
+
+    Its ``<title>`` and first visible line say which kind of export it is (:func:`record_line`). The runs
+    behind it use the scenario's noise seed, which the link records: their released numbers are included only
+    for data the app synthesised.
     """
     parts = []
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=True if i == 0 else False,
                                  config={"displaylogo": False, "toImageButtonOptions": {"format": "png"}}))
     guarantees = "".join(
-        f"<li><b>{html.escape(m)}</b>: {html.escape(r.guarantee_text)}"
+        f"<li><b>{html.escape(display_name(m))}</b>: {html.escape(r.guarantee_text)}"
         + (" <span class='bad'>RETRACTED — not private</span>" if r.guarantee == "retracted" else "") + "</li>"
         for m, r in results.items())
     table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
                          for name, df in tables.items())
-    public_data = vals["src"] != "upload"
-    what = ("first repetition of each mechanism, JSON" if public_data else
-            "guarantees and parameters only: these runs use the noise seed in the link, so their numbers are not "
-            "releases of the uploaded data")
-    released = (f"<details><summary>Published releases ({what})</summary>"
-                f"<pre>{html.escape(published_json(results, numbers=public_data))}</pre></details>") if results else ""
     risk_html = "".join(
-        f"<li><b>{html.escape(m)}</b><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sentences) + "</ul></li>"
-        for m, sentences in (risk_sentences or {}).items())
+        f"<li><b>{html.escape(display_name(m))}</b><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sentences)
+        + "</ul></li>" for m, sentences in (risk_sentences or {}).items())
     risk_block = f"<h2>What the guarantee means for one person</h2><ul>{risk_html}</ul>" if risk_html else ""
+    summary_block = ("<h2>Summary</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary) + "</ul>"
+                     if summary else "")
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     safe_link = html.escape(link, quote=True)
+    first = html.escape(record_line(vals))
+    kind = "exploration record of synthetic data" if synthesised(vals) else "exploration record (not a release)"
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>DP-PCA Explorer report</title>
+<html lang="en"><head><meta charset="utf-8"><title>DP-PCA Explorer: {kind}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}}
 table.t{{border-collapse:collapse;margin:.5rem 0}} table.t td,table.t th{{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:left}}
 .bad{{background:#c62828;color:#fff;padding:0 .4rem;border-radius:4px}} .note{{color:#555;font-size:.9rem}}
+.record{{border:2px solid #8a6d00;background:#fff8e1;padding:.6rem .8rem;font-weight:600}}
 .link{{overflow-wrap:anywhere;word-break:break-all}} pre{{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem}}</style></head>
-<body><h1>DP-PCA Explorer report</h1>
-<p class="note">Generated {stamp}. The scenario (every setting, seeds included):
-<a class="link" href="{safe_link}">{html.escape(link)}</a></p>
-<p><b>Data:</b> {html.escape(data_note)}</p>
-<h2>Guarantees</h2><ul>{guarantees}</ul>
+<body><p class="record">{first}</p>
+<h1>DP-PCA Explorer: exploration record</h1>
+<p class="note">Generated {stamp}. Data: {html.escape(data_note)}</p>
+{summary_block}
+<h2>Guarantees of the mechanisms compared</h2><ul>{guarantees}</ul>
 {risk_block}
-{released}
-<p class="note">The metrics below are diagnostics computed with the raw data as reference (the non-private PCA of the
-clipped data): <b>not private, for exploration</b>. What a mechanism may publish is its release above.</p>
+{_runs_block(vals, results)}
+<p class="note">The metrics and figures below are diagnostics computed with the raw data as reference (the exact,
+non-private PCA of the clipped data): <b>not private, for exploration</b>.</p>
 {table_html}
 <h2>Figures</h2>{''.join(parts)}
+<p class="note">The scenario's link (every setting that differs from the defaults, seeds included; an uploaded
+file is not part of it): <a class="link" href="{safe_link}">{html.escape(link)}</a></p>
 </body></html>"""
 
 
-def _load_lines(vals: dict) -> list[str]:
+# -- the Python script ---------------------------------------------------------------------------------------
+
+def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
     src = vals["src"]
     if src == "synthetic":
         sparse = vals["sparse"] or None
@@ -121,23 +290,32 @@ def _load_lines(vals: dict) -> list[str]:
                 f"X = dc.sufficient_stats(sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}, "
                 f"data_norm={vals['R']!r}, on_bad='drop_rows')",
                 "support = None"]
+    upload = upload or {}
+    columns = list(upload.get("columns") or ()) or None
     return ["# the uploaded table is not part of the link: pass its path as the first argument",
-            "X = dc.datasets.load_table(sys.argv[1]).X",
+            f"X = dc.datasets.load_table(sys.argv[1], columns={columns!r}, label={upload.get('label') or None!r}, "
+            f"on_bad={upload.get('on_bad', 'error')!r}).X",
             "support = None"]
 
 
-def build_script(vals: dict) -> str:
+def build_script(vals: dict, upload: dict | None = None) -> str:
     """A Python script that prints the Report's results table for this scenario (same seeds, same numbers).
 
-    It needs only the installed ``dppca_core`` package and runs from any folder.
+    It runs the library path the page runs (:func:`dppca_core.experiments.prepare_input` then
+    :func:`dppca_core.experiments.compare`) with the page's scaling, centring, radius and budget split. It needs
+    only the installed ``dppca_core`` package and runs from any folder. ``upload``: the uploaded file's column
+    choice (columns, label, what to do with bad cells), so the script reads the same table.
     """
     mechs = scenario.mechanisms(vals)
     params = {m: scenario.mech_params(m, vals) for m in mechs}
-    center = ("X = X - X.mean(axis=0)  # centring with the data's own mean: NOT private\n"
-              if vals["center"] == "empirical" else "")
-    load = "\n".join(_load_lines(vals))
-    return f'''"""Reproduces a DP-PCA Explorer scenario: prints the Report's table (generated by the app).
+    split = scenario.budget(vals)
+    budget = "None" if split is None else "dc.BudgetSplit(" + ", ".join(
+        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
+    scale = tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None
+    load = "\n".join(_load_lines(vals, upload))
+    return f'''"""{record_line(vals)}
 
+Reproduces a DP-PCA Explorer exploration: prints the Report's table (generated by the app).
 Needs the dppca_core package (pip install the DP-PCA Explorer project); runs from any folder.
 Scenario: ?{scenario.query_string(vals)}
 """
@@ -147,10 +325,12 @@ import dppca_core as dc
 from dppca_core import experiments
 
 {load}
-{center}data = dc.prepare(X, data_norm={vals['R']!r})  # clip rows to the public radius R
+# the page's path: public per-column scaling, centring ({vals['center']}), clipping to the public radius R
+inp = experiments.prepare_input(X, data_norm={vals['R']!r}, center={vals['center']!r}, scale={scale!r})
+budget = {budget}  # shares of each release's budget (None: all to the subspace)
 params = {params!r}
-table, _ = experiments.compare(data, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},
+table, _ = experiments.compare(inp, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},
                                neighbors={vals['nb']!r}, reps={vals['reps']}, seed={vals['seed']}, params=params,
-                               support=support, s={vals['s']})
+                               support=support, s={vals['s']}, budget=budget)
 print(table.to_string(index=False))
 '''

@@ -25,6 +25,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import datasets as dsets
+from dppca_core import experiments
 
 from .text import md_escape
 
@@ -38,8 +39,27 @@ MAX_RAW_CHARS = 2_000
 VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk",
          "scree", "scores")
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
-METRICS = ("subspace_distance", "energy", "f1")
+METRICS = tuple(experiments.METRICS)
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
+#: Where the clipping radius R came from: value -> (how the Data page says it, the non-private choice it makes or
+#: None when it reads nothing from the data). A small enumeration on purpose: a private choice of R from its own
+#: budget share is one more entry.
+R_SOURCES = {
+    "public": ("a public bound I know (no data read)", None),
+    "hints": ("read from the data's hints (NOT private)", "the clipping radius R was read from the data (the Data "
+                                                          "page's hints)"),
+}
+#: Where the per-column scaling bounds came from, as R_SOURCES.
+SCALE_SOURCES = {
+    "public": ("public bounds I know (no data read)", None),
+    "hints": ("filled from the data's largest values (NOT private)", "the per-column scaling bounds were read from "
+                                                                     "the data"),
+}
+#: Centring choices that read the data without noise, and the non-private choice each makes.
+NONPRIVATE_CENTRING = {"empirical": "the rows were centred with the data's own (empirical) mean"}
+#: Settings a gallery scenario keeps from the session: how the app is shown, not what it computes.
+KEPT_ON_LOAD = ("present",)
+MAX_BOUNDS = 500
 
 
 @dataclass(frozen=True)
@@ -141,6 +161,28 @@ def _check_delta(value: float) -> float:
     return value
 
 
+def _check_bounds(value: str) -> str:
+    """Comma-separated positive public bounds, one per column ("" = none given)."""
+    if not value.strip():
+        return ""
+    parts = [p.strip() for p in value.split(",")]
+    if len(parts) > MAX_BOUNDS:
+        raise ValueError(f"more than {MAX_BOUNDS} bounds")
+    numbers = []
+    for p in parts:
+        number = float(p)
+        if not (math.isfinite(number) and number > 0):
+            raise ValueError("every bound must be a positive number")
+        numbers.append(number)
+    return ",".join(repr(n) for n in numbers)
+
+
+def bounds(vals: dict | None = None) -> list[float]:
+    """The public per-column bounds of the scenario (empty when none were given)."""
+    vals = values() if vals is None else vals
+    return [float(b) for b in vals["bounds"].split(",")] if vals["bounds"] else []
+
+
 def _check_audit_mechanism(value: str) -> str:
     if value not in dc.mechanism_names():
         raise ValueError("not a registered mechanism")
@@ -159,6 +201,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("dseed", "int", 0, 0, SEED_MAX),
     Field("center", "choice", "none", choices=("none", "private", "empirical")),
     Field("R", "float", 1.0, 1e-9, 1e12),
+    Field("rfrom", "choice", "public", choices=tuple(R_SOURCES)),
+    Field("scale", "choice", "none", choices=("none", "bounds")),
+    Field("bounds", "text", "", check=_check_bounds),
+    Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
     # explore
     Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
     Field("eps", "float", 1.0, 1e-3, 100.0),
@@ -178,6 +224,9 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("metric", "choice", "subspace_distance", choices=METRICS),
     Field("sreps", "int", 10, 1, 100),
     Field("target", "float", 0.3, -1e6, 1e6),
+    # the swept range beyond the default grid (0: the grid's own end), set by the planner's "sweep next" advice
+    Field("slo", "float", 0.0, 0.0, 1e6),
+    Field("shi", "float", 0.0, 0.0, 1e6),
     Field("logy", "bool", False),
     # distributed
     Field("dsites", "int", 5, 2, 20),
@@ -270,7 +319,7 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
 
     Never raises: malformed, out-of-range or unknown values fall back to the defaults.
     """
-    values, notices = dict(DEFAULTS), []
+    values, notices, used = dict(DEFAULTS), [], set()
     for key, raw in list(params.items())[:200]:
         key = str(key)[:100]
         try:
@@ -280,17 +329,55 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
                 values[key] = _parse_param(key, raw)
             else:
                 raise ValueError("unknown setting")
+            used.add(key)
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
             notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
                            + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
+    if "target" not in used:
+        values["target"] = default_target(values)
     _cap_size(values, notices)
     return values, notices
 
 
+def in_metric_unit(vals: dict, notices: list | None = None) -> float:
+    """The planner's target in its metric's unit: a fraction typed for a percentage (0.8 for a captured energy in
+    % of the optimal) is read as that percentage (80), and ``notices`` says so."""
+    metric = experiments.METRICS[vals["metric"]]
+    target = vals["target"]
+    if metric.unit.startswith("%") and 0 < target <= 1:
+        if notices is not None:
+            notices.append(f"{metric.label} is in {metric.unit}: the target {target:g} was read as {100 * target:g}%.")
+        return 100.0 * target
+    return target
+
+
+def default_target(vals: dict) -> float:
+    """The planner's target when none was given: the chosen metric's own default, in its unit."""
+    return experiments.METRICS[vals["metric"]].default_target
+
+
+def is_default(key: str, value) -> bool:
+    """True when ``value`` is what the app would use anyway: the field's default, or the mechanism's own default
+    for a parameter (None stands for it)."""
+    if key in FIELDS:
+        default = FIELDS[key].default
+        return type(value) is type(default) and value == default
+    if value is None:
+        return True
+    try:
+        _, param = _param_spec(key)
+    except ValueError:
+        return False
+    return type(value) is type(param.default) and value == param.default
+
+
 def to_query(vals: dict) -> dict:
-    """URL query parameters of a scenario: every field (seeds included), mechanism parameters as JSON."""
+    """URL query parameters of a scenario: only what differs from the defaults (so a shared link is short; seeds
+    included when they differ), mechanism parameters as JSON. :func:`from_query` fills in the rest."""
     out = {}
     for key, value in vals.items():
+        if (value == default_target(vals)) if key == "target" else is_default(key, value):
+            continue
         if key in FIELDS:
             if isinstance(value, bool):
                 out[key] = "true" if value else "false"
@@ -328,7 +415,14 @@ def set_value(name: str, value) -> None:
     """Validate and store one setting (ValueError with the reason if it is not allowed)."""
     vals = values()
     if name in FIELDS:
+        old = vals.get(name)
         vals[name] = FIELDS[name].validate(value)
+        if name == "metric" and vals[name] != old:  # a target is in its metric's unit: it does not carry over
+            vals["target"] = default_target(vals)
+        if name == "sweep" and vals[name] != old:  # an extended range belongs to the axis it was asked for
+            vals["slo"] = vals["shi"] = 0.0
+        if name == "target":
+            vals["target"] = in_metric_unit(vals, notices=st.session_state.setdefault(NOTICES_KEY, []))
         if name in ("n", "d", "src"):
             notices: list = []
             _cap_size(vals, notices)
@@ -338,8 +432,10 @@ def set_value(name: str, value) -> None:
 
 
 def load(fields: dict) -> None:
-    """Replace the scenario by the defaults updated with ``fields`` (a gallery entry)."""
-    vals, notices = dict(DEFAULTS), []
+    """Replace the scenario by the defaults updated with ``fields`` (a gallery entry); how the app is shown
+    (:data:`KEPT_ON_LOAD`, e.g. presenter mode) is kept."""
+    kept = {key: values()[key] for key in KEPT_ON_LOAD}
+    vals, notices = {**DEFAULTS, **kept}, []
     for key, value in fields.items():
         try:
             if key in FIELDS:
@@ -348,6 +444,8 @@ def load(fields: dict) -> None:
                 vals[key] = validate_param(key, value)
         except ValueError as exc:
             notices.append(f"ignored {key} = {value!r}: {exc}")
+    if "target" not in fields:
+        vals["target"] = default_target(vals)
     _cap_size(vals, notices)
     st.session_state[SCENARIO_KEY] = vals
     st.session_state[NOTICES_KEY] = notices
@@ -378,6 +476,41 @@ def budget(vals: dict | None = None):
     return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=vals["bscores"])
 
 
+def nonprivate_choices(vals: dict | None = None) -> list[str]:
+    """The data-dependent choices of the scenario that were made without privacy (each in words), in the order of
+    the pipeline: scaling, centring, clipping radius. Empty when every choice is public or private."""
+    vals = values() if vals is None else vals
+    out = []
+    if vals["scale"] == "bounds" and SCALE_SOURCES[vals["sfrom"]][1]:
+        out.append(SCALE_SOURCES[vals["sfrom"]][1])
+    if vals["center"] in NONPRIVATE_CENTRING:
+        out.append(NONPRIVATE_CENTRING[vals["center"]])
+    if R_SOURCES[vals["rfrom"]][1]:
+        out.append(R_SOURCES[vals["rfrom"]][1])
+    return out
+
+
+#: session key: the (mechanism, epsilon) the Audit page last took from the scenario (no widget owns it)
+AUDIT_FOLLOW_KEY = "audit_follows"
+
+
+def audit_follows_scenario() -> None:
+    """Open the Audit page on the scenario's first mechanism and its ε.
+
+    The audit's own settings follow the scenario until the user changes them on the Audit page: they are
+    replaced only while they still hold the defaults or the values last taken from the scenario.
+    """
+    vals = values()
+    mechs = mechanisms(vals)
+    if not mechs:
+        return
+    current = (vals["amech"], vals["aeps"])
+    if current in ((DEFAULTS["amech"], DEFAULTS["aeps"]), st.session_state.get(AUDIT_FOLLOW_KEY)):
+        wanted = (mechs[0], min(max(float(vals["eps"]), FIELDS["aeps"].low), FIELDS["aeps"].high))
+        vals["amech"], vals["aeps"] = wanted
+        st.session_state[AUDIT_FOLLOW_KEY] = wanted
+
+
 def sync_url() -> None:
     """Write the scenario into the address bar (only when something changed)."""
     want = to_query(values())
@@ -396,7 +529,8 @@ def share_link(page_path: str) -> str:
             base = f"{parts.scheme}://{parts.netloc}"
     except Exception:  # noqa: BLE001 - no browser context (tests, scripts)
         base = ""
-    return f"{base}/{page_path}?{query_string()}"
+    query = query_string()
+    return f"{base}/{page_path}" + (f"?{query}" if query else "")
 
 
 # -- widgets bound to the scenario --------------------------------------------------------------------------

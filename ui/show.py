@@ -1,7 +1,9 @@
 """How things are shown: charts at the right size, the presenter bar, and the share link.
 
-Presenter mode (setting ``present``) hides the sidebar and the toolbar, enlarges type and plot fonts, and puts
-previous/next page buttons and a large epsilon dial in the main area, on every page.
+Presenter mode (setting ``present``) is a mode of the whole app: the scenario keeps it through gallery cards, page
+buttons and links. It hides the sidebar and the toolbar, enlarges type and chart text (dark, at least 18 px on a
+projector), and puts a sticky bar on every page: previous/next page, Copy link, Exit and, where the numbers follow
+epsilon, a large epsilon dial, so the dial and the page's main figure share one screen at 1280×720.
 """
 from __future__ import annotations
 
@@ -12,62 +14,108 @@ from dppca_core.figures import PLOTLY_CONFIG
 
 from . import scenario
 
+#: chart text in presenter mode (px): ticks, legends and axis titles; titles a little larger
 PRESENTER_FONT = 20
+#: dark enough to read on a projector (Streamlit's own chart theme draws ticks in light grey)
+PRESENTER_INK = "#111111"
+#: tallest chart in presenter mode (px), so that a page's main figure fits under the bar at 1280×720
+PRESENTER_MAX_HEIGHT = 370
 PRESENTER_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"] {display: none;}
 html {font-size: 20px !important;}
 [data-testid="stAppViewContainer"] p, [data-testid="stAppViewContainer"] li {font-size: 1.05rem;}
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p {font-size: 2.4rem !important;}
-.block-container {max-width: 100%; padding: 1rem 2rem 2rem 2rem;}
+.block-container {max-width: 100%; padding: 0 2rem 2rem 2rem;}
+h1 {font-size: 1.7rem !important; padding: 0.4rem 0 0.2rem 0 !important;}
+.st-key-presenter_bar {position: sticky; top: 0; z-index: 990; background: #ffffff; padding: 0.4rem 0 0.2rem 0;
+  border-bottom: 1px solid #d0d0d0;}
+.st-key-presenter_bar [data-testid="stSlider"] {padding: 0 0.4rem;}
+</style>"""
+#: on every page: a chosen mechanism's chip shows its whole name (a retraction mark included) on as many lines as
+#: it needs, instead of an ellipsis
+APP_CSS = """<style>
+[data-testid="stMultiSelectTagsContainer"] [data-tag] {height: auto !important; max-width: 100% !important;}
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")
+
+
+def app_style() -> None:
+    st.markdown(APP_CSS, unsafe_allow_html=True)
 
 
 def presenting() -> bool:
     return bool(scenario.values().get("present"))
 
 
-def chart(fig: go.Figure, container=st, key: str | None = None) -> None:
-    """Draw a plotly figure full width, with larger fonts in presenter mode."""
+def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
+    """Projector-sized chart text: every tick label, axis title, legend and annotation at PRESENTER_FONT or more,
+    in dark ink (explicit values, so no chart theme can shrink or grey them). A figure drawn at a smaller font
+    grows by a fifth to make room for the larger text; ``fit_screen`` caps a page's main figure at
+    PRESENTER_MAX_HEIGHT so that it shares the screen with the dial."""
+    already = (fig.layout.font.size or 0) >= PRESENTER_FONT  # built for presenter mode (e.g. the risk figures)
+    ink = dict(size=PRESENTER_FONT, color=PRESENTER_INK)
+    fig.update_layout(font=ink, title_font=dict(size=PRESENTER_FONT + 4, color=PRESENTER_INK),
+                      legend=dict(font=dict(size=PRESENTER_FONT - 2, color=PRESENTER_INK)),
+                      hoverlabel=dict(font_size=PRESENTER_FONT))
+    fig.update_xaxes(tickfont=ink, title_font=ink, automargin=True)
+    fig.update_yaxes(tickfont=ink, title_font=ink, automargin=True)
+    fig.update_annotations(font_size=PRESENTER_FONT - 2)
+    if fig.layout.height:
+        height = fig.layout.height if already else int(fig.layout.height * 1.2)
+        fig.update_layout(height=min(height, PRESENTER_MAX_HEIGHT) if fit_screen else height)
+    return fig
+
+
+def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False) -> None:
+    """Draw a plotly figure full width; in presenter mode with projector-sized, dark text (``main``: the page's
+    main figure, kept short enough to share the screen with the dial)."""
     if presenting():
-        fig.update_layout(font=dict(size=PRESENTER_FONT), title_font=dict(size=PRESENTER_FONT + 4),
-                          legend=dict(font=dict(size=PRESENTER_FONT - 2)))
-        if fig.layout.height:
-            fig.update_layout(height=int(fig.layout.height * 1.25))
+        presenter_style(fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
 
 
+def copy_link(url_path: str, container=st) -> None:
+    """A "Copy link" popover holding the address of this view (only the settings that differ from the defaults)."""
+    with container.popover("Copy link", icon=":material/link:", width="stretch"):
+        st.caption("This address holds every setting of the view that differs from the defaults, seeds included "
+                   "(an uploaded file is not included). Copy it with the button on the right of the box.")
+        st.code(scenario.share_link(url_path), language=None, wrap_lines=True)
+
+
 def presenter_bar(pages: dict, here: str) -> None:
-    """Previous / next page, exit, and (where numbers follow epsilon) a large epsilon dial."""
+    """Sticky at the top of every page: previous / next page, Copy link, Exit, and (where numbers follow epsilon)
+    a large epsilon dial."""
     from .controls import epsilon_slider  # local import: controls imports this module's siblings
 
     st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     order = list(pages)
     i = order.index(here)
-    cols = st.columns([1, 1, 3, 1])
-    if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
-                      help=f"previous page: {pages[order[i - 1]].title}" if i else None):
-        st.switch_page(pages[order[i - 1]])
-    if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
-                      help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
-        st.switch_page(pages[order[i + 1]])
-    cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
-    if cols[3].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch",
-                      help="Leave presenter mode"):
-        scenario.set_value("present", False)
-        st.rerun()
-    if here in DIAL_PAGES:
-        epsilon_slider(st, key="w:eps_presenter", label="ε — privacy budget (drag; smaller is more private)")
+    with st.container(key="presenter_bar"):
+        cols = st.columns([1, 1, 2.2, 1.3, 1], vertical_alignment="center")
+        if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
+                          help=f"previous page: {pages[order[i - 1]].title}" if i else None):
+            st.switch_page(pages[order[i - 1]])
+        if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
+                          help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
+            st.switch_page(pages[order[i + 1]])
+        cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
+        copy_link(pages[here].url_path, cols[3])
+        if cols[4].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch",
+                          help="Leave presenter mode"):
+            scenario.set_value("present", False)
+            st.rerun()
+        if here in DIAL_PAGES:
+            epsilon_slider(st, key="w:eps_presenter", label="ε, the privacy budget (smaller is more private)")
 
 
 def sidebar_footer(url_path: str) -> None:
-    """Presenter toggle and the full share link, on every page (``url_path`` of the page shown)."""
+    """Presenter toggle and the share link, on every page (``url_path`` of the page shown)."""
     with st.sidebar:
         st.divider()
-        st.toggle("Presenter mode", help="Large type, no sidebar, a big ε dial and previous/next page buttons.",
+        st.toggle("Presenter mode", help="Large type, no sidebar, a big ε dial and previous/next page buttons; it "
+                                         "stays on across pages, gallery cards and shared links.",
                   **scenario.bind("present"))
-        with st.popover("Copy link", icon=":material/link:", width="stretch"):
-            st.caption("This address holds every setting of the view, seeds included (an uploaded file is not "
-                       "included). Copy it with the button on the right of the box.")
-            st.code(scenario.share_link(url_path), language=None, wrap_lines=True)
+        copy_link(url_path)

@@ -6,11 +6,13 @@ import hashlib
 import numpy as np
 import streamlit as st
 
-from dppca_core import figures, metrics, risk
+from dppca_core import experiments, figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
 from dppca_core.privacy import compose
+from dppca_core.registry import display_name
 
 from . import compute, scenario, show
+from .text import literal
 
 VIEWS = {
     "spread": "Spread",
@@ -25,7 +27,25 @@ VIEWS = {
     "scree": "Private scree",
     "scores": "Private score plot",
 }
-METRIC_RANGES = {"energy": (0.0, 105.0), "f1": (0.0, 1.05)}
+
+
+def dominant_feature_warning(ds, prep, data_page=None) -> bool:
+    """Warn when one column holds most of the variance (its units, not the data's structure): the first component
+    would be that column alone. Offers the public per-column scaling (on the Data page; ``data_page`` is that page,
+    for a button that goes there). Returns True when it warned. The check reads the data: a non-private hint."""
+    found = experiments.dominant_feature(prep.ref.gram)
+    if found is None:
+        return False
+    column, share = found
+    st.warning(f"One column, **{literal(ds.columns[column], 60)}**, holds {share:.1%} of the variance: its values "
+               "are on a far larger scale than the others' (its units), so the first component is that column "
+               "alone and says nothing about how the features vary together. Divide each column by a public bound "
+               "on its values (Data page, Preprocessing: *Public per-column bounds*). A hint read from the data: "
+               "not private.", icon=":material/balance:")
+    if data_page is not None and st.button("Scale by public per-column bounds", key="goto_scaling",
+                                           icon=":material/calculate:"):
+        st.switch_page(data_page)
+    return True
 
 
 @st.fragment
@@ -51,16 +71,14 @@ def _first_aligned(prep, results, k):
 
 def _spread(ds, prep, results, k, random_level):
     metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance", required=True,
-                                  format_func=lambda m: compute.METRICS[m].split(" (")[0], key="spread_metric")
+                                  format_func=lambda m: experiments.METRICS[m].label, key="spread_metric")
     values = {m: r.metric(metric) for m, r in results.items() if r.metric(metric) is not None}
     if not values:
         st.info("Support recovery needs a planted support or s > 0.")
         return
-    # the axis is fixed (0 to the largest possible distance, 0-100% energy) so moving epsilon compares honestly
-    worst = float(np.sqrt(min(k, ds.d - k)))
-    x_range = METRIC_RANGES.get(metric, (0.0, 1.05 * worst))
-    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=x_range,
-                                        reference=random_level if metric == "subspace_distance" else None))
+    # the axis is fixed (0 to the largest possible value) so moving epsilon moves the dots, not the axis
+    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=compute.axis_range(metric, k, ds.d),
+                                        reference=random_level if metric == "subspace_distance" else None), main=True)
 
 
 def _loadings(ds, prep, results, k, random_level):
@@ -150,7 +168,8 @@ def _downstream(ds, prep, results, k, random_level):
 def _convergence(ds, prep, results, k, random_level):
     traces = {m: r.trace for m, r in results.items() if r.trace}
     if not traces:
-        st.info("None of the selected mechanisms is iterative; add dps_pca, private_power, private_oja or dp_pca.")
+        st.info("None of the selected mechanisms is iterative; add "
+                + ", ".join(display_name(m) for m in ("dps_pca", "private_power", "private_oja", "dp_pca")) + ".")
         return
     show.chart(figures.convergence_traces(traces, random_level))
     st.caption("Subspace distance to the reference after each iteration (first repetition) of the iterative "
@@ -184,7 +203,7 @@ def _risk(ds, prep, results, k, random_level):
     show.chart(risk_figures.epsilon_ruler(vals["eps"], font_size=font, composed=composed))
     for mech, curve in curves.items():
         summary = risk.risk_summary(curve, neighbors=vals["nb"])
-        st.markdown(f"**{mech}** — {summary['description']}")
+        st.markdown(f"**{display_name(mech)}** — {summary['description']}")
         st.markdown("\n".join(f"- {sentence}" for sentence in summary["sentences"]))
     st.caption(
         "The attacker knows every row but one and asks whether that person's row is in the data. Each curve is the "
@@ -230,7 +249,7 @@ def _scores(ds, prep, results, k, random_level):
     for mech, res in results.items():
         scores = res.published["outputs"].get("scores")
         if scores:
-            panels[f"{mech} (private)"], edges = scores["counts"], scores["edges"]
+            panels[f"{display_name(mech)} (private)"], edges = scores["counts"], scores["edges"]
     if not prep.data.has_rows:
         st.info(ROWS_NEEDED)
         return

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 
-from ..registry import mechanism_names
+from ..registry import display_name, mechanism_names
 
 PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
 #: plotly config for every chart the app draws (no logo, PNG export at double resolution)
@@ -33,9 +33,23 @@ def text(value) -> str:
     return html.escape(str(value), quote=False)
 
 
+def name(label) -> str:
+    """A trace or tick label: a mechanism's display name (never its registry id; a retracted one is marked), any
+    other label as given; escaped for plotly (:func:`text`)."""
+    return text(display_name(str(label)))
+
+
+#: legends sit at the bottom of the figure, below the axis titles: anchored to the container, plotly reserves their
+#: height before it places tick labels and titles, so a legend never covers them (one anchored to the plot area
+#: covered long rotated tick labels, such as feature names)
+LEGEND_BELOW = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0)
+
+
 def layout(fig: go.Figure, title: str, x: str | None = None, y: str | None = None, height: int = 340) -> go.Figure:
     fig.update_layout(title=title, height=height, margin=dict(l=50, r=20, t=50, b=45), template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25))
+                      legend=LEGEND_BELOW)
+    fig.update_xaxes(automargin=True)  # long tick labels (feature names) push the margin instead of being cut
+    fig.update_yaxes(automargin=True)
     if x is not None:
         fig.update_xaxes(title=x)
     if y is not None:

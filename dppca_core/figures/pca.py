@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, nonempty, swept_axis, text
+from .base import color_or_grey, layout, name, nonempty, swept_axis, text
 
 
 def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
@@ -26,7 +26,8 @@ def loadings(V: np.ndarray, columns: list, title: str = "Leading loadings") -> g
     fig = go.Figure(go.Heatmap(z=V.T, x=[text(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
                                colorscale="RdBu", zmid=0, zmin=-1, zmax=1))
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title, height=120 + 40 * V.shape[1])
+    longest = max((len(str(c)) for c in columns), default=1)  # rotated feature names below the cells
+    return layout(fig, title, height=min(140 + 40 * V.shape[1] + 7 * longest, 640))
 
 
 def loadings_compare(reference: np.ndarray, private: dict, columns: list, component: int = 0) -> go.Figure:
@@ -35,9 +36,9 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     x = [text(c) for c in columns]
     fig.add_trace(go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444"))
     for mech, V in private.items():
-        fig.add_trace(go.Bar(x=x, y=V[:, component], name=mech, marker_color=color_or_grey(mech)))
+        fig.add_trace(go.Bar(x=x, y=V[:, component], name=name(mech), marker_color=color_or_grey(mech)))
     fig.update_layout(barmode="group")
-    return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)")
+    return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)", height=460)
 
 
 def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
@@ -58,13 +59,13 @@ def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range:
         for i, b in enumerate(bins):
             stack[i] = seen.get(b, 0)
             seen[b] = stack[i] + 1
-        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=mech,
+        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=name(mech), showlegend=False,
                                  marker=dict(size=10, color=color_or_grey(mech)),
-                                 hovertemplate="%{x:.3g}<extra>" + mech + "</extra>"))
+                                 hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>"))
     if reference is not None:
         fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.2], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
-    fig.update_yaxes(tickvals=list(range(len(values))), ticktext=list(values), title=None)
+    fig.update_yaxes(tickvals=list(range(len(values))), ticktext=[name(m) for m in values], title=None)
     fig.update_xaxes(title=metric_label, range=list(x_range) if x_range else None)
     return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
                   height=180 + 70 * len(values))
@@ -81,7 +82,7 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
     for mech, V in private.items():
         P = X @ V[:, :2]
         fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)), mode="markers",
-                                 name=mech, marker=dict(size=5, color=color_or_grey(mech), opacity=0.5)))
+                                 name=name(mech), marker=dict(size=5, color=color_or_grey(mech), opacity=0.5)))
     fig.update_xaxes(title="component 1")
     fig.update_yaxes(title="component 2")
     return layout(fig, "Data projected on non-private vs private components", height=380)
@@ -90,14 +91,15 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
 def principal_angles(angles: dict) -> go.Figure:
     fig = go.Figure()
     for mech, a in angles.items():
-        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=mech, marker_color=color_or_grey(mech)))
+        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=name(mech),
+                             marker_color=color_or_grey(mech)))
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="degrees", range=[0, 90])
     return layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
 
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
-          random_level: float | None = None, x_title: str | None = None) -> go.Figure:
+          random_level: float | None = None, x_title: str | None = None, y_title: str | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
     no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve)."""
     fig = go.Figure()
@@ -106,18 +108,22 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
         c = color_or_grey(mech)
         fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
                                  fillcolor=c, opacity=0.2, line=dict(width=0), showlegend=False, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=mech, line=dict(color=c)))
-    for name, (xs, ys) in (theory or {}).items():
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name}",
-                                 line=dict(dash="dash", width=1.5, color=color_or_grey(name))))
+        fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=name(mech), line=dict(color=c)))
+    for mech, (xs, ys) in (theory or {}).items():
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}",
+                                 line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
     grid = np.sort(frame[x].unique())
     if random_level is not None:
         fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
     swept_axis(fig, grid, x_title or x, log_x)
-    fig.update_yaxes(title=metric_label, type="log" if log_y else "linear", nticks=8,
+    # "label (unit), lower is better": the title names the metric and its direction; the vertical axis a short
+    # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
+    label, _, direction = metric_label.partition(", ")
+    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
                      range=_data_range(frame, random_level, log_y))
-    return layout(fig, f"{metric_label} against {x_title or x} (mean and 95% band over repetitions)", height=440)
+    note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
+    return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
 
 def _data_range(frame, random_level: float | None, log_y: bool):
@@ -163,7 +169,7 @@ def animation(reference: np.ndarray, components: dict, columns: list, component:
 
     def traces(r):
         out = [go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444")]
-        out += [go.Bar(x=x, y=aligned[m][r], name=m, marker_color=color_or_grey(m)) for m in aligned]
+        out += [go.Bar(x=x, y=aligned[m][r], name=name(m), marker_color=color_or_grey(m)) for m in aligned]
         return out
 
     fig = go.Figure(data=traces(0), frames=[go.Frame(data=traces(r), name=str(r)) for r in range(reps)])
@@ -189,7 +195,7 @@ def convergence_traces(traces: dict, random_level: float | None = None) -> go.Fi
     fig = go.Figure()
     for label, errors in traces.items():
         errs = nonempty(errors, f"trace {label}")
-        fig.add_scatter(x=np.arange(errs.size), y=errs, mode="lines+markers", name=str(label))
+        fig.add_scatter(x=np.arange(errs.size), y=errs, mode="lines+markers", name=name(label))
     if random_level is not None:
         fig.add_hline(y=random_level, line_dash="dot", annotation_text="random subspace")
     return layout(fig, "Convergence: subspace error per iteration", "iteration", "‖sin Θ‖_F to the truth")
@@ -199,7 +205,7 @@ def support_heatmap(selected: dict, truth, d: int) -> go.Figure:
     """Rows selected by each mechanism (1) against the true support (first row)."""
     if d < 1 or not selected:
         raise ValueError("need d >= 1 and at least one mechanism's selection.")
-    labels = ["truth"] + list(selected)
+    labels = ["truth"] + [name(m) for m in selected]
     grid = np.zeros((len(labels), d))
     grid[0, np.asarray(truth, dtype=int)] = 1
     for i, rows in enumerate(selected.values(), start=1):
@@ -215,7 +221,7 @@ def communication_bar(costs: dict) -> go.Figure:
     if not costs:
         raise ValueError("no communication costs to draw.")
     names = list(costs)
-    fig = go.Figure(go.Bar(x=names, y=[costs[n] for n in names],
+    fig = go.Figure(go.Bar(x=[name(n) for n in names], y=[costs[n] for n in names],
                            marker_color=[color_or_grey(n) for n in names]))
     return layout(fig, "Communication: numbers sent", "mechanism", "numbers")
 
@@ -231,10 +237,10 @@ def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.
     top = top or k
     x = [f"PC{i + 1}" for i in range(top)]
     fig = go.Figure(go.Bar(x=x, y=100 * ref[:top], name="non-private (exact)", marker_color="#bbb"))
-    for name, (ratio, half) in private.items():
+    for label, (ratio, half) in private.items():
         ratio, half = np.asarray(ratio, dtype=float)[:top], np.asarray(half, dtype=float)[:top]
-        fig.add_trace(go.Bar(x=x[:len(ratio)], y=100 * ratio, name=f"{text(name)} (private)",
-                             marker_color=color_or_grey(name),
+        fig.add_trace(go.Bar(x=x[:len(ratio)], y=100 * ratio, name=f"{name(label)} (private)",
+                             marker_color=color_or_grey(label),
                              error_y=dict(type="data", array=100 * half, visible=True)))
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="% of the total variance", rangemode="tozero")
@@ -264,11 +270,11 @@ def score_heatmaps(panels: dict, edges) -> go.Figure:
     centres = (edges[:-1] + edges[1:]) / 2
     centres_y = (ey[:-1] + ey[1:]) / 2
     names = list(panels)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[text(n) for n in names], shared_yaxes=True)
-    for i, name in enumerate(names, start=1):
-        counts = np.maximum(np.asarray(panels[name], dtype=float), 0.0)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[name(n) for n in names], shared_yaxes=True)
+    for i, label in enumerate(names, start=1):
+        counts = np.maximum(np.asarray(panels[label], dtype=float), 0.0)
         if counts.ndim == 1:
-            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(name), showlegend=False), 1, i)
+            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False), 1, i)
         else:
             fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres_y, colorscale="Blues", showscale=False,
                                      hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"), 1, i)

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from .. import risk
 from ..privacy import PrivacyCurve
-from .base import PALETTE, color_or_grey, layout, text
+from .base import LEGEND_BELOW, PALETTE, color_or_grey, layout, name, text
 
 _GUESS = dict(color="#999", dash="dot", width=2)
 
@@ -83,12 +83,12 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
         alpha, beta = risk.tradeoff_curve(curve)
         acc = 0.5 + risk.attacker_advantage(curve) / 2
         desc = short_description(curve)
-        head = desc if label == desc else f"{text(label)}: {desc}"
-        name = f"{head}, best guess right ≤ {risk.format_percent(acc)}"
-        fig.add_scatter(x=alpha, y=beta, mode="lines", name=name, line=dict(color=color, width=3),
+        head = desc if label == desc else f"{name(label)}: {desc}"
+        legend = f"{head}, best guess right ≤ {risk.format_percent(acc)}"
+        fig.add_scatter(x=alpha, y=beta, mode="lines", name=legend, line=dict(color=color, width=3),
                         fill="tozeroy" if i == 0 else None, fillcolor="rgba(120,120,120,0.12)" if i == 0 else None,
                         hovertemplate="false positives %{x:.3f}<br>false negatives ≥ %{y:.3f}<extra>"
-                                      + text(label) + "</extra>")
+                                      + name(label) + "</extra>")
     grid = np.array([0.0, 1.0])
     fig.add_scatter(x=grid, y=1 - grid, mode="lines", name="random guessing (no information)", line=_GUESS,
                     hoverinfo="skip")
@@ -105,7 +105,6 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
     layout(fig, "The best attacker's test: is this person's row in?",
            "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
            height=height or int(320 + 14 * font_size))
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
     return _fonts(fig, font_size)
 
 
@@ -128,8 +127,8 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
         when = "for every output" if b.always else f"except with prob. ≤ {b.tail:.2g}"
         if b.kind == "none":
             when = "no protection"
-        fig.add_scatter(x=p, y=q, mode="lines", name=f"{text(label)} ({when})", line=dict(color=color, width=3),
-                        hovertemplate="prior %{x:.2%} → at most %{y:.2%}<extra>" + text(label) + "</extra>")
+        fig.add_scatter(x=p, y=q, mode="lines", name=f"{name(label)} ({when})", line=dict(color=color, width=3),
+                        hovertemplate="prior %{x:.2%} → at most %{y:.2%}<extra>" + name(label) + "</extra>")
         marks = [risk.posterior_bound(curve, float(pr), tail) for pr in priors]
         fig.add_scatter(x=[m.prior for m in marks], y=[m.posterior for m in marks], mode="markers+text",
                         marker=dict(size=round(0.8 * font_size), color=color), showlegend=False,
@@ -143,7 +142,7 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
     layout(fig, "How sure can an attacker become?",
            "attacker's belief before the release (prior)", "most it can believe after (posterior)",
            height=height or int(320 + 14 * font_size))
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), margin=dict(r=45))
+    fig.update_layout(margin=dict(r=45))
     return _fonts(fig, font_size)
 
 
@@ -223,5 +222,5 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
                      tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
     fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
     fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
-                      template="plotly_white", legend=dict(orientation="h", y=-0.45, x=0))
+                      template="plotly_white", legend=LEGEND_BELOW)
     return _fonts(fig, font_size)

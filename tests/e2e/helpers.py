@@ -72,4 +72,53 @@ def go_to(page, title: str):
     page.wait_for_function(f"() => document.querySelector('h1') && document.querySelector('h1').innerText.includes({heading!r})",
                            timeout=60_000)
     settle(page)
-    page.wait_for_function("() => location.search.includes('eps=')", timeout=60_000)
+
+
+#: Text elements whose content must never be cut with an ellipsis or clipped: buttons, metric labels, widget labels,
+#: the mechanism chips of a multiselect, the value a select box shows.
+TRUNCATED = """() => [...document.querySelectorAll(
+    'button, [data-testid="stMetricLabel"] p, .stMarkdownEllipsis, [data-testid="stWidgetLabel"] p, [data-tag] > span, '
+    + '[data-testid="stSelectbox"] input[role="combobox"]')]
+    .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText || e.value)"""
+
+#: Chart labels drawn over one another, per chart: a legend over tick labels, axis titles or the title; the title
+#: over an axis title (a long rotated title runs up into it); an axis title over its own tick labels.
+COVERED = """() => {
+  const out = [];
+  const overlap = (a, b) => !(a.right <= b.left + 1 || a.left >= b.right - 1 || a.bottom <= b.top + 1
+                              || a.top >= b.bottom - 1);
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const boxes = sel => [...gd.querySelectorAll(sel)].map(e => [e.textContent, e.getBoundingClientRect()])
+                                                       .filter(([t, r]) => r.width > 0 && t.trim());
+    const legend = gd.querySelector('.legend');
+    const pairs = [['.gtitle', '.g-xtitle text, .g-ytitle text'], ['.g-ytitle text', '.ytick text'],
+                   ['.g-xtitle text', '.xtick text']];
+    for (const [first, second] of pairs)
+      for (const [ta, a] of boxes(first)) for (const [tb, b] of boxes(second))
+        if (overlap(a, b)) out.push(ta + ' / ' + tb);
+    if (!legend) continue;
+    const L = legend.getBoundingClientRect();
+    for (const [t, r] of boxes('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .gtitle'))
+      if (overlap(r, L)) out.push('legend / ' + t);
+  }
+  return out;
+}"""
+
+#: Font size (px) and colour of every tick label of the charts on the page.
+TICK_STYLES = """() => [...document.querySelectorAll('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text')]
+    .map(t => [parseFloat(getComputedStyle(t).fontSize), getComputedStyle(t).fill])"""
+
+
+def luminance(css_colour: str) -> float:
+    """Relative luminance (0 black, 1 white) of an ``rgb(r, g, b)`` colour."""
+    r, g, b = (int(v) / 255 for v in css_colour[css_colour.index("(") + 1:css_colour.index(")")].split(",")[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def in_viewport(page, selector: str) -> bool:
+    """True when the first element matching ``selector`` lies wholly inside the window, as drawn now."""
+    return page.evaluate("""sel => { const e = document.querySelector(sel); if (!e) return false;
+        const r = e.getBoundingClientRect();
+        return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; }""",
+                         selector)
