@@ -9,6 +9,7 @@ Report page shows.
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 import zlib
@@ -21,6 +22,7 @@ import pandas as pd
 from . import metrics
 from .api import run
 from .budget import BudgetSplit, release_pca
+from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE
 from .prepare import PreparedData, center_data, prepare
 from .registry import display_name, get_mechanism
 from .validation import check_matrix
@@ -52,6 +54,26 @@ class Reference:
         return cls.from_gram(c.T @ c)
 
 
+@dataclass(frozen=True)
+class RadiusRule:
+    """The public settings of a clipping radius chosen privately inside each release
+    (:func:`dppca_core.choices.private_radius`): the candidates' bounds (data units) and the target quantile."""
+
+    bounds: tuple[float, float] = DEFAULT_RADIUS_BOUNDS
+    quantile: float = DEFAULT_RADIUS_QUANTILE
+
+    def __post_init__(self):
+        low, high = (float(b) for b in self.bounds)
+        if not (math.isfinite(low) and math.isfinite(high) and 0 < low < high):
+            raise ValueError(f"radius bounds must be two positive numbers, the lower first (got {self.bounds!r}); "
+                             "give public bounds on the rows' norms in the data's units.")
+        if not 0 < float(self.quantile) < 1:
+            raise ValueError(f"the radius quantile must lie strictly between 0 and 1 (got {self.quantile!r}).")
+
+    def release_args(self) -> dict:
+        return {"radius_bounds": tuple(float(b) for b in self.bounds), "radius_quantile": float(self.quantile)}
+
+
 #: how the rows are centred before the mechanisms see them: "none", "private" (a private mean released inside each
 #: release from its own budget share) or "empirical" (the data's own mean: NOT private)
 CENTRING = ("none", "private", "empirical")
@@ -70,6 +92,12 @@ class ExperimentInput:
     center: str
     private: bool
     note: str
+    radius: RadiusRule | None = None
+
+    @property
+    def release_radius(self):
+        """The clipping radius each release uses: the public one, or "private" (chosen inside each release)."""
+        return self.data.data_norm if self.radius is None else "private"
 
     @property
     def release_center(self) -> str:
@@ -92,7 +120,7 @@ def scale_columns(X, bounds) -> np.ndarray:
     return X / b
 
 
-def prepare_input(X, data_norm: float, center: str = "none", scale=None) -> ExperimentInput:
+def prepare_input(X, data_norm, center: str = "none", scale=None, radius: RadiusRule | None = None) -> ExperimentInput:
     """The mechanisms' input and the reference, as the dashboard and its exported script build them.
 
     Order: divide each column by its public bound (``scale``, optional), centre (``center``, one of
@@ -101,11 +129,27 @@ def prepare_input(X, data_norm: float, center: str = "none", scale=None) -> Expe
     reference is the PCA of those rows centred with their exact mean (what the private release aims at). ``X`` may
     be a :class:`dppca_core.stats.SufficientStats` (a file streamed into n and the Gram matrix) when there is no
     centring and no scaling.
+
+    ``data_norm="private"``: each release chooses R itself from its radius share (``radius``, a
+    :class:`RadiusRule`, default bounds and quantile). The rows are kept clipped to the rule's upper bound (the
+    largest R it can choose: clipping there first changes nothing), and the reference is their PCA: what an
+    analyst who could read the data would compute, so the diagnostics include what clipping at the private R costs.
     """
     from .stats import SufficientStats
 
     if center not in CENTRING:
         raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
+    if isinstance(data_norm, str):
+        if data_norm != "private":
+            raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
+        if isinstance(X, SufficientStats):
+            raise ValueError("choosing R privately reads each row's norm, which a file streamed into sufficient "
+                             "statistics no longer has: give a public R for it (or upload a sample of the rows).")
+        radius = radius or RadiusRule()
+        inp = prepare_input(X, float(radius.bounds[1]), center, scale)
+        return ExperimentInput(inp.data, inp.reference, inp.center, inp.private, inp.note, radius)
+    if radius is not None:
+        raise ValueError("a radius rule applies only to data_norm='private'; drop it or choose R privately.")
     if isinstance(X, SufficientStats):
         if center != "none" or scale is not None:
             raise ValueError("a file streamed into sufficient statistics keeps no rows: it can only be analysed "
@@ -200,6 +244,7 @@ class Repetitions:
     recall: np.ndarray | None
     f1: np.ndarray | None
     first: object = field(repr=False)  # the first repetition's Release
+    radius: np.ndarray | None = None   # the clipping radius each repetition chose privately (published), if it did
 
     def metric(self, name: str) -> np.ndarray | None:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
@@ -218,7 +263,7 @@ THREADED_MIN_SECONDS = 0.02
 def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: float, neighbors: str, reps: int,
            seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
            s: int = 0, budget: BudgetSplit | None = None, center: str = "none",
-           workers: int | None = None) -> Repetitions:
+           workers: int | None = None, radius: RadiusRule | None = None) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
@@ -228,28 +273,37 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
     ``threaded_reps`` (their time goes to loops that release the GIL) when the first repetition took at least
     :data:`THREADED_MIN_SECONDS`, else one (BLAS already uses every core; short runs gain nothing). Each
     repetition has its own seed, so the results do not depend on the number of threads.
+
+    ``radius`` (a :class:`RadiusRule`): each repetition chooses its clipping radius privately from the budget's
+    radius share (``data`` holds the rows clipped to the rule's upper bound, as :func:`prepare_input` makes them);
+    the radii chosen are in ``Repetitions.radius``.
     """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    full = budget is not None or center == "private"
+    full = budget is not None or center == "private" or radius is not None
     reference = reference or Reference.of(data, centred=center == "private")
+    # with a private radius each release reads the rows in the data's units (clipped to the rule's upper bound)
+    X, data_norm, extra = (data.rows * data.data_norm, "private", radius.release_args()) if radius is not None \
+        else (data, data.data_norm, {})
     ref = reference.vectors[:, :k]
     best = float(np.sum(reference.eigenvalues[:k]))
 
     def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
-            return release_pca(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, budget=budget,
-                               center=center, **(params or {}))
+            return release_pca(mechanism, X, k, epsilon, delta, neighbors, data_norm, rng, budget=budget,
+                               center=center, **extra, **(params or {}))
         return run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
 
-    comps, dist, energy, prec, rec, f1 = [], [], [], [], [], []
+    comps, dist, energy, prec, rec, f1, radii = [], [], [], [], [], [], []
 
     def score(release) -> None:
         V = release.components
+        if radius is not None:
+            radii.append(release.outputs["radius"]["value"])
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))
         energy.append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
@@ -272,7 +326,7 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
             score(release_of(rep))
     arr = (lambda x: np.asarray(x) if support is not None else None)
     return Repetitions(mechanism, np.asarray(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
-                       arr(f1), first)
+                       arr(f1), first, np.asarray(radii) if radius is not None else None)
 
 
 def support_for(reference: Reference, planted, s: int, k: int):
@@ -293,6 +347,10 @@ def summary(values) -> tuple[float, float, float] | None:
     return float(np.mean(v)), float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
 
 
+#: the results table's column of the radii chosen privately (a published output, not a diagnostic)
+RADIUS_COLUMN = "R chosen privately (published)"
+
+
 def results_table(results: dict) -> pd.DataFrame:
     """One row per mechanism: guarantee, noise scale and mean [95% band] of each diagnostic (as text)."""
     rows = []
@@ -304,6 +362,9 @@ def results_table(results: dict) -> pd.DataFrame:
                                    ("captured energy %", res.energy, "{:.1f}"), ("support F1", res.f1, "{:.2f}")):
             s = summary(values)
             row[label] = "n/a" if s is None else f"{fmt.format(s[0])} [{fmt.format(s[1])}, {fmt.format(s[2])}]"
+        s = summary(getattr(res, "radius", None))
+        if s is not None:  # published by each release (its radius share), summarised over the repetitions
+            row[RADIUS_COLUMN] = f"{s[0]:.4g} [{s[1]:.4g}, {s[2]:.4g}]"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -321,8 +382,9 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsi
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
     """
+    radius = None
     if isinstance(data, ExperimentInput):
-        data, reference, center = data.data, data.reference, data.release_center
+        data, reference, center, radius = data.data, data.reference, data.release_center, data.radius
     else:
         reference = Reference.of(data, centred=center == "private")
     support = support_for(reference, support, s, k)
@@ -330,7 +392,8 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsi
     for mech in mechanisms:
         try:
             results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
-                                   (params or {}).get(mech, {}), reference, support, s, budget, center)
+                                   (params or {}).get(mech, {}), reference, support, s, budget, center,
+                                   radius=radius)
         except ValueError as exc:
             refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})
     table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \

@@ -188,18 +188,40 @@ def _preprocessing_controls(ds):
                help="Without centring, PCA finds the directions of largest second moment: when the data's mean is "
                     "far from 0, the first component points at the mean. A private mean uses its own share of the "
                     "budget (sidebar on Explore: Budget split). The data's own mean is not private.")
-    c[1].number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
-                      help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
-                           "possible range of each feature), not from these data.")
-    c[1].radio("R comes from", list(scenario.R_SOURCES), format_func=lambda v: scenario.R_SOURCES[v][0],
-               **scenario.bind("rfrom"),
-               help="Say where R came from: a release to publish states its guarantee only when R was chosen "
-                    "without reading these data; an R read from the hints below makes it state none.")
+    with c[1]:
+        _radius_controls()
     with c[2]:
         _bounds_popover(ds)
         if scn["scale"] == "bounds":
             st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
             st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
+
+
+def _radius_controls() -> None:
+    """R: a public number (from a bound you know, or from the hints: not private), or chosen privately inside each
+    release from its own budget share (public bounds on R, a target quantile of the row norms)."""
+    st.radio("R comes from", list(scenario.R_SOURCES), format_func=lambda v: scenario.R_SOURCES[v][0],
+             **scenario.bind("rfrom"),
+             help="Say where R came from: a release to publish states its guarantee only when R was chosen without "
+                  "reading these data, or privately; an R read from the hints below makes it state none.")
+    if not scenario.private_radius(scn):
+        st.number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
+                        help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
+                             "possible range of each feature), not from these data.")
+        return
+    b = st.columns(2)
+    b[0].number_input("smallest R", min_value=1e-9, format="%g", **scenario.bind("rlo"),
+                      help="Public bounds on R, in the data's units (after any scaling): a wide range costs a few "
+                           "more noisy counts, never privacy.")
+    b[1].number_input("largest R", min_value=1e-9, format="%g", **scenario.bind("rhi"))
+    st.slider("target quantile of the row norms", 0.5, 0.99, step=0.01, **scenario.bind("rq"),
+              help="R lands near this quantile of the rows' norms: about (1 − quantile) of the rows are clipped.")
+    st.slider("radius share of the budget", 0.05, 0.3, step=0.05, format="%.2f", **scenario.bind("bradius"),
+              help="The share of each release's (ε, δ) spent on choosing R (a noisy binary search over the "
+                   "candidates); the subspace gets what the other shares leave.")
+    st.caption(f"Each release chooses R privately: a noisy binary search for the {scn['rq']:g} quantile of the "
+               f"rows' norms between {scn['rlo']:g} and {scn['rhi']:g}, with {scn['bradius']:.0%} of its budget. "
+               "The R chosen is part of the release: Explore and the Report show it.")
 
 
 def _apply_scaling(bounds: list, source: str) -> None:
@@ -252,7 +274,7 @@ def _largest_values(X) -> np.ndarray:
 
 def _radius_hints(ds, prep):
     """Hints about R from the rows' norms (after any scaling): a non-private diagnostic for the analyst."""
-    if not ds.has_rows:
+    if not ds.has_rows or prep.radius is not None:  # a private R reads no hint
         return
     scale = data.column_scale(ds, scn)
     rows = ds.X if scale is None else ds.X / np.asarray(scale)
@@ -298,8 +320,9 @@ with boundary("the data summary"):
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
     m[1].metric("features d", ds.d)
-    m[2].metric("rows clipped at R", f"{prep.data.n_clipped:,}",
-                help="Rows whose norm exceeded the public radius R and were scaled down to it (not private).")
+    m[2].metric("rows clipped at R" if prep.radius is None else "rows above the largest R", f"{prep.data.n_clipped:,}",
+                help="Rows whose norm exceeded the public radius R (or, with R chosen privately, its upper bound) "
+                     "and were scaled down to it (not private).")
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
     if k >= ds.d:

@@ -73,6 +73,10 @@ def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites):
 with boundary("the distributed comparison"):
     ds = data.load_dataset(scn)
     prep = data.prepare(ds, scn)
+    if prep.radius is not None:
+        st.info(f"R is chosen privately for the central releases (Data page). The distributed mechanisms here have "
+                f"no private radius step: each site clips its rows to the public largest R, {prep.data.data_norm:g}.",
+                icon=":material/info:")
     k = int(scn["k"])
     truth = ds.truth[:, :k] if ds.truth is not None and ds.truth.shape[1] >= k else prep.reference[:, :k]
     if by_label:

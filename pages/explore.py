@@ -2,7 +2,7 @@
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import metrics, risk
+from dppca_core import experiments, metrics, risk
 
 from ui import compute, controls, data, guarantee, scenario, show, views
 from ui.errors import boundary
@@ -60,6 +60,10 @@ def _mechanism_block(res, random_level: float) -> None:
         guarantee.release_card(res.mechanism, res.published, res.privacy)
         st.markdown(f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
                     f"{spec.paper}*")
+        if res.radius is not None:
+            mean, lo, hi = experiments.summary(res.radius)
+            st.markdown(f"Clipping radius chosen privately by each release (published): R = {res.radius[0]:.4g} in "
+                        f"the first, {mean:.4g} on average, 95% of repetitions between {lo:.4g} and {hi:.4g}.")
         if spec.guarantee == "retracted":
             st.error("This mechanism's privacy claim is false: its releases are **not** differentially private. "
                      "Good utility here says nothing about privacy.", icon=":material/gpp_bad:")

@@ -46,8 +46,8 @@ def _publish_block(prep, results, vals) -> None:
     if choices:
         st.warning("These choices read the data without privacy, so the releases will state **no guarantee** "
                    "and name them: " + "; ".join(md_escape(c) for c in choices) + ". For a release with its "
-                   "guarantee, set R from a public bound and centre with a private mean (or not at all) on the "
-                   "Data page.", icon=":material/gpp_bad:")
+                   "guarantee, set R from a public bound (or choose it privately) and centre with a private mean "
+                   "(or not at all) on the Data page.", icon=":material/gpp_bad:")
     st.caption("One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
                "which the link records) with the budget split and centring shown here. Only what each release's "
                "proof covers is exported: no seed, no diagnostics. Not reproducible, by design.")
@@ -87,9 +87,22 @@ with boundary("the report"):
     for mech, res in results.items():
         guarantee.release_card(mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}")
     shares = report.budget_table(results)
+    split = scenario.budget(vals)
+    budget_fig = None if split is None else figures.budget_bar(split.as_dict())
+    radii = report.radius_table(results)
+    st.subheader("How the budget is split")
+    st.markdown(md_escape(report.privacy_statement(vals)))
+    if budget_fig is not None:
+        show.chart(budget_fig, key="report_budget")
+    else:
+        st.caption("The whole budget of each release goes to the subspace (no private mean, radius, scree or score "
+                   "plot).")
     if shares is not None:
-        st.subheader("How the budget is split")
         st.dataframe(shares, hide_index=True, width="stretch")
+    if radii is not None:
+        st.subheader("Clipping radius chosen privately")
+        st.caption("Each release chose its R from its radius share; R is part of what it publishes.")
+        st.dataframe(radii, hide_index=True, width="stretch")
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
@@ -101,12 +114,14 @@ with boundary("the report"):
     loadings = figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref)
                                               for m, r in results.items()}, ds.columns)
     show.chart(loadings, key="report_loadings")
-    figs = [main, loadings, figures.scree(prep.eigenvalues, k)]
+    figs = [main, loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
     if curves:
         figs += [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)]
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
         tables["How the budget is split"] = shares
+    if radii is not None:
+        tables["Clipping radius chosen privately (published by each release)"] = radii
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get("last_sweep")
     if last is not None:

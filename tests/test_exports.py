@@ -126,12 +126,12 @@ def test_report_of_private_data_is_an_exploration_record_not_a_release(app_test,
 
 def test_server_file_report_has_no_seeded_release_beside_the_seed(app_test, downloads, monkeypatch, tmp_path):
     """Issue 22: a server file was treated as public data, so the record held seeded releases beside the seed."""
-    from ui import data
+    from ui import server_files
 
     rng = np.random.default_rng(0)
     pd.DataFrame(rng.normal(size=(500, 4)) * [3, 2, 1, 0.5], columns=list("abcd")).to_csv(tmp_path / "t.csv",
                                                                                           index=False)
-    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(server_files.DATA_DIR_ENV, str(tmp_path))
     at = app_test(src="server:?", R="8.0", seed="3", mechs="analyze_gauss", reps="2")
     at.switch_page("pages/data.py").run()
     at.text_input(key="server_path").set_value("t.csv")
@@ -250,7 +250,10 @@ def test_release_follows_the_pages_budget_split_and_private_centring(app_test, d
 
 
 SPLITS = {"whole budget to the subspace": {}, "private mean, spectrum and scores":
-          {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1}}
+          {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1},
+          # R chosen privately (issue 22): its upper bound is the radius the rows were prepared with
+          "private radius, mean and spectrum": {"rfrom": "private", "rlo": 0.01, "rhi": 1.0, "bradius": 0.1,
+                                                "center": "private", "bmean": 0.1, "beig": 0.1}}
 
 
 @pytest.mark.parametrize("split", list(SPLITS))

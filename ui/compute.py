@@ -42,6 +42,7 @@ class RunResult:
     warnings: list
     seconds: float                # of the first repetition (a non-private diagnostic)
     trace: list | None = None     # distance to the reference per iteration (first repetition), if iterative
+    radius: np.ndarray | None = None  # reps: the clipping radius each release chose privately (published), if so
 
     @property
     def guarantee(self) -> str:
@@ -108,7 +109,7 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
     center = "private" if _prep.center == "private" else "none"
     reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
                                   json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
-                                  s, budget, center)
+                                  s, budget, center, radius=_prep.radius)
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
@@ -118,7 +119,7 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
         mechanism=mechanism, components=reps_out.components, distance=reps_out.distance, energy=reps_out.energy,
         precision=reps_out.precision, recall=reps_out.recall, f1=reps_out.f1, published=release.published(),
         privacy=release.privacy, caveat=release.caveat, warnings=list(release.diagnostics.get("warnings", [])),
-        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace,
+        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace, radius=reps_out.radius,
     )
 
 

@@ -224,6 +224,7 @@ class Prepared:
     center_note: str
     ref: experiments.Reference       # the non-private eigenvectors and eigenvalues of the Gram (descending)
     center: str = "none"             # "none", "private" (inside each release) or "empirical" (applied here)
+    radius: experiments.RadiusRule | None = None  # R chosen privately inside each release by this rule, if set
 
     @property
     def reference(self) -> np.ndarray:
@@ -235,16 +236,17 @@ class Prepared:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _prepare(key: str, center: str, R: float, scale: tuple | None, _X: np.ndarray) -> Prepared:
-    """The mechanisms' input and the non-private reference, once per (dataset, centring, R, scaling), shared by
-    sessions: :func:`dppca_core.experiments.prepare_input`, the same path as the Report's script.
+def _prepare(key: str, center: str, R, scale: tuple | None, radius, _X: np.ndarray) -> Prepared:
+    """The mechanisms' input and the non-private reference, once per (dataset, centring, R, scaling, radius rule),
+    shared by sessions: :func:`dppca_core.experiments.prepare_input`, the same path as the Report's script.
 
     "private" centring happens inside each release (its mean is part of the release), so the input stays the
-    clipped rows; "empirical" centring (not private) is applied here.
+    clipped rows; "empirical" centring (not private) is applied here. ``R="private"``: each release chooses R
+    from its radius share (``radius``, a RadiusRule); the rows are kept clipped to the rule's upper bound.
     """
-    inp = experiments.prepare_input(_X, R, center, scale)
-    return Prepared(data=inp.data, key=f"{key}|{center}|{R!r}|{scale!r}", center_private=inp.private,
-                    center_note=inp.note, ref=inp.reference, center=center)
+    inp = experiments.prepare_input(_X, R, center, scale, radius)
+    return Prepared(data=inp.data, key=f"{key}|{center}|{R!r}|{scale!r}|{radius!r}", center_private=inp.private,
+                    center_note=inp.note, ref=inp.reference, center=center, radius=inp.radius)
 
 
 def column_scale(ds: Dataset, scn: dict) -> tuple | None:
@@ -262,10 +264,14 @@ def column_scale(ds: Dataset, scn: dict) -> tuple | None:
 
 
 def prepare(ds: Dataset, scn: dict) -> Prepared:
-    """Scale by public bounds (optional), centre and clip to the public radius R; cached on the data's hash, the
-    centring, R and the bounds."""
-    R = float(scn["R"])
-    if not R > 0:
+    """Scale by public bounds (optional), centre and clip to the public radius R (or keep the rows for a radius
+    chosen privately in each release); cached on the data's hash, the centring, R, the bounds and the radius
+    rule."""
+    from .scenario import radius_rule
+
+    radius = radius_rule(scn)
+    R = "private" if radius is not None else float(scn["R"])
+    if radius is None and not R > 0:
         raise ValueError(f"the clipping radius R must be positive (got {R:g}).")
     if scn["center"] not in experiments.CENTRING:
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
@@ -274,11 +280,14 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
         raise ValueError("a file streamed into sufficient statistics cannot be rescaled per column after reading; "
                          "turn the scaling off (or upload a sample of the rows).")
     if ds.stats is not None:
+        if radius is not None:
+            raise ValueError("choosing R privately reads each row's norm, which a streamed file no longer has: give "
+                             "a public R on the Data page (or upload a sample of the rows).")
         if scn["center"] != "none":
             raise ValueError("a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
                              "uncentred; set the centring to none (or upload a sample of the rows).")
         return _prepare_streamed(ds.key, R, ds.stats)
-    return _prepare(ds.key, scn["center"], R, scale, ds.X)
+    return _prepare(ds.key, scn["center"], R, scale, radius, ds.X)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -91,10 +91,14 @@ def publishable_releases(data, mechs: list, vals: dict, center: str) -> dict:
     names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`)."""
     split = scenario.budget(vals)
     choices = scenario.nonprivate_choices(vals)
+    rule = scenario.radius_rule(vals)
+    # a radius chosen privately reads the rows in the data's units (kept clipped to the rule's upper bound)
+    X, radius, extra = (data.rows * data.data_norm, "private", rule.release_args()) if rule is not None \
+        else (data, data.data_norm, {})
     out = {}
     for mech in mechs:
-        release = dc.release_pca(mech, data, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], data.data_norm,
-                                 seed=None, budget=split, center=center, **scenario.mech_params(mech, vals))
+        release = dc.release_pca(mech, X, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], radius,
+                                 seed=None, budget=split, center=center, **extra, **scenario.mech_params(mech, vals))
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
 
@@ -142,8 +146,7 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
         rows.append(("Scaling", "each column divided by a bound on its values: "
                      + scenario.SCALE_SOURCES[vals["sfrom"]][0]))
     rows.append(("Centring", CENTRING_WORDS[vals["center"]]))
-    rows.append(("Clipping radius", f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; "
-                                    f"{prep.data.n_clipped:,} rows were longer and clipped (a non-private count)"))
+    rows.append(("Clipping radius", radius_words(vals, prep)))
     rows.append(("Mechanisms", _names(mechs) if mechs else "none"))
     rows.append(("Privacy budget", f"ε = {vals['eps']:g}, δ = {vals['delta']:g} for each release; neighbouring "
                                    f"datasets {describe_neighbors(vals['nb'])}"))
@@ -162,6 +165,45 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     rows.append(("Repetitions", f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "
                                 "and reproduce, never to publish)"))
     return pd.DataFrame(rows, columns=["setting", "value"])
+
+
+def radius_words(vals: dict, prep) -> str:
+    """Where R came from, in words: a public number, or chosen privately inside each release by its rule."""
+    if prep.radius is None:
+        return (f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
+                "and clipped (a non-private count)")
+    low, high = prep.radius.bounds
+    return (f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
+            f"{prep.radius.quantile:g} quantile of the rows' norms between {low:g} and {high:g} (the R each release "
+            "chose is published with it: see the radius table)")
+
+
+def radius_table(results: dict) -> pd.DataFrame | None:
+    """The clipping radius each mechanism's releases chose privately (a published output of each release): the first
+    repetition's and the mean and 95% range over the repetitions. None when R was public."""
+    rows = []
+    for mech, res in results.items():
+        if res.radius is None:
+            continue
+        mean, lo, hi = experiments.summary(res.radius)
+        rows.append({"mechanism": display_name(mech), "R of the first release": f"{res.radius[0]:.4g}",
+                     "mean R over repetitions": f"{mean:.4g}", "95% of repetitions": f"{lo:.4g} to {hi:.4g}"})
+    return pd.DataFrame(rows) if rows else None
+
+
+def privacy_statement(vals: dict) -> str:
+    """Whether every data-dependent choice before the release is private, in one sentence (or which are not)."""
+    choices = scenario.nonprivate_choices(vals)
+    if not choices:
+        made = ["the clipping radius R " + ("chosen privately" if scenario.private_radius(vals) else
+                                            "from a public bound")]
+        made.append({"none": "no centring", "private": "a private mean"}.get(vals["center"], vals["center"]))
+        if vals["scale"] == "bounds":
+            made.append("scaling by public bounds")
+        return ("Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
+                "its full guarantee.")
+    return ("Not every choice that depends on the data is private, so a release states no guarantee. Not private: "
+            + "; ".join(choices) + ".")
 
 
 def _percent(x: float) -> str:
@@ -199,6 +241,7 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> lis
         person = [s for s in sentences if "10% sure" in s] or sentences[-1:]
         out.append(f"What ε = {vals['eps']:g} means for one person ({display_name(mech)}): {sentences[0]} "
                    + " ".join(person))
+    out.append(privacy_statement(vals))
     return out
 
 
@@ -313,6 +356,9 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
         f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
     scale = tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None
     load = "\n".join(_load_lines(vals, upload))
+    rule = scenario.radius_rule(vals)
+    norm = vals["R"] if rule is None else "private"
+    radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
     return f'''"""{record_line(vals)}
 
 Reproduces a DP-PCA Explorer exploration: prints the Report's table (generated by the app).
@@ -325,8 +371,8 @@ import dppca_core as dc
 from dppca_core import experiments
 
 {load}
-# the page's path: public per-column scaling, centring ({vals['center']}), clipping to the public radius R
-inp = experiments.prepare_input(X, data_norm={vals['R']!r}, center={vals['center']!r}, scale={scale!r})
+# the page's path: public per-column scaling, centring ({vals['center']}), clipping radius R ({vals['rfrom']})
+inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale!r}, radius={radius})
 budget = {budget}  # shares of each release's budget (None: all to the subspace)
 params = {params!r}
 table, _ = experiments.compare(inp, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},

@@ -48,6 +48,7 @@ R_SOURCES = {
     "public": ("a public bound I know (no data read)", None),
     "hints": ("read from the data's hints (NOT private)", "the clipping radius R was read from the data (the Data "
                                                           "page's hints)"),
+    "private": ("chosen privately inside each release (its own budget share)", None),
 }
 #: Where the per-column scaling bounds came from, as R_SOURCES.
 SCALE_SOURCES = {
@@ -202,6 +203,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("center", "choice", "none", choices=("none", "private", "empirical")),
     Field("R", "float", 1.0, 1e-9, 1e12),
     Field("rfrom", "choice", "public", choices=tuple(R_SOURCES)),
+    # a radius chosen privately: public bounds on it (data units) and the target quantile of the row norms
+    Field("rlo", "float", 1e-3, 1e-9, 1e12),
+    Field("rhi", "float", 1e4, 1e-9, 1e12),
+    Field("rq", "float", 0.9, 0.5, 0.99),
     Field("scale", "choice", "none", choices=("none", "bounds")),
     Field("bounds", "text", "", check=_check_bounds),
     Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
@@ -219,6 +224,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("bmean", "float", 0.1, 0.0, 0.3),
     Field("beig", "float", 0.0, 0.0, 0.3),
     Field("bscores", "float", 0.0, 0.0, 0.3),
+    Field("bradius", "float", 0.1, 0.05, 0.3),
     # trade-offs
     Field("sweep", "choice", "eps", choices=SWEEP_AXES),
     Field("metric", "choice", "subspace_distance", choices=METRICS),
@@ -471,9 +477,28 @@ def budget(vals: dict | None = None):
     mean = vals["bmean"] if vals["center"] == "private" else 0.0
     if vals["center"] == "private" and mean <= 0:
         raise ValueError("centring with a private mean needs a positive mean share: raise it in the budget split.")
-    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0:
+    radius = vals["bradius"] if private_radius(vals) else 0.0
+    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0 and radius == 0:
         return None
-    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=vals["bscores"])
+    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=vals["bscores"], radius=radius)
+
+
+def private_radius(vals: dict | None = None) -> bool:
+    """Whether each release chooses its clipping radius privately (from the radius share)."""
+    vals = values() if vals is None else vals
+    return vals["rfrom"] == "private"
+
+
+def radius_rule(vals: dict | None = None):
+    """The public settings of the private radius (:class:`dppca_core.experiments.RadiusRule`), or None when R is
+    a public number; ValueError naming the fix when the bounds are in the wrong order."""
+    vals = values() if vals is None else vals
+    if not private_radius(vals):
+        return None
+    if not vals["rlo"] < vals["rhi"]:
+        raise ValueError(f"the bounds on R must be a smaller and a larger number (got {vals['rlo']:g} and "
+                         f"{vals['rhi']:g}): set them on the Data page.")
+    return experiments.RadiusRule((vals["rlo"], vals["rhi"]), vals["rq"])
 
 
 def nonprivate_choices(vals: dict | None = None) -> list[str]:

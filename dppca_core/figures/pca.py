@@ -226,6 +226,41 @@ def communication_bar(costs: dict) -> go.Figure:
     return layout(fig, "Communication: numbers sent", "mechanism", "numbers")
 
 
+#: what each part of a release's budget buys, in words, and its colour (a part, not a mechanism: greys and blues
+#: kept apart from the mechanism palette; dark enough for white text)
+BUDGET_PARTS = {
+    "scale": ("scaling (column scales)", "#5b5b5b"),
+    "radius": ("radius (choosing R)", "#8c510a"),
+    "mean": ("mean (centring)", "#01665e"),
+    "subspace": ("subspace (the components)", "#1f4e8c"),
+    "eigenvalues": ("eigenvalues (private scree)", "#6a3d9a"),
+    "groups": ("groups (labels present)", "#7f3b08"),
+    "frame": ("frame (score plot axes)", "#3f6212"),
+    "scores": ("scores (score plot)", "#b2182b"),
+}
+
+
+def budget_bar(shares: dict) -> go.Figure:
+    """One release's budget split as one bar of its parts (``shares``: part -> fraction of the total, e.g.
+    ``BudgetSplit.as_dict()``); parts with no share are left out, each segment labelled with its percentage."""
+    parts = [(part, float(share)) for part, share in shares.items() if float(share) > 0]
+    if not parts:
+        raise ValueError("no budget share to draw: give at least one part a positive share.")
+    unknown = [part for part, _ in parts if part not in BUDGET_PARTS]
+    if unknown:
+        raise ValueError(f"unknown budget part(s) {unknown}: use {list(BUDGET_PARTS)}.")
+    fig = go.Figure()
+    for part, share in parts:
+        label, colour = BUDGET_PARTS[part]
+        fig.add_trace(go.Bar(x=[100.0 * share], y=["budget"], orientation="h", name=label, marker_color=colour,
+                             text=[f"{label}: {share:.0%}"], textposition="inside", insidetextanchor="middle",
+                             textfont=dict(color="white"), hovertemplate=f"{label}: %{{x:.0f}}%<extra></extra>"))
+    fig.update_layout(barmode="stack", showlegend=True)
+    fig.update_yaxes(showticklabels=False)
+    fig.update_xaxes(range=[0, 100])
+    return layout(fig, "How one release's (ε, δ) is split", "% of the budget", height=230)
+
+
 def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.Figure:
     """Explained-variance ratios: the non-private ones (grey) beside each mechanism's private ones with intervals.
 

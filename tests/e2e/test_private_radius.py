@@ -1,0 +1,58 @@
+"""End-to-end (issue 22): upload a CSV, choose R privately on the Data page, draw a release to publish on the
+Report, and download the Report: the budget breakdown and the R each release chose are in it."""
+import json
+import re
+
+import pytest
+
+from tests.e2e.helpers import assert_no_error, go_to, query, settle
+
+pytestmark = pytest.mark.e2e
+
+
+def test_upload_choose_r_privately_publish_and_download_the_report(server, browser, tmp_path):
+    csv = tmp_path / "survey.csv"
+    rows = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
+                                           for i in range(300)]
+    csv.write_text("\n".join(rows))
+    page = browser.new_page(viewport={"width": 1400, "height": 1600}, accept_downloads=True)
+    page.goto(f"{server}/data?mechs=analyze_gauss&reps=3&center=private")
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page)
+    page.get_by_text("Upload CSV / Parquet").click()
+    settle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
+    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
+    settle(page)
+    page.get_by_text("chosen privately inside each release").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('rfrom') === 'private'", timeout=60_000)
+    settle(page)
+    assert page.get_by_text("Each release chooses R privately").count() == 1
+    assert_no_error(page, "data page with R chosen privately")
+
+    go_to(page, "Report")
+    page.wait_for_selector('[data-testid="stDownloadButton"]', timeout=120_000)
+    settle(page, timeout=120_000)
+    assert query(page)["rfrom"] == "private"
+    body = page.inner_text("body")
+    assert "Every choice that depends on the data is private" in body
+    assert "Clipping radius chosen privately" in body
+    assert_no_error(page, "report with R chosen privately")
+
+    with page.expect_download() as got:
+        page.get_by_role("button", name="HTML report (offline)").click()
+    doc = open(got.value.path(), encoding="utf-8").read()
+    assert "How one release" in doc  # the budget breakdown (its figure and table)
+    table = doc.split("Clipping radius chosen privately", 1)[1]
+    radius = float(re.search(r"<td>([0-9.]+(?:e[+-]?[0-9]+)?)</td>", table).group(1))
+    assert 1e-3 <= radius <= 1e4
+
+    page.get_by_role("button", name="Draw releases to publish").click()
+    page.wait_for_selector('text="Download the publishable releases (JSON)"', timeout=120_000)
+    settle(page)
+    with page.expect_download() as got:
+        page.get_by_role("button", name="Download the publishable releases (JSON)").click()
+    released = json.loads(open(got.value.path(), encoding="utf-8").read())["releases"]["analyze_gauss"]
+    assert released["guarantee"] != "none" and "radius" in released["outputs"]
+    assert released["facts"]["budget"]["radius"]["share"] > 0
+    page.close()
