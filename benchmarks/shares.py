@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dppca_core as dc  # noqa: E402
 from dppca_core import metrics  # noqa: E402
+from dppca_core.figures import axis_edges  # noqa: E402
 from dppca_core.budget import BudgetSplit  # noqa: E402
 
 
@@ -69,9 +70,9 @@ def _measure(X: np.ndarray, epsilon: float, reps: int) -> dict:
         along = np.diag(V.T @ gram @ V) / np.trace(gram)
         rows["eigenvalues"].append(float(np.max(np.abs(rel.outputs["explained_variance_ratio"] - along))))
         counts = np.maximum(np.asarray(rel.outputs["scores"]["counts"], dtype=float), 0.0)
-        edges = rel.outputs["scores"]["edges"]
+        x_edges, y_edges = axis_edges(rel.outputs["scores"]["edges"])
         proj = (rows_b / R) @ V[:, :2]
-        true, _, _ = np.histogram2d(proj[:, 0], proj[:, 1], bins=[edges, edges])
+        true, _, _ = np.histogram2d(proj[:, 0], proj[:, 1], bins=[x_edges, y_edges])
         rows["scores"].append(0.5 * float(np.abs(counts / max(counts.sum(), 1) - true / true.sum()).sum()))
         rel = dc.release_pca("analyze_gauss", X, 2, epsilon, 1e-6, data_norm=R, seed=rep, **base)
         top = np.linalg.eigh(gram)[1][:, ::-1][:, :2]
@@ -84,7 +85,7 @@ LABELS = {
     "radius": ("radius", "the clipping radius R (0.9-quantile of the row norms)", "R / exact quantile"),
     "mean": ("mean", "the centre", "error / root-mean-square spread of the rows"),
     "eigenvalues": ("eigenvalues", "variances along the components and the total", "max error of the 2 ratios"),
-    "scores": ("scores", "2-D score histogram (24 x 24)", "total variation to the exact histogram"),
+    "scores": ("scores", "2-D score histogram (default bins)", "total variation to the exact histogram"),
     "subspace": ("subspace (all of it)", "the 2 components (Analyze Gauss)", "subspace distance (0 best, 1.41 worst)"),
 }
 
