@@ -199,3 +199,30 @@ def test_amin_iterative_releases_its_eigenvalues_on_a_grid():
     assert all(_grid_integer(v, grid) for v in amin.eigenvalues) and step > 0
     with pytest.raises(ValueError, match="replace"):
         dc.run("amin_iterative", X, 2, 2.0, neighbors="add_remove", eigenvalue_share=0.2, seed=3)
+
+
+def test_the_reports_publishable_export_carries_only_grid_values_and_integer_counts():
+    """The Report's "Draw releases to publish" export, read back from its JSON (which keeps every bit): the released
+    sums, variances and total are integers on their grids and the score counts are integers, release after release,
+    for D and for D' (so none is impossible under either: the noise can be any integer)."""
+    import json
+
+    from ui import report, scenario
+
+    X, Xp = _neighbours(n=400, d=6)
+    vals = {**scenario.DEFAULTS, "mechs": "analyze_gauss", "k": 1, "center": "private", "bmean": 0.1, "beig": 0.1,
+            "bscores": 0.1}
+    identified = 0
+    for _ in range(RELEASES // 20):
+        for data in (X, Xp):
+            text = report.releases_json(report.publishable_releases(dc.prepare(data, 1.0), ["analyze_gauss"], vals,
+                                                                    "private"))
+            pub = json.loads(text)["releases"]["analyze_gauss"]
+            out, facts = pub["outputs"], pub["facts"]
+            assert pub["fresh_randomness"] is True and pub["guarantee"] != "none"
+            step = facts["eigenvalue_grid"]
+            identified += sum(not _grid_integer(v, step) for v in out["variances_released"]["values"])
+            identified += not _grid_integer(out["total_variance"], step)
+            identified += sum(not _grid_integer(v, facts["mean_grid"]) for v in out["mean_sum"])
+            assert all(type(c) is int for c in np.ravel(np.asarray(out["scores"]["counts"], dtype=object)))
+    assert identified == 0
