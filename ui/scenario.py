@@ -486,7 +486,7 @@ def budget(vals: dict | None = None):
 def private_radius(vals: dict | None = None) -> bool:
     """Whether each release chooses its clipping radius privately (from the radius share)."""
     vals = values() if vals is None else vals
-    return vals["rfrom"] == "private"
+    return vals.get("rfrom", "public") == "private"
 
 
 def radius_rule(vals: dict | None = None):
