@@ -167,6 +167,20 @@ def prepare_input(X, data_norm, center: str = "none", scale=None, radius: Radius
     return ExperimentInput(data, Reference.of(data), center, centred.private, centred.note)
 
 
+def oracle_radius(data: PreparedData, quantile: float = DEFAULT_RADIUS_QUANTILE) -> float:
+    """The exact ``quantile`` of the rows' norms in the data's units: the R a private radius aims at, read from the
+    data without noise. **Not private**: an oracle, to show what choosing R privately costs against knowing it."""
+    if not 0 < float(quantile) < 1:
+        raise ValueError(f"the quantile must lie strictly between 0 and 1 (got {quantile!r}).")
+    if not data.has_rows:
+        raise ValueError("the oracle radius reads each row's norm: it needs the rows, not streamed statistics.")
+    norms = np.linalg.norm(data.rows, axis=1) * data.data_norm
+    radius = float(np.quantile(norms, float(quantile)))
+    if not radius > 0:
+        raise ValueError("the rows' norms are 0 at this quantile: there is no radius to compare with.")
+    return radius
+
+
 PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
                        "split); the rows are clipped to R again after centring. The reference is the PCA of the "
                        "rows centred with their exact mean (what the private release aims at).")

@@ -25,6 +25,12 @@ c[1].selectbox("Metric", list(compute.METRICS), format_func=lambda m: experiment
                help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
                     "optimal energy, and support F1: higher is better.", **scenario.bind("metric"))
 c[2].toggle("log y axis", **scenario.bind("logy"))
+oracle = scenario.private_radius(vals) and vals["oracle"]
+if scenario.private_radius(vals):
+    c[2].toggle("compare with an oracle R", **scenario.bind("oracle"),
+                help="Each mechanism also runs with R = the exact target quantile of the rows' norms, read from the "
+                     "data without noise (not private: an oracle), and the radius share given to the subspace: the "
+                     "gap between the two curves is what choosing R privately costs.")
 if not show.presenting():
     st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
                "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
@@ -36,34 +42,41 @@ def _sweep(axis, metric):
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
-    rows, errors = [], []
+    rows, oracle_rows, errors = [], [], []
     bar = st.progress(0.0, text="running the sweep…")
-    total = len(values) * max(len(mechs), 1)
+    total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
     done = 0
     for value in values:
         fields, extra = compute.point_settings(vals, axis, value)
         ds = data.load_dataset(fields)
         if axis == "k" and value >= ds.d:
             continue
-        prep = data.prepare(ds, fields)
-        for mech in mechs:
-            spec = dc.get_mechanism(mech)
-            p = scenario.mech_params(mech, vals)
-            p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
-            try:
-                res = compute.run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
-                                       neighbors=fields["nb"], reps=int(fields["sreps"]), seed=int(fields["seed"]),
-                                       params=p, s=int(fields["s"]), planted_support=ds.support,
-                                       budget=scenario.budget(fields))
-                rows += compute.sweep_rows(res, metric, axis, value)
-            except ValueError as exc:
-                errors.append(f"{display_name(mech)} at {label} = {value:g}: {exc}")
-            done += 1
-            bar.progress(done / total, text=f"{label} = {value:g} · {mech}")
+        runs = [(fields, rows, "")]
+        if oracle:  # the same point at the exact quantile of the norms (not private), the radius share to the subspace
+            prep = data.prepare(ds, fields)
+            runs.append(({**fields, "rfrom": "public", "R": experiments.oracle_radius(prep.data, fields["rq"])},
+                         oracle_rows, " (oracle R)"))
+        for point, out, suffix in runs:
+            prep = data.prepare(ds, point)
+            for mech in mechs:
+                spec = dc.get_mechanism(mech)
+                p = scenario.mech_params(mech, vals)
+                p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
+                try:
+                    res = compute.run_reps(prep, mech, k=int(point["k"]), epsilon=point["eps"], delta=point["delta"],
+                                           neighbors=point["nb"], reps=int(point["sreps"]), seed=int(point["seed"]),
+                                           params=p, s=int(point["s"]), planted_support=ds.support,
+                                           budget=scenario.budget(point))
+                    out += compute.sweep_rows(res, metric, axis, value)
+                except ValueError as exc:
+                    errors.append(f"{display_name(mech)}{suffix} at {label} = {value:g}: {exc}")
+                done += 1
+                bar.progress(done / total, text=f"{label} = {value:g} · {mech}{suffix}")
     bar.empty()
-    return pd.DataFrame(rows), errors, log_x, label
+    return pd.DataFrame(rows), pd.DataFrame(oracle_rows), errors, log_x, label
 
 
+ORACLE_LABEL = "oracle R (not private)"
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
     stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
@@ -76,7 +89,8 @@ with boundary("the sweep"):
         st.info("Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
                 "from the cache.")
     else:
-        frame, errors, log_x, label = _sweep(axis, metric)
+        frame, oracle_frame, errors, log_x, label = _sweep(axis, metric)
+        variants = {ORACLE_LABEL: oracle_frame} if not oracle_frame.empty else None
         for e in errors[:5]:
             st.warning(md_escape(e))
         if frame.empty:
@@ -87,13 +101,21 @@ with boundary("the sweep"):
                         if metric == "subspace_distance" and axis not in ("d", "k") else None)
         show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates,
                                  log_y=vals["logy"], random_level=random_level, x_title=label,
-                                 y_title=experiments.METRICS[metric].symbol), main=True)
+                                 y_title=experiments.METRICS[metric].symbol, variants=variants), main=True)
+        if variants:
+            st.caption("Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
+                       f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
+                       "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
+                       "costs.")
         if rates:
             st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, each scaled to its curve "
                        "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "
                        "the values.")
         st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
         table = compute.sweep_table(frame)
+        if variants:
+            table = pd.concat([table.assign(R="chosen privately"),
+                               compute.sweep_table(oracle_frame).assign(R=ORACLE_LABEL)], ignore_index=True)
         st.dataframe(table, width="stretch", hide_index=True)
         st.download_button("Download results (CSV)", report.csv_record(table, report.record_line(vals)),
                            "dppca_sweep.csv", "text/csv", icon=":material/download:", key="download_sweep",

@@ -35,6 +35,15 @@ class FakePage:
         self.socket.handlers["framesent"](msg.SerializeToString())
 
 
+
+def _run(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' Playwright (sync API) keeps an event loop running in
+    the main thread for the whole session, where asyncio.run refuses to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 def _status(running: bool) -> ForwardMsg:
     msg = ForwardMsg()
     msg.session_status_changed.script_is_running = running
@@ -74,7 +83,7 @@ def test_an_action_lasts_until_its_last_run_has_finished():
         assert from_action == watch.last_end - t0
         assert from_request == watch.last_end - watch.requests[0] <= from_action
 
-    asyncio.run(scenario())
+    _run(scenario())
 
 
 def test_large_frames_and_text_frames_are_not_parsed():
@@ -94,7 +103,7 @@ def test_an_action_that_starts_no_run_times_out():
         with pytest.raises(TimeoutError, match="no finished run"):
             await watch.settle(now, 0, now - load.NO_RUN - 1)
 
-    asyncio.run(scenario())
+    _run(scenario())
 
 
 def test_the_report_names_the_command_and_every_phase():

@@ -133,3 +133,38 @@ def test_the_script_reproduces_the_report_with_a_private_r():
     script = report.build_script(vals)
     assert "data_norm='private'" in script and "RadiusRule((1.0, 100.0), 0.9)" in script
     compile(script, "dppca_scenario.py", "exec")
+
+
+def test_the_oracle_radius_is_the_exact_quantile_and_needs_rows():
+    X = _rows(500, seed=2)
+    data = dc.prepare(X, 1000.0)
+    assert experiments.oracle_radius(data, 0.8) == pytest.approx(np.quantile(np.linalg.norm(X, axis=1), 0.8),
+                                                                 rel=1e-12)
+    with pytest.raises(ValueError, match="strictly between"):
+        experiments.oracle_radius(data, 1.0)
+
+
+def test_tradeoffs_sweeps_the_private_r_against_an_oracle_r(app_test, downloads):
+    """Trade-offs with R chosen privately and the oracle on: each mechanism has a solid curve (private R) and a
+    dashed one (the exact quantile: not private), on the same grid, and the CSV says which R each row used."""
+    at = app_test(src="sample:wine", **PRIVATE_R, oracle="true", mechs="analyze_gauss", sreps="3", sweep="eps")
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    import plotly.io as pio
+
+    (chart,) = [f for f in (pio.from_json(c.proto.spec) for c in at.get("plotly_chart"))
+                if "against" in f.layout.title.text]
+    curves = [t for t in chart.data if t.mode == "lines+markers"]
+    assert [t.name for t in curves] == ["Analyze Gauss", "Analyze Gauss · oracle R (not private)"]
+    solid, dashed = curves
+    assert list(solid.x) == list(dashed.x) and dashed.line.dash == "longdash"
+    csv = offered(at, downloads)["Download results (CSV)"].decode()
+    assert "chosen privately" in csv and "oracle R (not private)" in csv
+    # at the largest epsilon the radius step's noise is small: both choices of R land close together
+    import io
+
+    import pandas as pd
+
+    table = pd.read_csv(io.StringIO(csv), comment="#")
+    top = table[table["eps"] == table["eps"].max()].set_index("R")["mean"]
+    assert abs(top["chosen privately"] - top["oracle R (not private)"]) < 0.1

@@ -234,6 +234,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("slo", "float", 0.0, 0.0, 1e6),
     Field("shi", "float", 0.0, 0.0, 1e6),
     Field("logy", "bool", False),
+    # with R chosen privately: also sweep each mechanism at the exact quantile (an oracle R, not private)
+    Field("oracle", "bool", False),
     # distributed
     Field("dsites", "int", 5, 2, 20),
     Field("duneven", "bool", False),

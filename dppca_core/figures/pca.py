@@ -6,6 +6,7 @@ Pure functions: arrays in, plotly figures out. User-provided names (columns, lab
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from .base import color_or_grey, layout, name, nonempty, swept_axis, text
@@ -99,20 +100,30 @@ def principal_angles(angles: dict) -> go.Figure:
 
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
-          random_level: float | None = None, x_title: str | None = None, y_title: str | None = None) -> go.Figure:
+          random_level: float | None = None, x_title: str | None = None, y_title: str | None = None,
+          variants: dict | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
-    no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve)."""
+    no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve).
+
+    ``variants`` maps a label to another frame of the same shape (e.g. the same mechanisms with an oracle choice):
+    each is drawn in its mechanism's colour with a long-dash line and open markers, named "mechanism · label"."""
     fig = go.Figure()
-    for mech, g in frame.groupby("mechanism", sort=False):
-        g = g.sort_values(x)
-        c = color_or_grey(mech)
-        fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
-                                 fillcolor=c, opacity=0.2, line=dict(width=0), showlegend=False, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers", name=name(mech), line=dict(color=c)))
+    styles = [(frame, None, dict(), "circle")] + [(f, label, dict(dash="longdash"), "circle-open")
+                                                  for label, f in (variants or {}).items()]
+    for data, label, dash, marker in styles:
+        for mech, g in data.groupby("mechanism", sort=False):
+            g = g.sort_values(x)
+            c = color_or_grey(mech)
+            fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
+                                     fillcolor=c, opacity=0.2 if label is None else 0.1, line=dict(width=0),
+                                     showlegend=False, hoverinfo="skip"))
+            fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers",
+                                     name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
+                                     line=dict(color=c, **dash), marker=dict(symbol=marker, size=8)))
     for mech, (xs, ys) in (theory or {}).items():
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}",
                                  line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
-    grid = np.sort(frame[x].unique())
+    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()]]))
     if random_level is not None:
         fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
@@ -121,7 +132,7 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
     label, _, direction = metric_label.partition(", ")
     fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
-                     range=_data_range(frame, random_level, log_y))
+                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y))
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
     return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
