@@ -218,7 +218,7 @@ class OpenDPRelease:
         out = self.measurement()(np.asarray(X, dtype=float))
         Vt = np.asarray(out.Vt, dtype=float)
         S = np.asarray(out.S, dtype=float)
-        return {"components": Vt.T, "eigenvalues": S[: Vt.shape[0]] ** 2}
+        return {"components": Vt.T[:, : self.k], "eigenvalues": S[: self.k] ** 2}
 
 
 @functools.lru_cache(maxsize=32)
