@@ -34,7 +34,6 @@ import functools
 import importlib
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from importlib import metadata
 
@@ -307,20 +306,56 @@ def fit_runs(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilon: 
     return PeerRuns(name, float(epsilon), np.asarray(distance), np.asarray(energy), np.asarray(seconds))
 
 
-def with_time_budget(func, seconds: float, *args, **kwargs):
-    """``(result, None)``, or ``(None, "did not finish in N s")`` when ``func`` runs longer than ``seconds``.
+def compare_one(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilons, epsilon: float, delta: float,
+                reps: int, seed: int, audit_trials: int = 200):
+    """One row group of the comparison: :func:`fit_runs` at each of ``epsilons`` (and ``epsilon``), and the verdict
+    of a short audit (:func:`audit_peer`, ``audit_trials`` per dataset on a 10-row, 2-column domain) at
+    ``epsilon``: (list of PeerRuns, verdict in words)."""
+    grid = sorted({float(e) for e in epsilons} | {float(epsilon)})
+    runs = [fit_runs(name, rows, gram, k=k, epsilon=e, delta=delta, reps=reps, seed=seed) for e in grid]
+    verdict = "not audited"
+    if audit_trials:
+        result, _ = audit_peer(name, epsilon=epsilon, delta=delta, n=10, d=2, k=2, trials=int(audit_trials), seed=0)
+        verdict = (f"refuted (ε ≥ {result.epsilon_lower:.3g})" if result.violated
+                   else f"no violation (ε ≥ {result.epsilon_lower:.3g})")
+    return runs, verdict
 
-    ``func`` runs on a worker thread; past the budget the caller goes on without it (a Python thread cannot be
-    stopped: it finishes in the background and its result is dropped)."""
-    pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(func, *args, **kwargs)
+
+def _child(connection, func, args, kwargs) -> None:
     try:
-        return future.result(timeout=seconds), None
-    except FutureTimeout:
-        return None, f"did not finish in {seconds:g} s"
+        connection.send((True, func(*args, **kwargs)))
+    except Exception as exc:  # reported to the parent in words
+        connection.send((False, f"{type(exc).__name__}: {exc}"))
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        connection.close()
+
+
+def with_time_budget(func, seconds: float, *args, **kwargs):
+    """``(result, None)``; ``(None, "did not finish in N s")`` when ``func`` runs longer than ``seconds``; or
+    ``(None, "failed: ...")`` when it raises.
+
+    ``func`` (a picklable, module-level function) runs in a child process, started afresh ("spawn": safe from a
+    threaded server), which is ended when the budget is spent, so a slow library costs no CPU after it."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(child, func, args, kwargs), daemon=True)
+    process.start()
+    child.close()
+    try:
+        if not parent.poll(seconds):
+            return None, f"did not finish in {seconds:g} s"
+        ok, value = parent.recv()
+        return (value, None) if ok else (None, f"failed: {value}")
+    except EOFError:
+        return None, f"failed: the worker process ended without a result (exit code {process.exitcode})"
+    finally:
+        parent.close()
+        if process.is_alive():
+            process.terminate()
+        process.join(5)
 
 
 __all__ = ["LIBRARIES", "OURS_DEFAULT", "WORKING_VERSIONS", "title", "status", "available", "setting",
-           "PeerSetting", "audit_peer", "fit_runs", "PeerRuns", "with_time_budget"]
+           "PeerSetting", "audit_peer", "fit_runs", "PeerRuns", "compare_one", "with_time_budget"]

@@ -1,7 +1,5 @@
 """Adapters of other libraries' PCA: claims read from the library, clear messages when a library cannot be used,
 and the comparison's runs and time budget."""
-import threading
-
 import numpy as np
 import pytest
 
@@ -82,12 +80,22 @@ def test_fit_runs_scores_each_repetition():
     assert np.array_equal(noisy.distance, again.distance)  # seeded repetitions
 
 
-def test_time_budget_reports_a_peer_that_did_not_finish():
-    release = threading.Event()
-    result, problem = peers.with_time_budget(release.wait, 0.05, 30)
-    release.set()  # let the worker thread end
-    assert result is None and problem == "did not finish in 0.05 s"
-    assert peers.with_time_budget(sum, 30, [1, 2]) == (3, None)
+def test_time_budget_stops_a_peer_that_did_not_finish():
+    import time
+
+    result, problem = peers.with_time_budget(time.sleep, 0.5, 60)
+    assert result is None and problem == "did not finish in 0.5 s"
+    assert peers.with_time_budget(sum, 60, [1, 2]) == (3, None)
+    result, problem = peers.with_time_budget(peers.setting, 60, "tensorflow_privacy", epsilon=1.0, n=4, d=2, k=1)
+    assert result is None and problem.startswith("failed: ValueError: unknown library")
+
+
+def test_compare_one_gives_runs_over_the_grid_and_a_verdict():
+    rows = np.random.default_rng(1).normal(size=(60, 3)) * [2.0, 1.0, 0.5]
+    rows /= np.linalg.norm(rows, axis=1).max()
+    runs, verdict = peers.compare_one("sklearn", rows, rows.T @ rows, k=1, epsilons=[0.5, 2.0], epsilon=1.0,
+                                      delta=1e-6, reps=2, seed=0, audit_trials=200)
+    assert [r.epsilon for r in runs] == [0.5, 1.0, 2.0] and verdict.startswith("refuted")
 
 
 def test_opendp_raises_on_data_with_repeated_eigenvalues():

@@ -140,9 +140,10 @@ def _run_comparison(vals: dict):
     bar = st.progress(0.0, text="comparing…")
     for i, name in enumerate(names):
         bar.progress(i / len(names), text=f"{peers.title(name)}…")
-        done, problem = peers.with_time_budget(_one_library, budget, name, rows, gram, k, grid, float(vals["eps"]),
-                                               float(vals["delta"]), int(state["cmp_reps"]), int(vals["seed"]),
-                                               int(state["cmp_trials"]))
+        done, problem = peers.with_time_budget(peers.compare_one, budget, name, rows, gram, k=k, epsilons=grid,
+                                               epsilon=float(vals["eps"]), delta=float(vals["delta"]),
+                                               reps=int(state["cmp_reps"]), seed=int(vals["seed"]),
+                                               audit_trials=int(state["cmp_trials"]))
         if problem:
             table.append({"library": peers.title(name), "ε": None, "status": problem})
             continue
@@ -158,18 +159,6 @@ def _run_comparison(vals: dict):
             curves.append((peers.title(name), r.epsilon, dist[0], dist[1], dist[2]))
     bar.empty()
     return pd.DataFrame(table), curves, float(vals["eps"]), budget
-
-
-def _one_library(name, rows, gram, k, grid, eps, delta, reps, seed, trials):
-    """Runs over the ε grid (with the user's ε) and a short audit at the user's ε on a small domain."""
-    epsilons = sorted(set(grid) | {eps})
-    runs = [peers.fit_runs(name, rows, gram, k=k, epsilon=e, delta=delta, reps=reps, seed=seed) for e in epsilons]
-    verdict = "not audited"
-    if trials:
-        result, _ = peers.audit_peer(name, epsilon=eps, delta=delta, n=10, d=2, k=2, trials=trials, seed=0)
-        verdict = (f"refuted (ε ≥ {result.epsilon_lower:.3g})" if result.violated
-                   else f"no violation (ε ≥ {result.epsilon_lower:.3g})")
-    return runs, verdict
 
 
 def _show_comparison(table: pd.DataFrame, curves: list, eps: float, budget: float) -> None:
@@ -189,4 +178,4 @@ def _show_comparison(table: pd.DataFrame, curves: list, eps: float, budget: floa
         show.chart(fig)
     st.caption(f"Audit verdicts: worst-case neighbours in a 10-row, 2-column domain at ε = {eps:g}, each library "
                f"at the claim its adapter states (docs/peers.md); a library that takes longer "
-               f"than {budget:g} s is shown as not finished (it keeps running in the background until done).")
+               f"than {budget:g} s is stopped and shown as not finished.")
