@@ -149,3 +149,21 @@ def test_bad_settings_get_a_clear_error(kwargs, message):
 def test_checked_release_keeps_k_columns_and_plain_values():
     out = checked_release({"components": np.eye(3), "eigenvalues": np.arange(3.0), "n": 4}, 3, 2)
     assert np.asarray(out["components"]).shape == (3, 2) and out["n"] == 4 and isinstance(out["eigenvalues"], list)
+
+
+def test_audit_release_keeps_the_candidate_statistic_that_separates_on_the_selection_share():
+    # two candidates: pure noise, and a Gaussian shift of 3 (mu = 3); the second must be chosen and bound
+    from dppca_core.audit import AuditDesign, audit_release
+    from dppca_core.privacy import PrivacyCurve
+
+    def release(data, rng):
+        return {"noise": float(rng.normal()), "signal": float(data + rng.normal())}, PrivacyCurve.gdp(3.0)
+
+    design = AuditDesign(0.0, 3.0, 1, lambda pub: np.array([pub["noise"], pub["signal"]]), "two candidates",
+                         statistics=("noise", "signal"))
+    result = audit_release(release, design, 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5)
+    assert result.statistic == "signal" and result.violated and result.mu_lower > 2.0
+    swapped = AuditDesign(0.0, 3.0, 1, lambda pub: np.array([pub["signal"], pub["noise"]]), "two candidates",
+                          statistics=("signal", "noise"))
+    assert audit_release(release, swapped, 1.0, 1e-5, trials=1000, seed=0,
+                         selection_share=0.5).statistic == "signal"
