@@ -125,3 +125,10 @@ else:
     st.info("Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "
             "retracted Wishart mechanism.")
 
+# -- other libraries: an external audit and a comparison on the user's data (ui/libraries.py) -----------------
+from ui import libraries  # noqa: E402
+
+st.divider()
+libraries.external_audit()
+st.divider()
+libraries.compare_libraries(vals)

@@ -6,7 +6,7 @@ The package has two levels, so that mechanisms can declare how they are audited 
   mechanism declares (neighbours, statistic, public draws), and :func:`public_stream`, the child stream
   that carries a mechanism's public randomness;
 * the attack code above them: :mod:`.core` (:func:`audit`, :func:`audit_release`, :class:`AuditResult`,
-  chunked trials on a Dask cluster), :mod:`.designs` (which design a mechanism gets), :mod:`.statistics`
+  chunked trials on a Dask cluster), :mod:`.external` (:func:`audit_external`: anyone's DP-PCA as a black box), :mod:`.designs` (which design a mechanism gets), :mod:`.statistics`
   (the generic designs and statistics) and :mod:`.bounds` (error rates to bounds on epsilon and mu).
 
 The attack-level names are loaded on first use (``from dppca_core.audit import audit`` works as before), so
@@ -24,6 +24,7 @@ _LAZY = {
     "clopper_pearson": "bounds", "clopper_pearson_arrays": "bounds", "epsilon_lower_bound": "bounds",
     "mu_lower_bound": "bounds",
     "STATISTICS": "statistics", "default_design": "statistics",
+    "audit_external": "external",
     "design_for": "designs", "local_message_design": "designs", "log_density_design": "designs",
 }
 

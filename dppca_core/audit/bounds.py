@@ -71,7 +71,14 @@ def bounds(false_pos, false_neg, m: int, delta: float, confidence: float, gdp: b
 
 
 def best_threshold(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eval: int) -> float:
-    """The test's threshold, chosen on the selection trials only.
+    """The test's threshold, chosen on the selection trials only (:func:`threshold_and_strength`)."""
+    return threshold_and_strength(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eval)[0]
+
+
+def threshold_and_strength(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eval: int):
+    """(threshold, strength): the test's threshold, chosen on the selection trials only, and the bound (mu for the
+    GDP reading, else epsilon) its selection error rates would give with ``m_eval`` evaluation trials, which ranks
+    candidate statistics against each other (:func:`dppca_core.audit.audit_release`).
 
     PSD support test: 0 (D never scores above it: the attack on PSD noise, docs/papers.md#wishart-sn-retraction);
     a leaked field: 0.5.
@@ -82,9 +89,9 @@ def best_threshold(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eva
     Staying near the middle for the GDP reading keeps a threshold fitted to a few tail trials from being chosen.
     """
     if statistic == "psd_support":
-        return 1e-9 * (1.0 + float(np.max(np.abs(np.concatenate([scores_d, scores_dp])))))
+        return 1e-9 * (1.0 + float(np.max(np.abs(np.concatenate([scores_d, scores_dp]))))), math.inf
     if statistic == "published field":
-        return 0.5
+        return 0.5, math.inf
     pooled = np.concatenate([scores_d, scores_dp])
     midpoint = 0.5 * (np.median(scores_d) + np.median(scores_dp))
     # the GDP reading is best near the middle; the distribution-free one often in a tail (a pure mechanism's
@@ -96,7 +103,8 @@ def best_threshold(statistic, scores_d, scores_dp, delta, confidence, gdp, m_eva
     headline, _, mu, _, _ = bounds(np.round(false_pos * scale), np.round(false_neg * scale), m_eval, delta,
                                     confidence, gdp)
     key = mu if gdp else headline
-    return float(candidates[int(np.argmax(key))])
+    best = int(np.argmax(key))
+    return float(candidates[best]), float(key[best])
 
 
 def roc(scores_d, scores_dp):

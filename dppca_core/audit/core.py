@@ -38,7 +38,7 @@ from ..api import run
 from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_epsilon, gaussian_mu
 from ..registry import get_mechanism
 from ..validation import check_delta, check_epsilon, check_int_range
-from .bounds import best_threshold, bounds, rates, roc
+from .bounds import bounds, rates, roc, threshold_and_strength
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
 from .statistics import deterministic_field, leaves
@@ -273,11 +273,13 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
     claimed_delta = float(delta)
     gdp = curve.kind == "gdp" and not leaked
     if design.threshold is not None and not leaked:  # fixed by the design's theory: every trial evaluates it
-        half, threshold = 0, float(design.threshold(sample, trials, confidence))
+        half, threshold, scores = 0, float(design.threshold(sample, trials, confidence)), scores[..., 0]
     else:
         half = max(SCAN_TRIALS, int(round(trials * selection_share)))
-        threshold = best_threshold(statistic, scores[0][:half], scores[1][:half], claimed_delta, confidence, gdp,
-                                   trials - half)
+        column, threshold = _select(statistic, scores, half, claimed_delta, confidence, gdp, trials - half)
+        scores = scores[..., column]
+        if design.statistics and not leaked:
+            statistic = design.statistics[column]
     eval_d, eval_dp = scores[0][half:], scores[1][half:]
     m = eval_d.size
     false_pos, false_neg = rates(eval_d, eval_dp, np.array([threshold]))
@@ -305,6 +307,19 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
         epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
         scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp),
     )
+
+
+def _select(statistic: str, scores: np.ndarray, half: int, delta: float, confidence: float, gdp: bool,
+            m_eval: int) -> tuple[int, float]:
+    """(column, threshold): the candidate statistic (a column of ``scores``, 2 x trials x candidates) whose
+    threshold, chosen on the first ``half`` trials, gives the strongest bound there; the first on a tie."""
+    best = None
+    for column in range(scores.shape[-1]):
+        threshold, strength = threshold_and_strength(statistic, scores[0, :half, column], scores[1, :half, column],
+                                                     delta, confidence, gdp, m_eval)
+        if best is None or strength > best[2]:
+            best = (column, threshold, strength)
+    return best[0], best[1]
 
 
 def exact_epsilon(curve: PrivacyCurve, delta: float) -> float:
@@ -357,7 +372,8 @@ class _Trials:
         ``leaked`` = (field, value on D'): score 1 when a release's field takes that value, else the design's
         statistic."""
         seeds = _fresh(sequence).spawn(2 * size)
-        scores, scanned, curve, sample = np.empty((2, size)), ([], []), None, None
+        width = max(1, len(self.design.statistics))  # one column per candidate statistic
+        scores, scanned, curve, sample = np.empty((2, size, width)), ([], []), None, None
         for i in range(size):
             for side in (0, 1):
                 published, privacy, public = self.once(seeds[2 * i + side], side)
@@ -368,7 +384,7 @@ class _Trials:
                 if leaked:
                     scores[side, i] = float(repr(flat.get(leaked[0])) == leaked[1])
                 elif public is None:
-                    scores[side, i] = self.design.score(published)
+                    scores[side, i] = np.asarray(self.design.score(published), dtype=float)
                 else:
                     scores[side, i] = self.design.score(published, public)
         return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample}
@@ -380,7 +396,8 @@ def _chunk_sizes(trials: int) -> list[int]:
 
 
 def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, scheduler, progress):
-    """(scores as a 2 x trials array, leaked field or None, privacy curve, first release), chunk by chunk.
+    """(scores as a 2 x trials x candidates array, leaked field or None, privacy curve, first release), chunk by
+    chunk.
 
     The first chunk runs here and is scanned for a field without noise; if one is found, that chunk is run
     again with the field as its statistic (same seeds, same releases). The other chunks run here or on Dask.

@@ -44,6 +44,11 @@ class AuditDesign:
     from the run's public parameters (read from one published release, the same for every trial) instead of
     being chosen on a share of the trials; every trial then evaluates it. ``note``: where the design attacks,
     in plain words.
+
+    ``statistics``: candidate statistics for a release whose best test is not known in advance (a third party's
+    implementation, :func:`dppca_core.audit.audit_external`). ``score`` then returns one value per name, and the
+    audit keeps the candidate whose selection trials give the strongest bound; the evaluation trials read the
+    bound of that one only, so the choice does not bias it. ``statistic`` names the family.
     """
 
     D: object
@@ -57,6 +62,7 @@ class AuditDesign:
     release: Callable | None = None
     threshold: Callable[[dict, int, float], float] | None = None
     note: str = ""
+    statistics: tuple = ()
 
 
 def public_stream(rng: np.random.Generator) -> np.random.Generator:
