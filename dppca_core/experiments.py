@@ -277,7 +277,8 @@ THREADED_MIN_SECONDS = 0.02
 def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: float, neighbors: str, reps: int,
            seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
            s: int = 0, budget: BudgetSplit | None = None, center: str = "none",
-           workers: int | None = None, radius: RadiusRule | None = None) -> Repetitions:
+           workers: int | None = None, radius: RadiusRule | None = None,
+           release_args: dict | None = None) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
@@ -290,14 +291,15 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
 
     ``radius`` (a :class:`RadiusRule`): each repetition chooses its clipping radius privately from the budget's
     radius share (``data`` holds the rows clipped to the rule's upper bound, as :func:`prepare_input` makes them);
-    the radii chosen are in ``Repetitions.radius``.
+    the radii chosen are in ``Repetitions.radius``. ``release_args``: further options of each complete release
+    (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
     """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    full = budget is not None or center == "private" or radius is not None
+    full = budget is not None or center == "private" or radius is not None or bool(release_args)
     reference = reference or Reference.of(data, centred=center == "private")
     # with a private radius each release reads the rows in the data's units (clipped to the rule's upper bound)
     X, data_norm, extra = (data.rows * data.data_norm, "private", radius.release_args()) if radius is not None \
@@ -309,7 +311,7 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
             return release_pca(mechanism, X, k, epsilon, delta, neighbors, data_norm, rng, budget=budget,
-                               center=center, **extra, **(params or {}))
+                               center=center, **extra, **(release_args or {}), **(params or {}))
         return run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
 
     comps, dist, energy, prec, rec, f1, radii = [], [], [], [], [], [], []
@@ -385,13 +387,15 @@ def results_table(results: dict) -> pd.DataFrame:
 
 def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsilon: float, delta: float,
             neighbors: str, reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
-            budget: BudgetSplit | None = None, center: str = "none") -> tuple[pd.DataFrame, dict]:
+            budget: BudgetSplit | None = None, center: str = "none",
+            release_args: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """Repetitions of several mechanisms on the same data: (the results table, {mechanism: Repetitions}).
 
     ``data`` is best an :class:`ExperimentInput` (:func:`prepare_input`, as the dashboard builds it): its reference
     and centring are then used and ``center`` is ignored. ``params`` maps a mechanism to its parameters;
     ``support`` is a planted support (else, with ``s`` > 0, the top-s rows of the non-private basis are used, as
-    the dashboard does); ``budget`` splits each release's budget (:func:`dppca_core.release_pca`).
+    the dashboard does); ``budget`` splits each release's budget (:func:`dppca_core.release_pca`);
+    ``release_args`` are further options of each release (the score plot's, as :func:`repeat` takes them).
 
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
@@ -407,7 +411,7 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsi
         try:
             results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
                                    (params or {}).get(mech, {}), reference, support, s, budget, center,
-                                   radius=radius)
+                                   radius=radius, release_args=release_args)
         except ValueError as exc:
             refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})
     table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \

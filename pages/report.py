@@ -39,7 +39,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     return [summary, settings, main]
 
 
-def _publish_block(prep, results, vals) -> None:
+def _publish_block(ds, prep, results, vals) -> None:
     """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; a JSON download."""
     st.subheader("Publish")
     choices = scenario.nonprivate_choices(vals)
@@ -54,7 +54,8 @@ def _publish_block(prep, results, vals) -> None:
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
         center = "private" if prep.center == "private" else "none"  # the centring each release does itself
         st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
-                                       "releases": report.publishable_releases(prep.data, list(results), vals, center)}
+                                       "releases": report.publishable_releases(prep.data, list(results), vals, center,
+                                                                                   ds.labels)}
     fresh = st.session_state.get(FRESH_KEY)
     if fresh and fresh["scenario"] == scenario.query_string(vals):
         st.download_button("Download the publishable releases (JSON)",
@@ -117,6 +118,10 @@ with boundary("the report"):
     figs = [main, loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
     if curves:
         figs += [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)]
+    plot = views.score_plot(ds, prep, results)
+    if plot is not None:  # the private score plot (by group when asked), beside the exact one: a record's figure
+        figs.append(plot[0])
+        summary = summary + [plot[1]]
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
         tables["How the budget is split"] = shares
@@ -144,4 +149,4 @@ with boundary("the report"):
                          help="Prints this page's table with the installed dppca_core package (same seeds).")
     with st.expander("Python script"):
         st.code(script, language="python")
-    _publish_block(prep, results, vals)
+    _publish_block(ds, prep, results, vals)

@@ -66,7 +66,8 @@ def _sweep(axis, metric):
                     res = compute.run_reps(prep, mech, k=int(point["k"]), epsilon=point["eps"], delta=point["delta"],
                                            neighbors=point["nb"], reps=int(point["sreps"]), seed=int(point["seed"]),
                                            params=p, s=int(point["s"]), planted_support=ds.support,
-                                           budget=scenario.budget(point))
+                                           budget=scenario.budget(point),
+                                           scores=scenario.score_options(point, ds.labels))
                     out += compute.sweep_rows(res, metric, axis, value)
                 except ValueError as exc:
                     errors.append(f"{display_name(mech)}{suffix} at {label} = {value:g}: {exc}")

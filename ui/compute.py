@@ -5,6 +5,7 @@ a cached result is only reused for exactly the same draw; a new seed gives fresh
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -66,17 +67,25 @@ def true_support(prep: Prepared, planted, s: int, k: int):
 
 
 def run_reps(prep: Prepared, mechanism: str, *, k: int, epsilon: float, delta: float, neighbors: str,
-             reps: int, seed: int, params: dict, s: int = 0, planted_support=None, budget=None) -> RunResult:
+             reps: int, seed: int, params: dict, s: int = 0, planted_support=None, budget=None,
+             scores: dict | None = None) -> RunResult:
     """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs).
 
     ``budget`` (a BudgetSplit) makes each run a complete release (private mean when the data are centred
-    privately, spectrum, scores) with the subspace on its share.
+    privately, spectrum, scores) with the subspace on its share; ``scores`` the score plot's options
+    (:func:`ui.scenario.score_options`: groups, frame, kind).
     """
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
     budget_key = None if budget is None else json.dumps(budget.as_dict(), sort_keys=True)
+    scores = scores or {}
+    groups = scores.get("score_groups")
+    scores_key = json.dumps({**{k: v for k, v in scores.items() if k != "score_groups"},
+                             "groups": None if groups is None else
+                             hashlib.sha256(np.asarray(groups).astype(str).tobytes()).hexdigest()}, sort_keys=True)
     return _run_reps(prep.key, mechanism, int(k), float(epsilon), float(delta), neighbors, int(reps), int(seed),
-                     json.dumps(params, sort_keys=True, default=str), int(s), support_key, budget_key, _prep=prep)
+                     json.dumps(params, sort_keys=True, default=str), int(s), support_key, budget_key, scores_key,
+                     _prep=prep, _scores=scores)
 
 
 def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tuple[dict, dict]:
@@ -85,7 +94,7 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     Returns ({mechanism: RunResult}, {mechanism: message}) — a mechanism whose settings do not work (e.g. a
     relation it has no proof for) gets a message and the others still run.
     """
-    from .scenario import budget, mech_params, mechanisms
+    from .scenario import budget, mech_params, mechanisms, score_options
 
     split = budget(vals)
     results, problems = {}, {}
@@ -94,14 +103,15 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
             results[mech] = run_reps(prep, mech, k=int(vals["k"]), epsilon=vals["eps"], delta=vals["delta"],
                                      neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
                                      params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support,
-                                     budget=split)
+                                     budget=split, scores=score_options(vals, ds.labels))
         except ValueError as exc:
             problems[mech] = str(exc)
     return results, problems
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, budget_json, _prep):
+def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, budget_json,
+              scores_key, _prep, _scores):
     """Cached on every input (the data's hash and centring/radius in ``key``), shared by every session."""
     from dppca_core.budget import BudgetSplit
 
@@ -109,7 +119,7 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
     center = "private" if _prep.center == "private" else "none"
     reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
                                   json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
-                                  s, budget, center, radius=_prep.radius)
+                                  s, budget, center, radius=_prep.radius, release_args=_scores)
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")

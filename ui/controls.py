@@ -133,6 +133,19 @@ def budget_controls(container=st.sidebar) -> None:
             st.slider("mean (private centring)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bmean"))
         st.slider("eigenvalues (private scree)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("beig"))
         st.slider("scores (private score plot)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bscores"))
+        if vals["bscores"] > 0:
+            st.toggle("score plot by group (the label column)", **scenario.bind("sgroup"),
+                      help="One histogram per class of the label column, all in one table: one row moves at most two "
+                           "cells of it, so grouping costs no extra noise; which classes exist is released privately "
+                           "first (5% of the budget).")
+            st.radio("score plot frame", ["public", "private"], **scenario.bind("sframe"),
+                     format_func={"public": "fixed: [−1, 1]²", "private": "fitted: private quantiles (5%)"}.get,
+                     help="Fitted: the axes span private 2%–98% quantiles of the scores, so the cells cover where "
+                          "the data are instead of the whole clipped range.")
+            st.radio("score plot noise", ["additive", "sparse"], **scenario.bind("skind"),
+                     format_func={"additive": "on every cell", "sparse": "on occupied cells only"}.get,
+                     help="Sparse: only cells that hold rows are released, with a threshold (stability-based: a "
+                          "little of δ), so empty cells show no noise.")
         try:
             split = scenario.budget(vals)
         except ValueError as exc:

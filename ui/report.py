@@ -84,11 +84,12 @@ def published_json(releases: dict, numbers: bool = True) -> str:
     return json.dumps(out, indent=1, allow_nan=False)
 
 
-def publishable_releases(data, mechs: list, vals: dict, center: str) -> dict:
+def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None) -> dict:
     """One publishable release per mechanism: drawn with fresh operating-system randomness (``seed=None``) from
     exactly the scenario's configuration (its budget split and ``center``, the centring each release does:
     :func:`dppca_core.release_pca`) and exported with :func:`dppca_core.publish`, which states no guarantee and
-    names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`)."""
+    names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`).
+    ``labels``: the data's label column, for a score plot by group."""
     split = scenario.budget(vals)
     choices = scenario.nonprivate_choices(vals)
     rule = scenario.radius_rule(vals)
@@ -98,7 +99,8 @@ def publishable_releases(data, mechs: list, vals: dict, center: str) -> dict:
     out = {}
     for mech in mechs:
         release = dc.release_pca(mech, X, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], radius,
-                                 seed=None, budget=split, center=center, **extra, **scenario.mech_params(mech, vals))
+                                 seed=None, budget=split, center=center, **extra,
+                                 **scenario.score_options(vals, labels), **scenario.mech_params(mech, vals))
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
 
@@ -327,7 +329,8 @@ def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
                 "X = syn.X",
                 "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
     if src.startswith("sample:"):
-        return [f"X = dc.datasets.load_sample({src.split(':', 1)[1]!r}).X", "support = None"]
+        return [f"table = dc.datasets.load_sample({src.split(':', 1)[1]!r})", "X, labels = table.X, table.labels",
+                "support = None"]
     if src.startswith("server:"):
         return ["# the file read on the server, streamed into sufficient statistics (pass its path)",
                 f"X = dc.sufficient_stats(sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}, "
@@ -336,8 +339,9 @@ def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
     upload = upload or {}
     columns = list(upload.get("columns") or ()) or None
     return ["# the uploaded table is not part of the link: pass its path as the first argument",
-            f"X = dc.datasets.load_table(sys.argv[1], columns={columns!r}, label={upload.get('label') or None!r}, "
-            f"on_bad={upload.get('on_bad', 'error')!r}).X",
+            f"table = dc.datasets.load_table(sys.argv[1], columns={columns!r}, label={upload.get('label') or None!r}, "
+            f"on_bad={upload.get('on_bad', 'error')!r})",
+            "X, labels = table.X, table.labels",
             "support = None"]
 
 
@@ -358,6 +362,10 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
     load = "\n".join(_load_lines(vals, upload))
     rule = scenario.radius_rule(vals)
     norm = vals["R"] if rule is None else "private"
+    # the score plot's options, the groups being the script's own label column (a name, not a value)
+    options = scenario.score_options(vals, "labels")
+    release_args = "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
+                                   for key, value in options.items()) + "}"
     radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
     return f'''"""{record_line(vals)}
 
@@ -370,6 +378,7 @@ import sys
 import dppca_core as dc
 from dppca_core import experiments
 
+labels = None  # the label column, where the data have one (a score plot by group uses it)
 {load}
 # the page's path: public per-column scaling, centring ({vals['center']}), clipping radius R ({vals['rfrom']})
 inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale!r}, radius={radius})
@@ -377,6 +386,7 @@ budget = {budget}  # shares of each release's budget (None: all to the subspace)
 params = {params!r}
 table, _ = experiments.compare(inp, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},
                                neighbors={vals['nb']!r}, reps={vals['reps']}, seed={vals['seed']}, params=params,
-                               support=support, s={vals['s']}, budget=budget)
+                               support=support, s={vals['s']}, budget=budget,
+                               release_args={release_args})  # the score plot's options
 print(table.to_string(index=False))
 '''

@@ -225,6 +225,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("beig", "float", 0.0, 0.0, 0.3),
     Field("bscores", "float", 0.0, 0.0, 0.3),
     Field("bradius", "float", 0.1, 0.05, 0.3),
+    # the private score plot: by group (the label column; the groups found privately), its frame and its kind
+    Field("sgroup", "bool", False),
+    Field("sframe", "choice", "public", choices=("public", "private")),
+    Field("skind", "choice", "additive", choices=("additive", "sparse")),
     # trade-offs
     Field("sweep", "choice", "eps", choices=SWEEP_AXES),
     Field("metric", "choice", "subspace_distance", choices=METRICS),
@@ -473,7 +477,7 @@ def mech_params(mech: str, vals: dict | None = None) -> dict:
 
 def budget(vals: dict | None = None):
     """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release)."""
-    from dppca_core.budget import BudgetSplit
+    from dppca_core.budget import DEFAULT_SHARES, BudgetSplit
 
     vals = values() if vals is None else vals
     mean = vals["bmean"] if vals["center"] == "private" else 0.0
@@ -482,7 +486,27 @@ def budget(vals: dict | None = None):
     radius = vals["bradius"] if private_radius(vals) else 0.0
     if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0 and radius == 0:
         return None
-    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=vals["bscores"], radius=radius)
+    scores = vals["bscores"]
+    # a private frame and privately found groups take their default shares (the score plot's options)
+    frame = DEFAULT_SHARES["frame"] if scores > 0 and vals.get("sframe") == "private" else 0.0
+    groups = DEFAULT_SHARES["groups"] if scores > 0 and vals.get("sgroup") else 0.0
+    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, frame=frame,
+                                   groups=groups)
+
+
+def score_options(vals: dict, labels) -> dict:
+    """The score plot's options for :func:`dppca_core.release_pca` (empty without a scores share): groups from the
+    label column (their set released privately from the groups share), the frame and the kind. ValueError when
+    the plot by group is asked for data without a label column."""
+    if vals["bscores"] <= 0:
+        return {}
+    out = {"score_frame": vals["sframe"], "score_kind": vals["skind"]}
+    if vals["sgroup"]:
+        if labels is None:
+            raise ValueError("the score plot by group needs a label column: choose one on the Data page (an upload's "
+                             "label column, or a shipped sample with classes), or turn 'by group' off.")
+        out["score_groups"] = labels
+    return out
 
 
 def private_radius(vals: dict | None = None) -> bool:

@@ -12,7 +12,7 @@ from dppca_core.privacy import compose
 from dppca_core.registry import display_name
 
 from . import compute, scenario, show
-from .text import literal
+from .text import literal, md_escape
 
 VIEWS = {
     "spread": "Spread",
@@ -245,25 +245,81 @@ def _scree(ds, prep, results, k, random_level):
 
 
 def _scores(ds, prep, results, k, random_level):
-    panels, edges = {}, None
-    for mech, res in results.items():
-        scores = res.published["outputs"].get("scores")
-        if scores:
-            panels[f"{display_name(mech)} (private)"], edges = scores["counts"], scores["edges"]
     if not prep.data.has_rows:
         st.info(ROWS_NEEDED)
         return
-    if not panels:
+    plot = score_plot(ds, prep, results)
+    if plot is None:
         st.info("The score plot needs its own share of the budget: raise 'scores' in the sidebar (Budget split).")
         return
-    rows = prep.data.rows
-    exact = rows @ prep.reference[:, :2]
-    if exact.shape[1] == 2 and np.asarray(next(iter(panels.values()))).ndim == 2:
-        ex, ey = figures.axis_edges(edges)
-        counts, _, _ = np.histogram2d(exact[:, 0], exact[:, 1], bins=[ex, ey])
-    else:
-        counts, _ = np.histogram(exact[:, 0], bins=figures.axis_edges(edges)[0])
-    show.chart(figures.score_heatmaps({"exact (not private)": counts, **panels}, edges))
+    fig, reading = plot
+    show.chart(fig)
+    st.caption(md_escape(reading))
     st.caption("Each private panel is a noisy histogram of the rows projected on that mechanism's released "
                "components (first repetition), from its own share of the budget; negative noisy counts show as 0. "
-               "The first panel uses the exact components and counts: for exploration only.")
+               "The exact panels use the exact components and counts, on the first private panel's cells: for "
+               "exploration only.")
+
+
+def score_plot(ds, prep, results) -> tuple | None:
+    """(figure, one-line reading) of the private score plots the first repetitions released, one panel per
+    mechanism and group, after the exact ones (non-private); None when no release has a score plot or the data
+    have no rows. Explore shows it; the Report's record embeds it."""
+    if not prep.data.has_rows:
+        return None
+    panels, edges, released = {}, {}, {}
+    for mech, res in results.items():
+        scores = res.published["outputs"].get("scores")
+        if not scores:
+            continue
+        released[mech] = scores
+        counts = np.asarray(scores["counts"])
+        groups = scores.get("groups")
+        tables = [(None, counts)] if groups is None else sorted(zip(groups, counts), key=lambda g: str(g[0]))
+        for group, table in tables:
+            label = f"{display_name(mech)} (private)" if group is None else f"{display_name(mech)}: {group}"
+            panels[label], edges[label] = table, scores["edges"]
+    if not panels:
+        return None
+    first = next(iter(released.values()))
+    exact_panels = _exact_score_panels(ds, prep, first)
+    for label in exact_panels:
+        edges[label] = first["edges"]
+    groups = first.get("groups")
+    fig = figures.score_heatmaps({**exact_panels, **panels}, edges, cols=len(groups) if groups else None)
+    return fig, _score_reading(results, released)
+
+
+def _exact_score_panels(ds, prep, released: dict) -> dict:
+    """The exact (non-private) histograms on the cells of a released score plot, one per released group."""
+    exact = prep.data.rows @ prep.reference[:, :2]
+    ex, ey = figures.axis_edges(released["edges"])
+    two_d = exact.shape[1] == 2 and released.get("dims", 2) == 2
+
+    def histogram(rows):
+        if two_d:
+            return np.histogram2d(rows[:, 0], rows[:, 1], bins=[ex, ey])[0]
+        return np.histogram(rows[:, 0], bins=ex)[0]
+
+    groups = released.get("groups")
+    if groups is None or ds.labels is None:
+        return {"exact (not private)": histogram(exact)}
+    labels = np.asarray(ds.labels).astype(str)
+    return {f"exact: {group}": histogram(exact[labels == str(group)]) for group in sorted(groups, key=str)}
+
+
+def _score_reading(results: dict, released: dict) -> str:
+    """One line: what the score plot spends and shows (shares, frame, noise, groups), from the first release."""
+    mech, scores = next(iter(released.items()))
+    published = results[mech].published
+    budget = published["facts"].get("budget", {})
+    spent = [f"{part} {budget[part]['share']:.0%}" for part in ("scores", "frame", "groups") if part in budget]
+    frame = "fitted to private quantiles of the scores" if scores.get("frame") else "fixed to [−1, 1]²"
+    sparse = published["parameters"].get("score_kind") == "sparse"
+    noise = "noise on occupied cells only, above a threshold" if sparse else "noise on every cell"
+    groups = scores.get("groups")
+    found = f"; groups released privately: {', '.join(sorted(map(str, groups)))}" if groups else ""
+    scale = scores.get("noise_scale")
+    per_cell = f" (s.d. {scale:.2g} rows per cell)" if scale else ""
+    return (f"Score plot from {' + '.join(spent)} of each release's budget; frame {frame}; {noise}{per_cell}{found}. "
+            "Read it as: do the groups' clouds sit apart in the private panels as they do in the exact ones?")

@@ -301,29 +301,38 @@ def axis_edges(edges) -> tuple[np.ndarray, np.ndarray]:
     return edges, edges
 
 
-def score_heatmaps(panels: dict, edges) -> go.Figure:
-    """2-D histograms of the rows projected on two components, one panel per name (e.g. exact vs private).
+def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
+    """2-D histograms of the rows projected on two components, one panel per name (e.g. exact vs private, or one
+    per group), ``cols`` panels per row (default: all in one row).
 
-    Counts below 0 (noise) are shown as 0; every panel shares the axes [-1, 1] (rows scaled to norm <= 1).
-    ``edges``: one array for both axes, or (x edges, y edges).
+    Counts below 0 (noise) are shown as 0. ``edges``: one array for both axes, (x edges, y edges), or a dict giving
+    each panel's own (a private frame differs from release to release); each panel's axes span its edges.
     """
     from plotly.subplots import make_subplots
 
     if not panels:
         raise ValueError("no score histograms to draw.")
-    ex, ey = axis_edges(edges)
-    edges = nonempty(ex, "edges")
-    centres = (edges[:-1] + edges[1:]) / 2
-    centres_y = (ey[:-1] + ey[1:]) / 2
     names = list(panels)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[name(n) for n in names], shared_yaxes=True)
-    for i, label in enumerate(names, start=1):
+    cols = min(int(cols or len(names)), len(names))
+    rows = -(-len(names) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[name(n) for n in names],
+                        vertical_spacing=min(0.12, 0.9 / max(rows, 1)))
+    for i, label in enumerate(names):
+        row, col = divmod(i, cols)
+        ex, ey = axis_edges(edges[label] if isinstance(edges, dict) else edges)
+        ex = nonempty(ex, "edges")
+        centres, centres_y = (ex[:-1] + ex[1:]) / 2, (ey[:-1] + ey[1:]) / 2
         counts = np.maximum(np.asarray(panels[label], dtype=float), 0.0)
         if counts.ndim == 1:
-            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False), 1, i)
+            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False),
+                          row + 1, col + 1)
         else:
             fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres_y, colorscale="Blues", showscale=False,
-                                     hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"), 1, i)
-        fig.update_xaxes(title_text="component 1", range=[-1, 1], row=1, col=i)
-    fig.update_yaxes(title_text="component 2", range=[-1, 1], row=1, col=1)
-    return layout(fig, "Score plot: rows projected on the first two components (counts)", height=400)
+                                     hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"),
+                          row + 1, col + 1)
+            fig.update_yaxes(range=[float(ey[0]), float(ey[-1])], row=row + 1, col=col + 1)
+        fig.update_xaxes(title_text="component 1" if row == rows - 1 else None, range=[float(ex[0]), float(ex[-1])],
+                         row=row + 1, col=col + 1)
+        if col == 0:
+            fig.update_yaxes(title_text="component 2", row=row + 1, col=1)
+    return layout(fig, "Score plot: rows projected on the first two components (counts)", height=120 + 300 * rows)

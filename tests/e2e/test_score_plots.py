@@ -1,0 +1,44 @@
+"""End-to-end (issue 27): the private score plot by group on the wine sample, the frame and the noise switched in the
+sidebar, each time one panel per cultivar beside the exact ones, and the one-line reading under it."""
+import pytest
+
+from tests.e2e.helpers import assert_no_error, settle
+
+pytestmark = pytest.mark.e2e
+
+CULTIVARS = ("class_0", "class_1", "class_2")
+
+
+def _panel_titles(page) -> list:
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some("
+                           "t => t.textContent.startsWith('Score plot'))", timeout=120_000)
+    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => "
+                         "(p.querySelector('.gtitle') || {}).textContent?.startsWith('Score plot'))"
+                         ".flatMap(p => [...p.querySelectorAll('.annotation-text')].map(a => a.textContent))")
+
+
+def test_score_plot_by_group_with_frame_and_noise_switched(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.goto(f"{server}/explore?src=sample:wine&R=2000.0&mechs=analyze_gauss&reps=2&eps=5.0&view=scores"
+              "&bscores=0.1&sgroup=true")
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page, timeout=120_000)
+    expected = [f"exact: {c}" for c in CULTIVARS] + [f"Analyze Gauss: {c}" for c in CULTIVARS]
+    assert sorted(_panel_titles(page)) == sorted(expected)
+    assert page.get_by_text("Score plot from scores 10% + groups 5%").count() == 1
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    if not sidebar.get_by_text("fitted: private quantiles (5%)").is_visible():
+        sidebar.get_by_text("Budget split of one release").click()
+    sidebar.get_by_text("fitted: private quantiles (5%)").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('sframe') === 'private'", timeout=60_000)
+    settle(page, timeout=120_000)
+    assert page.get_by_text("frame fitted to private quantiles").count() == 1
+    sidebar.get_by_text("on occupied cells only").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('skind') === 'sparse'", timeout=60_000)
+    settle(page, timeout=120_000)
+    reading = page.get_by_text("noise on occupied cells only")
+    assert reading.count() == 1
+    titles = _panel_titles(page)
+    assert set(titles) <= set(expected) and any(t.startswith("Analyze Gauss") for t in titles)
+    assert_no_error(page, "score plot by group")
+    page.close()
