@@ -2,7 +2,6 @@
 import pandas as pd
 import streamlit as st
 
-import dppca_core as dc
 from dppca_core import experiments, figures, metrics
 from dppca_core.registry import display_name
 
@@ -36,32 +35,17 @@ def _sweep(axis, metric):
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
-    rows, errors = [], []
     bar = st.progress(0.0, text="running the sweep…")
     total = len(values) * max(len(mechs), 1)
-    done = 0
-    for value in values:
-        fields, extra = compute.point_settings(vals, axis, value)
-        ds = data.load_dataset(fields)
-        if axis == "k" and value >= ds.d:
-            continue
-        prep = data.prepare(ds, fields)
-        for mech in mechs:
-            spec = dc.get_mechanism(mech)
-            p = scenario.mech_params(mech, vals)
-            p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
-            try:
-                res = compute.run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
-                                       neighbors=fields["nb"], reps=int(fields["sreps"]), seed=int(fields["seed"]),
-                                       params=p, s=int(fields["s"]), planted_support=ds.support,
-                                       budget=scenario.budget(fields))
-                rows += compute.sweep_rows(res, metric, axis, value)
-            except ValueError as exc:
-                errors.append(f"{display_name(mech)} at {label} = {value:g}: {exc}")
-            done += 1
-            bar.progress(done / total, text=f"{label} = {value:g} · {mech}")
+    done = []
+
+    def progress(value, mech):
+        done.append(mech)
+        bar.progress(len(done) / total, text=f"{label} = {value:g} · {mech}")
+
+    frame, errors = compute.sweep_frame(vals, axis, metric, values, on_point=progress, label=label)
     bar.empty()
-    return pd.DataFrame(rows), errors, log_x, label
+    return frame, errors, log_x, label
 
 
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
