@@ -15,6 +15,7 @@ PAGES = {
     # the default page is served at the root; its url_path only names it (Streamlit cannot route it): /home is
     # HOME_ALIAS below
     "home": st.Page("pages/home.py", title="Home", icon=":material/home:", default=True, url_path="start"),
+    "lesson": st.Page("pages/lesson.py", title="Lesson", icon=":material/school:", url_path="lesson"),
     "data": st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
     "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
     "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),

@@ -55,7 +55,7 @@ GALLERY = [
 LESSON = [
     Card("The exact PCA",
          "PCA finds the few directions along which the data vary most. In these 2,000 synthetic rows of 20 features, "
-         "three directions carry most of the variance: the first bars tower over the rest.",
+         "three directions stand out: each carries three to five times the variance of any other.",
          "explore", {"mechs": "non_private", "k": 2, "view": "scree"}, figure="scree",
          try_this="On Explore, the exact PCA scores a subspace distance of 0: it is the reference every private "
                   "answer is measured against.",
@@ -71,19 +71,19 @@ LESSON = [
     Card("ε moves the error",
          "ε is the privacy budget: smaller is more private and needs more noise. The error falls as ε grows; the "
          "band holds 95% of the releases.",
-         "tradeoffs", {"mechs": "analyze_gauss,private_power", "sweep": "eps", "sreps": 5}, figure="sweep_eps",
+         "explore", {"mechs": "analyze_gauss,private_power", "sweep": "eps", "sreps": 5}, figure="sweep_eps",
          try_this="On Explore, move the ε dial from 0.1 to 10 and watch the subspace distance.",
          notes="A good moment to say what ε is not: it is not a percentage, and ε = 10 is a weak promise."),
     Card("n moves it too",
-         "The noise protects one person, so its size does not grow with the data, while the signal does: with more "
-         "rows the same ε costs less accuracy.",
-         "tradeoffs", {"mechs": "analyze_gauss", "sweep": "n", "sreps": 5}, figure="sweep_n",
+         "The noise protects one person, so its size does not grow with the data. The signal does: with more rows "
+         "the same ε costs less accuracy.",
+         "explore", {"mechs": "analyze_gauss", "sweep": "n", "sreps": 5}, figure="sweep_n",
          try_this="On Explore, set n to 250 and then to 20,000 on the Data page, at the same ε.",
          notes="This is why DP works best on large datasets, and why small groups are hard to protect."),
     Card("Clipping and the radius R",
-         "Each row is clipped to norm R, so that one person can move the covariance by a bounded amount. A small R "
-         "cuts the data (bias), a large R needs noise in proportion to R² (variance): the error is smallest near the "
-         "rows' own size.",
+         "Each row is clipped to norm R, so that one person can move the covariance by a bounded amount, and the "
+         "noise grows with R². R = 1 bounds these rows: a looser R only adds noise (a tighter one would cut the rows "
+         "and change the data the PCA sees).",
          "explore", {"mechs": "analyze_gauss", "reps": 10}, figure="clip",
          try_this="On the Data page, change R and come back: the guarantee stays, the error moves. The library can "
                   "also choose R privately from its own share of the budget (release_pca(data_norm=\"private\")).",
@@ -98,7 +98,7 @@ LESSON = [
                "gallery's sparse genes card)."),
     Card("Composition: a complete release",
          "A complete release publishes more than the components: a private mean and the eigenvalues each take a "
-         "share of ε, and the shares add up to the total the guarantee states.",
+         "share of ε. The shares add up to the total the guarantee states.",
          "explore", {"mechs": "analyze_gauss", "center": "private", "bmean": 0.1, "beig": 0.1, "view": "scree"},
          figure="budget",
          try_this="Open the Budget split in the Explore sidebar and give the eigenvalues a larger share.",
@@ -108,5 +108,6 @@ LESSON = [
          "come to believe after seeing one release, from what they believed before.",
          "explore", {"mechs": "analyze_gauss", "eps": 1.0, "view": "risk"}, figure="risk",
          try_this="On Explore, open the Privacy risk view and move ε: at ε = 5 the attacker can become nearly sure.",
-         notes="Translate for the room: at ε = 1, a prior of 50% can grow to at most about 73%."),
+         notes="Translate for the room: a pure ε = 1 guarantee lets a 50% belief grow to at most e/(1+e), about 73%; "
+               "the curve is the exact bound of this (ε, δ) release."),
 ]

@@ -33,11 +33,12 @@ h1 {font-size: 1.7rem !important; padding: 0.4rem 0 0.2rem 0 !important;}
 .st-key-presenter_bar [data-testid="stSlider"] {padding: 0 0.4rem;}
 </style>"""
 #: on every page: a chosen mechanism's chip shows its whole name (a retraction mark included) on as many lines as
-#: it needs, instead of an ellipsis
+#: it needs, instead of an ellipsis; the Lesson's step heading sits beside its buttons, one line high
 APP_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] {height: auto !important; max-width: 100% !important;}
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important;}
+.st-key-lesson_nav h2 {font-size: 1.6rem !important; padding: 0 !important;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, name, nonempty, swept_axis, text
+from .base import PALETTE, color_or_grey, layout, name, nonempty, swept_axis, text
 
 
 def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
@@ -281,3 +281,18 @@ def score_heatmaps(panels: dict, edges) -> go.Figure:
         fig.update_xaxes(title_text="component 1", range=[-1, 1], row=1, col=i)
     fig.update_yaxes(title_text="component 2", range=[-1, 1], row=1, col=1)
     return layout(fig, "Score plot: rows projected on the first two components (counts)", height=400)
+
+
+def budget_shares(parts: dict, title: str = "How the budget is split") -> go.Figure:
+    """One bar per part of a complete release (subspace, mean, eigenvalues, scores): its share of the total budget
+    and, on the bar, the ε it was calibrated to. ``parts`` is a release's ``facts["budget"]`` ({part: {"share",
+    "epsilon", "delta", ...}})."""
+    if not parts:
+        raise ValueError("no budget split to draw: the whole budget goes to the subspace.")
+    names = [text(p) for p in parts]
+    shares = [100 * float(v["share"]) for v in parts.values()]
+    fig = go.Figure(go.Bar(x=shares, y=names, orientation="h", marker_color=PALETTE[0],
+                           text=[f"ε = {float(v['epsilon']):.3g}" for v in parts.values()], textposition="auto"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(range=[0, 100])
+    return layout(fig, title, x="% of the total budget", height=160 + 40 * len(parts))
