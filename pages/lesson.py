@@ -50,9 +50,13 @@ with boundary("this step"):
             st.markdown(md_escape(card.notes))
 
 
+#: the app's address (read in the script run: the deck is built later, when the button is pressed)
+BASE = scenario.share_link("lesson").split("/lesson")[0]
+
+
 def _deck() -> bytes:
     """The whole lesson as slides (built when the button is pressed: every step's figure, from the caches)."""
-    base = scenario.share_link("lesson").split("/lesson")[0]
+    base = BASE
     parts = []
     for number, each in enumerate(LESSON, start=1):
         each_vals = lesson.step_scenario(each, step=number)

@@ -21,15 +21,16 @@ from dppca_core.figures.alt import figure_summary, figure_table
 
 #: rows of numbers beside a figure (a slide has room for about this many)
 TABLE_ROWS = 12
-#: a figure's size on a slide (px): the left two thirds of a 1280x720 screen
-FIGURE_HEIGHT = 470
+#: a figure's height on a slide (px): it takes the left two thirds of a 1280x720 screen, under the title
+FIGURE_HEIGHT = 500
 DECK_CSS = """
 html{scroll-snap-type:y mandatory} body{margin:0;font-family:system-ui,sans-serif;color:#111;background:#fff}
 section.slide{box-sizing:border-box;height:100vh;min-height:600px;padding:2.2rem 3rem;scroll-snap-align:start;
   border-bottom:1px solid #ccc;display:flex;flex-direction:column;overflow:hidden}
 h1{font-size:2.4rem;margin:.2rem 0 1rem} h2{font-size:1.8rem;margin:0 0 .8rem}
-p,li{font-size:1.15rem;line-height:1.45} .body{display:flex;gap:2rem;flex:1;min-height:0}
-.figure{flex:2;min-width:0} .numbers{flex:1;min-width:0;overflow:auto;font-size:.95rem}
+p,li{font-size:1.15rem;line-height:1.45} .body{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);
+  gap:1.5rem;flex:1;min-height:0} .figure{min-width:0} .side{min-width:0;overflow:auto}
+.side p{font-size:1rem;margin:.2rem 0 .6rem} .numbers{font-size:.9rem}
 .numbers table{border-collapse:collapse;width:100%} .numbers td,.numbers th{padding:.2rem .4rem;
   border-bottom:1px solid #ddd;text-align:left} .summary{color:#333;font-size:1rem}
 .record{border:2px solid #8a6d00;background:#fff8e1;padding:.6rem .8rem;font-weight:600;font-size:1.15rem}
@@ -77,19 +78,20 @@ def _figure_html(fig: go.Figure, first: bool) -> str:
 
 
 def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> str:
+    """A slide: its title; with a figure, the figure on the left and, beside it, the lines, the figure's summary
+    and its numbers; without one, the lines and the table."""
     lines = "".join(f"<p>{html.escape(str(line))}</p>" for line in slide.lines)
     link = (f"<p class='link'>Open this scenario: <a href='{html.escape(slide.link, quote=True)}'>"
             f"{html.escape(slide.link)}</a></p>" if slide.link else "")
-    body = ""
     if slide.figure is not None:
         table = figure_table(slide.figure) if slide.table is None else slide.table
         body = (f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
-                f"<div class='numbers'><p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
-                f"{_table_html(table)}</div></div>")
-    elif slide.table is not None:
-        body = f"<div class='numbers'>{_table_html(slide.table)}</div>"
+                f"<div class='side'>{lines}<p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
+                f"<div class='numbers'>{_table_html(table)}</div></div></div>")
+    else:
+        body = lines + (f"<div class='numbers'>{_table_html(slide.table)}</div>" if slide.table is not None else "")
     return (f"<section class='slide' aria-label='slide {number} of {total}'><h2>{html.escape(slide.title)}</h2>"
-            f"{lines}{body}{link}<p class='counter'>{number} / {total}</p></section>")
+            f"{body}{link}<p class='counter'>{number} / {total}</p></section>")
 
 
 def build_deck(title: str, record: str, slides: list[Slide], link: str, data_note: str = "") -> str:

@@ -9,7 +9,7 @@ from tests.e2e.helpers import (COVERED, SHOTS, TRUNCATED, assert_no_error, go_to
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
+PAGES = ["home", "lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
 TITLES = {"home": "DP-PCA Explorer", "explore": "Explore", "tradeoffs": "Trade-offs"}
 NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
