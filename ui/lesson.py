@@ -82,6 +82,7 @@ def _sweep(vals: dict, axis: str, grid: list, label: str, log_x: bool = True):
         raise ValueError("; ".join(errors) or "no point of the sweep could be computed.")
     fig = figures.sweep(frame, axis, "subspace_distance", compute.METRICS["subspace_distance"], log_x=log_x,
                         x_title=label, y_title="subspace distance")
+    fig.update_layout(title=f"Subspace distance against {label} (mean, 95% band)")  # short: one line on a slide
     first = frame[frame["mechanism"] == frame["mechanism"].iloc[0]].sort_values(axis)
     lo, hi = first.iloc[0], first.iloc[-1]
     return fig, (f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {lo[axis]:g}, "
