@@ -95,12 +95,12 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
 
 
 def build_deck(title: str, record: str, slides: list[Slide], link: str, data_note: str = "") -> str:
-    """The deck as one HTML document: a title slide (the deck's title, the record line saying what kind of export
-    it is, the data, the scenario's link), then ``slides``."""
+    """The deck as one HTML document: a title slide (first the record line saying what kind of export it is, as
+    every export's first line, then the deck's title, the data, the scenario's link), then ``slides``."""
     total = len(slides) + 1
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    first = (f"<section class='slide' aria-label='slide 1 of {total}'><h1>{html.escape(title)}</h1>"
-             f"<p class='record'>{html.escape(record)}</p>"
+    first = (f"<section class='slide' aria-label='slide 1 of {total}'><p class='record'>{html.escape(record)}</p>"
+             f"<h1>{html.escape(title)}</h1>"
              + (f"<p>Data: {html.escape(data_note)}</p>" if data_note else "")
              + f"<p>Made with DP-PCA Explorer on {stamp}.</p><p class='link'>The scenario: <a href='"
              f"{html.escape(link, quote=True)}'>{html.escape(link)}</a></p>"
@@ -109,7 +109,8 @@ def build_deck(title: str, record: str, slides: list[Slide], link: str, data_not
     for i, slide in enumerate(slides, start=2):
         parts.append(_slide_html(slide, i, total, first_figure=slide.figure is not None and not seen_figure))
         seen_figure = seen_figure or slide.figure is not None
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}: slides "
+            f"(exploration record)</title>"
             f"<meta name='viewport' content='width=device-width'><style>{DECK_CSS}</style></head>"
             f"<body><main>{''.join(parts)}</main>{DECK_JS}</body></html>")
 
