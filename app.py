@@ -12,7 +12,10 @@ from ui.shell import IN_ENTRY_KEY
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
 
 PAGES = {
-    "home": st.Page("pages/home.py", title="Home", icon=":material/home:", default=True, url_path="home"),
+    # the default page is served at the root; its url_path only names it (Streamlit cannot route it): /home is
+    # HOME_ALIAS below
+    "home": st.Page("pages/home.py", title="Home", icon=":material/home:", default=True, url_path="start"),
+    "lesson": st.Page("pages/lesson.py", title="Lesson", icon=":material/school:", url_path="lesson"),
     "data": st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
     "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
     "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),
@@ -23,6 +26,8 @@ PAGES = {
     "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
     "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
 }
+#: Home at its own address too (a page's url_path is its address, except the default page's): hidden from the menu
+HOME_ALIAS = st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", visibility="hidden")
 #: pages that compute releases from the shared settings, and the repetitions field each one uses
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
 st.session_state["_pages"] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
@@ -30,8 +35,8 @@ st.session_state["_pages"] = PAGES  # for st.switch_page from pages (gallery, pr
 show.app_style()
 vals = scenario.values()
 present = vals["present"]
-page = st.navigation(list(PAGES.values()), position="hidden" if present else "sidebar")
-here = next((key for key, p in PAGES.items() if p.url_path == page.url_path), "home")
+page = st.navigation([*PAGES.values(), HOME_ALIAS], position="hidden" if present else "sidebar")
+here = next((key for key, p in PAGES.items() if p.url_path == page.url_path), "home")  # the alias is Home
 
 if present:
     show.presenter_bar(PAGES, here)

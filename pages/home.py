@@ -1,7 +1,7 @@
 """Home: what DP-PCA is, and a gallery of ready scenarios."""
 import streamlit as st
 
-from ui import scenario, scenarios
+from ui import gallery, scenario
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -29,15 +29,15 @@ st.info(
 
 st.subheader("Start from a ready scenario")
 with boundary("the gallery"):
-    entries = [e for e in scenarios.GALLERY if scenarios.available(e)]
+    entries = [e for e in gallery.GALLERY if gallery.available(e)]
     cols = st.columns(min(3, len(entries)) or 1)
     for i, entry in enumerate(entries):
         with cols[i % len(cols)].container(border=True):
-            st.markdown(f"**{entry['title']}**")
-            st.caption(entry["blurb"])
+            st.markdown(f"**{entry.title}**")
+            st.caption(entry.blurb)
             if st.button("Open", key=f"gallery:{i}", icon=":material/play_arrow:"):
-                scenario.load(entry["fields"])
-                st.switch_page(st.session_state["_pages"][entry["page"]])
+                scenario.load(entry.fields)
+                st.switch_page(st.session_state["_pages"][entry.page])
 
 st.subheader("How to use it")
 st.markdown(

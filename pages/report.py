@@ -6,7 +6,7 @@ from dppca_core import experiments, figures, metrics, risk
 from dppca_core.figures import risk as risk_figures
 from dppca_core.registry import display_name
 
-from ui import compute, data, guarantee, report, scenario, show, views
+from ui import compute, data, guarantee, report, scenario, show, slides, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -141,7 +141,16 @@ with boundary("the report"):
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
     html_doc = report.build_html(vals, link, results, figs, tables, ds.note, risk_sentences, summary)
     script = report.build_script(vals, upload)
-    c = st.columns(2)
+    deck = slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
+                             report.record_line(vals),
+                             slides.report_slides(results, summary, settings, main, table, shares, risk_sentences,
+                                                  figs[4] if curves else None, figs[1:3] + figs[5 if curves else 3:]),
+                             link, report.data_words(vals, ds))
+    c = st.columns(3)
+    c[2].download_button("Download slides", deck.encode(), "dppca_slides.html", "text/html",
+                         icon=":material/slideshow:", key="download_slides", width="stretch",
+                         help="A deck that opens offline in any browser: one slide per figure and decision, each "
+                              "figure with its numbers; an exploration record like the HTML report.")
     c[0].download_button("HTML report (offline)", html_doc.encode(), "dppca_report.html", "text/html",
                          icon=":material/download:", key="download_html", width="stretch")
     c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",

@@ -2,7 +2,6 @@
 import pandas as pd
 import streamlit as st
 
-import dppca_core as dc
 from dppca_core import experiments, figures, metrics
 from dppca_core.registry import display_name
 
@@ -42,39 +41,27 @@ def _sweep(axis, metric):
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
-    rows, oracle_rows, errors = [], [], []
     bar = st.progress(0.0, text="running the sweep…")
     total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
-    done = 0
-    for value in values:
-        fields, extra = compute.point_settings(vals, axis, value)
-        ds = data.load_dataset(fields)
-        if axis == "k" and value >= ds.d:
-            continue
-        runs = [(fields, rows, "")]
-        if oracle:  # the same point at the exact quantile of the norms (not private), the radius share to the subspace
-            prep = data.prepare(ds, fields)
-            runs.append(({**fields, "rfrom": "public", "R": experiments.oracle_radius(prep.data, fields["rq"])},
-                         oracle_rows, " (oracle R)"))
-        for point, out, suffix in runs:
-            prep = data.prepare(ds, point)
-            for mech in mechs:
-                spec = dc.get_mechanism(mech)
-                p = scenario.mech_params(mech, vals)
-                p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
-                try:
-                    res = compute.run_reps(prep, mech, k=int(point["k"]), epsilon=point["eps"], delta=point["delta"],
-                                           neighbors=point["nb"], reps=int(point["sreps"]), seed=int(point["seed"]),
-                                           params=p, s=int(point["s"]), planted_support=ds.support,
-                                           budget=scenario.budget(point),
-                                           scores=scenario.score_options(point, ds.labels))
-                    out += compute.sweep_rows(res, metric, axis, value)
-                except ValueError as exc:
-                    errors.append(f"{display_name(mech)}{suffix} at {label} = {value:g}: {exc}")
-                done += 1
-                bar.progress(done / total, text=f"{label} = {value:g} · {mech}{suffix}")
+    done = []
+
+    def progress(value, mech):
+        done.append(mech)
+        bar.progress(len(done) / total, text=f"{label} = {value:g} · {mech}")
+
+    frame, errors = compute.sweep_frame(vals, axis, metric, values, on_point=progress, label=label)
+    oracle_frame = pd.DataFrame()
+    if oracle:  # each point again at the exact quantile of the norms (not private), the radius share to the subspace
+        oracle_frame, more = compute.sweep_frame(vals, axis, metric, values, on_point=progress,
+                                                 label=f"{label} (oracle R)", variant=_oracle_fields)
+        errors += more
     bar.empty()
-    return pd.DataFrame(rows), pd.DataFrame(oracle_rows), errors, log_x, label
+    return frame, oracle_frame, errors, log_x, label
+
+
+def _oracle_fields(fields: dict, prep) -> dict:
+    """The point's settings with R = the exact target quantile of its rows' norms (read from the data: an oracle)."""
+    return {**fields, "rfrom": "public", "R": experiments.oracle_radius(prep.data, fields["rq"])}
 
 
 ORACLE_LABEL = "oracle R (not private)"

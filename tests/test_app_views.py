@@ -98,7 +98,7 @@ def test_sweep_can_be_stopped_and_resumed(app_test):
     assert not at.exception and any("Sweep stopped" in i.value for i in at.info)
     at.button(key="run_sweep").click().run()
     assert not at.exception and not any("Sweep stopped" in i.value for i in at.info)
-    assert any(df.value.shape[0] > 0 for df in at.dataframe)
+    assert any(df.value.shape[0] > 0 for df in at.dataframe if "mechanism" in df.value.columns)
 
 
 def test_explore_convergence_tab(app_test):

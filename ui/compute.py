@@ -180,6 +180,44 @@ def point_settings(scn: dict, axis: str, value) -> tuple[dict, dict]:
     return fields, extra
 
 
+def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "sreps", on_point=None,
+                label: str | None = None, variant=None):
+    """The rows of a sweep of ``axis`` over ``values`` for the scenario's mechanisms (each point cached by
+    :func:`run_reps`), and a message per point that could not be computed. ``on_point(value, mechanism)`` is called
+    after each point (a progress bar). ``variant(fields, prepared) -> fields`` runs each point with other settings
+    derived from it (e.g. an oracle radius read from the prepared rows)."""
+    import pandas as pd
+
+    from .data import load_dataset, prepare
+    from .scenario import budget, mech_params, mechanisms, score_options
+
+    rows, errors = [], []
+    for value in values:
+        fields, extra = point_settings(vals, axis, value)
+        ds = load_dataset(fields)
+        if axis == "k" and value >= ds.d:
+            continue
+        prep = prepare(ds, fields)
+        if variant is not None:
+            fields = variant(fields, prep)
+            prep = prepare(ds, fields)
+        for mech in mechanisms(vals):
+            spec = dc.get_mechanism(mech)
+            p = mech_params(mech, vals)
+            p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
+            try:
+                res = run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
+                               neighbors=fields["nb"], reps=int(fields[reps_field]), seed=int(fields["seed"]),
+                               params=p, s=int(fields["s"]), planted_support=ds.support, budget=budget(fields),
+                               scores=score_options(fields, ds.labels))
+                rows += sweep_rows(res, metric, axis, value)
+            except ValueError as exc:
+                errors.append(f"{display_name(mech)} at {label or axis} = {value:g}: {exc}")
+            if on_point is not None:
+                on_point(value, mech)
+    return pd.DataFrame(rows), errors
+
+
 def sweep_table(frame):
     """A sweep's rows as shown and exported: display names, the band's columns named, the per-repetition values
     left out."""

@@ -264,8 +264,9 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("tsplit", "float", 0.5, 0.1, 0.9),
     Field("treps", "int", 5, 2, 20),
     Field("tseed", "int", 0, 0, 1_000_000),
-    # presentation
+    # presentation; the Lesson's step (so a shared link opens on it)
     Field("present", "bool", False),
+    Field("step", "int", 1, 1, 10),
     # reproduce (the papers' synthetic experiments)
     Field("rpaper", "choice", "wang_xu", choices=("wang_xu", "ge", "liu", "imtiaz_2016", "imtiaz_2018")),
     Field("rgrid", "choice", "default", choices=("default", "full")),
@@ -443,11 +444,10 @@ def set_value(name: str, value) -> None:
         vals[name] = validate_param(name, value)
 
 
-def load(fields: dict) -> None:
-    """Replace the scenario by the defaults updated with ``fields`` (a gallery entry); how the app is shown
-    (:data:`KEPT_ON_LOAD`, e.g. presenter mode) is kept."""
-    kept = {key: values()[key] for key in KEPT_ON_LOAD}
-    vals, notices = {**DEFAULTS, **kept}, []
+def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]]:
+    """A complete scenario: the defaults updated with ``kept`` and ``fields`` (a gallery card or a lesson step),
+    each validated; and a notice per field that could not be used."""
+    vals, notices = {**DEFAULTS, **(kept or {})}, []
     for key, value in fields.items():
         try:
             if key in FIELDS:
@@ -459,6 +459,13 @@ def load(fields: dict) -> None:
     if "target" not in fields:
         vals["target"] = default_target(vals)
     _cap_size(vals, notices)
+    return vals, notices
+
+
+def load(fields: dict) -> None:
+    """Replace the scenario by the defaults updated with ``fields`` (a gallery entry); how the app is shown
+    (:data:`KEPT_ON_LOAD`, e.g. presenter mode) is kept."""
+    vals, notices = from_fields(fields, {key: values()[key] for key in KEPT_ON_LOAD})
     st.session_state[SCENARIO_KEY] = vals
     st.session_state[NOTICES_KEY] = notices
 

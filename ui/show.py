@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dppca_core.figures import PLOTLY_CONFIG
+from dppca_core.figures.alt import figure_summary, figure_table
 
 from . import scenario
 
@@ -32,11 +33,12 @@ h1 {font-size: 1.7rem !important; padding: 0.4rem 0 0.2rem 0 !important;}
 .st-key-presenter_bar [data-testid="stSlider"] {padding: 0 0.4rem;}
 </style>"""
 #: on every page: a chosen mechanism's chip shows its whole name (a retraction mark included) on as many lines as
-#: it needs, instead of an ellipsis
+#: it needs, instead of an ellipsis; the Lesson's step heading sits beside its buttons, one line high
 APP_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] {height: auto !important; max-width: 100% !important;}
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important;}
+.st-key-lesson_nav h2 {font-size: 1.6rem !important; padding: 0 !important;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")
@@ -69,12 +71,23 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     return fig
 
 
-def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False) -> None:
-    """Draw a plotly figure full width; in presenter mode with projector-sized, dark text (``main``: the page's
-    main figure, kept short enough to share the screen with the dial)."""
+def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False,
+          summary: str | None = None) -> None:
+    """Draw a plotly figure full width, with its text alternative under it (WCAG 1.1.1): a one-line summary
+    (``summary``, or one read from the figure) and a "Show the numbers" table. In presenter mode with
+    projector-sized, dark text (``main``: the page's main figure, kept short enough to share the screen with the
+    dial). Every chart of the app goes through here."""
     if presenting():
         presenter_style(fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
+    text_alternative(fig, container, summary)
+
+
+def text_alternative(fig: go.Figure, container=st, summary: str | None = None) -> None:
+    """What a figure shows in words and in numbers, for screen readers and for anyone who wants the values."""
+    container.caption(summary or figure_summary(fig))
+    with container.expander("Show the numbers", icon=":material/table:"):
+        st.dataframe(figure_table(fig), hide_index=True, width="stretch", height=240)
 
 
 def copy_link(url_path: str, container=st) -> None:

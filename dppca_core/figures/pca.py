@@ -251,9 +251,12 @@ BUDGET_PARTS = {
 }
 
 
-def budget_bar(shares: dict) -> go.Figure:
+def budget_bar(shares: dict, epsilons: dict | None = None, title: str = "How one release's (ε, δ) is split"
+               ) -> go.Figure:
     """One release's budget split as one bar of its parts (``shares``: part -> fraction of the total, e.g.
-    ``BudgetSplit.as_dict()``); parts with no share are left out, each segment labelled with its percentage."""
+    ``BudgetSplit.as_dict()``, or ``{part: v["share"]}`` of a release's ``facts["budget"]``); parts with no share are
+    left out, each segment labelled with its percentage and, given ``epsilons`` (part -> the epsilon it was
+    calibrated to), that epsilon."""
     parts = [(part, float(share)) for part, share in shares.items() if float(share) > 0]
     if not parts:
         raise ValueError("no budget share to draw: give at least one part a positive share.")
@@ -264,12 +267,14 @@ def budget_bar(shares: dict) -> go.Figure:
     for part, share in parts:
         label, colour = BUDGET_PARTS[part]
         fig.add_trace(go.Bar(x=[100.0 * share], y=["budget"], orientation="h", name=label, marker_color=colour,
-                             text=[f"{label}: {share:.0%}"], textposition="inside", insidetextanchor="middle",
+                             text=[f"{label}: {share:.0%}" + (f" (ε = {float(epsilons[part]):.3g})"
+                                                              if epsilons and part in epsilons else "")],
+                             textposition="inside", insidetextanchor="middle",
                              textfont=dict(color="white"), hovertemplate=f"{label}: %{{x:.0f}}%<extra></extra>"))
     fig.update_layout(barmode="stack", showlegend=True)
     fig.update_yaxes(showticklabels=False)
     fig.update_xaxes(range=[0, 100])
-    return layout(fig, "How one release's (ε, δ) is split", "% of the budget", height=230)
+    return layout(fig, title, "% of the budget", height=230)
 
 
 def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.Figure:

@@ -9,7 +9,7 @@ from tests.e2e.helpers import (COVERED, SHOTS, TRUNCATED, assert_no_error, go_to
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["home", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
+PAGES = ["home", "lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
 TITLES = {"home": "DP-PCA Explorer", "explore": "Explore", "tradeoffs": "Trade-offs"}
 NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
@@ -23,7 +23,9 @@ def test_every_page_and_the_epsilon_dial(server, browser):
         page.wait_for_selector("h1", timeout=60_000)
         settle(page)
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
-            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"]', timeout=120_000)
+            # visible ones: a chart's "Show the numbers" table sits in a closed expander
+            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"] >> visible=true',
+                                   timeout=120_000)
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor", "reproduce"):
             page.wait_for_selector(".js-plotly-plot", timeout=240_000)
         settle(page, timeout=240_000)

@@ -1,0 +1,76 @@
+"""Lesson: what DP-PCA is, in eight steps on live scenarios (ui.gallery.LESSON), one screen each.
+
+The step is a scenario field (``step``), so the address holds it: a teacher shares "step 4" and a reload keeps
+it. Each step draws its figure from the app's caches (ui.lesson) and links to the same scenario on Explore.
+"""
+import streamlit as st
+
+from dppca_core.registry import display_name
+
+from ui import lesson, report, scenario, show, slides
+from ui.errors import boundary
+from ui.gallery import LESSON
+from ui.shell import ensure_navigation
+from ui.text import md_escape
+
+ensure_navigation()
+
+vals = scenario.values()
+presenting = show.presenting()
+step = lesson.clamp_step(vals["step"])
+card = LESSON[step - 1]
+if not presenting:  # in presenter mode the bar names the page
+    st.title("Lesson: private PCA in eight steps")
+
+
+def _go(to: int) -> None:
+    scenario.set_value("step", lesson.clamp_step(to))
+
+
+with st.container(key="lesson_nav"):
+    nav = st.columns([1.2, 1.2, 5], vertical_alignment="center")
+    nav[0].button("◀ Previous step", key="lesson_back", disabled=step == 1, on_click=_go, args=(step - 1,),
+                  width="stretch")
+    nav[1].button("Next step ▶", key="lesson_next", disabled=step == len(LESSON), on_click=_go, args=(step + 1,),
+                  width="stretch")
+    nav[2].markdown(f"## Step {step} of {len(LESSON)}: {md_escape(card.title)}")
+
+with boundary("this step"):
+    step_vals = lesson.step_scenario(card, present=presenting, step=step)
+    fig, headline = lesson.step_figure(card, step_vals)
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(md_escape(card.blurb))
+        st.markdown(f"**{md_escape(headline)}**")
+        st.markdown(f"**Try this:** {md_escape(card.try_this)}")
+        st.markdown(f"[Open this scenario on Explore ↗]({lesson.explore_link(card, step_vals)})")
+    show.chart(fig, container=right, key="lesson_figure", main=True)
+    if card.notes and not presenting:
+        with st.expander("Teacher's notes", icon=":material/school:"):
+            st.markdown(md_escape(card.notes))
+
+
+#: the app's address (read in the script run: the deck is built later, when the button is pressed)
+BASE = scenario.share_link("lesson").split("/lesson")[0]
+
+
+def _deck() -> bytes:
+    """The whole lesson as slides (built when the button is pressed: every step's figure, from the caches)."""
+    base = BASE
+    parts = []
+    for number, each in enumerate(LESSON, start=1):
+        each_vals = lesson.step_scenario(each, step=number)
+        figure, words = lesson.step_figure(each, each_vals)
+        parts.append(slides.Slide(f"{number}. {each.title}", [each.blurb, words, "Try this: " + each.try_this],
+                                  figure=figure, link=base + lesson.explore_link(each, each_vals)))
+    mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
+    return slides.build_deck("What private PCA costs, in eight steps", report.PUBLIC_RECORD, parts,
+                             base + "/lesson", "synthetic data made by the app; mechanisms: "
+                             + ", ".join(display_name(m) for m in mechs)).encode()
+
+
+if not presenting:
+    st.download_button("Download slides", _deck, "dppca_lesson_slides.html", "text/html",
+                       icon=":material/slideshow:", key="download_lesson_slides",
+                       help="The eight steps as a deck that opens offline in any browser, each figure with its "
+                            "numbers and its link.")

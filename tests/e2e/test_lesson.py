@@ -1,0 +1,143 @@
+"""Issue 26 in a real browser: the whole lesson walked with the keyboard in presenter mode (each step's figure and
+Explore link on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload), and the slide decks
+of the Lesson and the Report downloaded and opened in Chromium with the network cut. Screenshots go to SHOTS
+(docs/screenshots when DPPCA_SCREENSHOTS=docs/screenshots)."""
+import pytest
+
+from tests.e2e.helpers import SHOTS, assert_no_error, in_viewport, query, settle
+from ui import report
+from ui.gallery import LESSON
+
+pytestmark = pytest.mark.e2e
+FIGURE = '[data-testid="stMain"] .js-plotly-plot'
+LINK = '[data-testid="stMain"] a[href*="/explore"]'
+HEADING = ".st-key-lesson_nav h2"
+#: the focused button's text ('' when the focus is not on a button: the main region's text holds every label)
+FOCUSED_TEXT = ("() => document.activeElement && document.activeElement.tagName === 'BUTTON' "
+                "? document.activeElement.innerText : ''")
+
+
+def _wait_step(page, number: int) -> None:
+    try:
+        page.wait_for_selector(HEADING, timeout=120_000)
+    except Exception:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"failed_lesson_step_{number}.png"))
+        raise
+    page.wait_for_function(f"() => {{ const h = document.querySelector('{HEADING}');"
+                           f" return h && h.innerText.startsWith('Step {number} of'); }}", timeout=120_000)
+    page.wait_for_selector(FIGURE, timeout=120_000)
+    settle(page)
+
+
+def _check_step(page, number: int) -> None:
+    card = LESSON[number - 1]
+    assert_no_error(page, f"lesson step {number}")
+    assert card.title in page.inner_text(HEADING)
+    figure = page.evaluate(f"() => document.querySelector('{FIGURE}').data.length")
+    assert figure > 0, f"step {number}: an empty figure"
+    href = page.get_attribute(LINK, "href")
+    assert href.startswith("/explore?") and "present=true" in href, href
+    assert query(page).get("step", "1") == str(number)
+    for part in (HEADING, FIGURE, LINK, ".st-key-lesson_next button"):
+        assert in_viewport(page, part), (number, part)  # the step fits the screen: nothing to scroll to
+
+
+def _press_next_with_the_keyboard(page) -> None:
+    """Tab from wherever the focus is until the Next button has it, then press Enter."""
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if "Next step" in page.evaluate(FOCUSED_TEXT):
+            page.keyboard.press("Enter")
+            return
+    raise AssertionError("the Next step button was not reached with Tab")
+
+
+def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/lesson?present=true")
+    _wait_step(page, 1)
+    for number in range(1, len(LESSON) + 1):
+        _check_step(page, number)
+        if number == 3:
+            page.screenshot(path=str(SHOTS / "lesson_presenter_1280x720.png"))
+        if number == 4:  # a shared "step 4" survives a reload
+            page.reload()
+            _wait_step(page, 4)
+            _check_step(page, 4)
+        if number < len(LESSON):
+            _press_next_with_the_keyboard(page)
+            _wait_step(page, number + 1)
+    assert page.locator(".st-key-lesson_next button").is_disabled()
+    page.close()
+
+
+def test_every_step_fits_a_1920x1080_screen_and_opens_on_explore(server, browser):
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    for number in range(1, len(LESSON) + 1):
+        page.goto(f"{server}/lesson?present=true&step={number}")
+        _wait_step(page, number)
+        _check_step(page, number)
+    page.screenshot(path=str(SHOTS / "lesson_presenter_1920x1080.png"))
+    with page.expect_popup(timeout=60_000) as popup:
+        page.click(LINK)  # the last step's scenario on Explore, in a new tab
+    explore = popup.value
+    explore.wait_for_selector('[data-testid="stMetricValue"]', timeout=120_000)
+    settle(explore)
+    assert "/explore" in explore.url and query(explore).get("view") == "risk"
+    assert_no_error(explore, "a lesson step opened on Explore")
+    page.context.close()
+
+
+def _download(page, key: str, folder) -> str:
+    """Press a download button; the file, saved under its suggested name (a browser opens .html as a page)."""
+    button = page.locator(f".st-key-{key} button").first
+    button.wait_for(timeout=240_000)
+    with page.expect_download(timeout=120_000) as got:
+        button.click()
+    path = folder / got.value.suggested_filename
+    got.value.save_as(path)
+    return str(path)
+
+
+def _open_offline(browser, path: str, slides: int, figures: int, shot: str | None = None):
+    """Open a deck from disk with every network request refused; count its slides and drawn figures."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    asked = []
+    context.route("http*://**", lambda route: (asked.append(route.request.url), route.abort()))
+    page = context.new_page()
+    page.goto(f"file://{path}")
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {figures}",
+                           timeout=60_000)
+    assert page.locator("section.slide").count() == slides
+    assert page.locator(".js-plotly-plot").count() == figures
+    assert not asked, asked  # opens without a network
+    if shot:
+        page.keyboard.press("ArrowRight")  # the first figure slide, as it is shown
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(SHOTS / shot))
+    text = page.inner_text("body")
+    context.close()
+    return text
+
+
+def test_the_decks_open_offline_with_one_slide_per_step_and_decision(server, browser, tmp_path):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page.goto(f"{server}/lesson")
+    _wait_step(page, 1)
+    lesson_deck = _download(page, "download_lesson_slides", tmp_path)
+    text = _open_offline(browser, lesson_deck, slides=len(LESSON) + 1, figures=len(LESSON), shot="slide_deck.png")
+    assert report.PUBLIC_RECORD in text and all(card.title in text for card in LESSON)
+    assert f"{server}/explore?" in text  # each step's link, whole
+
+    # a shipped sample is data the app did not synthesise: the deck is an exploration record of the raw data
+    page.goto(f"{server}/report?src=sample:wine&k=2")
+    page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+    settle(page, timeout=240_000)
+    report_deck = _download(page, "download_slides", tmp_path)
+    # title, what we found, the scenario, the guarantee, utility, risk, budget split, loadings, scree
+    text = _open_offline(browser, report_deck, slides=9, figures=4)
+    assert report.PRIVATE_RECORD in text
+    page.close()

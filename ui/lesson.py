@@ -1,0 +1,133 @@
+"""The Lesson's live figures: each step's scenario run through the app's cached computations (ui.data, ui.compute),
+never recomputed on a rerun that does not change it.
+
+:func:`step_scenario` turns a step (a :class:`ui.gallery.Card`) into a complete scenario; :data:`FIGURES` maps a
+step's ``figure`` to a builder returning ``(figure, headline)``: the plotly figure and one sentence with the number
+to read off it.
+"""
+from __future__ import annotations
+
+import urllib.parse
+
+import numpy as np
+
+from dppca_core import figures, metrics, risk
+from dppca_core.figures import risk as risk_figures
+from dppca_core.registry import display_name
+
+from . import compute, data, scenario
+from .gallery import LESSON, Card
+
+#: ε and n of the two sweep steps (the Trade-offs page's grids, shortened so that a step draws in a second)
+EPS_GRID = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+N_GRID = [250, 500, 1000, 2000, 5000, 10000]
+#: clipping radii of the clipping step: 1 bounds the synthetic rows (the app's data are scaled to norm <= 1)
+R_GRID = [1.0, 2.0, 4.0, 8.0, 16.0]
+
+
+def step_scenario(card: Card, present: bool = False, step: int = 1) -> dict:
+    """The scenario a step shows: the defaults updated with the step's fields (validated as a gallery card's),
+    presenter mode and the step kept."""
+    vals, notices = scenario.from_fields(card.fields, {"present": bool(present), "step": int(step)})
+    if notices:  # the steps are ours: a field that does not validate is a bug, not a user's mistake
+        raise ValueError(f"lesson step {card.title!r}: " + "; ".join(notices))
+    return vals
+
+
+def explore_link(card: Card, vals: dict) -> str:
+    """The address that opens the step's scenario on its page (relative to the app's root)."""
+    query = urllib.parse.urlencode(scenario.to_query({**vals, "step": scenario.DEFAULTS["step"]}))
+    return f"/{card.page}" + (f"?{query}" if query else "")
+
+
+def _prepared(vals: dict):
+    ds = data.load_dataset(vals)
+    prep = data.prepare(ds, vals)
+    return ds, prep, metrics.random_subspace_distance(ds.d, int(vals["k"]))
+
+
+def _results(vals: dict):
+    ds, prep, random_level = _prepared(vals)
+    results, problems = compute.run_selected(ds, prep, vals)
+    if problems:
+        raise ValueError("; ".join(problems.values()))
+    return ds, prep, results, random_level
+
+
+def _scree(vals: dict):
+    ds, prep, _ = _prepared(vals)
+    k = int(vals["k"])
+    share = 100 * float(np.sum(prep.eigenvalues[:k])) / float(np.sum(prep.eigenvalues))
+    return (figures.scree(prep.eigenvalues, k),
+            f"The first {k} of {ds.d} directions hold {share:.0f}% of the variance.")
+
+
+def _spread(vals: dict):
+    ds, prep, results, random_level = _results(vals)
+    k = int(vals["k"])
+    fig = figures.quantile_dotplot({m: r.distance for m, r in results.items()},
+                                   compute.METRICS["subspace_distance"],
+                                   x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    words = []
+    for mech, res in results.items():
+        mean, lo, hi = compute.summary(res.distance)
+        words.append(f"{display_name(mech)}: one release {res.distance[0]:.2f}, {len(res.distance)} releases "
+                     f"{lo:.2f} to {hi:.2f}")
+    return fig, "Subspace distance (0 = exact, " + f"{random_level:.2f} = random): " + "; ".join(words) + "."
+
+
+def _sweep(vals: dict, axis: str, grid: list, label: str, log_x: bool = True):
+    frame, errors = compute.sweep_frame(vals, axis, "subspace_distance", grid, label=label)
+    if frame.empty:
+        raise ValueError("; ".join(errors) or "no point of the sweep could be computed.")
+    fig = figures.sweep(frame, axis, "subspace_distance", compute.METRICS["subspace_distance"], log_x=log_x,
+                        x_title=label, y_title="subspace distance")
+    fig.update_layout(title=f"Subspace distance against {label} (mean, 95% band)")  # short: one line on a slide
+    first = frame[frame["mechanism"] == frame["mechanism"].iloc[0]].sort_values(axis)
+    lo, hi = first.iloc[0], first.iloc[-1]
+    return fig, (f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {lo[axis]:g}, "
+                 f"{hi['mean']:.2f} at {label} = {hi[axis]:g}.")
+
+
+def _sweep_eps(vals: dict):
+    return _sweep(vals, "eps", EPS_GRID, "ε")
+
+
+def _sweep_n(vals: dict):
+    return _sweep(vals, "n", N_GRID, "rows n")
+
+
+def _clip(vals: dict):
+    return _sweep(vals, "R", R_GRID, "clipping radius R")
+
+
+def _budget(vals: dict):
+    _, _, results, _ = _results(vals)
+    mech, res = next(iter(results.items()))
+    parts = res.published["facts"].get("budget", {})
+    fig = figures.budget_bar({part: p["share"] for part, p in parts.items()},
+                             {part: p["epsilon"] for part, p in parts.items()},
+                             f"How ε = {vals['eps']:g} is split ({display_name(mech)})")
+    words = ", ".join(f"{part} {100 * p['share']:.0f}% (ε = {p['epsilon']:.3g})" for part, p in parts.items())
+    return fig, f"One complete release spends ε = {vals['eps']:g} in parts: {words}."
+
+
+def _risk(vals: dict):
+    _, _, results, _ = _results(vals)
+    curves = {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
+    mech, curve = next(iter(curves.items()))
+    summary = risk.risk_summary(curve, neighbors=vals["nb"])
+    return risk_figures.posterior_figure(curves), f"{display_name(mech)} at ε = {vals['eps']:g}: {summary['sentences'][0]}"
+
+
+FIGURES = {"scree": _scree, "spread": _spread, "sweep_eps": _sweep_eps, "sweep_n": _sweep_n, "clip": _clip,
+           "budget": _budget, "risk": _risk}
+
+
+def step_figure(card: Card, vals: dict):
+    """(figure, headline) of a lesson step at its scenario ``vals``."""
+    return FIGURES[card.figure](vals)
+
+
+def clamp_step(step: int) -> int:
+    return min(max(int(step), 1), len(LESSON))
