@@ -115,12 +115,13 @@ with boundary("the report"):
     loadings = figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref)
                                               for m, r in results.items()}, ds.columns)
     show.chart(loadings, key="report_loadings")
-    figs = [main, loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
-    if curves:
-        figs += [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)]
+    # the record's figures by name: the slides pick theirs by name too (never by position)
+    more = [loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
+    risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
+    posterior = risk_figs[1] if risk_figs else None
     plot = views.score_plot(ds, prep, results)
     if plot is not None:  # the private score plot (by group when asked), beside the exact one: a record's figure
-        figs.append(plot[0])
+        more.append(plot[0])
         summary = summary + [plot[1]]
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
@@ -130,7 +131,7 @@ with boundary("the report"):
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get("last_sweep")
     if last is not None:
-        figs.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
+        more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
                                   y_title=experiments.METRICS[last["metric"]].symbol))
         tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
 
@@ -139,12 +140,13 @@ with boundary("the report"):
                "again.")
     link = scenario.share_link("report")
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
+    figs = [main, *more[:2], *risk_figs, *more[2:]]
     html_doc = report.build_html(vals, link, results, figs, tables, ds.note, risk_sentences, summary)
     script = report.build_script(vals, upload)
     deck = slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
                              report.record_line(vals),
                              slides.report_slides(results, summary, settings, main, table, shares, risk_sentences,
-                                                  figs[4] if curves else None, figs[1:3] + figs[5 if curves else 3:]),
+                                                  posterior, more),
                              link, report.data_words(vals, ds))
     c = st.columns(3)
     c[2].download_button("Download slides", deck.encode(), "dppca_slides.html", "text/html",

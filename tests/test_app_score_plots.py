@@ -112,3 +112,24 @@ def test_the_reports_record_embeds_the_grouped_score_plot_and_its_reading(app_te
     doc = offered(at, downloads)["HTML report (offline)"].decode()
     assert "Score plot: rows projected on the first two components" in doc
     assert "groups released privately" in doc and "Exploration record" in doc
+
+
+def test_the_slide_deck_has_the_score_plot_and_the_budget_bar(app_test, downloads):
+    """The Report's deck takes its figures by name, not by position: a budget split and a score plot add one slide
+    each to the plain Report's deck, and the risk slide keeps the posterior (it was the tradeoff figure when the
+    budget bar shifted the positions)."""
+    from tests.test_exports import offered
+
+    def deck(**query):
+        at = app_test(**query)
+        at.switch_page("pages/report.py").run()
+        assert_clean(at)
+        return offered(at, downloads)["Download slides"].decode()
+
+    plain = deck(**{**WINE, "bscores": "0"})
+    full = deck(**WINE, sgroup="true")
+    assert full.count("<section class='slide'") == plain.count("<section class='slide'") + 2
+    assert "Score plot: rows projected" in full and "How one release" in full
+    assert "Score plot: rows projected" not in plain and "How one release" not in plain
+    risk_slide = full.split("What the guarantee means", 1)[-1].split("<section", 1)[0]
+    assert "osterior" in risk_slide

@@ -122,3 +122,23 @@ def in_viewport(page, selector: str) -> bool:
         const r = e.getBoundingClientRect();
         return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; }""",
                          selector)
+
+
+def people_csv(path, rows: int = 200):
+    """A small table of four numeric columns (a stand-in for a user's file), written to ``path``."""
+    lines = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
+                                            for i in range(rows)]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def upload_on_data_page(page, server: str, csv, query_string: str = ""):
+    """Open the Data page (with ``query_string``), upload ``csv`` as a user does, and wait for its summary."""
+    page.goto(f"{server}/data?{query_string}")
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page)
+    page.get_by_text("Upload CSV / Parquet").click()
+    settle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
+    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
+    settle(page)

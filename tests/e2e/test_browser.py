@@ -4,7 +4,8 @@ import itertools
 
 import pytest
 
-from tests.e2e.helpers import (COVERED, SHOTS, TRUNCATED, assert_no_error, go_to, metric_values, query, settle,
+from tests.e2e.helpers import (COVERED, SHOTS, TRUNCATED, assert_no_error, go_to, metric_values, people_csv, query,
+                               settle, upload_on_data_page,
                                sidebar_mechanisms, sidebar_numbers, slider_values, wait_metrics)
 
 pytestmark = pytest.mark.e2e
@@ -115,19 +116,9 @@ def test_reload_and_shared_link_reproduce_the_view(server, browser, reference):
 
 
 def test_upload_then_explore_keeps_the_clipping_radius(server, browser, tmp_path):
-    csv = tmp_path / "people.csv"
-    rows = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
-                                           for i in range(200)]
-    csv.write_text("\n".join(rows))
+    csv = people_csv(tmp_path / "people.csv")
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.goto(f"{server}/data?R=150.0")
-    page.wait_for_selector("h1", timeout=60_000)
-    settle(page)
-    page.get_by_text("Upload CSV / Parquet").click()
-    settle(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
-    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
-    settle(page)
+    upload_on_data_page(page, server, csv, "R=150.0")
     assert query(page)["R"] == "150.0" and query(page)["src"] == "upload"
     radius = page.locator('[data-testid="stNumberInput"] input').all()
     assert any(i.input_value() == "150" for i in radius), [i.input_value() for i in radius]

@@ -5,25 +5,15 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import assert_no_error, go_to, query, settle
+from tests.e2e.helpers import assert_no_error, go_to, people_csv, query, settle, upload_on_data_page
 
 pytestmark = pytest.mark.e2e
 
 
 def test_upload_choose_r_privately_publish_and_download_the_report(server, browser, tmp_path):
-    csv = tmp_path / "survey.csv"
-    rows = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
-                                           for i in range(300)]
-    csv.write_text("\n".join(rows))
+    csv = people_csv(tmp_path / "survey.csv", rows=300)
     page = browser.new_page(viewport={"width": 1400, "height": 1600}, accept_downloads=True)
-    page.goto(f"{server}/data?mechs=analyze_gauss&reps=3&center=private")
-    page.wait_for_selector("h1", timeout=60_000)
-    settle(page)
-    page.get_by_text("Upload CSV / Parquet").click()
-    settle(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
-    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
-    settle(page)
+    upload_on_data_page(page, server, csv, "mechs=analyze_gauss&reps=3&center=private")
     page.get_by_text("chosen privately inside each release").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('rfrom') === 'private'", timeout=60_000)
     settle(page)
