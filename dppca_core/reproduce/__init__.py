@@ -1,0 +1,34 @@
+"""Reproductions of the seed papers' synthetic experiments, with what each paper reports beside our numbers.
+
+One function per reproduction (:func:`wang_xu_low_dim`, :func:`wang_xu_sparse`, :func:`ge_convergence`,
+:func:`ge_comparison`, :func:`liu_example_41`, :func:`liu_spiked`, :func:`imtiaz_2016_sn`, :func:`cape_pca`,
+:func:`cape_agn`) re-runs the paper's synthetic setting with our mechanisms and returns a :class:`Reproduction`:
+a tidy DataFrame (one row per panel, series, x value and repetition), a plotly figure with the mean and the 95%
+band over repetitions, and three texts: what the paper reports (its qualitative claim and any numbers it prints),
+what we find (numbers read from the frame) and where ours differs and why.
+
+The errors are diagnostics against the planted truth of the synthetic law: they are not private releases.
+
+The package: :mod:`.core` (the data model, the registries, the shared helpers and the run API), one module
+per paper (:mod:`.wang_xu`, :mod:`.ge`, :mod:`.liu`, :mod:`.imtiaz_2016`, :mod:`.imtiaz_2018`: each registers its
+paper and the settings, tasks and texts of its reproductions), :mod:`.catalog` (the papers' order),
+:mod:`.output` (figures, HTML, PNG and markdown) and :mod:`.cli` (the command line,
+``python -m dppca_core.reproduce --all --out DIR``; see there for its options and files). The grids, the
+tasks and their seeds are described in :mod:`.core`.
+"""
+from .catalog import REPRODUCTIONS
+from .cli import main
+from .core import (GRIDS, MAX_REPS, NON_PRIVATE, PAPERS, PAPERS_DOC, RANDOM, SPECS, Panel, Paper, Reproduction, Spec,
+                   assemble, config, plan, reproduce, reproduce_paper, run_task, summarize)
+from .ge import ge_comparison, ge_convergence
+from .imtiaz_2016 import imtiaz_2016_sn
+from .imtiaz_2018 import cape_agn, cape_pca
+from .liu import liu_example_41, liu_spiked
+from .output import figure, refs_markdown, render_png, to_markdown, write
+from .wang_xu import wang_xu_low_dim, wang_xu_sparse
+
+__all__ = ["GRIDS", "MAX_REPS", "NON_PRIVATE", "PAPERS", "PAPERS_DOC", "RANDOM", "REPRODUCTIONS", "SPECS", "Panel",
+           "Paper", "Reproduction", "Spec", "assemble", "cape_agn", "cape_pca", "config", "figure", "ge_comparison",
+           "ge_convergence", "imtiaz_2016_sn", "liu_example_41", "liu_spiked", "main", "plan", "refs_markdown",
+           "render_png", "reproduce", "reproduce_paper", "run_task", "summarize", "to_markdown", "wang_xu_low_dim",
+           "wang_xu_sparse", "write"]

@@ -1,0 +1,240 @@
+"""What a reproduction shows: its plotly figure (:func:`figure`), the HTML pages, CSV files and PNG images the
+command writes (:func:`write`, :func:`render_png`) and its section of docs/reproduce.md (:func:`to_markdown`)."""
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..figures.base import PALETTE, PLOTLY_CONFIG, color_or_grey
+from .core import NON_PRIVATE, PAPERS, RANDOM, Reproduction
+
+
+# --------------------------------------------------------------------------------------------- figure
+
+
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+
+
+def _style(mechanism: str, series: str, index: int, used: dict) -> dict:
+    """Line colour and dash of a series: references grey/black, mechanisms their registry colour; curves of one
+    mechanism at several settings get palette colours (labels 'ε = …', 'δ = …') or, otherwise, other dashes."""
+    if mechanism == RANDOM:
+        return dict(color="#999", dash="dot")
+    if mechanism in (NON_PRIVATE, "otd_non_private"):
+        return dict(color="#333", dash="dash")
+    n = used.get(mechanism, 0)
+    used[mechanism] = n + 1
+    if series.startswith(("ε", "δ")):
+        return dict(color=PALETTE[index % len(PALETTE)], dash="solid")
+    base = color_or_grey(mechanism)
+    return dict(color=PALETTE[index % len(PALETTE)] if base == "#888" else base, dash=_DASHES[n % len(_DASHES)])
+
+
+def _log_ticks(values) -> dict:
+    """Decades only when a log axis spans more than ~1.5 decades (no crowded 2-5 labels), else plotly's own."""
+    v = np.asarray([x for x in values if x > 0], dtype=float)
+    return dict(dtick=1) if v.size and v.max() / v.min() > 30 else {}
+
+
+def figure(rep: Reproduction, title: bool = True) -> go.Figure:
+    """Mean and 95% band over repetitions per series, one subplot per panel; reference lines dotted/dashed.
+    ``title=False`` leaves the reproduction's name out (for a page that shows it as a heading)."""
+    summary = rep.summary
+    panels = [p for p in rep.panels if p.name in set(summary.panel)]
+    if not panels:
+        raise ValueError("no panel has results to draw.")
+    cols = max(1, min(rep.cols, len(panels)))
+    nrows = math.ceil(len(panels) / cols)
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[html.escape(p.name) for p in panels],
+                        horizontal_spacing=0.08 if cols > 1 else 0.02, vertical_spacing=0.16 if nrows > 1 else 0.1)
+    shown: set = set()
+    for i, panel in enumerate(panels):
+        r, c = i // cols + 1, i % cols + 1
+        s = summary[summary.panel == panel.name]
+        used: dict = {}
+        for j, (series, g) in enumerate(s.groupby("series", sort=False)):
+            g = g.sort_values("x")
+            style = {**_style(str(g.mechanism.iloc[0]), str(series), j, used), **rep.styles.get(series, {})}
+            name = html.escape(str(series))
+            band = g["hi"].to_numpy() - g["lo"].to_numpy()
+            if np.any(band > 1e-12):
+                fig.add_trace(go.Scatter(x=np.r_[g.x, g.x[::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
+                                         mode="lines", fillcolor=style["color"], opacity=0.18, line=dict(width=0),
+                                         showlegend=False,
+                                         hoverinfo="skip", legendgroup=name), row=r, col=c)
+            fig.add_trace(go.Scatter(x=g.x, y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
+                                     showlegend=name not in shown, line=dict(color=style["color"], dash=style["dash"]),
+                                     marker=dict(size=5),
+                                     hovertemplate="%{x:g}: %{y:.4g}<extra>" + name + "</extra>"), row=r, col=c)
+            shown.add(name)
+        fig.update_xaxes(title_text=html.escape(panel.x_title), type="log" if panel.log_x else "linear",
+                         exponentformat="power", row=r, col=c, **(_log_ticks(s.x) if panel.log_x else {}))
+        fig.update_yaxes(title_text=html.escape(panel.y_title), type="log" if panel.log_y else "linear",
+                         exponentformat="power", row=r, col=c,
+                         **(_log_ticks(np.r_[s["lo"], s["hi"]]) if panel.log_y else {}))
+    fig.update_layout(template="plotly_white", height=380 * nrows + 110, margin=dict(l=60, r=20, t=70, b=50),
+                      title=dict(text=(html.escape(rep.title) + " — m" if title else "M") + "ean and 95% band over "
+                                 f"{rep.reps} repetition{'s' * (rep.reps != 1)}", font=dict(size=15)),
+                      legend=dict(orientation="h", y=-0.2 if nrows == 1 else -0.09, yanchor="top"))
+    for ann in fig.layout.annotations:
+        ann.font = dict(size=12)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------- output
+
+
+def refs_markdown(rep: Reproduction, base: str = "../papers.md") -> str:
+    return ", ".join(f"[{label}]({base}#{anchor})" for label, anchor in rep.refs)
+
+
+def _html_block(rep: Reproduction, fig_html: str, base: str, csv_name: str | None) -> str:
+    esc = html.escape
+    refs = ", ".join(f'<a href="{esc(base)}#{esc(a)}">{esc(label)}</a>' for label, a in rep.refs)
+    paper = PAPERS[rep.paper]
+    shown = "".join(f"<li>{esc(line)}</li>" for line in rep.paper_figure)
+    csv = f' · <a href="{esc(csv_name)}">data (CSV)</a>' if csv_name else ""
+    took = f" · computed in {rep.seconds:.1f} s" if math.isfinite(rep.seconds) else ""
+    return (f'<section id="{esc(rep.key)}"><h2>{esc(rep.title)}</h2>'
+            f'<p class="cite">{esc(paper.citation)}</p>'
+            f'<p class="settings">{esc(rep.settings)}{took}{csv}</p>{fig_html}'
+            f'<div class="texts"><div><h3>What the paper reports</h3><p>{esc(rep.claim)}</p>'
+            f'<p><b>The paper\'s figure:</b></p><ul>{shown}</ul></div>'
+            f'<div><h3>What we find</h3><p>{esc(rep.finding)}</p></div>'
+            f'<div><h3>Where ours differs, and why</h3><p>{esc(rep.difference)}</p>'
+            f'<p class="refs">Details: {refs}</p></div></div></section>')
+
+
+_CSS = ("body{font-family:system-ui,sans-serif;max-width:1300px;margin:auto;padding:1em;color:#222}"
+        ".texts{display:grid;grid-template-columns:repeat(3,1fr);gap:1.2em;font-size:.92em}"
+        ".cite,.settings,.refs{color:#555;font-size:.9em}h2{margin-top:2em;border-top:1px solid #ddd;padding-top:1em}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left}")
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{_CSS}</style></head><body>{body}</body></html>")
+
+
+def _fig_html(rep: Reproduction, include_plotlyjs) -> str:
+    return rep.figure().to_html(full_html=False, include_plotlyjs=include_plotlyjs, config=PLOTLY_CONFIG,
+                                default_width="100%")
+
+
+def _index_table(reps: list[Reproduction], links: bool) -> str:
+    rows = []
+    for rep in reps:
+        name = (f'<a href="{rep.key}.html">{html.escape(rep.title)}</a>' if links
+                else f'<a href="#{rep.key}">{html.escape(rep.title)}</a>')
+        took = f"{rep.seconds:.1f}" if math.isfinite(rep.seconds) else "—"
+        rows.append(f"<tr><td>{html.escape(PAPERS[rep.paper].title)}</td><td>{name}</td>"
+                    f'<td><a href="{rep.key}.csv">{rep.key}.csv</a></td><td>{took}</td></tr>')
+    return ("<table><tr><th>paper</th><th>reproduction</th><th>data</th><th>seconds</th></tr>" + "".join(rows)
+            + "</table>")
+
+
+def write(reproductions: list[Reproduction], out: str | Path, combined: bool = False, png: bool = False,
+          papers_link: str = "../papers.md") -> list[Path]:
+    """Write each reproduction's CSV, its HTML (one standalone page each, or all in ``index.html`` when
+    ``combined``) and ``index.html`` into ``out``; with ``png`` also ``<key>.png`` (needs Playwright and Chromium).
+    Returns the paths written."""
+    if not reproductions:
+        raise ValueError("nothing to write: give at least one reproduction.")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rep in reproductions:
+        path = out / f"{rep.key}.csv"
+        rep.frame.to_csv(path, index=False)
+        written.append(path)
+    head = ("<h1>Reproductions of the seed papers</h1><p>Each figure re-runs a paper's synthetic experiment with "
+            "this library's mechanisms: mean and 95% band over repetitions. Errors are diagnostics against the "
+            "planted truth, not private releases. Made by <code>python -m dppca_core.reproduce</code>.</p>")
+    if combined:
+        blocks = [_html_block(rep, _fig_html(rep, i == 0), papers_link, f"{rep.key}.csv")
+                  for i, rep in enumerate(reproductions)]
+        path = out / "index.html"
+        path.write_text(_page("Reproductions", head + _index_table(reproductions, links=False) + "".join(blocks)),
+                        encoding="utf-8")
+        written.append(path)
+    else:
+        for rep in reproductions:
+            path = out / f"{rep.key}.html"
+            body = '<p><a href="index.html">All reproductions</a></p>' + _html_block(rep, _fig_html(rep, True),
+                                                                                     papers_link, f"{rep.key}.csv")
+            path.write_text(_page(rep.title, body), encoding="utf-8")
+            written.append(path)
+        path = out / "index.html"
+        path.write_text(_page("Reproductions", head + _index_table(reproductions, links=True)), encoding="utf-8")
+        written.append(path)
+    if png:
+        written += render_png(reproductions, out)
+    return written
+
+
+def render_png(reproductions: list[Reproduction], out: str | Path, chromium: str = "/usr/bin/chromium",
+               width: int = 1300) -> list[Path]:
+    """Each reproduction's figure as ``<key>.png``, rendered by a headless Chromium through Playwright.
+
+    Playwright's synchronous API refuses to start in a thread whose asyncio loop is running (a Jupyter
+    kernel, or another open Playwright session); the rendering then runs in a worker thread of its own.
+    """
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _render_png(reproductions, out, chromium, width)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_render_png, reproductions, out, chromium, width).result()
+
+
+def _render_png(reproductions: list[Reproduction], out: str | Path, chromium: str, width: int) -> list[Path]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - optional dependency
+        raise ValueError("PNG output needs Playwright (pip install playwright) and a Chromium; or drop --png.") \
+            from exc
+    import plotly
+
+    js = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text(encoding="utf-8")
+    out = Path(out)
+    paths = []
+    pw = sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": width, "height": 900}, device_scale_factor=1.5)
+        for rep in reproductions:
+            fig = rep.figure()
+            fig.update_layout(width=width - 40)
+            body = fig.to_html(full_html=False, include_plotlyjs=False, config={"staticPlot": True})
+            page.set_content(f"<html><head><script>{js}</script></head><body style='margin:0'>{body}</body></html>")
+            page.wait_for_selector(".main-svg", timeout=60_000)
+            path = out / f"{rep.key}.png"
+            page.locator(".js-plotly-plot").first.screenshot(path=str(path))
+            paths.append(path)
+        browser.close()
+    finally:
+        pw.stop()
+    return paths
+
+
+def to_markdown(rep: Reproduction, image: str | None = None, papers_link: str = "papers.md") -> str:
+    """A section of docs/reproduce.md for one reproduction."""
+    paper = PAPERS[rep.paper]
+    lines = [f"### {rep.title}", "", f"*{paper.citation}.* {rep.settings}", ""]
+    if image:
+        lines += [f"![{rep.title}]({image})", ""]
+    lines += [f"**What the paper reports.** {rep.claim}", "",
+              "**The paper's figure.** " + " ".join(rep.paper_figure), "",
+              f"**What we find.** {rep.finding}", "",
+              f"**Where ours differs, and why.** {rep.difference} (Details: {refs_markdown(rep, papers_link)}.)", ""]
+    return "\n".join(lines)
