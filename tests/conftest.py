@@ -1,5 +1,12 @@
 """Shared pytest fixtures (shared file: add fixtures, keep existing ones)."""
+import os
 from pathlib import Path
+
+# One BLAS thread per test process (before numpy loads): the suite runs on two workers (pyproject's addopts), and
+# on a 2-core machine two workers with two spinning BLAS threads each (plus the browser tests' server) ran the
+# suite 15% slower than one thread each. The app server of the browser tests inherits it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import pytest
 
@@ -37,8 +44,6 @@ def app_test(monkeypatch):
 # Property tests: random exploration on developer machines, a fixed example sequence in CI so a run is
 # reproducible (bugs found locally become explicit regression tests).
 try:
-    import os
-
     from hypothesis import settings as _hyp_settings
 
     _hyp_settings.register_profile("ci", derandomize=True, print_blob=True)

@@ -19,6 +19,30 @@ def settle(page, timeout=60_000):
     page.wait_for_timeout(300)
 
 
+#: every page of the app, by its address
+PAGES = ("home", "lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report")
+#: pages that draw a figure: a visit waits for it, so checks see the page as a user does
+FIGURE_PAGES = ("lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce")
+
+
+def open_page(page, server: str, name: str, query_string: str = "") -> None:
+    """Open a page by its address and wait until it is drawn: its heading, its figure if it has one, no run left."""
+    page.goto(f"{server}/{name}" + (f"?{query_string}" if query_string else ""))
+    page.wait_for_selector(".st-key-presenter_bar" if "present=true" in query_string else "h1", timeout=60_000)
+    if name in FIGURE_PAGES:
+        page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+    settle(page, timeout=240_000)
+
+
+def axe_violations(page) -> list[str]:
+    """Serious and critical WCAG violations axe-core finds on the page as it is drawn now."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+            for v in found if v["impact"] in ("serious", "critical")]
+
+
 def assert_no_error(page, name):
     body = page.inner_text("body")
     assert "Traceback" not in body, f"{name}: a traceback reached the page"

@@ -1,34 +1,20 @@
-"""WCAG 2.1 AA in the browser: axe-core (axe-playwright-python) on every page in normal and presenter mode finds no
-serious or critical violation, and the controls of a page are reached and used with the keyboard alone."""
+"""WCAG 2.1 AA in the browser: axe-core (axe-playwright-python) on every page in presenter mode finds no serious
+or critical violation (in normal mode, each page is scanned on its visit in test_browser.py), and the controls of
+a page are reached and used with the keyboard alone."""
 import pytest
 
-from tests.e2e.helpers import query, settle
+from tests.e2e.helpers import PAGES, axe_violations, open_page, query, settle
 
 pytestmark = pytest.mark.e2e
-PAGES = ["home", "lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report"]
-#: slow pages: wait for their figure before scanning, so the scan sees the page as a user does
-FIGURE_PAGES = ("lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce")
 
 
-def _violations(page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
-            for v in found if v["impact"] in ("serious", "critical")]
-
-
-@pytest.mark.parametrize("mode", ["normal", "presenter"])
-def test_no_serious_or_critical_violation_on_any_page(server, browser, mode):
+def test_no_serious_or_critical_violation_on_any_page_in_presenter_mode(server, browser):
+    # normal mode: every page is scanned by test_browser.test_every_page_and_the_epsilon_dial on its visit
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     problems = {}
     for name in PAGES:
-        page.goto(f"{server}/{name}" + ("?present=true" if mode == "presenter" else ""))
-        page.wait_for_selector(".st-key-presenter_bar" if mode == "presenter" else "h1", timeout=60_000)
-        if name in FIGURE_PAGES:
-            page.wait_for_selector(".js-plotly-plot", timeout=240_000)
-        settle(page, timeout=240_000)
-        found = _violations(page)
+        open_page(page, server, name, "present=true")
+        found = axe_violations(page)
         if found:
             problems[name] = found
     page.close()
