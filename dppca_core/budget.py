@@ -271,11 +271,20 @@ def _check_budget(budget, center: str, private_radius_: bool, scale: str) -> Non
     needed = {"mean": (center == "private", "centring with a private mean (center='private')"),
               "radius": (private_radius_, "choosing the clipping radius privately (data_norm='private')"),
               "scale": (scale == "private", "scaling the columns privately (scale='private')")}
+    _check_steps_have_shares(budget, needed)
+
+
+def _check_steps_have_shares(budget: BudgetSplit, needed: dict, example: str = "{part}=0.1") -> None:
+    """Every step that is on has a positive share, and every positive share has its step on.
+
+    ``needed`` maps a share's name to (whether its step is on, the step in words); ``example`` is the
+    ``BudgetSplit.with_extras`` arguments a message suggests (``{part}`` is the share's name).
+    """
     for part, (used, what) in needed.items():
         share = getattr(budget, part)
         if used and share <= 0:
             raise ValueError(f"{what} needs a positive {part} share in the budget, e.g. "
-                             f"BudgetSplit.with_extras({part}=0.1).")
+                             f"BudgetSplit.with_extras({example.format(part=part)}).")
         if not used and share > 0:
             raise ValueError(f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off. "
                              f"Give that share to the subspace, or turn the step on.")
@@ -526,13 +535,7 @@ def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: st
         if frame == "private" or groups is not None or kind != "additive":
             raise ValueError("the score plot's options need a scores share in the budget, e.g. "
                              "BudgetSplit.with_extras(scores=0.1).")
-    for part, (used, what) in needed.items():
-        share = getattr(budget, part)
-        if used and share <= 0:
-            raise ValueError(f"{what} needs a positive {part} share in the budget, e.g. "
-                             f"BudgetSplit.with_extras({part}=0.05, scores=0.1).")
-        if not used and share > 0:
-            raise ValueError(f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off.")
+    _check_steps_have_shares(budget, needed, example="{part}=0.05, scores=0.1")
     return {"frame": frame, "kind": kind, "find_groups": find_groups,
             "stability_steps": int(kind == "sparse") + int(find_groups)}
 
