@@ -42,8 +42,9 @@ FAST_TENSOR = {"restarts": 1, "iterations": 1}
 REASONS = {
     "mod_sulq": "The target is the exact epsilon of MOD-SuLQ's noise, about 0.3 at d = 2 (mu = 0.09): the "
                 "Clopper-Pearson margins of 7,500 evaluation trials cost about 0.05 in mu, half of the whole "
-                "signal. The test itself is the exact Gaussian likelihood ratio; reaching half needs about "
-                "40,000 trials per side (audit(..., scheduler=...)).",
+                "signal. The test itself is the exact Gaussian likelihood ratio; at 40,000 trials per dataset it "
+                "reaches 59% [51%-67%] of the target (lower bound 0.182 [0.157-0.206]; --trials 40000 --only "
+                "mod_sulq).",
     "range_histogram": "The released bin is the argmax of noisy counts (Laplace(2/epsilon) each). The proof's "
                        "epsilon covers both counts a replacement moves; the argmax of two tied bins moves from "
                        "P(L1 - L2 > 1) to P(L1 - L2 > -1), a log-ratio of about 0.4 at epsilon = 1, and the "
@@ -56,7 +57,8 @@ REASONS = {
                "bound is the distribution-free one (no GDP shortcut for a pure stage).",
     "power_iterates": "Add/remove: the canary's change C q = u (u . q) has norm |u . q|, and the iterates q are "
                       "nearly uniform (the noise dominates), so only half of the sensitivity is reached on "
-                      "average; the normalisation also hides the radial part of each step.",
+                      "average; the normalisation also hides the radial part of each step. More trials do not "
+                      "change it: 46% [43%-50%] at 40,000 trials per dataset (--trials 40000 --only private_power).",
 }
 
 
