@@ -22,7 +22,7 @@ import pandas as pd
 from . import metrics
 from .api import run
 from .budget import BudgetSplit, release_pca
-from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE
+from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, SCALE_FLOOR
 from .prepare import PreparedData, center_data, prepare
 from .registry import display_name, get_mechanism
 from .validation import check_matrix
@@ -74,6 +74,36 @@ class RadiusRule:
         return {"radius_bounds": tuple(float(b) for b in self.bounds), "radius_quantile": float(self.quantile)}
 
 
+@dataclass(frozen=True)
+class ScaleRule:
+    """Columns scaled privately inside each release (``release_pca(scale="private")``): column j is divided by a
+    private root-mean-square from the budget's scale share, with public bounds ``bounds[j]`` on ``|x_j|``
+    (:func:`dppca_core.choices.private_column_scales`)."""
+
+    bounds: tuple[float, ...]
+
+    def __post_init__(self):
+        b = np.asarray(self.bounds, dtype=float).reshape(-1)
+        if b.size == 0 or not np.all(np.isfinite(b)) or not np.all(b > 0):
+            raise ValueError(f"scaling the columns privately needs one positive, finite public bound per column (got "
+                             f"{self.bounds!r}); a bound is the largest absolute value the column can take.")
+        object.__setattr__(self, "bounds", tuple(float(v) for v in b))
+
+    def release_args(self) -> dict:
+        return {"scale": "private", "column_bounds": self.bounds}
+
+    def exact_scales(self, X) -> np.ndarray:
+        """The scales the private ones aim at, read from the rows without noise: b_j sqrt(mean_i min(x_ij^2, b_j^2) /
+        b_j^2) (floored as the private ones are). **Not private**: the reference's scaling, to show what scaling
+        privately costs."""
+        X = check_matrix(X)
+        b = np.asarray(self.bounds)
+        if b.size != X.shape[1]:
+            raise ValueError(f"give one public bound per column: {X.shape[1]} numbers (got {b.size}).")
+        squares = np.minimum(np.abs(X) / b, 1.0) ** 2
+        return b * np.sqrt(np.clip(squares.mean(axis=0), SCALE_FLOOR**2, 1.0))
+
+
 #: how the rows are centred before the mechanisms see them: "none", "private" (a private mean released inside each
 #: release from its own budget share) or "empirical" (the data's own mean: NOT private)
 CENTRING = ("none", "private", "empirical")
@@ -84,7 +114,9 @@ class ExperimentInput:
     """What the mechanisms are run on and the non-private reference they are scored against.
 
     ``center`` is the centring asked for; ``private`` is False when a data-dependent step without noise was
-    applied (the empirical mean); ``note`` says what was done, in words.
+    applied (the empirical mean); ``note`` says what was done, in words. With ``scale`` (a :class:`ScaleRule`) each
+    release scales the columns itself: it reads ``rows`` (the data's units; centred with the empirical mean when
+    that centring was asked for), and ``data`` holds the rows divided by the exact scales, for the reference.
     """
 
     data: PreparedData
@@ -93,6 +125,8 @@ class ExperimentInput:
     private: bool
     note: str
     radius: RadiusRule | None = None
+    scale: ScaleRule | None = None
+    rows: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def release_radius(self):
@@ -123,22 +157,39 @@ def scale_columns(X, bounds) -> np.ndarray:
 def prepare_input(X, data_norm, center: str = "none", scale=None, radius: RadiusRule | None = None) -> ExperimentInput:
     """The mechanisms' input and the reference, as the dashboard and its exported script build them.
 
-    Order: divide each column by its public bound (``scale``, optional), centre (``center``, one of
-    :data:`CENTRING`), clip rows to the public radius ``data_norm`` and scale them to the unit ball. A private mean
-    is computed inside each release (:func:`dppca_core.release_pca`), so its input stays the clipped rows and the
-    reference is the PCA of those rows centred with their exact mean (what the private release aims at). ``X`` may
-    be a :class:`dppca_core.stats.SufficientStats` (a file streamed into n and the Gram matrix) when there is no
-    centring and no scaling.
+    Order: divide each column by its public bound (``scale``, optional; or a :class:`ScaleRule`: see below), centre
+    (``center``, one of :data:`CENTRING`), clip rows to the public radius ``data_norm`` and scale them to the unit
+    ball. A private mean is computed inside each release (:func:`dppca_core.release_pca`), so its input stays the
+    clipped rows and the reference is the PCA of those rows centred with their exact mean (what the private release
+    aims at). ``X`` may be a :class:`dppca_core.stats.SufficientStats` (a file streamed into n and the Gram matrix)
+    when there is no centring and no scaling.
 
     ``data_norm="private"``: each release chooses R itself from its radius share (``radius``, a
     :class:`RadiusRule`, default bounds and quantile). The rows are kept clipped to the rule's upper bound (the
     largest R it can choose: clipping there first changes nothing), and the reference is their PCA: what an
     analyst who could read the data would compute, so the diagnostics include what clipping at the private R costs.
+
+    ``scale=ScaleRule(bounds)``: each release divides column j by a private root-mean-square (its scale share)
+    before anything else, so it reads the raw rows (``ExperimentInput.rows``; centred first with the empirical mean
+    when ``center="empirical"``). The reference is the PCA of the rows divided by their exact root-mean-squares
+    (:meth:`ScaleRule.exact_scales`, not private), then centred and clipped as above: what the private scales aim
+    at, so the diagnostics include what scaling privately costs.
     """
     from .stats import SufficientStats
 
     if center not in CENTRING:
         raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
+    if isinstance(scale, ScaleRule):
+        if isinstance(X, SufficientStats):
+            raise ValueError("scaling the columns privately reads each row, which a file streamed into sufficient "
+                             "statistics no longer has: turn the scaling off (or upload a sample of the rows).")
+        centred = center_data(check_matrix(X), "empirical" if center == "empirical" else "none")
+        rows = centred.X
+        inp = prepare_input(rows, data_norm, "none" if center == "empirical" else center,
+                            tuple(scale.exact_scales(rows)), radius)
+        note = (centred.note if center == "empirical" else inp.note) + " " + PRIVATE_SCALE_NOTE
+        return ExperimentInput(inp.data, inp.reference, center, inp.private and centred.private, note, inp.radius,
+                               scale, rows)
     if isinstance(data_norm, str):
         if data_norm != "private":
             raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
@@ -181,6 +232,9 @@ def oracle_radius(data: PreparedData, quantile: float = DEFAULT_RADIUS_QUANTILE)
     return radius
 
 
+PRIVATE_SCALE_NOTE = ("Each release divides every column by a private root-mean-square from its own share of the "
+                      "budget (with public bounds on the columns); the reference is the PCA of the columns divided by "
+                      "their exact root-mean-squares (not private: what the private scales aim at).")
 PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
                        "split); the rows are clipped to R again after centring. The reference is the PCA of the "
                        "rows centred with their exact mean (what the private release aims at).")
@@ -248,17 +302,23 @@ METRICS = {m.name: m for m in (
 
 @dataclass
 class Repetitions:
-    """``reps`` independent releases of one mechanism and one diagnostic value per repetition."""
+    """``reps`` independent releases of one mechanism and one diagnostic value per repetition.
+
+    Each release is scored against the exact reference at its own k: with k chosen privately (``k="auto"``) the
+    repetitions may keep different numbers of components, and ``components`` is then a list of d x k_i arrays.
+    """
 
     mechanism: str
-    components: np.ndarray             # reps x d x k
-    distance: np.ndarray               # ||sin Theta||_F to the non-private top-k subspace
-    energy: np.ndarray                 # tr(V^T C V) as % of the best rank-k value
+    components: np.ndarray | list      # reps x d x k (a list of d x k_i arrays when the repetitions' k differ)
+    distance: np.ndarray               # ||sin Theta||_F to the non-private top-k subspace (k: the release's own)
+    energy: np.ndarray                 # tr(V^T C V) as % of the best rank-k value (k: the release's own)
     precision: np.ndarray | None       # support recovery, when a support is given
     recall: np.ndarray | None
     f1: np.ndarray | None
     first: object = field(repr=False)  # the first repetition's Release
     radius: np.ndarray | None = None   # the clipping radius each repetition chose privately (published), if it did
+    k: np.ndarray | None = None        # the k each repetition chose privately (published), if it did
+    scales: np.ndarray | None = None   # reps x d: the column scales each repetition chose privately (published)
 
     def metric(self, name: str) -> np.ndarray | None:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
@@ -274,11 +334,49 @@ def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
 THREADED_MIN_SECONDS = 0.02
 
 
-def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: float, neighbors: str, reps: int,
+def release_input(data: PreparedData, radius: RadiusRule | None = None, scale: ScaleRule | None = None,
+                  rows=None) -> tuple:
+    """What each complete release reads: (X, data_norm, further :func:`release_pca` options).
+
+    Public R and scaling: the prepared rows and their R. R chosen privately (``radius``): the rows in the data's
+    units, clipped to the rule's upper bound (the largest R it can choose: clipping there first changes nothing).
+    Columns scaled privately (``scale``): the raw rows ``rows`` (:attr:`ExperimentInput.rows`), which each release
+    scales with its own private scales before choosing or applying R.
+    """
+    extra = {**(radius.release_args() if radius is not None else {}),
+             **(scale.release_args() if scale is not None else {})}
+    data_norm = "private" if radius is not None else data.data_norm
+    if scale is not None:
+        if rows is None:
+            raise ValueError("scaling the columns privately reads the raw rows: pass them (ExperimentInput.rows).")
+        return rows, data_norm, extra
+    return (data.rows * data.data_norm if radius is not None else data), data_norm, extra
+
+
+def _stacked(components: list):
+    """The repetitions' components as one reps x d x k array, or the list itself when their k differ."""
+    return np.asarray(components) if len({V.shape for V in components}) <= 1 else list(components)
+
+
+def k_counts(ks) -> list[tuple[int, int]]:
+    """(k, how many releases chose it), the most frequent first (ties: the smaller k first)."""
+    values, counts = np.unique(np.asarray(ks, dtype=int), return_counts=True)
+    return sorted(((int(v), int(c)) for v, c in zip(values, counts)), key=lambda vc: (-vc[1], vc[0]))
+
+
+def describe_k(ks) -> str:
+    """The k's chosen over repetitions in words: "3 in 18 of 20 releases, 4 in 2"."""
+    counts = k_counts(ks)
+    total = sum(c for _, c in counts)
+    (k0, c0), rest = counts[0], counts[1:]
+    return ", ".join([f"{k0} in {c0} of {total} release{'s' if total > 1 else ''}"] + [f"{k} in {c}" for k, c in rest])
+
+
+def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, neighbors: str, reps: int,
            seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
            s: int = 0, budget: BudgetSplit | None = None, center: str = "none",
            workers: int | None = None, radius: RadiusRule | None = None,
-           release_args: dict | None = None) -> Repetitions:
+           release_args: dict | None = None, scale: ScaleRule | None = None, rows=None) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
@@ -291,21 +389,27 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
 
     ``radius`` (a :class:`RadiusRule`): each repetition chooses its clipping radius privately from the budget's
     radius share (``data`` holds the rows clipped to the rule's upper bound, as :func:`prepare_input` makes them);
-    the radii chosen are in ``Repetitions.radius``. ``release_args``: further options of each complete release
-    (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
+    the radii chosen are in ``Repetitions.radius``. ``scale`` (a :class:`ScaleRule`) with ``rows`` (the raw rows,
+    :attr:`ExperimentInput.rows`): each repetition scales the columns privately from the scale share; the scales
+    chosen are in ``Repetitions.scales``. ``k="auto"`` (with ``variance_target`` in ``release_args``): each
+    repetition keeps the smallest k whose private explained-variance ratios sum above the target, is scored against
+    the exact top-k of its own k, and the k's chosen are in ``Repetitions.k``; with ``s`` > 0 and no ``support``,
+    each is scored against the top-s rows of the exact top-k of its own k. ``release_args``: further options of
+    each complete release (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
     """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    full = budget is not None or center == "private" or radius is not None or bool(release_args)
+    auto_k = isinstance(k, str)
+    if auto_k and k != "auto":
+        raise ValueError(f"k={k!r}: give a number of components or 'auto' (chosen privately).")
+    full = (budget is not None or center == "private" or radius is not None or scale is not None or auto_k
+            or bool(release_args))
     reference = reference or Reference.of(data, centred=center == "private")
-    # with a private radius each release reads the rows in the data's units (clipped to the rule's upper bound)
-    X, data_norm, extra = (data.rows * data.data_norm, "private", radius.release_args()) if radius is not None \
-        else (data, data.data_norm, {})
-    ref = reference.vectors[:, :k]
-    best = float(np.sum(reference.eigenvalues[:k]))
+    X, data_norm, extra = release_input(data, radius, scale, rows)
+    per_release_support = auto_k and support is None and s > 0
 
     def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
@@ -314,17 +418,24 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
                                center=center, **extra, **(release_args or {}), **(params or {}))
         return run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
 
-    comps, dist, energy, prec, rec, f1, radii = [], [], [], [], [], [], []
+    comps, dist, energy, prec, rec, f1, radii, ks, scales = [], [], [], [], [], [], [], [], []
 
     def score(release) -> None:
         V = release.components
+        kept = V.shape[1] if auto_k else k  # the k asked for, or the one this release chose privately
+        ref, best = reference.vectors[:, :kept], float(np.sum(reference.eigenvalues[:kept]))
         if radius is not None:
             radii.append(release.outputs["radius"]["value"])
+        if scale is not None:
+            scales.append(np.asarray(release.outputs["column_scales"], dtype=float))
+        if auto_k:
+            ks.append(kept)
         comps.append(V)
         dist.append(metrics.subspace_distance(V, ref))
         energy.append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
-        if support is not None:
-            sr = metrics.support_recovery(V, np.asarray(support), s if s > 0 else len(support))
+        target = support_for(reference, None, s, kept) if per_release_support else support
+        if target is not None:
+            sr = metrics.support_recovery(V, np.asarray(target), s if s > 0 else len(target))
             prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
 
     started = time.perf_counter()
@@ -340,17 +451,19 @@ def repeat(mechanism: str, data: PreparedData, k: int, epsilon: float, delta: fl
     else:
         for rep in range(1, int(reps)):
             score(release_of(rep))
-    arr = (lambda x: np.asarray(x) if support is not None else None)
-    return Repetitions(mechanism, np.asarray(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
-                       arr(f1), first, np.asarray(radii) if radius is not None else None)
+    arr = (lambda x: np.asarray(x) if support is not None or per_release_support else None)
+    return Repetitions(mechanism, _stacked(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
+                       arr(f1), first, np.asarray(radii) if radius is not None else None,
+                       np.asarray(ks) if auto_k else None, np.asarray(scales) if scale is not None else None)
 
 
 def support_for(reference: Reference, planted, s: int, k: int):
     """The support recovery is scored against: the planted one if known, else the top-s rows of the non-private
-    top-k basis (None when there is neither)."""
+    top-k basis (None when there is neither, or when k is chosen privately, ``k="auto"``: :func:`repeat` then scores
+    each release against the top-s rows of the exact top-k of its own k)."""
     if planted is not None:
         return np.asarray(planted)
-    if s <= 0:
+    if s <= 0 or isinstance(k, str):
         return None
     return metrics.row_support(reference.vectors[:, :k], s)
 
@@ -365,6 +478,8 @@ def summary(values) -> tuple[float, float, float] | None:
 
 #: the results table's column of the radii chosen privately (a published output, not a diagnostic)
 RADIUS_COLUMN = "R chosen privately (published)"
+#: the results table's column of the k's chosen privately (published by each release)
+K_COLUMN = "k chosen privately (published)"
 
 
 def results_table(results: dict) -> pd.DataFrame:
@@ -381,11 +496,13 @@ def results_table(results: dict) -> pd.DataFrame:
         s = summary(getattr(res, "radius", None))
         if s is not None:  # published by each release (its radius share), summarised over the repetitions
             row[RADIUS_COLUMN] = f"{s[0]:.4g} [{s[1]:.4g}, {s[2]:.4g}]"
+        if getattr(res, "k", None) is not None:
+            row[K_COLUMN] = describe_k(res.k)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsilon: float, delta: float,
+def compare(data: PreparedData | ExperimentInput, mechanisms: list, k, epsilon: float, delta: float,
             neighbors: str, reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
             budget: BudgetSplit | None = None, center: str = "none",
             release_args: dict | None = None) -> tuple[pd.DataFrame, dict]:
@@ -395,14 +512,16 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsi
     and centring are then used and ``center`` is ignored. ``params`` maps a mechanism to its parameters;
     ``support`` is a planted support (else, with ``s`` > 0, the top-s rows of the non-private basis are used, as
     the dashboard does); ``budget`` splits each release's budget (:func:`dppca_core.release_pca`);
-    ``release_args`` are further options of each release (the score plot's, as :func:`repeat` takes them).
+    ``release_args`` are further options of each release (the score plot's, as :func:`repeat` takes them; with
+    ``k="auto"`` the ``variance_target``).
 
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
     """
-    radius = None
+    radius = scale = rows = None
     if isinstance(data, ExperimentInput):
-        data, reference, center, radius = data.data, data.reference, data.release_center, data.radius
+        data, reference, center, radius, scale, rows = (data.data, data.reference, data.release_center, data.radius,
+                                                        data.scale, data.rows)
     else:
         reference = Reference.of(data, centred=center == "private")
     support = support_for(reference, support, s, k)
@@ -411,7 +530,7 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k: int, epsi
         try:
             results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
                                    (params or {}).get(mech, {}), reference, support, s, budget, center,
-                                   radius=radius, release_args=release_args)
+                                   radius=radius, release_args=release_args, scale=scale, rows=rows)
         except ValueError as exc:
             refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})
     table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \
