@@ -5,7 +5,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from ui import data, scenario, server_files, show, views
+from ui import compute, data, scenario, server_files, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
@@ -194,6 +194,16 @@ def _preprocessing_controls(ds):
         _bounds_popover(ds)
         if scn["scale"] == "bounds":
             st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
+        elif scenario.private_scaling(scn):
+            st.slider("scaling share of the budget", 0.05, 0.3, step=0.05, format="%.2f", **scenario.bind("bscale"),
+                      help="The share of each release's (ε, δ) spent on the column scales (noisy sums of squares, "
+                           "one per column); the subspace gets what the other shares leave.")
+            st.caption("Each release scales each column privately: it divides column j by a private root-mean-square "
+                       f"(noisy Σ min(x², bound²) over the rows) with {scn['bscale']:.0%} of its budget; "
+                       f"the bounds: {scenario.SCALE_SOURCES[scn['sfrom']][0]}. The scales chosen are part of the "
+                       "release: Explore and the Report show them. On a few hundred rows at ε ≈ 1 they are noisy: "
+                       "public bounds are then the better choice.")
+        if scn["scale"] != "none":
             st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
 
 
@@ -224,22 +234,38 @@ def _radius_controls() -> None:
                "The R chosen is part of the release: Explore and the Report show it.")
 
 
-def _apply_scaling(bounds: list, source: str) -> None:
-    """Scale each column by its bound; with |x_j| <= b_j the scaled rows have norm <= sqrt(d), a public R."""
+#: a public R for rows whose columns were divided by their root-mean-squares: their mean squared norm is d, so at most
+#: a quarter of the rows are longer than 2 sqrt(d) (Markov), whatever the data
+PRIVATE_SCALE_R_FACTOR = 2.0
+
+
+def _apply_scaling(bounds: list, source: str, how: str = "bounds") -> None:
+    """Scale each column by its bound (``how="bounds"``: with |x_j| <= b_j the scaled rows have norm <= sqrt(d), a
+    public R), or privately inside each release (``how="private"``: a root-mean-square from the scale share, with the
+    bounds; rows of mean squared norm d, public R = 2 sqrt(d) unless R is chosen privately)."""
     scenario.set_value("bounds", ",".join(repr(float(b)) for b in bounds))
-    scenario.set_value("scale", "bounds")
+    scenario.set_value("scale", how)
     scenario.set_value("sfrom", source)
-    scenario.set_value("R", float(np.sqrt(len(bounds))))
+    if how == "private" and scenario.private_radius(scn):
+        return  # each release chooses R privately after scaling: its bounds are in the scaled units
+    scenario.set_value("R", float((PRIVATE_SCALE_R_FACTOR if how == "private" else 1.0) * np.sqrt(len(bounds))))
     scenario.set_value("rfrom", "public")
 
 
+def _bounds_source(given) -> str:
+    """Where bounds come from: typed from public knowledge, unless they are exactly those filled from the data."""
+    return scn["sfrom"] if [float(b) for b in given] == scenario.bounds(scn) else "public"
+
+
 def _bounds_popover(ds):
-    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d)."""
+    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d) or privately."""
     with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
         st.caption("Give the largest possible absolute value of each feature, from public knowledge (a "
                    "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
                    "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
-                   "dominates because of its units (every column in [−1, 1], R = √d).")
+                   "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
+                   "each column by a private root-mean-square (a share of its budget; R = 2√d unless R is chosen "
+                   "privately).")
         current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [None] * ds.d
         bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
                                 hide_index=True, disabled=["feature"], key="bounds_editor", width="stretch",
@@ -248,13 +274,18 @@ def _bounds_popover(ds):
         given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
         if np.all(np.isfinite(given)) and np.all(given > 0):
             radius = float(np.sqrt(np.sum(given**2)))
+            source = _bounds_source(given)
             b = st.columns(2)
             if b[0].button(f"Use R = {radius:.4g}", key="use_bounds_R"):
                 scenario.set_value("R", radius)
-                scenario.set_value("rfrom", "public")
+                scenario.set_value("rfrom", "public" if source == "public" else "hints")
                 st.rerun()
             b[1].button("Scale each column by its bound", key="scale_by_bounds", on_click=_apply_scaling,
-                        args=(list(given), "public"))
+                        args=(list(given), source))
+            st.button("Scale each column privately (a share of each release's budget)", key="scale_privately",
+                      on_click=_apply_scaling, args=(list(given), source, "private"),
+                      help="Each release divides column j by a private root-mean-square of the column, from its own "
+                           "share of the budget, with these public bounds: a private choice inside the one budget.")
         else:
             st.caption("Fill every feature's bound (a positive number) to use them.")
         if ds.has_rows:
@@ -276,8 +307,11 @@ def _radius_hints(ds, prep):
     """Hints about R from the rows' norms (after any scaling): a non-private diagnostic for the analyst."""
     if not ds.has_rows or prep.radius is not None:  # a private R reads no hint
         return
-    scale = data.column_scale(ds, scn)
-    rows = ds.X if scale is None else ds.X / np.asarray(scale)
+    if isinstance(prep, compute.PrivatelyScaled):  # in the units R applies to: the exact scales (not private)
+        rows = prep.rows / prep.scale.exact_scales(prep.rows)
+    else:
+        scale = data.column_scale(ds, scn)
+        rows = ds.X if scale is None else ds.X / np.asarray(scale)
     norms = np.linalg.norm(rows, axis=1)
     R, clipped = float(scn["R"]), prep.data.n_clipped
     median = float(np.median(norms))
@@ -314,7 +348,7 @@ with boundary("the data summary"):
     _column_report(ds)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
-    prep = data.prepare(ds, scn)
+    prep = compute.prepare(ds, scn)
     k = int(scn["k"])
     st.caption(md_escape(ds.note))
     m = st.columns(5)
@@ -325,7 +359,11 @@ with boundary("the data summary"):
                      "and were scaled down to it (not private).")
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
-    if k >= ds.d:
+    if scenario.private_k(scn):  # what the rule would keep without noise: a non-private diagnostic
+        k = dc.choices.choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
+        st.caption(f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
+                   f"same rule would keep k = {k} (read from the data without noise: not private).")
+    elif k >= ds.d:
         st.error(f"k = {k} components with only {ds.d} features: every method would look perfect (the whole space). "
                  f"Choose k below {ds.d} on the Explore page.", icon=":material/warning:")
     if ds.label_kind == "continuous":

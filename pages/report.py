@@ -46,8 +46,9 @@ def _publish_block(ds, prep, results, vals) -> None:
     if choices:
         st.warning("These choices read the data without privacy, so the releases will state **no guarantee** "
                    "and name them: " + "; ".join(md_escape(c) for c in choices) + ". For a release with its "
-                   "guarantee, set R from a public bound (or choose it privately) and centre with a private mean "
-                   "(or not at all) on the Data page.", icon=":material/gpp_bad:")
+                   "guarantee, set R from a public bound (or choose it privately), centre with a private mean "
+                   "(or not at all) and scale by public bounds (or privately) on the Data page.",
+                   icon=":material/gpp_bad:")
     st.caption("One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
                "which the link records) with the budget split and centring shown here. Only what each release's "
                "proof covers is exported: no seed, no diagnostics. Not reproducible, by design.")
@@ -55,7 +56,8 @@ def _publish_block(ds, prep, results, vals) -> None:
         center = "private" if prep.center == "private" else "none"  # the centring each release does itself
         st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
                                        "releases": report.publishable_releases(prep.data, list(results), vals, center,
-                                                                                   ds.labels)}
+                                                                                   ds.labels,
+                                                                                   **compute.release_rows(prep))}
     fresh = st.session_state.get(FRESH_KEY)
     if fresh and fresh["scenario"] == scenario.query_string(vals):
         st.download_button("Download the publishable releases (JSON)",
@@ -70,15 +72,16 @@ vals = scenario.values()
 
 with boundary("the report"):
     ds = data.load_dataset(vals)
-    prep = data.prepare(ds, vals)
+    prep = compute.prepare(ds, vals)
     k = int(vals["k"])
-    if not 1 <= k < ds.d:
+    if not scenario.private_k(vals) and not 1 <= k < ds.d:
         raise ValueError(f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}.")
     results, problems = compute.run_selected(ds, prep, vals)
     for mech, message in problems.items():
         st.warning(f"{md_escape(display_name(mech))}: {md_escape(message)}")
     if not results:
         raise ValueError("no mechanism could run with these settings; pick mechanisms in the sidebar.")
+    k = views.shown_k(results, k)  # with k chosen privately: the most frequent choice
     random_level = metrics.random_subspace_distance(ds.d, k)
     summary, settings, main = _first_screen(vals, ds, prep, results, k, random_level)
 
@@ -89,8 +92,13 @@ with boundary("the report"):
         guarantee.release_card(mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}")
     shares = report.budget_table(results)
     split = scenario.budget(vals)
-    budget_fig = None if split is None else figures.budget_bar(split.as_dict())
+    bar_title = "How one release's (ε, δ) is split" + (
+        f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
+        if scenario.private_k(vals) else "")
+    budget_fig = None if split is None else figures.budget_bar(split.as_dict(), title=bar_title)
     radii = report.radius_table(results)
+    ks = report.k_table(results, vals)
+    scales = report.scales_table(results, ds.columns)
     st.subheader("How the budget is split")
     st.markdown(md_escape(report.privacy_statement(vals)))
     if budget_fig is not None:
@@ -104,6 +112,17 @@ with boundary("the report"):
         st.subheader("Clipping radius chosen privately")
         st.caption("Each release chose its R from its radius share; R is part of what it publishes.")
         st.dataframe(radii, hide_index=True, width="stretch")
+    if scales is not None:
+        st.subheader("Column scales chosen privately")
+        st.caption("Each release divided each column by a private root-mean-square from its scale share; the scales "
+                   "are part of what it publishes.")
+        st.dataframe(scales, hide_index=True, width="stretch")
+    if ks is not None:
+        st.subheader("k chosen privately")
+        st.caption("Each release kept the smallest k whose private explained-variance ratios sum above the target "
+                   "(post-processing of its eigenvalue share); k and every ratio it read are part of what it "
+                   "publishes. Each is scored against the exact top-k of its own k.")
+        st.dataframe(ks, hide_index=True, width="stretch")
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
@@ -112,9 +131,12 @@ with boundary("the report"):
         st.subheader("What the guarantee means for one person")
         for mech, sentences in risk_sentences.items():
             st.markdown(f"**{md_escape(display_name(mech))}**\n" + "\n".join(f"- {x}" for x in sentences))
+    at_k, note = views.at_k(results, k)  # with k chosen privately: the releases that chose the most frequent k
     loadings = figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref)
-                                              for m, r in results.items()}, ds.columns)
+                                              for m, r in at_k.items()}, ds.columns)
     show.chart(loadings, key="report_loadings")
+    if note:
+        st.caption(md_escape(note))
     # the record's figures by name: the slides pick theirs by name too (never by position)
     more = [loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
     risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
@@ -128,6 +150,10 @@ with boundary("the report"):
         tables["How the budget is split"] = shares
     if radii is not None:
         tables["Clipping radius chosen privately (published by each release)"] = radii
+    if scales is not None:
+        tables["Column scales chosen privately (published by each release)"] = scales
+    if ks is not None:
+        tables["k chosen privately (published by each release)"] = ks
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get("last_sweep")
     if last is not None:

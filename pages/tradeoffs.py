@@ -41,6 +41,9 @@ def _sweep(axis, metric):
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
                          "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
+    if axis == "k" and scenario.private_k(vals):
+        raise ValueError("k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
+                         "choose k yourself (Explore: 'k comes from').")
     bar = st.progress(0.0, text="running the sweep…")
     total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
     done = []
@@ -84,9 +87,10 @@ with boundary("the sweep"):
         if frame.empty:
             raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
         ds = data.load_dataset(vals)
-        rates = theory_overlay.rates(axis, list(frame[axis].unique()), mechs, vals, ds, frame)
+        private_k = scenario.private_k(vals)  # each release's own k: no common rate, no common random level
+        rates = None if private_k else theory_overlay.rates(axis, list(frame[axis].unique()), mechs, vals, ds, frame)
         random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
-                        if metric == "subspace_distance" and axis not in ("d", "k") else None)
+                        if metric == "subspace_distance" and axis not in ("d", "k") and not private_k else None)
         show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates,
                                  log_y=vals["logy"], random_level=random_level, x_title=label,
                                  y_title=experiments.METRICS[metric].symbol, variants=variants), main=True)
@@ -95,6 +99,10 @@ with boundary("the sweep"):
                        f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
                        "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
                        "costs.")
+        if private_k:
+            st.caption("k is chosen privately inside each release: each repetition is scored against the exact top-k "
+                       "of its own k (the table's 'k chosen' column), so no theory rate or random level at one k is "
+                       "drawn.")
         if rates:
             st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, each scaled to its curve "
                        "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "

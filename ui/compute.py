@@ -16,6 +16,7 @@ import dppca_core as dc
 from dppca_core import experiments, metrics
 from dppca_core.registry import display_name
 
+from . import data
 from .data import Prepared
 
 #: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.experiments.METRICS)
@@ -44,6 +45,8 @@ class RunResult:
     seconds: float                # of the first repetition (a non-private diagnostic)
     trace: list | None = None     # distance to the reference per iteration (first repetition), if iterative
     radius: np.ndarray | None = None  # reps: the clipping radius each release chose privately (published), if so
+    k: np.ndarray | None = None       # reps: the k each release chose privately (published), if so
+    scales: np.ndarray | None = None  # reps x d: the column scales each release chose privately (published), if so
 
     @property
     def guarantee(self) -> str:
@@ -61,19 +64,64 @@ class RunResult:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
 
 
+@dataclass
+class PrivatelyScaled(Prepared):
+    """The input of releases that scale each column privately: ``rows`` (the raw rows each release reads, data
+    units) and ``scale`` (the public bounds); ``data`` and ``ref`` are the rows divided by their exact
+    root-mean-squares (not private), what the private scales aim at."""
+
+    scale: experiments.ScaleRule | None = None
+    rows: np.ndarray | None = None
+
+
+def prepare(ds, vals: dict) -> Prepared:
+    """The mechanisms' input and the non-private reference (:func:`ui.data.prepare`), and with the columns scaled
+    privately inside each release (``scale="private"``) a :class:`PrivatelyScaled` input, cached alike."""
+    from .scenario import radius_rule, scale_rule
+
+    rule = scale_rule(vals, ds.d)
+    if rule is None:
+        return data.prepare(ds, vals)
+    if ds.stats is not None:
+        raise ValueError("scaling each column privately reads every row, which a file streamed into sufficient "
+                         "statistics no longer has: turn the scaling off (or upload a sample of the rows).")
+    radius = radius_rule(vals)
+    return _prepare_scaled(ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule,
+                           radius, ds.X)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> PrivatelyScaled:
+    """:func:`dppca_core.experiments.prepare_input` with a ScaleRule, once per (dataset, centring, R, bounds, radius
+    rule), shared by sessions: the same path as the Report's script."""
+    inp = experiments.prepare_input(_X, R, center, rule, radius)
+    return PrivatelyScaled(data=inp.data, key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}", center_private=inp.private,
+                           center_note=inp.note, ref=inp.reference, center=center, radius=inp.radius, scale=rule,
+                           rows=inp.rows)
+
+
+def release_rows(prep: Prepared) -> dict:
+    """What a release of ``prep`` reads beyond the prepared rows: the scale rule and the raw rows when each release
+    scales the columns privately (keyword arguments of :func:`dppca_core.experiments.repeat` and
+    :func:`ui.report.publishable_releases`), else nothing."""
+    return {"scale": prep.scale, "rows": prep.rows} if isinstance(prep, PrivatelyScaled) else {}
+
+
 def true_support(prep: Prepared, planted, s: int, k: int):
     """Support used for recovery: the planted one if known, else the top-s rows of the non-private basis."""
     return experiments.support_for(prep.ref, planted, s, k)
 
 
-def run_reps(prep: Prepared, mechanism: str, *, k: int, epsilon: float, delta: float, neighbors: str,
+def run_reps(prep: Prepared, mechanism: str, *, k, epsilon: float, delta: float, neighbors: str,
              reps: int, seed: int, params: dict, s: int = 0, planted_support=None, budget=None,
              scores: dict | None = None) -> RunResult:
     """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs).
 
     ``budget`` (a BudgetSplit) makes each run a complete release (private mean when the data are centred
-    privately, spectrum, scores) with the subspace on its share; ``scores`` the score plot's options
-    (:func:`ui.scenario.score_options`: groups, frame, kind).
+    privately, spectrum, scores) with the subspace on its share; ``scores`` further options of each release
+    (:func:`ui.scenario.release_options`: the score plot's groups, frame and kind; a private k's variance target).
+    ``k``: a number, or "auto" (chosen privately inside each release). A :class:`PrivatelyScaled` ``prep`` makes
+    each release scale the columns privately.
     """
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
@@ -83,7 +131,8 @@ def run_reps(prep: Prepared, mechanism: str, *, k: int, epsilon: float, delta: f
     scores_key = json.dumps({**{k: v for k, v in scores.items() if k != "score_groups"},
                              "groups": None if groups is None else
                              hashlib.sha256(np.asarray(groups).astype(str).tobytes()).hexdigest()}, sort_keys=True)
-    return _run_reps(prep.key, mechanism, int(k), float(epsilon), float(delta), neighbors, int(reps), int(seed),
+    return _run_reps(prep.key, mechanism, k if isinstance(k, str) else int(k), float(epsilon), float(delta), neighbors,
+                     int(reps), int(seed),
                      json.dumps(params, sort_keys=True, default=str), int(s), support_key, budget_key, scores_key,
                      _prep=prep, _scores=scores)
 
@@ -94,16 +143,16 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     Returns ({mechanism: RunResult}, {mechanism: message}) — a mechanism whose settings do not work (e.g. a
     relation it has no proof for) gets a message and the others still run.
     """
-    from .scenario import budget, mech_params, mechanisms, score_options
+    from .scenario import budget, k_arg, mech_params, mechanisms, release_options
 
     split = budget(vals)
     results, problems = {}, {}
     for mech in mechanisms(vals):
         try:
-            results[mech] = run_reps(prep, mech, k=int(vals["k"]), epsilon=vals["eps"], delta=vals["delta"],
+            results[mech] = run_reps(prep, mech, k=k_arg(vals), epsilon=vals["eps"], delta=vals["delta"],
                                      neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
                                      params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support,
-                                     budget=split, scores=score_options(vals, ds.labels))
+                                     budget=split, scores=release_options(vals, ds.labels))
         except ValueError as exc:
             problems[mech] = str(exc)
     return results, problems
@@ -119,17 +168,19 @@ def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_j
     center = "private" if _prep.center == "private" else "none"
     reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
                                   json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
-                                  s, budget, center, radius=_prep.radius, release_args=_scores)
+                                  s, budget, center, radius=_prep.radius, release_args=_scores, **release_rows(_prep))
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
-    ref = _prep.reference[:, :k]
-    trace = [metrics.subspace_distance(Q[:, :k], ref) for Q in iterates] if iterates else None
+    kept = release.components.shape[1]  # k, or the k the first release chose privately
+    ref = _prep.reference[:, :kept]
+    trace = [metrics.subspace_distance(Q[:, :kept], ref) for Q in iterates] if iterates else None
     return RunResult(
         mechanism=mechanism, components=reps_out.components, distance=reps_out.distance, energy=reps_out.energy,
         precision=reps_out.precision, recall=reps_out.recall, f1=reps_out.f1, published=release.published(),
         privacy=release.privacy, caveat=release.caveat, warnings=list(release.diagnostics.get("warnings", [])),
-        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace, radius=reps_out.radius,
+        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace, radius=reps_out.radius, k=reps_out.k,
+        scales=reps_out.scales,
     )
 
 
@@ -188,8 +239,8 @@ def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "s
     derived from it (e.g. an oracle radius read from the prepared rows)."""
     import pandas as pd
 
-    from .data import load_dataset, prepare
-    from .scenario import budget, mech_params, mechanisms, score_options
+    from .data import load_dataset
+    from .scenario import budget, k_arg, mech_params, mechanisms, release_options
 
     rows, errors = [], []
     for value in values:
@@ -206,10 +257,10 @@ def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "s
             p = mech_params(mech, vals)
             p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
             try:
-                res = run_reps(prep, mech, k=int(fields["k"]), epsilon=fields["eps"], delta=fields["delta"],
+                res = run_reps(prep, mech, k=k_arg(fields), epsilon=fields["eps"], delta=fields["delta"],
                                neighbors=fields["nb"], reps=int(fields[reps_field]), seed=int(fields["seed"]),
                                params=p, s=int(fields["s"]), planted_support=ds.support, budget=budget(fields),
-                               scores=score_options(fields, ds.labels))
+                               scores=release_options(fields, ds.labels))
                 rows += sweep_rows(res, metric, axis, value)
             except ValueError as exc:
                 errors.append(f"{display_name(mech)} at {label or axis} = {value:g}: {exc}")
@@ -231,8 +282,11 @@ def sweep_rows(res: RunResult, metric: str, axis: str, value) -> list[dict]:
     if vals is None:
         return []
     mean, lo, hi = summary(vals)
-    return [{"mechanism": res.mechanism, axis: value, "mean": mean, "lo": lo, "hi": hi, "reps": len(vals),
-             "values": [float(v) for v in vals]}]
+    row = {"mechanism": res.mechanism, axis: value, "mean": mean, "lo": lo, "hi": hi, "reps": len(vals),
+           "values": [float(v) for v in vals]}
+    if res.k is not None:  # published by each release: which k it chose privately
+        row["k chosen"] = experiments.describe_k(res.k)
+    return [row]
 
 
 def meets(values, metric: str, target: float) -> np.ndarray:

@@ -84,23 +84,22 @@ def published_json(releases: dict, numbers: bool = True) -> str:
     return json.dumps(out, indent=1, allow_nan=False)
 
 
-def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None) -> dict:
+def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> dict:
     """One publishable release per mechanism: drawn with fresh operating-system randomness (``seed=None``) from
     exactly the scenario's configuration (its budget split and ``center``, the centring each release does:
     :func:`dppca_core.release_pca`) and exported with :func:`dppca_core.publish`, which states no guarantee and
     names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`).
-    ``labels``: the data's label column, for a score plot by group."""
+    ``labels``: the data's label column, for a score plot by group. ``scale`` and ``rows``: with the columns scaled
+    privately, the rule and the raw rows each release reads (:func:`ui.compute.release_rows`)."""
     split = scenario.budget(vals)
     choices = scenario.nonprivate_choices(vals)
-    rule = scenario.radius_rule(vals)
-    # a radius chosen privately reads the rows in the data's units (kept clipped to the rule's upper bound)
-    X, radius, extra = (data.rows * data.data_norm, "private", rule.release_args()) if rule is not None \
-        else (data, data.data_norm, {})
+    # what each release reads: the prepared rows, or the rows in the data's units when R or the scales are private
+    X, radius, extra = experiments.release_input(data, scenario.radius_rule(vals), scale, rows)
     out = {}
     for mech in mechs:
-        release = dc.release_pca(mech, X, int(vals["k"]), vals["eps"], vals["delta"], vals["nb"], radius,
+        release = dc.release_pca(mech, X, scenario.k_arg(vals), vals["eps"], vals["delta"], vals["nb"], radius,
                                  seed=None, budget=split, center=center, **extra,
-                                 **scenario.score_options(vals, labels), **scenario.mech_params(mech, vals))
+                                 **scenario.release_options(vals, labels), **scenario.mech_params(mech, vals))
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
 
@@ -147,6 +146,9 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     if vals["scale"] == "bounds":
         rows.append(("Scaling", "each column divided by a bound on its values: "
                      + scenario.SCALE_SOURCES[vals["sfrom"]][0]))
+    elif scenario.private_scaling(vals):
+        rows.append(("Scaling", f"{scale_words(vals)}; the bounds: {scenario.SCALE_SOURCES[vals['sfrom']][0]} (the "
+                                "scales each release chose are published with it: see the scales table)"))
     rows.append(("Centring", CENTRING_WORDS[vals["center"]]))
     rows.append(("Clipping radius", radius_words(vals, prep)))
     rows.append(("Mechanisms", _names(mechs) if mechs else "none"))
@@ -156,7 +158,9 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     if split is not None:
         parts = ", ".join(f"{part} {share:.0%}" for part, share in split.as_dict().items() if share > 0)
         rows.append(("Budget split", f"{parts} of each release's budget"))
-    rows.append(("Components", f"k = {vals['k']}"))
+    rows.append(("Components", f"k chosen privately inside each release: {scenario.k_rule_words(vals)} (the k each "
+                               "release chose is published with it)" if scenario.private_k(vals)
+                 else f"k = {vals['k']}"))
     if vals["s"] or ds.support is not None:
         rows.append(("Support size", f"s = {vals['s'] or len(ds.support)} rows scored for support recovery"))
     for mech in mechs:
@@ -178,6 +182,35 @@ def radius_words(vals: dict, prep) -> str:
     return (f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
             f"{prep.radius.quantile:g} quantile of the rows' norms between {low:g} and {high:g} (the R each release "
             "chose is published with it: see the radius table)")
+
+
+def scale_words(vals: dict) -> str:
+    """A private column scaling in words."""
+    return (f"each column divided by a private root-mean-square chosen inside each release with {vals['bscale']:.0%} "
+            "of its budget, from public bounds on the columns")
+
+
+def k_table(results: dict, vals: dict) -> pd.DataFrame | None:
+    """The k each mechanism's releases chose privately (a published output of each release) and the rule; None when
+    k was public."""
+    rows = [{"mechanism": display_name(mech), "k of the first release": int(res.k[0]),
+             "k chosen over repetitions": experiments.describe_k(res.k), "rule": scenario.k_rule_words(vals)}
+            for mech, res in results.items() if res.k is not None]
+    return pd.DataFrame(rows) if rows else None
+
+
+def scales_table(results: dict, columns: list) -> pd.DataFrame | None:
+    """The column scales each mechanism's releases chose privately (a published output of each release): per column,
+    the first release's and the mean and 95% range over the repetitions. None when no release scaled privately."""
+    frame = {"column": [str(c) for c in columns]}
+    for mech, res in results.items():
+        if res.scales is None:
+            continue
+        name = display_name(mech)
+        frame[f"{name}: first release"] = [f"{v:.4g}" for v in res.scales[0]]
+        frame[f"{name}: mean [95% of repetitions]"] = ["{:.4g} [{:.4g}, {:.4g}]".format(*experiments.summary(column))
+                                                        for column in res.scales.T]
+    return pd.DataFrame(frame) if len(frame) > 1 else None
 
 
 def radius_table(results: dict) -> pd.DataFrame | None:
@@ -202,6 +235,10 @@ def privacy_statement(vals: dict) -> str:
         made.append({"none": "no centring", "private": "a private mean"}.get(vals["center"], vals["center"]))
         if vals["scale"] == "bounds":
             made.append("scaling by public bounds")
+        elif scenario.private_scaling(vals):
+            made.append(f"each column scaled privately ({vals['bscale']:.0%} of the budget)")
+        if scenario.private_k(vals):
+            made.append(f"k chosen privately from the eigenvalue share (explained-variance target {vals['kvar']:g})")
         return ("Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
                 "its full guarantee.")
     return ("Not every choice that depends on the data is private, so a release states no guarantee. Not private: "
@@ -215,8 +252,10 @@ def _percent(x: float) -> str:
 def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> list[str]:
     """A summary for a non-technical reader: what was compared, at which ε, what privacy costs, what ε means for one
     person (from the first mechanism with a guarantee)."""
+    kept = ("letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
+            f"above {vals['kvar']:g})" if scenario.private_k(vals) else f"keeping k = {vals['k']} components")
     out = [f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
-           f"(δ = {vals['delta']:g}) for each release, keeping k = {vals['k']} components."]
+           f"(δ = {vals['delta']:g}) for each release, {kept}."]
     for mech, res in results.items():
         spec = get_mechanism(mech)
         if spec.guarantee == "none":
@@ -358,12 +397,13 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
     split = scenario.budget(vals)
     budget = "None" if split is None else "dc.BudgetSplit(" + ", ".join(
         f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
-    scale = tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None
+    scale = (f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})" if scenario.private_scaling(vals)
+             else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None))
     load = "\n".join(_load_lines(vals, upload))
     rule = scenario.radius_rule(vals)
     norm = vals["R"] if rule is None else "private"
     # the score plot's options, the groups being the script's own label column (a name, not a value)
-    options = scenario.score_options(vals, "labels")
+    options = scenario.release_options(vals, "labels")
     release_args = "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
                                    for key, value in options.items()) + "}"
     radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
@@ -380,13 +420,13 @@ from dppca_core import experiments
 
 labels = None  # the label column, where the data have one (a score plot by group uses it)
 {load}
-# the page's path: public per-column scaling, centring ({vals['center']}), clipping radius R ({vals['rfrom']})
-inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale!r}, radius={radius})
+# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R ({vals['rfrom']})
+inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, radius={radius})
 budget = {budget}  # shares of each release's budget (None: all to the subspace)
 params = {params!r}
-table, _ = experiments.compare(inp, {mechs!r}, k={vals['k']}, epsilon={vals['eps']!r}, delta={vals['delta']!r},
-                               neighbors={vals['nb']!r}, reps={vals['reps']}, seed={vals['seed']}, params=params,
-                               support=support, s={vals['s']}, budget=budget,
-                               release_args={release_args})  # the score plot's options
+table, _ = experiments.compare(inp, {mechs!r}, k={scenario.k_arg(vals)!r}, epsilon={vals['eps']!r},
+                               delta={vals['delta']!r}, neighbors={vals['nb']!r}, reps={vals['reps']},
+                               seed={vals['seed']}, params=params, support=support, s={vals['s']}, budget=budget,
+                               release_args={release_args})  # the score plot's options, a private k's target
 print(table.to_string(index=False))
 '''

@@ -56,6 +56,14 @@ SCALE_SOURCES = {
     "hints": ("filled from the data's largest values (NOT private)", "the per-column scaling bounds were read from "
                                                                      "the data"),
 }
+#: How k is set: value -> how the pages say it. "private": each release keeps the smallest k whose private
+#: explained-variance ratios (from the eigenvalue share) sum above a public target (``kvar``).
+K_SOURCES = {
+    "public": "a number you choose (public)",
+    "private": "chosen privately inside each release (from its eigenvalue share)",
+}
+#: the eigenvalue share a switch to a private k gives when the budget has none (Explore's caption states the share)
+K_EIGENVALUE_SHARE = 0.1
 #: Centring choices that read the data without noise, and the non-private choice each makes.
 NONPRIVATE_CENTRING = {"empirical": "the rows were centred with the data's own (empirical) mean"}
 #: Settings a gallery scenario keeps from the session: how the app is shown, not what it computes.
@@ -207,14 +215,20 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("rlo", "float", 1e-3, 1e-9, 1e12),
     Field("rhi", "float", 1e4, 1e-9, 1e12),
     Field("rq", "float", 0.9, 0.5, 0.99),
-    Field("scale", "choice", "none", choices=("none", "bounds")),
+    # column scaling: none, each column divided by its public bound, or by a private root-mean-square inside each
+    # release (with those bounds) from the scale share
+    Field("scale", "choice", "none", choices=("none", "bounds", "private")),
     Field("bounds", "text", "", check=_check_bounds),
     Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
+    Field("bscale", "float", 0.1, 0.05, 0.3),
     # explore
     Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
     Field("eps", "float", 1.0, 1e-3, 100.0),
     Field("delta", "float", 1e-6, check=_check_delta),
     Field("k", "int", 2, 1, 50),
+    # k chosen privately inside each release: the public target its private explained-variance ratios must pass
+    Field("kfrom", "choice", "public", choices=tuple(K_SOURCES)),
+    Field("kvar", "float", 0.9, 0.5, 0.99),
     Field("s", "int", 0, 0, 500),
     Field("nb", "choice", "replace", choices=("replace", "add_remove")),
     Field("reps", "int", 10, 1, 200),
@@ -436,6 +450,8 @@ def set_value(name: str, value) -> None:
             vals["slo"] = vals["shi"] = 0.0
         if name == "target":
             vals["target"] = in_metric_unit(vals, notices=st.session_state.setdefault(NOTICES_KEY, []))
+        if name == "kfrom" and vals[name] == "private" and old != "private" and vals["beig"] <= 0:
+            vals["beig"] = K_EIGENVALUE_SHARE  # the rule reads the private ratios: give them a share (Explore says so)
         if name in ("n", "d", "src"):
             notices: list = []
             _cap_size(vals, notices)
@@ -483,22 +499,64 @@ def mech_params(mech: str, vals: dict | None = None) -> dict:
 
 
 def budget(vals: dict | None = None):
-    """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release)."""
+    """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release);
+    ValueError naming the fix when a private step has no share (a private mean, a private k)."""
     from dppca_core.budget import DEFAULT_SHARES, BudgetSplit
 
     vals = values() if vals is None else vals
     mean = vals["bmean"] if vals["center"] == "private" else 0.0
     if vals["center"] == "private" and mean <= 0:
         raise ValueError("centring with a private mean needs a positive mean share: raise it in the budget split.")
+    problem = k_rule_problem(vals)
+    if problem:
+        raise ValueError(problem)
     radius = vals["bradius"] if private_radius(vals) else 0.0
-    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0 and radius == 0:
+    scale = vals["bscale"] if private_scaling(vals) else 0.0
+    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0 and radius == 0 and scale == 0:
         return None
     scores = vals["bscores"]
     # a private frame and privately found groups take their default shares (the score plot's options)
     frame = DEFAULT_SHARES["frame"] if scores > 0 and vals.get("sframe") == "private" else 0.0
     groups = DEFAULT_SHARES["groups"] if scores > 0 and vals.get("sgroup") else 0.0
-    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, frame=frame,
-                                   groups=groups)
+    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, scale=scale,
+                                   frame=frame, groups=groups)
+
+
+def private_k(vals: dict | None = None) -> bool:
+    """Whether each release chooses its k privately (from its private explained-variance ratios)."""
+    vals = values() if vals is None else vals
+    return vals.get("kfrom", "public") == "private"
+
+
+def k_arg(vals: dict | None = None):
+    """The k each release is asked for: the scenario's number, or "auto" (chosen privately inside each release)."""
+    vals = values() if vals is None else vals
+    return "auto" if private_k(vals) else int(vals["k"])
+
+
+def k_rule_words(vals: dict) -> str:
+    """The public rule of a private k, in words."""
+    return (f"the smallest k whose private explained-variance ratios (from the eigenvalue share, "
+            f"{vals['beig']:.0%} of each release's budget) sum above {vals['kvar']:g}")
+
+
+def k_rule_problem(vals: dict | None = None) -> str | None:
+    """Why a private k cannot be chosen with these settings (the eigenvalue share is 0), or None."""
+    vals = values() if vals is None else vals
+    if private_k(vals) and vals["beig"] <= 0:
+        return ("k chosen privately reads each release's private explained-variance ratios, which come from the "
+                "eigenvalue share of the budget, and that share is 0. Give the eigenvalues a share (sidebar: Budget "
+                "split, 'eigenvalues'; 10% is a good start), or choose k yourself (Explore: 'k comes from').")
+    return None
+
+
+def release_options(vals: dict, labels) -> dict:
+    """Every further option of each complete release (:func:`dppca_core.release_pca`) the scenario sets: the score
+    plot's (:func:`score_options`) and, with k chosen privately, the public ``variance_target``."""
+    out = score_options(vals, labels)
+    if private_k(vals):
+        out["variance_target"] = float(vals["kvar"])
+    return out
 
 
 def score_options(vals: dict, labels) -> dict:
@@ -534,12 +592,32 @@ def radius_rule(vals: dict | None = None):
     return experiments.RadiusRule((vals["rlo"], vals["rhi"]), vals["rq"])
 
 
+def private_scaling(vals: dict | None = None) -> bool:
+    """Whether each release scales the columns privately (a root-mean-square from the scale share)."""
+    vals = values() if vals is None else vals
+    return vals.get("scale", "none") == "private"
+
+
+def scale_rule(vals: dict, d: int):
+    """The public settings of a private scaling (:class:`dppca_core.experiments.ScaleRule`: the public bounds), or
+    None when the columns are not scaled privately; ValueError naming the fix when the bounds do not fit the data."""
+    if not private_scaling(vals):
+        return None
+    given = bounds(vals)
+    if len(given) != d:
+        raise ValueError(f"scaling each column privately needs a public bound per column: {d} for these data (got "
+                         f"{len(given)}). Enter them on the Data page (Preprocessing: Public per-column bounds), or "
+                         "turn the scaling off.")
+    return experiments.ScaleRule(tuple(given))
+
+
 def nonprivate_choices(vals: dict | None = None) -> list[str]:
     """The data-dependent choices of the scenario that were made without privacy (each in words), in the order of
     the pipeline: scaling, centring, clipping radius. Empty when every choice is public or private."""
     vals = values() if vals is None else vals
     out = []
-    if vals["scale"] == "bounds" and SCALE_SOURCES[vals["sfrom"]][1]:
+    # the bounds matter for both scalings: a private root-mean-square is computed with them
+    if vals["scale"] in ("bounds", "private") and SCALE_SOURCES[vals["sfrom"]][1]:
         out.append(SCALE_SOURCES[vals["sfrom"]][1])
     if vals["center"] in NONPRIVATE_CENTRING:
         out.append(NONPRIVATE_CENTRING[vals["center"]])

@@ -1,6 +1,7 @@
 """The detailed views of the Explore page. Only the selected one is built on a rerun (a tab would build all)."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import numpy as np
@@ -29,6 +30,39 @@ VIEWS = {
 }
 
 
+#: views that compare components at one k: with k chosen privately they show the releases that chose the most frequent k
+FIXED_K = ("loadings", "projection", "angles", "animation", "support", "downstream")
+
+
+def shown_k(results: dict, k: int) -> int:
+    """The k the views compare at: ``k``, or with k chosen privately the k most releases chose (ties: the smaller)."""
+    chosen = [r.k for r in results.values() if r.k is not None]
+    return experiments.k_counts(np.concatenate(chosen))[0][0] if chosen else int(k)
+
+
+def at_k(results: dict, k: int) -> tuple[dict, str | None]:
+    """(each mechanism's releases that chose ``k``, components stacked; a note saying so) for views that compare
+    components at one k. With k public: (``results``, None). A mechanism none of whose releases chose ``k`` is left
+    out, and the note names it."""
+    chosen = [r.k for r in results.values() if r.k is not None]
+    if not chosen:
+        return results, None
+    every = np.concatenate(chosen)
+    out, left_out = {}, []
+    for mech, res in results.items():
+        keep = [i for i, kept in enumerate(res.k) if kept == k]
+        if keep:
+            out[mech] = dataclasses.replace(res, components=np.stack([res.components[i] for i in keep]))
+        else:
+            left_out.append(display_name(mech))
+    note = (f"k was chosen privately by each release: this view compares each mechanism's releases that chose k = {k} "
+            f"({int(np.sum(every == k))} of the {every.size} releases, the most frequent choice) with the exact top "
+            f"{k} (the first of them; the animation cycles through them all).")
+    if left_out:
+        note += f" Not shown (no release chose k = {k}): {', '.join(left_out)}."
+    return out, note
+
+
 def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     """Warn when one column holds most of the variance (its units, not the data's structure): the first component
     would be that column alone. Offers the public per-column scaling (on the Data page; ``data_page`` is that page,
@@ -40,8 +74,8 @@ def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     st.warning(f"One column, **{literal(ds.columns[column], 60)}**, holds {share:.1%} of the variance: its values "
                "are on a far larger scale than the others' (its units), so the first component is that column "
                "alone and says nothing about how the features vary together. Divide each column by a public bound "
-               "on its values (Data page, Preprocessing: *Public per-column bounds*). A hint read from the data: "
-               "not private.", icon=":material/balance:")
+               "on its values, or scale each column privately (Data page, Preprocessing: *Public per-column "
+               "bounds*). A hint read from the data: not private.", icon=":material/balance:")
     if data_page is not None and st.button("Scale by public per-column bounds", key="goto_scaling",
                                            icon=":material/calculate:"):
         st.switch_page(data_page)
@@ -58,6 +92,15 @@ def fragment(view: str, ds, prep, results: dict, k: int, random_level: float) ->
 
 
 def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> None:
+    """The view ``view``; those that compare components at one k (:data:`FIXED_K`) show, with k chosen privately,
+    the releases that chose ``k`` (the most frequent choice, :func:`shown_k`) and say so."""
+    if view in FIXED_K:
+        results, note = at_k(results, k)
+        if note:
+            st.caption(md_escape(note))
+        if not results:
+            st.info(f"No release chose k = {k}: nothing to compare at one k.")
+            return
     {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
      "animation": _animation, "support": _support, "downstream": _downstream,
      "convergence": _convergence, "risk": _risk, "scree": _scree, "scores": _scores}[view](
@@ -76,8 +119,14 @@ def _spread(ds, prep, results, k, random_level):
     if not values:
         st.info("Support recovery needs a planted support or s > 0.")
         return
-    # the axis is fixed (0 to the largest possible value) so moving epsilon moves the dots, not the axis
-    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=compute.axis_range(metric, k, ds.d),
+    # the axis is fixed (0 to the largest possible value) so moving epsilon moves the dots, not the axis; with k chosen
+    # privately each release is scored at its own k: up to the largest value over the k's chosen
+    ks = {k} | {int(kept) for r in results.values() if r.k is not None for kept in r.k}
+    x_range = max((compute.axis_range(metric, kept, ds.d) for kept in ks), key=lambda r: r[1])
+    if len(ks) > 1:
+        st.caption(f"Each release is scored against the exact top-k subspace of the k it chose privately; the dashed "
+                   f"line is a random subspace at k = {k}, the most frequent choice.")
+    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=x_range,
                                         reference=random_level if metric == "subspace_distance" else None), main=True)
 
 
@@ -214,10 +263,11 @@ def _risk(ds, prep, results, k, random_level):
         + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else ""))
 
 
-def _eigenvalue_half_widths(pub: dict) -> np.ndarray:
-    """95% half-widths of the private eigenvalues: 1.96 sd of their noise (a separate share: the Gaussian added to
-    them; Analyze Gauss's noisy matrix: about sqrt(2) sigma to first order, v' E v for a unit v)."""
-    k = len(pub["eigenvalues"])
+def _eigenvalue_half_widths(pub: dict, k: int | None = None) -> np.ndarray:
+    """95% half-widths of ``k`` (default: all released) private eigenvalues: 1.96 sd of their noise (a separate
+    share: the Gaussian added to them; Analyze Gauss's noisy matrix: about sqrt(2) sigma to first order, v' E v for
+    a unit v)."""
+    k = len(pub["eigenvalues"]) if k is None else k
     if "eigenvalue_noise_scale" in pub["facts"]:
         sd = pub["facts"]["eigenvalue_noise_scale"]
     else:
@@ -226,22 +276,32 @@ def _eigenvalue_half_widths(pub: dict) -> np.ndarray:
 
 
 def _scree(ds, prep, results, k, random_level):
-    private = {}
+    private, rule = {}, None
     for mech, res in results.items():
         out = res.published["outputs"]
-        if res.published["eigenvalues"] is not None and out.get("explained_variance_ratio"):
+        # with k chosen privately: every candidate ratio the rule read (the release publishes them all)
+        ratios = out.get("candidate_ratios") or out.get("explained_variance_ratio")
+        if res.published["eigenvalues"] is not None and ratios:
             total = out["total_variance"]
-            private[mech] = (out["explained_variance_ratio"], _eigenvalue_half_widths(res.published) / total)
+            private[mech] = (ratios, _eigenvalue_half_widths(res.published, len(ratios)) / total)
+            rule = rule or res.published["parameters"].get("k_rule")
     if not private:
         st.info("No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
                 "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
                 "for free.")
         return
     ref_ratio = prep.eigenvalues / max(float(np.trace(prep.ref.gram)), 1e-300)
-    show.chart(figures.private_scree(ref_ratio, private, top=k))
+    top = k if rule is None else min(len(ref_ratio), max(len(r) for r, _ in private.values()),
+                                     max(int(r.k.max()) for r in results.values() if r.k is not None) + 2)
+    show.chart(figures.private_scree(ref_ratio, private, top=top))
     st.caption("Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
                "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
                "known scale.")
+    if rule is not None:
+        kept = {display_name(m): int(r.k[0]) for m, r in results.items() if r.k is not None}
+        st.caption(md_escape(f"k chosen privately: each release keeps the smallest k whose released shares sum above "
+                             f"{rule['variance_target']:g}; the first repetition kept "
+                             + ", ".join(f"k = {v} ({m})" for m, v in kept.items()) + "."))
 
 
 def _scores(ds, prep, results, k, random_level):
