@@ -77,6 +77,8 @@ with boundary("the distributed comparison"):
         st.info(f"R is chosen privately for the central releases (Data page). The distributed mechanisms here have "
                 f"no private radius step: each site clips its rows to the public largest R, {prep.data.data_norm:g}.",
                 icon=":material/info:")
+    if scn.get("scale") == "private":
+        st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
     k = int(scn["k"])
     truth = ds.truth[:, :k] if ds.truth is not None and ds.truth.shape[1] >= k else prep.reference[:, :k]
     if by_label:

@@ -39,7 +39,7 @@ def _k_controls() -> None:
                     help="Public: each release keeps the fewest components whose private shares of the variance "
                          "sum above it.")
         st.caption(md_escape(f"Each release keeps {scenario.k_rule_words(vals)}; the share is set in the sidebar's "
-                             "Budget split. The sidebar's 'components k' is not used."))
+                             "Budget split. The sidebar's 'components k' is not used (greyed out)."))
 
 
 def _k_problem() -> None:

@@ -253,6 +253,7 @@ def test_explore_shows_the_k_each_release_chose_by_the_library_rule(app_test):
     top = experiments.k_counts(kept)[0][0]
     assert any(f"releases that chose k = {top}" in plain(c.value) for c in at.caption)
     assert "components k' is not used" in " ".join(plain(c.value) for c in at.caption)
+    assert at.number_input(key=scenario.WIDGET_PREFIX + "k").disabled  # the sidebar's k is greyed out
 
 
 def test_a_zero_eigenvalue_share_says_so_and_offers_the_fix(app_test):
@@ -308,3 +309,16 @@ def test_tradeoffs_records_the_k_chosen_and_refuses_to_sweep_k(app_test, downloa
     at = app_test(**K_SCALED, beig="0.1", sreps="2", sweep="k")
     at.switch_page("pages/tradeoffs.py").run()
     assert not at.exception and any("cannot be swept" in plain(e.value) for e in at.error)
+
+
+def test_pages_without_complete_releases_say_they_analyse_the_columns_unscaled(app_test):
+    """The Distributed page runs no complete release, so it has no private scaling step: it says so and analyses
+    the columns in their units, never divided by their exact (non-private) scales."""
+    from ui import data
+
+    at = app_test(**WINE_SCALED, reps="2")
+    at.switch_page("pages/distributed.py").run()
+    assert_clean(at)
+    assert data.NO_PRIVATE_SCALING in [i.value for i in at.info]
+    prepared = data.prepare(data.load_dataset(at.session_state["scenario"]), at.session_state["scenario"])
+    assert prepared.data.n == 178 and not hasattr(prepared, "scale")  # the plain input, not the exactly scaled one

@@ -81,7 +81,10 @@ def privacy_controls(container=st.sidebar) -> None:
 
 def shape_controls(container=st.sidebar, reps_field: str = "reps") -> None:
     c = container.columns(2)
-    c[0].number_input("components k", 1, 50, step=1, **scenario.bind("k"))
+    private_k = scenario.private_k()
+    c[0].number_input("components k", 1, 50, step=1, disabled=private_k, **scenario.bind("k"),
+                      help="Not used: each release chooses k privately (Explore: 'k comes from')." if private_k
+                      else "How many principal components each release keeps (public).")
     c[1].number_input("support size s", 0, 500, step=1,
                       help="Rows kept when scoring support recovery; 0 = the planted support's size.",
                       **scenario.bind("s"))

@@ -263,10 +263,18 @@ def column_scale(ds: Dataset, scn: dict) -> tuple | None:
     return tuple(given)
 
 
+#: what a page that runs no complete releases says when the scenario scales the columns privately
+NO_PRIVATE_SCALING = ("The columns are scaled privately inside each release on Explore, Trade-offs and the Report "
+                      "(Data page). This view has no private scaling step: it analyses the columns unscaled, in "
+                      "their own units (exact scales would not be private).")
+
+
 def prepare(ds: Dataset, scn: dict) -> Prepared:
     """Scale by public bounds (optional), centre and clip to the public radius R (or keep the rows for a radius
     chosen privately in each release); cached on the data's hash, the centring, R, the bounds and the radius
-    rule."""
+    rule. Columns scaled privately (``scale="private"``) are scaled inside each complete release
+    (:func:`ui.compute.prepare`); here they stay unscaled, never divided by their exact (non-private) scales: pages
+    that run no complete release say so with :data:`NO_PRIVATE_SCALING`."""
     from .scenario import radius_rule
 
     radius = radius_rule(scn)

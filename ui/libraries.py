@@ -111,6 +111,8 @@ def compare_libraries(vals: dict) -> None:
     st.markdown("On your current data (Data page: the same rows, centring and clipping radius) and the Trade-offs "
                 "ε grid: each library's distance to the non-private subspace and its captured energy (mean and "
                 "2.5–97.5% band over repetitions), its fit time, and the verdict of a short audit at your ε.")
+    if vals.get("scale") == "private":
+        st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
     options = _choices()
     default = [o for o in options if o in peers.LIBRARIES or o == peers.OURS_DEFAULT]
     st.multiselect("Libraries and mechanisms", options, default=default, format_func=peers.title, key="cmp_libs")
