@@ -120,6 +120,16 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
             "edges": edges, "noise": noise, "quantile": quantile}
 
 
+def clipped_squares(X, bounds) -> np.ndarray:
+    """(x_ij / b_j)^2 with values beyond the public bound b_j counted as b_j: each in [0, 1]."""
+    return np.minimum(np.abs(np.asarray(X, dtype=float)) / np.asarray(bounds, dtype=float), 1.0) ** 2
+
+
+def rms_scales(mean_squares, bounds) -> np.ndarray:
+    """Column scales b_j sqrt(m_j) from mean clipped squares m_j (private or exact), floored at SCALE_FLOOR b_j."""
+    return np.asarray(bounds, dtype=float) * np.sqrt(np.clip(mean_squares, SCALE_FLOOR**2, 1.0))
+
+
 def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.random.Generator) -> dict:
     """Per-column root-mean-square scales, private: b_j sqrt(noisy sum_i min(x_ij^2, b_j^2) / b_j^2 / n).
 
@@ -148,7 +158,7 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
         raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape "
                          f"{b.shape}.")
-    squares = np.minimum(np.abs(X) / b, 1.0) ** 2
+    squares = clipped_squares(X, b)
     sums = FixedSums(squares)
     err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
     part = share.halves() if neighbors == "add_remove" else share
@@ -160,7 +170,7 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
         n_est = max(float(count[0]), 1.0)
     else:
         n_est = float(n)
-    scales = b * np.sqrt(np.clip(noisy / n_est, SCALE_FLOOR**2, 1.0))
+    scales = rms_scales(noisy / n_est, b)
     return {"scales": scales, "noise": noise}
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from . import metrics
 from .api import run
 from .budget import BudgetSplit, release_pca
-from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, SCALE_FLOOR
+from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
 from .prepare import PreparedData, center_data, prepare
 from .registry import display_name, get_mechanism
 from .validation import check_matrix
@@ -100,8 +100,7 @@ class ScaleRule:
         b = np.asarray(self.bounds)
         if b.size != X.shape[1]:
             raise ValueError(f"give one public bound per column: {X.shape[1]} numbers (got {b.size}).")
-        squares = np.minimum(np.abs(X) / b, 1.0) ** 2
-        return b * np.sqrt(np.clip(squares.mean(axis=0), SCALE_FLOOR**2, 1.0))
+        return rms_scales(clipped_squares(X, b).mean(axis=0), b)
 
 
 #: how the rows are centred before the mechanisms see them: "none", "private" (a private mean released inside each
