@@ -30,6 +30,7 @@ from .tables import (  # noqa: F401
     MAX_COLUMNS,
     ON_BAD,
     SAMPLE_DIR,
+    PublicSchema,
     SAMPLES,
     ColumnInfo,
     ParsedTable,
@@ -41,5 +42,5 @@ from .tables import (  # noqa: F401
 
 __all__ = ["PAPER_SETTINGS", "PRESETS", "Preset", "SyntheticData", "ge_dps", "imtiaz_synthetic", "liu_example_41",
            "liu_spiked", "make_sites", "spiked_covariance", "wang_xu_low_dim", "wang_xu_sparse", "MAX_COLUMNS",
-           "ON_BAD", "SAMPLE_DIR", "SAMPLES", "ColumnInfo", "ParsedTable", "Table", "load_sample", "load_table",
+           "ON_BAD", "SAMPLE_DIR", "SAMPLES", "ColumnInfo", "ParsedTable", "PublicSchema", "Table", "load_sample", "load_table",
            "parse_table"]
