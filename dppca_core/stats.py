@@ -317,7 +317,7 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
     if clash:
         raise ValueError(f"column(s) {clash} are the label or the site column and a feature; remove them from columns.")
     bad = []
-    for c in columns if on_bad != "replace" else ():  # replace: declared columns are read as numbers, whatever they hold
+    for c in columns if on_bad != "replace" else ():  # replace: a declared column is read as numbers, whatever it holds
         info = analyse_column(first[index[c]], c, decimal_comma)
         if info.kind not in usable:
             bad.append(f"{c!r}: {info.reason}")

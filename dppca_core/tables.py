@@ -159,7 +159,7 @@ class PublicSchema:
                 text += " A missing, infinite or non-numeric cell becomes its column's public value (" + ", ".join(
                     f"{c}: {float(v):g}" for c, v in self.replacement.items()) + ")."
         elif self.on_bad == "drop_rows":
-            text += " A row with a missing, infinite or non-numeric cell is left out (the row count then depends on it)."
+            text += " A row with a missing, infinite or non-numeric cell is left out (the row count depends on it)."
         if self.label:
             text += f" Label column: {self.label}."
         if not self.declared:
@@ -303,7 +303,8 @@ class ParsedTable:
         if on_bad not in ON_BAD:
             raise ValueError(f"on_bad={on_bad!r} is not understood; choose one of {list(ON_BAD)}.")
         if fill is not None and on_bad != "replace":
-            raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r}).")
+            raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r})"
+                             ".")
         name = self.name
         labels = None if label is None else self.labels(label)
         dropped: dict = {}
@@ -485,26 +486,27 @@ def _flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
     words = _name_words(name)
     if not info.usable:
         if info.kind == "datetime":
-            return ColumnFlag("time", "dates or times: not analysed")
+            return ColumnFlag("time", "dates: not analysed")
         if info.kind == "boolean":
-            return ColumnFlag("text", "true/false values: not analysed (encode them as 0/1 to analyse them)")
+            return ColumnFlag("text", "true/false: encode it as 0/1 to analyse it")
         distinct = raw.dropna().nunique()
         if distinct <= _LABEL_VALUES:
-            return ColumnFlag("text", f"text with {distinct} distinct value(s): not analysed; it can be the label "
-                                      "(groups of the score plot)")
+            return ColumnFlag("text", f"text, {distinct} distinct value(s): can be the label (groups)")
         return ColumnFlag("text", "text: not analysed")
     finite = info.values[np.isfinite(info.values)]
     if len(finite) and np.ptp(finite) == 0:
-        return ColumnFlag("constant", f"constant: every row holds {finite[0]:g}, so it adds nothing to PCA")
+        return ColumnFlag("constant", f"constant ({finite[0]:g} in every row): adds nothing")
     integers = len(finite) > 1 and bool(np.all(finite == np.round(finite)))
     if integers and len(finite) == len(info.values) and np.all(np.diff(finite) == 1):
-        return ColumnFlag("identifier", "a row number (1, 2, 3, …): it identifies rows, it does not measure them")
+        return ColumnFlag("identifier", "a row number (1, 2, 3, …): an identifier")
     if words and (words[-1] in _ID_WORDS or "".join(words) in _ID_WORDS):
-        return ColumnFlag("identifier", "named like an identifier: it identifies rows, it does not measure them")
+        return ColumnFlag("identifier", "named like an identifier: identifies, does not measure")
     if any(w in _TIME_WORDS for w in words) or (integers and np.all((finite >= 1900) & (finite <= 2100))
                                                   and len(np.unique(finite)) <= 50):
-        return ColumnFlag("time", "a year or a time: it says when, not what was measured")
+        return ColumnFlag("time", "a year or a time: says when, not what")
     return None
+
+
 def _bad_cells(info: ColumnInfo) -> str:
     parts = [f"{k} {what}" for k, what in ((info.missing, "missing"), (info.infinite, "infinite"),
                                            (info.non_numeric, "non-numeric")) if k]

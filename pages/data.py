@@ -228,31 +228,32 @@ def _use_as_label(column: str) -> None:
 
 def _schema_controls(parsed, choice) -> None:
     """The public schema: the label, the analysed columns in order, and what a bad cell becomes."""
-    c = st.columns([2, 4, 3])
+    c = st.columns([2, 3, 2], vertical_alignment="bottom")
     st.session_state["w:label"] = choice.label
     c[0].selectbox("Label column (kept aside, not analysed)", ["", *parsed.columns], key="w:label",
                    on_change=_set_label, format_func=lambda v: v or "(none)",
                    help="Suggested from names like target, label, class, species or y. Used to colour the score "
                         "plot by group and to show what a classifier does on the projection.")
-    options = [col for col in parsed.columns if col != choice.label]
-    st.session_state["w:cols"] = [col for col in choice.columns if col in options]
-    c[1].multiselect("Columns to analyse, in this order", options, key="w:cols", on_change=_set_columns,
-                     format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
-                     help="What is analysed, and in which order, is public: the link records it. First suggested "
-                          "from the file (its numeric columns), which reads the cells; check it against what you "
-                          "know of the table.")
-    c[2].radio("A missing or non-numeric cell in an analysed column", list(scenario.BAD_CELLS),
+    c[1].radio("A missing or non-numeric cell in an analysed column", list(scenario.BAD_CELLS),
                format_func=scenario.BAD_CELLS.get, **scenario.bind("badcells"),
                help="Replacing keeps n and d the same whatever one person's cells hold. Leaving rows out changes n, "
                     "which is private only when neighbours add or remove a row.")
+    with c[2]:
+        if choice.on_bad == "replace" and choice.columns:
+            _fill_form(list(choice.columns))
+    options = [col for col in parsed.columns if col != choice.label]
+    st.session_state["w:cols"] = [col for col in choice.columns if col in options]
+    st.multiselect("Columns to analyse, in this order", options, key="w:cols", on_change=_set_columns,
+                   format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
+                   help="What is analysed, and in which order, is public: the link records it. First suggested "
+                        "from the file (its numeric columns), which reads the cells; check it against what you "
+                        "know of the table.")
     if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
         st.caption("Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
                    "each bad cell is replaced. Choose 'add or remove one row' to leave rows out.")
     problem = data.choice_problem(choice)
     if problem:
         st.warning(md_escape(problem[0].upper() + problem[1:]), icon=":material/view_column:")
-    if choice.on_bad == "replace" and choice.columns:
-        _fill_form(list(choice.columns))
 
 
 def _fill_form(columns: list, note: str = "") -> None:
@@ -287,10 +288,10 @@ def _column_table(parsed, choice) -> pd.DataFrame:
         info = parsed.info(col)
         analysed = col in choice.columns
         use = "analysed" if analysed else "label" if col == choice.label else "left out"
-        bad = int((~np.isfinite(parsed.numbers(col))).sum()) if analysed else info.missing + info.infinite + \
-            info.non_numeric
+        bad = int((~np.isfinite(parsed.numbers(col))).sum()) if analysed else None
         becomes = (f"{fills[col]:g}" if col in fills else "row left out") if analysed and bad else ""
-        rows.append({"column": col, "use": use, "holds": HOLDS.get(info.kind, info.kind), "bad cells": bad,
+        rows.append({"column": col, "use": use, "holds": HOLDS.get(info.kind, info.kind),
+                     "bad cells": "" if bad is None else f"{bad:,}",
                      "a bad cell becomes": becomes, "note": flags[col].words if col in flags else ""})
     return pd.DataFrame(rows)
 
@@ -311,8 +312,9 @@ def _column_report(parsed, choice) -> None:
     analysed = table[table["use"] == "analysed"]
     with st.expander(f"Column report: {len(choice.columns)} analysed, {int((table['use'] == 'left out').sum())} left "
                      f"out" + (f", {len(odd)} to check" if odd else ""),
-                     expanded=bool(odd) or bool(analysed["bad cells"].any())):
-        st.dataframe(table, hide_index=True, width="stretch")
+                     expanded=bool(odd) or bool((analysed["bad cells"] != "0").any())):
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"note": st.column_config.TextColumn(width="large")})
         for start in range(0, min(len(odd), 8), 4):
             cols = st.columns(4)
             for slot, col in zip(cols, odd[start:start + 4]):

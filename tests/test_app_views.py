@@ -116,7 +116,7 @@ def test_an_upload_with_a_bad_cell_keeps_every_row_and_column(app_test):
     # the empty cell becomes its column's public value (0): n and d do not depend on it, and the report says so
     assert metric(at, "rows n") == "3" and metric(at, "features d") == "2"
     report = [df.value for df in at.dataframe if "bad cells" in df.value.columns][0]
-    assert list(report["use"]) == ["analysed", "analysed"] and report["bad cells"].tolist() == [0, 1]
+    assert list(report["use"]) == ["analysed", "analysed"] and report["bad cells"].tolist() == ["0", "1"]
     assert report["a bad cell becomes"].tolist() == ["", "0"]
     at.switch_page("pages/home.py").run()
     assert not at.exception
