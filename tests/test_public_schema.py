@@ -198,3 +198,19 @@ def test_streaming_with_dask_replaces_too(tmp_path):
 
 def test_header_is_what_the_messy_table_promises():
     assert messy_csv().decode().splitlines()[0].split(",") == HEADER
+
+
+def test_a_shipped_sample_declares_its_header_and_synthetic_data_have_no_schema():
+    from ui import data
+
+    wine = dc.datasets.load_sample("wine")
+    assert wine.schema.declared and wine.schema.label == "class" and wine.schema.d == 13
+    assert wine.schema.as_dict()["bad_cells"] == "error" and wine.schema.as_dict()["replacement"] == {}
+    assert data.load_dataset({**_scenario(), "src": "sample:wine"}).schema == wine.schema
+    assert data.load_dataset(_scenario()).schema is None
+
+
+def _scenario():
+    from ui import scenario
+
+    return dict(scenario.DEFAULTS)
