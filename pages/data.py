@@ -156,8 +156,8 @@ def _upload_controls():
     file = st.file_uploader(
         "CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
         help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
-             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed into sufficient statistics with "
-             "the library (dppca_core.stats.sufficient_stats).")
+             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
+             "the operator allows it) or with the Python library (docs/large-data.md).")
     if file is not None:
         raw = file.getvalue()
         old = st.session_state.get(data.UPLOAD_KEY, {})
