@@ -27,9 +27,11 @@ from .synthetic import (  # noqa: F401
     wang_xu_sparse,
 )
 from .tables import (  # noqa: F401
+    DEFAULT_FILL,
     MAX_COLUMNS,
     ON_BAD,
     SAMPLE_DIR,
+    PublicSchema,
     SAMPLES,
     ColumnInfo,
     ParsedTable,
@@ -40,6 +42,6 @@ from .tables import (  # noqa: F401
 )
 
 __all__ = ["PAPER_SETTINGS", "PRESETS", "Preset", "SyntheticData", "ge_dps", "imtiaz_synthetic", "liu_example_41",
-           "liu_spiked", "make_sites", "spiked_covariance", "wang_xu_low_dim", "wang_xu_sparse", "MAX_COLUMNS",
-           "ON_BAD", "SAMPLE_DIR", "SAMPLES", "ColumnInfo", "ParsedTable", "Table", "load_sample", "load_table",
+           "liu_spiked", "make_sites", "spiked_covariance", "wang_xu_low_dim", "wang_xu_sparse", "DEFAULT_FILL", "MAX_COLUMNS",
+           "ON_BAD", "SAMPLE_DIR", "SAMPLES", "ColumnInfo", "ParsedTable", "PublicSchema", "Table", "load_sample", "load_table",
            "parse_table"]

@@ -49,6 +49,8 @@ from .tables import (
     MAX_COLUMNS,
     _SAMPLE_BYTES,
     _UNNAMED,
+    PublicSchema,
+    _fill_values,
     analyse_column,
     check_unique_header,
     decode_utf16,
@@ -65,6 +67,10 @@ CHUNK_CELLS = 2_000_000
 PARALLEL_BYTES = 32 << 20
 #: Default cap on the number of distinct sites (each keeps a d x d matrix).
 MAX_SITES = 200
+#: What the streaming reader can do with a bad cell (see :func:`sufficient_stats`).
+STREAM_ON_BAD = ("error", "replace", "drop_rows")
+#: The site of a row whose site cell is empty, with ``on_bad="replace"`` (a public name, like a replaced cell).
+NO_SITE = "(no site)"
 #: Rows read to choose the feature columns when ``columns`` is None.
 _PROBE_ROWS = 1000
 _LOCAL_SCHEDULERS = ("threads", "processes", "synchronous", "sync", "single-threaded")
@@ -103,8 +109,10 @@ class SufficientStats:
         :func:`dppca_core.prepare.gram_error_bound`), which the exact release of statistics computed from it adds to
         their sensitivity. None: the bound for rows summed by blocks.
     diagnostics : NonPrivateDiagnostics
-        Raw-data counts (rows read, clipped, dropped; bad cells per column; dropped columns; files; time):
-        not private, never to be published.
+        Raw-data counts (rows read, clipped, dropped; bad cells per column and cells replaced; dropped columns;
+        files; time): not private, never to be published.
+    schema : PublicSchema or None
+        The columns in order and what a bad cell became (:class:`dppca_core.tables.PublicSchema`).
 
     Every array here is a raw-data quantity: pass it to a mechanism, never publish it.
     """
@@ -120,6 +128,7 @@ class SufficientStats:
     site_grams: np.ndarray | None = None
     diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
     gram_error: float | None = None
+    schema: PublicSchema | None = None
 
     @property
     def d(self) -> int:
@@ -170,6 +179,7 @@ class _Spec:
     data_norm: float = 1.0
     on_bad: str = "error"
     usable: tuple = ("numeric",)
+    fill: tuple = ()          # on_bad="replace": the public value of each feature column's bad cells
 
     @property
     def names(self) -> list:
@@ -307,7 +317,7 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
     if clash:
         raise ValueError(f"column(s) {clash} are the label or the site column and a feature; remove them from columns.")
     bad = []
-    for c in columns:
+    for c in columns if on_bad != "replace" else ():  # replace: a declared column is read as numbers, whatever it holds
         info = analyse_column(first[index[c]], c, decimal_comma)
         if info.kind not in usable:
             bad.append(f"{c!r}: {info.reason}")
@@ -329,6 +339,7 @@ class _Partial:
         self.sites: dict = {}          # label -> GramAccumulator, in order of first appearance
         self.rows_read = 0
         self.rows_dropped = 0
+        self.cells_replaced = 0        # on_bad="replace": bad cells replaced by their column's public value
         self.bad_cells: dict = {}      # column -> [missing, infinite, non_numeric]
         self.first_bad: tuple | None = None  # (data row or None, columns) of the first bad row seen
 
@@ -346,6 +357,7 @@ class _Partial:
                 self.sites[label] = acc
         self.rows_read += other.rows_read
         self.rows_dropped += other.rows_dropped
+        self.cells_replaced += other.cells_replaced
         for c, counts in other.bad_cells.items():
             mine = self.bad_cells.setdefault(c, [0, 0, 0])
             for i in range(3):
@@ -392,14 +404,18 @@ def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
 
 
 def _site_labels(chunk, spec, X, counts):
-    """Each row's site as text (None without a site column); a row without a site is marked bad in X."""
+    """Each row's site as text (None without a site column). A row without a site is marked bad in X, or, with
+    ``on_bad="replace"``, put in the public site :data:`NO_SITE`."""
     labels = None
     if spec.site is not None:
         raw = chunk[spec.site]
         labels = raw.astype(str).str.strip().to_numpy(dtype=object)
         empty = (raw.isna() | (labels == "")).to_numpy() if len(raw) else np.zeros(0, dtype=bool)
         if empty.any():
-            X[empty, 0] = np.nan  # a row without a site is a bad row
+            if spec.on_bad == "replace":
+                labels[empty] = NO_SITE
+            else:
+                X[empty, 0] = np.nan  # a row without a site is a bad row
             counts.setdefault(spec.header[spec.site], [0, 0, 0])[0] += int(empty.sum())
     return labels
 
@@ -408,12 +424,17 @@ def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, firs
                max_sites: int) -> None:
     X, counts, labels = _chunk_values(chunk, spec)
     part.rows_read += len(X)
-    bad = ~np.isfinite(X).all(axis=1) if len(X) else np.zeros(0, dtype=bool)
+    if spec.on_bad == "replace":  # each bad cell becomes its column's public value: no row is left out
+        _count_bad(part, counts)
+        cells = ~np.isfinite(X)
+        if cells.any():
+            X = np.where(cells, np.asarray(spec.fill, dtype=float), X)
+            part.cells_replaced += int(cells.sum())
+        bad = np.zeros(len(X), dtype=bool)
+    else:
+        bad = ~np.isfinite(X).all(axis=1) if len(X) else np.zeros(0, dtype=bool)
     if bad.any():
-        for c, k in counts.items():
-            mine = part.bad_cells.setdefault(c, [0, 0, 0])
-            for i in range(3):
-                mine[i] += k[i]
+        _count_bad(part, counts)
         if part.first_bad is None:
             where = None if first_row is None else first_row + int(np.flatnonzero(bad)[0]) + 1
             part.first_bad = (where, sorted(counts))
@@ -437,13 +458,20 @@ def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, firs
         part.accumulator(label).add(X[inverse == u], name=name)
 
 
+def _count_bad(part: _Partial, counts: dict) -> None:
+    for c, k in counts.items():
+        mine = part.bad_cells.setdefault(c, [0, 0, 0])
+        for i in range(3):
+            mine[i] += k[i]
+
+
 def _raise_bad(name: str, part: _Partial):
     where, cols = part.first_bad
     detail = ", ".join(f"{c!r} ({sum(part.bad_cells[c])} cell(s))" for c in cols[:5])
     at = f", first at data row {where}" if where else ""
-    raise ValueError(f"{name}: missing, infinite or non-numeric values in column(s) {detail}{at}; drop or impute "
-                     "those rows, leave the column out (columns=...), or pass on_bad='drop_rows' to skip such rows "
-                     "(they are counted).")
+    raise ValueError(f"{name}: missing, infinite or non-numeric values in column(s) {detail}{at}; replace them by a "
+                     "public value (on_bad='replace', fill=...), drop or impute those rows, leave the column out "
+                     "(columns=...), or pass on_bad='drop_rows' to skip such rows (they are counted).")
 
 
 def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> SufficientStats:
@@ -468,13 +496,16 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
         site_counts = np.array([a.n for _, a in kept], dtype=int)
         site_grams = np.stack([a.gram for _, a in kept])
     diag = {"rows_read": part.rows_read, "rows_used": n, "rows_clipped": sum(a.n_clipped for a in accs),
-            "rows_dropped": part.rows_dropped,
+            "rows_dropped": part.rows_dropped, "cells_replaced": part.cells_replaced,
             "bad_cells": {c: dict(zip(("missing", "infinite", "non_numeric"), v)) for c, v in part.bad_cells.items()},
             **extra}
     warn = []
     if part.rows_dropped:
         warn.append(f"{part.rows_dropped} of {part.rows_read} rows had missing, infinite or non-numeric values and "
                     "were left out (on_bad='drop_rows'; a non-private count).")
+    if part.cells_replaced:
+        warn.append(f"{part.cells_replaced} missing, infinite or non-numeric cell(s) were replaced by their column's "
+                    "public value (on_bad='replace'; a non-private count).")
     diag["warnings"] = warn
     # the pooled matrix adds the sites' matrices in turn: within the canonical bound when the additions are few
     # (every path to the same statistics then publishes the same noise scale), else their own bounds add up
@@ -550,7 +581,7 @@ def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
 
 def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | None = None,
                      chunk_rows: int | None = None, engine: str = "numpy", label: str | None = None,
-                     on_bad: str = "error", *, scheduler=None, max_columns: int | None = MAX_COLUMNS,
+                     on_bad: str = "error", *, fill=None, scheduler=None, max_columns: int | None = MAX_COLUMNS,
                      max_sites: int = MAX_SITES, workers: int | None = None,
                      progress: Callable[[int, int], bool | None] | None = None) -> SufficientStats:
     """Stream a CSV or Parquet table into n, the sum and the Gram matrix of its clipped rows.
@@ -576,11 +607,18 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
         Stream here, or compute blocks in parallel with dask (optional dependency; see the module doc).
     label : str, optional
         A column to leave out of the features (e.g. classes).
-    on_bad : {"error", "drop_rows"}
-        A row with a missing, infinite or non-numeric feature cell (or no site) stops the read with a message
-        naming the column and the row, or is left out and counted (``diagnostics["rows_dropped"]``). The same
-        rules as :func:`dppca_core.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so
-        choose the columns with ``columns=`` instead.
+    on_bad : {"error", "replace", "drop_rows"}
+        A missing, infinite or non-numeric feature cell (or an empty site) stops the read with a message naming
+        the column and the row; or is replaced by its column's public value (``fill``; an empty site becomes the
+        site :data:`NO_SITE`), so n is the file's row count whatever the cells hold (counted in
+        ``diagnostics["cells_replaced"]``); or its row is left out and counted (``diagnostics["rows_dropped"]``;
+        n then depends on those rows: only for neighbours that add or remove a row). The same rules as
+        :func:`dppca_core.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so choose the
+        columns with ``columns=`` instead. Declare ``columns`` with ``"replace"`` for a public schema
+        (``SufficientStats.schema``): a declared column is then read as numbers whatever its cells hold.
+    fill : float or dict, optional
+        With ``on_bad="replace"``: the public value of a bad cell (one for all, or column -> value; default
+        :data:`dppca_core.tables.DEFAULT_FILL`).
     scheduler : None, "threads", "processes", "synchronous", an address, or a distributed.Client
         Dask only: where to compute. An address such as ``"tcp://10.0.0.5:8786"`` uses an existing cluster.
     max_columns : int, optional
@@ -604,10 +642,13 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     data_norm = check_data_norm(data_norm)
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not understood; choose one of {list(ENGINES)}.")
-    if on_bad not in ("error", "drop_rows"):
+    if on_bad not in STREAM_ON_BAD:
         hint = (" Dropping a column needs two passes over the file: choose the columns with columns=... instead."
                 if on_bad == "drop_column" else "")
-        raise ValueError(f"on_bad={on_bad!r} is not supported when streaming; use 'error' or 'drop_rows'.{hint}")
+        raise ValueError(f"on_bad={on_bad!r} is not supported when streaming; use 'error', 'replace' or "
+                         f"'drop_rows'.{hint}")
+    if fill is not None and on_bad != "replace":
+        raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r}).")
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer))
                                    or chunk_rows < 1):
         raise ValueError(f"chunk_rows must be a whole number >= 1 (got {chunk_rows!r}).")
@@ -619,14 +660,29 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     items, display = _expand(source)
     started = time.perf_counter()
     if engine == "dask":
-        return _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler,
-                           max_columns, max_sites, started)
+        stats = _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler,
+                            max_columns, max_sites, started, fill)
+        return _with_schema(stats, label, on_bad, fill, columns is not None)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    return _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns,
-                        max_sites, progress, started, int(workers))
+    stats = _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns,
+                         max_sites, progress, started, int(workers), fill)
+    return _with_schema(stats, label, on_bad, fill, columns is not None)
+
+
+def _with_schema(stats: SufficientStats, label, on_bad: str, fill, declared: bool) -> SufficientStats:
+    fills = _fill_values(fill, list(stats.columns)) if on_bad == "replace" else {}
+    return replace(stats, schema=PublicSchema(tuple(stats.columns), label, on_bad, fills, declared))
+
+
+def _with_fill(spec: _Spec, fill) -> _Spec:
+    """The spec with the public value of each feature column's bad cells (``on_bad="replace"``)."""
+    if spec.on_bad != "replace":
+        return spec
+    fills = _fill_values(fill, spec.names)
+    return replace(spec, fill=tuple(fills[c] for c in spec.names))
 
 
 def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, kind_hint=None):
@@ -720,7 +776,7 @@ def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, pr
     ranges = _split_points(path, offset, workers)
     lock, cancelled = threading.Lock(), threading.Event()
     parts = [_Partial(len(spec.features), spec.data_norm) for _ in ranges]
-    inner = replace(spec, on_bad="drop_rows")  # count bad rows everywhere; refuse after the merge if asked
+    inner = _counting(spec)  # count bad rows everywhere; refuse after the merge if asked
 
     def work(i):
         start, stop = ranges[i]
@@ -754,14 +810,21 @@ def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, pr
     return merged
 
 
+def _counting(spec: _Spec) -> _Spec:
+    """The spec a part of the file is read with when another part may refuse it later: bad rows are counted and
+    left out (``on_bad="error"`` refuses after the merge); replaced cells stay replaced."""
+    return spec if spec.on_bad == "replace" else replace(spec, on_bad="drop_rows")
+
+
 def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, max_sites,
-                 progress, started, workers):
+                 progress, started, workers, fill=None):
     spec, part, dropped = None, None, {}
     for item in items:
         fh, name = _open_binary(item)
         try:
             file_spec, how, file_dropped = _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad,
                                                       max_columns)
+            file_spec = _with_fill(file_spec, fill)
             if spec is None:
                 spec, dropped = file_spec, file_dropped
                 part = _Partial(len(spec.features), data_norm)
@@ -773,7 +836,7 @@ def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, o
                 chunks = _iter_parquet_chunks(how[1], spec, rows, name)
             else:
                 file_spec = _Spec("csv", spec.header, spec.features, spec.site, file_spec.sep, file_spec.encoding,
-                                  file_spec.decimal_comma, data_norm, on_bad)
+                                  file_spec.decimal_comma, data_norm, on_bad, fill=spec.fill)
                 usecols = None if columns is None else sorted(set(spec.features) | (
                     {spec.site} if spec.site is not None else set()))
                 if _parallel_ok(item, fh, file_spec, workers):
@@ -808,8 +871,7 @@ def _dask_block(block: bytes, spec: _Spec, name: str, max_sites: int) -> _Partia
     names = range(len(spec.header))
     dtype = None if spec.site is None else {spec.site: str}
     for chunk in _iter_block(block, spec, names, dtype, name):
-        _add_chunk(part, chunk, replace(spec, on_bad="drop_rows"), name, None,
-                   max_sites)
+        _add_chunk(part, chunk, _counting(spec), name, None, max_sites)
     return part
 
 
@@ -835,8 +897,7 @@ def _dask_frame(frame: pd.DataFrame, spec: _Spec, name: str, max_sites: int) -> 
     part = _Partial(len(spec.features), spec.data_norm)
     frame = frame.copy()
     frame.columns = [spec.header.index(str(c)) for c in frame.columns]
-    _add_chunk(part, frame, replace(spec, on_bad="drop_rows"), name, None,
-               max_sites)
+    _add_chunk(part, frame, _counting(spec), name, None, max_sites)
     return part
 
 
@@ -856,7 +917,7 @@ def _tree(delayed, leaves, fan_in=8):
 
 
 def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler, max_columns,
-                max_sites, started):
+                max_sites, started, fill=None):
     try:
         import dask
         from dask import delayed
@@ -870,6 +931,7 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
     with open(paths[0], "rb") as fh:
         spec, how, dropped = _file_spec(fh, Path(paths[0]).name, columns, data_norm, sites, chunk_rows, label,
                                         on_bad, max_columns)
+    spec = _with_fill(spec, fill)
     for p in paths[1:]:  # every file's header must match (cheap: one head each)
         with open(p, "rb") as fh:
             other, _, _ = _file_spec(fh, Path(p).name, columns, data_norm, sites, chunk_rows, label, on_bad,

@@ -5,11 +5,19 @@ Parse once, choose columns later: :func:`parse_table` reads a file once and anal
 then builds a :class:`Table` for any choice of columns without parsing again, with a per-column report.
 :func:`load_table` does both in one call.
 
-Bad cells are never dropped silently. ``on_bad`` chooses what happens to a feature column with missing,
-infinite or non-numeric cells: ``"error"`` refuses (naming the columns and counts), ``"drop_column"``
-leaves the column out, ``"drop_rows"`` leaves out the rows with a bad cell; the report and
-``Table.rows_dropped`` say what was done. The same rules apply when streaming a file into sufficient
-statistics (:func:`dppca_core.stats.sufficient_stats`).
+The schema is public, the cells are private. Which columns are analysed, in which order, each read as numbers,
+the label column and what a bad cell becomes are the table's :class:`PublicSchema` (``Table.schema``): a
+release may state it, so nothing in it may depend on one person's cells. Declare the columns (``columns=``) and
+use ``on_bad="replace"``: every missing, infinite or non-numeric cell of a chosen column is replaced, row by
+row, by a public value (``fill=``, per column; default :data:`DEFAULT_FILL`), so d and n are the same for
+every neighbouring table. ``columns=None`` *suggests* the columns by reading the cells (the numeric ones):
+fine for exploring, but then the schema says ``declared=False``.
+
+The other choices of ``on_bad`` are not private, and say so: ``"error"`` refuses (naming the columns and
+counts), ``"drop_column"`` leaves the column out (d then depends on one cell), ``"drop_rows"`` leaves out the
+rows with a bad cell (n then depends on them: only for neighbours that add or remove a row, where n is
+private). The report and ``Table.rows_dropped`` say what was done. The same rules apply when streaming a file
+into sufficient statistics (:func:`dppca_core.stats.sufficient_stats`).
 
 Size: the library reads any size (limits are optional arguments, for the app's uploads), but refuses
 files wider than ``max_columns`` (default :data:`MAX_COLUMNS`) before parsing them, because parsing and
@@ -21,8 +29,11 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
+import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +45,10 @@ SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 #: Default cap on the number of columns of a table (checked from the header, before parsing).
 MAX_COLUMNS = 10_000
 #: What to do with bad cells (missing, infinite or non-numeric) in a feature column.
-ON_BAD = ("error", "drop_column", "drop_rows")
+ON_BAD = ("error", "replace", "drop_column", "drop_rows")
+#: The public value a bad cell becomes under ``on_bad="replace"`` when none is declared for its column: public bounds
+#: |x_j| <= b_j are symmetric, so 0 is also their midpoint.
+DEFAULT_FILL = 0.0
 #: Bytes read to find the header line and sniff the delimiter.
 _SAMPLE_BYTES = 1 << 16
 
@@ -70,6 +84,11 @@ class Table:
         without noise: a non-private diagnostic for the analyst, never to be published.
     rows_dropped : int
         Rows left out because of a bad cell (``on_bad="drop_rows"``); non-private, like ``report``.
+    schema : PublicSchema
+        What is public about the table: the columns in order, the label and what a bad cell became.
+    replaced : dict
+        Cells replaced by their column's public value (``on_bad="replace"``), column -> count: a non-private
+        diagnostic for the data owner, like ``report``; never to be published.
     """
 
     frame: pd.DataFrame
@@ -82,10 +101,70 @@ class Table:
     name: str
     report: pd.DataFrame = field(default_factory=pd.DataFrame)
     rows_dropped: int = 0
+    schema: PublicSchema | None = None
+    replaced: dict = field(default_factory=dict)
 
     @property
     def source(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class PublicSchema:
+    """What is public about a table: fixed by the analyst, never by one person's cells.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The feature columns, in order; each is read as numbers (d = len(columns)).
+    label : str or None
+        The column kept aside as labels.
+    on_bad : str
+        What a missing, infinite or non-numeric cell of a feature column becomes: "replace" (its column's public
+        value), "drop_rows" (the row is left out: n then depends on it), "error" or "drop_column" (see
+        :meth:`ParsedTable.select`).
+    replacement : dict
+        Column -> the public value its bad cells become (``on_bad="replace"``; empty otherwise).
+    declared : bool
+        True when the caller named the columns; False when they were chosen by reading the cells
+        (``columns=None``, which suggests the numeric columns, or ``on_bad="drop_column"``): then which columns
+        are analysed depends on the data.
+    """
+
+    columns: tuple
+    label: str | None = None
+    on_bad: str = "replace"
+    replacement: Mapping = field(default_factory=dict)
+    declared: bool = True
+
+    @property
+    def d(self) -> int:
+        return len(self.columns)
+
+    def as_dict(self) -> dict:
+        """The schema as plain JSON: ``columns`` (in order), ``types`` (each "number"), ``replacement`` (column ->
+        value), ``label``, ``bad_cells`` (the ``on_bad`` rule) and ``declared``."""
+        return {"columns": list(self.columns), "types": {c: "number" for c in self.columns},
+                "replacement": {c: float(v) for c, v in self.replacement.items()}, "label": self.label,
+                "bad_cells": self.on_bad, "declared": bool(self.declared)}
+
+    def describe(self) -> str:
+        """The schema in one or two plain sentences."""
+        text = f"{self.d} column(s), in this order, each read as numbers: {', '.join(self.columns)}."
+        if self.on_bad == "replace":
+            values = sorted({float(v) for v in self.replacement.values()})
+            if len(values) == 1:
+                text += f" A missing, infinite or non-numeric cell becomes {values[0]:g}."
+            else:
+                text += " A missing, infinite or non-numeric cell becomes its column's public value (" + ", ".join(
+                    f"{c}: {float(v):g}" for c, v in self.replacement.items()) + ")."
+        elif self.on_bad == "drop_rows":
+            text += " A row with a missing, infinite or non-numeric cell is left out (the row count depends on it)."
+        if self.label:
+            text += f" Label column: {self.label}."
+        if not self.declared:
+            text += " The columns were chosen by reading the data."
+        return text
 
 
 @dataclass(frozen=True)
@@ -128,6 +207,7 @@ class ParsedTable:
         self.n_rows = len(frame)
         self._index = {h: j for j, h in enumerate(self.header)}
         self._info: dict = {}
+        self._flags: dict | None = None
         self._bulk_numeric()
 
     def _bulk_numeric(self) -> None:
@@ -167,40 +247,74 @@ class ParsedTable:
         return [h for h in self.header if self.info(h).usable and not h.startswith("Unnamed: ")]
 
     def column_report(self) -> pd.DataFrame:
-        """One row per column: kind, reason it is not numeric (if so), and the counts of bad cells."""
-        rows = []
+        """One row per column: kind, reason it is not numeric (if so), the counts of bad cells and a ``note`` from
+        :meth:`flags` (what the column looks like). Read from the cells: not private, for the data owner only."""
+        rows, flags = [], self.flags()
         for h in self.header:
             i = self.info(h)
             reason = _UNNAMED if i.usable and h.startswith("Unnamed: ") else i.reason
             rows.append({"column": h, "kind": i.kind, "reason": reason, "missing": i.missing,
-                         "infinite": i.infinite, "non_numeric": i.non_numeric})
-        return pd.DataFrame(rows, columns=["column", "kind", "reason", "missing", "infinite", "non_numeric"])
+                         "infinite": i.infinite, "non_numeric": i.non_numeric,
+                         "note": flags[h].words if h in flags else ""})
+        return pd.DataFrame(rows, columns=["column", "kind", "reason", "missing", "infinite", "non_numeric", "note"])
+
+    def flags(self) -> dict:
+        """Columns that are rarely features, read from their names and cells: column -> :class:`ColumnFlag`.
+
+        "identifier" (a row number 1, 2, 3, ... or a name such as id), "time" (a year, a date), "constant" (one
+        value in every row), "text" (not numbers: not analysed, or the label), "empty". Suggestions for the data
+        owner, read from the data (not private): the schema is what the caller declares.
+        """
+        if self._flags is None:
+            self._flags = {}
+            for h in self.header:
+                flag = _flag(self.info(h), h, self._frame[self._index[h]])
+                if flag is not None:
+                    self._flags[h] = flag
+        return self._flags
 
     def labels(self, label: str) -> pd.Series:
         if label not in self._index:
             raise ValueError(f"label column {label!r} is not in {self.name}; available: {self.header[:20]}.")
         return _label_series(self._frame[self._index[label]]).rename(label)
 
-    def select(self, columns=None, label: str | None = None, on_bad: str = "error") -> Table:
+    def select(self, columns=None, label: str | None = None, on_bad: str = "error", fill=None) -> Table:
         """Build a :class:`Table` from the parsed file.
 
         Parameters
         ----------
         columns : list of str, optional
-            Feature columns; default every numeric column (most non-empty cells are numbers) except ``label``
-            and header-less ones.
+            Feature columns, in order: the public schema. Default: every numeric column (most non-empty cells are
+            numbers) except ``label`` and header-less ones, a suggestion read from the cells (the schema then says
+            ``declared=False``).
         label : str, optional
             A column kept aside as ``labels``.
-        on_bad : {"error", "drop_column", "drop_rows"}
+        on_bad : {"error", "replace", "drop_column", "drop_rows"}
             What to do with a feature column that has missing, infinite or non-numeric cells: refuse (naming
-            the columns and counts), leave the column out, or leave out the rows with a bad cell.
+            the columns and counts); replace each such cell by its column's public value (``fill``; d and n stay
+            those of the schema and the file, whatever the cells hold); leave the column out; or leave out the
+            rows with a bad cell. With ``"replace"`` a declared column is read as numbers whatever it holds
+            (a text cell is a bad cell), so the schema never depends on the cells.
+        fill : float or dict, optional
+            ``on_bad="replace"`` only: the public value of every bad cell, or column -> value (columns not named
+            get :data:`DEFAULT_FILL`). Choose it from public knowledge (a typical value, the midpoint of a
+            public range), never from these data.
         """
         if on_bad not in ON_BAD:
             raise ValueError(f"on_bad={on_bad!r} is not understood; choose one of {list(ON_BAD)}.")
+        if fill is not None and on_bad != "replace":
+            raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r})"
+                             ".")
         name = self.name
         labels = None if label is None else self.labels(label)
         dropped: dict = {}
+        declared = columns is not None
         chosen = self._choose(columns, label, on_bad, dropped)
+        if on_bad == "replace":
+            fills = _fill_values(fill, chosen)
+            values, replaced = self._replaced(chosen, fills)
+            return self._table(chosen, label, labels, values, dropped, 0,
+                               PublicSchema(tuple(chosen), label, on_bad, fills, declared), replaced)
         infos = [self.info(c) for c in chosen]
         counts = [int(i.bad.sum()) for i in infos]
         keep_rows = None
@@ -209,17 +323,19 @@ class ParsedTable:
                 worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
                 what = ("missing, infinite or non-numeric" if any(i.non_numeric for i in infos)
                         else "missing or infinite")
-                raise ValueError(f"{what} values in column(s) {', '.join(worst)}; drop or impute those rows, or leave "
-                                 "the column out (or pass on_bad='drop_rows' or 'drop_column').")
+                raise ValueError(f"{what} values in column(s) {', '.join(worst)}; replace them by a public value "
+                                 "(on_bad='replace', fill=...), drop or impute those rows, or leave the column out "
+                                 "(or pass on_bad='drop_rows' or 'drop_column').")
             if on_bad == "drop_column":
                 for c, k in zip(chosen, counts):
                     if k:
                         dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
                 infos = [i for i, k in zip(infos, counts) if not k]
                 chosen = [i.name for i in infos]
+                declared = False
                 if not chosen:
                     raise ValueError(f"every candidate column of {name} has missing, infinite or non-numeric cells; "
-                                     "use on_bad='drop_rows' or clean the file.")
+                                     "use on_bad='replace' or 'drop_rows', or clean the file.")
             else:
                 bad = np.zeros(self.n_rows, dtype=bool)
                 for i in infos:
@@ -232,16 +348,40 @@ class ParsedTable:
             values = values[keep_rows]
             if labels is not None:
                 labels = labels[keep_rows].reset_index(drop=True)
+        return self._table(chosen, label, labels, values, dropped, rows_dropped,
+                           PublicSchema(tuple(chosen), label, on_bad, {}, declared), {})
+
+    def _table(self, chosen, label, labels, values, dropped, rows_dropped, schema, replaced) -> Table:
         if len(values) < 2:
             extra = f" after dropping {rows_dropped} row(s) with bad cells" if rows_dropped else ""
-            raise ValueError(f"{name} has {len(values)} data row{'' if len(values) == 1 else 's'}{extra}; at least "
-                             "2 are needed. Add rows" + (" or choose other columns." if rows_dropped else "."))
+            raise ValueError(f"{self.name} has {len(values)} data row{'' if len(values) == 1 else 's'}{extra}; at "
+                             "least 2 are needed. Add rows" + (" or choose other columns." if rows_dropped else "."))
         values = np.ascontiguousarray(values, dtype=float)
         features = pd.DataFrame(values, columns=list(chosen), copy=False)
         constant = [c for j, c in enumerate(chosen) if np.ptp(values[:, j]) == 0]
-        report = self._report(chosen, label, dropped)
-        return Table(features, values, list(chosen), labels, dropped, constant, len(values), name, report,
-                     rows_dropped)
+        report = self._report(chosen, label, dropped, schema, replaced)
+        return Table(features, values, list(chosen), labels, dropped, constant, len(values), self.name, report,
+                     rows_dropped, schema, replaced)
+
+    def numbers(self, column: str) -> np.ndarray:
+        """The column read as numbers, whatever it holds: NaN (or ±inf) where a cell is not a finite number."""
+        info = self.info(column)
+        if info.values is not None:
+            return np.array(info.values, dtype=float)
+        return np.full(self.n_rows, np.nan)  # empty, boolean, complex or dates: no cell is a number
+
+    def _replaced(self, chosen: list, fills: dict) -> tuple[np.ndarray, dict]:
+        """The chosen columns as numbers with every bad cell replaced by its column's public value, and the number
+        of cells replaced per column (a non-private diagnostic)."""
+        values = np.empty((self.n_rows, len(chosen)))
+        replaced = {}
+        for j, c in enumerate(chosen):
+            column = self.numbers(c)
+            bad = ~np.isfinite(column)
+            column[bad] = fills[c]
+            values[:, j] = column
+            replaced[c] = int(bad.sum())
+        return values, replaced
 
     def _choose(self, columns, label, on_bad, dropped) -> list:
         usable = ("numeric", "mixed")  # a mostly numeric column's text cells are bad cells, handled by on_bad
@@ -270,23 +410,101 @@ class ParsedTable:
         missing = [c for c in columns if c not in self._index]
         if missing:
             raise ValueError(f"column(s) {missing} not found in {self.name}; available: {self.header[:20]}.")
-        bad = [c for c in columns if self.info(c).kind not in usable]
+        # declared columns with on_bad="replace" are read as numbers whatever their cells hold (the schema is public)
+        bad = [] if on_bad == "replace" else [c for c in columns if self.info(c).kind not in usable]
         if bad:
             why = "; ".join(f"{c!r}: {self.info(c).reason}" for c in bad[:5])
-            raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns or encode them as "
-                             "numbers.")
+            raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns, encode them as "
+                             "numbers, or pass on_bad='replace' to read them as numbers (every other cell replaced).")
         wanted = set(columns)
         dropped.update({h: "not selected" for h in self.header if h not in wanted and h != label})
         return columns
 
-    def _report(self, chosen, label, dropped) -> pd.DataFrame:
-        rows, chosen = [], set(chosen)
+    def _report(self, chosen, label, dropped, schema=None, replaced=None) -> pd.DataFrame:
+        rows, flags, replaced = [], self.flags(), replaced or {}
+        fills = schema.replacement if schema is not None else {}
+        chosen = set(chosen)
         for h in self.header:
             i = self.info(h)
             status = "feature" if h in chosen else "label" if h == label else "dropped"
             rows.append({"column": h, "status": status, "reason": dropped.get(h, ""), "missing": i.missing,
-                         "infinite": i.infinite, "non_numeric": i.non_numeric})
-        return pd.DataFrame(rows, columns=["column", "status", "reason", "missing", "infinite", "non_numeric"])
+                         "infinite": i.infinite, "non_numeric": i.non_numeric,
+                         "replaced": replaced.get(h, 0), "replaced_by": fills.get(h, np.nan),
+                         "note": flags[h].words if h in flags else ""})
+        return pd.DataFrame(rows, columns=["column", "status", "reason", "missing", "infinite", "non_numeric",
+                                           "replaced", "replaced_by", "note"])
+
+
+def _fill_values(fill, chosen: list) -> dict:
+    """Column -> the public value of its bad cells, from ``fill`` (None, a number, or column -> number)."""
+    if fill is None or isinstance(fill, Mapping):
+        given = dict(fill or {})
+        unknown = [c for c in given if c not in chosen]
+        if unknown:
+            raise ValueError(f"fill names column(s) {unknown[:5]} that are not among the features {chosen[:10]}.")
+    else:
+        given = {c: fill for c in chosen}
+    out = {}
+    for c in chosen:
+        value = given.get(c, DEFAULT_FILL)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"fill for column {c!r} must be a number (got {value!r}).") from None
+        if not math.isfinite(number):
+            raise ValueError(f"fill for column {c!r} must be a finite number (got {value!r}).")
+        out[c] = number
+    return out
+
+
+@dataclass(frozen=True)
+class ColumnFlag:
+    """What a column looks like (see :meth:`ParsedTable.flags`): ``kind`` and a phrase in plain words."""
+
+    kind: str
+    words: str
+
+
+#: names (whole, or their last word) of columns that identify rows, and words of names that are times
+_ID_WORDS = {"id", "ids", "idx", "index", "row", "rownum", "rowid", "key", "uuid", "guid", "record", "number", "no",
+             "nr", "code"}
+_TIME_WORDS = {"year", "years", "yr", "date", "datetime", "timestamp", "month", "week", "quarter", "time", "day",
+               "hour", "minute"}
+#: text columns with at most this many distinct values can be a label (groups)
+_LABEL_VALUES = 50
+
+
+def _name_words(name: str) -> list:
+    """The words of a column name, lower case ("sampleID" -> ["sample", "id"], "birth_year" -> ["birth", "year"])."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+
+
+def _flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
+    """A column's :class:`ColumnFlag`, or None when it looks like an ordinary measurement."""
+    if info.kind == "empty":
+        return ColumnFlag("empty", "empty: no cell holds a value")
+    words = _name_words(name)
+    if not info.usable:
+        if info.kind == "datetime":
+            return ColumnFlag("time", "dates: not analysed")
+        if info.kind == "boolean":
+            return ColumnFlag("text", "true/false: encode it as 0/1 to analyse it")
+        distinct = raw.dropna().nunique()
+        if distinct <= _LABEL_VALUES:
+            return ColumnFlag("text", f"text, {distinct} distinct value(s): can be the label (groups)")
+        return ColumnFlag("text", "text: not analysed")
+    finite = info.values[np.isfinite(info.values)]
+    if len(finite) and np.ptp(finite) == 0:
+        return ColumnFlag("constant", f"constant ({finite[0]:g} in every row): adds nothing")
+    integers = len(finite) > 1 and bool(np.all(finite == np.round(finite)))
+    if integers and len(finite) == len(info.values) and np.all(np.diff(finite) == 1):
+        return ColumnFlag("identifier", "a row number (1, 2, 3, …): an identifier")
+    if words and (words[-1] in _ID_WORDS or "".join(words) in _ID_WORDS):
+        return ColumnFlag("identifier", "named like an identifier: identifies, does not measure")
+    if any(w in _TIME_WORDS for w in words) or (integers and np.all((finite >= 1900) & (finite <= 2100))
+                                                  and len(np.unique(finite)) <= 50):
+        return ColumnFlag("time", "a year or a time: says when, not what")
+    return None
 
 
 def _bad_cells(info: ColumnInfo) -> str:
@@ -534,8 +752,9 @@ def analyse_column(col: pd.Series, name: str, decimal_comma: bool) -> ColumnInfo
     if non_numeric:
         example = str(text[failed].iloc[0])[:20]
         reason = f"not numeric (e.g. {example!r})"
-        if non_numeric * 2 > int(present.sum()):
-            return ColumnInfo(name, "text", reason, missing=int((~present).sum()), non_numeric=non_numeric)
+        if non_numeric * 2 > int(present.sum()):  # its few numbers are kept: a declared column reads them
+            return ColumnInfo(name, "text", reason, np.asarray(values, dtype=float), int((~present).sum()),
+                              int(np.isinf(values).sum()), non_numeric)
         info = _numeric_info(name, values, ~present, non_numeric)
         return ColumnInfo(name, "mixed", f"{reason}: {non_numeric} of {len(values)} cells", info.values,
                           info.missing, info.infinite, non_numeric)
@@ -623,7 +842,7 @@ def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None =
 
 def load_table(source, columns=None, label: str | None = None, max_bytes: int | None = None,
                max_cells: int | None = None, *, max_columns: int | None = MAX_COLUMNS,
-               on_bad: str = "error") -> Table:
+               on_bad: str = "error", fill=None) -> Table:
     """Read a CSV or Parquet file into validated numeric features (:func:`parse_table` then ``select``).
 
     Parameters
@@ -637,9 +856,14 @@ def load_table(source, columns=None, label: str | None = None, max_bytes: int | 
         A column kept aside as ``labels`` (e.g. classes for classification on the projection).
     max_bytes, max_cells, max_columns : int, optional
         Optional limits (see :func:`parse_table`); only ``max_columns`` has a default.
-    on_bad : {"error", "drop_column", "drop_rows"}
+    on_bad : {"error", "replace", "drop_column", "drop_rows"}
         What to do with missing, infinite or non-numeric cells in a feature column (see
-        :meth:`ParsedTable.select`); ``Table.report`` and ``Table.rows_dropped`` say what was done.
+        :meth:`ParsedTable.select`); ``Table.report``, ``Table.replaced`` and ``Table.rows_dropped`` say what was
+        done. With declared ``columns``, ``"replace"`` keeps the schema (``Table.schema``) and n independent of
+        the cells: the choice for a release.
+    fill : float or dict, optional
+        With ``on_bad="replace"``: the public value a bad cell becomes (one for all, or column -> value; default
+        :data:`DEFAULT_FILL`).
 
     Returns
     -------
@@ -660,7 +884,7 @@ def load_table(source, columns=None, label: str | None = None, max_bytes: int | 
     empty ones); an integer too large for a float counts as an infinite value.
     """
     parsed = parse_table(source, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns)
-    return parsed.select(columns, label, on_bad)
+    return parsed.select(columns, label, on_bad, fill)
 
 
 SAMPLES = {
@@ -676,4 +900,6 @@ def load_sample(name: str) -> Table:
     if name not in SAMPLES:
         raise ValueError(f"unknown sample {name!r}; choose one of {sorted(SAMPLES)}.")
     info = SAMPLES[name]
-    return load_table(SAMPLE_DIR / info["file"], label=info["label"])
+    parsed = parse_table(SAMPLE_DIR / info["file"])
+    # a shipped sample's schema is its header: every column but the label (declared, not read from the cells)
+    return parsed.select([c for c in parsed.columns if c != info["label"]], info["label"])

@@ -1,4 +1,6 @@
 """Data: choose, synthesize or upload a dataset, choose a public clipping radius and the centring, look at it."""
+import json
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -98,9 +100,16 @@ def _server_controls():
                                     f"and {server_files.MAX_TOTAL_BYTES / 1e9:g} GB per read.")
     sites = c[1].text_input("site column (optional)", key="server_sites",
                             help="A column naming each row's site, for the distributed mechanisms.")
+    declared = scenario.declared_columns(scn)
+    st.session_state["server_cols"] = ", ".join(declared or [])
+    names = st.text_input("columns to analyse, in order (separated by commas; empty: the numeric columns of the "
+                          "first 1,000 rows, read from the data)", key="server_cols",
+                          help="The columns are part of what is public about the table: declare them, and every "
+                               "missing or non-numeric cell becomes its column's public value (Columns below), so "
+                               "the number of rows and of columns never depends on one person's cells.")
     b = st.columns([1, 1, 4])
     if b[0].button("Read the file", type="primary", key="server_read", icon=":material/download:"):
-        _read_server_files(relative, sites)
+        _read_server_files(relative, sites, [n.strip() for n in names.split(",") if n.strip()])
     b[1].button("Cancel", key="server_cancel", icon=":material/stop_circle:",
                 help="Stops a read in progress (the click interrupts it); nothing is kept.")
     got = st.session_state.get(data.STREAM_KEY)
@@ -110,12 +119,19 @@ def _server_controls():
                 "so a new R means reading again. Mechanisms that read individual rows (Private Oja, DP-PCA), the "
                 "projection views, the score plot and centring are not available for a streamed file.")
         st.stop()
-    diag = got["stats"].diagnostics
-    st.caption(f"Not private, for you only: {diag.get('rows_read', got['stats'].n):,} rows read, "
-               f"{diag.get('rows_dropped', 0):,} dropped for bad cells, {got['stats'].n_clipped:,} clipped.")
+    stats = got["stats"]
+    diag = stats.diagnostics
+    st.caption(f"Not private, for you only: {diag.get('rows_read', stats.n):,} rows read, "
+               f"{diag.get('cells_replaced', 0):,} missing or non-numeric cell(s) replaced by their column's public "
+               f"value, {stats.n_clipped:,} rows clipped.")
+    if stats.schema is not None:
+        st.caption("What is public about this table: " + md_escape(stats.schema.describe())
+                   + ("" if stats.schema.declared else " (suggested from the first 1,000 rows: declare them above to "
+                      "fix them)"))
+    _fill_form(list(stats.columns), "Read the file again to use new values.")
 
 
-def _read_server_files(relative: str, sites: str):
+def _read_server_files(relative: str, sites: str, columns: list):
     """Read what the path names through the gate; the session keeps the statistics only once the read is complete
     (a failed or cancelled read changes nothing)."""
     found = server_files.find(relative)
@@ -126,60 +142,194 @@ def _read_server_files(relative: str, sites: str):
         bar.progress(min(0.99, rows / (rows + 1e6)), text=f"{rows:,} rows read, {clipped:,} clipped at R")
         return True
 
+    fill = {c: v for c, v in scenario.fill_values(scn).items() if c in columns}
     try:
-        stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress)
+        stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress, columns or None, fill)
     finally:
         bar.empty()
     st.session_state[data.STREAM_KEY] = {"relative": found.relative, "stats": stats}
     scenario.set_value("src", "server:" + found.relative)
+    scenario.declare_columns(stats.columns)  # suggested from the first rows when none were given: now declared
 
 
 def _upload_controls():
     file = st.file_uploader(
         "CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
         help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
-             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed into sufficient statistics with "
-             "the library (dppca_core.stats.sufficient_stats).")
+             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
+             "the operator allows it) or with the Python library (docs/large-data.md).")
     if file is not None:
         raw = file.getvalue()
         old = st.session_state.get(data.UPLOAD_KEY, {})
         if old.get("bytes") != raw:
-            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw, "columns": (), "label": None,
-                                                 "on_bad": "drop_column"}
+            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw}
+            st.session_state[NEW_UPLOAD_KEY] = True
     up = st.session_state.get(data.UPLOAD_KEY)
     if not up:
         st.info("Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
-                "link.")
+                "link; the columns you choose are.")
         return None
     with boundary("the uploaded file"):
         parsed = data.parsed_upload(up)
-        if up["label"] is None:
-            up["label"] = data.suggested_label(parsed.columns)
-        c = st.columns([2, 3, 2])
-        label = c[0].selectbox("Label column (kept aside, not analysed)", [""] + parsed.columns,
-                               index=(1 + parsed.columns.index(up["label"])) if up["label"] in parsed.columns else 0,
-                               help="Suggested from names like target, label, class or y. Used only to show what a "
-                                    "classifier does on the projection.")
-        numeric = [col for col in parsed.numeric_columns if col != label]
-        chosen = c[1].multiselect("Columns to analyse", numeric,
-                                  default=[col for col in (up["columns"] or numeric) if col in numeric])
-        on_bad = c[2].radio("Cells that are missing or not numbers", list(data.ON_BAD), format_func=data.ON_BAD.get,
-                            index=list(data.ON_BAD).index(up.get("on_bad", "drop_column")))
-        up["label"], up["columns"], up["on_bad"] = label, tuple(chosen), on_bad
+        _declare_schema(parsed, up["name"])
+        choice = data.table_choice(scn, parsed)
+        if choice.unknown:
+            st.error(md_escape(data.choice_problem(choice)), icon=":material/view_column:")
+            st.button("Use this file's suggested columns", key="schema_reset", on_click=_reset_schema)
+            st.stop()
+        _schema_controls(parsed, choice)
+        _column_report(parsed, choice)
     return up
 
 
-def _column_report(ds):
-    if ds.report is None:
-        return
-    report = ds.report.copy()
-    bad = report[["missing", "infinite", "non_numeric"]].sum(axis=1)
-    dropped = report[report["status"] == "dropped"]
-    with st.expander(f"Column report: {int((report['status'] == 'feature').sum())} feature(s) kept, "
-                     f"{len(dropped)} left out", expanded=bool(len(dropped)) or bool(bad.any())):
-        st.dataframe(report, hide_index=True, width="stretch")
-        st.caption("Each column of the file: used as a feature, kept as the label, or left out and why, with its "
-                   "bad cells. Computed from the raw file: not private, for you only.")
+#: session key: set when a new file arrives, until its schema is declared
+NEW_UPLOAD_KEY = "upload_new"
+
+
+def _declare_schema(parsed, name: str) -> None:
+    """Declare the suggested schema (read from the cells) when none is declared, or when a new file does not have
+    every declared column (the page says so); a declared schema that fits the new file is kept."""
+    new = st.session_state.pop(NEW_UPLOAD_KEY, False)
+    declared = scenario.declared_columns(scn)
+    if new and declared is not None and data.table_choice(scn, parsed).unknown:
+        st.warning(f"{md_escape(name)} does not have every column declared before: the page suggests its own columns "
+                   "below (check them).", icon=":material/view_column:")
+        _reset_schema()
+        declared = None
+    if declared is None:
+        choice = data.table_choice(scn, parsed)
+        scenario.set_value("label", choice.label)
+        scenario.declare_columns(choice.columns)
+
+
+def _reset_schema() -> None:
+    for name in ("cols", "label", "fill"):
+        scenario.set_value(name, "")
+
+
+def _set_label() -> None:
+    label = st.session_state["w:label"]
+    scenario.set_value("label", label)
+    scenario.declare_columns([c for c in scenario.declared_columns(scn) or () if c != label])
+
+
+def _set_columns() -> None:
+    scenario.declare_columns(st.session_state["w:cols"])
+
+
+def _leave_out(columns) -> None:
+    scenario.declare_columns([c for c in scenario.declared_columns(scn) or () if c not in columns])
+
+
+def _use_as_label(column: str) -> None:
+    scenario.set_value("label", column)
+    _leave_out([column])
+
+
+def _schema_controls(parsed, choice) -> None:
+    """The public schema: the label, the analysed columns in order, and what a bad cell becomes."""
+    c = st.columns([2, 3, 2], vertical_alignment="bottom")
+    st.session_state["w:label"] = choice.label
+    c[0].selectbox("Label column (kept aside, not analysed)", ["", *parsed.columns], key="w:label",
+                   on_change=_set_label, format_func=lambda v: v or "(none)",
+                   help="Suggested from names like target, label, class, species or y. Used to colour the score "
+                        "plot by group and to show what a classifier does on the projection.")
+    c[1].radio("A missing or non-numeric cell in an analysed column", list(scenario.BAD_CELLS),
+               format_func=scenario.BAD_CELLS.get, **scenario.bind("badcells"),
+               help="Replacing keeps n and d the same whatever one person's cells hold. Leaving rows out changes n, "
+                    "which is private only when neighbours add or remove a row.")
+    with c[2]:
+        if choice.on_bad == "replace" and choice.columns:
+            _fill_form(list(choice.columns))
+    options = [col for col in parsed.columns if col != choice.label]
+    st.session_state["w:cols"] = [col for col in choice.columns if col in options]
+    st.multiselect("Columns to analyse, in this order", options, key="w:cols", on_change=_set_columns,
+                   format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
+                   help="What is analysed, and in which order, is public: the link records it. First suggested "
+                        "from the file (its numeric columns), which reads the cells; check it against what you "
+                        "know of the table.")
+    if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
+        st.caption("Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
+                   "each bad cell is replaced. Choose 'add or remove one row' to leave rows out.")
+    problem = data.choice_problem(choice)
+    if problem:
+        st.warning(md_escape(problem[0].upper() + problem[1:]), icon=":material/view_column:")
+
+
+def _fill_form(columns: list, note: str = "") -> None:
+    """Each analysed column's public value for a bad cell, typed in a form (nothing reruns until it is applied)."""
+    given = scenario.fill_values(scn)
+    values = [float(given.get(c, dc.datasets.DEFAULT_FILL)) for c in columns]
+    distinct = sorted(set(values))
+    summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"
+    with st.popover(f"A bad cell becomes: {summary}", icon=":material/edit:"):
+        st.caption("Each missing, infinite or non-numeric cell of a column becomes this value, the same whatever the "
+                   "other cells hold: choose it from public knowledge (a typical value from a field guide, the "
+                   "middle of a known range), never from these data. 0 is the midpoint of symmetric public bounds. "
+                   + note)
+        with st.form("fill_form", border=False):
+            table = st.data_editor(pd.DataFrame({"column": columns, "a bad cell becomes": values}), hide_index=True,
+                                   disabled=["column"], key="fill_editor", width="stretch",
+                                   column_config={"a bad cell becomes": st.column_config.NumberColumn(format="%g")})
+            if st.form_submit_button("Use these values"):
+                typed = pd.to_numeric(table["a bad cell becomes"], errors="coerce").to_numpy(dtype=float)
+                if not np.all(np.isfinite(typed)):
+                    st.warning("Give every column a number.")
+                else:
+                    keep = {c: float(v) for c, v in zip(columns, typed)}
+                    scenario.set_value("fill", json.dumps({**given, **keep}))
+                    st.rerun()
+
+
+def _column_table(parsed, choice) -> pd.DataFrame:
+    """One row per column of the file: its use, what it holds, its bad cells and what they become, and a note."""
+    flags, fills, rows = parsed.flags(), dict(choice.fill), []
+    for col in parsed.columns:
+        info = parsed.info(col)
+        analysed = col in choice.columns
+        use = "analysed" if analysed else "label" if col == choice.label else "left out"
+        bad = int((~np.isfinite(parsed.numbers(col))).sum()) if analysed else None
+        becomes = (f"{fills[col]:g}" if col in fills else "row left out") if analysed and bad else ""
+        rows.append({"column": col, "use": use, "holds": HOLDS.get(info.kind, info.kind),
+                     "bad cells": "" if bad is None else f"{bad:,}",
+                     "a bad cell becomes": becomes, "note": flags[col].words if col in flags else ""})
+    return pd.DataFrame(rows)
+
+
+HOLDS = {"numeric": "numbers", "mixed": "mostly numbers", "text": "text", "empty": "nothing", "boolean": "true/false",
+         "complex": "complex numbers", "datetime": "dates"}
+#: kinds of flag whose analysed columns get a one-click "leave out"
+LEAVE_OUT = ("identifier", "time", "constant", "empty")
+
+
+def _column_report(parsed, choice) -> None:
+    """What each column holds, its use, and one-click fixes: leave out identifier-, time- and constant-like columns,
+    use a text column as the label. Read from the cells: for the data owner only."""
+    table = _column_table(parsed, choice)
+    flags = parsed.flags()
+    odd = [c for c in choice.columns if c in flags and flags[c].kind in LEAVE_OUT]
+    labels = [c for c, f in flags.items() if f.kind == "text" and "label" in f.words and c != choice.label]
+    analysed = table[table["use"] == "analysed"]
+    with st.expander(f"Column report: {len(choice.columns)} analysed, {int((table['use'] == 'left out').sum())} left "
+                     f"out" + (f", {len(odd)} to check" if odd else ""),
+                     expanded=bool(odd) or bool((analysed["bad cells"] != "0").any())):
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"note": st.column_config.TextColumn(width="large")})
+        for start in range(0, min(len(odd), 8), 4):
+            cols = st.columns(4)
+            for slot, col in zip(cols, odd[start:start + 4]):
+                slot.button(f"Leave out {col}", key=f"leave_out:{col}", on_click=_leave_out, args=([col],),
+                            help=flags[col].words)
+        if len(odd) > 1:
+            st.button(f"Leave out all {len(odd)} columns flagged above", key="leave_out_flagged", on_click=_leave_out,
+                      args=(odd,))
+        if labels and not choice.label:
+            cols = st.columns(4)
+            for slot, col in zip(cols, labels[:4]):
+                slot.button(f"Use {col} as the label", key=f"use_label:{col}", on_click=_use_as_label, args=(col,))
+        st.caption("The notes and counts are read from the file's cells: not private, for you only (the number of "
+                   "replaced cells never leaves this page). What is analysed is what you choose above; the link "
+                   "records it. Text columns are not analysed; one with a few distinct values can be the label.")
 
 
 def _preprocessing_controls(ds):
@@ -257,8 +407,18 @@ def _bounds_source(given) -> str:
     return scn["sfrom"] if [float(b) for b in given] == scenario.bounds(scn) else "public"
 
 
+#: the bounds grid's buttons: label -> what it does with the typed bounds
+BOUND_ACTIONS = {"use_R": "Use R = √(Σ bound²)", "by_bound": "Scale each column by its bound",
+                 "private": "Scale each column privately (a share of each release's budget)"}
+
+
 def _bounds_popover(ds):
-    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d) or privately."""
+    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d) or privately.
+
+    The grid is a form: typing a bound reruns nothing until a button applies them. (Each committed cell used to
+    rerun the whole page; a cell typed while the grid was redrawn was lost, and typed bounds that no button
+    applied were forgotten on leaving the page. Applied bounds live in the scenario, and the grid shows them.)
+    """
     with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
         st.caption("Give the largest possible absolute value of each feature, from public knowledge (a "
                    "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
@@ -266,33 +426,45 @@ def _bounds_popover(ds):
                    "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
                    "each column by a private root-mean-square (a share of its budget; R = 2√d unless R is chosen "
                    "privately).")
-        current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [None] * ds.d
-        bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
-                                hide_index=True, disabled=["feature"], key="bounds_editor", width="stretch",
-                                column_config={"feature": st.column_config.TextColumn(width="medium"),
-                                               "public bound": st.column_config.NumberColumn(min_value=0.0)})
-        given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
-        if np.all(np.isfinite(given)) and np.all(given > 0):
-            radius = float(np.sqrt(np.sum(given**2)))
-            source = _bounds_source(given)
+        current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [np.nan] * ds.d
+        with st.form("bounds_form", border=False):
+            bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
+                                    hide_index=True, disabled=["feature"], key="bounds_editor", width="stretch",
+                                    column_config={"feature": st.column_config.TextColumn(width="medium"),
+                                                   "public bound": st.column_config.NumberColumn(min_value=0.0)})
             b = st.columns(2)
-            if b[0].button(f"Use R = {radius:.4g}", key="use_bounds_R"):
-                scenario.set_value("R", radius)
-                scenario.set_value("rfrom", "public" if source == "public" else "hints")
-                st.rerun()
-            b[1].button("Scale each column by its bound", key="scale_by_bounds", on_click=_apply_scaling,
-                        args=(list(given), source))
-            st.button("Scale each column privately (a share of each release's budget)", key="scale_privately",
-                      on_click=_apply_scaling, args=(list(given), source, "private"),
-                      help="Each release divides column j by a private root-mean-square of the column, from its own "
-                           "share of the budget, with these public bounds: a private choice inside the one budget.")
-        else:
-            st.caption("Fill every feature's bound (a positive number) to use them.")
+            pressed = [b[0].form_submit_button(BOUND_ACTIONS["use_R"], key="use_bounds_R"),
+                       b[1].form_submit_button(BOUND_ACTIONS["by_bound"], key="scale_by_bounds"),
+                       st.form_submit_button(BOUND_ACTIONS["private"], key="scale_privately",
+                                             help="Each release divides column j by a private root-mean-square of "
+                                                  "the column, from its own share of the budget, with these public "
+                                                  "bounds: a private choice inside the one budget.")]
+        given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
+        if any(pressed):
+            _apply_bounds(given, list(BOUND_ACTIONS)[pressed.index(True)])
+        if len(current) and np.all(np.isfinite(current)):
+            st.caption(f"Bounds in use: R = √(Σ bound²) = {float(np.sqrt(np.sum(np.square(current)))):.4g}.")
         if ds.has_rows:
             st.button("Fill from the data's largest values and scale (NOT private)", key="scale_from_data",
                       on_click=_apply_scaling, args=(list(_largest_values(ds.X)), "hints"),
                       help="Reads the data: for exploring data you may inspect. A release to publish then states "
                            "no guarantee and names this choice.")
+
+
+def _apply_bounds(given: np.ndarray, action: str) -> None:
+    """Use the typed bounds (every one a positive number): R from them, or a scaling; refuse with a warning else."""
+    if not (len(given) and np.all(np.isfinite(given)) and np.all(given > 0)):
+        st.warning("Fill every feature's bound with a positive number to use them.", icon=":material/edit:")
+        return
+    source = _bounds_source(given)
+    if action == "use_R":
+        scenario.set_value("bounds", ",".join(repr(float(b)) for b in given))
+        scenario.set_value("sfrom", source)
+        scenario.set_value("R", float(np.sqrt(np.sum(given**2))))
+        scenario.set_value("rfrom", "public" if source == "public" else "hints")
+    else:
+        _apply_scaling(list(given), source, "bounds" if action == "by_bound" else "private")
+    st.rerun()
 
 
 def _largest_values(X) -> np.ndarray:
@@ -345,7 +517,6 @@ with boundary("the data summary"):
     if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
         st.stop()
     ds = data.load_dataset(scn)
-    _column_report(ds)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
     prep = compute.prepare(ds, scn)

@@ -63,7 +63,7 @@ def test_uploaded_names_are_shown_as_text(app_test):
     at = app_test(src="upload")
     evil = '<a href="http://evil.example">x</a>'
     raw = f"{evil},[y](http://evil.example),z\n1,2,3\n2,1,4\n3,5,1\n4,4,2\n".encode()
-    at.session_state["upload"] = {"name": "[click](http://evil.example).csv", "bytes": raw, "columns": (), "label": ""}
+    at.session_state["upload"] = {"name": "[click](http://evil.example).csv", "bytes": raw}
     at.switch_page("pages/data.py").run()
     assert not at.exception
     _assert_no_live_link(at)
@@ -111,11 +111,12 @@ def test_downstream_accuracy_is_not_shared_between_different_labels(app_test):
 
     def upload(labels):
         lines = ["a,b,c,d,y"] + [",".join(f"{v:.6f}" for v in row) + f",{lab}" for row, lab in zip(X, labels)]
-        return {"name": "t.csv", "bytes": "\n".join(lines).encode(), "columns": ("a", "b", "c", "d"), "label": "y"}
+        return {"name": "t.csv", "bytes": "\n".join(lines).encode()}
 
     accuracies = []
     for labels in (good, noise):
-        at = app_test(src="upload", mechs="analyze_gauss", k=2, reps=1, R=10.0, view="downstream")
+        at = app_test(src="upload", mechs="analyze_gauss", k=2, reps=1, R=10.0, view="downstream",
+                      cols='["a","b","c","d"]', label="y")
         at.session_state["upload"] = upload(labels)
         at.switch_page("pages/explore.py").run()
         assert not at.exception, [e.value for e in at.exception]

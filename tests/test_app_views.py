@@ -108,22 +108,16 @@ def test_explore_convergence_tab(app_test):
     assert any("after each iteration" in c.value for c in at.caption)
 
 
-def test_bad_upload_gives_a_message_and_the_app_stays_usable(app_test):
-    at = app_test(src="upload")
-    at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n", "columns": (), "label": ""}
+def test_an_upload_with_a_bad_cell_keeps_every_row_and_column(app_test):
+    at = app_test(src="upload", k="1")
+    at.session_state["upload"] = {"name": "bad.csv", "bytes": b"a,b\n1,2\n2,\n3,4\n"}
     at.switch_page("pages/data.py").run()
-    assert not at.exception
-    # default: columns with bad cells are left out, which leaves one column: the message says why and what to do
-    assert len(at.error) == 1 and "'b': 1 missing cell(s)" in plain(at.error[0].value)
-    assert "leave those rows out" in plain(at.error[0].value)
-    policy = next(r for r in at.radio if r.label.startswith("Cells that are missing"))
-    policy.set_value("drop_rows").run()
-    assert not at.exception
-    # k = 2 = d is flagged loudly (every method would look perfect); nothing else is wrong
-    assert [plain(e.value)[:9] for e in at.error] == ["k = 2 com"]
-    assert metric(at, "rows n") == "2"  # the row with the empty cell is left out, and the report says so
-    report = [df.value for df in at.dataframe if "status" in df.value.columns][0]
-    assert list(report["status"]) == ["feature", "feature"] and report["missing"].tolist() == [0, 1]
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    # the empty cell becomes its column's public value (0): n and d do not depend on it, and the report says so
+    assert metric(at, "rows n") == "3" and metric(at, "features d") == "2"
+    report = [df.value for df in at.dataframe if "bad cells" in df.value.columns][0]
+    assert list(report["use"]) == ["analysed", "analysed"] and report["bad cells"].tolist() == ["0", "1"]
+    assert report["a bad cell becomes"].tolist() == ["", "0"]
     at.switch_page("pages/home.py").run()
     assert not at.exception
 

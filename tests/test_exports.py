@@ -60,8 +60,11 @@ def _report_table(at):
 
 
 def _upload(at, label="class", columns=()):
-    at.session_state["upload"] = {"name": "wine.csv", "bytes": WINE.read_bytes(), "columns": tuple(columns),
-                                  "label": label, "on_bad": "drop_column"}
+    """The wine file uploaded; ``columns`` (and the label) declared in the link, else the page's suggestion."""
+    at.session_state["upload"] = {"name": "wine.csv", "bytes": WINE.read_bytes()}
+    if columns:
+        at.query_params["cols"] = json.dumps(list(columns))
+        at.query_params["label"] = label
 
 
 def _releases(at, files) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ class Dataset:
     key: str = ""                        # sha256 of the array bytes
     report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
     stats: object = None                 # dppca_core.SufficientStats of a streamed server file
+    schema: object = None                # dppca_core.tables.PublicSchema of a table (None for synthetic data)
 
     @property
     def label_kind(self) -> str | None:
@@ -121,14 +122,15 @@ def _sample(name: str) -> Dataset:
 
 def _from_table(table, name: str, note: str) -> Dataset:
     labels = None if table.labels is None else table.labels.to_numpy()
-    return _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+    ds = _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+    ds.schema = table.schema
+    return ds
 
 
 #: upload limits of this app (the library reads any size): bytes, cells, columns (checked from the header first)
 MAX_UPLOAD_BYTES = 50_000_000
 MAX_UPLOAD_CELLS = 20_000_000
 MAX_UPLOAD_COLUMNS = 2_000
-ON_BAD = {"error": "refuse the file", "drop_column": "leave those columns out", "drop_rows": "leave those rows out"}
 LABEL_HINTS = ("target", "label", "class", "y", "outcome", "diagnosis", "species", "cultivar", "group", "site")
 
 
@@ -155,25 +157,86 @@ def suggested_label(columns: list) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class TableChoice:
+    """The public schema the scenario declares for a table, resolved against one file's header.
+
+    Before anything is declared it is the Data page's suggestion, read from the file's cells (its numeric columns,
+    a label by name): ``declared`` is then False.
+    """
+
+    columns: tuple          # the analysed columns, in order
+    label: str              # the label column ("" for none)
+    on_bad: str             # what a bad cell becomes: "replace" (always under replace-one) or "drop_rows"
+    fill: tuple             # ((column, public value), ...) of every analysed column, with on_bad="replace"
+    declared: bool          # False: suggested from the cells, nothing declared yet
+    unknown: tuple = ()     # declared names this file does not have
+
+
+def table_choice(scn: dict, parsed) -> TableChoice:
+    """The columns, label and bad-cell rule a table is read with: the scenario's declaration (``cols``, ``label``,
+    ``badcells``, ``fill``) or, before there is one, the suggestion read from ``parsed`` (a ParsedTable).
+
+    Rows are left out only when the scenario asks for it and neighbours add or remove a row (n private); under
+    replace-one n is public, so a bad cell is always replaced.
+    """
+    from .scenario import declared_columns, fill_values
+
+    declared = declared_columns(scn)
+    if declared is None:
+        label = suggested_label(parsed.columns)
+        columns = [c for c in parsed.numeric_columns if c != label]
+    else:
+        label, columns = scn["label"], declared
+    header = set(parsed.columns)
+    unknown = tuple(c for c in [*columns, label] if c and c not in header)
+    on_bad = "drop_rows" if scn["badcells"] == "drop_rows" and scn["nb"] == "add_remove" else "replace"
+    given = fill_values(scn)
+    fill = tuple((c, float(given.get(c, dsets.DEFAULT_FILL))) for c in columns) if on_bad == "replace" else ()
+    return TableChoice(tuple(columns), label, on_bad, fill, declared is not None, unknown)
+
+
+def choice_problem(choice: TableChoice) -> str | None:
+    """Why a table cannot be read with this choice, in plain words (None when it can)."""
+    if choice.unknown:
+        names = ", ".join(repr(c) for c in choice.unknown[:5])
+        return (f"the columns declared for this table (in the link, or on the Data page) include {names}, which this "
+                "file does not have: choose the columns again on the Data page.")
+    if choice.label and choice.label in choice.columns:
+        return f"the column {choice.label!r} is both the label and analysed: choose one on the Data page."
+    if len(choice.columns) < 2:
+        return (f"{len(choice.columns)} column(s) are chosen for analysis and PCA needs at least 2: choose them on the "
+                "Data page (Columns to analyse).")
+    return None
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
-def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, _up: dict) -> Dataset:
-    table = parsed_upload(_up).select(list(columns) or None, label or None, on_bad)
-    if len(table.columns) < 2:
-        left_out = "; ".join(f"{c!r}: {why}" for c, why in list(table.dropped.items())[:4])
-        raise ValueError(f"only {len(table.columns)} usable column(s) {table.columns} in {name} (left out: "
-                         f"{left_out}); PCA needs at least 2. Choose 'leave those rows out' for the bad cells, or "
-                         "fix the file.")
-    dropped = f", {table.rows_dropped} rows with bad cells left out" if table.rows_dropped else ""
-    note = (f"Uploaded file {name}: {table.n_rows} rows, {len(table.columns)} columns{dropped}"
-            + (f" (constant: {', '.join(table.constant_columns)})" if table.constant_columns else "") + ".")
+def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, fill: tuple, declared: bool,
+            _up: dict) -> Dataset:
+    table = parsed_upload(_up).select(list(columns), label or None, on_bad,
+                                      dict(fill) if on_bad == "replace" else None)
+    rule = ("a missing or non-numeric cell becomes its column's public value" if on_bad == "replace" else
+            "rows with a missing or non-numeric cell are left out (their number is private)")
+    note = f"Uploaded file {name}: {len(table.columns)} columns; {rule}."
     ds = _from_table(table, name, note)
     ds.report = table.report
+    ds.schema = replace(table.schema, declared=declared)
     return ds
 
 
-def upload_dataset(up: dict) -> Dataset:
-    return _upload(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], tuple(up.get("columns", ())),
-                   up.get("label", ""), up.get("on_bad", "error"), up)
+def upload_dataset(up: dict, scn: dict | None = None) -> Dataset:
+    """The uploaded table read with the scenario's schema (:func:`table_choice`); ValueError in plain words when
+    the choice does not fit the file. ``up`` keeps the choice it was last read with (the Report's script reads
+    it)."""
+    from .scenario import values
+
+    choice = table_choice(values() if scn is None else scn, parsed_upload(up))
+    problem = choice_problem(choice)
+    if problem:
+        raise ValueError(problem)
+    up.update(columns=choice.columns, label=choice.label, on_bad=choice.on_bad, fill=dict(choice.fill))
+    return _upload(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], choice.columns, choice.label, choice.on_bad,
+                   choice.fill, choice.declared, up)
 
 
 def _finish(fields: dict, name: str, note: str) -> Dataset:
@@ -210,7 +273,7 @@ def load_dataset(scn: dict) -> Dataset:
         if not up:
             raise ValueError("no file is uploaded in this session; upload a CSV or Parquet file on the Data page, "
                              "or choose a synthetic or shipped dataset.")
-        return upload_dataset(up)
+        return upload_dataset(up, scn)
     raise ValueError(f"unknown data source {src!r}; choose synthetic, a preset, a sample or an upload.")
 
 
@@ -320,9 +383,28 @@ def streamed_dataset(relative: str, R: float) -> Dataset:
         raise ValueError(f"the file was read with R = {got['stats'].data_norm:g}, not {R:g}: the clipping happens "
                          "while reading, so read it again on the Data page.")
     stats = got["stats"]
+    declared = _declared_elsewhere(stats)
+    if declared:
+        raise ValueError(f"the file was read with other columns or other values for bad cells than the ones now "
+                         f"declared ({declared}): read it again on the Data page.")
     h = hashlib.sha256(relative.encode())
     h.update(np.ascontiguousarray(stats.gram).tobytes())
     note = (f"Server file {relative}: {stats.n:,} rows, {stats.d} columns, streamed into sufficient statistics "
             f"(n and the clipped Gram matrix; no rows kept).")
     return Dataset(X=None, name=relative, note=note, columns=list(stats.columns), key=h.hexdigest()[:32],
-                   stats=stats)
+                   stats=stats, schema=stats.schema)
+
+
+def _declared_elsewhere(stats) -> str:
+    """What the scenario now declares that the statistics were not read with ("" when they agree)."""
+    from .scenario import declared_columns, fill_values, values
+
+    scn = values()
+    declared = declared_columns(scn)
+    if declared is not None and tuple(declared) != tuple(stats.columns):
+        return "the columns"
+    replacement = stats.schema.replacement if stats.schema is not None else {}
+    wanted = {c: float(fill_values(scn).get(c, dsets.DEFAULT_FILL)) for c in stats.columns}
+    if stats.schema is not None and stats.schema.on_bad == "replace" and dict(replacement) != wanted:
+        return "the values of bad cells"
+    return ""

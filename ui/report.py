@@ -373,13 +373,14 @@ def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
     if src.startswith("server:"):
         return ["# the file read on the server, streamed into sufficient statistics (pass its path)",
                 f"X = dc.sufficient_stats(sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}, "
-                f"data_norm={vals['R']!r}, on_bad='drop_rows')",
+                f"columns={scenario.declared_columns(vals)!r}, data_norm={vals['R']!r}, on_bad='replace', "
+                f"fill={scenario.fill_values(vals) or None!r})",
                 "support = None"]
     upload = upload or {}
     columns = list(upload.get("columns") or ()) or None
     return ["# the uploaded table is not part of the link: pass its path as the first argument",
             f"table = dc.datasets.load_table(sys.argv[1], columns={columns!r}, label={upload.get('label') or None!r}, "
-            f"on_bad={upload.get('on_bad', 'error')!r})",
+            f"on_bad={upload.get('on_bad', 'error')!r}, fill={upload.get('fill') or None!r})",
             "X, labels = table.X, table.labels",
             "support = None"]
 

@@ -186,10 +186,73 @@ def _check_bounds(value: str) -> str:
     return ",".join(repr(n) for n in numbers)
 
 
+#: the most columns a table's declared schema may name (the app's upload limit)
+MAX_SCHEMA_COLUMNS = 2_000
+#: what a bad cell of a declared column becomes: value -> how the Data page says it
+BAD_CELLS = {
+    "replace": "replace it by its column's public value (every row is kept)",
+    "drop_rows": "leave its row out (only when neighbours add or remove a row, where n is private)",
+}
+
+
+def _check_columns(value: str) -> str:
+    """A table's declared columns, in order: a JSON list of distinct names ("" = not declared yet)."""
+    if not value.strip():
+        return ""
+    names = json.loads(value)
+    if not isinstance(names, list) or not all(isinstance(c, str) and c for c in names):
+        raise ValueError("not a list of column names")
+    if len(names) > MAX_SCHEMA_COLUMNS:
+        raise ValueError(f"more than {MAX_SCHEMA_COLUMNS} columns")
+    if len(set(names)) != len(names):
+        raise ValueError("a column is named twice")
+    return json.dumps(names, ensure_ascii=False, separators=(",", ":"))
+
+
+def _check_fill(value: str) -> str:
+    """The public value a bad cell of each column becomes: a JSON object column -> finite number ("" = none)."""
+    if not value.strip():
+        return ""
+    given = json.loads(value)
+    if not isinstance(given, dict) or len(given) > MAX_SCHEMA_COLUMNS:
+        raise ValueError("not a list of column: value pairs")
+    out = {}
+    for column, number in given.items():
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            raise ValueError("every value must be a finite number")
+        out[column] = float(number)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":")) if out else ""
+
+
+def declared_columns(vals: dict | None = None) -> list[str] | None:
+    """The table's declared columns in order, or None until declared (the Data page then suggests them)."""
+    vals = values() if vals is None else vals
+    return json.loads(vals["cols"]) if vals["cols"] else None
+
+
+def declare_columns(columns) -> None:
+    """Declare the table's columns, in order (an empty list is a declaration too: nothing to analyse yet); the public
+    values of bad cells are kept for those columns only."""
+    columns = list(columns)
+    set_value("cols", json.dumps(columns, ensure_ascii=False))
+    kept = {c: v for c, v in fill_values().items() if c in columns}
+    set_value("fill", json.dumps(kept) if kept else "")
+
+
+def fill_values(vals: dict | None = None) -> dict:
+    """Column -> the public value its bad cells become, as declared (columns not named get the library's default)."""
+    vals = values() if vals is None else vals
+    return json.loads(vals["fill"]) if vals["fill"] else {}
+
+
 def bounds(vals: dict | None = None) -> list[float]:
     """The public per-column bounds of the scenario (empty when none were given)."""
     vals = values() if vals is None else vals
     return [float(b) for b in vals["bounds"].split(",")] if vals["bounds"] else []
+
+
+def _too_long():
+    raise ValueError("longer than 500 characters")
 
 
 def _check_audit_mechanism(value: str) -> str:
@@ -221,6 +284,12 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("bounds", "text", "", check=_check_bounds),
     Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
     Field("bscale", "float", 0.1, 0.05, 0.3),
+    # the public schema of a table (an upload or a server file): its columns in order (JSON list; "" until declared),
+    # the label column, what a bad cell becomes, and each column's public value for a bad cell (JSON object)
+    Field("cols", "text", "", check=_check_columns),
+    Field("label", "text", "", check=lambda v: v if len(v) <= 500 else _too_long()),
+    Field("badcells", "choice", "replace", choices=tuple(BAD_CELLS)),
+    Field("fill", "text", "", check=_check_fill),
     # explore
     Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
     Field("eps", "float", 1.0, 1e-3, 100.0),

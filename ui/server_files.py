@@ -217,6 +217,7 @@ _PROBLEMS = (
     ("holds no data rows", "it has no data rows"),
     ("usable data row", "it has fewer than 2 usable data rows"),
     ("has no numeric columns", "it has no numeric columns"),
+    ("not found in", "a column declared for it is not in the file"),
     ("not those of the first file", "the files do not all have the same columns"),
     ("duplicate column name", "its header names a column twice"),
     ("over the limit of", f"it has more than {MAX_COLUMNS:,} columns"),
@@ -230,17 +231,21 @@ _PROBLEMS = (
 )
 
 
-def read(found: Found, data_norm: float, sites: str | None = None, progress=None):
-    """Stream the files of ``found`` into :class:`dppca_core.stats.SufficientStats` (rows clipped to ``data_norm``,
-    bad rows dropped and counted).
+def read(found: Found, data_norm: float, sites: str | None = None, progress=None, columns=None, fill=None):
+    """Stream the files of ``found`` into :class:`dppca_core.stats.SufficientStats` (rows clipped to ``data_norm``).
+
+    ``columns``: the declared columns in order (None: the numeric ones of the first rows, read from the data). A
+    missing, infinite or non-numeric cell becomes its column's public value (``fill``, column -> value; default
+    0), never a dropped row, so n is the file's row count whatever one person's cells hold (the public-schema rule
+    of uploads); the count of replaced cells is a diagnostic for the data owner.
 
     One thread reads, so ``progress`` runs in the caller's thread (a Streamlit page can update its progress bar
     there and be interrupted by a Cancel click) and one visitor's read does not take every core of a shared
     server. A failed read raises ValueError naming the file and the kind of problem, without the file's content.
     """
     try:
-        return sufficient_stats(list(found.paths), data_norm=data_norm, sites=sites or None, on_bad="drop_rows",
-                                progress=progress, workers=1)
+        return sufficient_stats(list(found.paths), columns=columns or None, data_norm=data_norm, sites=sites or None,
+                                on_bad="replace", fill=fill or None, progress=progress, workers=1)
     except StreamCancelled:
         raise ValueError(f"the read of {found.relative!r} was cancelled; nothing was kept.") from None
     except Exception as exc:  # noqa: BLE001 - a message from the file's content must not reach the visitor
