@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
+
+from .privacy import GridNoise
 
 from .shares import Share, release_counts, release_vector
 from .validation import check_int_range
@@ -113,21 +115,57 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
     return {"low": lo, "high": hi, "counts": np.array(counts, dtype=np.int64)}
 
 
-def stability_threshold(sd: float, failure: float) -> float:
-    """The threshold a noisy count must pass to be released: a cell holding one row passes it with probability at
-    most ``failure`` (1 + sd * Phi^-1(1 - failure), for noise of s.d. ``sd``)."""
-    return 1.0 + sd * float(-ndtri(failure))
+def count_tail(m: int, noise: GridNoise) -> float:
+    """P(N >= m), m >= 1, for the integer noise N that :func:`dppca_core.shares.release_counts` adds with calibration
+    ``noise``: N = round(s G) with G ~ N(0, 1) (Gaussian shares) or N = round(b L) with L ~ Laplace(0, 1) (pure
+    shares), rounded to the nearest integer (:func:`dppca_core.exact.rounded_normal`, ``rounded_laplace``).
+
+    round(s G) >= m exactly when s G >= m - 1/2 (ties have probability 0), so the tail is Phi(-(m - 1/2) / s), or
+    exp(-(m - 1/2) / b) / 2 for Laplace: the rounding moves the continuous tail half a step towards 0.
+    """
+    if m < 1:
+        raise ValueError("the tail is computed for m >= 1 only.")
+    scale = float(noise.scale)  # integer statistics: the grid step is 1, the scale is in counts
+    if noise.laplace:
+        return 0.5 * math.exp(-(m - 0.5) / scale)
+    return float(ndtr(-(m - 0.5) / scale))
+
+
+def stability_threshold(noise: GridNoise, failure: float) -> int:
+    """The smallest integer T such that a cell holding one row, released as 1 + N with the integer noise N of
+    ``noise``, reaches T with probability at most ``failure``: P(N >= T - 1) = :func:`count_tail` (T - 1) <= failure.
+
+    Counts and noise are integers, so the threshold is an integer too; a real threshold t would act as ceil(t), and
+    1 + s Phi^-1(1 - failure) (the continuous Gaussian's) lets a lone row through up to twice as often and more.
+    The search starts at the continuous answer and steps to the exact one (a relative margin of 1e-9 covers the
+    floating-point error of Phi).
+    """
+    if not 0.0 < failure < 0.5:
+        raise ValueError(f"the failure probability must lie in (0, 0.5) (got {failure!r}).")
+    scale = float(noise.scale)
+    z = math.log(0.5 / failure) if noise.laplace else float(-ndtri(failure))
+    m = max(1, math.ceil(0.5 + scale * z))
+    bound = failure * (1.0 - 1e-9)
+    while count_tail(m, noise) > bound:
+        m += 1
+    while m > 1 and count_tail(m - 1, noise) <= bound:
+        m -= 1
+    return 1 + m
 
 
 def sparse_counts(counts: np.ndarray, share: Share, neighbors: str, rng, failure: float) -> tuple[np.ndarray, dict]:
-    """Stability-based release of a table of counts: integer noise on the occupied cells only, released when above
-    :func:`stability_threshold`, every other cell 0.
+    """Stability-based release of a table of counts: integer noise on the occupied cells only, released when at or
+    above :func:`stability_threshold`, every other cell 0.
 
-    Privacy: on the cells occupied in both of two neighbouring datasets it is the (rounded) Gaussian mechanism of
-    the share (at most two counts move by one); a cell occupied in one dataset only holds one row there and is
-    released with probability at most ``failure``. The whole is within total variation ``failure`` of a mechanism
-    that never releases such cells, so it is (epsilon, delta_G(epsilon) + (1 + e^epsilon) failure)-DP for every
-    epsilon, where delta_G is the share's Gaussian curve.
+    Privacy: on the cells occupied in both of two neighbouring datasets D and D' it is the (rounded) Gaussian
+    mechanism of the share (at most two counts move by one). A cell occupied in D only holds exactly one row there
+    (the row replaced, or the row added), so its noisy count is 1 + N with N the rounded noise, and it is released
+    with probability P(N >= T - 1) <= ``failure`` (:func:`count_tail`: the exact distribution drawn, not the
+    continuous Gaussian's). Each side has at most one such cell, so M(D) is within total variation ``failure`` of
+    a mechanism M~(D) that never releases it, and likewise for D'. Then P[M(D) in S] <= P[M~(D) in S] + failure
+    <= e^eps P[M~(D') in S] + delta_G(eps) + failure <= e^eps P[M(D') in S] + delta_G(eps) + (1 + e^eps) failure:
+    (epsilon, delta_G(epsilon) + (1 + e^epsilon) failure)-DP for every epsilon, where delta_G is the share's
+    Gaussian curve.
     """
     counts = np.asarray(counts, dtype=np.int64)
     occupied = np.flatnonzero(counts.ravel() > 0)
@@ -135,7 +173,7 @@ def sparse_counts(counts: np.ndarray, share: Share, neighbors: str, rng, failure
     info = {"threshold": None, "noise_scale": None}
     if occupied.size:
         noisy, noise = release_counts(counts.ravel()[occupied], share, neighbors, rng, name="occupied cells")
-        threshold = stability_threshold(noise.noise_scale, failure)
+        threshold = stability_threshold(noise, failure)
         keep = noisy >= threshold
         out[occupied[keep]] = noisy[keep]
         info = {"threshold": threshold, "noise_scale": noise.noise_scale}
