@@ -300,14 +300,24 @@ def _column_bounds(column_bounds, d: int) -> np.ndarray:
     return b
 
 
-def _check_not_degenerate(X: np.ndarray) -> None:
-    """Refuse a table with nothing to analyse (told to the analyst only: a raw-data check, never published)."""
+def degenerate_note(X) -> str | None:
+    """A non-private diagnostic for the data owner: a sentence when the table has nothing to analyse (every value 0,
+    or every row the same), else None.
+
+    Never a refusal: whether a release exists must not depend on one row (a table of equal rows and its neighbour
+    with one row replaced would otherwise be told apart with certainty). The release goes ahead (its noise is all
+    it shows) and the sentence goes to :attr:`Release.diagnostics` ``["warnings"]``, which is never published.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0 or X.dtype.kind not in "fiu":
+        return None
     if not np.any(X):
-        raise ValueError("every value in the table is zero: there is no variance to analyse. Check the columns you "
-                         "selected.")
+        return ("every value in the table is zero: there is no variance to analyse, so the release shows only its "
+                "noise. Check the columns you selected.")
     if X.shape[0] > 1 and np.all(X == X[0]):
-        raise ValueError("every row of the table is the same: there is no variance to analyse. Check the columns you "
-                         "selected.")
+        return ("every row of the table is the same: there is no variance to analyse, so the release shows only its "
+                "noise. Check the columns you selected.")
+    return None
 
 
 def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
@@ -405,6 +415,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                       "approx" if kind == "none" else kind)
     failure = reserve / ((1.0 + math.exp(min(epsilon, 700.0))) * max(scores_plan["stability_steps"], 1))
     outputs, facts, curves, parameters = {}, {}, [], {}
+    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
 
     steps_on_rows = private_R or scale != "none"
     if steps_on_rows:
@@ -412,7 +423,6 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
-        _check_not_degenerate(X)
     if scale != "none":
         X, scale_info = _scale_step(X, scale, column_bounds, shares.get("scale"), neighbors, rng)
         outputs.update(scale_info["outputs"])
@@ -507,6 +517,8 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                   "center": center, "scale": scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
+    if note:  # told to the data owner only: never a refusal, never published
+        diagnostics["warnings"] = [note, *diagnostics.get("warnings", [])]
     if center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
