@@ -46,7 +46,7 @@ from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sens
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .scores import (FRAMES, KINDS, private_frame, private_group_labels, private_scores,
+from .scores import (BINS_MIN, FRAMES, KINDS, private_frame, private_group_labels, private_scores,
                      project as project_rows)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
 from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
@@ -494,7 +494,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                                 "rule": "smallest k whose private explained-variance ratios sum above the target"}
     if "scores" in shares:
         sc, extra = _score_plot(work, components, shares, neighbors, rng, score_bins, score_groups,
-                                score_group_labels, scores_plan, failure)
+                                score_group_labels, scores_plan, failure, outputs)
         outputs["scores"] = sc
         facts.update(extra["facts"])
         parameters.update(extra["parameters"])
@@ -552,9 +552,36 @@ def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: st
             "stability_steps": int(kind == "sparse") + int(find_groups)}
 
 
+#: where a noisy row count may already be published when the score plot is drawn (add/remove), in order of
+#: preference: the private mean's, the column scales', the radius search's first count
+ROW_COUNTS = (("outputs", "count"), ("outputs", "column_scales_count"), ("outputs", "radius", "counts", 0))
+#: the rule of the score plot's default cells per axis, as the release states it
+BINS_RULE = "round((n mu)^(1/3)) cells per axis, between 6 and 40 (n: the row count at n_from, mu: the scores share's)"
+
+
+def _published_row_count(outputs: dict) -> tuple:
+    """(a noisy row count this release has published so far, its path in ``published()``), or (None, None)."""
+    for path in ROW_COUNTS:
+        node = {"outputs": outputs}
+        try:
+            for part in path:
+                node = node[part]
+        except (KeyError, IndexError, TypeError):
+            continue
+        return float(node), list(path)
+    return None, None
+
+
 def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rng, bins, groups, group_labels,
-                plan: dict, failure: float) -> tuple[dict, dict]:
-    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves."""
+                plan: dict, failure: float, outputs: dict) -> tuple[dict, dict]:
+    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves.
+
+    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
+    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
+    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
+    When no group passes the groups' threshold the plot has no group (``groups`` empty, ``counts`` of length 0):
+    a released outcome, never a refusal.
+    """
     facts, parameters, curves = {}, {"score_frame": plan["frame"], "score_kind": plan["kind"]}, []
     if groups is not None:
         groups = np.asarray(groups)
@@ -563,29 +590,45 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
     if plan["find_groups"]:
         group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
         curves.append(shares["groups"].curve())
-        if not group_labels:
-            raise ValueError("no group passed the privacy threshold: the groups are too small for this budget; "
-                             "declare score_group_labels (public) or give the groups a larger share.")
+        parameters["score_groups"] = "released privately (groups share)"
     elif group_labels is not None:
+        parameters["score_groups"] = "declared (public)"
         parameters["score_group_labels"] = [str(g) for g in group_labels]
     rows = work.rows
+    released_n, n_from = _published_row_count(outputs) if neighbors == "add_remove" else (None, None)
     frame = None
     if plan["frame"] == "private":
         dims = min(2, components.shape[1])
-        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng)
+        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng,
+                              n=released_n)
         curves.append(shares["frame"].curve())
-    sc = private_scores(rows, components, shares["scores"], neighbors, rng, bins=bins, groups=groups,
-                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure)
-    curves.append(shares["scores"].curve())
+        if "count" in frame and released_n is None:
+            released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
+    share = shares["scores"]
+    mu = share.mu or share.epsilon
+    if bins is not None:
+        rule = {"declared": int(bins)}
+    elif neighbors == "replace":
+        rule = {"rule": BINS_RULE, "n_from": ["parameters", "n"], "mu": mu}
+    elif released_n is not None:
+        rule = {"rule": BINS_RULE, "n_from": n_from, "mu": mu}
+    else:
+        rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
+                "default": BINS_MIN}
+    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups,
+                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure,
+                        released_n=released_n)
+    curves.append(share.curve())
     facts["scores_noise_scale"] = sc["noise_scale"]
     if sc["threshold"] is not None:
         facts["scores_threshold"] = sc["threshold"]
     parameters["score_bins"] = sc["bins"]
+    parameters["score_bins_rule"] = rule
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
-        out["frame"] = {"low": frame["low"], "high": frame["high"], "counts": frame["counts"]}
+        out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "count") if key in frame}
     return out, {"facts": facts, "parameters": parameters, "curves": curves}
 
 
@@ -630,6 +673,8 @@ def _scale_step(X: np.ndarray, scale: str, column_bounds, share: Share | None, n
         chosen = private_column_scales(X, b, share, neighbors, rng)
         scales, info["noise"] = chosen["scales"], chosen["noise"]
         info["outputs"]["column_scales"] = scales
+        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
+            info["outputs"]["column_scales_count"] = chosen["count"]
     return X / scales, info
 
 

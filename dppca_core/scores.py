@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .privacy import GridNoise
+from .privacy import GridNoise, grid_noise, sensitivity
 
 from .shares import Share, release_counts, release_vector
 from .validation import check_int_range
@@ -42,15 +42,30 @@ FRAME_CANDIDATES = 128
 BINS_FACTOR, BINS_MIN, BINS_MAX = 1.0, 6, 40
 
 
-def default_bins(n: int, mu: float) -> int:
-    """Cells per axis from n and the scores share's mu (public numbers).
+def default_bins(n: float, mu: float) -> int:
+    """Cells per axis from a row count n and the scores share's mu.
 
     A density histogram's error splits into a bias that falls like 1/m (the cell width) and, per cell, noise of
     s.d. sqrt(2)/mu against n/m^2 rows: the sum is smallest near m ~ (n mu)^(1/3) (in one dimension the classical
     rate is n^(1/3); private noise replaces the sampling variance). Measured on a three-group mixture and on the
-    wine sample (benchmarks/score_plots.py), this rule sits at or near the best fixed m.
+    wine sample (benchmarks/score_plots.py), this rule sits at or near the best fixed m. ``n`` must be public or
+    released (see :func:`score_bins`).
     """
-    return int(np.clip(round(BINS_FACTOR * (max(n, 1) * max(mu, 1e-12)) ** (1.0 / 3.0)), BINS_MIN, BINS_MAX))
+    return int(np.clip(round(BINS_FACTOR * (max(float(n), 1.0) * max(mu, 1e-12)) ** (1.0 / 3.0)), BINS_MIN, BINS_MAX))
+
+
+def score_bins(neighbors: str, n_rows: int, mu: float, released_n: float | None = None) -> int:
+    """The default cells per axis, from nothing one row could move outside the budget.
+
+    Replace one row: n is public, :func:`default_bins` (n, mu). Add/remove: n is private, so the exact row count
+    never sets the cells (one row more would change their number, and the shape of what is published); a noisy
+    count the same release has already published (``released_n``: the private mean's, the radius search's, the
+    column scales', the private frame's) sets them instead, and without one the cells are :data:`BINS_MIN` per
+    axis (pass a number of cells to choose).
+    """
+    if neighbors == "replace":
+        return default_bins(n_rows, mu)
+    return BINS_MIN if released_n is None else default_bins(released_n, mu)
 
 
 def project(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
@@ -94,15 +109,19 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
     Each of the 2 x dims binary searches reads at most log2(FRAME_CANDIDATES) counts "how many projections lie at or
     below a candidate", each of sensitivity 1 under either relation; all of them together split the share (mu /
     sqrt(steps) each: exactly the share's mu-GDP). Under add/remove n is private: the target counts use ``n`` when
-    given (a private count released elsewhere), else the frame spends one more count on n.
+    given (a private count released elsewhere), else the frame spends one more count on n and returns it
+    (``count``).
     """
     dims = scores.shape[1]
-    steps = frame_steps(dims) + (1 if neighbors == "add_remove" and n is None else 0)
+    own_count = neighbors == "add_remove" and n is None
+    steps = frame_steps(dims) + int(own_count)
     part = share.split(steps)
-    if neighbors == "add_remove" and n is None:
+    released_n = None
+    if own_count:
         noisy_n, _ = release_vector(np.array([scores.shape[0]]), part, rng, l2=1.0, l1=1.0, integer=True,
                                     name="row count")
-        n = max(float(noisy_n[0]), 1.0)
+        released_n = int(noisy_n[0])
+        n = max(float(released_n), 1.0)
     n_est = float(scores.shape[0] if n is None else n)
     candidates = np.linspace(-1.0, 1.0, FRAME_CANDIDATES)
     lo, hi, counts = np.empty(dims), np.empty(dims), []
@@ -112,7 +131,18 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
         counts += c_lo + c_hi
     width = np.maximum(hi - lo, 2.0 / FRAME_CANDIDATES)
     lo, hi = np.maximum(lo - FRAME_MARGIN * width, -1.0), np.minimum(hi + FRAME_MARGIN * width, 1.0)
-    return {"low": lo, "high": hi, "counts": np.array(counts, dtype=np.int64)}
+    out = {"low": lo, "high": hi, "counts": np.array(counts, dtype=np.int64)}
+    if released_n is not None:
+        out["count"] = released_n  # the noisy row count the targets used (published: it may set the cells too)
+    return out
+
+
+def count_noise(share: Share, neighbors: str) -> GridNoise:
+    """The calibration of the integer noise :func:`dppca_core.shares.release_counts` adds to each count of a
+    histogram from ``share`` (it does not depend on the counts, nor on how many there are)."""
+    if share.mu is not None:
+        return grid_noise(1, l2=sensitivity("histogram_l2", neighbors), mu=share.mu, integer=True)
+    return grid_noise(1, l1=sensitivity("histogram_l1", neighbors), epsilon=share.epsilon, integer=True)
 
 
 def count_tail(m: int, noise: GridNoise) -> float:
@@ -170,14 +200,14 @@ def sparse_counts(counts: np.ndarray, share: Share, neighbors: str, rng, failure
     counts = np.asarray(counts, dtype=np.int64)
     occupied = np.flatnonzero(counts.ravel() > 0)
     out = np.zeros(counts.size, dtype=np.int64)
-    info = {"threshold": None, "noise_scale": None}
+    noise = count_noise(share, neighbors)  # data-independent: stated whether or not any cell is occupied
+    threshold = stability_threshold(noise, failure)
     if occupied.size:
-        noisy, noise = release_counts(counts.ravel()[occupied], share, neighbors, rng, name="occupied cells")
-        threshold = stability_threshold(noise, failure)
+        noisy, drawn = release_counts(counts.ravel()[occupied], share, neighbors, rng, name="occupied cells")
+        assert drawn == noise, "the threshold's calibration is the noise drawn"
         keep = noisy >= threshold
         out[occupied[keep]] = noisy[keep]
-        info = {"threshold": threshold, "noise_scale": noise.noise_scale}
-    return out.reshape(counts.shape), info
+    return out.reshape(counts.shape), {"threshold": threshold, "noise_scale": noise.noise_scale}
 
 
 def private_group_labels(labels, share: Share, neighbors: str, rng, failure: float) -> list:
@@ -194,7 +224,8 @@ def private_group_labels(labels, share: Share, neighbors: str, rng, failure: flo
 
 
 def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng, *, bins=None,
-                   groups=None, group_labels=None, frame=None, kind: str = "additive", failure: float = 0.0) -> dict:
+                   groups=None, group_labels=None, frame=None, kind: str = "additive", failure: float = 0.0,
+                   released_n: float | None = None) -> dict:
     """The private score histogram: counts of the rows' projections on the first (one or) two components.
 
     Parameters
@@ -206,7 +237,7 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     share : Share
         The histogram's share.
     bins : int, optional
-        Cells per axis (default :func:`default_bins`).
+        Cells per axis (default :func:`score_bins`: from n under replace-one, from ``released_n`` under add/remove).
     groups : array-like (n,), optional
         One label per row. Rows whose label is not in ``group_labels`` are left out (one row still moves at most
         two counts of the table).
@@ -217,6 +248,8 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     kind : {"additive", "sparse"}
     failure : float
         For ``kind="sparse"``: the probability bound of releasing a cell occupied in one neighbour only.
+    released_n : float, optional
+        Under add/remove: a noisy row count already released, for the default cells.
 
     Returns
     -------
@@ -226,7 +259,8 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     """
     dims = min(2, components.shape[1])
     n = rows.shape[0]
-    bins = default_bins(n, share.mu or share.epsilon) if bins is None else check_int_range(bins, "score bins", 4, 100)
+    bins = (score_bins(neighbors, n, share.mu or share.epsilon, released_n) if bins is None
+            else check_int_range(bins, "score bins", 4, 100))
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}: use one of {list(KINDS)}.")
     lo = np.full(dims, -1.0) if frame is None else np.asarray(frame["low"], dtype=float)
@@ -250,9 +284,11 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     shape = (len(labels),) + (bins,) * dims
     if kind == "sparse":
         noisy, info = sparse_counts(table, share, neighbors, rng, failure)
-    else:
+    elif table.size:
         noisy, noise = release_counts(table, share, neighbors, rng, name="score histogram")
         info = {"threshold": None, "noise_scale": noise.noise_scale}
+    else:  # no group to show (none passed the groups' threshold): nothing to draw
+        noisy, info = table, {"threshold": None, "noise_scale": count_noise(share, neighbors).noise_scale}
     noisy = noisy.reshape(shape)
     return {"counts": noisy if groups is not None else noisy[0], "edges": edges if dims == 2 else edges[0],
             "dims": dims, "groups": None if groups is None else labels, "noise_scale": info["noise_scale"],
