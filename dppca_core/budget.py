@@ -628,7 +628,7 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
-        out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "count") if key in frame}
+        out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "quantile", "count") if key in frame}
     return out, {"facts": facts, "parameters": parameters, "curves": curves}
 
 

@@ -80,7 +80,8 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
     Notes
     -----
     The search keeps an interval [lo, hi] of candidate indices and, at most L = ceil(log2(bins + 1)) times (the
-    longest path; a shorter one spends less), asks how many rows have norm >= the middle candidate; more than (1 - quantile) n: the radius lies above, else at or below. Each
+    longest path; a shorter one spends less), asks how many rows have norm >= the middle candidate; more than
+    (1 - quantile) n: the radius lies above, else at or below. Each
     count moves by at most 1 when one row is replaced, added or removed, so the L adaptively chosen counts are L
     Gaussian steps of sensitivity 1, each with mu / sqrt(L): exactly mu-GDP together (Dong, Roth & Su 2022,
     Cor. 3.3). Under add/remove n is private: a noisy count of the rows comes first (L + 1 steps). Rows far beyond

@@ -36,6 +36,10 @@ KINDS = ("additive", "sparse")
 #: quantiles of the projections the private frame spans (per axis), widened by FRAME_MARGIN of its width each side
 FRAME_QUANTILES = (0.02, 0.98)
 FRAME_MARGIN = 0.1
+#: the frame's searches aim at quantile counts at least this many noise standard deviations away from 0 and n ...
+FRAME_TARGET_SDS = 2.0
+#: ... moving their targets inwards as far as the quartiles (see :func:`frame_quantile`)
+FRAME_CENTRAL = 0.25
 #: candidates of the frame's binary searches: a public grid on [-1, 1]
 FRAME_CANDIDATES = 128
 #: cells per axis: clip(round(BINS_FACTOR * (n mu)^(1/3)), BINS_MIN, BINS_MAX) (see :func:`default_bins`)
@@ -102,15 +106,47 @@ def frame_steps(dims: int) -> int:
     return 2 * dims * int(math.ceil(math.log2(FRAME_CANDIDATES)))
 
 
+def frame_quantile(n_est: float, noise_sd: float) -> float:
+    """The lower quantile q the frame's searches aim at (the upper one is 1 - q).
+
+    FRAME_QUANTILES[0] (2%) when q n rows stand well above the noise of a count; on a small table or a small share
+    (2% of 178 rows is 3.6 rows, against a noise s.d. of 8 per count at epsilon = 10 and a 5% frame share) a search
+    for it goes astray at every step where the noise exceeds the target, and the frame drifts to the edge of
+    [-1, 1]. So the target moves inwards until it keeps FRAME_TARGET_SDS noise s.d. of rows on its side, at most to
+    the quartiles; :func:`widen` then stretches the frame back to where a 2%-98% frame would be. ``n_est`` is public
+    (replace-one) or a released noisy count, so q is public too.
+    """
+    return float(np.clip(FRAME_TARGET_SDS * noise_sd / max(n_est, 1.0), FRAME_QUANTILES[0], FRAME_CENTRAL))
+
+
+def widen(lo, hi, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The frame from the q and 1 - q quantiles (per axis): stretched about their midpoint to where the 2% and 98%
+    quantiles of a normal cloud with those quantiles lie (by Phi^-1(0.98) / Phi^-1(1 - q); 1 when q = 2%), then
+    widened by FRAME_MARGIN of its width on each side, and kept inside [-1, 1]."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    stretch = float(ndtri(FRAME_QUANTILES[1]) / ndtri(1.0 - q))
+    centre = (lo + hi) / 2.0
+    half = np.maximum((hi - lo) / 2.0 * stretch, 1.0 / FRAME_CANDIDATES) * (1.0 + 2.0 * FRAME_MARGIN)
+    return np.maximum(centre - half, -1.0), np.minimum(centre + half, 1.0)
+
+
+def exact_frame(scores: np.ndarray) -> dict:
+    """The frame a private one aims at, from the exact FRAME_QUANTILES of the projections (per axis), widened as
+    :func:`widen` does. **Not private**: for the exact reference panels and the benchmarks."""
+    lo, hi = np.quantile(np.asarray(scores, dtype=float), FRAME_QUANTILES, axis=0)
+    low, high = widen(lo, hi, FRAME_QUANTILES[0])
+    return {"low": low, "high": high}
+
+
 def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int | None = None) -> dict:
-    """A plotting frame from private quantiles of the projections (per axis: FRAME_QUANTILES), widened by
-    FRAME_MARGIN of its width on each side and kept inside [-1, 1].
+    """A plotting frame from private quantiles of the projections (per axis: FRAME_QUANTILES, or more central ones
+    when the noise is large against n, :func:`frame_quantile`), widened by :func:`widen` and kept inside [-1, 1].
 
     Each of the 2 x dims binary searches reads at most log2(FRAME_CANDIDATES) counts "how many projections lie at or
     below a candidate", each of sensitivity 1 under either relation; all of them together split the share (mu /
     sqrt(steps) each: exactly the share's mu-GDP). Under add/remove n is private: the target counts use ``n`` when
     given (a private count released elsewhere), else the frame spends one more count on n and returns it
-    (``count``).
+    (``count``). ``quantile`` is the q aimed at (public, or post-processing of the noisy count).
     """
     dims = scores.shape[1]
     own_count = neighbors == "add_remove" and n is None
@@ -123,26 +159,31 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
         released_n = int(noisy_n[0])
         n = max(float(released_n), 1.0)
     n_est = float(scores.shape[0] if n is None else n)
+    noise = count_noise(part)  # each of the frame's counts: sensitivity 1 under either relation
+    q = frame_quantile(n_est, noise.noise_scale * (math.sqrt(2.0) if noise.laplace else 1.0))
     candidates = np.linspace(-1.0, 1.0, FRAME_CANDIDATES)
     lo, hi, counts = np.empty(dims), np.empty(dims), []
     for axis in range(dims):
-        lo[axis], c_lo = _quantile_search(scores[:, axis], FRAME_QUANTILES[0], candidates, part, rng, n_est)
-        hi[axis], c_hi = _quantile_search(scores[:, axis], FRAME_QUANTILES[1], candidates, part, rng, n_est)
+        lo[axis], c_lo = _quantile_search(scores[:, axis], q, candidates, part, rng, n_est)
+        hi[axis], c_hi = _quantile_search(scores[:, axis], 1.0 - q, candidates, part, rng, n_est)
         counts += c_lo + c_hi
-    width = np.maximum(hi - lo, 2.0 / FRAME_CANDIDATES)
-    lo, hi = np.maximum(lo - FRAME_MARGIN * width, -1.0), np.minimum(hi + FRAME_MARGIN * width, 1.0)
-    out = {"low": lo, "high": hi, "counts": np.array(counts, dtype=np.int64)}
+    lo, hi = widen(lo, hi, q)
+    out = {"low": lo, "high": hi, "counts": np.array(counts, dtype=np.int64), "quantile": q}
     if released_n is not None:
         out["count"] = released_n  # the noisy row count the targets used (published: it may set the cells too)
     return out
 
 
-def count_noise(share: Share, neighbors: str) -> GridNoise:
-    """The calibration of the integer noise :func:`dppca_core.shares.release_counts` adds to each count of a
-    histogram from ``share`` (it does not depend on the counts, nor on how many there are)."""
+def count_noise(share: Share, neighbors: str | None = None) -> GridNoise:
+    """The calibration of the integer noise added to each count from ``share``: of a histogram's counts
+    (:func:`dppca_core.shares.release_counts`) under ``neighbors``, or, with ``neighbors=None``, of a lone count of
+    sensitivity 1 (``release_vector(..., l2=1, l1=1, integer=True)``). It depends on neither the counts nor how many
+    there are."""
+    l2 = 1.0 if neighbors is None else sensitivity("histogram_l2", neighbors)
+    l1 = 1.0 if neighbors is None else sensitivity("histogram_l1", neighbors)
     if share.mu is not None:
-        return grid_noise(1, l2=sensitivity("histogram_l2", neighbors), mu=share.mu, integer=True)
-    return grid_noise(1, l1=sensitivity("histogram_l1", neighbors), epsilon=share.epsilon, integer=True)
+        return grid_noise(1, l2=l2, mu=share.mu, integer=True)
+    return grid_noise(1, l1=l1, epsilon=share.epsilon, integer=True)
 
 
 def count_tail(m: int, noise: GridNoise) -> float:
