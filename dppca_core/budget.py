@@ -46,8 +46,8 @@ from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sens
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .scores import (BINS_MIN, FRAMES, KINDS, private_frame, private_group_labels, private_scores,
-                     project as project_rows)
+from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
+                     project as project_rows, stability_threshold)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
 from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
@@ -63,7 +63,7 @@ STABILITY_DELTA_SHARE = 0.1
 SCALINGS = ("none", "bounds", "private")
 
 __all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
-           "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+           "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,13 @@ class BudgetSplit:
 def allocate(split: BudgetSplit, epsilon: float, delta: float, subspace_curve: str) -> dict:
     """Calibration of every part of ``split`` with a positive share (:func:`dppca_core.shares.allocate`)."""
     return _allocate(split.as_dict(), epsilon, delta, subspace_curve)
+
+
+def release_curve_kind(mechanism: str, params: dict | None = None) -> str:
+    """The kind of privacy curve a complete release of ``mechanism`` with ``params`` earns: "gdp", "approx", "pure"
+    (Laplace shares, no delta: no sparse score plot, no groups found privately) or "none"."""
+    spec = get_mechanism(mechanism)
+    return _curve_kind(spec, spec.resolve_params(dict(params or {})))
 
 
 def _curve_kind(spec, params: dict) -> str:
@@ -591,6 +598,8 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
         group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
         curves.append(shares["groups"].curve())
         parameters["score_groups"] = "released privately (groups share)"
+        # a group shows when its noisy count reaches this (data-independent: the pages say how many rows it takes)
+        facts["groups_threshold"] = stability_threshold(count_noise(shares["groups"], neighbors), failure)
     elif group_labels is not None:
         parameters["score_groups"] = "declared (public)"
         parameters["score_group_labels"] = [str(g) for g in group_labels]

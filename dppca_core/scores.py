@@ -26,7 +26,7 @@ import math
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .privacy import GridNoise, grid_noise, sensitivity
+from .privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
 
 from .shares import Share, release_counts, release_vector
 from .validation import check_int_range
@@ -334,3 +334,43 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     return {"counts": noisy if groups is not None else noisy[0], "edges": edges if dims == 2 else edges[0],
             "dims": dims, "groups": None if groups is None else labels, "noise_scale": info["noise_scale"],
             "kind": kind, "threshold": info["threshold"], "bins": bins}
+
+
+#: a score plot reads well when the noise s.d. per cell is at most this share of the rows its smallest group puts in
+#: a typical cell of its cloud (the clouds then stand out of the noise by two s.d. or more)
+READABLE_NOISE = 0.5
+#: the share of a frame's cells one group's cloud is taken to cover (a cloud spans about half of a fitted frame on
+#: each axis)
+CLOUD_CELLS = 0.25
+
+
+def noise_to_signal(counts, dims: int, noise_scale: float) -> float:
+    """The noise s.d. per cell over the rows the smallest group puts in a typical cell of its cloud, from published
+    values only: that group's counts summed (negatives kept: their sum is unbiased) over CLOUD_CELLS of the cells.
+    A sum below one noise s.d. of itself (noise_scale sqrt(cells)) counts as that s.d.: the noise then hides the
+    group, and the ratio is a lower bound."""
+    counts = np.asarray(counts, dtype=float)
+    cells = float(np.prod(counts.shape[-dims:]))
+    totals = counts.reshape(-1, int(cells)).sum(axis=1)
+    smallest = max(float(totals.min()), float(noise_scale) * math.sqrt(cells))
+    return float(noise_scale) / (smallest / max(CLOUD_CELLS * cells, 1.0))
+
+
+def readable_budget(ratio: float, share: float, epsilon: float, delta: float, mu: float | None,
+                    max_share: float = 0.3) -> dict:
+    """What would make a score plot of :func:`noise_to_signal` ``ratio`` read well (ratio <= READABLE_NOISE).
+
+    The noise per cell falls like 1/mu_s, mu_s = sqrt(share) mu*(epsilon, delta) for a Gaussian share (``mu`` its
+    GDP parameter; ``delta`` the delta the Gaussian parts compose to), and like 1/(share epsilon) for a pure one
+    (``mu`` None). Returns ``share``: the scores share that would do at this epsilon (None when it exceeds
+    ``max_share``); ``epsilon``: the epsilon that would do at this share; ``factor``: how much less noise is needed.
+    An estimate: the signal is itself read from noisy counts.
+    """
+    factor = max(ratio / READABLE_NOISE, 1.0)
+    if mu is not None:
+        wanted = share * factor**2
+        total = mu / math.sqrt(share) * factor
+        eps = gaussian_epsilon(total, delta) if math.isfinite(total) else math.inf
+    else:
+        wanted, eps = share * factor, epsilon * factor
+    return {"share": wanted if wanted <= max_share else None, "epsilon": eps, "factor": factor}
