@@ -37,7 +37,7 @@ KINDS = ("additive", "sparse")
 FRAME_QUANTILES = (0.02, 0.98)
 FRAME_MARGIN = 0.1
 #: the frame's searches aim at quantile counts at least this many noise standard deviations away from 0 and n ...
-FRAME_TARGET_SDS = 2.0
+FRAME_TARGET_SDS = 3.0
 #: ... moving their targets inwards as far as the quartiles (see :func:`frame_quantile`)
 FRAME_CENTRAL = 0.25
 #: candidates of the frame's binary searches: a public grid on [-1, 1]
