@@ -355,10 +355,11 @@ def _score_groups(ds, vals: dict) -> None:
                          f"your schema (known before the data, e.g. from the data's documentation), declare them "
                          f"public: every group is then shown, and that 5% goes to the components. The column holds "
                          f"{len(values)} values: {', '.join(values)} (read from the data to suggest them)."))
-    st.button(f"Declare these {len(values)} groups public", key="score_declare_groups", icon=":material/label:",
-              on_click=scenario.set_value, args=("slabels", json.dumps(values)),
-              help="You state that these are the groups of the label column, as part of your schema: each release "
-                   "names them in its public settings.")
+    if st.button(f"Declare these {len(values)} groups public", key="score_declare_groups", icon=":material/label:",
+                 help="You state that these are the groups of the label column, as part of your schema: each release "
+                      "names them in its public settings."):
+        scenario.set_value("slabels", json.dumps(values))
+        st.rerun(scope="app")  # the view is a fragment: the releases (and the link) are computed by the whole page
 
 
 def score_plot(ds, prep, results) -> tuple | None:
