@@ -353,14 +353,16 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         "private": centre with the released private mean (its share must be positive). The empirical mean is not
         private (the non-private reference, ``mechanism="non_private"``, uses it).
     score_bins : int, optional
-        Cells per axis of the private score histogram (default from n and the scores share,
-        :func:`dppca_core.scores.default_bins`).
+        Cells per axis of the private score histogram. Default: from n and the scores share under replace-one; under
+        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.scores.
+        score_bins`); ``parameters["score_bins_rule"]`` says which.
     score_groups : array-like (n,), optional
         One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
         no budget; :mod:`dppca_core.scores`).
     score_group_labels : sequence, optional
         The public set of groups. Without it, the groups present are released privately first (stability-based,
-        the ``groups`` share).
+        the ``groups`` share); when none passes its threshold the plot has no group (``outputs["scores"]["groups"]``
+        empty), never a refusal.
     score_frame : {"public", "private"}
         The score plot's frame: [-1, 1]^2, or private quantiles of the projections (the ``frame`` share).
     score_kind : {"additive", "sparse"}
