@@ -236,3 +236,19 @@ def test_the_slide_deck_has_the_score_plot_and_the_budget_bar(app_test, download
     assert "Score plot: rows projected" not in plain and "How one release" not in plain
     risk_slide = full.split("What the guarantee means", 1)[-1].split("<section", 1)[0]
     assert "osterior" in risk_slide
+
+
+def test_declared_groups_from_a_link_are_checked():
+    """The declared groups arrive through the link: anything but a short list of distinct names falls back to groups
+    found privately, with a notice."""
+    good, notices = scenario.from_query({"slabels": json.dumps(["a", "b"])})
+    assert scenario.declared_groups(good) == ["a", "b"] and not notices
+    for bad in ("[", "{}", "[1, 2]", json.dumps(["a", "a"]), json.dumps([str(i) for i in range(31)]),
+                json.dumps([""]), "x" * 3000):
+        vals, notices = scenario.from_query({"slabels": bad})
+        assert scenario.declared_groups(vals) == [] and len(notices) == 1, bad
+    vals = {**scenario.DEFAULTS, "bscores": 0.1, "sgroup": True, "slabels": json.dumps(["a", "b"])}
+    assert scenario.budget(vals, "analyze_gauss", True).groups == 0.0  # declared: no share to find them
+    assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", True).groups > 0
+    assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", False).groups == 0.0  # no label column
+    assert scenario.budget({**vals, "slabels": ""}, "ppca_exponential", True).groups == 0.0  # pure: cannot find
