@@ -568,8 +568,10 @@ ROW_COUNTS = (("outputs", "count"), ("outputs", "column_scales_count"), ("output
 BINS_RULE = "round((n mu)^(1/3)) cells per axis, between 6 and 40 (n: the row count at n_from, mu: the scores share's)"
 
 
-def _published_row_count(outputs: dict) -> tuple:
-    """(a noisy row count this release has published so far, its path in ``published()``), or (None, None)."""
+def published_row_count(outputs: dict) -> tuple:
+    """(a noisy row count a release publishes in ``outputs``, its path in ``published()``), or (None, None): the
+    private mean's, the column scales', the radius search's (:data:`ROW_COUNTS`, in that order). Under add/remove,
+    where n is private, this is what anything that needs n may read."""
     for path in ROW_COUNTS:
         node = {"outputs": outputs}
         try:
@@ -606,7 +608,7 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
         parameters["score_groups"] = "declared (public)"
         parameters["score_group_labels"] = [str(g) for g in group_labels]
     rows = work.rows
-    released_n, n_from = _published_row_count(outputs) if neighbors == "add_remove" else (None, None)
+    released_n, n_from = published_row_count(outputs) if neighbors == "add_remove" else (None, None)
     frame = None
     if plan["frame"] == "private":
         dims = min(2, components.shape[1])
