@@ -46,8 +46,8 @@ from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sens
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .scores import (FRAMES, KINDS, private_frame, private_group_labels, private_scores,
-                     project as project_rows)
+from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
+                     project as project_rows, stability_threshold)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
 from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
@@ -63,7 +63,7 @@ STABILITY_DELTA_SHARE = 0.1
 SCALINGS = ("none", "bounds", "private")
 
 __all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
-           "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+           "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,13 @@ class BudgetSplit:
 def allocate(split: BudgetSplit, epsilon: float, delta: float, subspace_curve: str) -> dict:
     """Calibration of every part of ``split`` with a positive share (:func:`dppca_core.shares.allocate`)."""
     return _allocate(split.as_dict(), epsilon, delta, subspace_curve)
+
+
+def release_curve_kind(mechanism: str, params: dict | None = None) -> str:
+    """The kind of privacy curve a complete release of ``mechanism`` with ``params`` earns: "gdp", "approx", "pure"
+    (Laplace shares, no delta: no sparse score plot, no groups found privately) or "none"."""
+    spec = get_mechanism(mechanism)
+    return _curve_kind(spec, spec.resolve_params(dict(params or {})))
 
 
 def _curve_kind(spec, params: dict) -> str:
@@ -300,14 +307,24 @@ def _column_bounds(column_bounds, d: int) -> np.ndarray:
     return b
 
 
-def _check_not_degenerate(X: np.ndarray) -> None:
-    """Refuse a table with nothing to analyse (told to the analyst only: a raw-data check, never published)."""
+def degenerate_note(X) -> str | None:
+    """A non-private diagnostic for the data owner: a sentence when the table has nothing to analyse (every value 0,
+    or every row the same), else None.
+
+    Never a refusal: whether a release exists must not depend on one row (a table of equal rows and its neighbour
+    with one row replaced would otherwise be told apart with certainty). The release goes ahead (its noise is all
+    it shows) and the sentence goes to :attr:`Release.diagnostics` ``["warnings"]``, which is never published.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0 or X.dtype.kind not in "fiu":
+        return None
     if not np.any(X):
-        raise ValueError("every value in the table is zero: there is no variance to analyse. Check the columns you "
-                         "selected.")
+        return ("every value in the table is zero: there is no variance to analyse, so the release shows only its "
+                "noise. Check the columns you selected.")
     if X.shape[0] > 1 and np.all(X == X[0]):
-        raise ValueError("every row of the table is the same: there is no variance to analyse. Check the columns you "
-                         "selected.")
+        return ("every row of the table is the same: there is no variance to analyse, so the release shows only its "
+                "noise. Check the columns you selected.")
+    return None
 
 
 def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
@@ -336,14 +353,16 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         "private": centre with the released private mean (its share must be positive). The empirical mean is not
         private (the non-private reference, ``mechanism="non_private"``, uses it).
     score_bins : int, optional
-        Cells per axis of the private score histogram (default from n and the scores share,
-        :func:`dppca_core.scores.default_bins`).
+        Cells per axis of the private score histogram. Default: from n and the scores share under replace-one; under
+        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.scores.
+        score_bins`); ``parameters["score_bins_rule"]`` says which.
     score_groups : array-like (n,), optional
         One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
         no budget; :mod:`dppca_core.scores`).
     score_group_labels : sequence, optional
         The public set of groups. Without it, the groups present are released privately first (stability-based,
-        the ``groups`` share).
+        the ``groups`` share); when none passes its threshold the plot has no group (``outputs["scores"]["groups"]``
+        empty), never a refusal.
     score_frame : {"public", "private"}
         The score plot's frame: [-1, 1]^2, or private quantiles of the projections (the ``frame`` share).
     score_kind : {"additive", "sparse"}
@@ -405,6 +424,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                       "approx" if kind == "none" else kind)
     failure = reserve / ((1.0 + math.exp(min(epsilon, 700.0))) * max(scores_plan["stability_steps"], 1))
     outputs, facts, curves, parameters = {}, {}, [], {}
+    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
 
     steps_on_rows = private_R or scale != "none"
     if steps_on_rows:
@@ -412,7 +432,6 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
-        _check_not_degenerate(X)
     if scale != "none":
         X, scale_info = _scale_step(X, scale, column_bounds, shares.get("scale"), neighbors, rng)
         outputs.update(scale_info["outputs"])
@@ -484,7 +503,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                                 "rule": "smallest k whose private explained-variance ratios sum above the target"}
     if "scores" in shares:
         sc, extra = _score_plot(work, components, shares, neighbors, rng, score_bins, score_groups,
-                                score_group_labels, scores_plan, failure)
+                                score_group_labels, scores_plan, failure, outputs)
         outputs["scores"] = sc
         facts.update(extra["facts"])
         parameters.update(extra["parameters"])
@@ -507,6 +526,8 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
                   "center": center, "scale": scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
+    if note:  # told to the data owner only: never a refusal, never published
+        diagnostics["warnings"] = [note, *diagnostics.get("warnings", [])]
     if center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
@@ -540,9 +561,38 @@ def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: st
             "stability_steps": int(kind == "sparse") + int(find_groups)}
 
 
+#: where a noisy row count may already be published when the score plot is drawn (add/remove), in order of
+#: preference: the private mean's, the column scales', the radius search's first count
+ROW_COUNTS = (("outputs", "count"), ("outputs", "column_scales_count"), ("outputs", "radius", "counts", 0))
+#: the rule of the score plot's default cells per axis, as the release states it
+BINS_RULE = "round((n mu)^(1/3)) cells per axis, between 6 and 40 (n: the row count at n_from, mu: the scores share's)"
+
+
+def published_row_count(outputs: dict) -> tuple:
+    """(a noisy row count a release publishes in ``outputs``, its path in ``published()``), or (None, None): the
+    private mean's, the column scales', the radius search's (:data:`ROW_COUNTS`, in that order). Under add/remove,
+    where n is private, this is what anything that needs n may read."""
+    for path in ROW_COUNTS:
+        node = {"outputs": outputs}
+        try:
+            for part in path:
+                node = node[part]
+        except (KeyError, IndexError, TypeError):
+            continue
+        return float(node), list(path)
+    return None, None
+
+
 def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rng, bins, groups, group_labels,
-                plan: dict, failure: float) -> tuple[dict, dict]:
-    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves."""
+                plan: dict, failure: float, outputs: dict) -> tuple[dict, dict]:
+    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves.
+
+    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
+    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
+    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
+    When no group passes the groups' threshold the plot has no group (``groups`` empty, ``counts`` of length 0):
+    a released outcome, never a refusal.
+    """
     facts, parameters, curves = {}, {"score_frame": plan["frame"], "score_kind": plan["kind"]}, []
     if groups is not None:
         groups = np.asarray(groups)
@@ -551,29 +601,47 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
     if plan["find_groups"]:
         group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
         curves.append(shares["groups"].curve())
-        if not group_labels:
-            raise ValueError("no group passed the privacy threshold: the groups are too small for this budget; "
-                             "declare score_group_labels (public) or give the groups a larger share.")
+        parameters["score_groups"] = "released privately (groups share)"
+        # a group shows when its noisy count reaches this (data-independent: the pages say how many rows it takes)
+        facts["groups_threshold"] = stability_threshold(count_noise(shares["groups"], neighbors), failure)
     elif group_labels is not None:
+        parameters["score_groups"] = "declared (public)"
         parameters["score_group_labels"] = [str(g) for g in group_labels]
     rows = work.rows
+    released_n, n_from = published_row_count(outputs) if neighbors == "add_remove" else (None, None)
     frame = None
     if plan["frame"] == "private":
         dims = min(2, components.shape[1])
-        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng)
+        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng,
+                              n=released_n)
         curves.append(shares["frame"].curve())
-    sc = private_scores(rows, components, shares["scores"], neighbors, rng, bins=bins, groups=groups,
-                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure)
-    curves.append(shares["scores"].curve())
+        if "count" in frame and released_n is None:
+            released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
+    share = shares["scores"]
+    mu = share.mu or share.epsilon
+    if bins is not None:
+        rule = {"declared": int(bins)}
+    elif neighbors == "replace":
+        rule = {"rule": BINS_RULE, "n_from": ["parameters", "n"], "mu": mu}
+    elif released_n is not None:
+        rule = {"rule": BINS_RULE, "n_from": n_from, "mu": mu}
+    else:
+        rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
+                "default": BINS_MIN}
+    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups,
+                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure,
+                        released_n=released_n)
+    curves.append(share.curve())
     facts["scores_noise_scale"] = sc["noise_scale"]
     if sc["threshold"] is not None:
         facts["scores_threshold"] = sc["threshold"]
     parameters["score_bins"] = sc["bins"]
+    parameters["score_bins_rule"] = rule
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
-        out["frame"] = {"low": frame["low"], "high": frame["high"], "counts": frame["counts"]}
+        out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "quantile", "count") if key in frame}
     return out, {"facts": facts, "parameters": parameters, "curves": curves}
 
 
@@ -618,6 +686,8 @@ def _scale_step(X: np.ndarray, scale: str, column_bounds, share: Share | None, n
         chosen = private_column_scales(X, b, share, neighbors, rng)
         scales, info["noise"] = chosen["scales"], chosen["noise"]
         info["outputs"]["column_scales"] = scales
+        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
+            info["outputs"]["column_scales_count"] = chosen["count"]
     return X / scales, info
 
 

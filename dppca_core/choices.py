@@ -80,7 +80,8 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
     Notes
     -----
     The search keeps an interval [lo, hi] of candidate indices and, at most L = ceil(log2(bins + 1)) times (the
-    longest path; a shorter one spends less), asks how many rows have norm >= the middle candidate; more than (1 - quantile) n: the radius lies above, else at or below. Each
+    longest path; a shorter one spends less), asks how many rows have norm >= the middle candidate; more than
+    (1 - quantile) n: the radius lies above, else at or below. Each
     count moves by at most 1 when one row is replaced, added or removed, so the L adaptively chosen counts are L
     Gaussian steps of sensitivity 1, each with mu / sqrt(L): exactly mu-GDP together (Dong, Roth & Su 2022,
     Cor. 3.3). Under add/remove n is private: a noisy count of the rows comes first (L + 1 steps). Rows far beyond
@@ -144,7 +145,8 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     Returns
     -------
     dict
-        ``scales`` (published: divide column j by it), ``noise``.
+        ``scales`` (published: divide column j by it), ``noise``, ``count`` (add/remove: the noisy row count the sums
+        were divided by, published too; None under replace-one, where n is public).
 
     Notes
     -----
@@ -165,13 +167,15 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     noisy, noise = release_vector(sums, part, rng, l2=sensitivity("column_squares", neighbors, block_size=d),
                                   l1=sensitivity("column_squares_l1", neighbors, block_size=d),
                                   computation_error=err, name="column sums of squares")
+    count = None
     if neighbors == "add_remove":
-        count, _ = release_counts(np.array([n]), part, neighbors, rng, name="row count")
-        n_est = max(float(count[0]), 1.0)
+        noisy_count, _ = release_counts(np.array([n]), part, neighbors, rng, name="row count")
+        count = int(noisy_count[0])
+        n_est = max(float(count), 1.0)
     else:
         n_est = float(n)
     scales = rms_scales(noisy / n_est, b)
-    return {"scales": scales, "noise": noise}
+    return {"scales": scales, "noise": noise, "count": count}
 
 
 def choose_k(ratios, target: float) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, release_pca
+from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count, release_pca
 from .registry import get_mechanism
 from .randomness import RandomSource, random_source
 
@@ -351,8 +351,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.explained_variance_ratio_ = lam / trace
         self.singular_values_ = R * np.sqrt(lam)
         n = params.get("n")
-        if n is None:
-            n = outputs.get("count")  # a private count, where the release holds one (add/remove)
+        if n is None:  # add/remove: a private count, where the release holds one (mean, column scales, radius)
+            n = published_row_count(outputs)[0]
         if n is None:
             return
         denom = max(float(n) - 1.0, 1.0)

@@ -2,9 +2,10 @@
 
 Two sources, never mixed within one release:
 
-* **fresh** (``seed=None``): a numpy Generator over ChaCha20 (``randomgen.ChaCha``, 20 rounds), keyed with 256 bits
-  from the operating system (:func:`secrets.randbits`). ChaCha20 is a stream cipher: seeing any number of its
-  outputs does not reveal its key or its other outputs. This is the only source a release to publish may use.
+* **fresh** (``seed=None``): a numpy Generator over ChaCha20 (``randomgen.ChaCha``, 20 rounds) whose 256-bit key is
+  32 bytes from the operating system (:func:`secrets.token_bytes`), set directly as the key (never passed through a
+  :class:`numpy.random.SeedSequence`, whose pool holds 128 bits). ChaCha20 is a stream cipher: seeing any number of
+  its outputs does not reveal its key or its other outputs. This is the only source a release to publish may use.
   (numpy's default PCG64 is a fine statistical generator but not a cryptographic one: its state can be recovered
   from enough of its outputs, and an attacker who knows almost every published count knows almost every noise
   draw.)
@@ -19,20 +20,41 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+import randomgen
 
 #: number of ChaCha rounds (20: the cipher as standardised, RFC 8439)
 CHACHA_ROUNDS = 20
+#: bytes of a ChaCha20 key (256 bits, RFC 8439 section 2.3)
+KEY_BYTES = 32
+
+
+def os_key() -> int:
+    """A 256-bit key: :data:`KEY_BYTES` bytes from the operating system's cryptographic source, read as one
+    little-endian integer (the order randomgen stores the key's eight 32-bit words in)."""
+    return int.from_bytes(secrets.token_bytes(KEY_BYTES), "little")
+
+
+class ChaCha(randomgen.ChaCha):
+    """randomgen's ChaCha20 keyed directly with 256 bits from the operating system, whose children are too.
+
+    ``randomgen.ChaCha(key=...)`` sets the key as given (its ``seed`` argument would run through a SeedSequence).
+    ``Generator.spawn`` asks the bit generator for children: the stock ``spawn`` would seed them from a
+    SeedSequence of 128 bits; here each child gets its own fresh 256-bit key from the operating system (a fresh
+    stream is never reproducible, so nothing is lost). The name stays ``ChaCha``: the exact samplers recognise
+    the bit generators that give 64-bit words by name (:mod:`dppca_core.exact`).
+    """
+
+    def spawn(self, n_children: int) -> list:
+        return [type(self)(key=os_key(), counter=0, rounds=CHACHA_ROUNDS) for _ in range(int(n_children))]
 
 
 def secure_generator() -> np.random.Generator:
-    """A numpy Generator over ChaCha20 keyed from the operating system's entropy (never reproducible).
+    """A numpy Generator over ChaCha20 keyed with 256 bits from the operating system (never reproducible).
 
-    The key comes through a :class:`numpy.random.SeedSequence` of 256 bits of :func:`secrets.randbits`, so
-    ``Generator.spawn`` gives independent child streams (used for public draws such as a random order).
+    The key is set directly (:func:`os_key`); ``Generator.spawn`` gives child streams keyed the same way (used for
+    public draws such as a random order).
     """
-    from randomgen import ChaCha
-
-    return np.random.Generator(ChaCha(np.random.SeedSequence(secrets.randbits(256)), rounds=CHACHA_ROUNDS))
+    return np.random.Generator(ChaCha(key=os_key(), counter=0, rounds=CHACHA_ROUNDS))
 
 
 @dataclass(frozen=True)

@@ -71,11 +71,115 @@ def test_the_groups_counts_add_up_to_the_exact_group_sizes_within_the_noise(app_
         assert bound < size  # the check says something: the noise is below the group's size
 
 
-def test_the_plot_by_group_without_labels_says_what_to_do(app_test):
-    at = app_test(mechs="analyze_gauss", reps="2", view="scores", bscores="0.1", sgroup="true")
+def _blocks(at) -> list:
+    """The mechanisms whose results Explore shows (their block's heading)."""
+    return [m.value for m in at.markdown if m.value.startswith("#### ")]
+
+
+def _infos(at) -> list:
+    return [i.value.replace("\\", "") for i in at.info]
+
+
+def test_the_plot_by_group_without_labels_says_why_and_keeps_the_results(app_test):
+    """Issue 35: a score-plot option never replaces a mechanism's results with an error box."""
+    at = app_test(mechs="analyze_gauss,private_power", reps="2", view="scores", bscores="0.1", sgroup="true")
     at.switch_page("pages/explore.py").run()
-    assert not at.exception
-    assert any("needs a label column" in e.value for e in at.error)
+    assert_clean(at)
+    assert _blocks(at) == ["#### Analyze Gauss", "#### Private power method"]
+    lines = [i for i in _infos(at) if "label column" in i]
+    assert len(lines) == 1 and "Drawn without groups" in lines[0]
+    titles = [a.text for a in _score_figure(at).layout.annotations]
+    assert titles == ["exact (not private)", "Analyze Gauss (private)", "Private power method (private)"]
+
+
+def test_groups_found_privately_at_epsilon_1_leave_every_result_in_place_and_say_why(app_test):
+    """At epsilon = 1 no cultivar of the wine sample passes the groups' threshold: every mechanism's results stay,
+    and one line each says why and what to do (declare the groups public, or raise epsilon)."""
+    at = app_test(**{**WINE, "eps": "1.0", "mechs": "analyze_gauss,private_power"}, sgroup="true")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    assert _blocks(at) == ["#### Analyze Gauss", "#### Private power method"]
+    lines = [i for i in _infos(at) if "no group passed the privacy threshold" in i]
+    assert lines and all("Declare the groups public" in line and "rows at this budget" in line for line in lines)
+    assert "declare score_group_labels" not in " ".join(_infos(at))
+    assert at.button(key="score_declare_groups").label == "Declare these 3 groups public"
+
+
+def test_one_click_declares_the_label_columns_values_public_and_the_release_states_them(app_test):
+    """The analyst's own schema, one click: every cultivar gets its panels, the groups share goes to the
+    components, each release states the groups in its public settings, the link keeps them, and the sidebar offers
+    the way back to groups found privately."""
+    at = app_test(**{**WINE, "eps": "1.0"}, sgroup="true")
+    at.switch_page("pages/explore.py").run()
+    at.button(key="score_declare_groups").click().run()
+    assert_clean(at)
+    groups = ["class_0", "class_1", "class_2"]
+    assert scenario.declared_groups(at.session_state["scenario"]) == groups
+    link = at.query_params["slabels"]
+    assert json.loads(link if isinstance(link, str) else link[0]) == groups
+    titles = [a.text for a in _score_figure(at).layout.annotations]
+    assert titles == [f"exact: {g}" for g in groups] + [f"Analyze Gauss: {g}" for g in groups]
+    reading = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Score plot from")]
+    assert "groups declared public: class_0, class_1, class_2" in reading[0] and "groups 5%" not in reading[0]
+    assert any(c.value.replace("\\", "").startswith("Groups declared public (3)") for c in at.sidebar.caption)
+    at.sidebar.button(key="score_groups_private").click().run()
+    assert scenario.declared_groups(at.session_state["scenario"]) == []
+    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "slabels": json.dumps(groups)}
+    import dppca_core as dc
+
+    table = dc.datasets.load_sample("wine")
+    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
+    assert out["analyze_gauss"]["parameters"]["score_group_labels"] == groups
+    assert out["analyze_gauss"]["parameters"]["score_groups"] == "declared (public)"
+    assert "groups" not in out["analyze_gauss"]["parameters"]["budget"] or \
+        out["analyze_gauss"]["parameters"]["budget"]["groups"] == 0.0
+
+
+def test_a_small_budget_says_which_share_or_epsilon_would_make_the_plot_readable(app_test):
+    """At epsilon = 1 the noise per cell (about 19 rows) swamps a cultivar of about 50 rows over a quarter of 36
+    cells; the line names an epsilon above the current one (and no share up to 30% suffices)."""
+    at = app_test(**{**WINE, "eps": "1.0"}, sgroup="true", slabels=json.dumps(["class_0", "class_1", "class_2"]))
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    (line,) = [i for i in _infos(at) if "would make the plot readable" in i]
+    assert line.startswith("Analyze Gauss: the noise") and "no scores share up to 30%" in line
+    eps = float(line.split("ε ≈ ")[1].split(" ")[0])
+    assert eps > 1.0
+    assert "Fitting the frame to the data" in line  # the fixed frame [-1, 1]^2: fitting it helps too
+    at5 = app_test(**{**WINE, "eps": "100.0"}, sgroup="true", slabels=json.dumps(["class_0", "class_1", "class_2"]))
+    at5.switch_page("pages/explore.py").run()
+    assert not [i for i in _infos(at5) if "would make the plot readable" in i]
+
+
+def test_a_pure_release_keeps_its_results_and_says_what_its_plot_cannot_hold(app_test):
+    """PPCA (pure epsilon-DP) has no delta for the sparse threshold nor for groups found privately: its plot is
+    drawn additive and without groups, one line each says so, and its results stay."""
+    at = app_test(**{**WINE, "mechs": "analyze_gauss,ppca_exponential"}, sgroup="true", skind="sparse")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    assert _blocks(at) == ["#### Analyze Gauss", "#### PPCA"]
+    infos = _infos(at)
+    assert any(i.startswith("PPCA: a pure ε-DP release has no δ for the sparse") for i in infos)
+    assert any(i.startswith("PPCA: a pure ε-DP release has no δ to find the groups") for i in infos)
+
+
+def test_one_and_two_component_panels_are_never_mixed_in_one_figure(app_test):
+    """k chosen privately: Private Oja keeps one component (1-D panels), Analyze Gauss may keep two. Each figure
+    holds one kind: its title says which, and only a 2-D figure labels an axis "component 2"."""
+    at = app_test(**{**WINE, "mechs": "analyze_gauss,private_oja", "eps": "50.0"}, kfrom="private", beig="0.1")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    figs = [pio.from_json(c.proto.spec) for c in at.get("plotly_chart")]
+    plots = [f for f in figs if f.layout.title.text.startswith("Score plot")]
+    assert plots
+    for fig in plots:
+        bars = {t.type for t in fig.data}
+        assert len(bars) == 1
+        one_d = bars == {"bar"}
+        assert ("first component" in fig.layout.title.text) == one_d
+        assert fig.layout.yaxis.title.text == ("rows" if one_d else "component 2")
+    one_d = [f for f in plots if "first component" in f.layout.title.text]
+    assert one_d and any("Private Oja" in a.text for a in one_d[0].layout.annotations)
 
 
 def test_sparse_kind_releases_zero_in_empty_cells(app_test):
@@ -99,8 +203,7 @@ def test_the_script_and_the_publishable_release_carry_the_score_options():
     # fresh randomness: which cultivars pass the stability threshold at this epsilon varies from draw to draw
     assert scores["groups"] and set(scores["groups"]) <= {"class_0", "class_1", "class_2"} and scores["frame"]
     assert json.dumps(out)  # plain JSON
-    with pytest.raises(ValueError, match="label column"):
-        scenario.score_options(vals, None)
+    assert "score_groups" not in scenario.score_options(vals, None)  # no label column: drawn without groups
 
 
 def test_the_reports_record_embeds_the_grouped_score_plot_and_its_reading(app_test, downloads):
@@ -133,3 +236,19 @@ def test_the_slide_deck_has_the_score_plot_and_the_budget_bar(app_test, download
     assert "Score plot: rows projected" not in plain and "How one release" not in plain
     risk_slide = full.split("What the guarantee means", 1)[-1].split("<section", 1)[0]
     assert "osterior" in risk_slide
+
+
+def test_declared_groups_from_a_link_are_checked():
+    """The declared groups arrive through the link: anything but a short list of distinct names falls back to groups
+    found privately, with a notice."""
+    good, notices = scenario.from_query({"slabels": json.dumps(["a", "b"])})
+    assert scenario.declared_groups(good) == ["a", "b"] and not notices
+    for bad in ("[", "{}", "[1, 2]", json.dumps(["a", "a"]), json.dumps([str(i) for i in range(31)]),
+                json.dumps([""]), "x" * 3000):
+        vals, notices = scenario.from_query({"slabels": bad})
+        assert scenario.declared_groups(vals) == [] and len(notices) == 1, bad
+    vals = {**scenario.DEFAULTS, "bscores": 0.1, "sgroup": True, "slabels": json.dumps(["a", "b"])}
+    assert scenario.budget(vals, "analyze_gauss", True).groups == 0.0  # declared: no share to find them
+    assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", True).groups > 0
+    assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", False).groups == 0.0  # no label column
+    assert scenario.budget({**vals, "slabels": ""}, "ppca_exponential", True).groups == 0.0  # pure: cannot find

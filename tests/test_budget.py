@@ -1,5 +1,6 @@
 """A complete private PCA release: each share is calibrated as derived, the shares compose to the total, an
 audit of each share alone does not refute it, and the private outputs approach the exact ones as epsilon grows."""
+import json
 import math
 
 import numpy as np
@@ -182,3 +183,23 @@ def test_audit_catches_an_under_noised_mean():
                            dc.privacy.PrivacyCurve.gdp(gaussian_mu(1.0, 1e-5))), design, 1.0, 1e-5, trials=3000,
         seed=8)
     assert result.violated
+
+
+@pytest.mark.parametrize("table", ["zeros", "equal rows"])
+def test_a_degenerate_table_gets_a_release_like_its_neighbour(table):
+    """Whether a release exists must not depend on one row (issue 34, item 6): a table whose rows are all equal (or
+    all zero) and its neighbour with one row replaced both get a release when R and the scales are chosen
+    privately; the data owner is told in the non-private diagnostics, never in what is published."""
+    n, d = 40, 4
+    D = np.zeros((n, d)) if table == "zeros" else np.tile([2.0, -1.0, 0.5, 3.0], (n, 1))
+    Dp = D.copy()
+    Dp[0] = [4.0, 1.0, -2.0, 0.5]
+    budget = BudgetSplit.with_extras(radius=0.1, scale=0.1, mean=0.1, eigenvalues=0.1, scores=0.1)
+    options = dict(data_norm="private", scale="private", column_bounds=[5.0] * d, center="private", budget=budget)
+    on_d = release_pca("analyze_gauss", D, 2, 1.0, 1e-6, seed=0, **options)
+    on_dp = release_pca("analyze_gauss", Dp, 2, 1.0, 1e-6, seed=0, **options)
+    assert on_d.components.shape == on_dp.components.shape == (d, 2)
+    assert sorted(on_d.published()) == sorted(on_dp.published())
+    assert "no variance to analyse" in on_d.diagnostics["warnings"][0]
+    assert not any("no variance" in w for w in on_dp.diagnostics.get("warnings", []))
+    assert "no variance" not in json.dumps(on_d.published())

@@ -376,3 +376,16 @@ def test_errors():
         DPPCA(2, epsilon=0).fit(X)
     with pytest.raises(ValueError, match="center"):
         DPPCA(2, center="empirical").fit(X)
+
+
+def test_under_add_remove_n_comes_from_any_private_count_the_release_publishes():
+    """n is private under add/remove: the estimator never reads it off X. With private column scales (no private
+    mean) the release publishes the scales' noisy row count, and n_samples_ is that count."""
+    from dppca_core.estimator import DPPCA
+
+    X = np.random.default_rng(0).normal(size=(400, 4)) * [3.0, 2.0, 1.0, 0.5]
+    est = DPPCA(2, epsilon=2.0, neighbors="add_remove", scale="private", column_bounds=[10.0] * 4, data_norm=4.0,
+                random_state=0).fit(X)
+    count = est.release_["outputs"]["column_scales_count"]
+    assert est.n_samples_ == count and "n" not in est.release_["parameters"]
+    assert hasattr(est, "explained_variance_")

@@ -276,7 +276,8 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
 
     key = {"value": 0}
-    monkeypatch.setattr(randomness, "secrets", types.SimpleNamespace(randbits=lambda bits: key["value"]))
+    monkeypatch.setattr(randomness, "secrets",
+                        types.SimpleNamespace(token_bytes=lambda size: key["value"].to_bytes(size, "little")))
 
     mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}
     vals = {**scenario.DEFAULTS, "mechs": name, "k": _k(name), "nb": neighbors, "delta": 1e-5, **SPLITS[split],

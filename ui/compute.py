@@ -145,14 +145,15 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     """
     from .scenario import budget, k_arg, mech_params, mechanisms, release_options
 
-    split = budget(vals)
+    budget(vals)  # a setting without the share it needs raises here, for every mechanism alike
     results, problems = {}, {}
     for mech in mechanisms(vals):
-        try:
+        try:  # the score plot's options per mechanism (ui.scenario.score_plan): never a refusal of the release
             results[mech] = run_reps(prep, mech, k=k_arg(vals), epsilon=vals["eps"], delta=vals["delta"],
                                      neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
                                      params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support,
-                                     budget=split, scores=release_options(vals, ds.labels))
+                                     budget=budget(vals, mech, ds.labels is not None),
+                                     scores=release_options(vals, ds.labels, mech))
         except ValueError as exc:
             problems[mech] = str(exc)
     return results, problems
@@ -259,8 +260,9 @@ def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "s
             try:
                 res = run_reps(prep, mech, k=k_arg(fields), epsilon=fields["eps"], delta=fields["delta"],
                                neighbors=fields["nb"], reps=int(fields[reps_field]), seed=int(fields["seed"]),
-                               params=p, s=int(fields["s"]), planted_support=ds.support, budget=budget(fields),
-                               scores=release_options(fields, ds.labels))
+                               params=p, s=int(fields["s"]), planted_support=ds.support,
+                               budget=budget(fields, mech, ds.labels is not None),
+                               scores=release_options(fields, ds.labels, mech))
                 rows += sweep_rows(res, metric, axis, value)
             except ValueError as exc:
                 errors.append(f"{display_name(mech)} at {label or axis} = {value:g}: {exc}")

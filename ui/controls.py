@@ -138,9 +138,10 @@ def budget_controls(container=st.sidebar) -> None:
         st.slider("scores (private score plot)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bscores"))
         if vals["bscores"] > 0:
             st.toggle("score plot by group (the label column)", **scenario.bind("sgroup"),
-                      help="One histogram per class of the label column, all in one table: one row moves at most two "
-                           "cells of it, so grouping costs no extra noise; which classes exist is released privately "
-                           "first (5% of the budget).")
+                      help="One histogram per group of the label column, all in one table: one row moves at most two "
+                           "cells of it, so grouping costs no extra noise.")
+            if vals["sgroup"]:
+                _score_groups_source(vals)
             st.radio("score plot frame", ["public", "private"], **scenario.bind("sframe"),
                      format_func={"public": "fixed: [−1, 1]²", "private": "fitted: private quantiles (5%)"}.get,
                      help="Fitted: the axes span private 2%–98% quantiles of the scores, so the cells cover where "
@@ -158,6 +159,21 @@ def budget_controls(container=st.sidebar) -> None:
         st.progress(subspace, text=f"subspace: {subspace:.0%} of the budget")
         st.caption("Shares of one release's (ε, δ); they compose exactly to it (Gaussian DP splits μ²; pure "
                    "mechanisms split ε).")
+
+
+def _score_groups_source(vals: dict) -> None:
+    """Where the plot's groups come from: declared public by the analyst (one click on Explore's score plot), or
+    found privately from a share of the budget; and the way back from declared to found privately."""
+    declared = scenario.declared_groups(vals)
+    if declared:
+        st.caption(md_escape(f"Groups declared public ({len(declared)}): {', '.join(declared)}. Your schema: each "
+                             "release states them in its public settings and shows every one."))
+        st.button("Find the groups privately instead", key="score_groups_private", on_click=scenario.set_value,
+                  args=("slabels", ""), help="Which groups exist is then released first, from 5% of the budget.")
+    else:
+        st.caption("Groups found privately: which groups exist is released first, from 5% of the budget, and a group "
+                   "with few rows may not show. To show every group, declare the label column's values public "
+                   "(Explore, Private score plot: one click).")
 
 
 def shared_sidebar(reps_field: str = "reps") -> None:

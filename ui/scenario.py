@@ -255,6 +255,32 @@ def _too_long():
     raise ValueError("longer than 500 characters")
 
 
+#: most groups a score plot by group may declare public (more: find them privately, or choose another label column)
+MAX_GROUPS = 30
+
+
+def _check_groups(value: str) -> str:
+    """The groups declared public: a JSON list of distinct labels ("" = none declared)."""
+    if not value.strip():
+        return ""
+    try:
+        groups = json.loads(value)
+    except (ValueError, RecursionError):
+        raise ValueError("not a list of groups") from None
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and 0 < len(g) <= 100
+                                                               for g in groups):
+        raise ValueError("not a list of group names")
+    if len(groups) > MAX_GROUPS or len(set(groups)) != len(groups):
+        raise ValueError(f"more than {MAX_GROUPS} groups, or a group named twice")
+    return json.dumps(groups)
+
+
+def declared_groups(vals: dict | None = None) -> list[str]:
+    """The groups the analyst declared public for the score plot by group (empty: found privately)."""
+    vals = values() if vals is None else vals
+    return json.loads(vals["slabels"]) if vals.get("slabels") else []
+
+
 def _check_audit_mechanism(value: str) -> str:
     if value not in dc.mechanism_names():
         raise ValueError("not a registered mechanism")
@@ -310,6 +336,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("bradius", "float", 0.1, 0.05, 0.3),
     # the private score plot: by group (the label column; the groups found privately), its frame and its kind
     Field("sgroup", "bool", False),
+    # the groups of the plot by group declared public (a JSON list: the analyst's schema); "" = found privately
+    Field("slabels", "text", "", check=_check_groups),
     Field("sframe", "choice", "public", choices=("public", "private")),
     Field("skind", "choice", "additive", choices=("additive", "sparse")),
     # trade-offs
@@ -567,9 +595,11 @@ def mech_params(mech: str, vals: dict | None = None) -> dict:
     return {k[len(prefix):]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
 
 
-def budget(vals: dict | None = None):
+def budget(vals: dict | None = None, mechanism: str | None = None, has_labels: bool = True):
     """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release);
-    ValueError naming the fix when a private step has no share (a private mean, a private k)."""
+    ValueError naming the fix when a private step has no share (a private mean, a private k). With ``mechanism``
+    and ``has_labels`` (whether the data have a label column): the split that mechanism's release uses, with a
+    groups share only when it finds the groups privately (:func:`score_plan`)."""
     from dppca_core.budget import DEFAULT_SHARES, BudgetSplit
 
     vals = values() if vals is None else vals
@@ -586,7 +616,8 @@ def budget(vals: dict | None = None):
     scores = vals["bscores"]
     # a private frame and privately found groups take their default shares (the score plot's options)
     frame = DEFAULT_SHARES["frame"] if scores > 0 and vals.get("sframe") == "private" else 0.0
-    groups = DEFAULT_SHARES["groups"] if scores > 0 and vals.get("sgroup") else 0.0
+    find = scores > 0 and score_plan(vals, has_labels, mechanism)["find_groups"]
+    groups = DEFAULT_SHARES["groups"] if find else 0.0
     return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, scale=scale,
                                    frame=frame, groups=groups)
 
@@ -619,27 +650,51 @@ def k_rule_problem(vals: dict | None = None) -> str | None:
     return None
 
 
-def release_options(vals: dict, labels) -> dict:
+def release_options(vals: dict, labels, mechanism: str | None = None) -> dict:
     """Every further option of each complete release (:func:`dppca_core.release_pca`) the scenario sets: the score
     plot's (:func:`score_options`) and, with k chosen privately, the public ``variance_target``."""
-    out = score_options(vals, labels)
+    out = score_options(vals, labels, mechanism)
     if private_k(vals):
         out["variance_target"] = float(vals["kvar"])
     return out
 
 
-def score_options(vals: dict, labels) -> dict:
+def score_plan(vals: dict, has_labels: bool, mechanism: str | None = None) -> dict:
+    """What the score plot of ``mechanism``'s releases does with the scenario's options, and why it differs from
+    what was asked (``notes``, one sentence each, for the page): ``by_group``, ``find_groups``, ``kind``.
+
+    A plot by group needs a label column (without one it is drawn without groups); a pure ε-DP release has no δ for
+    the stability steps, so it draws the plot additive and, when the groups were to be found privately, without
+    groups (declare them public to keep them). The pages never turn a score-plot option into a refusal of the whole
+    release."""
+    from dppca_core.budget import release_curve_kind
+
+    by_group = bool(vals["sgroup"]) and has_labels  # without a label column: drawn without groups (Explore says so)
+    declared = declared_groups(vals)
+    kind, notes = vals["skind"], []
+    pure = mechanism is not None and release_curve_kind(mechanism, mech_params(mechanism, vals)) == "pure"
+    if pure and kind == "sparse":
+        kind = "additive"
+        notes.append("a pure ε-DP release has no δ for the sparse plot's threshold: noise on every cell instead.")
+    if pure and by_group and not declared:
+        by_group = False
+        notes.append("a pure ε-DP release has no δ to find the groups privately: drawn without groups (declare "
+                     "the groups public to show them).")
+    return {"by_group": by_group, "find_groups": by_group and not declared, "kind": kind, "notes": notes}
+
+
+def score_options(vals: dict, labels, mechanism: str | None = None) -> dict:
     """The score plot's options for :func:`dppca_core.release_pca` (empty without a scores share): groups from the
-    label column (their set released privately from the groups share), the frame and the kind. ValueError when
-    the plot by group is asked for data without a label column."""
+    label column (declared public, or their set released privately from the groups share), the frame and the kind;
+    adjusted for ``mechanism`` as :func:`score_plan` says (never a refusal)."""
     if vals["bscores"] <= 0:
         return {}
-    out = {"score_frame": vals["sframe"], "score_kind": vals["skind"]}
-    if vals["sgroup"]:
-        if labels is None:
-            raise ValueError("the score plot by group needs a label column: choose one on the Data page (an upload's "
-                             "label column, or a shipped sample with classes), or turn 'by group' off.")
+    plan = score_plan(vals, labels is not None, mechanism)
+    out = {"score_frame": vals["sframe"], "score_kind": plan["kind"]}
+    if plan["by_group"]:
         out["score_groups"] = labels
+        if declared_groups(vals):
+            out["score_group_labels"] = declared_groups(vals)
     return out
 
 

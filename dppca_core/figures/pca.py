@@ -306,9 +306,16 @@ def axis_edges(edges) -> tuple[np.ndarray, np.ndarray]:
     return edges, edges
 
 
+#: the titles of the score plot's figures: rows projected on two components, or on the first one alone
+SCORE_TITLES = {2: "Score plot: rows projected on the first two components (counts)",
+                1: "Score plot: rows projected on the first component (counts; releases that kept one component)"}
+
+
 def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
-    """2-D histograms of the rows projected on two components, one panel per name (e.g. exact vs private, or one
-    per group), ``cols`` panels per row (default: all in one row).
+    """Histograms of the rows projected on the released components, one panel per name (e.g. exact vs private, or
+    one per group), ``cols`` panels per row (default: all in one row): all two-dimensional (heatmaps, axes
+    "component 1" and "component 2") or all one-dimensional (bars over component 1, "rows" up), never mixed in one
+    figure, whose title says which (:data:`SCORE_TITLES`).
 
     Counts below 0 (noise) are shown as 0. ``edges``: one array for both axes, (x edges, y edges), or a dict giving
     each panel's own (a private frame differs from release to release); each panel's axes span its edges.
@@ -317,6 +324,10 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
 
     if not panels:
         raise ValueError("no score histograms to draw.")
+    dims = {np.ndim(counts) for counts in panels.values()}
+    if len(dims) != 1 or not dims <= {1, 2}:
+        raise ValueError("a score plot figure shows panels of one kind: all over two components, or all over one.")
+    two_d = dims == {2}
     names = list(panels)
     cols = min(int(cols or len(names)), len(names))
     rows = -(-len(names) // cols)
@@ -328,9 +339,9 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
         ex = nonempty(ex, "edges")
         centres, centres_y = (ex[:-1] + ex[1:]) / 2, (ey[:-1] + ey[1:]) / 2
         counts = np.maximum(np.asarray(panels[label], dtype=float), 0.0)
-        if counts.ndim == 1:
-            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False),
-                          row + 1, col + 1)
+        if not two_d:
+            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False,
+                                 hovertemplate="PC1 %{x:.2f}: %{y:.0f}<extra></extra>"), row + 1, col + 1)
         else:
             fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres_y, colorscale="Blues", showscale=False,
                                      hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"),
@@ -339,5 +350,5 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
         fig.update_xaxes(title_text="component 1" if row == rows - 1 else None, range=[float(ex[0]), float(ex[-1])],
                          row=row + 1, col=col + 1)
         if col == 0:
-            fig.update_yaxes(title_text="component 2", row=row + 1, col=1)
-    return layout(fig, "Score plot: rows projected on the first two components (counts)", height=120 + 300 * rows)
+            fig.update_yaxes(title_text="component 2" if two_d else "rows", row=row + 1, col=1)
+    return layout(fig, SCORE_TITLES[2 if two_d else 1], height=120 + 300 * rows)
