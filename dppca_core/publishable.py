@@ -237,37 +237,60 @@ def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
 
 
 def utility(pub: dict) -> dict:
-    """The variance the released directions capture (the release's own private explained-variance ratios, when it
-    published them) against k / d, what k directions drawn at random capture on average."""
+    """The variance the released directions capture, against k / d, what k directions drawn at random capture on
+    average.
+
+    Measured only by a release with an eigenvalue share: its variances along the released directions and the total
+    variance are one noisy vector released with its own noise (:func:`dppca_core.budget.private_variances`), so
+    their ratio is an honest estimate; variances read from the noise that chose the directions would overstate it.
+    ``standard_error`` is the delta-method error of the ratio c = sum(v_i) / T from that noise's published scale s:
+    (s / T) sqrt(k + c^2). ``captured`` is the estimate kept in [0, 1] (post-processing)."""
     components = pub["components"]
     d, k = len(components), len(components[0]) if components else 0
-    ratios = pub.get("outputs", {}).get("explained_variance_ratio")
-    estimate = None if not ratios else float(math.fsum(ratios))
-    # a share of the variance lies in [0, 1]; the noisy estimate may stray outside (post-processing keeps it inside)
-    captured = None if estimate is None else min(max(estimate, 0.0), 1.0)
-    return {"k": k, "d": d, "random": k / d if d else None, "captured": captured, "estimate": estimate}
+    out = {"k": k, "d": d, "random": k / d if d else None, "captured": None, "estimate": None,
+           "standard_error": None, "measured": "no eigenvalue share"}
+    outputs, facts = pub.get("outputs", {}), pub.get("facts", {})
+    ratios, total = outputs.get("explained_variance_ratio"), outputs.get("total_variance")
+    scale = facts.get("eigenvalue_noise_scale")
+    if not ratios or "eigenvalues" not in facts.get("budget", {}) or scale is None:
+        return out
+    if not total or total <= 0:  # the noise swamped the total variance itself
+        out["measured"] = "too noisy"
+        return out
+    out["measured"] = "yes"
+    estimate = float(math.fsum(ratios[:k]))
+    out.update(estimate=estimate, captured=min(max(estimate, 0.0), 1.0),
+               standard_error=float(scale) / float(total) * math.sqrt(k + estimate ** 2))
+    return out
 
 
 def recommendation(words: dict, epsilon: float | None, context=DEPLOYMENTS) -> str:
-    """One line a reader can act on, from the releases' utility against a random subspace and ε against the
-    deployments."""
+    """One line a reader can act on, from the releases' utility against a random subspace (and its noise) and ε
+    against the deployments."""
     useful = {m: w["utility"] for m, w in words.items() if w["utility"]["captured"] is not None}
+    if not useful and any(w["utility"]["measured"] == "too noisy" for w in words.values()):
+        return ("Do not publish these directions as findings: the noise is larger than the variance it measures. "
+                "Raise ε or collect more rows, then draw again.")
     if not useful:
         return ("Do not judge these directions yet: the release did not measure its own utility. Draw it again with "
                 "an eigenvalue share in the budget split, so that it publishes the variance it captures.")
-    best, u = max(useful.items(), key=lambda item: item[1]["captured"] / item[1]["random"])
+    best, u = max(useful.items(), key=lambda item: (item[1]["captured"] - item[1]["random"])
+                  / max(item[1]["standard_error"], 1e-12))
     name = words[best]["title"]
-    captured, random_share = u["captured"], u["random"]
+    captured, random_share, error = u["captured"], u["random"], u["standard_error"]
+    if captured - random_share < 2 * error:
+        return (f"Do not publish these directions as findings: the noise is too large to tell them from k directions "
+                f"at random ({name}: {captured:.0%} of the variance, give or take {error:.0%}, against "
+                f"{random_share:.0%}). Raise ε or collect more rows, then draw again.")
     if captured < USEFUL_RATIO * random_share:
         return (f"Do not publish these directions as findings: {name}'s directions capture {captured:.0%} of the "
-                f"variance, "
-                f"about as much as k directions at random ({random_share:.0%}). Raise ε or collect more rows, then "
-                "draw again.")
+                f"variance, about as much as k directions at random ({random_share:.0%}). Raise ε or collect more "
+                "rows, then draw again.")
     largest = max(c["epsilon"] for c in context)
     caution = (f" ε = {epsilon:g} is above every deployment listed (at most {largest:g}): say so when you publish."
                if epsilon is not None and epsilon > largest else "")
-    return (f"Publish {name}'s release: its directions capture {captured:.0%} of the variance against "
-            f"{random_share:.0%} for k directions at random.{caution}")
+    return (f"Publish {name}'s release: its directions capture {captured:.0%} of the variance (give or take "
+            f"{error:.0%}) against {random_share:.0%} for k directions at random.{caution}")
 
 
 def in_words(releases: dict, titles: dict | None = None) -> dict:

@@ -7,11 +7,10 @@ import functools
 
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics, publishable, risk
-from dppca_core.figures import risk as risk_figures
+from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import brief, compute, data, guarantee, report, scenario, show, slides, views
+from ui import brief, compute, data, guarantee, report, scenario, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -104,44 +103,6 @@ def _publish_block(ds, prep, results, vals) -> None:
 def _encoded(build, *args) -> bytes:
     """``build(*args)`` as UTF-8 bytes: a download built when its button is pressed."""
     return build(*args).encode()
-
-
-def _record_figures(vals, ds, prep, results, k, main, loadings, budget_fig, curves, last_sweep):
-    """The record's figures and extra summary line, built when a record is downloaded: the main figure, loadings
-    (for data the app did not make, the exact loadings alone: a seeded run's components stay out of the record),
-    scree, the risk view, the budget bar, the score plot (synthesised data only) and the last sweep."""
-    if not report.shows_seeded_numbers(vals):
-        ref = prep.reference[:, :k]
-        loadings = figures.loadings_compare(ref, {}, ds.columns)
-        loadings.update_layout(title="Loadings of component 1: the exact, non-private PCA (the seeded runs' "
-                                     "components are left out of this record)")
-    more = [loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
-    risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
-    extra = []
-    plot = views.score_plot(ds, prep, results) if report.shows_seeded_numbers(vals) else None
-    if plot is not None:  # the private score plot (by group when asked), beside the exact one: a record's figure
-        more.append(plot[0])
-        extra.append(plot[1])
-    if last_sweep is not None:
-        more.append(figures.sweep(last_sweep["frame"], last_sweep["axis"], last_sweep["metric"],
-                                  compute.METRICS[last_sweep["metric"]],
-                                  y_title=experiments.METRICS[last_sweep["metric"]].symbol))
-    return [main, *more[:2], *risk_figs, *more[2:]], more, (risk_figs[1] if risk_figs else None), extra
-
-
-def _record_html(record, vals, link, results, tables, note, risk_sentences, summary, budget_words) -> str:
-    figs, _, _, extra = _record_figures(*record)
-    return report.build_html(vals, link, results, figs, tables, note, risk_sentences, summary + extra, budget_words)
-
-
-def _record_deck(record, vals, results, summary, settings, main, table, shares, risk_sentences, link, words,
-                 budget_words, data_note) -> str:
-    _, more, posterior, extra = _record_figures(*record)
-    return slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
-                             report.record_line(vals),
-                             slides.report_slides(results, summary + extra, settings, main, table, shares,
-                                                  risk_sentences, posterior, more, words, budget_words),
-                             link, data_note)
 
 
 st.title("Report")
@@ -238,21 +199,16 @@ with boundary("the report"):
                "again. Each file is made when you press its button.")
     link = report.record_link("report", vals)
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
-    record = (vals, ds, prep, results, k, main, loadings, budget_fig, curves, last)
-    words = report.guarantee_words(results, vals)
+    record = report.Record(vals, ds, prep, results, k, main, loadings, budget_fig, curves, last, link, summary,
+                           settings, table, shares, tables, risk_sentences, budget_words)
     script = report.build_script(vals, upload)
     c = st.columns(3)
-    c[2].download_button("Download slides",
-                         functools.partial(_encoded, _record_deck, record, vals, results, summary, settings, main,
-                                           table, shares, risk_sentences, link, words, budget_words,
-                                           report.data_words(vals, ds)),
+    c[2].download_button("Download slides", functools.partial(_encoded, report.record_deck, record),
                          "dppca_slides.html", "text/html", icon=":material/slideshow:", key="download_slides",
                          width="stretch",
                          help="A deck that opens offline in any browser: one slide per figure and decision, each "
                               "figure with its numbers; an exploration record like the HTML report.")
-    c[0].download_button("HTML report (offline)",
-                         functools.partial(_encoded, _record_html, record, vals, link, results, tables, ds.note,
-                                           risk_sentences, summary, budget_words),
+    c[0].download_button("HTML report (offline)", functools.partial(_encoded, report.record_html, record),
                          "dppca_report.html", "text/html", icon=":material/download:", key="download_html",
                          width="stretch")
     c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",

@@ -37,7 +37,7 @@ table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem 
 .bar{display:flex;width:100%;height:2rem;border-radius:4px;overflow:hidden;margin:.4rem 0}
 .bar span{display:flex;align-items:center;justify-content:center;color:#fff;font-weight:600;font-size:.9rem;
   overflow:hidden;white-space:nowrap;min-width:0}
-.meter{display:grid;grid-template-columns:minmax(0,12rem) minmax(0,1fr) 4rem;gap:.3rem .8rem;align-items:center;
+.meter{display:grid;grid-template-columns:minmax(0,12rem) minmax(0,1fr) 6.5rem;gap:.3rem .8rem;align-items:center;
   margin:.3rem 0} .meter .track{background:#eee;height:1.1rem;border-radius:3px;overflow:hidden}
 .meter .fill{height:100%} .key{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;
   vertical-align:-.05rem}
@@ -185,24 +185,27 @@ def utility_html(file: dict) -> str:
     for words in file["in_words"].values():
         u = words["utility"]
         if u["captured"] is None:
-            rows.append(f"<p>{_esc(words['title'])}: the release did not publish its variances (no eigenvalue "
-                        "share), so its utility is not measured.</p>")
+            why = ("the noise was larger than the variance it measures" if u["measured"] == "too noisy" else
+                   "the release had no eigenvalue share, so it published no honest estimate of the variance it "
+                   "captures")
+            rows.append(f"<p>{_esc(words['title'])}: not measured ({why}).</p>")
             continue
-        rows.append(_meter(f"{words['title']}", u["captured"], "#1f4e8c")
+        rows.append(_meter(f"{words['title']}", u["captured"], "#1f4e8c", f"± {_pct(u['standard_error'])}")
                     + _meter(f"k = {u['k']} directions at random", u["random"], "#999"))
     return "".join(rows) + f"<p class='note'>{_esc(UTILITY_NOTE)}</p>"
 
 
 UTILITY_NOTE = ("Captured variance: the share of the data's variance along the released directions, as each release "
-                "estimates it privately (from its eigenvalue share). k directions drawn at random capture k/d of it "
+                "estimates it privately from its eigenvalue share (± one standard error of that estimate's noise). "
+                "k directions drawn at random capture k/d of it "
                 "on average. The best k directions for these data capture at least as much as any k directions; how "
                 "much more is not published, because that number would be read from the data without privacy.")
 
 
-def _meter(label: str, value: float, colour: str) -> str:
+def _meter(label: str, value: float, colour: str, error: str = "") -> str:
     width = min(max(value, 0.0), 1.0)
     return (f"<div class='meter'><span>{_esc(label)}</span><div class='track'><div class='fill' style='width:"
-            f"{100 * width:.1f}%;background:{colour}'></div></div><span>{_pct(value)}</span></div>")
+            f"{100 * width:.1f}%;background:{colour}'></div></div><span>{_pct(value)} {_esc(error)}</span></div>")
 
 
 # -- the brief -----------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import datetime as _dt
 import html
 import json
 import os
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -501,6 +502,89 @@ non-private PCA of the clipped data): <b>not private, for exploration</b>.</p>
 <p class="note">The scenario's link (every setting that differs from the defaults, seeds included; an uploaded
 file is not part of it): <a class="link" href="{safe_link}">{html.escape(link)}</a></p>
 </body></html>"""
+
+
+# -- the record, built when it is downloaded ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Record:
+    """What the Report page computed for its exploration record: the record's HTML and slides are built from it
+    when their buttons are pressed (:func:`record_html`, :func:`record_deck`), never on a rerun."""
+
+    vals: dict
+    ds: object
+    prep: object
+    results: dict
+    k: int
+    main: object          # the quantile dotplot the page shows
+    loadings: object      # the page's loadings figure (seeded runs beside the exact PCA)
+    budget_fig: object    # the budget bar, or None
+    curves: dict          # {mechanism: privacy curve}
+    last_sweep: dict | None
+    link: str
+    summary: list
+    settings: pd.DataFrame
+    table: pd.DataFrame
+    shares: pd.DataFrame | None
+    tables: dict
+    risk_sentences: dict
+    budget_words: list
+
+
+def record_figures(record: Record) -> tuple[list, list, object, list]:
+    """(every figure of the HTML record, the further figures of the slides, the posterior figure, extra summary
+    lines). For data the app did not make the loadings show the exact PCA alone and the private score plot is left
+    out: a seeded run's released numbers stay out of the record (:func:`shows_seeded_numbers`)."""
+    from dppca_core import figures
+    from dppca_core.figures import risk as risk_figures
+
+    from . import compute, views
+
+    vals, prep, k = record.vals, record.prep, record.k
+    seeded = shows_seeded_numbers(vals)
+    loadings = record.loadings
+    if not seeded:
+        loadings = figures.loadings_compare(prep.reference[:, :k], {}, record.ds.columns)
+        loadings.update_layout(title=EXACT_LOADINGS)
+    more = [loadings, figures.scree(prep.eigenvalues, k)] + ([record.budget_fig] if record.budget_fig else [])
+    curves = record.curves
+    risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
+    extra = []
+    plot = views.score_plot(record.ds, prep, record.results) if seeded else None
+    if plot is not None:  # the private score plot (by group when asked), beside the exact one
+        more.append(plot[0])
+        extra.append(plot[1])
+    last = record.last_sweep
+    if last is not None:
+        more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
+                                  y_title=experiments.METRICS[last["metric"]].symbol))
+    return [record.main, *more[:2], *risk_figs, *more[2:]], more, (risk_figs[1] if risk_figs else None), extra
+
+
+#: the title of a record's loadings figure when the seeded runs' components are left out
+EXACT_LOADINGS = ("Loadings of component 1: the exact, non-private PCA (the seeded runs' components are left out of "
+                  "this record)")
+
+
+def record_html(record: Record) -> str:
+    """The Report's HTML record (:func:`build_html`) of ``record``."""
+    figs, _, _, extra = record_figures(record)
+    return build_html(record.vals, record.link, record.results, figs, record.tables, record.ds.note,
+                      record.risk_sentences, record.summary + extra, record.budget_words)
+
+
+def record_deck(record: Record) -> str:
+    """The Report's slides (:func:`ui.slides.report_slides`) of ``record``: an exploration record like the HTML."""
+    from . import slides
+
+    _, more, posterior, extra = record_figures(record)
+    results = record.results
+    return slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
+                             record_line(record.vals),
+                             slides.report_slides(results, record.summary + extra, record.settings, record.main,
+                                                  record.table, record.shares, record.risk_sentences, posterior,
+                                                  more, guarantee_words(results, record.vals), record.budget_words),
+                             record.link, data_words(record.vals, record.ds))
 
 
 # -- the Python script ---------------------------------------------------------------------------------------
