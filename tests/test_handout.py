@@ -383,3 +383,92 @@ def test_every_place_showing_budget_parts_sums_them_to_the_whole(app_test, downl
     for budget in re.findall(r"<div class='bar'.*?\(shares of", brief.build_brief(file), flags=re.S):
         legend = shown_text(budget.split("</div>", 1)[1])
         assert sum(_percents_in(legend)) == 100, legend
+
+
+# -- exploration records: no seeded numbers of private data, no localhost, built when asked ---------------------
+
+def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, downloads):
+    """Issue 34 item 5: the HTML record and the slides of an upload carried the first seeded run's components (the
+    loadings chart) beside the link with its seed, although docs/privacy.md says such a record leaves seeded numbers
+    out. The loadings now show the exact PCA alone, and the tables of released values keep only their summaries."""
+    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0", rfrom="private", rlo="1.0",
+                  rhi="10000.0", bradius="0.1", bscores="0.1")
+    _upload(at)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    files = offered(at, downloads)
+    for label in ("HTML report (offline)", "Download slides"):
+        doc = files[label].decode()
+        assert report.EXACT_LOADINGS in doc and "true vs private" not in doc, label
+        assert "first release" not in doc and "Score plot: rows projected" not in doc, label
+    # the page itself (for the data owner, interactive) still compares the seeded runs with the exact PCA
+    assert [df.value for df in at.dataframe if "R of the first release" in df.value.columns]
+
+    synthetic = app_test(mechs="analyze_gauss", reps="2")
+    synthetic.switch_page("pages/report.py").run()
+    doc = offered(synthetic, downloads)["HTML report (offline)"].decode()
+    assert "true vs private" in doc and report.EXACT_LOADINGS not in doc  # the app's own data: nothing private
+
+
+def test_a_records_link_is_relative_or_the_operators_public_address(app_test, downloads, monkeypatch):
+    monkeypatch.delenv(report.PUBLIC_URL_ENV, raising=False)
+    vals = {**scenario.DEFAULTS, "eps": 2.0}
+    assert report.record_link("report", vals) == "/report?eps=2.0"
+    monkeypatch.setenv(report.PUBLIC_URL_ENV, "https://dppca.example.org/")
+    assert report.record_link("report", vals) == "https://dppca.example.org/report?eps=2.0"
+    monkeypatch.delenv(report.PUBLIC_URL_ENV)
+    import streamlit as st
+
+    # the browser's address (what st.context.url gives a real session) never reaches a record
+    monkeypatch.setattr(type(st.context), "url", property(lambda self: "http://localhost:8501/report"))
+    at = app_test(mechs="analyze_gauss", reps="2", eps="2.0")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    files = offered(at, downloads)
+    for label in ("HTML report (offline)", "Download slides"):
+        doc = files[label].decode()
+        assert "localhost" not in doc and "href='/report?" in doc.replace('"', "'"), label
+
+
+def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monkeypatch):
+    """Issue 43 item 2: every rerun of the Report built its HTML record, its slides (plotly.js inlined in both) and
+    its script. Now a record is built when its button is pressed, once per press."""
+    built = []
+    real_html = report.build_html
+    monkeypatch.setattr(report, "build_html", lambda *a, **k: built.append("html") or real_html(*a, **k))
+    at = app_test(mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    at.run()  # a rerun, as a key press makes
+    assert_clean(at)
+    assert built == []
+    assert {"HTML report (offline)", "Download slides"} <= built_on_press(at)
+    at.button(key="draw_releases").click().run()
+    assert {"Download the publishable releases (JSON)", "Publishable brief (HTML, printable)",
+            "Publishable slides"} <= built_on_press(at)
+    files = offered(at, downloads)
+    assert built == ["html"]  # built once, when asked
+    for label in ("HTML report (offline)", "Download slides"):
+        assert files[label].decode().count("plotly.js v") == 1, label  # plotly.js once per export
+
+
+# -- the downloaded script runs outside the repository ---------------------------------------------------------
+
+def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_cannot(tmp_path):
+    """Issue 35 item 9: the script stopped with "No module named dppca_core" when run from another folder. With the
+    project importable (as `pip install -e <project>` makes it) it runs from a temporary folder; without it, it says
+    in one line how to install it."""
+    path = tmp_path / "dppca_scenario.py"
+    path.write_text(report.build_script({**scenario.DEFAULTS, "reps": 2}))
+    run = tmp_path / "elsewhere"
+    run.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=str(run),
+                         env={**env, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert "Analyze Gauss" in out.stdout
+    # no dppca_core for this Python (-S: no site-packages, where `pip install` would have put it)
+    out = subprocess.run([sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=60, cwd=str(run),
+                         env=env)
+    assert out.returncode == 1 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
