@@ -48,6 +48,7 @@ def measure(moves: int, query: str, page_name: str = "explore") -> dict:
             while running(page):
                 page.wait_for_timeout(50)
             thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
+            thumb.wait_for(timeout=240_000)
             thumb.focus()
             page.evaluate(WATCH)
             first, idle, cpu = [], [], []
@@ -100,10 +101,12 @@ def main(argv=None) -> None:
     parser.add_argument("--moves", type=int, default=12)
     parser.add_argument("--query", default="", help="scenario query string (default: the app's default scenario)")
     parser.add_argument("--page", default="explore", help="the page to measure (default: explore)")
+    parser.add_argument("--append", action="store_true", help="add the report to the end of --out")
     parser.add_argument("--out", default=str(ROOT / "docs" / "latency.md"), help="markdown file, or - to print only")
     args = parser.parse_args(argv)
-    publish(report(measure(args.moves, args.query, args.page), args.query), args.out,
-            "Latency: the epsilon dial in a real browser")
+    title = "Latency: the epsilon dial in a real browser" if args.page == "explore" else \
+        f"The epsilon dial on the {args.page.capitalize()} page"
+    publish(report(measure(args.moves, args.query, args.page), args.query), args.out, title, append=args.append)
 
 
 if __name__ == "__main__":

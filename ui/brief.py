@@ -34,17 +34,9 @@ p,li,td,th{overflow-wrap:break-word} .publishable{border:2px solid #1b5e20;backg
   font-weight:600} .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
 table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem .4rem;
   border-bottom:1px solid #ddd;text-align:left;vertical-align:top} .note{color:#444;font-size:.9rem}
-.bar{display:flex;width:100%;height:2rem;border-radius:4px;overflow:hidden;margin:.4rem 0}
-.bar span{display:flex;align-items:center;justify-content:center;color:#fff;font-weight:600;font-size:.9rem;
-  overflow:hidden;white-space:nowrap;min-width:0}
-.meter{display:grid;grid-template-columns:minmax(0,12rem) minmax(0,1fr) 6.5rem;gap:.3rem .8rem;align-items:center;
-  margin:.3rem 0} .meter .track{background:#eee;height:1.1rem;border-radius:3px;overflow:hidden}
-.meter .fill{height:100%} .key{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;
-  vertical-align:-.05rem}
 @media print{@page{size:A4;margin:14mm} body{max-width:none;margin:0;padding:0;font-size:10.5pt}
-  h2{break-after:avoid} table,.meter,.bar,.rec{break-inside:avoid}
-  .bar span,.key,.meter .fill{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
-"""
+  h2{break-after:avoid} table,.meter,.bar,.rec{break-inside:avoid}}
+""" + slides.BARS_CSS
 #: a segment of the budget bar carries its percentage when it is at least this wide (the legend lists every part)
 LABELLED_SHARE = 6
 
@@ -124,7 +116,8 @@ def guarantee_lines(file: dict) -> list[str]:
                    f"{words['best_test']['sentence']}")
     both = file.get("together")
     if both:
-        out.append(f"All {both['releases']} releases together (made from the same data, their guarantees add up; "
+        count = "Both releases" if both["releases"] == 2 else f"All {both['releases']} releases"
+        out.append(f"{count} together (made from the same data, their guarantees add up; "
                    f"ε = {both['epsilon']:.3g}, δ = {both['delta']:g}): {both['odds']['sentence']} "
                    f"{both['best_test']['sentence']}")
     return out

@@ -562,8 +562,7 @@ def record_figures(record: Record) -> tuple[list, list, object, list]:
 
 
 #: the title of a record's loadings figure when the seeded runs' components are left out
-EXACT_LOADINGS = ("Loadings of component 1: the exact, non-private PCA (the seeded runs' components are left out of "
-                  "this record)")
+EXACT_LOADINGS = "Loadings of component 1: exact PCA only (seeded runs left out)"
 
 
 def record_html(record: Record) -> str:

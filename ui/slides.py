@@ -26,10 +26,22 @@ from dppca_core.figures.base import LEGEND_BELOW
 #: rows of numbers beside a figure (a slide has room for about this many)
 TABLE_ROWS = 12
 #: rows of a table on a slide of its own; a longer table continues on the next slide
-SLIDE_TABLE_ROWS = 7
+SLIDE_TABLE_ROWS = 9
 #: a figure's height on a slide (px): it takes the left two thirds of a 1280x720 screen, under the title
 FIGURE_HEIGHT = 500
-DECK_CSS = """
+#: the budget bar and the utility meters of the publishable brief and deck (sizes in em: they follow the text)
+BARS_CSS = """
+.bar{display:flex;width:100%;height:2.3em;border-radius:4px;overflow:hidden;margin:.4em 0 .8em}
+.bar span{display:flex;align-items:center;justify-content:center;color:#fff;font-weight:600;font-size:1em;
+  overflow:hidden;white-space:nowrap;min-width:0}
+.meter{display:grid;grid-template-columns:minmax(0,13em) minmax(0,1fr) 8em;gap:.3em .8em;align-items:center;
+  margin:.4em 0} .meter .track{background:#eee;height:1.2em;border-radius:3px;overflow:hidden}
+.meter span:last-child{white-space:nowrap}
+.meter .fill{height:100%} .key{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.35em;
+  vertical-align:-.1em}
+@media print{.bar span,.key,.meter .fill{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"""
+DECK_CSS = BARS_CSS + """
 html{scroll-snap-type:y mandatory} body{margin:0;font-family:system-ui,sans-serif;color:#111;background:#fff}
 section.slide{box-sizing:border-box;height:100vh;min-height:600px;padding:2rem 3rem 1.2rem;scroll-snap-align:start;
   border-bottom:1px solid #ccc;display:flex;flex-direction:column;overflow:hidden;font-size:16px}
@@ -43,15 +55,9 @@ p,li{font-size:1.15em;line-height:1.4;margin:.3em 0 .5em;overflow-wrap:anywhere}
 .record{border:2px solid #8a6d00;background:#fff8e1;padding:.5em .8em;font-weight:600;font-size:1.1em}
 .publishable{border:2px solid #1b5e20;background:#e8f5e9;padding:.5em .8em;font-weight:600;font-size:1.1em}
 .link{overflow-wrap:anywhere;font-size:1em} .counter{margin-top:auto;color:#444;font-size:.9em}
-.bar{display:flex;width:100%;height:2.6em;border-radius:4px;overflow:hidden;margin:.4em 0 .8em}
-.bar span{display:flex;align-items:center;justify-content:center;color:#fff;font-weight:600;font-size:1em;
-  overflow:hidden;white-space:nowrap;min-width:0}
-.meter{display:grid;grid-template-columns:minmax(0,14em) minmax(0,1fr) 7em;gap:.3em .8em;align-items:center;
-  margin:.4em 0} .meter .track{background:#eee;height:1.3em;border-radius:3px;overflow:hidden}
-.meter .fill{height:100%} .key{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.35em;
-  vertical-align:-.1em}
 @media print{@page{size:1280px 720px;margin:0} html{scroll-snap-type:none}
-  section.slide{height:720px;min-height:0;page-break-after:always;break-after:page;border:0}}
+  section.slide{height:720px;min-height:0;page-break-after:always;break-after:page;border:0}
+  section.slide:last-of-type{page-break-after:auto;break-after:auto}}
 """
 #: shrinks a slide's text until the slide fits its screen (or printed page): each slide's font size steps down from
 #: 16 px to at most 9 px while its content is taller or wider than the slide; run on load, resize and print
@@ -106,10 +112,13 @@ def _table_html(table: pd.DataFrame, rows: int = TABLE_ROWS) -> str:
 
 
 def deck_figure(fig: go.Figure) -> go.Figure:
-    """A copy of ``fig`` laid out for a slide: its height, the legend below, and labels drawn beside points moved to
-    the numbers table beside the figure (on a slide they overlapped one another or ran out of the plot)."""
+    """A copy of ``fig`` laid out for a slide: its height, the legend below, no title of its own (the slide's heading
+    and the summary beside it say it), and labels drawn beside points moved to the numbers table beside the figure
+    (on a slide they overlapped one another or ran out of the plot)."""
     fig = go.Figure(fig)  # a copy: the page's figure keeps its own size
-    fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW)
+    # the slide's heading and the summary beside the figure carry its title: a long plotly title would run out
+    fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW, title=None,
+                      margin=dict(t=20))
     for trace in fig.data:
         mode = getattr(trace, "mode", None)
         if mode and "text" in mode and getattr(trace, "type", "") == "scatter":
