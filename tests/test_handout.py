@@ -472,3 +472,15 @@ def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_can
     assert out.returncode == 1 and out.stdout == ""
     (line,) = out.stderr.strip().splitlines()
     assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
+
+
+def test_the_budget_bar_labels_are_readable_or_absent():
+    """Lesson step 7's bar labels were a few pixels high: plotly shrank each label to its segment. Each label is now
+    at least BUDGET_LABEL_PX or hidden (the legend names every part), and the segments add up to 100."""
+    from dppca_core import figures
+    from dppca_core.figures.pca import BUDGET_LABEL_PX
+
+    fig = figures.budget_bar({"mean": 0.1, "subspace": 0.77, "eigenvalues": 0.1, "scores": 0.03}, unit="μ²")
+    assert fig.layout.uniformtext.minsize >= BUDGET_LABEL_PX >= 12 and fig.layout.uniformtext.mode == "hide"
+    assert sum(t.x[0] for t in fig.data) == 100 and [t.text[0] for t in fig.data] == ["10%", "77%", "10%", "3%"]
+    assert "μ²" in fig.layout.xaxis.title.text
