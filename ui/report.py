@@ -183,14 +183,14 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
 
 
 def public_schema(ds) -> dict:
-    """The data's public schema: the columns in order, what a missing or bad cell becomes, the label column
-    (``Dataset.schema`` when the data declare one, else the columns alone)."""
+    """The data's public schema: the analysed columns in order, what a missing or bad cell of each becomes and the
+    label column (from ``Dataset.schema`` when the data declare one; the columns alone otherwise)."""
     schema = getattr(ds, "schema", None)
-    out = schema.as_dict() if schema is not None else {"columns": list(ds.columns)}
-    out = {"columns": [str(c) for c in out.get("columns", ds.columns)],
-           "replacement": {str(k): v for k, v in (out.get("replacement") or {}).items()},
-           "label": None if out.get("label") is None else str(out["label"])}
-    return out
+    declared = schema.as_dict() if schema is not None else {}
+    columns = [str(c) for c in ds.columns]  # the analysed features, in the order of the components' rows
+    replacement = {str(k): v for k, v in (declared.get("replacement") or {}).items() if str(k) in columns}
+    label = declared.get("label")
+    return {"columns": columns, "replacement": replacement, "label": None if label is None else str(label)}
 
 
 def data_kind(vals: dict) -> str:
