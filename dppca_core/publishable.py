@@ -141,9 +141,10 @@ def percents(shares) -> list[int]:
     return out
 
 
-def budget_parts(parts: dict, privacy: dict, epsilon: float | None = None, delta: float | None = None) -> dict:
+def budget_parts(parts: dict, privacy: dict | None = None, epsilon: float | None = None,
+                 delta: float | None = None) -> dict:
     """A release's budget parts (``facts["budget"]`` of a published release, or :func:`split_parts`) in the unit in
-    which they add up.
+    which they add up. ``privacy`` (the release's published curve) is not needed: the parts' calibration says it.
 
     Gaussian parts compose by adding mu^2 (Gaussian DP, Dong, Roth & Su 2022, Cor. 3.3; equivalently rho = mu^2 / 2
     in zero-concentrated DP), so each part's share is its share of mu^2 and the total (epsilon, delta) is computed
@@ -154,7 +155,9 @@ def budget_parts(parts: dict, privacy: dict, epsilon: float | None = None, delta
     """
     names = [p for p in PART_WORDS if p in parts] + [p for p in parts if p not in PART_WORDS]
     names = [p for p in names if float(parts[p]["share"]) > 0]
-    gaussian = privacy.get("kind") == "gdp" and all(parts[p].get("mu") is not None for p in names)
+    # every part calibrated as a Gaussian (a mu each) was allocated a share of mu^2, whatever else the release's curve
+    # composes (e.g. the delta slice of a sparse score plot's threshold)
+    gaussian = bool(names) and all(parts[p].get("mu") is not None for p in names)
     rounded = percents([parts[p]["share"] for p in names])
     rows = []
     for name, pct in zip(names, rounded):
@@ -167,8 +170,8 @@ def budget_parts(parts: dict, privacy: dict, epsilon: float | None = None, delta
     if gaussian:
         added = " + ".join(f"{r['percent']}%" for r in rows)
         sentence = (f"Each part's share is its share of μ² (equivalently of ρ in zero-concentrated DP): Gaussian parts "
-                    f"add up in μ², {added} = 100% of μ² = {total:.4g}. The total guarantee{eps_words} is computed "
-                    f"exactly from μ = {math.sqrt(total):.4g}; it is not the sum of the parts' ε.")
+                    f"add up in μ², {added} = 100% of μ² = {total:.4g} (μ = {math.sqrt(total):.4g}). The total "
+                    f"guarantee{eps_words} is computed exactly from them; it is not the sum of the parts' ε.")
     else:
         added = " + ".join(f"{r['amount']:.4g}" for r in rows)
         sentence = (f"Each part's share is its share of ε: these parts add up in ε, {added} = {total:.4g}"

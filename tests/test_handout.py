@@ -484,3 +484,16 @@ def test_the_budget_bar_labels_are_readable_or_absent():
     assert fig.layout.uniformtext.minsize >= BUDGET_LABEL_PX >= 12 and fig.layout.uniformtext.mode == "hide"
     assert sum(t.x[0] for t in fig.data) == 100 and [t.text[0] for t in fig.data] == ["10%", "77%", "10%", "3%"]
     assert "μ²" in fig.layout.xaxis.title.text
+
+
+def test_a_release_whose_curve_is_not_gaussian_still_splits_mu_squared_among_its_gaussian_parts():
+    """A sparse score plot spends a slice of δ on its threshold, so the release's curve is an (ε, δ) pair, yet its
+    Gaussian parts were allocated shares of μ²: their ε do not add up, their μ² do."""
+    X = np.random.default_rng(0).normal(size=(500, 5)) / 3
+    budget = dc.BudgetSplit.with_extras(eigenvalues=0.1, scores=0.1)
+    pub = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0, budget=budget,
+                         score_kind="sparse").published()
+    assert pub["privacy"]["kind"] == "approx"
+    parts = publishable.budget_parts(pub["facts"]["budget"], pub["privacy"], 1.0, 1e-6)
+    assert parts["unit"] == "mu^2" and [p["percent"] for p in parts["parts"]] == [80, 10, 10]
+    assert sum(p["epsilon"] for p in pub["facts"]["budget"].values()) > 1.0  # what the old display added up
