@@ -178,7 +178,9 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
     ----------
     release : Release
         Drawn with ``seed=None`` (fresh operating-system randomness). A release drawn with a caller-supplied seed or
-        generator raises ValueError: whoever holds the seed regenerates the noise and subtracts it.
+        generator raises ValueError: whoever holds the seed regenerates the noise and subtracts it. So does a release
+        with no guarantee of its own (the exact ``non_private`` reference) or a retracted one (``wishart_sn``): what
+        they publish is not covered by any proof (:func:`dppca_core.publishable.refusal`).
     nonprivate_choices : sequence of str
         Data-dependent choices made before the release that were not private (e.g. "centring with the data's own
         mean", "clipping radius read from the data"). With any, the export states no guarantee and names them:
@@ -195,6 +197,11 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
         raise ValueError("this release was drawn with a caller-supplied seed or generator: anyone who holds it can "
                          "regenerate the noise and subtract it. Draw the release to publish with seed=None (fresh "
                          "randomness from the operating system).")
+    if release.guarantee in ("none", "retracted"):
+        from .publishable import refusal
+
+        why = refusal(release.mechanism) or f"this release states no guarantee ({release.guarantee})."
+        raise ValueError(f"{release.mechanism}: {why} Its release cannot be published.")
     out = {"export": "publishable release", **release.published()}
     choices = [str(c) for c in nonprivate_choices]
     if choices:

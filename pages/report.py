@@ -1,12 +1,16 @@
 """Report: the exploration in words, the settings that apply, diagnostics and figures; and two kinds of export,
-never mixed: exploration records (HTML, script) and publishable releases (JSON)."""
+never mixed: exploration records (HTML, slides, script) and the publishable file (JSON, brief, slides).
+
+Every export is built when its button is pressed (a callable ``data=`` of ``st.download_button``), never on a rerun:
+a key press on this page costs what the page shows, not three documents with plotly.js inlined."""
+import functools
+
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics, risk
-from dppca_core.figures import risk as risk_figures
+from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import compute, data, guarantee, report, scenario, show, slides, views
+from ui import brief, compute, data, guarantee, report, scenario, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -40,31 +44,65 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
 
 
 def _publish_block(ds, prep, results, vals) -> None:
-    """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; a JSON download."""
+    """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; the publishable file as
+    JSON, and the brief and slides built from it alone."""
     st.subheader("Publish")
     choices = scenario.nonprivate_choices(vals)
     if choices:
-        st.warning("These choices read the data without privacy, so the releases will state **no guarantee** "
-                   "and name them: " + "; ".join(md_escape(c) for c in choices) + ". For a release with its "
-                   "guarantee, set R from a public bound (or choose it privately), centre with a private mean "
-                   "(or not at all) and scale by public bounds (or privately) on the Data page.",
+        st.warning("These choices read the data without privacy, so the releases will state **no guarantee**, "
+                   "name them, and the file will say it is not publishable: " + "; ".join(md_escape(c) for c in choices)
+                   + ". For a release with its guarantee, set R from a public bound (or choose it privately), centre "
+                   "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
                    icon=":material/gpp_bad:")
+    left = report.left_out(list(results))
+    if left:
+        st.info("Left out of the publishable file, which holds only releases whose guarantee holds: "
+                + "; ".join(f"**{md_escape(display_name(m))}**: {md_escape(why)}" for m, why in left.items())
+                + " The file names them under `left_out`.", icon=":material/block:")
+    drawable = [m for m in results if m not in left]
+    if not drawable:
+        st.caption("No selected mechanism has a guarantee: there is nothing to publish. Pick a private mechanism in "
+                   "the sidebar.")
+        return
     st.caption("One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
                "which the link records) with the budget split and centring shown here. Only what each release's "
-               "proof covers is exported: no seed, no diagnostics. Not reproducible, by design.")
+               "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
+               "reproducible, by design. The brief and the slides are made from that file alone.")
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
         center = "private" if prep.center == "private" else "none"  # the centring each release does itself
+        published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels,
+                                                **compute.release_rows(prep))
         st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
-                                       "releases": report.publishable_releases(prep.data, list(results), vals, center,
-                                                                                   ds.labels,
-                                                                                   **compute.release_rows(prep))}
+                                       "file": report.publishable_file(published, vals, ds)}
     fresh = st.session_state.get(FRESH_KEY)
-    if fresh and fresh["scenario"] == scenario.query_string(vals):
-        st.download_button("Download the publishable releases (JSON)",
-                           report.releases_json(fresh["releases"]).encode(), "dppca_releases.json", "application/json",
-                           icon=":material/data_object:", key="download_releases",
-                           help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
-                                "after a non-private choice, none) and public parameters. No diagnostics, no seed.")
+    if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
+        return
+    file = fresh["file"]
+    c = st.columns(3)
+    c[0].download_button("Download the publishable releases (JSON)",
+                         functools.partial(_encoded, report.releases_json, file), "dppca_releases.json",
+                         "application/json", icon=":material/data_object:", key="download_releases", width="stretch",
+                         help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
+                              "after a non-private choice, none), the public schema and settings, what it all means "
+                              "in words. No diagnostics, no seed. Its format: docs/publishable.md.")
+    if not publishable.has_guarantee(file):
+        st.warning("This file is **not publishable**: its releases state no guarantee (see above). No brief or "
+                   "slides are offered for it.", icon=":material/gpp_bad:")
+        return
+    c[1].download_button("Publishable brief (HTML, printable)", functools.partial(_encoded, brief.build_brief, file),
+                         "dppca_brief.html", "text/html", icon=":material/description:", key="download_brief",
+                         width="stretch", help="One printable page for stakeholders: what was released and why, the "
+                                               "guarantee in words, ε beside known deployments, utility against a "
+                                               "random baseline, a recommendation. Made from the JSON alone.")
+    c[2].download_button("Publishable slides", functools.partial(_encoded, brief.build_deck, file),
+                         "dppca_publishable_slides.html", "text/html", icon=":material/slideshow:",
+                         key="download_publishable_slides", width="stretch",
+                         help="The brief as a deck that opens offline in any browser. Made from the JSON alone.")
+
+
+def _encoded(build, *args) -> bytes:
+    """``build(*args)`` as UTF-8 bytes: a download built when its button is pressed."""
+    return build(*args).encode()
 
 
 st.title("Report")
@@ -91,6 +129,7 @@ with boundary("the report"):
     for mech, res in results.items():
         guarantee.release_card(mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}")
     shares = report.budget_table(results)
+    budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
         f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
@@ -108,6 +147,7 @@ with boundary("the report"):
                    "plot).")
     if shares is not None:
         st.dataframe(shares, hide_index=True, width="stretch")
+        st.caption(" ".join(md_escape(sentence) for sentence in budget_words))
     if radii is not None:
         st.subheader("Clipping radius chosen privately")
         st.caption("Each release chose its R from its radius share; R is part of what it publishes.")
@@ -137,50 +177,40 @@ with boundary("the report"):
     show.chart(loadings, key="report_loadings")
     if note:
         st.caption(md_escape(note))
-    # the record's figures by name: the slides pick theirs by name too (never by position)
-    more = [loadings, figures.scree(prep.eigenvalues, k)] + ([budget_fig] if budget_fig is not None else [])
-    risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
-    posterior = risk_figs[1] if risk_figs else None
-    plot = views.score_plot(ds, prep, results)
-    if plot is not None:  # the private score plot (by group when asked), beside the exact one: a record's figure
-        more.append(plot[0])
-        summary = summary + [plot[1]]
+
+    # the record's tables by name (the slides pick their figures by name too, never by position); for data the app
+    # did not make, the tables of released values keep their summaries over the repetitions, not one run's numbers
+    seeded = report.shows_seeded_numbers(vals)
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
         tables["How the budget is split"] = shares
-    if radii is not None:
-        tables["Clipping radius chosen privately (published by each release)"] = radii
-    if scales is not None:
-        tables["Column scales chosen privately (published by each release)"] = scales
-    if ks is not None:
-        tables["k chosen privately (published by each release)"] = ks
+    for title, frame in (("Clipping radius chosen privately (published by each release)", radii),
+                         ("Column scales chosen privately (published by each release)", scales),
+                         ("k chosen privately (published by each release)", ks)):
+        if frame is not None:
+            tables[title] = frame if seeded else report.without_single_runs(frame)
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get("last_sweep")
     if last is not None:
-        more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
-                                  y_title=experiments.METRICS[last["metric"]].symbol))
         tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
 
     st.subheader("Exploration record")
     st.caption(md_escape(report.record_line(vals)) + " Its numbers come from seeded runs: the script prints them "
-               "again.")
-    link = scenario.share_link("report")
+               "again. Each file is made when you press its button.")
+    link = report.record_link("report", vals)
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
-    figs = [main, *more[:2], *risk_figs, *more[2:]]
-    html_doc = report.build_html(vals, link, results, figs, tables, ds.note, risk_sentences, summary)
+    record = report.Record(vals, ds, prep, results, k, main, loadings, budget_fig, curves, last, link, summary,
+                           settings, table, shares, tables, risk_sentences, budget_words)
     script = report.build_script(vals, upload)
-    deck = slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
-                             report.record_line(vals),
-                             slides.report_slides(results, summary, settings, main, table, shares, risk_sentences,
-                                                  posterior, more),
-                             link, report.data_words(vals, ds))
     c = st.columns(3)
-    c[2].download_button("Download slides", deck.encode(), "dppca_slides.html", "text/html",
-                         icon=":material/slideshow:", key="download_slides", width="stretch",
+    c[2].download_button("Download slides", functools.partial(_encoded, report.record_deck, record),
+                         "dppca_slides.html", "text/html", icon=":material/slideshow:", key="download_slides",
+                         width="stretch",
                          help="A deck that opens offline in any browser: one slide per figure and decision, each "
                               "figure with its numbers; an exploration record like the HTML report.")
-    c[0].download_button("HTML report (offline)", html_doc.encode(), "dppca_report.html", "text/html",
-                         icon=":material/download:", key="download_html", width="stretch")
+    c[0].download_button("HTML report (offline)", functools.partial(_encoded, report.record_html, record),
+                         "dppca_report.html", "text/html", icon=":material/download:", key="download_html",
+                         width="stretch")
     c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",
                          icon=":material/code:", key="download_script", width="stretch",
                          help="Prints this page's table with the installed dppca_core package (same seeds).")

@@ -22,9 +22,12 @@ WINE = ROOT / "sample_data" / "wine.csv"
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """{file id: bytes} of every file a download button offered during the test (AppTest drops its media store
-    after each run, so the store is replaced by one that remembers)."""
+    """{file id: bytes, or the callable that builds them} of every file a download button offered during the test
+    (AppTest drops its media store after each run, so the store and the manager are replaced by ones that
+    remember; a button whose file is built when pressed registers a callable, which :func:`offered` calls, as a
+    press would)."""
     import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
     files = {}
@@ -35,17 +38,34 @@ def downloads(monkeypatch):
             files[file_id] = self.get_file(file_id).content
             return file_id
 
+    class RememberingManager(MediaFileManager):
+        def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+            file_id = super().add_deferred(data_callable, mimetype, coordinates, file_name, **kwargs)
+            files[file_id] = data_callable
+            return file_id
+
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", Remembering)
+    monkeypatch.setattr(app_test_module, "MediaFileManager", RememberingManager)
     return files
 
 
 def offered(at, files) -> dict:
-    """{download button label: the bytes it offers} on the page AppTest shows."""
+    """{download button label: the bytes it offers} on the page AppTest shows (a file built when its button is
+    pressed is built here)."""
     out = {}
     for button in at.get("download_button"):
-        file_id = os.path.splitext(button.proto.url.rsplit("/", 1)[-1])[0]
-        out[button.proto.label] = files[file_id]
+        deferred = button.proto.deferred_file_id
+        file_id = deferred or os.path.splitext(button.proto.url.rsplit("/", 1)[-1])[0]
+        data = files[file_id]
+        if callable(data):
+            data = data()
+        out[button.proto.label] = data.encode() if isinstance(data, str) else data
     return out
+
+
+def built_on_press(at) -> set:
+    """The labels of the download buttons whose file is built only when pressed (a callable ``data=``)."""
+    return {button.proto.label for button in at.get("download_button") if button.proto.deferred_file_id}
 
 
 def first_visible_text(doc: str) -> str:
@@ -285,11 +305,19 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     center = "private" if vals["center"] == "private" else "none"
     D, D_prime = _neighbours(neighbors)
 
+    if dc.get_mechanism(name).guarantee == "retracted":  # never drawn for the file, and publish() refuses it
+        assert report.publishable_releases(dc.prepare(D, 1.0), [name], vals, center) == {}
+        with pytest.raises(ValueError, match="retracted"):
+            dc.publish(dc.run(name, D, _k(name), 1.0, 1e-5, neighbors, seed=None, **_params(name)))
+        return
+
     def export(X, seed):
         key["value"] = 2**200 + seed  # a fixed 256-bit key per draw
         text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals, center))
         assert "seed" not in text.split("\n", 1)[1]  # the first line may say "no seed"; nothing else names one
-        return _leaves(json.loads(text)["releases"][name])
+        whole = json.loads(text)
+        assert list(whole["releases"]) == [name]
+        return _leaves({k: v for k, v in whole.items() if k != "created"})  # the whole file, in words included
 
     draws = range(2 * len(SEEDS))
     on_d, on_dp = [export(D, s) for s in draws], [export(D_prime, s) for s in draws]
@@ -321,9 +349,12 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
         text = data.decode()
         first = text.splitlines()[0]
         if text.startswith("<!DOCTYPE html>"):
-            kind = "record" if "exploration record" in re.search(r"<title>(.*?)</title>", text).group(1).lower() \
-                else None
-            assert first_visible_text(text).startswith("Exploration record"), label
+            title = re.search(r"<title>(.*?)</title>", text).group(1).lower()
+            if "publishable" in title:  # the brief and the slides made from the publishable file
+                kind = "release" if first_visible_text(text).startswith("Publishable") else None
+            else:
+                kind = "record" if "exploration record" in title else None
+                assert first_visible_text(text).startswith("Exploration record"), label
         elif first.startswith('"""'):
             kind = "record" if first.startswith('"""Exploration record') else None
         elif first.startswith("#"):
@@ -335,7 +366,7 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
         assert kind is not None, (page, label, first[:120])
         kinds[(page, label)] = kind
     # the wine sample is not data the app made: its records say they describe raw data; reproduce's data are
-    assert sum(k == "release" for k in kinds.values()) == 1
+    assert sum(k == "release" for k in kinds.values()) == 3  # the JSON, the brief and the slides made from it
     assert {p for p, _ in kinds} == {"pages/tradeoffs.py", "pages/report.py", "pages/reproduce.py"}
     assert any(d.decode().startswith("# " + report.PUBLIC_RECORD) for (p, _), d in seen.items()
                if p == "pages/reproduce.py")

@@ -37,3 +37,30 @@ def test_every_user_string_is_escaped():
                       HOSTILE, HOSTILE)
     assert HOSTILE not in deck and "&lt;script&gt;" in deck
     assert report.PRIVATE_RECORD in deck
+
+
+def test_a_long_table_continues_on_the_next_slide_and_no_slide_needs_a_link():
+    """The scenario's table was cut at the bottom of its slide (issue 36): a table longer than a slide holds continues
+    on further slides, every row shown once."""
+    from ui.slides import SLIDE_TABLE_ROWS
+
+    rows = 2 * SLIDE_TABLE_ROWS + 1
+    table = pd.DataFrame({"setting": [f"s{i}" for i in range(rows)], "value": [f"v{i}" for i in range(rows)]})
+    deck = build_deck("Deck", report.PUBLIC_RECORD, [Slide("The scenario", ["first"], table=table)])
+    assert deck.count("<h2>The scenario</h2>") == 1 and deck.count("<h2>The scenario (continued)</h2>") == 2
+    assert all(deck.count(f"<td>s{i}</td>") == 1 for i in range(rows)) and "First " not in deck
+    assert "The scenario: <a" not in deck and "href" not in deck  # no link given, none shown
+    assert "function fitSlides" in deck  # the text of a slide shrinks until it fits
+
+
+def test_a_slide_figure_has_no_title_or_point_labels_of_its_own():
+    """Slide 6's point labels overlapped or were cut ("50% → more th…"): on a slide the numbers stand in the table
+    beside the figure, and the heading carries the title."""
+    from ui.slides import FIGURE_HEIGHT, deck_figure
+
+    fig = _fig("A very long title that would run out of the figure on a slide")
+    fig.add_scatter(x=[1, 2], y=[0.5, 0.9], mode="markers+text", text=["50% → 90%", "50% → more than 99.99%"])
+    shown = deck_figure(fig)
+    assert shown.layout.title.text is None and shown.layout.height == FIGURE_HEIGHT
+    assert [t.mode for t in shown.data] == [None, "markers"]
+    assert fig.data[1].mode == "markers+text" and fig.layout.title.text  # the page's figure is untouched

@@ -9,7 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import risk
+from dppca_core import publishable, risk
+from dppca_core.publishable import PART_WORDS
 from dppca_core.privacy import NEIGHBOR_RELATIONS, describe_neighbors
 from dppca_core.registry import Param
 
@@ -155,10 +156,25 @@ def budget_controls(container=st.sidebar) -> None:
         except ValueError as exc:
             st.caption(md_escape(exc))
             return
-        subspace = 1.0 if split is None else split.subspace
-        st.progress(subspace, text=f"subspace: {subspace:.0%} of the budget")
-        st.caption("Shares of one release's (ε, δ); they compose exactly to it (Gaussian DP splits μ²; pure "
-                   "mechanisms split ε).")
+        share_listing(split)
+
+
+#: how the shares of a split add up (shown under every listing of them)
+SHARES_SENTENCE = ("Shares of μ² for Gaussian mechanisms (their parts add up in μ², or ρ in zCDP), of ε for pure "
+                   "ones; the total (ε, δ) is computed exactly from them and is not the sum of the parts' ε.")
+
+
+def share_lines(split) -> list[str]:
+    """Every share of one release's budget that is on (the scaling and radius shares set on the Data page
+    included), as whole percentages adding up to exactly 100 (:func:`dppca_core.publishable.percents`)."""
+    weights = {"subspace": 1.0} if split is None else {p: w for p, w in split.as_dict().items() if w > 0}
+    return [f"{PART_WORDS[part]}: {pct}%" for part, pct in zip(weights, publishable.percents(weights.values()))]
+
+
+def share_listing(split, container=st) -> None:
+    """The budget split of one release, every share that is on, adding up to 100%, and in which unit."""
+    container.caption("Every share of one release's budget: " + " + ".join(share_lines(split)) + " = 100%. "
+                      + SHARES_SENTENCE)
 
 
 def _score_groups_source(vals: dict) -> None:

@@ -98,7 +98,8 @@ LESSON = [
                "gallery's sparse genes card)."),
     Card("Composition: a complete release",
          "A complete release publishes more than the components: a private mean and the eigenvalues each take a "
-         "share of ε. The shares add up to the total the guarantee states.",
+         "share of the budget. Gaussian parts add up in μ² (not in ε), so their shares add up to 100%; the total "
+         "(ε, δ) is computed exactly from them, and it is not the sum of the parts' ε.",
          "explore", {"mechs": "analyze_gauss", "center": "private", "bmean": 0.1, "beig": 0.1, "view": "scree"},
          figure="budget",
          try_this="Open the Budget split in the Explore sidebar and give the eigenvalues a larger share.",

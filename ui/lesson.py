@@ -11,7 +11,7 @@ import urllib.parse
 
 import numpy as np
 
-from dppca_core import figures, metrics, risk
+from dppca_core import figures, metrics, publishable, risk
 from dppca_core.figures import risk as risk_figures
 from dppca_core.registry import display_name
 
@@ -102,14 +102,19 @@ def _clip(vals: dict):
 
 
 def _budget(vals: dict):
+    """One complete release's budget parts in the unit in which they add up (shares of μ² for a Gaussian release,
+    of ε for a pure one: :func:`dppca_core.publishable.budget_parts`), adding up to 100%."""
     _, _, results, _ = _results(vals)
     mech, res = next(iter(results.items()))
-    parts = res.published["facts"].get("budget", {})
-    fig = figures.budget_bar({part: p["share"] for part, p in parts.items()},
-                             {part: p["epsilon"] for part, p in parts.items()},
-                             f"How ε = {vals['eps']:g} is split ({display_name(mech)})")
-    words = ", ".join(f"{part} {100 * p['share']:.0f}% (ε = {p['epsilon']:.3g})" for part, p in parts.items())
-    return fig, f"One complete release spends ε = {vals['eps']:g} in parts: {words}."
+    parts = publishable.budget_parts(res.published["facts"]["budget"], res.published["privacy"], vals["eps"],
+                                     vals["delta"])
+    unit = "μ²" if parts["unit"] == "mu^2" else "ε"
+    fig = figures.budget_bar({p["part"]: p["share"] for p in parts["parts"]},
+                             f"How ε = {vals['eps']:g} is split ({display_name(mech)})", unit=unit)
+    words = " + ".join(f"{p['part']} {p['percent']}%" for p in parts["parts"])
+    total = ("computed exactly from them, not their sum" if parts["unit"] == "mu^2" else "their sum")
+    return fig, (f"One complete release splits its budget in shares of {unit}: {words} = 100%. Its total "
+                 f"(ε = {vals['eps']:g}, δ = {vals['delta']:g}) is {total}.")
 
 
 def _risk(vals: dict):

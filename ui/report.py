@@ -1,11 +1,16 @@
 """Exports of two kinds, never mixed: exploration records and publishable releases.
 
-* An **exploration record** (the Report's HTML, its Python script, the Trade-offs and Reproduce CSVs) holds what
-  the pages show: seeded runs, non-private diagnostics, the exact (non-private) PCA, the scenario's link with its
-  seeds. Its first line says so. For data the app did not synthesise (an upload, a server file, a shipped
-  sample) the record describes the raw data and must stay with the data owner; it is never called a release.
-* A **publishable release** (:func:`releases_json`) holds only :func:`dppca_core.publish` of releases drawn with
-  fresh randomness, from the configuration the page shows; with a non-private choice it states no guarantee.
+* An **exploration record** (the Report's HTML, its slides, its Python script, the Trade-offs and Reproduce CSVs)
+  holds what the pages show: seeded runs, non-private diagnostics, the exact (non-private) PCA, the scenario's link
+  with its seeds. Its first line says so. For data the app did not synthesise (an upload, a server file, a shipped
+  sample) the record describes the raw data and must stay with the data owner; it is never called a release, and it
+  leaves out the released numbers of its seeded runs (whoever holds the seed regenerates their noise): the
+  components, score-plot counts, R, scales and k of any one run.
+* A **publishable file** (:func:`publishable_file`, :func:`releases_json`) holds only :func:`dppca_core.publish` of
+  releases drawn with fresh randomness, from the configuration the page shows, with the public schema and settings
+  (:mod:`dppca_core.publishable`); mechanisms without a guarantee or with a retracted one are left out, and after a
+  non-private choice its first line says it is not publishable. The publishable brief and deck (:mod:`ui.brief`) are
+  built from it alone.
 
 Pure functions (no Streamlit calls) so they can be tested directly. Every user-controlled string (file and
 column names, the data note, the link) is HTML-escaped in the HTML and written as a Python literal in the script.
@@ -15,12 +20,14 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
+import os
+from dataclasses import dataclass
 
 import pandas as pd
 
 import dppca_core as dc
 from dppca_core import datasets as dsets
-from dppca_core import experiments, risk
+from dppca_core import experiments, publishable, risk
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
 
@@ -32,13 +39,15 @@ PRIVATE_RECORD = ("Exploration record, not a release: it describes the raw data 
 #: first line of every exploration record of data the app synthesised
 PUBLIC_RECORD = ("Exploration record of data the app synthesised: nothing in it is private (the data describe no "
                  "person). It is not a release.")
-#: first line of the releases JSON
-PUBLISHABLE = ("Publishable release: only what each release's privacy proof covers (published()), drawn with fresh "
-               "randomness from the operating system; no seed, no diagnostics.")
+#: first line of the publishable file (dppca_core.publishable.PUBLISHABLE)
+PUBLISHABLE = publishable.PUBLISHABLE
 RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
 CENTRING_WORDS = {"none": "none: the uncentred second moment is analysed (private)",
                   "private": "with a private mean released from its own share of the budget",
                   "empirical": "with the data's own (empirical) mean: NOT private"}
+#: environment variable: the app's public address (e.g. https://dppca.example.org), used in a record's links; without
+#: it a record links relatively (never to the address the browser used, such as localhost)
+PUBLIC_URL_ENV = "DPPCA_PUBLIC_URL"
 
 
 def synthesised(vals: dict) -> bool:
@@ -52,6 +61,20 @@ def record_line(vals: dict) -> str:
     return PUBLIC_RECORD if synthesised(vals) else PRIVATE_RECORD
 
 
+def record_link(page_path: str, vals: dict | None = None) -> str:
+    """The scenario's link as a record shows it: the operator's public address (:data:`PUBLIC_URL_ENV`) when set,
+    else a relative link ("/report?..."), so that a record never names the address the browser used (localhost)."""
+    base = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    query = scenario.query_string(vals)
+    return f"{base}/{page_path}" + (f"?{query}" if query else "")
+
+
+def shows_seeded_numbers(vals: dict) -> bool:
+    """Whether a record may show the released numbers of its seeded runs: only for data the app synthesised (for
+    other data whoever holds the seed, which the link records, regenerates the noise)."""
+    return synthesised(vals)
+
+
 def csv_record(frame: pd.DataFrame, first_line: str) -> bytes:
     """A CSV whose first line is a comment naming the record's kind (read it back with ``comment="#"``)."""
     return (f"# {first_line}\n" + frame.to_csv(index=False)).encode()
@@ -63,14 +86,60 @@ def results_table(results: dict) -> pd.DataFrame:
 
 
 def budget_table(results: dict) -> pd.DataFrame | None:
-    """One row per (mechanism, part) of a split budget: its share and calibration (None without a split)."""
+    """One row per (mechanism, part) of a split budget, in the unit in which the parts add up
+    (:func:`dppca_core.publishable.budget_parts`: Gaussian parts' shares of μ², pure parts' ε), each mechanism's
+    shares adding up to exactly 100% with a total row; None without a split."""
     rows = []
     for mech, res in results.items():
-        for part, share in res.published["facts"].get("budget", {}).items():
-            rows.append({"mechanism": display_name(mech), "part": part, "share": f"{share['share']:.0%}",
-                         "epsilon": f"{share['epsilon']:.4g}", "delta": f"{share['delta']:.3g}",
-                         "GDP mu": f"{share['mu']:.4g}" if "mu" in share else ""})
+        parts = budget_parts(res.published)
+        if parts is None:
+            continue
+        unit = "μ²" if parts["unit"] == "mu^2" else "ε"
+        for part in parts["parts"]:
+            rows.append({"mechanism": display_name(mech), "part": part["part"], "share": f"{part['percent']}%",
+                         "adds up in": unit, "amount": f"{part['amount']:.4g}"})
+        rows.append({"mechanism": display_name(mech), "part": "total", "share": "100%", "adds up in": unit,
+                     "amount": f"{parts['total']:.4g}"})
     return pd.DataFrame(rows) if rows else None
+
+
+def budget_parts(published: dict) -> dict | None:
+    """A published release's budget parts in units that add up (:func:`dppca_core.publishable.budget_parts`), or
+    None when its whole budget went to the subspace."""
+    parts = published.get("facts", {}).get("budget")
+    if not parts:
+        return None
+    return publishable.budget_parts(parts, published["privacy"], published["epsilon"], published["delta"])
+
+
+def budget_sentences(results: dict) -> list[str]:
+    """The sentence saying in which unit each mechanism's parts add up and that the total is not their sum (one per
+    distinct sentence)."""
+    out = []
+    for res in results.values():
+        parts = budget_parts(res.published)
+        if parts is not None and parts["sentence"] not in out:
+            out.append(parts["sentence"])
+    return out
+
+
+def guarantee_words(results: dict, vals: dict) -> list[str]:
+    """Each mechanism's guarantee in plain words: ε and δ, the attacker's odds and its best test (from the release's
+    exact privacy curve, :mod:`dppca_core.publishable`), or why it has none."""
+    out = []
+    for mech, res in results.items():
+        name = display_name(mech)
+        if res.guarantee == "retracted":
+            out.append(f"{name}: RETRACTED, not private (its claimed guarantee does not hold).")
+            continue
+        if res.privacy.kind == "none":
+            out.append(f"{name}: no privacy; the exact analysis, shown as the reference.")
+            continue
+        delta = f", δ = {vals['delta']:g}" if res.privacy.kind != "pure" else ""
+        odds = publishable.odds(res.privacy, vals["nb"])["sentence"]
+        test = publishable.best_test(res.privacy, vals["nb"])["sentence"]
+        out.append(f"{name} (ε = {vals['eps']:g}{delta} for each release): {odds} {test}")
+    return out
 
 
 def published_json(releases: dict, numbers: bool = True) -> str:
@@ -84,19 +153,28 @@ def published_json(releases: dict, numbers: bool = True) -> str:
     return json.dumps(out, indent=1, allow_nan=False)
 
 
+def left_out(mechs) -> dict:
+    """{mechanism: why it is left out of the publishable file} for the mechanisms without a guarantee or with a
+    retracted one (:func:`dppca_core.publishable.refusal`)."""
+    return {m: why for m in mechs if (why := publishable.refusal(m))}
+
+
 def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> dict:
-    """One publishable release per mechanism: drawn with fresh operating-system randomness (``seed=None``) from
-    exactly the scenario's configuration (its budget split and ``center``, the centring each release does:
-    :func:`dppca_core.release_pca`) and exported with :func:`dppca_core.publish`, which states no guarantee and
-    names the choices when a data-dependent choice was not private (:func:`ui.scenario.nonprivate_choices`).
-    ``labels``: the data's label column, for a score plot by group. ``scale`` and ``rows``: with the columns scaled
-    privately, the rule and the raw rows each release reads (:func:`ui.compute.release_rows`)."""
+    """One publishable release per mechanism that has a guarantee (:func:`left_out` are not drawn): drawn with fresh
+    operating-system randomness (``seed=None``) from exactly the scenario's configuration (its budget split and
+    ``center``, the centring each release does: :func:`dppca_core.release_pca`) and exported with
+    :func:`dppca_core.publish`, which states no guarantee and names the choices when a data-dependent choice was not
+    private (:func:`ui.scenario.nonprivate_choices`). ``labels``: the data's label column, for a score plot by
+    group. ``scale`` and ``rows``: with the columns scaled privately, the rule and the raw rows each release reads
+    (:func:`ui.compute.release_rows`)."""
     split = scenario.budget(vals)
     choices = scenario.nonprivate_choices(vals)
     # what each release reads: the prepared rows, or the rows in the data's units when R or the scales are private
     X, radius, extra = experiments.release_input(data, scenario.radius_rule(vals), scale, rows)
     out = {}
     for mech in mechs:
+        if publishable.refusal(mech):
+            continue
         release = dc.release_pca(mech, X, scenario.k_arg(vals), vals["eps"], vals["delta"], vals["nb"], radius,
                                  seed=None, budget=split, center=center, **extra,
                                  **scenario.release_options(vals, labels), **scenario.mech_params(mech, vals))
@@ -104,14 +182,81 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
     return out
 
 
-def releases_json(published: dict) -> str:
-    """The publishable export: ``{mechanism: dppca_core.publish(release, ...)}`` under a first line that says what
-    it is (valid JSON: the first key is "export")."""
-    for mech, pub in published.items():
-        if pub.get("export") != "publishable release" or pub.get("fresh_randomness") is not True:
-            raise ValueError(f"{mech}: only dppca_core.publish() of a release drawn with seed=None is publishable.")
-    body = json.dumps({"releases": published}, indent=1, allow_nan=False)
-    return '{"export": ' + json.dumps(PUBLISHABLE, ensure_ascii=False) + ",\n" + body[1:].lstrip("\n")
+def public_schema(ds) -> dict:
+    """The data's public schema: the analysed columns in order, what a missing or bad cell of each becomes and the
+    label column (from ``Dataset.schema`` when the data declare one; the columns alone otherwise)."""
+    schema = getattr(ds, "schema", None)
+    declared = schema.as_dict() if schema is not None else {}
+    columns = [str(c) for c in ds.columns]  # the analysed features, in the order of the components' rows
+    replacement = {str(k): v for k, v in (declared.get("replacement") or {}).items() if str(k) in columns}
+    label = declared.get("label")
+    return {"columns": columns, "replacement": replacement, "label": None if label is None else str(label)}
+
+
+def data_kind(vals: dict) -> str:
+    """What kind of data the releases read, in public words (never a file's name)."""
+    src = vals["src"]
+    if synthesised(vals):
+        return "synthetic data made by the app"
+    if src.startswith("sample:"):
+        return "the shipped sample " + dsets.SAMPLES.get(src.split(":", 1)[1], {}).get("title", src.split(":", 1)[1])
+    return "a file on the server" if src.startswith("server:") else "an uploaded table"
+
+
+def public_settings(vals: dict, n: int | None = None) -> dict:
+    """The public settings every publishable release was drawn with (the publishable file's "settings"): the privacy
+    budget and its split, the scaling rule with its bounds, the centring, the clipping radius, k and how it was
+    chosen, and n under replace-one (where it is public). Nothing read from the data."""
+    split = scenario.budget(vals)
+    bounds = scenario.bounds(vals)
+    scaling = {"rule": vals["scale"], "bounds": bounds if vals["scale"] in ("bounds", "private") and bounds else None,
+               "bounds_from": scenario.SCALE_SOURCES[vals["sfrom"]][0] if vals["scale"] != "none" else None,
+               "words": {"none": "the columns as they are (no scaling)",
+                         "bounds": "each column divided by its public bound",
+                         "private": scale_words(vals)}[vals["scale"]]}
+    if scenario.private_radius(vals):
+        radius = {"rule": "private", "value": None, "bounds": [vals["rlo"], vals["rhi"]], "quantile": vals["rq"],
+                  "share": vals["bradius"],
+                  "words": (f"chosen privately inside each release: a noisy search for the {vals['rq']:g} quantile "
+                            f"of the rows' lengths between {vals['rlo']:g} and {vals['rhi']:g}")}
+    else:
+        radius = {"rule": vals["rfrom"], "value": vals["R"], "bounds": None, "quantile": None, "share": None,
+                  "words": f"R = {vals['R']:g}, " + ("a public bound, set without reading the data"
+                                                      if vals["rfrom"] == "public" else
+                                                      scenario.R_SOURCES[vals["rfrom"]][0])}
+    k = ({"rule": "private", "value": None, "variance_target": vals["kvar"], "words": k_rule_words_public(vals)}
+         if scenario.private_k(vals) else
+         {"rule": "public", "value": int(vals["k"]), "variance_target": None, "words": "a number chosen in advance"})
+    return {"epsilon": vals["eps"], "delta": vals["delta"], "neighbors": vals["nb"],
+            "neighbors_words": describe_neighbors(vals["nb"]), "data": data_kind(vals),
+            "n": int(n) if n is not None and vals["nb"] == "replace" else None,
+            "mechanisms": scenario.mechanisms(vals), "k": k, "scaling": scaling,
+            "centring": {"rule": vals["center"], "words": CENTRING_WORDS[vals["center"]]}, "radius": radius,
+            "budget_split": split.as_dict() if split is not None else {"subspace": 1.0}}
+
+
+def k_rule_words_public(vals: dict) -> str:
+    """The rule of a private k in words (:func:`ui.scenario.k_rule_words`)."""
+    return "chosen privately inside each release: " + scenario.k_rule_words(vals)
+
+
+def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose: str = "") -> dict:
+    """The publishable file (:func:`dppca_core.publishable.publishable_file`) of ``published`` (mechanism ->
+    :func:`dppca_core.publish` output) with the scenario's public schema and settings, and the mechanisms it left out
+    with the reason. ``vals`` and ``ds`` may be None (a file with the releases' own settings only)."""
+    settings = public_settings(vals, getattr(ds, "n", None)) if vals is not None else None
+    schema = public_schema(ds) if ds is not None else None
+    titles = {m: display_name(m) for m in published}
+    return publishable.publishable_file(published, schema=schema, settings=settings, titles=titles,
+                                        left_out=left_out(scenario.mechanisms(vals)) if vals is not None else None,
+                                        purpose=purpose)
+
+
+def releases_json(published: dict, vals: dict | None = None, ds=None) -> str:
+    """The publishable file as JSON under a first line that says what it is (valid JSON: the first key is "export");
+    ``published`` is {mechanism: dppca_core.publish(release, ...)}, or a file :func:`publishable_file` built."""
+    file = published if "format_version" in published else publishable_file(published, vals, ds)
+    return publishable.file_json(file)
 
 
 # -- the Report's first screen, in words ---------------------------------------------------------------------
@@ -226,6 +371,12 @@ def radius_table(results: dict) -> pd.DataFrame | None:
     return pd.DataFrame(rows) if rows else None
 
 
+def without_single_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (:func:`radius_table`, :func:`scales_table`, :func:`k_table`) without the columns holding one seeded
+    run's released value: for a record of data the app did not make, which keeps the summaries over repetitions."""
+    return table[[c for c in table.columns if "first release" not in c]]
+
+
 def privacy_statement(vals: dict) -> str:
     """Whether every data-dependent choice before the release is private, in one sentence (or which are not)."""
     choices = scenario.nonprivate_choices(vals)
@@ -301,7 +452,8 @@ def _runs_block(vals: dict, results: dict) -> str:
 
 
 def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str,
-               risk_sentences: dict | None = None, summary: list | None = None) -> str:
+               risk_sentences: dict | None = None, summary: list | None = None,
+               budget_words: list | None = None) -> str:
     """The Report as a self-contained exploration record (plotly.js embedded once, so the file opens offline).
 
     Its ``<title>`` and first visible line say which kind of export it is (:func:`record_line`). The runs
@@ -316,8 +468,9 @@ def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict
         f"<li><b>{html.escape(display_name(m))}</b>: {html.escape(r.guarantee_text)}"
         + (" <span class='bad'>RETRACTED — not private</span>" if r.guarantee == "retracted" else "") + "</li>"
         for m, r in results.items())
+    said = {"How the budget is split": "".join(f"<p class='note'>{html.escape(x)}</p>" for x in budget_words or [])}
     table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
-                         for name, df in tables.items())
+                         + said.get(name, "") for name, df in tables.items())
     risk_html = "".join(
         f"<li><b>{html.escape(display_name(m))}</b><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sentences)
         + "</ul></li>" for m, sentences in (risk_sentences or {}).items())
@@ -349,6 +502,88 @@ non-private PCA of the clipped data): <b>not private, for exploration</b>.</p>
 <p class="note">The scenario's link (every setting that differs from the defaults, seeds included; an uploaded
 file is not part of it): <a class="link" href="{safe_link}">{html.escape(link)}</a></p>
 </body></html>"""
+
+
+# -- the record, built when it is downloaded ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Record:
+    """What the Report page computed for its exploration record: the record's HTML and slides are built from it
+    when their buttons are pressed (:func:`record_html`, :func:`record_deck`), never on a rerun."""
+
+    vals: dict
+    ds: object
+    prep: object
+    results: dict
+    k: int
+    main: object          # the quantile dotplot the page shows
+    loadings: object      # the page's loadings figure (seeded runs beside the exact PCA)
+    budget_fig: object    # the budget bar, or None
+    curves: dict          # {mechanism: privacy curve}
+    last_sweep: dict | None
+    link: str
+    summary: list
+    settings: pd.DataFrame
+    table: pd.DataFrame
+    shares: pd.DataFrame | None
+    tables: dict
+    risk_sentences: dict
+    budget_words: list
+
+
+def record_figures(record: Record) -> tuple[list, list, object, list]:
+    """(every figure of the HTML record, the further figures of the slides, the posterior figure, extra summary
+    lines). For data the app did not make the loadings show the exact PCA alone and the private score plot is left
+    out: a seeded run's released numbers stay out of the record (:func:`shows_seeded_numbers`)."""
+    from dppca_core import figures
+    from dppca_core.figures import risk as risk_figures
+
+    from . import compute, views
+
+    vals, prep, k = record.vals, record.prep, record.k
+    seeded = shows_seeded_numbers(vals)
+    loadings = record.loadings
+    if not seeded:
+        loadings = figures.loadings_compare(prep.reference[:, :k], {}, record.ds.columns)
+        loadings.update_layout(title=EXACT_LOADINGS)
+    more = [loadings, figures.scree(prep.eigenvalues, k)] + ([record.budget_fig] if record.budget_fig else [])
+    curves = record.curves
+    risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
+    extra = []
+    plot = views.score_plot(record.ds, prep, record.results) if seeded else None
+    if plot is not None:  # the private score plot (by group when asked), beside the exact one
+        more.append(plot[0])
+        extra.append(plot[1])
+    last = record.last_sweep
+    if last is not None:
+        more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
+                                  y_title=experiments.METRICS[last["metric"]].symbol))
+    return [record.main, *more[:2], *risk_figs, *more[2:]], more, (risk_figs[1] if risk_figs else None), extra
+
+
+#: the title of a record's loadings figure when the seeded runs' components are left out
+EXACT_LOADINGS = "Loadings of component 1: exact PCA only (seeded runs left out)"
+
+
+def record_html(record: Record) -> str:
+    """The Report's HTML record (:func:`build_html`) of ``record``."""
+    figs, _, _, extra = record_figures(record)
+    return build_html(record.vals, record.link, record.results, figs, record.tables, record.ds.note,
+                      record.risk_sentences, record.summary + extra, record.budget_words)
+
+
+def record_deck(record: Record) -> str:
+    """The Report's slides (:func:`ui.slides.report_slides`) of ``record``: an exploration record like the HTML."""
+    from . import slides
+
+    _, more, posterior, extra = record_figures(record)
+    results = record.results
+    return slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
+                             record_line(record.vals),
+                             slides.report_slides(results, record.summary + extra, record.settings, record.main,
+                                                  record.table, record.shares, record.risk_sentences, posterior,
+                                                  more, guarantee_words(results, record.vals), record.budget_words),
+                             record.link, data_words(record.vals, record.ds))
 
 
 # -- the Python script ---------------------------------------------------------------------------------------
@@ -390,8 +625,9 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
 
     It runs the library path the page runs (:func:`dppca_core.experiments.prepare_input` then
     :func:`dppca_core.experiments.compare`) with the page's scaling, centring, radius and budget split. It needs
-    only the installed ``dppca_core`` package and runs from any folder. ``upload``: the uploaded file's column
-    choice (columns, label, what to do with bad cells), so the script reads the same table.
+    only the installed ``dppca_core`` package (``pip install -e`` the project) and runs from any folder; without the
+    package it stops with one line saying how to install it. ``upload``: the uploaded file's column choice (columns,
+    label, what to do with bad cells), so the script reads the same table.
     """
     mechs = scenario.mechanisms(vals)
     params = {m: scenario.mech_params(m, vals) for m in mechs}
@@ -411,13 +647,18 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
     return f'''"""{record_line(vals)}
 
 Reproduces a DP-PCA Explorer exploration: prints the Report's table (generated by the app).
-Needs the dppca_core package (pip install the DP-PCA Explorer project); runs from any folder.
+Needs the dppca_core package: install the DP-PCA Explorer project once (pip install -e <its folder>, with
+the Python that runs this script); then it runs from any folder.
 Scenario: ?{scenario.query_string(vals)}
 """
 import sys
 
-import dppca_core as dc
-from dppca_core import experiments
+try:
+    import dppca_core as dc
+    from dppca_core import experiments
+except ImportError as exc:  # not installed for this Python: say how, in one line
+    sys.exit(f"{{exc}}: install the DP-PCA Explorer project first: {{sys.executable}} -m pip install -e <the project's "
+             "folder> (the folder holding pyproject.toml), then run this script again.")
 
 labels = None  # the label column, where the data have one (a score plot by group uses it)
 {load}

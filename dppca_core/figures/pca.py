@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..publishable import PART_WORDS, percents
 from .base import color_or_grey, layout, name, nonempty, swept_axis, text
 
 
@@ -239,24 +240,23 @@ def communication_bar(costs: dict) -> go.Figure:
 
 #: what each part of a release's budget buys, in words, and its colour (a part, not a mechanism: greys and blues
 #: kept apart from the mechanism palette; dark enough for white text)
-BUDGET_PARTS = {
-    "scale": ("scaling (column scales)", "#5b5b5b"),
-    "radius": ("radius (choosing R)", "#8c510a"),
-    "mean": ("mean (centring)", "#01665e"),
-    "subspace": ("subspace (the components)", "#1f4e8c"),
-    "eigenvalues": ("eigenvalues (private scree)", "#6a3d9a"),
-    "groups": ("groups (labels present)", "#7f3b08"),
-    "frame": ("frame (score plot axes)", "#3f6212"),
-    "scores": ("scores (score plot)", "#b2182b"),
-}
+#: each part of a budget: its words (dppca_core.publishable.PART_WORDS) and its colour
+BUDGET_PARTS = {part: (words, colour) for (part, words), colour in zip(PART_WORDS.items(), (
+    "#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b"))}
+#: the smallest font of a segment's label (px); a narrower segment shows none (the legend names every part)
+BUDGET_LABEL_PX = 14
 
 
-def budget_bar(shares: dict, epsilons: dict | None = None, title: str = "How one release's (ε, δ) is split"
+def budget_bar(shares: dict, title: str = "How one release's (ε, δ) is split", unit: str | None = None
                ) -> go.Figure:
-    """One release's budget split as one bar of its parts (``shares``: part -> fraction of the total, e.g.
-    ``BudgetSplit.as_dict()``, or ``{part: v["share"]}`` of a release's ``facts["budget"]``); parts with no share are
-    left out, each segment labelled with its percentage and, given ``epsilons`` (part -> the epsilon it was
-    calibrated to), that epsilon."""
+    """One release's budget split as one bar of its parts, in the unit in which they add up.
+
+    ``shares``: part -> fraction of the total (``BudgetSplit.as_dict()``, or ``{part: v["share"]}`` of a release's
+    ``facts["budget"]``); parts with no share are left out. Each share is a share of μ² for a Gaussian release (its
+    parts add up in μ², equivalently in zCDP's ρ) and of ε for a pure one (:func:`dppca_core.publishable.budget_parts`);
+    ``unit`` ("μ²" or "ε") says which, or None for a split shown before a mechanism is known. The percentages are
+    whole numbers adding up to exactly 100 (:func:`dppca_core.publishable.percents`), each segment's label drawn at
+    a readable size or not at all (its hover text and the legend's colour still name it)."""
     parts = [(part, float(share)) for part, share in shares.items() if float(share) > 0]
     if not parts:
         raise ValueError("no budget share to draw: give at least one part a positive share.")
@@ -264,17 +264,19 @@ def budget_bar(shares: dict, epsilons: dict | None = None, title: str = "How one
     if unknown:
         raise ValueError(f"unknown budget part(s) {unknown}: use {list(BUDGET_PARTS)}.")
     fig = go.Figure()
-    for part, share in parts:
+    for (part, share), pct in zip(parts, percents([s for _, s in parts])):
         label, colour = BUDGET_PARTS[part]
-        fig.add_trace(go.Bar(x=[100.0 * share], y=["budget"], orientation="h", name=label, marker_color=colour,
-                             text=[f"{label}: {share:.0%}" + (f" (ε = {float(epsilons[part]):.3g})"
-                                                              if epsilons and part in epsilons else "")],
-                             textposition="inside", insidetextanchor="middle",
-                             textfont=dict(color="white"), hovertemplate=f"{label}: %{{x:.0f}}%<extra></extra>"))
-    fig.update_layout(barmode="stack", showlegend=True)
+        fig.add_trace(go.Bar(x=[float(pct)], y=["budget"], orientation="h", name=label, marker_color=colour,
+                             text=[f"{pct}%"], textposition="inside", insidetextanchor="middle",
+                             textfont=dict(color="white", size=16),
+                             hovertemplate=f"{label}: {pct}%<extra></extra>"))
+    fig.update_layout(barmode="stack", showlegend=True,
+                      uniformtext=dict(minsize=BUDGET_LABEL_PX, mode="hide"))
     fig.update_yaxes(showticklabels=False)
     fig.update_xaxes(range=[0, 100])
-    return layout(fig, title, "% of the budget", height=230)
+    of = {"μ²": "% of μ² (Gaussian parts add up in μ²)", "ε": "% of ε (pure parts add up in ε)"}.get(
+        unit, "% of the budget: of μ² for Gaussian mechanisms, of ε for pure ones")
+    return layout(fig, title, of, height=260)
 
 
 def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.Figure:

@@ -1,0 +1,499 @@
+"""The handout (issue 36) and the publishable file's honesty (issue 34 items 3 and 5), through the library and the
+pages: only releases with a guarantee in the publishable file, a self-describing file that validates against
+docs/publishable-release.schema.json, a brief and a deck made from it alone, budget parts in units that add up
+wherever they are shown, exploration records without seeded numbers of private data or a localhost link, exports
+built only when asked, and a script that runs from any folder (issue 35 item 9, issue 43 item 2)."""
+import html as html_lib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dppca_core as dc
+from dppca_core import publishable
+from tests.test_app_pages import assert_clean, plain
+from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
+from ui import brief, report, scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "docs" / "publishable-release.schema.json").read_text(encoding="utf-8"))
+#: words of the exploration's non-private diagnostics and of seeded runs: none may reach the handout
+DIAGNOSTIC_WORDS = ("seed", "localhost", "diagnostic", "subspace distance", "captured energy", "clipped",
+                    "support f1", "exact pca", "exploration record")
+
+
+@pytest.fixture(scope="module")
+def X():
+    rng = np.random.default_rng(5)
+    return rng.normal(size=(400, 5)) * np.r_[3, 2, 1, .3, .2] / 8
+
+
+def _file(X, mechs="analyze_gauss,private_power", **settings):
+    vals = {**scenario.DEFAULTS, "mechs": mechs, "center": "private", "bmean": 0.1, "beig": 0.1, **settings}
+    published = report.publishable_releases(dc.prepare(X, 1.0), scenario.mechanisms(vals), vals, "private")
+
+    class Data:  # what the file reads of a dataset: its columns (no schema declared) and n
+        columns = ["height_cm", "weight_kg", "age", "income", "year"]
+        n = len(X)
+
+    return report.publishable_file(published, vals, Data())
+
+
+def validate(payload: dict) -> None:
+    """Every error of ``payload`` against the schema in docs/, all at once."""
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(payload), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message[:200]}" for e in errors[:5]]
+
+
+# -- numbers of a handout are numbers of the file ---------------------------------------------------------------
+
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def shown_text(doc: str) -> str:
+    """The text a document shows: no style, script, slide counter or tag."""
+    doc = re.sub(r"<(head|style|script)\b.*?</\1>", " ", doc, flags=re.S)
+    doc = re.sub(r"<p class='counter'>.*?</p>", " ", doc)
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", doc))
+
+
+def file_numbers(file: dict) -> tuple[set, list]:
+    """(numeric tokens written in the file's public part, every number in it): what a handout may show. The public
+    part is everything but the released arrays (the handout shows none of them): settings, schema, in words,
+    together, context, the releases' guarantees."""
+    public = {k: v for k, v in file.items() if k != "releases"}
+    public["releases"] = {m: {k: rel[k] for k in ("title", "epsilon", "delta", "privacy", "guarantee")}
+                          for m, rel in file["releases"].items()}
+    text = json.dumps(public, ensure_ascii=False)
+    values = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            values.append(float(node))
+        elif isinstance(node, str):
+            values.extend(float(t.replace(",", "")) for t in NUMBER.findall(node))
+
+    walk(public)
+    return set(NUMBER.findall(text)), values
+
+
+def stray_numbers(text: str, file: dict) -> list[str]:
+    """The numbers in ``text`` that are neither written in the file nor one of its numbers rounded for display (as
+    a number or a percentage, to the digits shown)."""
+    tokens, values = file_numbers(file)
+    stray = []
+    for token in NUMBER.findall(text):
+        if token in tokens:
+            continue
+        value = float(token.replace(",", ""))
+        decimals = len(token.split(".")[1].split("e")[0]) if "." in token else 0
+        tolerance = 10.0 ** -decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
+        if not any(abs(v - value) <= tolerance or abs(100 * v - value) <= tolerance for v in values):
+            stray.append(token)
+    return stray
+
+
+def check_handout(doc: str, file: dict, first: str) -> None:
+    text = shown_text(doc)
+    assert text.split()[0] == "Publishable" and first in " ".join(text.split()), text[:200]
+    lowered = text.lower()
+    assert not [w for w in DIAGNOSTIC_WORDS if w in lowered], [w for w in DIAGNOSTIC_WORDS if w in lowered]
+    assert "http://" not in doc and "localhost" not in doc
+    assert not stray_numbers(text, file), stray_numbers(text, file)
+
+
+# -- issue 34 item 3: only releases with a guarantee ------------------------------------------------------------
+
+@pytest.mark.parametrize("mech", ["non_private", "wishart_sn"])
+def test_publish_refuses_a_mechanism_without_a_guarantee(X, mech):
+    """Today publish() exported the exact eigenvectors of non_private and the retracted Wishart release, each marked
+    fresh, into the file whose first line says "only what each release's privacy proof covers"."""
+    release = dc.run(mech, X, 2, 1.0, 1e-6, seed=None)
+    with pytest.raises(ValueError, match="cannot be published"):
+        dc.publish(release)
+    forged = {"export": "publishable release", **release.published()}
+    with pytest.raises(ValueError, match="publishable file"):
+        publishable.publishable_file({mech: forged})
+    assert report.publishable_releases(dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS,
+                                       "none").keys() == {"analyze_gauss"}
+
+
+def test_the_report_leaves_them_out_of_the_file_and_says_which_and_why(app_test, downloads):
+    at = app_test(mechs="analyze_gauss,non_private,wishart_sn", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    said = " ".join(plain(i.value) for i in at.info)
+    assert "Left out of the publishable file" in said and "Non-private PCA" in said and "retracted" in said
+    at.button(key="draw_releases").click().run()
+    assert_clean(at)
+    files = offered(at, downloads)
+    raw = files["Download the publishable releases (JSON)"].decode()
+    assert raw.splitlines()[0].startswith('{"export": "Publishable release: only what each release')
+    payload = json.loads(raw)
+    assert list(payload["releases"]) == ["analyze_gauss"]
+    assert {m["mechanism"] for m in payload["left_out"]} == {"non_private", "wishart_sn"}
+    assert all(m["reason"] for m in payload["left_out"])
+    validate(payload)
+    brief_doc = files["Publishable brief (HTML, printable)"].decode()
+    assert "Left out (not publishable): Non-private PCA" in shown_text(brief_doc)
+
+
+def test_nothing_to_draw_when_no_mechanism_has_a_guarantee(app_test):
+    at = app_test(mechs="non_private", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "draw_releases"]
+    assert any("nothing to publish" in c.value for c in at.caption)
+
+
+# -- a self-describing file that validates ---------------------------------------------------------------------
+
+def test_the_file_describes_itself_and_validates(X):
+    file = _file(X, scale="bounds", bounds="8,8,8,8,8", R=2.0)
+    validate(json.loads(report.releases_json(file)))
+    assert file["format"] == publishable.FORMAT and file["format_version"] == publishable.FORMAT_VERSION
+    assert file["schema"]["columns"] == ["height_cm", "weight_kg", "age", "income", "year"]
+    settings = file["settings"]
+    assert settings["scaling"] == {"rule": "bounds", "bounds": [8.0] * 5, "bounds_from": settings["scaling"][
+        "bounds_from"], "words": "each column divided by its public bound"}
+    assert settings["centring"]["rule"] == "private" and settings["radius"]["value"] == 2.0
+    assert settings["k"] == {"rule": "public", "value": 2, "variance_target": None, "words": "a number chosen in "
+                                                                                             "advance"}
+    assert settings["n"] == 400 and settings["neighbors"] == "replace"
+    assert file["releases"]["analyze_gauss"]["title"] == "Analyze Gauss" and "components" in file["units"]
+    assert file["together"]["releases"] == 2  # two releases of the same data compose
+
+
+def test_under_add_remove_n_is_not_in_the_file(X):
+    file = _file(X, nb="add_remove")
+    assert file["settings"]["n"] is None
+    validate(json.loads(report.releases_json(file)))
+
+
+def test_the_schema_a_dataset_declares_is_the_files_schema(X):
+    class Schema:
+        def as_dict(self):
+            return {"columns": ["a", "b", "c", "d", "e"], "replacement": {"b": 0.0}, "label": "group"}
+
+    class Data:
+        columns, n, schema = ["a", "b", "c", "d", "e"], 400, Schema()
+
+    published = report.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS, "none")
+    file = report.publishable_file(published, scenario.DEFAULTS, Data())
+    assert file["schema"] == {"columns": ["a", "b", "c", "d", "e"], "replacement": {"b": 0.0}, "label": "group"}
+    validate(json.loads(report.releases_json(file)))
+
+
+NAMES = [m for m in dc.mechanism_names("pca") if not publishable.refusal(m)]
+
+
+@pytest.mark.parametrize("mech", NAMES)
+def test_every_mechanisms_publishable_file_validates(X, mech):
+    from tests.test_release_boundary import _k, _params
+
+    vals = {**scenario.DEFAULTS, "mechs": mech, "k": _k(mech), "delta": 1e-5,
+            **{f"{mech}.{key}": value for key, value in _params(mech).items()}}
+    published = report.publishable_releases(dc.prepare(X, 1.0), [mech], vals, "none")
+    payload = json.loads(report.releases_json(report.publishable_file(published, vals)))
+    validate(payload)
+    assert list(payload["releases"]) == [mech]
+
+
+def test_every_json_the_report_offers_validates(app_test, downloads):
+    """The page's own exports: with every choice private, and after a non-private choice (not publishable)."""
+    for query in ({"mechs": "analyze_gauss,ppca_exponential", "center": "private", "bmean": "0.1", "beig": "0.1",
+                   "bscores": "0.1", "k": "2"},
+                  {"mechs": "analyze_gauss", "center": "empirical"}):
+        at = app_test(reps="2", **query)
+        at.switch_page("pages/report.py").run()
+        at.button(key="draw_releases").click().run()
+        assert_clean(at)
+        files = offered(at, downloads)
+        payload = json.loads(files["Download the publishable releases (JSON)"])
+        validate(payload)
+        if query.get("center") == "empirical":
+            assert payload["export"].startswith("Not publishable") and not publishable.has_guarantee(payload)
+            assert "Publishable brief (HTML, printable)" not in files  # nothing to hand out
+            assert any("not publishable" in plain(w.value) for w in at.warning)
+
+
+# -- the brief and the deck, from the file alone -----------------------------------------------------------------
+
+def test_the_brief_and_the_deck_show_only_numbers_of_the_file(X):
+    file = json.loads(report.releases_json(_file(X, eps=2.0)))  # as a reader of the JSON has it
+    check_handout(brief.build_brief(file), file, brief.BRIEF_LINE)
+    deck = brief.build_deck(file)
+    check_handout(deck, file, brief.DECK_LINE)
+    assert "plotly" not in deck.lower()  # no figure library: bars in HTML, numbers as text
+
+
+def test_the_handout_says_the_guarantee_in_odds_and_the_attackers_best_test(X):
+    file = _file(X, eps=1.0)
+    words = file["in_words"]["analyze_gauss"]
+    curve = publishable.curve_from_dict(file["releases"]["analyze_gauss"]["privacy"])
+    from dppca_core import risk
+
+    assert words["odds"]["posterior"] == pytest.approx(risk.posterior_bound(curve, 0.5).posterior)
+    assert words["best_test"]["power"] == pytest.approx(1 - float(risk.tradeoff(curve, 0.05)))
+    text = shown_text(brief.build_brief(file))
+    assert "could move from 50% to at most" in text and "best test" in text
+    assert "e^" not in text and "Gaussian DP" not in text  # no jargon
+    for deployment in publishable.DEPLOYMENTS:
+        assert deployment["name"] in text and f"{deployment['epsilon']:g}" in text
+    assert "random" in text and file["recommendation"] in text
+
+
+def test_a_useless_or_unmeasured_release_is_not_recommended(X):
+    noise = np.random.default_rng(1).normal(size=(60, 5))  # no structure, few rows: k/d at best
+    file = _file(noise, mechs="analyze_gauss", eps=0.1)
+    assert file["recommendation"].startswith("Do not publish")
+    file = _file(X, mechs="private_power", beig=0.0)
+    assert file["in_words"]["private_power"]["utility"]["captured"] is None
+    assert file["recommendation"].startswith("Do not judge")
+
+
+def test_the_utility_error_is_the_spread_of_the_estimate_over_releases():
+    """The standard error the file states (delta method on the eigenvalue share's published noise scale) is the
+    spread of the estimate over 200 seeded releases, within the sampling error of a standard deviation from 200 draws
+    (about 5%) and the delta method's approximation."""
+    X = np.random.default_rng(5).normal(size=(2000, 5)) * np.r_[3, 2, 1, .3, .2] / 8
+    budget = dc.BudgetSplit.with_extras(eigenvalues=0.1)
+    est, err = [], []
+    for seed in range(200):
+        u = publishable.utility(dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=seed,
+                                               budget=budget).published())
+        est.append(u["estimate"])
+        err.append(u["standard_error"])
+    assert 0.8 < np.std(est) / np.mean(err) < 1.2
+    # without an eigenvalue share nothing honest is published: not measured
+    plain_release = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0).published()
+    assert publishable.utility(plain_release)["captured"] is None
+
+
+def test_no_handout_without_a_guarantee(X):
+    vals = {**scenario.DEFAULTS, "center": "empirical"}
+    published = report.publishable_releases(dc.prepare(X - X.mean(axis=0), 1.0), ["analyze_gauss"], vals, "none")
+    file = report.publishable_file(published, vals)
+    assert file["export"] == publishable.NOT_PUBLISHABLE
+    with pytest.raises(ValueError, match="no privacy guarantee"):
+        brief.build_brief(file)
+    with pytest.raises(ValueError, match="no privacy guarantee"):
+        brief.build_deck(file)
+
+
+# -- budget parts in units that add up, everywhere ---------------------------------------------------------------
+
+def test_percents_add_up_to_100():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        shares = rng.dirichlet(np.ones(rng.integers(1, 9)))
+        pct = publishable.percents(shares)
+        assert sum(pct) == 100 and all(abs(p - 100 * s) < 1 for p, s in zip(pct, shares))
+
+
+@pytest.mark.parametrize("curve", ["gdp", "pure", "approx"])
+def test_budget_parts_add_up_to_the_total_in_their_unit(curve):
+    weights = dc.BudgetSplit.with_extras(mean=0.1, eigenvalues=0.15, scores=0.05, radius=0.1).as_dict()
+    parts = publishable.split_parts(weights, 1.0, 1e-6, curve)
+    assert sum(p["percent"] for p in parts["parts"]) == 100
+    amounts = sum(p["amount"] for p in parts["parts"])
+    if curve == "gdp":  # Gaussian parts add up in mu^2; the total epsilon is not the sum of the parts' epsilons
+        from dppca_core.privacy import gaussian_mu
+
+        assert parts["unit"] == "mu^2" and amounts == pytest.approx(gaussian_mu(1.0, 1e-6) ** 2)
+        assert "not the sum" in parts["sentence"]
+    else:
+        assert parts["unit"] == "epsilon" and amounts == pytest.approx(1.0)
+
+
+def table_of(doc: str) -> pd.DataFrame:
+    """The first HTML table of ``doc`` (pandas' to_html output) as text cells."""
+    table = re.search(r"<table.*?</table>", doc, flags=re.S).group(0)
+    cells = [[html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>",
+                                                                                      row, flags=re.S)]
+             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, flags=re.S)]
+    return pd.DataFrame(cells[1:], columns=cells[0])
+
+
+def _percents_in(text: str) -> list[int]:
+    return [int(p) for p in re.findall(r"(\d+)%", text)]
+
+
+def test_every_place_showing_budget_parts_sums_them_to_the_whole(app_test, downloads, X):
+    """Lesson step 7 showed 0.291 + 0.887 + 0.291 for ε = 1, the slides 2.677 + 9.39 for ε = 10, the sidebar
+    "subspace: 60%" without the radius and scaling shares. Each now shows whole percentages of one unit that add up
+    to 100."""
+    # Lesson step 7: the headline and the bar
+    at = app_test(step="7")
+    at.switch_page("pages/lesson.py").run()
+    assert_clean(at)
+    (headline,) = [plain(m.value) for m in at.markdown if "splits its budget" in m.value]
+    assert sum(_percents_in(headline)) == 200 and "= 100%" in headline, headline  # the parts, then their total
+    assert "ε = 0.2" not in headline and "not their sum" in headline
+    bars = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert sum(t["x"][0] for b in bars for t in b["data"] if t["type"] == "bar") == 100
+
+    # the sidebar: every share that is on, the radius and the scaling included
+    at = app_test(rfrom="private", bradius="0.1", scale="private", bscale="0.1", bounds="1,1,1,1,1,1,1,1,1,1,1,1,1,"
+                  "1,1,1,1,1,1,1", center="private", bmean="0.1", beig="0.1")
+    at.switch_page("pages/explore.py").run()
+    (listing,) = [plain(c.value) for c in at.sidebar.caption if c.value.startswith("Every share")]
+    assert "radius" in listing and "scaling" in listing and sum(_percents_in(listing)) == 200, listing
+
+    # the Report: the table (per mechanism) and the bar; its slides
+    at = app_test(mechs="analyze_gauss,ppca_exponential", center="private", bmean="0.1", beig="0.15", bscores="0.05",
+                  reps="2", eps="10.0", k="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    (shares,) = [df.value for df in at.dataframe if "adds up in" in df.value.columns]
+    for mech, rows in shares.groupby("mechanism"):
+        parts = rows[rows["part"] != "total"]
+        assert sum(int(s.rstrip("%")) for s in parts["share"]) == 100, mech
+        assert float(rows[rows["part"] == "total"]["amount"].iloc[0]) == pytest.approx(
+            parts["amount"].astype(float).sum(), rel=1e-3)
+    assert set(shares["adds up in"]) == {"μ²", "ε"}  # Gaussian parts in μ², the pure mechanism's in ε
+    bars = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (bar,) = [b for b in bars if b["layout"]["title"]["text"].startswith("How one release")]
+    assert sum(t["x"][0] for t in bar["data"]) == 100
+    deck = offered(at, downloads)["Download slides"].decode()
+    budget_slides = re.findall(r"How the budget is split(?: \(continued\))?</h2>(.*?)</section>", deck, flags=re.S)
+    assert len(budget_slides) == 2  # ten rows: the table continues on a second slide
+    assert "not the sum" in shown_text(budget_slides[0]) and "2.677" not in deck
+    shown = pd.concat([table_of(part) for part in budget_slides])
+    assert len(shown) == len(shares)
+    for mech, rows in shown.groupby("mechanism"):
+        assert sum(int(str(s).rstrip("%")) for s in rows[rows["part"] != "total"]["share"]) == 100, mech
+
+    # the brief: each budget's legend
+    file = _file(X, bscores=0.1)
+    for budget in re.findall(r"<div class='bar'.*?\(shares of", brief.build_brief(file), flags=re.S):
+        legend = shown_text(budget.split("</div>", 1)[1])
+        assert sum(_percents_in(legend)) == 100, legend
+
+
+# -- exploration records: no seeded numbers of private data, no localhost, built when asked ---------------------
+
+def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, downloads):
+    """Issue 34 item 5: the HTML record and the slides of an upload carried the first seeded run's components (the
+    loadings chart) beside the link with its seed, although docs/privacy.md says such a record leaves seeded numbers
+    out. The loadings now show the exact PCA alone, and the tables of released values keep only their summaries."""
+    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0", rfrom="private", rlo="1.0",
+                  rhi="10000.0", bradius="0.1", bscores="0.1")
+    _upload(at)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    files = offered(at, downloads)
+    for label in ("HTML report (offline)", "Download slides"):
+        doc = files[label].decode()
+        assert report.EXACT_LOADINGS in doc and "true vs private" not in doc, label
+        assert "first release" not in doc and "Score plot: rows projected" not in doc, label
+    # the page itself (for the data owner, interactive) still compares the seeded runs with the exact PCA
+    assert [df.value for df in at.dataframe if "R of the first release" in df.value.columns]
+
+    synthetic = app_test(mechs="analyze_gauss", reps="2")
+    synthetic.switch_page("pages/report.py").run()
+    doc = offered(synthetic, downloads)["HTML report (offline)"].decode()
+    assert "true vs private" in doc and report.EXACT_LOADINGS not in doc  # the app's own data: nothing private
+
+
+def test_a_records_link_is_relative_or_the_operators_public_address(app_test, downloads, monkeypatch):
+    monkeypatch.delenv(report.PUBLIC_URL_ENV, raising=False)
+    vals = {**scenario.DEFAULTS, "eps": 2.0}
+    assert report.record_link("report", vals) == "/report?eps=2.0"
+    monkeypatch.setenv(report.PUBLIC_URL_ENV, "https://dppca.example.org/")
+    assert report.record_link("report", vals) == "https://dppca.example.org/report?eps=2.0"
+    monkeypatch.delenv(report.PUBLIC_URL_ENV)
+    import streamlit as st
+
+    # the browser's address (what st.context.url gives a real session) never reaches a record
+    monkeypatch.setattr(type(st.context), "url", property(lambda self: "http://localhost:8501/report"))
+    at = app_test(mechs="analyze_gauss", reps="2", eps="2.0")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    files = offered(at, downloads)
+    for label in ("HTML report (offline)", "Download slides"):
+        doc = files[label].decode()
+        assert "localhost" not in doc and "href='/report?" in doc.replace('"', "'"), label
+
+
+def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monkeypatch):
+    """Issue 43 item 2: every rerun of the Report built its HTML record, its slides (plotly.js inlined in both) and
+    its script. Now a record is built when its button is pressed, once per press."""
+    built = []
+    real_html = report.build_html
+    monkeypatch.setattr(report, "build_html", lambda *a, **k: built.append("html") or real_html(*a, **k))
+    at = app_test(mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    at.run()  # a rerun, as a key press makes
+    assert_clean(at)
+    assert built == []
+    assert {"HTML report (offline)", "Download slides"} <= built_on_press(at)
+    at.button(key="draw_releases").click().run()
+    assert {"Download the publishable releases (JSON)", "Publishable brief (HTML, printable)",
+            "Publishable slides"} <= built_on_press(at)
+    files = offered(at, downloads)
+    assert built == ["html"]  # built once, when asked
+    for label in ("HTML report (offline)", "Download slides"):
+        assert files[label].decode().count("plotly.js v") == 1, label  # plotly.js once per export
+
+
+# -- the downloaded script runs outside the repository ---------------------------------------------------------
+
+def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_cannot(tmp_path):
+    """Issue 35 item 9: the script stopped with "No module named dppca_core" when run from another folder. With the
+    project importable (as `pip install -e <project>` makes it) it runs from a temporary folder; without it, it says
+    in one line how to install it."""
+    path = tmp_path / "dppca_scenario.py"
+    path.write_text(report.build_script({**scenario.DEFAULTS, "reps": 2}))
+    run = tmp_path / "elsewhere"
+    run.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=str(run),
+                         env={**env, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert "Analyze Gauss" in out.stdout
+    # no dppca_core for this Python (-S: no site-packages, where `pip install` would have put it)
+    out = subprocess.run([sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=60, cwd=str(run),
+                         env=env)
+    assert out.returncode == 1 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
+
+
+def test_the_budget_bar_labels_are_readable_or_absent():
+    """Lesson step 7's bar labels were a few pixels high: plotly shrank each label to its segment. Each label is now
+    at least BUDGET_LABEL_PX or hidden (the legend names every part), and the segments add up to 100."""
+    from dppca_core import figures
+    from dppca_core.figures.pca import BUDGET_LABEL_PX
+
+    fig = figures.budget_bar({"mean": 0.1, "subspace": 0.77, "eigenvalues": 0.1, "scores": 0.03}, unit="μ²")
+    assert fig.layout.uniformtext.minsize >= BUDGET_LABEL_PX >= 12 and fig.layout.uniformtext.mode == "hide"
+    assert sum(t.x[0] for t in fig.data) == 100 and [t.text[0] for t in fig.data] == ["10%", "77%", "10%", "3%"]
+    assert "μ²" in fig.layout.xaxis.title.text
+
+
+def test_a_release_whose_curve_is_not_gaussian_still_splits_mu_squared_among_its_gaussian_parts():
+    """A sparse score plot spends a slice of δ on its threshold, so the release's curve is an (ε, δ) pair, yet its
+    Gaussian parts were allocated shares of μ²: their ε do not add up, their μ² do."""
+    X = np.random.default_rng(0).normal(size=(500, 5)) / 3
+    budget = dc.BudgetSplit.with_extras(eigenvalues=0.1, scores=0.1)
+    pub = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0, budget=budget,
+                         score_kind="sparse").published()
+    assert pub["privacy"]["kind"] == "approx"
+    parts = publishable.budget_parts(pub["facts"]["budget"], pub["privacy"], 1.0, 1e-6)
+    assert parts["unit"] == "mu^2" and [p["percent"] for p in parts["parts"]] == [80, 10, 10]
+    assert sum(p["epsilon"] for p in pub["facts"]["budget"].values()) > 1.0  # what the old display added up
