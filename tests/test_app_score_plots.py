@@ -265,3 +265,20 @@ def test_declared_groups_from_a_link_are_checked():
     assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", True).groups > 0
     assert scenario.budget({**vals, "slabels": ""}, "analyze_gauss", False).groups == 0.0  # no label column
     assert scenario.budget({**vals, "slabels": ""}, "ppca_exponential", True).groups == 0.0  # pure: cannot find
+
+
+def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
+    """A pure epsilon-DP mechanism with a sparse score plot found by group privately: Explore draws it additive and
+    without groups (ui.scenario.score_plan); the publishable path must use the same per-mechanism options, not refuse
+    the release (it raised 'a sparse score plot and privately found groups need a delta' with the scenario-wide
+    split and options)."""
+    import dppca_core as dc
+
+    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "skind": "sparse",
+            "eps": 2.0}
+    table = dc.datasets.load_sample("wine")
+    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals,
+                                      "none", table.labels)
+    assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"
+    assert "score_group_labels" not in out["ppca_exponential"]["parameters"]
+    assert out["analyze_gauss"]["parameters"]["score_kind"] == "sparse"

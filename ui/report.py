@@ -167,7 +167,6 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
     private (:func:`ui.scenario.nonprivate_choices`). ``labels``: the data's label column, for a score plot by
     group. ``scale`` and ``rows``: with the columns scaled privately, the rule and the raw rows each release reads
     (:func:`ui.compute.release_rows`)."""
-    split = scenario.budget(vals)
     choices = scenario.nonprivate_choices(vals)
     # what each release reads: the prepared rows, or the rows in the data's units when R or the scales are private
     X, radius, extra = experiments.release_input(data, scenario.radius_rule(vals), scale, rows)
@@ -176,8 +175,9 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
         if publishable.refusal(mech):
             continue
         release = dc.release_pca(mech, X, scenario.k_arg(vals), vals["eps"], vals["delta"], vals["nb"], radius,
-                                 seed=None, budget=split, center=center, **extra,
-                                 **scenario.release_options(vals, labels), **scenario.mech_params(mech, vals))
+                                 seed=None, budget=scenario.budget(vals, mech, labels is not None), center=center,
+                                 **extra, **scenario.release_options(vals, labels, mech),
+                                 **scenario.mech_params(mech, vals))
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
 
