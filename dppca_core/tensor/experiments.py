@@ -17,6 +17,7 @@ from .moments import prepare_tensor_input
 from .synthetic import LatentModel, make_model
 
 COMPARED = ("otd_cape_agn", "otd_conventional", "otd_local", "otd_non_private")
+DISTRIBUTED = ("otd_cape_agn", "otd_conventional", "otd_local")
 RANDOM = "random vectors"
 LABELS = {"otd_cape_agn": "capeAGN", "otd_conventional": "conventional", "otd_local": "local (one site)",
           "otd_non_private": "non-private (pooled)", "otd_agn": "AGN (pooled)", "otd_avn": "AVN (pooled)",
@@ -25,6 +26,15 @@ LABELS = {"otd_cape_agn": "capeAGN", "otd_conventional": "conventional", "otd_lo
 
 def _tag(value: float) -> int:
     return int(round(float(value) * 1e6))
+
+
+def mechanism_params(model: LatentModel, mechanism: str, sites: int, split: float) -> dict:
+    """The parameters a comparison passes to ``mechanism``: the split, the model's public facts (sigma2 and the
+    bound on the means, onto which the released means are projected) and, for the distributed ones, the sites."""
+    params = {"split": split, **model.params}
+    if mechanism in DISTRIBUTED:
+        params["sites"] = sites
+    return params
 
 
 def sample_data(model: LatentModel, sites: int, n_per_site: int, rep: int, seed: int):
@@ -41,10 +51,8 @@ def repetition(model: LatentModel, sites: int, n_per_site: int, epsilons, delta:
     for eps in epsilons:
         for m, mech in enumerate(mechanisms):
             rng = np.random.default_rng([seed, rep, n_per_site, m, _tag(eps)])
-            params = {"split": split, "sigma2": model.sigma2}
-            if mech in ("otd_cape_agn", "otd_conventional", "otd_local"):
-                params["sites"] = sites
-            rel = run(mech, data, model.K, float(eps), delta, data_norm=model.data_norm, seed=rng, **params)
+            rel = run(mech, data, model.K, float(eps), delta, data_norm=model.data_norm, seed=rng,
+                      **mechanism_params(model, mech, sites, split))
             rows.append({"mechanism": mech, "epsilon": float(eps), "n_per_site": n_per_site, "rep": rep,
                          "q_comp": q_comp(rel.components, model.components),
                          "weight_error": weight_error(rel.components, rel.outputs["weights"], model.components,
@@ -74,11 +82,9 @@ def example(model: LatentModel, sites: int, n_per_site: int, epsilon: float, del
     data = sample_data(model, sites, n_per_site, 0, seed)
     out = {}
     for m, mech in enumerate(mechanisms):
-        params = {"split": split, "sigma2": model.sigma2}
-        if mech in ("otd_cape_agn", "otd_conventional", "otd_local"):
-            params["sites"] = sites
         rel = run(mech, data, model.K, float(epsilon), delta, data_norm=model.data_norm,
-                  seed=np.random.default_rng([seed, 0, n_per_site, m, _tag(epsilon)]), **params)
+                  seed=np.random.default_rng([seed, 0, n_per_site, m, _tag(epsilon)]),
+                  **mechanism_params(model, mech, sites, split))
         out[mech] = {"components": rel.components, "weights": np.asarray(rel.outputs["weights"]),
                      "q_comp": q_comp(rel.components, model.components)}
     return out
