@@ -41,10 +41,36 @@ def _log_ticks(values) -> dict:
     return dict(dtick=1) if v.size and v.max() / v.min() > 30 else {}
 
 
+_SYMBOLS = ("circle", "circle-open", "diamond-open", "x", "square-open", "triangle-up-open", "cross")
+
+
+def _symbols(summary) -> dict:
+    """A marker symbol for each algorithm that shares a series with another (a fallback, a run with the paper's
+    noise that is private at some points and not at others); every other point keeps the filled circle."""
+    mixed = []
+    for _, g in summary.groupby("series", sort=False):
+        algos = list(dict.fromkeys(g.algorithm))
+        if len(algos) > 1:
+            mixed += [a for a in algos if a not in mixed]
+    return {algo: _SYMBOLS[i % len(_SYMBOLS)] for i, algo in enumerate(mixed)}
+
+
+def _mark(fig, panel_rows, x: float, text: str, r: int, c: int) -> None:
+    """A dotted vertical line at ``x`` across the panel's values (a threshold), its text on hover."""
+    lo, hi = float(np.nanmin(panel_rows["lo"])), float(np.nanmax(panel_rows["hi"]))
+    fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", line=dict(color="#777", dash="dot", width=1),
+                             showlegend=False, name=html.escape(text),
+                             hovertemplate=html.escape(text) + "<extra></extra>"), row=r, col=c)
+
+
 def figure(rep: Reproduction, title: bool = True) -> go.Figure:
     """Mean and 95% band over repetitions per series, one subplot per panel; reference lines dotted/dashed.
+    Where a series mixes algorithms (a fallback below a threshold, a paper's noise that is private only at some
+    points) each point's marker names its algorithm (legend entries 'marker: …'; the algorithm on hover), and
+    the reproduction's ``marks`` draw dotted vertical lines (thresholds).
     ``title=False`` leaves the reproduction's name out (for a page that shows it as a heading)."""
     summary = rep.summary
+    symbols = _symbols(summary)
     panels = [p for p in rep.panels if p.name in set(summary.panel)]
     if not panels:
         raise ValueError("no panel has results to draw.")
@@ -67,16 +93,27 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
                                          mode="lines", fillcolor=style["color"], opacity=0.18, line=dict(width=0),
                                          showlegend=False,
                                          hoverinfo="skip", legendgroup=name), row=r, col=c)
+            marker = dict(size=5)
+            if symbols and set(g.algorithm) & set(symbols):
+                marker = dict(size=8, symbol=[symbols.get(a, "circle") for a in g.algorithm], line=dict(width=1.5))
             fig.add_trace(go.Scatter(x=g.x, y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
                                      showlegend=name not in shown, line=dict(color=style["color"], dash=style["dash"]),
-                                     marker=dict(size=5),
-                                     hovertemplate="%{x:g}: %{y:.4g}<extra>" + name + "</extra>"), row=r, col=c)
+                                     marker=marker, customdata=[html.escape(a) for a in g.algorithm],
+                                     hovertemplate="%{x:g}: %{y:.4g}<br>%{customdata}<extra>" + name + "</extra>"),
+                          row=r, col=c)
             shown.add(name)
+        for mark_panel, x, text in rep.marks:
+            if mark_panel == panel.name:
+                _mark(fig, s, x, text, r, c)
         fig.update_xaxes(title_text=html.escape(panel.x_title), type="log" if panel.log_x else "linear",
                          exponentformat="power", row=r, col=c, **(_log_ticks(s.x) if panel.log_x else {}))
         fig.update_yaxes(title_text=html.escape(panel.y_title), type="log" if panel.log_y else "linear",
                          exponentformat="power", row=r, col=c,
                          **(_log_ticks(np.r_[s["lo"], s["hi"]]) if panel.log_y else {}))
+    for algo, symbol in symbols.items():  # a legend entry per marker: which algorithm produced the point
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=html.escape(f"marker: {algo}"),
+                                 marker=dict(symbol=symbol, size=9, color="#555", line=dict(width=1.5)),
+                                 hoverinfo="skip"), row=1, col=1)
     fig.update_layout(template="plotly_white", height=380 * nrows + 110, margin=dict(l=60, r=20, t=70, b=50),
                       title=dict(text=(html.escape(rep.title) + " — m" if title else "M") + "ean and 95% band over "
                                  f"{rep.reps} repetition{'s' * (rep.reps != 1)}", font=dict(size=15)),
@@ -107,7 +144,22 @@ def _html_block(rep: Reproduction, fig_html: str, base: str, csv_name: str | Non
             f'<p><b>The paper\'s figure:</b></p><ul>{shown}</ul></div>'
             f'<div><h3>What we find</h3><p>{esc(rep.finding)}</p></div>'
             f'<div><h3>Where ours differs, and why</h3><p>{esc(rep.difference)}</p>'
-            f'<p class="refs">Details: {refs}</p></div></div></section>')
+            f'<p class="refs">Details: {refs}</p></div></div>'
+            f'<h3>Which algorithm produced each point</h3><ul class="algos">{_items(rep.algorithms)}</ul>'
+            f'{_claims_html(rep)}</section>')
+
+
+def _items(lines) -> str:
+    return "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+
+
+def _claims_html(rep: Reproduction) -> str:
+    if not rep.claims:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(c.claim)}</td><td>{html.escape(c.status)}</td>"
+                   f"<td>{html.escape(c.why)}</td></tr>" for c in rep.claims)
+    return ("<h3>The paper's claims</h3><table><tr><th>claim</th><th>here</th><th>why, and the measurement</th></tr>"
+            + rows + "</table>")
 
 
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:1300px;margin:auto;padding:1em;color:#222}"
@@ -236,5 +288,15 @@ def to_markdown(rep: Reproduction, image: str | None = None, papers_link: str = 
     lines += [f"**What the paper reports.** {rep.claim}", "",
               "**The paper's figure.** " + " ".join(rep.paper_figure), "",
               f"**What we find.** {rep.finding}", "",
-              f"**Where ours differs, and why.** {rep.difference} (Details: {refs_markdown(rep, papers_link)}.)", ""]
+              f"**Where ours differs, and why.** {rep.difference} (Details: {refs_markdown(rep, papers_link)}.)", "",
+              "**Which algorithm produced each point.**", ""]
+    lines += [f"* {line}" for line in rep.algorithms] + [""]
+    if rep.claims:
+        lines += claims_markdown(rep.claims) + [""]
     return "\n".join(lines)
+
+
+def claims_markdown(claims) -> list[str]:
+    """The paper's claims as a markdown table (claim, what we find, why with the measurement)."""
+    out = ["| the paper's claim | here | why, and the measurement |", "|---|---|---|"]
+    return out + [f"| {c.claim} | {c.status} | {c.why} |".replace("\n", " ") for c in claims]

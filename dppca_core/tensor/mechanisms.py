@@ -152,6 +152,23 @@ def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean
                     facts={"model": data.model, "units": _units_fact(data)})
 
 
+def _noisy_stages(data, u2, u3, k, sd2, sd3, rng):
+    """Gaussian noise of s.d. sd2 on upper(M2) and sd3 on unique(M3): the noisy M2, its whitening and the
+    whitened noisy M3."""
+    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
+    wh = whiten(M2hat, k)
+    M3hat = from_unique(u3 + unique_noise(u3.size, sd3, rng), data.d)
+    return M2hat, wh, multilinear(M3hat, wh.W)
+
+
+def agn_at_scales(data, k, sd2, sd3, rng, sigma2=0.05, mean_bound=None, restarts=20, iterations=30) -> np.ndarray:
+    """AGN's components with given noise s.d.s on M2 and M3 (the noise a paper's calibration gives), onto the
+    model's public set: a diagnostic for comparing calibrations, not a release (no guarantee is attached)."""
+    u2, u3 = data.moments(sigma2=sigma2)
+    M2hat, wh, whitened = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
+    return project_components(data, decompose(M2hat, whitened, wh, rng, restarts, iterations).components, mean_bound)
+
+
 def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy M2, the
     whitening, the whitened tensor, the two scales and the composed GDP parameter."""
@@ -159,11 +176,9 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     eps1, d1, eps2, d2 = budgets
     delta2, delta3 = _sensitivities(data, n, sigma2)
     sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
-    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
-    wh = whiten(M2hat, k)
-    M3hat = from_unique(u3 + unique_noise(u3.size, sd3, rng), data.d)
+    M2hat, wh, whitened = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
     mu = composed_mu([delta2 / sd2, delta3 / sd3])
-    return M2hat, wh, multilinear(M3hat, wh.W), budgets, (delta2, delta3, sd2, sd3), mu
+    return M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu
 
 
 @tensor_mechanism(
