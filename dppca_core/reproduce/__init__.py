@@ -27,12 +27,13 @@ from .ge import ge_comparison, ge_convergence
 from .imtiaz_2016 import imtiaz_2016_sn
 from .imtiaz_2018 import cape_agn, cape_pca
 from .liu import liu_example_41, liu_spiked
-from .output import claims_markdown, figure, refs_markdown, render_png, to_markdown, write
+from .output import (claims_markdown, figure, load, papers_claims, refs_markdown, render_png, to_markdown,
+                     update_docs, write)
 from .wang_xu import wang_xu_low_dim, wang_xu_sparse
 
 __all__ = ["GRIDS", "MAX_REPS", "NON_PRIVATE", "NOT_REPRODUCED", "NOT_RUN", "PAPERS", "PAPERS_DOC", "RANDOM",
            "REPRODUCED", "REPRODUCTIONS", "REVERSED", "SPECS", "Claim", "Panel", "Paper", "Reproduction", "Spec",
            "assemble", "cape_agn", "cape_pca", "claims_markdown", "config", "figure", "ge_comparison",
-           "ge_convergence", "imtiaz_2016_sn", "liu_example_41", "liu_spiked", "main", "plan", "refs_markdown",
-           "render_png", "reproduce", "reproduce_paper", "run_task", "summarize", "to_markdown", "wang_xu_low_dim",
-           "wang_xu_sparse", "write"]
+           "ge_convergence", "imtiaz_2016_sn", "liu_example_41", "liu_spiked", "load", "main", "papers_claims", "plan",
+           "refs_markdown", "render_png", "reproduce", "reproduce_paper", "run_task", "summarize", "to_markdown",
+           "update_docs", "wang_xu_low_dim", "wang_xu_sparse", "write"]

@@ -87,6 +87,7 @@ class Reproduction:
     styles: dict = field(default_factory=dict)
     marks: tuple[tuple[str, float, str], ...] = ()
     claims: tuple["Claim", ...] = ()
+    config: dict = field(default_factory=dict)  # the grid's settings the run used (overrides applied)
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -384,7 +385,7 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
                         seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols,
                         paper_figure=spec.paper_figure,
                         styles=dict(spec.styles), marks=tuple(spec.marks(cfg)) if spec.marks else (),
-                        claims=tuple(spec.claims(summary, cfg)) if spec.claims else ())
+                        claims=tuple(spec.claims(summary, cfg)) if spec.claims else (), config=cfg)
 
 
 def reproduce(key: str, grid: str = "default", reps: int | None = None, seed: int = 0,

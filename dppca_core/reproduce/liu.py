@@ -12,6 +12,7 @@ import functools
 from .. import datasets as ds
 from .. import metrics
 from ..mechanisms.streaming import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
+from ..figures.base import PALETTE
 from ..prepare import prepare
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve, _fmt, _g,
                    _one, _register, _register_paper, _release, _rng, _row)
@@ -392,7 +393,11 @@ _register(Spec(
                         max_cells=3 * 10**7, reps=5)},
     panels=_lsp_panels, tasks=_lsp_tasks, unit=_lsp_unit, texts=_lsp_texts, marks=_lsp_marks, claims=_lsp_claims,
     refs=(("item 12", "item-12"), ("item 9", "item-9"), ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al")),
-    styles={f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"dash": "dash"} for e in (0.5, 0.9)},
+    # one colour per epsilon (DP-PCA solid, the paper's split dashed), Private Oja in grey
+    styles={**{f"DP-PCA, ε = {e:g}": {"color": c, "dash": "solid"} for e, c in zip((0.5, 0.9), PALETTE)},
+            **{f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"color": c, "dash": "dash"}
+               for e, c in zip((0.5, 0.9), PALETTE)},
+            **{f"Private Oja, ε = {e:g}": {"color": c, "dash": "dot"} for e, c in zip((0.5, 0.9), ("#999", "#666"))}},
     paper_figure=("No figure: the suggested benchmark has no reported curve.",),
 ))
 

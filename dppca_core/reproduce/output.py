@@ -3,15 +3,18 @@ command writes (:func:`write`, :func:`render_png`) and its section of docs/repro
 from __future__ import annotations
 
 import html
+import json
 import math
 from pathlib import Path
+
+import pandas as pd
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..figures.base import PALETTE, PLOTLY_CONFIG, color_or_grey
-from .core import NON_PRIVATE, PAPERS, RANDOM, Reproduction
+from .core import NON_PRIVATE, PAPERS, RANDOM, Panel, Reproduction, assemble, config
 
 
 # --------------------------------------------------------------------------------------------- figure
@@ -52,15 +55,23 @@ def _symbols(summary) -> dict:
         algos = list(dict.fromkeys(g.algorithm))
         if len(algos) > 1:
             mixed += [a for a in algos if a not in mixed]
+    # the paper's algorithm (or noise private as stated) keeps the filled circle; fallbacks get the open ones
+    mixed.sort(key=lambda a: ("fallback" in a or "not private" in a))
     return {algo: _SYMBOLS[i % len(_SYMBOLS)] for i, algo in enumerate(mixed)}
 
 
-def _mark(fig, panel_rows, x: float, text: str, r: int, c: int) -> None:
-    """A dotted vertical line at ``x`` across the panel's values (a threshold), its text on hover."""
+def _mark(fig, panel: Panel, panel_rows, x: float, text: str, r: int, c: int, level: int) -> None:
+    """A dotted vertical line at ``x`` across the panel's values (a threshold) and its text at the top of the
+    panel (``level``: how many marks of the panel are above it, so that texts do not overlap)."""
     lo, hi = float(np.nanmin(panel_rows["lo"])), float(np.nanmax(panel_rows["hi"]))
     fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", line=dict(color="#777", dash="dot", width=1),
                              showlegend=False, name=html.escape(text),
                              hovertemplate=html.escape(text) + "<extra></extra>"), row=r, col=c)
+    # annotations on a log axis take the decimal logarithm of the position
+    fig.add_annotation(x=math.log10(x) if panel.log_x else x, y=1.0 - 0.07 * level, yref="y domain",
+                       text=html.escape(text.split(";")[0]), showarrow=False, xanchor="left", font=dict(size=10,
+                                                                                                   color="#555"),
+                       row=r, col=c)
 
 
 def figure(rep: Reproduction, title: bool = True) -> go.Figure:
@@ -102,9 +113,8 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
                                      hovertemplate="%{x:g}: %{y:.4g}<br>%{customdata}<extra>" + name + "</extra>"),
                           row=r, col=c)
             shown.add(name)
-        for mark_panel, x, text in rep.marks:
-            if mark_panel == panel.name:
-                _mark(fig, s, x, text, r, c)
+        for level, (_, x, text) in enumerate(m for m in rep.marks if m[0] == panel.name):
+            _mark(fig, panel, s, x, text, r, c, level)
         fig.update_xaxes(title_text=html.escape(panel.x_title), type="log" if panel.log_x else "linear",
                          exponentformat="power", row=r, col=c, **(_log_ticks(s.x) if panel.log_x else {}))
         fig.update_yaxes(title_text=html.escape(panel.y_title), type="log" if panel.log_y else "linear",
@@ -119,7 +129,8 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
                                  f"{rep.reps} repetition{'s' * (rep.reps != 1)}", font=dict(size=15)),
                       legend=dict(orientation="h", y=-0.2 if nrows == 1 else -0.09, yanchor="top"))
     for ann in fig.layout.annotations:
-        ann.font = dict(size=12)
+        if ann.yref == "paper":  # the subplot titles (the marks' texts keep their own size)
+            ann.font = dict(size=12)
     return fig
 
 
@@ -224,9 +235,52 @@ def write(reproductions: list[Reproduction], out: str | Path, combined: bool = F
         path = out / "index.html"
         path.write_text(_page("Reproductions", head + _index_table(reproductions, links=True)), encoding="utf-8")
         written.append(path)
+    written.append(_write_manifest(reproductions, out))
     if png:
         written += render_png(reproductions, out)
     return written
+
+
+MANIFEST = "manifest.json"
+
+
+def _plain(value):
+    """JSON's view of a setting (tuples become lists), for comparing a manifest with the current grids."""
+    return json.loads(json.dumps(value))
+
+
+def _write_manifest(reproductions: list[Reproduction], out: Path) -> Path:
+    """``manifest.json``: per reproduction the grid, repetitions, seed, settings and times of the run whose CSV
+    sits beside it, merged into an existing manifest (so one reproduction can be re-run on its own)."""
+    path = out / MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for rep in reproductions:
+        manifest[rep.key] = {"grid": rep.grid, "reps": rep.reps, "seed": rep.seed, "config": _plain(rep.config),
+                             "seconds": round(rep.seconds, 2) if math.isfinite(rep.seconds) else None,
+                             "cpu_seconds": round(rep.cpu_seconds, 2) if math.isfinite(rep.cpu_seconds) else None}
+    path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def load(key: str, folder: str | Path, grid: str = "default", reps: int | None = None, seed: int = 0):
+    """The reproduction ``key`` from the files :func:`write` left in ``folder`` (its CSV and ``manifest.json``),
+    assembled without re-running anything; None when they are missing or were made with other settings than
+    (``grid``, ``reps`` (None: the grid's own), ``seed``) on the current grid."""
+    folder = Path(folder)
+    try:
+        entry = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))[key]
+        frame = pd.read_csv(folder / f"{key}.csv", keep_default_na=False, na_values=[""])
+    except (OSError, KeyError, ValueError):
+        return None
+    cfg = config(key, grid)
+    wanted = int(cfg["reps"]) if reps is None else int(reps)
+    if (entry.get("grid"), entry.get("reps"), entry.get("seed")) != (grid, wanted, seed) or \
+            entry.get("config") != _plain(cfg) or "algorithm" not in frame:
+        return None
+    seconds = entry.get("seconds")
+    cpu = entry.get("cpu_seconds")
+    return assemble(key, frame.to_dict("records"), grid, wanted, seed, math.nan if seconds is None else seconds,
+                    cpu_seconds=math.nan if cpu is None else cpu)
 
 
 def render_png(reproductions: list[Reproduction], out: str | Path, chromium: str = "/usr/bin/chromium",
@@ -292,8 +346,46 @@ def to_markdown(rep: Reproduction, image: str | None = None, papers_link: str = 
               "**Which algorithm produced each point.**", ""]
     lines += [f"* {line}" for line in rep.algorithms] + [""]
     if rep.claims:
-        lines += claims_markdown(rep.claims) + [""]
+        lines += ["**The paper's claims, one by one.**", ""] + claims_markdown(rep.claims) + [""]
     return "\n".join(lines)
+
+
+def update_docs(reproductions: list[Reproduction], docs: str | Path, images: str = "reproduce") -> list[Path]:
+    """Rewrite the generated parts of ``docs``/reproduce.md (everything from its heading 'The reproductions' on)
+    and of ``docs``/papers.md (between the lines ``<!-- claims:start -->`` and ``<!-- claims:end -->``) from
+    these reproductions. Returns the paths written."""
+    docs = Path(docs)
+    page = docs / "reproduce.md"
+    text = page.read_text(encoding="utf-8")
+    head = text[: text.index(_SECTIONS)] if _SECTIONS in text else text.rstrip() + "\n\n"
+    body = [_SECTIONS, ""]
+    for rep in reproductions:
+        body += [f'<a id="{rep.key}"></a>', "", to_markdown(rep, image=f"{images}/{rep.key}.png")]
+    page.write_text(head + "\n".join(body).rstrip() + "\n", encoding="utf-8")
+    papers = docs / "papers.md"
+    text = papers.read_text(encoding="utf-8")
+    start, end = text.index(_CLAIMS_START), text.index(_CLAIMS_END)
+    papers.write_text(text[: start + len(_CLAIMS_START)] + "\n" + "\n".join(papers_claims(reproductions)) + "\n"
+                      + text[end:], encoding="utf-8")
+    return [page, papers]
+
+
+_SECTIONS = "## The reproductions"
+_CLAIMS_START, _CLAIMS_END = "<!-- claims:start -->", "<!-- claims:end -->"
+
+
+def papers_claims(reproductions: list[Reproduction]) -> list[str]:
+    """Per paper, each claim we reproduce, each we do not, and why, with the command that measures it."""
+    lines = []
+    for paper, group in pd.Series(reproductions, dtype=object).groupby([r.paper for r in reproductions],
+                                                                       sort=False):
+        lines += ["", f"#### {PAPERS[paper].title}", ""]
+        for rep in group:
+            lines += [f"*{rep.title}* ([figure and texts](reproduce.md#{rep.key})), measured by "
+                      f"`python -m dppca_core.reproduce --only {rep.key} --out DIR` ({rep.grid} grid, {rep.reps} "
+                      f"repetitions, seed {rep.seed}):", ""]
+            lines += claims_markdown(rep.claims) + [""]
+    return lines
 
 
 def claims_markdown(claims) -> list[str]:
