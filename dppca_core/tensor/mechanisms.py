@@ -93,10 +93,10 @@ def project_components(data, components: np.ndarray, mean_bound=None) -> np.ndar
     """
     if data.model != "mog":
         return to_distributions(components)
-    means = components * data.data_norm
-    norms = np.linalg.norm(means, axis=0)
-    radius = mean_radius(data, mean_bound)
-    return means * np.minimum(1.0, radius / np.maximum(norms, 1e-300))
+    # in the scaled units (the ball's radius over data_norm, at most 1), then back: no overflow at any data_norm
+    norms = np.linalg.norm(components, axis=0)
+    radius = mean_radius(data, mean_bound) / data.data_norm
+    return (components * np.minimum(1.0, radius / np.maximum(norms, 1e-300))) * data.data_norm
 
 
 def _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, **output) -> Output:
