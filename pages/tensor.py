@@ -159,7 +159,9 @@ with boundary("the component view"):
     st.caption("One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
                "one it is matched to. " + ("Topic estimates are post-processed into distributions (negative "
                "entries set to 0, columns summing to 1), as in the paper." if kind == "stm" else
-               "Mixture means are in the data's units (rows were clipped to a public radius and scaled back)."))
+               "Mixture means are in the data's units (rows were clipped to a public radius and scaled back) and "
+               "projected onto the ball ‖a_k‖ ≤ 1 the model declares public, so a noise-swamped estimate is no "
+               "farther from the truth than a random guess."))
 
 with st.expander("What each mechanism does, its calibration and trust assumptions"):
     with boundary("the mechanism notes"):
