@@ -6,6 +6,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -255,8 +256,10 @@ def test_cape_beats_conventional_and_local_and_approaches_non_private_with_epsil
     cape, conv, local, pooled = (q[m] for m in ("otd_cape_agn", "otd_conventional", "otd_local", "otd_non_private"))
     rand = q["random vectors"]
     # equal epsilon: capeAGN's aggregate noise is the pooled level, conventional's sqrt(S) = 2.2x larger, local's
-    # (one site: N/S samples) S = 5x larger; the error grows with the noise, so a clear ordering at eps = 1
-    assert cape[1.0] < 0.8 * conv[1.0] and conv[1.0] < local[1.0]
+    # (one site: N/S samples) S = 5x larger; the error grows with the noise, so a clear ordering at eps = 1 (the
+    # mixture's means are projected onto the model's unit ball, so a noise-swamped estimate's error saturates near
+    # the random level ~1: there the gap is an absolute 0.1-0.2 rather than a ratio)
+    assert (cape[1.0] < conv[1.0] - 0.1 if kind == "mog" else cape[1.0] < 0.8 * conv[1.0]) and conv[1.0] < local[1.0]
     # 30x epsilon = 1/30 of the noise: capeAGN's excess error over non-private falls by far more than half
     assert cape[30.0] - pooled[30.0] < 0.25 * (cape[1.0] - pooled[1.0])
     assert pooled[1.0] < 0.1 * rand[1.0]
@@ -393,3 +396,38 @@ def test_components_are_in_data_units_and_distributions():
     stm = synthetic.make_model("stm", 6, 3, seed=0)
     rel = dc.run("otd_agn", stm.sample(5000, np.random.default_rng(1)), 3, 1.0, 0.01, seed=0)
     assert np.allclose(rel.components.sum(axis=0), 1.0) and np.all(rel.components >= 0)
+
+
+# -- no worse than a random guess: the released means stay in the model's public ball ----------------------------
+
+def test_released_means_are_projected_onto_the_declared_ball():
+    model = synthetic.make_model("mog", 10, 5, seed=0)
+    X = model.sample(1000, np.random.default_rng(2))
+    for bound in (None, 1.0, 0.5):
+        params = {} if bound is None else {"mean_bound": bound}
+        rel = dc.run("otd_agn", X, 5, 0.1, 0.01, data_norm=model.data_norm, sigma2=model.sigma2, seed=1, **params)
+        norms = np.linalg.norm(rel.components, axis=0)
+        # eps = 0.1: the noisy whitening blows the means up, so every one is shrunk onto the sphere of the radius
+        assert np.all(norms <= (model.data_norm if bound is None else bound) + 1e-12), (bound, norms)
+    assert model.mean_bound == 1.0 and model.params == {"sigma2": model.sigma2, "mean_bound": 1.0}
+    # a declared bound above the clipping radius cannot widen the ball: clipped samples' means lie inside it
+    rel = dc.run("otd_agn", X, 5, 0.1, 0.01, data_norm=model.data_norm, seed=1, mean_bound=50.0)
+    assert np.all(np.linalg.norm(rel.components, axis=0) <= model.data_norm + 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["mog", "stm"])
+def test_every_tensor_mechanism_is_no_worse_than_random_vectors_at_small_epsilon(kind):
+    """At eps = 0.1 (N_s = 1000, S = 5) the noise swamps both moments; projected onto the public set the model
+    declares (the unit ball of the paper's mixture, the simplex of topics), no release is farther from the true
+    components than a data-independent guess. Without the projection onto the model's ball the mixture's
+    capeAGN scored 1.97 against random vectors' 1.06 (the clipping radius 2.3 bounded its means)."""
+    model = ex.model_for(kind, 10, 5)
+    rows = [r for rep in range(6) for r in ex.repetition(model, 5, 1000, (0.1,), 0.01, 0.5, rep, 0,
+                                                          mechanisms=tuple(PRIVATE))]
+    medians = pd.DataFrame(rows).groupby("mechanism").q_comp.median()
+    # the random level from 400 draws (the repetitions' own 6 draws are too few to compare medians with)
+    rng = np.random.default_rng(5)
+    level = float(np.median([q_comp(ex.random_components(kind, 10, 5, rng), model.components) for _ in range(400)]))
+    # the median of 6 repetitions of a mean over K = 5 distances has s.d. ~0.04 here; 0.08 is 2 s.d.
+    for name in PRIVATE:
+        assert medians[name] <= level + 0.08, (name, medians[name], level)

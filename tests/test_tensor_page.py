@@ -77,3 +77,47 @@ def test_figures_draw_bands_baseline_and_escape_labels():
         fig_tensor.components_compare(truth, {"otd_agn": np.eye(3)})
     with pytest.raises(ValueError, match="no results"):
         fig_tensor.qcomp_sweep(frame.iloc[:0], "epsilon", "ε")
+
+
+def test_the_shipped_default_sweeps_are_the_page_defaults_and_this_code_s_output():
+    """The page serves docs/reproduce/tensor_default.json for its default settings: the file must hold the units
+    the page asks for at those defaults, with the rows the current code computes (one unit recomputed)."""
+    from dppca_core.tensor import experiments as ex
+    from ui import scenario
+
+    from tests.conftest import ROOT
+
+    d = ex.PAGE_DEFAULTS
+    fields = {"tmodel": d["kind"].upper(), "tD": d["D"], "tK": d["K"], "tsites": d["sites"], "tn": d["n_per_site"],
+              "teps": d["epsilon"], "tdelta": d["delta"], "tsplit": d["split"], "treps": d["reps"], "tseed": d["seed"]}
+    assert {k: scenario.FIELDS[k].default for k in fields} == fields
+    shipped = ex.load_shipped(ROOT / "docs" / "reproduce" / "tensor_default.json")
+    units = ex.sweep_units(d["n_per_site"], d["epsilon"], d["reps"])
+    keys = [ex.unit_key(d["kind"], d["D"], d["K"], d["sites"], n, eps, d["delta"], d["split"], rep, d["seed"])
+            for _, n, eps, rep in units]
+    assert set(keys) == set(shipped), "docs/reproduce/tensor_default.json is stale: re-run its command"
+    _, n, eps, rep = units[-1]
+    fresh = ex.repetition(ex.model_for(d["kind"], d["D"], d["K"]), d["sites"], n, eps, d["delta"], d["split"], rep,
+                          d["seed"])
+    old = shipped[keys[-1]]
+    assert [(r["mechanism"], r["epsilon"], r["rep"]) for r in fresh] == [(r["mechanism"], r["epsilon"], r["rep"])
+                                                                         for r in old]
+    assert [r["q_comp"] for r in fresh] == pytest.approx([r["q_comp"] for r in old], rel=1e-9)
+
+
+def test_a_first_visit_with_the_default_settings_computes_no_sweep(app_test, monkeypatch):
+    import streamlit as st
+
+    from dppca_core.tensor import experiments as ex
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the default sweeps should be read from the shipped file")
+
+    st.cache_data.clear()
+    monkeypatch.setattr(ex, "repetition", refuse)
+    at = app_test()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 4 and metric(at, "q_comp · random vectors") > 0.5
+    at.number_input(key="w:tsites").set_value(3).run()  # other settings are computed (here: refused, an error box)
+    assert at.error or at.exception

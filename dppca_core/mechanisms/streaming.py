@@ -295,6 +295,14 @@ def min_batch_size(d, epsilon, delta, zeta_t, split_budget=False):
     return max(8, b4, 2 * math.ceil(m5))
 
 
+#: How each batch's mean gradient was released (``outputs["mean_routes"]`` of :func:`dp_pca`, one per batch):
+#: Algorithm 5 truncating around the centres its histograms found; Algorithm 5 over the public range (its radius
+#: r >= 1/2, or the public range gives less noise); or the fallback below the smallest batch from which Algorithms
+#: 4-5 can release anything. The first two follow from the released scale estimate and public m, d; the third
+#: from public n, d, epsilon, delta only (:func:`dp_pca_schedule`).
+ROUTE_TRUNCATED, ROUTE_PUBLIC_RANGE, ROUTE_FALLBACK = "truncated", "public range", "fallback"
+
+
 def dp_pca_schedule(n, d, epsilon, delta, zeta=0.01, split_budget=False):
     """The paper's batch schedule from public n, d, epsilon, delta: (B, T, private_range).
 
@@ -381,6 +389,18 @@ def _histogram_share(m, d, epsilon, delta, zeta):
     return hi
 
 
+def _mean_route(m, d, epsilon, delta, zeta, scale, K, a):
+    """Algorithm 5's plan for m gradients in R^d at the released ``scale``: (radius r, the centre histograms'
+    epsilon, whether it truncates around histogram centres). It truncates unless r >= 1/2 or the public range with
+    the whole budget gives less noise (see :func:`_private_mean`). A function of public numbers and the released
+    scale only, so the route may be published (``outputs["mean_routes"]`` of :func:`dp_pca`)."""
+    radius = 3.0 * K * math.sqrt(scale) * math.log(m * d / zeta) ** a
+    eps_hist = _histogram_share(m, d, epsilon, delta, zeta)
+    whole = gaussian_sigma(1.0 / m, epsilon, delta)
+    boxed = gaussian_sigma(max(min(2.0 * radius * math.sqrt(d), 1.0), 1e-300) / m, epsilon - eps_hist, delta / 2.0)
+    return radius, eps_hist, not (radius >= 0.5 or whole <= boxed)
+
+
 def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     """Algorithm 5: truncated Gaussian mean, with the tightest sensitivity the truncation proves.
 
@@ -402,18 +422,13 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     truncated in place.
     """
     m, d = grads.shape
-    log_a = lambda v: math.log(v) ** a  # noqa: E731
-    root = math.sqrt(scale)
-    radius = 3.0 * K * root * log_a(m * d / zeta)
-    eps_hist = _histogram_share(m, d, epsilon, delta, zeta)
+    radius, eps_hist, centred = _mean_route(m, d, epsilon, delta, zeta, scale, K, a)
     low, high = w / 2.0 - 0.5, w / 2.0 + 0.5  # the public range of each coordinate
-    whole = gaussian_sigma(1.0 / m, epsilon, delta)
-    boxed = gaussian_sigma(max(min(2.0 * radius * math.sqrt(d), 1.0), 1e-300) / m, epsilon - eps_hist, delta / 2.0)
-    if radius >= 0.5 or whole <= boxed:
+    if not centred:
         lo, hi = low, high
         eps_g, delta_g = epsilon, delta
     else:
-        tau = 2 ** 0.25 * K * root * log_a(25.0)
+        tau = 2 ** 0.25 * K * math.sqrt(scale) * math.log(25.0) ** a
         centres = _coordinate_centres(grads, tau, eps_hist, delta / 2.0, rng)
         found = ~np.isnan(centres)
         lo = np.where(found, np.maximum(centres - radius, low), low)
@@ -477,7 +492,8 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
         "4 (2/eps_h) ln(d/(delta_h zeta)) rows (eps_h, delta_h the per-coordinate histogram budget: ~9,000 rows at "
         "d = 20, epsilon = 1, delta = 1e-6; it grows like d/epsilon); below it (n below ~1e5 there) each batch's "
         "mean gradient is released over the public range instead, with the whole batch and budget (sensitivity 1/B; "
-        "facts['private_range'] says which). The default learning rate makes the first steps power-method steps. "
+        "facts['private_range'] says which, and outputs['mean_routes'] names each batch's route: 'truncated', 'public "
+        "range' or 'fallback'). The default learning rate makes the first steps power-method steps. "
         "Rate: error ~ sqrt(T V / n) + T r sqrt(d) sigma(epsilon, delta) / n with T ~ (ln n)^2 / 16: slope about "
         "-1/2 in n where the data noise dominates, about -1 (-0.9 with T's growth) where privacy dominates, and "
         "the epsilon slope of sigma(epsilon, delta) (about -0.9). The privacy part shrinks with the spread of the "
@@ -508,7 +524,7 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
         raise ValueError(f"dp_pca needs batches of at least 8 rows (got {B}); use more rows or a larger batch_size.")
     eps_part, delta_part = _budgets(epsilon, delta, split_budget)
     zeta_t = zeta / (2 * T)
-    scale, bottoms, truncations, sigmas, scales, iterates = 1.0, 0, 0, [], [], []
+    scale, bottoms, truncations, sigmas, scales, iterates, routes = 1.0, 0, 0, [], [], [], []
     for t in range(T):
         batch = data.rows_at(order[t * B : (t + 1) * B])  # a new array: overwritten by the gradients
         grads = np.multiply(batch, (batch @ w)[:, None], out=batch)  # A_i w = x_i x_i^T w
@@ -519,9 +535,12 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
                 bottoms += 1
             else:
                 scale = estimate
+            centred = _mean_route(half, d, eps_part, delta_part, zeta_t, 2.0 * scale, K, a)[2]
+            routes.append(ROUTE_TRUNCATED if centred else ROUTE_PUBLIC_RANGE)
             mean, sigma, cut = _private_mean(grads[half : 2 * half], w, eps_part, delta_part, zeta_t, 2.0 * scale, K,
                                              a, rng)
         else:  # no sub-routine could release at this batch size: the public range, whole batch and budget
+            routes.append(ROUTE_FALLBACK)
             sigma, cut = gaussian_sigma(1.0 / B, epsilon, delta), 0  # gradients differ by at most 1
             mean = grads.mean(axis=0) + rng.normal(0.0, sigma, size=d)
         w = w + lr_c1 / (lr_c2 + t + 1) * mean
@@ -531,15 +550,16 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
         sigmas.append(sigma)
         scales.append(scale)
         iterates.append(w[:, None].copy())
-    # The scale estimates, the number of empty histograms (bottoms) and each step's noise level are functions
-    # of the private histogram outputs, so they are covered; how many entries were truncated is not.
+    # The scale estimates, the number of empty histograms (bottoms), each step's noise level and route are
+    # functions of the private histogram outputs and public sizes, so they are covered; how many entries were
+    # truncated is not.
     return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(sigmas)),
                   # over the public range every batch is one Gaussian step of sensitivity 1/B at the whole budget
                   # (disjoint batches: parallel composition), so the run is exactly gaussian_mu(eps, delta)-GDP
                   privacy=PrivacyCurve.approx(epsilon, delta) if private_range else
                   PrivacyCurve.gdp(gaussian_mu(epsilon, delta)),
                   outputs={"bottom_count": bottoms, "noise_sd_per_step": sigmas, "scale_estimates": scales,
-                           "iterates": iterates},
+                           "mean_routes": routes, "iterates": iterates},
                   facts={"batches": T, "batch_size": B, "private_range": private_range,
                          "noise_on": "mean gradient of each half-batch" if private_range else
                          "mean gradient of each batch (public range: batches too small for Algorithms 4-5)"},

@@ -60,9 +60,11 @@ class Paper:
 class Reproduction:
     """The result of one reproduction: tidy rows, the texts, and the figure built from them.
 
-    ``frame`` columns: reproduction, panel, series, mechanism, x_name, x, rep, value, metric, seconds
-    (``seconds``: time of that release, NaN for reference lines). ``summary`` has the mean and the 2.5% / 97.5%
-    quantiles per (panel, series, x).
+    ``frame`` columns: reproduction, panel, series, mechanism, algorithm, x_name, x, rep, value, metric, seconds
+    (``algorithm``: what produced that point, in words: the paper's algorithm, a fallback, a reference line, or
+    a run with the paper's own noise; ``seconds``: time of that release, NaN for reference lines). ``summary`` has
+    the mean and the 2.5% / 97.5% quantiles per (panel, series, x) and the algorithm(s) of the point.
+    ``marks`` are vertical lines the figure draws: (panel, x, text), e.g. where a fallback ends.
     """
 
     key: str
@@ -83,15 +85,41 @@ class Reproduction:
     cols: int = 2
     paper_figure: tuple[str, ...] = ()  # what the paper's own figure shows, one line per panel
     styles: dict = field(default_factory=dict)
+    marks: tuple[tuple[str, float, str], ...] = ()
+    claims: tuple["Claim", ...] = ()
+    config: dict = field(default_factory=dict)  # the grid's settings the run used (overrides applied)
 
     @property
     def summary(self) -> pd.DataFrame:
         return summarize(self.frame)
 
+    @property
+    def algorithms(self) -> list[str]:
+        """Which algorithm produced each point, one line per series (and per x where a series mixes algorithms):
+        what the page, the HTML and docs/reproduce.md show under "Which algorithm produced each point"."""
+        return algorithm_lines(self.frame)
+
     def figure(self, title: bool = True) -> go.Figure:
         from .output import figure  # the figure is drawn in .output, which builds on this module
 
         return figure(self, title)
+
+
+#: what a claim of the paper came to in our reproduction
+REPRODUCED, NOT_REPRODUCED, REVERSED, NOT_RUN = "reproduced", "not reproduced", "reversed", "not run"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper and what our reproduction makes of it: ``status`` one of :data:`REPRODUCED`,
+    :data:`NOT_REPRODUCED`, :data:`REVERSED` (we find the opposite), :data:`NOT_RUN`; ``why`` the reason with the
+    measurement; ``reproduction`` the key that measures it (the command is
+    ``python -m dppca_core.reproduce --only KEY --out DIR``)."""
+
+    claim: str
+    status: str
+    why: str
+    reproduction: str
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,8 @@ class Spec:
     cols: int = 2
     paper_figure: tuple[str, ...] = ()
     styles: dict = field(default_factory=dict)  # series -> line style overrides (e.g. {"dash": "dash"})
+    marks: Callable[[dict], list] | None = None   # config -> [(panel, x, text)]: vertical lines (thresholds)
+    claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
 
 
 SPECS: dict[str, Spec] = {}
@@ -142,9 +172,91 @@ def _rng(seed: int, *parts) -> np.random.Generator:
 
 
 def _row(panel: str, series: str, mechanism: str, x_name: str, x, rep: int, value: float, metric: str,
-         seconds: float = math.nan) -> dict:
-    return {"panel": panel, "series": series, "mechanism": mechanism, "x_name": x_name, "x": float(x),
-            "rep": int(rep), "value": float(value), "metric": metric, "seconds": float(seconds)}
+         seconds: float = math.nan, algorithm: str = "") -> dict:
+    """One point of one repetition; ``algorithm`` empty means the mechanism as registered
+    (:func:`default_algorithm`)."""
+    return {"panel": panel, "series": series, "mechanism": mechanism, "algorithm": algorithm, "x_name": x_name,
+            "x": float(x), "rep": int(rep), "value": float(value), "metric": metric, "seconds": float(seconds)}
+
+
+#: the algorithm column of the reference lines
+ALGORITHM_RANDOM = "reference: a data-independent random guess"
+ALGORITHM_NON_PRIVATE = "reference: exact, no privacy"
+#: the algorithm column of a run with the paper's own noise level
+PAPER_NOISE_OK = "the paper's noise: private as stated"
+PAPER_NOISE_WRONG = "the paper's noise: not private as stated"
+
+
+def default_algorithm(mechanism: str) -> str:
+    """What produced a point of ``mechanism`` when the reproduction says nothing more: the registered mechanism
+    (its title and the paper's algorithm), or a reference line."""
+    if mechanism == RANDOM:
+        return ALGORITHM_RANDOM
+    if mechanism in (NON_PRIVATE, "otd_non_private", "non_private"):
+        return ALGORITHM_NON_PRIVATE
+    from ..registry import get_mechanism
+
+    try:
+        spec = get_mechanism(mechanism)
+    except (KeyError, ValueError):
+        return mechanism
+    return f"{spec.title} ({mechanism})"
+
+
+def algorithm_lines(frame: pd.DataFrame) -> list[str]:
+    """One line per (panel-independent) series: its algorithm, or, where a series mixes algorithms, each
+    algorithm with the x values (and panels) it produced."""
+    lines = []
+    for series, g in frame.groupby("series", sort=False):
+        algos = list(dict.fromkeys(g.algorithm))
+        if len(algos) == 1:
+            lines.append(f"{series}: {algos[0]}.")
+            continue
+        parts = []
+        for algo in algos:
+            pts = g[g.algorithm == algo].drop_duplicates(["panel", "x"])
+            where = "; ".join(f"{panel}: {p.x_name.iloc[0]} = {', '.join(f'{x:,.6g}' for x in sorted(p.x))}"
+                              for panel, p in pts.groupby("panel", sort=False))
+            parts.append(f"{algo} ({where})")
+        lines.append(f"{series}: " + "; ".join(parts) + ".")
+    return lines
+
+
+def _at_mu(mu: float, epsilon: float, delta: float) -> tuple[float, float]:
+    """An (epsilon', delta') at which our exactly calibrated Gaussian mechanisms add the noise of a mu-GDP
+    release: (the epsilon mu earns at ``delta``, ``delta``), or, when mu is so small that ``delta`` alone pays for
+    it (epsilon' would be 0), (``epsilon``, the delta mu earns at ``epsilon``). Used to run a mechanism with a
+    paper's own noise level: gaussian_sigma(Delta, epsilon', delta') = Delta / mu."""
+    from ..privacy import gaussian_delta, gaussian_epsilon
+
+    eps = gaussian_epsilon(mu, delta)
+    if 0 < eps < math.inf:
+        return eps, delta
+    return epsilon, gaussian_delta(epsilon, mu)
+
+
+def _paper_noise(mechanism: str, data, k: int, mu: float, epsilon: float, delta: float, rng, **params):
+    """(components, seconds, release) of ``mechanism`` run with the noise of a paper's calibration: ``mu`` is
+    the GDP parameter that calibration gives the mechanism's statistic (our sensitivity over the paper's noise
+    s.d.), and the mechanism runs at an (epsilon', delta') whose exact calibration adds exactly that noise
+    (:func:`_at_mu`). A diagnostic of what the paper's noise does, not a release with the paper's guarantee."""
+    eps2, delta2 = _at_mu(mu, epsilon, delta)
+    return _release(mechanism, data, k, eps2, delta2, rng, **params)
+
+
+def _paper_noise_algorithm(paper_mu: float, epsilon: float, delta: float, steps: int = 1) -> str:
+    """Whether a paper's noise (GDP parameter ``paper_mu`` over ``steps`` equal steps) is private as stated at
+    (epsilon, delta): it is when it is at least the exact calibration's, i.e. sqrt(steps) paper_mu <= mu*."""
+    from ..privacy import gaussian_mu
+
+    ok = math.sqrt(steps) * paper_mu <= gaussian_mu(epsilon, delta) * (1 + 1e-9)
+    return PAPER_NOISE_OK if ok else PAPER_NOISE_WRONG
+
+
+def _classic(sensitivity: float, epsilon: float, delta: float) -> float:
+    """The classic Gaussian formula sensitivity sqrt(2 ln(1.25/delta)) / epsilon as the papers use it, also where
+    it is unproven (epsilon >= 1): what they ran, not a calibration of ours."""
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
 
 
 def _release(mechanism: str, data, k: int, epsilon: float, delta: float, rng, **params):
@@ -154,12 +266,17 @@ def _release(mechanism: str, data, k: int, epsilon: float, delta: float, rng, **
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean, 2.5% and 97.5% quantiles and count over repetitions, per (panel, series, mechanism, x)."""
+    """Mean, median, 2.5% and 97.5% quantiles and count over repetitions, per (panel, series, mechanism, x), and
+    the algorithm of the point (its repetitions' algorithms joined by ' + ' when they differ)."""
     if frame.empty:
         raise ValueError("no results to summarise: run at least one task of the reproduction.")
-    g = frame.groupby(["panel", "series", "mechanism", "x"], sort=False)["value"]
-    return g.agg(mean="mean", lo=lambda v: float(np.quantile(v, 0.025)), hi=lambda v: float(np.quantile(v, 0.975)),
-                 reps="size").reset_index()
+    keys = ["panel", "series", "mechanism", "x"]
+    g = frame.groupby(keys, sort=False)
+    out = g["value"].agg(mean="mean", median="median", lo=lambda v: float(np.quantile(v, 0.025)),
+                         hi=lambda v: float(np.quantile(v, 0.975)), reps="size")
+    if "algorithm" in frame:
+        out["algorithm"] = g["algorithm"].agg(lambda a: " + ".join(dict.fromkeys(a)))
+    return out.reset_index()
 
 
 def _at(summary: pd.DataFrame, panel: str, series: str, x=None, stat: str = "mean") -> float:
@@ -243,7 +360,8 @@ def run_task(task: dict) -> list[dict]:
     return rows
 
 
-_COLUMNS = ["reproduction", "panel", "series", "mechanism", "x_name", "x", "rep", "value", "metric", "seconds"]
+_COLUMNS = ["reproduction", "panel", "series", "mechanism", "algorithm", "x_name", "x", "rep", "value", "metric",
+            "seconds"]
 
 
 def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None = None, seed: int = 0,
@@ -255,7 +373,10 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
     frame = pd.DataFrame(rows, columns=_COLUMNS)
     if frame.empty:
         raise ValueError(f"no rows for {key}: run its tasks (plan + run_task) first.")
-    texts = spec.texts(summarize(frame), cfg)
+    blank = frame.algorithm.isna() | (frame.algorithm == "")
+    frame.loc[blank, "algorithm"] = frame.loc[blank, "mechanism"].map(default_algorithm)
+    summary = summarize(frame)
+    texts = spec.texts(summary, cfg)
     paper = PAPERS[spec.paper]
     return Reproduction(key=key, paper=paper.key, title=spec.title, frame=frame, panels=tuple(spec.panels(cfg)),
                         claim=texts["claim"], finding=texts["finding"], difference=texts["difference"],
@@ -263,7 +384,8 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
                         f"{grid} grid.", refs=tuple(spec.refs), grid=grid, reps=reps, seed=int(seed),
                         seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols,
                         paper_figure=spec.paper_figure,
-                        styles=dict(spec.styles))
+                        styles=dict(spec.styles), marks=tuple(spec.marks(cfg)) if spec.marks else (),
+                        claims=tuple(spec.claims(summary, cfg)) if spec.claims else (), config=cfg)
 
 
 def reproduce(key: str, grid: str = "default", reps: int | None = None, seed: int = 0,

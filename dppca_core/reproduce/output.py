@@ -3,15 +3,18 @@ command writes (:func:`write`, :func:`render_png`) and its section of docs/repro
 from __future__ import annotations
 
 import html
+import json
 import math
 from pathlib import Path
+
+import pandas as pd
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..figures.base import PALETTE, PLOTLY_CONFIG, color_or_grey
-from .core import NON_PRIVATE, PAPERS, RANDOM, Reproduction
+from .core import NON_PRIVATE, PAPERS, RANDOM, Panel, Reproduction, assemble, config
 
 
 # --------------------------------------------------------------------------------------------- figure
@@ -41,10 +44,44 @@ def _log_ticks(values) -> dict:
     return dict(dtick=1) if v.size and v.max() / v.min() > 30 else {}
 
 
+_SYMBOLS = ("circle", "circle-open", "diamond-open", "x", "square-open", "triangle-up-open", "cross")
+
+
+def _symbols(summary) -> dict:
+    """A marker symbol for each algorithm that shares a series with another (a fallback, a run with the paper's
+    noise that is private at some points and not at others); every other point keeps the filled circle."""
+    mixed = []
+    for _, g in summary.groupby("series", sort=False):
+        algos = list(dict.fromkeys(g.algorithm))
+        if len(algos) > 1:
+            mixed += [a for a in algos if a not in mixed]
+    # the paper's algorithm (or noise private as stated) keeps the filled circle; fallbacks get the open ones
+    mixed.sort(key=lambda a: ("fallback" in a or "not private" in a))
+    return {algo: _SYMBOLS[i % len(_SYMBOLS)] for i, algo in enumerate(mixed)}
+
+
+def _mark(fig, panel: Panel, panel_rows, x: float, text: str, r: int, c: int, level: int) -> None:
+    """A dotted vertical line at ``x`` across the panel's values (a threshold) and its text at the top of the
+    panel (``level``: how many marks of the panel are above it, so that texts do not overlap)."""
+    lo, hi = float(np.nanmin(panel_rows["lo"])), float(np.nanmax(panel_rows["hi"]))
+    fig.add_trace(go.Scatter(x=[x, x], y=[lo, hi], mode="lines", line=dict(color="#777", dash="dot", width=1),
+                             showlegend=False, name=html.escape(text),
+                             hovertemplate=html.escape(text) + "<extra></extra>"), row=r, col=c)
+    # annotations on a log axis take the decimal logarithm of the position
+    fig.add_annotation(x=math.log10(x) if panel.log_x else x, y=1.0 - 0.07 * level, yref="y domain",
+                       text=html.escape(text.split(";")[0]), showarrow=False, xanchor="left", font=dict(size=10,
+                                                                                                   color="#555"),
+                       row=r, col=c)
+
+
 def figure(rep: Reproduction, title: bool = True) -> go.Figure:
     """Mean and 95% band over repetitions per series, one subplot per panel; reference lines dotted/dashed.
+    Where a series mixes algorithms (a fallback below a threshold, a paper's noise that is private only at some
+    points) each point's marker names its algorithm (legend entries 'marker: …'; the algorithm on hover), and
+    the reproduction's ``marks`` draw dotted vertical lines (thresholds).
     ``title=False`` leaves the reproduction's name out (for a page that shows it as a heading)."""
     summary = rep.summary
+    symbols = _symbols(summary)
     panels = [p for p in rep.panels if p.name in set(summary.panel)]
     if not panels:
         raise ValueError("no panel has results to draw.")
@@ -67,22 +104,33 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
                                          mode="lines", fillcolor=style["color"], opacity=0.18, line=dict(width=0),
                                          showlegend=False,
                                          hoverinfo="skip", legendgroup=name), row=r, col=c)
+            marker = dict(size=5)
+            if symbols and set(g.algorithm) & set(symbols):
+                marker = dict(size=8, symbol=[symbols.get(a, "circle") for a in g.algorithm], line=dict(width=1.5))
             fig.add_trace(go.Scatter(x=g.x, y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
                                      showlegend=name not in shown, line=dict(color=style["color"], dash=style["dash"]),
-                                     marker=dict(size=5),
-                                     hovertemplate="%{x:g}: %{y:.4g}<extra>" + name + "</extra>"), row=r, col=c)
+                                     marker=marker, customdata=[html.escape(a) for a in g.algorithm],
+                                     hovertemplate="%{x:g}: %{y:.4g}<br>%{customdata}<extra>" + name + "</extra>"),
+                          row=r, col=c)
             shown.add(name)
+        for level, (_, x, text) in enumerate(m for m in rep.marks if m[0] == panel.name):
+            _mark(fig, panel, s, x, text, r, c, level)
         fig.update_xaxes(title_text=html.escape(panel.x_title), type="log" if panel.log_x else "linear",
                          exponentformat="power", row=r, col=c, **(_log_ticks(s.x) if panel.log_x else {}))
         fig.update_yaxes(title_text=html.escape(panel.y_title), type="log" if panel.log_y else "linear",
                          exponentformat="power", row=r, col=c,
                          **(_log_ticks(np.r_[s["lo"], s["hi"]]) if panel.log_y else {}))
+    for algo, symbol in symbols.items():  # a legend entry per marker: which algorithm produced the point
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=html.escape(f"marker: {algo}"),
+                                 marker=dict(symbol=symbol, size=9, color="#555", line=dict(width=1.5)),
+                                 hoverinfo="skip"), row=1, col=1)
     fig.update_layout(template="plotly_white", height=380 * nrows + 110, margin=dict(l=60, r=20, t=70, b=50),
                       title=dict(text=(html.escape(rep.title) + " — m" if title else "M") + "ean and 95% band over "
                                  f"{rep.reps} repetition{'s' * (rep.reps != 1)}", font=dict(size=15)),
                       legend=dict(orientation="h", y=-0.2 if nrows == 1 else -0.09, yanchor="top"))
     for ann in fig.layout.annotations:
-        ann.font = dict(size=12)
+        if ann.yref == "paper":  # the subplot titles (the marks' texts keep their own size)
+            ann.font = dict(size=12)
     return fig
 
 
@@ -107,7 +155,22 @@ def _html_block(rep: Reproduction, fig_html: str, base: str, csv_name: str | Non
             f'<p><b>The paper\'s figure:</b></p><ul>{shown}</ul></div>'
             f'<div><h3>What we find</h3><p>{esc(rep.finding)}</p></div>'
             f'<div><h3>Where ours differs, and why</h3><p>{esc(rep.difference)}</p>'
-            f'<p class="refs">Details: {refs}</p></div></div></section>')
+            f'<p class="refs">Details: {refs}</p></div></div>'
+            f'<h3>Which algorithm produced each point</h3><ul class="algos">{_items(rep.algorithms)}</ul>'
+            f'{_claims_html(rep)}</section>')
+
+
+def _items(lines) -> str:
+    return "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+
+
+def _claims_html(rep: Reproduction) -> str:
+    if not rep.claims:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(c.claim)}</td><td>{html.escape(c.status)}</td>"
+                   f"<td>{html.escape(c.why)}</td></tr>" for c in rep.claims)
+    return ("<h3>The paper's claims</h3><table><tr><th>claim</th><th>here</th><th>why, and the measurement</th></tr>"
+            + rows + "</table>")
 
 
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:1300px;margin:auto;padding:1em;color:#222}"
@@ -172,9 +235,52 @@ def write(reproductions: list[Reproduction], out: str | Path, combined: bool = F
         path = out / "index.html"
         path.write_text(_page("Reproductions", head + _index_table(reproductions, links=True)), encoding="utf-8")
         written.append(path)
+    written.append(_write_manifest(reproductions, out))
     if png:
         written += render_png(reproductions, out)
     return written
+
+
+MANIFEST = "manifest.json"
+
+
+def _plain(value):
+    """JSON's view of a setting (tuples become lists), for comparing a manifest with the current grids."""
+    return json.loads(json.dumps(value))
+
+
+def _write_manifest(reproductions: list[Reproduction], out: Path) -> Path:
+    """``manifest.json``: per reproduction the grid, repetitions, seed, settings and times of the run whose CSV
+    sits beside it, merged into an existing manifest (so one reproduction can be re-run on its own)."""
+    path = out / MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for rep in reproductions:
+        manifest[rep.key] = {"grid": rep.grid, "reps": rep.reps, "seed": rep.seed, "config": _plain(rep.config),
+                             "seconds": round(rep.seconds, 2) if math.isfinite(rep.seconds) else None,
+                             "cpu_seconds": round(rep.cpu_seconds, 2) if math.isfinite(rep.cpu_seconds) else None}
+    path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def load(key: str, folder: str | Path, grid: str = "default", reps: int | None = None, seed: int = 0):
+    """The reproduction ``key`` from the files :func:`write` left in ``folder`` (its CSV and ``manifest.json``),
+    assembled without re-running anything; None when they are missing or were made with other settings than
+    (``grid``, ``reps`` (None: the grid's own), ``seed``) on the current grid."""
+    folder = Path(folder)
+    try:
+        entry = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))[key]
+        frame = pd.read_csv(folder / f"{key}.csv", keep_default_na=False, na_values=[""])
+    except (OSError, KeyError, ValueError):
+        return None
+    cfg = config(key, grid)
+    wanted = int(cfg["reps"]) if reps is None else int(reps)
+    if (entry.get("grid"), entry.get("reps"), entry.get("seed")) != (grid, wanted, seed) or \
+            entry.get("config") != _plain(cfg) or "algorithm" not in frame:
+        return None
+    seconds = entry.get("seconds")
+    cpu = entry.get("cpu_seconds")
+    return assemble(key, frame.to_dict("records"), grid, wanted, seed, math.nan if seconds is None else seconds,
+                    cpu_seconds=math.nan if cpu is None else cpu)
 
 
 def render_png(reproductions: list[Reproduction], out: str | Path, chromium: str = "/usr/bin/chromium",
@@ -236,5 +342,53 @@ def to_markdown(rep: Reproduction, image: str | None = None, papers_link: str = 
     lines += [f"**What the paper reports.** {rep.claim}", "",
               "**The paper's figure.** " + " ".join(rep.paper_figure), "",
               f"**What we find.** {rep.finding}", "",
-              f"**Where ours differs, and why.** {rep.difference} (Details: {refs_markdown(rep, papers_link)}.)", ""]
+              f"**Where ours differs, and why.** {rep.difference} (Details: {refs_markdown(rep, papers_link)}.)", "",
+              "**Which algorithm produced each point.**", ""]
+    lines += [f"* {line}" for line in rep.algorithms] + [""]
+    if rep.claims:
+        lines += ["**The paper's claims, one by one.**", ""] + claims_markdown(rep.claims) + [""]
     return "\n".join(lines)
+
+
+def update_docs(reproductions: list[Reproduction], docs: str | Path, images: str = "reproduce") -> list[Path]:
+    """Rewrite the generated parts of ``docs``/reproduce.md (everything from its heading 'The reproductions' on)
+    and of ``docs``/papers.md (between the lines ``<!-- claims:start -->`` and ``<!-- claims:end -->``) from
+    these reproductions. Returns the paths written."""
+    docs = Path(docs)
+    page = docs / "reproduce.md"
+    text = page.read_text(encoding="utf-8")
+    head = text[: text.index(_SECTIONS)] if _SECTIONS in text else text.rstrip() + "\n\n"
+    body = [_SECTIONS, ""]
+    for rep in reproductions:
+        body += [f'<a id="{rep.key}"></a>', "", to_markdown(rep, image=f"{images}/{rep.key}.png")]
+    page.write_text(head + "\n".join(body).rstrip() + "\n", encoding="utf-8")
+    papers = docs / "papers.md"
+    text = papers.read_text(encoding="utf-8")
+    start, end = text.index(_CLAIMS_START), text.index(_CLAIMS_END)
+    papers.write_text(text[: start + len(_CLAIMS_START)] + "\n" + "\n".join(papers_claims(reproductions)) + "\n"
+                      + text[end:], encoding="utf-8")
+    return [page, papers]
+
+
+_SECTIONS = "## The reproductions"
+_CLAIMS_START, _CLAIMS_END = "<!-- claims:start -->", "<!-- claims:end -->"
+
+
+def papers_claims(reproductions: list[Reproduction]) -> list[str]:
+    """Per paper, each claim we reproduce, each we do not, and why, with the command that measures it."""
+    lines = []
+    for paper, group in pd.Series(reproductions, dtype=object).groupby([r.paper for r in reproductions],
+                                                                       sort=False):
+        lines += ["", f"#### {PAPERS[paper].title}", ""]
+        for rep in group:
+            lines += [f"*{rep.title}* ([figure and texts](reproduce.md#{rep.key})), measured by "
+                      f"`python -m dppca_core.reproduce --only {rep.key} --out DIR` ({rep.grid} grid, {rep.reps} "
+                      f"repetitions, seed {rep.seed}):", ""]
+            lines += claims_markdown(rep.claims) + [""]
+    return lines
+
+
+def claims_markdown(claims) -> list[str]:
+    """The paper's claims as a markdown table (claim, what we find, why with the measurement)."""
+    out = ["| the paper's claim | here | why, and the measurement |", "|---|---|---|"]
+    return out + [f"| {c.claim} | {c.status} | {c.why} |".replace("\n", " ") for c in claims]

@@ -44,6 +44,11 @@ COMMON_PARAMS = (
           "goes to M3. The paper splits equally.", low=0.05, high=0.95),
     Param("sigma2", "float", 0.05, "Mixture of Gaussians only: the public noise variance sigma^2 of each coordinate, "
           "in the data's original units (paper: 0.05). Ignored for the topic model.", low=0.0, high=100.0),
+    Param("mean_bound", "float", None, "Mixture of Gaussians only: a public bound on the norm of every component "
+          "mean a_k, in the data's original units (the paper's model: 1). The released means are projected onto "
+          "the ball of that radius (post-processing). Default: data_norm, the bound every mean of clipped samples "
+          "meets. Ignored for the topic model, whose topics are projected onto the probability simplex.",
+          low=1e-6, high=1e6, log=True),
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
 )
@@ -70,16 +75,35 @@ def _sensitivities(data, n: int, sigma2: float) -> tuple[float, float]:
     return cal.m2_sensitivity(n), cal.m3_sensitivity(data.model, n, data.d, data.scaled_variance(sigma2))
 
 
-def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> Output:
-    """Decompose, map the components back to data units, and sort everything into the Output."""
+def mean_radius(data, mean_bound) -> float:
+    """The radius of the public ball every mixture mean lies in, in data units: the declared ``mean_bound``
+    (the model's ||a_k|| <= bound), never more than data_norm (every mean of clipped samples is inside it)."""
+    return data.data_norm if mean_bound is None else min(float(mean_bound), data.data_norm)
+
+
+def project_components(data, components: np.ndarray, mean_bound=None) -> np.ndarray:
+    """Components (in the scaled units of the moments) onto the public set the model declares, in data units.
+
+    Mixture: each mean is scaled back by data_norm and projected onto the ball of radius
+    :func:`mean_radius` (the Euclidean projection: shrink to the radius when longer). A noisy whitening can blow
+    a component up to any length; left at the clipping radius (2.3-3.0 for the paper's models) such a component
+    is farther from every true mean than a random guess, inside the declared ball it is not (docs/tensor.md).
+    Topic model: the paper's projection onto the probability simplex (:func:`~.metrics.to_distributions`).
+    Post-processing with public bounds only.
+    """
+    if data.model != "mog":
+        return to_distributions(components)
+    # in the scaled units (the ball's radius over data_norm, at most 1), then back: no overflow at any data_norm
+    norms = np.linalg.norm(components, axis=0)
+    radius = mean_radius(data, mean_bound) / data.data_norm
+    return (components * np.minimum(1.0, radius / np.maximum(norms, 1e-300))) * data.data_norm
+
+
+def _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, **output) -> Output:
+    """Decompose, map the components back to data units onto the public set, and sort everything into the
+    Output."""
     dec = decompose(M2hat, whitened, wh, rng, restarts, iterations)
-    if data.model == "mog":
-        # every clipped sample has norm <= data_norm, so every component mean does too: project onto that ball
-        # (post-processing with a public bound; a noisy whitening can otherwise blow a component up)
-        norms = np.linalg.norm(dec.components, axis=0)
-        components = dec.components / np.maximum(norms, 1.0) * data.data_norm
-    else:
-        components = to_distributions(dec.components)
+    components = project_components(data, dec.components, mean_bound)
     outputs = {
         "weights": dec.weights,
         "tensor_eigenvalues": dec.tensor_eigenvalues,
@@ -92,8 +116,8 @@ def _release(data, M2hat, whitened, wh, rng, restarts, iterations, **output) -> 
 
 
 def _units_fact(data) -> str:
-    return ("moments of the rows divided by data_norm (components are scaled back to data units and kept in the "
-            "ball of radius data_norm)"
+    return ("moments of the rows divided by data_norm (components are scaled back to data units and projected onto "
+            "the ball of radius mean_bound, at most data_norm)"
             if data.model == "mog" else "moments of one-hot words; components post-processed to distributions "
             "(negatives set to 0, columns summing to 1)")
 
@@ -119,13 +143,30 @@ def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
     notes=("Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
            "The reference every private variant is compared with; no privacy."),
 )
-def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
     M2 = from_upper(u2, data.d)
     wh = whiten(M2, k)
     whitened = multilinear(from_unique(u3, data.d), wh.W)
-    return _release(data, M2, whitened, wh, rng, restarts, iterations,
+    return _release(data, M2, whitened, wh, rng, restarts, iterations, mean_bound,
                     facts={"model": data.model, "units": _units_fact(data)})
+
+
+def _noisy_stages(data, u2, u3, k, sd2, sd3, rng):
+    """Gaussian noise of s.d. sd2 on upper(M2) and sd3 on unique(M3): the noisy M2, its whitening and the
+    whitened noisy M3."""
+    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
+    wh = whiten(M2hat, k)
+    M3hat = from_unique(u3 + unique_noise(u3.size, sd3, rng), data.d)
+    return M2hat, wh, multilinear(M3hat, wh.W)
+
+
+def agn_at_scales(data, k, sd2, sd3, rng, sigma2=0.05, mean_bound=None, restarts=20, iterations=30) -> np.ndarray:
+    """AGN's components with given noise s.d.s on M2 and M3 (the noise a paper's calibration gives), onto the
+    model's public set: a diagnostic for comparing calibrations, not a release (no guarantee is attached)."""
+    u2, u3 = data.moments(sigma2=sigma2)
+    M2hat, wh, whitened = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
+    return project_components(data, decompose(M2hat, whitened, wh, rng, restarts, iterations).components, mean_bound)
 
 
 def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
@@ -135,11 +176,9 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     eps1, d1, eps2, d2 = budgets
     delta2, delta3 = _sensitivities(data, n, sigma2)
     sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
-    M2hat = from_upper(u2 + unique_noise(u2.size, sd2, rng), data.d)
-    wh = whiten(M2hat, k)
-    M3hat = from_unique(u3 + unique_noise(u3.size, sd3, rng), data.d)
+    M2hat, wh, whitened = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
     mu = composed_mu([delta2 / sd2, delta3 / sd3])
-    return M2hat, wh, multilinear(M3hat, wh.W), budgets, (delta2, delta3, sd2, sd3), mu
+    return M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu
 
 
 @tensor_mechanism(
@@ -154,13 +193,13 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
            "(eps1 + eps2, delta1 + delta2) by composition; the release states the exact composed guarantee, "
            "sqrt(mu1^2 + mu2^2)-Gaussian DP, which is tighter. " + SENSITIVITY_NOTE),
 )
-def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
     M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
         data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
     facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, budgets)
     facts.update(units=_units_fact(data), stage_mu=[delta2 / sd2, delta3 / sd3])
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
@@ -178,7 +217,7 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, it
            "per-coordinate noise s.d. sqrt(m + 1)/beta grows with the number m of unique entries, so at equal "
            "epsilon AVN is much noisier than AGN except in very small dimensions. " + SENSITIVITY_NOTE),
 )
-def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, iterations):
+def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
     eps1, eps2 = split * epsilon, (1.0 - split) * epsilon
     delta2, delta3 = _sensitivities(data, data.n, sigma2)
@@ -191,8 +230,8 @@ def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, restarts, it
     facts.update(units=_units_fact(data), m3_noise="l2 K-norm: uniform direction, radius Gamma(m, rate beta)",
                  m3_rate_beta=cal.knorm_rate(delta3, eps2), stage_mu=[delta2 / sd2, None])
     # (eps1, delta) Gaussian stage composed with a pure eps2 stage: (eps1 + eps2, delta) by basic composition
-    return _release(data, M2hat, multilinear(M3hat, wh.W), wh, rng, restarts, iterations, noise_scale=sd3,
-                    privacy=PrivacyCurve.approx(epsilon, delta), facts=facts)
+    return _release(data, M2hat, multilinear(M3hat, wh.W), wh, rng, restarts, iterations, mean_bound,
+                    noise_scale=sd3, privacy=PrivacyCurve.approx(epsilon, delta), facts=facts)
 
 
 # -- distributed -----------------------------------------------------------------------------------------------
@@ -231,7 +270,8 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
            "sites; an aggregator colluding with sites learns their e and weakens the others' protection. " +
            SENSITIVITY_NOTE),
 )
-def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations, kappa):
+def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations,
+                 kappa):
     parts, sizes = _sites(data, sites)
     S, d, N = len(parts), data.d, float(data.n)
     weights = sizes / N
@@ -274,7 +314,7 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
                  inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
                  communication={"messages": 7 * S,
                                 "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
@@ -291,7 +331,8 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
            "sends (M3_s + G_s)(W, W, W) with G_s its own AGN noise on the unique entries; the aggregator averages "
            "and decomposes. The averaged noise has about S times the pooled variance. " + SENSITIVITY_NOTE),
 )
-def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations):
+def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts,
+                     iterations):
     parts, sizes = _sites(data, sites)
     S, d, N = len(parts), data.d, float(data.n)
     weights = sizes / N
@@ -312,7 +353,7 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(),
                  site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
                  communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
                     privacy=PrivacyCurve.gdp(mu), facts=facts)
 
 
@@ -327,7 +368,8 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     notes="AGN on one site's samples only (sensitivities with its N_s): what a site gets without collaborating. "
           + SENSITIVITY_NOTE,
 )
-def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, restarts, iterations, site):
+def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations,
+              site):
     parts, sizes = _sites(data, sites)
     if site >= len(parts):
         raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
@@ -338,5 +380,5 @@ def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, res
     facts = _stage_facts(data.model, idx.size, data.d, k, delta2, delta3, sd2, sd3, budgets)
     facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(), site=site,
                  site_samples=int(idx.size), communication={"messages": 0, "numbers": 0})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, noise_scale=sd3,
+    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
                     privacy=PrivacyCurve.gdp(mu), facts=facts)

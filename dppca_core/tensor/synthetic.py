@@ -1,6 +1,7 @@
 """Synthetic latent-variable models with known components and weights (the paper's settings).
 
-* Mixture of spherical Gaussians: K mean vectors a_k in R^D with ||a_k|| <= 1, mixing weights w, common noise
+* Mixture of spherical Gaussians: K mean vectors a_k in R^D with ||a_k|| <= 1 (a public fact of the model:
+  ``mean_bound``, onto whose ball the mechanisms project their estimates), mixing weights w, common noise
   variance sigma^2 (paper: 0.05). Samples t = a_h + z are used with a **public** clipping radius
   R = sqrt(max_k ||a_k||^2 + D sigma^2) + 5 sigma, fixed by the model, not by the data: ||t|| is a
   sigma-Lipschitz function of the standard normal z / sigma with mean at most sqrt(||a_h||^2 + D sigma^2), so
@@ -21,6 +22,8 @@ from .moments import MAX_DIM, Documents
 
 PRESETS = {"D = 10, K = 5 (paper)": (10, 5), "D = 50, K = 10 (paper)": (50, 10)}
 PAPER_SIGMA2 = 0.05
+#: the paper's mixture model: every component mean has norm at most 1 (public)
+MEAN_BOUND = 1.0
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,13 @@ class LatentModel:
     sigma2: float = 0.0     # MOG noise variance (original units); 0 for STM
     data_norm: float = 1.0  # public clipping radius of the samples (1 for STM: one-hot words)
     length: int = 3         # STM words per document
+    mean_bound: float | None = None  # MOG: the public bound on every ||a_k|| (original units); None for STM
+
+    @property
+    def params(self) -> dict:
+        """The public facts of the model every tensor mechanism takes: sigma2 and, for the mixture, the bound on
+        the means' norms."""
+        return {"sigma2": self.sigma2, **({"mean_bound": self.mean_bound} if self.mean_bound is not None else {})}
 
     @property
     def D(self) -> int:
@@ -77,7 +87,8 @@ def _weights(K: int) -> np.ndarray:
 
 def mog_model(D: int, K: int, sigma2: float = PAPER_SIGMA2, seed: int = 0) -> LatentModel:
     """K mean vectors with norms in [0.7, 1] and well-separated directions (smallest singular value of the
-    unit directions >= 0.35, redrawn otherwise), weights proportional to 1 .. 2, noise variance sigma2."""
+    unit directions >= 0.35, redrawn otherwise), weights proportional to 1 .. 2, noise variance sigma2; the model
+    declares ||a_k|| <= 1, the paper's bound (``mean_bound``)."""
     D, K = _check_sizes(D, K)
     if not (np.isfinite(sigma2) and sigma2 >= 0):
         raise ValueError(f"sigma2 must be a finite number >= 0 (got {sigma2!r}).")
@@ -89,7 +100,7 @@ def mog_model(D: int, K: int, sigma2: float = PAPER_SIGMA2, seed: int = 0) -> La
             break
     A = G * rng.uniform(0.7, 1.0, K)
     radius = float(np.sqrt(np.max(np.sum(A**2, axis=0)) + D * sigma2) + 5.0 * np.sqrt(sigma2))
-    return LatentModel("mog", A, _weights(K), float(sigma2), max(radius, 1.0))
+    return LatentModel("mog", A, _weights(K), float(sigma2), max(radius, 1.0), mean_bound=MEAN_BOUND)
 
 
 def stm_model(D: int, K: int, seed: int = 0, length: int = 3) -> LatentModel:
