@@ -31,6 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .kernels import SUM_CHUNK, fixed_point_column_sums
+
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
 _BLOCK = 256
@@ -276,8 +278,10 @@ def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
 
 #: fixed-point resolution of exact sums: each term is truncated toward zero to a multiple of 2^-SUM_BITS
 SUM_BITS = 40
-#: rows per int64 partial sum: 2^22 terms of magnitude <= 2^40 stay below 2^62
-_SUM_CHUNK = 1 << 22
+#: rows per int64 partial sum (2^22 terms of magnitude <= 2^40 + 2 stay below 2^63)
+_SUM_CHUNK = SUM_CHUNK
+#: the largest term accepted: 1, and a little rounding above it
+_TERM_LIMIT = 1.0 + 1e-12
 
 
 class FixedSums:
@@ -311,11 +315,13 @@ class FixedSums:
         terms = np.asarray(terms, dtype=float)
         if terms.ndim != 2 or terms.shape[1] != len(self.totals):
             raise ValueError(f"FixedSums takes blocks of shape (rows, {len(self.totals)}).")
-        if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= 1.0 + 1e-12):
-            raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
-        for a in range(0, terms.shape[0], _SUM_CHUNK):
-            fixed = np.trunc(np.ldexp(terms[a:a + _SUM_CHUNK], SUM_BITS)).astype(np.int64)
-            self.totals = [t + int(c) for t, c in zip(self.totals, fixed.sum(axis=0, dtype=np.int64))]
+        totals = self.totals
+        for a in range(0, terms.shape[0], _SUM_CHUNK):  # one pass per block: check, truncate, sum (kernels.py)
+            column_sums = fixed_point_column_sums(terms[a:a + _SUM_CHUNK], SUM_BITS, _TERM_LIMIT)
+            if column_sums is None:
+                raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
+            totals = [t + c for t, c in zip(totals, column_sums.tolist())]
+        self.totals = totals
         return self
 
     def __len__(self) -> int:

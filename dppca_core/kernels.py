@@ -1,0 +1,134 @@
+"""Loops of the publishable path whose arithmetic must not depend on where a row sits, compiled by numba.
+
+Two computations of a complete release (:func:`dppca_core.release_pca`) read every row and must give each row a
+result that depends on that row alone:
+
+* :func:`fixed_order_project` — the projections ``rows @ V`` on the released components (the variances along
+  them, the score plot). A BLAS product may round a row differently depending on its place in the blocks it
+  splits the matrix into, which would let one row move another row's cell. Here every entry is
+  ``((0 + x_1 v_1c) + x_2 v_2c) + ...``: a product and a sum per column, rounded each time (no fused multiply-add),
+  in column order, the same for every row wherever it sits; exactly the arithmetic of the column-by-column numpy
+  loop (:func:`fixed_order_project_numpy`), so the two give the same bits.
+* :func:`fixed_point_column_sums` — the integer column sums of per-row terms truncated to a fixed-point grid
+  (:class:`dppca_core.exact.FixedSums`). Integers add exactly, so any order gives the same sums.
+
+numba (``requirements.txt``) compiles both; without it the numpy loops run, with the same results. The compiled
+projection works on blocks of rows transposed into a small buffer, so each column operation runs over
+contiguous memory in SIMD lanes (across rows, never across the sum): about the speed of a BLAS product at small k
+(measured in ``docs/benchmarks.md``).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ._compiled import _compile
+
+#: rows per block of the compiled projection (its transposed block and accumulators stay in the L1/L2 cache)
+PROJECT_BLOCK = 64
+#: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
+NUMPY_BLOCK = 4096
+#: rows per integer partial sum: 2^22 terms of magnitude <= 2^40 + 2 stay below 2^63
+SUM_CHUNK = 1 << 22
+
+
+def fixed_order_project_numpy(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """``rows @ components`` with every entry summed over the columns in order, one rounding per product and per
+    sum: the reference loop (whole-column numpy operations, a block of rows at a time)."""
+    rows = np.asarray(rows, dtype=float)
+    components = np.asarray(components, dtype=float)
+    n, d = rows.shape
+    out = np.zeros((n, components.shape[1]))
+    for a in range(0, n, NUMPY_BLOCK):
+        acc, block = out[a:a + NUMPY_BLOCK], rows[a:a + NUMPY_BLOCK]
+        tmp = np.empty_like(acc)
+        for j in range(d):
+            np.multiply(block[:, j:j + 1], components[j], out=tmp)
+            acc += tmp
+    return out
+
+
+def _project_kernel(rows, components, out, block):  # pragma: no cover - compiled
+    n, d = rows.shape
+    k = components.shape[1]
+    xt = np.empty((d, block))
+    acc = np.empty((k, block))
+    for a in range(0, n, block):
+        m = min(block, n - a)
+        for r in range(m):
+            for j in range(d):
+                xt[j, r] = rows[a + r, j]
+        for c in range(k):
+            for r in range(m):
+                acc[c, r] = 0.0
+        for j in range(d):
+            for c in range(k):
+                v = components[j, c]
+                for r in range(m):  # across rows: independent lanes, each sum still in column order
+                    acc[c, r] += xt[j, r] * v
+        for r in range(m):
+            for c in range(k):
+                out[a + r, c] = acc[c, r]
+    return out
+
+
+@functools.cache
+def compiled_project():
+    """The projection kernel compiled by numba (strict IEEE arithmetic: no fast-math, no contraction into fused
+    multiply-adds), or None without numba."""
+    return _compile(_project_kernel)
+
+
+def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool = True) -> np.ndarray:
+    """``rows @ components`` (n x k) where row i's result depends on row i alone: entry (i, c) is
+    ``((0 + x_i1 v_1c) + x_i2 v_2c) + ...`` rounded after every product and every sum, in column order.
+
+    Bit-identical to :func:`fixed_order_project_numpy` (and to the column loop ``out += rows[:, j:j+1] * V[j]``
+    it replaces); ``compiled=False`` runs that loop.
+    """
+    rows = np.asarray(rows, dtype=float)
+    components = np.asarray(components, dtype=float)
+    if rows.ndim != 2 or components.ndim != 2 or rows.shape[1] != components.shape[0]:
+        raise ValueError(f"cannot project rows of shape {rows.shape} on components of shape {components.shape}.")
+    kernel = compiled_project() if compiled else None
+    if kernel is None or rows.shape[0] == 0:
+        return fixed_order_project_numpy(rows, components)
+    out = np.empty((rows.shape[0], components.shape[1]))
+    return kernel(rows, np.ascontiguousarray(components), out, PROJECT_BLOCK)
+
+
+def _fixed_sums_kernel(terms, unit, limit, out):  # pragma: no cover - compiled
+    n, m = terms.shape
+    ok = True
+    for i in range(n):
+        for c in range(m):
+            t = terms[i, c]
+            ok &= abs(t) <= limit  # False for NaN and infinities too
+            out[c] += np.int64(t * unit)  # the conversion truncates toward zero
+    return ok
+
+
+@functools.cache
+def compiled_fixed_sums():
+    return _compile(_fixed_sums_kernel)
+
+
+def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> np.ndarray | None:
+    """Column sums of ``trunc(t * 2^bits)`` over a block of at most :data:`SUM_CHUNK` rows, as int64, or None
+    when a term is not finite or exceeds ``limit`` in magnitude (``limit * 2^bits`` must stay below 2^41).
+
+    Multiplying by a power of two is exact, and the conversion to an integer truncates toward zero, so every term
+    is exactly ``trunc(ldexp(t, bits))``; integers add exactly, so the sums do not depend on the order.
+    """
+    terms = np.asarray(terms, dtype=float)
+    if terms.shape[0] > SUM_CHUNK:
+        raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
+    unit = float(2.0 ** bits)
+    kernel = compiled_fixed_sums() if compiled else None
+    if kernel is None:
+        if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
+            return None
+        return (terms * unit).astype(np.int64).sum(axis=0, dtype=np.int64)
+    out = np.zeros(terms.shape[1], dtype=np.int64)
+    return out if kernel(terms, unit, float(limit), out) else None
