@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .kernels import SUM_CHUNK, fixed_point_column_sums
+from .kernels import SUM_CHUNK, compiled_worth, fixed_point_column_sums
 
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
@@ -51,11 +51,12 @@ class _Words:
 
     __slots__ = ("_raw", "_buf", "_bits", "_nbits")
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, replay: np.ndarray | None = None):
         if type(rng.bit_generator).__name__ in _RAW64:
-            self._raw = rng.bit_generator.random_raw
+            raw = rng.bit_generator.random_raw
         else:
-            self._raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)
+            raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)  # noqa: E731
+        self._raw = raw if replay is None else _Replay(replay, raw)
         self._buf: list[int] = []
         self._bits = 0
         self._nbits = 0
@@ -99,6 +100,22 @@ class _Words:
             w = self.word()
             if w < limit:
                 return w % m
+
+
+class _Replay:
+    """Raw words: the given ones first (words a compiled draw already read from the generator), then the
+    generator's next ones: the stream the generator would have given from the start."""
+
+    __slots__ = ("_words", "_at", "_raw")
+
+    def __init__(self, words: np.ndarray, raw):
+        self._words, self._at, self._raw = words, 0, raw
+
+    def __call__(self, size: int) -> np.ndarray:
+        take = min(int(size), self._words.size - self._at)
+        head = self._words[self._at:self._at + take]
+        self._at += take
+        return head if take == size else np.concatenate([head, self._raw(int(size) - take)])
 
 
 class _Uniform:
@@ -232,13 +249,26 @@ def _round_scaled(k: int, x: _Uniform, scale: Fraction) -> int:
             return cell
 
 
-def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate) -> np.ndarray:
+def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate,
+          laplace: bool) -> np.ndarray:
+    """One at a time below :data:`VECTOR_MIN` draws, in lockstep above; compiled where numba is installed
+    (:mod:`dppca_core.exact_kernels`: the same words in the same order, so the same result)."""
     if not isinstance(scale, Fraction) or scale <= 0:
         raise ValueError(f"scale must be a positive Fraction (got {scale!r}).")
-    if int(size) >= VECTOR_MIN:
-        return _vector_draw(int(size), scale, rng, vector_deviate)
-    words = _Words(rng)
-    out = np.empty(int(size), dtype=np.int64)
+    size = int(size)
+    lockstep = size >= VECTOR_MIN
+    replay = None
+    if COMPILED and _compiled_stream(rng) and compiled_worth(size * WORK_PER_DRAW):
+        from . import exact_kernels
+
+        if exact_kernels.compiled_samplers() is not None:
+            out, replay = exact_kernels.draw(size, scale, rng, laplace, lockstep)
+            if out is not None:
+                return out
+    if lockstep:
+        return _vector_draw(size, scale, rng, vector_deviate, replay)
+    words = _Words(rng, replay)
+    out = np.empty(size, dtype=np.int64)
     for i in range(out.size):
         k, x = deviate(words)
         r = _round_scaled(k, x, scale)
@@ -246,17 +276,29 @@ def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_
     return out
 
 
+#: draw with the compiled samplers when numba is installed (False: always the Python ones; same results)
+COMPILED = True
+#: a draw's weight in :func:`dppca_core.kernels.compiled_worth` (one Python draw costs about as much as 16 values
+#: of a numpy pass): a draw of 65,536 values is worth importing numba for
+WORK_PER_DRAW = 16
+
+
+def _compiled_stream(rng: np.random.Generator) -> bool:
+    """Whether the compiled samplers can read this generator's words: 64-bit words through its C interface."""
+    return type(rng.bit_generator).__name__ in _RAW64 and hasattr(rng.bit_generator, "ctypes")
+
+
 def rounded_normal(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws of round(scale * G), G ~ N(0, 1), exactly; int64 array.
 
     P(value = j) = Phi((j + 1/2) / scale) - Phi((j - 1/2) / scale) exactly (ties have probability 0).
     """
-    return _draw(size, scale, rng, _half_normal, _vector_half_normal)
+    return _draw(size, scale, rng, _half_normal, _vector_half_normal, False)
 
 
 def rounded_laplace(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws of round(scale * L), L ~ Laplace(0, 1) (density e^-|l| / 2), exactly; int64 array."""
-    return _draw(size, scale, rng, _exponential, _vector_exponential)
+    return _draw(size, scale, rng, _exponential, _vector_exponential, True)
 
 
 def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
@@ -638,8 +680,9 @@ def _vector_round(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extension
     return out
 
 
-def _vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate) -> np.ndarray:
-    words = _Words(rng)
+def _vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate,
+                 replay: np.ndarray | None = None) -> np.ndarray:
+    words = _Words(rng, replay)
     k, x, x_ext = deviate(words, size)
     magnitude = _vector_round(words, k, x, x_ext, scale)
     signs = (words.raw(size) & np.uint64(1)).astype(bool)

@@ -20,11 +20,15 @@ contiguous memory in SIMD lanes (across rows, never across the sum): about the s
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
 from ._compiled import _compile
 
+#: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
+#: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.prepare.COMPILED_NORMS_MIN_SIZE`)
+COMPILE_MIN_WORK = 1 << 20
 #: rows per block of the compiled projection (its transposed block and accumulators stay in the L1/L2 cache)
 PROJECT_BLOCK = 64
 #: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
@@ -73,6 +77,12 @@ def _project_kernel(rows, components, out, block):  # pragma: no cover - compile
     return out
 
 
+def compiled_worth(work: int) -> bool:
+    """Whether a compiled kernel should run for ``work`` values: numba is already imported, or the work pays for
+    importing it. Compiled and numpy loops give the same results, so this decides speed only."""
+    return "numba" in sys.modules or work >= COMPILE_MIN_WORK
+
+
 @functools.cache
 def compiled_project():
     """The projection kernel compiled by numba (strict IEEE arithmetic: no fast-math, no contraction into fused
@@ -91,7 +101,7 @@ def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool
     components = np.asarray(components, dtype=float)
     if rows.ndim != 2 or components.ndim != 2 or rows.shape[1] != components.shape[0]:
         raise ValueError(f"cannot project rows of shape {rows.shape} on components of shape {components.shape}.")
-    kernel = compiled_project() if compiled else None
+    kernel = compiled_project() if compiled and compiled_worth(rows.size * components.shape[1]) else None
     if kernel is None or rows.shape[0] == 0:
         return fixed_order_project_numpy(rows, components)
     out = np.empty((rows.shape[0], components.shape[1]))
@@ -125,7 +135,7 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     if terms.shape[0] > SUM_CHUNK:
         raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
     unit = float(2.0 ** bits)
-    kernel = compiled_fixed_sums() if compiled else None
+    kernel = compiled_fixed_sums() if compiled and compiled_worth(terms.size) else None
     if kernel is None:
         if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
             return None

@@ -8,6 +8,8 @@ import pytest
 from dppca_core import exact, kernels
 from dppca_core.exact import SUM_BITS, FixedSums
 
+pytest.importorskip("numba")  # imported here, so the compiled loops run at every size (kernels.compiled_worth)
+
 
 def column_loop(rows, components):
     """The projection as scores.project computed it before the kernel (the reference bits)."""
