@@ -35,9 +35,12 @@ from typing import Callable
 import numpy as np
 
 from ..api import run
+from ..prepare import prepare
 from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_epsilon, gaussian_mu
 from ..registry import get_mechanism
-from ..validation import check_delta, check_epsilon, check_int_range
+from ..release import to_plain
+from ..validation import check_delta, check_epsilon, check_int_range, check_k
+from . import seeding
 from .bounds import bounds, rates, roc, threshold_and_strength
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
@@ -238,6 +241,23 @@ class _MechanismRelease:
         release = run(self.mechanism, data, self.k, self.epsilon, self.delta, self.neighbors, seed=rng, **self.params)
         return release.published(), release.privacy
 
+    @property
+    def batched(self) -> bool:
+        """Whether the mechanism declares a batch path (registry ``audit_batch``)."""
+        return get_mechanism(self.mechanism).audit_batch is not None
+
+    def batch(self, data, generators) -> list[dict]:
+        """One run per generator through the mechanism's batch path, with the inputs :func:`dppca_core.run` gives
+        the mechanism (the same checks, the same parameters): each run's published components, eigenvalues and
+        outputs."""
+        spec = get_mechanism(self.mechanism)
+        resolved = spec.resolve_params(self.params)
+        epsilon = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta) if spec.uses_delta_with(resolved) else 0.0
+        prepared = spec.prepare_input(data, 1.0) if spec.prepare_input is not None else prepare(data, 1.0)
+        return spec.audit_batch(prepared, check_k(self.k, prepared.d), epsilon, delta, self.neighbors, generators,
+                                **resolved)
+
 
 @dataclass(frozen=True)
 class _DesignRelease:
@@ -366,17 +386,31 @@ class _Trials:
         published, curve = self.release_once(pair[side], np.random.Generator(np.random.PCG64(sequence)))
         return published, curve, public
 
+    @property
+    def batched(self) -> bool:
+        """Whether trials can run through the mechanism's batch path: it declares one, and the design attacks the
+        release (no public draws, no neighbours chosen after them)."""
+        design = self.design
+        return (getattr(self.release_once, "batched", False) and design.public_draws is None
+                and design.datasets is None)
+
     def chunk(self, sequence: np.random.SeedSequence, size: int, leaked, scan: int) -> dict:
         """Scores of ``size`` trials on each side; the flattened releases of the first ``scan`` of them.
 
         ``leaked`` = (field, value on D'): score 1 when a release's field takes that value, else the design's
-        statistic."""
-        seeds = _fresh(sequence).spawn(2 * size)
+        statistic. Trial i on side s runs on the chunk sequence's child 2 i + s. Where the mechanism has a batch
+        path, the trials after the first ``scan`` run through it (:meth:`_batch`): the same generators, the same
+        published values, the same scores."""
+        parent = _fresh(sequence)
         width = max(1, len(self.design.statistics))  # one column per candidate statistic
         scores, scanned, curve, sample = np.empty((2, size, width)), ([], []), None, None
-        for i in range(size):
+        batch_from = min(scan, size) if self.batched and not leaked else size
+        runs = self._batch(parent, batch_from, size) if batch_from < size else None
+        if runs is None:
+            batch_from = size
+        for i in range(batch_from):
             for side in (0, 1):
-                published, privacy, public = self.once(seeds[2 * i + side], side)
+                published, privacy, public = self.once(seeding.child(parent, 2 * i + side), side)
                 curve, sample = curve or privacy, sample or published
                 flat = leaves(published) if (i < scan or leaked) else None
                 if i < scan:
@@ -387,7 +421,34 @@ class _Trials:
                     scores[side, i] = np.asarray(self.design.score(published), dtype=float)
                 else:
                     scores[side, i] = self.design.score(published, public)
+        for side in (0, 1) if runs is not None else ():
+            scores[side, batch_from:] = self._scores(runs[side]).reshape(size - batch_from, width)
         return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample}
+
+    def _batch(self, parent: np.random.SeedSequence, start: int, size: int) -> tuple | None:
+        """The releases of trials ``start .. size - 1`` on each side through the mechanism's batch path, or None
+        when its first release on either side differs from that trial's full run (:func:`dppca_core.run`, checked
+        in every chunk: the audit always runs the mechanism itself, and a batch path that drifted from it is
+        never used)."""
+        out = []
+        for side, data in enumerate((self.design.D, self.design.D_prime)):
+            trials = [2 * i + side for i in range(start, size)]
+            runs = self.release_once.batch(data, seeding.TrialGenerators(parent, trials))
+            full, _, _ = self.once(seeding.child(parent, trials[0]), side)
+            if any(to_plain(runs[0][key]) != full[key] for key in ("components", "eigenvalues", "outputs")):
+                return None
+            out.append(runs)
+        return tuple(out)
+
+    def _scores(self, runs: list) -> np.ndarray:
+        """The design's scores of a batch of releases: ``score_batch`` when the design has one and it agrees with
+        ``score`` on the first release, else ``score`` one by one."""
+        score, batch = self.design.score, self.design.score_batch
+        if batch is not None and runs:
+            out = np.asarray(batch(runs), dtype=float)
+            if np.array_equal(out[:1].ravel(), np.asarray(score(runs[0]), dtype=float).ravel()):
+                return out
+        return np.array([np.asarray(score(published), dtype=float) for published in runs])
 
 
 def _chunk_sizes(trials: int) -> list[int]:
