@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .kernels import SUM_CHUNK, compiled_worth, fixed_point_column_sums
+from .kernels import SUM_CHUNK, compiled_worth, fixed_point_column_sums, projected_product_sums
 
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
@@ -365,6 +365,21 @@ class FixedSums:
             totals = [t + c for t, c in zip(totals, column_sums.tolist())]
         self.totals = totals
         return self
+
+    @classmethod
+    def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
+                              norms: np.ndarray) -> "FixedSums":
+        """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
+        a fixed order per row, :func:`dppca_core.kernels.fixed_order_project`) for the pairs ``zip(first,
+        second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
+        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`).
+        """
+        totals = projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT)
+        if totals is None:
+            raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
+        out = cls(width=len(totals))
+        out.totals = totals
+        return out
 
     def __len__(self) -> int:
         return len(self.totals)

@@ -142,3 +142,73 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
         return (terms * unit).astype(np.int64).sum(axis=0, dtype=np.int64)
     out = np.zeros(terms.shape[1], dtype=np.int64)
     return out if kernel(terms, unit, float(limit), out) else None
+
+
+def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block):  # pragma: no cover
+    n, d = rows.shape
+    k = components.shape[1]
+    m = first.size
+    xt = np.empty((d, block))
+    acc = np.empty((k, block))
+    ok = True
+    for a in range(0, n, block):
+        size = min(block, n - a)
+        for r in range(size):
+            for j in range(d):
+                xt[j, r] = rows[a + r, j]
+        for c in range(k):
+            for r in range(size):
+                acc[c, r] = 0.0
+        for j in range(d):  # the fixed-order projection of _project_kernel
+            for c in range(k):
+                v = components[j, c]
+                for r in range(size):
+                    acc[c, r] += xt[j, r] * v
+        for r in range(size):
+            for p in range(m):
+                t = acc[first[p], r] * acc[second[p], r]
+                ok &= abs(t) <= limit
+                out[p] += np.int64(t * unit)
+            t = norms[a + r]
+            ok &= abs(t) <= limit
+            out[m] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_product_sums():
+    return _compile(_product_sums_kernel)
+
+
+def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
+                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> list[int] | None:
+    """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
+    y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
+    summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
+
+    One pass over the rows without forming the n x k projections (the compiled kernel projects a block of rows,
+    then adds each row's products); the same integers as projecting, multiplying and summing with
+    :func:`fixed_point_column_sums`, which the numpy path does.
+    """
+    rows = np.asarray(rows, dtype=float)
+    components = np.ascontiguousarray(components, dtype=float)
+    first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
+    norms = np.asarray(norms, dtype=float)
+    totals = [0] * (first.size + 1)
+    kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
+    step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
+    for a in range(0, rows.shape[0], step):
+        block, block_norms = rows[a:a + step], norms[a:a + step]
+        if kernel is not None:
+            sums = np.zeros(first.size + 1, dtype=np.int64)
+            if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
+                          PROJECT_BLOCK):
+                return None
+        else:
+            Y = fixed_order_project_numpy(block, components)
+            sums = fixed_point_column_sums(np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit,
+                                           compiled=False)
+            if sums is None:
+                return None
+        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+    return totals

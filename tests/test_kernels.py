@@ -100,3 +100,39 @@ def test_fixed_sums_refuse_terms_outside_the_unit_interval(bad):
     assert sums.totals == [0, 0]  # nothing added from a refused block
     for compiled in (True, False):
         assert kernels.fixed_point_column_sums(terms, SUM_BITS, 1.0 + 1e-12, compiled) is None
+
+
+def blockwise_variance_sums(rows, V, rotate):
+    """The variance terms as budget._variance_terms sums them block by block: projections, products, squared norms."""
+    k = V.shape[1]
+    iu = np.triu_indices(k)
+    sums = FixedSums(width=(len(iu[0]) if rotate else k) + 1)
+    for a in range(0, rows.shape[0], 97):
+        block = rows[a:a + 97]
+        Y = column_loop(block, V)
+        products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
+        sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
+    return sums.totals
+
+
+@pytest.mark.parametrize("rotate", [False, True])
+@pytest.mark.parametrize("n,d,k", [(1, 3, 1), (130, 6, 2), (1000, 20, 5), (257, 40, 40)])
+def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
+    rng = np.random.default_rng(n + d + k)
+    X = awkward_rows(rng, n, d)
+    V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
+    norms = np.einsum("ij,ij->i", X, X)
+    want = blockwise_variance_sums(X, V, rotate)
+    assert FixedSums.of_projected_products(X, V, first, second, norms).totals == want
+    for compiled in (True, False):
+        assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled) == want
+
+
+def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
+    X = np.full((10, 2), 0.9)  # norm 1.27: the squared norm is out of range
+    with pytest.raises(ValueError, match="terms in"):
+        FixedSums.of_projected_products(X, np.eye(2), [0, 1], [0, 1], np.einsum("ij,ij->i", X, X))
+    for compiled in (True, False):
+        assert kernels.projected_product_sums(X, np.eye(2), [0], [0], np.einsum("ij,ij->i", X, X), SUM_BITS, 1.0,
+                                              compiled) is None
