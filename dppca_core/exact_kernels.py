@@ -305,17 +305,35 @@ def _v_bernoulli_b(fn, state, log, cursor, k, x):  # pragma: no cover - compiled
                         raise NeedsExactPath()
                     passes[j] = u[e] < x[active[j]]
                     e += 1
-        kept = 0
-        for j in range(na):
-            i = active[j]
-            if passes[j]:
-                last[i] = z[j]
-                active[kept] = i
-                kept += 1
-            else:
-                result[i] = n % 2 == 0
-        na, n = kept, n + 1
+        na, n = _step_runs(active, na, passes, z, last, result, n), n + 1
     return result
+
+
+def _count_successes(k, counting, nc, success):  # pragma: no cover - compiled
+    """One lockstep round of "count successes before the first failure": the samples counting[:nc] whose trial
+    succeeded add one to k and keep counting, in order. Returns how many keep counting."""
+    kept = 0
+    for j in range(nc):
+        if success[j]:
+            k[counting[j]] += 1
+            counting[kept] = counting[j]
+            kept += 1
+    return kept
+
+
+def _step_runs(active, na, go, z, last, result, n):  # pragma: no cover - compiled
+    """One lockstep step of decreasing runs: the runs that go on (``go``) take their new last value and stay
+    active, in order; the others stop with outcome "length n is even". Returns how many go on."""
+    kept = 0
+    for j in range(na):
+        i = active[j]
+        if go[j]:
+            last[i] = z[j]
+            active[kept] = i
+            kept += 1
+        else:
+            result[i] = n % 2 == 0
+    return kept
 
 
 def _all_per_sample(trials, counts):  # pragma: no cover - compiled
@@ -341,14 +359,7 @@ def _v_half_normal(fn, state, log, cursor, size):  # pragma: no cover - compiled
         counting = np.arange(npend)
         nc = npend
         while nc > 0:  # N1
-            h = _v_exp_minus_half(fn, state, log, cursor, nc)
-            kept = 0
-            for j in range(nc):
-                if h[j]:
-                    k[counting[j]] += 1
-                    counting[kept] = counting[j]
-                    kept += 1
-            nc = kept
+            nc = _count_successes(k, counting, nc, _v_exp_minus_half(fn, state, log, cursor, nc))
         pairs = k * (k - 1)  # N2
         ok = _all_per_sample(_v_exp_minus_half(fn, state, log, cursor, int(pairs.sum())), pairs)
         cand = np.flatnonzero(ok)
@@ -391,21 +402,14 @@ def _v_run_even(fn, state, log, cursor, size, start, from_start):  # pragma: no 
                 na += 1
             else:
                 result[i] = True
+    go = np.empty(size, dtype=np.bool_)
     while na > 0:
         z = _raw(fn, state, log, cursor, na)
         for j in range(na):
             if z[j] == last[active[j]]:
                 raise NeedsExactPath()
-        kept = 0
-        for j in range(na):
-            i = active[j]
-            if z[j] < last[i]:
-                last[i] = z[j]
-                active[kept] = i
-                kept += 1
-            else:
-                result[i] = n % 2 == 0
-        na, n = kept, n + 1
+            go[j] = z[j] < last[active[j]]
+        na, n = _step_runs(active, na, go, z, last, result, n), n + 1
     return result
 
 
@@ -416,14 +420,7 @@ def _v_exponential(fn, state, log, cursor, size):  # pragma: no cover - compiled
     nc = size
     none = np.empty(0, dtype=np.uint64)
     while nc > 0:
-        h = _v_run_even(fn, state, log, cursor, nc, none, False)
-        kept = 0
-        for j in range(nc):
-            if h[j]:
-                k[counting[j]] += 1
-                counting[kept] = counting[j]
-                kept += 1
-        nc = kept
+        nc = _count_successes(k, counting, nc, _v_run_even(fn, state, log, cursor, nc, none, False))
     x_out = np.empty(size, dtype=np.uint64)
     pending = np.arange(size)
     npend = size
@@ -458,7 +455,7 @@ def _lockstep(fn, state, size, laplace, s, out, log, cursor):  # pragma: no cove
 
 _HELPERS = (_next, _raw, _word, _below, _cell, _s_exp_minus_half, _s_bernoulli_b, _s_half_normal, _s_run_from_one,
             _s_run_below_fresh, _s_exponential, _v_exp_minus_half, _v_integers, _v_bernoulli_b, _all_per_sample,
-            _v_half_normal, _v_run_even, _v_exponential)
+            _v_half_normal, _v_run_even, _v_exponential, _step_runs, _count_successes)
 
 
 @functools.cache

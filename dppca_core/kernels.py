@@ -53,6 +53,22 @@ def fixed_order_project_numpy(rows: np.ndarray, components: np.ndarray) -> np.nd
     return out
 
 
+def _project_block(rows, components, a, m, xt, acc):  # pragma: no cover - compiled
+    """acc[c, r] = the fixed-order projection of row a + r on column c, for the m rows from a (xt: a buffer)."""
+    d, k = components.shape
+    for r in range(m):
+        for j in range(d):
+            xt[j, r] = rows[a + r, j]
+    for c in range(k):
+        for r in range(m):
+            acc[c, r] = 0.0
+    for j in range(d):
+        for c in range(k):
+            v = components[j, c]
+            for r in range(m):  # across rows: independent lanes, each sum still in column order
+                acc[c, r] += xt[j, r] * v
+
+
 def _project_kernel(rows, components, out, block):  # pragma: no cover - compiled
     n, d = rows.shape
     k = components.shape[1]
@@ -60,17 +76,7 @@ def _project_kernel(rows, components, out, block):  # pragma: no cover - compile
     acc = np.empty((k, block))
     for a in range(0, n, block):
         m = min(block, n - a)
-        for r in range(m):
-            for j in range(d):
-                xt[j, r] = rows[a + r, j]
-        for c in range(k):
-            for r in range(m):
-                acc[c, r] = 0.0
-        for j in range(d):
-            for c in range(k):
-                v = components[j, c]
-                for r in range(m):  # across rows: independent lanes, each sum still in column order
-                    acc[c, r] += xt[j, r] * v
+        _project_block(rows, components, a, m, xt, acc)
         for r in range(m):
             for c in range(k):
                 out[a + r, c] = acc[c, r]
@@ -105,10 +111,20 @@ def warm_up() -> bool:
 
 
 @functools.cache
+def _compiled_helpers() -> bool:
+    """Compile the helpers the kernels call (they then call the compiled ones); False without numba."""
+    jitted = _compile(_project_block)
+    if jitted is None:
+        return False
+    globals()["_project_block"] = jitted
+    return True
+
+
+@functools.cache
 def compiled_project():
     """The projection kernel compiled by numba (strict IEEE arithmetic: no fast-math, no contraction into fused
     multiply-adds), or None without numba."""
-    return _compile(_project_kernel)
+    return _compile(_project_kernel) if _compiled_helpers() else None
 
 
 def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool = True) -> np.ndarray:
@@ -174,17 +190,7 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
     ok = True
     for a in range(0, n, block):
         size = min(block, n - a)
-        for r in range(size):
-            for j in range(d):
-                xt[j, r] = rows[a + r, j]
-        for c in range(k):
-            for r in range(size):
-                acc[c, r] = 0.0
-        for j in range(d):  # the fixed-order projection of _project_kernel
-            for c in range(k):
-                v = components[j, c]
-                for r in range(size):
-                    acc[c, r] += xt[j, r] * v
+        _project_block(rows, components, a, size, xt, acc)
         for r in range(size):
             for p in range(m):
                 t = acc[first[p], r] * acc[second[p], r]
@@ -198,7 +204,7 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
 
 @functools.cache
 def compiled_product_sums():
-    return _compile(_product_sums_kernel)
+    return _compile(_product_sums_kernel) if _compiled_helpers() else None
 
 
 def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
