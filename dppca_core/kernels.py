@@ -29,8 +29,14 @@ from ._compiled import _compile
 #: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
 #: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.prepare.COMPILED_NORMS_MIN_SIZE`)
 COMPILE_MIN_WORK = 1 << 20
-#: rows per block of the compiled projection (its transposed block and accumulators stay in the L1/L2 cache)
-PROJECT_BLOCK = 64
+#: values of a block of the compiled projection (its transposed rows and accumulators, (d + k) x rows): about
+#: 32 KB, the first-level cache (measured best at n = 1e5: 128 rows at d = 20, 32 at d = 100, 16 at d = k = 100)
+PROJECT_BLOCK_VALUES = 4096
+
+
+def project_block_rows(d: int, k: int) -> int:
+    """Rows per block of the compiled projection for d columns and k components: a multiple of 8 in [16, 128]."""
+    return max(16, min(128, PROJECT_BLOCK_VALUES // max(d + k, 1)) // 8 * 8)
 #: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
 NUMPY_BLOCK = 4096
 #: rows per integer partial sum: 2^22 terms of magnitude <= 2^40 + 2 stay below 2^63
@@ -142,7 +148,7 @@ def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool
     if kernel is None or rows.shape[0] == 0:
         return fixed_order_project_numpy(rows, components)
     out = np.empty((rows.shape[0], components.shape[1]))
-    return kernel(rows, np.ascontiguousarray(components), out, PROJECT_BLOCK)
+    return kernel(rows, np.ascontiguousarray(components), out, project_block_rows(*components.shape))
 
 
 def _fixed_sums_kernel(terms, unit, limit, out):  # pragma: no cover - compiled
@@ -229,7 +235,7 @@ def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.n
         if kernel is not None:
             sums = np.zeros(first.size + 1, dtype=np.int64)
             if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
-                          PROJECT_BLOCK):
+                          project_block_rows(*components.shape)):
                 return None
         else:
             Y = fixed_order_project_numpy(block, components)
