@@ -31,7 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .kernels import SUM_CHUNK, compiled_worth, fixed_point_column_sums, projected_product_sums
+from .kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
+                      projected_product_sums)
 
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
@@ -374,7 +375,16 @@ class FixedSums:
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
         norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`).
         """
-        totals = projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT)
+        return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
+        """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`): what
+        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.kernels.clipped_square_sums`)."""
+        return cls._of_totals(clipped_square_sums(X, bounds, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def _of_totals(cls, totals: list[int] | None) -> "FixedSums":
         if totals is None:
             raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
         out = cls(width=len(totals))

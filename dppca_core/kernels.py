@@ -245,3 +245,68 @@ def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.n
                 return None
         totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
     return totals
+
+
+def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
+    n, d = X.shape
+    ok = True
+    for i in range(n):
+        for j in range(d):
+            q = abs(X[i, j]) / bounds[j]
+            if q > 1.0:  # np.minimum(q, 1.0); a NaN stays NaN and fails the check below
+                q = 1.0
+            t = q * q
+            ok &= abs(t) <= limit
+            out[j] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_clipped_square_sums():
+    return _compile(_clipped_square_sums_kernel)
+
+
+def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: float,
+                        compiled: bool = True) -> list[int] | None:
+    """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`), each term
+    truncated toward zero to a multiple of 2^-bits, as Python ints; None when a term is not finite or exceeds
+    ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
+    X = np.asarray(X, dtype=float)
+    bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
+    kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
+    totals = [0] * X.shape[1]
+    for a in range(0, X.shape[0], SUM_CHUNK):
+        block = X[a:a + SUM_CHUNK]
+        if kernel is not None:
+            sums = np.zeros(X.shape[1], dtype=np.int64)
+            if not kernel(block, bounds, float(2.0 ** bits), float(limit), sums):
+                return None
+        else:
+            sums = fixed_point_column_sums(np.minimum(np.abs(block) / bounds, 1.0) ** 2, bits, limit, compiled=False)
+            if sums is None:
+                return None
+        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+    return totals
+
+
+def _centred_kernel(rows, mean, scale, out):  # pragma: no cover - compiled
+    n, d = rows.shape
+    for i in range(n):
+        for j in range(d):
+            out[i, j] = (rows[i, j] - mean[j]) * scale
+    return out
+
+
+@functools.cache
+def compiled_centred():
+    return _compile(_centred_kernel)
+
+
+def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True) -> np.ndarray:
+    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes)."""
+    rows = np.asarray(rows, dtype=float)
+    mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    kernel = compiled_centred() if compiled and compiled_worth(rows.size) else None
+    if kernel is None:
+        return (rows - mean) * scale
+    return kernel(rows, mean, float(scale), np.empty(rows.shape))

@@ -136,3 +136,36 @@ def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
     for compiled in (True, False):
         assert kernels.projected_product_sums(X, np.eye(2), [0], [0], np.einsum("ij,ij->i", X, X), SUM_BITS, 1.0,
                                               compiled) is None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_clipped_square_sums_are_the_sums_of_the_clipped_squares(compiled):
+    from dppca_core.choices import clipped_squares
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((700, 6)) * np.array([1.0, 1e3, 1e-3, 5.0, 0.2, 80.0])
+    X[3] = [-0.0, 1e308, -1e-320, 5.0, -0.2, 80.0]
+    bounds = np.array([2.0, 1500.0, 0.004, 5.0, 0.1, 1e9])
+    want = FixedSums(clipped_squares(X, bounds)).totals
+    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    X[9, 2] = np.nan
+    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) is None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_centred_rows_have_the_bits_of_numpys_two_passes(compiled):
+    rng = np.random.default_rng(6)
+    X = awkward_rows(rng, 513, 9)
+    mean = rng.standard_normal(9) * 1e-3
+    for scale in (1.0, 3.7, 1e-300):
+        assert np.array_equal(bits(kernels.centred(X, mean, scale, compiled)), bits((X - mean) * scale))
+
+
+def test_fixed_sums_of_clipped_squares():
+    from dppca_core.choices import clipped_squares
+
+    X = np.random.default_rng(8).standard_normal((300, 4)) * 3
+    bounds = np.array([1.0, 2.0, 4.0, 8.0])
+    assert FixedSums.of_clipped_squares(X, bounds).totals == FixedSums(clipped_squares(X, bounds)).totals
+    with pytest.raises(ValueError, match="terms in"):
+        FixedSums.of_clipped_squares(np.full((3, 4), np.inf), bounds)
