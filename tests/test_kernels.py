@@ -168,4 +168,4 @@ def test_fixed_sums_of_clipped_squares():
     bounds = np.array([1.0, 2.0, 4.0, 8.0])
     assert FixedSums.of_clipped_squares(X, bounds).totals == FixedSums(clipped_squares(X, bounds)).totals
     with pytest.raises(ValueError, match="terms in"):
-        FixedSums.of_clipped_squares(np.full((3, 4), np.inf), bounds)
+        FixedSums.of_clipped_squares(np.full((3, 4), np.nan), bounds)  # infinities clip to the bound; NaN has no place
