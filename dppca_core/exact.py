@@ -52,12 +52,11 @@ class _Words:
 
     __slots__ = ("_raw", "_buf", "_bits", "_nbits")
 
-    def __init__(self, rng: np.random.Generator, replay: np.ndarray | None = None):
+    def __init__(self, rng: np.random.Generator):
         if type(rng.bit_generator).__name__ in _RAW64:
-            raw = rng.bit_generator.random_raw
+            self._raw = rng.bit_generator.random_raw
         else:
-            raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)  # noqa: E731
-        self._raw = raw if replay is None else _Replay(replay, raw)
+            self._raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)
         self._buf: list[int] = []
         self._bits = 0
         self._nbits = 0
@@ -101,22 +100,6 @@ class _Words:
             w = self.word()
             if w < limit:
                 return w % m
-
-
-class _Replay:
-    """Raw words: the given ones first (words a compiled draw already read from the generator), then the
-    generator's next ones: the stream the generator would have given from the start."""
-
-    __slots__ = ("_words", "_at", "_raw")
-
-    def __init__(self, words: np.ndarray, raw):
-        self._words, self._at, self._raw = words, 0, raw
-
-    def __call__(self, size: int) -> np.ndarray:
-        take = min(int(size), self._words.size - self._at)
-        head = self._words[self._at:self._at + take]
-        self._at += take
-        return head if take == size else np.concatenate([head, self._raw(int(size) - take)])
 
 
 class _Uniform:
@@ -258,17 +241,16 @@ def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_
         raise ValueError(f"scale must be a positive Fraction (got {scale!r}).")
     size = int(size)
     lockstep = size >= VECTOR_MIN
-    replay = None
     if COMPILED and _compiled_stream(rng) and compiled_worth(size * WORK_PER_DRAW):
         from . import exact_kernels
 
         if exact_kernels.compiled_samplers() is not None:
-            out, replay = exact_kernels.draw(size, scale, rng, laplace, lockstep)
+            out = exact_kernels.draw(size, scale, rng, laplace, lockstep)
             if out is not None:
                 return out
     if lockstep:
-        return _vector_draw(size, scale, rng, vector_deviate, replay)
-    words = _Words(rng, replay)
+        return _vector_draw(size, scale, rng, vector_deviate)
+    words = _Words(rng)
     out = np.empty(size, dtype=np.int64)
     for i in range(out.size):
         k, x = deviate(words)
@@ -705,9 +687,8 @@ def _vector_round(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extension
     return out
 
 
-def _vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate,
-                 replay: np.ndarray | None = None) -> np.ndarray:
-    words = _Words(rng, replay)
+def _vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate) -> np.ndarray:
+    words = _Words(rng)
     k, x, x_ext = deviate(words, size)
     magnitude = _vector_round(words, k, x, x_ext, scale)
     signs = (words.raw(size) & np.uint64(1)).astype(bool)

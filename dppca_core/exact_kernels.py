@@ -10,10 +10,10 @@ from the release's bit generator through its C entry point (``bit_generator.ctyp
 
 Two events are left to the Python code, which decides them exactly with further digits: two uniform deviates
 whose first 64-bit digits are equal (probability 2^-64 per comparison), and a value within a proven rounding
-margin of a grid cell boundary. The kernel then stops (:class:`NeedsExactPath`); every word it drew is in its
-log, and the Python sampler reruns the whole draw reading the logged words first and the generator after them,
-which is the stream it would have read from the start. The kernels never decide such an event themselves, so
-their output is the Python sampler's output in every case.
+margin of a grid cell boundary. The kernel then stops (:class:`NeedsExactPath`), the generator is put back in the
+state it had before the draw, and the Python sampler makes the whole draw from there: the same stream from the
+start. The kernels never decide such an event themselves, so their output is the Python sampler's output in every
+case.
 """
 from __future__ import annotations
 
@@ -34,49 +34,43 @@ _MAX_CELL = 2.0**62
 
 class NeedsExactPath(Exception):
     """A draw met an event the kernel leaves to the Python sampler (a tie of first digits, a value at a cell
-    boundary, a full log of words)."""
+    boundary)."""
 
 
 # -- the word stream ---------------------------------------------------------------------------------------------
 
-def _next(fn, state, log, cursor):  # pragma: no cover - compiled
-    """The next 64-bit word of the generator, recorded in the log (stop before a word that does not fit)."""
-    at = cursor[0]
-    if at >= log.size:
-        raise NeedsExactPath()
-    word = fn(state)
-    log[at] = word
-    cursor[0] = at + 1
-    return word
+def _next(fn, state):  # pragma: no cover - compiled
+    """The next 64-bit word of the generator (its C entry point: the function ``random_raw`` calls)."""
+    return fn(state)
 
 
-def _raw(fn, state, log, cursor, size):  # pragma: no cover - compiled
+def _raw(fn, state, size):  # pragma: no cover - compiled
     """``random_raw(size)``: ``size`` consecutive words."""
     out = np.empty(size, dtype=np.uint64)
     for i in range(size):
-        out[i] = _next(fn, state, log, cursor)
+        out[i] = _next(fn, state)
     return out
 
 
-def _word(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _word(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._Words.word: blocks of :data:`BLOCK` words, used from the last one back. counts[0]: words left."""
     if counts[0] == 0:
         for i in range(BLOCK):
-            buf[i] = _next(fn, state, log, cursor)
+            buf[i] = _next(fn, state)
         counts[0] = BLOCK
     counts[0] -= 1
     return buf[counts[0]]
 
 
-def _below(fn, state, log, cursor, buf, counts, m):  # pragma: no cover - compiled
+def _below(fn, state, buf, counts, m):  # pragma: no cover - compiled
     """exact._Words.below: a uniform integer in [0, m) by rejection, m >= 2 small."""
     mm = np.uint64(m)
     top = np.uint64(0xFFFFFFFFFFFFFFFF)
     if top % mm == mm - np.uint64(1):  # m divides 2^64: every word is kept
-        return _word(fn, state, log, cursor, buf, counts) % mm
+        return _word(fn, state, buf, counts) % mm
     limit = (top // mm) * mm  # (2^64 // m) * m when m does not divide 2^64
     while True:
-        w = _word(fn, state, log, cursor, buf, counts)
+        w = _word(fn, state, buf, counts)
         if w < limit:
             return w % mm
 
@@ -96,14 +90,14 @@ def _cell(k, x, s):  # pragma: no cover - compiled
 
 # -- one sample at a time (exact._draw below VECTOR_MIN) ---------------------------------------------------------
 
-def _s_exp_minus_half(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _s_exp_minus_half(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._bernoulli_exp_minus_half."""
-    first = _word(fn, state, log, cursor, buf, counts)
+    first = _word(fn, state, buf, counts)
     if not first < _HALF:
         return True
     last, n = first, 1
     while True:
-        z = _word(fn, state, log, cursor, buf, counts)
+        z = _word(fn, state, buf, counts)
         if z == last:
             raise NeedsExactPath()
         if not z < last:
@@ -111,22 +105,22 @@ def _s_exp_minus_half(fn, state, log, cursor, buf, counts):  # pragma: no cover 
         last, n = z, n + 1
 
 
-def _s_bernoulli_b(fn, state, log, cursor, buf, counts, k, x_drawn, x):  # pragma: no cover - compiled
+def _s_bernoulli_b(fn, state, buf, counts, k, x_drawn, x):  # pragma: no cover - compiled
     """exact._bernoulli_b; x's first digit is drawn at its first comparison, after the other deviate's.
     Returns (outcome, x_drawn, x)."""
     last, last_is_x, n, m = np.uint64(0), True, 0, 2 * k + 2
     while True:
-        z = _word(fn, state, log, cursor, buf, counts)
+        z = _word(fn, state, buf, counts)
         if not x_drawn:
-            x, x_drawn = _word(fn, state, log, cursor, buf, counts), True
+            x, x_drawn = _word(fn, state, buf, counts), True
         ref = x if last_is_x else last
         if z == ref:
             raise NeedsExactPath()
         if not z < ref:
             break
-        f = _below(fn, state, log, cursor, buf, counts, m)
+        f = _below(fn, state, buf, counts, m)
         if f == np.uint64(2 * k):
-            u = _word(fn, state, log, cursor, buf, counts)
+            u = _word(fn, state, buf, counts)
             if u == x:
                 raise NeedsExactPath()
             if not u < x:
@@ -137,22 +131,22 @@ def _s_bernoulli_b(fn, state, log, cursor, buf, counts, k, x_drawn, x):  # pragm
     return n % 2 == 0, x_drawn, x
 
 
-def _s_half_normal(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _s_half_normal(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._half_normal: (k, first digit of x)."""
     while True:
         k = 0
-        while _s_exp_minus_half(fn, state, log, cursor, buf, counts):
+        while _s_exp_minus_half(fn, state, buf, counts):
             k += 1
         ok = True
         for _ in range(k * (k - 1)):
-            if not _s_exp_minus_half(fn, state, log, cursor, buf, counts):
+            if not _s_exp_minus_half(fn, state, buf, counts):
                 ok = False
                 break
         if not ok:
             continue
         x_drawn, x = False, np.uint64(0)
         for _ in range(k + 1):
-            passed, x_drawn, x = _s_bernoulli_b(fn, state, log, cursor, buf, counts, k, x_drawn, x)
+            passed, x_drawn, x = _s_bernoulli_b(fn, state, buf, counts, k, x_drawn, x)
             if not passed:
                 ok = False
                 break
@@ -160,14 +154,14 @@ def _s_half_normal(fn, state, log, cursor, buf, counts):  # pragma: no cover - c
             return k, x
 
 
-def _s_run_from_one(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _s_run_from_one(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._bernoulli_exp_uniform(words, None): the first uniform is not compared; its digit is drawn at the
     second one's comparison, after the second one's."""
     last, last_drawn, n = np.uint64(0), False, 1
     while True:
-        z = _word(fn, state, log, cursor, buf, counts)
+        z = _word(fn, state, buf, counts)
         if not last_drawn:
-            last, last_drawn = _word(fn, state, log, cursor, buf, counts), True
+            last, last_drawn = _word(fn, state, buf, counts), True
         if z == last:
             raise NeedsExactPath()
         if not z < last:
@@ -175,14 +169,14 @@ def _s_run_from_one(fn, state, log, cursor, buf, counts):  # pragma: no cover - 
         last, n = z, n + 1
 
 
-def _s_run_below_fresh(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _s_run_below_fresh(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._bernoulli_exp_uniform(words, x) for a fresh x: (outcome, first digit of x)."""
     x = np.uint64(0)
     last, n = np.uint64(0), 0
     while True:
-        z = _word(fn, state, log, cursor, buf, counts)
+        z = _word(fn, state, buf, counts)
         if n == 0:
-            x = _word(fn, state, log, cursor, buf, counts)
+            x = _word(fn, state, buf, counts)
             last = x
         if z == last:
             raise NeedsExactPath()
@@ -191,30 +185,30 @@ def _s_run_below_fresh(fn, state, log, cursor, buf, counts):  # pragma: no cover
         last, n = z, n + 1
 
 
-def _s_exponential(fn, state, log, cursor, buf, counts):  # pragma: no cover - compiled
+def _s_exponential(fn, state, buf, counts):  # pragma: no cover - compiled
     """exact._exponential: (k, first digit of x)."""
     k = 0
-    while _s_run_from_one(fn, state, log, cursor, buf, counts):
+    while _s_run_from_one(fn, state, buf, counts):
         k += 1
     while True:
-        accepted, x = _s_run_below_fresh(fn, state, log, cursor, buf, counts)
+        accepted, x = _s_run_below_fresh(fn, state, buf, counts)
         if accepted:
             return k, x
 
 
-def _one_at_a_time(fn, state, size, laplace, s, out, log, cursor):  # pragma: no cover - compiled
+def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
     """exact._draw below VECTOR_MIN: deviate, cell, then a sign bit (exact._Words.bit: low bit first)."""
     buf = np.empty(BLOCK, dtype=np.uint64)
     counts = np.zeros(1, dtype=np.int64)
     bits, nbits = np.uint64(0), 0
     for i in range(size):
         if laplace:
-            k, x = _s_exponential(fn, state, log, cursor, buf, counts)
+            k, x = _s_exponential(fn, state, buf, counts)
         else:
-            k, x = _s_half_normal(fn, state, log, cursor, buf, counts)
+            k, x = _s_half_normal(fn, state, buf, counts)
         r = _cell(k, x, s)
         if nbits == 0:
-            bits, nbits = _word(fn, state, log, cursor, buf, counts), 64
+            bits, nbits = _word(fn, state, buf, counts), 64
         nbits -= 1
         negative = (bits & np.uint64(1)) == np.uint64(1)
         bits = bits >> np.uint64(1)
@@ -224,9 +218,9 @@ def _one_at_a_time(fn, state, size, laplace, s, out, log, cursor):  # pragma: no
 
 # -- many samples in lockstep (exact._vector_draw) ---------------------------------------------------------------
 
-def _v_exp_minus_half(fn, state, log, cursor, size):  # pragma: no cover - compiled
+def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
     """exact._vector_bernoulli_exp_minus_half."""
-    first = _raw(fn, state, log, cursor, size)
+    first = _raw(fn, state, size)
     result = np.ones(size, dtype=np.bool_)
     active = np.empty(size, dtype=np.int64)
     last = np.empty(size, dtype=np.uint64)
@@ -237,7 +231,7 @@ def _v_exp_minus_half(fn, state, log, cursor, size):  # pragma: no cover - compi
             na += 1
     n = 1
     while na > 0:
-        z = _raw(fn, state, log, cursor, na)
+        z = _raw(fn, state, na)
         kept = 0
         for j in range(na):
             if z[j] == last[j]:
@@ -252,14 +246,14 @@ def _v_exp_minus_half(fn, state, log, cursor, size):  # pragma: no cover - compi
     return result
 
 
-def _v_integers(fn, state, log, cursor, highs):  # pragma: no cover - compiled
+def _v_integers(fn, state, highs):  # pragma: no cover - compiled
     """exact._Words.integers: uniform integers in [0, highs[i]) by rejection rounds."""
     size = highs.size
     out = np.empty(size, dtype=np.int64)
     todo = np.arange(size)
     nt = size
     while nt > 0:
-        w = _raw(fn, state, log, cursor, nt)
+        w = _raw(fn, state, nt)
         left = 0
         for j in range(nt):
             h = highs[todo[j]]
@@ -273,7 +267,7 @@ def _v_integers(fn, state, log, cursor, highs):  # pragma: no cover - compiled
     return out
 
 
-def _v_bernoulli_b(fn, state, log, cursor, k, x):  # pragma: no cover - compiled
+def _v_bernoulli_b(fn, state, k, x):  # pragma: no cover - compiled
     """exact._vector_bernoulli_b (every sample has its own copy of its deviate's first digit)."""
     size = k.size
     result = np.zeros(size, dtype=np.bool_)
@@ -282,13 +276,13 @@ def _v_bernoulli_b(fn, state, log, cursor, k, x):  # pragma: no cover - compiled
     na, n = size, 0
     passes = np.empty(size, dtype=np.bool_)
     while na > 0:
-        z = _raw(fn, state, log, cursor, na)
+        z = _raw(fn, state, na)
         highs = np.empty(na, dtype=np.uint64)
         for j in range(na):
             if z[j] == last[active[j]]:
                 raise NeedsExactPath()
             highs[j] = np.uint64(2 * k[active[j]] + 2)
-        f = _v_integers(fn, state, log, cursor, highs)
+        f = _v_integers(fn, state, highs)
         edges = 0
         for j in range(na):
             two_k = 2 * k[active[j]]
@@ -297,7 +291,7 @@ def _v_bernoulli_b(fn, state, log, cursor, k, x):  # pragma: no cover - compiled
             if descending and f[j] == two_k:
                 edges += 1
         if edges:
-            u = _raw(fn, state, log, cursor, edges)
+            u = _raw(fn, state, edges)
             e = 0
             for j in range(na):
                 if z[j] < last[active[j]] and f[j] == 2 * k[active[j]]:
@@ -348,7 +342,7 @@ def _all_per_sample(trials, counts):  # pragma: no cover - compiled
     return out
 
 
-def _v_half_normal(fn, state, log, cursor, size):  # pragma: no cover - compiled
+def _v_half_normal(fn, state, size):  # pragma: no cover - compiled
     """exact._vector_half_normal: (k, first digits of x)."""
     k_out = np.empty(size, dtype=np.int64)
     x_out = np.empty(size, dtype=np.uint64)
@@ -359,15 +353,15 @@ def _v_half_normal(fn, state, log, cursor, size):  # pragma: no cover - compiled
         counting = np.arange(npend)
         nc = npend
         while nc > 0:  # N1
-            nc = _count_successes(k, counting, nc, _v_exp_minus_half(fn, state, log, cursor, nc))
+            nc = _count_successes(k, counting, nc, _v_exp_minus_half(fn, state, nc))
         pairs = k * (k - 1)  # N2
-        ok = _all_per_sample(_v_exp_minus_half(fn, state, log, cursor, int(pairs.sum())), pairs)
+        ok = _all_per_sample(_v_exp_minus_half(fn, state, int(pairs.sum())), pairs)
         cand = np.flatnonzero(ok)
-        x = _raw(fn, state, log, cursor, cand.size)  # N3
+        x = _raw(fn, state, cand.size)  # N3
         kc = k[cand]
         runs = kc + 1  # N4: k + 1 runs of algorithm B on the same x
         owner = np.repeat(np.arange(cand.size), runs)
-        accepted = _all_per_sample(_v_bernoulli_b(fn, state, log, cursor, kc[owner], x[owner]), runs)
+        accepted = _all_per_sample(_v_bernoulli_b(fn, state, kc[owner], x[owner]), runs)
         done = np.zeros(npend, dtype=np.bool_)
         for c in range(cand.size):
             if accepted[c]:
@@ -383,15 +377,15 @@ def _v_half_normal(fn, state, log, cursor, size):  # pragma: no cover - compiled
     return k_out, x_out
 
 
-def _v_run_even(fn, state, log, cursor, size, start, from_start):  # pragma: no cover - compiled
+def _v_run_even(fn, state, size, start, from_start):  # pragma: no cover - compiled
     """exact._vector_run_even: from 1 (``from_start`` False) or below ``start``."""
     result = np.zeros(size, dtype=np.bool_)
     active = np.arange(size)
     na, n = size, 1
     if not from_start:
-        last = _raw(fn, state, log, cursor, size)
+        last = _raw(fn, state, size)
     else:
-        last = _raw(fn, state, log, cursor, size)
+        last = _raw(fn, state, size)
         for i in range(size):
             if last[i] == start[i]:
                 raise NeedsExactPath()
@@ -404,7 +398,7 @@ def _v_run_even(fn, state, log, cursor, size, start, from_start):  # pragma: no 
                 result[i] = True
     go = np.empty(size, dtype=np.bool_)
     while na > 0:
-        z = _raw(fn, state, log, cursor, na)
+        z = _raw(fn, state, na)
         for j in range(na):
             if z[j] == last[active[j]]:
                 raise NeedsExactPath()
@@ -413,20 +407,20 @@ def _v_run_even(fn, state, log, cursor, size, start, from_start):  # pragma: no 
     return result
 
 
-def _v_exponential(fn, state, log, cursor, size):  # pragma: no cover - compiled
+def _v_exponential(fn, state, size):  # pragma: no cover - compiled
     """exact._vector_exponential: (k, first digits of x)."""
     k = np.zeros(size, dtype=np.int64)
     counting = np.arange(size)
     nc = size
     none = np.empty(0, dtype=np.uint64)
     while nc > 0:
-        nc = _count_successes(k, counting, nc, _v_run_even(fn, state, log, cursor, nc, none, False))
+        nc = _count_successes(k, counting, nc, _v_run_even(fn, state, nc, none, False))
     x_out = np.empty(size, dtype=np.uint64)
     pending = np.arange(size)
     npend = size
     while npend > 0:
-        x = _raw(fn, state, log, cursor, npend)
-        ok = _v_run_even(fn, state, log, cursor, npend, x, True)
+        x = _raw(fn, state, npend)
+        ok = _v_run_even(fn, state, npend, x, True)
         kept = 0
         for j in range(npend):
             if ok[j]:
@@ -438,15 +432,15 @@ def _v_exponential(fn, state, log, cursor, size):  # pragma: no cover - compiled
     return k, x_out
 
 
-def _lockstep(fn, state, size, laplace, s, out, log, cursor):  # pragma: no cover - compiled
+def _lockstep(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
     """exact._vector_draw: deviates in lockstep, their cells, then one word per sample for the signs."""
     if laplace:
-        k, x = _v_exponential(fn, state, log, cursor, size)
+        k, x = _v_exponential(fn, state, size)
     else:
-        k, x = _v_half_normal(fn, state, log, cursor, size)
+        k, x = _v_half_normal(fn, state, size)
     for i in range(size):
         out[i] = _cell(k[i], x[i], s)
-    signs = _raw(fn, state, log, cursor, size)
+    signs = _raw(fn, state, size)
     for i in range(size):
         if signs[i] & np.uint64(1):
             out[i] = -out[i]
@@ -473,27 +467,19 @@ def compiled_samplers():
     return _compile(_one_at_a_time), _compile(_lockstep)
 
 
-#: words logged per sample at most before a draw is handed to the Python sampler (a normal sample reads about 20
-#: on average; the log holds many times that)
-WORDS_PER_SAMPLE = 256
-#: the log's fixed part (one block of the one-at-a-time sampler, and the lockstep rounds of a small draw)
-WORDS_BASE = 8192
-
-
-def draw(size: int, scale, rng: np.random.Generator, laplace: bool, lockstep: bool):
-    """The compiled draw of ``size`` rounded samples (int64), or (None, logged words) when the kernel left the draw
-    to the Python sampler: the words it read, which the Python sampler must read first."""
+def draw(size: int, scale, rng: np.random.Generator, laplace: bool, lockstep: bool) -> np.ndarray | None:
+    """The compiled draw of ``size`` rounded samples (int64), or None when the kernel left the draw to the Python
+    sampler: the generator is then back in the state it had before the draw (saved, and restored), so the Python
+    sampler reads the same words from the start."""
     kernels = compiled_samplers()
     bit_generator = rng.bit_generator
     kernel = kernels[1] if lockstep else kernels[0]
-    log = np.empty(WORDS_BASE + WORDS_PER_SAMPLE * int(size), dtype=np.uint64)
-    cursor = np.zeros(1, dtype=np.int64)
     out = np.empty(int(size), dtype=np.int64)
     interface = bit_generator.ctypes
     with bit_generator.lock:
+        saved = bit_generator.state
         try:
-            kernel(interface.next_uint64, interface.state_address, int(size), bool(laplace), float(scale), out, log,
-                   cursor)
-            return out, None
+            return kernel(interface.next_uint64, interface.state_address, int(size), bool(laplace), float(scale), out)
         except NeedsExactPath:
-            return None, log[:cursor[0]].copy()
+            bit_generator.state = saved
+            return None

@@ -1,6 +1,6 @@
 """The compiled exact samplers give the Python samplers' draws bit for bit: the same words in the same order, and
-every event they leave to the Python code (a tie of first digits, a value at a cell boundary, a full log) handed
-over with the words already read, so the Python sampler continues the same stream."""
+every event they leave to the Python code (a tie of first digits, a value at a cell boundary) handed over with the
+generator put back where the draw started, so the Python sampler reads the same stream."""
 import ctypes
 import threading
 from fractions import Fraction
@@ -50,19 +50,6 @@ def test_the_secure_generator_gives_the_same_draws(monkeypatch):
     assert np.array_equal(a, b) and na == nb
 
 
-@pytest.mark.parametrize("lockstep", [False, True])
-def test_a_full_log_hands_the_draw_over_with_the_words_read(lockstep, monkeypatch):
-    """The log holds a few hundred words: the kernel stops mid-draw, and the Python sampler reads the logged words
-    first, then the generator."""
-    monkeypatch.setattr(exact_kernels, "WORDS_BASE", 300)
-    monkeypatch.setattr(exact_kernels, "WORDS_PER_SAMPLE", 0)
-    size = 200 if lockstep else 50
-    out, logged = exact_kernels.draw(size, Fraction(9, 4), np.random.default_rng(1), False, lockstep)
-    assert out is None and logged.size == 300
-    (a, na), (b, nb) = both(exact.rounded_normal, size, Fraction(9, 4), lambda: np.random.default_rng(1), monkeypatch)
-    assert np.array_equal(a, b) and na == nb
-
-
 class TieStream:
     """A bit generator stand-in whose words come from a tiny set, so first digits tie often: its C entry point
     (a ctypes callback) and ``random_raw`` read one shared sequence."""
@@ -77,6 +64,14 @@ class TieStream:
 
     def _next(self):
         return int(self.values[self._rng.integers(self.values.size)])
+
+    @property
+    def state(self):
+        return self._rng.bit_generator.state
+
+    @state.setter
+    def state(self, value):
+        self._rng.bit_generator.state = value
 
     def random_raw(self, size=None):
         if size is None:
@@ -97,9 +92,10 @@ class FakeGenerator:
 def test_ties_of_first_digits_are_left_to_the_python_sampler(kind, size, monkeypatch):
     """Words from a set of five values tie at almost every comparison: the kernel stops at the first tie and the
     Python sampler, which decides ties on further digits, gives the same draw as it does alone."""
-    out, logged = exact_kernels.draw(size, Fraction(3), FakeGenerator(0), kind == "laplace",
-                                     size >= exact.VECTOR_MIN)
-    assert out is None and logged.size > 0
+    fake = FakeGenerator(0)
+    before = fake.bit_generator.state
+    assert exact_kernels.draw(size, Fraction(3), fake, kind == "laplace", size >= exact.VECTOR_MIN) is None
+    assert fake.bit_generator.state == before  # put back where the draw started
     (a, na), (b, nb) = both(DRAWS[kind], size, Fraction(3), lambda: FakeGenerator(5), monkeypatch)
     assert np.array_equal(a, b) and na == nb
 
@@ -108,7 +104,8 @@ def test_values_at_a_cell_boundary_are_left_to_the_python_sampler(monkeypatch):
     """A huge scale puts every value within the float margin of a boundary: each draw goes to the Python sampler."""
     scale = Fraction(2**56 + 1, 3)
     for lockstep, size in ((False, 4), (True, exact.VECTOR_MIN)):
-        out, logged = exact_kernels.draw(size, scale, np.random.default_rng(2), False, lockstep)
-        assert out is None
+        rng = np.random.default_rng(2)
+        assert exact_kernels.draw(size, scale, rng, False, lockstep) is None
+        assert rng.bit_generator.state == np.random.default_rng(2).bit_generator.state
         (a, na), (b, nb) = both(exact.rounded_normal, size, scale, lambda: np.random.default_rng(2), monkeypatch)
         assert np.array_equal(a, b) and na == nb
