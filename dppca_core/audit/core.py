@@ -21,11 +21,17 @@ chunk's scores depend only on the seed and its index: on a Dask cluster (``sched
 identical to the serial run. Each run's public stream is rebuilt from its trial's sequence
 (:func:`.design.replay_public_stream`); the audit never copies a noise generator.
 
+A mechanism with a batch path (registry ``audit_batch``) releases a chunk's trials together, with the same
+generators (:mod:`.seeding`) and the same published values, so the scores are the same without a
+:class:`~dppca_core.Release` per trial; the first chunk checks the batch path against full runs and the audit
+makes one release per trial if they differ.
+
 References (facts only): Nasr et al. (2021, 2023) on tight audits with worst-case canaries;
 Jagielski, Ullman & Oprea (2020) on Clopper-Pearson bounds; Dong, Roth & Su (2022) on Gaussian DP.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -373,10 +379,12 @@ def _fresh(sequence: np.random.SeedSequence) -> np.random.SeedSequence:
 
 @dataclass(frozen=True)
 class _Trials:
-    """What a chunk of trials needs (shipped whole to a Dask worker)."""
+    """What a chunk of trials needs (shipped whole to a Dask worker). ``batch``: None to check the batch path
+    against full runs in the chunk (the first one), True or False once that check has decided."""
 
     release_once: Callable
     design: AuditDesign
+    batch: bool | None = None
 
     def once(self, sequence: np.random.SeedSequence, side: int):
         """One run on D (side 0) or D' (side 1) with its own seed: (published, curve, public draws)."""
@@ -404,8 +412,8 @@ class _Trials:
         parent = _fresh(sequence)
         width = max(1, len(self.design.statistics))  # one column per candidate statistic
         scores, scanned, curve, sample = np.empty((2, size, width)), ([], []), None, None
-        batch_from = min(scan, size) if self.batched and not leaked else size
-        runs = self._batch(parent, batch_from, size) if batch_from < size else None
+        batch_from = min(scan, size) if self.batched and not leaked and self.batch is not False else size
+        runs = self._batch(parent, batch_from, size, check=self.batch is None) if batch_from < size else None
         if runs is None:
             batch_from = size
         for i in range(batch_from):
@@ -423,20 +431,21 @@ class _Trials:
                     scores[side, i] = self.design.score(published, public)
         for side in (0, 1) if runs is not None else ():
             scores[side, batch_from:] = self._scores(runs[side]).reshape(size - batch_from, width)
-        return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample}
+        return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample, "batched": runs is not None}
 
-    def _batch(self, parent: np.random.SeedSequence, start: int, size: int) -> tuple | None:
-        """The releases of trials ``start .. size - 1`` on each side through the mechanism's batch path, or None
-        when its first release on either side differs from that trial's full run (:func:`dppca_core.run`, checked
-        in every chunk: the audit always runs the mechanism itself, and a batch path that drifted from it is
-        never used)."""
+    def _batch(self, parent: np.random.SeedSequence, start: int, size: int, check: bool) -> tuple | None:
+        """The releases of trials ``start .. size - 1`` on each side through the mechanism's batch path. With
+        ``check`` (the audit's first chunk), None when its first release on either side differs from that trial's
+        full run (:func:`dppca_core.run`): a batch path that drifted from the mechanism is never used, and the
+        audit runs one release per trial."""
         out = []
         for side, data in enumerate((self.design.D, self.design.D_prime)):
             trials = [2 * i + side for i in range(start, size)]
             runs = self.release_once.batch(data, seeding.TrialGenerators(parent, trials))
-            full, _, _ = self.once(seeding.child(parent, trials[0]), side)
-            if any(to_plain(runs[0][key]) != full[key] for key in ("components", "eigenvalues", "outputs")):
-                return None
+            if check:
+                full, _, _ = self.once(seeding.child(parent, trials[0]), side)
+                if any(to_plain(runs[0][key]) != full[key] for key in ("components", "eigenvalues", "outputs")):
+                    return None
             out.append(runs)
         return tuple(out)
 
@@ -466,6 +475,7 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
     sizes = _chunk_sizes(trials)
     seeds = root.spawn(len(sizes))
     first = job.chunk(seeds[0], sizes[0], None, SCAN_TRIALS)
+    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
     leaked = None
     field_name = deterministic_field(*first["scanned"])
     if field_name:
