@@ -277,7 +277,7 @@ def threads_table(n, d, reps, out):
     X = spiked_covariance(n=n, d=d, k=K, seed=0).X
     data = dc.prepare(X)
     reference = experiments.Reference.of(data)
-    out.append("## 4. Repetitions on both cores\n")
+    out.append("## 2. Repetitions on both cores\n")
     out.append(f"Wall time of {reps} repetitions (`experiments.repeat`, as the app runs them; median of three) at "
                f"n = {n:,}, d = {d}, "
                "with BLAS free to use every core, on one thread and on two (`workers=2`). Mechanisms marked "
@@ -315,7 +315,7 @@ def threads_table(n, d, reps, out):
 def gibbs_table(dims, out):
     from dppca_core.bingham import sample_matrix_bingham
 
-    out.append("## 5. Exponential-mechanism samplers: cost per Gibbs sweep\n")
+    out.append("## 3. Exponential-mechanism samplers: cost per Gibbs sweep\n")
     out.append("`ppca_exponential` (k > 1) runs Hoff's Gibbs sampler (200 sweeps by default); each sweep redraws "
                "the k columns exactly. CPU time per sweep of `sample_matrix_bingham` on B = (eps/2) X^T X of the "
                "spiked data (n = 10,000, k = 5), median of 3 runs of 20 sweeps:\n")
@@ -377,7 +377,7 @@ def releases_table(grid_n, grid_d, out):
                       file=sys.stderr, flush=True)
             del X
     cells = sorted({cell for cell, _ in results}, key=lambda c: (c[1], c[0]))
-    out.append("## 2. A complete release against the floor\n")
+    out.append("## 6. A complete release against the floor\n")
     out.append("CPU time of `release_pca(\"analyze_gauss\", X, ...)` with fresh randomness (`seed=None`, ChaCha20: "
                "the release one publishes), from the raw table to the `Release`, over the floor "
                "`np.linalg.eigh(X.T @ X)` timed alternately with it on the same data. **basic**: a private mean, "
@@ -430,7 +430,7 @@ def audit_table(quick: bool, out):
                 core._MechanismRelease.batched = saved
         if mech == "analyze_gauss" and not quick:
             rows.append((mech, "batched", 100_000, timed(mech, 100_000)))
-    out.append("## 3. Audit throughput\n")
+    out.append("## 7. Audit throughput\n")
     out.append("Trials per CPU second of `audit(mechanism, epsilon=1, delta=1e-6, trials=T, d=2, n=20)` (a trial is "
                "one release on each of the two neighbouring datasets; the time includes choosing the threshold and "
                "the bounds). Mechanisms with a batch path in the registry (`audit_batch`) run their trials in "
@@ -485,7 +485,7 @@ def run_peer(name, path, k):
 
 
 def peers_table(sizes, tmp, out):
-    out.append("## 6. Peers\n")
+    out.append("## 4. Peers\n")
     out.append(f"Each peer runs in a child process with a {PEER_LIMIT:.0f} s limit (DNF beyond it); scikit-learn "
                "PCA is the non-private reference (it centres the data; the spiked data have mean about 0). The "
                "error is ‖sin Θ‖_F against the exact top-5 subspace of the clipped data; epsilon = 1.\n")
@@ -590,7 +590,7 @@ def streaming_section(big_rows, d, tmp, out):
     stats_runs = {rows: child("sufficient_stats", files[rows]) for rows in sizes}
     pandas_run = child("pandas.read_csv", big)
     s = stats_runs[big_rows]
-    out.append("## 7. Streaming a large CSV into sufficient statistics\n")
+    out.append("## 5. Streaming a large CSV into sufficient statistics\n")
     out.append(f"A {big_rows:,}-row x {d} CSV ({mb[big_rows]:.0f} MB, 7 significant digits per value) generated into "
                "a temporary folder; each read runs in a fresh child process, which reports its CPU and wall time "
                "and the peak resident memory of the read (VmHWM, reset after the imports: it includes the "
@@ -715,10 +715,6 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
             results, cells = mechanism_table(grid_n, grid_d, out)
-        if "releases" in sections:
-            releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
-        if "audit" in sections:
-            audits = audit_table(args.quick, out)
         if "threads" in sections:
             threads_table(20_000 if args.quick else 100_000, 20, 4 if args.quick else 10, out)
         if "gibbs" in sections:
@@ -727,6 +723,10 @@ def main():
             peers_table([(10_000, 20)] if args.quick else [(10_000, 20), (100_000, 100)], tmp, out)
         if "streaming" in sections:
             stream = streaming_section(200_000 if args.quick else 2_000_000, 50, tmp, out)
+        if "releases" in sections:
+            releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
+        if "audit" in sections:
+            audits = audit_table(args.quick, out)
     summary(results, cells, stream, out, releases, audits)
     text = "\n".join(out) + "\n"
     print(text)
