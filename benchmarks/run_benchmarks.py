@@ -1,6 +1,7 @@
-"""Cost of every mechanism against the floor (X^T X + eigh), the peers, and streaming a large CSV, in one run.
+"""Cost of every mechanism and of a complete release against the floor (X^T X + eigh), audit throughput, the
+peers, and streaming a large CSV, in one run.
 
-    python benchmarks/run_benchmarks.py --out docs/benchmarks.md     # full run (about half an hour)
+    python benchmarks/run_benchmarks.py --out docs/benchmarks.md     # full run (about an hour)
     python benchmarks/run_benchmarks.py --quick                      # small grid, small file (a minute or two)
 
 Every time is process CPU time (with wall time beside it), the median of repeats after a warm-up, with the
@@ -336,6 +337,113 @@ def gibbs_table(dims, out):
                "(q = d - k + 1): cubic in d; 200 sweeps are 200 times the figure above.\n")
 
 
+
+# ------------------------------------------------------------------------------------- complete releases
+
+
+#: the two complete releases of issue 43: "basic" publishes a private mean, the components, their variances and a
+#: score plot; "every private choice" also chooses the clipping radius, the column scales and k privately
+RELEASES = {
+    "basic": dict(k=K, center="private", extras=dict(mean=0.1, eigenvalues=0.1, scores=0.1)),
+    "every private choice": dict(k="auto", center="private", data_norm="private", scale="private",
+                                 variance_target=0.9,
+                                 extras=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1)),
+}
+
+
+def complete_release(X, kind: str, seed=None):
+    """``release_pca`` of Analyze Gauss as a release to publish (fresh ChaCha20 randomness unless ``seed``)."""
+    options = dict(RELEASES[kind])
+    extras, k = options.pop("extras"), options.pop("k")
+    if options.get("scale") == "private":
+        options["column_bounds"] = np.ones(X.shape[1])  # public: the spiked rows are clipped to norm 1
+    return dc.release_pca("analyze_gauss", X, k, EPSILON, DELTA, seed=seed,
+                          budget=dc.BudgetSplit.with_extras(**extras), **options)
+
+
+def releases_table(grid_n, grid_d, out):
+    """CPU time of a complete release (every step from the raw table to what is published) over the floor."""
+    results = {}
+    for d in grid_d:
+        for n in grid_n:
+            if n * d * d > MAX_WORK:
+                continue
+            X = spiked_covariance(n=n, d=d, k=K, seed=0).X
+            floor_fn = lambda: np.linalg.eigh(X.T @ X)  # noqa: E731
+            for kind in RELEASES:
+                t = measure(lambda: complete_release(X, kind), baseline=floor_fn)
+                results[((n, d), kind)] = t
+                print(f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
+                      file=sys.stderr, flush=True)
+            del X
+    cells = sorted({cell for cell, _ in results}, key=lambda c: (c[1], c[0]))
+    out.append("## 6. A complete release against the floor\n")
+    out.append("CPU time of `release_pca(\"analyze_gauss\", X, ...)` with fresh randomness (`seed=None`, ChaCha20: "
+               "the release one publishes), from the raw table to the `Release`, over the floor "
+               "`np.linalg.eigh(X.T @ X)` timed alternately with it on the same data. **basic**: a private mean, "
+               "the k = 5 components, their private variances and a private score plot, 10% of the budget to each "
+               "extra. **every private choice**: also the clipping radius, the column scales (public bounds 1) and "
+               "k (`k=\"auto\"`, variance target 0.9: all d components and their variances are released, then k "
+               "chosen from them) privately, 10% each.\n")
+    out.append("| release | " + " | ".join(f"n={n:.0e}, d={d}" for n, d in cells) + " |")
+    out.append("|---|" + "---:|" * len(cells))
+    out.append("| floor (X^T X + eigh), CPU | " + " | ".join(
+        fmt_s(results[(c, "basic")].baseline.median) for c in cells) + " |")
+    for kind in RELEASES:
+        out.append(f"| {kind}, CPU | " + " | ".join(fmt_s(results[(c, kind)].median) for c in cells) + " |")
+        out.append(f"| {kind} / floor | " + " | ".join(
+            f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells) + " |")
+    out.append("")
+    return results
+
+
+# ----------------------------------------------------------------------------------------- audit throughput
+
+
+#: (mechanism, trials) of the audit throughput table; Analyze Gauss and MOD-SuLQ have a batch path
+AUDITS = (("analyze_gauss", 20_000), ("mod_sulq", 20_000), ("private_power", 2_000), ("ldp_gaussian", 2_000),
+          ("private_oja", 1_000))
+
+
+def audit_table(quick: bool, out):
+    """Trials per CPU second of ``audit`` at d = 2, n = 20, through the batch path where there is one, and for
+    Analyze Gauss also one release per trial (the batch path switched off), in the same run."""
+    from dppca_core.audit import audit, core
+
+    def timed(mech, trials):
+        audit(mech, EPSILON, DELTA, trials=100, seed=0)  # warm-up
+        c0 = time.process_time()
+        audit(mech, EPSILON, DELTA, trials=trials, seed=0)
+        return time.process_time() - c0
+
+    rows = []
+    for mech, trials in AUDITS:
+        trials = trials if not quick or trials <= 2_000 else trials // 2
+        batched = dc.get_mechanism(mech).audit_batch is not None
+        rows.append((mech, "batched" if batched else "one release per trial", trials, timed(mech, trials)))
+        if batched and mech == "analyze_gauss":
+            saved = core._MechanismRelease.batched
+            core._MechanismRelease.batched = property(lambda self: False)
+            try:
+                rows.append((mech, "one release per trial (batch path off)", 2_000, timed(mech, 2_000)))
+            finally:
+                core._MechanismRelease.batched = saved
+        if mech == "analyze_gauss" and not quick:
+            rows.append((mech, "batched", 100_000, timed(mech, 100_000)))
+    out.append("## 7. Audit throughput\n")
+    out.append("Trials per CPU second of `audit(mechanism, epsilon=1, delta=1e-6, trials=T, d=2, n=20)` (a trial is "
+               "one release on each of the two neighbouring datasets; the time includes choosing the threshold and "
+               "the bounds). Mechanisms with a batch path in the registry (`audit_batch`) run their trials in "
+               "batches, without a `Release` per trial, with the same seeds and the same result (tested); the "
+               "others make one full release per trial.\n")
+    out.append("| mechanism | path | trials | CPU | trials per CPU second |")
+    out.append("|---|---|---:|---:|---:|")
+    for mech, path, trials, cpu in rows:
+        out.append(f"| {mech} | {path} | {trials:,} | {fmt_s(cpu)} | {trials / cpu:,.0f} |")
+    out.append("")
+    return rows
+
+
 # ----------------------------------------------------------------------------------------------- peers
 
 
@@ -523,9 +631,23 @@ def streaming_section(big_rows, d, tmp, out):
             "ten_million_cpu": ten, "linear_fit_error": worst, "rows": big_rows, "d": d}
 
 
-def summary(results, cells, stream, out):
+def summary(results, cells, stream, out, releases=None, audits=None):
     """The issue's targets against this run's figures (inserted after the header)."""
     lines = ["## Targets and results\n"]
+    if releases:
+        for kind, target in (("basic", 3.0), ("every private choice", 5.0)):
+            figures = [(cell, t.median / t.baseline.median) for (cell, k), t in sorted(releases.items())
+                       if k == kind and cell[0] >= 100_000]
+            if figures:
+                lines.append(f"* a complete release ({kind}) within {target:g}x of the floor at n >= 1e5: "
+                             + ", ".join(f"{r:.1f} (n={c[0]:.0e}, d={c[1]})" for c, r in figures)
+                             + (": met." if all(r <= target for _, r in figures) else ": not met."))
+    if audits:
+        ag = [(trials, trials / cpu) for mech, path, trials, cpu in audits if mech == "analyze_gauss"
+              and path == "batched"]
+        lines.append("* audit throughput >= 20,000 trials per CPU second for Analyze Gauss (d = 2, n = 20): "
+                     + ", ".join(f"{rate:,.0f} at {trials:,} trials" for trials, rate in ag)
+                     + (": met." if ag and all(rate >= 20_000 for _, rate in ag) else ": not met."))
     if results:
         ag = [(c, floor_ratio(results, c, "analyze_gauss")) for c in cells
               if results.get((c, "analyze_gauss"), (None,))[0] is not None]
@@ -567,11 +689,14 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small grid and a 200,000-row file")
     parser.add_argument("--out", help="also write the report to this Markdown file")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    parser.add_argument("--sections", default="mechanisms,threads,gibbs,peers,streaming")
+    parser.add_argument("--sections", default="mechanisms,releases,audit,threads,gibbs,peers,streaming")
     args = parser.parse_args()
     from threadpoolctl import threadpool_info, threadpool_limits
 
     threadpool_limits(args.threads)
+    from dppca_core.kernels import warm_up
+
+    warm_up()  # numba's compiled kernels loaded once, as in any process that makes many releases
     sections = set(args.sections.split(","))
     grid_n = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)
     grid_d = (20, 100) if args.quick else (20, 100, 500)
@@ -584,8 +709,9 @@ def main():
            f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} "
            f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
            f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
-           "machine is shared, so single figures carry noise (the spread column says how much).\n"]
-    results, cells, stream = {}, [], None
+           "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
+           "kernels (numba) are loaded before the first measurement (`dppca_core.kernels.warm_up`).\n"]
+    results, cells, stream, releases, audits = {}, [], None, None, None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
             results, cells = mechanism_table(grid_n, grid_d, out)
@@ -597,7 +723,11 @@ def main():
             peers_table([(10_000, 20)] if args.quick else [(10_000, 20), (100_000, 100)], tmp, out)
         if "streaming" in sections:
             stream = streaming_section(200_000 if args.quick else 2_000_000, 50, tmp, out)
-    summary(results, cells, stream, out)
+        if "releases" in sections:
+            releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
+        if "audit" in sections:
+            audits = audit_table(args.quick, out)
+    summary(results, cells, stream, out, releases, audits)
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from .prepare import prepare
+from .prepare import PreparedData, prepare
 from .privacy import PrivacyCurve, check_neighbors
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
@@ -60,6 +60,8 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
     if spec.prepare_input is not None:
         data = spec.prepare_input(X, data_norm)
+    elif type(X) is PreparedData and X.data_norm == data_norm:  # prepared at this radius (repetitions, audits)
+        data = X
     else:  # mechanisms that read rows or per-site Gram matrices get the pooled Gram only if they ask for it
         data = prepare(X, data_norm, gram_now=False if spec.needs_rows or spec.model == "distributed" else None)
     k = check_k(k, data.d)

@@ -31,6 +31,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from .kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
+                      projected_product_sums)
+
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
 _BLOCK = 256
@@ -230,13 +233,25 @@ def _round_scaled(k: int, x: _Uniform, scale: Fraction) -> int:
             return cell
 
 
-def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate) -> np.ndarray:
+def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate,
+          laplace: bool) -> np.ndarray:
+    """One at a time below :data:`VECTOR_MIN` draws, in lockstep above; compiled where numba is installed
+    (:mod:`dppca_core.exact_kernels`: the same words in the same order, so the same result)."""
     if not isinstance(scale, Fraction) or scale <= 0:
         raise ValueError(f"scale must be a positive Fraction (got {scale!r}).")
-    if int(size) >= VECTOR_MIN:
-        return _vector_draw(int(size), scale, rng, vector_deviate)
+    size = int(size)
+    lockstep = size >= VECTOR_MIN
+    if COMPILED and _compiled_stream(rng) and compiled_worth(size * WORK_PER_DRAW):
+        from . import exact_kernels
+
+        if exact_kernels.compiled_samplers() is not None:
+            out = exact_kernels.draw(size, scale, rng, laplace, lockstep)
+            if out is not None:
+                return out
+    if lockstep:
+        return _vector_draw(size, scale, rng, vector_deviate)
     words = _Words(rng)
-    out = np.empty(int(size), dtype=np.int64)
+    out = np.empty(size, dtype=np.int64)
     for i in range(out.size):
         k, x = deviate(words)
         r = _round_scaled(k, x, scale)
@@ -244,17 +259,29 @@ def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_
     return out
 
 
+#: draw with the compiled samplers when numba is installed (False: always the Python ones; same results)
+COMPILED = True
+#: a draw's weight in :func:`dppca_core.kernels.compiled_worth` (one Python draw costs about as much as 16 values
+#: of a numpy pass): a draw of 65,536 values is worth importing numba for
+WORK_PER_DRAW = 16
+
+
+def _compiled_stream(rng: np.random.Generator) -> bool:
+    """Whether the compiled samplers can read this generator's words: 64-bit words through its C interface."""
+    return type(rng.bit_generator).__name__ in _RAW64 and hasattr(rng.bit_generator, "ctypes")
+
+
 def rounded_normal(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws of round(scale * G), G ~ N(0, 1), exactly; int64 array.
 
     P(value = j) = Phi((j + 1/2) / scale) - Phi((j - 1/2) / scale) exactly (ties have probability 0).
     """
-    return _draw(size, scale, rng, _half_normal, _vector_half_normal)
+    return _draw(size, scale, rng, _half_normal, _vector_half_normal, False)
 
 
 def rounded_laplace(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws of round(scale * L), L ~ Laplace(0, 1) (density e^-|l| / 2), exactly; int64 array."""
-    return _draw(size, scale, rng, _exponential, _vector_exponential)
+    return _draw(size, scale, rng, _exponential, _vector_exponential, True)
 
 
 def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
@@ -276,8 +303,10 @@ def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
 
 #: fixed-point resolution of exact sums: each term is truncated toward zero to a multiple of 2^-SUM_BITS
 SUM_BITS = 40
-#: rows per int64 partial sum: 2^22 terms of magnitude <= 2^40 stay below 2^62
-_SUM_CHUNK = 1 << 22
+#: rows per int64 partial sum (2^22 terms of magnitude <= 2^40 + 2 stay below 2^63)
+_SUM_CHUNK = SUM_CHUNK
+#: the largest term accepted: 1, and a little rounding above it
+_TERM_LIMIT = 1.0 + 1e-12
 
 
 class FixedSums:
@@ -311,12 +340,38 @@ class FixedSums:
         terms = np.asarray(terms, dtype=float)
         if terms.ndim != 2 or terms.shape[1] != len(self.totals):
             raise ValueError(f"FixedSums takes blocks of shape (rows, {len(self.totals)}).")
-        if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= 1.0 + 1e-12):
-            raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
-        for a in range(0, terms.shape[0], _SUM_CHUNK):
-            fixed = np.trunc(np.ldexp(terms[a:a + _SUM_CHUNK], SUM_BITS)).astype(np.int64)
-            self.totals = [t + int(c) for t, c in zip(self.totals, fixed.sum(axis=0, dtype=np.int64))]
+        totals = self.totals
+        for a in range(0, terms.shape[0], _SUM_CHUNK):  # one pass per block: check, truncate, sum (kernels.py)
+            column_sums = fixed_point_column_sums(terms[a:a + _SUM_CHUNK], SUM_BITS, _TERM_LIMIT)
+            if column_sums is None:
+                raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
+            totals = [t + c for t, c in zip(totals, column_sums.tolist())]
+        self.totals = totals
         return self
+
+    @classmethod
+    def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
+                              norms: np.ndarray) -> "FixedSums":
+        """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
+        a fixed order per row, :func:`dppca_core.kernels.fixed_order_project`) for the pairs ``zip(first,
+        second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
+        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`).
+        """
+        return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
+        """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`): what
+        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.kernels.clipped_square_sums`)."""
+        return cls._of_totals(clipped_square_sums(X, bounds, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def _of_totals(cls, totals: list[int] | None) -> "FixedSums":
+        if totals is None:
+            raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
+        out = cls(width=len(totals))
+        out.totals = totals
+        return out
 
     def __len__(self) -> int:
         return len(self.totals)

@@ -162,6 +162,12 @@ class MechanismSpec:
     mechanisms that release a subspace in an arbitrary basis (a sampler's state, a Fantope solution, a QR factor):
     :func:`dppca_core.release_pca` then orders the basis with its private variance matrix (post-processing).
 
+    ``audit_batch(data, k, epsilon, delta, neighbors, generators, **params) -> list[dict]`` (optional) runs the
+    mechanism once per generator of ``generators`` (an iterable; each generator is valid until the next is drawn)
+    and returns, for each run, what :meth:`dppca_core.Release.published` holds under "components", "eigenvalues"
+    and "outputs", bit for bit: an audit then scores many trials without a :class:`~dppca_core.Release` each
+    (:func:`dppca_core.audit.audit`; without it, every trial is a full :func:`dppca_core.run`).
+
     ``threaded_reps`` says that the mechanism spends its time outside BLAS, in loops that release the GIL (a
     compiled sequential pass, row gathers), so :func:`dppca_core.experiments.repeat` runs its repetitions on two
     threads. The others keep one: BLAS already uses every core for them, and threads on top only contend
@@ -191,6 +197,7 @@ class MechanismSpec:
     audit_params: dict = field(default_factory=dict)
     threaded_reps: bool = False
     ordered_basis: bool = True
+    audit_batch: Callable | None = None
 
     def __post_init__(self):
         if self.model not in MODELS:

@@ -21,11 +21,17 @@ chunk's scores depend only on the seed and its index: on a Dask cluster (``sched
 identical to the serial run. Each run's public stream is rebuilt from its trial's sequence
 (:func:`.design.replay_public_stream`); the audit never copies a noise generator.
 
+A mechanism with a batch path (registry ``audit_batch``) releases a chunk's trials together, with the same
+generators (:mod:`.seeding`) and the same published values, so the scores are the same without a
+:class:`~dppca_core.Release` per trial; the first chunk checks the batch path against full runs and the audit
+makes one release per trial if they differ.
+
 References (facts only): Nasr et al. (2021, 2023) on tight audits with worst-case canaries;
 Jagielski, Ullman & Oprea (2020) on Clopper-Pearson bounds; Dong, Roth & Su (2022) on Gaussian DP.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -35,9 +41,12 @@ from typing import Callable
 import numpy as np
 
 from ..api import run
+from ..prepare import prepare
 from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_epsilon, gaussian_mu
 from ..registry import get_mechanism
-from ..validation import check_delta, check_epsilon, check_int_range
+from ..release import to_plain
+from ..validation import check_delta, check_epsilon, check_int_range, check_k
+from . import seeding
 from .bounds import bounds, rates, roc, threshold_and_strength
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
@@ -238,6 +247,23 @@ class _MechanismRelease:
         release = run(self.mechanism, data, self.k, self.epsilon, self.delta, self.neighbors, seed=rng, **self.params)
         return release.published(), release.privacy
 
+    @property
+    def batched(self) -> bool:
+        """Whether the mechanism declares a batch path (registry ``audit_batch``)."""
+        return get_mechanism(self.mechanism).audit_batch is not None
+
+    def batch(self, data, generators) -> list[dict]:
+        """One run per generator through the mechanism's batch path, with the inputs :func:`dppca_core.run` gives
+        the mechanism (the same checks, the same parameters): each run's published components, eigenvalues and
+        outputs."""
+        spec = get_mechanism(self.mechanism)
+        resolved = spec.resolve_params(self.params)
+        epsilon = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta) if spec.uses_delta_with(resolved) else 0.0
+        prepared = spec.prepare_input(data, 1.0) if spec.prepare_input is not None else prepare(data, 1.0)
+        return spec.audit_batch(prepared, check_k(self.k, prepared.d), epsilon, delta, self.neighbors, generators,
+                                **resolved)
+
 
 @dataclass(frozen=True)
 class _DesignRelease:
@@ -353,10 +379,12 @@ def _fresh(sequence: np.random.SeedSequence) -> np.random.SeedSequence:
 
 @dataclass(frozen=True)
 class _Trials:
-    """What a chunk of trials needs (shipped whole to a Dask worker)."""
+    """What a chunk of trials needs (shipped whole to a Dask worker). ``batch``: None to check the batch path
+    against full runs in the chunk (the first one), True or False once that check has decided."""
 
     release_once: Callable
     design: AuditDesign
+    batch: bool | None = None
 
     def once(self, sequence: np.random.SeedSequence, side: int):
         """One run on D (side 0) or D' (side 1) with its own seed: (published, curve, public draws)."""
@@ -366,17 +394,31 @@ class _Trials:
         published, curve = self.release_once(pair[side], np.random.Generator(np.random.PCG64(sequence)))
         return published, curve, public
 
+    @property
+    def batched(self) -> bool:
+        """Whether trials can run through the mechanism's batch path: it declares one, and the design attacks the
+        release (no public draws, no neighbours chosen after them)."""
+        design = self.design
+        return (getattr(self.release_once, "batched", False) and design.public_draws is None
+                and design.datasets is None)
+
     def chunk(self, sequence: np.random.SeedSequence, size: int, leaked, scan: int) -> dict:
         """Scores of ``size`` trials on each side; the flattened releases of the first ``scan`` of them.
 
         ``leaked`` = (field, value on D'): score 1 when a release's field takes that value, else the design's
-        statistic."""
-        seeds = _fresh(sequence).spawn(2 * size)
+        statistic. Trial i on side s runs on the chunk sequence's child 2 i + s. Where the mechanism has a batch
+        path, the trials after the first ``scan`` run through it (:meth:`_batch`): the same generators, the same
+        published values, the same scores."""
+        parent = _fresh(sequence)
         width = max(1, len(self.design.statistics))  # one column per candidate statistic
         scores, scanned, curve, sample = np.empty((2, size, width)), ([], []), None, None
-        for i in range(size):
+        batch_from = min(scan, size) if self.batched and not leaked and self.batch is not False else size
+        runs = self._batch(parent, batch_from, size, check=self.batch is None) if batch_from < size else None
+        if runs is None:
+            batch_from = size
+        for i in range(batch_from):
             for side in (0, 1):
-                published, privacy, public = self.once(seeds[2 * i + side], side)
+                published, privacy, public = self.once(seeding.child(parent, 2 * i + side), side)
                 curve, sample = curve or privacy, sample or published
                 flat = leaves(published) if (i < scan or leaked) else None
                 if i < scan:
@@ -387,7 +429,35 @@ class _Trials:
                     scores[side, i] = np.asarray(self.design.score(published), dtype=float)
                 else:
                     scores[side, i] = self.design.score(published, public)
-        return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample}
+        for side in (0, 1) if runs is not None else ():
+            scores[side, batch_from:] = self._scores(runs[side]).reshape(size - batch_from, width)
+        return {"scores": scores, "scanned": scanned, "curve": curve, "sample": sample, "batched": runs is not None}
+
+    def _batch(self, parent: np.random.SeedSequence, start: int, size: int, check: bool) -> tuple | None:
+        """The releases of trials ``start .. size - 1`` on each side through the mechanism's batch path. With
+        ``check`` (the audit's first chunk), None when its first release on either side differs from that trial's
+        full run (:func:`dppca_core.run`): a batch path that drifted from the mechanism is never used, and the
+        audit runs one release per trial."""
+        out = []
+        for side, data in enumerate((self.design.D, self.design.D_prime)):
+            trials = [2 * i + side for i in range(start, size)]
+            runs = self.release_once.batch(data, seeding.TrialGenerators(parent, trials))
+            if check:
+                full, _, _ = self.once(seeding.child(parent, trials[0]), side)
+                if any(to_plain(runs[0][key]) != full[key] for key in ("components", "eigenvalues", "outputs")):
+                    return None
+            out.append(runs)
+        return tuple(out)
+
+    def _scores(self, runs: list) -> np.ndarray:
+        """The design's scores of a batch of releases: ``score_batch`` when the design has one and it agrees with
+        ``score`` on the first release, else ``score`` one by one."""
+        score, batch = self.design.score, self.design.score_batch
+        if batch is not None and runs:
+            out = np.asarray(batch(runs), dtype=float)
+            if np.array_equal(out[:1].ravel(), np.asarray(score(runs[0]), dtype=float).ravel()):
+                return out
+        return np.array([np.asarray(score(published), dtype=float) for published in runs])
 
 
 def _chunk_sizes(trials: int) -> list[int]:
@@ -405,6 +475,7 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
     sizes = _chunk_sizes(trials)
     seeds = root.spawn(len(sizes))
     first = job.chunk(seeds[0], sizes[0], None, SCAN_TRIALS)
+    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
     leaked = None
     field_name = deterministic_field(*first["scanned"])
     if field_name:

@@ -49,6 +49,10 @@ class AuditDesign:
     implementation, :func:`dppca_core.audit.audit_external`). ``score`` then returns one value per name, and the
     audit keeps the candidate whose selection trials give the strongest bound; the evaluation trials read the
     bound of that one only, so the choice does not bias it. ``statistic`` names the family.
+
+    ``score_batch(published_list) -> array`` (optional): the scores of many releases at once, each equal to what
+    ``score`` gives it (the audit checks the first of every batch against ``score`` and scores one by one where
+    they differ); used with a mechanism's batch path (registry ``audit_batch``).
     """
 
     D: object
@@ -63,6 +67,7 @@ class AuditDesign:
     threshold: Callable[[dict, int, float], float] | None = None
     note: str = ""
     statistics: tuple = ()
+    score_batch: Callable[[list], np.ndarray] | None = None
 
 
 def public_stream(rng: np.random.Generator) -> np.random.Generator:

@@ -106,5 +106,19 @@ def default_design(spec, d: int, n: int, neighbors: str, statistic: str, k: int 
     D, D_prime = _neighbouring_data(d, n, neighbors, statistic)
     D, D_prime = prepare(D), prepare(D_prime)
     gram_d = D.gram
+    batch = (lambda runs: _gram_entry_batch(runs, neighbors)) if statistic == "gram_entry" else None
     return AuditDesign(D, D_prime, k, lambda pub: _score(statistic, pub, neighbors, gram_d), statistic,
-                       note="the published release (worst-case neighbours e1 / e2, the rest of the data empty)")
+                       note="the published release (worst-case neighbours e1 / e2, the rest of the data empty)",
+                       score_batch=batch)
+
+
+def _gram_entry_batch(runs: list, neighbors: str) -> np.ndarray:
+    """The gram_entry statistic of many releases: the rebuilt matrices stacked (``matmul`` of a stack multiplies
+    each matrix alone, as :func:`_rebuilt_gram` does one)."""
+    V = np.array([np.asarray(pub["components"], dtype=float) for pub in runs])
+    values = np.array([np.asarray(pub["eigenvalues"], dtype=float) for pub in runs])
+    if V.ndim != 3 or V.shape[1] != V.shape[2] or values.shape != V.shape[:2]:
+        raise ValueError("this statistic needs the full published spectrum: run with k = d on a mechanism that "
+                         "releases eigenvalues.")
+    C = (V * values[:, None, :]) @ np.swapaxes(V, 1, 2)
+    return C[:, 1, 1] - C[:, 0, 0] if neighbors == "replace" else -C[:, 0, 0]

@@ -5,7 +5,8 @@ import math
 
 import numpy as np
 
-from ..linalg import fix_signs, random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
+from ..linalg import (fix_signs, random_orthonormal, stacked_symmetric_gaussian, stacked_top_eigenvectors,
+                      symmetric_gaussian, thin_qr, top_eigenvectors)
 from ..privacy import (PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, laplace_scale,
                        sensitivity)
 from ..registry import Output, Param, mechanism
@@ -31,6 +32,33 @@ def non_private(data, k, epsilon, delta, neighbors, rng):
     return Output(vectors, noise_scale=None, eigenvalues=values, facts={"noise_on": "none"})
 
 
+def _gram_noise_batch(base: np.ndarray, scale: float, k: int, generators, times: float = 1.0) -> list[dict]:
+    """Runs of a mechanism that adds symmetric Gaussian noise of s.d. ``scale`` to ``base`` and releases the top-k
+    eigenpairs (eigenvalues times ``times``) and the trace: one per generator, for an audit (registry
+    ``audit_batch``).
+
+    Each run's noise is drawn from its own generator exactly as the mechanism draws it
+    (``symmetric_gaussian``); the rest is the same elementwise arithmetic on a stack, ``eigh`` of a stack
+    decomposes each matrix alone and the trace of a stack reduces each diagonal as the trace of one matrix does,
+    so each entry equals that run's published components, eigenvalues and outputs (tested; the audit also checks
+    the first run of every batch against a full run).
+    """
+    d = base.shape[0]
+    draws = np.array([rng.normal(0.0, scale, size=(d, d)) for rng in generators]).reshape(-1, d, d)
+    noisy = base + stacked_symmetric_gaussian(draws)
+    values, vectors = stacked_top_eigenvectors(noisy, k)
+    if times != 1.0:
+        values = values * times
+    traces = np.trace(noisy, axis1=1, axis2=2).tolist()  # the same reduction of each diagonal as np.trace of one
+    return [{"components": vectors[t], "eigenvalues": values[t], "outputs": {"trace": traces[t]}}
+            for t in range(noisy.shape[0])]
+
+
+def _analyze_gauss_batch(data, k, epsilon, delta, neighbors, generators):
+    sigma = gaussian_sigma(sensitivity("gram_upper", neighbors), epsilon, delta)
+    return _gram_noise_batch(data.gram, sigma, k, generators)
+
+
 @mechanism(
     name="analyze_gauss",
     title="Analyze Gauss",
@@ -39,6 +67,7 @@ def non_private(data, k, epsilon, delta, neighbors, rng):
     audit_statistic="gram_entry",
     guarantee="approximate",
     releases_eigenvalues=True,
+    audit_batch=_analyze_gauss_batch,
     notes=(
         "Adds symmetric Gaussian noise to the upper triangle of C = X^T X and releases the top-k "
         "eigenvectors. Sensitivity of upper(C): 1 under add/remove (the paper's relation), sqrt(2) "
@@ -66,6 +95,15 @@ def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
     return (d + 1) / (n * epsilon) * math.sqrt(2.0 * max(log_term, 0.0)) + 1.0 / (n * math.sqrt(epsilon))
 
 
+def _mod_sulq_batch(data, k, epsilon, delta, neighbors, generators):
+    gaussian_mu(epsilon, delta)
+    beta = mod_sulq_beta(data.n, data.d, epsilon, delta)
+    runs = _gram_noise_batch(data.gram / data.n, beta, k, generators, times=data.n)
+    for run in runs:  # MOD-SuLQ publishes no trace
+        del run["outputs"]["trace"]
+    return runs
+
+
 @mechanism(
     name="mod_sulq",
     title="MOD-SuLQ",
@@ -75,6 +113,7 @@ def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
     guarantee="approximate",
     relations=("replace",),
     releases_eigenvalues=True,
+    audit_batch=_mod_sulq_batch,
     notes=(
         "Symmetric Gaussian noise of s.d. beta on A = X^T X / n with the paper's own beta "
         "(a direct density-ratio proof with a union bound over entries, valid for replace-one; "

@@ -1,0 +1,312 @@
+"""Loops of the publishable path whose arithmetic must not depend on where a row sits, compiled by numba.
+
+Two computations of a complete release (:func:`dppca_core.release_pca`) read every row and must give each row a
+result that depends on that row alone:
+
+* :func:`fixed_order_project` — the projections ``rows @ V`` on the released components (the variances along
+  them, the score plot). A BLAS product may round a row differently depending on its place in the blocks it
+  splits the matrix into, which would let one row move another row's cell. Here every entry is
+  ``((0 + x_1 v_1c) + x_2 v_2c) + ...``: a product and a sum per column, rounded each time (no fused multiply-add),
+  in column order, the same for every row wherever it sits; exactly the arithmetic of the column-by-column numpy
+  loop (:func:`fixed_order_project_numpy`), so the two give the same bits.
+* :func:`fixed_point_column_sums` — the integer column sums of per-row terms truncated to a fixed-point grid
+  (:class:`dppca_core.exact.FixedSums`). Integers add exactly, so any order gives the same sums.
+
+numba (``requirements.txt``) compiles both; without it the numpy loops run, with the same results. The compiled
+projection works on blocks of rows transposed into a small buffer, so each column operation runs over
+contiguous memory in SIMD lanes (across rows, never across the sum): about the speed of a BLAS product at small k
+(measured in ``docs/benchmarks.md``).
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+import numpy as np
+
+from ._compiled import _compile
+
+#: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
+#: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.prepare.COMPILED_NORMS_MIN_SIZE`)
+COMPILE_MIN_WORK = 1 << 20
+#: values of a block of the compiled projection (its transposed rows and accumulators, (d + k) x rows): about
+#: 32 KB, the first-level cache (measured best at n = 1e5: 128 rows at d = 20, 32 at d = 100, 16 at d = k = 100)
+PROJECT_BLOCK_VALUES = 4096
+
+
+def project_block_rows(d: int, k: int) -> int:
+    """Rows per block of the compiled projection for d columns and k components: a multiple of 8 in [16, 128]."""
+    return max(16, min(128, PROJECT_BLOCK_VALUES // max(d + k, 1)) // 8 * 8)
+#: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
+NUMPY_BLOCK = 4096
+#: rows per integer partial sum: 2^22 terms of magnitude <= 2^40 + 2 stay below 2^63
+SUM_CHUNK = 1 << 22
+
+
+def fixed_order_project_numpy(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """``rows @ components`` with every entry summed over the columns in order, one rounding per product and per
+    sum: the reference loop (whole-column numpy operations, a block of rows at a time)."""
+    rows = np.asarray(rows, dtype=float)
+    components = np.asarray(components, dtype=float)
+    n, d = rows.shape
+    out = np.zeros((n, components.shape[1]))
+    for a in range(0, n, NUMPY_BLOCK):
+        acc, block = out[a:a + NUMPY_BLOCK], rows[a:a + NUMPY_BLOCK]
+        tmp = np.empty_like(acc)
+        for j in range(d):
+            np.multiply(block[:, j:j + 1], components[j], out=tmp)
+            acc += tmp
+    return out
+
+
+def _project_block(rows, components, a, m, xt, acc):  # pragma: no cover - compiled
+    """acc[c, r] = the fixed-order projection of row a + r on column c, for the m rows from a (xt: a buffer)."""
+    d, k = components.shape
+    for r in range(m):
+        for j in range(d):
+            xt[j, r] = rows[a + r, j]
+    for c in range(k):
+        for r in range(m):
+            acc[c, r] = 0.0
+    for j in range(d):
+        for c in range(k):
+            v = components[j, c]
+            for r in range(m):  # across rows: independent lanes, each sum still in column order
+                acc[c, r] += xt[j, r] * v
+
+
+def _project_kernel(rows, components, out, block):  # pragma: no cover - compiled
+    n, d = rows.shape
+    k = components.shape[1]
+    xt = np.empty((d, block))
+    acc = np.empty((k, block))
+    for a in range(0, n, block):
+        m = min(block, n - a)
+        _project_block(rows, components, a, m, xt, acc)
+        for r in range(m):
+            for c in range(k):
+                out[a + r, c] = acc[c, r]
+    return out
+
+
+def compiled_worth(work: int) -> bool:
+    """Whether a compiled kernel should run for ``work`` values: numba is already imported, or the work pays for
+    importing it. Compiled and numpy loops give the same results, so this decides speed only."""
+    return "numba" in sys.modules or work >= COMPILE_MIN_WORK
+
+
+def warm_up() -> bool:
+    """Import numba and load every compiled kernel of the publishable path now (about 0.8 s of CPU once per
+    process, 50 MB), so that even small releases run compiled afterwards; False without numba. For a long-running
+    process (a server, an audit, a benchmark) that will make many releases."""
+    from . import exact_kernels
+
+    loaded = [compiled_project(), compiled_fixed_sums(), compiled_product_sums(), exact_kernels.compiled_samplers()]
+    if any(kernel is None for kernel in loaded):
+        return False
+    rng = np.random.default_rng(0)
+    rows, components = rng.uniform(-0.1, 0.1, (8, 3)), np.eye(3)[:, :2]
+    fixed_order_project(rows, components)  # the first call of each kernel loads its machine code
+    fixed_point_column_sums(rows, 40, 1.0)
+    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0)
+    from fractions import Fraction
+    for laplace in (False, True):
+        for size in (1, 200):
+            exact_kernels.draw(size, Fraction(3), rng, laplace, size >= 128)
+    return True
+
+
+@functools.cache
+def _compiled_helpers() -> bool:
+    """Compile the helpers the kernels call (they then call the compiled ones); False without numba."""
+    jitted = _compile(_project_block)
+    if jitted is None:
+        return False
+    globals()["_project_block"] = jitted
+    return True
+
+
+@functools.cache
+def compiled_project():
+    """The projection kernel compiled by numba (strict IEEE arithmetic: no fast-math, no contraction into fused
+    multiply-adds), or None without numba."""
+    return _compile(_project_kernel) if _compiled_helpers() else None
+
+
+def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool = True) -> np.ndarray:
+    """``rows @ components`` (n x k) where row i's result depends on row i alone: entry (i, c) is
+    ``((0 + x_i1 v_1c) + x_i2 v_2c) + ...`` rounded after every product and every sum, in column order.
+
+    Bit-identical to :func:`fixed_order_project_numpy` (and to the column loop ``out += rows[:, j:j+1] * V[j]``
+    it replaces); ``compiled=False`` runs that loop.
+    """
+    rows = np.asarray(rows, dtype=float)
+    components = np.asarray(components, dtype=float)
+    if rows.ndim != 2 or components.ndim != 2 or rows.shape[1] != components.shape[0]:
+        raise ValueError(f"cannot project rows of shape {rows.shape} on components of shape {components.shape}.")
+    kernel = compiled_project() if compiled and compiled_worth(rows.size * components.shape[1]) else None
+    if kernel is None or rows.shape[0] == 0:
+        return fixed_order_project_numpy(rows, components)
+    out = np.empty((rows.shape[0], components.shape[1]))
+    return kernel(rows, np.ascontiguousarray(components), out, project_block_rows(*components.shape))
+
+
+def _fixed_sums_kernel(terms, unit, limit, out):  # pragma: no cover - compiled
+    n, m = terms.shape
+    ok = True
+    for i in range(n):
+        for c in range(m):
+            t = terms[i, c]
+            ok &= abs(t) <= limit  # False for NaN and infinities too
+            out[c] += np.int64(t * unit)  # the conversion truncates toward zero
+    return ok
+
+
+@functools.cache
+def compiled_fixed_sums():
+    return _compile(_fixed_sums_kernel)
+
+
+def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> np.ndarray | None:
+    """Column sums of ``trunc(t * 2^bits)`` over a block of at most :data:`SUM_CHUNK` rows, as int64, or None
+    when a term is not finite or exceeds ``limit`` in magnitude (``limit * 2^bits`` must stay below 2^41).
+
+    Multiplying by a power of two is exact, and the conversion to an integer truncates toward zero, so every term
+    is exactly ``trunc(ldexp(t, bits))``; integers add exactly, so the sums do not depend on the order.
+    """
+    terms = np.asarray(terms, dtype=float)
+    if terms.shape[0] > SUM_CHUNK:
+        raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
+    unit = float(2.0 ** bits)
+    kernel = compiled_fixed_sums() if compiled and compiled_worth(terms.size) else None
+    if kernel is None:
+        if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
+            return None
+        return (terms * unit).astype(np.int64).sum(axis=0, dtype=np.int64)
+    out = np.zeros(terms.shape[1], dtype=np.int64)
+    return out if kernel(terms, unit, float(limit), out) else None
+
+
+def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block):  # pragma: no cover
+    n, d = rows.shape
+    k = components.shape[1]
+    m = first.size
+    xt = np.empty((d, block))
+    acc = np.empty((k, block))
+    ok = True
+    for a in range(0, n, block):
+        size = min(block, n - a)
+        _project_block(rows, components, a, size, xt, acc)
+        for r in range(size):
+            for p in range(m):
+                t = acc[first[p], r] * acc[second[p], r]
+                ok &= abs(t) <= limit
+                out[p] += np.int64(t * unit)
+            t = norms[a + r]
+            ok &= abs(t) <= limit
+            out[m] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_product_sums():
+    return _compile(_product_sums_kernel) if _compiled_helpers() else None
+
+
+def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
+                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> list[int] | None:
+    """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
+    y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
+    summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
+
+    One pass over the rows without forming the n x k projections (the compiled kernel projects a block of rows,
+    then adds each row's products); the same integers as projecting, multiplying and summing with
+    :func:`fixed_point_column_sums`, which the numpy path does.
+    """
+    rows = np.asarray(rows, dtype=float)
+    components = np.ascontiguousarray(components, dtype=float)
+    first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
+    norms = np.asarray(norms, dtype=float)
+    totals = [0] * (first.size + 1)
+    kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
+    step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
+    for a in range(0, rows.shape[0], step):
+        block, block_norms = rows[a:a + step], norms[a:a + step]
+        if kernel is not None:
+            sums = np.zeros(first.size + 1, dtype=np.int64)
+            if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
+                          project_block_rows(*components.shape)):
+                return None
+        else:
+            Y = fixed_order_project_numpy(block, components)
+            sums = fixed_point_column_sums(np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit,
+                                           compiled=False)
+            if sums is None:
+                return None
+        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+    return totals
+
+
+def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
+    n, d = X.shape
+    ok = True
+    for i in range(n):
+        for j in range(d):
+            q = abs(X[i, j]) / bounds[j]
+            if q > 1.0:  # np.minimum(q, 1.0); a NaN stays NaN and fails the check below
+                q = 1.0
+            t = q * q
+            ok &= abs(t) <= limit
+            out[j] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_clipped_square_sums():
+    return _compile(_clipped_square_sums_kernel)
+
+
+def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: float,
+                        compiled: bool = True) -> list[int] | None:
+    """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`), each term
+    truncated toward zero to a multiple of 2^-bits, as Python ints; None when a term is not finite or exceeds
+    ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
+    X = np.asarray(X, dtype=float)
+    bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
+    kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
+    totals = [0] * X.shape[1]
+    for a in range(0, X.shape[0], SUM_CHUNK):
+        block = X[a:a + SUM_CHUNK]
+        if kernel is not None:
+            sums = np.zeros(X.shape[1], dtype=np.int64)
+            if not kernel(block, bounds, float(2.0 ** bits), float(limit), sums):
+                return None
+        else:
+            sums = fixed_point_column_sums(np.minimum(np.abs(block) / bounds, 1.0) ** 2, bits, limit, compiled=False)
+            if sums is None:
+                return None
+        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+    return totals
+
+
+def _centred_kernel(rows, mean, scale, out):  # pragma: no cover - compiled
+    n, d = rows.shape
+    for i in range(n):
+        for j in range(d):
+            out[i, j] = (rows[i, j] - mean[j]) * scale
+    return out
+
+
+@functools.cache
+def compiled_centred():
+    return _compile(_centred_kernel)
+
+
+def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True) -> np.ndarray:
+    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes)."""
+    rows = np.asarray(rows, dtype=float)
+    mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    kernel = compiled_centred() if compiled and compiled_worth(rows.size) else None
+    if kernel is None:
+        return (rows - mean) * scale
+    return kernel(rows, mean, float(scale), np.empty(rows.shape))

@@ -1,0 +1,171 @@
+"""The compiled loops of the publishable path: the fixed-order projection gives the bits of the column loop it
+replaces and each row's result depends on that row alone; the fixed-point sums are the exact integer sums."""
+import math
+
+import numpy as np
+import pytest
+
+from dppca_core import exact, kernels
+from dppca_core.exact import SUM_BITS, FixedSums
+
+pytest.importorskip("numba")  # imported here, so the compiled loops run at every size (kernels.compiled_worth)
+
+
+def column_loop(rows, components):
+    """The projection as scores.project computed it before the kernel (the reference bits)."""
+    out = np.zeros((rows.shape[0], components.shape[1]))
+    for j in range(rows.shape[1]):
+        out += rows[:, j:j + 1] * components[j]
+    return out
+
+
+def bits(a):
+    return np.ascontiguousarray(a).view(np.uint64)
+
+
+def awkward_rows(rng, n, d):
+    """Rows of norm <= 1 with entries of very different sizes, signed zeros and exact ties."""
+    X = rng.standard_normal((n, d)) * rng.choice([1.0, 1e-8, 1e8], size=(1, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
+    X[::7, 0] = -0.0
+    X[::11] = X[0]
+    return X
+
+
+@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 3, 2), (63, 4, 1), (64, 20, 2), (65, 20, 5), (1000, 7, 7),
+                                   (3001, 30, 3), (200, 100, 100)])
+def test_projection_has_the_bits_of_the_column_loop(n, d, k):
+    rng = np.random.default_rng(n * 1000 + d)
+    X = awkward_rows(rng, n, d)
+    V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    want = column_loop(X, V)
+    for compiled in (True, False):
+        got = kernels.fixed_order_project(X, V, compiled=compiled)
+        assert got.shape == (n, k)
+        assert np.array_equal(bits(got), bits(want)), compiled
+    # a strided view (every other row, components as a non-contiguous slice) gives the same bits
+    W = np.linalg.qr(rng.standard_normal((d, 2 * k)))[0][:, ::2]
+    assert np.array_equal(bits(kernels.fixed_order_project(X[::2], W)), bits(column_loop(X[::2], W)))
+
+
+def test_projection_of_a_row_depends_on_that_row_alone():
+    rng = np.random.default_rng(3)
+    X = awkward_rows(rng, 777, 13)
+    V = np.linalg.qr(rng.standard_normal((13, 4)))[0]
+    whole = kernels.fixed_order_project(X, V)
+    perm = rng.permutation(777)
+    assert np.array_equal(bits(kernels.fixed_order_project(X[perm], V)), bits(whole[perm]))
+    extra = np.vstack([rng.standard_normal((5, 13)) * 1e6, X, rng.standard_normal((70, 13))])
+    assert np.array_equal(bits(kernels.fixed_order_project(extra, V)[5:782]), bits(whole))
+    for i in (0, 63, 64, 500, 776):
+        assert np.array_equal(bits(kernels.fixed_order_project(X[i:i + 1], V)[0]), bits(whole[i]))
+
+
+def test_projection_refuses_mismatched_shapes_and_handles_no_rows():
+    with pytest.raises(ValueError, match="cannot project"):
+        kernels.fixed_order_project(np.ones((3, 4)), np.ones((5, 2)))
+    assert kernels.fixed_order_project(np.zeros((0, 4)), np.ones((4, 2))).shape == (0, 2)
+
+
+def exact_column_sums(terms):
+    """Each term truncated toward zero to a multiple of 2^-SUM_BITS, summed as Python integers (no float sum)."""
+    return [sum(math.trunc(math.ldexp(float(t), SUM_BITS)) for t in column) for column in terms.T]
+
+
+def test_fixed_sums_are_the_exact_integer_sums():
+    rng = np.random.default_rng(9)
+    terms = rng.uniform(-1, 1, size=(2500, 6)) * np.array([1, 1e-3, 1e-12, 2.0**-45, 0.5, 1])
+    terms[3] = [1.0, -1.0, -0.0, 5e-324, -(2.0**-40), 1.0 + 1e-12]
+    want = exact_column_sums(terms)
+    assert FixedSums(terms).totals == want
+    assert FixedSums(terms[:1000]).add(terms[1000:]).totals == want
+    for compiled in (True, False):
+        assert kernels.fixed_point_column_sums(terms, SUM_BITS, 1.0 + 1e-12, compiled).tolist() == want
+
+
+def test_fixed_sums_across_integer_chunks(monkeypatch):
+    rng = np.random.default_rng(1)
+    terms = rng.uniform(-1, 1, size=(50, 3))
+    monkeypatch.setattr(exact, "_SUM_CHUNK", 7)
+    assert FixedSums(terms).totals == exact_column_sums(terms)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1.0 + 1e-9, -2.0])
+def test_fixed_sums_refuse_terms_outside_the_unit_interval(bad):
+    terms = np.zeros((300, 2))
+    terms[217, 1] = bad
+    sums = FixedSums(width=2)
+    with pytest.raises(ValueError, match="terms in"):
+        sums.add(terms)
+    assert sums.totals == [0, 0]  # nothing added from a refused block
+    for compiled in (True, False):
+        assert kernels.fixed_point_column_sums(terms, SUM_BITS, 1.0 + 1e-12, compiled) is None
+
+
+def blockwise_variance_sums(rows, V, rotate):
+    """The variance terms as budget._variance_terms sums them block by block: projections, products, squared norms."""
+    k = V.shape[1]
+    iu = np.triu_indices(k)
+    sums = FixedSums(width=(len(iu[0]) if rotate else k) + 1)
+    for a in range(0, rows.shape[0], 97):
+        block = rows[a:a + 97]
+        Y = column_loop(block, V)
+        products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
+        sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
+    return sums.totals
+
+
+@pytest.mark.parametrize("rotate", [False, True])
+@pytest.mark.parametrize("n,d,k", [(1, 3, 1), (130, 6, 2), (1000, 20, 5), (257, 40, 40)])
+def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
+    rng = np.random.default_rng(n + d + k)
+    X = awkward_rows(rng, n, d)
+    V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
+    norms = np.einsum("ij,ij->i", X, X)
+    want = blockwise_variance_sums(X, V, rotate)
+    assert FixedSums.of_projected_products(X, V, first, second, norms).totals == want
+    for compiled in (True, False):
+        assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled) == want
+
+
+def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
+    X = np.full((10, 2), 0.9)  # norm 1.27: the squared norm is out of range
+    with pytest.raises(ValueError, match="terms in"):
+        FixedSums.of_projected_products(X, np.eye(2), [0, 1], [0, 1], np.einsum("ij,ij->i", X, X))
+    for compiled in (True, False):
+        assert kernels.projected_product_sums(X, np.eye(2), [0], [0], np.einsum("ij,ij->i", X, X), SUM_BITS, 1.0,
+                                              compiled) is None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_clipped_square_sums_are_the_sums_of_the_clipped_squares(compiled):
+    from dppca_core.choices import clipped_squares
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((700, 6)) * np.array([1.0, 1e3, 1e-3, 5.0, 0.2, 80.0])
+    X[3] = [-0.0, 1e308, -1e-320, 5.0, -0.2, 80.0]
+    bounds = np.array([2.0, 1500.0, 0.004, 5.0, 0.1, 1e9])
+    want = FixedSums(clipped_squares(X, bounds)).totals
+    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    X[9, 2] = np.nan
+    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) is None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_centred_rows_have_the_bits_of_numpys_two_passes(compiled):
+    rng = np.random.default_rng(6)
+    X = awkward_rows(rng, 513, 9)
+    mean = rng.standard_normal(9) * 1e-3
+    for scale in (1.0, 3.7, 1e-300):
+        assert np.array_equal(bits(kernels.centred(X, mean, scale, compiled)), bits((X - mean) * scale))
+
+
+def test_fixed_sums_of_clipped_squares():
+    from dppca_core.choices import clipped_squares
+
+    X = np.random.default_rng(8).standard_normal((300, 4)) * 3
+    bounds = np.array([1.0, 2.0, 4.0, 8.0])
+    assert FixedSums.of_clipped_squares(X, bounds).totals == FixedSums(clipped_squares(X, bounds)).totals
+    with pytest.raises(ValueError, match="terms in"):
+        FixedSums.of_clipped_squares(np.full((3, 4), np.nan), bounds)  # infinities clip to the bound; NaN has no place
