@@ -1,5 +1,6 @@
 """Built-in mechanisms. Importing a module registers its mechanisms."""
 from . import central, distributed, local, streaming, wishart  # noqa: F401
+from . import coinpress  # noqa: F401
 
 try:  # mechanisms that live in their own modules register on import
     from . import exponential  # noqa: F401
