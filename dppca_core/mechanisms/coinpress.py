@@ -219,8 +219,9 @@ def coinpress(data, k, epsilon, delta, neighbors, rng, iterations, final_share, 
     inverse = np.linalg.inv(steps["A"])
     estimate = data.n * inverse @ steps["Z"] @ inverse.T  # of X^T X, post-processing of the released steps
     values, vectors = top_eigenvectors(estimate, k)
-    return Output(vectors, noise_scale=steps["noise_sd"][-1], eigenvalues=values,
-                  privacy=PrivacyCurve.gdp(composed_mu(steps["mus"])),
+    # the first step's noise s.d. is public (r_1 = min(gamma, 1 / sqrt(u))); the later ones are in outputs
+    return Output(vectors, noise_scale=steps["noise_sd"][0], eigenvalues=values,
+                  privacy=PrivacyCurve.gdp(composed_mu(mus)),
                   outputs={"whitening": steps["whitening"], "clip_radii": steps["radii"],
                            "noise_sd": steps["noise_sd"], "eta": steps["eta"]},
                   facts={"iterations": iterations, "step_mu": mus, "gamma": steps["gamma"],
