@@ -56,10 +56,16 @@ def wigner_norm_bound(d: int, sigma: float, beta: float) -> float:
     return sigma * (2.0 * math.sqrt(d) + 2.0 * math.sqrt(math.log(1.0 / beta)))
 
 
-def clipped_gram(data, A: np.ndarray, radius: float) -> np.ndarray:
-    """sum_i w_i w_i^T for w_i = A x_i clipped to norm ``radius``. When radius >= ||A||_2 no row is clipped (every
-    row has norm <= 1) and the sum is A (X^T X) A^T, read from the Gram matrix without the rows."""
-    if radius >= np.linalg.norm(A, 2) * (1.0 + 1e-12):
+def spectral_norm(A: np.ndarray) -> float:
+    """||A||_2, the largest singular value."""
+    return float(np.sqrt(np.linalg.eigvalsh(A.T @ A)[-1]))
+
+
+def clipped_gram(data, A: np.ndarray, radius: float, norm_A: float | None = None) -> np.ndarray:
+    """sum_i w_i w_i^T for w_i = A x_i clipped to norm ``radius``. When radius >= ||A||_2 (``norm_A``; up to
+    rounding) no row is clipped (every row has norm <= 1) and the sum is A (X^T X) A^T, read from the Gram matrix
+    without the rows."""
+    if radius >= (spectral_norm(A) if norm_A is None else norm_A) * (1.0 - 1e-12):
         return A @ data.gram @ A.T
     d = data.d
     out = np.zeros((d, d))
@@ -96,10 +102,11 @@ def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generat
     steps = {"whitening": [], "radii": [], "noise_sd": [], "eta": [], "mus": []}
     Z = None
     for t, mu_t in enumerate(mus):
-        radius = min(gamma, float(np.linalg.norm(A, 2)))
+        norm_A = spectral_norm(A)
+        radius = min(gamma, norm_A)
         delta_2 = sensitivity("gram_upper", "replace") * radius**2
         sigma = delta_2 / mu_t
-        Y = clipped_gram(data, A, radius) + symmetric_gaussian(d, sigma, rng)
+        Y = clipped_gram(data, A, radius, norm_A) + symmetric_gaussian(d, sigma, rng)
         Z = Y / n
         eta = wigner_norm_bound(d, sigma / n, beta)
         for key, value in (("whitening", A.copy()), ("radii", radius), ("noise_sd", sigma), ("eta", eta),
@@ -139,9 +146,10 @@ def coinpress_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
         grams = _recovered_grams(published, whitening)
         llr = 0.0
         for A, radius, sigma, Y in zip(whitening, out["clip_radii"], out["noise_sd"], grams):
-            mean_d, mean_dp = _upper(clipped_gram(D, A, radius)), _upper(clipped_gram(D_prime, A, radius))
-            shift = mean_dp - mean_d
-            llr += (float(shift @ (_upper(Y) - mean_d)) - 0.5 * float(shift @ shift)) / sigma**2
+            norm_A = spectral_norm(A)
+            mean_d = clipped_gram(D, A, radius, norm_A)[UPPER_2]
+            shift = clipped_gram(D_prime, A, radius, norm_A)[UPPER_2] - mean_d
+            llr += (float(shift @ (Y[UPPER_2] - mean_d)) - 0.5 * float(shift @ shift)) / sigma**2
         return llr
 
     return AuditDesign(D, D_prime, 2, score, "step_likelihood",
@@ -149,8 +157,8 @@ def coinpress_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
                             f"{AUDIT_ROWS - 1} unit rows): the exact likelihood ratio over the steps")
 
 
-def _upper(M: np.ndarray) -> np.ndarray:
-    return M[np.triu_indices(M.shape[0])]
+#: the upper triangle of a 2 x 2 matrix (the audit design's d)
+UPPER_2 = np.triu_indices(2)
 
 
 def _recovered_grams(published: dict, whitening: list) -> list:
