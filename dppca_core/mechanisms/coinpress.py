@@ -87,13 +87,20 @@ def _psd_part(Z: np.ndarray) -> np.ndarray:
     return (vectors * np.maximum(values, 0.0)) @ vectors.T
 
 
-def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generator) -> dict:
+def sampling_eta(n: int, d: int) -> float:
+    """The authors' code's inflation of each ellipsoid: (2 sqrt(d/n) + d/n) / 2, a bound on the sampling error of
+    a whitened Gaussian second moment (it ignores the privacy noise)."""
+    return 0.5 * (2.0 * math.sqrt(d / n) + d / n)
+
+
+def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generator, eta_rule: str = "sampling") -> dict:
     """The CoinPress iterations (Algorithm 3, one step per entry of ``mus``) on rows of norm <= 1.
 
     Step t: radius r_t = min(gamma, ||A_t||_2) (a row of norm <= 1 maps to norm <= ||A_t||_2, so the data bound
     can only lower the paper's radius gamma); Y_t = clipped whitened Gram + symmetric Gaussian noise of s.d.
     sigma_t = sqrt(2) r_t^2 / mu_t; Z_t = Y_t / n estimates A_t Sigma A_t^T (Sigma = X^T X / n). Before the next
-    step, U_t = PSD(Z_t) + eta_t I with eta_t a bound on the noise's spectral norm, and A_{t+1} = U_t^{-1/2} A_t.
+    step, U_t = PSD(Z_t) + eta_t I with eta_t the authors' sampling term (:func:`sampling_eta`, ``eta_rule``
+    "sampling") or a bound on the noise's spectral norm ("noise"), and A_{t+1} = U_t^{-1/2} A_t.
     Returns the last Z and A (the estimate of Sigma is A^{-1} Z A^{-T}) and every step's public quantities.
     """
     n, d = data.n, data.d
@@ -108,7 +115,7 @@ def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generat
         sigma = delta_2 / mu_t
         Y = clipped_gram(data, A, radius, norm_A) + symmetric_gaussian(d, sigma, rng)
         Z = Y / n
-        eta = wigner_norm_bound(d, sigma / n, beta)
+        eta = wigner_norm_bound(d, sigma / n, beta) if eta_rule == "noise" else sampling_eta(n, d)
         for key, value in (("whitening", A.copy()), ("radii", radius), ("noise_sd", sigma), ("eta", eta),
                            ("mus", delta_2 / sigma)):
             steps[key].append(value)
@@ -198,6 +205,10 @@ def _recovered_grams(published: dict, whitening: list) -> list:
               "tighter prior needs fewer steps.", low=1e-8, high=1.0, log=True),
         Param("beta", "float", 0.1, "Failure probability of the whitened clipping radius and of the noise bound "
               "that inflates each ellipsoid (utility only, not privacy).", low=1e-6, high=0.5, log=True),
+        Param("eta_rule", "choice", "sampling", "How much each ellipsoid is inflated before the next step: "
+              "'sampling', the authors' (2 sqrt(d/n) + d/n) / 2, a sampling term that ignores the privacy noise and "
+              "shrinks the ellipsoid fast; 'noise', a bound on this step's noise, which keeps every row inside but "
+              "shrinks slowly (utility only, not privacy).", choices=("sampling", "noise")),
     ),
     notes=(
         "Private covariance with a loose prior (Biswas et al. 2020): step t maps every row by a public matrix A_t "
@@ -209,21 +220,23 @@ def _recovered_grams(published: dict, whitening: list) -> list:
         "with mu = mu*(epsilon, delta) and the paper's split w (last step 3/4, the others share 1/4): the steps "
         "compose exactly in Gaussian DP, which is the paper's zCDP split read with rho = mu^2 / 2, converted to "
         "(epsilon, delta) exactly instead of by rho + 2 sqrt(rho ln(1/delta)). Departures, both utility only: "
-        "the radius never exceeds ||A_t||_2 (a row of norm <= 1 cannot map further), and eta_t bounds the spectral "
-        "norm of this step's noise (2 sqrt(d) + 2 sqrt(ln(1/beta)) noise s.d.s, Gaussian concentration) instead "
-        "of the paper's sampling term: the target is the sample's second moment, which has no sampling error. "
+        "the radius never exceeds ||A_t||_2 (a row of norm <= 1 cannot map further), and eta_rule='noise' offers "
+        "an inflation that bounds the spectral norm of the step's noise (2 sqrt(d) + 2 sqrt(ln(1/beta)) noise s.d.s, "
+        "Gaussian concentration). "
         "Published beyond the components and eigenvalues: each step's map A_t, radius, noise s.d. and eta_t "
-        "(functions of the earlier released steps). It beats Analyze Gauss when the rows lie well inside the "
+        "(functions of the earlier released steps). eta_t is the authors' sampling term (2 sqrt(d/n) + d/n) / 2 by "
+        "default ('noise': a bound on the step's noise, safer and slower). It beats Analyze Gauss when the rows lie "
+        "well inside the "
         "clipping radius (a loose radius): the noise then shrinks with the ellipsoid, while Analyze Gauss's stays "
         "at the radius. When the rows fill the radius, the split budget costs it."
     ),
 )
-def coinpress(data, k, epsilon, delta, neighbors, rng, iterations, final_share, prior, beta):
+def coinpress(data, k, epsilon, delta, neighbors, rng, iterations, final_share, prior, beta, eta_rule):
     if iterations > 1 and final_share >= 1.0:
         raise ValueError("final_share = 1 leaves nothing for the earlier steps; choose final_share < 1 or "
                          "iterations = 1.")
     mus = split_mu(gaussian_mu(epsilon, delta), step_weights(iterations, final_share))
-    steps = coinpress_steps(data, mus, prior, beta, rng)
+    steps = coinpress_steps(data, mus, prior, beta, rng, eta_rule)
     inverse = np.linalg.inv(steps["A"])
     estimate = data.n * inverse @ steps["Z"] @ inverse.T  # of X^T X, post-processing of the released steps
     values, vectors = top_eigenvectors(estimate, k)
