@@ -120,7 +120,8 @@ def _claims(summary, cfg):
                          "dly_dimension"))
         slope = _slope(summary, panel.name, "Gaussian mechanism")
         out.append(Claim(f"{panel.name}: the Gaussian mechanism's error grows like d/n", REPRODUCED
-                         if 0.8 <= slope <= 1.2 else NOT_REPRODUCED, f"slope {slope:.2f} in d", "dly_dimension"))
+                         if 0.8 <= slope <= 1.2 else NOT_REPRODUCED,
+                         f"log-log slope of its error against d: {slope:.2f} (d/n: 1)", "dly_dimension"))
     return out
 
 
