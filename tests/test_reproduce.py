@@ -34,6 +34,7 @@ TINY = {
     "cape_agn": dict(eps_grid=(0.1, 1.0, 10.0), ns_grid=(1000,), reps=5),
     "coinpress_covariance": dict(ns=(3000, 8000), iterations=(1, 3), reps=3),
     "dly_dimension": dict(ns=(1000,), dims=(25, 400), reps=2),
+    "topk_spiked": dict(ns=(10_000,), reps=2),
 }
 
 
@@ -271,6 +272,16 @@ def test_trace_sensitive_beats_the_gaussian_mechanism_at_large_d_and_trace_1(tin
     panel = "n = 1,000"
     assert mean(rep, panel, "trace-sensitive (separate)", 400) < 0.4 * mean(rep, panel, "Gaussian mechanism", 400)
     assert mean(rep, panel, "Gaussian mechanism", 400) > 8 * mean(rep, panel, "Gaussian mechanism", 25)
+
+
+def test_topk_spiked_says_where_k_dp_pca_loses(tiny):
+    # at d = 200, n = 10,000 each of k-DP-PCA's two parts runs its fallback on 5,000 rows: its error (~0.35-0.4)
+    # is several times input perturbation's (~0.05); the claim table must say so
+    rep = tiny["topk_spiked"]
+    assert mean(rep, "σ = 0.025", "k-DP-PCA", 10_000) > 2 * mean(rep, "σ = 0.025", "DP-Gauss-1 (input perturbation)",
+                                                                  10_000)
+    statuses = [c.status for c in rep.claims if "below the baselines" in c.claim]
+    assert statuses and set(statuses) == {rp.REVERSED}
 
 
 def test_tasks_are_deterministic_json_and_independent_of_other_tasks():
