@@ -1,5 +1,6 @@
 """Checks shared by the tests of the issue-39 mechanisms (coinpress, trace_sensitive, topk_dp_pca)."""
 import numpy as np
+from dp_accounting import pld
 
 import dppca_core as dc
 from dppca_core.audit.statistics import deterministic_field, leaves
@@ -24,3 +25,14 @@ def accepted_by_release_pca_and_estimator(mechanism, X, k):
     assert model.components_.shape == (k, X.shape[1])
     assert model.transform(X[:3]).shape == (3, k)
     return rel, model
+
+
+def pld_epsilon(parts, delta):
+    """epsilon at delta of the adaptive composition of Gaussian steps [(noise s.d., l2 sensitivity), ...], by
+    dp-accounting's privacy-loss distributions (independent code; discretised to 1e-4 in epsilon)."""
+    dist = None
+    for sigma, sens in parts:
+        step = pld.privacy_loss_distribution.from_gaussian_mechanism(
+            standard_deviation=sigma, sensitivity=sens, value_discretization_interval=1e-4)
+        dist = step if dist is None else dist.compose(step)
+    return dist.get_epsilon_for_delta(delta)

@@ -3,28 +3,17 @@ import math
 
 import numpy as np
 import pytest
-from dp_accounting import pld
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.mechanisms.coinpress import (AUDIT_ROWS, coinpress_audit_design, step_weights, whitened_radius,
                                              wigner_norm_bound)
 from tests.helpers import spiked_rows
-from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field
+from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
 
 X, U = spiked_rows(20000, 8, 2, seed=1)
 #: the same rows ten times inside the clipping radius: a loose radius, CoinPress's setting
 LOOSE = X / 10.0
-
-
-def pld_epsilon(sigmas, sensitivities, delta):
-    """epsilon at delta of the adaptive composition of Gaussian steps, by dp-accounting's PLD (independent code)."""
-    dist = None
-    for sigma, sens in zip(sigmas, sensitivities):
-        step = pld.privacy_loss_distribution.from_gaussian_mechanism(
-            standard_deviation=sigma, sensitivity=sens, value_discretization_interval=1e-4)
-        dist = step if dist is None else dist.compose(step)
-    return dist.get_epsilon_for_delta(delta)
 
 
 @pytest.mark.parametrize("eps,delta,iterations", [(1.0, 1e-5, 4), (0.5, 1e-6, 3), (4.0, 1e-5, 2)])
@@ -33,7 +22,7 @@ def test_steps_compose_to_the_claim_in_dp_accounting(eps, delta, iterations):
     sigmas = rel.outputs["noise_sd"]
     sens = [math.sqrt(2.0) * r**2 for r in rel.outputs["clip_radii"]]  # upper(sum w w^T), rows of norm <= r
     assert len(sigmas) == iterations
-    assert pld_epsilon(sigmas, sens, delta) == pytest.approx(eps, rel=1e-3)
+    assert pld_epsilon(zip(sigmas, sens), delta) == pytest.approx(eps, rel=1e-3)
     assert rel.privacy.kind == "gdp" and rel.privacy.epsilon_at(delta) == pytest.approx(eps, rel=1e-6)
     # the split: the last step has final_share of mu^2, the others share the rest evenly
     mus = np.array(sens) / np.array(sigmas)
@@ -47,13 +36,13 @@ def test_zcdp_rho_is_half_mu_squared_and_exact_in_dp_accounting():
     mu = privacy.zcdp_to_gdp_mu(rho)
     assert mu == pytest.approx(sens / sigma) and privacy.gdp_to_zcdp_rho(mu) == pytest.approx(rho)
     exact = privacy.gaussian_epsilon(mu, 1e-6)
-    assert pld_epsilon([sigma], [sens], 1e-6) == pytest.approx(exact, rel=1e-3)
+    assert pld_epsilon([(sigma, sens)], 1e-6) == pytest.approx(exact, rel=1e-3)
     # ... and the usual zCDP conversion (Bun & Steinke 2016, Prop. 1.3) is valid but loose
     assert rho + 2.0 * math.sqrt(rho * math.log(1e6)) > 1.2 * exact
     # the paper's split of rho over 4 steps (1/12, 1/12, 1/12, 3/4) composes back to rho, in dp-accounting too
     mus = privacy.split_mu(mu, step_weights(4, 0.75))
     assert sum(m * m / 2.0 for m in mus) == pytest.approx(rho)
-    assert pld_epsilon([sens / m for m in mus], [sens] * 4, 1e-6) == pytest.approx(exact, rel=1e-3)
+    assert pld_epsilon([(sens / m, sens) for m in mus], 1e-6) == pytest.approx(exact, rel=1e-3)
     with pytest.raises(ValueError):
         privacy.split_mu(mu, [1.0, 0.0])
 

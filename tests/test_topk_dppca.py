@@ -1,14 +1,13 @@
 """Top-k DP-PCA by deflation (Düngler & Sanyal 2025): calibration, release boundary, accuracy, k, seeds, audit."""
 import numpy as np
 import pytest
-from dp_accounting import pld
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.mechanisms.streaming import dp_pca_schedule
 from dppca_core.mechanisms.topk_dppca import topk_audit_design
 from tests.helpers import spiked_rows
-from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field
+from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
 
 X, U = spiked_rows(8000, 6, 3, seed=5)
 
@@ -22,9 +21,7 @@ def test_each_step_is_the_whole_guarantee_in_dp_accounting():
     assert (B, rel.facts["batches_per_part"]) == dp_pca_schedule(4000, 6, 1.0, 1e-5)[:2]
     sigmas = rel.outputs["noise_sd_per_step"]
     assert len(sigmas) == 2 * rel.facts["batches_per_part"] and len(set(sigmas)) == 1
-    dist = pld.privacy_loss_distribution.from_gaussian_mechanism(
-        standard_deviation=sigmas[0], sensitivity=1.0 / B, value_discretization_interval=1e-4)
-    assert dist.get_epsilon_for_delta(1e-5) == pytest.approx(1.0, rel=1e-3)
+    assert pld_epsilon([(sigmas[0], 1.0 / B)], 1e-5) == pytest.approx(1.0, rel=1e-3)
     assert rel.privacy == privacy.PrivacyCurve.gdp(privacy.gaussian_mu(1.0, 1e-5))
 
 

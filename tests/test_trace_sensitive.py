@@ -3,13 +3,12 @@ import math
 
 import numpy as np
 import pytest
-from dp_accounting import pld
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.mechanisms.trace_sensitive import AUDIT_BACKGROUND, trace_sensitive_audit_design
 from tests.helpers import spiked_rows
-from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field
+from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
 
 X, U = spiked_rows(3000, 8, 2, seed=4)
 
@@ -20,15 +19,6 @@ def skewed_rows(n, d, seed=0):
     Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
     rows = rng.normal(size=(n, d)) / np.arange(1, d + 1) @ Q.T
     return rows / np.maximum(1.0, np.linalg.norm(rows, axis=1))[:, None]
-
-
-def pld_epsilon(parts, delta):
-    dist = None
-    for sigma, sens in parts:
-        step = pld.privacy_loss_distribution.from_gaussian_mechanism(
-            standard_deviation=sigma, sensitivity=sens, value_discretization_interval=1e-4)
-        dist = step if dist is None else dist.compose(step)
-    return dist.get_epsilon_for_delta(delta)
 
 
 @pytest.mark.parametrize("eps,delta,share", [(1.0, 1e-5, 0.5), (0.3, 1e-6, 0.7)])
