@@ -3,7 +3,7 @@ where each paper claims an advantage and on settings where it should not win.
 
     python benchmarks/frontier.py                          # 30 repetitions per cell; prints a markdown table
     python benchmarks/frontier.py --reps 5 --only loose    # a quick look at the settings whose name has "loose"
-    python benchmarks/frontier.py --out /tmp/frontier.md   # also write the table (and a CSV beside it)
+    python benchmarks/frontier.py --out frontier.md        # also write the table (and a CSV beside it)
 
 Every mechanism runs at the same (epsilon, delta) = (1, 1e-5) on the same rows (one draw of the data per setting,
 a fresh seed per repetition). Two errors, each against the planted truth of the law: the subspace error
