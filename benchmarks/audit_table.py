@@ -76,7 +76,8 @@ def cases():
         ("analyze_gauss", "replace", 3 * EPSILON, "run at 3x the claimed epsilon", {}, True),
         ("analyze_gauss", "replace", half_noise_eps, "half the noise the claim needs", {}, True),
     ]
-    for name in ("ldp_gaussian", "ldp_sparse", "private_oja", "dp_pca", "ppca_exponential", "otd_agn"):
+    for name in ("ldp_gaussian", "ldp_sparse", "private_oja", "dp_pca", "ppca_exponential", "otd_agn", "coinpress",
+                 "trace_sensitive", "topk_dp_pca"):
         out.append((name, "replace", 2 * EPSILON, "run at 2x the claimed epsilon", {}, True))
     return out
 

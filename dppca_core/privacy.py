@@ -580,6 +580,46 @@ class PrivacyCurve:
 # Composition: the guarantee of several releases made from the same data.
 
 
+def zcdp_to_gdp_mu(rho: float) -> float:
+    """mu = sqrt(2 rho): the Gaussian-DP parameter of a Gaussian step stated as rho-zCDP, exactly.
+
+    The Gaussian mechanism with l2 sensitivity Delta and noise s.d. sigma is Delta^2 / (2 sigma^2)-zCDP (Bun &
+    Steinke 2016, Proposition 1.6) and exactly (Delta / sigma)-GDP (Dong, Roth & Su 2022, Theorem 2.7): for a
+    Gaussian step both say the same, with rho = mu^2 / 2. Papers calibrated in zCDP (CoinPress; Dong, Liang & Yi
+    2022) therefore carry over to GDP with nothing lost, and their additive composition (rho adds) is GDP's
+    (mu^2 adds, :func:`composed_mu`), which unlike zCDP's conversion to (epsilon, delta) is exact.
+    """
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho >= 0):
+        raise ValueError(f"rho must be a finite number >= 0 (got {rho!r}).")
+    return math.sqrt(2.0 * rho)
+
+
+def gdp_to_zcdp_rho(mu: float) -> float:
+    """rho = mu^2 / 2: the zCDP parameter of a mu-GDP Gaussian step (the inverse of :func:`zcdp_to_gdp_mu`)."""
+    mu = float(mu)
+    if not (math.isfinite(mu) and mu >= 0):
+        raise ValueError(f"mu must be a finite number >= 0 (got {mu!r}).")
+    return mu * mu / 2.0
+
+
+def split_mu(mu: float, weights) -> list[float]:
+    """The GDP parameter of each of several adaptive Gaussian steps that share ``mu`` in proportion to ``weights``.
+
+    Step i gets mu_i = sqrt(w_i / sum w) mu, i.e. the share w_i / sum w of mu^2 (of rho = mu^2 / 2 in zCDP terms:
+    the per-iteration rho split of CoinPress, Biswas et al. 2020, Algorithm 2, and the halves of Dong, Liang & Yi
+    2022, Algorithm 1). Adaptive composition of Gaussian steps adds mu_i^2 (Dong, Roth & Su 2022, Corollary 3.3),
+    so the steps together are exactly mu-GDP.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 1 or weights.size == 0 or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise ValueError(f"weights must be a non-empty list of positive numbers (got {weights!r}).")
+    mu = float(mu)
+    if not (math.isfinite(mu) and mu > 0):
+        raise ValueError(f"mu must be a finite number > 0 (got {mu!r}).")
+    return [math.sqrt(w) * mu for w in weights / weights.sum()]
+
+
 def pure_to_gdp_mu(epsilon: float) -> float:
     """Smallest mu such that every epsilon-DP mechanism is mu-GDP: mu = 2 Phi^-1(e^eps / (1 + e^eps)).
 

@@ -30,7 +30,7 @@ from dppca_core.scores import default_bins
 
 N, D = 240, 5
 GROUPS = ["a", "b", "c"]
-SEEDS = (0, 1, 2, 3)
+SEEDS = tuple(range(8))  # tried in turn until one draws the same noisy choices on D and D'
 #: large enough that the groups pass their threshold and k varies with the data, small enough that noise matters
 EPSILON = 8.0
 

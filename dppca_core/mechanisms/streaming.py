@@ -513,7 +513,34 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
 )
 def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, split_budget, K, a, zeta):
     order, w = _start(data, rng)
-    n, d = data.n, data.d
+    B, T, private_range = _batch_plan(data.n, data.d, epsilon, delta, zeta, split_budget, batch_size)
+    settings = dict(epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1,
+                    lr_c2=lr_c2)
+    w, steps = gradient_ascent(lambda t: data.rows_at(order[t * B : (t + 1) * B]), T, B, w, private_range, rng,
+                               **settings)
+    # The scale estimates, the number of empty histograms (bottoms), each step's noise level and route are
+    # functions of the private histogram outputs and public sizes, so they are covered; how many entries were
+    # truncated is not.
+    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(steps["sigmas"])),
+                  privacy=dp_pca_curve(epsilon, delta, private_range),
+                  outputs={"bottom_count": steps["bottoms"], "noise_sd_per_step": steps["sigmas"],
+                           "scale_estimates": steps["scales"], "mean_routes": steps["routes"],
+                           "iterates": steps["iterates"]},
+                  facts={"batches": T, "batch_size": B, "private_range": private_range,
+                         "noise_on": "mean gradient of each half-batch" if private_range else
+                         "mean gradient of each batch (public range: batches too small for Algorithms 4-5)"},
+                  diagnostics={"truncated_entries": steps["truncations"]})
+
+
+def dp_pca_curve(epsilon, delta, private_range) -> PrivacyCurve:
+    """The guarantee of a DP-PCA pass (disjoint batches: parallel composition): (epsilon, delta) with the private
+    range; over the public range every batch is one Gaussian step of sensitivity 1/B at the whole budget, so the
+    run is exactly gaussian_mu(epsilon, delta)-GDP."""
+    return PrivacyCurve.approx(epsilon, delta) if private_range else PrivacyCurve.gdp(gaussian_mu(epsilon, delta))
+
+
+def _batch_plan(n, d, epsilon, delta, zeta, split_budget, batch_size=None):
+    """(B, T, private_range) for n rows: the paper's schedule, or a given batch size."""
     if batch_size is None:
         B, T, private_range = dp_pca_schedule(n, d, epsilon, delta, zeta, split_budget)
     else:
@@ -522,45 +549,41 @@ def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, sp
         private_range = B >= min_batch_size(d, epsilon, delta, zeta / (2 * T), split_budget)
     if B < 8:
         raise ValueError(f"dp_pca needs batches of at least 8 rows (got {B}); use more rows or a larger batch_size.")
+    return B, T, private_range
+
+
+def gradient_ascent(batch_rows, T, B, w, private_range, rng, *, epsilon, delta, split_budget, zeta, K, a, lr_c1,
+                    lr_c2):
+    """DP-PCA's T minibatch steps (Algorithm 3) from the unit vector ``w``; ``batch_rows(t)`` returns batch t's rows
+    (a new array of B rows, overwritten by the gradients). Returns the last iterate and every step's record
+    (noise s.d., scale estimate, route, iterate; the number of empty histograms; truncated entries, not private)."""
     eps_part, delta_part = _budgets(epsilon, delta, split_budget)
     zeta_t = zeta / (2 * T)
-    scale, bottoms, truncations, sigmas, scales, iterates, routes = 1.0, 0, 0, [], [], [], []
+    d = w.shape[0]
+    scale, steps = 1.0, {"bottoms": 0, "truncations": 0, "sigmas": [], "scales": [], "iterates": [], "routes": []}
     for t in range(T):
-        batch = data.rows_at(order[t * B : (t + 1) * B])  # a new array: overwritten by the gradients
+        batch = batch_rows(t)
         grads = np.multiply(batch, (batch @ w)[:, None], out=batch)  # A_i w = x_i x_i^T w
         if private_range:
             half = B // 2
             estimate = _top_eigenvalue_estimate(grads[:half], eps_part, delta_part, zeta_t, rng)
             if estimate is None:
-                bottoms += 1
+                steps["bottoms"] += 1
             else:
                 scale = estimate
             centred = _mean_route(half, d, eps_part, delta_part, zeta_t, 2.0 * scale, K, a)[2]
-            routes.append(ROUTE_TRUNCATED if centred else ROUTE_PUBLIC_RANGE)
+            steps["routes"].append(ROUTE_TRUNCATED if centred else ROUTE_PUBLIC_RANGE)
             mean, sigma, cut = _private_mean(grads[half : 2 * half], w, eps_part, delta_part, zeta_t, 2.0 * scale, K,
                                              a, rng)
         else:  # no sub-routine could release at this batch size: the public range, whole batch and budget
-            routes.append(ROUTE_FALLBACK)
+            steps["routes"].append(ROUTE_FALLBACK)
             sigma, cut = gaussian_sigma(1.0 / B, epsilon, delta), 0  # gradients differ by at most 1
             mean = grads.mean(axis=0) + rng.normal(0.0, sigma, size=d)
         w = w + lr_c1 / (lr_c2 + t + 1) * mean
         norm = np.linalg.norm(w)
         w = w / norm if norm > 0 else w
-        truncations += cut
-        sigmas.append(sigma)
-        scales.append(scale)
-        iterates.append(w[:, None].copy())
-    # The scale estimates, the number of empty histograms (bottoms), each step's noise level and route are
-    # functions of the private histogram outputs and public sizes, so they are covered; how many entries were
-    # truncated is not.
-    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(sigmas)),
-                  # over the public range every batch is one Gaussian step of sensitivity 1/B at the whole budget
-                  # (disjoint batches: parallel composition), so the run is exactly gaussian_mu(eps, delta)-GDP
-                  privacy=PrivacyCurve.approx(epsilon, delta) if private_range else
-                  PrivacyCurve.gdp(gaussian_mu(epsilon, delta)),
-                  outputs={"bottom_count": bottoms, "noise_sd_per_step": sigmas, "scale_estimates": scales,
-                           "mean_routes": routes, "iterates": iterates},
-                  facts={"batches": T, "batch_size": B, "private_range": private_range,
-                         "noise_on": "mean gradient of each half-batch" if private_range else
-                         "mean gradient of each batch (public range: batches too small for Algorithms 4-5)"},
-                  diagnostics={"truncated_entries": truncations})
+        steps["truncations"] += cut
+        steps["sigmas"].append(sigma)
+        steps["scales"].append(scale)
+        steps["iterates"].append(w[:, None].copy())
+    return w, steps
