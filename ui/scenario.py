@@ -25,7 +25,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import datasets as dsets
-from dppca_core import experiments
+from dppca_core import experiments, reproduce
 
 from .text import md_escape
 
@@ -379,7 +379,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("present", "bool", False),
     Field("step", "int", 1, 1, 10),
     # reproduce (the papers' synthetic experiments)
-    Field("rpaper", "choice", "wang_xu", choices=("wang_xu", "ge", "liu", "imtiaz_2016", "imtiaz_2018")),
+    Field("rpaper", "choice", "wang_xu", choices=tuple(reproduce.PAPERS)),  # every paper the catalogue registers
     Field("rgrid", "choice", "default", choices=("default", "full")),
     Field("rreps", "int", 0, 0, 50),
     Field("rseed", "int", 0, 0, SEED_MAX),
