@@ -151,3 +151,36 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     at.select_slider(key="w:eps").set_value(0.1).run()
     after = sentences()
     assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]
+
+
+
+def _dotplot_axis_title(at) -> str:
+    import json
+
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec["layout"].get("title", {}).get("text", "").startswith("Quantile dotplot"):
+            return spec["layout"]["xaxis"]["title"]["text"]
+    raise AssertionError("no dot plot drawn")
+
+
+def test_spread_metric_round_trips_through_a_link(app_test):
+    """Issue 35 item 8: the "Spread of" metric is a scenario field bound to its widget, so a copied link keeps it
+    (it was a widget of its own, not in the link: the reopened page showed the subspace distance)."""
+    from ui import scenario
+
+    at = app_test(mechs="analyze_gauss", reps=3)
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    assert "distance" in _dotplot_axis_title(at).lower()
+    spread = next(w for w in at.get("button_group") if w.key == "w:spreadm")
+    spread.set_value("energy").run()
+    assert_clean(at)
+    assert "energy" in _dotplot_axis_title(at).lower()
+    query = scenario.to_query(at.session_state[scenario.SCENARIO_KEY])
+    assert query.get("spreadm") == "energy"
+    reopened = app_test(**query)
+    reopened.switch_page("pages/explore.py").run()
+    assert_clean(reopened)
+    assert reopened.session_state["w:spreadm"] == "energy"
+    assert "energy" in _dotplot_axis_title(reopened).lower()

@@ -329,6 +329,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("reps", "int", 10, 1, 200),
     Field("seed", "int", 0, 0, SEED_MAX),
     Field("view", "choice", "spread", choices=VIEWS),
+    # the metric of the Explore view "spread" (the dot plot over repetitions)
+    Field("spreadm", "choice", "subspace_distance", choices=METRICS),
     # budget split of one release (shares of the total; the subspace gets the rest)
     Field("bmean", "float", 0.1, 0.0, 0.3),
     Field("beig", "float", 0.0, 0.0, 0.3),

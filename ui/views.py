@@ -114,9 +114,27 @@ def _first_aligned(prep, results, k):
     return ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
 
 
+RERUN_APP_KEY = "view_setting_changed"  # canonical flag, no widget owns it
+
+
+def _whole_page_bind(name: str) -> dict:
+    """:func:`ui.scenario.bind` for a widget inside the view's fragment: a change also reruns the whole page, so the
+    address bar and the sidebar's copied link hold it (a fragment's rerun leaves them as they were)."""
+    bound = scenario.bind(name)
+    copy = bound["on_change"]
+
+    def _copy_and_flag():
+        copy()
+        st.session_state[RERUN_APP_KEY] = True
+
+    if st.session_state.pop(RERUN_APP_KEY, False):
+        st.rerun(scope="app")
+    return {**bound, "on_change": _copy_and_flag}
+
+
 def _spread(ds, prep, results, k, random_level):
-    metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance", required=True,
-                                  format_func=lambda m: experiments.METRICS[m].label, key="spread_metric")
+    metric = st.segmented_control("Spread of", list(compute.METRICS), required=True,
+                                  format_func=lambda m: experiments.METRICS[m].label, **_whole_page_bind("spreadm"))
     values = {m: r.metric(metric) for m, r in results.items() if r.metric(metric) is not None}
     if not values:
         st.info("Support recovery needs a planted support or s > 0.")
