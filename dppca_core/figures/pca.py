@@ -42,34 +42,65 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)", height=460)
 
 
+#: the quantile dot plot's geometry, in units of one mechanism's row (rows at 0, 1, ...; each owns [r - 0.5, r + 0.5]):
+#: a stack starts at r + DOT_BASE and its top dot's centre is at most at r + DOT_TOP; DOT_STEP is the largest step
+DOT_BASE, DOT_TOP, DOT_STEP = -0.3, 0.38, 0.1
+#: pixels of the figure's height outside the plotting area (title, margins, axis title, legend), at most
+DOT_FRAME_PX = 150
+DOT_MAX_SIZE, DOT_MIN_SIZE = 10, 3
+
+
+def dot_stacks(q: np.ndarray, width: float) -> np.ndarray:
+    """The height (0, 1, 2, ...) of each quantile in its stack: quantiles closer than ``width`` share a bin."""
+    bins = np.round(np.asarray(q, dtype=float) / width).astype(int)
+    stack = np.zeros(len(bins))
+    seen: dict = {}
+    for i, b in enumerate(bins):
+        stack[i] = seen.get(b, 0)
+        seen[b] = stack[i] + 1
+    return stack
+
+
+def dot_geometry(tallest: int, rows: int, height: int) -> tuple[float, float]:
+    """(step between stacked dots in row units, marker diameter in px) so that a stack of ``tallest`` dots stays
+    inside its row's band at a figure ``height`` px tall: the step shrinks for tall stacks (every repetition at the
+    same value, e.g. at large ε) and the dots with it, never below DOT_MIN_SIZE px."""
+    step = min(DOT_STEP, (DOT_TOP - DOT_BASE) / max(tallest - 1, 1))
+    px_per_row = max(height - DOT_FRAME_PX, 40) / max(rows, 1)
+    size = float(np.clip(step * px_per_row * 1.2, DOT_MIN_SIZE, DOT_MAX_SIZE))
+    # the dot's radius must also fit between the band's edges and the stack's first and last centres
+    room = min(DOT_BASE + 0.5, 0.5 - DOT_TOP) * px_per_row * 2
+    return step, min(size, max(room, DOT_MIN_SIZE))
+
+
 def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
                      reference: float | None = None) -> go.Figure:
     """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots.
 
     ``x_range`` fixes the axis (so a change of epsilon moves the dots, not the axis); dots closer than 1/60 of
-    the axis stack. ``reference`` draws the no-information level (a random subspace) as a dotted line.
+    the axis stack, each stack inside its mechanism's row (:func:`dot_geometry`). ``reference`` draws the
+    no-information level (a random subspace) as a dotted line.
     """
     fig = go.Figure()
     lo_hi = x_range or (min(float(np.min(v)) for v in values.values()), max(float(np.max(v)) for v in values.values()))
     width = max(lo_hi[1] - lo_hi[0], 1e-9) / 60.0
-    for row, (mech, v) in enumerate(values.items()):
-        q = np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
-        bins = np.round(q / width).astype(int)
-        stack = np.zeros_like(q)
-        seen: dict = {}
-        for i, b in enumerate(bins):
-            stack[i] = seen.get(b, 0)
-            seen[b] = stack[i] + 1
-        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=name(mech), showlegend=False,
-                                 marker=dict(size=10, color=color_or_grey(mech)),
+    quantiles = {mech: np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
+                 for mech, v in values.items()}
+    stacks = {mech: dot_stacks(q, width) for mech, q in quantiles.items()}
+    height = 180 + 70 * len(values)
+    tallest = int(max((s.max() for s in stacks.values()), default=0)) + 1
+    step, size = dot_geometry(tallest, len(values), height)
+    for row, mech in enumerate(values):
+        fig.add_trace(go.Scatter(x=quantiles[mech], y=row + DOT_BASE + step * stacks[mech], mode="markers",
+                                 name=name(mech), showlegend=False, marker=dict(size=size, color=color_or_grey(mech)),
                                  hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>"))
     if reference is not None:
-        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.2], mode="lines",
+        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.5], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
-    fig.update_yaxes(tickvals=list(range(len(values))), ticktext=[name(m) for m in values], title=None)
+    fig.update_yaxes(tickvals=[row + DOT_BASE for row in range(len(values))], ticktext=[name(m) for m in values],
+                     title=None, range=[-0.5, len(values) - 0.5], showgrid=False, zeroline=False)
     fig.update_xaxes(title=metric_label, range=list(x_range) if x_range else None)
-    return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
-                  height=180 + 70 * len(values))
+    return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)", height=height)
 
 
 def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None, max_points: int = 600) -> go.Figure:
