@@ -456,6 +456,17 @@ def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, 
                        np.asarray(ks) if auto_k else None, np.asarray(scales) if scale is not None else None)
 
 
+def subsample_rows(n_rows: int, size: int, seed: int) -> np.ndarray:
+    """Indices of ``size`` of ``n_rows`` rows drawn without replacement, seeded: the first ``size`` of one seeded
+    permutation, so the subsamples of one seed are nested (each smaller table lies inside the larger ones, and a
+    sweep of n changes only the number of rows). For exploration: what the analysis would give on fewer rows of
+    the same kind (an exploration record, not a release)."""
+    if not 1 <= int(size) <= int(n_rows):
+        raise ValueError(f"a subsample holds between 1 and the table's {n_rows} rows (got {size}).")
+    order = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(b"subsample")])).permutation(n_rows)
+    return np.sort(order[: int(size)])
+
+
 def support_for(reference: Reference, planted, s: int, k: int):
     """The support recovery is scored against: the planted one if known, else the top-s rows of the non-private
     top-k basis (None when there is neither, or when k is chosen privately, ``k="auto"``: :func:`repeat` then scores

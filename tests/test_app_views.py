@@ -1,5 +1,6 @@
 """Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
 from tests.test_app_pages import assert_clean, metric, plain
+from tests.test_app_score_plots import _array
 
 
 def test_distributed_page_compares_and_follows_sites(app_test):
@@ -64,17 +65,25 @@ def test_sessions_are_isolated(app_test):
 
 
 def test_tradeoffs_overlays_theory_rates(app_test):
+    """Each rate is fitted to its curve and drawn only where it fits, named with the fit's error (issue 35 item 4)."""
     import json
+    import re
 
-    at = app_test(mechs="analyze_gauss", sreps=3)
-    at.switch_page("pages/tradeoffs.py").run()
-    assert not at.exception
-    names = []
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        names += [trace.get("name", "") for trace in spec["data"]]
-    assert "rate: Analyze Gauss" in names
-    assert any("theoretical **rates**" in c.value for c in at.caption)
+    for metric in ("subspace_distance", "energy"):
+        at = app_test(mechs="analyze_gauss", sreps=3, metric=metric, shi=100)
+        at.switch_page("pages/tradeoffs.py").run()
+        assert not at.exception
+        traces = []
+        for chart in at.get("plotly_chart"):
+            traces += json.loads(chart.proto.spec)["data"]
+        rate = next(t for t in traces if t.get("name", "").startswith("rate: Analyze Gauss"))
+        error = float(re.search(r"fit ±(\d+)%", rate["name"]).group(1))
+        assert error <= 20
+        ys = list(_array(rate["y"]))
+        assert all(b < a for a, b in zip(ys, ys[1:])) if metric == "subspace_distance" else \
+            all(b > a for a, b in zip(ys, ys[1:]))  # the utility rises with ε: never drawn falling
+        assert len(_array(rate["x"])) < 11  # not over the whole grid (0.05 to 100): the random level and the floor left out
+        assert any("theoretical **rates**" in c.value for c in at.caption)
 
 
 def test_explore_support_and_downstream_tabs(app_test):

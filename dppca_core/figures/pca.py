@@ -132,12 +132,14 @@ def principal_angles(angles: dict) -> go.Figure:
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
           random_level: float | None = None, x_title: str | None = None, y_title: str | None = None,
-          variants: dict | None = None) -> go.Figure:
+          variants: dict | None = None, extrapolated: dict | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
     no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve).
 
-    ``variants`` maps a label to another frame of the same shape (e.g. the same mechanisms with an oracle choice):
-    each is drawn in its mechanism's colour with a long-dash line and open markers, named "mechanism · label"."""
+    ``theory`` maps a mechanism to (xs, ys) or (xs, ys, legend name). ``variants`` maps a label to another frame of
+    the same shape (e.g. the same mechanisms with an oracle choice): each is drawn in its mechanism's colour with a
+    long-dash line and open markers, named "mechanism · label". ``extrapolated`` maps a mechanism to (xs, ys) beyond
+    the measured points (a fitted rate carried past them): dotted, open diamonds, named "extrapolated: mechanism"."""
     fig = go.Figure()
     styles = [(frame, None, dict(), "circle")] + [(f, label, dict(dash="longdash"), "circle-open")
                                                   for label, f in (variants or {}).items()]
@@ -151,10 +153,16 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
             fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers",
                                      name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
                                      line=dict(color=c, **dash), marker=dict(symbol=marker, size=8)))
-    for mech, (xs, ys) in (theory or {}).items():
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}",
+    for mech, line in (theory or {}).items():
+        xs, ys, label = line if len(line) == 3 else (*line, None)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}" if label is None else text(label),
                                  line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
-    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()]]))
+    for mech, (xs, ys) in (extrapolated or {}).items():
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"extrapolated: {name(mech)}",
+                                 line=dict(dash="dot", width=2, color=color_or_grey(mech)),
+                                 marker=dict(symbol="diamond-open", size=10)))
+    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()],
+                                   *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()]]))
     if random_level is not None:
         fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
@@ -163,16 +171,18 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
     label, _, direction = metric_label.partition(", ")
     fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
-                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y))
+                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y,
+                                       [y for _, ys in (extrapolated or {}).values() for y in ys]))
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
     return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
 
-def _data_range(frame, random_level: float | None, log_y: bool):
-    """y-axis range framing the measured bands and the random level, so that a theory rate (drawn to show a slope)
-    leaves the plot where it overshoots instead of squeezing the measurements into a strip."""
+def _data_range(frame, random_level: float | None, log_y: bool, extra=()):
+    """y-axis range framing the measured bands, the random level and ``extra`` values (extrapolated points), so
+    that a theory rate (drawn to show a slope) leaves the plot where it overshoots instead of squeezing the
+    measurements into a strip."""
     values = np.r_[frame["lo"].to_numpy(float), frame["hi"].to_numpy(float), frame["mean"].to_numpy(float),
-                   [] if random_level is None else [random_level]]
+                   [] if random_level is None else [random_level], np.asarray(extra, dtype=float)]
     values = values[np.isfinite(values)]
     if log_y:
         values = values[values > 0]
