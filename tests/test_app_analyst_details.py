@@ -27,3 +27,19 @@ def test_the_audit_takes_the_scenario_delta(app_test):
     at.switch_page("pages/explore.py").run()
     at.switch_page("pages/audit.py").run()
     assert at.number_input(key="w:adelta").value == 1e-4
+
+
+def test_the_gallery_card_names_the_dial_range_and_the_dial_explains_its_marks(app_test):
+    from ui import controls, gallery
+
+    grid = controls.eps_grid()
+    card = next(c for c in gallery.GALLERY if c.title == "The epsilon dial")
+    assert f"from {grid[0]:g} to {grid[-1]:g}" in card.blurb  # it said 0.01 to 20 while the dial went to 70
+    at = app_test()
+    at.switch_page("pages/explore.py").run()
+    dial = at.select_slider(key="w:eps")
+    assert "◆ = a published ε" in dial.label  # visible, not only in the tooltip
+    assert any("◆" in controls._eps_label(v) for v in grid)
+    present = app_test(present="true")
+    present.switch_page("pages/explore.py").run()
+    assert "◆ = a published ε" in present.select_slider(key="w:eps_presenter").label

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import dppca_core as dc
 
+from .controls import eps_grid
+
 
 @dataclass(frozen=True)
 class Card:
@@ -29,9 +31,12 @@ def available(entry: Card) -> bool:
     return all(m in names for m in entry.fields.get("mechs", "").split(",") if m)
 
 
+_DIAL = eps_grid()  # the dial's own range, so the card's words match it
+
 GALLERY = [
     Card("The epsilon dial",
-         "Move ε from 0.01 to 20 and watch two central mechanisms go from noise to the exact answer.",
+         f"Move ε from {_DIAL[0]:g} to {_DIAL[-1]:g} and watch two central mechanisms go from noise to the exact "
+         "answer.",
          "explore", {"mechs": "analyze_gauss,private_power", "eps": 1.0, "k": 2}),
     Card("Sparse genes: 200 features, signal on 10",
          "10,000 people, 200 features, the signal on 10 of them: DPS-PCA finds which ones under DP, MOD-SuLQ cannot "
