@@ -43,3 +43,27 @@ def test_the_gallery_card_names_the_dial_range_and_the_dial_explains_its_marks(a
     present = app_test(present="true")
     present.switch_page("pages/explore.py").run()
     assert "◆ = a published ε" in present.select_slider(key="w:eps_presenter").label
+
+
+def test_lesson_step_one_highlights_the_three_directions_it_names(app_test):
+    import json
+
+    from ui.gallery import LESSON
+
+    assert "three directions stand out" in LESSON[0].blurb
+    at = app_test(step=1)
+    at.switch_page("pages/lesson.py").run()
+    assert_clean(at)
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    colours = chart["data"][0]["marker"]["color"]
+    assert colours.count(colours[0]) == 3 and colours[3] != colours[0]  # three bars highlighted, as the words say
+
+
+def test_the_lesson_step_and_the_presenter_page_buttons_are_told_apart(app_test):
+    at = app_test(present="true", step=2)
+    at.switch_page("pages/lesson.py").run()
+    assert_clean(at)
+    page_next, step_next = at.button(key="present_next"), at.button(key="lesson_next")
+    assert "page" in page_next.label and "step" not in page_next.label.lower()
+    assert "step" in step_next.label.lower() and "page" not in step_next.label
+    assert step_next.proto.type != page_next.proto.type  # a primary button for the lesson's step

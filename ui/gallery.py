@@ -61,7 +61,7 @@ LESSON = [
     Card("The exact PCA",
          "PCA finds the few directions along which the data vary most. In these 2,000 synthetic rows of 20 features, "
          "three directions stand out: each carries three to five times the variance of any other.",
-         "explore", {"mechs": "non_private", "k": 2, "view": "scree"}, figure="scree",
+         "explore", {"mechs": "non_private", "k": 3, "view": "scree"}, figure="scree",
          try_this="On Explore, the exact PCA scores a subspace distance of 0: it is the reference every private "
                   "answer is measured against.",
          notes="Ask the class what the tall bars mean before naming them. The exact PCA is computed from everyone's "

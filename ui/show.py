@@ -108,10 +108,10 @@ def presenter_bar(pages: dict, here: str) -> None:
     i = order.index(here)
     with st.container(key="presenter_bar"):
         cols = st.columns([1, 1, 2.2, 1.3, 1], vertical_alignment="center")
-        if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
+        if cols[0].button("◀ previous page", disabled=i == 0, key="present_prev", width="stretch",
                           help=f"previous page: {pages[order[i - 1]].title}" if i else None):
             st.switch_page(pages[order[i - 1]])
-        if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
+        if cols[1].button("next page ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
                           help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
             st.switch_page(pages[order[i + 1]])
         cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")

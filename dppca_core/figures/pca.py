@@ -170,7 +170,7 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     # "label (unit), lower is better": the title names the metric and its direction; the vertical axis a short
     # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
     label, _, direction = metric_label.partition(", ")
-    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
+    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6,
                      range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y,
                                        [y for _, ys in (extrapolated or {}).values() for y in ys]))
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"

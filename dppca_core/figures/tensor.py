@@ -69,8 +69,9 @@ def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None =
                       row=1, col=i)
         fig.update_xaxes(title=text(feature), row=1, col=i)
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, "Recovered against true components (rows matched one-to-one)",
-                   height=160 + 28 * truth.shape[1])
+    fig = layout(fig, "Recovered against true components (rows matched one-to-one)", height=180 + 28 * truth.shape[1])
+    fig.update_layout(margin=dict(t=80))  # the panels' titles sit above the plots: the figure's title above them
+    return fig
 
 
 def weights_compare(true_weights, recovered: dict, labels: dict | None = None) -> go.Figure:
