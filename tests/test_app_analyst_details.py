@@ -1,5 +1,7 @@
 """The smaller items of issue 35 (item 10), each checked in the app: the audit's numbers and δ, visible explanations,
 labels that fit, the lesson's words and buttons."""
+import pytest
+
 from tests.test_app_pages import assert_clean
 
 
@@ -67,3 +69,26 @@ def test_the_lesson_step_and_the_presenter_page_buttons_are_told_apart(app_test)
     assert "page" in page_next.label and "step" not in page_next.label.lower()
     assert "step" in step_next.label.lower() and "page" not in step_next.label
     assert step_next.proto.type != page_next.proto.type  # a primary button for the lesson's step
+
+
+def test_units_far_apart_are_flagged_as_soon_as_the_table_is_read(app_test):
+    """The warning came only after R was set (it read the clipped Gram); it now reads the columns' cells at once."""
+    import numpy as np
+
+    from dppca_core import experiments
+    from tests.messy import messy_csv
+
+    X = np.array([[4000.0, 17.0, np.nan], [4400.0, np.nan, 0.0], [3800.0, 19.0, 0.0]])
+    top, low, spread = experiments.unit_spread(X)
+    assert (top, low) == (0, 1) and spread == pytest.approx(np.sqrt(np.mean(X[:, 0] ** 2)) / np.sqrt(
+        np.mean([17.0**2, 19.0**2])))
+    assert experiments.unit_spread(np.array([[1.0, 20.0], [2.0, 25.0]])) is None  # 15x: mean squares 225x apart
+    at = app_test(src="upload", mechs="analyze_gauss", reps="1")  # R left at its default
+    at.session_state["upload"] = {"name": "penguins.csv", "bytes": messy_csv()}
+    at.switch_page("pages/data.py").run()
+    assert_clean(at)
+    warned = [w.value for w in at.warning if "very different scales" in w.value]
+    assert len(warned) == 1 and "body\\_mass\\_g" in warned[0] and "not private" in warned[0]
+    iris = app_test(src="sample:iris")  # centimetres beside centimetres
+    iris.switch_page("pages/data.py").run()
+    assert not [w for w in iris.warning if "very different scales" in w.value]

@@ -65,6 +65,23 @@ def at_k(results: dict, k: int) -> tuple[dict, str | None]:
     return out, note
 
 
+def units_warning(columns: list, X) -> bool:
+    """Warn as soon as a table is read when its columns' scales are far apart (:func:`dppca_core.experiments.
+    unit_spread`: mean squares 1000 times apart or more), whatever R is: the largest columns would make the first
+    components alone. Read from the cells: a non-private hint for the data owner. Returns True when it warned."""
+    found = experiments.unit_spread(X)
+    if found is None:
+        return False
+    top, low, spread = found
+    st.warning(f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {spread:,.0f} "
+               f"times larger than **{literal(columns[low], 60)}** (root-mean-squares), so a PCA, which adds up "
+               f"squares, weighs it {spread ** 2:,.0f} times more: unless their units are comparable, the first "
+               "components follow the largest columns alone. Divide each column by a public bound on its values, or "
+               "scale each column privately (Preprocessing: *Public per-column bounds*). A hint read from the "
+               "cells: not private, for you only.", icon=":material/straighten:")
+    return True
+
+
 def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     """Warn when one column holds most of the variance (its units, not the data's structure): the first component
     would be that column alone. Offers the public per-column scaling (on the Data page; ``data_page`` is that page,
