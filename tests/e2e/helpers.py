@@ -169,9 +169,9 @@ def upload_on_data_page(page, server: str, csv, query_string: str = ""):
 
 
 #: Every visible piece of text that is clipped or drawn over another (issue 35), as "what: text" strings:
-#: - "clipped": an element holding text of its own whose box hides what overflows it (overflow hidden or clip, or an
-#:   ellipsis) and whose content is wider than the box (scrollWidth over clientWidth); also the value a select box
-#:   shows (an input);
+#: - "clipped": a visible element whose text is wider than its box (scrollWidth over clientWidth) where the box cuts
+#:   it: an ellipsis, or overflow hidden or clip on a button or on an element holding text of its own; also the
+#:   value a select box shows (an input);
 #: - "overlap": two label boxes of one chart intersecting (plotly's SVG text: tick labels, axis titles, the title,
 #:   legend entries, annotations, text beside points), each box as drawn (a rotated label's tilted rectangle), or
 #:   one reaching past the chart's edge (cut there).
@@ -181,12 +181,15 @@ TEXT_PROBLEMS = """() => {
     const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none' && +s.opacity !== 0; };
   const ownText = e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
   for (const e of document.querySelectorAll('body *')) {
-    if (e.closest('svg, [data-testid="stDataFrameResizable"], [role="tooltip"]') || !ownText(e) || !shown(e)) continue;
+    if (e.closest('svg, [data-testid="stDataFrameResizable"], [role="tooltip"]') || !e.textContent.trim()
+        || !shown(e)) continue;
     const box = e.getBoundingClientRect();
     if (box.width <= 2 || box.height <= 2) continue;  // visually hidden for screen readers (a skip link)
     const s = getComputedStyle(e);
-    const hides = ['hidden', 'clip'].includes(s.overflowX) || s.textOverflow === 'ellipsis';
-    if (hides && e.scrollWidth > e.clientWidth + 1) out.push('clipped: ' + e.textContent.trim().slice(0, 80));
+    // text cut on purpose (an ellipsis), a box of its own text or a button that hides what overflows it
+    const cuts = s.textOverflow === 'ellipsis'
+      || (['hidden', 'clip'].includes(s.overflowX) && (ownText(e) || e.tagName === 'BUTTON'));
+    if (cuts && e.scrollWidth > e.clientWidth + 1) out.push('clipped: ' + e.textContent.trim().slice(0, 80));
   }
   for (const e of document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]'))
     if (shown(e) && e.scrollWidth > e.clientWidth + 1) out.push('clipped: ' + e.value.slice(0, 80));
