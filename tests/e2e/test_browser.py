@@ -16,13 +16,12 @@ NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
 
 
-def report_record_problems(page) -> list[str]:
+def report_record_problems(browser, page) -> list[str]:
     """Text clipped or overlapping in the Report's HTML record (downloaded from the Report page shown), opened in a
     page of its own at the same size."""
     with page.expect_download() as got:
         page.get_by_role("button", name="HTML report (offline)").click()
-    record = page.context.new_page()
-    record.set_viewport_size(page.viewport_size)
+    record = browser.new_page(viewport=page.viewport_size)
     record.goto(Path(got.value.path()).as_uri())
     record.wait_for_selector(".js-plotly-plot", timeout=60_000)
     record.wait_for_timeout(500)
@@ -48,7 +47,7 @@ def test_every_page_and_the_epsilon_dial(server, browser):
         assert_no_error(page, name)
         found = axe_violations(page) + text_problems(page)  # WCAG, and no text clipped or overlapping (issue 35)
         if name == "report":  # the Report's HTML record, as the data owner opens it
-            found += report_record_problems(page)
+            found += report_record_problems(browser, page)
         if found:
             problems[name] = found
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
