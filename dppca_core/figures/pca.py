@@ -392,4 +392,6 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
                          row=row + 1, col=col + 1)
         if col == 0:
             fig.update_yaxes(title_text="component 2" if two_d else "rows", row=row + 1, col=1)
-    return layout(fig, SCORE_TITLES[2 if two_d else 1], height=120 + 300 * rows)
+    fig = layout(fig, SCORE_TITLES[2 if two_d else 1], height=150 + 300 * rows)
+    fig.update_layout(margin=dict(t=85))  # the panels' titles sit above the plots: the figure's title above them
+    return fig
