@@ -16,13 +16,16 @@ NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
 
 
-def report_record_problems(browser, page) -> list[str]:
-    """Text clipped or overlapping in the Report's HTML record (downloaded from the Report page shown), opened in a
-    page of its own at the same size."""
+def report_record_problems(browser, page, folder: Path) -> list[str]:
+    """Text clipped or overlapping in the Report's HTML record (downloaded from the Report page shown and saved in
+    ``folder`` under its own name, so the browser opens it as a page), opened in a page of its own at the same
+    size."""
     with page.expect_download() as got:
         page.get_by_role("button", name="HTML report (offline)").click()
+    saved = folder / got.value.suggested_filename
+    got.value.save_as(saved)
     record = browser.new_page(viewport=page.viewport_size)
-    record.goto(Path(got.value.path()).as_uri())
+    record.goto(saved.as_uri())
     record.wait_for_selector(".js-plotly-plot", timeout=60_000)
     record.wait_for_timeout(500)
     found = [f"HTML record: {problem}" for problem in text_problems(record)]
@@ -30,7 +33,7 @@ def report_record_problems(browser, page) -> list[str]:
     return found
 
 
-def test_every_page_and_the_epsilon_dial(server, browser):
+def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
     """Every page draws without an error, with no serious or critical WCAG violation (axe-core) and no text clipped
     or overlapping at 1280x720, nor in the Report's HTML record; then the epsilon control moves the numbers and the
     address."""
@@ -47,7 +50,7 @@ def test_every_page_and_the_epsilon_dial(server, browser):
         assert_no_error(page, name)
         found = axe_violations(page) + text_problems(page)  # WCAG, and no text clipped or overlapping (issue 35)
         if name == "report":  # the Report's HTML record, as the data owner opens it
-            found += report_record_problems(browser, page)
+            found += report_record_problems(browser, page, tmp_path)
         if found:
             problems[name] = found
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
