@@ -85,3 +85,18 @@ def test_the_planner_follows_the_sweep(app_test):
     at.selectbox(key="w:sweep").set_value("n").run()
     assert_clean(at)
     assert "of your 150 rows" in " ".join(str(c) for c in _planner(at).columns)
+
+
+def test_a_streamed_file_has_no_rows_to_subsample():
+    from types import SimpleNamespace
+
+    from ui.data import Dataset
+
+    streamed = Dataset(X=None, name="big.csv", stats=SimpleNamespace(n=10_000, d=5))
+    with pytest.raises(ValueError, match="keeps no rows to subsample"):
+        compute.subsample_dataset(streamed, 100, 0)
+    table = Dataset(X=np.arange(40.0).reshape(20, 2), name="t", labels=np.arange(20), key="k")
+    half = compute.subsample_dataset(table, 10, 3)
+    assert half.n == 10 and half.key != table.key and set(half.labels) <= set(range(20))
+    assert np.array_equal(half.X[:, 0] / 2, half.labels)  # rows and labels drawn together
+    assert compute.subsample_dataset(table, 20, 3) is table
