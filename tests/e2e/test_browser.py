@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import (COVERED, PAGES, SHOTS, TRUNCATED, assert_no_error, axe_violations, go_to, metric_values,
+from tests.e2e.helpers import (PAGES, SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
                                open_page, people_csv, query, settle, sidebar_mechanisms, sidebar_numbers, slider_values,
                                text_problems, upload_on_data_page, wait_metrics)
 
@@ -189,8 +189,7 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
     assert_no_error(page, "presenter mode")
     assert page.locator('[data-testid="stSidebar"]').is_hidden()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    assert not page.evaluate(TRUNCATED), page.evaluate(TRUNCATED)
-    assert not page.evaluate(COVERED), page.evaluate(COVERED)
+    assert_text_fits(page, f"presenter mode at {width}x{height}")
     page.screenshot(path=str(SHOTS / f"presenter_risk_{width}x{height}.png"))
     # the big dial moves the numbers, and next goes to the next page
     before = metric_values(page)
