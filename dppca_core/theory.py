@@ -2,8 +2,9 @@
 
 A *rate* gives how the subspace error ||sin Theta||_F scales with n, d, k, epsilon, delta, s and the data noise;
 constants are unknown, so the dashboard fits each rate's constant to the measured points (:func:`fit_rate`) and
-draws it only where it fits, with the fit's error, and never moving against the way the utility must move. Each rate is a sum of named *terms*: ``"privacy"`` (the error the noise adds, measured against the
-non-private answer on the same data) and ``"statistical"`` (the sampling error, against the population). Every
+draws it only where it fits, with the fit's error, and never moving against the way the utility must move. Each
+rate is a sum of named *terms*: ``"privacy"`` (the error the noise adds, measured against the non-private answer
+on the same data) and ``"statistical"`` (the sampling error, against the population). Every
 privacy term uses the exact noise calibration of the mechanism (analytic Gaussian mechanism, GDP composition),
 so its slope in epsilon is the slope of the actual noise scale, about -1 at small epsilon and flatter at large
 epsilon, where sigma(epsilon, delta) falls more slowly than 1/epsilon.

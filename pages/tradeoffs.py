@@ -85,6 +85,8 @@ def _subsample_words(n_rows: int, extrapolated: bool) -> str:
         words += (" Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
                   "and none of them is a number to publish.")
     return words
+
+
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
     stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
@@ -103,7 +105,8 @@ with boundary("the sweep"):
         for e in errors[:5]:
             st.warning(md_escape(e))
         if frame.empty:
-            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
+            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or "
+                             "s > 0).")
         ds = data.load_dataset(vals)
         private_k = scenario.private_k(vals)  # each release's own k: no common rate, no common random level
         overlay = (theory_overlay.Overlay() if private_k else
@@ -242,8 +245,8 @@ with boundary("the budget planner"):
     elif last["axis"] != vals["sweep"]:
         st.info("The planner reads the sweep above, which is stopped: press **Run the sweep**.")
     elif last["axis"] not in compute.EXTENDABLE:
-        st.info(f"The planner answers sweeps of ε (smallest ε for the target) or n (smallest n at this ε); the sweep "
-                f"above is of {last['label']}.")
+        st.info(f"The planner answers sweeps of ε (smallest ε for the target) or n (smallest n at this ε); the "
+                f"sweep above is of {last['label']}.")
     elif last["metric"] != metric:
         st.info("The planner reads the sweep above, drawn for another metric: run the sweep again.")
     else:

@@ -82,7 +82,7 @@ def test_tradeoffs_overlays_theory_rates(app_test):
         ys = list(_array(rate["y"]))
         assert all(b < a for a, b in zip(ys, ys[1:])) if metric == "subspace_distance" else \
             all(b > a for a, b in zip(ys, ys[1:]))  # the utility rises with ε: never drawn falling
-        assert len(_array(rate["x"])) < 11  # not over the whole grid (0.05 to 100): the random level and the floor left out
+        assert len(_array(rate["x"])) < 11  # not the whole grid (0.05 to 100): the random level, the floor left out
         assert any("theoretical **rates**" in c.value for c in at.caption)
 
 

@@ -40,8 +40,8 @@ APP_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important;}
 .st-key-lesson_nav h2 {font-size: 1.6rem !important; padding: 0 !important;}
-[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {white-space: normal !important; overflow: visible !important;
-  text-overflow: clip !important;}
+[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")

@@ -138,7 +138,8 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
                         text=[f"{100 * m.prior:g}% → {risk.format_percent(m.posterior)}" for m in marks],
                         # every other curve's numbers below it; the last (the largest prior) to the left, not
                         # past the plot's right edge
-                        textposition="top left" if i % 2 == 0 else ["bottom right"] * (len(marks) - 1) + ["bottom left"],
+                        textposition=("top left" if i % 2 == 0
+                                      else ["bottom right"] * (len(marks) - 1) + ["bottom left"]),
                         textfont=dict(size=font_size, color=color), cliponaxis=False,
                         hovertemplate="prior %{x:.0%} → at most %{y:.1%}<extra></extra>")
     ticks = [0.001, 0.01, 0.1, 1.0]  # a decade apart (50% beside 100% tilted both on a projector)
