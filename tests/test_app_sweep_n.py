@@ -44,9 +44,13 @@ def test_a_sweep_of_n_on_a_table_subsamples_and_extrapolates(app_test):
     assert sorted(table["n"].unique()) == [125, 250, 500, 1000, 2000]
     traces = _traces(at)
     extrapolated = next(t for t in traces if t.get("name", "").startswith("extrapolated: Analyze Gauss"))
-    assert list(_array(extrapolated["x"])) == [4000, 8000]
+    # the dotted line goes on from the table's own point (no marker there) to 2x and 4x its rows
+    assert list(_array(extrapolated["x"])) == [2000, 4000, 8000]
+    assert list(_array(extrapolated["marker"]["size"])) == [0, 10, 10]
     measured = table.sort_values("n")["mean"].to_numpy()
     ys = _array(extrapolated["y"])
+    assert ys[0] == pytest.approx(measured[-1])
+    ys = ys[1:]
     assert ys[1] < ys[0] < measured[-1]  # more rows, less error: never the wrong way
     captions = " ".join(c.value for c in at.caption)
     assert "random subsets" in captions and "**extrapolated**" in captions

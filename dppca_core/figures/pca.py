@@ -148,8 +148,8 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
             g = g.sort_values(x)
             c = color_or_grey(mech)
             fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
-                                     fillcolor=c, opacity=0.2 if label is None else 0.1, line=dict(width=0),
-                                     showlegend=False, hoverinfo="skip"))
+                                     mode="lines", fillcolor=c, opacity=0.2 if label is None else 0.1,
+                                     line=dict(width=0), showlegend=False, hoverinfo="skip"))
             fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers",
                                      name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
                                      line=dict(color=c, **dash), marker=dict(symbol=marker, size=8)))
@@ -158,9 +158,12 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}" if label is None else text(label),
                                  line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
     for mech, (xs, ys) in (extrapolated or {}).items():
+        last = frame[frame["mechanism"] == mech].sort_values(x).tail(1)  # the dotted line goes on from the curve
+        sizes = [0] * len(last) + [10] * len(xs)  # a marker on the extrapolated points only
+        xs, ys = np.r_[last[x].to_numpy(float), xs], np.r_[last["mean"].to_numpy(float), ys]
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"extrapolated: {name(mech)}",
                                  line=dict(dash="dot", width=2, color=color_or_grey(mech)),
-                                 marker=dict(symbol="diamond-open", size=10)))
+                                 marker=dict(symbol="diamond-open", size=sizes)))
     grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()],
                                    *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()]]))
     if random_level is not None:
