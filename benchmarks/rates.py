@@ -161,7 +161,33 @@ def markdown(slopes, ex41, sparse, seeds: int, seconds: float) -> str:
     ]
     for row in sparse:
         lines.append(f"| {row['epsilon']:g} | {row['penalty']:.4f} | {row['f1']:.2f} | {row['distance']:.3f} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + IN_THE_APP) + "\n"
+
+
+#: how the Trade-offs page draws these rates (dppca_core.theory.fit_rate), said once at the end of docs/rates.md
+IN_THE_APP = [
+    "",
+    "## In the app: a rate is drawn only where it fits",
+    "",
+    "The Trade-offs page draws each mechanism's rate (dashed) with one constant fitted to the measured means on the "
+    "log scale (`dppca_core.theory.fit_rate`). The subspace distance is compared with the rate itself; the captured "
+    "energy through the energy lost, 100% minus the energy, which follows the square of the rate (to first order "
+    "the lost energy is a sum of squared sines), so the drawn energy rises with epsilon and n as it must. The curve "
+    "covers only the longest run of neighbouring swept values on which that one constant fits every mean within "
+    "20%, and its legend gives the largest error and the run (e.g. `rate: Analyze Gauss (fit ±12%, 0.5–10)`): where "
+    "the measurements sit at a random subspace (small epsilon) or on a floor the rate does not model (clipping, "
+    "centring, the sampling error at large epsilon), no curve is drawn, and a mechanism whose rate fits no three "
+    "neighbouring points gets a sentence instead. A fitted curve that would move against the way the utility must "
+    "move (falling with epsilon, n or delta) is never drawn.",
+    "",
+    "A sweep of n on the analyst's own table (not synthetic data) measures the table's own rows and random subsets "
+    "of them (1/16, 1/8, 1/4 and 1/2 of the rows, drawn without replacement with the scenario's seed, each inside "
+    "the larger ones), each scored against the non-private answer on the same rows. Where the fitted rate reaches "
+    "the table's own size, it is carried on to 2 and 4 times the rows and drawn dotted with open diamonds, labelled "
+    "*extrapolated*: a what-if that further assumes more rows of the same kind (the same population, so the same "
+    "spectrum) at the same epsilon, delta, R and k. Under add/remove the number of rows is private, so these n are "
+    "for the data owner only, never a number to publish.",
+]
 
 
 def main(argv=None) -> int:

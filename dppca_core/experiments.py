@@ -239,6 +239,28 @@ PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share 
                        "rows centred with their exact mean (what the private release aims at).")
 
 
+#: columns whose mean squares (what a PCA adds up) differ by this factor or more are on scales a PCA cannot compare
+UNITS_RATIO = 1000.0
+
+
+def unit_spread(X, ratio: float = UNITS_RATIO) -> tuple[int, int, float] | None:
+    """(largest column, smallest column, the ratio of their root-mean-squares) when the columns' mean squares differ
+    by ``ratio`` or more, else None. Over the finite cells of each column, columns of zeros left out; read before any
+    clipping, so it answers as soon as the table is read (e.g. grams beside millimetres: a root-mean-square 250
+    times larger is a mean square 62,500 times larger). A non-private diagnostic (it reads the data)."""
+    X = np.asarray(X, dtype=float)
+    finite = np.isfinite(X)
+    counts = finite.sum(axis=0)
+    squares = np.where(finite, X, 0.0) ** 2
+    rms = np.sqrt(squares.sum(axis=0) / np.maximum(counts, 1))
+    kept = np.flatnonzero((counts > 0) & (rms > 0))
+    if kept.size < 2:
+        return None
+    top, low = kept[np.argmax(rms[kept])], kept[np.argmin(rms[kept])]
+    spread = float(rms[top] / rms[low])
+    return (int(top), int(low), spread) if spread**2 >= ratio else None
+
+
 def dominant_feature(gram: np.ndarray, share: float = 0.9) -> tuple[int, float] | None:
     """(column, its share of the total energy) when one column holds at least ``share`` of tr(``gram``), else None.
 
@@ -454,6 +476,17 @@ def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, 
     return Repetitions(mechanism, _stacked(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
                        arr(f1), first, np.asarray(radii) if radius is not None else None,
                        np.asarray(ks) if auto_k else None, np.asarray(scales) if scale is not None else None)
+
+
+def subsample_rows(n_rows: int, size: int, seed: int) -> np.ndarray:
+    """Indices of ``size`` of ``n_rows`` rows drawn without replacement, seeded: the first ``size`` of one seeded
+    permutation, so the subsamples of one seed are nested (each smaller table lies inside the larger ones, and a
+    sweep of n changes only the number of rows). For exploration: what the analysis would give on fewer rows of
+    the same kind (an exploration record, not a release)."""
+    if not 1 <= int(size) <= int(n_rows):
+        raise ValueError(f"a subsample holds between 1 and the table's {n_rows} rows (got {size}).")
+    order = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(b"subsample")])).permutation(n_rows)
+    return np.sort(order[: int(size)])
 
 
 def support_for(reference: Reference, planted, s: int, k: int):

@@ -1,9 +1,10 @@
 """Theoretical error rates (up to constants) of the mechanisms, the regimes where they hold, and slope checks.
 
 A *rate* gives how the subspace error ||sin Theta||_F scales with n, d, k, epsilon, delta, s and the data noise;
-constants are unknown, so the dashboard scales each rate to its first measured point and labels it as a rate,
-not a value. Each rate is a sum of named *terms*: ``"privacy"`` (the error the noise adds, measured against the
-non-private answer on the same data) and ``"statistical"`` (the sampling error, against the population). Every
+constants are unknown, so the dashboard fits each rate's constant to the measured points (:func:`fit_rate`) and
+draws it only where it fits, with the fit's error, and never moving against the way the utility must move. Each
+rate is a sum of named *terms*: ``"privacy"`` (the error the noise adds, measured against the non-private answer
+on the same data) and ``"statistical"`` (the sampling error, against the population). Every
 privacy term uses the exact noise calibration of the mechanism (analytic Gaussian mechanism, GDP composition),
 so its slope in epsilon is the slope of the actual noise scale, about -1 at small epsilon and flatter at large
 epsilon, where sigma(epsilon, delta) falls more slowly than 1/epsilon.
@@ -152,6 +153,114 @@ def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: floa
 def loglog_slope(xs, ys) -> float:
     """Least-squares slope of log(ys) against log(xs)."""
     return float(np.polyfit(np.log(np.asarray(xs, float)), np.log(np.asarray(ys, float)), 1)[0])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A rate fitted to measured points: its constant, where it fits, and the direction it must move.
+
+#: which way a utility moves along an axis, every other setting held: +1 it rises (more epsilon, more rows or a larger
+#: delta each lower the noise), -1 it falls (more features spread the same noise wider); None: no fixed direction (k
+#: and s change the question itself), so no direction is checked
+UTILITY_DIRECTION = {"eps": 1, "n": 1, "delta": 1, "d": -1, "k": None, "s": None, "sigma": None}
+
+
+@dataclass(frozen=True)
+class ErrorForm:
+    """How a metric's measured value ``y`` becomes the error a rate describes, ``e = offset + sign * y``, and the
+    rate's power in that error: the subspace distance is ||sin Theta||_F itself (power 1); the captured energy lost,
+    100 - energy in % of the optimal, is to first order a weighted sum of the squared sines (power 2: Davis-Kahan,
+    tr(V^T C V) = sum_i lambda_i - sum_{i<=k<j} (lambda_i - lambda_j) |<v_i, u_j>|^2 + ...)."""
+
+    offset: float
+    sign: float
+    power: float
+
+    def error(self, y):
+        return self.offset + self.sign * np.asarray(y, dtype=float)
+
+    def value(self, e):
+        return (np.asarray(e, dtype=float) - self.offset) / self.sign
+
+
+#: the metrics a rate describes (support F1 has none: it counts rows, no rate here predicts it)
+ERROR_FORMS = {"subspace_distance": ErrorForm(0.0, 1.0, 1.0), "energy": ErrorForm(100.0, -1.0, 2.0)}
+#: a rate is drawn only over points it fits within this relative error (of the measured error), and on 3 or more
+FIT_TOLERANCE = 0.2
+FIT_MIN_POINTS = 3
+#: what every fitted rate assumes, said on the page next to the curve
+FIT_ASSUMPTIONS = ("the error is small (far below a random subspace), the noise dominates it (no floor from "
+                   "clipping, centring or the sampling error), and the data's eigengap stays as it is")
+
+
+@dataclass(frozen=True)
+class RateFit:
+    """A rate scaled to measured points: ``xs`` the points it fits (a contiguous run of the swept values), ``ys``
+    the fitted curve there in the metric's units, ``error`` the largest relative gap between the measured and the
+    fitted error on them (0.1 = 10%), ``constant`` the fitted constant, ``form`` the metric's error form."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    error: float
+    constant: float
+    form: ErrorForm
+
+    def at(self, rate_values) -> np.ndarray:
+        """The fitted curve in the metric's units where the rate takes ``rate_values`` (e.g. beyond the sweep: an
+        extrapolation, valid only while the rate's assumptions hold)."""
+        return self.form.value(self.constant * np.asarray(rate_values, dtype=float) ** self.form.power)
+
+
+def moves_right_way(xs, ys, metric: str, axis: str) -> bool:
+    """False when a curve of ``metric`` moves against the way its utility must move along ``axis``
+    (:data:`UTILITY_DIRECTION`): e.g. a captured energy that falls as epsilon grows, a distance that rises with n."""
+    from .experiments import METRICS
+
+    direction = UTILITY_DIRECTION.get(axis)
+    if direction is None:
+        return True
+    order = np.argsort(np.asarray(xs, dtype=float))
+    steps = np.diff(np.asarray(ys, dtype=float)[order])
+    utility = -steps if METRICS[metric].lower_is_better else steps
+    return bool(np.all(direction * utility >= -1e-12 * max(1.0, float(np.max(np.abs(ys))))))
+
+
+def _window_fit(e, r, power):
+    """(log constant, largest relative error) of e ~ c r^power fitted on the log scale."""
+    log_c = float(np.mean(np.log(e) - power * np.log(r)))
+    return log_c, float(np.max(np.abs(e / (np.exp(log_c) * r**power) - 1.0)))
+
+
+def fit_rate(xs, measured, rate_values, metric: str, axis: str, tolerance: float = FIT_TOLERANCE,
+             min_points: int = FIT_MIN_POINTS) -> RateFit | None:
+    """The rate's constant fitted to the measured means where it fits, or None.
+
+    The measured values become errors (:data:`ERROR_FORMS`); the longest run of neighbouring swept points (at least
+    ``min_points``; ties: the smaller error) on which one constant fits every point within ``tolerance`` is kept, so
+    the curve is drawn only where the data follow the rate: not where they sit at a random subspace (small epsilon)
+    or on a floor the rate does not model (large epsilon). None when no run fits, when the metric has no error form,
+    or when the fitted curve would move the wrong way (:func:`moves_right_way`).
+    """
+    form = ERROR_FORMS.get(metric)
+    if form is None:
+        return None
+    xs, r = np.asarray(xs, dtype=float), np.asarray(rate_values, dtype=float)
+    order = np.argsort(xs)
+    xs, r, e = xs[order], r[order], form.error(np.asarray(measured, dtype=float)[order])
+    usable = np.isfinite(e) & (e > 0) & np.isfinite(r) & (r > 0)
+    best = None
+    for i in range(len(xs)):
+        for j in range(i + min_points, len(xs) + 1):
+            if not usable[i:j].all():
+                break
+            log_c, error = _window_fit(e[i:j], r[i:j], form.power)
+            if error <= tolerance and (best is None or (j - i, -error) > (best[1] - best[0], -best[3])):
+                best = (i, j, log_c, error)
+    if best is None:
+        return None
+    i, j, log_c, error = best
+    fit = RateFit(xs[i:j], np.empty(0), error, float(np.exp(log_c)), form)
+    fit = RateFit(fit.xs, fit.at(r[i:j]), error, fit.constant, form)
+    return fit if moves_right_way(fit.xs, fit.ys, metric, axis) else None
 
 
 # ---------------------------------------------------------------------------------------------------------------

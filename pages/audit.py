@@ -27,7 +27,7 @@ st.markdown(
 )
 
 names = dc.mechanism_names()
-scenario.audit_follows_scenario()  # open on the scenario's mechanism and epsilon until changed here
+scenario.audit_follows_scenario()  # open on the scenario's mechanism, epsilon and delta until changed here
 vals = scenario.values()
 c = st.columns([2.6, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
 c[0].selectbox("Mechanism", names, format_func=lambda m: dc.get_mechanism(m).display_name + (
@@ -61,6 +61,15 @@ if run_clicked:
         st.session_state[RESULT_KEY] = result
         guarantee.remember_audit(result)
 
+def claim_reached(ratio: float) -> tuple[str, str | None]:
+    """The "claim reached" metric in words: a percentage up to the claim; past it (the claim refuted) no percentage
+    such as 999%, but how many times the claimed ε the lower bound is."""
+    if ratio <= 1:
+        return f"{ratio:.0%}", None
+    times = "∞" if ratio == float("inf") else f"{ratio:.3g}"
+    return "over 100%", f"refuted: the bound is {times}× the claim"
+
+
 result = st.session_state.get(RESULT_KEY)
 if result is not None:
     with boundary("the audit result"):
@@ -76,7 +85,8 @@ if result is not None:
         m[0].metric("claim", f"({result.epsilon_claimed:g}, {result.delta_claimed:g})")
         m[1].metric("lower bound on ε", "∞" if result.epsilon_lower == float("inf") else f"{result.epsilon_lower:.3g}",
                     help="At the claimed δ, with 95% confidence.")
-        m[2].metric("claim reached", f"{result.ratio:.0%}",
+        reached, beyond = claim_reached(result.ratio)
+        m[2].metric("claim reached", reached, delta=beyond, delta_color="off", delta_arrow="off",
                     help="lower bound / claimed ε: near 100% means the audit is tight; above 100% refutes the claim.")
         m[3].metric("lower bound on δ", f"{result.delta_lower:.3g}", help="At the claimed ε, with 95% confidence.")
         m[4].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",

@@ -517,6 +517,8 @@ with boundary("the data summary"):
     if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
         st.stop()
     ds = data.load_dataset(scn)
+    if ds.has_rows and scn["scale"] == "none":  # as soon as the table is read, whatever R is (issue 35)
+        views.units_warning(ds.columns, ds.X)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
     prep = compute.prepare(ds, scn)

@@ -32,7 +32,8 @@ with st.container(key="lesson_nav"):
     nav[0].button("◀ Previous step", key="lesson_back", disabled=step == 1, on_click=_go, args=(step - 1,),
                   width="stretch")
     nav[1].button("Next step ▶", key="lesson_next", disabled=step == len(LESSON), on_click=_go, args=(step + 1,),
-                  width="stretch")
+                  width="stretch", type="primary",  # the lesson's own step: told apart from the bar's "next page"
+                  help=f"step {step + 1} of {len(LESSON)} of this lesson" if step < len(LESSON) else None)
     nav[2].markdown(f"## Step {step} of {len(LESSON)}: {md_escape(card.title)}")
 
 with boundary("this step"):

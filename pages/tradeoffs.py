@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics
+from dppca_core import experiments, figures, metrics, theory
 from dppca_core.registry import display_name
 
 from ui import compute, data, report, scenario, show, theory_overlay
@@ -37,10 +37,13 @@ if not show.presenting():
 
 def _sweep(axis, metric):
     label, _, log_x = compute.SWEEPS[axis]
-    values = compute.sweep_values(axis, vals)
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
         raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
-                         "switch to 'Synthesize' on the Data page or sweep ε, δ, k or s.")
+                         "switch to 'Synthesize' on the Data page or sweep ε, δ, n, k or s.")
+    if compute.subsamples(axis, vals) and not data.load_dataset(vals).has_rows:
+        raise ValueError("a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
+                         "swept on it: sweep ε, δ, k or s (or upload a sample of the rows).")
+    values = compute.sweep_values(axis, vals)
     if axis == "k" and scenario.private_k(vals):
         raise ValueError("k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
                          "choose k yourself (Explore: 'k comes from').")
@@ -68,6 +71,22 @@ def _oracle_fields(fields: dict, prep) -> dict:
 
 
 ORACLE_LABEL = "oracle R (not private)"
+LAST_SWEEP = "last_sweep"  # the sweep drawn on this page (the planner and the Report read it); no widget owns it
+
+
+def _subsample_words(n_rows: int, extrapolated: bool) -> str:
+    """What a sweep of n on the table shows, and what it is not (Markdown)."""
+    words = (f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
+             f"scenario's seed, {vals['seed']}; each smaller subset inside the larger ones), each point scored "
+             "against the non-private answer on the same rows: an exploration of your own data, not a release.")
+    if extrapolated:
+        words += (f" Beyond {n_rows:,} rows the points are **extrapolated** from the fitted rate, not measured.")
+    if vals["nb"] == "add_remove":
+        words += (" Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
+                  "and none of them is a number to publish.")
+    return words
+
+
 STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
     stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
@@ -80,20 +99,31 @@ with boundary("the sweep"):
         st.info("Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
                 "from the cache.")
     else:
+        st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
         frame, oracle_frame, errors, log_x, label = _sweep(axis, metric)
         variants = {ORACLE_LABEL: oracle_frame} if not oracle_frame.empty else None
         for e in errors[:5]:
             st.warning(md_escape(e))
         if frame.empty:
-            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or s > 0).")
+            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or "
+                             "s > 0).")
         ds = data.load_dataset(vals)
         private_k = scenario.private_k(vals)  # each release's own k: no common rate, no common random level
-        rates = None if private_k else theory_overlay.rates(axis, list(frame[axis].unique()), mechs, vals, ds, frame)
+        overlay = (theory_overlay.Overlay() if private_k else
+                   theory_overlay.fitted(axis, metric, mechs, vals, ds.n, ds.d, frame))
+        own_rows = compute.subsamples(axis, vals)
+        extrapolated, not_extrapolated = ({}, [])
+        if own_rows and not private_k:
+            extrapolated, not_extrapolated = theory_overlay.extrapolation(overlay, ds.n, compute.EXTRAPOLATED_MULTIPLES,
+                                                                          vals, ds.d)
         random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
                         if metric == "subspace_distance" and axis not in ("d", "k") and not private_k else None)
-        show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=rates,
+        show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=overlay.lines,
                                  log_y=vals["logy"], random_level=random_level, x_title=label,
-                                 y_title=experiments.METRICS[metric].symbol, variants=variants), main=True)
+                                 y_title=experiments.METRICS[metric].symbol, variants=variants,
+                                 extrapolated=extrapolated), main=True)
+        if own_rows:
+            st.caption(_subsample_words(ds.n, bool(extrapolated)))
         if variants:
             st.caption("Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
                        f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
@@ -103,11 +133,15 @@ with boundary("the sweep"):
             st.caption("k is chosen privately inside each release: each repetition is scored against the exact top-k "
                        "of its own k (the table's 'k chosen' column), so no theory rate or random level at one k is "
                        "drawn.")
-        if rates:
-            st.caption("Dashed lines are the papers' theoretical **rates** (up to constants, each scaled to its curve "
-                       "by a least-squares fit on the log scale): they show the expected slope, not a prediction of "
-                       "the values.")
-        st.session_state["last_sweep"] = {"frame": frame, "axis": axis, "metric": metric}
+        elif metric not in theory.ERROR_FORMS:
+            st.caption(f"No theoretical rate predicts {experiments.METRICS[metric].label}: none is drawn.")
+        else:
+            if overlay.lines:
+                st.caption(theory_overlay.assumptions(overlay.lines, bool(extrapolated)))
+            for note in overlay.notes + not_extrapolated:
+                st.caption(md_escape(note))
+        st.session_state[LAST_SWEEP] = {"frame": frame, "axis": axis, "metric": metric, "label": label,
+                                         "rows": ds.n if own_rows else None, "extrapolated": extrapolated}
         table = compute.sweep_table(frame)
         if variants:
             table = pd.concat([table.assign(R="chosen privately"),
@@ -144,38 +178,76 @@ def _planner_target(info, k: int, d: int) -> float:
         return info.default_target
 
 
+def _plan(last: dict, target: float, share: float, better: str, unit: str) -> None:
+    """The planner's answer on the sweep above: per mechanism the smallest swept value meeting the target, the
+    extrapolated one when a sweep of n on the table's rows does not reach it, and which range to sweep next."""
+    frame, axis, rows = last["frame"], last["axis"], last["rows"]
+    found = compute.smallest_passing(frame, axis, metric, target, share)
+    if axis == "eps":
+        what = "smallest ε"
+    elif rows:
+        what = f"smallest n (of your {rows:,} rows) at ε = {vals['eps']:g}"
+    else:
+        what = f"smallest n at ε = {vals['eps']:g}"
+    table_rows = []
+    for mech, value in found.items():
+        answer = "not reached on the grid" if value is None else f"{value:g}"
+        if value is None and rows:
+            answer = _extrapolated_answer(last["extrapolated"].get(mech), rows, target)
+        row = {"mechanism": display_name(mech), what: answer}
+        if value is not None:
+            at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
+            row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
+        table_rows.append(row)
+    st.table(pd.DataFrame(table_rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
+    grid_words = ("on the subsamples of your table (a finer grid gives a tighter answer); beyond its rows only the "
+                  "extrapolated mean answers, with no spread" if rows else
+                  "on the swept grid (a finer grid gives a tighter answer)")
+    st.caption(f"Target: {info.label} {better} {target:g}{unit} in at least {100 * share:.0f}% of repetitions, "
+               f"{grid_words}.")
+    if rows:  # the table's rows cannot be extended: more rows are the extrapolation's what-if
+        return
+    advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))
+    if advice:
+        st.info(advice["text"], icon=":material/trending_up:")
+        if advice.get("button"):
+            st.button(advice["button"], key="planner_extend", on_click=_extend, args=(advice["lo"], advice["hi"]),
+                      icon=":material/open_in_full:")
+
+
+def _extrapolated_answer(points, rows: int, target: float) -> str:
+    """The planner's answer past the table's rows: the first extrapolated n whose fitted mean meets the target."""
+    if points is None:
+        return f"not reached with {rows:,} rows (no extrapolation: see above)"
+    for n, mean in zip(*points):
+        if info.meets([mean], target)[0]:
+            return f"about {n:,.0f} (extrapolated mean, not measured)"
+    return f"not reached up to {points[0][-1]:,.0f} rows (extrapolated)"
+
+
 with boundary("the budget planner"):
     metric = vals["metric"]
     info = experiments.METRICS[metric]
     k, d = int(vals["k"]), data.load_dataset(vals).d
     target = _planner_target(info, k, d)
     better = "at most" if info.lower_is_better else "at least"
-    unit = f" ({info.unit})" if info.unit else ""
+    unit = f" {info.unit}" if info.unit else ""
     c = st.columns([2, 1])
-    c[0].number_input(f"target: {info.label}{unit} {better}", min_value=info.low, max_value=info.upper(k, d),
-                      format="%g", help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
+    c[0].number_input(f"target: {info.label}{' (' + info.unit + ')' if info.unit else ''} {better}", min_value=info.low,
+                      max_value=info.upper(k, d), format="%g",
+                      help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
                       **scenario.bind("target"))
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    last = st.session_state.get("last_sweep")
-    if last is None or last["axis"] not in compute.EXTENDABLE or last["metric"] != metric:
-        st.info("The planner reads the sweep above: sweep ε (smallest ε for the target) or n (smallest n at this ε).")
+    last = st.session_state.get(LAST_SWEEP)
+    if last is None:
+        st.info("The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
+                "target) or n (smallest n at this ε).")
+    elif last["axis"] != vals["sweep"]:
+        st.info("The planner reads the sweep above, which is stopped: press **Run the sweep**.")
+    elif last["axis"] not in compute.EXTENDABLE:
+        st.info(f"The planner answers sweeps of ε (smallest ε for the target) or n (smallest n at this ε); the "
+                f"sweep above is of {last['label']}.")
+    elif last["metric"] != metric:
+        st.info("The planner reads the sweep above, drawn for another metric: run the sweep again.")
     else:
-        frame, axis = last["frame"], last["axis"]
-        found = compute.smallest_passing(frame, axis, metric, target, share)
-        what = "smallest ε" if axis == "eps" else f"smallest n at ε = {vals['eps']:g}"
-        rows = []
-        for mech, value in found.items():
-            row = {"mechanism": display_name(mech), what: "not reached on the grid" if value is None else f"{value:g}"}
-            if value is not None:
-                at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
-                row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
-            rows.append(row)
-        st.table(pd.DataFrame(rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
-        st.caption(f"Target: {info.label} {better} {target:g}{(' ' + info.unit) if info.unit else ''} in at least "
-                   f"{100 * share:.0f}% of repetitions, on the swept grid (a finer grid gives a tighter answer).")
-        advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))
-        if advice:
-            st.info(advice["text"], icon=":material/trending_up:")
-            if advice.get("button"):
-                st.button(advice["button"], key="planner_extend", on_click=_extend, args=(advice["lo"], advice["hi"]),
-                          icon=":material/open_in_full:")
+        _plan(last, target, share, better, unit)

@@ -1,5 +1,6 @@
 """Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
 from tests.test_app_pages import assert_clean, metric, plain
+from tests.test_app_score_plots import _array
 
 
 def test_distributed_page_compares_and_follows_sites(app_test):
@@ -64,17 +65,25 @@ def test_sessions_are_isolated(app_test):
 
 
 def test_tradeoffs_overlays_theory_rates(app_test):
+    """Each rate is fitted to its curve and drawn only where it fits, named with the fit's error (issue 35 item 4)."""
     import json
+    import re
 
-    at = app_test(mechs="analyze_gauss", sreps=3)
-    at.switch_page("pages/tradeoffs.py").run()
-    assert not at.exception
-    names = []
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        names += [trace.get("name", "") for trace in spec["data"]]
-    assert "rate: Analyze Gauss" in names
-    assert any("theoretical **rates**" in c.value for c in at.caption)
+    for metric in ("subspace_distance", "energy"):
+        at = app_test(mechs="analyze_gauss", sreps=3, metric=metric, shi=100)
+        at.switch_page("pages/tradeoffs.py").run()
+        assert not at.exception
+        traces = []
+        for chart in at.get("plotly_chart"):
+            traces += json.loads(chart.proto.spec)["data"]
+        rate = next(t for t in traces if t.get("name", "").startswith("rate: Analyze Gauss"))
+        error = float(re.search(r"fit ±(\d+)%", rate["name"]).group(1))
+        assert error <= 20
+        ys = list(_array(rate["y"]))
+        assert all(b < a for a, b in zip(ys, ys[1:])) if metric == "subspace_distance" else \
+            all(b > a for a, b in zip(ys, ys[1:]))  # the utility rises with ε: never drawn falling
+        assert len(_array(rate["x"])) < 11  # not the whole grid (0.05 to 100): the random level, the floor left out
+        assert any("theoretical **rates**" in c.value for c in at.caption)
 
 
 def test_explore_support_and_downstream_tabs(app_test):
@@ -151,3 +160,36 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     at.select_slider(key="w:eps").set_value(0.1).run()
     after = sentences()
     assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]
+
+
+
+def _dotplot_axis_title(at) -> str:
+    import json
+
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec["layout"].get("title", {}).get("text", "").startswith("Quantile dotplot"):
+            return spec["layout"]["xaxis"]["title"]["text"]
+    raise AssertionError("no dot plot drawn")
+
+
+def test_spread_metric_round_trips_through_a_link(app_test):
+    """Issue 35 item 8: the "Spread of" metric is a scenario field bound to its widget, so a copied link keeps it
+    (it was a widget of its own, not in the link: the reopened page showed the subspace distance)."""
+    from ui import scenario
+
+    at = app_test(mechs="analyze_gauss", reps=3)
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    assert "distance" in _dotplot_axis_title(at).lower()
+    spread = next(w for w in at.get("button_group") if w.key == "w:spreadm")
+    spread.set_value("energy").run()
+    assert_clean(at)
+    assert "energy" in _dotplot_axis_title(at).lower()
+    query = scenario.to_query(at.session_state[scenario.SCENARIO_KEY])
+    assert query.get("spreadm") == "energy"
+    reopened = app_test(**query)
+    reopened.switch_page("pages/explore.py").run()
+    assert_clean(reopened)
+    assert reopened.session_state["w:spreadm"] == "energy"
+    assert "energy" in _dotplot_axis_title(reopened).lower()

@@ -74,3 +74,39 @@ def test_charts_name_mechanisms_by_display_name_and_mark_the_retracted_one():
         shown = str(fig.to_plotly_json()["data"]) + str(fig.layout.yaxis.ticktext)
         assert "wishart_sn" not in shown and "private_power" not in shown, shown[:300]
         assert RETRACTED_MARK in shown and "Private power method" in shown
+
+
+def _dot_extents(fig):
+    """Per trace of dots: (lowest, highest) edge of its markers in row units, from the figure's own height."""
+    from dppca_core.figures.pca import DOT_FRAME_PX
+
+    rows = len(fig.layout.yaxis.tickvals)
+    px_per_row = (fig.layout.height - DOT_FRAME_PX) / rows
+    out = []
+    for trace in fig.data:
+        if trace.mode != "markers":
+            continue
+        radius = trace.marker.size / 2 / px_per_row
+        out.append((min(trace.y) - radius, max(trace.y) + radius))
+    return out
+
+
+def test_dot_stacks_stay_inside_their_mechanism_row():
+    """Issue 35 item 5: at large ε every repetition lands on about the same value, so all 20 dots stack in one bin;
+    the stack climbed 0.08 per dot (1.5 rows) into the next mechanism's row. Each row owns [r - 0.5, r + 0.5]."""
+    tight = {"analyze_gauss": np.full(50, 0.011), "private_power": 0.02 + 1e-4 * rng.random(50),
+             "mod_sulq": rng.random(50), "dp_pca": np.r_[np.zeros(25), np.ones(25)]}
+    for count in (1, 2, 4):
+        values = dict(list(tight.items())[:count])
+        for x_range in ((0.0, 1.5), None):
+            fig = figures.quantile_dotplot(values, "distance", x_range=x_range)
+            extents = _dot_extents(fig)
+            assert len(extents) == count
+            for row, (low, high) in enumerate(extents):
+                assert row - 0.5 < low and high < row + 0.5, (count, row, low, high)
+            assert list(fig.layout.yaxis.range) == [-0.5, count - 0.5]
+    # a stack of 20 still stacks (the dots are told apart upwards), and a spread-out mechanism keeps full-size dots
+    fig = figures.quantile_dotplot({"analyze_gauss": np.full(50, 0.01)}, "distance", x_range=(0.0, 1.5))
+    assert len(set(np.round(fig.data[0].y, 9))) == 20
+    spread = figures.quantile_dotplot({"mod_sulq": np.linspace(0, 1.4, 50)}, "distance", x_range=(0.0, 1.5))
+    assert spread.data[0].marker.size == 10

@@ -434,7 +434,8 @@ def _ranges(fig):
 
 def test_tradeoff_figure_has_fixed_axes_diagonal_and_audit_point():
     figs = [rfig.tradeoff_figure(PrivacyCurve.gdp(mu), audit_point=(0.1, 0.5, "<b>audit</b>")) for mu in (0.1, 3.0)]
-    assert _ranges(figs[0]) == _ranges(figs[1]) == ((0, 1), (0, 1))
+    assert _ranges(figs[0]) == _ranges(figs[1]) == (rfig.TRADEOFF_RANGE,) * 2  # fixed, whatever the curve
+    assert rfig.TRADEOFF_RANGE[0] < 0 and rfig.TRADEOFF_RANGE[1] == 1
     names = [t.name for t in figs[0].data]
     assert any("random guessing" in n for n in names)
     assert "&lt;b&gt;audit&lt;/b&gt;" in names  # user text escaped

@@ -5,6 +5,7 @@ a cached result is only reused for exactly the same draw; a new seed gives fresh
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -202,14 +203,50 @@ SWEEPS = {
     "k": ("components k", [1, 2, 3, 4, 5, 6], False),
     "s": ("support size s", [2, 5, 10, 20, 40], True),
 }
-SYNTHETIC_ONLY = ("n", "d")
+SYNTHETIC_ONLY = ("d",)
+#: a sweep of n on a table (not synthetic data, which are drawn anew at each n): the table subsampled to these
+#: fractions of its rows (measured), and these multiples of its rows extrapolated by the rate fitted to them
+SUBSAMPLE_FRACTIONS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1)
+EXTRAPOLATED_MULTIPLES = (2, 4)
 #: axes the planner answers on, with the range a sweep may be extended to (the scenario's limits)
 EXTENDABLE = {"eps": (1e-3, 100.0), "n": (10, 200_000)}
 
 
-def sweep_values(axis: str, vals: dict) -> list:
+def subsamples(axis: str, vals: dict) -> bool:
+    """True when a sweep of ``axis`` subsamples the scenario's table: a sweep of n on data that are not drawn anew."""
+    return axis == "n" and vals["src"] != "synthetic"
+
+
+def subsample_grid(n_rows: int, d: int) -> list[int]:
+    """The sizes a sweep of n measures on a table of ``n_rows`` rows and ``d`` columns: :data:`SUBSAMPLE_FRACTIONS`
+    of its rows, each with more rows than columns (and at least 10), the table itself last."""
+    sizes = {int(round(f * n_rows)) for f in SUBSAMPLE_FRACTIONS}
+    return sorted(size for size in sizes if size >= max(10, d + 1) or size == n_rows)
+
+
+def subsample_dataset(ds, size: int, seed: int):
+    """``ds`` with ``size`` of its rows (:func:`dppca_core.experiments.subsample_rows`, seeded, nested), its labels
+    alike; the whole table when ``size`` is its row count. ValueError for a file streamed into statistics."""
+    if not ds.has_rows:
+        raise ValueError("a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
+                         "swept on it: sweep ε, δ, k or s (or upload a sample of the rows).")
+    if size >= ds.n:
+        return ds
+    idx = experiments.subsample_rows(ds.n, size, seed)
+    return dataclasses.replace(ds, X=ds.X[idx], labels=None if ds.labels is None else ds.labels[idx],
+                               key=f"{ds.key}|rows {size} of {ds.n}, seed {seed}", note=f"{ds.note} Subsample of "
+                               f"{size:,} rows (seed {seed}).")
+
+
+def sweep_values(axis: str, vals: dict, ds=None) -> list:
     """The swept values: the axis's default grid, extended (1-2-5 steps) down to ``slo`` and up to ``shi`` when the
-    planner's advice asked for it (eps and n only)."""
+    planner's advice asked for it (eps and n only); for n on a table (:func:`subsamples`, ``ds`` its dataset) the
+    subsample sizes of :func:`subsample_grid`."""
+    if subsamples(axis, vals):
+        from .data import load_dataset
+
+        ds = ds or load_dataset(vals)
+        return subsample_grid(ds.n, ds.d)
     _, base, _ = SWEEPS[axis]
     if axis not in EXTENDABLE or not (vals["slo"] or vals["shi"]):
         return list(base)
@@ -244,9 +281,10 @@ def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "s
     from .scenario import budget, k_arg, mech_params, mechanisms, release_options
 
     rows, errors = [], []
+    table = load_dataset(vals) if subsamples(axis, vals) else None
     for value in values:
         fields, extra = point_settings(vals, axis, value)
-        ds = load_dataset(fields)
+        ds = load_dataset(fields) if table is None else subsample_dataset(table, int(value), int(vals["seed"]))
         if axis == "k" and value >= ds.d:
             continue
         prep = prepare(ds, fields)

@@ -38,11 +38,16 @@ def _eps_label(value: float) -> str:
     return f"{value:g}"
 
 
+#: the dial's label says what ◆ means in visible text (not only in its tooltip)
+REFERENCE_MARK = " · ◆ = a published ε"
+
+
 def epsilon_slider(container=st, field: str = "eps", key: str | None = None, label: str | None = None) -> None:
-    """Log-scaled epsilon slider bound to ``field``; an off-grid value from a link is shown exactly."""
+    """Log-scaled epsilon slider bound to ``field``; an off-grid value from a link is shown exactly. Its label ends
+    with :data:`REFERENCE_MARK`, which explains the marks of the reference points."""
     current = scenario.values()[field]
     container.select_slider(
-        label or "Privacy budget ε (log scale)", options=eps_grid(current), format_func=_eps_label,
+        (label or "Privacy budget ε (log scale)") + REFERENCE_MARK, options=eps_grid(current), format_func=_eps_label,
         help="Smaller ε = stronger privacy. Values marked ◆ are reference points (see 'Where do these ε come from?').",
         **scenario.bind(field, key=key),
     )

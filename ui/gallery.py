@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import dppca_core as dc
 
+from .controls import eps_grid
+
 
 @dataclass(frozen=True)
 class Card:
@@ -29,9 +31,12 @@ def available(entry: Card) -> bool:
     return all(m in names for m in entry.fields.get("mechs", "").split(",") if m)
 
 
+_DIAL = eps_grid()  # the dial's own range, so the card's words match it
+
 GALLERY = [
     Card("The epsilon dial",
-         "Move ε from 0.01 to 20 and watch two central mechanisms go from noise to the exact answer.",
+         f"Move ε from {_DIAL[0]:g} to {_DIAL[-1]:g} and watch two central mechanisms go from noise to the exact "
+         "answer.",
          "explore", {"mechs": "analyze_gauss,private_power", "eps": 1.0, "k": 2}),
     Card("Sparse genes: 200 features, signal on 10",
          "10,000 people, 200 features, the signal on 10 of them: DPS-PCA finds which ones under DP, MOD-SuLQ cannot "
@@ -56,7 +61,7 @@ LESSON = [
     Card("The exact PCA",
          "PCA finds the few directions along which the data vary most. In these 2,000 synthetic rows of 20 features, "
          "three directions stand out: each carries three to five times the variance of any other.",
-         "explore", {"mechs": "non_private", "k": 2, "view": "scree"}, figure="scree",
+         "explore", {"mechs": "non_private", "k": 3, "view": "scree"}, figure="scree",
          try_this="On Explore, the exact PCA scores a subspace distance of 0: it is the reference every private "
                   "answer is measured against.",
          notes="Ask the class what the tall bars mean before naming them. The exact PCA is computed from everyone's "

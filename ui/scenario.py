@@ -329,6 +329,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("reps", "int", 10, 1, 200),
     Field("seed", "int", 0, 0, SEED_MAX),
     Field("view", "choice", "spread", choices=VIEWS),
+    # the metric of the Explore view "spread" (the dot plot over repetitions)
+    Field("spreadm", "choice", "subspace_distance", choices=METRICS),
     # budget split of one release (shares of the total; the subspace gets the rest)
     Field("bmean", "float", 0.1, 0.0, 0.3),
     Field("beig", "float", 0.0, 0.0, 0.3),
@@ -360,7 +362,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     # audit
     Field("amech", "text", "analyze_gauss", check=_check_audit_mechanism),
     Field("aeps", "float", 1.0, 0.01, 50.0),
-    Field("adelta", "float", 1e-5, check=_check_delta),
+    Field("adelta", "float", 1e-6, check=_check_delta),  # the scenario's delta, followed (audit_follows_scenario)
     Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
     Field("anb", "choice", "replace", choices=("replace", "add_remove")),
     Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
@@ -755,7 +757,7 @@ AUDIT_FOLLOW_KEY = "audit_follows"
 
 
 def audit_follows_scenario() -> None:
-    """Open the Audit page on the scenario's first mechanism and its ε.
+    """Open the Audit page on the scenario's first mechanism, its ε and its δ.
 
     The audit's own settings follow the scenario until the user changes them on the Audit page: they are
     replaced only while they still hold the defaults or the values last taken from the scenario.
@@ -764,10 +766,10 @@ def audit_follows_scenario() -> None:
     mechs = mechanisms(vals)
     if not mechs:
         return
-    current = (vals["amech"], vals["aeps"])
-    if current in ((DEFAULTS["amech"], DEFAULTS["aeps"]), st.session_state.get(AUDIT_FOLLOW_KEY)):
-        wanted = (mechs[0], min(max(float(vals["eps"]), FIELDS["aeps"].low), FIELDS["aeps"].high))
-        vals["amech"], vals["aeps"] = wanted
+    current = (vals["amech"], vals["aeps"], vals["adelta"])
+    if current in ((DEFAULTS["amech"], DEFAULTS["aeps"], DEFAULTS["adelta"]), st.session_state.get(AUDIT_FOLLOW_KEY)):
+        wanted = (mechs[0], min(max(float(vals["eps"]), FIELDS["aeps"].low), FIELDS["aeps"].high), vals["delta"])
+        vals["amech"], vals["aeps"], vals["adelta"] = wanted
         st.session_state[AUDIT_FOLLOW_KEY] = wanted
 
 

@@ -33,12 +33,15 @@ h1 {font-size: 1.7rem !important; padding: 0.4rem 0 0.2rem 0 !important;}
 .st-key-presenter_bar [data-testid="stSlider"] {padding: 0 0.4rem;}
 </style>"""
 #: on every page: a chosen mechanism's chip shows its whole name (a retraction mark included) on as many lines as
-#: it needs, instead of an ellipsis; the Lesson's step heading sits beside its buttons, one line high
+#: it needs, instead of an ellipsis, and so does a metric's label ("rows above the largest R" was cut in five
+#: columns); the Lesson's step heading sits beside its buttons, one line high
 APP_CSS = """<style>
 [data-testid="stMultiSelectTagsContainer"] [data-tag] {height: auto !important; max-width: 100% !important;}
 [data-testid="stMultiSelectTagsContainer"] [data-tag] > span {white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important;}
 .st-key-lesson_nav h2 {font-size: 1.6rem !important; padding: 0 !important;}
+[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p {white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important;}
 </style>"""
 #: pages whose numbers follow epsilon: presenter mode shows the large dial there
 DIAL_PAGES = ("explore", "tradeoffs", "report")
@@ -111,7 +114,7 @@ def presenter_bar(pages: dict, here: str) -> None:
         if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
                           help=f"previous page: {pages[order[i - 1]].title}" if i else None):
             st.switch_page(pages[order[i - 1]])
-        if cols[1].button("next ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
+        if cols[1].button("next page ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
                           help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
             st.switch_page(pages[order[i + 1]])
         cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")

@@ -1,28 +1,83 @@
-"""Theory rates for the Trade-offs chart (``dppca_core.theory``), each scaled to its measured curve."""
+"""Theory rates for the Trade-offs chart (``dppca_core.theory``), each fitted to its measured curve where it fits."""
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dppca_core import theory
+from dppca_core.registry import display_name
 
 
-def rates(axis: str, xs: list, mechs: list, scn: dict, ds, frame) -> dict:
-    """{mechanism: (xs, ys)} of each mechanism's theoretical rate, scaled to its measured curve."""
-    out = {}
-    xs = np.asarray(sorted(xs), dtype=float)
+@dataclass
+class Overlay:
+    """What the chart draws beside the measurements: ``lines`` {mechanism: (xs, ys, legend name)} of the fitted
+    rates, ``fits`` {mechanism: RateFit}, and ``notes``, one sentence per mechanism whose rate is not drawn."""
+
+    lines: dict = field(default_factory=dict)
+    fits: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+
+def rate_values(mech: str, axis: str, xs, scn: dict, n: int, d: int) -> np.ndarray | None:
+    """The mechanism's rate along ``axis`` at ``xs`` with the scenario's other settings, or None (no rate known)."""
+    try:
+        return np.asarray(theory.rate(mech, axis, np.asarray(xs, dtype=float), n=n, d=d, k=int(scn["k"]),
+                                      epsilon=scn["eps"], delta=scn["delta"], s=int(scn["s"]) or None), dtype=float)
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def fitted(axis: str, metric: str, mechs: list, scn: dict, n: int, d: int, frame) -> Overlay:
+    """Each mechanism's rate with its constant fitted to the measured means (:func:`dppca_core.theory.fit_rate`),
+    drawn only over the points it fits, named with the fit's error."""
+    out = Overlay()
+    if metric not in theory.ERROR_FORMS:
+        return out
     for mech in mechs:
-        try:
-            ys = np.asarray(theory.rate(mech, axis, xs, n=ds.n, d=ds.d, k=int(scn["k"]), epsilon=scn["eps"],
-                               delta=scn["delta"]), dtype=float)
-        except (ValueError, TypeError, KeyError):
-            continue
         g = frame[frame["mechanism"] == mech].sort_values(axis)
-        measured = g["mean"].to_numpy(dtype=float)
-        ok = np.isfinite(ys) & (ys > 0) & np.isfinite(measured) & (measured > 0)
-        if g.empty or len(measured) != len(ys) or not ok.any():
+        if g.empty:
             continue
-        # one constant per curve, fitted on the log scale over every point (a rate fixes the slope, not the level),
-        # so the dashed line runs through the data instead of diving away from its first point
-        scale = float(np.exp(np.mean(np.log(measured[ok]) - np.log(ys[ok]))))
-        out[mech] = (xs, ys * scale)
+        xs = g[axis].to_numpy(dtype=float)
+        ys = rate_values(mech, axis, xs, scn, n, d)
+        if ys is None:
+            out.notes.append(f"{display_name(mech)}: no theoretical rate is known.")
+            continue
+        fit = theory.fit_rate(xs, g["mean"].to_numpy(dtype=float), ys, metric, axis)
+        if fit is None:
+            out.notes.append(f"{display_name(mech)}: the rate fits no {theory.FIT_MIN_POINTS} neighbouring points "
+                             f"within {100 * theory.FIT_TOLERANCE:.0f}% (the measured curve is outside the rate's "
+                             "regime on this grid), so it is not drawn.")
+            continue
+        out.fits[mech] = fit
+        span = f"{fit.xs[0]:g}–{fit.xs[-1]:g}"
+        out.lines[mech] = (fit.xs, fit.ys, f"rate: {display_name(mech)} (fit ±{100 * fit.error:.0f}%, {span})")
     return out
+
+
+def extrapolation(overlay: Overlay, n_rows: int, multiples, scn: dict, d: int) -> tuple[dict, list]:
+    """({mechanism: (xs, ys)}, notes): each fitted rate of a sweep of n carried past the table's ``n_rows`` rows to
+    ``multiples`` of them, where the fit reaches the table's own size (the measured curve follows the rate up to
+    there); a note per mechanism that is not extrapolated, and why."""
+    xs = np.asarray([n_rows * m for m in multiples], dtype=float)
+    out, notes = {}, []
+    for mech, fit in overlay.fits.items():
+        if fit.xs[-1] < n_rows:
+            notes.append(f"{display_name(mech)}: the rate fits the subsamples only up to n = {fit.xs[-1]:g}, not at "
+                         f"the table's {n_rows:,} rows, so it is not extrapolated.")
+            continue
+        ys = rate_values(mech, "n", xs, scn, n_rows, d)
+        if ys is not None:
+            out[mech] = (xs, fit.at(ys))
+    return out, notes
+
+
+def assumptions(mechs, extrapolated: bool) -> str:
+    """The rates' assumptions in words (Markdown), for the caption under the chart."""
+    formulas = "; ".join(f"{display_name(m)}: {theory.RATES[m]}" for m in mechs if m in theory.RATES)
+    more = (" Extrapolated points (dotted, open diamonds) further assume more rows of the same kind as the table's "
+            "(drawn from the same population, so the data's spectrum stays as it is) and the same ε, δ, R and k; "
+            "they are a what-if, not a measurement." if extrapolated else "")
+    return (f"Dashed lines are the papers' theoretical **rates**, each with one constant fitted to the measured means "
+            f"and drawn only over the points it fits (the legend gives the fit's largest error and where it fits). "
+            f"A rate assumes {theory.FIT_ASSUMPTIONS}.{more} Rates: {formulas}.")

@@ -65,6 +65,23 @@ def at_k(results: dict, k: int) -> tuple[dict, str | None]:
     return out, note
 
 
+def units_warning(columns: list, X) -> bool:
+    """Warn as soon as a table is read when its columns' scales are far apart (:func:`dppca_core.experiments.
+    unit_spread`: mean squares 1000 times apart or more), whatever R is: the largest columns would make the first
+    components alone. Read from the cells: a non-private hint for the data owner. Returns True when it warned."""
+    found = experiments.unit_spread(X)
+    if found is None:
+        return False
+    top, low, spread = found
+    st.warning(f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {spread:,.0f} "
+               f"times larger than **{literal(columns[low], 60)}** (root-mean-squares), so a PCA, which adds up "
+               f"squares, weighs it {spread ** 2:,.0f} times more: unless their units are comparable, the first "
+               "components follow the largest columns alone. Divide each column by a public bound on its values, or "
+               "scale each column privately (Preprocessing: *Public per-column bounds*). A hint read from the "
+               "cells: not private, for you only.", icon=":material/straighten:")
+    return True
+
+
 def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     """Warn when one column holds most of the variance (its units, not the data's structure): the first component
     would be that column alone. Offers the public per-column scaling (on the Data page; ``data_page`` is that page,
@@ -114,9 +131,27 @@ def _first_aligned(prep, results, k):
     return ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
 
 
+RERUN_APP_KEY = "view_setting_changed"  # canonical flag, no widget owns it
+
+
+def _whole_page_bind(name: str) -> dict:
+    """:func:`ui.scenario.bind` for a widget inside the view's fragment: a change also reruns the whole page, so the
+    address bar and the sidebar's copied link hold it (a fragment's rerun leaves them as they were)."""
+    bound = scenario.bind(name)
+    copy = bound["on_change"]
+
+    def _copy_and_flag():
+        copy()
+        st.session_state[RERUN_APP_KEY] = True
+
+    if st.session_state.pop(RERUN_APP_KEY, False):
+        st.rerun(scope="app")
+    return {**bound, "on_change": _copy_and_flag}
+
+
 def _spread(ds, prep, results, k, random_level):
-    metric = st.segmented_control("Spread of", list(compute.METRICS), default="subspace_distance", required=True,
-                                  format_func=lambda m: experiments.METRICS[m].label, key="spread_metric")
+    metric = st.segmented_control("Spread of", list(compute.METRICS), required=True,
+                                  format_func=lambda m: experiments.METRICS[m].label, **_whole_page_bind("spreadm"))
     values = {m: r.metric(metric) for m, r in results.items() if r.metric(metric) is not None}
     if not values:
         st.info("Support recovery needs a planted support or s > 0.")

@@ -43,34 +43,65 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)", height=460)
 
 
+#: the quantile dot plot's geometry, in units of one mechanism's row (rows at 0, 1, ...; each owns [r - 0.5, r + 0.5]):
+#: a stack starts at r + DOT_BASE and its top dot's centre is at most at r + DOT_TOP; DOT_STEP is the largest step
+DOT_BASE, DOT_TOP, DOT_STEP = -0.3, 0.38, 0.1
+#: pixels of the figure's height outside the plotting area (title, margins, axis title, legend), at most
+DOT_FRAME_PX = 150
+DOT_MAX_SIZE, DOT_MIN_SIZE = 10, 3
+
+
+def dot_stacks(q: np.ndarray, width: float) -> np.ndarray:
+    """The height (0, 1, 2, ...) of each quantile in its stack: quantiles closer than ``width`` share a bin."""
+    bins = np.round(np.asarray(q, dtype=float) / width).astype(int)
+    stack = np.zeros(len(bins))
+    seen: dict = {}
+    for i, b in enumerate(bins):
+        stack[i] = seen.get(b, 0)
+        seen[b] = stack[i] + 1
+    return stack
+
+
+def dot_geometry(tallest: int, rows: int, height: int) -> tuple[float, float]:
+    """(step between stacked dots in row units, marker diameter in px) so that a stack of ``tallest`` dots stays
+    inside its row's band at a figure ``height`` px tall: the step shrinks for tall stacks (every repetition at the
+    same value, e.g. at large ε) and the dots with it, never below DOT_MIN_SIZE px."""
+    step = min(DOT_STEP, (DOT_TOP - DOT_BASE) / max(tallest - 1, 1))
+    px_per_row = max(height - DOT_FRAME_PX, 40) / max(rows, 1)
+    size = float(np.clip(step * px_per_row * 1.2, DOT_MIN_SIZE, DOT_MAX_SIZE))
+    # the dot's radius must also fit between the band's edges and the stack's first and last centres
+    room = min(DOT_BASE + 0.5, 0.5 - DOT_TOP) * px_per_row * 2
+    return step, min(size, max(room, DOT_MIN_SIZE))
+
+
 def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
                      reference: float | None = None) -> go.Figure:
     """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots.
 
     ``x_range`` fixes the axis (so a change of epsilon moves the dots, not the axis); dots closer than 1/60 of
-    the axis stack. ``reference`` draws the no-information level (a random subspace) as a dotted line.
+    the axis stack, each stack inside its mechanism's row (:func:`dot_geometry`). ``reference`` draws the
+    no-information level (a random subspace) as a dotted line.
     """
     fig = go.Figure()
     lo_hi = x_range or (min(float(np.min(v)) for v in values.values()), max(float(np.max(v)) for v in values.values()))
     width = max(lo_hi[1] - lo_hi[0], 1e-9) / 60.0
-    for row, (mech, v) in enumerate(values.items()):
-        q = np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
-        bins = np.round(q / width).astype(int)
-        stack = np.zeros_like(q)
-        seen: dict = {}
-        for i, b in enumerate(bins):
-            stack[i] = seen.get(b, 0)
-            seen[b] = stack[i] + 1
-        fig.add_trace(go.Scatter(x=q, y=row + 0.08 * stack, mode="markers", name=name(mech), showlegend=False,
-                                 marker=dict(size=10, color=color_or_grey(mech)),
+    quantiles = {mech: np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
+                 for mech, v in values.items()}
+    stacks = {mech: dot_stacks(q, width) for mech, q in quantiles.items()}
+    height = 180 + 70 * len(values)
+    tallest = int(max((s.max() for s in stacks.values()), default=0)) + 1
+    step, size = dot_geometry(tallest, len(values), height)
+    for row, mech in enumerate(values):
+        fig.add_trace(go.Scatter(x=quantiles[mech], y=row + DOT_BASE + step * stacks[mech], mode="markers",
+                                 name=name(mech), showlegend=False, marker=dict(size=size, color=color_or_grey(mech)),
                                  hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>"))
     if reference is not None:
-        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.2], mode="lines",
+        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.5], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
-    fig.update_yaxes(tickvals=list(range(len(values))), ticktext=[name(m) for m in values], title=None)
+    fig.update_yaxes(tickvals=[row + DOT_BASE for row in range(len(values))], ticktext=[name(m) for m in values],
+                     title=None, range=[-0.5, len(values) - 0.5], showgrid=False, zeroline=False)
     fig.update_xaxes(title=metric_label, range=list(x_range) if x_range else None)
-    return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)",
-                  height=180 + 70 * len(values))
+    return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)", height=height)
 
 
 def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None, max_points: int = 600) -> go.Figure:
@@ -102,12 +133,14 @@ def principal_angles(angles: dict) -> go.Figure:
 
 def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
           random_level: float | None = None, x_title: str | None = None, y_title: str | None = None,
-          variants: dict | None = None) -> go.Figure:
+          variants: dict | None = None, extrapolated: dict | None = None) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
     no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve).
 
-    ``variants`` maps a label to another frame of the same shape (e.g. the same mechanisms with an oracle choice):
-    each is drawn in its mechanism's colour with a long-dash line and open markers, named "mechanism · label"."""
+    ``theory`` maps a mechanism to (xs, ys) or (xs, ys, legend name). ``variants`` maps a label to another frame of
+    the same shape (e.g. the same mechanisms with an oracle choice): each is drawn in its mechanism's colour with a
+    long-dash line and open markers, named "mechanism · label". ``extrapolated`` maps a mechanism to (xs, ys) beyond
+    the measured points (a fitted rate carried past them): dotted, open diamonds, named "extrapolated: mechanism"."""
     fig = go.Figure()
     styles = [(frame, None, dict(), "circle")] + [(f, label, dict(dash="longdash"), "circle-open")
                                                   for label, f in (variants or {}).items()]
@@ -116,15 +149,24 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
             g = g.sort_values(x)
             c = color_or_grey(mech)
             fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
-                                     fillcolor=c, opacity=0.2 if label is None else 0.1, line=dict(width=0),
-                                     showlegend=False, hoverinfo="skip"))
+                                     mode="lines", fillcolor=c, opacity=0.2 if label is None else 0.1,
+                                     line=dict(width=0), showlegend=False, hoverinfo="skip"))
             fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers",
                                      name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
                                      line=dict(color=c, **dash), marker=dict(symbol=marker, size=8)))
-    for mech, (xs, ys) in (theory or {}).items():
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}",
+    for mech, line in (theory or {}).items():
+        xs, ys, label = line if len(line) == 3 else (*line, None)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}" if label is None else text(label),
                                  line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
-    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()]]))
+    for mech, (xs, ys) in (extrapolated or {}).items():
+        last = frame[frame["mechanism"] == mech].sort_values(x).tail(1)  # the dotted line goes on from the curve
+        sizes = [0] * len(last) + [10] * len(xs)  # a marker on the extrapolated points only
+        xs, ys = np.r_[last[x].to_numpy(float), xs], np.r_[last["mean"].to_numpy(float), ys]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"extrapolated: {name(mech)}",
+                                 line=dict(dash="dot", width=2, color=color_or_grey(mech)),
+                                 marker=dict(symbol="diamond-open", size=sizes)))
+    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()],
+                                   *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()]]))
     if random_level is not None:
         fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
                                  name="random subspace (no information)", line=dict(dash="dot", color="#999")))
@@ -132,17 +174,19 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     # "label (unit), lower is better": the title names the metric and its direction; the vertical axis a short
     # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
     label, _, direction = metric_label.partition(", ")
-    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=8,
-                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y))
+    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6,
+                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y,
+                                       [y for _, ys in (extrapolated or {}).values() for y in ys]))
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
     return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
 
-def _data_range(frame, random_level: float | None, log_y: bool):
-    """y-axis range framing the measured bands and the random level, so that a theory rate (drawn to show a slope)
-    leaves the plot where it overshoots instead of squeezing the measurements into a strip."""
+def _data_range(frame, random_level: float | None, log_y: bool, extra=()):
+    """y-axis range framing the measured bands, the random level and ``extra`` values (extrapolated points), so
+    that a theory rate (drawn to show a slope) leaves the plot where it overshoots instead of squeezing the
+    measurements into a strip."""
     values = np.r_[frame["lo"].to_numpy(float), frame["hi"].to_numpy(float), frame["mean"].to_numpy(float),
-                   [] if random_level is None else [random_level]]
+                   [] if random_level is None else [random_level], np.asarray(extra, dtype=float)]
     values = values[np.isfinite(values)]
     if log_y:
         values = values[values > 0]
@@ -353,4 +397,6 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
                          row=row + 1, col=col + 1)
         if col == 0:
             fig.update_yaxes(title_text="component 2" if two_d else "rows", row=row + 1, col=1)
-    return layout(fig, SCORE_TITLES[2 if two_d else 1], height=120 + 300 * rows)
+    fig = layout(fig, SCORE_TITLES[2 if two_d else 1], height=150 + 300 * rows)
+    fig.update_layout(margin=dict(t=85))  # the panels' titles sit above the plots: the figure's title above them
+    return fig

@@ -17,6 +17,8 @@ from ..privacy import PrivacyCurve
 from .base import LEGEND_BELOW, PALETTE, color_or_grey, layout, name, text
 
 _GUESS = dict(color="#999", dash="dot", width=2)
+#: the trade-off figure's axes (both): the error rates' [0, 1] and a little room before 0
+TRADEOFF_RANGE = (-0.04, 1.0)
 
 
 def _entries(curves) -> list[tuple[str, PrivacyCurve, str]]:
@@ -100,8 +102,9 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
         fig.add_scatter(x=[a], y=[b], mode="markers", name=label,
                         marker=dict(symbol="x", size=round(font_size), color="#d62728", line=dict(width=2)),
                         hovertemplate="audit: false positives %{x:.3f}, false negatives %{y:.3f}<extra></extra>")
-    fig.update_xaxes(range=[0, 1], constrain="domain", tickformat=".0%")
-    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain", tickformat=".0%")
+    # the axes start a little before 0, so the two 0% labels at the corner stand apart
+    fig.update_xaxes(range=list(TRADEOFF_RANGE), constrain="domain", tickformat=".0%")
+    fig.update_yaxes(range=list(TRADEOFF_RANGE), scaleanchor="x", scaleratio=1, constrain="domain", tickformat=".0%")
     layout(fig, "The best attacker's test: is this person's row in?",
            "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
            height=height or int(320 + 14 * font_size))
@@ -133,14 +136,19 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
         fig.add_scatter(x=[m.prior for m in marks], y=[m.posterior for m in marks], mode="markers+text",
                         marker=dict(size=round(0.8 * font_size), color=color), showlegend=False,
                         text=[f"{100 * m.prior:g}% → {risk.format_percent(m.posterior)}" for m in marks],
-                        textposition="top left" if i % 2 == 0 else "bottom right",
+                        # every other curve's numbers below it; the last (the largest prior) to the left, not
+                        # past the plot's right edge
+                        textposition=("top left" if i % 2 == 0
+                                      else ["bottom right"] * (len(marks) - 1) + ["bottom left"]),
                         textfont=dict(size=font_size, color=color), cliponaxis=False,
                         hovertemplate="prior %{x:.0%} → at most %{y:.1%}<extra></extra>")
-    ticks = [0.001, 0.01, 0.1, 0.5, 1.0]
-    fig.update_xaxes(type="log", range=[-3, 0.02], tickvals=ticks, ticktext=["0.1%", "1%", "10%", "50%", "100%"])
-    fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
+    ticks = [0.001, 0.01, 0.1, 1.0]  # a decade apart (50% beside 100% tilted both on a projector)
+    # both axes start a little before their first tick, so the corner's labels (0% and 0.1%) stand apart
+    fig.update_xaxes(type="log", range=[-3.12, 0.02], tickvals=ticks, ticktext=["0.1%", "1%", "10%", "100%"])
+    fig.update_yaxes(range=[-0.05, 1.02], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0], tickformat=".0%")
+    # a short vertical title: a long one runs past a projector-sized plot (370 px) into the figure's title
     layout(fig, "How sure can an attacker become?",
-           "attacker's belief before the release (prior)", "most it can believe after (posterior)",
+           "attacker's belief before the release (prior)", "after (posterior)",
            height=height or int(320 + 14 * font_size))
     fig.update_layout(margin=dict(r=45))
     return _fonts(fig, font_size)

@@ -39,9 +39,14 @@ def qcomp_sweep(summary, axis: str, axis_title: str, labels: dict | None = None,
         fig.add_vline(x=marker, line_dash="dot", line_color="#999")
     swept_axis(fig, summary[axis], axis_title, log_x)
     # the axis holds the metric's name only (a long title is cut at the plot's height); the title line explains it
-    fig.update_yaxes(title=text(metric_label.split(" (")[0]), type="log" if log_y else "linear")
-    return layout(fig, f"{text(metric_label)} against {text(axis_title)} (mean and 95% band over repetitions)",
-                  height=420)
+    short, _, explained = metric_label.partition(" (")
+    fig.update_yaxes(title=text(short), type="log" if log_y else "linear")
+    # two lines: what is drawn against what, then what the metric is (one line ran past a projector-sized figure)
+    detail = f"{explained.rstrip(')')}; " if explained else ""
+    fig = layout(fig, f"{text(short)} against {text(axis_title)}<br><sub>{text(detail)}mean and 95% band over "
+                      "repetitions</sub>", height=440)
+    fig.update_layout(margin=dict(t=75))
+    return fig
 
 
 def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None = None,
@@ -69,8 +74,9 @@ def components_compare(truth: np.ndarray, recovered: dict, labels: dict | None =
                       row=1, col=i)
         fig.update_xaxes(title=text(feature), row=1, col=i)
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, "Recovered against true components (rows matched one-to-one)",
-                   height=160 + 28 * truth.shape[1])
+    fig = layout(fig, "Recovered against true components (rows matched one-to-one)", height=180 + 28 * truth.shape[1])
+    fig.update_layout(margin=dict(t=80))  # the panels' titles sit above the plots: the figure's title above them
+    return fig
 
 
 def weights_compare(true_weights, recovered: dict, labels: dict | None = None) -> go.Figure:

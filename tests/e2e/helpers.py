@@ -166,3 +166,67 @@ def upload_on_data_page(page, server: str, csv, query_string: str = ""):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
     page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
     settle(page)
+
+
+#: Every visible piece of text that is clipped or drawn over another (issue 35), as "what: text" strings:
+#: - "clipped": a visible element whose text is wider than its box (scrollWidth over clientWidth) where the box cuts
+#:   it: an ellipsis, or overflow hidden or clip on a button or on an element holding text of its own; also the
+#:   value a select box shows (an input);
+#: - "overlap": two label boxes of one chart intersecting (plotly's SVG text: tick labels, axis titles, the title,
+#:   legend entries, annotations, text beside points), each box as drawn (a rotated label's tilted rectangle), or
+#:   one reaching past the chart's edge (cut there).
+TEXT_PROBLEMS = """() => {
+  const out = [];
+  const shown = e => { if (!e.getClientRects().length) return false;
+    const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none' && +s.opacity !== 0; };
+  const ownText = e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('svg, [data-testid="stDataFrameResizable"], [role="tooltip"]') || !e.textContent.trim()
+        || !shown(e)) continue;
+    const box = e.getBoundingClientRect();
+    if (box.width <= 2 || box.height <= 2) continue;  // visually hidden for screen readers (a skip link)
+    const s = getComputedStyle(e);
+    // text cut on purpose (an ellipsis), a box of its own text or a button that hides what overflows it
+    const cuts = s.textOverflow === 'ellipsis'
+      || (['hidden', 'clip'].includes(s.overflowX) && (ownText(e) || e.tagName === 'BUTTON'));
+    if (cuts && e.scrollWidth > e.clientWidth + 1) out.push('clipped: ' + e.textContent.trim().slice(0, 80));
+  }
+  for (const e of document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]'))
+    if (shown(e) && e.scrollWidth > e.clientWidth + 1) out.push('clipped: ' + e.value.slice(0, 80));
+  // a label's box as drawn: the four corners of its own box (getBBox) through its transform to the screen, so a
+  // rotated tick label is its tilted rectangle, not the larger upright box around it
+  const corners = e => { const b = e.getBBox(), m = e.getScreenCTM();
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]); };
+  const edges = q => [[q[1][0] - q[0][0], q[1][1] - q[0][1]], [q[3][0] - q[0][0], q[3][1] - q[0][1]]];
+  const overlap = (p, q) => ![...edges(p), ...edges(q)].some(([ax, ay]) => {  // no separating axis (SAT)
+    const n = Math.hypot(ax, ay) || 1, along = r => r.map(([x, y]) => (x * ax + y * ay) / n);
+    const a = along(p), b = along(q);
+    return Math.max(...a) <= Math.min(...b) + 1 || Math.max(...b) <= Math.min(...a) + 1; });
+  const LABELS = '.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .gtitle, .legendtext, .annotation-text, '
+                 + '.textpoint text';
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    if (!shown(gd)) continue;
+    const boxes = [...gd.querySelectorAll(LABELS)].filter(e => e.textContent.trim() && shown(e))
+      .filter(e => e.getBBox().width > 0 && e.getBBox().height > 0).map(e => [e.textContent.trim(), corners(e)]);
+    const edge = gd.querySelector('.main-svg').getBoundingClientRect();
+    for (const [t, q] of boxes)
+      if (q.some(([x, y]) => x < edge.left - 1 || x > edge.right + 1 || y < edge.top - 1 || y > edge.bottom + 1))
+        out.push('cut at the chart edge: ' + t);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++)
+        if (overlap(boxes[i][1], boxes[j][1])) out.push('overlap: ' + boxes[i][0] + ' / ' + boxes[j][0]);
+  }
+  return [...new Set(out)];
+}"""
+
+
+def text_problems(page) -> list[str]:
+    """Visible text clipped or drawn over other text on the page as drawn now (:data:`TEXT_PROBLEMS`)."""
+    return page.evaluate(TEXT_PROBLEMS)
+
+
+def assert_text_fits(page, where: str) -> None:
+    """No visible text is clipped and no chart label overlaps another (at the page's own window size)."""
+    found = text_problems(page)
+    assert not found, f"{where}: text clipped or overlapping: {found}"

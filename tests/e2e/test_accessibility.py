@@ -1,20 +1,22 @@
 """WCAG 2.1 AA in the browser: axe-core (axe-playwright-python) on every page in presenter mode finds no serious
-or critical violation (in normal mode, each page is scanned on its visit in test_browser.py), and the controls of
-a page are reached and used with the keyboard alone."""
+or critical violation and no text is clipped or overlaps (in normal mode, each page is scanned on its visit in
+test_browser.py), the check of clipped text finds what it looks for, and the controls of a page are reached and used
+with the keyboard alone."""
 import pytest
 
-from tests.e2e.helpers import PAGES, axe_violations, open_page, query, settle
+from tests.e2e.helpers import PAGES, TEXT_PROBLEMS, axe_violations, open_page, query, settle, text_problems
 
 pytestmark = pytest.mark.e2e
 
 
 def test_no_serious_or_critical_violation_on_any_page_in_presenter_mode(server, browser):
-    # normal mode: every page is scanned by test_browser.test_every_page_and_the_epsilon_dial on its visit
+    """No serious or critical WCAG violation and no text clipped or overlapping (issue 35) on any page in presenter
+    mode at 1280x720; normal mode: every page is scanned by test_browser.test_every_page_and_the_epsilon_dial."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     problems = {}
     for name in PAGES:
         open_page(page, server, name, "present=true")
-        found = axe_violations(page)
+        found = axe_violations(page) + text_problems(page)
         if found:
             problems[name] = found
     page.close()
@@ -55,4 +57,34 @@ def test_explore_is_usable_with_the_keyboard_alone(server, browser):
     for wanted in ("Lesson", "Explore", "Presenter mode", "Show the numbers"):
         assert wanted in labels, (wanted, labels)
     assert any(tag == "input" and role == "combobox" for tag, role, _ in seen), seen  # the mechanism picker
+    page.close()
+
+
+def test_the_text_check_finds_clipped_and_overlapping_text(browser):
+    """The check of every page can fail: a cut label, a cut button and a chart whose tick labels overlap (plotly's
+    own drawing, its labels forced onto one another), and passes on the same page laid out to fit."""
+    import plotly.graph_objects as go
+    from plotly.offline import get_plotlyjs
+
+    fig = go.Figure(go.Scatter(x=[1, 1.01, 1.02], y=[1, 2, 3]))
+    fig.update_xaxes(tickvals=[1, 1.01, 1.02], ticktext=["a long label", "another long one", "and a third"],
+                     tickangle=0)
+    fig.update_layout(width=300, height=250, title="A title")
+    spec = fig.to_json()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.set_content(f"""<html><head><script>{get_plotlyjs()}</script></head><body>
+        <p id="cut" style="width:60px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis">a label too long
+        </p><button id="b" style="width:40px; white-space:nowrap; overflow:hidden">Next step ▶</button>
+        <div id="chart"></div><script>const f = {spec}; Plotly.newPlot('chart', f.data, f.layout);</script>
+        </body></html>""")
+    page.wait_for_selector(".js-plotly-plot .xtick text")
+    found = page.evaluate(TEXT_PROBLEMS)
+    assert any(f.startswith("clipped: a label too long") for f in found), found
+    assert any(f.startswith("clipped: Next step") for f in found), found
+    assert any(f.startswith("overlap:") and "long" in f for f in found), found
+    page.evaluate("""() => { document.getElementById('cut').style.width = '400px';
+        document.getElementById('b').style.width = '200px';
+        Plotly.relayout('chart', {'xaxis.ticktext': ['a', 'b', 'c'], 'xaxis.range': [0.9, 1.1], width: 900}); }""")
+    page.wait_for_timeout(300)
+    assert page.evaluate(TEXT_PROBLEMS) == [], page.evaluate(TEXT_PROBLEMS)
     page.close()

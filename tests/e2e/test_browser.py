@@ -1,12 +1,13 @@
 """End-to-end: every page in a real browser, the epsilon dial, and the scenario across navigation, reload,
 shared links, uploads and two sessions side by side. Widget values and numbers must match the link."""
 import itertools
+from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import (COVERED, PAGES, SHOTS, TRUNCATED, assert_no_error, axe_violations, go_to, metric_values,
+from tests.e2e.helpers import (PAGES, SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
                                open_page, people_csv, query, settle, sidebar_mechanisms, sidebar_numbers, slider_values,
-                               upload_on_data_page, wait_metrics)
+                               text_problems, upload_on_data_page, wait_metrics)
 
 pytestmark = pytest.mark.e2e
 
@@ -15,11 +16,29 @@ NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}
 SCENARIO = "eps=3.0&k=3&mechs=analyze_gauss&seed=5&reps=6&sreps=6&delta=1e-05"
 
 
-def test_every_page_and_the_epsilon_dial(server, browser):
-    """Every page draws without an error and with no serious or critical WCAG violation (axe-core) at 1280x720;
-    then the epsilon control moves the numbers and the address."""
+def report_record_problems(browser, page, folder: Path) -> list[str]:
+    """Text clipped or overlapping in the Report's HTML record (downloaded from the Report page shown and saved in
+    ``folder`` under its own name, so the browser opens it as a page), opened in a page of its own at the same
+    size."""
+    with page.expect_download() as got:
+        page.get_by_role("button", name="HTML report (offline)").click()
+    saved = folder / got.value.suggested_filename
+    got.value.save_as(saved)
+    record = browser.new_page(viewport=page.viewport_size)
+    record.goto(saved.as_uri())
+    record.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    record.wait_for_timeout(500)
+    found = [f"HTML record: {problem}" for problem in text_problems(record)]
+    record.close()
+    return found
+
+
+def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
+    """Every page draws without an error, with no serious or critical WCAG violation (axe-core) and no text clipped
+    or overlapping at 1280x720, nor in the Report's HTML record; then the epsilon control moves the numbers and the
+    address."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
     problems = {}
     for name in PAGES:
         open_page(page, server, name)
@@ -29,7 +48,9 @@ def test_every_page_and_the_epsilon_dial(server, browser):
                                    timeout=120_000)
             settle(page)
         assert_no_error(page, name)
-        found = axe_violations(page)
+        found = axe_violations(page) + text_problems(page)  # WCAG, and no text clipped or overlapping (issue 35)
+        if name == "report":  # the Report's HTML record, as the data owner opens it
+            found += report_record_problems(browser, page, tmp_path)
         if found:
             problems[name] = found
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -168,8 +189,7 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
     assert_no_error(page, "presenter mode")
     assert page.locator('[data-testid="stSidebar"]').is_hidden()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    assert not page.evaluate(TRUNCATED), page.evaluate(TRUNCATED)
-    assert not page.evaluate(COVERED), page.evaluate(COVERED)
+    assert_text_fits(page, f"presenter mode at {width}x{height}")
     page.screenshot(path=str(SHOTS / f"presenter_risk_{width}x{height}.png"))
     # the big dial moves the numbers, and next goes to the next page
     before = metric_values(page)

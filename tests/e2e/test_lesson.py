@@ -4,7 +4,7 @@ of the Lesson and the Report downloaded and opened in Chromium with the network 
 (docs/screenshots when DPPCA_SCREENSHOTS=docs/screenshots)."""
 import pytest
 
-from tests.e2e.helpers import SHOTS, assert_no_error, in_viewport, query, settle
+from tests.e2e.helpers import SHOTS, assert_no_error, assert_text_fits, in_viewport, query, settle
 from ui import report
 from ui.gallery import LESSON
 
@@ -41,6 +41,7 @@ def _check_step(page, number: int) -> None:
     assert query(page).get("step", "1") == str(number)
     for part in (HEADING, FIGURE, LINK, ".st-key-lesson_next button"):
         assert in_viewport(page, part), (number, part)  # the step fits the screen: nothing to scroll to
+    assert_text_fits(page, f"lesson step {number}")  # no text clipped, no chart label over another (issue 35)
 
 
 def _press_next_with_the_keyboard(page) -> None:
