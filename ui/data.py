@@ -147,16 +147,31 @@ LABEL_HINTS = ("target", "label", "class", "y", "outcome", "diagnosis", "species
 def _parsed(digest: str, name: str, _raw: bytes):
     """The uploaded file parsed once (content-addressed: ``digest`` is the sha256 of the bytes), in a worker process
     with the parse budgets of ui/limits.py (:func:`ui.worker.parse_upload`): a file that would take more memory
-    or CPU time is refused in plain words, and the server keeps answering every other session meanwhile."""
+    or CPU time is refused in plain words, and the server keeps answering every other session meanwhile. A
+    refusal is kept too (as its message), so a refused file is not read again on every rerun."""
     release_arrow_memory()  # pages freed by entries evicted since the last parse
-    return worker.run(worker.parse_upload, name, _raw, MAX_UPLOAD_BYTES, MAX_UPLOAD_CELLS, MAX_UPLOAD_COLUMNS,
-                      MAX_UPLOAD_DECODED_BYTES, memory_bytes=limits.PARSE_MEMORY_BYTES,
-                      cpu_seconds=limits.PARSE_CPU_SECONDS, what=plain(name)).value
+    try:
+        return worker.run(worker.parse_upload, name, _raw, MAX_UPLOAD_BYTES, MAX_UPLOAD_CELLS, MAX_UPLOAD_COLUMNS,
+                          MAX_UPLOAD_DECODED_BYTES, memory_bytes=limits.PARSE_MEMORY_BYTES,
+                          cpu_seconds=limits.PARSE_CPU_SECONDS, what=plain(name)).value
+    except ValueError as exc:
+        return _Refusal(str(exc))
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """Why an uploaded file could not be read (cached like a parsed file)."""
+
+    message: str
 
 
 def parsed_upload(up: dict):
-    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content)."""
-    return _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
+    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content); ValueError saying
+    why a file cannot be read."""
+    parsed = _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
+    if isinstance(parsed, _Refusal):
+        raise ValueError(parsed.message)
+    return parsed
 
 
 def suggested_label(columns: list) -> str:
