@@ -13,7 +13,9 @@ statistics (:func:`dppca_core.stats.sufficient_stats`).
 
 Size: the library reads any size (limits are optional arguments, for the app's uploads), but refuses
 files wider than ``max_columns`` (default :data:`MAX_COLUMNS`) before parsing them, because parsing and
-analysing a very wide header costs CPU time out of proportion to the file size.
+analysing a very wide header costs CPU time out of proportion to the file size. Every limit is checked from
+cheap facts before the large work starts, and no step takes more than linear time in the file's bytes (see the
+reading section below), so a hostile file costs little whatever it holds.
 
 The public namespace is :mod:`dppca_core.datasets`, which re-exports everything here.
 """
@@ -840,8 +842,10 @@ def load_table(source, columns=None, label: str | None = None, max_bytes: int | 
 
     Notes
     -----
-    CSV: UTF-8 (with or without BOM), UTF-16 with BOM, else latin-1; the delimiter (comma, semicolon, tab,
-    pipe) is sniffed; with a non-comma delimiter a decimal comma is accepted. A text column counts as
+    CSV: UTF-8 (with or without BOM, even doubled), UTF-16 or UTF-32 with BOM, else latin-1; the delimiter
+    (comma, semicolon, tab, pipe) is guessed from the first 64 KB; the header may hold quoted line breaks; with a
+    non-comma delimiter a decimal comma is accepted. Names go through :func:`plain_name` (line breaks become
+    spaces, control and bidirectional characters visible escapes). A text column counts as
     numeric when at least half of its non-empty cells parse as numbers (the others are bad cells, like
     empty ones); an integer too large for a float counts as an infinite value.
     """

@@ -14,7 +14,6 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import datasets as dsets
 from dppca_core import experiments
-from dppca_core.tables import release_arrow_memory
 
 from . import limits, worker
 from .text import plain
@@ -130,7 +129,9 @@ def _sample(name: str) -> Dataset:
 
 def _from_table(table, name: str, note: str) -> Dataset:
     labels = None if table.labels is None else table.labels.to_numpy()
-    return _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+    ds = _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+    ds.X.flags.writeable = False  # an upload's dataset is one object shared by every session (no copy per rerun)
+    return ds
 
 
 #: upload limits of this app (the library reads any size): bytes, cells, columns (checked from the header first) and
@@ -149,13 +150,14 @@ def _parsed(digest: str, name: str, _raw: bytes):
     with the parse budgets of ui/limits.py (:func:`ui.worker.parse_upload`): a file that would take more memory
     or CPU time is refused in plain words, and the server keeps answering every other session meanwhile. A
     refusal is kept too (as its message), so a refused file is not read again on every rerun."""
-    release_arrow_memory()  # pages freed by entries evicted since the last parse
     try:
         return worker.run(worker.parse_upload, name, _raw, MAX_UPLOAD_BYTES, MAX_UPLOAD_CELLS, MAX_UPLOAD_COLUMNS,
                           MAX_UPLOAD_DECODED_BYTES, memory_bytes=limits.PARSE_MEMORY_BYTES,
                           cpu_seconds=limits.PARSE_CPU_SECONDS, what=plain(name)).value
     except ValueError as exc:
         return _Refusal(str(exc))
+    finally:
+        worker.give_back_memory()  # the received copy of the result, and entries evicted since the last parse
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def suggested_label(columns: list) -> str:
     return ""
 
 
-@st.cache_data(max_entries=limits.UPLOAD_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+@st.cache_resource(max_entries=limits.UPLOAD_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, _up: dict) -> Dataset:
     table = parsed_upload(_up).select(list(columns) or None, label or None, on_bad)
     if len(table.columns) < 2:
