@@ -553,15 +553,15 @@ def rss_svg(samples: list, marks: list, soak_end: float) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _limits_table() -> list:
+def _changed_limits() -> list:
+    """The budgets (ui/limits.py) set in the environment, as "VARIABLE=value"."""
+    import os
     import sys
 
     sys.path.insert(0, str(ROOT))
     from ui.limits import SETTINGS
 
-    rows = ["| environment variable | bounds | value |", "|---|---|---:|"]
-    rows += [f"| `{var}` | {what} | {value:,} {unit} |" for var, what, unit, value in SETTINGS]
-    return rows
+    return [f"{var}={os.environ[var]}" for var, *_ in SETTINGS if os.environ.get(var, "").strip()]
 
 
 SOAK_TITLE = "Soak: a lesson with uploads and a hostile visitor"
@@ -603,8 +603,9 @@ def soak_report(result: dict, rss_out: str) -> str:
         lines += [f"* {kind}: {cause}" for kind, cause in failed[:20]]
     else:
         lines.append("Every action finished.")
-    lines += ["", "The budgets the server ran with (ui/limits.py; each can be set in the environment before the "
-                  "server starts):", "", *_limits_table()]
+    changed = _changed_limits()
+    lines += ["", "Budgets: " + ("the defaults (section above)." if not changed else
+                                 "the defaults (section above) except " + ", ".join(changed) + ".")]
     return "\n".join(lines) + "\n"
 
 

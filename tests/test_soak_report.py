@@ -1,5 +1,6 @@
 """The soak benchmark's outputs (benchmarks/load.py --soak): the RSS chart, the report (ceiling, p95 of each
 action, every unfinished action with its cause, the budgets) and the section of docs/load.md it replaces."""
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_the_report_states_the_ceiling_the_p95_and_each_unfinished_action_with_i
     assert "| page | 3 | 2.00 | 9.00 | 9.00 | 1 |" in text
     assert "* page: TimeoutError: no finished run 300 s after the action; page 'Data'" in text
     assert "2 answered with a message naming the file" in text
-    assert "| `DPPCA_PARSE_MEMORY_MB` |" in text and "![Server RSS during the soak](load-soak-rss.svg)" in text
+    assert "Budgets: the defaults" in text and "![Server RSS during the soak](load-soak-rss.svg)" in text
     assert "Every action finished." in load.soak_report(_result(), "x.csv")
 
 
@@ -54,3 +55,11 @@ def test_the_soak_replaces_its_own_section_and_keeps_the_others(tmp_path):
     doc.write_text(text + "\n## After\n\nkept\n")
     publish("third soak\n", str(doc), "Soak", section=True)
     assert doc.read_text().endswith("## Soak\n\nthird soak\n\n## After\n\nkept\n")
+
+
+def test_the_docs_state_the_default_budgets():
+    from ui import limits
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "load.md").read_text()
+    for variable, _, unit, value in limits.SETTINGS:
+        assert re.search(rf"\| `{variable}` \| [^|]+ \| {value:,} {unit} \|", doc), variable
