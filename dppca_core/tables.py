@@ -589,11 +589,18 @@ def _not_parquet(name: str, exc: Exception) -> ValueError:
     return ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, or upload a CSV.")
 
 
+def _parquet_width(file) -> int:
+    """The columns a Parquet file's table has: its stored columns less a pandas index stored as columns."""
+    names = file.schema_arrow.names
+    index = (file.schema_arrow.pandas_metadata or {}).get("index_columns", [])
+    return len(names) - sum(1 for column in index if isinstance(column, str) and column in names)
+
+
 def parquet_limits(file, name: str, max_columns: int | None, max_cells: int | None,
                    max_decoded_bytes: int | None) -> None:
     """Refuse a Parquet file over a limit from its metadata (columns, rows, row groups and the size of its data once
     decompressed), before any data page is read: a small file can decompress to gigabytes."""
-    meta, width = file.metadata, len(file.schema_arrow.names)
+    meta, width = file.metadata, _parquet_width(file)
     if max_columns is not None and width > max_columns:
         raise _too_wide(name, width, max_columns)
     if max_cells is not None and meta.num_rows * width > max_cells:
@@ -613,7 +620,7 @@ def _parse_parquet(raw: bytes, name: str, max_columns: int | None, max_cells: in
         import pyarrow.parquet as pq
 
         file = pq.ParquetFile(io.BytesIO(raw))  # reads the footer only
-        width = len(file.schema_arrow.names)
+        width = _parquet_width(file)
     except Exception as exc:  # pyarrow raises many types for a broken file
         raise _not_parquet(name, exc) from None
     parquet_limits(file, name, max_columns, max_cells, max_decoded_bytes)

@@ -292,3 +292,10 @@ def test_the_budgets_come_from_the_environment(monkeypatch):
     assert limits._setting("DPPCA_PARSE_CPU_SECONDS", 60) == 7
     assert limits._setting("DPPCA_UPLOAD_MB", 50) == 50
     assert {row[0] for row in limits.SETTINGS} >= {"DPPCA_UPLOAD_MB", "DPPCA_PARSE_MEMORY_MB", "DPPCA_PARSE_WORKERS"}
+
+
+def test_a_pandas_index_stored_in_parquet_does_not_count_as_a_column_of_cells(tmp_path):
+    frame = pd.DataFrame({"x": np.arange(6.0), "y": np.arange(6.0) ** 2}, index=pd.Index(list("pqrstu"), name="key"))
+    frame.to_parquet(tmp_path / "indexed.parquet")
+    parsed = tables.parse_table(tmp_path / "indexed.parquet", max_cells=12, max_columns=2)
+    assert parsed.columns == ["x", "y"] and parsed.n_rows == 6
