@@ -168,7 +168,8 @@ class Session:
         """What the page shows now, for the cause of an action that did not finish."""
         status = self.page.locator('[data-testid="stStatusWidget"]')
         shown = (await status.inner_text()).strip() if await status.count() else "no status"
-        return f"page {await self.title()!r}, status widget: {shown or 'idle'}, runs started {self.watch.started}"
+        return (f"at {self.page.url.split('?')[0]} (heading {await self.title()!r}), status widget: "
+                f"{shown or 'idle'}, runs started {self.watch.started}")
 
 
 class Monitor:
@@ -413,11 +414,12 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
                         times: dict, failed: list, refused: list) -> None:
     """One visitor for the soak: every page, the dial, the views, its own uploads, and a hostile file when it is its
     turn (``hostile`` holds the files queued for this session), followed by a proper file again."""
-    async def record(kind: str, action) -> None:
+    async def record(kind: str, action, target: str = "") -> None:
         try:
             times[kind].append(await action())
         except Exception as exc:  # noqa: BLE001 - an unfinished action is a result
-            failed.append((kind, f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}; {await session.state()}"))
+            failed.append((kind, f"session {session.index}{' to ' + target if target else ''}: {type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:120]}; {await session.state()}"))
 
     await record("load", lambda: session.open(f"{url}/explore?seed={session.index}"))
     while time.monotonic() < until:
@@ -445,7 +447,7 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
             await record("upload", lambda: _upload(session, own))
             continue
         target = rng.choice([p for p in SOAK_PAGES if p != here])  # the page already open causes no run
-        await record("page", lambda: _to_page(session, target))
+        await record("page", lambda: _to_page(session, target), target)
 
 
 async def _timeline(proc, samples: list, t0: float) -> None:
@@ -483,6 +485,7 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
                 result["big"] = {"seconds": big[0], "peak": max(monitor.rss[mark:]),
                                  "workers_peak": max(monitor.workers[mark:]), "after": monitor.rss[-1],
                                  "errors": await first.errors()}
+                await _upload(first, own[0])  # then it works on a class-sized table like the others
                 cpu0, start = monitor.cpu(), time.monotonic()
                 until = start + minutes * 60
 
@@ -581,7 +584,8 @@ def soak_report(result: dict, rss_out: str) -> str:
              "the end.", "",
              f"A legitimate 2,000 x 5,000 table (46 MB CSV) uploaded first, alone: {big['seconds']:.1f} s, server "
              f"RSS {result['rss_start']:.0f} MB before, {big['peak']:.0f} MB at the peak (its parse worker "
-             f"{big['workers_peak']:.0f} MB with the fork server), {big['after']:.0f} MB after.", "",
+             f"{big['workers_peak']:.0f} MB with the fork server), {big['after']:.0f} MB after; then that session "
+             "uploads a class-sized table (3,000 x 13) like the others.", "",
              "Seconds until the server finished the runs an action caused (from the click, key press or upload), "
              "p50 / p95 / max:", "",
              "| action | count | p50 | p95 | max | not finished |", "|---|---:|---:|---:|---:|---:|"]
