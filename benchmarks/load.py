@@ -102,15 +102,21 @@ class RunWatch:
 
     async def settle(self, t0: float, started_before: int, acted: float, timeout: float = 900.0):
         """(seconds from ``t0``, seconds from the page's first rerun request after ``t0``) until the runs caused
-        since then have finished (no new run within GRACE); ``acted`` is when the action itself returned."""
+        since then have finished (no new run within GRACE); ``acted`` is when the action itself returned.
+
+        The action caused a run when a run started after ``t0``, or when the page sent a rerun request and a run
+        finished after it: a request that arrives while an earlier run is still going stops that run ("finished
+        early for a rerun") and the server goes straight on to the new run, with no new "running" message."""
         while True:
             now = time.perf_counter()
-            if self.started > started_before and not self.running and now - self.last_end >= GRACE:
-                sent = next((r for r in self.requests if r >= t0), t0)
-                return self.last_end - t0, self.last_end - sent
-            if now - t0 > timeout or (self.started == started_before and now - acted > NO_RUN):
-                raise TimeoutError(f"no finished run {now - t0:.0f} s after the action" + (
-                    "" if self.started > started_before else " (no run started: the server never got the request)"))
+            sent = next((r for r in self.requests if r >= t0), None)
+            caused = self.started > started_before or (sent is not None and self.last_end > sent)
+            if caused and not self.running and now - self.last_end >= GRACE:
+                return self.last_end - t0, self.last_end - (t0 if sent is None else sent)
+            if now - t0 > timeout or (not caused and not self.running and now - acted > NO_RUN):
+                why = ("" if caused else " (no run started: the server never got the request)" if sent is None
+                       else " (the page sent its request; no run started)")
+                raise TimeoutError(f"no finished run {now - t0:.0f} s after the action{why}")
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), GRACE / 3)
