@@ -422,7 +422,7 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
     turn (``hostile`` holds the files queued for this session), followed by a proper file again."""
     async def record(kind: str, action, target: str = "") -> None:
         try:
-            times[kind].append(await action())
+            times.setdefault(kind, []).append(await action())
         except Exception as exc:  # noqa: BLE001 - an unfinished action is a result
             failed.append((kind, f"session {session.index}{' to ' + target if target else ''}: {type(exc).__name__}: "
                                  f"{str(exc).splitlines()[0][:120]}; {await session.state()}"))
@@ -437,6 +437,8 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
             await record("upload", lambda: _upload(session, own))
             continue
         here, choice = session.where(), rng.random()
+        if here == "Explore" and await session.title() != "Explore":  # the address changes before the page does
+            here = ""
         if here == "Explore" and choice < 0.45:
             key = await session.epsilon_key()
             if key:
@@ -453,7 +455,7 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
             await record("upload", lambda: _upload(session, own))
             continue
         target = rng.choice([p for p in SOAK_PAGES if p != here])  # the page already open causes no run
-        await record("page", lambda: _to_page(session, target), target)
+        await record(f"page: {target}", lambda: _to_page(session, target), target)
 
 
 async def _timeline(proc, samples: list, t0: float) -> None:
@@ -470,7 +472,7 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
     from playwright.async_api import async_playwright
 
     rng = random.Random(seed)
-    times: dict = {k: [] for k in ("load", "page", "epsilon", "view", "upload", "hostile upload")}
+    times: dict = {k: [] for k in ("load", "epsilon", "view", "upload", "hostile upload")}
     failed, refused, samples, hostile_at = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, _server(server) as (url, proc):
         own, hostile = soak_files(Path(tmp), clients)
@@ -595,7 +597,7 @@ def soak_report(result: dict, rss_out: str) -> str:
              "Seconds until the server finished the runs an action caused (from the click, key press or upload), "
              "p50 / p95 / max:", "",
              "| action | count | p50 | p95 | max | not finished |", "|---|---:|---:|---:|---:|---:|"]
-    for kind, xs in result["times"].items():
+    for kind, xs in sorted(result["times"].items(), key=lambda item: (item[0].startswith("page"), item[0])):
         lines.append(f"| {kind} | {len(xs)} | " + " | ".join(_spread([x[0] for x in xs]))
                      + f" | {sum(k == kind for k, _ in failed)} |")
     lines += ["", f"Hostile uploads: {len(result['refused'])}, {answered} answered with a message naming the file "

@@ -14,7 +14,7 @@ from _app_server import publish  # noqa: E402
 
 def _result(failed=()):
     samples = [(10.0 * i, 100.0 + 5 * i, 60.0 + (40 if i == 7 else 0)) for i in range(30)]
-    times = {"load": [(4.0, 3.0)], "page": [(1.0, 0.9), (2.0, 1.5), (9.0, 8.0)], "epsilon": [], "view": [(0.5, 0.4)],
+    times = {"load": [(4.0, 3.0)], "page: Data": [(1.0, 0.9), (2.0, 1.5), (9.0, 8.0)], "epsilon": [], "view": [(0.5, 0.4)],
              "upload": [(3.0, 2.0)], "hostile upload": [(1.5, 1.0)]}
     return {"profile": "soak", "clients": 3, "minutes": 4.0, "idle_minutes": 3.0, "load_start": 2.0, "load_end": 3.0,
             "rss_start": 100.0, "workers_start": 60.0, "rss_peak": 245.0, "workers_peak": 100.0, "total_peak": 305.0,
@@ -34,11 +34,11 @@ def test_the_rss_chart_draws_both_lines_and_marks_each_hostile_upload():
 
 
 def test_the_report_states_the_ceiling_the_p95_and_each_unfinished_action_with_its_cause():
-    text = load.soak_report(_result([("page", "TimeoutError: no finished run 300 s after the action; page 'Data'")]),
+    text = load.soak_report(_result([("page: Data", "TimeoutError: no finished run 300 s after the action")]),
                             "docs/load-soak-rss.csv")
     assert "ceiling 245 MB (with the workers 305 MB)" in text
-    assert "| page | 3 | 2.00 | 9.00 | 9.00 | 1 |" in text
-    assert "* page: TimeoutError: no finished run 300 s after the action; page 'Data'" in text
+    assert "| page: Data | 3 | 2.00 | 9.00 | 9.00 | 1 |" in text
+    assert "* page: Data: TimeoutError: no finished run 300 s after the action" in text
     assert "2 answered with a message naming the file" in text
     assert "Budgets: the defaults" in text and "![Server RSS during the soak](load-soak-rss.svg)" in text
     assert "Every action finished." in load.soak_report(_result(), "x.csv")
