@@ -575,6 +575,12 @@ def _changed_limits() -> list:
     return [f"{var}={os.environ[var]}" for var, *_ in SETTINGS if os.environ.get(var, "").strip()]
 
 
+def _shown_path(path: str) -> str:
+    """``path`` relative to the repository when it lies inside it (a report names no path of this machine)."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else Path(path).name
+
+
 SOAK_TITLE = "Soak: a lesson with uploads and a hostile visitor"
 
 
@@ -608,7 +614,8 @@ def soak_report(result: dict, rss_out: str) -> str:
               f"{result['workers_start']:.0f} MB), ceiling {result['rss_peak']:.0f} MB (with the workers "
               f"{result['total_peak']:.0f} MB), {result['rss_end']:.0f} MB when the soak ended, "
               f"{result['rss_idle']:.0f} MB (workers {result['workers_idle']:.0f} MB) after "
-              f"{result['idle_minutes']:g} min with no session. Every {SOAK_SAMPLE:.0f} s in `{rss_out}`:", "",
+              f"{result['idle_minutes']:g} min with no session. Every {SOAK_SAMPLE:.0f} s in `{_shown_path(rss_out)}`:",
+              "",
               f"![Server RSS during the soak]({Path(rss_out).with_suffix('.svg').name})", ""]
     if failed:
         lines += ["Actions that did not finish, with their cause (the driver's timeout, not an app error box):", ""]
