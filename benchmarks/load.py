@@ -16,8 +16,8 @@ async API (one browser, one context per session: separate cookies and sessions),
   moves the epsilon dial, switches the detail view or opens another page, with 1-3 s between actions.
 * ``--soak`` (a lesson, with a hostile visitor): first one session uploads a legitimate 2,000 x 5,000 table
   (46 MB); then for ``--minutes`` each session visits every page, moves the dial, switches views and uploads
-  tables of its own, and every minute one session (in turn) uploads a hostile file (a 1 MB quote-dash header, a
-  one-line file of 2.5 M columns, 22 M cells, a Parquet bomb, a dictionary bomb), then a proper file again. The
+  tables of its own, and every minute one session (in turn) uploads a hostile file (a Parquet bomb, a 1 MB
+  quote-dash header, a Parquet dictionary bomb, a one-line file of 2.5 M columns, 22 M cells), then a proper file. The
   server's RSS (and its parse workers') is written every 10 s to ``--rss-out`` (CSV) and drawn as an SVG beside
   it; the report gives the ceiling, the p95 of each action, and each action that did not finish with its cause.
   Then the sessions close and the server is watched idle for ``--idle-minutes``. The report replaces its own
@@ -388,8 +388,8 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
     column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3_000, dtype=np.int32)), pa.array(["z" * 10**6]))
     pq.write_table(pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}), folder / "dictionary-bomb.parquet",
                    store_schema=False)
-    hostile = [(name, folder / name) for name in ("quote-dash.csv", "one-line.csv", "many-cells.csv", "bomb.parquet",
-                                                  "dictionary-bomb.parquet")]
+    hostile = [(name, folder / name) for name in ("bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet",
+                                                  "one-line.csv", "many-cells.csv")]
     return own, hostile
 
 
