@@ -395,7 +395,7 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
 
 async def _to_page(session: Session, name: str) -> tuple[float, float]:
     link = session.page.locator('[data-testid="stSidebarNavLink"]', has_text=name).first
-    return await session.timed(lambda: link.click(timeout=60_000))
+    return await session.timed(lambda: link.click(timeout=300_000))
 
 
 async def _upload(session: Session, path) -> tuple[float, float]:
@@ -404,7 +404,7 @@ async def _upload(session: Session, path) -> tuple[float, float]:
     if session.where() != "Data":
         await _to_page(session, "Data")
     if not await page.locator(DROPZONE).count():
-        await session.timed(lambda: page.get_by_text("Upload CSV / Parquet").click(timeout=60_000))
+        await session.timed(lambda: page.get_by_text("Upload CSV / Parquet").click(timeout=300_000))
     dropzone = page.locator(DROPZONE)
     await dropzone.wait_for(state="attached", timeout=300_000)
     return await session.timed(lambda: dropzone.set_input_files(str(path)))
@@ -449,7 +449,7 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
                                                  ).all_inner_texts()
             view = rng.choice([v for v in VIEWS if v not in current])
             button = session.page.locator('[data-testid="stButtonGroup"] button', has_text=view).first
-            await record("view", lambda: session.timed(lambda: button.click(timeout=60_000)))
+            await record("view", lambda: session.timed(lambda: button.click(timeout=300_000)))
             continue
         if choice < 0.1:
             await record("upload", lambda: _upload(session, own))

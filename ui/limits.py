@@ -44,7 +44,7 @@ UPLOAD_COLUMNS = _setting("DPPCA_UPLOAD_COLUMNS", 2_000)
 #: the data of an uploaded Parquet file once decompressed (from its metadata): 876 KB of Parquet can hold 1.6 GB
 UPLOAD_DECODED_BYTES = _setting("DPPCA_UPLOAD_DECODED_MB", 1_000) * 10**6
 #: one parse's worker process: how far its address space may grow (bytes) and its CPU time (seconds)
-PARSE_MEMORY_BYTES = _setting("DPPCA_PARSE_MEMORY_MB", 2_500) * 10**6
+PARSE_MEMORY_BYTES = _setting("DPPCA_PARSE_MEMORY_MB", 2_000) * 10**6
 PARSE_CPU_SECONDS = _setting("DPPCA_PARSE_CPU_SECONDS", 60)
 #: parses running at once (more wait their turn)
 PARSE_WORKERS = _setting("DPPCA_PARSE_WORKERS", 2)
