@@ -98,16 +98,29 @@ def generated_by(command: str) -> str:
             f"Python {platform.python_version()}) -->")
 
 
-def publish(text: str, out: str, title: str, append: bool = False) -> None:
+def publish(text: str, out: str, title: str, append: bool = False, section: bool = False) -> None:
     """Print a report and, unless ``out`` is "-", write it under a heading to the Markdown file ``out`` (with
-    ``append``, add it to the end of that file under a second-level heading)."""
+    ``append``, add it to the end of that file under a second-level heading; with ``section``, replace that file's
+    second-level section of this title, or add it at the end when there is none)."""
     print(text)
     if out == "-":
         return
-    if append:
-        with Path(out).open("a") as fh:
+    path = Path(out)
+    if section:
+        heading = f"## {title}\n"
+        doc = path.read_text() if path.exists() else ""
+        if heading in doc:
+            before, rest = doc.split(heading, 1)
+            after = rest[rest.index("\n## "):] if "\n## " in rest else ""
+            doc = before.rstrip("\n") + "\n\n" + heading + "\n" + text + after
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + heading + "\n" + text
+        path.write_text(doc)
+        print(f"wrote the section {title!r} of {out}")
+    elif append:
+        with path.open("a") as fh:
             fh.write(f"\n## {title}\n\n{text}")
         print(f"appended to {out}")
     else:
-        Path(out).write_text(f"# {title}\n\n{text}")
+        path.write_text(f"# {title}\n\n{text}")
         print(f"wrote {out}")

@@ -4,6 +4,7 @@
     python benchmarks/load.py --clients 8 --minutes 5 --out -    # steady use, each session on its own
     python benchmarks/load.py --clients 30 --burst --post-script-gc --append   # the same with Streamlit's per-run GC
     python benchmarks/load.py --clients 30 --burst --url http://127.0.0.1:8501 --out -   # a server already running
+    python benchmarks/load.py --soak --clients 10 --minutes 10   # a class for a lesson, with hostile uploads
 
 Starts the app (headless Streamlit, no file watcher) and N sessions in Debian's Chromium through Playwright's
 async API (one browser, one context per session: separate cookies and sessions), all driven concurrently.
@@ -13,6 +14,14 @@ async API (one browser, one context per session: separate cookies and sessions),
   the same moment, as students do when told to.
 * steady (default): for ``--minutes``, each session on its own opens a page of a random scenario and then
   moves the epsilon dial, switches the detail view or opens another page, with 1-3 s between actions.
+* ``--soak`` (a lesson, with a hostile visitor): first one session uploads a legitimate 2,000 x 5,000 table
+  (46 MB); then for ``--minutes`` each session visits every page, moves the dial, switches views and uploads
+  tables of its own, and every minute one session (in turn) uploads a hostile file (a Parquet bomb, a 1 MB
+  quote-dash header, a Parquet dictionary bomb, a one-line file of 2.5 M columns, 22 M cells), then a proper file. The
+  server's RSS (and its parse workers') is written every 10 s to ``--rss-out`` (CSV) and drawn as an SVG beside
+  it; the report gives the ceiling, the p95 of each action, and each action that did not finish with its cause.
+  Then the sessions close and the server is watched idle for ``--idle-minutes``. The report replaces its own
+  section of ``--out`` (docs/load.md): run it after a burst, which rewrites the whole file.
 
 An action's time runs from the click or key press (for a link, from the navigation) until the server has
 finished the runs it caused: the driver reads Streamlit's own messages on each session's websocket (a run
@@ -32,6 +41,7 @@ import contextlib
 import random
 import statistics
 import time
+from pathlib import Path
 
 from _app_server import CHROMIUM_ARGS, ROOT, app_server, cpu_seconds, generated_by, niced_chromium, percentile, publish
 
@@ -92,14 +102,21 @@ class RunWatch:
 
     async def settle(self, t0: float, started_before: int, acted: float, timeout: float = 900.0):
         """(seconds from ``t0``, seconds from the page's first rerun request after ``t0``) until the runs caused
-        since then have finished (no new run within GRACE); ``acted`` is when the action itself returned."""
+        since then have finished (no new run within GRACE); ``acted`` is when the action itself returned.
+
+        The action caused a run when a run started after ``t0``, or when the page sent a rerun request and a run
+        finished after it: a request that arrives while an earlier run is still going stops that run ("finished
+        early for a rerun") and the server goes straight on to the new run, with no new "running" message."""
         while True:
             now = time.perf_counter()
-            if self.started > started_before and not self.running and now - self.last_end >= GRACE:
-                sent = next((r for r in self.requests if r >= t0), t0)
-                return self.last_end - t0, self.last_end - sent
-            if now - t0 > timeout or (self.started == started_before and now - acted > NO_RUN):
-                raise TimeoutError(f"no finished run {now - t0:.0f} s after the action")
+            sent = next((r for r in self.requests if r >= t0), None)
+            caused = self.started > started_before or (sent is not None and self.last_end > sent)
+            if caused and not self.running and now - self.last_end >= GRACE:
+                return self.last_end - t0, self.last_end - (t0 if sent is None else sent)
+            if now - t0 > timeout or (not caused and not self.running and now - acted > NO_RUN):
+                why = ("" if caused else " (no run started: the server never got the request)" if sent is None
+                       else " (the page sent its request; no run started)")
+                raise TimeoutError(f"no finished run {now - t0:.0f} s after the action{why}")
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), GRACE / 3)
@@ -134,16 +151,44 @@ class Session:
     async def errors(self) -> int:
         return await self.page.locator(ERROR_BOXES).count()
 
+    async def title(self) -> str:
+        heading = self.page.locator("h1")
+        return (await heading.first.inner_text()).strip() if await heading.count() else ""
+
+    def where(self) -> str:
+        """The sidebar name of the page open now, from its address (Home's heading is the app's name)."""
+        from urllib.parse import urlparse
+
+        path = urlparse(self.page.url).path.strip("/").split("/")[-1]
+        return PAGE_NAMES.get(path, "Home")
+
+    async def epsilon_key(self) -> str | None:
+        """The arrow key that changes the epsilon dial (it has two ends), or None without a dial."""
+        thumb = self.page.locator(SLIDER).first
+        if not await thumb.count():
+            return None
+        value, top = await thumb.evaluate("e => [Number(e.value), Number(e.max)]")
+        return "ArrowLeft" if value >= top else "ArrowRight"
+
+    async def state(self) -> str:
+        """What the page shows now, for the cause of an action that did not finish."""
+        status = self.page.locator('[data-testid="stStatusWidget"]')
+        shown = (await status.inner_text()).strip() if await status.count() else "no status"
+        return (f"at {self.page.url.split('?')[0]} (heading {await self.title()!r}), status widget: "
+                f"{shown or 'idle'}, runs started {self.watch.started}")
+
 
 class Monitor:
-    """Samples the server's RSS (MB) every 0.5 s in the background; ``cpu()`` reads its CPU seconds."""
+    """Samples the server's RSS (MB) every 0.5 s in the background; ``cpu()`` reads its CPU seconds. ``workers``
+    holds the RSS of its child processes (the fork server and the parse workers) at the same moments."""
 
     def __init__(self, proc):
-        self.proc, self.rss, self._task = proc, [], None
+        self.proc, self.rss, self.workers, self._task = proc, [], [], None
 
     async def _sample(self):
         while True:
             self.rss.append(self.proc.memory_info().rss / 2**20)
+            self.workers.append(_children_rss(self.proc))
             await asyncio.sleep(0.5)
 
     def __enter__(self):
@@ -155,6 +200,19 @@ class Monitor:
 
     def cpu(self) -> float:
         return cpu_seconds(self.proc)
+
+
+#: every page a soak session visits, by its sidebar link
+SOAK_PAGES = ["Home", "Lesson", "Data", "Explore", "Trade-offs", "Distributed", "Tensor", "Reproduce", "Audit",
+              "Report"]
+#: a page's address -> its sidebar name
+PAGE_NAMES = {"lesson": "Lesson", "data": "Data", "explore": "Explore", "tradeoffs": "Trade-offs",
+              "distributed": "Distributed", "tensor": "Tensor", "reproduce": "Reproduce", "audit": "Audit",
+              "report": "Report"}
+#: seconds between two samples of the soak's RSS timeline, and between two hostile uploads
+SOAK_SAMPLE = 10.0
+HOSTILE_EVERY = 60.0
+DROPZONE = '[data-testid="stFileUploaderDropzoneInput"]'
 
 
 #: Streamlit's default, which .streamlit/config.toml turns off: a full garbage collection after every script run
@@ -290,6 +348,293 @@ async def steady(clients: int, minutes: float, seed: int = 0, server: str | None
             "rss_end": rss_end}
 
 
+def _children_rss(proc) -> float:
+    """RSS (MB) of a process's children (the fork server and the parse workers of the app)."""
+    import psutil
+
+    total = 0
+    for child in proc.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += child.memory_info().rss
+    return total / 2**20
+
+
+def soak_files(folder, clients: int) -> tuple[dict, list]:
+    """({session: its own legitimate table}, [(name, path) of the hostile files, in turn]) written to ``folder``;
+    the big legitimate table is ``folder/big.csv``."""
+    import sys
+
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(ROOT))
+    from tests.test_hostile_files import HOSTILE_LINES, hostile_csv, parquet_bomb
+
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.integers(0, 3000, size=(5000, 2000)), columns=[f"c{j}" for j in range(2000)]).to_csv(
+        folder / "big.csv", index=False)
+    own = {}
+    for i in range(clients):
+        frame = pd.DataFrame(rng.normal(size=(3000, 12)) * ([1, 10, 100] * 4), columns=[f"x{j}" for j in range(12)])
+        frame["group"] = rng.integers(0, 3, size=3000)
+        own[i] = folder / f"class-{i}.csv"
+        frame.to_csv(own[i], index=False, float_format="%.4f")
+    (folder / "quote-dash.csv").write_bytes(hostile_csv(HOSTILE_LINES["quote-dash"]))
+    (folder / "one-line.csv").write_bytes(b"1," * 2_500_000 + b"1")
+    (folder / "many-cells.csv").write_bytes(b"a,b,c,d,e,f,g,h,i,j\n" + b"0,1,0,1,0,1,0,1,0,1\n" * 2_200_000)
+    parquet_bomb(folder / "bomb.parquet")
+    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3_000, dtype=np.int32)), pa.array(["z" * 10**6]))
+    pq.write_table(pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}), folder / "dictionary-bomb.parquet",
+                   store_schema=False)
+    hostile = [(name, folder / name) for name in ("bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet",
+                                                  "one-line.csv", "many-cells.csv")]
+    return own, hostile
+
+
+async def _to_page(session: Session, name: str) -> tuple[float, float]:
+    link = session.page.locator('[data-testid="stSidebarNavLink"]', has_text=name).first
+    return await session.timed(lambda: link.click(timeout=300_000))
+
+
+async def _upload(session: Session, path) -> tuple[float, float]:
+    """Open the Data page's uploader (not timed) and upload ``path``: seconds until the runs it caused finished."""
+    page = session.page
+    if session.where() != "Data":
+        await _to_page(session, "Data")
+    if not await page.locator(DROPZONE).count():
+        await session.timed(lambda: page.get_by_text("Upload CSV / Parquet").click(timeout=300_000))
+    dropzone = page.locator(DROPZONE)
+    await dropzone.wait_for(state="attached", timeout=300_000)
+    return await session.timed(lambda: dropzone.set_input_files(str(path)))
+
+
+async def _refused(session: Session, name: str) -> bool:
+    """Whether an error box on the page names the uploaded file (the plain message a hostile file gets)."""
+    boxes = await session.page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
+    return any(name in box for box in boxes)
+
+
+async def _soak_session(session: Session, url: str, until: float, rng: random.Random, own, hostile: list,
+                        times: dict, failed: list, refused: list) -> None:
+    """One visitor for the soak: every page, the dial, the views, its own uploads, and a hostile file when it is its
+    turn (``hostile`` holds the files queued for this session), followed by a proper file again."""
+    async def record(kind: str, action, target: str = "") -> None:
+        try:
+            times.setdefault(kind, []).append(await action())
+        except Exception as exc:  # noqa: BLE001 - an unfinished action is a result
+            failed.append((kind, f"session {session.index}{' to ' + target if target else ''}: {type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:120]}; {await session.state()}"))
+
+    await record("load", lambda: session.open(f"{url}/explore?seed={session.index}"))
+    while time.monotonic() < until:
+        await asyncio.sleep(rng.uniform(1.0, 3.0))
+        if hostile:
+            name, path = hostile.pop(0)
+            await record("hostile upload", lambda: _upload(session, path))
+            refused.append((name, await _refused(session, name)))
+            await record("upload", lambda: _upload(session, own))
+            continue
+        here, choice = session.where(), rng.random()
+        if here == "Explore" and await session.title() != "Explore":  # the address changes before the page does
+            here = ""
+        if here == "Explore" and choice < 0.45:
+            key = await session.epsilon_key()
+            if key:
+                await record("epsilon", lambda: session.move_epsilon(key))
+                continue
+        if here == "Explore" and choice < 0.6:
+            current = await session.page.locator('[data-testid="stButtonGroup"] button[aria-checked="true"]'
+                                                 ).all_inner_texts()
+            view = rng.choice([v for v in VIEWS if v not in current])
+            button = session.page.locator('[data-testid="stButtonGroup"] button', has_text=view).first
+            await record("view", lambda: session.timed(lambda: button.click(timeout=300_000)))
+            continue
+        if choice < 0.1:
+            await record("upload", lambda: _upload(session, own))
+            continue
+        target = rng.choice([p for p in SOAK_PAGES if p != here])  # the page already open causes no run
+        await record(f"page: {target}", lambda: _to_page(session, target), target)
+
+
+async def _timeline(proc, samples: list, t0: float) -> None:
+    """(seconds, server RSS MB, workers RSS MB) every SOAK_SAMPLE seconds."""
+    while True:
+        samples.append((time.perf_counter() - t0, proc.memory_info().rss / 2**20, _children_rss(proc)))
+        await asyncio.sleep(SOAK_SAMPLE)
+
+
+async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0, server: str | None = None) -> dict:
+    import tempfile
+    from pathlib import Path
+
+    from playwright.async_api import async_playwright
+
+    rng = random.Random(seed)
+    times: dict = {k: [] for k in ("load", "epsilon", "view", "upload", "hostile upload")}
+    failed, refused, samples, hostile_at = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp, _server(server) as (url, proc):
+        own, hostile = soak_files(Path(tmp), clients)
+        queues = [[] for _ in range(clients)]
+        async with async_playwright() as pw:
+            browser, sessions = await _sessions(pw, clients)
+            with Monitor(proc) as monitor:
+                t0 = time.perf_counter()
+                clock = asyncio.get_running_loop().create_task(_timeline(proc, samples, t0))
+                await asyncio.sleep(1.0)
+                result = {"rss_start": monitor.rss[-1], "workers_start": monitor.workers[-1],
+                          "load_start": _load_average()}
+                first = sessions[0]  # a legitimate large table, alone: what it costs and what stays
+                await first.open(f"{url}/explore?seed=0")
+                mark = len(monitor.rss)
+                big = await _upload(first, Path(tmp) / "big.csv")
+                await asyncio.sleep(SOAK_SAMPLE)
+                result["big"] = {"seconds": big[0], "peak": max(monitor.rss[mark:]),
+                                 "workers_peak": max(monitor.workers[mark:]), "after": monitor.rss[-1],
+                                 "errors": await first.errors()}
+                await _upload(first, own[0])  # then it works on a class-sized table like the others
+                cpu0, start = monitor.cpu(), time.monotonic()
+                until = start + minutes * 60
+
+                async def hostile_turns():
+                    turn = 0
+                    while time.monotonic() + HOSTILE_EVERY < until:
+                        await asyncio.sleep(HOSTILE_EVERY)
+                        queues[turn % clients].append(hostile[turn % len(hostile)])
+                        hostile_at.append(time.perf_counter() - t0)
+                        turn += 1
+
+                turns = asyncio.get_running_loop().create_task(hostile_turns())
+                await asyncio.gather(*(_soak_session(s, url, until, random.Random(rng.random()), own[s.index],
+                                                     queues[s.index], times, failed, refused) for s in sessions))
+                turns.cancel()
+                result["cpu_per_session"] = (monitor.cpu() - cpu0) / clients
+                result["errors"] = sum(await asyncio.gather(*(s.errors() for s in sessions)))
+                result["soak_end"] = time.perf_counter() - t0
+                result["rss_peak"], result["workers_peak"] = max(monitor.rss), max(monitor.workers)
+                result["total_peak"] = max(r + w for r, w in zip(monitor.rss, monitor.workers))
+                result["rss_end"] = monitor.rss[-1]
+                await browser.close()  # the visitors leave; Streamlit drops their sessions after disconnectedSessionTTL
+                await asyncio.sleep(idle_minutes * 60)
+                result["rss_idle"], result["workers_idle"] = monitor.rss[-1], monitor.workers[-1]
+                result["load_end"] = _load_average()
+                clock.cancel()
+    result.update({"profile": "soak", "clients": clients, "minutes": minutes, "idle_minutes": idle_minutes,
+                   "times": times, "failed": failed, "refused": refused, "samples": samples,
+                   "hostile_at": hostile_at})
+    return result
+
+
+def rss_svg(samples: list, marks: list, soak_end: float) -> str:
+    """An SVG line chart of the RSS timeline: the server, and the server with its parse workers; ticks below mark
+    the hostile uploads, a line the end of the soak (the sessions close)."""
+    width, height, left, bottom, top, right = 760, 320, 60, 40, 20, 20
+    t_max = max(s[0] for s in samples) or 1.0
+    y_max = max(s[1] + s[2] for s in samples) * 1.1 or 1.0
+    step = next(v for v in (50, 100, 200, 250, 500, 1000, 2000) if y_max / v <= 8)
+
+    def x(t):
+        return left + (width - left - right) * t / t_max
+
+    def y(mb):
+        return height - bottom - (height - bottom - top) * mb / y_max
+
+    def line(values, colour, dash=""):
+        points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in values)
+        return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{points}"/>'
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+             f'font-size="12"><rect width="{width}" height="{height}" fill="white"/>']
+    for mb in range(0, int(y_max) + 1, step):
+        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(mb):.1f}" y2="{y(mb):.1f}" stroke="#ddd"/>'
+                     f'<text x="{left - 6}" y="{y(mb) + 4:.1f}" text-anchor="end">{mb}</text>')
+    for minute in range(0, int(t_max // 60) + 1, max(1, int(t_max // 600))):
+        parts.append(f'<text x="{x(minute * 60):.1f}" y="{height - bottom + 16}" text-anchor="middle">{minute}</text>')
+    parts += [f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{height - bottom}" y2="{height - bottom - 8}" '
+              'stroke="#c0392b" stroke-width="2"/>' for t in marks]
+    parts.append(f'<line x1="{x(soak_end):.1f}" x2="{x(soak_end):.1f}" y1="{top}" y2="{height - bottom}" '
+                 'stroke="#555" stroke-dasharray="4 3"/>')
+    parts.append(line([(t, r + w) for t, r, w in samples], "#1f5fa8", ' stroke-dasharray="6 3"'))
+    parts.append(line([(t, r) for t, r, _ in samples], "#1f5fa8"))
+    parts.append(f'<text x="{(left + width - right) / 2}" y="{height - 6}" text-anchor="middle">minutes</text>'
+                 f'<text x="14" y="{top + 4}" >MB</text>'
+                 f'<text x="{left + 10}" y="{top + 14}">solid: server RSS; dashed: with its parse workers; red ticks: '
+                 'hostile uploads; grey line: the sessions close</text></svg>')
+    return "\n".join(parts) + "\n"
+
+
+def _changed_limits() -> list:
+    """The budgets (ui/limits.py) set in the environment, as "VARIABLE=value"."""
+    import os
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from ui.limits import SETTINGS
+
+    return [f"{var}={os.environ[var]}" for var, *_ in SETTINGS if os.environ.get(var, "").strip()]
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the repository when it lies inside it (a report names no path of this machine)."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else Path(path).name
+
+
+SOAK_TITLE = "Soak: a lesson with uploads and a hostile visitor"
+
+
+def soak_report(result: dict, rss_out: str) -> str:
+    n, minutes = result["clients"], result["minutes"]
+    command = f"python benchmarks/load.py --soak --clients {n} --minutes {minutes:g}" + (
+        f" --idle-minutes {result['idle_minutes']:g}" if result["idle_minutes"] != 3 else "")
+    big, failed = result["big"], result["failed"]
+    answered = sum(ok for _, ok in result["refused"])
+    lines = [generated_by(command),
+             f"{n} sessions for {minutes:g} min on one server (the browser shares the 2 cores at nice 19), each "
+             "visiting every page, moving the epsilon dial, switching the detail view and uploading a table of its "
+             f"own; every minute one session in turn uploads a hostile file, then a proper one. Machine load "
+             f"average (1 min, all processes): {result['load_start']:.0f} at the start, {result['load_end']:.0f} at "
+             "the end.", "",
+             f"A legitimate 2,000 x 5,000 table (46 MB CSV) uploaded first, alone: {big['seconds']:.1f} s, server "
+             f"RSS {result['rss_start']:.0f} MB before, {big['peak']:.0f} MB at the peak (its parse worker "
+             f"{big['workers_peak']:.0f} MB with the fork server), {big['after']:.0f} MB after; then that session "
+             "uploads a class-sized table (3,000 x 13) like the others.", "",
+             "Seconds until the server finished the runs an action caused (from the click, key press or upload), "
+             "p50 / p95 / max:", "",
+             "| action | count | p50 | p95 | max | not finished |", "|---|---:|---:|---:|---:|---:|"]
+    for kind, xs in sorted(result["times"].items(), key=lambda item: (item[0].startswith("page"), item[0])):
+        lines.append(f"| {kind} | {len(xs)} | " + " | ".join(_spread([x[0] for x in xs]))
+                     + f" | {sum(k == kind for k, _ in failed)} |")
+    lines += ["", f"Hostile uploads: {len(result['refused'])}, {answered} answered with a message naming the file "
+                  f"({', '.join(sorted({name for name, _ in result['refused']})) or 'none'}). Error boxes on the "
+                  f"pages at the end: {result['errors']}. Server CPU {result['cpu_per_session']:.1f} s per session.",
+              "",
+              f"Memory (RSS): server {result['rss_start']:.0f} MB at the start (its fork server and workers "
+              f"{result['workers_start']:.0f} MB), ceiling {result['rss_peak']:.0f} MB (with the workers "
+              f"{result['total_peak']:.0f} MB), {result['rss_end']:.0f} MB when the soak ended, "
+              f"{result['rss_idle']:.0f} MB (workers {result['workers_idle']:.0f} MB) after "
+              f"{result['idle_minutes']:g} min with no session. Every {SOAK_SAMPLE:.0f} s in `{_shown_path(rss_out)}`:",
+              "",
+              f"![Server RSS during the soak]({Path(rss_out).with_suffix('.svg').name})", ""]
+    if failed:
+        lines += ["Actions that did not finish, with their cause (the driver's timeout, not an app error box):", ""]
+        lines += [f"* {kind}: {cause}" for kind, cause in failed[:20]]
+    else:
+        lines.append("Every action finished.")
+    changed = _changed_limits()
+    lines += ["", "Budgets: " + ("the defaults (section above)." if not changed else
+                                 "the defaults (section above) except " + ", ".join(changed) + ".")]
+    return "\n".join(lines) + "\n"
+
+
+def write_timeline(result: dict, rss_out: str) -> None:
+    rows = ["seconds,server_rss_mb,workers_rss_mb"] + [f"{t:.0f},{r:.1f},{w:.1f}" for t, r, w in result["samples"]]
+    Path(rss_out).write_text("\n".join(rows) + "\n")
+    Path(rss_out).with_suffix(".svg").write_text(rss_svg(result["samples"], result["hostile_at"], result["soak_end"]))
+    print(f"wrote {rss_out} and its .svg")
+
+
 def _spread(xs) -> list:
     """p50, p95 and max of ``xs`` as table cells ("" when there are none)."""
     if not xs:
@@ -364,7 +709,13 @@ def main(argv=None) -> None:
     parser.add_argument("--burst", action="store_true", help="everyone opens the link, then moves epsilon together")
     parser.add_argument("--rounds", type=int, default=3, help="burst: rounds of everyone moving epsilon")
     parser.add_argument("--link", default="explore", help="burst: the page and query the class opens")
-    parser.add_argument("--minutes", type=float, default=5.0, help="steady: how long the sessions act")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="steady and soak: how long the sessions act (default 5 steady, 10 soak)")
+    parser.add_argument("--soak", action="store_true",
+                        help="a lesson with uploads and a hostile upload every minute; RSS every 10 s to --rss-out")
+    parser.add_argument("--idle-minutes", type=float, default=3.0, help="soak: minutes watched after the sessions close")
+    parser.add_argument("--rss-out", default=str(ROOT / "docs" / "load-soak-rss.csv"),
+                        help="soak: the RSS timeline (CSV; an SVG chart is written beside it)")
     parser.add_argument("--url", default=None, help="drive the app already running at this address instead")
     parser.add_argument("--post-script-gc", action="store_true",
                         help="burst: start the server with Streamlit's default full garbage collection after every "
@@ -373,8 +724,15 @@ def main(argv=None) -> None:
     parser.add_argument("--append", action="store_true", help="add the report to the end of --out as a section")
     args = parser.parse_args(argv)
     options = POST_SCRIPT_GC if args.post_script_gc else ()
+    if args.soak:
+        result = asyncio.run(soak(args.clients, args.minutes or 10.0, args.idle_minutes, server=args.url))
+        text = soak_report(result, args.rss_out)
+        if args.out != "-":
+            write_timeline(result, args.rss_out)
+        publish(text, args.out, SOAK_TITLE, section=True)
+        return
     result = (asyncio.run(burst(args.clients, args.rounds, args.link, args.url, options)) if args.burst
-              else asyncio.run(steady(args.clients, args.minutes, server=args.url)))
+              else asyncio.run(steady(args.clients, args.minutes or 5.0, server=args.url)))
     title = "Load: many sessions at once on one server"
     if args.append:
         title = "Before: a full garbage collection after every run" if options else "Another run"

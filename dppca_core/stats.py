@@ -53,10 +53,14 @@ from .tables import (
     _fill_values,
     analyse_column,
     check_unique_header,
-    decode_utf16,
+    check_wide_length,
     detect_encoding,
-    header_of,
     is_parquet,
+    leading_junk,
+    plain_name,
+    read_header,
+    record_end,
+    text_encoding,
 )
 from .validation import check_data_norm
 
@@ -189,7 +193,7 @@ class _Spec:
 def _expand(source) -> tuple[list, str]:
     """(list of paths or one file-like, display name)."""
     if hasattr(source, "read") or hasattr(source, "getvalue") or isinstance(source, (bytes, bytearray)):
-        name = Path(str(getattr(source, "name", "") or "upload")).name
+        name = plain_name(Path(str(getattr(source, "name", "") or "upload")).name)
         return [source], name
     if isinstance(source, (list, tuple)):
         paths = [str(p) for p in source]
@@ -210,21 +214,26 @@ def _expand(source) -> tuple[list, str]:
             files = sorted(p for p in _glob.glob(os.path.join(text, "*.csv")) if os.path.isfile(p))
         if not files:
             raise ValueError(f"folder {text!r} holds no .parquet (or .csv) files; point at the files or a glob.")
-        return files, text
+        return files, plain_name(text)
     if any(ch in text for ch in "*?["):
         files = sorted(p for p in _glob.glob(text) if os.path.isfile(p))
         if not files:
             raise ValueError(f"no file matches {text!r}; check the pattern.")
-        return files, text
+        return files, plain_name(text)
     if not os.path.isfile(text):
         raise ValueError(f"file {text!r} does not exist or is not a file; check the path.")
-    return [text], Path(text).name
+    return [text], _display(text)
+
+
+def _display(path) -> str:
+    """A file's name as messages show it (:func:`dppca_core.tables.plain_name`)."""
+    return plain_name(Path(path).name)
 
 
 def _open_binary(item):
     if isinstance(item, (str, os.PathLike)):
-        return open(item, "rb"), Path(item).name
-    name = Path(str(getattr(item, "name", "") or "upload")).name
+        return open(item, "rb"), _display(item)
+    name = plain_name(Path(str(getattr(item, "name", "") or "upload")).name)
     if isinstance(item, (bytes, bytearray)):
         return io.BytesIO(item), name
     if hasattr(item, "getvalue"):
@@ -237,50 +246,70 @@ def _open_binary(item):
 
 
 def _csv_head(fh, name: str, max_columns):
-    """(header, sep, encoding, offset of the header line) from the start of a CSV stream."""
+    """(header, sep, encoding, offset of the header record) from the start of a CSV stream.
+
+    Reads no further than the end of the header record (which may hold quoted line breaks), in blocks that double
+    in size, so a long header costs time linear in its length; the header is read by
+    :func:`dppca_core.tables.read_header`, as for a whole file.
+    """
     start = fh.tell()
     head = fh.read(_SAMPLE_BYTES)
     if isinstance(head, str):
         raise ValueError(f"{name} is open in text mode; open it in binary mode ('rb') or pass its path.")
-    if b"\x00" in head and head[:2] not in (b"\xff\xfe", b"\xfe\xff"):
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); give a CSV text file or a Parquet file.")
     encoding = detect_encoding(head)
-    if encoding == "utf-16":
+    if encoding in ("utf-16", "utf-32"):
         fh.seek(0, os.SEEK_END)
-        size = fh.tell() - start
+        check_wide_length(fh.tell() - start, name, encoding)
         fh.seek(start)
-        if size % 2:
-            decode_utf16(b"\xff\xfe" + b"\x00" * (size - 2) + b"\x00", name)  # raises the odd-length message
-        text = head[: len(head) - len(head) % 2].decode("utf-16", errors="ignore").lstrip()
-        if not text:
+        body = _wide_head(fh, head, encoding)
+        fh.seek(start)
+        if not body:
             raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
-        header, sep = header_of(text, name, max_columns)
-        return header, sep, "utf-16", start
-    bom = 3 if encoding == "utf-8-sig" else 0
-    body = head[bom:]
-    stripped = body.lstrip()
-    if not stripped:
+        header, sep, _ = read_header(body, "utf-8", name, max_columns)
+        return header, sep, encoding, start  # pandas decodes the file and skips the mark itself
+    if b"\x00" in head:
+        raise ValueError(f"{name} looks binary (it contains NUL bytes); give a CSV text file (UTF-8, or UTF-16 or "
+                         "UTF-32 with a byte-order mark) or a Parquet file.")
+    skip = leading_junk(head)
+    if skip == len(head):
         if len(head) < _SAMPLE_BYTES:
             raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
         raise ValueError(f"{name} starts with more than {_SAMPLE_BYTES:,} bytes of blank space; remove them.")
-    skip = len(body) - len(stripped)
-    body = stripped
-    if b"\n" not in body:  # a very long header line: read on to its end
-        while True:
-            more = fh.read(_SAMPLE_BYTES)
-            body += more
-            if not more or b"\n" in more:
-                break
-    try:
-        text = body.decode("utf-8")
-        encoding = "utf-8"
-    except UnicodeDecodeError as exc:
-        if exc.start >= len(body) - 3:
-            text, encoding = body[:exc.start].decode("utf-8"), "utf-8"
-        else:
-            text, encoding = body.decode("latin-1"), "latin-1"
-    header, sep = header_of(text, name, max_columns)
-    return header, sep, encoding, start + bom + skip
+    body = _narrow_head(fh, head[skip:])
+    header, sep, encoding = read_header(body, text_encoding(body[:_SAMPLE_BYTES], len(body) < _SAMPLE_BYTES), name,
+                                        max_columns)
+    return header, sep, encoding, start + skip
+
+
+def _narrow_head(fh, body: bytes) -> bytes:
+    """``body`` and what follows it in ``fh`` up to the end of the first CSV record (or of the file)."""
+    end, inside = record_end(body)
+    size = _SAMPLE_BYTES
+    while end < 0:
+        more = fh.read(size)
+        if not more:
+            break
+        end, inside = record_end(more, inside)
+        body += more
+        size *= 2
+    return body
+
+
+def _wide_head(fh, head: bytes, encoding: str) -> bytes:
+    """The start of a UTF-16 or UTF-32 stream as UTF-8, leading marks and blank space removed, up to the end of the
+    first CSV record (or of the file); reads blocks that double in size."""
+    unit = 4 if encoding == "utf-32" else 2
+    data, size = head, _SAMPLE_BYTES
+    while True:
+        whole = len(data) - len(data) % unit
+        body = data[:whole].decode(encoding, errors="replace").lstrip("\ufeff \t\r\n").encode("utf-8")
+        if body and record_end(body)[0] >= 0:
+            return body
+        more = fh.read(size)
+        if not more:
+            return body
+        data += more
+        size *= 2
 
 
 def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decimal_comma, name):
@@ -519,11 +548,28 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
 # ------------------------------------------------------------------------------------------- readers
 
 
+class _KeepOpen(io.RawIOBase):
+    """A binary stream reading ``fh`` that leaves ``fh`` open when it is closed."""
+
+    def __init__(self, fh):
+        self._fh = fh
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._fh.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
 def _csv_reader(fh, spec: _Spec, offset: int | None, chunk_rows: int, usecols):
     """Chunks of a CSV stream: from ``offset`` (the header line, skipped), or, with offset None, from the
     stream's start, which is a line start after the header (a byte range of a split file)."""
     if offset is not None:
         fh.seek(offset)
+    if spec.encoding not in ("utf-8", "latin-1"):  # pandas decodes through a wrapper it closes, closing ``fh``
+        fh = io.BufferedReader(_KeepOpen(fh), 1 << 20)
     dtype = None if spec.site is None else {spec.site: str}
     return pd.read_csv(fh, sep=spec.sep, header=None, skiprows=0 if offset is None else 1,
                        names=range(len(spec.header)), usecols=usecols,
@@ -555,7 +601,7 @@ def _parquet_file(fh, name, max_columns):
 
     try:
         pf = pq.ParquetFile(fh)
-        header = [str(c) for c in pf.schema_arrow.names]
+        header = [plain_name(c) for c in pf.schema_arrow.names]
     except Exception as exc:  # pyarrow raises many types for a broken file
         raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
     if max_columns is not None and len(header) > max_columns:
@@ -566,7 +612,7 @@ def _parquet_file(fh, name, max_columns):
 
 def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
     wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
-    names = [spec.header[j] for j in wanted]
+    names = [pf.schema_arrow.names[j] for j in wanted]  # as stored (the header shows them through plain_name)
     try:
         for batch in pf.iter_batches(batch_size=chunk_rows, columns=names):
             frame = batch.to_pandas()
@@ -892,11 +938,12 @@ def _iter_block(block, spec, names, dtype, name):
     yield frame
 
 
-def _dask_frame(frame: pd.DataFrame, spec: _Spec, name: str, max_sites: int) -> _Partial:
-    """Statistics of one dask.dataframe partition (Parquet; runs on a dask worker)."""
+def _dask_frame(frame: pd.DataFrame, spec: _Spec, name: str, max_sites: int, stored: tuple) -> _Partial:
+    """Statistics of one dask.dataframe partition (Parquet; runs on a dask worker); ``stored``: the column names as
+    the file stores them."""
     part = _Partial(len(spec.features), spec.data_norm)
     frame = frame.copy()
-    frame.columns = [spec.header.index(str(c)) for c in frame.columns]
+    frame.columns = [stored.index(str(c)) for c in frame.columns]
     _add_chunk(part, frame, _counting(spec), name, None, max_sites)
     return part
 
@@ -929,39 +976,42 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
                          "use engine='numpy' for a file-like object.")
     paths = [str(p) for p in items]
     with open(paths[0], "rb") as fh:
-        spec, how, dropped = _file_spec(fh, Path(paths[0]).name, columns, data_norm, sites, chunk_rows, label,
+        spec, how, dropped = _file_spec(fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label,
                                         on_bad, max_columns)
     spec = _with_fill(spec, fill)
     for p in paths[1:]:  # every file's header must match (cheap: one head each)
         with open(p, "rb") as fh:
-            other, _, _ = _file_spec(fh, Path(p).name, columns, data_norm, sites, chunk_rows, label, on_bad,
+            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad,
                                      max_columns)
         if other.header != spec.header:
-            raise ValueError(f"{Path(p).name} has columns {list(other.header)[:10]}, not those of the first file "
+            raise ValueError(f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
                              f"({list(spec.header)[:10]}); every file must have the same columns.")
     if spec.kind == "csv":
         for p in paths:
             with open(p, "rb") as fh:
                 head = fh.read(4)
             if head[3 if head[:3] == b"\xef\xbb\xbf" else 0:][:1].isspace():
-                raise ValueError(f"{Path(p).name} starts with blank space before the header; remove it (the dask "
+                raise ValueError(f"{_display(p)} starts with blank space before the header; remove it (the dask "
                                  "engine expects the header on the first line) or use engine='numpy'.")
-        if spec.encoding == "utf-16":
-            raise ValueError(f"{display}: UTF-16 files cannot be split into blocks; re-save them as UTF-8 or use "
+        if spec.encoding in ("utf-16", "utf-32"):
+            raise ValueError(f"{display}: {spec.encoding.upper()} files cannot be split into blocks; re-save them as UTF-8 or use "
                              "engine='numpy'.")
         from dask.bytes import read_bytes
 
         rows = _default_chunk(spec, chunk_rows)
         blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
         _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
-        leaves = [delayed(_dask_block)(b, spec, Path(p).name, max_sites) for p, file_blocks in zip(paths, blocks)
+        leaves = [delayed(_dask_block)(b, spec, _display(p), max_sites) for p, file_blocks in zip(paths, blocks)
                   for b in file_blocks]
     else:
         import dask.dataframe as dd
 
+        import pyarrow.parquet as pq
+
+        stored = tuple(str(c) for c in pq.ParquetFile(paths[0]).schema_arrow.names)
         wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
-        ddf = dd.read_parquet(paths, columns=[spec.header[j] for j in wanted])
-        leaves = [delayed(_dask_frame)(p, spec, display, max_sites) for p in ddf.to_delayed()]
+        ddf = dd.read_parquet(paths, columns=[stored[j] for j in wanted])
+        leaves = [delayed(_dask_frame)(p, spec, display, max_sites, stored) for p in ddf.to_delayed()]
     if not leaves:
         raise ValueError(f"{display} holds no data rows.")
     total = _tree(delayed, leaves)

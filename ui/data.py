@@ -5,7 +5,6 @@ Loading goes through ``dppca_core.datasets`` (synthetic generator, paper presets
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -15,6 +14,9 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import datasets as dsets
 from dppca_core import experiments
+
+from . import limits, worker
+from .text import plain
 
 UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
 STREAM_KEY = "streamed"  # session-state key holding the statistics of a server file read in this session
@@ -35,6 +37,12 @@ class Dataset:
     report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
     stats: object = None                 # dppca_core.SufficientStats of a streamed server file
     schema: object = None                # dppca_core.tables.PublicSchema of a table (None for synthetic data)
+
+    def __post_init__(self):
+        # names enter the app here (file names, column names, the note quoting them): every page, figure and
+        # download shows them without control or bidirectional formatting characters (ui.text.plain)
+        self.name, self.note = plain(self.name), plain(self.note)
+        self.columns = [plain(c) for c in self.columns]
 
     @property
     def label_kind(self) -> str | None:
@@ -85,7 +93,7 @@ def samples() -> dict:
     return dict(dsets.SAMPLES)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _synthetic(n, d, rank, spike, sparse, seed) -> Dataset:
     syn = dsets.spiked_covariance(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed)
     note = f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {spike:g}" + (
@@ -100,7 +108,7 @@ def _from_synthetic(syn, name: str, note: str) -> Dataset:
                     "labels": syn.labels}, name=name, note=note)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _preset(name: str, seed: int) -> Dataset:
     table = presets()
     if name not in table:
@@ -112,7 +120,7 @@ def _preset(name: str, seed: int) -> Dataset:
     return _from_synthetic(syn, f"preset {name}", note)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _sample(name: str) -> Dataset:
     table = dsets.load_sample(name)
     info = samples().get(name, {})
@@ -123,29 +131,50 @@ def _sample(name: str) -> Dataset:
 def _from_table(table, name: str, note: str) -> Dataset:
     labels = None if table.labels is None else table.labels.to_numpy()
     ds = _finish({"X": table.X, "columns": list(table.columns), "labels": labels}, name=name, note=note)
+    ds.X.flags.writeable = False  # an upload's dataset is one object shared by every session (no copy per rerun)
     ds.schema = table.schema
     return ds
 
 
-#: upload limits of this app (the library reads any size): bytes, cells, columns (checked from the header first)
-MAX_UPLOAD_BYTES = 50_000_000
-MAX_UPLOAD_CELLS = 20_000_000
-MAX_UPLOAD_COLUMNS = 2_000
+#: upload limits of this app (the library reads any size): bytes, cells, columns (checked from the header first) and
+#: a Parquet file's data once decompressed (from its metadata); set in ui/limits.py (environment variables)
+MAX_UPLOAD_BYTES = limits.UPLOAD_BYTES
+MAX_UPLOAD_CELLS = limits.UPLOAD_CELLS
+MAX_UPLOAD_COLUMNS = limits.UPLOAD_COLUMNS
+MAX_UPLOAD_DECODED_BYTES = limits.UPLOAD_DECODED_BYTES
 LABEL_HINTS = ("target", "label", "class", "y", "outcome", "diagnosis", "species", "cultivar", "group", "site")
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@st.cache_resource(max_entries=limits.UPLOAD_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _parsed(digest: str, name: str, _raw: bytes):
-    """The uploaded file parsed once (content-addressed: ``digest`` is the sha256 of the bytes)."""
-    buf = io.BytesIO(_raw)
-    buf.name = name
-    return dsets.parse_table(buf, max_bytes=MAX_UPLOAD_BYTES, max_cells=MAX_UPLOAD_CELLS,
-                             max_columns=MAX_UPLOAD_COLUMNS)
+    """The uploaded file parsed once (content-addressed: ``digest`` is the sha256 of the bytes), in a worker process
+    with the parse budgets of ui/limits.py (:func:`ui.worker.parse_upload`): a file that would take more memory
+    or CPU time is refused in plain words, and the server keeps answering every other session meanwhile. A
+    refusal is kept too (as its message), so a refused file is not read again on every rerun."""
+    try:
+        return worker.run(worker.parse_upload, name, _raw, MAX_UPLOAD_BYTES, MAX_UPLOAD_CELLS, MAX_UPLOAD_COLUMNS,
+                          MAX_UPLOAD_DECODED_BYTES, memory_bytes=limits.PARSE_MEMORY_BYTES,
+                          cpu_seconds=limits.PARSE_CPU_SECONDS, what=plain(name)).value
+    except ValueError as exc:
+        return _Refusal(str(exc))
+    finally:
+        worker.give_back_memory()  # the received copy of the result, and entries evicted since the last parse
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """Why an uploaded file could not be read (cached like a parsed file)."""
+
+    message: str
 
 
 def parsed_upload(up: dict):
-    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content)."""
-    return _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
+    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content); ValueError saying
+    why a file cannot be read."""
+    parsed = _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
+    if isinstance(parsed, _Refusal):
+        raise ValueError(parsed.message)
+    return parsed
 
 
 def suggested_label(columns: list) -> str:
@@ -210,7 +239,7 @@ def choice_problem(choice: TableChoice) -> str | None:
     return None
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=limits.UPLOAD_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, fill: tuple, declared: bool,
             _up: dict) -> Dataset:
     table = parsed_upload(_up).select(list(columns), label or None, on_bad,
@@ -298,7 +327,7 @@ class Prepared:
         return self.ref.eigenvalues
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=limits.PREPARED_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _prepare(key: str, center: str, R, scale: tuple | None, radius, _X: np.ndarray) -> Prepared:
     """The mechanisms' input and the non-private reference, once per (dataset, centring, R, scaling, radius rule),
     shared by sessions: :func:`dppca_core.experiments.prepare_input`, the same path as the Report's script.
@@ -361,7 +390,7 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
     return _prepare(ds.key, scn["center"], R, scale, radius, ds.X)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _prepare_streamed(key: str, R: float, _stats) -> Prepared:
     """A streamed file's statistics as the mechanisms' input, with the reference eigendecomposition, once per
     (statistics, R): ``key`` hashes the Gram matrix, so a new read is a new entry."""

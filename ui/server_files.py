@@ -4,7 +4,7 @@ Every path a visitor types goes through :func:`find` (the gate) before anything 
 
 1. The text is checked on its own, before the file system is touched: no absolute path, no ``~``, no ``..``
    or other name starting with a dot, no backslash, drive letter or URL, no percent-encoded character, no
-   control character (NUL included), nothing longer than :data:`MAX_PATH_CHARS`.
+   control or text-direction character (NUL included), nothing longer than :data:`MAX_PATH_CHARS`.
 2. The pattern is expanded one folder level at a time, inside the folder only: every folder it enters and
    every file it matches is resolved with its links followed, and the whole request is refused when one of
    them lands outside the folder (a link that stays inside is fine). The expansion never lists a folder
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dppca_core.stats import MAX_SITES, StreamCancelled, sufficient_stats
-from dppca_core.tables import MAX_COLUMNS
+from dppca_core.tables import MAX_COLUMNS, plain_name
 
 log = logging.getLogger("dppca.ui")
 
@@ -99,6 +99,9 @@ def _segments(text: str) -> list:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
         raise ValueError("the path contains a control character (a NUL byte, a tab or a line break); type it as "
                          "plain text.")
+    if plain_name(text) != text:
+        raise ValueError("the path contains an invisible control or text-direction character (such as U+202E, "
+                         "which shows the text after it reversed); type it as plain text.")
     if "\\" in text:
         raise ValueError("the path contains a backslash; separate folders with / (e.g. parts/survey.csv).")
     if _PERCENT.search(text):
@@ -224,6 +227,7 @@ _PROBLEMS = (
     ("distinct values", f"the site column has more than {MAX_SITES} distinct values (is it the right column?)"),
     ("text further in", "it is not valid text in its encoding; re-save it as UTF-8"),
     ("UTF-16", "it is not valid UTF-16 text; re-save it as UTF-8"),
+    ("UTF-32", "it is not valid UTF-32 text; re-save it as UTF-8"),
     ("cannot be decoded", "it is not valid text; re-save it as UTF-8"),
     ("could not parse", "it could not be parsed as CSV (one header row and the same number of fields on every "
                         "line are needed)"),

@@ -1,0 +1,186 @@
+"""One session's heavy work in a worker process with a CPU-time and a memory budget.
+
+A parse that holds the GIL for seconds or asks for gigabytes (a hostile file, or just a large one) runs in a child
+process, so the server's own threads (the health check, every other session) keep running, and the child's limits
+end it with a plain message instead of taking the server down:
+
+* memory: ``RLIMIT_AS`` (the child's address space may grow by at most ``memory_bytes`` over what it had when it
+  started), so an allocation beyond the budget fails with MemoryError inside the child;
+* CPU time: ``RLIMIT_CPU`` (``cpu_seconds`` beyond what the child had used when it started), after which the
+  kernel ends it; the parent also stops waiting after a generous wall-clock time (:func:`_patience`).
+
+Children are forked from a fork server that has already imported the library (the first use starts it, about
+2 s; then about 50 ms a child), never from the server process itself, whose threads may hold locks. At most
+:data:`ui.limits.PARSE_WORKERS` children run at once; a session whose turn has not come waits. The parent waits
+in ``poll``, which releases the GIL. Budgets live in :mod:`ui.limits`.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import io
+import logging
+import math
+import multiprocessing
+import resource
+import signal
+import threading
+from dataclasses import dataclass
+
+from . import limits
+
+log = logging.getLogger("dppca.ui")
+#: modules the fork server imports once, so a child starts with them loaded
+PRELOAD = ["dppca_core.tables", "ui.worker"]
+
+_start_lock = threading.Lock()
+_slots = threading.BoundedSemaphore(limits.PARSE_WORKERS)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker returned, with what it cost."""
+
+    value: object
+    peak_bytes: int      # the child's peak resident memory minus its resident memory when it started
+    cpu_seconds: float   # the child's CPU time for the work
+
+
+class Refused(ValueError):
+    """The work refused its input (the function's own ValueError) or ran out of a budget; the message says which,
+    in plain words, and ``peak_bytes`` and ``cpu_seconds`` what the attempt cost."""
+
+    def __init__(self, message: str, peak_bytes: int, cpu_seconds: float):
+        super().__init__(message)
+        self.peak_bytes, self.cpu_seconds = peak_bytes, cpu_seconds
+
+
+def _context():
+    with _start_lock:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _cpu_used() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _limit(memory_bytes: int, cpu_seconds: float) -> None:
+    """Budgets of this (child) process, from what it uses now."""
+    address_space = _status_kb("VmSize") * 1024 + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    seconds = math.ceil(_cpu_used() + cpu_seconds)
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+
+
+def _child(conn, fn, args, memory_bytes, cpu_seconds) -> None:
+    """Run ``fn(*args)`` under the budgets and send ("ok", value) or (kind, message), then the costs."""
+    start_rss, start_cpu = _status_kb("VmRSS") * 1024, _cpu_used()
+    _limit(memory_bytes, cpu_seconds)
+    try:
+        reply = ("ok", fn(*args))
+    except ValueError as exc:
+        reply = ("refused", str(exc))
+    except MemoryError:
+        reply = ("memory", "")
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which logs it
+        reply = ("error", f"{type(exc).__name__}: {exc}")
+    peak = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - start_rss)
+    try:
+        conn.send((*reply, peak, _cpu_used() - start_cpu))
+    except MemoryError:  # the result itself does not fit a second time
+        conn.send(("memory", "", peak, _cpu_used() - start_cpu))
+    conn.close()
+
+
+def _cause(exitcode) -> str:
+    """Which budget a child that ended without a reply ran out of, from the signal that ended it: the CPU limit
+    sends SIGXCPU (then SIGKILL); an allocation that fails outside Python's reach aborts or faults."""
+    if exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return "cpu"
+    if exitcode in (-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
+        return "memory"
+    return "error"
+
+
+def _patience(cpu_seconds: float) -> float:
+    """Seconds of wall-clock time the parent waits: the CPU budget three times over (the child shares two cores
+    with the server and other children), plus a margin for starting."""
+    return 3 * cpu_seconds + 30
+
+
+def _over(kind: str, what: str, memory_bytes: int, cpu_seconds: float) -> str:
+    if kind == "memory":
+        return (f"{what} needs more than {memory_bytes / 1e6:,.0f} MB of memory to read, the limit for one upload on "
+                "this server; upload fewer rows or columns.")
+    return (f"{what} needs more than {cpu_seconds:g} s of computing time to read, the limit for one upload on this "
+            "server; upload fewer rows or columns.")
+
+
+def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file") -> Outcome:
+    """``fn(*args)`` in a worker process under the budgets (``fn`` must be importable by name).
+
+    Returns an :class:`Outcome`. A ValueError raised by ``fn`` is raised again as :class:`Refused` with its
+    message, and a worker that runs out of memory or CPU time raises :class:`Refused` saying which budget ``what``
+    exceeded.
+    """
+    context = _context()
+    with _slots:
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_child, args=(send, fn, args, memory_bytes, cpu_seconds), daemon=True)
+        child.start()
+        send.close()
+        try:
+            reply = receive.recv() if receive.poll(_patience(cpu_seconds)) else ("cpu", "", 0, cpu_seconds)
+        except EOFError:  # the child ended without a reply: a signal stopped it
+            child.join(5)
+            reply = (_cause(child.exitcode), f"exit code {child.exitcode}", 0, 0.0)
+        finally:
+            receive.close()
+            if child.is_alive():
+                child.kill()
+            child.join()
+    kind, value, peak, cpu = reply
+    log.info("worker %s: %s, peak %.0f MB, %.2f s CPU", getattr(fn, "__name__", fn), kind, peak / 1e6, cpu)
+    if kind == "ok":
+        return Outcome(value, peak, cpu)
+    if kind == "refused":
+        raise Refused(value, peak, cpu)
+    if kind in ("memory", "cpu"):
+        raise Refused(_over(kind, what, memory_bytes, cpu_seconds), peak, cpu)
+    raise RuntimeError(f"reading {what} failed in its worker process ({value})")
+
+
+def give_back_memory() -> None:
+    """Return freed memory to the system after a large object is dropped: pyarrow's pool keeps freed pages, and so
+    does the C allocator (glibc's ``malloc_trim`` gave back 155 MB once the caches of a 46 MB upload were dropped)."""
+    from dppca_core.tables import release_arrow_memory
+
+    release_arrow_memory()
+    name = ctypes.util.find_library("c")
+    if name and "libc.so" in name:
+        ctypes.CDLL(name).malloc_trim(0)
+
+
+def parse_upload(name: str, raw: bytes, max_bytes: int, max_cells: int, max_columns: int, max_decoded_bytes: int):
+    """(In the worker) an uploaded file parsed by :func:`dppca_core.tables.parse_table` under the upload limits, with
+    every column analysed, so all of the work on the visitor's bytes happens within the worker's budgets."""
+    from dppca_core.tables import parse_table
+
+    buffer = io.BytesIO(raw)
+    buffer.name = name
+    parsed = parse_table(buffer, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns,
+                         max_decoded_bytes=max_decoded_bytes)
+    for column in parsed.columns:
+        parsed.info(column)
+    return parsed
