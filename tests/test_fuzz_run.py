@@ -6,6 +6,9 @@ from hypothesis import strategies as st
 import dppca_core as dc
 
 FAST = [m for m in dc.mechanism_names("pca") if m not in ("dp_pca", "ppca_exponential")]
+#: DP-PCA and its top-k extension need minibatches of at least 8 rows per component (a public precondition: n >= 8k,
+#: refused with a ValueError, which the first fuzz test accepts); the valid problems below start at n = 4
+ANY_N = [m for m in FAST if m != "topk_dp_pca"]
 
 finite = st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False)
 anything = st.one_of(finite, st.just(np.nan), st.just(np.inf), st.just(-np.inf), st.just(0.0))
@@ -60,7 +63,7 @@ def valid_problems(draw):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problem=valid_problems(), mechanism=st.sampled_from(FAST),
+@given(problem=valid_problems(), mechanism=st.sampled_from(ANY_N),
        epsilon=st.floats(1e-3, 1e3), delta=st.floats(1e-12, 0.5), seed=st.integers(0, 2**32 - 1))
 def test_valid_inputs_always_give_a_valid_release(problem, mechanism, epsilon, delta, seed):
     X, k = problem
@@ -72,3 +75,16 @@ def test_valid_inputs_always_give_a_valid_release(problem, mechanism, epsilon, d
     V = rel.components
     assert np.all(np.isfinite(V)) and np.allclose(V.T @ V, np.eye(k), atol=1e-6)
     assert rel.epsilon == (np.inf if spec.guarantee == "none" else epsilon)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k=st.integers(1, 3), extra_d=st.integers(0, 3), extra_n=st.integers(0, 20), epsilon=st.floats(1e-2, 1e2),
+       seed=st.integers(0, 2**32 - 1))
+def test_top_k_dp_pca_gives_a_valid_release_from_eight_rows_per_component(k, extra_d, extra_n, epsilon, seed):
+    d, n = k + 1 + extra_d, 8 * k + extra_n
+    X = np.random.default_rng(seed).uniform(-1, 1, size=(n, d))
+    rel = dc.run("topk_dp_pca", X, k, epsilon, 1e-6, seed=seed)
+    V = rel.components
+    assert V.shape == (d, k) and np.allclose(V.T @ V, np.eye(k), atol=1e-6)
+    with np.testing.assert_raises_regex(ValueError, "at least 8 rows"):
+        dc.run("topk_dp_pca", X[: 8 * k - 1], k, epsilon, 1e-6, seed=seed)
