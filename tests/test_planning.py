@@ -21,10 +21,13 @@ PUBLIC_FACTS = {"targets", "n", "d", "k", "spectrum", "standin", "delta", "confi
 
 
 def _calibrated(found, X, support=None):
-    """200 fresh releases on the held-out rows at the plan and at 2/3 of its epsilon."""
+    """200 fresh releases on the held-out rows at the plan and at 2/3 of its epsilon. At the plan the share meets the
+    confidence within its sampling error (the upper end of its 95% interval at least the confidence, and at least
+    the lower end of the plan's own interval); at 2/3 of the epsilon it falls short."""
     at_plan = evaluate(found, X, reps=200, seed=101, support=support)
     below = evaluate(found, X, epsilon=found.epsilon * 2 / 3, reps=200, seed=101, support=support)
-    assert at_plan["share"] >= CONFIDENCE, (found.epsilon, at_plan["share"], at_plan["low"])
+    assert at_plan["high"] >= CONFIDENCE and at_plan["share"] >= found.interval[0], \
+        (found.epsilon, at_plan["share"], found.interval)
     assert below["share"] < CONFIDENCE, (found.epsilon, below["share"])
     return at_plan, below
 
@@ -35,15 +38,16 @@ def test_the_minimum_interface_answers_with_a_frontier_and_a_cache():
                     confidence=CONFIDENCE)
     assert found.reachable and found.epsilon in planning.EPS_GRID
     assert found.mechanism in dc.mechanism_names("pca") and isinstance(found.budget, dc.BudgetSplit)
-    assert found.share >= CONFIDENCE and found.interval[0] >= CONFIDENCE  # certified: the whole interval above
+    assert found.share >= CONFIDENCE and found.interval[0] < found.share <= found.interval[1]
+    assert found.reps == planning.default_reps(CONFIDENCE) == 100
     frontier = found.frontier
     assert {"mechanism", "epsilon", "share", "low", "high", "winner", "planned",
             "met: subspace_distance", "median: subspace_distance"} <= set(frontier.columns)
     mine = frontier[frontier["mechanism"] == found.mechanism].sort_values("epsilon")
     assert mine["share"].is_monotonic_increasing  # common random numbers: more budget never hurts
     planned = mine[mine["planned"]].iloc[0]
-    assert planned["epsilon"] == found.epsilon and planned["certified"]
-    assert not mine[mine["epsilon"] < found.epsilon]["certified"].any()
+    assert planned["epsilon"] == found.epsilon and planned["meets"] and planned["reps"] == found.reps
+    assert not mine[mine["epsilon"] < found.epsilon]["meets"].any()
     for _, group in frontier.groupby("epsilon"):  # one winner at each epsilon where anyone meets the targets
         assert group["winner"].sum() == (1 if group["share"].max() > 0 else 0)
         assert group.loc[group["winner"], "share"].max() == group["share"].max() or not group["winner"].any()
@@ -161,4 +165,4 @@ def test_an_unreachable_target_says_so():
                     mechanisms=["analyze_gauss"])
     assert not found.reachable and found.mechanism is None and math.isinf(found.epsilon)
     assert "No mechanism tried meets" in found.describe()[0]
-    assert isinstance(found.frontier, pd.DataFrame) and not found.frontier["certified"].any()
+    assert isinstance(found.frontier, pd.DataFrame) and not found.frontier["meets"].any()
