@@ -63,7 +63,7 @@ from .scores import READABLE_NOISE, noise_to_signal
 from .validation import check_delta, check_float_range, check_int_range, check_k, check_positive
 
 __all__ = ["plan", "Plan", "Standin", "Target", "TARGETS", "evaluate", "default_reps", "target_words",
-           "check_targets", "EPS_GRID", "DEFAULT_MECHANISMS", "SHARE_GRID", "PLAN_INTERVAL"]
+           "check_targets", "split_words", "EPS_GRID", "DEFAULT_MECHANISMS", "SHARE_GRID", "PLAN_INTERVAL"]
 
 #: the epsilon grid of every search: 20 points per decade (neighbours 12% apart) from 0.01 to 100
 EPS_GRID = np.array([float(f"{v:.2g}") for v in np.logspace(-2.0, 2.0, 81)])
@@ -847,7 +847,7 @@ class Plan:
                     "more rows."]
         lo, hi = self.interval
         out = [f"Planned for {self.target_words()}: {display_name(self.mechanism)} at ε = {self.epsilon:g} "
-               f"(δ = {self.delta:g}), budget split {_split_words(self.budget)}.",
+               f"(δ = {self.delta:g}), budget split {split_words(self.budget)}.",
                f"In {self.reps} simulated releases on the stand-in, {100 * self.share:.0f}% met every target (95% "
                f"interval {100 * lo:.0f}% to {100 * hi:.0f}%); the stand-in is {self.standin.describe()}."]
         if self.default_epsilon is not None and self.default_epsilon > self.epsilon * (1 + 1e-9):
@@ -858,7 +858,7 @@ class Plan:
         return out + list(self.notes)
 
 
-def _split_words(split: BudgetSplit | None) -> str:
+def split_words(split: BudgetSplit | None) -> str:
     if split is None:
         return "-"
     parts = [f"{part} {100 * value:.0f}%" for part, value in split.as_dict().items() if value > 0]
@@ -920,7 +920,7 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
     met = sim.met(values)
     count, reps = int(met.all(axis=1).sum()), len(values)
     lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
-    row = {"mechanism": mech, "title": display_name(mech), "split": _split_words(found.split),
+    row = {"mechanism": mech, "title": display_name(mech), "split": split_words(found.split),
            "epsilon": float(s.grid()[i]), "reps": reps, "share": count / reps, "low": float(lo[0]),
            "high": float(hi[0]), "meets": bool(_meets([count], reps, s.confidence)[0]),
            "planned": i == found.index}
@@ -956,7 +956,7 @@ def _plan_from_setting(s: _Setting) -> Plan:
             tried.append((winner.mech, default, other.pilot, other))
             default_eps = math.inf if other.index is None else float(grid[other.index])
     frontier = _frontier(sim, best)
-    candidates = pd.DataFrame([{"mechanism": m, "title": display_name(m), "split": _split_words(sp),
+    candidates = pd.DataFrame([{"mechanism": m, "title": display_name(m), "split": split_words(sp),
                                 "first guess ε": float(grid[p]), "searched": f.searched,
                                 "planned ε": math.inf if f.index is None else float(grid[f.index])}
                                for m, sp, p, f in tried])
