@@ -58,7 +58,7 @@ from .budget import DEFAULT_SHARES, BudgetSplit, allocate, release_curve_kind, r
 from .experiments import RadiusRule, Reference, prepare_input, release_input
 from .prepare import PreparedData
 from .privacy import PrivacyCurve, check_neighbors, compose, gaussian_mu
-from .registry import display_name, get_mechanism, mechanism_names
+from .registry import display_name, get_mechanism
 from .scores import READABLE_NOISE, noise_to_signal
 from .validation import check_delta, check_float_range, check_int_range, check_k, check_positive
 
@@ -224,7 +224,8 @@ class Standin:
             raise ValueError("a stand-in spectrum is a list of at least two finite variances >= 0, not all zero "
                              f"(got {list(np.round(values, 6))[:10]}).")
         if np.any(np.diff(values) > 0):
-            raise ValueError("the stand-in's eigenvalues must be in descending order (Standin.from_spectrum sorts them).")
+            raise ValueError("the stand-in's eigenvalues must be in descending order (Standin.from_spectrum sorts "
+                             "them).")
         if self.basis is not None and np.asarray(self.basis).shape != (values.size, values.size):
             raise ValueError("the stand-in's basis must be d x d.")
         if self.mean is not None and len(self.mean) != values.size:
@@ -795,15 +796,15 @@ class Plan:
     ----------
     epsilon : float
         The smallest total epsilon on the grid at which ``mechanism`` with ``budget`` meets every target in at least
-        ``confidence`` of releases (the lower end of the share's 95% interval): ``math.inf`` when no candidate does up
-        to the largest epsilon searched.
+        ``confidence`` of ``reps`` simulated releases: ``math.inf`` when no candidate does up to the largest epsilon
+        searched.
     mechanism : str or None
     budget : BudgetSplit or None
     frontier : pandas.DataFrame
         One row per mechanism (with its best split) and epsilon: ``share`` of simulated releases meeting every target
-        with its 95% interval (``low``, ``high``) over ``reps``, ``meets`` (share >= confidence), for each target the share meeting it
-        (``met: <target>``) and the median metric (``median: <target>``), ``winner`` (the highest share at that
-        epsilon) and ``planned`` (the mechanism's own plan).
+        with its 95% interval (``low``, ``high``) over ``reps``, ``meets`` (share >= confidence), for each target the
+        share meeting it (``met: <target>``) and the median metric (``median: <target>``), ``winner`` (the highest
+        share at that epsilon) and ``planned`` (the mechanism's own plan).
     candidates : pandas.DataFrame
         Every (mechanism, split) tried: its pilot guess and, where searched in full, its planned epsilon.
     share, interval, reps
@@ -1040,7 +1041,8 @@ def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbor
     d = check_int_range(d, "d", 2)
     k = check_k(k, d)
     if (spectrum is None) == (standin is None):
-        raise ValueError("give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or standin=Standin(...).")
+        raise ValueError("give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or "
+                         "standin=Standin(...).")
     if standin is None:
         standin = Standin.from_spectrum(spectrum, d=d)
     if not isinstance(standin, Standin):
@@ -1087,7 +1089,8 @@ def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbor
             raise ValueError(f"{display_name(mech)} has no privacy guarantee: a plan compares private mechanisms only.")
         if neighbors not in spec.relations:
             if mechanisms is not None:
-                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {neighbors.replace('_', '/')}"
+                relation = neighbors.replace('_', '/')
+                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}"
                                  " a row.")
             continue
         if spec.max_k is not None and k > spec.max_k:
@@ -1120,7 +1123,8 @@ def evaluate(found: Plan, X=None, *, standin: Standin | None = None, epsilon: fl
     Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
     """
     if not found.reachable and (epsilon is None or mechanism is None or budget is None):
-        raise ValueError("this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate one.")
+        raise ValueError("this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate "
+                         "one.")
     cfg = found.settings
     s = _setting(found.targets, n=X.shape[0] if X is not None else cfg["n"], d=cfg["d"], k=cfg["k"], spectrum=None,
                  standin=standin or found.standin, delta=found.delta, confidence=found.confidence,
