@@ -372,8 +372,11 @@ class Standin:
         """A spectrum released now from the rows ``X`` with (``epsilon``, ``delta``) of budget: Analyze Gauss with all
         d components and an eigenvalue share (and a mean share when ``center="private"``), read as
         :meth:`from_release`. This reads the rows once; the stand-in records its privacy curve, and a plan on it adds
-        that to its total."""
+        that to its total. Under add/remove (n private) it always releases a private mean, whose noisy row count
+        converts its sums to per-row variances."""
         X = np.asarray(X, dtype=float)
+        if neighbors == "add_remove":
+            center = "private"
         extras = {"eigenvalues": eigenvalue_share, "mean": 0.1 if center == "private" else 0.0}
         release = release_pca("analyze_gauss", X, X.shape[1], epsilon, delta, neighbors, data_norm, seed,
                               budget=BudgetSplit.with_extras(**extras), center=center)

@@ -166,3 +166,15 @@ def test_an_unreachable_target_says_so():
     assert not found.reachable and found.mechanism is None and math.isinf(found.epsilon)
     assert "No mechanism tried meets" in found.describe()[0]
     assert isinstance(found.frontier, pd.DataFrame) and not found.frontier["meets"].any()
+
+
+def test_a_private_stand_in_under_add_remove_reads_n_from_its_own_noisy_count():
+    """Under add/remove n is private: the private stand-in releases a noisy count with its mean (inside its own ε)
+    and reads its per-row variances with it, so it does not need the true n."""
+    X = datasets.spiked_covariance(n=2000, d=6, k=1, spike=6.0, seed=3).X
+    standin = Standin.private(X, 1.0, 1e-6, neighbors="add_remove", seed=4)
+    exact = Standin.exact(X, center="empirical")
+    assert standin.privacy == "private" and standin.mean is not None
+    # the top variance within the noise of a released count and eigenvalue (relative error of a few %)
+    assert standin.values[0] == pytest.approx(exact.values[0], rel=0.2)
+    assert standin.cost_curve() is not None
