@@ -77,3 +77,13 @@ def test_a_private_stand_in_adds_its_cost_to_the_total(app_test):
     total = float(_metrics(at)["total ε"])
     planned = float(described.split(" at ε = ")[1].split(" ")[0])
     assert 0.5 < total <= 0.5 + planned + 1e-9 and total > planned  # composed: more than either, at most their sum
+
+
+def test_a_support_target_without_a_support_size_says_where_to_set_it(app_test):
+    at = app_test(sreps="2")  # dense synthetic data, support size s = 0
+    at.switch_page("pages/tradeoffs.py").run()
+    at.multiselect(key="plan_targets").set_value(["f1"]).run()
+    at.button(key="plan_run").click().run()
+    assert not at.exception
+    words = " ".join(_shown(at.error))
+    assert "support size s in the sidebar" in words and "sparsity=" not in words

@@ -120,11 +120,14 @@ def _cached_private(key: str, R: float, scale, epsilon: float, delta: float, nei
 def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int) -> dc.Plan:
     """The plan for the scenario's public facts (the core caches it)."""
     sparse = "f1" in targets and standin.support is None
+    if sparse and int(vals["s"]) <= 0:
+        raise ValueError("a support F1 target needs the number of features the components use: set the support size "
+                         "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity).")
     parts = ("eigenvalues",) if vals["beig"] > 0 else ()  # the scenario releases its eigenvalues: so does the plan
     return dc.plan(targets, n=n, d=d, k=int(vals["k"]), standin=standin, delta=float(vals["delta"]),
                    confidence=confidence, neighbors=vals["nb"], parts=parts,
                    center="private" if vals["center"] == "private" else "none",
-                   sparsity=int(vals["s"]) if sparse and int(vals["s"]) > 0 else None, **radius_args(vals))
+                   sparsity=int(vals["s"]) if sparse else None, **radius_args(vals))
 
 
 #: the scenario fields a plan reads (a plan asked with other values is another question)
