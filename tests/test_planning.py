@@ -178,3 +178,22 @@ def test_a_private_stand_in_under_add_remove_reads_n_from_its_own_noisy_count():
     # the top variance within the noise of a released count and eigenvalue (relative error of a few %)
     assert standin.values[0] == pytest.approx(exact.values[0], rel=0.2)
     assert standin.cost_curve() is not None
+
+
+def test_the_frontier_figure_marks_each_winner_the_confidence_and_the_plan():
+    from dppca_core.figures.plan import plan_frontier
+
+    frontier = pd.DataFrame({
+        "mechanism": ["analyze_gauss"] * 3 + ["mod_sulq"] * 3, "epsilon": [0.5, 1.0, 2.0] * 2,
+        "share": [0.2, 0.92, 1.0, 0.4, 0.6, 0.95], "low": [0.1, 0.85, 0.96, 0.3, 0.5, 0.9],
+        "high": [0.3, 0.97, 1.0, 0.5, 0.7, 0.99], "reps": [100] * 6,
+        "winner": [False, True, True, True, False, False], "planned": [False, True, False, False, False, True]})
+    fig = plan_frontier(frontier, 0.9, 1.0, "analyze_gauss")
+    lines = {trace.name: trace for trace in fig.data if trace.mode == "lines+markers"}
+    assert set(lines) == {"Analyze Gauss", "MOD-SuLQ"}
+    colour = lines["Analyze Gauss"].line.color
+    assert list(lines["Analyze Gauss"].marker.color) == ["white", colour, colour]  # filled where it wins
+    assert list(lines["MOD-SuLQ"].error_y.arrayminus) == pytest.approx([0.1, 0.1, 0.05])
+    star = [trace for trace in fig.data if trace.marker.symbol == "star"][0]
+    assert list(star.x) == [1.0] and list(star.y) == [0.92]
+    assert fig.layout.shapes[0].y0 == 0.9 and fig.layout.xaxis.type == "log"
