@@ -281,7 +281,8 @@ def _standin_inputs(ds) -> tuple[str, dict]:
     kind = st.radio("plan on", kinds, format_func=planner.STANDINS.get, horizontal=True, key="plan_standin")
     if kind == "stated":
         c = st.columns([3, 1])
-        raw = c[0].text_input("variances of the main directions, largest first (the data's units)", "1, 0.5, 0.1",
+        raw = c[0].text_input(f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
+                              "1, 0.5, 0.1",
                               key="plan_spectrum", help="E.g. from a previous study or a published release. Fewer "
                                                         "than d values: the rest of the total is spread evenly.")
         total = c[1].number_input("total variance", min_value=0.0, value=2.0, format="%g", key="plan_total")

@@ -87,3 +87,13 @@ def test_a_support_target_without_a_support_size_says_where_to_set_it(app_test):
     assert not at.exception
     words = " ".join(_shown(at.error))
     assert "support size s in the sidebar" in words and "sparsity=" not in words
+
+
+def test_a_plan_with_private_column_scaling_is_refused_in_words():
+    """Each such release spends a scale share the planner does not simulate: planning anyway would understate ε."""
+    from ui import planner, scenario
+
+    vals = {**scenario.DEFAULTS, "scale": "private"}
+    standin = planner.build_standin("law", vals, type("DS", (), {"d": 20})())
+    with pytest.raises(ValueError, match="scale the columns privately"):
+        planner.make_plan({"subspace_distance": 0.3}, 0.9, vals, standin, n=2000, d=20)

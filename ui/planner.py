@@ -75,6 +75,11 @@ def public_n(vals: dict, ds_n: int, estimate: int | None) -> int:
     return int(estimate)
 
 
+def spectrum_units(vals: dict) -> str:
+    """The units a stated spectrum is in: the data's, or divided by the public column bounds."""
+    return "each column divided by its public bound" if vals["scale"] == "bounds" else "the data's units"
+
+
 def radius_args(vals: dict) -> dict:
     """R for the plan: the public number, or 'private' with the scenario's rule."""
     rule = scenario.radius_rule(vals)
@@ -100,7 +105,7 @@ def build_standin(kind: str, vals: dict, ds, *, stated: str = "", total: float |
 def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
-    if vals["scale"] == "private" or scenario.private_radius(vals):
+    if scenario.private_scaling(vals) or scenario.private_radius(vals):
         raise ValueError("the private stand-in needs a public R and no private column scaling: state a spectrum, or "
                          "set R and the scaling on the Data page.")
     scale = data.column_scale(ds, vals)
@@ -119,6 +124,9 @@ def _cached_private(key: str, R: float, scale, epsilon: float, delta: float, nei
 
 def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int) -> dc.Plan:
     """The plan for the scenario's public facts (the core caches it)."""
+    if scenario.private_scaling(vals):
+        raise ValueError("the planner does not plan releases that scale the columns privately (their scale share is "
+                         "not simulated): scale by public bounds or not at all (Data page), plan, then switch back.")
     sparse = "f1" in targets and standin.support is None
     if sparse and int(vals["s"]) <= 0:
         raise ValueError("a support F1 target needs the number of features the components use: set the support size "
