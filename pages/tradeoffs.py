@@ -324,6 +324,8 @@ with boundary("the plan from targets"):
         estimate = c[1].number_input("public estimate of n (the count is private under add/remove)", 2, 10**8, 1000,
                                      key="plan_n")
     kind, standin_args = _standin_inputs(ds)
+    if scenario.private_k(vals):
+        st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")
     question = planner.question(vals, targets, confidence, kind, standin_args, estimate)
     if not targets:
         st.info("Pick at least one target.")
