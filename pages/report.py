@@ -10,7 +10,7 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import brief, compute, data, guarantee, report, scenario, show, views
+from ui import brief, compute, data, guarantee, planner, report, scenario, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -35,6 +35,9 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     summary = report.summary_sentences(vals, ds, results, random_level)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
+    planned = planner.planned_line(vals)  # set from a plan on Trade-offs, while ε, mechanism and split are the plan's
+    if planned:
+        st.info(md_escape(planned), icon=":material/target:")
     st.subheader("Settings that apply to these data")
     settings = report.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))

@@ -1,11 +1,13 @@
-"""Trade-offs: a metric against epsilon (or n, d, delta, k, s), theory rates, results table, budget planner."""
+"""Trade-offs: a metric against epsilon (or n, d, delta, k, s), theory rates, results table, budget planner, and the
+plan from targets (the smallest epsilon, mechanism and split that meet the errors a user accepts, on a stand-in)."""
 import pandas as pd
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics, theory
+from dppca_core import experiments, figures, metrics, planning, theory
+from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from ui import compute, data, report, scenario, show, theory_overlay
+from ui import compute, data, planner, report, scenario, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -251,3 +253,96 @@ with boundary("the budget planner"):
         st.info("The planner reads the sweep above, drawn for another metric: run the sweep again.")
     else:
         _plan(last, target, share, better, unit)
+
+st.subheader("Plan from targets")
+if not show.presenting():
+    st.caption("Say what error you can accept; the planner finds the smallest total ε, the mechanism and the budget "
+               "split that meet it in the share of releases you ask for. It simulates fresh releases on a **stand-in** "
+               "for your data (a law, a spectrum you state, or a spectrum released privately inside its own budget), "
+               "never on your rows. How it works: docs/planner.md.")
+
+
+def _targets() -> dict:
+    """The targets the user ticked, each with its number."""
+    chosen = st.multiselect("targets", list(planner.TARGET_INPUTS), default=["subspace_distance"],
+                            format_func=lambda t: planner.TARGET_INPUTS[t][0], key="plan_targets")
+    targets = {}
+    cols = st.columns(max(len(chosen), 1))
+    for col, name in zip(cols, chosen):
+        label, default, low, high, step, help_text = planner.TARGET_INPUTS[name]
+        targets[name] = col.number_input(label, low, high, default, step, format="%g", help=help_text,
+                                         key=f"plan_t_{name}")
+    return targets
+
+
+def _standin_inputs(ds) -> tuple[str, dict]:
+    """The stand-in the user picked and its inputs (built when **Plan** is pressed: a private one spends budget)."""
+    kinds = planner.standin_choices(vals, ds.has_rows)
+    kind = st.radio("plan on", kinds, format_func=planner.STANDINS.get, horizontal=True, key="plan_standin")
+    if kind == "stated":
+        c = st.columns([3, 1])
+        raw = c[0].text_input(f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
+                              "1, 0.5, 0.1",
+                              key="plan_spectrum", help="E.g. from a previous study or a published release. Fewer "
+                                                        "than d values: the rest of the total is spread evenly.")
+        total = c[1].number_input("total variance", min_value=0.0, value=2.0, format="%g", key="plan_total")
+        return kind, {"stated": raw, "total": total}
+    if kind == "private":
+        eps0 = st.number_input("ε spent on the stand-in (added to the plan's total)", 0.01, 10.0, 0.1, 0.05,
+                               format="%g", key="plan_eps0")
+        st.caption("Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
+                   "later plans on the same data, never drawn again).")
+        return kind, {"private_epsilon": eps0}
+    return kind, {}
+
+
+def _show_plan(found) -> None:
+    if not found.reachable:
+        st.warning(md_escape(found.describe()[0]), icon=":material/block:")
+    else:
+        c = st.columns(3)
+        c[0].metric("total ε", f"{found.total_epsilon:.3g}")
+        c[1].metric("mechanism", display_name(found.mechanism))
+        c[2].metric("budget split", planning.split_words(found.budget))
+        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.describe()))
+    st.caption("Planned on a stand-in, not on your rows: if your data differ from it (a narrower gap between the "
+               "variances, heavier tails) the real share of releases meeting the targets differs too. The Report "
+               "checks a release against your rows (not private).")
+    show.chart(plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None,
+                             found.mechanism), key="plan_frontier")
+    with st.expander("every mechanism and split tried"):
+        st.dataframe(found.candidates.drop(columns="mechanism"), hide_index=True, width="stretch")
+
+
+with boundary("the plan from targets"):
+    ds = data.load_dataset(vals)
+    targets = _targets()
+    c = st.columns(2)
+    confidence = c[0].slider("in this share of releases", 0.5, 0.99, 0.9, 0.01, key="plan_confidence")
+    estimate = None
+    if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
+        estimate = c[1].number_input("public estimate of n (the count is private under add/remove)", 2, 10**8, 1000,
+                                     key="plan_n")
+    kind, standin_args = _standin_inputs(ds)
+    if scenario.private_k(vals):
+        st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")
+    question = planner.question(vals, targets, confidence, kind, standin_args, estimate)
+    if not targets:
+        st.info("Pick at least one target.")
+    elif st.button("Plan", key="plan_run", icon=":material/target:", type="primary"):
+        with st.spinner("simulating releases on the stand-in…"):
+            standin = planner.build_standin(kind, vals, ds, **standin_args)
+            n = planner.public_n(vals, ds.n, estimate)
+            st.session_state[planner.PLAN_KEY] = (question, planner.make_plan(targets, confidence, vals, standin, n,
+                                                                              ds.d))
+    asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
+    if found is not None and asked != question:
+        st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")
+    elif found is not None:
+        _show_plan(found)
+        if found.reachable:
+            st.button("Use this plan", key="plan_apply", on_click=planner.apply, args=(found,),
+                      icon=":material/check:", help="Sets ε, puts the mechanism first and sets the budget split.")
+        line = planner.planned_line(vals)
+        if line:
+            st.success(md_escape(line), icon=":material/check_circle:")

@@ -1,0 +1,33 @@
+"""End-to-end (issue 37): on Trade-offs a user states the error they accept, presses Plan, reads the ε, mechanism and
+split with the stand-in caveat and the frontier figure, uses the plan, and finds on the Report what it was planned
+for."""
+import pytest
+
+from tests.e2e.helpers import assert_no_error, go_to, metric_values, open_page, query, settle
+
+pytestmark = pytest.mark.e2e
+
+
+def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    open_page(page, server, "tradeoffs", "mechs=analyze_gauss&sreps=2")
+    page.get_by_role("button", name="Plan", exact=True).click()
+    page.wait_for_selector('text="Use this plan"', timeout=180_000)
+    settle(page, timeout=180_000)
+    assert_no_error(page, "trade-offs after a plan")
+    body = page.inner_text("body")
+    assert "Planned on a stand-in, not on your rows" in body
+    assert "Planned for subspace distance ≤ 0.3 in 90% of releases" in body
+    assert page.locator(".js-plotly-plot", has_text="Chance of meeting every target").count() == 1
+    shown = metric_values(page)
+    eps = float(shown[0])
+    page.get_by_role("button", name="Use this plan").click()
+    page.wait_for_selector('text=/Planned for: subspace distance/', timeout=60_000)
+    settle(page)
+    assert float(query(page).get("eps", "1.0")) == pytest.approx(eps, rel=1e-3)  # the default ε is left out of links
+    go_to(page, "Report")
+    page.wait_for_selector('text="Summary"', timeout=120_000)
+    settle(page, timeout=120_000)
+    assert "Planned for: subspace distance ≤ 0.3" in page.inner_text("body")
+    assert_no_error(page, "report after using a plan")
+    page.close()

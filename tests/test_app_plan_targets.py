@@ -1,0 +1,99 @@
+"""Issue 37 in the app: on Trade-offs a user states an accepted error, presses Plan, sees the ε, the mechanism and the
+split with the caveat that they were planned on a stand-in, and the frontier; one click sets the scenario to the plan,
+and the Report states what it was planned for."""
+import pytest
+
+from tests.test_app_pages import assert_clean
+from ui.planner import STANDINS
+
+
+def _shown(elements) -> list[str]:
+    """Texts as the user reads them (Markdown escapes removed)."""
+    return [e.value.replace("\\", "") for e in elements]
+
+
+def _metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_a_user_plans_from_a_target_and_uses_the_plan(app_test):
+    at = app_test(mechs="mod_sulq", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    assert at.radio(key="plan_standin").value == "law"  # synthetic data: the law the user chose is public
+    at.number_input(key="plan_t_subspace_distance").set_value(0.25).run()
+    at.button(key="plan_run").click().run()
+    assert_clean(at)
+    shown = _metrics(at)
+    assert {"total ε", "mechanism", "budget split"} <= set(shown)
+    eps = float(shown["total ε"])
+    assert 0.01 <= eps <= 100
+    assert any("stand-in, not on your rows" in c for c in _shown(at.caption))
+    assert any("Planned for subspace distance ≤ 0.25 in 90% of releases" in m for m in _shown(at.markdown))
+    at.button(key="plan_apply").click().run()
+    assert_clean(at)
+    scn = at.session_state["scenario"]
+    assert scn["eps"] == pytest.approx(eps)
+    mechanism = scn["mechs"].split(",")[0]
+    assert shown["mechanism"] and "mod_sulq" in scn["mechs"]
+    assert any("Planned for: subspace distance ≤ 0.25" in s for s in _shown(at.success))
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert any("Planned for: subspace distance ≤ 0.25" in m for m in _shown(at.info)), mechanism
+
+
+def test_a_stated_spectrum_that_is_not_numbers_is_answered_in_words(app_test):
+    at = app_test(src="sample:iris", R="12", mechs="analyze_gauss", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    assert at.radio(key="plan_standin").options == [STANDINS["stated"], STANDINS["private"]]  # no law for a table
+    at.text_input(key="plan_spectrum").set_value("four, 0.2").run()
+    at.button(key="plan_run").click().run()
+    assert not at.exception
+    assert any("must be numbers" in e for e in _shown(at.error) + _shown(at.warning))
+
+
+def test_a_changed_target_asks_to_plan_again(app_test):
+    at = app_test(sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    at.button(key="plan_run").click().run()
+    assert _metrics(at)
+    at.number_input(key="plan_t_subspace_distance").set_value(0.5).run()
+    assert not _metrics(at)
+    assert any("press **Plan** to plan again" in i for i in _shown(at.info))
+
+
+def test_a_private_stand_in_adds_its_cost_to_the_total(app_test):
+    """On a table the stand-in may be the data's spectrum released privately: its ε is counted in the total."""
+    at = app_test(src="sample:iris", R="12", mechs="analyze_gauss", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    at.radio(key="plan_standin").set_value("private").run()
+    at.number_input(key="plan_eps0").set_value(0.5).run()
+    at.number_input(key="plan_t_subspace_distance").set_value(0.5).run()
+    at.button(key="plan_run").click().run()
+    assert_clean(at)
+    described = " ".join(_shown(at.markdown))
+    assert "released privately now (ε = 0.5" in described and "the total is ε =" in described
+    total = float(_metrics(at)["total ε"])
+    planned = float(described.split(" at ε = ")[1].split(" ")[0])
+    assert 0.5 < total <= 0.5 + planned + 1e-9 and total > planned  # composed: more than either, at most their sum
+
+
+def test_a_support_target_without_a_support_size_says_where_to_set_it(app_test):
+    at = app_test(sreps="2")  # dense synthetic data, support size s = 0
+    at.switch_page("pages/tradeoffs.py").run()
+    at.multiselect(key="plan_targets").set_value(["f1"]).run()
+    at.button(key="plan_run").click().run()
+    assert not at.exception
+    words = " ".join(_shown(at.error))
+    assert "support size s in the sidebar" in words and "sparsity=" not in words
+
+
+def test_a_plan_with_private_column_scaling_is_refused_in_words():
+    """Each such release spends a scale share the planner does not simulate: planning anyway would understate ε."""
+    from ui import planner, scenario
+
+    vals = {**scenario.DEFAULTS, "scale": "private"}
+    standin = planner.build_standin("law", vals, type("DS", (), {"d": 20})())
+    with pytest.raises(ValueError, match="scale the columns privately"):
+        planner.make_plan({"subspace_distance": 0.3}, 0.9, vals, standin, n=2000, d=20)

@@ -1,0 +1,198 @@
+"""Plan from targets (issue 37) on the Trade-offs page: the public facts of the scenario, the stand-in the plan runs
+on, the plan (cached by the core), and the one click that sets the scenario to it.
+
+What the plan may read: d and the declared columns (public schema), k, δ, the neighbouring relation, R or the rule of
+a private R, the synthetic law the user chose, a spectrum the user states, and n only where it is public (replace one
+row; under add/remove the user gives a public estimate). The rows are read only by the private stand-in, inside its own
+budget, which the plan adds to its total."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import dppca_core as dc
+from dppca_core import planning
+from dppca_core.registry import display_name
+
+from . import data, scenario
+
+#: the targets the page offers: (label, default, lowest, highest, step, help)
+TARGET_INPUTS = {
+    "subspace_distance": ("subspace distance at most", 0.3, 0.01, 1.41, 0.05,
+                          "||sin Θ||_F between the released and the exact top-k components (0 = exact)."),
+    "energy": ("captured energy at least (fraction of the optimum)", 0.9, 0.05, 1.0, 0.01,
+               "The variance the released components capture, as a fraction of what the exact ones capture."),
+    "f1": ("support recovery F1 at least", 0.9, 0.05, 1.0, 0.05,
+           "For sparse data: how well the released components find the rows (features) the planted ones use."),
+    "explained_variance_error": ("explained-variance error at most", 0.02, 0.001, 1.0, 0.005,
+                                 "The largest error of the k released explained-variance ratios (adds an eigenvalue "
+                                 "part to the release)."),
+}
+STANDINS = {
+    "law": "the synthetic law you chose (public)",
+    "stated": "a spectrum you state (public)",
+    "private": "a spectrum released privately from part of the budget",
+}
+#: the scenario fields of each part of a split (the sidebar's budget sliders)
+SPLIT_FIELDS = {"mean": "bmean", "eigenvalues": "beig", "scores": "bscores", "radius": "bradius"}
+PLAN_KEY = "plan_result"     # the last plan shown on Trade-offs (no widget owns it)
+PLANNED_KEY = "planned_for"  # the plan the scenario was set to (the Report states it while the scenario matches)
+
+
+def standin_choices(vals: dict, has_rows: bool) -> list[str]:
+    """The stand-ins open to this scenario: the law for synthetic data, a stated spectrum always, a private one where
+    the rows are kept."""
+    out = ["law"] if vals["src"] == "synthetic" else []
+    out.append("stated")
+    if has_rows and vals["src"] != "synthetic":
+        out.append("private")
+    return out
+
+
+def parse_spectrum(raw: str) -> list[float]:
+    """Variances typed as numbers separated by commas or spaces; ValueError in words."""
+    words = raw.replace(",", " ").split()
+    if not words:
+        raise ValueError("type the variances of the data's main directions, largest first, e.g. 4, 1, 0.5.")
+    try:
+        values = [float(w) for w in words]
+    except ValueError:
+        raise ValueError(f"the spectrum must be numbers separated by commas (got {raw[:60]!r}).") from None
+    if not all(math.isfinite(v) and v >= 0 for v in values):
+        raise ValueError("variances are finite numbers >= 0.")
+    return values
+
+
+def public_n(vals: dict, ds_n: int, estimate: int | None) -> int:
+    """n as the plan may read it: public under replace-one (and for synthetic data, whose n the user chose); under
+    add/remove on a table, the user's public estimate (the table's count is private)."""
+    if vals["nb"] == "replace" or vals["src"] == "synthetic":
+        return int(ds_n)
+    if estimate is None:
+        raise ValueError("under add/remove the number of rows is private: give a public estimate of n.")
+    return int(estimate)
+
+
+def spectrum_units(vals: dict) -> str:
+    """The units a stated spectrum is in: the data's, or divided by the public column bounds."""
+    return "each column divided by its public bound" if vals["scale"] == "bounds" else "the data's units"
+
+
+def radius_args(vals: dict) -> dict:
+    """R for the plan: the public number, or 'private' with the scenario's rule."""
+    rule = scenario.radius_rule(vals)
+    return {"data_norm": "private", "radius_rule": rule} if rule is not None else {"data_norm": float(vals["R"])}
+
+
+def build_standin(kind: str, vals: dict, ds, *, stated: str = "", total: float | None = None,
+                  private_epsilon: float = 0.1) -> dc.Standin:
+    """The stand-in of ``kind`` (see :data:`STANDINS`); ValueError in words."""
+    d = ds.d
+    if kind == "law":
+        return dc.Standin.spiked(d=d, k=int(vals["rank"]), spike=float(vals["spike"]),
+                                 sparsity=int(vals["sparse"]) or None, seed=int(vals["dseed"]))
+    if kind == "stated":
+        values = parse_spectrum(stated)
+        return dc.Standin.from_spectrum(values, d=d, total=total if len(values) < d else None,
+                                        source="a spectrum you stated")
+    if kind == "private":
+        return _private_standin(vals, ds, float(private_epsilon))
+    raise ValueError(f"unknown stand-in {kind!r}.")
+
+
+def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
+    if not ds.has_rows:
+        raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
+    if scenario.private_scaling(vals) or scenario.private_radius(vals):
+        raise ValueError("the private stand-in needs a public R and no private column scaling: state a spectrum, or "
+                         "set R and the scaling on the Data page.")
+    scale = data.column_scale(ds, vals)
+    return _cached_private(ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], ds.X)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _cached_private(key: str, R: float, scale, epsilon: float, delta: float, neighbors: str, _X) -> dc.Standin:
+    """One private spectrum per (data, R, scaling, ε, δ, relation), drawn with fresh randomness and kept: asking again
+    returns the same release (drawing again and again would spend the budget each time)."""
+    X = np.asarray(_X, dtype=float)
+    if scale is not None:
+        X = X / np.asarray(scale, dtype=float)  # the public bounds: a public map of each row
+    return dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+
+
+def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int) -> dc.Plan:
+    """The plan for the scenario's public facts (the core caches it)."""
+    if scenario.private_scaling(vals):
+        raise ValueError("the planner does not plan releases that scale the columns privately (their scale share is "
+                         "not simulated): scale by public bounds or not at all (Data page), plan, then switch back.")
+    sparse = "f1" in targets and standin.support is None
+    if sparse and int(vals["s"]) <= 0:
+        raise ValueError("a support F1 target needs the number of features the components use: set the support size "
+                         "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity).")
+    parts = ("eigenvalues",) if vals["beig"] > 0 else ()  # the scenario releases its eigenvalues: so does the plan
+    return dc.plan(targets, n=n, d=d, k=int(vals["k"]), standin=standin, delta=float(vals["delta"]),
+                   confidence=confidence, neighbors=vals["nb"], parts=parts,
+                   center="private" if vals["center"] == "private" else "none",
+                   sparsity=int(vals["s"]) if sparse else None, **radius_args(vals))
+
+
+#: the scenario fields a plan reads (a plan asked with other values is another question)
+PLAN_FIELDS = ("src", "n", "d", "rank", "spike", "sparse", "dseed", "R", "rfrom", "rlo", "rhi", "rq", "nb", "delta",
+               "center", "k", "s", "scale", "bounds", "cols")
+
+
+def question(vals: dict, targets: dict, confidence: float, kind: str, standin_args: dict, estimate) -> tuple:
+    """What a plan answers (hashable): the targets, the confidence, the stand-in's inputs and the scenario's fields
+    the plan reads. The ε, mechanisms and split the plan sets are not part of it (nor the eigenvalue share, which it
+    may set to 0 where the mechanism releases its eigenvalues from its own noise)."""
+    return (tuple(sorted(targets.items())), float(confidence), kind, tuple(sorted(standin_args.items())), estimate,
+            tuple(vals.get(f) for f in PLAN_FIELDS))
+
+
+def split_fields(found: dc.Plan) -> dict:
+    """The scenario's budget sliders for the plan's split: the eigenvalue share (0 when the plan releases none), and
+    the mean and radius shares where the scenario has those private steps. The score-plot share is left as it is."""
+    shares = found.budget.as_dict()
+    out = {"beig": float(shares.get("eigenvalues", 0.0))}
+    for part in ("mean", "radius"):  # shares of steps the scenario has (a private mean, a private R) only
+        if shares.get(part, 0.0) > 0:
+            out[SPLIT_FIELDS[part]] = float(shares[part])
+    return out
+
+
+def apply(found: dc.Plan) -> None:
+    """Set the scenario to the plan: its ε, its mechanism first among the compared ones, its split; and remember
+    what it was planned for (the Report states it while the scenario still matches)."""
+    mechs = [found.mechanism] + [m for m in scenario.mechanisms() if m != found.mechanism]
+    scenario.set_value("eps", float(found.epsilon))
+    scenario.set_value("mechs", ",".join(mechs))
+    fields = split_fields(found)
+    for field, value in fields.items():
+        scenario.set_value(field, value)
+    st.session_state[PLANNED_KEY] = {"eps": float(found.epsilon), "mechanism": found.mechanism, "split": fields,
+                                     "words": planned_words(found)}
+
+
+def planned_words(found: dc.Plan) -> str:
+    """'Planned for: subspace distance ≤ 0.3 in 90% of releases (…)' for the Report."""
+    lo, hi = found.interval
+    words = (f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+             f"(budget split {planning.split_words(found.budget)}). In {found.reps} simulated releases on a stand-in "
+             f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
+             f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in.")
+    if found.total_epsilon > found.epsilon * (1 + 1e-9):
+        words += f" With the stand-in's own cost the total is ε = {found.total_epsilon:.3g}."
+    return words
+
+
+def planned_line(vals: dict) -> str | None:
+    """What the scenario was planned for, while its ε, mechanism and split are still the plan's (else None)."""
+    planned = st.session_state.get(PLANNED_KEY)
+    if not planned:
+        return None
+    mechs = scenario.mechanisms(vals)
+    same = (math.isclose(vals["eps"], planned["eps"]) and mechs[:1] == [planned["mechanism"]]
+            and all(math.isclose(vals[field], value) for field, value in planned["split"].items()))
+    return planned["words"] if same else None
