@@ -106,6 +106,11 @@ class Param:
         return out
 
 
+#: the sites of a distributed mechanism (PCA or tensor): shared here, where every mechanism module can import it
+SITES_PARAM = Param("sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.",
+                    low=1, high=50)
+
+
 @dataclass
 class Output:
     """What a mechanism function returns; :func:`dppca_core.run` wraps it into a Release.

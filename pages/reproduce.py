@@ -41,7 +41,7 @@ def _shipped(key: str):
 @st.cache_resource(show_spinner=False)
 def _shipped_figure(key: str):
     """The shipped run's figure, built once per server (the page only reads it)."""
-    return _shipped(key).figure(title=False)
+    return rp.figure(_shipped(key), title=False)
 
 
 st.title("Reproduce the papers")
@@ -145,7 +145,7 @@ for key, rep in results.items():
         with ours:
             # the shipped figure is shared by every session: presenter mode restyles a copy of it
             fig = (go.Figure(_shipped_figure(key)) if show.presenting() else _shipped_figure(key)) if shipped \
-                else rep.figure(title=False)
+                else rp.figure(rep, title=False)
             show.chart(fig, key=f"reproduce_fig:{key}")
         with theirs:
             st.markdown("**The paper's figure shows**")

@@ -16,13 +16,11 @@ import numpy as np
 
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, sensitivity
-from ..registry import Output, Param, mechanism
+from ..registry import SITES_PARAM, Output, Param, mechanism
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
 
-SITES_PARAM = Param("sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.",
-                    low=1, high=50)
 
 
 def _truncate_rows(V: np.ndarray, s_hat: int) -> np.ndarray:

@@ -20,9 +20,8 @@ import math
 
 import numpy as np
 
-from ..mechanisms.distributed import SITES_PARAM
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
-from ..registry import Output, Param, mechanism
+from ..registry import SITES_PARAM, Output, Param, mechanism
 from ..sites import split_sites
 from . import calibration as cal
 from .auditing import tensor_audit_design
