@@ -17,6 +17,7 @@ import numpy as np
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, sensitivity
 from ..registry import SITES_PARAM, Output, Param, mechanism
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -44,8 +45,27 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     return thin_qr(T)
 
 
+def _dps_sd(p) -> float:
+    """The noise s.d. of each of the 10 steps on the pooled C Q: sqrt(S) x one site's (exact GDP composition)."""
+    delta_2 = sensitivity("gram_times_basis", "replace", block_size=p.k)
+    return composed_gaussian_sigma(delta_2, p.epsilon, p.delta, 10) * math.sqrt(p.sites)
+
+
+DPS_PCA_RATE = Rate(
+    "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
+    "sqrt(s (k + log d) / n)",
+    terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
+    first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="10 iterations converge; noise sqrt(S T) sigma, no truncation "
+                         "(sparsity = d)", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+             "eps": Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)",
+                           **dict(CENTRAL_EPS, n=32000))})
+
+
 @mechanism(
     name="dps_pca",
+    color="#e69f00",
+    rate=DPS_PCA_RATE,
     ordered_basis=False,
     title="DPS-PCA: distributed noisy truncated power method",
     paper=PAPER_GE + ", Algorithm 1",
@@ -184,8 +204,20 @@ def _correlated_symmetric(cov, d, rng):
     return out
 
 
+CAPE_PCA_RATE = Rate(
+    "Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)",
+    terms=lambda p: (p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="privacy-dominated against the sample subspace; eigengap of "
+                         "X^T X grows like n", **CENTRAL_N),
+             "eps": Regime("eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism",
+                           **CENTRAL_EPS)})
+
+
 @mechanism(
     name="cape_pca",
+    color="#56b4e9",
+    rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
     model="distributed",
@@ -236,8 +268,18 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
                          "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2}})
 
 
+DIST_CONVENTIONAL_RATE = Rate(
+    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
+    terms=lambda p: (math.sqrt(p.sites) * p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.sites), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="sqrt(S) x pooled noise, S = 5 sites", **CENTRAL_N),
+             "eps": Regime("eps", term="privacy", why="sqrt(S) x pooled noise", **CENTRAL_EPS)})
+
+
 @mechanism(
     name="dist_conventional",
+    color="#000000",
+    rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
     model="distributed",
@@ -274,8 +316,20 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
                                            "numbers": len(sizes) * data.d * (data.d + 1) // 2}})
 
 
+#: its first-order level is against the site's own sample (theory.measure_slope analyses site 0 alone)
+DIST_LOCAL_RATE = Rate(
+    "Analyze Gauss on n/S rows: S x pooled level",
+    terms=lambda p: (p.sites * p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="Analyze Gauss on n/S rows",
+                         **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+             "eps": Regime("eps", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_EPS, n=32000))})
+
+
 @mechanism(
     name="dist_local",
+    color="#8700f0",
+    rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",
     model="distributed",
