@@ -20,7 +20,6 @@ Each mechanism declares its rate, first-order level and regimes next to its code
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np

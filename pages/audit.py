@@ -5,13 +5,13 @@ import dppca_core as dc
 from dppca_core import figures
 from dppca_core.audit import audit, describe_statistic
 
-from ui import guarantee, scenario, show
+from ui import guarantee, scenario, session, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
 ensure_navigation()
 
-RESULT_KEY = "audit_result"  # canonical result of the last audit in this session (no widget owns it)
+RESULT_KEY = session.AUDIT_RESULT_KEY  # the last audit of this session
 
 st.title("Audit a privacy claim")
 st.markdown(

@@ -5,7 +5,7 @@ import streamlit as st
 from dppca_core import experiments, figures, metrics, theory
 from dppca_core.registry import display_name
 
-from ui import compute, data, report, scenario, show, theory_overlay
+from ui import compute, data, report, scenario, session, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -71,7 +71,7 @@ def _oracle_fields(fields: dict, prep) -> dict:
 
 
 ORACLE_LABEL = "oracle R (not private)"
-LAST_SWEEP = "last_sweep"  # the sweep drawn on this page (the planner and the Report read it); no widget owns it
+LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner and the Report read it)
 
 
 def _subsample_words(n_rows: int, extrapolated: bool) -> str:
@@ -87,7 +87,7 @@ def _subsample_words(n_rows: int, extrapolated: bool) -> str:
     return words
 
 
-STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
+STOP_KEY = session.SWEEP_STOP_KEY
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
     stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 
