@@ -6,8 +6,8 @@ cannot reset them), the presenter bar, and the share link, then runs the page an
 """
 import streamlit as st
 
-from ui import controls, scenario, show
-from ui.shell import IN_ENTRY_KEY
+from ui import controls, scenario, session, show
+from ui.session import IN_ENTRY_KEY
 
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
 
@@ -30,7 +30,7 @@ PAGES = {
 HOME_ALIAS = st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", visibility="hidden")
 #: pages that compute releases from the shared settings, and the repetitions field each one uses
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
-st.session_state["_pages"] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
+st.session_state[session.PAGES_KEY] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
 
 show.app_style()
 vals = scenario.values()

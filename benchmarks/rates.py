@@ -4,7 +4,7 @@
     python benchmarks/rates.py --seeds 1    # quicker
     python benchmarks/rates.py --no-write   # print only
 
-For each mechanism and axis, ``dppca_core.theory.REGIMES`` names a setting where one term of the rate dominates
+For each mechanism and axis, ``dppca_core.theory.regimes()`` names a setting where one term of the rate dominates
 and its assumptions hold; ``theory.measure_slope`` fits the log-log slope of the mean error there and
 ``theory.predicted_slope`` gives the slope of that term over the same grid (with the exact noise calibration, so
 the epsilon slopes are those of sigma(epsilon, delta), about -0.9 rather than -1). ``level`` is the RMS error over
@@ -53,7 +53,7 @@ def _fixed(regime) -> str:
 
 
 def slope_rows(seeds: int):
-    for (mechanism, label), regime in theory.REGIMES.items():
+    for (mechanism, label), regime in theory.regimes().items():
         results = [theory.measure_slope(mechanism, label, seed=s) for s in range(seeds)]
         measured = np.array([r.measured for r in results])
         levels = [r.level for r in results if r.level is not None]
@@ -63,7 +63,7 @@ def slope_rows(seeds: int):
             "measured": float(measured.mean()), "low": float(measured.min()), "high": float(measured.max()),
             "predicted": results[0].predicted, "level": float(np.mean(levels)) if levels else None,
             "grid": regime.grid, "errors": results[0].errors, "law": _law(regime), "fixed": _fixed(regime),
-            "reference": regime.reference, "why": regime.why, "source": theory.RATES[mechanism],
+            "reference": regime.reference, "why": regime.why, "source": theory.formulas()[mechanism],
         }
 
 

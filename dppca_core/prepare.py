@@ -292,6 +292,15 @@ def max_norm_scale(X) -> tuple[np.ndarray, float]:
     return X / scale, scale
 
 
+class Summarised:
+    """Data that arrive summarised, without rows to clip: :func:`prepare` asks them for their
+    :class:`PreparedData` (:class:`dppca_core.stats.SufficientStats` is one; declared here, below the readers, so
+    that this module never imports them)."""
+
+    def prepared(self, data_norm: float | None = None) -> PreparedData:
+        raise NotImplementedError
+
+
 class PreparedData:
     """Rows with norm <= 1 (after clipping to ``data_norm`` and dividing by it) and their Gram matrix.
 
@@ -513,15 +522,13 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
     :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
     """
-    from .stats import SufficientStats
-
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
             raise ValueError(
                 f"the prepared data were clipped at data_norm={X.data_norm:g}, not {data_norm:g}; prepare them again."
             )
         return X
-    if isinstance(X, SufficientStats):
+    if isinstance(X, Summarised):
         return X.prepared(data_norm)
     data_norm = check_data_norm(data_norm)
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows

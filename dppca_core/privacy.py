@@ -704,3 +704,49 @@ def compose(curves, delta: float | None = None) -> PrivacyCurve:
         if eps_route2 < eps_route1:
             return PrivacyCurve.gdp(mu_all) if not approx else PrivacyCurve.approx(eps_route2, delta)
     return PrivacyCurve.approx(eps_route1, delta)
+
+
+# -- capePCA's correlated noise (Imtiaz & Sarwate): the noise design of the distributed PCA and tensor mechanisms --
+
+def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
+    """Feasible capePCA noise variances for sites of any sizes ('feasible replacement' of the paper's closed form).
+
+    Returns a dict with weights mu_s = N_s/N, per-site targets tau_s, tau_g (site noise), tau_f (aggregator
+    noise), the covariance of the noise generator's e (with sum_s mu_s e_s = 0), the joint-view GDP parameter of
+    each site and the factor by which every s.d. was inflated so the aggregator's joint view is (epsilon, delta)-DP.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    S, N = sizes.size, sizes.sum()
+    weights = sizes / N
+    tau = np.array([gaussian_sigma(sensitivity("gram_upper", "replace") / m, epsilon, delta) for m in sizes])
+    tau_c = gaussian_sigma(sensitivity("gram_upper", "replace") / N, epsilon, delta)
+    rho = min(1.0, tau_c**2 / np.sum(weights**2 * tau**2))
+    var_g = rho * tau**2
+    var_f = (1.0 - rho) * tau**2
+    if S == 1:
+        cov_e = np.zeros((1, 1))
+    else:
+        w = weights**2 * (1.0 - rho) * tau**2
+        c = kappa * np.max(1.0 / ((1.0 - 2.0 / S) + w.sum() / (S**2 * w)))
+        P = np.eye(S) - np.ones((S, S)) / S
+        cov_y = c * P @ np.diag(w) @ P
+        cov_e = cov_y / np.outer(weights, weights)
+    mu_target = gaussian_mu(epsilon, delta)
+    mu_joint = joint_view_mu(sizes, cov_e, var_g)
+    inflate = max(1.0, float(np.max(mu_joint)) / mu_target)
+    return {"weights": weights, "tau": tau, "tau_c": tau_c, "rho": rho, "var_g": var_g * inflate**2,
+            "var_f": var_f * inflate**2, "cov_e": cov_e * inflate**2, "inflation": inflate,
+            "mu_joint": mu_joint / inflate, "mu_target": mu_target}
+
+
+def joint_view_mu(sizes, cov_e, var_g):
+    """GDP parameter of the aggregator's joint view of all sites' messages (minus its own f_s), per site.
+
+    Per upper-triangle entry the view is A_s + e_s + g_s with covariance C = Cov(e) + diag(var_g); a change of
+    site s's statistic by Delta_s = sqrt(2)/N_s has Mahalanobis norm Delta_s sqrt((C^-1)_ss)
+    (docs/mechanisms.md#cape_pca, "Privacy curve: the joint view").
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    C = np.asarray(cov_e) + np.diag(var_g)
+    inv_diag = np.diag(np.linalg.inv(C))
+    return sensitivity("gram_upper", "replace") / sizes * np.sqrt(inv_diag)

@@ -5,12 +5,15 @@ import math
 import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from .privacy import PrivacyCurve
+
+if TYPE_CHECKING:
+    from .mechanisms.rates import Rate
 
 MODELS = ("central", "local", "distributed")
 GUARANTEES = ("pure", "approximate", "none", "retracted")
@@ -106,6 +109,11 @@ class Param:
         return out
 
 
+#: the sites of a distributed mechanism (PCA or tensor): shared here, where every mechanism module can import it
+SITES_PARAM = Param("sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.",
+                    low=1, high=50)
+
+
 @dataclass
 class Output:
     """What a mechanism function returns; :func:`dppca_core.run` wraps it into a Release.
@@ -168,6 +176,14 @@ class MechanismSpec:
     and "outputs", bit for bit: an audit then scores many trials without a :class:`~dppca_core.Release` each
     (:func:`dppca_core.audit.audit`; without it, every trial is a full :func:`dppca_core.run`).
 
+    Everything else the app shows of a mechanism is declared here too, so a new mechanism is one module: ``color``
+    (its one colour in every chart, "#rrggbb", unique among its task's mechanisms; left empty, the figures give it
+    a free palette colour), ``short_name`` (how charts, tables and legends name it; default: the title without
+    its details, :attr:`short_title`), ``audit_descriptions`` (statistic name -> how the audit reads it, in plain
+    words, for the statistics of its own designs; the Audit page shows it) and ``rate`` (its error rate, a
+    first-order level and the regimes where the rate holds, :class:`dppca_core.mechanisms.rates.Rate`, read by
+    :mod:`dppca_core.theory`; None: no rate is known).
+
     ``threaded_reps`` says that the mechanism spends its time outside BLAS, in loops that release the GIL (a
     compiled sequential pass, row gathers), so :func:`dppca_core.experiments.repeat` runs its repetitions on two
     threads. The others keep one: BLAS already uses every core for them, and threads on top only contend
@@ -198,6 +214,10 @@ class MechanismSpec:
     threaded_reps: bool = False
     ordered_basis: bool = True
     audit_batch: Callable | None = None
+    color: str = ""
+    short_name: str = ""
+    audit_descriptions: dict = field(default_factory=dict)
+    rate: Rate | None = None
 
     def __post_init__(self):
         if self.model not in MODELS:
@@ -206,6 +226,8 @@ class MechanismSpec:
             raise ValueError(f"guarantee must be one of {GUARANTEES}")
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}")
+        if self.color and not re.fullmatch(r"#[0-9a-f]{6}", self.color):
+            raise ValueError(f"color must be written #rrggbb in lower case (got {self.color!r}).")
 
     def uses_delta_with(self, resolved: dict) -> bool:
         """Whether a run with these (resolved) parameters spends delta: not for a pure variant (noise="laplace")."""
@@ -213,8 +235,11 @@ class MechanismSpec:
 
     @property
     def short_title(self) -> str:
-        """The title without its parenthesised details and subtitle ("Private (noisy) power method" -> "Private
-        power method", "capePCA: correlated-noise distributed PCA" -> "capePCA"): for charts, tables and legends."""
+        """The declared ``short_name``, else the title without its parenthesised details and subtitle ("Private
+        (noisy) power method" -> "Private power method", "capePCA: correlated-noise distributed PCA" -> "capePCA"):
+        for charts, tables and legends."""
+        if self.short_name:
+            return self.short_name
         short = re.sub(r"\s*\([^)]*\)", "", self.title)
         return re.split(r":| —", short)[0].strip() or self.name
 
@@ -248,8 +273,19 @@ RETRACTED_MARK = "⚠ retracted: not private"
 def register(spec: MechanismSpec) -> MechanismSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"mechanism {spec.name!r} is already registered")
+    same = [s.name for s in _REGISTRY.values() if spec.color and s.color == spec.color and s.task == spec.task]
+    if same:
+        raise ValueError(f"mechanism {spec.name!r} declares the colour {spec.color} of {same[0]!r}; one chart shows "
+                         f"every {spec.task} mechanism, so pick another.")
     _REGISTRY[spec.name] = spec
     return spec
+
+
+def unregister(name: str) -> MechanismSpec:
+    """Remove a registered mechanism (e.g. one a test registered from its own module); returns its spec."""
+    if name not in _REGISTRY:
+        raise ValueError(f"mechanism {name!r} is not registered.")
+    return _REGISTRY.pop(name)
 
 
 def mechanism(**meta):

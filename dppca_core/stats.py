@@ -42,7 +42,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .prepare import GramAccumulator, PreparedData, SitePartition, _canonical_additions, gram_error_bound
+from .prepare import (GramAccumulator, PreparedData, SitePartition, Summarised, _canonical_additions,
+                      gram_error_bound)
 from .privacy import summation_error
 from .release import NonPrivateDiagnostics
 from .tables import (
@@ -85,7 +86,7 @@ class StreamCancelled(ValueError):
 
 
 @dataclass(frozen=True, eq=False)
-class SufficientStats:
+class SufficientStats(Summarised):
     """n, the sum and the Gram matrix of the rows of a table, clipped to ``data_norm`` and divided by it.
 
     Attributes

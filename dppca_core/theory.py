@@ -9,115 +9,58 @@ privacy term uses the exact noise calibration of the mechanism (analytic Gaussia
 so its slope in epsilon is the slope of the actual noise scale, about -1 at small epsilon and flatter at large
 epsilon, where sigma(epsilon, delta) falls more slowly than 1/epsilon.
 
-:data:`REGIMES` says, per mechanism and axis, a setting in which one term dominates and the rate's assumptions
+:func:`regimes` says, per mechanism and axis, a setting in which one term dominates and the rate's assumptions
 hold (eigengap well above the noise, iterations converged, learning rate large enough); :func:`measure_slope`
 measures the log-log slope of the mean error there and :func:`predicted_slope` gives the slope of the dominant
 term over the same grid. ``benchmarks/rates.py`` writes both into ``docs/rates.md``; ``tests/test_rates.py``
 holds every mechanism to its prediction.
+
+Each mechanism declares its rate, first-order level and regimes next to its code (registry ``rate``, a
+:class:`dppca_core.mechanisms.rates.Rate`); this module reads them, so a new mechanism brings its theory along.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .privacy import composed_gaussian_sigma, gaussian_sigma, sensitivity
-
-RATES = {
-    "analyze_gauss": "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma(eps, delta) sqrt(k(d-k)) / (n gap)",
-    "cape_pca": "Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)",
-    "dist_conventional": "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
-    "dist_local": "Analyze Gauss on n/S rows: S x pooled level",
-    "mod_sulq": "Chaudhuri et al. 2013: beta sqrt(k(d-k)) / gap, beta = (d+1) sqrt(2 ln(d^2/delta)) / (n eps) + "
-                "1 / (n sqrt(eps))",
-    "private_power": "Hardt & Price 2014 (Cor 1.1): sqrt(L) sigma(eps, delta) sqrt(k d) / (n gap), L = 20 steps "
-                     "(exact GDP composition)",
-    "ppca_exponential": "Chaudhuri et al. 2013 (Thm 6, sample complexity n ~ d / (eps gap (1 - rho))): "
-                        "sin ~ sqrt(d / (eps n gap))",
-    "amin_iterative": "Amin et al. 2019: each vector an exponential-mechanism draw with eps_i = 0.8 eps / k: "
-                      "sqrt(k d / (eps n gap))",
-    "ldp_gaussian": "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
-    "ldp_sparse": "Wang & Xu (Thm 4): s lambda / gap, lambda ~ sigma(eps, delta) sqrt(log d / n)",
-    "dps_pca": "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
-               "sqrt(s (k + log d) / n)",
-    "private_oja": "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + alpha(eps, delta)^2 d) "
-                   "/ n) / gap",
-    "dp_pca": "Liu et al. 2022 (Thm 5.1 / Cor 5.2): sqrt(T V / n) + T r sqrt(d) sigma(eps, delta) / n, "
-              "T ~ (ln n)^2 / 16, r ~ spread of the gradients (~ data noise)",
-    # issue 39: the mechanisms of 2020-2025
-    "coinpress": "Biswas et al. 2020, read for the subspace: whitened noise sigma(eps, delta) gamma^2 / "
-                 "sqrt(w_T) on a Gram matrix whose spikes are ~1: sigma gamma^2 sqrt(k(d-k)) / (sqrt(w_T) n) x "
-                 "sqrt(lambda_k lambda_k+1) / gap, gamma^2 ~ d + 2 sqrt(d ln 10) + 2 ln 10, w_T = 3/4",
-    "trace_sensitive": "Dong, Liang & Yi 2022: eigenvectors of the Gaussian mechanism at half of rho: "
-                       "sqrt(2) sigma(eps, delta) sqrt(k(d-k)) / (n gap); covariance (Frobenius, Sigma = C / n) "
-                       "O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n)",
-    "topk_dp_pca": "Düngler & Sanyal 2025 (k parts of n / k rows, each DP-PCA's rate): sqrt(k) (sqrt(T V k / n) + "
-                   "T r sqrt(d) k sigma(eps, delta) / n)",
-}
+from .mechanisms.rates import Point, Rate, Regime
+from .registry import get_mechanism, mechanism_names
 
 
-ONE_PASS = ("private_oja", "dp_pca")
+def _rate_of(mechanism: str) -> Rate:
+    """The rate ``mechanism`` declares in its registry entry (ValueError when it declares none)."""
+    declared = get_mechanism(mechanism).rate
+    if declared is None:
+        raise ValueError(f"no theoretical rate is known for {mechanism!r}.")
+    return declared
 
 
-def _batches(n: int) -> int:
-    from .mechanisms.streaming import BATCH_CONSTANT
+def formulas() -> dict[str, str]:
+    """Each mechanism with a rate, and its formula in words (with its paper and theorem), in registration order."""
+    return {name: spec.rate.formula for name in mechanism_names() if (spec := get_mechanism(name)).rate is not None}
 
-    return max(1, math.ceil(math.log(max(n, 2)) ** 2 / BATCH_CONSTANT))
+
+def regimes() -> dict[tuple[str, str], Regime]:
+    """Every (mechanism, label) with a regime where its rate holds (the label is the axis, or the axis and the
+    dominant term, e.g. "n, privacy"), in registration order."""
+    return {(name, label): regime for name in mechanism_names()
+            if (declared := get_mechanism(name).rate) is not None for label, regime in declared.regimes.items()}
+
+
+def __getattr__(name: str):
+    # RATES and REGIMES, dicts of this module before the mechanisms declared their rates: built afresh on each use
+    if name == "RATES":
+        return formulas()
+    if name == "REGIMES":
+        return regimes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _terms(mechanism, n, d, k, epsilon, delta, s, sites, sigma_data):
     """(privacy, statistical) terms of the error rate, each up to a constant."""
     k = min(k, d - 1) if d > 1 else 1
-    spread = math.sqrt(max(k * (d - k), 1))
-    statistical = math.sqrt(k * max(d - k, 1) / n)
-    ag = gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
-    if mechanism in ("analyze_gauss", "cape_pca", "dist_conventional", "dist_local"):
-        factor = {"dist_conventional": math.sqrt(sites), "dist_local": sites}.get(mechanism, 1.0)
-        return factor * ag * spread / n, statistical
-    if mechanism == "mod_sulq":
-        from .mechanisms.central import mod_sulq_beta
-
-        return mod_sulq_beta(n, d, epsilon, delta) * spread, statistical
-    if mechanism == "private_power":
-        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
-        return composed_gaussian_sigma(delta_2, epsilon, delta, 20) * math.sqrt(k * d) / n, statistical
-    if mechanism == "dps_pca":
-        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
-        noise = composed_gaussian_sigma(delta_2, epsilon, delta, 10) * math.sqrt(sites)
-        return noise * spread / n, math.sqrt(s * (k + math.log(d + 1)) / n)
-    if mechanism == "ppca_exponential":
-        return math.sqrt(k * d / (epsilon * n)), statistical
-    if mechanism == "amin_iterative":
-        return math.sqrt(k * k * d / (0.8 * epsilon * n)), statistical
-    if mechanism == "ldp_gaussian":
-        return ag * spread / math.sqrt(n), statistical
-    if mechanism == "ldp_sparse":
-        return ag * s * math.sqrt(k * math.log(d + 1) / n), math.sqrt(s * math.log(d + 1) / n)
-    if mechanism == "private_oja":
-        alpha = gaussian_sigma(1.0, epsilon, delta)
-        return alpha * math.sqrt(d / n), sigma_data * math.sqrt(d / n)  # step noise eta_t alpha
-    if mechanism == "dp_pca":
-        T = _batches(n)
-        return T * sigma_data * d * gaussian_sigma(1.0, epsilon, delta) / n, sigma_data * math.sqrt(T * d / n)
-    return _terms_issue_39(mechanism, n, d, k, epsilon, delta, sigma_data, spread, statistical, ag)
-
-
-def _terms_issue_39(mechanism, n, d, k, epsilon, delta, sigma_data, spread, statistical, ag):
-    """(privacy, statistical) terms of coinpress, trace_sensitive and topk_dp_pca (None for any other name)."""
-    if mechanism == "coinpress":
-        from .mechanisms.coinpress import whitened_radius
-
-        # the last step's noise in whitened units (3/4 of mu^2), where the planted spikes are ~1
-        return ag * whitened_radius(d, 0.1) ** 2 / math.sqrt(0.75) * spread / n, statistical
-    if mechanism == "trace_sensitive":
-        return math.sqrt(2.0) * ag * spread / n, statistical  # the eigenvectors get half of mu^2
-    if mechanism == "topk_dp_pca":
-        part = max(n // max(k, 1), 2)
-        T = _batches(part)
-        privacy = T * sigma_data * d * gaussian_sigma(1.0, epsilon, delta) / part
-        return math.sqrt(k) * privacy, math.sqrt(k) * sigma_data * math.sqrt(T * d / part)
-    return None
+    return _rate_of(mechanism).terms(Point(n, d, k, epsilon, delta, s, sites, sigma_data))
 
 
 def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: float, delta: float,
@@ -131,8 +74,7 @@ def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: floa
     which they pay even against the sample (unit constants). Raises ValueError for a mechanism without a known
     rate.
     """
-    if mechanism not in RATES:
-        raise ValueError(f"no theoretical rate is known for {mechanism!r}.")
+    declared = _rate_of(mechanism)
     if term not in (None, "privacy", "statistical"):
         raise ValueError(f"term must be 'privacy', 'statistical' or None (got {term!r}).")
     base = {"n": n, "d": d, "k": k, "epsilon": epsilon, "delta": delta, "s": s or d, "sites": sites,
@@ -145,7 +87,7 @@ def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: floa
         point = dict(base)
         point[key] = int(x) if key in ("n", "d", "k", "s") else float(x)
         privacy, statistical = _terms(mechanism, **point)
-        default = privacy + statistical if mechanism in ONE_PASS else privacy
+        default = privacy + statistical if declared.one_pass else privacy
         out.append({"privacy": privacy, "statistical": statistical, None: default}[term])
     return np.array(out, dtype=float)
 
@@ -263,145 +205,10 @@ def fit_rate(xs, measured, rate_values, metric: str, axis: str, tolerance: float
     return fit if moves_right_way(fit.xs, fit.ys, metric, axis) else None
 
 
+
 # ---------------------------------------------------------------------------------------------------------------
-# Regimes in which each rate holds, and the measurement of slopes there.
-
-
-@dataclass(frozen=True)
-class Regime:
-    """A setting in which one term of a mechanism's rate dominates and its assumptions hold.
-
-    ``law`` names the data: "spiked" (``datasets.spiked_covariance`` with ``data``'s arguments) or "example41"
-    (``datasets.liu_example_41``). ``grid`` are the values of ``axis`` ("n", "eps" or "sigma"); the other
-    quantities are ``n``, ``epsilon``, ``delta`` and the data arguments. ``reference`` is "sample" (error against
-    the non-private top-k subspace of the same rows: the privacy term alone) or "population" (against the planted
-    subspace). ``why`` says in words why the regime holds.
-    """
-
-    axis: str
-    grid: tuple
-    term: str
-    law: str
-    data: dict
-    n: int
-    k: int = 1
-    epsilon: float = 1.0
-    delta: float = 1e-6
-    reference: str = "sample"
-    reps: int = 12
-    params: dict = field(default_factory=dict)
-    why: str = ""
-
-
-def _spiked(d, k, spike, sparsity=None, seed=0):
-    return {"d": d, "k": k, "spike": spike, "sparsity": sparsity, "seed": seed}
-
-
-# d = 10, k = 2, spikes 30 and 22.5 over noise 1: the eigengap of the scaled rows (~0.14 of their total variance)
-# is large, and the noise levels below keep every error under ~0.3, far from the random level 1.26.
-_CENTRAL_N = dict(law="spiked", data=_spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0)
-_CENTRAL_EPS = dict(law="spiked", data=_spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0), n=8000, k=2)
-
-# Keys: (mechanism, label); the label is the axis, or the axis and the dominant term where both are checked.
-REGIMES: dict[tuple[str, str], Regime] = {
-    **{(m, "n"): Regime("n", term="privacy", why="privacy-dominated against the sample subspace; eigengap of "
-                        "X^T X grows like n", **_CENTRAL_N) for m in ("analyze_gauss", "cape_pca")},
-    **{(m, "eps"): Regime("eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism",
-                          **_CENTRAL_EPS) for m in ("analyze_gauss", "cape_pca")},
-    ("dist_conventional", "n"): Regime("n", term="privacy", why="sqrt(S) x pooled noise, S = 5 sites",
-                                       **_CENTRAL_N),
-    ("dist_conventional", "eps"): Regime("eps", term="privacy", why="sqrt(S) x pooled noise", **_CENTRAL_EPS),
-    ("dist_local", "n"): Regime("n", term="privacy", why="Analyze Gauss on n/S rows",
-                                **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
-    ("dist_local", "eps"): Regime("eps", term="privacy", why="Analyze Gauss on n/S rows",
-                                  **dict(_CENTRAL_EPS, n=32000)),
-    ("mod_sulq", "n"): Regime("n", term="privacy", why="beta ~ d/(n eps): privacy-dominated against the sample",
-                              **dict(_CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0)),
-    ("mod_sulq", "eps"): Regime("eps", term="privacy", why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
-                                **dict(_CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0))),
-    ("private_power", "n"): Regime("n", term="privacy", why="20 iterations converge ((lambda_3/lambda_2)^20 ~ "
-                                   "1e-9); per-step noise sqrt(20) sigma", **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
-    ("private_power", "eps"): Regime("eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)",
-                                     **dict(_CENTRAL_EPS, n=32000)),
-    ("dps_pca", "n"): Regime("n", term="privacy", why="10 iterations converge; noise sqrt(S T) sigma, no "
-                             "truncation (sparsity = d)", **dict(_CENTRAL_N, grid=(4000, 16000, 64000))),
-    ("dps_pca", "eps"): Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)",
-                               **dict(_CENTRAL_EPS, n=32000)),
-    ("ldp_gaussian", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
-                                  grid=(20000, 80000, 320000), n=0, k=2, epsilon=8.0,
-                                  why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well "
-                                      "below the random level only once n eps^2 gap^2 >> d ln(1/delta)"),
-    ("ldp_gaussian", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
-                                    grid=(4.0, 8.0, 16.0), n=80000, k=2,
-                                    why="error proportional to the per-user sigma(eps, delta)"),
-    ("ldp_sparse", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(20, 1, 30.0, sparsity=4),
-                                grid=(20000, 80000, 320000), n=0, k=1, epsilon=8.0, reference="population",
-                                why="support recovered at every n (lambda below the support's entries) and the "
-                                    "users' noise dominates the sampling term: error ~ s lambda / gap"),
-    ("ldp_sparse", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(20, 1, 30.0, sparsity=4),
-                                  grid=(4.0, 8.0, 16.0), n=160000, k=1, reference="population",
-                                  why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)"),
-    ("ppca_exponential", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 1, 30.0),
-                                      grid=(2000, 8000, 32000), n=0, k=1, epsilon=1.0,
-                                      why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)"),
-    ("ppca_exponential", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 1, 30.0),
-                                        grid=(0.5, 1.0, 2.0), n=8000, k=1, why="sin^2 ~ d/(eps n gap)"),
-    ("amin_iterative", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
-                                    grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0,
-                                    why="exact vector draws with eps_i = 0.4 eps each; concentrated"),
-    ("amin_iterative", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(10, 2, 30.0),
-                                      grid=(0.5, 1.0, 2.0), n=8000, k=2, why="sin^2 ~ k d/(eps n gap)"),
-    ("private_oja", "n"): Regime("n", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                                 grid=(10000, 20000, 40000), n=0, epsilon=16.0, reference="population",
-                                 params={"lr_c1": 8.0}, reps=8,
-                                 why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the "
-                                     "per-step noise eta alpha dominates the data noise"),
-    ("private_oja", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                                   grid=(8.0, 16.0, 32.0), n=20000, reference="population", params={"lr_c1": 8.0},
-                                   reps=8, why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
-    ("private_oja", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 10, "seed": 0},
-                                     grid=(0.1, 0.03, 0.01), n=10000, epsilon=8.0, reference="population",
-                                     params={"lr_c1": 8.0}, reps=8,
-                                     why="the privacy noise does not depend on the data noise: flat"),
-    ("dp_pca", "n, statistical"): Regime("n", term="statistical", law="example41", data={"d": 5, "sigma": 0.5, "seed": 0},
-                            grid=(40000, 80000, 160000, 320000), n=0, epsilon=8.0, reference="population", reps=16,
-                            why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise "
-                                "sigma = 0.5 dominates the privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 "
-                                "power-like steps converge: sqrt(T V / n), T ~ (ln n)^2 / 16"),
-    ("dp_pca", "n, privacy"): Regime("n", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
-                                     grid=(20000, 40000, 80000, 160000), n=0, epsilon=1.0, reference="population",
-                                     reps=16, why="every batch large enough for Algorithms 4-5, public-range route (radius "
-                                         ">= 1 at sigma = 0.1): noise sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T"),
-    ("dp_pca", "eps"): Regime("eps", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
-                              grid=(0.25, 0.5, 1.0), n=80000, reference="population", reps=16,
-                              why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, "
-                                  "delta), privacy-dominated"),
-    ("dp_pca", "sigma"): Regime("sigma", term="privacy", law="example41", data={"d": 5, "seed": 0},
-                                grid=(0.004, 0.002, 0.001), n=40000, epsilon=1.0, reference="population",
-                                params={"K": 1.63, "a": 0.5}, reps=16,
-                                why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 "
-                                    "tail constants a = 1/2, K = 1.63)"),
-}
-
-# issue 39. CoinPress's rate holds once its ellipsoids have converged (eta_t ~ noise / n small): from n = 16,000 at
-# epsilon = 1 on the central law (at 2,000 the slope is -1.5, the whitening still improving with n).
-REGIMES.update({
-    ("coinpress", "n"): Regime("n", term="privacy", reps=8, why="ellipsoids converged: the last step's whitened noise "
-                               "sigma gamma^2 / sqrt(3/4) over spikes of ~1", **dict(_CENTRAL_N, grid=(16000, 64000, 256000))),
-    ("coinpress", "eps"): Regime("eps", term="privacy", reps=8, why="noise sigma(eps, delta) of the last step, "
-                                 "ellipsoids converged", **dict(_CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0))),
-    ("trace_sensitive", "n"): Regime("n", term="privacy", why="Analyze Gauss's eigenvectors at half of mu^2",
-                                     **_CENTRAL_N),
-    ("trace_sensitive", "eps"): Regime("eps", term="privacy", why="sqrt(2) sigma(eps, delta) on X^T X",
-                                       **_CENTRAL_EPS),
-    ("topk_dp_pca", "n"): Regime("n", term="privacy", law="spiked", data=_spiked(5, 2, 30.0),
-                                 grid=(40000, 80000, 160000, 320000), n=0, k=2, epsilon=1.0, reference="population",
-                                 reps=8, why="k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / "
-                                             "16 batches): slope about -0.9"),
-    ("topk_dp_pca", "eps"): Regime("eps", term="privacy", law="spiked", data=_spiked(5, 2, 30.0),
-                                   grid=(0.25, 0.5, 1.0), n=160000, k=2, reference="population", reps=8,
-                                   why="each part's noise sigma_AGM(1/m, eps, delta)"),
-})
+# The regimes in which each rate holds (declared by the mechanisms, :class:`dppca_core.mechanisms.rates.Regime`),
+# and the measurement of slopes there.
 
 
 def _make(regime: Regime, n: int, sigma: float | None = None):
@@ -425,52 +232,28 @@ def _params(mechanism: str, regime: Regime) -> dict:
     return params
 
 
+def _regime(mechanism: str, label: str) -> Regime:
+    regimes_of = _rate_of(mechanism).regimes
+    if label not in regimes_of:
+        raise KeyError((mechanism, label))
+    return regimes_of[label]
+
+
 def first_order_rms(mechanism: str, eigenvalues, *, n: int, k: int, epsilon: float, delta: float,
                     sites: int = 5):
     """First-order prediction of sqrt(E ||sin Theta||_F^2) against the sample subspace, or None.
 
     ``eigenvalues`` (descending) are those of the Gram matrix C the mechanism perturbs (one site's for
     dist_local). Every noise level comes from the calibration the mechanism's privacy argument states,
-    recomputed here from :mod:`dppca_core.privacy`, so a mechanism that adds more (or less) noise than its proof
-    needs fails the comparison. Perturbation theory, valid while the error is small:
-
-    * symmetric noise of entry s.d. s on C (input perturbation): E ||sin Theta||^2 = s^2 sum_{i<=k<j}
-      1 / (lambda_i - lambda_j)^2;
-    * noisy power iterations, Gaussian s.d. s on C Q each step, converged: the error of entry (j, i) is an AR(1)
-      with factor lambda_j / lambda_i, so E ||sin Theta||^2 = s^2 sum_{i<=k<j} 1 / (lambda_i^2 - lambda_j^2);
-    * exponential mechanism exp((eps_i / 2) u^T C u) (Laplace approximation at the top): each direction j has
-      variance 1 / (eps_i (lambda_i - lambda_j)).
+    recomputed from :mod:`dppca_core.privacy` by the mechanism's declared ``first_order`` (perturbation theory,
+    valid while the error is small: :func:`dppca_core.mechanisms.rates.input_noise_rms` and its neighbours), so
+    a mechanism that adds more (or less) noise than its proof needs fails the comparison.
     """
+    declared = get_mechanism(mechanism).rate
+    if declared is None or declared.first_order is None:
+        return None
     lam = np.asarray(eigenvalues, dtype=float)
-    top, rest = lam[:k, None], lam[None, k:]
-    ag = gaussian_sigma(sensitivity("gram_upper", "replace"), epsilon, delta)
-
-    def input_noise(sd):
-        return sd * math.sqrt(float(np.sum(1.0 / (top - rest) ** 2)))
-
-    if mechanism in ("analyze_gauss", "cape_pca", "dist_local"):
-        return input_noise(ag)
-    if mechanism == "dist_conventional":
-        return input_noise(ag * math.sqrt(sites))
-    if mechanism == "mod_sulq":
-        from .mechanisms.central import mod_sulq_beta
-
-        return input_noise(n * mod_sulq_beta(n, len(lam), epsilon, delta))
-    if mechanism == "ldp_gaussian":
-        return input_noise(ag * math.sqrt(n))
-    if mechanism in ("private_power", "dps_pca"):
-        delta_2 = sensitivity("gram_times_basis", "replace", block_size=k)
-        steps, spread = (20, 1.0) if mechanism == "private_power" else (10, math.sqrt(sites))
-        sd = composed_gaussian_sigma(delta_2, epsilon, delta, steps) * spread
-        return sd * math.sqrt(float(np.sum(1.0 / (top**2 - rest**2))))
-    if mechanism == "ppca_exponential":
-        return math.sqrt(float(np.sum(1.0 / (epsilon * (top - rest)))))
-    if mechanism == "amin_iterative":
-        eps_i = 0.8 * epsilon / k  # the default eigenvalue_share 0.2, the rest split over the k vectors
-        return math.sqrt(float(np.sum(1.0 / (eps_i * (top - rest)))))
-    if mechanism == "trace_sensitive":
-        return input_noise(ag * math.sqrt(2.0))  # Analyze Gauss's noise at half of mu^2 (vector_share 0.5)
-    return None
+    return declared.first_order(lam, Point(n, len(lam), k, epsilon, delta, sites=sites))
 
 
 @dataclass(frozen=True)
@@ -486,7 +269,7 @@ class SlopeResult:
 
 
 def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
-    """Mean error over ``reps`` seeds at each grid point of the regime ``REGIMES[(mechanism, label)]``, and the
+    """Mean error over ``reps`` seeds at each grid point of the regime ``regimes()[(mechanism, label)]``, and the
     fitted log-log slope (``label`` is the axis, or the axis and the dominant term, e.g. "n, privacy").
 
     Data for an n-grid are one draw at the largest n, used by prefixes (rows are i.i.d.), each prepared once and
@@ -496,7 +279,7 @@ def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
     from .api import run
     from .prepare import prepare
 
-    regime = REGIMES[(mechanism, label)]
+    regime = _regime(mechanism, label)
     axis = regime.axis
     params = _params(mechanism, regime)
     errors, level = [], None
@@ -534,7 +317,7 @@ def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
 
 def predicted_slope(mechanism: str, label: str) -> float:
     """Slope of the regime's dominant term over the regime's grid (from :func:`rate`)."""
-    regime = REGIMES[(mechanism, label)]
+    regime = _regime(mechanism, label)
     n = regime.n or max(regime.grid)
     point = dict(n=n, d=regime.data["d"], k=regime.k, epsilon=regime.epsilon, delta=regime.delta,
                  s=regime.data.get("sparsity"), sites=regime.params.get("sites", 5),

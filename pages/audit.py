@@ -3,15 +3,15 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from dppca_core.audit import audit
+from dppca_core.audit import audit, describe_statistic
 
-from ui import guarantee, scenario, show
+from ui import guarantee, scenario, session, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
 ensure_navigation()
 
-RESULT_KEY = "audit_result"  # canonical result of the last audit in this session (no widget owns it)
+RESULT_KEY = session.AUDIT_RESULT_KEY  # the last audit of this session
 
 st.title("Audit a privacy claim")
 st.markdown(
@@ -91,33 +91,12 @@ if result is not None:
         m[3].metric("lower bound on δ", f"{result.delta_lower:.3g}", help="At the claimed ε, with 95% confidence.")
         m[4].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",
                     delta_arrow="off")
-        how = {"ldp_message": "the canary user's own message to the aggregator (x xᵀ plus noise): the difference of "
-                              "its two diagonal entries, exactly the Gaussian the local calibration is tight for",
-               "log_density_ratio": "the exact ratio of the released vector's densities under the two datasets "
-                                    "(a background along the canary makes the normaliser move too); threshold "
-                                    "fixed in advance from that density",
-               "gradient_step": "the canary's own gradient step, read from the published iterate after it (public "
-                                "order and start vector replayed; the canary at 45° from the start vector)",
-               "range_histogram": "which bin Algorithm 4's histogram released (the canary's group moves between "
-                                  "two bins that hold half the groups each)",
-               "gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors "
-                             "and eigenvalues (exactly the Gaussian the calibration is tight for)",
-               "power_iterates": "the likelihood ratio of the published iterates of the noisy power method",
-               "subspace_energy": "the released subspace's energy along the differing row (averaged over the "
-                                  "published iterates)",
-               "psd_support": "whether Y − XᵀX of D has a negative eigenvalue (possible only if D' produced Y, "
-                              "because Wishart noise is positive semi-definite)",
-               "moment_likelihood_ratio": "the likelihood ratio of the noisy second and third moments rebuilt from "
-                                          "the published whitening and projected tensor (K = d)",
-               "oja_step": "the likelihood ratio of the canary's own step, read from the published iterate after "
-                           "it (the order and start vector are public randomness the guarantee does not rely on; "
-                           "the audit replays them and puts the canary at 45° from the start vector; small "
-                           "learning rate)",
-               "published field": f"the published field '{result.leaked_field}', which carries no noise"}
+        how = (f"the published field '{result.leaked_field}', which carries no noise"
+               if result.statistic == "published field" else describe_statistic(spec, result.statistic))
         reading = ("read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
                    "is Gaussian (exact for Gaussian noise)" if result.conversion == "gdp"
                    else "distribution-free (no assumption on the mechanism)")
-        st.caption(f"Where: {result.note}. Statistic: {how.get(result.statistic, result.statistic)}. Bound: {reading}. "
+        st.caption(f"Where: {result.note}. Statistic: {how}. Bound: {reading}. "
                    "Relation: "
                    f"{result.neighbors}; error rates on the evaluation trials: false positives "
                    f"{result.false_positive_rate:.3f}, false negatives {result.false_negative_rate:.3f}."

@@ -9,6 +9,7 @@ import dppca_core as dc
 from dppca_core import figures
 from ui import compute, data, scenario, server_files, show, views
 from ui.errors import boundary
+from ui.session import NEW_UPLOAD_KEY  # set when a new file arrives, until its schema is declared
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
 
@@ -182,8 +183,6 @@ def _upload_controls():
     return up
 
 
-#: session key: set when a new file arrives, until its schema is declared
-NEW_UPLOAD_KEY = "upload_new"
 
 
 def _declare_schema(parsed, name: str) -> None:

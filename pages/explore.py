@@ -4,7 +4,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import experiments, metrics, risk
 
-from ui import compute, controls, data, guarantee, report, scenario, show, views
+from ui import compute, controls, data, guarantee, report, scenario, session, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -126,7 +126,7 @@ with boundary("the dataset"):
         st.info("Pick at least one mechanism in the sidebar.")
     if results and presenting:  # the main figure right under the dial: one screen at 1280x720
         views.fragment(vals["view"], ds, prep, results, k, random_level)
-    views.dominant_feature_warning(ds, prep, data_page=st.session_state["_pages"]["data"])
+    views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:
             st.error(f"**Cannot compute {md_escape(dc.get_mechanism(mech).display_name)} with these settings.** "

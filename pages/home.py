@@ -1,7 +1,7 @@
 """Home: what DP-PCA is, and a gallery of ready scenarios."""
 import streamlit as st
 
-from ui import gallery, scenario
+from ui import gallery, scenario, session
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -37,7 +37,7 @@ with boundary("the gallery"):
             st.caption(entry.blurb)
             if st.button("Open", key=f"gallery:{i}", icon=":material/play_arrow:"):
                 scenario.load(entry.fields)
-                st.switch_page(st.session_state["_pages"][entry.page])
+                st.switch_page(session.page(entry.page))
 
 st.subheader("How to use it")
 st.markdown(

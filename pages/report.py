@@ -10,14 +10,14 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import brief, compute, data, guarantee, planner, report, scenario, show, views
+from ui import brief, compute, data, guarantee, planner, report, scenario, session, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
 
 ensure_navigation()
 
-FRESH_KEY = "fresh_releases"  # releases drawn with fresh randomness for the current scenario (no widget owns it)
+FRESH_KEY = session.FRESH_RELEASES_KEY  # releases drawn with fresh randomness for the current scenario
 
 
 def _first_screen(vals, ds, prep, results, k, random_level) -> list:
@@ -193,7 +193,7 @@ with boundary("the report"):
         if frame is not None:
             tables[title] = frame if seeded else report.without_single_runs(frame)
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
-    last = st.session_state.get("last_sweep")
+    last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is not None:
         tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
 

@@ -1,8 +1,4 @@
 """Reproduce: re-run each seed paper's synthetic experiment and set our curves beside what the paper reports."""
-import json
-import time
-from pathlib import Path
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -10,39 +6,16 @@ import streamlit as st
 from dppca_core import reproduce as rp
 
 from ui import report, scenario, show
+from ui import reproduce as computed
 from ui.controls import stop_and_run
 from ui.errors import boundary
+from ui.session import REPRODUCE_STOP_KEY as STOP_KEY
 from ui.shell import ensure_navigation
 from ui.text import md_escape
 
 ensure_navigation()
 
-STOP_KEY = "reproduce_stopped"  # canonical flag, no widget owns it
-LIVE_KEY = "reproduce_live"  # the papers this session asked to recompute live (no widget owns it)
 GRID_LABELS = {"default": "default (scaled down, under a minute)", "full": "full (the paper's grid: minutes to hours)"}
-#: the files `python -m dppca_core.reproduce --all --out docs/reproduce` wrote: served when the settings match
-SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce"
-SHIPPED_COMMAND = "python -m dppca_core.reproduce --all --out docs/reproduce --combined --png --docs docs"
-
-
-@st.cache_data(max_entries=4096, show_spinner=False)
-def _task(task_json: str) -> list[dict]:
-    """One task's rows, cached on the task itself: reproduction, grid settings, repetition and seed."""
-    return rp.run_task(json.loads(task_json))
-
-
-@st.cache_resource(show_spinner=False)
-def _shipped(key: str):
-    """The shipped run of reproduction ``key`` (default grid, its own repetitions, seed 0), read and assembled once
-    per server; None when the files are missing or were made with other settings than the current grid's."""
-    return rp.load(key, SHIPPED)
-
-
-@st.cache_resource(show_spinner=False)
-def _shipped_figure(key: str):
-    """The shipped run's figure, built once per server (the page only reads it)."""
-    return _shipped(key).figure(title=False)
-
 
 st.title("Reproduce the papers")
 st.markdown(
@@ -76,46 +49,18 @@ st.header(paper.title)
 st.caption(md_escape(f"{paper.citation}. {paper.note}"))
 
 
-def _compute(keys, grid, reps, seed) -> dict:
-    plans = {key: rp.plan(key, grid, reps, seed) for key in keys}
-    total = sum(len(p) for p in plans.values())
-    bar = st.progress(0.0, text="running the reproduction…")
-    done, out = 0, {}
-    for key, tasks in plans.items():
-        start, rows = time.perf_counter(), []
-        for task in tasks:
-            rows += _task(json.dumps(task, sort_keys=True))
-            done += 1
-            bar.progress(done / total, text=f"{rp.SPECS[key].title}: task {done} of {total}")
-        out[key] = rp.assemble(key, rows, grid, reps, seed, time.perf_counter() - start)
-    bar.empty()
-    return out
-
-
-def _shipped_results(keys) -> dict:
-    """The shipped runs of the paper's reproductions, when this view asks for exactly them (default grid, the
-    grid's repetitions, seed 0) and the session has not asked to recompute live; else {}."""
-    if grid != "default" or reps is not None or seed != 0 or paper.key in st.session_state.get(LIVE_KEY, ()):
-        return {}
-    out = {key: _shipped(key) for key in keys}
-    return out if all(rep is not None for rep in out.values()) else {}
-
-
-def _go_live() -> None:
-    st.session_state[LIVE_KEY] = [*st.session_state.get(LIVE_KEY, ()), paper.key]
-    st.session_state[STOP_KEY] = False
-
-
 results, shipped = {}, False
 with boundary("the reproduction"):
-    results = _shipped_results(paper.reproductions)
+    results = computed.shipped_results(paper.key, paper.reproductions, grid, reps, seed)
     shipped = bool(results)
     if shipped:
         note, button = st.columns([4, 1])
-        note.info(f"Shown: the run shipped with the app (default grid, seed 0, made by `{SHIPPED_COMMAND}`), read "
-                  "from docs/reproduce/ without computing anything. **Run live** recomputes it here (seconds to a "
-                  "few minutes of CPU, docs/reproduce.md lists them).", icon=":material/inventory_2:")
-        button.button("Run live", icon=":material/play_arrow:", key="live_reproduce", on_click=_go_live,
+        note.info(f"Shown: the run shipped with the app (default grid, seed 0, made by "
+                  f"`{computed.SHIPPED_COMMAND}`), read from docs/reproduce/ without computing anything. **Run live** "
+                  "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
+                  icon=":material/inventory_2:")
+        button.button("Run live", icon=":material/play_arrow:", key="live_reproduce", on_click=computed.go_live,
+                      args=(paper.key,),
                       help="Recompute this paper's reproductions on this server (cached task by task).")
     else:
         free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
@@ -126,7 +71,10 @@ with boundary("the reproduction"):
             st.info("Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from "
                     "the cache.")
         else:
-            results = _compute(paper.reproductions, grid, reps, seed)
+            bar = st.progress(0.0, text="running the reproduction…")
+            results = computed.compute(paper.reproductions, grid, reps, seed,
+                                       progress=lambda done, text: bar.progress(done, text=text))
+            bar.empty()
 
 
 def _claims_table(claims) -> pd.DataFrame:
@@ -144,8 +92,8 @@ for key, rep in results.items():
         ours, theirs = st.columns([3, 1])
         with ours:
             # the shipped figure is shared by every session: presenter mode restyles a copy of it
-            fig = (go.Figure(_shipped_figure(key)) if show.presenting() else _shipped_figure(key)) if shipped \
-                else rep.figure(title=False)
+            fig = (go.Figure(computed.shipped_figure(key)) if show.presenting() else computed.shipped_figure(key)) \
+                if shipped else rp.figure(rep, title=False)
             show.chart(fig, key=f"reproduce_fig:{key}")
         with theirs:
             st.markdown("**The paper's figure shows**")

@@ -1,9 +1,5 @@
 """Tensor: private orthogonal tensor decomposition across sites (capeAGN against conventional, local,
 non-private and random vectors) on mixtures of Gaussians and single topic models with known parameters."""
-from pathlib import Path
-
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
@@ -12,6 +8,7 @@ from dppca_core.tensor import experiments as ex
 from dppca_core.tensor import metrics as tm
 
 from ui import scenario, show
+from ui import tensor as computed
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -21,36 +18,11 @@ TENSOR_EPS = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0)
 TENSOR_DELTA = (1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.05)
 SHOWN = ("otd_cape_agn", "otd_conventional", "otd_local", "otd_non_private", ex.RANDOM)
 PRESETS = {"paper: D = 10, K = 5": (10, 5), "paper: D = 50, K = 10": (50, 10)}
-#: the default settings' sweeps, precomputed (python -m dppca_core.tensor.experiments --ship ...)
-SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce" / "tensor_default.json"
 
 
 def _preset(D: int, K: int) -> None:
     scenario.set_value("tD", D)
     scenario.set_value("tK", K)
-
-
-@st.cache_data(max_entries=1024, show_spinner=False)
-def _repetition(kind, D, K, sites, n_per_site, epsilons, delta, split, rep, seed):
-    model = ex.model_for(kind, D, K)
-    return ex.repetition(model, sites, n_per_site, epsilons, delta, split, rep, seed)
-
-
-@st.cache_resource(show_spinner=False)
-def _shipped() -> dict:
-    """The default settings' units, read once per server: a fresh server's first visit computes nothing."""
-    return ex.load_shipped(SHIPPED)
-
-
-def _unit(*args) -> list[dict]:
-    """One unit's rows: shipped when the default settings ask for it, else computed (and cached)."""
-    return _shipped().get(ex.unit_key(*args)) or _repetition(*args)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _example(kind, D, K, sites, n_per_site, epsilon, delta, split, seed):
-    model = ex.model_for(kind, D, K)
-    return ex.example(model, sites, n_per_site, epsilon, delta, split, seed)
 
 
 st.title("Tensor decomposition: mixtures and topics across sites")
@@ -66,7 +38,7 @@ st.markdown(
 
 with st.sidebar:
     st.subheader("Tensor settings")
-    vals = scenario.values()
+    current = scenario.values()
     st.radio("model", ("MOG", "STM"), horizontal=True, **scenario.bind("tmodel"),
              help="MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
                   "(documents of three words, each document from one topic).")
@@ -79,9 +51,9 @@ with st.sidebar:
     st.number_input("sites S", 2, 20, step=1, **scenario.bind("tsites"), help="Equal sites holding disjoint samples.")
     st.number_input("samples per site N_s", 100, 20_000, step=100, **scenario.bind("tn"),
                     help="The sample-size sweep uses ¼, ½, 1, 2 and 4 times this.")
-    st.select_slider("ε (total, both stages)", options=scenario.with_current(TENSOR_EPS, vals["teps"]),
+    st.select_slider("ε (total, both stages)", options=scenario.with_current(TENSOR_EPS, current["teps"]),
                      format_func=lambda v: f"{v:g}", **scenario.bind("teps"))
-    st.select_slider("δ (total, both stages)", options=scenario.with_current(TENSOR_DELTA, vals["tdelta"]),
+    st.select_slider("δ (total, both stages)", options=scenario.with_current(TENSOR_DELTA, current["tdelta"]),
                      format_func=lambda v: f"{v:g}", **scenario.bind("tdelta"), help="The paper uses δ = 0.01.")
     st.slider("share of ε and δ for M2 (whitening)", 0.1, 0.9, step=0.05, **scenario.bind("tsplit"),
               help="The rest goes to the third moment M3. The paper splits equally (0.5).")
@@ -92,37 +64,20 @@ with st.sidebar:
 
 ready = False
 with boundary("the tensor settings"):
-    t = scenario.values()
-    vals = {"model": t["tmodel"], "D": t["tD"], "K": t["tK"], "sites": t["tsites"], "n_per_site": t["tn"],
-            "epsilon": t["teps"], "delta": t["tdelta"], "split": t["tsplit"], "reps": t["treps"], "seed": t["tseed"]}
-    if vals["K"] > vals["D"]:
-        raise ValueError(f"K = {vals['K']} components need at least K dimensions: choose K ≤ D = {vals['D']}.")
-    kind = vals["model"].lower()
-    model = ex.model_for(kind, vals["D"], vals["K"])
-    common = (kind, vals["D"], vals["K"], vals["sites"])
-    budget = (float(vals["delta"]), float(vals["split"]))
-
+    vals = computed.settings(scenario.values())
     bar = st.progress(0.0, text="running the comparison…")
-    units = ex.sweep_units(vals["n_per_site"], vals["epsilon"], vals["reps"])
-    rows = {"eps": [], "n": []}
-    for i, (axis, n, epsilons, rep) in enumerate(units):
-        found = _unit(*common, n, epsilons, *budget, rep, vals["seed"])
-        rows[axis] += found
-        if axis == "eps":  # the sample-size sweep's point at N_s is this unit at the chosen epsilon
-            rows["n"] += ex.at_epsilon(found, vals["epsilon"])
-        bar.progress((i + 1) / len(units), text=f"repetition {rep + 1} of {vals['reps']}, N_s = {n:,}")
+    by_eps, by_n = computed.sweeps(vals, progress=lambda done, text: bar.progress(done, text=text))
     bar.empty()
-    by_eps, by_n = pd.DataFrame(rows["eps"]), pd.DataFrame(rows["n"])
 
-    at_eps = by_eps[by_eps["epsilon"] == float(vals["epsilon"])].groupby("mechanism")["q_comp"]
+    at_eps = by_eps[by_eps["epsilon"] == float(vals.epsilon)].groupby("mechanism")["q_comp"]
     cols = st.columns(len(SHOWN))
     for col, mech in zip(cols, SHOWN):
         col.metric(f"q_comp · {ex.LABELS[mech]}", f"{at_eps.mean()[mech]:.3f}",
                    delta=f"± {at_eps.std()[mech]:.3f} s.d.", delta_color="off", delta_arrow="off",
-                   help=f"Mean over {vals['reps']} repetitions at ε = {vals['epsilon']:g}, "
-                        f"N_s = {vals['n_per_site']:,} (a diagnostic against the true model).")
-    st.caption(f"{vals['model']} with D = {vals['D']}, K = {vals['K']}; S = {vals['sites']} sites of "
-               f"N_s = {vals['n_per_site']:,} samples; δ = {vals['delta']:g}; {vals['split']:.0%} of ε and δ to M2.")
+                   help=f"Mean over {vals.reps} repetitions at ε = {vals.epsilon:g}, "
+                        f"N_s = {vals.n_per_site:,} (a diagnostic against the true model).")
+    st.caption(f"{vals.model} with D = {vals.D}, K = {vals.K}; S = {vals.sites} sites of "
+               f"N_s = {vals.n_per_site:,} samples; δ = {vals.delta:g}; {vals.split:.0%} of ε and δ to M2.")
     ready = True
 if not ready:
     st.stop()
@@ -131,34 +86,27 @@ st.subheader("Error against ε")
 with boundary("the ε sweep"):
     summary = ex.summarize(by_eps, "epsilon")
     show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "epsilon", "ε (total)",
-                                      labels=ex.LABELS, marker=float(vals["epsilon"])))
-    st.caption(f"N_s = {vals['n_per_site']:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
+                                      labels=ex.LABELS, marker=float(vals.epsilon)))
+    st.caption(f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
                "non-private error first, conventional and local need larger ε.")
 
 st.subheader("Error against the sample size per site")
 with boundary("the sample-size sweep"):
     summary = ex.summarize(by_n, "n_per_site")
     show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "n_per_site",
-                                      "samples per site N_s", labels=ex.LABELS, marker=float(vals["n_per_site"])))
-    st.caption(f"ε = {vals['epsilon']:g}. The sensitivities are proportional to 1/N_s, so more samples per "
+                                      "samples per site N_s", labels=ex.LABELS, marker=float(vals.n_per_site)))
+    st.caption(f"ε = {vals.epsilon:g}. The sensitivities are proportional to 1/N_s, so more samples per "
                "site means less noise at the same ε.")
 
 st.subheader("Recovered against true components")
 with boundary("the component view"):
-    result = _example(*common, vals["n_per_site"], float(vals["epsilon"]), *budget, vals["seed"])
-    aligned, weights = {}, {}
-    for mech, res in result.items():
-        match = tm.matching(res["components"], model.components)
-        aligned[mech] = tm.aligned(res["components"], model.components)
-        w = np.full(model.K, np.nan)
-        w[match] = res["weights"]
-        weights[mech] = w
+    model, aligned, weights = computed.components(vals)
     show.chart(fig_tensor.components_compare(model.components, aligned, labels=ex.LABELS,
-                                             feature="word" if kind == "stm" else "coordinate"))
+                                             feature="word" if vals.kind == "stm" else "coordinate"))
     show.chart(fig_tensor.weights_compare(model.weights, weights, labels=ex.LABELS))
     st.caption("One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
                "one it is matched to. " + ("Topic estimates are post-processed into distributions (negative "
-               "entries set to 0, columns summing to 1), as in the paper." if kind == "stm" else
+               "entries set to 0, columns summing to 1), as in the paper." if vals.kind == "stm" else
                "Mixture means are in the data's units (rows were clipped to a public radius and scaled back) and "
                "projected onto the ball ‖a_k‖ ≤ 1 the model declares public, so a noise-swamped estimate is no "
                "farther from the truth than a random guess."))

@@ -7,7 +7,7 @@ from dppca_core import experiments, figures, metrics, planning, theory
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from ui import compute, data, planner, report, scenario, show, theory_overlay
+from ui import compute, data, planner, report, scenario, session, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -73,7 +73,7 @@ def _oracle_fields(fields: dict, prep) -> dict:
 
 
 ORACLE_LABEL = "oracle R (not private)"
-LAST_SWEEP = "last_sweep"  # the sweep drawn on this page (the planner and the Report read it); no widget owns it
+LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner and the Report read it)
 
 
 def _subsample_words(n_rows: int, extrapolated: bool) -> str:
@@ -89,7 +89,7 @@ def _subsample_words(n_rows: int, extrapolated: bool) -> str:
     return words
 
 
-STOP_KEY = "sweep_stopped"  # canonical flag, no widget owns it
+STOP_KEY = session.SWEEP_STOP_KEY
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
     stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 

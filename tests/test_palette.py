@@ -61,3 +61,34 @@ def test_mechanism_colours_stay_apart(task, vision):
     seen = {n: lab(CVD[vision] @ linear_rgb(figures.mechanism_color(n))) for n in names}
     closest = min(((np.linalg.norm(seen[a] - seen[b]), a, b) for a, b in itertools.combinations(names, 2)))
     assert closest[0] >= MIN_DELTA_E, f"{vision}: {closest[1]} and {closest[2]} are ΔE {closest[0]:.1f} apart"
+
+
+#: every mechanism's colour as it was when colours came from registration order; each now declares its own
+#: (registry ``color``), and none may change: a colour is how readers find a mechanism across every chart
+COLOURS = {"non_private": "#0072b2", "analyze_gauss": "#d55e00", "mod_sulq": "#009e73", "private_power": "#cc79a7",
+           "dps_pca": "#e69f00", "cape_pca": "#56b4e9", "dist_conventional": "#000000", "dist_local": "#8700f0",
+           "ldp_gaussian": "#692d0f", "ldp_sparse": "#4b3c5a", "private_oja": "#9678ff", "dp_pca": "#b4b469",
+           "wishart_sn": "#2d2da5", "ppca_exponential": "#a55a2d", "amin_iterative": "#690f78",
+           "coinpress": "#3c5a4b", "trace_sensitive": "#d2a5a5", "topk_dp_pca": "#d20fb4",
+           "otd_non_private": "#d55e00", "otd_agn": "#009e73", "otd_avn": "#cc79a7", "otd_cape_agn": "#e69f00",
+           "otd_conventional": "#56b4e9", "otd_local": "#000000"}
+
+
+def test_every_mechanism_keeps_its_colour():
+    assert {name: figures.mechanism_color(name) for name in dc.mechanism_names()} == COLOURS
+    assert all(dc.get_mechanism(name).color == colour for name, colour in COLOURS.items())  # declared, not derived
+
+
+def test_a_mechanism_without_a_colour_gets_a_free_one():
+    import dataclasses
+
+    from dppca_core import registry
+
+    spec = dataclasses.replace(dc.get_mechanism("otd_agn"), name="otd_uncoloured", color="")
+    registry.register(spec)
+    try:
+        colour = figures.mechanism_color("otd_uncoloured")
+        assert colour == figures.PALETTE[0]  # the first palette colour no tensor mechanism declares
+        assert colour not in {COLOURS[m] for m in dc.mechanism_names("tensor") if m in COLOURS}
+    finally:
+        registry.unregister("otd_uncoloured")

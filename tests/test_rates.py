@@ -16,14 +16,14 @@ import dppca_core as dc
 from dppca_core import theory
 
 MECHANISMS = [m for m in dc.mechanism_names("pca") if m not in ("non_private", "wishart_sn")]
-CASES = sorted(theory.REGIMES)
+CASES = sorted(theory.regimes())
 
 
 def test_every_pca_mechanism_has_a_regime_on_both_axes():
     for mechanism in MECHANISMS:
-        axes = {theory.REGIMES[key].axis for key in theory.REGIMES if key[0] == mechanism}
+        axes = {regime.axis for key, regime in theory.regimes().items() if key[0] == mechanism}
         assert {"n", "eps"} <= axes, mechanism
-        assert mechanism in theory.RATES
+        assert mechanism in theory.formulas()
 
 
 @pytest.mark.parametrize("mechanism,label", CASES)
@@ -40,7 +40,7 @@ def test_slope_and_level_match_the_rate(mechanism, label):
 
 def test_the_data_noise_axis_separates_dp_pca_from_private_oja():
     # Example 4.1: DP-PCA's error vanishes with the data noise (slope ~ +1), Private Oja's does not (slope ~ 0)
-    assert theory.REGIMES[("dp_pca", "sigma")].axis == "sigma"
+    assert theory.regimes()[("dp_pca", "sigma")].axis == "sigma"
     assert theory.predicted_slope("dp_pca", "sigma") == pytest.approx(1.0)
     assert theory.predicted_slope("private_oja", "sigma") == pytest.approx(0.0)
 

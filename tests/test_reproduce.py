@@ -73,7 +73,7 @@ def test_frames_are_tidy_texts_filled_and_figures_drawn(tiny):
         for text in (rep.claim, rep.finding, rep.difference, rep.settings):
             assert len(text) > 80 and not re.search(r"\bnan\b", text.lower()), (key, text)  # every number found
             assert "ALGORITHMS" not in text and "shared" not in text.lower(), (key, text)  # product text
-        fig = rep.figure()
+        fig = rp.figure(rep)
         assert isinstance(fig, go.Figure) and len(fig.data) >= 2, key
         assert {p.name for p in rep.panels} >= set(rep.frame.panel), key
 
@@ -166,7 +166,7 @@ def test_every_reproduction_csv_says_which_algorithm_produced_each_point(tiny, t
     assert 5000 < rows_needed(10, 0.9) <= 80_000
     rep = tiny["liu_spiked"]
     assert rep.marks and rep.marks[0][1] == rows_needed(10, 0.9)  # the figure's dotted line
-    fig = rep.figure()
+    fig = rp.figure(rep)
     assert any(t.name and t.name.startswith("marker: fallback") for t in fig.data)  # the legend names the markers
     assert "the fallback at n = 5,000" in rep.finding and "Algorithms 4–5 at n = 80,000" in rep.finding
 

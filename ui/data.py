@@ -16,10 +16,8 @@ from dppca_core import datasets as dsets
 from dppca_core import experiments
 
 from . import limits, worker
+from .session import STREAM_KEY, UPLOAD_KEY  # noqa: F401  (the upload and a server file's statistics)
 from .text import plain
-
-UPLOAD_KEY = "upload"  # session-state key holding {"name", "bytes"} of an uploaded file (no widget owns it)
-STREAM_KEY = "streamed"  # session-state key holding the statistics of a server file read in this session
 
 
 @dataclass

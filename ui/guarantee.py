@@ -14,10 +14,9 @@ import streamlit as st
 
 from dppca_core.audit.core import exact_epsilon
 
+from .session import AUDITS_KEY  # the audits run on the Audit page as implemented (factor 1), one per setting
 from .text import md_escape
 
-#: Session key of the audits run on the Audit page as implemented (factor 1), one per setting.
-AUDITS_KEY = "audits_by_setting"
 #: Exact epsilon below this share of the claim: the calibration adds noticeably more noise than the claim needs.
 LOOSE_SHARE = 0.8
 

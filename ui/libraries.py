@@ -15,10 +15,10 @@ from dppca_core.experiments import summary
 
 from . import compute, data, guarantee, show
 from .errors import boundary
+from .session import EXTERNAL_AUDIT_KEY as AUDIT_KEY
+from .session import LIBRARY_COMPARISON_KEY as COMPARE_KEY
 from .text import md_escape
 
-#: Session keys of this module's results (no widget owns them).
-AUDIT_KEY, COMPARE_KEY = "external_audit", "library_comparison"
 #: Trials per dataset offered for an external audit (2,000 is the issue's measured setting, docs/peers.md).
 TRIALS = (200, 500, 1000, 2000)
 

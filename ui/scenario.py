@@ -27,10 +27,9 @@ import dppca_core as dc
 from dppca_core import datasets as dsets
 from dppca_core import experiments, reproduce
 
+from .session import AUDIT_FOLLOW_KEY, NOTICES_KEY, SCENARIO_KEY
 from .text import md_escape
 
-SCENARIO_KEY = "scenario"
-NOTICES_KEY = "scenario_notices"
 WIDGET_PREFIX = "w:"
 #: Largest synthetic table (rows x columns) a link may ask for; uploads have their own limit.
 MAX_CELLS = 4_000_000
@@ -750,10 +749,6 @@ def nonprivate_choices(vals: dict | None = None) -> list[str]:
     if R_SOURCES[vals["rfrom"]][1]:
         out.append(R_SOURCES[vals["rfrom"]][1])
     return out
-
-
-#: session key: the (mechanism, epsilon) the Audit page last took from the scenario (no widget owns it)
-AUDIT_FOLLOW_KEY = "audit_follows"
 
 
 def audit_follows_scenario() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-IN_ENTRY_KEY = "_in_entry_script"
+from .session import IN_ENTRY_KEY  # app.py sets it while it runs the page
 
 
 def ensure_navigation() -> None:

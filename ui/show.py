@@ -68,6 +68,13 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     fig.update_xaxes(tickfont=ink, title_font=ink, automargin=True)
     fig.update_yaxes(tickfont=ink, title_font=ink, automargin=True)
     fig.update_annotations(font_size=PRESENTER_FONT - 2)
+    lines = (fig.layout.title.text or "").count("<br>") + 1
+    if lines > 1:
+        # a title of several lines (what is drawn, then a subtitle) outgrew the top margin its figure reserved at the
+        # normal size and covered the top tick label (Tensor's sweeps at 1280x720): plotly centres the title in the
+        # top margin, so the margin grows to the height of its lines at the presenter size, with room on both sides
+        top = int(lines * 1.5 * (PRESENTER_FONT + 4)) + 24
+        fig.update_layout(margin=dict(t=max(fig.layout.margin.t or 0, top)))
     if fig.layout.height:
         height = fig.layout.height if already else int(fig.layout.height * 1.2)
         fig.update_layout(height=min(height, PRESENTER_MAX_HEIGHT) if fit_screen else height)

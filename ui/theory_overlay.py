@@ -74,7 +74,8 @@ def extrapolation(overlay: Overlay, n_rows: int, multiples, scn: dict, d: int) -
 
 def assumptions(mechs, extrapolated: bool) -> str:
     """The rates' assumptions in words (Markdown), for the caption under the chart."""
-    formulas = "; ".join(f"{display_name(m)}: {theory.RATES[m]}" for m in mechs if m in theory.RATES)
+    known = theory.formulas()
+    formulas = "; ".join(f"{display_name(m)}: {known[m]}" for m in mechs if m in known)
     more = (" Extrapolated points (dotted, open diamonds) further assume more rows of the same kind as the table's "
             "(drawn from the same population, so the data's spectrum stays as it is) and the same ε, δ, R and k; "
             "they are a what-if, not a measurement." if extrapolated else "")

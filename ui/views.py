@@ -15,6 +15,7 @@ from dppca_core.privacy import compose
 from dppca_core.registry import display_name
 
 from . import compute, scenario, show
+from .session import AUDIT_RESULT_KEY, RERUN_APP_KEY
 from .text import literal, md_escape
 
 VIEWS = {
@@ -131,7 +132,6 @@ def _first_aligned(prep, results, k):
     return ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
 
 
-RERUN_APP_KEY = "view_setting_changed"  # canonical flag, no widget owns it
 
 
 def _whole_page_bind(name: str) -> dict:
@@ -277,7 +277,7 @@ def _risk(ds, prep, results, k, random_level):
         return
     font = show.PRESENTER_FONT if show.presenting() else 14
     audit_point = None
-    last_audit = st.session_state.get("audit_result")
+    last_audit = st.session_state.get(AUDIT_RESULT_KEY)
     if last_audit is not None and last_audit.mechanism in curves:
         audit_point = (last_audit.false_positive_upper, last_audit.false_negative_upper)
     left, right = st.columns(2)

@@ -25,7 +25,8 @@ _LAZY = {
     "mu_lower_bound": "bounds",
     "STATISTICS": "statistics", "default_design": "statistics",
     "audit_external": "external",
-    "design_for": "designs", "local_message_design": "designs", "log_density_design": "designs",
+    "design_for": "designs", "describe_statistic": "designs", "local_message_design": "designs",
+    "log_density_design": "designs",
 }
 
 

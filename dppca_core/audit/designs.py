@@ -18,7 +18,7 @@ from ..prepare import prepare
 from ..privacy import exponential_weight, sensitivity
 from ..release import to_plain
 from .design import AuditDesign
-from .statistics import STATISTICS, default_design
+from .statistics import DESCRIPTIONS, STATISTICS, default_design
 
 LOCAL_STATISTIC = "ldp_message"
 LOG_DENSITY_STATISTIC = "log_density_ratio"
@@ -28,6 +28,20 @@ LOG_DENSITY_STATISTIC = "log_density_ratio"
 #: no background); a run at twice the claim (shift and concentration doubled) reads 1.20, 1.23, 1.06 and 0.51.
 #: K = 1.2 keeps both: half the claim, and a refutation of twice the claim.
 LOG_DENSITY_CONCENTRATION = 1.2
+#: how the audit reads the designs of this module, in plain words
+READINGS = {
+    LOCAL_STATISTIC: "the canary user's own message to the aggregator (x xᵀ plus noise): the difference of its two "
+                     "diagonal entries, exactly the Gaussian the local calibration is tight for",
+    LOG_DENSITY_STATISTIC: "the exact ratio of the released vector's densities under the two datasets (a background "
+                           "along the canary makes the normaliser move too); threshold fixed in advance from that "
+                           "density",
+}
+
+
+def describe_statistic(spec, statistic: str) -> str:
+    """How an audit of ``spec`` reads ``statistic``, in plain words: what the mechanism declares for its own designs
+    (registry ``audit_descriptions``), else the generic designs' words; the name itself when none is known."""
+    return spec.audit_descriptions.get(statistic) or READINGS.get(statistic) or DESCRIPTIONS.get(statistic, statistic)
 
 
 def design_for(spec, *, d: int, n: int, neighbors: str, statistic: str, k: int | None, epsilon: float,
@@ -157,4 +171,5 @@ def log_density_design(spec, d: int, n: int, neighbors: str, epsilon: float) -> 
                             f"norm {mass:.2g} along e1)")
 
 
-__all__ = ["design_for", "local_message_design", "log_density_design", "LOCAL_STATISTIC", "LOG_DENSITY_STATISTIC"]
+__all__ = ["describe_statistic", "design_for", "local_message_design", "log_density_design", "LOCAL_STATISTIC",
+           "LOG_DENSITY_STATISTIC"]

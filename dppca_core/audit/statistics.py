@@ -13,6 +13,17 @@ from .design import AuditDesign
 
 #: The statistics of :func:`default_design` (mechanism-specific designs add their own names).
 STATISTICS = ("gram_entry", "power_iterates", "subspace_energy", "psd_support")
+#: how the audit reads each of them, in plain words (the Audit page shows it; a mechanism's own designs declare
+#: theirs in its registry entry, ``audit_descriptions``)
+DESCRIPTIONS = {
+    "gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors and "
+                  "eigenvalues (exactly the Gaussian the calibration is tight for)",
+    "power_iterates": "the likelihood ratio of the published iterates of the noisy power method",
+    "subspace_energy": "the released subspace's energy along the differing row (averaged over the published "
+                       "iterates)",
+    "psd_support": "whether Y − XᵀX of D has a negative eigenvalue (possible only if D' produced Y, because Wishart "
+                   "noise is positive semi-definite)",
+}
 
 # -- neighbouring datasets and statistics --------------------------------------------------------------------
 

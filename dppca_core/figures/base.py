@@ -8,29 +8,34 @@ import plotly.graph_objects as go
 
 from ..registry import display_name, get_mechanism, mechanism_names
 
-#: one colour per mechanism of a task, told apart by everyone: the seven Okabe-Ito colours (Okabe & Ito 2008, made
-#: for colour-vision deficiencies; their yellow left out, too light on white) and eleven more, each chosen greedily on
-#: an 18-level sRGB grid to maximise the smallest CIELAB distance to those before it with normal vision and after
-#: simulating protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity 1), lightness 25-72 so that
-#: lines stand out on white. Smallest pairwise ΔE*ab over the first 15: 21 normal, 19.5 protan, 17.9 deutan, 16.1
-#: tritan; the last three (for the mechanisms of issue 39) are at least 18.4, 17.1 and 15.8 from every colour before
-#: them under all four (tests/test_palette.py checks it for every task's mechanisms).
+#: the colours the mechanisms declare (registry ``color``), one per mechanism of a task, told apart by everyone: the
+#: seven Okabe-Ito colours (Okabe & Ito 2008, made for colour-vision deficiencies; their yellow left out, too light
+#: on white) and eleven more, each chosen greedily on an 18-level sRGB grid to maximise the smallest CIELAB distance
+#: to those before it with normal vision and after simulating protanopia, deuteranopia and tritanopia (Machado et
+#: al. 2009, severity 1), lightness 25-72 so that lines stand out on white. Smallest pairwise ΔE*ab over the first
+#: 15: 21 normal, 19.5 protan, 17.9 deutan, 16.1 tritan; the last three (for the mechanisms of issue 39) are at
+#: least 18.4, 17.1 and 15.8 from every colour before them under all four (tests/test_palette.py checks it for every
+#: task's mechanisms). The PCA mechanisms declare them in this order, the tensor ones the second to seventh; a
+#: mechanism that declares none gets the first colour no mechanism of its task declares.
 PALETTE = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8700f0", "#692d0f",
            "#4b3c5a", "#9678ff", "#b4b469", "#2d2da5", "#a55a2d", "#690f78", "#3c5a4b", "#d2a5a5", "#d20fb4"]
-#: where each task's mechanisms start in the palette (a chart shows one task's mechanisms; the tensor ones have
-#: always started at the second colour)
-TASK_OFFSET = {"pca": 0, "tensor": 1}
 #: plotly config for every chart the app draws (no logo, PNG export at double resolution)
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def mechanism_color(name: str) -> str:
-    """The one colour of a mechanism: its position among its task's mechanisms, in registration order, picks a
-    palette entry (from the task's :data:`TASK_OFFSET`)."""
+    """The one colour of a mechanism: the one it declares (registry ``color``), else a palette colour no
+    mechanism of its task declares (the undeclared ones take them in registration order; the palette repeats
+    when none is left)."""
     if name not in mechanism_names():
         raise ValueError(f"unknown mechanism {name!r}; no colour assigned.")
-    task = get_mechanism(name).task
-    return PALETTE[(mechanism_names(task).index(name) + TASK_OFFSET.get(task, 0)) % len(PALETTE)]
+    spec = get_mechanism(name)
+    if spec.color:
+        return spec.color
+    specs = [get_mechanism(other) for other in mechanism_names(spec.task)]
+    free = [c for c in PALETTE if c not in {s.color for s in specs}] or PALETTE
+    undeclared = [s.name for s in specs if not s.color]
+    return free[undeclared.index(name) % len(free)]
 
 
 def color_or_grey(name: str) -> str:

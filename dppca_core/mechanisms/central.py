@@ -10,6 +10,7 @@ from ..linalg import (fix_signs, random_orthonormal, stacked_symmetric_gaussian,
 from ..privacy import (PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, laplace_scale,
                        sensitivity)
 from ..registry import Output, Param, mechanism
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
 PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
@@ -18,6 +19,7 @@ PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
 
 @mechanism(
     name="non_private",
+    color="#0072b2",
     title="Non-private PCA (reference)",
     paper="exact eigendecomposition",
     model="central",
@@ -59,8 +61,21 @@ def _analyze_gauss_batch(data, k, epsilon, delta, neighbors, generators):
     return _gram_noise_batch(data.gram, sigma, k, generators)
 
 
+#: Davis-Kahan on the noisy Gram matrix; the eigengap of X^T X grows like n, so the error falls like 1/n
+ANALYZE_GAUSS_RATE = Rate(
+    "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma(eps, delta) sqrt(k(d-k)) / (n gap)",
+    terms=lambda p: (p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="privacy-dominated against the sample subspace; eigengap of "
+                         "X^T X grows like n", **CENTRAL_N),
+             "eps": Regime("eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism",
+                           **CENTRAL_EPS)})
+
+
 @mechanism(
     name="analyze_gauss",
+    color="#d55e00",
+    rate=ANALYZE_GAUSS_RATE,
     title="Analyze Gauss",
     paper=PAPER_AG,
     model="central",
@@ -104,8 +119,20 @@ def _mod_sulq_batch(data, k, epsilon, delta, neighbors, generators):
     return runs
 
 
+MOD_SULQ_RATE = Rate(
+    "Chaudhuri et al. 2013: beta sqrt(k(d-k)) / gap, beta = (d+1) sqrt(2 ln(d^2/delta)) / (n eps) + 1 / (n sqrt(eps))",
+    terms=lambda p: (mod_sulq_beta(p.n, p.d, p.epsilon, p.delta) * p.spread, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.n * mod_sulq_beta(p.n, len(lam), p.epsilon, p.delta), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="beta ~ d/(n eps): privacy-dominated against the sample",
+                         **dict(CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0)),
+             "eps": Regime("eps", term="privacy", why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
+                           **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)))})
+
+
 @mechanism(
     name="mod_sulq",
+    color="#009e73",
+    rate=MOD_SULQ_RATE,
     title="MOD-SuLQ",
     paper=PAPER_CSS,
     model="central",
@@ -146,8 +173,26 @@ def _l1_sensitivity_gram_times_basis(d: int, p: int, neighbors: str) -> float:
     return one_row if neighbors == "add_remove" else 2.0 * one_row
 
 
+def _power_sd(p) -> float:
+    """The noise s.d. of each of the 20 steps on C Q (exact GDP composition)."""
+    return composed_gaussian_sigma(sensitivity("gram_times_basis", "replace", block_size=p.k), p.epsilon, p.delta, 20)
+
+
+PRIVATE_POWER_RATE = Rate(
+    "Hardt & Price 2014 (Cor 1.1): sqrt(L) sigma(eps, delta) sqrt(k d) / (n gap), L = 20 steps (exact GDP "
+    "composition)",
+    terms=lambda p: (_power_sd(p) * math.sqrt(p.k * p.d) / p.n, p.statistical),
+    first_order=lambda lam, p: power_noise_rms(_power_sd(p), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step "
+                         "noise sqrt(20) sigma", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+             "eps": Regime("eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)",
+                           **dict(CENTRAL_EPS, n=32000))})
+
+
 @mechanism(
     name="private_power",
+    color="#cc79a7",
+    rate=PRIVATE_POWER_RATE,
     title="Private (noisy) power method",
     paper=PAPER_HP,
     model="central",

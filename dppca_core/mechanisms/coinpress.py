@@ -23,6 +23,7 @@ from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
 from ..registry import Output, Param, mechanism
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
 
 PAPER_COINPRESS = ("Biswas, Dong, Kamath & Ullman, CoinPress: Practical Private Mean and Covariance Estimation "
                    "(NeurIPS 2020), Algorithms 2-3")
@@ -184,8 +185,25 @@ def _recovered_grams(published: dict, whitening: list) -> list:
     return grams
 
 
+# CoinPress's rate holds once its ellipsoids have converged (eta_t ~ noise / n small): from n = 16,000 at
+# epsilon = 1 on the central law (at 2,000 the slope is -1.5, the whitening still improving with n).
+COINPRESS_RATE = Rate(
+    "Biswas et al. 2020, read for the subspace: whitened noise sigma(eps, delta) gamma^2 / sqrt(w_T) on a Gram "
+    "matrix whose spikes are ~1: sigma gamma^2 sqrt(k(d-k)) / (sqrt(w_T) n) x sqrt(lambda_k lambda_k+1) / gap, "
+    "gamma^2 ~ d + 2 sqrt(d ln 10) + 2 ln 10, w_T = 3/4",
+    # the last step's noise in whitened units (3/4 of mu^2), where the planted spikes are ~1
+    terms=lambda p: (p.gram_sigma * whitened_radius(p.d, 0.1) ** 2 / math.sqrt(0.75) * p.spread / p.n,
+                     p.statistical),
+    regimes={"n": Regime("n", term="privacy", reps=8, why="ellipsoids converged: the last step's whitened noise "
+                         "sigma gamma^2 / sqrt(3/4) over spikes of ~1", **dict(CENTRAL_N, grid=(16000, 64000, 256000))),
+             "eps": Regime("eps", term="privacy", reps=8, why="noise sigma(eps, delta) of the last step, ellipsoids "
+                           "converged", **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)))})
+
+
 @mechanism(
     name="coinpress",
+    color="#3c5a4b",
+    rate=COINPRESS_RATE,
     title="CoinPress (iterative private covariance)",
     paper=PAPER_COINPRESS,
     model="central",
@@ -194,6 +212,9 @@ def _recovered_grams(published: dict, whitening: list) -> list:
     needs_rows=True,
     releases_eigenvalues=True,
     audit_statistic="step_likelihood",
+    audit_descriptions={"step_likelihood": "the exact Gaussian likelihood ratio of every step's noisy Gram matrix, "
+                                           "rebuilt from the published ellipsoids and the full spectrum (the test "
+                                           "every Gaussian composition is tight for)"},
     audit_design=coinpress_audit_design,
     params=(
         Param("iterations", "int", 4, "Number of CoinPress steps t (data-independent); each shrinks the confidence "

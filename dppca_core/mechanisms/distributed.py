@@ -10,19 +10,21 @@ rows or from sufficient statistics with a site column (:func:`dppca_core.stats.s
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, sensitivity
-from ..registry import Output, Param, mechanism
+from ..privacy import (PrivacyCurve, cape_noise_design, composed_gaussian_sigma, composed_mu,
+                       gaussian_sigma, sensitivity)
+from ..registry import SITES_PARAM, Output, Param, mechanism
+from .central import ANALYZE_GAUSS_RATE
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
 
-SITES_PARAM = Param("sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.",
-                    low=1, high=50)
 
 
 def _truncate_rows(V: np.ndarray, s_hat: int) -> np.ndarray:
@@ -46,8 +48,27 @@ def _orthonormal_after_truncation(V, s_hat, rng):
     return thin_qr(T)
 
 
+def _dps_sd(p) -> float:
+    """The noise s.d. of each of the 10 steps on the pooled C Q: sqrt(S) x one site's (exact GDP composition)."""
+    delta_2 = sensitivity("gram_times_basis", "replace", block_size=p.k)
+    return composed_gaussian_sigma(delta_2, p.epsilon, p.delta, 10) * math.sqrt(p.sites)
+
+
+DPS_PCA_RATE = Rate(
+    "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
+    "sqrt(s (k + log d) / n)",
+    terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
+    first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="10 iterations converge; noise sqrt(S T) sigma, no truncation "
+                         "(sparsity = d)", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+             "eps": Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)",
+                           **dict(CENTRAL_EPS, n=32000))})
+
+
 @mechanism(
     name="dps_pca",
+    color="#e69f00",
+    rate=DPS_PCA_RATE,
     ordered_basis=False,
     title="DPS-PCA: distributed noisy truncated power method",
     paper=PAPER_GE + ", Algorithm 1",
@@ -128,49 +149,6 @@ def _site_sigmas(sizes, epsilon, delta):
     return np.array([gaussian_sigma(sensitivity("gram_upper", "replace") / int(m), epsilon, delta) for m in sizes])
 
 
-def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
-    """Feasible capePCA noise variances for sites of any sizes ('feasible replacement' of the paper's closed form).
-
-    Returns a dict with weights mu_s = N_s/N, per-site targets tau_s, tau_g (site noise), tau_f (aggregator
-    noise), the covariance of the noise generator's e (with sum_s mu_s e_s = 0), the joint-view GDP parameter of
-    each site and the factor by which every s.d. was inflated so the aggregator's joint view is (epsilon, delta)-DP.
-    """
-    sizes = np.asarray(sizes, dtype=float)
-    S, N = sizes.size, sizes.sum()
-    weights = sizes / N
-    tau = np.array([gaussian_sigma(sensitivity("gram_upper", "replace") / m, epsilon, delta) for m in sizes])
-    tau_c = gaussian_sigma(sensitivity("gram_upper", "replace") / N, epsilon, delta)
-    rho = min(1.0, tau_c**2 / np.sum(weights**2 * tau**2))
-    var_g = rho * tau**2
-    var_f = (1.0 - rho) * tau**2
-    if S == 1:
-        cov_e = np.zeros((1, 1))
-    else:
-        w = weights**2 * (1.0 - rho) * tau**2
-        c = kappa * np.max(1.0 / ((1.0 - 2.0 / S) + w.sum() / (S**2 * w)))
-        P = np.eye(S) - np.ones((S, S)) / S
-        cov_y = c * P @ np.diag(w) @ P
-        cov_e = cov_y / np.outer(weights, weights)
-    mu_target = gaussian_mu(epsilon, delta)
-    mu_joint = joint_view_mu(sizes, cov_e, var_g)
-    inflate = max(1.0, float(np.max(mu_joint)) / mu_target)
-    return {"weights": weights, "tau": tau, "tau_c": tau_c, "rho": rho, "var_g": var_g * inflate**2,
-            "var_f": var_f * inflate**2, "cov_e": cov_e * inflate**2, "inflation": inflate,
-            "mu_joint": mu_joint / inflate, "mu_target": mu_target}
-
-
-def joint_view_mu(sizes, cov_e, var_g):
-    """GDP parameter of the aggregator's joint view of all sites' messages (minus its own f_s), per site.
-
-    Per upper-triangle entry the view is A_s + e_s + g_s with covariance C = Cov(e) + diag(var_g); a change of
-    site s's statistic by Delta_s = sqrt(2)/N_s has Mahalanobis norm Delta_s sqrt((C^-1)_ss) (docs/mechanisms.md#cape_pca, "Privacy curve: the joint view").
-    """
-    sizes = np.asarray(sizes, dtype=float)
-    C = np.asarray(cov_e) + np.diag(var_g)
-    inv_diag = np.diag(np.linalg.inv(C))
-    return sensitivity("gram_upper", "replace") / sizes * np.sqrt(inv_diag)
-
-
 def _correlated_symmetric(cov, d, rng):
     """S symmetric d x d matrices whose upper-triangle entries are i.i.d. across entries, N(0, cov) across sites."""
     S = cov.shape[0]
@@ -186,8 +164,15 @@ def _correlated_symmetric(cov, d, rng):
     return out
 
 
+#: the correlated noise cancels in the average: the pooled Analyze Gauss's rate, level and regimes
+CAPE_PCA_RATE = dataclasses.replace(
+    ANALYZE_GAUSS_RATE, formula="Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)")
+
+
 @mechanism(
     name="cape_pca",
+    color="#56b4e9",
+    rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
     model="distributed",
@@ -238,8 +223,18 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
                          "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2}})
 
 
+DIST_CONVENTIONAL_RATE = Rate(
+    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
+    terms=lambda p: (math.sqrt(p.sites) * p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.sites), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="sqrt(S) x pooled noise, S = 5 sites", **CENTRAL_N),
+             "eps": Regime("eps", term="privacy", why="sqrt(S) x pooled noise", **CENTRAL_EPS)})
+
+
 @mechanism(
     name="dist_conventional",
+    color="#000000",
+    rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
     model="distributed",
@@ -276,8 +271,20 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
                                            "numbers": len(sizes) * data.d * (data.d + 1) // 2}})
 
 
+#: its first-order level is against the site's own sample (theory.measure_slope analyses site 0 alone)
+DIST_LOCAL_RATE = Rate(
+    "Analyze Gauss on n/S rows: S x pooled level",
+    terms=lambda p: (p.sites * p.gram_sigma * p.spread / p.n, p.statistical),
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="Analyze Gauss on n/S rows",
+                         **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+             "eps": Regime("eps", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_EPS, n=32000))})
+
+
 @mechanism(
     name="dist_local",
+    color="#8700f0",
+    rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",
     model="distributed",

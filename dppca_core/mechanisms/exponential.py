@@ -17,6 +17,7 @@ from ..bingham import MAX_CONCENTRATION, complement_compression, sample_matrix_b
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
+from .rates import Rate, Regime, exponential_rms, spiked
 from ..shares import Share, release_vector
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
@@ -48,8 +49,21 @@ def _check_samplable(data, weight: float, epsilon: float, name: str) -> None:
             "a negligible angle already.")
 
 
+PPCA_RATE = Rate(
+    "Chaudhuri et al. 2013 (Thm 6, sample complexity n ~ d / (eps gap (1 - rho))): sin ~ sqrt(d / (eps n gap))",
+    terms=lambda p: (math.sqrt(p.k * p.d / (p.epsilon * p.n)), p.statistical),
+    first_order=lambda lam, p: exponential_rms(p.epsilon, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(10, 1, 30.0), grid=(2000, 8000, 32000), n=0,
+                         k=1, epsilon=1.0,
+                         why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)"),
+             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(10, 1, 30.0), grid=(0.5, 1.0, 2.0),
+                           n=8000, k=1, why="sin^2 ~ d/(eps n gap)")})
+
+
 @mechanism(
     name="ppca_exponential",
+    color="#a55a2d",
+    rate=PPCA_RATE,
     ordered_basis=False,
     title="PPCA (exponential mechanism, matrix Bingham)",
     paper="Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013), PPCA",
@@ -98,8 +112,21 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
                                "iterates": info["iterates"], "iterate_sweeps": info["iterate_sweeps"]})
 
 
+AMIN_RATE = Rate(
+    "Amin et al. 2019: each vector an exponential-mechanism draw with eps_i = 0.8 eps / k: sqrt(k d / (eps n gap))",
+    terms=lambda p: (math.sqrt(p.k * p.k * p.d / (0.8 * p.epsilon * p.n)), p.statistical),
+    # the default eigenvalue_share 0.2, the rest split over the k vectors
+    first_order=lambda lam, p: exponential_rms(0.8 * p.epsilon / p.k, lam, p.k),
+    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0,
+                         k=2, epsilon=1.0, why="exact vector draws with eps_i = 0.4 eps each; concentrated"),
+             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0),
+                           n=8000, k=2, why="sin^2 ~ k d/(eps n gap)")})
+
+
 @mechanism(
     name="amin_iterative",
+    color="#690f78",
+    rate=AMIN_RATE,
     title="Iterative eigenvector sampling (Amin et al.)",
     paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (NeurIPS 2019), Differentially Private Covariance "
           "Estimation, Algorithm 1",

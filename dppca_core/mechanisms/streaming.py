@@ -17,6 +17,7 @@ from ..audit.design import AuditDesign, public_stream
 from ..prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..registry import Output, Param, mechanism
+from .rates import Rate, Regime
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
 TOP_ONLY = "The paper's algorithms estimate the top eigenvector only (k = 1)."
@@ -183,8 +184,34 @@ def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) 
                             "the budget is the whole (epsilon, delta): the half-batches are disjoint)")
 
 
+PRIVATE_OJA_RATE = Rate(
+    "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + alpha(eps, delta)^2 d) / n) / gap",
+    # step noise eta_t alpha against the data noise's sampling error
+    terms=lambda p: (gaussian_sigma(1.0, p.epsilon, p.delta) * math.sqrt(p.d / p.n),
+                     p.sigma_data * math.sqrt(p.d / p.n)),
+    one_pass=True,
+    regimes={
+        "n": Regime("n", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
+                    grid=(10000, 20000, 40000), n=0, epsilon=16.0, reference="population", params={"lr_c1": 8.0},
+                    reps=8, why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the per-step "
+                                "noise eta alpha dominates the data noise"),
+        "eps": Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
+                      grid=(8.0, 16.0, 32.0), n=20000, reference="population", params={"lr_c1": 8.0}, reps=8,
+                      why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
+        "sigma": Regime("sigma", term="privacy", law="example41", data={"d": 10, "seed": 0}, grid=(0.1, 0.03, 0.01),
+                        n=10000, epsilon=8.0, reference="population", params={"lr_c1": 8.0}, reps=8,
+                        why="the privacy noise does not depend on the data noise: flat")})
+
+
+#: how the audit reads Private Oja's own design (the Audit page shows it)
+OJA_STEP_READING = ("the likelihood ratio of the canary's own step, read from the published iterate after it (the "
+                    "order and start vector are public randomness the guarantee does not rely on; the audit replays "
+                    "them and puts the canary at 45° from the start vector; small learning rate)")
+
 @mechanism(
     name="private_oja",
+    color="#9678ff",
+    rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
     paper=PAPER_LKJO + ", Algorithm 2",
     model="central",
@@ -195,6 +222,7 @@ def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) 
     caveat=TOP_ONLY,
     threaded_reps=True,
     audit_statistic="oja_step",
+    audit_descriptions={"oja_step": OJA_STEP_READING},
     audit_design=oja_audit_design,
     params=LR_PARAMS,
     notes=(
@@ -268,6 +296,11 @@ EIGEN_GROUPS_C1 = 16.0
 # The paper's batch schedule B = c n / (ln n)^2 (Theorem 5.1), i.e. about (ln n)^2 / c iterations; c is not given
 # there. With c = 16 a run has 7-12 iterations for n between 2e4 and 1e6.
 BATCH_CONSTANT = 16.0
+
+
+def batches(n: int) -> int:
+    """About how many batches (iterations) DP-PCA's schedule makes of n rows: ceil((ln n)^2 / BATCH_CONSTANT)."""
+    return max(1, math.ceil(math.log(max(n, 2)) ** 2 / BATCH_CONSTANT))
 
 
 def _budgets(epsilon, delta, split_budget):
@@ -444,8 +477,51 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     return clipped.mean(axis=0) + rng.normal(0.0, sigma, size=d), sigma, truncated
 
 
+def _dp_pca_terms(p) -> tuple[float, float]:
+    T = batches(p.n)
+    return (T * p.sigma_data * p.d * gaussian_sigma(1.0, p.epsilon, p.delta) / p.n,
+            p.sigma_data * math.sqrt(T * p.d / p.n))
+
+
+DP_PCA_RATE = Rate(
+    "Liu et al. 2022 (Thm 5.1 / Cor 5.2): sqrt(T V / n) + T r sqrt(d) sigma(eps, delta) / n, T ~ (ln n)^2 / 16, "
+    "r ~ spread of the gradients (~ data noise)",
+    terms=_dp_pca_terms,
+    one_pass=True,
+    regimes={
+        "n, statistical": Regime(
+            "n", term="statistical", law="example41", data={"d": 5, "sigma": 0.5, "seed": 0},
+            grid=(40000, 80000, 160000, 320000), n=0, epsilon=8.0, reference="population", reps=16,
+            why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise sigma = 0.5 dominates the "
+                "privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 power-like steps converge: sqrt(T V / n), T ~ "
+                "(ln n)^2 / 16"),
+        "n, privacy": Regime(
+            "n", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
+            grid=(20000, 40000, 80000, 160000), n=0, epsilon=1.0, reference="population", reps=16,
+            why="every batch large enough for Algorithms 4-5, public-range route (radius >= 1 at sigma = 0.1): noise "
+                "sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T"),
+        "eps": Regime("eps", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
+                      grid=(0.25, 0.5, 1.0), n=80000, reference="population", reps=16,
+                      why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, delta), "
+                          "privacy-dominated"),
+        "sigma": Regime("sigma", term="privacy", law="example41", data={"d": 5, "seed": 0},
+                        grid=(0.004, 0.002, 0.001), n=40000, epsilon=1.0, reference="population",
+                        params={"K": 1.63, "a": 0.5}, reps=16,
+                        why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 tail constants "
+                            "a = 1/2, K = 1.63)")})
+
+
+#: how the audit reads DP-PCA's own designs (the Audit page shows it)
+DP_PCA_READINGS = {
+    "gradient_step": "the canary's own gradient step, read from the published iterate after it (public order and "
+                     "start vector replayed; the canary at 45° from the start vector)",
+    "range_histogram": "which bin Algorithm 4's histogram released (the canary's group moves between two bins that "
+                       "hold half the groups each)"}
+
 @mechanism(
     name="dp_pca",
+    color="#b4b469",
+    rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",
     paper=PAPER_LKJO + ", Algorithms 3-5",
     model="central",
@@ -457,6 +533,7 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     gaussian_dp=False,
     threaded_reps=True,
     audit_statistic="gradient_step",
+    audit_descriptions=DP_PCA_READINGS,
     audit_design=dp_pca_audit_design,
     params=(
         Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "

@@ -13,13 +13,16 @@ under replace-one the whole run has the guarantee of one batch step (parallel co
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
 from ..audit.design import public_stream
+from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
-from .streaming import (DP_PCA_AUDIT_ROWS, OJA_AUDIT_LR, PAPER_LKJO, _batch_plan, _first_step_design, dp_pca,
-                        dp_pca_curve, gradient_ascent, public_start)
+from .rates import Rate, Regime, spiked
+from .streaming import (DP_PCA_AUDIT_ROWS, DP_PCA_READINGS, OJA_AUDIT_LR, PAPER_LKJO, _batch_plan, _first_step_design,
+                        batches, dp_pca, dp_pca_curve, gradient_ascent, public_start)
 
 PAPER_DS = ("Düngler & Sanyal, An Iterative Algorithm for Differentially Private k-PCA with Adaptive Noise "
             "(NeurIPS 2025), Algorithm 1 (k-DP-PCA)")
@@ -62,8 +65,31 @@ def topk_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon: f
 _DP_PCA = get_mechanism("dp_pca")  # registered on import of .streaming, which mechanisms/__init__ imports first
 
 
+def _topk_terms(p) -> tuple[float, float]:
+    """k parts of n / k rows, each DP-PCA's terms."""
+    part = max(p.n // max(p.k, 1), 2)
+    T = batches(part)
+    privacy = T * p.sigma_data * p.d * gaussian_sigma(1.0, p.epsilon, p.delta) / part
+    return math.sqrt(p.k) * privacy, math.sqrt(p.k) * p.sigma_data * math.sqrt(T * p.d / part)
+
+
+TOPK_RATE = Rate(
+    "Düngler & Sanyal 2025 (k parts of n / k rows, each DP-PCA's rate): sqrt(k) (sqrt(T V k / n) + T r sqrt(d) k "
+    "sigma(eps, delta) / n)",
+    terms=_topk_terms,
+    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(5, 2, 30.0),
+                         grid=(40000, 80000, 160000, 320000), n=0, k=2, epsilon=1.0, reference="population", reps=8,
+                         why="k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / 16 batches): "
+                             "slope about -0.9"),
+             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(5, 2, 30.0), grid=(0.25, 0.5, 1.0),
+                           n=160000, k=2, reference="population", reps=8,
+                           why="each part's noise sigma_AGM(1/m, eps, delta)")})
+
+
 @mechanism(
     name="topk_dp_pca",
+    color="#d20fb4",
+    rate=TOPK_RATE,
     title="Top-k DP-PCA (deflation over disjoint parts)",
     paper=PAPER_DS,
     model="central",
@@ -73,6 +99,7 @@ _DP_PCA = get_mechanism("dp_pca")  # registered on import of .streaming, which m
     gaussian_dp=False,
     threaded_reps=True,
     audit_statistic="gradient_step",
+    audit_descriptions={"gradient_step": DP_PCA_READINGS["gradient_step"]},
     audit_design=topk_audit_design,
     params=_DP_PCA.params,
     notes=(

@@ -10,6 +10,8 @@ For the subspace alone it is Analyze Gauss with part of the budget.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..audit.design import AuditDesign
@@ -17,6 +19,7 @@ from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu, summation_error
 from ..registry import Output, Param, mechanism
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms
 from ..shares import Share, release_vector
 
 PAPER_DLY = "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), Algorithm 1"
@@ -96,8 +99,20 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
                             f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)")
 
 
+TRACE_SENSITIVE_RATE = Rate(
+    "Dong, Liang & Yi 2022: eigenvectors of the Gaussian mechanism at half of rho: sqrt(2) sigma(eps, delta) "
+    "sqrt(k(d-k)) / (n gap); covariance (Frobenius, Sigma = C / n) O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n)",
+    terms=lambda p: (math.sqrt(2.0) * p.gram_sigma * p.spread / p.n, p.statistical),  # the eigenvectors: half of mu^2
+    # Analyze Gauss's noise at half of mu^2 (vector_share 0.5)
+    first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(2.0), lam, p.k),
+    regimes={"n": Regime("n", term="privacy", why="Analyze Gauss's eigenvectors at half of mu^2", **CENTRAL_N),
+             "eps": Regime("eps", term="privacy", why="sqrt(2) sigma(eps, delta) on X^T X", **CENTRAL_EPS)})
+
+
 @mechanism(
     name="trace_sensitive",
+    color="#d2a5a5",
+    rate=TRACE_SENSITIVE_RATE,
     title="Trace-sensitive covariance (separate eigenvalues and eigenvectors)",
     paper=PAPER_DLY,
     model="central",
@@ -105,6 +120,8 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
     relations=("replace",),
     releases_eigenvalues=True,
     audit_statistic="both_parts",
+    audit_descriptions={"both_parts": "the exact Gaussian likelihood ratio over both releases of the proof, the noisy "
+                                      "matrix and the noisy spectrum, each moved by its whole sensitivity at once"},
     audit_design=trace_sensitive_audit_design,
     params=(
         Param("vector_share", "float", 0.5, "Share of the budget (of rho, i.e. of mu^2) spent on the eigenvectors; "

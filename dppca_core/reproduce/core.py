@@ -16,15 +16,12 @@ import math
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..api import run
-
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
 
 GRIDS = ("default", "full")
 MAX_REPS = 100
@@ -58,7 +55,7 @@ class Paper:
 
 @dataclass
 class Reproduction:
-    """The result of one reproduction: tidy rows, the texts, and the figure built from them.
+    """The result of one reproduction: tidy rows and the texts (:func:`dppca_core.reproduce.figure` draws it).
 
     ``frame`` columns: reproduction, panel, series, mechanism, algorithm, x_name, x, rep, value, metric, seconds
     (``algorithm``: what produced that point, in words: the paper's algorithm, a fallback, a reference line, or
@@ -98,11 +95,6 @@ class Reproduction:
         """Which algorithm produced each point, one line per series (and per x where a series mixes algorithms):
         what the page, the HTML and docs/reproduce.md show under "Which algorithm produced each point"."""
         return algorithm_lines(self.frame)
-
-    def figure(self, title: bool = True) -> go.Figure:
-        from .output import figure  # the figure is drawn in .output, which builds on this module
-
-        return figure(self, title)
 
 
 #: what a claim of the paper came to in our reproduction

@@ -185,7 +185,7 @@ def _page(title: str, body: str) -> str:
 
 
 def _fig_html(rep: Reproduction, include_plotlyjs) -> str:
-    return rep.figure().to_html(full_html=False, include_plotlyjs=include_plotlyjs, config=PLOTLY_CONFIG,
+    return figure(rep).to_html(full_html=False, include_plotlyjs=include_plotlyjs, config=PLOTLY_CONFIG,
                                 default_width="100%")
 
 
@@ -319,7 +319,7 @@ def _render_png(reproductions: list[Reproduction], out: str | Path, chromium: st
                                      args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         page = browser.new_page(viewport={"width": width, "height": 900}, device_scale_factor=1.5)
         for rep in reproductions:
-            fig = rep.figure()
+            fig = figure(rep)
             fig.update_layout(width=width - 40)
             body = fig.to_html(full_html=False, include_plotlyjs=False, config={"staticPlot": True})
             page.set_content(f"<html><head><script>{js}</script></head><body style='margin:0'>{body}</body></html>")

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from ..privacy import cape_noise_design, joint_view_mu
 
 
 def m2_sensitivity(n: int) -> float:
@@ -97,7 +98,7 @@ def sample_knorm(dim: int, sensitivity: float, epsilon: float, rng: np.random.Ge
 def cape_design(sizes, per_sample_sensitivity: float, epsilon: float, delta: float, kappa: float = 100.0) -> dict:
     """CAPE noise variances for a statistic whose sensitivity at site s is c / N_s (c = ``per_sample_sensitivity``).
 
-    Reuses :func:`dppca_core.mechanisms.distributed.cape_noise_design`, which designs the noise for the
+    Reuses :func:`dppca_core.privacy.cape_noise_design`, which designs the noise for the
     normalised Gram matrix (c = sqrt(2)). Every variance of that design is proportional to c^2: the targets
     tau_s = sigma_AGM(c / N_s, epsilon, delta) are linear in c, and the feasible design (rho, the weights w_s and
     the constant of the cancelling noise) is homogeneous in them. Multiplying every standard deviation by
@@ -105,8 +106,6 @@ def cape_design(sizes, per_sample_sensitivity: float, epsilon: float, delta: flo
     and C^(-1/2) both scaled by r and 1/r) exactly equal to the matrix design's, which is at most mu*(epsilon,
     delta) after its own inflation. :func:`joint_view_mu_scaled` recomputes it for the scaled design.
     """
-    from ..mechanisms.distributed import cape_noise_design  # late: dppca_core.mechanisms imports this package
-
     sizes = np.asarray(sizes, dtype=float)
     base = cape_noise_design(sizes, epsilon, delta, kappa)
     r2 = (per_sample_sensitivity / math.sqrt(2.0)) ** 2
@@ -120,8 +119,6 @@ def cape_design(sizes, per_sample_sensitivity: float, epsilon: float, delta: flo
 def joint_view_mu_scaled(sizes, per_sample_sensitivity: float, cov_e, var_g) -> np.ndarray:
     """Each site's joint-view GDP parameter for a statistic of sensitivity c / N_s, per unique coordinate:
     (c / N_s) sqrt((C^-1)_ss) with C = Cov(e) + diag(var_g) (:func:`joint_view_mu` has c = sqrt(2))."""
-    from ..mechanisms.distributed import joint_view_mu
-
     return joint_view_mu(sizes, cov_e, var_g) * per_sample_sensitivity / math.sqrt(2.0)
 
 

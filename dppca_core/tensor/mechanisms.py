@@ -20,11 +20,11 @@ import math
 
 import numpy as np
 
-from ..mechanisms.distributed import SITES_PARAM
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
-from ..registry import Output, Param, mechanism
+from ..registry import SITES_PARAM, Output, Param, mechanism
 from ..sites import split_sites
 from . import calibration as cal
+from .auditing import STATISTIC as AUDIT_STATISTIC
 from .auditing import tensor_audit_design
 from .metrics import to_distributions
 from .moments import prepare_tensor_input
@@ -32,9 +32,12 @@ from .power import decompose, whiten
 from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
 
 #: What every tensor mechanism declares alike: its task, its relation (replace-one), its input (the samples'
-#: moments) and its audit design.
-tensor_mechanism = functools.partial(mechanism, task="tensor", relations=("replace",),
-                                     prepare_input=prepare_tensor_input, audit_design=tensor_audit_design)
+#: moments), its audit design and how the audit reads it.
+tensor_mechanism = functools.partial(
+    mechanism, task="tensor", relations=("replace",), prepare_input=prepare_tensor_input,
+    audit_design=tensor_audit_design,
+    audit_descriptions={AUDIT_STATISTIC: "the likelihood ratio of the noisy second and third moments rebuilt from the "
+                                         "published whitening and projected tensor (K = d)"})
 
 PAPER = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
 PAPER_CENTRAL = PAPER + ", App. E (AGN/AVN, from Imtiaz & Sarwate, ICASSP 2018)"
@@ -134,6 +137,7 @@ def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
 
 @tensor_mechanism(
     name="otd_non_private",
+    color="#d55e00",
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
           "(JMLR 2014)",
@@ -183,6 +187,7 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
 
 @tensor_mechanism(
     name="otd_agn",
+    color="#009e73",
     title="AGN: private tensor decomposition with Gaussian noise",
     paper=PAPER_CENTRAL + ", Algorithm 4",
     model="central",
@@ -205,6 +210,7 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
 
 @tensor_mechanism(
     name="otd_avn",
+    color="#cc79a7",
     title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
     paper=PAPER_CENTRAL + ", Algorithm 5",
     model="central",
@@ -250,6 +256,7 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
 
 @tensor_mechanism(
     name="otd_cape_agn",
+    color="#e69f00",
     title="capeAGN: correlated-noise distributed tensor decomposition",
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
     model="distributed",
@@ -320,6 +327,7 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
 
 @tensor_mechanism(
     name="otd_conventional",
+    color="#56b4e9",
     title="Distributed tensor decomposition, conventional (each site adds its own noise)",
     paper=PAPER + " (baseline 'conv')",
     model="distributed",
@@ -359,6 +367,7 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
 
 @tensor_mechanism(
     name="otd_local",
+    color="#000000",
     title="Distributed tensor decomposition, local (one site alone)",
     paper=PAPER + " (baseline 'local')",
     model="distributed",

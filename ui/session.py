@@ -1,0 +1,56 @@
+"""Every session-state key that no widget owns, in one place: what it holds, who writes it and who reads it.
+
+Widgets own their own keys (``w:<field>``, :func:`ui.scenario.bind`); everything else a session keeps between reruns
+and across pages (results, one-shot flags, the upload) is named here, so two pages cannot mean different things by
+one name and a new result shows where it is read. Modules import the name they use (``from ui.session import
+AUDIT_RESULT_KEY``); the values are plain strings, so old sessions and tests that read them keep working.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+# -- the app shell and the scenario -------------------------------------------------------------------------
+#: app.py's pages by key (st.Page objects), for st.switch_page from pages (gallery, presenter bar, warnings)
+PAGES_KEY = "_pages"
+#: True while app.py runs the page (ui/shell.py: a page run without it reruns through app.py)
+IN_ENTRY_KEY = "_in_entry_script"
+#: the scenario's values (ui/scenario.py), and the notices its reading left for the next rerun
+SCENARIO_KEY = "scenario"
+NOTICES_KEY = "scenario_notices"
+#: the (mechanism, epsilon, delta) the Audit page last took from the scenario (ui/scenario.audit_follows_scenario)
+AUDIT_FOLLOW_KEY = "audit_follows"
+
+# -- the data -------------------------------------------------------------------------------------------------
+#: {"name", "bytes"} of an uploaded file (written by the Data page; read by ui/data.py and the Report)
+UPLOAD_KEY = "upload"
+#: True on the rerun after a new upload (the Data page resets the column choices once)
+NEW_UPLOAD_KEY = "upload_new"
+#: the statistics of a server file read in this session ({"relative", "stats"}; Data page, ui/data.py)
+STREAM_KEY = "streamed"
+
+# -- results shared across pages ------------------------------------------------------------------------------
+#: the last audit of this session (written by the Audit page; read by its result view and ui/views.py)
+AUDIT_RESULT_KEY = "audit_result"
+#: every audit by setting (ui/guarantee.py: the guarantee card shows the audit of its own setting)
+AUDITS_KEY = "audits_by_setting"
+#: the Audit page's external-library audit and library comparison (ui/libraries.py)
+EXTERNAL_AUDIT_KEY = "external_audit"
+LIBRARY_COMPARISON_KEY = "library_comparison"
+#: the sweep the Trade-offs page drew ({"frame", "axis", "metric", "label", ...}; its planner and the Report read it)
+LAST_SWEEP_KEY = "last_sweep"
+#: releases drawn with fresh randomness for the current scenario (the Report page)
+FRESH_RELEASES_KEY = "fresh_releases"
+
+# -- one-shot flags of a page ---------------------------------------------------------------------------------
+#: the Trade-offs sweep and the Reproduce runs were stopped (ui/controls.stop_and_run)
+SWEEP_STOP_KEY = "sweep_stopped"
+REPRODUCE_STOP_KEY = "reproduce_stopped"
+#: the papers this session asked to recompute live (the Reproduce page; else it shows the shipped runs)
+REPRODUCE_LIVE_KEY = "reproduce_live"
+#: a view setting changed in a fragment: rerun the whole app once (ui/views.py)
+RERUN_APP_KEY = "view_setting_changed"
+
+
+def page(key: str):
+    """app.py's page ``key`` ("data", "explore", ...), for st.switch_page."""
+    return st.session_state[PAGES_KEY][key]
