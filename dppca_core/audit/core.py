@@ -48,6 +48,7 @@ from ..release import to_plain
 from ..validation import check_delta, check_epsilon, check_int_range, check_k
 from . import seeding
 from .bounds import bounds, rates, roc, threshold_and_strength
+from .curve import TradeoffCurve, tradeoff_curve
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
 from .statistics import deterministic_field, leaves
@@ -107,6 +108,7 @@ class AuditResult:
     scores_d: np.ndarray = field(repr=False)
     scores_d_prime: np.ndarray = field(repr=False)
     roc: tuple = field(repr=False)
+    curve: TradeoffCurve | None = field(default=None, repr=False)
 
     @property
     def ratio(self) -> float:
@@ -319,7 +321,9 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
                           1.0 - a_hi - math.exp(min(epsilon, 700.0)) * b_hi)
         mu_claimed = None
     eps_lower = float(headline[0])
-    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta
+    claim = PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, claimed_delta)
+    curve_of_attack = tradeoff_curve(eval_d, eval_dp, claim, claimed_delta, confidence)
+    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta or curve_of_attack.violated
     return AuditResult(
         mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=claimed_delta,
         neighbors=neighbors, epsilon_lower=eps_lower, epsilon_lower_point=float(point[0]), mu_lower=mu_lower,
@@ -331,7 +335,7 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
         run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
         run_delta=float(claimed_delta if run_delta is None else run_delta),
         epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
-        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp),
+        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
     )
 
 
