@@ -78,6 +78,10 @@ class AuditResult:
     privacy curve they state: ``PrivacyCurve.epsilon_at``); it is below the claim where a calibration adds more
     noise than its claim needs. ``target`` is the smaller of the two: what a tight audit can reach.
     ``note`` says where the design attacks (the release, a user's message, one step).
+
+    ``curve`` is the attack's whole trade-off curve on the evaluation trials with a simultaneous confidence band
+    (:mod:`.curve`); ``violated`` is true when the chosen threshold's bound exceeds the claim or any point of the
+    band's inner edge lies beyond the claimed curve.
     """
 
     mechanism: str
@@ -141,6 +145,10 @@ class AuditResult:
                     f"{self.delta_lower:.3g}.")
         how = ("reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)"
                if self.conversion == "gdp" else "from the test's error rates (distribution-free)")
+        if (self.violated and self.curve is not None and self.curve.violated
+                and self.epsilon_lower <= self.epsilon_claimed * (1 + 1e-9)):
+            return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
+                    f"{self.curve.reading(self.epsilon_claimed)}")
         if self.violated:
             return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
                     f"The test separates the neighbours so well that epsilon must be at least "
