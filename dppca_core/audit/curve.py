@@ -38,7 +38,7 @@ smaller.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -51,7 +51,7 @@ GRID_SIZE = 48
 TAIL_TRIALS = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TradeoffCurve:
     """The attack's empirical trade-off curve, its simultaneous confidence band, and the claimed curve.
 
@@ -80,6 +80,15 @@ class TradeoffCurve:
     epsilon_band: float
     mu_band: float
     epsilon_gdp_band: float
+
+    def __eq__(self, other) -> bool:
+        """Equal when every field is (arrays element by element, so two audits with the same seed compare equal)."""
+        if not isinstance(other, TradeoffCurve):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, f.name), getattr(other, f.name)) if isinstance(getattr(self, f.name),
+                   np.ndarray) else getattr(self, f.name) == getattr(other, f.name) for f in fields(self))
+
+    __hash__ = None
 
     @property
     def violated(self) -> bool:
