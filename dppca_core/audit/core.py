@@ -211,16 +211,27 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
         Mechanism parameters (the design's own parameters, e.g. one site or a small learning rate, fill in
         the rest; ``sites`` defaults to 2 so that every site holds several rows).
     """
+    setup = mechanism_setup(mechanism, epsilon, delta, neighbors=neighbors, statistic=statistic, d=d, n=n, k=k,
+                            run_epsilon=run_epsilon, run_delta=run_delta, **params)
+    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
+    _check_shares(confidence, selection_share)
+    return audit_release(**setup, trials=trials, seed=seed, confidence=confidence, selection_share=selection_share,
+                         progress=progress, scheduler=scheduler)
+
+
+def mechanism_setup(mechanism: str, epsilon: float, delta: float, *, neighbors: str = "replace",
+                    statistic: str = "auto", d: int = 2, n: int = 20, k: int | None = None,
+                    run_epsilon: float | None = None, run_delta: float | None = None, **params) -> dict:
+    """The arguments :func:`audit_release` takes for a registered mechanism (checked as :func:`audit` documents):
+    its release function, its design, the claim, the relation, its label and the parameters it runs at."""
     spec = get_mechanism(mechanism)
     check_neighbors(neighbors)
     epsilon = check_epsilon(epsilon)
     claimed_delta = check_delta(delta) if spec.uses_delta else 0.0
     run_epsilon = epsilon if run_epsilon is None else check_epsilon(run_epsilon)
     run_delta = (delta if run_delta is None else check_delta(run_delta)) if spec.uses_delta else delta
-    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
     d = check_int_range(d, "d", 2, 200)
     n = check_int_range(n, "n", 4, 10**6)
-    _check_shares(confidence, selection_share)
     if not isinstance(statistic, str):
         raise ValueError(f"statistic must be a name such as 'auto' (got {statistic!r}).")
     design = design_for(spec, d=d, n=n, neighbors=neighbors, statistic=statistic, k=k, epsilon=epsilon,
@@ -229,10 +240,9 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
     params = {**defaults, **spec.audit_params, **design.params, **params}
     release_once = (_DesignRelease(design.release, run_epsilon, run_delta, neighbors) if design.release is not None
                     else _MechanismRelease(mechanism, design.k, run_epsilon, run_delta, neighbors, params))
-    return audit_release(release_once, design, epsilon, claimed_delta, neighbors=neighbors, trials=trials, seed=seed,
-                         confidence=confidence, selection_share=selection_share, progress=progress,
-                         label=mechanism, run_epsilon=run_epsilon,
-                         run_delta=run_delta if spec.uses_delta else 0.0, scheduler=scheduler)
+    return {"release_once": release_once, "design": design, "epsilon": epsilon, "delta": claimed_delta,
+            "neighbors": neighbors, "label": mechanism, "run_epsilon": run_epsilon,
+            "run_delta": run_delta if spec.uses_delta else 0.0}
 
 
 def _check_shares(confidence, selection_share) -> None:
@@ -305,6 +315,18 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
     start = time.perf_counter()
     scores, leaked, curve, sample = _trial_scores(_Trials(release_once, design), trials, _root_sequence(seed),
                                                   scheduler, progress)
+    return evaluate(scores, leaked, curve, sample, design, epsilon, delta, neighbors=neighbors,
+                    confidence=confidence, selection_share=selection_share, label=label, run_epsilon=run_epsilon,
+                    run_delta=run_delta, start=start)
+
+
+def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample: dict, design: AuditDesign,
+             epsilon: float, delta: float, *, neighbors: str, confidence: float, selection_share: float, label: str,
+             run_epsilon: float | None, run_delta: float | None, start: float) -> AuditResult:
+    """The audit's result from its trials' scores (2 x trials x candidates, :func:`_trial_scores`): the threshold
+    chosen on the selection share (or fixed by the design), its bounds on the rest, and the whole trade-off curve.
+    ``start``: the :func:`time.perf_counter` reading the audit started at."""
+    trials = scores.shape[1]
     statistic = "published field" if leaked else design.statistic
     claimed_delta = float(delta)
     gdp = curve.kind == "gdp" and not leaked
@@ -486,13 +508,7 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
     """
     sizes = _chunk_sizes(trials)
     seeds = root.spawn(len(sizes))
-    first = job.chunk(seeds[0], sizes[0], None, SCAN_TRIALS)
-    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
-    leaked = None
-    field_name = deterministic_field(*first["scanned"])
-    if field_name:
-        leaked = (field_name, repr(first["scanned"][1][0][field_name]))
-        first = job.chunk(seeds[0], sizes[0], leaked, 0)
+    job, first, leaked = _first_chunk(job, seeds[0], sizes[0])
     done = [first]
     _report(progress, sizes[0] / trials)
     rest = list(zip(seeds[1:], sizes[1:]))
@@ -504,6 +520,20 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
         done += _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials)
     scores = np.concatenate([part["scores"] for part in done], axis=1)
     return scores, (leaked[0] if leaked else None), first["curve"], first["sample"]
+
+
+def _first_chunk(job: _Trials, sequence: np.random.SeedSequence, size: int) -> tuple:
+    """(the job with its batch path checked, the first chunk, the leaked (field, value on D') or None): the first
+    chunk is scanned for a field without noise; if one is found, it is run again with the field as its statistic
+    (same seeds, same releases)."""
+    first = job.chunk(sequence, size, None, SCAN_TRIALS)
+    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
+    leaked = None
+    field_name = deterministic_field(*first["scanned"])
+    if field_name:
+        leaked = (field_name, repr(first["scanned"][1][0][field_name]))
+        first = job.chunk(sequence, size, leaked, 0)
+    return job, first, leaked
 
 
 def _report(progress, fraction: float) -> None:
