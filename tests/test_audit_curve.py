@@ -115,6 +115,9 @@ def test_figure_draws_band_claim_attack_violations_and_numbers():
     assert any(n.startswith("beyond the claim") for n in names)
     assert any("chosen threshold" in n for n in names)
     assert fig.layout.xaxis.range == (0, 1)
+    attack = next(t for t in fig.data if t.name.startswith("the attack"))
+    assert len(attack.x) <= 1500 < curve.fpr.size  # thinned for the record, its two ends kept
+    assert (attack.x[0], attack.x[-1]) == (curve.fpr[0], curve.fpr[-1])
     table = figure_table(fig)
     assert len(table) > 0 and "series" in table.columns
     quiet = tradeoff_curve_figure(tradeoff_curve(d, dp, PrivacyCurve.gdp(3.0), 1e-5))

@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 
 from .base import layout
 
+#: points of the attack's empirical curve drawn at most (evenly over its thresholds; 15,000 would weigh on a record)
+MAX_POINTS = 1500
 _CLAIM, _ATTACK, _BAND, _BREACH = "#444444", "#0072b2", "rgba(0,114,178,0.18)", "#d55e00"
 
 
@@ -38,7 +40,8 @@ def tradeoff_curve_figure(curve, point=None, title: str = "The attack's whole tr
                     name="band's inner edge (decides a violation)", line=dict(color=_ATTACK, width=1, dash="dash"),
                     marker=dict(size=4, color=_ATTACK),
                     hovertemplate="inner edge: α ≤ %{x:.4f}, β ≤ %{y:.4f}<extra></extra>")
-    fig.add_scatter(x=curve.fpr, y=curve.fnr, mode="lines", name="the attack (every threshold)",
+    keep = np.unique(np.linspace(0, curve.fpr.size - 1, min(curve.fpr.size, MAX_POINTS)).astype(int))
+    fig.add_scatter(x=curve.fpr[keep], y=curve.fnr[keep], mode="lines", name="the attack (every threshold)",
                     line=dict(color=_ATTACK, width=3),
                     hovertemplate="attack: α = %{x:.4f}, β = %{y:.4f}<extra></extra>")
     bad = np.flatnonzero(curve.violations)
