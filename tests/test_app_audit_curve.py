@@ -53,9 +53,16 @@ def test_external_audit_draws_its_curve(app_test):
     assert any("The best attack we found" in plain(m.value) for m in at.markdown)
 
 
-def test_report_record_carries_the_last_audit(app_test):
+def test_report_record_carries_the_last_audit(app_test, monkeypatch):
     from ui import report
 
+    made, original = [], report.Record
+
+    def keep(*args, **kwargs):
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(report, "Record", keep)
     at = _audit(app_test, "analyze_gauss")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
@@ -66,3 +73,6 @@ def test_report_record_carries_the_last_audit(app_test):
     assert line.startswith("Audit of Analyze Gauss: The best attack we found does no better than")
     assert "Audit of Analyze Gauss" in fig.layout.title.text
     assert report.audit_record(None) is None
+    html = report.record_html(made[-1])  # the HTML record: the curve's figure and its reading in the summary
+    assert "Audit of Analyze Gauss: the attack" in html and "Audit of Analyze Gauss: The best attack we found" in html
+    assert "Audit of Analyze Gauss: the attack" in report.record_deck(made[-1])  # and a slide of its own
