@@ -23,7 +23,7 @@ confidence all N upper corners (alpha+_j, beta+_j), the band's *inner edge*, hol
 with the same per-rate level from the observed counts. Why Clopper-Pearson with Bonferroni and not the DKW band:
 DKW's width is the same at every threshold (sqrt(ln(2/g)/(2m)) ~ 0.017 at m = 7,500 and g = 2.5%), far wider than
 the rates near 0.005 where a pure-epsilon test is decided; Clopper-Pearson's width shrinks with the rate, and the
-union over N ~ 50 thresholds costs only a logarithmic factor (a one-sided level of 0.025/100 instead of 0.025).
+union over N ~ 50 thresholds costs only a logarithmic factor (a one-sided level of 0.05/100 instead of 0.025).
 
 **A violation** is a grid point whose inner-edge corner lies below the claimed curve: beta+_j < f(alpha+_j). Then
 with the stated confidence the true (alpha, beta) at t_j, which is at or below and left of its corner, is below
