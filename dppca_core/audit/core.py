@@ -131,9 +131,7 @@ class AuditResult:
 
     def claim_curve(self) -> PrivacyCurve:
         """The trade-off curve the claim allows: mu*-GDP for Gaussian claims, else the (epsilon, delta) region."""
-        if self.mu_claimed is not None:
-            return PrivacyCurve.gdp(self.mu_claimed)
-        return PrivacyCurve.approx(self.epsilon_claimed, self.delta_claimed)
+        return _claim_curve(self.mu_claimed, self.epsilon_claimed, self.delta_claimed)
 
     def verdict(self) -> str:
         """The result in plain words, quoting the claim as (epsilon, delta)."""
@@ -351,8 +349,8 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
                           1.0 - a_hi - math.exp(min(epsilon, 700.0)) * b_hi)
         mu_claimed = None
     eps_lower = float(headline[0])
-    claim = PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, claimed_delta)
-    curve_of_attack = tradeoff_curve(eval_d, eval_dp, claim, claimed_delta, confidence)
+    curve_of_attack = tradeoff_curve(eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, claimed_delta), claimed_delta,
+                                     confidence)
     violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta or curve_of_attack.violated
     return AuditResult(
         mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=claimed_delta,
@@ -367,6 +365,11 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
         epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
         scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
     )
+
+
+def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float) -> PrivacyCurve:
+    """The trade-off curve a claim allows: mu*-GDP for a Gaussian claim, else the (epsilon, delta) region."""
+    return PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, delta)
 
 
 def _select(statistic: str, scores: np.ndarray, half: int, delta: float, confidence: float, gdp: bool,
