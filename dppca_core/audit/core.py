@@ -12,6 +12,10 @@ is about (a local mechanism's message to the aggregator). Upper confidence bound
   at the claimed delta. This uses the whole trade-off curve, so far fewer trials reach a large fraction of
   the claim; it assumes the mechanism's trade-off curve is Gaussian, which holds exactly for Gaussian noise.
 
+The evaluation trials also give the attack's whole trade-off curve over every threshold, with a confidence band
+that holds for a grid of thresholds at once (:mod:`.curve`); any point of its inner edge beyond the claimed curve
+refutes the claim too. :mod:`.sequential` looks at the trials a few times and stops when the claim is refuted.
+
 Every published field is also scanned for one that is a deterministic function of the data. The threshold is
 chosen on a share of the trials and evaluated on the rest, so its choice does not bias the bound.
 
