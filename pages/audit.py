@@ -114,6 +114,13 @@ else:
     st.info("Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "
             "retracted Wishart mechanism.")
 
+# -- the audit as a curve: the attack's whole trade-off with its band, over the claimed curve (ui/audit_curve.py) ---
+from ui import audit_curve  # noqa: E402
+
+if result is not None:
+    with boundary("the audit's trade-off curve"):
+        audit_curve.section(result, key="audit_curve")
+
 # -- other libraries: an external audit and a comparison on the user's data (ui/libraries.py) -----------------
 from ui import libraries  # noqa: E402
 

@@ -103,6 +103,18 @@ def _publish_block(ds, prep, results, vals) -> None:
                          help="The brief as a deck that opens offline in any browser. Made from the JSON alone.")
 
 
+def _last_audit():
+    """The last audit of the Audit page in this session, drawn as a curve with its reading (it joins the record)."""
+    result = st.session_state.get("audit_result")
+    drawn = report.audit_record(result)
+    if drawn is None:
+        return None
+    st.subheader("Last audit")
+    st.markdown(md_escape(drawn[1]))
+    show.chart(drawn[0], key="report_audit_curve", summary=drawn[1])
+    return result
+
+
 def _encoded(build, *args) -> bytes:
     """``build(*args)`` as UTF-8 bytes: a download built when its button is pressed."""
     return build(*args).encode()
@@ -202,8 +214,9 @@ with boundary("the report"):
                "again. Each file is made when you press its button.")
     link = report.record_link("report", vals)
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
+    last_audit = _last_audit()
     record = report.Record(vals, ds, prep, results, k, main, loadings, budget_fig, curves, last, link, summary,
-                           settings, table, shares, tables, risk_sentences, budget_words)
+                           settings, table, shares, tables, risk_sentences, budget_words, audit=last_audit)
     script = report.build_script(vals, upload)
     c = st.columns(3)
     c[2].download_button("Download slides", functools.partial(_encoded, report.record_deck, record),

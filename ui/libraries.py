@@ -13,7 +13,7 @@ import dppca_core as dc
 from dppca_core import figures, peers
 from dppca_core.experiments import summary
 
-from . import compute, data, guarantee, show
+from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary
 from .session import EXTERNAL_AUDIT_KEY as AUDIT_KEY
 from .session import LIBRARY_COMPARISON_KEY as COMPARE_KEY
@@ -101,6 +101,7 @@ def show_external(result, peer) -> None:
                                       point=(result.false_positive_upper, result.false_negative_upper),
                                       measured_mu=result.mu_lower if result.conversion == "gdp" else None),
                container=cols[1])
+    audit_curve.section(result, key="external_audit_curve", name=peers.title(peer.name))
 
 
 # -- compare libraries on the user's data ----------------------------------------------------------------------

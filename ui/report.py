@@ -529,6 +529,7 @@ class Record:
     tables: dict
     risk_sentences: dict
     budget_words: list
+    audit: object = None  # the last audit run on the Audit page in this session (synthetic neighbours), or None
 
 
 def record_figures(record: Record) -> tuple[list, list, object, list]:
@@ -554,11 +555,26 @@ def record_figures(record: Record) -> tuple[list, list, object, list]:
     if plot is not None:  # the private score plot (by group when asked), beside the exact one
         more.append(plot[0])
         extra.append(plot[1])
+    audited = audit_record(record.audit)
+    if audited is not None:  # the audit runs on the app's own neighbouring datasets: its numbers are no one's data
+        more.append(audited[0])
+        extra.append(audited[1])
     last = record.last_sweep
     if last is not None:
         more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
                                   y_title=experiments.METRICS[last["metric"]].symbol))
     return [record.main, *more[:2], *risk_figs, *more[2:]], more, (risk_figs[1] if risk_figs else None), extra
+
+
+def audit_record(result) -> tuple | None:
+    """(the curve of the last audit, its reading with the mechanism named) for a record, or None."""
+    from . import audit_curve
+
+    drawn = None if result is None else audit_curve.figure(
+        result, title=f"Audit of {display_name(result.mechanism)}: the attack's whole trade-off against the claim")
+    if drawn is None:
+        return None
+    return drawn[0], f"Audit of {display_name(result.mechanism)}: {drawn[1]}"
 
 
 #: the title of a record's loadings figure when the seeded runs' components are left out

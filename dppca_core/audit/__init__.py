@@ -7,7 +7,8 @@ The package has two levels, so that mechanisms can declare how they are audited 
   that carries a mechanism's public randomness;
 * the attack code above them: :mod:`.core` (:func:`audit`, :func:`audit_release`, :class:`AuditResult`,
   chunked trials on a Dask cluster), :mod:`.external` (:func:`audit_external`: anyone's DP-PCA as a black box), :mod:`.designs` (which design a mechanism gets), :mod:`.statistics`
-  (the generic designs and statistics) and :mod:`.bounds` (error rates to bounds on epsilon and mu).
+  (the generic designs and statistics), :mod:`.bounds` (error rates to bounds on epsilon and mu), :mod:`.curve`
+  (the attack's whole trade-off curve with a simultaneous band) and :mod:`.sequential` (stop when refuted).
 
 The attack-level names are loaded on first use (``from dppca_core.audit import audit`` works as before), so
 importing :mod:`dppca_core.audit.design` from a mechanism module never imports :mod:`dppca_core.api`.
@@ -27,6 +28,8 @@ _LAZY = {
     "audit_external": "external",
     "design_for": "designs", "describe_statistic": "designs", "local_message_design": "designs",
     "log_density_design": "designs",
+    "TradeoffCurve": "curve", "tradeoff_curve": "curve",
+    "sequential_audit": "sequential", "SequentialResult": "sequential",
 }
 
 

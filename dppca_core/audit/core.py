@@ -12,6 +12,10 @@ is about (a local mechanism's message to the aggregator). Upper confidence bound
   at the claimed delta. This uses the whole trade-off curve, so far fewer trials reach a large fraction of
   the claim; it assumes the mechanism's trade-off curve is Gaussian, which holds exactly for Gaussian noise.
 
+The evaluation trials also give the attack's whole trade-off curve over every threshold, with a confidence band
+that holds for a grid of thresholds at once (:mod:`.curve`); any point of its inner edge beyond the claimed curve
+refutes the claim too. :mod:`.sequential` looks at the trials a few times and stops when the claim is refuted.
+
 Every published field is also scanned for one that is a deterministic function of the data. The threshold is
 chosen on a share of the trials and evaluated on the rest, so its choice does not bias the bound.
 
@@ -48,6 +52,7 @@ from ..release import to_plain
 from ..validation import check_delta, check_epsilon, check_int_range, check_k
 from . import seeding
 from .bounds import bounds, rates, roc, threshold_and_strength
+from .curve import TradeoffCurve, tradeoff_curve
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
 from .statistics import deterministic_field, leaves
@@ -77,6 +82,10 @@ class AuditResult:
     privacy curve they state: ``PrivacyCurve.epsilon_at``); it is below the claim where a calibration adds more
     noise than its claim needs. ``target`` is the smaller of the two: what a tight audit can reach.
     ``note`` says where the design attacks (the release, a user's message, one step).
+
+    ``curve`` is the attack's whole trade-off curve on the evaluation trials with a simultaneous confidence band
+    (:mod:`.curve`); ``violated`` is true when the chosen threshold's bound exceeds the claim or any point of the
+    band's inner edge lies beyond the claimed curve.
     """
 
     mechanism: str
@@ -107,6 +116,7 @@ class AuditResult:
     scores_d: np.ndarray = field(repr=False)
     scores_d_prime: np.ndarray = field(repr=False)
     roc: tuple = field(repr=False)
+    curve: TradeoffCurve | None = field(default=None, repr=False)
 
     @property
     def ratio(self) -> float:
@@ -125,9 +135,7 @@ class AuditResult:
 
     def claim_curve(self) -> PrivacyCurve:
         """The trade-off curve the claim allows: mu*-GDP for Gaussian claims, else the (epsilon, delta) region."""
-        if self.mu_claimed is not None:
-            return PrivacyCurve.gdp(self.mu_claimed)
-        return PrivacyCurve.approx(self.epsilon_claimed, self.delta_claimed)
+        return _claim_curve(self.mu_claimed, self.epsilon_claimed, self.delta_claimed)
 
     def verdict(self) -> str:
         """The result in plain words, quoting the claim as (epsilon, delta)."""
@@ -139,6 +147,10 @@ class AuditResult:
                     f"{self.delta_lower:.3g}.")
         how = ("reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)"
                if self.conversion == "gdp" else "from the test's error rates (distribution-free)")
+        if (self.violated and self.curve is not None and self.curve.violated
+                and self.epsilon_lower <= self.epsilon_claimed * (1 + 1e-9)):
+            return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
+                    f"{self.curve.reading(self.epsilon_claimed)}")
         if self.violated:
             return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
                     f"The test separates the neighbours so well that epsilon must be at least "
@@ -201,16 +213,27 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
         Mechanism parameters (the design's own parameters, e.g. one site or a small learning rate, fill in
         the rest; ``sites`` defaults to 2 so that every site holds several rows).
     """
+    setup = mechanism_setup(mechanism, epsilon, delta, neighbors=neighbors, statistic=statistic, d=d, n=n, k=k,
+                            run_epsilon=run_epsilon, run_delta=run_delta, **params)
+    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
+    _check_shares(confidence, selection_share)
+    return audit_release(**setup, trials=trials, seed=seed, confidence=confidence, selection_share=selection_share,
+                         progress=progress, scheduler=scheduler)
+
+
+def mechanism_setup(mechanism: str, epsilon: float, delta: float, *, neighbors: str = "replace",
+                    statistic: str = "auto", d: int = 2, n: int = 20, k: int | None = None,
+                    run_epsilon: float | None = None, run_delta: float | None = None, **params) -> dict:
+    """The arguments :func:`audit_release` takes for a registered mechanism (checked as :func:`audit` documents):
+    its release function, its design, the claim, the relation, its label and the parameters it runs at."""
     spec = get_mechanism(mechanism)
     check_neighbors(neighbors)
     epsilon = check_epsilon(epsilon)
     claimed_delta = check_delta(delta) if spec.uses_delta else 0.0
     run_epsilon = epsilon if run_epsilon is None else check_epsilon(run_epsilon)
     run_delta = (delta if run_delta is None else check_delta(run_delta)) if spec.uses_delta else delta
-    trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
     d = check_int_range(d, "d", 2, 200)
     n = check_int_range(n, "n", 4, 10**6)
-    _check_shares(confidence, selection_share)
     if not isinstance(statistic, str):
         raise ValueError(f"statistic must be a name such as 'auto' (got {statistic!r}).")
     design = design_for(spec, d=d, n=n, neighbors=neighbors, statistic=statistic, k=k, epsilon=epsilon,
@@ -219,10 +242,9 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
     params = {**defaults, **spec.audit_params, **design.params, **params}
     release_once = (_DesignRelease(design.release, run_epsilon, run_delta, neighbors) if design.release is not None
                     else _MechanismRelease(mechanism, design.k, run_epsilon, run_delta, neighbors, params))
-    return audit_release(release_once, design, epsilon, claimed_delta, neighbors=neighbors, trials=trials, seed=seed,
-                         confidence=confidence, selection_share=selection_share, progress=progress,
-                         label=mechanism, run_epsilon=run_epsilon,
-                         run_delta=run_delta if spec.uses_delta else 0.0, scheduler=scheduler)
+    return {"release_once": release_once, "design": design, "epsilon": epsilon, "delta": claimed_delta,
+            "neighbors": neighbors, "label": mechanism, "run_epsilon": run_epsilon,
+            "run_delta": run_delta if spec.uses_delta else 0.0}
 
 
 def _check_shares(confidence, selection_share) -> None:
@@ -295,6 +317,18 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
     start = time.perf_counter()
     scores, leaked, curve, sample = _trial_scores(_Trials(release_once, design), trials, _root_sequence(seed),
                                                   scheduler, progress)
+    return evaluate(scores, leaked, curve, sample, design, epsilon, delta, neighbors=neighbors,
+                    confidence=confidence, selection_share=selection_share, label=label, run_epsilon=run_epsilon,
+                    run_delta=run_delta, start=start)
+
+
+def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample: dict, design: AuditDesign,
+             epsilon: float, delta: float, *, neighbors: str, confidence: float, selection_share: float, label: str,
+             run_epsilon: float | None, run_delta: float | None, start: float) -> AuditResult:
+    """The audit's result from its trials' scores (2 x trials x candidates, :func:`_trial_scores`): the threshold
+    chosen on the selection share (or fixed by the design), its bounds on the rest, and the whole trade-off curve.
+    ``start``: the :func:`time.perf_counter` reading the audit started at."""
+    trials = scores.shape[1]
     statistic = "published field" if leaked else design.statistic
     claimed_delta = float(delta)
     gdp = curve.kind == "gdp" and not leaked
@@ -319,7 +353,9 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
                           1.0 - a_hi - math.exp(min(epsilon, 700.0)) * b_hi)
         mu_claimed = None
     eps_lower = float(headline[0])
-    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta
+    curve_of_attack = tradeoff_curve(eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, claimed_delta), claimed_delta,
+                                     confidence)
+    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta or curve_of_attack.violated
     return AuditResult(
         mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=claimed_delta,
         neighbors=neighbors, epsilon_lower=eps_lower, epsilon_lower_point=float(point[0]), mu_lower=mu_lower,
@@ -331,8 +367,13 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
         run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
         run_delta=float(claimed_delta if run_delta is None else run_delta),
         epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
-        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp),
+        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
     )
+
+
+def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float) -> PrivacyCurve:
+    """The trade-off curve a claim allows: mu*-GDP for a Gaussian claim, else the (epsilon, delta) region."""
+    return PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, delta)
 
 
 def _select(statistic: str, scores: np.ndarray, half: int, delta: float, confidence: float, gdp: bool,
@@ -474,13 +515,7 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
     """
     sizes = _chunk_sizes(trials)
     seeds = root.spawn(len(sizes))
-    first = job.chunk(seeds[0], sizes[0], None, SCAN_TRIALS)
-    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
-    leaked = None
-    field_name = deterministic_field(*first["scanned"])
-    if field_name:
-        leaked = (field_name, repr(first["scanned"][1][0][field_name]))
-        first = job.chunk(seeds[0], sizes[0], leaked, 0)
+    job, first, leaked = _first_chunk(job, seeds[0], sizes[0])
     done = [first]
     _report(progress, sizes[0] / trials)
     rest = list(zip(seeds[1:], sizes[1:]))
@@ -492,6 +527,20 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
         done += _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials)
     scores = np.concatenate([part["scores"] for part in done], axis=1)
     return scores, (leaked[0] if leaked else None), first["curve"], first["sample"]
+
+
+def _first_chunk(job: _Trials, sequence: np.random.SeedSequence, size: int) -> tuple:
+    """(the job with its batch path checked, the first chunk, the leaked (field, value on D') or None): the first
+    chunk is scanned for a field without noise; if one is found, it is run again with the field as its statistic
+    (same seeds, same releases)."""
+    first = job.chunk(sequence, size, None, SCAN_TRIALS)
+    job = dataclasses.replace(job, batch=first["batched"])  # the first chunk checked the batch path
+    leaked = None
+    field_name = deterministic_field(*first["scanned"])
+    if field_name:
+        leaked = (field_name, repr(first["scanned"][1][0][field_name]))
+        first = job.chunk(sequence, size, leaked, 0)
+    return job, first, leaked
 
 
 def _report(progress, fraction: float) -> None:

@@ -1,0 +1,34 @@
+"""End-to-end: the Audit page draws the attack's whole trade-off curve with its band, its reading in words and its
+numbers (the figure's text alternative)."""
+import pytest
+
+from tests.e2e.helpers import SHOTS, assert_no_error, settle
+
+pytestmark = pytest.mark.e2e
+
+
+def test_audit_curve_figure_reading_and_numbers(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    page.goto(f"{server}/audit?afactor=3")
+    page.wait_for_selector(".st-key-run_audit", timeout=120_000)
+    settle(page)
+    try:
+        page.get_by_role("button", name="Run the audit").click()
+        chart = page.locator(".st-key-audit_curve")
+        chart.wait_for(timeout=180_000)
+        settle(page, timeout=180_000)
+        legend = chart.inner_text()
+        assert "band, all" in legend and "claim:" in legend and "beyond the claim" in legend
+        body = page.inner_text("body")
+        assert "The best attack we found does better than the claim allows" in body
+        assert "Bonferroni" in body
+        # the text alternative under the chart: its numbers open in a table
+        expander = page.locator('[data-testid="stExpander"]').filter(has_text="Show the numbers")
+        assert expander.count() >= 3  # histogram, trade-off, and the curve
+        assert_no_error(page, "audit curve")
+        page.screenshot(path=str(SHOTS / "audit_curve.png"), full_page=True)
+    except Exception:
+        page.screenshot(path=str(SHOTS / "failed_audit_curve.png"), full_page=True)
+        raise
+    finally:
+        page.close()

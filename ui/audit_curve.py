@@ -1,0 +1,40 @@
+"""The audit as a curve, on the Audit page (our mechanisms and an external library) and in the Report's record: the
+attack's whole trade-off with its simultaneous band over the claimed curve, and one line in words
+(:mod:`dppca_core.audit.curve`, :mod:`dppca_core.figures.tradeoff_curve`)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from dppca_core.figures.tradeoff_curve import tradeoff_curve_figure
+
+from . import show
+from .text import md_escape
+
+#: how the band is made, in words (the Audit page's caption and docs/audit-table.md say the same)
+BAND_WORDS = ("The band holds for every threshold of its grid at once: each error rate gets a Clopper-Pearson bound, "
+              "and the grid's thresholds share the 5% error (Bonferroni), so the whole inner edge holds with 95% "
+              "confidence. A claim is refuted when any point of that inner edge falls in the shaded region the claim "
+              "forbids. The diamond is the threshold the audit chose beforehand on separate trials: its bound is the "
+              "summary number above.")
+
+
+def figure(result, title: str | None = None):
+    """(the curve's figure, its one-line reading) of an audit result, or None when it has no curve."""
+    curve = getattr(result, "curve", None)
+    if curve is None:
+        return None
+    point = (result.false_positive_upper, result.false_negative_upper)
+    fig = tradeoff_curve_figure(curve, point=point, **({"title": title} if title else {}))
+    return fig, curve.reading(result.epsilon_claimed)
+
+
+def section(result, key: str, name: str | None = None) -> None:
+    """The curve of ``result`` under a heading, with its reading as the figure's one-line text alternative."""
+    drawn = figure(result)
+    if drawn is None:
+        return
+    fig, reading = drawn
+    st.markdown("**The attack's whole trade-off curve**" + (f" · {md_escape(name)}" if name else ""))
+    st.markdown(md_escape(reading))
+    show.chart(fig, key=key, summary=reading)
+    st.caption(BAND_WORDS)
