@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from .api import run
 from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
                       private_radius)
@@ -192,16 +193,10 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[ob
     """
     d, k = V.shape
     if data.has_rows:
-        rows_per_block = max(1, (1 << 22) // max(k * k + k + 1, 1))
-        iu = np.triu_indices(k)
-        width = (len(iu[0]) if rotate else k) + 1
-        sums = FixedSums(width=width)
         rows = data.rows
-        for a in range(0, data.n, rows_per_block):
-            block = rows[a:a + rows_per_block]
-            Y = project_rows(block, V)
-            products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
-            sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
+        first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
+        # one pass: each row's projections (fixed order) and their products summed exactly, without the n x k array
+        sums = FixedSums.of_projected_products(rows, V, first, second, np.einsum("ij,ij->i", rows, rows))
         return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION
     C = data.gram
     M = V.T @ (C @ V)
@@ -318,10 +313,10 @@ def degenerate_note(X) -> str | None:
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] == 0 or X.dtype.kind not in "fiu":
         return None
-    if not np.any(X):
+    if not (np.any(X[0]) or np.any(X[-1]) or np.any(X)):  # a nonzero cell at either end answers at once
         return ("every value in the table is zero: there is no variance to analyse, so the release shows only its "
                 "noise. Check the columns you selected.")
-    if X.shape[0] > 1 and np.all(X == X[0]):
+    if X.shape[0] > 1 and np.array_equal(X[-1], X[0]) and np.all(X == X[0]):
         return ("every row of the table is the same: there is no variance to analyse, so the release shows only its "
                 "noise. Check the columns you selected.")
     return None
@@ -450,7 +445,8 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     else:
         R = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms, or "
                            "data_norm='private'.")
-    data = prepare(X, R)
+    # centred privately, the rows are read again after centring: their Gram matrix is never needed here
+    data = prepare(X, R, gram_now=False if center == "private" else None, owned=scale != "none")
     K = min(data.d, spec.max_k or data.d) if auto_k else check_k(k, data.d)
     needs_rows = budget.mean > 0 or budget.scores > 0
     if needs_rows and not data.has_rows:
@@ -472,7 +468,8 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         curves.append(shares["mean"].curve())
     work = data
     if center == "private":
-        work = prepare((data.rows - mean_scaled) * data.data_norm, data.data_norm)  # re-clipped to R
+        centred_rows = kernels.centred(data.rows, mean_scaled, data.data_norm)  # (rows - mean) R, one pass
+        work = prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
     sub = shares["subspace"]
     released = run(mechanism, work, K, sub.epsilon, sub.delta, neighbors, data.data_norm, source, **params)
     if kind == "gdp" and released.privacy.kind != "gdp":

@@ -160,8 +160,7 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
         raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape "
                          f"{b.shape}.")
-    squares = clipped_squares(X, b)
-    sums = FixedSums(squares)
+    sums = FixedSums.of_clipped_squares(X, b)  # one pass: FixedSums(clipped_squares(X, b)) without the n x d array
     err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
     part = share.halves() if neighbors == "add_remove" else share
     noisy, noise = release_vector(sums, part, rng, l2=sensitivity("column_squares", neighbors, block_size=d),
