@@ -38,19 +38,21 @@ import numpy as np
 
 from . import kernels
 from .api import run
+from .ledger import Ledger, Step
 from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
                       private_radius)
+from .options import SCALINGS, ReleaseOptions
 from .linalg import fix_signs, top_eigenvectors
 from .exact import FixedSums
 from .prepare import PreparedData, prepare
-from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sensitivity, summation_error
+from .privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
 from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
                      project as project_rows, stability_threshold)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
-from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
+from .validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
 
 #: the parts of a release, in the order they are computed
@@ -60,8 +62,6 @@ DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, 
                   "frame": 0.05}
 #: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
 STABILITY_DELTA_SHARE = 0.1
-#: the ways to scale columns: none, by public bounds (free), or privately (a share)
-SCALINGS = ("none", "bounds", "private")
 
 __all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
            "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
@@ -384,154 +384,226 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the composed curve of all parts.
     """
     spec = get_mechanism(mechanism)
-    check_neighbors(neighbors)
-    epsilon = check_epsilon(epsilon)
-    resolved = spec.resolve_params(params)
-    delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
-    if center not in ("none", "private", "empirical"):
-        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
-    if center == "empirical" and spec.guarantee != "none":
+    options = ReleaseOptions(
+        k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, data_norm=data_norm, budget=budget, center=center,
+        score_bins=score_bins, radius_bounds=radius_bounds, radius_quantile=radius_quantile, scale=scale,
+        column_bounds=column_bounds, variance_target=variance_target, score_groups=score_groups,
+        score_group_labels=score_group_labels, score_frame=score_frame, score_kind=score_kind, params=params)
+    return release(spec.name, X, options, seed)
+
+
+def release(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
+    """:func:`release_pca` with its options in one checked object (:class:`dppca_core.options.ReleaseOptions`): the
+    chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
+    :class:`dppca_core.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
+    spec = get_mechanism(mechanism)
+    plan = _plan(spec, options)
+    if spec.guarantee == "none":
+        return _exact_release(spec, X, options, plan.budget, random_source(seed).seeded)
+    source = random_source(seed)
+    rng, ledger = source.rng, Ledger()
+    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
+    X = _scale_step(X, options, plan, rng, ledger)
+    R = _radius_step(X, options, plan, rng, ledger)
+    # centred privately, the rows are read again after centring: their Gram matrix is never needed here
+    data = prepare(X, R, gram_now=False if options.center == "private" else None, owned=options.scale != "none")
+    K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
+    if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
+        raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
+                         "shares to 0 to release from sufficient statistics.")
+    work = _mean_step(data, options, plan, rng, ledger)
+    released = _subspace_step(spec, work, K, options, plan, source, ledger)
+    components, eigenvalues = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
+    components, eigenvalues = _k_step(components, eigenvalues, K, options, ledger)
+    if "scores" in plan.shares:
+        ledger.record(_score_plot(work, components, options, plan, rng, ledger.outputs))
+    if plan.reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
+        ledger.record(Step(curves=[PrivacyCurve.approx(0.0, plan.reserve)]))
+    total_delta = plan.delta if plan.kind in ("gdp", "approx") else 0.0
+    privacy, guarantee = ledger.close(options.epsilon, total_delta, released.guarantee, released.privacy)
+    return _assemble(spec, options, plan, ledger, released, (data, work), (components, eigenvalues),
+                     (privacy, guarantee, total_delta), note, source.seeded)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a release will spend, fixed before any data is read: the budget, each part's calibrated share, the kind
+    of curve, the slice of delta the stability steps keep, and the score plot's plan."""
+
+    budget: BudgetSplit
+    delta: float
+    kind: str = "none"
+    shares: dict | None = None
+    reserve: float = 0.0
+    failure: float = 0.0
+    scores: dict | None = None
+
+
+def _plan(spec, options: ReleaseOptions) -> _Plan:
+    """Check the options against the mechanism and the budget, and calibrate every share (nothing read yet)."""
+    resolved = spec.resolve_params(options.params)
+    delta = check_delta(options.delta) if spec.uses_delta_with(resolved) else 0.0
+    if options.center == "empirical" and spec.guarantee != "none":
         raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
                          "center='private' (a private mean from its own share), or mechanism='non_private' for the "
                          "exact reference.")
-    if scale not in SCALINGS:
-        raise ValueError(f"scale={scale!r}: use one of {list(SCALINGS)}.")
-    private_R = isinstance(data_norm, str)
-    if private_R and data_norm != "private":
-        raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
+    budget = options.budget
     if budget is None:
-        budget = _default_budget(center, private_R, scale)
+        budget = _default_budget(options.center, options.private_radius, options.scale)
     if spec.guarantee == "none":
-        return _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
-                              variance_target, params, random_source(seed).seeded)
-    _check_budget(budget, center, private_R, scale)
-    scores_plan = _scores_plan(budget, score_groups, score_group_labels, score_frame, score_kind)
-    auto_k = _check_auto_k(k, variance_target, budget, spec)
-    source = random_source(seed)
-    rng = source.rng
+        return _Plan(budget, delta)
+    _check_budget(budget, options.center, options.private_radius, options.scale)
+    scores = _scores_plan(budget, options.score_groups, options.score_group_labels, options.score_frame,
+                          options.score_kind)
+    _check_auto_k(options.k, options.variance_target, budget, spec)
     kind = _curve_kind(spec, resolved)
     # stability-based steps (a sparse score plot, groups found privately) spend a slice of delta outside GDP
-    reserve = STABILITY_DELTA_SHARE * delta if scores_plan["stability_steps"] else 0.0
-    if scores_plan["stability_steps"] and kind == "pure":
+    reserve = STABILITY_DELTA_SHARE * delta if scores["stability_steps"] else 0.0
+    if scores["stability_steps"] and kind == "pure":
         raise ValueError("a sparse score plot and privately found groups need a delta, which a pure-DP release does "
                          "not have: use score_kind='additive' and declare score_group_labels, or a Gaussian mechanism.")
-    shares = allocate(budget, epsilon, (delta - reserve) if kind != "pure" else 0.0,
+    shares = allocate(budget, options.epsilon, (delta - reserve) if kind != "pure" else 0.0,
                       "approx" if kind == "none" else kind)
-    failure = reserve / ((1.0 + math.exp(min(epsilon, 700.0))) * max(scores_plan["stability_steps"], 1))
-    outputs, facts, curves, parameters = {}, {}, [], {}
-    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
+    failure = reserve / ((1.0 + math.exp(min(options.epsilon, 700.0))) * max(scores["stability_steps"], 1))
+    return _Plan(budget, delta, kind, shares, reserve, failure, scores)
 
-    steps_on_rows = private_R or scale != "none"
-    if steps_on_rows:
+
+def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
+    """The rows with their columns scaled (by public bounds, free; or privately, the scale share), recorded."""
+    if options.private_radius or options.scale != "none":
         from .stats import SufficientStats
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
-    if scale != "none":
-        X, scale_info = _scale_step(X, scale, column_bounds, shares.get("scale"), neighbors, rng)
-        outputs.update(scale_info["outputs"])
-        parameters.update(scale_info["parameters"])
-        if "scale" in shares:
-            facts["scale_noise_scale"] = scale_info["noise"].noise_scale
-            curves.append(shares["scale"].curve())
-    if private_R:
-        chosen = private_radius(X, shares["radius"], neighbors, rng, bounds=radius_bounds, quantile=radius_quantile)
-        R = chosen["radius"]
-        outputs["radius"] = {"value": R, "counts": chosen["counts"], "thresholds": chosen["thresholds"]}
-        parameters["radius_rule"] = {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
-                                     float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}
-        facts["radius_noise_scale"] = chosen["noise"].noise_scale
-        curves.append(shares["radius"].curve())
+    if options.scale == "none":
+        return X
+    b = _column_bounds(options.column_bounds, X.shape[1])
+    step = Step(parameters={"column_bounds": b})
+    if options.scale == "bounds":
+        scales = b
     else:
-        R = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms, or "
-                           "data_norm='private'.")
-    # centred privately, the rows are read again after centring: their Gram matrix is never needed here
-    data = prepare(X, R, gram_now=False if center == "private" else None, owned=scale != "none")
-    K = min(data.d, spec.max_k or data.d) if auto_k else check_k(k, data.d)
-    needs_rows = budget.mean > 0 or budget.scores > 0
-    if needs_rows and not data.has_rows:
-        raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
-                         "shares to 0 to release from sufficient statistics.")
+        share = plan.shares["scale"]
+        chosen = private_column_scales(X, b, share, options.neighbors, rng)
+        scales = chosen["scales"]
+        step.outputs["column_scales"] = scales
+        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
+            step.outputs["column_scales_count"] = chosen["count"]
+        step.facts["scale_noise_scale"] = chosen["noise"].noise_scale
+        step.curves.append(share.curve())
+    ledger.record(step)
+    return X / scales
 
+
+def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> float:
+    """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded."""
+    if not options.private_radius:
+        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row "
+                              "norms, or data_norm='private'.")
+    share = plan.shares["radius"]
+    chosen = private_radius(X, share, options.neighbors, rng, bounds=options.radius_bounds,
+                            quantile=options.radius_quantile)
+    R = chosen["radius"]
+    ledger.record(Step(
+        curves=[share.curve()], outputs={"radius": {"value": R, "counts": chosen["counts"],
+                                                    "thresholds": chosen["thresholds"]}},
+        facts={"radius_noise_scale": chosen["noise"].noise_scale},
+        parameters={"radius_rule": {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
+                                    float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}}))
+    return R
+
+
+def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> PreparedData:
+    """The private mean (its share), recorded; the rows the later steps read: centred with it and clipped to R
+    again (``center="private"``), or ``data`` itself."""
     mean_scaled = np.zeros(data.d)
-    if "mean" in shares:
-        m = private_mean(data.rows, shares["mean"], neighbors, rng)
+    if "mean" in plan.shares:
+        share = plan.shares["mean"]
+        m = private_mean(data.rows, share, options.neighbors, rng)
         mean_scaled = m["mean"]
-        outputs["mean"] = mean_scaled * data.data_norm
-        outputs["mean_sum"] = m["sum"]  # the released noisy sum of the scaled rows (on its grid); the mean is its
-        # post-processing: divided by n (or the noisy count), projected on the unit ball, times R
+        # the released noisy sum of the scaled rows (on its grid); the mean is its post-processing: divided by n (or
+        # the noisy count), projected on the unit ball, times R
+        step = Step(curves=[share.curve()], outputs={"mean": mean_scaled * data.data_norm, "mean_sum": m["sum"]},
+                    facts={"mean_noise_scale": m["noise_scale"], "mean_grid": m["noise"].step})
         if m["count_noise"] is not None:  # add/remove: the noisy count is part of the mean's release
-            outputs["count"] = m["count"]
-            facts["count_noise_scale"] = m["count_noise_scale"]
-        facts["mean_noise_scale"] = m["noise_scale"]
-        facts["mean_grid"] = m["noise"].step
-        curves.append(shares["mean"].curve())
-    work = data
-    if center == "private":
-        centred_rows = kernels.centred(data.rows, mean_scaled, data.data_norm)  # (rows - mean) R, one pass
-        work = prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
-    sub = shares["subspace"]
-    released = run(mechanism, work, K, sub.epsilon, sub.delta, neighbors, data.data_norm, source, **params)
-    if kind == "gdp" and released.privacy.kind != "gdp":
+            step.outputs["count"] = m["count"]
+            step.facts["count_noise_scale"] = m["count_noise_scale"]
+        ledger.record(step)
+    if options.center != "private":
+        return data
+    centred_rows = kernels.centred(data.rows, mean_scaled, data.data_norm)  # (rows - mean) R, one pass
+    return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
+
+
+def _subspace_step(spec, work: PreparedData, K: int, options: ReleaseOptions, plan: _Plan, source,
+                   ledger: Ledger) -> Release:
+    """The registered mechanism on the (privately centred) rows with its share, recorded."""
+    sub = plan.shares["subspace"]
+    released = run(spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source,
+                   **options.params)
+    if plan.kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")
-    curves.append(released.privacy)
-    outputs.update(released.outputs)
-    components, eigenvalues = released.components, released.eigenvalues
-    if "eigenvalues" in shares:
-        var = private_variances(work, components, shares["eigenvalues"], neighbors, rng,
-                                rotate=not spec.ordered_basis)
-        components, eigenvalues = var["components"], var["variances"]
-        outputs["total_variance"] = var["total_variance"]
-        outputs["variances_released"] = {"kind": var["kind"], "values": var["released"]}
-        facts["eigenvalue_noise_scale"] = var["noise"].noise_scale
-        facts["eigenvalue_grid"] = var["noise"].step
-        curves.append(shares["eigenvalues"].curve())
-    elif eigenvalues is not None and "trace" in released.outputs:
-        outputs["total_variance"] = released.outputs["trace"]
-    if eigenvalues is not None and outputs.get("total_variance"):
-        outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(outputs["total_variance"], 1e-300)
-    if auto_k:  # the ratios of all K components stay published: anyone can replay the choice
-        outputs["candidate_ratios"] = np.asarray(outputs["explained_variance_ratio"])
-        k = choose_k(outputs["explained_variance_ratio"], variance_target)
-        components, eigenvalues = components[:, :k], np.asarray(eigenvalues)[:k]
-        outputs["explained_variance_ratio"] = outputs["explained_variance_ratio"][:k]
-        parameters["k_rule"] = {"variance_target": float(variance_target), "components_released": int(K),
-                                "rule": "smallest k whose private explained-variance ratios sum above the target"}
-    if "scores" in shares:
-        sc, extra = _score_plot(work, components, shares, neighbors, rng, score_bins, score_groups,
-                                score_group_labels, scores_plan, failure, outputs)
-        outputs["scores"] = sc
-        facts.update(extra["facts"])
-        parameters.update(extra["parameters"])
-        curves += extra["curves"]
-    if reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
-        curves.append(PrivacyCurve.approx(0.0, reserve))
+    ledger.record(Step(curves=[released.privacy], outputs=released.outputs))
+    return released
 
-    guarantee = released.guarantee
-    total_delta = delta if kind in ("gdp", "approx") else 0.0
-    privacy = (released.privacy if guarantee == "retracted"
-               else compose(curves, delta=total_delta if total_delta > 0 else None))
-    if guarantee != "retracted":
-        earned = privacy.epsilon_at(total_delta) if total_delta > 0 else privacy.epsilon
-        if earned > epsilon * (1 + 1e-6):
-            raise RuntimeError(f"the parts compose to epsilon = {earned:.6g} > {epsilon:g}; the split is wrong.")
-        guarantee = "pure" if total_delta == 0 else "approximate"
-    facts.update(released.facts)
-    facts["budget"] = _budget_facts(shares, facts)
-    parameters = {**released.parameters, **parameters, "k": int(components.shape[1]), "budget": budget.as_dict(),
-                  "center": center, "scale": scale}
+
+def _eigenvalue_step(spec, work: PreparedData, released: Release, options: ReleaseOptions, plan: _Plan, rng,
+                     ledger: Ledger) -> tuple:
+    """The components ordered by private variances (the eigenvalue share) and the explained-variance ratios
+    (post-processing), recorded; or the mechanism's own eigenvalues and trace where it releases them."""
+    components, eigenvalues = released.components, released.eigenvalues
+    step = Step()
+    if "eigenvalues" in plan.shares:
+        share = plan.shares["eigenvalues"]
+        var = private_variances(work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis)
+        components, eigenvalues = var["components"], var["variances"]
+        step.outputs.update(total_variance=var["total_variance"],
+                            variances_released={"kind": var["kind"], "values": var["released"]})
+        step.facts.update(eigenvalue_noise_scale=var["noise"].noise_scale, eigenvalue_grid=var["noise"].step)
+        step.curves.append(share.curve())
+    elif eigenvalues is not None and "trace" in released.outputs:
+        step.outputs["total_variance"] = released.outputs["trace"]
+    total = {**ledger.outputs, **step.outputs}.get("total_variance")
+    if eigenvalues is not None and total:
+        step.outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(total, 1e-300)
+    ledger.record(step)
+    return components, eigenvalues
+
+
+def _k_step(components, eigenvalues, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
+    """``k="auto"``: the smallest k whose private explained-variance ratios sum above the target (post-processing);
+    the ratios of all K components stay published, so anyone can replay the choice."""
+    if not options.auto_k:
+        return components, eigenvalues
+    ratios = ledger.outputs["explained_variance_ratio"]
+    k = choose_k(ratios, options.variance_target)
+    ledger.record(Step(
+        outputs={"candidate_ratios": np.asarray(ratios), "explained_variance_ratio": ratios[:k]},
+        parameters={"k_rule": {"variance_target": float(options.variance_target), "components_released": int(K),
+                               "rule": "smallest k whose private explained-variance ratios sum above the target"}}))
+    return components[:, :k], np.asarray(eigenvalues)[:k]
+
+
+def _assemble(spec, options: ReleaseOptions, plan: _Plan, ledger: Ledger, released: Release, prepared: tuple,
+              result: tuple, privacy: tuple, note, seeded: bool) -> Release:
+    """The :class:`Release` from the ledger: the mechanism's own facts and parameters under the steps'."""
+    (data, work), (components, eigenvalues), (curve, guarantee, total_delta) = prepared, result, privacy
+    facts = {**ledger.facts, **released.facts}
+    facts["budget"] = _budget_facts(plan.shares, facts)
+    parameters = {**released.parameters, **ledger.parameters, "k": int(components.shape[1]),
+                  "budget": plan.budget.as_dict(), "center": options.center, "scale": options.scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
     if note:  # told to the data owner only: never a refusal, never published
         diagnostics["warnings"] = [note, *diagnostics.get("warnings", [])]
-    if center == "private":
+    if options.center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
-        mechanism=spec.name, components=components, epsilon=epsilon, delta=total_delta, neighbors=neighbors,
-        guarantee=guarantee, privacy=privacy, noise_scale=released.noise_scale,
-        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=outputs, parameters=parameters,
-        facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics), seeded=source.seeded,
+        mechanism=spec.name, components=components, epsilon=options.epsilon, delta=total_delta,
+        neighbors=options.neighbors, guarantee=guarantee, privacy=curve, noise_scale=released.noise_scale,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=ledger.outputs,
+        parameters=parameters, facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics),
+        seeded=seeded,
     )
 
 
@@ -580,41 +652,53 @@ def published_row_count(outputs: dict) -> tuple:
     return None, None
 
 
-def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rng, bins, groups, group_labels,
-                plan: dict, failure: float, outputs: dict) -> tuple[dict, dict]:
-    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves.
-
-    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
-    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
-    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
-    When no group passes the groups' threshold the plot has no group (``groups`` empty, ``counts`` of length 0):
-    a released outcome, never a refusal.
-    """
-    facts, parameters, curves = {}, {"score_frame": plan["frame"], "score_kind": plan["kind"]}, []
+def _groups_step(work: PreparedData, options: ReleaseOptions, plan: _Plan, rng) -> tuple:
+    """(the per-row groups, the public set of groups, the step): declared, or found privately (the groups share,
+    stability-based); when none passes the threshold the plot has no group, a released outcome, never a refusal."""
+    groups, group_labels, step = options.score_groups, options.score_group_labels, Step()
     if groups is not None:
         groups = np.asarray(groups)
         if groups.shape[0] != work.n:
             raise ValueError(f"score_groups must hold one label per row ({work.n}); got {groups.shape[0]}.")
-    if plan["find_groups"]:
-        group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
-        curves.append(shares["groups"].curve())
-        parameters["score_groups"] = "released privately (groups share)"
+    if plan.scores["find_groups"]:
+        share = plan.shares["groups"]
+        group_labels = private_group_labels(groups, share, options.neighbors, rng, plan.failure)
+        step.curves.append(share.curve())
+        step.parameters["score_groups"] = "released privately (groups share)"
         # a group shows when its noisy count reaches this (data-independent: the pages say how many rows it takes)
-        facts["groups_threshold"] = stability_threshold(count_noise(shares["groups"], neighbors), failure)
+        step.facts["groups_threshold"] = stability_threshold(count_noise(share, options.neighbors), plan.failure)
     elif group_labels is not None:
-        parameters["score_groups"] = "declared (public)"
-        parameters["score_group_labels"] = [str(g) for g in group_labels]
-    rows = work.rows
+        step.parameters["score_groups"] = "declared (public)"
+        step.parameters["score_group_labels"] = [str(g) for g in group_labels]
+    return groups, group_labels, step
+
+
+def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict) -> tuple:
+    """(the frame or None, a published row count and its path or (None, None), the step): the score plot's private
+    frame (the frame share), and under add/remove the noisy row count the plot's cells may read."""
+    neighbors = options.neighbors
     released_n, n_from = published_row_count(outputs) if neighbors == "add_remove" else (None, None)
-    frame = None
-    if plan["frame"] == "private":
-        dims = min(2, components.shape[1])
-        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng,
-                              n=released_n)
-        curves.append(shares["frame"].curve())
-        if "count" in frame and released_n is None:
-            released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
-    share = shares["scores"]
+    if plan.scores["frame"] != "private":
+        return None, (released_n, n_from), Step()
+    share = plan.shares["frame"]
+    dims = min(2, components.shape[1])
+    frame = private_frame(project_rows(rows, components[:, :dims]), share, neighbors, rng, n=released_n)
+    if "count" in frame and released_n is None:
+        released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
+    return frame, (released_n, n_from), Step(curves=[share.curve()])
+
+
+def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict) -> Step:
+    """The score histogram of a release with its groups and frame (their steps first): one step for the ledger.
+
+    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
+    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
+    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
+    """
+    neighbors, bins, rows = options.neighbors, options.score_bins, work.rows
+    groups, group_labels, groups_step = _groups_step(work, options, plan, rng)
+    frame, (released_n, n_from), frame_step = _frame_step(rows, components, options, plan, rng, outputs)
+    share = plan.shares["scores"]
     mu = share.mu or share.epsilon
     if bins is not None:
         rule = {"declared": int(bins)}
@@ -625,21 +709,20 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
     else:
         rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
                 "default": BINS_MIN}
-    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups,
-                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure,
-                        released_n=released_n)
-    curves.append(share.curve())
-    facts["scores_noise_scale"] = sc["noise_scale"]
-    if sc["threshold"] is not None:
-        facts["scores_threshold"] = sc["threshold"]
-    parameters["score_bins"] = sc["bins"]
-    parameters["score_bins_rule"] = rule
+    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups, group_labels=group_labels,
+                        frame=frame, kind=plan.scores["kind"], failure=plan.failure, released_n=released_n)
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
         out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "quantile", "count") if key in frame}
-    return out, {"facts": facts, "parameters": parameters, "curves": curves}
+    step = Step(curves=groups_step.curves + frame_step.curves + [share.curve()], outputs={"scores": out},
+                facts={**groups_step.facts, "scores_noise_scale": sc["noise_scale"]},
+                parameters={"score_frame": plan.scores["frame"], "score_kind": plan.scores["kind"],
+                            **groups_step.parameters, "score_bins": sc["bins"], "score_bins_rule": rule})
+    if sc["threshold"] is not None:
+        step.facts["scores_threshold"] = sc["threshold"]
+    return step
 
 
 def _budget_facts(shares: dict, facts: dict) -> dict:
@@ -674,33 +757,19 @@ def _check_auto_k(k, variance_target, budget: BudgetSplit, spec) -> bool:
     return True
 
 
-def _scale_step(X: np.ndarray, scale: str, column_bounds, share: Share | None, neighbors: str, rng) -> dict:
-    b = _column_bounds(column_bounds, X.shape[1])
-    info = {"parameters": {"column_bounds": b}, "outputs": {}, "noise": None}
-    if scale == "bounds":
-        scales = b
-    else:
-        chosen = private_column_scales(X, b, share, neighbors, rng)
-        scales, info["noise"] = chosen["scales"], chosen["noise"]
-        info["outputs"]["column_scales"] = scales
-        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
-            info["outputs"]["column_scales_count"] = chosen["count"]
-    return X / scales, info
-
-
-def _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
-                   variance_target, params, seeded: bool) -> Release:
+def _exact_release(spec, X, options: ReleaseOptions, budget: BudgetSplit, seeded: bool) -> Release:
     """The non-private reference: every part exact, as scikit-learn's PCA computes it on the clipped rows.
 
     No share, no noise: the empirical mean (``center`` "private" or "empirical"; no re-clipping after centring),
     the exact eigenvalues and trace of the centred rows, exact score counts. Guarantee: none.
     """
-    spec.resolve_params(params)
+    k, neighbors, data_norm, center = options.k, options.neighbors, options.data_norm, options.center
+    score_bins, scale, variance_target = options.score_bins, options.scale, options.variance_target
     if isinstance(data_norm, str):
         raise ValueError("the non-private reference clips to a given radius: pass a number as data_norm.")
     if scale != "none":
         X = check_matrix(X)
-        X = X / _column_bounds(column_bounds, X.shape[1])
+        X = X / _column_bounds(options.column_bounds, X.shape[1])
     data = prepare(X, data_norm)
     rows = data.rows
     outputs = {}
