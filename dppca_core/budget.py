@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
-from .api import run
+from .api import run_part
 from .ledger import Ledger, Step
 from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
                       private_radius)
@@ -538,8 +538,8 @@ def _subspace_step(spec, work: PreparedData, K: int, options: ReleaseOptions, pl
                    ledger: Ledger) -> Release:
     """The registered mechanism on the (privately centred) rows with its share, recorded."""
     sub = plan.shares["subspace"]
-    released = run(spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source,
-                   **options.params)
+    released = run_part(spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source,
+                        **options.params)
     if plan.kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")
