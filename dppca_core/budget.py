@@ -44,7 +44,7 @@ from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BIN
 from .options import SCALINGS, ReleaseOptions
 from .linalg import fix_signs, top_eigenvectors
 from .exact import FixedSums
-from .prepare import PreparedData, prepare
+from .prepare import PreparedData, block_rows, prepare
 from .privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
 from .randomness import random_source
 from .registry import get_mechanism
@@ -142,6 +142,22 @@ def _curve_kind(spec, params: dict) -> str:
 _ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 
+def _exact_row_sums(rows) -> FixedSums:
+    """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed block by
+    block from its raw rows and factors without forming them all (the same products, so the same sums)."""
+    if not isinstance(rows, PreparedData):
+        return FixedSums(rows)
+    source, factors = rows.scaled_parts()
+    if factors is None:
+        return FixedSums(source)
+    sums, step = FixedSums(width=rows.d), block_rows(rows.d)
+    buf = np.empty((min(step, rows.n), rows.d))
+    for a in range(0, rows.n, step):
+        block = source[a:a + step]
+        sums.add(np.multiply(block, factors[a:a + step, None], out=buf[:block.shape[0]]))
+    return sums
+
+
 def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     """Mean of rows of norm <= 1 from a noisy sum (and a noisy count under add/remove), projected on the unit ball.
 
@@ -150,8 +166,8 @@ def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     is computed exactly (:class:`dppca_core.exact.FixedSums`) and released on a grid with exact noise
     (:func:`dppca_core.shares.release_vector`); the division by n and the projection are post-processing.
     """
-    n, d = rows.shape
-    total = FixedSums(rows)
+    n, d = (rows.n, rows.d) if isinstance(rows, PreparedData) else rows.shape
+    total = _exact_row_sums(rows)
     err = _ROW_ERROR + FixedSums.TRUNCATION
     if neighbors == "replace":
         noisy, noise = release_vector(total, share, rng, l2=sensitivity("row_sum", "replace"), l1=2.0 * math.sqrt(d),
@@ -518,7 +534,7 @@ def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, le
     mean_scaled = np.zeros(data.d)
     if "mean" in plan.shares:
         share = plan.shares["mean"]
-        m = private_mean(data.rows, share, options.neighbors, rng)
+        m = private_mean(data, share, options.neighbors, rng)
         mean_scaled = m["mean"]
         # the released noisy sum of the scaled rows (on its grid); the mean is its post-processing: divided by n (or
         # the noisy count), projected on the unit ball, times R
@@ -530,7 +546,9 @@ def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, le
         ledger.record(step)
     if options.center != "private":
         return data
-    centred_rows = kernels.centred(data.rows, mean_scaled, data.data_norm)  # (rows - mean) R, one pass
+    source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
+    centred_rows = (kernels.centred(source, mean_scaled, data.data_norm) if factors is None
+                    else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm))
     return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
 
 

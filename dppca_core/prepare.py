@@ -369,12 +369,13 @@ class PreparedData:
     def _materialise(self) -> np.ndarray:
         probe = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms)
         step = block_rows(self.d)
-        out = np.empty((self.n, self.d))
-        if self._owned:  # nobody else can have changed the source: the same products, without the check
+        if self._owned:  # nobody else holds the source: the same products, in place, without the check
+            source = self._source
             for a in range(0, self.n, step):
-                np.multiply(self._source[a:a + step], self._scales[a:a + step, None], out=out[a:a + step])
-            out.setflags(write=False)
-            return out
+                np.multiply(source[a:a + step], self._scales[a:a + step, None], out=source[a:a + step])
+            source.setflags(write=False)
+            return source
+        out = np.empty((self.n, self.d))
         for a in range(0, self.n, step):
             B = self._source[a:a + step]
             s, _ = probe.block_scales(B, first_row=a)
@@ -385,6 +386,16 @@ class PreparedData:
             np.multiply(B, s[:, None], out=out[a:a + step])
         out.setflags(write=False)
         return out
+
+    def scaled_parts(self) -> tuple:
+        """(raw rows, one factor per row) while the scaled rows are not formed (row i is ``raw[i] * factors[i]``,
+        the product :attr:`rows` forms), else (the rows, None): for a caller that reads every row once and need not
+        keep them (e.g. an exact sum, a centred copy). Like :attr:`rows` formed from an array the caller owns, it
+        trusts that the array was not changed since :func:`prepare` (in the same call)."""
+        source, scales = self._source, self._scales  # one read: the rows may be formed concurrently
+        if source is None or scales is None:
+            return self.rows, None
+        return source, scales
 
     @property
     def gram(self) -> np.ndarray:

@@ -169,3 +169,29 @@ def test_fixed_sums_of_clipped_squares():
     assert FixedSums.of_clipped_squares(X, bounds).totals == FixedSums(clipped_squares(X, bounds)).totals
     with pytest.raises(ValueError, match="terms in"):
         FixedSums.of_clipped_squares(np.full((3, 4), np.nan), bounds)  # infinities clip to the bound; NaN has no place
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_scaled_centred_rows_have_the_bits_of_forming_the_rows_then_centring(compiled):
+    rng = np.random.default_rng(7)
+    X = awkward_rows(rng, 513, 9)
+    factors = np.abs(rng.standard_normal(513)) + 0.5
+    mean = rng.standard_normal(9) * 1e-3
+    for scale in (1.0, 3.7, 1e-300):
+        want = kernels.centred(X * factors[:, None], mean, scale, compiled=False)
+        assert np.array_equal(bits(kernels.scaled_centred(X, factors, mean, scale, compiled)), bits(want))
+
+
+def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
+    from dppca_core.budget import _exact_row_sums
+    from dppca_core.prepare import prepare
+
+    X = np.random.default_rng(3).standard_normal((5000, 7)) * 2.0  # many rows clipped
+    checked = prepare(X.copy(), 3.0)
+    owned = prepare(X.copy(), 3.0, owned=True)
+    source, factors = owned.scaled_parts()
+    assert factors is not None and source.shape == X.shape
+    assert _exact_row_sums(owned).totals == FixedSums(checked.rows).totals  # summed without forming the rows
+    assert np.array_equal(bits(owned.rows), bits(checked.rows))
+    assert owned.scaled_parts()[1] is None and not owned.rows.flags.writeable
+    assert np.array_equal(bits(owned.gram), bits(checked.gram))
