@@ -28,7 +28,7 @@ from scipy.special import ndtr, ndtri
 
 from .privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
 
-from .kernels import fixed_order_project
+from .kernels import cell_index, fixed_order_project
 from .shares import Share, release_counts, release_vector
 from .validation import check_int_range
 
@@ -306,7 +306,7 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     hi = np.full(dims, 1.0) if frame is None else np.asarray(frame["high"], dtype=float)
     edges = [np.linspace(lo[a], hi[a], bins + 1) for a in range(dims)]
     scores = project(rows, components[:, :dims])
-    cells = [np.clip(np.searchsorted(edges[a], scores[:, a], side="right") - 1, 0, bins - 1) for a in range(dims)]
+    cells = [cell_index(edges[a], scores[:, a]) for a in range(dims)]  # compiled, the bits of searchsorted
     flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
     if groups is None:
         labels, index = [None], np.zeros(n, dtype=np.int64)

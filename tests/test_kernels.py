@@ -195,3 +195,18 @@ def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
     assert np.array_equal(bits(owned.rows), bits(checked.rows))
     assert owned.scaled_parts()[1] is None and not owned.rows.flags.writeable
     assert np.array_equal(bits(owned.gram), bits(checked.gram))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
+    """Values on, just below and just above every edge, and beyond both ends, in grids of 1 to 100 cells."""
+    if compiled and kernels.compiled_cells() is None:  # loading it imports numba: the kernel then runs at any size
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(11)
+    for bins in (1, 2, 6, 24, 37, 100):
+        lo = rng.uniform(-2.0, 0.0)
+        edges = np.linspace(lo, lo + rng.uniform(1e-6, 3.0), bins + 1)
+        values = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), edges, np.nextafter(edges, -np.inf),
+                                 np.nextafter(edges, np.inf), [-1e300, 1e300]])
+        want = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
+        assert np.array_equal(kernels.cell_index(edges, values, compiled), want)
