@@ -105,12 +105,57 @@ def _params(name: str, value):
 
 @dataclass(frozen=True)
 class ReleaseOptions:
-    """Every public choice of a complete release (:func:`dppca_core.release_pca` documents each), checked once.
+    """Every public choice of a complete release (:func:`dppca_core.release_pca`), each documented and checked here.
 
     Build it with keyword arguments (the same names as :func:`dppca_core.release_pca`'s); a refused value raises
     ValueError saying what to change. ``params`` are the mechanism's own parameters (checked by the registry when
     the mechanism is known). ``score_groups`` (one label per row) is data: it is kept as given and hashed by
     :meth:`key`.
+
+    Attributes
+    ----------
+    k : int or "auto"
+        Number of components; "auto": release all the components the mechanism allows, then keep the smallest k whose
+        private explained-variance ratios sum above ``variance_target`` (post-processing of the eigenvalue share).
+    data_norm : float or "private"
+        The public clipping radius R, or "private": chosen from the radius share as a private quantile of the row
+        norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.choices.private_radius`).
+    budget : BudgetSplit, optional
+        Shares of the budget; default: 10% to each step that needs one (mean with ``center="private"``, radius with
+        ``data_norm="private"``, scale with ``scale="private"``), the rest to the subspace.
+    center : {"none", "private"}
+        "private": centre with the released private mean (its share must be positive). The empirical mean is not
+        private (the non-private reference, ``mechanism="non_private"``, uses it).
+    score_bins : int, optional
+        Cells per axis of the private score histogram. Default: from n and the scores share under replace-one; under
+        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.scores.
+        score_bins`); ``parameters["score_bins_rule"]`` says which.
+    score_groups : array-like (n,), optional
+        One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
+        no budget; :mod:`dppca_core.scores`).
+    score_group_labels : sequence, optional
+        The public set of groups. Without it, the groups present are released privately first (stability-based,
+        the ``groups`` share); when none passes its threshold the plot has no group (``outputs["scores"]["groups"]``
+        empty), never a refusal.
+    score_frame : {"public", "private"}
+        The score plot's frame: [-1, 1]^2, or private quantiles of the projections (the ``frame`` share).
+    score_kind : {"additive", "sparse"}
+        Noise on every cell, or on occupied cells only with a threshold (stability-based: a little of delta).
+    radius_bounds : (float, float)
+        Public bounds on R for ``data_norm="private"`` (units of the data, after scaling).
+    radius_quantile : float
+        Public target quantile of the row norms for ``data_norm="private"``.
+    scale : {"none", "bounds", "private"}
+        Column scaling before anything else: "bounds" divides column j by the public bound ``column_bounds[j]``
+        (free); "private" by a private root-mean-square from the scale share (with those bounds).
+    column_bounds : array-like (d,), optional
+        Public bounds on |x_j| for ``scale`` "bounds" or "private".
+    variance_target : float in (0, 1), optional
+        For ``k="auto"``.
+    epsilon, delta, neighbors
+        The total budget of everything released and the neighbouring relation (:func:`dppca_core.run`).
+    params : dict
+        The mechanism's own parameters (the ``parameters`` column of ``list_mechanisms()``).
     """
 
     k: object = 1
