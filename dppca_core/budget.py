@@ -63,8 +63,8 @@ DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, 
 #: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
 STABILITY_DELTA_SHARE = 0.1
 
-__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
-           "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "release_with", "private_mean", "private_variances",
+           "private_scores", "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 @dataclass(frozen=True)
@@ -354,7 +354,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     k, data_norm, budget, center, score_bins, score_groups, score_group_labels, score_frame, score_kind, \
     radius_bounds, radius_quantile, scale, column_bounds, variance_target
         The release's options: the fields of :class:`dppca_core.options.ReleaseOptions`, documented and checked
-        there; :func:`release` takes them as that one object.
+        there; :func:`release_with` takes them as that one object.
 
     Returns
     -------
@@ -371,10 +371,10 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         score_bins=score_bins, radius_bounds=radius_bounds, radius_quantile=radius_quantile, scale=scale,
         column_bounds=column_bounds, variance_target=variance_target, score_groups=score_groups,
         score_group_labels=score_group_labels, score_frame=score_frame, score_kind=score_kind, params=params)
-    return release(spec.name, X, options, seed)
+    return release_with(spec.name, X, options, seed)
 
 
-def release(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
+def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
     """:func:`release_pca` with its options in one checked object (:class:`dppca_core.options.ReleaseOptions`): the
     chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
     :class:`dppca_core.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""

@@ -20,7 +20,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count, release as complete_release
+from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count
+from .budget import release_with as complete_release
 from .options import ReleaseOptions
 from .registry import get_mechanism
 from .randomness import RandomSource, random_source

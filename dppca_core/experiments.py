@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import metrics
 from .api import run
-from .budget import BudgetSplit, release as complete_release
+from .budget import BudgetSplit, release_with as complete_release
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
 from .options import ReleaseOptions
 from .prepare import PreparedData, center_data, prepare

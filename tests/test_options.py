@@ -7,7 +7,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import privacy
-from dppca_core.budget import BudgetSplit, release, release_pca
+from dppca_core.budget import BudgetSplit, release_pca, release_with
 from dppca_core.options import ReleaseOptions
 from dppca_core.validation import MIN_EPSILON, check_delta, check_epsilon
 from tests.helpers import spiked_rows
@@ -46,7 +46,8 @@ def test_keyword_arguments_map_onto_the_options_object_bit_for_bit():
     kw = dict(center="private", budget=BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.1),
               score_kind="sparse")
     by_keywords = release_pca("analyze_gauss", X, 2, 1.0, 1e-6, seed=4, **kw).published()
-    by_object = release("analyze_gauss", X, ReleaseOptions(k=2, epsilon=1.0, delta=1e-6, **kw), seed=4).published()
+    options = ReleaseOptions(k=2, epsilon=1.0, delta=1e-6, **kw)
+    by_object = release_with("analyze_gauss", X, options, seed=4).published()
     assert json_of(by_keywords) == json_of(by_object)
 
 
