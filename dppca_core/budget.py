@@ -44,7 +44,7 @@ from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BIN
 from .options import SCALINGS, ReleaseOptions
 from .linalg import fix_signs, top_eigenvectors
 from .exact import FixedSums
-from .prepare import PreparedData, block_rows, prepare
+from .prepare import PreparedData, prepare
 from .privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
 from .randomness import random_source
 from .registry import get_mechanism
@@ -143,19 +143,12 @@ _ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 
 def _exact_row_sums(rows) -> FixedSums:
-    """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed block by
-    block from its raw rows and factors without forming them all (the same products, so the same sums)."""
+    """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed in one
+    pass from its raw rows and factors without forming them (the same products, so the same sums)."""
     if not isinstance(rows, PreparedData):
         return FixedSums(rows)
     source, factors = rows.scaled_parts()
-    if factors is None:
-        return FixedSums(source)
-    sums, step = FixedSums(width=rows.d), block_rows(rows.d)
-    buf = np.empty((min(step, rows.n), rows.d))
-    for a in range(0, rows.n, step):
-        block = source[a:a + step]
-        sums.add(np.multiply(block, factors[a:a + step, None], out=buf[:block.shape[0]]))
-    return sums
+    return FixedSums(source) if factors is None else FixedSums.of_scaled_rows(source, factors)
 
 
 def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:

@@ -371,3 +371,43 @@ def cell_index(edges: np.ndarray, values: np.ndarray, compiled: bool = True) -> 
     if kernel is None or not (cells > 0 and np.isfinite(span) and span > 0) or not np.all(np.isfinite(values)):
         return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, max(cells - 1, 0))
     return kernel(edges, values, cells / span, np.empty(values.size, dtype=np.int64))
+
+
+def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover - compiled
+    n, m = source.shape
+    ok = True
+    for i in range(n):
+        f = factors[i]
+        for c in range(m):
+            t = source[i, c] * f  # the scaled row's entry, the product PreparedData.rows forms
+            ok &= abs(t) <= limit
+            out[c] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_scaled_sums():
+    return _compile(_scaled_sums_kernel)
+
+
+def scaled_row_sums(source: np.ndarray, factors: np.ndarray, bits: int, limit: float,
+                    compiled: bool = True) -> list[int] | None:
+    """Exact column sums of the rows ``source[i] * factors[i]``, each entry truncated toward zero to a multiple of
+    2^-bits, as Python ints (None when an entry is not finite or exceeds ``limit``): what summing the formed rows
+    with :func:`fixed_point_column_sums` gives, in one pass without forming them."""
+    source = np.asarray(source, dtype=float)
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
+    totals = [0] * source.shape[1]
+    for a in range(0, source.shape[0], SUM_CHUNK):
+        block, f = source[a:a + SUM_CHUNK], factors[a:a + SUM_CHUNK]
+        if kernel is not None:
+            sums = np.zeros(source.shape[1], dtype=np.int64)
+            if not kernel(block, f, float(2.0 ** bits), float(limit), sums):
+                return None
+        else:
+            sums = fixed_point_column_sums(block * f[:, None], bits, limit, compiled=False)
+            if sums is None:
+                return None
+        totals = [t + int(v) for t, v in zip(totals, sums.tolist())]
+    return totals

@@ -210,3 +210,16 @@ def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
                                  np.nextafter(edges, np.inf), [-1e300, 1e300]])
         want = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
         assert np.array_equal(kernels.cell_index(edges, values, compiled), want)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_sums_of_scaled_rows_are_those_of_the_formed_rows(compiled):
+    if compiled and kernels.compiled_scaled_sums() is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(12)
+    X = awkward_rows(rng, 700, 6)
+    factors = rng.uniform(0.25, 1.0, 700)  # clip factors of rows that stay in the unit ball
+    want = FixedSums(X * factors[:, None]).totals
+    assert kernels.scaled_row_sums(X, factors, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    assert FixedSums.of_scaled_rows(X, factors).totals == want
+    assert kernels.scaled_row_sums(X, factors * 4.0, SUM_BITS, 1.0 + 1e-12, compiled) is None  # entries above 1
