@@ -60,6 +60,8 @@ PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "groups", "frame"
 #: share of the budget each optional part gets by default (the rest goes to the subspace)
 DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1, "groups": 0.05,
                   "frame": 0.05}
+#: the variances' pass keeps the rows' projections for the score plot up to this many components (n x k floats)
+KEPT_PROJECTIONS = 16
 #: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
 STABILITY_DELTA_SHARE = 0.1
 
@@ -191,8 +193,9 @@ def _symmetric(values: np.ndarray, k: int) -> np.ndarray:
     return M + np.triu(M, 1).T
 
 
-def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[object, float]:
-    """The statistic [diag or upper triangle of V^T C V, tr C] and a bound on its computation error.
+def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool = False) -> tuple:
+    """The statistic [diag or upper triangle of V^T C V, tr C], a bound on its computation error, and with ``keep``
+    the rows' projections on V (fixed order, :func:`dppca_core.scores.project`) the pass computed, else None.
 
     From rows: each row's terms (products of its projections, its squared norm) summed exactly; each term errs by at
     most 4 gamma_d (a projection y_j = v_j^T x errs by gamma_d since |v_j^T x| <= 1, so a product by 3 gamma_d), a
@@ -205,17 +208,18 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[ob
         rows = data.rows
         first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
         # one pass: each row's projections (fixed order) and their products summed exactly, without the n x k array
-        sums = FixedSums.of_projected_products(rows, V, first, second, np.einsum("ij,ij->i", rows, rows))
-        return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION
+        projections = np.empty((data.n, k)) if keep else None
+        sums = FixedSums.of_projected_products(rows, V, first, second, np.einsum("ij,ij->i", rows, rows), projections)
+        return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION, projections
     C = data.gram
     M = V.T @ (C @ V)
     M = (M + M.T) / 2.0
     values = np.append(_upper(M) if rotate else np.diag(M), np.trace(C))
-    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d)
+    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d), None
 
 
 def private_variances(data: PreparedData, components: np.ndarray, share: Share, neighbors: str, rng, *,
-                      rotate: bool = False) -> dict:
+                      rotate: bool = False, keep_projections: bool = False) -> dict:
     """The variances along the released components and the total variance, private; the components ordered by them.
 
     Parameters
@@ -234,7 +238,9 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
     -------
     dict
         ``components`` (d, k) ordered by decreasing private variance, ``variances`` (k,), ``total_variance``,
-        ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper").
+        ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper"),
+        ``projections``: with ``keep_projections`` (and rows, and no rotation) the rows' projections on the ordered
+        components, the bits :func:`dppca_core.scores.project` gives (the score plot reuses them), else None.
 
     Notes
     -----
@@ -249,7 +255,7 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
         raise ValueError("from sufficient statistics alone the variances' rounding error grows with n, which is "
                          "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
                          "no share.")
-    values, err = _variance_terms(data, V, rotate)
+    values, err, projections = _variance_terms(data, V, rotate, keep_projections and not rotate)
     kind = "upper" if rotate else "diag"
     noisy, noise = release_vector(values, share, rng, l2=sensitivity(f"variances_{kind}_trace", neighbors),
                                   l1=sensitivity(f"variances_{kind}_trace_l1", neighbors, block_size=k),
@@ -262,6 +268,7 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
         order = np.argsort(-noisy[:-1], kind="stable")
         variances, ordered = noisy[:-1][order], V[:, order]
     return {"components": ordered, "variances": np.asarray(variances, dtype=float), "total_variance": total,
+            "projections": None if projections is None else projections[:, order],
             "released": noisy, "noise": noise, "kind": kind}
 
 
@@ -388,10 +395,10 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
                          "shares to 0 to release from sufficient statistics.")
     work = _mean_step(data, options, plan, rng, ledger)
     released = _subspace_step(spec, work, K, options, plan, source, ledger)
-    components, eigenvalues = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
-    components, eigenvalues = _k_step(components, eigenvalues, K, options, ledger)
+    components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
+    components, eigenvalues, projections = _k_step(components, eigenvalues, projections, K, options, ledger)
     if "scores" in plan.shares:
-        ledger.record(_score_plot(work, components, options, plan, rng, ledger.outputs))
+        ledger.record(_score_plot(work, components, options, plan, rng, ledger.outputs, projections))
     if plan.reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
         ledger.record(Step(curves=[PrivacyCurve.approx(0.0, plan.reserve)]))
     total_delta = plan.delta if plan.kind in ("gdp", "approx") else 0.0
@@ -528,12 +535,15 @@ def _eigenvalue_step(spec, work: PreparedData, released: Release, options: Relea
                      ledger: Ledger) -> tuple:
     """The components ordered by private variances (the eigenvalue share) and the explained-variance ratios
     (post-processing), recorded; or the mechanism's own eigenvalues and trace where it releases them."""
-    components, eigenvalues = released.components, released.eigenvalues
+    components, eigenvalues, projections = released.components, released.eigenvalues, None
     step = Step()
     if "eigenvalues" in plan.shares:
         share = plan.shares["eigenvalues"]
-        var = private_variances(work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis)
-        components, eigenvalues = var["components"], var["variances"]
+        # the pass over the rows also keeps their projections for the score plot (few components: little memory)
+        keep = "scores" in plan.shares and components.shape[1] <= KEPT_PROJECTIONS
+        var = private_variances(work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis,
+                                keep_projections=keep)
+        components, eigenvalues, projections = var["components"], var["variances"], var["projections"]
         step.outputs.update(total_variance=var["total_variance"],
                             variances_released={"kind": var["kind"], "values": var["released"]})
         step.facts.update(eigenvalue_noise_scale=var["noise"].noise_scale, eigenvalue_grid=var["noise"].step)
@@ -544,21 +554,21 @@ def _eigenvalue_step(spec, work: PreparedData, released: Release, options: Relea
     if eigenvalues is not None and total:
         step.outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(total, 1e-300)
     ledger.record(step)
-    return components, eigenvalues
+    return components, eigenvalues, projections
 
 
-def _k_step(components, eigenvalues, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
+def _k_step(components, eigenvalues, projections, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
     """``k="auto"``: the smallest k whose private explained-variance ratios sum above the target (post-processing);
     the ratios of all K components stay published, so anyone can replay the choice."""
     if not options.auto_k:
-        return components, eigenvalues
+        return components, eigenvalues, projections
     ratios = ledger.outputs["explained_variance_ratio"]
     k = choose_k(ratios, options.variance_target)
     ledger.record(Step(
         outputs={"candidate_ratios": np.asarray(ratios), "explained_variance_ratio": ratios[:k]},
         parameters={"k_rule": {"variance_target": float(options.variance_target), "components_released": int(K),
                                "rule": "smallest k whose private explained-variance ratios sum above the target"}}))
-    return components[:, :k], np.asarray(eigenvalues)[:k]
+    return components[:, :k], np.asarray(eigenvalues)[:k], None if projections is None else projections[:, :k]
 
 
 def _assemble(spec, options: ReleaseOptions, plan: _Plan, ledger: Ledger, released: Release, prepared: tuple,
@@ -650,7 +660,7 @@ def _groups_step(work: PreparedData, options: ReleaseOptions, plan: _Plan, rng) 
     return groups, group_labels, step
 
 
-def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict) -> tuple:
+def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections) -> tuple:
     """(the frame or None, a published row count and its path or (None, None), the step): the score plot's private
     frame (the frame share), and under add/remove the noisy row count the plot's cells may read."""
     neighbors = options.neighbors
@@ -659,13 +669,15 @@ def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, out
         return None, (released_n, n_from), Step()
     share = plan.shares["frame"]
     dims = min(2, components.shape[1])
-    frame = private_frame(project_rows(rows, components[:, :dims]), share, neighbors, rng, n=released_n)
+    scores = project_rows(rows, components[:, :dims]) if projections is None else projections[:, :dims]
+    frame = private_frame(scores, share, neighbors, rng, n=released_n)
     if "count" in frame and released_n is None:
         released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
     return frame, (released_n, n_from), Step(curves=[share.curve()])
 
 
-def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict) -> Step:
+def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict,
+                projections=None) -> Step:
     """The score histogram of a release with its groups and frame (their steps first): one step for the ledger.
 
     Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
@@ -674,7 +686,7 @@ def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _
     """
     neighbors, bins, rows = options.neighbors, options.score_bins, work.rows
     groups, group_labels, groups_step = _groups_step(work, options, plan, rng)
-    frame, (released_n, n_from), frame_step = _frame_step(rows, components, options, plan, rng, outputs)
+    frame, (released_n, n_from), frame_step = _frame_step(rows, components, options, plan, rng, outputs, projections)
     share = plan.shares["scores"]
     mu = share.mu or share.epsilon
     if bins is not None:
@@ -687,7 +699,8 @@ def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _
         rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
                 "default": BINS_MIN}
     sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups, group_labels=group_labels,
-                        frame=frame, kind=plan.scores["kind"], failure=plan.failure, released_n=released_n)
+                        frame=frame, kind=plan.scores["kind"], failure=plan.failure, released_n=released_n,
+                        projections=projections)
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]

@@ -108,7 +108,8 @@ def warm_up() -> bool:
     rows, components = rng.uniform(-0.1, 0.1, (8, 3)), np.eye(3)[:, :2]
     fixed_order_project(rows, components)  # the first call of each kernel loads its machine code
     fixed_point_column_sums(rows, 40, 1.0)
-    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0)
+    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0,
+                           projections=np.empty((8, 2)))
     from fractions import Fraction
     for laplace in (False, True):
         for size in (1, 200):
@@ -187,16 +188,21 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     return out if kernel(terms, unit, float(limit), out) else None
 
 
-def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block):  # pragma: no cover
+def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block, proj):  # pragma: no cover
     n, d = rows.shape
     k = components.shape[1]
     m = first.size
+    keep = proj.shape[0] == n  # also write each row's projections (else proj has no rows)
     xt = np.empty((d, block))
     acc = np.empty((k, block))
     ok = True
     for a in range(0, n, block):
         size = min(block, n - a)
         _project_block(rows, components, a, size, xt, acc)
+        if keep:
+            for r in range(size):
+                for c in range(k):
+                    proj[a + r, c] = acc[c, r]
         for r in range(size):
             for p in range(m):
                 t = acc[first[p], r] * acc[second[p], r]
@@ -214,31 +220,39 @@ def compiled_product_sums():
 
 
 def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
-                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> list[int] | None:
+                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True,
+                           projections: np.ndarray | None = None) -> list[int] | None:
     """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
     y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
     summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
 
     One pass over the rows without forming the n x k projections (the compiled kernel projects a block of rows,
     then adds each row's products); the same integers as projecting, multiplying and summing with
-    :func:`fixed_point_column_sums`, which the numpy path does.
+    :func:`fixed_point_column_sums`, which the numpy path does. ``projections`` (n x k, optional) receives the
+    projections the sums were made of: :func:`fixed_order_project` of the rows, bit for bit.
     """
     rows = np.asarray(rows, dtype=float)
     components = np.ascontiguousarray(components, dtype=float)
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
     norms = np.asarray(norms, dtype=float)
     totals = [0] * (first.size + 1)
+    no_rows = np.empty((0, components.shape[1]))
+    if projections is not None and projections.shape != (rows.shape[0], components.shape[1]):
+        raise ValueError(f"projections must have shape {(rows.shape[0], components.shape[1])}.")
     kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
     step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
     for a in range(0, rows.shape[0], step):
         block, block_norms = rows[a:a + step], norms[a:a + step]
+        proj = no_rows if projections is None else projections[a:a + step]
         if kernel is not None:
             sums = np.zeros(first.size + 1, dtype=np.int64)
             if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
-                          project_block_rows(*components.shape)):
+                          project_block_rows(*components.shape), proj):
                 return None
         else:
             Y = fixed_order_project_numpy(block, components)
+            if projections is not None:
+                proj[...] = Y
             sums = fixed_point_column_sums(np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit,
                                            compiled=False)
             if sums is None:

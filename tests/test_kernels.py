@@ -127,6 +127,10 @@ def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
     assert FixedSums.of_projected_products(X, V, first, second, norms).totals == want
     for compiled in (True, False):
         assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled) == want
+        kept = np.full((n, k), np.nan)  # the projections the pass computed, kept for the score plot
+        assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled,
+                                              projections=kept) == want
+        assert np.array_equal(bits(kept), bits(kernels.fixed_order_project(X, V, compiled=False)))
 
 
 def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
