@@ -288,18 +288,24 @@ def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: flo
     X = np.asarray(X, dtype=float)
     bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
     kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
-    totals = [0] * X.shape[1]
-    for a in range(0, X.shape[0], SUM_CHUNK):
-        block = X[a:a + SUM_CHUNK]
-        if kernel is not None:
-            sums = np.zeros(X.shape[1], dtype=np.int64)
-            if not kernel(block, bounds, float(2.0 ** bits), float(limit), sums):
-                return None
-        else:
-            sums = fixed_point_column_sums(np.minimum(np.abs(block) / bounds, 1.0) ** 2, bits, limit, compiled=False)
-            if sums is None:
-                return None
-        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
+        sums = np.zeros(X.shape[1], dtype=np.int64)
+        return sums if kernel(X[a:b], bounds, float(2.0 ** bits), float(limit), sums) else None
+    return _chunk_totals(X.shape[0], X.shape[1], block_sums)
+
+
+def _chunk_totals(n: int, width: int, block_sums) -> list[int] | None:
+    """The totals, as Python ints, of ``block_sums(a, b)`` (int64 column sums of rows a to b, or None when a term
+    is refused) over chunks of :data:`SUM_CHUNK` rows (whose int64 sums cannot overflow); None if any is None."""
+    totals = [0] * width
+    for a in range(0, n, SUM_CHUNK):
+        sums = block_sums(a, min(a + SUM_CHUNK, n))
+        if sums is None:
+            return None
+        totals = [t + int(v) for t, v in zip(totals, sums.tolist())]
     return totals
 
 
@@ -412,16 +418,10 @@ def scaled_row_sums(source: np.ndarray, factors: np.ndarray, bits: int, limit: f
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
-    totals = [0] * source.shape[1]
-    for a in range(0, source.shape[0], SUM_CHUNK):
-        block, f = source[a:a + SUM_CHUNK], factors[a:a + SUM_CHUNK]
-        if kernel is not None:
-            sums = np.zeros(source.shape[1], dtype=np.int64)
-            if not kernel(block, f, float(2.0 ** bits), float(limit), sums):
-                return None
-        else:
-            sums = fixed_point_column_sums(block * f[:, None], bits, limit, compiled=False)
-            if sums is None:
-                return None
-        totals = [t + int(v) for t, v in zip(totals, sums.tolist())]
-    return totals
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            return fixed_point_column_sums(source[a:b] * factors[a:b, None], bits, limit, compiled=False)
+        sums = np.zeros(source.shape[1], dtype=np.int64)
+        return sums if kernel(source[a:b], factors[a:b], float(2.0 ** bits), float(limit), sums) else None
+    return _chunk_totals(source.shape[0], source.shape[1], block_sums)
