@@ -5,7 +5,8 @@ UI-free; every function takes numpy arrays and an explicit ``numpy.random.Genera
 """
 from . import datasets, metrics, privacy  # noqa: F401
 from .api import run
-from .budget import BudgetSplit, release_pca
+from .budget import BudgetSplit, release_pca, release_with
+from .options import ReleaseOptions
 from .planning import Plan, Standin, plan
 from .prepare import PreparedData, gram_from_chunks, prepare
 from .registry import get_mechanism, list_mechanisms, mechanism_names
@@ -18,6 +19,8 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn missing
     DPPCA = ClippingWarning = None
 
-__all__ = ["run", "release_pca", "BudgetSplit", "plan", "Plan", "Standin", "sufficient_stats", "SufficientStats", "Release", "publish", "secure_generator", "list_mechanisms", "get_mechanism", "mechanism_names", "prepare",
+__all__ = ["run", "release_pca", "release_with", "ReleaseOptions", "BudgetSplit", "plan", "Plan", "Standin",
+           "sufficient_stats", "SufficientStats", "Release", "publish", "secure_generator", "list_mechanisms",
+           "get_mechanism", "mechanism_names", "prepare",
            "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA", "ClippingWarning"]
 __version__ = "0.1.0"

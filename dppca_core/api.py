@@ -48,6 +48,18 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     **params
         Mechanism-specific parameters (see the ``parameters`` column of ``list_mechanisms()``).
     """
+    return _run(mechanism, X, k, epsilon, delta, neighbors, data_norm, seed, params, part=False)
+
+
+def run_part(mechanism: str, X, k: int, epsilon: float, delta: float, neighbors: str, data_norm: float, seed,
+             **params) -> Release:
+    """:func:`run` for one part of a split budget (the subspace of :func:`dppca_core.release_pca`): the same checks,
+    except the floors a total epsilon and delta must meet (:data:`dppca_core.validation.MIN_EPSILON`,
+    ``MIN_DELTA``): a share of a valid total may lie below them."""
+    return _run(mechanism, X, k, epsilon, delta, neighbors, data_norm, seed, params, part=True)
+
+
+def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, params: dict, part: bool) -> Release:
     spec = get_mechanism(mechanism)
     check_neighbors(neighbors)
     if neighbors not in spec.relations:
@@ -55,9 +67,12 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
             f"{spec.name} has a guarantee only for neighbors in {list(spec.relations)}, not {neighbors!r}; "
             f"choose neighbors={spec.relations[0]!r}."
         )
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, minimum=None) if part else check_epsilon(epsilon)
     resolved = spec.resolve_params(params)
-    delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
+    if spec.uses_delta_with(resolved):
+        delta = check_delta(delta, minimum=None) if part else check_delta(delta)
+    else:
+        delta = 0.0
     if spec.prepare_input is not None:
         data = spec.prepare_input(X, data_norm)
     elif type(X) is PreparedData and X.data_norm == data_norm:  # prepared at this radius (repetitions, audits)

@@ -36,20 +36,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .api import run
+from . import kernels
+from .api import run_part
+from .ledger import Ledger, Step
 from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
                       private_radius)
+from .options import SCALINGS, ReleaseOptions
 from .linalg import fix_signs, top_eigenvectors
 from .exact import FixedSums
 from .prepare import PreparedData, prepare
-from .privacy import UNIT_ROUNDOFF, PrivacyCurve, check_neighbors, compose, sensitivity, summation_error
+from .privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
 from .randomness import random_source
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
 from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
                      project as project_rows, stability_threshold)
 from .shares import Share, allocate as _allocate, release_counts, release_vector
-from .validation import check_delta, check_epsilon, check_float_range, check_int_range, check_k, check_matrix, \
+from .validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
 
 #: the parts of a release, in the order they are computed
@@ -57,13 +60,13 @@ PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "groups", "frame"
 #: share of the budget each optional part gets by default (the rest goes to the subspace)
 DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1, "groups": 0.05,
                   "frame": 0.05}
+#: the variances' pass keeps the rows' projections for the score plot up to this many components (n x k floats)
+KEPT_PROJECTIONS = 16
 #: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
 STABILITY_DELTA_SHARE = 0.1
-#: the ways to scale columns: none, by public bounds (free), or privately (a share)
-SCALINGS = ("none", "bounds", "private")
 
-__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "private_mean", "private_variances", "private_scores",
-           "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "release_with", "private_mean", "private_variances",
+           "private_scores", "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,15 @@ def _curve_kind(spec, params: dict) -> str:
 _ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 
+def _exact_row_sums(rows) -> FixedSums:
+    """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed in one
+    pass from its raw rows and factors without forming them (the same products, so the same sums)."""
+    if not isinstance(rows, PreparedData):
+        return FixedSums(rows)
+    source, factors = rows.scaled_parts()
+    return FixedSums(source) if factors is None else FixedSums.of_scaled_rows(source, factors)
+
+
 def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     """Mean of rows of norm <= 1 from a noisy sum (and a noisy count under add/remove), projected on the unit ball.
 
@@ -149,8 +161,8 @@ def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     is computed exactly (:class:`dppca_core.exact.FixedSums`) and released on a grid with exact noise
     (:func:`dppca_core.shares.release_vector`); the division by n and the projection are post-processing.
     """
-    n, d = rows.shape
-    total = FixedSums(rows)
+    n, d = (rows.n, rows.d) if isinstance(rows, PreparedData) else rows.shape
+    total = _exact_row_sums(rows)
     err = _ROW_ERROR + FixedSums.TRUNCATION
     if neighbors == "replace":
         noisy, noise = release_vector(total, share, rng, l2=sensitivity("row_sum", "replace"), l1=2.0 * math.sqrt(d),
@@ -181,8 +193,9 @@ def _symmetric(values: np.ndarray, k: int) -> np.ndarray:
     return M + np.triu(M, 1).T
 
 
-def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[object, float]:
-    """The statistic [diag or upper triangle of V^T C V, tr C] and a bound on its computation error.
+def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool = False) -> tuple:
+    """The statistic [diag or upper triangle of V^T C V, tr C], a bound on its computation error, and with ``keep``
+    the rows' projections on V (fixed order, :func:`dppca_core.scores.project`) the pass computed, else None.
 
     From rows: each row's terms (products of its projections, its squared norm) summed exactly; each term errs by at
     most 4 gamma_d (a projection y_j = v_j^T x errs by gamma_d since |v_j^T x| <= 1, so a product by 3 gamma_d), a
@@ -192,26 +205,21 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool) -> tuple[ob
     """
     d, k = V.shape
     if data.has_rows:
-        rows_per_block = max(1, (1 << 22) // max(k * k + k + 1, 1))
-        iu = np.triu_indices(k)
-        width = (len(iu[0]) if rotate else k) + 1
-        sums = FixedSums(width=width)
         rows = data.rows
-        for a in range(0, data.n, rows_per_block):
-            block = rows[a:a + rows_per_block]
-            Y = project_rows(block, V)
-            products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
-            sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
-        return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION
+        first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
+        # one pass: each row's projections (fixed order) and their products summed exactly, without the n x k array
+        projections = np.empty((data.n, k)) if keep else None
+        sums = FixedSums.of_projected_products(rows, V, first, second, np.einsum("ij,ij->i", rows, rows), projections)
+        return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION, projections
     C = data.gram
     M = V.T @ (C @ V)
     M = (M + M.T) / 2.0
     values = np.append(_upper(M) if rotate else np.diag(M), np.trace(C))
-    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d)
+    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d), None
 
 
 def private_variances(data: PreparedData, components: np.ndarray, share: Share, neighbors: str, rng, *,
-                      rotate: bool = False) -> dict:
+                      rotate: bool = False, keep_projections: bool = False) -> dict:
     """The variances along the released components and the total variance, private; the components ordered by them.
 
     Parameters
@@ -230,7 +238,9 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
     -------
     dict
         ``components`` (d, k) ordered by decreasing private variance, ``variances`` (k,), ``total_variance``,
-        ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper").
+        ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper"),
+        ``projections``: with ``keep_projections`` (and rows, and no rotation) the rows' projections on the ordered
+        components, the bits :func:`dppca_core.scores.project` gives (the score plot reuses them), else None.
 
     Notes
     -----
@@ -245,7 +255,7 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
         raise ValueError("from sufficient statistics alone the variances' rounding error grows with n, which is "
                          "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
                          "no share.")
-    values, err = _variance_terms(data, V, rotate)
+    values, err, projections = _variance_terms(data, V, rotate, keep_projections and not rotate)
     kind = "upper" if rotate else "diag"
     noisy, noise = release_vector(values, share, rng, l2=sensitivity(f"variances_{kind}_trace", neighbors),
                                   l1=sensitivity(f"variances_{kind}_trace_l1", neighbors, block_size=k),
@@ -258,6 +268,7 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
         order = np.argsort(-noisy[:-1], kind="stable")
         variances, ordered = noisy[:-1][order], V[:, order]
     return {"components": ordered, "variances": np.asarray(variances, dtype=float), "total_variance": total,
+            "projections": None if projections is None else projections[:, order],
             "released": noisy, "noise": noise, "kind": kind}
 
 
@@ -318,10 +329,10 @@ def degenerate_note(X) -> str | None:
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[0] == 0 or X.dtype.kind not in "fiu":
         return None
-    if not np.any(X):
+    if not (np.any(X[0]) or np.any(X[-1]) or np.any(X)):  # a nonzero cell at either end answers at once
         return ("every value in the table is zero: there is no variance to analyse, so the release shows only its "
                 "noise. Check the columns you selected.")
-    if X.shape[0] > 1 and np.all(X == X[0]):
+    if X.shape[0] > 1 and np.array_equal(X[-1], X[0]) and np.all(X == X[0]):
         return ("every row of the table is the same: there is no variance to analyse, so the release shows only its "
                 "noise. Check the columns you selected.")
     return None
@@ -340,44 +351,10 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     mechanism, X, epsilon, delta, neighbors, seed, **params
         As for :func:`dppca_core.run`; (epsilon, delta) is the total budget of everything released. ``seed=None``
         (fresh randomness) for a release you will publish.
-    k : int or "auto"
-        Number of components; "auto": release all the components the mechanism allows, then keep the smallest k whose
-        private explained-variance ratios sum above ``variance_target`` (post-processing of the eigenvalue share).
-    data_norm : float or "private"
-        The public clipping radius R, or "private": chosen from the radius share as a private quantile of the row
-        norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.choices.private_radius`).
-    budget : BudgetSplit, optional
-        Shares of the budget; default: 10% to each step that needs one (mean with ``center="private"``, radius with
-        ``data_norm="private"``, scale with ``scale="private"``), the rest to the subspace.
-    center : {"none", "private"}
-        "private": centre with the released private mean (its share must be positive). The empirical mean is not
-        private (the non-private reference, ``mechanism="non_private"``, uses it).
-    score_bins : int, optional
-        Cells per axis of the private score histogram. Default: from n and the scores share under replace-one; under
-        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.scores.
-        score_bins`); ``parameters["score_bins_rule"]`` says which.
-    score_groups : array-like (n,), optional
-        One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
-        no budget; :mod:`dppca_core.scores`).
-    score_group_labels : sequence, optional
-        The public set of groups. Without it, the groups present are released privately first (stability-based,
-        the ``groups`` share); when none passes its threshold the plot has no group (``outputs["scores"]["groups"]``
-        empty), never a refusal.
-    score_frame : {"public", "private"}
-        The score plot's frame: [-1, 1]^2, or private quantiles of the projections (the ``frame`` share).
-    score_kind : {"additive", "sparse"}
-        Noise on every cell, or on occupied cells only with a threshold (stability-based: a little of delta).
-    radius_bounds : (float, float)
-        Public bounds on R for ``data_norm="private"`` (units of the data, after scaling).
-    radius_quantile : float
-        Public target quantile of the row norms for ``data_norm="private"``.
-    scale : {"none", "bounds", "private"}
-        Column scaling before anything else: "bounds" divides column j by the public bound ``column_bounds[j]``
-        (free); "private" by a private root-mean-square from the scale share (with those bounds).
-    column_bounds : array-like (d,), optional
-        Public bounds on |x_j| for ``scale`` "bounds" or "private".
-    variance_target : float in (0, 1), optional
-        For ``k="auto"``.
+    k, data_norm, budget, center, score_bins, score_groups, score_group_labels, score_frame, score_kind, \
+    radius_bounds, radius_quantile, scale, column_bounds, variance_target
+        The release's options: the fields of :class:`dppca_core.options.ReleaseOptions`, documented and checked
+        there; :func:`release_with` takes them as that one object.
 
     Returns
     -------
@@ -389,152 +366,231 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the composed curve of all parts.
     """
     spec = get_mechanism(mechanism)
-    check_neighbors(neighbors)
-    epsilon = check_epsilon(epsilon)
-    resolved = spec.resolve_params(params)
-    delta = check_delta(delta) if spec.uses_delta_with(resolved) else 0.0
-    if center not in ("none", "private", "empirical"):
-        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
-    if center == "empirical" and spec.guarantee != "none":
+    options = ReleaseOptions(
+        k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, data_norm=data_norm, budget=budget, center=center,
+        score_bins=score_bins, radius_bounds=radius_bounds, radius_quantile=radius_quantile, scale=scale,
+        column_bounds=column_bounds, variance_target=variance_target, score_groups=score_groups,
+        score_group_labels=score_group_labels, score_frame=score_frame, score_kind=score_kind, params=params)
+    return release_with(spec.name, X, options, seed)
+
+
+def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
+    """:func:`release_pca` with its options in one checked object (:class:`dppca_core.options.ReleaseOptions`): the
+    chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
+    :class:`dppca_core.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
+    spec = get_mechanism(mechanism)
+    plan = _plan(spec, options)
+    if spec.guarantee == "none":
+        return _exact_release(spec, X, options, plan.budget, random_source(seed).seeded)
+    source = random_source(seed)
+    rng, ledger = source.rng, Ledger()
+    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
+    X = _scale_step(X, options, plan, rng, ledger)
+    R = _radius_step(X, options, plan, rng, ledger)
+    # centred privately, the rows are read again after centring: their Gram matrix is never needed here
+    data = prepare(X, R, gram_now=False if options.center == "private" else None, owned=options.scale != "none")
+    K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
+    if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
+        raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
+                         "shares to 0 to release from sufficient statistics.")
+    work = _mean_step(data, options, plan, rng, ledger)
+    released = _subspace_step(spec, work, K, options, plan, source, ledger)
+    components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
+    components, eigenvalues, projections = _k_step(components, eigenvalues, projections, K, options, ledger)
+    if "scores" in plan.shares:
+        ledger.record(_score_plot(work, components, options, plan, rng, ledger.outputs, projections))
+    if plan.reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
+        ledger.record(Step(curves=[PrivacyCurve.approx(0.0, plan.reserve)]))
+    total_delta = plan.delta if plan.kind in ("gdp", "approx") else 0.0
+    privacy, guarantee = ledger.close(options.epsilon, total_delta, released.guarantee, released.privacy)
+    return _assemble(spec, options, plan, ledger, released, (data, work), (components, eigenvalues),
+                     (privacy, guarantee, total_delta), note, source.seeded)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a release will spend, fixed before any data is read: the budget, each part's calibrated share, the kind
+    of curve, the slice of delta the stability steps keep, and the score plot's plan."""
+
+    budget: BudgetSplit
+    delta: float
+    kind: str = "none"
+    shares: dict | None = None
+    reserve: float = 0.0
+    failure: float = 0.0
+    scores: dict | None = None
+
+
+def _plan(spec, options: ReleaseOptions) -> _Plan:
+    """Check the options against the mechanism and the budget, and calibrate every share (nothing read yet)."""
+    resolved = spec.resolve_params(options.params)
+    delta = check_delta(options.delta) if spec.uses_delta_with(resolved) else 0.0
+    if options.center == "empirical" and spec.guarantee != "none":
         raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
                          "center='private' (a private mean from its own share), or mechanism='non_private' for the "
                          "exact reference.")
-    if scale not in SCALINGS:
-        raise ValueError(f"scale={scale!r}: use one of {list(SCALINGS)}.")
-    private_R = isinstance(data_norm, str)
-    if private_R and data_norm != "private":
-        raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
+    budget = options.budget
     if budget is None:
-        budget = _default_budget(center, private_R, scale)
+        budget = _default_budget(options.center, options.private_radius, options.scale)
     if spec.guarantee == "none":
-        return _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
-                              variance_target, params, random_source(seed).seeded)
-    _check_budget(budget, center, private_R, scale)
-    scores_plan = _scores_plan(budget, score_groups, score_group_labels, score_frame, score_kind)
-    auto_k = _check_auto_k(k, variance_target, budget, spec)
-    source = random_source(seed)
-    rng = source.rng
+        return _Plan(budget, delta)
+    _check_budget(budget, options.center, options.private_radius, options.scale)
+    scores = _scores_plan(budget, options.score_groups, options.score_group_labels, options.score_frame,
+                          options.score_kind)
+    _check_auto_k(options.k, options.variance_target, budget, spec)
     kind = _curve_kind(spec, resolved)
     # stability-based steps (a sparse score plot, groups found privately) spend a slice of delta outside GDP
-    reserve = STABILITY_DELTA_SHARE * delta if scores_plan["stability_steps"] else 0.0
-    if scores_plan["stability_steps"] and kind == "pure":
+    reserve = STABILITY_DELTA_SHARE * delta if scores["stability_steps"] else 0.0
+    if scores["stability_steps"] and kind == "pure":
         raise ValueError("a sparse score plot and privately found groups need a delta, which a pure-DP release does "
                          "not have: use score_kind='additive' and declare score_group_labels, or a Gaussian mechanism.")
-    shares = allocate(budget, epsilon, (delta - reserve) if kind != "pure" else 0.0,
+    shares = allocate(budget, options.epsilon, (delta - reserve) if kind != "pure" else 0.0,
                       "approx" if kind == "none" else kind)
-    failure = reserve / ((1.0 + math.exp(min(epsilon, 700.0))) * max(scores_plan["stability_steps"], 1))
-    outputs, facts, curves, parameters = {}, {}, [], {}
-    note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
+    failure = reserve / ((1.0 + math.exp(min(options.epsilon, 700.0))) * max(scores["stability_steps"], 1))
+    return _Plan(budget, delta, kind, shares, reserve, failure, scores)
 
-    steps_on_rows = private_R or scale != "none"
-    if steps_on_rows:
+
+def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
+    """The rows with their columns scaled (by public bounds, free; or privately, the scale share), recorded."""
+    if options.private_radius or options.scale != "none":
         from .stats import SufficientStats
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
-    if scale != "none":
-        X, scale_info = _scale_step(X, scale, column_bounds, shares.get("scale"), neighbors, rng)
-        outputs.update(scale_info["outputs"])
-        parameters.update(scale_info["parameters"])
-        if "scale" in shares:
-            facts["scale_noise_scale"] = scale_info["noise"].noise_scale
-            curves.append(shares["scale"].curve())
-    if private_R:
-        chosen = private_radius(X, shares["radius"], neighbors, rng, bounds=radius_bounds, quantile=radius_quantile)
-        R = chosen["radius"]
-        outputs["radius"] = {"value": R, "counts": chosen["counts"], "thresholds": chosen["thresholds"]}
-        parameters["radius_rule"] = {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
-                                     float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}
-        facts["radius_noise_scale"] = chosen["noise"].noise_scale
-        curves.append(shares["radius"].curve())
+    if options.scale == "none":
+        return X
+    b = _column_bounds(options.column_bounds, X.shape[1])
+    step = Step(parameters={"column_bounds": b})
+    if options.scale == "bounds":
+        scales = b
     else:
-        R = check_positive(data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row norms, or "
-                           "data_norm='private'.")
-    data = prepare(X, R)
-    K = min(data.d, spec.max_k or data.d) if auto_k else check_k(k, data.d)
-    needs_rows = budget.mean > 0 or budget.scores > 0
-    if needs_rows and not data.has_rows:
-        raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
-                         "shares to 0 to release from sufficient statistics.")
+        share = plan.shares["scale"]
+        chosen = private_column_scales(X, b, share, options.neighbors, rng)
+        scales = chosen["scales"]
+        step.outputs["column_scales"] = scales
+        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
+            step.outputs["column_scales_count"] = chosen["count"]
+        step.facts["scale_noise_scale"] = chosen["noise"].noise_scale
+        step.curves.append(share.curve())
+    ledger.record(step)
+    return X / scales
 
+
+def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> float:
+    """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded."""
+    if not options.private_radius:
+        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row "
+                              "norms, or data_norm='private'.")
+    share = plan.shares["radius"]
+    chosen = private_radius(X, share, options.neighbors, rng, bounds=options.radius_bounds,
+                            quantile=options.radius_quantile)
+    R = chosen["radius"]
+    ledger.record(Step(
+        curves=[share.curve()], outputs={"radius": {"value": R, "counts": chosen["counts"],
+                                                    "thresholds": chosen["thresholds"]}},
+        facts={"radius_noise_scale": chosen["noise"].noise_scale},
+        parameters={"radius_rule": {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
+                                    float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}}))
+    return R
+
+
+def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> PreparedData:
+    """The private mean (its share), recorded; the rows the later steps read: centred with it and clipped to R
+    again (``center="private"``), or ``data`` itself."""
     mean_scaled = np.zeros(data.d)
-    if "mean" in shares:
-        m = private_mean(data.rows, shares["mean"], neighbors, rng)
+    if "mean" in plan.shares:
+        share = plan.shares["mean"]
+        m = private_mean(data, share, options.neighbors, rng)
         mean_scaled = m["mean"]
-        outputs["mean"] = mean_scaled * data.data_norm
-        outputs["mean_sum"] = m["sum"]  # the released noisy sum of the scaled rows (on its grid); the mean is its
-        # post-processing: divided by n (or the noisy count), projected on the unit ball, times R
+        # the released noisy sum of the scaled rows (on its grid); the mean is its post-processing: divided by n (or
+        # the noisy count), projected on the unit ball, times R
+        step = Step(curves=[share.curve()], outputs={"mean": mean_scaled * data.data_norm, "mean_sum": m["sum"]},
+                    facts={"mean_noise_scale": m["noise_scale"], "mean_grid": m["noise"].step})
         if m["count_noise"] is not None:  # add/remove: the noisy count is part of the mean's release
-            outputs["count"] = m["count"]
-            facts["count_noise_scale"] = m["count_noise_scale"]
-        facts["mean_noise_scale"] = m["noise_scale"]
-        facts["mean_grid"] = m["noise"].step
-        curves.append(shares["mean"].curve())
-    work = data
-    if center == "private":
-        work = prepare((data.rows - mean_scaled) * data.data_norm, data.data_norm)  # re-clipped to R
-    sub = shares["subspace"]
-    released = run(mechanism, work, K, sub.epsilon, sub.delta, neighbors, data.data_norm, source, **params)
-    if kind == "gdp" and released.privacy.kind != "gdp":
+            step.outputs["count"] = m["count"]
+            step.facts["count_noise_scale"] = m["count_noise_scale"]
+        ledger.record(step)
+    if options.center != "private":
+        return data
+    source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
+    centred_rows = (kernels.centred(source, mean_scaled, data.data_norm) if factors is None
+                    else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm))
+    return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
+
+
+def _subspace_step(spec, work: PreparedData, K: int, options: ReleaseOptions, plan: _Plan, source,
+                   ledger: Ledger) -> Release:
+    """The registered mechanism on the (privately centred) rows with its share, recorded."""
+    sub = plan.shares["subspace"]
+    released = run_part(spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source,
+                        **options.params)
+    if plan.kind == "gdp" and released.privacy.kind != "gdp":
         raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
                            f"{released.privacy.describe()}; fix its registry metadata.")
-    curves.append(released.privacy)
-    outputs.update(released.outputs)
-    components, eigenvalues = released.components, released.eigenvalues
-    if "eigenvalues" in shares:
-        var = private_variances(work, components, shares["eigenvalues"], neighbors, rng,
-                                rotate=not spec.ordered_basis)
-        components, eigenvalues = var["components"], var["variances"]
-        outputs["total_variance"] = var["total_variance"]
-        outputs["variances_released"] = {"kind": var["kind"], "values": var["released"]}
-        facts["eigenvalue_noise_scale"] = var["noise"].noise_scale
-        facts["eigenvalue_grid"] = var["noise"].step
-        curves.append(shares["eigenvalues"].curve())
-    elif eigenvalues is not None and "trace" in released.outputs:
-        outputs["total_variance"] = released.outputs["trace"]
-    if eigenvalues is not None and outputs.get("total_variance"):
-        outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(outputs["total_variance"], 1e-300)
-    if auto_k:  # the ratios of all K components stay published: anyone can replay the choice
-        outputs["candidate_ratios"] = np.asarray(outputs["explained_variance_ratio"])
-        k = choose_k(outputs["explained_variance_ratio"], variance_target)
-        components, eigenvalues = components[:, :k], np.asarray(eigenvalues)[:k]
-        outputs["explained_variance_ratio"] = outputs["explained_variance_ratio"][:k]
-        parameters["k_rule"] = {"variance_target": float(variance_target), "components_released": int(K),
-                                "rule": "smallest k whose private explained-variance ratios sum above the target"}
-    if "scores" in shares:
-        sc, extra = _score_plot(work, components, shares, neighbors, rng, score_bins, score_groups,
-                                score_group_labels, scores_plan, failure, outputs)
-        outputs["scores"] = sc
-        facts.update(extra["facts"])
-        parameters.update(extra["parameters"])
-        curves += extra["curves"]
-    if reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
-        curves.append(PrivacyCurve.approx(0.0, reserve))
+    ledger.record(Step(curves=[released.privacy], outputs=released.outputs))
+    return released
 
-    guarantee = released.guarantee
-    total_delta = delta if kind in ("gdp", "approx") else 0.0
-    privacy = (released.privacy if guarantee == "retracted"
-               else compose(curves, delta=total_delta if total_delta > 0 else None))
-    if guarantee != "retracted":
-        earned = privacy.epsilon_at(total_delta) if total_delta > 0 else privacy.epsilon
-        if earned > epsilon * (1 + 1e-6):
-            raise RuntimeError(f"the parts compose to epsilon = {earned:.6g} > {epsilon:g}; the split is wrong.")
-        guarantee = "pure" if total_delta == 0 else "approximate"
-    facts.update(released.facts)
-    facts["budget"] = _budget_facts(shares, facts)
-    parameters = {**released.parameters, **parameters, "k": int(components.shape[1]), "budget": budget.as_dict(),
-                  "center": center, "scale": scale}
+
+def _eigenvalue_step(spec, work: PreparedData, released: Release, options: ReleaseOptions, plan: _Plan, rng,
+                     ledger: Ledger) -> tuple:
+    """The components ordered by private variances (the eigenvalue share) and the explained-variance ratios
+    (post-processing), recorded; or the mechanism's own eigenvalues and trace where it releases them."""
+    components, eigenvalues, projections = released.components, released.eigenvalues, None
+    step = Step()
+    if "eigenvalues" in plan.shares:
+        share = plan.shares["eigenvalues"]
+        # the pass over the rows also keeps their projections for the score plot (few components: little memory)
+        keep = "scores" in plan.shares and components.shape[1] <= KEPT_PROJECTIONS
+        var = private_variances(work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis,
+                                keep_projections=keep)
+        components, eigenvalues, projections = var["components"], var["variances"], var["projections"]
+        step.outputs.update(total_variance=var["total_variance"],
+                            variances_released={"kind": var["kind"], "values": var["released"]})
+        step.facts.update(eigenvalue_noise_scale=var["noise"].noise_scale, eigenvalue_grid=var["noise"].step)
+        step.curves.append(share.curve())
+    elif eigenvalues is not None and "trace" in released.outputs:
+        step.outputs["total_variance"] = released.outputs["trace"]
+    total = {**ledger.outputs, **step.outputs}.get("total_variance")
+    if eigenvalues is not None and total:
+        step.outputs["explained_variance_ratio"] = np.asarray(eigenvalues) / max(total, 1e-300)
+    ledger.record(step)
+    return components, eigenvalues, projections
+
+
+def _k_step(components, eigenvalues, projections, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
+    """``k="auto"``: the smallest k whose private explained-variance ratios sum above the target (post-processing);
+    the ratios of all K components stay published, so anyone can replay the choice."""
+    if not options.auto_k:
+        return components, eigenvalues, projections
+    ratios = ledger.outputs["explained_variance_ratio"]
+    k = choose_k(ratios, options.variance_target)
+    ledger.record(Step(
+        outputs={"candidate_ratios": np.asarray(ratios), "explained_variance_ratio": ratios[:k]},
+        parameters={"k_rule": {"variance_target": float(options.variance_target), "components_released": int(K),
+                               "rule": "smallest k whose private explained-variance ratios sum above the target"}}))
+    return components[:, :k], np.asarray(eigenvalues)[:k], None if projections is None else projections[:, :k]
+
+
+def _assemble(spec, options: ReleaseOptions, plan: _Plan, ledger: Ledger, released: Release, prepared: tuple,
+              result: tuple, privacy: tuple, note, seeded: bool) -> Release:
+    """The :class:`Release` from the ledger: the mechanism's own facts and parameters under the steps'."""
+    (data, work), (components, eigenvalues), (curve, guarantee, total_delta) = prepared, result, privacy
+    facts = {**ledger.facts, **released.facts}
+    facts["budget"] = _budget_facts(plan.shares, facts)
+    parameters = {**released.parameters, **ledger.parameters, "k": int(components.shape[1]),
+                  "budget": plan.budget.as_dict(), "center": options.center, "scale": options.scale}
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
     if note:  # told to the data owner only: never a refusal, never published
         diagnostics["warnings"] = [note, *diagnostics.get("warnings", [])]
-    if center == "private":
+    if options.center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
-        mechanism=spec.name, components=components, epsilon=epsilon, delta=total_delta, neighbors=neighbors,
-        guarantee=guarantee, privacy=privacy, noise_scale=released.noise_scale,
-        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=outputs, parameters=parameters,
-        facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics), seeded=source.seeded,
+        mechanism=spec.name, components=components, epsilon=options.epsilon, delta=total_delta,
+        neighbors=options.neighbors, guarantee=guarantee, privacy=curve, noise_scale=released.noise_scale,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=ledger.outputs,
+        parameters=parameters, facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics),
+        seeded=seeded,
     )
 
 
@@ -583,41 +639,55 @@ def published_row_count(outputs: dict) -> tuple:
     return None, None
 
 
-def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rng, bins, groups, group_labels,
-                plan: dict, failure: float, outputs: dict) -> tuple[dict, dict]:
-    """The score histogram of a release with its frame and groups: published outputs, facts, parameters, curves.
-
-    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
-    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
-    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
-    When no group passes the groups' threshold the plot has no group (``groups`` empty, ``counts`` of length 0):
-    a released outcome, never a refusal.
-    """
-    facts, parameters, curves = {}, {"score_frame": plan["frame"], "score_kind": plan["kind"]}, []
+def _groups_step(work: PreparedData, options: ReleaseOptions, plan: _Plan, rng) -> tuple:
+    """(the per-row groups, the public set of groups, the step): declared, or found privately (the groups share,
+    stability-based); when none passes the threshold the plot has no group, a released outcome, never a refusal."""
+    groups, group_labels, step = options.score_groups, options.score_group_labels, Step()
     if groups is not None:
         groups = np.asarray(groups)
         if groups.shape[0] != work.n:
             raise ValueError(f"score_groups must hold one label per row ({work.n}); got {groups.shape[0]}.")
-    if plan["find_groups"]:
-        group_labels = private_group_labels(groups, shares["groups"], neighbors, rng, failure)
-        curves.append(shares["groups"].curve())
-        parameters["score_groups"] = "released privately (groups share)"
+    if plan.scores["find_groups"]:
+        share = plan.shares["groups"]
+        group_labels = private_group_labels(groups, share, options.neighbors, rng, plan.failure)
+        step.curves.append(share.curve())
+        step.parameters["score_groups"] = "released privately (groups share)"
         # a group shows when its noisy count reaches this (data-independent: the pages say how many rows it takes)
-        facts["groups_threshold"] = stability_threshold(count_noise(shares["groups"], neighbors), failure)
+        step.facts["groups_threshold"] = stability_threshold(count_noise(share, options.neighbors), plan.failure)
     elif group_labels is not None:
-        parameters["score_groups"] = "declared (public)"
-        parameters["score_group_labels"] = [str(g) for g in group_labels]
-    rows = work.rows
+        step.parameters["score_groups"] = "declared (public)"
+        step.parameters["score_group_labels"] = [str(g) for g in group_labels]
+    return groups, group_labels, step
+
+
+def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections) -> tuple:
+    """(the frame or None, a published row count and its path or (None, None), the step): the score plot's private
+    frame (the frame share), and under add/remove the noisy row count the plot's cells may read."""
+    neighbors = options.neighbors
     released_n, n_from = published_row_count(outputs) if neighbors == "add_remove" else (None, None)
-    frame = None
-    if plan["frame"] == "private":
-        dims = min(2, components.shape[1])
-        frame = private_frame(project_rows(rows, components[:, :dims]), shares["frame"], neighbors, rng,
-                              n=released_n)
-        curves.append(shares["frame"].curve())
-        if "count" in frame and released_n is None:
-            released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
-    share = shares["scores"]
+    if plan.scores["frame"] != "private":
+        return None, (released_n, n_from), Step()
+    share = plan.shares["frame"]
+    dims = min(2, components.shape[1])
+    scores = project_rows(rows, components[:, :dims]) if projections is None else projections[:, :dims]
+    frame = private_frame(scores, share, neighbors, rng, n=released_n)
+    if "count" in frame and released_n is None:
+        released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
+    return frame, (released_n, n_from), Step(curves=[share.curve()])
+
+
+def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict,
+                projections=None) -> Step:
+    """The score histogram of a release with its groups and frame (their steps first): one step for the ledger.
+
+    Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
+    row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
+    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
+    """
+    neighbors, bins, rows = options.neighbors, options.score_bins, work.rows
+    groups, group_labels, groups_step = _groups_step(work, options, plan, rng)
+    frame, (released_n, n_from), frame_step = _frame_step(rows, components, options, plan, rng, outputs, projections)
+    share = plan.shares["scores"]
     mu = share.mu or share.epsilon
     if bins is not None:
         rule = {"declared": int(bins)}
@@ -628,21 +698,21 @@ def _score_plot(work: PreparedData, components, shares: dict, neighbors: str, rn
     else:
         rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
                 "default": BINS_MIN}
-    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups,
-                        group_labels=group_labels, frame=frame, kind=plan["kind"], failure=failure,
-                        released_n=released_n)
-    curves.append(share.curve())
-    facts["scores_noise_scale"] = sc["noise_scale"]
-    if sc["threshold"] is not None:
-        facts["scores_threshold"] = sc["threshold"]
-    parameters["score_bins"] = sc["bins"]
-    parameters["score_bins_rule"] = rule
+    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups, group_labels=group_labels,
+                        frame=frame, kind=plan.scores["kind"], failure=plan.failure, released_n=released_n,
+                        projections=projections)
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
         out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "quantile", "count") if key in frame}
-    return out, {"facts": facts, "parameters": parameters, "curves": curves}
+    step = Step(curves=groups_step.curves + frame_step.curves + [share.curve()], outputs={"scores": out},
+                facts={**groups_step.facts, "scores_noise_scale": sc["noise_scale"]},
+                parameters={"score_frame": plan.scores["frame"], "score_kind": plan.scores["kind"],
+                            **groups_step.parameters, "score_bins": sc["bins"], "score_bins_rule": rule})
+    if sc["threshold"] is not None:
+        step.facts["scores_threshold"] = sc["threshold"]
+    return step
 
 
 def _budget_facts(shares: dict, facts: dict) -> dict:
@@ -677,33 +747,19 @@ def _check_auto_k(k, variance_target, budget: BudgetSplit, spec) -> bool:
     return True
 
 
-def _scale_step(X: np.ndarray, scale: str, column_bounds, share: Share | None, neighbors: str, rng) -> dict:
-    b = _column_bounds(column_bounds, X.shape[1])
-    info = {"parameters": {"column_bounds": b}, "outputs": {}, "noise": None}
-    if scale == "bounds":
-        scales = b
-    else:
-        chosen = private_column_scales(X, b, share, neighbors, rng)
-        scales, info["noise"] = chosen["scales"], chosen["noise"]
-        info["outputs"]["column_scales"] = scales
-        if chosen["count"] is not None:  # add/remove: the noisy row count the scales divided by
-            info["outputs"]["column_scales_count"] = chosen["count"]
-    return X / scales, info
-
-
-def _exact_release(spec, X, k, neighbors, data_norm, center, budget, score_bins, scale, column_bounds,
-                   variance_target, params, seeded: bool) -> Release:
+def _exact_release(spec, X, options: ReleaseOptions, budget: BudgetSplit, seeded: bool) -> Release:
     """The non-private reference: every part exact, as scikit-learn's PCA computes it on the clipped rows.
 
     No share, no noise: the empirical mean (``center`` "private" or "empirical"; no re-clipping after centring),
     the exact eigenvalues and trace of the centred rows, exact score counts. Guarantee: none.
     """
-    spec.resolve_params(params)
+    k, neighbors, data_norm, center = options.k, options.neighbors, options.data_norm, options.center
+    score_bins, scale, variance_target = options.score_bins, options.scale, options.variance_target
     if isinstance(data_norm, str):
         raise ValueError("the non-private reference clips to a given radius: pass a number as data_norm.")
     if scale != "none":
         X = check_matrix(X)
-        X = X / _column_bounds(column_bounds, X.shape[1])
+        X = X / _column_bounds(options.column_bounds, X.shape[1])
     data = prepare(X, data_norm)
     rows = data.rows
     outputs = {}

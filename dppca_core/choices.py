@@ -91,7 +91,8 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
     """
     quantile = check_float_range(quantile, "radius_quantile", 0.0, 1.0, low_open=True, high_open=True)
     edges = radius_edges(bounds, bins)
-    norms = np.sort(row_norms(X))
+    norms = row_norms(X)
+    unordered = int(np.count_nonzero(np.isnan(norms)))  # counted above every candidate, as a sort places them last
     steps = int(np.ceil(np.log2(edges.size))) + (1 if neighbors == "add_remove" else 0)
     step_share = share.split(steps)
     counts, thresholds = [], []
@@ -108,7 +109,7 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
     lo, hi = 0, edges.size - 1
     while lo < hi:
         mid = (lo + hi) // 2
-        above = norms.size - int(np.searchsorted(norms, edges[mid], side="left"))  # rows with norm >= the candidate
+        above = int(np.count_nonzero(norms >= edges[mid])) + unordered  # rows with norm >= the candidate (no sort)
         noisy, noise = release_vector(np.array([above]), step_share, rng, l2=1.0, l1=1.0, integer=True,
                                       name="count above a candidate radius")
         counts.append(int(noisy[0]))
@@ -160,8 +161,7 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
         raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape "
                          f"{b.shape}.")
-    squares = clipped_squares(X, b)
-    sums = FixedSums(squares)
+    sums = FixedSums.of_clipped_squares(X, b)  # one pass: FixedSums(clipped_squares(X, b)) without the n x d array
     err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
     part = share.halves() if neighbors == "add_remove" else share
     noisy, noise = release_vector(sums, part, rng, l2=sensitivity("column_squares", neighbors, block_size=d),

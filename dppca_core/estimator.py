@@ -20,7 +20,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count, release_pca
+from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count
+from .budget import release_with as complete_release
+from .options import ReleaseOptions
 from .registry import get_mechanism
 from .randomness import RandomSource, random_source
 
@@ -319,12 +321,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"a float n_components is chosen from private explained-variance ratios, but the budget "
                              f"gives the eigenvalues no share and {spec.name} does not release its own; give "
                              "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
-        options = {"radius_quantile": self.radius_quantile, "scale": self.scale, "column_bounds": self.column_bounds}
-        if self.radius_bounds is not None:
-            options["radius_bounds"] = self.radius_bounds
-        release = release_pca(self.mechanism, X, "auto" if fraction is not None else k, self.epsilon, self.delta,
-                              self.neighbors, self.data_norm, seed=_random_source(self.random_state), budget=budget,
-                              center=center, variance_target=fraction, **options, **(self.mechanism_params or {}))
+        bounds = {} if self.radius_bounds is None else {"radius_bounds": self.radius_bounds}
+        options = ReleaseOptions(k="auto" if fraction is not None else k, epsilon=self.epsilon, delta=self.delta,
+                                 neighbors=self.neighbors, data_norm=self.data_norm, budget=budget, center=center,
+                                 variance_target=fraction, radius_quantile=self.radius_quantile, scale=self.scale,
+                                 column_bounds=self.column_bounds, params=self.mechanism_params or {}, **bounds)
+        release = complete_release(self.mechanism, X, options, seed=_random_source(self.random_state))
         _warn_clipping(release.diagnostics, n, release.parameters["data_norm"])
         # from here on only the published release is read: nothing else about X reaches the estimator
         self._set_from_published(release.published(), d, center)

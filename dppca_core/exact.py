@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
-                      projected_product_sums)
+                      projected_product_sums, scaled_row_sums)
 
 _WORD = 1 << 64
 #: words drawn from the generator at a time (the unused rest of a block is discarded; a seeded run still reproduces)
@@ -351,19 +351,28 @@ class FixedSums:
 
     @classmethod
     def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
-                              norms: np.ndarray) -> "FixedSums":
+                              norms: np.ndarray, projections: np.ndarray | None = None) -> "FixedSums":
         """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
         a fixed order per row, :func:`dppca_core.kernels.fixed_order_project`) for the pairs ``zip(first,
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
-        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`).
+        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`;
+        ``projections``, n x k, receives them when given).
         """
-        return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT))
+        return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT,
+                                                     projections=projections))
 
     @classmethod
     def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
         """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`): what
         ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.kernels.clipped_square_sums`)."""
         return cls._of_totals(clipped_square_sums(X, bounds, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def of_scaled_rows(cls, source: np.ndarray, factors: np.ndarray) -> "FixedSums":
+        """The exact column sums of the rows ``source[i] * factors[i]`` (raw rows and their clip factors,
+        :meth:`dppca_core.prepare.PreparedData.scaled_parts`): what ``FixedSums(source * factors[:, None])`` gives,
+        in one pass without forming the rows (:func:`dppca_core.kernels.scaled_row_sums`)."""
+        return cls._of_totals(scaled_row_sums(source, factors, SUM_BITS, _TERM_LIMIT))
 
     @classmethod
     def _of_totals(cls, totals: list[int] | None) -> "FixedSums":

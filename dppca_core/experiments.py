@@ -21,8 +21,9 @@ import pandas as pd
 
 from . import metrics
 from .api import run
-from .budget import BudgetSplit, release_pca
+from .budget import BudgetSplit, release_with as complete_release
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
+from .options import ReleaseOptions
 from .prepare import PreparedData, center_data, prepare
 from .registry import display_name, get_mechanism
 from .validation import check_matrix
@@ -393,11 +394,19 @@ def describe_k(ks) -> str:
     return ", ".join([f"{k0} in {c0} of {total} release{'s' if total > 1 else ''}"] + [f"{k} in {c}" for k, c in rest])
 
 
-def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, neighbors: str, reps: int,
-           seed: int, params: dict | None = None, reference: Reference | None = None, support=None,
-           s: int = 0, budget: BudgetSplit | None = None, center: str = "none",
-           workers: int | None = None, radius: RadiusRule | None = None,
-           release_args: dict | None = None, scale: ScaleRule | None = None, rows=None) -> Repetitions:
+def _asks_more(options: ReleaseOptions) -> bool:
+    """Whether the options ask for more than the mechanism's own release (a score plot's or k's options)."""
+    return (any(getattr(options, name) is not None for name in ("score_bins", "variance_target", "score_groups",
+                                                                 "score_group_labels"))
+            or options.score_frame != "public" or options.score_kind != "additive")
+
+
+def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = None, delta: float = 1e-6,
+           neighbors: str = "replace", reps: int = 1, seed: int = 0, params: dict | None = None,
+           reference: Reference | None = None, support=None, s: int = 0, budget: BudgetSplit | None = None,
+           center: str = "none", workers: int | None = None, radius: RadiusRule | None = None,
+           release_args: dict | None = None, scale: ScaleRule | None = None, rows=None,
+           options: ReleaseOptions | None = None) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
@@ -417,27 +426,31 @@ def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, 
     the exact top-k of its own k, and the k's chosen are in ``Repetitions.k``; with ``s`` > 0 and no ``support``,
     each is scored against the top-s rows of the exact top-k of its own k. ``release_args``: further options of
     each complete release (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
+    ``options`` (:class:`dppca_core.options.ReleaseOptions`): all of those in one checked object instead (the radius
+    and the scaling still from ``radius``, ``scale`` and ``data``, as :func:`prepare_input` made them).
     """
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    auto_k = isinstance(k, str)
-    if auto_k and k != "auto":
-        raise ValueError(f"k={k!r}: give a number of components or 'auto' (chosen privately).")
-    full = (budget is not None or center == "private" or radius is not None or scale is not None or auto_k
-            or bool(release_args))
+    if options is None:
+        options = ReleaseOptions(k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, budget=budget,
+                                 center=center, params=params or {}, **(release_args or {}))
+    k, auto_k, center = options.k, options.auto_k, options.center
+    full = (options.budget is not None or center == "private" or radius is not None or scale is not None or auto_k
+            or _asks_more(options))
     reference = reference or Reference.of(data, centred=center == "private")
     X, data_norm, extra = release_input(data, radius, scale, rows)
+    options = options.replace(data_norm=data_norm, **extra)
     per_release_support = auto_k and support is None and s > 0
 
     def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
-            return release_pca(mechanism, X, k, epsilon, delta, neighbors, data_norm, rng, budget=budget,
-                               center=center, **extra, **(release_args or {}), **(params or {}))
-        return run(mechanism, data, k, epsilon, delta, neighbors, data.data_norm, rng, **(params or {}))
+            return complete_release(mechanism, X, options, rng)
+        return run(mechanism, data, k, options.epsilon, options.delta, options.neighbors, data.data_norm, rng,
+                   **options.params)
 
     comps, dist, energy, prec, rec, f1, radii, ks, scales = [], [], [], [], [], [], [], [], []
 
@@ -459,23 +472,32 @@ def repeat(mechanism: str, data: PreparedData, k, epsilon: float, delta: float, 
             sr = metrics.support_recovery(V, np.asarray(target), s if s > 0 else len(target))
             prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
 
-    started = time.perf_counter()
-    first = release_of(0)  # alone first: a refused setting raises before any thread starts
-    if workers is None:
-        long_enough = time.perf_counter() - started >= THREADED_MIN_SECONDS
-        workers = min(2, os.cpu_count() or 1) if get_mechanism(mechanism).threaded_reps and long_enough else 1
-    score(first)
-    if workers > 1 and reps > 1:
-        with ThreadPoolExecutor(min(int(workers), int(reps) - 1)) as pool:
-            for release in pool.map(release_of, range(1, int(reps))):  # in order of repetition
-                score(release)
-    else:
-        for rep in range(1, int(reps)):
-            score(release_of(rep))
-    arr = (lambda x: np.asarray(x) if support is not None or per_release_support else None)
+    releases = _in_order(release_of, int(reps), workers, mechanism)
+    first = next(releases)
+    for release in (first, *releases):  # scored in order of repetition (the first before any thread starts)
+        score(release)
+    def arr(values):
+        return np.asarray(values) if support is not None or per_release_support else None
     return Repetitions(mechanism, _stacked(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
                        arr(f1), first, np.asarray(radii) if radius is not None else None,
                        np.asarray(ks) if auto_k else None, np.asarray(scales) if scale is not None else None)
+
+
+def _in_order(release_of, reps: int, workers: int | None, mechanism: str):
+    """The repetitions' releases in order: the first alone (a refused setting raises before any thread starts),
+    then the others on ``workers`` threads (default: see :func:`repeat`)."""
+    started = time.perf_counter()
+    first = release_of(0)
+    long_enough = time.perf_counter() - started >= THREADED_MIN_SECONDS
+    yield first
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1) if get_mechanism(mechanism).threaded_reps and long_enough else 1
+    if workers > 1 and reps > 1:
+        with ThreadPoolExecutor(min(int(workers), reps - 1)) as pool:
+            yield from pool.map(release_of, range(1, reps))
+    else:
+        for rep in range(1, reps):
+            yield release_of(rep)
 
 
 def subsample_rows(n_rows: int, size: int, seed: int) -> np.ndarray:

@@ -108,7 +108,8 @@ def warm_up() -> bool:
     rows, components = rng.uniform(-0.1, 0.1, (8, 3)), np.eye(3)[:, :2]
     fixed_order_project(rows, components)  # the first call of each kernel loads its machine code
     fixed_point_column_sums(rows, 40, 1.0)
-    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0)
+    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0,
+                           projections=np.empty((8, 2)))
     from fractions import Fraction
     for laplace in (False, True):
         for size in (1, 200):
@@ -187,16 +188,21 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     return out if kernel(terms, unit, float(limit), out) else None
 
 
-def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block):  # pragma: no cover
+def _product_sums_kernel(rows, components, first, second, norms, unit, limit, out, block, proj):  # pragma: no cover
     n, d = rows.shape
     k = components.shape[1]
     m = first.size
+    keep = proj.shape[0] == n  # also write each row's projections (else proj has no rows)
     xt = np.empty((d, block))
     acc = np.empty((k, block))
     ok = True
     for a in range(0, n, block):
         size = min(block, n - a)
         _project_block(rows, components, a, size, xt, acc)
+        if keep:
+            for r in range(size):
+                for c in range(k):
+                    proj[a + r, c] = acc[c, r]
         for r in range(size):
             for p in range(m):
                 t = acc[first[p], r] * acc[second[p], r]
@@ -214,31 +220,39 @@ def compiled_product_sums():
 
 
 def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
-                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> list[int] | None:
+                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True,
+                           projections: np.ndarray | None = None) -> list[int] | None:
     """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
     y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
     summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
 
     One pass over the rows without forming the n x k projections (the compiled kernel projects a block of rows,
     then adds each row's products); the same integers as projecting, multiplying and summing with
-    :func:`fixed_point_column_sums`, which the numpy path does.
+    :func:`fixed_point_column_sums`, which the numpy path does. ``projections`` (n x k, optional) receives the
+    projections the sums were made of: :func:`fixed_order_project` of the rows, bit for bit.
     """
     rows = np.asarray(rows, dtype=float)
     components = np.ascontiguousarray(components, dtype=float)
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
     norms = np.asarray(norms, dtype=float)
     totals = [0] * (first.size + 1)
+    no_rows = np.empty((0, components.shape[1]))
+    if projections is not None and projections.shape != (rows.shape[0], components.shape[1]):
+        raise ValueError(f"projections must have shape {(rows.shape[0], components.shape[1])}.")
     kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
     step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
     for a in range(0, rows.shape[0], step):
         block, block_norms = rows[a:a + step], norms[a:a + step]
+        proj = no_rows if projections is None else projections[a:a + step]
         if kernel is not None:
             sums = np.zeros(first.size + 1, dtype=np.int64)
             if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
-                          project_block_rows(*components.shape)):
+                          project_block_rows(*components.shape), proj):
                 return None
         else:
             Y = fixed_order_project_numpy(block, components)
+            if projections is not None:
+                proj[...] = Y
             sums = fixed_point_column_sums(np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit,
                                            compiled=False)
             if sums is None:
@@ -274,18 +288,24 @@ def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: flo
     X = np.asarray(X, dtype=float)
     bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
     kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
-    totals = [0] * X.shape[1]
-    for a in range(0, X.shape[0], SUM_CHUNK):
-        block = X[a:a + SUM_CHUNK]
-        if kernel is not None:
-            sums = np.zeros(X.shape[1], dtype=np.int64)
-            if not kernel(block, bounds, float(2.0 ** bits), float(limit), sums):
-                return None
-        else:
-            sums = fixed_point_column_sums(np.minimum(np.abs(block) / bounds, 1.0) ** 2, bits, limit, compiled=False)
-            if sums is None:
-                return None
-        totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
+        sums = np.zeros(X.shape[1], dtype=np.int64)
+        return sums if kernel(X[a:b], bounds, float(2.0 ** bits), float(limit), sums) else None
+    return _chunk_totals(X.shape[0], X.shape[1], block_sums)
+
+
+def _chunk_totals(n: int, width: int, block_sums) -> list[int] | None:
+    """The totals, as Python ints, of ``block_sums(a, b)`` (int64 column sums of rows a to b, or None when a term
+    is refused) over chunks of :data:`SUM_CHUNK` rows (whose int64 sums cannot overflow); None if any is None."""
+    totals = [0] * width
+    for a in range(0, n, SUM_CHUNK):
+        sums = block_sums(a, min(a + SUM_CHUNK, n))
+        if sums is None:
+            return None
+        totals = [t + int(v) for t, v in zip(totals, sums.tolist())]
     return totals
 
 
@@ -310,3 +330,98 @@ def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = T
     if kernel is None:
         return (rows - mean) * scale
     return kernel(rows, mean, float(scale), np.empty(rows.shape))
+
+
+def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cover - compiled
+    n, d = source.shape
+    for i in range(n):
+        f = factors[i]
+        for j in range(d):
+            out[i, j] = (source[i, j] * f - mean[j]) * scale
+    return out
+
+
+@functools.cache
+def compiled_scaled_centred():
+    return _compile(_scaled_centred_kernel)
+
+
+def scaled_centred(source: np.ndarray, factors: np.ndarray, mean: np.ndarray, scale: float,
+                   compiled: bool = True) -> np.ndarray:
+    """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
+    one factor per row (:meth:`dppca_core.prepare.PreparedData.scaled_parts`), without forming the scaled rows
+    (the same three roundings per entry as numpy's three passes)."""
+    source = np.asarray(source, dtype=float)
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    kernel = compiled_scaled_centred() if compiled and compiled_worth(source.size) else None
+    if kernel is None:
+        return (source * factors[:, None] - mean) * scale
+    return kernel(source, factors, mean, float(scale), np.empty(source.shape))
+
+
+def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled
+    last = edges.size - 2
+    for i in range(values.size):
+        v = values[i]
+        c = (v - edges[0]) * scale  # a guess from the spacing; the comparisons below decide
+        c = 0 if not c > 0 else (last if c >= last else int(c))
+        while c > 0 and edges[c] > v:
+            c -= 1
+        while c < last and edges[c + 1] <= v:
+            c += 1
+        out[i] = c
+    return out
+
+
+@functools.cache
+def compiled_cells():
+    return _compile(_cells_kernel)
+
+
+def cell_index(edges: np.ndarray, values: np.ndarray, compiled: bool = True) -> np.ndarray:
+    """The cell of each value among increasing, evenly spaced ``edges``, values outside in the end cells: exactly
+    ``clip(searchsorted(edges, values, side="right") - 1, 0, cells - 1)``, in one pass (a guess from the spacing,
+    then moved by comparisons with the edges until the value lies in its cell) instead of a search per value."""
+    edges = np.ascontiguousarray(edges, dtype=float)
+    values = np.ascontiguousarray(values, dtype=float).reshape(-1)
+    cells = edges.size - 1
+    span = edges[-1] - edges[0] if cells > 0 else 0.0
+    kernel = compiled_cells() if compiled and compiled_worth(values.size * 4) else None
+    if kernel is None or not (cells > 0 and np.isfinite(span) and span > 0) or not np.all(np.isfinite(values)):
+        return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, max(cells - 1, 0))
+    return kernel(edges, values, cells / span, np.empty(values.size, dtype=np.int64))
+
+
+def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover - compiled
+    n, m = source.shape
+    ok = True
+    for i in range(n):
+        f = factors[i]
+        for c in range(m):
+            t = source[i, c] * f  # the scaled row's entry, the product PreparedData.rows forms
+            ok &= abs(t) <= limit
+            out[c] += np.int64(t * unit)
+    return ok
+
+
+@functools.cache
+def compiled_scaled_sums():
+    return _compile(_scaled_sums_kernel)
+
+
+def scaled_row_sums(source: np.ndarray, factors: np.ndarray, bits: int, limit: float,
+                    compiled: bool = True) -> list[int] | None:
+    """Exact column sums of the rows ``source[i] * factors[i]``, each entry truncated toward zero to a multiple of
+    2^-bits, as Python ints (None when an entry is not finite or exceeds ``limit``): what summing the formed rows
+    with :func:`fixed_point_column_sums` gives, in one pass without forming them."""
+    source = np.asarray(source, dtype=float)
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            return fixed_point_column_sums(source[a:b] * factors[a:b, None], bits, limit, compiled=False)
+        sums = np.zeros(source.shape[1], dtype=np.int64)
+        return sums if kernel(source[a:b], factors[a:b], float(2.0 ** bits), float(limit), sums) else None
+    return _chunk_totals(source.shape[0], source.shape[1], block_sums)

@@ -319,8 +319,9 @@ class PreparedData:
 
     def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0, *,
                  source=None, scales=None, sites: SitePartition | None = None, site_column: str | None = None,
-                 compiled_norms: bool = False, gram_error: float | None = None):
+                 compiled_norms: bool = False, gram_error: float | None = None, owned: bool = False):
         self.n, self.d = int(n), int(d)
+        self._owned = owned  # the source is an array only this object holds: rows are formed without a re-check
         self._gram_error = gram_error
         self.data_norm = float(data_norm)
         self.n_clipped = int(n_clipped)
@@ -377,6 +378,12 @@ class PreparedData:
     def _materialise(self) -> np.ndarray:
         probe = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms)
         step = block_rows(self.d)
+        if self._owned:  # nobody else holds the source: the same products, in place, without the check
+            source = self._source
+            for a in range(0, self.n, step):
+                np.multiply(source[a:a + step], self._scales[a:a + step, None], out=source[a:a + step])
+            source.setflags(write=False)
+            return source
         out = np.empty((self.n, self.d))
         for a in range(0, self.n, step):
             B = self._source[a:a + step]
@@ -388,6 +395,16 @@ class PreparedData:
             np.multiply(B, s[:, None], out=out[a:a + step])
         out.setflags(write=False)
         return out
+
+    def scaled_parts(self) -> tuple:
+        """(raw rows, one factor per row) while the scaled rows are not formed (row i is ``raw[i] * factors[i]``,
+        the product :attr:`rows` forms), else (the rows, None): for a caller that reads every row once and need not
+        keep them (e.g. an exact sum, a centred copy). Like :attr:`rows` formed from an array the caller owns, it
+        trusts that the array was not changed since :func:`prepare` (in the same call)."""
+        source, scales = self._source, self._scales  # one read: the rows may be formed concurrently
+        if source is None or scales is None:
+            return self.rows, None
+        return source, scales
 
     @property
     def gram(self) -> np.ndarray:
@@ -513,7 +530,8 @@ def _partition_key(sites):
     return ("array", arr.dtype.str, arr.shape, hashlib.blake2b(payload, digest_size=16).hexdigest())
 
 
-def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | None = None) -> PreparedData:
+def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | None = None,
+            owned: bool = False) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
@@ -521,6 +539,8 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
     ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
     :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
+    ``owned``: X is a float array made by the caller for this call alone (e.g. a release's centred copy) and
+    nobody changes it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
@@ -540,7 +560,7 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     compiled = arr.size >= COMPILED_NORMS_MIN_SIZE
     scales, n_clipped, gram = _row_scales(arr, data_norm, with_gram=fuse, compiled_norms=compiled)
     return PreparedData(arr.shape[0], arr.shape[1], data_norm, n_clipped=n_clipped, source=arr, scales=scales,
-                        gram=gram, compiled_norms=compiled)
+                        gram=gram, compiled_norms=compiled, owned=owned and arr is X)
 
 
 #: Up to this many columns the Gram matrix costs little more than a read of X, so :func:`prepare` forms it in

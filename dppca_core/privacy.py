@@ -23,6 +23,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr, ndtri
 
+from .validation import check_delta, check_epsilon
+
 NEIGHBOR_RELATIONS = ("replace", "add_remove")
 
 _NEIGHBOR_WORDS = {
@@ -125,13 +127,11 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
 
 
 def _check_eps_delta(epsilon: float, delta: float | None, *, need_delta: bool = True) -> None:
-    if not (isinstance(epsilon, (int, float, np.floating, np.integer)) and math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be a finite number > 0 (got {epsilon!r}); try e.g. epsilon=1.0.")
+    """The library's one rule for epsilon and delta (:func:`dppca_core.validation.check_epsilon`, ``check_delta``),
+    without the floors: these calibrate one part of a budget, which may be a small share of a valid total."""
+    check_epsilon(epsilon, minimum=None)
     if need_delta:
-        if delta is None or not (math.isfinite(delta) and 0.0 < delta < 1.0):
-            raise ValueError(
-                f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
-            )
+        check_delta(delta, minimum=None)
 
 
 def _check_sensitivity(value: float) -> None:
@@ -288,6 +288,7 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     to a statistic of L2 sensitivity ``sensitivity`` is (epsilon, delta)-DP.
     """
     _check_sensitivity(sensitivity)
+    _check_eps_delta(epsilon, delta)  # before any conversion: True or "1.0" is no epsilon
     return sensitivity / gaussian_mu(float(epsilon), float(delta))
 
 

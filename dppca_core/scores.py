@@ -28,7 +28,7 @@ from scipy.special import ndtr, ndtri
 
 from .privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
 
-from .kernels import fixed_order_project
+from .kernels import cell_index, fixed_order_project
 from .shares import Share, release_counts, release_vector
 from .validation import check_int_range
 
@@ -264,7 +264,7 @@ def private_group_labels(labels, share: Share, neighbors: str, rng, failure: flo
 
 def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng, *, bins=None,
                    groups=None, group_labels=None, frame=None, kind: str = "additive", failure: float = 0.0,
-                   released_n: float | None = None) -> dict:
+                   released_n: float | None = None, projections: np.ndarray | None = None) -> dict:
     """The private score histogram: counts of the rows' projections on the first (one or) two components.
 
     Parameters
@@ -289,6 +289,9 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
         For ``kind="sparse"``: the probability bound of releasing a cell occupied in one neighbour only.
     released_n : float, optional
         Under add/remove: a noisy row count already released, for the default cells.
+    projections : ndarray (n, >= dims), optional
+        The rows' projections on the components (:func:`project`, in the same fixed order), when an earlier pass
+        computed them: used instead of projecting again.
 
     Returns
     -------
@@ -305,8 +308,8 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     lo = np.full(dims, -1.0) if frame is None else np.asarray(frame["low"], dtype=float)
     hi = np.full(dims, 1.0) if frame is None else np.asarray(frame["high"], dtype=float)
     edges = [np.linspace(lo[a], hi[a], bins + 1) for a in range(dims)]
-    scores = project(rows, components[:, :dims])
-    cells = [np.clip(np.searchsorted(edges[a], scores[:, a], side="right") - 1, 0, bins - 1) for a in range(dims)]
+    scores = project(rows, components[:, :dims]) if projections is None else projections[:, :dims]
+    cells = [cell_index(edges[a], scores[:, a]) for a in range(dims)]  # compiled, the bits of searchsorted
     flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
     if groups is None:
         labels, index = [None], np.zeros(n, dtype=np.int64)

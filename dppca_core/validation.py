@@ -99,14 +99,20 @@ def check_data_norm(value) -> float:
 MIN_EPSILON = 1e-6
 
 
-def check_epsilon(epsilon) -> float:
+def check_epsilon(epsilon, *, minimum: float | None = MIN_EPSILON) -> float:
+    """epsilon as a float: a real number (not a boolean), finite, > 0, and at least ``minimum``.
+
+    The one rule for epsilon in the library. ``minimum`` is :data:`MIN_EPSILON` for a total budget a user gives
+    (below it the noise overflows the arithmetic); the calibration of one part of a split budget
+    (:mod:`dppca_core.privacy`) passes ``minimum=None``: a share of a valid total may be smaller than the floor.
+    """
     if isinstance(epsilon, Real) and not isinstance(epsilon, bool) and epsilon == math.inf:
         raise ValueError("epsilon must be finite: epsilon = inf asks for no privacy, which no private mechanism can "
                          "be calibrated for. For the exact PCA without privacy use mechanism='non_private' (its "
                          "release states no guarantee), or give a finite epsilon such as 1.0.")
     epsilon = check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
-    if epsilon < MIN_EPSILON:
-        raise ValueError(f"epsilon = {epsilon!r} is below {MIN_EPSILON:g}: the noise would be astronomically large "
+    if minimum is not None and epsilon < minimum:
+        raise ValueError(f"epsilon = {epsilon!r} is below {minimum:g}: the noise would be astronomically large "
                          "(every output pure noise) and overflows the arithmetic; use epsilon >= 1e-6.")
     return epsilon
 
@@ -114,13 +120,15 @@ def check_epsilon(epsilon) -> float:
 MIN_DELTA = 1e-100
 
 
-def check_delta(delta) -> float:
+def check_delta(delta, *, minimum: float | None = MIN_DELTA) -> float:
+    """delta as a float strictly between 0 and 1 (not a boolean), and at least ``minimum`` (``None`` for one part
+    of a split budget, as for :func:`check_epsilon`)."""
     if isinstance(delta, bool) or not isinstance(delta, Real) or not (0.0 < delta < 1.0):
         raise ValueError(
             f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
         )
-    if delta < MIN_DELTA:
-        raise ValueError(f"delta = {delta!r} is below {MIN_DELTA:g}, too small to compute with; use a pure-DP "
+    if minimum is not None and delta < minimum:
+        raise ValueError(f"delta = {delta!r} is below {minimum:g}, too small to compute with; use a pure-DP "
                          "mechanism or delta >= 1e-100.")
     return float(delta)
 

@@ -127,6 +127,10 @@ def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
     assert FixedSums.of_projected_products(X, V, first, second, norms).totals == want
     for compiled in (True, False):
         assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled) == want
+        kept = np.full((n, k), np.nan)  # the projections the pass computed, kept for the score plot
+        assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled,
+                                              projections=kept) == want
+        assert np.array_equal(bits(kept), bits(kernels.fixed_order_project(X, V, compiled=False)))
 
 
 def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
@@ -169,3 +173,57 @@ def test_fixed_sums_of_clipped_squares():
     assert FixedSums.of_clipped_squares(X, bounds).totals == FixedSums(clipped_squares(X, bounds)).totals
     with pytest.raises(ValueError, match="terms in"):
         FixedSums.of_clipped_squares(np.full((3, 4), np.nan), bounds)  # infinities clip to the bound; NaN has no place
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_scaled_centred_rows_have_the_bits_of_forming_the_rows_then_centring(compiled):
+    rng = np.random.default_rng(7)
+    X = awkward_rows(rng, 513, 9)
+    factors = np.abs(rng.standard_normal(513)) + 0.5
+    mean = rng.standard_normal(9) * 1e-3
+    for scale in (1.0, 3.7, 1e-300):
+        want = kernels.centred(X * factors[:, None], mean, scale, compiled=False)
+        assert np.array_equal(bits(kernels.scaled_centred(X, factors, mean, scale, compiled)), bits(want))
+
+
+def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
+    from dppca_core.budget import _exact_row_sums
+    from dppca_core.prepare import prepare
+
+    X = np.random.default_rng(3).standard_normal((5000, 7)) * 2.0  # many rows clipped
+    checked = prepare(X.copy(), 3.0)
+    owned = prepare(X.copy(), 3.0, owned=True)
+    source, factors = owned.scaled_parts()
+    assert factors is not None and source.shape == X.shape
+    assert _exact_row_sums(owned).totals == FixedSums(checked.rows).totals  # summed without forming the rows
+    assert np.array_equal(bits(owned.rows), bits(checked.rows))
+    assert owned.scaled_parts()[1] is None and not owned.rows.flags.writeable
+    assert np.array_equal(bits(owned.gram), bits(checked.gram))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
+    """Values on, just below and just above every edge, and beyond both ends, in grids of 1 to 100 cells."""
+    if compiled and kernels.compiled_cells() is None:  # loading it imports numba: the kernel then runs at any size
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(11)
+    for bins in (1, 2, 6, 24, 37, 100):
+        lo = rng.uniform(-2.0, 0.0)
+        edges = np.linspace(lo, lo + rng.uniform(1e-6, 3.0), bins + 1)
+        values = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), edges, np.nextafter(edges, -np.inf),
+                                 np.nextafter(edges, np.inf), [-1e300, 1e300]])
+        want = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
+        assert np.array_equal(kernels.cell_index(edges, values, compiled), want)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_sums_of_scaled_rows_are_those_of_the_formed_rows(compiled):
+    if compiled and kernels.compiled_scaled_sums() is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(12)
+    X = awkward_rows(rng, 700, 6)
+    factors = rng.uniform(0.25, 1.0, 700)  # clip factors of rows that stay in the unit ball
+    want = FixedSums(X * factors[:, None]).totals
+    assert kernels.scaled_row_sums(X, factors, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    assert FixedSums.of_scaled_rows(X, factors).totals == want
+    assert kernels.scaled_row_sums(X, factors * 4.0, SUM_BITS, 1.0 + 1e-12, compiled) is None  # entries above 1

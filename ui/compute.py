@@ -6,8 +6,6 @@ a cached result is only reused for exactly the same draw; a new seed gives fresh
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +13,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import experiments, metrics
+from dppca_core.options import ReleaseOptions
 from dppca_core.registry import display_name
 
 from . import data
@@ -126,16 +125,11 @@ def run_reps(prep: Prepared, mechanism: str, *, k, epsilon: float, delta: float,
     """
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
-    budget_key = None if budget is None else json.dumps(budget.as_dict(), sort_keys=True)
-    scores = scores or {}
-    groups = scores.get("score_groups")
-    scores_key = json.dumps({**{k: v for k, v in scores.items() if k != "score_groups"},
-                             "groups": None if groups is None else
-                             hashlib.sha256(np.asarray(groups).astype(str).tobytes()).hexdigest()}, sort_keys=True)
-    return _run_reps(prep.key, mechanism, k if isinstance(k, str) else int(k), float(epsilon), float(delta), neighbors,
-                     int(reps), int(seed),
-                     json.dumps(params, sort_keys=True, default=str), int(s), support_key, budget_key, scores_key,
-                     _prep=prep, _scores=scores)
+    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
+    options = ReleaseOptions(k=k if isinstance(k, str) else int(k), epsilon=float(epsilon), delta=float(delta),
+                             neighbors=neighbors, budget=budget, center=center, params=params, **(scores or {}))
+    return _run_reps(prep.key, mechanism, int(reps), int(seed), int(s), support_key, options.key(), _prep=prep,
+                     _options=options)
 
 
 def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tuple[dict, dict]:
@@ -161,16 +155,12 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _run_reps(key, mechanism, k, epsilon, delta, neighbors, reps, seed, params_json, s, support, budget_json,
-              scores_key, _prep, _scores):
-    """Cached on every input (the data's hash and centring/radius in ``key``), shared by every session."""
-    from dppca_core.budget import BudgetSplit
-
-    budget = None if budget_json is None else BudgetSplit(**json.loads(budget_json))
-    center = "private" if _prep.center == "private" else "none"
-    reps_out = experiments.repeat(mechanism, _prep.data, k, epsilon, delta, neighbors, reps, seed,
-                                  json.loads(params_json), _prep.ref, None if support is None else np.asarray(support),
-                                  s, budget, center, radius=_prep.radius, release_args=_scores, **release_rows(_prep))
+def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _options):
+    """Cached on every input (the data's hash and centring/radius in ``key``, every option of the releases in
+    ``options_key``: :meth:`dppca_core.options.ReleaseOptions.key`), shared by every session."""
+    reps_out = experiments.repeat(mechanism, _prep.data, reps=reps, seed=seed, reference=_prep.ref,
+                                  support=None if support is None else np.asarray(support), s=s, radius=_prep.radius,
+                                  options=_options, **release_rows(_prep))
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
