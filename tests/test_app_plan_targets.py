@@ -76,7 +76,9 @@ def test_a_private_stand_in_adds_its_cost_to_the_total(app_test):
     assert "released privately now (ε = 0.5" in described and "the total is ε =" in described
     total = float(_metrics(at)["total ε"])
     planned = float(described.split(" at ε = ")[1].split(" ")[0])
-    assert 0.5 < total <= 0.5 + planned + 1e-9 and total > planned  # composed: more than either, at most their sum
+    # composed: at least either, at most their sum (the stand-in is drawn with fresh randomness, so the planned ε
+    # varies; the metric shows 3 significant digits, so 0.5 composed with 18 can read 18.0)
+    assert 0.5 < total <= 0.5 + planned + 0.05 and total >= planned
 
 
 def test_a_support_target_without_a_support_size_says_where_to_set_it(app_test):
