@@ -190,7 +190,7 @@ def mechanism_table(grid_n, grid_d, out):
                           flush=True)
                 except ValueError as exc:
                     results[(cell, mech)] = (None, f"refused: {str(exc)[:80]}")
-            del X
+            X = None  # frees the table before the next size (the lambdas above are done with it)
     cells = [(n, d) for d in grid_d for n in grid_n if ((n, d), "floor") in results]
     out.append("## 1. Mechanisms against the floor\n")
     out.append("CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6)` (k = 1 for the mechanisms that "
@@ -375,7 +375,7 @@ def releases_table(grid_n, grid_d, out):
                 results[((n, d), kind)] = t
                 print(f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
                       file=sys.stderr, flush=True)
-            del X
+            X = None  # frees the table before the next size (the lambdas above are done with it)
     cells = sorted({cell for cell, _ in results}, key=lambda c: (c[1], c[0]))
     out.append("## 6. A complete release against the floor\n")
     out.append("CPU time of `release_pca(\"analyze_gauss\", X, ...)` with fresh randomness (`seed=None`, ChaCha20: "

@@ -39,7 +39,7 @@ import numpy as np
 from . import kernels
 from .api import run_part
 from .ledger import Ledger, Step
-from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, RADIUS_BINS, choose_k, private_column_scales,
+from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, choose_k, private_column_scales,
                       private_radius)
 from .options import SCALINGS, ReleaseOptions
 from .linalg import fix_signs, top_eigenvectors

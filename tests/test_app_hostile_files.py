@@ -157,8 +157,8 @@ def test_no_page_or_download_shows_a_raw_control_or_bidirectional_character(app_
     assert {"HTML report (offline)", "Python script", "Download slides"} <= kinds, kinds
     assert any("JSON" in label for label in kinds) and any("CSV" in label for label in kinds), kinds
     library = get_plotlyjs()  # the offline record and slides embed plotly.js, whose code holds a few control bytes
-    for (page, label), data in files.items():
-        text = data.decode("utf-8").replace(library, "")
+    for (page, label), raw in files.items():
+        text = raw.decode("utf-8").replace(library, "")
         assert not _raw_characters(text, "\n\t\r"), (page, label, _raw_characters(text, "\n\t\r"))
     html = files[("pages/report.py", "HTML report (offline)")].decode()
     assert "wine\\u202evsc.exe.csv" in html

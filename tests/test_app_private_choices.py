@@ -21,7 +21,7 @@ from dppca_core.datasets import load_sample
 from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import ROOT, _releases, _report_table, offered
 from tests.test_exports import downloads  # noqa: F401 - fixture
-from ui import report, scenario
+from ui import scenario
 
 #: public bounds on the wine sample's 13 columns (a chemist's ranges, fixed in advance; as test_app_presenter)
 BOUNDS = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]

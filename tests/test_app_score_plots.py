@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import plotly.io as pio
-import pytest
 
 from dppca_core.privacy import gaussian_mu
 from tests.test_app_pages import assert_clean

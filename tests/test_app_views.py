@@ -1,5 +1,5 @@
 """Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
-from tests.test_app_pages import assert_clean, metric, plain
+from tests.test_app_pages import assert_clean, metric
 from tests.test_app_score_plots import _array
 
 
@@ -69,8 +69,8 @@ def test_tradeoffs_overlays_theory_rates(app_test):
     import json
     import re
 
-    for metric in ("subspace_distance", "energy"):
-        at = app_test(mechs="analyze_gauss", sreps=3, metric=metric, shi=100)
+    for chosen in ("subspace_distance", "energy"):
+        at = app_test(mechs="analyze_gauss", sreps=3, metric=chosen, shi=100)
         at.switch_page("pages/tradeoffs.py").run()
         assert not at.exception
         traces = []
@@ -80,7 +80,7 @@ def test_tradeoffs_overlays_theory_rates(app_test):
         error = float(re.search(r"fit ±(\d+)%", rate["name"]).group(1))
         assert error <= 20
         ys = list(_array(rate["y"]))
-        assert all(b < a for a, b in zip(ys, ys[1:])) if metric == "subspace_distance" else \
+        assert all(b < a for a, b in zip(ys, ys[1:])) if chosen == "subspace_distance" else \
             all(b > a for a, b in zip(ys, ys[1:]))  # the utility rises with ε: never drawn falling
         assert len(_array(rate["x"])) < 11  # not the whole grid (0.05 to 100): the random level, the floor left out
         assert any("theoretical **rates**" in c.value for c in at.caption)

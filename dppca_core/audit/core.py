@@ -46,7 +46,7 @@ import numpy as np
 
 from ..api import run
 from ..prepare import prepare
-from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_epsilon, gaussian_mu
+from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_mu
 from ..registry import get_mechanism
 from ..release import to_plain
 from ..validation import check_delta, check_epsilon, check_int_range, check_k

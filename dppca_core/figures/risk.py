@@ -212,14 +212,14 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
             hovertext=[text(f"ε = {r.value:.4g} ({_SCOPE_NAME[r.scope]}, {r.model} model): {r.what}. Source: "
                             f"{r.source}." + ("" if r.confirmed else " NOT CONFIRMED.")) for r in group],
             hoverinfo="text")
-    for value, name, color in ((current, "your ε", "#d62728"), (composed, "all releases together", "#7f0000")):
+    for value, who, color in ((current, "your ε", "#d62728"), (composed, "all releases together", "#7f0000")):
         if value is None:
             continue
         value = float(value)
         if not value > 0:
-            raise ValueError(f"{name} must be > 0 (got {value!r}); use inf for no guarantee.")
+            raise ValueError(f"{who} must be > 0 (got {value!r}); use inf for no guarantee.")
         shown = min(max(value, lo), hi)
-        label = f"{name} = {value:.3g}" if math.isfinite(value) else f"{name}: no guarantee"
+        label = f"{who} = {value:.3g}" if math.isfinite(value) else f"{who}: no guarantee"
         if value > hi or value < lo:
             label += " (off the scale)"
         fig.add_scatter(x=[shown], y=[0.0], mode="markers", name=label,

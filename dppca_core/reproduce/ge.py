@@ -49,7 +49,7 @@ def _in_band(values) -> bool:
 def _gec_panels(cfg):
     return [Panel(f"(a) δ = {cfg['delta_a']:g}, ε varies", "iteration t", "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F (sin Θ)"),
             Panel(f"(b) ε = {cfg['eps_b']:g}, δ varies", "iteration t", "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F (sin Θ)"),
-            Panel(f"(c) as (a) with the paper's noise ν", "iteration t", "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F (sin Θ)")]
+            Panel("(c) as (a) with the paper's noise ν", "iteration t", "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F (sin Θ)")]
 
 
 def _gec_tasks(cfg, reps):

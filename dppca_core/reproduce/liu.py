@@ -306,7 +306,7 @@ def _lsp_texts(summary, cfg):
         parts.append(f"d = {d} non-private {_fmt(nonp, 3)}")
     points = _lsp_points(cfg)
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    verdicts, top = [], max(n for _, n in points)
+    verdicts = []
     eps_txt = ", ".join(_g(e) for e in cfg["eps"])
     for d in cfg["dims"]:
         d_top = max(n for dd, n in points if dd == d)
