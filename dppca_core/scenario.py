@@ -616,10 +616,18 @@ def _parameters(block: dict, notices: list) -> dict:
 
 
 def to_toml(vals: dict) -> str:
-    """The scenario file (TOML) of ``vals``: its first line says what it is."""
+    """The scenario file (TOML) of ``vals``: its first line says what it is. A character that is not printable
+    (a control or bidirectional character in a column's name) is written as an escape, so the file shows it."""
     import tomli_w
 
-    return FILE_FIRST_LINE + "\n" + tomli_w.dumps(to_document(vals))
+    return FILE_FIRST_LINE + "\n" + _escape_unprintable(tomli_w.dumps(to_document(vals)))
+
+
+def _escape_unprintable(text: str) -> str:
+    """``text`` with every character that is not printable, line ends aside, as a TOML escape (they only occur inside
+    quoted strings and keys, where TOML reads the escape back as the character)."""
+    return "".join(c if c.isprintable() or c == "\n" else (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF
+                                                            else f"\\U{ord(c):08x}") for c in text)
 
 
 def from_toml(text: str | bytes) -> tuple[dict, list[str]]:
