@@ -23,9 +23,15 @@ WINE = ROOT / "sample_data" / "wine.csv"
 @pytest.fixture
 def downloads(monkeypatch):
     """{file id: bytes, or the callable that builds them} of every file a download button offered during the test
-    (AppTest drops its media store after each run, so the store and the manager are replaced by ones that
-    remember; a button whose file is built when pressed registers a callable, which :func:`offered` calls, as a
-    press would)."""
+    (:func:`remember_downloads`)."""
+    return remember_downloads(monkeypatch)
+
+
+def remember_downloads(monkeypatch) -> dict:
+    """{file id: bytes, or the callable that builds them} of every file a download button offers while the patches
+    of ``monkeypatch`` hold (AppTest drops its media store after each run, so the store and the manager are replaced
+    by ones that remember; a button whose file is built when pressed registers a callable, which :func:`offered`
+    calls, as a press would)."""
     import streamlit.testing.v1.app_test as app_test_module
     from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -91,7 +97,7 @@ def _releases(at, files) -> dict:
     """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
     at.button(key="draw_releases").click().run()
     assert_clean(at)
-    (raw,) = [data for data in offered(at, files).values() if data.startswith(b"{")]
+    (raw,) = [data for data in offered(at, files).values() if data.startswith(b'{"export"')]
     payload = json.loads(raw)
     return payload.get("releases", payload)
 

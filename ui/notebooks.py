@@ -162,8 +162,8 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
              f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
              "proof covers, with the public schema and settings (its format: docs/publishable.md in the project). "
              f"Each spend is added to `{RELEASE_OUTPUT.removesuffix('.json')}{LEDGER_SUFFIX}` next to it, so the "
-             "total spent is visible; running the release cell again asks before it spends again.\n\n"
-             f"Scenario: `?{scenario.query_string(vals)}`")
+             "total spent is visible; running the release cell again asks before it spends again. It carries no "
+             "seed: the scenario's link (with its noise seed) belongs to the exploration records.")
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
     setup = _setup(vals, upload, more=", publishable",
