@@ -131,19 +131,28 @@ def test_the_release_notebook_spends_once_and_asks_before_spending_again(report_
             client.execute_cell(cell, index)
         output = folder / notebooks.RELEASE_OUTPUT
         first = output.read_text(encoding="utf-8")
-        ledger = json.loads((folder / "dppca_releases.ledger.json").read_text(encoding="utf-8"))
+        ledger_path = folder / notebooks.LEDGER_NAME
+        ledger = json.loads(ledger_path.read_text(encoding="utf-8"))
         # run again, nobody to confirm: nothing spent, the file kept
         client.execute_cell(nb.cells[release_cell], release_cell)
         again = _stdout(nb.cells[release_cell])
         assert "Not spent again" in again and "epsilon = 2," in again  # two releases of epsilon 1 each
         assert output.read_text(encoding="utf-8") == first
-        assert json.loads((folder / "dppca_releases.ledger.json").read_text(encoding="utf-8")) == ledger
-        # the same cell for another output: a new spend, drawn fresh (other numbers than the first file's)
-        nb.cells.append(nbformat.v4.new_code_cell("OUTPUT = 'second.json'"))
+        assert json.loads(ledger_path.read_text(encoding="utf-8")) == ledger
+        # another output from the same folder asks too; answered yes (as a person would type it), it spends again,
+        # drawn fresh (other numbers than the first file's), and the ledger adds it up
+        answer_yes = "def input(question=''):\n    print(question)\n    return 'yes'"  # the person's answer
+        nb.cells.append(nbformat.v4.new_code_cell("OUTPUT = 'second.json'\n" + answer_yes))
         client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
         client.execute_cell(nb.cells[release_cell], release_cell)
+        said = _stdout(nb.cells[release_cell])
+        assert "already spent 1 time(s)" in said and "epsilon = 4," in said
+        both = json.loads(ledger_path.read_text(encoding="utf-8"))
     assert len(ledger) == 1 and ledger[0]["mechanisms"] == ["analyze_gauss", "private_power"]
     assert ledger[0]["epsilon_spent"] == 2.0 and ledger[0]["delta_spent"] == pytest.approx(2e-6)
+    assert ledger[0]["output"] == notebooks.RELEASE_OUTPUT and ledger[0]["data"] == "penguins.csv"
+    assert both[0] == ledger[0] and both[1]["output"] == "second.json" and len(both) == 2
+    assert output.read_text(encoding="utf-8") == first  # the first file kept
     payload = json.loads(first)
     validate(payload)
     _publishable_checks(first, payload)

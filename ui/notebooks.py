@@ -26,9 +26,9 @@ from . import report, scenario
 #: the first line of every release notebook (fixed text: no user input in it)
 RELEASE_NOTEBOOK = ("Release notebook: running its release cell spends the privacy budget on the data once, with "
                     "fresh randomness, and writes a publishable file; it holds no data, no seed and no diagnostics.")
-#: the file the release notebook writes, and its ledger (next to it)
+#: the file the release notebook writes, and the ledger of every spend from its folder (next to it)
 RELEASE_OUTPUT = "dppca_releases.json"
-LEDGER_SUFFIX = ".ledger.json"
+LEDGER_NAME = "dppca_ledger.json"
 
 
 def _cell(kind: str, source: str, number: int) -> dict:
@@ -119,19 +119,21 @@ def release_constants(vals: dict, has_labels: bool) -> list[str]:
 #: the release cell: spends once; again only after a confirmation; every spend added to the ledger
 RELEASE_CELL = '''# The release cell: it spends the privacy budget on the data. Run again, it asks first
 # (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
-ledger_path = Path(OUTPUT).with_name(Path(OUTPUT).stem + LEDGER_SUFFIX)
+ledger_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one ledger per folder, whatever the output's name
 ledger = json.loads(ledger_path.read_text(encoding="utf-8")) if ledger_path.exists() else []
 spend = not ledger
 if ledger:
     last = ledger[-1]
-    question = (f"The budget was already spent {len(ledger)} time(s) on these data (last: {last['time']}, "
-                f"epsilon = {last['epsilon_spent']:g}). Spend it once more? Type yes to draw new releases: ")
+    question = (f"The budget was already spent {len(ledger)} time(s) from this folder (last: {last['time']}, "
+                f"{last['output']}, epsilon = {last['epsilon_spent']:g}). Spend it once more? Type yes to draw new "
+                "releases: ")
     try:
         spend = input(question).strip().lower() == "yes"
     except (EOFError, OSError, NotImplementedError):  # nobody to ask (run without a person at the keyboard)
         spend = False
     if not spend:
-        print(f"Not spent again: {OUTPUT} keeps its releases. To spend once more, run this cell and answer yes.")
+        print(f"Not spent again: {last['output']} keeps its releases. To spend once more, run this cell and "
+              "answer yes.")
 if spend:
     X_release, radius, extra = experiments.release_input(inp.data, inp.radius, inp.scale, inp.rows)
     releases = {}
@@ -145,7 +147,7 @@ if spend:
     Path(OUTPUT).write_text(publishable.file_json(file), encoding="utf-8")
     spent = [(pub["epsilon"], pub.get("delta") or 0.0) for pub in releases.values()]
     ledger.append({"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   "output": OUTPUT, "mechanisms": list(releases), "neighbors": NEIGHBORS,
+                   "output": OUTPUT, "data": DATA, "mechanisms": list(releases), "neighbors": NEIGHBORS,
                    "epsilon_spent": sum(e for e, _ in spent), "delta_spent": sum(d for _, d in spent)})
     ledger_path.write_text(json.dumps(ledger, indent=1), encoding="utf-8")
     print(f"Wrote {OUTPUT}: {file['export']}")
@@ -161,17 +163,19 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
              f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
              f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
              "proof covers, with the public schema and settings (its format: docs/publishable.md in the project). "
-             f"Each spend is added to `{RELEASE_OUTPUT.removesuffix('.json')}{LEDGER_SUFFIX}` next to it, so the "
-             "total spent is visible; running the release cell again asks before it spends again. It carries no "
+             f"Each spend is added to the ledger `{LEDGER_NAME}` next to it, so the total spent is visible; running "
+             "the release cell again (or with another output) asks before it spends again. It carries no "
              "seed: the scenario's link (with its noise seed) belongs to the exploration records.")
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
     setup = _setup(vals, upload, more=", publishable",
                    extra_lines=(f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its ledger of spends goes next "
-                                "to it", f"LEDGER_SUFFIX = {LEDGER_SUFFIX!r}", "import datetime", "import json",
+                                "to it", f"LEDGER_NAME = {LEDGER_NAME!r}", "import datetime", "import json",
                                 "from pathlib import Path"))
     constants = release_constants(vals, getattr(ds, "labels", None) is not None)
     constants.append(_literal("SCHEMA", report.public_schema(ds)))
+    constants.append("DATA = DATA_FILE  # what the ledger says the releases read" if report.reads_a_file(vals) else
+                     _literal("DATA", report.data_kind(vals)))
     return notebook_json([
         ("markdown", intro),
         ("code", setup),
