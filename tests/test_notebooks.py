@@ -188,3 +188,48 @@ def test_without_dppca_core_a_notebook_says_in_one_line_how_to_install_it(report
     assert out.returncode == 1 and out.stdout == ""
     (line,) = out.stderr.strip().splitlines()
     assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
+
+
+VARIANTS = {
+    "synthetic": {"mechs": "analyze_gauss,private_power,ppca_exponential"},
+    "score plot by group": {"src": "sample:wine", "R": 2000.0, "mechs": "analyze_gauss", "bscores": 0.1,
+                            "sgroup": True, "eps": 5.0},
+    "private radius": {"rfrom": "private", "rlo": 0.1, "rhi": 100.0, "bradius": 0.1, "center": "private"},
+    "private scaling": {"d": 5, "scale": "private", "bounds": "5.0,5.0,5.0,5.0,5.0", "bscale": 0.1},
+    "private k": {"kfrom": "private", "beig": 0.1, "kvar": 0.8},
+    "not publishable": {"center": "empirical"},
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path, monkeypatch):
+    """The release notebook's cells run in this process (no kernel) for each private choice the Report's button
+    supports: the file validates, states the page's public settings, and a guarantee exactly when the page's would."""
+    from ui import data, report, scenario
+
+    vals, notices = scenario.from_fields({"n": 300, "d": 6, **VARIANTS[variant]})
+    assert not notices
+    ds = data.load_dataset(vals)
+    nb = nbformat.reads(notebooks.release_notebook(vals, ds), as_version=4)
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, f"release notebook, {variant}", "exec"), namespace)
+    text = (tmp_path / notebooks.RELEASE_OUTPUT).read_text(encoding="utf-8")
+    payload = json.loads(text)
+    validate(payload)
+    assert "seed" not in text.split("\n", 1)[1]
+    mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
+    assert list(payload["releases"]) == mechs
+    expected = json.loads(json.dumps(report.public_settings(vals, ds.n)))
+    assert {k: v for k, v in payload["settings"].items() if k != "d"} == expected and payload["settings"]["d"] == ds.d
+    assert payload["schema"] == report.public_schema(ds)
+    assert publishable.has_guarantee(payload) == (variant != "not publishable")
+    if variant == "score plot by group":
+        assert "scores" in payload["releases"]["analyze_gauss"]["outputs"]
+    ledger = json.loads((tmp_path / notebooks.LEDGER_NAME).read_text(encoding="utf-8"))
+    assert len(ledger) == 1 and ledger[0]["mechanisms"] == mechs
+    assert (ledger[0]["epsilon_spent"] is None) == (variant == "not publishable")
+    if variant == "private k":
+        assert payload["settings"]["k"]["rule"] == "private"

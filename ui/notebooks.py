@@ -125,7 +125,7 @@ spend = not ledger
 if ledger:
     last = ledger[-1]
     question = (f"The budget was already spent {len(ledger)} time(s) from this folder (last: {last['time']}, "
-                f"{last['output']}, epsilon = {last['epsilon_spent']:g}). Spend it once more? Type yes to draw new "
+                f"{last['output']}, epsilon = {last['epsilon_spent']}). Spend it once more? Type yes to draw new "
                 "releases: ")
     try:
         spend = input(question).strip().lower() == "yes"
@@ -145,15 +145,21 @@ if spend:
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
     file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT)
     Path(OUTPUT).write_text(publishable.file_json(file), encoding="utf-8")
-    spent = [(pub["epsilon"], pub.get("delta") or 0.0) for pub in releases.values()]
+    epsilons = [pub["epsilon"] for pub in releases.values()]  # None: a release that states no guarantee
     ledger.append({"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    "output": OUTPUT, "data": DATA, "mechanisms": list(releases), "neighbors": NEIGHBORS,
-                   "epsilon_spent": sum(e for e, _ in spent), "delta_spent": sum(d for _, d in spent)})
+                   "epsilon_spent": None if None in epsilons else sum(epsilons),
+                   "delta_spent": sum(pub.get("delta") or 0.0 for pub in releases.values())})
     ledger_path.write_text(json.dumps(ledger, indent=1), encoding="utf-8")
     print(f"Wrote {OUTPUT}: {file['export']}")
 # basic composition: the epsilons and deltas of every release on the same data add up (an upper bound)
-print(f"Spent on these data, in {len(ledger)} spend(s) recorded in {ledger_path}: epsilon = "
-      f"{sum(s['epsilon_spent'] for s in ledger):g}, delta = {sum(s['delta_spent'] for s in ledger):g} in total.")'''
+if any(s["epsilon_spent"] is None for s in ledger):
+    print(f"{len(ledger)} spend(s) recorded in {ledger_path}: no bound on the total, because a spend stated no "
+          "privacy guarantee (a choice before it read the data without privacy).")
+else:
+    print(f"Spent on these data, in {len(ledger)} spend(s) recorded in {ledger_path}: epsilon = "
+          f"{sum(s['epsilon_spent'] for s in ledger):g}, delta = {sum(s['delta_spent'] for s in ledger):g} "
+          "in total.")'''
 
 
 def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
