@@ -70,7 +70,8 @@ def report_page(tmp_path_factory):
     shown = _report_table(at).to_string(index=False)
     offers = offered(at, files)
     patch.undo()
-    return shown, offers
+    charts = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart") if "report_main" in chart.proto.id]
+    return shown, offers, charts
 
 
 def _folder(tmp_path) -> Path:
@@ -95,7 +96,7 @@ def _stdout(cell) -> str:
 
 
 def test_each_notebook_says_its_kind_on_its_first_cell(report_page):
-    _, offers = report_page
+    _, offers, _ = report_page
     public = json.dumps(QUERY) + json.dumps(TYPICAL)
     cells = {row[6] for row in messy_rows()[:60] if row[6] not in ("", "NA") and row[6] not in public}  # body mass
     for label, first in (("Exploration notebook", "Exploration record, not a release"),
@@ -110,17 +111,22 @@ def test_each_notebook_says_its_kind_on_its_first_cell(report_page):
 
 
 def test_the_exploration_notebook_prints_the_reports_table(report_page, kernel_env, tmp_path, monkeypatch):
-    shown, offers = report_page
+    shown, offers, charts = report_page
     for key, value in kernel_env.items():
         monkeypatch.setenv(key, value)
     nb, client = _client(offers["Exploration notebook"], _folder(tmp_path))
     client.execute()
-    assert _stdout(nb.cells[-1]).strip() == shown.strip()
+    assert _stdout(nb.cells[-2]).strip() == shown.strip()
+    # and draws the page's main figure: the same dots
+    (figure,) = [out.data["application/vnd.plotly.v1+json"] for out in nb.cells[-1].outputs if "data" in out]
+    (page,) = charts
+    assert [(t.get("name"), t.get("x"), t.get("y")) for t in figure["data"]] == \
+        [(t.get("name"), t.get("x"), t.get("y")) for t in page["data"]]
 
 
 def test_the_release_notebook_spends_once_and_asks_before_spending_again(report_page, kernel_env, tmp_path,
                                                                          monkeypatch):
-    _, offers = report_page
+    _, offers, _ = report_page
     for key, value in kernel_env.items():
         monkeypatch.setenv(key, value)
     folder = _folder(tmp_path)
@@ -178,7 +184,7 @@ def _publishable_checks(text: str, payload: dict) -> None:
 
 
 def test_without_dppca_core_a_notebook_says_in_one_line_how_to_install_it(report_page, tmp_path):
-    _, offers = report_page
+    _, offers, _ = report_page
     nb = nbformat.reads(offers["Release notebook"].decode(), as_version=4)
     setup = nb.cells[1].source
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

@@ -80,7 +80,29 @@ def exploration_notebook(vals: dict, upload: dict | None = None) -> str:
         ("code", _data(vals, upload)),
         ("code", "\n".join(report.prepare_lines(vals))),
         ("code", "\n".join([*report.compare_lines(vals), "print(table.to_string(index=False))"])),
+        ("code", _figure_code(vals)),
     ])
+
+
+def _figure_code(vals: dict) -> str:
+    """The Report's main figure: each mechanism's subspace distance over the repetitions, against the level of a
+    random subspace (with k chosen privately: without that level, each release being scored at its own k)."""
+    k = None if scenario.private_k(vals) else int(vals["k"])
+    level = ([] if k is None else
+             [f"    level = metrics.random_subspace_distance(inp.data.d, {k})  # a random subspace's distance",
+              f"    scale = {{'x_range': (0.0, 1.05 * metric.upper({k}, inp.data.d)), 'reference': level}}"])
+    return "\n".join([
+        "# The Report's main figure: each mechanism's subspace distance over the repetitions (needs plotly)",
+        "try:",
+        "    from dppca_core import figures, metrics",
+        "except ImportError as exc:",
+        "    print(f\"No figure: {exc}. Install plotly (pip install plotly) to draw it.\")",
+        "else:",
+        "    metric = experiments.METRICS['subspace_distance']",
+        *level,
+        "    figure = figures.quantile_dotplot({mech: run.distance for mech, run in runs.items()}, metric.describe(),",
+        f"                                      **{'scale' if level else '{}'})",
+        "    figure.show()"])
 
 
 def _literal(name: str, value) -> str:
