@@ -204,3 +204,16 @@ def test_every_page_offers_the_scenario_file_without_a_data_row(app_test, downlo
         assert Scenario.from_toml(text).values == at.session_state["scenario"], page
         assert not [cell for cell in cells if cell in text], page
     assert "body_mass_g" in text and 'src = "upload"' in text  # the public schema is in it
+
+
+def test_the_library_reads_and_writes_scenario_files_without_streamlit(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from dppca_core.scenario import Scenario; "
+            "Scenario.from_query({'eps': '0.5'}).to_file(sys.argv[1]); "
+            "assert Scenario.from_file(sys.argv[1]).values['eps'] == 0.5; "
+            "assert 'streamlit' not in sys.modules, 'dppca_core imported streamlit'")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.toml")], capture_output=True, text=True,
+                         cwd=str(ROOT), timeout=120)
+    assert out.returncode == 0, out.stderr
