@@ -8,7 +8,7 @@ back through the same validation, so a hostile or hand-edited value falls back t
 * a **scenario file** (:class:`Scenario`, :func:`to_toml`, :func:`from_toml`): versioned TOML holding every
   setting, grouped by page, with the public schema of the data (its columns, label, what a bad cell becomes) as
   lists and tables. A scenario file never holds data rows: nothing in a scenario is read from a table's cells.
-  Its format: ``docs/scenario-file.md``, its JSON schema: ``docs/scenario.schema.json`` (:func:`file_schema`).
+  Its format: ``docs/notebooks.md``, its JSON schema: ``docs/scenario.schema.json`` (:func:`file_schema`).
 
 The Streamlit app holds the session's scenario and binds widgets to it in ``ui/scenario.py``.
 """
