@@ -110,12 +110,6 @@ def _literal(name: str, value) -> str:
     return f"{name} = " + pprint.pformat(value, width=110, sort_dicts=False)
 
 
-def _split_code(split) -> str:
-    """A budget split as Python (None: the whole budget to the subspace)."""
-    return "None" if split is None else "dc.BudgetSplit(" + ", ".join(
-        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
-
-
 def release_constants(vals: dict, has_labels: bool) -> list[str]:
     """The release cell's public inputs, as literals: the mechanisms with a guarantee, each one's budget split and
     options, the settings and schema the file states (:func:`ui.report.publishable_file`), the choices made without
@@ -123,10 +117,8 @@ def release_constants(vals: dict, has_labels: bool) -> list[str]:
     mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
     budgets = {m: scenario.budget(vals, m, has_labels) for m in mechs}
     options = {m: scenario.release_options(vals, "labels" if has_labels else None, m) for m in mechs}
-    option_code = "{" + ", ".join(
-        f"{m!r}: {{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
-                                 for key, value in opts.items()) + "}" for m, opts in options.items()) + "}"
-    split_code = "{" + ", ".join(f"{m!r}: {_split_code(split)}" for m, split in budgets.items()) + "}"
+    option_code = "{" + ", ".join(f"{m!r}: {report.options_code(opts)}" for m, opts in options.items()) + "}"
+    split_code = "{" + ", ".join(f"{m!r}: {report.split_code(split)}" for m, split in budgets.items()) + "}"
     return [f"MECHANISMS = {mechs!r}  # one release each (those without a guarantee are left out)",
             f"K, EPSILON, DELTA, NEIGHBORS = {scenario.k_arg(vals)!r}, {vals['eps']!r}, {vals['delta']!r}, "
             f"{vals['nb']!r}",

@@ -639,12 +639,21 @@ except ImportError as exc:  # not installed for this Python: say how, in one lin
              "folder> (the folder holding pyproject.toml), then run this {what} again.")"""
 
 
+def split_code(split) -> str:
+    """A budget split as Python (None: the whole budget goes to the subspace)."""
+    return "None" if split is None else "dc.BudgetSplit(" + ", ".join(
+        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
+
+
+def options_code(options: dict) -> str:
+    """Release options as Python, the score plot's groups being the code's own label column (a name, not a value)."""
+    return "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
+                           for key, value in options.items()) + "}"
+
+
 def prepare_lines(vals: dict) -> list[str]:
     """The lines that build the mechanisms' input (``inp``) and each release's budget split and parameters, as the
     pages do: column scaling, centring, clipping radius."""
-    split = scenario.budget(vals)
-    budget = "None" if split is None else "dc.BudgetSplit(" + ", ".join(
-        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
     scale = (f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})" if scenario.private_scaling(vals)
              else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None))
     rule = scenario.radius_rule(vals)
@@ -655,16 +664,14 @@ def prepare_lines(vals: dict) -> list[str]:
             f"({vals['rfrom']})",
             f"inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, "
             f"radius={radius})",
-            f"budget = {budget}  # shares of each release's budget (None: all to the subspace)",
+            f"budget = {split_code(scenario.budget(vals))}  # shares of each release's budget (None: all to the "
+            "subspace)",
             f"params = {params!r}"]
 
 
 def compare_lines(vals: dict) -> list[str]:
     """The lines that run the Report's seeded repetitions and make its table (``table``, ``runs``)."""
-    # the score plot's options, the groups being the script's own label column (a name, not a value)
-    options = scenario.release_options(vals, "labels")
-    release_args = "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
-                                   for key, value in options.items()) + "}"
+    release_args = options_code(scenario.release_options(vals, "labels"))  # the score plot's options
     return [f"table, runs = experiments.compare(inp, {scenario.mechanisms(vals)!r}, k={scenario.k_arg(vals)!r}, "
             f"epsilon={vals['eps']!r},",
             f"                                  delta={vals['delta']!r}, neighbors={vals['nb']!r}, "
