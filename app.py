@@ -6,7 +6,7 @@ cannot reset them), the presenter bar, and the share link, then runs the page an
 """
 import streamlit as st
 
-from ui import controls, scenario, session, show
+from ui import controls, scenario, scenario_file, session, show
 from ui.session import IN_ENTRY_KEY
 
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
@@ -44,6 +44,7 @@ else:
     if here in SHARED_CONTROLS:
         controls.shared_sidebar(SHARED_CONTROLS[here])
     show.sidebar_footer(page.url_path)  # "" for the default page (Home lives at the root)
+    scenario_file.download_button()
 scenario.notice_box()
 
 scenario.sync_url()  # the address holds the scenario from the start, even while a slow page computes

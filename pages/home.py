@@ -1,7 +1,7 @@
 """Home: what DP-PCA is, and a gallery of ready scenarios."""
 import streamlit as st
 
-from ui import gallery, scenario, session
+from ui import gallery, scenario, scenario_file, session
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -26,6 +26,10 @@ st.info(
     "(to show what privacy costs), not a private release.",
     icon=":material/info:",
 )
+
+st.subheader("Open a scenario file")
+with boundary("the scenario file"):
+    scenario_file.open_box()
 
 st.subheader("Start from a ready scenario")
 with boundary("the gallery"):

@@ -10,7 +10,7 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import brief, compute, data, guarantee, planner, report, scenario, session, show, views
+from ui import brief, compute, data, guarantee, notebooks, planner, report, scenario, session, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -113,6 +113,26 @@ def _last_audit():
     st.markdown(md_escape(drawn[1]))
     show.chart(drawn[0], key="report_audit_curve", summary=drawn[1])
     return result
+
+
+def _notebook_downloads(vals, ds, upload) -> None:
+    """The two notebooks, each built when its button is pressed: the exploration notebook (a record, seeded) and the
+    release notebook (spends the budget once, with a ledger), the latter only when a mechanism has a guarantee."""
+    c = st.columns(3)
+    c[0].download_button("Exploration notebook", functools.partial(_encoded, notebooks.exploration_notebook, vals,
+                                                                   upload),
+                         "dppca_exploration.ipynb", "application/x-ipynb+json", icon=":material/menu_book:",
+                         key="download_exploration_notebook", width="stretch",
+                         help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
+                              "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.")
+    if any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
+        c[1].download_button("Release notebook", functools.partial(_encoded, notebooks.release_notebook, vals, ds,
+                                                                   upload),
+                             "dppca_release.ipynb", "application/x-ipynb+json", icon=":material/lock:",
+                             key="download_release_notebook", width="stretch",
+                             help="A Jupyter notebook whose release cell spends the budget once on your data with "
+                                  "fresh randomness and writes the publishable JSON, recording each spend in a ledger "
+                                  "file next to it; run again, it asks before spending again.")
 
 
 def _encoded(build, *args) -> bytes:
@@ -230,6 +250,7 @@ with boundary("the report"):
     c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",
                          icon=":material/code:", key="download_script", width="stretch",
                          help="Prints this page's table with the installed dppca_core package (same seeds).")
+    _notebook_downloads(vals, ds, upload)
     with st.expander("Python script"):
         st.code(script, language="python")
     _publish_block(ds, prep, results, vals)

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_app_pages import assert_clean, plain
-from ui import report, scenario
+from ui import notebooks, report, scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 WINE = ROOT / "sample_data" / "wine.csv"
@@ -23,9 +23,15 @@ WINE = ROOT / "sample_data" / "wine.csv"
 @pytest.fixture
 def downloads(monkeypatch):
     """{file id: bytes, or the callable that builds them} of every file a download button offered during the test
-    (AppTest drops its media store after each run, so the store and the manager are replaced by ones that
-    remember; a button whose file is built when pressed registers a callable, which :func:`offered` calls, as a
-    press would)."""
+    (:func:`remember_downloads`)."""
+    return remember_downloads(monkeypatch)
+
+
+def remember_downloads(monkeypatch) -> dict:
+    """{file id: bytes, or the callable that builds them} of every file a download button offers while the patches
+    of ``monkeypatch`` hold (AppTest drops its media store after each run, so the store and the manager are replaced
+    by ones that remember; a button whose file is built when pressed registers a callable, which :func:`offered`
+    calls, as a press would)."""
     import streamlit.testing.v1.app_test as app_test_module
     from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -91,7 +97,7 @@ def _releases(at, files) -> dict:
     """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
     at.button(key="draw_releases").click().run()
     assert_clean(at)
-    (raw,) = [data for data in offered(at, files).values() if data.startswith(b"{")]
+    (raw,) = [data for data in offered(at, files).values() if data.startswith(b'{"export"')]
     payload = json.loads(raw)
     return payload.get("releases", payload)
 
@@ -357,6 +363,12 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
                 assert first_visible_text(text).startswith("Exploration record"), label
         elif first.startswith('"""'):
             kind = "record" if first.startswith('"""Exploration record') else None
+        elif first.startswith("# DP-PCA Explorer scenario file"):  # the sidebar's: settings, no data (every page)
+            kind = "scenario" if label == "Scenario file" else None
+        elif label.endswith("notebook"):  # a notebook says its kind on its first cell
+            cell = json.loads(text)["cells"][0]["source"]
+            kind = ("record" if cell.startswith("Exploration record") else
+                    "release notebook" if cell.startswith(notebooks.RELEASE_NOTEBOOK) else None)
         elif first.startswith("#"):
             kind = "record" if first.startswith("# Exploration record") else None
             pd.read_csv(pd.io.common.StringIO(text), comment="#")  # still a CSV
@@ -367,6 +379,10 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
         kinds[(page, label)] = kind
     # the wine sample is not data the app made: its records say they describe raw data; reproduce's data are
     assert sum(k == "release" for k in kinds.values()) == 3  # the JSON, the brief and the slides made from it
+    assert kinds[("pages/report.py", "Release notebook")] == "release notebook"
+    assert kinds[("pages/report.py", "Exploration notebook")] == "record"
+    assert {p for (p, label), k in kinds.items() if k == "scenario"} == {"pages/tradeoffs.py", "pages/report.py",
+                                                                        "pages/reproduce.py"}
     assert {p for p, _ in kinds} == {"pages/tradeoffs.py", "pages/report.py", "pages/reproduce.py"}
     assert any(d.decode().startswith("# " + report.PUBLIC_RECORD) for (p, _), d in seen.items()
                if p == "pages/reproduce.py")

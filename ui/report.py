@@ -604,7 +604,9 @@ def record_deck(record: Record) -> str:
 
 # -- the Python script ---------------------------------------------------------------------------------------
 
-def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
+def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) -> list[str]:
+    """The lines that read or make the data (``X``, ``labels``, ``support``). ``path``: the Python expression of the
+    data file's path (default: the script's first argument)."""
     src = vals["src"]
     if src == "synthetic":
         sparse = vals["sparse"] or None
@@ -622,18 +624,76 @@ def _load_lines(vals: dict, upload: dict | None = None) -> list[str]:
         return [f"table = dc.datasets.load_sample({src.split(':', 1)[1]!r})", "X, labels = table.X, table.labels",
                 "support = None"]
     if src.startswith("server:"):
+        path = path or f"sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}"
         return ["# the file read on the server, streamed into sufficient statistics (pass its path)",
-                f"X = dc.sufficient_stats(sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}, "
+                f"X = dc.sufficient_stats({path}, "
                 f"columns={scenario.declared_columns(vals)!r}, data_norm={vals['R']!r}, on_bad='replace', "
                 f"fill={scenario.fill_values(vals) or None!r})",
                 "support = None"]
     upload = upload or {}
     columns = list(upload.get("columns") or ()) or None
-    return ["# the uploaded table is not part of the link: pass its path as the first argument",
-            f"table = dc.datasets.load_table(sys.argv[1], columns={columns!r}, label={upload.get('label') or None!r}, "
-            f"on_bad={upload.get('on_bad', 'error')!r}, fill={upload.get('fill') or None!r})",
+    return ["# the uploaded table is not part of the link: " + ("pass its path as the first argument" if path is None
+                                                                else "set its path above"),
+            f"table = dc.datasets.load_table({path or 'sys.argv[1]'}, columns={columns!r}, "
+            f"label={upload.get('label') or None!r}, on_bad={upload.get('on_bad', 'error')!r}, "
+            f"fill={upload.get('fill') or None!r})",
             "X, labels = table.X, table.labels",
             "support = None"]
+
+
+def reads_a_file(vals: dict) -> bool:
+    """Whether the scenario's data come from a file the script or notebook must be given (an upload, a server file)."""
+    return vals["src"] == "upload" or vals["src"].startswith("server:")
+
+
+#: how a downloaded script or notebook says, in one line, that dppca_core is missing and how to install it
+IMPORT_LINES = """try:
+    import dppca_core as dc
+    from dppca_core import experiments{more}
+except ImportError as exc:  # not installed for this Python: say how, in one line
+    sys.exit(f"{{exc}}: install the DP-PCA Explorer project first: {{sys.executable}} -m pip install -e <the project's "
+             "folder> (the folder holding pyproject.toml), then run this {what} again.")"""
+
+
+def split_code(split) -> str:
+    """A budget split as Python (None: the whole budget goes to the subspace)."""
+    return "None" if split is None else "dc.BudgetSplit(" + ", ".join(
+        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
+
+
+def options_code(options: dict) -> str:
+    """Release options as Python, the score plot's groups being the code's own label column (a name, not a value)."""
+    return "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
+                           for key, value in options.items()) + "}"
+
+
+def prepare_lines(vals: dict) -> list[str]:
+    """The lines that build the mechanisms' input (``inp``) and each release's budget split and parameters, as the
+    pages do: column scaling, centring, clipping radius."""
+    scale = (f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})" if scenario.private_scaling(vals)
+             else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None))
+    rule = scenario.radius_rule(vals)
+    norm = vals["R"] if rule is None else "private"
+    radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
+    params = {m: scenario.mech_params(m, vals) for m in scenario.mechanisms(vals)}
+    return [f"# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R "
+            f"({vals['rfrom']})",
+            f"inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, "
+            f"radius={radius})",
+            f"budget = {split_code(scenario.budget(vals))}  # shares of each release's budget (None: all to the "
+            "subspace)",
+            f"params = {params!r}"]
+
+
+def compare_lines(vals: dict) -> list[str]:
+    """The lines that run the Report's seeded repetitions and make its table (``table``, ``runs``)."""
+    release_args = options_code(scenario.release_options(vals, "labels"))  # the score plot's options
+    return [f"table, runs = experiments.compare(inp, {scenario.mechanisms(vals)!r}, k={scenario.k_arg(vals)!r}, "
+            f"epsilon={vals['eps']!r},",
+            f"                                  delta={vals['delta']!r}, neighbors={vals['nb']!r}, "
+            f"reps={vals['reps']}, seed={vals['seed']}, params=params,",
+            f"                                  support=support, s={vals['s']}, budget=budget, "
+            f"release_args={release_args})  # the score plot's options, a private k's target"]
 
 
 def build_script(vals: dict, upload: dict | None = None) -> str:
@@ -645,21 +705,9 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
     package it stops with one line saying how to install it. ``upload``: the uploaded file's column choice (columns,
     label, what to do with bad cells), so the script reads the same table.
     """
-    mechs = scenario.mechanisms(vals)
-    params = {m: scenario.mech_params(m, vals) for m in mechs}
-    split = scenario.budget(vals)
-    budget = "None" if split is None else "dc.BudgetSplit(" + ", ".join(
-        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
-    scale = (f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})" if scenario.private_scaling(vals)
-             else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None))
-    load = "\n".join(_load_lines(vals, upload))
-    rule = scenario.radius_rule(vals)
-    norm = vals["R"] if rule is None else "private"
-    # the score plot's options, the groups being the script's own label column (a name, not a value)
-    options = scenario.release_options(vals, "labels")
-    release_args = "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
-                                   for key, value in options.items()) + "}"
-    radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
+    body = "\n".join(["labels = None  # the label column, where the data have one (a score plot by group uses it)",
+                      *load_lines(vals, upload), *prepare_lines(vals), *compare_lines(vals),
+                      "print(table.to_string(index=False))"])
     return f'''"""{record_line(vals)}
 
 Reproduces a DP-PCA Explorer exploration: prints the Report's table (generated by the app).
@@ -669,22 +717,7 @@ Scenario: ?{scenario.query_string(vals)}
 """
 import sys
 
-try:
-    import dppca_core as dc
-    from dppca_core import experiments
-except ImportError as exc:  # not installed for this Python: say how, in one line
-    sys.exit(f"{{exc}}: install the DP-PCA Explorer project first: {{sys.executable}} -m pip install -e <the project's "
-             "folder> (the folder holding pyproject.toml), then run this script again.")
+{IMPORT_LINES.format(more="", what="script")}
 
-labels = None  # the label column, where the data have one (a score plot by group uses it)
-{load}
-# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R ({vals['rfrom']})
-inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, radius={radius})
-budget = {budget}  # shares of each release's budget (None: all to the subspace)
-params = {params!r}
-table, _ = experiments.compare(inp, {mechs!r}, k={scenario.k_arg(vals)!r}, epsilon={vals['eps']!r},
-                               delta={vals['delta']!r}, neighbors={vals['nb']!r}, reps={vals['reps']},
-                               seed={vals['seed']}, params=params, support=support, s={vals['s']}, budget=budget,
-                               release_args={release_args})  # the score plot's options, a private k's target
-print(table.to_string(index=False))
+{body}
 '''

@@ -1,9 +1,9 @@
 """The scenario: every setting of the app, owned by one module.
 
-This module declares each setting (type, default, range), parses and validates the URL (hostile input
-included: every malformed value falls back to its default and the user is told), holds the values of the
-session under ``st.session_state["scenario"]`` (a key no widget owns), draws widgets bound to them, and
-writes the URL back so a copied link reproduces the view.
+The settings themselves (type, default, range), their validation and the URL's and the scenario file's forms are
+pure and live in :mod:`dppca_core.scenario` (re-exported here: every import of this module keeps working). This
+module holds the values of the session under ``st.session_state["scenario"]`` (a key no widget owns), draws
+widgets bound to them, and writes the URL back so a copied link reproduces the view.
 
 Rules that keep the widgets and the numbers in agreement (Streamlit forgets a widget's state when the
 widget is not drawn in a run, e.g. after a page switch):
@@ -16,211 +16,25 @@ widget is not drawn in a run, e.g. after a page switch):
 from __future__ import annotations
 
 import json
-import math
 import urllib.parse
-from dataclasses import dataclass
-from typing import Any, Callable
 
 import streamlit as st
 
-import dppca_core as dc
-from dppca_core import datasets as dsets
-from dppca_core import experiments, reproduce
+from dppca_core import experiments
+from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: every setting and its checks
+    MAX_CELLS, MAX_RAW_CHARS, VIEWS, SWEEP_AXES, METRICS, AUDIT_TRIALS, R_SOURCES, SCALE_SOURCES, K_SOURCES,
+    K_EIGENVALUE_SHARE, NONPRIVATE_CENTRING, MAX_BOUNDS, MAX_SCHEMA_COLUMNS, BAD_CELLS, MAX_GROUPS, SEED_MAX, FIELDS,
+    DEFAULTS, Field, Scenario, validate_param, from_query, in_metric_unit, default_target, is_default, to_query,
+    from_fields, _cap_size,
+)
+from dppca_core.scenario import query_string as _query_string
 
 from .session import AUDIT_FOLLOW_KEY, NOTICES_KEY, SCENARIO_KEY
 from .text import md_escape
 
 WIDGET_PREFIX = "w:"
-#: Largest synthetic table (rows x columns) a link may ask for; uploads have their own limit.
-MAX_CELLS = 4_000_000
-#: Longest raw URL value we parse (anything longer is refused before parsing).
-MAX_RAW_CHARS = 2_000
-VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk",
-         "scree", "scores")
-SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
-METRICS = tuple(experiments.METRICS)
-AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
-#: Where the clipping radius R came from: value -> (how the Data page says it, the non-private choice it makes or
-#: None when it reads nothing from the data). A small enumeration on purpose: a private choice of R from its own
-#: budget share is one more entry.
-R_SOURCES = {
-    "public": ("a public bound I know (no data read)", None),
-    "hints": ("read from the data's hints (NOT private)", "the clipping radius R was read from the data (the Data "
-                                                          "page's hints)"),
-    "private": ("chosen privately inside each release (its own budget share)", None),
-}
-#: Where the per-column scaling bounds came from, as R_SOURCES.
-SCALE_SOURCES = {
-    "public": ("public bounds I know (no data read)", None),
-    "hints": ("filled from the data's largest values (NOT private)", "the per-column scaling bounds were read from "
-                                                                     "the data"),
-}
-#: How k is set: value -> how the pages say it. "private": each release keeps the smallest k whose private
-#: explained-variance ratios (from the eigenvalue share) sum above a public target (``kvar``).
-K_SOURCES = {
-    "public": "a number you choose (public)",
-    "private": "chosen privately inside each release (from its eigenvalue share)",
-}
-#: the eigenvalue share a switch to a private k gives when the budget has none (Explore's caption states the share)
-K_EIGENVALUE_SHARE = 0.1
-#: Centring choices that read the data without noise, and the non-private choice each makes.
-NONPRIVATE_CENTRING = {"empirical": "the rows were centred with the data's own (empirical) mean"}
 #: Settings a gallery scenario keeps from the session: how the app is shown, not what it computes.
 KEPT_ON_LOAD = ("present",)
-MAX_BOUNDS = 500
-
-
-@dataclass(frozen=True)
-class Field:
-    """One setting: its kind ("int", "float", "bool", "choice", "text"), default and allowed values.
-
-    ``choices`` may be a callable returning the allowed values (e.g. registered mechanisms); ``check``
-    is an extra validator returning the cleaned value or raising ValueError with the reason.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    low: float | None = None
-    high: float | None = None
-    choices: tuple | Callable[[], tuple] = ()
-    check: Callable[[Any], Any] | None = None
-    help: str = ""
-
-    def allowed(self) -> tuple:
-        return tuple(self.choices()) if callable(self.choices) else tuple(self.choices)
-
-    def parse(self, raw) -> Any:
-        """A URL string to a validated value; ValueError (with the reason) if it cannot be used."""
-        raw = str(raw)
-        if len(raw) > MAX_RAW_CHARS:
-            raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
-        if self.kind == "bool":
-            low = raw.strip().lower()
-            if low not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-                raise ValueError("not true/false")
-            return self.validate(low in ("1", "true", "yes", "on"))
-        if self.kind == "int":
-            number = float(raw)
-            if not math.isfinite(number) or number != int(number):
-                raise ValueError("not a whole number")
-            return self.validate(int(number))
-        if self.kind == "float":
-            return self.validate(float(raw))
-        if self.kind == "choice" and not isinstance(self.default, str):
-            number = float(raw)
-            return self.validate(int(number) if math.isfinite(number) and number == int(number) else number)
-        return self.validate(raw)
-
-    def validate(self, value) -> Any:
-        """A Python value checked against the field's kind and range; ValueError with the reason if not."""
-        if self.kind == "bool":
-            if not isinstance(value, bool):
-                raise ValueError("not true/false")
-        elif self.kind in ("int", "float"):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError("not a number")
-            if not math.isfinite(value):
-                raise ValueError("not a finite number")
-            if self.kind == "int":
-                if value != int(value):
-                    raise ValueError("not a whole number")
-                value = int(value)
-            else:
-                value = float(value)
-            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-                raise ValueError(f"outside [{self.low:g}, {self.high:g}]")
-        elif self.kind == "choice":
-            if value not in self.allowed():
-                raise ValueError("not one of the options")
-        elif not isinstance(value, str):
-            raise ValueError("not text")
-        return self.check(value) if self.check else value
-
-
-def _check_src(value: str) -> str:
-    if value in ("synthetic", "upload"):
-        return value
-    if value.startswith("server:") and 0 < len(value) <= 507:
-        return value  # the Data page resolves it (refused unless the operator enabled server files)
-    kind, _, name = value.partition(":")
-    if kind == "preset" and name in dsets.PRESETS:
-        return value
-    if kind == "sample" and name in dsets.SAMPLES:
-        return value
-    raise ValueError("not a known data source")
-
-
-def _check_mechs(value: str) -> str:
-    names = dc.mechanism_names("pca")
-    chosen = []
-    for name in value.split(","):
-        name = name.strip()
-        if name and name not in chosen:
-            if name not in names:
-                raise ValueError(f"unknown mechanism {name[:40]!r}")
-            chosen.append(name)
-    return ",".join(chosen)
-
-
-def _check_delta(value: float) -> float:
-    if not 1e-12 <= value <= 0.5:
-        raise ValueError("outside [1e-12, 0.5]")
-    return value
-
-
-def _check_bounds(value: str) -> str:
-    """Comma-separated positive public bounds, one per column ("" = none given)."""
-    if not value.strip():
-        return ""
-    parts = [p.strip() for p in value.split(",")]
-    if len(parts) > MAX_BOUNDS:
-        raise ValueError(f"more than {MAX_BOUNDS} bounds")
-    numbers = []
-    for p in parts:
-        number = float(p)
-        if not (math.isfinite(number) and number > 0):
-            raise ValueError("every bound must be a positive number")
-        numbers.append(number)
-    return ",".join(repr(n) for n in numbers)
-
-
-#: the most columns a table's declared schema may name (the app's upload limit)
-MAX_SCHEMA_COLUMNS = 2_000
-#: what a bad cell of a declared column becomes: value -> how the Data page says it
-BAD_CELLS = {
-    "replace": "replace it by its column's public value (every row is kept)",
-    "drop_rows": "leave its row out (only when neighbours add or remove a row, where n is private)",
-}
-
-
-def _check_columns(value: str) -> str:
-    """A table's declared columns, in order: a JSON list of distinct names ("" = not declared yet)."""
-    if not value.strip():
-        return ""
-    names = json.loads(value)
-    if not isinstance(names, list) or not all(isinstance(c, str) and c for c in names):
-        raise ValueError("not a list of column names")
-    if len(names) > MAX_SCHEMA_COLUMNS:
-        raise ValueError(f"more than {MAX_SCHEMA_COLUMNS} columns")
-    if len(set(names)) != len(names):
-        raise ValueError("a column is named twice")
-    return json.dumps(names, ensure_ascii=False, separators=(",", ":"))
-
-
-def _check_fill(value: str) -> str:
-    """The public value a bad cell of each column becomes: a JSON object column -> finite number ("" = none)."""
-    if not value.strip():
-        return ""
-    given = json.loads(value)
-    if not isinstance(given, dict) or len(given) > MAX_SCHEMA_COLUMNS:
-        raise ValueError("not a list of column: value pairs")
-    out = {}
-    for column, number in given.items():
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise ValueError("every value must be a finite number")
-        out[column] = float(number)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":")) if out else ""
 
 
 def declared_columns(vals: dict | None = None) -> list[str] | None:
@@ -250,273 +64,17 @@ def bounds(vals: dict | None = None) -> list[float]:
     return [float(b) for b in vals["bounds"].split(",")] if vals["bounds"] else []
 
 
-def _too_long():
-    raise ValueError("longer than 500 characters")
-
-
-#: most groups a score plot by group may declare public (more: find them privately, or choose another label column)
-MAX_GROUPS = 30
-
-
-def _check_groups(value: str) -> str:
-    """The groups declared public: a JSON list of distinct labels ("" = none declared)."""
-    if not value.strip():
-        return ""
-    try:
-        groups = json.loads(value)
-    except (ValueError, RecursionError):
-        raise ValueError("not a list of groups") from None
-    if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and 0 < len(g) <= 100
-                                                               for g in groups):
-        raise ValueError("not a list of group names")
-    if len(groups) > MAX_GROUPS or len(set(groups)) != len(groups):
-        raise ValueError(f"more than {MAX_GROUPS} groups, or a group named twice")
-    return json.dumps(groups)
-
-
 def declared_groups(vals: dict | None = None) -> list[str]:
     """The groups the analyst declared public for the score plot by group (empty: found privately)."""
     vals = values() if vals is None else vals
     return json.loads(vals["slabels"]) if vals.get("slabels") else []
 
 
-def _check_audit_mechanism(value: str) -> str:
-    if value not in dc.mechanism_names():
-        raise ValueError("not a registered mechanism")
-    return value
-
-
-SEED_MAX = 2**31 - 1
-FIELDS: dict[str, Field] = {f.name: f for f in (
-    # data
-    Field("src", "text", "synthetic", check=_check_src),
-    Field("n", "int", 2000, 10, 200_000),
-    Field("d", "int", 20, 2, 500),
-    Field("rank", "int", 3, 1, 50),
-    Field("spike", "float", 4.0, 0.0, 1000.0),
-    Field("sparse", "int", 0, 0, 500),
-    Field("dseed", "int", 0, 0, SEED_MAX),
-    Field("center", "choice", "none", choices=("none", "private", "empirical")),
-    Field("R", "float", 1.0, 1e-9, 1e12),
-    Field("rfrom", "choice", "public", choices=tuple(R_SOURCES)),
-    # a radius chosen privately: public bounds on it (data units) and the target quantile of the row norms
-    Field("rlo", "float", 1e-3, 1e-9, 1e12),
-    Field("rhi", "float", 1e4, 1e-9, 1e12),
-    Field("rq", "float", 0.9, 0.5, 0.99),
-    # column scaling: none, each column divided by its public bound, or by a private root-mean-square inside each
-    # release (with those bounds) from the scale share
-    Field("scale", "choice", "none", choices=("none", "bounds", "private")),
-    Field("bounds", "text", "", check=_check_bounds),
-    Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
-    Field("bscale", "float", 0.1, 0.05, 0.3),
-    # the public schema of a table (an upload or a server file): its columns in order (JSON list; "" until declared),
-    # the label column, what a bad cell becomes, and each column's public value for a bad cell (JSON object)
-    Field("cols", "text", "", check=_check_columns),
-    Field("label", "text", "", check=lambda v: v if len(v) <= 500 else _too_long()),
-    Field("badcells", "choice", "replace", choices=tuple(BAD_CELLS)),
-    Field("fill", "text", "", check=_check_fill),
-    # explore
-    Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
-    Field("eps", "float", 1.0, 1e-3, 100.0),
-    Field("delta", "float", 1e-6, check=_check_delta),
-    Field("k", "int", 2, 1, 50),
-    # k chosen privately inside each release: the public target its private explained-variance ratios must pass
-    Field("kfrom", "choice", "public", choices=tuple(K_SOURCES)),
-    Field("kvar", "float", 0.9, 0.5, 0.99),
-    Field("s", "int", 0, 0, 500),
-    Field("nb", "choice", "replace", choices=("replace", "add_remove")),
-    Field("reps", "int", 10, 1, 200),
-    Field("seed", "int", 0, 0, SEED_MAX),
-    Field("view", "choice", "spread", choices=VIEWS),
-    # the metric of the Explore view "spread" (the dot plot over repetitions)
-    Field("spreadm", "choice", "subspace_distance", choices=METRICS),
-    # budget split of one release (shares of the total; the subspace gets the rest)
-    Field("bmean", "float", 0.1, 0.0, 0.3),
-    Field("beig", "float", 0.0, 0.0, 0.3),
-    Field("bscores", "float", 0.0, 0.0, 0.3),
-    Field("bradius", "float", 0.1, 0.05, 0.3),
-    # the private score plot: by group (the label column; the groups found privately), its frame and its kind
-    Field("sgroup", "bool", False),
-    # the groups of the plot by group declared public (a JSON list: the analyst's schema); "" = found privately
-    Field("slabels", "text", "", check=_check_groups),
-    Field("sframe", "choice", "public", choices=("public", "private")),
-    Field("skind", "choice", "additive", choices=("additive", "sparse")),
-    # trade-offs
-    Field("sweep", "choice", "eps", choices=SWEEP_AXES),
-    Field("metric", "choice", "subspace_distance", choices=METRICS),
-    Field("sreps", "int", 10, 1, 100),
-    Field("target", "float", 0.3, -1e6, 1e6),
-    # the swept range beyond the default grid (0: the grid's own end), set by the planner's "sweep next" advice
-    Field("slo", "float", 0.0, 0.0, 1e6),
-    Field("shi", "float", 0.0, 0.0, 1e6),
-    Field("logy", "bool", False),
-    # with R chosen privately: also sweep each mechanism at the exact quantile (an oracle R, not private)
-    Field("oracle", "bool", False),
-    # distributed
-    Field("dsites", "int", 5, 2, 20),
-    Field("duneven", "bool", False),
-    Field("dbylabel", "bool", False),
-    Field("deps", "float", 1.0, 1e-3, 100.0),
-    Field("dreps", "int", 8, 2, 30),
-    # audit
-    Field("amech", "text", "analyze_gauss", check=_check_audit_mechanism),
-    Field("aeps", "float", 1.0, 0.01, 50.0),
-    Field("adelta", "float", 1e-6, check=_check_delta),  # the scenario's delta, followed (audit_follows_scenario)
-    Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
-    Field("anb", "choice", "replace", choices=("replace", "add_remove")),
-    Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
-    # tensor decomposition
-    Field("tmodel", "choice", "MOG", choices=("MOG", "STM")),
-    Field("tD", "int", 10, 3, 60),
-    Field("tK", "int", 5, 2, 12),
-    Field("tsites", "int", 5, 2, 20),
-    Field("tn", "int", 1000, 100, 20_000),
-    Field("teps", "float", 1.0, 0.01, 100.0),
-    Field("tdelta", "float", 0.01, check=_check_delta),
-    Field("tsplit", "float", 0.5, 0.1, 0.9),
-    Field("treps", "int", 5, 2, 20),
-    Field("tseed", "int", 0, 0, 1_000_000),
-    # presentation; the Lesson's step (so a shared link opens on it)
-    Field("present", "bool", False),
-    Field("step", "int", 1, 1, 10),
-    # reproduce (the papers' synthetic experiments)
-    Field("rpaper", "choice", "wang_xu", choices=tuple(reproduce.PAPERS)),  # every paper the catalogue registers
-    Field("rgrid", "choice", "default", choices=("default", "full")),
-    Field("rreps", "int", 0, 0, 50),
-    Field("rseed", "int", 0, 0, SEED_MAX),
-)}
-DEFAULTS = {name: f.default for name, f in FIELDS.items()}
-
-
-# -- parsing and validation ---------------------------------------------------------------------------------
-
-def _param_spec(key: str):
-    """(mechanism spec, Param) for a ``<mechanism>.<parameter>`` key, or ValueError."""
-    mech, _, pname = key.partition(".")
-    if mech not in dc.mechanism_names():
-        raise ValueError("unknown mechanism")
-    spec = dc.get_mechanism(mech)
-    try:
-        return spec, spec.param(pname)
-    except KeyError:
-        raise ValueError(f"{mech} has no parameter {pname[:40]!r}") from None
-
-
-def _parse_param(key: str, raw) -> Any:
-    """A mechanism parameter from the URL (JSON: number, boolean, null, list of sizes), validated by the registry."""
-    _, param = _param_spec(key)
-    raw = str(raw)
-    if len(raw) > MAX_RAW_CHARS:
-        raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
-        value = raw  # a bare string, e.g. a choice
-    return validate_param(key, value)
-
-
-def validate_param(key: str, value) -> Any:
-    """Check a mechanism parameter against the registry metadata; None stands for the mechanism's default."""
-    _, param = _param_spec(key)
-    if value is None:
-        return None
-    if param.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if param.kind == "sites":
-        if not (isinstance(value, int) or (isinstance(value, list) and len(value) <= 50
-                                            and all(isinstance(v, int) for v in value))):
-            raise ValueError("sites must be a number of sites or a list of site sizes")
-        param.validate(value)
-        return value
-    return param.validate(value)
-
-
-def _cap_size(values: dict, notices: list) -> None:
-    if values["src"] == "synthetic" and values["n"] * values["d"] > MAX_CELLS:
-        capped = max(10, MAX_CELLS // values["d"])
-        notices.append(f"n × d is capped at {MAX_CELLS:,} cells on this server; n = {values['n']:,} with d = "
-                       f"{values['d']} was lowered to n = {capped:,}.")
-        values["n"] = capped
-
-
-def from_query(params: dict) -> tuple[dict, list[str]]:
-    """Scenario values from URL query parameters, and one notice per value that could not be used.
-
-    Never raises: malformed, out-of-range or unknown values fall back to the defaults.
-    """
-    values, notices, used = dict(DEFAULTS), [], set()
-    for key, raw in list(params.items())[:200]:
-        key = str(key)[:100]
-        try:
-            if key in FIELDS:
-                values[key] = FIELDS[key].parse(raw)
-            elif "." in key:
-                values[key] = _parse_param(key, raw)
-            else:
-                raise ValueError("unknown setting")
-            used.add(key)
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
-                           + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
-    if "target" not in used:
-        values["target"] = default_target(values)
-    _cap_size(values, notices)
-    return values, notices
-
-
-def in_metric_unit(vals: dict, notices: list | None = None) -> float:
-    """The planner's target in its metric's unit: a fraction typed for a percentage (0.8 for a captured energy in
-    % of the optimal) is read as that percentage (80), and ``notices`` says so."""
-    metric = experiments.METRICS[vals["metric"]]
-    target = vals["target"]
-    if metric.unit.startswith("%") and 0 < target <= 1:
-        if notices is not None:
-            notices.append(f"{metric.label} is in {metric.unit}: the target {target:g} was read as {100 * target:g}%.")
-        return 100.0 * target
-    return target
-
-
-def default_target(vals: dict) -> float:
-    """The planner's target when none was given: the chosen metric's own default, in its unit."""
-    return experiments.METRICS[vals["metric"]].default_target
-
-
-def is_default(key: str, value) -> bool:
-    """True when ``value`` is what the app would use anyway: the field's default, or the mechanism's own default
-    for a parameter (None stands for it)."""
-    if key in FIELDS:
-        default = FIELDS[key].default
-        return type(value) is type(default) and value == default
-    if value is None:
-        return True
-    try:
-        _, param = _param_spec(key)
-    except ValueError:
-        return False
-    return type(value) is type(param.default) and value == param.default
-
-
-def to_query(vals: dict) -> dict:
-    """URL query parameters of a scenario: only what differs from the defaults (so a shared link is short; seeds
-    included when they differ), mechanism parameters as JSON. :func:`from_query` fills in the rest."""
-    out = {}
-    for key, value in vals.items():
-        if (value == default_target(vals)) if key == "target" else is_default(key, value):
-            continue
-        if key in FIELDS:
-            if isinstance(value, bool):
-                out[key] = "true" if value else "false"
-            elif isinstance(value, float):
-                out[key] = repr(value)
-            else:
-                out[key] = str(value)
-        else:
-            out[key] = json.dumps(value)
-    return out
 
 
 def query_string(vals: dict | None = None) -> str:
-    return urllib.parse.urlencode(to_query(values() if vals is None else vals))
+    """The URL query string of ``vals`` (the session's scenario by default)."""
+    return _query_string(values() if vals is None else vals)
 
 
 # -- the session's scenario ---------------------------------------------------------------------------------
@@ -556,24 +114,6 @@ def set_value(name: str, value) -> None:
             st.session_state.setdefault(NOTICES_KEY, []).extend(notices)
     else:
         vals[name] = validate_param(name, value)
-
-
-def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]]:
-    """A complete scenario: the defaults updated with ``kept`` and ``fields`` (a gallery card or a lesson step),
-    each validated; and a notice per field that could not be used."""
-    vals, notices = {**DEFAULTS, **(kept or {})}, []
-    for key, value in fields.items():
-        try:
-            if key in FIELDS:
-                vals[key] = FIELDS[key].validate(value)
-            else:
-                vals[key] = validate_param(key, value)
-        except ValueError as exc:
-            notices.append(f"ignored {key} = {value!r}: {exc}")
-    if "target" not in fields:
-        vals["target"] = default_target(vals)
-    _cap_size(vals, notices)
-    return vals, notices
 
 
 def load(fields: dict) -> None:

@@ -1,0 +1,241 @@
+"""The Report's notebooks (issue 38), run with nbclient in a temporary folder outside the repository on an uploaded
+messy table the test writes: the exploration notebook prints the Report's table; the release notebook's JSON passes
+the publishable checks and validates against docs/publishable-release.schema.json, and running its release cell
+again without a confirmation spends nothing.
+
+``dppca_core`` is imported as installed: CI installs the project with ``pip install -e .`` (requirements-dev.txt);
+where it is not installed (a developer's shared environment) the kernel gets the project on its path, as an
+editable install puts it there."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dppca_core import publishable
+from tests.messy import MEASUREMENTS, TYPICAL, messy_csv
+from tests.test_app_pages import assert_clean
+from tests.messy import messy_rows
+from tests.test_exports import _report_table, offered, remember_downloads
+from tests.test_handout import validate
+from ui import notebooks
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERY = {"src": "upload", "R": "6000.0", "mechs": "analyze_gauss,private_power,non_private", "reps": "3",
+         "seed": "5", "k": "2", "center": "private", "bmean": "0.2", "cols": json.dumps(MEASUREMENTS),
+         "label": "species", "fill": json.dumps(TYPICAL)}
+
+
+@pytest.fixture(scope="module")
+def kernel_env():
+    """The environment of the notebooks' kernel: dppca_core importable as installed, from a folder outside the
+    repository (the project put on the path only when this Python has not installed it)."""
+    probe = subprocess.run([sys.executable, "-c", "import dppca_core, sys; print(dppca_core.__file__)"],
+                           capture_output=True, text=True, cwd="/", timeout=120,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    if probe.returncode == 0:
+        assert probe.stdout.strip().startswith(str(ROOT)), f"another dppca_core is installed: {probe.stdout}"
+        return {}
+    return {"PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture(scope="module")
+def report_page(tmp_path_factory):
+    """The Report of the uploaded messy table: (its table as shown, {download label: bytes}), computed once."""
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import AppTest
+
+    # the app_test and downloads fixtures are function-scoped: the same patches, for this module
+    patch = pytest.MonkeyPatch()
+
+    class NavigationPagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            PagesManager.uses_pages_directory = False
+            super().__init__(*args, **kwargs)
+
+    patch.setattr(app_test_module, "PagesManager", NavigationPagesManager)
+    files = remember_downloads(patch)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in QUERY.items():
+        at.query_params[key] = value
+    at.session_state["upload"] = {"name": "penguins.csv", "bytes": messy_csv()}
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    shown = _report_table(at).to_string(index=False)
+    offers = offered(at, files)
+    patch.undo()
+    charts = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart") if "report_main" in chart.proto.id]
+    return shown, offers, charts
+
+
+def _folder(tmp_path) -> Path:
+    """A folder outside the repository holding the user's table, as they saved it."""
+    folder = tmp_path / "analysis"
+    folder.mkdir()
+    (folder / "penguins.csv").write_bytes(messy_csv())
+    assert not folder.resolve().is_relative_to(ROOT)
+    return folder
+
+
+def _client(raw: bytes, folder: Path):
+    nb = nbformat.reads(raw.decode(), as_version=4)
+    nbformat.validate(nb)
+    (folder / "notebook.ipynb").write_bytes(raw)
+    return nb, nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                       resources={"metadata": {"path": str(folder)}})
+
+
+def _stdout(cell) -> str:
+    return "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
+
+
+def test_each_notebook_says_its_kind_on_its_first_cell(report_page):
+    _, offers, _ = report_page
+    public = json.dumps(QUERY) + json.dumps(TYPICAL)
+    cells = {row[6] for row in messy_rows()[:60] if row[6] not in ("", "NA") and row[6] not in public}  # body mass
+    for label, first in (("Exploration notebook", "Exploration record, not a release"),
+                         ("Release notebook", notebooks.RELEASE_NOTEBOOK)):
+        nb = nbformat.reads(offers[label].decode(), as_version=4)
+        nbformat.validate(nb)
+        assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith(first), label
+        text = offers[label].decode()
+        assert not [cell for cell in cells if cell in text], label  # no cell of the table (its columns are)
+    release = offers["Release notebook"].decode()
+    assert "seed=None" in release and "seed=5" not in release  # fresh randomness, never the scenario's seed
+
+
+def test_the_exploration_notebook_prints_the_reports_table(report_page, kernel_env, tmp_path, monkeypatch):
+    shown, offers, charts = report_page
+    for key, value in kernel_env.items():
+        monkeypatch.setenv(key, value)
+    nb, client = _client(offers["Exploration notebook"], _folder(tmp_path))
+    client.execute()
+    assert _stdout(nb.cells[-2]).strip() == shown.strip()
+    # and draws the page's main figure: the same dots
+    (figure,) = [out.data["application/vnd.plotly.v1+json"] for out in nb.cells[-1].outputs if "data" in out]
+    (page,) = charts
+    assert [(t.get("name"), t.get("x"), t.get("y")) for t in figure["data"]] == \
+        [(t.get("name"), t.get("x"), t.get("y")) for t in page["data"]]
+
+
+def test_the_release_notebook_spends_once_and_asks_before_spending_again(report_page, kernel_env, tmp_path,
+                                                                         monkeypatch):
+    _, offers, _ = report_page
+    for key, value in kernel_env.items():
+        monkeypatch.setenv(key, value)
+    folder = _folder(tmp_path)
+    nb, client = _client(offers["Release notebook"], folder)
+    release_cell = len(nb.cells) - 1
+    with client.setup_kernel():
+        for index, cell in enumerate(nb.cells):
+            client.execute_cell(cell, index)
+        output = folder / notebooks.RELEASE_OUTPUT
+        first = output.read_text(encoding="utf-8")
+        ledger_path = folder / notebooks.LEDGER_NAME
+        ledger = json.loads(ledger_path.read_text(encoding="utf-8"))
+        # run again, nobody to confirm: nothing spent, the file kept
+        client.execute_cell(nb.cells[release_cell], release_cell)
+        again = _stdout(nb.cells[release_cell])
+        assert "Not spent again" in again and "epsilon = 2," in again  # two releases of epsilon 1 each
+        assert output.read_text(encoding="utf-8") == first
+        assert json.loads(ledger_path.read_text(encoding="utf-8")) == ledger
+        # another output from the same folder asks too; answered yes (as a person would type it), it spends again,
+        # drawn fresh (other numbers than the first file's), and the ledger adds it up
+        answer_yes = "def input(question=''):\n    print(question)\n    return 'yes'"  # the person's answer
+        nb.cells.append(nbformat.v4.new_code_cell("OUTPUT = 'second.json'\n" + answer_yes))
+        client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
+        client.execute_cell(nb.cells[release_cell], release_cell)
+        said = _stdout(nb.cells[release_cell])
+        assert "already spent 1 time(s)" in said and "epsilon = 4," in said
+        both = json.loads(ledger_path.read_text(encoding="utf-8"))
+    assert len(ledger) == 1 and ledger[0]["mechanisms"] == ["analyze_gauss", "private_power"]
+    assert ledger[0]["epsilon_spent"] == 2.0 and ledger[0]["delta_spent"] == pytest.approx(2e-6)
+    assert ledger[0]["output"] == notebooks.RELEASE_OUTPUT and ledger[0]["data"] == "penguins.csv"
+    assert both[0] == ledger[0] and both[1]["output"] == "second.json" and len(both) == 2
+    assert output.read_text(encoding="utf-8") == first  # the first file kept
+    payload = json.loads(first)
+    validate(payload)
+    _publishable_checks(first, payload)
+    second = json.loads((folder / "second.json").read_text(encoding="utf-8"))
+    assert second["releases"]["analyze_gauss"]["components"] != payload["releases"]["analyze_gauss"]["components"]
+
+
+def _publishable_checks(text: str, payload: dict) -> None:
+    """What the Report's own publishable file passes: its first line, every release publish() of fresh randomness
+    with its guarantee, no seed, the public schema and settings (n public under replace-one), the non-private
+    reference left out with its reason."""
+    assert text.startswith('{"export": "Publishable release') and publishable.has_guarantee(payload)
+    assert "seed" not in text.split("\n", 1)[1]
+    assert list(payload["releases"]) == ["analyze_gauss", "private_power"]
+    assert [out["mechanism"] for out in payload["left_out"]] == ["non_private"]
+    assert payload["schema"]["columns"] == MEASUREMENTS and payload["schema"]["label"] == "species"
+    assert payload["schema"]["replacement"] == TYPICAL
+    assert payload["settings"]["n"] == 344 and payload["settings"]["epsilon"] == 1.0
+    assert payload["settings"]["centring"]["rule"] == "private"
+    for mech, release in payload["releases"].items():
+        assert release["epsilon"] == 1.0 and release["delta"] == 1e-6, mech
+        assert len(release["components"]) == len(MEASUREMENTS), mech
+
+
+def test_without_dppca_core_a_notebook_says_in_one_line_how_to_install_it(report_page, tmp_path):
+    _, offers, _ = report_page
+    nb = nbformat.reads(offers["Release notebook"].decode(), as_version=4)
+    setup = nb.cells[1].source
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # -S: no site-packages, where `pip install` would have put it
+    out = subprocess.run([sys.executable, "-S", "-c", setup], capture_output=True, text=True, timeout=120,
+                         cwd=str(_folder(tmp_path)), env=env)
+    assert out.returncode == 1 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
+
+
+VARIANTS = {
+    "synthetic": {"mechs": "analyze_gauss,private_power,ppca_exponential"},
+    "score plot by group": {"src": "sample:wine", "R": 2000.0, "mechs": "analyze_gauss", "bscores": 0.1,
+                            "sgroup": True, "eps": 5.0},
+    "private radius": {"rfrom": "private", "rlo": 0.1, "rhi": 100.0, "bradius": 0.1, "center": "private"},
+    "private scaling": {"d": 5, "scale": "private", "bounds": "5.0,5.0,5.0,5.0,5.0", "bscale": 0.1},
+    "private k": {"kfrom": "private", "beig": 0.1, "kvar": 0.8},
+    "not publishable": {"center": "empirical"},
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path, monkeypatch):
+    """The release notebook's cells run in this process (no kernel) for each private choice the Report's button
+    supports: the file validates, states the page's public settings, and a guarantee exactly when the page's would."""
+    from ui import data, report, scenario
+
+    vals, notices = scenario.from_fields({"n": 300, "d": 6, **VARIANTS[variant]})
+    assert not notices
+    ds = data.load_dataset(vals)
+    nb = nbformat.reads(notebooks.release_notebook(vals, ds), as_version=4)
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, f"release notebook, {variant}", "exec"), namespace)
+    text = (tmp_path / notebooks.RELEASE_OUTPUT).read_text(encoding="utf-8")
+    payload = json.loads(text)
+    validate(payload)
+    assert "seed" not in text.split("\n", 1)[1]
+    mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
+    assert list(payload["releases"]) == mechs
+    expected = json.loads(json.dumps(report.public_settings(vals, ds.n)))
+    assert {k: v for k, v in payload["settings"].items() if k != "d"} == expected and payload["settings"]["d"] == ds.d
+    assert payload["schema"] == report.public_schema(ds)
+    assert publishable.has_guarantee(payload) == (variant != "not publishable")
+    if variant == "score plot by group":
+        assert "scores" in payload["releases"]["analyze_gauss"]["outputs"]
+    ledger = json.loads((tmp_path / notebooks.LEDGER_NAME).read_text(encoding="utf-8"))
+    assert len(ledger) == 1 and ledger[0]["mechanisms"] == mechs
+    assert (ledger[0]["epsilon_spent"] is None) == (variant == "not publishable")
+    if variant == "private k":
+        assert payload["settings"]["k"]["rule"] == "private"
