@@ -32,8 +32,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
 import math
+import sys
+import threading
 import time
+import types
 from dataclasses import dataclass, field
 from importlib import metadata
 
@@ -330,6 +334,34 @@ def _child(connection, func, args, kwargs) -> None:
         connection.close()
 
 
+def start_without_main_script(process, func=None) -> None:
+    """``process.start()``, without the child first running the parent's main script again.
+
+    A "spawn" or "forkserver" child runs the module ``sys.modules["__main__"]`` names before its target (as
+    ``__mp_main__``), so that functions defined there can be found. Under Streamlit that module is the app script
+    itself: every child would run the whole app again outside a session (measured: the upload worker and the
+    library comparison did), and block once its warnings fill an unread output pipe. When ``func`` is not defined
+    in the main script, the child is started with a stand-in main module whose name tells multiprocessing there is
+    nothing to run (a name ending in ``.__main__``); the real one is put back at once.
+    """
+    if func is not None and getattr(func, "__module__", None) == "__main__":
+        process.start()
+        return
+    with _MAIN_LOCK:  # two starts at once must not put the stand-in back as the real main module
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = _NO_MAIN_SCRIPT
+        try:
+            process.start()
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+
+
+_NO_MAIN_SCRIPT = types.ModuleType("__main__")
+_NO_MAIN_SCRIPT.__spec__ = importlib.machinery.ModuleSpec("dppca_core.__main__", None)
+_MAIN_LOCK = threading.Lock()
+
+
 def with_time_budget(func, seconds: float, *args, **kwargs):
     """``(result, None)``; ``(None, "did not finish in N s")`` when ``func`` runs longer than ``seconds``; or
     ``(None, "failed: ...")`` when it raises.
@@ -341,7 +373,7 @@ def with_time_budget(func, seconds: float, *args, **kwargs):
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(child, func, args, kwargs), daemon=True)
-    process.start()
+    start_without_main_script(process, func)
     child.close()
     try:
         if not parent.poll(seconds):
@@ -358,4 +390,5 @@ def with_time_budget(func, seconds: float, *args, **kwargs):
 
 
 __all__ = ["LIBRARIES", "OURS_DEFAULT", "WORKING_VERSIONS", "title", "status", "available", "setting",
-           "PeerSetting", "audit_peer", "fit_runs", "PeerRuns", "compare_one", "with_time_budget"]
+           "PeerSetting", "audit_peer", "fit_runs", "PeerRuns", "compare_one", "with_time_budget",
+           "start_without_main_script"]

@@ -27,6 +27,8 @@ import signal
 import threading
 from dataclasses import dataclass
 
+from dppca_core.peers import start_without_main_script
+
 from . import limits
 
 log = logging.getLogger("dppca.ui")
@@ -138,7 +140,7 @@ def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file"
     with _slots:
         receive, send = context.Pipe(duplex=False)
         child = context.Process(target=_child, args=(send, fn, args, memory_bytes, cpu_seconds), daemon=True)
-        child.start()
+        start_without_main_script(child, fn)  # not the app script again in the child
         send.close()
         try:
             reply = receive.recv() if receive.poll(_patience(cpu_seconds)) else ("cpu", "", 0, cpu_seconds)

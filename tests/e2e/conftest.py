@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -44,10 +45,25 @@ def _free_port() -> int:
 
 
 def start_server(port: int) -> subprocess.Popen:
-    return subprocess.Popen(
+    """The app's server on ``port``; its output goes to a temporary file (``proc.log``), never to a pipe nobody
+    reads: a full pipe blocks every process writing to it (the server, and a worker child it started)."""
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc.log = log
+    return proc
+
+
+def server_output(proc: subprocess.Popen, last: int = 5000) -> str:
+    """The last ``last`` characters the server printed."""
+    log = getattr(proc, "log", None)
+    if log is None:
+        return ""
+    log.flush()
+    log.seek(0)
+    return log.read()[-last:]
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
@@ -59,7 +75,7 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    pytest.fail("the Streamlit server did not start in time:\n" + (proc.stdout.read() if proc.stdout else ""))
+    pytest.fail("the Streamlit server did not start in time:\n" + server_output(proc))
 
 
 @pytest.fixture(scope="session")
