@@ -17,6 +17,8 @@ def test_audit_curve_figure_reading_and_numbers(server, browser):
         chart = page.locator(".st-key-audit_curve")
         chart.wait_for(timeout=180_000)
         settle(page, timeout=180_000)
+        # the container shows before plotly has drawn the figure in it: wait for its legend
+        chart.locator(".js-plotly-plot .legend").first.wait_for(timeout=60_000)
         legend = chart.inner_text()
         assert "band, all" in legend and "claim:" in legend and "beyond the claim" in legend
         body = page.inner_text("body")
