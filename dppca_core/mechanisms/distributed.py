@@ -20,7 +20,7 @@ from ..privacy import (PrivacyCurve, cape_noise_design, composed_gaussian_sigma,
                        gaussian_sigma, sensitivity)
 from ..registry import SITES_PARAM, Output, Param, mechanism
 from .central import ANALYZE_GAUSS_RATE
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, gram_noise_rate, input_noise_rms, power_noise_rms
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -223,12 +223,9 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
                          "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2}})
 
 
-DIST_CONVENTIONAL_RATE = Rate(
-    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
-    terms=lambda p: (math.sqrt(p.sites) * p.gram_sigma * p.spread / p.n, p.statistical),
-    first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.sites), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="sqrt(S) x pooled noise, S = 5 sites", **CENTRAL_N),
-             "eps": Regime("eps", term="privacy", why="sqrt(S) x pooled noise", **CENTRAL_EPS)})
+DIST_CONVENTIONAL_RATE = gram_noise_rate(
+    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level", lambda p: math.sqrt(p.sites),
+    why_n="sqrt(S) x pooled noise, S = 5 sites", why_eps="sqrt(S) x pooled noise")
 
 
 @mechanism(

@@ -133,5 +133,17 @@ def exponential_rms(epsilon_each: float, eigenvalues, k: int) -> float:
     return math.sqrt(float(np.sum(1.0 / (epsilon_each * (top - rest)))))
 
 
-__all__ = ["CENTRAL_EPS", "CENTRAL_N", "Point", "Rate", "Regime", "exponential_rms", "input_noise_rms",
+__all__ = ["CENTRAL_EPS", "CENTRAL_N", "Point", "Rate", "Regime", "exponential_rms", "gram_noise_rate", "input_noise_rms",
            "power_noise_rms", "spiked"]
+
+
+def gram_noise_rate(formula: str, factor: Callable[[Point], float], why_n: str, why_eps: str) -> Rate:
+    """The rate of a mechanism whose eigenvectors see Analyze Gauss's noise on X^T X times ``factor(point)`` (sqrt(2)
+    at half of mu^2, sqrt(S) when each of S sites adds its own): the privacy term, the first-order level and the n and
+    epsilon regimes of the central Gaussian mechanism, scaled."""
+    return Rate(
+        formula,
+        terms=lambda p: (factor(p) * p.gram_sigma * p.spread / p.n, p.statistical),
+        first_order=lambda lam, p: input_noise_rms(p.gram_sigma * factor(p), lam, p.k),
+        regimes={"n": Regime("n", term="privacy", why=why_n, **CENTRAL_N),
+                 "eps": Regime("eps", term="privacy", why=why_eps, **CENTRAL_EPS)})

@@ -19,7 +19,7 @@ from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu, summation_error
 from ..registry import Output, Param, mechanism
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms
+from .rates import gram_noise_rate
 from ..shares import Share, release_vector
 
 PAPER_DLY = "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), Algorithm 1"
@@ -99,14 +99,11 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
                             f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)")
 
 
-TRACE_SENSITIVE_RATE = Rate(
+TRACE_SENSITIVE_RATE = gram_noise_rate(
     "Dong, Liang & Yi 2022: eigenvectors of the Gaussian mechanism at half of rho: sqrt(2) sigma(eps, delta) "
     "sqrt(k(d-k)) / (n gap); covariance (Frobenius, Sigma = C / n) O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n)",
-    terms=lambda p: (math.sqrt(2.0) * p.gram_sigma * p.spread / p.n, p.statistical),  # the eigenvectors: half of mu^2
-    # Analyze Gauss's noise at half of mu^2 (vector_share 0.5)
-    first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(2.0), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="Analyze Gauss's eigenvectors at half of mu^2", **CENTRAL_N),
-             "eps": Regime("eps", term="privacy", why="sqrt(2) sigma(eps, delta) on X^T X", **CENTRAL_EPS)})
+    lambda p: math.sqrt(2.0),  # Analyze Gauss's noise at half of mu^2 (vector_share 0.5)
+    why_n="Analyze Gauss's eigenvectors at half of mu^2", why_eps="sqrt(2) sigma(eps, delta) on X^T X")
 
 
 @mechanism(
