@@ -133,8 +133,8 @@ def exponential_rms(epsilon_each: float, eigenvalues, k: int) -> float:
     return math.sqrt(float(np.sum(1.0 / (epsilon_each * (top - rest)))))
 
 
-__all__ = ["CENTRAL_EPS", "CENTRAL_N", "Point", "Rate", "Regime", "exponential_rms", "gram_noise_rate", "input_noise_rms",
-           "power_noise_rms", "spiked"]
+__all__ = ["CENTRAL_EPS", "CENTRAL_N", "Point", "Rate", "Regime", "exponential_rms", "gram_noise_rate",
+           "input_noise_rms", "power_noise_rms", "spiked"]
 
 
 def gram_noise_rate(formula: str, factor: Callable[[Point], float], why_n: str, why_eps: str) -> Rate:
