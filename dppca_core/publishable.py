@@ -9,7 +9,7 @@ add up, the variance the released directions capture against random ones, deploy
 compare ε with, and a one-line recommendation. ``docs/publishable-release.schema.json`` describes the format.
 
 Nothing here reads data: every number is the release's own published output, a public setting, or post-processing
-of them, so a brief or a deck built from the file alone (``ui/brief.py``) publishes nothing more than the file.
+of them, so a brief or a deck built from the file alone (:mod:`dppca_core.handout.brief`) publishes nothing more than the file.
 
 Mechanisms without a guarantee (the exact ``non_private`` reference) or whose claim was retracted are refused here
 and by :func:`dppca_core.publish`; the file names them under ``left_out`` with the reason.

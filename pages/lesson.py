@@ -7,7 +7,8 @@ import streamlit as st
 
 from dppca_core.registry import display_name
 
-from ui import lesson, report, scenario, show, slides
+from dppca_core.handout import slides
+from ui import lesson, report, scenario, show
 from ui.errors import boundary
 from ui.gallery import LESSON
 from ui.shell import ensure_navigation

@@ -10,7 +10,8 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import brief, compute, data, guarantee, notebooks, planner, report, scenario, session, show, views
+from dppca_core.handout import brief
+from ui import compute, data, guarantee, notebooks, planner, report, scenario, session, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape

@@ -19,7 +19,8 @@ import dppca_core as dc
 from dppca_core import publishable
 from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
-from ui import brief, report, scenario
+from dppca_core.handout import brief
+from ui import report, scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "docs" / "publishable-release.schema.json").read_text(encoding="utf-8"))

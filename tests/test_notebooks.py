@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from dppca_core import publishable
+from dppca_core.handout import brief
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv
 from tests.test_app_pages import assert_clean
 from tests.messy import messy_rows
@@ -164,6 +165,9 @@ def test_the_release_notebook_spends_once_and_asks_before_spending_again(report_
     _publishable_checks(first, payload)
     second = json.loads((folder / "second.json").read_text(encoding="utf-8"))
     assert second["releases"]["analyze_gauss"]["components"] != payload["releases"]["analyze_gauss"]["components"]
+    # the publishable brief beside each file, made from that file alone (as the Report's brief is)
+    assert (folder / "dppca_releases.brief.html").read_text(encoding="utf-8") == brief.build_brief(payload)
+    assert (folder / "second.brief.html").read_text(encoding="utf-8") == brief.build_brief(second)
 
 
 def _publishable_checks(text: str, payload: dict) -> None:

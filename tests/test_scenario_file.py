@@ -206,6 +206,19 @@ def test_every_page_offers_the_scenario_file_without_a_data_row(app_test, downlo
     assert "body_mass_g" in text and 'src = "upload"' in text  # the public schema is in it
 
 
+def test_presenter_mode_offers_the_scenario_file_on_every_page(app_test, downloads):  # noqa: F811
+    """Presenter mode has no sidebar: its "Copy link" box offers the same file, holding presenter mode too."""
+    at = app_test(present="true", mechs="analyze_gauss", reps="2", sreps="2", eps="2.0")
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        keys = [button.proto.id for button in at.get("download_button")]
+        assert any("download_scenario_file_presenter" in key for key in keys), (page, keys)
+        text = offered(at, downloads)["Scenario file"].decode()
+        assert Scenario.from_toml(text).values == at.session_state["scenario"], page
+        assert "present = true" in text and "eps = 2.0" in text, text
+
+
 def test_the_library_reads_and_writes_scenario_files_without_streamlit(tmp_path):
     import subprocess
     import sys

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ui import report
-from ui.slides import TABLE_ROWS, Slide, build_deck
+from dppca_core.handout.slides import TABLE_ROWS, Slide, build_deck
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -42,7 +42,7 @@ def test_every_user_string_is_escaped():
 def test_a_long_table_continues_on_the_next_slide_and_no_slide_needs_a_link():
     """The scenario's table was cut at the bottom of its slide (issue 36): a table longer than a slide holds continues
     on further slides, every row shown once."""
-    from ui.slides import SLIDE_TABLE_ROWS
+    from dppca_core.handout.slides import SLIDE_TABLE_ROWS
 
     rows = 2 * SLIDE_TABLE_ROWS + 1
     table = pd.DataFrame({"setting": [f"s{i}" for i in range(rows)], "value": [f"v{i}" for i in range(rows)]})
@@ -56,7 +56,7 @@ def test_a_long_table_continues_on_the_next_slide_and_no_slide_needs_a_link():
 def test_a_slide_figure_has_no_title_or_point_labels_of_its_own():
     """Slide 6's point labels overlapped or were cut ("50% → more th…"): on a slide the numbers stand in the table
     beside the figure, and the heading carries the title."""
-    from ui.slides import FIGURE_HEIGHT, deck_figure
+    from dppca_core.handout.slides import FIGURE_HEIGHT, deck_figure
 
     fig = _fig("A very long title that would run out of the figure on a slide")
     fig.add_scatter(x=[1, 2], y=[0.5, 0.9], mode="markers+text", text=["50% → 90%", "50% → more than 99.99%"])

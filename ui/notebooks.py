@@ -5,7 +5,8 @@
   the data file from a path set in its first code cell.
 * The **release notebook** spends the budget once: its release cell draws one release per mechanism with a guarantee
   with fresh randomness (``seed=None``), exports them with :func:`dppca_core.publish` and writes the publishable JSON
-  (:mod:`dppca_core.publishable`, as the Report's "Draw releases to publish"). Each spend is added to a small ledger
+  (:mod:`dppca_core.publishable`, as the Report's "Draw releases to publish") and the publishable brief beside it
+  (:func:`dppca_core.handout.brief.build_brief`, ``<output>.brief.html``). Each spend is added to a small ledger
   file next to the output, and running the cell again asks for confirmation (and spends nothing when it cannot ask).
 
 Both import an installed ``dppca_core`` and, when it is missing, say in one line how to install it. The notebooks are
@@ -133,6 +134,8 @@ def release_constants(vals: dict, has_labels: bool) -> list[str]:
 #: the release cell: spends once; again only after a confirmation; every spend added to the ledger
 RELEASE_CELL = '''# The release cell: it spends the privacy budget on the data. Run again, it asks first
 # (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
+from dppca_core.handout.brief import build_brief
+
 ledger_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one ledger per folder, whatever the output's name
 ledger = json.loads(ledger_path.read_text(encoding="utf-8")) if ledger_path.exists() else []
 spend = not ledger
@@ -159,6 +162,12 @@ if spend:
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
     file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT)
     Path(OUTPUT).write_text(publishable.file_json(file), encoding="utf-8")
+    brief_path = Path(OUTPUT).with_suffix(".brief.html")  # the handout, made from the publishable file alone
+    try:
+        brief_path.write_text(build_brief(file), encoding="utf-8")
+        print(f"Wrote {brief_path}: the publishable brief, one printable page for readers of the release.")
+    except ValueError as exc:  # no release with a guarantee: nothing to hand out
+        print(f"No brief: {exc}")
     epsilons = [pub["epsilon"] for pub in releases.values()]  # None: a release that states no guarantee
     ledger.append({"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    "output": OUTPUT, "data": DATA, "mechanisms": list(releases), "neighbors": NEIGHBORS,
@@ -182,7 +191,8 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
              f"Its release cell draws one release per mechanism with a guarantee (ε = {vals['eps']:g}, "
              f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
              f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
-             "proof covers, with the public schema and settings (its format: docs/publishable.md in the project). "
+             "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
+             "and beside it the publishable brief, a printable page made from that file alone. "
              f"Each spend is added to the ledger `{LEDGER_NAME}` next to it, so the total spent is visible; running "
              "the release cell again (or with another output) asks before it spends again. It carries no "
              "seed: the scenario's link (with its noise seed) belongs to the exploration records.")

@@ -9,7 +9,7 @@
 * A **publishable file** (:func:`publishable_file`, :func:`releases_json`) holds only :func:`dppca_core.publish` of
   releases drawn with fresh randomness, from the configuration the page shows, with the public schema and settings
   (:mod:`dppca_core.publishable`); mechanisms without a guarantee or with a retracted one are left out, and after a
-  non-private choice its first line says it is not publishable. The publishable brief and deck (:mod:`ui.brief`) are
+  non-private choice its first line says it is not publishable. The publishable brief and deck (:mod:`dppca_core.handout.brief`) are
   built from it alone.
 
 Pure functions (no Streamlit calls) so they can be tested directly. Every user-controlled string (file and
@@ -589,8 +589,8 @@ def record_html(record: Record) -> str:
 
 
 def record_deck(record: Record) -> str:
-    """The Report's slides (:func:`ui.slides.report_slides`) of ``record``: an exploration record like the HTML."""
-    from . import slides
+    """The Report's slides (:func:`dppca_core.handout.slides.report_slides`) of ``record``: an exploration record like the HTML."""
+    from dppca_core.handout import slides
 
     _, more, posterior, extra = record_figures(record)
     results = record.results

@@ -14,24 +14,24 @@ from dppca_core.scenario import from_toml, to_toml
 
 from . import scenario
 from .data import UPLOAD_KEY
+from .session import SCENARIO_FILE_OPENED_KEY as OPENED_KEY
 from .text import md_escape
 
 FILE_NAME = "dppca_scenario.toml"
 UPLOADER_KEY = "scenario_file"
-#: session key: what opening the last scenario file said ({"ok": bool, "notices": [...]}; no widget owns it)
-OPENED_KEY = "scenario_file_opened"
 
 
 def _file_bytes(vals: dict) -> bytes:
     return to_toml(vals).encode("utf-8")
 
 
-def download_button() -> None:
-    """The sidebar's download of the scenario file, built when pressed from the session's settings as they are then
-    (the page may still change them after the sidebar is drawn)."""
-    st.sidebar.download_button(
+def download_button(container=None, key: str = "download_scenario_file") -> None:
+    """The download of the scenario file (in the sidebar, or in presenter mode's "Copy link" box: ``container``),
+    built when pressed from the session's settings as they are then (the page may still change them after it is
+    drawn)."""
+    (container or st.sidebar).download_button(
         "Scenario file", functools.partial(_file_bytes, scenario.values()), FILE_NAME, "application/toml",
-        icon=":material/file_save:", key="download_scenario_file", width="stretch",
+        icon=":material/file_save:", key=key, width="stretch",
         help="Every setting and the public schema of the data (its columns, never its rows) in a small text file: "
              "open it on Home, or in Python with dppca_core.scenario.Scenario.from_file. Format: docs/notebooks.md.")
 

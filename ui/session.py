@@ -17,6 +17,9 @@ IN_ENTRY_KEY = "_in_entry_script"
 #: the scenario's values (ui/scenario.py), and the notices its reading left for the next rerun
 SCENARIO_KEY = "scenario"
 NOTICES_KEY = "scenario_notices"
+#: what opening the last scenario file said ({"ok": bool, "notices": [...], "upload": bool}; ui/scenario_file.py
+#: writes it when a file is dropped on Home, and its drop zone shows it once)
+SCENARIO_FILE_OPENED_KEY = "scenario_file_opened"
 #: the (mechanism, epsilon, delta) the Audit page last took from the scenario (ui/scenario.audit_follows_scenario)
 AUDIT_FOLLOW_KEY = "audit_follows"
 

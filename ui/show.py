@@ -100,16 +100,22 @@ def text_alternative(fig: go.Figure, container=st, summary: str | None = None) -
         st.dataframe(figure_table(fig), hide_index=True, width="stretch", height=240)
 
 
-def copy_link(url_path: str, container=st) -> None:
-    """A "Copy link" popover holding the address of this view (only the settings that differ from the defaults)."""
+def copy_link(url_path: str, container=st, with_file: bool = False) -> None:
+    """A "Copy link" popover holding the address of this view (only the settings that differ from the defaults),
+    and with ``with_file`` the scenario file's download (presenter mode, which has no sidebar)."""
     with container.popover("Copy link", icon=":material/link:", width="stretch"):
         st.caption("This address holds every setting of the view that differs from the defaults, seeds included "
                    "(an uploaded file is not included). Copy it with the button on the right of the box.")
         st.code(scenario.share_link(url_path), language=None, wrap_lines=True)
+        if with_file:
+            from .scenario_file import download_button  # local import: scenario_file imports the data module
+
+            st.caption("Or keep every setting in a small file, to open on Home later:")
+            download_button(st, key="download_scenario_file_presenter")
 
 
 def presenter_bar(pages: dict, here: str) -> None:
-    """Sticky at the top of every page: previous / next page, Copy link, Exit, and (where numbers follow epsilon)
+    """Sticky at the top of every page: previous / next page, Copy link (and the scenario file), Exit, and (where numbers follow epsilon)
     a large epsilon dial."""
     from .controls import epsilon_slider  # local import: controls imports this module's siblings
 
@@ -125,7 +131,7 @@ def presenter_bar(pages: dict, here: str) -> None:
                           help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
             st.switch_page(pages[order[i + 1]])
         cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
-        copy_link(pages[here].url_path, cols[3])
+        copy_link(pages[here].url_path, cols[3], with_file=True)
         if cols[4].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch",
                           help="Leave presenter mode"):
             scenario.set_value("present", False)

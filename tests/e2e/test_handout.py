@@ -13,7 +13,8 @@ import pytest
 from tests.e2e.helpers import SHOTS, assert_no_error, settle
 from tests.e2e.test_lesson import _download
 from tests.test_handout import DIAGNOSTIC_WORDS, stray_numbers
-from ui import brief, report
+from dppca_core.handout import brief
+from ui import report
 
 pytestmark = pytest.mark.e2e
 BOUNDS = "15,6,4,30,170,4,6,1,4,14,2,4,1700"

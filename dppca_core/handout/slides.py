@@ -7,7 +7,7 @@ and their numbers stay real text (a screen reader reads them), and any browser p
 
 Two kinds of deck, never mixed (ui/report.py): the Report's deck is an exploration record, whose title slide carries
 the record's first line (for data the app did not synthesise: it describes the raw data and stays with the data
-owner); the publishable deck (ui/brief.py) is built from the publishable file alone. A slide's text shrinks to fit
+owner); the publishable deck (dppca_core/handout/brief.py) is built from the publishable file alone. A slide's text shrinks to fit
 its 1280x720 screen or printed page (a small script, :data:`FIT_JS`), and long tables continue on the next slide, so
 nothing is clipped. Pure functions (no Streamlit calls); every string is HTML-escaped.
 """

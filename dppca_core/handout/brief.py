@@ -8,7 +8,7 @@ file (a published output, a public setting, or the file's own post-processing of
 from the raw data, no seed, no link to the app. Refused for a file whose releases state no guarantee.
 
 Pure functions (no Streamlit calls); every string is HTML-escaped; no script and no network in the brief, one small
-fitting script in the deck (ui/slides.py).
+fitting script in the deck (dppca_core/handout/slides.py).
 """
 from __future__ import annotations
 
