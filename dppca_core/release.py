@@ -89,7 +89,7 @@ class Release:
     seeded : bool
         True when the caller chose the seed (or passed a generator): anyone who holds it regenerates the noise, so
         the release is for exploring and :func:`publish` refuses it. False for fresh operating-system randomness
-        (``seed=None``, :func:`dppca_core.randomness.secure_generator`).
+        (``seed=None``, :func:`dppca_core.privacy.randomness.secure_generator`).
     """
 
     mechanism: str

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from .._compiled import oja_steps
-from ..histogram import argmax_bin, stability_histogram
+from ..compiled.loops import oja_steps
+from ..privacy.histogram import argmax_bin, stability_histogram
 from ..audit.design import AuditDesign, public_stream
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..registry import Output, Param, mechanism
 from .rates import Rate, Regime
@@ -260,7 +260,7 @@ def _oja_pass(data, order, w, c1, c2, alpha, rng, trace_every, chunk=8192):
 
     The learning rates and the noise (standard normals drawn chunk by chunk, which numpy's Generator produces
     identically to one big draw, scaled by eta_t alpha) are prepared a chunk at a time; the sequential steps run
-    in :func:`dppca_core._compiled.oja_steps` (compiled by numba when it is installed).
+    in :func:`dppca_core.compiled.loops.oja_steps` (compiled by numba when it is installed).
     """
     n, d = data.n, data.d
     w = np.array(w, dtype=float)

@@ -17,7 +17,7 @@ The other choices of ``on_bad`` are not private, and say so: ``"error"`` refuses
 counts), ``"drop_column"`` leaves the column out (d then depends on one cell), ``"drop_rows"`` leaves out the
 rows with a bad cell (n then depends on them: only for neighbours that add or remove a row, where n is
 private). The report and ``Table.rows_dropped`` say what was done. The same rules apply when streaming a file
-into sufficient statistics (:func:`dppca_core.stats.sufficient_stats`).
+into sufficient statistics (:func:`dppca_core.data.stats.sufficient_stats`).
 
 Size: the library reads any size (limits are optional arguments, for the app's uploads), but refuses
 files wider than ``max_columns`` (default :data:`MAX_COLUMNS`) before parsing them, because parsing and
@@ -25,7 +25,7 @@ analysing a very wide header costs CPU time out of proportion to the file size. 
 cheap facts before the large work starts, and no step takes more than linear time in the file's bytes (see the
 reading section below), so a hostile file costs little whatever it holds.
 
-The public namespace is :mod:`dppca_core.datasets`, which re-exports everything here.
+The public namespace is :mod:`dppca_core.data.datasets`, which re-exports everything here.
 """
 from __future__ import annotations
 
@@ -568,7 +568,7 @@ def _check_size(size: int, name: str, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
         raise ValueError(f"{name} is {size / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB "
                          f"({max_bytes:,} bytes); upload a sample of the rows, or stream the file into sufficient "
-                         "statistics (dppca_core.stats.sufficient_stats).")
+                         "statistics (dppca_core.data.stats.sufficient_stats).")
 
 
 def _read_bytes(source, max_bytes: int | None = None) -> tuple[bytes, str]:

@@ -7,7 +7,7 @@ and adds it to n, the sum and the Gram matrix (and to its site's statistics when
 column); memory depends on the chunk size and d, never on the number of rows. The result goes to
 :func:`dppca_core.run` in place of X::
 
-    from dppca_core.stats import sufficient_stats
+    from dppca_core.data.stats import sufficient_stats
     stats = sufficient_stats("visits-*.csv", data_norm=5.0, sites="hospital")
     release = dppca_core.run("cape_pca", stats, k=3, epsilon=1.0, data_norm=5.0, sites=len(stats.site_labels))
 
@@ -44,8 +44,8 @@ import pandas as pd
 
 from .prepare import (GramAccumulator, PreparedData, SitePartition, Summarised, _canonical_additions,
                       gram_error_bound)
-from .privacy import summation_error
-from .release import NonPrivateDiagnostics
+from ..privacy import summation_error
+from ..release import NonPrivateDiagnostics
 from .tables import (
     MAX_COLUMNS,
     _SAMPLE_BYTES,
@@ -63,7 +63,7 @@ from .tables import (
     record_end,
     text_encoding,
 )
-from .validation import check_data_norm
+from ..validation import check_data_norm
 
 ENGINES = ("numpy", "dask")
 #: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).
@@ -111,13 +111,13 @@ class SufficientStats(Summarised):
         Each site's Gram matrix.
     gram_error : float or None
         A bound on the rounding error of each entry of ``gram`` (how it was summed; see
-        :func:`dppca_core.prepare.gram_error_bound`), which the exact release of statistics computed from it adds to
+        :func:`dppca_core.data.prepare.gram_error_bound`), which the exact release of statistics computed from it adds to
         their sensitivity. None: the bound for rows summed by blocks.
     diagnostics : NonPrivateDiagnostics
         Raw-data counts (rows read, clipped, dropped; bad cells per column and cells replaced; dropped columns;
         files; time): not private, never to be published.
     schema : PublicSchema or None
-        The columns in order and what a bad cell became (:class:`dppca_core.tables.PublicSchema`).
+        The columns in order and what a bad cell became (:class:`dppca_core.data.tables.PublicSchema`).
 
     Every array here is a raw-data quantity: pass it to a mechanism, never publish it.
     """
@@ -144,7 +144,7 @@ class SufficientStats(Summarised):
         return int(self.diagnostics.get("rows_clipped", 0))
 
     def prepared(self, data_norm: float | None = None) -> PreparedData:
-        """A :class:`~dppca_core.prepare.PreparedData` without rows: n, the Gram matrix and the sites."""
+        """A :class:`~dppca_core.data.prepare.PreparedData` without rows: n, the Gram matrix and the sites."""
         if data_norm is not None and not np.isclose(float(data_norm), self.data_norm):
             raise ValueError(f"the statistics were clipped at data_norm={self.data_norm:g}, not {data_norm:g}; "
                              "build them again with that radius (or pass the same data_norm to run()).")
@@ -227,7 +227,7 @@ def _expand(source) -> tuple[list, str]:
 
 
 def _display(path) -> str:
-    """A file's name as messages show it (:func:`dppca_core.tables.plain_name`)."""
+    """A file's name as messages show it (:func:`dppca_core.data.tables.plain_name`)."""
     return plain_name(Path(path).name)
 
 
@@ -251,7 +251,7 @@ def _csv_head(fh, name: str, max_columns):
 
     Reads no further than the end of the header record (which may hold quoted line breaks), in blocks that double
     in size, so a long header costs time linear in its length; the header is read by
-    :func:`dppca_core.tables.read_header`, as for a whole file.
+    :func:`dppca_core.data.tables.read_header`, as for a whole file.
     """
     start = fh.tell()
     head = fh.read(_SAMPLE_BYTES)
@@ -660,12 +660,12 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
         site :data:`NO_SITE`), so n is the file's row count whatever the cells hold (counted in
         ``diagnostics["cells_replaced"]``); or its row is left out and counted (``diagnostics["rows_dropped"]``;
         n then depends on those rows: only for neighbours that add or remove a row). The same rules as
-        :func:`dppca_core.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so choose the
+        :func:`dppca_core.data.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so choose the
         columns with ``columns=`` instead. Declare ``columns`` with ``"replace"`` for a public schema
         (``SufficientStats.schema``): a declared column is then read as numbers whatever its cells hold.
     fill : float or dict, optional
         With ``on_bad="replace"``: the public value of a bad cell (one for all, or column -> value; default
-        :data:`dppca_core.tables.DEFAULT_FILL`).
+        :data:`dppca_core.data.tables.DEFAULT_FILL`).
     scheduler : None, "threads", "processes", "synchronous", an address, or a distributed.Client
         Dask only: where to compute. An address such as ``"tcp://10.0.0.5:8786"`` uses an existing cluster.
     max_columns : int, optional

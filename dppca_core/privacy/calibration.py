@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr, ndtr, ndtri
 
-from .validation import check_delta, check_epsilon
+from ..validation import check_delta, check_epsilon
 
 NEIGHBOR_RELATIONS = ("replace", "add_remove")
 
@@ -106,8 +106,8 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
         ``block_size`` columns (replace-one: sqrt(2) if block_size >= 2, 1 if block_size = 1);
         ``gram_eigenvalues_l1``: L1 norm of the eigenvalue vector of ``X^T X``;
         ``quadratic_score``: range of ``tr(V^T X^T X V)`` (exponential mechanism utility);
-        ``variances_*``: the private variances along released components with the trace (:mod:`dppca_core.budget`);
-        ``column_squares``: per-column second moments for private scaling (:mod:`dppca_core.choices`).
+        ``variances_*``: the private variances along released components with the trace (:mod:`dppca_core.pipeline.budget`);
+        ``column_squares``: per-column second moments for private scaling (:mod:`dppca_core.pipeline.choices`).
     neighbors : {"replace", "add_remove"}
     block_size : int, optional
         Number of columns of ``Q`` for ``gram_times_basis``; k for ``variances_upper_trace_l1``; d for
@@ -367,7 +367,7 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Exact noise on a grid: the calibration of every published "value + noise" (sampled by dppca_core.exact).
+# Exact noise on a grid: the calibration of every published "value + noise" (sampled by dppca_core.privacy.exact).
 
 #: the noise of a released value spans 2^GRID_BITS to 2^(GRID_BITS + 1) grid steps, so rounding the statistic to the
 #: grid (half a step per coordinate) adds at most sqrt(m) steps to an L2 sensitivity, a 2^-GRID_BITS share of it

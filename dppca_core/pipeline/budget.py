@@ -4,9 +4,9 @@
 order, each calibrated in :mod:`dppca_core.privacy` from a stated sensitivity:
 
 * **scale** (optional) — per-column scales from noisy sums of squares with public column bounds
-  (:func:`dppca_core.choices.private_column_scales`); or ``scale="bounds"``, the public bounds themselves, free;
+  (:func:`dppca_core.pipeline.choices.private_column_scales`); or ``scale="bounds"``, the public bounds themselves, free;
 * **radius** (optional, ``data_norm="private"``) — the clipping radius R as a private quantile of the row norms
-  (:func:`dppca_core.choices.private_radius`). Every later step clips rows to R and divides by it (norm <= 1);
+  (:func:`dppca_core.pipeline.choices.private_radius`). Every later step clips rows to R and divides by it (norm <= 1);
 * **mean** — the centre, from a noisy sum of the clipped rows, sensitivity 2 (replace one row) or 1 plus a noisy
   count (add/remove, where n is private); projected onto the unit ball (post-processing). The rows are then
   centred with it and clipped again, so the subspace stage sees rows of norm <= 1;
@@ -20,7 +20,7 @@ order, each calibrated in :mod:`dppca_core.privacy` from a stated sensitivity:
 * **scores** — a noisy histogram of the rows projected on the first two released components (fixed bins on
   [-1, 1]^2, sensitivity sqrt(2) or 1), the private 2-D score plot.
 
-Every one of these is published as exact integer noise on a grid (:mod:`dppca_core.exact`): nothing published is a
+Every one of these is published as exact integer noise on a grid (:mod:`dppca_core.privacy.exact`): nothing published is a
 floating-point ``value + noise`` whose low-order bits could tell neighbouring datasets apart.
 
 Composition is exact where every part is Gaussian: the shares split mu^2 of the total mu*(epsilon, delta)
@@ -36,23 +36,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
-from .api import run_part
+from ..compiled import kernels
+from ..api import run_part
 from .ledger import Ledger, Step
 from .choices import (DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, choose_k, private_column_scales,
                       private_radius)
 from .options import SCALINGS, ReleaseOptions
-from .linalg import fix_signs, top_eigenvectors
-from .exact import FixedSums
-from .prepare import PreparedData, prepare
-from .privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
-from .randomness import random_source
-from .registry import get_mechanism
-from .release import NonPrivateDiagnostics, Release
+from ..linalg import fix_signs, top_eigenvectors
+from ..privacy.exact import FixedSums
+from ..data.prepare import PreparedData, prepare
+from ..privacy import UNIT_ROUNDOFF, PrivacyCurve, sensitivity, summation_error
+from ..privacy.randomness import random_source
+from ..registry import get_mechanism
+from ..release import NonPrivateDiagnostics, Release
 from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
                      project as project_rows, stability_threshold)
-from .shares import Share, allocate as _allocate, release_counts, release_vector
-from .validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, \
+from ..privacy.shares import Share, allocate as _allocate, release_counts, release_vector
+from ..validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, \
     check_positive
 
 #: the parts of a release, in the order they are computed
@@ -116,7 +116,7 @@ class BudgetSplit:
 
 
 def allocate(split: BudgetSplit, epsilon: float, delta: float, subspace_curve: str) -> dict:
-    """Calibration of every part of ``split`` with a positive share (:func:`dppca_core.shares.allocate`)."""
+    """Calibration of every part of ``split`` with a positive share (:func:`dppca_core.privacy.shares.allocate`)."""
     return _allocate(split.as_dict(), epsilon, delta, subspace_curve)
 
 
@@ -158,8 +158,8 @@ def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
 
     Replace one row: n is public, the sum changes by at most 2 in L2 (x vs -x), 2 sqrt(d) in L1. Add/remove: the
     sum changes by at most 1 (L2; sqrt(d) in L1) and the count by 1; the share is split equally between them. The sum
-    is computed exactly (:class:`dppca_core.exact.FixedSums`) and released on a grid with exact noise
-    (:func:`dppca_core.shares.release_vector`); the division by n and the projection are post-processing.
+    is computed exactly (:class:`dppca_core.privacy.exact.FixedSums`) and released on a grid with exact noise
+    (:func:`dppca_core.privacy.shares.release_vector`); the division by n and the projection are post-processing.
     """
     n, d = (rows.n, rows.d) if isinstance(rows, PreparedData) else rows.shape
     total = _exact_row_sums(rows)
@@ -195,7 +195,7 @@ def _symmetric(values: np.ndarray, k: int) -> np.ndarray:
 
 def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool = False) -> tuple:
     """The statistic [diag or upper triangle of V^T C V, tr C], a bound on its computation error, and with ``keep``
-    the rows' projections on V (fixed order, :func:`dppca_core.scores.project`) the pass computed, else None.
+    the rows' projections on V (fixed order, :func:`dppca_core.pipeline.scores.project`) the pass computed, else None.
 
     From rows: each row's terms (products of its projections, its squared norm) summed exactly; each term errs by at
     most 4 gamma_d (a projection y_j = v_j^T x errs by gamma_d since |v_j^T x| <= 1, so a product by 3 gamma_d), a
@@ -240,7 +240,7 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
         ``components`` (d, k) ordered by decreasing private variance, ``variances`` (k,), ``total_variance``,
         ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper"),
         ``projections``: with ``keep_projections`` (and rows, and no rotation) the rows' projections on the ordered
-        components, the bits :func:`dppca_core.scores.project` gives (the score plot reuses them), else None.
+        components, the bits :func:`dppca_core.pipeline.scores.project` gives (the score plot reuses them), else None.
 
     Notes
     -----
@@ -353,7 +353,7 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
         (fresh randomness) for a release you will publish.
     k, data_norm, budget, center, score_bins, score_groups, score_group_labels, score_frame, score_kind, \
     radius_bounds, radius_quantile, scale, column_bounds, variance_target
-        The release's options: the fields of :class:`dppca_core.options.ReleaseOptions`, documented and checked
+        The release's options: the fields of :class:`dppca_core.pipeline.options.ReleaseOptions`, documented and checked
         there; :func:`release_with` takes them as that one object.
 
     Returns
@@ -375,9 +375,9 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
 
 
 def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
-    """:func:`release_pca` with its options in one checked object (:class:`dppca_core.options.ReleaseOptions`): the
+    """:func:`release_pca` with its options in one checked object (:class:`dppca_core.pipeline.options.ReleaseOptions`): the
     chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
-    :class:`dppca_core.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
+    :class:`dppca_core.pipeline.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
     spec = get_mechanism(mechanism)
     plan = _plan(spec, options)
     if spec.guarantee == "none":
@@ -453,7 +453,7 @@ def _plan(spec, options: ReleaseOptions) -> _Plan:
 def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
     """The rows with their columns scaled (by public bounds, free; or privately, the scale share), recorded."""
     if options.private_radius or options.scale != "none":
-        from .stats import SufficientStats
+        from ..data.stats import SufficientStats
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
@@ -682,7 +682,7 @@ def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _
 
     Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
     row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
-    (:func:`dppca_core.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
+    (:func:`dppca_core.pipeline.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
     """
     neighbors, bins, rows = options.neighbors, options.score_bins, work.rows
     groups, group_labels, groups_step = _groups_step(work, options, plan, rng)

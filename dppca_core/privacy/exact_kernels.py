@@ -1,7 +1,7 @@
-"""Karney's exact samplers (:mod:`dppca_core.exact`) compiled by numba, drawing the same words in the same order.
+"""Karney's exact samplers (:mod:`dppca_core.privacy.exact`) compiled by numba, drawing the same words in the same order.
 
-:mod:`dppca_core.exact` draws exact Gaussian and Laplace noise with integer arithmetic on uniform 64-bit words: one
-sample at a time below :data:`~dppca_core.exact.VECTOR_MIN` draws, in lockstep over all samples above. Both are
+:mod:`dppca_core.privacy.exact` draws exact Gaussian and Laplace noise with integer arithmetic on uniform 64-bit words: one
+sample at a time below :data:`~dppca_core.privacy.exact.VECTOR_MIN` draws, in lockstep over all samples above. Both are
 Python loops (the lockstep one over numpy arrays), whose cost per release is fixed: about 13 microseconds per draw
 one at a time and 7 in lockstep, so a score histogram of 1,600 cells cost 11 ms. The kernels here run the same
 algorithms (N, H and B of Karney 2016; von Neumann's exponential) with the same order of draws: each word comes
@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ._compiled import _compile
+from ..compiled.loops import _compile
 
 #: words per block of the one-at-a-time sampler (exact._BLOCK): drawn at once, used from the last one back
 BLOCK = 256

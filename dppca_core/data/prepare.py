@@ -21,9 +21,9 @@ from typing import Iterable
 
 import numpy as np
 
-from ._compiled import row_sq_norms
-from .privacy import summation_error
-from .validation import check_data_norm, check_matrix
+from ..compiled.loops import row_sq_norms
+from ..privacy import summation_error
+from ..validation import check_data_norm, check_matrix
 
 #: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
 BLOCK_BYTES = 1 << 21
@@ -78,7 +78,7 @@ class GramAccumulator:
 
     Feed it blocks of raw rows with :meth:`add`; it never keeps them. Blocks without a clipped row go
     straight into X^T X (no copy); blocks with one are scaled in a small buffer first. Used by
-    :func:`prepare`, :func:`gram_from_chunks` and :func:`dppca_core.stats.sufficient_stats`, so every
+    :func:`prepare`, :func:`gram_from_chunks` and :func:`dppca_core.data.stats.sufficient_stats`, so every
     path computes the statistics the same way.
 
     Parameters
@@ -89,7 +89,7 @@ class GramAccumulator:
     want_sum : bool
         Also accumulate the sum of the scaled rows.
     compiled_norms : bool
-        Squared row norms by :func:`dppca_core._compiled.row_sq_norms` (compiled when numba is installed)
+        Squared row norms by :func:`dppca_core.compiled.loops.row_sq_norms` (compiled when numba is installed)
         instead of ``einsum``; :func:`prepare` chooses it for large arrays.
     """
 
@@ -294,7 +294,7 @@ def max_norm_scale(X) -> tuple[np.ndarray, float]:
 
 class Summarised:
     """Data that arrive summarised, without rows to clip: :func:`prepare` asks them for their
-    :class:`PreparedData` (:class:`dppca_core.stats.SufficientStats` is one; declared here, below the readers, so
+    :class:`PreparedData` (:class:`dppca_core.data.stats.SufficientStats` is one; declared here, below the readers, so
     that this module never imports them)."""
 
     def prepared(self, data_norm: float | None = None) -> PreparedData:
@@ -307,7 +307,7 @@ class PreparedData:
     Central input-perturbation mechanisms only read ``n`` and ``gram`` (= sum of x x^T of the
     scaled rows), which is computed once and shared by every repetition; distributed mechanisms read
     :meth:`site_partition` (per-site Gram matrices, memoised per partition). Build one with
-    :func:`prepare` (from rows, or from :class:`dppca_core.stats.SufficientStats`) or
+    :func:`prepare` (from rows, or from :class:`dppca_core.data.stats.SufficientStats`) or
     :func:`gram_from_chunks` (streaming, rows not kept).
 
     Every statistic held here is a raw-data quantity: it feeds mechanisms and is never released as such.
@@ -435,7 +435,7 @@ class PreparedData:
     def site_partition(self, sites) -> SitePartition:
         """Sizes and Gram matrices of the sites ``sites`` describes, memoised on the partition.
 
-        With rows, ``sites`` is anything :func:`dppca_core.sites.split_sites` accepts (a number of equal
+        With rows, ``sites`` is anything :func:`dppca_core.data.sites.split_sites` accepts (a number of equal
         contiguous sites, a list of sizes, or one label per row). Without rows (statistics), only the sites
         recorded with them can be used: pass their number or their sizes; ``sites=1`` is always possible.
         """
@@ -535,7 +535,7 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
-    matches) or a :class:`dppca_core.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
+    matches) or a :class:`dppca_core.data.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
     matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
     ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
     :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
@@ -571,7 +571,7 @@ FUSED_GRAM_MAX_D = 32
 
 
 #: From this many entries on, :func:`prepare` computes the row norms with the compiled kernel
-#: (:func:`dppca_core._compiled.row_sq_norms`, when numba is installed): there the einsum pass costs a fifth of
+#: (:func:`dppca_core.compiled.loops.row_sq_norms`, when numba is installed): there the einsum pass costs a fifth of
 #: X^T X at d = 20. Smaller inputs keep einsum and never import numba (about 0.3 s and 100 MB once per process).
 COMPILED_NORMS_MIN_SIZE = 1 << 20
 
@@ -633,7 +633,7 @@ def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
     """Stream row chunks (arrays or DataFrames) into the Gram matrix without keeping the rows.
 
-    For files, :func:`dppca_core.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
+    For files, :func:`dppca_core.data.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
     """
     data_norm = check_data_norm(data_norm)
     acc, row = None, 0

@@ -22,7 +22,7 @@ released on a grid, with integer noise:
   noisy integer: a post-processing that reveals nothing more).
 
 Every random word comes from the release's generator (``rng.bit_generator.random_raw``): a seeded PCG64 when
-exploring, ChaCha20 keyed from the operating system for a release to publish (:mod:`dppca_core.randomness`).
+exploring, ChaCha20 keyed from the operating system for a release to publish (:mod:`dppca_core.privacy.randomness`).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
+from ..compiled.kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
                       projected_product_sums, scaled_row_sums)
 
 _WORD = 1 << 64
@@ -236,7 +236,7 @@ def _round_scaled(k: int, x: _Uniform, scale: Fraction) -> int:
 def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate,
           laplace: bool) -> np.ndarray:
     """One at a time below :data:`VECTOR_MIN` draws, in lockstep above; compiled where numba is installed
-    (:mod:`dppca_core.exact_kernels`: the same words in the same order, so the same result)."""
+    (:mod:`dppca_core.privacy.exact_kernels`: the same words in the same order, so the same result)."""
     if not isinstance(scale, Fraction) or scale <= 0:
         raise ValueError(f"scale must be a positive Fraction (got {scale!r}).")
     size = int(size)
@@ -261,7 +261,7 @@ def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_
 
 #: draw with the compiled samplers when numba is installed (False: always the Python ones; same results)
 COMPILED = True
-#: a draw's weight in :func:`dppca_core.kernels.compiled_worth` (one Python draw costs about as much as 16 values
+#: a draw's weight in :func:`dppca_core.compiled.kernels.compiled_worth` (one Python draw costs about as much as 16 values
 #: of a numpy pass): a draw of 65,536 values is worth importing numba for
 WORK_PER_DRAW = 16
 
@@ -353,9 +353,9 @@ class FixedSums:
     def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
                               norms: np.ndarray, projections: np.ndarray | None = None) -> "FixedSums":
         """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
-        a fixed order per row, :func:`dppca_core.kernels.fixed_order_project`) for the pairs ``zip(first,
+        a fixed order per row, :func:`dppca_core.compiled.kernels.fixed_order_project`) for the pairs ``zip(first,
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
-        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.kernels.projected_product_sums`;
+        norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.compiled.kernels.projected_product_sums`;
         ``projections``, n x k, receives them when given).
         """
         return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT,
@@ -363,15 +363,15 @@ class FixedSums:
 
     @classmethod
     def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
-        """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`): what
-        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.kernels.clipped_square_sums`)."""
+        """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.pipeline.choices.clipped_squares`): what
+        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.compiled.kernels.clipped_square_sums`)."""
         return cls._of_totals(clipped_square_sums(X, bounds, SUM_BITS, _TERM_LIMIT))
 
     @classmethod
     def of_scaled_rows(cls, source: np.ndarray, factors: np.ndarray) -> "FixedSums":
         """The exact column sums of the rows ``source[i] * factors[i]`` (raw rows and their clip factors,
-        :meth:`dppca_core.prepare.PreparedData.scaled_parts`): what ``FixedSums(source * factors[:, None])`` gives,
-        in one pass without forming the rows (:func:`dppca_core.kernels.scaled_row_sums`)."""
+        :meth:`dppca_core.data.prepare.PreparedData.scaled_parts`): what ``FixedSums(source * factors[:, None])`` gives,
+        in one pass without forming the rows (:func:`dppca_core.compiled.kernels.scaled_row_sums`)."""
         return cls._of_totals(scaled_row_sums(source, factors, SUM_BITS, _TERM_LIMIT))
 
     @classmethod
