@@ -13,7 +13,7 @@ import warnings
 
 #: old module (under dppca_core) -> its new path; importing the old path warns and gives the new module
 _MOVED = {
-    "exact": "privacy.exact", "exact_kernels": "privacy.exact_kernels", "randomness": "privacy.randomness",
+    "exact": "privacy.exact", "exact_kernels": "compiled.exact_kernels", "randomness": "privacy.randomness",
     "shares": "privacy.shares", "histogram": "privacy.histogram", "bingham": "privacy.bingham",
     "kernels": "compiled.kernels", "_compiled": "compiled.loops", "fantope": "mechanisms.fantope",
     "tables": "data.tables", "prepare": "data.prepare", "sites": "data.sites", "synthetic": "data.synthetic",
@@ -62,6 +62,7 @@ def __getattr__(name: str):
 
 
 from . import metrics, privacy  # noqa: E402, F401
+from .data import datasets as _datasets  # noqa: E402, F401  (loaded with the package, as before the move)
 from .api import run  # noqa: E402
 from .data.prepare import PreparedData, gram_from_chunks, prepare  # noqa: E402
 from .data.stats import SufficientStats, sufficient_stats  # noqa: E402

@@ -7,8 +7,8 @@ import pytest
 from scipy.special import ndtr
 from scipy.stats import chisquare
 
-from dppca_core import exact
-from dppca_core.exact import (_Extensions, _less, _less_exact, _round_scaled, _Uniform, _vector_round, _Words,
+from dppca_core.privacy import exact
+from dppca_core.privacy.exact import (_Extensions, _less, _less_exact, _round_scaled, _Uniform, _vector_round, _Words,
                               noisy_on_grid, on_grid, rounded_laplace, rounded_normal)
 from dppca_core.privacy import GRID_BITS, grid_noise, grid_step
 

@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dppca_core import exact, exact_kernels
+from dppca_core.privacy import exact
+from dppca_core.compiled import exact_kernels
 
 pytest.importorskip("numba")
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca_core import tables
-from dppca_core.stats import sufficient_stats
+from dppca_core.data import tables
+from dppca_core.data.stats import sufficient_stats
 from ui import limits, worker
 
 MB = 10**6

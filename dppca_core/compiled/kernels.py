@@ -99,7 +99,7 @@ def warm_up() -> bool:
     """Import numba and load every compiled kernel of the publishable path now (about 0.8 s of CPU once per
     process, 50 MB), so that even small releases run compiled afterwards; False without numba. For a long-running
     process (a server, an audit, a benchmark) that will make many releases."""
-    from ..privacy import exact_kernels
+    from . import exact_kernels
 
     loaded = [compiled_project(), compiled_fixed_sums(), compiled_product_sums(), exact_kernels.compiled_samplers()]
     if any(kernel is None for kernel in loaded):

@@ -236,13 +236,13 @@ def _round_scaled(k: int, x: _Uniform, scale: Fraction) -> int:
 def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate,
           laplace: bool) -> np.ndarray:
     """One at a time below :data:`VECTOR_MIN` draws, in lockstep above; compiled where numba is installed
-    (:mod:`dppca_core.privacy.exact_kernels`: the same words in the same order, so the same result)."""
+    (:mod:`dppca_core.compiled.exact_kernels`: the same words in the same order, so the same result)."""
     if not isinstance(scale, Fraction) or scale <= 0:
         raise ValueError(f"scale must be a positive Fraction (got {scale!r}).")
     size = int(size)
     lockstep = size >= VECTOR_MIN
     if COMPILED and _compiled_stream(rng) and compiled_worth(size * WORK_PER_DRAW):
-        from . import exact_kernels
+        from ..compiled import exact_kernels
 
         if exact_kernels.compiled_samplers() is not None:
             out = exact_kernels.draw(size, scale, rng, laplace, lockstep)

@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ..compiled.loops import _compile
+from .loops import _compile
 
 #: words per block of the one-at-a-time sampler (exact._BLOCK): drawn at once, used from the last one back
 BLOCK = 256
