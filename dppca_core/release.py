@@ -21,32 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .data.diagnostics import NonPrivateDiagnostics
 from .privacy import PrivacyCurve
-
-
-class NonPrivateDiagnostics(Mapping):
-    """Read-only mapping of quantities computed from the raw data WITHOUT noise.
-
-    NOT covered by the release's privacy guarantee: never publish them. They are for the analyst's own
-    exploration (the dashboard shows them under a "not private" label).
-    """
-
-    covered_by_guarantee = False
-
-    def __init__(self, items: dict | None = None):
-        self._items = dict(items or {})
-
-    def __getitem__(self, key):
-        return self._items[key]
-
-    def __iter__(self):
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"NonPrivateDiagnostics(keys={sorted(self._items)})  # NOT covered by the privacy guarantee"
 
 
 @dataclass(frozen=True)

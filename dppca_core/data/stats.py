@@ -45,7 +45,7 @@ import pandas as pd
 from .prepare import (GramAccumulator, PreparedData, SitePartition, Summarised, _canonical_additions,
                       gram_error_bound)
 from ..privacy import summation_error
-from ..release import NonPrivateDiagnostics
+from .diagnostics import NonPrivateDiagnostics
 from .tables import (
     MAX_COLUMNS,
     _SAMPLE_BYTES,
