@@ -160,9 +160,9 @@ def exact_gram(X, radius=R):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_streamed_statistics_replace_the_same_cells_and_keep_n(tmp_path, monkeypatch, workers):
-    import dppca_core.data.stats as S
+    from dppca_core.data import engines
 
-    monkeypatch.setattr(S, "PARALLEL_BYTES", 0)  # with two workers, split even this small file between threads
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)  # with two workers, split even this small file between threads
     path, other = tmp_path / "p.csv", tmp_path / "q.csv"
     path.write_bytes(messy_csv())
     other.write_bytes(neighbour_csv())
