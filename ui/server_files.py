@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dppca_core.data.stats import MAX_SITES, StreamCancelled, sufficient_stats
-from dppca_core.data.tables import MAX_COLUMNS, plain_name
+from dppca_core.data.files import plain_name
+from dppca_core.data.tables import MAX_COLUMNS
 
 log = logging.getLogger("dppca.ui")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from dppca_core.data.tables import plain_name
+from dppca_core.data.files import plain_name
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$=\"'&^])")
 _ZWSP = "\u200b"

@@ -166,7 +166,7 @@ def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file"
 def give_back_memory() -> None:
     """Return freed memory to the system after a large object is dropped: pyarrow's pool keeps freed pages, and so
     does the C allocator (glibc's ``malloc_trim`` gave back 155 MB once the caches of a 46 MB upload were dropped)."""
-    from dppca_core.data.tables import release_arrow_memory
+    from dppca_core.data.files import release_arrow_memory
 
     release_arrow_memory()
     name = ctypes.util.find_library("c")

@@ -15,7 +15,7 @@ import pandas as pd
 from .readers import (_ByteRange, _Spec, _default_chunk, _display, _file_spec, _iter_csv_chunks,
                       _iter_parquet_chunks, _open_binary, _split_points, _with_fill)
 from .sufficient import _Partial, _add_chunk, _finish
-from .tables import _SAMPLE_BYTES
+from .files import _SAMPLE_BYTES
 
 
 #: Files at least this large are parsed by several threads (``workers``).

@@ -14,21 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .tables import (
-    _SAMPLE_BYTES,
-    _UNNAMED,
-    _fill_values,
-    analyse_column,
-    check_unique_header,
-    check_wide_length,
-    detect_encoding,
-    is_parquet,
-    leading_junk,
-    plain_name,
-    read_header,
-    record_end,
-    text_encoding,
-)
+from .columns import _UNNAMED, analyse_column, check_unique_header
+from .files import (_SAMPLE_BYTES, check_wide_length, detect_encoding, is_parquet, leading_junk, plain_name, read_header,
+                    record_end, text_encoding)
+from .tables import _fill_values
 
 
 #: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).

@@ -14,7 +14,8 @@ from .prepare import (GramAccumulator, PreparedData, SitePartition, Summarised, 
 from ..privacy import summation_error
 from .diagnostics import NonPrivateDiagnostics
 from .readers import _Spec
-from .tables import PublicSchema, analyse_column
+from .columns import analyse_column
+from .tables import PublicSchema
 
 
 #: The site of a row whose site cell is empty, with ``on_bad="replace"`` (a public name, like a replaced cell).
