@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dppca_core as dc  # noqa: E402
-from dppca_core.pipeline import budget as budget_module  # noqa: E402
+from dppca_core.pipeline import parts  # noqa: E402
 from dppca_core.privacy import exact  # noqa: E402
 from dppca_core.privacy import shares
 
@@ -68,18 +68,18 @@ class _FloatSums:
 @contextlib.contextmanager
 def float_noise():
     """release_pca's extras with numpy float noise and float sums: what they cost before the exact samplers."""
-    saved = shares.noisy_on_grid, budget_module.FixedSums
+    saved = shares.noisy_on_grid, parts.FixedSums
 
     def noisy(values, step, scale, rng, *, laplace=False, name=""):
         values = np.asarray(values, dtype=float)
         sd = float(scale) * step
         return values + (rng.laplace(0.0, sd, values.shape) if laplace else rng.normal(0.0, sd, values.shape))
 
-    shares.noisy_on_grid, budget_module.FixedSums = noisy, _FloatSums
+    shares.noisy_on_grid, parts.FixedSums = noisy, _FloatSums
     try:
         yield
     finally:
-        shares.noisy_on_grid, budget_module.FixedSums = saved
+        shares.noisy_on_grid, parts.FixedSums = saved
 
 
 @contextlib.contextmanager

@@ -104,7 +104,7 @@ def test_fixed_sums_refuse_terms_outside_the_unit_interval(bad):
 
 
 def blockwise_variance_sums(rows, V, rotate):
-    """The variance terms as budget._variance_terms sums them block by block: projections, products, squared norms."""
+    """The variance terms as parts._variance_terms sums them block by block: projections, products, squared norms."""
     k = V.shape[1]
     iu = np.triu_indices(k)
     sums = FixedSums(width=(len(iu[0]) if rotate else k) + 1)
@@ -188,7 +188,7 @@ def test_scaled_centred_rows_have_the_bits_of_forming_the_rows_then_centring(com
 
 
 def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
-    from dppca_core.pipeline.budget import _exact_row_sums
+    from dppca_core.pipeline.parts import _exact_row_sums
     from dppca_core.data.prepare import prepare
 
     X = np.random.default_rng(3).standard_normal((5000, 7)) * 2.0  # many rows clipped

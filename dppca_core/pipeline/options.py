@@ -80,7 +80,7 @@ def _bounds(name: str, value):
 
 
 def _budget(name: str, value):
-    from .budget import BudgetSplit
+    from .split import BudgetSplit
 
     if value is not None and not isinstance(value, BudgetSplit):
         raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
