@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .exact import FixedSums, noisy_on_grid
-from .calibration import GridNoise, PrivacyCurve, gaussian_epsilon, gaussian_mu, grid_noise, sensitivity
+from .calibration import gaussian_epsilon, gaussian_mu, sensitivity
+from .curves import PrivacyCurve
+from .grid import GridNoise, grid_noise
 
 
 @dataclass(frozen=True)
