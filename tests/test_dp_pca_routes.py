@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.mechanisms.streaming import (ROUTE_FALLBACK, ROUTE_PUBLIC_RANGE, ROUTE_TRUNCATED, dp_pca_schedule,
-                                             min_batch_size)
+from dppca_core.mechanisms.dp_pca_steps import (ROUTE_FALLBACK, ROUTE_PUBLIC_RANGE, ROUTE_TRUNCATED, dp_pca_schedule,
+                                                min_batch_size)
 
 
 def _rows(n, d, seed, scale):

@@ -9,8 +9,8 @@ import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.data.datasets import liu_example_41, liu_spiked
 from dppca_core.privacy.histogram import stability_histogram, stability_threshold
-from dppca_core.mechanisms.streaming import (_budget_for_coordinates, _histogram_share, _private_mean,
-                                             _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
+from dppca_core.mechanisms.dp_pca_steps import (_budget_for_coordinates, _histogram_share, _private_mean,
+                                                _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
 
 
 def mean_error(name, data, eps=1.0, reps=4, reduce=np.mean, **params):

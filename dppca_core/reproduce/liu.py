@@ -11,7 +11,7 @@ import functools
 
 from ..data import datasets as ds
 from .. import metrics
-from ..mechanisms.streaming import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
+from ..mechanisms.dp_pca_steps import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve, _fmt, _g,
