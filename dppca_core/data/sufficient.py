@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .prepare import (GramAccumulator, PreparedData, SitePartition, Summarised, _canonical_additions,
-                      gram_error_bound)
+from .gram import GramAccumulator, _canonical_additions, gram_error_bound
+from .prepare import PreparedData, SitePartition, Summarised
 from ..privacy import summation_error
 from .diagnostics import NonPrivateDiagnostics
 from .readers import _Spec

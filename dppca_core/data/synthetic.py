@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ..linalg import thin_qr
-from .prepare import clip_rows
+from .gram import clip_rows
 from .sites import split_sites
 from ..validation import as_generator, check_int_range, check_positive
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.exact import FixedSums
-from ..data.prepare import row_norms
+from ..data.gram import row_norms
 from ..privacy import UNIT_ROUNDOFF, sensitivity
 from ..privacy.shares import Share, release_counts, release_vector
 from ..validation import check_float_range, check_int_range
