@@ -192,7 +192,7 @@ def _label_series(col: pd.Series) -> pd.Series:
 
 
 def check_unique_header(header: list, name: str) -> None:
-    """Refuse a header that names a column twice (shared with the streaming reader in stats.py)."""
+    """Refuse a header that names a column twice (shared with the streaming reader, readers.py)."""
     seen, dup = set(), []
     for h in header:
         if h in seen and h not in dup:
