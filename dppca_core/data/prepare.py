@@ -22,7 +22,7 @@ from typing import Iterable
 import numpy as np
 
 from ..validation import check_data_norm, check_matrix
-from .gram import (GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound,  # noqa: F401
+from .gram import (GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound,
                    row_norms)
 
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).

@@ -39,8 +39,8 @@ from .options import SCALINGS, ReleaseOptions
 from .parts import private_mean, private_variances
 from .scores import private_scores
 from .split import DEFAULT_SHARES, PARTS, BudgetSplit, allocate, release_curve_kind
-from .steps import (KEPT_PROJECTIONS, published_row_count, _assemble, _eigenvalue_step, _exact_release,  # noqa: F401
-                    _k_step, _mean_step, _plan, _radius_step, _scale_step, _score_plot, _subspace_step)
+from .steps import (_assemble, _eigenvalue_step, _exact_release, _k_step, _mean_step, _plan, _radius_step, _scale_step,
+                    _score_plot, _subspace_step, published_row_count)
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve
 from ..privacy.randomness import random_source
@@ -51,7 +51,7 @@ from ..validation import check_k
 
 
 __all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "release_with", "private_mean", "private_variances",
-           "private_scores", "release_curve_kind", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+           "private_scores", "release_curve_kind", "published_row_count", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
 
 
 def degenerate_note(X) -> str | None:
