@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import dppca_core as dc  # noqa: E402
 from dppca_core import metrics  # noqa: E402
-from dppca_core.prepare import prepare  # noqa: E402
+from dppca_core.data.prepare import prepare  # noqa: E402
 
 EPSILON, DELTA = 1.0, 1e-5
 MECHANISMS = ("analyze_gauss", "dp_pca", "coinpress", "trace_sensitive", "topk_dp_pca")
@@ -78,7 +78,7 @@ def on_sphere(n, d, seed=0):
 def example_41(n, d, sigma, seed=0):
     """Liu et al.'s Example 4.1 (x = +-v + N(0, sigma^2 I), scaled and clipped): the gradients x x^T w barely vary when
     sigma is small, where DP-PCA's noise is meant to shrink with them."""
-    law = dc.datasets.liu_example_41(n=n, d=d, sigma=sigma, seed=seed)
+    law = dc.data.datasets.liu_example_41(n=n, d=d, sigma=sigma, seed=seed)
     return law.X, law.components
 
 

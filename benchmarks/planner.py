@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dppca_core as dc  # noqa: E402
-from dppca_core import datasets, planning  # noqa: E402
+from dppca_core import planning  # noqa: E402
+from dppca_core.data import datasets
 from dppca_core.planning import Standin, evaluate  # noqa: E402
 
 CONFIDENCE = 0.9

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import dppca_core as dc  # noqa: E402
 from dppca_core import metrics, theory  # noqa: E402
-from dppca_core.datasets import liu_example_41, spiked_covariance  # noqa: E402
+from dppca_core.data.datasets import liu_example_41, spiked_covariance  # noqa: E402
 
 AXIS_WORDS = {"n": "n", "eps": "epsilon", "sigma": "data noise sigma"}
 

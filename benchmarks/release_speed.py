@@ -20,8 +20,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_benchmarks as rb  # noqa: E402
-from dppca_core import kernels  # noqa: E402
-from dppca_core.datasets import spiked_covariance  # noqa: E402
+from dppca_core.compiled import kernels  # noqa: E402
+from dppca_core.data.datasets import spiked_covariance  # noqa: E402
 
 
 def paired(X, kind: str, repeats: int) -> str:

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import dppca_core as dc  # noqa: E402
 from dppca_core import metrics  # noqa: E402
-from dppca_core.datasets import spiked_covariance  # noqa: E402
+from dppca_core.data.datasets import spiked_covariance  # noqa: E402
 
 EPSILON, DELTA, K = 1.0, 1e-6, 5
 #: cells with n d^2 above this are skipped: the floor alone would take minutes per repeat
@@ -272,7 +272,7 @@ def threads_table(n, d, reps, out):
     """Wall time of ``reps`` repetitions (experiments.repeat) on one thread and on two, BLAS on every core."""
     from threadpoolctl import threadpool_limits
 
-    from dppca_core import experiments
+    from dppca_core.pipeline import experiments
 
     X = spiked_covariance(n=n, d=d, k=K, seed=0).X
     data = dc.prepare(X)
@@ -313,7 +313,7 @@ def threads_table(n, d, reps, out):
 
 
 def gibbs_table(dims, out):
-    from dppca_core.bingham import sample_matrix_bingham
+    from dppca_core.privacy.bingham import sample_matrix_bingham
 
     out.append("## 3. Exponential-mechanism samplers: cost per Gibbs sweep\n")
     out.append("`ppca_exponential` (k > 1) runs Hoff's Gibbs sampler (200 sweeps by default); each sweep redraws "
@@ -523,7 +523,7 @@ STREAM_CODE = textwrap.dedent("""
     sys.path.insert(0, sys.argv[3])
     what, path = sys.argv[1], sys.argv[2]
     import numpy as np, pandas as pd
-    from dppca_core.stats import sufficient_stats
+    from dppca_core.data.stats import sufficient_stats
 
     def hwm():  # peak resident memory of this process image, MB (VmHWM; ru_maxrss would include the parent's)
         status = open("/proc/self/status").read()
@@ -694,7 +694,7 @@ def main():
     from threadpoolctl import threadpool_info, threadpool_limits
 
     threadpool_limits(args.threads)
-    from dppca_core.kernels import warm_up
+    from dppca_core.compiled.kernels import warm_up
 
     warm_up()  # numba's compiled kernels loaded once, as in any process that makes many releases
     sections = set(args.sections.split(","))
@@ -710,7 +710,7 @@ def main():
            f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
            f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
            "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
-           "kernels (numba) are loaded before the first measurement (`dppca_core.kernels.warm_up`).\n"]
+           "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n"]
     results, cells, stream, releases, audits = {}, [], None, None, None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:

@@ -45,8 +45,8 @@ from scipy.ndimage import convolve
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dppca_core as dc  # noqa: E402
-from dppca_core.budget import BudgetSplit  # noqa: E402
-from dppca_core.scores import FRAME_MARGIN, FRAME_QUANTILES, project  # noqa: E402
+from dppca_core.pipeline.budget import BudgetSplit  # noqa: E402
+from dppca_core.pipeline.scores import FRAME_MARGIN, FRAME_QUANTILES, project  # noqa: E402
 
 #: the mode rule's smoothing kernel (binomial 3 x 3)
 SMOOTH = np.outer([1.0, 2.0, 1.0], [1.0, 2.0, 1.0]) / 16.0
@@ -63,7 +63,7 @@ def _mixture(n=3_000, seed=0):
 
 
 def _wine():
-    table = dc.datasets.load_sample("wine")
+    table = dc.data.datasets.load_sample("wine")
     X = np.asarray(table.X, dtype=float)
     labels = np.asarray(table.labels).astype(str) if getattr(table, "labels", None) is not None else None
     bounds = np.abs(X).max(axis=0) * 1.2  # stands in for public bounds from the data's documentation

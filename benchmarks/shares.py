@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dppca_core as dc  # noqa: E402
 from dppca_core import metrics  # noqa: E402
 from dppca_core.figures import axis_edges  # noqa: E402
-from dppca_core.budget import BudgetSplit  # noqa: E402
+from dppca_core.pipeline.budget import BudgetSplit  # noqa: E402
 
 
 def _synthetic():
@@ -34,7 +34,7 @@ def _synthetic():
 def _datasets():
     out = []
     for name in ("wine", "breast_cancer"):
-        table = dc.datasets.load_sample(name)
+        table = dc.data.datasets.load_sample(name)
         out.append((np.asarray(table.X, dtype=float), f"{name} (n = {table.X.shape[0]}, d = {table.X.shape[1]})"))
     out.append(_synthetic())
     return out

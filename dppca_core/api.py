@@ -6,11 +6,11 @@ import time
 
 import numpy as np
 
-from .prepare import PreparedData, prepare
+from .data.prepare import PreparedData, prepare
 from .privacy import PrivacyCurve, check_neighbors
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
-from .randomness import random_source
+from .privacy.randomness import random_source
 from .validation import check_delta, check_epsilon, check_k
 
 
@@ -25,8 +25,8 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     X : array-like of shape (n, d), DataFrame, PreparedData or SufficientStats
         Rows are individuals. Rows are clipped to norm ``data_norm`` (a public bound) and
         divided by it before anything else; every sensitivity is stated for that bound.
-        A :class:`~dppca_core.prepare.PreparedData` (e.g. from ``prepare``) lets repeated
-        runs share one Gram matrix. A :class:`~dppca_core.stats.SufficientStats` (from
+        A :class:`~dppca_core.data.prepare.PreparedData` (e.g. from ``prepare``) lets repeated
+        runs share one Gram matrix. A :class:`~dppca_core.data.stats.SufficientStats` (from
         :func:`dppca_core.sufficient_stats`, a file streamed in bounded memory) serves every
         mechanism that needs only n and the (per-site) Gram matrices; the row methods
         (``needs_rows``) refuse it, naming the alternatives.
@@ -42,7 +42,7 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
         Public clipping radius R.
     seed : None, int or numpy.random.Generator
         Source of all randomness. None (the default): fresh randomness from the operating system through a
-        cryptographic generator (:mod:`dppca_core.randomness`), the only kind a release to publish may use. An int or
+        cryptographic generator (:mod:`dppca_core.privacy.randomness`), the only kind a release to publish may use. An int or
         a Generator: reproducible, for exploring; the release records ``seeded=True`` and
         :func:`dppca_core.publish` refuses it.
     **params

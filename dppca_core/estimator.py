@@ -20,11 +20,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count
-from .budget import release_with as complete_release
-from .options import ReleaseOptions
+from .pipeline.budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count
+from .pipeline.budget import release_with as complete_release
+from .pipeline.options import ReleaseOptions
 from .registry import get_mechanism
-from .randomness import RandomSource, random_source
+from .privacy.randomness import RandomSource, random_source
 
 #: share of the rows that must have been clipped for ``fit`` to warn (a notable share: below it, clipping a few
 #: outliers to a public radius is an ordinary bias-for-noise trade)

@@ -54,12 +54,12 @@ import pandas as pd
 
 from . import metrics, theory
 from .audit.bounds import clopper_pearson_arrays
-from .budget import DEFAULT_SHARES, BudgetSplit, allocate, release_curve_kind, release_pca
-from .experiments import RadiusRule, Reference, prepare_input, release_input
-from .prepare import PreparedData
+from .pipeline.budget import DEFAULT_SHARES, BudgetSplit, allocate, release_curve_kind, release_pca
+from .pipeline.experiments import RadiusRule, Reference, prepare_input, release_input
+from .data.prepare import PreparedData
 from .privacy import PrivacyCurve, check_neighbors, compose, gaussian_mu
 from .registry import display_name, get_mechanism
-from .scores import READABLE_NOISE, noise_to_signal
+from .pipeline.scores import READABLE_NOISE, noise_to_signal
 from .validation import check_delta, check_float_range, check_int_range, check_k, check_positive
 
 __all__ = ["plan", "Plan", "Standin", "Target", "TARGETS", "evaluate", "default_reps", "target_words",
@@ -329,7 +329,7 @@ class Standin:
         """The spiked (optionally row-sparse) law of :func:`dppca_core.datasets.spiked_covariance`, with its public
         scaling to the radius ``data_norm``; ``seed`` draws its planted directions (and support). A sparse direction's
         entries decide how hard its support is to find: a plan holds for the directions of this law."""
-        from .synthetic import spiked_covariance
+        from .data.synthetic import spiked_covariance
 
         law = spiked_covariance(n=2, d=d, k=k, spike=spike, eigengap=eigengap, noise=noise, sparsity=sparsity,
                                 seed=seed, data_norm=data_norm)

@@ -23,7 +23,7 @@ import math
 from . import risk
 from .privacy import PrivacyCurve, compose, describe_neighbors
 from .registry import get_mechanism
-from .shares import allocate
+from .privacy.shares import allocate
 
 #: the format's name and version: a reader checks both before trusting the layout
 FORMAT = "dppca-publishable-release"
@@ -35,7 +35,7 @@ PUBLISHABLE = ("Publishable release: only what each release's privacy proof cove
 NOT_PUBLISHABLE = ("Not publishable: these releases state no privacy guarantee, because choices made before them read "
                    "the data without privacy (each release names them); no seed, no diagnostics. Fix those choices "
                    "and draw again to get a release you may publish.")
-#: the parts of a budget, in words (the order of a complete release, dppca_core.budget.PARTS)
+#: the parts of a budget, in words (the order of a complete release, dppca_core.pipeline.budget.PARTS)
 PART_WORDS = {
     "scale": "scaling (column scales)",
     "radius": "radius (choosing R)",
@@ -181,7 +181,7 @@ def budget_parts(parts: dict, privacy: dict | None = None, epsilon: float | None
 
 def split_parts(weights: dict, epsilon: float, delta: float, curve: str = "gdp") -> dict:
     """:func:`budget_parts` of a budget split before any release: ``weights`` part -> share (e.g.
-    ``BudgetSplit.as_dict()``), calibrated as a complete release would (:func:`dppca_core.shares.allocate`, with
+    ``BudgetSplit.as_dict()``), calibrated as a complete release would (:func:`dppca_core.privacy.shares.allocate`, with
     ``curve`` the subspace mechanism's kind of guarantee: "gdp", "pure" or "approx")."""
     shares = allocate({p: w for p, w in weights.items() if w > 0}, epsilon, delta, curve)
     parts = {p: {"share": s.weight, "epsilon": s.epsilon, "delta": s.delta, **({"mu": s.mu} if s.mu is not None
@@ -244,7 +244,7 @@ def utility(pub: dict) -> dict:
     average.
 
     Measured only by a release with an eigenvalue share: its variances along the released directions and the total
-    variance are one noisy vector released with its own noise (:func:`dppca_core.budget.private_variances`), so
+    variance are one noisy vector released with its own noise (:func:`dppca_core.pipeline.budget.private_variances`), so
     their ratio is an honest estimate; variances read from the noise that chose the directions would overstate it.
     ``standard_error`` is the delta-method error of the ratio c = sum(v_i) / T from that noise's published scale s:
     (s / T) sqrt(k + c^2). ``captured`` is the estimate kept in [0, 1] (post-processing)."""

@@ -67,7 +67,7 @@ class Param:
     def _validate_sites(self, value):
         """An int number of sites in [low, high], a list of site sizes, or one hashable label per row.
 
-        Sizes and labels are checked against n by the mechanism (:func:`dppca_core.sites.split_sites`).
+        Sizes and labels are checked against n by the mechanism (:func:`dppca_core.data.sites.split_sites`).
         """
         if isinstance(value, (bool, np.bool_)):
             raise ValueError(f"{self.name} must be a number of sites, a list of site sizes or one label per row "
@@ -147,7 +147,7 @@ class MechanismSpec:
     """Metadata and entry point of one mechanism.
 
     ``func(data, k, epsilon, delta, neighbors, rng, **params) -> Output`` where ``data`` is a
-    :class:`dppca_core.prepare.PreparedData` with rows of norm <= 1. ``releases_eigenvalues`` says that the
+    :class:`dppca_core.data.prepare.PreparedData` with rows of norm <= 1. ``releases_eigenvalues`` says that the
     release includes private eigenvalue estimates. ``audit_statistic`` names the test statistic the privacy proof
     is tight for, which :func:`dppca_core.audit.audit` uses (:func:`dppca_core.audit.design_for` says which
     design each name selects).
@@ -156,7 +156,7 @@ class MechanismSpec:
     other Gaussian releases compose with it exactly; False for mechanisms that mix in other noise (histograms).
 
     ``task`` is "pca" (subspace estimation; the Explore and Trade-offs pages list these) or "tensor"
-    (orthogonal tensor decomposition). ``prepare_input(X, data_norm)`` replaces :func:`dppca_core.prepare`
+    (orthogonal tensor decomposition). ``prepare_input(X, data_norm)`` replaces :func:`dppca_core.data.prepare`
     for mechanisms whose input is not rows to clip (it must return an object with ``n``, ``d``, ``data_norm``
     and ``n_clipped``). ``audit_design(d=, n=, neighbors=, statistic=, epsilon=, delta=)`` returns an
     :class:`dppca_core.audit.design.AuditDesign` for mechanisms the generic designs do not fit (or None to leave
@@ -185,7 +185,7 @@ class MechanismSpec:
     :mod:`dppca_core.theory`; None: no rate is known).
 
     ``threaded_reps`` says that the mechanism spends its time outside BLAS, in loops that release the GIL (a
-    compiled sequential pass, row gathers), so :func:`dppca_core.experiments.repeat` runs its repetitions on two
+    compiled sequential pass, row gathers), so :func:`dppca_core.pipeline.experiments.repeat` runs its repetitions on two
     threads. The others keep one: BLAS already uses every core for them, and threads on top only contend
     (measured in ``docs/benchmarks.md``).
     """

@@ -21,32 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .data.diagnostics import NonPrivateDiagnostics
 from .privacy import PrivacyCurve
-
-
-class NonPrivateDiagnostics(Mapping):
-    """Read-only mapping of quantities computed from the raw data WITHOUT noise.
-
-    NOT covered by the release's privacy guarantee: never publish them. They are for the analyst's own
-    exploration (the dashboard shows them under a "not private" label).
-    """
-
-    covered_by_guarantee = False
-
-    def __init__(self, items: dict | None = None):
-        self._items = dict(items or {})
-
-    def __getitem__(self, key):
-        return self._items[key]
-
-    def __iter__(self):
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"NonPrivateDiagnostics(keys={sorted(self._items)})  # NOT covered by the privacy guarantee"
 
 
 @dataclass(frozen=True)
@@ -89,7 +65,7 @@ class Release:
     seeded : bool
         True when the caller chose the seed (or passed a generator): anyone who holds it regenerates the noise, so
         the release is for exploring and :func:`publish` refuses it. False for fresh operating-system randomness
-        (``seed=None``, :func:`dppca_core.randomness.secure_generator`).
+        (``seed=None``, :func:`dppca_core.privacy.randomness.secure_generator`).
     """
 
     mechanism: str

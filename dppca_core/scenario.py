@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import datasets as dsets
-from . import experiments, reproduce
+from .data import datasets as dsets
+from . import reproduce
+from .pipeline import experiments
 from .registry import get_mechanism, mechanism_names
 
 #: Largest synthetic table (rows x columns) a link may ask for; uploads have their own limit.

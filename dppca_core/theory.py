@@ -155,7 +155,7 @@ class RateFit:
 def moves_right_way(xs, ys, metric: str, axis: str) -> bool:
     """False when a curve of ``metric`` moves against the way its utility must move along ``axis``
     (:data:`UTILITY_DIRECTION`): e.g. a captured energy that falls as epsilon grows, a distance that rises with n."""
-    from .experiments import METRICS
+    from .pipeline.experiments import METRICS
 
     direction = UTILITY_DIRECTION.get(axis)
     if direction is None:
@@ -212,7 +212,7 @@ def fit_rate(xs, measured, rate_values, metric: str, axis: str, tolerance: float
 
 
 def _make(regime: Regime, n: int, sigma: float | None = None):
-    from . import datasets
+    from .data import datasets
 
     args = dict(regime.data)
     if regime.law == "spiked":
@@ -277,7 +277,7 @@ def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
     """
     from . import metrics
     from .api import run
-    from .prepare import prepare
+    from .data.prepare import prepare
 
     regime = _regime(mechanism, label)
     axis = regime.axis

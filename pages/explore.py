@@ -2,7 +2,8 @@
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import experiments, metrics, risk
+from dppca_core import metrics, risk
+from dppca_core.pipeline import experiments
 
 from ui import compute, controls, data, guarantee, report, scenario, session, show, views
 from ui.errors import boundary

@@ -3,7 +3,8 @@ plan from targets (the smallest epsilon, mechanism and split that meet the error
 import pandas as pd
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics, planning, theory
+from dppca_core import figures, metrics, planning, theory
+from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 

@@ -1,4 +1,4 @@
-"""Small data builders for tests (independent of dppca_core.datasets)."""
+"""Small data builders for tests (independent of dppca_core.data.datasets)."""
 import numpy as np
 
 

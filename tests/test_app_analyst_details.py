@@ -75,7 +75,7 @@ def test_units_far_apart_are_flagged_as_soon_as_the_table_is_read(app_test):
     """The warning came only after R was set (it read the clipped Gram); it now reads the columns' cells at once."""
     import numpy as np
 
-    from dppca_core import experiments
+    from dppca_core.pipeline import experiments
     from tests.messy import messy_csv
 
     X = np.array([[4000.0, 17.0, np.nan], [4400.0, np.nan, 0.0], [3800.0, 19.0, 0.0]])

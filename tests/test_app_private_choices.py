@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core import experiments
-from dppca_core.choices import choose_k
-from dppca_core.datasets import load_sample
+from dppca_core.pipeline import experiments
+from dppca_core.pipeline.choices import choose_k
+from dppca_core.data.datasets import load_sample
 from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import ROOT, _releases, _report_table, offered
 from tests.test_exports import downloads  # noqa: F401 - fixture

@@ -126,7 +126,7 @@ def test_one_click_declares_the_label_columns_values_public_and_the_release_stat
     vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "slabels": json.dumps(groups)}
     import dppca_core as dc
 
-    table = dc.datasets.load_sample("wine")
+    table = dc.data.datasets.load_sample("wine")
     out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
     assert out["analyze_gauss"]["parameters"]["score_group_labels"] == groups
     assert out["analyze_gauss"]["parameters"]["score_groups"] == "declared (public)"
@@ -196,7 +196,7 @@ def test_the_script_and_the_publishable_release_carry_the_score_options():
     assert "'score_groups': labels" in script and "'score_frame': 'private'" in script
     import dppca_core as dc
 
-    table = dc.datasets.load_sample("wine")
+    table = dc.data.datasets.load_sample("wine")
     out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
     scores = out["analyze_gauss"]["outputs"]["scores"]
     # fresh randomness: which cultivars pass the stability threshold at this epsilon varies from draw to draw
@@ -275,7 +275,7 @@ def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
 
     vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "skind": "sparse",
             "eps": 2.0}
-    table = dc.datasets.load_sample("wine")
+    table = dc.data.datasets.load_sample("wine")
     out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals,
                                       "none", table.labels)
     assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"

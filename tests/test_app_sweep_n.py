@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from dppca_core import experiments
+from dppca_core.pipeline import experiments
 from tests.test_app_pages import assert_clean
 from tests.test_app_score_plots import _array
 from ui import compute

@@ -11,7 +11,7 @@ import dppca_core as dc
 from dppca_core import registry
 from dppca_core.audit import (AuditCancelled, audit, clopper_pearson, epsilon_lower_bound, mu_lower_bound,
                               public_stream, replay_public_stream)
-from dppca_core.mechanisms import central, streaming
+from dppca_core.mechanisms import central, dp_pca_steps, streaming
 from dppca_core.privacy import gaussian_epsilon, gaussian_mu
 
 PRIVATE = [(m, nb) for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee in ("pure", "approximate")
@@ -201,7 +201,7 @@ def test_dp_pca_histogram_design_toggles_the_canarys_group_between_two_bins():
     rows = design.params["batch_size"]
     order, w0 = public = _public_draws_of(np.random.SeedSequence(2), rows, 2)
     D, D_prime = design.datasets(public)
-    groups = streaming._eigen_groups(1.0, 1e-5, design.params["zeta"] / 2)
+    groups = dp_pca_steps._eigen_groups(1.0, 1e-5, design.params["zeta"] / 2)
     size = (rows // 4) // groups
 
     def labels(data):  # Algorithm 4's group labels, in the public order

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from dppca_core.bingham import (
+from dppca_core.privacy.bingham import (
     acg_envelope,
     orthogonal_complement,
     sample_matrix_bingham,
@@ -261,7 +261,7 @@ def test_any_positive_definite_envelope_is_exact(shift, b_factor):
     shift moves mu away from the largest eigenvalue (negative: below it, allowed while Omega stays positive
     definite), b_factor moves b away from its optimum; both only change the acceptance rate.
     """
-    from dppca_core.bingham import _envelope_at, _optimal_b, _rejection_loop
+    from dppca_core.privacy.bingham import _envelope_at, _optimal_b, _rejection_loop
 
     lams = np.array([0.0, 10.0, 25.0])
     C, Q = rotated(lams, seed=9)
@@ -276,7 +276,7 @@ def test_any_positive_definite_envelope_is_exact(shift, b_factor):
 
 
 def test_complement_compression_is_the_restriction_to_the_complement():
-    from dppca_core.bingham import complement_compression
+    from dppca_core.privacy.bingham import complement_compression
 
     rng = np.random.default_rng(13)
     B = rng.normal(size=(9, 9))

@@ -8,7 +8,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import audit as audit_mod
-from dppca_core.budget import BudgetSplit, Share, allocate, private_mean, private_scores, private_variances, release_pca
+from dppca_core.pipeline.budget import BudgetSplit, Share, allocate, private_mean, private_scores, private_variances, release_pca
 from dppca_core.privacy import gaussian_mu
 from tests.helpers import spiked_rows
 

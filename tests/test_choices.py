@@ -7,10 +7,10 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import audit as audit_mod
-from dppca_core.budget import BudgetSplit, release_pca
-from dppca_core.choices import RADIUS_BINS, choose_k, private_column_scales, private_radius, radius_edges
+from dppca_core.pipeline.budget import BudgetSplit, release_pca
+from dppca_core.pipeline.choices import RADIUS_BINS, choose_k, private_column_scales, private_radius, radius_edges
 from dppca_core.privacy import gaussian_mu
-from dppca_core.shares import Share
+from dppca_core.privacy.shares import Share
 
 N = 10_000
 SHARE_10 = Share(0.1, 0.0, 1e-6, math.sqrt(0.1) * gaussian_mu(1.0, 1e-6))  # a 10% share of (1, 1e-6)

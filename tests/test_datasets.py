@@ -1,10 +1,11 @@
-"""Synthetic generators, paper presets, site partitions and the shipped samples (dppca_core.datasets)."""
+"""Synthetic generators, paper presets, site partitions and the shipped samples (dppca_core.data.datasets)."""
 import numpy as np
 import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core import datasets as D, metrics
+from dppca_core import metrics
+from dppca_core.data import datasets as D
 
 ROW_TOL = 1e-12  # clip_rows rescales to the radius exactly, up to rounding
 
@@ -199,7 +200,8 @@ def test_samples_match_scikit_learn(name):
 
 
 def test_datasets_is_the_namespace_of_synthetic_and_tables():
-    from dppca_core import synthetic, tables
+    from dppca_core.data import synthetic
+    from dppca_core.data import tables
 
     for name in D.__all__:
         assert getattr(D, name) is getattr(synthetic, name, None) or getattr(D, name) is getattr(tables, name, None)

@@ -7,7 +7,7 @@ import pytest
 import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.privacy import cape_noise_design, joint_view_mu
-from dppca_core.sites import split_sites
+from dppca_core.data.sites import split_sites
 from tests.helpers import sparse_spiked_rows, spiked_rows
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.mechanisms.streaming import (ROUTE_FALLBACK, ROUTE_PUBLIC_RANGE, ROUTE_TRUNCATED, dp_pca_schedule,
-                                             min_batch_size)
+from dppca_core.mechanisms.dp_pca_steps import (ROUTE_FALLBACK, ROUTE_PUBLIC_RANGE, ROUTE_TRUNCATED, dp_pca_schedule,
+                                                min_batch_size)
 
 
 def _rows(n, d, seed, scale):
@@ -32,7 +32,7 @@ def test_the_fallback_is_a_function_of_public_sizes_only(n, d, eps):
 def test_algorithm_5_truncates_once_the_released_scale_is_small():
     """Example 4.1's signal with tiny data noise: the gradients' spread is tiny, Algorithm 4 releases a small
     scale, the radius r = 3 K sqrt(2 scale) ln^a(m d / zeta) drops below 1/2 and Algorithm 5 truncates."""
-    from dppca_core import datasets as ds
+    from dppca_core.data import datasets as ds
 
     law = ds.liu_example_41(n=30_000, d=3, sigma=1e-4, seed=0)
     X = law.X / np.maximum(np.linalg.norm(law.X, axis=1, keepdims=True), 1.0)

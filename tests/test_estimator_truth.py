@@ -13,9 +13,9 @@ from sklearn.decomposition import PCA
 
 import dppca_core as dc
 from dppca_core import DPPCA
-from dppca_core.budget import private_variances
+from dppca_core.pipeline.budget import private_variances
 from dppca_core.privacy import sensitivity
-from dppca_core.shares import Share
+from dppca_core.privacy.shares import Share
 
 
 def _clip(X, R):

@@ -7,9 +7,10 @@ import pytest
 from scipy.special import ndtr
 from scipy.stats import chisquare
 
-from dppca_core import exact
-from dppca_core.exact import (_Extensions, _less, _less_exact, _round_scaled, _Uniform, _vector_round, _Words,
-                              noisy_on_grid, on_grid, rounded_laplace, rounded_normal)
+from dppca_core.privacy import exact
+from dppca_core.privacy.exact import noisy_on_grid, on_grid, rounded_laplace, rounded_normal
+from dppca_core.privacy.samplers import _round_scaled, _Uniform, _Words
+from dppca_core.privacy.vector_samplers import _Extensions, _less, _less_exact, _vector_round
 from dppca_core.privacy import GRID_BITS, grid_noise, grid_step
 
 SCALES = [Fraction(1, 3), Fraction(13, 10), Fraction(5), Fraction(17)]

@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dppca_core import exact, exact_kernels
+from dppca_core.privacy import exact
+from dppca_core.compiled import exact_kernels
 
 pytest.importorskip("numba")
 
@@ -79,7 +80,7 @@ class TieStream:
         return np.array([self._next() for _ in range(int(size))], dtype=np.uint64)
 
 
-TieStream.__name__ = "PCG64"  # read as a 64-bit generator by exact._Words
+TieStream.__name__ = "PCG64"  # read as a 64-bit generator by samplers._Words
 
 
 class FakeGenerator:

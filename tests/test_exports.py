@@ -298,7 +298,7 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     import types
 
     import dppca_core as dc
-    from dppca_core import randomness
+    from dppca_core.privacy import randomness
     from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
 
     key = {"value": 0}

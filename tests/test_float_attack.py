@@ -7,7 +7,7 @@ some output z of the sampler can produce the published float. With numpy's Gauss
 r w_i: a sparse set of floats) or Laplace (s log(2U) with U on a 2^-53 grid), the answer is often "impossible"
 under one hypothesis and "possible" under the other, which tells the two datasets apart with certainty (Mironov,
 CCS 2012; Jin et al., IEEE S&P 2022). The library now releases integers on a grid with integer noise
-(dppca_core.exact), so every published value is possible under both hypotheses.
+(dppca_core.privacy.exact), so every published value is possible under both hypotheses.
 """
 import math
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.budget import BudgetSplit
+from dppca_core.pipeline.budget import BudgetSplit
 from dppca_core.privacy import gaussian_mu
 
 RELEASES = 1000

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca_core import tables
-from dppca_core.stats import sufficient_stats
+from dppca_core.data import files, tables
+from dppca_core.data.stats import sufficient_stats
 from ui import limits, worker
 
 MB = 10**6
@@ -68,9 +68,9 @@ def bounded_sniff(monkeypatch):
             raise AssertionError("csv.Sniffer was used on a visitor's bytes")
 
     seen = []
-    guess = tables.sniff_delimiter
+    guess = files.sniff_delimiter
     monkeypatch.setattr(csv, "Sniffer", NoSniffer)
-    monkeypatch.setattr(tables, "sniff_delimiter", lambda sample: seen.append(len(sample)) or guess(sample))
+    monkeypatch.setattr(files, "sniff_delimiter", lambda sample: seen.append(len(sample)) or guess(sample))
     return seen
 
 
@@ -95,7 +95,7 @@ def test_a_hostile_first_line_is_answered_after_bounded_work(kind, bounded_sniff
         assert message.startswith("h.csv") and ("columns" in message or "header" in message), message
     else:
         assert len(parsed.columns) <= APP[2] and parsed.n_rows == 50
-    assert bounded_sniff and max(bounded_sniff) <= tables._SAMPLE_BYTES
+    assert bounded_sniff and max(bounded_sniff) <= files._SAMPLE_BYTES
 
 
 @pytest.mark.parametrize("kind", ["quote-dash", "quote inside a field, then commas", "every delimiter"])
@@ -155,7 +155,7 @@ def test_a_parquet_bomb_is_refused_from_its_metadata_before_any_page_is_read(tmp
 
 def test_a_parquet_file_whose_metadata_understate_it_is_stopped_as_it_is_read(tmp_path, monkeypatch):
     raw = parquet_bomb(tmp_path / "liar.parquet", rows=3_000_000)
-    monkeypatch.setattr(tables, "parquet_limits", lambda *args: None)  # as if the metadata said little
+    monkeypatch.setattr(files, "parquet_limits", lambda *args: None)  # as if the metadata said little
     with pytest.raises(ValueError, match="more rows than its metadata say"):
         tables.parse_table(named(raw, "liar.parquet"), max_cells=1_000_000)
 
@@ -252,7 +252,7 @@ def test_a_semicolon_file_with_decimal_commas_and_a_long_header_is_sniffed_from_
     body = "\n".join(";".join(f"{i + j / 10:.1f}".replace(".", ",") for j in range(1_900)) for i in range(3))
     parsed = tables.parse_table(named((";".join(names) + "\n" + body + "\n").encode()), max_columns=2_000)
     assert parsed.columns == names and _values(parsed, names[1])[2] == pytest.approx(2.1)
-    assert max(bounded_sniff) <= tables._SAMPLE_BYTES
+    assert max(bounded_sniff) <= files._SAMPLE_BYTES
 
 
 def test_a_long_header_is_streamed_in_growing_blocks():

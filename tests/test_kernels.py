@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from dppca_core import exact, kernels
-from dppca_core.exact import SUM_BITS, FixedSums
+from dppca_core.privacy import exact
+from dppca_core.compiled import kernels
+from dppca_core.privacy.exact import SUM_BITS, FixedSums
 
 pytest.importorskip("numba")  # imported here, so the compiled loops run at every size (kernels.compiled_worth)
 
@@ -103,7 +104,7 @@ def test_fixed_sums_refuse_terms_outside_the_unit_interval(bad):
 
 
 def blockwise_variance_sums(rows, V, rotate):
-    """The variance terms as budget._variance_terms sums them block by block: projections, products, squared norms."""
+    """The variance terms as parts._variance_terms sums them block by block: projections, products, squared norms."""
     k = V.shape[1]
     iu = np.triu_indices(k)
     sums = FixedSums(width=(len(iu[0]) if rotate else k) + 1)
@@ -144,7 +145,7 @@ def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
 
 @pytest.mark.parametrize("compiled", [True, False])
 def test_clipped_square_sums_are_the_sums_of_the_clipped_squares(compiled):
-    from dppca_core.choices import clipped_squares
+    from dppca_core.pipeline.choices import clipped_squares
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((700, 6)) * np.array([1.0, 1e3, 1e-3, 5.0, 0.2, 80.0])
@@ -166,7 +167,7 @@ def test_centred_rows_have_the_bits_of_numpys_two_passes(compiled):
 
 
 def test_fixed_sums_of_clipped_squares():
-    from dppca_core.choices import clipped_squares
+    from dppca_core.pipeline.choices import clipped_squares
 
     X = np.random.default_rng(8).standard_normal((300, 4)) * 3
     bounds = np.array([1.0, 2.0, 4.0, 8.0])
@@ -187,8 +188,8 @@ def test_scaled_centred_rows_have_the_bits_of_forming_the_rows_then_centring(com
 
 
 def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
-    from dppca_core.budget import _exact_row_sums
-    from dppca_core.prepare import prepare
+    from dppca_core.pipeline.parts import _exact_row_sums
+    from dppca_core.data.prepare import prepare
 
     X = np.random.default_rng(3).standard_normal((5000, 7)) * 2.0  # many rows clipped
     checked = prepare(X.copy(), 3.0)

@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from dppca_core.budget import BudgetSplit, release_pca
-from dppca_core.ledger import Ledger, Step
+from dppca_core.pipeline.budget import BudgetSplit, release_pca
+from dppca_core.pipeline.ledger import Ledger, Step
 from dppca_core.privacy import PrivacyCurve, compose
 from tests.helpers import spiked_rows
 

@@ -33,8 +33,8 @@ def test_the_import_contracts_can_fail(tmp_path):
     shutil.copytree(ROOT / "dppca_core", tmp_path / "dppca_core", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "ui", tmp_path / "ui", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    privacy = tmp_path / "dppca_core" / "privacy.py"
-    privacy.write_text(privacy.read_text() + "\nfrom . import budget  # noqa: E402,F401\n")
+    privacy = tmp_path / "dppca_core" / "privacy" / "calibration.py"
+    privacy.write_text(privacy.read_text() + "\nfrom ..pipeline import budget  # noqa: E402,F401\n")
     done = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
                           env={"PYTHONPATH": str(tmp_path), "PATH": str(BIN)})
     assert done.returncode != 0 and "BROKEN" in done.stdout, done.stdout[-2000:]

@@ -1,4 +1,4 @@
-"""Validated CSV / Parquet loading (dppca_core.datasets.load_table)."""
+"""Validated CSV / Parquet loading (dppca_core.data.datasets.load_table)."""
 import io
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dppca_core import datasets as D
+from dppca_core.data import datasets as D
 
 FRAME = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.5, 0.1, 0.2], "city": ["x", "y", "z"], "y": [0, 1, 0]})
 

@@ -4,8 +4,8 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics
-from dppca_core.fantope import fantope_l1_admm, fantope_projection
-from dppca_core.datasets import spiked_covariance
+from dppca_core.mechanisms.fantope import fantope_l1_admm, fantope_projection
+from dppca_core.data.datasets import spiked_covariance
 from dppca_core.mechanisms.local import default_sparse_penalty, noisy_local_covariance
 from tests.helpers import sparse_spiked_rows
 

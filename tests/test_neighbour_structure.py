@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.budget import BudgetSplit
-from dppca_core.scores import default_bins
+from dppca_core.pipeline.budget import BudgetSplit
+from dppca_core.pipeline.scores import default_bins
 
 N, D = 240, 5
 GROUPS = ["a", "b", "c"]
@@ -232,7 +232,7 @@ def test_published_structure_is_the_same_on_neighbours(mechanism, relation, buil
 def _at_the_old_cells_boundary():
     """A table whose size sits where a cell count read off the exact n (round((n mu)^(1/3)), mu of a 0.3 scores
     share at epsilon = 4) steps from 6 to 7: one row more or less changes it."""
-    mu = dc.budget.allocate(BudgetSplit.with_extras(scores=0.3), 4.0, 1e-6, "gdp")["scores"].mu
+    mu = dc.pipeline.budget.allocate(BudgetSplit.with_extras(scores=0.3), 4.0, 1e-6, "gdp")["scores"].mu
     n = math.ceil(6.5**3 / mu) - 1
     assert default_bins(n, mu) == 6 and default_bins(n + 1, mu) == 7
     return _spiked(n)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core.budget import BudgetSplit
+from dppca_core.pipeline.budget import BudgetSplit
 
 from .test_neighbour_structure import differences, released_choices
 
@@ -67,7 +67,7 @@ def _csv(frame: pd.DataFrame) -> bytes:
 def read_upload(raw: bytes, on_bad: str):
     """The upload's path: the declared public schema applied to the parsed file."""
     fill = FILL if on_bad == "replace" else None
-    table = dc.datasets.load_table(io.BytesIO(raw), columns=FEATURES, label="species", on_bad=on_bad, fill=fill)
+    table = dc.data.datasets.load_table(io.BytesIO(raw), columns=FEATURES, label="species", on_bad=on_bad, fill=fill)
     return table.X, table.labels, table.schema
 
 
@@ -137,7 +137,7 @@ def test_the_file_scan_can_fail():
     """Reading without a declared schema (columns suggested from the cells) lets one row's text cells drop a
     column: the scan reports the schema and the published shapes that moved."""
     def suggested(raw):
-        table = dc.datasets.load_table(io.BytesIO(raw), label="species", on_bad="drop_column")
+        table = dc.data.datasets.load_table(io.BytesIO(raw), label="species", on_bad="drop_column")
         return table.X, table.labels, table.schema
 
     found = file_scan(suggested, "replace", "public R")

@@ -7,8 +7,8 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import privacy
-from dppca_core.budget import BudgetSplit, release_pca, release_with
-from dppca_core.options import ReleaseOptions
+from dppca_core.pipeline.budget import BudgetSplit, release_pca, release_with
+from dppca_core.pipeline.options import ReleaseOptions
 from dppca_core.validation import MIN_EPSILON, check_delta, check_epsilon
 from tests.helpers import spiked_rows
 

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core import datasets, planning
+from dppca_core import planning
+from dppca_core.data import datasets
 from dppca_core.planning import Standin, evaluate
 
 CONFIDENCE = 0.9

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.prepare import GramAccumulator, block_rows, prepare
-from dppca_core.sites import split_sites
+from dppca_core.data.prepare import GramAccumulator, block_rows, prepare
+from dppca_core.data.sites import split_sites
 
 
 def reference(X, R):
@@ -47,7 +47,7 @@ def test_rows_already_on_the_radius_are_not_counted_as_clipped():
 
 def test_prepare_keeps_no_copy_of_x_and_forms_rows_only_when_asked():
     X = np.random.default_rng(2).standard_normal((200_000, 20)) * 0.5  # 32 MB, about a third of rows clipped
-    from dppca_core._compiled import row_sq_norms
+    from dppca_core.compiled.loops import row_sq_norms
 
     row_sq_norms(X[:2])  # the compiled kernel is loaded once per process (numba's import): not per call
     tracemalloc.start()
@@ -124,7 +124,7 @@ def test_gram_from_chunks_matches_prepare():
 
 
 def test_narrow_data_get_the_gram_in_the_norm_pass_and_wide_data_on_first_use():
-    from dppca_core.prepare import FUSED_GRAM_MAX_D
+    from dppca_core.data.prepare import FUSED_GRAM_MAX_D
 
     rng = np.random.default_rng(11)
     for d in (FUSED_GRAM_MAX_D, FUSED_GRAM_MAX_D + 1):
@@ -154,7 +154,7 @@ def test_rows_at_gathers_scaled_rows_without_materialising_and_notices_changes()
 
 
 def test_squared_row_norms_agree_with_einsum_and_do_not_depend_on_layout():
-    from dppca_core._compiled import row_sq_norms
+    from dppca_core.compiled.loops import row_sq_norms
 
     X = np.random.default_rng(5).standard_normal((3001, 20)) * np.logspace(-3, 3, 20)
     sq = row_sq_norms(X)
@@ -172,7 +172,7 @@ def test_squared_row_norms_agree_with_einsum_and_do_not_depend_on_layout():
 
 @pytest.mark.parametrize("n", [5000, 200_000])  # einsum below COMPILED_NORMS_MIN_SIZE entries, compiled above
 def test_prepared_fortran_ordered_rows_are_gathered_without_a_false_modification_alarm(n):
-    from dppca_core.prepare import COMPILED_NORMS_MIN_SIZE
+    from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE
 
     X = np.asfortranarray(np.random.default_rng(6).standard_normal((n, 7)))  # most rows clipped at R = 1.5
     p = prepare(X, 1.5)

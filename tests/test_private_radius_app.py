@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core import experiments
+from dppca_core.pipeline import experiments
 from tests.test_app_pages import assert_clean
 from tests.test_exports import _releases, _upload, offered
 from tests.test_exports import downloads  # noqa: F401 - fixture

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core import tables
-from dppca_core.stats import NO_SITE, sufficient_stats
+from dppca_core.data import tables
+from dppca_core.data.stats import NO_SITE, sufficient_stats
 
 from .messy import HEADER, MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv, to_csv
 
@@ -73,18 +73,18 @@ def test_drop_column_on_a_neighbour_changes_d_and_replace_does_not():
     clean = to_csv(rows, ["a", "b", "c", "d"])
     rows[7][2] = ""
     holed = to_csv(rows, ["a", "b", "c", "d"])
-    dropped = [dc.datasets.load_table(buffer(raw), on_bad="drop_column").X.shape for raw in (clean, holed)]
+    dropped = [dc.data.datasets.load_table(buffer(raw), on_bad="drop_column").X.shape for raw in (clean, holed)]
     assert dropped == [(300, 4), (300, 3)]  # the defect: one cell changes d
-    rowwise = [dc.datasets.load_table(buffer(raw), on_bad="drop_rows").X.shape for raw in (clean, holed)]
+    rowwise = [dc.data.datasets.load_table(buffer(raw), on_bad="drop_rows").X.shape for raw in (clean, holed)]
     assert rowwise == [(300, 4), (299, 4)]  # and one cell changes n
     cols = ["a", "b", "c", "d"]
-    kept = [dc.datasets.load_table(buffer(raw), cols, on_bad="replace").X.shape for raw in (clean, holed)]
+    kept = [dc.data.datasets.load_table(buffer(raw), cols, on_bad="replace").X.shape for raw in (clean, holed)]
     assert kept == [(300, 4), (300, 4)]
 
 
 @pytest.mark.parametrize("mech", ["analyze_gauss", "private_power"])
 def test_neighbours_publish_the_same_d_n_and_shapes(mech):
-    a, b = (dc.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="replace", fill=TYPICAL)
+    a, b = (dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="replace", fill=TYPICAL)
             for raw in (messy_csv(), neighbour_csv()))
     pa, pb = published(a.X, mech=mech), published(b.X, mech=mech)
     assert pa["parameters"]["d"] == pb["parameters"]["d"] == 4
@@ -94,7 +94,7 @@ def test_neighbours_publish_the_same_d_n_and_shapes(mech):
 
 
 def test_add_remove_may_leave_rows_out_and_then_publishes_no_n():
-    a, b = (dc.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="drop_rows")
+    a, b = (dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="drop_rows")
             for raw in (messy_csv(), neighbour_csv()))
     assert a.n_rows == 344 - 8 and b.n_rows == 344 - 9 and a.schema.as_dict()["bad_cells"] == "drop_rows"
     pa, pb = published(a.X, "add_remove"), published(b.X, "add_remove")
@@ -112,7 +112,7 @@ def test_a_declared_column_is_read_as_numbers_whatever_it_holds_in_the_declared_
     assert np.all(table.X[:, 1] == -1.0) and table.replaced["island"] == 344
     # a column whose cells are mostly text keeps its few numbers when declared
     raw = b"a,b\n1,x\n2,y\n3,5\n4,z\n"
-    t = dc.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace")
+    t = dc.data.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace")
     assert t.X[:, 1].tolist() == [0.0, 0.0, 5.0, 0.0] and t.replaced == {"a": 0, "b": 3}
     # undeclared: the numeric columns are a suggestion read from the cells, and the schema says so
     suggested = parsed.select(label="species", on_bad="replace")
@@ -121,7 +121,7 @@ def test_a_declared_column_is_read_as_numbers_whatever_it_holds_in_the_declared_
 
 def test_infinite_cells_are_replaced_like_missing_ones():
     raw = b"a,b\n1,inf\n2,-inf\n3,4\n1e999,5\n"
-    t = dc.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill={"b": 2.5})
+    t = dc.data.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill={"b": 2.5})
     assert t.X.tolist() == [[1, 2.5], [2, 2.5], [3, 4], [0, 5]] and t.replaced == {"a": 1, "b": 2}
     assert np.isfinite(t.X).all()
 
@@ -129,12 +129,12 @@ def test_infinite_cells_are_replaced_like_missing_ones():
 def test_fill_is_checked():
     raw = b"a,b\n1,\n2,3\n"
     with pytest.raises(ValueError, match="needs on_bad='replace'"):
-        dc.datasets.load_table(buffer(raw), ["a", "b"], fill=1.0)
+        dc.data.datasets.load_table(buffer(raw), ["a", "b"], fill=1.0)
     with pytest.raises(ValueError, match="not among the features"):
-        dc.datasets.load_table(buffer(raw), ["a"], on_bad="replace", fill={"b": 1.0})
+        dc.data.datasets.load_table(buffer(raw), ["a"], on_bad="replace", fill={"b": 1.0})
     with pytest.raises(ValueError, match="finite number"):
-        dc.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill={"b": float("nan")})
-    assert dc.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill=9).X.tolist() == [[1, 9], [2, 3]]
+        dc.data.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill={"b": float("nan")})
+    assert dc.data.datasets.load_table(buffer(raw), ["a", "b"], on_bad="replace", fill=9).X.tolist() == [[1, 9], [2, 3]]
 
 
 def test_flags_name_identifier_time_constant_and_text_columns():
@@ -160,13 +160,13 @@ def exact_gram(X, radius=R):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_streamed_statistics_replace_the_same_cells_and_keep_n(tmp_path, monkeypatch, workers):
-    import dppca_core.stats as S
+    from dppca_core.data import engines
 
-    monkeypatch.setattr(S, "PARALLEL_BYTES", 0)  # with two workers, split even this small file between threads
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)  # with two workers, split even this small file between threads
     path, other = tmp_path / "p.csv", tmp_path / "q.csv"
     path.write_bytes(messy_csv())
     other.write_bytes(neighbour_csv())
-    table = dc.datasets.load_table(path, MEASUREMENTS, on_bad="replace", fill=TYPICAL)
+    table = dc.data.datasets.load_table(path, MEASUREMENTS, on_bad="replace", fill=TYPICAL)
     stats = sufficient_stats(path, MEASUREMENTS, R, on_bad="replace", fill=TYPICAL, chunk_rows=50, workers=workers)
     assert stats.n == 344 and stats.d == 4 and stats.schema == table.schema
     assert np.allclose(stats.gram, exact_gram(table.X), rtol=1e-12, atol=1e-14)
@@ -206,7 +206,7 @@ def test_header_is_what_the_messy_table_promises():
 def test_a_shipped_sample_declares_its_header_and_synthetic_data_have_no_schema():
     from ui import data
 
-    wine = dc.datasets.load_sample("wine")
+    wine = dc.data.datasets.load_sample("wine")
     assert wine.schema.declared and wine.schema.label == "class" and wine.schema.d == 13
     assert wine.schema.as_dict()["bad_cells"] == "error" and wine.schema.as_dict()["replacement"] == {}
     assert data.load_dataset({**_scenario(), "src": "sample:wine"}).schema == wine.schema

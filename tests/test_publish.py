@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.randomness import random_source, secure_generator
+from dppca_core.privacy.randomness import random_source, secure_generator
 
 
 @pytest.fixture(scope="module")

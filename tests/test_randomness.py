@@ -4,8 +4,8 @@ import pickle
 import numpy as np
 import pytest
 
-from dppca_core import randomness
-from dppca_core.randomness import secure_generator
+from dppca_core.privacy import randomness
+from dppca_core.privacy.randomness import secure_generator
 
 KEY_BYTES = 32  # ChaCha20: a 256-bit key
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core.prepare import center_data, clip_rows, max_norm_scale
+from dppca_core.data.prepare import center_data, clip_rows, max_norm_scale
 from tests.helpers import spiked_rows
 
 X, _ = spiked_rows(200, 5, 2, seed=0)

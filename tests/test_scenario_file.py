@@ -22,8 +22,8 @@ names = st.text(min_size=1, max_size=12)
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False)
 #: each text setting's valid values (a text setting added later is drawn from its default until it is given one here)
 TEXT = {
-    "src": st.one_of(st.sampled_from(["synthetic", "upload", *(f"preset:{p}" for p in dc.datasets.PRESETS),
-                                      *(f"sample:{s}" for s in dc.datasets.SAMPLES)]),
+    "src": st.one_of(st.sampled_from(["synthetic", "upload", *(f"preset:{p}" for p in dc.data.datasets.PRESETS),
+                                      *(f"sample:{s}" for s in dc.data.datasets.SAMPLES)]),
                      names.map(lambda name: f"server:{name}")),
     "bounds": st.lists(positive, max_size=6).map(lambda xs: ",".join(repr(x) for x in xs)),
     "cols": st.lists(names, max_size=6, unique=True).map(lambda cs: json.dumps(cs) if cs else ""),

@@ -6,11 +6,11 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import audit as audit_mod
-from dppca_core.budget import BudgetSplit
+from dppca_core.pipeline.budget import BudgetSplit
 from dppca_core.privacy import gaussian_mu
-from dppca_core.scores import (FRAME_MARGIN, FRAME_QUANTILES, count_tail, default_bins, exact_frame, private_frame,
+from dppca_core.pipeline.scores import (FRAME_MARGIN, FRAME_QUANTILES, count_tail, default_bins, exact_frame, private_frame,
                                private_group_labels, private_scores, sparse_counts, stability_threshold)
-from dppca_core.shares import Share, release_counts
+from dppca_core.privacy.shares import Share, release_counts
 from scipy.special import ndtr
 
 HUGE = Share(1.0, 0.0, 1e-6, 1e7)  # practically no noise: the released table is the table

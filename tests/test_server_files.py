@@ -154,7 +154,7 @@ def test_files_folders_and_globs_inside_still_read(tree, relative, names):
 
 def test_the_library_reads_exactly_what_the_gate_found(tree):
     """The statistics of a glob equal the library's own read of the same files (the gate changes no number)."""
-    from dppca_core.stats import sufficient_stats
+    from dppca_core.data.stats import sufficient_stats
 
     root, _ = tree
     ours = sf.read(sf.find("parts/*.csv", root), 4.0)

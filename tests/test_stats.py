@@ -1,4 +1,4 @@
-"""Sufficient statistics streamed from files (dppca_core.stats): exactness, both engines, equal releases, bad rows."""
+"""Sufficient statistics streamed from files (dppca_core.data.stats): exactness, both engines, equal releases, bad rows."""
 import subprocess
 import sys
 import textwrap
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import dppca_core as dc
-from dppca_core.stats import StreamCancelled, SufficientStats, sufficient_stats
+from dppca_core.data.stats import StreamCancelled, SufficientStats, sufficient_stats
 
 N, D, R = 3000, 5, 1.2
 RNG = np.random.default_rng(7)
@@ -174,8 +174,8 @@ def test_bad_rows_are_refused_or_dropped_and_counted_never_silently(tmp_path):
     assert "3 of 83 rows" in diag["warnings"][0]
     # the same file through load_table: the same rules
     with pytest.raises(ValueError, match=r"missing, infinite or non-numeric values in column\(s\) 'b' \(3 of 83"):
-        dc.datasets.load_table(path, on_bad="error")
-    table = dc.datasets.load_table(path, on_bad="drop_rows")
+        dc.data.datasets.load_table(path, on_bad="error")
+    table = dc.data.datasets.load_table(path, on_bad="drop_rows")
     assert table.rows_dropped == 3 and np.array_equal(table.X, rows)
     with pytest.raises(ValueError, match="two passes"):
         sufficient_stats(path, on_bad="drop_column")
@@ -245,7 +245,7 @@ def test_library_and_numpy_engine_work_without_dask(files):
                     raise ImportError('no dask here')
         sys.meta_path.insert(0, Block())
         import dppca_core as dc
-        from dppca_core.stats import sufficient_stats
+        from dppca_core.data.stats import sufficient_stats
         s = sufficient_stats({str(files['csv'])!r}, data_norm={R}, label='y', sites='site')
         assert s.n == {N}
         dc.run('analyze_gauss', s, 2, 1.0, data_norm={R}, seed=0)
@@ -309,9 +309,9 @@ def test_dask_engine_bad_rows_follow_the_same_rules(tmp_path, cluster):
 
 
 def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path, monkeypatch):
-    import dppca_core.stats as S
+    from dppca_core.data import engines, readers
 
-    monkeypatch.setattr(S, "PARALLEL_BYTES", 0)  # split even this small file
+    monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)  # split even this small file
     one = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=1)
     seen = []
     three = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=3,
@@ -319,7 +319,7 @@ def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path
     check_exact(three)
     assert close(three.gram, one.gram) and three.site_labels == one.site_labels
     assert three.diagnostics["rows_read"] == N and max(seen) == N
-    assert S._split_points(files["csv"], 0, 3)[0][0] > 0  # the header line is not data
+    assert readers._split_points(files["csv"], 0, 3)[0][0] > 0  # the header line is not data
     good = "\n".join(f"{i % 7},{(i * 3) % 5}" for i in range(300))
     path = write(tmp_path, "a,b\n" + good + "\n1,\n" + good + "\n")
     with pytest.raises(ValueError, match=r"column\(s\) 'b' \(1 cell\(s\)\)"):
@@ -329,6 +329,6 @@ def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path
     with pytest.raises(StreamCancelled):
         sufficient_stats(files["csv"], data_norm=R, label="y", workers=2, chunk_rows=300, progress=lambda r, c: False)
     quoted = write(tmp_path, 'a,b\n"1",2\n' + good + "\n", "quoted.csv")
-    assert not S._parallel_ok(str(quoted), open(quoted, "rb"), S._Spec("csv", ("a", "b"), (0, 1), None), 2)
+    assert not engines._parallel_ok(str(quoted), open(quoted, "rb"), readers._Spec("csv", ("a", "b"), (0, 1), None), 2)
     with pytest.raises(ValueError, match="workers"):
         sufficient_stats(path, workers=0)

@@ -7,10 +7,10 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
-from dppca_core.datasets import liu_example_41, liu_spiked
-from dppca_core.histogram import stability_histogram, stability_threshold
-from dppca_core.mechanisms.streaming import (_budget_for_coordinates, _histogram_share, _private_mean,
-                                             _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
+from dppca_core.data.datasets import liu_example_41, liu_spiked
+from dppca_core.privacy.histogram import stability_histogram, stability_threshold
+from dppca_core.mechanisms.dp_pca_steps import (_budget_for_coordinates, _histogram_share, _private_mean,
+                                                _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
 
 
 def mean_error(name, data, eps=1.0, reps=4, reduce=np.mean, **params):
@@ -156,7 +156,7 @@ def test_private_oja_fast_loop_is_the_textbook_recursion():
 
 def test_private_oja_compiled_and_python_loops_agree():
     # the compiled kernel (numba) and the Python loop: same steps, same trace frames, equal to rounding
-    from dppca_core import _compiled
+    from dppca_core.compiled import loops as _compiled
 
     if _compiled.compiled_oja_steps() is None:
         pytest.skip("numba is not installed: only the Python loop runs")
@@ -236,11 +236,11 @@ def test_stability_histogram_counts_threshold_and_rare_bins():
 
 @pytest.mark.parametrize("name", ["private_oja", "dp_pca"])
 def test_repetitions_on_two_threads_equal_the_serial_ones(name):
-    from dppca_core import experiments
-    from dppca_core.prepare import prepare
+    from dppca_core.pipeline import experiments
+    from dppca_core.data.prepare import prepare
 
     assert dc.get_mechanism(name).threaded_reps
-    data = prepare(dc.datasets.spiked_covariance(n=3000, d=8, k=1, seed=2).X)
+    data = prepare(dc.data.datasets.spiked_covariance(n=3000, d=8, k=1, seed=2).X)
     serial = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=1)
     threaded = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=2)
     assert np.array_equal(serial.components, threaded.components)
@@ -250,10 +250,10 @@ def test_repetitions_on_two_threads_equal_the_serial_ones(name):
 
 
 def test_repeat_refuses_bad_workers_and_bad_settings_before_starting_threads():
-    from dppca_core import experiments
-    from dppca_core.prepare import prepare
+    from dppca_core.pipeline import experiments
+    from dppca_core.data.prepare import prepare
 
-    data = prepare(dc.datasets.spiked_covariance(n=500, d=6, k=1, seed=2).X)
+    data = prepare(dc.data.datasets.spiked_covariance(n=500, d=6, k=1, seed=2).X)
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="workers"):
             experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "replace", reps=3, seed=0, workers=bad)
@@ -268,7 +268,7 @@ def test_repeat_refuses_bad_workers_and_bad_settings_before_starting_threads():
 def test_a_dataframe_with_clipped_rows_gives_the_release_of_its_array(name):
     import pandas as pd
 
-    X = dc.datasets.spiked_covariance(n=4000, d=6, k=1, seed=4).X * 3.0  # most rows clipped at R = 1
+    X = dc.data.datasets.spiked_covariance(n=4000, d=6, k=1, seed=4).X * 3.0  # most rows clipped at R = 1
     frame = pd.DataFrame(X)  # DataFrame.to_numpy gives a Fortran-ordered array: rows are gathered from it
     a = dc.run(name, frame, 1, 1.0, 1e-6, seed=8)
     b = dc.run(name, np.ascontiguousarray(X), 1, 1.0, 1e-6, seed=8)

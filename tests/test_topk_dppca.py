@@ -4,7 +4,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
-from dppca_core.mechanisms.streaming import dp_pca_schedule
+from dppca_core.mechanisms.dp_pca_steps import dp_pca_schedule
 from dppca_core.mechanisms.topk_dppca import topk_audit_design
 from tests.helpers import spiked_rows
 from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon

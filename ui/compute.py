@@ -12,14 +12,15 @@ import numpy as np
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import experiments, metrics
-from dppca_core.options import ReleaseOptions
+from dppca_core import metrics
+from dppca_core.pipeline import experiments
+from dppca_core.pipeline.options import ReleaseOptions
 from dppca_core.registry import display_name
 
 from . import data
 from .data import Prepared
 
-#: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.experiments.METRICS)
+#: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.pipeline.experiments.METRICS)
 METRICS = {name: m.describe() for name, m in experiments.METRICS.items()}
 
 
@@ -92,7 +93,7 @@ def prepare(ds, vals: dict) -> Prepared:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> PrivatelyScaled:
-    """:func:`dppca_core.experiments.prepare_input` with a ScaleRule, once per (dataset, centring, R, bounds, radius
+    """:func:`dppca_core.pipeline.experiments.prepare_input` with a ScaleRule, once per (dataset, centring, R, bounds, radius
     rule), shared by sessions: the same path as the Report's script."""
     inp = experiments.prepare_input(_X, R, center, rule, radius)
     return PrivatelyScaled(data=inp.data, key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}", center_private=inp.private,
@@ -102,7 +103,7 @@ def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> P
 
 def release_rows(prep: Prepared) -> dict:
     """What a release of ``prep`` reads beyond the prepared rows: the scale rule and the raw rows when each release
-    scales the columns privately (keyword arguments of :func:`dppca_core.experiments.repeat` and
+    scales the columns privately (keyword arguments of :func:`dppca_core.pipeline.experiments.repeat` and
     :func:`ui.report.publishable_releases`), else nothing."""
     return {"scale": prep.scale, "rows": prep.rows} if isinstance(prep, PrivatelyScaled) else {}
 
@@ -157,7 +158,7 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
 @st.cache_data(max_entries=256, show_spinner=False)
 def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _options):
     """Cached on every input (the data's hash and centring/radius in ``key``, every option of the releases in
-    ``options_key``: :meth:`dppca_core.options.ReleaseOptions.key`), shared by every session."""
+    ``options_key``: :meth:`dppca_core.pipeline.options.ReleaseOptions.key`), shared by every session."""
     reps_out = experiments.repeat(mechanism, _prep.data, reps=reps, seed=seed, reference=_prep.ref,
                                   support=None if support is None else np.asarray(support), s=s, radius=_prep.radius,
                                   options=_options, **release_rows(_prep))
@@ -215,7 +216,7 @@ def subsample_grid(n_rows: int, d: int) -> list[int]:
 
 
 def subsample_dataset(ds, size: int, seed: int):
-    """``ds`` with ``size`` of its rows (:func:`dppca_core.experiments.subsample_rows`, seeded, nested), its labels
+    """``ds`` with ``size`` of its rows (:func:`dppca_core.pipeline.experiments.subsample_rows`, seeded, nested), its labels
     alike; the whole table when ``size`` is its row count. ValueError for a file streamed into statistics."""
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "

@@ -1,6 +1,6 @@
 """Datasets for the app: load from the scenario's data fields, hash the bytes, prepare once.
 
-Loading goes through ``dppca_core.datasets`` (synthetic generator, paper presets, shipped samples, tables).
+Loading goes through ``dppca_core.data.datasets`` (synthetic generator, paper presets, shipped samples, tables).
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import datasets as dsets
-from dppca_core import experiments
+from dppca_core.data import datasets as dsets
+from dppca_core.pipeline import experiments
 
 from . import limits, worker
 from .session import STREAM_KEY, UPLOAD_KEY  # noqa: F401  (the upload and a server file's statistics)
@@ -34,7 +34,7 @@ class Dataset:
     key: str = ""                        # sha256 of the array bytes
     report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
     stats: object = None                 # dppca_core.SufficientStats of a streamed server file
-    schema: object = None                # dppca_core.tables.PublicSchema of a table (None for synthetic data)
+    schema: object = None                # dppca_core.data.tables.PublicSchema of a table (None for synthetic data)
 
     def __post_init__(self):
         # names enter the app here (file names, column names, the note quoting them): every page, figure and
@@ -167,7 +167,7 @@ class _Refusal:
 
 
 def parsed_upload(up: dict):
-    """The :class:`dppca_core.tables.ParsedTable` of an uploaded file (parsed once per content); ValueError saying
+    """The :class:`dppca_core.data.tables.ParsedTable` of an uploaded file (parsed once per content); ValueError saying
     why a file cannot be read."""
     parsed = _parsed(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], up["bytes"])
     if isinstance(parsed, _Refusal):
@@ -328,7 +328,7 @@ class Prepared:
 @st.cache_resource(max_entries=limits.PREPARED_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _prepare(key: str, center: str, R, scale: tuple | None, radius, _X: np.ndarray) -> Prepared:
     """The mechanisms' input and the non-private reference, once per (dataset, centring, R, scaling, radius rule),
-    shared by sessions: :func:`dppca_core.experiments.prepare_input`, the same path as the Report's script.
+    shared by sessions: :func:`dppca_core.pipeline.experiments.prepare_input`, the same path as the Report's script.
 
     "private" centring happens inside each release (its mean is part of the release), so the input stays the
     clipped rows; "empirical" centring (not private) is applied here. ``R="private"``: each release chooses R

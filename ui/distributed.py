@@ -1,7 +1,7 @@
 """The Distributed page's computation: the sites of the scenario, the comparison of pooled, capePCA, conventional and
 one-site releases over repetitions, and DPS-PCA's convergence, each cached on the scenario's settings.
 
-Seeds: repetition r of a mechanism draws from :func:`dppca_core.experiments.rep_seed` (scenario seed, r, mechanism),
+Seeds: repetition r of a mechanism draws from :func:`dppca_core.pipeline.experiments.rep_seed` (scenario seed, r, mechanism),
 the scheme of every other repeated run in the app; DPS-PCA's traces use the scenario seed.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import metrics
-from dppca_core.experiments import rep_seed
+from dppca_core.pipeline.experiments import rep_seed
 
 from . import data
 

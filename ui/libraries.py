@@ -11,7 +11,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures, peers
-from dppca_core.experiments import summary
+from dppca_core.pipeline.experiments import summary
 
 from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary

@@ -198,7 +198,7 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
              "seed: the scenario's link (with its noise seed) belongs to the exploration records.")
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
-    setup = _setup(vals, upload, more=", publishable",
+    setup = _setup(vals, upload, more="\n    from dppca_core import publishable",
                    extra_lines=(f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its ledger of spends goes next "
                                 "to it", f"LEDGER_NAME = {LEDGER_NAME!r}", "import datetime", "import json",
                                 "from pathlib import Path"))

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 import dppca_core as dc
-from dppca_core import datasets as dsets
-from dppca_core import experiments, publishable, risk
+from dppca_core.data import datasets as dsets
+from dppca_core import publishable, risk
+from dppca_core.pipeline import experiments
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
 
@@ -610,18 +611,18 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
     src = vals["src"]
     if src == "synthetic":
         sparse = vals["sparse"] or None
-        return [f"syn = dc.datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
+        return [f"syn = datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
                 f"spike={vals['spike']!r}, sparsity={sparse!r}, seed={vals['dseed']})",
                 "X = syn.X",
                 "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
     if src.startswith("preset:"):
         name = src.split(":", 1)[1]
-        return [f"preset = dc.datasets.PRESETS[{name!r}]",
+        return [f"preset = datasets.PRESETS[{name!r}]",
                 f"syn = preset.make(**preset.defaults, seed={vals['dseed']})",
                 "X = syn.X",
                 "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
     if src.startswith("sample:"):
-        return [f"table = dc.datasets.load_sample({src.split(':', 1)[1]!r})", "X, labels = table.X, table.labels",
+        return [f"table = datasets.load_sample({src.split(':', 1)[1]!r})", "X, labels = table.X, table.labels",
                 "support = None"]
     if src.startswith("server:"):
         path = path or f"sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}"
@@ -634,7 +635,7 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
     columns = list(upload.get("columns") or ()) or None
     return ["# the uploaded table is not part of the link: " + ("pass its path as the first argument" if path is None
                                                                 else "set its path above"),
-            f"table = dc.datasets.load_table({path or 'sys.argv[1]'}, columns={columns!r}, "
+            f"table = datasets.load_table({path or 'sys.argv[1]'}, columns={columns!r}, "
             f"label={upload.get('label') or None!r}, on_bad={upload.get('on_bad', 'error')!r}, "
             f"fill={upload.get('fill') or None!r})",
             "X, labels = table.X, table.labels",
@@ -649,7 +650,8 @@ def reads_a_file(vals: dict) -> bool:
 #: how a downloaded script or notebook says, in one line, that dppca_core is missing and how to install it
 IMPORT_LINES = """try:
     import dppca_core as dc
-    from dppca_core import experiments{more}
+    from dppca_core.data import datasets
+    from dppca_core.pipeline import experiments{more}
 except ImportError as exc:  # not installed for this Python: say how, in one line
     sys.exit(f"{{exc}}: install the DP-PCA Explorer project first: {{sys.executable}} -m pip install -e <the project's "
              "folder> (the folder holding pyproject.toml), then run this {what} again.")"""
@@ -699,8 +701,8 @@ def compare_lines(vals: dict) -> list[str]:
 def build_script(vals: dict, upload: dict | None = None) -> str:
     """A Python script that prints the Report's results table for this scenario (same seeds, same numbers).
 
-    It runs the library path the page runs (:func:`dppca_core.experiments.prepare_input` then
-    :func:`dppca_core.experiments.compare`) with the page's scaling, centring, radius and budget split. It needs
+    It runs the library path the page runs (:func:`dppca_core.pipeline.experiments.prepare_input` then
+    :func:`dppca_core.pipeline.experiments.compare`) with the page's scaling, centring, radius and budget split. It needs
     only the installed ``dppca_core`` package (``pip install -e`` the project) and runs from any folder; without the
     package it stops with one line saying how to install it. ``upload``: the uploaded file's column choice (columns,
     label, what to do with bad cells), so the script reads the same table.

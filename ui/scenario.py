@@ -20,7 +20,7 @@ import urllib.parse
 
 import streamlit as st
 
-from dppca_core import experiments
+from dppca_core.pipeline import experiments
 from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: every setting and its checks
     MAX_CELLS, MAX_RAW_CHARS, VIEWS, SWEEP_AXES, METRICS, AUDIT_TRIALS, R_SOURCES, SCALE_SOURCES, K_SOURCES,
     K_EIGENVALUE_SHARE, NONPRIVATE_CENTRING, MAX_BOUNDS, MAX_SCHEMA_COLUMNS, BAD_CELLS, MAX_GROUPS, SEED_MAX, FIELDS,
@@ -141,7 +141,7 @@ def budget(vals: dict | None = None, mechanism: str | None = None, has_labels: b
     ValueError naming the fix when a private step has no share (a private mean, a private k). With ``mechanism``
     and ``has_labels`` (whether the data have a label column): the split that mechanism's release uses, with a
     groups share only when it finds the groups privately (:func:`score_plan`)."""
-    from dppca_core.budget import DEFAULT_SHARES, BudgetSplit
+    from dppca_core.pipeline.budget import DEFAULT_SHARES, BudgetSplit
 
     vals = values() if vals is None else vals
     mean = vals["bmean"] if vals["center"] == "private" else 0.0
@@ -208,7 +208,7 @@ def score_plan(vals: dict, has_labels: bool, mechanism: str | None = None) -> di
     the stability steps, so it draws the plot additive and, when the groups were to be found privately, without
     groups (declare them public to keep them). The pages never turn a score-plot option into a refusal of the whole
     release."""
-    from dppca_core.budget import release_curve_kind
+    from dppca_core.pipeline.budget import release_curve_kind
 
     by_group = bool(vals["sgroup"]) and has_labels  # without a label column: drawn without groups (Explore says so)
     declared = declared_groups(vals)
@@ -246,7 +246,7 @@ def private_radius(vals: dict | None = None) -> bool:
 
 
 def radius_rule(vals: dict | None = None):
-    """The public settings of the private radius (:class:`dppca_core.experiments.RadiusRule`), or None when R is
+    """The public settings of the private radius (:class:`dppca_core.pipeline.experiments.RadiusRule`), or None when R is
     a public number; ValueError naming the fix when the bounds are in the wrong order."""
     vals = values() if vals is None else vals
     if not private_radius(vals):
@@ -264,7 +264,7 @@ def private_scaling(vals: dict | None = None) -> bool:
 
 
 def scale_rule(vals: dict, d: int):
-    """The public settings of a private scaling (:class:`dppca_core.experiments.ScaleRule`: the public bounds), or
+    """The public settings of a private scaling (:class:`dppca_core.pipeline.experiments.ScaleRule`: the public bounds), or
     None when the columns are not scaled privately; ValueError naming the fix when the bounds do not fit the data."""
     if not private_scaling(vals):
         return None

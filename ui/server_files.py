@@ -28,8 +28,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from dppca_core.stats import MAX_SITES, StreamCancelled, sufficient_stats
-from dppca_core.tables import MAX_COLUMNS, plain_name
+from dppca_core.data.stats import MAX_SITES, StreamCancelled, sufficient_stats
+from dppca_core.data.files import plain_name
+from dppca_core.data.tables import MAX_COLUMNS
 
 log = logging.getLogger("dppca.ui")
 
@@ -171,7 +172,7 @@ def _names(base: str, pattern: str) -> list:
 
 
 def _folder_tables(folder: Path, path: str, text: str) -> list:
-    """A folder's Parquet files, else its CSV files (as :func:`dppca_core.stats.sufficient_stats` reads a folder)."""
+    """A folder's Parquet files, else its CSV files (as :func:`dppca_core.data.stats.sufficient_stats` reads a folder)."""
     for suffixes in ((".parquet", ".pq"), (".csv",)):
         names = [n for n in _names(path, "*") if n.lower().endswith(suffixes)]
         if names:
@@ -236,7 +237,7 @@ _PROBLEMS = (
 
 
 def read(found: Found, data_norm: float, sites: str | None = None, progress=None, columns=None, fill=None):
-    """Stream the files of ``found`` into :class:`dppca_core.stats.SufficientStats` (rows clipped to ``data_norm``).
+    """Stream the files of ``found`` into :class:`dppca_core.data.stats.SufficientStats` (rows clipped to ``data_norm``).
 
     ``columns``: the declared columns in order (None: the numeric ones of the first rows, read from the data). A
     missing, infinite or non-numeric cell becomes its column's public value (``fill``, column -> value; default

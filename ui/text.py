@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from dppca_core.tables import plain_name
+from dppca_core.data.files import plain_name
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$=\"'&^])")
 _ZWSP = "\u200b"
@@ -21,7 +21,7 @@ _ZWSP = "\u200b"
 
 #: ``plain(value)``: ``value`` as text that displays as it reads: line breaks and tabs become a space, and control and
 #: bidirectional formatting characters visible escapes such as ``\u202e`` (the rule the library's reader applies
-#: to the names it reads, :func:`dppca_core.tables.plain_name`)
+#: to the names it reads, :func:`dppca_core.data.tables.plain_name`)
 plain = plain_name
 
 

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import streamlit as st
 
-from dppca_core import experiments, figures, metrics, risk
-from dppca_core import scores as scores_core
+from dppca_core import figures, metrics, risk
+from dppca_core.pipeline import experiments
+from dppca_core.pipeline import scores as scores_core
 from dppca_core.figures import risk as risk_figures
 from dppca_core.privacy import compose
 from dppca_core.registry import display_name
@@ -67,7 +68,7 @@ def at_k(results: dict, k: int) -> tuple[dict, str | None]:
 
 
 def units_warning(columns: list, X) -> bool:
-    """Warn as soon as a table is read when its columns' scales are far apart (:func:`dppca_core.experiments.
+    """Warn as soon as a table is read when its columns' scales are far apart (:func:`dppca_core.pipeline.experiments.
     unit_spread`: mean squares 1000 times apart or more), whatever R is: the largest columns would make the first
     components alone. Read from the cells: a non-private hint for the data owner. Returns True when it warned."""
     found = experiments.unit_spread(X)
@@ -468,7 +469,7 @@ def _exact_rows(prep) -> np.ndarray:
 def _exact_score_panels(ds, prep, published: dict) -> tuple[dict, dict]:
     """The exact (non-private) histograms beside a released score plot, one per released group: the exact
     components (signs matched to the released ones, so the clouds face the same way), on their own frame
-    (:func:`dppca_core.scores.exact_frame` of the exact projections) with the released number of cells; rows
+    (:func:`dppca_core.pipeline.scores.exact_frame` of the exact projections) with the released number of cells; rows
     beyond the frame in the nearest edge cell, as a release counts them. Returns (panels, edges)."""
     released = published["outputs"]["scores"]
     dims = int(released.get("dims", 2))
@@ -505,7 +506,7 @@ def _no_group_note(mech: str, published: dict) -> str:
 
 def _readability_note(mech: str, published: dict) -> str | None:
     """One line when a release's plot reads poorly (its noise swamps the smallest group's cloud), naming the scores
-    share or the ε that would make it readable (:func:`dppca_core.scores.readable_budget`); None when it reads."""
+    share or the ε that would make it readable (:func:`dppca_core.pipeline.scores.readable_budget`); None when it reads."""
     out = published["outputs"]["scores"]
     scale = published["facts"].get("scores_noise_scale")
     part = published["facts"].get("budget", {}).get("scores")

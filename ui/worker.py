@@ -33,7 +33,7 @@ from . import limits
 
 log = logging.getLogger("dppca.ui")
 #: modules the fork server imports once, so a child starts with them loaded
-PRELOAD = ["dppca_core.tables", "ui.worker"]
+PRELOAD = ["dppca_core.data.tables", "ui.worker"]
 
 _start_lock = threading.Lock()
 _slots = threading.BoundedSemaphore(limits.PARSE_WORKERS)
@@ -166,7 +166,7 @@ def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file"
 def give_back_memory() -> None:
     """Return freed memory to the system after a large object is dropped: pyarrow's pool keeps freed pages, and so
     does the C allocator (glibc's ``malloc_trim`` gave back 155 MB once the caches of a 46 MB upload were dropped)."""
-    from dppca_core.tables import release_arrow_memory
+    from dppca_core.data.files import release_arrow_memory
 
     release_arrow_memory()
     name = ctypes.util.find_library("c")
@@ -175,9 +175,9 @@ def give_back_memory() -> None:
 
 
 def parse_upload(name: str, raw: bytes, max_bytes: int, max_cells: int, max_columns: int, max_decoded_bytes: int):
-    """(In the worker) an uploaded file parsed by :func:`dppca_core.tables.parse_table` under the upload limits, with
+    """(In the worker) an uploaded file parsed by :func:`dppca_core.data.tables.parse_table` under the upload limits, with
     every column analysed, so all of the work on the visitor's bytes happens within the worker's budgets."""
-    from dppca_core.tables import parse_table
+    from dppca_core.data.tables import parse_table
 
     buffer = io.BytesIO(raw)
     buffer.name = name

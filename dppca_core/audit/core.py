@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from ..api import run
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, check_neighbors, gaussian_delta, gaussian_mu
 from ..registry import get_mechanism
 from ..release import to_plain

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy.special import i0e
 
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import exponential_weight, sensitivity
 from ..release import to_plain
 from .design import AuditDesign

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..prepare import prepare
+from ..data.prepare import prepare
 from .design import AuditDesign
 
 #: The statistics of :func:`default_design` (mechanism-specific designs add their own names).

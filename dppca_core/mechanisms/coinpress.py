@@ -1,7 +1,7 @@
 """CoinPress covariance (Biswas, Dong, Kamath & Ullman, NeurIPS 2020), and PCA as its post-processing.
 
 The data need only a loose public bound on their spread: here the clipping radius (rows of norm <= 1 after
-:func:`dppca_core.prepare`) and, optionally, a smaller prior bound u on the top eigenvalue of the per-row second
+:func:`dppca_core.data.prepare`) and, optionally, a smaller prior bound u on the top eigenvalue of the per-row second
 moment. Each step maps the rows by a public matrix A_t (the current confidence ellipsoid: after it the second
 moment is believed to be at most the identity), clips the mapped rows to the radius a whitened row should have,
 adds Gaussian noise to their second moment and shrinks the ellipsoid with the noisy estimate. The last step's
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..audit.design import AuditDesign
 from ..linalg import symmetric_gaussian, top_eigenvectors
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime

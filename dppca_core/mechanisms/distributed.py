@@ -5,8 +5,8 @@ computed per site hold for the whole release (parallel composition) when the sit
 independent. capePCA's correlated noise needs the joint-view check (docs/mechanisms.md, cape_pca).
 
 Every mechanism here reads only the per-site Gram matrices and site sizes
-(:meth:`dppca_core.prepare.PreparedData.site_partition`, memoised per partition), so all of them run from
-rows or from sufficient statistics with a site column (:func:`dppca_core.stats.sufficient_stats`).
+(:meth:`dppca_core.data.prepare.PreparedData.site_partition`, memoised per partition), so all of them run from
+rows or from sufficient statistics with a site column (:func:`dppca_core.data.stats.sufficient_stats`).
 """
 from __future__ import annotations
 

@@ -13,12 +13,12 @@ import math
 
 import numpy as np
 
-from ..bingham import MAX_CONCENTRATION, complement_compression, sample_matrix_bingham, sample_vector_bingham
+from ..privacy.bingham import MAX_CONCENTRATION, complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
 from .rates import Rate, Regime, exponential_rms, spiked
-from ..shares import Share, release_vector
+from ..privacy.shares import Share, release_vector
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
 MAX_ITERATES = 100
@@ -38,7 +38,7 @@ def _bingham_weight(epsilon: float, neighbors: str) -> float:
 def _check_samplable(data, weight: float, epsilon: float, name: str) -> None:
     """Refuse an epsilon whose Bingham law the exact sampler cannot draw in double precision, from public
     quantities only: ||weight C||_F <= weight tr(C) <= weight n for rows of norm <= 1, and the sampler needs
-    q ||weight C|| <= MAX_CONCENTRATION (:mod:`dppca_core.bingham`) with q <= d."""
+    q ||weight C|| <= MAX_CONCENTRATION (:mod:`dppca_core.privacy.bingham`) with q <= d."""
     bound = data.d * weight * data.n
     if bound > MAX_CONCENTRATION:
         usable = epsilon * MAX_CONCENTRATION / bound
@@ -176,7 +176,7 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
     _check_samplable(data, _bingham_weight(eps_vector, neighbors), epsilon, "amin_iterative")
     eigenvalues, scale = None, None
     if eps_values > 0:
-        # released exactly on a grid (dppca_core.exact): eigvalsh is backward stable, each eigenvalue within
+        # released exactly on a grid (dppca_core.privacy.exact): eigvalsh is backward stable, each eigenvalue within
         # p(d) u ||C|| of the exact one; we take p(d) = 10 d (an assumption on LAPACK's dsyevd, stated in
         # docs/privacy.md) on top of the Gram matrix's own rounding error
         err = data.d * data.gram_error + summation_error(10 * data.d, data.n)

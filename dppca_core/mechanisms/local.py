@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..fantope import fantope_l1_admm
+from .fantope import fantope_l1_admm
 from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism

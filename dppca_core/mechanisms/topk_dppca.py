@@ -21,8 +21,9 @@ from ..audit.design import public_stream
 from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
 from .rates import Rate, Regime, spiked
-from .streaming import (DP_PCA_AUDIT_ROWS, DP_PCA_READINGS, OJA_AUDIT_LR, PAPER_LKJO, _batch_plan, _first_step_design,
-                        batches, dp_pca, dp_pca_curve, gradient_ascent, public_start)
+from .dp_pca_steps import _batch_plan, batches, gradient_ascent
+from .streaming import (DP_PCA_AUDIT_ROWS, DP_PCA_READINGS, OJA_AUDIT_LR, PAPER_LKJO, _first_step_design, dp_pca,
+                        dp_pca_curve, public_start)
 
 PAPER_DS = ("Düngler & Sanyal, An Iterative Algorithm for Differentially Private k-PCA with Adaptive Noise "
             "(NeurIPS 2025), Algorithm 1 (k-DP-PCA)")

@@ -16,11 +16,11 @@ import numpy as np
 
 from ..audit.design import AuditDesign
 from ..linalg import symmetric_gaussian, top_eigenvectors
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu, summation_error
 from ..registry import Output, Param, mechanism
 from .rates import gram_noise_rate
-from ..shares import Share, release_vector
+from ..privacy.shares import Share, release_vector
 
 PAPER_DLY = "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), Algorithm 1"
 #: Background of the audit design: squared norms along e1 and e2 far apart, so that the noisy spectrum keeps
@@ -42,7 +42,7 @@ def noisy_parts(data, mu_vectors: float, mu_values: float, rng: np.random.Genera
     E is symmetric with upper entries N(0, sigma^2), sigma = sqrt(2) / mu_vectors (the upper triangle of C moves by
     at most sqrt(2) when a row of norm <= 1 is replaced). The spectrum lambda(C), sorted, moves by at most
     ||x x^T - x' x'^T||_F <= sqrt(2) in l2 (Hoffman-Wielandt); it is released with exact noise on a grid
-    (:func:`dppca_core.shares.release_vector`) at GDP parameter mu_values.
+    (:func:`dppca_core.privacy.shares.release_vector`) at GDP parameter mu_values.
     """
     delta_2 = sensitivity("gram_upper", "replace")
     noisy_matrix = data.gram + symmetric_gaussian(data.d, delta_2 / mu_vectors, rng)

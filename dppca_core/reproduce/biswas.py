@@ -8,7 +8,7 @@ import numpy as np
 
 from ..figures.base import PALETTE
 from ..mechanisms.coinpress import whitened_radius
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import gaussian_epsilon
 from .core import (NON_PRIVATE, NOT_REPRODUCED, REPRODUCED, REVERSED, Claim, Panel, Paper, Spec, _fmt, _g, _one, _register,
                    _register_paper, _release, _rng, _row)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..figures.base import PALETTE
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import gaussian_epsilon
 from .core import (NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _fmt, _g, _one, _register,
                    _register_paper, _release, _rng, _row)

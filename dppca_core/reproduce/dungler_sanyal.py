@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import metrics
 from ..figures.base import PALETTE
-from ..prepare import prepare
+from ..data.prepare import prepare
 from .liu import ALG_FALLBACK, dp_pca_algorithm
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, REVERSED, Claim, Panel, Paper, Spec, _at, _fmt,
                    _g, _one, _register, _register_paper, _release, _rng, _row)

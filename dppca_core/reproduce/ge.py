@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from .. import datasets as ds
+from ..data import datasets as ds
 from .. import metrics
 from ..mechanisms.central import mod_sulq_beta
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import composed_gaussian_sigma, gaussian_sigma, sensitivity
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve,
                    _fmt, _g, _one, _paper_noise, _paper_noise_algorithm, _register, _register_paper, _release, _rng, _row)

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from .. import datasets as ds
+from ..data import datasets as ds
 from .. import metrics
 from ..linalg import random_orthonormal, thin_qr
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import gaussian_mu, gaussian_sigma
 from .core import (NON_PRIVATE, NOT_REPRODUCED, PAPER_NOISE_WRONG, RANDOM, REPRODUCED, REVERSED, Claim, Panel, Paper,
                    Spec, _at, _classic, _curve, _fmt, _g, _one, _paper_noise, _paper_noise_algorithm, _register,

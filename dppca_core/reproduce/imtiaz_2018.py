@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from .. import datasets as ds
+from ..data import datasets as ds
 from .. import metrics
-from ..prepare import prepare
+from ..data.prepare import prepare
 from ..privacy import composed_mu, gaussian_mu
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, PAPER_NOISE_OK, PAPER_NOISE_WRONG, RANDOM, REPRODUCED, Claim,
                    Panel, Paper, Spec, _at, _classic, _curve, _fmt, _g, _one, _paper_noise, _paper_noise_algorithm,

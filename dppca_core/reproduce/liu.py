@@ -9,11 +9,11 @@ import pandas as pd
 
 import functools
 
-from .. import datasets as ds
+from ..data import datasets as ds
 from .. import metrics
-from ..mechanisms.streaming import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
+from ..mechanisms.dp_pca_steps import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
 from ..figures.base import PALETTE
-from ..prepare import prepare
+from ..data.prepare import prepare
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve, _fmt, _g,
                    _one, _register, _register_paper, _release, _rng, _row)
 

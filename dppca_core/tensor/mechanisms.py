@@ -22,7 +22,7 @@ import numpy as np
 
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
 from ..registry import SITES_PARAM, Output, Param, mechanism
-from ..sites import split_sites
+from ..data.sites import split_sites
 from . import calibration as cal
 from .auditing import STATISTIC as AUDIT_STATISTIC
 from .auditing import tensor_audit_design

@@ -23,7 +23,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..prepare import PreparedData, prepare
+from ..data.prepare import PreparedData, prepare
 from .symmetric import delta_unique, n_unique, symmetrize, to_unique, to_upper, unique_from_pairs, upper_index
 
 MODELS = ("mog", "stm")

@@ -179,7 +179,7 @@ AUDITS = {
 
 def sampler_case(kind: str, size: int, scale: str):
     def case():
-        from dppca_core import exact
+        from dppca_core.privacy import exact
 
         draw = exact.rounded_normal if kind == "normal" else exact.rounded_laplace
         rng = np.random.default_rng(size)
@@ -190,7 +190,7 @@ def sampler_case(kind: str, size: int, scale: str):
 
 
 def sums_case():
-    from dppca_core import exact
+    from dppca_core.privacy import exact
 
     rng = np.random.default_rng(9)
     terms = rng.uniform(-1, 1, size=(3000, 7)) * np.array([1, 1e-3, 1e-9, 1e-14, 0.5, 1, 2.0**-45])

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .api import run
+from .. import metrics
+from ..api import run
 from .budget import BudgetSplit, release_with as complete_release
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
 from .options import ReleaseOptions
-from .prepare import PreparedData, center_data, prepare
-from .registry import display_name, get_mechanism
-from .validation import check_matrix
+from ..data.prepare import PreparedData, center_data, prepare
+from ..registry import display_name, get_mechanism
+from ..validation import check_matrix
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Reference:
 @dataclass(frozen=True)
 class RadiusRule:
     """The public settings of a clipping radius chosen privately inside each release
-    (:func:`dppca_core.choices.private_radius`): the candidates' bounds (data units) and the target quantile."""
+    (:func:`dppca_core.pipeline.choices.private_radius`): the candidates' bounds (data units) and the target quantile."""
 
     bounds: tuple[float, float] = DEFAULT_RADIUS_BOUNDS
     quantile: float = DEFAULT_RADIUS_QUANTILE
@@ -79,7 +79,7 @@ class RadiusRule:
 class ScaleRule:
     """Columns scaled privately inside each release (``release_pca(scale="private")``): column j is divided by a
     private root-mean-square from the budget's scale share, with public bounds ``bounds[j]`` on ``|x_j|``
-    (:func:`dppca_core.choices.private_column_scales`)."""
+    (:func:`dppca_core.pipeline.choices.private_column_scales`)."""
 
     bounds: tuple[float, ...]
 
@@ -161,7 +161,7 @@ def prepare_input(X, data_norm, center: str = "none", scale=None, radius: Radius
     (``center``, one of :data:`CENTRING`), clip rows to the public radius ``data_norm`` and scale them to the unit
     ball. A private mean is computed inside each release (:func:`dppca_core.release_pca`), so its input stays the
     clipped rows and the reference is the PCA of those rows centred with their exact mean (what the private release
-    aims at). ``X`` may be a :class:`dppca_core.stats.SufficientStats` (a file streamed into n and the Gram matrix)
+    aims at). ``X`` may be a :class:`dppca_core.data.stats.SufficientStats` (a file streamed into n and the Gram matrix)
     when there is no centring and no scaling.
 
     ``data_norm="private"``: each release chooses R itself from its radius share (``radius``, a
@@ -175,7 +175,7 @@ def prepare_input(X, data_norm, center: str = "none", scale=None, radius: Radius
     (:meth:`ScaleRule.exact_scales`, not private), then centred and clipped as above: what the private scales aim
     at, so the diagnostics include what scaling privately costs.
     """
-    from .stats import SufficientStats
+    from ..data.stats import SufficientStats
 
     if center not in CENTRING:
         raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
@@ -426,7 +426,7 @@ def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = N
     the exact top-k of its own k, and the k's chosen are in ``Repetitions.k``; with ``s`` > 0 and no ``support``,
     each is scored against the top-s rows of the exact top-k of its own k. ``release_args``: further options of
     each complete release (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
-    ``options`` (:class:`dppca_core.options.ReleaseOptions`): all of those in one checked object instead (the radius
+    ``options`` (:class:`dppca_core.pipeline.options.ReleaseOptions`): all of those in one checked object instead (the radius
     and the scaling still from ``radius``, ``scale`` and ``data``, as :func:`prepare_input` made them).
     """
     if not 1 <= int(reps) <= 1000:

@@ -2,7 +2,7 @@
 
 A release is only as private as its least private step. Reading the clipping radius R off the row norms, scaling
 each column by its own spread, or picking k from the exact spectrum all look at the raw data without noise. Here
-each is made from its own share of the budget (:class:`dppca_core.budget.BudgetSplit`) or as post-processing of a
+each is made from its own share of the budget (:class:`dppca_core.pipeline.budget.BudgetSplit`) or as post-processing of a
 private output:
 
 * :func:`private_radius` — R as a private quantile of the row norms: a noisy binary search over a public
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import FixedSums
-from .prepare import row_norms
-from .privacy import UNIT_ROUNDOFF, sensitivity
-from .shares import Share, release_counts, release_vector
-from .validation import check_float_range, check_int_range
+from ..privacy.exact import FixedSums
+from ..data.gram import row_norms
+from ..privacy import UNIT_ROUNDOFF, sensitivity
+from ..privacy.shares import Share, release_counts, release_vector
+from ..validation import check_float_range, check_int_range
 
 #: public grid of the radius step: log-spaced cells between the bounds
 RADIUS_BINS = 128

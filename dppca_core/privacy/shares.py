@@ -3,7 +3,7 @@
 A complete release (:func:`dppca_core.release_pca`) splits its total (epsilon, delta) into shares, one per part
 (radius, scales, mean, subspace, variances, scores). :func:`allocate` calibrates every share so that they compose
 exactly to the total; :func:`release_vector` publishes one statistic from its share with exact noise on a grid
-(:mod:`dppca_core.exact`, calibrated by :func:`dppca_core.privacy.grid_noise`).
+(:mod:`dppca_core.privacy.exact`, calibrated by :func:`dppca_core.privacy.grid_noise`).
 """
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .exact import FixedSums, noisy_on_grid
-from .privacy import GridNoise, PrivacyCurve, gaussian_epsilon, gaussian_mu, grid_noise, sensitivity
+from .calibration import gaussian_epsilon, gaussian_mu, sensitivity
+from .curves import PrivacyCurve
+from .grid import GridNoise, grid_noise
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,10 @@ def release_vector(values, share: Share, rng: np.random.Generator, *, l2: float,
     """Publish ``values`` (an exact statistic of sensitivity ``l2`` / ``l1``) from ``share``, exactly.
 
     Gaussian shares round the Gaussian mechanism's noise to the grid, pure shares the Laplace mechanism's
-    (:func:`dppca_core.privacy.grid_noise`). ``values``: floats, or exact sums (:class:`dppca_core.exact.FixedSums`).
+    (:func:`dppca_core.privacy.grid_noise`). ``values``: floats, or exact sums (:class:`dppca_core.privacy.exact.FixedSums`).
     ``integer``: the values are exact integers (counts), released on the grid of 1 with integer noise.
     ``computation_error``: for floats, a bound on the floating-point error of each computed value; for exact sums,
-    a bound on the error of each row's term (including :attr:`~dppca_core.exact.FixedSums.TRUNCATION`). It must not
+    a bound on the error of each row's term (including :attr:`~dppca_core.privacy.exact.FixedSums.TRUNCATION`). It must not
     depend on the data (it is published through the noise scale): in particular not on n under add/remove. Returns
     the published values (multiples of the grid step; int64 for integer statistics) and the calibration.
     """

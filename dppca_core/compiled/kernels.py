@@ -10,7 +10,7 @@ result that depends on that row alone:
   in column order, the same for every row wherever it sits; exactly the arithmetic of the column-by-column numpy
   loop (:func:`fixed_order_project_numpy`), so the two give the same bits.
 * :func:`fixed_point_column_sums` — the integer column sums of per-row terms truncated to a fixed-point grid
-  (:class:`dppca_core.exact.FixedSums`). Integers add exactly, so any order gives the same sums.
+  (:class:`dppca_core.privacy.exact.FixedSums`). Integers add exactly, so any order gives the same sums.
 
 numba (``requirements.txt``) compiles both; without it the numpy loops run, with the same results. The compiled
 projection works on blocks of rows transposed into a small buffer, so each column operation runs over
@@ -24,10 +24,10 @@ import sys
 
 import numpy as np
 
-from ._compiled import _compile
+from .loops import _compile
 
 #: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
-#: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.prepare.COMPILED_NORMS_MIN_SIZE`)
+#: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.data.prepare.COMPILED_NORMS_MIN_SIZE`)
 COMPILE_MIN_WORK = 1 << 20
 #: values of a block of the compiled projection (its transposed rows and accumulators, (d + k) x rows): about
 #: 32 KB, the first-level cache (measured best at n = 1e5: 128 rows at d = 20, 32 at d = 100, 16 at d = k = 100)
@@ -282,7 +282,7 @@ def compiled_clipped_square_sums():
 
 def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: float,
                         compiled: bool = True) -> list[int] | None:
-    """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.choices.clipped_squares`), each term
+    """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.pipeline.choices.clipped_squares`), each term
     truncated toward zero to a multiple of 2^-bits, as Python ints; None when a term is not finite or exceeds
     ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
     X = np.asarray(X, dtype=float)
@@ -349,7 +349,7 @@ def compiled_scaled_centred():
 def scaled_centred(source: np.ndarray, factors: np.ndarray, mean: np.ndarray, scale: float,
                    compiled: bool = True) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
-    one factor per row (:meth:`dppca_core.prepare.PreparedData.scaled_parts`), without forming the scaled rows
+    one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
     (the same three roundings per entry as numpy's three passes)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)

@@ -1,7 +1,7 @@
-"""Karney's exact samplers (:mod:`dppca_core.exact`) compiled by numba, drawing the same words in the same order.
+"""Karney's exact samplers (:mod:`dppca_core.privacy.exact`) compiled by numba, drawing the same words in the same order.
 
-:mod:`dppca_core.exact` draws exact Gaussian and Laplace noise with integer arithmetic on uniform 64-bit words: one
-sample at a time below :data:`~dppca_core.exact.VECTOR_MIN` draws, in lockstep over all samples above. Both are
+:mod:`dppca_core.privacy.exact` draws exact Gaussian and Laplace noise with integer arithmetic on uniform 64-bit words: one
+sample at a time below :data:`~dppca_core.privacy.exact.VECTOR_MIN` draws, in lockstep over all samples above. Both are
 Python loops (the lockstep one over numpy arrays), whose cost per release is fixed: about 13 microseconds per draw
 one at a time and 7 in lockstep, so a score histogram of 1,600 cells cost 11 ms. The kernels here run the same
 algorithms (N, H and B of Karney 2016; von Neumann's exponential) with the same order of draws: each word comes
@@ -21,9 +21,9 @@ import functools
 
 import numpy as np
 
-from ._compiled import _compile
+from .loops import _compile
 
-#: words per block of the one-at-a-time sampler (exact._BLOCK): drawn at once, used from the last one back
+#: words per block of the one-at-a-time sampler (samplers._BLOCK): drawn at once, used from the last one back
 BLOCK = 256
 _HALF = np.uint64(1 << 63)
 _TWO_M64 = 2.0**-64
@@ -53,7 +53,7 @@ def _raw(fn, state, size):  # pragma: no cover - compiled
 
 
 def _word(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._Words.word: blocks of :data:`BLOCK` words, used from the last one back. counts[0]: words left."""
+    """samplers._Words.word: blocks of :data:`BLOCK` words, used from the last one back. counts[0]: words left."""
     if counts[0] == 0:
         for i in range(BLOCK):
             buf[i] = _next(fn, state)
@@ -63,7 +63,7 @@ def _word(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _below(fn, state, buf, counts, m):  # pragma: no cover - compiled
-    """exact._Words.below: a uniform integer in [0, m) by rejection, m >= 2 small."""
+    """samplers._Words.below: a uniform integer in [0, m) by rejection, m >= 2 small."""
     mm = np.uint64(m)
     top = np.uint64(0xFFFFFFFFFFFFFFFF)
     if top % mm == mm - np.uint64(1):  # m divides 2^64: every word is kept
@@ -77,7 +77,7 @@ def _below(fn, state, buf, counts, m):  # pragma: no cover - compiled
 
 def _cell(k, x, s):  # pragma: no cover - compiled
     """floor(s (k + x / 2^64) + 1/2) when a float computation decides it beyond its proven error margin (the
-    margin of exact._vector_round); else stop."""
+    margin of vector_samplers._vector_round); else stop."""
     low = s * (float(k) + float(x) * _TWO_M64) + 0.5
     margin = 8.0 * _U * (s * (k + 1.0) + 1.0)
     if not abs(low) < _MAX_CELL:
@@ -91,7 +91,7 @@ def _cell(k, x, s):  # pragma: no cover - compiled
 # -- one sample at a time (exact._draw below VECTOR_MIN) ---------------------------------------------------------
 
 def _s_exp_minus_half(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._bernoulli_exp_minus_half."""
+    """samplers._bernoulli_exp_minus_half."""
     first = _word(fn, state, buf, counts)
     if not first < _HALF:
         return True
@@ -106,7 +106,7 @@ def _s_exp_minus_half(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _s_bernoulli_b(fn, state, buf, counts, k, x_drawn, x):  # pragma: no cover - compiled
-    """exact._bernoulli_b; x's first digit is drawn at its first comparison, after the other deviate's.
+    """samplers._bernoulli_b; x's first digit is drawn at its first comparison, after the other deviate's.
     Returns (outcome, x_drawn, x)."""
     last, last_is_x, n, m = np.uint64(0), True, 0, 2 * k + 2
     while True:
@@ -132,7 +132,7 @@ def _s_bernoulli_b(fn, state, buf, counts, k, x_drawn, x):  # pragma: no cover -
 
 
 def _s_half_normal(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._half_normal: (k, first digit of x)."""
+    """samplers._half_normal: (k, first digit of x)."""
     while True:
         k = 0
         while _s_exp_minus_half(fn, state, buf, counts):
@@ -155,7 +155,7 @@ def _s_half_normal(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _s_run_from_one(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._bernoulli_exp_uniform(words, None): the first uniform is not compared; its digit is drawn at the
+    """samplers._bernoulli_exp_uniform(words, None): the first uniform is not compared; its digit is drawn at the
     second one's comparison, after the second one's."""
     last, last_drawn, n = np.uint64(0), False, 1
     while True:
@@ -170,7 +170,7 @@ def _s_run_from_one(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _s_run_below_fresh(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._bernoulli_exp_uniform(words, x) for a fresh x: (outcome, first digit of x)."""
+    """samplers._bernoulli_exp_uniform(words, x) for a fresh x: (outcome, first digit of x)."""
     x = np.uint64(0)
     last, n = np.uint64(0), 0
     while True:
@@ -186,7 +186,7 @@ def _s_run_below_fresh(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _s_exponential(fn, state, buf, counts):  # pragma: no cover - compiled
-    """exact._exponential: (k, first digit of x)."""
+    """samplers._exponential: (k, first digit of x)."""
     k = 0
     while _s_run_from_one(fn, state, buf, counts):
         k += 1
@@ -197,7 +197,7 @@ def _s_exponential(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
-    """exact._draw below VECTOR_MIN: deviate, cell, then a sign bit (exact._Words.bit: low bit first)."""
+    """exact._draw below VECTOR_MIN: deviate, cell, then a sign bit (samplers._Words.bit: low bit first)."""
     buf = np.empty(BLOCK, dtype=np.uint64)
     counts = np.zeros(1, dtype=np.int64)
     bits, nbits = np.uint64(0), 0
@@ -216,10 +216,10 @@ def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - comp
     return out
 
 
-# -- many samples in lockstep (exact._vector_draw) ---------------------------------------------------------------
+# -- many samples in lockstep (vector_samplers._vector_draw) ---------------------------------------------------------------
 
 def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
-    """exact._vector_bernoulli_exp_minus_half."""
+    """vector_samplers._vector_bernoulli_exp_minus_half."""
     first = _raw(fn, state, size)
     result = np.ones(size, dtype=np.bool_)
     active = np.empty(size, dtype=np.int64)
@@ -247,7 +247,7 @@ def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
 
 
 def _v_integers(fn, state, highs):  # pragma: no cover - compiled
-    """exact._Words.integers: uniform integers in [0, highs[i]) by rejection rounds."""
+    """samplers._Words.integers: uniform integers in [0, highs[i]) by rejection rounds."""
     size = highs.size
     out = np.empty(size, dtype=np.int64)
     todo = np.arange(size)
@@ -268,7 +268,7 @@ def _v_integers(fn, state, highs):  # pragma: no cover - compiled
 
 
 def _v_bernoulli_b(fn, state, k, x):  # pragma: no cover - compiled
-    """exact._vector_bernoulli_b (every sample has its own copy of its deviate's first digit)."""
+    """vector_samplers._vector_bernoulli_b (every sample has its own copy of its deviate's first digit)."""
     size = k.size
     result = np.zeros(size, dtype=np.bool_)
     active = np.arange(size)
@@ -331,7 +331,7 @@ def _step_runs(active, na, go, z, last, result, n):  # pragma: no cover - compil
 
 
 def _all_per_sample(trials, counts):  # pragma: no cover - compiled
-    """exact._all_per_sample: sample i owns counts[i] consecutive trials; all of them True."""
+    """vector_samplers._all_per_sample: sample i owns counts[i] consecutive trials; all of them True."""
     out = np.ones(counts.size, dtype=np.bool_)
     at = 0
     for i in range(counts.size):
@@ -343,7 +343,7 @@ def _all_per_sample(trials, counts):  # pragma: no cover - compiled
 
 
 def _v_half_normal(fn, state, size):  # pragma: no cover - compiled
-    """exact._vector_half_normal: (k, first digits of x)."""
+    """vector_samplers._vector_half_normal: (k, first digits of x)."""
     k_out = np.empty(size, dtype=np.int64)
     x_out = np.empty(size, dtype=np.uint64)
     pending = np.arange(size)
@@ -378,7 +378,7 @@ def _v_half_normal(fn, state, size):  # pragma: no cover - compiled
 
 
 def _v_run_even(fn, state, size, start, from_start):  # pragma: no cover - compiled
-    """exact._vector_run_even: from 1 (``from_start`` False) or below ``start``."""
+    """vector_samplers._vector_run_even: from 1 (``from_start`` False) or below ``start``."""
     result = np.zeros(size, dtype=np.bool_)
     active = np.arange(size)
     na, n = size, 1
@@ -408,7 +408,7 @@ def _v_run_even(fn, state, size, start, from_start):  # pragma: no cover - compi
 
 
 def _v_exponential(fn, state, size):  # pragma: no cover - compiled
-    """exact._vector_exponential: (k, first digits of x)."""
+    """vector_samplers._vector_exponential: (k, first digits of x)."""
     k = np.zeros(size, dtype=np.int64)
     counting = np.arange(size)
     nc = size
@@ -433,7 +433,7 @@ def _v_exponential(fn, state, size):  # pragma: no cover - compiled
 
 
 def _lockstep(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
-    """exact._vector_draw: deviates in lockstep, their cells, then one word per sample for the signs."""
+    """vector_samplers._vector_draw: deviates in lockstep, their cells, then one word per sample for the signs."""
     if laplace:
         k, x = _v_exponential(fn, state, size)
     else:

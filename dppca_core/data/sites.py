@@ -1,6 +1,6 @@
 """Partition of rows into the sites (data holders) of a distributed mechanism.
 
-The per-site Gram matrices are built (and memoised) by :meth:`dppca_core.prepare.PreparedData.site_partition`.
+The per-site Gram matrices are built (and memoised) by :meth:`dppca_core.data.prepare.PreparedData.site_partition`.
 """
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ class ChaCha(randomgen.ChaCha):
     ``Generator.spawn`` asks the bit generator for children: the stock ``spawn`` would seed them from a
     SeedSequence of 128 bits; here each child gets its own fresh 256-bit key from the operating system (a fresh
     stream is never reproducible, so nothing is lost). The name stays ``ChaCha``: the exact samplers recognise
-    the bit generators that give 64-bit words by name (:mod:`dppca_core.exact`).
+    the bit generators that give 64-bit words by name (:mod:`dppca_core.privacy.exact`).
     """
 
     def spawn(self, n_children: int) -> list:

@@ -26,11 +26,11 @@ import math
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
+from ..privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
 
-from .kernels import cell_index, fixed_order_project
-from .shares import Share, release_counts, release_vector
-from .validation import check_int_range
+from ..compiled.kernels import cell_index, fixed_order_project
+from ..privacy.shares import Share, release_counts, release_vector
+from ..validation import check_int_range
 
 FRAMES = ("public", "private")
 KINDS = ("additive", "sparse")
@@ -174,7 +174,7 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
 
 def count_noise(share: Share, neighbors: str | None = None) -> GridNoise:
     """The calibration of the integer noise added to each count from ``share``: of a histogram's counts
-    (:func:`dppca_core.shares.release_counts`) under ``neighbors``, or, with ``neighbors=None``, of a lone count of
+    (:func:`dppca_core.privacy.shares.release_counts`) under ``neighbors``, or, with ``neighbors=None``, of a lone count of
     sensitivity 1 (``release_vector(..., l2=1, l1=1, integer=True)``). It depends on neither the counts nor how many
     there are."""
     l2 = 1.0 if neighbors is None else sensitivity("histogram_l2", neighbors)
@@ -185,9 +185,9 @@ def count_noise(share: Share, neighbors: str | None = None) -> GridNoise:
 
 
 def count_tail(m: int, noise: GridNoise) -> float:
-    """P(N >= m), m >= 1, for the integer noise N that :func:`dppca_core.shares.release_counts` adds with calibration
+    """P(N >= m), m >= 1, for the integer noise N that :func:`dppca_core.privacy.shares.release_counts` adds with calibration
     ``noise``: N = round(s G) with G ~ N(0, 1) (Gaussian shares) or N = round(b L) with L ~ Laplace(0, 1) (pure
-    shares), rounded to the nearest integer (:func:`dppca_core.exact.rounded_normal`, ``rounded_laplace``).
+    shares), rounded to the nearest integer (:func:`dppca_core.privacy.exact.rounded_normal`, ``rounded_laplace``).
 
     round(s G) >= m exactly when s G >= m - 1/2 (ties have probability 0), so the tail is Phi(-(m - 1/2) / s), or
     exp(-(m - 1/2) / b) / 2 for Laplace: the rounding moves the continuous tail half a step towards 0.

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack, solve_triangular
 
-from .linalg import random_orthonormal
+from ..linalg import random_orthonormal
 
 #: Cap on the number of floats in one batch of proposals (memory bound for large q).
 _BATCH_FLOATS = 1 << 21

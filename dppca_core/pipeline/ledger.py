@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .privacy import PrivacyCurve, compose
+from ..privacy import PrivacyCurve, compose
 
 
 @dataclass

@@ -2,13 +2,13 @@
 
 This module is the public namespace; the code lives in two modules by job:
 
-* :mod:`dppca_core.synthetic`: :func:`spiked_covariance`, each paper's law (:data:`PRESETS`,
+* :mod:`dppca_core.data.synthetic`: :func:`spiked_covariance`, each paper's law (:data:`PRESETS`,
   :data:`PAPER_SETTINGS`), :class:`SyntheticData` and :func:`make_sites`;
-* :mod:`dppca_core.tables`: :func:`parse_table` / :func:`load_table` for CSV and Parquet files (with a
+* :mod:`dppca_core.data.tables`: :func:`parse_table` / :func:`load_table` for CSV and Parquet files (with a
   per-column report and a choice of what to do with bad cells), :class:`Table` and the shipped samples
   (:data:`SAMPLES`, :func:`load_sample`).
 
-Files larger than memory are streamed into sufficient statistics by :func:`dppca_core.stats.sufficient_stats`.
+Files larger than memory are streamed into sufficient statistics by :func:`dppca_core.data.stats.sufficient_stats`.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ constraint is declared once, in :data:`ReleaseOptions.constraints` (scikit-learn
 the model), and checked when the object is made; the dashboard, the experiments, the estimator and
 :func:`dppca_core.release_pca` build the same object, and :meth:`ReleaseOptions.key` is the cache key of a result
 computed with it. The checks that need the mechanism or the data (a delta the mechanism uses, k <= d, one bound per
-column) stay where the mechanism and the data are known (:mod:`dppca_core.budget`).
+column) stay where the mechanism and the data are known (:mod:`dppca_core.pipeline.budget`).
 
 The rule for epsilon is :func:`dppca_core.validation.check_epsilon` (finite, > 0, not a boolean, at least
 :data:`dppca_core.validation.MIN_EPSILON` for the total a user gives); :mod:`dppca_core.privacy` applies the same
@@ -23,9 +23,9 @@ from numbers import Integral
 import numpy as np
 
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, _check_bounds
-from .privacy import check_neighbors
+from ..privacy import check_neighbors
 from .scores import FRAMES, KINDS
-from .validation import check_epsilon, check_float_range
+from ..validation import check_epsilon, check_float_range
 
 #: the ways to centre: none, a private mean from its own share, or the data's own mean (the exact reference only)
 CENTERS = ("none", "private", "empirical")
@@ -80,7 +80,7 @@ def _bounds(name: str, value):
 
 
 def _budget(name: str, value):
-    from .budget import BudgetSplit
+    from .split import BudgetSplit
 
     if value is not None and not isinstance(value, BudgetSplit):
         raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
@@ -119,7 +119,7 @@ class ReleaseOptions:
         private explained-variance ratios sum above ``variance_target`` (post-processing of the eigenvalue share).
     data_norm : float or "private"
         The public clipping radius R, or "private": chosen from the radius share as a private quantile of the row
-        norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.choices.private_radius`).
+        norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.pipeline.choices.private_radius`).
     budget : BudgetSplit, optional
         Shares of the budget; default: 10% to each step that needs one (mean with ``center="private"``, radius with
         ``data_norm="private"``, scale with ``scale="private"``), the rest to the subspace.
@@ -128,11 +128,11 @@ class ReleaseOptions:
         private (the non-private reference, ``mechanism="non_private"``, uses it).
     score_bins : int, optional
         Cells per axis of the private score histogram. Default: from n and the scores share under replace-one; under
-        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.scores.
+        add/remove (n private) from a noisy row count the release publishes, else 6 (:func:`dppca_core.pipeline.scores.
         score_bins`); ``parameters["score_bins_rule"]`` says which.
     score_groups : array-like (n,), optional
         One label per row: the score histogram is released per group (one table, the same sensitivity: grouping costs
-        no budget; :mod:`dppca_core.scores`).
+        no budget; :mod:`dppca_core.pipeline.scores`).
     score_group_labels : sequence, optional
         The public set of groups. Without it, the groups present are released privately first (stability-based,
         the ``groups`` share); when none passes its threshold the plot has no group (``outputs["scores"]["groups"]``

@@ -21,209 +21,12 @@ from typing import Iterable
 
 import numpy as np
 
-from ._compiled import row_sq_norms
-from .privacy import summation_error
-from .validation import check_data_norm, check_matrix
+from ..validation import check_data_norm, check_matrix
+from .gram import (GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound,
+                   row_norms)
 
-#: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
-BLOCK_BYTES = 1 << 21
-#: Outside [1e-140, 1e140] the squared radius and squared norms may under- or overflow: use the safe path.
-_SAFE_RADIUS = (1e-140, 1e140)
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
 _SITE_CACHE = 4
-
-
-def block_rows(d: int) -> int:
-    """Rows per block for d columns (about :data:`BLOCK_BYTES`; at least 64)."""
-    return max(64, BLOCK_BYTES // (8 * max(int(d), 1)))
-
-
-def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean row norms without overflow or underflow for huge or tiny entries.
-
-    ``einsum`` on the squares, and for the rare rows whose sum of squares is not a normal float
-    (overflow to inf, or below 1e-290) the row is scaled by its largest entry first.
-    """
-    X = np.asarray(X, dtype=float)
-    sq = row_sq_norms(X, compiled=False)
-    bad = ~np.isfinite(sq) | (sq < 1e-290)
-    norms = np.sqrt(sq)
-    if bad.any():
-        norms[bad] = _safe_norms(X[bad])
-    return norms
-
-
-def _safe_norms(X: np.ndarray) -> np.ndarray:
-    peak = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
-    safe = np.where(peak > 0, peak, 1.0)
-    return np.linalg.norm(X / safe[:, None], axis=1) * safe
-
-
-def clip_rows(X: np.ndarray, radius: float) -> tuple[np.ndarray, int]:
-    """Scale each row with norm above ``radius`` down to ``radius``.
-
-    Returns the clipped copy and the number of rows that were clipped.
-    """
-    radius = check_data_norm(radius)
-    norms = row_norms(X)
-    over = norms > radius
-    factors = np.ones_like(norms)
-    factors[over] = radius / norms[over]
-    clipped = X * factors[:, None]
-    return clipped, int(over.sum())
-
-
-class GramAccumulator:
-    """Running n, sum and Gram matrix of rows clipped to ``radius`` and divided by it (norm <= 1).
-
-    Feed it blocks of raw rows with :meth:`add`; it never keeps them. Blocks without a clipped row go
-    straight into X^T X (no copy); blocks with one are scaled in a small buffer first. Used by
-    :func:`prepare`, :func:`gram_from_chunks` and :func:`dppca_core.stats.sufficient_stats`, so every
-    path computes the statistics the same way.
-
-    Parameters
-    ----------
-    d : int
-    radius : float
-        The public clipping radius R.
-    want_sum : bool
-        Also accumulate the sum of the scaled rows.
-    compiled_norms : bool
-        Squared row norms by :func:`dppca_core._compiled.row_sq_norms` (compiled when numba is installed)
-        instead of ``einsum``; :func:`prepare` chooses it for large arrays.
-    """
-
-    def __init__(self, d: int, radius: float, want_sum: bool = True, compiled_norms: bool = False):
-        self.d = int(d)
-        self.compiled_norms = compiled_norms
-        self.radius = float(radius)
-        self.want_sum = want_sum
-        self.n = 0
-        self.n_clipped = 0
-        self._raw = np.zeros((self.d, self.d))       # sum of x x^T over rows kept at scale 1/R
-        self._scaled = np.zeros((self.d, self.d))    # sum of (s x)(s x)^T over the other rows
-        self._raw_sum = np.zeros(self.d)
-        self._scaled_sum = np.zeros(self.d)
-        self.additions = 0  # block sums added into the running matrices (for the rounding-error bound)
-        self._fast = _SAFE_RADIUS[0] <= self.radius <= _SAFE_RADIUS[1]
-        self._r2 = self.radius * self.radius
-        # rows already clipped to R elsewhere have ||x||^2 = R^2 up to a few ulps: not clipped again
-        self._r2_tol = self._r2 * (1.0 + 4.0 * np.finfo(float).eps)
-
-    def add(self, X: np.ndarray, *, first_row: int = 0, name: str = "X", need_scale: bool = False):
-        """Accumulate the rows of X (finite floats, shape (m, d)); return each row's scale factor if asked.
-
-        The scale factor of row i is s_i = min(1, R / ||x_i||) / R, so s_i x_i is the row the mechanisms see.
-        ``first_row`` and ``name`` only make error messages point at the right row.
-        """
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.d:
-            raise ValueError(f"{name}: a block of shape {X.shape} does not have d = {self.d} columns.")
-        step = block_rows(self.d)
-        scales = np.empty(X.shape[0]) if need_scale else None
-        buf = None
-        for a in range(0, X.shape[0], step):
-            B = X[a:a + step]
-            s, over = self.block_scales(B, first_row=first_row + a, name=name)
-            self.additions += 1
-            if s is None:  # no row clipped: straight into X^T X, no copy
-                self._raw += B.T @ B
-                if self.want_sum:
-                    self._raw_sum += B.sum(axis=0)
-                if need_scale:
-                    scales[a:a + B.shape[0]] = 1.0 / self.radius
-                continue
-            if buf is None:
-                buf = np.empty((min(step, X.shape[0]), self.d))
-            scaled = np.multiply(B, s[:, None], out=buf[:B.shape[0]])
-            self._scaled += scaled.T @ scaled
-            if self.want_sum:
-                self._scaled_sum += scaled.sum(axis=0)
-            self.n_clipped += int(over.sum())
-            if need_scale:
-                scales[a:a + B.shape[0]] = s
-        self.n += X.shape[0]
-        return scales
-
-    def block_scales(self, B: np.ndarray, *, first_row: int = 0, name: str = "X"):
-        """(s, over) for one block: the scale factor of each row and which rows are clipped.
-
-        ``s`` is None when no row is clipped and the radius allows the fast path (every factor is then 1/R).
-        Raises ValueError naming the first non-finite entry.
-        """
-        sq = row_sq_norms(B, self.compiled_norms)
-        if self._fast and np.isfinite(sq).all():
-            over = sq > self._r2_tol
-            if not over.any():
-                return None, over
-            return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
-        if not np.isfinite(B).all():
-            rows, cols = np.nonzero(~np.isfinite(B))
-            raise ValueError(f"{name} contains NaN or infinite values (first at row {first_row + rows[0]}, "
-                             f"column {cols[0]}); drop or impute them first.")
-        norms = _safe_norms(B)
-        over = norms > self.radius
-        return np.where(over, 1.0 / np.where(over, norms, 1.0), 1.0 / self.radius), over
-
-    def merge(self, other: "GramAccumulator") -> "GramAccumulator":
-        """Add another accumulator's rows (same d and radius) into this one."""
-        if other.d != self.d or other.radius != self.radius:
-            raise ValueError("cannot merge statistics of different widths or clipping radii.")
-        self._raw += other._raw
-        self._scaled += other._scaled
-        self._raw_sum += other._raw_sum
-        self._scaled_sum += other._scaled_sum
-        self.n += other.n
-        self.n_clipped += other.n_clipped
-        self.additions += other.additions + 1
-        return self
-
-    @property
-    def gram_error(self) -> float:
-        """A bound on the rounding error of each entry of :attr:`gram` (and of :attr:`sum`).
-
-        Each block of at most :func:`block_rows` rows is summed in one BLAS call, then the block sums are added one
-        after another: any order of summation errs by at most gamma_m times the sum of the absolute terms (at most n
-        for rows of norm <= 1), with m the longest chain of additions (Higham, eq. 4.4), plus a few roundings for
-        the scaling, the merge of the two running sums and the symmetrisation.
-        """
-        return gram_error_bound(self.n, self.d, max(self.additions, 0)) if self.additions > _canonical_additions(
-            self.n, self.d) else gram_error_bound(self.n, self.d)
-
-    @property
-    def gram(self) -> np.ndarray:
-        """sum_i (s_i x_i)(s_i x_i)^T, symmetrised."""
-        g = self._raw / self._r2 + self._scaled if self._fast else self._scaled.copy()
-        return (g + g.T) / 2.0
-
-    @property
-    def sum(self) -> np.ndarray:
-        """sum_i s_i x_i."""
-        return self._raw_sum / self.radius + self._scaled_sum if self._fast else self._scaled_sum.copy()
-
-
-#: block sums a Gram matrix may add in turn and still use the canonical error bound: twice the blocks of n rows
-#: plus this many more (partial blocks at the ends of streamed chunks, files and sites)
-EXTRA_ADDITIONS = 4096
-
-
-def gram_error_bound(n: int, d: int, additions: int | None = None) -> float:
-    """Bound on each entry's rounding error for a Gram matrix of n rows of norm <= 1, summed by blocks of at most
-    :func:`block_rows` (d) rows whose sums are added in turn.
-
-    Without ``additions``: the canonical bound, valid for every way the library forms a Gram matrix (in memory: one
-    addition per block; streamed: a few more at the ends of chunks, files and sites, up to 2 ceil(n / block) +
-    :data:`EXTRA_ADDITIONS`). It depends on n and d only, so every path to the same statistics publishes the same
-    noise scale. With ``additions``: the bound for that many additions.
-    """
-    step = block_rows(d)
-    if additions is None:
-        additions = 2 * -(-int(n) // step) + EXTRA_ADDITIONS
-    return summation_error(step + int(additions) + 8, max(int(n), 1))
-
-
-def _canonical_additions(n: int, d: int) -> int:
-    return 2 * -(-int(n) // block_rows(d)) + EXTRA_ADDITIONS
 
 
 @dataclass(frozen=True)
@@ -294,7 +97,7 @@ def max_norm_scale(X) -> tuple[np.ndarray, float]:
 
 class Summarised:
     """Data that arrive summarised, without rows to clip: :func:`prepare` asks them for their
-    :class:`PreparedData` (:class:`dppca_core.stats.SufficientStats` is one; declared here, below the readers, so
+    :class:`PreparedData` (:class:`dppca_core.data.stats.SufficientStats` is one; declared here, below the readers, so
     that this module never imports them)."""
 
     def prepared(self, data_norm: float | None = None) -> PreparedData:
@@ -307,7 +110,7 @@ class PreparedData:
     Central input-perturbation mechanisms only read ``n`` and ``gram`` (= sum of x x^T of the
     scaled rows), which is computed once and shared by every repetition; distributed mechanisms read
     :meth:`site_partition` (per-site Gram matrices, memoised per partition). Build one with
-    :func:`prepare` (from rows, or from :class:`dppca_core.stats.SufficientStats`) or
+    :func:`prepare` (from rows, or from :class:`dppca_core.data.stats.SufficientStats`) or
     :func:`gram_from_chunks` (streaming, rows not kept).
 
     Every statistic held here is a raw-data quantity: it feeds mechanisms and is never released as such.
@@ -435,7 +238,7 @@ class PreparedData:
     def site_partition(self, sites) -> SitePartition:
         """Sizes and Gram matrices of the sites ``sites`` describes, memoised on the partition.
 
-        With rows, ``sites`` is anything :func:`dppca_core.sites.split_sites` accepts (a number of equal
+        With rows, ``sites`` is anything :func:`dppca_core.data.sites.split_sites` accepts (a number of equal
         contiguous sites, a list of sizes, or one label per row). Without rows (statistics), only the sites
         recorded with them can be used: pass their number or their sizes; ``sites=1`` is always possible.
         """
@@ -535,7 +338,7 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
-    matches) or a :class:`dppca_core.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
+    matches) or a :class:`dppca_core.data.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
     matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
     ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
     :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
@@ -571,7 +374,7 @@ FUSED_GRAM_MAX_D = 32
 
 
 #: From this many entries on, :func:`prepare` computes the row norms with the compiled kernel
-#: (:func:`dppca_core._compiled.row_sq_norms`, when numba is installed): there the einsum pass costs a fifth of
+#: (:func:`dppca_core.compiled.loops.row_sq_norms`, when numba is installed): there the einsum pass costs a fifth of
 #: X^T X at d = 20. Smaller inputs keep einsum and never import numba (about 0.3 s and 100 MB once per process).
 COMPILED_NORMS_MIN_SIZE = 1 << 20
 
@@ -594,46 +397,10 @@ def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_
     return scales, clipped, None if gram is None else gram.result()
 
 
-class _BlockGram:
-    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
-
-    def __init__(self, d: int, radius: float, step: int):
-        self.raw, self.scaled = np.zeros((d, d)), np.zeros((d, d))
-        self.plain = 1.0 / radius
-        self.buf = np.empty((step, d))
-        # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
-        self.unscaled_ok = _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]
-
-    def add(self, B: np.ndarray, s: np.ndarray | None) -> None:
-        """Add a block; ``s`` are its rows' factors, or None when every factor is 1/R."""
-        if self.unscaled_ok and (s is None or np.all(s == self.plain)):
-            self.raw += B.T @ B
-        else:
-            factors = self.plain if s is None else s[:, None]
-            Y = np.multiply(B, factors, out=self.buf[:B.shape[0]])
-            self.scaled += Y.T @ Y
-
-    def result(self) -> np.ndarray:
-        # raw is used only where 1/R^2 is finite and not 0 (outside, 0 * inf would make the Gram matrix NaN)
-        g = self.raw * (self.plain * self.plain) + self.scaled if self.unscaled_ok else self.scaled.copy()
-        g = (g + g.T) / 2.0
-        g.setflags(write=False)
-        return g
-
-
-def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
-    """The Gram matrix of the scaled rows from the stored factors (one pass by blocks)."""
-    step = block_rows(X.shape[1])
-    gram = _BlockGram(X.shape[1], radius, min(step, X.shape[0]))
-    for a in range(0, X.shape[0], step):
-        gram.add(X[a:a + step], scales[a:a + step])
-    return gram.result()
-
-
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
     """Stream row chunks (arrays or DataFrames) into the Gram matrix without keeping the rows.
 
-    For files, :func:`dppca_core.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
+    For files, :func:`dppca_core.data.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
     """
     data_norm = check_data_norm(data_norm)
     acc, row = None, 0

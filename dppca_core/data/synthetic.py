@@ -11,7 +11,7 @@ What a :class:`SyntheticData` holds
 subspace ``components`` the leading eigenspace but changes the eigenvalues slightly.
 ``params["rows_clipped"]`` says how many rows were clipped.
 
-The public namespace is :mod:`dppca_core.datasets`, which re-exports everything here.
+The public namespace is :mod:`dppca_core.data.datasets`, which re-exports everything here.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .linalg import thin_qr
-from .prepare import clip_rows
+from ..linalg import thin_qr
+from .gram import clip_rows
 from .sites import split_sites
-from .validation import as_generator, check_int_range, check_positive
+from ..validation import as_generator, check_int_range, check_positive
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,121 @@
+"""Noise on a grid: the calibration of every published "value + noise" (drawn exactly by
+:mod:`dppca_core.privacy.exact`), with the rounding-error bounds of float sums that the grid must cover.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .calibration import _check_sensitivity
+from .curves import PrivacyCurve
+
+#: the noise of a released value spans 2^GRID_BITS to 2^(GRID_BITS + 1) grid steps, so rounding the statistic to the
+#: grid (half a step per coordinate) adds at most sqrt(m) steps to an L2 sensitivity, a 2^-GRID_BITS share of it
+GRID_BITS = 20
+
+
+#: unit roundoff of float64
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def summation_error(n_terms: int, magnitude: float) -> float:
+    """A bound on the rounding error of a float64 sum of ``n_terms`` terms of total absolute value ``magnitude``.
+
+    gamma_n * magnitude with gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd
+    ed., eq. 4.4): valid for any order of summation, so for BLAS and numpy's pairwise sums alike.
+    """
+    nu = max(int(n_terms), 1) * UNIT_ROUNDOFF
+    if nu >= 0.5:
+        raise ValueError(f"a sum of {n_terms} terms is beyond float64's error analysis.")
+    return nu / (1.0 - nu) * float(magnitude)
+
+
+@dataclass(frozen=True)
+class GridNoise:
+    """The calibration of one published vector: its grid, its noise in grid steps and its guarantee.
+
+    Attributes
+    ----------
+    step : float
+        The grid gamma, a power of two (1 for integer statistics such as counts).
+    scale : Fraction
+        Noise scale in grid steps: the standard deviation of the Gaussian whose rounding is added, or the Laplace
+        scale b. Rounded up to 40 significant bits (never less noise than calibrated).
+    sensitivity : float
+        Sensitivity of the rounded statistic in grid steps (L2 for Gaussian noise, L1 for Laplace), with the
+        rounding and the floating-point error of computing the statistic added.
+    laplace : bool
+    """
+
+    step: float
+    scale: Fraction
+    sensitivity: float
+    laplace: bool = False
+
+    @property
+    def noise_scale(self) -> float:
+        """The noise scale in the statistic's own units."""
+        return float(self.scale) * self.step
+
+    def curve(self) -> "PrivacyCurve":
+        """The exact guarantee: the rounded release is a post-processing of the Gaussian (Laplace) mechanism on the
+        rounded statistic, so it is (sensitivity / scale)-GDP (or pure epsilon-DP with epsilon = sensitivity / b)."""
+        ratio = self.sensitivity / float(self.scale)
+        return PrivacyCurve.pure(ratio) if self.laplace else PrivacyCurve.gdp(ratio)
+
+
+def grid_step(noise_scale: float) -> float:
+    """The power-of-two grid on which a value with noise of scale ``noise_scale`` is released (2^GRID_BITS to
+    2^(GRID_BITS + 1) steps per noise scale)."""
+    if not (math.isfinite(noise_scale) and noise_scale > 0):
+        raise ValueError(f"the noise scale must be a finite number > 0 (got {noise_scale!r}).")
+    return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - GRID_BITS)
+
+
+def grid_noise(size: int, *, l2: float | None = None, mu: float | None = None, l1: float | None = None,
+               epsilon: float | None = None, integer: bool = False, computation_error: float = 0.0) -> GridNoise:
+    """Calibrate the exact release of a vector of ``size`` values: Gaussian (``l2``, ``mu``) or Laplace (``l1``,
+    ``epsilon``).
+
+    Parameters
+    ----------
+    size : int
+        Number of values released.
+    l2, mu : float
+        L2 sensitivity of the exact statistic and the Gaussian-DP parameter its share may spend.
+    l1, epsilon : float
+        L1 sensitivity and the pure epsilon (Laplace).
+    integer : bool
+        The statistic is an integer vector computed exactly (counts): released on the grid of 1, no rounding.
+    computation_error : float
+        A bound on the floating-point error of each computed value (see :func:`summation_error`). Two neighbouring
+        datasets' computed values differ by at most the exact sensitivity plus twice this per coordinate.
+
+    Notes
+    -----
+    The statistic s is computed as s_hat with |s_hat_j - s_j| <= e, rounded to q = round(s_hat / gamma), and
+    q + round(scale * G) is released. ||q(D) - q(D')||_2 <= Delta / gamma + sqrt(m) (1 + 2 e / gamma): the rounding
+    moves each coordinate by at most half a step, the computation by at most e. Since q is on the grid,
+    q + round(scale G) = round(q + scale G): a post-processing of the Gaussian mechanism with that sensitivity, hence
+    exactly (sensitivity / scale)-GDP. Laplace: the same with L1 norms (m instead of sqrt(m)).
+    """
+    from .exact import exact_scale
+
+    size = int(size)
+    gaussian = mu is not None
+    if gaussian == (epsilon is not None) or (gaussian and l2 is None) or (not gaussian and l1 is None):
+        raise ValueError("grid_noise takes either l2 and mu (Gaussian) or l1 and epsilon (Laplace).")
+    budget = mu if gaussian else epsilon
+    exact = l2 if gaussian else l1
+    if not (math.isfinite(budget) and budget > 0):
+        raise ValueError(f"{'mu' if gaussian else 'epsilon'} must be a finite number > 0 (got {budget!r}).")
+    _check_sensitivity(exact)
+    if integer:
+        step, slack = 1.0, 0.0
+    else:
+        step = grid_step(exact / budget)
+        per_coordinate = 1.0 + 2.0 * float(computation_error) / step
+        slack = (math.sqrt(size) if gaussian else size) * per_coordinate
+    total = exact / step + slack
+    return GridNoise(step=step, scale=exact_scale(total / budget), sensitivity=total, laplace=not gaussian)
