@@ -62,8 +62,9 @@ from .registry import display_name, get_mechanism
 from .scores import READABLE_NOISE, noise_to_signal
 from .validation import check_delta, check_float_range, check_int_range, check_k, check_positive
 
-__all__ = ["plan", "Plan", "Standin", "Target", "TARGETS", "evaluate", "default_reps", "target_words",
-           "check_targets", "split_words", "EPS_GRID", "DEFAULT_MECHANISMS", "SHARE_GRID", "PLAN_INTERVAL"]
+__all__ = ["plan", "Plan", "Standin", "StandinTooNoisy", "Target", "TARGETS", "evaluate", "default_reps",
+           "target_words", "check_targets", "split_words", "cost_curve", "EPS_GRID", "DEFAULT_MECHANISMS", "SHARE_GRID",
+           "PLAN_INTERVAL"]
 
 #: the epsilon grid of every search: 20 points per decade (neighbours 12% apart) from 0.01 to 100
 EPS_GRID = np.array([float(f"{v:.2g}") for v in np.logspace(-2.0, 2.0, 81)])
@@ -192,6 +193,13 @@ def _tuple(values) -> tuple:
     return tuple(float(v) for v in np.asarray(values, dtype=float).ravel())
 
 
+def cost_curve(cost: tuple) -> PrivacyCurve:
+    """The privacy curve of a stand-in's ``cost`` (:meth:`PrivacyCurve.as_dict` items)."""
+    spec = dict(cost)
+    kind = spec.pop("kind")
+    return PrivacyCurve.gdp(spec["mu"]) if kind == "gdp" else PrivacyCurve(kind, **spec)
+
+
 @dataclass(frozen=True)
 class Standin:
     """A public stand-in for the data: the covariance of the rows (their second moment where the analysis is not
@@ -222,7 +230,7 @@ class Standin:
         if values.ndim != 1 or values.size < 2 or not np.all(np.isfinite(values)) or np.any(values < 0) \
                 or not values.sum() > 0:
             raise ValueError("a stand-in spectrum is a list of at least two finite variances >= 0, not all zero "
-                             f"(got {list(np.round(values, 6))[:10]}).")
+                             f"(got {[float(v) for v in np.round(values, 6)][:10]}).")
         if np.any(np.diff(values) > 0):
             raise ValueError("the stand-in's eigenvalues must be in descending order (Standin.from_spectrum sorts "
                              "them).")
@@ -250,11 +258,7 @@ class Standin:
         return np.zeros(self.d) if self.mean is None else np.asarray(self.mean, dtype=float)
 
     def cost_curve(self) -> PrivacyCurve | None:
-        if self.cost is None:
-            return None
-        spec = dict(self.cost)
-        kind = spec.pop("kind")
-        return PrivacyCurve.gdp(spec["mu"]) if kind == "gdp" else PrivacyCurve(kind, **spec)
+        return None if self.cost is None else cost_curve(self.cost)
 
     def spectrum_draw(self, rng) -> np.ndarray:
         """The eigenvalues of one repetition: the stand-in's, or drawn around them with ``spread`` (floored at 0,
@@ -380,9 +384,14 @@ class Standin:
         extras = {"eigenvalues": eigenvalue_share, "mean": 0.1 if center == "private" else 0.0}
         release = release_pca("analyze_gauss", X, X.shape[1], epsilon, delta, neighbors, data_norm, seed,
                               budget=BudgetSplit.with_extras(**extras), center=center)
-        made = cls.from_release(release.published(), n=X.shape[0] if neighbors == "replace" else None)
+        cost = tuple(release.privacy.as_dict().items())
+        published = release.published()
+        if not max(published["eigenvalues"]) > 0:  # the noise swamped every variance: spent, and of no use
+            raise StandinTooNoisy(f"the spectrum released with ε = {epsilon:g} is all noise (every variance came out "
+                                  "at 0 or below): spend more ε on the stand-in, or state a spectrum.", cost)
+        made = cls.from_release(published, n=X.shape[0] if neighbors == "replace" else None)
         return replace(made, source=f"a spectrum released privately now (ε = {epsilon:g}, δ = {delta:g})",
-                       privacy="private", cost=tuple(release.privacy.as_dict().items()))
+                       privacy="private", cost=cost)
 
     @classmethod
     def exact(cls, X, data_norm: float = 1.0, center: str = "none") -> "Standin":
@@ -399,6 +408,15 @@ class Standin:
         words = {"public": "public", "private": "released privately (its cost is counted)",
                  "not private": "NOT private: read from the data without noise"}[self.privacy]
         return f"{self.source}; {words}"
+
+
+class StandinTooNoisy(ValueError):
+    """A private stand-in whose released spectrum is all noise. The release was made: ``cost`` (its privacy curve
+    as :meth:`PrivacyCurve.as_dict` items) is spent on the rows all the same and must be counted."""
+
+    def __init__(self, message: str, cost: tuple):
+        super().__init__(message)
+        self.cost = cost
 
 
 def _release_entry(published: dict) -> dict:
@@ -815,7 +833,8 @@ class Plan:
     default_epsilon : float or None
         The winning mechanism's planned epsilon with the default split (10% to each optional part).
     total_epsilon : float
-        ``epsilon`` composed with the stand-in's own cost when it was released now (else ``epsilon``).
+        ``epsilon`` composed with the stand-in's own cost when it was released now and with the ``earlier`` releases
+        from the same rows the plan was told of (``spent``; else ``epsilon``).
     """
 
     epsilon: float
@@ -835,6 +854,7 @@ class Plan:
     settings: dict
     notes: tuple = ()
     releases_simulated: int = 0
+    earlier: int = 0
 
     @property
     def reachable(self) -> bool:
@@ -858,7 +878,11 @@ class Plan:
             out.append(f"With the default split (10% to each optional part) the same mechanism needs ε = "
                        f"{self.default_epsilon:g}.")
         if self.total_epsilon > self.epsilon * (1 + 1e-9):
-            out.append(f"With the stand-in's own cost the total is ε = {self.total_epsilon:.3g}.")
+            counted = "the stand-in's own cost" if self.standin.cost is not None else ""
+            if self.earlier:
+                counted += (" and " if counted else "") + (f"{self.earlier} earlier release"
+                                                           f"{'s' if self.earlier > 1 else ''} from the same rows")
+            out.append(f"With {counted} the total is ε = {self.total_epsilon:.3g}.")
         return out + list(self.notes)
 
 
@@ -877,14 +901,14 @@ def _curve_at(kind: str, epsilon: float, delta: float) -> PrivacyCurve:
     return PrivacyCurve.approx(epsilon, delta)
 
 
-def _total_epsilon(s: _Setting, mech: str, epsilon: float) -> float:
-    """The plan's epsilon composed with the stand-in's own release (when it was released now from the data), read at
-    the plan's delta plus any delta the stand-in spent."""
-    cost = s.standin.cost_curve()
-    if cost is None or not math.isfinite(epsilon):
+def _total_epsilon(s: _Setting, mech: str, epsilon: float, spent=()) -> float:
+    """The plan's epsilon composed with the stand-in's own release (when it was released now from the data) and the
+    ``spent`` curves (earlier releases from the same rows), read at the plan's delta plus any delta they spent."""
+    costs = [c for c in [s.standin.cost_curve(), *spent] if c is not None]
+    if not costs or not math.isfinite(epsilon):
         return epsilon
     kind = release_curve_kind(mech, s.mech_params(mech))
-    curves = [cost, _curve_at(kind, epsilon, s.delta)]
+    curves = [*costs, _curve_at(kind, epsilon, s.delta)]
     gaussian = any(c.kind == "gdp" for c in curves)
     spent = sum(c.delta for c in curves if c.kind == "approx") + (s.delta if gaussian else 0.0)
     together = compose(curves, delta=spent if gaussian else None)
@@ -992,7 +1016,7 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
          delta: float = 1e-6, confidence: float = 0.9, neighbors: str = "replace", data_norm=1.0,
          radius_rule: RadiusRule | None = None, center: str = "none", parts=(), mechanisms=None,
          mechanism_params: dict | None = None, sparsity: int | None = None, reps: int | None = None, seed: int = 0,
-         max_epsilon: float = 100.0) -> Plan:
+         max_epsilon: float = 100.0, spent=()) -> Plan:
     """The smallest total epsilon, the mechanism and the budget split that meet every target in ``confidence`` of
     releases, from public facts only (no data matrix).
 
@@ -1029,13 +1053,23 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
         The simulation's seed (the plan is reproducible; releases you publish still use fresh randomness).
     max_epsilon : float
         The largest epsilon searched (at most 100).
+    spent : iterable of PrivacyCurve
+        Other releases already drawn from the same rows (e.g. earlier private stand-ins): composed into
+        ``total_epsilon`` (counted in ``earlier``), not part of the simulation.
     """
     s = _setting(targets, n=n, d=d, k=k, spectrum=spectrum, standin=standin, delta=delta, confidence=confidence,
                  neighbors=neighbors, data_norm=data_norm, radius_rule=radius_rule, center=center, parts=parts,
                  mechanisms=mechanisms, mechanism_params=mechanism_params, sparsity=sparsity, reps=reps, seed=seed,
                  max_epsilon=max_epsilon)
+    spent = list(spent or ())
+    if not all(isinstance(c, PrivacyCurve) for c in spent):
+        raise ValueError("spent holds the privacy curves of earlier releases from the same rows (release.privacy).")
     found = _cached_plan(s)
-    return replace(found, frontier=found.frontier.copy(), candidates=found.candidates.copy())
+    found = replace(found, frontier=found.frontier.copy(), candidates=found.candidates.copy())
+    if spent and found.reachable:
+        found = replace(found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent),
+                        earlier=len(spent))
+    return found
 
 
 def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbors, data_norm, radius_rule, center,

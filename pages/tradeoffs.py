@@ -291,7 +291,8 @@ def _standin_inputs(ds) -> tuple[str, dict]:
         eps0 = st.number_input("ε spent on the stand-in (added to the plan's total)", 0.01, 10.0, 0.1, 0.05,
                                format="%g", key="plan_eps0")
         st.caption("Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
-                   "later plans on the same data, never drawn again).")
+                   "this session's later plans on the same data, never drawn again). Each spectrum released from "
+                   "these rows is counted in every plan's total.")
         return kind, {"private_epsilon": eps0}
     return kind, {}
 
@@ -333,8 +334,9 @@ with boundary("the plan from targets"):
         with st.spinner("simulating releases on the stand-in…"):
             standin = planner.build_standin(kind, vals, ds, **standin_args)
             n = planner.public_n(vals, ds.n, estimate)
+            spent = planner.released_before(ds.key, standin)
             st.session_state[planner.PLAN_KEY] = (question, planner.make_plan(targets, confidence, vals, standin, n,
-                                                                              ds.d))
+                                                                              ds.d, spent))
     asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
     if found is not None and asked != question:
         st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")

@@ -17,6 +17,7 @@ from dppca_core import planning
 from dppca_core.registry import display_name
 
 from . import data, scenario
+from .session import PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, default, lowest, highest, step, help)
 TARGET_INPUTS = {
@@ -103,27 +104,51 @@ def build_standin(kind: str, vals: dict, ds, *, stated: str = "", total: float |
 
 
 def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
+    """The session's private spectrum for (data, R, scaling, ε, δ, relation): released once with fresh randomness and
+    kept in the session (never in a shared cache, whose eviction would draw again without counting it); asking again
+    returns the same release. A release that came out all noise is remembered too (its cost is spent)."""
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
     if scenario.private_scaling(vals) or scenario.private_radius(vals):
         raise ValueError("the private stand-in needs a public R and no private column scaling: state a spectrum, or "
                          "set R and the scaling on the Data page.")
     scale = data.column_scale(ds, vals)
-    return _cached_private(ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], ds.X)
+    key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"])
+    released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
+    if key not in released:
+        released[key] = _release_standin(ds.X, *key[1:])
+    entry = released[key]
+    if entry["standin"] is None:
+        raise ValueError(f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
+                         "later plans on these rows): spend more ε on the stand-in, or state a spectrum.")
+    return entry["standin"]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _cached_private(key: str, R: float, scale, epsilon: float, delta: float, neighbors: str, _X) -> dc.Standin:
-    """One private spectrum per (data, R, scaling, ε, δ, relation), drawn with fresh randomness and kept: asking again
-    returns the same release (drawing again and again would spend the budget each time)."""
-    X = np.asarray(_X, dtype=float)
+def _release_standin(X, R: float, scale, epsilon: float, delta: float, neighbors: str) -> dict:
+    """One private spectrum of the rows (scaled by the public bounds, a public map of each row): the stand-in, or
+    None when the noise swamped every variance, with what it cost either way."""
+    X = np.asarray(X, dtype=float)
     if scale is not None:
-        X = X / np.asarray(scale, dtype=float)  # the public bounds: a public map of each row
-    return dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+        X = X / np.asarray(scale, dtype=float)
+    try:
+        made = dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+    except planning.StandinTooNoisy as noisy:
+        return {"standin": None, "cost": noisy.cost}
+    return {"standin": made, "cost": made.cost}
 
 
-def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int) -> dc.Plan:
-    """The plan for the scenario's public facts (the core caches it)."""
+def released_before(data_key: str, standin: dc.Standin) -> list:
+    """The privacy curves of the spectra this session released privately from the rows ``data_key`` other than
+    ``standin``: a plan on these rows counts them in its total."""
+    released = st.session_state.get(PRIVATE_STANDINS_KEY, {})
+    return [planning.cost_curve(entry["cost"]) for key, entry in released.items()
+            if key[0] == data_key and entry["standin"] != standin]
+
+
+def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int,
+              spent=()) -> dc.Plan:
+    """The plan for the scenario's public facts (the core caches it); ``spent``: the curves of the other releases
+    from the same rows (:func:`released_before`), counted in its total."""
     if scenario.private_scaling(vals):
         raise ValueError("the planner does not plan releases that scale the columns privately (their scale share is "
                          "not simulated): scale by public bounds or not at all (Data page), plan, then switch back.")
@@ -135,7 +160,7 @@ def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin,
     return dc.plan(targets, n=n, d=d, k=int(vals["k"]), standin=standin, delta=float(vals["delta"]),
                    confidence=confidence, neighbors=vals["nb"], parts=parts,
                    center="private" if vals["center"] == "private" else "none",
-                   sparsity=int(vals["s"]) if sparse else None, **radius_args(vals))
+                   sparsity=int(vals["s"]) if sparse else None, spent=tuple(spent), **radius_args(vals))
 
 
 #: the scenario fields a plan reads (a plan asked with other values is another question)
@@ -183,8 +208,18 @@ def planned_words(found: dc.Plan) -> str:
              f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
              f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in.")
     if found.total_epsilon > found.epsilon * (1 + 1e-9):
-        words += f" With the stand-in's own cost the total is ε = {found.total_epsilon:.3g}."
+        words += f" {spent_words(found)} the total is ε = {found.total_epsilon:.3g}."
     return words
+
+
+def spent_words(found: dc.Plan) -> str:
+    """What the plan's total counts beyond the release: 'With the stand-in's own cost' or 'Counting the 2 spectra
+    released privately from these rows in this session,'."""
+    count = found.earlier + (found.standin.privacy == "private")
+    if not found.earlier:
+        return "With the stand-in's own cost"
+    spectra = f"{count} spectr{'a' if count > 1 else 'um'}"
+    return f"Counting the {spectra} released privately from these rows in this session,"
 
 
 def planned_line(vals: dict) -> str | None:
