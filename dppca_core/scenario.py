@@ -240,6 +240,24 @@ def _check_groups(value: str) -> str:
     return json.dumps(groups)
 
 
+#: the planner's targets (issue 37) and the setting holding each one's number
+PLAN_TARGET_FIELDS = {"subspace_distance": "pdist", "energy": "penergy", "f1": "pf1",
+                      "explained_variance_error": "peverr", "score_readability": "pscore"}
+#: what the planner simulates its releases on: a synthetic law, a stated spectrum, or one released privately
+PLAN_STANDINS = ("law", "stated", "private")
+
+
+def _check_plan_targets(value: str) -> str:
+    """A comma list of the planner's targets, each once ("" = none chosen yet)."""
+    names = [t for t in value.split(",") if t]
+    unknown = [t[:40] for t in names if t not in PLAN_TARGET_FIELDS]
+    if unknown:
+        raise ValueError(f"unknown plan target {', '.join(unknown)}; use {', '.join(PLAN_TARGET_FIELDS)}")
+    if len(set(names)) != len(names):
+        raise ValueError("a plan target is named twice")
+    return ",".join(names)
+
+
 def _check_audit_mechanism(value: str) -> str:
     if value not in mechanism_names():
         raise ValueError("not a registered mechanism")
@@ -312,6 +330,20 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("logy", "bool", False),
     # with R chosen privately: also sweep each mechanism at the exact quantile (an oracle R, not private)
     Field("oracle", "bool", False),
+    # the plan from targets (Trade-offs): the targets and their numbers, the share of releases that must meet them,
+    # and the stand-in (its stated spectrum and total, the ε of a private one, a public estimate of n)
+    Field("ptarget", "text", "subspace_distance", check=_check_plan_targets),
+    Field("pdist", "float", 0.3, 0.01, 1.41),
+    Field("penergy", "float", 0.9, 0.05, 1.0),
+    Field("pf1", "float", 0.9, 0.05, 1.0),
+    Field("peverr", "float", 0.02, 0.001, 1.0),
+    Field("pscore", "float", 0.5, 0.05, 5.0),
+    Field("pconf", "float", 0.9, 0.5, 0.99),
+    Field("pon", "choice", "law", choices=PLAN_STANDINS),
+    Field("pspec", "text", "1, 0.5, 0.1", check=lambda v: v if len(v) <= 500 else _too_long()),
+    Field("ptotal", "float", 2.0, 0.0, 1e12),
+    Field("peps0", "float", 0.1, 0.01, 10.0),
+    Field("pn", "int", 1000, 2, 10**8),
     # distributed
     Field("dsites", "int", 5, 2, 20),
     Field("duneven", "bool", False),
@@ -520,6 +552,8 @@ SECTIONS = {
                 "bscale"),
     "explore": ("reps", "seed", "view", "spreadm", "sgroup", "slabels", "sframe", "skind"),
     "tradeoffs": ("sweep", "metric", "sreps", "target", "slo", "shi", "logy", "oracle"),
+    "plan": ("ptarget", "pdist", "penergy", "pf1", "peverr", "pscore", "pconf", "pon", "pspec", "ptotal", "peps0",
+             "pn"),
     "distributed": ("dsites", "duneven", "dbylabel", "deps", "dreps"),
     "audit": ("amech", "aeps", "adelta", "atrials", "anb", "afactor"),
     "tensor": ("tmodel", "tD", "tK", "tsites", "tn", "teps", "tdelta", "tsplit", "treps", "tseed"),
@@ -537,6 +571,7 @@ STRUCTURED = {
     "bounds": (lambda v: [float(b) for b in v.split(",")] if v else [],
                lambda v: ",".join(repr(float(b)) for b in v) if isinstance(v, list) else v),
     "mechs": (lambda v: [m for m in v.split(",") if m], lambda v: ",".join(v) if isinstance(v, list) else v),
+    "ptarget": (lambda v: [t for t in v.split(",") if t], lambda v: ",".join(v) if isinstance(v, list) else v),
 }
 
 
@@ -702,6 +737,8 @@ def _field_schema(f: Field) -> dict:
     """The JSON schema of one setting as the file holds it."""
     if f.name in ("cols", "slabels", "mechs"):
         return {"type": "array", "items": {"type": "string", "minLength": 1}, "uniqueItems": True}
+    if f.name == "ptarget":
+        return {"type": "array", "items": {"enum": list(PLAN_TARGET_FIELDS)}, "uniqueItems": True}
     if f.name == "bounds":
         return {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}, "maxItems": MAX_BOUNDS}
     if f.name == "fill":

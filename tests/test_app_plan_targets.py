@@ -187,3 +187,60 @@ def test_a_private_spectrum_of_pure_noise_is_refused_in_words_and_still_counted(
     assert found.total_epsilon == pytest.approx(_composed(at, [], found, [spent]))
     assert any(f"With 1 earlier release from the same rows the total is ε = {found.total_epsilon:.3g}" in m
                for m in _shown(at.markdown))
+
+
+def test_the_plan_s_settings_come_from_the_link_and_go_back_to_it(app_test):
+    """Targets, confidence and stand-in are scenario settings: a link opens the planner on them, and a change is
+    written back to the address bar (so a copied link or a scenario file asks the same question)."""
+    at = app_test(ptarget="subspace_distance,energy", pdist="0.4", penergy="0.8", pconf="0.8", pon="stated",
+                  pspec="3, 1", ptotal="5", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    assert at.multiselect(key="plan_targets").value == ["subspace_distance", "energy"]
+    assert at.number_input(key="plan_t_subspace_distance").value == pytest.approx(0.4)
+    assert at.number_input(key="plan_t_energy").value == pytest.approx(0.8)
+    assert at.slider(key="plan_confidence").value == pytest.approx(0.8)
+    assert at.radio(key="plan_standin").value == "stated"
+    assert at.text_input(key="plan_spectrum").value == "3, 1"
+    at.slider(key="plan_confidence").set_value(0.85).run()
+    at.multiselect(key="plan_targets").set_value(["energy"]).run()
+    at.radio(key="plan_standin").set_value("law").run()
+    assert_clean(at)
+    assert at.query_params["pconf"] == "0.85" and at.query_params["ptarget"] == "energy"
+    assert "pon" not in at.query_params  # back at its default
+    at.button(key="plan_run").click().run()
+    assert_clean(at)
+    assert any("Planned for captured energy ≥ 0.8 of the optimum in 85% of releases" in m for m in _shown(at.markdown))
+
+
+def test_a_link_s_stand_in_that_this_data_cannot_use_falls_back_to_one_it_can(app_test):
+    at = app_test(src="sample:iris", R="12", pon="law", sreps="2")  # no law behind a table
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    assert at.radio(key="plan_standin").value == "stated"
+
+
+def test_a_score_plot_target_plans_a_score_share_and_applies_it(app_test):
+    """The score plot's readability (noise per cell over the rows of a typical cell) is a target: the plan adds a
+    score-plot part and its share, and one click sets the scenario's score-plot share to it."""
+    at = app_test(n="400", d="5", rank="2", k="2", ptarget="score_readability", pscore="0.5", mechs="analyze_gauss",
+                  sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    assert_clean(at)
+    at.button(key="plan_run").click().run()
+    assert_clean(at)
+    found = at.session_state["plan_result"][1]
+    assert found.reachable and found.budget.scores > 0
+    assert "scores" in _metrics(at)["budget split"]
+    at.button(key="plan_apply").click().run()
+    assert_clean(at)
+    assert at.session_state["scenario"]["bscores"] == pytest.approx(found.budget.scores)
+    assert any("score plot's noise-to-signal ratio ≤ 0.5" in s for s in _shown(at.success))
+
+
+def test_a_score_plot_with_shares_the_plan_does_not_simulate_is_refused_in_words(app_test):
+    at = app_test(ptarget="score_readability", sframe="private", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    at.button(key="plan_run").click().run()
+    assert not at.exception
+    assert any("private frame" in e for e in _shown(at.error))
