@@ -132,7 +132,7 @@ def test_a_private_stand_in_is_released_once_per_session_even_when_caches_are_cl
 def _composed(at, standins, found, others=()) -> float:
     """The plan's ε composed with every stand-in released from the rows (Gaussian DP: their mu add in squares)."""
     from dppca_core.budget import release_curve_kind
-    from dppca_core.planning import _curve_at
+    from dppca_core.planning.planner import _curve_at
     from dppca_core.privacy import compose
 
     curves = [s.cost_curve() for s in standins] + list(others) + [
@@ -164,8 +164,9 @@ def test_every_private_stand_in_drawn_from_the_rows_counts_in_the_plan_and_the_r
 def test_a_private_spectrum_of_pure_noise_is_refused_in_words_and_still_counted(app_test, monkeypatch):
     """The noise may swamp every variance: that release was made all the same, so later plans on the rows count it."""
     from dppca_core import planning
+    from dppca_core.privacy import PrivacyCurve
 
-    spent = planning.PrivacyCurve.gdp(0.05)
+    spent = PrivacyCurve.gdp(0.05)
 
     def all_noise(*args, **kwargs):
         raise planning.StandinTooNoisy("the spectrum released with ε = 0.1 is all noise", tuple(spent.as_dict().items()))

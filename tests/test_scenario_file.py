@@ -128,6 +128,16 @@ def test_a_plan_s_targets_confidence_and_stand_in_travel_in_the_link_and_the_fil
     assert any("unknown plan target readability" in n for n in notices) and any("pon" in n for n in notices)
 
 
+def test_a_parameter_at_its_mechanism_s_default_is_left_out_of_the_file_as_of_the_link():
+    """Found by the property test of the app: a parameter set to its default's own value (20 iterations) was written
+    to the file but not to the link, so the file opened on Home gave one key more than the link."""
+    vals, _ = core.from_fields({"private_power.iterations": 20, "dps_pca.sites": 3})
+    assert core.to_query(vals) == {"dps_pca.sites": "3"}
+    doc = tomllib.loads(core.to_toml(vals))
+    assert doc["parameters"] == {"dps_pca": {"sites": 3}}
+    assert Scenario.from_toml(core.to_toml(vals)).values == core.from_query(core.to_query(vals))[0]
+
+
 def test_a_hand_edited_file_keeps_what_it_can_and_says_what_it_could_not_use():
     text = core.to_toml(scenario.DEFAULTS).replace("eps = 1.0", "eps = -3").replace("k = 2", "k = 4")
     text += '\n[rows]\nfirst = [1.0, 2.0]\n\n[data.extra]\nx = 1\n'

@@ -134,7 +134,8 @@ def _plan(vals: dict):
     found = planner.make_plan(planner.chosen_targets(vals), float(vals["pconf"]), vals,
                               planner.build_standin("law", vals, ds), ds.n, ds.d)
     fig = plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None,
-                        found.mechanism, title="Chance of meeting the target against ε")
+                        found.mechanism, title="Chance of meeting the target")
+    fig.update_yaxes(title_text="share of releases")  # short: one screen in presenter mode
     if not found.reachable:
         return fig, found.describe()[0]
     return fig, (f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {found.epsilon:g} "
