@@ -1,7 +1,7 @@
-"""Lesson: what DP-PCA is, in eight steps on live scenarios (ui.gallery.LESSON), one screen each.
+"""Lesson: what DP-PCA is, in nine steps on live scenarios (ui.gallery.LESSON), one screen each.
 
 The step is a scenario field (``step``), so the address holds it: a teacher shares "step 4" and a reload keeps
-it. Each step draws its figure from the app's caches (ui.lesson) and links to the same scenario on Explore.
+it. Each step draws its figure from the app's caches (ui.lesson) and links to the same scenario on its page.
 """
 import streamlit as st
 
@@ -21,7 +21,7 @@ presenting = show.presenting()
 step = lesson.clamp_step(vals["step"])
 card = LESSON[step - 1]
 if not presenting:  # in presenter mode the bar names the page
-    st.title("Lesson: private PCA in eight steps")
+    st.title("Lesson: private PCA in nine steps")
 
 
 def _go(to: int) -> None:
@@ -45,7 +45,8 @@ with boundary("this step"):
         st.markdown(md_escape(card.blurb))
         st.markdown(f"**{md_escape(headline)}**")
         st.markdown(f"**Try this:** {md_escape(card.try_this)}")
-        st.markdown(f"[Open this scenario on Explore ↗]({lesson.explore_link(card, step_vals)})")
+        link = lesson.explore_link(card, step_vals)
+        st.markdown(f"[Open this scenario on {lesson.PAGE_NAMES[card.page]} ↗]({link})")
     show.chart(fig, container=right, key="lesson_figure", main=True)
     if card.notes and not presenting:
         with st.expander("Teacher's notes", icon=":material/school:"):
@@ -66,7 +67,7 @@ def _deck() -> bytes:
         parts.append(slides.Slide(f"{number}. {each.title}", [each.blurb, words, "Try this: " + each.try_this],
                                   figure=figure, link=base + lesson.explore_link(each, each_vals)))
     mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
-    return slides.build_deck("What private PCA costs, in eight steps", report.PUBLIC_RECORD, parts,
+    return slides.build_deck("What private PCA costs, in nine steps", report.PUBLIC_RECORD, parts,
                              base + "/lesson", "synthetic data made by the app; mechanisms: "
                              + ", ".join(display_name(m) for m in mechs)).encode()
 
@@ -74,5 +75,5 @@ def _deck() -> bytes:
 if not presenting:
     st.download_button("Download slides", _deck, "dppca_lesson_slides.html", "text/html",
                        icon=":material/slideshow:", key="download_lesson_slides",
-                       help="The eight steps as a deck that opens offline in any browser, each figure with its "
+                       help="The nine steps as a deck that opens offline in any browser, each figure with its "
                             "numbers and its link.")

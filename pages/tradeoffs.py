@@ -264,36 +264,40 @@ if not show.presenting():
 
 
 def _targets() -> dict:
-    """The targets the user ticked, each with its number."""
-    chosen = st.multiselect("targets", list(planner.TARGET_INPUTS), default=["subspace_distance"],
-                            format_func=lambda t: planner.TARGET_INPUTS[t][0], key="plan_targets")
-    targets = {}
+    """The targets the user ticked, each with its number (scenario settings: the link and the file carry them)."""
+    st.multiselect("targets", list(planner.TARGET_INPUTS), format_func=lambda t: planner.TARGET_INPUTS[t][0],
+                   **scenario.bind("ptarget", key="plan_targets", to_widget=lambda v: [t for t in v.split(",") if t],
+                                   from_widget=",".join))
+    chosen = planner.chosen_targets(vals)
     cols = st.columns(max(len(chosen), 1))
     for col, name in zip(cols, chosen):
-        label, default, low, high, step, help_text = planner.TARGET_INPUTS[name]
-        targets[name] = col.number_input(label, low, high, default, step, format="%g", help=help_text,
-                                         key=f"plan_t_{name}")
-    return targets
+        label, step, help_text = planner.TARGET_INPUTS[name]
+        field = scenario.FIELDS[planner.target_field(name)]
+        col.number_input(label, field.low, field.high, step=step, format="%g", help=help_text,
+                         **scenario.bind(field.name, key=f"plan_t_{name}"))
+    return planner.chosen_targets(vals)
 
 
 def _standin_inputs(ds) -> tuple[str, dict]:
     """The stand-in the user picked and its inputs (built when **Plan** is pressed: a private one spends budget)."""
     kinds = planner.standin_choices(vals, ds.has_rows)
-    kind = st.radio("plan on", kinds, format_func=planner.STANDINS.get, horizontal=True, key="plan_standin")
+    st.radio("plan on", kinds, format_func=planner.STANDINS.get, horizontal=True,
+             **scenario.bind("pon", key="plan_standin", to_widget=lambda v: planner.standin_kind(vals, kinds)))
+    kind = planner.standin_kind(vals, kinds)
     if kind == "stated":
         c = st.columns([3, 1])
-        raw = c[0].text_input(f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
-                              "1, 0.5, 0.1",
-                              key="plan_spectrum", help="E.g. from a previous study or a published release. Fewer "
-                                                        "than d values: the rest of the total is spread evenly.")
-        total = c[1].number_input("total variance", min_value=0.0, value=2.0, format="%g", key="plan_total")
-        return kind, {"stated": raw, "total": total}
+        c[0].text_input(f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
+                        help="E.g. from a previous study or a published release. Fewer than d values: the rest of the "
+                             "total is spread evenly.", **scenario.bind("pspec", key="plan_spectrum"))
+        c[1].number_input("total variance", min_value=0.0, format="%g", **scenario.bind("ptotal", key="plan_total"))
+        return kind, {"stated": vals["pspec"], "total": float(vals["ptotal"])}
     if kind == "private":
-        eps0 = st.number_input("ε spent on the stand-in (added to the plan's total)", 0.01, 10.0, 0.1, 0.05,
-                               format="%g", key="plan_eps0")
+        st.number_input("ε spent on the stand-in (added to the plan's total)", 0.01, 10.0, step=0.05, format="%g",
+                        **scenario.bind("peps0", key="plan_eps0"))
         st.caption("Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
-                   "later plans on the same data, never drawn again).")
-        return kind, {"private_epsilon": eps0}
+                   "this session's later plans on the same data, never drawn again). Each spectrum released from "
+                   "these rows is counted in every plan's total.")
+        return kind, {"private_epsilon": float(vals["peps0"])}
     return kind, {}
 
 
@@ -319,11 +323,13 @@ with boundary("the plan from targets"):
     ds = data.load_dataset(vals)
     targets = _targets()
     c = st.columns(2)
-    confidence = c[0].slider("in this share of releases", 0.5, 0.99, 0.9, 0.01, key="plan_confidence")
+    c[0].slider("in this share of releases", 0.5, 0.99, step=0.01, **scenario.bind("pconf", key="plan_confidence"))
+    confidence = float(vals["pconf"])
     estimate = None
     if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
-        estimate = c[1].number_input("public estimate of n (the count is private under add/remove)", 2, 10**8, 1000,
-                                     key="plan_n")
+        c[1].number_input("public estimate of n (the count is private under add/remove)", 2, 10**8, step=1,
+                          **scenario.bind("pn", key="plan_n"))
+        estimate = int(vals["pn"])
     kind, standin_args = _standin_inputs(ds)
     if scenario.private_k(vals):
         st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")
@@ -334,8 +340,9 @@ with boundary("the plan from targets"):
         with st.spinner("simulating releases on the stand-in…"):
             standin = planner.build_standin(kind, vals, ds, **standin_args)
             n = planner.public_n(vals, ds.n, estimate)
+            spent = planner.released_before(ds.key, standin)
             st.session_state[planner.PLAN_KEY] = (question, planner.make_plan(targets, confidence, vals, standin, n,
-                                                                              ds.d))
+                                                                              ds.d, spent))
     asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
     if found is not None and asked != question:
         st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")

@@ -4,7 +4,7 @@ import pytest
 
 from tests.test_app_pages import assert_clean
 from ui.gallery import LESSON
-from ui.lesson import FIGURES, step_figure, step_scenario
+from ui.lesson import FIGURES, PAGE_NAMES, step_figure, step_scenario
 
 
 def _lesson(app_test, **query):
@@ -24,7 +24,7 @@ def test_next_and_back_walk_every_step_and_keep_it_in_the_scenario(app_test):
     for number, card in enumerate(LESSON, start=1):
         assert _heading(at).startswith(f"## Step {number} of {len(LESSON)}")
         assert len(at.get("plotly_chart")) == 1
-        assert any("Open this scenario on Explore" in m.value and f"]({'/' + card.page}" in m.value
+        assert any(f"Open this scenario on {PAGE_NAMES[card.page]}" in m.value and f"]({'/' + card.page}" in m.value
                    for m in at.markdown)
         assert at.session_state["scenario"]["step"] == number
         if number < len(LESSON):
@@ -45,9 +45,28 @@ def test_a_shared_step_opens_on_that_step(app_test):
 @pytest.mark.parametrize("number", range(1, len(LESSON) + 1))
 def test_each_step_scenario_is_valid_and_draws(number):
     card = LESSON[number - 1]
-    assert card.figure in FIGURES and card.try_this and card.page == "explore"
+    assert card.figure in FIGURES and card.try_this and card.page in PAGE_NAMES
     assert 2 <= card.blurb.count(". ") + 1 <= 3  # two or three sentences
     vals = step_scenario(card, step=number)
     assert vals["step"] == number
     fig, headline = step_figure(card, vals)
     assert fig.data and headline
+
+
+def test_the_planning_step_answers_what_epsilon_a_target_needs_and_opens_the_planner(app_test):
+    """Issue 37's step: "what ε do I need for distance ≤ 0.3 in 90% of releases?", answered on the law of the step's
+    synthetic data (public), with the frontier drawn and the link opening Trade-offs, where the planner asks the same."""
+    number = next(i for i, card in enumerate(LESSON, start=1) if card.figure == "plan")
+    at = _lesson(app_test, step=str(number))
+    headline = " ".join(m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**For "))
+    assert "subspace distance ≤ 0.3 in 90% of releases" in headline and " at ε = " in headline
+    link = next(m.value for m in at.markdown if "Open this scenario on Trade-offs" in m.value)
+    address = link.split("](", 1)[1].rstrip(")")
+    assert address.split("?")[0] == "/tradeoffs"  # the step's question is the planner's default one: no query needed
+    query = address.split("?", 1)[1] if "?" in address else ""
+    trade = app_test(**dict(pair.split("=", 1) for pair in query.split("&") if pair))
+    trade.run()
+    trade.switch_page("pages/tradeoffs.py").run()
+    assert_clean(trade)
+    assert trade.number_input(key="plan_t_subspace_distance").value == pytest.approx(0.3)
+    assert trade.slider(key="plan_confidence").value == pytest.approx(0.9)

@@ -18,7 +18,7 @@ CONFIDENCE = 0.9
 #: the public facts plan() may take: nothing else, and none of them is a table of rows
 PUBLIC_FACTS = {"targets", "n", "d", "k", "spectrum", "standin", "delta", "confidence", "neighbors", "data_norm",
                 "radius_rule", "center", "parts", "mechanisms", "mechanism_params", "sparsity", "reps", "seed",
-                "max_epsilon"}
+                "max_epsilon", "spent"}
 
 
 def _calibrated(found, X, support=None):
@@ -126,6 +126,35 @@ def test_a_private_stand_in_is_paid_for_and_an_exact_one_is_labelled():
     assert any("total" in s for s in found.describe())
     exact = Standin.exact(X)
     assert exact.privacy == "not private" and "NOT private" in exact.describe()
+
+
+def test_earlier_releases_from_the_rows_count_in_the_total_and_a_spectrum_of_noise_keeps_its_cost():
+    """spent: what was already released from the same rows composes into the total (not into the simulation); a
+    private spectrum that came out all noise is refused in words and still says what it cost."""
+    X = datasets.spiked_covariance(n=2000, d=6, k=1, spike=6.0, seed=3).X
+    private = Standin.private(X, 0.5, 1e-6, seed=4)
+    earlier = Standin.private(X, 0.3, 1e-6, seed=5).cost_curve()
+    alone = dc.plan({"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, confidence=CONFIDENCE)
+    found = dc.plan({"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, confidence=CONFIDENCE,
+                    spent=[earlier])
+    assert (found.epsilon, found.mechanism, found.budget) == (alone.epsilon, alone.mechanism, alone.budget)
+    mu = dc.privacy.gaussian_mu(found.epsilon, found.delta)
+    expected = dc.privacy.compose([private.cost_curve(), earlier, dc.privacy.PrivacyCurve.gdp(mu)])
+    assert found.total_epsilon == pytest.approx(expected.epsilon_at(found.delta))
+    assert found.total_epsilon > alone.total_epsilon
+    assert found.earlier == 1 and any("1 earlier release from the same rows" in s for s in found.describe())
+    with pytest.raises(ValueError, match="earlier releases"):
+        dc.plan({"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, spent=[0.3])
+    tiny = X[:, :2] * 1e-4  # variances far below the noise at R = 1: each released one is <= 0 half the time
+    same_budget = Standin.private(X[:, :2], 0.01, 1e-6, seed=6)  # the cost depends on ε, δ and the split only
+    refused = 0
+    for seed in range(40):  # both <= 0 in a quarter of the draws: none in 40 has probability 1e-5
+        try:
+            Standin.private(tiny, 0.01, 1e-6, seed=seed)
+        except planning.StandinTooNoisy as noisy:
+            assert "all noise" in str(noisy) and noisy.cost == same_budget.cost
+            refused += 1
+    assert refused > 0
 
 
 def test_a_published_release_becomes_a_stand_in_in_the_data_units():

@@ -34,6 +34,8 @@ TEXT = {
     "slabels": st.lists(st.text(min_size=1, max_size=10), min_size=1, max_size=5, unique=True).map(json.dumps)
     | st.just(""),
     "amech": st.sampled_from(dc.mechanism_names()),
+    "ptarget": st.lists(st.sampled_from(list(core.PLAN_TARGET_FIELDS)), max_size=5, unique=True).map(",".join),
+    "pspec": st.text(max_size=30),
 }
 #: valid mechanism parameters (the registry validates them; None is the mechanism's own default)
 PARAMETERS = {"private_power.iterations": st.integers(1, 50), "dps_pca.sites": st.sampled_from([3, [300, 700]]),
@@ -106,6 +108,34 @@ def test_file_round_trip_through_disk_keeps_the_public_schema_as_lists(tmp_path)
     assert doc["preprocessing"]["bounds"] == [60.0, 6500.0]
     assert doc["parameters"] == {"private_power": {"iterations": 7}}
     assert Scenario.from_file(path).values == vals
+
+
+def test_a_plan_s_targets_confidence_and_stand_in_travel_in_the_link_and_the_file():
+    """Issue 37: the plan from targets is part of the scenario: link -> file -> link is the identity, the targets are
+    a list in the file's [plan] section, and a target the planner does not know is refused with a notice."""
+    query = {"ptarget": "subspace_distance,score_readability", "pdist": "0.25", "pscore": "0.4", "pconf": "0.8",
+             "pon": "private", "peps0": "0.5", "pspec": "4, 1, 0.5", "ptotal": "7.0", "pn": "3000"}
+    vals, notices = core.from_query(query)
+    assert not notices and core.to_query(vals) == query
+    text = Scenario(vals).to_toml()
+    assert tomllib.loads(text)["plan"] == {"ptarget": ["subspace_distance", "score_readability"], "pdist": 0.25,
+                                           "penergy": 0.9, "pf1": 0.9, "peverr": 0.02, "pscore": 0.4, "pconf": 0.8,
+                                           "pon": "private", "pspec": "4, 1, 0.5", "ptotal": 7.0, "peps0": 0.5,
+                                           "pn": 3000}
+    assert Scenario.from_toml(text).to_query() == query
+    bad, notices = core.from_query({"ptarget": "subspace_distance,readability", "pon": "exact"})
+    assert bad["ptarget"] == "subspace_distance" and bad["pon"] == "law"
+    assert any("unknown plan target readability" in n for n in notices) and any("pon" in n for n in notices)
+
+
+def test_a_parameter_at_its_mechanism_s_default_is_left_out_of_the_file_as_of_the_link():
+    """Found by the property test of the app: a parameter set to its default's own value (20 iterations) was written
+    to the file but not to the link, so the file opened on Home gave one key more than the link."""
+    vals, _ = core.from_fields({"private_power.iterations": 20, "dps_pca.sites": 3})
+    assert core.to_query(vals) == {"dps_pca.sites": "3"}
+    doc = tomllib.loads(core.to_toml(vals))
+    assert doc["parameters"] == {"dps_pca": {"sites": 3}}
+    assert Scenario.from_toml(core.to_toml(vals)).values == core.from_query(core.to_query(vals))[0]
 
 
 def test_a_hand_edited_file_keeps_what_it_can_and_says_what_it_could_not_use():

@@ -56,7 +56,8 @@ GALLERY = [
          "tradeoffs", {"n": 5000, "mechs": "ldp_gaussian,analyze_gauss", "k": 2, "sweep": "eps"}),
 ]
 
-#: the Lesson: what DP-PCA is, in eight steps on live scenarios (each opens on Explore)
+#: the Lesson: what DP-PCA is, in nine steps on live scenarios (each opens on its page: Explore, or
+#: Trade-offs for the planner)
 LESSON = [
     Card("The exact PCA",
          "PCA finds the few directions along which the data vary most. In these 2,000 synthetic rows of 20 features, "
@@ -109,6 +110,15 @@ LESSON = [
          figure="budget",
          try_this="Open the Budget split in the Explore sidebar and give the eigenvalues a larger share.",
          notes="Every published number spends budget: plan what to publish before you publish it."),
+    Card("What ε do I need?",
+         "Turn the question round: say the error you accept and how often, and ask for the ε. The planner simulates "
+         "fresh releases on a public stand-in for the data (here the law that made them), never on their rows. The "
+         "star marks the smallest ε at which a mechanism meets a distance of 0.3 in 90% of releases.",
+         "tradeoffs", {"mechs": "analyze_gauss,private_power", "ptarget": "subspace_distance", "pdist": 0.3,
+                       "pconf": 0.9}, figure="plan",
+         try_this="On Trade-offs, press Plan, then ask for 99% of releases, or a distance of 0.5, and plan again.",
+         notes="The plan is only as good as its stand-in: with a table, state the spectrum you expect or spend a "
+               "little ε on a private one. 'Use this plan' sets ε, the mechanism and the split in one click."),
     Card("What ε means for one person",
          "An attacker who knows every row but yours asks whether you are in the data. The curve is the most they can "
          "come to believe after seeing one release, from what they believed before.",

@@ -13,11 +13,14 @@ import numpy as np
 
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.figures import risk as risk_figures
+from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from . import compute, data, scenario
+from . import compute, data, planner, scenario
 from .gallery import LESSON, Card
 
+#: the pages a step opens on, as the step's link names them
+PAGE_NAMES = {"explore": "Explore", "tradeoffs": "Trade-offs"}
 #: ε and n of the two sweep steps (the Trade-offs page's grids, shortened so that a step draws in a second)
 EPS_GRID = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 N_GRID = [250, 500, 1000, 2000, 5000, 10000]
@@ -125,8 +128,22 @@ def _risk(vals: dict):
     return risk_figures.posterior_figure(curves), f"{display_name(mech)} at ε = {vals['eps']:g}: {summary['sentences'][0]}"
 
 
+def _plan(vals: dict):
+    """The planner's frontier for the step's targets, on the law of the step's synthetic data (public)."""
+    ds = data.load_dataset(vals)
+    found = planner.make_plan(planner.chosen_targets(vals), float(vals["pconf"]), vals,
+                              planner.build_standin("law", vals, ds), ds.n, ds.d)
+    fig = plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None,
+                        found.mechanism, title="Chance of meeting the target")
+    fig.update_yaxes(title_text="share of releases")  # short: one screen in presenter mode
+    if not found.reachable:
+        return fig, found.describe()[0]
+    return fig, (f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+                 f"({100 * found.share:.0f}% of {found.reps} simulated releases met it).")
+
+
 FIGURES = {"scree": _scree, "spread": _spread, "sweep_eps": _sweep_eps, "sweep_n": _sweep_n, "clip": _clip,
-           "budget": _budget, "risk": _risk}
+           "budget": _budget, "plan": _plan, "risk": _risk}
 
 
 def step_figure(card: Card, vals: dict):

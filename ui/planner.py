@@ -17,18 +17,25 @@ from dppca_core import planning
 from dppca_core.registry import display_name
 
 from . import data, scenario
+from .session import PRIVATE_STANDINS_KEY
 
-#: the targets the page offers: (label, default, lowest, highest, step, help)
+#: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
+#: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
 TARGET_INPUTS = {
-    "subspace_distance": ("subspace distance at most", 0.3, 0.01, 1.41, 0.05,
+    "subspace_distance": ("subspace distance at most", 0.05,
                           "||sin Θ||_F between the released and the exact top-k components (0 = exact)."),
-    "energy": ("captured energy at least (fraction of the optimum)", 0.9, 0.05, 1.0, 0.01,
+    "energy": ("captured energy at least (fraction of the optimum)", 0.01,
                "The variance the released components capture, as a fraction of what the exact ones capture."),
-    "f1": ("support recovery F1 at least", 0.9, 0.05, 1.0, 0.05,
+    "f1": ("support recovery F1 at least", 0.05,
            "For sparse data: how well the released components find the rows (features) the planted ones use."),
-    "explained_variance_error": ("explained-variance error at most", 0.02, 0.001, 1.0, 0.005,
+    "explained_variance_error": ("explained-variance error at most", 0.005,
                                  "The largest error of the k released explained-variance ratios (adds an eigenvalue "
                                  "part to the release)."),
+    "score_readability": ("score plot's noise-to-signal ratio at most", 0.05,
+                          "The noise per cell of the private score plot over the rows in a typical cell of the cloud "
+                          "(the score plot view's readability; 0.5 reads well). Adds a score-plot part to the "
+                          "release; planned for a plot without groups, noise on every cell. Simulates rows one by "
+                          "one: slower."),
 }
 STANDINS = {
     "law": "the synthetic law you chose (public)",
@@ -39,6 +46,22 @@ STANDINS = {
 SPLIT_FIELDS = {"mean": "bmean", "eigenvalues": "beig", "scores": "bscores", "radius": "bradius"}
 PLAN_KEY = "plan_result"     # the last plan shown on Trade-offs (no widget owns it)
 PLANNED_KEY = "planned_for"  # the plan the scenario was set to (the Report states it while the scenario matches)
+
+
+def target_field(name: str) -> str:
+    """The scenario setting holding target ``name``'s number."""
+    return scenario.PLAN_TARGET_FIELDS[name]
+
+
+def chosen_targets(vals: dict) -> dict:
+    """{target: its number} of the targets the scenario names, in the page's order."""
+    names = [t for t in vals["ptarget"].split(",") if t]
+    return {name: float(vals[target_field(name)]) for name in TARGET_INPUTS if name in names}
+
+
+def standin_kind(vals: dict, kinds: list[str]) -> str:
+    """The stand-in the scenario asks for, or the first open to it (a link's "law" on a table: a stated spectrum)."""
+    return vals["pon"] if vals["pon"] in kinds else kinds[0]
 
 
 def standin_choices(vals: dict, has_rows: bool) -> list[str]:
@@ -103,39 +126,74 @@ def build_standin(kind: str, vals: dict, ds, *, stated: str = "", total: float |
 
 
 def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
+    """The session's private spectrum for (data, R, scaling, ε, δ, relation): released once with fresh randomness and
+    kept in the session (never in a shared cache, whose eviction would draw again without counting it); asking again
+    returns the same release. A release that came out all noise is remembered too (its cost is spent)."""
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
     if scenario.private_scaling(vals) or scenario.private_radius(vals):
         raise ValueError("the private stand-in needs a public R and no private column scaling: state a spectrum, or "
                          "set R and the scaling on the Data page.")
     scale = data.column_scale(ds, vals)
-    return _cached_private(ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], ds.X)
+    key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"])
+    released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
+    if key not in released:
+        released[key] = _release_standin(ds.X, *key[1:])
+    entry = released[key]
+    if entry["standin"] is None:
+        raise ValueError(f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
+                         "later plans on these rows): spend more ε on the stand-in, or state a spectrum.")
+    return entry["standin"]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _cached_private(key: str, R: float, scale, epsilon: float, delta: float, neighbors: str, _X) -> dc.Standin:
-    """One private spectrum per (data, R, scaling, ε, δ, relation), drawn with fresh randomness and kept: asking again
-    returns the same release (drawing again and again would spend the budget each time)."""
-    X = np.asarray(_X, dtype=float)
+def _release_standin(X, R: float, scale, epsilon: float, delta: float, neighbors: str) -> dict:
+    """One private spectrum of the rows (scaled by the public bounds, a public map of each row): the stand-in, or
+    None when the noise swamped every variance, with what it cost either way."""
+    X = np.asarray(X, dtype=float)
     if scale is not None:
-        X = X / np.asarray(scale, dtype=float)  # the public bounds: a public map of each row
-    return dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+        X = X / np.asarray(scale, dtype=float)
+    try:
+        made = dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+    except planning.StandinTooNoisy as noisy:
+        return {"standin": None, "cost": noisy.cost}
+    return {"standin": made, "cost": made.cost}
 
 
-def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int) -> dc.Plan:
-    """The plan for the scenario's public facts (the core caches it)."""
+def released_before(data_key: str, standin: dc.Standin) -> list:
+    """The privacy curves of the spectra this session released privately from the rows ``data_key`` other than
+    ``standin``: a plan on these rows counts them in its total."""
+    released = st.session_state.get(PRIVATE_STANDINS_KEY, {})
+    return [planning.cost_curve(entry["cost"]) for key, entry in released.items()
+            if key[0] == data_key and entry["standin"] != standin]
+
+
+def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int,
+              spent=()) -> dc.Plan:
+    """The plan for the scenario's public facts (the core caches it); ``spent``: the curves of the other releases
+    from the same rows (:func:`released_before`), counted in its total."""
     if scenario.private_scaling(vals):
         raise ValueError("the planner does not plan releases that scale the columns privately (their scale share is "
                          "not simulated): scale by public bounds or not at all (Data page), plan, then switch back.")
+    scores = vals["bscores"] > 0 or "score_readability" in targets
+    if scores and (vals["sframe"] == "private" or (vals["sgroup"] and not scenario.declared_groups(vals))):
+        raise ValueError("the score plot here takes shares the planner does not simulate (a private frame, or groups "
+                         "found privately): plan with the plot's frame public and its groups declared or off (Explore: "
+                         "score plot options), then switch back.")
     sparse = "f1" in targets and standin.support is None
     if sparse and int(vals["s"]) <= 0:
         raise ValueError("a support F1 target needs the number of features the components use: set the support size "
                          "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity).")
-    parts = ("eigenvalues",) if vals["beig"] > 0 else ()  # the scenario releases its eigenvalues: so does the plan
+    parts = plan_parts(vals)
     return dc.plan(targets, n=n, d=d, k=int(vals["k"]), standin=standin, delta=float(vals["delta"]),
                    confidence=confidence, neighbors=vals["nb"], parts=parts,
                    center="private" if vals["center"] == "private" else "none",
-                   sparsity=int(vals["s"]) if sparse else None, **radius_args(vals))
+                   sparsity=int(vals["s"]) if sparse else None, spent=tuple(spent), **radius_args(vals))
+
+
+def plan_parts(vals: dict) -> tuple:
+    """The optional parts the scenario's releases publish, which the plan's releases publish too: the eigenvalues,
+    and a score plot (without groups, noise on every cell: the plot's other options are not simulated)."""
+    return tuple(part for part, field in (("eigenvalues", "beig"), ("scores", "bscores")) if vals[field] > 0)
 
 
 #: the scenario fields a plan reads (a plan asked with other values is another question)
@@ -147,16 +205,17 @@ def question(vals: dict, targets: dict, confidence: float, kind: str, standin_ar
     """What a plan answers (hashable): the targets, the confidence, the stand-in's inputs and the scenario's fields
     the plan reads. The ε, mechanisms and split the plan sets are not part of it (nor the eigenvalue share, which it
     may set to 0 where the mechanism releases its eigenvalues from its own noise)."""
+    scores = vals["bscores"] > 0 or "score_readability" in targets  # applying a plan with a score target sets it
     return (tuple(sorted(targets.items())), float(confidence), kind, tuple(sorted(standin_args.items())), estimate,
-            tuple(vals.get(f) for f in PLAN_FIELDS))
+            scores, tuple(vals.get(f) for f in PLAN_FIELDS))
 
 
 def split_fields(found: dc.Plan) -> dict:
     """The scenario's budget sliders for the plan's split: the eigenvalue share (0 when the plan releases none), and
-    the mean and radius shares where the scenario has those private steps. The score-plot share is left as it is."""
+    the mean, radius and score-plot shares where the plan has those parts."""
     shares = found.budget.as_dict()
     out = {"beig": float(shares.get("eigenvalues", 0.0))}
-    for part in ("mean", "radius"):  # shares of steps the scenario has (a private mean, a private R) only
+    for part in ("mean", "radius", "scores"):  # shares of parts the plan has (a private mean, a private R, a plot)
         if shares.get(part, 0.0) > 0:
             out[SPLIT_FIELDS[part]] = float(shares[part])
     return out
@@ -183,8 +242,18 @@ def planned_words(found: dc.Plan) -> str:
              f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
              f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in.")
     if found.total_epsilon > found.epsilon * (1 + 1e-9):
-        words += f" With the stand-in's own cost the total is ε = {found.total_epsilon:.3g}."
+        words += f" {spent_words(found)} the total is ε = {found.total_epsilon:.3g}."
     return words
+
+
+def spent_words(found: dc.Plan) -> str:
+    """What the plan's total counts beyond the release: 'With the stand-in's own cost' or 'Counting the 2 spectra
+    released privately from these rows in this session,'."""
+    count = found.earlier + (found.standin.privacy == "private")
+    if not found.earlier:
+        return "With the stand-in's own cost"
+    spectra = f"{count} spectr{'a' if count > 1 else 'um'}"
+    return f"Counting the {spectra} released privately from these rows in this session,"
 
 
 def planned_line(vals: dict) -> str | None:

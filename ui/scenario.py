@@ -25,7 +25,7 @@ from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: ev
     MAX_CELLS, MAX_RAW_CHARS, VIEWS, SWEEP_AXES, METRICS, AUDIT_TRIALS, R_SOURCES, SCALE_SOURCES, K_SOURCES,
     K_EIGENVALUE_SHARE, NONPRIVATE_CENTRING, MAX_BOUNDS, MAX_SCHEMA_COLUMNS, BAD_CELLS, MAX_GROUPS, SEED_MAX, FIELDS,
     DEFAULTS, Field, Scenario, validate_param, from_query, in_metric_unit, default_target, is_default, to_query,
-    from_fields, _cap_size,
+    from_fields, _cap_size, PLAN_TARGET_FIELDS, PLAN_STANDINS,
 )
 from dppca_core.scenario import query_string as _query_string
 

@@ -1,5 +1,5 @@
 """Issue 26 in a real browser: the whole lesson walked with the keyboard in presenter mode (each step's figure and
-Explore link on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload), and the slide decks
+link to its page on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload), and the slide decks
 of the Lesson and the Report downloaded and opened in Chromium with the network cut. Screenshots go to SHOTS
 (docs/screenshots when DPPCA_SCREENSHOTS=docs/screenshots)."""
 import pytest
@@ -10,7 +10,7 @@ from ui.gallery import LESSON
 
 pytestmark = pytest.mark.e2e
 FIGURE = '[data-testid="stMain"] .js-plotly-plot'
-LINK = '[data-testid="stMain"] a[href*="/explore"]'
+LINK = '[data-testid="stMain"] a[href*="/{page}?"]'
 HEADING = ".st-key-lesson_nav h2"
 #: the focused button's text ('' when the focus is not on a button: the main region's text holds every label)
 FOCUSED_TEXT = ("() => document.activeElement && document.activeElement.tagName === 'BUTTON' "
@@ -36,10 +36,11 @@ def _check_step(page, number: int) -> None:
     assert card.title in page.inner_text(HEADING)
     figure = page.evaluate(f"() => document.querySelector('{FIGURE}').data.length")
     assert figure > 0, f"step {number}: an empty figure"
-    href = page.get_attribute(LINK, "href")
-    assert href.startswith("/explore?") and "present=true" in href, href
+    link = LINK.format(page=card.page)
+    href = page.get_attribute(link, "href")
+    assert href.startswith(f"/{card.page}?") and "present=true" in href, href
     assert query(page).get("step", "1") == str(number)
-    for part in (HEADING, FIGURE, LINK, ".st-key-lesson_next button"):
+    for part in (HEADING, FIGURE, link, ".st-key-lesson_next button"):
         assert in_viewport(page, part), (number, part)  # the step fits the screen: nothing to scroll to
     assert_text_fits(page, f"lesson step {number}")  # no text clipped, no chart label over another (issue 35)
 
@@ -82,7 +83,7 @@ def test_every_step_fits_a_1920x1080_screen_and_opens_on_explore(server, browser
         _check_step(page, number)
     page.screenshot(path=str(SHOTS / "lesson_presenter_1920x1080.png"))
     with page.expect_popup(timeout=60_000) as popup:
-        page.click(LINK)  # the last step's scenario on Explore, in a new tab
+        page.click(LINK.format(page=LESSON[-1].page))  # the last step's scenario on Explore, in a new tab
     explore = popup.value
     explore.wait_for_selector('[data-testid="stMetricValue"]', timeout=120_000)
     settle(explore)
@@ -131,7 +132,7 @@ def test_the_decks_open_offline_with_one_slide_per_step_and_decision(server, bro
     lesson_deck = _download(page, "download_lesson_slides", tmp_path)
     text = _open_offline(browser, lesson_deck, slides=len(LESSON) + 1, figures=len(LESSON), shot="slide_deck.png")
     assert report.PUBLIC_RECORD in text and all(card.title in text for card in LESSON)
-    assert f"{server}/explore?" in text  # each step's link, whole
+    assert f"{server}/explore?" in text and f"{server}/tradeoffs" in text  # each step's link, whole
 
     # a shipped sample is data the app did not synthesise: the deck is an exploration record of the raw data
     page.goto(f"{server}/report?src=sample:wine&k=2")

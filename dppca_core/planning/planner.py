@@ -1,0 +1,410 @@
+"""The plan: :func:`plan` (public facts in, a :class:`Plan` out, memoised), its frontier, its total epsilon with
+the stand-in's cost and earlier releases, and :func:`evaluate` (a plan checked on rows or on fresh draws)."""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ..audit.bounds import clopper_pearson_arrays
+from ..pipeline.budget import BudgetSplit, release_curve_kind
+from ..pipeline.experiments import RadiusRule
+from ..privacy import PrivacyCurve, check_neighbors, compose, gaussian_mu
+from ..registry import display_name, get_mechanism
+from ..validation import check_delta, check_float_range, check_int_range, check_k, check_positive
+
+from .search import _default_shares, _explore_splits, _Found, _search, _split
+from .simulation import _Setting, _Simulator
+from .standin import Standin
+from .targets import TARGET_PARTS, _meets, check_targets, default_reps, target_words
+
+#: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
+#: full: its pilot guess stands in the candidates table and the frontier still draws it
+PRUNE_STEPS = 6
+#: repetitions of each frontier point away from the plans, and the most points per mechanism
+FRONTIER_REPS = 20
+FRONTIER_POINTS = 8
+#: the mechanisms a plan compares when none are named (central, from the Gram matrix alone, fast); a sparse target
+#: (support F1) adds DPS-PCA with one site and its truncation at the support's size
+DEFAULT_MECHANISMS = ("analyze_gauss", "private_power", "mod_sulq", "trace_sensitive")
+SPARSE_MECHANISMS = ("dps_pca",)
+#: the confidence of the Clopper-Pearson interval of the share of releases that meet the targets
+PLAN_INTERVAL = 0.95
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The plan
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The answer of :func:`plan`.
+
+    Attributes
+    ----------
+    epsilon : float
+        The smallest total epsilon on the grid at which ``mechanism`` with ``budget`` meets every target in at least
+        ``confidence`` of ``reps`` simulated releases: ``math.inf`` when no candidate does up to the largest epsilon
+        searched.
+    mechanism : str or None
+    budget : BudgetSplit or None
+    frontier : pandas.DataFrame
+        One row per mechanism (with its best split) and epsilon: ``share`` of simulated releases meeting every target
+        with its 95% interval (``low``, ``high``) over ``reps``, ``meets`` (share >= confidence), for each target the
+        share meeting it (``met: <target>``) and the median metric (``median: <target>``), ``winner`` (the highest
+        share at that epsilon) and ``planned`` (the mechanism's own plan).
+    candidates : pandas.DataFrame
+        Every (mechanism, split) tried: its pilot guess and, where searched in full, its planned epsilon.
+    share, interval, reps
+        At the plan: the share of releases meeting every target, its 95% interval, the repetitions.
+    default_epsilon : float or None
+        The winning mechanism's planned epsilon with the default split (10% to each optional part).
+    total_epsilon : float
+        ``epsilon`` composed with the stand-in's own cost when it was released now and with the ``earlier`` releases
+        from the same rows the plan was told of (``spent``; else ``epsilon``).
+    """
+
+    epsilon: float
+    mechanism: str | None
+    budget: BudgetSplit | None
+    frontier: pd.DataFrame
+    candidates: pd.DataFrame
+    share: float | None
+    interval: tuple
+    reps: int
+    confidence: float
+    targets: dict
+    delta: float
+    standin: Standin
+    default_epsilon: float | None
+    total_epsilon: float
+    settings: dict
+    notes: tuple = ()
+    releases_simulated: int = 0
+    earlier: int = 0
+
+    @property
+    def reachable(self) -> bool:
+        return math.isfinite(self.epsilon)
+
+    def target_words(self) -> str:
+        return target_words(self.targets, self.confidence)
+
+    def describe(self) -> list[str]:
+        """The plan in a few plain sentences."""
+        if not self.reachable:
+            return [f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} on "
+                    f"this stand-in ({self.standin.describe()}): loosen a target, lower the confidence, or plan for "
+                    "more rows."]
+        lo, hi = self.interval
+        out = [f"Planned for {self.target_words()}: {display_name(self.mechanism)} at ε = {self.epsilon:g} "
+               f"(δ = {self.delta:g}), budget split {split_words(self.budget)}.",
+               f"In {self.reps} simulated releases on the stand-in, {100 * self.share:.0f}% met every target (95% "
+               f"interval {100 * lo:.0f}% to {100 * hi:.0f}%); the stand-in is {self.standin.describe()}."]
+        if self.default_epsilon is not None and self.default_epsilon > self.epsilon * (1 + 1e-9):
+            out.append(f"With the default split (10% to each optional part) the same mechanism needs ε = "
+                       f"{self.default_epsilon:g}.")
+        if self.total_epsilon > self.epsilon * (1 + 1e-9):
+            counted = "the stand-in's own cost" if self.standin.cost is not None else ""
+            if self.earlier:
+                counted += (" and " if counted else "") + (f"{self.earlier} earlier release"
+                                                           f"{'s' if self.earlier > 1 else ''} from the same rows")
+            out.append(f"With {counted} the total is ε = {self.total_epsilon:.3g}.")
+        return out + list(self.notes)
+
+
+def split_words(split: BudgetSplit | None) -> str:
+    if split is None:
+        return "-"
+    parts = [f"{part} {100 * value:.0f}%" for part, value in split.as_dict().items() if value > 0]
+    return ", ".join(parts)
+
+
+def _curve_at(kind: str, epsilon: float, delta: float) -> PrivacyCurve:
+    if kind == "gdp":
+        return PrivacyCurve.gdp(gaussian_mu(epsilon, delta))
+    if kind == "pure":
+        return PrivacyCurve.pure(epsilon)
+    return PrivacyCurve.approx(epsilon, delta)
+
+
+def _total_epsilon(s: _Setting, mech: str, epsilon: float, spent=()) -> float:
+    """The plan's epsilon composed with the stand-in's own release (when it was released now from the data) and the
+    ``spent`` curves (earlier releases from the same rows), read at the plan's delta plus any delta they spent."""
+    costs = [c for c in [s.standin.cost_curve(), *spent] if c is not None]
+    if not costs or not math.isfinite(epsilon):
+        return epsilon
+    kind = release_curve_kind(mech, s.mech_params(mech))
+    curves = [*costs, _curve_at(kind, epsilon, s.delta)]
+    gaussian = any(c.kind == "gdp" for c in curves)
+    spent = sum(c.delta for c in curves if c.kind == "approx") + (s.delta if gaussian else 0.0)
+    together = compose(curves, delta=spent if gaussian else None)
+    return together.epsilon_at(spent) if spent > 0 else together.epsilon
+
+
+def _frontier(sim: _Simulator, best: dict) -> pd.DataFrame:
+    """Each mechanism's chance of meeting the targets on a common grid around the plans (the planned points with
+    all their repetitions), the winner at each epsilon marked."""
+    s = sim.s
+    grid = s.grid()
+    top = len(grid) - 1
+    planned = [f.index for f in best.values() if f.index is not None]
+    anchors = planned or [f.pilot for f in best.values()]
+    low, high = max(0, min(anchors) - 6), min(top, max(anchors) + 3)
+    step = max(1, math.ceil((high - low) / (FRONTIER_POINTS - 1)))
+    indices = sorted(set(range(low, high + 1, step)) | set(planned))
+    rows = []
+    for mech, found in best.items():
+        for i in indices:
+            reps = s.reps if i == found.index else min(FRONTIER_REPS, s.reps)
+            key = (mech, found.split, float(grid[i]))
+            reps = max(reps, min(len(sim._memo.get(key, [])), s.reps))
+            values = sim.values(mech, found.split, grid[i], reps)
+            rows.append(_frontier_row(sim, mech, found, i, values))
+    frame = pd.DataFrame(rows)
+    frame["winner"] = False
+    for _, group in frame.groupby("epsilon"):
+        order = group.sort_values(["share", "rank"], ascending=[False, True])
+        if order.iloc[0]["share"] > 0:
+            frame.loc[order.index[0], "winner"] = True
+    return frame.drop(columns="rank").sort_values(["mechanism", "epsilon"]).reset_index(drop=True)
+
+
+def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.ndarray) -> dict:
+    s = sim.s
+    met = sim.met(values)
+    count, reps = int(met.all(axis=1).sum()), len(values)
+    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
+    row = {"mechanism": mech, "title": display_name(mech), "split": split_words(found.split),
+           "epsilon": float(s.grid()[i]), "reps": reps, "share": count / reps, "low": float(lo[0]),
+           "high": float(hi[0]), "meets": bool(_meets([count], reps, s.confidence)[0]),
+           "planned": i == found.index}
+    for t, name in enumerate(sim.names):
+        row[f"met: {name}"] = float(met[:, t].mean())
+        row[f"median: {name}"] = float(np.nanmedian(values[:, t])) if np.isfinite(values[:, t]).any() else math.nan
+    row["rank"] = s.mechanisms.index(mech)
+    return row
+
+
+def _plan_from_setting(s: _Setting) -> Plan:
+    sim = _Simulator(s)
+    grid = s.grid()
+    guesses = {mech: _explore_splits(sim, mech) for mech in s.mechanisms}
+    lowest = min(pilot for _, pilot, _ in guesses.values())
+    best, tried = {}, []
+    for mech, (split, pilot, _) in guesses.items():
+        if pilot > lowest + PRUNE_STEPS:  # far behind on its first guess: not searched in full
+            best[mech] = _Found(mech, split, None, pilot, searched=False)
+        else:
+            best[mech] = _search(sim, mech, split, pilot)
+        tried.append((mech, split, pilot, best[mech]))
+    ranked = sorted((f for f in best.values() if f.index is not None),
+                    key=lambda f: (f.index, -f.checked[f.index][0], s.mechanisms.index(f.mech)))
+    winner = ranked[0] if ranked else None
+    default_eps = None
+    if winner is not None:
+        default = _split(_default_shares(s))
+        if winner.split == default:
+            default_eps = float(grid[winner.index])
+        else:
+            other = _search(sim, winner.mech, default, winner.index)
+            tried.append((winner.mech, default, other.pilot, other))
+            default_eps = math.inf if other.index is None else float(grid[other.index])
+    frontier = _frontier(sim, best)
+    candidates = pd.DataFrame([{"mechanism": m, "title": display_name(m), "split": split_words(sp),
+                                "first guess ε": float(grid[p]), "searched": f.searched,
+                                "planned ε": math.inf if f.index is None else float(grid[f.index])}
+                               for m, sp, p, f in tried])
+    settings = {"n": s.n, "d": s.d, "k": s.k, "neighbors": s.neighbors, "data_norm": s.data_norm,
+                "radius": s.radius, "center": s.center, "parts": list(s.parts), "mechanisms": list(s.mechanisms),
+                "sparsity": s.sparsity, "seed": s.seed, "max_epsilon": s.max_epsilon, "engine": sim.engine,
+                "params": dict(s.params), "reps": s.reps}
+    notes = list(s.standin.notes)
+    if s.neighbors == "add_remove":
+        notes.append(f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public "
+                     "estimate).")
+    if winner is None:
+        return Plan(math.inf, None, None, frontier, candidates, None, (0.0, 0.0), s.reps, s.confidence,
+                    s.target_map, s.delta, s.standin, None, math.inf, settings, tuple(notes), sim.releases)
+    count, reps = winner.checked[winner.index]
+    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
+    epsilon = float(grid[winner.index])
+    return Plan(epsilon, winner.mech, winner.split, frontier, candidates, count / reps, (float(lo[0]), float(hi[0])),
+                reps, s.confidence, s.target_map, s.delta, s.standin, default_eps,
+                _total_epsilon(s, winner.mech, epsilon), settings, tuple(notes), sim.releases)
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_plan(s: _Setting) -> Plan:
+    return _plan_from_setting(s)
+
+
+def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Standin | None = None,
+         delta: float = 1e-6, confidence: float = 0.9, neighbors: str = "replace", data_norm=1.0,
+         radius_rule: RadiusRule | None = None, center: str = "none", parts=(), mechanisms=None,
+         mechanism_params: dict | None = None, sparsity: int | None = None, reps: int | None = None, seed: int = 0,
+         max_epsilon: float = 100.0, spent=()) -> Plan:
+    """The smallest total epsilon, the mechanism and the budget split that meet every target in ``confidence`` of
+    releases, from public facts only (no data matrix).
+
+    Parameters
+    ----------
+    targets : dict
+        Any of ``subspace_distance`` (at most), ``energy`` (captured energy at least this fraction of the optimum),
+        ``f1`` (support recovery F1 at least; needs a stand-in with a planted support, or ``sparsity``),
+        ``explained_variance_error`` (largest error of the k released explained-variance ratios, at most; adds an
+        eigenvalue part), ``score_readability`` (the score plot's noise-to-signal ratio at most, True for the
+        dashboard's 0.5; adds a score-plot part). E.g. ``{"subspace_distance": 0.3}``.
+    n, d, k : int
+        Rows (public under replace-one; under add/remove a released noisy count or a public estimate), features,
+        components.
+    spectrum : array-like, optional
+        The rows' covariance eigenvalues in the data's units (d of them): the stand-in when ``standin`` is not given.
+    standin : Standin, optional
+        The public stand-in (:class:`Standin`: a law, a published release, a private spectrum whose cost is added).
+    delta, neighbors, data_norm
+        As for :func:`dppca_core.release_pca`; ``data_norm="private"`` with ``radius_rule`` (a
+        :class:`dppca_core.experiments.RadiusRule`) chooses R inside each release from a radius share.
+    center : {"none", "private"}
+        "private": each release centres with a private mean from a mean share (the stand-in's mean is used).
+    parts : iterable of str
+        Optional parts to release even without a target on them ("eigenvalues", "scores").
+    mechanisms : iterable of str, optional
+        The mechanisms to compare (default :data:`DEFAULT_MECHANISMS`, plus DPS-PCA for an F1 target), each with
+        ``mechanism_params[name]``.
+    confidence : float
+        The share of releases that must meet every target, in [0.5, 0.995].
+    reps : int, optional
+        Repetitions per checked epsilon (default :func:`default_reps`).
+    seed : int
+        The simulation's seed (the plan is reproducible; releases you publish still use fresh randomness).
+    max_epsilon : float
+        The largest epsilon searched (at most 100).
+    spent : iterable of PrivacyCurve
+        Other releases already drawn from the same rows (e.g. earlier private stand-ins): composed into
+        ``total_epsilon`` (counted in ``earlier``), not part of the simulation.
+    """
+    s = _setting(targets, n=n, d=d, k=k, spectrum=spectrum, standin=standin, delta=delta, confidence=confidence,
+                 neighbors=neighbors, data_norm=data_norm, radius_rule=radius_rule, center=center, parts=parts,
+                 mechanisms=mechanisms, mechanism_params=mechanism_params, sparsity=sparsity, reps=reps, seed=seed,
+                 max_epsilon=max_epsilon)
+    spent = list(spent or ())
+    if not all(isinstance(c, PrivacyCurve) for c in spent):
+        raise ValueError("spent holds the privacy curves of earlier releases from the same rows (release.privacy).")
+    found = _cached_plan(s)
+    found = replace(found, frontier=found.frontier.copy(), candidates=found.candidates.copy())
+    if spent and found.reachable:
+        found = replace(found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent),
+                        earlier=len(spent))
+    return found
+
+
+def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbors, data_norm, radius_rule, center,
+             parts, mechanisms, mechanism_params, sparsity, reps, seed, max_epsilon) -> _Setting:
+    n = check_int_range(n, "n", 2)
+    d = check_int_range(d, "d", 2)
+    k = check_k(k, d)
+    if (spectrum is None) == (standin is None):
+        raise ValueError("give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or "
+                         "standin=Standin(...).")
+    if standin is None:
+        standin = Standin.from_spectrum(spectrum, d=d)
+    if not isinstance(standin, Standin):
+        raise ValueError("standin must be a Standin (e.g. Standin.spiked(...), Standin.from_release(...)).")
+    if standin.d != d:
+        raise ValueError(f"the stand-in has {standin.d} features but d = {d}.")
+    checked = check_targets(targets, k, d)
+    delta = check_delta(delta)
+    confidence = check_float_range(confidence, "confidence", 0.5, 0.995)
+    check_neighbors(neighbors)
+    if center not in ("none", "private"):
+        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
+    radius = None
+    if isinstance(data_norm, str):
+        if data_norm != "private":
+            raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
+        rule = radius_rule or RadiusRule()
+        radius = (tuple(float(b) for b in rule.bounds), float(rule.quantile))
+    else:
+        data_norm = check_positive(data_norm, "data_norm (the clipping radius R)")
+        if radius_rule is not None:
+            raise ValueError("a radius rule applies only to data_norm='private'.")
+    wanted = set(parts or ())
+    unknown = wanted - {"eigenvalues", "scores"}
+    if unknown:
+        raise ValueError(f"parts may hold 'eigenvalues' and 'scores' (got {sorted(unknown)}).")
+    wanted |= {TARGET_PARTS[name] for name in checked if name in TARGET_PARTS}
+    sparse = "f1" in checked
+    if sparse and sparsity is None:
+        if standin.support is None:
+            raise ValueError("a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
+                             "(Standin.spiked(..., sparsity=s)).")
+        sparsity = len(standin.support)
+    sparsity = None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
+    names = tuple(mechanisms) if mechanisms is not None else \
+        DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
+    params = dict(mechanism_params or {})
+    if sparse and mechanisms is None:
+        params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
+    chosen = []
+    for mech in names:
+        spec = get_mechanism(mech)
+        if spec.task != "pca" or spec.guarantee not in ("approximate", "pure"):
+            raise ValueError(f"{display_name(mech)} has no privacy guarantee: a plan compares private mechanisms only.")
+        if neighbors not in spec.relations:
+            if mechanisms is not None:
+                relation = neighbors.replace('_', '/')
+                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}"
+                                 " a row.")
+            continue
+        if spec.max_k is not None and k > spec.max_k:
+            continue
+        spec.resolve_params(params.get(mech, {}))  # refused parameters fail here, in the mechanism's words
+        chosen.append(mech)
+    if not chosen:
+        raise ValueError("no mechanism to compare: name some with mechanisms=[...].")
+    reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
+    max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
+    return _Setting(tuple(checked.items()), n, d, k, standin, delta, confidence, neighbors, data_norm, radius, center,
+                    tuple(sorted(wanted)), tuple(chosen),
+                    tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
+                    sparsity, reps, int(seed), max_epsilon)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checking a plan
+
+
+def evaluate(found: Plan, X=None, *, standin: Standin | None = None, epsilon: float | None = None,
+             mechanism: str | None = None, budget: BudgetSplit | None = None, support=None, reps: int = 200,
+             seed: int = 1) -> dict:
+    """The share of ``reps`` fresh releases that meet the plan's targets, with its 95% interval.
+
+    On rows ``X`` (the data's units; each release scored against the exact PCA of those rows: the data owner's check,
+    **not private**), or on fresh draws from ``standin`` (default: the plan's own), at the plan's epsilon, mechanism
+    and split unless others are given. ``support``: the rows' planted support for an F1 target (default: the top-s
+    rows of their exact components). ``seed`` should differ from the plan's, so the releases are fresh.
+    Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
+    """
+    if not found.reachable and (epsilon is None or mechanism is None or budget is None):
+        raise ValueError("this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate "
+                         "one.")
+    cfg = found.settings
+    s = _setting(found.targets, n=X.shape[0] if X is not None else cfg["n"], d=cfg["d"], k=cfg["k"], spectrum=None,
+                 standin=standin or found.standin, delta=found.delta, confidence=found.confidence,
+                 neighbors=cfg["neighbors"], data_norm=cfg["data_norm"],
+                 radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None, center=cfg["center"],
+                 parts=cfg["parts"], mechanisms=[mechanism or found.mechanism],
+                 mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()}, sparsity=cfg["sparsity"],
+                 reps=reps, seed=seed, max_epsilon=100.0)
+    sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
+    values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
+    met = sim.met(values)
+    count = int(met.all(axis=1).sum())
+    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
+    return {"share": count / reps, "low": float(lo[0]), "high": float(hi[0]), "reps": reps, "met": met,
+            "values": values}

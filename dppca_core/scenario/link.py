@@ -1,0 +1,163 @@
+"""The scenario in a link's query string: parsing and validation (:func:`from_query`, :func:`from_fields`), and
+the query of a scenario (:func:`to_query`: only what differs from the defaults)."""
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import Any
+
+from ..pipeline import experiments
+from ..registry import get_mechanism, mechanism_names
+
+from .fields import DEFAULTS, FIELDS, MAX_CELLS, MAX_RAW_CHARS
+
+
+# -- parsing and validation ---------------------------------------------------------------------------------
+
+def _param_spec(key: str):
+    """(mechanism spec, Param) for a ``<mechanism>.<parameter>`` key, or ValueError."""
+    mech, _, pname = key.partition(".")
+    if mech not in mechanism_names():
+        raise ValueError("unknown mechanism")
+    spec = get_mechanism(mech)
+    try:
+        return spec, spec.param(pname)
+    except KeyError:
+        raise ValueError(f"{mech} has no parameter {pname[:40]!r}") from None
+
+
+def _parse_param(key: str, raw) -> Any:
+    """A mechanism parameter from the URL (JSON: number, boolean, null, list of sizes), validated by the registry."""
+    _, param = _param_spec(key)
+    raw = str(raw)
+    if len(raw) > MAX_RAW_CHARS:
+        raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        value = raw  # a bare string, e.g. a choice
+    return validate_param(key, value)
+
+
+def validate_param(key: str, value) -> Any:
+    """Check a mechanism parameter against the registry metadata; None stands for the mechanism's default."""
+    _, param = _param_spec(key)
+    if value is None:
+        return None
+    if param.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if param.kind == "sites":
+        if not (isinstance(value, int) or (isinstance(value, list) and len(value) <= 50
+                                            and all(isinstance(v, int) for v in value))):
+            raise ValueError("sites must be a number of sites or a list of site sizes")
+        param.validate(value)
+        return value
+    return param.validate(value)
+
+
+def _cap_size(values: dict, notices: list) -> None:
+    if values["src"] == "synthetic" and values["n"] * values["d"] > MAX_CELLS:
+        capped = max(10, MAX_CELLS // values["d"])
+        notices.append(f"n × d is capped at {MAX_CELLS:,} cells on this server; n = {values['n']:,} with d = "
+                       f"{values['d']} was lowered to n = {capped:,}.")
+        values["n"] = capped
+
+
+def from_query(params: dict) -> tuple[dict, list[str]]:
+    """Scenario values from URL query parameters, and one notice per value that could not be used.
+
+    Never raises: malformed, out-of-range or unknown values fall back to the defaults.
+    """
+    values, notices, used = dict(DEFAULTS), [], set()
+    for key, raw in list(params.items())[:200]:
+        key = str(key)[:100]
+        try:
+            if key in FIELDS:
+                values[key] = FIELDS[key].parse(raw)
+            elif "." in key:
+                values[key] = _parse_param(key, raw)
+            else:
+                raise ValueError("unknown setting")
+            used.add(key)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
+                           + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
+    if "target" not in used:
+        values["target"] = default_target(values)
+    _cap_size(values, notices)
+    return values, notices
+
+
+def in_metric_unit(vals: dict, notices: list | None = None) -> float:
+    """The planner's target in its metric's unit: a fraction typed for a percentage (0.8 for a captured energy in
+    % of the optimal) is read as that percentage (80), and ``notices`` says so."""
+    metric = experiments.METRICS[vals["metric"]]
+    target = vals["target"]
+    if metric.unit.startswith("%") and 0 < target <= 1:
+        if notices is not None:
+            notices.append(f"{metric.label} is in {metric.unit}: the target {target:g} was read as {100 * target:g}%.")
+        return 100.0 * target
+    return target
+
+
+def default_target(vals: dict) -> float:
+    """The planner's target when none was given: the chosen metric's own default, in its unit."""
+    return experiments.METRICS[vals["metric"]].default_target
+
+
+def is_default(key: str, value) -> bool:
+    """True when ``value`` is what the app would use anyway: the field's default, or the mechanism's own default
+    for a parameter (None stands for it)."""
+    if key in FIELDS:
+        default = FIELDS[key].default
+        return type(value) is type(default) and value == default
+    if value is None:
+        return True
+    try:
+        _, param = _param_spec(key)
+    except ValueError:
+        return False
+    return type(value) is type(param.default) and value == param.default
+
+
+def to_query(vals: dict) -> dict:
+    """URL query parameters of a scenario: only what differs from the defaults (so a shared link is short; seeds
+    included when they differ), mechanism parameters as JSON. :func:`from_query` fills in the rest."""
+    out = {}
+    for key, value in vals.items():
+        if (value == default_target(vals)) if key == "target" else is_default(key, value):
+            continue
+        if key in FIELDS:
+            if isinstance(value, bool):
+                out[key] = "true" if value else "false"
+            elif isinstance(value, float):
+                out[key] = repr(value)
+            else:
+                out[key] = str(value)
+        else:
+            out[key] = json.dumps(value)
+    return out
+
+
+
+def query_string(vals: dict) -> str:
+    """The URL query string of a scenario (:func:`to_query`, encoded)."""
+    return urllib.parse.urlencode(to_query(vals))
+
+
+def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]]:
+    """A complete scenario: the defaults updated with ``kept`` and ``fields`` (a gallery card or a lesson step),
+    each validated; and a notice per field that could not be used."""
+    vals, notices = {**DEFAULTS, **(kept or {})}, []
+    for key, value in fields.items():
+        try:
+            if key in FIELDS:
+                vals[key] = FIELDS[key].validate(value)
+            else:
+                vals[key] = validate_param(key, value)
+        except (ValueError, TypeError) as exc:
+            notices.append(f"ignored {key} = {value!r}: {exc}")
+    if "target" not in fields:
+        vals["target"] = default_target(vals)
+    _cap_size(vals, notices)
+    return vals, notices
