@@ -258,7 +258,7 @@ def _schema_controls(parsed, choice) -> None:
 def _fill_form(columns: list, note: str = "") -> None:
     """Each analysed column's public value for a bad cell, typed in a form (nothing reruns until it is applied)."""
     given = scenario.fill_values(scn)
-    values = [float(given.get(c, dc.datasets.DEFAULT_FILL)) for c in columns]
+    values = [float(given.get(c, dc.data.datasets.DEFAULT_FILL)) for c in columns]
     distinct = sorted(set(values))
     summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"
     with st.popover(f"A bad cell becomes: {summary}", icon=":material/edit:"):

@@ -131,7 +131,7 @@ def test_a_private_stand_in_is_released_once_per_session_even_when_caches_are_cl
 
 def _composed(at, standins, found, others=()) -> float:
     """The plan's ε composed with every stand-in released from the rows (Gaussian DP: their mu add in squares)."""
-    from dppca_core.budget import release_curve_kind
+    from dppca_core.pipeline.budget import release_curve_kind
     from dppca_core.planning.planner import _curve_at
     from dppca_core.privacy import compose
 

@@ -268,7 +268,7 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
         The public stand-in (:class:`Standin`: a law, a published release, a private spectrum whose cost is added).
     delta, neighbors, data_norm
         As for :func:`dppca_core.release_pca`; ``data_norm="private"`` with ``radius_rule`` (a
-        :class:`dppca_core.experiments.RadiusRule`) chooses R inside each release from a radius share.
+        :class:`dppca_core.pipeline.experiments.RadiusRule`) chooses R inside each release from a radius share.
     center : {"none", "private"}
         "private": each release centres with a private mean from a mean share (the stand-in's mean is used).
     parts : iterable of str

@@ -24,7 +24,7 @@ PILOT_REPS = 30
 
 
 def _parts(s: _Setting) -> list:
-    """The optional parts of the release, in :data:`dppca_core.budget.PARTS` order."""
+    """The optional parts of the release, in :data:`dppca_core.pipeline.budget.PARTS` order."""
     wanted = set(s.parts)
     if s.center == "private":
         wanted.add("mean")

@@ -143,7 +143,7 @@ class Standin:
 
     @classmethod
     def from_law(cls, law, source: str | None = None) -> "Standin":
-        """From a synthetic law (:class:`dppca_core.datasets.SyntheticData`: its covariance, planted support and
+        """From a synthetic law (:class:`dppca_core.data.datasets.SyntheticData`: its covariance, planted support and
         public scaling; the rows it drew are not read)."""
         cov = np.asarray(law.covariance, dtype=float)
         values, vectors = np.linalg.eigh((cov + cov.T) / 2.0)
@@ -157,7 +157,7 @@ class Standin:
     @classmethod
     def spiked(cls, d: int, k: int, spike: float = 10.0, eigengap: float | None = None, noise: float = 1.0,
                sparsity: int | None = None, data_norm: float = 1.0, seed: int = 0) -> "Standin":
-        """The spiked (optionally row-sparse) law of :func:`dppca_core.datasets.spiked_covariance`, with its public
+        """The spiked (optionally row-sparse) law of :func:`dppca_core.data.datasets.spiked_covariance`, with its public
         scaling to the radius ``data_norm``; ``seed`` draws its planted directions (and support). A sparse direction's
         entries decide how hard its support is to find: a plan holds for the directions of this law."""
         from ..data.synthetic import spiked_covariance
