@@ -110,7 +110,7 @@ def test_trade_offs_draws_the_frontier_of_the_chosen_mechanisms(app_test):
         "not refuted by its audit").all()
     captions = " ".join(c.value for c in at.caption)
     assert "**not a test on your data**" in captions and "docs/audit-table.md" in captions
-    assert "Best median subspace distance" in captions and "Non-private PCA" in captions
+    assert "Best median on your data (Subspace distance" in captions and "Non-private PCA" in captions
 
 
 def test_the_frontier_asks_for_a_sweep_of_epsilon_and_one_click_draws_it(app_test):

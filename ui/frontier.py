@@ -113,7 +113,7 @@ def frontier_summary(points: pd.DataFrame, metric: str) -> str:
         else:
             runs.append([names, eps, eps])
     said = "; ".join(f"{names} at ε = {lo:g}" + (f" to {hi:g}" if hi != lo else "") for names, lo, hi in runs)
-    return f"Best median {experiments.METRICS[metric].label.lower()} on your data: {said}."
+    return f"Best median on your data ({experiments.METRICS[metric].label}): {said}."
 
 
 def audit_setting(markdown: str) -> str:
