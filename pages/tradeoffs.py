@@ -176,8 +176,7 @@ with boundary("the frontier"):
         shipped = frontier.audit_verdicts()
         verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
         show.chart(figures.frontier(points, {m: (v.status, v.words) for m, v in verdicts.items()},
-                                    compute.METRICS[last["metric"]], experiments.METRICS[last["metric"]].symbol,
-                                    log_y=vals["logy"]), key="frontier_chart",
+                                    compute.METRICS[last["metric"]], log_y=vals["logy"]), key="frontier_chart",
                    summary=frontier.frontier_summary(points, last["metric"]),
                    table=frontier.frontier_table(points, verdicts))
         st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))

@@ -49,9 +49,8 @@ def frontier(frame: pd.DataFrame, verdicts: dict, metric_label: str, y_title: st
     swept_axis(fig, frame["eps"], "ε", log_x)
     label, _, direction = metric_label.partition(", ")
     fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6)
-    note = f"{direction}; " if direction else ""
-    return layout(fig, f"Which mechanism wins at each ε: {label} ({note}median and 95% band over repetitions)",
-                  height=440)
+    note = f"{direction}; " if direction else ""  # the metric itself names the vertical axis
+    return layout(fig, f"Which mechanism wins at each ε ({note}median and 95% band over repetitions)", height=440)
 
 
 __all__ = ["BEST_MARKER", "VERDICT_MARKERS", "frontier"]

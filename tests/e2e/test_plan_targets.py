@@ -52,3 +52,12 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     assert not found, f"trade-offs with the frontier: {found}"
     assert_text_fits(page, "trade-offs with the frontier")
     page.close()
+    # in presenter mode on a projector-sized screen: larger text, nothing cut off or drawn over another label
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/tradeoffs?present=true&mechs=analyze_gauss,coinpress,non_private&sreps=2")
+    chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
+    chart.locator(".legendtext", has_text="best median at this ε").wait_for(timeout=240_000)
+    settle(page)
+    assert_no_error(page, "trade-offs with the frontier, presenter mode")
+    assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
+    page.close()
