@@ -157,7 +157,8 @@ with boundary("the sweep"):
 st.subheader("Which mechanism wins at each ε")
 if not show.presenting():
     st.caption("The sweep of ε above, read as a frontier: each chosen mechanism's median error on your data at each "
-               "ε, the best one ringed, each line marked with the verdict of the mechanism's own audit.")
+               "ε, the best private one ringed (the non-private baseline is a reference, never the winner), each "
+               "line marked with the verdict of the mechanism's own audit.")
 
 
 def _sweep_epsilon() -> None:

@@ -3,7 +3,6 @@ ringed at each ε, each line marked with its own audit's verdict from docs/audit
 audit, not one of the user's data), with the numbers as a table."""
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -64,6 +63,8 @@ def test_the_best_median_at_each_epsilon_follows_the_metrics_direction():
                                                          (1.0, "coinpress"), (2.0, "coinpress")]  # a tie: both
     higher = frontier.frontier_frame(frame, "energy")  # higher is better: the other end wins
     assert set(higher[higher["best"]]["mechanism"][higher["eps"] == 0.5]) == {"coinpress"}
+    alone = frontier.frontier_frame(_sweep({"non_private": {1.0: 0.0}}), "subspace_distance")
+    assert alone["best"].all()  # with no private mechanism chosen, the baseline is the only one to mark
     words = frontier.frontier_summary(points, "subspace_distance")
     assert "Analyze Gauss at ε = 0.5;" in words and "CoinPress at ε = 2" in words
 
@@ -72,6 +73,7 @@ def test_the_figure_marks_each_verdict_and_rings_the_best():
     frame = _sweep({"analyze_gauss": {0.5: 0.4, 2.0: 0.1}, "non_private": {0.5: 0.0, 2.0: 0.0},
                     "coinpress": {0.5: 0.6, 2.0: 0.05}})
     points = frontier.frontier_frame(frame, "subspace_distance")
+    assert not points.loc[points["mechanism"] == "non_private", "best"].any()  # exact: a reference, never the best
     verdicts = {"analyze_gauss": ("not refuted", "fine"), "non_private": ("refuted", "no noise"),
                 "coinpress": ("not audited", "no row")}
     fig = frontier_figure(points, verdicts, "Subspace distance, lower is better")
@@ -81,8 +83,9 @@ def test_the_figure_marks_each_verdict_and_rings_the_best():
     assert gauss.line.color == mechanism_color("analyze_gauss")
     assert lines["Non-private PCA · audit: refuted"].marker.symbol == VERDICT_MARKERS["refuted"] == "x"
     assert lines["CoinPress · audit: not audited"].marker.symbol == "circle-open"
-    best = lines["best median at this ε"]
-    assert list(best.x) == [0.5, 2.0] and list(best.y) == [0.0, 0.0]  # the exact baseline wins: no noise
+    best = lines["best private median at this ε"]
+    assert list(best.x) == [0.5, 2.0] and list(best.y) == [0.4, 0.05] and list(best.text) == ["Analyze Gauss",
+                                                                                             "CoinPress"]
     assert "fine" in gauss.hovertemplate
     with pytest.raises(ValueError, match="at least one point"):
         frontier_figure(points.iloc[0:0], verdicts, "Subspace distance")
@@ -101,16 +104,19 @@ def test_trade_offs_draws_the_frontier_of_the_chosen_mechanisms(app_test):
     names = [t["name"] for t in traces if t.get("showlegend") is not False]
     assert "Analyze Gauss · audit: not refuted" in names and "CoinPress · audit: not refuted" in names
     assert "Non-private PCA · audit: refuted" in names  # its claim (ε = 1) is refuted: it adds no noise
-    best = next(t for t in traces if t.get("name") == "best median at this ε")
+    best = next(t for t in traces if t.get("name") == "best private median at this ε")
     assert sorted(_array(best["x"])) == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
-    assert np.allclose(_array(best["y"]), 0.0)  # no noise: the exact baseline is the best at every ε
+    assert set(best["text"]) <= {"Analyze Gauss", "CoinPress"}  # never the exact baseline, the best everywhere
+    assert (_array(best["y"]) > 0).all()
     table = next(df.value for df in at.dataframe if "its audit (docs/audit-table.md)" in df.value.columns)
     assert len(table) == 3 * 8 and set(table["best at this ε"]) == {"best", ""}
+    assert (table.loc[table["mechanism"] == "Non-private PCA", "best at this ε"] == "").all()
     assert table.loc[table["mechanism"] == "CoinPress", "its audit (docs/audit-table.md)"].str.contains(
         "not refuted by its audit").all()
     captions = " ".join(c.value for c in at.caption)
     assert "**not a test on your data**" in captions and "docs/audit-table.md" in captions
-    assert "Best median on your data (Subspace distance" in captions and "Non-private PCA" in captions
+    assert "Best median of a private mechanism on your data (Subspace distance" in captions
+    assert "the non-private baseline is a reference, never the winner" in captions
 
 
 def test_the_frontier_asks_for_a_sweep_of_epsilon_and_one_click_draws_it(app_test):

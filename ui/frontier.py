@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dppca_core import experiments
-from dppca_core.registry import display_name
+from dppca_core.registry import display_name, get_mechanism
 
 #: the audit table `python benchmarks/audit_table.py` writes: one row per mechanism, relation and case
 AUDIT_TABLE = Path(__file__).resolve().parents[1] / "docs" / "audit-table.md"
@@ -80,14 +80,23 @@ def verdict(verdicts: dict, mechanism: str, relation: str) -> AuditVerdict:
     return AuditVerdict("not audited", f"no row of the audit table audits it under {words}")
 
 
+def private(mechanism: str) -> bool:
+    """Whether a mechanism claims a privacy guarantee (not the non-private baseline, not a retracted claim)."""
+    return get_mechanism(mechanism).guarantee not in ("none", "retracted")
+
+
 def frontier_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
     """From a sweep of ε (rows of :func:`ui.compute.sweep_rows`: mechanism, eps, lo, hi and the per-repetition
     ``values``), one row per mechanism and ε with the ``median`` over repetitions and ``best``: True for the best
-    median at that ε (the lowest, or the highest for a metric where higher is better; ties all marked)."""
+    median at that ε (the lowest, or the highest for a metric where higher is better; ties all marked) among the
+    mechanisms with a privacy guarantee (:func:`private`; among all of them when none has one): the exact answer
+    of the non-private baseline would win everywhere."""
     out = frame[["mechanism", "eps", "lo", "hi", "reps"]].copy()
     out["median"] = [float(np.median(v)) for v in frame["values"]]
+    guaranteed = out["mechanism"].map(private)
+    contenders = out["median"].where(guaranteed) if guaranteed.any() else out["median"]
     pick = "min" if experiments.METRICS[metric].lower_is_better else "max"
-    out["best"] = out["median"] == out.groupby("eps")["median"].transform(pick)
+    out["best"] = (out["median"] == contenders.groupby(out["eps"]).transform(pick)) & contenders.notna()
     return out.reset_index(drop=True)
 
 
@@ -113,7 +122,7 @@ def frontier_summary(points: pd.DataFrame, metric: str) -> str:
         else:
             runs.append([names, eps, eps])
     said = "; ".join(f"{names} at ε = {lo:g}" + (f" to {hi:g}" if hi != lo else "") for names, lo, hi in runs)
-    return f"Best median on your data ({experiments.METRICS[metric].label}): {said}."
+    return f"Best median of a private mechanism on your data ({experiments.METRICS[metric].label}): {said}."
 
 
 def audit_setting(markdown: str) -> str:

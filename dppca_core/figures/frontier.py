@@ -12,19 +12,20 @@ from .base import color_or_grey, layout, name, swept_axis, text
 #: the marker of a mechanism's points by its audit's verdict: filled where its audit found no violation, a cross
 #: where its audit refuted the claim, open where it has no audit row for the relation
 VERDICT_MARKERS = {"not refuted": "circle", "refuted": "x", "not audited": "circle-open"}
-#: the ring around the best median at each ε
+#: the ring around the best median of a private mechanism at each ε
 BEST_MARKER = dict(symbol="star-open", size=20, color="#000000", line=dict(width=2))
 
 
 def frontier(frame: pd.DataFrame, verdicts: dict, metric_label: str, y_title: str | None = None,
              log_x: bool = True, log_y: bool = False) -> go.Figure:
     """One line per mechanism: the median over repetitions at each ε with its 2.5%–97.5% band; the marker says its
-    audit's verdict (:data:`VERDICT_MARKERS`, named in the legend), and a black star rings the best median at each ε.
+    audit's verdict (:data:`VERDICT_MARKERS`, named in the legend), and a black star rings the best median of a
+    private mechanism at each ε.
 
     ``frame``: columns ``mechanism``, ``eps``, ``median``, ``lo``, ``hi`` and ``best`` (True where that mechanism
-    has the best median at that ε). ``verdicts`` maps a mechanism to (status, words): status a key of
-    :data:`VERDICT_MARKERS`, words the verdict in a sentence (shown on hover). ``metric_label`` is the metric's
-    description ("label, lower is better")."""
+    has the best median at that ε among the private ones). ``verdicts`` maps a mechanism to (status, words): status
+    a key of :data:`VERDICT_MARKERS`, words the verdict in a sentence (shown on hover). ``metric_label`` is the
+    metric's description ("label, lower is better")."""
     if frame.empty:
         raise ValueError("the frontier needs at least one point (a mechanism at one ε).")
     fig = go.Figure()
@@ -43,9 +44,9 @@ def frontier(frame: pd.DataFrame, verdicts: dict, metric_label: str, y_title: st
             hovertemplate="ε = %{x:g}<br>median %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>audit: "
                           + text(words) + "<extra>" + name(mech) + "</extra>"))
     best = frame[frame["best"]].sort_values("eps")
-    fig.add_trace(go.Scatter(x=best["eps"], y=best["median"], mode="markers", name="best median at this ε",
+    fig.add_trace(go.Scatter(x=best["eps"], y=best["median"], mode="markers", name="best private median at this ε",
                              marker=BEST_MARKER, text=[name(m) for m in best["mechanism"]],
-                             hovertemplate="best at ε = %{x:g}: %{text}<extra></extra>"))
+                             hovertemplate="best private median at ε = %{x:g}: %{text}<extra></extra>"))
     swept_axis(fig, frame["eps"], "ε", log_x)
     label, _, direction = metric_label.partition(", ")
     fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6)

@@ -40,14 +40,15 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     open_page(page, server, "tradeoffs", "mechs=analyze_gauss,coinpress,non_private&sreps=2")
     chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
     chart.wait_for(timeout=240_000)
-    chart.locator(".legendtext", has_text="best median at this ε").wait_for(timeout=60_000)  # drawn, not just placed
+    chart.locator(".legendtext", has_text="best private median at this ε").wait_for(timeout=60_000)  # drawn
     settle(page)
     assert_no_error(page, "trade-offs with the frontier")
     legend = chart.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")  # SVG: no innerText
     assert "Analyze Gauss · audit: not refuted" in legend and "CoinPress · audit: not refuted" in legend
-    assert "Non-private PCA · audit: refuted" in legend and "best median at this ε" in legend
+    assert "Non-private PCA · audit: refuted" in legend and "best private median at this ε" in legend
     body = page.inner_text("body")
-    assert "not a test on your data" in body and "Best median on your data (Subspace distance" in body
+    assert "not a test on your data" in body
+    assert "Best median of a private mechanism on your data (Subspace distance" in body
     found = axe_violations(page)
     assert not found, f"trade-offs with the frontier: {found}"
     assert_text_fits(page, "trade-offs with the frontier")
@@ -56,7 +57,7 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{server}/tradeoffs?present=true&mechs=analyze_gauss,coinpress,non_private&sreps=2")
     chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
-    chart.locator(".legendtext", has_text="best median at this ε").wait_for(timeout=240_000)
+    chart.locator(".legendtext", has_text="best private median at this ε").wait_for(timeout=240_000)
     settle(page)
     assert_no_error(page, "trade-offs with the frontier, presenter mode")
     assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
