@@ -4,8 +4,8 @@ for. And (issue 39) the frontier of the sweep of ε: the best mechanism at each 
 numbers behind it."""
 import pytest
 
-from tests.e2e.helpers import (assert_no_error, assert_text_fits, axe_violations, go_to, metric_values, open_page,
-                               query, settle)
+from tests.e2e.helpers import (SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
+                               open_page, query, settle)
 
 pytestmark = pytest.mark.e2e
 
@@ -52,6 +52,8 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     found = axe_violations(page)
     assert not found, f"trade-offs with the frontier: {found}"
     assert_text_fits(page, "trade-offs with the frontier")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier.png"))
     page.close()
     # in presenter mode on a projector-sized screen: larger text, nothing cut off or drawn over another label
     page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -61,4 +63,5 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     settle(page)
     assert_no_error(page, "trade-offs with the frontier, presenter mode")
     assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
+    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier_presenter.png"))
     page.close()
