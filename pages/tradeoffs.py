@@ -8,7 +8,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from ui import compute, data, planner, report, scenario, session, show, theory_overlay
+from ui import compute, data, frontier, planner, report, scenario, session, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -154,6 +154,34 @@ with boundary("the sweep"):
                            "dppca_sweep.csv", "text/csv", icon=":material/download:", key="download_sweep",
                            help="An exploration record: diagnostics over repetitions (not private), first line "
                                 "says so (read it with comment='#').")
+
+st.subheader("Which mechanism wins at each ε")
+if not show.presenting():
+    st.caption("The sweep of ε above, read as a frontier: each chosen mechanism's median error on your data at each "
+               "ε, the best private one ringed (the non-private baseline is a reference, never the winner), each "
+               "line marked with the verdict of the mechanism's own audit.")
+
+
+def _sweep_epsilon() -> None:
+    scenario.set_value("sweep", "eps")
+
+
+with boundary("the frontier"):
+    last = st.session_state.get(LAST_SWEEP)
+    if last is None:
+        st.info("The frontier reads the sweep of ε above, which has no result yet.")
+    elif last["axis"] != "eps":
+        st.info(f"The frontier reads a sweep of ε; the sweep above is of {last['label']}.")
+        st.button("Sweep ε instead", key="frontier_sweep_eps", on_click=_sweep_epsilon, icon=":material/swap_horiz:")
+    else:
+        points = frontier.frontier_frame(last["frame"], last["metric"])
+        shipped = frontier.audit_verdicts()
+        verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
+        show.chart(figures.frontier(points, {m: (v.status, v.words) for m, v in verdicts.items()},
+                                    compute.METRICS[last["metric"]], log_y=vals["logy"]), key="frontier_chart",
+                   summary=frontier.frontier_summary(points, last["metric"]),
+                   table=frontier.frontier_table(points, verdicts))
+        st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))
 
 st.subheader("Budget planner")
 

@@ -82,22 +82,23 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
 
 
 def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False,
-          summary: str | None = None) -> None:
+          summary: str | None = None, table=None) -> None:
     """Draw a plotly figure full width, with its text alternative under it (WCAG 1.1.1): a one-line summary
-    (``summary``, or one read from the figure) and a "Show the numbers" table. In presenter mode with
+    (``summary``, or one read from the figure) and a "Show the numbers" table (``table``, a DataFrame, where the
+    figure's own points leave out what the chart says with markers; else read from the figure). In presenter mode with
     projector-sized, dark text (``main``: the page's main figure, kept short enough to share the screen with the
     dial). Every chart of the app goes through here."""
     if presenting():
         presenter_style(fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
-    text_alternative(fig, container, summary)
+    text_alternative(fig, container, summary, table)
 
 
-def text_alternative(fig: go.Figure, container=st, summary: str | None = None) -> None:
+def text_alternative(fig: go.Figure, container=st, summary: str | None = None, table=None) -> None:
     """What a figure shows in words and in numbers, for screen readers and for anyone who wants the values."""
     container.caption(summary or figure_summary(fig))
     with container.expander("Show the numbers", icon=":material/table:"):
-        st.dataframe(figure_table(fig), hide_index=True, width="stretch", height=240)
+        st.dataframe(figure_table(fig) if table is None else table, hide_index=True, width="stretch", height=240)
 
 
 def copy_link(url_path: str, container=st, with_file: bool = False) -> None:

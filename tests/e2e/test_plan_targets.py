@@ -1,9 +1,11 @@
 """End-to-end (issue 37): on Trade-offs a user states the error they accept, presses Plan, reads the ε, mechanism and
 split with the stand-in caveat and the frontier figure, uses the plan, and finds on the Report what it was planned
-for."""
+for. And (issue 39) the frontier of the sweep of ε: the best mechanism at each ε, each line's audit verdict, the
+numbers behind it."""
 import pytest
 
-from tests.e2e.helpers import assert_no_error, go_to, metric_values, open_page, query, settle
+from tests.e2e.helpers import (SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
+                               open_page, query, settle)
 
 pytestmark = pytest.mark.e2e
 
@@ -30,4 +32,36 @@ def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, browser):
     settle(page, timeout=120_000)
     assert "Planned for: subspace distance ≤ 0.3" in page.inner_text("body")
     assert_no_error(page, "report after using a plan")
+    page.close()
+
+
+def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    open_page(page, server, "tradeoffs", "mechs=analyze_gauss,coinpress,non_private&sreps=2")
+    chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
+    chart.wait_for(timeout=240_000)
+    chart.locator(".legendtext", has_text="best private median at this ε").wait_for(timeout=60_000)  # drawn
+    settle(page)
+    assert_no_error(page, "trade-offs with the frontier")
+    legend = chart.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")  # SVG: no innerText
+    assert "Analyze Gauss · audit: not refuted" in legend and "CoinPress · audit: not refuted" in legend
+    assert "Non-private PCA · audit: refuted" in legend and "best private median at this ε" in legend
+    body = page.inner_text("body")
+    assert "not a test on your data" in body
+    assert "Best median of a private mechanism on your data (Subspace distance" in body
+    found = axe_violations(page)
+    assert not found, f"trade-offs with the frontier: {found}"
+    assert_text_fits(page, "trade-offs with the frontier")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier.png"))
+    page.close()
+    # in presenter mode on a projector-sized screen: larger text, nothing cut off or drawn over another label
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/tradeoffs?present=true&mechs=analyze_gauss,coinpress,non_private&sreps=2")
+    chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
+    chart.locator(".legendtext", has_text="best private median at this ε").wait_for(timeout=240_000)
+    settle(page)
+    assert_no_error(page, "trade-offs with the frontier, presenter mode")
+    assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
+    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier_presenter.png"))
     page.close()
