@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dppca_core import experiments
+from dppca_core.pipeline import experiments
 from dppca_core.registry import display_name, get_mechanism
 
 #: the audit table `python benchmarks/audit_table.py` writes: one row per mechanism, relation and case

@@ -60,7 +60,7 @@ def check_targets(targets: dict, k: int | None = None, d: int | None = None) -> 
     """The targets validated, in the order of :data:`TARGETS` ({name: value}); ValueError in plain words.
 
     ``score_readability`` may be True (the dashboard's rule: noise at most half the rows of a typical cell of the
-    smallest group's cloud, :data:`dppca_core.scores.READABLE_NOISE`).
+    smallest group's cloud, :data:`dppca_core.pipeline.scores.READABLE_NOISE`).
     """
     if not isinstance(targets, dict) or not targets:
         raise ValueError("give at least one target, e.g. targets={'subspace_distance': 0.3} (a distance of at most "
