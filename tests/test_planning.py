@@ -227,3 +227,15 @@ def test_the_frontier_figure_marks_each_winner_the_confidence_and_the_plan():
     star = [trace for trace in fig.data if trace.marker.symbol == "star"][0]
     assert list(star.x) == [1.0] and list(star.y) == [0.92]
     assert fig.layout.shapes[0].y0 == 0.9 and fig.layout.xaxis.type == "log"
+
+
+def test_a_noisy_stand_in_never_draws_a_spectrum_of_zeros():
+    """A private spectrum's spread can be as large as its variances (iris at ε = 0.5: values 48 and 18, spread 15):
+    a repetition drawn around it that came out all <= 0 was refused as a stand-in and stopped the whole plan (about
+    one repetition in 400). The draw is conditioned on some variance: always a valid spectrum, values >= 0."""
+    noisy = Standin((47.6, 18.0, 0.0, 0.0), spread=(15.5,) * 4, privacy="private")
+    rng = np.random.default_rng(0)
+    draws = [noisy.repetition(rng).values for _ in range(3000)]
+    assert all(v.sum() > 0 and v.min() >= 0 for v in draws)
+    tiny = Standin((1e-3, 0.0), spread=(10.0, 10.0))  # almost every draw is all <= 0: the stand-in's own values then
+    assert all(tiny.repetition(rng).values.sum() > 0 for _ in range(50))

@@ -17,7 +17,7 @@ from dppca_core import planning
 from dppca_core.registry import display_name
 
 from . import data, scenario
-from .session import PRIVATE_STANDINS_KEY
+from .session import PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
 #: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
@@ -44,8 +44,8 @@ STANDINS = {
 }
 #: the scenario fields of each part of a split (the sidebar's budget sliders)
 SPLIT_FIELDS = {"mean": "bmean", "eigenvalues": "beig", "scores": "bscores", "radius": "bradius"}
-PLAN_KEY = "plan_result"     # the last plan shown on Trade-offs (no widget owns it)
-PLANNED_KEY = "planned_for"  # the plan the scenario was set to (the Report states it while the scenario matches)
+PLAN_KEY = PLAN_RESULT_KEY  # the last plan shown on Trade-offs (ui/session.py)
+PLANNED_KEY = PLANNED_FOR_KEY  # the plan the scenario was set to (the Report states it while the scenario matches)
 
 
 def target_field(name: str) -> str:

@@ -43,6 +43,10 @@ LIBRARY_COMPARISON_KEY = "library_comparison"
 LAST_SWEEP_KEY = "last_sweep"
 #: releases drawn with fresh randomness for the current scenario (the Report page)
 FRESH_RELEASES_KEY = "fresh_releases"
+#: the last plan from targets shown on Trade-offs ((question, Plan); ui/planner.py), and the plan the scenario was set
+#: to (the Report states it while the scenario still matches)
+PLAN_RESULT_KEY = "plan_result"
+PLANNED_FOR_KEY = "planned_for"
 #: the spectra the planner released privately from this session's rows, each drawn once per (data, R, scaling, ε, δ,
 #: relation) and kept for the session ({key: {"standin": Standin or None if all noise, "cost": curve items}});
 #: every one of them is counted in the plans made on the same rows (ui/planner.py)

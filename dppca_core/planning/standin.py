@@ -20,6 +20,10 @@ def _tuple(values) -> tuple:
     return tuple(float(v) for v in np.asarray(values, dtype=float).ravel())
 
 
+#: how many times a repetition's spectrum is drawn again when it came out all <= 0 (:meth:`Standin.spectrum_draw`)
+DRAW_TRIES = 100
+
+
 def cost_curve(cost: tuple) -> PrivacyCurve:
     """The privacy curve of a stand-in's ``cost`` (:meth:`PrivacyCurve.as_dict` items)."""
     spec = dict(cost)
@@ -89,11 +93,15 @@ class Standin:
 
     def spectrum_draw(self, rng) -> np.ndarray:
         """The eigenvalues of one repetition: the stand-in's, or drawn around them with ``spread`` (floored at 0,
-        descending)."""
+        descending), conditioned on the data having some variance: a draw that is all <= 0 is drawn again (at most
+        DRAW_TRIES times, then the stand-in's own values stand)."""
         if self.spread is None:
             return self.values
-        drawn = self.values + np.asarray(self.spread) * rng.standard_normal(self.d)
-        return np.sort(np.maximum(drawn, 0.0))[::-1]
+        for _ in range(DRAW_TRIES):
+            drawn = np.maximum(self.values + np.asarray(self.spread) * rng.standard_normal(self.d), 0.0)
+            if drawn.sum() > 0:
+                return np.sort(drawn)[::-1]
+        return self.values
 
     def repetition(self, rng) -> "Standin":
         """The stand-in one simulated repetition uses: its eigenvalues drawn around the stand-in's (``spread``), else
