@@ -370,7 +370,7 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(ROOT))
-    from tests.test_hostile_files import HOSTILE_LINES, hostile_csv, parquet_bomb
+    from tests.data.test_hostile_files import HOSTILE_LINES, hostile_csv, parquet_bomb
 
     rng = np.random.default_rng(0)
     pd.DataFrame(rng.integers(0, 3000, size=(5000, 2000)), columns=[f"c{j}" for j in range(2000)]).to_csv(

@@ -51,3 +51,10 @@ try:
         _hyp_settings.load_profile("ci")
 except ImportError:  # pragma: no cover
     pass
+
+
+def pytest_collection_modifyitems(items):
+    """The browser tests (tests/e2e/) first, as pyproject's addopts expects (the slow modules start early and the
+    short ones fill the end), now that the folders mirroring the package (tests/compiled/, tests/data/) sort before
+    them; the rest keep their collection order."""
+    items.sort(key=lambda item: item.nodeid.split("/")[1:2] != ["e2e"])

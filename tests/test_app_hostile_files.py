@@ -10,7 +10,7 @@ from plotly.offline import get_plotlyjs
 
 from tests.test_app_pages import assert_clean
 from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
-from tests.test_hostile_files import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hostile_csv, parquet_bomb
+from tests.data.test_hostile_files import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hostile_csv, parquet_bomb
 from ui import data, worker
 
 WINE = Path(__file__).resolve().parents[1] / "sample_data" / "wine.csv"

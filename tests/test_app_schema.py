@@ -9,7 +9,7 @@ import pytest
 
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv
 from tests.test_app_pages import assert_clean, metric, plain
-from tests.test_public_schema import assert_same_public_shape
+from tests.data.test_public_schema import assert_same_public_shape
 from ui import data, report, scenario
 
 R = "6000.0"

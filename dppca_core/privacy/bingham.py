@@ -22,7 +22,7 @@ core (k = 3 at d = 20, k = 5 otherwise, spiked B, 30 sweeps): 0.4, 2.5, 6.1 and 
 Note: IBM diffprivlib and OpenDP ship a KGM sampler whose acceptance test is inverted
 (exp(-x'Λx) / (M (x'Ωx)^{q/2}) instead of exp(-x'Λx) (x'Ωx)^{q/2} / M). That test accepts almost never at
 realistic concentrations and, when it does accept, favours points near the mode: a more concentrated law
-than the exponential mechanism's. tests/test_bingham.py shows that our moment check rejects it.
+than the exponential mechanism's. tests/privacy/test_bingham.py shows that our moment check rejects it.
 """
 from __future__ import annotations
 

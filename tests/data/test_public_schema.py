@@ -10,7 +10,7 @@ import dppca_core as dc
 from dppca_core.data import tables
 from dppca_core.data.stats import NO_SITE, sufficient_stats
 
-from .messy import HEADER, MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv, to_csv
+from tests.messy import HEADER, MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv, to_csv
 
 R = 6000.0  # a public bound on a row's norm in these units (body mass up to 6 kg dominates)
 #: the published fields that are public settings: equal between neighbours, value for value

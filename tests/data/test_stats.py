@@ -267,7 +267,7 @@ def test_library_and_numpy_engine_work_without_dask(files):
 def _repo_root():
     from pathlib import Path
 
-    return Path(__file__).resolve().parents[1]
+    return Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------------------------ dask

@@ -1,0 +1,1 @@
+"""Tests of dppca_core/data/ (the tests mirror the package layout)."""

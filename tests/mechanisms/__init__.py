@@ -1,0 +1,1 @@
+"""Tests of dppca_core/mechanisms/ (the tests mirror the package layout)."""

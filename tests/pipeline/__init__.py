@@ -1,0 +1,1 @@
+"""Tests of dppca_core/pipeline/ (the tests mirror the package layout)."""

@@ -1,0 +1,1 @@
+"""Tests of dppca_core/privacy/ (the tests mirror the package layout)."""
