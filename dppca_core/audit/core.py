@@ -51,8 +51,8 @@ from ..registry import get_mechanism
 from ..release import to_plain
 from ..validation import check_delta, check_epsilon, check_int_range, check_k
 from . import seeding
-from .bounds import bounds, rates, roc, threshold_and_strength
-from .curve import TradeoffCurve, tradeoff_curve
+from .bounds import bounds, range_bounds, rates, roc, threshold_and_strength
+from .curve import RangeClaim, TradeoffCurve, tradeoff_curve
 from .design import AuditDesign, replay_public_stream
 from .designs import design_for
 from .statistics import deterministic_field, leaves
@@ -82,6 +82,11 @@ class AuditResult:
     privacy curve they state: ``PrivacyCurve.epsilon_at``); it is below the claim where a calibration adds more
     noise than its claim needs. ``target`` is the smaller of the two: what a tight audit can reach.
     ``note`` says where the design attacks (the release, a user's message, one step).
+
+    ``conversion == "range"`` (an exponential mechanism's design): the headline bounds the width of the privacy
+    loss's range, which the mechanism's proof bounds by epsilon, from two tests: the one at ``threshold`` (upper
+    tail) and ``lower_test`` = (threshold, false-positive rate, false-negative rate, their upper bounds) in the
+    lower tail; all four rate bounds hold together with ``confidence``.
 
     ``curve`` is the attack's whole trade-off curve on the evaluation trials with a simultaneous confidence band
     (:mod:`.curve`); ``violated`` is true when the chosen threshold's bound exceeds the claim or any point of the
@@ -117,6 +122,7 @@ class AuditResult:
     scores_d_prime: np.ndarray = field(repr=False)
     roc: tuple = field(repr=False)
     curve: TradeoffCurve | None = field(default=None, repr=False)
+    lower_test: tuple | None = field(default=None, repr=False)
 
     @property
     def ratio(self) -> float:
@@ -135,7 +141,7 @@ class AuditResult:
 
     def claim_curve(self) -> PrivacyCurve:
         """The trade-off curve the claim allows: mu*-GDP for Gaussian claims, else the (epsilon, delta) region."""
-        return _claim_curve(self.mu_claimed, self.epsilon_claimed, self.delta_claimed)
+        return _claim_curve(self.mu_claimed, self.epsilon_claimed, self.delta_claimed, self.conversion)
 
     def verdict(self) -> str:
         """The result in plain words, quoting the claim as (epsilon, delta)."""
@@ -145,8 +151,9 @@ class AuditResult:
                     f"between the neighbouring datasets, so it identifies which one was used. With "
                     f"{self.confidence:.0%} confidence the release is not {claim} for any delta below "
                     f"{self.delta_lower:.3g}.")
-        how = ("reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)"
-               if self.conversion == "gdp" else "from the test's error rates (distribution-free)")
+        how = {"gdp": "reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)",
+               "range": "from two tests, one in each tail, read through the exponential mechanism's bounded privacy-"
+                        "loss range"}.get(self.conversion, "from the test's error rates (distribution-free)")
         if (self.violated and self.curve is not None and self.curve.violated
                 and self.epsilon_lower <= self.epsilon_claimed * (1 + 1e-9)):
             return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
@@ -332,8 +339,13 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
     statistic = "published field" if leaked else design.statistic
     claimed_delta = float(delta)
     gdp = curve.kind == "gdp" and not leaked
-    if design.threshold is not None and not leaked:  # fixed by the design's theory: every trial evaluates it
-        half, threshold, scores = 0, float(design.threshold(sample, trials, confidence)), scores[..., 0]
+    fixed = design.threshold(sample, trials, confidence) if design.threshold is not None and not leaked else None
+    if fixed is not None and design.bounded_range:
+        return _evaluate_range(scores[..., 0], fixed, statistic, curve, design, epsilon, claimed_delta,
+                               neighbors=neighbors, confidence=confidence, label=label, run_epsilon=run_epsilon,
+                               run_delta=run_delta, start=start)
+    if fixed is not None:  # fixed by the design's theory: every trial evaluates it
+        half, threshold, scores = 0, float(fixed), scores[..., 0]
     else:
         half = max(SCAN_TRIALS, int(round(trials * selection_share)))
         column, threshold = _select(statistic, scores, half, claimed_delta, confidence, gdp, trials - half)
@@ -349,30 +361,73 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
         delta_lower = gaussian_delta(epsilon, mu_lower)
         mu_claimed = gaussian_mu(epsilon, claimed_delta) if claimed_delta > 0 else None
     else:
-        delta_lower = max(0.0, 1.0 - b_hi - math.exp(min(epsilon, 700.0)) * a_hi,
-                          1.0 - a_hi - math.exp(min(epsilon, 700.0)) * b_hi)
+        delta_lower = _delta_lower(epsilon, [(a_hi, b_hi)])
         mu_claimed = None
-    eps_lower = float(headline[0])
-    curve_of_attack = tradeoff_curve(eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, claimed_delta), claimed_delta,
+    conversion = "gdp" if gdp else "point"
+    return _result(
+        label=label, epsilon=epsilon, delta=claimed_delta, neighbors=neighbors, epsilon_lower=float(headline[0]),
+        epsilon_lower_point=float(point[0]), mu_lower=mu_lower, mu_claimed=mu_claimed, delta_lower=delta_lower,
+        conversion=conversion, statistic=statistic, leaked_field=leaked, trials=trials, start=start,
+        threshold=threshold, rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_hi, b_hi),
+        confidence=confidence, run_epsilon=run_epsilon, run_delta=run_delta, curve=curve, note=design.note,
+        eval_d=eval_d, eval_dp=eval_dp)
+
+
+def _evaluate_range(scores: np.ndarray, thresholds: tuple, statistic: str, curve: PrivacyCurve, design: AuditDesign,
+                    epsilon: float, delta: float, *, neighbors: str, confidence: float, label: str,
+                    run_epsilon: float | None, run_delta: float | None, start: float) -> AuditResult:
+    """:func:`evaluate` for an exponential mechanism's design (``bounded_range``): its two thresholds, fixed in advance,
+    evaluated on every trial; the headline bounds the width of the privacy loss's range (:func:`.bounds.range_bounds`,
+    conversion "range"), the distribution-free bound is read from the same four rate bounds."""
+    upper, lower = (float(t) for t in thresholds)
+    eval_d, eval_dp = scores[0], scores[1]
+    m = eval_d.size
+    false_pos, false_neg = rates(eval_d, eval_dp, np.array([upper, lower]))
+    width, point, (a_u, b_u, a_l, b_l) = range_bounds((false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), m,
+                                                      delta, confidence)
+    return _result(
+        label=label, epsilon=epsilon, delta=delta, neighbors=neighbors, epsilon_lower=max(width, point),
+        epsilon_lower_point=point, mu_lower=0.0, mu_claimed=None,
+        delta_lower=_delta_lower(epsilon, [(a_u, b_u), (a_l, b_l)]), conversion="range", statistic=statistic,
+        leaked_field=None, trials=scores.shape[1], start=start, threshold=upper,
+        rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_u, b_u), confidence=confidence,
+        run_epsilon=run_epsilon, run_delta=run_delta, curve=curve, note=design.note, eval_d=eval_d, eval_dp=eval_dp,
+        lower_test=(lower, float(false_pos[1]) / m, float(false_neg[1]) / m, a_l, b_l))
+
+
+def _delta_lower(epsilon: float, upper_bounds) -> float:
+    """The smallest delta the (alpha+, beta+) pairs allow at ``epsilon``: max(0, 1 - beta+ - e^eps alpha+,
+    1 - alpha+ - e^eps beta+) over the pairs."""
+    grow = math.exp(min(epsilon, 700.0))
+    return float(max([0.0] + [max(1.0 - b - grow * a, 1.0 - a - grow * b) for a, b in upper_bounds]))
+
+
+def _result(*, label, epsilon, delta, neighbors, epsilon_lower, epsilon_lower_point, mu_lower, mu_claimed,
+            delta_lower, conversion, statistic, leaked_field, trials, start, threshold, rates, confidence, run_epsilon,
+            run_delta, curve, note, eval_d, eval_dp, lower_test=None) -> AuditResult:
+    """The :class:`AuditResult` of one evaluation, with the attack's whole trade-off curve against the claimed one;
+    ``rates`` = (false-positive rate, false-negative rate, their upper bounds) at ``threshold``."""
+    curve_of_attack = tradeoff_curve(eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, delta, conversion), delta,
                                      confidence)
-    violated = eps_lower > epsilon * (1 + 1e-9) or delta_lower > claimed_delta or curve_of_attack.violated
+    violated = epsilon_lower > epsilon * (1 + 1e-9) or delta_lower > delta or curve_of_attack.violated
     return AuditResult(
-        mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=claimed_delta,
-        neighbors=neighbors, epsilon_lower=eps_lower, epsilon_lower_point=float(point[0]), mu_lower=mu_lower,
-        mu_claimed=mu_claimed, delta_lower=float(delta_lower), conversion="gdp" if gdp else "point",
-        violated=bool(violated), statistic=statistic, leaked_field=leaked, trials=trials,
-        seconds=time.perf_counter() - start, threshold=threshold,
-        false_positive_rate=float(false_pos[0]) / m, false_negative_rate=float(false_neg[0]) / m,
-        false_positive_upper=a_hi, false_negative_upper=b_hi, confidence=confidence,
+        mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=delta, neighbors=neighbors,
+        epsilon_lower=float(epsilon_lower), epsilon_lower_point=float(epsilon_lower_point), mu_lower=mu_lower,
+        mu_claimed=mu_claimed, delta_lower=float(delta_lower), conversion=conversion, violated=bool(violated),
+        statistic=statistic, leaked_field=leaked_field, trials=trials, seconds=time.perf_counter() - start,
+        threshold=threshold, false_positive_rate=rates[0], false_negative_rate=rates[1],
+        false_positive_upper=rates[2], false_negative_upper=rates[3], confidence=confidence,
         run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
-        run_delta=float(claimed_delta if run_delta is None else run_delta),
-        epsilon_exact=exact_epsilon(curve, claimed_delta), note=design.note,
-        scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
-    )
+        run_delta=float(delta if run_delta is None else run_delta), epsilon_exact=exact_epsilon(curve, delta),
+        note=note, scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
+        lower_test=lower_test)
 
 
-def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float) -> PrivacyCurve:
-    """The trade-off curve a claim allows: mu*-GDP for a Gaussian claim, else the (epsilon, delta) region."""
+def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float, conversion: str = "point"):
+    """The trade-off curve a claim allows: mu*-GDP for a Gaussian claim, an exponential mechanism's bounded range
+    (:class:`.curve.RangeClaim`) where the audit reads it, else the (epsilon, delta) region."""
+    if conversion == "range":
+        return RangeClaim(float(epsilon))
     return PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, delta)
 
 
