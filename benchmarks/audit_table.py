@@ -144,7 +144,11 @@ def markdown(table: list[dict], trials: int, seeds: int) -> str:
             f"Claims audited at (ε, δ) = ({EPSILON:g}, {DELTA:g}) with {trials:,} trials per dataset and seeds "
             f"0–{seeds - 1}: median and range over the seeds. The target is the claimed ε, or the exact ε of the "
             "noise actually added at the claimed δ where that is smaller. How each design works: "
-            "[privacy.md](privacy.md#how-the-audit-works).\n\n" + head + "\n" + "\n".join(lines) + "\n")
+            "[privacy.md](privacy.md#how-the-audit-works). Readings: *point* is distribution-free; *gdp* reads the "
+            "test through the Gaussian-DP curve (Gaussian mechanisms); *range* is the exponential mechanisms' "
+            "design, the exact log-density ratio with one test in each tail, bounding the width of the privacy "
+            "loss's range, which their proof keeps within ε ([privacy.md](privacy.md#the-pure-mechanisms-why-one-"
+            "test-stays-near-half-of-the-claim-and-two-reach-three-quarters)).\n\n" + head + "\n" + "\n".join(lines) + "\n")
     if reasons:
         text += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(reasons) + "\n"
     return text
