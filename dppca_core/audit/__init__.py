@@ -28,7 +28,7 @@ _LAZY = {
     "audit_external": "external",
     "design_for": "designs", "describe_statistic": "designs", "local_message_design": "designs",
     "log_density_design": "designs",
-    "TradeoffCurve": "curve", "tradeoff_curve": "curve",
+    "TradeoffCurve": "curve", "tradeoff_curve": "curve", "RangeClaim": "curve", "range_lower_bound": "bounds",
     "sequential_audit": "sequential", "SequentialResult": "sequential",
 }
 
