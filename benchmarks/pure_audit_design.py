@@ -29,7 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dppca_core.audit.bounds import clopper_pearson_arrays, range_bounds, range_rate_level, rates  # noqa: E402
+from dppca_core.audit.bounds import (clopper_pearson_arrays, range_bounds, range_rate_level, rates,  # noqa: E402
+                                     tail_log_ratios)
 from dppca_core.audit.curve import RangeClaim, tradeoff_curve  # noqa: E402
 from dppca_core.audit.designs import _circle_laws, best_log_density_thresholds  # noqa: E402
 
@@ -43,10 +44,8 @@ def readings(mass: float, weight: float, trials: int = TRIALS) -> tuple[float, f
     false_pos, false_neg = np.round((1.0 - below_d[at]) * trials), np.round(below_dp[at] * trials)
     out = []
     for level in (CONFIDENCE, range_rate_level(CONFIDENCE)):
-        _, a = clopper_pearson_arrays(false_pos, trials, level)
-        _, b = clopper_pearson_arrays(false_neg, trials, level)
-        with np.errstate(divide="ignore"):
-            out.append((np.log(np.clip(1 - b, 1e-300, None) / a), np.log(np.clip(1 - a, 1e-300, None) / b)))
+        out.append(tail_log_ratios(clopper_pearson_arrays(false_pos, trials, level)[1],
+                                   clopper_pearson_arrays(false_neg, trials, level)[1]))
     (up1, lo1), (up2, lo2) = out
     one = max(up1.max(), lo1.max())
     two = max(up2.max(), 0.0) + max(lo2.max(), 0.0)

@@ -61,6 +61,14 @@ def range_lower_bound(fpr_hi_upper: float, fnr_hi_upper: float, fpr_hi_lower: fl
     return max(0.0, upper) + max(0.0, lower)
 
 
+def tail_log_ratios(fpr_hi, fnr_hi) -> tuple[np.ndarray, np.ndarray]:
+    """(ln((1 - beta+)/alpha+), ln((1 - alpha+)/beta+)) per threshold: the two halves of :func:`range_lower_bound`,
+    the first read in the upper tail of the statistic, the second in the lower (inf where a bound is 0)."""
+    a, b = np.asarray(fpr_hi, dtype=float), np.asarray(fnr_hi, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(np.clip(1.0 - b, 1e-300, None) / a), np.log(np.clip(1.0 - a, 1e-300, None) / b)
+
+
 def range_rate_level(confidence: float) -> float:
     """The two-sided Clopper-Pearson level whose upper bound, one-sided at (1 - confidence)/4, gives each of the
     four error rates of the two tests of :func:`range_bounds`: all four hold together with ``confidence``."""

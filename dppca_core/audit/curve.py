@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..privacy import PrivacyCurve, gaussian_epsilon
-from .bounds import clopper_pearson_arrays, epsilon_lower_bound, mu_lower_bound, rates, roc
+from .bounds import clopper_pearson_arrays, epsilon_lower_bound, mu_lower_bound, rates, roc, tail_log_ratios
 
 #: Thresholds on the band's grid at most (fewer when the evaluation trials are few or the ranks coincide).
 GRID_SIZE = 48
@@ -184,9 +184,7 @@ def tradeoff_curve(scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, 
     violations = fnr_upper < floor - 1e-12
     epsilon_range = 0.0
     if claim.kind == "range":  # one t for every test of the pair: the best threshold of each tail together
-        with np.errstate(divide="ignore"):
-            upper = np.log(np.clip(1.0 - fnr_upper, 1e-300, None) / fpr_upper)
-            lower = np.log(np.clip(1.0 - fpr_upper, 1e-300, None) / fnr_upper)
+        upper, lower = tail_log_ratios(fpr_upper, fnr_upper)
         best_upper, best_lower = int(np.argmax(upper)), int(np.argmax(lower))
         epsilon_range = max(0.0, float(upper[best_upper])) + max(0.0, float(lower[best_lower]))
         if epsilon_range > claim.epsilon * (1 + 1e-9):

@@ -16,7 +16,7 @@ from scipy.special import i0e
 
 from ..prepare import prepare
 from ..release import to_plain
-from .bounds import clopper_pearson_arrays, range_rate_level
+from .bounds import clopper_pearson_arrays, range_rate_level, tail_log_ratios
 from .design import AuditDesign
 from .statistics import DESCRIPTIONS, STATISTICS, default_design
 
@@ -120,9 +120,7 @@ def best_log_density_thresholds(weight: float, diag_d, diag_dp, trials: int, con
     level = range_rate_level(confidence)
     _, fpr_hi = clopper_pearson_arrays(false_pos, trials, level)
     _, fnr_hi = clopper_pearson_arrays(false_neg, trials, level)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        upper = np.log(np.clip(1.0 - fnr_hi, 1e-300, None) / fpr_hi)
-        lower = np.log(np.clip(1.0 - fpr_hi, 1e-300, None) / fnr_hi)
+    upper, lower = tail_log_ratios(fpr_hi, fnr_hi)
     return float(llr[at][int(np.nanargmax(upper))]), float(llr[at][int(np.nanargmax(lower))])
 
 
