@@ -3,6 +3,7 @@ sequential audit saves. Prints Markdown tables (docs/privacy.md#the-audit-as-a-c
 
     python benchmarks/audit_curve.py                      # 200 audits per row, then the sequential comparison
     python benchmarks/audit_curve.py --audits 50 --skip-sequential --only ppca_exponential
+    python benchmarks/audit_curve.py --skip-rates --only ppca_exponential --factor 2   # the 2x sequential rows only
 
 Refutation rates: ``audit`` with seeds 0 .. audits-1 at (epsilon, delta) = (1, 1e-5); a row counts the audits
 refuted (the verdict: the chosen threshold's bound or any point of the band's inner edge beyond the claimed curve),
@@ -31,7 +32,11 @@ RATE_ROWS = [("analyze_gauss", "as implemented", 2000, EPSILON),
              ("analyze_gauss", "half the noise the claim needs", 2000, HALF_NOISE),
              ("analyze_gauss", "run at 2x the claimed epsilon", 10_000, 2 * EPSILON),
              ("ppca_exponential", "as implemented", 1000, EPSILON),
-             ("ppca_exponential", "run at 2x the claimed epsilon", 1000, 2 * EPSILON)]
+             ("ppca_exponential", "run at 2x the claimed epsilon", 1000, 2 * EPSILON),
+             ("amin_iterative", "as implemented", 500, EPSILON),
+             ("amin_iterative", "run at 2x the claimed epsilon", 500, 2 * EPSILON),
+             ("amin_iterative", "as implemented", 2000, EPSILON),
+             ("amin_iterative", "run at 2x the claimed epsilon", 2000, 2 * EPSILON)]
 SEQUENTIAL_ROWS = [("analyze_gauss", EPSILON), ("analyze_gauss", 2 * EPSILON), ("ppca_exponential", EPSILON),
                    ("ppca_exponential", 2 * EPSILON)]
 
@@ -54,11 +59,11 @@ def rates(audits: int, only: str | None = None, rows=None) -> None:
         print(f"<!-- {name}, {case}: {time.perf_counter() - start:.0f} s -->", flush=True)
 
 
-def sequential(seeds: int, trials: int, only: str | None = None) -> None:
+def sequential(seeds: int, trials: int, only: str | None = None, factor: float | None = None) -> None:
     print("| mechanism | run at ε | seed | fixed audit: verdict, ε lower | sequential: verdict, trials used |")
     print("|---|---|---|---|---|")
     for name, run_eps in SEQUENTIAL_ROWS:
-        if only and name != only:
+        if (only and name != only) or (factor is not None and run_eps != factor * EPSILON):
             continue
         for seed in range(seeds):
             fixed = audit(name, EPSILON, DELTA, trials=trials, seed=seed, run_epsilon=run_eps)
@@ -78,11 +83,12 @@ def main() -> None:
     parser.add_argument("--skip-sequential", action="store_true")
     parser.add_argument("--only", help="one mechanism's rows")
     parser.add_argument("--rows", type=int, nargs="*", help="these rows of RATE_ROWS only (0 is the first)")
+    parser.add_argument("--factor", type=float, help="sequential rows run at this multiple of the claim only (e.g. 2)")
     args = parser.parse_args()
     if not args.skip_rates:
         rates(args.audits, args.only, args.rows)
     if not args.skip_sequential:
-        sequential(args.seeds, args.trials, args.only)
+        sequential(args.seeds, args.trials, args.only, args.factor)
 
 
 if __name__ == "__main__":

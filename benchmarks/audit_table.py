@@ -144,7 +144,11 @@ def markdown(table: list[dict], trials: int, seeds: int) -> str:
             f"Claims audited at (ε, δ) = ({EPSILON:g}, {DELTA:g}) with {trials:,} trials per dataset and seeds "
             f"0–{seeds - 1}: median and range over the seeds. The target is the claimed ε, or the exact ε of the "
             "noise actually added at the claimed δ where that is smaller. How each design works: "
-            "[privacy.md](privacy.md#how-the-audit-works).\n\n" + head + "\n" + "\n".join(lines) + "\n")
+            "[privacy.md](privacy.md#how-the-audit-works). Readings: *point* is distribution-free; *gdp* reads the "
+            "test through the Gaussian-DP curve (Gaussian mechanisms); *range* is the exponential mechanisms' "
+            "design, the exact log-density ratio with one test in each tail, bounding the width of the privacy "
+            "loss's range, which their proof keeps within ε ([privacy.md](privacy.md#the-pure-mechanisms-why-one-"
+            "test-stays-near-half-of-the-claim-and-two-reach-three-quarters)).\n\n" + head + "\n" + "\n".join(lines) + "\n")
     if reasons:
         text += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(reasons) + "\n"
     return text
@@ -172,6 +176,21 @@ def merge(parts: list[Path], trials: int, seeds: int) -> str:
     if notes:
         out += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(notes.values()) + "\n"
     return out.replace("--seeds", "--jobs 3 (in parts with --only, merged with --merge) --seeds", 1)
+
+
+#: docs/audit-table.md also holds the measured refutation rates and sequential audits of benchmarks/audit_curve.py,
+#: between these two lines; regenerating the table keeps that part as it is
+KEPT_BEGIN = "<!-- measured by benchmarks/audit_curve.py: kept when this table is regenerated -->"
+KEPT_END = "<!-- end of benchmarks/audit_curve.py -->"
+
+
+def with_kept_part(path: Path, text: str) -> str:
+    """``text`` followed by the part of the file at ``path`` between :data:`KEPT_BEGIN` and :data:`KEPT_END`, if any."""
+    old = path.read_text() if path.exists() else ""
+    if KEPT_BEGIN not in old or KEPT_END not in old:
+        return text
+    kept = old[old.index(KEPT_BEGIN):old.index(KEPT_END) + len(KEPT_END)]
+    return text.rstrip("\n") + "\n\n" + kept + "\n"
 
 
 def _with_audit_params(line: str) -> str:
@@ -204,7 +223,7 @@ def main(argv=None) -> None:
                         help="write one table from parts made with --only (their --out files) and stop")
     args = parser.parse_args(argv)
     if args.merge:
-        args.out.write_text(merge(args.merge, args.trials, args.seeds))
+        args.out.write_text(with_kept_part(args.out, merge(args.merge, args.trials, args.seeds)))
         print(f"wrote {args.out}")
         return
     table = []
@@ -215,11 +234,11 @@ def main(argv=None) -> None:
         results = run_case(name, nb, run_eps, extra, args.trials, args.seeds, args.scheduler, pool)
         table.append(row(name, nb, what, results, bool(broken), extra))
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(markdown(table, args.trials, args.seeds))  # after every row: a long run can be read early
+        args.out.write_text(with_kept_part(args.out, markdown(table, args.trials, args.seeds)))  # readable early
         r = table[-1]
         print(f"{name:18s} {nb:10s} {what:38s} lower={r['lower']:22s} share={r['share']:18s} {r['verdict']:18s} "
               f"{r['seconds']:.1f}s", flush=True)
-    text = markdown(table, args.trials, args.seeds)
+    text = with_kept_part(args.out, markdown(table, args.trials, args.seeds))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(f"\nwrote {args.out}")

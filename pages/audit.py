@@ -5,7 +5,7 @@ import dppca_core as dc
 from dppca_core import figures
 from dppca_core.audit import audit, describe_statistic
 
-from ui import guarantee, scenario, session, show
+from ui import audit_curve, guarantee, scenario, session, show
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 
@@ -93,33 +93,27 @@ if result is not None:
                     delta_arrow="off")
         how = (f"the published field '{result.leaked_field}', which carries no noise"
                if result.statistic == "published field" else describe_statistic(spec, result.statistic))
-        reading = ("read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
-                   "is Gaussian (exact for Gaussian noise)" if result.conversion == "gdp"
-                   else "distribution-free (no assumption on the mechanism)")
+        reading = {"gdp": "read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
+                          "is Gaussian (exact for Gaussian noise)",
+                   "range": "two tests, one in each tail, read through the exponential mechanism's bounded "
+                            "privacy-loss range (its proof keeps the loss within a range of width ε; the "
+                            f"distribution-free bound from the same tests is {result.epsilon_lower_point:.3g})"}.get(
+            result.conversion, "distribution-free (no assumption on the mechanism)")
         st.caption(f"Where: {result.note}. Statistic: {how}. Bound: {reading}. "
                    "Relation: "
                    f"{result.neighbors}; error rates on the evaluation trials: false positives "
                    f"{result.false_positive_rate:.3f}, false negatives {result.false_negative_rate:.3f}."
                    + (f" The mechanism was run at ε = {result.run_epsilon:g}." if result.run_epsilon
                       != result.epsilon_claimed else ""))
+        # the attack's whole trade-off curve (its band, the claimed curve, the chosen threshold, the GDP reading),
+        # then the statistic the curve is read from (ui/audit_curve.py)
+        audit_curve.section(result, key="audit_curve")
         cols = st.columns(2)
         show.chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold),
                    container=cols[0])
-        fpr, tpr = result.roc
-        show.chart(figures.audit_tradeoff(fpr, 1 - tpr, result.claim_curve(),
-                                          point=(result.false_positive_upper, result.false_negative_upper),
-                                          measured_mu=result.mu_lower if result.conversion == "gdp" else None),
-                   container=cols[1])
 else:
     st.info("Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "
             "retracted Wishart mechanism.")
-
-# -- the audit as a curve: the attack's whole trade-off with its band, over the claimed curve (ui/audit_curve.py) ---
-from ui import audit_curve  # noqa: E402
-
-if result is not None:
-    with boundary("the audit's trade-off curve"):
-        audit_curve.section(result, key="audit_curve")
 
 # -- other libraries: an external audit and a comparison on the user's data (ui/libraries.py) -----------------
 from ui import libraries  # noqa: E402

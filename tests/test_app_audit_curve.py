@@ -31,6 +31,18 @@ def test_audit_page_draws_the_curve_with_its_reading(app_test):
     names = [t.get("name", "") for t in _traces(at, "audit_curve")]
     assert any(n.startswith("claim:") for n in names) and any("band" in n for n in names)
     assert not any(n.startswith("beyond the claim") for n in names)
+    assert any(n.startswith("the audit's reading:") and "GDP" in n for n in names)  # the GDP reading, drawn on it
+    # one trade-off figure only (the curve), beside the statistic's histogram
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert not any("Attack vs claim" in t for t in titles)
+    assert sum("trade-off" in t for t in titles) == 1 and any("Test statistic" in t for t in titles)
+
+
+def test_audit_page_reads_an_exponential_mechanism_through_its_bounded_range(app_test):
+    at = _audit(app_test, "amin_iterative")
+    assert any("bounded privacy-loss range" in c.value for c in at.caption)
+    names = [t.get("name", "") for t in _traces(at, "audit_curve")]
+    assert any("exponential mechanism" in n for n in names if n.startswith("claim:"))
 
 
 def test_audit_page_curve_refutes_the_mechanism_run_at_three_times_its_claim(app_test):

@@ -157,9 +157,20 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     assert any("would compose" in c.value for c in at.caption)
     names = [t.get("name", "") for chart in at.get("plotly_chart") for t in json.loads(chart.proto.spec)["data"]]
     assert any(n.startswith("Analyze Gauss") for n in names) and "random guessing (no information)" in names
+    # the teaching example: the Audit page's curve of a simulated audit of the first guarantee, with its reading
+    teaching = next(c for c in at.get("plotly_chart") if c.proto.id and "risk_audit_curve" in c.proto.id)
+    spec = json.loads(teaching.proto.spec)
+    assert "What an audit of this guarantee would see" in spec["layout"]["title"]["text"]
+    traces = [t.get("name", "") for t in spec["data"]]
+    assert any(n.startswith("claim:") and "Gaussian" in n for n in traces) and any("band" in n for n in traces)
+    from tests.test_app_pages import plain
+
+    readings = [plain(m.value) for m in at.markdown if "The best attack we found does no better than" in plain(m.value)]
+    assert readings and any(readings[0] in plain(c.value) for c in at.caption)  # its text alternative says the same
     at.select_slider(key="w:eps").set_value(0.1).run()
     after = sentences()
     assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]
+    assert [plain(m.value) for m in at.markdown if "The best attack we found" in plain(m.value)] != readings  # follows ε
 
 
 

@@ -255,7 +255,7 @@ def test_log_density_score_is_the_exact_log_likelihood_ratio():
 
 def test_pure_mechanisms_run_at_twice_the_claim_are_refuted():
     result = audit("ppca_exponential", 1.0, trials=2000, seed=0, run_epsilon=3.0)
-    assert result.statistic == "log_density_ratio" and result.conversion == "point" and result.violated
+    assert result.statistic == "log_density_ratio" and result.conversion == "range" and result.violated
 
 
 def test_exact_epsilon_is_the_target_where_the_noise_exceeds_the_claim():

@@ -4,6 +4,8 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import figures
+from dppca_core.audit.curve import tradeoff_curve
+from dppca_core.figures.tradeoff_curve import tradeoff_curve_figure
 from dppca_core.privacy import PrivacyCurve, gaussian_mu
 
 
@@ -21,16 +23,19 @@ def test_audit_figures():
     fig = figures.audit_histograms(rng.normal(size=50), rng.normal(1, 1, 50), threshold=0.5)
     assert isinstance(fig, go.Figure) and len(fig.data) == 2
     claim = PrivacyCurve.gdp(gaussian_mu(1.0, 1e-5))
-    fig = figures.audit_tradeoff([0, 0.2, 1], [1, 0.7, 0], claim, point=(0.3, 0.6), measured_mu=0.2)
+    curve = tradeoff_curve(rng.normal(size=400), rng.normal(0.3, 1, 400), claim, 1e-5)
+    fig = tradeoff_curve_figure(curve, point=(0.3, 0.6), measured_mu=0.2)
     floor = fig.data[0].y
     # the claim's trade-off function: 1 at alpha = 0, 0 at alpha = 1, never above random guessing
     assert floor[0] == pytest.approx(1) and floor[-1] == pytest.approx(0)
     assert np.all(floor <= 1 - fig.data[0].x + 1e-12)
-    assert [t.name.split(":")[0] for t in fig.data][-1].startswith("chosen threshold")
+    reading = next(t for t in fig.data if t.name.startswith("the audit's reading"))
+    assert "0.2-GDP" in reading.name
+    assert np.allclose(reading.y, PrivacyCurve.gdp(0.2).false_negative_floor(reading.x))
+    assert not any(t.name.startswith("the audit's reading") for t in tradeoff_curve_figure(curve).data)
+    assert [t.name for t in fig.data][-1].startswith("the audit's chosen threshold")
     with pytest.raises(ValueError):
         figures.audit_histograms([], [1.0])
-    with pytest.raises(ValueError):
-        figures.audit_tradeoff([0, 1], [0], claim)
 
 
 def test_other_figures():

@@ -467,3 +467,26 @@ def test_epsilon_ruler_shows_the_confirmed_references_and_the_chosen_epsilon():
     assert "off the scale" in [t.name for t in rfig.epsilon_ruler(500.0).data][-1]
     with pytest.raises(ValueError, match="font_size"):
         rfig.epsilon_ruler(1.0, font_size=2)
+
+
+def test_teaching_audit_simulates_the_worst_case_the_guarantee_allows():
+    from dppca_core.privacy import PrivacyCurve, gaussian_mu
+
+    mu = gaussian_mu(1.0, 1e-5)
+    d, dp = risk.worst_case_scores(PrivacyCurve.gdp(mu), 20_000, np.random.default_rng(0))
+    assert dp.mean() - d.mean() == pytest.approx(mu, abs=0.04)  # s.e. 0.01
+    eps = 1.0
+    d, dp = risk.worst_case_scores(PrivacyCurve.pure(eps), 20_000, np.random.default_rng(1))
+    # randomized response: D' says "1" (score 1) with probability 1/(1 + e^eps), "2" otherwise; D the reverse
+    assert set(np.unique(np.r_[d, dp])) <= {1.0, 2.0}
+    assert np.mean(dp == 2) == pytest.approx(math.exp(eps) / (1 + math.exp(eps)), abs=0.015)
+    attack, reading = risk.teaching_audit(PrivacyCurve.gdp(mu), 1e-5)
+    assert not attack.violated and 0 < attack.strongest() < 1.0 and "does no better than" in reading
+    assert attack.claim == PrivacyCurve.gdp(mu)
+    # the same draws read against a claim of half the mu are refuted: the example is a test that can fail
+    from dppca_core.audit.curve import tradeoff_curve
+
+    d, dp = risk.worst_case_scores(PrivacyCurve.gdp(mu), risk.TEACHING_TRIALS, np.random.default_rng(0))
+    assert tradeoff_curve(d, dp, PrivacyCurve.gdp(mu / 4), 1e-5).violated
+    with pytest.raises(ValueError, match="no worst case"):
+        risk.worst_case_scores(PrivacyCurve.none(), 10, np.random.default_rng(0))

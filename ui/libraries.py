@@ -94,14 +94,9 @@ def show_external(result, peer) -> None:
                   else "distribution-free (no assumption on the library)")
                + f". Error rates on the evaluation trials: false positives {result.false_positive_rate:.3f}, "
                  f"false negatives {result.false_negative_rate:.3f}.")
+    audit_curve.section(result, key="external_audit_curve", name=peers.title(peer.name))
     cols = st.columns(2)
     show.chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold), container=cols[0])
-    fpr, tpr = result.roc
-    show.chart(figures.audit_tradeoff(fpr, 1 - tpr, result.claim_curve(),
-                                      point=(result.false_positive_upper, result.false_negative_upper),
-                                      measured_mu=result.mu_lower if result.conversion == "gdp" else None),
-               container=cols[1])
-    audit_curve.section(result, key="external_audit_curve", name=peers.title(peer.name))
 
 
 # -- compare libraries on the user's data ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from dppca_core.figures import risk as risk_figures
 from dppca_core.privacy import compose
 from dppca_core.registry import display_name
 
-from . import compute, scenario, show
+from . import audit_curve, compute, scenario, show
 from .session import AUDIT_RESULT_KEY, RERUN_APP_KEY
 from .text import literal, md_escape
 
@@ -299,6 +299,8 @@ def _risk(ds, prep, results, k, random_level):
         + (f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
            f"δ = {total_delta:g} (the ruler's composed mark)." if composed is not None else "")
         + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else ""))
+    first, curve = next(iter(curves.items()))
+    audit_curve.teaching_section(curve, vals["delta"], display_name(first), key="risk_audit_curve")
 
 
 def _eigenvalue_half_widths(pub: dict, k: int | None = None) -> np.ndarray:

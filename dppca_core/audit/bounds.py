@@ -5,6 +5,16 @@ mechanism satisfies alpha + e^eps beta >= 1 - delta and beta + e^eps alpha >= 1 
 Viswanath 2015); a mu-GDP mechanism satisfies beta >= Phi(Phi^-1(1 - alpha) - mu) (Dong, Roth & Su 2022).
 Clopper-Pearson upper bounds on alpha and beta turn either into a lower bound with a stated confidence
 (Jagielski, Ullman & Oprea 2020).
+
+An exponential mechanism says more than epsilon-DP: its privacy loss ln(q(o)/p(o)) = w (u_D'(o) - u_D(o)) + const
+lies in an interval [t - eps, t] of width eps for every pair of neighbours (epsilon-bounded range, Durfee & Rogers
+2019; Dong, Durfee & Rogers 2020), with 0 <= t <= eps. Then every test has 1 - beta = E_D[phi e^L] <= e^t alpha
+and beta = E_D[(1 - phi) e^L] >= e^(t - eps) (1 - alpha), so ln((1 - beta)/alpha) <= t and
+ln((1 - alpha)/beta) <= eps - t, for one t shared by every test of the same pair: two tests (one in each tail)
+give eps >= ln((1 - beta_1)/alpha_1) + ln((1 - alpha_2)/beta_2) (:func:`range_lower_bound`). It bounds the width
+of the loss's range, which the exponential mechanism's proof bounds by its epsilon; for a mechanism that is
+epsilon-DP without a bounded range (Laplace noise) the width can reach 2 epsilon, so only designs that audit an
+exponential mechanism read it (``AuditDesign.bounded_range``).
 """
 from __future__ import annotations
 
@@ -40,6 +50,48 @@ def epsilon_lower_bound(fpr_hi: float, fnr_hi: float, delta: float) -> float:
         if numerator > 0:
             found.append(math.inf if b <= 0 else math.log(numerator / b))
     return max(found)
+
+
+def range_lower_bound(fpr_hi_upper: float, fnr_hi_upper: float, fpr_hi_lower: float, fnr_hi_lower: float) -> float:
+    """Lower bound on the width of the privacy loss's range (module docstring) from two tests, one thresholded in
+    the upper tail of the statistic and one in the lower: max(0, ln((1 - beta_1)/alpha_1)) + max(0, ln((1 -
+    alpha_2)/beta_2)) at the (upper-bounded) error rates of test 1 and test 2; infinite where a rate bound is 0."""
+    upper = _log_ratio(1.0 - fnr_hi_upper, fpr_hi_upper)
+    lower = _log_ratio(1.0 - fpr_hi_lower, fnr_hi_lower)
+    return max(0.0, upper) + max(0.0, lower)
+
+
+def tail_log_ratios(fpr_hi, fnr_hi) -> tuple[np.ndarray, np.ndarray]:
+    """(ln((1 - beta+)/alpha+), ln((1 - alpha+)/beta+)) per threshold: the two halves of :func:`range_lower_bound`,
+    the first read in the upper tail of the statistic, the second in the lower (inf where a bound is 0)."""
+    a, b = np.asarray(fpr_hi, dtype=float), np.asarray(fnr_hi, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(np.clip(1.0 - b, 1e-300, None) / a), np.log(np.clip(1.0 - a, 1e-300, None) / b)
+
+
+def range_rate_level(confidence: float) -> float:
+    """The two-sided Clopper-Pearson level whose upper bound, one-sided at (1 - confidence)/4, gives each of the
+    four error rates of the two tests of :func:`range_bounds`: all four hold together with ``confidence``."""
+    return 1.0 - (1.0 - confidence) / 2.0
+
+
+def range_bounds(counts_upper, counts_lower, m: int, delta: float, confidence: float):
+    """(range bound, distribution-free bound, the four upper bounds) of two tests evaluated on ``m`` trials per
+    side: ``counts_upper`` = (false positives, false negatives) of the test thresholded in the upper tail,
+    ``counts_lower`` those of the one in the lower tail. Every rate is bounded at ``range_rate_level``, so the
+    four bounds (and both readings) hold together with ``confidence``."""
+    level = range_rate_level(confidence)
+    _, (fpr_u, fpr_l) = clopper_pearson_arrays(np.array([counts_upper[0], counts_lower[0]]), m, level)
+    _, (fnr_u, fnr_l) = clopper_pearson_arrays(np.array([counts_upper[1], counts_lower[1]]), m, level)
+    point = max(epsilon_lower_bound(fpr_u, fnr_u, delta), epsilon_lower_bound(fpr_l, fnr_l, delta))
+    return range_lower_bound(fpr_u, fnr_u, fpr_l, fnr_l), point, (fpr_u, fnr_u, fpr_l, fnr_l)
+
+
+def _log_ratio(numerator: float, denominator: float) -> float:
+    """ln(numerator / denominator): -inf for a numerator <= 0, inf for a denominator <= 0."""
+    if numerator <= 0:
+        return -math.inf
+    return math.inf if denominator <= 0 else math.log(numerator / denominator)
 
 
 def mu_lower_bound(fpr_hi, fnr_hi):

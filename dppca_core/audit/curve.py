@@ -4,7 +4,8 @@ threshold of its statistic) with a simultaneous confidence band, against the tra
 A mechanism with trade-off function f (Dong, Roth & Su 2022, Definition 2.1) lets no test of "D or D'?" have a
 false-negative rate beta below f(alpha) at false-positive rate alpha: f is the Gaussian curve
 Phi(Phi^-1(1 - alpha) - mu) for a mu-GDP claim, max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)) for an
-(eps, delta) claim (Kairouz, Oh & Viswanath 2015), delta = 0 for a pure one. The audit's test says D' when its
+(eps, delta) claim (Kairouz, Oh & Viswanath 2015), delta = 0 for a pure one, and (1 - alpha)/(1 + (e^eps - 1) alpha)
+for an exponential mechanism, whose privacy loss stays in a range of width eps (:class:`RangeClaim`). The audit's test says D' when its
 statistic exceeds a threshold t; each t gives one point (alpha(t), beta(t)) of the attack's curve.
 
 **The band.** Thresholds on a grid of N = :data:`GRID_SIZE` (or fewer) points, each a fixed *rank* of the
@@ -33,7 +34,8 @@ f too (f decreases), and the claim is false. Every claimed curve here is symmetr
 **The summary number** stays the audit's headline epsilon lower bound at the threshold chosen on the selection
 trials (:mod:`.core`); it is a point of this curve, marked on the figure. The band's own bounds
 (``epsilon_band``, ``mu_band``: the largest over the grid) hold for every threshold at once, so they are a little
-smaller.
+smaller. Against a :class:`RangeClaim` the band also bounds the range's width from its best threshold in each tail
+(``epsilon_range_band``), and those two thresholds are marked as violations when the width exceeds the claim.
 """
 from __future__ import annotations
 
@@ -43,12 +45,34 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..privacy import PrivacyCurve, gaussian_epsilon
-from .bounds import clopper_pearson_arrays, epsilon_lower_bound, mu_lower_bound, rates, roc
+from .bounds import clopper_pearson_arrays, epsilon_lower_bound, mu_lower_bound, rates, roc, tail_log_ratios
 
 #: Thresholds on the band's grid at most (fewer when the evaluation trials are few or the ranks coincide).
 GRID_SIZE = 48
 #: The smallest false-positive share a tail threshold aims at, in trials: fewer leave no Clopper-Pearson margin.
 TAIL_TRIALS = 4
+
+
+@dataclass(frozen=True)
+class RangeClaim:
+    """The trade-off curve of an epsilon-DP exponential mechanism: its privacy loss L lies in [t - eps, t] for some
+    0 <= t <= eps (bounded range, :mod:`.bounds`), so every test has beta >= max(1 - e^t alpha, e^(t - eps)(1 - alpha)).
+    The smallest over t is where the two meet, e^t = 1/(alpha + e^-eps (1 - alpha)):
+    f(alpha) = (1 - alpha) / (1 + (e^eps - 1) alpha), above the pure eps-DP curve except at its ends. A point
+    (alpha, beta) lies below it exactly when ln((1 - beta)/alpha) + ln((1 - alpha)/beta) > eps. Quacks like a
+    :class:`dppca_core.privacy.PrivacyCurve` where the audit's curve and its figure read one."""
+
+    epsilon: float
+    kind: str = "range"
+    delta: float = 0.0
+    mu: None = None
+
+    def false_negative_floor(self, alpha):
+        alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
+        return (1.0 - alpha) / (1.0 + math.expm1(min(self.epsilon, 700.0)) * alpha)
+
+    def describe(self) -> str:
+        return f"{self.epsilon:g}-DP exponential mechanism (privacy loss within a range of width {self.epsilon:g})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,7 +84,9 @@ class TradeoffCurve:
     hold together with ``confidence``) and its outer edge ``fpr_lower`` / ``fnr_lower``. ``violations``: grid
     points whose inner corner is below the claimed curve. ``epsilon_band`` / ``mu_band``: the largest lower
     bounds on epsilon (at ``delta``, distribution-free) and mu the inner edge gives; ``epsilon_gdp_band``: the
-    epsilon that mu implies at ``delta`` (meaningful where the claim is Gaussian DP).
+    epsilon that mu implies at ``delta`` (meaningful where the claim is Gaussian DP); ``epsilon_range_band``: the
+    width of the privacy loss's range the band proves (its best threshold in each tail; meaningful against a
+    :class:`RangeClaim`).
     """
 
     fpr: np.ndarray = field(repr=False)
@@ -80,6 +106,7 @@ class TradeoffCurve:
     epsilon_band: float
     mu_band: float
     epsilon_gdp_band: float
+    epsilon_range_band: float = 0.0
 
     def __eq__(self, other) -> bool:
         """Equal when every field is (arrays element by element, so two audits with the same seed compare equal)."""
@@ -104,6 +131,8 @@ class TradeoffCurve:
         assumes a Gaussian trade-off curve), else the distribution-free one."""
         if self.claim.kind == "gdp" and self.delta > 0:
             return max(self.epsilon_band, self.epsilon_gdp_band)
+        if self.claim.kind == "range":
+            return max(self.epsilon_band, self.epsilon_range_band)
         return self.epsilon_band
 
     def reading(self, epsilon_claimed: float) -> str:
@@ -153,6 +182,13 @@ def tradeoff_curve(scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, 
     fnr_lower, _ = clopper_pearson_arrays(false_neg, m_prime, per_rate)
     floor = np.asarray(claim.false_negative_floor(fpr_upper), dtype=float)
     violations = fnr_upper < floor - 1e-12
+    epsilon_range = 0.0
+    if claim.kind == "range":  # one t for every test of the pair: the best threshold of each tail together
+        upper, lower = tail_log_ratios(fpr_upper, fnr_upper)
+        best_upper, best_lower = int(np.argmax(upper)), int(np.argmax(lower))
+        epsilon_range = max(0.0, float(upper[best_upper])) + max(0.0, float(lower[best_lower]))
+        if epsilon_range > claim.epsilon * (1 + 1e-9):
+            violations[[best_upper, best_lower]] = True
     epsilon_band = max([0.0] + [epsilon_lower_bound(a, b, delta) for a, b in zip(fpr_upper, fnr_upper)])
     mu_band = float(np.max(mu_lower_bound(fpr_upper, fnr_upper)))
     epsilon_gdp = gaussian_epsilon(mu_band, delta) if mu_band > 0 and delta > 0 else 0.0
@@ -161,7 +197,7 @@ def tradeoff_curve(scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, 
         fpr=fpr, fnr=1.0 - tpr, thresholds=thresholds, grid_fpr=false_pos / m, grid_fnr=false_neg / m_prime,
         fpr_upper=fpr_upper, fnr_upper=fnr_upper, fpr_lower=fpr_lower, fnr_lower=fnr_lower, violations=violations,
         trials=m, confidence=confidence, claim=claim, delta=float(delta), epsilon_band=float(epsilon_band),
-        mu_band=mu_band, epsilon_gdp_band=float(epsilon_gdp))
+        mu_band=mu_band, epsilon_gdp_band=float(epsilon_gdp), epsilon_range_band=epsilon_range)
 
 
-__all__ = ["GRID_SIZE", "TradeoffCurve", "grid_ranks", "tradeoff_curve"]
+__all__ = ["GRID_SIZE", "RangeClaim", "TradeoffCurve", "grid_ranks", "tradeoff_curve"]

@@ -42,13 +42,19 @@ class AuditDesign:
     ``params``: mechanism parameters the design runs with (the caller's own parameters take precedence).
     ``threshold(published, trials, confidence) -> float``: the test's threshold, fixed by the design's theory
     from the run's public parameters (read from one published release, the same for every trial) instead of
-    being chosen on a share of the trials; every trial then evaluates it. ``note``: where the design attacks,
+    being chosen on a share of the trials; every trial then evaluates it (None: chosen on the selection share, as
+    without one). ``note``: where the design attacks,
     in plain words.
 
     ``statistics``: candidate statistics for a release whose best test is not known in advance (a third party's
     implementation, :func:`dppca_core.audit.audit_external`). ``score`` then returns one value per name, and the
     audit keeps the candidate whose selection trials give the strongest bound; the evaluation trials read the
     bound of that one only, so the choice does not bias it. ``statistic`` names the family.
+
+    ``bounded_range``: the release is an exponential mechanism, whose privacy loss lies in an interval of width
+    epsilon (:mod:`.bounds`); ``threshold`` then returns two thresholds (upper tail, lower tail), both fixed in
+    advance, and the audit reads the width of the loss's range from the two tests (conversion "range") besides the
+    distribution-free bound.
 
     ``score_batch(published_list) -> array`` (optional): the scores of many releases at once, each equal to what
     ``score`` gives it (the audit checks the first of every batch against ``score`` and scores one by one where
@@ -68,6 +74,7 @@ class AuditDesign:
     note: str = ""
     statistics: tuple = ()
     score_batch: Callable[[list], np.ndarray] | None = None
+    bounded_range: bool = False
 
 
 def public_stream(rng: np.random.Generator) -> np.random.Generator:

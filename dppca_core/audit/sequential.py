@@ -2,8 +2,8 @@
 
 A fixed-size audit runs all its trials and then tests once, with error (1 - confidence): the chance of refuting a
 correct claim. A sequential audit plans the same trials but looks at them K times (by default after 25%, 50% and
-100% of them, rounded up to whole chunks of :data:`.core.CHUNK_TRIALS`); each look is a complete audit of the
-trials so far (:func:`.core.evaluate`: threshold chosen on that look's selection share, bounds and trade-off band on
+100% of them, rounded up to whole chunks of :data:`.trials.CHUNK_TRIALS`); each look is a complete audit of the
+trials so far (:func:`.result.evaluate`: threshold chosen on that look's selection share, bounds and trade-off band on
 the rest) at confidence 1 - (1 - confidence)/K. The audit stops at the first look that refutes the claim.
 
 Error control (Bonferroni over the looks): each look alone refutes a correct claim with probability at most
@@ -25,13 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import check_int_range
-from .core import (CHUNK_TRIALS, SCAN_TRIALS, AuditResult, _check_shares, _chunk_sizes, _first_chunk, _report,
-                   _root_sequence, _Trials, evaluate, mechanism_setup)
+from .core import _check_shares, mechanism_setup
+from .result import AuditResult, evaluate
+from .trials import CHUNK_TRIALS, SCAN_TRIALS, _chunk_sizes, _first_chunk, _report, _root_sequence, _Trials
 
 #: When a sequential audit looks, as shares of its planned trials. Each look costs the others some confidence
 #: (Bonferroni), so there are few: a 10% look refuted none of the runs at twice their claim measured in
-#: docs/privacy.md, and with it the 50% look of ppca_exponential at 2x (seed 2) fell just short (0.99 at
-#: 98.75%, 1.007 at 98.33%).
+#: docs/audit-table.md, and with it the 50% look of ppca_exponential at 2x (seed 2, the earlier one-test design)
+#: fell just short (0.99 at 98.75%, 1.007 at 98.33%). Every 2x run there is refuted at the 25% look.
 LOOKS = (0.25, 0.5, 1.0)
 
 

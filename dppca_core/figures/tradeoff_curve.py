@@ -13,13 +13,14 @@ _CLAIM, _ATTACK, _BAND, _BREACH = "#444444", "#0072b2", "rgba(0,114,178,0.18)", 
 
 
 def tradeoff_curve_figure(curve, point=None, title: str = "The attack's whole trade-off against the claim",
-                          height: int = 420) -> go.Figure:
+                          height: int = 420, measured_mu: float | None = None) -> go.Figure:
     """The attack's empirical trade-off curve (false-positive rate α against false-negative rate β over every
     threshold), its simultaneous confidence band on the grid of thresholds, and the claimed curve with the region
     it forbids shaded. Points of the band's inner edge beyond the claimed curve (violations) are marked.
 
     ``curve`` is a :class:`dppca_core.audit.curve.TradeoffCurve`; ``point`` = (α+, β+) of the threshold the audit
-    chose on its selection trials (its summary number), or None. Axes fixed to [0, 1].
+    chose on its selection trials (its summary number), or None; ``measured_mu``: the mu-GDP curve the audit's GDP
+    reading implies (drawn dashed when given and positive). Axes fixed to [0, 1].
     """
     grid = np.linspace(0.0, 1.0, 401)
     level = f"{curve.confidence:.0%}"
@@ -30,6 +31,13 @@ def tradeoff_curve_figure(curve, point=None, title: str = "The attack's whole tr
                     hovertemplate="claim: at α = %{x:.3f}, β ≥ %{y:.3f}<extra></extra>")
     fig.add_scatter(x=[0.0, 1.0], y=[1.0, 0.0], mode="lines", name="random guessing",
                     line=dict(color="#aaaaaa", dash="dot"), hoverinfo="skip")
+    if measured_mu is not None and measured_mu > 0:
+        from ..privacy import PrivacyCurve
+
+        fig.add_scatter(x=grid, y=PrivacyCurve.gdp(measured_mu).false_negative_floor(grid), mode="lines",
+                        name=f"the audit's reading: {measured_mu:.3g}-GDP (assumes a Gaussian curve)",
+                        line=dict(color=_CLAIM, width=1, dash="dash"),
+                        hovertemplate="reading: at α = %{x:.3f}, β = %{y:.3f}<extra></extra>")
     inner = np.argsort(curve.fpr_upper)
     outer = np.argsort(curve.fpr_lower)[::-1]
     fig.add_scatter(x=np.r_[curve.fpr_upper[inner], curve.fpr_lower[outer]],

@@ -26,7 +26,8 @@ def test_audit_curve_figure_reading_and_numbers(server, browser):
         assert "Bonferroni" in body
         # the text alternative under the chart: its numbers open in a table
         expander = page.locator('[data-testid="stExpander"]').filter(has_text="Show the numbers")
-        assert expander.count() >= 3  # histogram, trade-off, and the curve
+        assert expander.count() >= 2  # the curve and the statistic's histogram
+        assert "Attack vs claim" not in body  # the old one-threshold figure is gone: the curve carries its summary
         assert_no_error(page, "audit curve")
         page.screenshot(path=str(SHOTS / "audit_curve.png"), full_page=True)
     except Exception:

@@ -220,6 +220,14 @@ def test_risk_view_follows_the_dial(server, browser):
 
     before, numbers = sentences(), metric_values(page)
     assert len(before) == 2 and "23.2%" in before[1]  # pure epsilon = 1 (PPCA): 10% -> at most 23.2%
+    # the teaching example: a simulated audit of the first guarantee, drawn as the Audit page's curve, with its reading
+    teaching = page.locator(".st-key-risk_audit_curve")
+    teaching.locator(".js-plotly-plot .legend").first.wait_for(timeout=60_000)
+    legend = teaching.inner_text()
+    assert "band, all" in legend and "claim:" in legend
+    body = page.inner_text("body")
+    assert "What an audit of this guarantee would see" in body
+    assert "The best attack we found does no better than" in body
     page.screenshot(path=str(SHOTS / "risk.png"), full_page=True)
     thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
     thumb.focus()
