@@ -8,6 +8,21 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / os.environ.get("DPPCA_SCREENSHOTS", "artifacts/screenshots")
 
 
+def eventually(page, check, timeout: float = 60.0):
+    """``check()`` (which asserts) retried every 250 ms until it passes or ``timeout`` seconds have gone, then once
+    more with its own failure: a rerun the page has not started or finished yet (a busy machine: the status widget
+    shows late, old elements stay until the new run replaces them) is waited for, not read half-way."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return check()
+        except AssertionError:
+            page.wait_for_timeout(250)
+    return check()
+
+
 def settle(page, timeout=60_000):
     """Wait until the app has finished its script run (the 'Running' status is gone)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)

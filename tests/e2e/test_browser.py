@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import (PAGES, SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
+from tests.e2e.helpers import (PAGES, SHOTS, assert_no_error, assert_text_fits, axe_violations, eventually, go_to,
+                               metric_values,
                                open_page, people_csv, query, settle, sidebar_mechanisms, sidebar_numbers, slider_values,
                                text_problems, upload_on_data_page, wait_metrics)
 
@@ -115,7 +116,7 @@ def test_navigation_keeps_widgets_and_numbers(server, browser, reference):
     _assert_scenario_shown(page, "home")
     for start, target in zip(WALK, WALK[1:]):
         go_to(page, NAV[target])
-        _assert_scenario_shown(page, target)
+        eventually(page, lambda: _assert_scenario_shown(page, target))  # the old page's inputs may linger a moment
         if target == "explore":
             wait_metrics(page)
             assert metric_values(page) == reference, (start, target)  # same link, same numbers, whatever the way

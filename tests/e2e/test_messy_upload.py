@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.e2e.helpers import (assert_no_error, assert_text_fits, go_to, query, settle, upload_on_data_page,
+from tests.e2e.helpers import (assert_no_error, assert_text_fits, eventually, go_to, query, settle,
+                               upload_on_data_page,
                                wait_metrics)
 from tests.messy import MEASUREMENTS, messy_csv
 
@@ -55,9 +56,13 @@ def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server,
     settle(page, timeout=120_000)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].some("
                            "a => a.textContent.startsWith('Analyze Gauss: '))", timeout=120_000)
-    panels = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
-                           ".map(a => a.textContent)")
-    assert {f"Analyze Gauss: {s}" for s in SPECIES} <= set(panels), panels
+
+    def every_species_has_its_panel():
+        panels = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                               ".map(a => a.textContent)")
+        assert {f"Analyze Gauss: {s}" for s in SPECIES} <= set(panels), panels
+
+    eventually(page, every_species_has_its_panel)  # the panels of the run before the click may show a moment
     _check(page, "the score plot by group")
 
     # Trade-offs: n swept on the table's own rows (subsamples), the planner on the same sweep

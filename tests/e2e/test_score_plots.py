@@ -4,7 +4,7 @@ label column's values public and every cultivar gets its panels; the frame and t
 each time one panel per cultivar beside the exact ones, and the one-line reading under it."""
 import pytest
 
-from tests.e2e.helpers import assert_no_error, settle
+from tests.e2e.helpers import assert_no_error, eventually, settle
 
 pytestmark = pytest.mark.e2e
 
@@ -19,6 +19,14 @@ def _panel_titles(page) -> list:
                          ".flatMap(p => [...p.querySelectorAll('.annotation-text')].map(a => a.textContent))")
 
 
+def _has_text(page, text: str) -> None:
+    assert page.get_by_text(text).count() == 1, text
+
+
+def _same(titles: list, expected: list) -> None:
+    assert sorted(titles) == sorted(expected), titles
+
+
 def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     page.goto(f"{server}/explore?src=sample:wine&R=2000.0&mechs=analyze_gauss&reps=2&eps=1.0&view=scores"
@@ -26,15 +34,15 @@ def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched
     page.wait_for_selector("h1", timeout=60_000)
     settle(page, timeout=120_000)
     assert_no_error(page, "score plot by group, groups found privately at epsilon 1")
-    assert page.get_by_text("no group passed the privacy threshold").count() == 1
+    eventually(page, lambda: _has_text(page, "no group passed the privacy threshold"))
     assert page.locator("h4", has_text="Analyze Gauss").count() == 1  # the mechanism's results stay
     page.get_by_role("button", name="Declare these 3 groups public").click()
     page.wait_for_function("() => new URLSearchParams(location.search).has('slabels')", timeout=60_000)
     settle(page, timeout=120_000)
     expected = [f"exact: {c}" for c in CULTIVARS] + [f"Analyze Gauss: {c}" for c in CULTIVARS]
-    assert sorted(_panel_titles(page)) == sorted(expected)
-    assert page.get_by_text("Score plot from scores 10% of each release").count() == 1
-    assert page.get_by_text("groups declared public: class_0, class_1, class_2").count() == 1
+    eventually(page, lambda: _same(_panel_titles(page), expected))
+    eventually(page, lambda: _has_text(page, "Score plot from scores 10% of each release"))
+    eventually(page, lambda: _has_text(page, "groups declared public: class_0, class_1, class_2"))
     sidebar = page.locator('[data-testid="stSidebar"]')
     if not sidebar.get_by_text("fitted: private quantiles (5%)").is_visible():
         sidebar.get_by_text("Budget split of one release").click()
@@ -42,12 +50,11 @@ def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched
     sidebar.get_by_text("fitted: private quantiles (5%)").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('sframe') === 'private'", timeout=60_000)
     settle(page, timeout=120_000)
-    assert page.get_by_text("frame fitted to private quantiles").count() == 1
+    eventually(page, lambda: _has_text(page, "frame fitted to private quantiles"))
     sidebar.get_by_text("on occupied cells only").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('skind') === 'sparse'", timeout=60_000)
     settle(page, timeout=120_000)
-    reading = page.get_by_text("noise on occupied cells only")
-    assert reading.count() == 1
-    assert sorted(_panel_titles(page)) == sorted(expected)  # declared: every cultivar keeps its panel
+    eventually(page, lambda: _has_text(page, "noise on occupied cells only"))
+    eventually(page, lambda: _same(_panel_titles(page), expected))  # declared: every cultivar keeps its panel
     assert_no_error(page, "score plot by group")
     page.close()
