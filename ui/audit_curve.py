@@ -12,7 +12,10 @@ from . import show
 from .text import md_escape
 
 #: how the band is made, in words (the Audit page's caption and docs/audit-table.md say the same)
-BAND_WORDS = ("The band holds for every threshold of its grid at once: each error rate gets a Clopper-Pearson bound, "
+#: what the axes mean (their titles stay short so that they fit in presenter mode)
+AXES_WORDS = ("α, the false-positive rate: the share of releases made from D that the attack calls D'; β, the "
+              "false-negative rate: the share made from D' that it calls D. ")
+BAND_WORDS = (AXES_WORDS + "The band holds for every threshold of its grid at once: each error rate gets a Clopper-Pearson bound, "
               "and the grid's thresholds share the 5% error (Bonferroni), so the whole inner edge holds with 95% "
               "confidence. A claim is refuted when any point of that inner edge falls in the shaded region the claim "
               "forbids. The diamond is the threshold the audit chose beforehand on separate trials: its bound is the "
@@ -43,7 +46,7 @@ def section(result, key: str, name: str | None = None) -> None:
 
 
 #: the teaching example in words (the risk view's caption; docs/risk.md says the same)
-TEACHING_WORDS = ("A simulated audit of this guarantee at its worst case: {trials:,} draws on each side from the pair "
+TEACHING_WORDS = (AXES_WORDS + "A simulated audit of this guarantee at its worst case: {trials:,} draws on each side from the pair "
                   "of output laws whose best test meets the claimed curve exactly (two Gaussians μ apart for a "
                   "Gaussian mechanism, randomized response for a pure ε). Even this tightest attack stays on the "
                   "allowed side, and its 95% band straddles the claimed line: the audit's lower bound on ε is below "
@@ -54,7 +57,7 @@ TEACHING_WORDS = ("A simulated audit of this guarantee at its worst case: {trial
 def _teaching(curve, delta: float):
     """(figure, reading) of the teaching audit of ``curve`` (a PrivacyCurve), cached: the figure changes with ε."""
     attack, reading = risk.teaching_audit(curve, delta)
-    return tradeoff_curve_figure(attack, title="What an audit of this guarantee would see (simulated)"), reading
+    return tradeoff_curve_figure(attack, title="A simulated audit of this guarantee"), reading
 
 
 def teaching_section(curve, delta: float, name: str, key: str) -> None:

@@ -51,7 +51,7 @@ def tradeoff_curve_figure(curve, point=None, title: str = "The attack's whole tr
     keep = np.unique(np.linspace(0, curve.fpr.size - 1, min(curve.fpr.size, MAX_POINTS)).astype(int))
     fig.add_scatter(x=curve.fpr[keep], y=curve.fnr[keep], mode="lines", name="the attack (every threshold)",
                     line=dict(color=_ATTACK, width=3),
-                    hovertemplate="attack: α = %{x:.4f}, β = %{y:.4f}<extra></extra>")
+                    hovertemplate="attack: α = %{x:.4f} (says D' on D), β = %{y:.4f} (says D on D')<extra></extra>")
     bad = np.flatnonzero(curve.violations)
     if bad.size:
         fig.add_scatter(x=curve.fpr_upper[bad], y=curve.fnr_upper[bad], mode="markers",
@@ -63,10 +63,12 @@ def tradeoff_curve_figure(curve, point=None, title: str = "The attack's whole tr
                         name="the audit's chosen threshold (its summary number)",
                         marker=dict(symbol="diamond", size=11, color="#000000"),
                         hovertemplate="chosen threshold: α ≤ %{x:.4f}, β ≤ %{y:.4f}<extra></extra>")
-    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    # no "0%" under the origin: in presenter mode's large type it met the vertical axis's "0%"; the axis titles
+    # stay short enough that the vertical one does not run up into the title (what α and β mean is in the hover
+    # texts and the page's caption: α says D' on D, β says D on D')
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", tickvals=[0.2, 0.4, 0.6, 0.8, 1.0])
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    return layout(fig, title, "false-positive rate α (says D' on D)", "false-negative rate β (says D on D')",
-                  height=height)
+    return layout(fig, title, "false-positive rate α", "false-negative rate β", height=height)
 
 
 __all__ = ["tradeoff_curve_figure"]
