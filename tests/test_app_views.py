@@ -160,7 +160,7 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     # the teaching example: the Audit page's curve of a simulated audit of the first guarantee, with its reading
     teaching = next(c for c in at.get("plotly_chart") if c.proto.id and "risk_audit_curve" in c.proto.id)
     spec = json.loads(teaching.proto.spec)
-    assert "What an audit of this guarantee would see" in spec["layout"]["title"]["text"]
+    assert "A simulated audit of this guarantee" in spec["layout"]["title"]["text"]
     traces = [t.get("name", "") for t in spec["data"]]
     assert any(n.startswith("claim:") and "Gaussian" in n for n in traces) and any("band" in n for n in traces)
     from tests.test_app_pages import plain

@@ -105,7 +105,7 @@ def _download(page, key: str, folder) -> str:
         settle(page, timeout=240_000)
         try:
             with page.expect_download(timeout=90_000) as got:
-                button.click()
+                button.click(timeout=240_000)  # a busy server's page may disable its buttons until it reconnects
             break
         except NoDownload:
             if attempt == 2:
