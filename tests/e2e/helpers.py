@@ -18,7 +18,7 @@ def eventually(page, check, timeout: float = 60.0):
     while time.monotonic() < deadline:
         try:
             return check()
-        except AssertionError:
+        except (AssertionError, IndexError, KeyError):  # a widget or a value not drawn yet
             page.wait_for_timeout(250)
     return check()
 
