@@ -2,6 +2,7 @@
 validated numeric :class:`Table` read under it, and the public values bad cells become; for
 :mod:`dppca_core.data.tables` and the streamed reader (:mod:`dppca_core.data.stats`).
 """
+
 from __future__ import annotations
 
 import math
@@ -105,9 +106,14 @@ class PublicSchema:
     def as_dict(self) -> dict:
         """The schema as plain JSON: ``columns`` (in order), ``types`` (each "number"), ``replacement`` (column ->
         value), ``label``, ``bad_cells`` (the ``on_bad`` rule) and ``declared``."""
-        return {"columns": list(self.columns), "types": {c: "number" for c in self.columns},
-                "replacement": {c: float(v) for c, v in self.replacement.items()}, "label": self.label,
-                "bad_cells": self.on_bad, "declared": bool(self.declared)}
+        return {
+            "columns": list(self.columns),
+            "types": {c: "number" for c in self.columns},
+            "replacement": {c: float(v) for c, v in self.replacement.items()},
+            "label": self.label,
+            "bad_cells": self.on_bad,
+            "declared": bool(self.declared),
+        }
 
     def describe(self) -> str:
         """The schema in one or two plain sentences."""
@@ -117,8 +123,11 @@ class PublicSchema:
             if len(values) == 1:
                 text += f" A missing, infinite or non-numeric cell becomes {values[0]:g}."
             else:
-                text += " A missing, infinite or non-numeric cell becomes its column's public value (" + ", ".join(
-                    f"{c}: {float(v):g}" for c, v in self.replacement.items()) + ")."
+                text += (
+                    " A missing, infinite or non-numeric cell becomes its column's public value ("
+                    + ", ".join(f"{c}: {float(v):g}" for c, v in self.replacement.items())
+                    + ")."
+                )
         elif self.on_bad == "drop_rows":
             text += " A row with a missing, infinite or non-numeric cell is left out (the row count depends on it)."
         if self.label:

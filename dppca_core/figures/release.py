@@ -1,4 +1,5 @@
 """Figures of what one release publishes: how its budget is split, its private spectrum and its score plot."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,14 +11,17 @@ from .base import color_or_grey, layout, name, nonempty
 
 #: each part of a budget: its words (dppca_core.publishable.PART_WORDS) and its colour (a part, not a mechanism:
 #: greys and blues kept apart from the mechanism palette; dark enough for white text)
-BUDGET_PARTS = {part: (words, colour) for (part, words), colour in zip(PART_WORDS.items(), (
-    "#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b"))}
+BUDGET_PARTS = {
+    part: (words, colour)
+    for (part, words), colour in zip(
+        PART_WORDS.items(), ("#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b")
+    )
+}
 #: the smallest font of a segment's label (px); a narrower segment shows none (the legend names every part)
 BUDGET_LABEL_PX = 14
 
 
-def budget_bar(shares: dict, title: str = "How one release's (ε, δ) is split", unit: str | None = None
-               ) -> go.Figure:
+def budget_bar(shares: dict, title: str = "How one release's (ε, δ) is split", unit: str | None = None) -> go.Figure:
     """One release's budget split as one bar of its parts, in the unit in which they add up.
 
     ``shares``: part -> fraction of the total (``BudgetSplit.as_dict()``, or ``{part: v["share"]}`` of a release's
@@ -35,16 +39,26 @@ def budget_bar(shares: dict, title: str = "How one release's (ε, δ) is split",
     fig = go.Figure()
     for (part, share), pct in zip(parts, percents([s for _, s in parts])):
         label, colour = BUDGET_PARTS[part]
-        fig.add_trace(go.Bar(x=[float(pct)], y=["budget"], orientation="h", name=label, marker_color=colour,
-                             text=[f"{pct}%"], textposition="inside", insidetextanchor="middle",
-                             textfont=dict(color="white", size=16),
-                             hovertemplate=f"{label}: {pct}%<extra></extra>"))
-    fig.update_layout(barmode="stack", showlegend=True,
-                      uniformtext=dict(minsize=BUDGET_LABEL_PX, mode="hide"))
+        fig.add_trace(
+            go.Bar(
+                x=[float(pct)],
+                y=["budget"],
+                orientation="h",
+                name=label,
+                marker_color=colour,
+                text=[f"{pct}%"],
+                textposition="inside",
+                insidetextanchor="middle",
+                textfont=dict(color="white", size=16),
+                hovertemplate=f"{label}: {pct}%<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="stack", showlegend=True, uniformtext=dict(minsize=BUDGET_LABEL_PX, mode="hide"))
     fig.update_yaxes(showticklabels=False)
     fig.update_xaxes(range=[0, 100])
     of = {"μ²": "% of μ² (Gaussian parts add up in μ²)", "ε": "% of ε (pure parts add up in ε)"}.get(
-        unit, "% of the budget: of μ² for Gaussian mechanisms, of ε for pure ones")
+        unit, "% of the budget: of μ² for Gaussian mechanisms, of ε for pure ones"
+    )
     return layout(fig, title, of, height=260)
 
 
@@ -61,9 +75,15 @@ def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.
     fig = go.Figure(go.Bar(x=x, y=100 * ref[:top], name="non-private (exact)", marker_color="#bbb"))
     for label, (ratio, half) in private.items():
         ratio, half = np.asarray(ratio, dtype=float)[:top], np.asarray(half, dtype=float)[:top]
-        fig.add_trace(go.Bar(x=x[:len(ratio)], y=100 * ratio, name=f"{name(label)} (private)",
-                             marker_color=color_or_grey(label),
-                             error_y=dict(type="data", array=100 * half, visible=True)))
+        fig.add_trace(
+            go.Bar(
+                x=x[: len(ratio)],
+                y=100 * ratio,
+                name=f"{name(label)} (private)",
+                marker_color=color_or_grey(label),
+                error_y=dict(type="data", array=100 * half, visible=True),
+            )
+        )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="% of the total variance", rangemode="tozero")
     return layout(fig, "Scree: share of variance per component (private, with 95% intervals)", height=380)
@@ -78,8 +98,10 @@ def axis_edges(edges) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: the titles of the score plot's figures: rows projected on two components, or on the first one alone
-SCORE_TITLES = {2: "Score plot: rows projected on the first two components (counts)",
-                1: "Score plot: rows projected on the first component (counts; releases that kept one component)"}
+SCORE_TITLES = {
+    2: "Score plot: rows projected on the first two components (counts)",
+    1: "Score plot: rows projected on the first component (counts; releases that kept one component)",
+}
 
 
 def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
@@ -102,8 +124,9 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
     names = list(panels)
     cols = min(int(cols or len(names)), len(names))
     rows = -(-len(names) // cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[name(n) for n in names],
-                        vertical_spacing=min(0.12, 0.9 / max(rows, 1)))
+    fig = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[name(n) for n in names], vertical_spacing=min(0.12, 0.9 / max(rows, 1))
+    )
     for i, label in enumerate(names):
         row, col = divmod(i, cols)
         ex, ey = axis_edges(edges[label] if isinstance(edges, dict) else edges)
@@ -111,15 +134,37 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
         centres, centres_y = (ex[:-1] + ex[1:]) / 2, (ey[:-1] + ey[1:]) / 2
         counts = np.maximum(np.asarray(panels[label], dtype=float), 0.0)
         if not two_d:
-            fig.add_trace(go.Bar(x=centres, y=counts, marker_color=color_or_grey(label), showlegend=False,
-                                 hovertemplate="PC1 %{x:.2f}: %{y:.0f}<extra></extra>"), row + 1, col + 1)
+            fig.add_trace(
+                go.Bar(
+                    x=centres,
+                    y=counts,
+                    marker_color=color_or_grey(label),
+                    showlegend=False,
+                    hovertemplate="PC1 %{x:.2f}: %{y:.0f}<extra></extra>",
+                ),
+                row + 1,
+                col + 1,
+            )
         else:
-            fig.add_trace(go.Heatmap(z=counts.T, x=centres, y=centres_y, colorscale="Blues", showscale=False,
-                                     hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>"),
-                          row + 1, col + 1)
+            fig.add_trace(
+                go.Heatmap(
+                    z=counts.T,
+                    x=centres,
+                    y=centres_y,
+                    colorscale="Blues",
+                    showscale=False,
+                    hovertemplate="PC1 %{x:.2f}, PC2 %{y:.2f}: %{z:.0f}<extra></extra>",
+                ),
+                row + 1,
+                col + 1,
+            )
             fig.update_yaxes(range=[float(ey[0]), float(ey[-1])], row=row + 1, col=col + 1)
-        fig.update_xaxes(title_text="component 1" if row == rows - 1 else None, range=[float(ex[0]), float(ex[-1])],
-                         row=row + 1, col=col + 1)
+        fig.update_xaxes(
+            title_text="component 1" if row == rows - 1 else None,
+            range=[float(ex[0]), float(ex[-1])],
+            row=row + 1,
+            col=col + 1,
+        )
         if col == 0:
             fig.update_yaxes(title_text="component 2" if two_d else "rows", row=row + 1, col=1)
     fig = layout(fig, SCORE_TITLES[2 if two_d else 1], height=150 + 300 * rows)

@@ -4,6 +4,7 @@ script build them (:func:`prepare_input`), and what each complete release of
 
 The reference reads the data: it is **not private**; it shows what privacy costs.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,10 @@ class RadiusRule:
     def __post_init__(self):
         low, high = (float(b) for b in self.bounds)
         if not (math.isfinite(low) and math.isfinite(high) and 0 < low < high):
-            raise ValueError(f"radius bounds must be two positive numbers, the lower first (got {self.bounds!r}); "
-                             "give public bounds on the rows' norms in the data's units.")
+            raise ValueError(
+                f"radius bounds must be two positive numbers, the lower first (got {self.bounds!r}); "
+                "give public bounds on the rows' norms in the data's units."
+            )
         if not 0 < float(self.quantile) < 1:
             raise ValueError(f"the radius quantile must lie strictly between 0 and 1 (got {self.quantile!r}).")
 
@@ -73,8 +76,10 @@ class ScaleRule:
     def __post_init__(self):
         b = np.asarray(self.bounds, dtype=float).reshape(-1)
         if b.size == 0 or not np.all(np.isfinite(b)) or not np.all(b > 0):
-            raise ValueError(f"scaling the columns privately needs one positive, finite public bound per column (got "
-                             f"{self.bounds!r}); a bound is the largest absolute value the column can take.")
+            raise ValueError(
+                f"scaling the columns privately needs one positive, finite public bound per column (got "
+                f"{self.bounds!r}); a bound is the largest absolute value the column can take."
+            )
         object.__setattr__(self, "bounds", tuple(float(v) for v in b))
 
     def release_args(self) -> dict:
@@ -136,8 +141,10 @@ def scale_columns(X, bounds) -> np.ndarray:
     X = check_matrix(X)
     b = np.asarray(bounds, dtype=float)
     if b.shape != (X.shape[1],) or not np.all(np.isfinite(b)) or not np.all(b > 0):
-        raise ValueError(f"give one positive, finite public bound per column: {X.shape[1]} numbers (got "
-                         f"{b.size}); a bound is the largest absolute value the column can take.")
+        raise ValueError(
+            f"give one positive, finite public bound per column: {X.shape[1]} numbers (got "
+            f"{b.size}); a bound is the largest absolute value the column can take."
+        )
     return X / b
 
 
@@ -168,21 +175,27 @@ def prepare_input(X, data_norm, center: str = "none", scale=None, radius: Radius
         raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
     if isinstance(scale, ScaleRule):
         if isinstance(X, SufficientStats):
-            raise ValueError("scaling the columns privately reads each row, which a file streamed into sufficient "
-                             "statistics no longer has: turn the scaling off (or upload a sample of the rows).")
+            raise ValueError(
+                "scaling the columns privately reads each row, which a file streamed into sufficient "
+                "statistics no longer has: turn the scaling off (or upload a sample of the rows)."
+            )
         centred = center_data(check_matrix(X), "empirical" if center == "empirical" else "none")
         rows = centred.X
-        inp = prepare_input(rows, data_norm, "none" if center == "empirical" else center,
-                            tuple(scale.exact_scales(rows)), radius)
+        inp = prepare_input(
+            rows, data_norm, "none" if center == "empirical" else center, tuple(scale.exact_scales(rows)), radius
+        )
         note = (centred.note if center == "empirical" else inp.note) + " " + PRIVATE_SCALE_NOTE
-        return ExperimentInput(inp.data, inp.reference, center, inp.private and centred.private, note, inp.radius,
-                               scale, rows)
+        return ExperimentInput(
+            inp.data, inp.reference, center, inp.private and centred.private, note, inp.radius, scale, rows
+        )
     if isinstance(data_norm, str):
         if data_norm != "private":
             raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
         if isinstance(X, SufficientStats):
-            raise ValueError("choosing R privately reads each row's norm, which a file streamed into sufficient "
-                             "statistics no longer has: give a public R for it (or upload a sample of the rows).")
+            raise ValueError(
+                "choosing R privately reads each row's norm, which a file streamed into sufficient "
+                "statistics no longer has: give a public R for it (or upload a sample of the rows)."
+            )
         radius = radius or RadiusRule()
         inp = prepare_input(X, float(radius.bounds[1]), center, scale)
         return ExperimentInput(inp.data, inp.reference, inp.center, inp.private, inp.note, radius)
@@ -190,11 +203,14 @@ def prepare_input(X, data_norm, center: str = "none", scale=None, radius: Radius
         raise ValueError("a radius rule applies only to data_norm='private'; drop it or choose R privately.")
     if isinstance(X, SufficientStats):
         if center != "none" or scale is not None:
-            raise ValueError("a file streamed into sufficient statistics keeps no rows: it can only be analysed "
-                             "uncentred and unscaled (set centring to none and scaling off).")
+            raise ValueError(
+                "a file streamed into sufficient statistics keeps no rows: it can only be analysed "
+                "uncentred and unscaled (set centring to none and scaling off)."
+            )
         data = prepare(X, data_norm)
-        return ExperimentInput(data, Reference.from_gram(data.gram), "none", True,
-                               "No centring: the uncentred second moment is analysed.")
+        return ExperimentInput(
+            data, Reference.from_gram(data.gram), "none", True, "No centring: the uncentred second moment is analysed."
+        )
     if scale is not None:
         X = scale_columns(X, scale)
     if center == "private":
@@ -219,16 +235,21 @@ def oracle_radius(data: PreparedData, quantile: float = DEFAULT_RADIUS_QUANTILE)
     return radius
 
 
-PRIVATE_SCALE_NOTE = ("Each release divides every column by a private root-mean-square from its own share of the "
-                      "budget (with public bounds on the columns); the reference is the PCA of the columns divided by "
-                      "their exact root-mean-squares (not private: what the private scales aim at).")
-PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
-                       "split); the rows are clipped to R again after centring. The reference is the PCA of the "
-                       "rows centred with their exact mean (what the private release aims at).")
+PRIVATE_SCALE_NOTE = (
+    "Each release divides every column by a private root-mean-square from its own share of the "
+    "budget (with public bounds on the columns); the reference is the PCA of the columns divided by "
+    "their exact root-mean-squares (not private: what the private scales aim at)."
+)
+PRIVATE_CENTRE_NOTE = (
+    "Centred with a private mean released from its own share of the budget (see the budget "
+    "split); the rows are clipped to R again after centring. The reference is the PCA of the "
+    "rows centred with their exact mean (what the private release aims at)."
+)
 
 
-def release_input(data: PreparedData, radius: RadiusRule | None = None, scale: ScaleRule | None = None,
-                  rows=None) -> tuple:
+def release_input(
+    data: PreparedData, radius: RadiusRule | None = None, scale: ScaleRule | None = None, rows=None
+) -> tuple:
     """What each complete release reads: (X, data_norm, further :func:`release_pca` options).
 
     Public R and scaling: the prepared rows and their R. R chosen privately (``radius``): the rows in the data's
@@ -236,8 +257,10 @@ def release_input(data: PreparedData, radius: RadiusRule | None = None, scale: S
     Columns scaled privately (``scale``): the raw rows ``rows`` (:attr:`ExperimentInput.rows`), which each release
     scales with its own private scales before choosing or applying R.
     """
-    extra = {**(radius.release_args() if radius is not None else {}),
-             **(scale.release_args() if scale is not None else {})}
+    extra = {
+        **(radius.release_args() if radius is not None else {}),
+        **(scale.release_args() if scale is not None else {}),
+    }
     data_norm = "private" if radius is not None else data.data_norm
     if scale is not None:
         if rows is None:

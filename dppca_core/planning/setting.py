@@ -1,5 +1,6 @@
 """A plan's public inputs checked into the simulation's hashable setting (:class:`.simulation._Setting`, the cache
 key of :func:`dppca_core.planning.plan`), each refused in plain words."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,28 @@ DEFAULT_MECHANISMS = ("analyze_gauss", "private_power", "mod_sulq", "trace_sensi
 SPARSE_MECHANISMS = ("dps_pca",)
 
 
-def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbors, data_norm, radius_rule, center,
-             parts, mechanisms, mechanism_params, sparsity, reps, seed, max_epsilon) -> _Setting:
+def _setting(
+    targets,
+    *,
+    n,
+    d,
+    k,
+    spectrum,
+    standin,
+    delta,
+    confidence,
+    neighbors,
+    data_norm,
+    radius_rule,
+    center,
+    parts,
+    mechanisms,
+    mechanism_params,
+    sparsity,
+    reps,
+    seed,
+    max_epsilon,
+) -> _Setting:
     n = check_int_range(n, "n", 2)
     d = check_int_range(d, "d", 2)
     k = check_k(k, d)
@@ -39,30 +60,48 @@ def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbor
     sparse = "f1" in checked
     if sparse and sparsity is None:
         if standin.support is None:
-            raise ValueError("a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
-                             "(Standin.spiked(..., sparsity=s)).")
+            raise ValueError(
+                "a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
+                "(Standin.spiked(..., sparsity=s))."
+            )
         sparsity = len(standin.support)
     sparsity = None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
-    names = tuple(mechanisms) if mechanisms is not None else \
-        DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
+    names = tuple(mechanisms) if mechanisms is not None else DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
     params = dict(mechanism_params or {})
     if sparse and mechanisms is None:
         params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
     chosen = _comparable(names, neighbors, k, params, named=mechanisms is not None)
     reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
     max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
-    return _Setting(tuple(checked.items()), n, d, k, standin, delta, confidence, neighbors, data_norm, radius, center,
-                    tuple(sorted(wanted)), tuple(chosen),
-                    tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
-                    sparsity, reps, int(seed), max_epsilon)
+    return _Setting(
+        tuple(checked.items()),
+        n,
+        d,
+        k,
+        standin,
+        delta,
+        confidence,
+        neighbors,
+        data_norm,
+        radius,
+        center,
+        tuple(sorted(wanted)),
+        tuple(chosen),
+        tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
+        sparsity,
+        reps,
+        int(seed),
+        max_epsilon,
+    )
 
 
 def _checked_standin(spectrum, standin, d: int) -> Standin:
     """The data's stand-in of :func:`plan`: ``standin``, or one made from ``spectrum`` (exactly one given), with d
     features."""
     if (spectrum is None) == (standin is None):
-        raise ValueError("give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or "
-                         "standin=Standin(...).")
+        raise ValueError(
+            "give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or " "standin=Standin(...)."
+        )
     if standin is None:
         standin = Standin.from_spectrum(spectrum, d=d)
     if not isinstance(standin, Standin):
@@ -97,9 +136,8 @@ def _comparable(names: tuple, neighbors: str, k: int, params: dict, named: bool)
             raise ValueError(f"{display_name(mech)} has no privacy guarantee: a plan compares private mechanisms only.")
         if neighbors not in spec.relations:
             if named:
-                relation = neighbors.replace('_', '/')
-                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}"
-                                 " a row.")
+                relation = neighbors.replace("_", "/")
+                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}" " a row.")
             continue
         if spec.max_k is not None and k > spec.max_k:
             continue

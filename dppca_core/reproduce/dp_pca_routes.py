@@ -1,5 +1,6 @@
 """Which of DP-PCA's algorithms (Liu et al., NeurIPS 2022) a release ran, and from how many rows its schedule runs
 Algorithms 4-5 rather than the fallback: functions of public n, d and epsilon only, for the reproductions."""
+
 from __future__ import annotations
 
 import functools
