@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .pipeline.budget import DEFAULT_SHARES, PARTS, BudgetSplit, published_row_count
+from .pipeline.budget import DEFAULT_SHARES, BudgetSplit, published_row_count
 from .pipeline.budget import release_with as complete_release
 from .pipeline.options import ReleaseOptions
 from .registry import get_mechanism
 from .privacy.randomness import RandomSource, random_source
+from .validation import check_k
 
 #: share of the rows that must have been clipped for ``fit`` to warn (a notable share: below it, clipping a few
 #: outliers to a public radius is an ordinary bias-for-noise trade)
@@ -233,47 +233,23 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _center(self, spec) -> str:
-        """The centring used: as given, or by default the empirical mean for the non-private reference (what
-        scikit-learn's PCA does) and none for a private mechanism."""
+        """The centring asked for: as given (checked with the other options of the release), or by default the
+        empirical mean for the non-private reference (what scikit-learn's PCA does) and none for a private
+        mechanism."""
         if self.center is None:
             return "empirical" if spec.guarantee == "none" else "none"
-        if self.center not in ("none", "private", "empirical"):
-            raise ValueError(f"center={self.center!r}: use 'none', 'private' (a private mean from its own share) or "
-                             "None (the default: 'none', or the empirical mean for mechanism='non_private').")
-        if self.center == "empirical" and spec.guarantee != "none":
-            raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
-                             "center='private', or mechanism='non_private' for the exact reference.")
         return self.center
 
-    def _budget(self, center: str, spec) -> BudgetSplit:
-        private_radius = isinstance(self.data_norm, str)
-        needed = {"mean": center == "private", "radius": private_radius, "scale": self.scale == "private"}
-        budget = self.budget
-        if budget is None:
-            extras = {"eigenvalues": DEFAULT_SHARES["eigenvalues"]}
-            extras.update({part: DEFAULT_SHARES[part] for part, used in needed.items() if used})
-            return BudgetSplit.with_extras(**extras)
-        if isinstance(budget, Mapping):
-            unknown = sorted(set(map(str, budget)) - set(PARTS))
-            if unknown:
-                raise ValueError(f"budget has unknown part(s) {unknown}; the parts are {list(PARTS)}.")
-            for part, value in budget.items():
-                if isinstance(value, bool) or not isinstance(value, Real):
-                    raise ValueError(f"the {part} share must be a number in [0, 1] (got {value!r}).")
-            shares = {part: float(value) for part, value in budget.items()}
-            budget = BudgetSplit(**shares) if "subspace" in shares else BudgetSplit.with_extras(**shares)
-        if not isinstance(budget, BudgetSplit):
-            raise ValueError(f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
-                             f"(got {type(budget).__name__}).")
-        if spec.guarantee == "none":
-            return budget  # the non-private reference spends nothing: every part is exact
-        if center != "private" and budget.mean > 0:
-            raise ValueError(f"budget gives the mean a share of {budget.mean:g}, but center={center!r} does not use "
-                             "it; set center='private' or give that share to the subspace.")
-        if center == "private" and budget.mean <= 0:
-            raise ValueError("center='private' needs a positive mean share in budget, e.g. {'mean': 0.1, "
-                             "'eigenvalues': 0.1}.")
-        return budget
+    def _budget(self, center: str):
+        """The budget as given (a BudgetSplit or a dict of shares, checked with the other options of the release), or
+        by default 10% to the eigenvalues and to each step that needs a share, the rest to the subspace."""
+        if self.budget is not None:
+            return self.budget
+        needed = {"mean": center == "private", "radius": isinstance(self.data_norm, str),
+                  "scale": self.scale == "private"}
+        extras = {"eigenvalues": DEFAULT_SHARES["eigenvalues"]}
+        extras.update({part: DEFAULT_SHARES[part] for part, used in needed.items() if used})
+        return BudgetSplit.with_extras(**extras)
 
     def _requested_k(self, d: int, spec) -> tuple[int, float | None]:
         """(k to release, fraction of variance or None). None and a float release all d components."""
@@ -281,10 +257,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if nc is None:
             k, fraction = d, None
         elif isinstance(nc, (Integral,)) and not isinstance(nc, (bool, np.bool_)):
-            if not 1 <= nc <= d:
-                raise ValueError(f"n_components = {nc} is out of range: choose 1 <= n_components <= n_features = "
-                                 f"{d}, None (all features) or a float in (0, 1) (a share of the variance).")
-            return int(nc), None
+            return check_k(nc, d, name="n_components"), None  # the library's one rule for k
         elif isinstance(nc, Real) and not isinstance(nc, (bool, np.bool_)) and 0.0 < nc < 1.0:
             k, fraction = d, float(nc)
         else:
@@ -315,17 +288,18 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         spec = get_mechanism(self.mechanism)
         k, fraction = self._requested_k(d, spec)
         center = self._center(spec)
-        budget = self._budget(center, spec)
-        if fraction is not None and budget.eigenvalues <= 0 and not spec.releases_eigenvalues \
+        bounds = {} if self.radius_bounds is None else {"radius_bounds": self.radius_bounds}
+        # every option is checked by the options object and the release's plan: one rule per option, one message
+        options = ReleaseOptions(k="auto" if fraction is not None else k, epsilon=self.epsilon, delta=self.delta,
+                                 neighbors=self.neighbors, data_norm=self.data_norm, budget=self._budget(center),
+                                 center=center, variance_target=fraction, radius_quantile=self.radius_quantile,
+                                 scale=self.scale, column_bounds=self.column_bounds,
+                                 params=self.mechanism_params or {}, **bounds)
+        if fraction is not None and options.budget.eigenvalues <= 0 and not spec.releases_eigenvalues \
                 and spec.guarantee != "none":
             raise ValueError(f"a float n_components is chosen from private explained-variance ratios, but the budget "
                              f"gives the eigenvalues no share and {spec.name} does not release its own; give "
                              "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
-        bounds = {} if self.radius_bounds is None else {"radius_bounds": self.radius_bounds}
-        options = ReleaseOptions(k="auto" if fraction is not None else k, epsilon=self.epsilon, delta=self.delta,
-                                 neighbors=self.neighbors, data_norm=self.data_norm, budget=budget, center=center,
-                                 variance_target=fraction, radius_quantile=self.radius_quantile, scale=self.scale,
-                                 column_bounds=self.column_bounds, params=self.mechanism_params or {}, **bounds)
         release = complete_release(self.mechanism, X, options, seed=_random_source(self.random_state))
         _warn_clipping(release.diagnostics, n, release.parameters["data_norm"])
         # from here on only the published release is read: nothing else about X reaches the estimator

@@ -1,7 +1,6 @@
 """The one registry of mechanisms and the metadata pages build their widgets from."""
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .privacy import PrivacyCurve
+from .validation import Interval
 
 if TYPE_CHECKING:
     from .mechanisms.rates import Rate
@@ -52,17 +52,13 @@ class Param:
             if value not in self.choices:
                 raise ValueError(f"{self.name}={value!r} is not allowed; choose one of {list(self.choices)}.")
             return value
-        if self.kind == "int":
-            if isinstance(value, bool) or not isinstance(value, Integral):
-                raise ValueError(f"{self.name} must be a whole number (got {value!r}).")
-            value = int(value)
-        elif self.kind == "float":
-            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-                raise ValueError(f"{self.name} must be a finite number (got {value!r}).")
-            value = float(value)
-        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-            raise ValueError(f"{self.name} = {value} is out of range: choose a value in [{self.low}, {self.high}].")
-        return value
+        return self.range.check(value, self.name)
+
+    @property
+    def range(self) -> Interval:
+        """The declared range of an "int", "float" or "sites" (a number of sites) parameter: checked by
+        :meth:`dppca_core.validation.Interval.check`, the library's one rule for a bounded number."""
+        return Interval("float" if self.kind == "float" else "int", self.low, self.high)
 
     def _validate_sites(self, value):
         """An int number of sites in [low, high], a list of site sizes, or one hashable label per row.
@@ -73,11 +69,7 @@ class Param:
             raise ValueError(f"{self.name} must be a number of sites, a list of site sizes or one label per row "
                              f"(got {value!r}).")
         if isinstance(value, Integral):
-            value = int(value)
-            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-                raise ValueError(f"{self.name} = {value} is out of range: choose a number of sites in "
-                                 f"[{self.low:g}, {self.high:g}].")
-            return value
+            return self.range.check(value, self.name, "a number of sites")
         if isinstance(value, (str, bytes, Real)):
             raise ValueError(f"{self.name} must be a whole number of sites, a list of site sizes or one label per "
                              f"row (got {value!r}).")

@@ -1,8 +1,16 @@
-"""Input checks shared by the library. Every failure is a ValueError saying what to change."""
+"""Input checks shared by the library. Every failure is a ValueError saying what to change.
+
+One rule per option: epsilon (:func:`check_epsilon`), delta (:func:`check_delta`), the number of components
+(:func:`check_k`) and every bounded number (an :class:`Interval`, scikit-learn's ``Interval`` is the model) are
+checked here and nowhere else; :class:`dppca_core.pipeline.options.ReleaseOptions` declares which rule each option
+of a release follows, and a mechanism's parameters (:class:`dppca_core.registry.Param`) declare their range as an
+:class:`Interval`.
+"""
 from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -68,11 +76,20 @@ def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
     return arr
 
 
-def check_k(k, d: int) -> int:
+def check_k(k, d: int | None = None, *, name: str = "k") -> int:
+    """The number of components as an int: a whole number (not a boolean), at least 1 and at most ``d`` (the number
+    of columns) when it is known.
+
+    The one rule for k: a release checks k >= 1 with its other options, before the data are read (``d=None``), and
+    k <= d once they are; a k below 1 gets the same words either way. ``name``: the option as the caller spells it
+    (the estimator's ``n_components``).
+    """
     if isinstance(k, bool) or not isinstance(k, Integral):
-        raise ValueError(f"k must be a whole number (got {k!r}).")
-    if not 1 <= k <= d:
-        raise ValueError(f"k = {k} is out of range: choose 1 <= k <= d = {d} (the number of columns).")
+        raise ValueError(f"{name} must be a whole number (got {k!r}).")
+    if k < 1:
+        raise ValueError(f"{name} = {k} is out of range: choose 1 <= {name} <= d (the number of columns).")
+    if d is not None and k > d:
+        raise ValueError(f"{name} = {k} is out of range: choose 1 <= {name} <= d = {d} (the number of columns).")
     return int(k)
 
 
@@ -133,25 +150,61 @@ def check_delta(delta, *, minimum: float | None = MIN_DELTA) -> float:
     return float(delta)
 
 
+@dataclass(frozen=True)
+class Interval:
+    """A declared range of a number: a whole number (``kind="int"``) or a finite real (``"float"``) from ``low`` to
+    ``high`` (None: no bound on that side), each end included unless ``low_open`` / ``high_open``.
+
+    :meth:`check` is the one place a bounded number is checked, in the same words wherever it is declared
+    (:func:`check_int_range`, :func:`check_float_range`, a mechanism's parameters).
+    """
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def __post_init__(self):
+        if self.kind not in ("int", "float"):
+            raise ValueError(f"an Interval holds 'int' or 'float' numbers (got {self.kind!r}).")
+
+    def check(self, value, name: str, what: str = "a value"):
+        """``value`` as an int or a float when it lies in the range, else ValueError saying the range (``what``: the
+        thing to choose, in words)."""
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, Integral):
+                raise ValueError(f"{name} must be a whole number (got {value!r}).")
+            value = int(value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number (got {value!r}).")
+            value = float(value)
+        if not self.contains(value):
+            raise ValueError(f"{name} = {value} is out of range: choose {what} {self.words()}.")
+        return value
+
+    def contains(self, value) -> bool:
+        low, high = self.low, self.high
+        above = low is None or (value > low if self.low_open else value >= low)
+        below = high is None or (value < high if self.high_open else value <= high)
+        return above and below
+
+    def words(self) -> str:
+        """The range in symbols: "in [1, 500]", "in (0.0, 1.0)", ">= 0" or "<= 10"."""
+        if self.low is not None and self.high is not None:
+            return f"in {'(' if self.low_open else '['}{self.low}, {self.high}{')' if self.high_open else ']'}"
+        if self.low is not None:
+            return f"{'>' if self.low_open else '>='} {self.low}"
+        return f"{'<' if self.high_open else '<='} {self.high}"
+
+
 def check_int_range(value, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be a whole number (got {value!r}).")
-    if value < low or (high is not None and value > high):
-        upper = f" and <= {high}" if high is not None else ""
-        raise ValueError(f"{name} = {value} is out of range: choose a value >= {low}{upper}.")
-    return int(value)
+    return Interval("int", low, high).check(value, name)
 
 
 def check_float_range(value, name: str, low: float, high: float, *, low_open=False, high_open=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number (got {value!r}).")
-    too_low = value <= low if low_open else value < low
-    too_high = value >= high if high_open else value > high
-    if too_low or too_high:
-        lb = "(" if low_open else "["
-        rb = ")" if high_open else "]"
-        raise ValueError(f"{name} = {value} is out of range: choose a value in {lb}{low}, {high}{rb}.")
-    return float(value)
+    return Interval("float", low, high, low_open, high_open).check(value, name)
 
 
 def as_generator(seed) -> np.random.Generator:

@@ -319,7 +319,7 @@ def test_budget_forms_and_composition():
     assert est.release_["epsilon"] == 0.7  # the parts compose to the total (release_pca checks the curve)
     full = DPPCA(2, budget={"subspace": 0.9, "eigenvalues": 0.1}, random_state=0).fit(X)
     assert full.release_["parameters"]["budget"]["subspace"] == pytest.approx(0.9)
-    with pytest.raises(ValueError, match="center='none' does not use it"):
+    with pytest.raises(ValueError, match="the mean a share of 0.1, but nothing uses it"):
         DPPCA(2, budget={"mean": 0.1}).fit(X)
     with pytest.raises(ValueError, match="positive mean share"):
         DPPCA(2, center="private", budget={"eigenvalues": 0.1}).fit(X)

@@ -479,7 +479,7 @@ def test_the_budget_bar_labels_are_readable_or_absent():
     """Lesson step 7's bar labels were a few pixels high: plotly shrank each label to its segment. Each label is now
     at least BUDGET_LABEL_PX or hidden (the legend names every part), and the segments add up to 100."""
     from dppca_core import figures
-    from dppca_core.figures.pca import BUDGET_LABEL_PX
+    from dppca_core.figures.release import BUDGET_LABEL_PX
 
     fig = figures.budget_bar({"mean": 0.1, "subspace": 0.77, "eigenvalues": 0.1, "scores": 0.03}, unit="μ²")
     assert fig.layout.uniformtext.minsize >= BUDGET_LABEL_PX >= 12 and fig.layout.uniformtext.mode == "hide"

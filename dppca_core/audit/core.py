@@ -59,21 +59,16 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
         The claim to audit (delta is ignored by pure mechanisms).
     neighbors : {"replace", "add_remove"}
     trials : int
-        Runs on each of D and D'; a share ``selection_share`` of them choose the threshold, the rest
-        evaluate it.
+        Runs on each of D and D'; a share ``selection_share`` of them choose the threshold, the rest evaluate it.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Root of every trial's seed (a Generator contributes a child of its seed sequence).
     statistic : str
         "auto" (default): the design the mechanism declares (:func:`dppca_core.audit.design_for`: a local
         mechanism's message, Private Oja's and DP-PCA's step, the exact log-density ratio of the exponential
-        mechanisms, the tensor moments). Or one of the generic statistics on the published release:
-        "gram_entry" (an entry difference of the noisy Gram matrix rebuilt from the published eigenpairs; k = d;
-        mechanisms that release eigenvalues), "power_iterates" (the small-signal likelihood ratio of the
-        published iterates of a noisy power method; k = 1), "subspace_energy" (the released subspace's energy
-        along the differing row, averaged over published iterates; k = 1), "psd_support" (whether
-        Y - X_D^T X_D has a negative eigenvalue: the retracted Wishart mechanism), or a mechanism's own
-        second design (DP-PCA's "range_histogram"). Whatever the choice, a published field that carries no
-        noise and differs between D and D' is used instead when one exists.
+        mechanisms, the tensor moments). Or a generic statistic on the published release (one of
+        :data:`.statistics.STATISTICS`, each read as :data:`.statistics.DESCRIPTIONS` says; k = d for
+        "gram_entry", 1 for the others), or a mechanism's own second design (DP-PCA's "range_histogram").
+        Whatever the choice, a published field without noise that differs between D and D' is used instead.
     d, n, k : int
         Dimension, rows and components of the synthetic neighbouring datasets (k defaults to d for the
         Gram-matrix statistics and 1 otherwise).
@@ -83,21 +78,19 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
     selection_share : float
         Share of the trials used to choose the threshold (the bound is computed on the others).
     run_epsilon, run_delta : float, optional
-        Privacy parameters the mechanism is *run* with, when they differ from the claim (to check that the
-        audit catches a mechanism that adds too little noise for its claim). Default: the claim.
+        What the mechanism is *run* with, when it differs from the claim (to check that the audit catches a
+        mechanism that adds too little noise for its claim). Default: the claim.
     progress : callable(fraction), optional
         Called after every chunk of trials; returning False cancels the audit (:class:`AuditCancelled`).
     scheduler : None, "threads", "processes", "synchronous", "local", an address, or a distributed.Client
-        None runs the trials here, one chunk after another. Otherwise the chunks run on Dask, with the same
-        meaning as in :func:`dppca_core.sufficient_stats` ("tcp://host:8786" is an existing cluster), and
-        "local" starts a local cluster with one single-threaded worker process per core. The result is
-        identical to the serial run for the same seed.
+        None runs the trials here, chunk by chunk; else on Dask, as in :func:`dppca_core.sufficient_stats`
+        ("local": one single-threaded worker process per core). The result is the serial run's, seed for seed.
     **params
-        Mechanism parameters (the design's own parameters, e.g. one site or a small learning rate, fill in
-        the rest; ``sites`` defaults to 2 so that every site holds several rows).
+        Mechanism parameters (the design's own, e.g. one site or a small learning rate, fill in the rest;
+        ``sites`` defaults to 2 so that every site holds several rows).
     """
-    setup = mechanism_setup(mechanism, epsilon, delta, neighbors=neighbors, statistic=statistic, d=d, n=n, k=k,
-                            run_epsilon=run_epsilon, run_delta=run_delta, **params)
+    how = dict(neighbors=neighbors, statistic=statistic, d=d, n=n, k=k, run_epsilon=run_epsilon, run_delta=run_delta)
+    setup = mechanism_setup(mechanism, epsilon, delta, **how, **params)
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
     _check_shares(confidence, selection_share)
     return audit_release(**setup, trials=trials, seed=seed, confidence=confidence, selection_share=selection_share,

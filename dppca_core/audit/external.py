@@ -86,6 +86,18 @@ def audit_external(release: Callable, *, epsilon: float, delta: float = 0.0, dat
     AuditResult
         ``statistic`` names the statistic chosen on the selection share.
     """
+    epsilon, delta, n, d, k = _checked(release, epsilon, delta, neighbors, n, d, k, output_family)
+    D, D_prime = neighbouring_datasets(n, d, _check_norm(data_norm), _check_origin(origin, d), neighbors)
+    once = ExternalRelease(release, claim_curve(epsilon, delta, output_family), d, k)
+    sample = once(D, np.random.default_rng(np.random.SeedSequence(_pilot_entropy(seed))))[0]
+    design = external_design(D, D_prime, k, neighbors, sample, output_family, _check_origin(origin, d))
+    return audit_release(once, design, epsilon, delta, neighbors=neighbors, trials=trials, seed=seed,
+                         confidence=confidence, selection_share=selection_share, progress=progress, label=label,
+                         scheduler=scheduler)
+
+
+def _checked(release, epsilon, delta, neighbors: str, n, d, k, output_family) -> tuple:
+    """(epsilon, delta, n, d, k) of :func:`audit_external` checked; ValueError in plain words for a bad one."""
     epsilon = check_epsilon(epsilon)
     delta = 0.0 if delta == 0 else check_delta(delta)
     check_neighbors(neighbors)
@@ -96,13 +108,7 @@ def audit_external(release: Callable, *, epsilon: float, delta: float = 0.0, dat
         raise ValueError(f"release must be a callable release(X, seed) -> mapping of arrays (got {type(release).__name__}).")
     if output_family not in OUTPUT_FAMILIES:
         raise ValueError(f"output_family must be one of {list(OUTPUT_FAMILIES)} (got {output_family!r}).")
-    D, D_prime = neighbouring_datasets(n, d, _check_norm(data_norm), _check_origin(origin, d), neighbors)
-    once = ExternalRelease(release, claim_curve(epsilon, delta, output_family), d, k)
-    sample = once(D, np.random.default_rng(np.random.SeedSequence(_pilot_entropy(seed))))[0]
-    design = external_design(D, D_prime, k, neighbors, sample, output_family, _check_origin(origin, d))
-    return audit_release(once, design, epsilon, delta, neighbors=neighbors, trials=trials, seed=seed,
-                         confidence=confidence, selection_share=selection_share, progress=progress, label=label,
-                         scheduler=scheduler)
+    return epsilon, delta, n, d, k
 
 
 # -- the domain and its worst-case neighbours ----------------------------------------------------------------

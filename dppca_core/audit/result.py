@@ -132,30 +132,41 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
     if fixed is not None:  # fixed by the design's theory: every trial evaluates it
         half, threshold, scores = 0, float(fixed), scores[..., 0]
     else:
-        half = max(SCAN_TRIALS, int(round(trials * selection_share)))
-        column, threshold = _select(statistic, scores, half, claimed_delta, confidence, gdp, trials - half)
-        scores = scores[..., column]
-        if design.statistics and not leaked:
-            statistic = design.statistics[column]
+        half, threshold, scores, statistic = _chosen(statistic, scores, design, leaked, selection_share,
+                                                     claimed_delta, confidence, gdp)
     eval_d, eval_dp = scores[0][half:], scores[1][half:]
     m = eval_d.size
     false_pos, false_neg = rates(eval_d, eval_dp, np.array([threshold]))
     headline, point, mu, fpr_hi, fnr_hi = bounds(false_pos, false_neg, m, claimed_delta, confidence, gdp)
     mu_lower, a_hi, b_hi = float(mu[0]), float(fpr_hi[0]), float(fnr_hi[0])
-    if gdp:
-        delta_lower = gaussian_delta(epsilon, mu_lower)
-        mu_claimed = gaussian_mu(epsilon, claimed_delta) if claimed_delta > 0 else None
-    else:
-        delta_lower = _delta_lower(epsilon, [(a_hi, b_hi)])
-        mu_claimed = None
-    conversion = "gdp" if gdp else "point"
+    delta_lower, mu_claimed = _delta_and_mu(gdp, epsilon, claimed_delta, mu_lower, a_hi, b_hi)
     return _result(
         label=label, epsilon=epsilon, delta=claimed_delta, neighbors=neighbors, epsilon_lower=float(headline[0]),
         epsilon_lower_point=float(point[0]), mu_lower=mu_lower, mu_claimed=mu_claimed, delta_lower=delta_lower,
-        conversion=conversion, statistic=statistic, leaked_field=leaked, trials=trials, start=start,
+        conversion="gdp" if gdp else "point", statistic=statistic, leaked_field=leaked, trials=trials, start=start,
         threshold=threshold, rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_hi, b_hi),
         confidence=confidence, run_epsilon=run_epsilon, run_delta=run_delta, curve=curve, note=design.note,
         eval_d=eval_d, eval_dp=eval_dp)
+
+
+def _chosen(statistic: str, scores: np.ndarray, design: AuditDesign, leaked: str | None, selection_share: float,
+            delta: float, confidence: float, gdp: bool) -> tuple:
+    """(the trials that chose, the threshold, the chosen statistic's scores, its name): the statistic and threshold
+    chosen on the first share ``selection_share`` of the trials (at least :data:`SCAN_TRIALS`)."""
+    trials = scores.shape[1]
+    half = max(SCAN_TRIALS, int(round(trials * selection_share)))
+    column, threshold = _select(statistic, scores, half, delta, confidence, gdp, trials - half)
+    if design.statistics and not leaked:
+        statistic = design.statistics[column]
+    return half, threshold, scores[..., column], statistic
+
+
+def _delta_and_mu(gdp: bool, epsilon: float, delta: float, mu_lower: float, a_hi: float, b_hi: float) -> tuple:
+    """(the delta the bounds imply at ``epsilon``, the claim's mu or None): from the GDP reading ``mu_lower`` when
+    ``gdp``, else from the error rates' upper bounds (a_hi, b_hi) alone."""
+    if gdp:
+        return gaussian_delta(epsilon, mu_lower), (gaussian_mu(epsilon, delta) if delta > 0 else None)
+    return _delta_lower(epsilon, [(a_hi, b_hi)]), None
 
 
 def _evaluate_range(scores: np.ndarray, thresholds: tuple, statistic: str, curve: PrivacyCurve, design: AuditDesign,

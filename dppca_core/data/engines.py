@@ -201,43 +201,11 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
         raise ValueError("engine='dask' reads files by path (the workers open them); pass a path, glob or folder, or "
                          "use engine='numpy' for a file-like object.")
     paths = [str(p) for p in items]
-    with open(paths[0], "rb") as fh:
-        spec, how, dropped = _file_spec(fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label,
-                                        on_bad, max_columns)
-    spec = _with_fill(spec, fill)
-    for p in paths[1:]:  # every file's header must match (cheap: one head each)
-        with open(p, "rb") as fh:
-            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad,
-                                     max_columns)
-        if other.header != spec.header:
-            raise ValueError(f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
-                             f"({list(spec.header)[:10]}); every file must have the same columns.")
+    spec, dropped = _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill)
     if spec.kind == "csv":
-        for p in paths:
-            with open(p, "rb") as fh:
-                head = fh.read(4)
-            if head[3 if head[:3] == b"\xef\xbb\xbf" else 0:][:1].isspace():
-                raise ValueError(f"{_display(p)} starts with blank space before the header; remove it (the dask "
-                                 "engine expects the header on the first line) or use engine='numpy'.")
-        if spec.encoding in ("utf-16", "utf-32"):
-            raise ValueError(f"{display}: {spec.encoding.upper()} files cannot be split into blocks; re-save them as UTF-8 or use "
-                             "engine='numpy'.")
-        from dask.bytes import read_bytes
-
-        rows = _default_chunk(spec, chunk_rows)
-        blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
-        _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
-        leaves = [delayed(_dask_block)(b, spec, _display(p), max_sites) for p, file_blocks in zip(paths, blocks)
-                  for b in file_blocks]
+        leaves = _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites)
     else:
-        import dask.dataframe as dd
-
-        import pyarrow.parquet as pq
-
-        stored = tuple(str(c) for c in pq.ParquetFile(paths[0]).schema_arrow.names)
-        wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
-        ddf = dd.read_parquet(paths, columns=[stored[j] for j in wanted])
-        leaves = [delayed(_dask_frame)(p, spec, display, max_sites, stored) for p in ddf.to_delayed()]
+        leaves = _parquet_leaves(delayed, paths, spec, display, max_sites)
     if not leaves:
         raise ValueError(f"{display} holds no data rows.")
     total = _tree(delayed, leaves)
@@ -245,6 +213,56 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
     extra = {"engine": "dask", "files": len(paths), "blocks": len(leaves), "dropped_columns": dropped,
              "seconds": time.perf_counter() - started}
     return _finish(part, spec, display, sites, extra)
+
+
+def _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill):
+    """(the first file's reading spec with its public fills, the columns it leaves out); ValueError unless every
+    file has the same header (cheap: one head each)."""
+    with open(paths[0], "rb") as fh:
+        spec, _, dropped = _file_spec(fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label,
+                                      on_bad, max_columns)
+    spec = _with_fill(spec, fill)
+    for p in paths[1:]:
+        with open(p, "rb") as fh:
+            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad,
+                                     max_columns)
+        if other.header != spec.header:
+            raise ValueError(f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
+                             f"({list(spec.header)[:10]}); every file must have the same columns.")
+    return spec, dropped
+
+
+def _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites) -> list:
+    """One delayed partial sum per block of bytes of the CSV files (blocks of about one chunk of rows, cut at line
+    ends)."""
+    for p in paths:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+        if head[3 if head[:3] == b"\xef\xbb\xbf" else 0:][:1].isspace():
+            raise ValueError(f"{_display(p)} starts with blank space before the header; remove it (the dask "
+                             "engine expects the header on the first line) or use engine='numpy'.")
+    if spec.encoding in ("utf-16", "utf-32"):
+        raise ValueError(f"{display}: {spec.encoding.upper()} files cannot be split into blocks; re-save them as UTF-8 or use "
+                         "engine='numpy'.")
+    from dask.bytes import read_bytes
+
+    rows = _default_chunk(spec, chunk_rows)
+    blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
+    _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
+    return [delayed(_dask_block)(b, spec, _display(p), max_sites) for p, file_blocks in zip(paths, blocks)
+            for b in file_blocks]
+
+
+def _parquet_leaves(delayed, paths, spec, display, max_sites) -> list:
+    """One delayed partial sum per partition of the Parquet files, reading only the feature (and site) columns."""
+    import dask.dataframe as dd
+
+    import pyarrow.parquet as pq
+
+    stored = tuple(str(c) for c in pq.ParquetFile(paths[0]).schema_arrow.names)
+    wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
+    ddf = dd.read_parquet(paths, columns=[stored[j] for j in wanted])
+    return [delayed(_dask_frame)(p, spec, display, max_sites, stored) for p in ddf.to_delayed()]
 
 
 def _compute(dask, total, scheduler):

@@ -29,9 +29,6 @@ The public namespace is :mod:`dppca_core.data.datasets`, which re-exports everyt
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +36,13 @@ import pandas as pd
 
 from .columns import (_UNNAMED, ColumnInfo, _bad_cells, _flag, _label_series, analyse_column,
                       check_unique_header)
+from .schema import (
+    DEFAULT_FILL as DEFAULT_FILL,
+    ON_BAD,
+    PublicSchema,
+    Table,
+    _fill_values,
+)
 from .files import (_FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet,
                     release_arrow_memory)
 
@@ -46,121 +50,6 @@ SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
 #: Default cap on the number of columns of a table (checked from the header, before parsing).
 MAX_COLUMNS = 10_000
-#: What to do with bad cells (missing, infinite or non-numeric) in a feature column.
-ON_BAD = ("error", "replace", "drop_column", "drop_rows")
-#: The public value a bad cell becomes under ``on_bad="replace"`` when none is declared for its column: public bounds
-#: |x_j| <= b_j are symmetric, so 0 is also their midpoint.
-DEFAULT_FILL = 0.0
-
-
-@dataclass(frozen=True)
-class Table:
-    """A validated numeric table.
-
-    Attributes
-    ----------
-    frame : DataFrame
-        The feature columns as float (no missing values).
-    X : ndarray (n_rows, len(columns))
-        ``frame`` as a float array.
-    columns : list of str
-    labels : Series, optional
-        The ``label`` column, untouched (any dtype).
-    dropped : dict
-        Columns not used as features, name -> reason.
-    constant_columns : list of str
-        Feature columns with a single value. They are *kept* (without centring they still carry second
-        moment, and silently changing d would surprise) and reported so the caller can drop them.
-    n_rows : int
-    name : str
-        File name of the source ("upload" for an unnamed buffer).
-    report : DataFrame
-        One row per column of the file: ``column``, ``status`` ("feature", "label" or "dropped"), ``reason``
-        and the counts of ``missing``, ``infinite`` and ``non_numeric`` cells. Computed from the raw data
-        without noise: a non-private diagnostic for the analyst, never to be published.
-    rows_dropped : int
-        Rows left out because of a bad cell (``on_bad="drop_rows"``); non-private, like ``report``.
-    schema : PublicSchema
-        What is public about the table: the columns in order, the label and what a bad cell became.
-    replaced : dict
-        Cells replaced by their column's public value (``on_bad="replace"``), column -> count: a non-private
-        diagnostic for the data owner, like ``report``; never to be published.
-    """
-
-    frame: pd.DataFrame
-    X: np.ndarray
-    columns: list
-    labels: pd.Series | None
-    dropped: dict
-    constant_columns: list
-    n_rows: int
-    name: str
-    report: pd.DataFrame = field(default_factory=pd.DataFrame)
-    rows_dropped: int = 0
-    schema: PublicSchema | None = None
-    replaced: dict = field(default_factory=dict)
-
-    @property
-    def source(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class PublicSchema:
-    """What is public about a table: fixed by the analyst, never by one person's cells.
-
-    Attributes
-    ----------
-    columns : tuple of str
-        The feature columns, in order; each is read as numbers (d = len(columns)).
-    label : str or None
-        The column kept aside as labels.
-    on_bad : str
-        What a missing, infinite or non-numeric cell of a feature column becomes: "replace" (its column's public
-        value), "drop_rows" (the row is left out: n then depends on it), "error" or "drop_column" (see
-        :meth:`ParsedTable.select`).
-    replacement : dict
-        Column -> the public value its bad cells become (``on_bad="replace"``; empty otherwise).
-    declared : bool
-        True when the caller named the columns; False when they were chosen by reading the cells
-        (``columns=None``, which suggests the numeric columns, or ``on_bad="drop_column"``): then which columns
-        are analysed depends on the data.
-    """
-
-    columns: tuple
-    label: str | None = None
-    on_bad: str = "replace"
-    replacement: Mapping = field(default_factory=dict)
-    declared: bool = True
-
-    @property
-    def d(self) -> int:
-        return len(self.columns)
-
-    def as_dict(self) -> dict:
-        """The schema as plain JSON: ``columns`` (in order), ``types`` (each "number"), ``replacement`` (column ->
-        value), ``label``, ``bad_cells`` (the ``on_bad`` rule) and ``declared``."""
-        return {"columns": list(self.columns), "types": {c: "number" for c in self.columns},
-                "replacement": {c: float(v) for c, v in self.replacement.items()}, "label": self.label,
-                "bad_cells": self.on_bad, "declared": bool(self.declared)}
-
-    def describe(self) -> str:
-        """The schema in one or two plain sentences."""
-        text = f"{self.d} column(s), in this order, each read as numbers: {', '.join(self.columns)}."
-        if self.on_bad == "replace":
-            values = sorted({float(v) for v in self.replacement.values()})
-            if len(values) == 1:
-                text += f" A missing, infinite or non-numeric cell becomes {values[0]:g}."
-            else:
-                text += " A missing, infinite or non-numeric cell becomes its column's public value (" + ", ".join(
-                    f"{c}: {float(v):g}" for c, v in self.replacement.items()) + ")."
-        elif self.on_bad == "drop_rows":
-            text += " A row with a missing, infinite or non-numeric cell is left out (the row count depends on it)."
-        if self.label:
-            text += f" Label column: {self.label}."
-        if not self.declared:
-            text += " The columns were chosen by reading the data."
-        return text
 
 
 class ParsedTable:
@@ -274,7 +163,6 @@ class ParsedTable:
         if fill is not None and on_bad != "replace":
             raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r})"
                              ".")
-        name = self.name
         labels = None if label is None else self.labels(label)
         dropped: dict = {}
         declared = columns is not None
@@ -284,32 +172,9 @@ class ParsedTable:
             values, replaced = self._replaced(chosen, fills)
             return self._table(chosen, label, labels, values, dropped, 0,
                                PublicSchema(tuple(chosen), label, on_bad, fills, declared), replaced)
-        infos = [self.info(c) for c in chosen]
-        counts = [int(i.bad.sum()) for i in infos]
-        keep_rows = None
-        if any(counts):
-            if on_bad == "error":
-                worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
-                what = ("missing, infinite or non-numeric" if any(i.non_numeric for i in infos)
-                        else "missing or infinite")
-                raise ValueError(f"{what} values in column(s) {', '.join(worst)}; replace them by a public value "
-                                 "(on_bad='replace', fill=...), drop or impute those rows, or leave the column out "
-                                 "(or pass on_bad='drop_rows' or 'drop_column').")
-            if on_bad == "drop_column":
-                for c, k in zip(chosen, counts):
-                    if k:
-                        dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
-                infos = [i for i, k in zip(infos, counts) if not k]
-                chosen = [i.name for i in infos]
-                declared = False
-                if not chosen:
-                    raise ValueError(f"every candidate column of {name} has missing, infinite or non-numeric cells; "
-                                     "use on_bad='replace' or 'drop_rows', or clean the file.")
-            else:
-                bad = np.zeros(self.n_rows, dtype=bool)
-                for i in infos:
-                    bad |= i.bad
-                keep_rows = ~bad
+        infos, keep_rows = self._apply_on_bad(chosen, on_bad, dropped)
+        if len(infos) < len(chosen):  # on_bad="drop_column" left some out: the columns now depend on the cells
+            chosen, declared = [i.name for i in infos], False
         values = np.column_stack([i.values for i in infos]) if infos else np.empty((self.n_rows, 0))
         rows_dropped = 0
         if keep_rows is not None:
@@ -319,6 +184,34 @@ class ParsedTable:
                 labels = labels[keep_rows].reset_index(drop=True)
         return self._table(chosen, label, labels, values, dropped, rows_dropped,
                            PublicSchema(tuple(chosen), label, on_bad, {}, declared), {})
+
+    def _apply_on_bad(self, chosen: list, on_bad: str, dropped: dict) -> tuple[list, np.ndarray | None]:
+        """(the chosen columns' analyses that stay, the rows that stay or None for all) under ``on_bad`` ("error",
+        "drop_column" or "drop_rows"): refuse naming the columns with bad cells, leave those columns out (saying so
+        in ``dropped``), or leave out the rows with a bad cell."""
+        infos = [self.info(c) for c in chosen]
+        counts = [int(i.bad.sum()) for i in infos]
+        if not any(counts):
+            return infos, None
+        if on_bad == "error":
+            worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
+            what = "missing, infinite or non-numeric" if any(i.non_numeric for i in infos) else "missing or infinite"
+            raise ValueError(f"{what} values in column(s) {', '.join(worst)}; replace them by a public value "
+                             "(on_bad='replace', fill=...), drop or impute those rows, or leave the column out "
+                             "(or pass on_bad='drop_rows' or 'drop_column').")
+        if on_bad == "drop_column":
+            for c, k in zip(chosen, counts):
+                if k:
+                    dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
+            kept = [i for i, k in zip(infos, counts) if not k]
+            if not kept:
+                raise ValueError(f"every candidate column of {self.name} has missing, infinite or non-numeric cells; "
+                                 "use on_bad='replace' or 'drop_rows', or clean the file.")
+            return kept, None
+        bad = np.zeros(self.n_rows, dtype=bool)
+        for i in infos:
+            bad |= i.bad
+        return infos, ~bad
 
     def _table(self, chosen, label, labels, values, dropped, rows_dropped, schema, replaced) -> Table:
         if len(values) < 2:
@@ -402,28 +295,6 @@ class ParsedTable:
                          "note": flags[h].words if h in flags else ""})
         return pd.DataFrame(rows, columns=["column", "status", "reason", "missing", "infinite", "non_numeric",
                                            "replaced", "replaced_by", "note"])
-
-
-def _fill_values(fill, chosen: list) -> dict:
-    """Column -> the public value of its bad cells, from ``fill`` (None, a number, or column -> number)."""
-    if fill is None or isinstance(fill, Mapping):
-        given = dict(fill or {})
-        unknown = [c for c in given if c not in chosen]
-        if unknown:
-            raise ValueError(f"fill names column(s) {unknown[:5]} that are not among the features {chosen[:10]}.")
-    else:
-        given = {c: fill for c in chosen}
-    out = {}
-    for c in chosen:
-        value = given.get(c, DEFAULT_FILL)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"fill for column {c!r} must be a number (got {value!r}).") from None
-        if not math.isfinite(number):
-            raise ValueError(f"fill for column {c!r} must be a finite number (got {value!r}).")
-        out[c] = number
-    return out
 
 
 def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None = None,

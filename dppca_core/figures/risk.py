@@ -195,6 +195,21 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
     lo, hi = 10 ** RULER_RANGE[0], 10 ** RULER_RANGE[1]
     fig = go.Figure()
     fig.add_shape(type="line", x0=lo, x1=hi, y0=0, y1=0, line=dict(color="#bbb", width=2))
+    _add_references(fig, refs, font_size, lo, hi)
+    for value, who, color in ((current, "your ε", "#d62728"), (composed, "all releases together", "#7f0000")):
+        if value is not None:
+            _add_chosen(fig, float(value), who, color, font_size, lo, hi)
+    fig.update_xaxes(type="log", range=list(RULER_RANGE), showgrid=False, title="ε (log scale)",
+                     tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
+    fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
+    fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
+                      template="plotly_white", legend=LEGEND_BELOW)
+    return _fonts(fig, font_size)
+
+
+def _add_references(fig: go.Figure, refs: list, font_size: float, lo: float, hi: float) -> None:
+    """The reference points of :func:`epsilon_ruler`: a label above each (staggered so labels do not overlap) and
+    one legend entry per scope (marker shape), coloured by model, open when not confirmed."""
     for r, level in zip(refs, _label_levels([r.value for r in refs], [r.label for r in refs], font_size)):
         fig.add_annotation(x=math.log10(min(max(r.value, lo), hi)), y=0, text=text(r.label), showarrow=True,
                            arrowhead=0, arrowwidth=1, arrowcolor="#999", ax=0, ay=-level * 1.5 * font_size,
@@ -212,23 +227,17 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
             hovertext=[text(f"ε = {r.value:.4g} ({_SCOPE_NAME[r.scope]}, {r.model} model): {r.what}. Source: "
                             f"{r.source}." + ("" if r.confirmed else " NOT CONFIRMED.")) for r in group],
             hoverinfo="text")
-    for value, who, color in ((current, "your ε", "#d62728"), (composed, "all releases together", "#7f0000")):
-        if value is None:
-            continue
-        value = float(value)
-        if not value > 0:
-            raise ValueError(f"{who} must be > 0 (got {value!r}); use inf for no guarantee.")
-        shown = min(max(value, lo), hi)
-        label = f"{who} = {value:.3g}" if math.isfinite(value) else f"{who}: no guarantee"
-        if value > hi or value < lo:
-            label += " (off the scale)"
-        fig.add_scatter(x=[shown], y=[0.0], mode="markers", name=label,
-                        marker=dict(size=round(1.4 * font_size), color=color, symbol="line-ns",
-                                    line=dict(width=4, color=color)),
-                        hovertext=label, hoverinfo="text")
-    fig.update_xaxes(type="log", range=list(RULER_RANGE), showgrid=False, title="ε (log scale)",
-                     tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
-    fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
-    fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
-                      template="plotly_white", legend=LEGEND_BELOW)
-    return _fonts(fig, font_size)
+
+
+def _add_chosen(fig: go.Figure, value: float, who: str, color: str, font_size: float, lo: float, hi: float) -> None:
+    """A chosen ε of :func:`epsilon_ruler` as a bar on the ruler, at its edge with "(off the scale)" outside it."""
+    if not value > 0:
+        raise ValueError(f"{who} must be > 0 (got {value!r}); use inf for no guarantee.")
+    shown = min(max(value, lo), hi)
+    label = f"{who} = {value:.3g}" if math.isfinite(value) else f"{who}: no guarantee"
+    if value > hi or value < lo:
+        label += " (off the scale)"
+    fig.add_scatter(x=[shown], y=[0.0], mode="markers", name=label,
+                    marker=dict(size=round(1.4 * font_size), color=color, symbol="line-ns",
+                                line=dict(width=4, color=color)),
+                    hovertext=label, hoverinfo="text")

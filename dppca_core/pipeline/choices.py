@@ -105,7 +105,17 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
         n_est = max(float(noisy_n[0]), 1.0)
     else:
         n_est = float(norms.size)
-    allowed = (1.0 - quantile) * n_est
+    lo, noise = _noisy_search(norms, unordered, edges, (1.0 - quantile) * n_est, step_share, rng, counts,
+                              thresholds, noise)
+    return {"radius": float(edges[lo]), "counts": np.array(counts, dtype=np.int64), "thresholds": thresholds,
+            "edges": edges, "noise": noise, "quantile": quantile}
+
+
+def _noisy_search(norms, unordered: int, edges, allowed: float, step_share: Share, rng: np.random.Generator,
+                  counts: list, thresholds: list, noise):
+    """(the index of the candidate radius chosen, the calibration of one count): :func:`private_radius`'s binary
+    search over ``edges``, each noisy count of the rows with norm >= the middle candidate appended to ``counts``
+    (its candidate to ``thresholds``); above ``allowed`` the radius lies above, else at or below."""
     lo, hi = 0, edges.size - 1
     while lo < hi:
         mid = (lo + hi) // 2
@@ -118,8 +128,7 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
             lo = mid + 1
         else:
             hi = mid
-    return {"radius": float(edges[lo]), "counts": np.array(counts, dtype=np.int64), "thresholds": thresholds,
-            "edges": edges, "noise": noise, "quantile": quantile}
+    return lo, noise
 
 
 def clipped_squares(X, bounds) -> np.ndarray:

@@ -9,7 +9,6 @@ Report page shows.
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 import zlib
@@ -22,222 +21,22 @@ import pandas as pd
 from .. import metrics
 from ..api import run
 from .budget import BudgetSplit, release_with as complete_release
-from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
+from .inputs import (
+    CENTRING as CENTRING,
+    PRIVATE_CENTRE_NOTE as PRIVATE_CENTRE_NOTE,
+    PRIVATE_SCALE_NOTE as PRIVATE_SCALE_NOTE,
+    ExperimentInput,
+    RadiusRule,
+    Reference,
+    ScaleRule,
+    oracle_radius as oracle_radius,
+    prepare_input as prepare_input,
+    release_input,
+    scale_columns as scale_columns,
+)
 from .options import ReleaseOptions
-from ..data.prepare import PreparedData, center_data, prepare
+from ..data.prepare import PreparedData
 from ..registry import display_name, get_mechanism
-from ..validation import check_matrix
-
-
-@dataclass(frozen=True)
-class Reference:
-    """The non-private answer: all eigenvectors of a Gram matrix (descending), and the matrix itself (captured
-    energy is measured against it)."""
-
-    vectors: np.ndarray
-    eigenvalues: np.ndarray
-    gram: np.ndarray
-
-    @classmethod
-    def from_gram(cls, gram: np.ndarray) -> "Reference":
-        values, vectors = np.linalg.eigh(gram)
-        order = np.argsort(values)[::-1]
-        return cls(vectors[:, order], values[order], gram)
-
-    @classmethod
-    def of(cls, data: PreparedData, centred: bool = False) -> "Reference":
-        """Of the prepared (clipped, scaled) rows; ``centred``: of the rows centred with their own mean (the target
-        a privately centred release aims at)."""
-        if not centred:
-            return cls.from_gram(data.gram)
-        rows = data.rows
-        c = rows - rows.mean(axis=0)
-        return cls.from_gram(c.T @ c)
-
-
-@dataclass(frozen=True)
-class RadiusRule:
-    """The public settings of a clipping radius chosen privately inside each release
-    (:func:`dppca_core.pipeline.choices.private_radius`): the candidates' bounds (data units) and the target quantile."""
-
-    bounds: tuple[float, float] = DEFAULT_RADIUS_BOUNDS
-    quantile: float = DEFAULT_RADIUS_QUANTILE
-
-    def __post_init__(self):
-        low, high = (float(b) for b in self.bounds)
-        if not (math.isfinite(low) and math.isfinite(high) and 0 < low < high):
-            raise ValueError(f"radius bounds must be two positive numbers, the lower first (got {self.bounds!r}); "
-                             "give public bounds on the rows' norms in the data's units.")
-        if not 0 < float(self.quantile) < 1:
-            raise ValueError(f"the radius quantile must lie strictly between 0 and 1 (got {self.quantile!r}).")
-
-    def release_args(self) -> dict:
-        return {"radius_bounds": tuple(float(b) for b in self.bounds), "radius_quantile": float(self.quantile)}
-
-
-@dataclass(frozen=True)
-class ScaleRule:
-    """Columns scaled privately inside each release (``release_pca(scale="private")``): column j is divided by a
-    private root-mean-square from the budget's scale share, with public bounds ``bounds[j]`` on ``|x_j|``
-    (:func:`dppca_core.pipeline.choices.private_column_scales`)."""
-
-    bounds: tuple[float, ...]
-
-    def __post_init__(self):
-        b = np.asarray(self.bounds, dtype=float).reshape(-1)
-        if b.size == 0 or not np.all(np.isfinite(b)) or not np.all(b > 0):
-            raise ValueError(f"scaling the columns privately needs one positive, finite public bound per column (got "
-                             f"{self.bounds!r}); a bound is the largest absolute value the column can take.")
-        object.__setattr__(self, "bounds", tuple(float(v) for v in b))
-
-    def release_args(self) -> dict:
-        return {"scale": "private", "column_bounds": self.bounds}
-
-    def exact_scales(self, X) -> np.ndarray:
-        """The scales the private ones aim at, read from the rows without noise: b_j sqrt(mean_i min(x_ij^2, b_j^2) /
-        b_j^2) (floored as the private ones are). **Not private**: the reference's scaling, to show what scaling
-        privately costs."""
-        X = check_matrix(X)
-        b = np.asarray(self.bounds)
-        if b.size != X.shape[1]:
-            raise ValueError(f"give one public bound per column: {X.shape[1]} numbers (got {b.size}).")
-        return rms_scales(clipped_squares(X, b).mean(axis=0), b)
-
-
-#: how the rows are centred before the mechanisms see them: "none", "private" (a private mean released inside each
-#: release from its own budget share) or "empirical" (the data's own mean: NOT private)
-CENTRING = ("none", "private", "empirical")
-
-
-@dataclass(frozen=True)
-class ExperimentInput:
-    """What the mechanisms are run on and the non-private reference they are scored against.
-
-    ``center`` is the centring asked for; ``private`` is False when a data-dependent step without noise was
-    applied (the empirical mean); ``note`` says what was done, in words. With ``scale`` (a :class:`ScaleRule`) each
-    release scales the columns itself: it reads ``rows`` (the data's units; centred with the empirical mean when
-    that centring was asked for), and ``data`` holds the rows divided by the exact scales, for the reference.
-    """
-
-    data: PreparedData
-    reference: Reference
-    center: str
-    private: bool
-    note: str
-    radius: RadiusRule | None = None
-    scale: ScaleRule | None = None
-    rows: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def release_radius(self):
-        """The clipping radius each release uses: the public one, or "private" (chosen inside each release)."""
-        return self.data.data_norm if self.radius is None else "private"
-
-    @property
-    def release_center(self) -> str:
-        """The centring each release does itself: "private" (its mean is part of the release) or "none" (the rows
-        arrive uncentred, or already centred with the empirical mean)."""
-        return "private" if self.center == "private" else "none"
-
-
-def scale_columns(X, bounds) -> np.ndarray:
-    """Each column divided by its public bound (|x_j| <= b_j becomes |x_j / b_j| <= 1, so rows have norm <= sqrt(d)).
-
-    The bounds must be fixed without looking at the data (a questionnaire's scale, a sensor's range): dividing by
-    a public constant is data-independent, so it costs no privacy. Bounds read from the data are not private.
-    """
-    X = check_matrix(X)
-    b = np.asarray(bounds, dtype=float)
-    if b.shape != (X.shape[1],) or not np.all(np.isfinite(b)) or not np.all(b > 0):
-        raise ValueError(f"give one positive, finite public bound per column: {X.shape[1]} numbers (got "
-                         f"{b.size}); a bound is the largest absolute value the column can take.")
-    return X / b
-
-
-def prepare_input(X, data_norm, center: str = "none", scale=None, radius: RadiusRule | None = None) -> ExperimentInput:
-    """The mechanisms' input and the reference, as the dashboard and its exported script build them.
-
-    Order: divide each column by its public bound (``scale``, optional; or a :class:`ScaleRule`: see below), centre
-    (``center``, one of :data:`CENTRING`), clip rows to the public radius ``data_norm`` and scale them to the unit
-    ball. A private mean is computed inside each release (:func:`dppca_core.release_pca`), so its input stays the
-    clipped rows and the reference is the PCA of those rows centred with their exact mean (what the private release
-    aims at). ``X`` may be a :class:`dppca_core.data.stats.SufficientStats` (a file streamed into n and the Gram matrix)
-    when there is no centring and no scaling.
-
-    ``data_norm="private"``: each release chooses R itself from its radius share (``radius``, a
-    :class:`RadiusRule`, default bounds and quantile). The rows are kept clipped to the rule's upper bound (the
-    largest R it can choose: clipping there first changes nothing), and the reference is their PCA: what an
-    analyst who could read the data would compute, so the diagnostics include what clipping at the private R costs.
-
-    ``scale=ScaleRule(bounds)``: each release divides column j by a private root-mean-square (its scale share)
-    before anything else, so it reads the raw rows (``ExperimentInput.rows``; centred first with the empirical mean
-    when ``center="empirical"``). The reference is the PCA of the rows divided by their exact root-mean-squares
-    (:meth:`ScaleRule.exact_scales`, not private), then centred and clipped as above: what the private scales aim
-    at, so the diagnostics include what scaling privately costs.
-    """
-    from ..data.stats import SufficientStats
-
-    if center not in CENTRING:
-        raise ValueError(f"center={center!r}: use one of {list(CENTRING)}.")
-    if isinstance(scale, ScaleRule):
-        if isinstance(X, SufficientStats):
-            raise ValueError("scaling the columns privately reads each row, which a file streamed into sufficient "
-                             "statistics no longer has: turn the scaling off (or upload a sample of the rows).")
-        centred = center_data(check_matrix(X), "empirical" if center == "empirical" else "none")
-        rows = centred.X
-        inp = prepare_input(rows, data_norm, "none" if center == "empirical" else center,
-                            tuple(scale.exact_scales(rows)), radius)
-        note = (centred.note if center == "empirical" else inp.note) + " " + PRIVATE_SCALE_NOTE
-        return ExperimentInput(inp.data, inp.reference, center, inp.private and centred.private, note, inp.radius,
-                               scale, rows)
-    if isinstance(data_norm, str):
-        if data_norm != "private":
-            raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
-        if isinstance(X, SufficientStats):
-            raise ValueError("choosing R privately reads each row's norm, which a file streamed into sufficient "
-                             "statistics no longer has: give a public R for it (or upload a sample of the rows).")
-        radius = radius or RadiusRule()
-        inp = prepare_input(X, float(radius.bounds[1]), center, scale)
-        return ExperimentInput(inp.data, inp.reference, inp.center, inp.private, inp.note, radius)
-    if radius is not None:
-        raise ValueError("a radius rule applies only to data_norm='private'; drop it or choose R privately.")
-    if isinstance(X, SufficientStats):
-        if center != "none" or scale is not None:
-            raise ValueError("a file streamed into sufficient statistics keeps no rows: it can only be analysed "
-                             "uncentred and unscaled (set centring to none and scaling off).")
-        data = prepare(X, data_norm)
-        return ExperimentInput(data, Reference.from_gram(data.gram), "none", True,
-                               "No centring: the uncentred second moment is analysed.")
-    if scale is not None:
-        X = scale_columns(X, scale)
-    if center == "private":
-        data = prepare(X, data_norm)
-        return ExperimentInput(data, Reference.of(data, centred=True), center, True, PRIVATE_CENTRE_NOTE)
-    centred = center_data(X, center)
-    data = prepare(centred.X, data_norm)
-    return ExperimentInput(data, Reference.of(data), center, centred.private, centred.note)
-
-
-def oracle_radius(data: PreparedData, quantile: float = DEFAULT_RADIUS_QUANTILE) -> float:
-    """The exact ``quantile`` of the rows' norms in the data's units: the R a private radius aims at, read from the
-    data without noise. **Not private**: an oracle, to show what choosing R privately costs against knowing it."""
-    if not 0 < float(quantile) < 1:
-        raise ValueError(f"the quantile must lie strictly between 0 and 1 (got {quantile!r}).")
-    if not data.has_rows:
-        raise ValueError("the oracle radius reads each row's norm: it needs the rows, not streamed statistics.")
-    norms = np.linalg.norm(data.rows, axis=1) * data.data_norm
-    radius = float(np.quantile(norms, float(quantile)))
-    if not radius > 0:
-        raise ValueError("the rows' norms are 0 at this quantile: there is no radius to compare with.")
-    return radius
-
-
-PRIVATE_SCALE_NOTE = ("Each release divides every column by a private root-mean-square from its own share of the "
-                      "budget (with public bounds on the columns); the reference is the PCA of the columns divided by "
-                      "their exact root-mean-squares (not private: what the private scales aim at).")
-PRIVATE_CENTRE_NOTE = ("Centred with a private mean released from its own share of the budget (see the budget "
-                       "split); the rows are clipped to R again after centring. The reference is the PCA of the "
-                       "rows centred with their exact mean (what the private release aims at).")
 
 
 #: columns whose mean squares (what a PCA adds up) differ by this factor or more are on scales a PCA cannot compare
@@ -356,25 +155,6 @@ def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
 THREADED_MIN_SECONDS = 0.02
 
 
-def release_input(data: PreparedData, radius: RadiusRule | None = None, scale: ScaleRule | None = None,
-                  rows=None) -> tuple:
-    """What each complete release reads: (X, data_norm, further :func:`release_pca` options).
-
-    Public R and scaling: the prepared rows and their R. R chosen privately (``radius``): the rows in the data's
-    units, clipped to the rule's upper bound (the largest R it can choose: clipping there first changes nothing).
-    Columns scaled privately (``scale``): the raw rows ``rows`` (:attr:`ExperimentInput.rows`), which each release
-    scales with its own private scales before choosing or applying R.
-    """
-    extra = {**(radius.release_args() if radius is not None else {}),
-             **(scale.release_args() if scale is not None else {})}
-    data_norm = "private" if radius is not None else data.data_norm
-    if scale is not None:
-        if rows is None:
-            raise ValueError("scaling the columns privately reads the raw rows: pass them (ExperimentInput.rows).")
-        return rows, data_norm, extra
-    return (data.rows * data.data_norm if radius is not None else data), data_norm, extra
-
-
 def _stacked(components: list):
     """The repetitions' components as one reps x d x k array, or the list itself when their k differ."""
     return np.asarray(components) if len({V.shape for V in components}) <= 1 else list(components)
@@ -429,58 +209,102 @@ def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = N
     ``options`` (:class:`dppca_core.pipeline.options.ReleaseOptions`): all of those in one checked object instead (the radius
     and the scaling still from ``radius``, ``scale`` and ``data``, as :func:`prepare_input` made them).
     """
-    if not 1 <= int(reps) <= 1000:
-        raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
-                                or workers < 1):
-        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
+    _check_counts(reps, workers)
     if options is None:
         options = ReleaseOptions(k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, budget=budget,
                                  center=center, params=params or {}, **(release_args or {}))
-    k, auto_k, center = options.k, options.auto_k, options.center
-    full = (options.budget is not None or center == "private" or radius is not None or scale is not None or auto_k
-            or _asks_more(options))
-    reference = reference or Reference.of(data, centred=center == "private")
+    reference = reference or Reference.of(data, centred=options.center == "private")
+    release_of = _release_maker(mechanism, data, options, seed, radius, scale, rows)
+    scores = _Scores(reference, options.k, options.auto_k, support, s, radius is not None, scale is not None)
+    releases = _in_order(release_of, int(reps), workers, mechanism)
+    first = next(releases)
+    for release in (first, *releases):  # scored in order of repetition (the first before any thread starts)
+        scores.add(release)
+    return scores.repetitions(mechanism, first)
+
+
+def _release_maker(mechanism: str, data: PreparedData, options: ReleaseOptions, seed: int,
+                   radius: RadiusRule | None, scale: ScaleRule | None, rows):
+    """The function of a repetition's index that makes its release with seed :func:`rep_seed`: a complete release
+    (:func:`dppca_core.pipeline.budget.release_with`) when the options ask for more than the mechanism's own
+    release (a budget split, a private centre, radius, scaling or k, a score plot), else the mechanism's run."""
+    full = (options.budget is not None or options.center == "private" or radius is not None or scale is not None
+            or options.auto_k or _asks_more(options))
     X, data_norm, extra = release_input(data, radius, scale, rows)
     options = options.replace(data_norm=data_norm, **extra)
-    per_release_support = auto_k and support is None and s > 0
 
     def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
             return complete_release(mechanism, X, options, rng)
-        return run(mechanism, data, k, options.epsilon, options.delta, options.neighbors, data.data_norm, rng,
-                   **options.params)
+        return run(mechanism, data, options.k, options.epsilon, options.delta, options.neighbors, data.data_norm,
+                   rng, **options.params)
 
-    comps, dist, energy, prec, rec, f1, radii, ks, scales = [], [], [], [], [], [], [], [], []
+    return release_of
 
-    def score(release) -> None:
-        V = release.components
-        kept = V.shape[1] if auto_k else k  # the k asked for, or the one this release chose privately
+
+def _check_counts(reps, workers) -> None:
+    """ValueError unless ``reps`` lies in 1..1000 and ``workers`` is None or a whole number >= 1."""
+    if not 1 <= int(reps) <= 1000:
+        raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
+
+
+@dataclass
+class _Scores:
+    """The diagnostics of :func:`repeat`'s releases, one per repetition in order, against ``reference``.
+
+    With ``auto_k`` each release is scored at the k it chose (and, with ``s`` > 0 and no ``support``, against the
+    top-s rows of the exact top-k of its own k); ``radius``/``scale``: the releases chose R / the column scales
+    privately, and those published values are kept.
+    """
+
+    reference: Reference
+    k: int | None
+    auto_k: bool
+    support: object
+    s: int
+    radius: bool
+    scale: bool
+    values: dict = field(default_factory=lambda: {name: [] for name in (
+        "components", "distance", "energy", "precision", "recall", "f1", "radius", "k", "scales")})
+
+    @property
+    def per_release_support(self) -> bool:
+        return self.auto_k and self.support is None and self.s > 0
+
+    def add(self, release) -> None:
+        V, values, reference = release.components, self.values, self.reference
+        kept = V.shape[1] if self.auto_k else self.k  # the k asked for, or the one this release chose privately
         ref, best = reference.vectors[:, :kept], float(np.sum(reference.eigenvalues[:kept]))
-        if radius is not None:
-            radii.append(release.outputs["radius"]["value"])
-        if scale is not None:
-            scales.append(np.asarray(release.outputs["column_scales"], dtype=float))
-        if auto_k:
-            ks.append(kept)
-        comps.append(V)
-        dist.append(metrics.subspace_distance(V, ref))
-        energy.append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
-        target = support_for(reference, None, s, kept) if per_release_support else support
+        if self.radius:
+            values["radius"].append(release.outputs["radius"]["value"])
+        if self.scale:
+            values["scales"].append(np.asarray(release.outputs["column_scales"], dtype=float))
+        if self.auto_k:
+            values["k"].append(kept)
+        values["components"].append(V)
+        values["distance"].append(metrics.subspace_distance(V, ref))
+        values["energy"].append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
+        target = support_for(reference, None, self.s, kept) if self.per_release_support else self.support
         if target is not None:
-            sr = metrics.support_recovery(V, np.asarray(target), s if s > 0 else len(target))
-            prec.append(sr["precision"]), rec.append(sr["recall"]), f1.append(sr["f1"])
+            sr = metrics.support_recovery(V, np.asarray(target), self.s if self.s > 0 else len(target))
+            for name in ("precision", "recall", "f1"):
+                values[name].append(sr[name])
 
-    releases = _in_order(release_of, int(reps), workers, mechanism)
-    first = next(releases)
-    for release in (first, *releases):  # scored in order of repetition (the first before any thread starts)
-        score(release)
-    def arr(values):
-        return np.asarray(values) if support is not None or per_release_support else None
-    return Repetitions(mechanism, _stacked(comps), np.asarray(dist), np.asarray(energy), arr(prec), arr(rec),
-                       arr(f1), first, np.asarray(radii) if radius is not None else None,
-                       np.asarray(ks) if auto_k else None, np.asarray(scales) if scale is not None else None)
+    def repetitions(self, mechanism: str, first) -> Repetitions:
+        values = self.values
+        scored = self.support is not None or self.per_release_support
+
+        def kept(name: str, asked: bool):
+            return np.asarray(values[name]) if asked else None
+
+        return Repetitions(mechanism, _stacked(values["components"]), np.asarray(values["distance"]),
+                           np.asarray(values["energy"]), kept("precision", scored), kept("recall", scored),
+                           kept("f1", scored), first, kept("radius", self.radius), kept("k", self.auto_k),
+                           kept("scales", self.scale))
 
 
 def _in_order(release_of, reps: int, workers: int | None, mechanism: str):

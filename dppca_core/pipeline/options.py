@@ -18,14 +18,15 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from numbers import Integral
+from collections.abc import Mapping
+from numbers import Real
 
 import numpy as np
 
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, _check_bounds
 from ..privacy import check_neighbors
 from .scores import FRAMES, KINDS
-from ..validation import check_epsilon, check_float_range
+from ..validation import check_epsilon, check_float_range, check_k
 
 #: the ways to centre: none, a private mean from its own share, or the data's own mean (the exact reference only)
 CENTERS = ("none", "private", "empirical")
@@ -46,11 +47,7 @@ def _k(name: str, value):
         if value != "auto":
             raise ValueError(f"k={value!r}: give a number of components or 'auto' (chosen privately).")
         return value
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"k must be a whole number (got {value!r}).")
-    if value < 1:
-        raise ValueError(f"k = {value} is out of range: choose 1 <= k <= d (the number of columns).")
-    return int(value)
+    return check_k(value)  # k <= d is checked by the same rule once the data are read
 
 
 def _radius(name: str, value):
@@ -80,10 +77,22 @@ def _bounds(name: str, value):
 
 
 def _budget(name: str, value):
-    from .split import BudgetSplit
+    """None, a :class:`BudgetSplit`, or a dict of shares: with a "subspace" key a full split, else the extra shares
+    with the rest to the subspace (``BudgetSplit.with_extras``)."""
+    from .split import PARTS, BudgetSplit
 
+    if isinstance(value, Mapping):
+        unknown = sorted(set(map(str, value)) - set(PARTS))
+        if unknown:
+            raise ValueError(f"budget has unknown part(s) {unknown}; the parts are {list(PARTS)}.")
+        for part, share in value.items():
+            if isinstance(share, bool) or not isinstance(share, Real):
+                raise ValueError(f"the {part} share must be a number in [0, 1] (got {share!r}).")
+        shares = {part: float(share) for part, share in value.items()}
+        value = BudgetSplit(**shares) if "subspace" in shares else BudgetSplit.with_extras(**shares)
     if value is not None and not isinstance(value, BudgetSplit):
-        raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
+        raise ValueError(f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
+                         f"(got {type(value).__name__}).")
     return value
 
 
@@ -120,8 +129,9 @@ class ReleaseOptions:
     data_norm : float or "private"
         The public clipping radius R, or "private": chosen from the radius share as a private quantile of the row
         norms (``radius_bounds``, ``radius_quantile``; :func:`dppca_core.pipeline.choices.private_radius`).
-    budget : BudgetSplit, optional
-        Shares of the budget; default: 10% to each step that needs one (mean with ``center="private"``, radius with
+    budget : BudgetSplit or dict, optional
+        Shares of the budget (a dict with a "subspace" key is a full split; without it, the shares given and the rest
+        to the subspace); default: 10% to each step that needs one (mean with ``center="private"``, radius with
         ``data_norm="private"``, scale with ``scale="private"``), the rest to the subspace.
     center : {"none", "private"}
         "private": centre with the released private mean (its share must be positive). The empirical mean is not

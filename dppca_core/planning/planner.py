@@ -13,14 +13,14 @@ import pandas as pd
 from ..audit.bounds import clopper_pearson_arrays
 from ..pipeline.budget import BudgetSplit, release_curve_kind
 from ..pipeline.experiments import RadiusRule
-from ..privacy import PrivacyCurve, check_neighbors, compose, gaussian_mu
-from ..registry import display_name, get_mechanism
-from ..validation import check_delta, check_float_range, check_int_range, check_k, check_positive
-
+from ..privacy import PrivacyCurve, compose, gaussian_mu
+from ..registry import display_name
 from .search import _default_shares, _explore_splits, _Found, _search, _split
+from .setting import DEFAULT_MECHANISMS as DEFAULT_MECHANISMS, SPARSE_MECHANISMS as SPARSE_MECHANISMS
+from .setting import _setting
 from .simulation import _Setting, _Simulator
 from .standin import Standin
-from .targets import TARGET_PARTS, _meets, check_targets, default_reps, target_words
+from .targets import _meets, target_words
 
 #: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
 #: full: its pilot guess stands in the candidates table and the frontier still draws it
@@ -28,10 +28,6 @@ PRUNE_STEPS = 6
 #: repetitions of each frontier point away from the plans, and the most points per mechanism
 FRONTIER_REPS = 20
 FRONTIER_POINTS = 8
-#: the mechanisms a plan compares when none are named (central, from the Gram matrix alone, fast); a sparse target
-#: (support F1) adds DPS-PCA with one site and its truncation at the support's size
-DEFAULT_MECHANISMS = ("analyze_gauss", "private_power", "mod_sulq", "trace_sensitive")
-SPARSE_MECHANISMS = ("dps_pca",)
 #: the confidence of the Clopper-Pearson interval of the share of releases that meet the targets
 PLAN_INTERVAL = 0.95
 
@@ -193,36 +189,17 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
 def _plan_from_setting(s: _Setting) -> Plan:
     sim = _Simulator(s)
     grid = s.grid()
-    guesses = {mech: _explore_splits(sim, mech) for mech in s.mechanisms}
-    lowest = min(pilot for _, pilot, _ in guesses.values())
-    best, tried = {}, []
-    for mech, (split, pilot, _) in guesses.items():
-        if pilot > lowest + PRUNE_STEPS:  # far behind on its first guess: not searched in full
-            best[mech] = _Found(mech, split, None, pilot, searched=False)
-        else:
-            best[mech] = _search(sim, mech, split, pilot)
-        tried.append((mech, split, pilot, best[mech]))
+    best, tried = _search_every_mechanism(sim)
     ranked = sorted((f for f in best.values() if f.index is not None),
                     key=lambda f: (f.index, -f.checked[f.index][0], s.mechanisms.index(f.mech)))
     winner = ranked[0] if ranked else None
-    default_eps = None
-    if winner is not None:
-        default = _split(_default_shares(s))
-        if winner.split == default:
-            default_eps = float(grid[winner.index])
-        else:
-            other = _search(sim, winner.mech, default, winner.index)
-            tried.append((winner.mech, default, other.pilot, other))
-            default_eps = math.inf if other.index is None else float(grid[other.index])
+    default_eps = None if winner is None else _default_split_epsilon(sim, winner, tried)
     frontier = _frontier(sim, best)
     candidates = pd.DataFrame([{"mechanism": m, "title": display_name(m), "split": split_words(sp),
                                 "first guess ε": float(grid[p]), "searched": f.searched,
                                 "planned ε": math.inf if f.index is None else float(grid[f.index])}
                                for m, sp, p, f in tried])
-    settings = {"n": s.n, "d": s.d, "k": s.k, "neighbors": s.neighbors, "data_norm": s.data_norm,
-                "radius": s.radius, "center": s.center, "parts": list(s.parts), "mechanisms": list(s.mechanisms),
-                "sparsity": s.sparsity, "seed": s.seed, "max_epsilon": s.max_epsilon, "engine": sim.engine,
-                "params": dict(s.params), "reps": s.reps}
+    settings = _settings(sim)
     notes = list(s.standin.notes)
     if s.neighbors == "add_remove":
         notes.append(f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public "
@@ -236,6 +213,42 @@ def _plan_from_setting(s: _Setting) -> Plan:
     return Plan(epsilon, winner.mech, winner.split, frontier, candidates, count / reps, (float(lo[0]), float(hi[0])),
                 reps, s.confidence, s.target_map, s.delta, s.standin, default_eps,
                 _total_epsilon(s, winner.mech, epsilon), settings, tuple(notes), sim.releases)
+
+
+def _settings(sim: _Simulator) -> dict:
+    """The setting a plan was found for, as plain values (:attr:`Plan.settings`)."""
+    s = sim.s
+    return {"n": s.n, "d": s.d, "k": s.k, "neighbors": s.neighbors, "data_norm": s.data_norm, "radius": s.radius,
+            "center": s.center, "parts": list(s.parts), "mechanisms": list(s.mechanisms), "sparsity": s.sparsity,
+            "seed": s.seed, "max_epsilon": s.max_epsilon, "engine": sim.engine, "params": dict(s.params),
+            "reps": s.reps}
+
+
+def _search_every_mechanism(sim: _Simulator) -> tuple[dict, list]:
+    """({mechanism: its best :class:`_Found`}, every (mechanism, split, first guess, found) tried): each mechanism's
+    first guess over the candidate splits, then a full search unless it is far behind the best first guess."""
+    guesses = {mech: _explore_splits(sim, mech) for mech in sim.s.mechanisms}
+    lowest = min(pilot for _, pilot, _ in guesses.values())
+    best, tried = {}, []
+    for mech, (split, pilot, _) in guesses.items():
+        if pilot > lowest + PRUNE_STEPS:  # far behind on its first guess: not searched in full
+            best[mech] = _Found(mech, split, None, pilot, searched=False)
+        else:
+            best[mech] = _search(sim, mech, split, pilot)
+        tried.append((mech, split, pilot, best[mech]))
+    return best, tried
+
+
+def _default_split_epsilon(sim: _Simulator, winner: _Found, tried: list) -> float:
+    """The epsilon the winning mechanism needs with the default split (searched, and added to ``tried``, unless it
+    won with that split; inf when none on the grid meets the targets)."""
+    grid = sim.s.grid()
+    default = _split(_default_shares(sim.s))
+    if winner.split == default:
+        return float(grid[winner.index])
+    other = _search(sim, winner.mech, default, winner.index)
+    tried.append((winner.mech, default, other.pilot, other))
+    return math.inf if other.index is None else float(grid[other.index])
 
 
 @functools.lru_cache(maxsize=32)
@@ -288,11 +301,9 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
         Other releases already drawn from the same rows (e.g. earlier private stand-ins): composed into
         ``total_epsilon`` (counted in ``earlier``), not part of the simulation.
     """
-    s = _setting(targets, n=n, d=d, k=k, spectrum=spectrum, standin=standin, delta=delta, confidence=confidence,
-                 neighbors=neighbors, data_norm=data_norm, radius_rule=radius_rule, center=center, parts=parts,
-                 mechanisms=mechanisms, mechanism_params=mechanism_params, sparsity=sparsity, reps=reps, seed=seed,
-                 max_epsilon=max_epsilon)
-    spent = list(spent or ())
+    facts = dict(locals())  # every argument (and nothing else yet): the setting checks all but the earlier releases
+    spent = list(facts.pop("spent") or ())
+    s = _setting(**facts)
     if not all(isinstance(c, PrivacyCurve) for c in spent):
         raise ValueError("spent holds the privacy curves of earlier releases from the same rows (release.privacy).")
     found = _cached_plan(s)
@@ -301,82 +312,6 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
         found = replace(found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent),
                         earlier=len(spent))
     return found
-
-
-def _setting(targets, *, n, d, k, spectrum, standin, delta, confidence, neighbors, data_norm, radius_rule, center,
-             parts, mechanisms, mechanism_params, sparsity, reps, seed, max_epsilon) -> _Setting:
-    n = check_int_range(n, "n", 2)
-    d = check_int_range(d, "d", 2)
-    k = check_k(k, d)
-    if (spectrum is None) == (standin is None):
-        raise ValueError("give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or "
-                         "standin=Standin(...).")
-    if standin is None:
-        standin = Standin.from_spectrum(spectrum, d=d)
-    if not isinstance(standin, Standin):
-        raise ValueError("standin must be a Standin (e.g. Standin.spiked(...), Standin.from_release(...)).")
-    if standin.d != d:
-        raise ValueError(f"the stand-in has {standin.d} features but d = {d}.")
-    checked = check_targets(targets, k, d)
-    delta = check_delta(delta)
-    confidence = check_float_range(confidence, "confidence", 0.5, 0.995)
-    check_neighbors(neighbors)
-    if center not in ("none", "private"):
-        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
-    radius = None
-    if isinstance(data_norm, str):
-        if data_norm != "private":
-            raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
-        rule = radius_rule or RadiusRule()
-        radius = (tuple(float(b) for b in rule.bounds), float(rule.quantile))
-    else:
-        data_norm = check_positive(data_norm, "data_norm (the clipping radius R)")
-        if radius_rule is not None:
-            raise ValueError("a radius rule applies only to data_norm='private'.")
-    wanted = set(parts or ())
-    unknown = wanted - {"eigenvalues", "scores"}
-    if unknown:
-        raise ValueError(f"parts may hold 'eigenvalues' and 'scores' (got {sorted(unknown)}).")
-    wanted |= {TARGET_PARTS[name] for name in checked if name in TARGET_PARTS}
-    sparse = "f1" in checked
-    if sparse and sparsity is None:
-        if standin.support is None:
-            raise ValueError("a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
-                             "(Standin.spiked(..., sparsity=s)).")
-        sparsity = len(standin.support)
-    sparsity = None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
-    names = tuple(mechanisms) if mechanisms is not None else \
-        DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
-    params = dict(mechanism_params or {})
-    if sparse and mechanisms is None:
-        params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
-    chosen = []
-    for mech in names:
-        spec = get_mechanism(mech)
-        if spec.task != "pca" or spec.guarantee not in ("approximate", "pure"):
-            raise ValueError(f"{display_name(mech)} has no privacy guarantee: a plan compares private mechanisms only.")
-        if neighbors not in spec.relations:
-            if mechanisms is not None:
-                relation = neighbors.replace('_', '/')
-                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}"
-                                 " a row.")
-            continue
-        if spec.max_k is not None and k > spec.max_k:
-            continue
-        spec.resolve_params(params.get(mech, {}))  # refused parameters fail here, in the mechanism's words
-        chosen.append(mech)
-    if not chosen:
-        raise ValueError("no mechanism to compare: name some with mechanisms=[...].")
-    reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
-    max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
-    return _Setting(tuple(checked.items()), n, d, k, standin, delta, confidence, neighbors, data_norm, radius, center,
-                    tuple(sorted(wanted)), tuple(chosen),
-                    tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
-                    sparsity, reps, int(seed), max_epsilon)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Checking a plan
 
 
 def evaluate(found: Plan, X=None, *, standin: Standin | None = None, epsilon: float | None = None,

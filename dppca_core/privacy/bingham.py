@@ -316,20 +316,8 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
     for sweep in range(1, int(sweeps) + 1):
         for j in rng.permutation(k):
             C, lift = complement_compression(B, np.delete(V, j, axis=1))
-            if d - k + 1 == 1:  # the complement is a line: two points of equal density
-                z, attempts = rng.choice([-1.0, 1.0], size=1), 1
-            else:
-                env = None
-                if j in cached and sweep > _FRESH_SWEEPS and sweep - cached[j][2] < _REFRESH_EVERY:
-                    env = _envelope_at(C, cached[j][0], cached[j][1])  # reuse: one Cholesky, no eigen-solve
-                if env is None:
-                    env = _cholesky_envelope(C)
-                    cached[j] = (env.mu, env.b, sweep)
-                    fresh += 1
-                x, attempts = _rejection_loop(env, rng, 1, 1_000_000)
-                z = x[0]
-                if attempts > _SLOW_DRAW * math.sqrt(d - k + 1):  # the reused envelope has drifted: renew it
-                    cached.pop(j, None)
+            z, attempts, solved = _column_draw(C, j, sweep, cached, rng)
+            fresh += solved
             V[:, j] = lift(z)
             proposals += attempts
             draws += 1
@@ -342,6 +330,27 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
     if every:
         info.update(iterates=iterates, iterate_sweeps=iterate_sweeps)
     return V, info
+
+
+def _column_draw(C: np.ndarray, j: int, sweep: int, cached: dict, rng: np.random.Generator) -> tuple:
+    """(z, proposals, 1 when an envelope was solved afresh else 0): one exact draw z ~ Bingham(C) on the unit sphere
+    of the complement for column j of :func:`sample_matrix_bingham`. Column j's last optimal envelope (``cached``:
+    column -> (mu, b, sweep)) is reused after the first sweeps until it is :data:`_REFRESH_EVERY` sweeps old or a
+    draw takes too many proposals."""
+    dim = C.shape[0]
+    if dim == 1:  # the complement is a line: two points of equal density
+        return rng.choice([-1.0, 1.0], size=1), 1, 0
+    env, solved = None, 0
+    if j in cached and sweep > _FRESH_SWEEPS and sweep - cached[j][2] < _REFRESH_EVERY:
+        env = _envelope_at(C, cached[j][0], cached[j][1])  # reuse: one Cholesky, no eigen-solve
+    if env is None:
+        env = _cholesky_envelope(C)
+        cached[j] = (env.mu, env.b, sweep)
+        solved = 1
+    x, attempts = _rejection_loop(env, rng, 1, 1_000_000)
+    if attempts > _SLOW_DRAW * math.sqrt(dim):  # the reused envelope has drifted: renew it
+        cached.pop(j, None)
+    return x[0], attempts, solved
 
 
 def complement_compression(B: np.ndarray, W: np.ndarray):

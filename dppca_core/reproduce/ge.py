@@ -210,39 +210,52 @@ def _gcmp_tasks(cfg, reps):
 
 
 def _gcmp_unit(cfg, task, seed):
-    key, rep, d = "ge_comparison", int(task["rep"]), int(task["d"])
+    rep, d = int(task["rep"]), int(task["d"])
     pa, pb = _gcmp_panels(cfg)
-    metric, rows = "sin Θ distance to the planted subspace", []
     if task["part"] == "a":
-        law = ds.ge_dps(n=cfg["n_a"], d=d, k=cfg["k_a"], s=cfg["s"], seed=_rng(seed, key, "data-a", rep))
-        data, k = prepare(law.X), cfg["k_a"]
-        for e in cfg["eps_a"]:
-            for mech, params in (("dps_pca", dict(sites=1, sparsity=cfg["s_hat"], iterations=cfg["T"],
-                                                  init=cfg["init"])), ("mod_sulq", {})):
-                V, sec, _ = _release(mech, data, k, e, cfg["delta_a"], _rng(seed, key, mech, "a", e, rep), **params)
-                rows.append(_row(pa.name, _GE_LABELS[mech], mech, "epsilon", e, rep,
-                                 metrics.subspace_distance(V, law.components), metric, sec))
-            V, sec, _, algo = _dps_paper_noise(data, k, e, cfg["delta_a"], _rng(seed, key, "paper", "a", e, rep),
-                                               cfg["T"], cfg["init"] == "noisy_diagonal", sites=1,
-                                               sparsity=cfg["s_hat"], init=cfg["init"])
-            rows.append(_row(pa.name, _DPS_PAPER, "dps_pca", "epsilon", e, rep,
-                             metrics.subspace_distance(V, law.components), metric, sec, algo))
-            rows.append(_row(pa.name, "random subspace", RANDOM, "epsilon", e, rep,
-                             metrics.random_subspace_distance(d, k), metric))
-        return rows
+        return _gcmp_epsilon_sweep(cfg, pa.name, d, rep, seed)
+    return _gcmp_dimension_point(cfg, pb.name, d, rep, seed)
+
+
+def _gcmp_epsilon_sweep(cfg, panel: str, d: int, rep: int, seed) -> list:
+    """Panel (a) of the comparison, one repetition: every mechanism (and DPS-PCA with the paper's noise) over the
+    epsilons at dimension ``d``."""
+    key, metric, rows = "ge_comparison", "sin Θ distance to the planted subspace", []
+    law = ds.ge_dps(n=cfg["n_a"], d=d, k=cfg["k_a"], s=cfg["s"], seed=_rng(seed, key, "data-a", rep))
+    data, k = prepare(law.X), cfg["k_a"]
+    for e in cfg["eps_a"]:
+        for mech, params in (("dps_pca", dict(sites=1, sparsity=cfg["s_hat"], iterations=cfg["T"],
+                                              init=cfg["init"])), ("mod_sulq", {})):
+            V, sec, _ = _release(mech, data, k, e, cfg["delta_a"], _rng(seed, key, mech, "a", e, rep), **params)
+            rows.append(_row(panel, _GE_LABELS[mech], mech, "epsilon", e, rep,
+                             metrics.subspace_distance(V, law.components), metric, sec))
+        V, sec, _, algo = _dps_paper_noise(data, k, e, cfg["delta_a"], _rng(seed, key, "paper", "a", e, rep),
+                                           cfg["T"], cfg["init"] == "noisy_diagonal", sites=1,
+                                           sparsity=cfg["s_hat"], init=cfg["init"])
+        rows.append(_row(panel, _DPS_PAPER, "dps_pca", "epsilon", e, rep,
+                         metrics.subspace_distance(V, law.components), metric, sec, algo))
+        rows.append(_row(panel, "random subspace", RANDOM, "epsilon", e, rep,
+                         metrics.random_subspace_distance(d, k), metric))
+    return rows
+
+
+def _gcmp_dimension_point(cfg, panel: str, d: int, rep: int, seed) -> list:
+    """Panel (b) of the comparison, one repetition at dimension ``d``: every mechanism (and DPS-PCA with the paper's
+    noise) at the panel's epsilon."""
+    key, metric, rows = "ge_comparison", "sin Θ distance to the planted subspace", []
     law = ds.ge_dps(n=cfg["n_b"], d=d, k=cfg["k_b"], s=cfg["s"], seed=_rng(seed, key, "data-b", d, rep))
     data, k = prepare(law.X), cfg["k_b"]
     for mech, params in (("dps_pca", dict(sites=1, sparsity=cfg["s_hat"], iterations=cfg["T"], init=cfg["init"])),
                          ("ppca_exponential", dict(sweeps=cfg["sweeps"])), ("mod_sulq", {})):
         V, sec, _ = _release(mech, data, k, cfg["eps_b"], cfg["delta_b"], _rng(seed, key, mech, "b", d, rep), **params)
-        rows.append(_row(pb.name, _GE_LABELS[mech], mech, "d", d, rep, metrics.subspace_distance(V, law.components),
+        rows.append(_row(panel, _GE_LABELS[mech], mech, "d", d, rep, metrics.subspace_distance(V, law.components),
                          metric, sec))
     V, sec, _, algo = _dps_paper_noise(data, k, cfg["eps_b"], cfg["delta_b"], _rng(seed, key, "paper", "b", d, rep),
                                        cfg["T"], cfg["init"] == "noisy_diagonal", sites=1, sparsity=cfg["s_hat"],
                                        init=cfg["init"])
-    rows.append(_row(pb.name, _DPS_PAPER, "dps_pca", "d", d, rep, metrics.subspace_distance(V, law.components),
+    rows.append(_row(panel, _DPS_PAPER, "dps_pca", "d", d, rep, metrics.subspace_distance(V, law.components),
                      metric, sec, algo))
-    rows.append(_row(pb.name, "random subspace", RANDOM, "d", d, rep, metrics.random_subspace_distance(d, k), metric))
+    rows.append(_row(panel, "random subspace", RANDOM, "d", d, rep, metrics.random_subspace_distance(d, k), metric))
     return rows
 
 

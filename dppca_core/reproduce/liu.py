@@ -7,15 +7,23 @@ import math
 import numpy as np
 import pandas as pd
 
-import functools
-
 from ..data import datasets as ds
 from .. import metrics
-from ..mechanisms.dp_pca_steps import ROUTE_TRUNCATED, dp_pca_schedule, min_batch_size
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve, _fmt, _g,
                    _one, _register, _register_paper, _release, _rng, _row)
+from .dp_pca_routes import (
+    ALG_FALLBACK as ALG_FALLBACK,
+    ALG_OJA,
+    ALG_PUBLIC,
+    ALG_TRUNCATING,
+    THEOREM_EPS as THEOREM_EPS,
+    _batch_needed,
+    _inside,
+    dp_pca_algorithm as dp_pca_algorithm,
+    rows_needed as rows_needed,
+)
 
 
 _register_paper(Paper("liu", "Liu et al.: DP-PCA",
@@ -36,45 +44,6 @@ def _oja_rate(law) -> dict:
 _LIU_SERIES = (("Private Oja", "private_oja", "oja"),
                ("DP-PCA (K = 4, a = 1)", "dp_pca", {}),
                ("DP-PCA (K = 1.63, a = 1/2)", "dp_pca", {"K": 1.63, "a": 0.5}))
-
-#: what produced a point (the algorithm column): Private Oja, and DP-PCA's three routes (outputs["mean_routes"])
-ALG_OJA = "Private Oja (Algorithm 2), noise by parallel composition, no shuffling"
-ALG_FALLBACK = "fallback, not Algorithms 4–5: a noisy minibatch gradient over the public range (batch too small)"
-ALG_TRUNCATING = "Algorithms 3–5, Algorithm 5 truncating"
-ALG_PUBLIC = "Algorithms 3–5, Algorithm 5 over the public range (r ≥ ½)"
-#: Theorem 5.1 is stated for epsilon in (0, 0.9)
-THEOREM_EPS = 0.9
-
-
-def dp_pca_algorithm(release) -> str:
-    """Which algorithm produced a DP-PCA release: the fallback (public n, d, epsilon, delta decide it), or
-    Algorithms 3-5 with Algorithm 5 truncating in at least one batch, or over the public range in all."""
-    if not release.facts["private_range"]:
-        return ALG_FALLBACK
-    return ALG_TRUNCATING if ROUTE_TRUNCATED in release.outputs["mean_routes"] else ALG_PUBLIC
-
-
-@functools.lru_cache(maxsize=64)
-def rows_needed(d: int, eps: float, split: bool = False) -> int | None:
-    """The smallest n (to 1%) from which on DP-PCA's schedule (delta = 1/n^2) runs Algorithms 4-5 instead of the
-    fallback: a function of public d and epsilon only (None beyond 10^8 rows)."""
-    ns = np.unique(np.round(np.geomspace(1e3, 1e8, 1200)).astype(int))
-    ok = np.array([dp_pca_schedule(int(n), d, eps, 1.0 / float(n) ** 2, split_budget=split)[2] for n in ns])
-    if not ok[-1]:
-        return None
-    bad = np.flatnonzero(~ok)
-    return int(ns[bad[-1] + 1]) if bad.size else int(ns[0])
-
-
-def _batch_needed(n: int, d: int, eps: float, split: bool = False) -> tuple[int, int]:
-    """(the schedule's batch B at n rows, the smallest batch Algorithms 4-5 can release from)."""
-    B, T, _ = dp_pca_schedule(n, d, eps, 1.0 / n**2, split_budget=split)
-    return B, min_batch_size(d, eps, 1.0 / n**2, 0.01 / (2 * T), split)
-
-
-def _inside(eps: float) -> str:
-    return "inside Theorem 5.1 (ε < 0.9)" if eps < THEOREM_EPS else "outside Theorem 5.1 (ε < 0.9)"
-
 
 def _l41_panels(cfg):
     return [Panel(f"ε = {e:g}: {_inside(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True)
@@ -293,33 +262,12 @@ def _fallback_text(summary, cfg) -> str:
 
 
 def _lsp_texts(summary, cfg):
-    parts = []
-    for d in cfg["dims"]:
-        panel = f"d = {d}"
-        for eps in cfg["eps"]:
-            oja = _curve(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
-            dp = _curve(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
-            split = _curve(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
-            parts.append(f"d = {d}, ε = {_g(eps)}: Private Oja {_fmt(oja)}, DP-PCA {_fmt(dp)}, with the paper's "
-                         f"split {_fmt(split)}")
-        nonp = _curve(summary, panel, "non-private PCA")["mean"].tolist()
-        parts.append(f"d = {d} non-private {_fmt(nonp, 3)}")
+    parts = _lsp_means(summary, cfg)
     points = _lsp_points(cfg)
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    verdicts = []
-    eps_txt = ", ".join(_g(e) for e in cfg["eps"])
-    for d in cfg["dims"]:
-        d_top = max(n for dd, n in points if dd == d)
-        first = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", min(cfg["ns"])) for e in cfg["eps"]]
-        last = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", d_top) for e in cfg["eps"]]
-        if min(last) > 0.9:
-            verdicts.append(f"at d = {d} DP-PCA stays at the no-information level (1) up to n = {d_top:,}")
-        else:
-            verdicts.append(f"at d = {d} DP-PCA's error goes from {_fmt(first)} at n = {min(cfg['ns']):,} to "
-                            f"{_fmt(last)} at n = {d_top:,} (ε = {eps_txt})")
     oja = [_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
            for d in cfg["dims"] for e in cfg["eps"]]
-    said = "; ".join(verdicts)
+    said = "; ".join(_lsp_verdicts(summary, cfg, points))
     skipped = [(d, n) for d in cfg["dims"] for n in cfg["ns"] if (d, n) not in points]
     finding = (f"Mean sin(w, v₁) at n = {ns}: " + "; ".join(parts) + ". " + said[0].upper() + said[1:]
                + (". Private Oja stays near the no-information level (1) on this grid: its per-step noise ηₜα "
@@ -357,6 +305,40 @@ def _lsp_texts(summary, cfg):
     settings = (f"Ours: gap {_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
                 f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}}, δ = 1/n².")
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+
+
+def _lsp_means(summary, cfg) -> list:
+    """The mean errors over n, in words: per dimension and epsilon Private Oja's, DP-PCA's and DP-PCA's with the
+    paper's split, then the non-private PCA's."""
+    parts = []
+    for d in cfg["dims"]:
+        panel = f"d = {d}"
+        for eps in cfg["eps"]:
+            oja = _curve(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
+            dp = _curve(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
+            split = _curve(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
+            parts.append(f"d = {d}, ε = {_g(eps)}: Private Oja {_fmt(oja)}, DP-PCA {_fmt(dp)}, with the paper's "
+                         f"split {_fmt(split)}")
+        nonp = _curve(summary, panel, "non-private PCA")["mean"].tolist()
+        parts.append(f"d = {d} non-private {_fmt(nonp, 3)}")
+    return parts
+
+
+def _lsp_verdicts(summary, cfg, points) -> list:
+    """Per dimension, what DP-PCA's error does from the smallest n to the largest run: stays at the no-information
+    level, or falls from one value to another."""
+    verdicts = []
+    eps_txt = ", ".join(_g(e) for e in cfg["eps"])
+    for d in cfg["dims"]:
+        d_top = max(n for dd, n in points if dd == d)
+        first = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", min(cfg["ns"])) for e in cfg["eps"]]
+        last = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", d_top) for e in cfg["eps"]]
+        if min(last) > 0.9:
+            verdicts.append(f"at d = {d} DP-PCA stays at the no-information level (1) up to n = {d_top:,}")
+        else:
+            verdicts.append(f"at d = {d} DP-PCA's error goes from {_fmt(first)} at n = {min(cfg['ns']):,} to "
+                            f"{_fmt(last)} at n = {d_top:,} (ε = {eps_txt})")
+    return verdicts
 
 
 def _lsp_claims(summary, cfg):

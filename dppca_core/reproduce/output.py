@@ -93,26 +93,7 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
     for i, panel in enumerate(panels):
         r, c = i // cols + 1, i % cols + 1
         s = summary[summary.panel == panel.name]
-        used: dict = {}
-        for j, (series, g) in enumerate(s.groupby("series", sort=False)):
-            g = g.sort_values("x")
-            style = {**_style(str(g.mechanism.iloc[0]), str(series), j, used), **rep.styles.get(series, {})}
-            name = html.escape(str(series))
-            band = g["hi"].to_numpy() - g["lo"].to_numpy()
-            if np.any(band > 1e-12):
-                fig.add_trace(go.Scatter(x=np.r_[g.x, g.x[::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
-                                         mode="lines", fillcolor=style["color"], opacity=0.18, line=dict(width=0),
-                                         showlegend=False,
-                                         hoverinfo="skip", legendgroup=name), row=r, col=c)
-            marker = dict(size=5)
-            if symbols and set(g.algorithm) & set(symbols):
-                marker = dict(size=8, symbol=[symbols.get(a, "circle") for a in g.algorithm], line=dict(width=1.5))
-            fig.add_trace(go.Scatter(x=g.x, y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
-                                     showlegend=name not in shown, line=dict(color=style["color"], dash=style["dash"]),
-                                     marker=marker, customdata=[html.escape(a) for a in g.algorithm],
-                                     hovertemplate="%{x:g}: %{y:.4g}<br>%{customdata}<extra>" + name + "</extra>"),
-                          row=r, col=c)
-            shown.add(name)
+        _add_series(fig, rep, s, symbols, shown, r, c)
         for level, (_, x, text) in enumerate(m for m in rep.marks if m[0] == panel.name):
             _mark(fig, panel, s, x, text, r, c, level)
         fig.update_xaxes(title_text=html.escape(panel.x_title), type="log" if panel.log_x else "linear",
@@ -132,6 +113,31 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
         if ann.yref == "paper":  # the subplot titles (the marks' texts keep their own size)
             ann.font = dict(size=12)
     return fig
+
+
+def _add_series(fig: go.Figure, rep: Reproduction, s, symbols: dict, shown: set, r: int, c: int) -> None:
+    """One panel's series of :func:`figure` in subplot (r, c): each one's 95% band (when it has width) and its
+    mean, the markers naming the algorithm of each point when ``symbols`` has them; a series' name enters the legend
+    once (``shown``)."""
+    used: dict = {}
+    for j, (series, g) in enumerate(s.groupby("series", sort=False)):
+        g = g.sort_values("x")
+        style = {**_style(str(g.mechanism.iloc[0]), str(series), j, used), **rep.styles.get(series, {})}
+        name = html.escape(str(series))
+        band = g["hi"].to_numpy() - g["lo"].to_numpy()
+        if np.any(band > 1e-12):
+            fig.add_trace(go.Scatter(x=np.r_[g.x, g.x[::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
+                                     mode="lines", fillcolor=style["color"], opacity=0.18, line=dict(width=0),
+                                     showlegend=False, hoverinfo="skip", legendgroup=name), row=r, col=c)
+        marker = dict(size=5)
+        if symbols and set(g.algorithm) & set(symbols):
+            marker = dict(size=8, symbol=[symbols.get(a, "circle") for a in g.algorithm], line=dict(width=1.5))
+        fig.add_trace(go.Scatter(x=g.x, y=g["mean"], mode="lines+markers", name=name, legendgroup=name,
+                                 showlegend=name not in shown, line=dict(color=style["color"], dash=style["dash"]),
+                                 marker=marker, customdata=[html.escape(a) for a in g.algorithm],
+                                 hovertemplate="%{x:g}: %{y:.4g}<br>%{customdata}<extra>" + name + "</extra>"),
+                      row=r, col=c)
+        shown.add(name)
 
 
 # --------------------------------------------------------------------------------------------- output

@@ -27,7 +27,7 @@ def test_options_are_frozen():
     ("k", 0, "out of range"), ("k", 2.5, "whole number"), ("k", "all", "'auto'"),
     ("epsilon", 0.0, "epsilon must be"), ("epsilon", True, "epsilon must be"), ("epsilon", math.inf, "finite"),
     ("neighbors", "swap", "neighbo"), ("center", "median", "'none' or 'private'"),
-    ("scale", "log", "one of"), ("data_norm", "auto", "'private'"), ("budget", {"mean": 0.1}, "BudgetSplit"),
+    ("scale", "log", "one of"), ("data_norm", "auto", "'private'"), ("budget", [0.1], "BudgetSplit"), ("budget", {"spectrum": 0.1}, "unknown part"),
     ("radius_bounds", (10.0, 1.0), "0 < low < high"), ("radius_quantile", 1.0, "out of range"),
     ("score_frame", "tight", "one of"), ("score_kind", "dense", "one of"),
 ])
@@ -110,3 +110,81 @@ def test_validation_and_calibration_refuse_the_same_deltas(bad):
 def test_the_largest_finite_epsilon_passes_the_rule():
     assert check_epsilon(np.finfo(float).max) == np.finfo(float).max
     assert dc.ReleaseOptions(epsilon=np.float32(2.0)).epsilon == 2.0
+
+
+# -- one rule per option across the layers (the estimator, release_pca, run and the registry) -------------------
+
+def _refusal(call) -> str:
+    with pytest.raises(ValueError) as refused:
+        call()
+    return str(refused.value)
+
+
+def _three_layers(k=2, epsilon=1.0, delta=1e-6, **options) -> dict:
+    """The message each layer gives for the same choice: the estimator (its k is n_components, named so in its
+    message), release_pca and run (one mechanism's release through the registry)."""
+    from dppca_core.api import run
+    from dppca_core.data.prepare import prepare
+
+    estimator = _refusal(lambda: dc.DPPCA(k, epsilon=epsilon, delta=delta, data_norm=1.0, random_state=0,
+                                          **options).fit(X))
+    said = {"estimator": estimator.replace("n_components", "k"),
+            "release_pca": _refusal(lambda: release_pca("analyze_gauss", X, k, epsilon, delta, seed=0, **options))}
+    if not options:  # run takes the mechanism's own parameters only
+        said["run"] = _refusal(lambda: run("analyze_gauss", prepare(X, 1.0), k, epsilon, delta, "replace", 1.0,
+                                           np.random.default_rng(0)))
+    return said
+
+
+@pytest.mark.parametrize("bad", [dict(epsilon=0.0), dict(epsilon=-1.0), dict(epsilon=math.inf), dict(epsilon=math.nan),
+                                 dict(epsilon=True), dict(epsilon="1"), dict(epsilon=BELOW), dict(delta=0.0),
+                                 dict(delta=1.0), dict(delta=True), dict(delta=math.nan), dict(delta=1e-200),
+                                 dict(k=0), dict(k=-1), dict(k=6), dict(k=9)])
+def test_the_estimator_release_pca_and_run_refuse_a_bad_epsilon_delta_or_k_in_the_same_words(bad):
+    """One rule per option: the same bad epsilon, delta or k gets the same message from every layer (k=0 was
+    "out of range: choose 1 <= n_components <= n_features = 5, None ..." from the estimator, "choose 1 <= k <= d
+    (the number of columns)" from release_pca and "choose 1 <= k <= d = 5" from run)."""
+    said = _three_layers(**bad)
+    assert len(set(said.values())) == 1, said
+
+
+@pytest.mark.parametrize("options", [dict(center="empirical"), dict(budget={"mean": 0.1}),
+                                     dict(center="private", budget={"eigenvalues": 0.1}),
+                                     dict(budget={"spectrum": 0.1}), dict(budget={"eigenvalues": True}),
+                                     dict(budget=[0.1])])
+def test_the_estimator_and_release_pca_refuse_a_centre_or_budget_in_the_same_words(options):
+    """The estimator checked the centring and the budget itself, in other words than the release (and took a dict
+    of shares that release_pca refused); both now ask the options object and the release's plan."""
+    said = _three_layers(**options)
+    assert said["estimator"] == said["release_pca"], said
+
+
+def test_a_budget_given_as_shares_is_the_same_budget_in_every_layer():
+    """A dict of shares is read by one rule: with "subspace" a full split, else extra shares and the rest to the
+    subspace (the estimator's form, which release_pca refused)."""
+    given = {"mean": 0.1, "eigenvalues": 0.1}
+    by_dict = release_pca("analyze_gauss", X, 2, 1.0, center="private", budget=given, seed=3).published()
+    by_split = release_pca("analyze_gauss", X, 2, 1.0, center="private", budget=BudgetSplit.with_extras(**given),
+                           seed=3).published()
+    assert json_of(by_dict) == json_of(by_split)
+    assert ReleaseOptions(budget={"subspace": 0.9, "eigenvalues": 0.1}).budget == BudgetSplit(subspace=0.9,
+                                                                                             eigenvalues=0.1)
+
+
+@pytest.mark.parametrize("kind, low, high, bad", [("int", 1, 500, 0), ("int", 1, 500, 501), ("int", 1, 500, 2.5),
+                                                  ("float", 1e-4, 1e4, 0.0), ("float", 0.0, 1.0, math.nan),
+                                                  ("int", 0, None, -1)])
+def test_a_mechanism_parameter_is_checked_by_the_same_declared_range(kind, low, high, bad):
+    """registry.Param's range is a declared :class:`Interval` of dppca_core.validation: the same object, and the same
+    words, as check_int_range and check_float_range."""
+    from dppca_core.registry import Param
+    from dppca_core.validation import Interval, check_float_range, check_int_range
+
+    param = Param("iterations", kind, 1, "help", low=low, high=high)
+    assert param.range == Interval(kind, low, high)
+    by_param = _refusal(lambda: param.validate(bad))
+    assert by_param == _refusal(lambda: param.range.check(bad, "iterations"))
+    if kind == "int":
+        assert by_param == _refusal(lambda: check_int_range(bad, "iterations", low, high))
+    else:
+        assert by_param == _refusal(lambda: check_float_range(bad, "iterations", low, high))

@@ -1,0 +1,152 @@
+"""A plan's public inputs checked into the simulation's hashable setting (:class:`.simulation._Setting`, the cache
+key of :func:`dppca_core.planning.plan`), each refused in plain words."""
+
+from __future__ import annotations
+
+import json
+
+from ..pipeline.experiments import RadiusRule
+from ..privacy import check_neighbors
+from ..registry import display_name, get_mechanism
+from ..validation import check_delta, check_float_range, check_int_range, check_k, check_positive
+from .simulation import _Setting
+from .standin import Standin
+from .targets import TARGET_PARTS, check_targets, default_reps
+
+#: the mechanisms a plan compares when none are named (central, from the Gram matrix alone, fast); a sparse target
+#: (support F1) adds DPS-PCA with one site and its truncation at the support's size
+DEFAULT_MECHANISMS = ("analyze_gauss", "private_power", "mod_sulq", "trace_sensitive")
+SPARSE_MECHANISMS = ("dps_pca",)
+
+
+def _setting(
+    targets,
+    *,
+    n,
+    d,
+    k,
+    spectrum,
+    standin,
+    delta,
+    confidence,
+    neighbors,
+    data_norm,
+    radius_rule,
+    center,
+    parts,
+    mechanisms,
+    mechanism_params,
+    sparsity,
+    reps,
+    seed,
+    max_epsilon,
+) -> _Setting:
+    n = check_int_range(n, "n", 2)
+    d = check_int_range(d, "d", 2)
+    k = check_k(k, d)
+    standin = _checked_standin(spectrum, standin, d)
+    checked = check_targets(targets, k, d)
+    delta = check_delta(delta)
+    confidence = check_float_range(confidence, "confidence", 0.5, 0.995)
+    check_neighbors(neighbors)
+    if center not in ("none", "private"):
+        raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
+    data_norm, radius = _checked_radius(data_norm, radius_rule)
+    wanted = set(parts or ())
+    unknown = wanted - {"eigenvalues", "scores"}
+    if unknown:
+        raise ValueError(f"parts may hold 'eigenvalues' and 'scores' (got {sorted(unknown)}).")
+    wanted |= {TARGET_PARTS[name] for name in checked if name in TARGET_PARTS}
+    sparse = "f1" in checked
+    if sparse and sparsity is None:
+        if standin.support is None:
+            raise ValueError(
+                "a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
+                "(Standin.spiked(..., sparsity=s))."
+            )
+        sparsity = len(standin.support)
+    sparsity = None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
+    names = tuple(mechanisms) if mechanisms is not None else DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
+    params = dict(mechanism_params or {})
+    if sparse and mechanisms is None:
+        params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
+    chosen = _comparable(names, neighbors, k, params, named=mechanisms is not None)
+    reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
+    max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
+    return _Setting(
+        tuple(checked.items()),
+        n,
+        d,
+        k,
+        standin,
+        delta,
+        confidence,
+        neighbors,
+        data_norm,
+        radius,
+        center,
+        tuple(sorted(wanted)),
+        tuple(chosen),
+        tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
+        sparsity,
+        reps,
+        int(seed),
+        max_epsilon,
+    )
+
+
+def _checked_standin(spectrum, standin, d: int) -> Standin:
+    """The data's stand-in of :func:`plan`: ``standin``, or one made from ``spectrum`` (exactly one given), with d
+    features."""
+    if (spectrum is None) == (standin is None):
+        raise ValueError(
+            "give the data's stand-in: spectrum=[...] (the covariance eigenvalues) or " "standin=Standin(...)."
+        )
+    if standin is None:
+        standin = Standin.from_spectrum(spectrum, d=d)
+    if not isinstance(standin, Standin):
+        raise ValueError("standin must be a Standin (e.g. Standin.spiked(...), Standin.from_release(...)).")
+    if standin.d != d:
+        raise ValueError(f"the stand-in has {standin.d} features but d = {d}.")
+    return standin
+
+
+def _checked_radius(data_norm, radius_rule: RadiusRule | None) -> tuple:
+    """(data_norm, the private radius's (bounds, quantile) or None): a public radius checked, or "private" with its
+    rule (default :class:`RadiusRule`)."""
+    if isinstance(data_norm, str):
+        if data_norm != "private":
+            raise ValueError(f"data_norm={data_norm!r}: give a public radius (a number) or 'private'.")
+        rule = radius_rule or RadiusRule()
+        return data_norm, (tuple(float(b) for b in rule.bounds), float(rule.quantile))
+    data_norm = check_positive(data_norm, "data_norm (the clipping radius R)")
+    if radius_rule is not None:
+        raise ValueError("a radius rule applies only to data_norm='private'.")
+    return data_norm, None
+
+
+def _comparable(names: tuple, neighbors: str, k: int, params: dict, named: bool) -> list:
+    """The mechanisms of ``names`` a plan compares: private PCA mechanisms with a guarantee for ``neighbors`` that
+    release k components, their parameters checked. A mechanism the caller ``named`` without a guarantee for the
+    relation is refused; a default one is left out."""
+    chosen = []
+    for mech in names:
+        spec = get_mechanism(mech)
+        if spec.task != "pca" or spec.guarantee not in ("approximate", "pure"):
+            raise ValueError(f"{display_name(mech)} has no privacy guarantee: a plan compares private mechanisms only.")
+        if neighbors not in spec.relations:
+            if named:
+                relation = neighbors.replace("_", "/")
+                raise ValueError(f"{display_name(mech)} has no guarantee for neighbours that {relation}" " a row.")
+            continue
+        if spec.max_k is not None and k > spec.max_k:
+            continue
+        spec.resolve_params(params.get(mech, {}))  # refused parameters fail here, in the mechanism's words
+        chosen.append(mech)
+    if not chosen:
+        raise ValueError("no mechanism to compare: name some with mechanisms=[...].")
+    return chosen
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checking a plan
