@@ -23,15 +23,19 @@ def eventually(page, check, timeout: float = 60.0):
     return check()
 
 
+#: Streamlit's own record of its run on the app's root element (the attributes its end-to-end tests wait on): the
+#: page is connected and no script run is going on or asked for
+IDLE = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+        '[data-test-script-state="notRunning"]')
+
+
 def settle(page, timeout=60_000):
-    """Wait until the app has finished its script run (the 'Running' status is gone)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                 || !document.querySelector('[data-testid="stStatusWidget"]').innerText.includes('Running')""",
-        timeout=timeout)
-    page.wait_for_timeout(300)
+    """Wait until the app has finished its script run. A rerun asked by the action just taken may not have reached
+    the server yet (the page still says "not running" for a moment), hence the short wait first; the short wait
+    after lets the browser draw what the run sent last."""
+    page.wait_for_timeout(200)
+    page.wait_for_selector(IDLE, state="attached", timeout=timeout)
+    page.wait_for_timeout(100)
 
 
 #: every page of the app, by its address

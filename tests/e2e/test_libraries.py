@@ -29,7 +29,7 @@ def test_external_audit_and_library_comparison(server, browser):
         reps.press("Enter")
         settle(page)
         budget = page.locator(".st-key-cmp_budget input")  # OpenDP does not finish on the spiked default data
-        budget.fill("15")
+        budget.fill("8")
         budget.press("Enter")
         settle(page)
         page.get_by_role("button", name="Compare", exact=True).click()
