@@ -47,3 +47,43 @@ def test_other_figures():
     assert list(bar.data[0].y) == [10, 5]
     with pytest.raises(ValueError):
         figures.convergence_traces({})
+
+
+def _old_layout(fig, title, x=None, y=None, height=340):
+    """figures.base.layout as it was before the template was set without validating it again (the reference)."""
+    fig.update_layout(title=title, height=height, margin=dict(l=50, r=20, t=50, b=45), template="plotly_white",
+                      legend=figures.base.LEGEND_BELOW)
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    if x is not None:
+        fig.update_xaxes(title=x)
+    if y is not None:
+        fig.update_yaxes(title=y)
+    return fig
+
+
+@pytest.mark.parametrize("subplots", [False, True])
+def test_layout_sends_the_browser_what_validating_the_template_sent(subplots):
+    import plotly.io as pio
+    from plotly.subplots import make_subplots
+
+    def draw():
+        fig = make_subplots(rows=1, cols=2) if subplots else go.Figure()
+        fig.add_trace(go.Scatter(x=[1, 2, 3], y=[3, 1, 2], name="a <b>"))
+        fig.add_trace(go.Bar(x=["p", "q"], y=[1, 2]), **({"row": 1, "col": 2} if subplots else {}))
+        return fig
+
+    new = figures.layout(draw(), "title", "x axis", "y axis", height=300)
+    old = _old_layout(draw(), "title", "x axis", "y axis", height=300)
+    # byte for byte the JSON st.plotly_chart sends (keys in the same order), and the same figure to plotly
+    assert pio.to_json(new, validate=False) == pio.to_json(old, validate=False)
+    assert new.to_dict() == old.to_dict()
+    assert new.layout.template.layout.paper_bgcolor == "white"
+
+
+def test_figures_do_not_share_their_template():
+    one = figures.layout(go.Figure(), "one")
+    two = figures.layout(go.Figure(), "two")
+    one.update_layout(template_layout_font_size=30)  # e.g. a caller restyling one figure's template
+    assert two.layout.template.layout.font.size is None
+    assert figures.layout(go.Figure(), "three").layout.template.layout.font.size is None
