@@ -13,12 +13,14 @@ import streamlit as st
 from dppca_core.figures import PLOTLY_CONFIG
 from dppca_core.figures.alt import figure_summary, figure_table
 
-from . import scenario
+from . import limits, scenario
 
 #: chart text in presenter mode (px): ticks, legends and axis titles; titles a little larger
 PRESENTER_FONT = 20
 #: dark enough to read on a projector (Streamlit's own chart theme draws ticks in light grey)
 PRESENTER_INK = "#111111"
+#: built charts kept for every session (each a figure with its summary and numbers, tens of kB): see cached_chart
+CHART_CACHE_ENTRIES = 256
 #: tallest chart in presenter mode (px), so that a page's main figure fits under the bar at 1280×720
 PRESENTER_MAX_HEIGHT = 370
 PRESENTER_CSS = """<style>
@@ -82,16 +84,36 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
 
 
 def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False,
-          summary: str | None = None, table=None) -> None:
+          summary: str | None = None, table=None, shared: bool = False) -> None:
     """Draw a plotly figure full width, with its text alternative under it (WCAG 1.1.1): a one-line summary
     (``summary``, or one read from the figure) and a "Show the numbers" table (``table``, a DataFrame, where the
     figure's own points leave out what the chart says with markers; else read from the figure). In presenter mode with
     projector-sized, dark text (``main``: the page's main figure, kept short enough to share the screen with the
-    dial). Every chart of the app goes through here."""
+    dial). Every chart of the app goes through here. A ``shared`` figure (kept in a cache for every session, see
+    :func:`cached_chart`) is never changed: presenter mode styles a copy of it."""
     if presenting():
-        presenter_style(fig, fit_screen=main)
+        fig = presenter_style(go.Figure(fig) if shared else fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
     text_alternative(fig, container, summary, table)
+
+
+def cached_chart(build, args: tuple = (), kwargs: dict | None = None, *, container=st, key: str | None = None,
+                 main: bool = False) -> None:
+    """:func:`chart` of ``build(*args, **kwargs)``, a figure builder of :mod:`dppca_core.figures` (a pure function
+    of its arguments), with the figure and its text alternative built once per server for the same arguments: a warm
+    visit, or a rerun that did not change what the figure shows, draws them without building them again (building a
+    plotly figure is most of a rerun's CPU time)."""
+    kwargs = kwargs or {}
+    fig, summary, table = _built(f"{build.__module__}.{build.__qualname__}", args, kwargs, _build=build)
+    chart(fig, container, key=key, main=main, summary=summary, table=table, shared=True)
+
+
+@st.cache_resource(max_entries=CHART_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+def _built(name: str, args: tuple, kwargs: dict, _build) -> tuple:
+    """(figure, its summary, its numbers) of ``_build(*args, **kwargs)``, keyed on the builder's ``name`` and the
+    arguments; shared by every session, so never changed after it is built (:func:`chart` with ``shared``)."""
+    fig = _build(*args, **kwargs)
+    return fig, figure_summary(fig), figure_table(fig)
 
 
 def text_alternative(fig: go.Figure, container=st, summary: str | None = None, table=None) -> None:
