@@ -7,6 +7,8 @@ epsilon, a large epsilon dial, so the dial and the page's main figure share one 
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -97,23 +99,38 @@ def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = Fal
     text_alternative(fig, container, summary, table)
 
 
+class Built(NamedTuple):
+    """A figure built once per server (:func:`built`) with its text alternative: shared by every session, never
+    changed."""
+
+    fig: go.Figure
+    summary: str
+    table: object  # a DataFrame of the numbers it draws
+
+
+def built(build, args: tuple = (), kwargs: dict | None = None) -> Built:
+    """``build(*args, **kwargs)``, a figure builder of :mod:`dppca_core.figures` (a pure function of its arguments),
+    with its text alternative, built once per server for the same arguments: a warm visit, or a rerun that did not
+    change what a figure shows, draws it without building it again (building plotly figures is most of a rerun's CPU
+    time). The figure is shared: draw it with ``chart(..., shared=True)`` (or :func:`cached_chart`) and read it only."""
+    return _built(f"{build.__module__}.{build.__qualname__}", args, kwargs or {}, _build=build)
+
+
 def cached_chart(build, args: tuple = (), kwargs: dict | None = None, *, container=st, key: str | None = None,
-                 main: bool = False) -> None:
-    """:func:`chart` of ``build(*args, **kwargs)``, a figure builder of :mod:`dppca_core.figures` (a pure function
-    of its arguments), with the figure and its text alternative built once per server for the same arguments: a warm
-    visit, or a rerun that did not change what the figure shows, draws them without building them again (building a
-    plotly figure is most of a rerun's CPU time)."""
-    kwargs = kwargs or {}
-    fig, summary, table = _built(f"{build.__module__}.{build.__qualname__}", args, kwargs, _build=build)
-    chart(fig, container, key=key, main=main, summary=summary, table=table, shared=True)
+                 main: bool = False, summary: str | None = None, table=None) -> go.Figure:
+    """:func:`chart` of the figure :func:`built` returns (its own text alternative unless ``summary`` or ``table``
+    is given); returns the figure (shared: read it only)."""
+    done = built(build, args, kwargs)
+    chart(done.fig, container, key=key, main=main, summary=summary or done.summary,
+          table=done.table if table is None else table, shared=True)
+    return done.fig
 
 
 @st.cache_resource(max_entries=CHART_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
-def _built(name: str, args: tuple, kwargs: dict, _build) -> tuple:
-    """(figure, its summary, its numbers) of ``_build(*args, **kwargs)``, keyed on the builder's ``name`` and the
-    arguments; shared by every session, so never changed after it is built (:func:`chart` with ``shared``)."""
+def _built(name: str, args: tuple, kwargs: dict, _build) -> Built:
+    """:func:`built`, keyed on the builder's ``name`` and the arguments."""
     fig = _build(*args, **kwargs)
-    return fig, figure_summary(fig), figure_table(fig)
+    return Built(fig, figure_summary(fig), figure_table(fig))
 
 
 def text_alternative(fig: go.Figure, container=st, summary: str | None = None, table=None) -> None:
