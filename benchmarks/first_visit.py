@@ -137,21 +137,23 @@ def report(results: dict, command: str) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", nargs="+", default=["reproduce", "tensor"])
+    parser.add_argument("--pages", nargs="+", default=None,
+                        help="pages to measure (default: reproduce and tensor; with --warm, every page)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "latency.md"),
                         help="markdown file to append a section to, or - to print only")
     parser.add_argument("--warm", action="store_true", help="a warm load of every page instead (one server)")
     parser.add_argument("--reloads", type=int, default=5, help="with --warm: reloads per page (default 5)")
     args = parser.parse_args(argv)
     if args.warm:
-        pages = EVERY_PAGE if args.pages == parser.get_default("pages") else {p: EVERY_PAGE[p] for p in args.pages}
+        pages = EVERY_PAGE if args.pages is None else {p: EVERY_PAGE[p] for p in args.pages}
         before = os.getloadavg()[0]
         results = warm_loads(pages, args.reloads)
-        command = "python benchmarks/first_visit.py --warm" + (f" --reloads {args.reloads}" if args.reloads != 5
-                                                               else "")
+        command = ("python benchmarks/first_visit.py --warm" + (f" --reloads {args.reloads}" if args.reloads != 5 else "")
+                   + (f" --pages {' '.join(args.pages)}" if args.pages else ""))
         publish(warm_report(results, command, (before, os.getloadavg()[0])), args.out, "Warm loads of every page",
                 section=True)
         return
+    args.pages = args.pages or ["reproduce", "tensor"]
     results = {name: visit(name) for name in args.pages}
     command = "python benchmarks/first_visit.py" + (f" --pages {' '.join(args.pages)}"
                                                     if args.pages != ["reproduce", "tensor"] else "")
