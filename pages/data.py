@@ -556,9 +556,9 @@ with boundary("the data summary"):
                         "dominates the second moment). To study the spread around the mean instead, centre with a "
                         "private mean.", icon=":material/info:")
     left, right = st.columns(2)
-    show.chart(figures.scree(prep.eigenvalues, k), container=left)
-    show.chart(figures.loadings(prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
-               container=right)
+    show.cached_chart(figures.scree, (prep.eigenvalues, k), container=left)
+    show.cached_chart(figures.loadings, (prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
+                      container=right)
     if ds.has_rows:
         with st.expander("First rows of the (raw) data"):
             st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")

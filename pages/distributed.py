@@ -57,11 +57,11 @@ with boundary("the distributed comparison"):
                f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
                f"k = {k}, ε = {scn['deps']:g}, δ = {scn['delta']:g}. Diagnostics computed with the raw data as "
                "reference.")
-    bar = figures.quantile_dotplot({m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy()
-                                   for m in dist.COMPARED}, "subspace distance")
+    spread = {m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy() for m in dist.COMPARED}
     c1, c2 = st.columns(2)
-    show.chart(bar, container=c1)
-    show.chart(figures.communication_bar({m: int(summary.loc[m, "numbers"]) for m in dist.DIST}), container=c2)
+    show.cached_chart(figures.quantile_dotplot, (spread, "subspace distance"), container=c1)
+    show.cached_chart(figures.communication_bar, ({m: int(summary.loc[m, "numbers"]) for m in dist.DIST},),
+                      container=c2)
     with st.expander("Trust assumptions and communication, in words", expanded=True):
         for mech in dist.DIST:
             spec = dc.get_mechanism(mech)
@@ -69,7 +69,7 @@ with boundary("the distributed comparison"):
                         f"{int(summary.loc[mech, 'numbers']):,} numbers. {spec.notes}")
 
     st.subheader("DPS-PCA: convergence of the distributed noisy power method")
-    show.chart(figures.convergence_traces(dist.dps_traces(prep, truth, split, scn),
-                                          metrics.random_subspace_distance(prep.data.d, k)))
+    show.cached_chart(figures.convergence_traces, (dist.dps_traces(prep, truth, split, scn),
+                                                   metrics.random_subspace_distance(prep.data.d, k)))
     st.caption("Error per iteration from a random start, one line per ε: geometric decrease to a floor set by the "
                "privacy noise (lower for larger ε). The iterates are part of DPS-PCA's release.")

@@ -29,10 +29,11 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
         st.caption(md_escape(report.record_line(vals)))
     else:
         st.info(md_escape(report.record_line(vals)), icon=":material/folder_managed:")
-    main = figures.quantile_dotplot({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"],
-                                    x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    main = show.built(figures.quantile_dotplot, ({m: r.distance for m, r in results.items()},
+                                                 compute.METRICS["subspace_distance"]),
+                      dict(x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level))
     if presenting:
-        show.chart(main, key="report_main", main=True)
+        show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
     summary = report.summary_sentences(vals, ds, results, random_level)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
@@ -43,8 +44,8 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     settings = report.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
     if not presenting:
-        show.chart(main, key="report_main")
-    return [summary, settings, main]
+        show.chart(main.fig, key="report_main", summary=main.summary, table=main.table, shared=True)
+    return [summary, settings, main.fig]
 
 
 def _publish_block(ds, prep, results, vals) -> None:
@@ -170,14 +171,15 @@ with boundary("the report"):
     bar_title = "How one release's (ε, δ) is split" + (
         f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
         if scenario.private_k(vals) else "")
-    budget_fig = None if split is None else figures.budget_bar(split.as_dict(), title=bar_title)
+    budget = None if split is None else show.built(figures.budget_bar, (split.as_dict(),), dict(title=bar_title))
+    budget_fig = None if budget is None else budget.fig
     radii = report.radius_table(results)
     ks = report.k_table(results, vals)
     scales = report.scales_table(results, ds.columns)
     st.subheader("How the budget is split")
     st.markdown(md_escape(report.privacy_statement(vals)))
-    if budget_fig is not None:
-        show.chart(budget_fig, key="report_budget")
+    if budget is not None:
+        show.chart(budget.fig, key="report_budget", summary=budget.summary, table=budget.table, shared=True)
     else:
         st.caption("The whole budget of each release goes to the subspace (no private mean, radius, scree or score "
                    "plot).")
@@ -208,9 +210,9 @@ with boundary("the report"):
         for mech, sentences in risk_sentences.items():
             st.markdown(f"**{md_escape(display_name(mech))}**\n" + "\n".join(f"- {x}" for x in sentences))
     at_k, note = views.at_k(results, k)  # with k chosen privately: the releases that chose the most frequent k
-    loadings = figures.loadings_compare(ref, {m: metrics.align_components(r.components[0], ref)
-                                              for m, r in at_k.items()}, ds.columns)
-    show.chart(loadings, key="report_loadings")
+    loadings = show.cached_chart(figures.loadings_compare, (ref, {m: metrics.align_components(r.components[0], ref)
+                                                                 for m, r in at_k.items()}, ds.columns),
+                                 key="report_loadings")
     if note:
         st.caption(md_escape(note))
 

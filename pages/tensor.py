@@ -84,26 +84,25 @@ if not ready:
 
 st.subheader("Error against ε")
 with boundary("the ε sweep"):
-    summary = ex.summarize(by_eps, "epsilon")
-    show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "epsilon", "ε (total)",
-                                      labels=ex.LABELS, marker=float(vals.epsilon)))
+    show.cached_chart(fig_tensor.qcomp_sweep, (computed.summary(by_eps, "epsilon", SHOWN), "epsilon", "ε (total)"),
+                      dict(labels=ex.LABELS, marker=float(vals.epsilon)))
     st.caption(f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
                "non-private error first, conventional and local need larger ε.")
 
 st.subheader("Error against the sample size per site")
 with boundary("the sample-size sweep"):
-    summary = ex.summarize(by_n, "n_per_site")
-    show.chart(fig_tensor.qcomp_sweep(summary[summary.mechanism.isin(SHOWN)], "n_per_site",
-                                      "samples per site N_s", labels=ex.LABELS, marker=float(vals.n_per_site)))
+    show.cached_chart(fig_tensor.qcomp_sweep, (computed.summary(by_n, "n_per_site", SHOWN), "n_per_site",
+                                               "samples per site N_s"),
+                      dict(labels=ex.LABELS, marker=float(vals.n_per_site)))
     st.caption(f"ε = {vals.epsilon:g}. The sensitivities are proportional to 1/N_s, so more samples per "
                "site means less noise at the same ε.")
 
 st.subheader("Recovered against true components")
 with boundary("the component view"):
     model, aligned, weights = computed.components(vals)
-    show.chart(fig_tensor.components_compare(model.components, aligned, labels=ex.LABELS,
-                                             feature="word" if vals.kind == "stm" else "coordinate"))
-    show.chart(fig_tensor.weights_compare(model.weights, weights, labels=ex.LABELS))
+    show.cached_chart(fig_tensor.components_compare, (model.components, aligned),
+                      dict(labels=ex.LABELS, feature="word" if vals.kind == "stm" else "coordinate"))
+    show.cached_chart(fig_tensor.weights_compare, (model.weights, weights), dict(labels=ex.LABELS))
     st.caption("One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
                "one it is matched to. " + ("Topic estimates are post-processed into distributions (negative "
                "entries set to 0, columns summing to 1), as in the paper." if vals.kind == "stm" else

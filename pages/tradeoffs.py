@@ -121,10 +121,10 @@ with boundary("the sweep"):
                                                                           vals, ds.d)
         random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
                         if metric == "subspace_distance" and axis not in ("d", "k") and not private_k else None)
-        show.chart(figures.sweep(frame, axis, metric, compute.METRICS[metric], log_x=log_x, theory=overlay.lines,
-                                 log_y=vals["logy"], random_level=random_level, x_title=label,
-                                 y_title=experiments.METRICS[metric].symbol, variants=variants,
-                                 extrapolated=extrapolated), main=True)
+        show.cached_chart(figures.sweep, (frame, axis, metric, compute.METRICS[metric]),
+                          dict(log_x=log_x, theory=overlay.lines, log_y=vals["logy"], random_level=random_level,
+                               x_title=label, y_title=experiments.METRICS[metric].symbol, variants=variants,
+                               extrapolated=extrapolated), main=True)
         if own_rows:
             st.caption(_subsample_words(ds.n, bool(extrapolated)))
         if variants:
@@ -177,10 +177,10 @@ with boundary("the frontier"):
         points = frontier.frontier_frame(last["frame"], last["metric"])
         shipped = frontier.audit_verdicts()
         verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
-        show.chart(figures.frontier(points, {m: (v.status, v.words) for m, v in verdicts.items()},
-                                    compute.METRICS[last["metric"]], log_y=vals["logy"]), key="frontier_chart",
-                   summary=frontier.frontier_summary(points, last["metric"]),
-                   table=frontier.frontier_table(points, verdicts))
+        show.cached_chart(figures.frontier, (points, {m: (v.status, v.words) for m, v in verdicts.items()},
+                                             compute.METRICS[last["metric"]]), dict(log_y=vals["logy"]),
+                          key="frontier_chart", summary=frontier.frontier_summary(points, last["metric"]),
+                          table=frontier.frontier_table(points, verdicts))
         st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))
 
 st.subheader("Budget planner")

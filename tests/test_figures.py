@@ -47,3 +47,31 @@ def test_other_figures():
     assert list(bar.data[0].y) == [10, 5]
     with pytest.raises(ValueError):
         figures.convergence_traces({})
+
+
+@pytest.mark.parametrize("subplots", [False, True])
+def test_layout_sends_the_browser_what_validating_the_template_sent(subplots):
+    import plotly.io as pio
+    from plotly.subplots import make_subplots
+
+    def draw():
+        fig = make_subplots(rows=1, cols=2) if subplots else go.Figure()
+        fig.add_trace(go.Scatter(x=[1, 2, 3], y=[3, 1, 2], name="a <b>"))
+        fig.add_trace(go.Bar(x=["p", "q"], y=[1, 2]), **({"row": 1, "col": 2} if subplots else {}))
+        return fig
+
+    new = figures.layout(draw(), "title", "x axis", "y axis", height=300)
+    # the template set as before (validated by plotly: it replaces the one layout() set, in the same place)
+    old = figures.layout(draw(), "title", "x axis", "y axis", height=300).update_layout(template="plotly_white")
+    # byte for byte the JSON st.plotly_chart sends (keys in the same order), and the same figure to plotly
+    assert pio.to_json(new, validate=False) == pio.to_json(old, validate=False)
+    assert new.to_dict() == old.to_dict()
+    assert new.layout.template.layout.paper_bgcolor == "white"
+
+
+def test_figures_do_not_share_their_template():
+    one = figures.layout(go.Figure(), "one")
+    two = figures.layout(go.Figure(), "two")
+    one.update_layout(template_layout_font_size=30)  # e.g. a caller restyling one figure's template
+    assert two.layout.template.layout.font.size is None
+    assert figures.layout(go.Figure(), "three").layout.template.layout.font.size is None

@@ -121,3 +121,39 @@ def test_a_first_visit_with_the_default_settings_computes_no_sweep(app_test, mon
     assert len(at.get("plotly_chart")) == 4 and metric(at, "q_comp · random vectors") > 0.5
     at.number_input(key="w:tsites").set_value(3).run()  # other settings are computed (here: refused, an error box)
     assert at.error or at.exception
+
+
+def test_a_warm_visit_draws_the_same_charts_and_presenter_mode_leaves_the_shared_ones_alone(app_test):
+    """The Tensor page's figures are built once per server (ui.show.cached_chart); presenter mode styles a copy."""
+    import json
+
+    from ui import show
+
+    def specs(**query):
+        at = app_test(**query)
+        at.switch_page(PAGE).run()
+        assert_clean(at)
+        return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+    first = specs()
+    presented = specs(present="true")
+    assert all(s["layout"]["font"]["size"] == show.PRESENTER_FONT for s in presented)
+    again = specs()
+    assert again == first  # the same figures, not restyled by the presenter's visit
+    assert all(s["layout"].get("font", {}).get("size") != show.PRESENTER_FONT for s in again)
+
+
+def test_a_cached_chart_is_built_once_for_the_same_arguments():
+    from ui import show
+
+    built = []
+
+    def bars(values, title="t"):
+        built.append(values)
+        return fig_tensor.weights_compare(values, {}, labels={})
+
+    first = show._built("test.bars", ([0.2, 0.8],), {"title": "a"}, _build=bars)
+    assert show._built("test.bars", ([0.2, 0.8],), {"title": "a"}, _build=bars)[0] is first[0]
+    show._built("test.bars", ([0.3, 0.7],), {"title": "a"}, _build=bars)
+    assert built == [[0.2, 0.8], [0.3, 0.7]]
+    assert first[1].startswith("Weights") and list(first[2]["weight w_k"]) == [0.2, 0.8]  # its text alternative

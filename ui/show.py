@@ -7,18 +7,22 @@ epsilon, a large epsilon dial, so the dial and the page's main figure share one 
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import plotly.graph_objects as go
 import streamlit as st
 
 from dppca_core.figures import PLOTLY_CONFIG
 from dppca_core.figures.alt import figure_summary, figure_table
 
-from . import scenario
+from . import limits, scenario
 
 #: chart text in presenter mode (px): ticks, legends and axis titles; titles a little larger
 PRESENTER_FONT = 20
 #: dark enough to read on a projector (Streamlit's own chart theme draws ticks in light grey)
 PRESENTER_INK = "#111111"
+#: built charts kept for every session (each a figure with its summary and numbers, tens of kB): see cached_chart
+CHART_CACHE_ENTRIES = 256
 #: tallest chart in presenter mode (px), so that a page's main figure fits under the bar at 1280×720
 PRESENTER_MAX_HEIGHT = 370
 PRESENTER_CSS = """<style>
@@ -82,16 +86,51 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
 
 
 def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False,
-          summary: str | None = None, table=None) -> None:
+          summary: str | None = None, table=None, shared: bool = False) -> None:
     """Draw a plotly figure full width, with its text alternative under it (WCAG 1.1.1): a one-line summary
     (``summary``, or one read from the figure) and a "Show the numbers" table (``table``, a DataFrame, where the
     figure's own points leave out what the chart says with markers; else read from the figure). In presenter mode with
     projector-sized, dark text (``main``: the page's main figure, kept short enough to share the screen with the
-    dial). Every chart of the app goes through here."""
+    dial). Every chart of the app goes through here. A ``shared`` figure (kept in a cache for every session, see
+    :func:`cached_chart`) is never changed: presenter mode styles a copy of it."""
     if presenting():
-        presenter_style(fig, fit_screen=main)
+        fig = presenter_style(go.Figure(fig) if shared else fig, fit_screen=main)
     container.plotly_chart(fig, config=PLOTLY_CONFIG, width="stretch", key=key)
     text_alternative(fig, container, summary, table)
+
+
+class Built(NamedTuple):
+    """A figure built once per server (:func:`built`) with its text alternative: shared by every session, never
+    changed."""
+
+    fig: go.Figure
+    summary: str
+    table: object  # a DataFrame of the numbers it draws
+
+
+def built(build, args: tuple = (), kwargs: dict | None = None) -> Built:
+    """``build(*args, **kwargs)``, a figure builder of :mod:`dppca_core.figures` (a pure function of its arguments),
+    with its text alternative, built once per server for the same arguments: a warm visit, or a rerun that did not
+    change what a figure shows, draws it without building it again (building plotly figures is most of a rerun's CPU
+    time). The figure is shared: draw it with ``chart(..., shared=True)`` (or :func:`cached_chart`) and read it only."""
+    return _built(f"{build.__module__}.{build.__qualname__}", args, kwargs or {}, _build=build)
+
+
+def cached_chart(build, args: tuple = (), kwargs: dict | None = None, *, container=st, key: str | None = None,
+                 main: bool = False, summary: str | None = None, table=None) -> go.Figure:
+    """:func:`chart` of the figure :func:`built` returns (its own text alternative unless ``summary`` or ``table``
+    is given); returns the figure (shared: read it only)."""
+    done = built(build, args, kwargs)
+    chart(done.fig, container, key=key, main=main, summary=summary or done.summary,
+          table=done.table if table is None else table, shared=True)
+    return done.fig
+
+
+@st.cache_resource(max_entries=CHART_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+def _built(name: str, args: tuple, kwargs: dict, _build) -> Built:
+    """:func:`built`, keyed on the builder's ``name`` and the arguments."""
+    fig = _build(*args, **kwargs)
+    return Built(fig, figure_summary(fig), figure_table(fig))
 
 
 def text_alternative(fig: go.Figure, container=st, summary: str | None = None, table=None) -> None:

@@ -88,6 +88,14 @@ def sweeps(s: Settings, progress: Callable[[float, str], None] | None = None) ->
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def summary(rows: pd.DataFrame, axis: str, shown: tuple) -> pd.DataFrame:
+    """:func:`dppca_core.tensor.experiments.summarize` of a sweep's ``rows`` along ``axis``, the mechanisms ``shown``
+    only; once per server for the same rows."""
+    frame = ex.summarize(rows, axis)
+    return frame[frame.mechanism.isin(shown)]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def _example(kind, D, K, sites, n_per_site, epsilon, delta, split, seed):
     model = ex.model_for(kind, D, K)
     return ex.example(model, sites, n_per_site, epsilon, delta, split, seed)

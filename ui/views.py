@@ -164,8 +164,9 @@ def _spread(ds, prep, results, k, random_level):
     if len(ks) > 1:
         st.caption(f"Each release is scored against the exact top-k subspace of the k it chose privately; the dashed "
                    f"line is a random subspace at k = {k}, the most frequent choice.")
-    show.chart(figures.quantile_dotplot(values, compute.METRICS[metric], x_range=x_range,
-                                        reference=random_level if metric == "subspace_distance" else None), main=True)
+    show.cached_chart(figures.quantile_dotplot, (values, compute.METRICS[metric]),
+                      dict(x_range=x_range, reference=random_level if metric == "subspace_distance" else None),
+                      main=True)
 
 
 def _loadings(ds, prep, results, k, random_level):
