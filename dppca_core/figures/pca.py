@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, name, nonempty, swept_axis, text
+from .base import color_or_grey, layout, name, nonempty, swept_axis, text, white_template
 from .release import (
     BUDGET_LABEL_PX as BUDGET_LABEL_PX,
     BUDGET_PARTS as BUDGET_PARTS,
@@ -230,8 +230,8 @@ def eps_ruler(current: float, references: list) -> go.Figure:
                              name="your ε", hovertext=f"your ε = {current:g}", hoverinfo="text", showlegend=False))
     fig.update_xaxes(type="log", range=[-2.1, 2], showgrid=False)
     fig.update_yaxes(visible=False, range=[-0.5, 1.2])
-    fig.update_layout(height=110, margin=dict(l=10, r=10, t=10, b=25), template="plotly_white")
-    return fig
+    fig.update_layout(height=110, margin=dict(l=10, r=10, t=10, b=25))
+    return white_template(fig)
 
 
 def animation(reference: np.ndarray, components: dict, columns: list, component: int = 0) -> go.Figure:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from .. import risk
 from ..privacy import PrivacyCurve
-from .base import LEGEND_BELOW, PALETTE, color_or_grey, layout, name, text
+from .base import LEGEND_BELOW, PALETTE, color_or_grey, layout, name, text, white_template
 
 _GUESS = dict(color="#999", dash="dot", width=2)
 #: the trade-off figure's axes (both): the error rates' [0, 1] and a little room before 0
@@ -203,8 +203,8 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
                      tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
     fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
     fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
-                      template="plotly_white", legend=LEGEND_BELOW)
-    return _fonts(fig, font_size)
+                      legend=LEGEND_BELOW)
+    return _fonts(white_template(fig), font_size)
 
 
 def _add_references(fig: go.Figure, refs: list, font_size: float, lo: float, hi: float) -> None:
