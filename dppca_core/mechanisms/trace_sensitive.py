@@ -136,9 +136,8 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
         "trace of Sigma, at most 1): it wins for the covariance when d is large against n or the spectrum is "
         "skewed (small trace). For the subspace alone it is Analyze Gauss with half the budget and loses to it. "
         "The spectrum is released with exact noise on a grid; its rounding bound grows with n, so the guarantee is "
-        "stated for replace-one (n public, as the paper's Sigma = X X^T / n). The tail-sensitive variant (Algorithm "
-        "2: a private clipping radius chosen by the sparse vector technique) is not implemented; release_pca's "
-        "private radius share plays that role for every mechanism."
+        "stated for replace-one (n public, as the paper's Sigma = X X^T / n). The tail-sensitive variant (a "
+        "private clipping radius chosen by the sparse vector technique) is tail_sensitive."
     ),
 )
 def trace_sensitive(data, k, epsilon, delta, neighbors, rng, vector_share):
