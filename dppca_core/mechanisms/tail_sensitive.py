@@ -320,7 +320,7 @@ def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_sha
         outputs={
             "spectrum": spectrum,
             "eigenvalue_noise_sd": scale * parts["values_sd"],
-            "radius": parts["radius"],
+            "clipping_radius": parts["radius"],
             "trace": parts["trace"],
             "trace_noise_sd": parts["trace_sd"],
         },
@@ -333,5 +333,5 @@ def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_sha
             "noise_on": "tr(X^T X); the clipping excess at each radius (sparse vector); upper(X^T X) and "
             "its spectrum on the rows clipped at the chosen radius",
         },
-        diagnostics={"rows_clipped": parts["clipped_rows"]},
+        diagnostics={"rows_above_radius": parts["clipped_rows"]},
     )

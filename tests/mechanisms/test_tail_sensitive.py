@@ -104,9 +104,9 @@ def test_above_threshold_stops_where_the_queries_cross_and_spends_its_epsilon():
 def test_skewed_rows_are_clipped_and_the_release_boundary():
     rel = dc.run("tail_sensitive", X, 12, 2.0, 1e-5, seed=3)
     pub = rel.published()
-    assert set(pub["outputs"]) == {"spectrum", "eigenvalue_noise_sd", "radius", "trace", "trace_noise_sd"}
-    assert "rows_clipped" in rel.diagnostics and "rows_clipped" not in str(pub)
-    radius = rel.outputs["radius"]
+    assert set(pub["outputs"]) == {"spectrum", "eigenvalue_noise_sd", "clipping_radius", "trace", "trace_noise_sd"}
+    assert "rows_above_radius" in rel.diagnostics and "rows_above_radius" not in str(pub)
+    radius = rel.outputs["clipping_radius"]
     assert radius < 1.0 and math.log2(radius) == round(math.log2(radius))  # skewed rows: a radius below the bound
     spectrum = np.asarray(rel.outputs["spectrum"])
     assert np.all(np.diff(spectrum) <= 0) and spectrum.min() >= 0 and spectrum.max() <= X.shape[0] * radius**2
@@ -136,7 +136,7 @@ def test_error_falls_with_n_at_the_rates_slope():
         per_seed = []
         for seed in range(6):
             rel = dc.run("tail_sensitive", rows, d, 1.0, 1e-5, seed=seed)
-            assert rel.outputs["radius"] == 1.0
+            assert rel.outputs["clipping_radius"] == 1.0
             per_seed.append(np.linalg.norm((rel.components * rel.eigenvalues) @ rel.components.T / n - C))
         errors.append(np.median(per_seed))
     slope = np.polyfit(np.log(ns), np.log(errors), 1)[0]
