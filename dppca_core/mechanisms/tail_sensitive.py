@@ -37,7 +37,7 @@ from ..privacy.exact import exact_scale, noisy_on_grid
 from ..privacy.shares import Share, release_vector
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
-from .trace_sensitive import noisy_parts
+from .trace_sensitive import both_parts_score, canary_pair, noisy_parts
 
 PAPER_DLY_TAIL = (
     "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), the tail-sensitive " "algorithm"
@@ -164,16 +164,8 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
     """
     if statistic not in ("auto", "both_parts"):
         return None
-    if neighbors != "replace":
-        raise ValueError(
-            "tail_sensitive has a guarantee for replace-one neighbours only; audit it with " "neighbors='replace'."
-        )
-    if d != 2:
-        raise ValueError("the tail_sensitive design is written for d = 2; audit it with d=2.")
+    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
     a, b = AUDIT_BACKGROUND
-    background = np.vstack([np.tile(np.eye(2)[0], (a, 1)), np.tile(np.eye(2)[1], (b, 1))])
-    D = prepare(np.vstack([np.eye(2)[0], background]))
-    D_prime = prepare(np.vstack([np.eye(2)[1], background]))
 
     def release(data, rng, epsilon, delta, neighbors):
         mus = budget(epsilon, delta, *DEFAULT_SHARES)
@@ -186,16 +178,7 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
             "values_sd": parts["values_sd"],
         }, parts["curve"]
 
-    upper = np.triu_indices(2)
-    means = [(data.gram[upper], np.sort(np.linalg.eigvalsh(data.gram))[::-1]) for data in (D, D_prime)]
-
-    def score(published: dict) -> float:
-        llr = 0.0
-        observed = (np.asarray(published["matrix"])[upper], np.asarray(published["values"]))
-        for part, sd in enumerate((published["matrix_sd"], published["values_sd"])):
-            shift = means[1][part] - means[0][part]
-            llr += (float(shift @ (observed[part] - means[0][part])) - 0.5 * float(shift @ shift)) / sd**2
-        return llr
+    score = both_parts_score(D, D_prime)
 
     return AuditDesign(
         D,
