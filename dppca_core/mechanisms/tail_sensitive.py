@@ -197,6 +197,7 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
 DEFAULT_SHARES = (0.125, 0.125, 0.5)
 DEFAULT_LEVELS = 12
 
+
 def _tail_rate() -> Rate:
     """Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
     spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
