@@ -77,7 +77,7 @@ def cases():
         ("analyze_gauss", "replace", half_noise_eps, "half the noise the claim needs", {}, True),
     ]
     for name in ("ldp_gaussian", "ldp_sparse", "private_oja", "dp_pca", "ppca_exponential", "otd_agn", "coinpress",
-                 "trace_sensitive", "topk_dp_pca"):
+                 "trace_sensitive", "topk_dp_pca", "tail_sensitive"):
         out.append((name, "replace", 2 * EPSILON, "run at 2x the claimed epsilon", {}, True))
     return out
 

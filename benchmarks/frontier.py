@@ -40,7 +40,7 @@ EPSILON, DELTA = 1.0, 1e-5
 #: the markers around this table's section of docs/benchmarks.md (``--docs`` rewrites what is between them)
 BEGIN, END = "<!-- frontier table: begin -->", "<!-- frontier table: end -->"
 SECTION_TITLE = "## 9. Where each mechanism of 2020-2025 wins: error at matched (ε, δ)"
-MECHANISMS = ("analyze_gauss", "dp_pca", "coinpress", "trace_sensitive", "topk_dp_pca")
+MECHANISMS = ("analyze_gauss", "dp_pca", "coinpress", "trace_sensitive", "topk_dp_pca", "tail_sensitive")
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,17 @@ def on_sphere(n, d, seed=0):
     return X, np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :2]
 
 
+def zipf_norms(n, d, buckets, seed=0):
+    """The authors' skewed generator (Dong, Liang & Yi): rows of ``on_sphere``, then rescaled to the norms 2^(1-N), ...,
+    1/2, 1 (N = ``buckets``) with Zipf(3) frequencies, most rows at the shortest norm (N = 1: every row at the radius)."""
+    X, _ = on_sphere(n, d, seed)
+    weights = 1.0 / np.arange(1, buckets + 1) ** 3.0
+    edges = np.concatenate([[0], np.floor(n * np.cumsum(weights / weights.sum())[:-1]).astype(int), [n]])
+    norms = np.repeat(2.0 ** (np.arange(buckets) + 1 - buckets), np.diff(edges))
+    X = X * norms[:, None]
+    return X, np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :2]
+
+
 def example_41(n, d, sigma, seed=0):
     """Liu et al.'s Example 4.1 (x = +-v + N(0, sigma^2 I), scaled and clipped): the gradients x x^T w barely vary when
     sigma is small, where DP-PCA's noise is meant to shrink with them."""
@@ -110,6 +121,15 @@ SETTINGS = (
             "none: d < n^(2/3), the Gaussian mechanism's regime", ""),
     Setting("skewed spectrum, d = 200 against n = 2,000: subspace k = 2", lambda: skewed(2000, 200), 2, "subspace",
             "none for the subspace (trace-sensitive's vectors get half the budget)", ""),
+    Setting("skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: covariance",
+            lambda: zipf_norms(10000, 100, 8), 100, "covariance",
+            "tail-sensitive: most rows far below the radius", "tail_sensitive"),
+    Setting("skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: subspace k = 1",
+            lambda: zipf_norms(10000, 100, 8), 1, "subspace",
+            "tail-sensitive: most rows far below the radius (its noise scales with tau^2)", "tail_sensitive"),
+    Setting("norms at the radius (Zipf generator, 1 bucket: trace 1), d = 100, n = 10,000: covariance",
+            lambda: zipf_norms(10000, 100, 1), 100, "covariance",
+            "none for tail-sensitive: tau stays 1 and it spends 1/4 of the budget on the radius and the trace", ""),
     Setting("k = 2, little data noise, n = 200,000, d = 20", lambda: spiked(200000, 20, (1.0, 0.7), 0.02, 0.5), 2,
             "subspace", "top-k DP-PCA: noise adapted to the data's own spread", "topk_dp_pca"),
     Setting("k = 2, n near d (n = 2,000, d = 50), little data noise", lambda: spiked(2000, 50, (1.0, 0.7), 0.02, 0.5),

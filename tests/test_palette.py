@@ -69,7 +69,7 @@ COLOURS = {"non_private": "#0072b2", "analyze_gauss": "#d55e00", "mod_sulq": "#0
            "dps_pca": "#e69f00", "cape_pca": "#56b4e9", "dist_conventional": "#000000", "dist_local": "#8700f0",
            "ldp_gaussian": "#692d0f", "ldp_sparse": "#4b3c5a", "private_oja": "#9678ff", "dp_pca": "#b4b469",
            "wishart_sn": "#2d2da5", "ppca_exponential": "#a55a2d", "amin_iterative": "#690f78",
-           "coinpress": "#3c5a4b", "trace_sensitive": "#d2a5a5", "topk_dp_pca": "#d20fb4",
+           "coinpress": "#3c5a4b", "trace_sensitive": "#d2a5a5", "topk_dp_pca": "#d20fb4", "tail_sensitive": "#ff4b78",
            "otd_non_private": "#d55e00", "otd_agn": "#009e73", "otd_avn": "#cc79a7", "otd_cape_agn": "#e69f00",
            "otd_conventional": "#56b4e9", "otd_local": "#000000"}
 

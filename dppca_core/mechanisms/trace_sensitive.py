@@ -64,15 +64,8 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
     """
     if statistic not in ("auto", "both_parts"):
         return None
-    if neighbors != "replace":
-        raise ValueError("trace_sensitive has a guarantee for replace-one neighbours only; audit it with "
-                         "neighbors='replace'.")
-    if d != 2:
-        raise ValueError("the trace_sensitive design is written for d = 2; audit it with d=2.")
+    D, D_prime = canary_pair("trace_sensitive", neighbors, d, AUDIT_BACKGROUND)
     a, b = AUDIT_BACKGROUND
-    background = np.vstack([np.tile(np.eye(2)[0], (a, 1)), np.tile(np.eye(2)[1], (b, 1))])
-    D = prepare(np.vstack([np.eye(2)[0], background]))
-    D_prime = prepare(np.vstack([np.eye(2)[1], background]))
 
     def release(data, rng, epsilon, delta, neighbors):
         mu_vectors, mu_values = split_mu(gaussian_mu(epsilon, delta), (0.5, 0.5))
@@ -81,22 +74,39 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
         return {"matrix": matrix.tolist(), "values": values.tolist(), "matrix_sd": float(np.sqrt(2) / mu_vectors),
                 "values_sd": noise.noise_scale}, curve
 
-    upper = np.triu_indices(2)
-    mean_d, mean_dp = D.gram[upper], D_prime.gram[upper]
-    spec_d = np.sort(np.linalg.eigvalsh(D.gram))[::-1]
-    spec_dp = np.sort(np.linalg.eigvalsh(D_prime.gram))[::-1]
-
-    def score(published: dict) -> float:
-        llr = 0.0
-        for observed, m0, m1, sd in ((np.asarray(published["matrix"])[upper], mean_d, mean_dp, published["matrix_sd"]),
-                                     (np.asarray(published["values"]), spec_d, spec_dp, published["values_sd"])):
-            shift = m1 - m0
-            llr += (float(shift @ (observed - m0)) - 0.5 * float(shift @ shift)) / sd**2
-        return llr
-
+    score = both_parts_score(D, D_prime)
     return AuditDesign(D, D_prime, 2, score, "both_parts", release=release,
                        note=f"both Gaussian releases the proof composes (the noisy matrix and the noisy spectrum; "
                             f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)")
+
+
+def canary_pair(name: str, neighbors: str, d: int, background: tuple[int, int]):
+    """The neighbours of the both-parts designs, d = 2 and replace-one only: the canary e1 (D) or e2 (D') on a
+    background of ``background`` unit rows along e1 and e2."""
+    if neighbors != "replace":
+        raise ValueError(f"{name} has a guarantee for replace-one neighbours only; audit it with neighbors='replace'.")
+    if d != 2:
+        raise ValueError(f"the {name} design is written for d = 2; audit it with d=2.")
+    a, b = background
+    rows = np.vstack([np.tile(np.eye(2)[0], (a, 1)), np.tile(np.eye(2)[1], (b, 1))])
+    return prepare(np.vstack([np.eye(2)[0], rows])), prepare(np.vstack([np.eye(2)[1], rows]))
+
+
+def both_parts_score(D, D_prime):
+    """The exact Gaussian log-likelihood ratio of D' against D over a published noisy matrix and noisy spectrum (the
+    fields "matrix", "values" and their noise s.d.s "matrix_sd", "values_sd")."""
+    upper = np.triu_indices(2)
+    means = [(data.gram[upper], np.sort(np.linalg.eigvalsh(data.gram))[::-1]) for data in (D, D_prime)]
+
+    def score(published: dict) -> float:
+        llr = 0.0
+        observed = (np.asarray(published["matrix"])[upper], np.asarray(published["values"]))
+        for part, sd in enumerate((published["matrix_sd"], published["values_sd"])):
+            shift = means[1][part] - means[0][part]
+            llr += (float(shift @ (observed[part] - means[0][part])) - 0.5 * float(shift @ shift)) / sd**2
+        return llr
+
+    return score
 
 
 TRACE_SENSITIVE_RATE = gram_noise_rate(
@@ -136,9 +146,8 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
         "trace of Sigma, at most 1): it wins for the covariance when d is large against n or the spectrum is "
         "skewed (small trace). For the subspace alone it is Analyze Gauss with half the budget and loses to it. "
         "The spectrum is released with exact noise on a grid; its rounding bound grows with n, so the guarantee is "
-        "stated for replace-one (n public, as the paper's Sigma = X X^T / n). The tail-sensitive variant (Algorithm "
-        "2: a private clipping radius chosen by the sparse vector technique) is not implemented; release_pca's "
-        "private radius share plays that role for every mechanism."
+        "stated for replace-one (n public, as the paper's Sigma = X X^T / n). The tail-sensitive variant (a "
+        "private clipping radius chosen by the sparse vector technique) is tail_sensitive."
     ),
 )
 def trace_sensitive(data, k, epsilon, delta, neighbors, rng, vector_share):

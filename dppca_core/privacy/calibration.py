@@ -49,6 +49,9 @@ _SENSITIVITY = {
     "gram_eigenvalues_l2": {"replace": math.sqrt(2.0), "add_remove": 1.0},
     # tr(C) = sum_i ||x_i||^2: one term changes by at most 1 (replace: ||x||^2 - ||x'||^2 in [-1, 1])
     "gram_trace": {"replace": 1.0, "add_remove": 1.0},
+    # sum_i max(||x_i||^2 - tau^2, 0) for a public tau <= 1 (the clipping excess the tail-sensitive covariance's sparse
+    # vector step compares): each term lies in [0, 1 - tau^2], so one row changes it by less than 1 either way
+    "clipping_excess": {"replace": 1.0, "add_remove": 1.0},
     # sum of the rows, L2 norm: ||x - x'|| <= 2 (x vs -x) under replace, ||x|| <= 1 under add/remove
     "row_sum": {"replace": 2.0, "add_remove": 1.0},
     # number of rows: public under replace (no noise needed), changes by 1 under add/remove
@@ -311,6 +314,30 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return sensitivity / epsilon
+
+
+def pure_epsilon_for_mu(mu: float) -> float:
+    """The largest epsilon for which every epsilon-DP mechanism is mu-GDP: log(Phi(mu/2) / Phi(-mu/2)).
+
+    The inverse of :func:`dppca_core.privacy.curves.pure_to_gdp_mu` (mu = 2 Phi^-1(e^eps / (1 + e^eps))): a pure step
+    that is to take the share mu of a Gaussian-DP budget may spend this epsilon, and composes with the Gaussian steps
+    exactly (mu^2 adds). For small mu it is about 0.8 mu: a pure step costs about 1.25 times its epsilon in mu, where
+    zCDP would count it as an epsilon^2 / 2-zCDP step (Bun & Steinke 2016, Proposition 1.4), i.e. mu = epsilon.
+    """
+    mu = float(mu)
+    if not (math.isfinite(mu) and mu > 0):
+        raise ValueError(f"mu must be a finite number > 0 (got {mu!r}).")
+    return float(log_ndtr(mu / 2.0) - log_ndtr(-mu / 2.0))
+
+
+def sparse_vector_scales(sensitivity: float, epsilon: float) -> tuple[float, float]:
+    """Laplace scales (threshold, each query) of AboveThreshold, the sparse vector technique that stops at the first
+    query above a noisy threshold (Dwork & Roth 2014, Algorithm 1 and Theorem 3.23): 2 Delta / epsilon on the
+    threshold and 4 Delta / epsilon on each query make the index it stops at epsilon-DP, however many queries are
+    asked, when each query moves by at most Delta between neighbours (queries may depend on earlier releases)."""
+    _check_sensitivity(sensitivity)
+    _check_eps_delta(epsilon, None, need_delta=False)
+    return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
 
 
 def exponential_weight(score_range: float, epsilon: float, neighbors: str) -> float:

@@ -21,7 +21,7 @@ tasks and their seeds are described in :mod:`.core`.
 from .catalog import REPRODUCTIONS
 from .biswas import coinpress_covariance
 from .cli import main
-from .dong_liang_yi import dly_dimension
+from .dong_liang_yi import dly_dimension, dly_skewed
 from .dungler_sanyal import topk_spiked
 from .core import (GRIDS, MAX_REPS, NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, PAPERS, PAPERS_DOC, RANDOM, REPRODUCED,
                    REVERSED, SPECS, Claim, Panel, Paper, Reproduction, Spec, assemble, config, plan, reproduce,
@@ -34,7 +34,7 @@ from .output import (claims_markdown, figure, load, papers_claims, refs_markdown
                      update_docs, write)
 from .wang_xu import wang_xu_low_dim, wang_xu_sparse
 
-__all__ = ["coinpress_covariance", "dly_dimension", "topk_spiked", "GRIDS", "MAX_REPS", "NON_PRIVATE", "NOT_REPRODUCED", "NOT_RUN", "PAPERS", "PAPERS_DOC", "RANDOM",
+__all__ = ["coinpress_covariance", "dly_dimension", "dly_skewed", "topk_spiked", "GRIDS", "MAX_REPS", "NON_PRIVATE", "NOT_REPRODUCED", "NOT_RUN", "PAPERS", "PAPERS_DOC", "RANDOM",
            "REPRODUCED", "REPRODUCTIONS", "REVERSED", "SPECS", "Claim", "Panel", "Paper", "Reproduction", "Spec",
            "assemble", "cape_agn", "cape_pca", "claims_markdown", "config", "figure", "ge_comparison",
            "ge_convergence", "imtiaz_2016_sn", "liu_example_41", "liu_spiked", "load", "main", "papers_claims", "plan",

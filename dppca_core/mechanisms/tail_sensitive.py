@@ -1,0 +1,321 @@
+"""Tail-sensitive covariance (Dong, Liang & Yi, NeurIPS 2022, "Differentially Private Covariance Revisited", the
+second algorithm): the trace-sensitive algorithm (:mod:`.trace_sensitive`) run on the rows clipped at a radius tau <= 1
+chosen privately with the sparse vector technique.
+
+Rows of norm far below the public bound (skewed data: most rows short, a few long) waste the Gaussian noise, which
+is calibrated to the bound: clipping at tau scales every sensitivity, hence every noise s.d., by tau^2, at the cost of
+a bias, the clipping excess sum_i max(||x_i||^2 - tau^2, 0) / n in Frobenius norm. The radius is the first of the
+candidates tau_j = 2^-j where that excess outgrows the noise error the algorithm would add at tau_j (AboveThreshold),
+and one step above it. Privacy, under replace-one (n public): a private trace (Gaussian), the sparse vector step
+(pure epsilon_0-DP: each query moves by less than 1) and the two Gaussian releases of the trace-sensitive algorithm on
+the clipped rows, composed exactly in Gaussian DP (the pure step through its exact GDP conversion).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..audit.design import AuditDesign
+from ..data.prepare import prepare
+from ..linalg import top_eigenvectors
+from ..privacy import (
+    PrivacyCurve,
+    composed_mu,
+    gaussian_mu,
+    grid_step,
+    pure_epsilon_for_mu,
+    pure_to_gdp_mu,
+    sensitivity,
+    sparse_vector_scales,
+    split_mu,
+    summation_error,
+)
+from ..privacy.exact import exact_scale, noisy_on_grid
+from ..privacy.shares import Share, release_vector
+from ..registry import Output, Param, mechanism
+from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
+from .trace_sensitive import both_parts_score, canary_pair, noisy_parts
+
+PAPER_DLY_TAIL = (
+    "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), the tail-sensitive " "algorithm"
+)
+#: Background of the audit design: unit rows along e1 and e2, far apart in number (the noisy spectrum keeps its
+#: order inside [0, n]) and many (the clipping excess at tau = 1/2 is ~1,500, so the sparse vector step keeps tau = 1)
+AUDIT_BACKGROUND = (1500, 500)
+
+
+def candidate_radii(levels: int) -> np.ndarray:
+    """The candidate clipping radii 1, 1/2, 1/4, ... (``levels`` of them, in units of the public bound R)."""
+    return 2.0 ** -np.arange(int(levels), dtype=float)
+
+
+def noise_error(radius: float, trace: float, d: int, n: int, mu_vectors: float, mu_values: float) -> float:
+    """The Frobenius error (of Sigma = C / n) the trace-sensitive algorithm adds on rows clipped at ``radius``: the
+    level the sparse vector step compares the clipping excess against (public: a function of released values).
+
+    Its two terms are those of the paper's bound O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n), at their expected size: the
+    eigenvalues' noise, sigma_lambda sqrt(d) / n, and the eigenvectors' error, 2 sqrt(tr ||E||_2 / n), with ||E||_2 ~
+    2 sigma_v sqrt(d) (the edge of the semicircle of a symmetric Gaussian matrix) and tr = min(trace, radius^2) the trace
+    of the clipped rows' Sigma. Both noise s.d.s scale with radius^2 (sensitivity sqrt(2) radius^2).
+    """
+    sd_vectors = math.sqrt(2.0) * radius**2 / mu_vectors
+    sd_values = math.sqrt(2.0) * radius**2 / mu_values
+    vectors = 2.0 * math.sqrt(min(max(trace, 0.0), radius**2) * 2.0 * sd_vectors * math.sqrt(d) / n)
+    return vectors + sd_values * math.sqrt(d) / n
+
+
+def clipping_excess(sq_norms: np.ndarray, radius: float) -> float:
+    """sum_i max(||x_i||^2 - radius^2, 0): n times the Frobenius bound on the bias of clipping at ``radius``."""
+    return float(np.sum(np.maximum(sq_norms - radius * radius, 0.0)))
+
+
+def above_threshold(queries, epsilon: float, computation_error: float, rng: np.random.Generator) -> tuple[int, float]:
+    """AboveThreshold (Dwork & Roth 2014, Algorithm 1) against the threshold 0, with exact noise on a grid: (the index
+    of the first query whose noisy value reaches the noisy threshold, or len(queries); the epsilon it spends).
+
+    Each query moves by less than 1 between neighbours (``clipping_excess``), and its computed value by at most
+    ``computation_error`` more. On the grid gamma the rounded queries move by at most ``shift`` = ceil(1 / gamma + 1 +
+    2 e / gamma) steps, a whole number: the proof's shifts (the threshold by ``shift``, the stopping query by 2 ``shift``)
+    then map the rounded Laplace noise onto itself with a probability ratio of at most e^(shift / b) per shift, as for
+    continuous noise, so the scales 2 shift / epsilon and 4 shift / epsilon (in steps) make the index epsilon-DP.
+    """
+    step = grid_step(sparse_vector_scales(sensitivity("clipping_excess", "replace"), epsilon)[0])
+    shift = math.ceil(sensitivity("clipping_excess", "replace") / step + 1.0 + 2.0 * computation_error / step)
+    threshold_scale, query_scale = (exact_scale(b) for b in sparse_vector_scales(shift, epsilon))
+    threshold = noisy_on_grid(np.zeros(1), step, threshold_scale, rng, laplace=True, name="threshold")[0]
+    noisy = noisy_on_grid(np.asarray(queries, dtype=float), step, query_scale, rng, laplace=True, name="queries")
+    above = np.flatnonzero(noisy >= threshold)  # every query's noise drawn: the same law as drawing until the stop
+    spent = max(2.0 * shift / float(threshold_scale), 4.0 * shift / float(query_scale))
+    return (int(above[0]) if above.size else len(noisy)), spent
+
+
+def budget(epsilon: float, delta: float, svt_share: float, trace_share: float, vector_share: float) -> dict:
+    """The GDP parameter of each part, sharing mu*(epsilon, delta)^2 (the paper's shares of rho): the sparse vector
+    step (as the pure epsilon whose exact GDP conversion is its mu), the trace, the eigenvectors, the eigenvalues."""
+    rest = 1.0 - svt_share - trace_share
+    if not (svt_share > 0 and trace_share > 0 and rest > 0):
+        raise ValueError(
+            f"the sparse vector and trace shares must be > 0 and leave a part for the covariance (got "
+            f"{svt_share:g} and {trace_share:g})."
+        )
+    mu_svt, mu_trace, mu_main = split_mu(gaussian_mu(epsilon, delta), (svt_share, trace_share, rest))
+    mu_vectors, mu_values = split_mu(mu_main, (vector_share, 1.0 - vector_share))
+    return {
+        "epsilon_svt": pure_epsilon_for_mu(mu_svt),
+        "mu_trace": mu_trace,
+        "mu_vectors": mu_vectors,
+        "mu_values": mu_values,
+    }
+
+
+def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator) -> dict:
+    """The releases of the proof, in order: the noisy trace, the sparse vector step's stop, then the trace-sensitive
+    algorithm's two Gaussian releases on the rows clipped at the radius and divided by it (unit scale), and the curve
+    of the whole: every part mu-GDP (the pure step through :func:`pure_to_gdp_mu`), composed exactly."""
+    n, d = data.n, data.d
+    sq_norms = np.einsum("ij,ij->i", data.rows, data.rows)
+    error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
+    trace, trace_noise = release_vector(
+        [float(sq_norms.sum())],
+        Share(1.0, 0.0, 0.0, mu=mus["mu_trace"]),
+        rng,
+        l2=sensitivity("gram_trace", "replace"),
+        l1=np.inf,
+        computation_error=error,
+        name="trace",
+    )
+    trace_sigma = float(np.clip(trace[0] / n, 0.0, 1.0))
+    radii = candidate_radii(levels)
+    offsets = [n * noise_error(r, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"]) for r in radii]
+    queries = [clipping_excess(sq_norms, r) - o for r, o in zip(radii, offsets)]
+    stop, epsilon_svt = above_threshold(queries, mus["epsilon_svt"], summation_error(n + d + 3, n + max(offsets)), rng)
+    radius = float(radii[max(stop - 1, 0)])  # one step above the first radius whose excess outgrew the noise
+    norms = np.sqrt(sq_norms)
+    scale = np.divide(1.0, norms, out=np.full(n, 1.0 / radius), where=norms > radius)
+    unit = prepare(data.rows * scale[:, None])  # clipped at radius, divided by it
+    matrix, values, noise = noisy_parts(unit, mus["mu_vectors"], mus["mu_values"], rng)
+    mus_used = [trace_noise.curve().mu, pure_to_gdp_mu(epsilon_svt), mus["mu_vectors"], noise.curve().mu]
+    return {
+        "radius": radius,
+        "stop": stop,
+        "trace": float(trace[0]),
+        "trace_sd": trace_noise.noise_scale,
+        "matrix": matrix,
+        "values": values,
+        "values_sd": noise.noise_scale,
+        "epsilon_svt": epsilon_svt,
+        "curve": PrivacyCurve.gdp(composed_mu(mus_used)),
+        "clipped_rows": int(np.sum(norms > radius)),
+    }
+
+
+def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
+    """The whole release attacked where its signal is (the registry's ``audit_design`` hook), d = 2.
+
+    The canary e1 (D) or e2 (D') on a background of AUDIT_BACKGROUND unit rows along e1 and e2: every row has norm 1,
+    so the trace is the same on D and D' and the clipped rows divided by any radius are the rows themselves. The
+    release runs every part of the proof (trace, sparse vector step, both Gaussian releases); the score is the exact
+    Gaussian log-likelihood ratio of D' against D over the unit-scale noisy matrix and spectrum, which move by their
+    whole sensitivity sqrt(2) each. The trace and the stop carry no signal here: the audit reaches the two Gaussian
+    parts' share of mu^2 (3/4 by default), not the whole.
+    """
+    if statistic not in ("auto", "both_parts"):
+        return None
+    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
+    a, b = AUDIT_BACKGROUND
+
+    def release(data, rng, epsilon, delta, neighbors):
+        mus = budget(epsilon, delta, *DEFAULT_SHARES)
+        parts = tail_parts(data, mus, DEFAULT_LEVELS, rng)
+        return {
+            "matrix": parts["matrix"].tolist(),
+            "values": parts["values"].tolist(),
+            "radius": parts["radius"],
+            "matrix_sd": float(np.sqrt(2) / mus["mu_vectors"]),
+            "values_sd": parts["values_sd"],
+        }, parts["curve"]
+
+    score = both_parts_score(D, D_prime)
+
+    return AuditDesign(
+        D,
+        D_prime,
+        2,
+        score,
+        "both_parts",
+        release=release,
+        note=f"the whole release (private trace, sparse vector step, both Gaussian releases; canary e1 "
+        f"/ e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
+        f"over the noisy matrix and spectrum",
+    )
+
+
+#: default shares of mu^2 (of rho): the sparse vector step, the trace, and the eigenvectors' part of the rest
+DEFAULT_SHARES = (0.125, 0.125, 0.5)
+DEFAULT_LEVELS = 12
+
+
+def _tail_rate() -> Rate:
+    """Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
+    spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
+    as n falls and the error with it (measured slope -0.79 on n = 2,000-32,000), so the n regime starts there."""
+    base = gram_noise_rate(
+        "Dong, Liang & Yi 2022, tail-sensitive: the eigenvectors of the Gaussian mechanism at 3/8 of rho on rows "
+        "clipped at tau <= 1: sqrt(8/3) tau^2 sigma(eps, delta) sqrt(k(d-k)) / (n gap) (tau = 1 when the rows fill "
+        "the radius); covariance (Frobenius, Sigma = C / n) O~(tau d^(1/4) sqrt(tr / n) + tau^2 sqrt(d) / n + "
+        "excess(tau) / n)",
+        lambda p: math.sqrt(8.0 / 3.0),  # Analyze Gauss's noise at 3/8 of mu^2, radius 1
+        why_n="",
+        why_eps="sqrt(2) tau^2 sigma(eps, delta) on the clipped X^T X, tau = 1 at n = 8,000",
+    )
+    n_regime = Regime(
+        "n",
+        term="privacy",
+        why="Analyze Gauss's eigenvectors at 3/8 of mu^2, n large enough for tau = 1",
+        **{**CENTRAL_N, "grid": (8000, 32000, 128000)},
+    )
+    return dataclasses.replace(base, regimes={**base.regimes, "n": n_regime})
+
+
+TAIL_SENSITIVE_RATE = _tail_rate()
+
+
+@mechanism(
+    name="tail_sensitive",
+    color="#ff4b78",
+    rate=TAIL_SENSITIVE_RATE,
+    title="Tail-sensitive covariance (private clipping radius, then separate eigenvalues and eigenvectors)",
+    short_name="Tail-sensitive covariance",
+    paper=PAPER_DLY_TAIL,
+    model="central",
+    guarantee="approximate",
+    relations=("replace",),
+    releases_eigenvalues=True,
+    needs_rows=True,
+    audit_statistic="both_parts",
+    audit_descriptions={
+        "both_parts": "the exact Gaussian likelihood ratio over the noisy matrix and the noisy "
+        "spectrum of the whole release (trace, sparse vector step and both Gaussian "
+        "parts run), each moved by its whole sensitivity at once"
+    },
+    audit_design=tail_sensitive_audit_design,
+    params=(
+        Param(
+            "svt_share",
+            "float",
+            DEFAULT_SHARES[0],
+            "Share of the budget (of rho, i.e. of mu^2) for the sparse "
+            "vector step that picks the clipping radius (a pure step, converted exactly).",
+            low=0.01,
+            high=0.5,
+        ),
+        Param(
+            "trace_share",
+            "float",
+            DEFAULT_SHARES[1],
+            "Share of mu^2 for the private trace the radius choice " "reads.",
+            low=0.01,
+            high=0.5,
+        ),
+        Param(
+            "vector_share",
+            "float",
+            DEFAULT_SHARES[2],
+            "Of the rest, the share of mu^2 spent on the eigenvectors; " "the eigenvalues get the remainder.",
+            low=0.05,
+            high=0.95,
+        ),
+        Param(
+            "levels",
+            "int",
+            DEFAULT_LEVELS,
+            "Number of candidate radii 1, 1/2, 1/4, ... (in units of the " "clipping radius R).",
+            low=1,
+            high=40,
+        ),
+    ),
+    notes=(
+        "Dong, Liang & Yi (2022), the tail-sensitive algorithm: a private trace (Gaussian), then the sparse vector "
+        "technique (AboveThreshold) walks down the radii 1, 1/2, 1/4, ... and stops at the first tau_j where the "
+        "clipping excess sum_i max(||x_i||^2 - tau_j^2, 0) exceeds n times the noise error the trace-sensitive "
+        "algorithm would add at tau_j; the rows are clipped at the radius one step above and released as by "
+        "trace_sensitive (eigenvectors of C + E, noisy spectrum), every noise s.d. times tau^2. Each query moves by "
+        "less than 1 under replace-one, so the step is pure epsilon_0-DP; it is converted exactly to GDP "
+        "(pure_to_gdp_mu) and composed with the three Gaussian parts: the release is mu*(eps, delta)-GDP. Default "
+        "shares of mu^2: 1/8 sparse vector, 1/8 trace, 3/8 eigenvectors, 3/8 eigenvalues (the authors' split of rho). "
+        "It wins when most rows are far shorter than the clipping bound (skewed norms); when the rows fill the "
+        "bound it keeps tau = 1 and is trace_sensitive with 3/4 of the budget. Replace-one only (n public)."
+    ),
+)
+def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_share, vector_share, levels):
+    mus = budget(epsilon, delta, svt_share, trace_share, vector_share)
+    parts = tail_parts(data, mus, levels, rng)
+    scale = parts["radius"] ** 2  # back from the unit-scale rows: a power of two, so the grids stay exact
+    _, vectors = top_eigenvectors(parts["matrix"], data.d)
+    spectrum = scale * np.clip(np.sort(parts["values"])[::-1], 0.0, float(data.n))  # sorted, in [0, n tau^2]
+    return Output(
+        vectors[:, :k],
+        noise_scale=float(scale * np.sqrt(2) / mus["mu_vectors"]),
+        eigenvalues=spectrum[:k],
+        privacy=parts["curve"],
+        outputs={
+            "spectrum": spectrum,
+            "eigenvalue_noise_sd": scale * parts["values_sd"],
+            "clipping_radius": parts["radius"],
+            "trace": parts["trace"],
+            "trace_noise_sd": parts["trace_sd"],
+        },
+        facts={
+            "mu_trace": mus["mu_trace"],
+            "epsilon_svt": parts["epsilon_svt"],
+            "mu_vectors": mus["mu_vectors"],
+            "mu_values": mus["mu_values"],
+            "levels": int(levels),
+            "noise_on": "tr(X^T X); the clipping excess at each radius (sparse vector); upper(X^T X) and "
+            "its spectrum on the rows clipped at the chosen radius",
+        },
+        diagnostics={"rows_above_radius": parts["clipped_rows"]},
+    )
