@@ -681,6 +681,55 @@ def summary(results, cells, stream, out, releases=None, audits=None):
     out[2:2] = lines
 
 
+# ------------------------------------------------------------------------------------------------ the report
+
+
+def load_note(before, after) -> str:
+    """A sentence on the machine's load average (1 minute) at the start and at the end of the run, or nothing."""
+    if before is None or after is None:
+        return ""
+    busy = max(before[0], after[0]) > (os.cpu_count() or 1)
+    return (f"\n\n**Load.** The load average (1 minute) was {before[0]:.1f} when the run began and {after[0]:.1f} when "
+            f"it ended, on {os.cpu_count()} cores"
+            + (": other work shared the machine, so memory-bound steps above all are slower and noisier than on a "
+               "quiet machine; ratios to the floor are of times taken alternately in the same process, which cancels "
+               "part of it.\n" if busy else ".\n"))
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its level-2 headings: (heading line, the section with its heading); the part before the first
+    heading has the heading ""."""
+    parts, heading, lines = [], "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            parts.append((heading, "".join(lines)))
+            heading, lines = line.strip(), []
+        lines.append(line)
+    parts.append((heading, "".join(lines)))
+    return parts
+
+
+def _number(heading: str) -> float:
+    """The section number of a heading "## 6. ...", or 0 for an unnumbered one (they come first)."""
+    head = heading[3:].split(".", 1)[0]
+    return float(head) if head.isdigit() else 0.0
+
+
+def merged_report(previous: str, generated: str) -> str:
+    """The report to write: ``generated`` (the header, the targets and the sections this run made) with every
+    section of ``previous`` it does not make kept verbatim, in place (other scripts write sections 8 and 9 of
+    docs/benchmarks.md). A section this run makes replaces the one of the same heading; a new one goes before the
+    first kept section of a higher number."""
+    made = dict(_sections(generated))
+    sections = [(h, made.get(h, body)) for h, body in _sections(previous) if h]
+    for heading, body in _sections(generated):
+        if heading and heading not in dict(sections):
+            at = next((i for i, (h, _) in enumerate(sections) if _number(h) > _number(heading)), len(sections))
+            sections.insert(at, (heading, body))
+    text = made[""] + "".join(body if body.endswith("\n") else body + "\n" for _, body in sections)
+    return text.rstrip("\n") + "\n"
+
+
 # ------------------------------------------------------------------------------------------------ main
 
 
@@ -712,6 +761,7 @@ def main():
            "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
            "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n"]
     results, cells, stream, releases, audits = {}, [], None, None, None
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
             results, cells = mechanism_table(grid_n, grid_d, out)
@@ -727,11 +777,13 @@ def main():
             releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
         if "audit" in sections:
             audits = audit_table(args.quick, out)
+    out[1] += load_note(load_before, os.getloadavg() if hasattr(os, "getloadavg") else None)
     summary(results, cells, stream, out, releases, audits)
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:
-        Path(args.out).write_text(text)
+        previous = Path(args.out).read_text() if Path(args.out).exists() else ""
+        Path(args.out).write_text(merged_report(previous, text))
 
 
 if __name__ == "__main__":
