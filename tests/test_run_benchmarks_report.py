@@ -1,4 +1,5 @@
 """benchmarks/run_benchmarks.py rewrites only the sections it makes in docs/benchmarks.md and keeps the others."""
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -76,8 +77,8 @@ def test_the_sections_the_run_does_not_make_are_kept_verbatim(bench, tmp_path):
         assert old not in text
     for new in ("new target line", "new table one", "new release table", "new audit table"):
         assert text.count(new) == 1
-    kept_8 = PREVIOUS[PREVIOUS.index("## 8."):PREVIOUS.index("## 9.")]
-    kept_9 = PREVIOUS[PREVIOUS.index("## 9."):]
+    kept_8 = PREVIOUS[PREVIOUS.index("## 8.") : PREVIOUS.index("## 9.")]
+    kept_9 = PREVIOUS[PREVIOUS.index("## 9.") :]
     assert kept_8 in text and kept_9 in text
     # in order: the targets, 1, 6, the new 7 before the kept 8 and 9
     order = [text.index(h) for h in ("## Targets", "## 1.", "## 6.", "## 7.", "## 8.", "## 9.")]
