@@ -322,14 +322,18 @@ def compiled_centred():
     return _compile(_centred_kernel)
 
 
-def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True) -> np.ndarray:
-    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes)."""
+def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes), into ``out``
+    (a new array by default)."""
     rows = np.asarray(rows, dtype=float)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    out = np.empty(rows.shape) if out is None else out
     kernel = compiled_centred() if compiled and compiled_worth(rows.size) else None
     if kernel is None:
-        return (rows - mean) * scale
-    return kernel(rows, mean, float(scale), np.empty(rows.shape))
+        np.subtract(rows, mean, out=out)
+        return np.multiply(out, scale, out=out)
+    return kernel(rows, mean, float(scale), out)
 
 
 def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cover - compiled
@@ -347,17 +351,20 @@ def compiled_scaled_centred():
 
 
 def scaled_centred(source: np.ndarray, factors: np.ndarray, mean: np.ndarray, scale: float,
-                   compiled: bool = True) -> np.ndarray:
+                   compiled: bool = True, out: np.ndarray | None = None) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
     one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
-    (the same three roundings per entry as numpy's three passes)."""
+    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    out = np.empty(source.shape) if out is None else out
     kernel = compiled_scaled_centred() if compiled and compiled_worth(source.size) else None
     if kernel is None:
-        return (source * factors[:, None] - mean) * scale
-    return kernel(source, factors, mean, float(scale), np.empty(source.shape))
+        np.multiply(source, factors[:, None], out=out)
+        np.subtract(out, mean, out=out)
+        return np.multiply(out, scale, out=out)
+    return kernel(source, factors, mean, float(scale), out)
 
 
 def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled

@@ -129,7 +129,7 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
         raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
                          "shares to 0 to release from sufficient statistics.")
-    work = _mean_step(data, options, plan, rng, ledger)
+    work = _mean_step(data, options, plan, rng, ledger, gram_now=not spec.needs_rows)
     released = _subspace_step(spec, work, K, options, plan, source, ledger)
     components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
     components, eigenvalues, projections = _k_step(components, eigenvalues, projections, K, options, ledger)
