@@ -155,12 +155,13 @@ class FixedSums:
 
     @classmethod
     def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
-                              norms: np.ndarray, projections: np.ndarray | None = None) -> "FixedSums":
+                              norms: np.ndarray | None = None, projections: np.ndarray | None = None) -> "FixedSums":
         """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
         a fixed order per row, :func:`dppca_core.compiled.kernels.fixed_order_project`) for the pairs ``zip(first,
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
         norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.compiled.kernels.projected_product_sums`;
-        ``projections``, n x k, receives them when given).
+        ``projections``, n x k, receives them when given). ``norms`` None: each row's squared norm summed in column
+        order in the same pass (:func:`dppca_core.compiled.kernels.fixed_order_sq_norms`).
         """
         return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT,
                                                      projections=projections))
