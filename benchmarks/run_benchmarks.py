@@ -715,12 +715,31 @@ def _number(heading: str) -> float:
     return float(head) if head.isdigit() else 0.0
 
 
+TARGETS = "## Targets and results"
+
+
+def _merged_targets(previous: str, generated: str) -> str:
+    """The targets section: the lines ``generated`` states, and each of ``previous``'s whose target (the text before
+    its first colon) this run did not measure, in their order."""
+    def key(line):
+        return line.split(":", 1)[0]
+
+    new = [line for line in generated.splitlines() if line.startswith("* ")]
+    stated = {key(line) for line in new}
+    lines = [line for line in previous.splitlines() if line.startswith("* ")]
+    merged = [next(n for n in new if key(n) == key(line)) if key(line) in stated else line for line in lines]
+    merged += [line for line in new if key(line) not in {key(old) for old in lines}]
+    return TARGETS + "\n\n" + "\n".join(merged) + "\n\n"
+
+
 def merged_report(previous: str, generated: str) -> str:
     """The report to write: ``generated`` (the header, the targets and the sections this run made) with every
     section of ``previous`` it does not make kept verbatim, in place (other scripts write sections 8 and 9 of
     docs/benchmarks.md). A section this run makes replaces the one of the same heading; a new one goes before the
     first kept section of a higher number."""
     made = dict(_sections(generated))
+    if TARGETS in made and previous:  # a partial run states its own targets; the others' lines stay
+        made[TARGETS] = _merged_targets(dict(_sections(previous)).get(TARGETS, ""), made[TARGETS])
     sections = [(h, made.get(h, body)) for h, body in _sections(previous) if h]
     for heading, body in _sections(generated):
         if heading and heading not in dict(sections):

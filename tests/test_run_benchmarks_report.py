@@ -24,7 +24,7 @@ Made by an older run.
 
 ## Targets and results
 
-* old target line
+* target one: old figure
 
 ## 1. Mechanisms against the floor
 
@@ -51,7 +51,7 @@ Made by this run.
 
 ## Targets and results
 
-* new target line
+* target one: new figure
 
 ## 1. Mechanisms against the floor
 
@@ -73,9 +73,9 @@ def test_the_sections_the_run_does_not_make_are_kept_verbatim(bench, tmp_path):
     text = bench.merged_report(out.read_text(), GENERATED)
     out.write_text(text)
     assert text.startswith("# Benchmarks\n\nMade by this run.\n")
-    for old in ("older run", "old target line", "old table one", "old release table"):
+    for old in ("older run", "old figure", "old table one", "old release table"):
         assert old not in text
-    for new in ("new target line", "new table one", "new release table", "new audit table"):
+    for new in ("new figure", "new table one", "new release table", "new audit table"):
         assert text.count(new) == 1
     kept_8 = PREVIOUS[PREVIOUS.index("## 8.") : PREVIOUS.index("## 9.")]
     kept_9 = PREVIOUS[PREVIOUS.index("## 9.") :]
@@ -96,3 +96,14 @@ def test_a_partial_run_replaces_only_its_own_section(bench):
 
 def test_a_first_run_writes_the_generated_report(bench):
     assert bench.merged_report("", GENERATED) == GENERATED
+
+
+def test_a_partial_run_keeps_the_targets_it_did_not_measure(bench):
+    previous = (
+        "# Benchmarks\n\nold\n\n## Targets and results\n\n* release (basic) within 3x: 9.0: not met.\n"
+        "* audit throughput: 30,000: met.\n\n## 6. Releases\n\nold table\n"
+    )
+    partial = "# Benchmarks\n\nnew\n\n## Targets and results\n\n* release (basic) within 3x: 2.9: met.\n\n## 6. Releases\n\nnew table\n"
+    text = bench.merged_report(previous, partial)
+    assert "* release (basic) within 3x: 2.9: met.\n* audit throughput: 30,000: met.\n" in text
+    assert "9.0" not in text and "new table" in text and "old table" not in text
