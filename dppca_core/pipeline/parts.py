@@ -21,9 +21,12 @@ _ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 def _exact_row_sums(rows) -> FixedSums:
     """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed in one
-    pass from its raw rows and factors without forming them (the same products, so the same sums)."""
+    pass from its raw rows and factors without forming them (the same products, so the same sums), or whose
+    :attr:`~dppca_core.data.prepare.PreparedData.row_sums` :func:`~dppca_core.data.prepare.prepare` formed."""
     if not isinstance(rows, PreparedData):
         return FixedSums(rows)
+    if rows.row_sums is not None:  # formed by prepare() in its pass over the rows
+        return FixedSums.of_totals(rows.row_sums)
     source, factors = rows.scaled_parts()
     return FixedSums(source) if factors is None else FixedSums.of_scaled_rows(source, factors)
 

@@ -110,7 +110,7 @@ SUM_BITS = 40
 #: rows per int64 partial sum (2^22 terms of magnitude <= 2^40 + 2 stay below 2^63)
 _SUM_CHUNK = SUM_CHUNK
 #: the largest term accepted: 1, and a little rounding above it
-_TERM_LIMIT = 1.0 + 1e-12
+TERM_LIMIT = _TERM_LIMIT = 1.0 + 1e-12
 
 
 class FixedSums:
@@ -178,6 +178,12 @@ class FixedSums:
         :meth:`dppca_core.data.prepare.PreparedData.scaled_parts`): what ``FixedSums(source * factors[:, None])`` gives,
         in one pass without forming the rows (:func:`dppca_core.compiled.kernels.scaled_row_sums`)."""
         return cls._of_totals(scaled_row_sums(source, factors, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def of_totals(cls, totals: list[int] | None) -> "FixedSums":
+        """The sums from their integer totals (e.g. :attr:`dppca_core.data.prepare.PreparedData.row_sums`, formed
+        by the same truncation); ValueError for None (a term was out of range)."""
+        return cls._of_totals(None if totals is None else list(totals))
 
     @classmethod
     def _of_totals(cls, totals: list[int] | None) -> "FixedSums":

@@ -212,3 +212,16 @@ def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, cl
     assert np.array_equal(fused.gram.view(np.int64), expected.gram.view(np.int64))
     assert np.array_equal(fused.rows.view(np.int64), expected.rows.view(np.int64))
     assert np.all(np.linalg.norm(fused.rows, axis=1) <= 1.0 + 1e-12)
+
+
+@pytest.mark.parametrize("d", [3, 40])
+def test_the_exact_row_sums_formed_in_the_norm_pass_are_those_of_a_separate_pass(d):
+    from dppca_core.privacy.exact import FixedSums
+
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(2 * block_rows(d) + 5, d)) * rng.uniform(0.0, 2.0, (2 * block_rows(d) + 5, 1))
+    data = prepare(X, 1.5, gram_now=False, row_sums=True)
+    assert data.n_clipped > 0
+    source, factors = data.scaled_parts()
+    assert data.row_sums == FixedSums.of_scaled_rows(source, factors).totals == FixedSums(data.rows).totals
+    assert prepare(X, 1.5).row_sums is None
