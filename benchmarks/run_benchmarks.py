@@ -393,7 +393,19 @@ def releases_table(grid_n, grid_d, out):
         out.append(f"| {kind}, CPU | " + " | ".join(fmt_s(results[(c, kind)].median) for c in cells) + " |")
         out.append(f"| {kind} / floor | " + " | ".join(
             f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells) + " |")
-    out.append("")
+    out.append("\nWhere the time goes. The floor reads X once. A basic release reads it twice: once for each row's norm "
+               "(its clip factor), with the private mean's exact sums formed block by block in the same pass, and once "
+               "to centre each row with the private mean, clip it again by its own centred norm and add it to the "
+               "Gram matrix, block by block while the block is in cache (`dppca_core.data.prepare.prepare_centred`, "
+               "bit for bit what centring, preparing and forming the rows in separate passes gave). It then reads the "
+               "centred rows once more, to project each on the released components and sum its products and squared "
+               "norm exactly as fixed-point integers (`dppca_core.compiled.kernels.projected_product_sums`): summed "
+               "in a fixed order, each row's terms depend on that row alone, which the exact noise needs, so this "
+               "projection cannot be handed to BLAS. It costs n d k scalar multiply-adds: little with k = 5, but "
+               "with every private choice k is chosen from the variances of all d components, so the pass costs "
+               "n d^2, more than the floor's X^T X (which BLAS computes in half the work, in vector registers); with "
+               "the private radius and column scales (each a pass over X), that is what keeps that release far "
+               "above the floor at d = 100.\n")
     return results
 
 
