@@ -381,7 +381,8 @@ def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
 
     Each block of :func:`block_rows` rows is centred into the output, its rows' norms and clip factors computed
     (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does), added to the Gram matrix as :func:`prepare`
-    adds it (the same blocks, the same products: the same bits), then scaled in place while it is still in cache.
+    adds it (the same blocks, the same products: the same bits), then scaled in place while it is still in cache
+    (a block with a clipped row is scaled once, for the Gram matrix and the rows).
     What is clipped is unchanged: each centred row is clipped by its own norm, as a row of ``prepare`` is.
     """
     from ..compiled import kernels
@@ -402,8 +403,8 @@ def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
             kernels.scaled_centred(source[a:a + step], factors[a:a + step], mean, radius, out=block)
         s, over = probe.block_scales(block, first_row=a)
         clipped += int(over.sum())
-        gram.add(block, s)
-        np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
+        if not gram.add(block, s, in_place=True):  # the block's scaled rows, unless the Gram matrix formed them
+            np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
     return PreparedData(n, d, radius, rows=out, gram=gram.result(), n_clipped=clipped, compiled_norms=compiled)
 
 
