@@ -210,14 +210,20 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
             for r in range(size):
                 for c in range(k):
                     proj[a + r, c] = acc[c, r]
-        for r in range(size):
-            for p in range(m):
-                t = acc[first[p], r] * acc[second[p], r]
+        for p in range(m):  # each term's integers of the block summed in a register (integers: any order)
+            f, g = first[p], second[p]
+            total = np.int64(0)
+            for r in range(size):
+                t = acc[f, r] * acc[g, r]
                 ok &= abs(t) <= limit
-                out[p] += np.int64(t * unit)
+                total += np.int64(t * unit)
+            out[p] += total
+        total = np.int64(0)
+        for r in range(size):
             t = sq[r] if own else norms[a + r]
             ok &= abs(t) <= limit
-            out[m] += np.int64(t * unit)
+            total += np.int64(t * unit)
+        out[m] += total
     return ok
 
 
