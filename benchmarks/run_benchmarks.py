@@ -393,7 +393,19 @@ def releases_table(grid_n, grid_d, out):
         out.append(f"| {kind}, CPU | " + " | ".join(fmt_s(results[(c, kind)].median) for c in cells) + " |")
         out.append(f"| {kind} / floor | " + " | ".join(
             f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells) + " |")
-    out.append("")
+    out.append("\nWhere the time goes. The floor reads X once. A basic release reads it twice: once for each row's norm "
+               "(its clip factor), with the private mean's exact sums formed block by block in the same pass, and once "
+               "to centre each row with the private mean, clip it again by its own centred norm and add it to the "
+               "Gram matrix, block by block while the block is in cache (`dppca_core.data.prepare.prepare_centred`, "
+               "bit for bit what centring, preparing and forming the rows in separate passes gave). It then reads the "
+               "centred rows once more, to project each on the released components and sum its products and squared "
+               "norm exactly as fixed-point integers (`dppca_core.compiled.kernels.projected_product_sums`): summed "
+               "in a fixed order, each row's terms depend on that row alone, which the exact noise needs, so this "
+               "projection cannot be handed to BLAS. It costs n d k scalar multiply-adds: little with k = 5, but "
+               "with every private choice k is chosen from the variances of all d components, so the pass costs "
+               "n d^2, more than the floor's X^T X (which BLAS computes in half the work, in vector registers); with "
+               "the private radius and column scales (each a pass over X), that is what keeps that release far "
+               "above the floor at d = 100.\n")
     return results
 
 
@@ -681,6 +693,74 @@ def summary(results, cells, stream, out, releases=None, audits=None):
     out[2:2] = lines
 
 
+# ------------------------------------------------------------------------------------------------ the report
+
+
+def load_note(before, after) -> str:
+    """A sentence on the machine's load average (1 minute) at the start and at the end of the run, or nothing."""
+    if before is None or after is None:
+        return ""
+    busy = max(before[0], after[0]) > (os.cpu_count() or 1)
+    return (f"\n\n**Load.** The load average (1 minute) was {before[0]:.1f} when the run began and {after[0]:.1f} when "
+            f"it ended, on {os.cpu_count()} cores"
+            + (": other work shared the machine, so memory-bound steps above all are slower and noisier than on a "
+               "quiet machine; ratios to the floor are of times taken alternately in the same process, which cancels "
+               "part of it.\n" if busy else ".\n"))
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its level-2 headings: (heading line, the section with its heading); the part before the first
+    heading has the heading ""."""
+    parts, heading, lines = [], "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            parts.append((heading, "".join(lines)))
+            heading, lines = line.strip(), []
+        lines.append(line)
+    parts.append((heading, "".join(lines)))
+    return parts
+
+
+def _number(heading: str) -> float:
+    """The section number of a heading "## 6. ...", or 0 for an unnumbered one (they come first)."""
+    head = heading[3:].split(".", 1)[0]
+    return float(head) if head.isdigit() else 0.0
+
+
+TARGETS = "## Targets and results"
+
+
+def _merged_targets(previous: str, generated: str) -> str:
+    """The targets section: the lines ``generated`` states, and each of ``previous``'s whose target (the text before
+    its first colon) this run did not measure, in their order."""
+    def key(line):
+        return line.split(":", 1)[0]
+
+    new = [line for line in generated.splitlines() if line.startswith("* ")]
+    stated = {key(line) for line in new}
+    lines = [line for line in previous.splitlines() if line.startswith("* ")]
+    merged = [next(n for n in new if key(n) == key(line)) if key(line) in stated else line for line in lines]
+    merged += [line for line in new if key(line) not in {key(old) for old in lines}]
+    return TARGETS + "\n\n" + "\n".join(merged) + "\n\n"
+
+
+def merged_report(previous: str, generated: str) -> str:
+    """The report to write: ``generated`` (the header, the targets and the sections this run made) with every
+    section of ``previous`` it does not make kept verbatim, in place (other scripts write sections 8 and 9 of
+    docs/benchmarks.md). A section this run makes replaces the one of the same heading; a new one goes before the
+    first kept section of a higher number."""
+    made = dict(_sections(generated))
+    if TARGETS in made and previous:  # a partial run states its own targets; the others' lines stay
+        made[TARGETS] = _merged_targets(dict(_sections(previous)).get(TARGETS, ""), made[TARGETS])
+    sections = [(h, made.get(h, body)) for h, body in _sections(previous) if h]
+    for heading, body in _sections(generated):
+        if heading and heading not in dict(sections):
+            at = next((i for i, (h, _) in enumerate(sections) if _number(h) > _number(heading)), len(sections))
+            sections.insert(at, (heading, body))
+    text = made[""] + "".join(body if body.endswith("\n") else body + "\n" for _, body in sections)
+    return text.rstrip("\n") + "\n"
+
+
 # ------------------------------------------------------------------------------------------------ main
 
 
@@ -712,6 +792,7 @@ def main():
            "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
            "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n"]
     results, cells, stream, releases, audits = {}, [], None, None, None
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
             results, cells = mechanism_table(grid_n, grid_d, out)
@@ -727,11 +808,13 @@ def main():
             releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
         if "audit" in sections:
             audits = audit_table(args.quick, out)
+    out[1] += load_note(load_before, os.getloadavg() if hasattr(os, "getloadavg") else None)
     summary(results, cells, stream, out, releases, audits)
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:
-        Path(args.out).write_text(text)
+        previous = Path(args.out).read_text() if Path(args.out).exists() else ""
+        Path(args.out).write_text(merged_report(previous, text))
 
 
 if __name__ == "__main__":

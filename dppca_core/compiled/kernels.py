@@ -108,8 +108,7 @@ def warm_up() -> bool:
     rows, components = rng.uniform(-0.1, 0.1, (8, 3)), np.eye(3)[:, :2]
     fixed_order_project(rows, components)  # the first call of each kernel loads its machine code
     fixed_point_column_sums(rows, 40, 1.0)
-    projected_product_sums(rows, components, [0, 1], [0, 1], np.einsum("ij,ij->i", rows, rows), 40, 1.0,
-                           projections=np.empty((8, 2)))
+    projected_product_sums(rows, components, [0, 1], [0, 1], None, 40, 1.0, projections=np.empty((8, 2)))
     from fractions import Fraction
     for laplace in (False, True):
         for size in (1, 200):
@@ -193,24 +192,38 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
     k = components.shape[1]
     m = first.size
     keep = proj.shape[0] == n  # also write each row's projections (else proj has no rows)
+    own = norms.shape[0] != n  # no norms given: each row's squared norm summed in column order (xt holds the rows)
     xt = np.empty((d, block))
     acc = np.empty((k, block))
+    sq = np.empty(block)
     ok = True
     for a in range(0, n, block):
         size = min(block, n - a)
         _project_block(rows, components, a, size, xt, acc)
+        if own:
+            for r in range(size):
+                sq[r] = 0.0
+            for j in range(d):
+                for r in range(size):
+                    sq[r] += xt[j, r] * xt[j, r]
         if keep:
             for r in range(size):
                 for c in range(k):
                     proj[a + r, c] = acc[c, r]
-        for r in range(size):
-            for p in range(m):
-                t = acc[first[p], r] * acc[second[p], r]
+        for p in range(m):  # each term's integers of the block summed in a register (integers: any order)
+            f, g = first[p], second[p]
+            total = np.int64(0)
+            for r in range(size):
+                t = acc[f, r] * acc[g, r]
                 ok &= abs(t) <= limit
-                out[p] += np.int64(t * unit)
-            t = norms[a + r]
+                total += np.int64(t * unit)
+            out[p] += total
+        total = np.int64(0)
+        for r in range(size):
+            t = sq[r] if own else norms[a + r]
             ok &= abs(t) <= limit
-            out[m] += np.int64(t * unit)
+            total += np.int64(t * unit)
+        out[m] += total
     return ok
 
 
@@ -219,12 +232,23 @@ def compiled_product_sums():
     return _compile(_product_sums_kernel) if _compiled_helpers() else None
 
 
+def fixed_order_sq_norms(rows: np.ndarray) -> np.ndarray:
+    """Each row's squared norm ``((0 + x_1 x_1) + x_2 x_2) + ...``, one rounding per product and per sum, in column
+    order: a result that depends on the row alone (the loop :func:`projected_product_sums` runs without ``norms``)."""
+    rows = np.asarray(rows, dtype=float)
+    out = np.zeros(rows.shape[0])
+    for j in range(rows.shape[1]):
+        out += rows[:, j] * rows[:, j]
+    return out
+
+
 def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
-                           norms: np.ndarray, bits: int, limit: float, compiled: bool = True,
+                           norms: np.ndarray | None, bits: int, limit: float, compiled: bool = True,
                            projections: np.ndarray | None = None) -> list[int] | None:
     """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
     y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
     summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
+    ``norms`` None: each row's :func:`fixed_order_sq_norms`, computed in the same pass.
 
     One pass over the rows without forming the n x k projections (the compiled kernel projects a block of rows,
     then adds each row's products); the same integers as projecting, multiplying and summing with
@@ -234,7 +258,8 @@ def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.n
     rows = np.asarray(rows, dtype=float)
     components = np.ascontiguousarray(components, dtype=float)
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
-    norms = np.asarray(norms, dtype=float)
+    own = norms is None
+    norms = np.empty(0) if own else np.asarray(norms, dtype=float)
     totals = [0] * (first.size + 1)
     no_rows = np.empty((0, components.shape[1]))
     if projections is not None and projections.shape != (rows.shape[0], components.shape[1]):
@@ -242,7 +267,9 @@ def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.n
     kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
     step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
     for a in range(0, rows.shape[0], step):
-        block, block_norms = rows[a:a + step], norms[a:a + step]
+        block = rows[a:a + step]
+        block_norms = norms if own and kernel is not None else (
+            fixed_order_sq_norms(block) if own else norms[a:a + step])
         proj = no_rows if projections is None else projections[a:a + step]
         if kernel is not None:
             sums = np.zeros(first.size + 1, dtype=np.int64)
@@ -322,14 +349,18 @@ def compiled_centred():
     return _compile(_centred_kernel)
 
 
-def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True) -> np.ndarray:
-    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes)."""
+def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes), into ``out``
+    (a new array by default)."""
     rows = np.asarray(rows, dtype=float)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    out = np.empty(rows.shape) if out is None else out
     kernel = compiled_centred() if compiled and compiled_worth(rows.size) else None
     if kernel is None:
-        return (rows - mean) * scale
-    return kernel(rows, mean, float(scale), np.empty(rows.shape))
+        np.subtract(rows, mean, out=out)
+        return np.multiply(out, scale, out=out)
+    return kernel(rows, mean, float(scale), out)
 
 
 def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cover - compiled
@@ -347,17 +378,20 @@ def compiled_scaled_centred():
 
 
 def scaled_centred(source: np.ndarray, factors: np.ndarray, mean: np.ndarray, scale: float,
-                   compiled: bool = True) -> np.ndarray:
+                   compiled: bool = True, out: np.ndarray | None = None) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
     one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
-    (the same three roundings per entry as numpy's three passes)."""
+    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
+    out = np.empty(source.shape) if out is None else out
     kernel = compiled_scaled_centred() if compiled and compiled_worth(source.size) else None
     if kernel is None:
-        return (source * factors[:, None] - mean) * scale
-    return kernel(source, factors, mean, float(scale), np.empty(source.shape))
+        np.multiply(source, factors[:, None], out=out)
+        np.subtract(out, mean, out=out)
+        return np.multiply(out, scale, out=out)
+    return kernel(source, factors, mean, float(scale), out)
 
 
 def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled

@@ -222,14 +222,16 @@ class _BlockGram:
         # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
         self.unscaled_ok = _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]
 
-    def add(self, B: np.ndarray, s: np.ndarray | None) -> None:
-        """Add a block; ``s`` are its rows' factors, or None when every factor is 1/R."""
+    def add(self, B: np.ndarray, s: np.ndarray | None, in_place: bool = False) -> bool:
+        """Add a block; ``s`` are its rows' factors, or None when every factor is 1/R. ``in_place``: B may be
+        overwritten by its scaled rows where they are formed (then True is returned: B holds them)."""
         if self.unscaled_ok and (s is None or np.all(s == self.plain)):
             self.raw += B.T @ B
-        else:
-            factors = self.plain if s is None else s[:, None]
-            Y = np.multiply(B, factors, out=self.buf[:B.shape[0]])
-            self.scaled += Y.T @ Y
+            return False
+        factors = self.plain if s is None else s[:, None]
+        Y = np.multiply(B, factors, out=B if in_place else self.buf[:B.shape[0]])
+        self.scaled += Y.T @ Y
+        return in_place
 
     def result(self) -> np.ndarray:
         # raw is used only where 1/R^2 is finite and not 0 (outside, 0 * inf would make the Gram matrix NaN)

@@ -122,8 +122,12 @@ class PreparedData:
 
     def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0, *,
                  source=None, scales=None, sites: SitePartition | None = None, site_column: str | None = None,
-                 compiled_norms: bool = False, gram_error: float | None = None, owned: bool = False):
+                 compiled_norms: bool = False, gram_error: float | None = None, owned: bool = False,
+                 row_sums: list | None = None):
         self.n, self.d = int(n), int(d)
+        #: the exact column sums of the scaled rows (:class:`dppca_core.privacy.exact.FixedSums` integers) when
+        #: :func:`prepare` formed them in its pass (``row_sums=True``), else None
+        self.row_sums = row_sums
         self._owned = owned  # the source is an array only this object holds: rows are formed without a re-check
         self._gram_error = gram_error
         self.data_norm = float(data_norm)
@@ -334,7 +338,7 @@ def _partition_key(sites):
 
 
 def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | None = None,
-            owned: bool = False) -> PreparedData:
+            owned: bool = False, row_sums: bool = False) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
@@ -344,6 +348,8 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
     ``owned``: X is a float array made by the caller for this call alone (e.g. a release's centred copy) and
     nobody changes it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
+    ``row_sums``: also sum the scaled rows exactly in the same pass, each block while it is in cache
+    (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
@@ -361,9 +367,45 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
         arr = check_matrix(X, min_rows=min_rows)
     fuse = arr.shape[1] <= FUSED_GRAM_MAX_D if gram_now is None else bool(gram_now)
     compiled = arr.size >= COMPILED_NORMS_MIN_SIZE
-    scales, n_clipped, gram = _row_scales(arr, data_norm, with_gram=fuse, compiled_norms=compiled)
+    scales, n_clipped, gram, sums = _row_scales(arr, data_norm, with_gram=fuse, compiled_norms=compiled,
+                                                with_sums=row_sums)
     return PreparedData(arr.shape[0], arr.shape[1], data_norm, n_clipped=n_clipped, source=arr, scales=scales,
-                        gram=gram, compiled_norms=compiled, owned=owned and arr is X)
+                        gram=gram, compiled_norms=compiled, owned=owned and arr is X, row_sums=sums)
+
+
+def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
+    """The rows of ``data`` centred with ``mean`` (a point of the unit ball, in the units of the scaled rows), times
+    R, and clipped to R again, with their Gram matrix: bit for bit what ``prepare(centred_copy, R, owned=True)``
+    gives, its ``rows`` and its ``gram``, for ``centred_copy`` the rows :func:`dppca_core.compiled.kernels.
+    scaled_centred` (or ``centred``) forms, in one pass by blocks instead of five over n x d arrays.
+
+    Each block of :func:`block_rows` rows is centred into the output, its rows' norms and clip factors computed
+    (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does), added to the Gram matrix as :func:`prepare`
+    adds it (the same blocks, the same products: the same bits), then scaled in place while it is still in cache
+    (a block with a clipped row is scaled once, for the Gram matrix and the rows).
+    What is clipped is unchanged: each centred row is clipped by its own norm, as a row of ``prepare`` is.
+    """
+    from ..compiled import kernels
+
+    source, factors = data.scaled_parts()
+    n, d, radius = data.n, data.d, data.data_norm
+    out = np.empty((n, d))
+    compiled = out.size >= COMPILED_NORMS_MIN_SIZE
+    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled)
+    step = block_rows(d)
+    gram = _BlockGram(d, radius, min(step, n))
+    clipped = 0
+    for a in range(0, n, step):
+        block = out[a:a + step]
+        if factors is None:
+            kernels.centred(source[a:a + step], mean, radius, out=block)
+        else:
+            kernels.scaled_centred(source[a:a + step], factors[a:a + step], mean, radius, out=block)
+        s, over = probe.block_scales(block, first_row=a)
+        clipped += int(over.sum())
+        if not gram.add(block, s, in_place=True):  # the block's scaled rows, unless the Gram matrix formed them
+            np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
+    return PreparedData(n, d, radius, rows=out, gram=gram.result(), n_clipped=clipped, compiled_norms=compiled)
 
 
 #: Up to this many columns the Gram matrix costs little more than a read of X, so :func:`prepare` forms it in
@@ -379,14 +421,20 @@ FUSED_GRAM_MAX_D = 32
 COMPILED_NORMS_MIN_SIZE = 1 << 20
 
 
-def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_norms: bool = False):
+def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_norms: bool = False,
+                with_sums: bool = False):
     """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, and,
-    when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None)."""
+    when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None), and when
+    ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None)."""
+    from ..compiled.kernels import scaled_row_sums
+    from ..privacy.exact import SUM_BITS, TERM_LIMIT
+
     probe = GramAccumulator(X.shape[1], radius, want_sum=False, compiled_norms=compiled_norms)
     step = block_rows(X.shape[1])
     scales = np.empty(X.shape[0])
     clipped = 0
     gram = _BlockGram(X.shape[1], radius, step) if with_gram else None
+    sums = [0] * X.shape[1] if with_sums else None
     for a in range(0, X.shape[0], step):
         B = X[a:a + step]
         s, over = probe.block_scales(B, first_row=a)
@@ -394,7 +442,10 @@ def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_
         clipped += int(over.sum())
         if gram is not None:
             gram.add(B, None if s is None else scales[a:a + B.shape[0]])
-    return scales, clipped, None if gram is None else gram.result()
+        if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
+            block = scaled_row_sums(B, scales[a:a + B.shape[0]], SUM_BITS, TERM_LIMIT)
+            sums = None if block is None else [t + b for t, b in zip(sums, block)]
+    return scales, clipped, None if gram is None else gram.result(), sums
 
 
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
@@ -419,6 +470,6 @@ def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
     return PreparedData(acc.n, acc.d, data_norm, gram=acc.gram, n_clipped=acc.n_clipped, gram_error=acc.gram_error)
 
 
-__all__ = ["PreparedData", "SitePartition", "GramAccumulator", "prepare", "gram_from_chunks", "clip_rows",
-           "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows", "gram_error_bound"]
+__all__ = ["PreparedData", "SitePartition", "GramAccumulator", "prepare", "prepare_centred", "gram_from_chunks",
+           "clip_rows", "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows", "gram_error_bound"]
 

@@ -27,6 +27,20 @@ lines with ``dask.bytes.read_bytes`` (the reader behind ``dask.dataframe.read_cs
 by the same code as the numpy engine, so both engines apply the same rules; as with dask's own CSV reader,
 a quoted field must not hold a line break, and the header must be the first line. Parquet files are read
 with ``dask.dataframe.read_parquet``, one task per partition.
+
+Bad cells (``on_bad``): ``"error"`` stops the read with a message naming the column and the row; ``"replace"``
+puts its column's public value (``fill``) in the cell (an empty site becomes the site :data:`NO_SITE`), so n is the
+file's row count whatever the cells hold (counted in ``diagnostics["cells_replaced"]``); ``"drop_rows"`` leaves the
+row out and counts it (``diagnostics["rows_dropped"]``; n then depends on those rows: only for neighbours that add
+or remove a row). The same rules as :func:`dppca_core.data.datasets.load_table`; ``"drop_column"`` needs two passes
+over the file, so choose the columns with ``columns=`` instead. Declare ``columns`` with ``"replace"`` for a public
+schema (``SufficientStats.schema``): a declared column is then read as numbers whatever its cells hold.
+
+Threads (``workers``, numpy engine): pandas' parser releases the GIL, so threads parse separate byte ranges of a
+large CSV file. A file under 32 MB, a file-like object, UTF-16, or a file whose first 64 KB hold a quote character
+(a quoted field may hold a line break) is read by one thread. The statistics are the same either way (to rounding);
+with several threads a bad row is reported with its column and count but, outside the first range, without its
+row number.
 """
 from __future__ import annotations
 
@@ -61,12 +75,10 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     ----------
     source : path, glob, folder, list of paths, or file-like
         One CSV or Parquet file (a binary file-like works with the numpy engine), a glob such as
-        ``"data/part-*.csv"``, a folder of Parquet files, or a list of paths. Every file must have the
-        same columns.
+        ``"data/part-*.csv"``, a folder of Parquet files, or a list of paths, all with the same columns.
     columns : list of str, optional
-        Feature columns; default every column that is numeric (or mostly numeric) in the first 1,000 rows,
-        except ``label``, ``sites`` and header-less ones (the report of the others is in
-        ``diagnostics["dropped_columns"]``).
+        Feature columns; default every (mostly) numeric column of the first 1,000 rows but ``label``, ``sites``
+        and header-less ones (the others are reported in ``diagnostics["dropped_columns"]``).
     data_norm : float
         Public clipping radius R: each row is scaled to norm <= R, then divided by R.
     sites : str, optional
@@ -79,14 +91,9 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     label : str, optional
         A column to leave out of the features (e.g. classes).
     on_bad : {"error", "replace", "drop_rows"}
-        A missing, infinite or non-numeric feature cell (or an empty site) stops the read with a message naming
-        the column and the row; or is replaced by its column's public value (``fill``; an empty site becomes the
-        site :data:`NO_SITE`), so n is the file's row count whatever the cells hold (counted in
-        ``diagnostics["cells_replaced"]``); or its row is left out and counted (``diagnostics["rows_dropped"]``;
-        n then depends on those rows: only for neighbours that add or remove a row). The same rules as
-        :func:`dppca_core.data.datasets.load_table`; ``"drop_column"`` needs two passes over the file, so choose the
-        columns with ``columns=`` instead. Declare ``columns`` with ``"replace"`` for a public schema
-        (``SufficientStats.schema``): a declared column is then read as numbers whatever its cells hold.
+        What a missing, infinite or non-numeric feature cell (or an empty site) does: stop the read with a message
+        naming the column and the row; become its column's public value (``fill``), so n is the file's row count;
+        or leave its row out (n then depends on it: add/remove neighbours only). See "Bad cells" in the module doc.
     fill : float or dict, optional
         With ``on_bad="replace"``: the public value of a bad cell (one for all, or column -> value; default
         :data:`dppca_core.data.tables.DEFAULT_FILL`).
@@ -97,11 +104,8 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     max_sites : int
         Refuse a site column with more distinct values (each site keeps a d x d matrix).
     workers : int, optional
-        numpy engine: threads that parse separate byte ranges of a large CSV file (pandas' parser releases the
-        GIL); default 2 where there are 2 cores or more. A file under 32 MB, a file-like object, UTF-16, or a
-        file whose first 64 KB hold a quote character (a quoted field may hold a line break) is read by one
-        thread. The statistics are the same either way (to rounding); with several threads a bad row is
-        reported with its column and count but, outside the first range, without its row number.
+        numpy engine: threads that parse separate byte ranges of a large CSV file; default 2 where there are 2
+        cores or more (see "Threads" in the module doc).
     progress : callable, optional
         numpy engine: called after each chunk with (rows read, rows clipped) so far; return False to cancel
         (raises :class:`StreamCancelled`).
@@ -111,24 +115,19 @@ def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | 
     SufficientStats
     """
     data_norm = check_data_norm(data_norm)
-    _check_arguments(engine, on_bad, fill, chunk_rows, max_sites, sites)
-    items, display = _expand(source)
+    workers = _check_arguments(engine, on_bad, fill, chunk_rows, max_sites, sites, workers)
     started = time.perf_counter()
+    read = (*_expand(source), columns, data_norm, sites, chunk_rows, label, on_bad)  # what both engines take first
     if engine == "dask":
-        stats = _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler,
-                            max_columns, max_sites, started, fill)
-        return _with_schema(stats, label, on_bad, fill, columns is not None)
-    if workers is None:
-        workers = min(2, os.cpu_count() or 1)
-    elif isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
-    stats = _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns,
-                         max_sites, progress, started, int(workers), fill)
+        stats = _dask_stats(*read, scheduler, max_columns, max_sites, started, fill)
+    else:
+        stats = _numpy_stats(*read, max_columns, max_sites, progress, started, workers, fill)
     return _with_schema(stats, label, on_bad, fill, columns is not None)
 
 
-def _check_arguments(engine: str, on_bad: str, fill, chunk_rows, max_sites, sites) -> None:
-    """ValueError in plain words for an argument of :func:`sufficient_stats` it cannot read with."""
+def _check_arguments(engine: str, on_bad: str, fill, chunk_rows, max_sites, sites, workers) -> int:
+    """ValueError in plain words for an argument of :func:`sufficient_stats` it cannot read with; the number of
+    parsing threads (``workers``, default 2 where there are 2 cores or more)."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not understood; choose one of {list(ENGINES)}.")
     if on_bad not in STREAM_ON_BAD:
@@ -146,6 +145,11 @@ def _check_arguments(engine: str, on_bad: str, fill, chunk_rows, max_sites, site
     if sites is not None and not isinstance(sites, str):
         raise ValueError("sites must name the column holding each row's site (a string); to split rows into equal "
                          "sites, pass the data matrix to run() instead.")
+    if workers is None:
+        return min(2, os.cpu_count() or 1)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
+    return int(workers)
 
 
 def _with_schema(stats: SufficientStats, label, on_bad: str, fill, declared: bool) -> SufficientStats:

@@ -124,12 +124,13 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     X = _scale_step(X, options, plan, rng, ledger)
     R = _radius_step(X, options, plan, rng, ledger)
     # centred privately, the rows are read again after centring: their Gram matrix is never needed here
-    data = prepare(X, R, gram_now=False if options.center == "private" else None, owned=options.scale != "none")
+    data = prepare(X, R, gram_now=False if options.center == "private" else None, owned=options.scale != "none",
+                   row_sums="mean" in plan.shares)  # the mean's exact sums in the pass of the row norms
     K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
         raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
                          "shares to 0 to release from sufficient statistics.")
-    work = _mean_step(data, options, plan, rng, ledger)
+    work = _mean_step(data, options, plan, rng, ledger, gram_now=not spec.needs_rows)
     released = _subspace_step(spec, work, K, options, plan, source, ledger)
     components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
     components, eigenvalues, projections = _k_step(components, eigenvalues, projections, K, options, ledger)

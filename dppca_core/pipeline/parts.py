@@ -21,9 +21,12 @@ _ROW_ERROR = 2.0 * UNIT_ROUNDOFF
 
 def _exact_row_sums(rows) -> FixedSums:
     """The exact column sums of rows of norm <= 1: an array, or a :class:`PreparedData` whose rows are summed in one
-    pass from its raw rows and factors without forming them (the same products, so the same sums)."""
+    pass from its raw rows and factors without forming them (the same products, so the same sums), or whose
+    :attr:`~dppca_core.data.prepare.PreparedData.row_sums` :func:`~dppca_core.data.prepare.prepare` formed."""
     if not isinstance(rows, PreparedData):
         return FixedSums(rows)
+    if rows.row_sums is not None:  # formed by prepare() in its pass over the rows
+        return FixedSums.of_totals(rows.row_sums)
     source, factors = rows.scaled_parts()
     return FixedSums(source) if factors is None else FixedSums.of_scaled_rows(source, factors)
 
@@ -82,9 +85,10 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool 
     if data.has_rows:
         rows = data.rows
         first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
-        # one pass: each row's projections (fixed order) and their products summed exactly, without the n x k array
+        # one pass: each row's projections and squared norm (fixed order: each depends on the row alone) and their
+        # products summed exactly, without the n x k array
         projections = np.empty((data.n, k)) if keep else None
-        sums = FixedSums.of_projected_products(rows, V, first, second, np.einsum("ij,ij->i", rows, rows), projections)
+        sums = FixedSums.of_projected_products(rows, V, first, second, None, projections)
         return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION, projections
     C = data.gram
     M = V.T @ (C @ V)

@@ -262,6 +262,31 @@ def private_group_labels(labels, share: Share, neighbors: str, rng, failure: flo
     return [str(values[i]) for i in order if released[i] > 0]
 
 
+def _group_index(groups, group_labels, n: int) -> tuple[list, np.ndarray]:
+    """(the table's group labels, each row's index among them or -1 for a row of no listed group); one group of
+    every row when ``groups`` is None."""
+    if groups is None:
+        return [None], np.zeros(n, dtype=np.int64)
+    groups = np.asarray(groups).astype(str)
+    if groups.shape != (n,):
+        raise ValueError(f"groups must hold one label per row ({n}); got shape {groups.shape}.")
+    labels = [str(g) for g in group_labels]
+    lookup = {g: i for i, g in enumerate(labels)}
+    return labels, np.array([lookup.get(g, -1) for g in groups], dtype=np.int64)
+
+
+def _noisy_table(table: np.ndarray, share: Share, neighbors: str, rng, kind: str, failure: float) -> tuple:
+    """(the released counts of ``table``, {"threshold", "noise_scale"}): every cell with noise (additive), the
+    occupied cells above the stability threshold (sparse), or an empty table as it is."""
+    if kind == "sparse":
+        return sparse_counts(table, share, neighbors, rng, failure)
+    if table.size:
+        noisy, noise = release_counts(table, share, neighbors, rng, name="score histogram")
+        return noisy, {"threshold": None, "noise_scale": noise.noise_scale}
+    # no group to show (none passed the groups' threshold): nothing to draw
+    return table, {"threshold": None, "noise_scale": count_noise(share, neighbors).noise_scale}
+
+
 def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng, *, bins=None,
                    groups=None, group_labels=None, frame=None, kind: str = "additive", failure: float = 0.0,
                    released_n: float | None = None, projections: np.ndarray | None = None) -> dict:
@@ -285,13 +310,11 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     frame : dict, optional
         {"low": (dims,), "high": (dims,)} from :func:`private_frame`; default the public [-1, 1] frame.
     kind : {"additive", "sparse"}
-    failure : float
-        For ``kind="sparse"``: the probability bound of releasing a cell occupied in one neighbour only.
+        With ``failure`` (sparse): the probability bound of releasing a cell occupied in one neighbour only.
     released_n : float, optional
         Under add/remove: a noisy row count already released, for the default cells.
     projections : ndarray (n, >= dims), optional
-        The rows' projections on the components (:func:`project`, in the same fixed order), when an earlier pass
-        computed them: used instead of projecting again.
+        The rows' projections on the components (:func:`project`), when an earlier pass computed them.
 
     Returns
     -------
@@ -311,27 +334,12 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     scores = project(rows, components[:, :dims]) if projections is None else projections[:, :dims]
     cells = [cell_index(edges[a], scores[:, a]) for a in range(dims)]  # compiled, the bits of searchsorted
     flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
-    if groups is None:
-        labels, index = [None], np.zeros(n, dtype=np.int64)
-    else:
-        groups = np.asarray(groups).astype(str)
-        if groups.shape != (n,):
-            raise ValueError(f"groups must hold one label per row ({n}); got shape {groups.shape}.")
-        labels = [str(g) for g in group_labels]
-        lookup = {g: i for i, g in enumerate(labels)}
-        index = np.array([lookup.get(g, -1) for g in groups], dtype=np.int64)
+    labels, index = _group_index(groups, group_labels, n)
     keep = index >= 0
     size = bins ** dims
     table = np.bincount(index[keep] * size + flat[keep], minlength=len(labels) * size)
-    shape = (len(labels),) + (bins,) * dims
-    if kind == "sparse":
-        noisy, info = sparse_counts(table, share, neighbors, rng, failure)
-    elif table.size:
-        noisy, noise = release_counts(table, share, neighbors, rng, name="score histogram")
-        info = {"threshold": None, "noise_scale": noise.noise_scale}
-    else:  # no group to show (none passed the groups' threshold): nothing to draw
-        noisy, info = table, {"threshold": None, "noise_scale": count_noise(share, neighbors).noise_scale}
-    noisy = noisy.reshape(shape)
+    noisy, info = _noisy_table(table, share, neighbors, rng, kind, failure)
+    noisy = noisy.reshape((len(labels),) + (bins,) * dims)
     return {"counts": noisy if groups is not None else noisy[0], "edges": edges if dims == 2 else edges[0],
             "dims": dims, "groups": None if groups is None else labels, "noise_scale": info["noise_scale"],
             "kind": kind, "threshold": info["threshold"], "bins": bins}

@@ -16,7 +16,7 @@ from .ledger import Ledger, Step
 from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
-from ..data.prepare import PreparedData, prepare
+from ..data.prepare import FUSED_GRAM_MAX_D, PreparedData, prepare, prepare_centred
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
 from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
@@ -129,9 +129,11 @@ def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -
     return R
 
 
-def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> PreparedData:
+def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger,
+               gram_now: bool = True) -> PreparedData:
     """The private mean (its share), recorded; the rows the later steps read: centred with it and clipped to R
-    again (``center="private"``), or ``data`` itself."""
+    again (``center="private"``), or ``data`` itself. ``gram_now``: the mechanism reads the Gram matrix of the
+    centred rows (then it is formed in the same pass by blocks as the centred rows)."""
     mean_scaled = np.zeros(data.d)
     if "mean" in plan.shares:
         share = plan.shares["mean"]
@@ -147,6 +149,8 @@ def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, le
         ledger.record(step)
     if options.center != "private":
         return data
+    if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix: one pass
+        return prepare_centred(data, mean_scaled)
     source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
     centred_rows = (kernels.centred(source, mean_scaled, data.data_norm) if factors is None
                     else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm))

@@ -110,7 +110,7 @@ SUM_BITS = 40
 #: rows per int64 partial sum (2^22 terms of magnitude <= 2^40 + 2 stay below 2^63)
 _SUM_CHUNK = SUM_CHUNK
 #: the largest term accepted: 1, and a little rounding above it
-_TERM_LIMIT = 1.0 + 1e-12
+TERM_LIMIT = _TERM_LIMIT = 1.0 + 1e-12
 
 
 class FixedSums:
@@ -155,12 +155,13 @@ class FixedSums:
 
     @classmethod
     def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
-                              norms: np.ndarray, projections: np.ndarray | None = None) -> "FixedSums":
+                              norms: np.ndarray | None = None, projections: np.ndarray | None = None) -> "FixedSums":
         """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
         a fixed order per row, :func:`dppca_core.compiled.kernels.fixed_order_project`) for the pairs ``zip(first,
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
         norms]`` gives, in one pass without the n x k projections (:func:`dppca_core.compiled.kernels.projected_product_sums`;
-        ``projections``, n x k, receives them when given).
+        ``projections``, n x k, receives them when given). ``norms`` None: each row's squared norm summed in column
+        order in the same pass (:func:`dppca_core.compiled.kernels.fixed_order_sq_norms`).
         """
         return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT,
                                                      projections=projections))
@@ -177,6 +178,12 @@ class FixedSums:
         :meth:`dppca_core.data.prepare.PreparedData.scaled_parts`): what ``FixedSums(source * factors[:, None])`` gives,
         in one pass without forming the rows (:func:`dppca_core.compiled.kernels.scaled_row_sums`)."""
         return cls._of_totals(scaled_row_sums(source, factors, SUM_BITS, _TERM_LIMIT))
+
+    @classmethod
+    def of_totals(cls, totals: list[int] | None) -> "FixedSums":
+        """The sums from their integer totals (e.g. :attr:`dppca_core.data.prepare.PreparedData.row_sums`, formed
+        by the same truncation); ValueError for None (a term was out of range)."""
+        return cls._of_totals(None if totals is None else list(totals))
 
     @classmethod
     def _of_totals(cls, totals: list[int] | None) -> "FixedSums":

@@ -134,6 +134,26 @@ def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
         assert np.array_equal(bits(kept), bits(kernels.fixed_order_project(X, V, compiled=False)))
 
 
+@pytest.mark.parametrize("n,d,k", [(1, 3, 1), (130, 6, 2), (1000, 21, 5), (257, 40, 40)])
+def test_without_norms_the_pass_sums_each_rows_squared_norm_in_column_order(n, d, k):
+    """norms=None: the squared norms the pass computes are fixed_order_sq_norms (each row's own, summed in column
+    order), compiled or not; and that loop is the column-by-column sum, wherever the row sits."""
+    rng = np.random.default_rng(n + d + k)
+    X = awkward_rows(rng, n, d)
+    V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    first, second = np.arange(k), np.arange(k)
+    norms = kernels.fixed_order_sq_norms(X)
+    expected = np.zeros(n)
+    for j in range(d):
+        expected = expected + X[:, j] * X[:, j]
+    assert np.array_equal(bits(norms), bits(expected))
+    assert np.array_equal(bits(kernels.fixed_order_sq_norms(X[1:])), bits(norms[1:]))
+    want = kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, False)
+    for compiled in (True, False):
+        assert kernels.projected_product_sums(X, V, first, second, None, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    assert FixedSums.of_projected_products(X, V, first, second).totals == want
+
+
 def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
     X = np.full((10, 2), 0.9)  # norm 1.27: the squared norm is out of range
     with pytest.raises(ValueError, match="terms in"):

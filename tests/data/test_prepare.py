@@ -184,3 +184,44 @@ def test_prepared_fortran_ordered_rows_are_gathered_without_a_false_modification
     assert np.allclose(p.rows, X * np.minimum(1.0, 1.5 / np.linalg.norm(X, axis=1))[:, None] / 1.5, rtol=1e-14)
     with pytest.raises(ValueError, match="NaN or infinite"):
         prepare(np.where(np.arange(7) == 3, np.nan, X[:50]), 1.5)
+
+
+@pytest.mark.parametrize("d", [7, 40])
+@pytest.mark.parametrize("R", [1.0, 3.7])
+@pytest.mark.parametrize("clipped_first", [True, False])
+def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, clipped_first):
+    """prepare_centred: the rows and Gram matrix prepare() gives for the centred copy, bit for bit, with the same
+    rows clipped after centring (some blocks without a clipped row, some with)."""
+    from dppca_core.compiled import kernels
+    from dppca_core.data.prepare import prepare_centred
+
+    rng = np.random.default_rng(d)
+    n = 3 * block_rows(d) + 17
+    X = rng.normal(size=(n, d))
+    radii = rng.uniform(0.0, 1.5 if clipped_first else 0.99, n)  # above 1: clipped in the first pass
+    radii[block_rows(d):2 * block_rows(d)] *= 0.05  # a block whose rows stay within R of the mean: none clipped
+    X *= (R * radii / np.linalg.norm(X, axis=1))[:, None]
+    data = prepare(X, R, gram_now=False)
+    mean = np.full(d, 0.9 / np.sqrt(d))  # far from the rows' mean: many rows clipped again after centring
+    source, factors = data.scaled_parts()
+    centred = (kernels.centred(source, mean, R) if factors is None
+               else kernels.scaled_centred(source, factors, mean, R))
+    expected = prepare(centred, R, owned=True, gram_now=True)
+    fused = prepare_centred(data, mean)
+    assert fused.n_clipped == expected.n_clipped and 0 < fused.n_clipped < n
+    assert np.array_equal(fused.gram.view(np.int64), expected.gram.view(np.int64))
+    assert np.array_equal(fused.rows.view(np.int64), expected.rows.view(np.int64))
+    assert np.all(np.linalg.norm(fused.rows, axis=1) <= 1.0 + 1e-12)
+
+
+@pytest.mark.parametrize("d", [3, 40])
+def test_the_exact_row_sums_formed_in_the_norm_pass_are_those_of_a_separate_pass(d):
+    from dppca_core.privacy.exact import FixedSums
+
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(2 * block_rows(d) + 5, d)) * rng.uniform(0.0, 2.0, (2 * block_rows(d) + 5, 1))
+    data = prepare(X, 1.5, gram_now=False, row_sums=True)
+    assert data.n_clipped > 0
+    source, factors = data.scaled_parts()
+    assert data.row_sums == FixedSums.of_scaled_rows(source, factors).totals == FixedSums(data.rows).totals
+    assert prepare(X, 1.5).row_sums is None
