@@ -4,6 +4,7 @@ The entry script runs on every page: it reads the scenario (from the link on a s
 the controls shared by the pages that compute releases (the same widgets in every run, so switching pages
 cannot reset them), the presenter bar, and the share link, then runs the page and writes the address back.
 """
+
 import streamlit as st
 
 from ui import controls, scenario, scenario_file, session, show
@@ -19,8 +20,7 @@ PAGES = {
     "data": st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
     "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
     "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),
-    "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:",
-                           url_path="distributed"),
+    "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:", url_path="distributed"),
     "tensor": st.Page("pages/tensor.py", title="Tensor", icon=":material/deployed_code:", url_path="tensor"),
     "reproduce": st.Page("pages/reproduce.py", title="Reproduce", icon=":material/science:", url_path="reproduce"),
     "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),

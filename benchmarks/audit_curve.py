@@ -10,6 +10,7 @@ refuted (the verdict: the chosen threshold's bound or any point of the band's in
 and those refuted by the band alone. Sequential: ``sequential_audit`` against the fixed-size ``audit`` with 10,000
 trials per dataset, seeds 0-2, as implemented and at twice the claimed epsilon.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,18 +28,24 @@ from dppca_core.privacy import gaussian_epsilon, gaussian_mu  # noqa: E402
 EPSILON, DELTA = 1.0, 1e-5
 HALF_NOISE = gaussian_epsilon(2 * gaussian_mu(EPSILON, DELTA), DELTA)  # Analyze Gauss with half its noise
 #: (mechanism, case, trials per dataset, run_epsilon)
-RATE_ROWS = [("analyze_gauss", "as implemented", 2000, EPSILON),
-             ("analyze_gauss", "run at 2x the claimed epsilon", 2000, 2 * EPSILON),
-             ("analyze_gauss", "half the noise the claim needs", 2000, HALF_NOISE),
-             ("analyze_gauss", "run at 2x the claimed epsilon", 10_000, 2 * EPSILON),
-             ("ppca_exponential", "as implemented", 1000, EPSILON),
-             ("ppca_exponential", "run at 2x the claimed epsilon", 1000, 2 * EPSILON),
-             ("amin_iterative", "as implemented", 500, EPSILON),
-             ("amin_iterative", "run at 2x the claimed epsilon", 500, 2 * EPSILON),
-             ("amin_iterative", "as implemented", 2000, EPSILON),
-             ("amin_iterative", "run at 2x the claimed epsilon", 2000, 2 * EPSILON)]
-SEQUENTIAL_ROWS = [("analyze_gauss", EPSILON), ("analyze_gauss", 2 * EPSILON), ("ppca_exponential", EPSILON),
-                   ("ppca_exponential", 2 * EPSILON)]
+RATE_ROWS = [
+    ("analyze_gauss", "as implemented", 2000, EPSILON),
+    ("analyze_gauss", "run at 2x the claimed epsilon", 2000, 2 * EPSILON),
+    ("analyze_gauss", "half the noise the claim needs", 2000, HALF_NOISE),
+    ("analyze_gauss", "run at 2x the claimed epsilon", 10_000, 2 * EPSILON),
+    ("ppca_exponential", "as implemented", 1000, EPSILON),
+    ("ppca_exponential", "run at 2x the claimed epsilon", 1000, 2 * EPSILON),
+    ("amin_iterative", "as implemented", 500, EPSILON),
+    ("amin_iterative", "run at 2x the claimed epsilon", 500, 2 * EPSILON),
+    ("amin_iterative", "as implemented", 2000, EPSILON),
+    ("amin_iterative", "run at 2x the claimed epsilon", 2000, 2 * EPSILON),
+]
+SEQUENTIAL_ROWS = [
+    ("analyze_gauss", EPSILON),
+    ("analyze_gauss", 2 * EPSILON),
+    ("ppca_exponential", EPSILON),
+    ("ppca_exponential", 2 * EPSILON),
+]
 
 
 def rates(audits: int, only: str | None = None, rows=None) -> None:
@@ -54,8 +61,11 @@ def rates(audits: int, only: str | None = None, rows=None) -> None:
             band += result.curve.violated
             strongest.append(result.curve.strongest())
         strongest.sort()
-        print(f"| {name} | {case} | {trials:,} | {audits} | {refuted} ({refuted / audits:.1%}) | {band} | "
-              f"{strongest[len(strongest) // 2]:.3g} |", flush=True)
+        print(
+            f"| {name} | {case} | {trials:,} | {audits} | {refuted} ({refuted / audits:.1%}) | {band} | "
+            f"{strongest[len(strongest) // 2]:.3g} |",
+            flush=True,
+        )
         print(f"<!-- {name}, {case}: {time.perf_counter() - start:.0f} s -->", flush=True)
 
 
@@ -69,9 +79,11 @@ def sequential(seeds: int, trials: int, only: str | None = None, factor: float |
             fixed = audit(name, EPSILON, DELTA, trials=trials, seed=seed, run_epsilon=run_eps)
             seq = sequential_audit(name, EPSILON, DELTA, trials=trials, seed=seed, run_epsilon=run_eps)
             verdict = "refuted" if fixed.violated else "not refuted"
-            print(f"| {name} | {run_eps:g} | {seed} | {verdict}, {fixed.epsilon_lower:.3g} | "
-                  f"{'refuted' if seq.refuted else 'not refuted'}, {seq.trials_used:,} of {seq.planned:,} |",
-                  flush=True)
+            print(
+                f"| {name} | {run_eps:g} | {seed} | {verdict}, {fixed.epsilon_lower:.3g} | "
+                f"{'refuted' if seq.refuted else 'not refuted'}, {seq.trials_used:,} of {seq.planned:,} |",
+                flush=True,
+            )
 
 
 def main() -> None:

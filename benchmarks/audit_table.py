@@ -18,6 +18,7 @@ its claim needs), which must be refuted. The tensor rows run the tensor power me
 iteration: the audit reads the whitening and the projected tensor, and the power method after them is
 post-processing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,24 +42,24 @@ FAST_TENSOR = {"restarts": 1, "iterations": 1}
 #: the proof (filled in for the rows that need it).
 REASONS = {
     "mod_sulq": "The target is the exact epsilon of MOD-SuLQ's noise, about 0.3 at d = 2 (mu = 0.09): the "
-                "Clopper-Pearson margins of 7,500 evaluation trials cost about 0.05 in mu, half of the whole "
-                "signal. The test itself is the exact Gaussian likelihood ratio; at 40,000 trials per dataset it "
-                "reaches 59% [51%-67%] of the target (lower bound 0.182 [0.157-0.206]; --trials 40000 --only "
-                "mod_sulq).",
+    "Clopper-Pearson margins of 7,500 evaluation trials cost about 0.05 in mu, half of the whole "
+    "signal. The test itself is the exact Gaussian likelihood ratio; at 40,000 trials per dataset it "
+    "reaches 59% [51%-67%] of the target (lower bound 0.182 [0.157-0.206]; --trials 40000 --only "
+    "mod_sulq).",
     "range_histogram": "The released bin is the argmax of noisy counts (Laplace(2/epsilon) each). The proof's "
-                       "epsilon covers both counts a replacement moves; the argmax of two tied bins moves from "
-                       "P(L1 - L2 > 1) to P(L1 - L2 > -1), a log-ratio of about 0.4 at epsilon = 1, and the "
-                       "delta part (a bin only one neighbour fills passing the threshold, probability delta/4) "
-                       "cannot be seen in 10^4 trials.",
+    "epsilon covers both counts a replacement moves; the argmax of two tied bins moves from "
+    "P(L1 - L2 > 1) to P(L1 - L2 > -1), a log-ratio of about 0.4 at epsilon = 1, and the "
+    "delta part (a bin only one neighbour fills passing the threshold, probability delta/4) "
+    "cannot be seen in 10^4 trials.",
     "aggregate": "A second reading, not the guarantee's level: the aggregate adds the noise of every other "
-                 "user (or site) to the canary's, so its separation is a fraction of the message's.",
+    "user (or site) to the canary's, so its separation is a fraction of the message's.",
     "otd_avn": "AVN's M3 noise is the l2 K-norm mechanism in 4 coordinates: its privacy loss reaches epsilon2 "
-               "only when the noise points along the canary's change, a small-probability event, and the "
-               "bound is the distribution-free one (no GDP shortcut for a pure stage).",
+    "only when the noise points along the canary's change, a small-probability event, and the "
+    "bound is the distribution-free one (no GDP shortcut for a pure stage).",
     "power_iterates": "Add/remove: the canary's change C q = u (u . q) has norm |u . q|, and the iterates q are "
-                      "nearly uniform (the noise dominates), so only half of the sensitivity is reached on "
-                      "average; the normalisation also hides the radial part of each step. More trials do not "
-                      "change it: 46% [43%-50%] at 40,000 trials per dataset (--trials 40000 --only private_power).",
+    "nearly uniform (the noise dominates), so only half of the sensitivity is reached on "
+    "average; the normalisation also hides the radial part of each step. More trials do not "
+    "change it: 46% [43%-50%] at 40,000 trials per dataset (--trials 40000 --only private_power).",
 }
 
 
@@ -76,15 +77,26 @@ def cases():
         ("analyze_gauss", "replace", 3 * EPSILON, "run at 3x the claimed epsilon", {}, True),
         ("analyze_gauss", "replace", half_noise_eps, "half the noise the claim needs", {}, True),
     ]
-    for name in ("ldp_gaussian", "ldp_sparse", "private_oja", "dp_pca", "ppca_exponential", "otd_agn", "coinpress",
-                 "trace_sensitive", "topk_dp_pca", "tail_sensitive"):
+    for name in (
+        "ldp_gaussian",
+        "ldp_sparse",
+        "private_oja",
+        "dp_pca",
+        "ppca_exponential",
+        "otd_agn",
+        "coinpress",
+        "trace_sensitive",
+        "topk_dp_pca",
+        "tail_sensitive",
+    ):
         out.append((name, "replace", 2 * EPSILON, "run at 2x the claimed epsilon", {}, True))
     return out
 
 
 def _one_seed(name, nb, run_eps, params, trials, seed, scheduler):
-    return audit(name, EPSILON, DELTA, neighbors=nb, trials=trials, seed=seed, run_epsilon=run_eps,
-                 scheduler=scheduler, **params)
+    return audit(
+        name, EPSILON, DELTA, neighbors=nb, trials=trials, seed=seed, run_epsilon=run_eps, scheduler=scheduler, **params
+    )
 
 
 def run_case(name, nb, run_eps, extra, trials, seeds, scheduler, pool=None):
@@ -109,17 +121,30 @@ def row(name, nb, what, results, broken, extra=None):
     median_share = statistics.median(shares)
     reason = ""
     if not broken and dc.get_mechanism(name).guarantee in ("approximate", "pure") and median_share < 0.5:
-        key = ("aggregate" if "aggregate" in what else first.statistic if first.statistic in REASONS else name)
+        key = "aggregate" if "aggregate" in what else first.statistic if first.statistic in REASONS else name
         reason = REASONS.get(key, "")
-    return {"mechanism": name, "relation": nb, "case": what, "guarantee": dc.get_mechanism(name).guarantee,
-            "claim": f"({first.epsilon_claimed:g}, {first.delta_claimed:g})", "exact": first.epsilon_exact,
-            "target": first.target, "statistic": first.statistic, "where": _where(dc.get_mechanism(name), first.note, extra),
-            "reading": first.conversion,
-            "lower": _spread([r.epsilon_lower for r in results], lambda v: f"{v:.3g}"),
-            "share": _spread(shares, lambda v: f"{v:.0%}"), "median_share": median_share,
-            "verdict": f"REFUTED ({refuted}/{len(results)})" if refuted else f"not refuted (0/{len(results)})",
-            "refuted": refuted, "seeds": len(results), "broken": broken, "trials": first.trials,
-            "seconds": statistics.median(r.seconds for r in results), "reason": reason}
+    return {
+        "mechanism": name,
+        "relation": nb,
+        "case": what,
+        "guarantee": dc.get_mechanism(name).guarantee,
+        "claim": f"({first.epsilon_claimed:g}, {first.delta_claimed:g})",
+        "exact": first.epsilon_exact,
+        "target": first.target,
+        "statistic": first.statistic,
+        "where": _where(dc.get_mechanism(name), first.note, extra),
+        "reading": first.conversion,
+        "lower": _spread([r.epsilon_lower for r in results], lambda v: f"{v:.3g}"),
+        "share": _spread(shares, lambda v: f"{v:.0%}"),
+        "median_share": median_share,
+        "verdict": f"REFUTED ({refuted}/{len(results)})" if refuted else f"not refuted (0/{len(results)})",
+        "refuted": refuted,
+        "seeds": len(results),
+        "broken": broken,
+        "trials": first.trials,
+        "seconds": statistics.median(r.seconds for r in results),
+        "reason": reason,
+    }
 
 
 def _fmt_eps(value: float) -> str:
@@ -127,30 +152,41 @@ def _fmt_eps(value: float) -> str:
 
 
 def markdown(table: list[dict], trials: int, seeds: int) -> str:
-    head = ("| mechanism | relation | case | guarantee | claim (ε, δ) | exact ε of the noise | target | where the "
-            "design attacks | statistic | reading | lower bound on ε, median [range] | share of target, median "
-            "[range] | verdict (seeds refuted) | seconds per seed |\n|" + "---|" * 14)
+    head = (
+        "| mechanism | relation | case | guarantee | claim (ε, δ) | exact ε of the noise | target | where the "
+        "design attacks | statistic | reading | lower bound on ε, median [range] | share of target, median "
+        "[range] | verdict (seeds refuted) | seconds per seed |\n|" + "---|" * 14
+    )
     lines = []
     for r in table:
         note = " †" if r["reason"] else ""
-        lines.append(f"| {r['mechanism']} | {r['relation']} | {r['case']} | {r['guarantee']} | {r['claim']} | "
-                     f"{_fmt_eps(r['exact'])} | {_fmt_eps(r['target'])} | {r['where']} | {r['statistic']} | "
-                     f"{r['reading']} | {r['lower']} | {r['share']}{note} | {r['verdict']} | {r['seconds']:.1f} |")
-    reasons = [f"- **{r['mechanism']}, {r['case']}** (median {r['median_share']:.0%} of its target): {r['reason']}"
-               for r in table if r["reason"]]
+        lines.append(
+            f"| {r['mechanism']} | {r['relation']} | {r['case']} | {r['guarantee']} | {r['claim']} | "
+            f"{_fmt_eps(r['exact'])} | {_fmt_eps(r['target'])} | {r['where']} | {r['statistic']} | "
+            f"{r['reading']} | {r['lower']} | {r['share']}{note} | {r['verdict']} | {r['seconds']:.1f} |"
+        )
+    reasons = [
+        f"- **{r['mechanism']}, {r['case']}** (median {r['median_share']:.0%} of its target): {r['reason']}"
+        for r in table
+        if r["reason"]
+    ]
     stamp = datetime.date.today().isoformat()
-    text = (f"<!-- generated by: python benchmarks/audit_table.py --trials {trials} --seeds {seeds} ({stamp}, "
-            f"{platform.machine()}, Python {platform.python_version()}) -->\n"
-            f"Claims audited at (ε, δ) = ({EPSILON:g}, {DELTA:g}) with {trials:,} trials per dataset and seeds "
-            f"0–{seeds - 1}: median and range over the seeds. The target is the claimed ε, or the exact ε of the "
-            "noise actually added at the claimed δ where that is smaller. How each design works: "
-            "[privacy.md](privacy.md#how-the-audit-works). Readings: *point* is distribution-free; *gdp* reads the "
-            "test through the Gaussian-DP curve (Gaussian mechanisms); *range* is the exponential mechanisms' "
-            "design, the exact log-density ratio with one test in each tail, bounding the width of the privacy "
-            "loss's range, which their proof keeps within ε ([privacy.md](privacy.md#the-pure-mechanisms-why-one-"
-            "test-stays-near-half-of-the-claim-and-two-reach-three-quarters)).\n\n" + head + "\n" + "\n".join(lines) + "\n")
+    text = (
+        f"<!-- generated by: python benchmarks/audit_table.py --trials {trials} --seeds {seeds} ({stamp}, "
+        f"{platform.machine()}, Python {platform.python_version()}) -->\n"
+        f"Claims audited at (ε, δ) = ({EPSILON:g}, {DELTA:g}) with {trials:,} trials per dataset and seeds "
+        f"0–{seeds - 1}: median and range over the seeds. The target is the claimed ε, or the exact ε of the "
+        "noise actually added at the claimed δ where that is smaller. How each design works: "
+        "[privacy.md](privacy.md#how-the-audit-works). Readings: *point* is distribution-free; *gdp* reads the "
+        "test through the Gaussian-DP curve (Gaussian mechanisms); *range* is the exponential mechanisms' "
+        "design, the exact log-density ratio with one test in each tail, bounding the width of the privacy "
+        "loss's range, which their proof keeps within ε ([privacy.md](privacy.md#the-pure-mechanisms-why-one-"
+        "test-stays-near-half-of-the-claim-and-two-reach-three-quarters)).\n\n" + head + "\n" + "\n".join(lines) + "\n"
+    )
     if reasons:
-        text += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(reasons) + "\n"
+        text += (
+            "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(reasons) + "\n"
+        )
     return text
 
 
@@ -169,12 +205,21 @@ def merge(parts: list[Path], trials: int, seeds: int) -> str:
     head = markdown([], trials, seeds).rstrip("\n")  # the generated-by stamp, the lead sentence and the head
     body = [_with_audit_params(rows[key]) for key in sorted(rows, key=order.get)]
     out = head + "\n" + "\n".join(body) + "\n"
-    missing = [f"{name} ({nb}, {what})" for (name, nb, what) in sorted(order, key=order.get) if (name, nb, what) not in rows]
+    missing = [
+        f"{name} ({nb}, {what})" for (name, nb, what) in sorted(order, key=order.get) if (name, nb, what) not in rows
+    ]
     if missing:
-        out += ("\nNot measured in this run (no part covered them; regenerate with the command above): "
-                + "; ".join(missing) + ".\n")
+        out += (
+            "\nNot measured in this run (no part covered them; regenerate with the command above): "
+            + "; ".join(missing)
+            + ".\n"
+        )
     if notes:
-        out += "\n† Below half of the target, with the reason at the level of the proof:\n\n" + "\n".join(notes.values()) + "\n"
+        out += (
+            "\n† Below half of the target, with the reason at the level of the proof:\n\n"
+            + "\n".join(notes.values())
+            + "\n"
+        )
     return out.replace("--seeds", "--jobs 3 (in parts with --only, merged with --merge) --seeds", 1)
 
 
@@ -189,7 +234,7 @@ def with_kept_part(path: Path, text: str) -> str:
     old = path.read_text() if path.exists() else ""
     if KEPT_BEGIN not in old or KEPT_END not in old:
         return text
-    kept = old[old.index(KEPT_BEGIN):old.index(KEPT_END) + len(KEPT_END)]
+    kept = old[old.index(KEPT_BEGIN) : old.index(KEPT_END) + len(KEPT_END)]
     return text.rstrip("\n") + "\n\n" + kept + "\n"
 
 
@@ -212,15 +257,27 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=10_000, help="trials per dataset (default 10000)")
     parser.add_argument("--seeds", type=int, default=5, help="seeds per row, 0 .. seeds-1 (default 5)")
-    parser.add_argument("--scheduler", default=None,
-                        help="run the trials on Dask: 'local', 'processes' or a scheduler address (default: here)")
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="run the trials on Dask: 'local', 'processes' or a scheduler address (default: here)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="seeds run side by side in this many processes")
     parser.add_argument("--only", nargs="*", default=None, help="only these mechanisms (for a quick look)")
     parser.add_argument("--case", default=None, help="only the cases whose name contains this (e.g. '2x')")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "audit-table.md",
-                        help="where to write the markdown table (default docs/audit-table.md)")
-    parser.add_argument("--merge", nargs="*", type=Path, default=None,
-                        help="write one table from parts made with --only (their --out files) and stop")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "docs" / "audit-table.md",
+        help="where to write the markdown table (default docs/audit-table.md)",
+    )
+    parser.add_argument(
+        "--merge",
+        nargs="*",
+        type=Path,
+        default=None,
+        help="write one table from parts made with --only (their --out files) and stop",
+    )
     args = parser.parse_args(argv)
     if args.merge:
         args.out.write_text(with_kept_part(args.out, merge(args.merge, args.trials, args.seeds)))
@@ -236,8 +293,11 @@ def main(argv=None) -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(with_kept_part(args.out, markdown(table, args.trials, args.seeds)))  # readable early
         r = table[-1]
-        print(f"{name:18s} {nb:10s} {what:38s} lower={r['lower']:22s} share={r['share']:18s} {r['verdict']:18s} "
-              f"{r['seconds']:.1f}s", flush=True)
+        print(
+            f"{name:18s} {nb:10s} {what:38s} lower={r['lower']:22s} share={r['share']:18s} {r['verdict']:18s} "
+            f"{r['seconds']:.1f}s",
+            flush=True,
+        )
     text = with_kept_part(args.out, markdown(table, args.trials, args.seeds))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)

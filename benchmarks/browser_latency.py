@@ -15,6 +15,7 @@ the end of its run; every page's report adds the server's resident memory (RSS) 
 move, so that memory a rerun keeps shows up. ``--press KEY`` also presses a download button after every move (e.g.
 download_html, the Report's HTML record), so that memory a build keeps shows up.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,27 +82,49 @@ def measure(moves: int, query: str, page_name: str = "explore", press: str = "")
                 page.wait_for_timeout(300)
             rss_after = proc.memory_info().rss
             browser.close()
-    return {"moves": moves, "page": page_name, "press": press, "first_median": statistics.median(first) if first else None,
-            "first_p90": percentile(first, 0.9) if first else None,
-            "idle_median": statistics.median(idle), "idle_p90": percentile(idle, 0.9),
-            "cpu_median": statistics.median(cpu), "rss_before": rss_before / 2**20, "rss_after": rss_after / 2**20}
+    return {
+        "moves": moves,
+        "page": page_name,
+        "press": press,
+        "first_median": statistics.median(first) if first else None,
+        "first_p90": percentile(first, 0.9) if first else None,
+        "idle_median": statistics.median(idle),
+        "idle_p90": percentile(idle, 0.9),
+        "cpu_median": statistics.median(cpu),
+        "rss_before": rss_before / 2**20,
+        "rss_after": rss_after / 2**20,
+    }
 
 
 def report(r: dict, query: str) -> str:
     page = r.get("page", "explore")
-    first = ([f"| key press -> first new number | {r['first_median']:.3f} | {r['first_p90']:.3f} |"]
-             if r.get("first_median") is not None else [])
-    return "\n".join([
-        generated_by(f"python benchmarks/browser_latency.py --moves {r['moves']}"
-                     + (f" --page {page}" if page != "explore" else "") + (f' --query "{query}"' if query else "")
-                     + (f" --press {r['press']}" if r.get("press") else "")),
-        f"Epsilon dial on /{page}?{query} ({r['moves']} moves, timed in the browser's own clock; the browser and "
-        "the server share the 2 cores). Target: a new number within 0.5 s of the move.", "",
-        "| measure | median (s) | 90th percentile (s) |", "|---|---:|---:|", *first,
-        f"| key press -> run finished | {r['idle_median']:.3f} | {r['idle_p90']:.3f} |", "",
-        f"Server CPU per move (median): {r['cpu_median']:.3f} s. Server memory (RSS): {r['rss_before']:.0f} MB before "
-        f"the first move, {r['rss_after']:.0f} MB after the last"
-        + (f" (the download button {r['press']} pressed after every move)." if r.get("press") else "."), ""])
+    first = (
+        [f"| key press -> first new number | {r['first_median']:.3f} | {r['first_p90']:.3f} |"]
+        if r.get("first_median") is not None
+        else []
+    )
+    return "\n".join(
+        [
+            generated_by(
+                f"python benchmarks/browser_latency.py --moves {r['moves']}"
+                + (f" --page {page}" if page != "explore" else "")
+                + (f' --query "{query}"' if query else "")
+                + (f" --press {r['press']}" if r.get("press") else "")
+            ),
+            f"Epsilon dial on /{page}?{query} ({r['moves']} moves, timed in the browser's own clock; the browser and "
+            "the server share the 2 cores). Target: a new number within 0.5 s of the move.",
+            "",
+            "| measure | median (s) | 90th percentile (s) |",
+            "|---|---:|---:|",
+            *first,
+            f"| key press -> run finished | {r['idle_median']:.3f} | {r['idle_p90']:.3f} |",
+            "",
+            f"Server CPU per move (median): {r['cpu_median']:.3f} s. Server memory (RSS): {r['rss_before']:.0f} MB before "
+            f"the first move, {r['rss_after']:.0f} MB after the last"
+            + (f" (the download button {r['press']} pressed after every move)." if r.get("press") else "."),
+            "",
+        ]
+    )
 
 
 def main(argv=None) -> None:
@@ -110,13 +133,22 @@ def main(argv=None) -> None:
     parser.add_argument("--query", default="", help="scenario query string (default: the app's default scenario)")
     parser.add_argument("--page", default="explore", help="the page to measure (default: explore)")
     parser.add_argument("--append", action="store_true", help="add the report to the end of --out")
-    parser.add_argument("--press", default="", help="the key of a download button to press after every move "
-                                                    "(e.g. download_html on the report page): memory after builds")
+    parser.add_argument(
+        "--press",
+        default="",
+        help="the key of a download button to press after every move "
+        "(e.g. download_html on the report page): memory after builds",
+    )
     parser.add_argument("--out", default=str(ROOT / "docs" / "latency.md"), help="markdown file, or - to print only")
     args = parser.parse_args(argv)
-    title = "Latency: the epsilon dial in a real browser" if args.page == "explore" else \
-        f"The epsilon dial on the {args.page.capitalize()} page"
-    publish(report(measure(args.moves, args.query, args.page, args.press), args.query), args.out, title, append=args.append)
+    title = (
+        "Latency: the epsilon dial in a real browser"
+        if args.page == "explore"
+        else f"The epsilon dial on the {args.page.capitalize()} page"
+    )
+    publish(
+        report(measure(args.moves, args.query, args.page, args.press), args.query), args.out, title, append=args.append
+    )
 
 
 if __name__ == "__main__":

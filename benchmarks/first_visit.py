@@ -18,6 +18,7 @@ every cache warm: what a visitor who opens a link pays once the server has serve
 median server CPU per reload, with its range, and the page's first visit beside it; the load average of the machine
 before and after the run goes into the report.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,18 @@ from _app_server import ROOT, app_server, cpu_seconds, generated_by, launch_chro
 
 CHART = '[data-testid="stPlotlyChart"]'
 #: every page of the app, in the navigation's order (app.py's PAGES), by its address ("" is Home, at the root)
-EVERY_PAGE = {"home": "", "lesson": "lesson", "data": "data", "explore": "explore", "tradeoffs": "tradeoffs",
-              "distributed": "distributed", "tensor": "tensor", "reproduce": "reproduce", "audit": "audit",
-              "report": "report"}
+EVERY_PAGE = {
+    "home": "",
+    "lesson": "lesson",
+    "data": "data",
+    "explore": "explore",
+    "tradeoffs": "tradeoffs",
+    "distributed": "distributed",
+    "tensor": "tensor",
+    "reproduce": "reproduce",
+    "audit": "audit",
+    "report": "report",
+}
 #: a page has been drawn once its title is there (then the server is waited on until it is idle)
 TITLE = '[data-testid="stMain"] h1'
 
@@ -65,8 +75,7 @@ def visit(page_path: str) -> dict:
             page.wait_for_selector(CHART, timeout=600_000)
             shown = time.monotonic() - t0
             _settle(proc)
-            cold = {"cpu": cpu_seconds(proc) - cpu0, "rss_mb": (proc.memory_info().rss - rss0) / 2**20,
-                    "shown": shown}
+            cold = {"cpu": cpu_seconds(proc) - cpu0, "rss_mb": (proc.memory_info().rss - rss0) / 2**20, "shown": shown}
             cpu1 = cpu_seconds(proc)
             page.reload()
             page.wait_for_selector(CHART, timeout=600_000)
@@ -108,14 +117,18 @@ def warm_loads(pages: dict, reloads: int) -> dict:
 
 def warm_report(results: dict, command: str, load: tuple) -> str:
     target = 0.4
-    lines = [generated_by(command),
-             "One server (headless, no file watcher) serves every page in turn, the default scenario, in headless "
-             "Chromium on the same 2 cores: each page is visited once, then reloaded; a reload is a new session that "
-             "runs the entry script and the page from the top with the server's caches warm. Server CPU per load, "
-             "counted from the navigation until the server is idle (the idle second that shows it is over not "
-             f"counted). Target: under {target} CPU s on every page. Load average of the machine (1 min): "
-             f"{load[0]:.1f} before the run, {load[1]:.1f} after.", "",
-             "| page | warm load: server CPU (s), median | range | first visit (s) |", "|---|---:|---:|---:|"]
+    lines = [
+        generated_by(command),
+        "One server (headless, no file watcher) serves every page in turn, the default scenario, in headless "
+        "Chromium on the same 2 cores: each page is visited once, then reloaded; a reload is a new session that "
+        "runs the entry script and the page from the top with the server's caches warm. Server CPU per load, "
+        "counted from the navigation until the server is idle (the idle second that shows it is over not "
+        f"counted). Target: under {target} CPU s on every page. Load average of the machine (1 min): "
+        f"{load[0]:.1f} before the run, {load[1]:.1f} after.",
+        "",
+        "| page | warm load: server CPU (s), median | range | first visit (s) |",
+        "|---|---:|---:|---:|",
+    ]
     for name, r in results.items():
         med = statistics.median(r["warm"])
         mark = "" if med < target else " (over)"
@@ -124,12 +137,16 @@ def warm_report(results: dict, command: str, load: tuple) -> str:
 
 
 def report(results: dict, command: str) -> str:
-    lines = [generated_by(command),
-             "A fresh server (nothing cached), Home opened first; then the page, in headless Chromium on the same "
-             "2 cores. CPU and memory are the server process's, from the navigation until it is idle; 'first chart' "
-             "is the wall time until a chart is on the page; 'warm' is a reload of the same page afterwards.", "",
-             "| page | first visit: server CPU (s) | first visit: memory growth (MB) | first chart (s) | warm reload: "
-             "server CPU (s) |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        generated_by(command),
+        "A fresh server (nothing cached), Home opened first; then the page, in headless Chromium on the same "
+        "2 cores. CPU and memory are the server process's, from the navigation until it is idle; 'first chart' "
+        "is the wall time until a chart is on the page; 'warm' is a reload of the same page afterwards.",
+        "",
+        "| page | first visit: server CPU (s) | first visit: memory growth (MB) | first chart (s) | warm reload: "
+        "server CPU (s) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, r in results.items():
         lines.append(f"| {name} | {r['cpu']:.2f} | {r['rss_mb']:.0f} | {r['shown']:.1f} | {r['warm_cpu']:.2f} |")
     return "\n".join(lines) + "\n"
@@ -137,10 +154,17 @@ def report(results: dict, command: str) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", nargs="+", default=None,
-                        help="pages to measure (default: reproduce and tensor; with --warm, every page)")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "latency.md"),
-                        help="markdown file to append a section to, or - to print only")
+    parser.add_argument(
+        "--pages",
+        nargs="+",
+        default=None,
+        help="pages to measure (default: reproduce and tensor; with --warm, every page)",
+    )
+    parser.add_argument(
+        "--out",
+        default=str(ROOT / "docs" / "latency.md"),
+        help="markdown file to append a section to, or - to print only",
+    )
     parser.add_argument("--warm", action="store_true", help="a warm load of every page instead (one server)")
     parser.add_argument("--reloads", type=int, default=5, help="with --warm: reloads per page (default 5)")
     args = parser.parse_args(argv)
@@ -148,15 +172,23 @@ def main(argv=None) -> None:
         pages = EVERY_PAGE if args.pages is None else {p: EVERY_PAGE[p] for p in args.pages}
         before = os.getloadavg()[0]
         results = warm_loads(pages, args.reloads)
-        command = ("python benchmarks/first_visit.py --warm" + (f" --reloads {args.reloads}" if args.reloads != 5 else "")
-                   + (f" --pages {' '.join(args.pages)}" if args.pages else ""))
-        publish(warm_report(results, command, (before, os.getloadavg()[0])), args.out, "Warm loads of every page",
-                section=True)
+        command = (
+            "python benchmarks/first_visit.py --warm"
+            + (f" --reloads {args.reloads}" if args.reloads != 5 else "")
+            + (f" --pages {' '.join(args.pages)}" if args.pages else "")
+        )
+        publish(
+            warm_report(results, command, (before, os.getloadavg()[0])),
+            args.out,
+            "Warm loads of every page",
+            section=True,
+        )
         return
     args.pages = args.pages or ["reproduce", "tensor"]
     results = {name: visit(name) for name in args.pages}
-    command = "python benchmarks/first_visit.py" + (f" --pages {' '.join(args.pages)}"
-                                                    if args.pages != ["reproduce", "tensor"] else "")
+    command = "python benchmarks/first_visit.py" + (
+        f" --pages {' '.join(args.pages)}" if args.pages != ["reproduce", "tensor"] else ""
+    )
     publish(report(results, command), args.out, "First visits of the heavy pages", append=True)
 
 

@@ -18,6 +18,7 @@ median CPU time of one release from the raw rows (clipping and the Gram matrix i
 docs/benchmarks.md) divided by that of the floor np.linalg.eigh(X.T @ X) on the same rows, each repetition of a
 mechanism timed just after one of the floor, so that both run under the same load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -103,40 +104,128 @@ def example_41(n, d, sigma, seed=0):
 
 
 SETTINGS = (
-    Setting("loose radius, k = 1 (rows of norm ~0.1 R)", lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.1), 1,
-            "subspace", "CoinPress: needs only a loose bound on the spread", "coinpress"),
-    Setting("loose radius, k = 2 (rows of norm ~0.1 R)", lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.1), 2,
-            "subspace", "CoinPress: needs only a loose bound on the spread", "coinpress"),
-    Setting("very loose radius, k = 2 (rows of norm ~0.01 R)", lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.01), 2,
-            "subspace", "CoinPress (more steps help here: iterations = 6)", "coinpress", {"coinpress": {"iterations": 6}}),
-    Setting("radius fits, k = 2 (rows of norm ~0.5 R)", lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.5), 2,
-            "subspace", "none: Analyze Gauss's regime", ""),
-    Setting("rows on the sphere, k = 2 (trace 1, d = 50, n = 5,000)", lambda: on_sphere(5000, 50), 2, "subspace",
-            "none: every row at the radius", ""),
-    Setting("skewed spectrum, d = 200 against n = 2,000: covariance", lambda: skewed(2000, 200), 200, "covariance",
-            "trace-sensitive: d large against n, small trace", "trace_sensitive"),
-    Setting("trace 1, d = 400 against n = 1,000: covariance", lambda: on_sphere(1000, 400), 400, "covariance",
-            "trace-sensitive: d > n^(2/3) at trace 1", "trace_sensitive"),
-    Setting("trace 1, d = 20 against n = 20,000: covariance", lambda: on_sphere(20000, 20), 20, "covariance",
-            "none: d < n^(2/3), the Gaussian mechanism's regime", ""),
-    Setting("skewed spectrum, d = 200 against n = 2,000: subspace k = 2", lambda: skewed(2000, 200), 2, "subspace",
-            "none for the subspace (trace-sensitive's vectors get half the budget)", ""),
-    Setting("skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: covariance",
-            lambda: zipf_norms(10000, 100, 8), 100, "covariance",
-            "tail-sensitive: most rows far below the radius", "tail_sensitive"),
-    Setting("skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: subspace k = 1",
-            lambda: zipf_norms(10000, 100, 8), 1, "subspace",
-            "tail-sensitive: most rows far below the radius (its noise scales with tau^2)", "tail_sensitive"),
-    Setting("norms at the radius (Zipf generator, 1 bucket: trace 1), d = 100, n = 10,000: covariance",
-            lambda: zipf_norms(10000, 100, 1), 100, "covariance",
-            "none for tail-sensitive: tau stays 1 and it spends 1/4 of the budget on the radius and the trace", ""),
-    Setting("k = 2, little data noise, n = 200,000, d = 20", lambda: spiked(200000, 20, (1.0, 0.7), 0.02, 0.5), 2,
-            "subspace", "top-k DP-PCA: noise adapted to the data's own spread", "topk_dp_pca"),
-    Setting("k = 2, n near d (n = 2,000, d = 50), little data noise", lambda: spiked(2000, 50, (1.0, 0.7), 0.02, 0.5),
-            2, "subspace", "top-k DP-PCA: near-optimal at n = O~(d)", "topk_dp_pca"),
-    Setting("Liu et al.'s Example 4.1, k = 1, sigma = 0.001, n = 200,000, d = 5", lambda: example_41(200000, 5, 0.001),
-            1, "subspace", "DP-PCA: noise adapted to the gradients' spread (top-k DP-PCA equals it at k = 1)", "dp_pca",
-            {"dp_pca": {"K": 1.63, "a": 0.5}, "topk_dp_pca": {"K": 1.63, "a": 0.5}}),
+    Setting(
+        "loose radius, k = 1 (rows of norm ~0.1 R)",
+        lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.1),
+        1,
+        "subspace",
+        "CoinPress: needs only a loose bound on the spread",
+        "coinpress",
+    ),
+    Setting(
+        "loose radius, k = 2 (rows of norm ~0.1 R)",
+        lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.1),
+        2,
+        "subspace",
+        "CoinPress: needs only a loose bound on the spread",
+        "coinpress",
+    ),
+    Setting(
+        "very loose radius, k = 2 (rows of norm ~0.01 R)",
+        lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.01),
+        2,
+        "subspace",
+        "CoinPress (more steps help here: iterations = 6)",
+        "coinpress",
+        {"coinpress": {"iterations": 6}},
+    ),
+    Setting(
+        "radius fits, k = 2 (rows of norm ~0.5 R)",
+        lambda: spiked(20000, 10, (4.0, 3.0), 0.3, 0.5),
+        2,
+        "subspace",
+        "none: Analyze Gauss's regime",
+        "",
+    ),
+    Setting(
+        "rows on the sphere, k = 2 (trace 1, d = 50, n = 5,000)",
+        lambda: on_sphere(5000, 50),
+        2,
+        "subspace",
+        "none: every row at the radius",
+        "",
+    ),
+    Setting(
+        "skewed spectrum, d = 200 against n = 2,000: covariance",
+        lambda: skewed(2000, 200),
+        200,
+        "covariance",
+        "trace-sensitive: d large against n, small trace",
+        "trace_sensitive",
+    ),
+    Setting(
+        "trace 1, d = 400 against n = 1,000: covariance",
+        lambda: on_sphere(1000, 400),
+        400,
+        "covariance",
+        "trace-sensitive: d > n^(2/3) at trace 1",
+        "trace_sensitive",
+    ),
+    Setting(
+        "trace 1, d = 20 against n = 20,000: covariance",
+        lambda: on_sphere(20000, 20),
+        20,
+        "covariance",
+        "none: d < n^(2/3), the Gaussian mechanism's regime",
+        "",
+    ),
+    Setting(
+        "skewed spectrum, d = 200 against n = 2,000: subspace k = 2",
+        lambda: skewed(2000, 200),
+        2,
+        "subspace",
+        "none for the subspace (trace-sensitive's vectors get half the budget)",
+        "",
+    ),
+    Setting(
+        "skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: covariance",
+        lambda: zipf_norms(10000, 100, 8),
+        100,
+        "covariance",
+        "tail-sensitive: most rows far below the radius",
+        "tail_sensitive",
+    ),
+    Setting(
+        "skewed norms (Zipf, 8 norm buckets 1/128-1), d = 100, n = 10,000: subspace k = 1",
+        lambda: zipf_norms(10000, 100, 8),
+        1,
+        "subspace",
+        "tail-sensitive: most rows far below the radius (its noise scales with tau^2)",
+        "tail_sensitive",
+    ),
+    Setting(
+        "norms at the radius (Zipf generator, 1 bucket: trace 1), d = 100, n = 10,000: covariance",
+        lambda: zipf_norms(10000, 100, 1),
+        100,
+        "covariance",
+        "none for tail-sensitive: tau stays 1 and it spends 1/4 of the budget on the radius and the trace",
+        "",
+    ),
+    Setting(
+        "k = 2, little data noise, n = 200,000, d = 20",
+        lambda: spiked(200000, 20, (1.0, 0.7), 0.02, 0.5),
+        2,
+        "subspace",
+        "top-k DP-PCA: noise adapted to the data's own spread",
+        "topk_dp_pca",
+    ),
+    Setting(
+        "k = 2, n near d (n = 2,000, d = 50), little data noise",
+        lambda: spiked(2000, 50, (1.0, 0.7), 0.02, 0.5),
+        2,
+        "subspace",
+        "top-k DP-PCA: near-optimal at n = O~(d)",
+        "topk_dp_pca",
+    ),
+    Setting(
+        "Liu et al.'s Example 4.1, k = 1, sigma = 0.001, n = 200,000, d = 5",
+        lambda: example_41(200000, 5, 0.001),
+        1,
+        "subspace",
+        "DP-PCA: noise adapted to the gradients' spread (top-k DP-PCA equals it at k = 1)",
+        "dp_pca",
+        {"dp_pca": {"K": 1.63, "a": 0.5}, "topk_dp_pca": {"K": 1.63, "a": 0.5}},
+    ),
 )
 
 
@@ -161,10 +250,17 @@ def run_setting(setting: Setting, reps: int) -> list[dict]:
     rows = []
     for name in MECHANISMS:
         spec = dc.get_mechanism(name)
-        if (spec.max_k is not None and setting.k > spec.max_k) or (setting.metric == "covariance"
-                                                                   and not spec.releases_eigenvalues):
-            rows.append({"setting": setting.name, "mechanism": name, "median": None, "why": "k = 1 only" if
-                         spec.max_k else "releases no eigenvalues"})
+        if (spec.max_k is not None and setting.k > spec.max_k) or (
+            setting.metric == "covariance" and not spec.releases_eigenvalues
+        ):
+            rows.append(
+                {
+                    "setting": setting.name,
+                    "mechanism": name,
+                    "median": None,
+                    "why": "k = 1 only" if spec.max_k else "releases no eigenvalues",
+                }
+            )
             continue
         params = setting.params.get(name, {})
         errors, cpu, floor = [], [], []
@@ -174,15 +270,27 @@ def run_setting(setting: Setting, reps: int) -> list[dict]:
             release = dc.run(name, X, setting.k, EPSILON, DELTA, seed=np.random.SeedSequence([rep, 39]), **params)
             cpu.append(time.process_time() - start)
             errors.append(error(setting, release, U, data))
-        rows.append({"setting": setting.name, "mechanism": name, "median": statistics.median(errors),
-                     "q25": float(np.quantile(errors, 0.25)), "q75": float(np.quantile(errors, 0.75)),
-                     "time_ratio": statistics.median(cpu) / statistics.median(floor), "why": ""})
+        rows.append(
+            {
+                "setting": setting.name,
+                "mechanism": name,
+                "median": statistics.median(errors),
+                "q25": float(np.quantile(errors, 0.25)),
+                "q75": float(np.quantile(errors, 0.75)),
+                "time_ratio": statistics.median(cpu) / statistics.median(floor),
+                "why": "",
+            }
+        )
     return rows
 
 
 def markdown(results: dict, reps: int) -> str:
-    head = ("| setting (claim) | error | " + " | ".join(dc.get_mechanism(m).short_title for m in MECHANISMS)
-            + " | best | the claimed mechanism |\n|" + "---|" * (len(MECHANISMS) + 4))
+    head = (
+        "| setting (claim) | error | "
+        + " | ".join(dc.get_mechanism(m).short_title for m in MECHANISMS)
+        + " | best | the claimed mechanism |\n|"
+        + "---|" * (len(MECHANISMS) + 4)
+    )
     lines = []
     for setting in SETTINGS:
         if setting.name not in results:
@@ -198,16 +306,27 @@ def markdown(results: dict, reps: int) -> str:
         verdict = "—"
         if setting.expect:
             mine = next(r for r in results[setting.name] if r["mechanism"] == setting.expect)
-            others = [r for r in results[setting.name] if r["mechanism"] in ("analyze_gauss", "dp_pca")
-                      and r["mechanism"] != setting.expect and r["median"] is not None]
+            others = [
+                r
+                for r in results[setting.name]
+                if r["mechanism"] in ("analyze_gauss", "dp_pca")
+                and r["mechanism"] != setting.expect
+                and r["median"] is not None
+            ]
             won = all(mine["median"] < r["median"] for r in others)
-            verdict = (f"{setting.expect} {'wins' if won else 'LOSES'} against "
-                       + ", ".join(f"{r['mechanism']} ({r['median']:.3g})" for r in others))
-        lines.append(f"| {setting.name} ({setting.claim}) | {setting.metric} | " + " | ".join(cells)
-                     + f" | {dc.get_mechanism(best['mechanism']).short_title} | {verdict} |")
-    return (f"Median error over {reps} repetitions [quartiles] at (ε, δ) = ({EPSILON:g}, {DELTA:g}); in brackets after "
-            "each, the median CPU time of a release over that of eigh(XᵀX) on the same rows. "
-            "`python benchmarks/frontier.py`\n\n" + head + "\n" + "\n".join(lines) + "\n")
+            verdict = f"{setting.expect} {'wins' if won else 'LOSES'} against " + ", ".join(
+                f"{r['mechanism']} ({r['median']:.3g})" for r in others
+            )
+        lines.append(
+            f"| {setting.name} ({setting.claim}) | {setting.metric} | "
+            + " | ".join(cells)
+            + f" | {dc.get_mechanism(best['mechanism']).short_title} | {verdict} |"
+        )
+    return (
+        f"Median error over {reps} repetitions [quartiles] at (ε, δ) = ({EPSILON:g}, {DELTA:g}); in brackets after "
+        "each, the median CPU time of a release over that of eigh(XᵀX) on the same rows. "
+        "`python benchmarks/frontier.py`\n\n" + head + "\n" + "\n".join(lines) + "\n"
+    )
 
 
 def section(table: str, argv=None) -> str:
@@ -217,15 +336,17 @@ def section(table: str, argv=None) -> str:
     import platform
 
     command = "python benchmarks/frontier.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    return (f"{BEGIN}\n{SECTION_TITLE}\n\n<!-- generated by: {command.strip()} ({datetime.date.today()}, "
-            f"{platform.machine()}, Python {platform.python_version()}) -->\n\n"
-            "Each new mechanism against Analyze Gauss and our DP-PCA on the settings where its paper claims an "
-            "advantage, and on settings where none of them should win (claim \"none\"). Errors against the planted "
-            "truth: the subspace distance ||sin Θ||_F of the top-k components, or for the covariance settings the "
-            "Frobenius error of the covariance estimate (a release with k = d). The last column compares the median "
-            "of the mechanism the setting favours with those of Analyze Gauss and DP-PCA (DP-PCA runs at k = 1 "
-            "only): LOSES where it is not lower than both. The settings and their generators are in "
-            "benchmarks/frontier.py.\n\n" + table + f"{END}\n")
+    return (
+        f"{BEGIN}\n{SECTION_TITLE}\n\n<!-- generated by: {command.strip()} ({datetime.date.today()}, "
+        f"{platform.machine()}, Python {platform.python_version()}) -->\n\n"
+        "Each new mechanism against Analyze Gauss and our DP-PCA on the settings where its paper claims an "
+        'advantage, and on settings where none of them should win (claim "none"). Errors against the planted '
+        "truth: the subspace distance ||sin Θ||_F of the top-k components, or for the covariance settings the "
+        "Frobenius error of the covariance estimate (a release with k = d). The last column compares the median "
+        "of the mechanism the setting favours with those of Analyze Gauss and DP-PCA (DP-PCA runs at k = 1 "
+        "only): LOSES where it is not lower than both. The settings and their generators are in "
+        "benchmarks/frontier.py.\n\n" + table + f"{END}\n"
+    )
 
 
 def with_section(document: str, text: str) -> str:
@@ -234,7 +355,7 @@ def with_section(document: str, text: str) -> str:
     start, stop = document.find(BEGIN), document.find(END)
     if start < 0 or stop < start:
         return document.rstrip("\n") + "\n\n" + text
-    rest = document[stop + len(END):]
+    rest = document[stop + len(END) :]
     return document[:start] + text + (rest[1:] if rest.startswith("\n") else rest)
 
 
@@ -243,16 +364,26 @@ def main(argv=None) -> None:
     parser.add_argument("--reps", type=int, default=30, help="repetitions per cell (default 30)")
     parser.add_argument("--only", default=None, help="only the settings whose name contains this")
     parser.add_argument("--out", type=Path, default=None, help="also write the table here (and a CSV beside it)")
-    parser.add_argument("--docs", type=Path, default=None,
-                        help="put the table in its section of this Markdown file (docs/benchmarks.md), between markers")
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        default=None,
+        help="put the table in its section of this Markdown file (docs/benchmarks.md), between markers",
+    )
     args = parser.parse_args(argv)
     results = {}
     for setting in SETTINGS:
         if args.only and args.only not in setting.name:
             continue
         results[setting.name] = run_setting(setting, args.reps)
-        print(f"{setting.name}: " + ", ".join(f"{r['mechanism']} {r['median']:.3g}" if r["median"] is not None else
-                                               f"{r['mechanism']} -" for r in results[setting.name]), flush=True)
+        print(
+            f"{setting.name}: "
+            + ", ".join(
+                f"{r['mechanism']} {r['median']:.3g}" if r["median"] is not None else f"{r['mechanism']} -"
+                for r in results[setting.name]
+            ),
+            flush=True,
+        )
     text = markdown(results, args.reps)
     print("\n" + text)
     if args.docs:
@@ -262,8 +393,9 @@ def main(argv=None) -> None:
         import csv
 
         with open(args.out.with_suffix(".csv"), "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=["setting", "mechanism", "median", "q25", "q75", "time_ratio",
-                                                        "why"])
+            writer = csv.DictWriter(
+                handle, fieldnames=["setting", "mechanism", "median", "q25", "q75", "time_ratio", "why"]
+            )
             writer.writeheader()
             for rows in results.values():
                 writer.writerows(rows)

@@ -33,6 +33,7 @@ are the server's CPU time over a phase divided by the sessions. The browser runs
 priority (nice 19), so the server gets the 2 cores first, as when each visitor's browser runs on their own
 computer; the times until a page shows in the browser include that browser's slow drawing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,14 @@ from pathlib import Path
 
 from _app_server import CHROMIUM_ARGS, ROOT, app_server, cpu_seconds, generated_by, niced_chromium, percentile, publish
 
-SCENARIOS = ["", "mechs=analyze_gauss,ppca_exponential&k=2", "src=sample:wine&R=2000&mechs=analyze_gauss",
-             "mechs=cape_pca,dist_conventional&n=5000", "view=risk", "center=private&beig=0.2&bscores=0.1"]
+SCENARIOS = [
+    "",
+    "mechs=analyze_gauss,ppca_exponential&k=2",
+    "src=sample:wine&R=2000&mechs=analyze_gauss",
+    "mechs=cape_pca,dist_conventional&n=5000",
+    "view=risk",
+    "center=private&beig=0.2&bscores=0.1",
+]
 VIEWS = ["Spread", "Loadings", "Privacy risk", "Principal angles"]
 PAGES = ["Explore", "Data", "Report", "Home"]
 ERROR_BOXES = '[data-testid="stException"], [data-testid="stAlertContentError"]'
@@ -67,10 +74,10 @@ class RunWatch:
 
         self._message, self._back = ForwardMsg, BackMsg
         self._early = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
-        self.started = 0           # runs started so far
+        self.started = 0  # runs started so far
         self.running = False
-        self.last_end = 0.0        # perf_counter of the last run's end
-        self.requests = []         # perf_counter of each rerun request the page sent
+        self.last_end = 0.0  # perf_counter of the last run's end
+        self.requests = []  # perf_counter of each rerun request the page sent
         self._changed = asyncio.Event()
         page.on("websocket", self._attach)
 
@@ -114,8 +121,13 @@ class RunWatch:
             if caused and not self.running and now - self.last_end >= GRACE:
                 return self.last_end - t0, self.last_end - (t0 if sent is None else sent)
             if now - t0 > timeout or (not caused and not self.running and now - acted > NO_RUN):
-                why = ("" if caused else " (no run started: the server never got the request)" if sent is None
-                       else " (the page sent its request; no run started)")
+                why = (
+                    ""
+                    if caused
+                    else " (no run started: the server never got the request)"
+                    if sent is None
+                    else " (the page sent its request; no run started)"
+                )
                 raise TimeoutError(f"no finished run {now - t0:.0f} s after the action{why}")
             self._changed.clear()
             try:
@@ -174,8 +186,10 @@ class Session:
         """What the page shows now, for the cause of an action that did not finish."""
         status = self.page.locator('[data-testid="stStatusWidget"]')
         shown = (await status.inner_text()).strip() if await status.count() else "no status"
-        return (f"at {self.page.url.split('?')[0]} (heading {await self.title()!r}), status widget: "
-                f"{shown or 'idle'}, runs started {self.watch.started}")
+        return (
+            f"at {self.page.url.split('?')[0]} (heading {await self.title()!r}), status widget: "
+            f"{shown or 'idle'}, runs started {self.watch.started}"
+        )
 
 
 class Monitor:
@@ -203,12 +217,30 @@ class Monitor:
 
 
 #: every page a soak session visits, by its sidebar link
-SOAK_PAGES = ["Home", "Lesson", "Data", "Explore", "Trade-offs", "Distributed", "Tensor", "Reproduce", "Audit",
-              "Report"]
+SOAK_PAGES = [
+    "Home",
+    "Lesson",
+    "Data",
+    "Explore",
+    "Trade-offs",
+    "Distributed",
+    "Tensor",
+    "Reproduce",
+    "Audit",
+    "Report",
+]
 #: a page's address -> its sidebar name
-PAGE_NAMES = {"lesson": "Lesson", "data": "Data", "explore": "Explore", "tradeoffs": "Trade-offs",
-              "distributed": "Distributed", "tensor": "Tensor", "reproduce": "Reproduce", "audit": "Audit",
-              "report": "Report"}
+PAGE_NAMES = {
+    "lesson": "Lesson",
+    "data": "Data",
+    "explore": "Explore",
+    "tradeoffs": "Trade-offs",
+    "distributed": "Distributed",
+    "tensor": "Tensor",
+    "reproduce": "Reproduce",
+    "audit": "Audit",
+    "report": "Report",
+}
 #: seconds between two samples of the soak's RSS timeline, and between two hostile uploads
 SOAK_SAMPLE = 10.0
 HOSTILE_EVERY = 60.0
@@ -231,8 +263,11 @@ def _server(url: str | None, options: tuple = ()):
     from urllib.parse import urlparse
 
     port = urlparse(url).port
-    pids = {c.pid for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port
-            and c.status == psutil.CONN_LISTEN}
+    pids = {
+        c.pid
+        for c in psutil.net_connections("tcp")
+        if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN
+    }
     if len(pids) != 1:
         raise SystemExit(f"no single process listens on port {port} (found {sorted(pids)}); start the app first.")
     yield url.rstrip("/"), psutil.Process(pids.pop())
@@ -256,19 +291,35 @@ async def _phase(name: str, sessions, make, monitor, result) -> None:
     done = [o for o in outcomes if not isinstance(o, BaseException)]
     failed = [f"{type(o).__name__}: {str(o).splitlines()[0][:100]}" for o in outcomes if isinstance(o, BaseException)]
     errors = sum(await asyncio.gather(*(s.errors() for s in sessions)))
-    result["phases"].append({"name": name, "times": [o[0] for o in done], "server": [o[1] for o in done],
-                             "failed": failed, "errors": errors, "cpu_per_session": cpu / len(sessions),
-                             "rss": monitor.rss[-1] if monitor.rss else None})
+    result["phases"].append(
+        {
+            "name": name,
+            "times": [o[0] for o in done],
+            "server": [o[1] for o in done],
+            "failed": failed,
+            "errors": errors,
+            "cpu_per_session": cpu / len(sessions),
+            "rss": monitor.rss[-1] if monitor.rss else None,
+        }
+    )
     if done and len(done[0]) > 2:  # the time until the page shows in the browser as well
-        result["phases"].append({"name": f"{name}: the dial shows in the browser", "times": [o[2] for o in done],
-                                 "server": None, "failed": [], "errors": "", "cpu_per_session": None, "rss": None})
+        result["phases"].append(
+            {
+                "name": f"{name}: the dial shows in the browser",
+                "times": [o[2] for o in done],
+                "server": None,
+                "failed": [],
+                "errors": "",
+                "cpu_per_session": None,
+                "rss": None,
+            }
+        )
 
 
 async def burst(clients: int, rounds: int, link: str, server: str | None = None, options: tuple = ()) -> dict:
     from playwright.async_api import async_playwright
 
-    result = {"profile": "burst", "clients": clients, "rounds": rounds, "link": link, "phases": [],
-              "options": options}
+    result = {"profile": "burst", "clients": clients, "rounds": rounds, "link": link, "phases": [], "options": options}
     with _server(server, options) as (url, proc):
         async with async_playwright() as pw:
             browser, sessions = await _sessions(pw, clients)
@@ -279,8 +330,9 @@ async def burst(clients: int, rounds: int, link: str, server: str | None = None,
                 for r in range(rounds):
                     await asyncio.sleep(2.0)  # "now move epsilon one step"
                     key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
-                    await _phase(f"move epsilon, round {r + 1}", sessions, lambda s, k=key: s.move_epsilon(k),
-                                 monitor, result)
+                    await _phase(
+                        f"move epsilon, round {r + 1}", sessions, lambda s, k=key: s.move_epsilon(k), monitor, result
+                    )
                 result["rss_peak"], result["rss_end"] = max(monitor.rss), monitor.rss[-1]
                 result["load_end"] = _load_average()
             await browser.close()
@@ -294,8 +346,9 @@ def _load_average() -> float:
     return os.getloadavg()[0]
 
 
-async def _steady_session(session: Session, url: str, until: float, rng: random.Random, times: dict,
-                          failed: list) -> None:
+async def _steady_session(
+    session: Session, url: str, until: float, rng: random.Random, times: dict, failed: list
+) -> None:
     async def act():
         page = session.page
         title = (await page.locator("h1").first.inner_text()).strip() if await page.locator("h1").count() else ""
@@ -335,17 +388,37 @@ async def steady(clients: int, minutes: float, seed: int = 0, server: str | None
                 await asyncio.sleep(1.0)
                 rss_start, cpu0 = monitor.rss[-1], monitor.cpu()
                 until = time.monotonic() + minutes * 60
-                await asyncio.gather(*(_steady_session(s, url, until, random.Random(rng.random()), times, failed)
-                                       for s in sessions))
+                await asyncio.gather(
+                    *(_steady_session(s, url, until, random.Random(rng.random()), times, failed) for s in sessions)
+                )
                 cpu = monitor.cpu() - cpu0
                 errors = sum(await asyncio.gather(*(s.errors() for s in sessions)))
                 rss_peak, rss_end = max(monitor.rss), monitor.rss[-1]
             await browser.close()
-    phases = [{"name": name, "times": [x[0] for x in xs], "server": [x[1] for x in xs], "failed": [],
-               "errors": None, "cpu_per_session": None, "rss": None} for name, xs in times.items()]
-    return {"profile": "steady", "clients": clients, "minutes": minutes, "phases": phases, "failed": failed,
-            "errors": errors, "cpu_per_session": cpu / clients, "rss_start": rss_start, "rss_peak": rss_peak,
-            "rss_end": rss_end}
+    phases = [
+        {
+            "name": name,
+            "times": [x[0] for x in xs],
+            "server": [x[1] for x in xs],
+            "failed": [],
+            "errors": None,
+            "cpu_per_session": None,
+            "rss": None,
+        }
+        for name, xs in times.items()
+    ]
+    return {
+        "profile": "steady",
+        "clients": clients,
+        "minutes": minutes,
+        "phases": phases,
+        "failed": failed,
+        "errors": errors,
+        "cpu_per_session": cpu / clients,
+        "rss_start": rss_start,
+        "rss_peak": rss_peak,
+        "rss_end": rss_end,
+    }
 
 
 def _children_rss(proc) -> float:
@@ -374,7 +447,8 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
 
     rng = np.random.default_rng(0)
     pd.DataFrame(rng.integers(0, 3000, size=(5000, 2000)), columns=[f"c{j}" for j in range(2000)]).to_csv(
-        folder / "big.csv", index=False)
+        folder / "big.csv", index=False
+    )
     own = {}
     for i in range(clients):
         frame = pd.DataFrame(rng.normal(size=(3000, 12)) * ([1, 10, 100] * 4), columns=[f"x{j}" for j in range(12)])
@@ -386,10 +460,15 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
     (folder / "many-cells.csv").write_bytes(b"a,b,c,d,e,f,g,h,i,j\n" + b"0,1,0,1,0,1,0,1,0,1\n" * 2_200_000)
     parquet_bomb(folder / "bomb.parquet")
     column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3_000, dtype=np.int32)), pa.array(["z" * 10**6]))
-    pq.write_table(pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}), folder / "dictionary-bomb.parquet",
-                   store_schema=False)
-    hostile = [(name, folder / name) for name in ("bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet",
-                                                  "one-line.csv", "many-cells.csv")]
+    pq.write_table(
+        pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}),
+        folder / "dictionary-bomb.parquet",
+        store_schema=False,
+    )
+    hostile = [
+        (name, folder / name)
+        for name in ("bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet", "one-line.csv", "many-cells.csv")
+    ]
     return own, hostile
 
 
@@ -416,16 +495,31 @@ async def _refused(session: Session, name: str) -> bool:
     return any(name in box for box in boxes)
 
 
-async def _soak_session(session: Session, url: str, until: float, rng: random.Random, own, hostile: list,
-                        times: dict, failed: list, refused: list) -> None:
+async def _soak_session(
+    session: Session,
+    url: str,
+    until: float,
+    rng: random.Random,
+    own,
+    hostile: list,
+    times: dict,
+    failed: list,
+    refused: list,
+) -> None:
     """One visitor for the soak: every page, the dial, the views, its own uploads, and a hostile file when it is its
     turn (``hostile`` holds the files queued for this session), followed by a proper file again."""
+
     async def record(kind: str, action, target: str = "") -> None:
         try:
             times.setdefault(kind, []).append(await action())
         except Exception as exc:  # noqa: BLE001 - an unfinished action is a result
-            failed.append((kind, f"session {session.index}{' to ' + target if target else ''}: {type(exc).__name__}: "
-                                 f"{str(exc).splitlines()[0][:120]}; {await session.state()}"))
+            failed.append(
+                (
+                    kind,
+                    f"session {session.index}{' to ' + target if target else ''}: {type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:120]}; {await session.state()}",
+                )
+            )
 
     await record("load", lambda: session.open(f"{url}/explore?seed={session.index}"))
     while time.monotonic() < until:
@@ -445,8 +539,9 @@ async def _soak_session(session: Session, url: str, until: float, rng: random.Ra
                 await record("epsilon", lambda: session.move_epsilon(key))
                 continue
         if here == "Explore" and choice < 0.6:
-            current = await session.page.locator('[data-testid="stButtonGroup"] button[aria-checked="true"]'
-                                                 ).all_inner_texts()
+            current = await session.page.locator(
+                '[data-testid="stButtonGroup"] button[aria-checked="true"]'
+            ).all_inner_texts()
             view = rng.choice([v for v in VIEWS if v not in current])
             button = session.page.locator('[data-testid="stButtonGroup"] button', has_text=view).first
             await record("view", lambda: session.timed(lambda: button.click(timeout=300_000)))
@@ -483,16 +578,23 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
                 t0 = time.perf_counter()
                 clock = asyncio.get_running_loop().create_task(_timeline(proc, samples, t0))
                 await asyncio.sleep(1.0)
-                result = {"rss_start": monitor.rss[-1], "workers_start": monitor.workers[-1],
-                          "load_start": _load_average()}
+                result = {
+                    "rss_start": monitor.rss[-1],
+                    "workers_start": monitor.workers[-1],
+                    "load_start": _load_average(),
+                }
                 first = sessions[0]  # a legitimate large table, alone: what it costs and what stays
                 await first.open(f"{url}/explore?seed=0")
                 mark = len(monitor.rss)
                 big = await _upload(first, Path(tmp) / "big.csv")
                 await asyncio.sleep(SOAK_SAMPLE)
-                result["big"] = {"seconds": big[0], "peak": max(monitor.rss[mark:]),
-                                 "workers_peak": max(monitor.workers[mark:]), "after": monitor.rss[-1],
-                                 "errors": await first.errors()}
+                result["big"] = {
+                    "seconds": big[0],
+                    "peak": max(monitor.rss[mark:]),
+                    "workers_peak": max(monitor.workers[mark:]),
+                    "after": monitor.rss[-1],
+                    "errors": await first.errors(),
+                }
                 await _upload(first, own[0])  # then it works on a class-sized table like the others
                 cpu0, start = monitor.cpu(), time.monotonic()
                 until = start + minutes * 60
@@ -506,8 +608,22 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
                         turn += 1
 
                 turns = asyncio.get_running_loop().create_task(hostile_turns())
-                await asyncio.gather(*(_soak_session(s, url, until, random.Random(rng.random()), own[s.index],
-                                                     queues[s.index], times, failed, refused) for s in sessions))
+                await asyncio.gather(
+                    *(
+                        _soak_session(
+                            s,
+                            url,
+                            until,
+                            random.Random(rng.random()),
+                            own[s.index],
+                            queues[s.index],
+                            times,
+                            failed,
+                            refused,
+                        )
+                        for s in sessions
+                    )
+                )
                 turns.cancel()
                 result["cpu_per_session"] = (monitor.cpu() - cpu0) / clients
                 result["errors"] = sum(await asyncio.gather(*(s.errors() for s in sessions)))
@@ -520,9 +636,19 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
                 result["rss_idle"], result["workers_idle"] = monitor.rss[-1], monitor.workers[-1]
                 result["load_end"] = _load_average()
                 clock.cancel()
-    result.update({"profile": "soak", "clients": clients, "minutes": minutes, "idle_minutes": idle_minutes,
-                   "times": times, "failed": failed, "refused": refused, "samples": samples,
-                   "hostile_at": hostile_at})
+    result.update(
+        {
+            "profile": "soak",
+            "clients": clients,
+            "minutes": minutes,
+            "idle_minutes": idle_minutes,
+            "times": times,
+            "failed": failed,
+            "refused": refused,
+            "samples": samples,
+            "hostile_at": hostile_at,
+        }
+    )
     return result
 
 
@@ -544,23 +670,34 @@ def rss_svg(samples: list, marks: list, soak_end: float) -> str:
         points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in values)
         return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{points}"/>'
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-             f'font-size="12"><rect width="{width}" height="{height}" fill="white"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        f'font-size="12"><rect width="{width}" height="{height}" fill="white"/>'
+    ]
     for mb in range(0, int(y_max) + 1, step):
-        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(mb):.1f}" y2="{y(mb):.1f}" stroke="#ddd"/>'
-                     f'<text x="{left - 6}" y="{y(mb) + 4:.1f}" text-anchor="end">{mb}</text>')
+        parts.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{y(mb):.1f}" y2="{y(mb):.1f}" stroke="#ddd"/>'
+            f'<text x="{left - 6}" y="{y(mb) + 4:.1f}" text-anchor="end">{mb}</text>'
+        )
     for minute in range(0, int(t_max // 60) + 1, max(1, int(t_max // 600))):
         parts.append(f'<text x="{x(minute * 60):.1f}" y="{height - bottom + 16}" text-anchor="middle">{minute}</text>')
-    parts += [f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{height - bottom}" y2="{height - bottom - 8}" '
-              'stroke="#c0392b" stroke-width="2"/>' for t in marks]
-    parts.append(f'<line x1="{x(soak_end):.1f}" x2="{x(soak_end):.1f}" y1="{top}" y2="{height - bottom}" '
-                 'stroke="#555" stroke-dasharray="4 3"/>')
+    parts += [
+        f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{height - bottom}" y2="{height - bottom - 8}" '
+        'stroke="#c0392b" stroke-width="2"/>'
+        for t in marks
+    ]
+    parts.append(
+        f'<line x1="{x(soak_end):.1f}" x2="{x(soak_end):.1f}" y1="{top}" y2="{height - bottom}" '
+        'stroke="#555" stroke-dasharray="4 3"/>'
+    )
     parts.append(line([(t, r + w) for t, r, w in samples], "#1f5fa8", ' stroke-dasharray="6 3"'))
     parts.append(line([(t, r) for t, r, _ in samples], "#1f5fa8"))
-    parts.append(f'<text x="{(left + width - right) / 2}" y="{height - 6}" text-anchor="middle">minutes</text>'
-                 f'<text x="14" y="{top + 4}" >MB</text>'
-                 f'<text x="{left + 10}" y="{top + 14}">solid: server RSS; dashed: with its parse workers; red ticks: '
-                 'hostile uploads; grey line: the sessions close</text></svg>')
+    parts.append(
+        f'<text x="{(left + width - right) / 2}" y="{height - 6}" text-anchor="middle">minutes</text>'
+        f'<text x="14" y="{top + 4}" >MB</text>'
+        f'<text x="{left + 10}" y="{top + 14}">solid: server RSS; dashed: with its parse workers; red ticks: '
+        "hostile uploads; grey line: the sessions close</text></svg>"
+    )
     return "\n".join(parts) + "\n"
 
 
@@ -587,44 +724,65 @@ SOAK_TITLE = "Soak: a lesson with uploads and a hostile visitor"
 def soak_report(result: dict, rss_out: str) -> str:
     n, minutes = result["clients"], result["minutes"]
     command = f"python benchmarks/load.py --soak --clients {n} --minutes {minutes:g}" + (
-        f" --idle-minutes {result['idle_minutes']:g}" if result["idle_minutes"] != 3 else "")
+        f" --idle-minutes {result['idle_minutes']:g}" if result["idle_minutes"] != 3 else ""
+    )
     big, failed = result["big"], result["failed"]
     answered = sum(ok for _, ok in result["refused"])
-    lines = [generated_by(command),
-             f"{n} sessions for {minutes:g} min on one server (the browser shares the 2 cores at nice 19), each "
-             "visiting every page, moving the epsilon dial, switching the detail view and uploading a table of its "
-             f"own; every minute one session in turn uploads a hostile file, then a proper one. Machine load "
-             f"average (1 min, all processes): {result['load_start']:.0f} at the start, {result['load_end']:.0f} at "
-             "the end.", "",
-             f"A legitimate 2,000 x 5,000 table (46 MB CSV) uploaded first, alone: {big['seconds']:.1f} s, server "
-             f"RSS {result['rss_start']:.0f} MB before, {big['peak']:.0f} MB at the peak (its parse worker "
-             f"{big['workers_peak']:.0f} MB with the fork server), {big['after']:.0f} MB after; then that session "
-             "uploads a class-sized table (3,000 x 13) like the others.", "",
-             "Seconds until the server finished the runs an action caused (from the click, key press or upload), "
-             "p50 / p95 / max:", "",
-             "| action | count | p50 | p95 | max | not finished |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        generated_by(command),
+        f"{n} sessions for {minutes:g} min on one server (the browser shares the 2 cores at nice 19), each "
+        "visiting every page, moving the epsilon dial, switching the detail view and uploading a table of its "
+        f"own; every minute one session in turn uploads a hostile file, then a proper one. Machine load "
+        f"average (1 min, all processes): {result['load_start']:.0f} at the start, {result['load_end']:.0f} at "
+        "the end.",
+        "",
+        f"A legitimate 2,000 x 5,000 table (46 MB CSV) uploaded first, alone: {big['seconds']:.1f} s, server "
+        f"RSS {result['rss_start']:.0f} MB before, {big['peak']:.0f} MB at the peak (its parse worker "
+        f"{big['workers_peak']:.0f} MB with the fork server), {big['after']:.0f} MB after; then that session "
+        "uploads a class-sized table (3,000 x 13) like the others.",
+        "",
+        "Seconds until the server finished the runs an action caused (from the click, key press or upload), "
+        "p50 / p95 / max:",
+        "",
+        "| action | count | p50 | p95 | max | not finished |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for kind, xs in sorted(result["times"].items(), key=lambda item: (item[0].startswith("page"), item[0])):
-        lines.append(f"| {kind} | {len(xs)} | " + " | ".join(_spread([x[0] for x in xs]))
-                     + f" | {sum(k == kind for k, _ in failed)} |")
-    lines += ["", f"Hostile uploads: {len(result['refused'])}, {answered} answered with a message naming the file "
-                  f"({', '.join(sorted({name for name, _ in result['refused']})) or 'none'}). Error boxes on the "
-                  f"pages at the end: {result['errors']}. Server CPU {result['cpu_per_session']:.1f} s per session.",
-              "",
-              f"Memory (RSS): server {result['rss_start']:.0f} MB at the start (its fork server and workers "
-              f"{result['workers_start']:.0f} MB), ceiling {result['rss_peak']:.0f} MB (with the workers "
-              f"{result['total_peak']:.0f} MB), {result['rss_end']:.0f} MB when the soak ended, "
-              f"{result['rss_idle']:.0f} MB (workers {result['workers_idle']:.0f} MB) after "
-              f"{result['idle_minutes']:g} min with no session. Every {SOAK_SAMPLE:.0f} s in `{_shown_path(rss_out)}`:",
-              "",
-              f"![Server RSS during the soak]({Path(rss_out).with_suffix('.svg').name})", ""]
+        lines.append(
+            f"| {kind} | {len(xs)} | "
+            + " | ".join(_spread([x[0] for x in xs]))
+            + f" | {sum(k == kind for k, _ in failed)} |"
+        )
+    lines += [
+        "",
+        f"Hostile uploads: {len(result['refused'])}, {answered} answered with a message naming the file "
+        f"({', '.join(sorted({name for name, _ in result['refused']})) or 'none'}). Error boxes on the "
+        f"pages at the end: {result['errors']}. Server CPU {result['cpu_per_session']:.1f} s per session.",
+        "",
+        f"Memory (RSS): server {result['rss_start']:.0f} MB at the start (its fork server and workers "
+        f"{result['workers_start']:.0f} MB), ceiling {result['rss_peak']:.0f} MB (with the workers "
+        f"{result['total_peak']:.0f} MB), {result['rss_end']:.0f} MB when the soak ended, "
+        f"{result['rss_idle']:.0f} MB (workers {result['workers_idle']:.0f} MB) after "
+        f"{result['idle_minutes']:g} min with no session. Every {SOAK_SAMPLE:.0f} s in `{_shown_path(rss_out)}`:",
+        "",
+        f"![Server RSS during the soak]({Path(rss_out).with_suffix('.svg').name})",
+        "",
+    ]
     if failed:
         lines += ["Actions that did not finish, with their cause (the driver's timeout, not an app error box):", ""]
         lines += [f"* {kind}: {cause}" for kind, cause in failed[:20]]
     else:
         lines.append("Every action finished.")
     changed = _changed_limits()
-    lines += ["", "Budgets: " + ("the defaults (section above)." if not changed else
-                                 "the defaults (section above) except " + ", ".join(changed) + ".")]
+    lines += [
+        "",
+        "Budgets: "
+        + (
+            "the defaults (section above)."
+            if not changed
+            else "the defaults (section above) except " + ", ".join(changed) + "."
+        ),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -646,8 +804,12 @@ def _row(phase: dict) -> str:
     xs = phase["times"]
     cells = [phase["name"], str(len(xs)), *_spread(xs), *_spread(phase["server"] or [])]
     if phase["cpu_per_session"] is not None:
-        cells += [str(len(phase["failed"])), str(phase["errors"]), f"{phase['cpu_per_session']:.2f}",
-                  f"{phase['rss']:.0f}"]
+        cells += [
+            str(len(phase["failed"])),
+            str(phase["errors"]),
+            f"{phase['cpu_per_session']:.2f}",
+            f"{phase['rss']:.0f}",
+        ]
     elif phase["errors"] is not None:  # a browser-side row of a burst phase
         cells += ["", "", "", ""]
     return "| " + " | ".join(cells) + " |"
@@ -657,46 +819,62 @@ def report(result: dict) -> str:
     n = result["clients"]
     if result["profile"] == "burst":
         gc_on = result["options"] == POST_SCRIPT_GC
-        command = f"python benchmarks/load.py --clients {n} --burst --rounds {result['rounds']}" + (
-            f' --link "{result["link"]}"' if result["link"] != "explore" else "") + (
-            " --post-script-gc --append" if gc_on else "")
+        command = (
+            f"python benchmarks/load.py --clients {n} --burst --rounds {result['rounds']}"
+            + (f' --link "{result["link"]}"' if result["link"] != "explore" else "")
+            + (" --post-script-gc --append" if gc_on else "")
+        )
         lines = [generated_by(command)]
         if gc_on:
-            lines.append("The same burst with Streamlit's default runner.postScriptGC = true, which "
-                         ".streamlit/config.toml turns off: a full garbage collection (gc.collect(2)) after every "
-                         "script run. With this app's imports one costs more CPU than the run itself, and it holds "
-                         "the GIL; a py-spy profile of the server (--gil) put 44% of its Python time there.\n")
-        lines += [f"A class arrives: {n} sessions open /{result['link']} at the same moment, then move the epsilon "
-                 f"dial together, {result['rounds']} times. The server and the {n} browser pages share the 2 "
-                 "cores; the browser runs at the lowest priority (nice 19). Seconds until the server finished the "
-                 "runs the action caused, p50 / p95 / max over the sessions, counted from the navigation or key "
-                 "press (what a visitor waits, including this overloaded browser's delay in sending it) and from "
-                 "the moment the page sent its request to the server. CPU: the server's CPU seconds in the phase "
-                 "divided by the sessions.", "",
-                 "| action | sessions | from the action: p50 | p95 | max | from the request: p50 | p95 | max | "
-                 "not finished | error boxes | server CPU s per session | server RSS after (MB) |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            lines.append(
+                "The same burst with Streamlit's default runner.postScriptGC = true, which "
+                ".streamlit/config.toml turns off: a full garbage collection (gc.collect(2)) after every "
+                "script run. With this app's imports one costs more CPU than the run itself, and it holds "
+                "the GIL; a py-spy profile of the server (--gil) put 44% of its Python time there.\n"
+            )
+        lines += [
+            f"A class arrives: {n} sessions open /{result['link']} at the same moment, then move the epsilon "
+            f"dial together, {result['rounds']} times. The server and the {n} browser pages share the 2 "
+            "cores; the browser runs at the lowest priority (nice 19). Seconds until the server finished the "
+            "runs the action caused, p50 / p95 / max over the sessions, counted from the navigation or key "
+            "press (what a visitor waits, including this overloaded browser's delay in sending it) and from "
+            "the moment the page sent its request to the server. CPU: the server's CPU seconds in the phase "
+            "divided by the sessions.",
+            "",
+            "| action | sessions | from the action: p50 | p95 | max | from the request: p50 | p95 | max | "
+            "not finished | error boxes | server CPU s per session | server RSS after (MB) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         lines += [_row(p) for p in result["phases"]]
         failed = [f for p in result["phases"] for f in p["failed"]]
     else:
         command = f"python benchmarks/load.py --clients {n} --minutes {result['minutes']:g}"
-        lines = [generated_by(command),
-                 f"{n} sessions for {result['minutes']:g} min, each acting on its own (1-3 s between actions), all "
-                 "at once, on one server (the browser shares the 2 cores at nice 19): "
-                 f"{result['errors']} error boxes at the end, {len(result['failed'])} actions not finished, server "
-                 f"CPU {result['cpu_per_session']:.1f} s per session. Seconds until the server finished the runs "
-                 "an action caused, from the action and from the page's request.", "",
-                 "| action | count | from the action: p50 | p95 | max | from the request: p50 | p95 | max |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines = [
+            generated_by(command),
+            f"{n} sessions for {result['minutes']:g} min, each acting on its own (1-3 s between actions), all "
+            "at once, on one server (the browser shares the 2 cores at nice 19): "
+            f"{result['errors']} error boxes at the end, {len(result['failed'])} actions not finished, server "
+            f"CPU {result['cpu_per_session']:.1f} s per session. Seconds until the server finished the runs "
+            "an action caused, from the action and from the page's request.",
+            "",
+            "| action | count | from the action: p50 | p95 | max | from the request: p50 | p95 | max |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         lines += [_row(p) for p in result["phases"]]
         failed = result["failed"]
     if "load_start" in result:
-        lines += ["", f"Machine load average (1 min, all processes on the 2 cores, other users' included): "
-                      f"{result['load_start']:.0f} at the start, {result['load_end']:.0f} at the end. The server's CPU "
-                      "seconds per session depend little on it; the waits depend on it directly."]
-    lines += ["", f"Server RSS: {result['rss_start']:.0f} MB before the sessions, {result['rss_peak']:.0f} MB at the "
-                  f"peak, {result['rss_end']:.0f} MB at the end ({(result['rss_peak'] - result['rss_start']) / n:.0f} "
-                  "MB per session at the peak)."]
+        lines += [
+            "",
+            f"Machine load average (1 min, all processes on the 2 cores, other users' included): "
+            f"{result['load_start']:.0f} at the start, {result['load_end']:.0f} at the end. The server's CPU "
+            "seconds per session depend little on it; the waits depend on it directly.",
+        ]
+    lines += [
+        "",
+        f"Server RSS: {result['rss_start']:.0f} MB before the sessions, {result['rss_peak']:.0f} MB at the "
+        f"peak, {result['rss_end']:.0f} MB at the end ({(result['rss_peak'] - result['rss_start']) / n:.0f} "
+        "MB per session at the peak).",
+    ]
     if failed:
         lines += ["", "Actions that did not finish (the driver's timeout, not an app error box):", ""]
         lines += [f"* {what}" for what in sorted(set(failed))[:10]]
@@ -709,17 +887,32 @@ def main(argv=None) -> None:
     parser.add_argument("--burst", action="store_true", help="everyone opens the link, then moves epsilon together")
     parser.add_argument("--rounds", type=int, default=3, help="burst: rounds of everyone moving epsilon")
     parser.add_argument("--link", default="explore", help="burst: the page and query the class opens")
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="steady and soak: how long the sessions act (default 5 steady, 10 soak)")
-    parser.add_argument("--soak", action="store_true",
-                        help="a lesson with uploads and a hostile upload every minute; RSS every 10 s to --rss-out")
-    parser.add_argument("--idle-minutes", type=float, default=3.0, help="soak: minutes watched after the sessions close")
-    parser.add_argument("--rss-out", default=str(ROOT / "docs" / "load-soak-rss.csv"),
-                        help="soak: the RSS timeline (CSV; an SVG chart is written beside it)")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="steady and soak: how long the sessions act (default 5 steady, 10 soak)",
+    )
+    parser.add_argument(
+        "--soak",
+        action="store_true",
+        help="a lesson with uploads and a hostile upload every minute; RSS every 10 s to --rss-out",
+    )
+    parser.add_argument(
+        "--idle-minutes", type=float, default=3.0, help="soak: minutes watched after the sessions close"
+    )
+    parser.add_argument(
+        "--rss-out",
+        default=str(ROOT / "docs" / "load-soak-rss.csv"),
+        help="soak: the RSS timeline (CSV; an SVG chart is written beside it)",
+    )
     parser.add_argument("--url", default=None, help="drive the app already running at this address instead")
-    parser.add_argument("--post-script-gc", action="store_true",
-                        help="burst: start the server with Streamlit's default full garbage collection after every "
-                             "run (the app's configuration turns it off), to measure what that costs")
+    parser.add_argument(
+        "--post-script-gc",
+        action="store_true",
+        help="burst: start the server with Streamlit's default full garbage collection after every "
+        "run (the app's configuration turns it off), to measure what that costs",
+    )
     parser.add_argument("--out", default=str(ROOT / "docs" / "load.md"), help="markdown file, or - to print only")
     parser.add_argument("--append", action="store_true", help="add the report to the end of --out as a section")
     args = parser.parse_args(argv)
@@ -731,8 +924,11 @@ def main(argv=None) -> None:
             write_timeline(result, args.rss_out)
         publish(text, args.out, SOAK_TITLE, section=True)
         return
-    result = (asyncio.run(burst(args.clients, args.rounds, args.link, args.url, options)) if args.burst
-              else asyncio.run(steady(args.clients, args.minutes or 5.0, server=args.url)))
+    result = (
+        asyncio.run(burst(args.clients, args.rounds, args.link, args.url, options))
+        if args.burst
+        else asyncio.run(steady(args.clients, args.minutes or 5.0, server=args.url))
+    )
     title = "Load: many sessions at once on one server"
     if args.append:
         title = "Before: a full garbage collection after every run" if options else "Another run"

@@ -14,6 +14,7 @@
 * sensitivity: a plan made on a stand-in with spike 4 (d = 10, k = 2, n = 3000), checked on held-out rows of laws
   whose spike is 2, 3, 4, 6 and 8: what happens when the stand-in is wrong.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,23 +46,35 @@ def time_section() -> list[str]:
     out = ["| d | planned ε | mechanism | releases simulated | wall s | CPU s |", "|---|---|---|---|---|---|"]
     for d in (20, 50, 100):
         spectrum = [0.2, 0.12] + [0.01] * (d - 2)
-        found, wall, cpu = _timed_plan(targets={"subspace_distance": 0.3}, n=5000, d=d, k=2, spectrum=spectrum,
-                                       delta=1e-6, confidence=CONFIDENCE)
-        out.append(f"| {d} | {found.epsilon:g} | {found.mechanism} | {found.releases_simulated} | {wall:.1f} | "
-                   f"{cpu:.1f} |")
+        found, wall, cpu = _timed_plan(
+            targets={"subspace_distance": 0.3}, n=5000, d=d, k=2, spectrum=spectrum, delta=1e-6, confidence=CONFIDENCE
+        )
+        out.append(
+            f"| {d} | {found.epsilon:g} | {found.mechanism} | {found.releases_simulated} | {wall:.1f} | " f"{cpu:.1f} |"
+        )
     return out
 
 
 def score_section() -> list[str]:
     """A readable score plot (noise-to-signal at most 0.5 in 90% of releases), the target the app offers since the
     plan's settings travel in the link: rows are simulated one by one (a score plot reads them)."""
-    out = ["| n | d | planned ε | mechanism | split | releases simulated | wall s | CPU s |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = [
+        "| n | d | planned ε | mechanism | split | releases simulated | wall s | CPU s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for n, d in ((2000, 20), (5000, 20)):
-        found, wall, cpu = _timed_plan(targets={"score_readability": 0.5}, n=n, d=d, k=2,
-                                       standin=Standin.spiked(d=d, k=3, spike=4.0, seed=0), confidence=CONFIDENCE)
-        out.append(f"| {n} | {d} | {found.epsilon:g} | {found.mechanism} | {planning.split_words(found.budget)} | "
-                   f"{found.releases_simulated} | {wall:.1f} | {cpu:.1f} |")
+        found, wall, cpu = _timed_plan(
+            targets={"score_readability": 0.5},
+            n=n,
+            d=d,
+            k=2,
+            standin=Standin.spiked(d=d, k=3, spike=4.0, seed=0),
+            confidence=CONFIDENCE,
+        )
+        out.append(
+            f"| {n} | {d} | {found.epsilon:g} | {found.mechanism} | {planning.split_words(found.budget)} | "
+            f"{found.releases_simulated} | {wall:.1f} | {cpu:.1f} |"
+        )
     return out
 
 
@@ -69,26 +82,49 @@ def _row(label, found, X, support=None) -> str:
     at = evaluate(found, X, reps=200, seed=101, support=support)
     below = evaluate(found, X, epsilon=found.epsilon * 2 / 3, reps=200, seed=101, support=support)
     lo, hi = found.interval
-    return (f"| {label} | {found.mechanism} | {found.epsilon:g} | {100 * found.share:.0f}% [{100 * lo:.0f}, "
-            f"{100 * hi:.0f}] | {100 * at['share']:.1f}% | {100 * below['share']:.1f}% |")
+    return (
+        f"| {label} | {found.mechanism} | {found.epsilon:g} | {100 * found.share:.0f}% [{100 * lo:.0f}, "
+        f"{100 * hi:.0f}] | {100 * at['share']:.1f}% | {100 * below['share']:.1f}% |"
+    )
 
 
 def calibration_section() -> list[str]:
-    out = ["| setting | mechanism | planned ε | share simulated [95% interval] | share of 200 fresh on held-out rows "
-           "| at 2/3 of ε |", "|---|---|---|---|---|---|"]
+    out = [
+        "| setting | mechanism | planned ε | share simulated [95% interval] | share of 200 fresh on held-out rows "
+        "| at 2/3 of ε |",
+        "|---|---|---|---|---|---|",
+    ]
     law = Standin.spiked(d=10, k=2, spike=4.0, seed=0)
     found = dc.plan({"subspace_distance": 0.3}, n=3000, d=10, k=2, standin=law, confidence=CONFIDENCE)
-    out.append(_row("spiked d=10 k=2, distance ≤ 0.3", found,
-                    datasets.spiked_covariance(n=3000, d=10, k=2, spike=4.0, seed=11).X))
+    out.append(
+        _row(
+            "spiked d=10 k=2, distance ≤ 0.3",
+            found,
+            datasets.spiked_covariance(n=3000, d=10, k=2, spike=4.0, seed=11).X,
+        )
+    )
     sparse = Standin.spiked(d=30, k=1, spike=20.0, sparsity=5, seed=2)
     found = dc.plan({"f1": 0.9}, n=4000, d=30, k=1, standin=sparse, confidence=CONFIDENCE)
-    out.append(_row("sparse d=30 s=5, F1 ≥ 0.9", found, sparse.draw_rows(4000, np.random.default_rng(12)),
-                    support=np.asarray(sparse.support, dtype=int)))
+    out.append(
+        _row(
+            "sparse d=30 s=5, F1 ≥ 0.9",
+            found,
+            sparse.draw_rows(4000, np.random.default_rng(12)),
+            support=np.asarray(sparse.support, dtype=int),
+        )
+    )
     for name, radius, k, target in (("iris", 12.0, 2, 0.3), ("wine", 2000.0, 1, 0.1)):
         X = np.asarray(datasets.load_sample(name).X, dtype=float)
         stated = Standin.from_spectrum(Standin.exact(X, radius).values)
-        found = dc.plan({"subspace_distance": target}, n=X.shape[0], d=X.shape[1], k=k, standin=stated,
-                        data_norm=radius, confidence=CONFIDENCE)
+        found = dc.plan(
+            {"subspace_distance": target},
+            n=X.shape[0],
+            d=X.shape[1],
+            k=k,
+            standin=stated,
+            data_norm=radius,
+            confidence=CONFIDENCE,
+        )
         out.append(_row(f"{name} (stated spectrum), distance ≤ {target:g}", found, X))
     return out
 
@@ -96,16 +132,24 @@ def calibration_section() -> list[str]:
 def sensitivity_section() -> list[str]:
     law = Standin.spiked(d=10, k=2, spike=4.0, seed=0)
     found = dc.plan({"subspace_distance": 0.3}, n=3000, d=10, k=2, standin=law, confidence=CONFIDENCE)
-    out = [f"Plan on the spike-4 stand-in: {found.mechanism}, ε = {found.epsilon:g}.", "",
-           "| real spike | share of 200 fresh releases meeting distance ≤ 0.3 at the planned ε |", "|---|---|"]
+    out = [
+        f"Plan on the spike-4 stand-in: {found.mechanism}, ε = {found.epsilon:g}.",
+        "",
+        "| real spike | share of 200 fresh releases meeting distance ≤ 0.3 at the planned ε |",
+        "|---|---|",
+    ]
     for spike in (2.0, 3.0, 4.0, 6.0, 8.0):
         X = datasets.spiked_covariance(n=3000, d=10, k=2, spike=spike, seed=11).X
         out.append(f"| {spike:g} | {100 * evaluate(found, X, reps=200, seed=101)['share']:.1f}% |")
     return out
 
 
-SECTIONS = {"time": time_section, "score": score_section, "calibration": calibration_section,
-            "sensitivity": sensitivity_section}
+SECTIONS = {
+    "time": time_section,
+    "score": score_section,
+    "calibration": calibration_section,
+    "sensitivity": sensitivity_section,
+}
 
 
 def main(argv=None) -> None:

@@ -18,6 +18,7 @@ correct claim and a run at twice it are refuted at the full 10,000 trials, where
 claim (refuted: the bound or the band against the claimed curve, as the audit's verdict). It checks the reading
 and its thresholds, not the mechanism's code (docs/audit-table.md audits that).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dppca_core.audit.bounds import (clopper_pearson_arrays, range_bounds, range_rate_level, rates,  # noqa: E402
-                                     tail_log_ratios)
+from dppca_core.audit.bounds import (
+    clopper_pearson_arrays,
+    range_bounds,
+    range_rate_level,
+    rates,  # noqa: E402
+    tail_log_ratios,
+)
 from dppca_core.audit.curve import RangeClaim, tradeoff_curve  # noqa: E402
 from dppca_core.audit.designs import _circle_laws, best_log_density_thresholds  # noqa: E402
 
@@ -44,8 +50,11 @@ def readings(mass: float, weight: float, trials: int = TRIALS) -> tuple[float, f
     false_pos, false_neg = np.round((1.0 - below_d[at]) * trials), np.round(below_dp[at] * trials)
     out = []
     for level in (CONFIDENCE, range_rate_level(CONFIDENCE)):
-        out.append(tail_log_ratios(clopper_pearson_arrays(false_pos, trials, level)[1],
-                                   clopper_pearson_arrays(false_neg, trials, level)[1]))
+        out.append(
+            tail_log_ratios(
+                clopper_pearson_arrays(false_pos, trials, level)[1], clopper_pearson_arrays(false_neg, trials, level)[1]
+            )
+        )
     (up1, lo1), (up2, lo2) = out
     one = max(up1.max(), lo1.max())
     two = max(up2.max(), 0.0) + max(lo2.max(), 0.0)
@@ -63,8 +72,9 @@ def refutations(audits: int, weight: float, trials: int = TRIALS) -> tuple[int, 
         on_d = llr[np.minimum(np.searchsorted(below_d, rng.uniform(size=trials)), llr.size - 1)]
         on_dp = llr[np.minimum(np.searchsorted(below_dp, rng.uniform(size=trials)), llr.size - 1)]
         false_pos, false_neg = rates(on_d, on_dp, np.array([upper, lower]))
-        width, point, _ = range_bounds((false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), trials, 0.0,
-                                       CONFIDENCE)
+        width, point, _ = range_bounds(
+            (false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), trials, 0.0, CONFIDENCE
+        )
         found.append(max(width, point))
         band = tradeoff_curve(on_d, on_dp, RangeClaim(EPSILON), 0.0, CONFIDENCE)  # the verdict reads it too
         refuted += found[-1] > EPSILON or band.violated
@@ -75,10 +85,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--audits", type=int, default=0, help="also count refutations over this many audits")
     args = parser.parse_args()
-    print(f"Expected bounds at {TRIALS:,} trials per dataset, shares of the claimed epsilon = {EPSILON:g} "
-          "(replace-one, w = epsilon / 2):\n")
-    print("| background along the canary (squared norm) | largest loss | range width | one test, distribution-free "
-          "| two tests, bounded range | two tests at 2x the claim |")
+    print(
+        f"Expected bounds at {TRIALS:,} trials per dataset, shares of the claimed epsilon = {EPSILON:g} "
+        "(replace-one, w = epsilon / 2):\n"
+    )
+    print(
+        "| background along the canary (squared norm) | largest loss | range width | one test, distribution-free "
+        "| two tests, bounded range | two tests at 2x the claim |"
+    )
     print("|---|---|---|---|---|---|")
     for mass in (0.0, 1.0, 2.0, 3.8, 6.0):
         top, width, one, two = readings(mass, EPSILON / 2)

@@ -11,6 +11,7 @@ the epsilon slopes are those of sigma(epsilon, delta), about -0.9 rather than -1
 the runs divided by its first-order perturbation-theory prediction (1 = the noise is exactly what the privacy
 argument calls for). Two further tables check the two mechanisms issue 15 was about on the settings it names.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,12 +59,20 @@ def slope_rows(seeds: int):
         measured = np.array([r.measured for r in results])
         levels = [r.level for r in results if r.level is not None]
         yield {
-            "mechanism": mechanism, "axis": AXIS_WORDS[regime.axis] + ("" if label == regime.axis else
-                                                                       f" ({regime.term})"),
-            "measured": float(measured.mean()), "low": float(measured.min()), "high": float(measured.max()),
-            "predicted": results[0].predicted, "level": float(np.mean(levels)) if levels else None,
-            "grid": regime.grid, "errors": results[0].errors, "law": _law(regime), "fixed": _fixed(regime),
-            "reference": regime.reference, "why": regime.why, "source": theory.formulas()[mechanism],
+            "mechanism": mechanism,
+            "axis": AXIS_WORDS[regime.axis] + ("" if label == regime.axis else f" ({regime.term})"),
+            "measured": float(measured.mean()),
+            "low": float(measured.min()),
+            "high": float(measured.max()),
+            "predicted": results[0].predicted,
+            "level": float(np.mean(levels)) if levels else None,
+            "grid": regime.grid,
+            "errors": results[0].errors,
+            "law": _law(regime),
+            "fixed": _fixed(regime),
+            "reference": regime.reference,
+            "why": regime.why,
+            "source": theory.formulas()[mechanism],
         }
 
 
@@ -74,13 +83,21 @@ def example_41(reps: int = 4):
         data = liu_example_41(n=200000, d=20, sigma=sigma, seed=0)
         prepared = dc.prepare(data.X)
         row = {"sigma": sigma}
-        for label, name, params, r in (("dp_pca (K=4, a=1: defaults)", "dp_pca", {}, reps),
-                                       ("dp_pca (K=1.63, a=1/2: Example 4.1's tails)", "dp_pca",
-                                        {"K": 1.63, "a": 0.5}, reps),
-                                       ("private_oja", "private_oja", {}, 2)):
-            row[label] = float(np.mean([metrics.subspace_distance(
-                dc.run(name, prepared, 1, 1.0, 1e-6, seed=s, **params).components, data.components)
-                for s in range(r)]))
+        for label, name, params, r in (
+            ("dp_pca (K=4, a=1: defaults)", "dp_pca", {}, reps),
+            ("dp_pca (K=1.63, a=1/2: Example 4.1's tails)", "dp_pca", {"K": 1.63, "a": 0.5}, reps),
+            ("private_oja", "private_oja", {}, 2),
+        ):
+            row[label] = float(
+                np.mean(
+                    [
+                        metrics.subspace_distance(
+                            dc.run(name, prepared, 1, 1.0, 1e-6, seed=s, **params).components, data.components
+                        )
+                        for s in range(r)
+                    ]
+                )
+            )
         out.append(row)
     return out
 
@@ -92,10 +109,14 @@ def ldp_sparse_support(reps: int = 4):
     out = []
     for eps in (1000.0, 200.0, 50.0, 20.0, 10.0, 5.0, 2.0, 1.0):
         rels = [dc.run("ldp_sparse", prepared, 2, eps, 1e-6, seed=s) for s in range(reps)]
-        out.append({"epsilon": eps, "penalty": float(np.mean([r.outputs["penalty"] for r in rels])),
-                    "f1": float(np.mean([metrics.support_recovery(r.components, data.support)["f1"] for r in rels])),
-                    "distance": float(np.mean([metrics.subspace_distance(r.components, data.components)
-                                               for r in rels]))})
+        out.append(
+            {
+                "epsilon": eps,
+                "penalty": float(np.mean([r.outputs["penalty"] for r in rels])),
+                "f1": float(np.mean([metrics.support_recovery(r.components, data.support)["f1"] for r in rels])),
+                "distance": float(np.mean([metrics.subspace_distance(r.components, data.components) for r in rels])),
+            }
+        )
     return out
 
 
@@ -132,7 +153,8 @@ def markdown(slopes, ex41, sparse, seeds: int, seconds: float) -> str:
         lines.append(
             f"| {r['mechanism']} | {r['axis']} | {r['measured']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}] | "
             f"{r['predicted']:+.2f} | {level} | {r['why']} | {r['law']}; {r['fixed']}; grid {grid}; reference "
-            f"{r['reference']} | {r['source']} |")
+            f"{r['reference']} | {r['source']} |"
+        )
     lines += [
         "",
         "## DP-PCA at Example 4.1 (d = 20, n = 200,000, epsilon = 1, delta = 1e-6)",

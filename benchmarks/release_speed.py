@@ -7,6 +7,7 @@ Each repeat times the floor ``np.linalg.eigh(X.T @ X)`` and then the release on 
 on one thread), so each ratio compares two runs made under the same load; the median of the paired ratios and
 their range are printed. ``--profile`` prints the functions the release spends its time in (cProfile, 3 runs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,11 +26,17 @@ from dppca_core.data.datasets import spiked_covariance  # noqa: E402
 
 
 def paired(X, kind: str, repeats: int) -> str:
-    t = rb.measure(lambda: rb.complete_release(X, kind), min_repeats=repeats, max_repeats=repeats,
-                   baseline=lambda: np.linalg.eigh(X.T @ X))
+    t = rb.measure(
+        lambda: rb.complete_release(X, kind),
+        min_repeats=repeats,
+        max_repeats=repeats,
+        baseline=lambda: np.linalg.eigh(X.T @ X),
+    )
     ratios = sorted(c / b for c, b in zip(t.cpu, t.baseline.cpu))
-    return (f"release {t.median * 1e3:7.1f} ms, floor {t.baseline.median * 1e3:6.1f} ms; paired ratio median "
-            f"{ratios[len(ratios) // 2]:.1f}x (range {ratios[0]:.1f}-{ratios[-1]:.1f}, {len(ratios)} repeats)")
+    return (
+        f"release {t.median * 1e3:7.1f} ms, floor {t.baseline.median * 1e3:6.1f} ms; paired ratio median "
+        f"{ratios[len(ratios) // 2]:.1f}x (range {ratios[0]:.1f}-{ratios[-1]:.1f}, {len(ratios)} repeats)"
+    )
 
 
 def profile(X, kind: str) -> None:

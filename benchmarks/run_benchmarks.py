@@ -11,6 +11,7 @@ the same for the floor and for the mechanisms on a shared machine. Peer librarie
 and the streaming runs are child processes: the peers get a time limit (DNF when they exceed it), the
 streaming runs report their own peak resident memory (getrusage).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -132,7 +133,7 @@ def random_order_pass(X, rng):
     """A uniformly random permutation and every row gathered in that order, a chunk at a time."""
     order = rng.permutation(X.shape[0])
     for a in range(0, X.shape[0], CHUNK):
-        X[order[a:a + CHUNK]]
+        X[order[a : a + CHUNK]]
 
 
 def per_row_noise(X, rng):
@@ -155,8 +156,10 @@ def mechanism_table(grid_n, grid_d, out):
         for n in grid_n:
             cell = (n, d)
             if n * d * d > MAX_WORK:
-                notes.append(f"n = {n:,}, d = {d}: skipped (one X^T X alone is {n * d * d * 2:.1e} flops, minutes "
-                             "per repeat on this machine).")
+                notes.append(
+                    f"n = {n:,}, d = {d}: skipped (one X^T X alone is {n * d * d * 2:.1e} flops, minutes "
+                    "per repeat on this machine)."
+                )
                 continue
             X = spiked_covariance(n=n, d=d, k=K, seed=0).X
             floor_fn = lambda: np.linalg.eigh(X.T @ X)  # noqa: E731
@@ -186,27 +189,36 @@ def mechanism_table(grid_n, grid_d, out):
                     t = measure(fn, baseline=floor_fn)
                     err = metrics.subspace_distance(fn().components, truth[:, :k])
                     results[(cell, mech)] = (t, err)
-                    print(f"    {mech}: {fmt_s(t.median)} ({floor_ratio(results, cell, mech):.2f}x)", file=sys.stderr,
-                          flush=True)
+                    print(
+                        f"    {mech}: {fmt_s(t.median)} ({floor_ratio(results, cell, mech):.2f}x)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 except ValueError as exc:
                     results[(cell, mech)] = (None, f"refused: {str(exc)[:80]}")
             X = None  # frees the table before the next size (the lambdas above are done with it)
     cells = [(n, d) for d in grid_d for n in grid_n if ((n, d), "floor") in results]
     out.append("## 1. Mechanisms against the floor\n")
-    out.append("CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6)` (k = 1 for the mechanisms that "
-               "estimate the top eigenvector only: private_oja, dp_pca) from raw X (clipping and the Gram "
-               "matrix included), divided by the CPU time of the floor `np.linalg.eigh(X.T @ X)` on the same data "
-               "(spiked covariance, rows clipped to norm 1). Each repeat of a mechanism runs just after a repeat of "
-               "the floor, and a ratio is of the two medians, so both sides ran under the same load (the floor row "
-               "shows the floor's own first measurement). `analyze_gauss (cached Gram)` is one more repetition "
-               "on a `PreparedData` whose Gram matrix is already built (how the app's repetitions run).\n")
+    out.append(
+        "CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6)` (k = 1 for the mechanisms that "
+        "estimate the top eigenvector only: private_oja, dp_pca) from raw X (clipping and the Gram "
+        "matrix included), divided by the CPU time of the floor `np.linalg.eigh(X.T @ X)` on the same data "
+        "(spiked covariance, rows clipped to norm 1). Each repeat of a mechanism runs just after a repeat of "
+        "the floor, and a ratio is of the two medians, so both sides ran under the same load (the floor row "
+        "shows the floor's own first measurement). `analyze_gauss (cached Gram)` is one more repetition "
+        "on a `PreparedData` whose Gram matrix is already built (how the app's repetitions run).\n"
+    )
     header = "| mechanism | " + " | ".join(f"n={n:.0e}, d={d}" for n, d in cells) + " |"
     out.append(header)
     out.append("|---|" + "---:|" * len(cells))
-    floor_row = "| floor (X^T X + eigh), CPU | " + " | ".join(fmt_s(results[(c, "floor")][0].median) for c in cells) + " |"
+    floor_row = (
+        "| floor (X^T X + eigh), CPU | " + " | ".join(fmt_s(results[(c, "floor")][0].median) for c in cells) + " |"
+    )
     out.append(floor_row)
-    for what, label in (("pass", "random-order pass (permutation + gather), CPU"),
-                        ("noise", "one Gaussian vector per row, CPU")):
+    for what, label in (
+        ("pass", "random-order pass (permutation + gather), CPU"),
+        ("noise", "one Gaussian vector per row, CPU"),
+    ):
         out.append(f"| {label} | " + " | ".join(fmt_s(results[(c, what)][0].median) for c in cells) + " |")
     for mech in mechs + ["analyze_gauss (cached Gram)"]:
         row = []
@@ -219,35 +231,45 @@ def mechanism_table(grid_n, grid_d, out):
             row.append(cell_text)
         out.append(f"| {mech} | " + " | ".join(row) + " |")
     out.append("\n— : skipped or refused (see the details). " + " ".join(notes) + "\n")
-    out.append("In brackets, for the one-pass mechanisms: the ratio to the floor plus the work their proof requires "
-               "and X^T X + eigh does not do (the two rows under the floor). Private Oja's guarantee rests on one "
-               "noisy step per row in a data-independent random order, so it must draw n d normal values and read "
-               "every row once in random order; DP-PCA reads every row once in random order, batch by batch. At "
-               "d = 20, where X^T X is cheap (n d^2 flops at BLAS speed), the two rows under the floor are already "
-               "comparable to it or several times larger, so neither mechanism can come within 3x of the plain "
-               "floor there, however it is implemented; the bracketed ratio says how close this implementation "
-               "comes to what its proof demands.\n")
-    out.append("Details: median CPU time, its spread (half the range of the repeats, as a % of the median), wall "
-               "time, both ratios to the floor, and the subspace error ‖sin Θ‖_F against the exact top-k subspace.\n")
+    out.append(
+        "In brackets, for the one-pass mechanisms: the ratio to the floor plus the work their proof requires "
+        "and X^T X + eigh does not do (the two rows under the floor). Private Oja's guarantee rests on one "
+        "noisy step per row in a data-independent random order, so it must draw n d normal values and read "
+        "every row once in random order; DP-PCA reads every row once in random order, batch by batch. At "
+        "d = 20, where X^T X is cheap (n d^2 flops at BLAS speed), the two rows under the floor are already "
+        "comparable to it or several times larger, so neither mechanism can come within 3x of the plain "
+        "floor there, however it is implemented; the bracketed ratio says how close this implementation "
+        "comes to what its proof demands.\n"
+    )
+    out.append(
+        "Details: median CPU time, its spread (half the range of the repeats, as a % of the median), wall "
+        "time, both ratios to the floor, and the subspace error ‖sin Θ‖_F against the exact top-k subspace.\n"
+    )
     out.append("| n | d | mechanism | CPU | spread | wall | CPU / floor | wall / floor | error |")
     out.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for c in cells:
         floor = results[(c, "floor")][0]
-        out.append(f"| {c[0]:,} | {c[1]} | floor | {fmt_s(floor.median)} | {fmt_spread(floor)} | "
-                   f"{fmt_s(floor.wall_median)} | 1 | 1 | |")
+        out.append(
+            f"| {c[0]:,} | {c[1]} | floor | {fmt_s(floor.median)} | {fmt_spread(floor)} | "
+            f"{fmt_s(floor.wall_median)} | 1 | 1 | |"
+        )
         for what in ("pass", "noise"):
             t = results[(c, what)][0]
-            out.append(f"| {c[0]:,} | {c[1]} | {what} (see above) | {fmt_s(t.median)} | {fmt_spread(t)} | "
-                       f"{fmt_s(t.wall_median)} | {floor_ratio(results, c, what):.2f} | "
-                       f"{floor_ratio(results, c, what, wall=True):.2f} | |")
+            out.append(
+                f"| {c[0]:,} | {c[1]} | {what} (see above) | {fmt_s(t.median)} | {fmt_spread(t)} | "
+                f"{fmt_s(t.wall_median)} | {floor_ratio(results, c, what):.2f} | "
+                f"{floor_ratio(results, c, what, wall=True):.2f} | |"
+            )
         for mech in mechs + ["analyze_gauss (cached Gram)"]:
             t, extra = results.get((c, mech), (None, "—"))
             if t is None:
                 out.append(f"| {c[0]:,} | {c[1]} | {mech} | {extra} | | | | | |")
                 continue
-            out.append(f"| {c[0]:,} | {c[1]} | {mech} | {fmt_s(t.median)} | {fmt_spread(t)} | {fmt_s(t.wall_median)} | "
-                       f"{floor_ratio(results, c, mech):.2f} | {floor_ratio(results, c, mech, wall=True):.2f} | "
-                       f"{extra:.3f} |")
+            out.append(
+                f"| {c[0]:,} | {c[1]} | {mech} | {fmt_s(t.median)} | {fmt_spread(t)} | {fmt_s(t.wall_median)} | "
+                f"{floor_ratio(results, c, mech):.2f} | {floor_ratio(results, c, mech, wall=True):.2f} | "
+                f"{extra:.3f} |"
+            )
     out.append("")
     return results, cells
 
@@ -278,13 +300,15 @@ def threads_table(n, d, reps, out):
     data = dc.prepare(X)
     reference = experiments.Reference.of(data)
     out.append("## 2. Repetitions on both cores\n")
-    out.append(f"Wall time of {reps} repetitions (`experiments.repeat`, as the app runs them; median of three) at "
-               f"n = {n:,}, d = {d}, "
-               "with BLAS free to use every core, on one thread and on two (`workers=2`). Mechanisms marked "
-               "`threaded_reps` in the registry get two threads by default when one repetition takes at least "
-               f"{experiments.THREADED_MIN_SECONDS * 1000:.0f} ms: their time goes to loops that release Python's "
-               "lock (a compiled sequential pass, row gathers). For the others BLAS already keeps both cores busy, "
-               "and two threads on top make them slower.\n")
+    out.append(
+        f"Wall time of {reps} repetitions (`experiments.repeat`, as the app runs them; median of three) at "
+        f"n = {n:,}, d = {d}, "
+        "with BLAS free to use every core, on one thread and on two (`workers=2`). Mechanisms marked "
+        "`threaded_reps` in the registry get two threads by default when one repetition takes at least "
+        f"{experiments.THREADED_MIN_SECONDS * 1000:.0f} ms: their time goes to loops that release Python's "
+        "lock (a compiled sequential pass, row gathers). For the others BLAS already keeps both cores busy, "
+        "and two threads on top make them slower.\n"
+    )
     out.append("| mechanism | threaded_reps | one thread | two threads | speedup |")
     out.append("|---|:---:|---:|---:|---:|")
     with threadpool_limits(limits=os.cpu_count()):
@@ -294,20 +318,24 @@ def threads_table(n, d, reps, out):
             timed = {}
             try:
                 for workers in (1, 2):
-                    experiments.repeat(mech, data, k, EPSILON, DELTA, "replace", 2, 0, reference=reference,
-                                       workers=workers)  # warm-up (compiles numba kernels)
+                    experiments.repeat(
+                        mech, data, k, EPSILON, DELTA, "replace", 2, 0, reference=reference, workers=workers
+                    )  # warm-up (compiles numba kernels)
                     walls = []
                     for _ in range(3):
                         w0 = time.perf_counter()
-                        experiments.repeat(mech, data, k, EPSILON, DELTA, "replace", reps, 1, reference=reference,
-                                           workers=workers)
+                        experiments.repeat(
+                            mech, data, k, EPSILON, DELTA, "replace", reps, 1, reference=reference, workers=workers
+                        )
                         walls.append(time.perf_counter() - w0)
                     timed[workers] = statistics.median(walls)
             except ValueError as exc:
                 out.append(f"| {mech} | | refused: {str(exc)[:60]} | | |")
                 continue
-            out.append(f"| {mech} | {'yes' if spec.threaded_reps else ''} | {fmt_s(timed[1])} | {fmt_s(timed[2])} | "
-                       f"{timed[1] / timed[2]:.2f} |")
+            out.append(
+                f"| {mech} | {'yes' if spec.threaded_reps else ''} | {fmt_s(timed[1])} | {fmt_s(timed[2])} | "
+                f"{timed[1] / timed[2]:.2f} |"
+            )
             print(f"    threads {mech}: {timed[1] / timed[2]:.2f}", file=sys.stderr, flush=True)
     out.append("")
 
@@ -316,9 +344,11 @@ def gibbs_table(dims, out):
     from dppca_core.privacy.bingham import sample_matrix_bingham
 
     out.append("## 3. Exponential-mechanism samplers: cost per Gibbs sweep\n")
-    out.append("`ppca_exponential` (k > 1) runs Hoff's Gibbs sampler (200 sweeps by default); each sweep redraws "
-               "the k columns exactly. CPU time per sweep of `sample_matrix_bingham` on B = (eps/2) X^T X of the "
-               "spiked data (n = 10,000, k = 5), median of 3 runs of 20 sweeps:\n")
+    out.append(
+        "`ppca_exponential` (k > 1) runs Hoff's Gibbs sampler (200 sweeps by default); each sweep redraws "
+        "the k columns exactly. CPU time per sweep of `sample_matrix_bingham` on B = (eps/2) X^T X of the "
+        "spiked data (n = 10,000, k = 5), median of 3 runs of 20 sweeps:\n"
+    )
     out.append("| d | CPU per sweep | CPU per column update | acceptance rate | eigenvalue solves / updates |")
     out.append("|---:|---:|---:|---:|---:|")
     for d in dims:
@@ -330,12 +360,15 @@ def gibbs_table(dims, out):
             info.update(sample_matrix_bingham(B, K, np.random.default_rng(0), sweeps=20)[1])
 
         t = measure(run, min_repeats=3, max_repeats=3, budget=0)
-        out.append(f"| {d} | {fmt_s(t.median / 20)} | {fmt_s(t.median / 20 / K)} | {info['acceptance_rate']:.3f} | "
-                   f"{info['eigen_solves']} / {20 * K} |")
-    out.append("\nA sweep costs about k (q^3/3 + 4 k d^2) flops (a Cholesky factor per column, Householder "
-               "compression) plus an eigenvalue solve for about one column in ten after the first 3 sweeps "
-               "(q = d - k + 1): cubic in d; 200 sweeps are 200 times the figure above.\n")
-
+        out.append(
+            f"| {d} | {fmt_s(t.median / 20)} | {fmt_s(t.median / 20 / K)} | {info['acceptance_rate']:.3f} | "
+            f"{info['eigen_solves']} / {20 * K} |"
+        )
+    out.append(
+        "\nA sweep costs about k (q^3/3 + 4 k d^2) flops (a Cholesky factor per column, Householder "
+        "compression) plus an eigenvalue solve for about one column in ten after the first 3 sweeps "
+        "(q = d - k + 1): cubic in d; 200 sweeps are 200 times the figure above.\n"
+    )
 
 
 # ------------------------------------------------------------------------------------- complete releases
@@ -345,9 +378,14 @@ def gibbs_table(dims, out):
 #: score plot; "every private choice" also chooses the clipping radius, the column scales and k privately
 RELEASES = {
     "basic": dict(k=K, center="private", extras=dict(mean=0.1, eigenvalues=0.1, scores=0.1)),
-    "every private choice": dict(k="auto", center="private", data_norm="private", scale="private",
-                                 variance_target=0.9,
-                                 extras=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1)),
+    "every private choice": dict(
+        k="auto",
+        center="private",
+        data_norm="private",
+        scale="private",
+        variance_target=0.9,
+        extras=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1),
+    ),
 }
 
 
@@ -357,8 +395,9 @@ def complete_release(X, kind: str, seed=None):
     extras, k = options.pop("extras"), options.pop("k")
     if options.get("scale") == "private":
         options["column_bounds"] = np.ones(X.shape[1])  # public: the spiked rows are clipped to norm 1
-    return dc.release_pca("analyze_gauss", X, k, EPSILON, DELTA, seed=seed,
-                          budget=dc.BudgetSplit.with_extras(**extras), **options)
+    return dc.release_pca(
+        "analyze_gauss", X, k, EPSILON, DELTA, seed=seed, budget=dc.BudgetSplit.with_extras(**extras), **options
+    )
 
 
 def releases_table(grid_n, grid_d, out):
@@ -373,39 +412,52 @@ def releases_table(grid_n, grid_d, out):
             for kind in RELEASES:
                 t = measure(lambda: complete_release(X, kind), baseline=floor_fn)
                 results[((n, d), kind)] = t
-                print(f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             X = None  # frees the table before the next size (the lambdas above are done with it)
     cells = sorted({cell for cell, _ in results}, key=lambda c: (c[1], c[0]))
     out.append("## 6. A complete release against the floor\n")
-    out.append("CPU time of `release_pca(\"analyze_gauss\", X, ...)` with fresh randomness (`seed=None`, ChaCha20: "
-               "the release one publishes), from the raw table to the `Release`, over the floor "
-               "`np.linalg.eigh(X.T @ X)` timed alternately with it on the same data. **basic**: a private mean, "
-               "the k = 5 components, their private variances and a private score plot, 10% of the budget to each "
-               "extra. **every private choice**: also the clipping radius, the column scales (public bounds 1) and "
-               "k (`k=\"auto\"`, variance target 0.9: all d components and their variances are released, then k "
-               "chosen from them) privately, 10% each.\n")
+    out.append(
+        'CPU time of `release_pca("analyze_gauss", X, ...)` with fresh randomness (`seed=None`, ChaCha20: '
+        "the release one publishes), from the raw table to the `Release`, over the floor "
+        "`np.linalg.eigh(X.T @ X)` timed alternately with it on the same data. **basic**: a private mean, "
+        "the k = 5 components, their private variances and a private score plot, 10% of the budget to each "
+        "extra. **every private choice**: also the clipping radius, the column scales (public bounds 1) and "
+        'k (`k="auto"`, variance target 0.9: all d components and their variances are released, then k '
+        "chosen from them) privately, 10% each.\n"
+    )
     out.append("| release | " + " | ".join(f"n={n:.0e}, d={d}" for n, d in cells) + " |")
     out.append("|---|" + "---:|" * len(cells))
-    out.append("| floor (X^T X + eigh), CPU | " + " | ".join(
-        fmt_s(results[(c, "basic")].baseline.median) for c in cells) + " |")
+    out.append(
+        "| floor (X^T X + eigh), CPU | "
+        + " | ".join(fmt_s(results[(c, "basic")].baseline.median) for c in cells)
+        + " |"
+    )
     for kind in RELEASES:
         out.append(f"| {kind}, CPU | " + " | ".join(fmt_s(results[(c, kind)].median) for c in cells) + " |")
-        out.append(f"| {kind} / floor | " + " | ".join(
-            f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells) + " |")
-    out.append("\nWhere the time goes. The floor reads X once. A basic release reads it twice: once for each row's norm "
-               "(its clip factor), with the private mean's exact sums formed block by block in the same pass, and once "
-               "to centre each row with the private mean, clip it again by its own centred norm and add it to the "
-               "Gram matrix, block by block while the block is in cache (`dppca_core.data.prepare.prepare_centred`, "
-               "bit for bit what centring, preparing and forming the rows in separate passes gave). It then reads the "
-               "centred rows once more, to project each on the released components and sum its products and squared "
-               "norm exactly as fixed-point integers (`dppca_core.compiled.kernels.projected_product_sums`): summed "
-               "in a fixed order, each row's terms depend on that row alone, which the exact noise needs, so this "
-               "projection cannot be handed to BLAS. It costs n d k scalar multiply-adds: little with k = 5, but "
-               "with every private choice k is chosen from the variances of all d components, so the pass costs "
-               "n d^2, more than the floor's X^T X (which BLAS computes in half the work, in vector registers); with "
-               "the private radius and column scales (each a pass over X), that is what keeps that release far "
-               "above the floor at d = 100.\n")
+        out.append(
+            f"| {kind} / floor | "
+            + " | ".join(f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells)
+            + " |"
+        )
+    out.append(
+        "\nWhere the time goes. The floor reads X once. A basic release reads it twice: once for each row's norm "
+        "(its clip factor), with the private mean's exact sums formed block by block in the same pass, and once "
+        "to centre each row with the private mean, clip it again by its own centred norm and add it to the "
+        "Gram matrix, block by block while the block is in cache (`dppca_core.data.prepare.prepare_centred`, "
+        "bit for bit what centring, preparing and forming the rows in separate passes gave). It then reads the "
+        "centred rows once more, to project each on the released components and sum its products and squared "
+        "norm exactly as fixed-point integers (`dppca_core.compiled.kernels.projected_product_sums`): summed "
+        "in a fixed order, each row's terms depend on that row alone, which the exact noise needs, so this "
+        "projection cannot be handed to BLAS. It costs n d k scalar multiply-adds: little with k = 5, but "
+        "with every private choice k is chosen from the variances of all d components, so the pass costs "
+        "n d^2, more than the floor's X^T X (which BLAS computes in half the work, in vector registers); with "
+        "the private radius and column scales (each a pass over X), that is what keeps that release far "
+        "above the floor at d = 100.\n"
+    )
     return results
 
 
@@ -413,8 +465,13 @@ def releases_table(grid_n, grid_d, out):
 
 
 #: (mechanism, trials) of the audit throughput table; Analyze Gauss and MOD-SuLQ have a batch path
-AUDITS = (("analyze_gauss", 20_000), ("mod_sulq", 20_000), ("private_power", 2_000), ("ldp_gaussian", 2_000),
-          ("private_oja", 1_000))
+AUDITS = (
+    ("analyze_gauss", 20_000),
+    ("mod_sulq", 20_000),
+    ("private_power", 2_000),
+    ("ldp_gaussian", 2_000),
+    ("private_oja", 1_000),
+)
 
 
 def audit_table(quick: bool, out):
@@ -443,11 +500,13 @@ def audit_table(quick: bool, out):
         if mech == "analyze_gauss" and not quick:
             rows.append((mech, "batched", 100_000, timed(mech, 100_000)))
     out.append("## 7. Audit throughput\n")
-    out.append("Trials per CPU second of `audit(mechanism, epsilon=1, delta=1e-6, trials=T, d=2, n=20)` (a trial is "
-               "one release on each of the two neighbouring datasets; the time includes choosing the threshold and "
-               "the bounds). Mechanisms with a batch path in the registry (`audit_batch`) run their trials in "
-               "batches, without a `Release` per trial, with the same seeds and the same result (tested); the "
-               "others make one full release per trial.\n")
+    out.append(
+        "Trials per CPU second of `audit(mechanism, epsilon=1, delta=1e-6, trials=T, d=2, n=20)` (a trial is "
+        "one release on each of the two neighbouring datasets; the time includes choosing the threshold and "
+        "the bounds). Mechanisms with a batch path in the registry (`audit_batch`) run their trials in "
+        "batches, without a `Release` per trial, with the same seeds and the same result (tested); the "
+        "others make one full release per trial.\n"
+    )
     out.append("| mechanism | path | trials | CPU | trials per CPU second |")
     out.append("|---|---|---:|---:|---:|")
     for mech, path, trials, cpu in rows:
@@ -485,8 +544,12 @@ PEER_CODE = textwrap.dedent("""
 
 def run_peer(name, path, k):
     try:
-        proc = subprocess.run([sys.executable, "-c", PEER_CODE, name, str(path), str(k), str(EPSILON)],
-                              capture_output=True, text=True, timeout=PEER_LIMIT)
+        proc = subprocess.run(
+            [sys.executable, "-c", PEER_CODE, name, str(path), str(k), str(EPSILON)],
+            capture_output=True,
+            text=True,
+            timeout=PEER_LIMIT,
+        )
     except subprocess.TimeoutExpired:
         return None, f"DNF (> {PEER_LIMIT:.0f} s wall)"
     if proc.returncode != 0:
@@ -498,9 +561,11 @@ def run_peer(name, path, k):
 
 def peers_table(sizes, tmp, out):
     out.append("## 4. Peers\n")
-    out.append(f"Each peer runs in a child process with a {PEER_LIMIT:.0f} s limit (DNF beyond it); scikit-learn "
-               "PCA is the non-private reference (it centres the data; the spiked data have mean about 0). The "
-               "error is ‖sin Θ‖_F against the exact top-5 subspace of the clipped data; epsilon = 1.\n")
+    out.append(
+        f"Each peer runs in a child process with a {PEER_LIMIT:.0f} s limit (DNF beyond it); scikit-learn "
+        "PCA is the non-private reference (it centres the data; the spiked data have mean about 0). The "
+        "error is ‖sin Θ‖_F against the exact top-5 subspace of the clipped data; epsilon = 1.\n"
+    )
     out.append("| n | d | method | CPU | wall | error | note |")
     out.append("|---:|---:|---|---:|---:|---:|---|")
     for n, d in sizes:
@@ -514,7 +579,9 @@ def peers_table(sizes, tmp, out):
             seeds = iter(range(10**6))
             t = measure(lambda: dc.run(mech, X, K, EPSILON, DELTA, seed=next(seeds)))
             err = metrics.subspace_distance(dc.run(mech, X, K, EPSILON, DELTA, seed=0).components, truth)
-            out.append(f"| {n:,} | {d} | dppca_core {mech} | {fmt_s(t.median)} | {fmt_s(t.wall_median)} | {err:.3f} | |")
+            out.append(
+                f"| {n:,} | {d} | dppca_core {mech} | {fmt_s(t.median)} | {fmt_s(t.wall_median)} | {err:.3f} | |"
+            )
         for peer in ("scikit-learn PCA (full)", "scikit-learn PCA (randomized)", "diffprivlib PCA", "OpenDP PCA"):
             times, result = run_peer(peer, path, K)
             if times is None:
@@ -522,8 +589,10 @@ def peers_table(sizes, tmp, out):
             else:
                 err = metrics.subspace_distance(result, truth)
                 note = "non-private, centred" if peer.startswith("scikit") else "epsilon = 1, one run"
-                out.append(f"| {n:,} | {d} | {peer} | {fmt_s(times['cpu'])} | {fmt_s(times['wall'])} | {err:.3f} | "
-                           f"{note} |")
+                out.append(
+                    f"| {n:,} | {d} | {peer} | {fmt_s(times['cpu'])} | {fmt_s(times['wall'])} | {err:.3f} | "
+                    f"{note} |"
+                )
     out.append("")
 
 
@@ -557,8 +626,9 @@ STREAM_CODE = textwrap.dedent("""
 
 
 def child(what, path):
-    proc = subprocess.run([sys.executable, "-c", STREAM_CODE, what, str(path), str(ROOT)], capture_output=True,
-                          text=True, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-c", STREAM_CODE, what, str(path), str(ROOT)], capture_output=True, text=True, timeout=3600
+    )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-2000:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -574,7 +644,8 @@ def write_csv(path, rows, d, chunk=250_000):
             m = min(chunk, rows - start)
             block = (rng.standard_normal((m, d)) * np.linspace(3, 0.5, d)) @ mix * 0.3
             pd.DataFrame(block, columns=[f"x{j}" for j in range(d)]).to_csv(
-                fh, index=False, header=start == 0, float_format="%.7g")
+                fh, index=False, header=start == 0, float_format="%.7g"
+            )
 
 
 def prefix(src, dst, rows):
@@ -603,44 +674,64 @@ def streaming_section(big_rows, d, tmp, out):
     pandas_run = child("pandas.read_csv", big)
     s = stats_runs[big_rows]
     out.append("## 5. Streaming a large CSV into sufficient statistics\n")
-    out.append(f"A {big_rows:,}-row x {d} CSV ({mb[big_rows]:.0f} MB, 7 significant digits per value) generated into "
-               "a temporary folder; each read runs in a fresh child process, which reports its CPU and wall time "
-               "and the peak resident memory of the read (VmHWM, reset after the imports: it includes the "
-               f"{base['imports_mb']:.0f} MB that python, numpy, pandas, scipy, scikit-learn and dppca_core take "
-               "once imported). The statistics use `sufficient_stats(path, data_norm=1.0)` (numpy engine, default "
-               "chunks).\n")
+    out.append(
+        f"A {big_rows:,}-row x {d} CSV ({mb[big_rows]:.0f} MB, 7 significant digits per value) generated into "
+        "a temporary folder; each read runs in a fresh child process, which reports its CPU and wall time "
+        "and the peak resident memory of the read (VmHWM, reset after the imports: it includes the "
+        f"{base['imports_mb']:.0f} MB that python, numpy, pandas, scipy, scikit-learn and dppca_core take "
+        "once imported). The statistics use `sufficient_stats(path, data_norm=1.0)` (numpy engine, default "
+        "chunks).\n"
+    )
     out.append("| read | CPU | wall | MB/s (wall) | peak RSS |")
     out.append("|---|---:|---:|---:|---:|")
     out.append(f"| nothing (imports only) | | | | {base['peak_mb']:.0f} MB |")
     for name, r in (("pandas.read_csv (whole table in memory)", pandas_run), ("sufficient_stats (streamed)", s)):
-        out.append(f"| {name} | {fmt_s(r['cpu'])} | {fmt_s(r['wall'])} | {mb[big_rows] / r['wall']:.0f} | "
-                   f"{r['peak_mb']:.0f} MB |")
-    out.append(f"\nThroughput of the statistics relative to pandas.read_csv on the same file: "
-               f"{pandas_run['wall'] / s['wall']:.2f} (wall), {pandas_run['cpu'] / s['cpu']:.2f} (CPU).\n")
+        out.append(
+            f"| {name} | {fmt_s(r['cpu'])} | {fmt_s(r['wall'])} | {mb[big_rows] / r['wall']:.0f} | "
+            f"{r['peak_mb']:.0f} MB |"
+        )
+    out.append(
+        f"\nThroughput of the statistics relative to pandas.read_csv on the same file: "
+        f"{pandas_run['wall'] / s['wall']:.2f} (wall), {pandas_run['cpu'] / s['cpu']:.2f} (CPU).\n"
+    )
     out.append("Peak memory and time against the number of rows (same columns, prefixes of the same file):\n")
     out.append("| rows | file | CPU | wall | CPU per million rows | peak RSS |")
     out.append("|---:|---:|---:|---:|---:|---:|")
     for rows in sizes:
         r = stats_runs[rows]
-        out.append(f"| {rows:,} | {mb[rows]:.0f} MB | {fmt_s(r['cpu'])} | {fmt_s(r['wall'])} | "
-                   f"{fmt_s(r['cpu'] / rows * 1e6)} | {r['peak_mb']:.0f} MB |")
+        out.append(
+            f"| {rows:,} | {mb[rows]:.0f} MB | {fmt_s(r['cpu'])} | {fmt_s(r['wall'])} | "
+            f"{fmt_s(r['cpu'] / rows * 1e6)} | {r['peak_mb']:.0f} MB |"
+        )
     x = np.array(sizes, dtype=float)
     y = np.array([stats_runs[rows]["cpu"] for rows in sizes])
     slope, intercept = np.polyfit(x, y, 1)
     worst = float(np.max(np.abs(slope * x + intercept - y) / y))
     ten = slope * 10_000_000 + intercept
-    verdict = ("growth is linear in the rows" if worst < 0.15 else
-               "the line fits loosely (noisy machine), so read the extrapolation as rough")
-    out.append(f"\nA straight line through the three CPU times (slope {slope * 1e6:.2f} s per million rows, "
-               f"intercept {intercept:.2f} s) misses each by at most {100 * worst:.0f}%: {verdict}. "
-               f"Extrapolated to 10,000,000 rows ({mb[big_rows] * 1e7 / big_rows / 1e3:.1f} GB): about {ten:.0f} s "
-               "of CPU, with the same peak memory, which does not grow with the rows. The numpy engine parses a large "
-               "CSV with two threads (workers=2 by default) when two cores are free, so its wall time can fall to "
-               "about half its CPU time; on a busy machine the threads share one core and wall time is close to CPU "
-               "time (compare the two columns above).\n")
-    return {"peak_mb": max(r["peak_mb"] for r in stats_runs.values()), "pandas_peak_mb": pandas_run["peak_mb"],
-            "wall_ratio": pandas_run["wall"] / s["wall"], "cpu_ratio": pandas_run["cpu"] / s["cpu"],
-            "ten_million_cpu": ten, "linear_fit_error": worst, "rows": big_rows, "d": d}
+    verdict = (
+        "growth is linear in the rows"
+        if worst < 0.15
+        else "the line fits loosely (noisy machine), so read the extrapolation as rough"
+    )
+    out.append(
+        f"\nA straight line through the three CPU times (slope {slope * 1e6:.2f} s per million rows, "
+        f"intercept {intercept:.2f} s) misses each by at most {100 * worst:.0f}%: {verdict}. "
+        f"Extrapolated to 10,000,000 rows ({mb[big_rows] * 1e7 / big_rows / 1e3:.1f} GB): about {ten:.0f} s "
+        "of CPU, with the same peak memory, which does not grow with the rows. The numpy engine parses a large "
+        "CSV with two threads (workers=2 by default) when two cores are free, so its wall time can fall to "
+        "about half its CPU time; on a busy machine the threads share one core and wall time is close to CPU "
+        "time (compare the two columns above).\n"
+    )
+    return {
+        "peak_mb": max(r["peak_mb"] for r in stats_runs.values()),
+        "pandas_peak_mb": pandas_run["peak_mb"],
+        "wall_ratio": pandas_run["wall"] / s["wall"],
+        "cpu_ratio": pandas_run["cpu"] / s["cpu"],
+        "ten_million_cpu": ten,
+        "linear_fit_error": worst,
+        "rows": big_rows,
+        "d": d,
+    }
 
 
 def summary(results, cells, stream, out, releases=None, audits=None):
@@ -648,23 +739,39 @@ def summary(results, cells, stream, out, releases=None, audits=None):
     lines = ["## Targets and results\n"]
     if releases:
         for kind, target in (("basic", 3.0), ("every private choice", 5.0)):
-            figures = [(cell, t.median / t.baseline.median) for (cell, k), t in sorted(releases.items())
-                       if k == kind and cell[0] >= 100_000]
+            figures = [
+                (cell, t.median / t.baseline.median)
+                for (cell, k), t in sorted(releases.items())
+                if k == kind and cell[0] >= 100_000
+            ]
             if figures:
-                lines.append(f"* a complete release ({kind}) within {target:g}x of the floor at n >= 1e5: "
-                             + ", ".join(f"{r:.1f} (n={c[0]:.0e}, d={c[1]})" for c, r in figures)
-                             + (": met." if all(r <= target for _, r in figures) else ": not met."))
+                lines.append(
+                    f"* a complete release ({kind}) within {target:g}x of the floor at n >= 1e5: "
+                    + ", ".join(f"{r:.1f} (n={c[0]:.0e}, d={c[1]})" for c, r in figures)
+                    + (": met." if all(r <= target for _, r in figures) else ": not met.")
+                )
     if audits:
-        ag = [(trials, trials / cpu) for mech, path, trials, cpu in audits if mech == "analyze_gauss"
-              and path == "batched"]
-        lines.append("* audit throughput >= 20,000 trials per CPU second for Analyze Gauss (d = 2, n = 20): "
-                     + ", ".join(f"{rate:,.0f} at {trials:,} trials" for trials, rate in ag)
-                     + (": met." if ag and all(rate >= 20_000 for _, rate in ag) else ": not met."))
+        ag = [
+            (trials, trials / cpu)
+            for mech, path, trials, cpu in audits
+            if mech == "analyze_gauss" and path == "batched"
+        ]
+        lines.append(
+            "* audit throughput >= 20,000 trials per CPU second for Analyze Gauss (d = 2, n = 20): "
+            + ", ".join(f"{rate:,.0f} at {trials:,} trials" for trials, rate in ag)
+            + (": met." if ag and all(rate >= 20_000 for _, rate in ag) else ": not met.")
+        )
     if results:
-        ag = [(c, floor_ratio(results, c, "analyze_gauss")) for c in cells
-              if results.get((c, "analyze_gauss"), (None,))[0] is not None]
-        lines.append("* analyze_gauss from raw X within 1.2x of the floor: " + ", ".join(
-            f"{r:.2f} (n={c[0]:.0e}, d={c[1]})" for c, r in ag) + ".")
+        ag = [
+            (c, floor_ratio(results, c, "analyze_gauss"))
+            for c in cells
+            if results.get((c, "analyze_gauss"), (None,))[0] is not None
+        ]
+        lines.append(
+            "* analyze_gauss from raw X within 1.2x of the floor: "
+            + ", ".join(f"{r:.2f} (n={c[0]:.0e}, d={c[1]})" for c, r in ag)
+            + "."
+        )
         over, over_required = [], []
         for c in cells:
             for mech in dc.mechanism_names("pca"):
@@ -677,17 +784,25 @@ def summary(results, cells, stream, out, releases=None, audits=None):
                     required = required_floor(results, c, mech)
                     if required is not None and t.median / required > 3:
                         over_required.append(f"{mech} {t.median / required:.1f} (n={c[0]:.0e}, d={c[1]})")
-        lines.append("* every central mechanism within 3x of the floor (exponential samplers apart): "
-                     + ("yes." if not over else "not met by " + "; ".join(over) + "."))
-        lines.append("* the one-pass mechanisms (" + ", ".join(REQUIRED_WORK) + ") within 3x of the floor plus the "
-                     "random-order pass and noise their proof requires: "
-                     + ("yes." if not over_required else "not met by " + "; ".join(over_required) + "."))
+        lines.append(
+            "* every central mechanism within 3x of the floor (exponential samplers apart): "
+            + ("yes." if not over else "not met by " + "; ".join(over) + ".")
+        )
+        lines.append(
+            "* the one-pass mechanisms (" + ", ".join(REQUIRED_WORK) + ") within 3x of the floor plus the "
+            "random-order pass and noise their proof requires: "
+            + ("yes." if not over_required else "not met by " + "; ".join(over_required) + ".")
+        )
     if stream:
-        lines.append(f"* streaming {stream['rows']:,} x {stream['d']} into sufficient statistics with peak RSS under 500 "
-                     "MB (the target is for 2,000,000 x 50): "
-                     f"{stream['peak_mb']:.0f} MB (pandas.read_csv of the same file: {stream['pandas_peak_mb']:.0f} MB).")
-        lines.append(f"* at least half of pandas' read throughput: {stream['cpu_ratio']:.2f} by CPU time, "
-                     f"{stream['wall_ratio']:.2f} by wall time.")
+        lines.append(
+            f"* streaming {stream['rows']:,} x {stream['d']} into sufficient statistics with peak RSS under 500 "
+            "MB (the target is for 2,000,000 x 50): "
+            f"{stream['peak_mb']:.0f} MB (pandas.read_csv of the same file: {stream['pandas_peak_mb']:.0f} MB)."
+        )
+        lines.append(
+            f"* at least half of pandas' read throughput: {stream['cpu_ratio']:.2f} by CPU time, "
+            f"{stream['wall_ratio']:.2f} by wall time."
+        )
         lines.append(f"* 10 million rows, extrapolated: about {stream['ten_million_cpu']:.0f} CPU s, same memory.")
     lines.append("")
     out[2:2] = lines
@@ -701,11 +816,17 @@ def load_note(before, after) -> str:
     if before is None or after is None:
         return ""
     busy = max(before[0], after[0]) > (os.cpu_count() or 1)
-    return (f"\n\n**Load.** The load average (1 minute) was {before[0]:.1f} when the run began and {after[0]:.1f} when "
-            f"it ended, on {os.cpu_count()} cores"
-            + (": other work shared the machine, so memory-bound steps above all are slower and noisier than on a "
-               "quiet machine; ratios to the floor are of times taken alternately in the same process, which cancels "
-               "part of it.\n" if busy else ".\n"))
+    return (
+        f"\n\n**Load.** The load average (1 minute) was {before[0]:.1f} when the run began and {after[0]:.1f} when "
+        f"it ended, on {os.cpu_count()} cores"
+        + (
+            ": other work shared the machine, so memory-bound steps above all are slower and noisier than on a "
+            "quiet machine; ratios to the floor are of times taken alternately in the same process, which cancels "
+            "part of it.\n"
+            if busy
+            else ".\n"
+        )
+    )
 
 
 def _sections(text: str) -> list[tuple[str, str]]:
@@ -733,6 +854,7 @@ TARGETS = "## Targets and results"
 def _merged_targets(previous: str, generated: str) -> str:
     """The targets section: the lines ``generated`` states, and each of ``previous``'s whose target (the text before
     its first colon) this run did not measure, in their order."""
+
     def key(line):
         return line.split(":", 1)[0]
 
@@ -783,14 +905,17 @@ def main():
     command = "python benchmarks/run_benchmarks.py " + " ".join(sys.argv[1:])
     if args.out:
         command = command.replace(args.out, os.path.relpath(args.out, ROOT) if os.path.isabs(args.out) else args.out)
-    blas = ", ".join(f"{i['internal_api']} {i.get('version') or ''}".strip() for i in threadpool_info()
-                     if i["user_api"] == "blas")
-    out = ["# Benchmarks\n",
-           f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} "
-           f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
-           f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
-           "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
-           "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n"]
+    blas = ", ".join(
+        f"{i['internal_api']} {i.get('version') or ''}".strip() for i in threadpool_info() if i["user_api"] == "blas"
+    )
+    out = [
+        "# Benchmarks\n",
+        f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} "
+        f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
+        f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
+        "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
+        "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n",
+    ]
     results, cells, stream, releases, audits = {}, [], None, None, None
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:

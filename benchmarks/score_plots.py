@@ -31,6 +31,7 @@ repetitions (held-out accuracies of the plot with their quartiles):
 
 The exact histograms, the references and the assignments use the raw data: they are measurements, not releases.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,17 +73,31 @@ def _wine():
 
 #: name -> (label, shares, options); "declared": the groups are passed as public (score_group_labels)
 PLOTS = {
-    "app, found": ("the app: groups found privately (5%), private frame (5%), scores 10%, additive, default cells",
-                   dict(mean=0.1, scores=0.1, frame=0.05, groups=0.05), dict(score_frame="private")),
-    "app, declared": ("the app: groups declared public, private frame (5%), scores 10%, additive, default cells",
-                      dict(mean=0.1, scores=0.1, frame=0.05), dict(score_frame="private", declared=True)),
-    "public 24": ("declared, public frame [-1, 1]², scores 20%, additive, 24 × 24",
-                  dict(mean=0.1, scores=0.2), dict(score_bins=24, declared=True)),
-    "frame": ("declared, private frame (10%), scores 20%, additive, default cells",
-              dict(mean=0.1, scores=0.2, frame=0.1), dict(score_frame="private", declared=True)),
-    "sparse": ("declared, private frame (10%), scores 20%, sparse, default cells",
-               dict(mean=0.1, scores=0.2, frame=0.1), dict(score_frame="private", score_kind="sparse",
-                                                           declared=True)),
+    "app, found": (
+        "the app: groups found privately (5%), private frame (5%), scores 10%, additive, default cells",
+        dict(mean=0.1, scores=0.1, frame=0.05, groups=0.05),
+        dict(score_frame="private"),
+    ),
+    "app, declared": (
+        "the app: groups declared public, private frame (5%), scores 10%, additive, default cells",
+        dict(mean=0.1, scores=0.1, frame=0.05),
+        dict(score_frame="private", declared=True),
+    ),
+    "public 24": (
+        "declared, public frame [-1, 1]², scores 20%, additive, 24 × 24",
+        dict(mean=0.1, scores=0.2),
+        dict(score_bins=24, declared=True),
+    ),
+    "frame": (
+        "declared, private frame (10%), scores 20%, additive, default cells",
+        dict(mean=0.1, scores=0.2, frame=0.1),
+        dict(score_frame="private", declared=True),
+    ),
+    "sparse": (
+        "declared, private frame (10%), scores 20%, sparse, default cells",
+        dict(mean=0.1, scores=0.2, frame=0.1),
+        dict(score_frame="private", score_kind="sparse", declared=True),
+    ),
 }
 
 
@@ -158,9 +173,21 @@ def _release(X, labels, groups, R, epsilon, shares, extra, seed, options):
     extra = dict(extra)
     declared = extra.pop("declared", False)
     try:
-        rel = dc.release_pca("analyze_gauss", X, 2, epsilon, 1e-6, data_norm=R,
-                             budget=BudgetSplit.with_extras(**shares), center="private", score_groups=labels,
-                             score_group_labels=groups if declared else None, seed=seed, **extra, **options)
+        rel = dc.release_pca(
+            "analyze_gauss",
+            X,
+            2,
+            epsilon,
+            1e-6,
+            data_norm=R,
+            budget=BudgetSplit.with_extras(**shares),
+            center="private",
+            score_groups=labels,
+            score_group_labels=groups if declared else None,
+            seed=seed,
+            **extra,
+            **options,
+        )
     except ValueError as exc:
         if "no group passed" not in str(exc):
             raise
@@ -193,8 +220,9 @@ def _measure(X, labels, groups, R, epsilon, reps, folds, plot: str, scale=None) 
         predicted = {key: np.full(len(labels), largest, dtype=np.int64) for key in ("cell", "mode", "exact", "none")}
         for f in range(folds):
             release, held = fold != f, fold == f
-            rel, counts = _release(X[release], labels[release], groups, R, epsilon, shares, extra, rep * folds + f,
-                                   options)
+            rel, counts = _release(
+                X[release], labels[release], groups, R, epsilon, shares, extra, rep * folds + f, options
+            )
             if counts is None:  # no group shown: every held-out row goes to the largest group
                 empty += 1
                 continue
@@ -204,8 +232,9 @@ def _measure(X, labels, groups, R, epsilon, reps, folds, plot: str, scale=None) 
             exact = _histograms((cx, cy), labels, groups, release, len(ex) - 1)
             tv.append(float(np.mean(0.5 * np.abs(_normalised(counts) - _normalised(exact)).sum(axis=(1, 2)))))
             weights = counts.sum(axis=(1, 2)) / max(counts.sum(), 1.0)
-            in_sample.append(float(np.mean(names[_cell_rule(counts, weights, cx[release], cy[release])]
-                                           == labels[release])))
+            in_sample.append(
+                float(np.mean(names[_cell_rule(counts, weights, cx[release], cy[release])] == labels[release]))
+            )
             predicted["cell"][held] = _cell_rule(counts, weights, cx[held], cy[held])
             predicted["mode"][held] = _mode_rule(counts, (ex, ey), P[held])
             predicted["exact"][held] = _cell_rule(exact, exact.sum(axis=(1, 2)) / exact.sum(), cx[held], cy[held])
@@ -226,25 +255,52 @@ def _spread(values) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--folds", type=int, default=5, help="each plot is released from (folds - 1) / folds of "
-                        "the rows and judged on the rest (default 5)")
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=5,
+        help="each plot is released from (folds - 1) / folds of " "the rows and judged on the rest (default 5)",
+    )
     args = parser.parse_args(argv)
     if args.folds < 2:
         parser.error("--folds must be at least 2")
     rows = []
     X, labels, R = _mixture()
-    rows.append(("well-separated three-group mixture (n = {n:,}, d = 6; each plot from ≈ {r:,} rows), ε = 1", X,
-                 labels, ["g1", "g2", "g3"], R, 1.0, None))
+    rows.append(
+        (
+            "well-separated three-group mixture (n = {n:,}, d = 6; each plot from ≈ {r:,} rows), ε = 1",
+            X,
+            labels,
+            ["g1", "g2", "g3"],
+            R,
+            1.0,
+            None,
+        )
+    )
     Xw, lw, bounds = _wine()
     for eps in (1.0, 5.0):
-        rows.append((f"wine (n = {{n}}, d = 13, 3 cultivars; each plot from ≈ {{r}} rows), ε = {eps:g}, columns "
-                     "over public bounds", Xw, lw, sorted(set(lw)), float(np.sqrt(len(bounds)) / 1.2), eps, bounds))
-    print(f"<!-- generated by: python benchmarks/score_plots.py --reps {args.reps} --folds {args.folds} "
-          f"({datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}) -->")
-    print("| data | plot | releases showing no group | total variation to the exact group histograms | held-out "
-          "accuracy, cell rule (a) | held-out accuracy, mode rule (b) | held-out, cell rule on the exact histograms "
-          "(private components) | held-out, nothing private (exact components, frame and histograms) | chance "
-          "level |")
+        rows.append(
+            (
+                f"wine (n = {{n}}, d = 13, 3 cultivars; each plot from ≈ {{r}} rows), ε = {eps:g}, columns "
+                "over public bounds",
+                Xw,
+                lw,
+                sorted(set(lw)),
+                float(np.sqrt(len(bounds)) / 1.2),
+                eps,
+                bounds,
+            )
+        )
+    print(
+        f"<!-- generated by: python benchmarks/score_plots.py --reps {args.reps} --folds {args.folds} "
+        f"({datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}) -->"
+    )
+    print(
+        "| data | plot | releases showing no group | total variation to the exact group histograms | held-out "
+        "accuracy, cell rule (a) | held-out accuracy, mode rule (b) | held-out, cell rule on the exact histograms "
+        "(private components) | held-out, nothing private (exact components, frame and histograms) | chance "
+        "level |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name, X, labels, groups, R, eps, scale in rows:
         name = name.format(n=len(labels), r=round(len(labels) * (args.folds - 1) / args.folds))
@@ -252,8 +308,10 @@ def main(argv=None) -> None:
         for plot, (label, _, _) in PLOTS.items():
             m = _measure(X, labels, groups, R, eps, args.reps, args.folds, plot, scale)
             tv = np.nanmedian(m["tv"]) if np.isfinite(m["tv"]).any() else float("nan")
-            print(f"| {name} | {label} | {np.mean(m['empty']):.0%} | {tv:.3f} | {_spread(m['cell'])} | "
-                  f"{_spread(m['mode'])} | {np.median(m['exact']):.1%} | {np.median(m['none']):.1%} | {chance:.1%} |")
+            print(
+                f"| {name} | {label} | {np.mean(m['empty']):.0%} | {tv:.3f} | {_spread(m['cell'])} | "
+                f"{_spread(m['mode'])} | {np.median(m['exact']):.1%} | {np.median(m['none']):.1%} | {chance:.1%} |"
+            )
 
 
 if __name__ == "__main__":

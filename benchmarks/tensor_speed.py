@@ -10,6 +10,7 @@ third moment is never materialised per sample (an n x D^3 array would take n D^3
     python benchmarks/tensor_speed.py --quick    # 2 repeats
     python benchmarks/tensor_speed.py --compare  # also: mean q_comp against epsilon (paper's Figures 3-4 setting)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,11 @@ def main(argv=None) -> int:
     parser.add_argument("--D", type=int, default=50)
     parser.add_argument("--K", type=int, default=10)
     parser.add_argument("--n", type=int, default=10_000)
-    parser.add_argument("--compare", action="store_true",
-                        help="also print mean q_comp against epsilon, D = 10, K = 5, S = 5 sites of 1,000, 10 reps")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also print mean q_comp against epsilon, D = 10, K = 5, S = 5 sites of 1,000, 10 reps",
+    )
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else 5
     if args.compare:
@@ -74,20 +78,37 @@ def main(argv=None) -> int:
         cpu, wall, _ = timed(moments_only, repeats)
         rows.append((kind, "moments M2, M3 only", cpu, wall, None, f"peak {peak:.0f} MB allocated"))
 
-        for mech, params in (("otd_non_private", {}), ("otd_agn", {}), ("otd_avn", {}),
-                             ("otd_cape_agn", {"sites": 5}), ("otd_conventional", {"sites": 5})):
+        for mech, params in (
+            ("otd_non_private", {}),
+            ("otd_agn", {}),
+            ("otd_avn", {}),
+            ("otd_cape_agn", {"sites": 5}),
+            ("otd_conventional", {"sites": 5}),
+        ):
+
             def whole_run():
                 data = prepare_tensor_input(X, model.data_norm)
-                return dc.run(mech, data, args.K, EPSILON, DELTA, data_norm=model.data_norm, seed=1,
-                              sigma2=model.sigma2, **params)
+                return dc.run(
+                    mech, data, args.K, EPSILON, DELTA, data_norm=model.data_norm, seed=1, sigma2=model.sigma2, **params
+                )
 
             cpu, wall, rel = timed(whole_run, repeats)
-            rows.append((kind, mech, cpu, wall, tm.q_comp(rel.components, model.components),
-                         "under target" if cpu < TARGET_SECONDS else "OVER TARGET"))
+            rows.append(
+                (
+                    kind,
+                    mech,
+                    cpu,
+                    wall,
+                    tm.q_comp(rel.components, model.components),
+                    "under target" if cpu < TARGET_SECONDS else "OVER TARGET",
+                )
+            )
 
-    print(f"# tensor decomposition speed  (D = {args.D}, K = {args.K}, n = {args.n:,}; epsilon = {EPSILON}, "
-          f"delta = {DELTA}; median of {repeats} after a warm-up; {platform.machine()}, {os.cpu_count()} cores, "
-          f"numpy {np.__version__})\n")
+    print(
+        f"# tensor decomposition speed  (D = {args.D}, K = {args.K}, n = {args.n:,}; epsilon = {EPSILON}, "
+        f"delta = {DELTA}; median of {repeats} after a warm-up; {platform.machine()}, {os.cpu_count()} cores, "
+        f"numpy {np.__version__})\n"
+    )
     print("| model | case | CPU s (process) | wall s | q_comp | note |")
     print("|---|---|---:|---:|---:|---|")
     for kind, case, cpu, wall, q, note in rows:

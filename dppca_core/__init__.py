@@ -5,6 +5,7 @@ UI-free; every function takes numpy arrays and an explicit ``numpy.random.Genera
 ``data/``, ``pipeline/``, ``mechanisms/``, ``compiled/``. The modules that moved there still import from their
 old paths for one release (``_MOVED``), with a DeprecationWarning naming the new path.
 """
+
 import importlib
 import importlib.abc
 import importlib.util
@@ -13,13 +14,27 @@ import warnings
 
 #: old module (under dppca_core) -> its new path; importing the old path warns and gives the new module
 _MOVED = {
-    "exact": "privacy.exact", "exact_kernels": "compiled.exact_kernels", "randomness": "privacy.randomness",
-    "shares": "privacy.shares", "histogram": "privacy.histogram", "bingham": "privacy.bingham",
-    "kernels": "compiled.kernels", "_compiled": "compiled.loops", "fantope": "mechanisms.fantope",
-    "tables": "data.tables", "prepare": "data.prepare", "sites": "data.sites", "synthetic": "data.synthetic",
-    "datasets": "data.datasets", "stats": "data.stats",
-    "budget": "pipeline.budget", "choices": "pipeline.choices", "scores": "pipeline.scores",
-    "ledger": "pipeline.ledger", "options": "pipeline.options", "experiments": "pipeline.experiments",
+    "exact": "privacy.exact",
+    "exact_kernels": "compiled.exact_kernels",
+    "randomness": "privacy.randomness",
+    "shares": "privacy.shares",
+    "histogram": "privacy.histogram",
+    "bingham": "privacy.bingham",
+    "kernels": "compiled.kernels",
+    "_compiled": "compiled.loops",
+    "fantope": "mechanisms.fantope",
+    "tables": "data.tables",
+    "prepare": "data.prepare",
+    "sites": "data.sites",
+    "synthetic": "data.synthetic",
+    "datasets": "data.datasets",
+    "stats": "data.stats",
+    "budget": "pipeline.budget",
+    "choices": "pipeline.choices",
+    "scores": "pipeline.scores",
+    "ledger": "pipeline.ledger",
+    "options": "pipeline.options",
+    "experiments": "pipeline.experiments",
 }
 
 
@@ -42,8 +57,11 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         new = f"{__name__}.{_MOVED[spec.name.rpartition('.')[2]]}"
-        warnings.warn(f"{spec.name} moved to {new}; import it from there ({spec.name} goes in the next release)",
-                      DeprecationWarning, stacklevel=_outside_caller())
+        warnings.warn(
+            f"{spec.name} moved to {new}; import it from there ({spec.name} goes in the next release)",
+            DeprecationWarning,
+            stacklevel=_outside_caller(),
+        )
         return importlib.import_module(new)
 
     def exec_module(self, module):
@@ -78,8 +96,30 @@ try:
 except ImportError:  # pragma: no cover - scikit-learn missing
     DPPCA = ClippingWarning = None
 
-__all__ = ["run", "release_pca", "release_with", "ReleaseOptions", "BudgetSplit", "plan", "Plan", "Standin",
-           "sufficient_stats", "SufficientStats", "Release", "publish", "secure_generator", "list_mechanisms",
-           "get_mechanism", "mechanism_names", "prepare",
-           "gram_from_chunks", "PreparedData", "metrics", "privacy", "datasets", "DPPCA", "ClippingWarning"]
+__all__ = [
+    "run",
+    "release_pca",
+    "release_with",
+    "ReleaseOptions",
+    "BudgetSplit",
+    "plan",
+    "Plan",
+    "Standin",
+    "sufficient_stats",
+    "SufficientStats",
+    "Release",
+    "publish",
+    "secure_generator",
+    "list_mechanisms",
+    "get_mechanism",
+    "mechanism_names",
+    "prepare",
+    "gram_from_chunks",
+    "PreparedData",
+    "metrics",
+    "privacy",
+    "datasets",
+    "DPPCA",
+    "ClippingWarning",
+]
 __version__ = "0.1.0"

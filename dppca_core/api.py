@@ -1,4 +1,5 @@
 """``run``: the single entry point that validates input, prepares data and calls a mechanism."""
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,17 @@ from .privacy.randomness import random_source
 from .validation import check_delta, check_epsilon, check_k
 
 
-def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
-        data_norm: float = 1.0, seed=None, **params) -> Release:
+def run(
+    mechanism: str,
+    X,
+    k: int,
+    epsilon: float,
+    delta: float = 1e-6,
+    neighbors: str = "replace",
+    data_norm: float = 1.0,
+    seed=None,
+    **params,
+) -> Release:
     """Run a registered mechanism and return its :class:`Release`.
 
     Parameters
@@ -51,8 +61,9 @@ def run(mechanism: str, X, k: int, epsilon: float, delta: float = 1e-6, neighbor
     return _run(mechanism, X, k, epsilon, delta, neighbors, data_norm, seed, params, part=False)
 
 
-def run_part(mechanism: str, X, k: int, epsilon: float, delta: float, neighbors: str, data_norm: float, seed,
-             **params) -> Release:
+def run_part(
+    mechanism: str, X, k: int, epsilon: float, delta: float, neighbors: str, data_norm: float, seed, **params
+) -> Release:
     """:func:`run` for one part of a split budget (the subspace of :func:`dppca_core.release_pca`): the same checks,
     except the floors a total epsilon and delta must meet (:data:`dppca_core.validation.MIN_EPSILON`,
     ``MIN_DELTA``): a share of a valid total may lie below them."""
@@ -84,9 +95,11 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         from .registry import mechanism_names, get_mechanism as _spec
 
         alternatives = [m for m in mechanism_names(spec.task) if not _spec(m).needs_rows]
-        raise ValueError(f"{spec.name} reads the individual rows, but only sufficient statistics (n and the Gram "
-                         f"matrix) were given; pass the data matrix, or use a mechanism that needs only the "
-                         f"statistics: {', '.join(alternatives)}.")
+        raise ValueError(
+            f"{spec.name} reads the individual rows, but only sufficient statistics (n and the Gram "
+            f"matrix) were given; pass the data matrix, or use a mechanism that needs only the "
+            f"statistics: {', '.join(alternatives)}."
+        )
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
     source = random_source(seed)
@@ -100,8 +113,10 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
     if components.shape != (data.d, k):
         raise RuntimeError(f"{spec.name} returned components of shape {components.shape}, expected {(data.d, k)}")
     if not np.all(np.isfinite(components)):
-        raise ValueError(f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
-                         "(the noise scale overflows); use a larger epsilon or delta.")
+        raise ValueError(
+            f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
+            "(the noise scale overflows); use a larger epsilon or delta."
+        )
     guarantee = out.guarantee or spec.guarantee
     released_eps, released_delta = _claim(guarantee, epsilon, delta, out.delta)
     privacy = out.privacy or _default_curve(guarantee, released_eps, released_delta)
@@ -147,12 +162,15 @@ def _check_curve_earns_claim(name: str, curve: PrivacyCurve, epsilon: float, del
     if curve.kind == "gdp":
         earned = curve.delta_at(epsilon)
         if earned > delta * (1 + 1e-6) + 1e-300:
-            raise RuntimeError(f"{name}: the noise gives delta = {earned:.3g} at epsilon = {epsilon:g}, above the "
-                               f"claimed {delta:g}; the calibration is wrong.")
+            raise RuntimeError(
+                f"{name}: the noise gives delta = {earned:.3g} at epsilon = {epsilon:g}, above the "
+                f"claimed {delta:g}; the calibration is wrong."
+            )
     elif curve.kind in ("pure", "approx"):
         if curve.epsilon > epsilon * (1 + 1e-9) or curve.delta > delta * (1 + 1e-9):
-            raise RuntimeError(f"{name}: privacy curve {curve.describe()} does not give the claimed "
-                               f"({epsilon:g}, {delta:g}).")
+            raise RuntimeError(
+                f"{name}: privacy curve {curve.describe()} does not give the claimed " f"({epsilon:g}, {delta:g})."
+            )
 
 
 def _public_parameters(spec, resolved: dict, data, k: int, neighbors: str, facts: dict) -> dict:
@@ -173,7 +191,16 @@ def _diagnostics(data, seconds: float, extra: dict) -> NonPrivateDiagnostics:
     """Everything computed from the raw data without noise: clipping counts, timings, mechanism traces."""
     warnings = list(extra.get("warnings", []))
     if data.n_clipped:
-        warnings.insert(0, f"{data.n_clipped} of {data.n} rows had norm above data_norm = {data.data_norm:g} "
-                           "and were clipped (a non-private count).")
-    return NonPrivateDiagnostics({"seconds": seconds, "rows_clipped": data.n_clipped,
-                                  **{k: v for k, v in extra.items() if k != "warnings"}, "warnings": warnings})
+        warnings.insert(
+            0,
+            f"{data.n_clipped} of {data.n} rows had norm above data_norm = {data.data_norm:g} "
+            "and were clipped (a non-private count).",
+        )
+    return NonPrivateDiagnostics(
+        {
+            "seconds": seconds,
+            "rows_clipped": data.n_clipped,
+            **{k: v for k, v in extra.items() if k != "warnings"},
+            "warnings": warnings,
+        }
+    )

@@ -4,6 +4,7 @@ release's epsilon sits among them (the risk page's ruler, the epsilon control's 
 Split from :mod:`dppca_core.risk`, which re-exports every name, so ``dppca_core.risk.reference_points`` and the
 others keep working.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,62 +45,126 @@ class EpsilonReference:
 
 EPS_REFERENCES: tuple[EpsilonReference, ...] = (
     EpsilonReference(
-        0.01, "0.01", "Dwork's suggested range: 'say, 0.01, 0.1, or in some cases, ln 2 or ln 3'", "guidance", "n/a",
+        0.01,
+        "0.01",
+        "Dwork's suggested range: 'say, 0.01, 0.1, or in some cases, ln 2 or ln 3'",
+        "guidance",
+        "n/a",
         "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, LNCS 4978, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1", True,
+        "https://doi.org/10.1007/978-3-540-79228-4_1",
+        True,
         "Quote checked in a copy of the survey's Remark 1. The earlier attribution to Dwork's 2011 CACM article "
-        "'A Firm Foundation for Private Data Analysis' could not be confirmed, so the 2008 survey is cited."),
+        "'A Firm Foundation for Private Data Analysis' could not be confirmed, so the 2008 survey is cited.",
+    ),
     EpsilonReference(
-        0.1, "0.1", "Dwork's suggested range (see 0.01)", "guidance", "n/a",
+        0.1,
+        "0.1",
+        "Dwork's suggested range (see 0.01)",
+        "guidance",
+        "n/a",
         "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1", True),
+        "https://doi.org/10.1007/978-3-540-79228-4_1",
+        True,
+    ),
     EpsilonReference(
-        math.log(2), "ln 2", "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may double)", "guidance",
-        "n/a", "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1", True),
+        math.log(2),
+        "ln 2",
+        "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may double)",
+        "guidance",
+        "n/a",
+        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
+        "https://doi.org/10.1007/978-3-540-79228-4_1",
+        True,
+    ),
     EpsilonReference(
-        math.log(3), "ln 3", "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may triple)", "guidance",
-        "n/a", "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1", True),
+        math.log(3),
+        "ln 3",
+        "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may triple)",
+        "guidance",
+        "n/a",
+        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
+        "https://doi.org/10.1007/978-3-540-79228-4_1",
+        True,
+    ),
     EpsilonReference(
-        2.0, "Apple Health", "Apple, Health type usage: epsilon = 2 per donation, one donation per day", "per_donation",
-        "local", "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf", True,
+        2.0,
+        "Apple Health",
+        "Apple, Health type usage: epsilon = 2 per donation, one donation per day",
+        "per_donation",
+        "local",
+        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
+        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
+        True,
         "epsilon = 2 confirmed in copies of the overview; 'one donation per day' only from secondary summaries of "
-        "it. Apple's budget is per donation (a privatised report from one device), in the local model."),
+        "it. Apple's budget is per donation (a privatised report from one device), in the local model.",
+    ),
     EpsilonReference(
-        4.0, "Apple emoji", "Apple, emoji suggestions: epsilon = 4 per donation, one donation per day", "per_donation",
-        "local", "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf", True,
+        4.0,
+        "Apple emoji",
+        "Apple, emoji suggestions: epsilon = 4 per donation, one donation per day",
+        "per_donation",
+        "local",
+        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
+        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
+        True,
         "Quoted: 'For emoji, Apple uses a privacy budget with epsilon of 4, and submits one donation per day.' "
-        "Lookup Hints and Safari domain detection also use epsilon = 4."),
+        "Lookup Hints and Safari domain detection also use epsilon = 4.",
+    ),
     EpsilonReference(
-        8.0, "Apple QuickType", "Apple, QuickType keyboard: epsilon = 8 per donation, two donations per day",
-        "per_donation", "local", "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf", True,
+        8.0,
+        "Apple QuickType",
+        "Apple, QuickType keyboard: epsilon = 8 per donation, two donations per day",
+        "per_donation",
+        "local",
+        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
+        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
+        True,
         "epsilon = 8 confirmed in copies of the overview; 'two donations per day' only from secondary summaries, "
-        "so up to 16 per day. Corrects the earlier label 'epsilon = 8 per day'."),
+        "so up to 16 per day. Corrects the earlier label 'epsilon = 8 per day'.",
+    ),
     EpsilonReference(
-        16.0, "macOS: 16/day", "Measured on macOS 10.12: up to 16 per day for emoji, new words, deeplinks and lookup "
-        "hints together (1 or 2 per report), renewed daily", "per_day", "local",
+        16.0,
+        "macOS: 16/day",
+        "Measured on macOS 10.12: up to 16 per day for emoji, new words, deeplinks and lookup "
+        "hints together (1 or 2 per report), renewed daily",
+        "per_day",
+        "local",
         "J. Tang, A. Korolova, X. Bai, X. Wang, X. Wang (2017), 'Privacy Loss in Apple's Implementation of "
-        "Differential Privacy on MacOS 10.12', arXiv:1709.02753", "https://arxiv.org/abs/1709.02753", True,
+        "Differential Privacy on MacOS 10.12', arXiv:1709.02753",
+        "https://arxiv.org/abs/1709.02753",
+        True,
         "Confirmed from the paper's abstract. The daily budget renews, so the total grows with the days since "
-        "opt-in."),
+        "opt-in.",
+    ),
     EpsilonReference(
-        17.14, "2020 Census", "US 2020 Census redistricting data (P.L. 94-171), persons file: total epsilon = 17.14 "
-        "(19.61 with the housing-unit file's 2.47)", "total", "central",
+        17.14,
+        "2020 Census",
+        "US 2020 Census redistricting data (P.L. 94-171), persons file: total epsilon = 17.14 "
+        "(19.61 with the housing-unit file's 2.47)",
+        "total",
+        "central",
         "US Census Bureau (2021-06-09), 'Census Bureau Sets Key Parameters to Protect Privacy in 2020 Census "
-        "Results'", "https://www.census.gov/newsroom/press-releases/2021/2020-census-key-parameters.html", True,
+        "Results'",
+        "https://www.census.gov/newsroom/press-releases/2021/2020-census-key-parameters.html",
+        True,
         "Values quoted from the press release. The Bureau accounted in zero-concentrated DP; the delta of the "
         "(epsilon, delta) reading, 1e-10, comes from secondary sources only. The budget covers the whole data "
-        "product, for every person, not one query.", delta=1e-10),
+        "product, for every person, not one query.",
+        delta=1e-10,
+    ),
     EpsilonReference(
-        0.5, "LDP PCA paper", "A local-DP PCA paper's synthetic experiments at epsilon = 0.5", "guidance", "local",
+        0.5,
+        "LDP PCA paper",
+        "A local-DP PCA paper's synthetic experiments at epsilon = 0.5",
+        "guidance",
+        "local",
         "D. Wang & J. Xu (2020), 'Principal Component Analysis in the Local Differential Privacy Model', "
-        "Theoretical Computer Science 809", "", False,
+        "Theoretical Computer Science 809",
+        "",
+        False,
         "Not confirmed: the experiment settings could not be checked against the paper's text. A research "
-        "setting, not a deployment."),
+        "setting, not a deployment.",
+    ),
 )
 
 
@@ -116,8 +181,9 @@ def reference_tuples(confirmed_only: bool = False) -> list[tuple[float, str, str
     return [r.as_tuple() for r in reference_points(confirmed_only)]
 
 
-def nearest_references(epsilon: float, confirmed_only: bool = True) -> tuple[EpsilonReference | None,
-                                                                             EpsilonReference | None]:
+def nearest_references(
+    epsilon: float, confirmed_only: bool = True
+) -> tuple[EpsilonReference | None, EpsilonReference | None]:
     """The reference point just below (or equal to) and just above ``epsilon``, on a log scale."""
     epsilon = float(epsilon)
     if not (epsilon > 0):
@@ -148,5 +214,7 @@ def context_sentence(epsilon: float) -> str:
         text = f"epsilon = {epsilon:g} is above every reference point (the largest: {name(below)})."
     else:
         text = f"epsilon = {epsilon:g} lies between {name(below)} and {name(above)}."
-    return (text + " Budgets per donation or per day (local model) and totals for a whole product are not the "
-            "same unit as the epsilon of one release here; compare with care.")
+    return (
+        text + " Budgets per donation or per day (local model) and totals for a whole product are not the "
+        "same unit as the epsilon of one release here; compare with care."
+    )

@@ -9,6 +9,7 @@ the number of clipped rows, is shown as a :class:`ClippingWarning` to the person
 
 The user guide is docs/estimator.md.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,15 +56,17 @@ def _random_source(random_state) -> RandomSource:
     are recorded as seeded in ``release_``.
     """
     if isinstance(random_state, (bool, np.bool_)):
-        raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
-                         f"{random_state!r}).")
+        raise ValueError(
+            f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got " f"{random_state!r})."
+        )
     if isinstance(random_state, np.random.RandomState):
         return random_source(np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64)))
     try:
         return random_source(random_state)
     except ValueError:
-        raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got "
-                         f"{random_state!r}).") from None
+        raise ValueError(
+            f"random_state must be None, an int >= 0, a numpy Generator or RandomState (got " f"{random_state!r})."
+        ) from None
 
 
 def _refuse_silent_conversions(X) -> None:
@@ -73,12 +76,16 @@ def _refuse_silent_conversions(X) -> None:
     1970; the library refuses both with the same advice as :func:`dppca_core.validation.check_matrix`.
     """
     if np.ma.isMaskedArray(X) and np.ma.getmaskarray(X).any():
-        raise ValueError("X is a masked array with masked entries; fill them (X.filled(value)) or drop those rows "
-                         "before the analysis.")
+        raise ValueError(
+            "X is a masked array with masked entries; fill them (X.filled(value)) or drop those rows "
+            "before the analysis."
+        )
     dtypes = list(X.dtypes) if hasattr(X, "dtypes") and hasattr(X.dtypes, "__iter__") else [getattr(X, "dtype", None)]
     if any(getattr(t, "kind", "") in ("m", "M") for t in dtypes):
-        raise ValueError("X holds dates or times; convert them to numbers first (e.g. days since a public reference "
-                         "date) or drop those columns.")
+        raise ValueError(
+            "X holds dates or times; convert them to numbers first (e.g. days since a public reference "
+            "date) or drop those columns."
+        )
 
 
 class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -181,9 +188,24 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     private and is kept nowhere).
     """
 
-    def __init__(self, n_components=None, *, mechanism="analyze_gauss", epsilon=1.0, delta=1e-6, data_norm=1.0,
-                 neighbors="replace", center=None, budget=None, random_state=None, mechanism_params=None,
-                 radius_bounds=None, radius_quantile=0.9, scale="none", column_bounds=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        mechanism="analyze_gauss",
+        epsilon=1.0,
+        delta=1e-6,
+        data_norm=1.0,
+        neighbors="replace",
+        center=None,
+        budget=None,
+        random_state=None,
+        mechanism_params=None,
+        radius_bounds=None,
+        radius_quantile=0.9,
+        scale="none",
+        column_bounds=None,
+    ):
         self.n_components = n_components
         self.mechanism = mechanism
         self.epsilon = epsilon
@@ -204,8 +226,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         # the output is random (noise), but a fixed random_state fixes it: deterministic in scikit-learn's sense
         tags.non_deterministic = False
-        tags.input_tags.sparse = False      # dense rows only: clipping and the Gram matrix are computed densely
-        tags.input_tags.allow_nan = False   # a missing value has no norm to clip: impute first
+        tags.input_tags.sparse = False  # dense rows only: clipping and the Gram matrix are computed densely
+        tags.input_tags.allow_nan = False  # a missing value has no norm to clip: impute first
         tags.transformer_tags.preserves_dtype = ["float64"]  # every release is computed in float64
         return tags
 
@@ -228,8 +250,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _validate(self, X, *, reset: bool):
         _refuse_silent_conversions(X)
-        return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=False,
-                             ensure_min_samples=2 if reset else 1)
+        return validate_data(
+            self, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_min_samples=2 if reset else 1
+        )
 
     # ------------------------------------------------------------------ parameters
     def _center(self, spec) -> str:
@@ -245,8 +268,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         by default 10% to the eigenvalues and to each step that needs a share, the rest to the subspace."""
         if self.budget is not None:
             return self.budget
-        needed = {"mean": center == "private", "radius": isinstance(self.data_norm, str),
-                  "scale": self.scale == "private"}
+        needed = {
+            "mean": center == "private",
+            "radius": isinstance(self.data_norm, str),
+            "scale": self.scale == "private",
+        }
         extras = {"eigenvalues": DEFAULT_SHARES["eigenvalues"]}
         extras.update({part: DEFAULT_SHARES[part] for part, used in needed.items() if used})
         return BudgetSplit.with_extras(**extras)
@@ -261,12 +287,16 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         elif isinstance(nc, Real) and not isinstance(nc, (bool, np.bool_)) and 0.0 < nc < 1.0:
             k, fraction = d, float(nc)
         else:
-            raise ValueError(f"n_components must be an int in [1, n_features], None (all features) or a float "
-                             f"strictly between 0 and 1 (a share of the variance); got {nc!r}.")
+            raise ValueError(
+                f"n_components must be an int in [1, n_features], None (all features) or a float "
+                f"strictly between 0 and 1 (a share of the variance); got {nc!r}."
+            )
         if spec.max_k is not None and spec.max_k < d:
             what = "a float n_components needs" if fraction is not None else "n_components=None asks for"
-            raise ValueError(f"{what} all {d} components, but {spec.name} releases at most {spec.max_k}; pass an "
-                             f"int n_components <= {spec.max_k} or choose another mechanism.")
+            raise ValueError(
+                f"{what} all {d} components, but {spec.name} releases at most {spec.max_k}; pass an "
+                f"int n_components <= {spec.max_k} or choose another mechanism."
+            )
         return k, fraction
 
     # ------------------------------------------------------------------ fit
@@ -290,16 +320,32 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         center = self._center(spec)
         bounds = {} if self.radius_bounds is None else {"radius_bounds": self.radius_bounds}
         # every option is checked by the options object and the release's plan: one rule per option, one message
-        options = ReleaseOptions(k="auto" if fraction is not None else k, epsilon=self.epsilon, delta=self.delta,
-                                 neighbors=self.neighbors, data_norm=self.data_norm, budget=self._budget(center),
-                                 center=center, variance_target=fraction, radius_quantile=self.radius_quantile,
-                                 scale=self.scale, column_bounds=self.column_bounds,
-                                 params=self.mechanism_params or {}, **bounds)
-        if fraction is not None and options.budget.eigenvalues <= 0 and not spec.releases_eigenvalues \
-                and spec.guarantee != "none":
-            raise ValueError(f"a float n_components is chosen from private explained-variance ratios, but the budget "
-                             f"gives the eigenvalues no share and {spec.name} does not release its own; give "
-                             "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int.")
+        options = ReleaseOptions(
+            k="auto" if fraction is not None else k,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            neighbors=self.neighbors,
+            data_norm=self.data_norm,
+            budget=self._budget(center),
+            center=center,
+            variance_target=fraction,
+            radius_quantile=self.radius_quantile,
+            scale=self.scale,
+            column_bounds=self.column_bounds,
+            params=self.mechanism_params or {},
+            **bounds,
+        )
+        if (
+            fraction is not None
+            and options.budget.eigenvalues <= 0
+            and not spec.releases_eigenvalues
+            and spec.guarantee != "none"
+        ):
+            raise ValueError(
+                f"a float n_components is chosen from private explained-variance ratios, but the budget "
+                f"gives the eigenvalues no share and {spec.name} does not release its own; give "
+                "'eigenvalues' a share (e.g. budget={'eigenvalues': 0.1}) or pass an int."
+            )
         release = complete_release(self.mechanism, X, options, seed=_random_source(self.random_state))
         _warn_clipping(release.diagnostics, n, release.parameters["data_norm"])
         # from here on only the published release is read: nothing else about X reaches the estimator
@@ -349,17 +395,21 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         Z = check_array(X, dtype=np.float64, input_name="X")
         if Z.shape[1] != self.n_components_:
-            raise ValueError(f"X has {Z.shape[1]} columns, but inverse_transform expects n_components_ = "
-                             f"{self.n_components_} (the output of transform).")
+            raise ValueError(
+                f"X has {Z.shape[1]} columns, but inverse_transform expects n_components_ = "
+                f"{self.n_components_} (the output of transform)."
+            )
         return (Z @ self.components_) * self.scale_ + self.mean_
 
     # ------------------------------------------------------------------ probabilistic PCA model
     def _model(self) -> tuple[np.ndarray, float]:
         """(variance along each component, variance off the components), floored so the model is proper."""
         if not hasattr(self, "explained_variance_"):
-            raise ValueError("the probabilistic PCA model needs explained_variance_ and noise_variance_, which this "
-                             "fit did not release: give 'eigenvalues' a share of the budget (and, under "
-                             "neighbors='add_remove', a private count), or use neighbors='replace'.")
+            raise ValueError(
+                "the probabilistic PCA model needs explained_variance_ and noise_variance_, which this "
+                "fit did not release: give 'eigenvalues' a share of the budget (and, under "
+                "neighbors='add_remove', a private count), or use neighbors='replace'."
+            )
         d, k = self.n_features_in_, self.n_components_
         total = float(self.explained_variance_.sum()) + (d - k) * self.noise_variance_
         floor = max(_VARIANCE_FLOOR * total / d, np.finfo(float).tiny)
@@ -423,15 +473,25 @@ def _warn_clipping(diagnostics, n: int, data_norm: float) -> None:
     """Tell the person running fit how many rows were clipped, when it is a notable share. Never stored."""
     clipped = int(diagnostics.get("rows_clipped", 0) or 0)
     again = int(diagnostics.get("rows_clipped_after_centring", 0) or 0)
-    advice = ("Choose data_norm from public bounds on the features, never from the data: with |x_j| <= b_j, "
-              "data_norm = sqrt(sum_j b_j**2) (see docs/estimator.md). This count is computed from the raw data "
-              "without noise: it is shown to you only, and is not part of the release.")
+    advice = (
+        "Choose data_norm from public bounds on the features, never from the data: with |x_j| <= b_j, "
+        "data_norm = sqrt(sum_j b_j**2) (see docs/estimator.md). This count is computed from the raw data "
+        "without noise: it is shown to you only, and is not part of the release."
+    )
     if clipped >= CLIP_WARNING_SHARE * n and clipped > 0:
-        warnings.warn(f"{clipped} of {n} rows ({clipped / n:.0%}) had norm above data_norm = {data_norm:g} and were "
-                      f"clipped to it, which biases the release. {advice}", ClippingWarning, stacklevel=3)
+        warnings.warn(
+            f"{clipped} of {n} rows ({clipped / n:.0%}) had norm above data_norm = {data_norm:g} and were "
+            f"clipped to it, which biases the release. {advice}",
+            ClippingWarning,
+            stacklevel=3,
+        )
     elif again >= CLIP_WARNING_SHARE * n and again > 0:
-        warnings.warn(f"after centring with the private mean, {again} of {n} rows ({again / n:.0%}) had norm above "
-                      f"data_norm = {data_norm:g} and were clipped again (a centred row can lie up to twice data_norm "
-                      "from the mean), which biases the release; a larger public data_norm avoids it at the cost of "
-                      "more noise. This count is computed from the raw data without noise: it is shown to you only, "
-                      "and is not part of the release.", ClippingWarning, stacklevel=3)
+        warnings.warn(
+            f"after centring with the private mean, {again} of {n} rows ({again / n:.0%}) had norm above "
+            f"data_norm = {data_norm:g} and were clipped again (a centred row can lie up to twice data_norm "
+            "from the mean), which biases the release; a larger public data_norm avoids it at the cost of "
+            "more noise. This count is computed from the raw data without noise: it is shown to you only, "
+            "and is not part of the release.",
+            ClippingWarning,
+            stacklevel=3,
+        )

@@ -1,4 +1,5 @@
 """Small linear-algebra helpers shared by the mechanisms."""
+
 from __future__ import annotations
 
 import numpy as np

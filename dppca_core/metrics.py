@@ -1,4 +1,5 @@
 """Utility metrics. These use the raw data or the truth as reference: diagnostics, not releases."""
+
 from __future__ import annotations
 
 import numpy as np

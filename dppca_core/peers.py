@@ -28,6 +28,7 @@ states the claim and the input domain it passes, read from the library's own pri
 
 Every library is imported when first used, never at import time: none of them is a dependency of the package.
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,13 +55,16 @@ OURS_DEFAULT = "ours:analyze_gauss"
 WORKING_VERSIONS = {
     "opendp": "opendp 0.16.0 (pip install 'opendp[scikit-learn]==0.16.0')",
     "diffprivlib": "diffprivlib 0.6.6 with scikit-learn 1.8.0 (pip install diffprivlib==0.6.6 "
-                   "'scikit-learn==1.8.0', in an environment of its own: diffprivlib 0.6.6 does not import with "
-                   "scikit-learn 1.9)",
+    "'scikit-learn==1.8.0', in an environment of its own: diffprivlib 0.6.6 does not import with "
+    "scikit-learn 1.9)",
     "sklearn": "scikit-learn 1.9.1 (pip install scikit-learn==1.9.1)",
 }
 TITLES = {"opendp": "OpenDP PCA", "diffprivlib": "diffprivlib PCA", "sklearn": "scikit-learn PCA (not private)"}
-_MODULES = {"opendp": "opendp.extras.sklearn.decomposition", "diffprivlib": "diffprivlib.models",
-            "sklearn": "sklearn.decomposition"}
+_MODULES = {
+    "opendp": "opendp.extras.sklearn.decomposition",
+    "diffprivlib": "diffprivlib.models",
+    "sklearn": "sklearn.decomposition",
+}
 _DISTRIBUTIONS = {"opendp": "opendp", "diffprivlib": "diffprivlib", "sklearn": "scikit-learn"}
 
 
@@ -77,8 +81,10 @@ def _check_name(name: str) -> str:
     if isinstance(name, str) and name.startswith("ours:"):
         get_mechanism(name[5:])  # a clear ValueError for an unknown mechanism
         return name
-    raise ValueError(f"unknown library {name!r}; choose one of {list(LIBRARIES)} or 'ours:<mechanism>' "
-                     "(e.g. 'ours:analyze_gauss').")
+    raise ValueError(
+        f"unknown library {name!r}; choose one of {list(LIBRARIES)} or 'ours:<mechanism>' "
+        "(e.g. 'ours:analyze_gauss')."
+    )
 
 
 def _version(distribution: str) -> str | None:
@@ -100,8 +106,10 @@ def status(name: str) -> str | None:
         importlib.import_module(_MODULES[name])
     except Exception as exc:  # a third party's import: any failure is reported, never raised
         sklearn = _version("scikit-learn")
-        return (f"{TITLES[name]}: {_DISTRIBUTIONS[name]} {installed} is installed but does not import here "
-                f"(scikit-learn {sklearn}; {type(exc).__name__}: {exc}). Use {WORKING_VERSIONS[name]}.")
+        return (
+            f"{TITLES[name]}: {_DISTRIBUTIONS[name]} {installed} is installed but does not import here "
+            f"(scikit-learn {sklearn}; {type(exc).__name__}: {exc}). Use {WORKING_VERSIONS[name]}."
+        )
     return None
 
 
@@ -111,6 +119,7 @@ def available(names=LIBRARIES) -> list[str]:
 
 
 # -- one setting of one library -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PeerSetting:
@@ -129,8 +138,11 @@ class PeerSetting:
 
     @property
     def claim(self) -> str:
-        return f"({self.epsilon:g}, {self.delta:g})-DP, {self.neighbors} one row" if self.private else \
-            f"none (a claim of ({self.epsilon:g}, {self.delta:g})-DP is audited as a control)"
+        return (
+            f"({self.epsilon:g}, {self.delta:g})-DP, {self.neighbors} one row"
+            if self.private
+            else f"none (a claim of ({self.epsilon:g}, {self.delta:g})-DP is audited as a control)"
+        )
 
     @property
     def domain(self) -> str:
@@ -138,8 +150,9 @@ class PeerSetting:
         return f"rows within {self.data_norm:g} of {centre}"
 
 
-def setting(name: str, *, epsilon: float, delta: float = 1e-6, data_norm: float = 1.0, n: int, d: int, k: int,
-            origin=None) -> PeerSetting:
+def setting(
+    name: str, *, epsilon: float, delta: float = 1e-6, data_norm: float = 1.0, n: int, d: int, k: int, origin=None
+) -> PeerSetting:
     """The adapter of library ``name`` at (epsilon, delta), on rows within ``data_norm`` of ``origin`` (n rows,
     d columns, k components). ValueError when the library cannot be used here (:func:`status`)."""
     problem = status(_check_name(name))
@@ -149,24 +162,59 @@ def setting(name: str, *, epsilon: float, delta: float = 1e-6, data_norm: float 
     if name == "opendp":
         release = OpenDPRelease(float(epsilon), float(data_norm), origin, int(n), int(d), int(k))
         claimed = release.measurement().map(2)
-        return PeerSetting(name, release, float(claimed), 0.0, "replace", float(data_norm), origin, None,
-                           "OpenDP's privacy map of make_private_pca at d_in = 2 (one changed row), max_divergence")
+        return PeerSetting(
+            name,
+            release,
+            float(claimed),
+            0.0,
+            "replace",
+            float(data_norm),
+            origin,
+            None,
+            "OpenDP's privacy map of make_private_pca at d_in = 2 (one changed row), max_divergence",
+        )
     if name == "diffprivlib":
         if any(origin):
             raise ValueError("diffprivlib's PCA with centered=True declares rows around 0; leave origin at 0.")
-        return PeerSetting(name, DiffprivlibRelease(float(epsilon), float(data_norm), int(k)), float(epsilon), 0.0,
-                           "replace", float(data_norm), origin, None,
-                           "diffprivlib.models.PCA docstring (epsilon-DP, rows of norm <= data_norm) and "
-                           "models/utils.py covariance_eig (eigenvalue sensitivity 2: replace one row)")
+        return PeerSetting(
+            name,
+            DiffprivlibRelease(float(epsilon), float(data_norm), int(k)),
+            float(epsilon),
+            0.0,
+            "replace",
+            float(data_norm),
+            origin,
+            None,
+            "diffprivlib.models.PCA docstring (epsilon-DP, rows of norm <= data_norm) and "
+            "models/utils.py covariance_eig (eigenvalue sensitivity 2: replace one row)",
+        )
     if name == "sklearn":
-        return PeerSetting(name, SklearnRelease(int(k)), float(epsilon), float(delta), "replace", float(data_norm),
-                           origin, None, "scikit-learn makes no privacy claim", private=False)
+        return PeerSetting(
+            name,
+            SklearnRelease(int(k)),
+            float(epsilon),
+            float(delta),
+            "replace",
+            float(data_norm),
+            origin,
+            None,
+            "scikit-learn makes no privacy claim",
+            private=False,
+        )
     mechanism = name[5:]
     release = OursRelease(mechanism, float(epsilon), float(delta), float(data_norm), int(k))
     published, curve = release.run(np.zeros((int(n), int(d))), 0)
-    return PeerSetting(name, release, float(published["epsilon"]), float(published["delta"]),
-                       published["neighbors"], float(data_norm), tuple(0.0 for _ in range(d)),
-                       "gaussian" if curve.kind == "gdp" else None, "the release's own guarantee (Release.published)")
+    return PeerSetting(
+        name,
+        release,
+        float(published["epsilon"]),
+        float(published["delta"]),
+        published["neighbors"],
+        float(data_norm),
+        tuple(0.0 for _ in range(d)),
+        "gaussian" if curve.kind == "gdp" else None,
+        "the release's own guarantee (Release.published)",
+    )
 
 
 @dataclass(frozen=True)
@@ -197,8 +245,13 @@ class DiffprivlibRelease:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = PCA(n_components=self.k, epsilon=self.epsilon, data_norm=self.data_norm, centered=True,
-                        random_state=int(seed)).fit(np.asarray(X, dtype=float))
+            model = PCA(
+                n_components=self.k,
+                epsilon=self.epsilon,
+                data_norm=self.data_norm,
+                centered=True,
+                random_state=int(seed),
+            ).fit(np.asarray(X, dtype=float))
         return {"components": model.components_.T, "eigenvalues": model.explained_variance_}
 
 
@@ -230,8 +283,9 @@ def _opendp_measurement(epsilon, data_norm, origin, n, d, k):
     from opendp.extras.sklearn.decomposition import make_private_pca
 
     dp.enable_features("contrib", "idealized-numerics", "honest-but-curious")
-    domain = dp.numpy.array2_domain(norm=data_norm, p=2, origin=np.asarray(origin, dtype=float), size=n,
-                                    num_columns=d, T=float)
+    domain = dp.numpy.array2_domain(
+        norm=data_norm, p=2, origin=np.asarray(origin, dtype=float), size=n, num_columns=d, T=float
+    )
     return make_private_pca(domain, dp.symmetric_distance(), epsilon, num_components=k)
 
 
@@ -246,8 +300,9 @@ class OursRelease:
     k: int
 
     def run(self, X, seed):
-        release = run(self.mechanism, X, self.k, self.epsilon, self.delta, "replace", data_norm=self.data_norm,
-                      seed=int(seed))
+        release = run(
+            self.mechanism, X, self.k, self.epsilon, self.delta, "replace", data_norm=self.data_norm, seed=int(seed)
+        )
         return release.published(), release.privacy
 
     def __call__(self, X, seed):
@@ -260,18 +315,44 @@ class OursRelease:
 
 # -- auditing and comparing -----------------------------------------------------------------------------------
 
-def audit_peer(name: str, *, epsilon: float, delta: float = 1e-6, data_norm: float = 1.0, n: int = 10, d: int = 2,
-               k: int = 2, trials: int = 2000, seed=0, scheduler=None, progress=None):
+
+def audit_peer(
+    name: str,
+    *,
+    epsilon: float,
+    delta: float = 1e-6,
+    data_norm: float = 1.0,
+    n: int = 10,
+    d: int = 2,
+    k: int = 2,
+    trials: int = 2000,
+    seed=0,
+    scheduler=None,
+    progress=None,
+):
     """Audit library ``name`` at the claim its adapter passes (:func:`setting`) on its declared domain.
 
     Returns (AuditResult, PeerSetting)."""
     from .audit import audit_external
 
     peer = setting(name, epsilon=epsilon, delta=delta, data_norm=data_norm, n=n, d=d, k=k)
-    result = audit_external(peer.release, epsilon=peer.epsilon, delta=peer.delta, data_norm=peer.data_norm,
-                            origin=peer.origin, n=n, d=d, k=k, neighbors=peer.neighbors, trials=trials, seed=seed,
-                            scheduler=scheduler, output_family=peer.output_family, progress=progress,
-                            label=title(name))
+    result = audit_external(
+        peer.release,
+        epsilon=peer.epsilon,
+        delta=peer.delta,
+        data_norm=peer.data_norm,
+        origin=peer.origin,
+        n=n,
+        d=d,
+        k=k,
+        neighbors=peer.neighbors,
+        trials=trials,
+        seed=seed,
+        scheduler=scheduler,
+        output_family=peer.output_family,
+        progress=progress,
+        label=title(name),
+    )
     return result, peer
 
 
@@ -288,8 +369,18 @@ class PeerRuns:
     extra: dict = field(default_factory=dict)
 
 
-def fit_runs(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilon: float, delta: float, reps: int,
-             seed: int, data_norm: float = 1.0) -> PeerRuns:
+def fit_runs(
+    name: str,
+    rows: np.ndarray,
+    gram: np.ndarray,
+    *,
+    k: int,
+    epsilon: float,
+    delta: float,
+    reps: int,
+    seed: int,
+    data_norm: float = 1.0,
+) -> PeerRuns:
     """``reps`` releases of ``name`` on ``rows`` (norm at most ``data_norm``): subspace distance to the top-k
     eigenvectors of ``gram`` (the non-private reference), captured energy as a % of the best rank-k energy, and
     the seconds of each fit."""
@@ -310,8 +401,19 @@ def fit_runs(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilon: 
     return PeerRuns(name, float(epsilon), np.asarray(distance), np.asarray(energy), np.asarray(seconds))
 
 
-def compare_one(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilons, epsilon: float, delta: float,
-                reps: int, seed: int, audit_trials: int = 200):
+def compare_one(
+    name: str,
+    rows: np.ndarray,
+    gram: np.ndarray,
+    *,
+    k: int,
+    epsilons,
+    epsilon: float,
+    delta: float,
+    reps: int,
+    seed: int,
+    audit_trials: int = 200,
+):
     """One row group of the comparison: :func:`fit_runs` at each of ``epsilons`` (and ``epsilon``), and the verdict
     of a short audit (:func:`audit_peer`, ``audit_trials`` per dataset on a 10-row, 2-column domain) at
     ``epsilon``: (list of PeerRuns, verdict in words)."""
@@ -320,8 +422,11 @@ def compare_one(name: str, rows: np.ndarray, gram: np.ndarray, *, k: int, epsilo
     verdict = "not audited"
     if audit_trials:
         result, _ = audit_peer(name, epsilon=epsilon, delta=delta, n=10, d=2, k=2, trials=int(audit_trials), seed=0)
-        verdict = (f"refuted (ε ≥ {result.epsilon_lower:.3g})" if result.violated
-                   else f"no violation (ε ≥ {result.epsilon_lower:.3g})")
+        verdict = (
+            f"refuted (ε ≥ {result.epsilon_lower:.3g})"
+            if result.violated
+            else f"no violation (ε ≥ {result.epsilon_lower:.3g})"
+        )
     return runs, verdict
 
 
@@ -389,6 +494,19 @@ def with_time_budget(func, seconds: float, *args, **kwargs):
         process.join(5)
 
 
-__all__ = ["LIBRARIES", "OURS_DEFAULT", "WORKING_VERSIONS", "title", "status", "available", "setting",
-           "PeerSetting", "audit_peer", "fit_runs", "PeerRuns", "compare_one", "with_time_budget",
-           "start_without_main_script"]
+__all__ = [
+    "LIBRARIES",
+    "OURS_DEFAULT",
+    "WORKING_VERSIONS",
+    "title",
+    "status",
+    "available",
+    "setting",
+    "PeerSetting",
+    "audit_peer",
+    "fit_runs",
+    "PeerRuns",
+    "compare_one",
+    "with_time_budget",
+    "start_without_main_script",
+]

@@ -14,6 +14,7 @@ of them, so a brief or a deck built from the file alone (:mod:`dppca_core.handou
 Mechanisms without a guarantee (the exact ``non_private`` reference) or whose claim was retracted are refused here
 and by :func:`dppca_core.publish`; the file names them under ``left_out`` with the reason.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -29,12 +30,16 @@ from .privacy.shares import allocate
 FORMAT = "dppca-publishable-release"
 FORMAT_VERSION = "1.0"
 #: first line (the "export" key) of a file whose every release states its guarantee
-PUBLISHABLE = ("Publishable release: only what each release's privacy proof covers (published()), drawn with fresh "
-               "randomness from the operating system; no seed, no diagnostics.")
+PUBLISHABLE = (
+    "Publishable release: only what each release's privacy proof covers (published()), drawn with fresh "
+    "randomness from the operating system; no seed, no diagnostics."
+)
 #: first line of a file drawn after a data-dependent choice that was not private: it states no guarantee
-NOT_PUBLISHABLE = ("Not publishable: these releases state no privacy guarantee, because choices made before them read "
-                   "the data without privacy (each release names them); no seed, no diagnostics. Fix those choices "
-                   "and draw again to get a release you may publish.")
+NOT_PUBLISHABLE = (
+    "Not publishable: these releases state no privacy guarantee, because choices made before them read "
+    "the data without privacy (each release names them); no seed, no diagnostics. Fix those choices "
+    "and draw again to get a release you may publish."
+)
 #: the parts of a budget, in words (the order of a complete release, dppca_core.pipeline.budget.PARTS)
 PART_WORDS = {
     "scale": "scaling (column scales)",
@@ -49,14 +54,14 @@ PART_WORDS = {
 #: what each released number is, and its unit
 UNITS = {
     "components": "d x k matrix, one unit-length column per released direction; row i is the feature schema.columns[i]"
-                  " (after the scaling in settings.scaling); no unit (loadings)",
+    " (after the scaling in settings.scaling); no unit (loadings)",
     "eigenvalues": "the released variance along each component: the sum over rows of (row . component)^2, rows divided "
-                   "by the clipping radius R (parameters.data_norm), so each row has length at most 1",
+    "by the clipping radius R (parameters.data_norm), so each row has length at most 1",
     "outputs.total_variance": "the released total variance, in the units of the eigenvalues",
     "outputs.explained_variance_ratio": "each component's released variance as a fraction of the released total",
     "outputs.mean": "the released mean row, in the units of the scaled features",
     "outputs.scores": "counts of rows in the cells of the score plot (rows projected on the first components, "
-                      "divided by R)",
+    "divided by R)",
     "outputs.radius": "the clipping radius R each release chose, in the units of the scaled features",
     "outputs.column_scales": "the scale each release divided each feature by, in the feature's own unit",
     "epsilon, delta": "the privacy guarantee of one release (delta: a probability)",
@@ -70,41 +75,72 @@ USEFUL_RATIO = 1.25
 #: Deployments of differential privacy, with the unit their epsilon protects and the source it was checked against
 #: (the source's text, or for Apple a copy of its overview; see dppca_core.risk.EPS_REFERENCES for the notes).
 DEPLOYMENTS = (
-    {"name": "US Census 2020 redistricting data (persons)", "epsilon": 17.14, "delta": None,
-     "unit": "every person, for the whole data product", "model": "central",
-     "source": "US Census Bureau, 'Census Bureau Sets Key Parameters to Protect Privacy in 2020 Census Results' "
-               "(press release, 2021-06-09)",
-     "url": "https://www.census.gov/newsroom/press-releases/2021/2020-census-key-parameters.html"},
-    {"name": "Google COVID-19 Vaccination Search Insights", "epsilon": 2.19, "delta": 1e-05,
-     "unit": "one user's vaccination-related searches in one day", "model": "central",
-     "source": "Google, 'COVID-19 Vaccination Search Insights: Anonymization Process Description' (2021), "
-               "arXiv:2107.01179", "url": "https://arxiv.org/abs/2107.01179"},
-    {"name": "Google COVID-19 Search Trends symptoms dataset", "epsilon": 1.68, "delta": None,
-     "unit": "one user's symptom searches in one day", "model": "central",
-     "source": "Google, 'Google COVID-19 Search Trends Symptoms Dataset: Anonymization Process Description' (2020), "
-               "arXiv:2009.01265", "url": "https://arxiv.org/abs/2009.01265"},
-    {"name": "Apple emoji suggestions", "epsilon": 4.0, "delta": None,
-     "unit": "one report from one device (one a day), randomised on the device", "model": "local",
-     "source": "Apple, 'Differential Privacy Overview' (2017)",
-     "url": "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf"},
-    {"name": "Apple QuickType keyboard", "epsilon": 8.0, "delta": None,
-     "unit": "one report from one device (two a day), randomised on the device", "model": "local",
-     "source": "Apple, 'Differential Privacy Overview' (2017)",
-     "url": "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf"},
+    {
+        "name": "US Census 2020 redistricting data (persons)",
+        "epsilon": 17.14,
+        "delta": None,
+        "unit": "every person, for the whole data product",
+        "model": "central",
+        "source": "US Census Bureau, 'Census Bureau Sets Key Parameters to Protect Privacy in 2020 Census Results' "
+        "(press release, 2021-06-09)",
+        "url": "https://www.census.gov/newsroom/press-releases/2021/2020-census-key-parameters.html",
+    },
+    {
+        "name": "Google COVID-19 Vaccination Search Insights",
+        "epsilon": 2.19,
+        "delta": 1e-05,
+        "unit": "one user's vaccination-related searches in one day",
+        "model": "central",
+        "source": "Google, 'COVID-19 Vaccination Search Insights: Anonymization Process Description' (2021), "
+        "arXiv:2107.01179",
+        "url": "https://arxiv.org/abs/2107.01179",
+    },
+    {
+        "name": "Google COVID-19 Search Trends symptoms dataset",
+        "epsilon": 1.68,
+        "delta": None,
+        "unit": "one user's symptom searches in one day",
+        "model": "central",
+        "source": "Google, 'Google COVID-19 Search Trends Symptoms Dataset: Anonymization Process Description' (2020), "
+        "arXiv:2009.01265",
+        "url": "https://arxiv.org/abs/2009.01265",
+    },
+    {
+        "name": "Apple emoji suggestions",
+        "epsilon": 4.0,
+        "delta": None,
+        "unit": "one report from one device (one a day), randomised on the device",
+        "model": "local",
+        "source": "Apple, 'Differential Privacy Overview' (2017)",
+        "url": "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
+    },
+    {
+        "name": "Apple QuickType keyboard",
+        "epsilon": 8.0,
+        "delta": None,
+        "unit": "one report from one device (two a day), randomised on the device",
+        "model": "local",
+        "source": "Apple, 'Differential Privacy Overview' (2017)",
+        "url": "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
+    },
 )
 
 
 # -- which releases may be published -------------------------------------------------------------------------
 
+
 def refusal(mechanism: str) -> str | None:
     """Why ``mechanism``'s releases may never be published (no guarantee, or a retracted one), or None."""
     spec = get_mechanism(mechanism)
     if spec.guarantee == "none":
-        return ("the exact, non-private analysis (the reference the private results are compared with): it has no "
-                "privacy guarantee.")
+        return (
+            "the exact, non-private analysis (the reference the private results are compared with): it has no "
+            "privacy guarantee."
+        )
     if spec.guarantee == "retracted":
-        return ("its privacy claim was retracted (it does not hold): an attacker can tell neighbouring datasets "
-                "apart.")
+        return (
+            "its privacy claim was retracted (it does not hold): an attacker can tell neighbouring datasets " "apart."
+        )
     return None
 
 
@@ -120,11 +156,13 @@ def _check_entry(mechanism: str, pub: dict) -> None:
 
 def has_guarantee(file: dict) -> bool:
     """True when every release of ``file`` states its guarantee (no choice before it was made without privacy)."""
-    return bool(file["releases"]) and all(pub["guarantee"] not in ("none", "retracted")
-                                          for pub in file["releases"].values())
+    return bool(file["releases"]) and all(
+        pub["guarantee"] not in ("none", "retracted") for pub in file["releases"].values()
+    )
 
 
 # -- the budget's parts, in units that add up ------------------------------------------------------------------
+
 
 def percents(shares) -> list[int]:
     """Whole percentages of ``shares`` (fractions summing to 1) that add up to exactly 100: each share rounded down,
@@ -136,13 +174,14 @@ def percents(shares) -> list[int]:
     exact = [100.0 * s / total for s in shares]
     out = [math.floor(x + 1e-9) for x in exact]
     order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - out[i]), i))
-    for i in order[:100 - sum(out)]:
+    for i in order[: 100 - sum(out)]:
         out[i] += 1
     return out
 
 
-def budget_parts(parts: dict, privacy: dict | None = None, epsilon: float | None = None,
-                 delta: float | None = None) -> dict:
+def budget_parts(
+    parts: dict, privacy: dict | None = None, epsilon: float | None = None, delta: float | None = None
+) -> dict:
     """A release's budget parts (``facts["budget"]`` of a published release, or :func:`split_parts`) in the unit in
     which they add up. ``privacy`` (the release's published curve) is not needed: the parts' calibration says it.
 
@@ -163,19 +202,31 @@ def budget_parts(parts: dict, privacy: dict | None = None, epsilon: float | None
     for name, pct in zip(names, rounded):
         part = parts[name]
         amount = float(part["mu"]) ** 2 if gaussian else float(part["epsilon"])
-        rows.append({"part": name, "words": PART_WORDS.get(name, name), "share": float(part["share"]),
-                     "percent": pct, "amount": amount})
+        rows.append(
+            {
+                "part": name,
+                "words": PART_WORDS.get(name, name),
+                "share": float(part["share"]),
+                "percent": pct,
+                "amount": amount,
+            }
+        )
     total = math.fsum(r["amount"] for r in rows)
     eps_words = "" if epsilon is None else f" (ε = {epsilon:g}" + (f", δ = {delta:g})" if delta else ")")
     if gaussian:
         added = " + ".join(f"{r['percent']}%" for r in rows)
-        sentence = (f"Each part's share is its share of μ² (equivalently of ρ in zero-concentrated DP): Gaussian parts "
-                    f"add up in μ², {added} = 100% of μ² = {total:.4g} (μ = {math.sqrt(total):.4g}). The total "
-                    f"guarantee{eps_words} is computed exactly from them; it is not the sum of the parts' ε.")
+        sentence = (
+            f"Each part's share is its share of μ² (equivalently of ρ in zero-concentrated DP): Gaussian parts "
+            f"add up in μ², {added} = 100% of μ² = {total:.4g} (μ = {math.sqrt(total):.4g}). The total "
+            f"guarantee{eps_words} is computed exactly from them; it is not the sum of the parts' ε."
+        )
     else:
         added = " + ".join(f"{r['amount']:.4g}" for r in rows)
-        sentence = (f"Each part's share is its share of ε: these parts add up in ε, {added} = {total:.4g}"
-                    + (f", the release's ε = {epsilon:g}" if epsilon is not None else "") + " (basic composition).")
+        sentence = (
+            f"Each part's share is its share of ε: these parts add up in ε, {added} = {total:.4g}"
+            + (f", the release's ε = {epsilon:g}" if epsilon is not None else "")
+            + " (basic composition)."
+        )
     return {"unit": "mu^2" if gaussian else "epsilon", "total": total, "parts": rows, "sentence": sentence}
 
 
@@ -184,14 +235,16 @@ def split_parts(weights: dict, epsilon: float, delta: float, curve: str = "gdp")
     ``BudgetSplit.as_dict()``), calibrated as a complete release would (:func:`dppca_core.privacy.shares.allocate`, with
     ``curve`` the subspace mechanism's kind of guarantee: "gdp", "pure" or "approx")."""
     shares = allocate({p: w for p, w in weights.items() if w > 0}, epsilon, delta, curve)
-    parts = {p: {"share": s.weight, "epsilon": s.epsilon, "delta": s.delta, **({"mu": s.mu} if s.mu is not None
-                                                                              else {})}
-             for p, s in shares.items()}
+    parts = {
+        p: {"share": s.weight, "epsilon": s.epsilon, "delta": s.delta, **({"mu": s.mu} if s.mu is not None else {})}
+        for p, s in shares.items()
+    }
     privacy = {"kind": "gdp"} if curve == "gdp" else {"kind": curve}
     return budget_parts(parts, privacy, epsilon, delta)
 
 
 # -- what a release means, in words (from its privacy curve and its published numbers only) --------------------
+
 
 def curve_from_dict(privacy: dict) -> PrivacyCurve:
     """The :class:`PrivacyCurve` of a published ``privacy`` dict."""
@@ -206,16 +259,21 @@ def curve_from_dict(privacy: dict) -> PrivacyCurve:
 
 
 def _subject(neighbors: str) -> str:
-    return ("that a given person is in the data" if neighbors == "add_remove"
-            else "that a given person's row holds one value rather than another")
+    return (
+        "that a given person is in the data"
+        if neighbors == "add_remove"
+        else "that a given person's row holds one value rather than another"
+    )
 
 
 def odds(curve: PrivacyCurve, neighbors: str) -> dict:
     """How sure an attacker who knew everything else can become: from 50% to at most ``posterior`` (the posterior
     bound of :func:`dppca_core.risk.posterior_bound` at prior 50%, failing with probability at most ``tail``)."""
     bound = risk.posterior_bound(curve, ODDS_PRIOR)
-    sentence = (f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to at most "
-                f"{risk.format_percent(bound.posterior)} sure {_subject(neighbors)}")
+    sentence = (
+        f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to at most "
+        f"{risk.format_percent(bound.posterior)} sure {_subject(neighbors)}"
+    )
     if not bound.always:
         sentence += f", except with probability at most {_tail_words(bound.tail)}"
     return {"prior": ODDS_PRIOR, "posterior": bound.posterior, "tail": bound.tail, "sentence": sentence + "."}
@@ -230,12 +288,17 @@ def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
     """The attacker's best test in one sentence: at a false-positive rate of 5%, the largest share of the people in
     question it can catch (1 - f(0.05), with f the release's trade-off function)."""
     power = 1.0 - float(risk.tradeoff(curve, TEST_FALSE_POSITIVE))
-    question = ("is this person in the data?" if neighbors == "add_remove"
-                else "does this person's row hold one value or the other?")
+    question = (
+        "is this person in the data?"
+        if neighbors == "add_remove"
+        else "does this person's row hold one value or the other?"
+    )
     alarm = f"{TEST_FALSE_POSITIVE:.0%}"
-    sentence = (f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right at most "
-                f"{risk.format_percent(power)} of the time when the answer is yes (a blind guess with the same "
-                f"false alarms: {alarm}).")
+    sentence = (
+        f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right at most "
+        f"{risk.format_percent(power)} of the time when the answer is yes (a blind guess with the same "
+        f"false alarms: {alarm})."
+    )
     return {"false_positive": TEST_FALSE_POSITIVE, "power": power, "sentence": sentence}
 
 
@@ -250,8 +313,15 @@ def utility(pub: dict) -> dict:
     (s / T) sqrt(k + c^2). ``captured`` is the estimate kept in [0, 1] (post-processing)."""
     components = pub["components"]
     d, k = len(components), len(components[0]) if components else 0
-    out = {"k": k, "d": d, "random": k / d if d else None, "captured": None, "estimate": None,
-           "standard_error": None, "measured": "no eigenvalue share"}
+    out = {
+        "k": k,
+        "d": d,
+        "random": k / d if d else None,
+        "captured": None,
+        "estimate": None,
+        "standard_error": None,
+        "measured": "no eigenvalue share",
+    }
     outputs, facts = pub.get("outputs", {}), pub.get("facts", {})
     ratios, total = outputs.get("explained_variance_ratio"), outputs.get("total_variance")
     scale = facts.get("eigenvalue_noise_scale")
@@ -262,8 +332,11 @@ def utility(pub: dict) -> dict:
         return out
     out["measured"] = "yes"
     estimate = float(math.fsum(ratios[:k]))
-    out.update(estimate=estimate, captured=min(max(estimate, 0.0), 1.0),
-               standard_error=float(scale) / float(total) * math.sqrt(k + estimate ** 2))
+    out.update(
+        estimate=estimate,
+        captured=min(max(estimate, 0.0), 1.0),
+        standard_error=float(scale) / float(total) * math.sqrt(k + estimate**2),
+    )
     return out
 
 
@@ -272,28 +345,43 @@ def recommendation(words: dict, epsilon: float | None, context=DEPLOYMENTS) -> s
     against the deployments."""
     useful = {m: w["utility"] for m, w in words.items() if w["utility"]["captured"] is not None}
     if not useful and any(w["utility"]["measured"] == "too noisy" for w in words.values()):
-        return ("Do not publish these directions as findings: the noise is larger than the variance it measures. "
-                "Raise ε or collect more rows, then draw again.")
+        return (
+            "Do not publish these directions as findings: the noise is larger than the variance it measures. "
+            "Raise ε or collect more rows, then draw again."
+        )
     if not useful:
-        return ("Do not judge these directions yet: the release did not measure its own utility. Draw it again with "
-                "an eigenvalue share in the budget split, so that it publishes the variance it captures.")
-    best, u = max(useful.items(), key=lambda item: (item[1]["captured"] - item[1]["random"])
-                  / max(item[1]["standard_error"], 1e-12))
+        return (
+            "Do not judge these directions yet: the release did not measure its own utility. Draw it again with "
+            "an eigenvalue share in the budget split, so that it publishes the variance it captures."
+        )
+    best, u = max(
+        useful.items(),
+        key=lambda item: (item[1]["captured"] - item[1]["random"]) / max(item[1]["standard_error"], 1e-12),
+    )
     name = words[best]["title"]
     captured, random_share, error = u["captured"], u["random"], u["standard_error"]
     if captured - random_share < 2 * error:
-        return (f"Do not publish these directions as findings: the noise is too large to tell them from k directions "
-                f"at random ({name}: {captured:.0%} of the variance, give or take {error:.0%}, against "
-                f"{random_share:.0%}). Raise ε or collect more rows, then draw again.")
+        return (
+            f"Do not publish these directions as findings: the noise is too large to tell them from k directions "
+            f"at random ({name}: {captured:.0%} of the variance, give or take {error:.0%}, against "
+            f"{random_share:.0%}). Raise ε or collect more rows, then draw again."
+        )
     if captured < USEFUL_RATIO * random_share:
-        return (f"Do not publish these directions as findings: {name}'s directions capture {captured:.0%} of the "
-                f"variance, about as much as k directions at random ({random_share:.0%}). Raise ε or collect more "
-                "rows, then draw again.")
+        return (
+            f"Do not publish these directions as findings: {name}'s directions capture {captured:.0%} of the "
+            f"variance, about as much as k directions at random ({random_share:.0%}). Raise ε or collect more "
+            "rows, then draw again."
+        )
     largest = max(c["epsilon"] for c in context)
-    caution = (f" ε = {epsilon:g} is above every deployment listed (at most {largest:g}): say so when you publish."
-               if epsilon is not None and epsilon > largest else "")
-    return (f"Publish {name}'s release: its directions capture {captured:.0%} of the variance (give or take "
-            f"{error:.0%}) against {random_share:.0%} for k directions at random.{caution}")
+    caution = (
+        f" ε = {epsilon:g} is above every deployment listed (at most {largest:g}): say so when you publish."
+        if epsilon is not None and epsilon > largest
+        else ""
+    )
+    return (
+        f"Publish {name}'s release: its directions capture {captured:.0%} of the variance (give or take "
+        f"{error:.0%}) against {random_share:.0%} for k directions at random.{caution}"
+    )
 
 
 def in_words(releases: dict, titles: dict | None = None) -> dict:
@@ -302,8 +390,10 @@ def in_words(releases: dict, titles: dict | None = None) -> dict:
     out = {}
     for mech, pub in releases.items():
         curve = curve_from_dict(pub["privacy"])
-        entry = {"title": (titles or {}).get(mech, get_mechanism(pub["mechanism"]).display_name),
-                 "utility": utility(pub)}
+        entry = {
+            "title": (titles or {}).get(mech, get_mechanism(pub["mechanism"]).display_name),
+            "utility": utility(pub),
+        }
         if curve.kind != "none":
             entry["odds"] = odds(curve, pub["neighbors"])
             entry["best_test"] = best_test(curve, pub["neighbors"])
@@ -326,15 +416,29 @@ def together(releases: dict) -> dict | None:
         return None
     neighbors = pubs[0]["neighbors"]
     epsilon = risk.epsilon_at(curve, delta) if delta > 0 else curve.epsilon
-    return {"releases": len(pubs), "epsilon": epsilon, "delta": delta, "privacy": curve.as_dict(),
-            "odds": odds(curve, neighbors), "best_test": best_test(curve, neighbors)}
+    return {
+        "releases": len(pubs),
+        "epsilon": epsilon,
+        "delta": delta,
+        "privacy": curve.as_dict(),
+        "odds": odds(curve, neighbors),
+        "best_test": best_test(curve, neighbors),
+    }
 
 
 # -- the file --------------------------------------------------------------------------------------------------
 
-def publishable_file(releases: dict, *, schema: dict | None = None, settings: dict | None = None,
-                     titles: dict | None = None, left_out: dict | None = None, purpose: str = "",
-                     created: str | None = None) -> dict:
+
+def publishable_file(
+    releases: dict,
+    *,
+    schema: dict | None = None,
+    settings: dict | None = None,
+    titles: dict | None = None,
+    left_out: dict | None = None,
+    purpose: str = "",
+    created: str | None = None,
+) -> dict:
     """The publishable file of ``releases`` (mechanism -> :func:`dppca_core.publish` output), self-describing.
 
     Refuses (ValueError) a release that is not ``publish()`` of fresh randomness, and any release of a mechanism
@@ -357,8 +461,13 @@ def publishable_file(releases: dict, *, schema: dict | None = None, settings: di
         raise ValueError(f"the schema names {len(schema['columns'])} columns but the releases have d = {d}.")
     base = {}
     if first:
-        base = {"epsilon": first["epsilon"], "delta": first["delta"], "neighbors": first["neighbors"],
-                "neighbors_words": describe_neighbors(first["neighbors"]), "d": d}
+        base = {
+            "epsilon": first["epsilon"],
+            "delta": first["delta"],
+            "neighbors": first["neighbors"],
+            "neighbors_words": describe_neighbors(first["neighbors"]),
+            "d": d,
+        }
     words = in_words(releases, titles)
     eps = first["epsilon"] if first else None
     file = {
@@ -366,15 +475,20 @@ def publishable_file(releases: dict, *, schema: dict | None = None, settings: di
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "created": created or _dt.date.today().isoformat(),
-        "purpose": purpose or ("Principal components: the few directions across the features along which the rows "
-                               "vary most, released with differential privacy so that no one person's row can be "
-                               "learned from them."),
+        "purpose": purpose
+        or (
+            "Principal components: the few directions across the features along which the rows "
+            "vary most, released with differential privacy so that no one person's row can be "
+            "learned from them."
+        ),
         "schema": schema,
         "settings": {**base, **(settings or {})},
         "units": dict(UNITS),
         "releases": {mech: {**pub, "title": words[mech]["title"]} for mech, pub in releases.items()},
-        "left_out": [{"mechanism": m, "title": get_mechanism(m).display_name, "reason": why}
-                     for m, why in (left_out or {}).items()],
+        "left_out": [
+            {"mechanism": m, "title": get_mechanism(m).display_name, "reason": why}
+            for m, why in (left_out or {}).items()
+        ],
         "in_words": words,
         "together": together(releases),
         "context": [dict(c) for c in DEPLOYMENTS],
@@ -384,13 +498,13 @@ def publishable_file(releases: dict, *, schema: dict | None = None, settings: di
         file["recommendation"] = recommendation(words, eps)
     else:
         file["export"] = NOT_PUBLISHABLE
-        file["recommendation"] = ("Do not publish: " + ("no release has a guarantee." if not releases else
-                                                        "a choice made before the releases was not private."))
+        file["recommendation"] = "Do not publish: " + (
+            "no release has a guarantee." if not releases else "a choice made before the releases was not private."
+        )
     return file
 
 
 def file_json(file: dict) -> str:
     """The file as JSON text whose first line is its first key, "export" (what the file is)."""
-    body = json.dumps({k: v for k, v in file.items() if k != "export"}, indent=1, allow_nan=False,
-                      ensure_ascii=False)
+    body = json.dumps({k: v for k, v in file.items() if k != "export"}, indent=1, allow_nan=False, ensure_ascii=False)
     return '{"export": ' + json.dumps(file["export"], ensure_ascii=False) + ",\n" + body[1:].lstrip("\n")

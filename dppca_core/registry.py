@@ -1,4 +1,5 @@
 """The one registry of mechanisms and the metadata pages build their widgets from."""
+
 from __future__ import annotations
 
 import re
@@ -66,20 +67,24 @@ class Param:
         Sizes and labels are checked against n by the mechanism (:func:`dppca_core.data.sites.split_sites`).
         """
         if isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"{self.name} must be a number of sites, a list of site sizes or one label per row "
-                             f"(got {value!r}).")
+            raise ValueError(
+                f"{self.name} must be a number of sites, a list of site sizes or one label per row " f"(got {value!r})."
+            )
         if isinstance(value, Integral):
             return self.range.check(value, self.name, "a number of sites")
         if isinstance(value, (str, bytes, Real)):
-            raise ValueError(f"{self.name} must be a whole number of sites, a list of site sizes or one label per "
-                             f"row (got {value!r}).")
+            raise ValueError(
+                f"{self.name} must be a whole number of sites, a list of site sizes or one label per "
+                f"row (got {value!r})."
+            )
         try:
             arr = np.asarray(value)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{self.name} could not be read as site sizes or labels ({exc}).") from None
         if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{self.name} must be a flat list of site sizes or one label per row "
-                             f"(got shape {arr.shape}).")
+            raise ValueError(
+                f"{self.name} must be a flat list of site sizes or one label per row " f"(got shape {arr.shape})."
+            )
         if arr.dtype == object:
             kinds = {type(v).__name__ for v in arr.tolist()}
             if len(kinds) > 1:
@@ -102,8 +107,9 @@ class Param:
 
 
 #: the sites of a distributed mechanism (PCA or tensor): shared here, where every mechanism module can import it
-SITES_PARAM = Param("sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.",
-                    low=1, high=50)
+SITES_PARAM = Param(
+    "sites", "sites", 5, "Number of equal sites, a list of site sizes, or one site label per row.", low=1, high=50
+)
 
 
 @dataclass
@@ -267,8 +273,10 @@ def register(spec: MechanismSpec) -> MechanismSpec:
         raise ValueError(f"mechanism {spec.name!r} is already registered")
     same = [s.name for s in _REGISTRY.values() if spec.color and s.color == spec.color and s.task == spec.task]
     if same:
-        raise ValueError(f"mechanism {spec.name!r} declares the colour {spec.color} of {same[0]!r}; one chart shows "
-                         f"every {spec.task} mechanism, so pick another.")
+        raise ValueError(
+            f"mechanism {spec.name!r} declares the colour {spec.color} of {same[0]!r}; one chart shows "
+            f"every {spec.task} mechanism, so pick another."
+        )
     _REGISTRY[spec.name] = spec
     return spec
 

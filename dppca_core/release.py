@@ -13,6 +13,7 @@ A :class:`Release` separates two things on purpose:
   intermediate states, a sampler's acceptance rate, truncation counts). They are for exploring on the
   analyst's own machine; the guarantee does not cover them.
 """
+
 from __future__ import annotations
 
 import math
@@ -143,8 +144,10 @@ class Release:
 
     def __repr__(self) -> str:
         d, k = self.components.shape
-        return (f"Release(mechanism={self.mechanism!r}, d={d}, k={k}, epsilon={self.epsilon:g}, delta={self.delta:g}, "
-                f"neighbors={self.neighbors!r}, guarantee={self.guarantee!r}, privacy={self.privacy.describe()!r})")
+        return (
+            f"Release(mechanism={self.mechanism!r}, d={d}, k={k}, epsilon={self.epsilon:g}, delta={self.delta:g}, "
+            f"neighbors={self.neighbors!r}, guarantee={self.guarantee!r}, privacy={self.privacy.describe()!r})"
+        )
 
 
 def publish(release: Release, nonprivate_choices=()) -> dict:
@@ -168,11 +171,15 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
         What may be handed to a third party, with ``"export": "publishable release"``.
     """
     if not isinstance(release, Release):
-        raise ValueError(f"publish() takes a Release (from dppca_core.run or release_pca), not {type(release).__name__}.")
+        raise ValueError(
+            f"publish() takes a Release (from dppca_core.run or release_pca), not {type(release).__name__}."
+        )
     if release.seeded:
-        raise ValueError("this release was drawn with a caller-supplied seed or generator: anyone who holds it can "
-                         "regenerate the noise and subtract it. Draw the release to publish with seed=None (fresh "
-                         "randomness from the operating system).")
+        raise ValueError(
+            "this release was drawn with a caller-supplied seed or generator: anyone who holds it can "
+            "regenerate the noise and subtract it. Draw the release to publish with seed=None (fresh "
+            "randomness from the operating system)."
+        )
     if release.guarantee in ("none", "retracted"):
         from .publishable import refusal
 
@@ -181,10 +188,16 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
     out = {"export": "publishable release", **release.published()}
     choices = [str(c) for c in nonprivate_choices]
     if choices:
-        out.update(guarantee="none", epsilon=None, delta=0.0, privacy=PrivacyCurve.none().as_dict(),
-                   nonprivate_choices=choices,
-                   guarantee_text="No privacy guarantee: these data-dependent choices were not private: "
-                                  + "; ".join(choices) + ". The mechanism's own calibration does not cover them.")
+        out.update(
+            guarantee="none",
+            epsilon=None,
+            delta=0.0,
+            privacy=PrivacyCurve.none().as_dict(),
+            nonprivate_choices=choices,
+            guarantee_text="No privacy guarantee: these data-dependent choices were not private: "
+            + "; ".join(choices)
+            + ". The mechanism's own calibration does not cover them.",
+        )
     return out
 
 

@@ -63,6 +63,7 @@ References: Dong, Roth & Su (2022), "Gaussian Differential Privacy", JRSS-B; Kai
 (2014), "On the 'Semantics' of Differential Privacy: A Bayesian Formulation", J. Privacy and Confidentiality;
 Wasserman & Zhou (2010), JASA (the hypothesis-testing reading of DP).
 """
+
 from __future__ import annotations
 
 import math
@@ -73,8 +74,16 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, log_ndtr, ndtr, ndtri
 
-from .epsilon_references import (EPS_REFERENCES, MODELS, SCOPES, EpsilonReference, context_sentence,  # noqa: F401
-                                 nearest_references, reference_points, reference_tuples)
+from .epsilon_references import (
+    EPS_REFERENCES,  # noqa: F401
+    MODELS,  # noqa: F401
+    SCOPES,  # noqa: F401
+    EpsilonReference,  # noqa: F401
+    context_sentence,  # noqa: F401
+    nearest_references,  # noqa: F401
+    reference_points,  # noqa: F401
+    reference_tuples,  # noqa: F401
+)
 from .privacy import PrivacyCurve, compose, gaussian_delta, gaussian_epsilon
 
 #: priors at which the view marks the posterior (1%, 10%, 50%)
@@ -104,8 +113,10 @@ def curve_of(obj, delta: float | None = None) -> PrivacyCurve:
             total = math.fsum(float(x.delta) for x in items)
             delta = total if total > 0 else None
         return compose(curves, delta=delta)
-    raise ValueError(f"expected a Release, a PrivacyCurve or a list of them, not {type(obj).__name__}; "
-                     "pass release.privacy or the release itself.")
+    raise ValueError(
+        f"expected a Release, a PrivacyCurve or a list of them, not {type(obj).__name__}; "
+        "pass release.privacy or the release itself."
+    )
 
 
 def neighbors_of(obj, default: str = "add_remove") -> str:
@@ -299,8 +310,10 @@ def tail_epsilon(obj, tail: float) -> float:
     if curve.kind == "pure" and tail == 0.0:
         return curve.epsilon
     if not (0.0 < tail < 1.0):
-        raise ValueError(f"tail must lie strictly between 0 and 1 (got {tail!r}), e.g. 1e-6; only pure DP "
-                         "gives a bound that holds with probability 1 (tail = 0).")
+        raise ValueError(
+            f"tail must lie strictly between 0 and 1 (got {tail!r}), e.g. 1e-6; only pure DP "
+            "gives a bound that holds with probability 1 (tail = 0)."
+        )
     if curve.kind == "none":
         return math.inf
     if curve.kind == "gdp":
@@ -348,9 +361,14 @@ class PosteriorBound:
         return self.tail == 0.0
 
     def as_dict(self) -> dict:
-        return {"prior": self.prior, "posterior": self.posterior,
-                "epsilon": None if math.isinf(self.epsilon) else self.epsilon, "tail": self.tail,
-                "kind": self.kind, "holds_for_every_output": self.always}
+        return {
+            "prior": self.prior,
+            "posterior": self.posterior,
+            "epsilon": None if math.isinf(self.epsilon) else self.epsilon,
+            "tail": self.tail,
+            "kind": self.kind,
+            "holds_for_every_output": self.always,
+        }
 
 
 def posterior_bound(obj, prior: float, tail: float | None = None) -> PosteriorBound:
@@ -428,8 +446,9 @@ def worst_case_scores(obj, trials: int, rng: np.random.Generator) -> tuple[np.nd
     """
     curve = curve_of(obj)
     if curve.kind == "none":
-        raise ValueError("a release without a guarantee has no worst case to simulate: an attacker can be right "
-                         "every time.")
+        raise ValueError(
+            "a release without a guarantee has no worst case to simulate: an attacker can be right " "every time."
+        )
     if curve.kind == "gdp":
         return rng.standard_normal(trials), curve.mu + rng.standard_normal(trials)
     d, e = curve.delta, math.exp(min(curve.epsilon, 700.0))
@@ -473,7 +492,7 @@ def format_percent(x: float, upper: bool = True) -> str:
         decimals = 1 if x < 0.999 else 2
     else:
         decimals = max(0, 2 - math.floor(math.log10(pct)))
-    step = 10.0 ** -decimals
+    step = 10.0**-decimals
     v = (math.ceil(pct / step - 1e-9) if upper else math.floor(pct / step + 1e-9)) * step
     out = f"{v:.{decimals}f}"
     if "." in out:
@@ -497,8 +516,11 @@ def _tail_words(tail: float) -> str:
 def posterior_sentence(bound: PosteriorBound, neighbors: str = "add_remove") -> str:
     """The posterior bound in plain words, e.g. "An attacker who was 10% sure that this person's row is in the
     data can become at most 23.2% sure." (with the failure probability where the bound is not absolute)."""
-    target = ("that this person's row is in the data" if neighbors == "add_remove"
-              else "that this person's row holds one particular value rather than another")
+    target = (
+        "that this person's row is in the data"
+        if neighbors == "add_remove"
+        else "that this person's row holds one particular value rather than another"
+    )
     start = f"An attacker who was {_prior_words(bound.prior)} sure {target}"
     if bound.kind == "none":
         return f"{start} can become certain: this release gives no protection."
@@ -512,13 +534,16 @@ def advantage_sentence(obj) -> str:
     """The best attacker's advantage in words (as a 50/50 guessing game)."""
     adv = attacker_advantage(obj)
     if adv >= 1.0:
-        return ("With no guarantee, an attacker can tell whether this person's row is in the data every time.")
-    return (f"Asked to guess whether this person's row is in the data when both are equally likely, the best "
-            f"attacker is right at most {format_percent(0.5 + adv / 2)} of the time (a coin toss: 50%).")
+        return "With no guarantee, an attacker can tell whether this person's row is in the data every time."
+    return (
+        f"Asked to guess whether this person's row is in the data when both are equally likely, the best "
+        f"attacker is right at most {format_percent(0.5 + adv / 2)} of the time (a coin toss: 50%)."
+    )
 
 
-def risk_summary(obj, priors=DEFAULT_PRIORS, tail: float | None = None, neighbors: str | None = None,
-                 deltas=(1e-5, 1e-6, 1e-8)) -> dict:
+def risk_summary(
+    obj, priors=DEFAULT_PRIORS, tail: float | None = None, neighbors: str | None = None, deltas=(1e-5, 1e-6, 1e-8)
+) -> dict:
     """Every number of the disclosure-risk view, JSON-serialisable (infinities as None), with sentences.
 
     Keys: privacy (the curve), description, advantage, guess_accuracy (50/50 prior), epsilon_at (dict

@@ -18,6 +18,7 @@ holds every mechanism to its prediction.
 Each mechanism declares its rate, first-order level and regimes next to its code (registry ``rate``, a
 :class:`dppca_core.mechanisms.rates.Rate`); this module reads them, so a new mechanism brings its theory along.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,12 @@ def formulas() -> dict[str, str]:
 def regimes() -> dict[tuple[str, str], Regime]:
     """Every (mechanism, label) with a regime where its rate holds (the label is the axis, or the axis and the
     dominant term, e.g. "n, privacy"), in registration order."""
-    return {(name, label): regime for name in mechanism_names()
-            if (declared := get_mechanism(name).rate) is not None for label, regime in declared.regimes.items()}
+    return {
+        (name, label): regime
+        for name in mechanism_names()
+        if (declared := get_mechanism(name).rate) is not None
+        for label, regime in declared.regimes.items()
+    }
 
 
 def __getattr__(name: str):
@@ -63,8 +68,21 @@ def _terms(mechanism, n, d, k, epsilon, delta, s, sites, sigma_data):
     return _rate_of(mechanism).terms(Point(n, d, k, epsilon, delta, s, sites, sigma_data))
 
 
-def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: float, delta: float,
-         s: int | None = None, sites: int = 5, sigma: float = 1.0, term: str | None = None) -> np.ndarray:
+def rate(
+    mechanism: str,
+    axis: str,
+    xs,
+    *,
+    n: int,
+    d: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    s: int | None = None,
+    sites: int = 5,
+    sigma: float = 1.0,
+    term: str | None = None,
+) -> np.ndarray:
     """The rate of ``mechanism`` along ``axis`` ("eps", "n", "d", "delta", "k", "s" or "sigma") at ``xs``.
 
     Other quantities are held at the given values; ``sigma`` is the data noise (Example 4.1's sigma; only the
@@ -77,8 +95,16 @@ def rate(mechanism: str, axis: str, xs, *, n: int, d: int, k: int, epsilon: floa
     declared = _rate_of(mechanism)
     if term not in (None, "privacy", "statistical"):
         raise ValueError(f"term must be 'privacy', 'statistical' or None (got {term!r}).")
-    base = {"n": n, "d": d, "k": k, "epsilon": epsilon, "delta": delta, "s": s or d, "sites": sites,
-            "sigma_data": sigma}
+    base = {
+        "n": n,
+        "d": d,
+        "k": k,
+        "epsilon": epsilon,
+        "delta": delta,
+        "s": s or d,
+        "sites": sites,
+        "sigma_data": sigma,
+    }
     key = {"eps": "epsilon", "sigma": "sigma_data"}.get(axis, axis)
     if key not in base:
         raise ValueError(f"unknown axis {axis!r}.")
@@ -130,8 +156,10 @@ ERROR_FORMS = {"subspace_distance": ErrorForm(0.0, 1.0, 1.0), "energy": ErrorFor
 FIT_TOLERANCE = 0.2
 FIT_MIN_POINTS = 3
 #: what every fitted rate assumes, said on the page next to the curve
-FIT_ASSUMPTIONS = ("the error is small (far below a random subspace), the noise dominates it (no floor from "
-                   "clipping, centring or the sampling error), and the data's eigengap stays as it is")
+FIT_ASSUMPTIONS = (
+    "the error is small (far below a random subspace), the noise dominates it (no floor from "
+    "clipping, centring or the sampling error), and the data's eigengap stays as it is"
+)
 
 
 @dataclass(frozen=True)
@@ -172,8 +200,15 @@ def _window_fit(e, r, power):
     return log_c, float(np.max(np.abs(e / (np.exp(log_c) * r**power) - 1.0)))
 
 
-def fit_rate(xs, measured, rate_values, metric: str, axis: str, tolerance: float = FIT_TOLERANCE,
-             min_points: int = FIT_MIN_POINTS) -> RateFit | None:
+def fit_rate(
+    xs,
+    measured,
+    rate_values,
+    metric: str,
+    axis: str,
+    tolerance: float = FIT_TOLERANCE,
+    min_points: int = FIT_MIN_POINTS,
+) -> RateFit | None:
     """The rate's constant fitted to the measured means where it fits, or None.
 
     The measured values become errors (:data:`ERROR_FORMS`); the longest run of neighbouring swept points (at least
@@ -203,7 +238,6 @@ def fit_rate(xs, measured, rate_values, metric: str, axis: str, tolerance: float
     fit = RateFit(xs[i:j], np.empty(0), error, float(np.exp(log_c)), form)
     fit = RateFit(fit.xs, fit.at(r[i:j]), error, fit.constant, form)
     return fit if moves_right_way(fit.xs, fit.ys, metric, axis) else None
-
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -239,8 +273,7 @@ def _regime(mechanism: str, label: str) -> Regime:
     return regimes_of[label]
 
 
-def first_order_rms(mechanism: str, eigenvalues, *, n: int, k: int, epsilon: float, delta: float,
-                    sites: int = 5):
+def first_order_rms(mechanism: str, eigenvalues, *, n: int, k: int, epsilon: float, delta: float, sites: int = 5):
     """First-order prediction of sqrt(E ||sin Theta||_F^2) against the sample subspace, or None.
 
     ``eigenvalues`` (descending) are those of the Gram matrix C the mechanism perturbs (one site's for
@@ -301,26 +334,61 @@ def measure_slope(mechanism: str, label: str, *, seed: int = 0) -> SlopeResult:
             reference = run("non_private", own, regime.k, 1.0).components
         else:
             reference = data.components
-        errs = np.array([metrics.subspace_distance(run(mechanism, prepared, regime.k, epsilon, regime.delta,
-                                                       seed=np.random.SeedSequence([seed, r, int(x * 1000)]),
-                                                       **params).components, reference)
-                         for r in range(regime.reps)])
+        errs = np.array(
+            [
+                metrics.subspace_distance(
+                    run(
+                        mechanism,
+                        prepared,
+                        regime.k,
+                        epsilon,
+                        regime.delta,
+                        seed=np.random.SeedSequence([seed, r, int(x * 1000)]),
+                        **params,
+                    ).components,
+                    reference,
+                )
+                for r in range(regime.reps)
+            ]
+        )
         errors.append(float(np.mean(errs)))
         if x == regime.grid[len(regime.grid) // 2] and regime.reference == "sample":
             eigenvalues = np.sort(np.linalg.eigvalsh(own.gram))[::-1]
-            expected = first_order_rms(mechanism, eigenvalues, n=own.n, k=regime.k, epsilon=epsilon,
-                                       delta=regime.delta, sites=params.get("sites", 5))
+            expected = first_order_rms(
+                mechanism,
+                eigenvalues,
+                n=own.n,
+                k=regime.k,
+                epsilon=epsilon,
+                delta=regime.delta,
+                sites=params.get("sites", 5),
+            )
             level = None if expected is None else float(np.sqrt(np.mean(errs**2)) / expected)
-    return SlopeResult(mechanism, label, regime.grid, tuple(errors), loglog_slope(regime.grid, errors),
-                       predicted_slope(mechanism, label), regime, level)
+    return SlopeResult(
+        mechanism,
+        label,
+        regime.grid,
+        tuple(errors),
+        loglog_slope(regime.grid, errors),
+        predicted_slope(mechanism, label),
+        regime,
+        level,
+    )
 
 
 def predicted_slope(mechanism: str, label: str) -> float:
     """Slope of the regime's dominant term over the regime's grid (from :func:`rate`)."""
     regime = _regime(mechanism, label)
     n = regime.n or max(regime.grid)
-    point = dict(n=n, d=regime.data["d"], k=regime.k, epsilon=regime.epsilon, delta=regime.delta,
-                 s=regime.data.get("sparsity"), sites=regime.params.get("sites", 5),
-                 sigma=regime.data.get("sigma", 1.0))
+    point = dict(
+        n=n,
+        d=regime.data["d"],
+        k=regime.k,
+        epsilon=regime.epsilon,
+        delta=regime.delta,
+        s=regime.data.get("sparsity"),
+        sites=regime.params.get("sites", 5),
+        sigma=regime.data.get("sigma", 1.0),
+    )
     values = rate(mechanism, regime.axis, regime.grid, term=regime.term, **point)
     return loglog_slope(regime.grid, values)

@@ -6,6 +6,7 @@ checked here and nowhere else; :class:`dppca_core.pipeline.options.ReleaseOption
 of a release follows, and a mechanism's parameters (:class:`dppca_core.registry.Param`) declare their range as an
 :class:`Interval`.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,27 +34,36 @@ def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
     """
     if np.ma.isMaskedArray(X):
         if np.ma.getmaskarray(X).any():
-            raise ValueError(f"{name} is a masked array with masked entries; fill them (X.filled(value)) or drop "
-                             "those rows before the analysis.")
+            raise ValueError(
+                f"{name} is a masked array with masked entries; fill them (X.filled(value)) or drop "
+                "those rows before the analysis."
+            )
         X = np.ma.getdata(X)
     if _is_series(X):
-        raise ValueError(f"{name} is a pandas Series (one column); pass a 2-D table: series.to_frame() for n rows "
-                         "of one feature, or a DataFrame with one column per feature.")
+        raise ValueError(
+            f"{name} is a pandas Series (one column); pass a 2-D table: series.to_frame() for n rows "
+            "of one feature, or a DataFrame with one column per feature."
+        )
     if _is_dataframe(X):
         from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
-        bad = [str(c) for c, t in X.dtypes.items()
-               if not is_numeric_dtype(t) or is_bool_dtype(t) or is_complex_dtype(t)]
+        bad = [
+            str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_bool_dtype(t) or is_complex_dtype(t)
+        ]
         if bad:
             raise ValueError(f"non-numeric column(s) {bad[:10]}: drop them or encode them as numbers.")
         X = X.to_numpy(dtype=float)
     raw = np.asarray(X)
     if raw.dtype.kind in "mM":
-        raise ValueError(f"{name} holds dates or times; convert them to numbers first (e.g. days since a public "
-                         "reference date) or drop those columns.")
+        raise ValueError(
+            f"{name} holds dates or times; convert them to numbers first (e.g. days since a public "
+            "reference date) or drop those columns."
+        )
     if raw.dtype.kind == "c" or (raw.dtype == object and any(isinstance(v, complex) for v in raw.ravel()[:1000])):
-        raise ValueError(f"{name} holds complex numbers; PCA here is for real data: pass the real and imaginary "
-                         "parts as separate columns, or their magnitudes.")
+        raise ValueError(
+            f"{name} holds complex numbers; PCA here is for real data: pass the real and imaginary "
+            "parts as separate columns, or their magnitudes."
+        )
     try:
         arr = raw.astype(float) if raw.dtype != float else raw
     except (TypeError, ValueError, OverflowError) as exc:
@@ -107,9 +117,11 @@ def check_data_norm(value) -> float:
     """
     value = check_positive(value, "data_norm (clipping radius R)", hint="Choose a public bound on row norms.")
     if value < sys.float_info.min:
-        raise ValueError(f"data_norm = {value!r} is below the smallest normal double ({sys.float_info.min:.3g}): the "
-                         "rows are divided by it and 1/data_norm overflows. Use data_norm >= 2.3e-308, e.g. by "
-                         "multiplying the data and data_norm by the same large factor.")
+        raise ValueError(
+            f"data_norm = {value!r} is below the smallest normal double ({sys.float_info.min:.3g}): the "
+            "rows are divided by it and 1/data_norm overflows. Use data_norm >= 2.3e-308, e.g. by "
+            "multiplying the data and data_norm by the same large factor."
+        )
     return value
 
 
@@ -124,13 +136,17 @@ def check_epsilon(epsilon, *, minimum: float | None = MIN_EPSILON) -> float:
     (:mod:`dppca_core.privacy`) passes ``minimum=None``: a share of a valid total may be smaller than the floor.
     """
     if isinstance(epsilon, Real) and not isinstance(epsilon, bool) and epsilon == math.inf:
-        raise ValueError("epsilon must be finite: epsilon = inf asks for no privacy, which no private mechanism can "
-                         "be calibrated for. For the exact PCA without privacy use mechanism='non_private' (its "
-                         "release states no guarantee), or give a finite epsilon such as 1.0.")
+        raise ValueError(
+            "epsilon must be finite: epsilon = inf asks for no privacy, which no private mechanism can "
+            "be calibrated for. For the exact PCA without privacy use mechanism='non_private' (its "
+            "release states no guarantee), or give a finite epsilon such as 1.0."
+        )
     epsilon = check_positive(epsilon, "epsilon", hint="Try e.g. epsilon=1.0.")
     if minimum is not None and epsilon < minimum:
-        raise ValueError(f"epsilon = {epsilon!r} is below {minimum:g}: the noise would be astronomically large "
-                         "(every output pure noise) and overflows the arithmetic; use epsilon >= 1e-6.")
+        raise ValueError(
+            f"epsilon = {epsilon!r} is below {minimum:g}: the noise would be astronomically large "
+            "(every output pure noise) and overflows the arithmetic; use epsilon >= 1e-6."
+        )
     return epsilon
 
 
@@ -145,8 +161,10 @@ def check_delta(delta, *, minimum: float | None = MIN_DELTA) -> float:
             f"delta must lie strictly between 0 and 1 (got {delta!r}); a common choice is delta < 1/n, e.g. 1e-6."
         )
     if minimum is not None and delta < minimum:
-        raise ValueError(f"delta = {delta!r} is below {minimum:g}, too small to compute with; use a pure-DP "
-                         "mechanism or delta >= 1e-100.")
+        raise ValueError(
+            f"delta = {delta!r} is below {minimum:g}, too small to compute with; use a pure-DP "
+            "mechanism or delta >= 1e-100."
+        )
     return float(delta)
 
 

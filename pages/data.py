@@ -1,4 +1,5 @@
 """Data: choose, synthesize or upload a dataset, choose a public clipping radius and the centring, look at it."""
+
 import json
 
 import numpy as np
@@ -18,10 +19,18 @@ ensure_navigation()
 st.title("Data")
 scn = scenario.values()
 
-KINDS = {"synthetic": "Synthesize", "preset": "Paper setting", "sample": "Shipped dataset",
-         "upload": "Upload CSV / Parquet", "server": "File on the server (streamed)"}
-CENTRING = {"none": "none (private)", "private": "private mean (from the budget)",
-            "empirical": "empirical mean (NOT private)"}
+KINDS = {
+    "synthetic": "Synthesize",
+    "preset": "Paper setting",
+    "sample": "Shipped dataset",
+    "upload": "Upload CSV / Parquet",
+    "server": "File on the server (streamed)",
+}
+CENTRING = {
+    "none": "none (private)",
+    "private": "private mean (from the budget)",
+    "empirical": "empirical mean (NOT private)",
+}
 
 
 def _kind() -> str:
@@ -56,31 +65,50 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
 
 def _source_controls():
     st.session_state["w:srckind"] = _kind()
-    options = [k for k in KINDS if (k != "preset" or data.presets()) and (k != "sample" or data.samples())
-               and (k != "server" or server_files.root() is not None or _kind() == "server")]
-    st.segmented_control("Source", options, format_func=KINDS.get, key="w:srckind", on_change=_set_kind,
-                         required=True)
+    options = [
+        k
+        for k in KINDS
+        if (k != "preset" or data.presets())
+        and (k != "sample" or data.samples())
+        and (k != "server" or server_files.root() is not None or _kind() == "server")
+    ]
+    st.segmented_control("Source", options, format_func=KINDS.get, key="w:srckind", on_change=_set_kind, required=True)
     kind = _kind()
     if kind == "synthetic":
         c = st.columns(6)
-        c[0].number_input("rows n", 10, 200_000, step=100, **scenario.bind("n"),
-                          help=f"n × d is capped at {scenario.MAX_CELLS:,} cells on this server.")
+        c[0].number_input(
+            "rows n",
+            10,
+            200_000,
+            step=100,
+            **scenario.bind("n"),
+            help=f"n × d is capped at {scenario.MAX_CELLS:,} cells on this server.",
+        )
         c[1].number_input("features d", 2, 500, step=1, **scenario.bind("d"))
         c[2].number_input("planted rank", 1, 50, step=1, **scenario.bind("rank"))
-        c[3].number_input("spike strength", 0.0, 1000.0, step=0.5, format="%g",
-                          help="Variance of the planted directions relative to the isotropic noise (the eigengap).",
-                          **scenario.bind("spike"))
+        c[3].number_input(
+            "spike strength",
+            0.0,
+            1000.0,
+            step=0.5,
+            format="%g",
+            help="Variance of the planted directions relative to the isotropic noise (the eigengap).",
+            **scenario.bind("spike"),
+        )
         c[4].number_input("row sparsity s (0 = dense)", 0, 500, step=1, **scenario.bind("sparse"))
         c[5].number_input("data seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("dseed"))
     elif kind == "preset":
         names = list(data.presets())
-        _choice("Paper setting", "preset", names,
-                lambda n: f"{data.presets()[n].description} ({data.presets()[n].paper})")
+        _choice(
+            "Paper setting", "preset", names, lambda n: f"{data.presets()[n].description} ({data.presets()[n].paper})"
+        )
         st.number_input("data seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("dseed"))
     elif kind == "sample":
         _choice("Dataset", "sample", list(data.samples()), lambda n: data.samples()[n].get("title", n))
-        st.caption("Small public datasets shipped with the app (sources and licences in sample_data/README.md); "
-                   "their labels are kept aside to show what a private projection is good for.")
+        st.caption(
+            "Small public datasets shipped with the app (sources and licences in sample_data/README.md); "
+            "their labels are kept aside to show what a private projection is good for."
+        )
     elif kind == "server":
         _server_controls()
     else:
@@ -94,41 +122,64 @@ def _server_controls():
         st.stop()
     current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
     c = st.columns([3, 2])
-    relative = c[0].text_input("path in the data folder (a CSV or Parquet file, a folder, or a glob)",
-                               value="" if current == "?" else current, key="server_path",
-                               help="Read in chunks: memory does not grow with the number of rows. Only files "
-                                    f"inside the data folder are served: at most {server_files.MAX_FILES:,} files "
-                                    f"and {server_files.MAX_TOTAL_BYTES / 1e9:g} GB per read.")
-    sites = c[1].text_input("site column (optional)", key="server_sites",
-                            help="A column naming each row's site, for the distributed mechanisms.")
+    relative = c[0].text_input(
+        "path in the data folder (a CSV or Parquet file, a folder, or a glob)",
+        value="" if current == "?" else current,
+        key="server_path",
+        help="Read in chunks: memory does not grow with the number of rows. Only files "
+        f"inside the data folder are served: at most {server_files.MAX_FILES:,} files "
+        f"and {server_files.MAX_TOTAL_BYTES / 1e9:g} GB per read.",
+    )
+    sites = c[1].text_input(
+        "site column (optional)",
+        key="server_sites",
+        help="A column naming each row's site, for the distributed mechanisms.",
+    )
     declared = scenario.declared_columns(scn)
     st.session_state["server_cols"] = ", ".join(declared or [])
-    names = st.text_input("columns to analyse, in order (separated by commas; empty: the numeric columns of the "
-                          "first 1,000 rows, read from the data)", key="server_cols",
-                          help="The columns are part of what is public about the table: declare them, and every "
-                               "missing or non-numeric cell becomes its column's public value (Columns below), so "
-                               "the number of rows and of columns never depends on one person's cells.")
+    names = st.text_input(
+        "columns to analyse, in order (separated by commas; empty: the numeric columns of the "
+        "first 1,000 rows, read from the data)",
+        key="server_cols",
+        help="The columns are part of what is public about the table: declare them, and every "
+        "missing or non-numeric cell becomes its column's public value (Columns below), so "
+        "the number of rows and of columns never depends on one person's cells.",
+    )
     b = st.columns([1, 1, 4])
     if b[0].button("Read the file", type="primary", key="server_read", icon=":material/download:"):
         _read_server_files(relative, sites, [n.strip() for n in names.split(",") if n.strip()])
-    b[1].button("Cancel", key="server_cancel", icon=":material/stop_circle:",
-                help="Stops a read in progress (the click interrupts it); nothing is kept.")
+    b[1].button(
+        "Cancel",
+        key="server_cancel",
+        icon=":material/stop_circle:",
+        help="Stops a read in progress (the click interrupts it); nothing is kept.",
+    )
     got = st.session_state.get(data.STREAM_KEY)
     current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
     if not got or got["relative"] != current:
-        st.info("Give a path and press **Read the file**: the rows are clipped to the radius R below while reading, "
-                "so a new R means reading again. Mechanisms that read individual rows (Private Oja, DP-PCA), the "
-                "projection views, the score plot and centring are not available for a streamed file.")
+        st.info(
+            "Give a path and press **Read the file**: the rows are clipped to the radius R below while reading, "
+            "so a new R means reading again. Mechanisms that read individual rows (Private Oja, DP-PCA), the "
+            "projection views, the score plot and centring are not available for a streamed file."
+        )
         st.stop()
     stats = got["stats"]
     diag = stats.diagnostics
-    st.caption(f"Not private, for you only: {diag.get('rows_read', stats.n):,} rows read, "
-               f"{diag.get('cells_replaced', 0):,} missing or non-numeric cell(s) replaced by their column's public "
-               f"value, {stats.n_clipped:,} rows clipped.")
+    st.caption(
+        f"Not private, for you only: {diag.get('rows_read', stats.n):,} rows read, "
+        f"{diag.get('cells_replaced', 0):,} missing or non-numeric cell(s) replaced by their column's public "
+        f"value, {stats.n_clipped:,} rows clipped."
+    )
     if stats.schema is not None:
-        st.caption("What is public about this table: " + md_escape(stats.schema.describe())
-                   + ("" if stats.schema.declared else " (suggested from the first 1,000 rows: declare them above to "
-                      "fix them)"))
+        st.caption(
+            "What is public about this table: "
+            + md_escape(stats.schema.describe())
+            + (
+                ""
+                if stats.schema.declared
+                else " (suggested from the first 1,000 rows: declare them above to " "fix them)"
+            )
+        )
     _fill_form(list(stats.columns), "Read the file again to use new values.")
 
 
@@ -155,10 +206,12 @@ def _read_server_files(relative: str, sites: str, columns: list):
 
 def _upload_controls():
     file = st.file_uploader(
-        "CSV or Parquet file (rows are people, columns are features)", type=["csv", "parquet", "pq"],
+        "CSV or Parquet file (rows are people, columns are features)",
+        type=["csv", "parquet", "pq"],
         help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
-             f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
-             "the operator allows it) or with the Python library (docs/large-data.md).")
+        f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
+        "the operator allows it) or with the Python library (docs/large-data.md).",
+    )
     if file is not None:
         raw = file.getvalue()
         old = st.session_state.get(data.UPLOAD_KEY, {})
@@ -167,8 +220,10 @@ def _upload_controls():
             st.session_state[NEW_UPLOAD_KEY] = True
     up = st.session_state.get(data.UPLOAD_KEY)
     if not up:
-        st.info("Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
-                "link; the columns you choose are.")
+        st.info(
+            "Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
+            "link; the columns you choose are."
+        )
         return None
     with boundary("the uploaded file"):
         parsed = data.parsed_upload(up)
@@ -183,16 +238,17 @@ def _upload_controls():
     return up
 
 
-
-
 def _declare_schema(parsed, name: str) -> None:
     """Declare the suggested schema (read from the cells) when none is declared, or when a new file does not have
     every declared column (the page says so); a declared schema that fits the new file is kept."""
     new = st.session_state.pop(NEW_UPLOAD_KEY, False)
     declared = scenario.declared_columns(scn)
     if new and declared is not None and data.table_choice(scn, parsed).unknown:
-        st.warning(f"{md_escape(name)} does not have every column declared before: the page suggests its own columns "
-                   "below (check them).", icon=":material/view_column:")
+        st.warning(
+            f"{md_escape(name)} does not have every column declared before: the page suggests its own columns "
+            "below (check them).",
+            icon=":material/view_column:",
+        )
         _reset_schema()
         declared = None
     if declared is None:
@@ -229,27 +285,43 @@ def _schema_controls(parsed, choice) -> None:
     """The public schema: the label, the analysed columns in order, and what a bad cell becomes."""
     c = st.columns([2, 3, 2], vertical_alignment="bottom")
     st.session_state["w:label"] = choice.label
-    c[0].selectbox("Label column (kept aside, not analysed)", ["", *parsed.columns], key="w:label",
-                   on_change=_set_label, format_func=lambda v: v or "(none)",
-                   help="Suggested from names like target, label, class, species or y. Used to colour the score "
-                        "plot by group and to show what a classifier does on the projection.")
-    c[1].radio("A missing or non-numeric cell in an analysed column", list(scenario.BAD_CELLS),
-               format_func=scenario.BAD_CELLS.get, **scenario.bind("badcells"),
-               help="Replacing keeps n and d the same whatever one person's cells hold. Leaving rows out changes n, "
-                    "which is private only when neighbours add or remove a row.")
+    c[0].selectbox(
+        "Label column (kept aside, not analysed)",
+        ["", *parsed.columns],
+        key="w:label",
+        on_change=_set_label,
+        format_func=lambda v: v or "(none)",
+        help="Suggested from names like target, label, class, species or y. Used to colour the score "
+        "plot by group and to show what a classifier does on the projection.",
+    )
+    c[1].radio(
+        "A missing or non-numeric cell in an analysed column",
+        list(scenario.BAD_CELLS),
+        format_func=scenario.BAD_CELLS.get,
+        **scenario.bind("badcells"),
+        help="Replacing keeps n and d the same whatever one person's cells hold. Leaving rows out changes n, "
+        "which is private only when neighbours add or remove a row.",
+    )
     with c[2]:
         if choice.on_bad == "replace" and choice.columns:
             _fill_form(list(choice.columns))
     options = [col for col in parsed.columns if col != choice.label]
     st.session_state["w:cols"] = [col for col in choice.columns if col in options]
-    st.multiselect("Columns to analyse, in this order", options, key="w:cols", on_change=_set_columns,
-                   format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
-                   help="What is analysed, and in which order, is public: the link records it. First suggested "
-                        "from the file (its numeric columns), which reads the cells; check it against what you "
-                        "know of the table.")
+    st.multiselect(
+        "Columns to analyse, in this order",
+        options,
+        key="w:cols",
+        on_change=_set_columns,
+        format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
+        help="What is analysed, and in which order, is public: the link records it. First suggested "
+        "from the file (its numeric columns), which reads the cells; check it against what you "
+        "know of the table.",
+    )
     if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
-        st.caption("Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
-                   "each bad cell is replaced. Choose 'add or remove one row' to leave rows out.")
+        st.caption(
+            "Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
+            "each bad cell is replaced. Choose 'add or remove one row' to leave rows out."
+        )
     problem = data.choice_problem(choice)
     if problem:
         st.warning(md_escape(problem[0].upper() + problem[1:]), icon=":material/view_column:")
@@ -262,14 +334,20 @@ def _fill_form(columns: list, note: str = "") -> None:
     distinct = sorted(set(values))
     summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"
     with st.popover(f"A bad cell becomes: {summary}", icon=":material/edit:"):
-        st.caption("Each missing, infinite or non-numeric cell of a column becomes this value, the same whatever the "
-                   "other cells hold: choose it from public knowledge (a typical value from a field guide, the "
-                   "middle of a known range), never from these data. 0 is the midpoint of symmetric public bounds. "
-                   + note)
+        st.caption(
+            "Each missing, infinite or non-numeric cell of a column becomes this value, the same whatever the "
+            "other cells hold: choose it from public knowledge (a typical value from a field guide, the "
+            "middle of a known range), never from these data. 0 is the midpoint of symmetric public bounds. " + note
+        )
         with st.form("fill_form", border=False):
-            table = st.data_editor(pd.DataFrame({"column": columns, "a bad cell becomes": values}), hide_index=True,
-                                   disabled=["column"], key="fill_editor", width="stretch",
-                                   column_config={"a bad cell becomes": st.column_config.NumberColumn(format="%g")})
+            table = st.data_editor(
+                pd.DataFrame({"column": columns, "a bad cell becomes": values}),
+                hide_index=True,
+                disabled=["column"],
+                key="fill_editor",
+                width="stretch",
+                column_config={"a bad cell becomes": st.column_config.NumberColumn(format="%g")},
+            )
             if st.form_submit_button("Use these values"):
                 typed = pd.to_numeric(table["a bad cell becomes"], errors="coerce").to_numpy(dtype=float)
                 if not np.all(np.isfinite(typed)):
@@ -289,14 +367,28 @@ def _column_table(parsed, choice) -> pd.DataFrame:
         use = "analysed" if analysed else "label" if col == choice.label else "left out"
         bad = int((~np.isfinite(parsed.numbers(col))).sum()) if analysed else None
         becomes = (f"{fills[col]:g}" if col in fills else "row left out") if analysed and bad else ""
-        rows.append({"column": col, "use": use, "holds": HOLDS.get(info.kind, info.kind),
-                     "bad cells": "" if bad is None else f"{bad:,}",
-                     "a bad cell becomes": becomes, "note": flags[col].words if col in flags else ""})
+        rows.append(
+            {
+                "column": col,
+                "use": use,
+                "holds": HOLDS.get(info.kind, info.kind),
+                "bad cells": "" if bad is None else f"{bad:,}",
+                "a bad cell becomes": becomes,
+                "note": flags[col].words if col in flags else "",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-HOLDS = {"numeric": "numbers", "mixed": "mostly numbers", "text": "text", "empty": "nothing", "boolean": "true/false",
-         "complex": "complex numbers", "datetime": "dates"}
+HOLDS = {
+    "numeric": "numbers",
+    "mixed": "mostly numbers",
+    "text": "text",
+    "empty": "nothing",
+    "boolean": "true/false",
+    "complex": "complex numbers",
+    "datetime": "dates",
+}
 #: kinds of flag whose analysed columns get a one-click "leave out"
 LEAVE_OUT = ("identifier", "time", "constant", "empty")
 
@@ -309,34 +401,53 @@ def _column_report(parsed, choice) -> None:
     odd = [c for c in choice.columns if c in flags and flags[c].kind in LEAVE_OUT]
     labels = [c for c, f in flags.items() if f.kind == "text" and "label" in f.words and c != choice.label]
     analysed = table[table["use"] == "analysed"]
-    with st.expander(f"Column report: {len(choice.columns)} analysed, {int((table['use'] == 'left out').sum())} left "
-                     f"out" + (f", {len(odd)} to check" if odd else ""),
-                     expanded=bool(odd) or bool((analysed["bad cells"] != "0").any())):
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"note": st.column_config.TextColumn(width="large")})
+    with st.expander(
+        f"Column report: {len(choice.columns)} analysed, {int((table['use'] == 'left out').sum())} left "
+        f"out" + (f", {len(odd)} to check" if odd else ""),
+        expanded=bool(odd) or bool((analysed["bad cells"] != "0").any()),
+    ):
+        st.dataframe(
+            table, hide_index=True, width="stretch", column_config={"note": st.column_config.TextColumn(width="large")}
+        )
         for start in range(0, min(len(odd), 8), 4):
             cols = st.columns(4)
-            for slot, col in zip(cols, odd[start:start + 4]):
-                slot.button(f"Leave out {col}", key=f"leave_out:{col}", on_click=_leave_out, args=([col],),
-                            help=flags[col].words)
+            for slot, col in zip(cols, odd[start : start + 4]):
+                slot.button(
+                    f"Leave out {col}",
+                    key=f"leave_out:{col}",
+                    on_click=_leave_out,
+                    args=([col],),
+                    help=flags[col].words,
+                )
         if len(odd) > 1:
-            st.button(f"Leave out all {len(odd)} columns flagged above", key="leave_out_flagged", on_click=_leave_out,
-                      args=(odd,))
+            st.button(
+                f"Leave out all {len(odd)} columns flagged above",
+                key="leave_out_flagged",
+                on_click=_leave_out,
+                args=(odd,),
+            )
         if labels and not choice.label:
             cols = st.columns(4)
             for slot, col in zip(cols, labels[:4]):
                 slot.button(f"Use {col} as the label", key=f"use_label:{col}", on_click=_use_as_label, args=(col,))
-        st.caption("The notes and counts are read from the file's cells: not private, for you only (the number of "
-                   "replaced cells never leaves this page). What is analysed is what you choose above; the link "
-                   "records it. Text columns are not analysed; one with a few distinct values can be the label.")
+        st.caption(
+            "The notes and counts are read from the file's cells: not private, for you only (the number of "
+            "replaced cells never leaves this page). What is analysed is what you choose above; the link "
+            "records it. Text columns are not analysed; one with a few distinct values can be the label."
+        )
 
 
 def _preprocessing_controls(ds):
     c = st.columns([3, 3, 3])
-    c[0].radio("Centring", list(CENTRING), format_func=CENTRING.get, **scenario.bind("center"),
-               help="Without centring, PCA finds the directions of largest second moment: when the data's mean is "
-                    "far from 0, the first component points at the mean. A private mean uses its own share of the "
-                    "budget (sidebar on Explore: Budget split). The data's own mean is not private.")
+    c[0].radio(
+        "Centring",
+        list(CENTRING),
+        format_func=CENTRING.get,
+        **scenario.bind("center"),
+        help="Without centring, PCA finds the directions of largest second moment: when the data's mean is "
+        "far from 0, the first component points at the mean. A private mean uses its own share of the "
+        "budget (sidebar on Explore: Budget split). The data's own mean is not private.",
+    )
     with c[1]:
         _radius_controls()
     with c[2]:
@@ -344,14 +455,23 @@ def _preprocessing_controls(ds):
         if scn["scale"] == "bounds":
             st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
         elif scenario.private_scaling(scn):
-            st.slider("scaling share of the budget", 0.05, 0.3, step=0.05, format="%.2f", **scenario.bind("bscale"),
-                      help="The share of each release's (ε, δ) spent on the column scales (noisy sums of squares, "
-                           "one per column); the subspace gets what the other shares leave.")
-            st.caption("Each release scales each column privately: it divides column j by a private root-mean-square "
-                       f"(noisy Σ min(x², bound²) over the rows) with {scn['bscale']:.0%} of its budget; "
-                       f"the bounds: {scenario.SCALE_SOURCES[scn['sfrom']][0]}. The scales chosen are part of the "
-                       "release: Explore and the Report show them. On a few hundred rows at ε ≈ 1 they are noisy: "
-                       "public bounds are then the better choice.")
+            st.slider(
+                "scaling share of the budget",
+                0.05,
+                0.3,
+                step=0.05,
+                format="%.2f",
+                **scenario.bind("bscale"),
+                help="The share of each release's (ε, δ) spent on the column scales (noisy sums of squares, "
+                "one per column); the subspace gets what the other shares leave.",
+            )
+            st.caption(
+                "Each release scales each column privately: it divides column j by a private root-mean-square "
+                f"(noisy Σ min(x², bound²) over the rows) with {scn['bscale']:.0%} of its budget; "
+                f"the bounds: {scenario.SCALE_SOURCES[scn['sfrom']][0]}. The scales chosen are part of the "
+                "release: Explore and the Report show them. On a few hundred rows at ε ≈ 1 they are noisy: "
+                "public bounds are then the better choice."
+            )
         if scn["scale"] != "none":
             st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
 
@@ -359,28 +479,57 @@ def _preprocessing_controls(ds):
 def _radius_controls() -> None:
     """R: a public number (from a bound you know, or from the hints: not private), or chosen privately inside each
     release from its own budget share (public bounds on R, a target quantile of the row norms)."""
-    st.radio("R comes from", list(scenario.R_SOURCES), format_func=lambda v: scenario.R_SOURCES[v][0],
-             **scenario.bind("rfrom"),
-             help="Say where R came from: a release to publish states its guarantee only when R was chosen without "
-                  "reading these data, or privately; an R read from the hints below makes it state none.")
+    st.radio(
+        "R comes from",
+        list(scenario.R_SOURCES),
+        format_func=lambda v: scenario.R_SOURCES[v][0],
+        **scenario.bind("rfrom"),
+        help="Say where R came from: a release to publish states its guarantee only when R was chosen without "
+        "reading these data, or privately; an R read from the hints below makes it state none.",
+    )
     if not scenario.private_radius(scn):
-        st.number_input("public clipping radius R", min_value=1e-9, format="%g", **scenario.bind("R"),
-                        help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
-                             "possible range of each feature), not from these data.")
+        st.number_input(
+            "public clipping radius R",
+            min_value=1e-9,
+            format="%g",
+            **scenario.bind("R"),
+            help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
+            "possible range of each feature), not from these data.",
+        )
         return
     b = st.columns(2)
-    b[0].number_input("smallest R", min_value=1e-9, format="%g", **scenario.bind("rlo"),
-                      help="Public bounds on R, in the data's units (after any scaling): a wide range costs a few "
-                           "more noisy counts, never privacy.")
+    b[0].number_input(
+        "smallest R",
+        min_value=1e-9,
+        format="%g",
+        **scenario.bind("rlo"),
+        help="Public bounds on R, in the data's units (after any scaling): a wide range costs a few "
+        "more noisy counts, never privacy.",
+    )
     b[1].number_input("largest R", min_value=1e-9, format="%g", **scenario.bind("rhi"))
-    st.slider("target quantile of the row norms", 0.5, 0.99, step=0.01, **scenario.bind("rq"),
-              help="R lands near this quantile of the rows' norms: about (1 − quantile) of the rows are clipped.")
-    st.slider("radius share of the budget", 0.05, 0.3, step=0.05, format="%.2f", **scenario.bind("bradius"),
-              help="The share of each release's (ε, δ) spent on choosing R (a noisy binary search over the "
-                   "candidates); the subspace gets what the other shares leave.")
-    st.caption(f"Each release chooses R privately: a noisy binary search for the {scn['rq']:g} quantile of the "
-               f"rows' norms between {scn['rlo']:g} and {scn['rhi']:g}, with {scn['bradius']:.0%} of its budget. "
-               "The R chosen is part of the release: Explore and the Report show it.")
+    st.slider(
+        "target quantile of the row norms",
+        0.5,
+        0.99,
+        step=0.01,
+        **scenario.bind("rq"),
+        help="R lands near this quantile of the rows' norms: about (1 − quantile) of the rows are clipped.",
+    )
+    st.slider(
+        "radius share of the budget",
+        0.05,
+        0.3,
+        step=0.05,
+        format="%.2f",
+        **scenario.bind("bradius"),
+        help="The share of each release's (ε, δ) spent on choosing R (a noisy binary search over the "
+        "candidates); the subspace gets what the other shares leave.",
+    )
+    st.caption(
+        f"Each release chooses R privately: a noisy binary search for the {scn['rq']:g} quantile of the "
+        f"rows' norms between {scn['rlo']:g} and {scn['rhi']:g}, with {scn['bradius']:.0%} of its budget. "
+        "The R chosen is part of the release: Explore and the Report show it."
+    )
 
 
 #: a public R for rows whose columns were divided by their root-mean-squares: their mean squared norm is d, so at most
@@ -407,8 +556,11 @@ def _bounds_source(given) -> str:
 
 
 #: the bounds grid's buttons: label -> what it does with the typed bounds
-BOUND_ACTIONS = {"use_R": "Use R = √(Σ bound²)", "by_bound": "Scale each column by its bound",
-                 "private": "Scale each column privately (a share of each release's budget)"}
+BOUND_ACTIONS = {
+    "use_R": "Use R = √(Σ bound²)",
+    "by_bound": "Scale each column by its bound",
+    "private": "Scale each column privately (a share of each release's budget)",
+}
 
 
 def _bounds_popover(ds):
@@ -419,35 +571,53 @@ def _bounds_popover(ds):
     applied were forgotten on leaving the page. Applied bounds live in the scenario, and the grid shows them.)
     """
     with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
-        st.caption("Give the largest possible absolute value of each feature, from public knowledge (a "
-                   "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
-                   "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
-                   "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
-                   "each column by a private root-mean-square (a share of its budget; R = 2√d unless R is chosen "
-                   "privately).")
+        st.caption(
+            "Give the largest possible absolute value of each feature, from public knowledge (a "
+            "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
+            "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
+            "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
+            "each column by a private root-mean-square (a share of its budget; R = 2√d unless R is chosen "
+            "privately)."
+        )
         current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [np.nan] * ds.d
         with st.form("bounds_form", border=False):
-            bounds = st.data_editor(pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
-                                    hide_index=True, disabled=["feature"], key="bounds_editor", width="stretch",
-                                    column_config={"feature": st.column_config.TextColumn(width="medium"),
-                                                   "public bound": st.column_config.NumberColumn(min_value=0.0)})
+            bounds = st.data_editor(
+                pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
+                hide_index=True,
+                disabled=["feature"],
+                key="bounds_editor",
+                width="stretch",
+                column_config={
+                    "feature": st.column_config.TextColumn(width="medium"),
+                    "public bound": st.column_config.NumberColumn(min_value=0.0),
+                },
+            )
             b = st.columns(2)
-            pressed = [b[0].form_submit_button(BOUND_ACTIONS["use_R"], key="use_bounds_R"),
-                       b[1].form_submit_button(BOUND_ACTIONS["by_bound"], key="scale_by_bounds"),
-                       st.form_submit_button(BOUND_ACTIONS["private"], key="scale_privately",
-                                             help="Each release divides column j by a private root-mean-square of "
-                                                  "the column, from its own share of the budget, with these public "
-                                                  "bounds: a private choice inside the one budget.")]
+            pressed = [
+                b[0].form_submit_button(BOUND_ACTIONS["use_R"], key="use_bounds_R"),
+                b[1].form_submit_button(BOUND_ACTIONS["by_bound"], key="scale_by_bounds"),
+                st.form_submit_button(
+                    BOUND_ACTIONS["private"],
+                    key="scale_privately",
+                    help="Each release divides column j by a private root-mean-square of "
+                    "the column, from its own share of the budget, with these public "
+                    "bounds: a private choice inside the one budget.",
+                ),
+            ]
         given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
         if any(pressed):
             _apply_bounds(given, list(BOUND_ACTIONS)[pressed.index(True)])
         if len(current) and np.all(np.isfinite(current)):
             st.caption(f"Bounds in use: R = √(Σ bound²) = {float(np.sqrt(np.sum(np.square(current)))):.4g}.")
         if ds.has_rows:
-            st.button("Fill from the data's largest values and scale (NOT private)", key="scale_from_data",
-                      on_click=_apply_scaling, args=(list(_largest_values(ds.X)), "hints"),
-                      help="Reads the data: for exploring data you may inspect. A release to publish then states "
-                           "no guarantee and names this choice.")
+            st.button(
+                "Fill from the data's largest values and scale (NOT private)",
+                key="scale_from_data",
+                on_click=_apply_scaling,
+                args=(list(_largest_values(ds.X)), "hints"),
+                help="Reads the data: for exploring data you may inspect. A release to publish then states "
+                "no guarantee and names this choice.",
+            )
 
 
 def _apply_bounds(given: np.ndarray, action: str) -> None:
@@ -488,20 +658,30 @@ def _radius_hints(ds, prep):
     median = float(np.median(norms))
     hint = None
     if clipped > 0.5 * ds.n:
-        st.warning(f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {R:g} and are "
-                   "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
-                   icon=":material/content_cut:")
+        st.warning(
+            f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {R:g} and are "
+            "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
+            icon=":material/content_cut:",
+        )
         hint = float(_largest_values(norms[:, None])[0])
     elif median < R / 10:
-        st.warning(f"R = {R:g} is far above the rows' norms (median {median:.3g}): after dividing by R the signal is "
-                   "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
-                   icon=":material/zoom_out_map:")
+        st.warning(
+            f"R = {R:g} is far above the rows' norms (median {median:.3g}): after dividing by R the signal is "
+            "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
+            icon=":material/zoom_out_map:",
+        )
         hint = float(_largest_values(norms[:, None])[0])
     if hint is not None:
-        st.button(f"Use R = {hint:g}, the rows' largest norm (read from the data: NOT private)", key="use_hint_R",
-                  on_click=_use_hint, args=(hint,))
-    st.caption("These hints look at the rows (not private): use them on data you may inspect, and set R from public "
-               "knowledge for a real guarantee.")
+        st.button(
+            f"Use R = {hint:g}, the rows' largest norm (read from the data: NOT private)",
+            key="use_hint_R",
+            on_click=_use_hint,
+            args=(hint,),
+        )
+    st.caption(
+        "These hints look at the rows (not private): use them on data you may inspect, and set R from public "
+        "knowledge for a real guarantee."
+    )
 
 
 def _use_hint(radius: float) -> None:
@@ -526,21 +706,32 @@ with boundary("the data summary"):
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
     m[1].metric("features d", ds.d)
-    m[2].metric("rows clipped at R" if prep.radius is None else "rows above the largest R", f"{prep.data.n_clipped:,}",
-                help="Rows whose norm exceeded the public radius R (or, with R chosen privately, its upper bound) "
-                     "and were scaled down to it (not private).")
+    m[2].metric(
+        "rows clipped at R" if prep.radius is None else "rows above the largest R",
+        f"{prep.data.n_clipped:,}",
+        help="Rows whose norm exceeded the public radius R (or, with R chosen privately, its upper bound) "
+        "and were scaled down to it (not private).",
+    )
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
     if scenario.private_k(scn):  # what the rule would keep without noise: a non-private diagnostic
         k = dc.choices.choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
-        st.caption(f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
-                   f"same rule would keep k = {k} (read from the data without noise: not private).")
+        st.caption(
+            f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
+            f"same rule would keep k = {k} (read from the data without noise: not private)."
+        )
     elif k >= ds.d:
-        st.error(f"k = {k} components with only {ds.d} features: every method would look perfect (the whole space). "
-                 f"Choose k below {ds.d} on the Explore page.", icon=":material/warning:")
+        st.error(
+            f"k = {k} components with only {ds.d} features: every method would look perfect (the whole space). "
+            f"Choose k below {ds.d} on the Explore page.",
+            icon=":material/warning:",
+        )
     if ds.label_kind == "continuous":
-        st.warning(f"The label column {literal(ds.name if ds.labels is None else '')}looks continuous (many distinct "
-                   "numbers): it will not be used as classes. Choose a class label, or none.", icon=":material/label:")
+        st.warning(
+            f"The label column {literal(ds.name if ds.labels is None else '')}looks continuous (many distinct "
+            "numbers): it will not be used as classes. Choose a class label, or none.",
+            icon=":material/label:",
+        )
     if scn["center"] == "empirical":
         st.error(prep.center_note, icon=":material/gpp_bad:")
     elif scn["center"] == "private":
@@ -552,15 +743,23 @@ with boundary("the data summary"):
         if np.linalg.norm(mean_dir) > 0:
             cosine = abs(float(prep.reference[:, 0] @ mean_dir) / np.linalg.norm(mean_dir))
             if cosine > 0.9:
-                st.info("The first component points almost exactly at the data's mean (uncentred data: the mean "
-                        "dominates the second moment). To study the spread around the mean instead, centre with a "
-                        "private mean.", icon=":material/info:")
+                st.info(
+                    "The first component points almost exactly at the data's mean (uncentred data: the mean "
+                    "dominates the second moment). To study the spread around the mean instead, centre with a "
+                    "private mean.",
+                    icon=":material/info:",
+                )
     left, right = st.columns(2)
     show.cached_chart(figures.scree, (prep.eigenvalues, k), container=left)
-    show.cached_chart(figures.loadings, (prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
-                      container=right)
+    show.cached_chart(
+        figures.loadings,
+        (prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
+        container=right,
+    )
     if ds.has_rows:
         with st.expander("First rows of the (raw) data"):
             st.dataframe(pd.DataFrame(ds.X[:20], columns=ds.columns), width="stretch")
-    st.caption("Scree plot, loadings and the hints above are computed from the data without privacy: diagnostics. "
-               "The private scree and score plot are on the Explore page.")
+    st.caption(
+        "Scree plot, loadings and the hints above are computed from the data without privacy: diagnostics. "
+        "The private scree and score plot are on the Explore page."
+    )

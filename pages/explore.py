@@ -1,4 +1,5 @@
 """Explore: one configuration, live: metric cards, guarantees, and one detailed view at a time."""
+
 import streamlit as st
 
 import dppca_core as dc
@@ -30,17 +31,32 @@ if not presenting:  # in presenter mode the bar names the page, and the main fig
 def _k_controls() -> None:
     """k: a number chosen in the sidebar (public), or chosen privately inside each release with a public target."""
     c = st.columns([3, 2])
-    c[0].radio("k comes from", list(scenario.K_SOURCES), format_func=scenario.K_SOURCES.get, horizontal=True,
-               **scenario.bind("kfrom"),
-               help="Privately: each release keeps the smallest k whose private explained-variance ratios (from its "
-                    "eigenvalue share) sum above the target: post-processing of a private output, so it costs no "
-                    "extra budget. Reading k off the exact scree would look at the data without noise.")
+    c[0].radio(
+        "k comes from",
+        list(scenario.K_SOURCES),
+        format_func=scenario.K_SOURCES.get,
+        horizontal=True,
+        **scenario.bind("kfrom"),
+        help="Privately: each release keeps the smallest k whose private explained-variance ratios (from its "
+        "eigenvalue share) sum above the target: post-processing of a private output, so it costs no "
+        "extra budget. Reading k off the exact scree would look at the data without noise.",
+    )
     if scenario.private_k(vals):
-        c[1].slider("variance target", 0.5, 0.99, step=0.01, **scenario.bind("kvar"),
-                    help="Public: each release keeps the fewest components whose private shares of the variance "
-                         "sum above it.")
-        st.caption(md_escape(f"Each release keeps {scenario.k_rule_words(vals)}; the share is set in the sidebar's "
-                             "Budget split. The sidebar's 'components k' is not used (greyed out)."))
+        c[1].slider(
+            "variance target",
+            0.5,
+            0.99,
+            step=0.01,
+            **scenario.bind("kvar"),
+            help="Public: each release keeps the fewest components whose private shares of the variance "
+            "sum above it.",
+        )
+        st.caption(
+            md_escape(
+                f"Each release keeps {scenario.k_rule_words(vals)}; the share is set in the sidebar's "
+                "Budget split. The sidebar's 'components k' is not used (greyed out)."
+            )
+        )
 
 
 def _k_problem() -> None:
@@ -48,8 +64,12 @@ def _k_problem() -> None:
     problem = scenario.k_rule_problem(vals)
     if problem:
         st.error(md_escape(problem), icon=":material/tune:")
-        st.button(f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of the budget", key="k_give_eig",
-                  on_click=scenario.set_value, args=("beig", scenario.K_EIGENVALUE_SHARE))
+        st.button(
+            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of the budget",
+            key="k_give_eig",
+            on_click=scenario.set_value,
+            args=("beig", scenario.K_EIGENVALUE_SHARE),
+        )
         st.stop()
 
 
@@ -59,8 +79,14 @@ def _card(col, label, values, fmt, help_text):
         col.metric(label, "n/a", help=help_text + " Not available: no planted support and s = 0.")
         return
     mean, lo, hi = stats
-    col.metric(label, fmt.format(mean), delta=f"95%: {fmt.format(lo)} – {fmt.format(hi)}", delta_color="off",
-               delta_arrow="off", help=help_text)
+    col.metric(
+        label,
+        fmt.format(mean),
+        delta=f"95%: {fmt.format(lo)} – {fmt.format(hi)}",
+        delta_color="off",
+        delta_arrow="off",
+        help=help_text,
+    )
 
 
 def _mechanism_block(res, random_level: float, k: int) -> None:
@@ -73,39 +99,61 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
         support = res.precision is not None
         c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
         at = f" at k = {k}" if res.k is not None else ""  # k chosen privately: the random level at the usual choice
-        _card(c[0], f"subspace distance (random{at}: {random_level:.2f})", res.distance, "{:.3f}",
-              f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
-              f"(no information){at}.")
+        _card(
+            c[0],
+            f"subspace distance (random{at}: {random_level:.2f})",
+            res.distance,
+            "{:.3f}",
+            f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
+            f"(no information){at}.",
+        )
         _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
         if support:
             _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
             _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
             _card(c[4], "support F1", res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
         else:
-            c[2].caption("Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
-                         "against the top-s rows of the exact components).")
+            c[2].caption(
+                "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
+                "against the top-s rows of the exact components)."
+            )
         noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {res.noise_scale:.4g}"
         guarantee.release_card(res.mechanism, res.published, res.privacy)
-        st.markdown(f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
-                    f"{spec.paper}*")
+        st.markdown(
+            f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
+            f"{spec.paper}*"
+        )
         if res.radius is not None:
             mean, lo, hi = experiments.summary(res.radius)
-            st.markdown(f"Clipping radius chosen privately by each release (published): R = {res.radius[0]:.4g} in "
-                        f"the first, {mean:.4g} on average, 95% of repetitions between {lo:.4g} and {hi:.4g}.")
+            st.markdown(
+                f"Clipping radius chosen privately by each release (published): R = {res.radius[0]:.4g} in "
+                f"the first, {mean:.4g} on average, 95% of repetitions between {lo:.4g} and {hi:.4g}."
+            )
         if res.k is not None:
-            whole = (f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
-                     "diagnostics are perfect by construction." if int(res.k.max()) >= ds.d else "")
-            st.markdown(f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
-                        f"scored against the exact top-k of its own k.{whole}")
+            whole = (
+                f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
+                "diagnostics are perfect by construction."
+                if int(res.k.max()) >= ds.d
+                else ""
+            )
+            st.markdown(
+                f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
+                f"scored against the exact top-k of its own k.{whole}"
+            )
         if res.scales is not None:
             with st.expander("Column scales chosen privately by each release (published)"):
                 st.dataframe(report.scales_table({res.mechanism: res}, ds.columns), hide_index=True, width="stretch")
-                st.caption("Each release divided column j by its private root-mean-square (from its scale share and "
-                           "the public bounds); the Data page's scree and the reference use the exact ones (not "
-                           "private).")
+                st.caption(
+                    "Each release divided column j by its private root-mean-square (from its scale share and "
+                    "the public bounds); the Data page's scree and the reference use the exact ones (not "
+                    "private)."
+                )
         if spec.guarantee == "retracted":
-            st.error("This mechanism's privacy claim is false: its releases are **not** differentially private. "
-                     "Good utility here says nothing about privacy.", icon=":material/gpp_bad:")
+            st.error(
+                "This mechanism's privacy claim is false: its releases are **not** differentially private. "
+                "Good utility here says nothing about privacy.",
+                icon=":material/gpp_bad:",
+            )
         for w in res.warnings:
             st.caption(f"⚠ Not private, for exploration: {md_escape(w)}")
 
@@ -118,8 +166,10 @@ with boundary("the dataset"):
     prep = compute.prepare(ds, vals)
     k = int(vals["k"])
     if not scenario.private_k(vals) and not 1 <= k < ds.d:
-        raise ValueError(f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}. With "
-                         "k = d every subspace is the whole space, so every method would look perfect.")
+        raise ValueError(
+            f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}. With "
+            "k = d every subspace is the whole space, so every method would look perfect."
+        )
     results, problems = compute.run_selected(ds, prep, vals)
     k = views.shown_k(results, k)  # with k chosen privately: the most frequent choice
     random_level = metrics.random_subspace_distance(ds.d, k)
@@ -130,13 +180,17 @@ with boundary("the dataset"):
     views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:
-            st.error(f"**Cannot compute {md_escape(dc.get_mechanism(mech).display_name)} with these settings.** "
-                     f"{md_escape(problems[mech])}", icon=":material/tune:")
+            st.error(
+                f"**Cannot compute {md_escape(dc.get_mechanism(mech).display_name)} with these settings.** "
+                f"{md_escape(problems[mech])}",
+                icon=":material/tune:",
+            )
         else:
             _mechanism_block(results[mech], random_level, k)
 
     if results:
-        st.segmented_control("Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True,
-                             **scenario.bind("view"))
+        st.segmented_control(
+            "Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True, **scenario.bind("view")
+        )
         if not presenting:
             views.fragment(vals["view"], ds, prep, results, k, random_level)

@@ -1,4 +1,5 @@
 """Home: what DP-PCA is, and a gallery of ready scenarios."""
+
 import streamlit as st
 
 from ui import gallery, scenario, scenario_file, session
@@ -57,4 +58,3 @@ The address bar holds every setting that differs from the defaults, seeds includ
 view. Presenter mode (sidebar) stays on through the gallery, the pages and shared links.
 """
 )
-

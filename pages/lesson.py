@@ -3,6 +3,7 @@
 The step is a scenario field (``step``), so the address holds it: a teacher shares "step 4" and a reload keeps
 it. Each step draws its figure from the app's caches (ui.lesson) and links to the same scenario on its page.
 """
+
 import streamlit as st
 
 from dppca_core.registry import display_name
@@ -30,11 +31,19 @@ def _go(to: int) -> None:
 
 with st.container(key="lesson_nav"):
     nav = st.columns([1.2, 1.2, 5], vertical_alignment="center")
-    nav[0].button("◀ Previous step", key="lesson_back", disabled=step == 1, on_click=_go, args=(step - 1,),
-                  width="stretch")
-    nav[1].button("Next step ▶", key="lesson_next", disabled=step == len(LESSON), on_click=_go, args=(step + 1,),
-                  width="stretch", type="primary",  # the lesson's own step: told apart from the bar's "next page"
-                  help=f"step {step + 1} of {len(LESSON)} of this lesson" if step < len(LESSON) else None)
+    nav[0].button(
+        "◀ Previous step", key="lesson_back", disabled=step == 1, on_click=_go, args=(step - 1,), width="stretch"
+    )
+    nav[1].button(
+        "Next step ▶",
+        key="lesson_next",
+        disabled=step == len(LESSON),
+        on_click=_go,
+        args=(step + 1,),
+        width="stretch",
+        type="primary",  # the lesson's own step: told apart from the bar's "next page"
+        help=f"step {step + 1} of {len(LESSON)} of this lesson" if step < len(LESSON) else None,
+    )
     nav[2].markdown(f"## Step {step} of {len(LESSON)}: {md_escape(card.title)}")
 
 with boundary("this step"):
@@ -64,16 +73,32 @@ def _deck() -> bytes:
     for number, each in enumerate(LESSON, start=1):
         each_vals = lesson.step_scenario(each, step=number)
         figure, words = lesson.step_figure(each, each_vals)
-        parts.append(slides.Slide(f"{number}. {each.title}", [each.blurb, words, "Try this: " + each.try_this],
-                                  figure=figure, link=base + lesson.explore_link(each, each_vals)))
+        parts.append(
+            slides.Slide(
+                f"{number}. {each.title}",
+                [each.blurb, words, "Try this: " + each.try_this],
+                figure=figure,
+                link=base + lesson.explore_link(each, each_vals),
+            )
+        )
     mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
-    return slides.build_deck("What private PCA costs, in nine steps", report.PUBLIC_RECORD, parts,
-                             base + "/lesson", "synthetic data made by the app; mechanisms: "
-                             + ", ".join(display_name(m) for m in mechs)).encode()
+    return slides.build_deck(
+        "What private PCA costs, in nine steps",
+        report.PUBLIC_RECORD,
+        parts,
+        base + "/lesson",
+        "synthetic data made by the app; mechanisms: " + ", ".join(display_name(m) for m in mechs),
+    ).encode()
 
 
 if not presenting:
-    st.download_button("Download slides", _deck, "dppca_lesson_slides.html", "text/html",
-                       icon=":material/slideshow:", key="download_lesson_slides",
-                       help="The nine steps as a deck that opens offline in any browser, each figure with its "
-                            "numbers and its link.")
+    st.download_button(
+        "Download slides",
+        _deck,
+        "dppca_lesson_slides.html",
+        "text/html",
+        icon=":material/slideshow:",
+        key="download_lesson_slides",
+        help="The nine steps as a deck that opens offline in any browser, each figure with its "
+        "numbers and its link.",
+    )

@@ -3,6 +3,7 @@ never mixed: exploration records (HTML, slides, script) and the publishable file
 
 Every export is built when its button is pressed (a callable ``data=`` of ``st.download_button``), never on a rerun:
 a key press on this page costs what the page shows, not three documents with plotly.js inlined."""
+
 import functools
 
 import streamlit as st
@@ -29,9 +30,11 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
         st.caption(md_escape(report.record_line(vals)))
     else:
         st.info(md_escape(report.record_line(vals)), icon=":material/folder_managed:")
-    main = show.built(figures.quantile_dotplot, ({m: r.distance for m, r in results.items()},
-                                                 compute.METRICS["subspace_distance"]),
-                      dict(x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level))
+    main = show.built(
+        figures.quantile_dotplot,
+        ({m: r.distance for m, r in results.items()}, compute.METRICS["subspace_distance"]),
+        dict(x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level),
+    )
     if presenting:
         show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
     summary = report.summary_sentences(vals, ds, results, random_level)
@@ -54,55 +57,90 @@ def _publish_block(ds, prep, results, vals) -> None:
     st.subheader("Publish")
     choices = scenario.nonprivate_choices(vals)
     if choices:
-        st.warning("These choices read the data without privacy, so the releases will state **no guarantee**, "
-                   "name them, and the file will say it is not publishable: " + "; ".join(md_escape(c) for c in choices)
-                   + ". For a release with its guarantee, set R from a public bound (or choose it privately), centre "
-                   "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
-                   icon=":material/gpp_bad:")
+        st.warning(
+            "These choices read the data without privacy, so the releases will state **no guarantee**, "
+            "name them, and the file will say it is not publishable: "
+            + "; ".join(md_escape(c) for c in choices)
+            + ". For a release with its guarantee, set R from a public bound (or choose it privately), centre "
+            "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
+            icon=":material/gpp_bad:",
+        )
     left = report.left_out(list(results))
     if left:
-        st.info("Left out of the publishable file, which holds only releases whose guarantee holds: "
-                + "; ".join(f"**{md_escape(display_name(m))}**: {md_escape(why)}" for m, why in left.items())
-                + " The file names them under `left_out`.", icon=":material/block:")
+        st.info(
+            "Left out of the publishable file, which holds only releases whose guarantee holds: "
+            + "; ".join(f"**{md_escape(display_name(m))}**: {md_escape(why)}" for m, why in left.items())
+            + " The file names them under `left_out`.",
+            icon=":material/block:",
+        )
     drawable = [m for m in results if m not in left]
     if not drawable:
-        st.caption("No selected mechanism has a guarantee: there is nothing to publish. Pick a private mechanism in "
-                   "the sidebar.")
+        st.caption(
+            "No selected mechanism has a guarantee: there is nothing to publish. Pick a private mechanism in "
+            "the sidebar."
+        )
         return
-    st.caption("One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
-               "which the link records) with the budget split and centring shown here. Only what each release's "
-               "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
-               "reproducible, by design. The brief and the slides are made from that file alone.")
+    st.caption(
+        "One release per mechanism, drawn with fresh, unpredictable randomness (never the scenario's seed, "
+        "which the link records) with the budget split and centring shown here. Only what each release's "
+        "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
+        "reproducible, by design. The brief and the slides are made from that file alone."
+    )
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
         center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-        published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels,
-                                                **compute.release_rows(prep))
-        st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals),
-                                       "file": report.publishable_file(published, vals, ds)}
+        published = report.publishable_releases(
+            prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep)
+        )
+        st.session_state[FRESH_KEY] = {
+            "scenario": scenario.query_string(vals),
+            "file": report.publishable_file(published, vals, ds),
+        }
     fresh = st.session_state.get(FRESH_KEY)
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return
     file = fresh["file"]
     c = st.columns(3)
-    c[0].download_button("Download the publishable releases (JSON)",
-                         functools.partial(_encoded, report.releases_json, file), "dppca_releases.json",
-                         "application/json", icon=":material/data_object:", key="download_releases", width="stretch",
-                         help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
-                              "after a non-private choice, none), the public schema and settings, what it all means "
-                              "in words. No diagnostics, no seed. Its format: docs/publishable.md.")
+    c[0].download_button(
+        "Download the publishable releases (JSON)",
+        functools.partial(_encoded, report.releases_json, file),
+        "dppca_releases.json",
+        "application/json",
+        icon=":material/data_object:",
+        key="download_releases",
+        width="stretch",
+        help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
+        "after a non-private choice, none), the public schema and settings, what it all means "
+        "in words. No diagnostics, no seed. Its format: docs/publishable.md.",
+    )
     if not publishable.has_guarantee(file):
-        st.warning("This file is **not publishable**: its releases state no guarantee (see above). No brief or "
-                   "slides are offered for it.", icon=":material/gpp_bad:")
+        st.warning(
+            "This file is **not publishable**: its releases state no guarantee (see above). No brief or "
+            "slides are offered for it.",
+            icon=":material/gpp_bad:",
+        )
         return
-    c[1].download_button("Publishable brief (HTML, printable)", functools.partial(_encoded, brief.build_brief, file),
-                         "dppca_brief.html", "text/html", icon=":material/description:", key="download_brief",
-                         width="stretch", help="One printable page for stakeholders: what was released and why, the "
-                                               "guarantee in words, ε beside known deployments, utility against a "
-                                               "random baseline, a recommendation. Made from the JSON alone.")
-    c[2].download_button("Publishable slides", functools.partial(_encoded, brief.build_deck, file),
-                         "dppca_publishable_slides.html", "text/html", icon=":material/slideshow:",
-                         key="download_publishable_slides", width="stretch",
-                         help="The brief as a deck that opens offline in any browser. Made from the JSON alone.")
+    c[1].download_button(
+        "Publishable brief (HTML, printable)",
+        functools.partial(_encoded, brief.build_brief, file),
+        "dppca_brief.html",
+        "text/html",
+        icon=":material/description:",
+        key="download_brief",
+        width="stretch",
+        help="One printable page for stakeholders: what was released and why, the "
+        "guarantee in words, ε beside known deployments, utility against a "
+        "random baseline, a recommendation. Made from the JSON alone.",
+    )
+    c[2].download_button(
+        "Publishable slides",
+        functools.partial(_encoded, brief.build_deck, file),
+        "dppca_publishable_slides.html",
+        "text/html",
+        icon=":material/slideshow:",
+        key="download_publishable_slides",
+        width="stretch",
+        help="The brief as a deck that opens offline in any browser. Made from the JSON alone.",
+    )
 
 
 def _last_audit():
@@ -121,20 +159,30 @@ def _notebook_downloads(vals, ds, upload) -> None:
     """The two notebooks, each built when its button is pressed: the exploration notebook (a record, seeded) and the
     release notebook (spends the budget once, with a ledger), the latter only when a mechanism has a guarantee."""
     c = st.columns(3)
-    c[0].download_button("Exploration notebook", functools.partial(_encoded, notebooks.exploration_notebook, vals,
-                                                                   upload),
-                         "dppca_exploration.ipynb", "application/x-ipynb+json", icon=":material/menu_book:",
-                         key="download_exploration_notebook", width="stretch",
-                         help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
-                              "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.")
+    c[0].download_button(
+        "Exploration notebook",
+        functools.partial(_encoded, notebooks.exploration_notebook, vals, upload),
+        "dppca_exploration.ipynb",
+        "application/x-ipynb+json",
+        icon=":material/menu_book:",
+        key="download_exploration_notebook",
+        width="stretch",
+        help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
+        "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.",
+    )
     if any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
-        c[1].download_button("Release notebook", functools.partial(_encoded, notebooks.release_notebook, vals, ds,
-                                                                   upload),
-                             "dppca_release.ipynb", "application/x-ipynb+json", icon=":material/lock:",
-                             key="download_release_notebook", width="stretch",
-                             help="A Jupyter notebook whose release cell spends the budget once on your data with "
-                                  "fresh randomness and writes the publishable JSON, recording each spend in a ledger "
-                                  "file next to it; run again, it asks before spending again.")
+        c[1].download_button(
+            "Release notebook",
+            functools.partial(_encoded, notebooks.release_notebook, vals, ds, upload),
+            "dppca_release.ipynb",
+            "application/x-ipynb+json",
+            icon=":material/lock:",
+            key="download_release_notebook",
+            width="stretch",
+            help="A Jupyter notebook whose release cell spends the budget once on your data with "
+            "fresh randomness and writes the publishable JSON, recording each spend in a ledger "
+            "file next to it; run again, it asks before spending again.",
+        )
 
 
 def _encoded(build, *args) -> bytes:
@@ -164,13 +212,17 @@ with boundary("the report"):
     table = report.results_table(results)
     st.subheader("Guarantees")
     for mech, res in results.items():
-        guarantee.release_card(mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}")
+        guarantee.release_card(
+            mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}"
+        )
     shares = report.budget_table(results)
     budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
         f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
-        if scenario.private_k(vals) else "")
+        if scenario.private_k(vals)
+        else ""
+    )
     budget = None if split is None else show.built(figures.budget_bar, (split.as_dict(),), dict(title=bar_title))
     budget_fig = None if budget is None else budget.fig
     radii = report.radius_table(results)
@@ -181,8 +233,9 @@ with boundary("the report"):
     if budget is not None:
         show.chart(budget.fig, key="report_budget", summary=budget.summary, table=budget.table, shared=True)
     else:
-        st.caption("The whole budget of each release goes to the subspace (no private mean, radius, scree or score "
-                   "plot).")
+        st.caption(
+            "The whole budget of each release goes to the subspace (no private mean, radius, scree or score " "plot)."
+        )
     if shares is not None:
         st.dataframe(shares, hide_index=True, width="stretch")
         st.caption(" ".join(md_escape(sentence) for sentence in budget_words))
@@ -192,14 +245,18 @@ with boundary("the report"):
         st.dataframe(radii, hide_index=True, width="stretch")
     if scales is not None:
         st.subheader("Column scales chosen privately")
-        st.caption("Each release divided each column by a private root-mean-square from its scale share; the scales "
-                   "are part of what it publishes.")
+        st.caption(
+            "Each release divided each column by a private root-mean-square from its scale share; the scales "
+            "are part of what it publishes."
+        )
         st.dataframe(scales, hide_index=True, width="stretch")
     if ks is not None:
         st.subheader("k chosen privately")
-        st.caption("Each release kept the smallest k whose private explained-variance ratios sum above the target "
-                   "(post-processing of its eigenvalue share); k and every ratio it read are part of what it "
-                   "publishes. Each is scored against the exact top-k of its own k.")
+        st.caption(
+            "Each release kept the smallest k whose private explained-variance ratios sum above the target "
+            "(post-processing of its eigenvalue share); k and every ratio it read are part of what it "
+            "publishes. Each is scored against the exact top-k of its own k."
+        )
         st.dataframe(ks, hide_index=True, width="stretch")
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
@@ -210,9 +267,11 @@ with boundary("the report"):
         for mech, sentences in risk_sentences.items():
             st.markdown(f"**{md_escape(display_name(mech))}**\n" + "\n".join(f"- {x}" for x in sentences))
     at_k, note = views.at_k(results, k)  # with k chosen privately: the releases that chose the most frequent k
-    loadings = show.cached_chart(figures.loadings_compare, (ref, {m: metrics.align_components(r.components[0], ref)
-                                                                 for m, r in at_k.items()}, ds.columns),
-                                 key="report_loadings")
+    loadings = show.cached_chart(
+        figures.loadings_compare,
+        (ref, {m: metrics.align_components(r.components[0], ref) for m, r in at_k.items()}, ds.columns),
+        key="report_loadings",
+    )
     if note:
         st.caption(md_escape(note))
 
@@ -222,9 +281,11 @@ with boundary("the report"):
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
         tables["How the budget is split"] = shares
-    for title, frame in (("Clipping radius chosen privately (published by each release)", radii),
-                         ("Column scales chosen privately (published by each release)", scales),
-                         ("k chosen privately (published by each release)", ks)):
+    for title, frame in (
+        ("Clipping radius chosen privately (published by each release)", radii),
+        ("Column scales chosen privately (published by each release)", scales),
+        ("k chosen privately (published by each release)", ks),
+    ):
         if frame is not None:
             tables[title] = frame if seeded else report.without_single_runs(frame)
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
@@ -233,26 +294,66 @@ with boundary("the report"):
         tables["Last sweep (not private)"] = compute.sweep_table(last["frame"])
 
     st.subheader("Exploration record")
-    st.caption(md_escape(report.record_line(vals)) + " Its numbers come from seeded runs: the script prints them "
-               "again. Each file is made when you press its button.")
+    st.caption(
+        md_escape(report.record_line(vals)) + " Its numbers come from seeded runs: the script prints them "
+        "again. Each file is made when you press its button."
+    )
     link = report.record_link("report", vals)
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
     last_audit = _last_audit()
-    record = report.Record(vals, ds, prep, results, k, main, loadings, budget_fig, curves, last, link, summary,
-                           settings, table, shares, tables, risk_sentences, budget_words, audit=last_audit)
+    record = report.Record(
+        vals,
+        ds,
+        prep,
+        results,
+        k,
+        main,
+        loadings,
+        budget_fig,
+        curves,
+        last,
+        link,
+        summary,
+        settings,
+        table,
+        shares,
+        tables,
+        risk_sentences,
+        budget_words,
+        audit=last_audit,
+    )
     script = report.build_script(vals, upload)
     c = st.columns(3)
-    c[2].download_button("Download slides", functools.partial(_encoded, report.record_deck, record),
-                         "dppca_slides.html", "text/html", icon=":material/slideshow:", key="download_slides",
-                         width="stretch",
-                         help="A deck that opens offline in any browser: one slide per figure and decision, each "
-                              "figure with its numbers; an exploration record like the HTML report.")
-    c[0].download_button("HTML report (offline)", functools.partial(_encoded, report.record_html, record),
-                         "dppca_report.html", "text/html", icon=":material/download:", key="download_html",
-                         width="stretch")
-    c[1].download_button("Python script", script.encode(), "dppca_scenario.py", "text/x-python",
-                         icon=":material/code:", key="download_script", width="stretch",
-                         help="Prints this page's table with the installed dppca_core package (same seeds).")
+    c[2].download_button(
+        "Download slides",
+        functools.partial(_encoded, report.record_deck, record),
+        "dppca_slides.html",
+        "text/html",
+        icon=":material/slideshow:",
+        key="download_slides",
+        width="stretch",
+        help="A deck that opens offline in any browser: one slide per figure and decision, each "
+        "figure with its numbers; an exploration record like the HTML report.",
+    )
+    c[0].download_button(
+        "HTML report (offline)",
+        functools.partial(_encoded, report.record_html, record),
+        "dppca_report.html",
+        "text/html",
+        icon=":material/download:",
+        key="download_html",
+        width="stretch",
+    )
+    c[1].download_button(
+        "Python script",
+        script.encode(),
+        "dppca_scenario.py",
+        "text/x-python",
+        icon=":material/code:",
+        key="download_script",
+        width="stretch",
+        help="Prints this page's table with the installed dppca_core package (same seeds).",
+    )
     _notebook_downloads(vals, ds, upload)
     with st.expander("Python script"):
         st.code(script, language="python")

@@ -1,4 +1,5 @@
 """Reproduce: re-run each seed paper's synthetic experiment and set our curves beside what the paper reports."""
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -32,13 +33,30 @@ st.markdown(
 with st.sidebar:
     st.subheader("Reproduction settings")
     st.selectbox("paper", list(rp.PAPERS), format_func=lambda key: rp.PAPERS[key].title, **scenario.bind("rpaper"))
-    st.radio("grid", rp.GRIDS, format_func=GRID_LABELS.get, **scenario.bind("rgrid"),
-             help="The default grid is scaled down so that a paper's view finishes in under a minute on two cores; "
-                  "the full grid uses the paper's sizes and repetitions where it states them.")
-    st.number_input("repetitions (0 = the grid's own)", 0, 50, step=1, **scenario.bind("rreps"),
-                    help="Fresh data and noise per repetition; the bands span 95% of them.")
-    st.number_input("seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("rseed"),
-                    help="Seed of every data set and noise draw of the view.")
+    st.radio(
+        "grid",
+        rp.GRIDS,
+        format_func=GRID_LABELS.get,
+        **scenario.bind("rgrid"),
+        help="The default grid is scaled down so that a paper's view finishes in under a minute on two cores; "
+        "the full grid uses the paper's sizes and repetitions where it states them.",
+    )
+    st.number_input(
+        "repetitions (0 = the grid's own)",
+        0,
+        50,
+        step=1,
+        **scenario.bind("rreps"),
+        help="Fresh data and noise per repetition; the bands span 95% of them.",
+    )
+    st.number_input(
+        "seed",
+        0,
+        scenario.SEED_MAX,
+        step=1,
+        **scenario.bind("rseed"),
+        help="Seed of every data set and noise draw of the view.",
+    )
 
 vals = scenario.values()
 paper = rp.PAPERS[vals["rpaper"]]
@@ -55,45 +73,63 @@ with boundary("the reproduction"):
     shipped = bool(results)
     if shipped:
         note, button = st.columns([4, 1])
-        note.info(f"Shown: the run shipped with the app (default grid, seed 0, made by "
-                  f"`{computed.SHIPPED_COMMAND}`), read from docs/reproduce/ without computing anything. **Run live** "
-                  "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
-                  icon=":material/inventory_2:")
-        button.button("Run live", icon=":material/play_arrow:", key="live_reproduce", on_click=computed.go_live,
-                      args=(paper.key,),
-                      help="Recompute this paper's reproductions on this server (cached task by task).")
+        note.info(
+            f"Shown: the run shipped with the app (default grid, seed 0, made by "
+            f"`{computed.SHIPPED_COMMAND}`), read from docs/reproduce/ without computing anything. **Run live** "
+            "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
+            icon=":material/inventory_2:",
+        )
+        button.button(
+            "Run live",
+            icon=":material/play_arrow:",
+            key="live_reproduce",
+            on_click=computed.go_live,
+            args=(paper.key,),
+            help="Recompute this paper's reproductions on this server (cached task by task).",
+        )
     else:
         free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
         if grid == "full":
-            free.caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is "
-                         "done.")
+            free.caption(
+                "The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is " "done."
+            )
         if st.session_state.get(STOP_KEY):
-            st.info("Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from "
-                    "the cache.")
+            st.info(
+                "Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from "
+                "the cache."
+            )
         else:
             bar = st.progress(0.0, text="running the reproduction…")
-            results = computed.compute(paper.reproductions, grid, reps, seed,
-                                       progress=lambda done, text: bar.progress(done, text=text))
+            results = computed.compute(
+                paper.reproductions, grid, reps, seed, progress=lambda done, text: bar.progress(done, text=text)
+            )
             bar.empty()
 
 
 def _claims_table(claims) -> pd.DataFrame:
-    return pd.DataFrame([{"the paper's claim": c.claim, "here": c.status, "why, and the measurement": c.why}
-                         for c in claims])
+    return pd.DataFrame(
+        [{"the paper's claim": c.claim, "here": c.status, "why, and the measurement": c.why} for c in claims]
+    )
 
 
 for key, rep in results.items():
     st.subheader(rep.title)
     with boundary(f"the view {rep.title}"):
-        took = (f" Computed in {rep.seconds:.1f} s" + (" when the shipped files were made." if shipped else
-                                                        " (cached tasks are instant).")
-                if rep.seconds == rep.seconds else "")
+        took = (
+            f" Computed in {rep.seconds:.1f} s"
+            + (" when the shipped files were made." if shipped else " (cached tasks are instant).")
+            if rep.seconds == rep.seconds
+            else ""
+        )
         st.caption(md_escape(rep.settings + took))
         ours, theirs = st.columns([3, 1])
         with ours:
             # the shipped figure is shared by every session: presenter mode restyles a copy of it
-            fig = (go.Figure(computed.shipped_figure(key)) if show.presenting() else computed.shipped_figure(key)) \
-                if shipped else rp.figure(rep, title=False)
+            fig = (
+                (go.Figure(computed.shipped_figure(key)) if show.presenting() else computed.shipped_figure(key))
+                if shipped
+                else rp.figure(rep, title=False)
+            )
             show.chart(fig, key=f"reproduce_fig:{key}")
         with theirs:
             st.markdown("**The paper's figure shows**")
@@ -114,8 +150,14 @@ for key, rep in results.items():
             st.markdown("\n".join(f"- {md_escape(line)}" for line in rep.algorithms))
             for _, x, text in rep.marks:
                 st.caption(md_escape(f"Dotted line: {text}."))
-        st.download_button("Download the data (CSV)", report.csv_record(rep.frame, report.PUBLIC_RECORD),
-                           f"{key}.csv", "text/csv", icon=":material/download:", key=f"reproduce_csv:{key}",
-                           help="An exploration record of the papers' synthetic data: one row per panel, series, x "
-                                "value and repetition, with the algorithm that produced it (diagnostics, not "
-                                "releases; first line says so).")
+        st.download_button(
+            "Download the data (CSV)",
+            report.csv_record(rep.frame, report.PUBLIC_RECORD),
+            f"{key}.csv",
+            "text/csv",
+            icon=":material/download:",
+            key=f"reproduce_csv:{key}",
+            help="An exploration record of the papers' synthetic data: one row per panel, series, x "
+            "value and repetition, with the algorithm that produced it (diagnostics, not "
+            "releases; first line says so).",
+        )

@@ -1,5 +1,6 @@
 """Tensor: private orthogonal tensor decomposition across sites (capeAGN against conventional, local,
 non-private and random vectors) on mixtures of Gaussians and single topic models with known parameters."""
+
 import streamlit as st
 
 import dppca_core as dc
@@ -39,28 +40,78 @@ st.markdown(
 with st.sidebar:
     st.subheader("Tensor settings")
     current = scenario.values()
-    st.radio("model", ("MOG", "STM"), horizontal=True, **scenario.bind("tmodel"),
-             help="MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
-                  "(documents of three words, each document from one topic).")
+    st.radio(
+        "model",
+        ("MOG", "STM"),
+        horizontal=True,
+        **scenario.bind("tmodel"),
+        help="MOG: mixture of spherical Gaussians (σ² = 0.05, the paper's). STM: single topic model "
+        "(documents of three words, each document from one topic).",
+    )
     for label, (D, K) in PRESETS.items():  # one per line: side by side, the labels were cut at 1280x720
         st.button(label, on_click=_preset, args=(D, K), key=f"tensor_preset:{D}x{K}", width="stretch")
-    st.number_input("dimension D", 3, 60, step=1, **scenario.bind("tD"),
-                    help="Features (MOG) or vocabulary size (STM). The paper uses D = 10 and D = 50.")
-    st.number_input("components K", 2, 12, step=1, **scenario.bind("tK"),
-                    help="Mixture components or topics (K ≤ D). The paper uses K = 5 and K = 10.")
+    st.number_input(
+        "dimension D",
+        3,
+        60,
+        step=1,
+        **scenario.bind("tD"),
+        help="Features (MOG) or vocabulary size (STM). The paper uses D = 10 and D = 50.",
+    )
+    st.number_input(
+        "components K",
+        2,
+        12,
+        step=1,
+        **scenario.bind("tK"),
+        help="Mixture components or topics (K ≤ D). The paper uses K = 5 and K = 10.",
+    )
     st.number_input("sites S", 2, 20, step=1, **scenario.bind("tsites"), help="Equal sites holding disjoint samples.")
-    st.number_input("samples per site N_s", 100, 20_000, step=100, **scenario.bind("tn"),
-                    help="The sample-size sweep uses ¼, ½, 1, 2 and 4 times this.")
-    st.select_slider("ε (total, both stages)", options=scenario.with_current(TENSOR_EPS, current["teps"]),
-                     format_func=lambda v: f"{v:g}", **scenario.bind("teps"))
-    st.select_slider("δ (total, both stages)", options=scenario.with_current(TENSOR_DELTA, current["tdelta"]),
-                     format_func=lambda v: f"{v:g}", **scenario.bind("tdelta"), help="The paper uses δ = 0.01.")
-    st.slider("share of ε and δ for M2 (whitening)", 0.1, 0.9, step=0.05, **scenario.bind("tsplit"),
-              help="The rest goes to the third moment M3. The paper splits equally (0.5).")
-    st.number_input("repetitions", 2, 20, step=1, **scenario.bind("treps"),
-                    help="Fresh data and noise per repetition; the bands span 95% of them.")
-    st.number_input("seed", 0, 1_000_000, step=1, **scenario.bind("tseed"),
-                    help="Seed of the data and the noise (the model's components are fixed).")
+    st.number_input(
+        "samples per site N_s",
+        100,
+        20_000,
+        step=100,
+        **scenario.bind("tn"),
+        help="The sample-size sweep uses ¼, ½, 1, 2 and 4 times this.",
+    )
+    st.select_slider(
+        "ε (total, both stages)",
+        options=scenario.with_current(TENSOR_EPS, current["teps"]),
+        format_func=lambda v: f"{v:g}",
+        **scenario.bind("teps"),
+    )
+    st.select_slider(
+        "δ (total, both stages)",
+        options=scenario.with_current(TENSOR_DELTA, current["tdelta"]),
+        format_func=lambda v: f"{v:g}",
+        **scenario.bind("tdelta"),
+        help="The paper uses δ = 0.01.",
+    )
+    st.slider(
+        "share of ε and δ for M2 (whitening)",
+        0.1,
+        0.9,
+        step=0.05,
+        **scenario.bind("tsplit"),
+        help="The rest goes to the third moment M3. The paper splits equally (0.5).",
+    )
+    st.number_input(
+        "repetitions",
+        2,
+        20,
+        step=1,
+        **scenario.bind("treps"),
+        help="Fresh data and noise per repetition; the bands span 95% of them.",
+    )
+    st.number_input(
+        "seed",
+        0,
+        1_000_000,
+        step=1,
+        **scenario.bind("tseed"),
+        help="Seed of the data and the noise (the model's components are fixed).",
+    )
 
 ready = False
 with boundary("the tensor settings"):
@@ -72,43 +123,68 @@ with boundary("the tensor settings"):
     at_eps = by_eps[by_eps["epsilon"] == float(vals.epsilon)].groupby("mechanism")["q_comp"]
     cols = st.columns(len(SHOWN))
     for col, mech in zip(cols, SHOWN):
-        col.metric(f"q_comp · {ex.LABELS[mech]}", f"{at_eps.mean()[mech]:.3f}",
-                   delta=f"± {at_eps.std()[mech]:.3f} s.d.", delta_color="off", delta_arrow="off",
-                   help=f"Mean over {vals.reps} repetitions at ε = {vals.epsilon:g}, "
-                        f"N_s = {vals.n_per_site:,} (a diagnostic against the true model).")
-    st.caption(f"{vals.model} with D = {vals.D}, K = {vals.K}; S = {vals.sites} sites of "
-               f"N_s = {vals.n_per_site:,} samples; δ = {vals.delta:g}; {vals.split:.0%} of ε and δ to M2.")
+        col.metric(
+            f"q_comp · {ex.LABELS[mech]}",
+            f"{at_eps.mean()[mech]:.3f}",
+            delta=f"± {at_eps.std()[mech]:.3f} s.d.",
+            delta_color="off",
+            delta_arrow="off",
+            help=f"Mean over {vals.reps} repetitions at ε = {vals.epsilon:g}, "
+            f"N_s = {vals.n_per_site:,} (a diagnostic against the true model).",
+        )
+    st.caption(
+        f"{vals.model} with D = {vals.D}, K = {vals.K}; S = {vals.sites} sites of "
+        f"N_s = {vals.n_per_site:,} samples; δ = {vals.delta:g}; {vals.split:.0%} of ε and δ to M2."
+    )
     ready = True
 if not ready:
     st.stop()
 
 st.subheader("Error against ε")
 with boundary("the ε sweep"):
-    show.cached_chart(fig_tensor.qcomp_sweep, (computed.summary(by_eps, "epsilon", SHOWN), "epsilon", "ε (total)"),
-                      dict(labels=ex.LABELS, marker=float(vals.epsilon)))
-    st.caption(f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
-               "non-private error first, conventional and local need larger ε.")
+    show.cached_chart(
+        fig_tensor.qcomp_sweep,
+        (computed.summary(by_eps, "epsilon", SHOWN), "epsilon", "ε (total)"),
+        dict(labels=ex.LABELS, marker=float(vals.epsilon)),
+    )
+    st.caption(
+        f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
+        "non-private error first, conventional and local need larger ε."
+    )
 
 st.subheader("Error against the sample size per site")
 with boundary("the sample-size sweep"):
-    show.cached_chart(fig_tensor.qcomp_sweep, (computed.summary(by_n, "n_per_site", SHOWN), "n_per_site",
-                                               "samples per site N_s"),
-                      dict(labels=ex.LABELS, marker=float(vals.n_per_site)))
-    st.caption(f"ε = {vals.epsilon:g}. The sensitivities are proportional to 1/N_s, so more samples per "
-               "site means less noise at the same ε.")
+    show.cached_chart(
+        fig_tensor.qcomp_sweep,
+        (computed.summary(by_n, "n_per_site", SHOWN), "n_per_site", "samples per site N_s"),
+        dict(labels=ex.LABELS, marker=float(vals.n_per_site)),
+    )
+    st.caption(
+        f"ε = {vals.epsilon:g}. The sensitivities are proportional to 1/N_s, so more samples per "
+        "site means less noise at the same ε."
+    )
 
 st.subheader("Recovered against true components")
 with boundary("the component view"):
     model, aligned, weights = computed.components(vals)
-    show.cached_chart(fig_tensor.components_compare, (model.components, aligned),
-                      dict(labels=ex.LABELS, feature="word" if vals.kind == "stm" else "coordinate"))
+    show.cached_chart(
+        fig_tensor.components_compare,
+        (model.components, aligned),
+        dict(labels=ex.LABELS, feature="word" if vals.kind == "stm" else "coordinate"),
+    )
     show.cached_chart(fig_tensor.weights_compare, (model.weights, weights), dict(labels=ex.LABELS))
-    st.caption("One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
-               "one it is matched to. " + ("Topic estimates are post-processed into distributions (negative "
-               "entries set to 0, columns summing to 1), as in the paper." if vals.kind == "stm" else
-               "Mixture means are in the data's units (rows were clipped to a public radius and scaled back) and "
-               "projected onto the ball ‖a_k‖ ≤ 1 the model declares public, so a noise-swamped estimate is no "
-               "farther from the truth than a random guess."))
+    st.caption(
+        "One data set (repetition 0) at the chosen ε; each recovered component is placed beside the true "
+        "one it is matched to. "
+        + (
+            "Topic estimates are post-processed into distributions (negative "
+            "entries set to 0, columns summing to 1), as in the paper."
+            if vals.kind == "stm"
+            else "Mixture means are in the data's units (rows were clipped to a public radius and scaled back) and "
+            "projected onto the ball ‖a_k‖ ≤ 1 the model declares public, so a noise-swamped estimate is no "
+            "farther from the truth than a random guess."
+        )
+    )
 
 with st.expander("What each mechanism does, its calibration and trust assumptions"):
     with boundary("the mechanism notes"):

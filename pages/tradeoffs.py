@@ -1,5 +1,6 @@
 """Trade-offs: a metric against epsilon (or n, d, delta, k, s), theory rates, results table, budget planner, and the
 plan from targets (the smallest epsilon, mechanism and split that meet the errors a user accepts, on a stand-in)."""
+
 import pandas as pd
 import streamlit as st
 
@@ -23,33 +24,49 @@ if not show.presenting():  # in presenter mode the bar names the page: the chart
 
 c = st.columns(3)
 c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **scenario.bind("sweep"))
-c[1].selectbox("Metric", list(compute.METRICS), format_func=lambda m: experiments.METRICS[m].label,
-               help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
-                    "optimal energy, and support F1: higher is better.", **scenario.bind("metric"))
+c[1].selectbox(
+    "Metric",
+    list(compute.METRICS),
+    format_func=lambda m: experiments.METRICS[m].label,
+    help="Subspace distance: lower is better (0 = the exact components). Captured energy, in % of the "
+    "optimal energy, and support F1: higher is better.",
+    **scenario.bind("metric"),
+)
 c[2].toggle("log y axis", **scenario.bind("logy"))
 oracle = scenario.private_radius(vals) and vals["oracle"]
 if scenario.private_radius(vals):
-    c[2].toggle("compare with an oracle R", **scenario.bind("oracle"),
-                help="Each mechanism also runs with R = the exact target quantile of the rows' norms, read from the "
-                     "data without noise (not private: an oracle), and the radius share given to the subspace: the "
-                     "gap between the two curves is what choosing R privately costs.")
+    c[2].toggle(
+        "compare with an oracle R",
+        **scenario.bind("oracle"),
+        help="Each mechanism also runs with R = the exact target quantile of the rows' norms, read from the "
+        "data without noise (not private: an oracle), and the radius share given to the subspace: the "
+        "gap between the two curves is what choosing R privately costs.",
+    )
 if not show.presenting():
-    st.caption("Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
-               "the raw data as reference (not private, for exploration); other settings as in the sidebar.")
+    st.caption(
+        "Each point: mean over repetitions with a 95% band (2.5%–97.5% quantiles) of a diagnostic computed with "
+        "the raw data as reference (not private, for exploration); other settings as in the sidebar."
+    )
 
 
 def _sweep(axis, metric):
     label, _, log_x = compute.SWEEPS[axis]
     if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
-        raise ValueError(f"sweeping {label} regenerates the data, so it needs the synthetic source; "
-                         "switch to 'Synthesize' on the Data page or sweep ε, δ, n, k or s.")
+        raise ValueError(
+            f"sweeping {label} regenerates the data, so it needs the synthetic source; "
+            "switch to 'Synthesize' on the Data page or sweep ε, δ, n, k or s."
+        )
     if compute.subsamples(axis, vals) and not data.load_dataset(vals).has_rows:
-        raise ValueError("a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
-                         "swept on it: sweep ε, δ, k or s (or upload a sample of the rows).")
+        raise ValueError(
+            "a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
+            "swept on it: sweep ε, δ, k or s (or upload a sample of the rows)."
+        )
     values = compute.sweep_values(axis, vals)
     if axis == "k" and scenario.private_k(vals):
-        raise ValueError("k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
-                         "choose k yourself (Explore: 'k comes from').")
+        raise ValueError(
+            "k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
+            "choose k yourself (Explore: 'k comes from')."
+        )
     bar = st.progress(0.0, text="running the sweep…")
     total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
     done = []
@@ -61,8 +78,9 @@ def _sweep(axis, metric):
     frame, errors = compute.sweep_frame(vals, axis, metric, values, on_point=progress, label=label)
     oracle_frame = pd.DataFrame()
     if oracle:  # each point again at the exact quantile of the norms (not private), the radius share to the subspace
-        oracle_frame, more = compute.sweep_frame(vals, axis, metric, values, on_point=progress,
-                                                 label=f"{label} (oracle R)", variant=_oracle_fields)
+        oracle_frame, more = compute.sweep_frame(
+            vals, axis, metric, values, on_point=progress, label=f"{label} (oracle R)", variant=_oracle_fields
+        )
         errors += more
     bar.empty()
     return frame, oracle_frame, errors, log_x, label
@@ -79,14 +97,18 @@ LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner
 
 def _subsample_words(n_rows: int, extrapolated: bool) -> str:
     """What a sweep of n on the table shows, and what it is not (Markdown)."""
-    words = (f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
-             f"scenario's seed, {vals['seed']}; each smaller subset inside the larger ones), each point scored "
-             "against the non-private answer on the same rows: an exploration of your own data, not a release.")
+    words = (
+        f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
+        f"scenario's seed, {vals['seed']}; each smaller subset inside the larger ones), each point scored "
+        "against the non-private answer on the same rows: an exploration of your own data, not a release."
+    )
     if extrapolated:
-        words += (f" Beyond {n_rows:,} rows the points are **extrapolated** from the fitted rate, not measured.")
+        words += f" Beyond {n_rows:,} rows the points are **extrapolated** from the fitted rate, not measured."
     if vals["nb"] == "add_remove":
-        words += (" Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
-                  "and none of them is a number to publish.")
+        words += (
+            " Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
+            "and none of them is a number to publish."
+        )
     return words
 
 
@@ -99,8 +121,10 @@ with boundary("the sweep"):
     if not mechs:
         st.info("Pick at least one mechanism in the sidebar.")
     elif st.session_state.get(STOP_KEY):
-        st.info("Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
-                "from the cache.")
+        st.info(
+            "Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
+            "from the cache."
+        )
     else:
         st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
         frame, oracle_frame, errors, log_x, label = _sweep(axis, metric)
@@ -108,34 +132,57 @@ with boundary("the sweep"):
         for e in errors[:5]:
             st.warning(md_escape(e))
         if frame.empty:
-            raise ValueError("no point of the sweep could be computed (support metrics need a planted support or "
-                             "s > 0).")
+            raise ValueError(
+                "no point of the sweep could be computed (support metrics need a planted support or " "s > 0)."
+            )
         ds = data.load_dataset(vals)
         private_k = scenario.private_k(vals)  # each release's own k: no common rate, no common random level
-        overlay = (theory_overlay.Overlay() if private_k else
-                   theory_overlay.fitted(axis, metric, mechs, vals, ds.n, ds.d, frame))
+        overlay = (
+            theory_overlay.Overlay()
+            if private_k
+            else theory_overlay.fitted(axis, metric, mechs, vals, ds.n, ds.d, frame)
+        )
         own_rows = compute.subsamples(axis, vals)
         extrapolated, not_extrapolated = ({}, [])
         if own_rows and not private_k:
-            extrapolated, not_extrapolated = theory_overlay.extrapolation(overlay, ds.n, compute.EXTRAPOLATED_MULTIPLES,
-                                                                          vals, ds.d)
-        random_level = (metrics.random_subspace_distance(ds.d, int(vals["k"]))
-                        if metric == "subspace_distance" and axis not in ("d", "k") and not private_k else None)
-        show.cached_chart(figures.sweep, (frame, axis, metric, compute.METRICS[metric]),
-                          dict(log_x=log_x, theory=overlay.lines, log_y=vals["logy"], random_level=random_level,
-                               x_title=label, y_title=experiments.METRICS[metric].symbol, variants=variants,
-                               extrapolated=extrapolated), main=True)
+            extrapolated, not_extrapolated = theory_overlay.extrapolation(
+                overlay, ds.n, compute.EXTRAPOLATED_MULTIPLES, vals, ds.d
+            )
+        random_level = (
+            metrics.random_subspace_distance(ds.d, int(vals["k"]))
+            if metric == "subspace_distance" and axis not in ("d", "k") and not private_k
+            else None
+        )
+        show.cached_chart(
+            figures.sweep,
+            (frame, axis, metric, compute.METRICS[metric]),
+            dict(
+                log_x=log_x,
+                theory=overlay.lines,
+                log_y=vals["logy"],
+                random_level=random_level,
+                x_title=label,
+                y_title=experiments.METRICS[metric].symbol,
+                variants=variants,
+                extrapolated=extrapolated,
+            ),
+            main=True,
+        )
         if own_rows:
             st.caption(_subsample_words(ds.n, bool(extrapolated)))
         if variants:
-            st.caption("Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
-                       f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
-                       "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
-                       "costs.")
+            st.caption(
+                "Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
+                f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
+                "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
+                "costs."
+            )
         if private_k:
-            st.caption("k is chosen privately inside each release: each repetition is scored against the exact top-k "
-                       "of its own k (the table's 'k chosen' column), so no theory rate or random level at one k is "
-                       "drawn.")
+            st.caption(
+                "k is chosen privately inside each release: each repetition is scored against the exact top-k "
+                "of its own k (the table's 'k chosen' column), so no theory rate or random level at one k is "
+                "drawn."
+            )
         elif metric not in theory.ERROR_FORMS:
             st.caption(f"No theoretical rate predicts {experiments.METRICS[metric].label}: none is drawn.")
         else:
@@ -143,23 +190,39 @@ with boundary("the sweep"):
                 st.caption(theory_overlay.assumptions(overlay.lines, bool(extrapolated)))
             for note in overlay.notes + not_extrapolated:
                 st.caption(md_escape(note))
-        st.session_state[LAST_SWEEP] = {"frame": frame, "axis": axis, "metric": metric, "label": label,
-                                         "rows": ds.n if own_rows else None, "extrapolated": extrapolated}
+        st.session_state[LAST_SWEEP] = {
+            "frame": frame,
+            "axis": axis,
+            "metric": metric,
+            "label": label,
+            "rows": ds.n if own_rows else None,
+            "extrapolated": extrapolated,
+        }
         table = compute.sweep_table(frame)
         if variants:
-            table = pd.concat([table.assign(R="chosen privately"),
-                               compute.sweep_table(oracle_frame).assign(R=ORACLE_LABEL)], ignore_index=True)
+            table = pd.concat(
+                [table.assign(R="chosen privately"), compute.sweep_table(oracle_frame).assign(R=ORACLE_LABEL)],
+                ignore_index=True,
+            )
         st.dataframe(table, width="stretch", hide_index=True)
-        st.download_button("Download results (CSV)", report.csv_record(table, report.record_line(vals)),
-                           "dppca_sweep.csv", "text/csv", icon=":material/download:", key="download_sweep",
-                           help="An exploration record: diagnostics over repetitions (not private), first line "
-                                "says so (read it with comment='#').")
+        st.download_button(
+            "Download results (CSV)",
+            report.csv_record(table, report.record_line(vals)),
+            "dppca_sweep.csv",
+            "text/csv",
+            icon=":material/download:",
+            key="download_sweep",
+            help="An exploration record: diagnostics over repetitions (not private), first line "
+            "says so (read it with comment='#').",
+        )
 
 st.subheader("Which mechanism wins at each ε")
 if not show.presenting():
-    st.caption("The sweep of ε above, read as a frontier: each chosen mechanism's median error on your data at each "
-               "ε, the best private one ringed (the non-private baseline is a reference, never the winner), each "
-               "line marked with the verdict of the mechanism's own audit.")
+    st.caption(
+        "The sweep of ε above, read as a frontier: each chosen mechanism's median error on your data at each "
+        "ε, the best private one ringed (the non-private baseline is a reference, never the winner), each "
+        "line marked with the verdict of the mechanism's own audit."
+    )
 
 
 def _sweep_epsilon() -> None:
@@ -177,10 +240,14 @@ with boundary("the frontier"):
         points = frontier.frontier_frame(last["frame"], last["metric"])
         shipped = frontier.audit_verdicts()
         verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
-        show.cached_chart(figures.frontier, (points, {m: (v.status, v.words) for m, v in verdicts.items()},
-                                             compute.METRICS[last["metric"]]), dict(log_y=vals["logy"]),
-                          key="frontier_chart", summary=frontier.frontier_summary(points, last["metric"]),
-                          table=frontier.frontier_table(points, verdicts))
+        show.cached_chart(
+            figures.frontier,
+            (points, {m: (v.status, v.words) for m, v in verdicts.items()}, compute.METRICS[last["metric"]]),
+            dict(log_y=vals["logy"]),
+            key="frontier_chart",
+            summary=frontier.frontier_summary(points, last["metric"]),
+            table=frontier.frontier_table(points, verdicts),
+        )
         st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))
 
 st.subheader("Budget planner")
@@ -231,19 +298,29 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
             row[f"{info.label} there (mean [2.5%, 97.5%])"] = f"{at['mean']:.3g} [{at['lo']:.3g}, {at['hi']:.3g}]"
         table_rows.append(row)
     st.table(pd.DataFrame(table_rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
-    grid_words = ("on the subsamples of your table (a finer grid gives a tighter answer); beyond its rows only the "
-                  "extrapolated mean answers, with no spread" if rows else
-                  "on the swept grid (a finer grid gives a tighter answer)")
-    st.caption(f"Target: {info.label} {better} {target:g}{unit} in at least {100 * share:.0f}% of repetitions, "
-               f"{grid_words}.")
+    grid_words = (
+        "on the subsamples of your table (a finer grid gives a tighter answer); beyond its rows only the "
+        "extrapolated mean answers, with no spread"
+        if rows
+        else "on the swept grid (a finer grid gives a tighter answer)"
+    )
+    st.caption(
+        f"Target: {info.label} {better} {target:g}{unit} in at least {100 * share:.0f}% of repetitions, "
+        f"{grid_words}."
+    )
     if rows:  # the table's rows cannot be extended: more rows are the extrapolation's what-if
         return
     advice = compute.next_range(found, axis, vals, sorted(frame[axis].unique()))
     if advice:
         st.info(advice["text"], icon=":material/trending_up:")
         if advice.get("button"):
-            st.button(advice["button"], key="planner_extend", on_click=_extend, args=(advice["lo"], advice["hi"]),
-                      icon=":material/open_in_full:")
+            st.button(
+                advice["button"],
+                key="planner_extend",
+                on_click=_extend,
+                args=(advice["lo"], advice["hi"]),
+                icon=":material/open_in_full:",
+            )
 
 
 def _extrapolated_answer(points, rows: int, target: float) -> str:
@@ -264,20 +341,28 @@ with boundary("the budget planner"):
     better = "at most" if info.lower_is_better else "at least"
     unit = f" {info.unit}" if info.unit else ""
     c = st.columns([2, 1])
-    c[0].number_input(f"target: {info.label}{' (' + info.unit + ')' if info.unit else ''} {better}", min_value=info.low,
-                      max_value=info.upper(k, d), format="%g",
-                      help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
-                      **scenario.bind("target"))
+    c[0].number_input(
+        f"target: {info.label}{' (' + info.unit + ')' if info.unit else ''} {better}",
+        min_value=info.low,
+        max_value=info.upper(k, d),
+        format="%g",
+        help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
+        **scenario.bind("target"),
+    )
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
     last = st.session_state.get(LAST_SWEEP)
     if last is None:
-        st.info("The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
-                "target) or n (smallest n at this ε).")
+        st.info(
+            "The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
+            "target) or n (smallest n at this ε)."
+        )
     elif last["axis"] != vals["sweep"]:
         st.info("The planner reads the sweep above, which is stopped: press **Run the sweep**.")
     elif last["axis"] not in compute.EXTENDABLE:
-        st.info(f"The planner answers sweeps of ε (smallest ε for the target) or n (smallest n at this ε); the "
-                f"sweep above is of {last['label']}.")
+        st.info(
+            f"The planner answers sweeps of ε (smallest ε for the target) or n (smallest n at this ε); the "
+            f"sweep above is of {last['label']}."
+        )
     elif last["metric"] != metric:
         st.info("The planner reads the sweep above, drawn for another metric: run the sweep again.")
     else:
@@ -285,46 +370,76 @@ with boundary("the budget planner"):
 
 st.subheader("Plan from targets")
 if not show.presenting():
-    st.caption("Say what error you can accept; the planner finds the smallest total ε, the mechanism and the budget "
-               "split that meet it in the share of releases you ask for. It simulates fresh releases on a **stand-in** "
-               "for your data (a law, a spectrum you state, or a spectrum released privately inside its own budget), "
-               "never on your rows. How it works: docs/planner.md.")
+    st.caption(
+        "Say what error you can accept; the planner finds the smallest total ε, the mechanism and the budget "
+        "split that meet it in the share of releases you ask for. It simulates fresh releases on a **stand-in** "
+        "for your data (a law, a spectrum you state, or a spectrum released privately inside its own budget), "
+        "never on your rows. How it works: docs/planner.md."
+    )
 
 
 def _targets() -> dict:
     """The targets the user ticked, each with its number (scenario settings: the link and the file carry them)."""
-    st.multiselect("targets", list(planner.TARGET_INPUTS), format_func=lambda t: planner.TARGET_INPUTS[t][0],
-                   **scenario.bind("ptarget", key="plan_targets", to_widget=lambda v: [t for t in v.split(",") if t],
-                                   from_widget=",".join))
+    st.multiselect(
+        "targets",
+        list(planner.TARGET_INPUTS),
+        format_func=lambda t: planner.TARGET_INPUTS[t][0],
+        **scenario.bind(
+            "ptarget", key="plan_targets", to_widget=lambda v: [t for t in v.split(",") if t], from_widget=",".join
+        ),
+    )
     chosen = planner.chosen_targets(vals)
     cols = st.columns(max(len(chosen), 1))
     for col, name in zip(cols, chosen):
         label, step, help_text = planner.TARGET_INPUTS[name]
         field = scenario.FIELDS[planner.target_field(name)]
-        col.number_input(label, field.low, field.high, step=step, format="%g", help=help_text,
-                         **scenario.bind(field.name, key=f"plan_t_{name}"))
+        col.number_input(
+            label,
+            field.low,
+            field.high,
+            step=step,
+            format="%g",
+            help=help_text,
+            **scenario.bind(field.name, key=f"plan_t_{name}"),
+        )
     return planner.chosen_targets(vals)
 
 
 def _standin_inputs(ds) -> tuple[str, dict]:
     """The stand-in the user picked and its inputs (built when **Plan** is pressed: a private one spends budget)."""
     kinds = planner.standin_choices(vals, ds.has_rows)
-    st.radio("plan on", kinds, format_func=planner.STANDINS.get, horizontal=True,
-             **scenario.bind("pon", key="plan_standin", to_widget=lambda v: planner.standin_kind(vals, kinds)))
+    st.radio(
+        "plan on",
+        kinds,
+        format_func=planner.STANDINS.get,
+        horizontal=True,
+        **scenario.bind("pon", key="plan_standin", to_widget=lambda v: planner.standin_kind(vals, kinds)),
+    )
     kind = planner.standin_kind(vals, kinds)
     if kind == "stated":
         c = st.columns([3, 1])
-        c[0].text_input(f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
-                        help="E.g. from a previous study or a published release. Fewer than d values: the rest of the "
-                             "total is spread evenly.", **scenario.bind("pspec", key="plan_spectrum"))
+        c[0].text_input(
+            f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
+            help="E.g. from a previous study or a published release. Fewer than d values: the rest of the "
+            "total is spread evenly.",
+            **scenario.bind("pspec", key="plan_spectrum"),
+        )
         c[1].number_input("total variance", min_value=0.0, format="%g", **scenario.bind("ptotal", key="plan_total"))
         return kind, {"stated": vals["pspec"], "total": float(vals["ptotal"])}
     if kind == "private":
-        st.number_input("ε spent on the stand-in (added to the plan's total)", 0.01, 10.0, step=0.05, format="%g",
-                        **scenario.bind("peps0", key="plan_eps0"))
-        st.caption("Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
-                   "this session's later plans on the same data, never drawn again). Each spectrum released from "
-                   "these rows is counted in every plan's total.")
+        st.number_input(
+            "ε spent on the stand-in (added to the plan's total)",
+            0.01,
+            10.0,
+            step=0.05,
+            format="%g",
+            **scenario.bind("peps0", key="plan_eps0"),
+        )
+        st.caption(
+            "Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
+            "this session's later plans on the same data, never drawn again). Each spectrum released from "
+            "these rows is counted in every plan's total."
+        )
         return kind, {"private_epsilon": float(vals["peps0"])}
     return kind, {}
 
@@ -338,11 +453,15 @@ def _show_plan(found) -> None:
         c[1].metric("mechanism", display_name(found.mechanism))
         c[2].metric("budget split", planning.split_words(found.budget))
         st.markdown("\n".join(f"- {md_escape(s)}" for s in found.describe()))
-    st.caption("Planned on a stand-in, not on your rows: if your data differ from it (a narrower gap between the "
-               "variances, heavier tails) the real share of releases meeting the targets differs too. The Report "
-               "checks a release against your rows (not private).")
-    show.chart(plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None,
-                             found.mechanism), key="plan_frontier")
+    st.caption(
+        "Planned on a stand-in, not on your rows: if your data differ from it (a narrower gap between the "
+        "variances, heavier tails) the real share of releases meeting the targets differs too. The Report "
+        "checks a release against your rows (not private)."
+    )
+    show.chart(
+        plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None, found.mechanism),
+        key="plan_frontier",
+    )
     with st.expander("every mechanism and split tried"):
         st.dataframe(found.candidates.drop(columns="mechanism"), hide_index=True, width="stretch")
 
@@ -355,8 +474,13 @@ with boundary("the plan from targets"):
     confidence = float(vals["pconf"])
     estimate = None
     if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
-        c[1].number_input("public estimate of n (the count is private under add/remove)", 2, 10**8, step=1,
-                          **scenario.bind("pn", key="plan_n"))
+        c[1].number_input(
+            "public estimate of n (the count is private under add/remove)",
+            2,
+            10**8,
+            step=1,
+            **scenario.bind("pn", key="plan_n"),
+        )
         estimate = int(vals["pn"])
     kind, standin_args = _standin_inputs(ds)
     if scenario.private_k(vals):
@@ -369,16 +493,24 @@ with boundary("the plan from targets"):
             standin = planner.build_standin(kind, vals, ds, **standin_args)
             n = planner.public_n(vals, ds.n, estimate)
             spent = planner.released_before(ds.key, standin)
-            st.session_state[planner.PLAN_KEY] = (question, planner.make_plan(targets, confidence, vals, standin, n,
-                                                                              ds.d, spent))
+            st.session_state[planner.PLAN_KEY] = (
+                question,
+                planner.make_plan(targets, confidence, vals, standin, n, ds.d, spent),
+            )
     asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
     if found is not None and asked != question:
         st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")
     elif found is not None:
         _show_plan(found)
         if found.reachable:
-            st.button("Use this plan", key="plan_apply", on_click=planner.apply, args=(found,),
-                      icon=":material/check:", help="Sets ε, puts the mechanism first and sets the budget split.")
+            st.button(
+                "Use this plan",
+                key="plan_apply",
+                on_click=planner.apply,
+                args=(found,),
+                icon=":material/check:",
+                help="Sets ε, puts the mechanism first and sets the budget split.",
+            )
         line = planner.planned_line(vals)
         if line:
             st.success(md_escape(line), icon=":material/check_circle:")

@@ -5,6 +5,7 @@ Usage: python sample_data/make_samples.py
 Each CSV holds the numeric features (scikit-learn's column names, values exactly as bundled) followed by
 the label column with the class names as text. Sources, licences and citations: sample_data/README.md.
 """
+
 from pathlib import Path
 
 from sklearn import datasets

@@ -28,6 +28,7 @@ ends with one line on standard error that says what to do, and exit status 1; ba
 Standard library only, POSIX only (the README's commands run under bash), and the syntax parses on old
 Pythons (3.7 and later) so that they get the version message.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -70,7 +71,7 @@ def parse_args(argv: list[str]) -> tuple[list[Path], list[str]]:
         i += 2
     if i + 1 >= len(argv) or argv[i] != "-m":
         raise UsageError(USAGE)
-    return requirements, argv[i + 1:]
+    return requirements, argv[i + 1 :]
 
 
 def check_python(version_info=sys.version_info, executable: str = sys.executable) -> None:
@@ -79,7 +80,8 @@ def check_python(version_info=sys.version_info, executable: str = sys.executable
         found = ".".join(str(part) for part in version_info[:3])
         raise BootstrapError(
             f"DP-PCA Explorer needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer, but {executable} is {found}: "
-            "install a newer Python (e.g. with pyenv or your package manager) and run the command with it.")
+            "install a newer Python (e.g. with pyenv or your package manager) and run the command with it."
+        )
 
 
 def in_virtualenv() -> bool:
@@ -107,18 +109,25 @@ def ensure_project_venv(env_dir: Path = PROJECT_VENV) -> Path:
     if importlib.util.find_spec("ensurepip") is None:
         raise BootstrapError(
             f"{sys.executable} cannot create a virtual environment (its ensurepip module is missing): install it "
-            "(on Debian/Ubuntu: sudo apt install python3-venv) or activate a virtual environment, then run again.")
+            "(on Debian/Ubuntu: sudo apt install python3-venv) or activate a virtual environment, then run again."
+        )
     fresh = not env_dir.exists()
     action = f"creating {display(env_dir)}" if fresh else f"recreating {display(env_dir)} (its Python is gone)"
     say(f"{action} with {sys.executable} (Python {sys.version.split()[0]})")
-    done = subprocess.run([sys.executable, "-m", "venv", "--clear", str(env_dir)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "venv", "--clear", str(env_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     if done.returncode != 0 or not python.exists():
         if fresh:
             shutil.rmtree(env_dir, ignore_errors=True)  # no half-made environment for the next run to trip on
         last = (done.stdout.strip().splitlines() or ["no output"])[-1].strip()
-        raise BootstrapError(f"could not create {display(env_dir)} with {sys.executable} ({last}): install the "
-                             "venv module (on Debian/Ubuntu: sudo apt install python3-venv), then run again.")
+        raise BootstrapError(
+            f"could not create {display(env_dir)} with {sys.executable} ({last}): install the "
+            "venv module (on Debian/Ubuntu: sudo apt install python3-venv), then run again."
+        )
     return python
 
 
@@ -180,8 +189,10 @@ def install_if_changed(python: Path, env_dir: Path, requirements: list[Path]) ->
     for path in requirements:
         command += ["-r", str(path)]
     if subprocess.run(command).returncode != 0:
-        raise BootstrapError(f"pip could not install {names} into {display(env_dir)} (its message is above): "
-                             "fix that (network? disk space?) and run the command again.")
+        raise BootstrapError(
+            f"pip could not install {names} into {display(env_dir)} (its message is above): "
+            "fix that (network? disk space?) and run the command again."
+        )
     write_stamp(env_dir, hashes)
     return True
 

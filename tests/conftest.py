@@ -1,4 +1,5 @@
 """Shared pytest fixtures (shared file: add fixtures, keep existing ones)."""
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Small data builders for tests (independent of dppca_core.data.datasets)."""
+
 import numpy as np
 
 

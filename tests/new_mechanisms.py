@@ -1,4 +1,5 @@
 """Checks shared by the tests of the issue-39 mechanisms (coinpress, trace_sensitive, topk_dp_pca)."""
+
 import numpy as np
 from dp_accounting import pld
 
@@ -10,8 +11,10 @@ from dppca_core.estimator import DPPCA
 def no_noise_free_field(mechanism, X, X_prime, k, seeds=range(6), **params):
     """The audit's scan: a published field constant over every run on X, constant over every run on X' and different
     between them would carry no noise. Returns its path (None: there is none)."""
-    runs = [[leaves(dc.run(mechanism, data, k, 1.0, 1e-6, seed=s, **params).published()) for s in seeds]
-            for data in (X, X_prime)]
+    runs = [
+        [leaves(dc.run(mechanism, data, k, 1.0, 1e-6, seed=s, **params).published()) for s in seeds]
+        for data in (X, X_prime)
+    ]
     return deterministic_field(*runs)
 
 
@@ -33,6 +36,7 @@ def pld_epsilon(parts, delta):
     dist = None
     for sigma, sens in parts:
         step = pld.privacy_loss_distribution.from_gaussian_mechanism(
-            standard_deviation=sigma, sensitivity=sens, value_discretization_interval=1e-4)
+            standard_deviation=sigma, sensitivity=sens, value_discretization_interval=1e-4
+        )
         dist = step if dist is None else dist.compose(step)
     return dist.get_epsilon_for_delta(delta)

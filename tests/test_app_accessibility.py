@@ -1,4 +1,5 @@
 """Every chart of the app carries its text alternative: a one-line summary and a "Show the numbers" table."""
+
 import pytest
 
 from tests.test_app_pages import assert_clean

@@ -1,5 +1,6 @@
 """The smaller items of issue 35 (item 10), each checked in the app: the audit's numbers and δ, visible explanations,
 labels that fit, the lesson's words and buttons."""
+
 import pytest
 
 from tests.test_app_pages import assert_clean
@@ -80,8 +81,9 @@ def test_units_far_apart_are_flagged_as_soon_as_the_table_is_read(app_test):
 
     X = np.array([[4000.0, 17.0, np.nan], [4400.0, np.nan, 0.0], [3800.0, 19.0, 0.0]])
     top, low, spread = experiments.unit_spread(X)
-    assert (top, low) == (0, 1) and spread == pytest.approx(np.sqrt(np.mean(X[:, 0] ** 2)) / np.sqrt(
-        np.mean([17.0**2, 19.0**2])))
+    assert (top, low) == (0, 1) and spread == pytest.approx(
+        np.sqrt(np.mean(X[:, 0] ** 2)) / np.sqrt(np.mean([17.0**2, 19.0**2]))
+    )
     assert experiments.unit_spread(np.array([[1.0, 20.0], [2.0, 25.0]])) is None  # 15x: mean squares 225x apart
     at = app_test(src="upload", mechs="analyze_gauss", reps="1")  # R left at its default
     at.session_state["upload"] = {"name": "penguins.csv", "bytes": messy_csv()}

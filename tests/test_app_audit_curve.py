@@ -1,5 +1,6 @@
 """The audit as a curve in the app: the Audit page draws it with its reading and numbers (our mechanisms and an external
 library), and the Report's exploration record carries it."""
+
 import json
 
 from tests.test_app_pages import assert_clean, plain

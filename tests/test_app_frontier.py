@@ -1,6 +1,7 @@
 """The frontier on Trade-offs (issue 39): each chosen mechanism's median error against ε on the user's data, the best
 ringed at each ε, each line marked with its own audit's verdict from docs/audit-table.md (said to be the mechanism's
 audit, not one of the user's data), with the numbers as a table."""
+
 import json
 
 import pandas as pd
@@ -50,8 +51,17 @@ def _sweep(medians: dict) -> pd.DataFrame:
     for mech, by_eps in medians.items():
         for eps, centre in by_eps.items():
             values = [centre - 0.01, centre, centre + 0.01]
-            rows.append({"mechanism": mech, "eps": eps, "mean": centre, "lo": centre - 0.01, "hi": centre + 0.01,
-                         "reps": 3, "values": values})
+            rows.append(
+                {
+                    "mechanism": mech,
+                    "eps": eps,
+                    "mean": centre,
+                    "lo": centre - 0.01,
+                    "hi": centre + 0.01,
+                    "reps": 3,
+                    "values": values,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -59,8 +69,12 @@ def test_the_best_median_at_each_epsilon_follows_the_metrics_direction():
     frame = _sweep({"analyze_gauss": {0.5: 0.4, 1.0: 0.2, 2.0: 0.1}, "coinpress": {0.5: 0.6, 1.0: 0.2, 2.0: 0.05}})
     points = frontier.frontier_frame(frame, "subspace_distance")
     best = points[points["best"]].sort_values(["eps", "mechanism"])
-    assert list(zip(best["eps"], best["mechanism"])) == [(0.5, "analyze_gauss"), (1.0, "analyze_gauss"),
-                                                         (1.0, "coinpress"), (2.0, "coinpress")]  # a tie: both
+    assert list(zip(best["eps"], best["mechanism"])) == [
+        (0.5, "analyze_gauss"),
+        (1.0, "analyze_gauss"),
+        (1.0, "coinpress"),
+        (2.0, "coinpress"),
+    ]  # a tie: both
     higher = frontier.frontier_frame(frame, "energy")  # higher is better: the other end wins
     assert set(higher[higher["best"]]["mechanism"][higher["eps"] == 0.5]) == {"coinpress"}
     alone = frontier.frontier_frame(_sweep({"non_private": {1.0: 0.0}}), "subspace_distance")
@@ -70,12 +84,16 @@ def test_the_best_median_at_each_epsilon_follows_the_metrics_direction():
 
 
 def test_the_figure_marks_each_verdict_and_rings_the_best():
-    frame = _sweep({"analyze_gauss": {0.5: 0.4, 2.0: 0.1}, "non_private": {0.5: 0.0, 2.0: 0.0},
-                    "coinpress": {0.5: 0.6, 2.0: 0.05}})
+    frame = _sweep(
+        {"analyze_gauss": {0.5: 0.4, 2.0: 0.1}, "non_private": {0.5: 0.0, 2.0: 0.0}, "coinpress": {0.5: 0.6, 2.0: 0.05}}
+    )
     points = frontier.frontier_frame(frame, "subspace_distance")
     assert not points.loc[points["mechanism"] == "non_private", "best"].any()  # exact: a reference, never the best
-    verdicts = {"analyze_gauss": ("not refuted", "fine"), "non_private": ("refuted", "no noise"),
-                "coinpress": ("not audited", "no row")}
+    verdicts = {
+        "analyze_gauss": ("not refuted", "fine"),
+        "non_private": ("refuted", "no noise"),
+        "coinpress": ("not audited", "no row"),
+    }
     fig = frontier_figure(points, verdicts, "Subspace distance, lower is better")
     lines = {t.name: t for t in fig.data if t.showlegend is not False}
     gauss = lines["Analyze Gauss · audit: not refuted"]
@@ -84,8 +102,9 @@ def test_the_figure_marks_each_verdict_and_rings_the_best():
     assert lines["Non-private PCA · audit: refuted"].marker.symbol == VERDICT_MARKERS["refuted"] == "x"
     assert lines["CoinPress · audit: not audited"].marker.symbol == "circle-open"
     best = lines["best private median at this ε"]
-    assert list(best.x) == [0.5, 2.0] and list(best.y) == [0.4, 0.05] and list(best.text) == ["Analyze Gauss",
-                                                                                             "CoinPress"]
+    assert (
+        list(best.x) == [0.5, 2.0] and list(best.y) == [0.4, 0.05] and list(best.text) == ["Analyze Gauss", "CoinPress"]
+    )
     assert "fine" in gauss.hovertemplate
     with pytest.raises(ValueError, match="at least one point"):
         frontier_figure(points.iloc[0:0], verdicts, "Subspace distance")
@@ -111,8 +130,11 @@ def test_trade_offs_draws_the_frontier_of_the_chosen_mechanisms(app_test):
     table = next(df.value for df in at.dataframe if "its audit (docs/audit-table.md)" in df.value.columns)
     assert len(table) == 3 * 8 and set(table["best at this ε"]) == {"best", ""}
     assert (table.loc[table["mechanism"] == "Non-private PCA", "best at this ε"] == "").all()
-    assert table.loc[table["mechanism"] == "CoinPress", "its audit (docs/audit-table.md)"].str.contains(
-        "not refuted by its audit").all()
+    assert (
+        table.loc[table["mechanism"] == "CoinPress", "its audit (docs/audit-table.md)"]
+        .str.contains("not refuted by its audit")
+        .all()
+    )
     captions = " ".join(c.value for c in at.caption)
     assert "**not a test on your data**" in captions and "docs/audit-table.md" in captions
     assert "Best median of a private mechanism on your data (Subspace distance" in captions

@@ -1,4 +1,5 @@
 """Hostile links and several sessions: no crash, no injected link, no state shared between sessions."""
+
 import copy
 import re
 import types
@@ -10,13 +11,31 @@ import ui
 from tests.test_app_pages import assert_clean, metric
 from ui import compute, controls, data, report, scenario, show, text, views
 
-PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py", "pages/distributed.py",
-         "pages/audit.py", "pages/report.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/data.py",
+    "pages/explore.py",
+    "pages/tradeoffs.py",
+    "pages/distributed.py",
+    "pages/audit.py",
+    "pages/report.py",
+]
 LINK = "[Log in again](http://evil.example/login)"
 HOSTILE = {
-    "k": "inf", "n": "inf", "seed": "1e999", "foo.bar": "[" * 5000, "private_power.block_size": "NaN",
-    "src": LINK, "nb": LINK, "mechs": "private_power," + LINK, "delta": "0.123456", "R": "-5", "eps": "1e-999",
-    "reps": "99999999999999999999999", "dsites": "[" * 3000, "amech": "<a href='http://evil.example'>x</a>",
+    "k": "inf",
+    "n": "inf",
+    "seed": "1e999",
+    "foo.bar": "[" * 5000,
+    "private_power.block_size": "NaN",
+    "src": LINK,
+    "nb": LINK,
+    "mechs": "private_power," + LINK,
+    "delta": "0.123456",
+    "R": "-5",
+    "eps": "1e-999",
+    "reps": "99999999999999999999999",
+    "dsites": "[" * 3000,
+    "amech": "<a href='http://evil.example'>x</a>",
 }
 UNESCAPED_LINK = re.compile(r"(?<!\\)\]\((?!\))|(?<!\\)<a\s|(?<![\w\u200b])https?://", re.IGNORECASE)
 
@@ -40,7 +59,12 @@ def test_every_page_survives_a_hostile_link_and_stays_usable(app_test, page):
     _assert_no_live_link(at)
     assert any("were not used" in w.value for w in at.warning)  # the user is told, once
     vals = at.session_state["scenario"]
-    assert vals["k"] == 2 and vals["n"] == 2000 and vals["delta"] == 0.123456 and vals["mechs"] == "analyze_gauss,private_power"
+    assert (
+        vals["k"] == 2
+        and vals["n"] == 2000
+        and vals["delta"] == 0.123456
+        and vals["mechs"] == "analyze_gauss,private_power"
+    )
     at.switch_page("pages/explore.py").run()
     assert_clean(at)
     assert not any("were not used" in w.value for w in at.warning)  # shown once only
@@ -115,8 +139,16 @@ def test_downstream_accuracy_is_not_shared_between_different_labels(app_test):
 
     accuracies = []
     for labels in (good, noise):
-        at = app_test(src="upload", mechs="analyze_gauss", k=2, reps=1, R=10.0, view="downstream",
-                      cols='["a","b","c","d"]', label="y")
+        at = app_test(
+            src="upload",
+            mechs="analyze_gauss",
+            k=2,
+            reps=1,
+            R=10.0,
+            view="downstream",
+            cols='["a","b","c","d"]',
+            label="y",
+        )
         at.session_state["upload"] = upload(labels)
         at.switch_page("pages/explore.py").run()
         assert not at.exception, [e.value for e in at.exception]

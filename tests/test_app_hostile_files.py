@@ -1,6 +1,7 @@
 """Hostile and odd uploads in the app (issue 42): a clear message from the budgeted worker, the memory it took
 measured, the page still usable; the valid-but-odd files open; and no page or download shows a raw control or
 bidirectional character from a file's name or columns."""
+
 from pathlib import Path
 
 import pandas as pd
@@ -38,15 +39,22 @@ def parses(monkeypatch):
 
 
 def upload(at, name: str, raw: bytes, columns=(), label=""):
-    at.session_state["upload"] = {"name": name, "bytes": raw, "columns": tuple(columns), "label": label,
-                                  "on_bad": "drop_column"}
+    at.session_state["upload"] = {
+        "name": name,
+        "bytes": raw,
+        "columns": tuple(columns),
+        "label": label,
+        "on_bad": "drop_column",
+    }
 
 
 def hostile_files(tmp_path) -> dict:
-    return {"quote-dash.csv": hostile_csv(HOSTILE_LINES["quote-dash"]),
-            "every-delimiter.csv": hostile_csv(HOSTILE_LINES["every delimiter"]),
-            "one-line.csv": b"1," * 2_500_000 + b"1",
-            "bomb.parquet": parquet_bomb(tmp_path / "bomb.parquet")}
+    return {
+        "quote-dash.csv": hostile_csv(HOSTILE_LINES["quote-dash"]),
+        "every-delimiter.csv": hostile_csv(HOSTILE_LINES["every delimiter"]),
+        "one-line.csv": b"1," * 2_500_000 + b"1",
+        "bomb.parquet": parquet_bomb(tmp_path / "bomb.parquet"),
+    }
 
 
 @pytest.mark.parametrize("name", ["quote-dash.csv", "every-delimiter.csv", "one-line.csv", "bomb.parquet"])
@@ -87,12 +95,12 @@ def test_valid_but_odd_files_open(app_test, parses, name):
 
 # -- no raw control or bidirectional character anywhere -------------------------------------------------------
 
+
 def _bidi_wine() -> tuple[str, bytes, list]:
     """The wine sample with a file name and column names that carry a right-to-left override, isolates, a line
     break, a tab and C0/C1 controls."""
     frame = pd.read_csv(WINE).iloc[:, [0, 1, 2, 4, 5, -1]]
-    columns = [f"alc{RLO}lohol", "malic\u2066x\u2069", "ash\nlevel", "alca\tlinity", "mag\x01nesium\x85",
-               f"cl{RLO}ass"]
+    columns = [f"alc{RLO}lohol", "malic\u2066x\u2069", "ash\nlevel", "alca\tlinity", "mag\x01nesium\x85", f"cl{RLO}ass"]
     frame.columns = columns
     return f"wine{RLO}vsc.exe.csv", frame.to_csv(index=False).encode(), columns
 
@@ -112,6 +120,7 @@ def _strings(value):
 def _shown_text(at):
     """Every string the page shows: each element's fields (labels, options, help, Markdown, figure specs) and the
     columns, index and text cells of its tables."""
+
     def walk(node):
         proto = getattr(node, "proto", None)
         if proto is not None and not hasattr(proto, "arrow_data_frame"):
@@ -138,10 +147,16 @@ def test_no_page_or_download_shows_a_raw_control_or_bidirectional_character(app_
     upload(at, name, raw, label=columns[-1].replace(RLO, "\\u202e"))
     at.run()
     files = {}
-    pages = [("pages/data.py", {}), ("pages/explore.py", {"view": "loadings"}),
-             ("pages/explore.py", {"view": "downstream"}), ("pages/explore.py", {"view": "scores"}),
-             ("pages/tradeoffs.py", {}), ("pages/distributed.py", {}), ("pages/audit.py", {}),
-             ("pages/report.py", {})]
+    pages = [
+        ("pages/data.py", {}),
+        ("pages/explore.py", {"view": "loadings"}),
+        ("pages/explore.py", {"view": "downstream"}),
+        ("pages/explore.py", {"view": "scores"}),
+        ("pages/tradeoffs.py", {}),
+        ("pages/distributed.py", {}),
+        ("pages/audit.py", {}),
+        ("pages/report.py", {}),
+    ]
     for page, values in pages:
         at.session_state["scenario"].update(values)
         at.switch_page(page).run()

@@ -1,5 +1,6 @@
 """The Lesson page under AppTest: every step draws its figure and link, Next/Back move the step kept in the
 scenario (so in the address), and a link's step is honoured (out of range: clamped, with a notice)."""
+
 import pytest
 
 from tests.test_app_pages import assert_clean
@@ -24,8 +25,10 @@ def test_next_and_back_walk_every_step_and_keep_it_in_the_scenario(app_test):
     for number, card in enumerate(LESSON, start=1):
         assert _heading(at).startswith(f"## Step {number} of {len(LESSON)}")
         assert len(at.get("plotly_chart")) == 1
-        assert any(f"Open this scenario on {PAGE_NAMES[card.page]}" in m.value and f"]({'/' + card.page}" in m.value
-                   for m in at.markdown)
+        assert any(
+            f"Open this scenario on {PAGE_NAMES[card.page]}" in m.value and f"]({'/' + card.page}" in m.value
+            for m in at.markdown
+        )
         assert at.session_state["scenario"]["step"] == number
         if number < len(LESSON):
             at.button(key="lesson_next").click().run()

@@ -1,4 +1,5 @@
 """Audit page, other libraries: an external audit and the comparison run in AppTest without a traceback."""
+
 from tests.test_app_pages import assert_clean
 
 

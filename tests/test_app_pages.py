@@ -1,10 +1,20 @@
 """Every page runs under AppTest without exception, and widget changes change the shown numbers."""
+
 import re
 
 import pytest
 
-PAGES = ["pages/home.py", "pages/data.py", "pages/explore.py", "pages/tradeoffs.py", "pages/distributed.py",
-         "pages/tensor.py", "pages/reproduce.py", "pages/audit.py", "pages/report.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/data.py",
+    "pages/explore.py",
+    "pages/tradeoffs.py",
+    "pages/distributed.py",
+    "pages/tensor.py",
+    "pages/reproduce.py",
+    "pages/audit.py",
+    "pages/report.py",
+]
 
 
 def metric(at, label, index=0):
@@ -135,7 +145,10 @@ def test_report_page_and_presenter_mode(app_test, present):
     if present == "true":  # no sidebar: the presenter bar with the big dial and page buttons instead
         assert at.select_slider(key="w:eps_presenter").value == 1.0
         assert [b.key for b in at.button if b.key and b.key.startswith("present_")] == [
-            "present_prev", "present_next", "present_exit"]
+            "present_prev",
+            "present_next",
+            "present_exit",
+        ]
         at.button(key="present_exit").click().run()
         assert at.toggle(key="w:present").value is False
     else:

@@ -1,6 +1,7 @@
 """Issue 37 in the app: on Trade-offs a user states an accepted error, presses Plan, sees the ε, the mechanism and the
 split with the caveat that they were planned on a stand-in, and the frontier; one click sets the scenario to the plan,
 and the Report states what it was planned for."""
+
 import pytest
 
 from tests.test_app_pages import assert_clean
@@ -135,8 +136,11 @@ def _composed(at, standins, found, others=()) -> float:
     from dppca_core.planning.planner import _curve_at
     from dppca_core.privacy import compose
 
-    curves = [s.cost_curve() for s in standins] + list(others) + [
-        _curve_at(release_curve_kind(found.mechanism, {}), found.epsilon, found.delta)]
+    curves = (
+        [s.cost_curve() for s in standins]
+        + list(others)
+        + [_curve_at(release_curve_kind(found.mechanism, {}), found.epsilon, found.delta)]
+    )
     return compose(curves, delta=found.delta).epsilon_at(found.delta)
 
 
@@ -169,7 +173,9 @@ def test_a_private_spectrum_of_pure_noise_is_refused_in_words_and_still_counted(
     spent = PrivacyCurve.gdp(0.05)
 
     def all_noise(*args, **kwargs):
-        raise planning.StandinTooNoisy("the spectrum released with ε = 0.1 is all noise", tuple(spent.as_dict().items()))
+        raise planning.StandinTooNoisy(
+            "the spectrum released with ε = 0.1 is all noise", tuple(spent.as_dict().items())
+        )
 
     monkeypatch.setattr(planning.Standin, "private", all_noise)
     at = app_test(src="sample:iris", R="12", k="1", mechs="analyze_gauss", sreps="2")
@@ -186,15 +192,25 @@ def test_a_private_spectrum_of_pure_noise_is_refused_in_words_and_still_counted(
     found = at.session_state["plan_result"][1]
     assert found.reachable and found.earlier == 1
     assert found.total_epsilon == pytest.approx(_composed(at, [], found, [spent]))
-    assert any(f"With 1 earlier release from the same rows the total is ε = {found.total_epsilon:.3g}" in m
-               for m in _shown(at.markdown))
+    assert any(
+        f"With 1 earlier release from the same rows the total is ε = {found.total_epsilon:.3g}" in m
+        for m in _shown(at.markdown)
+    )
 
 
 def test_the_plan_s_settings_come_from_the_link_and_go_back_to_it(app_test):
     """Targets, confidence and stand-in are scenario settings: a link opens the planner on them, and a change is
     written back to the address bar (so a copied link or a scenario file asks the same question)."""
-    at = app_test(ptarget="subspace_distance,energy", pdist="0.4", penergy="0.8", pconf="0.8", pon="stated",
-                  pspec="3, 1", ptotal="5", sreps="2")
+    at = app_test(
+        ptarget="subspace_distance,energy",
+        pdist="0.4",
+        penergy="0.8",
+        pconf="0.8",
+        pon="stated",
+        pspec="3, 1",
+        ptotal="5",
+        sreps="2",
+    )
     at.switch_page("pages/tradeoffs.py").run()
     assert_clean(at)
     assert at.multiselect(key="plan_targets").value == ["subspace_distance", "energy"]
@@ -224,8 +240,9 @@ def test_a_link_s_stand_in_that_this_data_cannot_use_falls_back_to_one_it_can(ap
 def test_a_score_plot_target_plans_a_score_share_and_applies_it(app_test):
     """The score plot's readability (noise per cell over the rows of a typical cell) is a target: the plan adds a
     score-plot part and its share, and one click sets the scenario's score-plot share to it."""
-    at = app_test(n="400", d="5", rank="2", k="2", ptarget="score_readability", pscore="0.5", mechs="analyze_gauss",
-                  sreps="2")
+    at = app_test(
+        n="400", d="5", rank="2", k="2", ptarget="score_readability", pscore="0.5", mechs="analyze_gauss", sreps="2"
+    )
     at.switch_page("pages/tradeoffs.py").run()
     assert_clean(at)
     at.button(key="plan_run").click().run()

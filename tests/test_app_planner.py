@@ -1,5 +1,6 @@
 """The Trade-offs page's budget planner: targets in the metric's unit and range, converted when the metric changes,
 answers that agree with the sweep table, and advice on which range to sweep next (issue 31)."""
+
 import pytest
 
 from tests.test_app_pages import assert_clean

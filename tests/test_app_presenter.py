@@ -1,5 +1,6 @@
 """Presenter mode as a mode of the whole app, short links, the Audit page opening on the scenario, and the warning
 when one column dominates because of its units (issue 31)."""
+
 import numpy as np
 
 from tests.test_app_pages import assert_clean, metric, plain
@@ -62,8 +63,15 @@ def test_a_column_that_dominates_by_its_units_is_flagged_and_public_scaling_remo
     assert len(_dominance_warnings(at)) == 1 and at.button(key="goto_scaling")
     # public bounds for the 13 columns (a chemist's ranges, fixed in advance): each column divided by its bound
     bounds = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]
-    public = app_test(src="sample:wine", center="private", mechs="analyze_gauss", reps="2", scale="bounds",
-                      bounds=",".join(map(str, bounds)), R=str(np.sqrt(13)))
+    public = app_test(
+        src="sample:wine",
+        center="private",
+        mechs="analyze_gauss",
+        reps="2",
+        scale="bounds",
+        bounds=",".join(map(str, bounds)),
+        R=str(np.sqrt(13)),
+    )
     public.switch_page("pages/data.py").run()
     assert_clean(public)
     assert not _dominance_warnings(public)

@@ -2,6 +2,7 @@
 pages and exports: the Data page's "Scale each column privately" (a scale share), Explore's published scales and
 chosen k's, the Report's statement, budget bar and tables, the script and the Trade-offs CSV that follow the same
 configuration, and the publishable release that states its guarantee (or none after scaling from the data)."""
+
 import io
 import json
 import os
@@ -26,10 +27,22 @@ from ui import scenario
 #: public bounds on the wine sample's 13 columns (a chemist's ranges, fixed in advance; as test_app_presenter)
 BOUNDS = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]
 PROLINE = 12
-WINE_SCALED = {"src": "sample:wine", "scale": "private", "bounds": ",".join(map(str, BOUNDS)),
-               "R": repr(2 * np.sqrt(13)), "mechs": "analyze_gauss", "eps": "10.0"}
-K_SCALED = {"src": "sample:wine", "scale": "bounds", "bounds": ",".join(map(str, BOUNDS)), "R": repr(np.sqrt(13)),
-            "kfrom": "private", "mechs": "analyze_gauss"}
+WINE_SCALED = {
+    "src": "sample:wine",
+    "scale": "private",
+    "bounds": ",".join(map(str, BOUNDS)),
+    "R": repr(2 * np.sqrt(13)),
+    "mechs": "analyze_gauss",
+    "eps": "10.0",
+}
+K_SCALED = {
+    "src": "sample:wine",
+    "scale": "bounds",
+    "bounds": ",".join(map(str, BOUNDS)),
+    "R": repr(np.sqrt(13)),
+    "kfrom": "private",
+    "mechs": "analyze_gauss",
+}
 K_SAID = re.compile(r"k chosen privately by each release \(published\): (.+?)\. Each")
 
 
@@ -44,6 +57,7 @@ def _statement(at) -> list:
 
 # -- the library path the app runs -----------------------------------------------------------------------------
 
+
 def test_each_repetition_scales_privately_as_release_pca_does():
     """repeat(scale=ScaleRule) is release_pca(scale="private") on the raw rows with the repetition's seed: the same
     scales and components, repetition by repetition; the reference is the PCA of the exactly scaled rows."""
@@ -57,13 +71,37 @@ def test_each_repetition_scales_privately_as_release_pca_does():
     top = np.linalg.eigh(centred.T @ centred)[1][:, ::-1][:, :2]
     assert dc.metrics.subspace_distance(inp.reference.vectors[:, :2], top) < 1e-9
     split = dc.BudgetSplit.with_extras(scale=0.1, mean=0.1)
-    reps = experiments.repeat("analyze_gauss", inp.data, 2, 10.0, 1e-6, "replace", 3, 5, reference=inp.reference,
-                              budget=split, center="private", scale=inp.scale, rows=inp.rows)
+    reps = experiments.repeat(
+        "analyze_gauss",
+        inp.data,
+        2,
+        10.0,
+        1e-6,
+        "replace",
+        3,
+        5,
+        reference=inp.reference,
+        budget=split,
+        center="private",
+        scale=inp.scale,
+        rows=inp.rows,
+    )
     assert reps.scales.shape == (3, 13)
     for rep in range(3):
-        direct = dc.release_pca("analyze_gauss", X, 2, 10.0, 1e-6, "replace", 2 * np.sqrt(13),
-                                np.random.default_rng(experiments.rep_seed(5, rep, "analyze_gauss")), budget=split,
-                                center="private", scale="private", column_bounds=BOUNDS)
+        direct = dc.release_pca(
+            "analyze_gauss",
+            X,
+            2,
+            10.0,
+            1e-6,
+            "replace",
+            2 * np.sqrt(13),
+            np.random.default_rng(experiments.rep_seed(5, rep, "analyze_gauss")),
+            budget=split,
+            center="private",
+            scale="private",
+            column_bounds=BOUNDS,
+        )
         np.testing.assert_array_equal(reps.scales[rep], direct.outputs["column_scales"])
         np.testing.assert_allclose(reps.components[rep], direct.components, atol=1e-9)
     # at epsilon = 10 the private scales are within a factor 2 of the exact ones
@@ -75,14 +113,35 @@ def test_each_repetition_chooses_k_by_the_rule_and_is_scored_at_its_own_k():
     data = dc.prepare(X, np.sqrt(13))
     reference = experiments.Reference.of(data)
     split = dc.BudgetSplit.with_extras(eigenvalues=0.1)
-    reps = experiments.repeat("analyze_gauss", data, "auto", 0.5, 1e-6, "replace", 12, 3, reference=reference,
-                              budget=split, release_args={"variance_target": 0.6}, s=4)
+    reps = experiments.repeat(
+        "analyze_gauss",
+        data,
+        "auto",
+        0.5,
+        1e-6,
+        "replace",
+        12,
+        3,
+        reference=reference,
+        budget=split,
+        release_args={"variance_target": 0.6},
+        s=4,
+    )
     assert reps.k.shape == (12,) and len(set(reps.k)) > 1  # the repetitions kept different k's
     assert isinstance(reps.components, list) and [V.shape[1] for V in reps.components] == list(reps.k)
     for rep in range(12):
-        direct = dc.release_pca("analyze_gauss", data, "auto", 0.5, 1e-6, "replace", np.sqrt(13),
-                                np.random.default_rng(experiments.rep_seed(3, rep, "analyze_gauss")), budget=split,
-                                variance_target=0.6)
+        direct = dc.release_pca(
+            "analyze_gauss",
+            data,
+            "auto",
+            0.5,
+            1e-6,
+            "replace",
+            np.sqrt(13),
+            np.random.default_rng(experiments.rep_seed(3, rep, "analyze_gauss")),
+            budget=split,
+            variance_target=0.6,
+        )
         kept = choose_k(direct.outputs["candidate_ratios"], 0.6)
         assert reps.k[rep] == kept == direct.parameters["k"]
         ref = reference.vectors[:, :kept]  # the exact top-k of the release's own k
@@ -103,14 +162,28 @@ def test_a_public_k_keeps_its_numbers_and_stacked_components():
     reps = experiments.repeat("analyze_gauss", data, 2, 1.0, 1e-6, "replace", 3, 0, reference=reference)
     assert isinstance(reps.components, np.ndarray) and reps.components.shape == (3, 13, 2) and reps.k is None
     for rep in range(3):
-        direct = dc.run("analyze_gauss", data, 2, 1.0, 1e-6, "replace", np.sqrt(13),
-                        np.random.default_rng(experiments.rep_seed(0, rep, "analyze_gauss")))
+        direct = dc.run(
+            "analyze_gauss",
+            data,
+            2,
+            1.0,
+            1e-6,
+            "replace",
+            np.sqrt(13),
+            np.random.default_rng(experiments.rep_seed(0, rep, "analyze_gauss")),
+        )
         assert reps.distance[rep] == dc.metrics.subspace_distance(direct.components, reference.vectors[:, :2])
 
 
 def test_links_carry_the_new_choices_and_only_when_they_differ():
-    vals = {**scenario.DEFAULTS, "scale": "private", "bounds": "1.0,2.0", "bscale": 0.2, "kfrom": "private",
-            "kvar": 0.8}
+    vals = {
+        **scenario.DEFAULTS,
+        "scale": "private",
+        "bounds": "1.0,2.0",
+        "bscale": 0.2,
+        "kfrom": "private",
+        "kvar": 0.8,
+    }
     query = scenario.to_query(vals)
     assert query == {"scale": "private", "bounds": "1.0,2.0", "bscale": "0.2", "kfrom": "private", "kvar": "0.8"}
     back, notices = scenario.from_query(query)
@@ -135,6 +208,7 @@ def test_private_scaling_is_a_private_choice_and_its_bounds_are_named_when_read_
 
 
 # -- the app: scaling privately ---------------------------------------------------------------------------------
+
 
 def test_the_data_page_offers_private_scaling_with_its_share(app_test):
     """The bounds typed in the popover: "Scale each column privately" makes every release scale privately (a public
@@ -204,8 +278,11 @@ def test_report_with_private_scaling_states_every_choice_private_and_publishes_t
     assert abs(plain_release.components[PROLINE, 0]) > 0.95
 
 
-@pytest.mark.parametrize("query", [{"scale": "bounds", "sfrom": "hints", "R": repr(np.sqrt(13))},
-                                   {"scale": "private", "sfrom": "hints"}], ids=["hint scaling", "hint bounds"])
+@pytest.mark.parametrize(
+    "query",
+    [{"scale": "bounds", "sfrom": "hints", "R": repr(np.sqrt(13))}, {"scale": "private", "sfrom": "hints"}],
+    ids=["hint scaling", "hint bounds"],
+)
 def test_scaling_with_bounds_read_from_the_data_makes_the_release_state_no_guarantee(app_test, downloads, query):
     at = app_test(**{**WINE_SCALED, **query}, reps="2")
     at.switch_page("pages/report.py").run()
@@ -225,13 +302,20 @@ def test_the_script_reproduces_the_report_with_private_scaling_and_k(app_test, d
     assert "ScaleRule((15.0, 6.0" in script and "k='auto'" in script and "'variance_target': 0.9" in script
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path),
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(tmp_path),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.to_string(index=False).strip()
 
 
 # -- the app: k chosen privately --------------------------------------------------------------------------------
+
 
 def test_explore_shows_the_k_each_release_chose_by_the_library_rule(app_test):
     """Explore lists the k's chosen; each is the rule applied to that release's private ratios (the same releases,
@@ -244,9 +328,18 @@ def test_explore_shows_the_k_each_release_chose_by_the_library_rule(app_test):
     inp = experiments.prepare_input(_wine(), np.sqrt(13), "none", tuple(map(float, BOUNDS)))
     kept = []
     for rep in range(6):
-        release = dc.release_pca("analyze_gauss", inp.data, "auto", 1.0, 1e-6, "replace", np.sqrt(13),
-                                 np.random.default_rng(experiments.rep_seed(2, rep, "analyze_gauss")),
-                                 budget=dc.BudgetSplit.with_extras(eigenvalues=0.1), variance_target=0.9)
+        release = dc.release_pca(
+            "analyze_gauss",
+            inp.data,
+            "auto",
+            1.0,
+            1e-6,
+            "replace",
+            np.sqrt(13),
+            np.random.default_rng(experiments.rep_seed(2, rep, "analyze_gauss")),
+            budget=dc.BudgetSplit.with_extras(eigenvalues=0.1),
+            variance_target=0.9,
+        )
         assert release.parameters["k"] == choose_k(release.outputs["candidate_ratios"], 0.9)
         kept.append(release.parameters["k"])
     assert len(set(kept)) > 1 and said[0] == experiments.describe_k(kept)

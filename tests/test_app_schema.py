@@ -2,6 +2,7 @@
 and recorded in the link, bad cells are replaced by public values, identifier-, time- and constant-like columns are
 flagged with a one-click "leave out", neighbours publish the same d, n and shapes, and the bounds grid keeps what
 is typed."""
+
 import json
 
 import numpy as np
@@ -40,8 +41,9 @@ def test_a_messy_upload_opens_without_an_error_and_keeps_every_measurement(app_t
     # the suggestion is read from the cells and declared at once: the link records it
     assert _declared(at) == ["id", *MEASUREMENTS, "year", "station"]
     assert at.session_state["scenario"]["label"] == "species"
-    assert json.loads(at.query_params["cols"][0] if isinstance(at.query_params["cols"], list)
-                      else at.query_params["cols"]) == _declared(at)
+    assert json.loads(
+        at.query_params["cols"][0] if isinstance(at.query_params["cols"], list) else at.query_params["cols"]
+    ) == _declared(at)
     assert metric(at, "rows n") == "344" and metric(at, "features d") == "7"
     report_table = [df.value for df in at.dataframe if "bad cells" in df.value.columns][0].set_index("column")
     assert report_table.loc["body_mass_g", "bad cells"] == "2"
@@ -165,6 +167,7 @@ def test_the_messy_upload_reaches_explore(app_test):
 
 # -- server files: the same rule ------------------------------------------------------------------------------
 
+
 def _server_file(folder, name, missing_row=None):
     rng = np.random.default_rng(5)
     rows = [[f"{v:.4f}" for v in r] for r in rng.normal(size=(500, 3)) * [3.0, 1.0, 0.5]]
@@ -201,6 +204,7 @@ def test_a_server_file_and_its_neighbour_with_one_na_have_the_same_n(app_test, m
 
 # -- the bounds grid (issue 35 item 6) ----------------------------------------------------------------------------
 
+
 def test_the_bounds_grid_is_a_form_so_typing_reruns_nothing(app_test):
     """The cause of lost bounds: every committed cell reran the whole Data page, and a cell typed while the grid was
     redrawn was lost (reproduced in a browser by typing without waiting). In a form no edit reruns the page."""
@@ -213,8 +217,11 @@ def test_the_bounds_grid_is_a_form_so_typing_reruns_nothing(app_test):
 def test_bounds_typed_and_used_for_R_are_kept_after_leaving_the_page(app_test):
     at = app_test(src="sample:wine", R="2000.0", mechs="analyze_gauss", reps="1")
     at.switch_page("pages/data.py").run()
-    at.session_state["bounds_editor"] = {"edited_rows": {j: {"public bound": b} for j, b in enumerate(BOUNDS)},
-                                         "added_rows": [], "deleted_rows": []}
+    at.session_state["bounds_editor"] = {
+        "edited_rows": {j: {"public bound": b} for j, b in enumerate(BOUNDS)},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
     at.button(key="use_bounds_R").click().run()
     assert_clean(at)
@@ -229,8 +236,7 @@ def test_bounds_typed_and_used_for_R_are_kept_after_leaving_the_page(app_test):
 def test_bounds_with_a_gap_are_refused_in_plain_words(app_test):
     at = app_test(src="sample:wine", R="2000.0", mechs="analyze_gauss", reps="1")
     at.switch_page("pages/data.py").run()
-    at.session_state["bounds_editor"] = {"edited_rows": {0: {"public bound": 15}}, "added_rows": [],
-                                         "deleted_rows": []}
+    at.session_state["bounds_editor"] = {"edited_rows": {0: {"public bound": 15}}, "added_rows": [], "deleted_rows": []}
     at.run()
     at.button(key="scale_by_bounds").click().run()
     assert not at.exception

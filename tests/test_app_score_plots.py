@@ -1,5 +1,6 @@
 """The private score plot in the app (issue 27): by group from the label column, on a fixed or private frame,
 additive or sparse, from the sidebar's budget split; panels per group beside the exact ones; one line reading it."""
+
 import base64
 import json
 import math
@@ -12,8 +13,15 @@ from tests.test_app_pages import assert_clean
 from tests.test_exports import downloads  # noqa: F401 - fixture
 from ui import report, scenario
 
-WINE = {"src": "sample:wine", "R": "2000.0", "mechs": "analyze_gauss", "reps": "2", "eps": "5.0", "view": "scores",
-        "bscores": "0.1"}
+WINE = {
+    "src": "sample:wine",
+    "R": "2000.0",
+    "mechs": "analyze_gauss",
+    "reps": "2",
+    "eps": "5.0",
+    "view": "scores",
+    "bscores": "0.1",
+}
 
 
 def _score_figure(at):
@@ -130,8 +138,10 @@ def test_one_click_declares_the_label_columns_values_public_and_the_release_stat
     out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
     assert out["analyze_gauss"]["parameters"]["score_group_labels"] == groups
     assert out["analyze_gauss"]["parameters"]["score_groups"] == "declared (public)"
-    assert "groups" not in out["analyze_gauss"]["parameters"]["budget"] or \
-        out["analyze_gauss"]["parameters"]["budget"]["groups"] == 0.0
+    assert (
+        "groups" not in out["analyze_gauss"]["parameters"]["budget"]
+        or out["analyze_gauss"]["parameters"]["budget"]["groups"] == 0.0
+    )
 
 
 def test_a_small_budget_says_which_share_or_epsilon_would_make_the_plot_readable(app_test):
@@ -255,8 +265,15 @@ def test_declared_groups_from_a_link_are_checked():
     found privately, with a notice."""
     good, notices = scenario.from_query({"slabels": json.dumps(["a", "b"])})
     assert scenario.declared_groups(good) == ["a", "b"] and not notices
-    for bad in ("[", "{}", "[1, 2]", json.dumps(["a", "a"]), json.dumps([str(i) for i in range(31)]),
-                json.dumps([""]), "x" * 3000):
+    for bad in (
+        "[",
+        "{}",
+        "[1, 2]",
+        json.dumps(["a", "a"]),
+        json.dumps([str(i) for i in range(31)]),
+        json.dumps([""]),
+        "x" * 3000,
+    ):
         vals, notices = scenario.from_query({"slabels": bad})
         assert scenario.declared_groups(vals) == [] and len(notices) == 1, bad
     vals = {**scenario.DEFAULTS, "bscores": 0.1, "sgroup": True, "slabels": json.dumps(["a", "b"])}
@@ -273,11 +290,11 @@ def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
     split and options)."""
     import dppca_core as dc
 
-    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "skind": "sparse",
-            "eps": 2.0}
+    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "skind": "sparse", "eps": 2.0}
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals,
-                                      "none", table.labels)
+    out = report.publishable_releases(
+        dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals, "none", table.labels
+    )
     assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"
     assert "score_group_labels" not in out["ppca_exponential"]["parameters"]
     assert out["analyze_gauss"]["parameters"]["score_kind"] == "sparse"

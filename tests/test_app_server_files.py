@@ -1,5 +1,6 @@
 """Files read on the server: off unless the operator names a data folder, paths cannot leave it, and a streamed
 file serves every mechanism that needs only sufficient statistics (the others say why they cannot run)."""
+
 import numpy as np
 import pandas as pd
 
@@ -49,8 +50,7 @@ def test_a_streamed_files_input_and_reference_are_built_once_per_read_and_radius
     X = np.random.default_rng(3).standard_normal((400, 4))
     pd.DataFrame(X, columns=list("abcd")).to_csv(tmp_path / "t.csv", index=False)
     stats = dc.sufficient_stats(str(tmp_path / "t.csv"), data_norm=2.0)
-    ds = data.Dataset(X=None, name="t.csv", note="", columns=list(stats.columns), key="streamed-test-key",
-                      stats=stats)
+    ds = data.Dataset(X=None, name="t.csv", note="", columns=list(stats.columns), key="streamed-test-key", stats=stats)
     first = data.prepare(ds, {"R": 2.0, "center": "none"})
     assert data.prepare(ds, {"R": 2.0, "center": "none"}) is first  # a rerun reuses it: no new eigh
     assert np.allclose(first.ref.gram, stats.gram)
@@ -66,10 +66,10 @@ def _tree(tmp_path):
     _csv(root)
     rng = np.random.default_rng(1)
     for name in ("p1", "p2"):
-        pd.DataFrame(rng.normal(size=(500, 3)), columns=list("abc")).to_csv(root / "parts" / f"{name}.csv",
-                                                                           index=False)
-    pd.DataFrame(rng.normal(size=(500, 3)), columns=["SECRETCOLUMN", "x", "y"]).to_csv(outside / "secret.csv",
-                                                                                       index=False)
+        pd.DataFrame(rng.normal(size=(500, 3)), columns=list("abc")).to_csv(root / "parts" / f"{name}.csv", index=False)
+    pd.DataFrame(rng.normal(size=(500, 3)), columns=["SECRETCOLUMN", "x", "y"]).to_csv(
+        outside / "secret.csv", index=False
+    )
     (root / "sub" / "link.csv").symlink_to(outside / "secret.csv")
     (root / "linked").symlink_to(outside, target_is_directory=True)
     return root
@@ -77,14 +77,27 @@ def _tree(tmp_path):
 
 def _page_text(at) -> str:
     """Everything the page shows in text: messages, metrics, captions, markdown and widget values."""
-    parts = [e.value for kind in ("error", "warning", "info", "caption", "markdown", "success") for e in getattr(at, kind)]
+    parts = [
+        e.value for kind in ("error", "warning", "info", "caption", "markdown", "success") for e in getattr(at, kind)
+    ]
     parts += [f"{m.label} {m.value}" for m in at.metric] + [str(t.value) for t in at.text_input]
     return plain(" ".join(str(p) for p in parts))
 
 
-ESCAPES = ["sub*/../../outside/secret.csv", "s[u]b/../../outside/secret.csv", "*/../../outside/*.csv",
-           "**/../../outside/secret.csv", "sub/*.csv", "sub/link.csv", "linked/*.csv", "linked", "%2e%2e/outside/secret.csv",
-           "..\\outside\\secret.csv", "~/secret.csv", "/etc/hostname"]
+ESCAPES = [
+    "sub*/../../outside/secret.csv",
+    "s[u]b/../../outside/secret.csv",
+    "*/../../outside/*.csv",
+    "**/../../outside/secret.csv",
+    "sub/*.csv",
+    "sub/link.csv",
+    "linked/*.csv",
+    "linked",
+    "%2e%2e/outside/secret.csv",
+    "..\\outside\\secret.csv",
+    "~/secret.csv",
+    "/etc/hostname",
+]
 
 
 def test_no_spelling_reads_outside_the_folder_through_the_data_page(app_test, monkeypatch, tmp_path):

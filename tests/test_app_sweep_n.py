@@ -1,5 +1,6 @@
 """'What if n doubles?' on one's own table (issue 35 item 3): a sweep of n subsamples the table, extrapolates past it
 by the fitted rate (labelled, with its assumptions), and the planner answers on what was swept."""
+
 import json
 
 import numpy as np
@@ -69,8 +70,10 @@ def test_under_add_remove_the_rows_are_a_what_if_not_a_published_number(app_test
     at.switch_page("pages/tradeoffs.py").run()
     assert_clean(at)
     captions = " ".join(c.value for c in at.caption)
-    assert "Under add/remove the number of rows is private" in captions and "none of them is a number to publish" \
-        in captions
+    assert (
+        "Under add/remove the number of rows is private" in captions
+        and "none of them is a number to publish" in captions
+    )
     # wine at ε = 1 sits at a random subspace on every subsample: no rate fits, and the page says so
     assert not any(t.get("name", "").startswith(("rate:", "extrapolated:")) for t in _traces(at))
     assert "so it is not drawn" in captions

@@ -1,4 +1,5 @@
 """Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
+
 from tests.test_app_pages import assert_clean, metric
 from tests.test_app_score_plots import _array
 
@@ -80,8 +81,11 @@ def test_tradeoffs_overlays_theory_rates(app_test):
         error = float(re.search(r"fit ±(\d+)%", rate["name"]).group(1))
         assert error <= 20
         ys = list(_array(rate["y"]))
-        assert all(b < a for a, b in zip(ys, ys[1:])) if chosen == "subspace_distance" else \
-            all(b > a for a, b in zip(ys, ys[1:]))  # the utility rises with ε: never drawn falling
+        assert (
+            all(b < a for a, b in zip(ys, ys[1:]))
+            if chosen == "subspace_distance"
+            else all(b > a for a, b in zip(ys, ys[1:]))
+        )  # the utility rises with ε: never drawn falling
         assert len(_array(rate["x"])) < 11  # not the whole grid (0.05 to 100): the random level, the floor left out
         assert any("theoretical **rates**" in c.value for c in at.caption)
 
@@ -170,8 +174,9 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     at.select_slider(key="w:eps").set_value(0.1).run()
     after = sentences()
     assert after != before and f"at most {risk.format_percent(risk.posterior(0.1, 0.1))} sure" in after[1]
-    assert [plain(m.value) for m in at.markdown if "The best attack we found" in plain(m.value)] != readings  # follows ε
-
+    assert [
+        plain(m.value) for m in at.markdown if "The best attack we found" in plain(m.value)
+    ] != readings  # follows ε
 
 
 def _dotplot_axis_title(at) -> str:

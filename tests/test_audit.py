@@ -1,5 +1,6 @@
 """The privacy audit attacks what a release publishes: it refutes false claims, comes close to true Gaussian
 claims, and never refutes a correct mechanism (at its confidence)."""
+
 import dataclasses
 import math
 
@@ -9,13 +10,24 @@ from scipy.stats import binomtest, norm
 
 import dppca_core as dc
 from dppca_core import registry
-from dppca_core.audit import (AuditCancelled, audit, clopper_pearson, epsilon_lower_bound, mu_lower_bound,
-                              public_stream, replay_public_stream)
+from dppca_core.audit import (
+    AuditCancelled,
+    audit,
+    clopper_pearson,
+    epsilon_lower_bound,
+    mu_lower_bound,
+    public_stream,
+    replay_public_stream,
+)
 from dppca_core.mechanisms import central, dp_pca_steps, streaming
 from dppca_core.privacy import gaussian_epsilon, gaussian_mu
 
-PRIVATE = [(m, nb) for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee in ("pure", "approximate")
-           for nb in dc.get_mechanism(m).relations]
+PRIVATE = [
+    (m, nb)
+    for m in dc.mechanism_names("pca")
+    if dc.get_mechanism(m).guarantee in ("pure", "approximate")
+    for nb in dc.get_mechanism(m).relations
+]
 
 
 def test_wishart_is_shown_not_private():
@@ -137,15 +149,18 @@ def _public_draws_of(seed_sequence, rows, d):
 
 @pytest.mark.parametrize("name", ["private_oja", "dp_pca"])
 def test_streaming_designs_put_the_canary_where_the_public_draws_use_it_first(name):
-    design = streaming.oja_audit_design(2, 20, "replace", "auto") if name == "private_oja" else \
-        streaming.dp_pca_audit_design(2, 20, "replace", "auto", 1.0, 1e-5)
+    design = (
+        streaming.oja_audit_design(2, 20, "replace", "auto")
+        if name == "private_oja"
+        else streaming.dp_pca_audit_design(2, 20, "replace", "auto", 1.0, 1e-5)
+    )
     order, w0 = public = _public_draws_of(np.random.SeedSequence(4), 20, 2)
     D, D_prime = design.datasets(public)
     moved = np.flatnonzero(np.linalg.norm(D.rows - D_prime.rows, axis=1))
     assert moved.tolist() == [order[0]]  # only the row of the first step differs
     x, x_prime = D.rows[order[0]], D_prime.rows[order[0]]
     assert np.linalg.norm(x) == pytest.approx(1.0) and np.linalg.norm(x_prime) == pytest.approx(1.0)
-    assert x @ w0 == pytest.approx(2 ** -0.5) and x_prime @ w0 == pytest.approx(2 ** -0.5)  # 45 degrees
+    assert x @ w0 == pytest.approx(2**-0.5) and x_prime @ w0 == pytest.approx(2**-0.5)  # 45 degrees
     # the two gradients x x^T w0 differ by a unit vector orthogonal to w0: the whole sensitivity, all visible
     diff = x * (x @ w0) - x_prime * (x_prime @ w0)
     assert np.linalg.norm(diff) == pytest.approx(1.0) and diff @ w0 == pytest.approx(0.0, abs=1e-12)
@@ -155,8 +170,11 @@ def test_streaming_designs_put_the_canary_where_the_public_draws_use_it_first(na
 @pytest.mark.parametrize("name", ["private_oja", "dp_pca"])
 def test_public_draws_come_from_their_own_stream_and_are_replayed(name):
     sequence = np.random.SeedSequence(11)
-    design = streaming.oja_audit_design(2, 20, "replace", "auto") if name == "private_oja" else \
-        streaming.dp_pca_audit_design(2, 20, "replace", "auto", 1.0, 1e-5)
+    design = (
+        streaming.oja_audit_design(2, 20, "replace", "auto")
+        if name == "private_oja"
+        else streaming.dp_pca_audit_design(2, 20, "replace", "auto", 1.0, 1e-5)
+    )
     public = _public_draws_of(sequence, 20, 2)
     D, _ = design.datasets(public)
     rng = np.random.Generator(np.random.PCG64(sequence))
@@ -184,8 +202,10 @@ def test_audit_design_module_sits_below_the_mechanisms():
 
     tree = ast.parse(inspect.getsource(design))
     imported = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
-    assert all(not isinstance(node, ast.ImportFrom) or (node.level == 0 and not node.module.startswith("dppca"))
-               for node in imported)
+    assert all(
+        not isinstance(node, ast.ImportFrom) or (node.level == 0 and not node.module.startswith("dppca"))
+        for node in imported
+    )
 
 
 def test_dp_pca_gradient_step_is_gaussian_and_audited():
@@ -279,8 +299,10 @@ def test_dask_run_equals_the_serial_run():
     distributed = pytest.importorskip("distributed")
     serial = audit("analyze_gauss", 1.0, 1e-5, trials=600, seed=3)
     fractions = []
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            distributed.Client(cluster, set_as_default=False) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
         on_cluster = audit("analyze_gauss", 1.0, 1e-5, trials=600, seed=3, scheduler=client, progress=fractions.append)
     local = audit("analyze_gauss", 1.0, 1e-5, trials=600, seed=3, scheduler="synchronous")
     for other in (on_cluster, local):

@@ -1,5 +1,6 @@
 """Batched audits: the trials' generators computed together are numpy's own, a mechanism's batch path publishes
 what its runs publish, and an audit through it gives the result of the one-release-per-trial audit."""
+
 import dataclasses
 
 import numpy as np
@@ -8,13 +9,16 @@ import pytest
 import dppca_core as dc
 from dppca_core.audit import audit, core, seeding
 from dppca_core.audit.design import AuditDesign
-from dppca_core.linalg import (stacked_symmetric_gaussian, stacked_top_eigenvectors, symmetric_gaussian,
-                               top_eigenvectors)
+from dppca_core.linalg import stacked_symmetric_gaussian, stacked_top_eigenvectors, symmetric_gaussian, top_eigenvectors
 from tests.helpers import spiked_rows
 
 BATCHED = [name for name in dc.mechanism_names() if dc.get_mechanism(name).audit_batch is not None]
-PARENTS = [np.random.SeedSequence(0), np.random.SeedSequence(2**200 + 5).spawn(3)[2],
-           np.random.SeedSequence([1, 2, 3, 2**40], pool_size=8), np.random.SeedSequence(7, spawn_key=(3, 2**35))]
+PARENTS = [
+    np.random.SeedSequence(0),
+    np.random.SeedSequence(2**200 + 5).spawn(3)[2],
+    np.random.SeedSequence([1, 2, 3, 2**40], pool_size=8),
+    np.random.SeedSequence(7, spawn_key=(3, 2**35)),
+]
 
 
 def test_some_mechanisms_declare_a_batch_path():
@@ -75,8 +79,9 @@ def test_batch_path_publishes_what_each_run_publishes(name, neighbors, d, k):
 
 
 def _result(result):
-    return {f.name: dc.release.to_plain(getattr(result, f.name)) for f in dataclasses.fields(result)
-            if f.name != "seconds"}
+    return {
+        f.name: dc.release.to_plain(getattr(result, f.name)) for f in dataclasses.fields(result) if f.name != "seconds"
+    }
 
 
 @pytest.mark.parametrize("name", BATCHED)
@@ -106,7 +111,9 @@ def test_the_batch_path_is_used(monkeypatch):
 
 
 def test_a_batch_score_that_disagrees_is_not_used():
-    design = AuditDesign(None, None, 1, lambda pub: float(pub["x"]), "toy", score_batch=lambda runs: np.zeros(len(runs)))
+    design = AuditDesign(
+        None, None, 1, lambda pub: float(pub["x"]), "toy", score_batch=lambda runs: np.zeros(len(runs))
+    )
     job = core._Trials(None, design)
     runs = [{"x": 1.5}, {"x": -2.0}]
     assert job._scores(runs).tolist() == [1.5, -2.0]

@@ -1,5 +1,6 @@
 """The audit as a curve (dppca_core/audit/curve.py): the band's simultaneous coverage, violations of the claimed curve,
 a broken mechanism caught, and the figure."""
+
 import math
 
 import numpy as np
@@ -25,8 +26,9 @@ def test_grid_ranks_are_fixed_cover_both_tails_and_stay_small():
 
 def _misses(curve, alpha_true, beta_true) -> bool:
     """Whether some true rate at a grid threshold is above its inner-edge bound (the band failed)."""
-    return bool(np.any(alpha_true(curve.thresholds) > curve.fpr_upper)
-                or np.any(beta_true(curve.thresholds) > curve.fnr_upper))
+    return bool(
+        np.any(alpha_true(curve.thresholds) > curve.fpr_upper) or np.any(beta_true(curve.thresholds) > curve.fnr_upper)
+    )
 
 
 def test_band_covers_every_threshold_at_once_with_its_confidence():

@@ -1,5 +1,6 @@
 """audit_external: a black-box DP-PCA audited on its declared domain refutes false claims (no noise, too little
 noise, a domain declared wrongly) and never refutes a correct release at its claim."""
+
 import functools
 
 import numpy as np
@@ -47,24 +48,31 @@ def test_sklearn_claimed_at_epsilon_one_is_refuted():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_analyze_gauss_is_not_refuted_at_its_claim(seed):
-    result = audit_external(analyze_gauss, **CLAIM, n=10, d=2, k=2, trials=1000, seed=seed,
-                            output_family="gaussian")
+    result = audit_external(analyze_gauss, **CLAIM, n=10, d=2, k=2, trials=1000, seed=seed, output_family="gaussian")
     assert not result.violated, result.verdict()
     assert result.conversion == "gdp" and result.statistic in candidate_statistics(
-        {"components": 0, "eigenvalues": 0}, "gaussian", 2, 2)
+        {"components": 0, "eigenvalues": 0}, "gaussian", 2, 2
+    )
 
 
 def test_analyze_gauss_at_four_times_its_claim_is_refuted():
     # run at epsilon = 4 (mu = 1.24 against the claimed 0.27): the GDP reading of 1,000 evaluation trials
     # finds mu >= 1 (measured 3.2 as epsilon), far above the claim
-    result = audit_external(functools.partial(analyze_gauss, epsilon=4.0), **CLAIM, n=10, d=2, k=2, trials=2000,
-                            seed=0, output_family="gaussian")
+    result = audit_external(
+        functools.partial(analyze_gauss, epsilon=4.0),
+        **CLAIM,
+        n=10,
+        d=2,
+        k=2,
+        trials=2000,
+        seed=0,
+        output_family="gaussian",
+    )
     assert result.violated and result.epsilon_lower > 2.0
 
 
 def test_distribution_free_reading_also_refutes_four_times_the_claim():
-    result = audit_external(functools.partial(analyze_gauss, epsilon=4.0), **CLAIM, n=10, d=2, k=2, trials=2000,
-                            seed=0)
+    result = audit_external(functools.partial(analyze_gauss, epsilon=4.0), **CLAIM, n=10, d=2, k=2, trials=2000, seed=0)
     assert result.conversion == "point" and result.violated
 
 
@@ -72,14 +80,16 @@ def test_a_wrapper_with_its_domain_declared_wrongly_is_refuted():
     # calibrated for rows of norm 0.25 but declared (and not clipped) for rows of norm 1: 16 times too little
     # noise, mu = 4.3 against 0.27
     broken = functools.partial(hand_written_gauss, assumed_norm=0.25)
-    result = audit_external(broken, **CLAIM, data_norm=1.0, n=10, d=2, k=2, trials=400, seed=0,
-                            output_family="gaussian")
+    result = audit_external(
+        broken, **CLAIM, data_norm=1.0, n=10, d=2, k=2, trials=400, seed=0, output_family="gaussian"
+    )
     assert result.violated and result.epsilon_lower > 3.0
 
 
 def test_the_same_wrapper_declared_correctly_is_not_refuted():
-    result = audit_external(hand_written_gauss, **CLAIM, data_norm=1.0, n=10, d=2, k=2, trials=1000, seed=0,
-                            output_family="gaussian")
+    result = audit_external(
+        hand_written_gauss, **CLAIM, data_norm=1.0, n=10, d=2, k=2, trials=1000, seed=0, output_family="gaussian"
+    )
     assert not result.violated, result.verdict()
 
 
@@ -120,26 +130,37 @@ def test_origin_moves_the_domain():
     # a release that is private around the origin (1, 1) only when the audit puts its rows there
     origin = np.array([1.0, 1.0])
     centred = lambda X, seed: hand_written_gauss(np.asarray(X) - origin, seed)  # noqa: E731
-    result = audit_external(centred, **CLAIM, origin=origin, n=10, d=2, k=2, trials=600, seed=0,
-                            output_family="gaussian")
+    result = audit_external(
+        centred, **CLAIM, origin=origin, n=10, d=2, k=2, trials=600, seed=0, output_family="gaussian"
+    )
     assert not result.violated
 
 
-@pytest.mark.parametrize("release,message", [
-    (lambda X, seed: [1, 2], "mapping with at least 'components'"),
-    (lambda X, seed: {"components": np.eye(3)}, "must have shape (2, 2)"),
-    (lambda X, seed: 1 / 0, "release callable failed"),
-])
+@pytest.mark.parametrize(
+    "release,message",
+    [
+        (lambda X, seed: [1, 2], "mapping with at least 'components'"),
+        (lambda X, seed: {"components": np.eye(3)}, "must have shape (2, 2)"),
+        (lambda X, seed: 1 / 0, "release callable failed"),
+    ],
+)
 def test_bad_release_output_gets_a_clear_error(release, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         audit_external(release, epsilon=1.0, n=10, d=2, k=2, trials=100)
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    (dict(data_norm=0), "data_norm"), (dict(data_norm="wide"), "data_norm"), (dict(origin=[1.0]), "origin"),
-    (dict(k=3), "k"), (dict(output_family="laplace"), "output_family"), (dict(neighbors="swap"), "neighbo"),
-    (dict(epsilon=-1), "epsilon"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(data_norm=0), "data_norm"),
+        (dict(data_norm="wide"), "data_norm"),
+        (dict(origin=[1.0]), "origin"),
+        (dict(k=3), "k"),
+        (dict(output_family="laplace"), "output_family"),
+        (dict(neighbors="swap"), "neighbo"),
+        (dict(epsilon=-1), "epsilon"),
+    ],
+)
 def test_bad_settings_get_a_clear_error(kwargs, message):
     settings = dict(epsilon=1.0, n=10, d=2, k=2, trials=100) | kwargs
     with pytest.raises(ValueError, match=message):
@@ -159,11 +180,22 @@ def test_audit_release_keeps_the_candidate_statistic_that_separates_on_the_selec
     def release(data, rng):
         return {"noise": float(rng.normal()), "signal": float(data + rng.normal())}, PrivacyCurve.gdp(3.0)
 
-    design = AuditDesign(0.0, 3.0, 1, lambda pub: np.array([pub["noise"], pub["signal"]]), "two candidates",
-                         statistics=("noise", "signal"))
+    design = AuditDesign(
+        0.0,
+        3.0,
+        1,
+        lambda pub: np.array([pub["noise"], pub["signal"]]),
+        "two candidates",
+        statistics=("noise", "signal"),
+    )
     result = audit_release(release, design, 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5)
     assert result.statistic == "signal" and result.violated and result.mu_lower > 2.0
-    swapped = AuditDesign(0.0, 3.0, 1, lambda pub: np.array([pub["signal"], pub["noise"]]), "two candidates",
-                          statistics=("signal", "noise"))
-    assert audit_release(release, swapped, 1.0, 1e-5, trials=1000, seed=0,
-                         selection_share=0.5).statistic == "signal"
+    swapped = AuditDesign(
+        0.0,
+        3.0,
+        1,
+        lambda pub: np.array([pub["signal"], pub["noise"]]),
+        "two candidates",
+        statistics=("signal", "noise"),
+    )
+    assert audit_release(release, swapped, 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5).statistic == "signal"

@@ -1,5 +1,6 @@
 """The bounded-range reading of the exponential mechanisms' audits (dppca_core/audit/bounds.py, curve.RangeClaim,
 designs.log_density_design) and AVN's threshold fixed from its exact law (dppca_core/tensor/auditing.py)."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Sequential audits (dppca_core/audit/sequential.py): the looks, the shared trials, early refutation, error split."""
+
 import numpy as np
 import pytest
 

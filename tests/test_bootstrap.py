@@ -7,6 +7,7 @@ is a real, non-venv interpreter on which pip refuses to install. The script is r
 with ensurepip and runs pip), in a temporary project whose requirements ask only for pip, which a fresh venv
 already has: no network; two venvs are made (about 20 s on a quiet 2-core machine, minutes under heavy load).
 """
+
 import importlib.util
 import os
 import shutil
@@ -20,8 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "in_venv.py"
 # prints where it runs: the interpreter's prefix, the activation variables, and its arguments
-PROBE = 'import os, sys\nprint(sys.prefix)\nprint(os.environ.get("VIRTUAL_ENV"))\n' \
-        'print(os.environ["PATH"].split(os.pathsep)[0])\nprint(sys.argv[1:])\n'
+PROBE = (
+    'import os, sys\nprint(sys.prefix)\nprint(os.environ.get("VIRTUAL_ENV"))\n'
+    'print(os.environ["PATH"].split(os.pathsep)[0])\nprint(sys.argv[1:])\n'
+)
 
 
 def _load_script():
@@ -68,8 +71,14 @@ def make_project(path: Path) -> Path:
 def start(python: Path, project: Path, *args: str) -> subprocess.Popen:
     """``python scripts/in_venv.py ARGS`` in ``project``, outside any activated environment."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH")}
-    return subprocess.Popen([str(python), "scripts/in_venv.py", *args], cwd=project, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [str(python), "scripts/in_venv.py", *args],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
@@ -93,15 +102,19 @@ def managed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bootstrap")
     python = fake_base_python(tmp / "prefix")
     project = make_project(tmp / "project")
-    both = [start(python, project, "-r", "requirements.txt", "-m", "probe", "a b", "c"),
-            start(python, project, "-r", "requirements.txt", "-m", "probe")]
+    both = [
+        start(python, project, "-r", "requirements.txt", "-m", "probe", "a b", "c"),
+        start(python, project, "-r", "requirements.txt", "-m", "probe"),
+    ]
     return python, project, [finish(process) for process in both]
 
 
 def test_the_simulated_python_is_externally_managed(managed):
     python = managed[0]
-    check = ("import os, sys, sysconfig; print(sys.prefix == sys.base_prefix, "
-             "os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))")
+    check = (
+        "import os, sys, sysconfig; print(sys.prefix == sys.base_prefix, "
+        "os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"
+    )
     out = subprocess.run([str(python), "-c", check], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True"]  # not a venv, marker in its stdlib: PEP 668, pip refuses to install here
 
@@ -165,11 +178,14 @@ def test_a_venv_whose_python_is_gone_is_recreated(tmp_path):
     assert "recreating .venv" in result.stderr and probe_lines(result)[0] == str(project / ".venv")
 
 
-@pytest.mark.parametrize("args, code, says", [
-    (["-r", "requirements.txt"], 2, "usage: python3 scripts/in_venv.py"),
-    (["-r"], 2, "-r needs a file name"),
-    (["-r", "missing.txt", "-m", "probe"], 1, "requirements file not found"),
-])
+@pytest.mark.parametrize(
+    "args, code, says",
+    [
+        (["-r", "requirements.txt"], 2, "usage: python3 scripts/in_venv.py"),
+        (["-r"], 2, "-r needs a file name"),
+        (["-r", "missing.txt", "-m", "probe"], 1, "requirements file not found"),
+    ],
+)
 def test_bad_command_lines_get_one_line_and_create_nothing(tmp_path, args, code, says):
     project = make_project(tmp_path / "project")
     result = run(Path(sys.executable), project, *args)
@@ -185,6 +201,7 @@ def test_a_python_older_than_the_project_supports_is_named():
 
 def test_the_script_parses_on_old_pythons_so_that_they_get_the_version_message():
     import ast
+
     ast.parse(SCRIPT.read_text(), feature_version=(3, 7))  # e.g. no match statements, no unparenthesised walrus
 
 
@@ -197,5 +214,12 @@ def test_includes_are_followed_in_every_spelling_pip_accepts(tmp_path):
     (tmp_path / "d.txt").write_text("-r sub/e.txt\n")
     (tmp_path / "sub" / "e.txt").write_text("-r ../e.txt\n")  # resolved next to the file that includes it
     found = in_venv.requirement_files([tmp_path / "top.txt"])
-    assert [path.relative_to(tmp_path).as_posix() for path in found] == \
-        ["top.txt", "a.txt", "b.txt", "c.txt", "d.txt", "sub/e.txt", "e.txt"]
+    assert [path.relative_to(tmp_path).as_posix() for path in found] == [
+        "top.txt",
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "sub/e.txt",
+        "e.txt",
+    ]

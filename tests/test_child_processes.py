@@ -4,6 +4,7 @@ Under Streamlit, ``sys.modules["__main__"]`` is the app script; multiprocessing'
 run that module before their target. Both children used to run the whole app again outside a session, and in the
 browser tests one blocked for good once its warnings filled the server's unread output pipe.
 """
+
 import sys
 import types
 

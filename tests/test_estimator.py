@@ -4,6 +4,7 @@ Tolerances come from the published noise scales: a Gaussian vector g ~ N(0, s^2 
 with probability >= 1 - exp(-t^2/2) (Lipschitz concentration, E||g|| <= sqrt(m)), and one N(0, s^2) coordinate
 exceeds 4.5 s with probability 7e-6. Every check uses fixed seeds.
 """
+
 import json
 import math
 import pickle
@@ -39,9 +40,14 @@ DIGITS_NORM = math.sqrt(64 * 16.0**2)
 
 # ---------------------------------------------------------------- scikit-learn's conformance suite
 @pytest.mark.filterwarnings("ignore::dppca_core.estimator.ClippingWarning")  # the suite's data exceed data_norm = 1
-@parametrize_with_checks([DPPCA(random_state=0), DPPCA(center="private", random_state=0),
-                          DPPCA(n_components=0.8, random_state=0),
-                          DPPCA(n_components=1, mechanism="private_power", random_state=0)])
+@parametrize_with_checks(
+    [
+        DPPCA(random_state=0),
+        DPPCA(center="private", random_state=0),
+        DPPCA(n_components=0.8, random_state=0),
+        DPPCA(n_components=1, mechanism="private_power", random_state=0),
+    ]
+)
 def test_sklearn_conformance(estimator, check):
     check(estimator)
 
@@ -181,8 +187,17 @@ def test_no_fitted_attribute_is_noise_free_and_data_dependent(neighbors, center)
     # a fitted value identical across seeds on D carries no noise; if it then differs on the neighbour D', it
     # identifies the dataset (this fails on an estimator that keeps e.g. the empirical mean or the exact trace)
     D, D_prime = _neighbours(neighbors)
-    fit = lambda data, seed: _leaves(_fitted(DPPCA(2, epsilon=1.0, neighbors=neighbors, center=center,  # noqa: E731
-                                                    random_state=seed).fit(data)))
+    fit = lambda data, seed: _leaves(
+        _fitted(
+            DPPCA(
+                2,
+                epsilon=1.0,
+                neighbors=neighbors,
+                center=center,  # noqa: E731
+                random_state=seed,
+            ).fit(data)
+        )
+    )
     on_d = [fit(D, s) for s in range(4)]
     on_dp = fit(D_prime, 0)
     for path, value in on_d[0].items():
@@ -250,15 +265,23 @@ def test_gridsearch_pipeline_clone_roundtrip():
     hyperparameters it selects are NOT chosen privately; each DPPCA fit inside it is private on its own, but the
     search as a whole is not a private procedure.
     """
-    pipe = Pipeline([("dppca", DPPCA(epsilon=5.0, data_norm=DIGITS_NORM, center="private", random_state=0)),
-                     ("clf", NearestCentroid())])
+    pipe = Pipeline(
+        [
+            ("dppca", DPPCA(epsilon=5.0, data_norm=DIGITS_NORM, center="private", random_state=0)),
+            ("clf", NearestCentroid()),
+        ]
+    )
     y = load_digits().target
     search = GridSearchCV(pipe, {"dppca__n_components": [4, 12]}, cv=3).fit(DIGITS, y)
     assert search.best_params_["dppca__n_components"] in (4, 12)
     assert search.best_estimator_.named_steps["dppca"].components_.shape[1] == 64
     assert search.score(DIGITS, y) > 0.5  # 10 classes: a projection that kept nothing would score ~0.1
-    est = DPPCA(3, budget=dc.BudgetSplit.with_extras(eigenvalues=0.2), random_state=np.random.RandomState(4),
-                mechanism_params={})
+    est = DPPCA(
+        3,
+        budget=dc.BudgetSplit.with_extras(eigenvalues=0.2),
+        random_state=np.random.RandomState(4),
+        mechanism_params={},
+    )
     twin = clone(est)
     assert twin is not est and twin.get_params().keys() == est.get_params().keys()
     assert twin.budget == est.budget and twin.n_components == 3
@@ -384,8 +407,9 @@ def test_under_add_remove_n_comes_from_any_private_count_the_release_publishes()
     from dppca_core.estimator import DPPCA
 
     X = np.random.default_rng(0).normal(size=(400, 4)) * [3.0, 2.0, 1.0, 0.5]
-    est = DPPCA(2, epsilon=2.0, neighbors="add_remove", scale="private", column_bounds=[10.0] * 4, data_norm=4.0,
-                random_state=0).fit(X)
+    est = DPPCA(
+        2, epsilon=2.0, neighbors="add_remove", scale="private", column_bounds=[10.0] * 4, data_norm=4.0, random_state=0
+    ).fit(X)
     count = est.release_["outputs"]["column_scales_count"]
     assert est.n_samples_ == count and "n" not in est.release_["parameters"]
     assert hasattr(est, "explained_variance_")

@@ -5,6 +5,7 @@
   estimates the variance along ``components_[i]``, within a tolerance derived from the noise of that release;
 * the variance share's sensitivity (sqrt(2)) holds for every pair of rows, and is reached.
 """
+
 import math
 
 import numpy as np
@@ -32,7 +33,7 @@ def _issue_data():
 
 DATASETS = {
     "centred (the issue's)": (_issue_data(), 1.0),
-    "uncentred": (np.random.default_rng(1).normal(size=(300, 8)) * np.r_[3, 2, 1, 1, .5, .5, .2, .1] + 2.0, 40.0),
+    "uncentred": (np.random.default_rng(1).normal(size=(300, 8)) * np.r_[3, 2, 1, 1, 0.5, 0.5, 0.2, 0.1] + 2.0, 40.0),
     "rows clipped": (np.random.default_rng(2).standard_t(3, size=(400, 5)) + 0.5, 3.0),
 }
 
@@ -90,8 +91,9 @@ def test_components_are_ordered_and_paired_with_their_variances(name, params, k,
     """explained_variance_ is non-increasing, and explained_variance_[i] is within 5 noise s.d. of the variance along
     components_[i] measured with transform (Gaussian tail: a miss has probability < 1e-5 per value), plus, for a
     rotated basis, the spectral norm of the noisy k x k matrix's noise (at most about 2 sqrt(k) s.d.)."""
-    est = DPPCA(min(k, 3), mechanism=name, epsilon=epsilon, data_norm=1.0, random_state=4,
-                mechanism_params=params).fit(SPIKED)
+    est = DPPCA(min(k, 3), mechanism=name, epsilon=epsilon, data_norm=1.0, random_state=4, mechanism_params=params).fit(
+        SPIKED
+    )
     ev = est.explained_variance_
     assert np.all(np.diff(ev) <= 0), (name, ev)
     n = SPIKED.shape[0]
@@ -109,7 +111,7 @@ def test_the_sampled_subspace_is_rotated_into_its_principal_directions():
     """The issue's ppca_exponential case: the variance along the components was [0.014, 0.051, 0.027] while
     explained_variance_ read [0.060, 0.023, 0.006]; now the first component carries the largest variance, at
     epsilon = 4 and at 1e10, and the two agree within the noise."""
-    X = np.random.default_rng(0).normal(size=(5000, 10)) * np.r_[3, 2, 1, [.3] * 7]
+    X = np.random.default_rng(0).normal(size=(5000, 10)) * np.r_[3, 2, 1, [0.3] * 7]
     X /= np.linalg.norm(X, axis=1).max()
     for eps in (4.0, 1e10):
         e = DPPCA(3, mechanism="ppca_exponential", epsilon=eps, data_norm=1, random_state=0).fit(X)
@@ -149,8 +151,9 @@ def test_the_variance_share_matches_dp_accounting():
     data = dc.prepare(SPIKED)
     out = private_variances(data, np.eye(6)[:, :2], share, "replace", np.random.default_rng(0))
     noise = out["noise"]
-    reference = pld.from_gaussian_mechanism(float(noise.scale), sensitivity=noise.sensitivity,
-                                            value_discretization_interval=1e-4)
+    reference = pld.from_gaussian_mechanism(
+        float(noise.scale), sensitivity=noise.sensitivity, value_discretization_interval=1e-4
+    )
     for eps in (0.1, 0.5, 1.0):
         assert noise.curve().delta_at(eps) == pytest.approx(reference.get_delta_for_epsilon(eps), abs=1e-6)
     assert noise.curve().mu <= share.mu

@@ -1,5 +1,6 @@
 """Exports of two kinds, never mixed: exploration records (the Report's HTML and script, the Trade-offs and
 Reproduce CSVs) and publishable releases (the releases JSON). Tested through the pages' own download buttons."""
+
 import html as html_lib
 import json
 import os
@@ -104,6 +105,7 @@ def _releases(at, files) -> dict:
 
 # -- exploration records -------------------------------------------------------------------------------------
 
+
 def test_report_html_escapes_user_text_and_links_the_scenario():
     link = "http://localhost:8501/report?eps=1.0&mechs=analyze_gauss"
     doc = report.build_html(scenario.DEFAULTS, link, {}, [], {}, 'Uploaded file <a href="http://evil">x</a>.csv')
@@ -116,21 +118,28 @@ def test_report_html_escapes_user_text_and_links_the_scenario():
 def test_build_html_embeds_plotly_once():
     figs = [go.Figure(go.Bar(y=[1, 2])), go.Figure(go.Bar(y=[3, 1]))]
     doc = report.build_html(scenario.DEFAULTS, "?x=1", {}, figs, {}, "synthetic")
-    assert doc.count("plotly.js v") == 1 and "<script src=\"http" not in doc  # embedded once, no CDN script
+    assert doc.count("plotly.js v") == 1 and '<script src="http' not in doc  # embedded once, no CDN script
     assert doc.count("Plotly.newPlot") == 2
 
 
 class _Seeded:
     guarantee, guarantee_text = "approximate", "text"
-    published = {"mechanism": "analyze_gauss", "guarantee": "approximate", "components": [[0.123456789]],
-                 "eigenvalues": [9.87654321], "outputs": {}, "parameters": {"k": 1}}
+    published = {
+        "mechanism": "analyze_gauss",
+        "guarantee": "approximate",
+        "components": [[0.123456789]],
+        "eigenvalues": [9.87654321],
+        "outputs": {},
+        "parameters": {"k": 1},
+    }
 
 
 @pytest.mark.parametrize("src", ["upload", "server:survey.csv", "sample:wine"])
 def test_record_of_data_the_app_did_not_make_leaves_out_the_seeded_numbers(src):
     """A seeded run's numbers beside the seed let anyone regenerate the noise: only synthesised data show them."""
-    private = report.build_html({**scenario.DEFAULTS, "src": src}, "?seed=3", {"analyze_gauss": _Seeded()}, [], {},
-                                "up")
+    private = report.build_html(
+        {**scenario.DEFAULTS, "src": src}, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "up"
+    )
     public = report.build_html(scenario.DEFAULTS, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "synthetic")
     assert "0.123456789" not in private and "9.87654321" not in private and "approximate" in private
     assert "0.123456789" in public
@@ -158,8 +167,9 @@ def test_server_file_report_has_no_seeded_release_beside_the_seed(app_test, down
     from ui import server_files
 
     rng = np.random.default_rng(0)
-    pd.DataFrame(rng.normal(size=(500, 4)) * [3, 2, 1, 0.5], columns=list("abcd")).to_csv(tmp_path / "t.csv",
-                                                                                          index=False)
+    pd.DataFrame(rng.normal(size=(500, 4)) * [3, 2, 1, 0.5], columns=list("abcd")).to_csv(
+        tmp_path / "t.csv", index=False
+    )
     monkeypatch.setenv(server_files.DATA_DIR_ENV, str(tmp_path))
     at = app_test(src="server:?", R="8.0", seed="3", mechs="analyze_gauss", reps="2")
     at.switch_page("pages/data.py").run()
@@ -201,8 +211,9 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
     path.write_text(script)
     # the package importable as if installed (the script does not rely on the working folder)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path),
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
 
@@ -210,8 +221,17 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
 def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(app_test, downloads, tmp_path):
     """Issue 31: with a private mean and a budget split the page showed one table and its script printed another
     (the script ignored the split and the centring). Both now run the same library path."""
-    at = app_test(src="upload", mechs="analyze_gauss,private_power", center="private", bmean="0.2", beig="0.1",
-                  R="2000.0", reps="3", seed="2", k="2")
+    at = app_test(
+        src="upload",
+        mechs="analyze_gauss,private_power",
+        center="private",
+        bmean="0.2",
+        beig="0.1",
+        R="2000.0",
+        reps="3",
+        seed="2",
+        k="2",
+    )
     _upload(at, columns=("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity"))
     at.switch_page("pages/report.py").run()
     assert_clean(at)
@@ -220,14 +240,16 @@ def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(ap
     path = tmp_path / "scenario.py"
     path.write_text(script)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, str(path), str(WINE)], capture_output=True, text=True, timeout=180,
-                         cwd=str(tmp_path), env=env)
+    out = subprocess.run(
+        [sys.executable, str(path), str(WINE)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
     assert script.splitlines()[0].startswith('"""Exploration record, not a release')
 
 
 # -- publishable releases ------------------------------------------------------------------------------------
+
 
 def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test, downloads):
     at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
@@ -278,18 +300,27 @@ def test_release_follows_the_pages_budget_split_and_private_centring(app_test, d
         assert release["outputs"]["explained_variance_ratio"] and release["epsilon"] == 1.0
 
 
-SPLITS = {"whole budget to the subspace": {}, "private mean, spectrum and scores":
-          {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1},
-          # R chosen privately (issue 22): its upper bound is the radius the rows were prepared with
-          "private radius, mean and spectrum": {"rfrom": "private", "rlo": 0.01, "rhi": 1.0, "bradius": 0.1,
-                                                "center": "private", "bmean": 0.1, "beig": 0.1}}
+SPLITS = {
+    "whole budget to the subspace": {},
+    "private mean, spectrum and scores": {"center": "private", "bmean": 0.1, "beig": 0.1, "bscores": 0.1},
+    # R chosen privately (issue 22): its upper bound is the radius the rows were prepared with
+    "private radius, mean and spectrum": {
+        "rfrom": "private",
+        "rlo": 0.01,
+        "rhi": 1.0,
+        "bradius": 0.1,
+        "center": "private",
+        "bmean": 0.1,
+        "beig": 0.1,
+    },
+}
 
 
 @pytest.mark.parametrize("split", list(SPLITS))
-@pytest.mark.parametrize("name,neighbors", [c for c in __import__("tests.test_release_boundary",
-                                                                   fromlist=["CASES"]).CASES])
-def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed(name, neighbors, split,
-                                                                                 monkeypatch):
+@pytest.mark.parametrize(
+    "name,neighbors", [c for c in __import__("tests.test_release_boundary", fromlist=["CASES"]).CASES]
+)
+def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed(name, neighbors, split, monkeypatch):
     """The release boundary, run over the app's publishable export (every mechanism, relation and split): no field
     takes one value on every draw from D and another single value on every draw from the neighbour D' (it would
     name the dataset: the audit's scan for noise-free fields). The operating system's entropy is replaced by fixed
@@ -302,12 +333,20 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
 
     key = {"value": 0}
-    monkeypatch.setattr(randomness, "secrets",
-                        types.SimpleNamespace(token_bytes=lambda size: key["value"].to_bytes(size, "little")))
+    monkeypatch.setattr(
+        randomness, "secrets", types.SimpleNamespace(token_bytes=lambda size: key["value"].to_bytes(size, "little"))
+    )
 
     mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}
-    vals = {**scenario.DEFAULTS, "mechs": name, "k": _k(name), "nb": neighbors, "delta": 1e-5, **SPLITS[split],
-            **mech_params}
+    vals = {
+        **scenario.DEFAULTS,
+        "mechs": name,
+        "k": _k(name),
+        "nb": neighbors,
+        "delta": 1e-5,
+        **SPLITS[split],
+        **mech_params,
+    }
     center = "private" if vals["center"] == "private" else "none"
     D, D_prime = _neighbours(neighbors)
 
@@ -330,8 +369,9 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     for path, value in on_d[0].items():
         if all(leaves.get(path) == value for leaves in on_d[1:]):  # no noise on D ...
             other = {json.dumps(leaves.get(path)) for leaves in on_dp}
-            assert other == {json.dumps(value)} or len(other) > 1, \
-                f"{name}, {split}: exported field {path} is noise-free and data-dependent"
+            assert (
+                other == {json.dumps(value)} or len(other) > 1
+            ), f"{name}, {split}: exported field {path} is noise-free and data-dependent"
 
 
 def test_releases_json_refuses_anything_but_published_fresh_releases():
@@ -340,6 +380,7 @@ def test_releases_json_refuses_anything_but_published_fresh_releases():
 
 
 # -- every download names its kind on its first line ---------------------------------------------------------
+
 
 def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
     seen = {}
@@ -367,8 +408,13 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
             kind = "scenario" if label == "Scenario file" else None
         elif label.endswith("notebook"):  # a notebook says its kind on its first cell
             cell = json.loads(text)["cells"][0]["source"]
-            kind = ("record" if cell.startswith("Exploration record") else
-                    "release notebook" if cell.startswith(notebooks.RELEASE_NOTEBOOK) else None)
+            kind = (
+                "record"
+                if cell.startswith("Exploration record")
+                else "release notebook"
+                if cell.startswith(notebooks.RELEASE_NOTEBOOK)
+                else None
+            )
         elif first.startswith("#"):
             kind = "record" if first.startswith("# Exploration record") else None
             pd.read_csv(pd.io.common.StringIO(text), comment="#")  # still a CSV
@@ -381,13 +427,20 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
     assert sum(k == "release" for k in kinds.values()) == 3  # the JSON, the brief and the slides made from it
     assert kinds[("pages/report.py", "Release notebook")] == "release notebook"
     assert kinds[("pages/report.py", "Exploration notebook")] == "record"
-    assert {p for (p, label), k in kinds.items() if k == "scenario"} == {"pages/tradeoffs.py", "pages/report.py",
-                                                                        "pages/reproduce.py"}
+    assert {p for (p, label), k in kinds.items() if k == "scenario"} == {
+        "pages/tradeoffs.py",
+        "pages/report.py",
+        "pages/reproduce.py",
+    }
     assert {p for p, _ in kinds} == {"pages/tradeoffs.py", "pages/report.py", "pages/reproduce.py"}
-    assert any(d.decode().startswith("# " + report.PUBLIC_RECORD) for (p, _), d in seen.items()
-               if p == "pages/reproduce.py")
-    assert all(d.decode().splitlines()[0] != "# " + report.PUBLIC_RECORD for (p, _), d in seen.items()
-               if p == "pages/tradeoffs.py")
+    assert any(
+        d.decode().startswith("# " + report.PUBLIC_RECORD) for (p, _), d in seen.items() if p == "pages/reproduce.py"
+    )
+    assert all(
+        d.decode().splitlines()[0] != "# " + report.PUBLIC_RECORD
+        for (p, _), d in seen.items()
+        if p == "pages/tradeoffs.py"
+    )
 
 
 def test_the_docs_quote_the_first_lines_the_exports_carry():

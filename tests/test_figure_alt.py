@@ -1,4 +1,5 @@
 """Text alternatives of figures: the summary names what is drawn, the table holds the drawn numbers."""
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -7,7 +8,9 @@ from dppca_core.figures.alt import figure_summary, figure_table, plain
 
 
 def test_lines_give_one_row_per_point_under_the_axis_titles():
-    fig = go.Figure([go.Scatter(x=[0.1, 1, 10], y=[0.9, 0.5, 0.1], name="A"), go.Scatter(x=[0.1, 1], y=[1, 0.8], name="B")])
+    fig = go.Figure(
+        [go.Scatter(x=[0.1, 1, 10], y=[0.9, 0.5, 0.1], name="A"), go.Scatter(x=[0.1, 1], y=[1, 0.8], name="B")]
+    )
     fig.update_layout(title="Error <b>against</b> ε", xaxis_title="ε", yaxis_title="distance")
     table = figure_table(fig)
     assert list(table.columns) == ["series", "ε", "distance"]

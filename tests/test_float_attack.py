@@ -9,6 +9,7 @@ under one hypothesis and "possible" under the other, which tells the two dataset
 CCS 2012; Jin et al., IEEE S&P 2022). The library now releases integers on a grid with integer noise
 (dppca_core.privacy.exact), so every published value is possible under both hypotheses.
 """
+
 import math
 
 import numpy as np
@@ -157,8 +158,7 @@ def test_release_pca_publishes_only_grid_values_and_integer_counts(mechanism):
     identified = 0
     for i in range(RELEASES // 2):
         for data in (X, Xp):
-            rel = dc.release_pca(mechanism, data, 1, 1.0, 1e-6, budget=budget, center="private", seed=i,
-                                 score_bins=4)
+            rel = dc.release_pca(mechanism, data, 1, 1.0, 1e-6, budget=budget, center="private", seed=i, score_bins=4)
             pub = rel.published()
             out, facts = pub["outputs"], pub["facts"]
             assert rel.privacy.kind == ("gdp" if mechanism == "analyze_gauss" else "pure")
@@ -194,7 +194,7 @@ def test_amin_iterative_releases_its_eigenvalues_on_a_grid():
     X, _ = _neighbours(n=400, d=6)
     amin = dc.run("amin_iterative", X, 2, 2.0, seed=3)
     assert amin.eigenvalues is not None and amin.privacy.kind == "pure"
-    step = amin.noise_scale / float(round(amin.noise_scale / 2.0**math.floor(math.log2(amin.noise_scale) - 20)))
+    step = amin.noise_scale / float(round(amin.noise_scale / 2.0 ** math.floor(math.log2(amin.noise_scale) - 20)))
     grid = 2.0 ** (math.floor(math.log2(amin.noise_scale)) - 20)
     assert all(_grid_integer(v, grid) for v in amin.eigenvalues) and step > 0
     with pytest.raises(ValueError, match="replace"):
@@ -210,13 +210,21 @@ def test_the_reports_publishable_export_carries_only_grid_values_and_integer_cou
     from ui import report, scenario
 
     X, Xp = _neighbours(n=400, d=6)
-    vals = {**scenario.DEFAULTS, "mechs": "analyze_gauss", "k": 1, "center": "private", "bmean": 0.1, "beig": 0.1,
-            "bscores": 0.1}
+    vals = {
+        **scenario.DEFAULTS,
+        "mechs": "analyze_gauss",
+        "k": 1,
+        "center": "private",
+        "bmean": 0.1,
+        "beig": 0.1,
+        "bscores": 0.1,
+    }
     identified = 0
     for _ in range(RELEASES // 2):  # 1,000 exports: 500 of D and 500 of D'
         for data in (X, Xp):
-            text = report.releases_json(report.publishable_releases(dc.prepare(data, 1.0), ["analyze_gauss"], vals,
-                                                                    "private"))
+            text = report.releases_json(
+                report.publishable_releases(dc.prepare(data, 1.0), ["analyze_gauss"], vals, "private")
+            )
             pub = json.loads(text)["releases"]["analyze_gauss"]
             out, facts = pub["outputs"], pub["facts"]
             assert pub["fresh_randomness"] is True and pub["guarantee"] != "none"

@@ -1,4 +1,5 @@
 """benchmarks/frontier.py puts its table in its own section of docs/benchmarks.md and leaves the rest alone."""
+
 import importlib.util
 import sys
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Property-based fuzzing of run(): every input ends in a valid release or a ValueError, never anything else."""
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -63,8 +64,13 @@ def valid_problems(draw):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problem=valid_problems(), mechanism=st.sampled_from(ANY_N),
-       epsilon=st.floats(1e-3, 1e3), delta=st.floats(1e-12, 0.5), seed=st.integers(0, 2**32 - 1))
+@given(
+    problem=valid_problems(),
+    mechanism=st.sampled_from(ANY_N),
+    epsilon=st.floats(1e-3, 1e3),
+    delta=st.floats(1e-12, 0.5),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_valid_inputs_always_give_a_valid_release(problem, mechanism, epsilon, delta, seed):
     X, k = problem
     spec = dc.get_mechanism(mechanism)
@@ -78,8 +84,13 @@ def test_valid_inputs_always_give_a_valid_release(problem, mechanism, epsilon, d
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(k=st.integers(1, 3), extra_d=st.integers(0, 3), extra_n=st.integers(0, 20), epsilon=st.floats(1e-2, 1e2),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    k=st.integers(1, 3),
+    extra_d=st.integers(0, 3),
+    extra_n=st.integers(0, 20),
+    epsilon=st.floats(1e-2, 1e2),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_top_k_dp_pca_gives_a_valid_release_from_eight_rows_per_component(k, extra_d, extra_n, epsilon, seed):
     d, n = k + 1 + extra_d, 8 * k + extra_n
     X = np.random.default_rng(seed).uniform(-1, 1, size=(n, d))

@@ -5,6 +5,7 @@ the audits; a change that moves any published value of a seeded release (a noise
 taken in another order) fails here, naming the case and the field. The bits depend on the machine's BLAS: on a
 platform other than the fixture's (its ``fingerprint``), only the structure of every output is compared.
 """
+
 import json
 import warnings
 from pathlib import Path

@@ -3,6 +3,7 @@ pages: only releases with a guarantee in the publishable file, a self-describing
 docs/publishable-release.schema.json, a brief and a deck made from it alone, budget parts in units that add up
 wherever they are shown, exploration records without seeded numbers of private data or a localhost link, exports
 built only when asked, and a script that runs from any folder (issue 35 item 9, issue 43 item 2)."""
+
 import html as html_lib
 import json
 import os
@@ -25,14 +26,23 @@ from ui import report, scenario
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "docs" / "publishable-release.schema.json").read_text(encoding="utf-8"))
 #: words of the exploration's non-private diagnostics and of seeded runs: none may reach the handout
-DIAGNOSTIC_WORDS = ("seed", "localhost", "diagnostic", "subspace distance", "captured energy", "clipped",
-                    "support f1", "exact pca", "exploration record")
+DIAGNOSTIC_WORDS = (
+    "seed",
+    "localhost",
+    "diagnostic",
+    "subspace distance",
+    "captured energy",
+    "clipped",
+    "support f1",
+    "exact pca",
+    "exploration record",
+)
 
 
 @pytest.fixture(scope="module")
 def X():
     rng = np.random.default_rng(5)
-    return rng.normal(size=(400, 5)) * np.r_[3, 2, 1, .3, .2] / 8
+    return rng.normal(size=(400, 5)) * np.r_[3, 2, 1, 0.3, 0.2] / 8
 
 
 def _file(X, mechs="analyze_gauss,private_power", **settings):
@@ -71,8 +81,10 @@ def file_numbers(file: dict) -> tuple[set, list]:
     part is everything but the released arrays (the handout shows none of them): settings, schema, in words,
     together, context, the releases' guarantees."""
     public = {k: v for k, v in file.items() if k != "releases"}
-    public["releases"] = {m: {k: rel[k] for k in ("title", "epsilon", "delta", "privacy", "guarantee")}
-                          for m, rel in file["releases"].items()}
+    public["releases"] = {
+        m: {k: rel[k] for k in ("title", "epsilon", "delta", "privacy", "guarantee")}
+        for m, rel in file["releases"].items()
+    }
     text = json.dumps(public, ensure_ascii=False)
     values = []
 
@@ -102,7 +114,7 @@ def stray_numbers(text: str, file: dict) -> list[str]:
             continue
         value = float(token.replace(",", ""))
         decimals = len(token.split(".")[1].split("e")[0]) if "." in token else 0
-        tolerance = 10.0 ** -decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
+        tolerance = 10.0**-decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
         if not any(abs(v - value) <= tolerance or abs(100 * v - value) <= tolerance for v in values):
             stray.append(token)
     return stray
@@ -119,6 +131,7 @@ def check_handout(doc: str, file: dict, first: str) -> None:
 
 # -- issue 34 item 3: only releases with a guarantee ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mech", ["non_private", "wishart_sn"])
 def test_publish_refuses_a_mechanism_without_a_guarantee(X, mech):
     """Today publish() exported the exact eigenvectors of non_private and the retracted Wishart release, each marked
@@ -129,8 +142,9 @@ def test_publish_refuses_a_mechanism_without_a_guarantee(X, mech):
     forged = {"export": "publishable release", **release.published()}
     with pytest.raises(ValueError, match="publishable file"):
         publishable.publishable_file({mech: forged})
-    assert report.publishable_releases(dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS,
-                                       "none").keys() == {"analyze_gauss"}
+    assert report.publishable_releases(
+        dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS, "none"
+    ).keys() == {"analyze_gauss"}
 
 
 def test_the_report_leaves_them_out_of_the_file_and_says_which_and_why(app_test, downloads):
@@ -163,17 +177,26 @@ def test_nothing_to_draw_when_no_mechanism_has_a_guarantee(app_test):
 
 # -- a self-describing file that validates ---------------------------------------------------------------------
 
+
 def test_the_file_describes_itself_and_validates(X):
     file = _file(X, scale="bounds", bounds="8,8,8,8,8", R=2.0)
     validate(json.loads(report.releases_json(file)))
     assert file["format"] == publishable.FORMAT and file["format_version"] == publishable.FORMAT_VERSION
     assert file["schema"]["columns"] == ["height_cm", "weight_kg", "age", "income", "year"]
     settings = file["settings"]
-    assert settings["scaling"] == {"rule": "bounds", "bounds": [8.0] * 5, "bounds_from": settings["scaling"][
-        "bounds_from"], "words": "each column divided by its public bound"}
+    assert settings["scaling"] == {
+        "rule": "bounds",
+        "bounds": [8.0] * 5,
+        "bounds_from": settings["scaling"]["bounds_from"],
+        "words": "each column divided by its public bound",
+    }
     assert settings["centring"]["rule"] == "private" and settings["radius"]["value"] == 2.0
-    assert settings["k"] == {"rule": "public", "value": 2, "variance_target": None, "words": "a number chosen in "
-                                                                                             "advance"}
+    assert settings["k"] == {
+        "rule": "public",
+        "value": 2,
+        "variance_target": None,
+        "words": "a number chosen in " "advance",
+    }
     assert settings["n"] == 400 and settings["neighbors"] == "replace"
     assert file["releases"]["analyze_gauss"]["title"] == "Analyze Gauss" and "components" in file["units"]
     assert file["together"]["releases"] == 2  # two releases of the same data compose
@@ -206,8 +229,13 @@ NAMES = [m for m in dc.mechanism_names("pca") if not publishable.refusal(m)]
 def test_every_mechanisms_publishable_file_validates(X, mech):
     from tests.test_release_boundary import _k, _params
 
-    vals = {**scenario.DEFAULTS, "mechs": mech, "k": _k(mech), "delta": 1e-5,
-            **{f"{mech}.{key}": value for key, value in _params(mech).items()}}
+    vals = {
+        **scenario.DEFAULTS,
+        "mechs": mech,
+        "k": _k(mech),
+        "delta": 1e-5,
+        **{f"{mech}.{key}": value for key, value in _params(mech).items()},
+    }
     published = report.publishable_releases(dc.prepare(X, 1.0), [mech], vals, "none")
     payload = json.loads(report.releases_json(report.publishable_file(published, vals)))
     validate(payload)
@@ -216,9 +244,17 @@ def test_every_mechanisms_publishable_file_validates(X, mech):
 
 def test_every_json_the_report_offers_validates(app_test, downloads):
     """The page's own exports: with every choice private, and after a non-private choice (not publishable)."""
-    for query in ({"mechs": "analyze_gauss,ppca_exponential", "center": "private", "bmean": "0.1", "beig": "0.1",
-                   "bscores": "0.1", "k": "2"},
-                  {"mechs": "analyze_gauss", "center": "empirical"}):
+    for query in (
+        {
+            "mechs": "analyze_gauss,ppca_exponential",
+            "center": "private",
+            "bmean": "0.1",
+            "beig": "0.1",
+            "bscores": "0.1",
+            "k": "2",
+        },
+        {"mechs": "analyze_gauss", "center": "empirical"},
+    ):
         at = app_test(reps="2", **query)
         at.switch_page("pages/report.py").run()
         at.button(key="draw_releases").click().run()
@@ -233,6 +269,7 @@ def test_every_json_the_report_offers_validates(app_test, downloads):
 
 
 # -- the brief and the deck, from the file alone -----------------------------------------------------------------
+
 
 def test_the_brief_and_the_deck_show_only_numbers_of_the_file(X):
     file = json.loads(report.releases_json(_file(X, eps=2.0)))  # as a reader of the JSON has it
@@ -271,12 +308,13 @@ def test_the_utility_error_is_the_spread_of_the_estimate_over_releases():
     """The standard error the file states (delta method on the eigenvalue share's published noise scale) is the
     spread of the estimate over 200 seeded releases, within the sampling error of a standard deviation from 200 draws
     (about 5%) and the delta method's approximation."""
-    X = np.random.default_rng(5).normal(size=(2000, 5)) * np.r_[3, 2, 1, .3, .2] / 8
+    X = np.random.default_rng(5).normal(size=(2000, 5)) * np.r_[3, 2, 1, 0.3, 0.2] / 8
     budget = dc.BudgetSplit.with_extras(eigenvalues=0.1)
     est, err = [], []
     for seed in range(200):
-        u = publishable.utility(dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=seed,
-                                               budget=budget).published())
+        u = publishable.utility(
+            dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=seed, budget=budget).published()
+        )
         est.append(u["estimate"])
         err.append(u["standard_error"])
     assert 0.8 < np.std(est) / np.mean(err) < 1.2
@@ -297,6 +335,7 @@ def test_no_handout_without_a_guarantee(X):
 
 
 # -- budget parts in units that add up, everywhere ---------------------------------------------------------------
+
 
 def test_percents_add_up_to_100():
     rng = np.random.default_rng(0)
@@ -324,9 +363,13 @@ def test_budget_parts_add_up_to_the_total_in_their_unit(curve):
 def table_of(doc: str) -> pd.DataFrame:
     """The first HTML table of ``doc`` (pandas' to_html output) as text cells."""
     table = re.search(r"<table.*?</table>", doc, flags=re.S).group(0)
-    cells = [[html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>",
-                                                                                      row, flags=re.S)]
-             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, flags=re.S)]
+    cells = [
+        [
+            html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+            for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)
+        ]
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, flags=re.S)
+    ]
     return pd.DataFrame(cells[1:], columns=cells[0])
 
 
@@ -349,15 +392,31 @@ def test_every_place_showing_budget_parts_sums_them_to_the_whole(app_test, downl
     assert sum(t["x"][0] for b in bars for t in b["data"] if t["type"] == "bar") == 100
 
     # the sidebar: every share that is on, the radius and the scaling included
-    at = app_test(rfrom="private", bradius="0.1", scale="private", bscale="0.1", bounds="1,1,1,1,1,1,1,1,1,1,1,1,1,"
-                  "1,1,1,1,1,1,1", center="private", bmean="0.1", beig="0.1")
+    at = app_test(
+        rfrom="private",
+        bradius="0.1",
+        scale="private",
+        bscale="0.1",
+        bounds="1,1,1,1,1,1,1,1,1,1,1,1,1," "1,1,1,1,1,1,1",
+        center="private",
+        bmean="0.1",
+        beig="0.1",
+    )
     at.switch_page("pages/explore.py").run()
     (listing,) = [plain(c.value) for c in at.sidebar.caption if c.value.startswith("Every share")]
     assert "radius" in listing and "scaling" in listing and sum(_percents_in(listing)) == 200, listing
 
     # the Report: the table (per mechanism) and the bar; its slides
-    at = app_test(mechs="analyze_gauss,ppca_exponential", center="private", bmean="0.1", beig="0.15", bscores="0.05",
-                  reps="2", eps="10.0", k="2")
+    at = app_test(
+        mechs="analyze_gauss,ppca_exponential",
+        center="private",
+        bmean="0.1",
+        beig="0.15",
+        bscores="0.05",
+        reps="2",
+        eps="10.0",
+        k="2",
+    )
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     (shares,) = [df.value for df in at.dataframe if "adds up in" in df.value.columns]
@@ -365,7 +424,8 @@ def test_every_place_showing_budget_parts_sums_them_to_the_whole(app_test, downl
         parts = rows[rows["part"] != "total"]
         assert sum(int(s.rstrip("%")) for s in parts["share"]) == 100, mech
         assert float(rows[rows["part"] == "total"]["amount"].iloc[0]) == pytest.approx(
-            parts["amount"].astype(float).sum(), rel=1e-3)
+            parts["amount"].astype(float).sum(), rel=1e-3
+        )
     assert set(shares["adds up in"]) == {"μ²", "ε"}  # Gaussian parts in μ², the pure mechanism's in ε
     bars = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     (bar,) = [b for b in bars if b["layout"]["title"]["text"].startswith("How one release")]
@@ -388,12 +448,22 @@ def test_every_place_showing_budget_parts_sums_them_to_the_whole(app_test, downl
 
 # -- exploration records: no seeded numbers of private data, no localhost, built when asked ---------------------
 
+
 def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, downloads):
     """Issue 34 item 5: the HTML record and the slides of an upload carried the first seeded run's components (the
     loadings chart) beside the link with its seed, although docs/privacy.md says such a record leaves seeded numbers
     out. The loadings now show the exact PCA alone, and the tables of released values keep only their summaries."""
-    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0", rfrom="private", rlo="1.0",
-                  rhi="10000.0", bradius="0.1", bscores="0.1")
+    at = app_test(
+        src="upload",
+        mechs="analyze_gauss",
+        reps="2",
+        R="2000.0",
+        rfrom="private",
+        rlo="1.0",
+        rhi="10000.0",
+        bradius="0.1",
+        bscores="0.1",
+    )
     _upload(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
@@ -444,8 +514,11 @@ def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monk
     assert built == []
     assert {"HTML report (offline)", "Download slides"} <= built_on_press(at)
     at.button(key="draw_releases").click().run()
-    assert {"Download the publishable releases (JSON)", "Publishable brief (HTML, printable)",
-            "Publishable slides"} <= built_on_press(at)
+    assert {
+        "Download the publishable releases (JSON)",
+        "Publishable brief (HTML, printable)",
+        "Publishable slides",
+    } <= built_on_press(at)
     files = offered(at, downloads)
     assert built == ["html"]  # built once, when asked
     for label in ("HTML report (offline)", "Download slides"):
@@ -453,6 +526,7 @@ def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monk
 
 
 # -- the downloaded script runs outside the repository ---------------------------------------------------------
+
 
 def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_cannot(tmp_path):
     """Issue 35 item 9: the script stopped with "No module named dppca_core" when run from another folder. With the
@@ -463,13 +537,20 @@ def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_can
     run = tmp_path / "elsewhere"
     run.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=str(run),
-                         env={**env, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(run),
+        env={**env, "PYTHONPATH": str(ROOT)},
+    )
     assert out.returncode == 0, out.stderr
     assert "Analyze Gauss" in out.stdout
     # no dppca_core for this Python (-S: no site-packages, where `pip install` would have put it)
-    out = subprocess.run([sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=60, cwd=str(run),
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=60, cwd=str(run), env=env
+    )
     assert out.returncode == 1 and out.stdout == ""
     (line,) = out.stderr.strip().splitlines()
     assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
@@ -492,8 +573,9 @@ def test_a_release_whose_curve_is_not_gaussian_still_splits_mu_squared_among_its
     Gaussian parts were allocated shares of μ²: their ε do not add up, their μ² do."""
     X = np.random.default_rng(0).normal(size=(500, 5)) / 3
     budget = dc.BudgetSplit.with_extras(eigenvalues=0.1, scores=0.1)
-    pub = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0, budget=budget,
-                         score_kind="sparse").published()
+    pub = dc.release_pca(
+        "analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0, budget=budget, score_kind="sparse"
+    ).published()
     assert pub["privacy"]["kind"] == "approx"
     parts = publishable.budget_parts(pub["facts"]["budget"], pub["privacy"], 1.0, 1e-6)
     assert parts["unit"] == "mu^2" and [p["percent"] for p in parts["parts"]] == [80, 10, 10]

@@ -1,5 +1,6 @@
 """Malformed input to the library: always a ValueError saying what is wrong and how to fix it, never another
 exception type (issue: pandas Series, tiny epsilon, complex, masked, dates, out-of-range sites, mixed labels)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -60,7 +61,11 @@ def test_masked_array_without_masked_entries_is_accepted():
 
 
 inputs = st.one_of(
-    st.none(), st.text(max_size=5), st.integers(), st.floats(), st.lists(st.floats(), max_size=5),
+    st.none(),
+    st.text(max_size=5),
+    st.integers(),
+    st.floats(),
+    st.lists(st.floats(), max_size=5),
     st.lists(st.lists(st.one_of(st.floats(), st.text(max_size=2), st.none()), min_size=0, max_size=3), max_size=4),
     st.dictionaries(st.text(max_size=2), st.floats(), max_size=3),
     st.builds(lambda n: np.full((n, 2), 1 + 1j), st.integers(2, 4)),
@@ -71,10 +76,13 @@ inputs = st.one_of(
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(X=inputs, name=st.sampled_from([m for m in NAMES if m not in ("ppca_exponential", "dp_pca")]),
-       k=st.one_of(st.integers(-2, 4), st.none(), st.text(max_size=2), st.floats()),
-       epsilon=st.one_of(st.floats(), st.none(), st.text(max_size=2), st.integers(-2, 3)),
-       neighbors=st.one_of(st.sampled_from(["replace", "add_remove"]), st.text(max_size=4), st.none()))
+@given(
+    X=inputs,
+    name=st.sampled_from([m for m in NAMES if m not in ("ppca_exponential", "dp_pca")]),
+    k=st.one_of(st.integers(-2, 4), st.none(), st.text(max_size=2), st.floats()),
+    epsilon=st.one_of(st.floats(), st.none(), st.text(max_size=2), st.integers(-2, 3)),
+    neighbors=st.one_of(st.sampled_from(["replace", "add_remove"]), st.text(max_size=4), st.none()),
+)
 def test_anything_malformed_is_a_value_error(X, name, k, epsilon, neighbors):
     try:
         dc.run(name, X, k, epsilon, 1e-5, neighbors, seed=0, **_params(name))

@@ -1,6 +1,7 @@
 """The library's layout stays one a newcomer can change (issue 41): at most 15 modules at the top of dppca_core, no
 module over 600 lines, no function over 80 (docs/architecture.md), and the modules that moved into packages still
 import from their old paths for one release, with a DeprecationWarning that names the new path."""
+
 import ast
 import subprocess
 import sys
@@ -28,21 +29,30 @@ def test_no_module_over_600_lines():
 
 
 def test_no_function_over_80_lines():
-    long = [f"{path.relative_to(LIBRARY)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-            for path in _modules() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80]
+    long = [
+        f"{path.relative_to(LIBRARY)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in _modules()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80
+    ]
     assert not long, long
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
     """``code`` in a fresh interpreter (a module imports once per process), from the repository's root."""
-    return subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], cwd=ROOT,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 #: old path -> new path, as dppca_core/__init__.py's _MOVED has them (the three users import, and two more)
-MOVED = [("stats", "data.stats"), ("experiments", "pipeline.experiments"), ("datasets", "data.datasets"),
-         ("budget", "pipeline.budget"), ("exact", "privacy.exact")]
+MOVED = [
+    ("stats", "data.stats"),
+    ("experiments", "pipeline.experiments"),
+    ("datasets", "data.datasets"),
+    ("budget", "pipeline.budget"),
+    ("exact", "privacy.exact"),
+]
 
 
 def test_an_old_path_imports_the_new_module_with_a_warning_naming_it():

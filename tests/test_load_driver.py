@@ -1,5 +1,6 @@
 """The load benchmark's clock (benchmarks/load.py): an action lasts until the server has finished every run it
 caused, read from Streamlit's own websocket messages."""
+
 import asyncio
 import sys
 from pathlib import Path
@@ -35,7 +36,6 @@ class FakePage:
         self.socket.handlers["framesent"](msg.SerializeToString())
 
 
-
 def _run(coroutine):
     """asyncio.run in a thread of its own: the browser tests' Playwright (sync API) keeps an event loop running in
     the main thread for the whole session, where asyncio.run refuses to start."""
@@ -43,6 +43,7 @@ def _run(coroutine):
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
 
 def _status(running: bool) -> ForwardMsg:
     msg = ForwardMsg()
@@ -71,12 +72,12 @@ def test_an_action_lasts_until_its_last_run_has_finished():
         page.receive(_status(True))
         page.receive(_finished("FINISHED_EARLY_FOR_RERUN"))  # stopped for a rerun: not the end
         assert watch.running and watch.started == 1
-        page.receive(_status(True))                            # the rerun (already running: not a second start)
+        page.receive(_status(True))  # the rerun (already running: not a second start)
         page.receive(_finished("FINISHED_SUCCESSFULLY"))
         first_end = watch.last_end
         settle = asyncio.ensure_future(watch.settle(t0, 0, t0))
         await asyncio.sleep(load.GRACE / 3)
-        page.receive(_status(True))                            # a run within GRACE of the end: same action
+        page.receive(_status(True))  # a run within GRACE of the end: same action
         page.receive(_finished("FINISHED_SUCCESSFULLY"))
         from_action, from_request = await settle
         assert watch.started == 2 and watch.last_end > first_end
@@ -107,10 +108,26 @@ def test_an_action_that_starts_no_run_times_out():
 
 
 def test_the_report_names_the_command_and_every_phase():
-    phase = {"name": "move epsilon, round 1", "times": [1.0, 2.0, 3.0], "server": [0.5, 1.0, 1.5], "failed": [],
-             "errors": 0, "cpu_per_session": 0.1, "rss": 250.0}
-    result = {"profile": "burst", "clients": 3, "rounds": 1, "link": "explore", "phases": [phase], "options": (),
-              "rss_start": 100.0, "rss_peak": 160.0, "rss_end": 150.0}
+    phase = {
+        "name": "move epsilon, round 1",
+        "times": [1.0, 2.0, 3.0],
+        "server": [0.5, 1.0, 1.5],
+        "failed": [],
+        "errors": 0,
+        "cpu_per_session": 0.1,
+        "rss": 250.0,
+    }
+    result = {
+        "profile": "burst",
+        "clients": 3,
+        "rounds": 1,
+        "link": "explore",
+        "phases": [phase],
+        "options": (),
+        "rss_start": 100.0,
+        "rss_peak": 160.0,
+        "rss_end": 150.0,
+    }
     text = load.report(result)
     assert "python benchmarks/load.py --clients 3 --burst --rounds 1 " in text
     assert "| move epsilon, round 1 | 3 | 2.00 | 3.00 | 3.00 | 1.00 | 1.50 | 1.50 | 0 | 0 | 0.10 | 250 |" in text

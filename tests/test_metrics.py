@@ -1,4 +1,5 @@
 """Metrics are exact to rounding: a curve at large epsilon or n must not flatten for a numerical reason."""
+
 import numpy as np
 import pytest
 import scipy.linalg

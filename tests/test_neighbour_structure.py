@@ -17,6 +17,7 @@ Refusals are structure too: D and D' must get the same answer (a release, or the
 To scan another kind of data, add one line to :data:`BUILDERS` (a function returning the table and one label per
 row).
 """
+
 from __future__ import annotations
 
 import math
@@ -65,8 +66,10 @@ def neighbours(X, labels, relation):
     ordinary = np.linspace(-1.0, 2.0, X.shape[1])
     extreme = np.full(X.shape[1], 1e6)
     if relation == "replace":
-        for what, row, label in (("one row replaced", ordinary, "b"), ("one row replaced by an extreme row", extreme,
-                                                                         "intruder")):
+        for what, row, label in (
+            ("one row replaced", ordinary, "b"),
+            ("one row replaced by an extreme row", extreme, "intruder"),
+        ):
             Xp, lp = X.copy(), labels.copy().astype(object)
             Xp[0], lp[0] = row, label
             yield what, Xp, lp.astype(str)
@@ -83,33 +86,61 @@ def _bounds(d):
 OPTIONS = {
     "public R": lambda labels, d: dict(data_norm=4.0),
     "private R, eigenvalues": lambda labels, d: dict(
-        data_norm="private", radius_bounds=(0.01, 100.0), budget=BudgetSplit.with_extras(radius=0.1, eigenvalues=0.1)),
+        data_norm="private", radius_bounds=(0.01, 100.0), budget=BudgetSplit.with_extras(radius=0.1, eigenvalues=0.1)
+    ),
     "scales private": lambda labels, d: dict(
-        data_norm=2.0 * math.sqrt(d), scale="private", column_bounds=_bounds(d),
-        budget=BudgetSplit.with_extras(scale=0.1, eigenvalues=0.1)),
+        data_norm=2.0 * math.sqrt(d),
+        scale="private",
+        column_bounds=_bounds(d),
+        budget=BudgetSplit.with_extras(scale=0.1, eigenvalues=0.1),
+    ),
     "scales by bounds, scores": lambda labels, d: dict(
-        data_norm=math.sqrt(d), scale="bounds", column_bounds=_bounds(d), budget=BudgetSplit.with_extras(scores=0.2)),
-    "k auto": lambda labels, d: dict(k="auto", variance_target=0.8, data_norm=4.0,
-                                     budget=BudgetSplit.with_extras(eigenvalues=0.15)),
+        data_norm=math.sqrt(d), scale="bounds", column_bounds=_bounds(d), budget=BudgetSplit.with_extras(scores=0.2)
+    ),
+    "k auto": lambda labels, d: dict(
+        k="auto", variance_target=0.8, data_norm=4.0, budget=BudgetSplit.with_extras(eigenvalues=0.15)
+    ),
     "private mean, scores": lambda labels, d: dict(
-        data_norm=4.0, center="private", budget=BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.2)),
+        data_norm=4.0, center="private", budget=BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.2)
+    ),
     "groups declared, private frame, sparse": lambda labels, d: dict(
-        data_norm=4.0, score_groups=labels, score_group_labels=GROUPS, score_frame="private", score_kind="sparse",
-        budget=BudgetSplit.with_extras(scores=0.2, frame=0.05)),
+        data_norm=4.0,
+        score_groups=labels,
+        score_group_labels=GROUPS,
+        score_frame="private",
+        score_kind="sparse",
+        budget=BudgetSplit.with_extras(scores=0.2, frame=0.05),
+    ),
     "groups found privately, private frame": lambda labels, d: dict(
-        data_norm=4.0, score_groups=labels, score_frame="private",
-        budget=BudgetSplit.with_extras(scores=0.2, frame=0.05, groups=0.1)),
+        data_norm=4.0,
+        score_groups=labels,
+        score_frame="private",
+        budget=BudgetSplit.with_extras(scores=0.2, frame=0.05, groups=0.1),
+    ),
     "everything private": lambda labels, d: dict(
-        k="auto", variance_target=0.8, data_norm="private", radius_bounds=(0.01, 100.0), scale="private",
-        column_bounds=_bounds(d), center="private", score_groups=labels, score_frame="private", score_kind="sparse",
-        budget=BudgetSplit.with_extras(radius=0.05, scale=0.05, mean=0.1, eigenvalues=0.1, scores=0.2, frame=0.05,
-                                       groups=0.1)),
+        k="auto",
+        variance_target=0.8,
+        data_norm="private",
+        radius_bounds=(0.01, 100.0),
+        scale="private",
+        column_bounds=_bounds(d),
+        center="private",
+        score_groups=labels,
+        score_frame="private",
+        score_kind="sparse",
+        budget=BudgetSplit.with_extras(
+            radius=0.05, scale=0.05, mean=0.1, eigenvalues=0.1, scores=0.2, frame=0.05, groups=0.1
+        ),
+    ),
 }
 #: the options every mechanism is scanned with; the reference mechanism (Analyze Gauss) gets them all
 SHORT = ("public R", "private R, eigenvalues", "k auto", "everything private")
 
-MECHANISMS = [m for m in dc.mechanism_names("pca")
-              if dc.get_mechanism(m).model == "central" and dc.get_mechanism(m).guarantee != "none"]
+MECHANISMS = [
+    m
+    for m in dc.mechanism_names("pca")
+    if dc.get_mechanism(m).model == "central" and dc.get_mechanism(m).guarantee != "none"
+]
 PARAMS = {"ppca_exponential": {"sweeps": 2}}
 
 
@@ -121,8 +152,9 @@ def _release(mechanism, X, labels, relation, option, seed, epsilon=EPSILON):
     kwargs = (OPTIONS[option] if isinstance(option, str) else option)(labels, X.shape[1])
     k = kwargs.pop("k", _k(mechanism))
     try:
-        return dc.release_pca(mechanism, X, k, epsilon, 1e-6, relation, seed=seed, **kwargs,
-                              **PARAMS.get(mechanism, {})).published()
+        return dc.release_pca(
+            mechanism, X, k, epsilon, 1e-6, relation, seed=seed, **kwargs, **PARAMS.get(mechanism, {})
+        ).published()
     except ValueError as exc:
         return {"refused": str(exc)}
 
@@ -131,8 +163,11 @@ def _release(mechanism, X, labels, relation, option, seed, epsilon=EPSILON):
 #: them may differ too (explained by the noise), and that seed is not compared
 def released_choices(pub: dict) -> tuple:
     out, params = pub.get("outputs", {}), pub.get("parameters", {})
-    return (out.get("radius", {}).get("value"), params.get("k") if "k_rule" in params else None,
-            tuple(out.get("scores", {}).get("groups") or ()))
+    return (
+        out.get("radius", {}).get("value"),
+        params.get("k") if "k_rule" in params else None,
+        tuple(out.get("scores", {}).get("groups") or ()),
+    )
 
 
 def _noisy_parameters(pub: dict) -> set:
@@ -152,8 +187,13 @@ def structure(pub: dict) -> dict:
         if isinstance(value, dict):
             out[path] = ("keys", tuple(sorted(value)))
             for key, item in value.items():
-                walk(item, f"{path}.{key}", noisy or (path == "" and key in ("components", "eigenvalues", "outputs"))
-                     or (path == ".parameters" and key in noisy_params))
+                walk(
+                    item,
+                    f"{path}.{key}",
+                    noisy
+                    or (path == "" and key in ("components", "eigenvalues", "outputs"))
+                    or (path == ".parameters" and key in noisy_params),
+                )
         elif isinstance(value, list):
             out[path] = ("length", len(value))
             for i, item in enumerate(value):
@@ -162,6 +202,7 @@ def structure(pub: dict) -> dict:
             out[path] = "number"
         else:
             out[path] = value
+
     walk(pub, "", False)
     return out
 
@@ -191,7 +232,8 @@ def differences(a: dict, b: dict) -> list:
     out = []
     for path in sorted(set(sa) | set(sb)):
         if sa.get(path, "<absent>") != sb.get(path, "<absent>") and not any(
-                path.startswith(p + ".") or path.startswith(p + "[") for p, _ in out):
+            path.startswith(p + ".") or path.startswith(p + "[") for p, _ in out
+        ):
             out.append((path, f"{path}: {sa.get(path, '<absent>')!r} vs {sb.get(path, '<absent>')!r}"))
     return [text for _, text in out]
 
@@ -208,8 +250,10 @@ def scan(mechanism, relation, builder, option, epsilon=EPSILON, seeds=SEEDS) -> 
             for side, pub in (("D", a), ("D'", b)):
                 published_bins = pub.get("parameters", {}).get("score_bins")
                 if published_bins is not None and replayed_bins(pub) != published_bins:
-                    found.append(f"{what} ({side}, seed {seed}): {published_bins} cells per axis, but the published "
-                                 f"values give {replayed_bins(pub)} (parameters.score_bins_rule)")
+                    found.append(
+                        f"{what} ({side}, seed {seed}): {published_bins} cells per axis, but the published "
+                        f"values give {replayed_bins(pub)} (parameters.score_bins_rule)"
+                    )
             if released_choices(a) != released_choices(b):
                 continue  # a noisy choice differs: what follows it may differ (explained by the noise)
             compared += 1
@@ -220,8 +264,13 @@ def scan(mechanism, relation, builder, option, epsilon=EPSILON, seeds=SEEDS) -> 
     return found
 
 
-CASES = [(m, nb, b, o) for m in MECHANISMS for nb in dc.get_mechanism(m).relations for b in BUILDERS
-         for o in (OPTIONS if m == "analyze_gauss" else SHORT)]
+CASES = [
+    (m, nb, b, o)
+    for m in MECHANISMS
+    for nb in dc.get_mechanism(m).relations
+    for b in BUILDERS
+    for o in (OPTIONS if m == "analyze_gauss" else SHORT)
+]
 
 
 @pytest.mark.parametrize("mechanism,relation,builder,option", CASES)
@@ -240,10 +289,12 @@ def _at_the_old_cells_boundary():
 
 BOUNDARY_OPTIONS = {
     "scores": lambda labels, d: dict(data_norm=4.0, budget=BudgetSplit.with_extras(scores=0.3)),
-    "private mean, scores": lambda labels, d: dict(data_norm=4.0, center="private",
-                                                   budget=BudgetSplit.with_extras(mean=0.1, scores=0.3)),
-    "private frame, scores": lambda labels, d: dict(data_norm=4.0, score_frame="private",
-                                                    budget=BudgetSplit.with_extras(frame=0.05, scores=0.3)),
+    "private mean, scores": lambda labels, d: dict(
+        data_norm=4.0, center="private", budget=BudgetSplit.with_extras(mean=0.1, scores=0.3)
+    ),
+    "private frame, scores": lambda labels, d: dict(
+        data_norm=4.0, score_frame="private", budget=BudgetSplit.with_extras(frame=0.05, scores=0.3)
+    ),
 }
 
 

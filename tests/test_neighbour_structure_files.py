@@ -7,6 +7,7 @@ infinite; such a row added; a row with a missing cell removed. With the public s
 the public value a bad cell becomes), d, the columns and the schema must not move, and neither may the structure of
 what is published.
 """
+
 from __future__ import annotations
 
 import io
@@ -30,23 +31,33 @@ def messy_frame(n=200, seed=0) -> pd.DataFrame:
     and non-numeric cells."""
     rng = np.random.default_rng(seed)
     size = rng.normal(size=n)
-    frame = pd.DataFrame({
-        "id": np.arange(1000, 1000 + n),
-        "year": rng.choice([2007, 2008, 2009], size=n),
-        "bill_mm": 44 + 5 * size + rng.normal(size=n),
-        "depth_mm": 17 - 1.5 * size + 0.5 * rng.normal(size=n),
-        "mass_g": 4200 + 700 * size + 200 * rng.normal(size=n),
-        "flipper_mm": 200 + 12 * size + 3 * rng.normal(size=n),
-        "island": rng.choice(["Biscoe", "Dream", "Torgersen"], size=n),
-        "species": rng.choice(["Adelie", "Gentoo", "Chinstrap"], size=n),
-    }).astype(object)
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(1000, 1000 + n),
+            "year": rng.choice([2007, 2008, 2009], size=n),
+            "bill_mm": 44 + 5 * size + rng.normal(size=n),
+            "depth_mm": 17 - 1.5 * size + 0.5 * rng.normal(size=n),
+            "mass_g": 4200 + 700 * size + 200 * rng.normal(size=n),
+            "flipper_mm": 200 + 12 * size + 3 * rng.normal(size=n),
+            "island": rng.choice(["Biscoe", "Dream", "Torgersen"], size=n),
+            "species": rng.choice(["Adelie", "Gentoo", "Chinstrap"], size=n),
+        }
+    ).astype(object)
     frame.loc[3, "bill_mm"] = None
     frame.loc[7, "mass_g"] = "n/a"
     return frame
 
 
-BAD_ROW = {"id": 9999, "year": 2009, "bill_mm": "", "depth_mm": "unknown", "mass_g": "inf", "flipper_mm": 1e9,
-           "island": "Dream", "species": "Gentoo"}
+BAD_ROW = {
+    "id": 9999,
+    "year": 2009,
+    "bill_mm": "",
+    "depth_mm": "unknown",
+    "mass_g": "inf",
+    "flipper_mm": 1e9,
+    "island": "Dream",
+    "species": "Gentoo",
+}
 
 
 def neighbour_files(frame: pd.DataFrame, relation: str):
@@ -73,19 +84,25 @@ def read_upload(raw: bytes, on_bad: str):
 
 def read_server_file(raw: bytes, path) -> tuple:
     path.write_bytes(raw)
-    stats = dc.sufficient_stats(str(path), columns=FEATURES, data_norm=6000.0, label="species", on_bad="replace",
-                                fill=FILL)
+    stats = dc.sufficient_stats(
+        str(path), columns=FEATURES, data_norm=6000.0, label="species", on_bad="replace", fill=FILL
+    )
     return stats, None, stats.schema
 
 
 #: how a release is asked for: name -> (relation, labels) -> release_pca keyword arguments
 OPTIONS = {
     "public R": lambda labels: dict(data_norm=6000.0),
-    "k auto, eigenvalues": lambda labels: dict(k="auto", variance_target=0.8, data_norm=6000.0,
-                                               budget=BudgetSplit.with_extras(eigenvalues=0.15)),
+    "k auto, eigenvalues": lambda labels: dict(
+        k="auto", variance_target=0.8, data_norm=6000.0, budget=BudgetSplit.with_extras(eigenvalues=0.15)
+    ),
     "private mean, scores by group": lambda labels: dict(
-        data_norm=6000.0, center="private", score_groups=labels, score_group_labels=["Adelie", "Chinstrap", "Gentoo"],
-        budget=BudgetSplit.with_extras(mean=0.1, scores=0.2)),
+        data_norm=6000.0,
+        center="private",
+        score_groups=labels,
+        score_group_labels=["Adelie", "Chinstrap", "Gentoo"],
+        budget=BudgetSplit.with_extras(mean=0.1, scores=0.2),
+    ),
 }
 STREAM_OPTIONS = ("public R", "k auto, eigenvalues")
 
@@ -118,8 +135,9 @@ def file_scan(read, relation, option) -> list:
     return found
 
 
-UPLOAD_CASES = [("replace", "replace", o) for o in OPTIONS] + [("add_remove", b, o) for b in ("replace", "drop_rows")
-                                                              for o in OPTIONS]
+UPLOAD_CASES = [("replace", "replace", o) for o in OPTIONS] + [
+    ("add_remove", b, o) for b in ("replace", "drop_rows") for o in OPTIONS
+]
 
 
 @pytest.mark.parametrize("relation,on_bad,option", UPLOAD_CASES)
@@ -136,6 +154,7 @@ def test_a_server_file_with_bad_cells_publishes_the_same_structure_as_its_neighb
 def test_the_file_scan_can_fail():
     """Reading without a declared schema (columns suggested from the cells) lets one row's text cells drop a
     column: the scan reports the schema and the published shapes that moved."""
+
     def suggested(raw):
         table = dc.data.datasets.load_table(io.BytesIO(raw), label="species", on_bad="drop_column")
         return table.X, table.labels, table.schema

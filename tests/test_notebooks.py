@@ -6,6 +6,7 @@ again without a confirmation spends nothing.
 ``dppca_core`` is imported as installed: CI installs the project with ``pip install -e .`` (requirements-dev.txt);
 where it is not installed (a developer's shared environment) the kernel gets the project on its path, as an
 editable install puts it there."""
+
 import json
 import os
 import subprocess
@@ -27,18 +28,33 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 ROOT = Path(__file__).resolve().parents[1]
-QUERY = {"src": "upload", "R": "6000.0", "mechs": "analyze_gauss,private_power,non_private", "reps": "3",
-         "seed": "5", "k": "2", "center": "private", "bmean": "0.2", "cols": json.dumps(MEASUREMENTS),
-         "label": "species", "fill": json.dumps(TYPICAL)}
+QUERY = {
+    "src": "upload",
+    "R": "6000.0",
+    "mechs": "analyze_gauss,private_power,non_private",
+    "reps": "3",
+    "seed": "5",
+    "k": "2",
+    "center": "private",
+    "bmean": "0.2",
+    "cols": json.dumps(MEASUREMENTS),
+    "label": "species",
+    "fill": json.dumps(TYPICAL),
+}
 
 
 @pytest.fixture(scope="module")
 def kernel_env():
     """The environment of the notebooks' kernel: dppca_core importable as installed, from a folder outside the
     repository (the project put on the path only when this Python has not installed it)."""
-    probe = subprocess.run([sys.executable, "-c", "import dppca_core, sys; print(dppca_core.__file__)"],
-                           capture_output=True, text=True, cwd="/", timeout=120,
-                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    probe = subprocess.run(
+        [sys.executable, "-c", "import dppca_core, sys; print(dppca_core.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     if probe.returncode == 0:
         assert probe.stdout.strip().startswith(str(ROOT)), f"another dppca_core is installed: {probe.stdout}"
         return {}
@@ -88,8 +104,9 @@ def _client(raw: bytes, folder: Path):
     nb = nbformat.reads(raw.decode(), as_version=4)
     nbformat.validate(nb)
     (folder / "notebook.ipynb").write_bytes(raw)
-    return nb, nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                       resources={"metadata": {"path": str(folder)}})
+    return nb, nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
 
 
 def _stdout(cell) -> str:
@@ -100,8 +117,10 @@ def test_each_notebook_says_its_kind_on_its_first_cell(report_page):
     _, offers, _ = report_page
     public = json.dumps(QUERY) + json.dumps(TYPICAL)
     cells = {row[6] for row in messy_rows()[:60] if row[6] not in ("", "NA") and row[6] not in public}  # body mass
-    for label, first in (("Exploration notebook", "Exploration record, not a release"),
-                         ("Release notebook", notebooks.RELEASE_NOTEBOOK)):
+    for label, first in (
+        ("Exploration notebook", "Exploration record, not a release"),
+        ("Release notebook", notebooks.RELEASE_NOTEBOOK),
+    ):
         nb = nbformat.reads(offers[label].decode(), as_version=4)
         nbformat.validate(nb)
         assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith(first), label
@@ -121,12 +140,14 @@ def test_the_exploration_notebook_prints_the_reports_table(report_page, kernel_e
     # and draws the page's main figure: the same dots
     (figure,) = [out.data["application/vnd.plotly.v1+json"] for out in nb.cells[-1].outputs if "data" in out]
     (page,) = charts
-    assert [(t.get("name"), t.get("x"), t.get("y")) for t in figure["data"]] == \
-        [(t.get("name"), t.get("x"), t.get("y")) for t in page["data"]]
+    assert [(t.get("name"), t.get("x"), t.get("y")) for t in figure["data"]] == [
+        (t.get("name"), t.get("x"), t.get("y")) for t in page["data"]
+    ]
 
 
-def test_the_release_notebook_spends_once_and_asks_before_spending_again(report_page, kernel_env, tmp_path,
-                                                                         monkeypatch):
+def test_the_release_notebook_spends_once_and_asks_before_spending_again(
+    report_page, kernel_env, tmp_path, monkeypatch
+):
     _, offers, _ = report_page
     for key, value in kernel_env.items():
         monkeypatch.setenv(key, value)
@@ -193,8 +214,14 @@ def test_without_dppca_core_a_notebook_says_in_one_line_how_to_install_it(report
     setup = nb.cells[1].source
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # -S: no site-packages, where `pip install` would have put it
-    out = subprocess.run([sys.executable, "-S", "-c", setup], capture_output=True, text=True, timeout=120,
-                         cwd=str(_folder(tmp_path)), env=env)
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", setup],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(_folder(tmp_path)),
+        env=env,
+    )
     assert out.returncode == 1 and out.stdout == ""
     (line,) = out.stderr.strip().splitlines()
     assert "No module named 'dppca_core'" in line and "-m pip install -e" in line and "pyproject.toml" in line
@@ -202,8 +229,14 @@ def test_without_dppca_core_a_notebook_says_in_one_line_how_to_install_it(report
 
 VARIANTS = {
     "synthetic": {"mechs": "analyze_gauss,private_power,ppca_exponential"},
-    "score plot by group": {"src": "sample:wine", "R": 2000.0, "mechs": "analyze_gauss", "bscores": 0.1,
-                            "sgroup": True, "eps": 5.0},
+    "score plot by group": {
+        "src": "sample:wine",
+        "R": 2000.0,
+        "mechs": "analyze_gauss",
+        "bscores": 0.1,
+        "sgroup": True,
+        "eps": 5.0,
+    },
     "private radius": {"rfrom": "private", "rlo": 0.1, "rhi": 100.0, "bradius": 0.1, "center": "private"},
     "private scaling": {"d": 5, "scale": "private", "bounds": "5.0,5.0,5.0,5.0,5.0", "bscale": 0.1},
     "private k": {"kfrom": "private", "beig": 0.1, "kvar": 0.8},

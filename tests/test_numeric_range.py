@@ -1,6 +1,7 @@
 """Every registered mechanism over the whole positive float range of data_norm, epsilon and delta (and the tensor
 mechanisms' own parameters): a Release or a ValueError, never another exception. Where the arithmetic stops
 being meaningful, the ValueError names the usable range."""
+
 import math
 import os
 import warnings
@@ -26,8 +27,9 @@ def positive_floats(draw):
     elif kind == "usable":  # around and across the limits of the usable ranges (epsilon 1e-6 .. 1e16)
         value = draw(st.floats(1.0, 10.0)) * 10.0 ** draw(st.integers(-8, 17))
     elif kind == "edge":
-        value = draw(st.sampled_from([TINY, 2.2250738585072014e-308, 1e-300, 1e-150, 1e-6, 1.0, 1e6, 1e150,
-                                      1e300, HUGE]))
+        value = draw(
+            st.sampled_from([TINY, 2.2250738585072014e-308, 1e-300, 1e-150, 1e-6, 1.0, 1e6, 1e150, 1e300, HUGE])
+        )
     else:
         value = draw(st.floats(min_value=TINY, max_value=HUGE, allow_nan=False, allow_infinity=False))
     return min(max(value, TINY), HUGE)
@@ -66,16 +68,19 @@ def _check(mechanism, X, k, epsilon, delta, data_norm, **params):
 PCA = dc.mechanism_names("pca")
 TENSOR = dc.mechanism_names("tensor")
 #: cheap settings of the parameters that only cost time (the ranges tested are data_norm, epsilon and delta)
-FAST = {"ppca_exponential": {"sweeps": 3}, "private_power": {"iterations": 5}, "dps_pca": {"iterations": 3},
-        "ldp_sparse": {"max_iter": 20}}
+FAST = {
+    "ppca_exponential": {"sweeps": 3},
+    "private_power": {"iterations": 5},
+    "dps_pca": {"iterations": 3},
+    "ldp_sparse": {"max_iter": 20},
+}
 EXAMPLES = int(os.environ.get("NUMERIC_RANGE_EXAMPLES", 30))  # more for a deeper local search
 SCALES = st.sampled_from([1e-300, 1e-8, 1.0, 1e8, 1e300])
 
 
 @pytest.mark.parametrize("mechanism", PCA)
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data_norm=positive_floats(), epsilon=positive_floats(), delta=deltas(), scale=SCALES,
-       k=st.integers(1, 3))
+@given(data_norm=positive_floats(), epsilon=positive_floats(), delta=deltas(), scale=SCALES, k=st.integers(1, 3))
 def test_pca_mechanisms_give_a_release_or_a_value_error(mechanism, data_norm, epsilon, delta, scale, k):
     spec = dc.get_mechanism(mechanism)
     k = min(k, spec.max_k or k)
@@ -86,9 +91,12 @@ def test_pca_mechanisms_give_a_release_or_a_value_error(mechanism, data_norm, ep
 def tensor_params(draw, mechanism):
     spec = dc.get_mechanism(mechanism)
     names = {p.name for p in spec.params}
-    params = {"split": draw(st.floats(0.05, 0.95)),
-              "sigma2": draw(st.one_of(st.just(0.0), st.sampled_from([TINY, 1e-300, 100.0]), st.floats(0.0, 100.0))),
-              "restarts": draw(st.integers(1, 3)), "iterations": draw(st.integers(1, 4))}
+    params = {
+        "split": draw(st.floats(0.05, 0.95)),
+        "sigma2": draw(st.one_of(st.just(0.0), st.sampled_from([TINY, 1e-300, 100.0]), st.floats(0.0, 100.0))),
+        "restarts": draw(st.integers(1, 3)),
+        "iterations": draw(st.integers(1, 4)),
+    }
     if "kappa" in names:
         params["kappa"] = draw(st.one_of(st.sampled_from([1.0, 1e6]), st.floats(1.0, 1e6)))
     if "sites" in names:
@@ -98,8 +106,14 @@ def tensor_params(draw, mechanism):
 
 @pytest.mark.parametrize("mechanism", TENSOR)
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), data_norm=positive_floats(), epsilon=positive_floats(), delta=deltas(), scale=SCALES,
-       k=st.integers(1, 3))
+@given(
+    data=st.data(),
+    data_norm=positive_floats(),
+    epsilon=positive_floats(),
+    delta=deltas(),
+    scale=SCALES,
+    k=st.integers(1, 3),
+)
 def test_tensor_mechanisms_give_a_release_or_a_value_error(mechanism, data, data_norm, epsilon, delta, scale, k):
     params = data.draw(tensor_params(mechanism))
     _check(mechanism, _data(4, scale), k, epsilon, delta, data_norm, **params)
@@ -174,6 +188,7 @@ def test_mod_sulq_at_a_huge_epsilon_says_how_large_epsilon_may_be():
 
 # -- issue 30, item 3: a large finite epsilon passed validation and then crashed ---------------------------
 
+
 def _issue30_X():
     rs = np.random.RandomState(0)
     X = rs.randn(250, 21)
@@ -202,7 +217,7 @@ def test_run_at_epsilon_1e12_spends_the_budget_it_claims(mechanism):
     assert release.privacy.delta_at(2e11) <= 1e-6
 
 
-@pytest.mark.parametrize("epsilon", [10.0 ** e for e in range(0, 16)] + [1.7e15])
+@pytest.mark.parametrize("epsilon", [10.0**e for e in range(0, 16)] + [1.7e15])
 @pytest.mark.parametrize("delta", [1e-100, 1e-6, 0.5])
 def test_the_gaussian_calibration_is_exact_up_to_its_usable_range(epsilon, delta):
     from dppca_core.privacy import gaussian_delta, gaussian_epsilon, gaussian_mu
@@ -238,8 +253,10 @@ def test_the_usable_range_of_the_gaussian_calibration_grows_with_delta():
 
 
 def test_infinite_epsilon_points_to_the_non_private_mechanism():
-    for call in (lambda: dc.run("analyze_gauss", X5, 2, math.inf),
-                 lambda: dc.release_pca("analyze_gauss", X5, 2, math.inf),
-                 lambda: dc.DPPCA(2, epsilon=math.inf).fit(X5)):
+    for call in (
+        lambda: dc.run("analyze_gauss", X5, 2, math.inf),
+        lambda: dc.release_pca("analyze_gauss", X5, 2, math.inf),
+        lambda: dc.DPPCA(2, epsilon=math.inf).fit(X5),
+    ):
         with pytest.raises(ValueError, match=r"mechanism='non_private'"):
             call()

@@ -5,6 +5,7 @@ Each colour is simulated as a dichromat sees it with the matrices of Machado, Ol
 just-noticeable difference; we ask for 15 between any two mechanisms of a task (the ones one chart can show together),
 enough to tell two lines apart at a glance.
 """
+
 import itertools
 
 import numpy as np
@@ -16,12 +17,15 @@ from dppca_core import figures
 #: Machado et al. (2009), severity 1.0: linear RGB -> linear RGB as seen with each deficiency
 CVD = {
     "normal": np.eye(3),
-    "protanopia": np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
-                            [-0.003882, -0.048116, 1.051998]]),
-    "deuteranopia": np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                              [-0.011820, 0.042940, 0.968881]]),
-    "tritanopia": np.array([[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
-                            [0.004733, 0.691367, 0.303900]]),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "tritanopia": np.array(
+        [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]]
+    ),
 }
 SRGB_TO_XYZ = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
 WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
@@ -29,7 +33,7 @@ MIN_DELTA_E = 15.0
 
 
 def linear_rgb(hex_colour: str) -> np.ndarray:
-    c = np.array([int(hex_colour.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]) / 255
+    c = np.array([int(hex_colour.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]) / 255
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
@@ -65,13 +69,33 @@ def test_mechanism_colours_stay_apart(task, vision):
 
 #: every mechanism's colour as it was when colours came from registration order; each now declares its own
 #: (registry ``color``), and none may change: a colour is how readers find a mechanism across every chart
-COLOURS = {"non_private": "#0072b2", "analyze_gauss": "#d55e00", "mod_sulq": "#009e73", "private_power": "#cc79a7",
-           "dps_pca": "#e69f00", "cape_pca": "#56b4e9", "dist_conventional": "#000000", "dist_local": "#8700f0",
-           "ldp_gaussian": "#692d0f", "ldp_sparse": "#4b3c5a", "private_oja": "#9678ff", "dp_pca": "#b4b469",
-           "wishart_sn": "#2d2da5", "ppca_exponential": "#a55a2d", "amin_iterative": "#690f78",
-           "coinpress": "#3c5a4b", "trace_sensitive": "#d2a5a5", "topk_dp_pca": "#d20fb4", "tail_sensitive": "#ff4b78",
-           "otd_non_private": "#d55e00", "otd_agn": "#009e73", "otd_avn": "#cc79a7", "otd_cape_agn": "#e69f00",
-           "otd_conventional": "#56b4e9", "otd_local": "#000000"}
+COLOURS = {
+    "non_private": "#0072b2",
+    "analyze_gauss": "#d55e00",
+    "mod_sulq": "#009e73",
+    "private_power": "#cc79a7",
+    "dps_pca": "#e69f00",
+    "cape_pca": "#56b4e9",
+    "dist_conventional": "#000000",
+    "dist_local": "#8700f0",
+    "ldp_gaussian": "#692d0f",
+    "ldp_sparse": "#4b3c5a",
+    "private_oja": "#9678ff",
+    "dp_pca": "#b4b469",
+    "wishart_sn": "#2d2da5",
+    "ppca_exponential": "#a55a2d",
+    "amin_iterative": "#690f78",
+    "coinpress": "#3c5a4b",
+    "trace_sensitive": "#d2a5a5",
+    "topk_dp_pca": "#d20fb4",
+    "tail_sensitive": "#ff4b78",
+    "otd_non_private": "#d55e00",
+    "otd_agn": "#009e73",
+    "otd_avn": "#cc79a7",
+    "otd_cape_agn": "#e69f00",
+    "otd_conventional": "#56b4e9",
+    "otd_local": "#000000",
+}
 
 
 def test_every_mechanism_keeps_its_colour():

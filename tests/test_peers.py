@@ -1,5 +1,6 @@
 """Adapters of other libraries' PCA: claims read from the library, clear messages when a library cannot be used,
 and the comparison's runs and time budget."""
+
 import numpy as np
 import pytest
 
@@ -93,8 +94,18 @@ def test_time_budget_stops_a_peer_that_did_not_finish():
 def test_compare_one_gives_runs_over_the_grid_and_a_verdict():
     rows = np.random.default_rng(1).normal(size=(60, 3)) * [2.0, 1.0, 0.5]
     rows /= np.linalg.norm(rows, axis=1).max()
-    runs, verdict = peers.compare_one("sklearn", rows, rows.T @ rows, k=1, epsilons=[0.5, 2.0], epsilon=1.0,
-                                      delta=1e-6, reps=2, seed=0, audit_trials=200)
+    runs, verdict = peers.compare_one(
+        "sklearn",
+        rows,
+        rows.T @ rows,
+        k=1,
+        epsilons=[0.5, 2.0],
+        epsilon=1.0,
+        delta=1e-6,
+        reps=2,
+        seed=0,
+        audit_trials=200,
+    )
     assert [r.epsilon for r in runs] == [0.5, 1.0, 2.0] and verdict.startswith("refuted")
 
 

@@ -2,6 +2,7 @@
 releases on held-out data (spiked and sparse laws; two shipped tables through a public stand-in), and 2/3 of it
 does not (the plan wastes less than 1.5x); the chosen split beats the default split where it should; the plan never
 reads rows, counts a private stand-in's cost, and answers bad input in words."""
+
 import inspect
 import math
 
@@ -16,9 +17,28 @@ from dppca_core.planning import Standin, evaluate
 
 CONFIDENCE = 0.9
 #: the public facts plan() may take: nothing else, and none of them is a table of rows
-PUBLIC_FACTS = {"targets", "n", "d", "k", "spectrum", "standin", "delta", "confidence", "neighbors", "data_norm",
-                "radius_rule", "center", "parts", "mechanisms", "mechanism_params", "sparsity", "reps", "seed",
-                "max_epsilon", "spent"}
+PUBLIC_FACTS = {
+    "targets",
+    "n",
+    "d",
+    "k",
+    "spectrum",
+    "standin",
+    "delta",
+    "confidence",
+    "neighbors",
+    "data_norm",
+    "radius_rule",
+    "center",
+    "parts",
+    "mechanisms",
+    "mechanism_params",
+    "sparsity",
+    "reps",
+    "seed",
+    "max_epsilon",
+    "spent",
+}
 
 
 def _calibrated(found, X, support=None):
@@ -27,23 +47,36 @@ def _calibrated(found, X, support=None):
     the lower end of the plan's own interval); at 2/3 of the epsilon it falls short."""
     at_plan = evaluate(found, X, reps=200, seed=101, support=support)
     below = evaluate(found, X, epsilon=found.epsilon * 2 / 3, reps=200, seed=101, support=support)
-    assert at_plan["high"] >= CONFIDENCE and at_plan["share"] >= found.interval[0], \
-        (found.epsilon, at_plan["share"], found.interval)
+    assert at_plan["high"] >= CONFIDENCE and at_plan["share"] >= found.interval[0], (
+        found.epsilon,
+        at_plan["share"],
+        found.interval,
+    )
     assert below["share"] < CONFIDENCE, (found.epsilon, below["share"])
     return at_plan, below
 
 
 def test_the_minimum_interface_answers_with_a_frontier_and_a_cache():
     spectrum = [0.2, 0.12] + [0.01] * 18
-    found = dc.plan(targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6,
-                    confidence=CONFIDENCE)
+    found = dc.plan(
+        targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6, confidence=CONFIDENCE
+    )
     assert found.reachable and found.epsilon in planning.EPS_GRID
     assert found.mechanism in dc.mechanism_names("pca") and isinstance(found.budget, dc.BudgetSplit)
     assert found.share >= CONFIDENCE and found.interval[0] < found.share <= found.interval[1]
     assert found.reps == planning.default_reps(CONFIDENCE) == 100
     frontier = found.frontier
-    assert {"mechanism", "epsilon", "share", "low", "high", "winner", "planned",
-            "met: subspace_distance", "median: subspace_distance"} <= set(frontier.columns)
+    assert {
+        "mechanism",
+        "epsilon",
+        "share",
+        "low",
+        "high",
+        "winner",
+        "planned",
+        "met: subspace_distance",
+        "median: subspace_distance",
+    } <= set(frontier.columns)
     mine = frontier[frontier["mechanism"] == found.mechanism].sort_values("epsilon")
     assert mine["share"].is_monotonic_increasing  # common random numbers: more budget never hurts
     planned = mine[mine["planned"]].iloc[0]
@@ -53,13 +86,15 @@ def test_the_minimum_interface_answers_with_a_frontier_and_a_cache():
         assert group["winner"].sum() == (1 if group["share"].max() > 0 else 0)
         assert group.loc[group["winner"], "share"].max() == group["share"].max() or not group["winner"].any()
     before = planning._cached_plan.cache_info().hits
-    again = dc.plan(targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6,
-                    confidence=CONFIDENCE)
+    again = dc.plan(
+        targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6, confidence=CONFIDENCE
+    )
     assert planning._cached_plan.cache_info().hits == before + 1
     assert again.epsilon == found.epsilon and again.frontier.equals(frontier)
     again.frontier.loc[0, "share"] = -1.0  # the caller's copy: the cached plan is untouched
-    assert dc.plan(targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6,
-                   confidence=CONFIDENCE).frontier.equals(frontier)
+    assert dc.plan(
+        targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6, confidence=CONFIDENCE
+    ).frontier.equals(frontier)
 
 
 def test_a_plan_on_a_spiked_law_holds_on_held_out_data_and_is_not_wasteful():
@@ -85,8 +120,15 @@ def test_a_plan_through_a_published_spectrum_holds_on_the_shipped_table(name, ra
     planner as numbers): the plan never sees a row, and is checked on the table's own rows."""
     X = np.asarray(datasets.load_sample(name).X, dtype=float)
     published = Standin.from_spectrum(Standin.exact(X, radius).values, source=f"the {name} spectrum as published")
-    found = dc.plan({"subspace_distance": target}, n=X.shape[0], d=X.shape[1], k=k, standin=published,
-                    data_norm=radius, confidence=CONFIDENCE)
+    found = dc.plan(
+        {"subspace_distance": target},
+        n=X.shape[0],
+        d=X.shape[1],
+        k=k,
+        standin=published,
+        data_norm=radius,
+        confidence=CONFIDENCE,
+    )
     _calibrated(found, X)
 
 
@@ -135,8 +177,9 @@ def test_earlier_releases_from_the_rows_count_in_the_total_and_a_spectrum_of_noi
     private = Standin.private(X, 0.5, 1e-6, seed=4)
     earlier = Standin.private(X, 0.3, 1e-6, seed=5).cost_curve()
     alone = dc.plan({"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, confidence=CONFIDENCE)
-    found = dc.plan({"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, confidence=CONFIDENCE,
-                    spent=[earlier])
+    found = dc.plan(
+        {"subspace_distance": 0.3}, n=2000, d=6, k=1, standin=private, confidence=CONFIDENCE, spent=[earlier]
+    )
     assert (found.epsilon, found.mechanism, found.budget) == (alone.epsilon, alone.mechanism, alone.budget)
     mu = dc.privacy.gaussian_mu(found.epsilon, found.delta)
     expected = dc.privacy.compose([private.cost_curve(), earlier, dc.privacy.PrivacyCurve.gdp(mu)])
@@ -159,8 +202,9 @@ def test_earlier_releases_from_the_rows_count_in_the_total_and_a_spectrum_of_noi
 
 def test_a_published_release_becomes_a_stand_in_in_the_data_units():
     X = datasets.spiked_covariance(n=4000, d=6, k=2, spike=6.0, seed=3).X * 10.0
-    release = dc.release_pca("analyze_gauss", X, 3, 4.0, 1e-6, data_norm=10.0, seed=1,
-                             budget=dc.BudgetSplit.with_extras(eigenvalues=0.5))
+    release = dc.release_pca(
+        "analyze_gauss", X, 3, 4.0, 1e-6, data_norm=10.0, seed=1, budget=dc.BudgetSplit.with_extras(eigenvalues=0.5)
+    )
     standin = Standin.from_release(release.published())
     exact = Standin.exact(X, 10.0)
     assert standin.d == 6 and standin.privacy == "public"
@@ -175,24 +219,34 @@ def test_a_published_release_becomes_a_stand_in_in_the_data_units():
         Standin.from_release(without)
 
 
-@pytest.mark.parametrize("targets, kwargs, words", [
-    ({"distance": 0.3}, {}, "unknown target distance"),
-    ({"energy": 95}, {}, "give a fraction"),
-    ({"subspace_distance": 3.0}, {}, "must lie in"),
-    ({"f1": 0.9}, {}, "sparsity"),
-    ({"subspace_distance": 0.3}, {"mechanisms": ["wishart_sn"]}, "no privacy guarantee"),
-    ({"subspace_distance": 0.3}, {"mechanisms": ["mod_sulq"], "neighbors": "add_remove"}, "no guarantee for"),
-    ({"subspace_distance": 0.3}, {"center": "empirical"}, "center="),
-    ({}, {}, "at least one target"),
-])
+@pytest.mark.parametrize(
+    "targets, kwargs, words",
+    [
+        ({"distance": 0.3}, {}, "unknown target distance"),
+        ({"energy": 95}, {}, "give a fraction"),
+        ({"subspace_distance": 3.0}, {}, "must lie in"),
+        ({"f1": 0.9}, {}, "sparsity"),
+        ({"subspace_distance": 0.3}, {"mechanisms": ["wishart_sn"]}, "no privacy guarantee"),
+        ({"subspace_distance": 0.3}, {"mechanisms": ["mod_sulq"], "neighbors": "add_remove"}, "no guarantee for"),
+        ({"subspace_distance": 0.3}, {"center": "empirical"}, "center="),
+        ({}, {}, "at least one target"),
+    ],
+)
 def test_bad_input_gets_an_answer_in_words(targets, kwargs, words):
     with pytest.raises(ValueError, match=words):
         dc.plan(targets, n=1000, d=6, k=2, spectrum=[3, 2, 1, 1, 1, 1], **kwargs)
 
 
 def test_an_unreachable_target_says_so():
-    found = dc.plan({"subspace_distance": 0.01}, n=200, d=6, k=2, spectrum=[3, 2, 1, 1, 1, 1], max_epsilon=1.0,
-                    mechanisms=["analyze_gauss"])
+    found = dc.plan(
+        {"subspace_distance": 0.01},
+        n=200,
+        d=6,
+        k=2,
+        spectrum=[3, 2, 1, 1, 1, 1],
+        max_epsilon=1.0,
+        mechanisms=["analyze_gauss"],
+    )
     assert not found.reachable and found.mechanism is None and math.isinf(found.epsilon)
     assert "No mechanism tried meets" in found.describe()[0]
     assert isinstance(found.frontier, pd.DataFrame) and not found.frontier["meets"].any()
@@ -213,11 +267,18 @@ def test_a_private_stand_in_under_add_remove_reads_n_from_its_own_noisy_count():
 def test_the_frontier_figure_marks_each_winner_the_confidence_and_the_plan():
     from dppca_core.figures.plan import plan_frontier
 
-    frontier = pd.DataFrame({
-        "mechanism": ["analyze_gauss"] * 3 + ["mod_sulq"] * 3, "epsilon": [0.5, 1.0, 2.0] * 2,
-        "share": [0.2, 0.92, 1.0, 0.4, 0.6, 0.95], "low": [0.1, 0.85, 0.96, 0.3, 0.5, 0.9],
-        "high": [0.3, 0.97, 1.0, 0.5, 0.7, 0.99], "reps": [100] * 6,
-        "winner": [False, True, True, True, False, False], "planned": [False, True, False, False, False, True]})
+    frontier = pd.DataFrame(
+        {
+            "mechanism": ["analyze_gauss"] * 3 + ["mod_sulq"] * 3,
+            "epsilon": [0.5, 1.0, 2.0] * 2,
+            "share": [0.2, 0.92, 1.0, 0.4, 0.6, 0.95],
+            "low": [0.1, 0.85, 0.96, 0.3, 0.5, 0.9],
+            "high": [0.3, 0.97, 1.0, 0.5, 0.7, 0.99],
+            "reps": [100] * 6,
+            "winner": [False, True, True, True, False, False],
+            "planned": [False, True, False, False, False, True],
+        }
+    )
     fig = plan_frontier(frontier, 0.9, 1.0, "analyze_gauss")
     lines = {trace.name: trace for trace in fig.data if trace.mode == "lines+markers"}
     assert set(lines) == {"Analyze Gauss", "MOD-SuLQ"}

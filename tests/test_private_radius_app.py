@@ -1,6 +1,7 @@
 """R chosen privately inside each release (issue 22), from the library's experiment path to the app's pages and
 exports: the Data page's third "R comes from", Explore's and the Report's private R, the budget breakdown and the
 statement that every data-dependent choice is private, and the publishable release that states its guarantee."""
+
 import json
 import re
 
@@ -25,6 +26,7 @@ def _rows(n=4000, seed=0):
 
 # -- the library path the app runs -----------------------------------------------------------------------------
 
+
 def test_each_repetition_chooses_r_as_release_pca_does():
     """repeat(radius=...) is release_pca(data_norm="private") on the rows clipped to the rule's upper bound, with
     the repetition's seed: the same R and the same components, repetition by repetition."""
@@ -32,12 +34,35 @@ def test_each_repetition_chooses_r_as_release_pca_does():
     rule = experiments.RadiusRule((0.5, 500.0), 0.9)
     inp = experiments.prepare_input(X, "private", "private", radius=rule)
     split = dc.BudgetSplit.with_extras(mean=0.1, radius=0.1)
-    reps = experiments.repeat("analyze_gauss", inp.data, 2, 1.0, 1e-6, "replace", 3, 7, reference=inp.reference,
-                              budget=split, center="private", radius=rule)
+    reps = experiments.repeat(
+        "analyze_gauss",
+        inp.data,
+        2,
+        1.0,
+        1e-6,
+        "replace",
+        3,
+        7,
+        reference=inp.reference,
+        budget=split,
+        center="private",
+        radius=rule,
+    )
     for rep in range(3):
-        direct = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", "private",
-                                np.random.default_rng(experiments.rep_seed(7, rep, "analyze_gauss")), budget=split,
-                                center="private", radius_bounds=(0.5, 500.0), radius_quantile=0.9)
+        direct = dc.release_pca(
+            "analyze_gauss",
+            X,
+            2,
+            1.0,
+            1e-6,
+            "replace",
+            "private",
+            np.random.default_rng(experiments.rep_seed(7, rep, "analyze_gauss")),
+            budget=split,
+            center="private",
+            radius_bounds=(0.5, 500.0),
+            radius_quantile=0.9,
+        )
         assert reps.radius[rep] == direct.outputs["radius"]["value"]
         np.testing.assert_allclose(reps.components[rep], direct.components, atol=1e-9)
     # R near the 0.9 quantile of the norms of the centred rows (binary search over 128 log cells: within 1.3x)
@@ -57,9 +82,14 @@ def test_the_results_table_shows_the_published_radius_and_the_reference_is_the_u
         assert res.radius.shape == (4,) and np.all((res.radius >= 0.5) & (res.radius <= 500.0))
 
 
-@pytest.mark.parametrize("bounds, quantile, words", [((5.0, 1.0), 0.9, "the lower first"),
-                                                     ((0.0, 1.0), 0.9, "positive"),
-                                                     ((1.0, 10.0), 1.0, "strictly between 0 and 1")])
+@pytest.mark.parametrize(
+    "bounds, quantile, words",
+    [
+        ((5.0, 1.0), 0.9, "the lower first"),
+        ((0.0, 1.0), 0.9, "positive"),
+        ((1.0, 10.0), 1.0, "strictly between 0 and 1"),
+    ],
+)
 def test_a_radius_rule_out_of_range_is_refused_with_the_fix(bounds, quantile, words):
     with pytest.raises(ValueError, match=words):
         experiments.RadiusRule(bounds, quantile)
@@ -74,6 +104,7 @@ def test_streamed_statistics_cannot_choose_r_privately(tmp_path):
 
 
 # -- the app ----------------------------------------------------------------------------------------------------
+
 
 def test_the_data_page_offers_r_chosen_privately_with_its_bounds_and_share(app_test):
     at = app_test(src="sample:wine", **PRIVATE_R, reps="2")
@@ -138,8 +169,7 @@ def test_the_script_reproduces_the_report_with_a_private_r():
 def test_the_oracle_radius_is_the_exact_quantile_and_needs_rows():
     X = _rows(500, seed=2)
     data = dc.prepare(X, 1000.0)
-    assert experiments.oracle_radius(data, 0.8) == pytest.approx(np.quantile(np.linalg.norm(X, axis=1), 0.8),
-                                                                 rel=1e-12)
+    assert experiments.oracle_radius(data, 0.8) == pytest.approx(np.quantile(np.linalg.norm(X, axis=1), 0.8), rel=1e-12)
     with pytest.raises(ValueError, match="strictly between"):
         experiments.oracle_radius(data, 1.0)
 
@@ -152,8 +182,9 @@ def test_tradeoffs_sweeps_the_private_r_against_an_oracle_r(app_test, downloads)
     assert_clean(at)
     import plotly.io as pio
 
-    (chart,) = [f for f in (pio.from_json(c.proto.spec) for c in at.get("plotly_chart"))
-                if "against" in f.layout.title.text]
+    (chart,) = [
+        f for f in (pio.from_json(c.proto.spec) for c in at.get("plotly_chart")) if "against" in f.layout.title.text
+    ]
     curves = [t for t in chart.data if t.mode == "lines+markers"]
     assert [t.name for t in curves] == ["Analyze Gauss", "Analyze Gauss · oracle R (not private)"]
     solid, dashed = curves

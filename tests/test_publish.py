@@ -1,4 +1,5 @@
 """A release to publish: fresh cryptographic randomness, never a caller's seed, and no guarantee after a non-private step."""
+
 import json
 
 import numpy as np
@@ -10,7 +11,7 @@ from dppca_core.privacy.randomness import random_source, secure_generator
 
 @pytest.fixture(scope="module")
 def X():
-    return np.random.default_rng(0).normal(size=(400, 6)) * np.r_[3, 2, 1, .3, .3, .3] / 8
+    return np.random.default_rng(0).normal(size=(400, 6)) * np.r_[3, 2, 1, 0.3, 0.3, 0.3] / 8
 
 
 def test_seed_none_draws_from_chacha20_keyed_by_the_operating_system():

@@ -8,6 +8,7 @@ against random vectors) lands above it. Each mechanism runs 20 times with fixed 
 random subspace has s.d. 0.25 (d = 8, k = 2; 0.2 for k = 1), so the mean of 20 has s.d. <= 0.056 and a bias
 of 0.2 (3.6 s.d.) fails.
 """
+
 import numpy as np
 import pytest
 
@@ -33,8 +34,11 @@ def rows():
 def test_private_release_is_no_worse_than_a_random_subspace_at_tiny_epsilon(name, rows):
     k = min(K, dc.get_mechanism(name).max_k or K)
     truth = np.eye(D)[:, :k]  # the rows' top-k subspace (their scales 3 > 2 > 0.5)
-    squared = [metrics.subspace_distance(dc.run(name, rows, k, EPSILON, DELTA, seed=r, **FAST.get(name, {}))
-                                         .components, truth) ** 2 for r in range(REPS)]
+    squared = [
+        metrics.subspace_distance(dc.run(name, rows, k, EPSILON, DELTA, seed=r, **FAST.get(name, {})).components, truth)
+        ** 2
+        for r in range(REPS)
+    ]
     level = k * (1 - k / D)
     assert np.mean(squared) <= level + 0.2, (name, np.mean(squared), level)
 

@@ -10,6 +10,7 @@ batch of the old dp_pca (slope ~0 where -0.9 is due). Levels: the first-order pr
 Theta||^2) is exact up to O(error) ~ 10-15% here, and the RMS over 12 runs is known to ~5%, so the ratio must lie
 in [0.75, 4/3]; twice or half the calibrated noise gives 2 or 0.5.
 """
+
 import pytest
 
 import dppca_core as dc
@@ -29,8 +30,10 @@ def test_every_pca_mechanism_has_a_regime_on_both_axes():
 @pytest.mark.parametrize("mechanism,label", CASES)
 def test_slope_and_level_match_the_rate(mechanism, label):
     result = theory.measure_slope(mechanism, label)
-    detail = (f"{mechanism} [{label}]: errors {[round(e, 4) for e in result.errors]} on {result.grid}, slope "
-              f"{result.measured:+.2f}, predicted {result.predicted:+.2f}, level {result.level}")
+    detail = (
+        f"{mechanism} [{label}]: errors {[round(e, 4) for e in result.errors]} on {result.grid}, slope "
+        f"{result.measured:+.2f}, predicted {result.predicted:+.2f}, level {result.level}"
+    )
     assert abs(result.measured - result.predicted) <= 0.2, detail
     if result.level is not None:
         assert 0.75 <= result.level <= 4 / 3, detail

@@ -1,4 +1,5 @@
 """The README's library example runs as written and prints what it says."""
+
 import pathlib
 import re
 
@@ -27,8 +28,9 @@ def readme_commands() -> list[str]:
 
 def test_readme_has_the_two_commands_and_ci_runs_exactly_the_second():
     assert readme_commands() == [APP_COMMAND, TEST_COMMAND]
-    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    ci_lines = [
+        line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.strip() and not line.startswith("#")
+    ]
     assert ci_lines[-1] == TEST_COMMAND  # what CI runs last is the README's line, character for character
 
 
@@ -47,8 +49,9 @@ def test_docs_start_the_app_and_run_the_tests_with_the_readme_commands():
             if re.search(r"(^|\s)(-m )?pytest($|\s)", snippet):
                 assert TEST_COMMAND.split(" && ")[1] in snippet, f"{page.name}: {snippet!r} runs the tests another way"
                 checked += 1
-            assert not re.search(r"pip install .*-r requirements(-dev)?\.txt", snippet), \
-                f"{page.name}: {snippet!r} installs into the system Python (refused on Debian/Ubuntu)"
+            assert not re.search(
+                r"pip install .*-r requirements(-dev)?\.txt", snippet
+            ), f"{page.name}: {snippet!r} installs into the system Python (refused on Debian/Ubuntu)"
     assert checked >= 2  # the README's own two commands were among the snippets checked
 
 

@@ -5,6 +5,7 @@ Neighbours D, D' differ in one row; on D that row has norm 5 and is clipped to t
 identifies the dataset and refutes every delta < 1. These tests fail on a release that publishes a
 clipped-row count, a timing, a Gibbs chain's trace, or any other exact function of the data.
 """
+
 import json
 import pickle
 
@@ -101,8 +102,10 @@ def test_ppca_gibbs_chain_is_not_published_and_cannot_be_attacked():
     # recovers C to ~1e-14 and separates neighbours every time. Now neither is published, and a scan of
     # every published field over 40 runs on each neighbour finds nothing that separates them.
     D, D_prime = _neighbours("replace")
-    runs = {name: [dc.run("ppca_exponential", X, 2, 1.0, seed=s, sweeps=3) for s in range(40)]
-            for name, X in (("D", D), ("D'", D_prime))}
+    runs = {
+        name: [dc.run("ppca_exponential", X, 2, 1.0, seed=s, sweeps=3) for s in range(40)]
+        for name, X in (("D", D), ("D'", D_prime))
+    }
     rel = runs["D"][0]
     assert "trace_energy" in rel.diagnostics and "iterates" in rel.diagnostics  # still there to explore
     pub = rel.published()

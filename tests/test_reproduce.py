@@ -4,6 +4,7 @@ predicts on a tiny grid, the command writes its files, and the Reproduce page re
 Every reproduction runs here with ``overrides`` that shrink its grid (seconds, not minutes); seeds are fixed, so
 a run is reproducible, and each tolerance below says where it comes from.
 """
+
 import json
 import math
 import re
@@ -27,10 +28,10 @@ TINY = {
     # n = 50,000 at d = 5: above the 43,257 rows from which DP-PCA runs Algorithms 4-5 at eps = 0.5
     "liu_example_41": dict(n=50_000, d=5, sigmas=(0.1, 0.001), reps=1),
     "liu_spiked": dict(ns=(5000, 80_000), eps=(0.9,), reps=8),  # one rep sd ~0.2 at 80k rows: 8 reps
-    "imtiaz_2016_sn": dict(d=20, k=5, ns=(5000,), eps_grid=(0.01, 10.0), attack_eps=(1.0,), attack_trials=400,
-                           reps=1),
-    "cape_pca": dict(D=30, K=5, sites=5, ns_grid=(200,), ns_eps=200, eps_grid=(1.0,), delta_grid=(0.01,), eps_n=1.0,
-                     reps=3),
+    "imtiaz_2016_sn": dict(d=20, k=5, ns=(5000,), eps_grid=(0.01, 10.0), attack_eps=(1.0,), attack_trials=400, reps=1),
+    "cape_pca": dict(
+        D=30, K=5, sites=5, ns_grid=(200,), ns_eps=200, eps_grid=(1.0,), delta_grid=(0.01,), eps_n=1.0, reps=3
+    ),
     "cape_agn": dict(eps_grid=(0.1, 1.0, 10.0), ns_grid=(1000,), reps=5),
     "coinpress_covariance": dict(ns=(3000, 8000), iterations=(1, 3), reps=3),
     "dly_dimension": dict(ns=(1000,), dims=(25, 400), reps=2),
@@ -67,8 +68,19 @@ def test_every_paper_has_its_reproductions_and_the_scenario_lists_the_papers():
 
 def test_frames_are_tidy_texts_filled_and_figures_drawn(tiny):
     for key, rep in tiny.items():
-        assert list(rep.frame.columns) == ["reproduction", "panel", "series", "mechanism", "algorithm", "x_name", "x",
-                                           "rep", "value", "metric", "seconds"], key
+        assert list(rep.frame.columns) == [
+            "reproduction",
+            "panel",
+            "series",
+            "mechanism",
+            "algorithm",
+            "x_name",
+            "x",
+            "rep",
+            "value",
+            "metric",
+            "seconds",
+        ], key
         assert (rep.frame.algorithm.str.len() > 5).all(), key  # every point says what produced it
         assert (rep.frame.reproduction == key).all() and np.isfinite(rep.frame.value).all(), key
         for text in (rep.claim, rep.finding, rep.difference, rep.settings):
@@ -173,10 +185,14 @@ def test_every_reproduction_csv_says_which_algorithm_produced_each_point(tiny, t
 
 
 def test_the_paper_s_own_noise_is_drawn_and_marked_where_it_is_not_private(tiny):
-    expected = {"wang_xu_low_dim": "Algorithm 1, the paper's noise", "ge_convergence": "ε = 0.5, the paper's ν",
-                "imtiaz_2016_sn": "Analyze Gauss, the paper's noise", "cape_pca": "capePCA, the paper's noise",
-                "cape_agn": "capeAGN, the paper's noise",
-                "liu_spiked": "DP-PCA, the paper's ε/2 split, ε = 0.9"}
+    expected = {
+        "wang_xu_low_dim": "Algorithm 1, the paper's noise",
+        "ge_convergence": "ε = 0.5, the paper's ν",
+        "imtiaz_2016_sn": "Analyze Gauss, the paper's noise",
+        "cape_pca": "capePCA, the paper's noise",
+        "cape_agn": "capeAGN, the paper's noise",
+        "liu_spiked": "DP-PCA, the paper's ε/2 split, ε = 0.9",
+    }
     for key, series in expected.items():
         assert series in set(tiny[key].frame.series), (key, sorted(set(tiny[key].frame.series)))
     sn = tiny["imtiaz_2016_sn"].frame
@@ -250,8 +266,9 @@ def test_cape_agn_below_conventional_and_local_for_mog_and_stm(tiny):
             assert cape < mean(rep, f"{model} (D = 10, K = 5): against ε", "conventional", eps), (model, eps)
             assert cape < mean(rep, f"{model} (D = 10, K = 5): against ε", "local (one site)", eps), (model, eps)
         # larger epsilon: less noise on both moments, capeAGN approaches the non-private error
-        assert mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 10.0) < \
-            mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 1.0)
+        assert mean(rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 10.0) < mean(
+            rep, f"{model} (D = 10, K = 5): against ε", "capeAGN", 1.0
+        )
     assert len(rep.paper_figure) == 4 and any("MOG" in line for line in rep.paper_figure)
 
 
@@ -291,8 +308,9 @@ def test_topk_spiked_says_where_k_dp_pca_loses(tiny):
     # at d = 200, n = 10,000 each of k-DP-PCA's two parts runs its fallback on 5,000 rows: its error (~0.35-0.4)
     # is several times input perturbation's (~0.05); the claim table must say so
     rep = tiny["topk_spiked"]
-    assert mean(rep, "σ = 0.025", "k-DP-PCA", 10_000) > 2 * mean(rep, "σ = 0.025", "DP-Gauss-1 (input perturbation)",
-                                                                  10_000)
+    assert mean(rep, "σ = 0.025", "k-DP-PCA", 10_000) > 2 * mean(
+        rep, "σ = 0.025", "DP-Gauss-1 (input perturbation)", 10_000
+    )
     statuses = [c.status for c in rep.claims if "below the baselines" in c.claim]
     assert statuses and set(statuses) == {rp.REVERSED}
 
@@ -306,21 +324,24 @@ def test_tasks_are_deterministic_json_and_independent_of_other_tasks():
 
 
 def test_bad_settings_are_refused_with_a_fix():
-    for call, words in ((lambda: rp.reproduce("nope"), "choose one of"),
-                        (lambda: rp.plan("cape_pca", grid="huge"), "grid must be"),
-                        (lambda: rp.plan("cape_pca", reps=0), "reps must be"),
-                        (lambda: rp.plan("cape_pca", seed=-1), "seed must be"),
-                        (lambda: rp.plan("cape_pca", overrides={"bogus": 1}), "no setting"),
-                        (lambda: rp.reproduce_paper("nope"), "unknown paper"),
-                        (lambda: rp.write([], "x"), "nothing to write")):
+    for call, words in (
+        (lambda: rp.reproduce("nope"), "choose one of"),
+        (lambda: rp.plan("cape_pca", grid="huge"), "grid must be"),
+        (lambda: rp.plan("cape_pca", reps=0), "reps must be"),
+        (lambda: rp.plan("cape_pca", seed=-1), "seed must be"),
+        (lambda: rp.plan("cape_pca", overrides={"bogus": 1}), "no setting"),
+        (lambda: rp.reproduce_paper("nope"), "unknown paper"),
+        (lambda: rp.write([], "x"), "nothing to write"),
+    ):
         with pytest.raises(ValueError, match=words):
             call()
 
 
 def test_command_writes_csv_standalone_pages_and_index(tmp_path, capsys):
     out = tmp_path / "out"
-    assert rp.main(["--only", "imtiaz_2016_sn", "--only", "liu_spiked", "--out", str(out), "--reps", "1",
-                    "--quiet"]) == 0
+    assert (
+        rp.main(["--only", "imtiaz_2016_sn", "--only", "liu_spiked", "--out", str(out), "--reps", "1", "--quiet"]) == 0
+    )
     for key in ("imtiaz_2016_sn", "liu_spiked"):
         frame = pd.read_csv(out / f"{key}.csv")
         assert len(frame) > 0 and set(frame.reproduction) == {key}
@@ -345,16 +366,20 @@ def test_combined_page_embeds_plotly_once(tiny, tmp_path):
     assert "![" in md and "(papers.md#item-17)" in md
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
-                    reason="needs a Chromium for Playwright")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
+    reason="needs a Chromium for Playwright",
+)
 def test_png_rendering(tiny, tmp_path):
     pytest.importorskip("playwright")
     (path,) = rp.render_png([tiny["liu_spiked"]], tmp_path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
-                    reason="needs a Chromium for Playwright")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None and not __import__("os").path.exists("/usr/bin/chromium"),
+    reason="needs a Chromium for Playwright",
+)
 def test_png_rendering_inside_a_running_event_loop(tiny, tmp_path):
     """A Jupyter kernel (or an open Playwright session) has a running asyncio loop: rendering still works."""
     pytest.importorskip("playwright")

@@ -4,6 +4,7 @@ Closed forms are checked against independent computations (scipy's normal distri
 Monte Carlo) and compositions against Google's dp-accounting privacy-loss distributions (PLDs), as
 tests/test_privacy.py does for the calibration.
 """
+
 import json
 import math
 
@@ -33,18 +34,21 @@ def gdp_tradeoff_reference(mu, alpha):
 
 
 def pure_tradeoff_reference(eps, alpha, delta=0.0):
-    return np.maximum.reduce([np.zeros_like(alpha), 1 - delta - math.exp(eps) * alpha,
-                              math.exp(-eps) * (1 - delta - alpha)])
+    return np.maximum.reduce(
+        [np.zeros_like(alpha), 1 - delta - math.exp(eps) * alpha, math.exp(-eps) * (1 - delta - alpha)]
+    )
 
 
 def dp_pld(eps, delta=0.0):
-    return pld.from_privacy_parameters(pld_common.DifferentialPrivacyParameters(eps, delta),
-                                       value_discretization_interval=PLD_INTERVAL)
+    return pld.from_privacy_parameters(
+        pld_common.DifferentialPrivacyParameters(eps, delta), value_discretization_interval=PLD_INTERVAL
+    )
 
 
 def gauss_pld(mu):
-    return pld.from_gaussian_mechanism(standard_deviation=1.0 / mu, sensitivity=1.0,
-                                       value_discretization_interval=PLD_INTERVAL)
+    return pld.from_gaussian_mechanism(
+        standard_deviation=1.0 / mu, sensitivity=1.0, value_discretization_interval=PLD_INTERVAL
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -109,8 +113,17 @@ def test_tradeoff_curve_is_convex_decreasing_below_the_diagonal_and_includes_kin
 # Helpers of the trade-off: advantage, profile, best guess
 
 
-@pytest.mark.parametrize("curve", [PrivacyCurve.gdp(0.05), PrivacyCurve.gdp(1.0), PrivacyCurve.gdp(4.0),
-                                   PrivacyCurve.pure(0.1), PrivacyCurve.pure(3.0), PrivacyCurve.approx(1.0, 0.01)])
+@pytest.mark.parametrize(
+    "curve",
+    [
+        PrivacyCurve.gdp(0.05),
+        PrivacyCurve.gdp(1.0),
+        PrivacyCurve.gdp(4.0),
+        PrivacyCurve.pure(0.1),
+        PrivacyCurve.pure(3.0),
+        PrivacyCurve.approx(1.0, 0.01),
+    ],
+)
 def test_advantage_is_the_brute_force_max_and_the_total_variation(curve):
     grid = np.concatenate([np.linspace(0, 1, 200001), ndtr_grid()])
     brute = np.max(1 - grid - curve.false_negative_floor(grid))
@@ -149,12 +162,14 @@ def test_gdp_reading_matches_pld():
     for mu in (0.2, 1.0, 3.0):
         dist = gauss_pld(mu)
         for d in (1e-8, 1e-5, 1e-2):
-            assert risk.epsilon_at(PrivacyCurve.gdp(mu), d) == pytest.approx(dist.get_epsilon_for_delta(d), rel=2e-3,
-                                                                              abs=2e-4)
+            assert risk.epsilon_at(PrivacyCurve.gdp(mu), d) == pytest.approx(
+                dist.get_epsilon_for_delta(d), rel=2e-3, abs=2e-4
+            )
 
 
-@pytest.mark.parametrize("curve", [PrivacyCurve.gdp(0.3), PrivacyCurve.gdp(2.5), PrivacyCurve.pure(1.0),
-                                   PrivacyCurve.approx(2.0, 0.01)])
+@pytest.mark.parametrize(
+    "curve", [PrivacyCurve.gdp(0.3), PrivacyCurve.gdp(2.5), PrivacyCurve.pure(1.0), PrivacyCurve.approx(2.0, 0.01)]
+)
 @pytest.mark.parametrize("p", [0.01, 0.1, 0.5, 0.9])
 def test_max_success_probability_is_the_brute_force_bayes_accuracy(curve, p):
     grid = np.concatenate([np.linspace(0, 1, 400001), ndtr_grid()])
@@ -207,7 +222,7 @@ def _doc_table(header_start):
     lines = open(__file__.replace("tests/test_risk.py", "docs/risk.md"), encoding="utf-8").read().splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith(header_start))
     rows = []
-    for line in lines[i + 2:]:
+    for line in lines[i + 2 :]:
         if not line.startswith("|"):
             break
         rows.append([c.strip() for c in line.strip("|").split("|")])
@@ -234,8 +249,16 @@ def test_the_tables_in_the_docs_are_what_the_code_computes():
         assert row[7] == risk.format_percent(float(risk.tradeoff(curve, 0.05)), upper=False)
 
 
-@pytest.mark.parametrize("curve", [PrivacyCurve.gdp(0.24), PrivacyCurve.gdp(1.0), PrivacyCurve.gdp(5.0),
-                                   PrivacyCurve.approx(1.0, 1e-6), PrivacyCurve.approx(0.3, 1e-3)])
+@pytest.mark.parametrize(
+    "curve",
+    [
+        PrivacyCurve.gdp(0.24),
+        PrivacyCurve.gdp(1.0),
+        PrivacyCurve.gdp(5.0),
+        PrivacyCurve.approx(1.0, 1e-6),
+        PrivacyCurve.approx(0.3, 1e-3),
+    ],
+)
 @pytest.mark.parametrize("tail", [1e-10, 1e-6, 1e-3, 0.05])
 def test_tail_epsilon_inverts_the_privacy_loss_tail(curve, tail):
     eps = risk.tail_epsilon(curve, tail)
@@ -286,8 +309,10 @@ def test_gdp_posterior_bound_holds_by_monte_carlo():
 
 def test_posterior_sentences_in_words():
     pure = [risk.posterior_sentence(risk.posterior_bound(PrivacyCurve.pure(1.0), p)) for p in risk.DEFAULT_PRIORS]
-    assert pure[1] == ("An attacker who was 10% sure that this person's row is in the data can become at most "
-                       "23.2% sure, whatever the release shows.")
+    assert pure[1] == (
+        "An attacker who was 10% sure that this person's row is in the data can become at most "
+        "23.2% sure, whatever the release shows."
+    )
     assert "1% sure" in pure[0] and "2.68%" in pure[0] and "50% sure" in pure[2] and "73.2%" in pure[2]
     g = risk.posterior_sentence(risk.posterior_bound(PrivacyCurve.gdp(0.5), 0.1, tail=1e-6), "replace")
     assert "except with probability at most 1 in 1,000,000" in g and "one particular value" in g
@@ -337,12 +362,15 @@ def test_compose_all_pure_sums_and_is_tight_at_delta_zero():
         assert risk.epsilon_at(composed, d) >= dist.get_epsilon_for_delta(d) - 1e-3
 
 
-@pytest.mark.parametrize("parts,delta", [
-    ([PrivacyCurve.gdp(0.24), PrivacyCurve.pure(1.0)], 1e-6),
-    ([PrivacyCurve.gdp(0.5), PrivacyCurve.pure(0.3), PrivacyCurve.approx(0.4, 1e-7)], 1e-5),
-    ([PrivacyCurve.gdp(0.4)] + [PrivacyCurve.pure(0.05)] * 30, 1e-6),  # route 2 (pure -> GDP) wins
-    ([PrivacyCurve.pure(1.0), PrivacyCurve.approx(0.5, 1e-6)], None),
-])
+@pytest.mark.parametrize(
+    "parts,delta",
+    [
+        ([PrivacyCurve.gdp(0.24), PrivacyCurve.pure(1.0)], 1e-6),
+        ([PrivacyCurve.gdp(0.5), PrivacyCurve.pure(0.3), PrivacyCurve.approx(0.4, 1e-7)], 1e-5),
+        ([PrivacyCurve.gdp(0.4)] + [PrivacyCurve.pure(0.05)] * 30, 1e-6),  # route 2 (pure -> GDP) wins
+        ([PrivacyCurve.pure(1.0), PrivacyCurve.approx(0.5, 1e-6)], None),
+    ],
+)
 def test_compose_mixtures_are_valid_against_the_worst_case_pld(parts, delta):
     composed = privacy.compose(parts, delta=delta)
     dist = None
@@ -460,7 +488,8 @@ def test_epsilon_ruler_shows_the_confirmed_references_and_the_chosen_epsilon():
     assert sorted(xs) == pytest.approx(sorted(r.value for r in risk.reference_points(confirmed_only=True)))
     every = rfig.epsilon_ruler(1.0, references=risk.reference_points())
     assert len([x for t in every.data if t.name in rfig._SCOPE_NAME.values() for x in t.x]) == len(
-        risk.reference_points())
+        risk.reference_points()
+    )
     assert any(t.name == "your ε = 1" for t in fig.data) and any("2.5" in t.name for t in fig.data)
     assert tuple(fig.layout.xaxis.range) == rfig.RULER_RANGE == tuple(rfig.epsilon_ruler(50.0).layout.xaxis.range)
     assert fig.layout.font.size == 22

@@ -1,4 +1,5 @@
 """Bad input to run() and the estimator raises ValueError naming the problem and the fix."""
+
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,5 +1,6 @@
 """The scenario file (issue 38): every setting and the public schema of the data in versioned TOML, never data rows;
 URL -> file -> URL is the identity, a file opened on Home gives the same page as the link, and every page offers it."""
+
 import json
 import tomllib
 from pathlib import Path
@@ -22,14 +23,23 @@ names = st.text(min_size=1, max_size=12)
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False)
 #: each text setting's valid values (a text setting added later is drawn from its default until it is given one here)
 TEXT = {
-    "src": st.one_of(st.sampled_from(["synthetic", "upload", *(f"preset:{p}" for p in dc.data.datasets.PRESETS),
-                                      *(f"sample:{s}" for s in dc.data.datasets.SAMPLES)]),
-                     names.map(lambda name: f"server:{name}")),
+    "src": st.one_of(
+        st.sampled_from(
+            [
+                "synthetic",
+                "upload",
+                *(f"preset:{p}" for p in dc.data.datasets.PRESETS),
+                *(f"sample:{s}" for s in dc.data.datasets.SAMPLES),
+            ]
+        ),
+        names.map(lambda name: f"server:{name}"),
+    ),
     "bounds": st.lists(positive, max_size=6).map(lambda xs: ",".join(repr(x) for x in xs)),
     "cols": st.lists(names, max_size=6, unique=True).map(lambda cs: json.dumps(cs) if cs else ""),
     "label": st.text(max_size=20),
     "fill": st.dictionaries(names, st.floats(-1e6, 1e6, allow_nan=False), max_size=4).map(
-        lambda d: json.dumps(d) if d else ""),
+        lambda d: json.dumps(d) if d else ""
+    ),
     "mechs": st.lists(st.sampled_from(dc.mechanism_names("pca")), max_size=4, unique=True).map(",".join),
     "slabels": st.lists(st.text(min_size=1, max_size=10), min_size=1, max_size=5, unique=True).map(json.dumps)
     | st.just(""),
@@ -38,8 +48,11 @@ TEXT = {
     "pspec": st.text(max_size=30),
 }
 #: valid mechanism parameters (the registry validates them; None is the mechanism's own default)
-PARAMETERS = {"private_power.iterations": st.integers(1, 50), "dps_pca.sites": st.sampled_from([3, [300, 700]]),
-              "cape_pca.kappa": st.none()}
+PARAMETERS = {
+    "private_power.iterations": st.integers(1, 50),
+    "dps_pca.sites": st.sampled_from([3, [300, 700]]),
+    "cape_pca.kappa": st.none(),
+}
 
 
 def field_values(field):
@@ -58,7 +71,8 @@ def field_values(field):
 
 scenarios = st.fixed_dictionaries(
     {name: field_values(f) for name, f in core.FIELDS.items()},
-    optional={key: strategy for key, strategy in PARAMETERS.items()}).map(lambda fields: core.from_fields(fields)[0])
+    optional={key: strategy for key, strategy in PARAMETERS.items()},
+).map(lambda fields: core.from_fields(fields)[0])
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,8 +88,9 @@ def test_url_to_scenario_file_to_url_is_the_identity(vals):
     assert opened.values == from_link
     # every setting is in the file, in its section, whether or not it differs from its default
     doc = tomllib.loads(text)
-    assert {name for section, block in doc.items() if section in {*core.SECTIONS, core.OTHER_SECTION}
-            for name in block} == set(core.FIELDS)
+    assert {
+        name for section, block in doc.items() if section in {*core.SECTIONS, core.OTHER_SECTION} for name in block
+    } == set(core.FIELDS)
 
 
 @settings(max_examples=100, deadline=None)
@@ -84,8 +99,7 @@ def test_every_scenario_file_validates_against_the_schema_in_docs(vals):
     import jsonschema
 
     doc = tomllib.loads(core.to_toml(vals))
-    errors = list(jsonschema.Draft202012Validator(json.loads(DOCS_SCHEMA.read_text(encoding="utf-8")))
-                  .iter_errors(doc))
+    errors = list(jsonschema.Draft202012Validator(json.loads(DOCS_SCHEMA.read_text(encoding="utf-8"))).iter_errors(doc))
     assert not errors, [e.message for e in errors[:3]]
 
 
@@ -95,16 +109,29 @@ def test_the_schema_in_docs_is_the_one_the_library_states():
 
 
 def test_file_round_trip_through_disk_keeps_the_public_schema_as_lists(tmp_path):
-    vals, _ = core.from_fields({"src": "upload", "nb": "add_remove", "badcells": "drop_rows", "label": "species",
-                                "cols": json.dumps(["bill_length_mm", "body_mass_g"]), "bounds": "60.0,6500.0",
-                                "fill": json.dumps({"body_mass_g": 4200.0}), "private_power.iterations": 7})
+    vals, _ = core.from_fields(
+        {
+            "src": "upload",
+            "nb": "add_remove",
+            "badcells": "drop_rows",
+            "label": "species",
+            "cols": json.dumps(["bill_length_mm", "body_mass_g"]),
+            "bounds": "60.0,6500.0",
+            "fill": json.dumps({"body_mass_g": 4200.0}),
+            "private_power.iterations": 7,
+        }
+    )
     path = Scenario(vals).to_file(tmp_path / "penguins.toml")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# DP-PCA Explorer scenario file") and "no data rows" in text.splitlines()[0]
     doc = tomllib.loads(text)
     assert doc["format"] == "dppca-scenario" and doc["format_version"] == core.FILE_VERSION
-    assert doc["schema"] == {"cols": ["bill_length_mm", "body_mass_g"], "label": "species", "badcells": "drop_rows",
-                             "fill": {"body_mass_g": 4200.0}}
+    assert doc["schema"] == {
+        "cols": ["bill_length_mm", "body_mass_g"],
+        "label": "species",
+        "badcells": "drop_rows",
+        "fill": {"body_mass_g": 4200.0},
+    }
     assert doc["preprocessing"]["bounds"] == [60.0, 6500.0]
     assert doc["parameters"] == {"private_power": {"iterations": 7}}
     assert Scenario.from_file(path).values == vals
@@ -113,15 +140,34 @@ def test_file_round_trip_through_disk_keeps_the_public_schema_as_lists(tmp_path)
 def test_a_plan_s_targets_confidence_and_stand_in_travel_in_the_link_and_the_file():
     """Issue 37: the plan from targets is part of the scenario: link -> file -> link is the identity, the targets are
     a list in the file's [plan] section, and a target the planner does not know is refused with a notice."""
-    query = {"ptarget": "subspace_distance,score_readability", "pdist": "0.25", "pscore": "0.4", "pconf": "0.8",
-             "pon": "private", "peps0": "0.5", "pspec": "4, 1, 0.5", "ptotal": "7.0", "pn": "3000"}
+    query = {
+        "ptarget": "subspace_distance,score_readability",
+        "pdist": "0.25",
+        "pscore": "0.4",
+        "pconf": "0.8",
+        "pon": "private",
+        "peps0": "0.5",
+        "pspec": "4, 1, 0.5",
+        "ptotal": "7.0",
+        "pn": "3000",
+    }
     vals, notices = core.from_query(query)
     assert not notices and core.to_query(vals) == query
     text = Scenario(vals).to_toml()
-    assert tomllib.loads(text)["plan"] == {"ptarget": ["subspace_distance", "score_readability"], "pdist": 0.25,
-                                           "penergy": 0.9, "pf1": 0.9, "peverr": 0.02, "pscore": 0.4, "pconf": 0.8,
-                                           "pon": "private", "pspec": "4, 1, 0.5", "ptotal": 7.0, "peps0": 0.5,
-                                           "pn": 3000}
+    assert tomllib.loads(text)["plan"] == {
+        "ptarget": ["subspace_distance", "score_readability"],
+        "pdist": 0.25,
+        "penergy": 0.9,
+        "pf1": 0.9,
+        "peverr": 0.02,
+        "pscore": 0.4,
+        "pconf": 0.8,
+        "pon": "private",
+        "pspec": "4, 1, 0.5",
+        "ptotal": 7.0,
+        "peps0": 0.5,
+        "pn": 3000,
+    }
     assert Scenario.from_toml(text).to_query() == query
     bad, notices = core.from_query({"ptarget": "subspace_distance,readability", "pon": "exact"})
     assert bad["ptarget"] == "subspace_distance" and bad["pon"] == "law"
@@ -140,26 +186,30 @@ def test_a_parameter_at_its_mechanism_s_default_is_left_out_of_the_file_as_of_th
 
 def test_a_hand_edited_file_keeps_what_it_can_and_says_what_it_could_not_use():
     text = core.to_toml(scenario.DEFAULTS).replace("eps = 1.0", "eps = -3").replace("k = 2", "k = 4")
-    text += '\n[rows]\nfirst = [1.0, 2.0]\n\n[data.extra]\nx = 1\n'
+    text += "\n[rows]\nfirst = [1.0, 2.0]\n\n[data.extra]\nx = 1\n"
     opened = Scenario.from_toml(text)
     assert opened.values["k"] == 4 and opened.values["eps"] == scenario.DEFAULTS["eps"]
     said = " ".join(opened.notices)
     assert "eps" in said and "rows" in said and "extra" in said
 
 
-@pytest.mark.parametrize("raw, words", [
-    (b"\xff\xfe not text", "not text"),
-    (b"eps = [", "not a readable scenario file"),
-    (b'format = "something-else"\n', "not a DP-PCA Explorer scenario file"),
-    (b'format = "dppca-scenario"\nformat_version = 99\n', "Update DP-PCA Explorer"),
-    (b"x" * (core.MAX_FILE_BYTES + 1), "larger than"),
-])
+@pytest.mark.parametrize(
+    "raw, words",
+    [
+        (b"\xff\xfe not text", "not text"),
+        (b"eps = [", "not a readable scenario file"),
+        (b'format = "something-else"\n', "not a DP-PCA Explorer scenario file"),
+        (b'format = "dppca-scenario"\nformat_version = 99\n', "Update DP-PCA Explorer"),
+        (b"x" * (core.MAX_FILE_BYTES + 1), "larger than"),
+    ],
+)
 def test_what_is_not_a_scenario_file_is_refused_in_plain_words(raw, words):
     with pytest.raises(ValueError, match=words):
         Scenario.from_toml(raw)
 
 
 # -- in the app ------------------------------------------------------------------------------------------------
+
 
 def _open_on_home(at, raw: bytes):
     at.file_uploader(key="scenario_file").set_value(("dppca_scenario.toml", raw, "application/toml")).run()
@@ -181,13 +231,26 @@ def test_a_scenario_file_opened_on_home_gives_the_link_s_scenario(app_test, vals
 
 
 def _shown(at) -> list:
-    return [plain(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.warning]] + [
-        (m.label, m.value) for m in at.metric] + [df.value.to_string() for df in at.dataframe]
+    return (
+        [plain(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.warning]]
+        + [(m.label, m.value) for m in at.metric]
+        + [df.value.to_string() for df in at.dataframe]
+    )
 
 
 def test_a_scenario_file_opened_on_home_gives_the_same_page_as_the_link(app_test):
-    query = {"mechs": "analyze_gauss,private_power", "eps": "0.5", "n": "400", "d": "8", "reps": "2", "seed": "3",
-             "k": "3", "center": "private", "bmean": "0.2", "view": "loadings"}
+    query = {
+        "mechs": "analyze_gauss,private_power",
+        "eps": "0.5",
+        "n": "400",
+        "d": "8",
+        "reps": "2",
+        "seed": "3",
+        "k": "3",
+        "center": "private",
+        "bmean": "0.2",
+        "view": "loadings",
+    }
     by_link = app_test(**query)
     by_link.switch_page("pages/explore.py").run()
     assert_clean(by_link)
@@ -253,10 +316,17 @@ def test_the_library_reads_and_writes_scenario_files_without_streamlit(tmp_path)
     import subprocess
     import sys
 
-    code = ("import sys; from dppca_core.scenario import Scenario; "
-            "Scenario.from_query({'eps': '0.5'}).to_file(sys.argv[1]); "
-            "assert Scenario.from_file(sys.argv[1]).values['eps'] == 0.5; "
-            "assert 'streamlit' not in sys.modules, 'dppca_core imported streamlit'")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.toml")], capture_output=True, text=True,
-                         cwd=str(ROOT), timeout=120)
+    code = (
+        "import sys; from dppca_core.scenario import Scenario; "
+        "Scenario.from_query({'eps': '0.5'}).to_file(sys.argv[1]); "
+        "assert Scenario.from_file(sys.argv[1]).values['eps'] == 0.5; "
+        "assert 'streamlit' not in sys.modules, 'dppca_core imported streamlit'"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.toml")],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr

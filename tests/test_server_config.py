@@ -1,4 +1,5 @@
 """The deployed server configuration (.streamlit/config.toml) keeps the settings the load measurements rest on."""
+
 import ast
 import tomllib
 from pathlib import Path
@@ -23,5 +24,7 @@ def test_no_page_relies_on_magic():
     assert config["runner"]["magicEnabled"] is False
     for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
         tree = magic.add_magic(script.read_text(), str(script))
-        drawn = [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "transparent_write"]
+        drawn = [
+            node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "transparent_write"
+        ]
         assert not drawn, f"{script.name} draws {len(drawn)} bare expression(s) through magic, which is off"

@@ -1,5 +1,6 @@
 """The data-folder gate (ui/server_files.py): nothing outside the operator's folder is opened, listed or quoted,
 whatever the spelling; files, folders, globs and links that stay inside still read."""
+
 import builtins
 import os
 
@@ -65,16 +66,41 @@ def _refused(root, relative):
 
 # Every spelling the issue lists, then the others: each one READ tmp/outside/secret.csv through the old
 # ui.data.server_path (checked on main: sufficient_stats returned the SECRET columns).
-ISSUE_SPELLINGS = ["sub*/../../outside/secret.csv", "s[u]b/../../outside/secret.csv", "*/../../outside/*.csv",
-                   "**/../../outside/secret.csv"]
+ISSUE_SPELLINGS = [
+    "sub*/../../outside/secret.csv",
+    "s[u]b/../../outside/secret.csv",
+    "*/../../outside/*.csv",
+    "**/../../outside/secret.csv",
+]
 OTHER_SPELLINGS = [
-    "../outside/secret.csv", "sub/../../outside/secret.csv", "sub/..", "..", "./../outside/secret.csv",
-    "  ../outside/secret.csv  ", "sub/../../outside/hostname", "*/../../outside/hostname",
-    "%2e%2e/outside/secret.csv", "..%2foutside%2fsecret.csv", "%252e%252e/outside/secret.csv",
-    "sub%2F..%2F..%2Foutside%2Fsecret.csv", "..\\outside\\secret.csv", "sub\\..\\..\\outside/secret.csv",
-    "sub/..\\..\\outside\\secret.csv", "C:/outside/secret.csv", "c:secret.csv", "file:///etc/hostname",
-    "~", "~/secret.csv", "~root/secret.csv", "survey.csv\x00/../../outside/secret.csv", "sub/\n../x.csv",
-    "a/" * 300 + "secret.csv", "x" * 300 + ".csv", "sub//../outside/secret.csv", ".hidden.csv", "sub/.",
+    "../outside/secret.csv",
+    "sub/../../outside/secret.csv",
+    "sub/..",
+    "..",
+    "./../outside/secret.csv",
+    "  ../outside/secret.csv  ",
+    "sub/../../outside/hostname",
+    "*/../../outside/hostname",
+    "%2e%2e/outside/secret.csv",
+    "..%2foutside%2fsecret.csv",
+    "%252e%252e/outside/secret.csv",
+    "sub%2F..%2F..%2Foutside%2Fsecret.csv",
+    "..\\outside\\secret.csv",
+    "sub\\..\\..\\outside/secret.csv",
+    "sub/..\\..\\outside\\secret.csv",
+    "C:/outside/secret.csv",
+    "c:secret.csv",
+    "file:///etc/hostname",
+    "~",
+    "~/secret.csv",
+    "~root/secret.csv",
+    "survey.csv\x00/../../outside/secret.csv",
+    "sub/\n../x.csv",
+    "a/" * 300 + "secret.csv",
+    "x" * 300 + ".csv",
+    "sub//../outside/secret.csv",
+    ".hidden.csv",
+    "sub/.",
 ]
 
 
@@ -103,8 +129,9 @@ def test_a_file_link_pointing_out_refuses_the_whole_request(tree, watch, relativ
     assert watch() == []
 
 
-@pytest.mark.parametrize("relative", ["linked/secret.csv", "linked/*.csv", "linked", "*/secret.csv", "l*/*",
-                                      "linked/hostname"])
+@pytest.mark.parametrize(
+    "relative", ["linked/secret.csv", "linked/*.csv", "linked", "*/secret.csv", "l*/*", "linked/hostname"]
+)
 def test_a_folder_link_pointing_out_is_never_entered(tree, watch, relative):
     root, outside = tree
     (root / "linked").symlink_to(outside, target_is_directory=True)
@@ -120,8 +147,9 @@ def test_a_link_out_is_refused_the_same_whether_its_target_exists_or_not(tree, w
     (root / "exists_dir").symlink_to(outside, target_is_directory=True)
     (root / "absent_dir").symlink_to(outside / "no-such-folder", target_is_directory=True)
     assert _refused(root, "exists.csv").replace("exists", "X") == _refused(root, "absent.csv").replace("absent", "X")
-    assert (_refused(root, "exists_dir/secret.csv").replace("exists", "X")
-            == _refused(root, "absent_dir/secret.csv").replace("absent", "X"))
+    assert _refused(root, "exists_dir/secret.csv").replace("exists", "X") == _refused(
+        root, "absent_dir/secret.csv"
+    ).replace("absent", "X")
     assert watch() == []
 
 
@@ -138,11 +166,18 @@ def test_links_that_stay_inside_are_followed(tree, watch):
     assert watch() == []
 
 
-@pytest.mark.parametrize("relative, names", [
-    ("survey.csv", ("survey.csv",)), ("parts/*.csv", ("parts/p1.csv", "parts/p2.csv")),
-    ("parts", ("parts/p1.csv", "parts/p2.csv")), ("p[a]rts/p?.csv", ("parts/p1.csv", "parts/p2.csv")),
-    ("*/in.csv", ("sub/in.csv",)), ("*.csv", ("survey.csv",)), ("parts/", ("parts/p1.csv", "parts/p2.csv")),
-])
+@pytest.mark.parametrize(
+    "relative, names",
+    [
+        ("survey.csv", ("survey.csv",)),
+        ("parts/*.csv", ("parts/p1.csv", "parts/p2.csv")),
+        ("parts", ("parts/p1.csv", "parts/p2.csv")),
+        ("p[a]rts/p?.csv", ("parts/p1.csv", "parts/p2.csv")),
+        ("*/in.csv", ("sub/in.csv",)),
+        ("*.csv", ("survey.csv",)),
+        ("parts/", ("parts/p1.csv", "parts/p2.csv")),
+    ],
+)
 def test_files_folders_and_globs_inside_still_read(tree, relative, names):
     root, _ = tree
     found = sf.find(relative, root)
@@ -208,14 +243,17 @@ def test_no_match_and_the_feature_off_say_so(tree, monkeypatch):
     assert sf.find("survey.csv").names == ("survey.csv",)
 
 
-@pytest.mark.parametrize("content, problem", [
-    (f"{SECRET}-HOST\n", "no numeric columns"),  # /etc/hostname: the library quotes the line as a column name
-    (f"{SECRET},b\n1,2\n", "fewer than 2 usable data rows"),
-    (f"{SECRET},{SECRET}\n1,2\n3,4\n", "names a column twice"),
-    (f"a,b\n1,2\n{SECRET},3,4,5\n", "could not be parsed as CSV"),
-    (f"\x00\x01{SECRET}", "binary"),
-    ("", "it is empty"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (f"{SECRET}-HOST\n", "no numeric columns"),  # /etc/hostname: the library quotes the line as a column name
+        (f"{SECRET},b\n1,2\n", "fewer than 2 usable data rows"),
+        (f"{SECRET},{SECRET}\n1,2\n3,4\n", "names a column twice"),
+        (f"a,b\n1,2\n{SECRET},3,4,5\n", "could not be parsed as CSV"),
+        (f"\x00\x01{SECRET}", "binary"),
+        ("", "it is empty"),
+    ],
+)
 def test_errors_about_a_file_never_quote_its_content(tree, content, problem):
     root, _ = tree
     (root / "bad.csv").write_text(content)

@@ -1,5 +1,6 @@
 """The soak benchmark's outputs (benchmarks/load.py --soak): the RSS chart, the report (ceiling, p95 of each
 action, every unfinished action with its cause, the budgets) and the section of docs/load.md it replaces."""
+
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -14,14 +15,39 @@ from _app_server import publish  # noqa: E402
 
 def _result(failed=()):
     samples = [(10.0 * i, 100.0 + 5 * i, 60.0 + (40 if i == 7 else 0)) for i in range(30)]
-    times = {"load": [(4.0, 3.0)], "page: Data": [(1.0, 0.9), (2.0, 1.5), (9.0, 8.0)], "epsilon": [], "view": [(0.5, 0.4)],
-             "upload": [(3.0, 2.0)], "hostile upload": [(1.5, 1.0)]}
-    return {"profile": "soak", "clients": 3, "minutes": 4.0, "idle_minutes": 3.0, "load_start": 2.0, "load_end": 3.0,
-            "rss_start": 100.0, "workers_start": 60.0, "rss_peak": 245.0, "workers_peak": 100.0, "total_peak": 305.0,
-            "rss_end": 240.0, "rss_idle": 180.0, "workers_idle": 60.0, "cpu_per_session": 12.5, "errors": 0,
-            "big": {"seconds": 6.0, "peak": 400.0, "workers_peak": 300.0, "after": 220.0, "errors": 0},
-            "times": times, "failed": list(failed), "refused": [("bomb.parquet", True), ("one-line.csv", True)],
-            "samples": samples, "hostile_at": [60.0, 120.0], "soak_end": 250.0}
+    times = {
+        "load": [(4.0, 3.0)],
+        "page: Data": [(1.0, 0.9), (2.0, 1.5), (9.0, 8.0)],
+        "epsilon": [],
+        "view": [(0.5, 0.4)],
+        "upload": [(3.0, 2.0)],
+        "hostile upload": [(1.5, 1.0)],
+    }
+    return {
+        "profile": "soak",
+        "clients": 3,
+        "minutes": 4.0,
+        "idle_minutes": 3.0,
+        "load_start": 2.0,
+        "load_end": 3.0,
+        "rss_start": 100.0,
+        "workers_start": 60.0,
+        "rss_peak": 245.0,
+        "workers_peak": 100.0,
+        "total_peak": 305.0,
+        "rss_end": 240.0,
+        "rss_idle": 180.0,
+        "workers_idle": 60.0,
+        "cpu_per_session": 12.5,
+        "errors": 0,
+        "big": {"seconds": 6.0, "peak": 400.0, "workers_peak": 300.0, "after": 220.0, "errors": 0},
+        "times": times,
+        "failed": list(failed),
+        "refused": [("bomb.parquet", True), ("one-line.csv", True)],
+        "samples": samples,
+        "hostile_at": [60.0, 120.0],
+        "soak_end": 250.0,
+    }
 
 
 def test_the_rss_chart_draws_both_lines_and_marks_each_hostile_upload():
@@ -34,8 +60,9 @@ def test_the_rss_chart_draws_both_lines_and_marks_each_hostile_upload():
 
 
 def test_the_report_states_the_ceiling_the_p95_and_each_unfinished_action_with_its_cause():
-    text = load.soak_report(_result([("page: Data", "TimeoutError: no finished run 300 s after the action")]),
-                            "docs/load-soak-rss.csv")
+    text = load.soak_report(
+        _result([("page: Data", "TimeoutError: no finished run 300 s after the action")]), "docs/load-soak-rss.csv"
+    )
     assert "ceiling 245 MB (with the workers 305 MB)" in text
     assert "| page: Data | 3 | 2.00 | 9.00 | 9.00 | 1 |" in text
     assert "* page: Data: TimeoutError: no finished run 300 s after the action" in text

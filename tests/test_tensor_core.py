@@ -1,5 +1,6 @@
 """Tensor building blocks: unique coordinates, moments (chunked, symmetrised), sensitivities, whitening and the
 tensor power method, q_comp and the synthetic models. Fixed seeds throughout."""
+
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from dppca_core.tensor.moments import Documents, prepare_tensor_input
 
 
 # -- unique coordinates --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("d", [1, 2, 5, 9])
 def test_unique_coordinates_round_trip(d):
@@ -51,6 +53,7 @@ def test_mean_correction_has_unique_norm_sqrt_d_plus_8(d):
 
 
 # -- moments -------------------------------------------------------------------------------------------------
+
 
 def test_third_moment_chunked_equals_the_definition(monkeypatch):
     rng = np.random.default_rng(1)
@@ -123,12 +126,17 @@ def test_input_errors_say_what_to_do():
 
 # -- sensitivities -------------------------------------------------------------------------------------------
 
+
 def _unique_change(model, a, b, s2, d):
     if model == "stm":
-        return (np.r_[moments.stm_moments(a[None], d)[0]] - moments.stm_moments(b[None], d)[0],
-                moments.stm_moments(a[None], d)[1] - moments.stm_moments(b[None], d)[1])
-    return (moments.mog_moments(a[None], s2)[0] - moments.mog_moments(b[None], s2)[0],
-            moments.mog_moments(a[None], s2)[1] - moments.mog_moments(b[None], s2)[1])
+        return (
+            np.r_[moments.stm_moments(a[None], d)[0]] - moments.stm_moments(b[None], d)[0],
+            moments.stm_moments(a[None], d)[1] - moments.stm_moments(b[None], d)[1],
+        )
+    return (
+        moments.mog_moments(a[None], s2)[0] - moments.mog_moments(b[None], s2)[0],
+        moments.mog_moments(a[None], s2)[1] - moments.mog_moments(b[None], s2)[1],
+    )
 
 
 def test_stm_sensitivity_is_sqrt2_over_n_and_attained():
@@ -181,6 +189,7 @@ def test_mog_sensitivity_bounds_every_pair(d, s2):
 
 # -- whitening and the tensor power method ------------------------------------------------------------------
 
+
 def test_power_method_recovers_an_orthogonal_decomposition():
     rng = np.random.default_rng(6)
     Q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
@@ -214,8 +223,9 @@ def test_non_private_error_is_small_and_shrinks_like_one_over_sqrt_n(kind):
         return float(np.mean(out))
 
     small, large = error(5_000), error(20_000)
-    random = np.mean([tm.q_comp(tm.random_components(kind, 10, 5, np.random.default_rng(r)), model.components)
-                      for r in range(20)])
+    random = np.mean(
+        [tm.q_comp(tm.random_components(kind, 10, 5, np.random.default_rng(r)), model.components) for r in range(20)]
+    )
     # well-conditioned models: error far below the no-information level (random ~ 1 for MOG, ~0.45 for STM)
     assert large < 0.05 < 0.3 * random
     # the moments' sampling error is O(n^-1/2) and the recovery is Lipschitz in it: 4x the samples should
@@ -230,6 +240,7 @@ def test_whitening_survives_negative_noisy_eigenvalues():
 
 
 # -- metrics and models --------------------------------------------------------------------------------------
+
 
 def test_q_comp_and_weight_error():
     A = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])

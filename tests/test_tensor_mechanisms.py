@@ -1,6 +1,7 @@
 """Tensor mechanisms: every released coordinate's noise has the derived scale, the STM antisymmetric part never
 leaks, capeAGN beats conventional and local and approaches non-private, the releases pass the release boundary
 and the audit (and an under-noised variant does not)."""
+
 import dataclasses
 import json
 import math
@@ -63,8 +64,10 @@ def _expected_sds(name, data, split=0.5, sigma2=0.05, sites=3, kappa=100.0):
     if name == "otd_local":
         return gaussian_sigma(c2 / sizes[0], e1, d1), gaussian_sigma(c3 / sizes[0], e2, d2)
     if name == "otd_conventional":
-        return tuple(math.sqrt(sum((w[s] * gaussian_sigma(c / sizes[s], e, dl)) ** 2 for s in range(sites)))
-                     for c, e, dl in ((c2, e1, d1), (c3, e2, d2)))
+        return tuple(
+            math.sqrt(sum((w[s] * gaussian_sigma(c / sizes[s], e, dl)) ** 2 for s in range(sites)))
+            for c, e, dl in ((c2, e1, d1), (c3, e2, d2))
+        )
     # capeAGN: the pooled AGN level times the design's joint-view inflation (<= 1%, checked below)
     inflation = [cal.cape_design(sizes, c, e, dl, kappa)["inflation"] for c, e, dl in ((c2, e1, d1), (c3, e2, d2))]
     assert all(1.0 <= f < 1.01 for f in inflation)
@@ -72,6 +75,7 @@ def _expected_sds(name, data, split=0.5, sigma2=0.05, sites=3, kappa=100.0):
 
 
 # -- calibration -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", ["mog", "stm"])
 @pytest.mark.parametrize("name", GAUSSIAN)
@@ -120,9 +124,12 @@ def test_two_stage_composition_matches_an_independent_accountant():
     data = _small_data("stm", n=90, d=3)
     rel = dc.run("otd_agn", data, 2, EPS, 1e-3, seed=0, split=0.3)
     f = rel.facts
-    dists = [pld.privacy_loss_distribution.from_gaussian_mechanism(
-        standard_deviation=f[f"{m}_noise_sd"], sensitivity=f[f"{m}_sensitivity"], value_discretization_interval=1e-4)
-        for m in ("m2", "m3")]
+    dists = [
+        pld.privacy_loss_distribution.from_gaussian_mechanism(
+            standard_deviation=f[f"{m}_noise_sd"], sensitivity=f[f"{m}_sensitivity"], value_discretization_interval=1e-4
+        )
+        for m in ("m2", "m3")
+    ]
     delta = dists[0].compose(dists[1]).get_delta_for_epsilon(EPS)
     assert delta == pytest.approx(rel.privacy.delta_at(EPS), rel=1e-2)
     assert delta <= 1e-3
@@ -150,7 +157,8 @@ def test_cape_tensor_design_is_private_for_the_joint_view(sizes):
     if len(set(sizes)) == 1:
         S = len(sizes)
         assert cal.cape_design(sizes, c3, 0.5, 5e-6, kappa=1.0)["inflation"] == pytest.approx(
-            math.sqrt(2 * S / (S + 1)), rel=1e-3)
+            math.sqrt(2 * S / (S + 1)), rel=1e-3
+        )
 
 
 def test_cape_release_states_its_joint_view_and_communication():
@@ -159,8 +167,9 @@ def test_cape_release_states_its_joint_view_and_communication():
     f = rel.facts
     for stage in ("m2", "m3"):
         assert max(f["joint_view_mu"][stage]) <= f["mu_target"][stage] * (1 + 1e-9)
-    assert rel.privacy.mu == pytest.approx(max(math.hypot(a, b) for a, b in zip(f["joint_view_mu"]["m2"],
-                                                                                 f["joint_view_mu"]["m3"])))
+    assert rel.privacy.mu == pytest.approx(
+        max(math.hypot(a, b) for a, b in zip(f["joint_view_mu"]["m2"], f["joint_view_mu"]["m3"]))
+    )
     assert f["communication"]["messages"] == 21 and f["site_sizes"] == [30, 30, 30]
     notes = dc.get_mechanism("otd_cape_agn").notes
     assert "trusted" in notes and "collud" in notes and "symmetric" in notes
@@ -184,6 +193,7 @@ def test_avn_noise_is_the_l2_knorm_law():
 
 
 # -- symmetry: the topic model's antisymmetric part never reaches a release ----------------------------------
+
 
 def _corpus(seed=1, n=90, d=4):
     rng = np.random.default_rng(seed)
@@ -242,6 +252,7 @@ def test_the_order_check_fails_on_unsymmetrised_moments(monkeypatch):
 
 # -- utility: capeAGN against the baselines ------------------------------------------------------------------
 
+
 def _mean_q(model, n_per_site, epsilons, reps=5):
     import pandas as pd
 
@@ -276,6 +287,7 @@ def test_cape_approaches_non_private_as_sites_grow():
 
 
 # -- release boundary and audit ------------------------------------------------------------------------------
+
 
 def _neighbours():
     rng = np.random.default_rng(11)
@@ -335,8 +347,9 @@ def test_audit_does_not_refute_the_tensor_mechanisms(name):
 
 def test_audit_of_the_topic_model_design(monkeypatch):
     spec = dc.get_mechanism("otd_cape_agn")
-    monkeypatch.setitem(registry._REGISTRY, "otd_cape_agn",
-                        dataclasses.replace(spec, audit_design=auditing.stm_audit_design))
+    monkeypatch.setitem(
+        registry._REGISTRY, "otd_cape_agn", dataclasses.replace(spec, audit_design=auditing.stm_audit_design)
+    )
     result = audit("otd_cape_agn", EPS, DELTA, trials=400, seed=4, **FAST)
     assert not result.violated and result.leaked_field is None
 
@@ -358,6 +371,7 @@ def test_audit_flags_the_non_private_reference():
 
 
 # -- inputs and validation -----------------------------------------------------------------------------------
+
 
 def test_bad_settings_are_value_errors_that_say_what_to_change():
     data = _small_data("mog", n=60, d=3)
@@ -400,6 +414,7 @@ def test_components_are_in_data_units_and_distributions():
 
 # -- no worse than a random guess: the released means stay in the model's public ball ----------------------------
 
+
 def test_released_means_are_projected_onto_the_declared_ball():
     model = synthetic.make_model("mog", 10, 5, seed=0)
     X = model.sample(1000, np.random.default_rng(2))
@@ -422,8 +437,11 @@ def test_every_tensor_mechanism_is_no_worse_than_random_vectors_at_small_epsilon
     components than a data-independent guess. Without the projection onto the model's ball the mixture's
     capeAGN scored 1.97 against random vectors' 1.06 (the clipping radius 2.3 bounded its means)."""
     model = ex.model_for(kind, 10, 5)
-    rows = [r for rep in range(6) for r in ex.repetition(model, 5, 1000, (0.1,), 0.01, 0.5, rep, 0,
-                                                          mechanisms=tuple(PRIVATE))]
+    rows = [
+        r
+        for rep in range(6)
+        for r in ex.repetition(model, 5, 1000, (0.1,), 0.01, 0.5, rep, 0, mechanisms=tuple(PRIVATE))
+    ]
     medians = pd.DataFrame(rows).groupby("mechanism").q_comp.median()
     # the random level from 400 draws (the repetitions' own 6 draws are too few to compare medians with)
     rng = np.random.default_rng(5)

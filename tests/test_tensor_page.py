@@ -1,5 +1,6 @@
 """The Tensor page under AppTest (widget changes change the numbers, bad settings give a message) and its
 figure builders."""
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -61,8 +62,15 @@ def test_tensor_settings_survive_a_page_switch_and_bad_settings_explain_themselv
 
 
 def test_figures_draw_bands_baseline_and_escape_labels():
-    frame = pd.DataFrame({"mechanism": ["otd_cape_agn"] * 2 + ["random vectors"] * 2, "epsilon": [1.0, 10.0] * 2,
-                          "mean": [0.5, 0.1, 1.0, 1.0], "lo": [0.4, 0.05, 0.9, 0.9], "hi": [0.6, 0.2, 1.1, 1.1]})
+    frame = pd.DataFrame(
+        {
+            "mechanism": ["otd_cape_agn"] * 2 + ["random vectors"] * 2,
+            "epsilon": [1.0, 10.0] * 2,
+            "mean": [0.5, 0.1, 1.0, 1.0],
+            "lo": [0.4, 0.05, 0.9, 0.9],
+            "hi": [0.6, 0.2, 1.1, 1.1],
+        }
+    )
     fig = fig_tensor.qcomp_sweep(frame, "epsilon", "ε", labels={"otd_cape_agn": "<b>cape</b>"}, marker=1.0)
     names = [t.name for t in fig.data if t.name]
     assert names == ["&lt;b&gt;cape&lt;/b&gt;", "random vectors"]
@@ -88,20 +96,34 @@ def test_the_shipped_default_sweeps_are_the_page_defaults_and_this_code_s_output
     from tests.conftest import ROOT
 
     d = ex.PAGE_DEFAULTS
-    fields = {"tmodel": d["kind"].upper(), "tD": d["D"], "tK": d["K"], "tsites": d["sites"], "tn": d["n_per_site"],
-              "teps": d["epsilon"], "tdelta": d["delta"], "tsplit": d["split"], "treps": d["reps"], "tseed": d["seed"]}
+    fields = {
+        "tmodel": d["kind"].upper(),
+        "tD": d["D"],
+        "tK": d["K"],
+        "tsites": d["sites"],
+        "tn": d["n_per_site"],
+        "teps": d["epsilon"],
+        "tdelta": d["delta"],
+        "tsplit": d["split"],
+        "treps": d["reps"],
+        "tseed": d["seed"],
+    }
     assert {k: scenario.FIELDS[k].default for k in fields} == fields
     shipped = ex.load_shipped(ROOT / "docs" / "reproduce" / "tensor_default.json")
     units = ex.sweep_units(d["n_per_site"], d["epsilon"], d["reps"])
-    keys = [ex.unit_key(d["kind"], d["D"], d["K"], d["sites"], n, eps, d["delta"], d["split"], rep, d["seed"])
-            for _, n, eps, rep in units]
+    keys = [
+        ex.unit_key(d["kind"], d["D"], d["K"], d["sites"], n, eps, d["delta"], d["split"], rep, d["seed"])
+        for _, n, eps, rep in units
+    ]
     assert set(keys) == set(shipped), "docs/reproduce/tensor_default.json is stale: re-run its command"
     _, n, eps, rep = units[-1]
-    fresh = ex.repetition(ex.model_for(d["kind"], d["D"], d["K"]), d["sites"], n, eps, d["delta"], d["split"], rep,
-                          d["seed"])
+    fresh = ex.repetition(
+        ex.model_for(d["kind"], d["D"], d["K"]), d["sites"], n, eps, d["delta"], d["split"], rep, d["seed"]
+    )
     old = shipped[keys[-1]]
-    assert [(r["mechanism"], r["epsilon"], r["rep"]) for r in fresh] == [(r["mechanism"], r["epsilon"], r["rep"])
-                                                                         for r in old]
+    assert [(r["mechanism"], r["epsilon"], r["rep"]) for r in fresh] == [
+        (r["mechanism"], r["epsilon"], r["rep"]) for r in old
+    ]
     assert [r["q_comp"] for r in fresh] == pytest.approx([r["q_comp"] for r in old], rel=1e-9)
 
 

@@ -17,8 +17,7 @@ def test_rates_fall_with_n_and_epsilon(mech):
 def test_analyze_gauss_rate_is_inverse_in_n_and_epsilon_shape():
     r = theory.rate("analyze_gauss", "n", [1000, 2000], n=1000, d=20, k=3, epsilon=1.0, delta=1e-6, term="privacy")
     assert r[0] / r[1] == pytest.approx(2.0)
-    s = theory.rate("analyze_gauss", "n", [1000, 4000], n=1000, d=20, k=3, epsilon=1.0, delta=1e-6,
-                    term="statistical")
+    s = theory.rate("analyze_gauss", "n", [1000, 4000], n=1000, d=20, k=3, epsilon=1.0, delta=1e-6, term="statistical")
     assert s[0] / s[1] == pytest.approx(2.0)
     assert set(theory.formulas()) <= set(dc.mechanism_names())
     assert theory.RATES == theory.formulas()  # the old name still reads
@@ -88,8 +87,9 @@ def test_direction_check():
 
 
 @pytest.mark.parametrize("mech", list(theory.formulas()))
-@pytest.mark.parametrize("axis, grid", [("eps", EPS_GRID), ("n", [250, 1000, 4000, 16000]),
-                                        ("delta", [1e-10, 1e-6, 1e-2])])
+@pytest.mark.parametrize(
+    "axis, grid", [("eps", EPS_GRID), ("n", [250, 1000, 4000, 16000]), ("delta", [1e-10, 1e-6, 1e-2])]
+)
 @pytest.mark.parametrize("metric", list(theory.ERROR_FORMS))
 def test_every_fitted_rate_moves_the_right_way(mech, axis, grid, metric):
     """Fitted to measured points that follow it, every mechanism's rate is drawn the way its utility moves: the

@@ -1,6 +1,7 @@
 """Adding a mechanism is one module: a toy mechanism registered from a temporary module (nothing else edited) is
 picked up by the app's widgets, the audit, the rates and the figures, through what it declares in its registry
 entry (colour, display name, audit description, rate). It is unregistered afterwards, so no test sees it."""
+
 import dataclasses
 import importlib.util
 import sys
@@ -80,12 +81,20 @@ def test_the_rates_read_the_toys_declaration(toy):
 
 
 def test_the_figures_draw_the_toy_in_its_colour_and_name(toy):
-    frame = pd.DataFrame([{"mechanism": m, "eps": e, "mean": 0.5, "lo": 0.4, "hi": 0.6}
-                          for m in (NAME, "analyze_gauss") for e in (0.1, 1.0)])
+    frame = pd.DataFrame(
+        [
+            {"mechanism": m, "eps": e, "mean": 0.5, "lo": 0.4, "hi": 0.6}
+            for m in (NAME, "analyze_gauss")
+            for e in (0.1, 1.0)
+        ]
+    )
     fig = figures.sweep(frame, "eps", "mean", "distance")
     toy_traces = [t for t in fig.data if t.name == SHORT]
-    assert toy_traces and all(COLOR in str(t.line.color or t.marker.color or t.fillcolor) for t in toy_traces
-                              if t.line.color or t.marker.color)
+    assert toy_traces and all(
+        COLOR in str(t.line.color or t.marker.color or t.fillcolor)
+        for t in toy_traces
+        if t.line.color or t.marker.color
+    )
     assert figures.mechanism_color("analyze_gauss") == "#d55e00"  # the others keep theirs
     assert NAME not in str(fig.to_plotly_json()["data"])  # named by its display name, never its id
 

@@ -1,6 +1,7 @@
 """The audit as a curve, on the Audit page (our mechanisms and an external library), in the Report's record and in the
 risk view's teaching example: the attack's whole trade-off with its simultaneous band over the claimed curve, and one
 line in words (:mod:`dppca_core.audit.curve`, :mod:`dppca_core.figures.tradeoff_curve`)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -13,13 +14,18 @@ from .text import md_escape
 
 #: how the band is made, in words (the Audit page's caption and docs/audit-table.md say the same)
 #: what the axes mean (their titles stay short so that they fit in presenter mode)
-AXES_WORDS = ("α, the false-positive rate: the share of releases made from D that the attack calls D'; β, the "
-              "false-negative rate: the share made from D' that it calls D. ")
-BAND_WORDS = (AXES_WORDS + "The band holds for every threshold of its grid at once: each error rate gets a Clopper-Pearson bound, "
-              "and the grid's thresholds share the 5% error (Bonferroni), so the whole inner edge holds with 95% "
-              "confidence. A claim is refuted when any point of that inner edge falls in the shaded region the claim "
-              "forbids. The diamond is the threshold the audit chose beforehand on separate trials: its bound is the "
-              "summary number above.")
+AXES_WORDS = (
+    "α, the false-positive rate: the share of releases made from D that the attack calls D'; β, the "
+    "false-negative rate: the share made from D' that it calls D. "
+)
+BAND_WORDS = (
+    AXES_WORDS
+    + "The band holds for every threshold of its grid at once: each error rate gets a Clopper-Pearson bound, "
+    "and the grid's thresholds share the 5% error (Bonferroni), so the whole inner edge holds with 95% "
+    "confidence. A claim is refuted when any point of that inner edge falls in the shaded region the claim "
+    "forbids. The diamond is the threshold the audit chose beforehand on separate trials: its bound is the "
+    "summary number above."
+)
 
 
 def figure(result, title: str | None = None):
@@ -46,11 +52,13 @@ def section(result, key: str, name: str | None = None) -> None:
 
 
 #: the teaching example in words (the risk view's caption; docs/risk.md says the same)
-TEACHING_WORDS = (AXES_WORDS + "A simulated audit of this guarantee at its worst case: {trials:,} draws on each side from the pair "
-                  "of output laws whose best test meets the claimed curve exactly (two Gaussians μ apart for a "
-                  "Gaussian mechanism, randomized response for a pure ε). Even this tightest attack stays on the "
-                  "allowed side, and its 95% band straddles the claimed line: the audit's lower bound on ε is below "
-                  "the claim. The Audit page runs the same audit on the mechanism itself.")
+TEACHING_WORDS = (
+    AXES_WORDS + "A simulated audit of this guarantee at its worst case: {trials:,} draws on each side from the pair "
+    "of output laws whose best test meets the claimed curve exactly (two Gaussians μ apart for a "
+    "Gaussian mechanism, randomized response for a pure ε). Even this tightest attack stays on the "
+    "allowed side, and its 95% band straddles the claimed line: the audit's lower bound on ε is below "
+    "the claim. The Audit page runs the same audit on the mechanism itself."
+)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -3,6 +3,7 @@
 The cache key contains the sha256 of the data (``Prepared.key``), every parameter and the seed, so
 a cached result is only reused for exactly the same draw; a new seed gives fresh noise.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,9 +34,9 @@ class RunResult:
     """
 
     mechanism: str
-    components: np.ndarray        # reps x d x k
-    distance: np.ndarray          # reps
-    energy: np.ndarray            # reps, percent of the optimal rank-k energy
+    components: np.ndarray  # reps x d x k
+    distance: np.ndarray  # reps
+    energy: np.ndarray  # reps, percent of the optimal rank-k energy
     precision: np.ndarray | None
     recall: np.ndarray | None
     f1: np.ndarray | None
@@ -43,10 +44,10 @@ class RunResult:
     privacy: dc.privacy.PrivacyCurve
     caveat: str
     warnings: list
-    seconds: float                # of the first repetition (a non-private diagnostic)
-    trace: list | None = None     # distance to the reference per iteration (first repetition), if iterative
+    seconds: float  # of the first repetition (a non-private diagnostic)
+    trace: list | None = None  # distance to the reference per iteration (first repetition), if iterative
     radius: np.ndarray | None = None  # reps: the clipping radius each release chose privately (published), if so
-    k: np.ndarray | None = None       # reps: the k each release chose privately (published), if so
+    k: np.ndarray | None = None  # reps: the k each release chose privately (published), if so
     scales: np.ndarray | None = None  # reps x d: the column scales each release chose privately (published), if so
 
     @property
@@ -84,11 +85,14 @@ def prepare(ds, vals: dict) -> Prepared:
     if rule is None:
         return data.prepare(ds, vals)
     if ds.stats is not None:
-        raise ValueError("scaling each column privately reads every row, which a file streamed into sufficient "
-                         "statistics no longer has: turn the scaling off (or upload a sample of the rows).")
+        raise ValueError(
+            "scaling each column privately reads every row, which a file streamed into sufficient "
+            "statistics no longer has: turn the scaling off (or upload a sample of the rows)."
+        )
     radius = radius_rule(vals)
-    return _prepare_scaled(ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule,
-                           radius, ds.X)
+    return _prepare_scaled(
+        ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule, radius, ds.X
+    )
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -96,9 +100,17 @@ def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> P
     """:func:`dppca_core.pipeline.experiments.prepare_input` with a ScaleRule, once per (dataset, centring, R, bounds, radius
     rule), shared by sessions: the same path as the Report's script."""
     inp = experiments.prepare_input(_X, R, center, rule, radius)
-    return PrivatelyScaled(data=inp.data, key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}", center_private=inp.private,
-                           center_note=inp.note, ref=inp.reference, center=center, radius=inp.radius, scale=rule,
-                           rows=inp.rows)
+    return PrivatelyScaled(
+        data=inp.data,
+        key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}",
+        center_private=inp.private,
+        center_note=inp.note,
+        ref=inp.reference,
+        center=center,
+        radius=inp.radius,
+        scale=rule,
+        rows=inp.rows,
+    )
 
 
 def release_rows(prep: Prepared) -> dict:
@@ -113,9 +125,22 @@ def true_support(prep: Prepared, planted, s: int, k: int):
     return experiments.support_for(prep.ref, planted, s, k)
 
 
-def run_reps(prep: Prepared, mechanism: str, *, k, epsilon: float, delta: float, neighbors: str,
-             reps: int, seed: int, params: dict, s: int = 0, planted_support=None, budget=None,
-             scores: dict | None = None) -> RunResult:
+def run_reps(
+    prep: Prepared,
+    mechanism: str,
+    *,
+    k,
+    epsilon: float,
+    delta: float,
+    neighbors: str,
+    reps: int,
+    seed: int,
+    params: dict,
+    s: int = 0,
+    planted_support=None,
+    budget=None,
+    scores: dict | None = None,
+) -> RunResult:
     """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs).
 
     ``budget`` (a BudgetSplit) makes each run a complete release (private mean when the data are centred
@@ -127,10 +152,19 @@ def run_reps(prep: Prepared, mechanism: str, *, k, epsilon: float, delta: float,
     support = true_support(prep, planted_support, s, k)
     support_key = None if support is None else tuple(int(i) for i in support)
     center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-    options = ReleaseOptions(k=k if isinstance(k, str) else int(k), epsilon=float(epsilon), delta=float(delta),
-                             neighbors=neighbors, budget=budget, center=center, params=params, **(scores or {}))
-    return _run_reps(prep.key, mechanism, int(reps), int(seed), int(s), support_key, options.key(), _prep=prep,
-                     _options=options)
+    options = ReleaseOptions(
+        k=k if isinstance(k, str) else int(k),
+        epsilon=float(epsilon),
+        delta=float(delta),
+        neighbors=neighbors,
+        budget=budget,
+        center=center,
+        params=params,
+        **(scores or {}),
+    )
+    return _run_reps(
+        prep.key, mechanism, int(reps), int(seed), int(s), support_key, options.key(), _prep=prep, _options=options
+    )
 
 
 def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tuple[dict, dict]:
@@ -145,11 +179,21 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     results, problems = {}, {}
     for mech in mechanisms(vals):
         try:  # the score plot's options per mechanism (ui.scenario.score_plan): never a refusal of the release
-            results[mech] = run_reps(prep, mech, k=k_arg(vals), epsilon=vals["eps"], delta=vals["delta"],
-                                     neighbors=vals["nb"], reps=int(vals[reps_field]), seed=int(vals["seed"]),
-                                     params=mech_params(mech, vals), s=int(vals["s"]), planted_support=ds.support,
-                                     budget=budget(vals, mech, ds.labels is not None),
-                                     scores=release_options(vals, ds.labels, mech))
+            results[mech] = run_reps(
+                prep,
+                mech,
+                k=k_arg(vals),
+                epsilon=vals["eps"],
+                delta=vals["delta"],
+                neighbors=vals["nb"],
+                reps=int(vals[reps_field]),
+                seed=int(vals["seed"]),
+                params=mech_params(mech, vals),
+                s=int(vals["s"]),
+                planted_support=ds.support,
+                budget=budget(vals, mech, ds.labels is not None),
+                scores=release_options(vals, ds.labels, mech),
+            )
         except ValueError as exc:
             problems[mech] = str(exc)
     return results, problems
@@ -159,9 +203,18 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
 def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _options):
     """Cached on every input (the data's hash and centring/radius in ``key``, every option of the releases in
     ``options_key``: :meth:`dppca_core.pipeline.options.ReleaseOptions.key`), shared by every session."""
-    reps_out = experiments.repeat(mechanism, _prep.data, reps=reps, seed=seed, reference=_prep.ref,
-                                  support=None if support is None else np.asarray(support), s=s, radius=_prep.radius,
-                                  options=_options, **release_rows(_prep))
+    reps_out = experiments.repeat(
+        mechanism,
+        _prep.data,
+        reps=reps,
+        seed=seed,
+        reference=_prep.ref,
+        support=None if support is None else np.asarray(support),
+        s=s,
+        radius=_prep.radius,
+        options=_options,
+        **release_rows(_prep),
+    )
     release = reps_out.first
     # iterates: published where the proof covers them (noisy power methods), else a non-private diagnostic
     iterates = release.outputs.get("iterates") or release.diagnostics.get("iterates")
@@ -169,10 +222,21 @@ def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _optio
     ref = _prep.reference[:, :kept]
     trace = [metrics.subspace_distance(Q[:, :kept], ref) for Q in iterates] if iterates else None
     return RunResult(
-        mechanism=mechanism, components=reps_out.components, distance=reps_out.distance, energy=reps_out.energy,
-        precision=reps_out.precision, recall=reps_out.recall, f1=reps_out.f1, published=release.published(),
-        privacy=release.privacy, caveat=release.caveat, warnings=list(release.diagnostics.get("warnings", [])),
-        seconds=float(release.diagnostics.get("seconds", 0.0)), trace=trace, radius=reps_out.radius, k=reps_out.k,
+        mechanism=mechanism,
+        components=reps_out.components,
+        distance=reps_out.distance,
+        energy=reps_out.energy,
+        precision=reps_out.precision,
+        recall=reps_out.recall,
+        f1=reps_out.f1,
+        published=release.published(),
+        privacy=release.privacy,
+        caveat=release.caveat,
+        warnings=list(release.diagnostics.get("warnings", [])),
+        seconds=float(release.diagnostics.get("seconds", 0.0)),
+        trace=trace,
+        radius=reps_out.radius,
+        k=reps_out.k,
         scales=reps_out.scales,
     )
 
@@ -219,14 +283,20 @@ def subsample_dataset(ds, size: int, seed: int):
     """``ds`` with ``size`` of its rows (:func:`dppca_core.pipeline.experiments.subsample_rows`, seeded, nested), its labels
     alike; the whole table when ``size`` is its row count. ValueError for a file streamed into statistics."""
     if not ds.has_rows:
-        raise ValueError("a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
-                         "swept on it: sweep ε, δ, k or s (or upload a sample of the rows).")
+        raise ValueError(
+            "a file streamed into sufficient statistics keeps no rows to subsample, so n cannot be "
+            "swept on it: sweep ε, δ, k or s (or upload a sample of the rows)."
+        )
     if size >= ds.n:
         return ds
     idx = experiments.subsample_rows(ds.n, size, seed)
-    return dataclasses.replace(ds, X=ds.X[idx], labels=None if ds.labels is None else ds.labels[idx],
-                               key=f"{ds.key}|rows {size} of {ds.n}, seed {seed}", note=f"{ds.note} Subsample of "
-                               f"{size:,} rows (seed {seed}).")
+    return dataclasses.replace(
+        ds,
+        X=ds.X[idx],
+        labels=None if ds.labels is None else ds.labels[idx],
+        key=f"{ds.key}|rows {size} of {ds.n}, seed {seed}",
+        note=f"{ds.note} Subsample of " f"{size:,} rows (seed {seed}).",
+    )
 
 
 def sweep_values(axis: str, vals: dict, ds=None) -> list:
@@ -260,8 +330,16 @@ def point_settings(scn: dict, axis: str, value) -> tuple[dict, dict]:
     return fields, extra
 
 
-def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "sreps", on_point=None,
-                label: str | None = None, variant=None):
+def sweep_frame(
+    vals: dict,
+    axis: str,
+    metric: str,
+    values,
+    reps_field: str = "sreps",
+    on_point=None,
+    label: str | None = None,
+    variant=None,
+):
     """The rows of a sweep of ``axis`` over ``values`` for the scenario's mechanisms (each point cached by
     :func:`run_reps`), and a message per point that could not be computed. ``on_point(value, mechanism)`` is called
     after each point (a progress bar). ``variant(fields, prepared) -> fields`` runs each point with other settings
@@ -287,11 +365,21 @@ def sweep_frame(vals: dict, axis: str, metric: str, values, reps_field: str = "s
             p = mech_params(mech, vals)
             p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
             try:
-                res = run_reps(prep, mech, k=k_arg(fields), epsilon=fields["eps"], delta=fields["delta"],
-                               neighbors=fields["nb"], reps=int(fields[reps_field]), seed=int(fields["seed"]),
-                               params=p, s=int(fields["s"]), planted_support=ds.support,
-                               budget=budget(fields, mech, ds.labels is not None),
-                               scores=release_options(fields, ds.labels, mech))
+                res = run_reps(
+                    prep,
+                    mech,
+                    k=k_arg(fields),
+                    epsilon=fields["eps"],
+                    delta=fields["delta"],
+                    neighbors=fields["nb"],
+                    reps=int(fields[reps_field]),
+                    seed=int(fields["seed"]),
+                    params=p,
+                    s=int(fields["s"]),
+                    planted_support=ds.support,
+                    budget=budget(fields, mech, ds.labels is not None),
+                    scores=release_options(fields, ds.labels, mech),
+                )
                 rows += sweep_rows(res, metric, axis, value)
             except ValueError as exc:
                 errors.append(f"{display_name(mech)} at {label or axis} = {value:g}: {exc}")
@@ -313,8 +401,15 @@ def sweep_rows(res: RunResult, metric: str, axis: str, value) -> list[dict]:
     if vals is None:
         return []
     mean, lo, hi = summary(vals)
-    row = {"mechanism": res.mechanism, axis: value, "mean": mean, "lo": lo, "hi": hi, "reps": len(vals),
-           "values": [float(v) for v in vals]}
+    row = {
+        "mechanism": res.mechanism,
+        axis: value,
+        "mean": mean,
+        "lo": lo,
+        "hi": hi,
+        "reps": len(vals),
+        "values": [float(v) for v in vals],
+    }
     if res.k is not None:  # published by each release: which k it chose privately
         row["k chosen"] = experiments.describe_k(res.k)
     return [row]
@@ -349,15 +444,27 @@ def next_range(found: dict, axis: str, vals: dict, grid: list) -> dict | None:
     if missing:
         top = grid[-1]
         if top >= ceiling:
-            return {"text": f"Not reached up to {name} = {top:g}, the largest value this app sweeps: the target "
-                            "is out of reach here (a looser target, or more rows).", "lo": None, "hi": None}
+            return {
+                "text": f"Not reached up to {name} = {top:g}, the largest value this app sweeps: the target "
+                "is out of reach here (a looser target, or more rows).",
+                "lo": None,
+                "hi": None,
+            }
         hi = min(top * 10, ceiling)
-        return {"text": f"Not reached on the grid (up to {name} = {top:g}) by {len(missing)} mechanism(s): sweep "
-                        f"{name} from {top:g} to {hi:g} next.", "lo": vals["slo"], "hi": float(hi),
-                "button": f"Extend the sweep to {name} = {hi:g}"}
+        return {
+            "text": f"Not reached on the grid (up to {name} = {top:g}) by {len(missing)} mechanism(s): sweep "
+            f"{name} from {top:g} to {hi:g} next.",
+            "lo": vals["slo"],
+            "hi": float(hi),
+            "button": f"Extend the sweep to {name} = {hi:g}",
+        }
     if found and all(v == grid[0] for v in found.values()) and grid[0] > floor:
         lo = max(grid[0] / 10, floor)
-        return {"text": f"Every mechanism meets the target already at the smallest value swept ({name} = "
-                        f"{grid[0]:g}): the answer may be smaller; sweep {name} from {lo:g} to {grid[0]:g} next.",
-                "lo": float(lo), "hi": vals["shi"], "button": f"Extend the sweep down to {name} = {lo:g}"}
+        return {
+            "text": f"Every mechanism meets the target already at the smallest value swept ({name} = "
+            f"{grid[0]:g}): the answer may be smaller; sweep {name} from {lo:g} to {grid[0]:g} next.",
+            "lo": float(lo),
+            "hi": vals["shi"],
+            "button": f"Extend the sweep down to {name} = {lo:g}",
+        }
     return None

@@ -4,6 +4,7 @@ The shared controls (mechanisms, epsilon, delta, relation, k, s, repetitions, se
 are drawn once, by the entry script, for every page that computes releases: the same widgets in every run,
 so a page switch cannot reset them. Every widget is bound to the scenario with :func:`ui.scenario.bind`.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -47,7 +48,9 @@ def epsilon_slider(container=st, field: str = "eps", key: str | None = None, lab
     with :data:`REFERENCE_MARK`, which explains the marks of the reference points."""
     current = scenario.values()[field]
     container.select_slider(
-        (label or "Privacy budget ε (log scale)") + REFERENCE_MARK, options=eps_grid(current), format_func=_eps_label,
+        (label or "Privacy budget ε (log scale)") + REFERENCE_MARK,
+        options=eps_grid(current),
+        format_func=_eps_label,
         help="Smaller ε = stronger privacy. Values marked ◆ are reference points (see 'Where do these ε come from?').",
         **scenario.bind(field, key=key),
     )
@@ -66,34 +69,57 @@ def mechanism_label(name: str) -> str:
 
 def mechanism_picker(container=st.sidebar) -> None:
     names = dc.mechanism_names("pca")
-    container.multiselect("Mechanisms", names, format_func=mechanism_label,
-                          help="Every registered mechanism; the parameters below are built from each one's metadata.",
-                          **scenario.bind("mechs", to_widget=lambda v: [m for m in v.split(",") if m],
-                                          from_widget=lambda v: ",".join(v)))
+    container.multiselect(
+        "Mechanisms",
+        names,
+        format_func=mechanism_label,
+        help="Every registered mechanism; the parameters below are built from each one's metadata.",
+        **scenario.bind("mechs", to_widget=lambda v: [m for m in v.split(",") if m], from_widget=lambda v: ",".join(v)),
+    )
 
 
 def privacy_controls(container=st.sidebar) -> None:
     epsilon_slider(container)
     current = scenario.values()["delta"]
-    container.select_slider("δ (failure probability, log scale)", options=scenario.with_current(DELTA_GRID, current),
-                            format_func=lambda v: f"{v:.0e}" if v in DELTA_GRID else f"{v:g}",
-                            help="Probability with which the ε bound may fail; keep it far below 1/n.",
-                            **scenario.bind("delta"))
-    container.radio("Neighbouring datasets", list(NEIGHBOR_RELATIONS), horizontal=True,
-                    format_func={"replace": "replace one row", "add_remove": "add/remove one row"}.get,
-                    help=" / ".join(f"{r}: {describe_neighbors(r)}" for r in NEIGHBOR_RELATIONS),
-                    **scenario.bind("nb"))
+    container.select_slider(
+        "δ (failure probability, log scale)",
+        options=scenario.with_current(DELTA_GRID, current),
+        format_func=lambda v: f"{v:.0e}" if v in DELTA_GRID else f"{v:g}",
+        help="Probability with which the ε bound may fail; keep it far below 1/n.",
+        **scenario.bind("delta"),
+    )
+    container.radio(
+        "Neighbouring datasets",
+        list(NEIGHBOR_RELATIONS),
+        horizontal=True,
+        format_func={"replace": "replace one row", "add_remove": "add/remove one row"}.get,
+        help=" / ".join(f"{r}: {describe_neighbors(r)}" for r in NEIGHBOR_RELATIONS),
+        **scenario.bind("nb"),
+    )
 
 
 def shape_controls(container=st.sidebar, reps_field: str = "reps") -> None:
     c = container.columns(2)
     private_k = scenario.private_k()
-    c[0].number_input("components k", 1, 50, step=1, disabled=private_k, **scenario.bind("k"),
-                      help="Not used: each release chooses k privately (Explore: 'k comes from')." if private_k
-                      else "How many principal components each release keeps (public).")
-    c[1].number_input("support size s", 0, 500, step=1,
-                      help="Rows kept when scoring support recovery; 0 = the planted support's size.",
-                      **scenario.bind("s"))
+    c[0].number_input(
+        "components k",
+        1,
+        50,
+        step=1,
+        disabled=private_k,
+        **scenario.bind("k"),
+        help="Not used: each release chooses k privately (Explore: 'k comes from')."
+        if private_k
+        else "How many principal components each release keeps (public).",
+    )
+    c[1].number_input(
+        "support size s",
+        0,
+        500,
+        step=1,
+        help="Rows kept when scoring support recovery; 0 = the planted support's size.",
+        **scenario.bind("s"),
+    )
     c = container.columns(2)
     c[0].number_input("repetitions", 1, int(scenario.FIELDS[reps_field].high), step=1, **scenario.bind(reps_field))
     c[1].number_input("noise seed", 0, scenario.SEED_MAX, step=1, **scenario.bind("seed"))
@@ -114,13 +140,23 @@ def param_widget(mech: str, p: Param, container=st) -> None:
     elif p.kind == "sites" and not isinstance(value, (int, type(None))):
         container.caption(f"{p.name}: {md_escape(value)} (site sizes set by the link)")
     elif p.kind in ("int", "sites"):
-        container.number_input(p.name, min_value=int(p.low) if p.low is not None else None,
-                               max_value=int(p.high) if p.high is not None else None, step=1, help=help_text,
-                               **scenario.bind(field))
+        container.number_input(
+            p.name,
+            min_value=int(p.low) if p.low is not None else None,
+            max_value=int(p.high) if p.high is not None else None,
+            step=1,
+            help=help_text,
+            **scenario.bind(field),
+        )
     elif p.kind == "float":
-        container.number_input(p.name, min_value=float(p.low) if p.low is not None else None,
-                               max_value=float(p.high) if p.high is not None else None, format="%g",
-                               help=help_text, **scenario.bind(field))
+        container.number_input(
+            p.name,
+            min_value=float(p.low) if p.low is not None else None,
+            max_value=float(p.high) if p.high is not None else None,
+            format="%g",
+            help=help_text,
+            **scenario.bind(field),
+        )
     else:
         container.caption(f"{p.name}: parameter kind {p.kind!r} has no widget; the default is used.")
 
@@ -143,19 +179,30 @@ def budget_controls(container=st.sidebar) -> None:
         st.slider("eigenvalues (private scree)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("beig"))
         st.slider("scores (private score plot)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bscores"))
         if vals["bscores"] > 0:
-            st.toggle("score plot by group (the label column)", **scenario.bind("sgroup"),
-                      help="One histogram per group of the label column, all in one table: one row moves at most two "
-                           "cells of it, so grouping costs no extra noise.")
+            st.toggle(
+                "score plot by group (the label column)",
+                **scenario.bind("sgroup"),
+                help="One histogram per group of the label column, all in one table: one row moves at most two "
+                "cells of it, so grouping costs no extra noise.",
+            )
             if vals["sgroup"]:
                 _score_groups_source(vals)
-            st.radio("score plot frame", ["public", "private"], **scenario.bind("sframe"),
-                     format_func={"public": "fixed: [−1, 1]²", "private": "fitted: private quantiles (5%)"}.get,
-                     help="Fitted: the axes span private 2%–98% quantiles of the scores, so the cells cover where "
-                          "the data are instead of the whole clipped range.")
-            st.radio("score plot noise", ["additive", "sparse"], **scenario.bind("skind"),
-                     format_func={"additive": "on every cell", "sparse": "on occupied cells only"}.get,
-                     help="Sparse: only cells that hold rows are released, with a threshold (stability-based: a "
-                          "little of δ), so empty cells show no noise.")
+            st.radio(
+                "score plot frame",
+                ["public", "private"],
+                **scenario.bind("sframe"),
+                format_func={"public": "fixed: [−1, 1]²", "private": "fitted: private quantiles (5%)"}.get,
+                help="Fitted: the axes span private 2%–98% quantiles of the scores, so the cells cover where "
+                "the data are instead of the whole clipped range.",
+            )
+            st.radio(
+                "score plot noise",
+                ["additive", "sparse"],
+                **scenario.bind("skind"),
+                format_func={"additive": "on every cell", "sparse": "on occupied cells only"}.get,
+                help="Sparse: only cells that hold rows are released, with a threshold (stability-based: a "
+                "little of δ), so empty cells show no noise.",
+            )
         try:
             split = scenario.budget(vals)
         except ValueError as exc:
@@ -165,8 +212,10 @@ def budget_controls(container=st.sidebar) -> None:
 
 
 #: how the shares of a split add up (shown under every listing of them)
-SHARES_SENTENCE = ("Shares of μ² for Gaussian mechanisms (their parts add up in μ², or ρ in zCDP), of ε for pure "
-                   "ones; the total (ε, δ) is computed exactly from them and is not the sum of the parts' ε.")
+SHARES_SENTENCE = (
+    "Shares of μ² for Gaussian mechanisms (their parts add up in μ², or ρ in zCDP), of ε for pure "
+    "ones; the total (ε, δ) is computed exactly from them and is not the sum of the parts' ε."
+)
 
 
 def share_lines(split) -> list[str]:
@@ -178,8 +227,9 @@ def share_lines(split) -> list[str]:
 
 def share_listing(split, container=st) -> None:
     """The budget split of one release, every share that is on, adding up to 100%, and in which unit."""
-    container.caption("Every share of one release's budget: " + " + ".join(share_lines(split)) + " = 100%. "
-                      + SHARES_SENTENCE)
+    container.caption(
+        "Every share of one release's budget: " + " + ".join(share_lines(split)) + " = 100%. " + SHARES_SENTENCE
+    )
 
 
 def _score_groups_source(vals: dict) -> None:
@@ -187,14 +237,25 @@ def _score_groups_source(vals: dict) -> None:
     found privately from a share of the budget; and the way back from declared to found privately."""
     declared = scenario.declared_groups(vals)
     if declared:
-        st.caption(md_escape(f"Groups declared public ({len(declared)}): {', '.join(declared)}. Your schema: each "
-                             "release states them in its public settings and shows every one."))
-        st.button("Find the groups privately instead", key="score_groups_private", on_click=scenario.set_value,
-                  args=("slabels", ""), help="Which groups exist is then released first, from 5% of the budget.")
+        st.caption(
+            md_escape(
+                f"Groups declared public ({len(declared)}): {', '.join(declared)}. Your schema: each "
+                "release states them in its public settings and shows every one."
+            )
+        )
+        st.button(
+            "Find the groups privately instead",
+            key="score_groups_private",
+            on_click=scenario.set_value,
+            args=("slabels", ""),
+            help="Which groups exist is then released first, from 5% of the budget.",
+        )
     else:
-        st.caption("Groups found privately: which groups exist is released first, from 5% of the budget, and a group "
-                   "with few rows may not show. To show every group, declare the label column's values public "
-                   "(Explore, Private score plot: one click).")
+        st.caption(
+            "Groups found privately: which groups exist is released first, from 5% of the budget, and a group "
+            "with few rows may not show. To show every group, declare the label column's values public "
+            "(Explore, Private score plot: one click)."
+        )
 
 
 def shared_sidebar(reps_field: str = "reps") -> None:
@@ -219,8 +280,11 @@ def guarantee_badges(spec, container=st) -> None:
         container.badge("(ε, δ)-DP", icon=":material/verified_user:", color="blue")
     if spec.caveat and spec.guarantee != "retracted":
         mcmc = "mcmc" in spec.caveat.lower() or "gibbs" in spec.caveat.lower()
-        container.badge("approximate guarantee (MCMC)" if mcmc else "guarantee has a caveat",
-                        icon=":material/warning:", color="orange")
+        container.badge(
+            "approximate guarantee (MCMC)" if mcmc else "guarantee has a caveat",
+            icon=":material/warning:",
+            color="orange",
+        )
 
 
 def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: str):
@@ -231,9 +295,12 @@ def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: 
     computing. The buttons' keys are ``stop_<key>`` and ``run_<key>``.
     """
     cols = st.columns([1, 1, 1.2])
-    if cols[0].button(stop_label, icon=":material/stop_circle:", key=f"stop_{key}",
-                      help=f"Cancels a running {what} (the click interrupts it); what is already computed stays "
-                           "cached."):
+    if cols[0].button(
+        stop_label,
+        icon=":material/stop_circle:",
+        key=f"stop_{key}",
+        help=f"Cancels a running {what} (the click interrupts it); what is already computed stays " "cached.",
+    ):
         st.session_state[flag] = True
     if cols[1].button(run_label, icon=":material/play_arrow:", key=f"run_{key}"):
         st.session_state[flag] = False

@@ -2,6 +2,7 @@
 
 Loading goes through ``dppca_core.data.datasets`` (synthetic generator, paper presets, shipped samples, tables).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,17 +25,17 @@ from .text import plain
 class Dataset:
     """Raw data plus whatever ground truth is known."""
 
-    X: np.ndarray | None                 # None for a file streamed into sufficient statistics (no rows kept)
+    X: np.ndarray | None  # None for a file streamed into sufficient statistics (no rows kept)
     name: str
     note: str = ""
     columns: list = field(default_factory=list)
     labels: np.ndarray | None = None
-    truth: np.ndarray | None = None      # d x r planted subspace (synthetic only)
-    support: np.ndarray | None = None    # planted row support (sparse synthetic only)
-    key: str = ""                        # sha256 of the array bytes
-    report: pd.DataFrame | None = None   # uploads: each column kept or dropped and why (non-private diagnostic)
-    stats: object = None                 # dppca_core.SufficientStats of a streamed server file
-    schema: object = None                # dppca_core.data.tables.PublicSchema of a table (None for synthetic data)
+    truth: np.ndarray | None = None  # d x r planted subspace (synthetic only)
+    support: np.ndarray | None = None  # planted row support (sparse synthetic only)
+    key: str = ""  # sha256 of the array bytes
+    report: pd.DataFrame | None = None  # uploads: each column kept or dropped and why (non-private diagnostic)
+    stats: object = None  # dppca_core.SufficientStats of a streamed server file
+    schema: object = None  # dppca_core.data.tables.PublicSchema of a table (None for synthetic data)
 
     def __post_init__(self):
         # names enter the app here (file names, column names, the note quoting them): every page, figure and
@@ -44,7 +45,7 @@ class Dataset:
 
     @property
     def label_kind(self) -> str | None:
-        """"class" for a class label, "continuous" for a measurement (many distinct numeric values), or None."""
+        """ "class" for a class label, "continuous" for a measurement (many distinct numeric values), or None."""
         return label_kind(self.labels)
 
     @property
@@ -94,16 +95,22 @@ def samples() -> dict:
 @st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _synthetic(n, d, rank, spike, sparse, seed) -> Dataset:
     syn = dsets.spiked_covariance(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed)
-    note = f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {spike:g}" + (
-        f", row-sparse on s={sparse} coordinates" if sparse else "") + f", seed {seed}."
+    note = (
+        f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {spike:g}"
+        + (f", row-sparse on s={sparse} coordinates" if sparse else "")
+        + f", seed {seed}."
+    )
     return _from_synthetic(syn, "synthetic", note)
 
 
 def _from_synthetic(syn, name: str, note: str) -> Dataset:
     support = np.asarray(syn.support)
     dense = len(support) == syn.X.shape[1]
-    return _finish({"X": syn.X, "truth": syn.components, "support": None if dense else support,
-                    "labels": syn.labels}, name=name, note=note)
+    return _finish(
+        {"X": syn.X, "truth": syn.components, "support": None if dense else support, "labels": syn.labels},
+        name=name,
+        note=note,
+    )
 
 
 @st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
@@ -150,9 +157,18 @@ def _parsed(digest: str, name: str, _raw: bytes):
     or CPU time is refused in plain words, and the server keeps answering every other session meanwhile. A
     refusal is kept too (as its message), so a refused file is not read again on every rerun."""
     try:
-        return worker.run(worker.parse_upload, name, _raw, MAX_UPLOAD_BYTES, MAX_UPLOAD_CELLS, MAX_UPLOAD_COLUMNS,
-                          MAX_UPLOAD_DECODED_BYTES, memory_bytes=limits.PARSE_MEMORY_BYTES,
-                          cpu_seconds=limits.PARSE_CPU_SECONDS, what=plain(name)).value
+        return worker.run(
+            worker.parse_upload,
+            name,
+            _raw,
+            MAX_UPLOAD_BYTES,
+            MAX_UPLOAD_CELLS,
+            MAX_UPLOAD_COLUMNS,
+            MAX_UPLOAD_DECODED_BYTES,
+            memory_bytes=limits.PARSE_MEMORY_BYTES,
+            cpu_seconds=limits.PARSE_CPU_SECONDS,
+            what=plain(name),
+        ).value
     except ValueError as exc:
         return _Refusal(str(exc))
     finally:
@@ -192,12 +208,12 @@ class TableChoice:
     a label by name): ``declared`` is then False.
     """
 
-    columns: tuple          # the analysed columns, in order
-    label: str              # the label column ("" for none)
-    on_bad: str             # what a bad cell becomes: "replace" (always under replace-one) or "drop_rows"
-    fill: tuple             # ((column, public value), ...) of every analysed column, with on_bad="replace"
-    declared: bool          # False: suggested from the cells, nothing declared yet
-    unknown: tuple = ()     # declared names this file does not have
+    columns: tuple  # the analysed columns, in order
+    label: str  # the label column ("" for none)
+    on_bad: str  # what a bad cell becomes: "replace" (always under replace-one) or "drop_rows"
+    fill: tuple  # ((column, public value), ...) of every analysed column, with on_bad="replace"
+    declared: bool  # False: suggested from the cells, nothing declared yet
+    unknown: tuple = ()  # declared names this file does not have
 
 
 def table_choice(scn: dict, parsed) -> TableChoice:
@@ -227,23 +243,30 @@ def choice_problem(choice: TableChoice) -> str | None:
     """Why a table cannot be read with this choice, in plain words (None when it can)."""
     if choice.unknown:
         names = ", ".join(repr(c) for c in choice.unknown[:5])
-        return (f"the columns declared for this table (in the link, or on the Data page) include {names}, which this "
-                "file does not have: choose the columns again on the Data page.")
+        return (
+            f"the columns declared for this table (in the link, or on the Data page) include {names}, which this "
+            "file does not have: choose the columns again on the Data page."
+        )
     if choice.label and choice.label in choice.columns:
         return f"the column {choice.label!r} is both the label and analysed: choose one on the Data page."
     if len(choice.columns) < 2:
-        return (f"{len(choice.columns)} column(s) are chosen for analysis and PCA needs at least 2: choose them on the "
-                "Data page (Columns to analyse).")
+        return (
+            f"{len(choice.columns)} column(s) are chosen for analysis and PCA needs at least 2: choose them on the "
+            "Data page (Columns to analyse)."
+        )
     return None
 
 
 @st.cache_resource(max_entries=limits.UPLOAD_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
-def _upload(digest: str, name: str, columns: tuple, label: str, on_bad: str, fill: tuple, declared: bool,
-            _up: dict) -> Dataset:
-    table = parsed_upload(_up).select(list(columns), label or None, on_bad,
-                                      dict(fill) if on_bad == "replace" else None)
-    rule = ("a missing or non-numeric cell becomes its column's public value" if on_bad == "replace" else
-            "rows with a missing or non-numeric cell are left out (their number is private)")
+def _upload(
+    digest: str, name: str, columns: tuple, label: str, on_bad: str, fill: tuple, declared: bool, _up: dict
+) -> Dataset:
+    table = parsed_upload(_up).select(list(columns), label or None, on_bad, dict(fill) if on_bad == "replace" else None)
+    rule = (
+        "a missing or non-numeric cell becomes its column's public value"
+        if on_bad == "replace"
+        else "rows with a missing or non-numeric cell are left out (their number is private)"
+    )
     note = f"Uploaded file {name}: {len(table.columns)} columns; {rule}."
     ds = _from_table(table, name, note)
     ds.report = table.report
@@ -262,8 +285,16 @@ def upload_dataset(up: dict, scn: dict | None = None) -> Dataset:
     if problem:
         raise ValueError(problem)
     up.update(columns=choice.columns, label=choice.label, on_bad=choice.on_bad, fill=dict(choice.fill))
-    return _upload(hashlib.sha256(up["bytes"]).hexdigest(), up["name"], choice.columns, choice.label, choice.on_bad,
-                   choice.fill, choice.declared, up)
+    return _upload(
+        hashlib.sha256(up["bytes"]).hexdigest(),
+        up["name"],
+        choice.columns,
+        choice.label,
+        choice.on_bad,
+        choice.fill,
+        choice.declared,
+        up,
+    )
 
 
 def _finish(fields: dict, name: str, note: str) -> Dataset:
@@ -275,7 +306,10 @@ def _finish(fields: dict, name: str, note: str) -> Dataset:
     support = fields.get("support")
     labels = fields.get("labels")
     return Dataset(
-        X=X, name=name, note=fields.get("note", note) or note, columns=cols,
+        X=X,
+        name=name,
+        note=fields.get("note", note) or note,
+        columns=cols,
         labels=None if labels is None else np.asarray(labels),
         truth=None if truth is None else np.asarray(truth, dtype=float),
         support=None if support is None else np.asarray(support),
@@ -287,8 +321,9 @@ def load_dataset(scn: dict) -> Dataset:
     """The raw dataset the scenario points at."""
     src = scn["src"]
     if src == "synthetic":
-        return _synthetic(int(scn["n"]), int(scn["d"]), int(scn["rank"]), float(scn["spike"]),
-                          int(scn["sparse"]), int(scn["dseed"]))
+        return _synthetic(
+            int(scn["n"]), int(scn["d"]), int(scn["rank"]), float(scn["spike"]), int(scn["sparse"]), int(scn["dseed"])
+        )
     if src.startswith("preset:"):
         return _preset(src.split(":", 1)[1], int(scn["dseed"]))
     if src.startswith("sample:"):
@@ -298,8 +333,10 @@ def load_dataset(scn: dict) -> Dataset:
     if src == "upload":
         up = st.session_state.get(UPLOAD_KEY)
         if not up:
-            raise ValueError("no file is uploaded in this session; upload a CSV or Parquet file on the Data page, "
-                             "or choose a synthetic or shipped dataset.")
+            raise ValueError(
+                "no file is uploaded in this session; upload a CSV or Parquet file on the Data page, "
+                "or choose a synthetic or shipped dataset."
+            )
         return upload_dataset(up, scn)
     raise ValueError(f"unknown data source {src!r}; choose synthetic, a preset, a sample or an upload.")
 
@@ -312,8 +349,8 @@ class Prepared:
     key: str
     center_private: bool
     center_note: str
-    ref: experiments.Reference       # the non-private eigenvectors and eigenvalues of the Gram (descending)
-    center: str = "none"             # "none", "private" (inside each release) or "empirical" (applied here)
+    ref: experiments.Reference  # the non-private eigenvectors and eigenvalues of the Gram (descending)
+    center: str = "none"  # "none", "private" (inside each release) or "empirical" (applied here)
     radius: experiments.RadiusRule | None = None  # R chosen privately inside each release by this rule, if set
 
     @property
@@ -335,8 +372,15 @@ def _prepare(key: str, center: str, R, scale: tuple | None, radius, _X: np.ndarr
     from its radius share (``radius``, a RadiusRule); the rows are kept clipped to the rule's upper bound.
     """
     inp = experiments.prepare_input(_X, R, center, scale, radius)
-    return Prepared(data=inp.data, key=f"{key}|{center}|{R!r}|{scale!r}|{radius!r}", center_private=inp.private,
-                    center_note=inp.note, ref=inp.reference, center=center, radius=inp.radius)
+    return Prepared(
+        data=inp.data,
+        key=f"{key}|{center}|{R!r}|{scale!r}|{radius!r}",
+        center_private=inp.private,
+        center_note=inp.note,
+        ref=inp.reference,
+        center=center,
+        radius=inp.radius,
+    )
 
 
 def column_scale(ds: Dataset, scn: dict) -> tuple | None:
@@ -348,15 +392,19 @@ def column_scale(ds: Dataset, scn: dict) -> tuple | None:
         return None
     given = bounds(scn)
     if len(given) != ds.d:
-        raise ValueError(f"scaling by public bounds needs one bound per column: {ds.d} for these data (got "
-                         f"{len(given)}). Enter them on the Data page (Preprocessing), or turn the scaling off.")
+        raise ValueError(
+            f"scaling by public bounds needs one bound per column: {ds.d} for these data (got "
+            f"{len(given)}). Enter them on the Data page (Preprocessing), or turn the scaling off."
+        )
     return tuple(given)
 
 
 #: what a page that runs no complete releases says when the scenario scales the columns privately
-NO_PRIVATE_SCALING = ("The columns are scaled privately inside each release on Explore, Trade-offs and the Report "
-                      "(Data page). This view has no private scaling step: it analyses the columns unscaled, in "
-                      "their own units (exact scales would not be private).")
+NO_PRIVATE_SCALING = (
+    "The columns are scaled privately inside each release on Explore, Trade-offs and the Report "
+    "(Data page). This view has no private scaling step: it analyses the columns unscaled, in "
+    "their own units (exact scales would not be private)."
+)
 
 
 def prepare(ds: Dataset, scn: dict) -> Prepared:
@@ -375,15 +423,21 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
     scale = column_scale(ds, scn)
     if ds.stats is not None and scale is not None:
-        raise ValueError("a file streamed into sufficient statistics cannot be rescaled per column after reading; "
-                         "turn the scaling off (or upload a sample of the rows).")
+        raise ValueError(
+            "a file streamed into sufficient statistics cannot be rescaled per column after reading; "
+            "turn the scaling off (or upload a sample of the rows)."
+        )
     if ds.stats is not None:
         if radius is not None:
-            raise ValueError("choosing R privately reads each row's norm, which a streamed file no longer has: give "
-                             "a public R on the Data page (or upload a sample of the rows).")
+            raise ValueError(
+                "choosing R privately reads each row's norm, which a streamed file no longer has: give "
+                "a public R on the Data page (or upload a sample of the rows)."
+            )
         if scn["center"] != "none":
-            raise ValueError("a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
-                             "uncentred; set the centring to none (or upload a sample of the rows).")
+            raise ValueError(
+                "a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
+                "uncentred; set the centring to none (or upload a sample of the rows)."
+            )
         return _prepare_streamed(ds.key, R, ds.stats)
     return _prepare(ds.key, scn["center"], R, scale, radius, ds.X)
 
@@ -393,33 +447,54 @@ def _prepare_streamed(key: str, R: float, _stats) -> Prepared:
     """A streamed file's statistics as the mechanisms' input, with the reference eigendecomposition, once per
     (statistics, R): ``key`` hashes the Gram matrix, so a new read is a new entry."""
     data = _stats.prepared(R)
-    return Prepared(data=data, key=f"{key}|none|{R!r}", center_private=True,
-                    center_note="No centring: the uncentred second moment is analysed.",
-                    ref=experiments.Reference.from_gram(data.gram), center="none")
+    return Prepared(
+        data=data,
+        key=f"{key}|none|{R!r}",
+        center_private=True,
+        center_note="No centring: the uncentred second moment is analysed.",
+        ref=experiments.Reference.from_gram(data.gram),
+        center="none",
+    )
 
 
 # -- files read on the server (ui/server_files.py is the gate), streamed into sufficient statistics -------------
+
 
 def streamed_dataset(relative: str, R: float) -> Dataset:
     """The statistics this session read from a server file (Data page), as a Dataset without rows."""
     got = st.session_state.get(STREAM_KEY)
     if not got or got["relative"] != relative:
-        raise ValueError(f"the server file {relative!r} has not been read in this session; open the Data page and "
-                         "press 'Read the file'.")
+        raise ValueError(
+            f"the server file {relative!r} has not been read in this session; open the Data page and "
+            "press 'Read the file'."
+        )
     if not np.isclose(got["stats"].data_norm, R):
-        raise ValueError(f"the file was read with R = {got['stats'].data_norm:g}, not {R:g}: the clipping happens "
-                         "while reading, so read it again on the Data page.")
+        raise ValueError(
+            f"the file was read with R = {got['stats'].data_norm:g}, not {R:g}: the clipping happens "
+            "while reading, so read it again on the Data page."
+        )
     stats = got["stats"]
     declared = _declared_elsewhere(stats)
     if declared:
-        raise ValueError(f"the file was read with other columns or other values for bad cells than the ones now "
-                         f"declared ({declared}): read it again on the Data page.")
+        raise ValueError(
+            f"the file was read with other columns or other values for bad cells than the ones now "
+            f"declared ({declared}): read it again on the Data page."
+        )
     h = hashlib.sha256(relative.encode())
     h.update(np.ascontiguousarray(stats.gram).tobytes())
-    note = (f"Server file {relative}: {stats.n:,} rows, {stats.d} columns, streamed into sufficient statistics "
-            f"(n and the clipped Gram matrix; no rows kept).")
-    return Dataset(X=None, name=relative, note=note, columns=list(stats.columns), key=h.hexdigest()[:32],
-                   stats=stats, schema=stats.schema)
+    note = (
+        f"Server file {relative}: {stats.n:,} rows, {stats.d} columns, streamed into sufficient statistics "
+        f"(n and the clipped Gram matrix; no rows kept)."
+    )
+    return Dataset(
+        X=None,
+        name=relative,
+        note=note,
+        columns=list(stats.columns),
+        key=h.hexdigest()[:32],
+        stats=stats,
+        schema=stats.schema,
+    )
 
 
 def _declared_elsewhere(stats) -> str:

@@ -4,6 +4,7 @@ one-site releases over repetitions, and DPS-PCA's convergence, each cached on th
 Seeds: repetition r of a mechanism draws from :func:`dppca_core.pipeline.experiments.rep_seed` (scenario seed, r, mechanism),
 the scheme of every other repeated run in the app; DPS-PCA's traces use the scenario seed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,8 +52,10 @@ def sites(ds: data.Dataset, n: int, scn: dict) -> Sites:
     """The scenario's sites: the label column's values (``dbylabel``), or ``dsites`` sites, equal or not."""
     if scn["dbylabel"]:
         if ds.labels is None:
-            raise ValueError("this dataset has no label column; load a labelled sample or choose a label column "
-                             "when uploading, or switch 'sites = the label column' off.")
+            raise ValueError(
+                "this dataset has no label column; load a labelled sample or choose a label column "
+                "when uploading, or switch 'sites = the label column' off."
+            )
         labels = np.asarray(ds.labels)
         sizes = [int(c) for c in pd.Series(labels).value_counts(sort=False)]
         return Sites(labels, sizes, len(sizes), "labels:" + data.array_key(pd.factorize(labels)[0]))
@@ -66,44 +69,89 @@ def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites) -
     for mech in COMPARED:
         params = {} if mech == "analyze_gauss" else {"sites": _sites}
         for r in range(reps):
-            rel = dc.run(mech, _prep, k, eps, delta, data_norm=_prep.data_norm,
-                         seed=np.random.default_rng(rep_seed(seed, r, mech)), **params)
+            rel = dc.run(
+                mech,
+                _prep,
+                k,
+                eps,
+                delta,
+                data_norm=_prep.data_norm,
+                seed=np.random.default_rng(rep_seed(seed, r, mech)),
+                **params,
+            )
             sent = rel.facts.get("communication", {})
-            rows.append({"mechanism": mech, "rep": r,
-                         "subspace distance": metrics.subspace_distance(rel.components, _truth),
-                         "numbers sent": sent.get("numbers", 0), "messages": sent.get("messages", 0)})
+            rows.append(
+                {
+                    "mechanism": mech,
+                    "rep": r,
+                    "subspace distance": metrics.subspace_distance(rel.components, _truth),
+                    "numbers sent": sent.get("numbers", 0),
+                    "messages": sent.get("messages", 0),
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def comparison(prep: data.Prepared, truth: np.ndarray, split: Sites, scn: dict) -> pd.DataFrame:
     """One row per mechanism of :data:`COMPARED` and repetition: the distance to ``truth`` and the communication
     (cached on the prepared data's key, the settings and the sites)."""
-    return _compare(prep.key, int(scn["k"]), float(scn["deps"]), float(scn["delta"]), split.key, int(scn["dreps"]),
-                    int(scn["seed"]), prep.data, truth, split.arg)
+    return _compare(
+        prep.key,
+        int(scn["k"]),
+        float(scn["deps"]),
+        float(scn["delta"]),
+        split.key,
+        int(scn["dreps"]),
+        int(scn["seed"]),
+        prep.data,
+        truth,
+        split.arg,
+    )
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per mechanism: the mean and s.d. of the distance, the numbers sent and the messages."""
-    return frame.groupby("mechanism", sort=False).agg(mean=("subspace distance", "mean"),
-                                                     sd=("subspace distance", "std"),
-                                                     numbers=("numbers sent", "first"),
-                                                     messages=("messages", "first"))
+    return frame.groupby("mechanism", sort=False).agg(
+        mean=("subspace distance", "mean"),
+        sd=("subspace distance", "std"),
+        numbers=("numbers sent", "first"),
+        messages=("messages", "first"),
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites) -> dict:
     traces = {}
     for e in TRACE_EPSILONS:
-        rel = dc.run("dps_pca", _prep, k, e, delta, data_norm=_prep.data_norm, seed=seed, sites=_sites,
-                     sparsity=s_hat, iterations=15)
+        rel = dc.run(
+            "dps_pca",
+            _prep,
+            k,
+            e,
+            delta,
+            data_norm=_prep.data_norm,
+            seed=seed,
+            sites=_sites,
+            sparsity=s_hat,
+            iterations=15,
+        )
         traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, _truth) for Q in rel.outputs["iterates"]]
     return traces
 
 
 def dps_traces(prep: data.Prepared, truth: np.ndarray, split: Sites, scn: dict) -> dict:
     """Distance to ``truth`` per DPS-PCA iteration, one trace per epsilon of :data:`TRACE_EPSILONS` (cached)."""
-    return _dps_traces(prep.key, int(scn["k"]), float(scn["delta"]), split.key, int(scn["seed"]),
-                       int(scn["s"]) or None, prep.data, truth, split.arg)
+    return _dps_traces(
+        prep.key,
+        int(scn["k"]),
+        float(scn["delta"]),
+        split.key,
+        int(scn["seed"]),
+        int(scn["s"]) or None,
+        prep.data,
+        truth,
+        split.arg,
+    )
 
 
 def truth(ds: data.Dataset, prep: data.Prepared, k: int) -> np.ndarray:

@@ -1,4 +1,5 @@
 """Error boundary: library errors become a message saying what to change; no traceback reaches the page."""
+
 from __future__ import annotations
 
 import contextlib

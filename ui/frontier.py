@@ -2,6 +2,7 @@
 from the points of a sweep of ε (each cached by :func:`ui.compute.run_reps`), and the verdict of each mechanism's own
 audit, read from the audit table shipped in docs/audit-table.md (an audit of the implementation on worst-case
 neighbouring datasets, not of the user's data)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ def parse_audit_table(markdown: str) -> dict[tuple[str, str], AuditVerdict]:
     if len(lines) < 3:
         return {}
     heads = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    column = {key: next((i for i, h in enumerate(heads) if h.startswith(key)), None)
-              for key in ("mechanism", "relation", "case", "claim", "share of target", "verdict")}
+    column = {
+        key: next((i for i, h in enumerate(heads) if h.startswith(key)), None)
+        for key in ("mechanism", "relation", "case", "claim", "share of target", "verdict")
+    }
     if None in column.values():
         return {}
     out = {}
@@ -48,17 +51,21 @@ def parse_audit_table(markdown: str) -> dict[tuple[str, str], AuditVerdict]:
         if len(cells) != len(heads) or cells[column["case"]] != AS_IMPLEMENTED:
             continue
         verdict, claim, share = (cells[column[key]] for key in ("verdict", "claim", "share of target"))
-        seeds = verdict[verdict.find("(") + 1:verdict.find(")")].split("/")
+        seeds = verdict[verdict.find("(") + 1 : verdict.find(")")].split("/")
         refuted = verdict.startswith("REFUTED")
         if not refuted and not verdict.startswith("not refuted"):
             continue
         of = f"{seeds[0]} of {seeds[1]} seeds" if len(seeds) == 2 else "every seed"
-        words = (f"its claim {claim} refuted by its audit ({of}; the attack reached {share.split(' ')[0]} of the "
-                 "target ε)" if refuted else
-                 f"its claim {claim} not refuted by its audit ({of}; the attack reached {share.split(' ')[0]} of the "
-                 "target ε, the median over seeds)")
+        words = (
+            f"its claim {claim} refuted by its audit ({of}; the attack reached {share.split(' ')[0]} of the "
+            "target ε)"
+            if refuted
+            else f"its claim {claim} not refuted by its audit ({of}; the attack reached {share.split(' ')[0]} of the "
+            "target ε, the median over seeds)"
+        )
         out[(cells[column["mechanism"]], cells[column["relation"]])] = AuditVerdict(
-            "refuted" if refuted else "not refuted", words)
+            "refuted" if refuted else "not refuted", words
+        )
     return out
 
 
@@ -104,11 +111,18 @@ def frontier_table(points: pd.DataFrame, verdicts: dict) -> pd.DataFrame:
     """The frontier's numbers as shown under the chart: ε, mechanism, median and band, whether it is the best at
     that ε, and its audit's verdict (``verdicts``: mechanism -> :class:`AuditVerdict`)."""
     rows = points.sort_values(["eps", "median"])
-    return pd.DataFrame({
-        "ε": rows["eps"], "mechanism": rows["mechanism"].map(display_name), "median": rows["median"],
-        "2.5%": rows["lo"], "97.5%": rows["hi"], "repetitions": rows["reps"],
-        "best at this ε": np.where(rows["best"], "best", ""),
-        "its audit (docs/audit-table.md)": [verdicts[m].words for m in rows["mechanism"]]}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "ε": rows["eps"],
+            "mechanism": rows["mechanism"].map(display_name),
+            "median": rows["median"],
+            "2.5%": rows["lo"],
+            "97.5%": rows["hi"],
+            "repetitions": rows["reps"],
+            "best at this ε": np.where(rows["best"], "best", ""),
+            "its audit (docs/audit-table.md)": [verdicts[m].words for m in rows["mechanism"]],
+        }
+    ).reset_index(drop=True)
 
 
 def frontier_summary(points: pd.DataFrame, metric: str) -> str:
@@ -130,7 +144,7 @@ def audit_setting(markdown: str) -> str:
     trials per dataset and seeds 0–2"), or "" when the table does not say."""
     for line in markdown.splitlines():
         if line.startswith("Claims audited "):
-            return line[len("Claims audited "):].split(":")[0].strip()
+            return line[len("Claims audited ") :].split(":")[0].strip()
     return ""
 
 
@@ -146,8 +160,10 @@ def audit_source(relation: str, setting: str) -> str:
     """Where the verdicts come from and what they are not (Markdown); ``setting`` is :func:`audit_setting`."""
     words = "add/remove" if relation == "add_remove" else "replace one row"
     how = f", run {setting}" if setting else ""
-    return ("Markers: each mechanism's **own audit** (docs/audit-table.md, the row that audits it as implemented under "
-            f"your neighbouring relation, {words}{how}, on worst-case neighbouring datasets). Filled: the audit found "
-            "no violation; a cross: the audit refuted the claim; open: no audit row. A verdict is about the "
-            "mechanism's implementation, **not a test on your data**. The errors are measured on your rows against "
-            "the non-private answer (not private: an exploration).")
+    return (
+        "Markers: each mechanism's **own audit** (docs/audit-table.md, the row that audits it as implemented under "
+        f"your neighbouring relation, {words}{how}, on worst-case neighbouring datasets). Filled: the audit found "
+        "no violation; a cross: the audit refuted the claim; open: no audit row. A verdict is about the "
+        "mechanism's implementation, **not a test on your data**. The errors are measured on your rows against "
+        "the non-private answer (not private: an exploration)."
+    )

@@ -6,6 +6,7 @@
 * audited: the lower bound of the last audit run for the same setting in this session (the Audit page keeps
   one per mechanism, epsilon, delta and relation), or "not run".
 """
+
 from __future__ import annotations
 
 import math
@@ -51,23 +52,39 @@ def explanation(claimed: float | None, exact: float, delta: float, audit_result)
     if claimed is None or math.isinf(exact):
         text = "No guarantee: an attacker can tell neighbouring datasets apart, so there is no exact ε either."
     elif exact < LOOSE_SHARE * claimed:
-        text = (f"The noise actually added is {_fmt(exact)}-DP at {at}, well below the claimed ε = {claimed:g}: "
-                "this calibration spends less privacy than it claims; you could ask for less noise.")
+        text = (
+            f"The noise actually added is {_fmt(exact)}-DP at {at}, well below the claimed ε = {claimed:g}: "
+            "this calibration spends less privacy than it claims; you could ask for less noise."
+        )
     elif exact < claimed * (1 - 1e-6):
-        text = (f"The noise actually added gives ε = {_fmt(exact)} at {at}, a little below the claim: the claim "
-                "rounds the calibration up.")
+        text = (
+            f"The noise actually added gives ε = {_fmt(exact)} at {at}, a little below the claim: the claim "
+            "rounds the calibration up."
+        )
     else:
         text = f"The noise is calibrated exactly to the claim at {at}."
     if audit_result is None:
         return text + " No audit of this setting has been run (Audit page); an audit gives a lower bound."
-    return (text + f" An attack on this setting proved ε ≥ {_fmt(audit_result.epsilon_lower)}: a lower bound, "
-            "which can refute a claim but never confirm it"
-            + (" — and here it refutes it." if audit_result.violated else "."))
+    return (
+        text + f" An attack on this setting proved ε ≥ {_fmt(audit_result.epsilon_lower)}: a lower bound, "
+        "which can refute a claim but never confirm it"
+        + (" — and here it refutes it." if audit_result.violated else ".")
+    )
 
 
-def card(mechanism: str, *, epsilon: float | None, delta: float, neighbors: str, privacy=None,
-         exact: float | None = None, text: str | None = None, audit_result=None, title: str | None = None,
-         key: str | None = None) -> None:
+def card(
+    mechanism: str,
+    *,
+    epsilon: float | None,
+    delta: float,
+    neighbors: str,
+    privacy=None,
+    exact: float | None = None,
+    text: str | None = None,
+    audit_result=None,
+    title: str | None = None,
+    key: str | None = None,
+) -> None:
     """Claimed, exact and audited epsilon of one release setting, with one sentence on their difference.
 
     ``epsilon`` / ``delta``: what the release claims (``epsilon`` None: no guarantee). ``exact``: the exact
@@ -87,15 +104,29 @@ def card(mechanism: str, *, epsilon: float | None, delta: float, neighbors: str,
             st.markdown(label)
         cols = st.columns(3)
         cols[0].metric("claimed ε", _fmt(epsilon), help=f"What the release states, at δ = {delta:g}.")
-        cols[1].metric("exact ε of the noise added", _fmt(exact),
-                       help="From the release's privacy curve at the same δ: what the noise actually added guarantees.")
-        cols[2].metric("audited lower bound on ε", "not run" if audit_result is None else _fmt(audit_result.epsilon_lower),
-                       help="From the last audit of this mechanism at this ε, δ and relation (Audit page), with 95% "
-                            "confidence.")
+        cols[1].metric(
+            "exact ε of the noise added",
+            _fmt(exact),
+            help="From the release's privacy curve at the same δ: what the noise actually added guarantees.",
+        )
+        cols[2].metric(
+            "audited lower bound on ε",
+            "not run" if audit_result is None else _fmt(audit_result.epsilon_lower),
+            help="From the last audit of this mechanism at this ε, δ and relation (Audit page), with 95% "
+            "confidence.",
+        )
         st.caption(explanation(epsilon, exact, delta, audit_result))
 
 
 def release_card(mechanism: str, published: dict, privacy, title: str | None = None, key: str | None = None) -> None:
     """:func:`card` for a release's ``published()`` dict and its privacy curve (Explore, Report)."""
-    card(mechanism, epsilon=published["epsilon"], delta=float(published["delta"]), neighbors=published["neighbors"],
-         privacy=privacy, text=published["guarantee_text"], title=title, key=key)
+    card(
+        mechanism,
+        epsilon=published["epsilon"],
+        delta=float(published["delta"]),
+        neighbors=published["neighbors"],
+        privacy=privacy,
+        text=published["guarantee_text"],
+        title=title,
+        key=key,
+    )

@@ -5,6 +5,7 @@ never recomputed on a rerun that does not change it.
 step's ``figure`` to a builder returning ``(figure, headline)``: the plotly figure and one sentence with the number
 to read off it.
 """
+
 from __future__ import annotations
 
 import urllib.parse
@@ -61,21 +62,28 @@ def _scree(vals: dict):
     ds, prep, _ = _prepared(vals)
     k = int(vals["k"])
     share = 100 * float(np.sum(prep.eigenvalues[:k])) / float(np.sum(prep.eigenvalues))
-    return (figures.scree(prep.eigenvalues, k),
-            f"The first {k} of {ds.d} directions hold {share:.0f}% of the variance.")
+    return (
+        figures.scree(prep.eigenvalues, k),
+        f"The first {k} of {ds.d} directions hold {share:.0f}% of the variance.",
+    )
 
 
 def _spread(vals: dict):
     ds, prep, results, random_level = _results(vals)
     k = int(vals["k"])
-    fig = figures.quantile_dotplot({m: r.distance for m, r in results.items()},
-                                   compute.METRICS["subspace_distance"],
-                                   x_range=compute.axis_range("subspace_distance", k, ds.d), reference=random_level)
+    fig = figures.quantile_dotplot(
+        {m: r.distance for m, r in results.items()},
+        compute.METRICS["subspace_distance"],
+        x_range=compute.axis_range("subspace_distance", k, ds.d),
+        reference=random_level,
+    )
     words = []
     for mech, res in results.items():
         mean, lo, hi = compute.summary(res.distance)
-        words.append(f"{display_name(mech)}: one release {res.distance[0]:.2f}, {len(res.distance)} releases "
-                     f"{lo:.2f} to {hi:.2f}")
+        words.append(
+            f"{display_name(mech)}: one release {res.distance[0]:.2f}, {len(res.distance)} releases "
+            f"{lo:.2f} to {hi:.2f}"
+        )
     return fig, "Subspace distance (0 = exact, " + f"{random_level:.2f} = random): " + "; ".join(words) + "."
 
 
@@ -83,13 +91,22 @@ def _sweep(vals: dict, axis: str, grid: list, label: str, log_x: bool = True):
     frame, errors = compute.sweep_frame(vals, axis, "subspace_distance", grid, label=label)
     if frame.empty:
         raise ValueError("; ".join(errors) or "no point of the sweep could be computed.")
-    fig = figures.sweep(frame, axis, "subspace_distance", compute.METRICS["subspace_distance"], log_x=log_x,
-                        x_title=label, y_title="subspace distance")
+    fig = figures.sweep(
+        frame,
+        axis,
+        "subspace_distance",
+        compute.METRICS["subspace_distance"],
+        log_x=log_x,
+        x_title=label,
+        y_title="subspace distance",
+    )
     fig.update_layout(title=f"Subspace distance against {label} (mean, 95% band)")  # short: one line on a slide
     first = frame[frame["mechanism"] == frame["mechanism"].iloc[0]].sort_values(axis)
     lo, hi = first.iloc[0], first.iloc[-1]
-    return fig, (f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {lo[axis]:g}, "
-                 f"{hi['mean']:.2f} at {label} = {hi[axis]:g}.")
+    return fig, (
+        f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {lo[axis]:g}, "
+        f"{hi['mean']:.2f} at {label} = {hi[axis]:g}."
+    )
 
 
 def _sweep_eps(vals: dict):
@@ -109,15 +126,21 @@ def _budget(vals: dict):
     of ε for a pure one: :func:`dppca_core.publishable.budget_parts`), adding up to 100%."""
     _, _, results, _ = _results(vals)
     mech, res = next(iter(results.items()))
-    parts = publishable.budget_parts(res.published["facts"]["budget"], res.published["privacy"], vals["eps"],
-                                     vals["delta"])
+    parts = publishable.budget_parts(
+        res.published["facts"]["budget"], res.published["privacy"], vals["eps"], vals["delta"]
+    )
     unit = "μ²" if parts["unit"] == "mu^2" else "ε"
-    fig = figures.budget_bar({p["part"]: p["share"] for p in parts["parts"]},
-                             f"How ε = {vals['eps']:g} is split ({display_name(mech)})", unit=unit)
+    fig = figures.budget_bar(
+        {p["part"]: p["share"] for p in parts["parts"]},
+        f"How ε = {vals['eps']:g} is split ({display_name(mech)})",
+        unit=unit,
+    )
     words = " + ".join(f"{p['part']} {p['percent']}%" for p in parts["parts"])
-    total = ("computed exactly from them, not their sum" if parts["unit"] == "mu^2" else "their sum")
-    return fig, (f"One complete release splits its budget in shares of {unit}: {words} = 100%. Its total "
-                 f"(ε = {vals['eps']:g}, δ = {vals['delta']:g}) is {total}.")
+    total = "computed exactly from them, not their sum" if parts["unit"] == "mu^2" else "their sum"
+    return fig, (
+        f"One complete release splits its budget in shares of {unit}: {words} = 100%. Its total "
+        f"(ε = {vals['eps']:g}, δ = {vals['delta']:g}) is {total}."
+    )
 
 
 def _risk(vals: dict):
@@ -125,25 +148,43 @@ def _risk(vals: dict):
     curves = {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
     mech, curve = next(iter(curves.items()))
     summary = risk.risk_summary(curve, neighbors=vals["nb"])
-    return risk_figures.posterior_figure(curves), f"{display_name(mech)} at ε = {vals['eps']:g}: {summary['sentences'][0]}"
+    return risk_figures.posterior_figure(
+        curves
+    ), f"{display_name(mech)} at ε = {vals['eps']:g}: {summary['sentences'][0]}"
 
 
 def _plan(vals: dict):
     """The planner's frontier for the step's targets, on the law of the step's synthetic data (public)."""
     ds = data.load_dataset(vals)
-    found = planner.make_plan(planner.chosen_targets(vals), float(vals["pconf"]), vals,
-                              planner.build_standin("law", vals, ds), ds.n, ds.d)
-    fig = plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None,
-                        found.mechanism, title="Chance of meeting the target")
+    found = planner.make_plan(
+        planner.chosen_targets(vals), float(vals["pconf"]), vals, planner.build_standin("law", vals, ds), ds.n, ds.d
+    )
+    fig = plan_frontier(
+        found.frontier,
+        found.confidence,
+        found.epsilon if found.reachable else None,
+        found.mechanism,
+        title="Chance of meeting the target",
+    )
     fig.update_yaxes(title_text="share of releases")  # short: one screen in presenter mode
     if not found.reachable:
         return fig, found.describe()[0]
-    return fig, (f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {found.epsilon:g} "
-                 f"({100 * found.share:.0f}% of {found.reps} simulated releases met it).")
+    return fig, (
+        f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+        f"({100 * found.share:.0f}% of {found.reps} simulated releases met it)."
+    )
 
 
-FIGURES = {"scree": _scree, "spread": _spread, "sweep_eps": _sweep_eps, "sweep_n": _sweep_n, "clip": _clip,
-           "budget": _budget, "plan": _plan, "risk": _risk}
+FIGURES = {
+    "scree": _scree,
+    "spread": _spread,
+    "sweep_eps": _sweep_eps,
+    "sweep_n": _sweep_n,
+    "clip": _clip,
+    "budget": _budget,
+    "plan": _plan,
+    "risk": _risk,
+}
 
 
 def step_figure(card: Card, vals: dict):

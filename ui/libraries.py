@@ -1,5 +1,6 @@
 """Audit page, other libraries: audit an installed library's PCA, and compare libraries with our mechanisms on the
 user's data (:mod:`dppca_core.peers`, :func:`dppca_core.audit.audit_external`)."""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,11 @@ TRIALS = (200, 500, 1000, 2000)
 
 def _choices() -> list[str]:
     """Installed libraries first, then our mechanisms through the same interface."""
-    ours = [f"ours:{m}" for m in dc.mechanism_names("pca")
-            if dc.get_mechanism(m).guarantee in ("pure", "approximate") and dc.get_mechanism(m).model == "central"]
+    ours = [
+        f"ours:{m}"
+        for m in dc.mechanism_names("pca")
+        if dc.get_mechanism(m).guarantee in ("pure", "approximate") and dc.get_mechanism(m).model == "central"
+    ]
     return peers.available() + ours
 
 
@@ -39,10 +43,12 @@ def _unavailable_note() -> None:
 def external_audit() -> None:
     """Audit one library's PCA at the claim its adapter passes, on a small domain it declares."""
     st.subheader("Audit another library's PCA")
-    st.markdown("The same attack, on a library treated as a black box: it gets worst-case neighbouring datasets "
-                "inside the input domain it declares (rows at its edge, every other row at its centre), the "
-                "statistics that fit what it releases are tried on half of the trials, and the bound is read on "
-                "the other half. The claim and domain are the library's own (its privacy map or documentation).")
+    st.markdown(
+        "The same attack, on a library treated as a black box: it gets worst-case neighbouring datasets "
+        "inside the input domain it declares (rows at its edge, every other row at its centre), the "
+        "statistics that fit what it releases are tried on half of the trials, and the bound is read on "
+        "the other half. The claim and domain are the library's own (its privacy map or documentation)."
+    )
     _unavailable_note()
     c = st.columns([2.4, 1, 1, 1.4])
     c[0].selectbox("Library", _choices(), format_func=peers.title, key="xa_lib")
@@ -59,10 +65,17 @@ def external_audit() -> None:
             state = st.session_state
             bar = st.progress(0.0, text="running the attack…")
             result, peer = peers.audit_peer(
-                state["xa_lib"], epsilon=float(state["xa_eps"]), delta=float(state["xa_delta"]),
-                data_norm=float(state["xa_norm"]), n=int(state["xa_n"]), d=int(state["xa_d"]),
-                k=min(int(state["xa_k"]), int(state["xa_d"])), trials=int(state["xa_trials"]), seed=0,
-                progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"))
+                state["xa_lib"],
+                epsilon=float(state["xa_eps"]),
+                delta=float(state["xa_delta"]),
+                data_norm=float(state["xa_norm"]),
+                n=int(state["xa_n"]),
+                d=int(state["xa_d"]),
+                k=min(int(state["xa_k"]), int(state["xa_d"])),
+                trials=int(state["xa_trials"]),
+                seed=0,
+                progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
+            )
             bar.empty()
             state[AUDIT_KEY] = (result, peer)
     if st.session_state.get(AUDIT_KEY) is not None:
@@ -73,27 +86,48 @@ def external_audit() -> None:
 def show_external(result, peer) -> None:
     """The verdict in the same words, card and figures as for our mechanisms, with the claim and domain used."""
     name = md_escape(peers.title(peer.name))
-    st.markdown(f"**{name}** · claim: {md_escape(peer.claim)} · domain: {md_escape(peer.domain)} · "
-                f"source: {md_escape(peer.source)}")
+    st.markdown(
+        f"**{name}** · claim: {md_escape(peer.claim)} · domain: {md_escape(peer.domain)} · "
+        f"source: {md_escape(peer.source)}"
+    )
     if result.violated:
         st.warning(f"**{name}: claim contradicted.** {result.verdict()}", icon=":material/gpp_bad:")
     else:
         st.success(f"**{name}: no violation found.** {result.verdict()}", icon=":material/verified_user:")
-    guarantee.card(result.mechanism, epsilon=peer.epsilon if peer.private else None, delta=result.delta_claimed,
-                   neighbors=result.neighbors, exact=result.epsilon_exact if peer.private else math.inf,
-                   audit_result=result, key="external_guarantee")
+    guarantee.card(
+        result.mechanism,
+        epsilon=peer.epsilon if peer.private else None,
+        delta=result.delta_claimed,
+        neighbors=result.neighbors,
+        exact=result.epsilon_exact if peer.private else math.inf,
+        audit_result=result,
+        key="external_guarantee",
+    )
     m = st.columns(4)
-    m[0].metric("lower bound on ε", "∞" if math.isinf(result.epsilon_lower) else f"{result.epsilon_lower:.3g}",
-                help="At the claimed δ, with 95% confidence.")
+    m[0].metric(
+        "lower bound on ε",
+        "∞" if math.isinf(result.epsilon_lower) else f"{result.epsilon_lower:.3g}",
+        help="At the claimed δ, with 95% confidence.",
+    )
     m[1].metric("claim reached", f"{result.ratio:.0%}")
     m[2].metric("statistic chosen", result.statistic)
-    m[3].metric("trials per dataset", f"{result.trials:,}", delta=f"{result.seconds:.1f} s", delta_color="off",
-                delta_arrow="off")
-    st.caption(f"Where: {result.note}. Bound: "
-               + ("read through the Gaussian-DP trade-off curve (Gaussian noise declared)" if result.conversion == "gdp"
-                  else "distribution-free (no assumption on the library)")
-               + f". Error rates on the evaluation trials: false positives {result.false_positive_rate:.3f}, "
-                 f"false negatives {result.false_negative_rate:.3f}.")
+    m[3].metric(
+        "trials per dataset",
+        f"{result.trials:,}",
+        delta=f"{result.seconds:.1f} s",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.caption(
+        f"Where: {result.note}. Bound: "
+        + (
+            "read through the Gaussian-DP trade-off curve (Gaussian noise declared)"
+            if result.conversion == "gdp"
+            else "distribution-free (no assumption on the library)"
+        )
+        + f". Error rates on the evaluation trials: false positives {result.false_positive_rate:.3f}, "
+        f"false negatives {result.false_negative_rate:.3f}."
+    )
     audit_curve.section(result, key="external_audit_curve", name=peers.title(peer.name))
     cols = st.columns(2)
     show.chart(figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold), container=cols[0])
@@ -101,12 +135,15 @@ def show_external(result, peer) -> None:
 
 # -- compare libraries on the user's data ----------------------------------------------------------------------
 
+
 def compare_libraries(vals: dict) -> None:
     """Each library's accuracy, fit time and audit verdict on the current data and ε grid, within a time budget."""
     st.subheader("Compare libraries")
-    st.markdown("On your current data (Data page: the same rows, centring and clipping radius) and the Trade-offs "
-                "ε grid: each library's distance to the non-private subspace and its captured energy (mean and "
-                "2.5–97.5% band over repetitions), its fit time, and the verdict of a short audit at your ε.")
+    st.markdown(
+        "On your current data (Data page: the same rows, centring and clipping radius) and the Trade-offs "
+        "ε grid: each library's distance to the non-private subspace and its captured energy (mean and "
+        "2.5–97.5% band over repetitions), its fit time, and the verdict of a short audit at your ε."
+    )
     if vals.get("scale") == "private":
         st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
     options = _choices()
@@ -138,22 +175,37 @@ def _run_comparison(vals: dict):
     bar = st.progress(0.0, text="comparing…")
     for i, name in enumerate(names):
         bar.progress(i / len(names), text=f"{peers.title(name)}…")
-        done, problem = peers.with_time_budget(peers.compare_one, budget, name, rows, gram, k=k, epsilons=grid,
-                                               epsilon=float(vals["eps"]), delta=float(vals["delta"]),
-                                               reps=int(state["cmp_reps"]), seed=int(vals["seed"]),
-                                               audit_trials=int(state["cmp_trials"]))
+        done, problem = peers.with_time_budget(
+            peers.compare_one,
+            budget,
+            name,
+            rows,
+            gram,
+            k=k,
+            epsilons=grid,
+            epsilon=float(vals["eps"]),
+            delta=float(vals["delta"]),
+            reps=int(state["cmp_reps"]),
+            seed=int(vals["seed"]),
+            audit_trials=int(state["cmp_trials"]),
+        )
         if problem:
             table.append({"library": peers.title(name), "ε": None, "status": problem})
             continue
         runs, verdict = done
         for r in runs:
             dist, energy = summary(r.distance), summary(r.energy)
-            table.append({"library": peers.title(name), "ε": r.epsilon,
-                          "subspace distance": f"{dist[0]:.3f} [{dist[1]:.3f}, {dist[2]:.3f}]",
-                          "captured energy %": f"{energy[0]:.1f} [{energy[1]:.1f}, {energy[2]:.1f}]",
-                          "fit time (ms)": f"{1000 * float(np.median(r.fit_seconds)):.1f}",
-                          "audit at your ε": verdict if r.epsilon == float(vals["eps"]) else "",
-                          "status": "ok"})
+            table.append(
+                {
+                    "library": peers.title(name),
+                    "ε": r.epsilon,
+                    "subspace distance": f"{dist[0]:.3f} [{dist[1]:.3f}, {dist[2]:.3f}]",
+                    "captured energy %": f"{energy[0]:.1f} [{energy[1]:.1f}, {energy[2]:.1f}]",
+                    "fit time (ms)": f"{1000 * float(np.median(r.fit_seconds)):.1f}",
+                    "audit at your ε": verdict if r.epsilon == float(vals["eps"]) else "",
+                    "status": "ok",
+                }
+            )
             curves.append((peers.title(name), r.epsilon, dist[0], dist[1], dist[2]))
     bar.empty()
     return pd.DataFrame(table), curves, float(vals["eps"]), budget
@@ -167,13 +219,30 @@ def _show_comparison(table: pd.DataFrame, curves: list, eps: float, budget: floa
         for label in dict.fromkeys(c[0] for c in curves):
             points = sorted((c for c in curves if c[0] == label), key=lambda c: c[1])
             x = [p[1] for p in points]
-            fig.add_trace(go.Scatter(x=x, y=[p[2] for p in points], name=label, mode="lines+markers",
-                                     error_y=dict(type="data", symmetric=False,
-                                                  array=[p[4] - p[2] for p in points],
-                                                  arrayminus=[p[2] - p[3] for p in points])))
-        fig.update_layout(xaxis_type="log", xaxis_title="ε", yaxis_title="subspace distance (lower is better)",
-                          height=380, margin=dict(t=30))
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=[p[2] for p in points],
+                    name=label,
+                    mode="lines+markers",
+                    error_y=dict(
+                        type="data",
+                        symmetric=False,
+                        array=[p[4] - p[2] for p in points],
+                        arrayminus=[p[2] - p[3] for p in points],
+                    ),
+                )
+            )
+        fig.update_layout(
+            xaxis_type="log",
+            xaxis_title="ε",
+            yaxis_title="subspace distance (lower is better)",
+            height=380,
+            margin=dict(t=30),
+        )
         show.chart(fig)
-    st.caption(f"Audit verdicts: worst-case neighbours in a 10-row, 2-column domain at ε = {eps:g}, each library "
-               f"at the claim its adapter states (docs/peers.md); a library that takes longer "
-               f"than {budget:g} s is stopped and shown as not finished.")
+    st.caption(
+        f"Audit verdicts: worst-case neighbours in a 10-row, 2-column domain at ε = {eps:g}, each library "
+        f"at the claim its adapter states (docs/peers.md); a library that takes longer "
+        f"than {budget:g} s is stopped and shown as not finished."
+    )

@@ -14,6 +14,7 @@ variable STREAMLIT_SERVER_MAX_UPLOAD_SIZE, in MB), must be at least ``DPPCA_UPLO
 * Caches shared by every session: how many parsed uploads and prepared datasets are kept, and for how long an
   unused entry may stay (``CACHE_TTL_SECONDS``), so memory comes back to a ceiling after a heavy upload.
 """
+
 from __future__ import annotations
 
 import logging
@@ -60,10 +61,18 @@ SETTINGS = (
     ("DPPCA_UPLOAD_MB", "size of an uploaded file", "MB", UPLOAD_BYTES // 10**6),
     ("DPPCA_UPLOAD_CELLS", "cells (rows x columns) of an uploaded table", "cells", UPLOAD_CELLS),
     ("DPPCA_UPLOAD_COLUMNS", "columns of an uploaded table", "columns", UPLOAD_COLUMNS),
-    ("DPPCA_UPLOAD_DECODED_MB", "an uploaded Parquet file's data once decompressed", "MB",
-     UPLOAD_DECODED_BYTES // 10**6),
-    ("DPPCA_PARSE_MEMORY_MB", "memory one upload's parse may take (its worker's address space)", "MB",
-     PARSE_MEMORY_BYTES // 10**6),
+    (
+        "DPPCA_UPLOAD_DECODED_MB",
+        "an uploaded Parquet file's data once decompressed",
+        "MB",
+        UPLOAD_DECODED_BYTES // 10**6,
+    ),
+    (
+        "DPPCA_PARSE_MEMORY_MB",
+        "memory one upload's parse may take (its worker's address space)",
+        "MB",
+        PARSE_MEMORY_BYTES // 10**6,
+    ),
     ("DPPCA_PARSE_CPU_SECONDS", "CPU time one upload's parse may take", "s", PARSE_CPU_SECONDS),
     ("DPPCA_PARSE_WORKERS", "parses running at once (others wait)", "processes", PARSE_WORKERS),
     ("DPPCA_CACHE_TTL_SECONDS", "how long an unused shared cache entry stays", "s", CACHE_TTL_SECONDS),

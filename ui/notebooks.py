@@ -13,6 +13,7 @@ Both import an installed ``dppca_core`` and, when it is missing, say in one line
 written in the notebook format version 4.5 directly (plain JSON: the app needs no Jupyter package); the tests check
 them with ``nbformat`` and run them with ``nbclient``.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,10 @@ from dppca_core.registry import display_name
 from . import report, scenario
 
 #: the first line of every release notebook (fixed text: no user input in it)
-RELEASE_NOTEBOOK = ("Release notebook: running its release cell spends the privacy budget on the data once, with "
-                    "fresh randomness, and writes a publishable file; it holds no data, no seed and no diagnostics.")
+RELEASE_NOTEBOOK = (
+    "Release notebook: running its release cell spends the privacy budget on the data once, with "
+    "fresh randomness, and writes a publishable file; it holds no data, no seed and no diagnostics."
+)
 #: the file the release notebook writes, and the ledger of every spend from its folder (next to it)
 RELEASE_OUTPUT = "dppca_releases.json"
 LEDGER_NAME = "dppca_ledger.json"
@@ -41,10 +44,15 @@ def _cell(kind: str, source: str, number: int) -> dict:
 
 def notebook_json(cells: list[tuple[str, str]]) -> str:
     """A notebook (format 4.5) of ``cells`` ((kind, source): "markdown" or "code"), as JSON text."""
-    nb = {"cells": [_cell(kind, source, i) for i, (kind, source) in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                       "language_info": {"name": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [_cell(kind, source, i) for i, (kind, source) in enumerate(cells)],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -53,57 +61,75 @@ def _setup(vals: dict, upload: dict | None, more: str, extra_lines: tuple = ()) 
     lines = []
     if report.reads_a_file(vals):
         name = (upload or {}).get("name") or vals["src"].split(":", 1)[-1]
-        lines += ["# The data file this notebook reads: its path, relative to the notebook's folder or absolute.",
-                  f"DATA_FILE = {name!r}"]
+        lines += [
+            "# The data file this notebook reads: its path, relative to the notebook's folder or absolute.",
+            f"DATA_FILE = {name!r}",
+        ]
     lines += list(extra_lines)
     lines += ["import sys", "", report.IMPORT_LINES.format(more=more, what="notebook (restart its kernel first)")]
     return "\n".join(lines)
 
 
 def _data(vals: dict, upload: dict | None) -> str:
-    return "\n".join(["labels = None  # the label column, where the data have one (a score plot by group uses it)",
-                      *report.load_lines(vals, upload, path="DATA_FILE")])
+    return "\n".join(
+        [
+            "labels = None  # the label column, where the data have one (a score plot by group uses it)",
+            *report.load_lines(vals, upload, path="DATA_FILE"),
+        ]
+    )
 
 
 def exploration_notebook(vals: dict, upload: dict | None = None) -> str:
     """The exploration notebook of the scenario (an exploration record: seeded, never to publish)."""
-    intro = (f"{report.record_line(vals)}\n\n## Exploration notebook (DP-PCA Explorer)\n\n"
-             "It reproduces the Report's table with the same library calls and the same seeds (data seed "
-             f"{vals['dseed']}, noise seed {vals['seed']}): seeded runs, to explore and to reproduce, never to "
-             "publish. "
-             "A release to publish is drawn with fresh randomness: the Report's release notebook does that.\n\n"
-             f"Scenario: `?{scenario.query_string(vals)}`")
+    intro = (
+        f"{report.record_line(vals)}\n\n## Exploration notebook (DP-PCA Explorer)\n\n"
+        "It reproduces the Report's table with the same library calls and the same seeds (data seed "
+        f"{vals['dseed']}, noise seed {vals['seed']}): seeded runs, to explore and to reproduce, never to "
+        "publish. "
+        "A release to publish is drawn with fresh randomness: the Report's release notebook does that.\n\n"
+        f"Scenario: `?{scenario.query_string(vals)}`"
+    )
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
-    return notebook_json([
-        ("markdown", intro),
-        ("code", _setup(vals, upload, more="")),
-        ("code", _data(vals, upload)),
-        ("code", "\n".join(report.prepare_lines(vals))),
-        ("code", "\n".join([*report.compare_lines(vals), "print(table.to_string(index=False))"])),
-        ("code", _figure_code(vals)),
-    ])
+    return notebook_json(
+        [
+            ("markdown", intro),
+            ("code", _setup(vals, upload, more="")),
+            ("code", _data(vals, upload)),
+            ("code", "\n".join(report.prepare_lines(vals))),
+            ("code", "\n".join([*report.compare_lines(vals), "print(table.to_string(index=False))"])),
+            ("code", _figure_code(vals)),
+        ]
+    )
 
 
 def _figure_code(vals: dict) -> str:
     """The Report's main figure: each mechanism's subspace distance over the repetitions, against the level of a
     random subspace (with k chosen privately: without that level, each release being scored at its own k)."""
     k = None if scenario.private_k(vals) else int(vals["k"])
-    level = ([] if k is None else
-             [f"    level = metrics.random_subspace_distance(inp.data.d, {k})  # a random subspace's distance",
-              f"    scale = {{'x_range': (0.0, 1.05 * metric.upper({k}, inp.data.d)), 'reference': level}}"])
-    return "\n".join([
-        "# The Report's main figure: each mechanism's subspace distance over the repetitions (needs plotly)",
-        "try:",
-        "    from dppca_core import figures, metrics",
-        "except ImportError as exc:",
-        "    print(f\"No figure: {exc}. Install plotly (pip install plotly) to draw it.\")",
-        "else:",
-        "    metric = experiments.METRICS['subspace_distance']",
-        *level,
-        "    figure = figures.quantile_dotplot({mech: run.distance for mech, run in runs.items()}, metric.describe(),",
-        f"                                      **{'scale' if level else '{}'})",
-        "    figure.show()"])
+    level = (
+        []
+        if k is None
+        else [
+            f"    level = metrics.random_subspace_distance(inp.data.d, {k})  # a random subspace's distance",
+            f"    scale = {{'x_range': (0.0, 1.05 * metric.upper({k}, inp.data.d)), 'reference': level}}",
+        ]
+    )
+    return "\n".join(
+        [
+            "# The Report's main figure: each mechanism's subspace distance over the repetitions (needs plotly)",
+            "try:",
+            "    from dppca_core import figures, metrics",
+            "except ImportError as exc:",
+            '    print(f"No figure: {exc}. Install plotly (pip install plotly) to draw it.")',
+            "else:",
+            "    metric = experiments.METRICS['subspace_distance']",
+            *level,
+            "    figure = figures.quantile_dotplot({mech: run.distance for mech, run in runs.items()}, metric.describe(),",
+            f"                                      **{'scale' if level else '{}'})",
+            "    figure.show()",
+        ]
+    )
 
 
 def _literal(name: str, value) -> str:
@@ -120,19 +146,21 @@ def release_constants(vals: dict, has_labels: bool) -> list[str]:
     options = {m: scenario.release_options(vals, "labels" if has_labels else None, m) for m in mechs}
     option_code = "{" + ", ".join(f"{m!r}: {report.options_code(opts)}" for m, opts in options.items()) + "}"
     split_code = "{" + ", ".join(f"{m!r}: {report.split_code(split)}" for m, split in budgets.items()) + "}"
-    return [f"MECHANISMS = {mechs!r}  # one release each (those without a guarantee are left out)",
-            f"K, EPSILON, DELTA, NEIGHBORS = {scenario.k_arg(vals)!r}, {vals['eps']!r}, {vals['delta']!r}, "
-            f"{vals['nb']!r}",
-            f"BUDGETS = {split_code}",
-            f"OPTIONS = {option_code}",
-            _literal("NONPRIVATE", scenario.nonprivate_choices(vals)),
-            _literal("SETTINGS", report.public_settings(vals, None)),
-            _literal("TITLES", {m: display_name(m) for m in mechs}),
-            _literal("LEFT_OUT", report.left_out(scenario.mechanisms(vals)))]
+    return [
+        f"MECHANISMS = {mechs!r}  # one release each (those without a guarantee are left out)",
+        f"K, EPSILON, DELTA, NEIGHBORS = {scenario.k_arg(vals)!r}, {vals['eps']!r}, {vals['delta']!r}, "
+        f"{vals['nb']!r}",
+        f"BUDGETS = {split_code}",
+        f"OPTIONS = {option_code}",
+        _literal("NONPRIVATE", scenario.nonprivate_choices(vals)),
+        _literal("SETTINGS", report.public_settings(vals, None)),
+        _literal("TITLES", {m: display_name(m) for m in mechs}),
+        _literal("LEFT_OUT", report.left_out(scenario.mechanisms(vals))),
+    ]
 
 
 #: the release cell: spends once; again only after a confirmation; every spend added to the ledger
-RELEASE_CELL = '''# The release cell: it spends the privacy budget on the data. Run again, it asks first
+RELEASE_CELL = """# The release cell: it spends the privacy budget on the data. Run again, it asks first
 # (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
 from dppca_core.handout.brief import build_brief
 
@@ -182,36 +210,59 @@ if any(s["epsilon_spent"] is None for s in ledger):
 else:
     print(f"Spent on these data, in {len(ledger)} spend(s) recorded in {ledger_path}: epsilon = "
           f"{sum(s['epsilon_spent'] for s in ledger):g}, delta = {sum(s['delta_spent'] for s in ledger):g} "
-          "in total.")'''
+          "in total.")"""
 
 
 def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
     """The release notebook of the scenario on ``ds`` (its public schema and whether it has a label column)."""
-    intro = (f"{RELEASE_NOTEBOOK}\n\n## Release notebook (DP-PCA Explorer)\n\n"
-             f"Its release cell draws one release per mechanism with a guarantee (ε = {vals['eps']:g}, "
-             f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
-             f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
-             "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
-             "and beside it the publishable brief, a printable page made from that file alone. "
-             f"Each spend is added to the ledger `{LEDGER_NAME}` next to it, so the total spent is visible; running "
-             "the release cell again (or with another output) asks before it spends again. It carries no "
-             "seed: the scenario's link (with its noise seed) belongs to the exploration records.")
+    intro = (
+        f"{RELEASE_NOTEBOOK}\n\n## Release notebook (DP-PCA Explorer)\n\n"
+        f"Its release cell draws one release per mechanism with a guarantee (ε = {vals['eps']:g}, "
+        f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
+        f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
+        "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
+        "and beside it the publishable brief, a printable page made from that file alone. "
+        f"Each spend is added to the ledger `{LEDGER_NAME}` next to it, so the total spent is visible; running "
+        "the release cell again (or with another output) asks before it spends again. It carries no "
+        "seed: the scenario's link (with its noise seed) belongs to the exploration records."
+    )
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
-    setup = _setup(vals, upload, more="\n    from dppca_core import publishable",
-                   extra_lines=(f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its ledger of spends goes next "
-                                "to it", f"LEDGER_NAME = {LEDGER_NAME!r}", "import datetime", "import json",
-                                "from pathlib import Path"))
+    setup = _setup(
+        vals,
+        upload,
+        more="\n    from dppca_core import publishable",
+        extra_lines=(
+            f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its ledger of spends goes next " "to it",
+            f"LEDGER_NAME = {LEDGER_NAME!r}",
+            "import datetime",
+            "import json",
+            "from pathlib import Path",
+        ),
+    )
     constants = release_constants(vals, getattr(ds, "labels", None) is not None)
     constants.append(_literal("SCHEMA", report.public_schema(ds)))
-    constants.append("DATA = DATA_FILE  # what the ledger says the releases read" if report.reads_a_file(vals) else
-                     _literal("DATA", report.data_kind(vals)))
-    return notebook_json([
-        ("markdown", intro),
-        ("code", setup),
-        ("code", _data(vals, upload)),
-        ("code", "\n".join(report.prepare_lines(vals))),
-        ("code", "\n".join(["# what the release cell draws and states: public settings only (nothing read from the "
-                            "data)", *constants])),
-        ("code", RELEASE_CELL),
-    ])
+    constants.append(
+        "DATA = DATA_FILE  # what the ledger says the releases read"
+        if report.reads_a_file(vals)
+        else _literal("DATA", report.data_kind(vals))
+    )
+    return notebook_json(
+        [
+            ("markdown", intro),
+            ("code", setup),
+            ("code", _data(vals, upload)),
+            ("code", "\n".join(report.prepare_lines(vals))),
+            (
+                "code",
+                "\n".join(
+                    [
+                        "# what the release cell draws and states: public settings only (nothing read from the "
+                        "data)",
+                        *constants,
+                    ]
+                ),
+            ),
+            ("code", RELEASE_CELL),
+        ]
+    )

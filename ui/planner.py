@@ -5,6 +5,7 @@ What the plan may read: d and the declared columns (public schema), k, δ, the n
 a private R, the synthetic law the user chose, a spectrum the user states, and n only where it is public (replace one
 row; under add/remove the user gives a public estimate). The rows are read only by the private stand-in, inside its own
 budget, which the plan adds to its total."""
+
 from __future__ import annotations
 
 import math
@@ -22,20 +23,34 @@ from .session import PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
 #: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
 TARGET_INPUTS = {
-    "subspace_distance": ("subspace distance at most", 0.05,
-                          "||sin Θ||_F between the released and the exact top-k components (0 = exact)."),
-    "energy": ("captured energy at least (fraction of the optimum)", 0.01,
-               "The variance the released components capture, as a fraction of what the exact ones capture."),
-    "f1": ("support recovery F1 at least", 0.05,
-           "For sparse data: how well the released components find the rows (features) the planted ones use."),
-    "explained_variance_error": ("explained-variance error at most", 0.005,
-                                 "The largest error of the k released explained-variance ratios (adds an eigenvalue "
-                                 "part to the release)."),
-    "score_readability": ("score plot's noise-to-signal ratio at most", 0.05,
-                          "The noise per cell of the private score plot over the rows in a typical cell of the cloud "
-                          "(the score plot view's readability; 0.5 reads well). Adds a score-plot part to the "
-                          "release; planned for a plot without groups, noise on every cell. Simulates rows one by "
-                          "one: slower."),
+    "subspace_distance": (
+        "subspace distance at most",
+        0.05,
+        "||sin Θ||_F between the released and the exact top-k components (0 = exact).",
+    ),
+    "energy": (
+        "captured energy at least (fraction of the optimum)",
+        0.01,
+        "The variance the released components capture, as a fraction of what the exact ones capture.",
+    ),
+    "f1": (
+        "support recovery F1 at least",
+        0.05,
+        "For sparse data: how well the released components find the rows (features) the planted ones use.",
+    ),
+    "explained_variance_error": (
+        "explained-variance error at most",
+        0.005,
+        "The largest error of the k released explained-variance ratios (adds an eigenvalue " "part to the release).",
+    ),
+    "score_readability": (
+        "score plot's noise-to-signal ratio at most",
+        0.05,
+        "The noise per cell of the private score plot over the rows in a typical cell of the cloud "
+        "(the score plot view's readability; 0.5 reads well). Adds a score-plot part to the "
+        "release; planned for a plot without groups, noise on every cell. Simulates rows one by "
+        "one: slower.",
+    ),
 }
 STANDINS = {
     "law": "the synthetic law you chose (public)",
@@ -109,17 +124,24 @@ def radius_args(vals: dict) -> dict:
     return {"data_norm": "private", "radius_rule": rule} if rule is not None else {"data_norm": float(vals["R"])}
 
 
-def build_standin(kind: str, vals: dict, ds, *, stated: str = "", total: float | None = None,
-                  private_epsilon: float = 0.1) -> dc.Standin:
+def build_standin(
+    kind: str, vals: dict, ds, *, stated: str = "", total: float | None = None, private_epsilon: float = 0.1
+) -> dc.Standin:
     """The stand-in of ``kind`` (see :data:`STANDINS`); ValueError in words."""
     d = ds.d
     if kind == "law":
-        return dc.Standin.spiked(d=d, k=int(vals["rank"]), spike=float(vals["spike"]),
-                                 sparsity=int(vals["sparse"]) or None, seed=int(vals["dseed"]))
+        return dc.Standin.spiked(
+            d=d,
+            k=int(vals["rank"]),
+            spike=float(vals["spike"]),
+            sparsity=int(vals["sparse"]) or None,
+            seed=int(vals["dseed"]),
+        )
     if kind == "stated":
         values = parse_spectrum(stated)
-        return dc.Standin.from_spectrum(values, d=d, total=total if len(values) < d else None,
-                                        source="a spectrum you stated")
+        return dc.Standin.from_spectrum(
+            values, d=d, total=total if len(values) < d else None, source="a spectrum you stated"
+        )
     if kind == "private":
         return _private_standin(vals, ds, float(private_epsilon))
     raise ValueError(f"unknown stand-in {kind!r}.")
@@ -132,8 +154,10 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
     if scenario.private_scaling(vals) or scenario.private_radius(vals):
-        raise ValueError("the private stand-in needs a public R and no private column scaling: state a spectrum, or "
-                         "set R and the scaling on the Data page.")
+        raise ValueError(
+            "the private stand-in needs a public R and no private column scaling: state a spectrum, or "
+            "set R and the scaling on the Data page."
+        )
     scale = data.column_scale(ds, vals)
     key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"])
     released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
@@ -141,8 +165,10 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
         released[key] = _release_standin(ds.X, *key[1:])
     entry = released[key]
     if entry["standin"] is None:
-        raise ValueError(f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
-                         "later plans on these rows): spend more ε on the stand-in, or state a spectrum.")
+        raise ValueError(
+            f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
+            "later plans on these rows): spend more ε on the stand-in, or state a spectrum."
+        )
     return entry["standin"]
 
 
@@ -163,31 +189,50 @@ def released_before(data_key: str, standin: dc.Standin) -> list:
     """The privacy curves of the spectra this session released privately from the rows ``data_key`` other than
     ``standin``: a plan on these rows counts them in its total."""
     released = st.session_state.get(PRIVATE_STANDINS_KEY, {})
-    return [planning.cost_curve(entry["cost"]) for key, entry in released.items()
-            if key[0] == data_key and entry["standin"] != standin]
+    return [
+        planning.cost_curve(entry["cost"])
+        for key, entry in released.items()
+        if key[0] == data_key and entry["standin"] != standin
+    ]
 
 
-def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int,
-              spent=()) -> dc.Plan:
+def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int, spent=()) -> dc.Plan:
     """The plan for the scenario's public facts (the core caches it); ``spent``: the curves of the other releases
     from the same rows (:func:`released_before`), counted in its total."""
     if scenario.private_scaling(vals):
-        raise ValueError("the planner does not plan releases that scale the columns privately (their scale share is "
-                         "not simulated): scale by public bounds or not at all (Data page), plan, then switch back.")
+        raise ValueError(
+            "the planner does not plan releases that scale the columns privately (their scale share is "
+            "not simulated): scale by public bounds or not at all (Data page), plan, then switch back."
+        )
     scores = vals["bscores"] > 0 or "score_readability" in targets
     if scores and (vals["sframe"] == "private" or (vals["sgroup"] and not scenario.declared_groups(vals))):
-        raise ValueError("the score plot here takes shares the planner does not simulate (a private frame, or groups "
-                         "found privately): plan with the plot's frame public and its groups declared or off (Explore: "
-                         "score plot options), then switch back.")
+        raise ValueError(
+            "the score plot here takes shares the planner does not simulate (a private frame, or groups "
+            "found privately): plan with the plot's frame public and its groups declared or off (Explore: "
+            "score plot options), then switch back."
+        )
     sparse = "f1" in targets and standin.support is None
     if sparse and int(vals["s"]) <= 0:
-        raise ValueError("a support F1 target needs the number of features the components use: set the support size "
-                         "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity).")
+        raise ValueError(
+            "a support F1 target needs the number of features the components use: set the support size "
+            "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity)."
+        )
     parts = plan_parts(vals)
-    return dc.plan(targets, n=n, d=d, k=int(vals["k"]), standin=standin, delta=float(vals["delta"]),
-                   confidence=confidence, neighbors=vals["nb"], parts=parts,
-                   center="private" if vals["center"] == "private" else "none",
-                   sparsity=int(vals["s"]) if sparse else None, spent=tuple(spent), **radius_args(vals))
+    return dc.plan(
+        targets,
+        n=n,
+        d=d,
+        k=int(vals["k"]),
+        standin=standin,
+        delta=float(vals["delta"]),
+        confidence=confidence,
+        neighbors=vals["nb"],
+        parts=parts,
+        center="private" if vals["center"] == "private" else "none",
+        sparsity=int(vals["s"]) if sparse else None,
+        spent=tuple(spent),
+        **radius_args(vals),
+    )
 
 
 def plan_parts(vals: dict) -> tuple:
@@ -197,8 +242,28 @@ def plan_parts(vals: dict) -> tuple:
 
 
 #: the scenario fields a plan reads (a plan asked with other values is another question)
-PLAN_FIELDS = ("src", "n", "d", "rank", "spike", "sparse", "dseed", "R", "rfrom", "rlo", "rhi", "rq", "nb", "delta",
-               "center", "k", "s", "scale", "bounds", "cols")
+PLAN_FIELDS = (
+    "src",
+    "n",
+    "d",
+    "rank",
+    "spike",
+    "sparse",
+    "dseed",
+    "R",
+    "rfrom",
+    "rlo",
+    "rhi",
+    "rq",
+    "nb",
+    "delta",
+    "center",
+    "k",
+    "s",
+    "scale",
+    "bounds",
+    "cols",
+)
 
 
 def question(vals: dict, targets: dict, confidence: float, kind: str, standin_args: dict, estimate) -> tuple:
@@ -206,8 +271,15 @@ def question(vals: dict, targets: dict, confidence: float, kind: str, standin_ar
     the plan reads. The ε, mechanisms and split the plan sets are not part of it (nor the eigenvalue share, which it
     may set to 0 where the mechanism releases its eigenvalues from its own noise)."""
     scores = vals["bscores"] > 0 or "score_readability" in targets  # applying a plan with a score target sets it
-    return (tuple(sorted(targets.items())), float(confidence), kind, tuple(sorted(standin_args.items())), estimate,
-            scores, tuple(vals.get(f) for f in PLAN_FIELDS))
+    return (
+        tuple(sorted(targets.items())),
+        float(confidence),
+        kind,
+        tuple(sorted(standin_args.items())),
+        estimate,
+        scores,
+        tuple(vals.get(f) for f in PLAN_FIELDS),
+    )
 
 
 def split_fields(found: dc.Plan) -> dict:
@@ -230,17 +302,23 @@ def apply(found: dc.Plan) -> None:
     fields = split_fields(found)
     for field, value in fields.items():
         scenario.set_value(field, value)
-    st.session_state[PLANNED_KEY] = {"eps": float(found.epsilon), "mechanism": found.mechanism, "split": fields,
-                                     "words": planned_words(found)}
+    st.session_state[PLANNED_KEY] = {
+        "eps": float(found.epsilon),
+        "mechanism": found.mechanism,
+        "split": fields,
+        "words": planned_words(found),
+    }
 
 
 def planned_words(found: dc.Plan) -> str:
     """'Planned for: subspace distance ≤ 0.3 in 90% of releases (…)' for the Report."""
     lo, hi = found.interval
-    words = (f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
-             f"(budget split {planning.split_words(found.budget)}). In {found.reps} simulated releases on a stand-in "
-             f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
-             f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in.")
+    words = (
+        f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+        f"(budget split {planning.split_words(found.budget)}). In {found.reps} simulated releases on a stand-in "
+        f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
+        f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in."
+    )
     if found.total_epsilon > found.epsilon * (1 + 1e-9):
         words += f" {spent_words(found)} the total is ε = {found.total_epsilon:.3g}."
     return words
@@ -262,6 +340,9 @@ def planned_line(vals: dict) -> str | None:
     if not planned:
         return None
     mechs = scenario.mechanisms(vals)
-    same = (math.isclose(vals["eps"], planned["eps"]) and mechs[:1] == [planned["mechanism"]]
-            and all(math.isclose(vals[field], value) for field, value in planned["split"].items()))
+    same = (
+        math.isclose(vals["eps"], planned["eps"])
+        and mechs[:1] == [planned["mechanism"]]
+        and all(math.isclose(vals[field], value) for field, value in planned["split"].items())
+    )
     return planned["words"] if same else None

@@ -15,6 +15,7 @@
 Pure functions (no Streamlit calls) so they can be tested directly. Every user-controlled string (file and
 column names, the data note, the link) is HTML-escaped in the HTML and written as a Python literal in the script.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -35,17 +36,23 @@ from dppca_core.registry import display_name, get_mechanism
 from . import scenario
 
 #: first line of every exploration record of data the app did not synthesise (fixed text: no user input in it)
-PRIVATE_RECORD = ("Exploration record, not a release: it describes the raw data (non-private diagnostics, the exact "
-                  "PCA, seeded runs and their seeds). Keep it with the data owner; do not publish it.")
+PRIVATE_RECORD = (
+    "Exploration record, not a release: it describes the raw data (non-private diagnostics, the exact "
+    "PCA, seeded runs and their seeds). Keep it with the data owner; do not publish it."
+)
 #: first line of every exploration record of data the app synthesised
-PUBLIC_RECORD = ("Exploration record of data the app synthesised: nothing in it is private (the data describe no "
-                 "person). It is not a release.")
+PUBLIC_RECORD = (
+    "Exploration record of data the app synthesised: nothing in it is private (the data describe no "
+    "person). It is not a release."
+)
 #: first line of the publishable file (dppca_core.publishable.PUBLISHABLE)
 PUBLISHABLE = publishable.PUBLISHABLE
 RELEASED_NUMBERS = ("components", "eigenvalues", "outputs")
-CENTRING_WORDS = {"none": "none: the uncentred second moment is analysed (private)",
-                  "private": "with a private mean released from its own share of the budget",
-                  "empirical": "with the data's own (empirical) mean: NOT private"}
+CENTRING_WORDS = {
+    "none": "none: the uncentred second moment is analysed (private)",
+    "private": "with a private mean released from its own share of the budget",
+    "empirical": "with the data's own (empirical) mean: NOT private",
+}
 #: environment variable: the app's public address (e.g. https://dppca.example.org), used in a record's links; without
 #: it a record links relatively (never to the address the browser used, such as localhost)
 PUBLIC_URL_ENV = "DPPCA_PUBLIC_URL"
@@ -97,10 +104,24 @@ def budget_table(results: dict) -> pd.DataFrame | None:
             continue
         unit = "μ²" if parts["unit"] == "mu^2" else "ε"
         for part in parts["parts"]:
-            rows.append({"mechanism": display_name(mech), "part": part["part"], "share": f"{part['percent']}%",
-                         "adds up in": unit, "amount": f"{part['amount']:.4g}"})
-        rows.append({"mechanism": display_name(mech), "part": "total", "share": "100%", "adds up in": unit,
-                     "amount": f"{parts['total']:.4g}"})
+            rows.append(
+                {
+                    "mechanism": display_name(mech),
+                    "part": part["part"],
+                    "share": f"{part['percent']}%",
+                    "adds up in": unit,
+                    "amount": f"{part['amount']:.4g}",
+                }
+            )
+        rows.append(
+            {
+                "mechanism": display_name(mech),
+                "part": "total",
+                "share": "100%",
+                "adds up in": unit,
+                "amount": f"{parts['total']:.4g}",
+            }
+        )
     return pd.DataFrame(rows) if rows else None
 
 
@@ -175,10 +196,21 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
     for mech in mechs:
         if publishable.refusal(mech):
             continue
-        release = dc.release_pca(mech, X, scenario.k_arg(vals), vals["eps"], vals["delta"], vals["nb"], radius,
-                                 seed=None, budget=scenario.budget(vals, mech, labels is not None), center=center,
-                                 **extra, **scenario.release_options(vals, labels, mech),
-                                 **scenario.mech_params(mech, vals))
+        release = dc.release_pca(
+            mech,
+            X,
+            scenario.k_arg(vals),
+            vals["eps"],
+            vals["delta"],
+            vals["nb"],
+            radius,
+            seed=None,
+            budget=scenario.budget(vals, mech, labels is not None),
+            center=center,
+            **extra,
+            **scenario.release_options(vals, labels, mech),
+            **scenario.mech_params(mech, vals),
+        )
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
 
@@ -210,30 +242,61 @@ def public_settings(vals: dict, n: int | None = None) -> dict:
     chosen, and n under replace-one (where it is public). Nothing read from the data."""
     split = scenario.budget(vals)
     bounds = scenario.bounds(vals)
-    scaling = {"rule": vals["scale"], "bounds": bounds if vals["scale"] in ("bounds", "private") and bounds else None,
-               "bounds_from": scenario.SCALE_SOURCES[vals["sfrom"]][0] if vals["scale"] != "none" else None,
-               "words": {"none": "the columns as they are (no scaling)",
-                         "bounds": "each column divided by its public bound",
-                         "private": scale_words(vals)}[vals["scale"]]}
+    scaling = {
+        "rule": vals["scale"],
+        "bounds": bounds if vals["scale"] in ("bounds", "private") and bounds else None,
+        "bounds_from": scenario.SCALE_SOURCES[vals["sfrom"]][0] if vals["scale"] != "none" else None,
+        "words": {
+            "none": "the columns as they are (no scaling)",
+            "bounds": "each column divided by its public bound",
+            "private": scale_words(vals),
+        }[vals["scale"]],
+    }
     if scenario.private_radius(vals):
-        radius = {"rule": "private", "value": None, "bounds": [vals["rlo"], vals["rhi"]], "quantile": vals["rq"],
-                  "share": vals["bradius"],
-                  "words": (f"chosen privately inside each release: a noisy search for the {vals['rq']:g} quantile "
-                            f"of the rows' lengths between {vals['rlo']:g} and {vals['rhi']:g}")}
+        radius = {
+            "rule": "private",
+            "value": None,
+            "bounds": [vals["rlo"], vals["rhi"]],
+            "quantile": vals["rq"],
+            "share": vals["bradius"],
+            "words": (
+                f"chosen privately inside each release: a noisy search for the {vals['rq']:g} quantile "
+                f"of the rows' lengths between {vals['rlo']:g} and {vals['rhi']:g}"
+            ),
+        }
     else:
-        radius = {"rule": vals["rfrom"], "value": vals["R"], "bounds": None, "quantile": None, "share": None,
-                  "words": f"R = {vals['R']:g}, " + ("a public bound, set without reading the data"
-                                                      if vals["rfrom"] == "public" else
-                                                      scenario.R_SOURCES[vals["rfrom"]][0])}
-    k = ({"rule": "private", "value": None, "variance_target": vals["kvar"], "words": k_rule_words_public(vals)}
-         if scenario.private_k(vals) else
-         {"rule": "public", "value": int(vals["k"]), "variance_target": None, "words": "a number chosen in advance"})
-    return {"epsilon": vals["eps"], "delta": vals["delta"], "neighbors": vals["nb"],
-            "neighbors_words": describe_neighbors(vals["nb"]), "data": data_kind(vals),
-            "n": int(n) if n is not None and vals["nb"] == "replace" else None,
-            "mechanisms": scenario.mechanisms(vals), "k": k, "scaling": scaling,
-            "centring": {"rule": vals["center"], "words": CENTRING_WORDS[vals["center"]]}, "radius": radius,
-            "budget_split": split.as_dict() if split is not None else {"subspace": 1.0}}
+        radius = {
+            "rule": vals["rfrom"],
+            "value": vals["R"],
+            "bounds": None,
+            "quantile": None,
+            "share": None,
+            "words": f"R = {vals['R']:g}, "
+            + (
+                "a public bound, set without reading the data"
+                if vals["rfrom"] == "public"
+                else scenario.R_SOURCES[vals["rfrom"]][0]
+            ),
+        }
+    k = (
+        {"rule": "private", "value": None, "variance_target": vals["kvar"], "words": k_rule_words_public(vals)}
+        if scenario.private_k(vals)
+        else {"rule": "public", "value": int(vals["k"]), "variance_target": None, "words": "a number chosen in advance"}
+    )
+    return {
+        "epsilon": vals["eps"],
+        "delta": vals["delta"],
+        "neighbors": vals["nb"],
+        "neighbors_words": describe_neighbors(vals["nb"]),
+        "data": data_kind(vals),
+        "n": int(n) if n is not None and vals["nb"] == "replace" else None,
+        "mechanisms": scenario.mechanisms(vals),
+        "k": k,
+        "scaling": scaling,
+        "centring": {"rule": vals["center"], "words": CENTRING_WORDS[vals["center"]]},
+        "radius": radius,
+        "budget_split": split.as_dict() if split is not None else {"subspace": 1.0},
+    }
 
 
 def k_rule_words_public(vals: dict) -> str:
@@ -248,9 +311,14 @@ def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose
     settings = public_settings(vals, getattr(ds, "n", None)) if vals is not None else None
     schema = public_schema(ds) if ds is not None else None
     titles = {m: display_name(m) for m in published}
-    return publishable.publishable_file(published, schema=schema, settings=settings, titles=titles,
-                                        left_out=left_out(scenario.mechanisms(vals)) if vals is not None else None,
-                                        purpose=purpose)
+    return publishable.publishable_file(
+        published,
+        schema=schema,
+        settings=settings,
+        titles=titles,
+        left_out=left_out(scenario.mechanisms(vals)) if vals is not None else None,
+        purpose=purpose,
+    )
 
 
 def releases_json(published: dict, vals: dict | None = None, ds=None) -> str:
@@ -261,6 +329,7 @@ def releases_json(published: dict, vals: dict | None = None, ds=None) -> str:
 
 
 # -- the Report's first screen, in words ---------------------------------------------------------------------
+
 
 def _names(mechs) -> str:
     names = [display_name(m) for m in mechs]
@@ -273,8 +342,10 @@ def data_words(vals: dict, ds) -> str:
     shape = f"{ds.n:,} rows (people) × {ds.d} features"
     if src == "synthetic":
         sparse = f", the signal on {vals['sparse']} of the features" if vals["sparse"] else ""
-        return (f"synthetic data made by the app: {shape}, {vals['rank']} planted directions of strength "
-                f"{vals['spike']:g}{sparse} (data seed {vals['dseed']})")
+        return (
+            f"synthetic data made by the app: {shape}, {vals['rank']} planted directions of strength "
+            f"{vals['spike']:g}{sparse} (data seed {vals['dseed']})"
+        )
     if src.startswith("preset:"):
         return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {vals['dseed']})"
     if src.startswith("sample:"):
@@ -290,58 +361,94 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     mechs = scenario.mechanisms(vals)
     rows = [("Data", data_words(vals, ds))]
     if vals["scale"] == "bounds":
-        rows.append(("Scaling", "each column divided by a bound on its values: "
-                     + scenario.SCALE_SOURCES[vals["sfrom"]][0]))
+        rows.append(
+            ("Scaling", "each column divided by a bound on its values: " + scenario.SCALE_SOURCES[vals["sfrom"]][0])
+        )
     elif scenario.private_scaling(vals):
-        rows.append(("Scaling", f"{scale_words(vals)}; the bounds: {scenario.SCALE_SOURCES[vals['sfrom']][0]} (the "
-                                "scales each release chose are published with it: see the scales table)"))
+        rows.append(
+            (
+                "Scaling",
+                f"{scale_words(vals)}; the bounds: {scenario.SCALE_SOURCES[vals['sfrom']][0]} (the "
+                "scales each release chose are published with it: see the scales table)",
+            )
+        )
     rows.append(("Centring", CENTRING_WORDS[vals["center"]]))
     rows.append(("Clipping radius", radius_words(vals, prep)))
     rows.append(("Mechanisms", _names(mechs) if mechs else "none"))
-    rows.append(("Privacy budget", f"ε = {vals['eps']:g}, δ = {vals['delta']:g} for each release; neighbouring "
-                                   f"datasets {describe_neighbors(vals['nb'])}"))
+    rows.append(
+        (
+            "Privacy budget",
+            f"ε = {vals['eps']:g}, δ = {vals['delta']:g} for each release; neighbouring "
+            f"datasets {describe_neighbors(vals['nb'])}",
+        )
+    )
     split = scenario.budget(vals)
     if split is not None:
         parts = ", ".join(f"{part} {share:.0%}" for part, share in split.as_dict().items() if share > 0)
         rows.append(("Budget split", f"{parts} of each release's budget"))
-    rows.append(("Components", f"k chosen privately inside each release: {scenario.k_rule_words(vals)} (the k each "
-                               "release chose is published with it)" if scenario.private_k(vals)
-                 else f"k = {vals['k']}"))
+    rows.append(
+        (
+            "Components",
+            f"k chosen privately inside each release: {scenario.k_rule_words(vals)} (the k each "
+            "release chose is published with it)"
+            if scenario.private_k(vals)
+            else f"k = {vals['k']}",
+        )
+    )
     if vals["s"] or ds.support is not None:
         rows.append(("Support size", f"s = {vals['s'] or len(ds.support)} rows scored for support recovery"))
     for mech in mechs:
-        params = {k: v for k, v in scenario.mech_params(mech, vals).items()
-                  if not scenario.is_default(f"{mech}.{k}", v)}
+        params = {
+            k: v for k, v in scenario.mech_params(mech, vals).items() if not scenario.is_default(f"{mech}.{k}", v)
+        }
         if params:
             rows.append((f"{display_name(mech)} parameters", ", ".join(f"{k} = {v}" for k, v in params.items())))
-    rows.append(("Repetitions", f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "
-                                "and reproduce, never to publish)"))
+    rows.append(
+        (
+            "Repetitions",
+            f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "
+            "and reproduce, never to publish)",
+        )
+    )
     return pd.DataFrame(rows, columns=["setting", "value"])
 
 
 def radius_words(vals: dict, prep) -> str:
     """Where R came from, in words: a public number, or chosen privately inside each release by its rule."""
     if prep.radius is None:
-        return (f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
-                "and clipped (a non-private count)")
+        return (
+            f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
+            "and clipped (a non-private count)"
+        )
     low, high = prep.radius.bounds
-    return (f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
-            f"{prep.radius.quantile:g} quantile of the rows' norms between {low:g} and {high:g} (the R each release "
-            "chose is published with it: see the radius table)")
+    return (
+        f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
+        f"{prep.radius.quantile:g} quantile of the rows' norms between {low:g} and {high:g} (the R each release "
+        "chose is published with it: see the radius table)"
+    )
 
 
 def scale_words(vals: dict) -> str:
     """A private column scaling in words."""
-    return (f"each column divided by a private root-mean-square chosen inside each release with {vals['bscale']:.0%} "
-            "of its budget, from public bounds on the columns")
+    return (
+        f"each column divided by a private root-mean-square chosen inside each release with {vals['bscale']:.0%} "
+        "of its budget, from public bounds on the columns"
+    )
 
 
 def k_table(results: dict, vals: dict) -> pd.DataFrame | None:
     """The k each mechanism's releases chose privately (a published output of each release) and the rule; None when
     k was public."""
-    rows = [{"mechanism": display_name(mech), "k of the first release": int(res.k[0]),
-             "k chosen over repetitions": experiments.describe_k(res.k), "rule": scenario.k_rule_words(vals)}
-            for mech, res in results.items() if res.k is not None]
+    rows = [
+        {
+            "mechanism": display_name(mech),
+            "k of the first release": int(res.k[0]),
+            "k chosen over repetitions": experiments.describe_k(res.k),
+            "rule": scenario.k_rule_words(vals),
+        }
+        for mech, res in results.items()
+        if res.k is not None
+    ]
     return pd.DataFrame(rows) if rows else None
 
 
@@ -354,8 +461,9 @@ def scales_table(results: dict, columns: list) -> pd.DataFrame | None:
             continue
         name = display_name(mech)
         frame[f"{name}: first release"] = [f"{v:.4g}" for v in res.scales[0]]
-        frame[f"{name}: mean [95% of repetitions]"] = ["{:.4g} [{:.4g}, {:.4g}]".format(*experiments.summary(column))
-                                                        for column in res.scales.T]
+        frame[f"{name}: mean [95% of repetitions]"] = [
+            "{:.4g} [{:.4g}, {:.4g}]".format(*experiments.summary(column)) for column in res.scales.T
+        ]
     return pd.DataFrame(frame) if len(frame) > 1 else None
 
 
@@ -367,8 +475,14 @@ def radius_table(results: dict) -> pd.DataFrame | None:
         if res.radius is None:
             continue
         mean, lo, hi = experiments.summary(res.radius)
-        rows.append({"mechanism": display_name(mech), "R of the first release": f"{res.radius[0]:.4g}",
-                     "mean R over repetitions": f"{mean:.4g}", "95% of repetitions": f"{lo:.4g} to {hi:.4g}"})
+        rows.append(
+            {
+                "mechanism": display_name(mech),
+                "R of the first release": f"{res.radius[0]:.4g}",
+                "mean R over repetitions": f"{mean:.4g}",
+                "95% of repetitions": f"{lo:.4g} to {hi:.4g}",
+            }
+        )
     return pd.DataFrame(rows) if rows else None
 
 
@@ -382,8 +496,9 @@ def privacy_statement(vals: dict) -> str:
     """Whether every data-dependent choice before the release is private, in one sentence (or which are not)."""
     choices = scenario.nonprivate_choices(vals)
     if not choices:
-        made = ["the clipping radius R " + ("chosen privately" if scenario.private_radius(vals) else
-                                            "from a public bound")]
+        made = [
+            "the clipping radius R " + ("chosen privately" if scenario.private_radius(vals) else "from a public bound")
+        ]
         made.append({"none": "no centring", "private": "a private mean"}.get(vals["center"], vals["center"]))
         if vals["scale"] == "bounds":
             made.append("scaling by public bounds")
@@ -391,10 +506,15 @@ def privacy_statement(vals: dict) -> str:
             made.append(f"each column scaled privately ({vals['bscale']:.0%} of the budget)")
         if scenario.private_k(vals):
             made.append(f"k chosen privately from the eigenvalue share (explained-variance target {vals['kvar']:g})")
-        return ("Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
-                "its full guarantee.")
-    return ("Not every choice that depends on the data is private, so a release states no guarantee. Not private: "
-            + "; ".join(choices) + ".")
+        return (
+            "Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
+            "its full guarantee."
+        )
+    return (
+        "Not every choice that depends on the data is private, so a release states no guarantee. Not private: "
+        + "; ".join(choices)
+        + "."
+    )
 
 
 def _percent(x: float) -> str:
@@ -404,10 +524,16 @@ def _percent(x: float) -> str:
 def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> list[str]:
     """A summary for a non-technical reader: what was compared, at which ε, what privacy costs, what ε means for one
     person (from the first mechanism with a guarantee)."""
-    kept = ("letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
-            f"above {vals['kvar']:g})" if scenario.private_k(vals) else f"keeping k = {vals['k']} components")
-    out = [f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
-           f"(δ = {vals['delta']:g}) for each release, {kept}."]
+    kept = (
+        "letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
+        f"above {vals['kvar']:g})"
+        if scenario.private_k(vals)
+        else f"keeping k = {vals['k']} components"
+    )
+    out = [
+        f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
+        f"(δ = {vals['delta']:g}) for each release, {kept}."
+    ]
     for mech, res in results.items():
         spec = get_mechanism(mech)
         if spec.guarantee == "none":
@@ -415,9 +541,11 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> lis
             continue
         energy = experiments.summary(res.energy)
         distance = experiments.summary(res.distance)[0]
-        cost = (f"What privacy costs with {display_name(mech)}: its private result keeps {_percent(energy[0])} of the "
-                f"variance the exact, non-private analysis captures (95% of runs between {_percent(energy[1])} and "
-                f"{_percent(energy[2])})")
+        cost = (
+            f"What privacy costs with {display_name(mech)}: its private result keeps {_percent(energy[0])} of the "
+            f"variance the exact, non-private analysis captures (95% of runs between {_percent(energy[1])} and "
+            f"{_percent(energy[2])})"
+        )
         if distance >= 0.95 * random_level:
             cost += "; its directions are no better than random ones here: at this ε the noise hides the pattern."
         elif distance <= 0.1 * random_level:
@@ -432,29 +560,44 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> lis
         mech, curve = next(iter(curves.items()))
         sentences = risk.risk_summary(curve, neighbors=vals["nb"])["sentences"]
         person = [s for s in sentences if "10% sure" in s] or sentences[-1:]
-        out.append(f"What ε = {vals['eps']:g} means for one person ({display_name(mech)}): {sentences[0]} "
-                   + " ".join(person))
+        out.append(
+            f"What ε = {vals['eps']:g} means for one person ({display_name(mech)}): {sentences[0]} " + " ".join(person)
+        )
     out.append(privacy_statement(vals))
     return out
 
 
 # -- the HTML record -----------------------------------------------------------------------------------------
 
+
 def _runs_block(vals: dict, results: dict) -> str:
     if not results:
         return ""
     public = synthesised(vals)
-    what = ("first repetition of each mechanism, seeded: nothing here is private, the data are the app's own"
-            if public else "guarantees and parameters only: these runs use the noise seed in the link, so their "
-            "numbers are left out (anyone with the seed could regenerate the noise)")
-    return (f"<details><summary>The runs shown ({what}). Not releases: a release to publish is drawn with "
-            f"fresh randomness on the Report page.</summary>"
-            f"<pre>{html.escape(published_json(results, numbers=public))}</pre></details>")
+    what = (
+        "first repetition of each mechanism, seeded: nothing here is private, the data are the app's own"
+        if public
+        else "guarantees and parameters only: these runs use the noise seed in the link, so their "
+        "numbers are left out (anyone with the seed could regenerate the noise)"
+    )
+    return (
+        f"<details><summary>The runs shown ({what}). Not releases: a release to publish is drawn with "
+        f"fresh randomness on the Report page.</summary>"
+        f"<pre>{html.escape(published_json(results, numbers=public))}</pre></details>"
+    )
 
 
-def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict, data_note: str,
-               risk_sentences: dict | None = None, summary: list | None = None,
-               budget_words: list | None = None) -> str:
+def build_html(
+    vals: dict,
+    link: str,
+    results: dict,
+    figures: list,
+    tables: dict,
+    data_note: str,
+    risk_sentences: dict | None = None,
+    summary: list | None = None,
+    budget_words: list | None = None,
+) -> str:
     """The Report as a self-contained exploration record (plotly.js embedded once, so the file opens offline).
 
     Its ``<title>`` and first visible line say which kind of export it is (:func:`record_line`). The runs
@@ -463,21 +606,35 @@ def build_html(vals: dict, link: str, results: dict, figures: list, tables: dict
     """
     parts = []
     for i, fig in enumerate(figures):
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=True if i == 0 else False,
-                                 config={"displaylogo": False, "toImageButtonOptions": {"format": "png"}}))
+        parts.append(
+            fig.to_html(
+                full_html=False,
+                include_plotlyjs=True if i == 0 else False,
+                config={"displaylogo": False, "toImageButtonOptions": {"format": "png"}},
+            )
+        )
     guarantees = "".join(
         f"<li><b>{html.escape(display_name(m))}</b>: {html.escape(r.guarantee_text)}"
-        + (" <span class='bad'>RETRACTED — not private</span>" if r.guarantee == "retracted" else "") + "</li>"
-        for m, r in results.items())
+        + (" <span class='bad'>RETRACTED — not private</span>" if r.guarantee == "retracted" else "")
+        + "</li>"
+        for m, r in results.items()
+    )
     said = {"How the budget is split": "".join(f"<p class='note'>{html.escape(x)}</p>" for x in budget_words or [])}
-    table_html = "".join(f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
-                         + said.get(name, "") for name, df in tables.items())
+    table_html = "".join(
+        f"<h2>{html.escape(name)}</h2>{df.to_html(index=False, border=0, classes='t', escape=True)}"
+        + said.get(name, "")
+        for name, df in tables.items()
+    )
     risk_html = "".join(
-        f"<li><b>{html.escape(display_name(m))}</b><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sentences)
-        + "</ul></li>" for m, sentences in (risk_sentences or {}).items())
+        f"<li><b>{html.escape(display_name(m))}</b><ul>"
+        + "".join(f"<li>{html.escape(x)}</li>" for x in sentences)
+        + "</ul></li>"
+        for m, sentences in (risk_sentences or {}).items()
+    )
     risk_block = f"<h2>What the guarantee means for one person</h2><ul>{risk_html}</ul>" if risk_html else ""
-    summary_block = ("<h2>Summary</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary) + "</ul>"
-                     if summary else "")
+    summary_block = (
+        "<h2>Summary</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary) + "</ul>" if summary else ""
+    )
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     safe_link = html.escape(link, quote=True)
     first = html.escape(record_line(vals))
@@ -507,6 +664,7 @@ file is not part of it): <a class="link" href="{safe_link}">{html.escape(link)}<
 
 # -- the record, built when it is downloaded ------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Record:
     """What the Report page computed for its exploration record: the record's HTML and slides are built from it
@@ -517,10 +675,10 @@ class Record:
     prep: object
     results: dict
     k: int
-    main: object          # the quantile dotplot the page shows
-    loadings: object      # the page's loadings figure (seeded runs beside the exact PCA)
-    budget_fig: object    # the budget bar, or None
-    curves: dict          # {mechanism: privacy curve}
+    main: object  # the quantile dotplot the page shows
+    loadings: object  # the page's loadings figure (seeded runs beside the exact PCA)
+    budget_fig: object  # the budget bar, or None
+    curves: dict  # {mechanism: privacy curve}
     last_sweep: dict | None
     link: str
     summary: list
@@ -562,8 +720,15 @@ def record_figures(record: Record) -> tuple[list, list, object, list]:
         extra.append(audited[1])
     last = record.last_sweep
     if last is not None:
-        more.append(figures.sweep(last["frame"], last["axis"], last["metric"], compute.METRICS[last["metric"]],
-                                  y_title=experiments.METRICS[last["metric"]].symbol))
+        more.append(
+            figures.sweep(
+                last["frame"],
+                last["axis"],
+                last["metric"],
+                compute.METRICS[last["metric"]],
+                y_title=experiments.METRICS[last["metric"]].symbol,
+            )
+        )
     return [record.main, *more[:2], *risk_figs, *more[2:]], more, (risk_figs[1] if risk_figs else None), extra
 
 
@@ -571,8 +736,13 @@ def audit_record(result) -> tuple | None:
     """(the curve of the last audit, its reading with the mechanism named) for a record, or None."""
     from . import audit_curve
 
-    drawn = None if result is None else audit_curve.figure(
-        result, title=f"Audit of {display_name(result.mechanism)}: the attack's whole trade-off against the claim")
+    drawn = (
+        None
+        if result is None
+        else audit_curve.figure(
+            result, title=f"Audit of {display_name(result.mechanism)}: the attack's whole trade-off against the claim"
+        )
+    )
     if drawn is None:
         return None
     return drawn[0], f"Audit of {display_name(result.mechanism)}: {drawn[1]}"
@@ -585,8 +755,17 @@ EXACT_LOADINGS = "Loadings of component 1: exact PCA only (seeded runs left out)
 def record_html(record: Record) -> str:
     """The Report's HTML record (:func:`build_html`) of ``record``."""
     figs, _, _, extra = record_figures(record)
-    return build_html(record.vals, record.link, record.results, figs, record.tables, record.ds.note,
-                      record.risk_sentences, record.summary + extra, record.budget_words)
+    return build_html(
+        record.vals,
+        record.link,
+        record.results,
+        figs,
+        record.tables,
+        record.ds.note,
+        record.risk_sentences,
+        record.summary + extra,
+        record.budget_words,
+    )
 
 
 def record_deck(record: Record) -> str:
@@ -595,15 +774,29 @@ def record_deck(record: Record) -> str:
 
     _, more, posterior, extra = record_figures(record)
     results = record.results
-    return slides.build_deck("DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
-                             record_line(record.vals),
-                             slides.report_slides(results, record.summary + extra, record.settings, record.main,
-                                                  record.table, record.shares, record.risk_sentences, posterior,
-                                                  more, guarantee_words(results, record.vals), record.budget_words),
-                             record.link, data_words(record.vals, record.ds))
+    return slides.build_deck(
+        "DP-PCA Explorer: " + ", ".join(display_name(m) for m in results),
+        record_line(record.vals),
+        slides.report_slides(
+            results,
+            record.summary + extra,
+            record.settings,
+            record.main,
+            record.table,
+            record.shares,
+            record.risk_sentences,
+            posterior,
+            more,
+            guarantee_words(results, record.vals),
+            record.budget_words,
+        ),
+        record.link,
+        data_words(record.vals, record.ds),
+    )
 
 
 # -- the Python script ---------------------------------------------------------------------------------------
+
 
 def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) -> list[str]:
     """The lines that read or make the data (``X``, ``labels``, ``support``). ``path``: the Python expression of the
@@ -611,35 +804,46 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
     src = vals["src"]
     if src == "synthetic":
         sparse = vals["sparse"] or None
-        return [f"syn = datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
-                f"spike={vals['spike']!r}, sparsity={sparse!r}, seed={vals['dseed']})",
-                "X = syn.X",
-                "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
+        return [
+            f"syn = datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
+            f"spike={vals['spike']!r}, sparsity={sparse!r}, seed={vals['dseed']})",
+            "X = syn.X",
+            "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse",
+        ]
     if src.startswith("preset:"):
         name = src.split(":", 1)[1]
-        return [f"preset = datasets.PRESETS[{name!r}]",
-                f"syn = preset.make(**preset.defaults, seed={vals['dseed']})",
-                "X = syn.X",
-                "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse"]
+        return [
+            f"preset = datasets.PRESETS[{name!r}]",
+            f"syn = preset.make(**preset.defaults, seed={vals['dseed']})",
+            "X = syn.X",
+            "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse",
+        ]
     if src.startswith("sample:"):
-        return [f"table = datasets.load_sample({src.split(':', 1)[1]!r})", "X, labels = table.X, table.labels",
-                "support = None"]
+        return [
+            f"table = datasets.load_sample({src.split(':', 1)[1]!r})",
+            "X, labels = table.X, table.labels",
+            "support = None",
+        ]
     if src.startswith("server:"):
         path = path or f"sys.argv[1] if len(sys.argv) > 1 else {src.split(':', 1)[1]!r}"
-        return ["# the file read on the server, streamed into sufficient statistics (pass its path)",
-                f"X = dc.sufficient_stats({path}, "
-                f"columns={scenario.declared_columns(vals)!r}, data_norm={vals['R']!r}, on_bad='replace', "
-                f"fill={scenario.fill_values(vals) or None!r})",
-                "support = None"]
+        return [
+            "# the file read on the server, streamed into sufficient statistics (pass its path)",
+            f"X = dc.sufficient_stats({path}, "
+            f"columns={scenario.declared_columns(vals)!r}, data_norm={vals['R']!r}, on_bad='replace', "
+            f"fill={scenario.fill_values(vals) or None!r})",
+            "support = None",
+        ]
     upload = upload or {}
     columns = list(upload.get("columns") or ()) or None
-    return ["# the uploaded table is not part of the link: " + ("pass its path as the first argument" if path is None
-                                                                else "set its path above"),
-            f"table = datasets.load_table({path or 'sys.argv[1]'}, columns={columns!r}, "
-            f"label={upload.get('label') or None!r}, on_bad={upload.get('on_bad', 'error')!r}, "
-            f"fill={upload.get('fill') or None!r})",
-            "X, labels = table.X, table.labels",
-            "support = None"]
+    return [
+        "# the uploaded table is not part of the link: "
+        + ("pass its path as the first argument" if path is None else "set its path above"),
+        f"table = datasets.load_table({path or 'sys.argv[1]'}, columns={columns!r}, "
+        f"label={upload.get('label') or None!r}, on_bad={upload.get('on_bad', 'error')!r}, "
+        f"fill={upload.get('fill') or None!r})",
+        "X, labels = table.X, table.labels",
+        "support = None",
+    ]
 
 
 def reads_a_file(vals: dict) -> bool:
@@ -659,43 +863,56 @@ except ImportError as exc:  # not installed for this Python: say how, in one lin
 
 def split_code(split) -> str:
     """A budget split as Python (None: the whole budget goes to the subspace)."""
-    return "None" if split is None else "dc.BudgetSplit(" + ", ".join(
-        f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
+    return (
+        "None"
+        if split is None
+        else "dc.BudgetSplit(" + ", ".join(f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
+    )
 
 
 def options_code(options: dict) -> str:
     """Release options as Python, the score plot's groups being the code's own label column (a name, not a value)."""
-    return "{" + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}"
-                           for key, value in options.items()) + "}"
+    return (
+        "{"
+        + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}" for key, value in options.items())
+        + "}"
+    )
 
 
 def prepare_lines(vals: dict) -> list[str]:
     """The lines that build the mechanisms' input (``inp``) and each release's budget split and parameters, as the
     pages do: column scaling, centring, clipping radius."""
-    scale = (f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})" if scenario.private_scaling(vals)
-             else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None))
+    scale = (
+        f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})"
+        if scenario.private_scaling(vals)
+        else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None)
+    )
     rule = scenario.radius_rule(vals)
     norm = vals["R"] if rule is None else "private"
     radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
     params = {m: scenario.mech_params(m, vals) for m in scenario.mechanisms(vals)}
-    return [f"# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R "
-            f"({vals['rfrom']})",
-            f"inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, "
-            f"radius={radius})",
-            f"budget = {split_code(scenario.budget(vals))}  # shares of each release's budget (None: all to the "
-            "subspace)",
-            f"params = {params!r}"]
+    return [
+        f"# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R "
+        f"({vals['rfrom']})",
+        f"inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, "
+        f"radius={radius})",
+        f"budget = {split_code(scenario.budget(vals))}  # shares of each release's budget (None: all to the "
+        "subspace)",
+        f"params = {params!r}",
+    ]
 
 
 def compare_lines(vals: dict) -> list[str]:
     """The lines that run the Report's seeded repetitions and make its table (``table``, ``runs``)."""
     release_args = options_code(scenario.release_options(vals, "labels"))  # the score plot's options
-    return [f"table, runs = experiments.compare(inp, {scenario.mechanisms(vals)!r}, k={scenario.k_arg(vals)!r}, "
-            f"epsilon={vals['eps']!r},",
-            f"                                  delta={vals['delta']!r}, neighbors={vals['nb']!r}, "
-            f"reps={vals['reps']}, seed={vals['seed']}, params=params,",
-            f"                                  support=support, s={vals['s']}, budget=budget, "
-            f"release_args={release_args})  # the score plot's options, a private k's target"]
+    return [
+        f"table, runs = experiments.compare(inp, {scenario.mechanisms(vals)!r}, k={scenario.k_arg(vals)!r}, "
+        f"epsilon={vals['eps']!r},",
+        f"                                  delta={vals['delta']!r}, neighbors={vals['nb']!r}, "
+        f"reps={vals['reps']}, seed={vals['seed']}, params=params,",
+        f"                                  support=support, s={vals['s']}, budget=budget, "
+        f"release_args={release_args})  # the score plot's options, a private k's target",
+    ]
 
 
 def build_script(vals: dict, upload: dict | None = None) -> str:
@@ -707,9 +924,15 @@ def build_script(vals: dict, upload: dict | None = None) -> str:
     package it stops with one line saying how to install it. ``upload``: the uploaded file's column choice (columns,
     label, what to do with bad cells), so the script reads the same table.
     """
-    body = "\n".join(["labels = None  # the label column, where the data have one (a score plot by group uses it)",
-                      *load_lines(vals, upload), *prepare_lines(vals), *compare_lines(vals),
-                      "print(table.to_string(index=False))"])
+    body = "\n".join(
+        [
+            "labels = None  # the label column, where the data have one (a score plot by group uses it)",
+            *load_lines(vals, upload),
+            *prepare_lines(vals),
+            *compare_lines(vals),
+            "print(table.to_string(index=False))",
+        ]
+    )
     return f'''"""{record_line(vals)}
 
 Reproduces a DP-PCA Explorer exploration: prints the Report's table (generated by the app).

@@ -1,5 +1,6 @@
 """The Reproduce page's computation: a paper's reproductions run task by task (each task cached), or the shipped run
 read from docs/reproduce/ when the settings are the shipped ones and the session has not asked to recompute live."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,7 @@ def shipped_figure(key: str) -> go.Figure:
     return rp.figure(_shipped(key), title=False)
 
 
-def compute(keys, grid: str, reps: int | None, seed: int,
-            progress: Callable[[float, str], None] | None = None) -> dict:
+def compute(keys, grid: str, reps: int | None, seed: int, progress: Callable[[float, str], None] | None = None) -> dict:
     """Each reproduction of ``keys`` run task by task (cached); ``progress(fraction, text)`` after each task."""
     plans = {key: rp.plan(key, grid, reps, seed) for key in keys}
     total = sum(len(p) for p in plans.values())

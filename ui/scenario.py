@@ -13,6 +13,7 @@ widget is not drawn in a run, e.g. after a page switch):
   ``on_change`` callback validates the new value and writes it back;
 * nothing here is module-level mutable state: option lists are built per call.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,10 +23,36 @@ import streamlit as st
 
 from dppca_core.pipeline import experiments
 from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: every setting and its checks
-    MAX_CELLS, MAX_RAW_CHARS, VIEWS, SWEEP_AXES, METRICS, AUDIT_TRIALS, R_SOURCES, SCALE_SOURCES, K_SOURCES,
-    K_EIGENVALUE_SHARE, NONPRIVATE_CENTRING, MAX_BOUNDS, MAX_SCHEMA_COLUMNS, BAD_CELLS, MAX_GROUPS, SEED_MAX, FIELDS,
-    DEFAULTS, Field, Scenario, validate_param, from_query, in_metric_unit, default_target, is_default, to_query,
-    from_fields, _cap_size, PLAN_TARGET_FIELDS, PLAN_STANDINS,
+    MAX_CELLS,
+    MAX_RAW_CHARS,
+    VIEWS,
+    SWEEP_AXES,
+    METRICS,
+    AUDIT_TRIALS,
+    R_SOURCES,
+    SCALE_SOURCES,
+    K_SOURCES,
+    K_EIGENVALUE_SHARE,
+    NONPRIVATE_CENTRING,
+    MAX_BOUNDS,
+    MAX_SCHEMA_COLUMNS,
+    BAD_CELLS,
+    MAX_GROUPS,
+    SEED_MAX,
+    FIELDS,
+    DEFAULTS,
+    Field,
+    Scenario,
+    validate_param,
+    from_query,
+    in_metric_unit,
+    default_target,
+    is_default,
+    to_query,
+    from_fields,
+    _cap_size,
+    PLAN_TARGET_FIELDS,
+    PLAN_STANDINS,
 )
 from dppca_core.scenario import query_string as _query_string
 
@@ -70,14 +97,13 @@ def declared_groups(vals: dict | None = None) -> list[str]:
     return json.loads(vals["slabels"]) if vals.get("slabels") else []
 
 
-
-
 def query_string(vals: dict | None = None) -> str:
     """The URL query string of ``vals`` (the session's scenario by default)."""
     return _query_string(values() if vals is None else vals)
 
 
 # -- the session's scenario ---------------------------------------------------------------------------------
+
 
 def values() -> dict:
     """The canonical scenario of this session (created from the URL on first use)."""
@@ -133,7 +159,7 @@ def mech_params(mech: str, vals: dict | None = None) -> dict:
     """The parameters of ``mech`` to pass to ``run`` (None values mean the mechanism's default and are left out)."""
     vals = values() if vals is None else vals
     prefix = f"{mech}."
-    return {k[len(prefix):]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
+    return {k[len(prefix) :]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
 
 
 def budget(vals: dict | None = None, mechanism: str | None = None, has_labels: bool = True):
@@ -159,8 +185,9 @@ def budget(vals: dict | None = None, mechanism: str | None = None, has_labels: b
     frame = DEFAULT_SHARES["frame"] if scores > 0 and vals.get("sframe") == "private" else 0.0
     find = scores > 0 and score_plan(vals, has_labels, mechanism)["find_groups"]
     groups = DEFAULT_SHARES["groups"] if find else 0.0
-    return BudgetSplit.with_extras(mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, scale=scale,
-                                   frame=frame, groups=groups)
+    return BudgetSplit.with_extras(
+        mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, scale=scale, frame=frame, groups=groups
+    )
 
 
 def private_k(vals: dict | None = None) -> bool:
@@ -177,17 +204,21 @@ def k_arg(vals: dict | None = None):
 
 def k_rule_words(vals: dict) -> str:
     """The public rule of a private k, in words."""
-    return (f"the smallest k whose private explained-variance ratios (from the eigenvalue share, "
-            f"{vals['beig']:.0%} of each release's budget) sum above {vals['kvar']:g}")
+    return (
+        f"the smallest k whose private explained-variance ratios (from the eigenvalue share, "
+        f"{vals['beig']:.0%} of each release's budget) sum above {vals['kvar']:g}"
+    )
 
 
 def k_rule_problem(vals: dict | None = None) -> str | None:
     """Why a private k cannot be chosen with these settings (the eigenvalue share is 0), or None."""
     vals = values() if vals is None else vals
     if private_k(vals) and vals["beig"] <= 0:
-        return ("k chosen privately reads each release's private explained-variance ratios, which come from the "
-                "eigenvalue share of the budget, and that share is 0. Give the eigenvalues a share (sidebar: Budget "
-                "split, 'eigenvalues'; 10% is a good start), or choose k yourself (Explore: 'k comes from').")
+        return (
+            "k chosen privately reads each release's private explained-variance ratios, which come from the "
+            "eigenvalue share of the budget, and that share is 0. Give the eigenvalues a share (sidebar: Budget "
+            "split, 'eigenvalues'; 10% is a good start), or choose k yourself (Explore: 'k comes from')."
+        )
     return None
 
 
@@ -219,8 +250,10 @@ def score_plan(vals: dict, has_labels: bool, mechanism: str | None = None) -> di
         notes.append("a pure ε-DP release has no δ for the sparse plot's threshold: noise on every cell instead.")
     if pure and by_group and not declared:
         by_group = False
-        notes.append("a pure ε-DP release has no δ to find the groups privately: drawn without groups (declare "
-                     "the groups public to show them).")
+        notes.append(
+            "a pure ε-DP release has no δ to find the groups privately: drawn without groups (declare "
+            "the groups public to show them)."
+        )
     return {"by_group": by_group, "find_groups": by_group and not declared, "kind": kind, "notes": notes}
 
 
@@ -252,8 +285,10 @@ def radius_rule(vals: dict | None = None):
     if not private_radius(vals):
         return None
     if not vals["rlo"] < vals["rhi"]:
-        raise ValueError(f"the bounds on R must be a smaller and a larger number (got {vals['rlo']:g} and "
-                         f"{vals['rhi']:g}): set them on the Data page.")
+        raise ValueError(
+            f"the bounds on R must be a smaller and a larger number (got {vals['rlo']:g} and "
+            f"{vals['rhi']:g}): set them on the Data page."
+        )
     return experiments.RadiusRule((vals["rlo"], vals["rhi"]), vals["rq"])
 
 
@@ -270,9 +305,11 @@ def scale_rule(vals: dict, d: int):
         return None
     given = bounds(vals)
     if len(given) != d:
-        raise ValueError(f"scaling each column privately needs a public bound per column: {d} for these data (got "
-                         f"{len(given)}). Enter them on the Data page (Preprocessing: Public per-column bounds), or "
-                         "turn the scaling off.")
+        raise ValueError(
+            f"scaling each column privately needs a public bound per column: {d} for these data (got "
+            f"{len(given)}). Enter them on the Data page (Preprocessing: Public per-column bounds), or "
+            "turn the scaling off."
+        )
     return experiments.ScaleRule(tuple(given))
 
 
@@ -332,6 +369,7 @@ def share_link(page_path: str) -> str:
 
 # -- widgets bound to the scenario --------------------------------------------------------------------------
 
+
 def bind(name: str, *, key: str | None = None, to_widget=None, from_widget=None) -> dict:
     """Keyword arguments binding a widget to setting ``name``.
 
@@ -364,5 +402,7 @@ def notice_box(container=st) -> None:
     """Show (once) what could not be used from the link or a widget, as plain text."""
     notes = pop_notices()
     if notes:
-        container.warning("Some settings were not used:\n\n" + "\n".join(f"- {md_escape(n)}" for n in notes),
-                          icon=":material/link_off:")
+        container.warning(
+            "Some settings were not used:\n\n" + "\n".join(f"- {md_escape(n)}" for n in notes),
+            icon=":material/link_off:",
+        )

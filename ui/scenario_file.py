@@ -4,6 +4,7 @@ The file (:mod:`dppca_core.scenario`: versioned TOML) holds every setting and th
 data rows: opening it sets the scenario exactly as its link would, and an uploaded table is uploaded again on the
 Data page (the file names its columns, not its cells).
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,10 +31,16 @@ def download_button(container=None, key: str = "download_scenario_file") -> None
     built when pressed from the session's settings as they are then (the page may still change them after it is
     drawn)."""
     (container or st.sidebar).download_button(
-        "Scenario file", functools.partial(_file_bytes, scenario.values()), FILE_NAME, "application/toml",
-        icon=":material/file_save:", key=key, width="stretch",
+        "Scenario file",
+        functools.partial(_file_bytes, scenario.values()),
+        FILE_NAME,
+        "application/toml",
+        icon=":material/file_save:",
+        key=key,
+        width="stretch",
         help="Every setting and the public schema of the data (its columns, never its rows) in a small text file: "
-             "open it on Home, or in Python with dppca_core.scenario.Scenario.from_file. Format: docs/notebooks.md.")
+        "open it on Home, or in Python with dppca_core.scenario.Scenario.from_file. Format: docs/notebooks.md.",
+    )
 
 
 def open_file(raw: bytes) -> None:
@@ -46,8 +53,11 @@ def open_file(raw: bytes) -> None:
         return
     st.session_state[scenario.SCENARIO_KEY] = vals
     st.session_state[scenario.NOTICES_KEY] = notices
-    st.session_state[OPENED_KEY] = {"ok": True, "notices": [],
-                                    "upload": vals["src"] == "upload" and not st.session_state.get(UPLOAD_KEY)}
+    st.session_state[OPENED_KEY] = {
+        "ok": True,
+        "notices": [],
+        "upload": vals["src"] == "upload" and not st.session_state.get(UPLOAD_KEY),
+    }
 
 
 def _opened() -> None:
@@ -58,10 +68,15 @@ def _opened() -> None:
 
 def open_box() -> None:
     """Home's drop zone for a scenario file, and what opening it did."""
-    st.file_uploader("Open a scenario file", type=["toml"], key=UPLOADER_KEY, on_change=_opened,
-                     help="A scenario file downloaded from the sidebar (dppca_scenario.toml): every setting, as its "
-                          "link would set them. It holds no data: an uploaded table is uploaded again on the Data "
-                          "page.")
+    st.file_uploader(
+        "Open a scenario file",
+        type=["toml"],
+        key=UPLOADER_KEY,
+        on_change=_opened,
+        help="A scenario file downloaded from the sidebar (dppca_scenario.toml): every setting, as its "
+        "link would set them. It holds no data: an uploaded table is uploaded again on the Data "
+        "page.",
+    )
     said = st.session_state.pop(OPENED_KEY, None)
     if said is None:
         return
@@ -70,5 +85,8 @@ def open_box() -> None:
         return
     st.success("Scenario opened: every page now shows it (the address bar holds it too).", icon=":material/check:")
     if said.get("upload"):
-        st.info("This scenario analyses an uploaded table, which a scenario file never holds: upload it on the Data "
-                "page (its declared columns are kept).", icon=":material/upload_file:")
+        st.info(
+            "This scenario analyses an uploaded table, which a scenario file never holds: upload it on the Data "
+            "page (its declared columns are kept).",
+            icon=":material/upload_file:",
+        )

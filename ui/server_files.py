@@ -18,6 +18,7 @@ Every path a visitor types goes through :func:`find` (the gate) before anything 
 statistics. Its errors name the file and the kind of problem but never repeat the library's message, which
 may quote the file's content (a header line, a column name); the full message goes to the server log.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -36,9 +37,11 @@ log = logging.getLogger("dppca.ui")
 
 #: the operator enables server files by naming the one folder visitors may read from (off when unset)
 DATA_DIR_ENV = "DPPCA_DATA_DIR"
-OFF = (f"Reading files on the server is off here: a path box would let any visitor read any file the server can "
-       f"read. The operator turns it on by naming one folder in the environment variable {DATA_DIR_ENV} (e.g. "
-       f"{DATA_DIR_ENV}=/srv/data); paths are then relative to it.")
+OFF = (
+    f"Reading files on the server is off here: a path box would let any visitor read any file the server can "
+    f"read. The operator turns it on by naming one folder in the environment variable {DATA_DIR_ENV} (e.g. "
+    f"{DATA_DIR_ENV}=/srv/data); paths are then relative to it."
+)
 #: the longest path a visitor may type (characters), and the longest name of one file or folder (bytes, as Linux)
 MAX_PATH_CHARS = 500
 MAX_NAME_BYTES = 255
@@ -57,9 +60,9 @@ _EXAMPLE = "e.g. survey.csv, parts/*.parquet or a folder name"
 class Found:
     """What a visitor's path matched: the resolved files (inside the folder), their names and total size."""
 
-    relative: str          # the visitor's text, stripped
-    paths: tuple           # resolved absolute paths of regular files inside the folder, sorted
-    names: tuple           # the same files relative to the folder (what messages show)
+    relative: str  # the visitor's text, stripped
+    paths: tuple  # resolved absolute paths of regular files inside the folder, sorted
+    names: tuple  # the same files relative to the folder (what messages show)
     total_bytes: int
 
 
@@ -95,37 +98,47 @@ def _segments(text: str) -> list:
     if not text:
         raise ValueError(f"give a path relative to the data folder ({_EXAMPLE}).")
     if len(text) > MAX_PATH_CHARS:
-        raise ValueError(f"the path is {len(text):,} characters long, over the limit of {MAX_PATH_CHARS}; give a "
-                         "shorter path relative to the data folder.")
+        raise ValueError(
+            f"the path is {len(text):,} characters long, over the limit of {MAX_PATH_CHARS}; give a "
+            "shorter path relative to the data folder."
+        )
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
-        raise ValueError("the path contains a control character (a NUL byte, a tab or a line break); type it as "
-                         "plain text.")
+        raise ValueError(
+            "the path contains a control character (a NUL byte, a tab or a line break); type it as " "plain text."
+        )
     if plain_name(text) != text:
-        raise ValueError("the path contains an invisible control or text-direction character (such as U+202E, "
-                         "which shows the text after it reversed); type it as plain text.")
+        raise ValueError(
+            "the path contains an invisible control or text-direction character (such as U+202E, "
+            "which shows the text after it reversed); type it as plain text."
+        )
     if "\\" in text:
         raise ValueError("the path contains a backslash; separate folders with / (e.g. parts/survey.csv).")
     if _PERCENT.search(text):
-        raise ValueError("the path contains a percent-encoded character (such as %2e or %2f); type the names as "
-                         "they are, not URL-encoded.")
+        raise ValueError(
+            "the path contains a percent-encoded character (such as %2e or %2f); type the names as "
+            "they are, not URL-encoded."
+        )
     if text.startswith("/"):
-        raise ValueError("absolute paths are not accepted; give a path relative to the data folder "
-                         f"({_EXAMPLE}).")
+        raise ValueError("absolute paths are not accepted; give a path relative to the data folder " f"({_EXAMPLE}).")
     if text.startswith("~"):
-        raise ValueError("paths starting with ~ (a home folder) are not accepted; give a path relative to the data "
-                         "folder.")
+        raise ValueError(
+            "paths starting with ~ (a home folder) are not accepted; give a path relative to the data " "folder."
+        )
     if re.match(r"[A-Za-z]:", text) or "://" in text:
         raise ValueError("drive letters and URLs are not accepted; give a path relative to the data folder.")
     segments = text.rstrip("/").split("/")
     for name in segments:
         if name == "..":
-            raise ValueError("'..' (the parent folder) is not accepted anywhere in the path; give a path inside "
-                             "the data folder.")
+            raise ValueError(
+                "'..' (the parent folder) is not accepted anywhere in the path; give a path inside " "the data folder."
+            )
         if not name:
             raise ValueError("the path has an empty folder name (//); separate folders with a single /.")
         if name.startswith("."):
-            raise ValueError(f"names starting with a dot ({name[:20]!r}: hidden files, '.') are not served; give "
-                             "the path without them.")
+            raise ValueError(
+                f"names starting with a dot ({name[:20]!r}: hidden files, '.') are not served; give "
+                "the path without them."
+            )
         if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
             raise ValueError(f"a name in the path is longer than {MAX_NAME_BYTES} bytes; no file has such a name.")
     return segments
@@ -136,8 +149,9 @@ def _inside(folder: Path, path: str, text: str) -> str:
     exists: the message is the same)."""
     real = os.path.realpath(path)
     if os.path.commonpath([real, str(folder)]) != str(folder):
-        raise ValueError(f"{text!r} leads outside the data folder (through a link); only files inside it are "
-                         "served.")
+        raise ValueError(
+            f"{text!r} leads outside the data folder (through a link); only files inside it are " "served."
+        )
     return real
 
 
@@ -154,8 +168,10 @@ def _expand(folder: Path, segments: list, text: str) -> list:
                 if last or os.path.isdir(real):
                     found.append(real)
             if len(found) > MAX_FILES:
-                raise ValueError(f"{text!r} matches more than {MAX_FILES:,} files or folders (MAX_FILES, the limit "
-                                 "of one read on this server); narrow the pattern.")
+                raise ValueError(
+                    f"{text!r} matches more than {MAX_FILES:,} files or folders (MAX_FILES, the limit "
+                    "of one read on this server); narrow the pattern."
+                )
         current = sorted(set(found))
     return current
 
@@ -166,7 +182,9 @@ def _names(base: str, pattern: str) -> list:
         return [pattern] if os.path.lexists(os.path.join(base, pattern)) else []
     try:
         with os.scandir(base) as entries:
-            return sorted(e.name for e in entries if not e.name.startswith(".") and fnmatch.fnmatchcase(e.name, pattern))
+            return sorted(
+                e.name for e in entries if not e.name.startswith(".") and fnmatch.fnmatchcase(e.name, pattern)
+            )
     except OSError:
         return []
 
@@ -183,8 +201,10 @@ def _folder_tables(folder: Path, path: str, text: str) -> list:
 def _regular_files(folder: Path, matches: list, text: str) -> Found:
     """Refuse folders, special files and other suffixes among the matches; cap their number and total size."""
     if len(matches) > MAX_FILES:
-        raise ValueError(f"{text!r} matches {len(matches):,} files, more than {MAX_FILES:,} (MAX_FILES, the limit "
-                         "of one read on this server); narrow the pattern.")
+        raise ValueError(
+            f"{text!r} matches {len(matches):,} files, more than {MAX_FILES:,} (MAX_FILES, the limit "
+            "of one read on this server); narrow the pattern."
+        )
     names, total = [], 0
     for path in matches:
         name = os.path.relpath(path, folder)
@@ -193,20 +213,26 @@ def _regular_files(folder: Path, matches: list, text: str) -> Found:
         except OSError:
             raise ValueError(f"nothing in the data folder matches {text!r}; check the spelling ({_EXAMPLE}).") from None
         if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"{name!r} is a folder where a file is expected; a pattern must match files only (e.g. "
-                             "parts/*.csv), or give the folder's own name.")
+            raise ValueError(
+                f"{name!r} is a folder where a file is expected; a pattern must match files only (e.g. "
+                "parts/*.csv), or give the folder's own name."
+            )
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{name!r} is not a regular file (a pipe, socket or device); only regular files are "
-                             "read.")
+            raise ValueError(
+                f"{name!r} is not a regular file (a pipe, socket or device); only regular files are " "read."
+            )
         if not name.lower().endswith(TABLE_SUFFIXES):
-            raise ValueError(f"{name!r} is not a table file; only names ending in {', '.join(TABLE_SUFFIXES)} are "
-                             "served.")
+            raise ValueError(
+                f"{name!r} is not a table file; only names ending in {', '.join(TABLE_SUFFIXES)} are " "served."
+            )
         names.append(name)
         total += info.st_size
     if total > MAX_TOTAL_BYTES:
-        raise ValueError(f"{text!r} matches {total / 1e9:.3g} GB, more than {MAX_TOTAL_BYTES / 1e9:.3g} GB "
-                         "(MAX_TOTAL_BYTES, the limit of one read on this server); read fewer files, or ask the "
-                         "operator to raise the limit.")
+        raise ValueError(
+            f"{text!r} matches {total / 1e9:.3g} GB, more than {MAX_TOTAL_BYTES / 1e9:.3g} GB "
+            "(MAX_TOTAL_BYTES, the limit of one read on this server); read fewer files, or ask the "
+            "operator to raise the limit."
+        )
     return Found(text, tuple(matches), tuple(names), total)
 
 
@@ -230,8 +256,10 @@ _PROBLEMS = (
     ("UTF-16", "it is not valid UTF-16 text; re-save it as UTF-8"),
     ("UTF-32", "it is not valid UTF-32 text; re-save it as UTF-8"),
     ("cannot be decoded", "it is not valid text; re-save it as UTF-8"),
-    ("could not parse", "it could not be parsed as CSV (one header row and the same number of fields on every "
-                        "line are needed)"),
+    (
+        "could not parse",
+        "it could not be parsed as CSV (one header row and the same number of fields on every " "line are needed)",
+    ),
     ("Parquet", "it is not a readable Parquet file"),
 )
 
@@ -249,8 +277,16 @@ def read(found: Found, data_norm: float, sites: str | None = None, progress=None
     server. A failed read raises ValueError naming the file and the kind of problem, without the file's content.
     """
     try:
-        return sufficient_stats(list(found.paths), columns=columns or None, data_norm=data_norm, sites=sites or None,
-                                on_bad="replace", fill=fill or None, progress=progress, workers=1)
+        return sufficient_stats(
+            list(found.paths),
+            columns=columns or None,
+            data_norm=data_norm,
+            sites=sites or None,
+            on_bad="replace",
+            fill=fill or None,
+            progress=progress,
+            workers=1,
+        )
     except StreamCancelled:
         raise ValueError(f"the read of {found.relative!r} was cancelled; nothing was kept.") from None
     except Exception as exc:  # noqa: BLE001 - a message from the file's content must not reach the visitor
@@ -263,15 +299,25 @@ def read(found: Found, data_norm: float, sites: str | None = None, progress=None
 def _describe(found: Found, sites: str | None, exc: Exception) -> str:
     """A message about a failed read that names the file and the problem but quotes nothing from the file."""
     message = str(exc)
-    where = next((name for path, name in sorted(zip(found.paths, found.names), key=lambda p: -len(p[1]))
-                  if message.startswith(os.path.basename(path))), None)
+    where = next(
+        (
+            name
+            for path, name in sorted(zip(found.paths, found.names), key=lambda p: -len(p[1]))
+            if message.startswith(os.path.basename(path))
+        ),
+        None,
+    )
     subject = f"{where!r}" if where and len(found.names) > 1 else f"{found.relative!r}"
     if isinstance(exc, OSError):
         problem = "the server could not open it (permissions or a read error)"
     elif sites and "is not in" in message:
         problem = f"the site column {sites!r} is not one of its columns"
     else:
-        problem = next((phrase for key, phrase in _PROBLEMS if key in message),
-                       "it is not a CSV or Parquet table this app can read")
-    return (f"could not read {subject}: {problem}. The details are in the server's log (not shown here: they can "
-            "quote the file's content).")
+        problem = next(
+            (phrase for key, phrase in _PROBLEMS if key in message),
+            "it is not a CSV or Parquet table this app can read",
+        )
+    return (
+        f"could not read {subject}: {problem}. The details are in the server's log (not shown here: they can "
+        "quote the file's content)."
+    )

@@ -5,6 +5,7 @@ and across pages (results, one-shot flags, the upload) is named here, so two pag
 one name and a new result shows where it is read. Modules import the name they use (``from ui.session import
 AUDIT_RESULT_KEY``); the values are plain strings, so old sessions and tests that read them keep working.
 """
+
 from __future__ import annotations
 
 import streamlit as st

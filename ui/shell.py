@@ -6,6 +6,7 @@ page file alone, without the entry script's settings, shared controls and URL ha
 the runs it drives; a page run without that mark switches Streamlit to ``st.navigation`` and reruns, this time
 through app.py.
 """
+
 from __future__ import annotations
 
 import streamlit as st

@@ -5,6 +5,7 @@ buttons and links. It hides the sidebar and the toolbar, enlarges type and chart
 projector), and puts a sticky bar on every page: previous/next page, Copy link, Exit and, where the numbers follow
 epsilon, a large epsilon dial, so the dial and the page's main figure share one screen at 1280×720.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -66,9 +67,12 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     PRESENTER_MAX_HEIGHT so that it shares the screen with the dial."""
     already = (fig.layout.font.size or 0) >= PRESENTER_FONT  # built for presenter mode (e.g. the risk figures)
     ink = dict(size=PRESENTER_FONT, color=PRESENTER_INK)
-    fig.update_layout(font=ink, title_font=dict(size=PRESENTER_FONT + 4, color=PRESENTER_INK),
-                      legend=dict(font=dict(size=PRESENTER_FONT - 2, color=PRESENTER_INK)),
-                      hoverlabel=dict(font_size=PRESENTER_FONT))
+    fig.update_layout(
+        font=ink,
+        title_font=dict(size=PRESENTER_FONT + 4, color=PRESENTER_INK),
+        legend=dict(font=dict(size=PRESENTER_FONT - 2, color=PRESENTER_INK)),
+        hoverlabel=dict(font_size=PRESENTER_FONT),
+    )
     fig.update_xaxes(tickfont=ink, title_font=ink, automargin=True)
     fig.update_yaxes(tickfont=ink, title_font=ink, automargin=True)
     fig.update_annotations(font_size=PRESENTER_FONT - 2)
@@ -85,8 +89,15 @@ def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     return fig
 
 
-def chart(fig: go.Figure, container=st, key: str | None = None, main: bool = False,
-          summary: str | None = None, table=None, shared: bool = False) -> None:
+def chart(
+    fig: go.Figure,
+    container=st,
+    key: str | None = None,
+    main: bool = False,
+    summary: str | None = None,
+    table=None,
+    shared: bool = False,
+) -> None:
     """Draw a plotly figure full width, with its text alternative under it (WCAG 1.1.1): a one-line summary
     (``summary``, or one read from the figure) and a "Show the numbers" table (``table``, a DataFrame, where the
     figure's own points leave out what the chart says with markers; else read from the figure). In presenter mode with
@@ -116,13 +127,29 @@ def built(build, args: tuple = (), kwargs: dict | None = None) -> Built:
     return _built(f"{build.__module__}.{build.__qualname__}", args, kwargs or {}, _build=build)
 
 
-def cached_chart(build, args: tuple = (), kwargs: dict | None = None, *, container=st, key: str | None = None,
-                 main: bool = False, summary: str | None = None, table=None) -> go.Figure:
+def cached_chart(
+    build,
+    args: tuple = (),
+    kwargs: dict | None = None,
+    *,
+    container=st,
+    key: str | None = None,
+    main: bool = False,
+    summary: str | None = None,
+    table=None,
+) -> go.Figure:
     """:func:`chart` of the figure :func:`built` returns (its own text alternative unless ``summary`` or ``table``
     is given); returns the figure (shared: read it only)."""
     done = built(build, args, kwargs)
-    chart(done.fig, container, key=key, main=main, summary=summary or done.summary,
-          table=done.table if table is None else table, shared=True)
+    chart(
+        done.fig,
+        container,
+        key=key,
+        main=main,
+        summary=summary or done.summary,
+        table=done.table if table is None else table,
+        shared=True,
+    )
     return done.fig
 
 
@@ -144,8 +171,10 @@ def copy_link(url_path: str, container=st, with_file: bool = False) -> None:
     """A "Copy link" popover holding the address of this view (only the settings that differ from the defaults),
     and with ``with_file`` the scenario file's download (presenter mode, which has no sidebar)."""
     with container.popover("Copy link", icon=":material/link:", width="stretch"):
-        st.caption("This address holds every setting of the view that differs from the defaults, seeds included "
-                   "(an uploaded file is not included). Copy it with the button on the right of the box.")
+        st.caption(
+            "This address holds every setting of the view that differs from the defaults, seeds included "
+            "(an uploaded file is not included). Copy it with the button on the right of the box."
+        )
         st.code(scenario.share_link(url_path), language=None, wrap_lines=True)
         if with_file:
             from .scenario_file import download_button  # local import: scenario_file imports the data module
@@ -164,16 +193,27 @@ def presenter_bar(pages: dict, here: str) -> None:
     i = order.index(here)
     with st.container(key="presenter_bar"):
         cols = st.columns([1, 1, 2.2, 1.3, 1], vertical_alignment="center")
-        if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch",
-                          help=f"previous page: {pages[order[i - 1]].title}" if i else None):
+        if cols[0].button(
+            "◀ back",
+            disabled=i == 0,
+            key="present_prev",
+            width="stretch",
+            help=f"previous page: {pages[order[i - 1]].title}" if i else None,
+        ):
             st.switch_page(pages[order[i - 1]])
-        if cols[1].button("next page ▶", disabled=i == len(order) - 1, key="present_next", width="stretch",
-                          help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None):
+        if cols[1].button(
+            "next page ▶",
+            disabled=i == len(order) - 1,
+            key="present_next",
+            width="stretch",
+            help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None,
+        ):
             st.switch_page(pages[order[i + 1]])
         cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
         copy_link(pages[here].url_path, cols[3], with_file=True)
-        if cols[4].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch",
-                          help="Leave presenter mode"):
+        if cols[4].button(
+            "Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch", help="Leave presenter mode"
+        ):
             scenario.set_value("present", False)
             st.rerun()
         if here in DIAL_PAGES:
@@ -184,7 +224,10 @@ def sidebar_footer(url_path: str) -> None:
     """Presenter toggle and the share link, on every page (``url_path`` of the page shown)."""
     with st.sidebar:
         st.divider()
-        st.toggle("Presenter mode", help="Large type, no sidebar, a big ε dial and previous/next page buttons; it "
-                                         "stays on across pages, gallery cards and shared links.",
-                  **scenario.bind("present"))
+        st.toggle(
+            "Presenter mode",
+            help="Large type, no sidebar, a big ε dial and previous/next page buttons; it "
+            "stays on across pages, gallery cards and shared links.",
+            **scenario.bind("present"),
+        )
         copy_link(url_path)

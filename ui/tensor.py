@@ -1,6 +1,7 @@
 """The Tensor page's computation: the two sweeps (against ε and against the samples per site) and one example's
 recovered components, each unit cached on its settings, with the default settings' units read from the shipped file.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,8 +49,9 @@ class Settings:
 
 def settings(t: dict) -> Settings:
     """The page's settings from the scenario's values (ValueError when K > D)."""
-    s = Settings(t["tmodel"], t["tD"], t["tK"], t["tsites"], t["tn"], t["teps"], t["tdelta"], t["tsplit"], t["treps"],
-                 t["tseed"])
+    s = Settings(
+        t["tmodel"], t["tD"], t["tK"], t["tsites"], t["tn"], t["teps"], t["tdelta"], t["tsplit"], t["treps"], t["tseed"]
+    )
     if s.K > s.D:
         raise ValueError(f"K = {s.K} components need at least K dimensions: choose K ≤ D = {s.D}.")
     return s

@@ -9,6 +9,7 @@ reversed: ``report\u202egpj.csv`` shows as ``reportvsc.jpg``) are neutralised by
 every display path calls: names enter the app through it (``ui.data.Dataset``, and the library's reader applies
 the same rule to the names it reads), and :func:`md_escape` applies it again to whatever it escapes.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Theory rates for the Trade-offs chart (``dppca_core.theory``), each fitted to its measured curve where it fits."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,8 +23,20 @@ class Overlay:
 def rate_values(mech: str, axis: str, xs, scn: dict, n: int, d: int) -> np.ndarray | None:
     """The mechanism's rate along ``axis`` at ``xs`` with the scenario's other settings, or None (no rate known)."""
     try:
-        return np.asarray(theory.rate(mech, axis, np.asarray(xs, dtype=float), n=n, d=d, k=int(scn["k"]),
-                                      epsilon=scn["eps"], delta=scn["delta"], s=int(scn["s"]) or None), dtype=float)
+        return np.asarray(
+            theory.rate(
+                mech,
+                axis,
+                np.asarray(xs, dtype=float),
+                n=n,
+                d=d,
+                k=int(scn["k"]),
+                epsilon=scn["eps"],
+                delta=scn["delta"],
+                s=int(scn["s"]) or None,
+            ),
+            dtype=float,
+        )
     except (ValueError, TypeError, KeyError):
         return None
 
@@ -45,9 +58,11 @@ def fitted(axis: str, metric: str, mechs: list, scn: dict, n: int, d: int, frame
             continue
         fit = theory.fit_rate(xs, g["mean"].to_numpy(dtype=float), ys, metric, axis)
         if fit is None:
-            out.notes.append(f"{display_name(mech)}: the rate fits no {theory.FIT_MIN_POINTS} neighbouring points "
-                             f"within {100 * theory.FIT_TOLERANCE:.0f}% (the measured curve is outside the rate's "
-                             "regime on this grid), so it is not drawn.")
+            out.notes.append(
+                f"{display_name(mech)}: the rate fits no {theory.FIT_MIN_POINTS} neighbouring points "
+                f"within {100 * theory.FIT_TOLERANCE:.0f}% (the measured curve is outside the rate's "
+                "regime on this grid), so it is not drawn."
+            )
             continue
         out.fits[mech] = fit
         span = f"{fit.xs[0]:g}–{fit.xs[-1]:g}"
@@ -63,8 +78,10 @@ def extrapolation(overlay: Overlay, n_rows: int, multiples, scn: dict, d: int) -
     out, notes = {}, []
     for mech, fit in overlay.fits.items():
         if fit.xs[-1] < n_rows:
-            notes.append(f"{display_name(mech)}: the rate fits the subsamples only up to n = {fit.xs[-1]:g}, not at "
-                         f"the table's {n_rows:,} rows, so it is not extrapolated.")
+            notes.append(
+                f"{display_name(mech)}: the rate fits the subsamples only up to n = {fit.xs[-1]:g}, not at "
+                f"the table's {n_rows:,} rows, so it is not extrapolated."
+            )
             continue
         ys = rate_values(mech, "n", xs, scn, n_rows, d)
         if ys is not None:
@@ -76,9 +93,15 @@ def assumptions(mechs, extrapolated: bool) -> str:
     """The rates' assumptions in words (Markdown), for the caption under the chart."""
     known = theory.formulas()
     formulas = "; ".join(f"{display_name(m)}: {known[m]}" for m in mechs if m in known)
-    more = (" Extrapolated points (dotted, open diamonds) further assume more rows of the same kind as the table's "
-            "(drawn from the same population, so the data's spectrum stays as it is) and the same ε, δ, R and k; "
-            "they are a what-if, not a measurement." if extrapolated else "")
-    return (f"Dashed lines are the papers' theoretical **rates**, each with one constant fitted to the measured means "
-            f"and drawn only over the points it fits (the legend gives the fit's largest error and where it fits). "
-            f"A rate assumes {theory.FIT_ASSUMPTIONS}.{more} Rates: {formulas}.")
+    more = (
+        " Extrapolated points (dotted, open diamonds) further assume more rows of the same kind as the table's "
+        "(drawn from the same population, so the data's spectrum stays as it is) and the same ε, δ, R and k; "
+        "they are a what-if, not a measurement."
+        if extrapolated
+        else ""
+    )
+    return (
+        f"Dashed lines are the papers' theoretical **rates**, each with one constant fitted to the measured means "
+        f"and drawn only over the points it fits (the legend gives the fit's largest error and where it fits). "
+        f"A rate assumes {theory.FIT_ASSUMPTIONS}.{more} Rates: {formulas}."
+    )

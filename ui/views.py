@@ -1,4 +1,5 @@
 """The detailed views of the Explore page. Only the selected one is built on a rerun (a tab would build all)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -59,9 +60,11 @@ def at_k(results: dict, k: int) -> tuple[dict, str | None]:
             out[mech] = dataclasses.replace(res, components=np.stack([res.components[i] for i in keep]))
         else:
             left_out.append(display_name(mech))
-    note = (f"k was chosen privately by each release: this view compares each mechanism's releases that chose k = {k} "
-            f"({int(np.sum(every == k))} of the {every.size} releases, the most frequent choice) with the exact top "
-            f"{k} (the first of them; the animation cycles through them all).")
+    note = (
+        f"k was chosen privately by each release: this view compares each mechanism's releases that chose k = {k} "
+        f"({int(np.sum(every == k))} of the {every.size} releases, the most frequent choice) with the exact top "
+        f"{k} (the first of them; the animation cycles through them all)."
+    )
     if left_out:
         note += f" Not shown (no release chose k = {k}): {', '.join(left_out)}."
     return out, note
@@ -75,12 +78,15 @@ def units_warning(columns: list, X) -> bool:
     if found is None:
         return False
     top, low, spread = found
-    st.warning(f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {spread:,.0f} "
-               f"times larger than **{literal(columns[low], 60)}** (root-mean-squares), so a PCA, which adds up "
-               f"squares, weighs it {spread ** 2:,.0f} times more: unless their units are comparable, the first "
-               "components follow the largest columns alone. Divide each column by a public bound on its values, or "
-               "scale each column privately (Preprocessing: *Public per-column bounds*). A hint read from the "
-               "cells: not private, for you only.", icon=":material/straighten:")
+    st.warning(
+        f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {spread:,.0f} "
+        f"times larger than **{literal(columns[low], 60)}** (root-mean-squares), so a PCA, which adds up "
+        f"squares, weighs it {spread ** 2:,.0f} times more: unless their units are comparable, the first "
+        "components follow the largest columns alone. Divide each column by a public bound on its values, or "
+        "scale each column privately (Preprocessing: *Public per-column bounds*). A hint read from the "
+        "cells: not private, for you only.",
+        icon=":material/straighten:",
+    )
     return True
 
 
@@ -92,13 +98,17 @@ def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     if found is None:
         return False
     column, share = found
-    st.warning(f"One column, **{literal(ds.columns[column], 60)}**, holds {share:.1%} of the variance: its values "
-               "are on a far larger scale than the others' (its units), so the first component is that column "
-               "alone and says nothing about how the features vary together. Divide each column by a public bound "
-               "on its values, or scale each column privately (Data page, Preprocessing: *Public per-column "
-               "bounds*). A hint read from the data: not private.", icon=":material/balance:")
-    if data_page is not None and st.button("Scale by public per-column bounds", key="goto_scaling",
-                                           icon=":material/calculate:"):
+    st.warning(
+        f"One column, **{literal(ds.columns[column], 60)}**, holds {share:.1%} of the variance: its values "
+        "are on a far larger scale than the others' (its units), so the first component is that column "
+        "alone and says nothing about how the features vary together. Divide each column by a public bound "
+        "on its values, or scale each column privately (Data page, Preprocessing: *Public per-column "
+        "bounds*). A hint read from the data: not private.",
+        icon=":material/balance:",
+    )
+    if data_page is not None and st.button(
+        "Scale by public per-column bounds", key="goto_scaling", icon=":material/calculate:"
+    ):
         st.switch_page(data_page)
     return True
 
@@ -122,17 +132,24 @@ def draw(view: str, ds, prep, results: dict, k: int, random_level: float) -> Non
         if not results:
             st.info(f"No release chose k = {k}: nothing to compare at one k.")
             return
-    {"spread": _spread, "loadings": _loadings, "projection": _projection, "angles": _angles,
-     "animation": _animation, "support": _support, "downstream": _downstream,
-     "convergence": _convergence, "risk": _risk, "scree": _scree, "scores": _scores}[view](
-        ds, prep, results, k, random_level)
+    {
+        "spread": _spread,
+        "loadings": _loadings,
+        "projection": _projection,
+        "angles": _angles,
+        "animation": _animation,
+        "support": _support,
+        "downstream": _downstream,
+        "convergence": _convergence,
+        "risk": _risk,
+        "scree": _scree,
+        "scores": _scores,
+    }[view](ds, prep, results, k, random_level)
 
 
 def _first_aligned(prep, results, k):
     ref = prep.reference[:, :k]
     return ref, {m: metrics.align_components(r.components[0], ref) for m, r in results.items()}
-
-
 
 
 def _whole_page_bind(name: str) -> dict:
@@ -151,8 +168,13 @@ def _whole_page_bind(name: str) -> dict:
 
 
 def _spread(ds, prep, results, k, random_level):
-    metric = st.segmented_control("Spread of", list(compute.METRICS), required=True,
-                                  format_func=lambda m: experiments.METRICS[m].label, **_whole_page_bind("spreadm"))
+    metric = st.segmented_control(
+        "Spread of",
+        list(compute.METRICS),
+        required=True,
+        format_func=lambda m: experiments.METRICS[m].label,
+        **_whole_page_bind("spreadm"),
+    )
     values = {m: r.metric(metric) for m, r in results.items() if r.metric(metric) is not None}
     if not values:
         st.info("Support recovery needs a planted support or s > 0.")
@@ -162,19 +184,26 @@ def _spread(ds, prep, results, k, random_level):
     ks = {k} | {int(kept) for r in results.values() if r.k is not None for kept in r.k}
     x_range = max((compute.axis_range(metric, kept, ds.d) for kept in ks), key=lambda r: r[1])
     if len(ks) > 1:
-        st.caption(f"Each release is scored against the exact top-k subspace of the k it chose privately; the dashed "
-                   f"line is a random subspace at k = {k}, the most frequent choice.")
-    show.cached_chart(figures.quantile_dotplot, (values, compute.METRICS[metric]),
-                      dict(x_range=x_range, reference=random_level if metric == "subspace_distance" else None),
-                      main=True)
+        st.caption(
+            f"Each release is scored against the exact top-k subspace of the k it chose privately; the dashed "
+            f"line is a random subspace at k = {k}, the most frequent choice."
+        )
+    show.cached_chart(
+        figures.quantile_dotplot,
+        (values, compute.METRICS[metric]),
+        dict(x_range=x_range, reference=random_level if metric == "subspace_distance" else None),
+        main=True,
+    )
 
 
 def _loadings(ds, prep, results, k, random_level):
     comp = st.number_input("component", 1, k, 1, key="loading_component") - 1
     ref, first = _first_aligned(prep, results, k)
     show.chart(figures.loadings_compare(ref, first, ds.columns, comp))
-    st.caption("Private components are rotated within their span to best match the non-private ones "
-               "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown.")
+    st.caption(
+        "Private components are rotated within their span to best match the non-private ones "
+        "(Procrustes), so the bars are comparable; the span is unchanged. First repetition shown."
+    )
 
 
 ROWS_NEEDED = "This view needs the individual rows; a file streamed into sufficient statistics keeps none."
@@ -204,15 +233,19 @@ def _support(ds, prep, results, k, random_level):
     vals_s = int(scenario.values()["s"])
     support = compute.true_support(prep, ds.support, vals_s, k)
     if support is None or len(support) >= ds.d:
-        st.info("Support recovery needs a sparse truth: pick a sparse synthetic setting or preset on the Data page, "
-                "or set the support size s > 0 to score against the top-s rows of the non-private components.")
+        st.info(
+            "Support recovery needs a sparse truth: pick a sparse synthetic setting or preset on the Data page, "
+            "or set the support size s > 0 to score against the top-s rows of the non-private components."
+        )
         return
     s_eff = vals_s or len(support)
     chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
     show.chart(figures.support_heatmap(chosen, support, ds.d))
     truth = "the planted support" if ds.support is not None else f"the top {s_eff} rows of the non-private components"
-    st.caption(f"Dark cells: the {s_eff} rows of largest norm each mechanism selects (first repetition); top line: "
-               f"{truth}.")
+    st.caption(
+        f"Dark cells: the {s_eff} rows of largest norm each mechanism selects (first repetition); top line: "
+        f"{truth}."
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -228,19 +261,24 @@ def _accuracy(key: str, _rows, _labels, _bases):
     out = []
     for name, V in _bases.items():
         scores = cross_val_score(LogisticRegression(max_iter=500), _rows @ V, _labels, cv=5)
-        out.append({"components": name, "accuracy": round(float(scores.mean()), 3),
-                    "± s.d.": round(float(scores.std()), 3)})
+        out.append(
+            {"components": name, "accuracy": round(float(scores.mean()), 3), "± s.d.": round(float(scores.std()), 3)}
+        )
     return out
 
 
 def _downstream(ds, prep, results, k, random_level):
     if ds.labels is None:
-        st.info("Load a labelled dataset (e.g. the breast cancer sample on the Data page) to see how well a classifier "
-                "does on the private projection.")
+        st.info(
+            "Load a labelled dataset (e.g. the breast cancer sample on the Data page) to see how well a classifier "
+            "does on the private projection."
+        )
         return
     if ds.label_kind == "continuous":
-        st.info("The label column looks continuous (a measurement, not a class), so classification accuracy would "
-                "mean nothing here. Choose a class label on the Data page.")
+        st.info(
+            "The label column looks continuous (a measurement, not a class), so classification accuracy would "
+            "mean nothing here. Choose a class label on the Data page."
+        )
         return
     ref = prep.reference[:, :k]
     bases = {"non-private": ref, **{m: r.components[0] for m, r in results.items()}}
@@ -249,20 +287,27 @@ def _downstream(ds, prep, results, k, random_level):
     for name, V in bases.items():
         h.update(name.encode() + np.ascontiguousarray(V).tobytes())
     st.dataframe(_accuracy(h.hexdigest(), prep.data.rows, ds.labels, bases), hide_index=True)
-    st.caption("5-fold cross-validated accuracy of a logistic regression on the data projected onto k components "
-               "(as in Imtiaz & Sarwate's Table 1). Not private, for exploration: only the components are released.")
+    st.caption(
+        "5-fold cross-validated accuracy of a logistic regression on the data projected onto k components "
+        "(as in Imtiaz & Sarwate's Table 1). Not private, for exploration: only the components are released."
+    )
 
 
 def _convergence(ds, prep, results, k, random_level):
     traces = {m: r.trace for m, r in results.items() if r.trace}
     if not traces:
-        st.info("None of the selected mechanisms is iterative; add "
-                + ", ".join(display_name(m) for m in ("dps_pca", "private_power", "private_oja", "dp_pca")) + ".")
+        st.info(
+            "None of the selected mechanisms is iterative; add "
+            + ", ".join(display_name(m) for m in ("dps_pca", "private_power", "private_oja", "dp_pca"))
+            + "."
+        )
         return
     show.chart(figures.convergence_traces(traces, random_level))
-    st.caption("Subspace distance to the reference after each iteration (first repetition) of the iterative "
-               "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
-               "release; a Gibbs chain's are not (shown here only to explore).")
+    st.caption(
+        "Subspace distance to the reference after each iteration (first repetition) of the iterative "
+        "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
+        "release; a Gibbs chain's are not (shown here only to explore)."
+    )
 
 
 def risk_curves(results: dict) -> dict:
@@ -274,8 +319,10 @@ def _risk(ds, prep, results, k, random_level):
     vals = scenario.values()
     curves = risk_curves(results)
     if not curves:
-        st.info("None of the selected mechanisms has a privacy guarantee, so there is no protection to show: an "
-                "attacker can tell whether a person is in the data with certainty.")
+        st.info(
+            "None of the selected mechanisms has a privacy guarantee, so there is no protection to show: an "
+            "attacker can tell whether a person is in the data with certainty."
+        )
         return
     font = show.PRESENTER_FONT if show.presenting() else 14
     audit_point = None
@@ -287,7 +334,7 @@ def _risk(ds, prep, results, k, random_level):
     show.chart(risk_figures.posterior_figure(curves, font_size=font), container=right)
     total = list(curves.values())
     total_delta = min(vals["delta"] * len(total), 0.5)  # each release states its own delta
-    composed = (risk.epsilon_at(compose(total, delta=total_delta), total_delta) if len(total) > 1 else None)
+    composed = risk.epsilon_at(compose(total, delta=total_delta), total_delta) if len(total) > 1 else None
     show.chart(risk_figures.epsilon_ruler(vals["eps"], font_size=font, composed=composed))
     for mech, curve in curves.items():
         summary = risk.risk_summary(curve, neighbors=vals["nb"])
@@ -297,9 +344,14 @@ def _risk(ds, prep, results, k, random_level):
         "The attacker knows every row but one and asks whether that person's row is in the data. Each curve is the "
         "best such test's trade-off for one release of that mechanism, as calibrated here; repetitions of the same "
         "setting are not releases. "
-        + (f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
-           f"δ = {total_delta:g} (the ruler's composed mark)." if composed is not None else "")
-        + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else ""))
+        + (
+            f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
+            f"δ = {total_delta:g} (the ruler's composed mark)."
+            if composed is not None
+            else ""
+        )
+        + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else "")
+    )
     first, curve = next(iter(curves.items()))
     audit_curve.teaching_section(curve, vals["delta"], display_name(first), key="risk_audit_curve")
 
@@ -327,22 +379,38 @@ def _scree(ds, prep, results, k, random_level):
             private[mech] = (ratios, _eigenvalue_half_widths(res.published, len(ratios)) / total)
             rule = rule or res.published["parameters"].get("k_rule")
     if not private:
-        st.info("No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
-                "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
-                "for free.")
+        st.info(
+            "No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
+            "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
+            "for free."
+        )
         return
     ref_ratio = prep.eigenvalues / max(float(np.trace(prep.ref.gram)), 1e-300)
-    top = k if rule is None else min(len(ref_ratio), max(len(r) for r, _ in private.values()),
-                                     max(int(r.k.max()) for r in results.values() if r.k is not None) + 2)
+    top = (
+        k
+        if rule is None
+        else min(
+            len(ref_ratio),
+            max(len(r) for r, _ in private.values()),
+            max(int(r.k.max()) for r in results.values() if r.k is not None) + 2,
+        )
+    )
     show.chart(figures.private_scree(ref_ratio, private, top=top))
-    st.caption("Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
-               "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
-               "known scale.")
+    st.caption(
+        "Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
+        "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
+        "known scale."
+    )
     if rule is not None:
         kept = {display_name(m): int(r.k[0]) for m, r in results.items() if r.k is not None}
-        st.caption(md_escape(f"k chosen privately: each release keeps the smallest k whose released shares sum above "
-                             f"{rule['variance_target']:g}; the first repetition kept "
-                             + ", ".join(f"k = {v} ({m})" for m, v in kept.items()) + "."))
+        st.caption(
+            md_escape(
+                f"k chosen privately: each release keeps the smallest k whose released shares sum above "
+                f"{rule['variance_target']:g}; the first repetition kept "
+                + ", ".join(f"k = {v} ({m})" for m, v in kept.items())
+                + "."
+            )
+        )
 
 
 def _scores(ds, prep, results, k, random_level):
@@ -362,41 +430,63 @@ def _scores(ds, prep, results, k, random_level):
         st.caption(md_escape(plot["reading"]))
     for line in plot["notes"]:
         st.info(md_escape(line), icon=":material/info:")
-    st.caption("Each private panel is a noisy histogram of the rows projected on that mechanism's released "
-               "components (first repetition), from its own share of the budget; negative noisy counts show as 0. "
-               "The exact panels use the exact components and counts, each on its own frame (the exact 2%–98% "
-               "quantiles of its projections, widened as the private frame is) with the private panel's number of "
-               "cells: for exploration only.")
+    st.caption(
+        "Each private panel is a noisy histogram of the rows projected on that mechanism's released "
+        "components (first repetition), from its own share of the budget; negative noisy counts show as 0. "
+        "The exact panels use the exact components and counts, each on its own frame (the exact 2%–98% "
+        "quantiles of its projections, widened as the private frame is) with the private panel's number of "
+        "cells: for exploration only."
+    )
 
 
 def _score_groups(ds, vals: dict) -> None:
     """The groups of the plot by group: the one click that declares the label column's values public (the
     analyst's schema), or what is shown instead; one line each."""
     if ds.labels is None:
-        st.info("The score plot by group needs a label column: choose one on the Data page (an upload's label "
-                "column, or a shipped sample with classes). Drawn without groups.", icon=":material/label_off:")
+        st.info(
+            "The score plot by group needs a label column: choose one on the Data page (an upload's label "
+            "column, or a shipped sample with classes). Drawn without groups.",
+            icon=":material/label_off:",
+        )
         return
     declared = scenario.declared_groups(vals)
     values = sorted({str(v) for v in np.asarray(ds.labels).astype(str)})
     if declared:
         missing = sorted(set(values) - set(declared))
-        st.caption(md_escape(f"Groups declared public (your schema, stated in each release's public settings): "
-                             f"{', '.join(declared)}." + (f" Rows labelled {', '.join(missing[:5])}"
-                                                           f"{' …' if len(missing) > 5 else ''} are left out."
-                                                           if missing else "")))
+        st.caption(
+            md_escape(
+                f"Groups declared public (your schema, stated in each release's public settings): "
+                f"{', '.join(declared)}."
+                + (
+                    f" Rows labelled {', '.join(missing[:5])}" f"{' …' if len(missing) > 5 else ''} are left out."
+                    if missing
+                    else ""
+                )
+            )
+        )
         return
     if len(values) > scenario.MAX_GROUPS:
-        st.caption(f"The label column holds {len(values)} values, more than the {scenario.MAX_GROUPS} groups a plot "
-                   "can declare: its groups are found privately (sidebar: 5% of the budget).")
+        st.caption(
+            f"The label column holds {len(values)} values, more than the {scenario.MAX_GROUPS} groups a plot "
+            "can declare: its groups are found privately (sidebar: 5% of the budget)."
+        )
         return
-    st.caption(md_escape(f"Groups found privately: each release first releases which groups exist, from 5% of its "
-                         f"budget, and shows only groups with enough rows. If the label column's values are part of "
-                         f"your schema (known before the data, e.g. from the data's documentation), declare them "
-                         f"public: every group is then shown, and that 5% goes to the components. The column holds "
-                         f"{len(values)} values: {', '.join(values)} (read from the data to suggest them)."))
-    if st.button(f"Declare these {len(values)} groups public", key="score_declare_groups", icon=":material/label:",
-                 help="You state that these are the groups of the label column, as part of your schema: each release "
-                      "names them in its public settings."):
+    st.caption(
+        md_escape(
+            f"Groups found privately: each release first releases which groups exist, from 5% of its "
+            f"budget, and shows only groups with enough rows. If the label column's values are part of "
+            f"your schema (known before the data, e.g. from the data's documentation), declare them "
+            f"public: every group is then shown, and that 5% goes to the components. The column holds "
+            f"{len(values)} values: {', '.join(values)} (read from the data to suggest them)."
+        )
+    )
+    if st.button(
+        f"Declare these {len(values)} groups public",
+        key="score_declare_groups",
+        icon=":material/label:",
+        help="You state that these are the groups of the label column, as part of your schema: each release "
+        "names them in its public settings.",
+    ):
         scenario.set_value("slabels", json.dumps(values))
         st.rerun(scope="app")  # the view is a fragment: the releases (and the link) are computed by the whole page
 
@@ -422,8 +512,9 @@ def score_figures(ds, prep, results) -> dict | None:
     vals = scenario.values()
     panels, edges, first, notes = {1: {}, 2: {}}, {}, {}, []
     for mech, res in results.items():
-        notes += [f"{display_name(mech)}: {note}" for note in
-                  scenario.score_plan(vals, ds.labels is not None, mech)["notes"]]
+        notes += [
+            f"{display_name(mech)}: {note}" for note in scenario.score_plan(vals, ds.labels is not None, mech)["notes"]
+        ]
         scores_out = res.published["outputs"].get("scores")
         if not scores_out:
             continue
@@ -450,11 +541,16 @@ def score_figures(ds, prep, results) -> dict | None:
             continue
         exact, exact_edges = _exact_score_panels(ds, prep, first[dims][1])
         groups = first[dims][1]["outputs"]["scores"].get("groups")
-        figs.append(figures.score_heatmaps({**exact, **panels[dims]}, {**exact_edges, **edges},
-                                           cols=len(groups) if groups else None))
-    released = {mech: res.published["outputs"]["scores"] for mech, res in results.items()
-                if res.published["outputs"].get("scores", {}).get("groups") != []
-                and res.published["outputs"].get("scores")}
+        figs.append(
+            figures.score_heatmaps(
+                {**exact, **panels[dims]}, {**exact_edges, **edges}, cols=len(groups) if groups else None
+            )
+        )
+    released = {
+        mech: res.published["outputs"]["scores"]
+        for mech, res in results.items()
+        if res.published["outputs"].get("scores", {}).get("groups") != [] and res.published["outputs"].get("scores")
+    }
     return {"figures": figs, "reading": _score_reading(results, released), "notes": notes}
 
 
@@ -503,8 +599,10 @@ def _no_group_note(mech: str, published: dict) -> str:
     """One line: a release whose groups, found privately, all fell below the threshold."""
     threshold = published["facts"].get("groups_threshold")
     need = f" (a group needs about {threshold} rows at this budget)" if threshold else ""
-    return (f"{display_name(mech)}: no group passed the privacy threshold of the groups found privately{need}, so "
-            "there is no panel to draw. Declare the groups public (above), or raise ε.")
+    return (
+        f"{display_name(mech)}: no group passed the privacy threshold of the groups found privately{need}, so "
+        "there is no panel to draw. Declare the groups public (above), or raise ε."
+    )
 
 
 def _readability_note(mech: str, published: dict) -> str | None:
@@ -519,14 +617,20 @@ def _readability_note(mech: str, published: dict) -> str | None:
     if ratio <= scores_core.READABLE_NOISE:
         return None
     gaussian = published["privacy"]["kind"] != "pure" and part.get("mu") is not None
-    advice = scores_core.readable_budget(ratio, part["share"], published["epsilon"], part["delta"],
-                                         part["mu"] if gaussian else None)
-    share = (f"a scores share of {advice['share']:.0%} (sidebar, Budget split)" if advice["share"] is not None
-             else "no scores share up to 30%")
+    advice = scores_core.readable_budget(
+        ratio, part["share"], published["epsilon"], part["delta"], part["mu"] if gaussian else None
+    )
+    share = (
+        f"a scores share of {advice['share']:.0%} (sidebar, Budget split)"
+        if advice["share"] is not None
+        else "no scores share up to 30%"
+    )
     eps = f"ε ≈ {advice['epsilon']:.2g}" if np.isfinite(advice["epsilon"]) else "a far larger ε"
     frame = "" if out.get("frame") else " Fitting the frame to the data (sidebar: score plot frame) helps too."
-    return (f"{display_name(mech)}: the noise ({scale:.2g} rows per cell) swamps the smallest group's cloud; "
-            f"{share} would make the plot readable, or {eps} at this share.{frame}")
+    return (
+        f"{display_name(mech)}: the noise ({scale:.2g} rows per cell) swamps the smallest group's cloud; "
+        f"{share} would make the plot readable, or {eps} at this share.{frame}"
+    )
 
 
 def _score_reading(results: dict, released: dict) -> str:
@@ -543,5 +647,7 @@ def _score_reading(results: dict, released: dict) -> str:
     found = f"; groups {how}: {', '.join(sorted(map(str, groups)))}" if groups else ""
     scale = published["facts"].get("scores_noise_scale")
     per_cell = f" (s.d. {scale:.2g} rows per cell)" if scale else ""
-    return (f"Score plot from {' + '.join(spent)} of each release's budget; frame {frame}; {noise}{per_cell}{found}. "
-            "Read it as: do the groups' clouds sit apart in the private panels as they do in the exact ones?")
+    return (
+        f"Score plot from {' + '.join(spent)} of each release's budget; frame {frame}; {noise}{per_cell}{found}. "
+        "Read it as: do the groups' clouds sit apart in the private panels as they do in the exact ones?"
+    )

@@ -14,6 +14,7 @@ Children are forked from a fork server that has already imported the library (th
 :data:`ui.limits.PARSE_WORKERS` children run at once; a session whose turn has not come waits. The parent waits
 in ``poll``, which releases the GIL. Budgets live in :mod:`ui.limits`.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -44,8 +45,8 @@ class Outcome:
     """What a worker returned, with what it cost."""
 
     value: object
-    peak_bytes: int      # the child's peak resident memory minus its resident memory when it started
-    cpu_seconds: float   # the child's CPU time for the work
+    peak_bytes: int  # the child's peak resident memory minus its resident memory when it started
+    cpu_seconds: float  # the child's CPU time for the work
 
 
 class Refused(ValueError):
@@ -123,10 +124,14 @@ def _patience(cpu_seconds: float) -> float:
 
 def _over(kind: str, what: str, memory_bytes: int, cpu_seconds: float) -> str:
     if kind == "memory":
-        return (f"{what} needs more than {memory_bytes / 1e6:,.0f} MB of memory to read, the limit for one upload on "
-                "this server; upload fewer rows or columns.")
-    return (f"{what} needs more than {cpu_seconds:g} s of computing time to read, the limit for one upload on this "
-            "server; upload fewer rows or columns.")
+        return (
+            f"{what} needs more than {memory_bytes / 1e6:,.0f} MB of memory to read, the limit for one upload on "
+            "this server; upload fewer rows or columns."
+        )
+    return (
+        f"{what} needs more than {cpu_seconds:g} s of computing time to read, the limit for one upload on this "
+        "server; upload fewer rows or columns."
+    )
 
 
 def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file") -> Outcome:
@@ -181,8 +186,9 @@ def parse_upload(name: str, raw: bytes, max_bytes: int, max_cells: int, max_colu
 
     buffer = io.BytesIO(raw)
     buffer.name = name
-    parsed = parse_table(buffer, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns,
-                         max_decoded_bytes=max_decoded_bytes)
+    parsed = parse_table(
+        buffer, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns, max_decoded_bytes=max_decoded_bytes
+    )
     for column in parsed.columns:
         parsed.info(column)
     return parsed

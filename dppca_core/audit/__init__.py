@@ -13,6 +13,7 @@ The package has two levels, so that mechanisms can declare how they are audited 
 The attack-level names are loaded on first use (``from dppca_core.audit import audit`` works as before), so
 importing :mod:`dppca_core.audit.design` from a mechanism module never imports :mod:`dppca_core.api`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -20,16 +21,29 @@ import importlib
 from .design import AuditDesign, public_stream, replay_public_stream
 
 _LAZY = {
-    "audit": "core", "audit_release": "core", "AuditResult": "result", "AuditCancelled": "trials",
-    "SCAN_TRIALS": "trials", "CHUNK_TRIALS": "trials",
-    "clopper_pearson": "bounds", "clopper_pearson_arrays": "bounds", "epsilon_lower_bound": "bounds",
+    "audit": "core",
+    "audit_release": "core",
+    "AuditResult": "result",
+    "AuditCancelled": "trials",
+    "SCAN_TRIALS": "trials",
+    "CHUNK_TRIALS": "trials",
+    "clopper_pearson": "bounds",
+    "clopper_pearson_arrays": "bounds",
+    "epsilon_lower_bound": "bounds",
     "mu_lower_bound": "bounds",
-    "STATISTICS": "statistics", "default_design": "statistics",
+    "STATISTICS": "statistics",
+    "default_design": "statistics",
     "audit_external": "external",
-    "design_for": "designs", "describe_statistic": "designs", "local_message_design": "designs",
+    "design_for": "designs",
+    "describe_statistic": "designs",
+    "local_message_design": "designs",
     "log_density_design": "designs",
-    "TradeoffCurve": "curve", "tradeoff_curve": "curve", "RangeClaim": "curve", "range_lower_bound": "bounds",
-    "sequential_audit": "sequential", "SequentialResult": "sequential",
+    "TradeoffCurve": "curve",
+    "tradeoff_curve": "curve",
+    "RangeClaim": "curve",
+    "range_lower_bound": "bounds",
+    "sequential_audit": "sequential",
+    "SequentialResult": "sequential",
 }
 
 

@@ -16,6 +16,7 @@ of the loss's range, which the exponential mechanism's proof bounds by its epsil
 epsilon-DP without a bounded range (Laplace noise) the width can reach 2 epsilon, so only designs that audit an
 exponential mechanism read it (``AuditDesign.bounded_range``).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,6 +26,7 @@ from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 from ..privacy import gaussian_epsilon
+
 
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
     """Two-sided Clopper-Pearson interval for a binomial proportion."""
@@ -152,8 +154,9 @@ def threshold_and_strength(statistic, scores_d, scores_dp, delta, confidence, gd
     candidates = np.unique(np.r_[midpoint, np.quantile(pooled, levels)])
     false_pos, false_neg = rates(scores_d, scores_dp, candidates)
     scale = m_eval / scores_d.size
-    headline, _, mu, _, _ = bounds(np.round(false_pos * scale), np.round(false_neg * scale), m_eval, delta,
-                                    confidence, gdp)
+    headline, _, mu, _, _ = bounds(
+        np.round(false_pos * scale), np.round(false_neg * scale), m_eval, delta, confidence, gdp
+    )
     key = mu if gdp else headline
     best = int(np.argmax(key))
     return float(candidates[best]), float(key[best])

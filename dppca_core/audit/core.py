@@ -26,6 +26,7 @@ release) is.
 References (facts only): Nasr et al. (2021, 2023) on tight audits with worst-case canaries;
 Jagielski, Ullman & Oprea (2020) on Clopper-Pearson bounds; Dong, Roth & Su (2022) on Gaussian DP.
 """
+
 from __future__ import annotations
 
 import time
@@ -45,10 +46,26 @@ from .trials import CHUNK_TRIALS, LOCAL_SCHEDULERS, SCAN_TRIALS, AuditCancelled,
 
 # -- the audit -----------------------------------------------------------------------------------------------
 
-def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = "replace", trials: int = 2000,
-          seed=0, statistic: str = "auto", d: int = 2, n: int = 20, k: int | None = None,
-          confidence: float = 0.95, selection_share: float = 0.25, run_epsilon: float | None = None,
-          run_delta: float | None = None, progress=None, scheduler=None, **params) -> AuditResult:
+
+def audit(
+    mechanism: str,
+    epsilon: float,
+    delta: float = 1e-6,
+    neighbors: str = "replace",
+    trials: int = 2000,
+    seed=0,
+    statistic: str = "auto",
+    d: int = 2,
+    n: int = 20,
+    k: int | None = None,
+    confidence: float = 0.95,
+    selection_share: float = 0.25,
+    run_epsilon: float | None = None,
+    run_delta: float | None = None,
+    progress=None,
+    scheduler=None,
+    **params,
+) -> AuditResult:
     """Audit a mechanism's privacy claim (epsilon, delta) empirically, where its proof states it.
 
     Parameters
@@ -93,13 +110,31 @@ def audit(mechanism: str, epsilon: float, delta: float = 1e-6, neighbors: str = 
     setup = mechanism_setup(mechanism, epsilon, delta, **how, **params)
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
     _check_shares(confidence, selection_share)
-    return audit_release(**setup, trials=trials, seed=seed, confidence=confidence, selection_share=selection_share,
-                         progress=progress, scheduler=scheduler)
+    return audit_release(
+        **setup,
+        trials=trials,
+        seed=seed,
+        confidence=confidence,
+        selection_share=selection_share,
+        progress=progress,
+        scheduler=scheduler,
+    )
 
 
-def mechanism_setup(mechanism: str, epsilon: float, delta: float, *, neighbors: str = "replace",
-                    statistic: str = "auto", d: int = 2, n: int = 20, k: int | None = None,
-                    run_epsilon: float | None = None, run_delta: float | None = None, **params) -> dict:
+def mechanism_setup(
+    mechanism: str,
+    epsilon: float,
+    delta: float,
+    *,
+    neighbors: str = "replace",
+    statistic: str = "auto",
+    d: int = 2,
+    n: int = 20,
+    k: int | None = None,
+    run_epsilon: float | None = None,
+    run_delta: float | None = None,
+    **params,
+) -> dict:
     """The arguments :func:`audit_release` takes for a registered mechanism (checked as :func:`audit` documents):
     its release function, its design, the claim, the relation, its label and the parameters it runs at."""
     spec = get_mechanism(mechanism)
@@ -112,15 +147,26 @@ def mechanism_setup(mechanism: str, epsilon: float, delta: float, *, neighbors: 
     n = check_int_range(n, "n", 4, 10**6)
     if not isinstance(statistic, str):
         raise ValueError(f"statistic must be a name such as 'auto' (got {statistic!r}).")
-    design = design_for(spec, d=d, n=n, neighbors=neighbors, statistic=statistic, k=k, epsilon=epsilon,
-                        delta=claimed_delta)
+    design = design_for(
+        spec, d=d, n=n, neighbors=neighbors, statistic=statistic, k=k, epsilon=epsilon, delta=claimed_delta
+    )
     defaults = {"sites": 2} if any(p.name == "sites" for p in spec.params) else {}
     params = {**defaults, **spec.audit_params, **design.params, **params}
-    release_once = (_DesignRelease(design.release, run_epsilon, run_delta, neighbors) if design.release is not None
-                    else _MechanismRelease(mechanism, design.k, run_epsilon, run_delta, neighbors, params))
-    return {"release_once": release_once, "design": design, "epsilon": epsilon, "delta": claimed_delta,
-            "neighbors": neighbors, "label": mechanism, "run_epsilon": run_epsilon,
-            "run_delta": run_delta if spec.uses_delta else 0.0}
+    release_once = (
+        _DesignRelease(design.release, run_epsilon, run_delta, neighbors)
+        if design.release is not None
+        else _MechanismRelease(mechanism, design.k, run_epsilon, run_delta, neighbors, params)
+    )
+    return {
+        "release_once": release_once,
+        "design": design,
+        "epsilon": epsilon,
+        "delta": claimed_delta,
+        "neighbors": neighbors,
+        "label": mechanism,
+        "run_epsilon": run_epsilon,
+        "run_delta": run_delta if spec.uses_delta else 0.0,
+    }
 
 
 def _check_shares(confidence, selection_share) -> None:
@@ -159,8 +205,9 @@ class _MechanismRelease:
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta) if spec.uses_delta_with(resolved) else 0.0
         prepared = spec.prepare_input(data, 1.0) if spec.prepare_input is not None else prepare(data, 1.0)
-        return spec.audit_batch(prepared, check_k(self.k, prepared.d), epsilon, delta, self.neighbors, generators,
-                                **resolved)
+        return spec.audit_batch(
+            prepared, check_k(self.k, prepared.d), epsilon, delta, self.neighbors, generators, **resolved
+        )
 
 
 @dataclass(frozen=True)
@@ -176,10 +223,23 @@ class _DesignRelease:
         return self.release(data, rng, self.epsilon, self.delta, self.neighbors)
 
 
-def audit_release(release_once, design: AuditDesign, epsilon: float, delta: float, *, neighbors: str = "replace",
-                  trials: int = 2000, seed=0, confidence: float = 0.95, selection_share: float = 0.25,
-                  progress=None, label: str = "release", run_epsilon: float | None = None,
-                  run_delta: float | None = None, scheduler=None) -> AuditResult:
+def audit_release(
+    release_once,
+    design: AuditDesign,
+    epsilon: float,
+    delta: float,
+    *,
+    neighbors: str = "replace",
+    trials: int = 2000,
+    seed=0,
+    confidence: float = 0.95,
+    selection_share: float = 0.25,
+    progress=None,
+    label: str = "release",
+    run_epsilon: float | None = None,
+    run_delta: float | None = None,
+    scheduler=None,
+) -> AuditResult:
     """Audit any release function against the claim (epsilon, delta) on ``design``'s neighbouring inputs.
 
     ``release_once(data, rng) -> (published dict, PrivacyCurve)`` releases once from ``design.D`` or
@@ -191,12 +251,36 @@ def audit_release(release_once, design: AuditDesign, epsilon: float, delta: floa
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
     _check_shares(confidence, selection_share)
     start = time.perf_counter()
-    scores, leaked, curve, sample = _trial_scores(_Trials(release_once, design), trials, _root_sequence(seed),
-                                                  scheduler, progress)
-    return evaluate(scores, leaked, curve, sample, design, epsilon, delta, neighbors=neighbors,
-                    confidence=confidence, selection_share=selection_share, label=label, run_epsilon=run_epsilon,
-                    run_delta=run_delta, start=start)
+    scores, leaked, curve, sample = _trial_scores(
+        _Trials(release_once, design), trials, _root_sequence(seed), scheduler, progress
+    )
+    return evaluate(
+        scores,
+        leaked,
+        curve,
+        sample,
+        design,
+        epsilon,
+        delta,
+        neighbors=neighbors,
+        confidence=confidence,
+        selection_share=selection_share,
+        label=label,
+        run_epsilon=run_epsilon,
+        run_delta=run_delta,
+        start=start,
+    )
 
 
-__all__ = ["AuditCancelled", "AuditResult", "CHUNK_TRIALS", "LOCAL_SCHEDULERS", "SCAN_TRIALS", "audit", "audit_release",
-           "evaluate", "exact_epsilon", "mechanism_setup"]
+__all__ = [
+    "AuditCancelled",
+    "AuditResult",
+    "CHUNK_TRIALS",
+    "LOCAL_SCHEDULERS",
+    "SCAN_TRIALS",
+    "audit",
+    "audit_release",
+    "evaluate",
+    "exact_epsilon",
+    "mechanism_setup",
+]

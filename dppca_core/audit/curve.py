@@ -37,6 +37,7 @@ trials (:mod:`.core`); it is a point of this curve, marked on the figure. The ba
 smaller. Against a :class:`RangeClaim` the band also bounds the range's width from its best threshold in each tail
 (``epsilon_range_band``), and those two thresholds are marked as violations when the width exceeds the claim.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,8 +113,12 @@ class TradeoffCurve:
         """Equal when every field is (arrays element by element, so two audits with the same seed compare equal)."""
         if not isinstance(other, TradeoffCurve):
             return NotImplemented
-        return all(np.array_equal(getattr(self, f.name), getattr(other, f.name)) if isinstance(getattr(self, f.name),
-                   np.ndarray) else getattr(self, f.name) == getattr(other, f.name) for f in fields(self))
+        return all(
+            np.array_equal(getattr(self, f.name), getattr(other, f.name))
+            if isinstance(getattr(self, f.name), np.ndarray)
+            else getattr(self, f.name) == getattr(other, f.name)
+            for f in fields(self)
+        )
 
     __hash__ = None
 
@@ -142,13 +147,17 @@ class TradeoffCurve:
         shown = "∞" if math.isinf(bound) else f"{bound:.3g}"
         if self.violated:
             count = int(np.sum(self.violations))
-            return (f"The best attack we found does better than the claim allows: at {count} of its {self.grid_size} "
-                    f"thresholds its error rates fall where the claimed curve forbids them ({level} confidence for "
-                    f"all thresholds at once), so ε ≥ {shown}, above the claimed ε = {epsilon_claimed:g}.")
+            return (
+                f"The best attack we found does better than the claim allows: at {count} of its {self.grid_size} "
+                f"thresholds its error rates fall where the claimed curve forbids them ({level} confidence for "
+                f"all thresholds at once), so ε ≥ {shown}, above the claimed ε = {epsilon_claimed:g}."
+            )
         share = f" ({bound / epsilon_claimed:.0%} of the claim)" if epsilon_claimed > 0 else ""
-        return (f"The best attack we found does no better than ε = {shown}{share}: at every one of its "
-                f"{self.grid_size} thresholds its error rates stay on the allowed side of the claimed curve "
-                f"({level} confidence for all thresholds at once). An audit can refute a claim, never prove one.")
+        return (
+            f"The best attack we found does no better than ε = {shown}{share}: at every one of its "
+            f"{self.grid_size} thresholds its error rates stay on the allowed side of the claimed curve "
+            f"({level} confidence for all thresholds at once). An audit can refute a claim, never prove one."
+        )
 
 
 def grid_ranks(m: int, size: int = GRID_SIZE) -> np.ndarray:
@@ -157,14 +166,18 @@ def grid_ranks(m: int, size: int = GRID_SIZE) -> np.ndarray:
     and the two extremes (no false positive, no true negative)."""
     tail = size // 3
     low = min(0.1, TAIL_TRIALS / m)
-    shares = np.r_[np.geomspace(low, 0.1, tail), np.linspace(0.1, 0.9, size - 2 * tail + 2)[1:-1],
-                   1.0 - np.geomspace(0.1, low, tail)]
+    shares = np.r_[
+        np.geomspace(low, 0.1, tail),
+        np.linspace(0.1, 0.9, size - 2 * tail + 2)[1:-1],
+        1.0 - np.geomspace(0.1, low, tail),
+    ]
     ranks = np.unique(np.clip(np.round(m * (1.0 - shares)).astype(int), 1, m))
     return np.unique(np.r_[1, ranks, m])
 
 
-def tradeoff_curve(scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, confidence: float = 0.95,
-                   size: int = GRID_SIZE) -> TradeoffCurve:
+def tradeoff_curve(
+    scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, confidence: float = 0.95, size: int = GRID_SIZE
+) -> TradeoffCurve:
     """The empirical trade-off curve of the test "says D' when the score exceeds t" on evaluation scores (never
     the ones that chose the audit's threshold), with its simultaneous band and the violations of ``claim``."""
     sd = np.sort(np.asarray(scores_d, dtype=float))
@@ -194,10 +207,25 @@ def tradeoff_curve(scores_d, scores_d_prime, claim: PrivacyCurve, delta: float, 
     epsilon_gdp = gaussian_epsilon(mu_band, delta) if mu_band > 0 and delta > 0 else 0.0
     fpr, tpr = roc(sd, sdp)
     return TradeoffCurve(
-        fpr=fpr, fnr=1.0 - tpr, thresholds=thresholds, grid_fpr=false_pos / m, grid_fnr=false_neg / m_prime,
-        fpr_upper=fpr_upper, fnr_upper=fnr_upper, fpr_lower=fpr_lower, fnr_lower=fnr_lower, violations=violations,
-        trials=m, confidence=confidence, claim=claim, delta=float(delta), epsilon_band=float(epsilon_band),
-        mu_band=mu_band, epsilon_gdp_band=float(epsilon_gdp), epsilon_range_band=epsilon_range)
+        fpr=fpr,
+        fnr=1.0 - tpr,
+        thresholds=thresholds,
+        grid_fpr=false_pos / m,
+        grid_fnr=false_neg / m_prime,
+        fpr_upper=fpr_upper,
+        fnr_upper=fnr_upper,
+        fpr_lower=fpr_lower,
+        fnr_lower=fnr_lower,
+        violations=violations,
+        trials=m,
+        confidence=confidence,
+        claim=claim,
+        delta=float(delta),
+        epsilon_band=float(epsilon_band),
+        mu_band=mu_band,
+        epsilon_gdp_band=float(epsilon_gdp),
+        epsilon_range_band=epsilon_range,
+    )
 
 
 __all__ = ["GRID_SIZE", "RangeClaim", "TradeoffCurve", "grid_ranks", "tradeoff_curve"]

@@ -12,6 +12,7 @@ each trial a fresh :class:`numpy.random.SeedSequence`; it rebuilds the first chi
 (:func:`replay_public_stream`) and hands it to the design's ``public_draws``, so the test knows the public
 draws without ever holding the state of the noise generator.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -88,16 +89,19 @@ def public_stream(rng: np.random.Generator) -> np.random.Generator:
     try:
         return rng.spawn(1)[0]
     except (AttributeError, TypeError, ValueError) as exc:
-        raise ValueError(f"this mechanism draws its public randomness from a child stream (Generator.spawn), which "
-                         f"the given {type(rng).__name__} does not support ({exc}); pass an int seed, None, or a "
-                         "numpy Generator whose bit generator was built from a numpy.random.SeedSequence.") from None
+        raise ValueError(
+            f"this mechanism draws its public randomness from a child stream (Generator.spawn), which "
+            f"the given {type(rng).__name__} does not support ({exc}); pass an int seed, None, or a "
+            "numpy Generator whose bit generator was built from a numpy.random.SeedSequence."
+        ) from None
 
 
 def replay_public_stream(seed_sequence: np.random.SeedSequence, bit_generator=np.random.PCG64) -> np.random.Generator:
     """The stream :func:`public_stream` returns for a generator ``Generator(bit_generator(seed_sequence))``
     that has not spawned yet: its first child, rebuilt from the sequence's entropy and spawn key alone."""
-    child = np.random.SeedSequence(seed_sequence.entropy, spawn_key=tuple(seed_sequence.spawn_key) + (0,),
-                                   pool_size=seed_sequence.pool_size)
+    child = np.random.SeedSequence(
+        seed_sequence.entropy, spawn_key=tuple(seed_sequence.spawn_key) + (0,), pool_size=seed_sequence.pool_size
+    )
     return np.random.Generator(bit_generator(child))
 
 

@@ -7,6 +7,7 @@
   log-density ratio of the two neighbours, one test in each tail (:func:`log_density_design`).
 * Otherwise the generic statistics on the published release (:func:`.statistics.default_design`).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,10 +26,10 @@ LOG_DENSITY_STATISTIC = "log_density_ratio"
 #: how the audit reads the designs of this module, in plain words
 READINGS = {
     LOCAL_STATISTIC: "the canary user's own message to the aggregator (x xᵀ plus noise): the difference of its two "
-                     "diagonal entries, exactly the Gaussian the local calibration is tight for",
+    "diagonal entries, exactly the Gaussian the local calibration is tight for",
     LOG_DENSITY_STATISTIC: "the exact ratio of the released vector's densities under the two datasets, with two "
-                           "thresholds fixed in advance from those densities (one in each tail): an exponential "
-                           "mechanism's privacy loss stays in a range of width ε, and the two tests bound that width",
+    "thresholds fixed in advance from those densities (one in each tail): an exponential "
+    "mechanism's privacy loss stays in a range of width ε, and the two tests bound that width",
 }
 
 
@@ -38,8 +39,9 @@ def describe_statistic(spec, statistic: str) -> str:
     return spec.audit_descriptions.get(statistic) or READINGS.get(statistic) or DESCRIPTIONS.get(statistic, statistic)
 
 
-def design_for(spec, *, d: int, n: int, neighbors: str, statistic: str, k: int | None, epsilon: float,
-               delta: float) -> AuditDesign:
+def design_for(
+    spec, *, d: int, n: int, neighbors: str, statistic: str, k: int | None, epsilon: float, delta: float
+) -> AuditDesign:
     """The design that audits ``spec`` with ``statistic`` ("auto": where its proof lives)."""
     if spec.audit_design is not None:
         design = spec.audit_design(d=d, n=n, neighbors=neighbors, statistic=statistic, epsilon=epsilon, delta=delta)
@@ -58,6 +60,7 @@ def design_for(spec, *, d: int, n: int, neighbors: str, statistic: str, k: int |
 
 # -- local mechanisms: the canary user's message ------------------------------------------------------------
 
+
 def local_message_design(spec, d: int, neighbors: str) -> AuditDesign:
     """The canary user's message: x = e1 on D, x' = e2 on D' (local DP compares any two inputs of one user).
 
@@ -66,8 +69,10 @@ def local_message_design(spec, d: int, neighbors: str) -> AuditDesign:
     randomiser is calibrated for (the likelihood-ratio test, so the audit is as strong as any test).
     """
     if neighbors != "replace":
-        raise ValueError(f"{spec.name} is a local mechanism: its guarantee compares any two inputs of one user, a "
-                         "replace relation; audit it with neighbors='replace'.")
+        raise ValueError(
+            f"{spec.name} is a local mechanism: its guarantee compares any two inputs of one user, a "
+            "replace relation; audit it with neighbors='replace'."
+        )
     x, x_prime = np.eye(d)[0], np.eye(d)[1]
 
     def release(row, rng, epsilon, delta, neighbors):
@@ -78,11 +83,19 @@ def local_message_design(spec, d: int, neighbors: str) -> AuditDesign:
         message = published["message"]
         return float(message[1][1] - message[0][0])
 
-    return AuditDesign(x, x_prime, 1, score, LOCAL_STATISTIC, release=release,
-                       note="the canary user's message to the aggregator (local DP is about each message)")
+    return AuditDesign(
+        x,
+        x_prime,
+        1,
+        score,
+        LOCAL_STATISTIC,
+        release=release,
+        note="the canary user's message to the aggregator (local DP is about each message)",
+    )
 
 
 # -- pure exponential mechanisms on the sphere: the exact log-density ratio ----------------------------------
+
 
 def _log_normaliser(weight: float, diag: np.ndarray) -> float:
     """log of the mean of exp(w v^T diag(a, b) v) over the unit circle: w (a + b)/2 + log I0(w (a - b)/2)."""
@@ -106,8 +119,9 @@ def _circle_laws(weight: float, diag_d, diag_dp, grid: int):
     return llr[order], np.cumsum(density_d[order]), np.cumsum(density_dp[order])
 
 
-def best_log_density_thresholds(weight: float, diag_d, diag_dp, trials: int, confidence: float,
-                                grid: int = 20_001) -> tuple[float, float]:
+def best_log_density_thresholds(
+    weight: float, diag_d, diag_dp, trials: int, confidence: float, grid: int = 20_001
+) -> tuple[float, float]:
     """(upper, lower): the two log-likelihood-ratio thresholds whose tests give the largest expected bound on the
     width of the privacy loss's range (:func:`.bounds.range_bounds`): the upper one maximises
     ln((1 - beta+)/alpha+), the lower one ln((1 - alpha+)/beta+), each with the Clopper-Pearson margins
@@ -143,8 +157,10 @@ def log_density_design(spec, d: int, n: int, neighbors: str, epsilon: float) -> 
     so every trial evaluates them.
     """
     if d != 2:
-        raise ValueError("the log-density design is written for d = 2 (on the circle the normaliser is a Bessel "
-                         "function); audit with d=2.")
+        raise ValueError(
+            "the log-density design is written for d = 2 (on the circle the normaliser is a Bessel "
+            "function); audit with d=2."
+        )
     if n < 2:
         raise ValueError("the log-density design needs n >= 2 rows; use a larger n.")
     zeros = [np.zeros(2)] * (n - 1)
@@ -166,10 +182,24 @@ def log_density_design(spec, d: int, n: int, neighbors: str, epsilon: float) -> 
         w = float(published["facts"]["bingham_weight"])
         return best_log_density_thresholds(w, diag_d, diag_dp, trials, confidence)
 
-    return AuditDesign(D, D_prime, 1, score, LOG_DENSITY_STATISTIC, threshold=thresholds, bounded_range=True,
-                       note="the released vector's exact log-density ratio (canary e1, the rest of the data empty), "
-                            "one test in each tail")
+    return AuditDesign(
+        D,
+        D_prime,
+        1,
+        score,
+        LOG_DENSITY_STATISTIC,
+        threshold=thresholds,
+        bounded_range=True,
+        note="the released vector's exact log-density ratio (canary e1, the rest of the data empty), "
+        "one test in each tail",
+    )
 
 
-__all__ = ["describe_statistic", "design_for", "local_message_design", "log_density_design", "LOCAL_STATISTIC",
-           "LOG_DENSITY_STATISTIC"]
+__all__ = [
+    "describe_statistic",
+    "design_for",
+    "local_message_design",
+    "log_density_design",
+    "LOCAL_STATISTIC",
+    "LOG_DENSITY_STATISTIC",
+]

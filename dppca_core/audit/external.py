@@ -29,6 +29,7 @@ noise, such as scikit-learn's PCA): that field alone then identifies the dataset
 References (facts only): Nasr et al. (2021, 2023) on tight audits with worst-case canaries; Jagielski, Ullman &
 Oprea (2020) on Clopper-Pearson bounds; Dong, Roth & Su (2022) on Gaussian DP.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,10 +51,26 @@ OUTPUT_FAMILIES = (None, "gaussian")
 SEED_BOUND = 2**32
 
 
-def audit_external(release: Callable, *, epsilon: float, delta: float = 0.0, data_norm: float = 1.0, origin=None,
-                   n: int, d: int, k: int = 1, neighbors: str = "replace", trials: int = 2000, seed=0,
-                   scheduler=None, output_family: str | None = None, confidence: float = 0.95,
-                   selection_share: float = 0.5, progress=None, label: str = "external release") -> AuditResult:
+def audit_external(
+    release: Callable,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    data_norm: float = 1.0,
+    origin=None,
+    n: int,
+    d: int,
+    k: int = 1,
+    neighbors: str = "replace",
+    trials: int = 2000,
+    seed=0,
+    scheduler=None,
+    output_family: str | None = None,
+    confidence: float = 0.95,
+    selection_share: float = 0.5,
+    progress=None,
+    label: str = "external release",
+) -> AuditResult:
     """Audit a third party's PCA release against the claim (epsilon, delta) on its declared input domain.
 
     Parameters
@@ -91,9 +108,20 @@ def audit_external(release: Callable, *, epsilon: float, delta: float = 0.0, dat
     once = ExternalRelease(release, claim_curve(epsilon, delta, output_family), d, k)
     sample = once(D, np.random.default_rng(np.random.SeedSequence(_pilot_entropy(seed))))[0]
     design = external_design(D, D_prime, k, neighbors, sample, output_family, _check_origin(origin, d))
-    return audit_release(once, design, epsilon, delta, neighbors=neighbors, trials=trials, seed=seed,
-                         confidence=confidence, selection_share=selection_share, progress=progress, label=label,
-                         scheduler=scheduler)
+    return audit_release(
+        once,
+        design,
+        epsilon,
+        delta,
+        neighbors=neighbors,
+        trials=trials,
+        seed=seed,
+        confidence=confidence,
+        selection_share=selection_share,
+        progress=progress,
+        label=label,
+        scheduler=scheduler,
+    )
 
 
 def _checked(release, epsilon, delta, neighbors: str, n, d, k, output_family) -> tuple:
@@ -105,7 +133,9 @@ def _checked(release, epsilon, delta, neighbors: str, n, d, k, output_family) ->
     n = check_int_range(n, "n", 2, 10**6)
     k = check_int_range(k, "k", 1, d)
     if not callable(release):
-        raise ValueError(f"release must be a callable release(X, seed) -> mapping of arrays (got {type(release).__name__}).")
+        raise ValueError(
+            f"release must be a callable release(X, seed) -> mapping of arrays (got {type(release).__name__})."
+        )
     if output_family not in OUTPUT_FAMILIES:
         raise ValueError(f"output_family must be one of {list(OUTPUT_FAMILIES)} (got {output_family!r}).")
     return epsilon, delta, n, d, k
@@ -113,14 +143,17 @@ def _checked(release, epsilon, delta, neighbors: str, n, d, k, output_family) ->
 
 # -- the domain and its worst-case neighbours ----------------------------------------------------------------
 
+
 def _check_norm(data_norm) -> float:
     try:
         value = float(data_norm)
     except (TypeError, ValueError):
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"data_norm = {data_norm!r} must be a finite number > 0: the largest distance of a row "
-                         "from the origin that the implementation declares (e.g. its row_norm or data_norm).")
+        raise ValueError(
+            f"data_norm = {data_norm!r} must be a finite number > 0: the largest distance of a row "
+            "from the origin that the implementation declares (e.g. its row_norm or data_norm)."
+        )
     return value
 
 
@@ -129,8 +162,10 @@ def _check_origin(origin, d: int) -> np.ndarray:
         return np.zeros(d)
     value = np.asarray(origin, dtype=float)
     if value.shape != (d,) or not np.all(np.isfinite(value)):
-        raise ValueError(f"origin must be {d} finite numbers, the centre of the declared domain (got shape "
-                         f"{value.shape}); leave it None for 0.")
+        raise ValueError(
+            f"origin must be {d} finite numbers, the centre of the declared domain (got shape "
+            f"{value.shape}); leave it None for 0."
+        )
     return value
 
 
@@ -162,6 +197,7 @@ def _pilot_entropy(seed) -> int:
 
 # -- one release, checked and in the shape the statistics read ------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ExternalRelease:
     """One call of a third party's release with the trial's seed: (published mapping, the claim's curve)."""
@@ -176,20 +212,26 @@ class ExternalRelease:
         try:
             out = self.release(np.array(data, copy=True), seed)
         except Exception as exc:  # a third party's code: say which call failed, in words
-            raise ValueError(f"the release callable failed on the audit's dataset ({len(data)} rows, {self.d} "
-                             f"columns): {type(exc).__name__}: {exc}") from exc
+            raise ValueError(
+                f"the release callable failed on the audit's dataset ({len(data)} rows, {self.d} "
+                f"columns): {type(exc).__name__}: {exc}"
+            ) from exc
         return checked_release(out, self.d, self.k), self.curve
 
 
 def checked_release(out, d: int, k: int) -> dict:
     """The release as plain lists, its components as (d, k) columns; a clear error for anything else."""
     if not isinstance(out, Mapping) or "components" not in out:
-        raise ValueError("the release callable must return a mapping with at least 'components' (d rows, k "
-                         f"columns), e.g. {{'components': V, 'eigenvalues': w}} (got {type(out).__name__}).")
+        raise ValueError(
+            "the release callable must return a mapping with at least 'components' (d rows, k "
+            f"columns), e.g. {{'components': V, 'eigenvalues': w}} (got {type(out).__name__})."
+        )
     components = np.asarray(out["components"], dtype=float)
     if components.ndim != 2 or components.shape[0] != d or components.shape[1] < k:
-        raise ValueError(f"'components' must have shape ({d}, {k}) with one component per column (got "
-                         f"{components.shape}); transpose scikit-learn's components_ (k, d).")
+        raise ValueError(
+            f"'components' must have shape ({d}, {k}) with one component per column (got "
+            f"{components.shape}); transpose scikit-learn's components_ (k, d)."
+        )
     published = {key: to_plain(np.asarray(value)) for key, value in out.items() if key != "components"}
     published["components"] = to_plain(components[:, :k])
     for key, size in (("eigenvalues", k), ("mean", d)):
@@ -199,6 +241,7 @@ def checked_release(out, d: int, k: int) -> dict:
 
 
 # -- the statistics ------------------------------------------------------------------------------------------
+
 
 def candidate_statistics(sample: Mapping, output_family: str | None, k: int, d: int) -> tuple:
     """The statistics that fit what a release publishes (names as in the module docstring)."""
@@ -219,7 +262,7 @@ def external_scores(published: Mapping, names: tuple, neighbors: str, origin: np
     for name in names:
         if name == "top_component_energy":
             v = V[:, 0]
-            out.append(v[1] ** 2 - v[0] ** 2 if replace else -v[0] ** 2)
+            out.append(v[1] ** 2 - v[0] ** 2 if replace else -(v[0] ** 2))
         elif name in ("weighted_energy", "gaussian_likelihood_ratio"):
             w = np.asarray(published["eigenvalues"], dtype=float)[: V.shape[1]]
             out.append(float(w @ (V[1] ** 2 - V[0] ** 2)) if replace else -float(w @ V[0] ** 2))
@@ -231,15 +274,22 @@ def external_scores(published: Mapping, names: tuple, neighbors: str, origin: np
     return np.asarray(out, dtype=float)
 
 
-def external_design(D, D_prime, k: int, neighbors: str, sample: Mapping, output_family: str | None,
-                    origin: np.ndarray) -> AuditDesign:
+def external_design(
+    D, D_prime, k: int, neighbors: str, sample: Mapping, output_family: str | None, origin: np.ndarray
+) -> AuditDesign:
     """The design :func:`audit_external` hands to :func:`~.core.audit_release`."""
     names = candidate_statistics(sample, output_family, k, D.shape[1])
     relation = "replaced by R e2" if neighbors == "replace" else "removed"
-    return AuditDesign(D, D_prime, k, _Scores(names, neighbors, tuple(origin)), "fitted to the release",
-                       statistics=names,
-                       note=f"the published release (canary origin + R e1 {relation}, every other row at the "
-                            "origin of the declared domain)")
+    return AuditDesign(
+        D,
+        D_prime,
+        k,
+        _Scores(names, neighbors, tuple(origin)),
+        "fitted to the release",
+        statistics=names,
+        note=f"the published release (canary origin + R e1 {relation}, every other row at the "
+        "origin of the declared domain)",
+    )
 
 
 @dataclass(frozen=True)
@@ -254,5 +304,12 @@ class _Scores:
         return external_scores(published, self.names, self.neighbors, np.asarray(self.origin, dtype=float))
 
 
-__all__ = ["audit_external", "neighbouring_datasets", "claim_curve", "candidate_statistics", "external_scores",
-           "ExternalRelease", "OUTPUT_FAMILIES"]
+__all__ = [
+    "audit_external",
+    "neighbouring_datasets",
+    "claim_curve",
+    "candidate_statistics",
+    "external_scores",
+    "ExternalRelease",
+    "OUTPUT_FAMILIES",
+]

@@ -1,6 +1,7 @@
 """From the trials' scores to an :class:`AuditResult`: the threshold (chosen on a share of the trials, or fixed by
 the design), the bounds on the rest (:mod:`.bounds`), and the attack's whole trade-off curve (:mod:`.curve`).
 """
+
 from __future__ import annotations
 
 import math
@@ -94,29 +95,57 @@ class AuditResult:
         """The result in plain words, quoting the claim as (epsilon, delta)."""
         claim = f"({self.epsilon_claimed:g}, {self.delta_claimed:g})-DP"
         if self.leaked_field:
-            return (f"Claim contradicted: the published field '{self.leaked_field}' carries no noise and differs "
-                    f"between the neighbouring datasets, so it identifies which one was used. With "
-                    f"{self.confidence:.0%} confidence the release is not {claim} for any delta below "
-                    f"{self.delta_lower:.3g}.")
-        how = {"gdp": "reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)",
-               "range": "from two tests, one in each tail, read through the exponential mechanism's bounded privacy-"
-                        "loss range"}.get(self.conversion, "from the test's error rates (distribution-free)")
-        if (self.violated and self.curve is not None and self.curve.violated
-                and self.epsilon_lower <= self.epsilon_claimed * (1 + 1e-9)):
-            return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
-                    f"{self.curve.reading(self.epsilon_claimed)}")
+            return (
+                f"Claim contradicted: the published field '{self.leaked_field}' carries no noise and differs "
+                f"between the neighbouring datasets, so it identifies which one was used. With "
+                f"{self.confidence:.0%} confidence the release is not {claim} for any delta below "
+                f"{self.delta_lower:.3g}."
+            )
+        how = {
+            "gdp": "reading the test through the Gaussian-DP trade-off curve (exact for Gaussian noise)",
+            "range": "from two tests, one in each tail, read through the exponential mechanism's bounded privacy-"
+            "loss range",
+        }.get(self.conversion, "from the test's error rates (distribution-free)")
+        if (
+            self.violated
+            and self.curve is not None
+            and self.curve.violated
+            and self.epsilon_lower <= self.epsilon_claimed * (1 + 1e-9)
+        ):
+            return (
+                f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
+                f"{self.curve.reading(self.epsilon_claimed)}"
+            )
         if self.violated:
-            return (f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
-                    f"The test separates the neighbours so well that epsilon must be at least "
-                    f"{self.epsilon_lower:.3g} at delta = {self.delta_claimed:g} ({how}).")
-        return (f"No violation found: the empirical lower bound epsilon >= {self.epsilon_lower:.3g} "
-                f"({self.ratio:.0%} of the claim, {how}) is within the claimed {claim}. An audit can refute a "
-                "claim but never prove one.")
+            return (
+                f"Claim contradicted: with {self.confidence:.0%} confidence the mechanism is not {claim}. "
+                f"The test separates the neighbours so well that epsilon must be at least "
+                f"{self.epsilon_lower:.3g} at delta = {self.delta_claimed:g} ({how})."
+            )
+        return (
+            f"No violation found: the empirical lower bound epsilon >= {self.epsilon_lower:.3g} "
+            f"({self.ratio:.0%} of the claim, {how}) is within the claimed {claim}. An audit can refute a "
+            "claim but never prove one."
+        )
 
 
-def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample: dict, design: AuditDesign,
-             epsilon: float, delta: float, *, neighbors: str, confidence: float, selection_share: float, label: str,
-             run_epsilon: float | None, run_delta: float | None, start: float) -> AuditResult:
+def evaluate(
+    scores: np.ndarray,
+    leaked: str | None,
+    curve: PrivacyCurve,
+    sample: dict,
+    design: AuditDesign,
+    epsilon: float,
+    delta: float,
+    *,
+    neighbors: str,
+    confidence: float,
+    selection_share: float,
+    label: str,
+    run_epsilon: float | None,
+    run_delta: float | None,
+    start: float,
+) -> AuditResult:
     """The audit's result from its trials' scores (2 x trials x candidates, :func:`_trial_scores`): the threshold
     chosen on the selection share (or fixed by the design), its bounds on the rest, and the whole trade-off curve.
     ``start``: the :func:`time.perf_counter` reading the audit started at."""
@@ -126,14 +155,27 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
     gdp = curve.kind == "gdp" and not leaked
     fixed = design.threshold(sample, trials, confidence) if design.threshold is not None and not leaked else None
     if fixed is not None and design.bounded_range:
-        return _evaluate_range(scores[..., 0], fixed, statistic, curve, design, epsilon, claimed_delta,
-                               neighbors=neighbors, confidence=confidence, label=label, run_epsilon=run_epsilon,
-                               run_delta=run_delta, start=start)
+        return _evaluate_range(
+            scores[..., 0],
+            fixed,
+            statistic,
+            curve,
+            design,
+            epsilon,
+            claimed_delta,
+            neighbors=neighbors,
+            confidence=confidence,
+            label=label,
+            run_epsilon=run_epsilon,
+            run_delta=run_delta,
+            start=start,
+        )
     if fixed is not None:  # fixed by the design's theory: every trial evaluates it
         half, threshold, scores = 0, float(fixed), scores[..., 0]
     else:
-        half, threshold, scores, statistic = _chosen(statistic, scores, design, leaked, selection_share,
-                                                     claimed_delta, confidence, gdp)
+        half, threshold, scores, statistic = _chosen(
+            statistic, scores, design, leaked, selection_share, claimed_delta, confidence, gdp
+        )
     eval_d, eval_dp = scores[0][half:], scores[1][half:]
     m = eval_d.size
     false_pos, false_neg = rates(eval_d, eval_dp, np.array([threshold]))
@@ -141,16 +183,42 @@ def evaluate(scores: np.ndarray, leaked: str | None, curve: PrivacyCurve, sample
     mu_lower, a_hi, b_hi = float(mu[0]), float(fpr_hi[0]), float(fnr_hi[0])
     delta_lower, mu_claimed = _delta_and_mu(gdp, epsilon, claimed_delta, mu_lower, a_hi, b_hi)
     return _result(
-        label=label, epsilon=epsilon, delta=claimed_delta, neighbors=neighbors, epsilon_lower=float(headline[0]),
-        epsilon_lower_point=float(point[0]), mu_lower=mu_lower, mu_claimed=mu_claimed, delta_lower=delta_lower,
-        conversion="gdp" if gdp else "point", statistic=statistic, leaked_field=leaked, trials=trials, start=start,
-        threshold=threshold, rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_hi, b_hi),
-        confidence=confidence, run_epsilon=run_epsilon, run_delta=run_delta, curve=curve, note=design.note,
-        eval_d=eval_d, eval_dp=eval_dp)
+        label=label,
+        epsilon=epsilon,
+        delta=claimed_delta,
+        neighbors=neighbors,
+        epsilon_lower=float(headline[0]),
+        epsilon_lower_point=float(point[0]),
+        mu_lower=mu_lower,
+        mu_claimed=mu_claimed,
+        delta_lower=delta_lower,
+        conversion="gdp" if gdp else "point",
+        statistic=statistic,
+        leaked_field=leaked,
+        trials=trials,
+        start=start,
+        threshold=threshold,
+        rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_hi, b_hi),
+        confidence=confidence,
+        run_epsilon=run_epsilon,
+        run_delta=run_delta,
+        curve=curve,
+        note=design.note,
+        eval_d=eval_d,
+        eval_dp=eval_dp,
+    )
 
 
-def _chosen(statistic: str, scores: np.ndarray, design: AuditDesign, leaked: str | None, selection_share: float,
-            delta: float, confidence: float, gdp: bool) -> tuple:
+def _chosen(
+    statistic: str,
+    scores: np.ndarray,
+    design: AuditDesign,
+    leaked: str | None,
+    selection_share: float,
+    delta: float,
+    confidence: float,
+    gdp: bool,
+) -> tuple:
     """(the trials that chose, the threshold, the chosen statistic's scores, its name): the statistic and threshold
     chosen on the first share ``selection_share`` of the trials (at least :data:`SCAN_TRIALS`)."""
     trials = scores.shape[1]
@@ -169,9 +237,22 @@ def _delta_and_mu(gdp: bool, epsilon: float, delta: float, mu_lower: float, a_hi
     return _delta_lower(epsilon, [(a_hi, b_hi)]), None
 
 
-def _evaluate_range(scores: np.ndarray, thresholds: tuple, statistic: str, curve: PrivacyCurve, design: AuditDesign,
-                    epsilon: float, delta: float, *, neighbors: str, confidence: float, label: str,
-                    run_epsilon: float | None, run_delta: float | None, start: float) -> AuditResult:
+def _evaluate_range(
+    scores: np.ndarray,
+    thresholds: tuple,
+    statistic: str,
+    curve: PrivacyCurve,
+    design: AuditDesign,
+    epsilon: float,
+    delta: float,
+    *,
+    neighbors: str,
+    confidence: float,
+    label: str,
+    run_epsilon: float | None,
+    run_delta: float | None,
+    start: float,
+) -> AuditResult:
     """:func:`evaluate` for an exponential mechanism's design (``bounded_range``): its two thresholds, fixed in advance,
     evaluated on every trial; the headline bounds the width of the privacy loss's range (:func:`.bounds.range_bounds`,
     conversion "range"), the distribution-free bound is read from the same four rate bounds."""
@@ -179,16 +260,35 @@ def _evaluate_range(scores: np.ndarray, thresholds: tuple, statistic: str, curve
     eval_d, eval_dp = scores[0], scores[1]
     m = eval_d.size
     false_pos, false_neg = rates(eval_d, eval_dp, np.array([upper, lower]))
-    width, point, (a_u, b_u, a_l, b_l) = range_bounds((false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), m,
-                                                      delta, confidence)
+    width, point, (a_u, b_u, a_l, b_l) = range_bounds(
+        (false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), m, delta, confidence
+    )
     return _result(
-        label=label, epsilon=epsilon, delta=delta, neighbors=neighbors, epsilon_lower=max(width, point),
-        epsilon_lower_point=point, mu_lower=0.0, mu_claimed=None,
-        delta_lower=_delta_lower(epsilon, [(a_u, b_u), (a_l, b_l)]), conversion="range", statistic=statistic,
-        leaked_field=None, trials=scores.shape[1], start=start, threshold=upper,
-        rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_u, b_u), confidence=confidence,
-        run_epsilon=run_epsilon, run_delta=run_delta, curve=curve, note=design.note, eval_d=eval_d, eval_dp=eval_dp,
-        lower_test=(lower, float(false_pos[1]) / m, float(false_neg[1]) / m, a_l, b_l))
+        label=label,
+        epsilon=epsilon,
+        delta=delta,
+        neighbors=neighbors,
+        epsilon_lower=max(width, point),
+        epsilon_lower_point=point,
+        mu_lower=0.0,
+        mu_claimed=None,
+        delta_lower=_delta_lower(epsilon, [(a_u, b_u), (a_l, b_l)]),
+        conversion="range",
+        statistic=statistic,
+        leaked_field=None,
+        trials=scores.shape[1],
+        start=start,
+        threshold=upper,
+        rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_u, b_u),
+        confidence=confidence,
+        run_epsilon=run_epsilon,
+        run_delta=run_delta,
+        curve=curve,
+        note=design.note,
+        eval_d=eval_d,
+        eval_dp=eval_dp,
+        lower_test=(lower, float(false_pos[1]) / m, float(false_neg[1]) / m, a_l, b_l),
+    )
 
 
 def _delta_lower(epsilon: float, upper_bounds) -> float:
@@ -198,25 +298,71 @@ def _delta_lower(epsilon: float, upper_bounds) -> float:
     return float(max([0.0] + [max(1.0 - b - grow * a, 1.0 - a - grow * b) for a, b in upper_bounds]))
 
 
-def _result(*, label, epsilon, delta, neighbors, epsilon_lower, epsilon_lower_point, mu_lower, mu_claimed,
-            delta_lower, conversion, statistic, leaked_field, trials, start, threshold, rates, confidence, run_epsilon,
-            run_delta, curve, note, eval_d, eval_dp, lower_test=None) -> AuditResult:
+def _result(
+    *,
+    label,
+    epsilon,
+    delta,
+    neighbors,
+    epsilon_lower,
+    epsilon_lower_point,
+    mu_lower,
+    mu_claimed,
+    delta_lower,
+    conversion,
+    statistic,
+    leaked_field,
+    trials,
+    start,
+    threshold,
+    rates,
+    confidence,
+    run_epsilon,
+    run_delta,
+    curve,
+    note,
+    eval_d,
+    eval_dp,
+    lower_test=None,
+) -> AuditResult:
     """The :class:`AuditResult` of one evaluation, with the attack's whole trade-off curve against the claimed one;
     ``rates`` = (false-positive rate, false-negative rate, their upper bounds) at ``threshold``."""
-    curve_of_attack = tradeoff_curve(eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, delta, conversion), delta,
-                                     confidence)
+    curve_of_attack = tradeoff_curve(
+        eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, delta, conversion), delta, confidence
+    )
     violated = epsilon_lower > epsilon * (1 + 1e-9) or delta_lower > delta or curve_of_attack.violated
     return AuditResult(
-        mechanism=label, epsilon_claimed=float(epsilon), delta_claimed=delta, neighbors=neighbors,
-        epsilon_lower=float(epsilon_lower), epsilon_lower_point=float(epsilon_lower_point), mu_lower=mu_lower,
-        mu_claimed=mu_claimed, delta_lower=float(delta_lower), conversion=conversion, violated=bool(violated),
-        statistic=statistic, leaked_field=leaked_field, trials=trials, seconds=time.perf_counter() - start,
-        threshold=threshold, false_positive_rate=rates[0], false_negative_rate=rates[1],
-        false_positive_upper=rates[2], false_negative_upper=rates[3], confidence=confidence,
+        mechanism=label,
+        epsilon_claimed=float(epsilon),
+        delta_claimed=delta,
+        neighbors=neighbors,
+        epsilon_lower=float(epsilon_lower),
+        epsilon_lower_point=float(epsilon_lower_point),
+        mu_lower=mu_lower,
+        mu_claimed=mu_claimed,
+        delta_lower=float(delta_lower),
+        conversion=conversion,
+        violated=bool(violated),
+        statistic=statistic,
+        leaked_field=leaked_field,
+        trials=trials,
+        seconds=time.perf_counter() - start,
+        threshold=threshold,
+        false_positive_rate=rates[0],
+        false_negative_rate=rates[1],
+        false_positive_upper=rates[2],
+        false_negative_upper=rates[3],
+        confidence=confidence,
         run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
-        run_delta=float(delta if run_delta is None else run_delta), epsilon_exact=exact_epsilon(curve, delta),
-        note=note, scores_d=eval_d, scores_d_prime=eval_dp, roc=roc(eval_d, eval_dp), curve=curve_of_attack,
-        lower_test=lower_test)
+        run_delta=float(delta if run_delta is None else run_delta),
+        epsilon_exact=exact_epsilon(curve, delta),
+        note=note,
+        scores_d=eval_d,
+        scores_d_prime=eval_dp,
+        roc=roc(eval_d, eval_dp),
+        curve=curve_of_attack,
+        lower_test=lower_test,
+    )
 
 
 def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float, conversion: str = "point"):
@@ -227,14 +373,16 @@ def _claim_curve(mu_claimed: float | None, epsilon: float, delta: float, convers
     return PrivacyCurve.gdp(mu_claimed) if mu_claimed is not None else PrivacyCurve.approx(epsilon, delta)
 
 
-def _select(statistic: str, scores: np.ndarray, half: int, delta: float, confidence: float, gdp: bool,
-            m_eval: int) -> tuple[int, float]:
+def _select(
+    statistic: str, scores: np.ndarray, half: int, delta: float, confidence: float, gdp: bool, m_eval: int
+) -> tuple[int, float]:
     """(column, threshold): the candidate statistic (a column of ``scores``, 2 x trials x candidates) whose
     threshold, chosen on the first ``half`` trials, gives the strongest bound there; the first on a tie."""
     best = None
     for column in range(scores.shape[-1]):
-        threshold, strength = threshold_and_strength(statistic, scores[0, :half, column], scores[1, :half, column],
-                                                     delta, confidence, gdp, m_eval)
+        threshold, strength = threshold_and_strength(
+            statistic, scores[0, :half, column], scores[1, :half, column], delta, confidence, gdp, m_eval
+        )
         if best is None or strength > best[2]:
             best = (column, threshold, strength)
     return best[0], best[1]

@@ -11,6 +11,7 @@ The arithmetic is checked against numpy's own ``PCG64(child)`` on the first chil
 disagrees (a numpy that changed its seeding) is drawn with numpy's own generators instead, so the streams are
 numpy's in every case.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -127,15 +128,16 @@ def pcg64_states(parent: np.random.SeedSequence, indices) -> list[tuple[int, int
     words = generate_state64(pools, 4).astype(">u8").tobytes()  # s0 s1 i0 i1 per child
     out = []
     for at in range(0, 32 * pools.shape[0], 32):
-        inc = ((int.from_bytes(words[at + 16:at + 32], "big") << 1) | 1) & _MASK128
-        out.append((((inc + int.from_bytes(words[at:at + 16], "big")) * _PCG_MULT + inc) & _MASK128, inc))
+        inc = ((int.from_bytes(words[at + 16 : at + 32], "big") << 1) | 1) & _MASK128
+        out.append((((inc + int.from_bytes(words[at : at + 16], "big")) * _PCG_MULT + inc) & _MASK128, inc))
     return out
 
 
 def child(parent: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
     """``parent``'s i-th child (what ``parent.spawn`` gives it)."""
-    return np.random.SeedSequence(parent.entropy, spawn_key=tuple(parent.spawn_key) + (int(i),),
-                                  pool_size=parent.pool_size)
+    return np.random.SeedSequence(
+        parent.entropy, spawn_key=tuple(parent.spawn_key) + (int(i),), pool_size=parent.pool_size
+    )
 
 
 class TrialGenerators:

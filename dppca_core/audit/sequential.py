@@ -16,6 +16,7 @@ well past its claim is refuted at an early look with a fraction of the trials.
 Trials are the fixed-size audit's own: chunk j has the same seed in both, so the first t trials of a sequential
 audit are exactly those of ``audit(..., trials=t)``. Looks run serially (no Dask scheduler).
 """
+
 from __future__ import annotations
 
 import math
@@ -60,10 +61,14 @@ class SequentialResult:
         """What the sequential audit did, in plain words."""
         looked = f"{len(self.history)} of its {len(self.looks)} looks"
         if self.refuted:
-            return (f"Refuted after {self.trials_used:,} of {self.planned:,} planned trials per dataset ({looked}; "
-                    f"{self.confidence:.0%} confidence over all looks together).")
-        return (f"Not refuted after all {self.planned:,} planned trials per dataset ({looked}; each look at "
-                f"{1 - (1 - self.confidence) / len(self.looks):.2%} confidence, so {self.confidence:.0%} over all).")
+            return (
+                f"Refuted after {self.trials_used:,} of {self.planned:,} planned trials per dataset ({looked}; "
+                f"{self.confidence:.0%} confidence over all looks together)."
+            )
+        return (
+            f"Not refuted after all {self.planned:,} planned trials per dataset ({looked}; each look at "
+            f"{1 - (1 - self.confidence) / len(self.looks):.2%} confidence, so {self.confidence:.0%} over all)."
+        )
 
 
 def look_points(trials: int, looks=LOOKS) -> tuple:
@@ -81,9 +86,19 @@ def look_points(trials: int, looks=LOOKS) -> tuple:
     return tuple(points)
 
 
-def sequential_audit(mechanism: str, epsilon: float, delta: float = 1e-6, *, trials: int = 10_000, looks=LOOKS,
-                     seed=0, confidence: float = 0.95, selection_share: float = 0.25, progress=None,
-                     **kwargs) -> SequentialResult:
+def sequential_audit(
+    mechanism: str,
+    epsilon: float,
+    delta: float = 1e-6,
+    *,
+    trials: int = 10_000,
+    looks=LOOKS,
+    seed=0,
+    confidence: float = 0.95,
+    selection_share: float = 0.25,
+    progress=None,
+    **kwargs,
+) -> SequentialResult:
     """Audit ``mechanism``'s claim as :func:`dppca_core.audit.audit` does with ``trials`` per dataset, looking at the
     trials at ``looks`` (shares of ``trials``) and stopping at the first look that refutes the claim (module
     docstring: each look at confidence 1 - (1 - confidence)/K, so the error over all looks stays 1 - confidence).
@@ -106,16 +121,26 @@ def sequential_audit(mechanism: str, epsilon: float, delta: float = 1e-6, *, tri
             done += sizes[chunk]
             chunk += 1
             _report(progress, done / trials)
-        result = evaluate(np.concatenate(parts, axis=1), leaked[0] if leaked else None, first["curve"],
-                          first["sample"], setup["design"], setup["epsilon"], setup["delta"],
-                          neighbors=setup["neighbors"], confidence=per_look, selection_share=selection_share,
-                          label=setup["label"], run_epsilon=setup["run_epsilon"], run_delta=setup["run_delta"],
-                          start=start)
+        result = evaluate(
+            np.concatenate(parts, axis=1),
+            leaked[0] if leaked else None,
+            first["curve"],
+            first["sample"],
+            setup["design"],
+            setup["epsilon"],
+            setup["delta"],
+            neighbors=setup["neighbors"],
+            confidence=per_look,
+            selection_share=selection_share,
+            label=setup["label"],
+            run_epsilon=setup["run_epsilon"],
+            run_delta=setup["run_delta"],
+            start=start,
+        )
         history.append((at, result.violated, result.epsilon_lower))
         if result.violated:
             break
-    return SequentialResult(result=result, planned=trials, looks=points, history=tuple(history),
-                            confidence=confidence)
+    return SequentialResult(result=result, planned=trials, looks=points, history=tuple(history), confidence=confidence)
 
 
 __all__ = ["LOOKS", "SequentialResult", "look_points", "sequential_audit"]

@@ -4,6 +4,7 @@ Mechanism-specific designs live with their mechanisms (the registry's ``audit_de
 step and the tensor moments); the designs here serve every mechanism by the statistic it declares
 (``audit_statistic``). Each statistic is larger when the release points to D'.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,15 +18,16 @@ STATISTICS = ("gram_entry", "power_iterates", "subspace_energy", "psd_support")
 #: theirs in its registry entry, ``audit_descriptions``)
 DESCRIPTIONS = {
     "gram_entry": "an entry difference of the noisy Gram matrix rebuilt from the published eigenvectors and "
-                  "eigenvalues (exactly the Gaussian the calibration is tight for)",
+    "eigenvalues (exactly the Gaussian the calibration is tight for)",
     "power_iterates": "the likelihood ratio of the published iterates of the noisy power method",
     "subspace_energy": "the released subspace's energy along the differing row (averaged over the published "
-                       "iterates)",
+    "iterates)",
     "psd_support": "whether Y − XᵀX of D has a negative eigenvalue (possible only if D' produced Y, because Wishart "
-                   "noise is positive semi-definite)",
+    "noise is positive semi-definite)",
 }
 
 # -- neighbouring datasets and statistics --------------------------------------------------------------------
+
 
 def _neighbouring_data(d: int, n: int, neighbors: str, statistic: str):
     """D holds the canary u = e1 in row 0 (so it sits in the first site) and n-1 zero rows; D' replaces it
@@ -44,8 +46,10 @@ def _rebuilt_gram(pub: dict) -> np.ndarray:
     V = np.asarray(pub["components"], dtype=float)
     values = pub.get("eigenvalues")
     if values is None or V.shape[0] != V.shape[1]:
-        raise ValueError("this statistic needs the full published spectrum: run with k = d on a mechanism that "
-                         "releases eigenvalues.")
+        raise ValueError(
+            "this statistic needs the full published spectrum: run with k = d on a mechanism that "
+            "releases eigenvalues."
+        )
     return (V * np.asarray(values, dtype=float)) @ V.T
 
 
@@ -109,8 +113,9 @@ def default_design(spec, d: int, n: int, neighbors: str, statistic: str, k: int 
     """Worst-case neighbours in R^d and the statistic the mechanism declares (registry ``audit_statistic``)."""
     statistic = spec.audit_statistic if statistic == "auto" else statistic
     if statistic not in STATISTICS:
-        raise ValueError(f"statistic={statistic!r} is not known for {spec.name}; choose 'auto' or one of "
-                         f"{list(STATISTICS)}.")
+        raise ValueError(
+            f"statistic={statistic!r} is not known for {spec.name}; choose 'auto' or one of " f"{list(STATISTICS)}."
+        )
     k = k if k is not None else (d if statistic in ("gram_entry", "psd_support") else 1)
     if statistic == "power_iterates" and k != 1:
         raise ValueError("the power_iterates statistic follows one column: audit with k = 1.")
@@ -118,9 +123,15 @@ def default_design(spec, d: int, n: int, neighbors: str, statistic: str, k: int 
     D, D_prime = prepare(D), prepare(D_prime)
     gram_d = D.gram
     batch = (lambda runs: _gram_entry_batch(runs, neighbors)) if statistic == "gram_entry" else None
-    return AuditDesign(D, D_prime, k, lambda pub: _score(statistic, pub, neighbors, gram_d), statistic,
-                       note="the published release (worst-case neighbours e1 / e2, the rest of the data empty)",
-                       score_batch=batch)
+    return AuditDesign(
+        D,
+        D_prime,
+        k,
+        lambda pub: _score(statistic, pub, neighbors, gram_d),
+        statistic,
+        note="the published release (worst-case neighbours e1 / e2, the rest of the data empty)",
+        score_batch=batch,
+    )
 
 
 def _gram_entry_batch(runs: list, neighbors: str) -> np.ndarray:
@@ -129,7 +140,9 @@ def _gram_entry_batch(runs: list, neighbors: str) -> np.ndarray:
     V = np.array([np.asarray(pub["components"], dtype=float) for pub in runs])
     values = np.array([np.asarray(pub["eigenvalues"], dtype=float) for pub in runs])
     if V.ndim != 3 or V.shape[1] != V.shape[2] or values.shape != V.shape[:2]:
-        raise ValueError("this statistic needs the full published spectrum: run with k = d on a mechanism that "
-                         "releases eigenvalues.")
+        raise ValueError(
+            "this statistic needs the full published spectrum: run with k = d on a mechanism that "
+            "releases eigenvalues."
+        )
     C = (V * values[:, None, :]) @ np.swapaxes(V, 1, 2)
     return C[:, 1, 1] - C[:, 0, 0] if neighbors == "replace" else -C[:, 0, 0]

@@ -12,6 +12,7 @@ generators (:mod:`.seeding`) and the same published values, so the scores are th
 :class:`~dppca_core.Release` per trial; the first chunk checks the batch path against full runs and the audit
 makes one release per trial if they differ.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -45,8 +46,10 @@ def _root_sequence(seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         sequence = getattr(seed.bit_generator, "seed_seq", None)
         if not isinstance(sequence, np.random.SeedSequence):
-            raise ValueError("the audit derives every trial's seed from a numpy SeedSequence; pass an int seed or a "
-                             "Generator built from one (numpy.random.default_rng(seed)).")
+            raise ValueError(
+                "the audit derives every trial's seed from a numpy SeedSequence; pass an int seed or a "
+                "Generator built from one (numpy.random.default_rng(seed))."
+            )
         return sequence.spawn(1)[0]
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
         return np.random.SeedSequence(None if seed is None else int(seed))
@@ -80,8 +83,7 @@ class _Trials:
         """Whether trials can run through the mechanism's batch path: it declares one, and the design attacks the
         release (no public draws, no neighbours chosen after them)."""
         design = self.design
-        return (getattr(self.release_once, "batched", False) and design.public_draws is None
-                and design.datasets is None)
+        return getattr(self.release_once, "batched", False) and design.public_draws is None and design.datasets is None
 
     def chunk(self, sequence: np.random.SeedSequence, size: int, leaked, scan: int) -> dict:
         """Scores of ``size`` trials on each side; the flattened releases of the first ``scan`` of them.
@@ -162,7 +164,7 @@ def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, sched
     if scheduler is None:
         for sequence, size in rest:
             done.append(job.chunk(sequence, size, leaked, 0))
-            _report(progress, sum(sizes[:len(done)]) / trials)
+            _report(progress, sum(sizes[: len(done)]) / trials)
     elif rest:
         done += _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials)
     scores = np.concatenate([part["scores"] for part in done], axis=1)
@@ -193,14 +195,15 @@ def _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials) -> list[
     try:
         import dask
     except ImportError:
-        raise ValueError("scheduler= needs dask: pip install -r requirements-scale.txt, or leave scheduler=None.") \
-            from None
+        raise ValueError(
+            "scheduler= needs dask: pip install -r requirements-scale.txt, or leave scheduler=None."
+        ) from None
     if isinstance(scheduler, str) and scheduler in LOCAL_SCHEDULERS:
         out, per_batch = [], max(2, os.cpu_count() or 2)
         for start in range(0, len(rest), per_batch):
-            batch = [dask.delayed(job.chunk)(seq, size, leaked, 0) for seq, size in rest[start:start + per_batch]]
+            batch = [dask.delayed(job.chunk)(seq, size, leaked, 0) for seq, size in rest[start : start + per_batch]]
             out += list(dask.compute(*batch, scheduler=scheduler))
-            _report(progress, (sizes[0] + sum(sizes[1:1 + len(out)])) / trials)
+            _report(progress, (sizes[0] + sum(sizes[1 : 1 + len(out)])) / trials)
         return out
     client, owned = _client(scheduler)
     futures = []
@@ -236,17 +239,24 @@ def _client(scheduler):
         return scheduler, False
     if scheduler == "local":
         try:
-            cluster = LocalCluster(n_workers=os.cpu_count() or 2, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=os.cpu_count() or 2, threads_per_worker=1, processes=True, dashboard_address=None
+            )
         except RuntimeError as exc:  # e.g. worker processes cannot start from an interactive session
-            raise ValueError(f"could not start a local Dask cluster ({exc}); run from a script, or use "
-                             "scheduler='processes' or None.") from None
+            raise ValueError(
+                f"could not start a local Dask cluster ({exc}); run from a script, or use "
+                "scheduler='processes' or None."
+            ) from None
         return Client(cluster, set_as_default=False), True
     if not isinstance(scheduler, str):
-        raise ValueError(f"scheduler must be None, one of {list(LOCAL_SCHEDULERS) + ['local']}, an address such as "
-                         f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__}).")
+        raise ValueError(
+            f"scheduler must be None, one of {list(LOCAL_SCHEDULERS) + ['local']}, an address such as "
+            f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__})."
+        )
     try:
         return Client(scheduler, set_as_default=False, timeout=30), True
     except (OSError, TimeoutError, ValueError) as exc:
-        raise ValueError(f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
-                         "that the cluster is running, or use scheduler='local'.") from None
+        raise ValueError(
+            f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
+            "that the cluster is running, or use scheduler='local'."
+        ) from None

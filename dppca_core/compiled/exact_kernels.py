@@ -15,6 +15,7 @@ state it had before the draw, and the Python sampler makes the whole draw from t
 start. The kernels never decide such an event themselves, so their output is the Python sampler's output in every
 case.
 """
+
 from __future__ import annotations
 
 import functools
@@ -38,6 +39,7 @@ class NeedsExactPath(Exception):
 
 
 # -- the word stream ---------------------------------------------------------------------------------------------
+
 
 def _next(fn, state):  # pragma: no cover - compiled
     """The next 64-bit word of the generator (its C entry point: the function ``random_raw`` calls)."""
@@ -89,6 +91,7 @@ def _cell(k, x, s):  # pragma: no cover - compiled
 
 
 # -- one sample at a time (exact._draw below VECTOR_MIN) ---------------------------------------------------------
+
 
 def _s_exp_minus_half(fn, state, buf, counts):  # pragma: no cover - compiled
     """samplers._bernoulli_exp_minus_half."""
@@ -217,6 +220,7 @@ def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - comp
 
 
 # -- many samples in lockstep (vector_samplers._vector_draw) ---------------------------------------------------------------
+
 
 def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
     """vector_samplers._vector_bernoulli_exp_minus_half."""
@@ -447,9 +451,28 @@ def _lockstep(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
     return out
 
 
-_HELPERS = (_next, _raw, _word, _below, _cell, _s_exp_minus_half, _s_bernoulli_b, _s_half_normal, _s_run_from_one,
-            _s_run_below_fresh, _s_exponential, _v_exp_minus_half, _v_integers, _v_bernoulli_b, _all_per_sample,
-            _v_half_normal, _v_run_even, _v_exponential, _step_runs, _count_successes)
+_HELPERS = (
+    _next,
+    _raw,
+    _word,
+    _below,
+    _cell,
+    _s_exp_minus_half,
+    _s_bernoulli_b,
+    _s_half_normal,
+    _s_run_from_one,
+    _s_run_below_fresh,
+    _s_exponential,
+    _v_exp_minus_half,
+    _v_integers,
+    _v_bernoulli_b,
+    _all_per_sample,
+    _v_half_normal,
+    _v_run_even,
+    _v_exponential,
+    _step_runs,
+    _count_successes,
+)
 
 
 @functools.cache

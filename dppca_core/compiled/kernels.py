@@ -17,6 +17,7 @@ projection works on blocks of rows transposed into a small buffer, so each colum
 contiguous memory in SIMD lanes (across rows, never across the sum): about the speed of a BLAS product at small k
 (measured in ``docs/benchmarks.md``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -37,6 +38,8 @@ PROJECT_BLOCK_VALUES = 4096
 def project_block_rows(d: int, k: int) -> int:
     """Rows per block of the compiled projection for d columns and k components: a multiple of 8 in [16, 128]."""
     return max(16, min(128, PROJECT_BLOCK_VALUES // max(d + k, 1)) // 8 * 8)
+
+
 #: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
 NUMPY_BLOCK = 4096
 #: rows per integer partial sum: 2^22 terms of magnitude <= 2^40 + 2 stay below 2^63
@@ -51,10 +54,10 @@ def fixed_order_project_numpy(rows: np.ndarray, components: np.ndarray) -> np.nd
     n, d = rows.shape
     out = np.zeros((n, components.shape[1]))
     for a in range(0, n, NUMPY_BLOCK):
-        acc, block = out[a:a + NUMPY_BLOCK], rows[a:a + NUMPY_BLOCK]
+        acc, block = out[a : a + NUMPY_BLOCK], rows[a : a + NUMPY_BLOCK]
         tmp = np.empty_like(acc)
         for j in range(d):
-            np.multiply(block[:, j:j + 1], components[j], out=tmp)
+            np.multiply(block[:, j : j + 1], components[j], out=tmp)
             acc += tmp
     return out
 
@@ -110,6 +113,7 @@ def warm_up() -> bool:
     fixed_point_column_sums(rows, 40, 1.0)
     projected_product_sums(rows, components, [0, 1], [0, 1], None, 40, 1.0, projections=np.empty((8, 2)))
     from fractions import Fraction
+
     for laplace in (False, True):
         for size in (1, 200):
             exact_kernels.draw(size, Fraction(3), rng, laplace, size >= 128)
@@ -177,7 +181,7 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     terms = np.asarray(terms, dtype=float)
     if terms.shape[0] > SUM_CHUNK:
         raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
-    unit = float(2.0 ** bits)
+    unit = float(2.0**bits)
     kernel = compiled_fixed_sums() if compiled and compiled_worth(terms.size) else None
     if kernel is None:
         if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
@@ -242,9 +246,17 @@ def fixed_order_sq_norms(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.ndarray, second: np.ndarray,
-                           norms: np.ndarray | None, bits: int, limit: float, compiled: bool = True,
-                           projections: np.ndarray | None = None) -> list[int] | None:
+def projected_product_sums(
+    rows: np.ndarray,
+    components: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    norms: np.ndarray | None,
+    bits: int,
+    limit: float,
+    compiled: bool = True,
+    projections: np.ndarray | None = None,
+) -> list[int] | None:
     """Exact column sums of the per-row terms ``[y_a y_b for (a, b) in zip(first, second)] + [norms_i]``, where
     y = :func:`fixed_order_project` of the row: each term truncated toward zero to a multiple of 2^-bits and
     summed as an integer (Python ints, one per term), or None when a term is not finite or exceeds ``limit``.
@@ -267,21 +279,33 @@ def projected_product_sums(rows: np.ndarray, components: np.ndarray, first: np.n
     kernel = compiled_product_sums() if compiled and compiled_worth(rows.size * components.shape[1]) else None
     step = SUM_CHUNK if kernel is not None else max(1, (1 << 22) // max(first.size + components.shape[1] + 1, 1))
     for a in range(0, rows.shape[0], step):
-        block = rows[a:a + step]
-        block_norms = norms if own and kernel is not None else (
-            fixed_order_sq_norms(block) if own else norms[a:a + step])
-        proj = no_rows if projections is None else projections[a:a + step]
+        block = rows[a : a + step]
+        block_norms = (
+            norms if own and kernel is not None else (fixed_order_sq_norms(block) if own else norms[a : a + step])
+        )
+        proj = no_rows if projections is None else projections[a : a + step]
         if kernel is not None:
             sums = np.zeros(first.size + 1, dtype=np.int64)
-            if not kernel(block, components, first, second, block_norms, float(2.0 ** bits), float(limit), sums,
-                          project_block_rows(*components.shape), proj):
+            if not kernel(
+                block,
+                components,
+                first,
+                second,
+                block_norms,
+                float(2.0**bits),
+                float(limit),
+                sums,
+                project_block_rows(*components.shape),
+                proj,
+            ):
                 return None
         else:
             Y = fixed_order_project_numpy(block, components)
             if projections is not None:
                 proj[...] = Y
-            sums = fixed_point_column_sums(np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit,
-                                           compiled=False)
+            sums = fixed_point_column_sums(
+                np.column_stack([Y[:, first] * Y[:, second], block_norms]), bits, limit, compiled=False
+            )
             if sums is None:
                 return None
         totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
@@ -307,8 +331,9 @@ def compiled_clipped_square_sums():
     return _compile(_clipped_square_sums_kernel)
 
 
-def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: float,
-                        compiled: bool = True) -> list[int] | None:
+def clipped_square_sums(
+    X: np.ndarray, bounds: np.ndarray, bits: int, limit: float, compiled: bool = True
+) -> list[int] | None:
     """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.pipeline.choices.clipped_squares`), each term
     truncated toward zero to a multiple of 2^-bits, as Python ints; None when a term is not finite or exceeds
     ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
@@ -320,7 +345,8 @@ def clipped_square_sums(X: np.ndarray, bounds: np.ndarray, bits: int, limit: flo
         if kernel is None:
             return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
         sums = np.zeros(X.shape[1], dtype=np.int64)
-        return sums if kernel(X[a:b], bounds, float(2.0 ** bits), float(limit), sums) else None
+        return sums if kernel(X[a:b], bounds, float(2.0**bits), float(limit), sums) else None
+
     return _chunk_totals(X.shape[0], X.shape[1], block_sums)
 
 
@@ -349,8 +375,9 @@ def compiled_centred():
     return _compile(_centred_kernel)
 
 
-def centred(rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True,
-            out: np.ndarray | None = None) -> np.ndarray:
+def centred(
+    rows: np.ndarray, mean: np.ndarray, scale: float, compiled: bool = True, out: np.ndarray | None = None
+) -> np.ndarray:
     """``(rows - mean) * scale`` in one pass (the same two roundings per entry as numpy's two passes), into ``out``
     (a new array by default)."""
     rows = np.asarray(rows, dtype=float)
@@ -377,8 +404,14 @@ def compiled_scaled_centred():
     return _compile(_scaled_centred_kernel)
 
 
-def scaled_centred(source: np.ndarray, factors: np.ndarray, mean: np.ndarray, scale: float,
-                   compiled: bool = True, out: np.ndarray | None = None) -> np.ndarray:
+def scaled_centred(
+    source: np.ndarray,
+    factors: np.ndarray,
+    mean: np.ndarray,
+    scale: float,
+    compiled: bool = True,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
     one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
     (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default)."""
@@ -444,8 +477,9 @@ def compiled_scaled_sums():
     return _compile(_scaled_sums_kernel)
 
 
-def scaled_row_sums(source: np.ndarray, factors: np.ndarray, bits: int, limit: float,
-                    compiled: bool = True) -> list[int] | None:
+def scaled_row_sums(
+    source: np.ndarray, factors: np.ndarray, bits: int, limit: float, compiled: bool = True
+) -> list[int] | None:
     """Exact column sums of the rows ``source[i] * factors[i]``, each entry truncated toward zero to a multiple of
     2^-bits, as Python ints (None when an entry is not finite or exceeds ``limit``): what summing the formed rows
     with :func:`fixed_point_column_sums` gives, in one pass without forming them."""
@@ -457,5 +491,6 @@ def scaled_row_sums(source: np.ndarray, factors: np.ndarray, bits: int, limit: f
         if kernel is None:
             return fixed_point_column_sums(source[a:b] * factors[a:b, None], bits, limit, compiled=False)
         sums = np.zeros(source.shape[1], dtype=np.int64)
-        return sums if kernel(source[a:b], factors[a:b], float(2.0 ** bits), float(limit), sums) else None
+        return sums if kernel(source[a:b], factors[a:b], float(2.0**bits), float(limit), sums) else None
+
     return _chunk_totals(source.shape[0], source.shape[1], block_sums)

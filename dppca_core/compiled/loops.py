@@ -9,6 +9,7 @@ inputs, same operations in the same order, results equal to rounding (tested).
 The squared row norms that clipping needs are compiled too (:func:`row_sq_norms`): at d = 20 numpy's
 ``einsum`` spends a fifth of the time of X^T X on them, the compiled loop a twelfth.
 """
+
 from __future__ import annotations
 
 import functools

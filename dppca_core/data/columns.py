@@ -2,6 +2,7 @@
 :class:`ColumnInfo` with the counts of missing, infinite and non-numeric cells) and what it looks like
 (:class:`ColumnFlag`: an identifier, a time, a label, a constant), for :mod:`dppca_core.data.tables`.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,12 +51,40 @@ class ColumnFlag:
 
 
 #: names (whole, or their last word) of columns that identify rows, and words of names that are times
-_ID_WORDS = {"id", "ids", "idx", "index", "row", "rownum", "rowid", "key", "uuid", "guid", "record", "number", "no",
-             "nr", "code"}
+_ID_WORDS = {
+    "id",
+    "ids",
+    "idx",
+    "index",
+    "row",
+    "rownum",
+    "rowid",
+    "key",
+    "uuid",
+    "guid",
+    "record",
+    "number",
+    "no",
+    "nr",
+    "code",
+}
 
 
-_TIME_WORDS = {"year", "years", "yr", "date", "datetime", "timestamp", "month", "week", "quarter", "time", "day",
-               "hour", "minute"}
+_TIME_WORDS = {
+    "year",
+    "years",
+    "yr",
+    "date",
+    "datetime",
+    "timestamp",
+    "month",
+    "week",
+    "quarter",
+    "time",
+    "day",
+    "hour",
+    "minute",
+}
 
 
 #: text columns with at most this many distinct values can be a label (groups)
@@ -89,15 +118,19 @@ def _flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
         return ColumnFlag("identifier", "a row number (1, 2, 3, …): an identifier")
     if words and (words[-1] in _ID_WORDS or "".join(words) in _ID_WORDS):
         return ColumnFlag("identifier", "named like an identifier: identifies, does not measure")
-    if any(w in _TIME_WORDS for w in words) or (integers and np.all((finite >= 1900) & (finite <= 2100))
-                                                  and len(np.unique(finite)) <= 50):
+    if any(w in _TIME_WORDS for w in words) or (
+        integers and np.all((finite >= 1900) & (finite <= 2100)) and len(np.unique(finite)) <= 50
+    ):
         return ColumnFlag("time", "a year or a time: says when, not what")
     return None
 
 
 def _bad_cells(info: ColumnInfo) -> str:
-    parts = [f"{k} {what}" for k, what in ((info.missing, "missing"), (info.infinite, "infinite"),
-                                           (info.non_numeric, "non-numeric")) if k]
+    parts = [
+        f"{k} {what}"
+        for k, what in ((info.missing, "missing"), (info.infinite, "infinite"), (info.non_numeric, "non-numeric"))
+        if k
+    ]
     return ", ".join(parts) + " cell(s)"
 
 
@@ -163,19 +196,40 @@ def analyse_column(col: pd.Series, name: str, decimal_comma: bool) -> ColumnInfo
         example = str(text[failed].iloc[0])[:20]
         reason = f"not numeric (e.g. {example!r})"
         if non_numeric * 2 > int(present.sum()):  # its few numbers are kept: a declared column reads them
-            return ColumnInfo(name, "text", reason, np.asarray(values, dtype=float), int((~present).sum()),
-                              int(np.isinf(values).sum()), non_numeric)
+            return ColumnInfo(
+                name,
+                "text",
+                reason,
+                np.asarray(values, dtype=float),
+                int((~present).sum()),
+                int(np.isinf(values).sum()),
+                non_numeric,
+            )
         info = _numeric_info(name, values, ~present, non_numeric)
-        return ColumnInfo(name, "mixed", f"{reason}: {non_numeric} of {len(values)} cells", info.values,
-                          info.missing, info.infinite, non_numeric)
+        return ColumnInfo(
+            name,
+            "mixed",
+            f"{reason}: {non_numeric} of {len(values)} cells",
+            info.values,
+            info.missing,
+            info.infinite,
+            non_numeric,
+        )
     return _numeric_info(name, values, ~present, 0)
 
 
 def _numeric_info(name, values, missing_mask, non_numeric) -> ColumnInfo:
     values = np.asarray(values, dtype=float)
     infinite = int(np.isinf(values).sum())
-    return ColumnInfo(name, "numeric" if not non_numeric else "mixed", "", values,
-                      int(np.asarray(missing_mask).sum()), infinite, non_numeric)
+    return ColumnInfo(
+        name,
+        "numeric" if not non_numeric else "mixed",
+        "",
+        values,
+        int(np.asarray(missing_mask).sum()),
+        infinite,
+        non_numeric,
+    )
 
 
 def _label_series(col: pd.Series) -> pd.Series:

@@ -10,6 +10,7 @@ This module is the public namespace; the code lives in two modules by job:
 
 Files larger than memory are streamed into sufficient statistics by :func:`dppca_core.data.stats.sufficient_stats`.
 """
+
 from __future__ import annotations
 
 from .synthetic import (  # noqa: F401
@@ -41,7 +42,29 @@ from .tables import (  # noqa: F401
     parse_table,
 )
 
-__all__ = ["PAPER_SETTINGS", "PRESETS", "Preset", "SyntheticData", "ge_dps", "imtiaz_synthetic", "liu_example_41",
-           "liu_spiked", "make_sites", "spiked_covariance", "wang_xu_low_dim", "wang_xu_sparse", "DEFAULT_FILL", "MAX_COLUMNS",
-           "ON_BAD", "SAMPLE_DIR", "SAMPLES", "ColumnInfo", "ParsedTable", "PublicSchema", "Table", "load_sample", "load_table",
-           "parse_table"]
+__all__ = [
+    "PAPER_SETTINGS",
+    "PRESETS",
+    "Preset",
+    "SyntheticData",
+    "ge_dps",
+    "imtiaz_synthetic",
+    "liu_example_41",
+    "liu_spiked",
+    "make_sites",
+    "spiked_covariance",
+    "wang_xu_low_dim",
+    "wang_xu_sparse",
+    "DEFAULT_FILL",
+    "MAX_COLUMNS",
+    "ON_BAD",
+    "SAMPLE_DIR",
+    "SAMPLES",
+    "ColumnInfo",
+    "ParsedTable",
+    "PublicSchema",
+    "Table",
+    "load_sample",
+    "load_table",
+    "parse_table",
+]

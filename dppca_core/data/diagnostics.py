@@ -3,6 +3,7 @@
 Declared with the data (the lowest layer that makes them: :mod:`dppca_core.data.stats` streams them from files)
 and re-exported by :mod:`dppca_core.release`, whose :class:`~dppca_core.release.Release` carries them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

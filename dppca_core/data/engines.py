@@ -2,6 +2,7 @@
 thread, or several on byte ranges of a large CSV file); ``dask`` computes the blocks on its workers with the same
 reading and adding code and adds the blocks up in a tree.
 """
+
 from __future__ import annotations
 
 import io
@@ -12,8 +13,18 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .readers import (_ByteRange, _Spec, _default_chunk, _display, _file_spec, _iter_csv_chunks,
-                      _iter_parquet_chunks, _open_binary, _split_points, _with_fill)
+from .readers import (
+    _ByteRange,
+    _Spec,
+    _default_chunk,
+    _display,
+    _file_spec,
+    _iter_csv_chunks,
+    _iter_parquet_chunks,
+    _open_binary,
+    _split_points,
+    _with_fill,
+)
 from .sufficient import _Partial, _add_chunk, _finish
 from .files import _SAMPLE_BYTES
 
@@ -80,8 +91,10 @@ def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, pr
     for p in parts[1:]:
         merged.merge(p)
     if len(merged.sites) > max_sites:
-        raise ValueError(f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
-                         "values; is it the right column? (raise max_sites if so).")
+        raise ValueError(
+            f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
+            "values; is it the right column? (raise max_sites if so)."
+        )
     return merged
 
 
@@ -91,32 +104,65 @@ def _counting(spec: _Spec) -> _Spec:
     return spec if spec.on_bad == "replace" else replace(spec, on_bad="drop_rows")
 
 
-def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, max_sites,
-                 progress, started, workers, fill=None):
+def _numpy_stats(
+    items,
+    display,
+    columns,
+    data_norm,
+    sites,
+    chunk_rows,
+    label,
+    on_bad,
+    max_columns,
+    max_sites,
+    progress,
+    started,
+    workers,
+    fill=None,
+):
     spec, part, dropped = None, None, {}
     for item in items:
         fh, name = _open_binary(item)
         try:
-            file_spec, how, file_dropped = _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad,
-                                                      max_columns)
+            file_spec, how, file_dropped = _file_spec(
+                fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
+            )
             file_spec = _with_fill(file_spec, fill)
             if spec is None:
                 spec, dropped = file_spec, file_dropped
                 part = _Partial(len(spec.features), data_norm)
             elif file_spec.header != spec.header:
-                raise ValueError(f"{name} has columns {list(file_spec.header)[:10]}, not those of the first file "
-                                 f"({list(spec.header)[:10]}); every file must have the same columns.")
+                raise ValueError(
+                    f"{name} has columns {list(file_spec.header)[:10]}, not those of the first file "
+                    f"({list(spec.header)[:10]}); every file must have the same columns."
+                )
             rows = _default_chunk(spec, chunk_rows)
             if how[0] == "parquet":
                 chunks = _iter_parquet_chunks(how[1], spec, rows, name)
             else:
-                file_spec = _Spec("csv", spec.header, spec.features, spec.site, file_spec.sep, file_spec.encoding,
-                                  file_spec.decimal_comma, data_norm, on_bad, fill=spec.fill)
-                usecols = None if columns is None else sorted(set(spec.features) | (
-                    {spec.site} if spec.site is not None else set()))
+                file_spec = _Spec(
+                    "csv",
+                    spec.header,
+                    spec.features,
+                    spec.site,
+                    file_spec.sep,
+                    file_spec.encoding,
+                    file_spec.decimal_comma,
+                    data_norm,
+                    on_bad,
+                    fill=spec.fill,
+                )
+                usecols = (
+                    None
+                    if columns is None
+                    else sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
+                )
                 if _parallel_ok(item, fh, file_spec, workers):
-                    part.merge(_read_ranges(item, file_spec, how[1], rows, usecols, name, max_sites, workers,
-                                            progress, display))
+                    part.merge(
+                        _read_ranges(
+                            item, file_spec, how[1], rows, usecols, name, max_sites, workers, progress, display
+                        )
+                    )
                     continue
                 chunks = _iter_csv_chunks(fh, file_spec, how[1], rows, usecols, name)
             row = 0
@@ -130,8 +176,12 @@ def _numpy_stats(items, display, columns, data_norm, sites, chunk_rows, label, o
         finally:
             if isinstance(item, (str, os.PathLike)):
                 fh.close()
-    extra = {"engine": "numpy", "files": len(items), "dropped_columns": dropped,
-             "seconds": time.perf_counter() - started}
+    extra = {
+        "engine": "numpy",
+        "files": len(items),
+        "dropped_columns": dropped,
+        "seconds": time.perf_counter() - started,
+    }
     return _finish(part, spec, display, sites, extra)
 
 
@@ -151,16 +201,28 @@ def _iter_block(block, spec, names, dtype, name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
         try:
-            frame = pd.read_csv(io.BytesIO(block), sep=spec.sep, header=None, names=names, index_col=False,
-                                skipinitialspace=True, engine="c", encoding=spec.encoding, dtype=dtype,
-                                low_memory=False)
+            frame = pd.read_csv(
+                io.BytesIO(block),
+                sep=spec.sep,
+                header=None,
+                names=names,
+                index_col=False,
+                skipinitialspace=True,
+                engine="c",
+                encoding=spec.encoding,
+                dtype=dtype,
+                low_memory=False,
+            )
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as "
-                             "UTF-8.") from None
+            raise ValueError(
+                f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as " "UTF-8."
+            ) from None
         except Exception as exc:
             detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-            raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
-                             "of separated fields on every line.") from None
+            raise ValueError(
+                f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
+                "of separated fields on every line."
+            ) from None
     yield frame
 
 
@@ -185,21 +247,38 @@ def _tree(delayed, leaves, fan_in=8):
     """Sum the partial statistics in a tree of ``fan_in``-way merges (depth log_8 of the blocks)."""
     level = list(leaves)
     while len(level) > 1:
-        level = [delayed(_merge_all)(*level[i:i + fan_in]) for i in range(0, len(level), fan_in)]
+        level = [delayed(_merge_all)(*level[i : i + fan_in]) for i in range(0, len(level), fan_in)]
     return level[0]
 
 
-def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on_bad, scheduler, max_columns,
-                max_sites, started, fill=None):
+def _dask_stats(
+    items,
+    display,
+    columns,
+    data_norm,
+    sites,
+    chunk_rows,
+    label,
+    on_bad,
+    scheduler,
+    max_columns,
+    max_sites,
+    started,
+    fill=None,
+):
     try:
         import dask
         from dask import delayed
     except ImportError:
-        raise ValueError("engine='dask' needs dask: pip install -r requirements-scale.txt (or the 'scale' extra), "
-                         "or use engine='numpy'.") from None
+        raise ValueError(
+            "engine='dask' needs dask: pip install -r requirements-scale.txt (or the 'scale' extra), "
+            "or use engine='numpy'."
+        ) from None
     if not all(isinstance(i, (str, os.PathLike)) for i in items):
-        raise ValueError("engine='dask' reads files by path (the workers open them); pass a path, glob or folder, or "
-                         "use engine='numpy' for a file-like object.")
+        raise ValueError(
+            "engine='dask' reads files by path (the workers open them); pass a path, glob or folder, or "
+            "use engine='numpy' for a file-like object."
+        )
     paths = [str(p) for p in items]
     spec, dropped = _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill)
     if spec.kind == "csv":
@@ -210,8 +289,13 @@ def _dask_stats(items, display, columns, data_norm, sites, chunk_rows, label, on
         raise ValueError(f"{display} holds no data rows.")
     total = _tree(delayed, leaves)
     part = _compute(dask, total, scheduler)
-    extra = {"engine": "dask", "files": len(paths), "blocks": len(leaves), "dropped_columns": dropped,
-             "seconds": time.perf_counter() - started}
+    extra = {
+        "engine": "dask",
+        "files": len(paths),
+        "blocks": len(leaves),
+        "dropped_columns": dropped,
+        "seconds": time.perf_counter() - started,
+    }
     return _finish(part, spec, display, sites, extra)
 
 
@@ -219,16 +303,18 @@ def _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_
     """(the first file's reading spec with its public fills, the columns it leaves out); ValueError unless every
     file has the same header (cheap: one head each)."""
     with open(paths[0], "rb") as fh:
-        spec, _, dropped = _file_spec(fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label,
-                                      on_bad, max_columns)
+        spec, _, dropped = _file_spec(
+            fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
+        )
     spec = _with_fill(spec, fill)
     for p in paths[1:]:
         with open(p, "rb") as fh:
-            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad,
-                                     max_columns)
+            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns)
         if other.header != spec.header:
-            raise ValueError(f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
-                             f"({list(spec.header)[:10]}); every file must have the same columns.")
+            raise ValueError(
+                f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
+                f"({list(spec.header)[:10]}); every file must have the same columns."
+            )
     return spec, dropped
 
 
@@ -238,19 +324,26 @@ def _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites) -> list:
     for p in paths:
         with open(p, "rb") as fh:
             head = fh.read(4)
-        if head[3 if head[:3] == b"\xef\xbb\xbf" else 0:][:1].isspace():
-            raise ValueError(f"{_display(p)} starts with blank space before the header; remove it (the dask "
-                             "engine expects the header on the first line) or use engine='numpy'.")
+        if head[3 if head[:3] == b"\xef\xbb\xbf" else 0 :][:1].isspace():
+            raise ValueError(
+                f"{_display(p)} starts with blank space before the header; remove it (the dask "
+                "engine expects the header on the first line) or use engine='numpy'."
+            )
     if spec.encoding in ("utf-16", "utf-32"):
-        raise ValueError(f"{display}: {spec.encoding.upper()} files cannot be split into blocks; re-save them as UTF-8 or use "
-                         "engine='numpy'.")
+        raise ValueError(
+            f"{display}: {spec.encoding.upper()} files cannot be split into blocks; re-save them as UTF-8 or use "
+            "engine='numpy'."
+        )
     from dask.bytes import read_bytes
 
     rows = _default_chunk(spec, chunk_rows)
     blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
     _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
-    return [delayed(_dask_block)(b, spec, _display(p), max_sites) for p, file_blocks in zip(paths, blocks)
-            for b in file_blocks]
+    return [
+        delayed(_dask_block)(b, spec, _display(p), max_sites)
+        for p, file_blocks in zip(paths, blocks)
+        for b in file_blocks
+    ]
 
 
 def _parquet_leaves(delayed, paths, spec, display, max_sites) -> list:
@@ -277,13 +370,17 @@ def _compute(dask, total, scheduler):
     if isinstance(scheduler, Client):
         return scheduler.compute(total).result()
     if not isinstance(scheduler, str):
-        raise ValueError(f"scheduler must be None, one of {list(_LOCAL_SCHEDULERS)}, an address such as "
-                         f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__}).")
+        raise ValueError(
+            f"scheduler must be None, one of {list(_LOCAL_SCHEDULERS)}, an address such as "
+            f"'tcp://host:8786' or a distributed.Client (got {type(scheduler).__name__})."
+        )
     try:
         client = Client(scheduler, set_as_default=False, timeout=30)
     except (OSError, TimeoutError) as exc:
-        raise ValueError(f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
-                         "that the cluster is running.") from None
+        raise ValueError(
+            f"could not connect to the dask scheduler at {scheduler!r} ({exc}); check the address and "
+            "that the cluster is running."
+        ) from None
     try:
         return client.compute(total).result()
     finally:

@@ -8,6 +8,7 @@ names, a row limit stops the CSV parser, and a Parquet file's size is read from 
 page is decompressed (then counted again as the batches arrive). Nothing runs in more than linear time on a
 visitor's bytes (csv.Sniffer, whose regular expression takes time quadratic in a long line, is not used).
 """
+
 from __future__ import annotations
 
 import csv
@@ -34,8 +35,13 @@ _CSV_FIX = "use one header row and the same number of comma-, semicolon- or tab-
 
 
 #: Byte-order marks and the encodings they announce (the UTF-32 little-endian mark starts with the UTF-16 one).
-_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
-         (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+)
 
 
 #: Byte-order marks (any number: some tools add one to a file that has one) and blank space before the header.
@@ -90,9 +96,11 @@ def _source_name(source) -> str:
 
 def _check_size(size: int, name: str, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
-        raise ValueError(f"{name} is {size / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB "
-                         f"({max_bytes:,} bytes); upload a sample of the rows, or stream the file into sufficient "
-                         "statistics (dppca_core.data.stats.sufficient_stats).")
+        raise ValueError(
+            f"{name} is {size / 1e6:.1f} MB, over the limit of {max_bytes / 1e6:.1f} MB "
+            f"({max_bytes:,} bytes); upload a sample of the rows, or stream the file into sufficient "
+            "statistics (dppca_core.data.stats.sufficient_stats)."
+        )
 
 
 def _read_bytes(source, max_bytes: int | None = None) -> tuple[bytes, str]:
@@ -111,8 +119,9 @@ def _read_bytes(source, max_bytes: int | None = None) -> tuple[bytes, str]:
     elif isinstance(source, (bytes, bytearray, memoryview)):
         raw = source
     else:
-        raise ValueError("source must be a path or a file-like object (with read() or getvalue()); "
-                         f"got {type(source).__name__}.")
+        raise ValueError(
+            "source must be a path or a file-like object (with read() or getvalue()); " f"got {type(source).__name__}."
+        )
     raw = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
     _check_size(len(raw), name, max_bytes)
     return raw, name
@@ -130,8 +139,10 @@ def check_wide_length(size: int, name: str, encoding: str) -> None:
     if size % unit:
         label = encoding.upper()
         count = f"an odd number of bytes ({size:,})" if unit == 2 else f"{size:,} bytes, not a multiple of 4"
-        raise ValueError(f"{name} is marked as {label} but has {count}, so it is truncated or not {label}; re-save "
-                         "it as UTF-8 (or as UTF-16 from a spreadsheet program).")
+        raise ValueError(
+            f"{name} is marked as {label} but has {count}, so it is truncated or not {label}; re-save "
+            "it as UTF-8 (or as UTF-16 from a spreadsheet program)."
+        )
 
 
 def decode_wide(raw: bytes, name: str, encoding: str) -> str:
@@ -140,8 +151,10 @@ def decode_wide(raw: bytes, name: str, encoding: str) -> str:
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{name} is marked as {encoding.upper()} but cannot be decoded ({exc.reason} at byte "
-                         f"{exc.start:,}); re-save it as UTF-8.") from None
+        raise ValueError(
+            f"{name} is marked as {encoding.upper()} but cannot be decoded ({exc.reason} at byte "
+            f"{exc.start:,}); re-save it as UTF-8."
+        ) from None
 
 
 def leading_junk(data: bytes) -> int:
@@ -150,7 +163,7 @@ def leading_junk(data: bytes) -> int:
 
 
 def text_encoding(head: bytes, complete: bool) -> str:
-    """"utf-8" when ``head`` (the file's first bytes; ``complete`` when it is the whole file) decodes as UTF-8, a
+    """ "utf-8" when ``head`` (the file's first bytes; ``complete`` when it is the whole file) decodes as UTF-8, a
     character cut at its end allowed, else "latin-1"."""
     try:
         head.decode("utf-8")
@@ -167,8 +180,10 @@ def _csv_body(raw: bytes, name: str) -> tuple[bytes, str]:
     if encoding in ("utf-16", "utf-32"):
         return decode_wide(raw, name, encoding).lstrip(_LEADING_TEXT).encode("utf-8"), "utf-8"
     if b"\x00" in raw:
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a CSV text file (UTF-8, or UTF-16 or "
-                         "UTF-32 with a byte-order mark) or a Parquet file.")
+        raise ValueError(
+            f"{name} looks binary (it contains NUL bytes); upload a CSV text file (UTF-8, or UTF-16 or "
+            "UTF-32 with a byte-order mark) or a Parquet file."
+        )
     start = leading_junk(raw)
     body = raw[start:] if start else raw
     return body, text_encoding(body[:_SAMPLE_BYTES], len(body) <= _SAMPLE_BYTES)
@@ -227,8 +242,11 @@ def sniff_delimiter(sample: str) -> str:
     best, best_key = ",", (False, 1, 0)
     for order, sep in enumerate(_DELIMITERS):
         try:
-            rows = [r for r in itertools.islice(csv.reader(io.StringIO(sample, newline=""), delimiter=sep),
-                                                _SNIFF_ROWS + 1) if r]
+            rows = [
+                r
+                for r in itertools.islice(csv.reader(io.StringIO(sample, newline=""), delimiter=sep), _SNIFF_ROWS + 1)
+                if r
+            ]
         except csv.Error:  # e.g. a field longer than the csv module's limit
             continue
         if not rows:
@@ -243,8 +261,10 @@ def sniff_delimiter(sample: str) -> str:
 
 
 def _too_wide(name: str, count: int, max_columns: int):
-    return ValueError(f"{name} has {count:,} columns, over the limit of {max_columns:,} columns; keep the columns you "
-                      "need (or raise max_columns).")
+    return ValueError(
+        f"{name} has {count:,} columns, over the limit of {max_columns:,} columns; keep the columns you "
+        "need (or raise max_columns)."
+    )
 
 
 def read_header(body: bytes, encoding: str, name: str, max_columns: int | None) -> tuple[list, str, str]:
@@ -273,8 +293,11 @@ def read_header(body: bytes, encoding: str, name: str, max_columns: int | None) 
     except StopIteration:
         raise ValueError(f"{name} is empty; {_FIX_ROWS}") from None
     except csv.Error as exc:
-        detail = (f"a column name is longer than {csv.field_size_limit():,} characters" if "field limit" in str(exc)
-                  else str(exc))
+        detail = (
+            f"a column name is longer than {csv.field_size_limit():,} characters"
+            if "field limit" in str(exc)
+            else str(exc)
+        )
         raise ValueError(f"{name}: could not parse the header ({detail}); {_CSV_FIX}") from None
     if max_columns is not None and len(fields) > max_columns:  # quotes the linear count misread
         raise _too_wide(name, len(fields), max_columns)
@@ -294,8 +317,10 @@ def _parse_csv(raw: bytes, name: str, max_columns: int | None, max_cells: int | 
         frame = _read_frame(io.BytesIO(body), "latin-1", header, sep, name, max_rows)
     if max_rows is not None and len(frame) > max_rows:  # the parser stopped one row past the limit
         lines = max(body.count(b"\n"), len(frame) + 1)
-        raise ValueError(f"{name} has about {lines * len(header):,} cells ({lines:,} lines of {len(header):,} "
-                         f"columns), over the limit of {max_cells:,} cells; upload fewer rows or columns.")
+        raise ValueError(
+            f"{name} has about {lines * len(header):,} cells ({lines:,} lines of {len(header):,} "
+            f"columns), over the limit of {max_cells:,} cells; upload fewer rows or columns."
+        )
     return frame, header, sep
 
 
@@ -309,9 +334,19 @@ def _read_frame(buffer, encoding, header, sep, name, max_rows: int | None = None
         # the header is read by the csv module so repeated names stay visible (pandas would rename them)
         with warnings.catch_warnings():  # a row longer than the header would be truncated with only a warning
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            return pd.read_csv(buffer, sep=sep, header=None, skiprows=1, names=range(len(header)), index_col=False,
-                               skipinitialspace=True, engine="c", low_memory=False, encoding=encoding,
-                               nrows=None if max_rows is None else max_rows + 1)
+            return pd.read_csv(
+                buffer,
+                sep=sep,
+                header=None,
+                skiprows=1,
+                names=range(len(header)),
+                index_col=False,
+                skipinitialspace=True,
+                engine="c",
+                low_memory=False,
+                encoding=encoding,
+                nrows=None if max_rows is None else max_rows + 1,
+            )
     except UnicodeDecodeError:
         if encoding == "utf-8":
             raise _DecodeFailure from None
@@ -325,8 +360,9 @@ def _read_frame(buffer, encoding, header, sep, name, max_rows: int | None = None
 
 def _not_parquet(name: str, exc: Exception) -> ValueError:
     if isinstance(exc, MemoryError):
-        return ValueError(f"{name}: its data do not fit in the memory available to read it; upload fewer rows or "
-                          "columns.")
+        return ValueError(
+            f"{name}: its data do not fit in the memory available to read it; upload fewer rows or " "columns."
+        )
     return ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, or upload a CSV.")
 
 
@@ -337,25 +373,31 @@ def _parquet_width(file) -> int:
     return len(names) - sum(1 for column in index if isinstance(column, str) and column in names)
 
 
-def parquet_limits(file, name: str, max_columns: int | None, max_cells: int | None,
-                   max_decoded_bytes: int | None) -> None:
+def parquet_limits(
+    file, name: str, max_columns: int | None, max_cells: int | None, max_decoded_bytes: int | None
+) -> None:
     """Refuse a Parquet file over a limit from its metadata (columns, rows, row groups and the size of its data once
     decompressed), before any data page is read: a small file can decompress to gigabytes."""
     meta, width = file.metadata, _parquet_width(file)
     if max_columns is not None and width > max_columns:
         raise _too_wide(name, width, max_columns)
     if max_cells is not None and meta.num_rows * width > max_cells:
-        raise ValueError(f"{name} has {meta.num_rows * width:,} cells ({meta.num_rows:,} rows of {width:,} columns), "
-                         f"over the limit of {max_cells:,} cells; upload fewer rows or columns.")
+        raise ValueError(
+            f"{name} has {meta.num_rows * width:,} cells ({meta.num_rows:,} rows of {width:,} columns), "
+            f"over the limit of {max_cells:,} cells; upload fewer rows or columns."
+        )
     if max_decoded_bytes is not None:
         decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         if decoded > max_decoded_bytes:
-            raise ValueError(f"{name} holds {decoded / 1e6:,.0f} MB of data once decompressed, over the limit of "
-                             f"{max_decoded_bytes / 1e6:,.0f} MB; upload fewer rows or columns.")
+            raise ValueError(
+                f"{name} holds {decoded / 1e6:,.0f} MB of data once decompressed, over the limit of "
+                f"{max_decoded_bytes / 1e6:,.0f} MB; upload fewer rows or columns."
+            )
 
 
-def _parse_parquet(raw: bytes, name: str, max_columns: int | None, max_cells: int | None,
-                   max_decoded_bytes: int | None) -> tuple[pd.DataFrame, list]:
+def _parse_parquet(
+    raw: bytes, name: str, max_columns: int | None, max_cells: int | None, max_decoded_bytes: int | None
+) -> tuple[pd.DataFrame, list]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -381,8 +423,10 @@ def _parse_parquet(raw: bytes, name: str, max_columns: int | None, max_cells: in
     except Exception as exc:  # pyarrow raises many types (some of them ValueError) for a broken file
         raise _not_parquet(name, exc) from None
     if max_rows is not None and rows > max_rows:
-        raise ValueError(f"{name} has more than {max_rows * width:,} cells (more rows than its metadata say), over "
-                         f"the limit of {max_cells:,} cells; upload fewer rows or columns.")
+        raise ValueError(
+            f"{name} has more than {max_rows * width:,} cells (more rows than its metadata say), over "
+            f"the limit of {max_cells:,} cells; upload fewer rows or columns."
+        )
     header = [plain_name(c) for c in frame.columns]
     frame.columns = range(frame.shape[1])
     return frame, header

@@ -3,6 +3,7 @@ to a radius, the Gram matrix of the clipped rows accumulated in blocks of rows (
 on its floating-point rounding error (:func:`gram_error_bound`) that the exact release of statistics built from it
 adds to their sensitivity. :mod:`dppca_core.data.prepare` builds on it.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -86,8 +87,8 @@ class GramAccumulator:
         self.want_sum = want_sum
         self.n = 0
         self.n_clipped = 0
-        self._raw = np.zeros((self.d, self.d))       # sum of x x^T over rows kept at scale 1/R
-        self._scaled = np.zeros((self.d, self.d))    # sum of (s x)(s x)^T over the other rows
+        self._raw = np.zeros((self.d, self.d))  # sum of x x^T over rows kept at scale 1/R
+        self._scaled = np.zeros((self.d, self.d))  # sum of (s x)(s x)^T over the other rows
         self._raw_sum = np.zeros(self.d)
         self._scaled_sum = np.zeros(self.d)
         self.additions = 0  # block sums added into the running matrices (for the rounding-error bound)
@@ -109,7 +110,7 @@ class GramAccumulator:
         scales = np.empty(X.shape[0]) if need_scale else None
         buf = None
         for a in range(0, X.shape[0], step):
-            B = X[a:a + step]
+            B = X[a : a + step]
             s, over = self.block_scales(B, first_row=first_row + a, name=name)
             self.additions += 1
             if s is None:  # no row clipped: straight into X^T X, no copy
@@ -117,17 +118,17 @@ class GramAccumulator:
                 if self.want_sum:
                     self._raw_sum += B.sum(axis=0)
                 if need_scale:
-                    scales[a:a + B.shape[0]] = 1.0 / self.radius
+                    scales[a : a + B.shape[0]] = 1.0 / self.radius
                 continue
             if buf is None:
                 buf = np.empty((min(step, X.shape[0]), self.d))
-            scaled = np.multiply(B, s[:, None], out=buf[:B.shape[0]])
+            scaled = np.multiply(B, s[:, None], out=buf[: B.shape[0]])
             self._scaled += scaled.T @ scaled
             if self.want_sum:
                 self._scaled_sum += scaled.sum(axis=0)
             self.n_clipped += int(over.sum())
             if need_scale:
-                scales[a:a + B.shape[0]] = s
+                scales[a : a + B.shape[0]] = s
         self.n += X.shape[0]
         return scales
 
@@ -145,8 +146,10 @@ class GramAccumulator:
             return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
         if not np.isfinite(B).all():
             rows, cols = np.nonzero(~np.isfinite(B))
-            raise ValueError(f"{name} contains NaN or infinite values (first at row {first_row + rows[0]}, "
-                             f"column {cols[0]}); drop or impute them first.")
+            raise ValueError(
+                f"{name} contains NaN or infinite values (first at row {first_row + rows[0]}, "
+                f"column {cols[0]}); drop or impute them first."
+            )
         norms = _safe_norms(B)
         over = norms > self.radius
         return np.where(over, 1.0 / np.where(over, norms, 1.0), 1.0 / self.radius), over
@@ -173,8 +176,11 @@ class GramAccumulator:
         for rows of norm <= 1), with m the longest chain of additions (Higham, eq. 4.4), plus a few roundings for
         the scaling, the merge of the two running sums and the symmetrisation.
         """
-        return gram_error_bound(self.n, self.d, max(self.additions, 0)) if self.additions > _canonical_additions(
-            self.n, self.d) else gram_error_bound(self.n, self.d)
+        return (
+            gram_error_bound(self.n, self.d, max(self.additions, 0))
+            if self.additions > _canonical_additions(self.n, self.d)
+            else gram_error_bound(self.n, self.d)
+        )
 
     @property
     def gram(self) -> np.ndarray:
@@ -229,7 +235,7 @@ class _BlockGram:
             self.raw += B.T @ B
             return False
         factors = self.plain if s is None else s[:, None]
-        Y = np.multiply(B, factors, out=B if in_place else self.buf[:B.shape[0]])
+        Y = np.multiply(B, factors, out=B if in_place else self.buf[: B.shape[0]])
         self.scaled += Y.T @ Y
         return in_place
 
@@ -246,5 +252,5 @@ def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray
     step = block_rows(X.shape[1])
     gram = _BlockGram(X.shape[1], radius, min(step, X.shape[0]))
     for a in range(0, X.shape[0], step):
-        gram.add(X[a:a + step], scales[a:a + step])
+        gram.add(X[a : a + step], scales[a : a + step])
     return gram.result()

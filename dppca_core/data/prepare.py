@@ -11,6 +11,7 @@ per row, not a scaled copy of X. The Gram matrix is formed on first use, block b
 a clipped row go straight into X^T X), per-site Gram matrices likewise, and the scaled rows only if a
 mechanism that reads rows asks for them. Peak extra memory is one block plus d x d, not a copy of X.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,7 @@ from typing import Iterable
 import numpy as np
 
 from ..validation import check_data_norm, check_matrix
-from .gram import (GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound,
-                   row_norms)
+from .gram import GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound, row_norms
 
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
 _SITE_CACHE = 4
@@ -72,11 +72,15 @@ def center_data(X, center="none") -> Centering:
         if center == "empirical":
             mean = X.mean(axis=0)
             return Centering(
-                X - mean, mean, False,
+                X - mean,
+                mean,
+                False,
                 "Centred with the data's own mean: NOT private (the mean is released implicitly). "
                 "Use a public centre or none for a real guarantee.",
             )
-        raise ValueError(f"center={center!r} is not understood; use 'none', 'empirical' or a public vector of length {d}.")
+        raise ValueError(
+            f"center={center!r} is not understood; use 'none', 'empirical' or a public vector of length {d}."
+        )
     vec = np.asarray(center, dtype=float)
     if vec.shape != (d,) or not np.all(np.isfinite(vec)):
         raise ValueError(f"a public centre must be a finite vector of length d = {d} (got shape {vec.shape}).")
@@ -120,10 +124,24 @@ class PreparedData:
     in between; do not modify X in place while the PreparedData is in use).
     """
 
-    def __init__(self, n: int, d: int, data_norm: float, rows=None, gram=None, n_clipped: int = 0, *,
-                 source=None, scales=None, sites: SitePartition | None = None, site_column: str | None = None,
-                 compiled_norms: bool = False, gram_error: float | None = None, owned: bool = False,
-                 row_sums: list | None = None):
+    def __init__(
+        self,
+        n: int,
+        d: int,
+        data_norm: float,
+        rows=None,
+        gram=None,
+        n_clipped: int = 0,
+        *,
+        source=None,
+        scales=None,
+        sites: SitePartition | None = None,
+        site_column: str | None = None,
+        compiled_norms: bool = False,
+        gram_error: float | None = None,
+        owned: bool = False,
+        row_sums: list | None = None,
+    ):
         self.n, self.d = int(n), int(d)
         #: the exact column sums of the scaled rows (:class:`dppca_core.privacy.exact.FixedSums` integers) when
         #: :func:`prepare` formed them in its pass (``row_sums=True``), else None
@@ -177,8 +195,10 @@ class PreparedData:
         s, _ = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms).block_scales(B)
         s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
         if not np.array_equal(s, scales[index]):
-            raise ValueError("the array given to prepare() was modified afterwards; call prepare() again "
-                             "(or pass a copy of the data).")
+            raise ValueError(
+                "the array given to prepare() was modified afterwards; call prepare() again "
+                "(or pass a copy of the data)."
+            )
         B *= s[:, None]
         return B
 
@@ -188,18 +208,20 @@ class PreparedData:
         if self._owned:  # nobody else holds the source: the same products, in place, without the check
             source = self._source
             for a in range(0, self.n, step):
-                np.multiply(source[a:a + step], self._scales[a:a + step, None], out=source[a:a + step])
+                np.multiply(source[a : a + step], self._scales[a : a + step, None], out=source[a : a + step])
             source.setflags(write=False)
             return source
         out = np.empty((self.n, self.d))
         for a in range(0, self.n, step):
-            B = self._source[a:a + step]
+            B = self._source[a : a + step]
             s, _ = probe.block_scales(B, first_row=a)
             s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
-            if not np.array_equal(s, self._scales[a:a + step]):
-                raise ValueError("the array given to prepare() was modified afterwards; call prepare() again "
-                                 "(or pass a copy of the data).")
-            np.multiply(B, s[:, None], out=out[a:a + step])
+            if not np.array_equal(s, self._scales[a : a + step]):
+                raise ValueError(
+                    "the array given to prepare() was modified afterwards; call prepare() again "
+                    "(or pass a copy of the data)."
+                )
+            np.multiply(B, s[:, None], out=out[a : a + step])
         out.setflags(write=False)
         return out
 
@@ -280,7 +302,7 @@ class PreparedData:
     def _site_gram(self, idx: np.ndarray) -> np.ndarray:
         contiguous = idx.size and idx[-1] - idx[0] + 1 == idx.size
         if self._rows is not None:
-            R = self._rows[idx[0]:idx[-1] + 1] if contiguous else self._rows[idx]
+            R = self._rows[idx[0] : idx[-1] + 1] if contiguous else self._rows[idx]
             g = R.T @ R
             return (g + g.T) / 2.0
         if contiguous:
@@ -289,7 +311,7 @@ class PreparedData:
         g = np.zeros((self.d, self.d))
         step = block_rows(self.d)
         for a in range(0, idx.size, step):
-            sel = idx[a:a + step]
+            sel = idx[a : a + step]
             B = self._source[sel] * self._scales[sel][:, None]
             g += B.T @ B
         return (g + g.T) / 2.0
@@ -300,17 +322,22 @@ class PreparedData:
             g = self.gram
             return SitePartition(np.array([self.n]), (g,))
         if stored is None:
-            raise ValueError("this distributed mechanism needs per-site Gram matrices, but the statistics were built "
-                             "without sites; build them with sufficient_stats(..., sites='<site column>'), pass the "
-                             "data matrix, or use sites=1.")
+            raise ValueError(
+                "this distributed mechanism needs per-site Gram matrices, but the statistics were built "
+                "without sites; build them with sufficient_stats(..., sites='<site column>'), pass the "
+                "data matrix, or use sites=1."
+            )
         arr = np.asarray(sites)
         if (arr.ndim == 0 and arr.dtype.kind in "iu" and int(arr) == len(stored)) or (
-                arr.ndim == 1 and arr.dtype.kind in "iu" and np.array_equal(arr, stored.sizes)):
+            arr.ndim == 1 and arr.dtype.kind in "iu" and np.array_equal(arr, stored.sizes)
+        ):
             return stored
         column = f" from column {self._site_column!r}" if self._site_column else ""
-        raise ValueError(f"the statistics hold {len(stored)} site(s){column} with sizes {stored.sizes.tolist()[:20]}; "
-                         f"pass sites={len(stored)} (or those sizes) to use them, or sites=1 for one site. Other "
-                         "partitions need the rows: pass the data matrix.")
+        raise ValueError(
+            f"the statistics hold {len(stored)} site(s){column} with sizes {stored.sizes.tolist()[:20]}; "
+            f"pass sites={len(stored)} (or those sizes) to use them, or sites=1 for one site. Other "
+            "partitions need the rows: pass the data matrix."
+        )
 
     def __getstate__(self) -> dict:
         """Picklable (e.g. shipped to a Dask worker by an audit): everything but the lock, which is rebuilt."""
@@ -337,8 +364,15 @@ def _partition_key(sites):
     return ("array", arr.dtype.str, arr.shape, hashlib.blake2b(payload, digest_size=16).hexdigest())
 
 
-def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | None = None,
-            owned: bool = False, row_sums: bool = False) -> PreparedData:
+def prepare(
+    X,
+    data_norm: float = 1.0,
+    *,
+    min_rows: int = 2,
+    gram_now: bool | None = None,
+    owned: bool = False,
+    row_sums: bool = False,
+) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
     ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
@@ -360,17 +394,27 @@ def prepare(X, data_norm: float = 1.0, *, min_rows: int = 2, gram_now: bool | No
     if isinstance(X, Summarised):
         return X.prepared(data_norm)
     data_norm = check_data_norm(data_norm)
-    if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows
-            and X.shape[1] >= 1):
+    if type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0] >= min_rows and X.shape[1] >= 1:
         arr = X  # plain float array: finiteness is checked block by block below, without a full-size mask
     else:
         arr = check_matrix(X, min_rows=min_rows)
     fuse = arr.shape[1] <= FUSED_GRAM_MAX_D if gram_now is None else bool(gram_now)
     compiled = arr.size >= COMPILED_NORMS_MIN_SIZE
-    scales, n_clipped, gram, sums = _row_scales(arr, data_norm, with_gram=fuse, compiled_norms=compiled,
-                                                with_sums=row_sums)
-    return PreparedData(arr.shape[0], arr.shape[1], data_norm, n_clipped=n_clipped, source=arr, scales=scales,
-                        gram=gram, compiled_norms=compiled, owned=owned and arr is X, row_sums=sums)
+    scales, n_clipped, gram, sums = _row_scales(
+        arr, data_norm, with_gram=fuse, compiled_norms=compiled, with_sums=row_sums
+    )
+    return PreparedData(
+        arr.shape[0],
+        arr.shape[1],
+        data_norm,
+        n_clipped=n_clipped,
+        source=arr,
+        scales=scales,
+        gram=gram,
+        compiled_norms=compiled,
+        owned=owned and arr is X,
+        row_sums=sums,
+    )
 
 
 def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
@@ -396,11 +440,11 @@ def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
     gram = _BlockGram(d, radius, min(step, n))
     clipped = 0
     for a in range(0, n, step):
-        block = out[a:a + step]
+        block = out[a : a + step]
         if factors is None:
-            kernels.centred(source[a:a + step], mean, radius, out=block)
+            kernels.centred(source[a : a + step], mean, radius, out=block)
         else:
-            kernels.scaled_centred(source[a:a + step], factors[a:a + step], mean, radius, out=block)
+            kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, radius, out=block)
         s, over = probe.block_scales(block, first_row=a)
         clipped += int(over.sum())
         if not gram.add(block, s, in_place=True):  # the block's scaled rows, unless the Gram matrix formed them
@@ -421,8 +465,9 @@ FUSED_GRAM_MAX_D = 32
 COMPILED_NORMS_MIN_SIZE = 1 << 20
 
 
-def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_norms: bool = False,
-                with_sums: bool = False):
+def _row_scales(
+    X: np.ndarray, radius: float, with_gram: bool = False, compiled_norms: bool = False, with_sums: bool = False
+):
     """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, and,
     when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None), and when
     ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None)."""
@@ -436,14 +481,14 @@ def _row_scales(X: np.ndarray, radius: float, with_gram: bool = False, compiled_
     gram = _BlockGram(X.shape[1], radius, step) if with_gram else None
     sums = [0] * X.shape[1] if with_sums else None
     for a in range(0, X.shape[0], step):
-        B = X[a:a + step]
+        B = X[a : a + step]
         s, over = probe.block_scales(B, first_row=a)
-        scales[a:a + B.shape[0]] = 1.0 / radius if s is None else s
+        scales[a : a + B.shape[0]] = 1.0 / radius if s is None else s
         clipped += int(over.sum())
         if gram is not None:
-            gram.add(B, None if s is None else scales[a:a + B.shape[0]])
+            gram.add(B, None if s is None else scales[a : a + B.shape[0]])
         if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
-            block = scaled_row_sums(B, scales[a:a + B.shape[0]], SUM_BITS, TERM_LIMIT)
+            block = scaled_row_sums(B, scales[a : a + B.shape[0]], SUM_BITS, TERM_LIMIT)
             sums = None if block is None else [t + b for t, b in zip(sums, block)]
     return scales, clipped, None if gram is None else gram.result(), sums
 
@@ -470,6 +515,18 @@ def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
     return PreparedData(acc.n, acc.d, data_norm, gram=acc.gram, n_clipped=acc.n_clipped, gram_error=acc.gram_error)
 
 
-__all__ = ["PreparedData", "SitePartition", "GramAccumulator", "prepare", "prepare_centred", "gram_from_chunks",
-           "clip_rows", "row_norms", "center_data", "max_norm_scale", "Centering", "block_rows", "gram_error_bound"]
-
+__all__ = [
+    "PreparedData",
+    "SitePartition",
+    "GramAccumulator",
+    "prepare",
+    "prepare_centred",
+    "gram_from_chunks",
+    "clip_rows",
+    "row_norms",
+    "center_data",
+    "max_norm_scale",
+    "Centering",
+    "block_rows",
+    "gram_error_bound",
+]

@@ -3,6 +3,7 @@ folder, a file-like), each file's head (header, separator, encoding, the feature
 and its chunks (CSV by pandas, Parquet by pyarrow), and the byte ranges several threads read. What is read is the
 same for both engines (:mod:`dppca_core.data.engines`).
 """
+
 from __future__ import annotations
 
 import glob as _glob
@@ -15,8 +16,17 @@ from pathlib import Path
 import pandas as pd
 
 from .columns import _UNNAMED, analyse_column, check_unique_header
-from .files import (_SAMPLE_BYTES, check_wide_length, detect_encoding, is_parquet, leading_junk, plain_name, read_header,
-                    record_end, text_encoding)
+from .files import (
+    _SAMPLE_BYTES,
+    check_wide_length,
+    detect_encoding,
+    is_parquet,
+    leading_junk,
+    plain_name,
+    read_header,
+    record_end,
+    text_encoding,
+)
 from .tables import _fill_values
 
 
@@ -32,17 +42,17 @@ _PROBE_ROWS = 1000
 class _Spec:
     """What every chunk of every file is read with (picklable, sent to dask workers)."""
 
-    kind: str                 # "csv" or "parquet"
-    header: tuple             # all column names of the file
-    features: tuple           # indices (into header) of the feature columns
-    site: int | None          # index of the site column
+    kind: str  # "csv" or "parquet"
+    header: tuple  # all column names of the file
+    features: tuple  # indices (into header) of the feature columns
+    site: int | None  # index of the site column
     sep: str = ","
     encoding: str = "utf-8"
     decimal_comma: bool = False
     data_norm: float = 1.0
     on_bad: str = "error"
     usable: tuple = ("numeric",)
-    fill: tuple = ()          # on_bad="replace": the public value of each feature column's bad cells
+    fill: tuple = ()  # on_bad="replace": the public value of each feature column's bad cells
 
     @property
     def names(self) -> list:
@@ -63,12 +73,17 @@ def _expand(source) -> tuple[list, str]:
             raise ValueError(f"file(s) {missing[:5]} do not exist; check the paths.")
         return paths, f"{len(paths)} files"
     if not isinstance(source, (str, os.PathLike)):
-        raise ValueError("source must be a path, a glob, a folder of Parquet files, a list of paths or a file-like "
-                         f"object; got {type(source).__name__}.")
+        raise ValueError(
+            "source must be a path, a glob, a folder of Parquet files, a list of paths or a file-like "
+            f"object; got {type(source).__name__}."
+        )
     text = str(source)
     if os.path.isdir(text):
-        files = sorted(p for p in _glob.glob(os.path.join(text, "*")) if p.lower().endswith((".parquet", ".pq"))
-                       and os.path.isfile(p))
+        files = sorted(
+            p
+            for p in _glob.glob(os.path.join(text, "*"))
+            if p.lower().endswith((".parquet", ".pq")) and os.path.isfile(p)
+        )
         if not files:
             files = sorted(p for p in _glob.glob(os.path.join(text, "*.csv")) if os.path.isfile(p))
         if not files:
@@ -127,16 +142,19 @@ def _csv_head(fh, name: str, max_columns):
         header, sep, _ = read_header(body, "utf-8", name, max_columns)
         return header, sep, encoding, start  # pandas decodes the file and skips the mark itself
     if b"\x00" in head:
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); give a CSV text file (UTF-8, or UTF-16 or "
-                         "UTF-32 with a byte-order mark) or a Parquet file.")
+        raise ValueError(
+            f"{name} looks binary (it contains NUL bytes); give a CSV text file (UTF-8, or UTF-16 or "
+            "UTF-32 with a byte-order mark) or a Parquet file."
+        )
     skip = leading_junk(head)
     if skip == len(head):
         if len(head) < _SAMPLE_BYTES:
             raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
         raise ValueError(f"{name} starts with more than {_SAMPLE_BYTES:,} bytes of blank space; remove them.")
     body = _narrow_head(fh, head[skip:])
-    header, sep, encoding = read_header(body, text_encoding(body[:_SAMPLE_BYTES], len(body) < _SAMPLE_BYTES), name,
-                                        max_columns)
+    header, sep, encoding = read_header(
+        body, text_encoding(body[:_SAMPLE_BYTES], len(body) < _SAMPLE_BYTES), name, max_columns
+    )
     return header, sep, encoding, start + skip
 
 
@@ -190,8 +208,10 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
             else:
                 dropped[h] = _UNNAMED if info.kind in usable else f"{info.reason} (in the first {len(first)} rows)"
         if not chosen:
-            raise ValueError(f"{name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs numeric "
-                             "features: encode them as numbers or choose another file.")
+            raise ValueError(
+                f"{name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs numeric "
+                "features: encode them as numbers or choose another file."
+            )
         return tuple(chosen), dropped
     columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
     if not columns:
@@ -210,8 +230,9 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
         if info.kind not in usable:
             bad.append(f"{c!r}: {info.reason}")
     if bad:
-        raise ValueError(f"column(s) are not numeric ({'; '.join(bad[:5])}); choose numeric columns or encode them as "
-                         "numbers.")
+        raise ValueError(
+            f"column(s) are not numeric ({'; '.join(bad[:5])}); choose numeric columns or encode them as " "numbers."
+        )
     dropped.update({h: "not selected" for h in header if h not in columns and h not in (label, site_col)})
     return tuple(index[c] for c in columns), dropped
 
@@ -227,7 +248,7 @@ class _KeepOpen(io.RawIOBase):
 
     def readinto(self, buffer) -> int:
         data = self._fh.read(len(buffer))
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
 
@@ -239,10 +260,21 @@ def _csv_reader(fh, spec: _Spec, offset: int | None, chunk_rows: int, usecols):
     if spec.encoding not in ("utf-8", "latin-1"):  # pandas decodes through a wrapper it closes, closing ``fh``
         fh = io.BufferedReader(_KeepOpen(fh), 1 << 20)
     dtype = None if spec.site is None else {spec.site: str}
-    return pd.read_csv(fh, sep=spec.sep, header=None, skiprows=0 if offset is None else 1,
-                       names=range(len(spec.header)), usecols=usecols,
-                       index_col=False, skipinitialspace=True, engine="c", chunksize=chunk_rows, encoding=spec.encoding,
-                       dtype=dtype, low_memory=False)
+    return pd.read_csv(
+        fh,
+        sep=spec.sep,
+        header=None,
+        skiprows=0 if offset is None else 1,
+        names=range(len(spec.header)),
+        usecols=usecols,
+        index_col=False,
+        skipinitialspace=True,
+        engine="c",
+        chunksize=chunk_rows,
+        encoding=spec.encoding,
+        dtype=dtype,
+        low_memory=False,
+    )
 
 
 def _iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
@@ -255,12 +287,15 @@ def _iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
             except StopIteration:
                 return
             except UnicodeDecodeError as exc:
-                raise ValueError(f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as "
-                                 "UTF-8.") from None
+                raise ValueError(
+                    f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as " "UTF-8."
+                ) from None
             except Exception as exc:  # the parsers raise several types on malformed text
                 detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-                raise ValueError(f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
-                                 "of separated fields on every line.") from None
+                raise ValueError(
+                    f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
+                    "of separated fields on every line."
+                ) from None
             yield chunk
 
 
@@ -273,8 +308,10 @@ def _parquet_file(fh, name, max_columns):
     except Exception as exc:  # pyarrow raises many types for a broken file
         raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
     if max_columns is not None and len(header) > max_columns:
-        raise ValueError(f"{name} has {len(header):,} columns, over the limit of {max_columns:,} columns; keep the "
-                         "columns you need (or raise max_columns).")
+        raise ValueError(
+            f"{name} has {len(header):,} columns, over the limit of {max_columns:,} columns; keep the "
+            "columns you need (or raise max_columns)."
+        )
     return pf, header
 
 
@@ -315,8 +352,7 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
     header, sep, encoding, offset = _csv_head(fh, name, max_columns)
     check_unique_header(header, name)
     probe = _Spec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
-    first = next(_iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name),
-                 pd.DataFrame(columns=range(len(header))))
+    first = next(_iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name), pd.DataFrame(columns=range(len(header))))
     features, dropped = _choose(header, first, columns, label, sites, on_bad, sep != ",", name)
     site = None if sites is None else header.index(sites)
     spec = _Spec("csv", tuple(header), features, site, sep, encoding, sep != ",", data_norm, on_bad)
@@ -343,7 +379,7 @@ class _ByteRange(io.RawIOBase):
         if n <= 0:
             return 0
         data = self._fh.read(n)
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         self._left -= len(data)
         return len(data)
 

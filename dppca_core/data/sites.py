@@ -2,6 +2,7 @@
 
 The per-site Gram matrices are built (and memoised) by :meth:`dppca_core.data.prepare.PreparedData.site_partition`.
 """
+
 from __future__ import annotations
 
 from numbers import Integral
@@ -25,7 +26,9 @@ def split_sites(n: int, sites) -> list[np.ndarray]:
         raise ValueError("sites must be a number of sites, a list of site sizes or one label per row.")
     if isinstance(sites, Integral):
         if not 1 <= sites <= n // 2:
-            raise ValueError(f"sites = {sites} is out of range: choose 1 <= sites <= n/2 = {n // 2} (each site needs >= 2 rows).")
+            raise ValueError(
+                f"sites = {sites} is out of range: choose 1 <= sites <= n/2 = {n // 2} (each site needs >= 2 rows)."
+            )
         return [np.asarray(part) for part in np.array_split(np.arange(n), int(sites))]
     arr = np.asarray(sites)
     if arr.ndim != 1 or arr.size == 0:

@@ -42,6 +42,7 @@ large CSV file. A file under 32 MB, a file-like object, UTF-16, or a file whose 
 with several threads a bad row is reported with its column and count but, outside the first range, without its
 row number.
 """
+
 from __future__ import annotations
 
 import os
@@ -64,11 +65,23 @@ MAX_SITES = 200
 STREAM_ON_BAD = ("error", "replace", "drop_rows")
 
 
-def sufficient_stats(source, columns=None, data_norm: float = 1.0, sites: str | None = None,
-                     chunk_rows: int | None = None, engine: str = "numpy", label: str | None = None,
-                     on_bad: str = "error", *, fill=None, scheduler=None, max_columns: int | None = MAX_COLUMNS,
-                     max_sites: int = MAX_SITES, workers: int | None = None,
-                     progress: Callable[[int, int], bool | None] | None = None) -> SufficientStats:
+def sufficient_stats(
+    source,
+    columns=None,
+    data_norm: float = 1.0,
+    sites: str | None = None,
+    chunk_rows: int | None = None,
+    engine: str = "numpy",
+    label: str | None = None,
+    on_bad: str = "error",
+    *,
+    fill=None,
+    scheduler=None,
+    max_columns: int | None = MAX_COLUMNS,
+    max_sites: int = MAX_SITES,
+    workers: int | None = None,
+    progress: Callable[[int, int], bool | None] | None = None,
+) -> SufficientStats:
     """Stream a CSV or Parquet table into n, the sum and the Gram matrix of its clipped rows.
 
     Parameters
@@ -131,20 +144,27 @@ def _check_arguments(engine: str, on_bad: str, fill, chunk_rows, max_sites, site
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not understood; choose one of {list(ENGINES)}.")
     if on_bad not in STREAM_ON_BAD:
-        hint = (" Dropping a column needs two passes over the file: choose the columns with columns=... instead."
-                if on_bad == "drop_column" else "")
-        raise ValueError(f"on_bad={on_bad!r} is not supported when streaming; use 'error', 'replace' or "
-                         f"'drop_rows'.{hint}")
+        hint = (
+            " Dropping a column needs two passes over the file: choose the columns with columns=... instead."
+            if on_bad == "drop_column"
+            else ""
+        )
+        raise ValueError(
+            f"on_bad={on_bad!r} is not supported when streaming; use 'error', 'replace' or " f"'drop_rows'.{hint}"
+        )
     if fill is not None and on_bad != "replace":
         raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r}).")
-    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer))
-                                   or chunk_rows < 1):
+    if chunk_rows is not None and (
+        isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1
+    ):
         raise ValueError(f"chunk_rows must be a whole number >= 1 (got {chunk_rows!r}).")
     if isinstance(max_sites, bool) or not isinstance(max_sites, (int, np.integer)) or max_sites < 1:
         raise ValueError(f"max_sites must be a whole number >= 1 (got {max_sites!r}).")
     if sites is not None and not isinstance(sites, str):
-        raise ValueError("sites must name the column holding each row's site (a string); to split rows into equal "
-                         "sites, pass the data matrix to run() instead.")
+        raise ValueError(
+            "sites must name the column holding each row's site (a string); to split rows into equal "
+            "sites, pass the data matrix to run() instead."
+        )
     if workers is None:
         return min(2, os.cpu_count() or 1)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
@@ -157,5 +177,14 @@ def _with_schema(stats: SufficientStats, label, on_bad: str, fill, declared: boo
     return replace(stats, schema=PublicSchema(tuple(stats.columns), label, on_bad, fills, declared))
 
 
-__all__ = ["sufficient_stats", "SufficientStats", "StreamCancelled", "ENGINES", "MAX_SITES", "STREAM_ON_BAD", "NO_SITE",
-           "CHUNK_CELLS", "PARALLEL_BYTES"]
+__all__ = [
+    "sufficient_stats",
+    "SufficientStats",
+    "StreamCancelled",
+    "ENGINES",
+    "MAX_SITES",
+    "STREAM_ON_BAD",
+    "NO_SITE",
+    "CHUNK_CELLS",
+    "PARALLEL_BYTES",
+]

@@ -2,6 +2,7 @@
 rows, per site when a column names sites, the counts of bad cells) and :class:`SufficientStats`, the result.
 Every engine (:mod:`dppca_core.data.engines`) adds its chunks with these functions, so both give the same sums.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -83,8 +84,10 @@ class SufficientStats(Summarised):
     def prepared(self, data_norm: float | None = None) -> PreparedData:
         """A :class:`~dppca_core.data.prepare.PreparedData` without rows: n, the Gram matrix and the sites."""
         if data_norm is not None and not np.isclose(float(data_norm), self.data_norm):
-            raise ValueError(f"the statistics were clipped at data_norm={self.data_norm:g}, not {data_norm:g}; "
-                             "build them again with that radius (or pass the same data_norm to run()).")
+            raise ValueError(
+                f"the statistics were clipped at data_norm={self.data_norm:g}, not {data_norm:g}; "
+                "build them again with that radius (or pass the same data_norm to run())."
+            )
         if self.n < 2:
             raise ValueError(f"the statistics hold {self.n} row(s); at least 2 are needed.")
         gram = np.array(self.gram, dtype=float)
@@ -96,8 +99,16 @@ class SufficientStats(Summarised):
                 g.setflags(write=False)
                 grams.append(g)
             sites = SitePartition(np.asarray(self.site_counts, dtype=int), tuple(grams), tuple(self.site_labels))
-        return PreparedData(self.n, self.d, self.data_norm, gram=gram, n_clipped=self.n_clipped, sites=sites,
-                            site_column=self.site_column, gram_error=self.gram_error)
+        return PreparedData(
+            self.n,
+            self.d,
+            self.data_norm,
+            gram=gram,
+            n_clipped=self.n_clipped,
+            sites=sites,
+            site_column=self.site_column,
+            gram_error=self.gram_error,
+        )
 
     def __repr__(self) -> str:
         sites = f", sites={len(self.site_labels)} from {self.site_column!r}" if self.site_labels else ""
@@ -109,11 +120,11 @@ class _Partial:
 
     def __init__(self, d: int, data_norm: float):
         self.d, self.data_norm = d, data_norm
-        self.sites: dict = {}          # label -> GramAccumulator, in order of first appearance
+        self.sites: dict = {}  # label -> GramAccumulator, in order of first appearance
         self.rows_read = 0
         self.rows_dropped = 0
-        self.cells_replaced = 0        # on_bad="replace": bad cells replaced by their column's public value
-        self.bad_cells: dict = {}      # column -> [missing, infinite, non_numeric]
+        self.cells_replaced = 0  # on_bad="replace": bad cells replaced by their column's public value
+        self.bad_cells: dict = {}  # column -> [missing, infinite, non_numeric]
         self.first_bad: tuple | None = None  # (data row or None, columns) of the first bad row seen
 
     def accumulator(self, label) -> GramAccumulator:
@@ -145,9 +156,11 @@ def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
     n = len(chunk)
     counts = {}
     dtypes = chunk.dtypes
-    numeric = [pd.api.types.is_float_dtype(dtypes[j]) or (pd.api.types.is_integer_dtype(dtypes[j])
-                                                          and not pd.api.types.is_bool_dtype(dtypes[j]))
-               for j in spec.features]
+    numeric = [
+        pd.api.types.is_float_dtype(dtypes[j])
+        or (pd.api.types.is_integer_dtype(dtypes[j]) and not pd.api.types.is_bool_dtype(dtypes[j]))
+        for j in spec.features
+    ]
     if all(numeric):  # the usual case: the parser read every feature as numbers, one copy into floats
         X = chunk[list(spec.features)].to_numpy(dtype=float, na_value=np.nan)
         nan, inf = np.isnan(X).sum(axis=0), np.isinf(X).sum(axis=0)
@@ -158,7 +171,9 @@ def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
     for t, j in enumerate(spec.features):
         col = chunk[j]
         dt = dtypes[j]
-        if pd.api.types.is_float_dtype(dt) or (pd.api.types.is_integer_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
+        if pd.api.types.is_float_dtype(dt) or (
+            pd.api.types.is_integer_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+        ):
             X[:, t] = col.to_numpy(dtype=float, na_value=np.nan)
             missing, non_numeric = int(np.isnan(X[:, t]).sum()), 0
         else:
@@ -193,8 +208,9 @@ def _site_labels(chunk, spec, X, counts):
     return labels
 
 
-def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, first_row: int | None,
-               max_sites: int) -> None:
+def _add_chunk(
+    part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, first_row: int | None, max_sites: int
+) -> None:
     X, counts, labels = _chunk_values(chunk, spec)
     part.rows_read += len(X)
     if spec.on_bad == "replace":  # each bad cell becomes its column's public value: no row is left out
@@ -226,8 +242,10 @@ def _add_chunk(part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, firs
     for u in np.argsort(first, kind="stable"):
         label = uniq[u]
         if label not in part.sites and len(part.sites) >= max_sites:
-            raise ValueError(f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
-                             "values; is it the right column? (raise max_sites if so).")
+            raise ValueError(
+                f"{name}: the site column {spec.header[spec.site]!r} has more than {max_sites} distinct "
+                "values; is it the right column? (raise max_sites if so)."
+            )
         part.accumulator(label).add(X[inverse == u], name=name)
 
 
@@ -242,9 +260,11 @@ def _raise_bad(name: str, part: _Partial):
     where, cols = part.first_bad
     detail = ", ".join(f"{c!r} ({sum(part.bad_cells[c])} cell(s))" for c in cols[:5])
     at = f", first at data row {where}" if where else ""
-    raise ValueError(f"{name}: missing, infinite or non-numeric values in column(s) {detail}{at}; replace them by a "
-                     "public value (on_bad='replace', fill=...), drop or impute those rows, leave the column out "
-                     "(columns=...), or pass on_bad='drop_rows' to skip such rows (they are counted).")
+    raise ValueError(
+        f"{name}: missing, infinite or non-numeric values in column(s) {detail}{at}; replace them by a "
+        "public value (on_bad='replace', fill=...), drop or impute those rows, leave the column out "
+        "(columns=...), or pass on_bad='drop_rows' to skip such rows (they are counted)."
+    )
 
 
 def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> SufficientStats:
@@ -268,22 +288,45 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
         site_labels = tuple(str(label) for label, _ in kept)
         site_counts = np.array([a.n for _, a in kept], dtype=int)
         site_grams = np.stack([a.gram for _, a in kept])
-    diag = {"rows_read": part.rows_read, "rows_used": n, "rows_clipped": sum(a.n_clipped for a in accs),
-            "rows_dropped": part.rows_dropped, "cells_replaced": part.cells_replaced,
-            "bad_cells": {c: dict(zip(("missing", "infinite", "non_numeric"), v)) for c, v in part.bad_cells.items()},
-            **extra}
+    diag = {
+        "rows_read": part.rows_read,
+        "rows_used": n,
+        "rows_clipped": sum(a.n_clipped for a in accs),
+        "rows_dropped": part.rows_dropped,
+        "cells_replaced": part.cells_replaced,
+        "bad_cells": {c: dict(zip(("missing", "infinite", "non_numeric"), v)) for c, v in part.bad_cells.items()},
+        **extra,
+    }
     warn = []
     if part.rows_dropped:
-        warn.append(f"{part.rows_dropped} of {part.rows_read} rows had missing, infinite or non-numeric values and "
-                    "were left out (on_bad='drop_rows'; a non-private count).")
+        warn.append(
+            f"{part.rows_dropped} of {part.rows_read} rows had missing, infinite or non-numeric values and "
+            "were left out (on_bad='drop_rows'; a non-private count)."
+        )
     if part.cells_replaced:
-        warn.append(f"{part.cells_replaced} missing, infinite or non-numeric cell(s) were replaced by their column's "
-                    "public value (on_bad='replace'; a non-private count).")
+        warn.append(
+            f"{part.cells_replaced} missing, infinite or non-numeric cell(s) were replaced by their column's "
+            "public value (on_bad='replace'; a non-private count)."
+        )
     diag["warnings"] = warn
     # the pooled matrix adds the sites' matrices in turn: within the canonical bound when the additions are few
     # (every path to the same statistics then publishes the same noise scale), else their own bounds add up
     additions = sum(a.additions for a in accs) + len(accs)
-    gram_error = (gram_error_bound(n, d) if additions <= _canonical_additions(n, d)
-                  else sum(a.gram_error for a in accs) + summation_error(len(accs) + 2, n))
-    return SufficientStats(n, tuple(spec.names), spec.data_norm, gram, total, site_col, site_labels, site_counts,
-                           site_grams, NonPrivateDiagnostics(diag), gram_error)
+    gram_error = (
+        gram_error_bound(n, d)
+        if additions <= _canonical_additions(n, d)
+        else sum(a.gram_error for a in accs) + summation_error(len(accs) + 2, n)
+    )
+    return SufficientStats(
+        n,
+        tuple(spec.names),
+        spec.data_norm,
+        gram,
+        total,
+        site_col,
+        site_labels,
+        site_counts,
+        site_grams,
+        NonPrivateDiagnostics(diag),
+        gram_error,
+    )

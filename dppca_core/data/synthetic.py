@@ -13,6 +13,7 @@ subspace ``components`` the leading eigenspace but changes the eigenvalues sligh
 
 The public namespace is :mod:`dppca_core.data.datasets`, which re-exports everything here.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -105,9 +106,18 @@ def _spiked_rows(n, U, spikes, noise, rng):
     return rng.standard_normal((n, k)) * np.sqrt(spikes) @ U.T + np.sqrt(noise) * rng.standard_normal((n, d))
 
 
-def spiked_covariance(n: int = 2000, d: int = 20, k: int = 3, spike: float = 10.0, eigengap: float | None = None,
-                      noise: float = 1.0, sparsity: int | None = None, seed=None, data_norm: float = 1.0,
-                      clip: bool = True) -> SyntheticData:
+def spiked_covariance(
+    n: int = 2000,
+    d: int = 20,
+    k: int = 3,
+    spike: float = 10.0,
+    eigengap: float | None = None,
+    noise: float = 1.0,
+    sparsity: int | None = None,
+    seed=None,
+    data_norm: float = 1.0,
+    clip: bool = True,
+) -> SyntheticData:
     """Gaussian rows with covariance U diag(spikes) U^T + noise I, scaled and clipped to ``data_norm``.
 
     Parameters
@@ -148,17 +158,29 @@ def spiked_covariance(n: int = 2000, d: int = 20, k: int = 3, spike: float = 10.
     gap = spike / (2 * k) if eigengap is None else check_positive(eigengap, "eigengap")
     spikes = spike - gap * np.arange(k)
     if spikes[-1] <= 0:
-        raise ValueError(f"spike = {spike} with eigengap = {gap} gives non-positive spikes; lower the eigengap "
-                         f"below spike / (k - 1) = {spike / max(k - 1, 1):g} or raise the spike.")
+        raise ValueError(
+            f"spike = {spike} with eigengap = {gap} gives non-positive spikes; lower the eigengap "
+            f"below spike / (k - 1) = {spike / max(k - 1, 1):g} or raise the spike."
+        )
     rng = as_generator(seed)
     U, support = _sparse_basis(d, k, sparsity, rng)
     covariance = (U * spikes) @ U.T + noise * np.eye(d)
     params = dict(n=n, d=d, k=k, spike=spike, eigengap=gap, noise=noise, sparsity=sparsity, data_norm=data_norm)
-    description = (f"{k} planted directions with spikes {np.round(spikes, 2).tolist()} over noise {noise:g}"
-                   + (f", supported on {sparsity} rows" if sparsity else ""))
-    return _finish(_spiked_rows(n, U, spikes, noise, rng), U, covariance,
-                   _default_scale(np.trace(covariance), data_norm), data_norm, clip,
-                   "spiked covariance", description, params, support)
+    description = f"{k} planted directions with spikes {np.round(spikes, 2).tolist()} over noise {noise:g}" + (
+        f", supported on {sparsity} rows" if sparsity else ""
+    )
+    return _finish(
+        _spiked_rows(n, U, spikes, noise, rng),
+        U,
+        covariance,
+        _default_scale(np.trace(covariance), data_norm),
+        data_norm,
+        clip,
+        "spiked covariance",
+        description,
+        params,
+        support,
+    )
 
 
 # ------------------------------------------------------------------------------------- paper settings
@@ -173,12 +195,23 @@ def _wang_xu(n, d, k, s, lam, seed, data_norm, name, description):
     spikes = np.full(k, lam * base)
     covariance = (U * spikes) @ U.T + base * np.eye(d)
     # the paper's law already has ||x|| <= 1 w.h.p. (E||x||^2 = (k lam + d) base < 1); only rescale to R
-    return _finish(_spiked_rows(n, U, spikes, base, rng), U, covariance, 1.0 / data_norm, data_norm, True,
-                   name, description, dict(n=n, d=d, k=k, s=s, lam=lam, data_norm=data_norm), support)
+    return _finish(
+        _spiked_rows(n, U, spikes, base, rng),
+        U,
+        covariance,
+        1.0 / data_norm,
+        data_norm,
+        True,
+        name,
+        description,
+        dict(n=n, d=d, k=k, s=s, lam=lam, data_norm=data_norm),
+        support,
+    )
 
 
-def wang_xu_low_dim(n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None,
-                    data_norm: float = 1.0) -> SyntheticData:
+def wang_xu_low_dim(
+    n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None, data_norm: float = 1.0
+) -> SyntheticData:
     """Wang & Xu (IJCAI 2019), Section 6, Algorithm 1 setting.
 
     Sigma = lam/(5p(lam+1)) V V^T + 1/(5p(lam+1)) I_p with V a random p x k orthonormal matrix.
@@ -186,19 +219,38 @@ def wang_xu_low_dim(n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, s
     Defaults are smaller for speed. The eigengap 1/(10p) is far below the local-DP noise, so private
     errors sit at the random-subspace level (docs/papers.md, 'Why Wang & Xu's synthetic settings are noise-dominated'); raise ``lam`` or n to see learning.
     """
-    return _wang_xu(n, d, k, None, lam, seed, data_norm, "Wang & Xu (low-dim)",
-                    "Wang & Xu Algorithm 1 law: tiny eigengap 1/(10p), noise-dominated under local DP.")
+    return _wang_xu(
+        n,
+        d,
+        k,
+        None,
+        lam,
+        seed,
+        data_norm,
+        "Wang & Xu (low-dim)",
+        "Wang & Xu Algorithm 1 law: tiny eigengap 1/(10p), noise-dominated under local DP.",
+    )
 
 
-def wang_xu_sparse(n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None,
-                   data_norm: float = 1.0) -> SyntheticData:
+def wang_xu_sparse(
+    n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None, data_norm: float = 1.0
+) -> SyntheticData:
     """Wang & Xu (IJCAI 2019), Section 6, Algorithm 2 setting: the same Sigma with an s-row-sparse V.
 
     V = random orthonormal s x k block on s random rows. Paper: k = 10, n = 2000, p = 400,
     s in {15, 20, 40, 80}, eps = 1 (``PAPER_SETTINGS``); defaults are smaller for speed.
     """
-    return _wang_xu(n, d, k, s, lam, seed, data_norm, "Wang & Xu (sparse)",
-                    f"Wang & Xu Algorithm 2 law: {s}-row-sparse subspace, p >> n regime.")
+    return _wang_xu(
+        n,
+        d,
+        k,
+        s,
+        lam,
+        seed,
+        data_norm,
+        "Wang & Xu (sparse)",
+        f"Wang & Xu Algorithm 2 law: {s}-row-sparse subspace, p >> n regime.",
+    )
 
 
 def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, data_norm: float = 1.0) -> SyntheticData:
@@ -216,9 +268,18 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     R = thin_qr((np.eye(d) - U @ U.T) @ rng.standard_normal((d, d - k))) if d > k else np.zeros((d, 0))
     covariance = 100.0 * U @ U.T + (R * rest) @ R.T
     Z = 10.0 * rng.standard_normal((n, k)) @ U.T + (rng.standard_normal((n, d - k)) * np.sqrt(rest)) @ R.T
-    return _finish(Z, U, covariance, _default_scale(np.trace(covariance), data_norm), data_norm, True,
-                   "Ge et al. DPS-PCA", f"Ge et al. Section 5 law: {k} eigenvalues 100, the rest U[0,10], {s}-row-sparse.",
-                   dict(n=n, d=d, k=k, s=s, data_norm=data_norm), support)
+    return _finish(
+        Z,
+        U,
+        covariance,
+        _default_scale(np.trace(covariance), data_norm),
+        data_norm,
+        True,
+        "Ge et al. DPS-PCA",
+        f"Ge et al. Section 5 law: {k} eigenvalues 100, the rest U[0,10], {s}-row-sparse.",
+        dict(n=n, d=d, k=k, s=s, data_norm=data_norm),
+        support,
+    )
 
 
 def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_norm: float = 1.0) -> SyntheticData:
@@ -232,10 +293,18 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     U = thin_qr(rng.standard_normal((d, 1)))
     spikes = np.array([gap])
     covariance = (U * spikes) @ U.T + np.eye(d)
-    return _finish(_spiked_rows(n, U, spikes, 1.0, rng), U, covariance,
-                   _default_scale(np.trace(covariance), data_norm), data_norm, True, "Liu et al. spiked",
-                   f"Liu et al. lower-bound law: lambda_1 - lambda_2 = {gap:g}, lambda_2 = 1, top eigenvector.",
-                   dict(n=n, d=d, gap=gap, data_norm=data_norm), np.arange(d))
+    return _finish(
+        _spiked_rows(n, U, spikes, 1.0, rng),
+        U,
+        covariance,
+        _default_scale(np.trace(covariance), data_norm),
+        data_norm,
+        True,
+        "Liu et al. spiked",
+        f"Liu et al. lower-bound law: lambda_1 - lambda_2 = {gap:g}, lambda_2 = 1, top eigenvector.",
+        dict(n=n, d=d, gap=gap, data_norm=data_norm),
+        np.arange(d),
+    )
 
 
 def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, data_norm: float = 1.0) -> SyntheticData:
@@ -253,13 +322,24 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
     Z = signs[:, None] * v[:, 0] + sigma * rng.standard_normal((n, d))
     covariance = v @ v.T + sigma**2 * np.eye(d)
     scale = 2.0 * max(1.0, sigma * np.sqrt(d)) / data_norm
-    return _finish(Z, v, covariance, scale, data_norm, True, "Liu et al. Example 4.1",
-                   f"signal +-v plus N(0, {sigma:g}^2 I) noise", dict(n=n, d=d, sigma=sigma, data_norm=data_norm),
-                   np.arange(d), labels=signs.astype(int))
+    return _finish(
+        Z,
+        v,
+        covariance,
+        scale,
+        data_norm,
+        True,
+        "Liu et al. Example 4.1",
+        f"signal +-v plus N(0, {sigma:g}^2 I) noise",
+        dict(n=n, d=d, sigma=sigma, data_norm=data_norm),
+        np.arange(d),
+        labels=signs.astype(int),
+    )
 
 
-def imtiaz_synthetic(n: int = 10000, d: int = 100, k: int = 20, rotate: bool = False, seed=None,
-                     data_norm: float = 1.0) -> SyntheticData:
+def imtiaz_synthetic(
+    n: int = 10000, d: int = 100, k: int = 20, rotate: bool = False, seed=None, data_norm: float = 1.0
+) -> SyntheticData:
     """Imtiaz & Sarwate (papers 003/004) synthetic law: A = diag(linspace(10, 1, k), 0.5 U(0,1)^{d-k}).
 
     The authors' generator is diagonal (axis-aligned: the planted subspace is the first k coordinates);
@@ -275,11 +355,19 @@ def imtiaz_synthetic(n: int = 10000, d: int = 100, k: int = 20, rotate: bool = F
     U = Q[:, :k]
     support = np.arange(d) if rotate else np.arange(k)
     Z = (rng.standard_normal((n, d)) * np.sqrt(diag)) @ Q.T
-    return _finish(Z, U, covariance, _default_scale(diag.sum(), data_norm), data_norm, True,
-                   "Imtiaz & Sarwate synthetic",
-                   "Imtiaz & Sarwate law: eigenvalues linspace(10, 1, k) then 0.5 U(0,1)"
-                   + (" in a random basis." if rotate else " on the coordinate axes."),
-                   dict(n=n, d=d, k=k, rotate=rotate, data_norm=data_norm), support)
+    return _finish(
+        Z,
+        U,
+        covariance,
+        _default_scale(diag.sum(), data_norm),
+        data_norm,
+        True,
+        "Imtiaz & Sarwate synthetic",
+        "Imtiaz & Sarwate law: eigenvalues linspace(10, 1, k) then 0.5 U(0,1)"
+        + (" in a random basis." if rotate else " on the coordinate axes."),
+        dict(n=n, d=d, k=k, rotate=rotate, data_norm=data_norm),
+        support,
+    )
 
 
 class Preset(NamedTuple):
@@ -293,17 +381,25 @@ class Preset(NamedTuple):
 
 PRESETS: dict[str, Preset] = {
     "spiked": Preset(spiked_covariance, "Spiked covariance (default teaching example)", {}, "—"),
-    "wang_xu_low_dim": Preset(wang_xu_low_dim, "Local DP, low dimension (noise-dominated)",
-                              dict(n=20000, d=20, k=3), "Wang & Xu (IJCAI 2019)"),
-    "wang_xu_sparse": Preset(wang_xu_sparse, "Local DP, sparse p >> n", dict(n=2000, d=100, k=3, s=10),
-                             "Wang & Xu (IJCAI 2019)"),
+    "wang_xu_low_dim": Preset(
+        wang_xu_low_dim, "Local DP, low dimension (noise-dominated)", dict(n=20000, d=20, k=3), "Wang & Xu (IJCAI 2019)"
+    ),
+    "wang_xu_sparse": Preset(
+        wang_xu_sparse, "Local DP, sparse p >> n", dict(n=2000, d=100, k=3, s=10), "Wang & Xu (IJCAI 2019)"
+    ),
     "ge_dps": Preset(ge_dps, "Distributed sparse PCA", dict(n=20000, d=100, k=3, s=10), "Ge et al. (AISTATS 2018)"),
-    "liu_spiked": Preset(liu_spiked, "Spiked model, top eigenvector", dict(n=20000, d=10, gap=0.5),
-                         "Liu et al. (NeurIPS 2022)"),
-    "liu_example_41": Preset(liu_example_41, "Signal/noise separation (Example 4.1)", dict(n=20000, d=10, sigma=0.1),
-                             "Liu et al. (NeurIPS 2022)"),
-    "imtiaz_synthetic": Preset(imtiaz_synthetic, "Captured-energy benchmark", dict(n=5000, d=50, k=10),
-                               "Imtiaz & Sarwate (2016/2018)"),
+    "liu_spiked": Preset(
+        liu_spiked, "Spiked model, top eigenvector", dict(n=20000, d=10, gap=0.5), "Liu et al. (NeurIPS 2022)"
+    ),
+    "liu_example_41": Preset(
+        liu_example_41,
+        "Signal/noise separation (Example 4.1)",
+        dict(n=20000, d=10, sigma=0.1),
+        "Liu et al. (NeurIPS 2022)",
+    ),
+    "imtiaz_synthetic": Preset(
+        imtiaz_synthetic, "Captured-energy benchmark", dict(n=5000, d=50, k=10), "Imtiaz & Sarwate (2016/2018)"
+    ),
 }
 
 # The papers' own sizes (slower or larger than the presets' defaults; ge_dps at full size needs ~800 MB).

@@ -27,6 +27,7 @@ cheap facts before the large work starts, and no step takes more than linear tim
 
 The public namespace is :mod:`dppca_core.data.datasets`, which re-exports everything here.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,8 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .columns import (_UNNAMED, ColumnInfo, _bad_cells, _flag, _label_series, analyse_column,
-                      check_unique_header)
+from .columns import _UNNAMED, ColumnInfo, _bad_cells, _flag, _label_series, analyse_column, check_unique_header
 from .schema import (
     DEFAULT_FILL as DEFAULT_FILL,
     ON_BAD,
@@ -43,8 +43,7 @@ from .schema import (
     Table,
     _fill_values,
 )
-from .files import (_FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet,
-                    release_arrow_memory)
+from .files import _FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet, release_arrow_memory
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -73,8 +72,9 @@ class ParsedTable:
         from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
         dtypes = self._frame.dtypes.tolist()
-        js = [j for j, t in enumerate(dtypes) if is_numeric_dtype(t) and not is_bool_dtype(t)
-              and not is_complex_dtype(t)]
+        js = [
+            j for j, t in enumerate(dtypes) if is_numeric_dtype(t) and not is_bool_dtype(t) and not is_complex_dtype(t)
+        ]
         if not js or not self.n_rows:
             return
         block = np.asfortranarray(self._frame.iloc[:, js].to_numpy(dtype=float, na_value=np.nan))
@@ -111,9 +111,17 @@ class ParsedTable:
         for h in self.header:
             i = self.info(h)
             reason = _UNNAMED if i.usable and h.startswith("Unnamed: ") else i.reason
-            rows.append({"column": h, "kind": i.kind, "reason": reason, "missing": i.missing,
-                         "infinite": i.infinite, "non_numeric": i.non_numeric,
-                         "note": flags[h].words if h in flags else ""})
+            rows.append(
+                {
+                    "column": h,
+                    "kind": i.kind,
+                    "reason": reason,
+                    "missing": i.missing,
+                    "infinite": i.infinite,
+                    "non_numeric": i.non_numeric,
+                    "note": flags[h].words if h in flags else "",
+                }
+            )
         return pd.DataFrame(rows, columns=["column", "kind", "reason", "missing", "infinite", "non_numeric", "note"])
 
     def flags(self) -> dict:
@@ -161,8 +169,9 @@ class ParsedTable:
         if on_bad not in ON_BAD:
             raise ValueError(f"on_bad={on_bad!r} is not understood; choose one of {list(ON_BAD)}.")
         if fill is not None and on_bad != "replace":
-            raise ValueError(f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r})"
-                             ".")
+            raise ValueError(
+                f"fill= is the value that replaces a bad cell: it needs on_bad='replace' (got {on_bad!r})" "."
+            )
         labels = None if label is None else self.labels(label)
         dropped: dict = {}
         declared = columns is not None
@@ -170,8 +179,16 @@ class ParsedTable:
         if on_bad == "replace":
             fills = _fill_values(fill, chosen)
             values, replaced = self._replaced(chosen, fills)
-            return self._table(chosen, label, labels, values, dropped, 0,
-                               PublicSchema(tuple(chosen), label, on_bad, fills, declared), replaced)
+            return self._table(
+                chosen,
+                label,
+                labels,
+                values,
+                dropped,
+                0,
+                PublicSchema(tuple(chosen), label, on_bad, fills, declared),
+                replaced,
+            )
         infos, keep_rows = self._apply_on_bad(chosen, on_bad, dropped)
         if len(infos) < len(chosen):  # on_bad="drop_column" left some out: the columns now depend on the cells
             chosen, declared = [i.name for i in infos], False
@@ -182,8 +199,16 @@ class ParsedTable:
             values = values[keep_rows]
             if labels is not None:
                 labels = labels[keep_rows].reset_index(drop=True)
-        return self._table(chosen, label, labels, values, dropped, rows_dropped,
-                           PublicSchema(tuple(chosen), label, on_bad, {}, declared), {})
+        return self._table(
+            chosen,
+            label,
+            labels,
+            values,
+            dropped,
+            rows_dropped,
+            PublicSchema(tuple(chosen), label, on_bad, {}, declared),
+            {},
+        )
 
     def _apply_on_bad(self, chosen: list, on_bad: str, dropped: dict) -> tuple[list, np.ndarray | None]:
         """(the chosen columns' analyses that stay, the rows that stay or None for all) under ``on_bad`` ("error",
@@ -196,17 +221,21 @@ class ParsedTable:
         if on_bad == "error":
             worst = [f"{c!r} ({k} of {self.n_rows} rows)" for c, k in zip(chosen, counts) if k][:5]
             what = "missing, infinite or non-numeric" if any(i.non_numeric for i in infos) else "missing or infinite"
-            raise ValueError(f"{what} values in column(s) {', '.join(worst)}; replace them by a public value "
-                             "(on_bad='replace', fill=...), drop or impute those rows, or leave the column out "
-                             "(or pass on_bad='drop_rows' or 'drop_column').")
+            raise ValueError(
+                f"{what} values in column(s) {', '.join(worst)}; replace them by a public value "
+                "(on_bad='replace', fill=...), drop or impute those rows, or leave the column out "
+                "(or pass on_bad='drop_rows' or 'drop_column')."
+            )
         if on_bad == "drop_column":
             for c, k in zip(chosen, counts):
                 if k:
                     dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
             kept = [i for i, k in zip(infos, counts) if not k]
             if not kept:
-                raise ValueError(f"every candidate column of {self.name} has missing, infinite or non-numeric cells; "
-                                 "use on_bad='replace' or 'drop_rows', or clean the file.")
+                raise ValueError(
+                    f"every candidate column of {self.name} has missing, infinite or non-numeric cells; "
+                    "use on_bad='replace' or 'drop_rows', or clean the file."
+                )
             return kept, None
         bad = np.zeros(self.n_rows, dtype=bool)
         for i in infos:
@@ -216,14 +245,28 @@ class ParsedTable:
     def _table(self, chosen, label, labels, values, dropped, rows_dropped, schema, replaced) -> Table:
         if len(values) < 2:
             extra = f" after dropping {rows_dropped} row(s) with bad cells" if rows_dropped else ""
-            raise ValueError(f"{self.name} has {len(values)} data row{'' if len(values) == 1 else 's'}{extra}; at "
-                             "least 2 are needed. Add rows" + (" or choose other columns." if rows_dropped else "."))
+            raise ValueError(
+                f"{self.name} has {len(values)} data row{'' if len(values) == 1 else 's'}{extra}; at "
+                "least 2 are needed. Add rows" + (" or choose other columns." if rows_dropped else ".")
+            )
         values = np.ascontiguousarray(values, dtype=float)
         features = pd.DataFrame(values, columns=list(chosen), copy=False)
         constant = [c for j, c in enumerate(chosen) if np.ptp(values[:, j]) == 0]
         report = self._report(chosen, label, dropped, schema, replaced)
-        return Table(features, values, list(chosen), labels, dropped, constant, len(values), self.name, report,
-                     rows_dropped, schema, replaced)
+        return Table(
+            features,
+            values,
+            list(chosen),
+            labels,
+            dropped,
+            constant,
+            len(values),
+            self.name,
+            report,
+            rows_dropped,
+            schema,
+            replaced,
+        )
 
     def numbers(self, column: str) -> np.ndarray:
         """The column read as numbers, whatever it holds: NaN (or ±inf) where a cell is not a finite number."""
@@ -260,8 +303,10 @@ class ParsedTable:
                 else:
                     dropped[h] = i.reason
             if not chosen:
-                raise ValueError(f"{self.name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs "
-                                 "numeric features: encode them as numbers or choose another file.")
+                raise ValueError(
+                    f"{self.name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs "
+                    "numeric features: encode them as numbers or choose another file."
+                )
             return chosen
         columns = [columns] if isinstance(columns, str) else [str(c) for c in columns]
         if not columns:
@@ -276,8 +321,10 @@ class ParsedTable:
         bad = [] if on_bad == "replace" else [c for c in columns if self.info(c).kind not in usable]
         if bad:
             why = "; ".join(f"{c!r}: {self.info(c).reason}" for c in bad[:5])
-            raise ValueError(f"column(s) {bad} are not numeric ({why}); choose numeric columns, encode them as "
-                             "numbers, or pass on_bad='replace' to read them as numbers (every other cell replaced).")
+            raise ValueError(
+                f"column(s) {bad} are not numeric ({why}); choose numeric columns, encode them as "
+                "numbers, or pass on_bad='replace' to read them as numbers (every other cell replaced)."
+            )
         wanted = set(columns)
         dropped.update({h: "not selected" for h in self.header if h not in wanted and h != label})
         return columns
@@ -289,16 +336,43 @@ class ParsedTable:
         for h in self.header:
             i = self.info(h)
             status = "feature" if h in chosen else "label" if h == label else "dropped"
-            rows.append({"column": h, "status": status, "reason": dropped.get(h, ""), "missing": i.missing,
-                         "infinite": i.infinite, "non_numeric": i.non_numeric,
-                         "replaced": replaced.get(h, 0), "replaced_by": fills.get(h, np.nan),
-                         "note": flags[h].words if h in flags else ""})
-        return pd.DataFrame(rows, columns=["column", "status", "reason", "missing", "infinite", "non_numeric",
-                                           "replaced", "replaced_by", "note"])
+            rows.append(
+                {
+                    "column": h,
+                    "status": status,
+                    "reason": dropped.get(h, ""),
+                    "missing": i.missing,
+                    "infinite": i.infinite,
+                    "non_numeric": i.non_numeric,
+                    "replaced": replaced.get(h, 0),
+                    "replaced_by": fills.get(h, np.nan),
+                    "note": flags[h].words if h in flags else "",
+                }
+            )
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "column",
+                "status",
+                "reason",
+                "missing",
+                "infinite",
+                "non_numeric",
+                "replaced",
+                "replaced_by",
+                "note",
+            ],
+        )
 
 
-def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None = None,
-                max_columns: int | None = MAX_COLUMNS, max_decoded_bytes: int | None = None) -> ParsedTable:
+def parse_table(
+    source,
+    *,
+    max_bytes: int | None = None,
+    max_cells: int | None = None,
+    max_columns: int | None = MAX_COLUMNS,
+    max_decoded_bytes: int | None = None,
+) -> ParsedTable:
     """Parse a CSV or Parquet file once; choose columns afterwards with :meth:`ParsedTable.select`.
 
     Parameters
@@ -341,16 +415,25 @@ def parse_table(source, *, max_bytes: int | None = None, max_cells: int | None =
         release_arrow_memory()
     check_unique_header(header, name)
     if max_cells is not None and frame.size > max_cells:
-        raise ValueError(f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; "
-                         "upload fewer rows or columns.")
+        raise ValueError(
+            f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; " "upload fewer rows or columns."
+        )
     if len(frame) == 0:
         raise ValueError(f"{name} has a header but no data rows; {_FIX_ROWS}")
     return ParsedTable(name, header, frame, decimal_comma)
 
 
-def load_table(source, columns=None, label: str | None = None, max_bytes: int | None = None,
-               max_cells: int | None = None, *, max_columns: int | None = MAX_COLUMNS,
-               on_bad: str = "error", fill=None) -> Table:
+def load_table(
+    source,
+    columns=None,
+    label: str | None = None,
+    max_bytes: int | None = None,
+    max_cells: int | None = None,
+    *,
+    max_columns: int | None = MAX_COLUMNS,
+    on_bad: str = "error",
+    fill=None,
+) -> Table:
     """Read a CSV or Parquet file into validated numeric features (:func:`parse_table` then ``select``).
 
     Parameters
@@ -399,8 +482,11 @@ def load_table(source, columns=None, label: str | None = None, max_bytes: int | 
 
 SAMPLES = {
     "wine": {"file": "wine.csv", "label": "class", "title": "Wine recognition (13 chemical measurements, 3 cultivars)"},
-    "breast_cancer": {"file": "breast_cancer.csv", "label": "diagnosis",
-                      "title": "Breast cancer Wisconsin (30 features, malignant/benign)"},
+    "breast_cancer": {
+        "file": "breast_cancer.csv",
+        "label": "diagnosis",
+        "title": "Breast cancer Wisconsin (30 features, malignant/benign)",
+    },
     "iris": {"file": "iris.csv", "label": "species", "title": "Iris (4 measurements, 3 species)"},
 }
 

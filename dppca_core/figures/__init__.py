@@ -5,15 +5,50 @@ One colour per mechanism everywhere (:func:`mechanism_color`); user-provided nam
 :mod:`.pca` (spectra, loadings, spread, sweeps, convergence, support), :mod:`.release` (a release's budget
 split, private spectrum and score plot), :mod:`.audit`.
 """
+
 from .audit import audit_histograms
 from .base import PALETTE, PLOTLY_CONFIG, color_or_grey, layout, mechanism_color, text
 from .frontier import frontier
-from .pca import (animation, communication_bar, convergence_traces, eps_ruler, loadings, loadings_compare,
-                  principal_angles, projection, quantile_dotplot, scree, support_heatmap, sweep)
+from .pca import (
+    animation,
+    communication_bar,
+    convergence_traces,
+    eps_ruler,
+    loadings,
+    loadings_compare,
+    principal_angles,
+    projection,
+    quantile_dotplot,
+    scree,
+    support_heatmap,
+    sweep,
+)
 from .release import BUDGET_PARTS, axis_edges, budget_bar, private_scree, score_heatmaps
 
-__all__ = ["BUDGET_PARTS", "PALETTE", "budget_bar", "PLOTLY_CONFIG", "animation", "axis_edges", "audit_histograms", "color_or_grey",
-           "communication_bar", "convergence_traces", "eps_ruler", "frontier", "layout", "loadings", "loadings_compare",
-           "mechanism_color", "principal_angles", "private_scree", "projection", "quantile_dotplot", "score_heatmaps",
-           "scree", "support_heatmap",
-           "sweep", "text"]
+__all__ = [
+    "BUDGET_PARTS",
+    "PALETTE",
+    "budget_bar",
+    "PLOTLY_CONFIG",
+    "animation",
+    "axis_edges",
+    "audit_histograms",
+    "color_or_grey",
+    "communication_bar",
+    "convergence_traces",
+    "eps_ruler",
+    "frontier",
+    "layout",
+    "loadings",
+    "loadings_compare",
+    "mechanism_color",
+    "principal_angles",
+    "private_scree",
+    "projection",
+    "quantile_dotplot",
+    "score_heatmaps",
+    "scree",
+    "support_heatmap",
+    "sweep",
+    "text",
+]

@@ -1,6 +1,7 @@
 """Text alternatives of a figure (WCAG 2.1 success criterion 1.1.1): a one-line summary of what it shows and the
 numbers it is drawn from, as a table. Pure functions of a plotly figure, so every chart gets them the same way
 (the app shows them under each chart; the slide deck beside each figure)."""
+
 from __future__ import annotations
 
 import html
@@ -44,8 +45,16 @@ def _trace_rows(trace, x_name: str, y_name: str) -> list[dict]:
         xs = _values(getattr(trace, "x", None)) or list(range(grid.shape[1] if grid.ndim > 1 else 1))
         ys = _values(getattr(trace, "y", None)) or list(range(grid.shape[0]))
         grid = grid.reshape(len(ys), -1) if grid.ndim == 1 else grid
-        return [{"series": series, x_name: xs[j] if j < len(xs) else j, y_name: ys[i] if i < len(ys) else i,
-                 "value": grid[i, j]} for i in range(grid.shape[0]) for j in range(grid.shape[1])]
+        return [
+            {
+                "series": series,
+                x_name: xs[j] if j < len(xs) else j,
+                y_name: ys[i] if i < len(ys) else i,
+                "value": grid[i, j],
+            }
+            for i in range(grid.shape[0])
+            for j in range(grid.shape[1])
+        ]
     xs, ys = _values(getattr(trace, "x", None)), _values(getattr(trace, "y", None))
     if not xs and not ys:
         return []
@@ -87,9 +96,10 @@ def figure_summary(fig: go.Figure) -> str:
     if table.empty:
         return f"{title}: no data."
     x_name, y_name = table.columns[1], table.columns[2] if table.shape[1] > 2 else None
-    parts = [f"{title}: {len(names) or len(fig.data)} series" + (f" ({', '.join(names[:6])}"
-                                                                  + (", ..." if len(names) > 6 else "") + ")"
-                                                                  if names else "")]
+    parts = [
+        f"{title}: {len(names) or len(fig.data)} series"
+        + (f" ({', '.join(names[:6])}" + (", ..." if len(names) > 6 else "") + ")" if names else "")
+    ]
     if "value" in table:
         parts.append(f"values {_span(table['value'])} over {x_name} and {y_name}")
     elif y_name is not None:

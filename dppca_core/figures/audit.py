@@ -1,5 +1,6 @@
 """Figure of the privacy audit's test statistic on neighbouring datasets (the attack's whole trade-off curve is
 :mod:`.tradeoff_curve`)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Shared pieces of every figure: one colour per mechanism, the layout, and escaping of user text."""
+
 from __future__ import annotations
 
 import copy
@@ -19,8 +20,26 @@ from ..registry import display_name, get_mechanism, mechanism_names
 #: least 18.4, 17.1 and 15.8 from every colour before them under all four (tests/test_palette.py checks it for every
 #: task's mechanisms). The PCA mechanisms declare them in this order, the tensor ones the second to seventh; a
 #: mechanism that declares none gets the first colour no mechanism of its task declares.
-PALETTE = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8700f0", "#692d0f",
-           "#4b3c5a", "#9678ff", "#b4b469", "#2d2da5", "#a55a2d", "#690f78", "#3c5a4b", "#d2a5a5", "#d20fb4"]
+PALETTE = [
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#000000",
+    "#8700f0",
+    "#692d0f",
+    "#4b3c5a",
+    "#9678ff",
+    "#b4b469",
+    "#2d2da5",
+    "#a55a2d",
+    "#690f78",
+    "#3c5a4b",
+    "#d2a5a5",
+    "#d20fb4",
+]
 #: plotly config for every chart the app draws (no logo, PNG export at double resolution)
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -111,7 +130,8 @@ def swept_axis(fig: go.Figure, values, title: str, log: bool, most: int = 9) -> 
     ticks with bare leading digits, so 0.05 reads "5" and 2000 reads "2"); every other value, and so on, when
     there are more than ``most``."""
     grid = np.unique(np.asarray(values, dtype=float))
-    ticks = [float(v) for v in grid[::-(-len(grid) // most)]] if grid.size else []
-    fig.update_xaxes(title=text(title), type="log" if log else "linear", tickvals=ticks,
-                     ticktext=[f"{v:g}" for v in ticks])
+    ticks = [float(v) for v in grid[:: -(-len(grid) // most)]] if grid.size else []
+    fig.update_xaxes(
+        title=text(title), type="log" if log else "linear", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks]
+    )
     return fig

@@ -1,6 +1,7 @@
 """The frontier (issue 39): each chosen mechanism's error against ε on the user's data, the best one marked at each ε,
 every line tagged with the verdict of the mechanism's own audit. A pure function of a table of medians; drawn the way
 DPComp draws its algorithms against epsilon (one line per algorithm, the best one marked)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,14 @@ VERDICT_MARKERS = {"not refuted": "circle", "refuted": "x", "not audited": "circ
 BEST_MARKER = dict(symbol="star-open", size=20, color="#000000", line=dict(width=2))
 
 
-def frontier(frame: pd.DataFrame, verdicts: dict, metric_label: str, y_title: str | None = None,
-             log_x: bool = True, log_y: bool = False) -> go.Figure:
+def frontier(
+    frame: pd.DataFrame,
+    verdicts: dict,
+    metric_label: str,
+    y_title: str | None = None,
+    log_x: bool = True,
+    log_y: bool = False,
+) -> go.Figure:
     """One line per mechanism: the median over repetitions at each ε with its 2.5%–97.5% band; the marker says its
     audit's verdict (:data:`VERDICT_MARKERS`, named in the legend), and a black star rings the best median of a
     private mechanism at each ε.
@@ -33,20 +40,47 @@ def frontier(frame: pd.DataFrame, verdicts: dict, metric_label: str, y_title: st
         rows = rows.sort_values("eps")
         colour = color_or_grey(mech)
         status, words = verdicts.get(mech, ("not audited", "no audit row"))
-        fig.add_trace(go.Scatter(x=np.r_[rows["eps"], rows["eps"][::-1]], y=np.r_[rows["hi"], rows["lo"][::-1]],
-                                 fill="toself", mode="lines", fillcolor=colour, opacity=0.15, line=dict(width=0),
-                                 showlegend=False, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(
-            x=rows["eps"], y=rows["median"], mode="lines+markers", name=f"{name(mech)} · audit: {text(status)}",
-            line=dict(color=colour), marker=dict(symbol=VERDICT_MARKERS[status], size=10, color=colour,
-                                                 line=dict(color=colour, width=2)),
-            customdata=np.c_[rows["lo"], rows["hi"]],
-            hovertemplate="ε = %{x:g}<br>median %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>audit: "
-                          + text(words) + "<extra>" + name(mech) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=np.r_[rows["eps"], rows["eps"][::-1]],
+                y=np.r_[rows["hi"], rows["lo"][::-1]],
+                fill="toself",
+                mode="lines",
+                fillcolor=colour,
+                opacity=0.15,
+                line=dict(width=0),
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=rows["eps"],
+                y=rows["median"],
+                mode="lines+markers",
+                name=f"{name(mech)} · audit: {text(status)}",
+                line=dict(color=colour),
+                marker=dict(symbol=VERDICT_MARKERS[status], size=10, color=colour, line=dict(color=colour, width=2)),
+                customdata=np.c_[rows["lo"], rows["hi"]],
+                hovertemplate="ε = %{x:g}<br>median %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>audit: "
+                + text(words)
+                + "<extra>"
+                + name(mech)
+                + "</extra>",
+            )
+        )
     best = frame[frame["best"]].sort_values("eps")
-    fig.add_trace(go.Scatter(x=best["eps"], y=best["median"], mode="markers", name="best private median at this ε",
-                             marker=BEST_MARKER, text=[name(m) for m in best["mechanism"]],
-                             hovertemplate="best private median at ε = %{x:g}: %{text}<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=best["eps"],
+            y=best["median"],
+            mode="markers",
+            name="best private median at this ε",
+            marker=BEST_MARKER,
+            text=[name(m) for m in best["mechanism"]],
+            hovertemplate="best private median at ε = %{x:g}: %{text}<extra></extra>",
+        )
+    )
     swept_axis(fig, frame["eps"], "ε", log_x)
     label, _, direction = metric_label.partition(", ")
     fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6)

@@ -3,6 +3,7 @@
 Pure functions: arrays in, plotly figures out. User-provided names (columns, labels) go through
 :func:`dppca_core.figures.base.text`, so plotly shows any HTML in them as text.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,8 +25,13 @@ from .release import (
 def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
     vals = np.asarray(eigenvalues)[:top]
     share = 100 * vals / max(np.sum(eigenvalues), 1e-300)
-    fig = go.Figure(go.Bar(x=np.arange(1, len(vals) + 1), y=share,
-                           marker_color=["#1f77b4" if i < k else "#b0c4de" for i in range(len(vals))]))
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(1, len(vals) + 1),
+            y=share,
+            marker_color=["#1f77b4" if i < k else "#b0c4de" for i in range(len(vals))],
+        )
+    )
     fig.update_xaxes(title="component")
     fig.update_yaxes(title="% of total energy")
     return layout(fig, f"Scree plot (first {k} highlighted)")
@@ -33,8 +39,17 @@ def scree(eigenvalues: np.ndarray, k: int, top: int = 30) -> go.Figure:
 
 def loadings(V: np.ndarray, columns: list, title: str = "Leading loadings") -> go.Figure:
     V = np.asarray(V)
-    fig = go.Figure(go.Heatmap(z=V.T, x=[text(c) for c in columns], y=[f"PC{i + 1}" for i in range(V.shape[1])],
-                               colorscale="RdBu", zmid=0, zmin=-1, zmax=1))
+    fig = go.Figure(
+        go.Heatmap(
+            z=V.T,
+            x=[text(c) for c in columns],
+            y=[f"PC{i + 1}" for i in range(V.shape[1])],
+            colorscale="RdBu",
+            zmid=0,
+            zmin=-1,
+            zmax=1,
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     longest = max((len(str(c)) for c in columns), default=1)  # rotated feature names below the cells
     return layout(fig, title, height=min(140 + 40 * V.shape[1] + 7 * longest, 640))
@@ -82,8 +97,9 @@ def dot_geometry(tallest: int, rows: int, height: int) -> tuple[float, float]:
     return step, min(size, max(room, DOT_MIN_SIZE))
 
 
-def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None,
-                     reference: float | None = None) -> go.Figure:
+def quantile_dotplot(
+    values: dict, metric_label: str, n_dots: int = 20, x_range: tuple | None = None, reference: float | None = None
+) -> go.Figure:
     """Quantile dotplot: ``n_dots`` quantiles of each mechanism's metric, stacked into dots.
 
     ``x_range`` fixes the axis (so a change of epsilon moves the dots, not the axis); dots closer than 1/60 of
@@ -93,21 +109,43 @@ def quantile_dotplot(values: dict, metric_label: str, n_dots: int = 20, x_range:
     fig = go.Figure()
     lo_hi = x_range or (min(float(np.min(v)) for v in values.values()), max(float(np.max(v)) for v in values.values()))
     width = max(lo_hi[1] - lo_hi[0], 1e-9) / 60.0
-    quantiles = {mech: np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots)
-                 for mech, v in values.items()}
+    quantiles = {
+        mech: np.quantile(np.asarray(v, dtype=float), (np.arange(n_dots) + 0.5) / n_dots) for mech, v in values.items()
+    }
     stacks = {mech: dot_stacks(q, width) for mech, q in quantiles.items()}
     height = 180 + 70 * len(values)
     tallest = int(max((s.max() for s in stacks.values()), default=0)) + 1
     step, size = dot_geometry(tallest, len(values), height)
     for row, mech in enumerate(values):
-        fig.add_trace(go.Scatter(x=quantiles[mech], y=row + DOT_BASE + step * stacks[mech], mode="markers",
-                                 name=name(mech), showlegend=False, marker=dict(size=size, color=color_or_grey(mech)),
-                                 hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=quantiles[mech],
+                y=row + DOT_BASE + step * stacks[mech],
+                mode="markers",
+                name=name(mech),
+                showlegend=False,
+                marker=dict(size=size, color=color_or_grey(mech)),
+                hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>",
+            )
+        )
     if reference is not None:
-        fig.add_trace(go.Scatter(x=[reference, reference], y=[-0.5, len(values) - 0.5], mode="lines",
-                                 name="random subspace (no information)", line=dict(dash="dot", color="#999")))
-    fig.update_yaxes(tickvals=[row + DOT_BASE for row in range(len(values))], ticktext=[name(m) for m in values],
-                     title=None, range=[-0.5, len(values) - 0.5], showgrid=False, zeroline=False)
+        fig.add_trace(
+            go.Scatter(
+                x=[reference, reference],
+                y=[-0.5, len(values) - 0.5],
+                mode="lines",
+                name="random subspace (no information)",
+                line=dict(dash="dot", color="#999"),
+            )
+        )
+    fig.update_yaxes(
+        tickvals=[row + DOT_BASE for row in range(len(values))],
+        ticktext=[name(m) for m in values],
+        title=None,
+        range=[-0.5, len(values) - 0.5],
+        showgrid=False,
+        zeroline=False,
+    )
     fig.update_xaxes(title=metric_label, range=list(x_range) if x_range else None)
     return layout(fig, f"Quantile dotplot over repetitions ({n_dots} dots = {100 // n_dots}% each)", height=height)
 
@@ -118,12 +156,26 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
     X = Xs[idx]
     fig = go.Figure()
     ref = X @ reference[:, :2]
-    fig.add_trace(go.Scatter(x=ref[:, 0], y=ref[:, 1] if ref.shape[1] > 1 else np.zeros(len(ref)), mode="markers",
-                             name="non-private", marker=dict(size=5, color="#444", opacity=0.5)))
+    fig.add_trace(
+        go.Scatter(
+            x=ref[:, 0],
+            y=ref[:, 1] if ref.shape[1] > 1 else np.zeros(len(ref)),
+            mode="markers",
+            name="non-private",
+            marker=dict(size=5, color="#444", opacity=0.5),
+        )
+    )
     for mech, V in private.items():
         P = X @ V[:, :2]
-        fig.add_trace(go.Scatter(x=P[:, 0], y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)), mode="markers",
-                                 name=name(mech), marker=dict(size=5, color=color_or_grey(mech), opacity=0.5)))
+        fig.add_trace(
+            go.Scatter(
+                x=P[:, 0],
+                y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)),
+                mode="markers",
+                name=name(mech),
+                marker=dict(size=5, color=color_or_grey(mech), opacity=0.5),
+            )
+        )
     fig.update_xaxes(title="component 1")
     fig.update_yaxes(title="component 2")
     return layout(fig, "Data projected on non-private vs private components", height=380)
@@ -132,16 +184,33 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
 def principal_angles(angles: dict) -> go.Figure:
     fig = go.Figure()
     for mech, a in angles.items():
-        fig.add_trace(go.Bar(x=[f"θ{i + 1}" for i in range(len(a))], y=np.degrees(a), name=name(mech),
-                             marker_color=color_or_grey(mech)))
+        fig.add_trace(
+            go.Bar(
+                x=[f"θ{i + 1}" for i in range(len(a))],
+                y=np.degrees(a),
+                name=name(mech),
+                marker_color=color_or_grey(mech),
+            )
+        )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="degrees", range=[0, 90])
     return layout(fig, "Principal angles to the non-private subspace (0° = same, 90° = orthogonal)")
 
 
-def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, theory=None, log_y: bool = False,
-          random_level: float | None = None, x_title: str | None = None, y_title: str | None = None,
-          variants: dict | None = None, extrapolated: dict | None = None) -> go.Figure:
+def sweep(
+    frame,
+    x: str,
+    metric: str,
+    metric_label: str,
+    log_x: bool = True,
+    theory=None,
+    log_y: bool = False,
+    random_level: float | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    variants: dict | None = None,
+    extrapolated: dict | None = None,
+) -> go.Figure:
     """Mean with a 95% band per mechanism; optional theory rates (dashed, labelled 'rate') and the
     no-information level of a uniformly random subspace (dotted, in the legend so it never covers a curve).
 
@@ -153,21 +222,50 @@ def sweep(frame, x: str, metric: str, metric_label: str, log_x: bool = True, the
     _add_bands(fig, x, [(frame, None)] + [(f, label) for label, f in (variants or {}).items()])
     for mech, line in (theory or {}).items():
         xs, ys, label = line if len(line) == 3 else (*line, None)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"rate: {name(mech)}" if label is None else text(label),
-                                 line=dict(dash="dash", width=1.5, color=color_or_grey(mech))))
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name=f"rate: {name(mech)}" if label is None else text(label),
+                line=dict(dash="dash", width=1.5, color=color_or_grey(mech)),
+            )
+        )
     _add_extrapolated(fig, frame, x, extrapolated or {})
-    grid = np.sort(np.unique(np.r_[frame[x].to_numpy(), *[f[x].to_numpy() for f in (variants or {}).values()],
-                                   *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()]]))
+    grid = np.sort(
+        np.unique(
+            np.r_[
+                frame[x].to_numpy(),
+                *[f[x].to_numpy() for f in (variants or {}).values()],
+                *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()],
+            ]
+        )
+    )
     if random_level is not None:
-        fig.add_trace(go.Scatter(x=[grid[0], grid[-1]], y=[random_level, random_level], mode="lines",
-                                 name="random subspace (no information)", line=dict(dash="dot", color="#999")))
+        fig.add_trace(
+            go.Scatter(
+                x=[grid[0], grid[-1]],
+                y=[random_level, random_level],
+                mode="lines",
+                name="random subspace (no information)",
+                line=dict(dash="dot", color="#999"),
+            )
+        )
     swept_axis(fig, grid, x_title or x, log_x)
     # "label (unit), lower is better": the title names the metric and its direction; the vertical axis a short
     # ``y_title`` (its symbol or unit: a long rotated axis title runs past the plot into the title)
     label, _, direction = metric_label.partition(", ")
-    fig.update_yaxes(title=y_title or label, type="log" if log_y else "linear", nticks=6,
-                     range=_data_range(pd.concat([frame, *(variants or {}).values()]), random_level, log_y,
-                                       [y for _, ys in (extrapolated or {}).values() for y in ys]))
+    fig.update_yaxes(
+        title=y_title or label,
+        type="log" if log_y else "linear",
+        nticks=6,
+        range=_data_range(
+            pd.concat([frame, *(variants or {}).values()]),
+            random_level,
+            log_y,
+            [y for _, ys in (extrapolated or {}).values() for y in ys],
+        ),
+    )
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
     return layout(fig, f"{label} against {x_title or x} ({note})", height=440)
 
@@ -180,12 +278,29 @@ def _add_bands(fig: go.Figure, x: str, frames: list) -> None:
         for mech, g in data.groupby("mechanism", sort=False):
             g = g.sort_values(x)
             c = color_or_grey(mech)
-            fig.add_trace(go.Scatter(x=np.r_[g[x], g[x][::-1]], y=np.r_[g["hi"], g["lo"][::-1]], fill="toself",
-                                     mode="lines", fillcolor=c, opacity=0.2 if label is None else 0.1,
-                                     line=dict(width=0), showlegend=False, hoverinfo="skip"))
-            fig.add_trace(go.Scatter(x=g[x], y=g["mean"], mode="lines+markers",
-                                     name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
-                                     line=dict(color=c, **dash), marker=dict(symbol=marker, size=8)))
+            fig.add_trace(
+                go.Scatter(
+                    x=np.r_[g[x], g[x][::-1]],
+                    y=np.r_[g["hi"], g["lo"][::-1]],
+                    fill="toself",
+                    mode="lines",
+                    fillcolor=c,
+                    opacity=0.2 if label is None else 0.1,
+                    line=dict(width=0),
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=g[x],
+                    y=g["mean"],
+                    mode="lines+markers",
+                    name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
+                    line=dict(color=c, **dash),
+                    marker=dict(symbol=marker, size=8),
+                )
+            )
 
 
 def _add_extrapolated(fig: go.Figure, frame, x: str, extrapolated: dict) -> None:
@@ -195,17 +310,29 @@ def _add_extrapolated(fig: go.Figure, frame, x: str, extrapolated: dict) -> None
         last = frame[frame["mechanism"] == mech].sort_values(x).tail(1)  # the dotted line goes on from the curve
         sizes = [0] * len(last) + [10] * len(xs)  # a marker on the extrapolated points only
         xs, ys = np.r_[last[x].to_numpy(float), xs], np.r_[last["mean"].to_numpy(float), ys]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=f"extrapolated: {name(mech)}",
-                                 line=dict(dash="dot", width=2, color=color_or_grey(mech)),
-                                 marker=dict(symbol="diamond-open", size=sizes)))
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines+markers",
+                name=f"extrapolated: {name(mech)}",
+                line=dict(dash="dot", width=2, color=color_or_grey(mech)),
+                marker=dict(symbol="diamond-open", size=sizes),
+            )
+        )
 
 
 def _data_range(frame, random_level: float | None, log_y: bool, extra=()):
     """y-axis range framing the measured bands, the random level and ``extra`` values (extrapolated points), so
     that a theory rate (drawn to show a slope) leaves the plot where it overshoots instead of squeezing the
     measurements into a strip."""
-    values = np.r_[frame["lo"].to_numpy(float), frame["hi"].to_numpy(float), frame["mean"].to_numpy(float),
-                   [] if random_level is None else [random_level], np.asarray(extra, dtype=float)]
+    values = np.r_[
+        frame["lo"].to_numpy(float),
+        frame["hi"].to_numpy(float),
+        frame["mean"].to_numpy(float),
+        [] if random_level is None else [random_level],
+        np.asarray(extra, dtype=float),
+    ]
     values = values[np.isfinite(values)]
     if log_y:
         values = values[values > 0]
@@ -223,11 +350,31 @@ def _data_range(frame, random_level: float | None, log_y: bool, extra=()):
 def eps_ruler(current: float, references: list) -> go.Figure:
     """A log-scale ruler of epsilon with the reference points (hover for the source) and the current value."""
     xs = [v for v, _, _ in references]
-    fig = go.Figure(go.Scatter(x=xs, y=[0] * len(xs), mode="markers+text", text=[l for _, l, _ in references],
-                               textposition="top center", marker=dict(symbol="diamond", size=9, color="#888"),
-                               hovertext=[s for _, _, s in references], hoverinfo="text", showlegend=False))
-    fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", marker=dict(size=16, color="#d62728"),
-                             name="your ε", hovertext=f"your ε = {current:g}", hoverinfo="text", showlegend=False))
+    fig = go.Figure(
+        go.Scatter(
+            x=xs,
+            y=[0] * len(xs),
+            mode="markers+text",
+            text=[l for _, l, _ in references],
+            textposition="top center",
+            marker=dict(symbol="diamond", size=9, color="#888"),
+            hovertext=[s for _, _, s in references],
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[current],
+            y=[0],
+            mode="markers",
+            marker=dict(size=16, color="#d62728"),
+            name="your ε",
+            hovertext=f"your ε = {current:g}",
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
     fig.update_xaxes(type="log", range=[-2.1, 2], showgrid=False)
     fig.update_yaxes(visible=False, range=[-0.5, 1.2])
     fig.update_layout(height=110, margin=dict(l=10, r=10, t=10, b=25))
@@ -249,16 +396,42 @@ def animation(reference: np.ndarray, components: dict, columns: list, component:
 
     fig = go.Figure(data=traces(0), frames=[go.Frame(data=traces(r), name=str(r)) for r in range(reps)])
     fig.update_layout(
-        barmode="group", yaxis=dict(range=[-1, 1]),
-        updatemenus=[dict(type="buttons", direction="left", x=0, y=1.15, showactive=False, buttons=[
-            dict(label="▶ play", method="animate",
-                 args=[None, dict(frame=dict(duration=600, redraw=True), fromcurrent=True, mode="immediate")]),
-            dict(label="■ stop", method="animate",
-                 args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate")]),
-        ])],
-        sliders=[dict(steps=[dict(method="animate", label=str(r + 1),
-                                  args=[[str(r)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
-                             for r in range(reps)], currentvalue=dict(prefix="draw "))],
+        barmode="group",
+        yaxis=dict(range=[-1, 1]),
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                x=0,
+                y=1.15,
+                showactive=False,
+                buttons=[
+                    dict(
+                        label="▶ play",
+                        method="animate",
+                        args=[None, dict(frame=dict(duration=600, redraw=True), fromcurrent=True, mode="immediate")],
+                    ),
+                    dict(
+                        label="■ stop",
+                        method="animate",
+                        args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate")],
+                    ),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                steps=[
+                    dict(
+                        method="animate",
+                        label=str(r + 1),
+                        args=[[str(r)], dict(mode="immediate", frame=dict(duration=0, redraw=True))],
+                    )
+                    for r in range(reps)
+                ],
+                currentvalue=dict(prefix="draw "),
+            )
+        ],
     )
     return layout(fig, f"Component {component + 1} across fresh noise draws", height=420)
 
@@ -285,10 +458,19 @@ def support_heatmap(selected: dict, truth, d: int) -> go.Figure:
     grid[0, np.asarray(truth, dtype=int)] = 1
     for i, rows in enumerate(selected.values(), start=1):
         grid[i, np.asarray(rows, dtype=int)] = 1
-    fig = go.Figure(go.Heatmap(z=grid, y=labels, x=np.arange(d), colorscale=[[0, "#f4f4f4"], [1, "#2a6f97"]],
-                               showscale=False, hovertemplate="row %{x}: %{z}<extra>%{y}</extra>"))
-    return layout(fig, "Selected rows (dark) against the true support", "feature (row of V)", "",
-                   height=120 + 35 * len(labels))
+    fig = go.Figure(
+        go.Heatmap(
+            z=grid,
+            y=labels,
+            x=np.arange(d),
+            colorscale=[[0, "#f4f4f4"], [1, "#2a6f97"]],
+            showscale=False,
+            hovertemplate="row %{x}: %{z}<extra>%{y}</extra>",
+        )
+    )
+    return layout(
+        fig, "Selected rows (dark) against the true support", "feature (row of V)", "", height=120 + 35 * len(labels)
+    )
 
 
 def communication_bar(costs: dict) -> go.Figure:
@@ -296,6 +478,7 @@ def communication_bar(costs: dict) -> go.Figure:
     if not costs:
         raise ValueError("no communication costs to draw.")
     names = list(costs)
-    fig = go.Figure(go.Bar(x=[name(n) for n in names], y=[costs[n] for n in names],
-                           marker_color=[color_or_grey(n) for n in names]))
+    fig = go.Figure(
+        go.Bar(x=[name(n) for n in names], y=[costs[n] for n in names], marker_color=[color_or_grey(n) for n in names])
+    )
     return layout(fig, "Communication: numbers sent", "mechanism", "numbers")

@@ -4,6 +4,7 @@ Pure functions from privacy curves (or releases) to plotly figures. Every axis r
 figures drawn before and after the epsilon control moves can be compared honestly; ``font_size`` scales the
 text for presenter mode. Labels given by the caller are escaped (:func:`.base.text`).
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,10 @@ def _entries(curves) -> list[tuple[str, PrivacyCurve, str]]:
             elif isinstance(c, PrivacyCurve):
                 items.append((c.describe(), c))
             else:
-                raise ValueError("curves must be PrivacyCurves, releases, (label, curve) pairs or a mapping "
-                                 f"label -> curve; got {type(c).__name__}.")
+                raise ValueError(
+                    "curves must be PrivacyCurves, releases, (label, curve) pairs or a mapping "
+                    f"label -> curve; got {type(c).__name__}."
+                )
     if not items:
         raise ValueError("give at least one privacy curve or release to draw.")
     out = []
@@ -66,8 +69,9 @@ def short_description(curve: PrivacyCurve) -> str:
 def _fonts(fig: go.Figure, font_size: float) -> go.Figure:
     if not (isinstance(font_size, (int, float)) and 6 <= font_size <= 60):
         raise ValueError(f"font_size must be a number between 6 and 60 (got {font_size!r}).")
-    fig.update_layout(font=dict(size=font_size), title_font=dict(size=round(font_size * 1.2)),
-                      hoverlabel=dict(font_size=font_size))
+    fig.update_layout(
+        font=dict(size=font_size), title_font=dict(size=round(font_size * 1.2)), hoverlabel=dict(font_size=font_size)
+    )
     return fig
 
 
@@ -87,32 +91,49 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
         desc = short_description(curve)
         head = desc if label == desc else f"{name(label)}: {desc}"
         legend = f"{head}, best guess right ≤ {risk.format_percent(acc)}"
-        fig.add_scatter(x=alpha, y=beta, mode="lines", name=legend, line=dict(color=color, width=3),
-                        fill="tozeroy" if i == 0 else None, fillcolor="rgba(120,120,120,0.12)" if i == 0 else None,
-                        hovertemplate="false positives %{x:.3f}<br>false negatives ≥ %{y:.3f}<extra>"
-                                      + name(label) + "</extra>")
+        fig.add_scatter(
+            x=alpha,
+            y=beta,
+            mode="lines",
+            name=legend,
+            line=dict(color=color, width=3),
+            fill="tozeroy" if i == 0 else None,
+            fillcolor="rgba(120,120,120,0.12)" if i == 0 else None,
+            hovertemplate="false positives %{x:.3f}<br>false negatives ≥ %{y:.3f}<extra>" + name(label) + "</extra>",
+        )
     grid = np.array([0.0, 1.0])
-    fig.add_scatter(x=grid, y=1 - grid, mode="lines", name="random guessing (no information)", line=_GUESS,
-                    hoverinfo="skip")
+    fig.add_scatter(
+        x=grid, y=1 - grid, mode="lines", name="random guessing (no information)", line=_GUESS, hoverinfo="skip"
+    )
     if audit_point is not None:
         a, b = float(audit_point[0]), float(audit_point[1])
         if not (0 <= a <= 1 and 0 <= b <= 1):
             raise ValueError("audit_point must hold error rates in [0, 1]: (alpha, beta[, label]).")
         label = text(audit_point[2]) if len(audit_point) > 2 else "audit (empirical attack)"
-        fig.add_scatter(x=[a], y=[b], mode="markers", name=label,
-                        marker=dict(symbol="x", size=round(font_size), color="#d62728", line=dict(width=2)),
-                        hovertemplate="audit: false positives %{x:.3f}, false negatives %{y:.3f}<extra></extra>")
+        fig.add_scatter(
+            x=[a],
+            y=[b],
+            mode="markers",
+            name=label,
+            marker=dict(symbol="x", size=round(font_size), color="#d62728", line=dict(width=2)),
+            hovertemplate="audit: false positives %{x:.3f}, false negatives %{y:.3f}<extra></extra>",
+        )
     # the axes start a little before 0, so the two 0% labels at the corner stand apart
     fig.update_xaxes(range=list(TRADEOFF_RANGE), constrain="domain", tickformat=".0%")
     fig.update_yaxes(range=list(TRADEOFF_RANGE), scaleanchor="x", scaleratio=1, constrain="domain", tickformat=".0%")
-    layout(fig, "The best attacker's test: is this person's row in?",
-           "false-positive rate α (says “in” wrongly)", "false-negative rate β (misses)",
-           height=height or int(320 + 14 * font_size))
+    layout(
+        fig,
+        "The best attacker's test: is this person's row in?",
+        "false-positive rate α (says “in” wrongly)",
+        "false-negative rate β (misses)",
+        height=height or int(320 + 14 * font_size),
+    )
     return _fonts(fig, font_size)
 
 
-def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = None, font_size: float = 14,
-                     height: int | None = None) -> go.Figure:
+def posterior_figure(
+    curves, priors=risk.DEFAULT_PRIORS, tail: float | None = None, font_size: float = 14, height: int | None = None
+) -> go.Figure:
     """Posterior against prior: the most an attacker can come to believe that one person's row is in.
 
     x: the attacker's prior p (log scale, fixed 0.1% to 100%); y: the bound q(p) (fixed 0 to 100%); the dotted
@@ -130,26 +151,41 @@ def posterior_figure(curves, priors=risk.DEFAULT_PRIORS, tail: float | None = No
         when = "for every output" if b.always else f"except with prob. ≤ {b.tail:.2g}"
         if b.kind == "none":
             when = "no protection"
-        fig.add_scatter(x=p, y=q, mode="lines", name=f"{name(label)} ({when})", line=dict(color=color, width=3),
-                        hovertemplate="prior %{x:.2%} → at most %{y:.2%}<extra>" + name(label) + "</extra>")
+        fig.add_scatter(
+            x=p,
+            y=q,
+            mode="lines",
+            name=f"{name(label)} ({when})",
+            line=dict(color=color, width=3),
+            hovertemplate="prior %{x:.2%} → at most %{y:.2%}<extra>" + name(label) + "</extra>",
+        )
         marks = [risk.posterior_bound(curve, float(pr), tail) for pr in priors]
-        fig.add_scatter(x=[m.prior for m in marks], y=[m.posterior for m in marks], mode="markers+text",
-                        marker=dict(size=round(0.8 * font_size), color=color), showlegend=False,
-                        text=[f"{100 * m.prior:g}% → {risk.format_percent(m.posterior)}" for m in marks],
-                        # every other curve's numbers below it; the last (the largest prior) to the left, not
-                        # past the plot's right edge
-                        textposition=("top left" if i % 2 == 0
-                                      else ["bottom right"] * (len(marks) - 1) + ["bottom left"]),
-                        textfont=dict(size=font_size, color=color), cliponaxis=False,
-                        hovertemplate="prior %{x:.0%} → at most %{y:.1%}<extra></extra>")
+        fig.add_scatter(
+            x=[m.prior for m in marks],
+            y=[m.posterior for m in marks],
+            mode="markers+text",
+            marker=dict(size=round(0.8 * font_size), color=color),
+            showlegend=False,
+            text=[f"{100 * m.prior:g}% → {risk.format_percent(m.posterior)}" for m in marks],
+            # every other curve's numbers below it; the last (the largest prior) to the left, not
+            # past the plot's right edge
+            textposition=("top left" if i % 2 == 0 else ["bottom right"] * (len(marks) - 1) + ["bottom left"]),
+            textfont=dict(size=font_size, color=color),
+            cliponaxis=False,
+            hovertemplate="prior %{x:.0%} → at most %{y:.1%}<extra></extra>",
+        )
     ticks = [0.001, 0.01, 0.1, 1.0]  # a decade apart (50% beside 100% tilted both on a projector)
     # both axes start a little before their first tick, so the corner's labels (0% and 0.1%) stand apart
     fig.update_xaxes(type="log", range=[-3.12, 0.02], tickvals=ticks, ticktext=["0.1%", "1%", "10%", "100%"])
     fig.update_yaxes(range=[-0.05, 1.02], tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0], tickformat=".0%")
     # a short vertical title: a long one runs past a projector-sized plot (370 px) into the figure's title
-    layout(fig, "How sure can an attacker become?",
-           "attacker's belief before the release (prior)", "after (posterior)",
-           height=height or int(320 + 14 * font_size))
+    layout(
+        fig,
+        "How sure can an attacker become?",
+        "attacker's belief before the release (prior)",
+        "after (posterior)",
+        height=height or int(320 + 14 * font_size),
+    )
     fig.update_layout(margin=dict(r=45))
     return _fonts(fig, font_size)
 
@@ -173,15 +209,24 @@ def _label_levels(values, labels, font_size: float, width_px: float = 900.0) -> 
 
 
 _SCOPE_SYMBOL = {"guidance": "circle", "per_donation": "diamond", "per_day": "square", "total": "star"}
-_SCOPE_NAME = {"guidance": "suggested value", "per_donation": "per donation (one report)",
-               "per_day": "per day", "total": "total for a whole product"}
+_SCOPE_NAME = {
+    "guidance": "suggested value",
+    "per_donation": "per donation (one report)",
+    "per_day": "per day",
+    "total": "total for a whole product",
+}
 _MODEL_COLOR = {"central": "#1f77b4", "local": "#ff7f0e", "n/a": "#666"}
 #: fixed log10 range of the ruler: 0.0063 to 63
 RULER_RANGE = (-2.2, 1.8)
 
 
-def epsilon_ruler(current: float | None = None, references=None, font_size: float = 14, composed: float | None = None,
-                  height: int | None = None) -> go.Figure:
+def epsilon_ruler(
+    current: float | None = None,
+    references=None,
+    font_size: float = 14,
+    composed: float | None = None,
+    height: int | None = None,
+) -> go.Figure:
     """An epsilon ruler (log scale, fixed 0.006 to 63) with the reference points and the chosen epsilon.
 
     ``references``: :class:`dppca_core.risk.EpsilonReference` items (default: the confirmed ones of
@@ -190,8 +235,9 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
     source. Hover shows the source. ``current`` (red) is the chosen epsilon, ``composed`` (dark red, optional)
     the composed total of several releases. Values outside the range are drawn at its edge with an arrow.
     """
-    refs = sorted(risk.reference_points(confirmed_only=True) if references is None else list(references),
-                  key=lambda r: r.value)
+    refs = sorted(
+        risk.reference_points(confirmed_only=True) if references is None else list(references), key=lambda r: r.value
+    )
     lo, hi = 10 ** RULER_RANGE[0], 10 ** RULER_RANGE[1]
     fig = go.Figure()
     fig.add_shape(type="line", x0=lo, x1=hi, y0=0, y1=0, line=dict(color="#bbb", width=2))
@@ -199,11 +245,18 @@ def epsilon_ruler(current: float | None = None, references=None, font_size: floa
     for value, who, color in ((current, "your ε", "#d62728"), (composed, "all releases together", "#7f0000")):
         if value is not None:
             _add_chosen(fig, float(value), who, color, font_size, lo, hi)
-    fig.update_xaxes(type="log", range=list(RULER_RANGE), showgrid=False, title="ε (log scale)",
-                     tickvals=[0.01, 0.1, 1, 10], ticktext=["0.01", "0.1", "1", "10"])
+    fig.update_xaxes(
+        type="log",
+        range=list(RULER_RANGE),
+        showgrid=False,
+        title="ε (log scale)",
+        tickvals=[0.01, 0.1, 1, 10],
+        ticktext=["0.01", "0.1", "1", "10"],
+    )
     fig.update_yaxes(visible=False, range=[-1, 1], fixedrange=True)
-    fig.update_layout(height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40),
-                      legend=LEGEND_BELOW)
+    fig.update_layout(
+        height=height or int(170 + 12 * font_size), margin=dict(l=20, r=20, t=10, b=40), legend=LEGEND_BELOW
+    )
     return _fonts(white_template(fig), font_size)
 
 
@@ -211,22 +264,42 @@ def _add_references(fig: go.Figure, refs: list, font_size: float, lo: float, hi:
     """The reference points of :func:`epsilon_ruler`: a label above each (staggered so labels do not overlap) and
     one legend entry per scope (marker shape), coloured by model, open when not confirmed."""
     for r, level in zip(refs, _label_levels([r.value for r in refs], [r.label for r in refs], font_size)):
-        fig.add_annotation(x=math.log10(min(max(r.value, lo), hi)), y=0, text=text(r.label), showarrow=True,
-                           arrowhead=0, arrowwidth=1, arrowcolor="#999", ax=0, ay=-level * 1.5 * font_size,
-                           font=dict(size=round(0.85 * font_size), color=_MODEL_COLOR[r.model]))
+        fig.add_annotation(
+            x=math.log10(min(max(r.value, lo), hi)),
+            y=0,
+            text=text(r.label),
+            showarrow=True,
+            arrowhead=0,
+            arrowwidth=1,
+            arrowcolor="#999",
+            ax=0,
+            ay=-level * 1.5 * font_size,
+            font=dict(size=round(0.85 * font_size), color=_MODEL_COLOR[r.model]),
+        )
     for scope in risk.SCOPES:
         group = [r for r in refs if r.scope == scope]
         if not group:
             continue
         fig.add_scatter(
-            x=[min(max(r.value, lo), hi) for r in group], y=[0.0] * len(group), mode="markers",
+            x=[min(max(r.value, lo), hi) for r in group],
+            y=[0.0] * len(group),
+            mode="markers",
             name=_SCOPE_NAME[scope],
-            marker=dict(symbol=[_SCOPE_SYMBOL[scope] + ("" if r.confirmed else "-open") for r in group],
-                        size=round(0.95 * font_size), color=[_MODEL_COLOR[r.model] for r in group],
-                        line=dict(width=1.5, color=[_MODEL_COLOR[r.model] for r in group])),
-            hovertext=[text(f"ε = {r.value:.4g} ({_SCOPE_NAME[r.scope]}, {r.model} model): {r.what}. Source: "
-                            f"{r.source}." + ("" if r.confirmed else " NOT CONFIRMED.")) for r in group],
-            hoverinfo="text")
+            marker=dict(
+                symbol=[_SCOPE_SYMBOL[scope] + ("" if r.confirmed else "-open") for r in group],
+                size=round(0.95 * font_size),
+                color=[_MODEL_COLOR[r.model] for r in group],
+                line=dict(width=1.5, color=[_MODEL_COLOR[r.model] for r in group]),
+            ),
+            hovertext=[
+                text(
+                    f"ε = {r.value:.4g} ({_SCOPE_NAME[r.scope]}, {r.model} model): {r.what}. Source: "
+                    f"{r.source}." + ("" if r.confirmed else " NOT CONFIRMED.")
+                )
+                for r in group
+            ],
+            hoverinfo="text",
+        )
 
 
 def _add_chosen(fig: go.Figure, value: float, who: str, color: str, font_size: float, lo: float, hi: float) -> None:
@@ -237,7 +310,12 @@ def _add_chosen(fig: go.Figure, value: float, who: str, color: str, font_size: f
     label = f"{who} = {value:.3g}" if math.isfinite(value) else f"{who}: no guarantee"
     if value > hi or value < lo:
         label += " (off the scale)"
-    fig.add_scatter(x=[shown], y=[0.0], mode="markers", name=label,
-                    marker=dict(size=round(1.4 * font_size), color=color, symbol="line-ns",
-                                line=dict(width=4, color=color)),
-                    hovertext=label, hoverinfo="text")
+    fig.add_scatter(
+        x=[shown],
+        y=[0.0],
+        mode="markers",
+        name=label,
+        marker=dict(size=round(1.4 * font_size), color=color, symbol="line-ns", line=dict(width=4, color=color)),
+        hovertext=label,
+        hoverinfo="text",
+    )

@@ -10,6 +10,7 @@ from the raw data, no seed, no link to the app. Refused for a file whose release
 Pure functions (no Streamlit calls); every string is HTML-escaped; no script and no network in the brief, one small
 fitting script in the deck (dppca_core/handout/slides.py).
 """
+
 from __future__ import annotations
 
 import html
@@ -22,12 +23,17 @@ from dppca_core.figures import BUDGET_PARTS
 from . import slides
 
 #: first line of the brief (fixed text)
-BRIEF_LINE = ("Publishable brief: made only from a publishable release (what its privacy proof covers), its public "
-              "settings and its public schema. You may hand it to anyone.")
+BRIEF_LINE = (
+    "Publishable brief: made only from a publishable release (what its privacy proof covers), its public "
+    "settings and its public schema. You may hand it to anyone."
+)
 #: first line of the publishable deck (fixed text)
-DECK_LINE = ("Publishable slides: made only from a publishable release (what its privacy proof covers), its public "
-             "settings and its public schema. You may show them to anyone.")
-BRIEF_CSS = """
+DECK_LINE = (
+    "Publishable slides: made only from a publishable release (what its privacy proof covers), its public "
+    "settings and its public schema. You may show them to anyone."
+)
+BRIEF_CSS = (
+    """
 body{font-family:system-ui,sans-serif;color:#111;max-width:860px;margin:1.5rem auto;padding:0 1.2rem;line-height:1.45}
 h1{font-size:1.7rem;margin:.6rem 0} h2{font-size:1.2rem;margin:1.3rem 0 .4rem;border-bottom:1px solid #ccc}
 p,li,td,th{overflow-wrap:break-word} .publishable{border:2px solid #1b5e20;background:#e8f5e9;padding:.5rem .8rem;
@@ -36,7 +42,9 @@ table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem 
   border-bottom:1px solid #ddd;text-align:left;vertical-align:top} .note{color:#444;font-size:.9rem}
 @media print{@page{size:A4;margin:14mm} body{max-width:none;margin:0;padding:0;font-size:10.5pt}
   h2{break-after:avoid} table,.meter,.bar,.rec{break-inside:avoid}}
-""" + slides.BARS_CSS
+"""
+    + slides.BARS_CSS
+)
 #: a segment of the budget bar carries its percentage when it is at least this wide (the legend lists every part)
 LABELLED_SHARE = 6
 
@@ -45,8 +53,10 @@ def _check(file: dict) -> None:
     if file.get("format") != publishable.FORMAT:
         raise ValueError("a brief is made from a publishable file (dppca_core.publishable.publishable_file).")
     if not publishable.has_guarantee(file):
-        raise ValueError("these releases state no privacy guarantee: there is nothing to hand out. Fix the choices "
-                         "the file names and draw the releases again.")
+        raise ValueError(
+            "these releases state no privacy guarantee: there is nothing to hand out. Fix the choices "
+            "the file names and draw the releases again."
+        )
 
 
 def _esc(value) -> str:
@@ -58,6 +68,7 @@ def _pct(x: float, digits: int = 0) -> str:
 
 
 # -- the pieces, shared by the brief and the deck ----------------------------------------------------------------
+
 
 def _title(file: dict) -> str:
     settings = file["settings"]
@@ -73,12 +84,18 @@ def released_lines(file: dict) -> list[str]:
     if columns:
         words.append(f"The {d} features, in this order (the public schema): " + ", ".join(columns) + ".")
     if schema.get("replacement"):
-        words.append("A missing or unreadable cell was replaced by a public value: "
-                     + ", ".join(f"{c} → {v}" for c, v in schema["replacement"].items()) + ".")
+        words.append(
+            "A missing or unreadable cell was replaced by a public value: "
+            + ", ".join(f"{c} → {v}" for c, v in schema["replacement"].items())
+            + "."
+        )
     titles = [rel["title"] for rel in file["releases"].values()]
     ks = sorted({entry["utility"]["k"] for entry in file["in_words"].values()})
-    words.append(f"Released: {', '.join(titles)}; each gives {' or '.join(map(str, ks))} directions (components)"
-                 + _outputs_words(file) + ".")
+    words.append(
+        f"Released: {', '.join(titles)}; each gives {' or '.join(map(str, ks))} directions (components)"
+        + _outputs_words(file)
+        + "."
+    )
     k = settings.get("k", {})
     if k:
         words.append("How k was chosen: " + k["words"] + ".")
@@ -98,10 +115,16 @@ def released_lines(file: dict) -> list[str]:
 
 
 def _outputs_words(file: dict) -> str:
-    names = {"explained_variance_ratio": "the share of variance of each", "mean": "a mean row",
-             "scores": "a score plot", "radius": "the clipping radius it chose", "column_scales": "column scales"}
-    found = [words for key, words in names.items()
-             if any(key in rel.get("outputs", {}) for rel in file["releases"].values())]
+    names = {
+        "explained_variance_ratio": "the share of variance of each",
+        "mean": "a mean row",
+        "scores": "a score plot",
+        "radius": "the clipping radius it chose",
+        "column_scales": "column scales",
+    }
+    found = [
+        words for key, words in names.items() if any(key in rel.get("outputs", {}) for rel in file["releases"].values())
+    ]
     return (", with " + ", ".join(found)) if found else ""
 
 
@@ -112,32 +135,50 @@ def guarantee_lines(file: dict) -> list[str]:
     for mech, rel in file["releases"].items():
         words = file["in_words"][mech]
         delta = f", δ = {rel['delta']:g}" if rel["delta"] else ""
-        out.append(f"{rel['title']} (ε = {rel['epsilon']:g}{delta}): {words['odds']['sentence']} "
-                   f"{words['best_test']['sentence']}")
+        out.append(
+            f"{rel['title']} (ε = {rel['epsilon']:g}{delta}): {words['odds']['sentence']} "
+            f"{words['best_test']['sentence']}"
+        )
     both = file.get("together")
     if both:
         count = "Both releases" if both["releases"] == 2 else f"All {both['releases']} releases"
-        out.append(f"{count} together (made from the same data, their guarantees add up; "
-                   f"ε = {both['epsilon']:.3g}, δ = {both['delta']:g}): {both['odds']['sentence']} "
-                   f"{both['best_test']['sentence']}")
+        out.append(
+            f"{count} together (made from the same data, their guarantees add up; "
+            f"ε = {both['epsilon']:.3g}, δ = {both['delta']:g}): {both['odds']['sentence']} "
+            f"{both['best_test']['sentence']}"
+        )
     return out
 
 
 def context_table(file: dict) -> pd.DataFrame:
     """This release's ε beside the deployments of the file's context, with what each ε protects and its source."""
     settings = file["settings"]
-    rows = [{"deployment": "This release (each one)", "ε": f"{settings['epsilon']:g}",
-             "δ": f"{settings['delta']:g}" if settings.get("delta") else "0",
-             "what ε protects": "one person's row: " + settings["neighbors_words"], "source": "this file"}]
+    rows = [
+        {
+            "deployment": "This release (each one)",
+            "ε": f"{settings['epsilon']:g}",
+            "δ": f"{settings['delta']:g}" if settings.get("delta") else "0",
+            "what ε protects": "one person's row: " + settings["neighbors_words"],
+            "source": "this file",
+        }
+    ]
     for c in sorted(file["context"], key=lambda c: c["epsilon"]):
-        rows.append({"deployment": c["name"], "ε": f"{c['epsilon']:g}",
-                     "δ": f"{c['delta']:g}" if c.get("delta") else "0",
-                     "what ε protects": f"{c['unit']} ({c['model']} model)", "source": c["source"]})
+        rows.append(
+            {
+                "deployment": c["name"],
+                "ε": f"{c['epsilon']:g}",
+                "δ": f"{c['delta']:g}" if c.get("delta") else "0",
+                "what ε protects": f"{c['unit']} ({c['model']} model)",
+                "source": c["source"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
-CONTEXT_NOTE = ("The units differ: a deployment's ε may protect one report, one day or a whole data product, and in "
-                "the local model each device randomises its own report. Compare with care.")
+CONTEXT_NOTE = (
+    "The units differ: a deployment's ε may protect one report, one day or a whole data product, and in "
+    "the local model each device randomises its own report. Compare with care."
+)
 
 
 def _budgets(file: dict) -> list[tuple[str, dict]]:
@@ -163,12 +204,15 @@ def budget_html(budget: dict) -> str:
         colour = BUDGET_PARTS.get(part["part"], (part["words"], "#555"))[1]
         label = f"{part['percent']}%" if part["percent"] >= LABELLED_SHARE else ""
         segments.append(f"<span style='width:{part['percent']}%;background:{colour}'>{label}</span>")
-        legend.append(f"<span class='key' style='background:{colour}'></span>{_esc(part['words'])}: "
-                      f"{part['percent']}%")
+        legend.append(
+            f"<span class='key' style='background:{colour}'></span>{_esc(part['words'])}: " f"{part['percent']}%"
+        )
     unit = "μ²" if budget["unit"] == "mu^2" else "ε"
-    return (f"<div class='bar' role='img' aria-label='budget parts'>{''.join(segments)}</div>"
-            f"<p>{' · '.join(legend)} (shares of {unit}, adding up to 100%)</p><p class='note'>"
-            f"{_esc(budget['sentence'])}</p>")
+    return (
+        f"<div class='bar' role='img' aria-label='budget parts'>{''.join(segments)}</div>"
+        f"<p>{' · '.join(legend)} (shares of {unit}, adding up to 100%)</p><p class='note'>"
+        f"{_esc(budget['sentence'])}</p>"
+    )
 
 
 def utility_html(file: dict) -> str:
@@ -178,38 +222,50 @@ def utility_html(file: dict) -> str:
     for words in file["in_words"].values():
         u = words["utility"]
         if u["captured"] is None:
-            why = ("the noise was larger than the variance it measures" if u["measured"] == "too noisy" else
-                   "the release had no eigenvalue share, so it published no honest estimate of the variance it "
-                   "captures")
+            why = (
+                "the noise was larger than the variance it measures"
+                if u["measured"] == "too noisy"
+                else "the release had no eigenvalue share, so it published no honest estimate of the variance it "
+                "captures"
+            )
             rows.append(f"<p>{_esc(words['title'])}: not measured ({why}).</p>")
             continue
-        rows.append(_meter(f"{words['title']}", u["captured"], "#1f4e8c", f"± {_pct(u['standard_error'])}")
-                    + _meter(f"k = {u['k']} directions at random", u["random"], "#999"))
+        rows.append(
+            _meter(f"{words['title']}", u["captured"], "#1f4e8c", f"± {_pct(u['standard_error'])}")
+            + _meter(f"k = {u['k']} directions at random", u["random"], "#999")
+        )
     return "".join(rows) + f"<p class='note'>{_esc(UTILITY_NOTE)}</p>"
 
 
-UTILITY_NOTE = ("Captured variance: the share of the data's variance along the released directions, as each release "
-                "estimates it privately from its eigenvalue share (± one standard error of that estimate's noise). "
-                "k directions drawn at random capture k/d of it "
-                "on average. The best k directions for these data capture at least as much as any k directions; how "
-                "much more is not published, because that number would be read from the data without privacy.")
+UTILITY_NOTE = (
+    "Captured variance: the share of the data's variance along the released directions, as each release "
+    "estimates it privately from its eigenvalue share (± one standard error of that estimate's noise). "
+    "k directions drawn at random capture k/d of it "
+    "on average. The best k directions for these data capture at least as much as any k directions; how "
+    "much more is not published, because that number would be read from the data without privacy."
+)
 
 
 def _meter(label: str, value: float, colour: str, error: str = "") -> str:
     width = min(max(value, 0.0), 1.0)
-    return (f"<div class='meter'><span>{_esc(label)}</span><div class='track'><div class='fill' style='width:"
-            f"{100 * width:.1f}%;background:{colour}'></div></div><span>{_pct(value)} {_esc(error)}</span></div>")
+    return (
+        f"<div class='meter'><span>{_esc(label)}</span><div class='track'><div class='fill' style='width:"
+        f"{100 * width:.1f}%;background:{colour}'></div></div><span>{_pct(value)} {_esc(error)}</span></div>"
+    )
 
 
 # -- the brief -----------------------------------------------------------------------------------------------
+
 
 def build_brief(file: dict) -> str:
     """The publishable brief: one printable HTML page from the publishable ``file`` alone."""
     _check(file)
     released = "".join(f"<li>{_esc(x)}</li>" for x in released_lines(file)[1:])
     guarantees = "".join(f"<p>{_esc(x)}</p>" for x in guarantee_lines(file))
-    budgets = "".join((f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
-                      for titles, budget in _budgets(file))
+    budgets = "".join(
+        (f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
+        for titles, budget in _budgets(file)
+    )
     if not budgets:
         budgets = "<p>The whole budget of each release went to its components.</p>"
     context = context_table(file).to_html(index=False, border=0, escape=True)
@@ -238,19 +294,27 @@ def _sources(file: dict) -> str:
 
 # -- the deck ------------------------------------------------------------------------------------------------
 
+
 def deck_slides(file: dict) -> list[slides.Slide]:
     """The publishable deck's slides: what was released, the guarantee, ε in context, the budget, utility, the
     recommendation."""
     lines = released_lines(file)
-    out = [slides.Slide("What was released, and why", lines[:1] + lines[1:6]),
-           slides.Slide("The guarantee in words", guarantee_lines(file)),
-           slides.Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
-           slides.Slide("How the budget is split", [], html="".join(
-               (f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
-               for titles, budget in _budgets(file)) or "<p>The whole budget of each release went to its "
-                                                          "components.</p>"),
-           slides.Slide("Utility: better than random?", [], html=utility_html(file)),
-           slides.Slide("Recommendation", [file["recommendation"]])]
+    out = [
+        slides.Slide("What was released, and why", lines[:1] + lines[1:6]),
+        slides.Slide("The guarantee in words", guarantee_lines(file)),
+        slides.Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
+        slides.Slide(
+            "How the budget is split",
+            [],
+            html="".join(
+                (f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
+                for titles, budget in _budgets(file)
+            )
+            or "<p>The whole budget of each release went to its " "components.</p>",
+        ),
+        slides.Slide("Utility: better than random?", [], html=utility_html(file)),
+        slides.Slide("Recommendation", [file["recommendation"]]),
+    ]
     if len(lines) > 6:
         out.insert(1, slides.Slide("How it was made", lines[6:]))
     return out
@@ -259,7 +323,11 @@ def deck_slides(file: dict) -> list[slides.Slide]:
 def build_deck(file: dict) -> str:
     """The publishable deck: slides from the publishable ``file`` alone (no figure library, no link)."""
     _check(file)
-    return slides.build_deck(_title(file), DECK_LINE, deck_slides(file), kind="publishable",
-                             record_class="publishable",
-                             data_note=f"{file['settings'].get('data', 'a table')}, {file['settings'].get('d')} "
-                                       "features")
+    return slides.build_deck(
+        _title(file),
+        DECK_LINE,
+        deck_slides(file),
+        kind="publishable",
+        record_class="publishable",
+        data_note=f"{file['settings'].get('data', 'a table')}, {file['settings'].get('d')} " "features",
+    )

@@ -11,6 +11,7 @@ owner); the publishable deck (dppca_core/handout/brief.py) is built from the pub
 its 1280x720 screen or printed page (a small script, :data:`FIT_JS`), and long tables continue on the next slide, so
 nothing is clipped. Pure functions (no Streamlit calls); every string is HTML-escaped.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -41,7 +42,9 @@ BARS_CSS = """
   vertical-align:-.1em}
 @media print{.bar span,.key,.meter .fill{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 """
-DECK_CSS = BARS_CSS + """
+DECK_CSS = (
+    BARS_CSS
+    + """
 html{scroll-snap-type:y mandatory} body{margin:0;font-family:system-ui,sans-serif;color:#111;background:#fff}
 section.slide{box-sizing:border-box;height:100vh;min-height:600px;padding:2rem 3rem 1.2rem;scroll-snap-align:start;
   border-bottom:1px solid #ccc;display:flex;flex-direction:column;overflow:hidden;font-size:16px}
@@ -59,6 +62,7 @@ p,li{font-size:1.15em;line-height:1.4;margin:.3em 0 .5em;overflow-wrap:anywhere}
   section.slide{height:720px;min-height:0;page-break-after:always;break-after:page;border:0}
   section.slide:last-of-type{page-break-after:auto;break-after:auto}}
 """
+)
 #: shrinks a slide's text until the slide fits its screen (or printed page): each slide's font size steps down from
 #: 16 px to at most 9 px while its content is taller or wider than the slide; run on load, resize and print
 FIT_JS = """<script>
@@ -107,7 +111,7 @@ class Slide:
 
 def _table_html(table: pd.DataFrame, rows: int = TABLE_ROWS) -> str:
     shown = table.head(rows)
-    more = (f"<p class='summary'>First {rows} of {len(table)} rows.</p>" if len(table) > rows else "")
+    more = f"<p class='summary'>First {rows} of {len(table)} rows.</p>" if len(table) > rows else ""
     return shown.to_html(index=False, border=0, escape=True, float_format=lambda v: f"{v:.4g}") + more
 
 
@@ -117,8 +121,7 @@ def deck_figure(fig: go.Figure) -> go.Figure:
     (on a slide they overlapped one another or ran out of the plot)."""
     fig = go.Figure(fig)  # a copy: the page's figure keeps its own size
     # the slide's heading and the summary beside the figure carry its title: a long plotly title would run out
-    fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW, title=None,
-                      margin=dict(t=20))
+    fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW, title=None, margin=dict(t=20))
     for trace in fig.data:
         mode = getattr(trace, "mode", None)
         if mode and "text" in mode and getattr(trace, "type", "") == "scatter":
@@ -127,26 +130,45 @@ def deck_figure(fig: go.Figure) -> go.Figure:
 
 
 def _figure_html(fig: go.Figure, first: bool) -> str:
-    return deck_figure(fig).to_html(full_html=False, include_plotlyjs=True if first else False,
-                                    default_width="100%", config={"displaylogo": False, "responsive": True})
+    return deck_figure(fig).to_html(
+        full_html=False,
+        include_plotlyjs=True if first else False,
+        default_width="100%",
+        config={"displaylogo": False, "responsive": True},
+    )
 
 
 def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> str:
     """A slide: its title; with a figure, the figure on the left and, beside it, the lines, the figure's summary
     and its numbers; without one, the lines, the trusted markup and the table."""
     lines = "".join(f"<p>{html.escape(str(line))}</p>" for line in slide.lines)
-    link = (f"<p class='link'>Open this scenario: <a href='{html.escape(slide.link, quote=True)}'>"
-            f"{html.escape(slide.link)}</a></p>" if slide.link else "")
+    link = (
+        f"<p class='link'>Open this scenario: <a href='{html.escape(slide.link, quote=True)}'>"
+        f"{html.escape(slide.link)}</a></p>"
+        if slide.link
+        else ""
+    )
     if slide.figure is not None:
         table = figure_table(slide.figure) if slide.table is None else slide.table
-        body = (f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
-                f"<div class='side'>{lines}<p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
-                f"<div class='numbers'>{_table_html(table)}</div></div></div>")
+        body = (
+            f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
+            f"<div class='side'>{lines}<p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
+            f"<div class='numbers'>{_table_html(table)}</div></div></div>"
+        )
     else:
-        body = lines + slide.html + (f"<div class='numbers'>{_table_html(slide.table, SLIDE_TABLE_ROWS)}</div>"
-                                     if slide.table is not None else "")
-    return (f"<section class='slide' aria-label='slide {number} of {total}'><h2>{html.escape(slide.title)}</h2>"
-            f"{body}{link}<p class='counter'>{number} / {total}</p></section>")
+        body = (
+            lines
+            + slide.html
+            + (
+                f"<div class='numbers'>{_table_html(slide.table, SLIDE_TABLE_ROWS)}</div>"
+                if slide.table is not None
+                else ""
+            )
+        )
+    return (
+        f"<section class='slide' aria-label='slide {number} of {total}'><h2>{html.escape(slide.title)}</h2>"
+        f"{body}{link}<p class='counter'>{number} / {total}</p></section>"
+    )
 
 
 def paginate(slides: list[Slide]) -> list[Slide]:
@@ -159,14 +181,27 @@ def paginate(slides: list[Slide]) -> list[Slide]:
             continue
         for start in range(0, len(slide.table), SLIDE_TABLE_ROWS):
             first = start == 0
-            out.append(Slide(slide.title + ("" if first else " (continued)"), slide.lines if first else [],
-                             table=slide.table.iloc[start:start + SLIDE_TABLE_ROWS], link=slide.link if first else "",
-                             html=slide.html if first else ""))
+            out.append(
+                Slide(
+                    slide.title + ("" if first else " (continued)"),
+                    slide.lines if first else [],
+                    table=slide.table.iloc[start : start + SLIDE_TABLE_ROWS],
+                    link=slide.link if first else "",
+                    html=slide.html if first else "",
+                )
+            )
     return out
 
 
-def build_deck(title: str, record: str, slides: list[Slide], link: str = "", data_note: str = "",
-               kind: str = "exploration record", record_class: str = "record") -> str:
+def build_deck(
+    title: str,
+    record: str,
+    slides: list[Slide],
+    link: str = "",
+    data_note: str = "",
+    kind: str = "exploration record",
+    record_class: str = "record",
+) -> str:
     """The deck as one HTML document: a title slide (first the line saying what kind of export it is, as every
     export's first line, then the deck's title, the data and, when given, the scenario's link), then ``slides``
     (long tables continued over several slides, :func:`paginate`). ``kind`` names the deck in its title;
@@ -174,27 +209,47 @@ def build_deck(title: str, record: str, slides: list[Slide], link: str = "", dat
     slides = paginate(slides)
     total = len(slides) + 1
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    first = (f"<section class='slide' aria-label='slide 1 of {total}'><p class='{record_class}'>{html.escape(record)}"
-             f"</p><h1>{html.escape(title)}</h1>"
-             + (f"<p>Data: {html.escape(data_note)}</p>" if data_note else "")
-             + (f"<p>Made with DP-PCA Explorer on {stamp}.</p>" if record_class == "record" else
-                "<p>Made with DP-PCA Explorer.</p>")
-             + (f"<p class='link'>The scenario: <a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a></p>"
-                if link else "")
-             + f"<p class='counter'>1 / {total}</p></section>")
+    first = (
+        f"<section class='slide' aria-label='slide 1 of {total}'><p class='{record_class}'>{html.escape(record)}"
+        f"</p><h1>{html.escape(title)}</h1>"
+        + (f"<p>Data: {html.escape(data_note)}</p>" if data_note else "")
+        + (
+            f"<p>Made with DP-PCA Explorer on {stamp}.</p>"
+            if record_class == "record"
+            else "<p>Made with DP-PCA Explorer.</p>"
+        )
+        + (
+            f"<p class='link'>The scenario: <a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a></p>"
+            if link
+            else ""
+        )
+        + f"<p class='counter'>1 / {total}</p></section>"
+    )
     parts, seen_figure = [first], False
     for i, slide in enumerate(slides, start=2):
         parts.append(_slide_html(slide, i, total, first_figure=slide.figure is not None and not seen_figure))
         seen_figure = seen_figure or slide.figure is not None
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}: slides "
-            f"({html.escape(kind)})</title>"
-            f"<meta name='viewport' content='width=device-width'><style>{DECK_CSS}</style></head>"
-            f"<body><main>{''.join(parts)}</main>{DECK_JS}{FIT_JS}</body></html>")
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}: slides "
+        f"({html.escape(kind)})</title>"
+        f"<meta name='viewport' content='width=device-width'><style>{DECK_CSS}</style></head>"
+        f"<body><main>{''.join(parts)}</main>{DECK_JS}{FIT_JS}</body></html>"
+    )
 
 
-def report_slides(results: dict, summary: list, settings: pd.DataFrame, utility: go.Figure, table: pd.DataFrame,
-                  shares: pd.DataFrame | None, risk_sentences: dict, posterior: go.Figure | None,
-                  more_figures: list, guarantees: list | None = None, budget_words: list | None = None) -> list[Slide]:
+def report_slides(
+    results: dict,
+    summary: list,
+    settings: pd.DataFrame,
+    utility: go.Figure,
+    table: pd.DataFrame,
+    shares: pd.DataFrame | None,
+    risk_sentences: dict,
+    posterior: go.Figure | None,
+    more_figures: list,
+    guarantees: list | None = None,
+    budget_words: list | None = None,
+) -> list[Slide]:
     """The Report's slides: the summary, the scenario, the guarantee in words (``guarantees``: the odds and the
     attacker's best test, :func:`ui.report.guarantee_words`), the utility numbers with their spread (the dotplot
     beside the mean and 95% band of each diagnostic), the risk view, the budget split in units that add up
@@ -202,22 +257,37 @@ def report_slides(results: dict, summary: list, settings: pd.DataFrame, utility:
     scree, the last sweep)."""
     from dppca_core.registry import display_name
 
-    words = guarantees if guarantees is not None else [f"{display_name(m)}: {r.guarantee_text}" for m, r in
-                                                       results.items()]
-    slides = [Slide("What we found", list(summary)),
-              Slide("The scenario", [], table=settings.rename(columns=str.capitalize)),
-              Slide("The guarantee in words", list(words)),
-              Slide("Utility: how close to the exact PCA", ["Diagnostics computed with the raw data as reference "
-                                                            "(not private): mean and 95% band over repetitions."],
-                    figure=utility, table=table)]
+    words = (
+        guarantees if guarantees is not None else [f"{display_name(m)}: {r.guarantee_text}" for m, r in results.items()]
+    )
+    slides = [
+        Slide("What we found", list(summary)),
+        Slide("The scenario", [], table=settings.rename(columns=str.capitalize)),
+        Slide("The guarantee in words", list(words)),
+        Slide(
+            "Utility: how close to the exact PCA",
+            [
+                "Diagnostics computed with the raw data as reference "
+                "(not private): mean and 95% band over repetitions."
+            ],
+            figure=utility,
+            table=table,
+        ),
+    ]
     if posterior is not None:
-        slides.append(Slide("What the guarantee means for one person",
-                            [f"{display_name(m)}: {s[0]}" for m, s in risk_sentences.items()], figure=posterior))
+        slides.append(
+            Slide(
+                "What the guarantee means for one person",
+                [f"{display_name(m)}: {s[0]}" for m, s in risk_sentences.items()],
+                figure=posterior,
+            )
+        )
     if shares is not None:
         slides.append(Slide("How the budget is split", list(budget_words or []), table=shares))
     else:
-        slides.append(Slide("How the budget is split", ["The whole budget goes to the components: nothing else is "
-                                                        "published."]))
+        slides.append(
+            Slide("How the budget is split", ["The whole budget goes to the components: nothing else is " "published."])
+        )
     slides += [Slide(figure_title(fig), [], figure=fig) for fig in more_figures]
     return slides
 

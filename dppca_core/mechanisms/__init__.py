@@ -1,5 +1,6 @@
 """Built-in mechanisms. Importing a module registers its mechanisms, in this order (a mechanism's colour is
 declared with it, so the order only sets how lists show them); a module that fails to import fails here, loudly."""
+
 from . import central, distributed, local, streaming, wishart  # noqa: F401
 from . import exponential  # noqa: F401
 from . import coinpress, trace_sensitive, topk_dppca  # noqa: F401  (issue 39)

@@ -1,14 +1,29 @@
 """Central-model input and iterate perturbation: the baselines of every paper (docs/mechanisms.md)."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ..linalg import (fix_signs, random_orthonormal, stacked_symmetric_gaussian, stacked_top_eigenvectors,
-                      symmetric_gaussian, thin_qr, top_eigenvectors)
-from ..privacy import (PrivacyCurve, composed_gaussian_sigma, composed_mu, gaussian_mu, gaussian_sigma, laplace_scale,
-                       sensitivity)
+from ..linalg import (
+    fix_signs,
+    random_orthonormal,
+    stacked_symmetric_gaussian,
+    stacked_top_eigenvectors,
+    symmetric_gaussian,
+    thin_qr,
+    top_eigenvectors,
+)
+from ..privacy import (
+    PrivacyCurve,
+    composed_gaussian_sigma,
+    composed_mu,
+    gaussian_mu,
+    gaussian_sigma,
+    laplace_scale,
+    sensitivity,
+)
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
 
@@ -52,8 +67,10 @@ def _gram_noise_batch(base: np.ndarray, scale: float, k: int, generators, times:
     if times != 1.0:
         values = values * times
     traces = np.trace(noisy, axis1=1, axis2=2).tolist()  # the same reduction of each diagonal as np.trace of one
-    return [{"components": vectors[t], "eigenvalues": values[t], "outputs": {"trace": traces[t]}}
-            for t in range(noisy.shape[0])]
+    return [
+        {"components": vectors[t], "eigenvalues": values[t], "outputs": {"trace": traces[t]}}
+        for t in range(noisy.shape[0])
+    ]
 
 
 def _analyze_gauss_batch(data, k, epsilon, delta, neighbors, generators):
@@ -66,10 +83,18 @@ ANALYZE_GAUSS_RATE = Rate(
     "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma(eps, delta) sqrt(k(d-k)) / (n gap)",
     terms=lambda p: (p.gram_sigma * p.spread / p.n, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="privacy-dominated against the sample subspace; eigengap of "
-                         "X^T X grows like n", **CENTRAL_N),
-             "eps": Regime("eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism",
-                           **CENTRAL_EPS)})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            why="privacy-dominated against the sample subspace; eigengap of " "X^T X grows like n",
+            **CENTRAL_N,
+        ),
+        "eps": Regime(
+            "eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism", **CENTRAL_EPS
+        ),
+    },
+)
 
 
 @mechanism(
@@ -96,8 +121,14 @@ def analyze_gauss(data, k, epsilon, delta, neighbors, rng):
     noisy = data.gram + symmetric_gaussian(data.d, sigma, rng)
     values, vectors = top_eigenvectors(noisy, k)
     # eigenpairs and trace of the noisy matrix are post-processing of it: they are covered too
-    return Output(vectors, noise_scale=sigma, eigenvalues=values, privacy=PrivacyCurve.gdp(delta_2 / sigma),
-                  outputs={"trace": float(np.trace(noisy))}, facts={"noise_on": "upper(X^T X)"})
+    return Output(
+        vectors,
+        noise_scale=sigma,
+        eigenvalues=values,
+        privacy=PrivacyCurve.gdp(delta_2 / sigma),
+        outputs={"trace": float(np.trace(noisy))},
+        facts={"noise_on": "upper(X^T X)"},
+    )
 
 
 def mod_sulq_beta(n: int, d: int, epsilon: float, delta: float) -> float:
@@ -123,10 +154,21 @@ MOD_SULQ_RATE = Rate(
     "Chaudhuri et al. 2013: beta sqrt(k(d-k)) / gap, beta = (d+1) sqrt(2 ln(d^2/delta)) / (n eps) + 1 / (n sqrt(eps))",
     terms=lambda p: (mod_sulq_beta(p.n, p.d, p.epsilon, p.delta) * p.spread, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.n * mod_sulq_beta(p.n, len(lam), p.epsilon, p.delta), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="beta ~ d/(n eps): privacy-dominated against the sample",
-                         **dict(CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0)),
-             "eps": Regime("eps", term="privacy", why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
-                           **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)))})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            why="beta ~ d/(n eps): privacy-dominated against the sample",
+            **dict(CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0),
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
+            **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)),
+        ),
+    },
+)
 
 
 @mechanism(
@@ -160,8 +202,13 @@ def mod_sulq(data, k, epsilon, delta, neighbors, rng):
     # The paper proves (epsilon, delta) directly; the noise is Gaussian with sensitivity sqrt(2)/n on upper(A),
     # so the exact guarantee is (sqrt(2) / (n beta))-GDP, which implies the paper's claim.
     mu = sensitivity("gram_upper", "replace") / data.n / beta
-    return Output(vectors, noise_scale=beta, eigenvalues=values * data.n, privacy=PrivacyCurve.gdp(mu),
-                  facts={"noise_on": "upper(X^T X / n)"})
+    return Output(
+        vectors,
+        noise_scale=beta,
+        eigenvalues=values * data.n,
+        privacy=PrivacyCurve.gdp(mu),
+        facts={"noise_on": "upper(X^T X / n)"},
+    )
 
 
 def _l1_sensitivity_gram_times_basis(d: int, p: int, neighbors: str) -> float:
@@ -183,10 +230,18 @@ PRIVATE_POWER_RATE = Rate(
     "composition)",
     terms=lambda p: (_power_sd(p) * math.sqrt(p.k * p.d) / p.n, p.statistical),
     first_order=lambda lam, p: power_noise_rms(_power_sd(p), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step "
-                         "noise sqrt(20) sigma", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
-             "eps": Regime("eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)",
-                           **dict(CENTRAL_EPS, n=32000))})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            why="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step " "noise sqrt(20) sigma",
+            **dict(CENTRAL_N, grid=(4000, 16000, 64000)),
+        ),
+        "eps": Regime(
+            "eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)", **dict(CENTRAL_EPS, n=32000)
+        ),
+    },
+)
 
 
 @mechanism(
@@ -201,10 +256,14 @@ PRIVATE_POWER_RATE = Rate(
     params=(
         Param("iterations", "int", 20, "Number of noisy power iterations L (data-independent).", low=1, high=500),
         Param("block_size", "int", None, "Block size p >= k of the iterate; default k.", low=1, high=1000),
-        Param("noise", "choice", "gaussian",
-              "'gaussian': (epsilon, delta)-DP, per-step noise by exact GDP composition over L steps; "
-              "'laplace': pure epsilon-DP, Laplace noise with epsilon split evenly over L steps.",
-              choices=("gaussian", "laplace")),
+        Param(
+            "noise",
+            "choice",
+            "gaussian",
+            "'gaussian': (epsilon, delta)-DP, per-step noise by exact GDP composition over L steps; "
+            "'laplace': pure epsilon-DP, Laplace noise with epsilon split evenly over L steps.",
+            choices=("gaussian", "laplace"),
+        ),
     ),
     notes=(
         "Noisy power method on C = X^T X with a random data-independent start. Row-level calibration "

@@ -12,6 +12,7 @@ Privacy: each step is a Gaussian mechanism on the upper triangle of sum_i w_i w_
 function of the earlier released steps only. Adaptive Gaussian steps compose exactly in Gaussian DP: the
 paper's rho split (zCDP) is a split of mu^2 (:func:`dppca_core.privacy.split_mu`).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,10 @@ from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
 
-PAPER_COINPRESS = ("Biswas, Dong, Kamath & Ullman, CoinPress: Practical Private Mean and Covariance Estimation "
-                   "(NeurIPS 2020), Algorithms 2-3")
+PAPER_COINPRESS = (
+    "Biswas, Dong, Kamath & Ullman, CoinPress: Practical Private Mean and Covariance Estimation "
+    "(NeurIPS 2020), Algorithms 2-3"
+)
 #: Rows of the CoinPress audit design: enough that the background fixes every ellipsoid to a few per cent.
 AUDIT_ROWS = 2000
 #: Rows a step clips and multiplies at a time (bounded memory at any n).
@@ -117,8 +120,13 @@ def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generat
         Y = clipped_gram(data, A, radius, norm_A) + symmetric_gaussian(d, sigma, rng)
         Z = Y / n
         eta = wigner_norm_bound(d, sigma / n, beta) if eta_rule == "noise" else sampling_eta(n, d)
-        for key, value in (("whitening", A.copy()), ("radii", radius), ("noise_sd", sigma), ("eta", eta),
-                           ("mus", delta_2 / sigma)):
+        for key, value in (
+            ("whitening", A.copy()),
+            ("radii", radius),
+            ("noise_sd", sigma),
+            ("eta", eta),
+            ("mus", delta_2 / sigma),
+        ):
             steps[key].append(value)
         if t + 1 < len(mus):
             A = _inverse_sqrt(_psd_part(Z) + eta * np.eye(d)) @ A
@@ -141,7 +149,9 @@ def coinpress_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
     if statistic not in ("auto", "step_likelihood"):
         return None
     if neighbors != "replace":
-        raise ValueError("CoinPress has a guarantee for replace-one neighbours only; audit it with neighbors='replace'.")
+        raise ValueError(
+            "CoinPress has a guarantee for replace-one neighbours only; audit it with neighbors='replace'."
+        )
     if d != 2:
         raise ValueError("the CoinPress design is written for d = 2; audit it with d=2.")
     background = np.tile(np.eye(2)[[1, 0]], (AUDIT_ROWS // 2, 1))[: AUDIT_ROWS - 1]
@@ -160,9 +170,15 @@ def coinpress_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
             llr += (float(shift @ (Y[UPPER_2] - mean_d)) - 0.5 * float(shift @ shift)) / sigma**2
         return llr
 
-    return AuditDesign(D, D_prime, 2, score, "step_likelihood",
-                       note=f"every step's noisy Gram (canary e1 / e2, an isotropic background of "
-                            f"{AUDIT_ROWS - 1} unit rows): the exact likelihood ratio over the steps")
+    return AuditDesign(
+        D,
+        D_prime,
+        2,
+        score,
+        "step_likelihood",
+        note=f"every step's noisy Gram (canary e1 / e2, an isotropic background of "
+        f"{AUDIT_ROWS - 1} unit rows): the exact likelihood ratio over the steps",
+    )
 
 
 #: the upper triangle of a 2 x 2 matrix (the audit design's d)
@@ -192,12 +208,24 @@ COINPRESS_RATE = Rate(
     "matrix whose spikes are ~1: sigma gamma^2 sqrt(k(d-k)) / (sqrt(w_T) n) x sqrt(lambda_k lambda_k+1) / gap, "
     "gamma^2 ~ d + 2 sqrt(d ln 10) + 2 ln 10, w_T = 3/4",
     # the last step's noise in whitened units (3/4 of mu^2), where the planted spikes are ~1
-    terms=lambda p: (p.gram_sigma * whitened_radius(p.d, 0.1) ** 2 / math.sqrt(0.75) * p.spread / p.n,
-                     p.statistical),
-    regimes={"n": Regime("n", term="privacy", reps=8, why="ellipsoids converged: the last step's whitened noise "
-                         "sigma gamma^2 / sqrt(3/4) over spikes of ~1", **dict(CENTRAL_N, grid=(16000, 64000, 256000))),
-             "eps": Regime("eps", term="privacy", reps=8, why="noise sigma(eps, delta) of the last step, ellipsoids "
-                           "converged", **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)))})
+    terms=lambda p: (p.gram_sigma * whitened_radius(p.d, 0.1) ** 2 / math.sqrt(0.75) * p.spread / p.n, p.statistical),
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            reps=8,
+            why="ellipsoids converged: the last step's whitened noise " "sigma gamma^2 / sqrt(3/4) over spikes of ~1",
+            **dict(CENTRAL_N, grid=(16000, 64000, 256000)),
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            reps=8,
+            why="noise sigma(eps, delta) of the last step, ellipsoids " "converged",
+            **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)),
+        ),
+    },
+)
 
 
 @mechanism(
@@ -212,24 +240,62 @@ COINPRESS_RATE = Rate(
     needs_rows=True,
     releases_eigenvalues=True,
     audit_statistic="step_likelihood",
-    audit_descriptions={"step_likelihood": "the exact Gaussian likelihood ratio of every step's noisy Gram matrix, "
-                                           "rebuilt from the published ellipsoids and the full spectrum (the test "
-                                           "every Gaussian composition is tight for)"},
+    audit_descriptions={
+        "step_likelihood": "the exact Gaussian likelihood ratio of every step's noisy Gram matrix, "
+        "rebuilt from the published ellipsoids and the full spectrum (the test "
+        "every Gaussian composition is tight for)"
+    },
     audit_design=coinpress_audit_design,
     params=(
-        Param("iterations", "int", 4, "Number of CoinPress steps t (data-independent); each shrinks the confidence "
-              "ellipsoid once. 1 step is Analyze Gauss with the whole budget.", low=1, high=20),
-        Param("final_share", "float", 0.75, "Share of the budget (of rho, i.e. of mu^2) spent on the last step; the "
-              "others split the rest evenly (the paper's experiments use 3/4).", low=0.05, high=1.0),
-        Param("prior", "float", 1.0, "Public upper bound u on the top eigenvalue of the per-row second moment "
-              "X^T X / n, in units of the clipping radius squared (1: only what the clipping radius implies). A "
-              "tighter prior needs fewer steps.", low=1e-8, high=1.0, log=True),
-        Param("beta", "float", 0.1, "Failure probability of the whitened clipping radius and of the noise bound "
-              "that inflates each ellipsoid (utility only, not privacy).", low=1e-6, high=0.5, log=True),
-        Param("eta_rule", "choice", "sampling", "How much each ellipsoid is inflated before the next step: "
-              "'sampling', the authors' (2 sqrt(d/n) + d/n) / 2, a sampling term that ignores the privacy noise and "
-              "shrinks the ellipsoid fast; 'noise', a bound on this step's noise, which keeps every row inside but "
-              "shrinks slowly (utility only, not privacy).", choices=("sampling", "noise")),
+        Param(
+            "iterations",
+            "int",
+            4,
+            "Number of CoinPress steps t (data-independent); each shrinks the confidence "
+            "ellipsoid once. 1 step is Analyze Gauss with the whole budget.",
+            low=1,
+            high=20,
+        ),
+        Param(
+            "final_share",
+            "float",
+            0.75,
+            "Share of the budget (of rho, i.e. of mu^2) spent on the last step; the "
+            "others split the rest evenly (the paper's experiments use 3/4).",
+            low=0.05,
+            high=1.0,
+        ),
+        Param(
+            "prior",
+            "float",
+            1.0,
+            "Public upper bound u on the top eigenvalue of the per-row second moment "
+            "X^T X / n, in units of the clipping radius squared (1: only what the clipping radius implies). A "
+            "tighter prior needs fewer steps.",
+            low=1e-8,
+            high=1.0,
+            log=True,
+        ),
+        Param(
+            "beta",
+            "float",
+            0.1,
+            "Failure probability of the whitened clipping radius and of the noise bound "
+            "that inflates each ellipsoid (utility only, not privacy).",
+            low=1e-6,
+            high=0.5,
+            log=True,
+        ),
+        Param(
+            "eta_rule",
+            "choice",
+            "sampling",
+            "How much each ellipsoid is inflated before the next step: "
+            "'sampling', the authors' (2 sqrt(d/n) + d/n) / 2, a sampling term that ignores the privacy noise and "
+            "shrinks the ellipsoid fast; 'noise', a bound on this step's noise, which keeps every row inside but "
+            "shrinks slowly (utility only, not privacy).",
+            choices=("sampling", "noise"),
+        ),
     ),
     notes=(
         "Private covariance with a loose prior (Biswas et al. 2020): step t maps every row by a public matrix A_t "
@@ -254,17 +320,30 @@ COINPRESS_RATE = Rate(
 )
 def coinpress(data, k, epsilon, delta, neighbors, rng, iterations, final_share, prior, beta, eta_rule):
     if iterations > 1 and final_share >= 1.0:
-        raise ValueError("final_share = 1 leaves nothing for the earlier steps; choose final_share < 1 or "
-                         "iterations = 1.")
+        raise ValueError(
+            "final_share = 1 leaves nothing for the earlier steps; choose final_share < 1 or " "iterations = 1."
+        )
     mus = split_mu(gaussian_mu(epsilon, delta), step_weights(iterations, final_share))
     steps = coinpress_steps(data, mus, prior, beta, rng, eta_rule)
     inverse = np.linalg.inv(steps["A"])
     estimate = data.n * inverse @ steps["Z"] @ inverse.T  # of X^T X, post-processing of the released steps
     values, vectors = top_eigenvectors(estimate, k)
     # the first step's noise s.d. is public (r_1 = min(gamma, 1 / sqrt(u))); the later ones are in outputs
-    return Output(vectors, noise_scale=steps["noise_sd"][0], eigenvalues=values,
-                  privacy=PrivacyCurve.gdp(composed_mu(mus)),
-                  outputs={"whitening": steps["whitening"], "clip_radii": steps["radii"],
-                           "noise_sd": steps["noise_sd"], "eta": steps["eta"]},
-                  facts={"iterations": iterations, "step_mu": mus, "gamma": steps["gamma"],
-                         "noise_on": "upper(sum of clipped whitened w w^T), each step"})
+    return Output(
+        vectors,
+        noise_scale=steps["noise_sd"][0],
+        eigenvalues=values,
+        privacy=PrivacyCurve.gdp(composed_mu(mus)),
+        outputs={
+            "whitening": steps["whitening"],
+            "clip_radii": steps["radii"],
+            "noise_sd": steps["noise_sd"],
+            "eta": steps["eta"],
+        },
+        facts={
+            "iterations": iterations,
+            "step_mu": mus,
+            "gamma": steps["gamma"],
+            "noise_on": "upper(sum of clipped whitened w w^T), each step",
+        },
+    )

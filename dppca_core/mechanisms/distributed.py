@@ -8,6 +8,7 @@ Every mechanism here reads only the per-site Gram matrices and site sizes
 (:meth:`dppca_core.data.prepare.PreparedData.site_partition`, memoised per partition), so all of them run from
 rows or from sufficient statistics with a site column (:func:`dppca_core.data.stats.sufficient_stats`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,15 +17,13 @@ import math
 import numpy as np
 
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
-from ..privacy import (PrivacyCurve, cape_noise_design, composed_gaussian_sigma, composed_mu,
-                       gaussian_sigma, sensitivity)
+from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, composed_mu, gaussian_sigma, sensitivity
 from ..registry import SITES_PARAM, Output, Param, mechanism
 from .central import ANALYZE_GAUSS_RATE
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, gram_noise_rate, input_noise_rms, power_noise_rms
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
-
 
 
 def _truncate_rows(V: np.ndarray, s_hat: int) -> np.ndarray:
@@ -59,10 +58,16 @@ DPS_PCA_RATE = Rate(
     "sqrt(s (k + log d) / n)",
     terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
     first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="10 iterations converge; noise sqrt(S T) sigma, no truncation "
-                         "(sparsity = d)", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
-             "eps": Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)",
-                           **dict(CENTRAL_EPS, n=32000))})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            why="10 iterations converge; noise sqrt(S T) sigma, no truncation " "(sparsity = d)",
+            **dict(CENTRAL_N, grid=(4000, 16000, 64000)),
+        ),
+        "eps": Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)", **dict(CENTRAL_EPS, n=32000)),
+    },
+)
 
 
 @mechanism(
@@ -81,14 +86,24 @@ DPS_PCA_RATE = Rate(
     relations=("replace",),
     params=(
         SITES_PARAM,
-        Param("sparsity", "int", None, "Row sparsity s_hat kept by the truncation (paper: 2s-5s); default d (none).",
-              low=1, high=100000),
+        Param(
+            "sparsity",
+            "int",
+            None,
+            "Row sparsity s_hat kept by the truncation (paper: 2s-5s); default d (none).",
+            low=1,
+            high=100000,
+        ),
         Param("iterations", "int", 10, "Number of noisy power iterations T (paper: 10).", low=1, high=200),
-        Param("init", "choice", "auto",
-              "'random': data-independent start; 'noisy_diagonal': start on the s_hat largest entries of a noisy "
-              "diag(X^T X), whose budget is composed with the iterations; 'auto': the noisy diagonal when a sparsity "
-              "is set (the warm start the paper's analysis assumes), else random.",
-              choices=("auto", "random", "noisy_diagonal")),
+        Param(
+            "init",
+            "choice",
+            "auto",
+            "'random': data-independent start; 'noisy_diagonal': start on the s_hat largest entries of a noisy "
+            "diag(X^T X), whose budget is composed with the iterations; 'auto': the noisy diagonal when a sparsity "
+            "is set (the warm start the paper's analysis assumes), else random.",
+            choices=("auto", "random", "noisy_diagonal"),
+        ),
     ),
     notes=(
         "Each provider i sends C_i Q + G_i with its OWN Gaussian noise G_i (the paper's pseudo-code draws one G shared "
@@ -135,13 +150,23 @@ def dps_pca(data, k, epsilon, delta, neighbors, rng, sites, sparsity, iterations
         Q = _orthonormal_after_truncation(thin_qr(K), s_hat, rng)
         iterates.append(Q)
     # each person is in one provider, and each provider's messages compose to mu-GDP (parallel across sites)
-    return Output(Q, noise_scale=sigma, privacy=PrivacyCurve.gdp(composed_mu(step_mus)),
-                  outputs={"iterates": iterates},  # post-processing of the noisy sums: covered
-                  facts={"iterations": iterations, "site_sizes": sizes.tolist(), "sparsity": s_hat,
-                         "noise_on": "X_i^T X_i Q per provider and step",
-                         "aggregate_noise_sd": sigma * math.sqrt(len(sizes)),
-                         "communication": {"messages": 2 * len(sizes) * iterations,
-                                           "numbers": 2 * len(sizes) * iterations * data.d * k}})
+    return Output(
+        Q,
+        noise_scale=sigma,
+        privacy=PrivacyCurve.gdp(composed_mu(step_mus)),
+        outputs={"iterates": iterates},  # post-processing of the noisy sums: covered
+        facts={
+            "iterations": iterations,
+            "site_sizes": sizes.tolist(),
+            "sparsity": s_hat,
+            "noise_on": "X_i^T X_i Q per provider and step",
+            "aggregate_noise_sd": sigma * math.sqrt(len(sizes)),
+            "communication": {
+                "messages": 2 * len(sizes) * iterations,
+                "numbers": 2 * len(sizes) * iterations * data.d * k,
+            },
+        },
+    )
 
 
 def _site_sigmas(sizes, epsilon, delta):
@@ -166,7 +191,8 @@ def _correlated_symmetric(cov, d, rng):
 
 #: the correlated noise cancels in the average: the pooled Analyze Gauss's rate, level and regimes
 CAPE_PCA_RATE = dataclasses.replace(
-    ANALYZE_GAUSS_RATE, formula="Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)")
+    ANALYZE_GAUSS_RATE, formula="Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)"
+)
 
 
 @mechanism(
@@ -180,9 +206,18 @@ CAPE_PCA_RATE = dataclasses.replace(
     guarantee="approximate",
     relations=("replace",),
     releases_eigenvalues=True,
-    params=(SITES_PARAM,
-            Param("kappa", "float", 100.0, "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-                  low=1.0, high=1e6, log=True)),
+    params=(
+        SITES_PARAM,
+        Param(
+            "kappa",
+            "float",
+            100.0,
+            "Scale of the cancelling noise e (larger: joint view closer to ideal).",
+            low=1.0,
+            high=1e6,
+            log=True,
+        ),
+    ),
     notes=(
         "A trusted noise generator gives site s noise e_s with sum_s mu_s e_s = 0, the aggregator gives it f_s, the "
         "site adds its own g_s and sends A_s + e_s + f_s + g_s; the aggregator removes f_s and averages, so e cancels and "
@@ -213,19 +248,30 @@ def cape_pca(data, k, epsilon, delta, neighbors, rng, sites, kappa):
     # the aggregator's joint view of all messages is max_s mu_joint[s]-GDP for a person at site s; the
     # released aggregate and its eigenpairs are post-processing of that view. Every fact below is a function
     # of the public site sizes, epsilon and delta only.
-    return Output(vectors, noise_scale=final_sd, eigenvalues=values * data.n,
-                  privacy=PrivacyCurve.gdp(float(np.max(design["mu_joint"]))),
-                  facts={"site_sizes": sizes.tolist(), "noise_on": "upper(X^T X / n) after aggregation",
-                         "site_noise_sd": np.sqrt(design["var_g"]).tolist(),
-                         "per_site_target_sd": design["tau"].tolist(),
-                         "joint_view_mu": design["mu_joint"].tolist(), "mu_target": design["mu_target"],
-                         "inflation": design["inflation"],
-                         "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2}})
+    return Output(
+        vectors,
+        noise_scale=final_sd,
+        eigenvalues=values * data.n,
+        privacy=PrivacyCurve.gdp(float(np.max(design["mu_joint"]))),
+        facts={
+            "site_sizes": sizes.tolist(),
+            "noise_on": "upper(X^T X / n) after aggregation",
+            "site_noise_sd": np.sqrt(design["var_g"]).tolist(),
+            "per_site_target_sd": design["tau"].tolist(),
+            "joint_view_mu": design["mu_joint"].tolist(),
+            "mu_target": design["mu_target"],
+            "inflation": design["inflation"],
+            "communication": {"messages": 3 * S, "numbers": 3 * S * d * (d + 1) // 2},
+        },
+    )
 
 
 DIST_CONVENTIONAL_RATE = gram_noise_rate(
-    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level", lambda p: math.sqrt(p.sites),
-    why_n="sqrt(S) x pooled noise, S = 5 sites", why_eps="sqrt(S) x pooled noise")
+    "Imtiaz & Sarwate: sqrt(S) x pooled Analyze Gauss level",
+    lambda p: math.sqrt(p.sites),
+    why_n="sqrt(S) x pooled noise, S = 5 sites",
+    why_eps="sqrt(S) x pooled noise",
+)
 
 
 @mechanism(
@@ -260,12 +306,18 @@ def dist_conventional(data, k, epsilon, delta, neighbors, rng, sites):
     values, vectors = top_eigenvectors(aggregate, k)
     # each site's own message is (sqrt(2)/N_s / tau_s)-GDP; a person is in one site
     mu = float(np.max(sensitivity("gram_upper", "replace") / sizes / tau))
-    return Output(vectors, noise_scale=float(np.sqrt(np.sum(w**2 * tau**2))), eigenvalues=values * data.n,
-                  privacy=PrivacyCurve.gdp(mu),
-                  facts={"site_sizes": sizes.tolist(), "site_noise_sd": tau.tolist(),
-                         "noise_on": "upper(X^T X / n) after aggregation",
-                         "communication": {"messages": len(sizes),
-                                           "numbers": len(sizes) * data.d * (data.d + 1) // 2}})
+    return Output(
+        vectors,
+        noise_scale=float(np.sqrt(np.sum(w**2 * tau**2))),
+        eigenvalues=values * data.n,
+        privacy=PrivacyCurve.gdp(mu),
+        facts={
+            "site_sizes": sizes.tolist(),
+            "site_noise_sd": tau.tolist(),
+            "noise_on": "upper(X^T X / n) after aggregation",
+            "communication": {"messages": len(sizes), "numbers": len(sizes) * data.d * (data.d + 1) // 2},
+        },
+    )
 
 
 #: its first-order level is against the site's own sample (theory.measure_slope analyses site 0 alone)
@@ -273,9 +325,11 @@ DIST_LOCAL_RATE = Rate(
     "Analyze Gauss on n/S rows: S x pooled level",
     terms=lambda p: (p.sites * p.gram_sigma * p.spread / p.n, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
-    regimes={"n": Regime("n", term="privacy", why="Analyze Gauss on n/S rows",
-                         **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
-             "eps": Regime("eps", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_EPS, n=32000))})
+    regimes={
+        "n": Regime("n", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
+        "eps": Regime("eps", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_EPS, n=32000)),
+    },
+)
 
 
 @mechanism(
@@ -304,6 +358,16 @@ def dist_local(data, k, epsilon, delta, neighbors, rng, sites, site):
     noisy = part.grams[site] / size + symmetric_gaussian(data.d, tau, rng)
     values, vectors = top_eigenvectors(noisy, k)
     mu = sensitivity("gram_upper", "replace") / size / tau
-    return Output(vectors, noise_scale=tau, eigenvalues=values * size, privacy=PrivacyCurve.gdp(mu),
-                  facts={"site_sizes": part.sizes.tolist(), "site": site, "site_rows": size,
-                         "noise_on": "upper(X_s^T X_s / N_s)", "communication": {"messages": 0, "numbers": 0}})
+    return Output(
+        vectors,
+        noise_scale=tau,
+        eigenvalues=values * size,
+        privacy=PrivacyCurve.gdp(mu),
+        facts={
+            "site_sizes": part.sizes.tolist(),
+            "site": site,
+            "site_rows": size,
+            "noise_on": "upper(X_s^T X_s / N_s)",
+            "communication": {"messages": 0, "numbers": 0},
+        },
+    )

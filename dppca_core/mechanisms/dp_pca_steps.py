@@ -3,6 +3,7 @@
 stability histogram over groups of the first half-batch, the private mean of each batch (by one of three routes) and
 the private gradient ascent over the batches.
 """
+
 from __future__ import annotations
 
 import functools
@@ -113,11 +114,11 @@ def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, rng):
     else:
         grams = np.matmul(blocks, blocks.transpose(0, 2, 1))
     tops = np.linalg.eigvalsh(grams)[:, -1] / (2.0 * size)
-    labels = np.where(tops > 0, np.floor(4.0 * np.log2(np.maximum(tops, 1e-300))), -10**9).astype(np.int64)
+    labels = np.where(tops > 0, np.floor(4.0 * np.log2(np.maximum(tops, 1e-300))), -(10**9)).astype(np.int64)
     best = argmax_bin(stability_histogram(labels, epsilon, delta, rng))
     if best is None:
         return None
-    return 0.0 if best == -10**9 else 2.0 ** (best / 4.0)
+    return 0.0 if best == -(10**9) else 2.0 ** (best / 4.0)
 
 
 def _coordinate_centres(grads, tau, epsilon, delta, rng):
@@ -200,7 +201,7 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
         lo, hi = low, high
         eps_g, delta_g = epsilon, delta
     else:
-        tau = 2 ** 0.25 * K * math.sqrt(scale) * math.log(25.0) ** a
+        tau = 2**0.25 * K * math.sqrt(scale) * math.log(25.0) ** a
         centres = _coordinate_centres(grads, tau, eps_hist, delta / 2.0, rng)
         found = ~np.isnan(centres)
         lo = np.where(found, np.maximum(centres - radius, low), low)
@@ -229,8 +230,7 @@ def _batch_plan(n, d, epsilon, delta, zeta, split_budget, batch_size=None):
     return B, T, private_range
 
 
-def gradient_ascent(batch_rows, T, B, w, private_range, rng, *, epsilon, delta, split_budget, zeta, K, a, lr_c1,
-                    lr_c2):
+def gradient_ascent(batch_rows, T, B, w, private_range, rng, *, epsilon, delta, split_budget, zeta, K, a, lr_c1, lr_c2):
     """DP-PCA's T minibatch steps (Algorithm 3) from the unit vector ``w``; ``batch_rows(t)`` returns batch t's rows
     (a new array of B rows, overwritten by the gradients). Returns the last iterate and every step's record
     (noise s.d., scale estimate, route, iterate; the number of empty histograms; truncated entries, not private)."""
@@ -250,8 +250,9 @@ def gradient_ascent(batch_rows, T, B, w, private_range, rng, *, epsilon, delta, 
                 scale = estimate
             centred = _mean_route(half, d, eps_part, delta_part, zeta_t, 2.0 * scale, K, a)[2]
             steps["routes"].append(ROUTE_TRUNCATED if centred else ROUTE_PUBLIC_RANGE)
-            mean, sigma, cut = _private_mean(grads[half : 2 * half], w, eps_part, delta_part, zeta_t, 2.0 * scale, K,
-                                             a, rng)
+            mean, sigma, cut = _private_mean(
+                grads[half : 2 * half], w, eps_part, delta_part, zeta_t, 2.0 * scale, K, a, rng
+            )
         else:  # no sub-routine could release at this batch size: the public range, whole batch and budget
             steps["routes"].append(ROUTE_FALLBACK)
             sigma, cut = gaussian_sigma(1.0 / B, epsilon, delta), 0  # gradients differ by at most 1

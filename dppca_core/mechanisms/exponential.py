@@ -7,6 +7,7 @@ Sampling with density ∝ exp(eps u / (2 Delta_u)) is the eps-DP exponential mec
 under add/remove the utility is monotone (every u(V) moves the same way), so exp(eps u / Delta_u) is eps-DP
 too (privacy.exponential_weight). Both hold for exact samples.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,18 +47,38 @@ def _check_samplable(data, weight: float, epsilon: float, name: str) -> None:
             f"epsilon = {epsilon:g} is too large for {name}: its Bingham law is too concentrated to sample exactly "
             f"in double precision (d = {data.d}). The usable range is epsilon x n <= {usable * data.n:.2g} here "
             f"(n = {data.n}: epsilon <= {usable:.2g}); at such an epsilon the sample is the top eigenvectors up to "
-            "a negligible angle already.")
+            "a negligible angle already."
+        )
 
 
 PPCA_RATE = Rate(
     "Chaudhuri et al. 2013 (Thm 6, sample complexity n ~ d / (eps gap (1 - rho))): sin ~ sqrt(d / (eps n gap))",
     terms=lambda p: (math.sqrt(p.k * p.d / (p.epsilon * p.n)), p.statistical),
     first_order=lambda lam, p: exponential_rms(p.epsilon, lam, p.k),
-    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(10, 1, 30.0), grid=(2000, 8000, 32000), n=0,
-                         k=1, epsilon=1.0,
-                         why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)"),
-             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(10, 1, 30.0), grid=(0.5, 1.0, 2.0),
-                           n=8000, k=1, why="sin^2 ~ d/(eps n gap)")})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 1, 30.0),
+            grid=(2000, 8000, 32000),
+            n=0,
+            k=1,
+            epsilon=1.0,
+            why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 1, 30.0),
+            grid=(0.5, 1.0, 2.0),
+            n=8000,
+            k=1,
+            why="sin^2 ~ d/(eps n gap)",
+        ),
+    },
+)
 
 
 @mechanism(
@@ -72,8 +93,16 @@ PPCA_RATE = Rate(
     uses_delta=False,
     audit_statistic="log_density_ratio",
     caveat="k > 1: sampled by finite MCMC (Gibbs), so pure epsilon-DP holds only approximately; k = 1 is exact.",
-    params=(Param("sweeps", "int", 200, "Gibbs sweeps for k > 1 (each redraws every column once); ignored "
-                  "for k = 1, which is sampled exactly.", low=1, high=5000),),
+    params=(
+        Param(
+            "sweeps",
+            "int",
+            200,
+            "Gibbs sweeps for k > 1 (each redraws every column once); ignored " "for k = 1, which is sampled exactly.",
+            low=1,
+            high=5000,
+        ),
+    ),
     notes=(
         "Samples V with density proportional to exp(w tr(V^T X^T X V)) w.r.t. the uniform (Haar) measure on "
         "orthonormal frames. The utility sum_i ||V^T x_i||^2 changes by at most Delta_u = 1 when one row "
@@ -98,18 +127,28 @@ def ppca_exponential(data, k, epsilon, delta, neighbors, rng, sweeps):
     if k == 1:
         sample = sample_vector_bingham(B, rng)
         # the number of proposals depends on the data (through the envelope): not private
-        return Output(fix_signs(sample.x[:, None]), privacy=PrivacyCurve.pure(epsilon),
-                      facts={"sampler": "exact (Kent-Ganeiber-Mardia rejection)", "bingham_weight": weight},
-                      diagnostics={"acceptance_rate": sample.acceptance_rate, "proposals": sample.attempts})
+        return Output(
+            fix_signs(sample.x[:, None]),
+            privacy=PrivacyCurve.pure(epsilon),
+            facts={"sampler": "exact (Kent-Ganeiber-Mardia rejection)", "bingham_weight": weight},
+            diagnostics={"acceptance_rate": sample.acceptance_rate, "proposals": sample.attempts},
+        )
     V, info = sample_matrix_bingham(B, k, rng, sweeps=sweeps, max_iterates=MAX_ITERATES)
     # Only the chain's last state is the released sample. Its intermediate states and the energy trace
     # tr(V^T C V) use the exact C: together they reveal C itself, so they are diagnostics, never published.
-    return Output(fix_signs(thin_qr(V)), privacy=PrivacyCurve.pure(epsilon), caveat=MCMC_CAVEAT,
-                  facts={"sampler": "Gibbs (Hoff 2009; approximate)", "sweeps": info["sweeps"],
-                         "bingham_weight": weight},
-                  diagnostics={"trace_energy": [t / weight for t in info["trace"]],
-                               "acceptance_rate": info["acceptance_rate"], "proposals": info["proposals"],
-                               "iterates": info["iterates"], "iterate_sweeps": info["iterate_sweeps"]})
+    return Output(
+        fix_signs(thin_qr(V)),
+        privacy=PrivacyCurve.pure(epsilon),
+        caveat=MCMC_CAVEAT,
+        facts={"sampler": "Gibbs (Hoff 2009; approximate)", "sweeps": info["sweeps"], "bingham_weight": weight},
+        diagnostics={
+            "trace_energy": [t / weight for t in info["trace"]],
+            "acceptance_rate": info["acceptance_rate"],
+            "proposals": info["proposals"],
+            "iterates": info["iterates"],
+            "iterate_sweeps": info["iterate_sweeps"],
+        },
+    )
 
 
 AMIN_RATE = Rate(
@@ -117,10 +156,30 @@ AMIN_RATE = Rate(
     terms=lambda p: (math.sqrt(p.k * p.k * p.d / (0.8 * p.epsilon * p.n)), p.statistical),
     # the default eigenvalue_share 0.2, the rest split over the k vectors
     first_order=lambda lam, p: exponential_rms(0.8 * p.epsilon / p.k, lam, p.k),
-    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0,
-                         k=2, epsilon=1.0, why="exact vector draws with eps_i = 0.4 eps each; concentrated"),
-             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0),
-                           n=8000, k=2, why="sin^2 ~ k d/(eps n gap)")})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 2, 30.0),
+            grid=(2000, 8000, 32000),
+            n=0,
+            k=2,
+            epsilon=1.0,
+            why="exact vector draws with eps_i = 0.4 eps each; concentrated",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 2, 30.0),
+            grid=(0.5, 1.0, 2.0),
+            n=8000,
+            k=2,
+            why="sin^2 ~ k d/(eps n gap)",
+        ),
+    },
+)
 
 
 @mechanism(
@@ -129,7 +188,7 @@ AMIN_RATE = Rate(
     rate=AMIN_RATE,
     title="Iterative eigenvector sampling (Amin et al.)",
     paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (NeurIPS 2019), Differentially Private Covariance "
-          "Estimation, Algorithm 1",
+    "Estimation, Algorithm 1",
     model="central",
     guarantee="pure",
     uses_delta=False,
@@ -138,11 +197,18 @@ AMIN_RATE = Rate(
     # with k = 1 and no eigenvalues the release is one exponential-mechanism draw on the sphere, the part the
     # log-density test reads exactly (the eigenvalues' share would only move the budget away from it)
     audit_params={"eigenvalue_share": 0.0},
-    params=(Param("eigenvalue_share", "float", None,
-                  "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
-                  "evenly over the k eigenvector draws. Default: 0.2 under replace-one, 0 under add/remove (where the "
-                  "eigen-solver's rounding error, which grows with the private n, cannot be bounded in advance).",
-                  low=0.0, high=0.9),),
+    params=(
+        Param(
+            "eigenvalue_share",
+            "float",
+            None,
+            "Fraction of epsilon spent on Laplace eigenvalue estimates (0: release none); the rest is split "
+            "evenly over the k eigenvector draws. Default: 0.2 under replace-one, 0 under add/remove (where the "
+            "eigen-solver's rounding error, which grows with the private n, cannot be bounded in advance).",
+            low=0.0,
+            high=0.9,
+        ),
+    ),
     notes=(
         "Releases noisy eigenvalues of C = X^T X (Laplace; L1 sensitivity of the spectrum 1 under add/remove and "
         "2 under replace, by Weyl interlacing) and then eigenvectors one at a time: u_i is drawn exactly (KGM "
@@ -168,9 +234,11 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
     if eigenvalue_share is None:
         eigenvalue_share = 0.2 if neighbors == "replace" else 0.0
     if eigenvalue_share > 0 and neighbors != "replace":
-        raise ValueError("amin_iterative releases its eigenvalues only under neighbors='replace': their rounding error "
-                         "grows with n, which is private under add/remove. Pass eigenvalue_share=0, or use "
-                         "release_pca's eigenvalue share (computed exactly row by row).")
+        raise ValueError(
+            "amin_iterative releases its eigenvalues only under neighbors='replace': their rounding error "
+            "grows with n, which is private under add/remove. Pass eigenvalue_share=0, or use "
+            "release_pca's eigenvalue share (computed exactly row by row)."
+        )
     eps_values = epsilon * eigenvalue_share
     eps_vector = (epsilon - eps_values) / k
     _check_samplable(data, _bingham_weight(eps_vector, neighbors), epsilon, "amin_iterative")
@@ -180,19 +248,33 @@ def amin_iterative(data, k, epsilon, delta, neighbors, rng, eigenvalue_share):
         # p(d) u ||C|| of the exact one; we take p(d) = 10 d (an assumption on LAPACK's dsyevd, stated in
         # docs/privacy.md) on top of the Gram matrix's own rounding error
         err = data.d * data.gram_error + summation_error(10 * data.d, data.n)
-        noisy, noise = release_vector(np.linalg.eigvalsh(data.gram), Share(1.0, eps_values, 0.0), rng,
-                                      l2=math.inf, l1=sensitivity("gram_eigenvalues_l1", neighbors),
-                                      computation_error=err, name="eigenvalues")
+        noisy, noise = release_vector(
+            np.linalg.eigvalsh(data.gram),
+            Share(1.0, eps_values, 0.0),
+            rng,
+            l2=math.inf,
+            l1=sensitivity("gram_eigenvalues_l1", neighbors),
+            computation_error=err,
+            name="eigenvalues",
+        )
         scale = noise.noise_scale
         eigenvalues = np.sort(noisy)[::-1][:k]
     weight = _bingham_weight(eps_vector, neighbors)
     vectors, rates = _iterative_vectors(data.gram, k, weight, rng)
-    return Output(fix_signs(thin_qr(vectors)), noise_scale=scale, eigenvalues=eigenvalues,
-                  privacy=PrivacyCurve.pure(epsilon),
-                  facts={"epsilon_eigenvalues": eps_values, "epsilon_per_vector": eps_vector, "bingham_weight": weight,
-                         "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
-                         "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism"},
-                  diagnostics={"acceptance_rate": float(np.mean(rates))})
+    return Output(
+        fix_signs(thin_qr(vectors)),
+        noise_scale=scale,
+        eigenvalues=eigenvalues,
+        privacy=PrivacyCurve.pure(epsilon),
+        facts={
+            "epsilon_eigenvalues": eps_values,
+            "epsilon_per_vector": eps_vector,
+            "bingham_weight": weight,
+            "sampler": "exact (Kent-Ganeiber-Mardia rejection)",
+            "noise_on": "eigenvalues of X^T X (Laplace); eigenvectors by the exponential mechanism",
+        },
+        diagnostics={"acceptance_rate": float(np.mean(rates))},
+    )
 
 
 def _iterative_vectors(C: np.ndarray, k: int, weight: float, rng: np.random.Generator):

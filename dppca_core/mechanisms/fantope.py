@@ -1,4 +1,5 @@
 """Fantope projection and the ADMM solver of sparse PCA (Vu, Cho, Lei & Rohe 2013)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,8 +28,9 @@ def soft_threshold(X: np.ndarray, level: float) -> np.ndarray:
     return np.sign(X) * np.maximum(np.abs(X) - level, 0.0)
 
 
-def fantope_l1_admm(S: np.ndarray, k: int, penalty: float, rho: float = 1.0, max_iter: int = 300,
-                    tol: float = 1e-4) -> tuple[np.ndarray, dict]:
+def fantope_l1_admm(
+    S: np.ndarray, k: int, penalty: float, rho: float = 1.0, max_iter: int = 300, tol: float = 1e-4
+) -> tuple[np.ndarray, dict]:
     """Solve max <S, X> - penalty ||X||_1 over the Fantope F^k by ADMM (Vu et al. 2013; Wang & Xu Algorithm 2).
 
     Residual balancing: rho is doubled / halved when the primal / dual residual ratio exceeds 10.
@@ -55,5 +57,10 @@ def fantope_l1_admm(S: np.ndarray, k: int, penalty: float, rho: float = 1.0, max
         elif dual > 10 * primal:
             rho /= 2.0
             U *= 2.0
-    return Y, {"admm_iterations": it, "primal_residual": float(primal), "dual_residual": float(dual),
-               "converged": converged, "rho": rho}
+    return Y, {
+        "admm_iterations": it,
+        "primal_residual": float(primal),
+        "dual_residual": float(dual),
+        "converged": converged,
+        "rho": rho,
+    }

@@ -1,4 +1,5 @@
 """Local-model PCA of Wang & Xu: each user perturbs its own x x^T."""
+
 from __future__ import annotations
 
 import math
@@ -46,11 +47,31 @@ LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.n), lam, p.k),
-    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(20000, 80000, 320000),
-                         n=0, k=2, epsilon=8.0, why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error "
-                         "well below the random level only once n eps^2 gap^2 >> d ln(1/delta)"),
-             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(10, 2, 30.0), grid=(4.0, 8.0, 16.0),
-                           n=80000, k=2, why="error proportional to the per-user sigma(eps, delta)")})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 2, 30.0),
+            grid=(20000, 80000, 320000),
+            n=0,
+            k=2,
+            epsilon=8.0,
+            why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error "
+            "well below the random level only once n eps^2 gap^2 >> d ln(1/delta)",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="spiked",
+            data=spiked(10, 2, 30.0),
+            grid=(4.0, 8.0, 16.0),
+            n=80000,
+            k=2,
+            why="error proportional to the per-user sigma(eps, delta)",
+        ),
+    },
+)
 
 
 @mechanism(
@@ -83,9 +104,17 @@ LDP_GAUSSIAN_RATE = Rate(
 def ldp_gaussian(data, k, epsilon, delta, neighbors, rng):
     cov, sigma = noisy_local_covariance(data, epsilon, delta, rng)
     values, vectors = top_eigenvectors(cov, k)
-    return Output(vectors, noise_scale=sigma, eigenvalues=values * data.n, privacy=_ldp_curve(sigma),
-                  facts={"noise_on": "upper(x x^T) of each user", "messages": data.n,
-                         "numbers_per_user": data.d * (data.d + 1) // 2})
+    return Output(
+        vectors,
+        noise_scale=sigma,
+        eigenvalues=values * data.n,
+        privacy=_ldp_curve(sigma),
+        facts={
+            "noise_on": "upper(x x^T) of each user",
+            "messages": data.n,
+            "numbers_per_user": data.d * (data.d + 1) // 2,
+        },
+    )
 
 
 def _ldp_curve(sigma: float) -> PrivacyCurve:
@@ -118,15 +147,37 @@ def default_sparse_penalty(n: int, d: int, sigma: float, noisy_cov=None, zeta: f
 
 LDP_SPARSE_RATE = Rate(
     "Wang & Xu (Thm 4): s lambda / gap, lambda ~ sigma(eps, delta) sqrt(log d / n)",
-    terms=lambda p: (p.gram_sigma * p.s * math.sqrt(p.k * math.log(p.d + 1) / p.n),
-                     math.sqrt(p.s * math.log(p.d + 1) / p.n)),
-    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(20, 1, 30.0, sparsity=4),
-                         grid=(20000, 80000, 320000), n=0, k=1, epsilon=8.0, reference="population",
-                         why="support recovered at every n (lambda below the support's entries) and the users' noise "
-                             "dominates the sampling term: error ~ s lambda / gap"),
-             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(20, 1, 30.0, sparsity=4),
-                           grid=(4.0, 8.0, 16.0), n=160000, k=1, reference="population",
-                           why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)")})
+    terms=lambda p: (
+        p.gram_sigma * p.s * math.sqrt(p.k * math.log(p.d + 1) / p.n),
+        math.sqrt(p.s * math.log(p.d + 1) / p.n),
+    ),
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="spiked",
+            data=spiked(20, 1, 30.0, sparsity=4),
+            grid=(20000, 80000, 320000),
+            n=0,
+            k=1,
+            epsilon=8.0,
+            reference="population",
+            why="support recovered at every n (lambda below the support's entries) and the users' noise "
+            "dominates the sampling term: error ~ s lambda / gap",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="spiked",
+            data=spiked(20, 1, 30.0, sparsity=4),
+            grid=(4.0, 8.0, 16.0),
+            n=160000,
+            k=1,
+            reference="population",
+            why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
+        ),
+    },
+)
 
 
 @mechanism(
@@ -142,15 +193,29 @@ LDP_SPARSE_RATE = Rate(
     guarantee="approximate",
     relations=("replace",),
     params=(
-        Param("penalty", "float", None,
-              "l1 penalty lambda; default: a 95% bound on the largest entry of S~ - Sigma, "
-              "sqrt(2 ln(d(d+1)/0.05)) max_ab sqrt((sigma^2 + S~_aa S~_bb + S~_ab^2)/n) (noise + sampling, the "
-              "data's scale read from the noisy S~).", low=0.0, high=1e6, log=True),
-        Param("sparsity", "int", None, "Optional: keep the s rows of largest norm of the output (post-processing).",
-              low=1, high=100000),
+        Param(
+            "penalty",
+            "float",
+            None,
+            "l1 penalty lambda; default: a 95% bound on the largest entry of S~ - Sigma, "
+            "sqrt(2 ln(d(d+1)/0.05)) max_ab sqrt((sigma^2 + S~_aa S~_bb + S~_ab^2)/n) (noise + sampling, the "
+            "data's scale read from the noisy S~).",
+            low=0.0,
+            high=1e6,
+            log=True,
+        ),
+        Param(
+            "sparsity",
+            "int",
+            None,
+            "Optional: keep the s rows of largest norm of the output (post-processing).",
+            low=1,
+            high=100000,
+        ),
         Param("max_iter", "int", 300, "ADMM iterations at most.", low=1, high=5000),
-        Param("rho", "float", 1.0, "Initial ADMM penalty (adapted by residual balancing).", low=1e-4, high=1e4,
-              log=True),
+        Param(
+            "rho", "float", 1.0, "Initial ADMM penalty (adapted by residual balancing).", low=1e-4, high=1e4, log=True
+        ),
     ),
     notes=(
         "Same local perturbation as ldp_gaussian (sensitivity sqrt(2), analytic Gaussian mechanism), then the "
@@ -184,7 +249,13 @@ def ldp_sparse(data, k, epsilon, delta, neighbors, rng, penalty, sparsity, max_i
     vectors[np.abs(vectors) < 1e-12] = 0.0
     # the solver and the default penalty only see the users' noisy messages, so the penalty, the iteration count
     # and the residuals are covered (post-processing); the penalty is not a data-independent fact
-    return Output(vectors, noise_scale=sigma, privacy=_ldp_curve(sigma), outputs={"solver": info, "penalty": lam},
-                  facts={"noise_on": "upper(x x^T) of each user"},
-                  diagnostics={"warnings": [] if info["converged"] else
-                               [f"ADMM stopped after {max_iter} iterations before converging."]})
+    return Output(
+        vectors,
+        noise_scale=sigma,
+        privacy=_ldp_curve(sigma),
+        outputs={"solver": info, "penalty": lam},
+        facts={"noise_on": "upper(x x^T) of each user"},
+        diagnostics={
+            "warnings": [] if info["converged"] else [f"ADMM stopped after {max_iter} iterations before converging."]
+        },
+    )

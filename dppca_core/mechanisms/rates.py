@@ -10,6 +10,7 @@ to constants, as two terms: ``"privacy"`` (the error the noise adds, against the
 rows) and ``"statistical"`` (the sampling error, against the population). Every privacy term uses the exact noise
 calibration of the mechanism (analytic Gaussian mechanism, GDP composition).
 """
+
 from __future__ import annotations
 
 import math
@@ -107,6 +108,7 @@ CENTRAL_EPS = dict(law="spiked", data=spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0),
 
 # -- first-order perturbation theory, valid while the error is small (used by the mechanisms' ``first_order``) --
 
+
 def _gaps(eigenvalues, k: int):
     lam = np.asarray(eigenvalues, dtype=float)
     return lam[:k, None], lam[None, k:]
@@ -133,8 +135,18 @@ def exponential_rms(epsilon_each: float, eigenvalues, k: int) -> float:
     return math.sqrt(float(np.sum(1.0 / (epsilon_each * (top - rest)))))
 
 
-__all__ = ["CENTRAL_EPS", "CENTRAL_N", "Point", "Rate", "Regime", "exponential_rms", "gram_noise_rate",
-           "input_noise_rms", "power_noise_rms", "spiked"]
+__all__ = [
+    "CENTRAL_EPS",
+    "CENTRAL_N",
+    "Point",
+    "Rate",
+    "Regime",
+    "exponential_rms",
+    "gram_noise_rate",
+    "input_noise_rms",
+    "power_noise_rms",
+    "spiked",
+]
 
 
 def gram_noise_rate(formula: str, factor: Callable[[Point], float], why_n: str, why_eps: str) -> Rate:
@@ -145,5 +157,8 @@ def gram_noise_rate(formula: str, factor: Callable[[Point], float], why_n: str, 
         formula,
         terms=lambda p: (factor(p) * p.gram_sigma * p.spread / p.n, p.statistical),
         first_order=lambda lam, p: input_noise_rms(p.gram_sigma * factor(p), lam, p.k),
-        regimes={"n": Regime("n", term="privacy", why=why_n, **CENTRAL_N),
-                 "eps": Regime("eps", term="privacy", why=why_eps, **CENTRAL_EPS)})
+        regimes={
+            "n": Regime("n", term="privacy", why=why_n, **CENTRAL_N),
+            "eps": Regime("eps", term="privacy", why=why_eps, **CENTRAL_EPS),
+        },
+    )

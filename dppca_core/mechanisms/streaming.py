@@ -4,6 +4,7 @@ Both estimate the top eigenvector (k = 1) from one pass over the rows in a data-
 Every record is used in exactly one step (or one batch), so under replace-one with public n the whole run is
 (epsilon, delta)-DP when each step is (parallel composition over disjoint records); the other steps are post-processing.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,15 @@ from .rates import Rate, Regime
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
 TOP_ONLY = "The paper's algorithms estimate the top eigenvector only (k = 1)."
 LR_PARAMS = (
-    Param("lr_c1", "float", 2.0, "Learning rate eta_t = c1 / (c2 + t): c1 (data-independent).", low=1e-4, high=1e4,
-          log=True),
+    Param(
+        "lr_c1",
+        "float",
+        2.0,
+        "Learning rate eta_t = c1 / (c2 + t): c1 (data-independent).",
+        low=1e-4,
+        high=1e4,
+        log=True,
+    ),
     Param("lr_c2", "float", 10.0, "Learning rate eta_t = c1 / (c2 + t): c2 (data-independent).", low=0.0, high=1e6),
 )
 
@@ -83,6 +91,7 @@ def _first_step_design(rows: int, d: int, statistic: str, params: dict, note: st
     eta (g + noise) . u up to O(eta^2): a Gaussian whose mean moves by eta between D and D' (x and x' differ by
     u in that direction) with the step's own noise s.d. times eta, i.e. exactly the step's mu. The score is -r
     (larger on D')."""
+
     def datasets(public):
         order, w0 = public
         x, x_prime, _ = canary_pair(w0)
@@ -95,8 +104,17 @@ def _first_step_design(rows: int, d: int, statistic: str, params: dict, note: st
         after = np.asarray(published["outputs"]["iterates"][0], dtype=float)[:, 0]
         return -float(after @ canary_pair(w0)[2]) / float(after @ w0)
 
-    return AuditDesign(None, None, 1, score, statistic, public_draws=lambda rng: public_start(rows, d, rng),
-                       params=params, datasets=datasets, note=note)
+    return AuditDesign(
+        None,
+        None,
+        1,
+        score,
+        statistic,
+        public_draws=lambda rng: public_start(rows, d, rng),
+        params=params,
+        datasets=datasets,
+        note=note,
+    )
 
 
 def oja_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
@@ -112,10 +130,16 @@ def oja_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
     if statistic not in ("auto", "oja_step"):
         return None
     if neighbors != "replace":
-        raise ValueError("Private Oja has a guarantee for replace-one neighbours only; audit it with "
-                         "neighbors='replace'.")
-    return _first_step_design(min(n, OJA_AUDIT_ROWS), d, "oja_step", {"lr_c1": OJA_AUDIT_LR},
-                              "the canary's own Oja step (public order and start vector replayed)")
+        raise ValueError(
+            "Private Oja has a guarantee for replace-one neighbours only; audit it with " "neighbors='replace'."
+        )
+    return _first_step_design(
+        min(n, OJA_AUDIT_ROWS),
+        d,
+        "oja_step",
+        {"lr_c1": OJA_AUDIT_LR},
+        "the canary's own Oja step (public order and start vector replayed)",
+    )
 
 
 def dp_pca_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon: float, delta: float, **_):
@@ -137,9 +161,13 @@ def dp_pca_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon:
     rows = min(n, DP_PCA_AUDIT_ROWS)
     if rows < 8:
         raise ValueError("DP-PCA needs batches of at least 8 rows: audit it with n >= 8.")
-    return _first_step_design(rows, d, "gradient_step", {"lr_c1": OJA_AUDIT_LR},
-                              "the canary's own gradient step (one batch over the public range; public order and "
-                              "start vector replayed)")
+    return _first_step_design(
+        rows,
+        d,
+        "gradient_step",
+        {"lr_c1": OJA_AUDIT_LR},
+        "the canary's own gradient step (one batch over the public range; public order and " "start vector replayed)",
+    )
 
 
 def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) -> AuditDesign:
@@ -177,35 +205,79 @@ def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) 
             return 0.5
         return float(math.isclose(published["outputs"]["scale_estimates"][0], 2.0 ** (labels["b"] / 4.0)))
 
-    return AuditDesign(None, None, 1, score, "range_histogram", public_draws=lambda rng: public_start(rows, d, rng),
-                       params={"batch_size": rows, "zeta": zeta}, datasets=datasets,
-                       note=f"Algorithm 4's range histogram ({groups} groups of a {rows}-row batch; its share of "
-                            "the budget is the whole (epsilon, delta): the half-batches are disjoint)")
+    return AuditDesign(
+        None,
+        None,
+        1,
+        score,
+        "range_histogram",
+        public_draws=lambda rng: public_start(rows, d, rng),
+        params={"batch_size": rows, "zeta": zeta},
+        datasets=datasets,
+        note=f"Algorithm 4's range histogram ({groups} groups of a {rows}-row batch; its share of "
+        "the budget is the whole (epsilon, delta): the half-batches are disjoint)",
+    )
 
 
 PRIVATE_OJA_RATE = Rate(
     "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + alpha(eps, delta)^2 d) / n) / gap",
     # step noise eta_t alpha against the data noise's sampling error
-    terms=lambda p: (gaussian_sigma(1.0, p.epsilon, p.delta) * math.sqrt(p.d / p.n),
-                     p.sigma_data * math.sqrt(p.d / p.n)),
+    terms=lambda p: (
+        gaussian_sigma(1.0, p.epsilon, p.delta) * math.sqrt(p.d / p.n),
+        p.sigma_data * math.sqrt(p.d / p.n),
+    ),
     one_pass=True,
     regimes={
-        "n": Regime("n", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                    grid=(10000, 20000, 40000), n=0, epsilon=16.0, reference="population", params={"lr_c1": 8.0},
-                    reps=8, why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the per-step "
-                                "noise eta alpha dominates the data noise"),
-        "eps": Regime("eps", term="privacy", law="example41", data={"d": 10, "sigma": 0.1, "seed": 0},
-                      grid=(8.0, 16.0, 32.0), n=20000, reference="population", params={"lr_c1": 8.0}, reps=8,
-                      why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)"),
-        "sigma": Regime("sigma", term="privacy", law="example41", data={"d": 10, "seed": 0}, grid=(0.1, 0.03, 0.01),
-                        n=10000, epsilon=8.0, reference="population", params={"lr_c1": 8.0}, reps=8,
-                        why="the privacy noise does not depend on the data noise: flat")})
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="example41",
+            data={"d": 10, "sigma": 0.1, "seed": 0},
+            grid=(10000, 20000, 40000),
+            n=0,
+            epsilon=16.0,
+            reference="population",
+            params={"lr_c1": 8.0},
+            reps=8,
+            why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the per-step "
+            "noise eta alpha dominates the data noise",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="example41",
+            data={"d": 10, "sigma": 0.1, "seed": 0},
+            grid=(8.0, 16.0, 32.0),
+            n=20000,
+            reference="population",
+            params={"lr_c1": 8.0},
+            reps=8,
+            why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)",
+        ),
+        "sigma": Regime(
+            "sigma",
+            term="privacy",
+            law="example41",
+            data={"d": 10, "seed": 0},
+            grid=(0.1, 0.03, 0.01),
+            n=10000,
+            epsilon=8.0,
+            reference="population",
+            params={"lr_c1": 8.0},
+            reps=8,
+            why="the privacy noise does not depend on the data noise: flat",
+        ),
+    },
+)
 
 
 #: how the audit reads Private Oja's own design (the Audit page shows it)
-OJA_STEP_READING = ("the likelihood ratio of the canary's own step, read from the published iterate after it (the "
-                    "order and start vector are public randomness the guarantee does not rely on; the audit replays "
-                    "them and puts the canary at 45° from the start vector; small learning rate)")
+OJA_STEP_READING = (
+    "the likelihood ratio of the canary's own step, read from the published iterate after it (the "
+    "order and start vector are public randomness the guarantee does not rely on; the audit replays "
+    "them and puts the canary at 45° from the start vector; small learning rate)"
+)
+
 
 @mechanism(
     name="private_oja",
@@ -247,10 +319,17 @@ def private_oja(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2):
     alpha = gaussian_sigma(1.0, epsilon, delta)
     w, trace = _oja_pass(data, order, w, lr_c1, lr_c2, alpha, rng, trace_every=max(1, data.n // 50))
     # one record per step, each step (1/alpha)-GDP in that record: the whole trajectory is (1/alpha)-GDP
-    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=alpha,
-                  privacy=PrivacyCurve.gdp(1.0 / alpha), outputs={"iterates": [v[:, None] for v in trace]},
-                  facts={"noise_on": "each Oja step (s.d. eta_t alpha)", "steps": data.n,
-                         "first_step_noise_sd": lr_c1 / (lr_c2 + 1) * alpha})
+    return Output(
+        w[:, None] * np.sign(w[np.argmax(np.abs(w))]),
+        noise_scale=alpha,
+        privacy=PrivacyCurve.gdp(1.0 / alpha),
+        outputs={"iterates": [v[:, None] for v in trace]},
+        facts={
+            "noise_on": "each Oja step (s.d. eta_t alpha)",
+            "steps": data.n,
+            "first_step_noise_sd": lr_c1 / (lr_c2 + 1) * alpha,
+        },
+    )
 
 
 def _oja_pass(data, order, w, c1, c2, alpha, rng, trace_every, chunk=8192):
@@ -278,8 +357,10 @@ def _oja_pass(data, order, w, c1, c2, alpha, rng, trace_every, chunk=8192):
 
 def _dp_pca_terms(p) -> tuple[float, float]:
     T = batches(p.n)
-    return (T * p.sigma_data * p.d * gaussian_sigma(1.0, p.epsilon, p.delta) / p.n,
-            p.sigma_data * math.sqrt(T * p.d / p.n))
+    return (
+        T * p.sigma_data * p.d * gaussian_sigma(1.0, p.epsilon, p.delta) / p.n,
+        p.sigma_data * math.sqrt(T * p.d / p.n),
+    )
 
 
 DP_PCA_RATE = Rate(
@@ -289,33 +370,70 @@ DP_PCA_RATE = Rate(
     one_pass=True,
     regimes={
         "n, statistical": Regime(
-            "n", term="statistical", law="example41", data={"d": 5, "sigma": 0.5, "seed": 0},
-            grid=(40000, 80000, 160000, 320000), n=0, epsilon=8.0, reference="population", reps=16,
+            "n",
+            term="statistical",
+            law="example41",
+            data={"d": 5, "sigma": 0.5, "seed": 0},
+            grid=(40000, 80000, 160000, 320000),
+            n=0,
+            epsilon=8.0,
+            reference="population",
+            reps=16,
             why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise sigma = 0.5 dominates the "
-                "privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 power-like steps converge: sqrt(T V / n), T ~ "
-                "(ln n)^2 / 16"),
+            "privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 power-like steps converge: sqrt(T V / n), T ~ "
+            "(ln n)^2 / 16",
+        ),
         "n, privacy": Regime(
-            "n", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
-            grid=(20000, 40000, 80000, 160000), n=0, epsilon=1.0, reference="population", reps=16,
+            "n",
+            term="privacy",
+            law="example41",
+            data={"d": 5, "sigma": 0.1, "seed": 0},
+            grid=(20000, 40000, 80000, 160000),
+            n=0,
+            epsilon=1.0,
+            reference="population",
+            reps=16,
             why="every batch large enough for Algorithms 4-5, public-range route (radius >= 1 at sigma = 0.1): noise "
-                "sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T"),
-        "eps": Regime("eps", term="privacy", law="example41", data={"d": 5, "sigma": 0.1, "seed": 0},
-                      grid=(0.25, 0.5, 1.0), n=80000, reference="population", reps=16,
-                      why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, delta), "
-                          "privacy-dominated"),
-        "sigma": Regime("sigma", term="privacy", law="example41", data={"d": 5, "seed": 0},
-                        grid=(0.004, 0.002, 0.001), n=40000, epsilon=1.0, reference="population",
-                        params={"K": 1.63, "a": 0.5}, reps=16,
-                        why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 tail constants "
-                            "a = 1/2, K = 1.63)")})
+            "sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="example41",
+            data={"d": 5, "sigma": 0.1, "seed": 0},
+            grid=(0.25, 0.5, 1.0),
+            n=80000,
+            reference="population",
+            reps=16,
+            why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, delta), "
+            "privacy-dominated",
+        ),
+        "sigma": Regime(
+            "sigma",
+            term="privacy",
+            law="example41",
+            data={"d": 5, "seed": 0},
+            grid=(0.004, 0.002, 0.001),
+            n=40000,
+            epsilon=1.0,
+            reference="population",
+            params={"K": 1.63, "a": 0.5},
+            reps=16,
+            why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 tail constants "
+            "a = 1/2, K = 1.63)",
+        ),
+    },
+)
 
 
 #: how the audit reads DP-PCA's own designs (the Audit page shows it)
 DP_PCA_READINGS = {
     "gradient_step": "the canary's own gradient step, read from the published iterate after it (public order and "
-                     "start vector replayed; the canary at 45° from the start vector)",
+    "start vector replayed; the canary at 45° from the start vector)",
     "range_histogram": "which bin Algorithm 4's histogram released (the canary's group moves between two bins that "
-                       "hold half the groups each)"}
+    "hold half the groups each)",
+}
+
 
 @mechanism(
     name="dp_pca",
@@ -335,17 +453,42 @@ DP_PCA_READINGS = {
     audit_descriptions=DP_PCA_READINGS,
     audit_design=dp_pca_audit_design,
     params=(
-        Param("lr_c1", "float", 1000.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
-              "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
-              "lambda_1 < 0.01): a run has only about (ln n)^2 / 16 batches.", low=1e-4, high=1e5, log=True),
+        Param(
+            "lr_c1",
+            "float",
+            1000.0,
+            "Learning rate eta_t = c1 / (c2 + t) over the batches: c1. The default "
+            "makes the first steps power-method steps (eta_t lambda_1 >> 1 for rows of norm <= 1 unless "
+            "lambda_1 < 0.01): a run has only about (ln n)^2 / 16 batches.",
+            low=1e-4,
+            high=1e5,
+            log=True,
+        ),
         Param("lr_c2", "float", 1.0, "Learning rate eta_t = c1 / (c2 + t) over the batches: c2.", low=0.0, high=1e6),
-        Param("batch_size", "int", None, "Minibatch size B; default: the paper's B = 16 n/(ln n)^2, raised to the "
-              "smallest batch in which the private sub-routines can release (a function of d, epsilon, delta).",
-              low=8, high=10**7),
-        Param("split_budget", "bool", False, "Give Algorithms 4 and 5 (epsilon/2, delta/2) each, as the paper does "
-              "(default: each gets (epsilon, delta), valid because the two halves of a batch are disjoint)."),
-        Param("K", "float", 4.0, "Sub-Weibull constant K of the gradients (4 for Gaussian data, Remark 3.4).",
-              low=0.1, high=100.0),
+        Param(
+            "batch_size",
+            "int",
+            None,
+            "Minibatch size B; default: the paper's B = 16 n/(ln n)^2, raised to the "
+            "smallest batch in which the private sub-routines can release (a function of d, epsilon, delta).",
+            low=8,
+            high=10**7,
+        ),
+        Param(
+            "split_budget",
+            "bool",
+            False,
+            "Give Algorithms 4 and 5 (epsilon/2, delta/2) each, as the paper does "
+            "(default: each gets (epsilon, delta), valid because the two halves of a batch are disjoint).",
+        ),
+        Param(
+            "K",
+            "float",
+            4.0,
+            "Sub-Weibull constant K of the gradients (4 for Gaussian data, Remark 3.4).",
+            low=0.1,
+            high=100.0,
+        ),
         Param("a", "float", 1.0, "Sub-Weibull exponent a (1 for Gaussian data).", low=0.1, high=4.0),
         Param("zeta", "float", 0.01, "Failure probability zeta of the analysis.", low=1e-6, high=0.5, log=True),
     ),
@@ -390,22 +533,36 @@ DP_PCA_READINGS = {
 def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, split_budget, K, a, zeta):
     order, w = _start(data, rng)
     B, T, private_range = _batch_plan(data.n, data.d, epsilon, delta, zeta, split_budget, batch_size)
-    settings = dict(epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1,
-                    lr_c2=lr_c2)
-    w, steps = gradient_ascent(lambda t: data.rows_at(order[t * B : (t + 1) * B]), T, B, w, private_range, rng,
-                               **settings)
+    settings = dict(
+        epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1, lr_c2=lr_c2
+    )
+    w, steps = gradient_ascent(
+        lambda t: data.rows_at(order[t * B : (t + 1) * B]), T, B, w, private_range, rng, **settings
+    )
     # The scale estimates, the number of empty histograms (bottoms), each step's noise level and route are
     # functions of the private histogram outputs and public sizes, so they are covered; how many entries were
     # truncated is not.
-    return Output(w[:, None] * np.sign(w[np.argmax(np.abs(w))]), noise_scale=float(np.median(steps["sigmas"])),
-                  privacy=dp_pca_curve(epsilon, delta, private_range),
-                  outputs={"bottom_count": steps["bottoms"], "noise_sd_per_step": steps["sigmas"],
-                           "scale_estimates": steps["scales"], "mean_routes": steps["routes"],
-                           "iterates": steps["iterates"]},
-                  facts={"batches": T, "batch_size": B, "private_range": private_range,
-                         "noise_on": "mean gradient of each half-batch" if private_range else
-                         "mean gradient of each batch (public range: batches too small for Algorithms 4-5)"},
-                  diagnostics={"truncated_entries": steps["truncations"]})
+    return Output(
+        w[:, None] * np.sign(w[np.argmax(np.abs(w))]),
+        noise_scale=float(np.median(steps["sigmas"])),
+        privacy=dp_pca_curve(epsilon, delta, private_range),
+        outputs={
+            "bottom_count": steps["bottoms"],
+            "noise_sd_per_step": steps["sigmas"],
+            "scale_estimates": steps["scales"],
+            "mean_routes": steps["routes"],
+            "iterates": steps["iterates"],
+        },
+        facts={
+            "batches": T,
+            "batch_size": B,
+            "private_range": private_range,
+            "noise_on": "mean gradient of each half-batch"
+            if private_range
+            else "mean gradient of each batch (public range: batches too small for Algorithms 4-5)",
+        },
+        diagnostics={"truncated_entries": steps["truncations"]},
+    )
 
 
 def dp_pca_curve(epsilon, delta, private_range) -> PrivacyCurve:
@@ -413,5 +570,3 @@ def dp_pca_curve(epsilon, delta, private_range) -> PrivacyCurve:
     range; over the public range every batch is one Gaussian step of sensitivity 1/B at the whole budget, so the
     run is exactly gaussian_mu(epsilon, delta)-GDP."""
     return PrivacyCurve.approx(epsilon, delta) if private_range else PrivacyCurve.gdp(gaussian_mu(epsilon, delta))
-
-

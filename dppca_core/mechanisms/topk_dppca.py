@@ -10,6 +10,7 @@ its norm <= 1, so every gradient of part j still lies in the ball of radius 1/2 
 DP-PCA's sensitivity. Every record is used in exactly one batch of one part (a partition by public positions), so
 under replace-one the whole run has the guarantee of one batch step (parallel composition), whatever k is.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,11 +23,21 @@ from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
 from .rates import Rate, Regime, spiked
 from .dp_pca_steps import _batch_plan, batches, gradient_ascent
-from .streaming import (DP_PCA_AUDIT_ROWS, DP_PCA_READINGS, OJA_AUDIT_LR, PAPER_LKJO, _first_step_design, dp_pca,
-                        dp_pca_curve, public_start)
+from .streaming import (
+    DP_PCA_AUDIT_ROWS,
+    DP_PCA_READINGS,
+    OJA_AUDIT_LR,
+    PAPER_LKJO,
+    _first_step_design,
+    dp_pca,
+    dp_pca_curve,
+    public_start,
+)
 
-PAPER_DS = ("Düngler & Sanyal, An Iterative Algorithm for Differentially Private k-PCA with Adaptive Noise "
-            "(NeurIPS 2025), Algorithm 1 (k-DP-PCA)")
+PAPER_DS = (
+    "Düngler & Sanyal, An Iterative Algorithm for Differentially Private k-PCA with Adaptive Noise "
+    "(NeurIPS 2025), Algorithm 1 (k-DP-PCA)"
+)
 
 
 def public_draws(n: int, d: int, k: int, rng: np.random.Generator):
@@ -56,11 +67,16 @@ def topk_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon: f
     if statistic not in ("auto", "gradient_step"):
         return None
     if neighbors != "replace":
-        raise ValueError("topk_dp_pca has a guarantee for replace-one neighbours only; audit it with "
-                         "neighbors='replace'.")
+        raise ValueError(
+            "topk_dp_pca has a guarantee for replace-one neighbours only; audit it with " "neighbors='replace'."
+        )
     design = _first_step_design(2 * DP_PCA_AUDIT_ROWS, d, "gradient_step", {"lr_c1": OJA_AUDIT_LR}, "")
-    return dataclasses.replace(design, k=2, note="the canary's own gradient step in the first of k = 2 parts (one "
-                                                 "batch over the public range each; public order and start replayed)")
+    return dataclasses.replace(
+        design,
+        k=2,
+        note="the canary's own gradient step in the first of k = 2 parts (one "
+        "batch over the public range each; public order and start replayed)",
+    )
 
 
 _DP_PCA = get_mechanism("dp_pca")  # registered on import of .streaming, which mechanisms/__init__ imports first
@@ -78,13 +94,35 @@ TOPK_RATE = Rate(
     "Düngler & Sanyal 2025 (k parts of n / k rows, each DP-PCA's rate): sqrt(k) (sqrt(T V k / n) + T r sqrt(d) k "
     "sigma(eps, delta) / n)",
     terms=_topk_terms,
-    regimes={"n": Regime("n", term="privacy", law="spiked", data=spiked(5, 2, 30.0),
-                         grid=(40000, 80000, 160000, 320000), n=0, k=2, epsilon=1.0, reference="population", reps=8,
-                         why="k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / 16 batches): "
-                             "slope about -0.9"),
-             "eps": Regime("eps", term="privacy", law="spiked", data=spiked(5, 2, 30.0), grid=(0.25, 0.5, 1.0),
-                           n=160000, k=2, reference="population", reps=8,
-                           why="each part's noise sigma_AGM(1/m, eps, delta)")})
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            law="spiked",
+            data=spiked(5, 2, 30.0),
+            grid=(40000, 80000, 160000, 320000),
+            n=0,
+            k=2,
+            epsilon=1.0,
+            reference="population",
+            reps=8,
+            why="k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / 16 batches): "
+            "slope about -0.9",
+        ),
+        "eps": Regime(
+            "eps",
+            term="privacy",
+            law="spiked",
+            data=spiked(5, 2, 30.0),
+            grid=(0.25, 0.5, 1.0),
+            n=160000,
+            k=2,
+            reference="population",
+            reps=8,
+            why="each part's noise sigma_AGM(1/m, eps, delta)",
+        ),
+    },
+)
 
 
 @mechanism(
@@ -126,8 +164,9 @@ def topk_dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_siz
     part = n // k
     order, first, starts = public_draws(n, d, k, public_stream(rng))
     B, T, private_range = _batch_plan(part, d, epsilon, delta, zeta, split_budget, batch_size)
-    settings = dict(epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1,
-                    lr_c2=lr_c2)
+    settings = dict(
+        epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1, lr_c2=lr_c2
+    )
     U = np.zeros((d, 0))
     records = {"bottom_count": 0, "noise_sd_per_step": [], "scale_estimates": [], "mean_routes": [], "iterates": []}
     truncated = 0
@@ -142,14 +181,27 @@ def topk_dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_siz
         w, steps = gradient_ascent(batch_rows, T, B, w, private_range, rng, **settings)
         U = np.hstack([U, _in_complement(w, U)[:, None]])
         records["bottom_count"] += steps["bottoms"]
-        for key, name in (("noise_sd_per_step", "sigmas"), ("scale_estimates", "scales"),
-                          ("mean_routes", "routes"), ("iterates", "iterates")):
+        for key, name in (
+            ("noise_sd_per_step", "sigmas"),
+            ("scale_estimates", "scales"),
+            ("mean_routes", "routes"),
+            ("iterates", "iterates"),
+        ):
             records[key] += steps[name]
         truncated += steps["truncations"]
     signs = np.sign(U[np.argmax(np.abs(U), axis=0), np.arange(k)])
-    return Output(U * np.where(signs == 0, 1.0, signs), noise_scale=float(np.median(records["noise_sd_per_step"])),
-                  privacy=dp_pca_curve(epsilon, delta, private_range), outputs=records,
-                  facts={"parts": k, "rows_per_part": part, "batches_per_part": T, "batch_size": B,
-                         "private_range": private_range,
-                         "noise_on": "mean gradient of each (half-)batch, rows projected off the earlier components"},
-                  diagnostics={"truncated_entries": truncated})
+    return Output(
+        U * np.where(signs == 0, 1.0, signs),
+        noise_scale=float(np.median(records["noise_sd_per_step"])),
+        privacy=dp_pca_curve(epsilon, delta, private_range),
+        outputs=records,
+        facts={
+            "parts": k,
+            "rows_per_part": part,
+            "batches_per_part": T,
+            "batch_size": B,
+            "private_range": private_range,
+            "noise_on": "mean gradient of each (half-)batch, rows projected off the earlier components",
+        },
+        diagnostics={"truncated_entries": truncated},
+    )

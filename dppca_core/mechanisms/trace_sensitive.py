@@ -8,6 +8,7 @@ estimate P~ Lambda~ P~^T has Frobenius error O~(d^(1/4) sqrt(tr / n) + sqrt(d) /
 is weighted by eigenvalues that are accurate, so a small trace (or a spectrum that falls fast) keeps it small.
 For the subspace alone it is Analyze Gauss with part of the budget.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,9 +48,15 @@ def noisy_parts(data, mu_vectors: float, mu_values: float, rng: np.random.Genera
     delta_2 = sensitivity("gram_upper", "replace")
     noisy_matrix = data.gram + symmetric_gaussian(data.d, delta_2 / mu_vectors, rng)
     spectrum = np.sort(np.linalg.eigvalsh(data.gram))[::-1]
-    values, noise = release_vector(spectrum, Share(1.0, 0.0, 0.0, mu=mu_values), rng,
-                                   l2=sensitivity("gram_eigenvalues_l2", "replace"), l1=np.inf,
-                                   computation_error=eigenvalue_error(data), name="eigenvalues")
+    values, noise = release_vector(
+        spectrum,
+        Share(1.0, 0.0, 0.0, mu=mu_values),
+        rng,
+        l2=sensitivity("gram_eigenvalues_l2", "replace"),
+        l1=np.inf,
+        computation_error=eigenvalue_error(data),
+        name="eigenvalues",
+    )
     return noisy_matrix, values, noise
 
 
@@ -71,13 +78,24 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
         mu_vectors, mu_values = split_mu(gaussian_mu(epsilon, delta), (0.5, 0.5))
         matrix, values, noise = noisy_parts(data, mu_vectors, mu_values, rng)
         curve = PrivacyCurve.gdp(composed_mu([mu_vectors, noise.curve().mu]))
-        return {"matrix": matrix.tolist(), "values": values.tolist(), "matrix_sd": float(np.sqrt(2) / mu_vectors),
-                "values_sd": noise.noise_scale}, curve
+        return {
+            "matrix": matrix.tolist(),
+            "values": values.tolist(),
+            "matrix_sd": float(np.sqrt(2) / mu_vectors),
+            "values_sd": noise.noise_scale,
+        }, curve
 
     score = both_parts_score(D, D_prime)
-    return AuditDesign(D, D_prime, 2, score, "both_parts", release=release,
-                       note=f"both Gaussian releases the proof composes (the noisy matrix and the noisy spectrum; "
-                            f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)")
+    return AuditDesign(
+        D,
+        D_prime,
+        2,
+        score,
+        "both_parts",
+        release=release,
+        note=f"both Gaussian releases the proof composes (the noisy matrix and the noisy spectrum; "
+        f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)",
+    )
 
 
 def canary_pair(name: str, neighbors: str, d: int, background: tuple[int, int]):
@@ -113,7 +131,9 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
     "Dong, Liang & Yi 2022: eigenvectors of the Gaussian mechanism at half of rho: sqrt(2) sigma(eps, delta) "
     "sqrt(k(d-k)) / (n gap); covariance (Frobenius, Sigma = C / n) O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n)",
     lambda p: math.sqrt(2.0),  # Analyze Gauss's noise at half of mu^2 (vector_share 0.5)
-    why_n="Analyze Gauss's eigenvectors at half of mu^2", why_eps="sqrt(2) sigma(eps, delta) on X^T X")
+    why_n="Analyze Gauss's eigenvectors at half of mu^2",
+    why_eps="sqrt(2) sigma(eps, delta) on X^T X",
+)
 
 
 @mechanism(
@@ -127,12 +147,21 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
     relations=("replace",),
     releases_eigenvalues=True,
     audit_statistic="both_parts",
-    audit_descriptions={"both_parts": "the exact Gaussian likelihood ratio over both releases of the proof, the noisy "
-                                      "matrix and the noisy spectrum, each moved by its whole sensitivity at once"},
+    audit_descriptions={
+        "both_parts": "the exact Gaussian likelihood ratio over both releases of the proof, the noisy "
+        "matrix and the noisy spectrum, each moved by its whole sensitivity at once"
+    },
     audit_design=trace_sensitive_audit_design,
     params=(
-        Param("vector_share", "float", 0.5, "Share of the budget (of rho, i.e. of mu^2) spent on the eigenvectors; "
-              "the eigenvalues get the rest (the paper splits rho in halves).", low=0.05, high=0.95),
+        Param(
+            "vector_share",
+            "float",
+            0.5,
+            "Share of the budget (of rho, i.e. of mu^2) spent on the eigenvectors; "
+            "the eigenvalues get the rest (the paper splits rho in halves).",
+            low=0.05,
+            high=0.95,
+        ),
     ),
     notes=(
         "Dong, Liang & Yi (2022), Algorithm 1: the eigenvectors P~ of C + E (E symmetric Gaussian, sensitivity "
@@ -155,8 +184,15 @@ def trace_sensitive(data, k, epsilon, delta, neighbors, rng, vector_share):
     noisy_matrix, values, noise = noisy_parts(data, mu_vectors, mu_values, rng)
     _, vectors = top_eigenvectors(noisy_matrix, data.d)
     spectrum = np.clip(np.sort(values)[::-1], 0.0, float(data.n))  # post-processing: sorted, in [0, n]
-    return Output(vectors[:, :k], noise_scale=float(np.sqrt(2) / mu_vectors), eigenvalues=spectrum[:k],
-                  privacy=PrivacyCurve.gdp(composed_mu([mu_vectors, noise.curve().mu])),
-                  outputs={"spectrum": spectrum, "eigenvalue_noise_sd": noise.noise_scale},
-                  facts={"mu_vectors": mu_vectors, "mu_values": noise.curve().mu,
-                         "noise_on": "upper(X^T X) (eigenvectors) and the spectrum of X^T X (eigenvalues)"})
+    return Output(
+        vectors[:, :k],
+        noise_scale=float(np.sqrt(2) / mu_vectors),
+        eigenvalues=spectrum[:k],
+        privacy=PrivacyCurve.gdp(composed_mu([mu_vectors, noise.curve().mu])),
+        outputs={"spectrum": spectrum, "eigenvalue_noise_sd": noise.noise_scale},
+        facts={
+            "mu_vectors": mu_vectors,
+            "mu_values": noise.curve().mu,
+            "noise_on": "upper(X^T X) (eigenvectors) and the spectrum of X^T X (eigenvalues)",
+        },
+    )

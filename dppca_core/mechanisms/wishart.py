@@ -1,4 +1,5 @@
 """The Wishart 'symmetric noise' (SN) mechanism of Imtiaz & Sarwate (ICASSP 2016). RETRACTED: not private."""
+
 from __future__ import annotations
 
 import math
@@ -46,5 +47,6 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
 def wishart_sn(data, k, epsilon, delta, neighbors, rng):
     scale = wishart_scale(epsilon)
     values, vectors = top_eigenvectors(data.gram + wishart_noise(data.d, epsilon, rng), k)
-    return Output(vectors, noise_scale=scale, eigenvalues=values, caveat=RETRACTION,
-                  facts={"noise_on": "X^T X (Wishart, PSD)"})
+    return Output(
+        vectors, noise_scale=scale, eigenvalues=values, caveat=RETRACTION, facts={"noise_on": "X^T X (Wishart, PSD)"}
+    )

@@ -29,6 +29,7 @@ use Laplace noise and the shares split epsilon (basic composition); with an (eps
 split both. The release's privacy curve is the composition of the parts (:func:`dppca_core.privacy.compose`),
 checked to earn the stated (epsilon, delta).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,8 +40,19 @@ from .options import SCALINGS, ReleaseOptions
 from .parts import private_mean, private_variances
 from .scores import private_scores
 from .split import DEFAULT_SHARES, PARTS, BudgetSplit, allocate, release_curve_kind
-from .steps import (_assemble, _eigenvalue_step, _exact_release, _k_step, _mean_step, _plan, _radius_step, _scale_step,
-                    _score_plot, _subspace_step, published_row_count)
+from .steps import (
+    _assemble,
+    _eigenvalue_step,
+    _exact_release,
+    _k_step,
+    _mean_step,
+    _plan,
+    _radius_step,
+    _scale_step,
+    _score_plot,
+    _subspace_step,
+    published_row_count,
+)
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve
 from ..privacy.randomness import random_source
@@ -50,8 +62,21 @@ from ..privacy.shares import Share
 from ..validation import check_k
 
 
-__all__ = ["BudgetSplit", "Share", "allocate", "release_pca", "release_with", "private_mean", "private_variances",
-           "private_scores", "release_curve_kind", "published_row_count", "PARTS", "DEFAULT_SHARES", "SCALINGS"]
+__all__ = [
+    "BudgetSplit",
+    "Share",
+    "allocate",
+    "release_pca",
+    "release_with",
+    "private_mean",
+    "private_variances",
+    "private_scores",
+    "release_curve_kind",
+    "published_row_count",
+    "PARTS",
+    "DEFAULT_SHARES",
+    "SCALINGS",
+]
 
 
 def degenerate_note(X) -> str | None:
@@ -66,20 +91,42 @@ def degenerate_note(X) -> str | None:
     if X.ndim != 2 or X.shape[0] == 0 or X.dtype.kind not in "fiu":
         return None
     if not (np.any(X[0]) or np.any(X[-1]) or np.any(X)):  # a nonzero cell at either end answers at once
-        return ("every value in the table is zero: there is no variance to analyse, so the release shows only its "
-                "noise. Check the columns you selected.")
+        return (
+            "every value in the table is zero: there is no variance to analyse, so the release shows only its "
+            "noise. Check the columns you selected."
+        )
     if X.shape[0] > 1 and np.array_equal(X[-1], X[0]) and np.all(X == X[0]):
-        return ("every row of the table is the same: there is no variance to analyse, so the release shows only its "
-                "noise. Check the columns you selected.")
+        return (
+            "every row of the table is the same: there is no variance to analyse, so the release shows only its "
+            "noise. Check the columns you selected."
+        )
     return None
 
 
-def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neighbors: str = "replace",
-                data_norm=1.0, seed=None, budget: BudgetSplit | None = None, center: str = "none",
-                score_bins: int | None = None, *, radius_bounds=DEFAULT_RADIUS_BOUNDS,
-                radius_quantile: float = DEFAULT_RADIUS_QUANTILE, scale: str = "none", column_bounds=None,
-                variance_target: float | None = None, score_groups=None, score_group_labels=None,
-                score_frame: str = "public", score_kind: str = "additive", **params) -> Release:
+def release_pca(
+    mechanism: str,
+    X,
+    k,
+    epsilon: float,
+    delta: float = 1e-6,
+    neighbors: str = "replace",
+    data_norm=1.0,
+    seed=None,
+    budget: BudgetSplit | None = None,
+    center: str = "none",
+    score_bins: int | None = None,
+    *,
+    radius_bounds=DEFAULT_RADIUS_BOUNDS,
+    radius_quantile: float = DEFAULT_RADIUS_QUANTILE,
+    scale: str = "none",
+    column_bounds=None,
+    variance_target: float | None = None,
+    score_groups=None,
+    score_group_labels=None,
+    score_frame: str = "public",
+    score_kind: str = "additive",
+    **params,
+) -> Release:
     """A complete private PCA release, from the raw table to what is published, under one budget.
 
     Parameters
@@ -103,10 +150,25 @@ def release_pca(mechanism: str, X, k, epsilon: float, delta: float = 1e-6, neigh
     """
     spec = get_mechanism(mechanism)
     options = ReleaseOptions(
-        k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, data_norm=data_norm, budget=budget, center=center,
-        score_bins=score_bins, radius_bounds=radius_bounds, radius_quantile=radius_quantile, scale=scale,
-        column_bounds=column_bounds, variance_target=variance_target, score_groups=score_groups,
-        score_group_labels=score_group_labels, score_frame=score_frame, score_kind=score_kind, params=params)
+        k=k,
+        epsilon=epsilon,
+        delta=delta,
+        neighbors=neighbors,
+        data_norm=data_norm,
+        budget=budget,
+        center=center,
+        score_bins=score_bins,
+        radius_bounds=radius_bounds,
+        radius_quantile=radius_quantile,
+        scale=scale,
+        column_bounds=column_bounds,
+        variance_target=variance_target,
+        score_groups=score_groups,
+        score_group_labels=score_group_labels,
+        score_frame=score_frame,
+        score_kind=score_kind,
+        params=params,
+    )
     return release_with(spec.name, X, options, seed)
 
 
@@ -124,12 +186,19 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     X = _scale_step(X, options, plan, rng, ledger)
     R = _radius_step(X, options, plan, rng, ledger)
     # centred privately, the rows are read again after centring: their Gram matrix is never needed here
-    data = prepare(X, R, gram_now=False if options.center == "private" else None, owned=options.scale != "none",
-                   row_sums="mean" in plan.shares)  # the mean's exact sums in the pass of the row norms
+    data = prepare(
+        X,
+        R,
+        gram_now=False if options.center == "private" else None,
+        owned=options.scale != "none",
+        row_sums="mean" in plan.shares,
+    )  # the mean's exact sums in the pass of the row norms
     K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
-        raise ValueError("the private mean and the score histogram read the rows; pass the data matrix, or set those "
-                         "shares to 0 to release from sufficient statistics.")
+        raise ValueError(
+            "the private mean and the score histogram read the rows; pass the data matrix, or set those "
+            "shares to 0 to release from sufficient statistics."
+        )
     work = _mean_step(data, options, plan, rng, ledger, gram_now=not spec.needs_rows)
     released = _subspace_step(spec, work, K, options, plan, source, ledger)
     components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
@@ -140,7 +209,15 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
         ledger.record(Step(curves=[PrivacyCurve.approx(0.0, plan.reserve)]))
     total_delta = plan.delta if plan.kind in ("gdp", "approx") else 0.0
     privacy, guarantee = ledger.close(options.epsilon, total_delta, released.guarantee, released.privacy)
-    return _assemble(spec, options, plan, ledger, released, (data, work), (components, eigenvalues),
-                     (privacy, guarantee, total_delta), note, source.seeded)
-
-
+    return _assemble(
+        spec,
+        options,
+        plan,
+        ledger,
+        released,
+        (data, work),
+        (components, eigenvalues),
+        (privacy, guarantee, total_delta),
+        note,
+        source.seeded,
+    )

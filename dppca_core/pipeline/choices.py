@@ -13,6 +13,7 @@ private output:
 * :func:`choose_k` — the smallest k whose private explained-variance ratios reach a public target: post-processing
   of the variances the release already holds.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,16 @@ def radius_edges(bounds=DEFAULT_RADIUS_BOUNDS, bins: int = RADIUS_BINS) -> np.nd
     return np.geomspace(lo, hi, bins + 1)
 
 
-def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *, bounds=DEFAULT_RADIUS_BOUNDS,
-                   quantile: float = DEFAULT_RADIUS_QUANTILE, bins: int = RADIUS_BINS) -> dict:
+def private_radius(
+    X,
+    share: Share,
+    neighbors: str,
+    rng: np.random.Generator,
+    *,
+    bounds=DEFAULT_RADIUS_BOUNDS,
+    quantile: float = DEFAULT_RADIUS_QUANTILE,
+    bins: int = RADIUS_BINS,
+) -> dict:
     """A clipping radius R chosen privately: a noisy binary search for a quantile of the row norms.
 
     Parameters
@@ -98,21 +107,38 @@ def private_radius(X, share: Share, neighbors: str, rng: np.random.Generator, *,
     counts, thresholds = [], []
     noise = None
     if neighbors == "add_remove":
-        noisy_n, noise = release_vector(np.array([norms.size]), step_share, rng, l2=1.0, l1=1.0, integer=True,
-                                        name="row count")
+        noisy_n, noise = release_vector(
+            np.array([norms.size]), step_share, rng, l2=1.0, l1=1.0, integer=True, name="row count"
+        )
         counts.append(int(noisy_n[0]))
         thresholds.append(0.0)
         n_est = max(float(noisy_n[0]), 1.0)
     else:
         n_est = float(norms.size)
-    lo, noise = _noisy_search(norms, unordered, edges, (1.0 - quantile) * n_est, step_share, rng, counts,
-                              thresholds, noise)
-    return {"radius": float(edges[lo]), "counts": np.array(counts, dtype=np.int64), "thresholds": thresholds,
-            "edges": edges, "noise": noise, "quantile": quantile}
+    lo, noise = _noisy_search(
+        norms, unordered, edges, (1.0 - quantile) * n_est, step_share, rng, counts, thresholds, noise
+    )
+    return {
+        "radius": float(edges[lo]),
+        "counts": np.array(counts, dtype=np.int64),
+        "thresholds": thresholds,
+        "edges": edges,
+        "noise": noise,
+        "quantile": quantile,
+    }
 
 
-def _noisy_search(norms, unordered: int, edges, allowed: float, step_share: Share, rng: np.random.Generator,
-                  counts: list, thresholds: list, noise):
+def _noisy_search(
+    norms,
+    unordered: int,
+    edges,
+    allowed: float,
+    step_share: Share,
+    rng: np.random.Generator,
+    counts: list,
+    thresholds: list,
+    noise,
+):
     """(the index of the candidate radius chosen, the calibration of one count): :func:`private_radius`'s binary
     search over ``edges``, each noisy count of the rows with norm >= the middle candidate appended to ``counts``
     (its candidate to ``thresholds``); above ``allowed`` the radius lies above, else at or below."""
@@ -120,8 +146,9 @@ def _noisy_search(norms, unordered: int, edges, allowed: float, step_share: Shar
     while lo < hi:
         mid = (lo + hi) // 2
         above = int(np.count_nonzero(norms >= edges[mid])) + unordered  # rows with norm >= the candidate (no sort)
-        noisy, noise = release_vector(np.array([above]), step_share, rng, l2=1.0, l1=1.0, integer=True,
-                                      name="count above a candidate radius")
+        noisy, noise = release_vector(
+            np.array([above]), step_share, rng, l2=1.0, l1=1.0, integer=True, name="count above a candidate radius"
+        )
         counts.append(int(noisy[0]))
         thresholds.append(float(edges[mid]))
         if noisy[0] > allowed:
@@ -168,14 +195,21 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
     n, d = X.shape
     b = np.asarray(bounds, dtype=float).reshape(-1)
     if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
-        raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape "
-                         f"{b.shape}.")
+        raise ValueError(
+            f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape " f"{b.shape}."
+        )
     sums = FixedSums.of_clipped_squares(X, b)  # one pass: FixedSums(clipped_squares(X, b)) without the n x d array
     err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
     part = share.halves() if neighbors == "add_remove" else share
-    noisy, noise = release_vector(sums, part, rng, l2=sensitivity("column_squares", neighbors, block_size=d),
-                                  l1=sensitivity("column_squares_l1", neighbors, block_size=d),
-                                  computation_error=err, name="column sums of squares")
+    noisy, noise = release_vector(
+        sums,
+        part,
+        rng,
+        l2=sensitivity("column_squares", neighbors, block_size=d),
+        l1=sensitivity("column_squares_l1", neighbors, block_size=d),
+        computation_error=err,
+        name="column sums of squares",
+    )
     count = None
     if neighbors == "add_remove":
         noisy_count, _ = release_counts(np.array([n]), part, neighbors, rng, name="row count")

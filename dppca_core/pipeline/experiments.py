@@ -7,6 +7,7 @@ costs. The releases themselves are what :meth:`dppca_core.Release.published` giv
 The dashboard and the script it exports both call :func:`compare`, so a script prints exactly the table the
 Report page shows.
 """
+
 from __future__ import annotations
 
 import os
@@ -105,8 +106,10 @@ class Metric:
         """``target`` if it lies in the metric's range, else ValueError saying the range and the unit."""
         hi = self.upper(k, d)
         if not (np.isfinite(target) and self.low <= target <= hi):
-            raise ValueError(f"a target for {self.label} must lie between {self.low:g} and {hi:.3g}"
-                             f"{' ' + self.unit if self.unit else ''} (got {target:g}).")
+            raise ValueError(
+                f"a target for {self.label} must lie between {self.low:g} and {hi:.3g}"
+                f"{' ' + self.unit if self.unit else ''} (got {target:g})."
+            )
         return float(target)
 
     def meets(self, values, target: float) -> np.ndarray:
@@ -114,11 +117,14 @@ class Metric:
         return values <= target if self.lower_is_better else values >= target
 
 
-METRICS = {m.name: m for m in (
-    Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3, "‖sin Θ‖_F"),
-    Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0, "% of optimal"),
-    Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8, "F1"),
-)}
+METRICS = {
+    m.name: m
+    for m in (
+        Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3, "‖sin Θ‖_F"),
+        Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0, "% of optimal"),
+        Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8, "F1"),
+    )
+}
 
 
 @dataclass
@@ -130,16 +136,16 @@ class Repetitions:
     """
 
     mechanism: str
-    components: np.ndarray | list      # reps x d x k (a list of d x k_i arrays when the repetitions' k differ)
-    distance: np.ndarray               # ||sin Theta||_F to the non-private top-k subspace (k: the release's own)
-    energy: np.ndarray                 # tr(V^T C V) as % of the best rank-k value (k: the release's own)
-    precision: np.ndarray | None       # support recovery, when a support is given
+    components: np.ndarray | list  # reps x d x k (a list of d x k_i arrays when the repetitions' k differ)
+    distance: np.ndarray  # ||sin Theta||_F to the non-private top-k subspace (k: the release's own)
+    energy: np.ndarray  # tr(V^T C V) as % of the best rank-k value (k: the release's own)
+    precision: np.ndarray | None  # support recovery, when a support is given
     recall: np.ndarray | None
     f1: np.ndarray | None
     first: object = field(repr=False)  # the first repetition's Release
-    radius: np.ndarray | None = None   # the clipping radius each repetition chose privately (published), if it did
-    k: np.ndarray | None = None        # the k each repetition chose privately (published), if it did
-    scales: np.ndarray | None = None   # reps x d: the column scales each repetition chose privately (published)
+    radius: np.ndarray | None = None  # the clipping radius each repetition chose privately (published), if it did
+    k: np.ndarray | None = None  # the k each repetition chose privately (published), if it did
+    scales: np.ndarray | None = None  # reps x d: the column scales each repetition chose privately (published)
 
     def metric(self, name: str) -> np.ndarray | None:
         return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
@@ -176,17 +182,38 @@ def describe_k(ks) -> str:
 
 def _asks_more(options: ReleaseOptions) -> bool:
     """Whether the options ask for more than the mechanism's own release (a score plot's or k's options)."""
-    return (any(getattr(options, name) is not None for name in ("score_bins", "variance_target", "score_groups",
-                                                                 "score_group_labels"))
-            or options.score_frame != "public" or options.score_kind != "additive")
+    return (
+        any(
+            getattr(options, name) is not None
+            for name in ("score_bins", "variance_target", "score_groups", "score_group_labels")
+        )
+        or options.score_frame != "public"
+        or options.score_kind != "additive"
+    )
 
 
-def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = None, delta: float = 1e-6,
-           neighbors: str = "replace", reps: int = 1, seed: int = 0, params: dict | None = None,
-           reference: Reference | None = None, support=None, s: int = 0, budget: BudgetSplit | None = None,
-           center: str = "none", workers: int | None = None, radius: RadiusRule | None = None,
-           release_args: dict | None = None, scale: ScaleRule | None = None, rows=None,
-           options: ReleaseOptions | None = None) -> Repetitions:
+def repeat(
+    mechanism: str,
+    data: PreparedData,
+    k=None,
+    epsilon: float | None = None,
+    delta: float = 1e-6,
+    neighbors: str = "replace",
+    reps: int = 1,
+    seed: int = 0,
+    params: dict | None = None,
+    reference: Reference | None = None,
+    support=None,
+    s: int = 0,
+    budget: BudgetSplit | None = None,
+    center: str = "none",
+    workers: int | None = None,
+    radius: RadiusRule | None = None,
+    release_args: dict | None = None,
+    scale: ScaleRule | None = None,
+    rows=None,
+    options: ReleaseOptions | None = None,
+) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
     With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
@@ -211,8 +238,16 @@ def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = N
     """
     _check_counts(reps, workers)
     if options is None:
-        options = ReleaseOptions(k=k, epsilon=epsilon, delta=delta, neighbors=neighbors, budget=budget,
-                                 center=center, params=params or {}, **(release_args or {}))
+        options = ReleaseOptions(
+            k=k,
+            epsilon=epsilon,
+            delta=delta,
+            neighbors=neighbors,
+            budget=budget,
+            center=center,
+            params=params or {},
+            **(release_args or {}),
+        )
     reference = reference or Reference.of(data, centred=options.center == "private")
     release_of = _release_maker(mechanism, data, options, seed, radius, scale, rows)
     scores = _Scores(reference, options.k, options.auto_k, support, s, radius is not None, scale is not None)
@@ -223,13 +258,26 @@ def repeat(mechanism: str, data: PreparedData, k=None, epsilon: float | None = N
     return scores.repetitions(mechanism, first)
 
 
-def _release_maker(mechanism: str, data: PreparedData, options: ReleaseOptions, seed: int,
-                   radius: RadiusRule | None, scale: ScaleRule | None, rows):
+def _release_maker(
+    mechanism: str,
+    data: PreparedData,
+    options: ReleaseOptions,
+    seed: int,
+    radius: RadiusRule | None,
+    scale: ScaleRule | None,
+    rows,
+):
     """The function of a repetition's index that makes its release with seed :func:`rep_seed`: a complete release
     (:func:`dppca_core.pipeline.budget.release_with`) when the options ask for more than the mechanism's own
     release (a budget split, a private centre, radius, scaling or k, a score plot), else the mechanism's run."""
-    full = (options.budget is not None or options.center == "private" or radius is not None or scale is not None
-            or options.auto_k or _asks_more(options))
+    full = (
+        options.budget is not None
+        or options.center == "private"
+        or radius is not None
+        or scale is not None
+        or options.auto_k
+        or _asks_more(options)
+    )
     X, data_norm, extra = release_input(data, radius, scale, rows)
     options = options.replace(data_norm=data_norm, **extra)
 
@@ -237,8 +285,17 @@ def _release_maker(mechanism: str, data: PreparedData, options: ReleaseOptions, 
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
         if full:
             return complete_release(mechanism, X, options, rng)
-        return run(mechanism, data, options.k, options.epsilon, options.delta, options.neighbors, data.data_norm,
-                   rng, **options.params)
+        return run(
+            mechanism,
+            data,
+            options.k,
+            options.epsilon,
+            options.delta,
+            options.neighbors,
+            data.data_norm,
+            rng,
+            **options.params,
+        )
 
     return release_of
 
@@ -247,8 +304,7 @@ def _check_counts(reps, workers) -> None:
     """ValueError unless ``reps`` lies in 1..1000 and ``workers`` is None or a whole number >= 1."""
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"repetitions must be between 1 and 1000 (got {reps}).")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
-                                or workers < 1):
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1 (got {workers!r}).")
 
 
@@ -268,8 +324,12 @@ class _Scores:
     s: int
     radius: bool
     scale: bool
-    values: dict = field(default_factory=lambda: {name: [] for name in (
-        "components", "distance", "energy", "precision", "recall", "f1", "radius", "k", "scales")})
+    values: dict = field(
+        default_factory=lambda: {
+            name: []
+            for name in ("components", "distance", "energy", "precision", "recall", "f1", "radius", "k", "scales")
+        }
+    )
 
     @property
     def per_release_support(self) -> bool:
@@ -301,10 +361,19 @@ class _Scores:
         def kept(name: str, asked: bool):
             return np.asarray(values[name]) if asked else None
 
-        return Repetitions(mechanism, _stacked(values["components"]), np.asarray(values["distance"]),
-                           np.asarray(values["energy"]), kept("precision", scored), kept("recall", scored),
-                           kept("f1", scored), first, kept("radius", self.radius), kept("k", self.auto_k),
-                           kept("scales", self.scale))
+        return Repetitions(
+            mechanism,
+            _stacked(values["components"]),
+            np.asarray(values["distance"]),
+            np.asarray(values["energy"]),
+            kept("precision", scored),
+            kept("recall", scored),
+            kept("f1", scored),
+            first,
+            kept("radius", self.radius),
+            kept("k", self.auto_k),
+            kept("scales", self.scale),
+        )
 
 
 def _in_order(release_of, reps: int, workers: int | None, mechanism: str):
@@ -365,10 +434,16 @@ def results_table(results: dict) -> pd.DataFrame:
     rows = []
     for mech, res in results.items():
         pub = res.published if hasattr(res, "published") else res.first.published()
-        row = {"mechanism": display_name(mech), "guarantee": pub["guarantee"],
-               "noise scale": "none" if pub["noise_scale"] is None else f"{pub['noise_scale']:.4g}"}
-        for label, values, fmt in (("subspace distance", res.distance, "{:.3f}"),
-                                   ("captured energy %", res.energy, "{:.1f}"), ("support F1", res.f1, "{:.2f}")):
+        row = {
+            "mechanism": display_name(mech),
+            "guarantee": pub["guarantee"],
+            "noise scale": "none" if pub["noise_scale"] is None else f"{pub['noise_scale']:.4g}",
+        }
+        for label, values, fmt in (
+            ("subspace distance", res.distance, "{:.3f}"),
+            ("captured energy %", res.energy, "{:.1f}"),
+            ("support F1", res.f1, "{:.2f}"),
+        ):
             s = summary(values)
             row[label] = "n/a" if s is None else f"{fmt.format(s[0])} [{fmt.format(s[1])}, {fmt.format(s[2])}]"
         s = summary(getattr(res, "radius", None))
@@ -380,10 +455,22 @@ def results_table(results: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def compare(data: PreparedData | ExperimentInput, mechanisms: list, k, epsilon: float, delta: float,
-            neighbors: str, reps: int, seed: int, params: dict | None = None, support=None, s: int = 0,
-            budget: BudgetSplit | None = None, center: str = "none",
-            release_args: dict | None = None) -> tuple[pd.DataFrame, dict]:
+def compare(
+    data: PreparedData | ExperimentInput,
+    mechanisms: list,
+    k,
+    epsilon: float,
+    delta: float,
+    neighbors: str,
+    reps: int,
+    seed: int,
+    params: dict | None = None,
+    support=None,
+    s: int = 0,
+    budget: BudgetSplit | None = None,
+    center: str = "none",
+    release_args: dict | None = None,
+) -> tuple[pd.DataFrame, dict]:
     """Repetitions of several mechanisms on the same data: (the results table, {mechanism: Repetitions}).
 
     ``data`` is best an :class:`ExperimentInput` (:func:`prepare_input`, as the dashboard builds it): its reference
@@ -398,19 +485,45 @@ def compare(data: PreparedData | ExperimentInput, mechanisms: list, k, epsilon: 
     """
     radius = scale = rows = None
     if isinstance(data, ExperimentInput):
-        data, reference, center, radius, scale, rows = (data.data, data.reference, data.release_center, data.radius,
-                                                        data.scale, data.rows)
+        data, reference, center, radius, scale, rows = (
+            data.data,
+            data.reference,
+            data.release_center,
+            data.radius,
+            data.scale,
+            data.rows,
+        )
     else:
         reference = Reference.of(data, centred=center == "private")
     support = support_for(reference, support, s, k)
     results, refused = {}, []
     for mech in mechanisms:
         try:
-            results[mech] = repeat(mech, data, k, epsilon, delta, neighbors, reps, seed,
-                                   (params or {}).get(mech, {}), reference, support, s, budget, center,
-                                   radius=radius, release_args=release_args, scale=scale, rows=rows)
+            results[mech] = repeat(
+                mech,
+                data,
+                k,
+                epsilon,
+                delta,
+                neighbors,
+                reps,
+                seed,
+                (params or {}).get(mech, {}),
+                reference,
+                support,
+                s,
+                budget,
+                center,
+                radius=radius,
+                release_args=release_args,
+                scale=scale,
+                rows=rows,
+            )
         except ValueError as exc:
             refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})
-    table = pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True) if refused else \
-        results_table(results)
+    table = (
+        pd.concat([results_table(results), pd.DataFrame(refused)], ignore_index=True)
+        if refused
+        else results_table(results)
+    )
     return table, results

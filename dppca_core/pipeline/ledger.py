@@ -7,6 +7,7 @@ composes the curves once (:func:`dppca_core.privacy.compose`: exact for Gaussian
 otherwise) and checks that the composition earns the stated (epsilon, delta), so no step can spend more than its
 share unnoticed. Models: OpenDP's adaptive composition of a PCA chain and diffprivlib's budget accountant.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,8 +38,9 @@ class Ledger:
         self.parameters.update(step.parameters)
         self.curves.extend(step.curves)
 
-    def close(self, epsilon: float, delta: float, guarantee: str,
-              retracted: PrivacyCurve | None = None) -> tuple[PrivacyCurve, str]:
+    def close(
+        self, epsilon: float, delta: float, guarantee: str, retracted: PrivacyCurve | None = None
+    ) -> tuple[PrivacyCurve, str]:
         """(the composed curve of every step, the guarantee the release states).
 
         ``delta`` is the release's total delta (0 for a pure-DP release); a mechanism whose guarantee was retracted

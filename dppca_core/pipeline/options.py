@@ -12,6 +12,7 @@ The rule for epsilon is :func:`dppca_core.validation.check_epsilon` (finite, > 0
 :data:`dppca_core.validation.MIN_EPSILON` for the total a user gives); :mod:`dppca_core.privacy` applies the same
 rule to the parts of a split budget, without the floor (a part of a valid total may be smaller than it).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,6 +40,7 @@ def _one_of(choices: tuple, advice: str | None = None):
         if not (isinstance(value, str) and value in choices):
             raise ValueError(f"{name}={value!r}: {advice or f'use one of {list(choices)}'}.")
         return value
+
     return check
 
 
@@ -65,6 +67,7 @@ def _delta(name: str, value):
 def _optional(check):
     def maybe(name: str, value):
         return None if value is None else check(name, value)
+
     return maybe
 
 
@@ -91,8 +94,10 @@ def _budget(name: str, value):
         shares = {part: float(share) for part, share in value.items()}
         value = BudgetSplit(**shares) if "subspace" in shares else BudgetSplit.with_extras(**shares)
     if value is not None and not isinstance(value, BudgetSplit):
-        raise ValueError(f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
-                         f"(got {type(value).__name__}).")
+        raise ValueError(
+            f"budget must be None, a BudgetSplit or a dict of shares such as {{'eigenvalues': 0.1}} "
+            f"(got {type(value).__name__})."
+        )
     return value
 
 
@@ -233,8 +238,9 @@ class ReleaseOptions:
         plain = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         plain["budget"] = None if self.budget is None else self.budget.as_dict()
         groups = self.score_groups
-        plain["score_groups"] = None if groups is None else hashlib.sha256(
-            np.asarray(groups).astype(str).tobytes()).hexdigest()
+        plain["score_groups"] = (
+            None if groups is None else hashlib.sha256(np.asarray(groups).astype(str).tobytes()).hexdigest()
+        )
         return json.dumps(plain, sort_keys=True, default=str)
 
 

@@ -2,6 +2,7 @@
 variances along the released components (the noisy diagonal or upper triangle of V^T C V with the trace), each
 released as exact noise on a grid. See :mod:`dppca_core.pipeline.budget` for the whole release.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,22 +44,42 @@ def private_mean(rows: np.ndarray, share: Share, neighbors: str, rng) -> dict:
     total = _exact_row_sums(rows)
     err = _ROW_ERROR + FixedSums.TRUNCATION
     if neighbors == "replace":
-        noisy, noise = release_vector(total, share, rng, l2=sensitivity("row_sum", "replace"), l1=2.0 * math.sqrt(d),
-                                      computation_error=err, name="sum of the rows")
+        noisy, noise = release_vector(
+            total,
+            share,
+            rng,
+            l2=sensitivity("row_sum", "replace"),
+            l1=2.0 * math.sqrt(d),
+            computation_error=err,
+            name="sum of the rows",
+        )
         count, count_noise = float(n), None
     else:
         half = share.halves()
-        noisy, noise = release_vector(total, half, rng, l2=sensitivity("row_sum", "add_remove"), l1=math.sqrt(d),
-                                      computation_error=err, name="sum of the rows")
+        noisy, noise = release_vector(
+            total,
+            half,
+            rng,
+            l2=sensitivity("row_sum", "add_remove"),
+            l1=math.sqrt(d),
+            computation_error=err,
+            name="sum of the rows",
+        )
         noisy_count, count_noise = release_counts(np.array([n]), half, neighbors, rng, name="row count")
         count = max(float(noisy_count[0]), 1.0)
     mean = noisy / count
     norm = float(np.linalg.norm(mean))
     if norm > 1.0:  # the mean of rows in the unit ball lies in it: projecting is post-processing that only helps
         mean = mean / norm
-    return {"mean": mean, "sum": noisy, "count": count, "noise": noise, "count_noise": count_noise,
-            "noise_scale": noise.noise_scale,
-            "count_noise_scale": None if count_noise is None else count_noise.noise_scale}
+    return {
+        "mean": mean,
+        "sum": noisy,
+        "count": count,
+        "noise": noise,
+        "count_noise": count_noise,
+        "noise_scale": noise.noise_scale,
+        "count_noise_scale": None if count_noise is None else count_noise.noise_scale,
+    }
 
 
 def _upper(M: np.ndarray) -> np.ndarray:
@@ -97,8 +118,16 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool 
     return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d), None
 
 
-def private_variances(data: PreparedData, components: np.ndarray, share: Share, neighbors: str, rng, *,
-                      rotate: bool = False, keep_projections: bool = False) -> dict:
+def private_variances(
+    data: PreparedData,
+    components: np.ndarray,
+    share: Share,
+    neighbors: str,
+    rng,
+    *,
+    rotate: bool = False,
+    keep_projections: bool = False,
+) -> dict:
     """The variances along the released components and the total variance, private; the components ordered by them.
 
     Parameters
@@ -131,14 +160,22 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
     V = np.asarray(components, dtype=float)
     d, k = V.shape
     if not data.has_rows and neighbors != "replace":
-        raise ValueError("from sufficient statistics alone the variances' rounding error grows with n, which is "
-                         "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
-                         "no share.")
+        raise ValueError(
+            "from sufficient statistics alone the variances' rounding error grows with n, which is "
+            "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
+            "no share."
+        )
     values, err, projections = _variance_terms(data, V, rotate, keep_projections and not rotate)
     kind = "upper" if rotate else "diag"
-    noisy, noise = release_vector(values, share, rng, l2=sensitivity(f"variances_{kind}_trace", neighbors),
-                                  l1=sensitivity(f"variances_{kind}_trace_l1", neighbors, block_size=k),
-                                  computation_error=err, name="variances along the components")
+    noisy, noise = release_vector(
+        values,
+        share,
+        rng,
+        l2=sensitivity(f"variances_{kind}_trace", neighbors),
+        l1=sensitivity(f"variances_{kind}_trace_l1", neighbors, block_size=k),
+        computation_error=err,
+        name="variances along the components",
+    )
     total = float(noisy[-1])
     if rotate:
         variances, U = top_eigenvectors(_symmetric(noisy[:-1], k), k)
@@ -146,6 +183,12 @@ def private_variances(data: PreparedData, components: np.ndarray, share: Share, 
     else:
         order = np.argsort(-noisy[:-1], kind="stable")
         variances, ordered = noisy[:-1][order], V[:, order]
-    return {"components": ordered, "variances": np.asarray(variances, dtype=float), "total_variance": total,
-            "projections": None if projections is None else projections[:, order],
-            "released": noisy, "noise": noise, "kind": kind}
+    return {
+        "components": ordered,
+        "variances": np.asarray(variances, dtype=float),
+        "total_variance": total,
+        "projections": None if projections is None else projections[:, order],
+        "released": noisy,
+        "noise": noise,
+        "kind": kind,
+    }

@@ -19,6 +19,7 @@ components V (public once released). Three choices shape it:
 
 Display steps (negatives to 0, normalising to frequencies, a per-group share) are post-processing.
 """
+
 from __future__ import annotations
 
 import math
@@ -80,8 +81,9 @@ def project(rows: np.ndarray, components: np.ndarray) -> np.ndarray:
     return fixed_order_project(rows, components)  # compiled, the same bits as the column loop
 
 
-def _quantile_search(values: np.ndarray, q: float, candidates: np.ndarray, share: Share, rng,
-                     n_est: float) -> tuple[float, list]:
+def _quantile_search(
+    values: np.ndarray, q: float, candidates: np.ndarray, share: Share, rng, n_est: float
+) -> tuple[float, list]:
     """The candidate below which about a q share of ``values`` lies: a noisy binary search (counts of sensitivity 1)."""
     values = np.sort(values)
     target = q * n_est
@@ -152,8 +154,9 @@ def private_frame(scores: np.ndarray, share: Share, neighbors: str, rng, n: int 
     part = share.split(steps)
     released_n = None
     if own_count:
-        noisy_n, _ = release_vector(np.array([scores.shape[0]]), part, rng, l2=1.0, l1=1.0, integer=True,
-                                    name="row count")
+        noisy_n, _ = release_vector(
+            np.array([scores.shape[0]]), part, rng, l2=1.0, l1=1.0, integer=True, name="row count"
+        )
         released_n = int(noisy_n[0])
         n = max(float(released_n), 1.0)
     n_est = float(scores.shape[0] if n is None else n)
@@ -287,9 +290,22 @@ def _noisy_table(table: np.ndarray, share: Share, neighbors: str, rng, kind: str
     return table, {"threshold": None, "noise_scale": count_noise(share, neighbors).noise_scale}
 
 
-def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neighbors: str, rng, *, bins=None,
-                   groups=None, group_labels=None, frame=None, kind: str = "additive", failure: float = 0.0,
-                   released_n: float | None = None, projections: np.ndarray | None = None) -> dict:
+def private_scores(
+    rows: np.ndarray,
+    components: np.ndarray,
+    share: Share,
+    neighbors: str,
+    rng,
+    *,
+    bins=None,
+    groups=None,
+    group_labels=None,
+    frame=None,
+    kind: str = "additive",
+    failure: float = 0.0,
+    released_n: float | None = None,
+    projections: np.ndarray | None = None,
+) -> dict:
     """The private score histogram: counts of the rows' projections on the first (one or) two components.
 
     Parameters
@@ -324,8 +340,11 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     """
     dims = min(2, components.shape[1])
     n = rows.shape[0]
-    bins = (score_bins(neighbors, n, share.mu or share.epsilon, released_n) if bins is None
-            else check_int_range(bins, "score bins", 4, 100))
+    bins = (
+        score_bins(neighbors, n, share.mu or share.epsilon, released_n)
+        if bins is None
+        else check_int_range(bins, "score bins", 4, 100)
+    )
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}: use one of {list(KINDS)}.")
     lo = np.full(dims, -1.0) if frame is None else np.asarray(frame["low"], dtype=float)
@@ -336,13 +355,20 @@ def private_scores(rows: np.ndarray, components: np.ndarray, share: Share, neigh
     flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
     labels, index = _group_index(groups, group_labels, n)
     keep = index >= 0
-    size = bins ** dims
+    size = bins**dims
     table = np.bincount(index[keep] * size + flat[keep], minlength=len(labels) * size)
     noisy, info = _noisy_table(table, share, neighbors, rng, kind, failure)
     noisy = noisy.reshape((len(labels),) + (bins,) * dims)
-    return {"counts": noisy if groups is not None else noisy[0], "edges": edges if dims == 2 else edges[0],
-            "dims": dims, "groups": None if groups is None else labels, "noise_scale": info["noise_scale"],
-            "kind": kind, "threshold": info["threshold"], "bins": bins}
+    return {
+        "counts": noisy if groups is not None else noisy[0],
+        "edges": edges if dims == 2 else edges[0],
+        "dims": dims,
+        "groups": None if groups is None else labels,
+        "noise_scale": info["noise_scale"],
+        "kind": kind,
+        "threshold": info["threshold"],
+        "bins": bins,
+    }
 
 
 #: a score plot reads well when the noise s.d. per cell is at most this share of the rows its smallest group puts in
@@ -365,8 +391,9 @@ def noise_to_signal(counts, dims: int, noise_scale: float) -> float:
     return float(noise_scale) / (smallest / max(CLOUD_CELLS * cells, 1.0))
 
 
-def readable_budget(ratio: float, share: float, epsilon: float, delta: float, mu: float | None,
-                    max_share: float = 0.3) -> dict:
+def readable_budget(
+    ratio: float, share: float, epsilon: float, delta: float, mu: float | None, max_share: float = 0.3
+) -> dict:
     """What would make a score plot of :func:`noise_to_signal` ``ratio`` read well (ratio <= READABLE_NOISE).
 
     The noise per cell falls like 1/mu_s, mu_s = sqrt(share) mu*(epsilon, delta) for a Gaussian share (``mu`` its

@@ -2,6 +2,7 @@
 (:func:`allocate`) and the kind of privacy curve the composition earns (:func:`release_curve_kind`), checked before
 any data is read. :mod:`dppca_core.pipeline.budget` re-exports them.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,8 +17,15 @@ PARTS = ("scale", "radius", "mean", "subspace", "eigenvalues", "groups", "frame"
 
 
 #: share of the budget each optional part gets by default (the rest goes to the subspace)
-DEFAULT_SHARES = {"scale": 0.1, "radius": 0.1, "mean": 0.1, "eigenvalues": 0.1, "scores": 0.1, "groups": 0.05,
-                  "frame": 0.05}
+DEFAULT_SHARES = {
+    "scale": 0.1,
+    "radius": 0.1,
+    "mean": 0.1,
+    "eigenvalues": 0.1,
+    "scores": 0.1,
+    "groups": 0.05,
+    "frame": 0.05,
+}
 
 
 #: share of the total delta kept for stability-based steps (a sparse score plot, groups released privately)
@@ -45,26 +53,50 @@ class BudgetSplit:
     def __post_init__(self):
         for part in PARTS:
             value = getattr(self, part)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                    or not 0.0 <= value <= 1.0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not 0.0 <= value <= 1.0
+            ):
                 raise ValueError(f"the {part} share must be a number in [0, 1] (got {value!r}).")
         if self.subspace <= 0:
             raise ValueError("the subspace share must be positive: the components are the release.")
         total = sum(getattr(self, part) for part in PARTS)
         if abs(total - 1.0) > 1e-9:
-            raise ValueError(f"the shares sum to {total:.6g}, not 1; e.g. BudgetSplit.with_extras(mean=0.1, "
-                             "eigenvalues=0.1, scores=0.1) gives the subspace the rest.")
+            raise ValueError(
+                f"the shares sum to {total:.6g}, not 1; e.g. BudgetSplit.with_extras(mean=0.1, "
+                "eigenvalues=0.1, scores=0.1) gives the subspace the rest."
+            )
 
     @classmethod
-    def with_extras(cls, mean: float = 0.0, eigenvalues: float = 0.0, scores: float = 0.0, radius: float = 0.0,
-                    scale: float = 0.0, frame: float = 0.0, groups: float = 0.0) -> "BudgetSplit":
+    def with_extras(
+        cls,
+        mean: float = 0.0,
+        eigenvalues: float = 0.0,
+        scores: float = 0.0,
+        radius: float = 0.0,
+        scale: float = 0.0,
+        frame: float = 0.0,
+        groups: float = 0.0,
+    ) -> "BudgetSplit":
         """The given extra shares, and the rest of the budget to the subspace."""
         extras = mean + eigenvalues + scores + radius + scale + frame + groups
         if 1.0 - extras <= 0:
-            raise ValueError(f"the extra shares sum to {extras:.3g}; leave the subspace some budget (the extras must "
-                             "sum to less than 1).")
-        return cls(mean=mean, subspace=1.0 - extras, eigenvalues=eigenvalues, scores=scores, radius=radius,
-                   scale=scale, frame=frame, groups=groups)
+            raise ValueError(
+                f"the extra shares sum to {extras:.3g}; leave the subspace some budget (the extras must "
+                "sum to less than 1)."
+            )
+        return cls(
+            mean=mean,
+            subspace=1.0 - extras,
+            eigenvalues=eigenvalues,
+            scores=scores,
+            radius=radius,
+            scale=scale,
+            frame=frame,
+            groups=groups,
+        )
 
     def as_dict(self) -> dict:
         return {part: float(getattr(self, part)) for part in PARTS}
@@ -92,17 +124,21 @@ def _curve_kind(spec, params: dict) -> str:
 
 
 def _default_budget(center: str, private_radius_: bool, scale: str) -> BudgetSplit:
-    return BudgetSplit.with_extras(mean=DEFAULT_SHARES["mean"] if center == "private" else 0.0,
-                                   radius=DEFAULT_SHARES["radius"] if private_radius_ else 0.0,
-                                   scale=DEFAULT_SHARES["scale"] if scale == "private" else 0.0)
+    return BudgetSplit.with_extras(
+        mean=DEFAULT_SHARES["mean"] if center == "private" else 0.0,
+        radius=DEFAULT_SHARES["radius"] if private_radius_ else 0.0,
+        scale=DEFAULT_SHARES["scale"] if scale == "private" else 0.0,
+    )
 
 
 def _check_budget(budget, center: str, private_radius_: bool, scale: str) -> None:
     if not isinstance(budget, BudgetSplit):
         raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
-    needed = {"mean": (center == "private", "centring with a private mean (center='private')"),
-              "radius": (private_radius_, "choosing the clipping radius privately (data_norm='private')"),
-              "scale": (scale == "private", "scaling the columns privately (scale='private')")}
+    needed = {
+        "mean": (center == "private", "centring with a private mean (center='private')"),
+        "radius": (private_radius_, "choosing the clipping radius privately (data_norm='private')"),
+        "scale": (scale == "private", "scaling the columns privately (scale='private')"),
+    }
     _check_steps_have_shares(budget, needed)
 
 
@@ -115,8 +151,12 @@ def _check_steps_have_shares(budget: BudgetSplit, needed: dict, example: str = "
     for part, (used, what) in needed.items():
         share = getattr(budget, part)
         if used and share <= 0:
-            raise ValueError(f"{what} needs a positive {part} share in the budget, e.g. "
-                             f"BudgetSplit.with_extras({example.format(part=part)}).")
+            raise ValueError(
+                f"{what} needs a positive {part} share in the budget, e.g. "
+                f"BudgetSplit.with_extras({example.format(part=part)})."
+            )
         if not used and share > 0:
-            raise ValueError(f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off. "
-                             f"Give that share to the subspace, or turn the step on.")
+            raise ValueError(
+                f"the budget gives the {part} a share of {share:g}, but nothing uses it: {what} is off. "
+                f"Give that share to the subspace, or turn the step on."
+            )

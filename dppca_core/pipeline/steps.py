@@ -3,6 +3,7 @@ is read), then scale, radius, mean, subspace, eigenvalues, k and the score plot 
 what it publishes and spends in the :class:`~dppca_core.pipeline.ledger.Ledger`, and the assembled
 :class:`~dppca_core.release.Release`.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,13 +20,29 @@ from ..linalg import top_eigenvectors
 from ..data.prepare import FUSED_GRAM_MAX_D, PreparedData, prepare, prepare_centred
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
-from .scores import (BINS_MIN, FRAMES, KINDS, count_noise, private_frame, private_group_labels, private_scores,
-                     project as project_rows, stability_threshold)
-from ..validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, \
-    check_positive
+from .scores import (
+    BINS_MIN,
+    FRAMES,
+    KINDS,
+    count_noise,
+    private_frame,
+    private_group_labels,
+    private_scores,
+    project as project_rows,
+    stability_threshold,
+)
+from ..validation import check_delta, check_float_range, check_int_range, check_k, check_matrix, check_positive
 from .parts import private_mean, private_variances
-from .split import (PARTS, STABILITY_DELTA_SHARE, BudgetSplit, _check_budget, _check_steps_have_shares, _curve_kind,
-                    _default_budget, allocate)
+from .split import (
+    PARTS,
+    STABILITY_DELTA_SHARE,
+    BudgetSplit,
+    _check_budget,
+    _check_steps_have_shares,
+    _curve_kind,
+    _default_budget,
+    allocate,
+)
 
 
 #: the variances' pass keeps the rows' projections for the score plot up to this many components (n x k floats)
@@ -34,8 +51,10 @@ KEPT_PROJECTIONS = 16
 
 def _column_bounds(column_bounds, d: int) -> np.ndarray:
     if column_bounds is None:
-        raise ValueError("scaling by column bounds needs column_bounds: one public bound per column on |x_j| "
-                         "(from the data's documentation or the instrument's range, never read off the data).")
+        raise ValueError(
+            "scaling by column bounds needs column_bounds: one public bound per column on |x_j| "
+            "(from the data's documentation or the instrument's range, never read off the data)."
+        )
     b = np.asarray(column_bounds, dtype=float).reshape(-1)
     if b.shape != (d,) or not np.all(np.isfinite(b)) or np.any(b <= 0):
         raise ValueError(f"column_bounds must hold one finite bound > 0 per column ({d} of them); got {b.shape[0]}.")
@@ -61,26 +80,32 @@ def _plan(spec, options: ReleaseOptions) -> _Plan:
     resolved = spec.resolve_params(options.params)
     delta = check_delta(options.delta) if spec.uses_delta_with(resolved) else 0.0
     if options.center == "empirical" and spec.guarantee != "none":
-        raise ValueError("center='empirical' centres with the data's own mean, which is not private: use "
-                         "center='private' (a private mean from its own share), or mechanism='non_private' for the "
-                         "exact reference.")
+        raise ValueError(
+            "center='empirical' centres with the data's own mean, which is not private: use "
+            "center='private' (a private mean from its own share), or mechanism='non_private' for the "
+            "exact reference."
+        )
     budget = options.budget
     if budget is None:
         budget = _default_budget(options.center, options.private_radius, options.scale)
     if spec.guarantee == "none":
         return _Plan(budget, delta)
     _check_budget(budget, options.center, options.private_radius, options.scale)
-    scores = _scores_plan(budget, options.score_groups, options.score_group_labels, options.score_frame,
-                          options.score_kind)
+    scores = _scores_plan(
+        budget, options.score_groups, options.score_group_labels, options.score_frame, options.score_kind
+    )
     _check_auto_k(options.k, options.variance_target, budget, spec)
     kind = _curve_kind(spec, resolved)
     # stability-based steps (a sparse score plot, groups found privately) spend a slice of delta outside GDP
     reserve = STABILITY_DELTA_SHARE * delta if scores["stability_steps"] else 0.0
     if scores["stability_steps"] and kind == "pure":
-        raise ValueError("a sparse score plot and privately found groups need a delta, which a pure-DP release does "
-                         "not have: use score_kind='additive' and declare score_group_labels, or a Gaussian mechanism.")
-    shares = allocate(budget, options.epsilon, (delta - reserve) if kind != "pure" else 0.0,
-                      "approx" if kind == "none" else kind)
+        raise ValueError(
+            "a sparse score plot and privately found groups need a delta, which a pure-DP release does "
+            "not have: use score_kind='additive' and declare score_group_labels, or a Gaussian mechanism."
+        )
+    shares = allocate(
+        budget, options.epsilon, (delta - reserve) if kind != "pure" else 0.0, "approx" if kind == "none" else kind
+    )
     failure = reserve / ((1.0 + math.exp(min(options.epsilon, 700.0))) * max(scores["stability_steps"], 1))
     return _Plan(budget, delta, kind, shares, reserve, failure, scores)
 
@@ -89,6 +114,7 @@ def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
     """The rows with their columns scaled (by public bounds, free; or privately, the scale share), recorded."""
     if options.private_radius or options.scale != "none":
         from ..data.stats import SufficientStats
+
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
         X = check_matrix(X)
@@ -114,23 +140,36 @@ def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
 def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> float:
     """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded."""
     if not options.private_radius:
-        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint="Choose a public bound on row "
-                              "norms, or data_norm='private'.")
+        return check_positive(
+            options.data_norm,
+            "data_norm (clipping radius R)",
+            hint="Choose a public bound on row " "norms, or data_norm='private'.",
+        )
     share = plan.shares["radius"]
-    chosen = private_radius(X, share, options.neighbors, rng, bounds=options.radius_bounds,
-                            quantile=options.radius_quantile)
+    chosen = private_radius(
+        X, share, options.neighbors, rng, bounds=options.radius_bounds, quantile=options.radius_quantile
+    )
     R = chosen["radius"]
-    ledger.record(Step(
-        curves=[share.curve()], outputs={"radius": {"value": R, "counts": chosen["counts"],
-                                                    "thresholds": chosen["thresholds"]}},
-        facts={"radius_noise_scale": chosen["noise"].noise_scale},
-        parameters={"radius_rule": {"quantile": chosen["quantile"], "bounds": [float(chosen["edges"][0]),
-                                    float(chosen["edges"][-1])], "bins": int(chosen["edges"].size - 1)}}))
+    ledger.record(
+        Step(
+            curves=[share.curve()],
+            outputs={"radius": {"value": R, "counts": chosen["counts"], "thresholds": chosen["thresholds"]}},
+            facts={"radius_noise_scale": chosen["noise"].noise_scale},
+            parameters={
+                "radius_rule": {
+                    "quantile": chosen["quantile"],
+                    "bounds": [float(chosen["edges"][0]), float(chosen["edges"][-1])],
+                    "bins": int(chosen["edges"].size - 1),
+                }
+            },
+        )
+    )
     return R
 
 
-def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger,
-               gram_now: bool = True) -> PreparedData:
+def _mean_step(
+    data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, gram_now: bool = True
+) -> PreparedData:
     """The private mean (its share), recorded; the rows the later steps read: centred with it and clipped to R
     again (``center="private"``), or ``data`` itself. ``gram_now``: the mechanism reads the Gram matrix of the
     centred rows (then it is formed in the same pass by blocks as the centred rows)."""
@@ -141,8 +180,11 @@ def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, le
         mean_scaled = m["mean"]
         # the released noisy sum of the scaled rows (on its grid); the mean is its post-processing: divided by n (or
         # the noisy count), projected on the unit ball, times R
-        step = Step(curves=[share.curve()], outputs={"mean": mean_scaled * data.data_norm, "mean_sum": m["sum"]},
-                    facts={"mean_noise_scale": m["noise_scale"], "mean_grid": m["noise"].step})
+        step = Step(
+            curves=[share.curve()],
+            outputs={"mean": mean_scaled * data.data_norm, "mean_sum": m["sum"]},
+            facts={"mean_noise_scale": m["noise_scale"], "mean_grid": m["noise"].step},
+        )
         if m["count_noise"] is not None:  # add/remove: the noisy count is part of the mean's release
             step.outputs["count"] = m["count"]
             step.facts["count_noise_scale"] = m["count_noise_scale"]
@@ -152,26 +194,34 @@ def _mean_step(data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, le
     if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix: one pass
         return prepare_centred(data, mean_scaled)
     source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
-    centred_rows = (kernels.centred(source, mean_scaled, data.data_norm) if factors is None
-                    else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm))
+    centred_rows = (
+        kernels.centred(source, mean_scaled, data.data_norm)
+        if factors is None
+        else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm)
+    )
     return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
 
 
-def _subspace_step(spec, work: PreparedData, K: int, options: ReleaseOptions, plan: _Plan, source,
-                   ledger: Ledger) -> Release:
+def _subspace_step(
+    spec, work: PreparedData, K: int, options: ReleaseOptions, plan: _Plan, source, ledger: Ledger
+) -> Release:
     """The registered mechanism on the (privately centred) rows with its share, recorded."""
     sub = plan.shares["subspace"]
-    released = run_part(spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source,
-                        **options.params)
+    released = run_part(
+        spec.name, work, K, sub.epsilon, sub.delta, options.neighbors, work.data_norm, source, **options.params
+    )
     if plan.kind == "gdp" and released.privacy.kind != "gdp":
-        raise RuntimeError(f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
-                           f"{released.privacy.describe()}; fix its registry metadata.")
+        raise RuntimeError(
+            f"{spec.name} declares a Gaussian-DP guarantee (gaussian_dp) but released "
+            f"{released.privacy.describe()}; fix its registry metadata."
+        )
     ledger.record(Step(curves=[released.privacy], outputs=released.outputs))
     return released
 
 
-def _eigenvalue_step(spec, work: PreparedData, released: Release, options: ReleaseOptions, plan: _Plan, rng,
-                     ledger: Ledger) -> tuple:
+def _eigenvalue_step(
+    spec, work: PreparedData, released: Release, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger
+) -> tuple:
     """The components ordered by private variances (the eigenvalue share) and the explained-variance ratios
     (post-processing), recorded; or the mechanism's own eigenvalues and trace where it releases them."""
     components, eigenvalues, projections = released.components, released.eigenvalues, None
@@ -180,11 +230,13 @@ def _eigenvalue_step(spec, work: PreparedData, released: Release, options: Relea
         share = plan.shares["eigenvalues"]
         # the pass over the rows also keeps their projections for the score plot (few components: little memory)
         keep = "scores" in plan.shares and components.shape[1] <= KEPT_PROJECTIONS
-        var = private_variances(work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis,
-                                keep_projections=keep)
+        var = private_variances(
+            work, components, share, options.neighbors, rng, rotate=not spec.ordered_basis, keep_projections=keep
+        )
         components, eigenvalues, projections = var["components"], var["variances"], var["projections"]
-        step.outputs.update(total_variance=var["total_variance"],
-                            variances_released={"kind": var["kind"], "values": var["released"]})
+        step.outputs.update(
+            total_variance=var["total_variance"], variances_released={"kind": var["kind"], "values": var["released"]}
+        )
         step.facts.update(eigenvalue_noise_scale=var["noise"].noise_scale, eigenvalue_grid=var["noise"].step)
         step.curves.append(share.curve())
     elif eigenvalues is not None and "trace" in released.outputs:
@@ -203,21 +255,45 @@ def _k_step(components, eigenvalues, projections, K: int, options: ReleaseOption
         return components, eigenvalues, projections
     ratios = ledger.outputs["explained_variance_ratio"]
     k = choose_k(ratios, options.variance_target)
-    ledger.record(Step(
-        outputs={"candidate_ratios": np.asarray(ratios), "explained_variance_ratio": ratios[:k]},
-        parameters={"k_rule": {"variance_target": float(options.variance_target), "components_released": int(K),
-                               "rule": "smallest k whose private explained-variance ratios sum above the target"}}))
+    ledger.record(
+        Step(
+            outputs={"candidate_ratios": np.asarray(ratios), "explained_variance_ratio": ratios[:k]},
+            parameters={
+                "k_rule": {
+                    "variance_target": float(options.variance_target),
+                    "components_released": int(K),
+                    "rule": "smallest k whose private explained-variance ratios sum above the target",
+                }
+            },
+        )
+    )
     return components[:, :k], np.asarray(eigenvalues)[:k], None if projections is None else projections[:, :k]
 
 
-def _assemble(spec, options: ReleaseOptions, plan: _Plan, ledger: Ledger, released: Release, prepared: tuple,
-              result: tuple, privacy: tuple, note, seeded: bool) -> Release:
+def _assemble(
+    spec,
+    options: ReleaseOptions,
+    plan: _Plan,
+    ledger: Ledger,
+    released: Release,
+    prepared: tuple,
+    result: tuple,
+    privacy: tuple,
+    note,
+    seeded: bool,
+) -> Release:
     """The :class:`Release` from the ledger: the mechanism's own facts and parameters under the steps'."""
     (data, work), (components, eigenvalues), (curve, guarantee, total_delta) = prepared, result, privacy
     facts = {**ledger.facts, **released.facts}
     facts["budget"] = _budget_facts(plan.shares, facts)
-    parameters = {**released.parameters, **ledger.parameters, "k": int(components.shape[1]),
-                  "budget": plan.budget.as_dict(), "center": options.center, "scale": options.scale}
+    parameters = {
+        **released.parameters,
+        **ledger.parameters,
+        "k": int(components.shape[1]),
+        "budget": plan.budget.as_dict(),
+        "center": options.center,
+        "scale": options.scale,
+    }
     diagnostics = dict(released.diagnostics)
     diagnostics["rows_clipped"] = data.n_clipped
     if note:  # told to the data owner only: never a refusal, never published
@@ -225,17 +301,33 @@ def _assemble(spec, options: ReleaseOptions, plan: _Plan, ledger: Ledger, releas
     if options.center == "private":
         diagnostics["rows_clipped_after_centring"] = work.n_clipped
     return Release(
-        mechanism=spec.name, components=components, epsilon=options.epsilon, delta=total_delta,
-        neighbors=options.neighbors, guarantee=guarantee, privacy=curve, noise_scale=released.noise_scale,
-        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues), outputs=ledger.outputs,
-        parameters=parameters, facts=facts, caveat=released.caveat, diagnostics=NonPrivateDiagnostics(diagnostics),
+        mechanism=spec.name,
+        components=components,
+        epsilon=options.epsilon,
+        delta=total_delta,
+        neighbors=options.neighbors,
+        guarantee=guarantee,
+        privacy=curve,
+        noise_scale=released.noise_scale,
+        eigenvalues=None if eigenvalues is None else np.asarray(eigenvalues),
+        outputs=ledger.outputs,
+        parameters=parameters,
+        facts=facts,
+        caveat=released.caveat,
+        diagnostics=NonPrivateDiagnostics(diagnostics),
         seeded=seeded,
     )
 
 
-_NOISE_FACT = {"scale": "scale_noise_scale", "radius": "radius_noise_scale", "mean": "mean_noise_scale",
-               "eigenvalues": "eigenvalue_noise_scale", "scores": "scores_noise_scale", "frame": "frame_noise_scale",
-               "groups": "groups_noise_scale"}
+_NOISE_FACT = {
+    "scale": "scale_noise_scale",
+    "radius": "radius_noise_scale",
+    "mean": "mean_noise_scale",
+    "eigenvalues": "eigenvalue_noise_scale",
+    "scores": "scores_noise_scale",
+    "frame": "frame_noise_scale",
+    "groups": "groups_noise_scale",
+}
 
 
 def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: str) -> dict:
@@ -245,15 +337,23 @@ def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: st
     if kind not in KINDS:
         raise ValueError(f"score_kind={kind!r}: use one of {list(KINDS)}.")
     find_groups = groups is not None and group_labels is None
-    needed = {"frame": (frame == "private", "a private frame (score_frame='private')"),
-              "groups": (find_groups, "finding the groups privately (score_groups without score_group_labels)")}
+    needed = {
+        "frame": (frame == "private", "a private frame (score_frame='private')"),
+        "groups": (find_groups, "finding the groups privately (score_groups without score_group_labels)"),
+    }
     if budget.scores <= 0:
         if frame == "private" or groups is not None or kind != "additive":
-            raise ValueError("the score plot's options need a scores share in the budget, e.g. "
-                             "BudgetSplit.with_extras(scores=0.1).")
+            raise ValueError(
+                "the score plot's options need a scores share in the budget, e.g. "
+                "BudgetSplit.with_extras(scores=0.1)."
+            )
     _check_steps_have_shares(budget, needed, example="{part}=0.05, scores=0.1")
-    return {"frame": frame, "kind": kind, "find_groups": find_groups,
-            "stability_steps": int(kind == "sparse") + int(find_groups)}
+    return {
+        "frame": frame,
+        "kind": kind,
+        "find_groups": find_groups,
+        "stability_steps": int(kind == "sparse") + int(find_groups),
+    }
 
 
 #: where a noisy row count may already be published when the score plot is drawn (add/remove), in order of
@@ -317,8 +417,9 @@ def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, out
     return frame, (released_n, n_from), Step(curves=[share.curve()])
 
 
-def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict,
-                projections=None) -> Step:
+def _score_plot(
+    work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections=None
+) -> Step:
     """The score histogram of a release with its groups and frame (their steps first): one step for the ledger.
 
     Nothing in its shape reads the exact n where n is private: under add/remove the default cells come from a noisy
@@ -337,20 +438,42 @@ def _score_plot(work: PreparedData, components, options: ReleaseOptions, plan: _
     elif released_n is not None:
         rule = {"rule": BINS_RULE, "n_from": n_from, "mu": mu}
     else:
-        rule = {"rule": "no row count is published (n is private under add/remove): the fixed default",
-                "default": BINS_MIN}
-    sc = private_scores(rows, components, share, neighbors, rng, bins=bins, groups=groups, group_labels=group_labels,
-                        frame=frame, kind=plan.scores["kind"], failure=plan.failure, released_n=released_n,
-                        projections=projections)
+        rule = {
+            "rule": "no row count is published (n is private under add/remove): the fixed default",
+            "default": BINS_MIN,
+        }
+    sc = private_scores(
+        rows,
+        components,
+        share,
+        neighbors,
+        rng,
+        bins=bins,
+        groups=groups,
+        group_labels=group_labels,
+        frame=frame,
+        kind=plan.scores["kind"],
+        failure=plan.failure,
+        released_n=released_n,
+        projections=projections,
+    )
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:
         out["groups"] = sc["groups"]
     if frame is not None:
         out["frame"] = {key: frame[key] for key in ("low", "high", "counts", "quantile", "count") if key in frame}
-    step = Step(curves=groups_step.curves + frame_step.curves + [share.curve()], outputs={"scores": out},
-                facts={**groups_step.facts, "scores_noise_scale": sc["noise_scale"]},
-                parameters={"score_frame": plan.scores["frame"], "score_kind": plan.scores["kind"],
-                            **groups_step.parameters, "score_bins": sc["bins"], "score_bins_rule": rule})
+    step = Step(
+        curves=groups_step.curves + frame_step.curves + [share.curve()],
+        outputs={"scores": out},
+        facts={**groups_step.facts, "scores_noise_scale": sc["noise_scale"]},
+        parameters={
+            "score_frame": plan.scores["frame"],
+            "score_kind": plan.scores["kind"],
+            **groups_step.parameters,
+            "score_bins": sc["bins"],
+            "score_bins_rule": rule,
+        },
+    )
     if sc["threshold"] is not None:
         step.facts["scores_threshold"] = sc["threshold"]
     return step
@@ -379,12 +502,16 @@ def _check_auto_k(k, variance_target, budget: BudgetSplit, spec) -> bool:
             raise ValueError("variance_target is used with k='auto' only.")
         return False
     if variance_target is None:
-        raise ValueError("k='auto' needs a public variance_target in (0, 1), e.g. 0.9: the smallest k whose private "
-                         "explained-variance ratios sum above it.")
+        raise ValueError(
+            "k='auto' needs a public variance_target in (0, 1), e.g. 0.9: the smallest k whose private "
+            "explained-variance ratios sum above it."
+        )
     check_float_range(variance_target, "variance_target", 0.0, 1.0, low_open=True, high_open=True)
     if budget.eigenvalues <= 0 and not spec.releases_eigenvalues:
-        raise ValueError(f"k='auto' is chosen from private explained-variance ratios, but the budget gives the "
-                         f"eigenvalues no share and {spec.name} does not release its own: give 'eigenvalues' a share.")
+        raise ValueError(
+            f"k='auto' is chosen from private explained-variance ratios, but the budget gives the "
+            f"eigenvalues no share and {spec.name} does not release its own: give 'eigenvalues' a share."
+        )
     return True
 
 
@@ -423,15 +550,40 @@ def _exact_release(spec, X, options: ReleaseOptions, budget: BudgetSplit, seeded
         edges = np.linspace(-1.0, 1.0, bins + 1)
         dims = min(2, k)
         proj = project_rows(rows, vectors[:, :dims])
-        counts = (np.histogram2d(proj[:, 0], proj[:, 1], bins=[edges, edges])[0] if dims == 2
-                  else np.histogram(proj[:, 0], bins=edges)[0])
-        outputs["scores"] = {"counts": counts.astype(np.int64), "edges": [edges, edges] if dims == 2 else edges,
-                             "dims": dims}
-    parameters = {"k": k, "d": data.d, "data_norm": data.data_norm, "budget": budget.as_dict(), "center": center,
-                  "score_bins": score_bins, "scale": scale}
+        counts = (
+            np.histogram2d(proj[:, 0], proj[:, 1], bins=[edges, edges])[0]
+            if dims == 2
+            else np.histogram(proj[:, 0], bins=edges)[0]
+        )
+        outputs["scores"] = {
+            "counts": counts.astype(np.int64),
+            "edges": [edges, edges] if dims == 2 else edges,
+            "dims": dims,
+        }
+    parameters = {
+        "k": k,
+        "d": data.d,
+        "data_norm": data.data_norm,
+        "budget": budget.as_dict(),
+        "center": center,
+        "score_bins": score_bins,
+        "scale": scale,
+    }
     if neighbors == "replace":
         parameters["n"] = data.n
-    return Release(mechanism=spec.name, components=vectors, epsilon=math.inf, delta=0.0, neighbors=neighbors,
-                   guarantee="none", privacy=PrivacyCurve.none(), noise_scale=None, eigenvalues=values,
-                   outputs=outputs, parameters=parameters, facts={"noise_on": "none"},
-                   diagnostics=NonPrivateDiagnostics({"rows_clipped": data.n_clipped}), seeded=seeded)
+    return Release(
+        mechanism=spec.name,
+        components=vectors,
+        epsilon=math.inf,
+        delta=0.0,
+        neighbors=neighbors,
+        guarantee="none",
+        privacy=PrivacyCurve.none(),
+        noise_scale=None,
+        eigenvalues=values,
+        outputs=outputs,
+        parameters=parameters,
+        facts={"noise_on": "none"},
+        diagnostics=NonPrivateDiagnostics({"rows_clipped": data.n_clipped}),
+        seeded=seeded,
+    )

@@ -41,15 +41,39 @@ states, a release already published), or released now from a share of the budget
 reads the rows once and whose cost the plan adds to its total), or labelled not private (:meth:`Standin.exact`, for
 the data owner's exploration only). :func:`evaluate` checks a plan on rows (the data owner's check, not private).
 """
+
 from __future__ import annotations
 
-from .planner import (DEFAULT_MECHANISMS, PLAN_INTERVAL, SPARSE_MECHANISMS, Plan, _cached_plan, evaluate,  # noqa: F401
-                      plan, split_words)
+from .planner import (
+    DEFAULT_MECHANISMS,
+    PLAN_INTERVAL,
+    SPARSE_MECHANISMS,  # noqa: F401
+    Plan,
+    _cached_plan,  # noqa: F401
+    evaluate,  # noqa: F401
+    plan,
+    split_words,
+)
 from .search import SHARE_GRID
 from .simulation import EPS_GRID
 from .standin import Standin, StandinTooNoisy, cost_curve
 from .targets import TARGET_PARTS, TARGETS, Target, check_targets, default_reps, target_words  # noqa: F401
 
-__all__ = ["plan", "Plan", "Standin", "StandinTooNoisy", "Target", "TARGETS", "evaluate", "default_reps",
-           "target_words", "check_targets", "split_words", "cost_curve", "EPS_GRID", "DEFAULT_MECHANISMS", "SHARE_GRID",
-           "PLAN_INTERVAL"]
+__all__ = [
+    "plan",
+    "Plan",
+    "Standin",
+    "StandinTooNoisy",
+    "Target",
+    "TARGETS",
+    "evaluate",
+    "default_reps",
+    "target_words",
+    "check_targets",
+    "split_words",
+    "cost_curve",
+    "EPS_GRID",
+    "DEFAULT_MECHANISMS",
+    "SHARE_GRID",
+    "PLAN_INTERVAL",
+]

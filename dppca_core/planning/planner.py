@@ -1,5 +1,6 @@
 """The plan: :func:`plan` (public facts in, a :class:`Plan` out, memoised), its frontier, its total epsilon with
 the stand-in's cost and earlier releases, and :func:`evaluate` (a plan checked on rows or on fresh draws)."""
+
 from __future__ import annotations
 
 import functools
@@ -93,22 +94,29 @@ class Plan:
     def describe(self) -> list[str]:
         """The plan in a few plain sentences."""
         if not self.reachable:
-            return [f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} on "
-                    f"this stand-in ({self.standin.describe()}): loosen a target, lower the confidence, or plan for "
-                    "more rows."]
+            return [
+                f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} on "
+                f"this stand-in ({self.standin.describe()}): loosen a target, lower the confidence, or plan for "
+                "more rows."
+            ]
         lo, hi = self.interval
-        out = [f"Planned for {self.target_words()}: {display_name(self.mechanism)} at ε = {self.epsilon:g} "
-               f"(δ = {self.delta:g}), budget split {split_words(self.budget)}.",
-               f"In {self.reps} simulated releases on the stand-in, {100 * self.share:.0f}% met every target (95% "
-               f"interval {100 * lo:.0f}% to {100 * hi:.0f}%); the stand-in is {self.standin.describe()}."]
+        out = [
+            f"Planned for {self.target_words()}: {display_name(self.mechanism)} at ε = {self.epsilon:g} "
+            f"(δ = {self.delta:g}), budget split {split_words(self.budget)}.",
+            f"In {self.reps} simulated releases on the stand-in, {100 * self.share:.0f}% met every target (95% "
+            f"interval {100 * lo:.0f}% to {100 * hi:.0f}%); the stand-in is {self.standin.describe()}.",
+        ]
         if self.default_epsilon is not None and self.default_epsilon > self.epsilon * (1 + 1e-9):
-            out.append(f"With the default split (10% to each optional part) the same mechanism needs ε = "
-                       f"{self.default_epsilon:g}.")
+            out.append(
+                f"With the default split (10% to each optional part) the same mechanism needs ε = "
+                f"{self.default_epsilon:g}."
+            )
         if self.total_epsilon > self.epsilon * (1 + 1e-9):
             counted = "the stand-in's own cost" if self.standin.cost is not None else ""
             if self.earlier:
-                counted += (" and " if counted else "") + (f"{self.earlier} earlier release"
-                                                           f"{'s' if self.earlier > 1 else ''} from the same rows")
+                counted += (" and " if counted else "") + (
+                    f"{self.earlier} earlier release" f"{'s' if self.earlier > 1 else ''} from the same rows"
+                )
             out.append(f"With {counted} the total is ε = {self.total_epsilon:.3g}.")
         return out + list(self.notes)
 
@@ -175,10 +183,18 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
     met = sim.met(values)
     count, reps = int(met.all(axis=1).sum()), len(values)
     lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
-    row = {"mechanism": mech, "title": display_name(mech), "split": split_words(found.split),
-           "epsilon": float(s.grid()[i]), "reps": reps, "share": count / reps, "low": float(lo[0]),
-           "high": float(hi[0]), "meets": bool(_meets([count], reps, s.confidence)[0]),
-           "planned": i == found.index}
+    row = {
+        "mechanism": mech,
+        "title": display_name(mech),
+        "split": split_words(found.split),
+        "epsilon": float(s.grid()[i]),
+        "reps": reps,
+        "share": count / reps,
+        "low": float(lo[0]),
+        "high": float(hi[0]),
+        "meets": bool(_meets([count], reps, s.confidence)[0]),
+        "planned": i == found.index,
+    }
     for t, name in enumerate(sim.names):
         row[f"met: {name}"] = float(met[:, t].mean())
         row[f"median: {name}"] = float(np.nanmedian(values[:, t])) if np.isfinite(values[:, t]).any() else math.nan
@@ -190,38 +206,96 @@ def _plan_from_setting(s: _Setting) -> Plan:
     sim = _Simulator(s)
     grid = s.grid()
     best, tried = _search_every_mechanism(sim)
-    ranked = sorted((f for f in best.values() if f.index is not None),
-                    key=lambda f: (f.index, -f.checked[f.index][0], s.mechanisms.index(f.mech)))
+    ranked = sorted(
+        (f for f in best.values() if f.index is not None),
+        key=lambda f: (f.index, -f.checked[f.index][0], s.mechanisms.index(f.mech)),
+    )
     winner = ranked[0] if ranked else None
     default_eps = None if winner is None else _default_split_epsilon(sim, winner, tried)
     frontier = _frontier(sim, best)
-    candidates = pd.DataFrame([{"mechanism": m, "title": display_name(m), "split": split_words(sp),
-                                "first guess ε": float(grid[p]), "searched": f.searched,
-                                "planned ε": math.inf if f.index is None else float(grid[f.index])}
-                               for m, sp, p, f in tried])
+    candidates = pd.DataFrame(
+        [
+            {
+                "mechanism": m,
+                "title": display_name(m),
+                "split": split_words(sp),
+                "first guess ε": float(grid[p]),
+                "searched": f.searched,
+                "planned ε": math.inf if f.index is None else float(grid[f.index]),
+            }
+            for m, sp, p, f in tried
+        ]
+    )
     settings = _settings(sim)
     notes = list(s.standin.notes)
     if s.neighbors == "add_remove":
-        notes.append(f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public "
-                     "estimate).")
+        notes.append(
+            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
+        )
     if winner is None:
-        return Plan(math.inf, None, None, frontier, candidates, None, (0.0, 0.0), s.reps, s.confidence,
-                    s.target_map, s.delta, s.standin, None, math.inf, settings, tuple(notes), sim.releases)
+        return Plan(
+            math.inf,
+            None,
+            None,
+            frontier,
+            candidates,
+            None,
+            (0.0, 0.0),
+            s.reps,
+            s.confidence,
+            s.target_map,
+            s.delta,
+            s.standin,
+            None,
+            math.inf,
+            settings,
+            tuple(notes),
+            sim.releases,
+        )
     count, reps = winner.checked[winner.index]
     lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
     epsilon = float(grid[winner.index])
-    return Plan(epsilon, winner.mech, winner.split, frontier, candidates, count / reps, (float(lo[0]), float(hi[0])),
-                reps, s.confidence, s.target_map, s.delta, s.standin, default_eps,
-                _total_epsilon(s, winner.mech, epsilon), settings, tuple(notes), sim.releases)
+    return Plan(
+        epsilon,
+        winner.mech,
+        winner.split,
+        frontier,
+        candidates,
+        count / reps,
+        (float(lo[0]), float(hi[0])),
+        reps,
+        s.confidence,
+        s.target_map,
+        s.delta,
+        s.standin,
+        default_eps,
+        _total_epsilon(s, winner.mech, epsilon),
+        settings,
+        tuple(notes),
+        sim.releases,
+    )
 
 
 def _settings(sim: _Simulator) -> dict:
     """The setting a plan was found for, as plain values (:attr:`Plan.settings`)."""
     s = sim.s
-    return {"n": s.n, "d": s.d, "k": s.k, "neighbors": s.neighbors, "data_norm": s.data_norm, "radius": s.radius,
-            "center": s.center, "parts": list(s.parts), "mechanisms": list(s.mechanisms), "sparsity": s.sparsity,
-            "seed": s.seed, "max_epsilon": s.max_epsilon, "engine": sim.engine, "params": dict(s.params),
-            "reps": s.reps}
+    return {
+        "n": s.n,
+        "d": s.d,
+        "k": s.k,
+        "neighbors": s.neighbors,
+        "data_norm": s.data_norm,
+        "radius": s.radius,
+        "center": s.center,
+        "parts": list(s.parts),
+        "mechanisms": list(s.mechanisms),
+        "sparsity": s.sparsity,
+        "seed": s.seed,
+        "max_epsilon": s.max_epsilon,
+        "engine": sim.engine,
+        "params": dict(s.params),
+        "reps": s.reps,
+    }
 
 
 def _search_every_mechanism(sim: _Simulator) -> tuple[dict, list]:
@@ -256,11 +330,29 @@ def _cached_plan(s: _Setting) -> Plan:
     return _plan_from_setting(s)
 
 
-def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Standin | None = None,
-         delta: float = 1e-6, confidence: float = 0.9, neighbors: str = "replace", data_norm=1.0,
-         radius_rule: RadiusRule | None = None, center: str = "none", parts=(), mechanisms=None,
-         mechanism_params: dict | None = None, sparsity: int | None = None, reps: int | None = None, seed: int = 0,
-         max_epsilon: float = 100.0, spent=()) -> Plan:
+def plan(
+    targets: dict,
+    *,
+    n: int,
+    d: int,
+    k: int,
+    spectrum=None,
+    standin: Standin | None = None,
+    delta: float = 1e-6,
+    confidence: float = 0.9,
+    neighbors: str = "replace",
+    data_norm=1.0,
+    radius_rule: RadiusRule | None = None,
+    center: str = "none",
+    parts=(),
+    mechanisms=None,
+    mechanism_params: dict | None = None,
+    sparsity: int | None = None,
+    reps: int | None = None,
+    seed: int = 0,
+    max_epsilon: float = 100.0,
+    spent=(),
+) -> Plan:
     """The smallest total epsilon, the mechanism and the budget split that meet every target in ``confidence`` of
     releases, from public facts only (no data matrix).
 
@@ -309,14 +401,24 @@ def plan(targets: dict, *, n: int, d: int, k: int, spectrum=None, standin: Stand
     found = _cached_plan(s)
     found = replace(found, frontier=found.frontier.copy(), candidates=found.candidates.copy())
     if spent and found.reachable:
-        found = replace(found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent),
-                        earlier=len(spent))
+        found = replace(
+            found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent), earlier=len(spent)
+        )
     return found
 
 
-def evaluate(found: Plan, X=None, *, standin: Standin | None = None, epsilon: float | None = None,
-             mechanism: str | None = None, budget: BudgetSplit | None = None, support=None, reps: int = 200,
-             seed: int = 1) -> dict:
+def evaluate(
+    found: Plan,
+    X=None,
+    *,
+    standin: Standin | None = None,
+    epsilon: float | None = None,
+    mechanism: str | None = None,
+    budget: BudgetSplit | None = None,
+    support=None,
+    reps: int = 200,
+    seed: int = 1,
+) -> dict:
     """The share of ``reps`` fresh releases that meet the plan's targets, with its 95% interval.
 
     On rows ``X`` (the data's units; each release scored against the exact PCA of those rows: the data owner's check,
@@ -326,20 +428,41 @@ def evaluate(found: Plan, X=None, *, standin: Standin | None = None, epsilon: fl
     Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
     """
     if not found.reachable and (epsilon is None or mechanism is None or budget is None):
-        raise ValueError("this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate "
-                         "one.")
+        raise ValueError(
+            "this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate " "one."
+        )
     cfg = found.settings
-    s = _setting(found.targets, n=X.shape[0] if X is not None else cfg["n"], d=cfg["d"], k=cfg["k"], spectrum=None,
-                 standin=standin or found.standin, delta=found.delta, confidence=found.confidence,
-                 neighbors=cfg["neighbors"], data_norm=cfg["data_norm"],
-                 radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None, center=cfg["center"],
-                 parts=cfg["parts"], mechanisms=[mechanism or found.mechanism],
-                 mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()}, sparsity=cfg["sparsity"],
-                 reps=reps, seed=seed, max_epsilon=100.0)
+    s = _setting(
+        found.targets,
+        n=X.shape[0] if X is not None else cfg["n"],
+        d=cfg["d"],
+        k=cfg["k"],
+        spectrum=None,
+        standin=standin or found.standin,
+        delta=found.delta,
+        confidence=found.confidence,
+        neighbors=cfg["neighbors"],
+        data_norm=cfg["data_norm"],
+        radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None,
+        center=cfg["center"],
+        parts=cfg["parts"],
+        mechanisms=[mechanism or found.mechanism],
+        mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()},
+        sparsity=cfg["sparsity"],
+        reps=reps,
+        seed=seed,
+        max_epsilon=100.0,
+    )
     sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
     values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
     met = sim.met(values)
     count = int(met.all(axis=1).sum())
     lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
-    return {"share": count / reps, "low": float(lo[0]), "high": float(hi[0]), "reps": reps, "met": met,
-            "values": values}
+    return {
+        "share": count / reps,
+        "low": float(lo[0]),
+        "high": float(hi[0]),
+        "reps": reps,
+        "met": met,
+        "values": values,
+    }

@@ -1,5 +1,6 @@
 """The search of a plan: for each mechanism, its budget split (one optional part at a time) by cheap pilots, then
 the smallest epsilon on the grid by extrapolated proposals and bisection."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -62,8 +63,9 @@ def _theory_start(s: _Setting, mech: str, split: BudgetSplit) -> int:
         sub = allocate(split, float(eps), s.delta if kind != "pure" else 0.0, kind)["subspace"]
         try:
             with np.errstate(all="ignore"):
-                rms = theory.first_order_rms(mech, eig, n=s.n, k=s.k, epsilon=sub.epsilon,
-                                             delta=sub.delta if sub.delta > 0 else s.delta)
+                rms = theory.first_order_rms(
+                    mech, eig, n=s.n, k=s.k, epsilon=sub.epsilon, delta=sub.delta if sub.delta > 0 else s.delta
+                )
         except (ValueError, OverflowError, ZeroDivisionError):
             return fallback
         if rms is None or not np.isfinite(rms):

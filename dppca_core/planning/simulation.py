@@ -1,5 +1,6 @@
 """The simulation of a plan: fresh releases on draws from the stand-in (or on fixed rows), scored against the
 exact PCA of their own draw, memoised, and the theory rates that extrapolate them to another epsilon."""
+
 from __future__ import annotations
 
 import json
@@ -141,8 +142,20 @@ class _Simulator:
         draw = self.draw(rep)
         rng = np.random.default_rng(np.random.SeedSequence([s.seed, rep, 1, zlib.crc32(mech.encode())]))
         self.releases += 1
-        return release_pca(mech, draw.X, s.k, float(epsilon), s.delta, s.neighbors, draw.data_norm, rng,
-                           budget=split, center=draw.center, **draw.extra, **s.mech_params(mech))
+        return release_pca(
+            mech,
+            draw.X,
+            s.k,
+            float(epsilon),
+            s.delta,
+            s.neighbors,
+            draw.data_norm,
+            rng,
+            budget=split,
+            center=draw.center,
+            **draw.extra,
+            **s.mech_params(mech),
+        )
 
     def _score(self, release, draw: _Draw) -> list:
         s, ref = self.s, draw.reference
@@ -150,21 +163,24 @@ class _Simulator:
         out = []
         for name in self.names:
             if name == "subspace_distance":
-                out.append(metrics.subspace_distance(V, ref.vectors[:, :s.k]))
+                out.append(metrics.subspace_distance(V, ref.vectors[:, : s.k]))
             elif name == "energy":
-                best = float(np.sum(ref.eigenvalues[:s.k]))
+                best = float(np.sum(ref.eigenvalues[: s.k]))
                 out.append(metrics.captured_energy(V, ref.gram) / best if best > 0 else math.nan)
             elif name == "f1":
                 support = draw.support
                 if support is None:  # rows without a known support: the top-s rows of their exact components
-                    support = metrics.row_support(ref.vectors[:, :s.k], s.sparsity)
+                    support = metrics.row_support(ref.vectors[:, : s.k], s.sparsity)
                 out.append(metrics.support_recovery(V, np.asarray(support, dtype=int), s.sparsity)["f1"])
             elif name == "explained_variance_error":
                 out.append(_ratio_error(release, ref, s.k))
             else:
                 scores = release.outputs.get("scores")
-                out.append(math.nan if scores is None else
-                           noise_to_signal(scores["counts"], int(scores["dims"]), release.facts["scores_noise_scale"]))
+                out.append(
+                    math.nan
+                    if scores is None
+                    else noise_to_signal(scores["counts"], int(scores["dims"]), release.facts["scores_noise_scale"])
+                )
         return out
 
     # -- what the theory says about another epsilon ------------------------------------------------------------
@@ -200,16 +216,20 @@ class _Simulator:
 
     def met(self, values: np.ndarray) -> np.ndarray:
         """reps x targets: whether each repetition meets each target."""
-        return np.column_stack([TARGETS[name].meets(values[:, t], v)
-                                for t, (name, v) in enumerate(self.s.targets)])
+        return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.s.targets)])
 
 
 def _engine(s: _Setting) -> str:
-    """"gram" (draws of the Gram matrix alone) when nothing of the release reads rows, else "rows"."""
-    reads_rows = (s.center != "none" or s.data_norm == "private" or "scores" in s.parts
-                  or any(get_mechanism(m).needs_rows for m in s.mechanisms)
-                  or (s.neighbors == "add_remove" and "eigenvalues" in s.parts) or s.standin.mean is not None
-                  or s.n < s.d)
+    """ "gram" (draws of the Gram matrix alone) when nothing of the release reads rows, else "rows"."""
+    reads_rows = (
+        s.center != "none"
+        or s.data_norm == "private"
+        or "scores" in s.parts
+        or any(get_mechanism(m).needs_rows for m in s.mechanisms)
+        or (s.neighbors == "add_remove" and "eigenvalues" in s.parts)
+        or s.standin.mean is not None
+        or s.n < s.d
+    )
     return "rows" if reads_rows else "gram"
 
 
@@ -236,7 +256,7 @@ def _ratio_error(release, ref: Reference, k: int) -> float:
         return math.nan
     exact = np.sort(ref.eigenvalues)[::-1][:k] / trace
     got = np.asarray(ratios, dtype=float)[:k]
-    return float(np.max(np.abs(got - exact[:got.size]))) if got.size else math.nan
+    return float(np.max(np.abs(got - exact[: got.size]))) if got.size else math.nan
 
 
 def _scale_table(s: _Setting, mech: str, split: BudgetSplit, names: list) -> np.ndarray:
@@ -260,8 +280,9 @@ def _scale_table(s: _Setting, mech: str, split: BudgetSplit, names: list) -> np.
         sub_delta = shares[0]["subspace"].delta if kind != "pure" else s.delta
         try:
             with np.errstate(all="ignore"):
-                rated = theory.rate(mech, "eps", sub_eps, n=s.n, d=s.d, k=s.k, epsilon=1.0, delta=sub_delta,
-                                    s=s.sparsity)
+                rated = theory.rate(
+                    mech, "eps", sub_eps, n=s.n, d=s.d, k=s.k, epsilon=1.0, delta=sub_delta, s=s.sparsity
+                )
             if np.all(np.isfinite(rated)) and np.all(rated > 0):
                 subspace = rated
         except (ValueError, OverflowError, ZeroDivisionError):

@@ -1,5 +1,6 @@
 """The public stand-in a plan simulates on: a stated spectrum, a law, a published release, a spectrum released
 privately (its cost counted) or the exact one (not private)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -58,13 +59,21 @@ class Standin:
 
     def __post_init__(self):
         values = np.asarray(self.eigenvalues, dtype=float)
-        if values.ndim != 1 or values.size < 2 or not np.all(np.isfinite(values)) or np.any(values < 0) \
-                or not values.sum() > 0:
-            raise ValueError("a stand-in spectrum is a list of at least two finite variances >= 0, not all zero "
-                             f"(got {[float(v) for v in np.round(values, 6)][:10]}).")
+        if (
+            values.ndim != 1
+            or values.size < 2
+            or not np.all(np.isfinite(values))
+            or np.any(values < 0)
+            or not values.sum() > 0
+        ):
+            raise ValueError(
+                "a stand-in spectrum is a list of at least two finite variances >= 0, not all zero "
+                f"(got {[float(v) for v in np.round(values, 6)][:10]})."
+            )
         if np.any(np.diff(values) > 0):
-            raise ValueError("the stand-in's eigenvalues must be in descending order (Standin.from_spectrum sorts "
-                             "them).")
+            raise ValueError(
+                "the stand-in's eigenvalues must be in descending order (Standin.from_spectrum sorts " "them)."
+            )
         if self.basis is not None and np.asarray(self.basis).shape != (values.size, values.size):
             raise ValueError("the stand-in's basis must be d x d.")
         if self.mean is not None and len(self.mean) != values.size:
@@ -119,8 +128,14 @@ class Standin:
     # -- constructors ------------------------------------------------------------------------------------------
 
     @classmethod
-    def from_spectrum(cls, values, d: int | None = None, total: float | None = None,
-                      source: str = "a stated covariance spectrum", spread: float | None = None) -> "Standin":
+    def from_spectrum(
+        cls,
+        values,
+        d: int | None = None,
+        total: float | None = None,
+        source: str = "a stated covariance spectrum",
+        spread: float | None = None,
+    ) -> "Standin":
         """From eigenvalues (data units, any order). Fewer than ``d`` values need ``total`` (the trace): the rest of
         it is spread evenly over the other d - len(values) directions (stated in ``notes``: if the next variance is
         larger, the stand-in's eigengap is too wide and the plan optimistic). ``spread``: the standard deviation of each
@@ -133,13 +148,17 @@ class Standin:
             raise ValueError(f"the spectrum has {values.size} values for d = {d} features.")
         if values.size < d:
             if total is None:
-                raise ValueError(f"the spectrum has {values.size} values for d = {d} features: give the total variance "
-                                 "(total=...) to spread the rest over the other directions, or all d values.")
+                raise ValueError(
+                    f"the spectrum has {values.size} values for d = {d} features: give the total variance "
+                    "(total=...) to spread the rest over the other directions, or all d values."
+                )
             rest = max(float(total) - float(values.sum()), 0.0) / (d - given)
             values = np.sort(np.r_[values, np.full(d - given, rest)])[::-1]
-            notes.append(f"The {d - given} variances beyond the {given} given were taken equal (the rest of the total "
-                         "spread evenly): if the largest of them is larger, the real eigengap is narrower and the plan "
-                         "optimistic.")
+            notes.append(
+                f"The {d - given} variances beyond the {given} given were taken equal (the rest of the total "
+                "spread evenly): if the largest of them is larger, the real eigengap is narrower and the plan "
+                "optimistic."
+            )
         if np.any(values < 0):
             notes.append("negative variances (noise in a released spectrum) were raised to 0.")
             values = np.sort(np.maximum(values, 0.0))[::-1]
@@ -159,19 +178,41 @@ class Standin:
         values, vectors = np.maximum(values[order], 0.0), vectors[:, order]
         support = np.asarray(law.support)
         sparse = support.size < cov.shape[0]
-        return cls(_tuple(values), basis=tuple(map(_tuple, vectors)), support=_tuple(support) if sparse else None,
-                   source=source or f"the law of the {law.name} data ({law.description})")
+        return cls(
+            _tuple(values),
+            basis=tuple(map(_tuple, vectors)),
+            support=_tuple(support) if sparse else None,
+            source=source or f"the law of the {law.name} data ({law.description})",
+        )
 
     @classmethod
-    def spiked(cls, d: int, k: int, spike: float = 10.0, eigengap: float | None = None, noise: float = 1.0,
-               sparsity: int | None = None, data_norm: float = 1.0, seed: int = 0) -> "Standin":
+    def spiked(
+        cls,
+        d: int,
+        k: int,
+        spike: float = 10.0,
+        eigengap: float | None = None,
+        noise: float = 1.0,
+        sparsity: int | None = None,
+        data_norm: float = 1.0,
+        seed: int = 0,
+    ) -> "Standin":
         """The spiked (optionally row-sparse) law of :func:`dppca_core.data.datasets.spiked_covariance`, with its public
         scaling to the radius ``data_norm``; ``seed`` draws its planted directions (and support). A sparse direction's
         entries decide how hard its support is to find: a plan holds for the directions of this law."""
         from ..data.synthetic import spiked_covariance
 
-        law = spiked_covariance(n=2, d=d, k=k, spike=spike, eigengap=eigengap, noise=noise, sparsity=sparsity,
-                                seed=seed, data_norm=data_norm)
+        law = spiked_covariance(
+            n=2,
+            d=d,
+            k=k,
+            spike=spike,
+            eigengap=eigengap,
+            noise=noise,
+            sparsity=sparsity,
+            seed=seed,
+            data_norm=data_norm,
+        )
         return cls.from_law(law, source=f"a spiked law: {law.description}")
 
     @classmethod
@@ -186,28 +227,44 @@ class Standin:
         params = pub.get("parameters", {})
         count = n if n is not None else params.get("n") or pub.get("outputs", {}).get("count")
         if not count or count <= 0:
-            raise ValueError("this release does not publish n (add/remove neighbours): give n=..., e.g. a released "
-                             "noisy count.")
+            raise ValueError(
+                "this release does not publish n (add/remove neighbours): give n=..., e.g. a released " "noisy count."
+            )
         R = float(params.get("data_norm", 1.0))
         d = int(params.get("d", len(pub["components"])))
         eig = pub.get("eigenvalues")
         if not eig:
-            raise ValueError("this release publishes no variances: draw one with an eigenvalue share "
-                             "(BudgetSplit.with_extras(eigenvalues=...)) to plan from it.")
+            raise ValueError(
+                "this release publishes no variances: draw one with an eigenvalue share "
+                "(BudgetSplit.with_extras(eigenvalues=...)) to plan from it."
+            )
         total = pub.get("outputs", {}).get("total_variance")
         scale = R * R / float(count)
         noise = pub.get("facts", {}).get("eigenvalue_noise_scale")
-        made = cls.from_spectrum(np.asarray(eig, dtype=float) * scale, d=d,
-                                 total=None if total is None else float(total) * scale,
-                                 spread=None if noise is None else float(noise) * scale,
-                                 source=f"a published release ({display_name(pub.get('mechanism', ''))}, ε = "
-                                        f"{pub.get('epsilon', float('nan')):g}, {len(eig)} variances)")
+        made = cls.from_spectrum(
+            np.asarray(eig, dtype=float) * scale,
+            d=d,
+            total=None if total is None else float(total) * scale,
+            spread=None if noise is None else float(noise) * scale,
+            source=f"a published release ({display_name(pub.get('mechanism', ''))}, ε = "
+            f"{pub.get('epsilon', float('nan')):g}, {len(eig)} variances)",
+        )
         mean = pub.get("outputs", {}).get("mean")
         return replace(made, mean=_tuple(mean) if mean is not None else None)
 
     @classmethod
-    def private(cls, X, epsilon: float, delta: float = 1e-6, *, data_norm: float = 1.0, neighbors: str = "replace",
-                center: str = "none", seed=None, eigenvalue_share: float = 0.5) -> "Standin":
+    def private(
+        cls,
+        X,
+        epsilon: float,
+        delta: float = 1e-6,
+        *,
+        data_norm: float = 1.0,
+        neighbors: str = "replace",
+        center: str = "none",
+        seed=None,
+        eigenvalue_share: float = 0.5,
+    ) -> "Standin":
         """A spectrum released now from the rows ``X`` with (``epsilon``, ``delta``) of budget: Analyze Gauss with all
         d components and an eigenvalue share (and a mean share when ``center="private"``), read as
         :meth:`from_release`. This reads the rows once; the stand-in records its privacy curve, and a plan on it adds
@@ -217,16 +274,33 @@ class Standin:
         if neighbors == "add_remove":
             center = "private"
         extras = {"eigenvalues": eigenvalue_share, "mean": 0.1 if center == "private" else 0.0}
-        release = release_pca("analyze_gauss", X, X.shape[1], epsilon, delta, neighbors, data_norm, seed,
-                              budget=BudgetSplit.with_extras(**extras), center=center)
+        release = release_pca(
+            "analyze_gauss",
+            X,
+            X.shape[1],
+            epsilon,
+            delta,
+            neighbors,
+            data_norm,
+            seed,
+            budget=BudgetSplit.with_extras(**extras),
+            center=center,
+        )
         cost = tuple(release.privacy.as_dict().items())
         published = release.published()
         if not max(published["eigenvalues"]) > 0:  # the noise swamped every variance: spent, and of no use
-            raise StandinTooNoisy(f"the spectrum released with ε = {epsilon:g} is all noise (every variance came out "
-                                  "at 0 or below): spend more ε on the stand-in, or state a spectrum.", cost)
+            raise StandinTooNoisy(
+                f"the spectrum released with ε = {epsilon:g} is all noise (every variance came out "
+                "at 0 or below): spend more ε on the stand-in, or state a spectrum.",
+                cost,
+            )
         made = cls.from_release(published, n=X.shape[0] if neighbors == "replace" else None)
-        return replace(made, source=f"a spectrum released privately now (ε = {epsilon:g}, δ = {delta:g})",
-                       privacy="private", cost=cost)
+        return replace(
+            made,
+            source=f"a spectrum released privately now (ε = {epsilon:g}, δ = {delta:g})",
+            privacy="private",
+            cost=cost,
+        )
 
     @classmethod
     def exact(cls, X, data_norm: float = 1.0, center: str = "none") -> "Standin":
@@ -234,14 +308,18 @@ class Standin:
         ``center`` is not "none"): **not private**, for the data owner's exploration only."""
         inp = prepare_input(np.asarray(X, dtype=float), data_norm, "empirical" if center != "none" else "none")
         n, R = inp.data.n, inp.data.data_norm
-        made = cls.from_spectrum(np.maximum(inp.reference.eigenvalues, 0.0) * R * R / n,
-                                 source="the data's exact spectrum (NOT private)")
+        made = cls.from_spectrum(
+            np.maximum(inp.reference.eigenvalues, 0.0) * R * R / n, source="the data's exact spectrum (NOT private)"
+        )
         mean = np.asarray(X, dtype=float).mean(axis=0) if center != "none" else None
         return replace(made, privacy="not private", mean=None if mean is None else _tuple(mean))
 
     def describe(self) -> str:
-        words = {"public": "public", "private": "released privately (its cost is counted)",
-                 "not private": "NOT private: read from the data without noise"}[self.privacy]
+        words = {
+            "public": "public",
+            "private": "released privately (its cost is counted)",
+            "not private": "NOT private: read from the data without noise",
+        }[self.privacy]
         return f"{self.source}; {words}"
 
 

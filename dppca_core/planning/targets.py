@@ -1,5 +1,6 @@
 """The targets of a plan: what each one reads, which way is better, and how many repetitions a confidence
 needs."""
+
 from __future__ import annotations
 
 import math
@@ -45,13 +46,16 @@ class Target:
         return f"{self.label} {'≤' if self.lower_is_better else '≥'} {target:g}{self.unit}"
 
 
-TARGETS = {t.name: t for t in (
-    Target("subspace_distance", "subspace distance", True, 0.0, math.inf, 1.0, "subspace"),
-    Target("energy", "captured energy", False, 0.0, 1.0, 2.0, "subspace", " of the optimum"),
-    Target("f1", "support recovery F1", False, 0.0, 1.0, 2.0, "subspace"),
-    Target("explained_variance_error", "explained-variance error", True, 0.0, 1.0, 1.0, "eigenvalues"),
-    Target("score_readability", "score plot's noise-to-signal ratio", True, 0.0, math.inf, 1.0, "scores"),
-)}
+TARGETS = {
+    t.name: t
+    for t in (
+        Target("subspace_distance", "subspace distance", True, 0.0, math.inf, 1.0, "subspace"),
+        Target("energy", "captured energy", False, 0.0, 1.0, 2.0, "subspace", " of the optimum"),
+        Target("f1", "support recovery F1", False, 0.0, 1.0, 2.0, "subspace"),
+        Target("explained_variance_error", "explained-variance error", True, 0.0, 1.0, 1.0, "eigenvalues"),
+        Target("score_readability", "score plot's noise-to-signal ratio", True, 0.0, math.inf, 1.0, "scores"),
+    )
+}
 #: the parts of a release a target needs beyond the components
 TARGET_PARTS = {"explained_variance_error": "eigenvalues", "score_readability": "scores"}
 
@@ -63,8 +67,10 @@ def check_targets(targets: dict, k: int | None = None, d: int | None = None) -> 
     smallest group's cloud, :data:`dppca_core.pipeline.scores.READABLE_NOISE`).
     """
     if not isinstance(targets, dict) or not targets:
-        raise ValueError("give at least one target, e.g. targets={'subspace_distance': 0.3} (a distance of at most "
-                         "0.3 from the exact components).")
+        raise ValueError(
+            "give at least one target, e.g. targets={'subspace_distance': 0.3} (a distance of at most "
+            "0.3 from the exact components)."
+        )
     unknown = [str(name) for name in targets if name not in TARGETS]
     if unknown:
         raise ValueError(f"unknown target {', '.join(unknown)}: use {', '.join(TARGETS)}.")
@@ -77,11 +83,14 @@ def check_targets(targets: dict, k: int | None = None, d: int | None = None) -> 
             value = READABLE_NOISE
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"the {target.label} target must be a number (got {value!r}).")
-        high = math.sqrt(min(k, d - k)) if name == "subspace_distance" and k is not None and d is not None \
-            else target.high
+        high = (
+            math.sqrt(min(k, d - k)) if name == "subspace_distance" and k is not None and d is not None else target.high
+        )
         if not target.low < value <= high:
-            raise ValueError(f"the {target.label} target must lie in ({target.low:g}, {high:.3g}] (got {value:g})"
-                             + (": give a fraction, e.g. 0.95 for 95% of the optimum." if name == "energy" else "."))
+            raise ValueError(
+                f"the {target.label} target must lie in ({target.low:g}, {high:.3g}] (got {value:g})"
+                + (": give a fraction, e.g. 0.95 for 95% of the optimum." if name == "energy" else ".")
+            )
         out[name] = float(value)
     return out
 

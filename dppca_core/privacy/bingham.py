@@ -24,6 +24,7 @@ Note: IBM diffprivlib and OpenDP ship a KGM sampler whose acceptance test is inv
 realistic concentrations and, when it does accept, favours points near the mode: a more concentrated law
 than the exponential mechanism's. tests/privacy/test_bingham.py shows that our moment check rejects it.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,7 @@ _REFRESH_EVERY = 10
 #: ratio <= 0, so the log density must be exact to well within 1: q ||C|| <= 2^48 keeps the error below 1/32.
 #: Beyond it the law exp(x'Cx) cannot be sampled exactly in double precision (the envelope's Cholesky factor or
 #: the acceptance test fails).
-MAX_CONCENTRATION = 2.0 ** 48
+MAX_CONCENTRATION = 2.0**48
 #: A draw that needs more than this times sqrt(q) proposals (the optimal envelope needs about 1.2 sqrt(q))
 #: renews its column's envelope at the next visit.
 _SLOW_DRAW = 4.0
@@ -144,8 +145,9 @@ def log_acceptance_ratio(x: np.ndarray, env: AcgEnvelope) -> np.ndarray:
     return -(sq @ env.lam) + (q / 2.0) * np.log(sq @ env.omega) - env.log_m
 
 
-def sample_vector_bingham(C: np.ndarray, rng: np.random.Generator, size: int | None = None, *,
-                          max_attempts: int = 1_000_000) -> BinghamSample:
+def sample_vector_bingham(
+    C: np.ndarray, rng: np.random.Generator, size: int | None = None, *, max_attempts: int = 1_000_000
+) -> BinghamSample:
     """Exact draw(s) from f(x) ∝ exp(x^T C x) on the unit sphere S^{q-1}.
 
     Rejection sampling from the optimal angular central Gaussian envelope (Kent, Ganeiber & Mardia
@@ -237,8 +239,9 @@ def _envelope_at(C: np.ndarray, mu: float, b: float) -> _CholeskyEnvelope | None
     return _CholeskyEnvelope(A, L, b, log_m, mu, np.linalg.inv(L) if q <= _SMALL_Q else None)
 
 
-def _rejection_loop(env: _CholeskyEnvelope, rng: np.random.Generator, n_draws: int,
-                    budget: int) -> tuple[np.ndarray, int]:
+def _rejection_loop(
+    env: _CholeskyEnvelope, rng: np.random.Generator, n_draws: int, budget: int
+) -> tuple[np.ndarray, int]:
     """Accepted unit vectors in proposal order and the proposals used."""
     q = env.q
     out = np.empty((n_draws, q))
@@ -250,8 +253,9 @@ def _rejection_loop(env: _CholeskyEnvelope, rng: np.random.Generator, n_draws: i
                 "this should not happen with the optimal ACG envelope. Check that C is finite and not "
                 "astronomically large, or raise max_attempts."
             )
-        batch = int(min(max(8, math.ceil(1.25 * (n_draws - got) / rate)), max(8, _BATCH_FLOATS // q),
-                        budget - attempts))
+        batch = int(
+            min(max(8, math.ceil(1.25 * (n_draws - got) / rate)), max(8, _BATCH_FLOATS // q), budget - attempts)
+        )
         e = rng.standard_normal((batch, q))
         if env.L_inv is not None:
             y = e @ env.L_inv
@@ -262,15 +266,21 @@ def _rejection_loop(env: _CholeskyEnvelope, rng: np.random.Generator, n_draws: i
         log_ratio = -t + (q / 2.0) * np.log1p(2.0 * t / env.b) - env.log_m
         log_u = np.log(rng.uniform(size=batch))
         accepted = np.flatnonzero(log_u < log_ratio)[: n_draws - got]
-        out[got:got + accepted.size] = x[accepted]
+        out[got : got + accepted.size] = x[accepted]
         got += accepted.size
         attempts += int(accepted[-1]) + 1 if got == n_draws else batch
         rate = max(got / attempts, 1e-3) if got else rate / 4.0
     return out, attempts
 
 
-def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweeps: int = 200,
-                          init: np.ndarray | None = None, max_iterates: int = 0) -> tuple[np.ndarray, dict]:
+def sample_matrix_bingham(
+    B: np.ndarray,
+    k: int,
+    rng: np.random.Generator,
+    sweeps: int = 200,
+    init: np.ndarray | None = None,
+    max_iterates: int = 0,
+) -> tuple[np.ndarray, dict]:
     """Hoff's column-wise Gibbs sampler for p(V) ∝ etr(V^T B V), V in V_{d,k} (Hoff 2009, §2.1).
 
     Each sweep visits the columns in a random order and redraws column j exactly from its full
@@ -325,8 +335,13 @@ def sample_matrix_bingham(B: np.ndarray, k: int, rng: np.random.Generator, sweep
         if every and (sweep % every == 0 or sweep == int(sweeps)):
             iterates.append(V.copy())
             iterate_sweeps.append(sweep)
-    info = {"trace": trace, "acceptance_rate": draws / proposals, "proposals": proposals, "sweeps": int(sweeps),
-            "eigen_solves": fresh}
+    info = {
+        "trace": trace,
+        "acceptance_rate": draws / proposals,
+        "proposals": proposals,
+        "sweeps": int(sweeps),
+        "eigen_solves": fresh,
+    }
     if every:
         info.update(iterates=iterates, iterate_sweeps=iterate_sweeps)
     return V, info
@@ -401,10 +416,12 @@ def _check_symmetric(C) -> np.ndarray:
     C = (C + C.T) / 2.0
     concentration = C.shape[0] * float(np.linalg.norm(C))
     if not concentration <= MAX_CONCENTRATION:
-        raise ValueError(f"the Bingham law exp(x'Cx) is too concentrated to sample exactly in double precision: q "
-                         f"||C|| = {concentration:.3g} (q = {C.shape[0]}) is above 2^48 = {MAX_CONCENTRATION:.2g}, "
-                         "where its log density has rounding errors near 1. Scale C down (for the exponential "
-                         "mechanism: a smaller epsilon).")
+        raise ValueError(
+            f"the Bingham law exp(x'Cx) is too concentrated to sample exactly in double precision: q "
+            f"||C|| = {concentration:.3g} (q = {C.shape[0]}) is above 2^48 = {MAX_CONCENTRATION:.2g}, "
+            "where its log density has rounding errors near 1. Scale C down (for the exponential "
+            "mechanism: a smaller epsilon)."
+        )
     return C
 
 
@@ -417,6 +434,8 @@ def _check_size(size) -> int:
 def _check_frame(init, d: int, k: int) -> np.ndarray:
     V = np.array(init, dtype=float)
     if V.shape != (d, k) or not np.allclose(V.T @ V, np.eye(k), atol=1e-8):
-        raise ValueError(f"init must be a {d} x {k} matrix with orthonormal columns; orthonormalise it (e.g. QR) "
-                         "or leave it None for a random start.")
+        raise ValueError(
+            f"init must be a {d} x {k} matrix with orthonormal columns; orthonormalise it (e.g. QR) "
+            "or leave it None for a random start."
+        )
     return V

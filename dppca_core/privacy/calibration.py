@@ -12,6 +12,7 @@ Analytical Calibration and Optimal Denoising", ICML, Theorem 8.
 Dong, Roth & Su (2022), "Gaussian Differential Privacy", JRSS-B (composition).
 Dwork & Roth (2014), Theorem A.1 (classic Gaussian mechanism, epsilon < 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -157,10 +158,10 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
         b = epsilon + log_ndtr(-epsilon / mu - mu / 2.0)
         gap = b - a
         if mu <= 1.0 and abs(a) + abs(b) > _TEXTBOOK_CANCELLATION * abs(gap):
-            gap = _log_erfcx_step(epsilon, mu)                    # small mu: b - a without the cancellation
+            gap = _log_erfcx_step(epsilon, mu)  # small mu: b - a without the cancellation
     else:
         y, x = _gdp_offsets(float(epsilon), float(mu))
-        a = float(log_ndtr(-y))                                   # log Phi(-y)
+        a = float(log_ndtr(-y))  # log Phi(-y)
         tail = float(erfcx(x / math.sqrt(2.0)))
         b = -0.5 * y * y + math.log(tail) - math.log(2.0) if tail > 0 and math.isfinite(y) else -math.inf
         gap = b - a
@@ -172,7 +173,7 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
 #: Up to this epsilon the textbook form of :func:`gaussian_delta` loses at most 20 bits (its relative error stays
 #: near 1e-10) and is kept, so seeded releases reproduce earlier versions' noise exactly; above, the form
 #: without cancellation.
-_TEXTBOOK_EPSILON = 2.0 ** 20
+_TEXTBOOK_EPSILON = 2.0**20
 #: Below 2^-52 times this ratio the textbook difference b - a of :func:`gaussian_delta` keeps about 12 digits.
 _TEXTBOOK_CANCELLATION = 1e4
 _GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(8)
@@ -201,7 +202,7 @@ def _gdp_offsets(epsilon: float, mu: float) -> tuple[float, float]:
     if not (math.isfinite(x) and mu < 1e150 and epsilon < 1e300):
         return epsilon / mu - mu / 2.0, x
     # mu^2/2 = p + e exactly (Dekker's product), then eps - p is exact when p/2 <= eps <= 2p (Sterbenz)
-    split = 134217729.0 * mu                                      # 2^27 + 1
+    split = 134217729.0 * mu  # 2^27 + 1
     hi = split - (split - mu)
     lo = mu - hi
     p = mu * mu
@@ -211,7 +212,7 @@ def _gdp_offsets(epsilon: float, mu: float) -> tuple[float, float]:
 
 #: A noise scale is known to double precision, and scaling or composing it (sqrt(T) sigma, sqrt(sum mu_t^2))
 #: moves it by a few units of 2^-52; 2^-48 (16 such units) is the rounding a calibration must absorb.
-_MU_ROUNDING = 2.0 ** -48
+_MU_ROUNDING = 2.0**-48
 #: The precision to which a release's claimed delta is checked against the delta its noise earns (api.run).
 _DELTA_PRECISION = 1e-6
 
@@ -244,7 +245,7 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     _check_eps_delta(epsilon, delta)
 
     def excess(m):
-        return gaussian_delta(epsilon, m) - delta                 # increasing in m
+        return gaussian_delta(epsilon, m) - delta  # increasing in m
 
     top = _largest_mu(delta)
     if excess(top) < 0:
@@ -254,7 +255,8 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
             f"calibrate it: a rounding of the noise scale would change the delta it earns by more than "
             f"{_DELTA_PRECISION:g}. Use epsilon <= {_round_down(usable)} at this delta (a larger delta allows "
             "a little more); at such an epsilon the noise is negligible already. For no privacy at all, use "
-            "mechanism='non_private'.")
+            "mechanism='non_private'."
+        )
     hi = 1.0
     while hi < top and excess(hi) < 0:
         hi = min(2.0 * hi, top)
@@ -262,15 +264,17 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     while excess(lo) > 0:
         lo /= 2.0
         if lo < 1e-300:
-            raise ValueError(f"epsilon = {epsilon:g} is too small: the noise s.d. (sensitivity / mu) would overflow "
-                             "double precision; use epsilon >= 1e-6.")
+            raise ValueError(
+                f"epsilon = {epsilon:g} is too small: the noise s.d. (sensitivity / mu) would overflow "
+                "double precision; use epsilon >= 1e-6."
+            )
     mu = brentq(excess, lo, hi, xtol=1e-14, rtol=1e-13)
     if abs(excess(mu)) <= 1e-9 * delta and max(-float(ndtri(delta)), 1.0) * mu * _MU_ROUNDING <= 1e-9:
         return mu  # the usual case: within 1e-9 of the claim, and later rounding cannot move it further
     # large mu (or a tiny one): the root to full precision, on the safe side, with room for later rounding
     mu = brentq(excess, lo, hi, xtol=lo * 1e-15, rtol=1e-15)
     while excess(mu) > 0:  # the root may lie a few roundings below brentq's answer
-        mu *= 1.0 - 2.0 ** -50
+        mu *= 1.0 - 2.0**-50
     return mu * (1.0 - _MU_ROUNDING)
 
 
@@ -381,11 +385,12 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
             return math.inf
     eps = brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13)
     while gaussian_delta(eps, mu) > delta * (1.0 + 1e-9):  # the root may lie a few roundings above brentq's answer
-        eps = eps * (1.0 + 2.0 ** -50) + 1e-16
+        eps = eps * (1.0 + 2.0**-50) + 1e-16
     return eps
 
 
 # -- capePCA's correlated noise (Imtiaz & Sarwate): the noise design of the distributed PCA and tensor mechanisms --
+
 
 def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
     """Feasible capePCA noise variances for sites of any sizes ('feasible replacement' of the paper's closed form).
@@ -413,9 +418,18 @@ def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
     mu_target = gaussian_mu(epsilon, delta)
     mu_joint = joint_view_mu(sizes, cov_e, var_g)
     inflate = max(1.0, float(np.max(mu_joint)) / mu_target)
-    return {"weights": weights, "tau": tau, "tau_c": tau_c, "rho": rho, "var_g": var_g * inflate**2,
-            "var_f": var_f * inflate**2, "cov_e": cov_e * inflate**2, "inflation": inflate,
-            "mu_joint": mu_joint / inflate, "mu_target": mu_target}
+    return {
+        "weights": weights,
+        "tau": tau,
+        "tau_c": tau_c,
+        "rho": rho,
+        "var_g": var_g * inflate**2,
+        "var_f": var_f * inflate**2,
+        "cov_e": cov_e * inflate**2,
+        "inflation": inflate,
+        "mu_joint": mu_joint / inflate,
+        "mu_target": mu_target,
+    }
 
 
 def joint_view_mu(sizes, cov_e, var_g):

@@ -3,6 +3,7 @@ its mu, pure epsilon, or an (epsilon, delta) point), the conversions between mu,
 :func:`compose`, which every release with several parts goes through once (Dong, Roth & Su 2022, Corollary 3.3 for
 Gaussian parts; basic composition otherwise).
 """
+
 from __future__ import annotations
 
 import math
@@ -94,8 +95,13 @@ class PrivacyCurve:
         if self.kind == "none":
             return np.zeros_like(alpha)
         eps, delta = self.epsilon, self.delta
-        return np.maximum.reduce([np.zeros_like(alpha), 1.0 - delta - math.exp(min(eps, 700.0)) * alpha,
-                                  math.exp(-eps) * (1.0 - delta - alpha)])
+        return np.maximum.reduce(
+            [
+                np.zeros_like(alpha),
+                1.0 - delta - math.exp(min(eps, 700.0)) * alpha,
+                math.exp(-eps) * (1.0 - delta - alpha),
+            ]
+        )
 
     def as_dict(self) -> dict:
         """Plain, JSON-serialisable description (infinite epsilon as None)."""
@@ -225,12 +231,16 @@ def compose(curves, delta: float | None = None) -> PrivacyCurve:
     if "gdp" not in kinds:
         return PrivacyCurve.approx(math.fsum(pure_eps) + eps_a, delta_a)
     if delta is None:
-        raise ValueError("composing Gaussian-DP releases with pure or (epsilon, delta) ones needs a total delta: "
-                         "pass delta=..., e.g. the sum of the releases' deltas.")
+        raise ValueError(
+            "composing Gaussian-DP releases with pure or (epsilon, delta) ones needs a total delta: "
+            "pass delta=..., e.g. the sum of the releases' deltas."
+        )
     delta = float(delta)
     if not (math.isfinite(delta) and delta_a < delta < 1.0):
-        raise ValueError(f"delta must lie strictly between the approximate parts' total delta ({delta_a:g}) and 1 "
-                         f"(got {delta!r}); the Gaussian parts need some delta of their own.")
+        raise ValueError(
+            f"delta must lie strictly between the approximate parts' total delta ({delta_a:g}) and 1 "
+            f"(got {delta!r}); the Gaussian parts need some delta of their own."
+        )
     delta_g = delta - delta_a
     mu_g = composed_mu([c.mu for c in curves if c.kind == "gdp"])
     eps_route1 = math.fsum(pure_eps) + eps_a + gaussian_epsilon(mu_g, delta_g)

@@ -24,6 +24,7 @@ released on a grid, with integer noise:
 Every random word comes from the release's generator (``rng.bit_generator.random_raw``): a seeded PCG64 when
 exploring, ChaCha20 keyed from the operating system for a release to publish (:mod:`dppca_core.privacy.randomness`).
 """
+
 from __future__ import annotations
 
 import math
@@ -31,14 +32,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compiled.kernels import (SUM_CHUNK, clipped_square_sums, compiled_worth, fixed_point_column_sums,
-                                projected_product_sums, scaled_row_sums)
+from ..compiled.kernels import (
+    SUM_CHUNK,
+    clipped_square_sums,
+    compiled_worth,
+    fixed_point_column_sums,
+    projected_product_sums,
+    scaled_row_sums,
+)
 from .samplers import _RAW64, _Words, _exponential, _half_normal, _round_scaled
 from .vector_samplers import _vector_draw, _vector_exponential, _vector_half_normal
 
 
-def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate,
-          laplace: bool) -> np.ndarray:
+def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate, laplace: bool) -> np.ndarray:
     """One at a time below :data:`VECTOR_MIN` draws, in lockstep above; compiled where numba is installed
     (:mod:`dppca_core.compiled.exact_kernels`: the same words in the same order, so the same result)."""
     if not isinstance(scale, Fraction) or scale <= 0:
@@ -97,8 +103,10 @@ def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = np.asarray(values, dtype=float) / step
     if not np.all(np.isfinite(scaled)):
-        raise ValueError(f"the {name} is too large for its noise grid (value / {step:g} overflows); use a smaller "
-                         "clipping radius or a smaller epsilon.")
+        raise ValueError(
+            f"the {name} is too large for its noise grid (value / {step:g} overflows); use a smaller "
+            "clipping radius or a smaller epsilon."
+        )
     rounded = np.rint(scaled)
     if rounded.size and np.max(np.abs(rounded)) >= 2.0**62:
         return np.array([int(v) for v in rounded.ravel()], dtype=object).reshape(rounded.shape)
@@ -146,7 +154,7 @@ class FixedSums:
             raise ValueError(f"FixedSums takes blocks of shape (rows, {len(self.totals)}).")
         totals = self.totals
         for a in range(0, terms.shape[0], _SUM_CHUNK):  # one pass per block: check, truncate, sum (kernels.py)
-            column_sums = fixed_point_column_sums(terms[a:a + _SUM_CHUNK], SUM_BITS, _TERM_LIMIT)
+            column_sums = fixed_point_column_sums(terms[a : a + _SUM_CHUNK], SUM_BITS, _TERM_LIMIT)
             if column_sums is None:
                 raise ValueError("exact sums take terms in [-1, 1] (rows scaled to norm <= 1).")
             totals = [t + c for t, c in zip(totals, column_sums.tolist())]
@@ -154,8 +162,15 @@ class FixedSums:
         return self
 
     @classmethod
-    def of_projected_products(cls, rows: np.ndarray, components: np.ndarray, first, second,
-                              norms: np.ndarray | None = None, projections: np.ndarray | None = None) -> "FixedSums":
+    def of_projected_products(
+        cls,
+        rows: np.ndarray,
+        components: np.ndarray,
+        first,
+        second,
+        norms: np.ndarray | None = None,
+        projections: np.ndarray | None = None,
+    ) -> "FixedSums":
         """The exact sums of each row's products ``y_a y_b`` of its projections y = ``rows @ components`` (summed in
         a fixed order per row, :func:`dppca_core.compiled.kernels.fixed_order_project`) for the pairs ``zip(first,
         second)``, and of ``norms`` (one term per row) last: what adding the block ``[Y[:, first] * Y[:, second],
@@ -163,8 +178,11 @@ class FixedSums:
         ``projections``, n x k, receives them when given). ``norms`` None: each row's squared norm summed in column
         order in the same pass (:func:`dppca_core.compiled.kernels.fixed_order_sq_norms`).
         """
-        return cls._of_totals(projected_product_sums(rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT,
-                                                     projections=projections))
+        return cls._of_totals(
+            projected_product_sums(
+                rows, components, first, second, norms, SUM_BITS, _TERM_LIMIT, projections=projections
+            )
+        )
 
     @classmethod
     def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
@@ -220,8 +238,9 @@ def _exact_on_grid(sums: FixedSums, step: float) -> np.ndarray:
     return np.array(out, dtype=np.int64 if all(abs(q) < 1 << 62 for q in out) else object)
 
 
-def noisy_on_grid(values, step: float, scale: Fraction, rng: np.random.Generator, *, laplace: bool = False,
-                  name: str = "statistic") -> np.ndarray:
+def noisy_on_grid(
+    values, step: float, scale: Fraction, rng: np.random.Generator, *, laplace: bool = False, name: str = "statistic"
+) -> np.ndarray:
     """The published ``values`` (floats, or :class:`FixedSums`): rounded to the grid ``step``, plus exact rounded
     noise of ``scale`` grid steps.
 
@@ -237,8 +256,11 @@ def noisy_on_grid(values, step: float, scale: Fraction, rng: np.random.Generator
         noisy = grid + noise
     # the release is the integer: as a float it is exact below 2^53 and beyond that a rounding of the integer (a
     # post-processing of the exact noisy value, which reveals nothing more)
-    return np.array([float(v) for v in noisy.ravel()]).reshape(noisy.shape) * step if noisy.dtype == object \
+    return (
+        np.array([float(v) for v in noisy.ravel()]).reshape(noisy.shape) * step
+        if noisy.dtype == object
         else noisy.astype(float) * step
+    )
 
 
 #: significant bits kept when a noise scale is rounded up to a dyadic rational
@@ -258,5 +280,3 @@ def exact_scale(value: float) -> Fraction:
 #: below this many draws the one-at-a-time sampler is faster (numpy's per-call cost dominates; measured crossover
 #: about 150 draws of the normal)
 VECTOR_MIN = 128
-
-

@@ -1,6 +1,7 @@
 """Noise on a grid: the calibration of every published "value + noise" (drawn exactly by
 :mod:`dppca_core.privacy.exact`), with the rounding-error bounds of float sums that the grid must cover.
 """
+
 from __future__ import annotations
 
 import math
@@ -73,8 +74,16 @@ def grid_step(noise_scale: float) -> float:
     return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - GRID_BITS)
 
 
-def grid_noise(size: int, *, l2: float | None = None, mu: float | None = None, l1: float | None = None,
-               epsilon: float | None = None, integer: bool = False, computation_error: float = 0.0) -> GridNoise:
+def grid_noise(
+    size: int,
+    *,
+    l2: float | None = None,
+    mu: float | None = None,
+    l1: float | None = None,
+    epsilon: float | None = None,
+    integer: bool = False,
+    computation_error: float = 0.0,
+) -> GridNoise:
     """Calibrate the exact release of a vector of ``size`` values: Gaussian (``l2``, ``mu``) or Laplace (``l1``,
     ``epsilon``).
 

@@ -1,4 +1,5 @@
 """Stability-based histogram over countably many bins (Karwa & Vadhan 2017, Lemma 2.3)."""
+
 from __future__ import annotations
 
 import math

@@ -13,6 +13,7 @@ Two sources, never mixed within one release:
   holds the seed regenerates the noise and subtracts it, so a seeded release says so in what it publishes
   (``Release.published()["fresh_randomness"]`` is False) and :func:`dppca_core.publish` refuses it.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -82,5 +83,7 @@ def random_source(seed) -> RandomSource:
         if isinstance(seed, Integral) and seed < 0:
             raise ValueError(f"seed must be >= 0 (got {seed}).")
         return RandomSource(np.random.default_rng(seed), seeded=True)
-    raise ValueError(f"seed must be None (fresh randomness, for a release to publish), a non-negative int or a numpy "
-                     f"Generator (reproducible, for exploring); got {type(seed).__name__}.")
+    raise ValueError(
+        f"seed must be None (fresh randomness, for a release to publish), a non-negative int or a numpy "
+        f"Generator (reproducible, for exploring); got {type(seed).__name__}."
+    )

@@ -3,6 +3,7 @@ drawn from the generator only when a comparison needs them (:class:`_Words`, :cl
 N, H and B for the normal (ACM TOMS 42(1), 2016), von Neumann's exponential, and the exact rounding of
 ``scale * G`` to the grid.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -5,6 +5,7 @@ A complete release (:func:`dppca_core.release_pca`) splits its total (epsilon, d
 exactly to the total; :func:`release_vector` publishes one statistic from its share with exact noise on a grid
 (:mod:`dppca_core.privacy.exact`, calibrated by :func:`dppca_core.privacy.grid_noise`).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,12 @@ class Share:
         parts = int(parts)
         if parts < 1:
             raise ValueError("a share splits into at least one part.")
-        return Share(self.weight / parts, self.epsilon / parts, self.delta / parts,
-                     None if self.mu is None else self.mu / math.sqrt(parts))
+        return Share(
+            self.weight / parts,
+            self.epsilon / parts,
+            self.delta / parts,
+            None if self.mu is None else self.mu / math.sqrt(parts),
+        )
 
     def halves(self) -> "Share":
         """Each of two equal parts of this share: a statistic and a count released side by side."""
@@ -55,8 +60,10 @@ def allocate(weights: dict, epsilon: float, delta: float, subspace_curve: str) -
     weights = {p: float(w) for p, w in weights.items() if w > 0}
     if subspace_curve == "gdp":
         mu = gaussian_mu(epsilon, delta)
-        return {p: Share(w, gaussian_epsilon(math.sqrt(w) * mu, delta), delta, math.sqrt(w) * mu)
-                for p, w in weights.items()}
+        return {
+            p: Share(w, gaussian_epsilon(math.sqrt(w) * mu, delta), delta, math.sqrt(w) * mu)
+            for p, w in weights.items()
+        }
     if subspace_curve == "pure":
         return {p: Share(w, w * epsilon, 0.0) for p, w in weights.items()}
     out = {}
@@ -66,8 +73,17 @@ def allocate(weights: dict, epsilon: float, delta: float, subspace_curve: str) -
     return out
 
 
-def release_vector(values, share: Share, rng: np.random.Generator, *, l2: float, l1: float, integer: bool = False,
-                   computation_error: float = 0.0, name: str = "statistic") -> tuple[np.ndarray, GridNoise]:
+def release_vector(
+    values,
+    share: Share,
+    rng: np.random.Generator,
+    *,
+    l2: float,
+    l1: float,
+    integer: bool = False,
+    computation_error: float = 0.0,
+    name: str = "statistic",
+) -> tuple[np.ndarray, GridNoise]:
     """Publish ``values`` (an exact statistic of sensitivity ``l2`` / ``l1``) from ``share``, exactly.
 
     Gaussian shares round the Gaussian mechanism's noise to the grid, pure shares the Laplace mechanism's
@@ -89,9 +105,17 @@ def release_vector(values, share: Share, rng: np.random.Generator, *, l2: float,
     return (np.rint(noisy).astype(np.int64) if integer else noisy), noise
 
 
-def release_counts(counts, share: Share, neighbors: str, rng: np.random.Generator,
-                   name: str = "histogram") -> tuple[np.ndarray, GridNoise]:
+def release_counts(
+    counts, share: Share, neighbors: str, rng: np.random.Generator, name: str = "histogram"
+) -> tuple[np.ndarray, GridNoise]:
     """Publish the counts of a histogram over public bins: one row moves between two cells (replace: L2 sqrt(2),
     L1 2) or enters one (add/remove: 1). Integer noise, integer counts."""
-    return release_vector(counts, share, rng, l2=sensitivity("histogram_l2", neighbors),
-                          l1=sensitivity("histogram_l1", neighbors), integer=True, name=name)
+    return release_vector(
+        counts,
+        share,
+        rng,
+        l2=sensitivity("histogram_l2", neighbors),
+        l1=sensitivity("histogram_l1", neighbors),
+        integer=True,
+        name=name,
+    )

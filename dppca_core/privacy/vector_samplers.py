@@ -5,6 +5,7 @@ Every comparison of two uniform deviates is decided on their first 64-bit digits
 cell is decided in floating point unless the value lies within a proven error margin of a cell boundary, in which
 case it is decided exactly with integer arithmetic.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -62,8 +63,9 @@ def _less_exact(words: _Words, a: list[int], b: list[int]) -> bool:
         j += 1
 
 
-def _less(words: _Words, z: np.ndarray, y: np.ndarray, y_ext: _Extensions, y_idx: np.ndarray,
-          z_ext: _Extensions | None = None) -> np.ndarray:
+def _less(
+    words: _Words, z: np.ndarray, y: np.ndarray, y_ext: _Extensions, y_idx: np.ndarray, z_ext: _Extensions | None = None
+) -> np.ndarray:
     """z < y elementwise for fresh deviates z (first digits) and stored ones y (first digits + extensions at the
     sample indices ``y_idx``); ties in the first digit are decided exactly. ``z_ext`` receives the extra digits a
     tie drew for z (when z may be kept, as a run's new last value)."""
@@ -100,8 +102,7 @@ def _vector_bernoulli_exp_minus_half(words: _Words, size: int) -> np.ndarray:
     return result
 
 
-def _vector_bernoulli_b(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extensions,
-                        idx: np.ndarray) -> np.ndarray:
+def _vector_bernoulli_b(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extensions, idx: np.ndarray) -> np.ndarray:
     """Algorithm B for each sample: True with probability exp(-x (2k + x) / (2k + 2)).
 
     ``x`` holds the first digits of each sample's deviate and ``x_ext`` its further digits at positions ``idx``
@@ -184,8 +185,9 @@ def _vector_half_normal(words: _Words, size: int):
     return k_out, x_out, x_ext_out
 
 
-def _vector_run_even(words: _Words, size: int, start: np.ndarray | None = None,
-                     start_ext: _Extensions | None = None) -> np.ndarray:
+def _vector_run_even(
+    words: _Words, size: int, start: np.ndarray | None = None, start_ext: _Extensions | None = None
+) -> np.ndarray:
     """von Neumann's run for each sample: uniforms z_1 > z_2 > ... below ``start`` (deviates: first digits, with
     further digits by position in ``start_ext``, read and extended in place), or below 1 when ``start`` is None; True
     when the run's length is even: probability exp(-start), or exp(-1)."""

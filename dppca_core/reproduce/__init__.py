@@ -18,25 +18,100 @@ paper and the settings, tasks and texts of its reproductions), :mod:`.catalog` (
 ``python -m dppca_core.reproduce --all --out DIR``; see there for its options and files). The grids, the
 tasks and their seeds are described in :mod:`.core`.
 """
+
 from .catalog import REPRODUCTIONS
 from .biswas import coinpress_covariance
 from .cli import main
 from .dong_liang_yi import dly_dimension, dly_skewed
 from .dungler_sanyal import topk_spiked
-from .core import (GRIDS, MAX_REPS, NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, PAPERS, PAPERS_DOC, RANDOM, REPRODUCED,
-                   REVERSED, SPECS, Claim, Panel, Paper, Reproduction, Spec, assemble, config, plan, reproduce,
-                   reproduce_paper, run_task, summarize)
+from .core import (
+    GRIDS,
+    MAX_REPS,
+    NON_PRIVATE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    PAPERS,
+    PAPERS_DOC,
+    RANDOM,
+    REPRODUCED,
+    REVERSED,
+    SPECS,
+    Claim,
+    Panel,
+    Paper,
+    Reproduction,
+    Spec,
+    assemble,
+    config,
+    plan,
+    reproduce,
+    reproduce_paper,
+    run_task,
+    summarize,
+)
 from .ge import ge_comparison, ge_convergence
 from .imtiaz_2016 import imtiaz_2016_sn
 from .imtiaz_2018 import cape_agn, cape_pca
 from .liu import liu_example_41, liu_spiked
-from .output import (claims_markdown, figure, load, papers_claims, refs_markdown, render_png, to_markdown,
-                     update_docs, write)
+from .output import (
+    claims_markdown,
+    figure,
+    load,
+    papers_claims,
+    refs_markdown,
+    render_png,
+    to_markdown,
+    update_docs,
+    write,
+)
 from .wang_xu import wang_xu_low_dim, wang_xu_sparse
 
-__all__ = ["coinpress_covariance", "dly_dimension", "dly_skewed", "topk_spiked", "GRIDS", "MAX_REPS", "NON_PRIVATE", "NOT_REPRODUCED", "NOT_RUN", "PAPERS", "PAPERS_DOC", "RANDOM",
-           "REPRODUCED", "REPRODUCTIONS", "REVERSED", "SPECS", "Claim", "Panel", "Paper", "Reproduction", "Spec",
-           "assemble", "cape_agn", "cape_pca", "claims_markdown", "config", "figure", "ge_comparison",
-           "ge_convergence", "imtiaz_2016_sn", "liu_example_41", "liu_spiked", "load", "main", "papers_claims", "plan",
-           "refs_markdown", "render_png", "reproduce", "reproduce_paper", "run_task", "summarize", "to_markdown",
-           "update_docs", "wang_xu_low_dim", "wang_xu_sparse", "write"]
+__all__ = [
+    "coinpress_covariance",
+    "dly_dimension",
+    "dly_skewed",
+    "topk_spiked",
+    "GRIDS",
+    "MAX_REPS",
+    "NON_PRIVATE",
+    "NOT_REPRODUCED",
+    "NOT_RUN",
+    "PAPERS",
+    "PAPERS_DOC",
+    "RANDOM",
+    "REPRODUCED",
+    "REPRODUCTIONS",
+    "REVERSED",
+    "SPECS",
+    "Claim",
+    "Panel",
+    "Paper",
+    "Reproduction",
+    "Spec",
+    "assemble",
+    "cape_agn",
+    "cape_pca",
+    "claims_markdown",
+    "config",
+    "figure",
+    "ge_comparison",
+    "ge_convergence",
+    "imtiaz_2016_sn",
+    "liu_example_41",
+    "liu_spiked",
+    "load",
+    "main",
+    "papers_claims",
+    "plan",
+    "refs_markdown",
+    "render_png",
+    "reproduce",
+    "reproduce_paper",
+    "run_task",
+    "summarize",
+    "to_markdown",
+    "update_docs",
+    "wang_xu_low_dim",
+    "wang_xu_sparse",
+    "write",
+]

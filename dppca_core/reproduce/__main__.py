@@ -1,4 +1,5 @@
 """``python -m dppca_core.reproduce``: the command line of :mod:`.cli`."""
+
 import sys
 
 from .cli import main

@@ -1,5 +1,6 @@
 """Biswas, Dong, Kamath & Ullman, CoinPress (NeurIPS 2020): the covariance experiment against n
 (:func:`coinpress_covariance`), beside the numbers of the authors' own result files."""
+
 from __future__ import annotations
 
 import math
@@ -10,14 +11,35 @@ from ..figures.base import PALETTE
 from ..mechanisms.coinpress import whitened_radius
 from ..data.prepare import prepare
 from ..privacy import gaussian_epsilon
-from .core import (NON_PRIVATE, NOT_REPRODUCED, REPRODUCED, REVERSED, Claim, Panel, Paper, Spec, _fmt, _g, _one, _register,
-                   _register_paper, _release, _rng, _row)
+from .core import (
+    NON_PRIVATE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    REVERSED,
+    Claim,
+    Panel,
+    Paper,
+    Spec,
+    _fmt,
+    _g,
+    _one,
+    _register,
+    _register_paper,
+    _release,
+    _rng,
+    _row,
+)
 
-_register_paper(Paper("biswas", "Biswas et al.: CoinPress",
-                      "Sourav Biswas, Yihe Dong, Gautam Kamath & Jonathan Ullman, CoinPress: Practical Private Mean "
-                      "and Covariance Estimation, NeurIPS 2020",
-                      ("coinpress_covariance",),
-                      "CoinPress (coinpress) with t = 1 to 5 steps on the paper's covariance experiment."))
+_register_paper(
+    Paper(
+        "biswas",
+        "Biswas et al.: CoinPress",
+        "Sourav Biswas, Yihe Dong, Gautam Kamath & Jonathan Ullman, CoinPress: Practical Private Mean "
+        "and Covariance Estimation, NeurIPS 2020",
+        ("coinpress_covariance",),
+        "CoinPress (coinpress) with t = 1 to 5 steps on the paper's covariance experiment.",
+    )
+)
 
 #: The paper's Figure (covariance, spherical, error against n: d = 10, u = 10 sqrt(d), rho = 0.5, 10%-trimmed mean
 #: over 100 repetitions), as the authors' result files give it (results/synthetic_cov/n-1.txt, t1-1.txt ... t5-1.txt,
@@ -32,8 +54,10 @@ PAPER_VALUES = {
     5: (0.3969, 0.3518, 0.3062, 0.2571, 0.2331, 0.2004, 0.1864, 0.1745, 0.1626, 0.1533, 0.1454, 0.1414),
 }
 ALG_PAPER = "reported by the paper (the authors' result files): 10%-trimmed mean of 100 runs"
-ETA_PANELS = (("sampling", "the authors' inflation η = (2√(d/n) + d/n)/2"),
-              ("noise", "our alternative: η bounds the step's noise"))
+ETA_PANELS = (
+    ("sampling", "the authors' inflation η = (2√(d/n) + d/n)/2"),
+    ("noise", "our alternative: η bounds the step's noise"),
+)
 METRIC = "Frobenius error of Sigma^-1/2 Sigma_hat Sigma^-1/2 - I"
 
 
@@ -65,18 +89,31 @@ def _unit(cfg, task, seed):
     for rule, title in ETA_PANELS:
         for t in cfg["iterations"]:
             params = dict(iterations=t, final_share=0.75 if t > 1 else 1.0, prior=prior, eta_rule=rule)
-            V, seconds, rel = _release("coinpress", data, d, eps, delta, _rng(seed, key, rule, t, n, rep),
-                                       data_norm=R, **params)
+            V, seconds, rel = _release(
+                "coinpress", data, d, eps, delta, _rng(seed, key, rule, t, n, rep), data_norm=R, **params
+            )
             # the estimate of the covariance, with the paper's projection onto the PSD cone (post-processing)
             estimate = R * R * (V * np.maximum(rel.eigenvalues, 0.0)) @ V.T / n
-            rows.append(_row(title, f"t = {t}", "coinpress", "n", n, rep,
-                             float(np.linalg.norm(estimate - np.eye(d))), METRIC, seconds))
+            rows.append(
+                _row(
+                    title,
+                    f"t = {t}",
+                    "coinpress",
+                    "n",
+                    n,
+                    rep,
+                    float(np.linalg.norm(estimate - np.eye(d))),
+                    METRIC,
+                    seconds,
+                )
+            )
         rows.append(_row(title, "non-private", NON_PRIVATE, "n", n, rep, nonprivate, METRIC))
         if rule == "sampling" and rep == 0 and n in PAPER_NS:
             i = PAPER_NS.index(n)
             for t in cfg["iterations"]:
-                rows.append(_row(title, f"paper, t = {t}", "paper", "n", n, 0, PAPER_VALUES[t][i], METRIC,
-                                 algorithm=ALG_PAPER))
+                rows.append(
+                    _row(title, f"paper, t = {t}", "paper", "n", n, 0, PAPER_VALUES[t][i], METRIC, algorithm=ALG_PAPER)
+                )
     return rows
 
 
@@ -103,11 +140,14 @@ def _texts(summary, cfg):
         lines.append(f"t = {t}: ours {_fmt(a, 3)} (the paper {_fmt(b, 3)}; with our η {_fmt(c, 3)})")
     n_txt = ", ".join(f"{n:,}" for n in ns)
     R, prior, eps, delta = _setting(cfg)
-    finding = (f"Mean error at n = {n_txt} (our repetitions; the paper's values are 10%-trimmed means of 100 runs): "
-               + "; ".join(lines) + ". With the authors' inflation our numbers follow the paper's: t = 1 (one noisy "
-               "step, Analyze Gauss in the whitened frame) is far worse than two or more steps, and from t = 2 on the "
-               "error approaches the non-private one as n grows. With our alternative inflation (a bound on each "
-               "step's noise) the ellipsoid shrinks more slowly and the small-n errors are larger.")
+    finding = (
+        f"Mean error at n = {n_txt} (our repetitions; the paper's values are 10%-trimmed means of 100 runs): "
+        + "; ".join(lines)
+        + ". With the authors' inflation our numbers follow the paper's: t = 1 (one noisy "
+        "step, Analyze Gauss in the whitened frame) is far worse than two or more steps, and from t = 2 on the "
+        "error approaches the non-private one as n grows. With our alternative inflation (a bound on each "
+        "step's noise) the ellipsoid shrinks more slowly and the small-n errors are larger."
+    )
     difference = (
         "Same algorithm, same noise: the paper's ρ = 0.5 zCDP is run as exact Gaussian DP with μ = √(2ρ) = 1 (the "
         "same noise for each step: a Gaussian step that is ρ-zCDP is exactly √(2ρ)-GDP), reported as (ε, δ) = "
@@ -122,14 +162,19 @@ def _texts(summary, cfg):
         "meant, which costs nothing while A is a multiple of the identity (t ≤ 2) and more with every further step; "
         "their code with that order fixed gives our numbers (see the claims). The second panel runs our "
         "alternative inflation (eta_rule='noise'), which bounds each step's privacy noise where the authors' "
-        "sampling term ignores it: safer, and slower at small n.")
-    claim = ("Figure (covariance estimation, spherical Gaussian, error against n): with d = 10, u = 10√d and ρ = 0.5, "
-             "more than one step is much better than one (t = 1 error 2.84 to 1.34 over n = 3,000 to 8,000, t = 2 "
-             "0.56 to 0.16, t = 3 0.31 to 0.13), the best t is 3 or 4, and the error approaches the non-private "
-             "0.19 to 0.12 as n grows.")
-    settings = (f"Ours: d = {cfg['d']}, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, t ∈ "
-                f"{{{', '.join(map(str, cfg['iterations']))}}}, ρ = {_g(cfg['rho'])} (μ = 1), u = "
-                f"{_g(cfg['u_factor'])}√d.")
+        "sampling term ignores it: safer, and slower at small n."
+    )
+    claim = (
+        "Figure (covariance estimation, spherical Gaussian, error against n): with d = 10, u = 10√d and ρ = 0.5, "
+        "more than one step is much better than one (t = 1 error 2.84 to 1.34 over n = 3,000 to 8,000, t = 2 "
+        "0.56 to 0.16, t = 3 0.31 to 0.13), the best t is 3 or 4, and the error approaches the non-private "
+        "0.19 to 0.12 as n grows."
+    )
+    settings = (
+        f"Ours: d = {cfg['d']}, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, t ∈ "
+        f"{{{', '.join(map(str, cfg['iterations']))}}}, ρ = {_g(cfg['rho'])} (μ = 1), u = "
+        f"{_g(cfg['u_factor'])}√d."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -138,47 +183,81 @@ def _claims(summary, cfg):
     ns = [n for n in cfg["ns"] if n in PAPER_NS]
     first, last = float(min(ns)), float(max(ns))
     t_many = [t for t in cfg["iterations"] if t > 1]
-    one, many = ours.get(("sampling", 1, last), math.nan), min(ours.get(("sampling", t, last), math.nan)
-                                                                for t in t_many)
-    out = [Claim("More than one step is much better than one (error at the largest n)",
-                 REPRODUCED if many < 0.5 * one else NOT_REPRODUCED,
-                 f"t = 1: {one:.3f}; best of t = {', '.join(map(str, t_many))}: {many:.3f} (the paper: 1.34 and 0.133)",
-                 "coinpress_covariance")]
+    one, many = (
+        ours.get(("sampling", 1, last), math.nan),
+        min(ours.get(("sampling", t, last), math.nan) for t in t_many),
+    )
+    out = [
+        Claim(
+            "More than one step is much better than one (error at the largest n)",
+            REPRODUCED if many < 0.5 * one else NOT_REPRODUCED,
+            f"t = 1: {one:.3f}; best of t = {', '.join(map(str, t_many))}: {many:.3f} (the paper: 1.34 and 0.133)",
+            "coinpress_covariance",
+        )
+    ]
     early = [(t, n) for t in cfg["iterations"] if t <= 2 for n in ns]
-    close = [abs(ours.get(("sampling", t, float(n)), math.nan) - paper[(t, float(n))]) <= 0.25 * paper[(t, float(n))]
-             for t, n in early]
-    out.append(Claim("The paper's numbers for t = 1 and 2 (its result files)", REPRODUCED if all(close) else
-                     NOT_REPRODUCED, f"{sum(close)} of {len(close)} points within 25% of the paper's (the paper's "
-                     "values are 10%-trimmed means of 100 runs, ours means of fewer)", "coinpress_covariance"))
+    close = [
+        abs(ours.get(("sampling", t, float(n)), math.nan) - paper[(t, float(n))]) <= 0.25 * paper[(t, float(n))]
+        for t, n in early
+    ]
+    out.append(
+        Claim(
+            "The paper's numbers for t = 1 and 2 (its result files)",
+            REPRODUCED if all(close) else NOT_REPRODUCED,
+            f"{sum(close)} of {len(close)} points within 25% of the paper's (the paper's "
+            "values are 10%-trimmed means of 100 runs, ours means of fewer)",
+            "coinpress_covariance",
+        )
+    )
     late = [t for t in cfg["iterations"] if t >= 3]
     if late:
         ours_late = [ours.get(("sampling", t, first), math.nan) for t in late]
         paper_late = [paper[(t, first)] for t in late]
         grows = ours_late[-1] > 1.1 * ours_late[0]
-        out.append(Claim(f"At n = {first:,.0f} the error grows again beyond t = 3 (the paper: "
-                         f"{_fmt(paper_late, 3)} for t = {', '.join(map(str, late))})",
-                         REPRODUCED if grows else REVERSED,
-                         f"ours {_fmt(ours_late, 3)}: the growth comes from the authors' code, which applies each new "
-                         "whitening on the wrong side (A <- U^(-1/2) A while rows are mapped as x A) and maps back with "
-                         "A^-1 Z A^-1 instead of A^-T Z A^-1; both are harmless while A is a multiple of the identity "
-                         "(t <= 2). Their code with the order fixed gives 0.249, 0.240, 0.236 at t = 3, 4, 5 (as it is: "
-                         "0.333, 0.403, 0.499; 60 runs, 10%-trimmed)", "coinpress_covariance"))
+        out.append(
+            Claim(
+                f"At n = {first:,.0f} the error grows again beyond t = 3 (the paper: "
+                f"{_fmt(paper_late, 3)} for t = {', '.join(map(str, late))})",
+                REPRODUCED if grows else REVERSED,
+                f"ours {_fmt(ours_late, 3)}: the growth comes from the authors' code, which applies each new "
+                "whitening on the wrong side (A <- U^(-1/2) A while rows are mapped as x A) and maps back with "
+                "A^-1 Z A^-1 instead of A^-T Z A^-1; both are harmless while A is a multiple of the identity "
+                "(t <= 2). Their code with the order fixed gives 0.249, 0.240, 0.236 at t = 3, 4, 5 (as it is: "
+                "0.333, 0.403, 0.499; 60 runs, 10%-trimmed)",
+                "coinpress_covariance",
+            )
+        )
     return out
 
 
-_register(Spec(
-    key="coinpress_covariance", paper="biswas",
-    title="Biswas et al., CoinPress covariance: error against n for t = 1 to 5 steps",
-    grids={"default": dict(d=10, ns=(3000, 4818, 8000), iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0,
-                           delta=1e-6, reps=10),
-           "full": dict(d=10, ns=PAPER_NS, iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=100)},
-    panels=_panels, tasks=_tasks, unit=_unit, texts=_texts, claims=_claims, refs=(("every claim", "claims"),),
-    # one colour per t: ours solid, the paper's dashed
-    styles={**{f"t = {t}": {"color": PALETTE[t - 1], "dash": "solid"} for t in range(1, 6)},
-            **{f"paper, t = {t}": {"color": PALETTE[t - 1], "dash": "dash"} for t in range(1, 6)}},
-    paper_figure=("Figure: covariance error against n (3,000 to 8,000) for t = 1 to 5 and the non-private estimate "
-                  "(d = 10, u = 10√d, ρ = 0.5); values from the authors' result files.",),
-))
+_register(
+    Spec(
+        key="coinpress_covariance",
+        paper="biswas",
+        title="Biswas et al., CoinPress covariance: error against n for t = 1 to 5 steps",
+        grids={
+            "default": dict(
+                d=10, ns=(3000, 4818, 8000), iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=10
+            ),
+            "full": dict(d=10, ns=PAPER_NS, iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=100),
+        },
+        panels=_panels,
+        tasks=_tasks,
+        unit=_unit,
+        texts=_texts,
+        claims=_claims,
+        refs=(("every claim", "claims"),),
+        # one colour per t: ours solid, the paper's dashed
+        styles={
+            **{f"t = {t}": {"color": PALETTE[t - 1], "dash": "solid"} for t in range(1, 6)},
+            **{f"paper, t = {t}": {"color": PALETTE[t - 1], "dash": "dash"} for t in range(1, 6)},
+        },
+        paper_figure=(
+            "Figure: covariance error against n (3,000 to 8,000) for t = 1 to 5 and the non-private estimate "
+            "(d = 10, u = 10√d, ρ = 0.5); values from the authors' result files.",
+        ),
+    )
+)
 
 
 coinpress_covariance = _one("coinpress_covariance")

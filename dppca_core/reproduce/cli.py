@@ -11,6 +11,7 @@ its index, its timings and the docs, so one reproduction can be re-run on its ow
 these files when its settings match, see :func:`.output.load`); ``--docs`` also rewrites the generated parts of
 docs/reproduce.md and docs/papers.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,13 @@ def main(argv=None) -> int:
         results, timings = _run(keys, args)
         # the reproductions already in DIR (run earlier with the same settings) stay in its index, timings and docs
         done = {rep.key for rep in results}
-        kept = [rep for key in REPRODUCTIONS if key not in done
-                for rep in [load(key, args.out, args.grid, args.reps, args.seed)] if rep is not None]
+        kept = [
+            rep
+            for key in REPRODUCTIONS
+            if key not in done
+            for rep in [load(key, args.out, args.grid, args.reps, args.seed)]
+            if rep is not None
+        ]
         every = sorted(results + kept, key=lambda rep: REPRODUCTIONS.index(rep.key))
         paths = write(every, args.out, combined=args.combined)
         if args.png:
@@ -63,22 +69,33 @@ def main(argv=None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m dppca_core.reproduce",
-        description="Re-run the seed papers' synthetic experiments; write CSV and HTML (and PNG) per reproduction.")
+        description="Re-run the seed papers' synthetic experiments; write CSV and HTML (and PNG) per reproduction.",
+    )
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--all", action="store_true", help="every reproduction of every paper")
     what.add_argument("--paper", action="append", choices=list(PAPERS), help="one paper's reproductions (repeatable)")
     what.add_argument("--only", action="append", choices=list(SPECS), help="one reproduction (repeatable)")
     parser.add_argument("--out", required=True, help="output folder (created if missing)")
-    parser.add_argument("--grid", choices=GRIDS, default="default",
-                        help="'default': scaled down (under a minute per paper on 2 cores); 'full': the paper's grid")
+    parser.add_argument(
+        "--grid",
+        choices=GRIDS,
+        default="default",
+        help="'default': scaled down (under a minute per paper on 2 cores); 'full': the paper's grid",
+    )
     parser.add_argument("--reps", type=int, default=None, help=f"repetitions (1-{MAX_REPS}); default: the grid's own")
     parser.add_argument("--seed", type=int, default=0, help="seed of all data and noise (default 0)")
-    parser.add_argument("--combined", action="store_true",
-                        help="all figures in one index.html (plotly embedded once) instead of one page each")
+    parser.add_argument(
+        "--combined",
+        action="store_true",
+        help="all figures in one index.html (plotly embedded once) instead of one page each",
+    )
     parser.add_argument("--png", action="store_true", help="also render <key>.png (Playwright + /usr/bin/chromium)")
-    parser.add_argument("--docs", default=None,
-                        help="also rewrite the generated parts of DOCS/reproduce.md and DOCS/papers.md (the "
-                             "reproductions' sections and the papers' claims) from this run")
+    parser.add_argument(
+        "--docs",
+        default=None,
+        help="also rewrite the generated parts of DOCS/reproduce.md and DOCS/papers.md (the "
+        "reproductions' sections and the papers' claims) from this run",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
 
@@ -92,8 +109,16 @@ def _run(keys: list, args) -> tuple[list, list]:
             print(f"{key} ({args.grid} grid)…", file=sys.stderr, flush=True)
         rep = reproduce(key, args.grid, args.reps, args.seed, progress=log)
         results.append(rep)
-        timings.append({"paper": rep.paper, "reproduction": key, "grid": args.grid, "reps": rep.reps,
-                        "seconds": round(rep.seconds, 2), "cpu_seconds": round(rep.cpu_seconds, 2)})
+        timings.append(
+            {
+                "paper": rep.paper,
+                "reproduction": key,
+                "grid": args.grid,
+                "reps": rep.reps,
+                "seconds": round(rep.seconds, 2),
+                "cpu_seconds": round(rep.cpu_seconds, 2),
+            }
+        )
         if not args.quiet:
             print(f"{key}: {rep.seconds:.1f} s wall, {rep.cpu_seconds:.1f} s CPU", file=sys.stderr, flush=True)
     return results, timings

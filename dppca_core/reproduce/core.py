@@ -10,6 +10,7 @@ repetitions), which can take from minutes to hours (Ge et al. at d = 1000). Work
 from (seed, reproduction, task), so a task's rows do not depend on which other tasks run, and a caller can cache
 tasks one by one (the app does) and report progress.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,10 +48,10 @@ class Panel:
 @dataclass(frozen=True)
 class Paper:
     key: str
-    title: str          # short, for menus
-    citation: str       # authors, title, venue, year
+    title: str  # short, for menus
+    citation: str  # authors, title, venue, year
     reproductions: tuple[str, ...]
-    note: str = ""      # one line shown under the paper's name
+    note: str = ""  # one line shown under the paper's name
 
 
 @dataclass
@@ -73,12 +74,12 @@ class Reproduction:
     finding: str
     difference: str
     settings: str
-    refs: tuple[tuple[str, str], ...]   # (label, anchor in docs/papers.md)
+    refs: tuple[tuple[str, str], ...]  # (label, anchor in docs/papers.md)
     grid: str
     reps: int
     seed: int
-    seconds: float = math.nan           # wall-clock time of the run
-    cpu_seconds: float = math.nan       # process CPU time of the run (all threads)
+    seconds: float = math.nan  # wall-clock time of the run
+    cpu_seconds: float = math.nan  # process CPU time of the run (all threads)
     cols: int = 2
     paper_figure: tuple[str, ...] = ()  # what the paper's own figure shows, one line per panel
     styles: dict = field(default_factory=dict)
@@ -121,14 +122,14 @@ class Spec:
     title: str
     grids: dict
     panels: Callable[[dict], list[Panel]]
-    tasks: Callable[[dict, int], list[dict]]     # (config, reps) -> task parameters (without key/seed/grid)
+    tasks: Callable[[dict, int], list[dict]]  # (config, reps) -> task parameters (without key/seed/grid)
     unit: Callable[[dict, dict, int], list[dict]]  # (config, task, seed) -> rows
     texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> claim, finding, difference, settings
     refs: tuple = ()
     cols: int = 2
     paper_figure: tuple[str, ...] = ()
     styles: dict = field(default_factory=dict)  # series -> line style overrides (e.g. {"dash": "dash"})
-    marks: Callable[[dict], list] | None = None   # config -> [(panel, x, text)]: vertical lines (thresholds)
+    marks: Callable[[dict], list] | None = None  # config -> [(panel, x, text)]: vertical lines (thresholds)
     claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
 
 
@@ -163,12 +164,32 @@ def _rng(seed: int, *parts) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(words))
 
 
-def _row(panel: str, series: str, mechanism: str, x_name: str, x, rep: int, value: float, metric: str,
-         seconds: float = math.nan, algorithm: str = "") -> dict:
+def _row(
+    panel: str,
+    series: str,
+    mechanism: str,
+    x_name: str,
+    x,
+    rep: int,
+    value: float,
+    metric: str,
+    seconds: float = math.nan,
+    algorithm: str = "",
+) -> dict:
     """One point of one repetition; ``algorithm`` empty means the mechanism as registered
     (:func:`default_algorithm`)."""
-    return {"panel": panel, "series": series, "mechanism": mechanism, "algorithm": algorithm, "x_name": x_name,
-            "x": float(x), "rep": int(rep), "value": float(value), "metric": metric, "seconds": float(seconds)}
+    return {
+        "panel": panel,
+        "series": series,
+        "mechanism": mechanism,
+        "algorithm": algorithm,
+        "x_name": x_name,
+        "x": float(x),
+        "rep": int(rep),
+        "value": float(value),
+        "metric": metric,
+        "seconds": float(seconds),
+    }
 
 
 #: the algorithm column of the reference lines
@@ -207,8 +228,10 @@ def algorithm_lines(frame: pd.DataFrame) -> list[str]:
         parts = []
         for algo in algos:
             pts = g[g.algorithm == algo].drop_duplicates(["panel", "x"])
-            where = "; ".join(f"{panel}: {p.x_name.iloc[0]} = {', '.join(f'{x:,.6g}' for x in sorted(p.x))}"
-                              for panel, p in pts.groupby("panel", sort=False))
+            where = "; ".join(
+                f"{panel}: {p.x_name.iloc[0]} = {', '.join(f'{x:,.6g}' for x in sorted(p.x))}"
+                for panel, p in pts.groupby("panel", sort=False)
+            )
             parts.append(f"{algo} ({where})")
         lines.append(f"{series}: " + "; ".join(parts) + ".")
     return lines
@@ -264,8 +287,13 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("no results to summarise: run at least one task of the reproduction.")
     keys = ["panel", "series", "mechanism", "x"]
     g = frame.groupby(keys, sort=False)
-    out = g["value"].agg(mean="mean", median="median", lo=lambda v: float(np.quantile(v, 0.025)),
-                         hi=lambda v: float(np.quantile(v, 0.975)), reps="size")
+    out = g["value"].agg(
+        mean="mean",
+        median="median",
+        lo=lambda v: float(np.quantile(v, 0.025)),
+        hi=lambda v: float(np.quantile(v, 0.975)),
+        reps="size",
+    )
     if "algorithm" in frame:
         out["algorithm"] = g["algorithm"].agg(lambda a: " + ".join(dict.fromkeys(a)))
     return out.reset_index()
@@ -306,8 +334,10 @@ def config(key: str, grid: str = "default", overrides: dict | None = None) -> di
     same keys, e.g. a smaller grid) applied."""
     spec = _spec(key)
     if grid not in GRIDS:
-        raise ValueError(f"grid must be one of {list(GRIDS)} (got {grid!r}): 'default' is scaled down to run in "
-                         "under a minute per paper, 'full' uses the paper's grid.")
+        raise ValueError(
+            f"grid must be one of {list(GRIDS)} (got {grid!r}): 'default' is scaled down to run in "
+            "under a minute per paper, 'full' uses the paper's grid."
+        )
     cfg = dict(spec.grids[grid])
     unknown = sorted(set(overrides or {}) - set(cfg))
     if unknown:
@@ -320,8 +350,10 @@ def _check_reps(reps, cfg) -> int:
     if reps is None:
         return int(cfg["reps"])
     if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or not 1 <= int(reps) <= MAX_REPS:
-        raise ValueError(f"reps must be a whole number from 1 to {MAX_REPS} (got {reps!r}); None uses the grid's "
-                         f"own ({cfg['reps']}).")
+        raise ValueError(
+            f"reps must be a whole number from 1 to {MAX_REPS} (got {reps!r}); None uses the grid's "
+            f"own ({cfg['reps']})."
+        )
     return int(reps)
 
 
@@ -331,8 +363,9 @@ def _check_seed(seed) -> int:
     return int(seed)
 
 
-def plan(key: str, grid: str = "default", reps: int | None = None, seed: int = 0,
-         overrides: dict | None = None) -> list[dict]:
+def plan(
+    key: str, grid: str = "default", reps: int | None = None, seed: int = 0, overrides: dict | None = None
+) -> list[dict]:
     """The tasks of one reproduction: JSON-serialisable dicts holding every input (key, grid, its settings and the
     seed), so a task can be cached on its own and :func:`run_task` needs nothing else."""
     cfg = config(key, grid, overrides)
@@ -352,12 +385,31 @@ def run_task(task: dict) -> list[dict]:
     return rows
 
 
-_COLUMNS = ["reproduction", "panel", "series", "mechanism", "algorithm", "x_name", "x", "rep", "value", "metric",
-            "seconds"]
+_COLUMNS = [
+    "reproduction",
+    "panel",
+    "series",
+    "mechanism",
+    "algorithm",
+    "x_name",
+    "x",
+    "rep",
+    "value",
+    "metric",
+    "seconds",
+]
 
 
-def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None = None, seed: int = 0,
-             seconds: float = math.nan, overrides: dict | None = None, cpu_seconds: float = math.nan) -> Reproduction:
+def assemble(
+    key: str,
+    rows: list[dict],
+    grid: str = "default",
+    reps: int | None = None,
+    seed: int = 0,
+    seconds: float = math.nan,
+    overrides: dict | None = None,
+    cpu_seconds: float = math.nan,
+) -> Reproduction:
     """The :class:`Reproduction` of ``key`` from the rows of its tasks (all of them, in any order)."""
     spec = _spec(key)
     cfg = config(key, grid, overrides)
@@ -370,18 +422,39 @@ def assemble(key: str, rows: list[dict], grid: str = "default", reps: int | None
     summary = summarize(frame)
     texts = spec.texts(summary, cfg)
     paper = PAPERS[spec.paper]
-    return Reproduction(key=key, paper=paper.key, title=spec.title, frame=frame, panels=tuple(spec.panels(cfg)),
-                        claim=texts["claim"], finding=texts["finding"], difference=texts["difference"],
-                        settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, "
-                        f"{grid} grid.", refs=tuple(spec.refs), grid=grid, reps=reps, seed=int(seed),
-                        seconds=float(seconds), cpu_seconds=float(cpu_seconds), cols=spec.cols,
-                        paper_figure=spec.paper_figure,
-                        styles=dict(spec.styles), marks=tuple(spec.marks(cfg)) if spec.marks else (),
-                        claims=tuple(spec.claims(summary, cfg)) if spec.claims else (), config=cfg)
+    return Reproduction(
+        key=key,
+        paper=paper.key,
+        title=spec.title,
+        frame=frame,
+        panels=tuple(spec.panels(cfg)),
+        claim=texts["claim"],
+        finding=texts["finding"],
+        difference=texts["difference"],
+        settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, " f"{grid} grid.",
+        refs=tuple(spec.refs),
+        grid=grid,
+        reps=reps,
+        seed=int(seed),
+        seconds=float(seconds),
+        cpu_seconds=float(cpu_seconds),
+        cols=spec.cols,
+        paper_figure=spec.paper_figure,
+        styles=dict(spec.styles),
+        marks=tuple(spec.marks(cfg)) if spec.marks else (),
+        claims=tuple(spec.claims(summary, cfg)) if spec.claims else (),
+        config=cfg,
+    )
 
 
-def reproduce(key: str, grid: str = "default", reps: int | None = None, seed: int = 0,
-              progress: Callable[[float, str], None] | None = None, overrides: dict | None = None) -> Reproduction:
+def reproduce(
+    key: str,
+    grid: str = "default",
+    reps: int | None = None,
+    seed: int = 0,
+    progress: Callable[[float, str], None] | None = None,
+    overrides: dict | None = None,
+) -> Reproduction:
     """Run every task of reproduction ``key`` and assemble it. ``progress(fraction, text)`` is called after each
     task; ``overrides`` replaces some of the grid's settings (see :func:`config`)."""
     tasks = plan(key, grid, reps, seed, overrides)
@@ -391,23 +464,26 @@ def reproduce(key: str, grid: str = "default", reps: int | None = None, seed: in
         rows += run_task(task)
         if progress is not None:
             progress((i + 1) / len(tasks), f"{key}: task {i + 1} of {len(tasks)}")
-    return assemble(key, rows, grid, reps, seed, time.perf_counter() - start, overrides,
-                    time.process_time() - cpu)
+    return assemble(key, rows, grid, reps, seed, time.perf_counter() - start, overrides, time.process_time() - cpu)
 
 
 def _one(key):
-    def reproduction(grid: str = "default", reps: int | None = None, seed: int = 0, progress=None,
-                     overrides: dict | None = None) -> Reproduction:
+    def reproduction(
+        grid: str = "default", reps: int | None = None, seed: int = 0, progress=None, overrides: dict | None = None
+    ) -> Reproduction:
         return reproduce(key, grid, reps, seed, progress, overrides)
 
     reproduction.__name__ = key
-    reproduction.__doc__ = (f"{SPECS[key].title}. See :func:`reproduce`; returns a :class:`Reproduction` "
-                            "(tidy frame, figure, claim, finding, difference).")
+    reproduction.__doc__ = (
+        f"{SPECS[key].title}. See :func:`reproduce`; returns a :class:`Reproduction` "
+        "(tidy frame, figure, claim, finding, difference)."
+    )
     return reproduction
 
 
-def reproduce_paper(paper: str, grid: str = "default", reps: int | None = None, seed: int = 0,
-                    progress=None) -> list[Reproduction]:
+def reproduce_paper(
+    paper: str, grid: str = "default", reps: int | None = None, seed: int = 0, progress=None
+) -> list[Reproduction]:
     """Every reproduction of one paper (keys of :data:`PAPERS`)."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; choose one of {list(PAPERS)}.")

@@ -1,6 +1,7 @@
 """Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022): the covariance error against d at
 trace 1 (:func:`dly_dimension`), the Gaussian mechanism against the trace-sensitive algorithm, and on skewed data
 (:func:`dly_skewed`), the tail-sensitive algorithm against both as the row norms spread over more buckets."""
+
 from __future__ import annotations
 
 import math
@@ -10,19 +11,43 @@ import numpy as np
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from ..privacy import gaussian_epsilon
-from .core import (NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _fmt, _g, _one, _register,
-                   _register_paper, _release, _rng, _row)
+from .core import (
+    NOT_REPRODUCED,
+    NOT_RUN,
+    REPRODUCED,
+    Claim,
+    Panel,
+    Paper,
+    Spec,
+    _at,
+    _fmt,
+    _g,
+    _one,
+    _register,
+    _register_paper,
+    _release,
+    _rng,
+    _row,
+)
 
-_register_paper(Paper("dong_liang_yi", "Dong et al.: covariance revisited",
-                      "Wei Dong, Yuting Liang & Ke Yi, Differentially Private Covariance Revisited, NeurIPS 2022",
-                      ("dly_dimension", "dly_skewed"),
-                      "The trace-sensitive algorithm (trace_sensitive) against the Gaussian mechanism (analyze_gauss) "
-                      "and CoinPress (coinpress), covariance error against d at trace 1; the tail-sensitive algorithm "
-                      "(tail_sensitive) on skewed data."))
+_register_paper(
+    Paper(
+        "dong_liang_yi",
+        "Dong et al.: covariance revisited",
+        "Wei Dong, Yuting Liang & Ke Yi, Differentially Private Covariance Revisited, NeurIPS 2022",
+        ("dly_dimension", "dly_skewed"),
+        "The trace-sensitive algorithm (trace_sensitive) against the Gaussian mechanism (analyze_gauss) "
+        "and CoinPress (coinpress), covariance error against d at trace 1; the tail-sensitive algorithm "
+        "(tail_sensitive) on skewed data.",
+    )
+)
 
 #: the series: (label, mechanism, parameters)
-SERIES = (("Gaussian mechanism", "analyze_gauss", {}), ("trace-sensitive (separate)", "trace_sensitive", {}),
-          ("CoinPress, t = 4", "coinpress", {}))
+SERIES = (
+    ("Gaussian mechanism", "analyze_gauss", {}),
+    ("trace-sensitive (separate)", "trace_sensitive", {}),
+    ("CoinPress, t = 4", "coinpress", {}),
+)
 ZERO = "zero estimate (‖Σ‖_F)"
 METRIC = "Frobenius error of the covariance X^T X / n"
 
@@ -70,8 +95,19 @@ def _unit(cfg, task, seed):
         values = np.clip(rel.eigenvalues, 0.0, float(n)) / n  # eigenvalues in [0, r^2], as the authors' code does
         error = float(np.linalg.norm((V * values) @ V.T - Sigma))
         rows.append(_row(panel, label, mech, "d", d, rep, error, METRIC, seconds))
-    rows.append(_row(panel, ZERO, "zero", "d", d, rep, float(np.linalg.norm(Sigma)), METRIC,
-                     algorithm="reference: the estimate 0"))
+    rows.append(
+        _row(
+            panel,
+            ZERO,
+            "zero",
+            "d",
+            d,
+            rep,
+            float(np.linalg.norm(Sigma)),
+            METRIC,
+            algorithm="reference: the estimate 0",
+        )
+    )
     return rows
 
 
@@ -86,15 +122,19 @@ def _texts(summary, cfg):
         gauss = [_at(summary, panel.name, "Gaussian mechanism", d) for d in cfg["dims"]]
         sep = [_at(summary, panel.name, "trace-sensitive (separate)", d) for d in cfg["dims"]]
         cp = [_at(summary, panel.name, "CoinPress, t = 4", d) for d in cfg["dims"]]
-        parts.append(f"{panel.name}: Gaussian mechanism {_fmt(gauss, 4)}, trace-sensitive {_fmt(sep, 4)}, CoinPress "
-                     f"{_fmt(cp, 4)} (slopes in d: {_slope(summary, panel.name, 'Gaussian mechanism'):.2f}, "
-                     f"{_slope(summary, panel.name, 'trace-sensitive (separate)'):.2f}, "
-                     f"{_slope(summary, panel.name, 'CoinPress, t = 4'):.2f})")
+        parts.append(
+            f"{panel.name}: Gaussian mechanism {_fmt(gauss, 4)}, trace-sensitive {_fmt(sep, 4)}, CoinPress "
+            f"{_fmt(cp, 4)} (slopes in d: {_slope(summary, panel.name, 'Gaussian mechanism'):.2f}, "
+            f"{_slope(summary, panel.name, 'trace-sensitive (separate)'):.2f}, "
+            f"{_slope(summary, panel.name, 'CoinPress, t = 4'):.2f})"
+        )
     dims = ", ".join(map(str, cfg["dims"]))
     eps, delta = _budget(cfg)
-    finding = (f"Mean Frobenius error at d = {dims}: " + "; ".join(parts) + ". The Gaussian mechanism's error grows "
-               "about linearly in d (its noise matrix has Frobenius norm ~ σd/n), the trace-sensitive one's far more "
-               "slowly: its eigenvector error is weighted by eigenvalues that sum to 1.")
+    finding = (
+        f"Mean Frobenius error at d = {dims}: " + "; ".join(parts) + ". The Gaussian mechanism's error grows "
+        "about linearly in d (its noise matrix has Frobenius norm ~ σd/n), the trace-sensitive one's far more "
+        "slowly: its eigenvector error is weighted by eigenvalues that sum to 1."
+    )
     difference = (
         f"The paper's ρ = {_g(cfg['rho'])} zCDP is run as exact Gaussian DP with μ = √(2ρ) (the same noise), reported "
         f"as (ε, δ) = ({eps:.2f}, {_g(delta)}). The authors' code calibrates its Gaussian mechanism with the classic "
@@ -103,13 +143,17 @@ def _texts(summary, cfg):
         "[0, 1] (the authors' post-processing). The paper's figure values were not available to us: the claims "
         "compared are its theorems' shapes (the crossover d ≈ n^(2/3) at trace 1). The authors' data generator is "
         "reproduced (Gaussian rows mixed by a U(0, 1) matrix, centred, scaled to norm 1); CoinPress runs with the "
-        "prior the radius implies (u = 1), as the authors' comparison does.")
-    claim = ("Theorem (trace-sensitive, ρ-zCDP): Frobenius error Õ(d^(1/4)√(tr/n) + √d/n) against Õ(d/n) for the "
-             "Gaussian mechanism; at trace 1 this is better once d > Õ(n^(2/3)). Figure 1 (trace 1, d from 10 to 800, "
-             "n ∈ {1,000, 4,000, 16,000}, ρ = 0.1, 50 runs): the trace-sensitive algorithm beats the Gaussian "
-             "mechanism as d grows.")
-    settings = (f"Ours: trace 1, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, d ∈ {{{dims}}}, ρ = "
-                f"{_g(cfg['rho'])}.")
+        "prior the radius implies (u = 1), as the authors' comparison does."
+    )
+    claim = (
+        "Theorem (trace-sensitive, ρ-zCDP): Frobenius error Õ(d^(1/4)√(tr/n) + √d/n) against Õ(d/n) for the "
+        "Gaussian mechanism; at trace 1 this is better once d > Õ(n^(2/3)). Figure 1 (trace 1, d from 10 to 800, "
+        "n ∈ {1,000, 4,000, 16,000}, ρ = 0.1, 50 runs): the trace-sensitive algorithm beats the Gaussian "
+        "mechanism as d grows."
+    )
+    settings = (
+        f"Ours: trace 1, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, d ∈ {{{dims}}}, ρ = " f"{_g(cfg['rho'])}."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -118,36 +162,71 @@ def _claims(summary, cfg):
     for panel, n in zip(_panels(cfg), cfg["ns"]):
         big = [d for d in cfg["dims"] if d >= n ** (2.0 / 3.0)]
         if not big:
-            out.append(Claim(f"{panel.name}: trace-sensitive below the Gaussian mechanism for d above n^(2/3) = "
-                             f"{n ** (2 / 3):.0f}", NOT_RUN, "no d of this grid is that large", "dly_dimension"))
+            out.append(
+                Claim(
+                    f"{panel.name}: trace-sensitive below the Gaussian mechanism for d above n^(2/3) = "
+                    f"{n ** (2 / 3):.0f}",
+                    NOT_RUN,
+                    "no d of this grid is that large",
+                    "dly_dimension",
+                )
+            )
             continue
-        wins = [_at(summary, panel.name, "trace-sensitive (separate)", d) < _at(summary, panel.name,
-                                                                               "Gaussian mechanism", d) for d in big]
-        out.append(Claim(f"{panel.name}: trace-sensitive below the Gaussian mechanism for d above n^(2/3) = "
-                         f"{n ** (2 / 3):.0f}", REPRODUCED if all(wins) else NOT_REPRODUCED,
-                         f"at d = {', '.join(map(str, big))}: trace-sensitive "
-                         f"{_fmt([_at(summary, panel.name, 'trace-sensitive (separate)', d) for d in big], 4)}, "
-                         f"Gaussian {_fmt([_at(summary, panel.name, 'Gaussian mechanism', d) for d in big], 4)}",
-                         "dly_dimension"))
+        wins = [
+            _at(summary, panel.name, "trace-sensitive (separate)", d)
+            < _at(summary, panel.name, "Gaussian mechanism", d)
+            for d in big
+        ]
+        out.append(
+            Claim(
+                f"{panel.name}: trace-sensitive below the Gaussian mechanism for d above n^(2/3) = "
+                f"{n ** (2 / 3):.0f}",
+                REPRODUCED if all(wins) else NOT_REPRODUCED,
+                f"at d = {', '.join(map(str, big))}: trace-sensitive "
+                f"{_fmt([_at(summary, panel.name, 'trace-sensitive (separate)', d) for d in big], 4)}, "
+                f"Gaussian {_fmt([_at(summary, panel.name, 'Gaussian mechanism', d) for d in big], 4)}",
+                "dly_dimension",
+            )
+        )
         slope = _slope(summary, panel.name, "Gaussian mechanism")
-        out.append(Claim(f"{panel.name}: the Gaussian mechanism's error grows like d/n", REPRODUCED
-                         if 0.8 <= slope <= 1.2 else NOT_REPRODUCED,
-                         f"log-log slope of its error against d: {slope:.2f} (d/n: 1)", "dly_dimension"))
+        out.append(
+            Claim(
+                f"{panel.name}: the Gaussian mechanism's error grows like d/n",
+                REPRODUCED if 0.8 <= slope <= 1.2 else NOT_REPRODUCED,
+                f"log-log slope of its error against d: {slope:.2f} (d/n: 1)",
+                "dly_dimension",
+            )
+        )
     return out
 
 
-_register(Spec(
-    key="dly_dimension", paper="dong_liang_yi",
-    title="Dong et al., covariance at trace 1: error against d",
-    grids={"default": dict(ns=(1000,), dims=(25, 100, 400), rho=0.1, delta=1e-10, reps=3),
-           "full": dict(ns=(1000, 4000, 16000), dims=(10, 20, 30, 50, 70, 100, 200, 400, 800), rho=0.1, delta=1e-10,
-                        reps=50)},
-    panels=_panels, tasks=_tasks, unit=_unit, texts=_texts, claims=_claims, refs=(("every claim", "claims"),),
-    styles={**{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _, _) in enumerate(SERIES)},
-            ZERO: {"color": "#888", "dash": "dot"}},
-    paper_figure=("Figure 1: Frobenius error against d (10 to 800) at trace 1 for n = 1,000, 4,000 and 16,000, "
-                  "ρ = 0.1 (values not available to us).",),
-))
+_register(
+    Spec(
+        key="dly_dimension",
+        paper="dong_liang_yi",
+        title="Dong et al., covariance at trace 1: error against d",
+        grids={
+            "default": dict(ns=(1000,), dims=(25, 100, 400), rho=0.1, delta=1e-10, reps=3),
+            "full": dict(
+                ns=(1000, 4000, 16000), dims=(10, 20, 30, 50, 70, 100, 200, 400, 800), rho=0.1, delta=1e-10, reps=50
+            ),
+        },
+        panels=_panels,
+        tasks=_tasks,
+        unit=_unit,
+        texts=_texts,
+        claims=_claims,
+        refs=(("every claim", "claims"),),
+        styles={
+            **{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _, _) in enumerate(SERIES)},
+            ZERO: {"color": "#888", "dash": "dot"},
+        },
+        paper_figure=(
+            "Figure 1: Frobenius error against d (10 to 800) at trace 1 for n = 1,000, 4,000 and 16,000, "
+            "ρ = 0.1 (values not available to us).",
+        ),
+    )
+)
 
 
 dly_dimension = _one("dly_dimension")
@@ -155,13 +234,23 @@ dly_dimension = _one("dly_dimension")
 
 # -- dly_skewed: the tail-sensitive algorithm on skewed norms (the paper's Figure 2(a) setting) ------------------------
 
-SKEWED_SERIES = (("Gaussian mechanism", "analyze_gauss"), ("trace-sensitive (separate)", "trace_sensitive"),
-                 ("tail-sensitive", "tail_sensitive"))
+SKEWED_SERIES = (
+    ("Gaussian mechanism", "analyze_gauss"),
+    ("trace-sensitive (separate)", "trace_sensitive"),
+    ("tail-sensitive", "tail_sensitive"),
+)
 
 
 def _skewed_panels(cfg):
-    return [Panel(f"n = {cfg['n']:,}, d = {cfg['d']}", "norm buckets N (the trace falls as N grows)",
-                  "‖Σ̃ − Σ‖_F", log_x=True, log_y=True)]
+    return [
+        Panel(
+            f"n = {cfg['n']:,}, d = {cfg['d']}",
+            "norm buckets N (the trace falls as N grows)",
+            "‖Σ̃ − Σ‖_F",
+            log_x=True,
+            log_y=True,
+        )
+    ]
 
 
 def _skewed_tasks(cfg, reps):
@@ -180,21 +269,35 @@ def _skewed_unit(cfg, task, seed):
         values = np.clip(rel.eigenvalues, 0.0, float(n)) / n
         error = float(np.linalg.norm((V * values) @ V.T - Sigma))
         rows.append(_row(panel, label, mech, "buckets", buckets, rep, error, METRIC, seconds))
-    rows.append(_row(panel, ZERO, "zero", "buckets", buckets, rep, float(np.linalg.norm(Sigma)), METRIC,
-                     algorithm="reference: the estimate 0"))
+    rows.append(
+        _row(
+            panel,
+            ZERO,
+            "zero",
+            "buckets",
+            buckets,
+            rep,
+            float(np.linalg.norm(Sigma)),
+            METRIC,
+            algorithm="reference: the estimate 0",
+        )
+    )
     return rows
 
 
 def _skewed_texts(summary, cfg):
     panel = _skewed_panels(cfg)[0].name
     buckets = ", ".join(map(str, cfg["buckets"]))
-    found = "; ".join(f"{label} {_fmt([_at(summary, panel, label, b) for b in cfg['buckets']], 5)}"
-                      for label, _ in SKEWED_SERIES)
+    found = "; ".join(
+        f"{label} {_fmt([_at(summary, panel, label, b) for b in cfg['buckets']], 5)}" for label, _ in SKEWED_SERIES
+    )
     eps, delta = _budget(cfg)
-    finding = (f"Mean Frobenius error at N = {buckets} norm buckets: {found}. With one bucket every row sits at the "
-               "radius and the tail-sensitive algorithm keeps it (τ = 1), paying a quarter of the budget for the trace "
-               "and the radius; as N grows most rows are short, it clips at a radius τ < 1 and every noise s.d. falls "
-               "by τ².")
+    finding = (
+        f"Mean Frobenius error at N = {buckets} norm buckets: {found}. With one bucket every row sits at the "
+        "radius and the tail-sensitive algorithm keeps it (τ = 1), paying a quarter of the budget for the trace "
+        "and the radius; as N grows most rows are short, it clips at a radius τ < 1 and every noise s.d. falls "
+        "by τ²."
+    )
     difference = (
         f"The paper's ρ = {_g(cfg['rho'])} zCDP is run as exact Gaussian DP with μ = √(2ρ), reported as (ε, δ) = "
         f"({eps:.2f}, {_g(delta)}); the sparse vector step (pure DP) takes its 1/8 of μ² through its exact GDP "
@@ -202,10 +305,13 @@ def _skewed_texts(summary, cfg):
         "also chooses between this one and the Gaussian mechanism from a private trace); here the tail-sensitive "
         "algorithm alone. The authors' generator is reproduced (their steepness s = 3, norms 2^(1-N) to 1). The "
         "paper's figure values were not available to us: the claim compared is the abstract's, that the "
-        "tail-sensitive bound can be much better on skewed data.")
-    claim = ("Abstract and Figure 2(a) (synthetic data, d = 200, n = 50,000, ρ = 0.1, the rows' norms spread over N = "
-             "1 to 32 Zipf buckets, 50 runs): the tail-sensitive algorithm offers a bound that can be much better on "
-             "skewed data than the Gaussian mechanism's and the trace-sensitive one's.")
+        "tail-sensitive bound can be much better on skewed data."
+    )
+    claim = (
+        "Abstract and Figure 2(a) (synthetic data, d = 200, n = 50,000, ρ = 0.1, the rows' norms spread over N = "
+        "1 to 32 Zipf buckets, 50 runs): the tail-sensitive algorithm offers a bound that can be much better on "
+        "skewed data than the Gaussian mechanism's and the trace-sensitive one's."
+    )
     settings = f"Ours: n = {cfg['n']:,}, d = {cfg['d']}, N ∈ {{{buckets}}}, ρ = {_g(cfg['rho'])}."
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
@@ -214,29 +320,48 @@ def _skewed_claims(summary, cfg):
     panel = _skewed_panels(cfg)[0].name
     skewed = [b for b in cfg["buckets"] if b >= 4]
     if not skewed:
-        return [Claim("tail-sensitive below both on skewed data (N >= 4)", NOT_RUN, "no N >= 4 in this grid",
-                      "dly_skewed")]
+        return [
+            Claim("tail-sensitive below both on skewed data (N >= 4)", NOT_RUN, "no N >= 4 in this grid", "dly_skewed")
+        ]
     tail = [_at(summary, panel, "tail-sensitive", b) for b in skewed]
     others = {label: [_at(summary, panel, label, b) for b in skewed] for label, _ in SKEWED_SERIES[:2]}
     wins = all(t < min(o[i] for o in others.values()) for i, t in enumerate(tail))
-    return [Claim("tail-sensitive below the Gaussian mechanism and the trace-sensitive algorithm on skewed data "
-                  "(N >= 4)", REPRODUCED if wins else NOT_REPRODUCED,
-                  f"at N = {', '.join(map(str, skewed))}: tail-sensitive {_fmt(tail, 5)}, " + ", ".join(
-                      f"{label} {_fmt(v, 5)}" for label, v in others.items()), "dly_skewed")]
+    return [
+        Claim(
+            "tail-sensitive below the Gaussian mechanism and the trace-sensitive algorithm on skewed data " "(N >= 4)",
+            REPRODUCED if wins else NOT_REPRODUCED,
+            f"at N = {', '.join(map(str, skewed))}: tail-sensitive {_fmt(tail, 5)}, "
+            + ", ".join(f"{label} {_fmt(v, 5)}" for label, v in others.items()),
+            "dly_skewed",
+        )
+    ]
 
 
-_register(Spec(
-    key="dly_skewed", paper="dong_liang_yi",
-    title="Dong et al., skewed data: the tail-sensitive algorithm against the norm buckets",
-    grids={"default": dict(n=20000, d=50, buckets=(1, 4, 8), rho=0.1, delta=1e-10, reps=3),
-           "full": dict(n=50000, d=200, buckets=(1, 2, 4, 8, 16, 32), rho=0.1, delta=1e-10, reps=50)},
-    panels=_skewed_panels, tasks=_skewed_tasks, unit=_skewed_unit, texts=_skewed_texts, claims=_skewed_claims,
-    refs=(("every claim", "claims"),),
-    styles={**{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SKEWED_SERIES)},
-            ZERO: {"color": "#888", "dash": "dot"}},
-    paper_figure=("Figure 2(a): Frobenius error against the number of norm buckets N (1 to 32) on skewed synthetic "
-                  "data, d = 200, n = 50,000, ρ = 0.1 (values not available to us).",),
-))
+_register(
+    Spec(
+        key="dly_skewed",
+        paper="dong_liang_yi",
+        title="Dong et al., skewed data: the tail-sensitive algorithm against the norm buckets",
+        grids={
+            "default": dict(n=20000, d=50, buckets=(1, 4, 8), rho=0.1, delta=1e-10, reps=3),
+            "full": dict(n=50000, d=200, buckets=(1, 2, 4, 8, 16, 32), rho=0.1, delta=1e-10, reps=50),
+        },
+        panels=_skewed_panels,
+        tasks=_skewed_tasks,
+        unit=_skewed_unit,
+        texts=_skewed_texts,
+        claims=_skewed_claims,
+        refs=(("every claim", "claims"),),
+        styles={
+            **{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SKEWED_SERIES)},
+            ZERO: {"color": "#888", "dash": "dot"},
+        },
+        paper_figure=(
+            "Figure 2(a): Frobenius error against the number of norm buckets N (1 to 32) on skewed synthetic "
+            "data, d = 200, n = 50,000, ρ = 0.1 (values not available to us).",
+        ),
+    )
+)
 
 
 dly_skewed = _one("dly_skewed")

@@ -1,5 +1,6 @@
 """Düngler & Sanyal, An Iterative Algorithm for Differentially Private k-PCA with Adaptive Noise (NeurIPS 2025):
 top-k DP-PCA against input perturbation and the noisy power method on a spiked model (:func:`topk_spiked`)."""
+
 from __future__ import annotations
 
 import math
@@ -10,18 +11,44 @@ from .. import metrics
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from .liu import ALG_FALLBACK, dp_pca_algorithm
-from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, REVERSED, Claim, Panel, Paper, Spec, _at, _fmt,
-                   _g, _one, _register, _register_paper, _release, _rng, _row)
+from .core import (
+    NON_PRIVATE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    REPRODUCED,
+    REVERSED,
+    Claim,
+    Panel,
+    Paper,
+    Spec,
+    _at,
+    _fmt,
+    _g,
+    _one,
+    _register,
+    _register_paper,
+    _release,
+    _rng,
+    _row,
+)
 
-_register_paper(Paper("dungler_sanyal", "Düngler & Sanyal: k-DP-PCA",
-                      "Johanna Düngler & Amartya Sanyal, An Iterative Algorithm for Differentially Private k-PCA with "
-                      "Adaptive Noise, NeurIPS 2025",
-                      ("topk_spiked",),
-                      "Top-k DP-PCA (topk_dp_pca) against input perturbation (analyze_gauss) and the noisy power "
-                      "method (private_power) on a spiked model, k = 2."))
+_register_paper(
+    Paper(
+        "dungler_sanyal",
+        "Düngler & Sanyal: k-DP-PCA",
+        "Johanna Düngler & Amartya Sanyal, An Iterative Algorithm for Differentially Private k-PCA with "
+        "Adaptive Noise, NeurIPS 2025",
+        ("topk_spiked",),
+        "Top-k DP-PCA (topk_dp_pca) against input perturbation (analyze_gauss) and the noisy power "
+        "method (private_power) on a spiked model, k = 2.",
+    )
+)
 
-SERIES = (("k-DP-PCA", "topk_dp_pca"), ("DP-Gauss-1 (input perturbation)", "analyze_gauss"),
-          ("DP-Power-Method", "private_power"))
+SERIES = (
+    ("k-DP-PCA", "topk_dp_pca"),
+    ("DP-Gauss-1 (input perturbation)", "analyze_gauss"),
+    ("DP-Power-Method", "private_power"),
+)
 METRIC = "||sin Theta||_F to the planted top-2 subspace"
 
 
@@ -51,8 +78,7 @@ def _unit(cfg, task, seed):
     for label, mech in SERIES:
         V, seconds, rel = _release(mech, data, 2, cfg["eps"], cfg["delta"], _rng(seed, key, label, sigma, n, rep))
         algorithm = dp_pca_algorithm(rel) if mech == "topk_dp_pca" else ""
-        rows.append(_row(panel, label, mech, "n", n, rep, metrics.subspace_distance(V, U), METRIC, seconds,
-                         algorithm))
+        rows.append(_row(panel, label, mech, "n", n, rep, metrics.subspace_distance(V, U), METRIC, seconds, algorithm))
     V, _, _ = _release("non_private", data, 2, 1.0, cfg["delta"], _rng(seed, key, "np", sigma, n, rep))
     rows.append(_row(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, U), METRIC))
     return rows
@@ -63,12 +89,16 @@ def _routes(summary) -> str:
     pts = summary[summary.series == "k-DP-PCA"]
     fallback = pts.algorithm.str.contains(ALG_FALLBACK, regex=False)
     if fallback.all():
-        return ("At this d and ε our DP-PCA's private sub-routines (Algorithms 4–5) need larger batches than any n of "
-                "this grid gives a part, so every part ran its fallback, a noisy minibatch gradient over the public "
-                "range (the algorithm column).")
-    return (f"Algorithms 4–5 ran at n = {', '.join(f'{x:,.0f}' for x in sorted(set(pts[~fallback].x)))}, the "
-            f"fallback at n = {', '.join(f'{x:,.0f}' for x in sorted(set(pts[fallback].x))) or 'none'} "
-            "(the algorithm column).")
+        return (
+            "At this d and ε our DP-PCA's private sub-routines (Algorithms 4–5) need larger batches than any n of "
+            "this grid gives a part, so every part ran its fallback, a noisy minibatch gradient over the public "
+            "range (the algorithm column)."
+        )
+    return (
+        f"Algorithms 4–5 ran at n = {', '.join(f'{x:,.0f}' for x in sorted(set(pts[~fallback].x)))}, the "
+        f"fallback at n = {', '.join(f'{x:,.0f}' for x in sorted(set(pts[fallback].x))) or 'none'} "
+        "(the algorithm column)."
+    )
 
 
 def _texts(summary, cfg):
@@ -77,9 +107,11 @@ def _texts(summary, cfg):
         vals = {label: [_at(summary, panel.name, label, n) for n in cfg["ns"]] for label, _ in SERIES}
         parts.append(f"{panel.name}: " + "; ".join(f"{label} {_fmt(v, 3)}" for label, v in vals.items()))
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    finding = (f"Mean ‖sin Θ‖_F at n = {ns}: " + ". ".join(parts) + ". On this law the rows are Gaussian along the "
-               "spikes, so the gradients x xᵀw of DP-PCA vary as much as the data do, whatever σ: its noise cannot "
-               "shrink with σ, each of its two parts sees half of the rows, and input perturbation is better.")
+    finding = (
+        f"Mean ‖sin Θ‖_F at n = {ns}: " + ". ".join(parts) + ". On this law the rows are Gaussian along the "
+        "spikes, so the gradients x xᵀw of DP-PCA vary as much as the data do, whatever σ: its noise cannot "
+        "shrink with σ, each of its two parts sees half of the rows, and input perturbation is better."
+    )
     difference = (
         "The paper's text was not available to us in full; its Figure 1 is described as k = 2, d = 200, λ₁ = 10, "
         "ε = 1, δ = 0.01, σ ∈ {0.025, 0.001}, 50 trials, against DP-Gauss-1 (input perturbation), DP-Gauss-2 "
@@ -89,13 +121,18 @@ def _texts(summary, cfg):
         "our k-DP-PCA (k parts of n/k rows, each our DP-PCA on the rows projected off the earlier components) in "
         "place of its Algorithm 2, whose changes to DP-PCA we could not check. The baselines are ours with their "
         "exact calibrations (the paper's are modified versions whose calibrations we could not check); output "
-        "perturbation is not implemented. " + _routes(summary))
-    claim = ("Figure 1 (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01; σ = 0.025 and 0.001; 50 trials, mean and 95% "
-             "interval): k-DP-PCA has a lower error than DP-Gauss-1, DP-Gauss-2 and DP-Power-Method, and its error "
-             "falls with the noise level σ. The paper's numbers were not available to us.")
-    settings = (f"Ours (partly our reading, see the differences): k = 2, d = {cfg['d']}, spikes "
-                f"({', '.join(_g(s) for s in cfg['spikes'])}), σ ∈ {{{', '.join(_g(s) for s in cfg['sigmas'])}}}, "
-                f"n ∈ {{{ns}}}, ε = {_g(cfg['eps'])}, δ = {_g(cfg['delta'])}.")
+        "perturbation is not implemented. " + _routes(summary)
+    )
+    claim = (
+        "Figure 1 (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01; σ = 0.025 and 0.001; 50 trials, mean and 95% "
+        "interval): k-DP-PCA has a lower error than DP-Gauss-1, DP-Gauss-2 and DP-Power-Method, and its error "
+        "falls with the noise level σ. The paper's numbers were not available to us."
+    )
+    settings = (
+        f"Ours (partly our reading, see the differences): k = 2, d = {cfg['d']}, spikes "
+        f"({', '.join(_g(s) for s in cfg['spikes'])}), σ ∈ {{{', '.join(_g(s) for s in cfg['sigmas'])}}}, "
+        f"n ∈ {{{ns}}}, ε = {_g(cfg['eps'])}, δ = {_g(cfg['delta'])}."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -107,33 +144,68 @@ def _claims(summary, cfg):
         others = {label: _at(summary, panel.name, label, top) for label, _ in SERIES[1:]}
         best = min(others.values())
         status = REPRODUCED if ours < best else (REVERSED if ours > 1.5 * best else NOT_REPRODUCED)
-        out.append(Claim(f"{panel.name}: k-DP-PCA below the baselines (at n = {top:,})", status,
-                         f"k-DP-PCA {ours:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in others.items()),
-                         "topk_spiked"))
+        out.append(
+            Claim(
+                f"{panel.name}: k-DP-PCA below the baselines (at n = {top:,})",
+                status,
+                f"k-DP-PCA {ours:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in others.items()),
+                "topk_spiked",
+            )
+        )
     low, high = (_at(summary, p.name, "k-DP-PCA", top) for p in (_panels(cfg)[-1], _panels(cfg)[0]))
     sig = sorted(cfg["sigmas"])
-    out.append(Claim(f"k-DP-PCA's error falls with the noise level σ (σ = {_g(sig[-1])} to {_g(sig[0])})",
-                     REPRODUCED if low < 0.8 * high else NOT_REPRODUCED,
-                     f"{high:.3f} at σ = {_g(cfg['sigmas'][0])}, {low:.3f} at σ = {_g(cfg['sigmas'][-1])} (n = {top:,})",
-                     "topk_spiked"))
-    out.append(Claim("DP-Gauss-2 (output perturbation) as a baseline", NOT_RUN,
-                     "output perturbation of the eigenvectors is not implemented in this product", "topk_spiked"))
+    out.append(
+        Claim(
+            f"k-DP-PCA's error falls with the noise level σ (σ = {_g(sig[-1])} to {_g(sig[0])})",
+            REPRODUCED if low < 0.8 * high else NOT_REPRODUCED,
+            f"{high:.3f} at σ = {_g(cfg['sigmas'][0])}, {low:.3f} at σ = {_g(cfg['sigmas'][-1])} (n = {top:,})",
+            "topk_spiked",
+        )
+    )
+    out.append(
+        Claim(
+            "DP-Gauss-2 (output perturbation) as a baseline",
+            NOT_RUN,
+            "output perturbation of the eigenvectors is not implemented in this product",
+            "topk_spiked",
+        )
+    )
     return out
 
 
-_register(Spec(
-    key="topk_spiked", paper="dungler_sanyal",
-    title="Düngler & Sanyal, spiked model (k = 2, d = 200): error against n",
-    grids={"default": dict(d=200, spikes=(10.0, 5.0), sigmas=(0.025, 0.001), ns=(10_000, 40_000), eps=1.0,
-                           delta=0.01, reps=3),
-           "full": dict(d=200, spikes=(10.0, 5.0), sigmas=(0.025, 0.001), ns=(5_000, 10_000, 20_000, 40_000, 80_000,
-                                                                             160_000), eps=1.0, delta=0.01, reps=50)},
-    panels=_panels, tasks=_tasks, unit=_unit, texts=_texts, claims=_claims, refs=(("every claim", "claims"),),
-    styles={label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SERIES)},
-    paper_figure=("Figure 1 (a, b): error against n at σ = 0.025 and 0.001 for k-DP-PCA, DP-Gauss-1, DP-Gauss-2 and "
-                  "DP-Power-Method (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01); (c): growing dimension. Values not "
-                  "available to us.",),
-))
+_register(
+    Spec(
+        key="topk_spiked",
+        paper="dungler_sanyal",
+        title="Düngler & Sanyal, spiked model (k = 2, d = 200): error against n",
+        grids={
+            "default": dict(
+                d=200, spikes=(10.0, 5.0), sigmas=(0.025, 0.001), ns=(10_000, 40_000), eps=1.0, delta=0.01, reps=3
+            ),
+            "full": dict(
+                d=200,
+                spikes=(10.0, 5.0),
+                sigmas=(0.025, 0.001),
+                ns=(5_000, 10_000, 20_000, 40_000, 80_000, 160_000),
+                eps=1.0,
+                delta=0.01,
+                reps=50,
+            ),
+        },
+        panels=_panels,
+        tasks=_tasks,
+        unit=_unit,
+        texts=_texts,
+        claims=_claims,
+        refs=(("every claim", "claims"),),
+        styles={label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SERIES)},
+        paper_figure=(
+            "Figure 1 (a, b): error against n at σ = 0.025 and 0.001 for k-DP-PCA, DP-Gauss-1, DP-Gauss-2 and "
+            "DP-Power-Method (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01); (c): growing dimension. Values not "
+            "available to us.",
+        ),
+    )
+)
 
 
 topk_spiked = _one("topk_spiked")

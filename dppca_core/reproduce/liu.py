@@ -1,5 +1,6 @@
 """Liu et al., DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022): Private Oja against
 DP-PCA on the paper's Example 4.1 (:func:`liu_example_41`) and its spiked model (:func:`liu_spiked`)."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,26 @@ from ..data import datasets as ds
 from .. import metrics
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
-from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, Claim, Panel, Paper, Spec, _at, _curve, _fmt, _g,
-                   _one, _register, _register_paper, _release, _rng, _row)
+from .core import (
+    NON_PRIVATE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    REPRODUCED,
+    Claim,
+    Panel,
+    Paper,
+    Spec,
+    _at,
+    _curve,
+    _fmt,
+    _g,
+    _one,
+    _register,
+    _register_paper,
+    _release,
+    _rng,
+    _row,
+)
 from .dp_pca_routes import (
     ALG_FALLBACK as ALG_FALLBACK,
     ALG_OJA,
@@ -26,12 +45,16 @@ from .dp_pca_routes import (
 )
 
 
-_register_paper(Paper("liu", "Liu et al.: DP-PCA",
-                      "Xiyang Liu, Weihao Kong, Prateek Jain & Sewoong Oh, DP-PCA: Statistically Optimal and "
-                      "Differentially Private PCA, NeurIPS 2022",
-                      ("liu_example_41", "liu_spiked"),
-                      "Private Oja (private_oja) against DP-PCA (dp_pca) on the paper's Example 4.1 and its spiked "
-                      "model."))
+_register_paper(
+    Paper(
+        "liu",
+        "Liu et al.: DP-PCA",
+        "Xiyang Liu, Weihao Kong, Prateek Jain & Sewoong Oh, DP-PCA: Statistically Optimal and "
+        "Differentially Private PCA, NeurIPS 2022",
+        ("liu_example_41", "liu_spiked"),
+        "Private Oja (private_oja) against DP-PCA (dp_pca) on the paper's Example 4.1 and its spiked " "model.",
+    )
+)
 
 
 def _oja_rate(law) -> dict:
@@ -41,13 +64,15 @@ def _oja_rate(law) -> dict:
     return {"lr_c1": min(2.0 / gap, 1e6), "lr_c2": 10.0}
 
 
-_LIU_SERIES = (("Private Oja", "private_oja", "oja"),
-               ("DP-PCA (K = 4, a = 1)", "dp_pca", {}),
-               ("DP-PCA (K = 1.63, a = 1/2)", "dp_pca", {"K": 1.63, "a": 0.5}))
+_LIU_SERIES = (
+    ("Private Oja", "private_oja", "oja"),
+    ("DP-PCA (K = 4, a = 1)", "dp_pca", {}),
+    ("DP-PCA (K = 1.63, a = 1/2)", "dp_pca", {"K": 1.63, "a": 0.5}),
+)
+
 
 def _l41_panels(cfg):
-    return [Panel(f"ε = {e:g}: {_inside(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True)
-            for e in cfg["eps"]]
+    return [Panel(f"ε = {e:g}: {_inside(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True) for e in cfg["eps"]]
 
 
 def _l41_tasks(cfg, reps):
@@ -70,8 +95,20 @@ def _l41_unit(cfg, task, seed):
             params = _oja_rate(law) if params == "oja" else params
             V, sec, rel = _release(mech, data, 1, eps, delta, _rng(seed, key, label, sigma, rep, *tag), **params)
             algo = ALG_OJA if mech == "private_oja" else dp_pca_algorithm(rel)
-            rows.append(_row(panel.name, label, mech, "sigma", sigma, rep,
-                             metrics.subspace_distance(V, law.components), metric, sec, algo))
+            rows.append(
+                _row(
+                    panel.name,
+                    label,
+                    mech,
+                    "sigma",
+                    sigma,
+                    rep,
+                    metrics.subspace_distance(V, law.components),
+                    metric,
+                    sec,
+                    algo,
+                )
+            )
         rows.append(_row(panel.name, "non-private PCA", NON_PRIVATE, "sigma", sigma, rep, nonpriv, metric))
     return rows
 
@@ -88,25 +125,38 @@ def _l41_finding(summary, panel, sig) -> str:
     tails = _curve(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)")
     slope = _slope(tails, min(sig), 0.01)
     t = vals["DP-PCA (K = 1.63, a = 1/2)"]
-    fall = (f"falls like σ^{slope:.2f} below σ = 0.01 (the theory: σ¹)" if math.isfinite(slope) else
-            f"is {t[0] / t[-1]:.1f} times smaller at σ = {_g(sig[-1])} than at σ = {_g(sig[0])} (the theory: "
-            "proportional to σ once the truncation follows the data noise)")
+    fall = (
+        f"falls like σ^{slope:.2f} below σ = 0.01 (the theory: σ¹)"
+        if math.isfinite(slope)
+        else f"is {t[0] / t[-1]:.1f} times smaller at σ = {_g(sig[-1])} than at σ = {_g(sig[0])} (the theory: "
+        "proportional to σ once the truncation follows the data noise)"
+    )
     better = [s for s, o, p in zip(sig, vals["Private Oja"], vals["DP-PCA (K = 4, a = 1)"]) if p < o]
     oja_low = vals["Private Oja"][1:] or vals["Private Oja"]
-    where = ("at every σ of the grid" if len(better) == len(sig) else
-             f"at σ = {', '.join(_g(b) for b in better)}" if better else "at no σ of the grid")
-    return (f"{panel.name.split(':')[0]}: Private Oja {_fmt(vals['Private Oja'], 4)}; DP-PCA with the Gaussian-data "
-            f"constants {_fmt(vals['DP-PCA (K = 4, a = 1)'], 4)}; DP-PCA with Example 4.1's tail constants "
-            f"{_fmt(vals['DP-PCA (K = 1.63, a = 1/2)'], 4)}. Private Oja's error does not keep falling with σ "
-            f"(between {min(oja_low):.2f} and {max(oja_low):.2f} for σ ≤ {_g(sig[min(1, len(sig) - 1)])}); DP-PCA "
-            f"beats it {where}, and with Example 4.1's constants its error {fall}.")
+    where = (
+        "at every σ of the grid"
+        if len(better) == len(sig)
+        else f"at σ = {', '.join(_g(b) for b in better)}"
+        if better
+        else "at no σ of the grid"
+    )
+    return (
+        f"{panel.name.split(':')[0]}: Private Oja {_fmt(vals['Private Oja'], 4)}; DP-PCA with the Gaussian-data "
+        f"constants {_fmt(vals['DP-PCA (K = 4, a = 1)'], 4)}; DP-PCA with Example 4.1's tail constants "
+        f"{_fmt(vals['DP-PCA (K = 1.63, a = 1/2)'], 4)}. Private Oja's error does not keep falling with σ "
+        f"(between {min(oja_low):.2f} and {max(oja_low):.2f} for σ ≤ {_g(sig[min(1, len(sig) - 1)])}); DP-PCA "
+        f"beats it {where}, and with Example 4.1's constants its error {fall}."
+    )
 
 
 def _routes(summary, series: str) -> str:
     """Where the DP-PCA points of ``series`` came from, in words (read from the summary's algorithm column)."""
     pts = summary[summary.series == series]
-    kinds = {ALG_TRUNCATING: "Algorithm 5 truncating", ALG_PUBLIC: "Algorithm 5 over the public range",
-             ALG_FALLBACK: "the fallback"}
+    kinds = {
+        ALG_TRUNCATING: "Algorithm 5 truncating",
+        ALG_PUBLIC: "Algorithm 5 over the public range",
+        ALG_FALLBACK: "the fallback",
+    }
     found = [name for algo, name in kinds.items() if pts.algorithm.str.contains(algo, regex=False).any()]
     return ", ".join(found) or "no point"
 
@@ -115,9 +165,11 @@ def _l41_texts(summary, cfg):
     panels = _l41_panels(cfg)
     sig = sorted(cfg["sigmas"], reverse=True)
     finding = " ".join(_l41_finding(summary, panel, sig) for panel in panels)
-    finding += (" Algorithm 5's route (the algorithm column): with Example 4.1's constants "
-                f"{_routes(summary, 'DP-PCA (K = 1.63, a = 1/2)')}; with the Gaussian-data constants "
-                f"{_routes(summary, 'DP-PCA (K = 4, a = 1)')}.")
+    finding += (
+        " Algorithm 5's route (the algorithm column): with Example 4.1's constants "
+        f"{_routes(summary, 'DP-PCA (K = 1.63, a = 1/2)')}; with the Gaussian-data constants "
+        f"{_routes(summary, 'DP-PCA (K = 4, a = 1)')}."
+    )
     need = {e: rows_needed(cfg["d"], e) for e in cfg["eps"]}
     difference = (
         "There is no experiment to compare with: the paper states the behaviour as a theorem, and we run its own "
@@ -140,16 +192,20 @@ def _l41_texts(summary, cfg):
         "Example 4.1's Gaussian noise has K = 1.63, a = 1/2. Below "
         + ", ".join(f"n = {need[e]:,} (ε = {_g(e)})" for e in cfg["eps"] if need[e])
         + f" rows at d = {cfg['d']} DP-PCA would run its fallback instead of Algorithms 4–5; this grid's "
-        f"n = {cfg['n']:,} is above that.")
+        f"n = {cfg['n']:,} is above that."
+    )
     claim = (
         "No experiments (only a 2-d illustration, Figure 1). Example 4.1 (x = s + ν, s = ±v with probability ½, "
         "ν ~ N(0, σ²I)) is the paper's case for DP-PCA: Private Oja and other noisy-gradient methods keep a privacy "
         "error that does not shrink with the data noise σ (Theorem 3.3), while DP-PCA adapts its noise to the "
         "spread of the gradients, so its privacy error vanishes as σ → 0 (Theorem 5.1, for ε < 0.9). The paper "
-        "suggests σ² ∈ {1, 0.1, 0.01}.")
-    settings = (f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}} (one panel "
-                f"each), δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {{{', '.join(_g(s) for s in sig)}}}; rows scaled by "
-                "2·max(1, σ√d) and clipped to norm 1.")
+        "suggests σ² ∈ {1, 0.1, 0.01}."
+    )
+    settings = (
+        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}} (one panel "
+        f"each), δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {{{', '.join(_g(s) for s in sig)}}}; rows scaled by "
+        "2·max(1, σ√d) and clipped to norm 1."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -162,32 +218,61 @@ def _l41_claims(summary, cfg):
         tails = [_at(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)", s) for s in sig]
         falls = tails[-1] < 0.2 * tails[0]
         flat = min(oja[1:] or oja) > 0.3 * max(oja[1:] or oja)
-        out.append(Claim(
-            f"Example 4.1, ε = {_g(eps)} ({_inside(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
-            "Oja's privacy error does not (Theorems 5.1, 3.3)",
-            REPRODUCED if falls and flat else NOT_REPRODUCED,
-            f"DP-PCA (K = 1.63, a = 1/2) {_fmt(tails, 4)} and Private Oja {_fmt(oja, 3)} at σ = "
-            f"{', '.join(_g(s) for s in sig)}" + ("" if eps < THEOREM_EPS else
-                                                  "; outside the theorem's ε < 0.9, still (ε, δ)-DP here"),
-            "liu_example_41"))
-    out.append(Claim("Private Oja with the paper's noise multiplier α = C′ ln(n/δ)/(ε√n) (amplification by "
-                     "shuffling)", NOT_RUN, "C and C′ are never given, so that α cannot be computed; we run "
-                     "α = σ_AGM(ε, δ, 1), valid for every ε by parallel composition", "liu_example_41"))
+        out.append(
+            Claim(
+                f"Example 4.1, ε = {_g(eps)} ({_inside(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
+                "Oja's privacy error does not (Theorems 5.1, 3.3)",
+                REPRODUCED if falls and flat else NOT_REPRODUCED,
+                f"DP-PCA (K = 1.63, a = 1/2) {_fmt(tails, 4)} and Private Oja {_fmt(oja, 3)} at σ = "
+                f"{', '.join(_g(s) for s in sig)}"
+                + ("" if eps < THEOREM_EPS else "; outside the theorem's ε < 0.9, still (ε, δ)-DP here"),
+                "liu_example_41",
+            )
+        )
+    out.append(
+        Claim(
+            "Private Oja with the paper's noise multiplier α = C′ ln(n/δ)/(ε√n) (amplification by " "shuffling)",
+            NOT_RUN,
+            "C and C′ are never given, so that α cannot be computed; we run "
+            "α = σ_AGM(ε, δ, 1), valid for every ε by parallel composition",
+            "liu_example_41",
+        )
+    )
     return out
 
 
-_register(Spec(
-    key="liu_example_41", paper="liu",
-    title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
-    grids={"default": dict(n=50_000, d=5, eps=(0.5, 1.0), sigmas=(1.0, 0.1, 0.01, 0.001, 0.0001), reps=3),
-           "full": dict(n=200_000, d=10, eps=(0.5, 1.0),
-                        sigmas=(1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001), reps=5)},
-    panels=_l41_panels, tasks=_l41_tasks, unit=_l41_unit, texts=_l41_texts, claims=_l41_claims,
-    refs=(("item 12", "item-12"), ("item 9", "item-9"), ("item 11", "item-11"),
-          ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al")),
-    paper_figure=("No figure: Theorems 3.3 and 5.1 say Private Oja's privacy term is flat in σ and DP-PCA's "
-                  "shrinks with σ (Theorem 5.1 for ε < 0.9).",),
-))
+_register(
+    Spec(
+        key="liu_example_41",
+        paper="liu",
+        title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
+        grids={
+            "default": dict(n=50_000, d=5, eps=(0.5, 1.0), sigmas=(1.0, 0.1, 0.01, 0.001, 0.0001), reps=3),
+            "full": dict(
+                n=200_000,
+                d=10,
+                eps=(0.5, 1.0),
+                sigmas=(1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001),
+                reps=5,
+            ),
+        },
+        panels=_l41_panels,
+        tasks=_l41_tasks,
+        unit=_l41_unit,
+        texts=_l41_texts,
+        claims=_l41_claims,
+        refs=(
+            ("item 12", "item-12"),
+            ("item 9", "item-9"),
+            ("item 11", "item-11"),
+            ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+        ),
+        paper_figure=(
+            "No figure: Theorems 3.3 and 5.1 say Private Oja's privacy term is flat in σ and DP-PCA's "
+            "shrinks with σ (Theorem 5.1 for ε < 0.9).",
+        ),
+    )
+)
 
 
 #: the series of the spiked reproduction: (label, params); the paper's split is the paper's own budget
@@ -214,8 +299,13 @@ def _lsp_marks(cfg):
         for eps in cfg["eps"]:
             need = rows_needed(d, eps)
             if need is not None and need <= 3 * max(cfg["ns"]):
-                out.append((f"d = {d}", float(need), f"ε = {eps:g}: Algorithms 4–5 run from n ≈ {need:,}; "
-                                                      "below, the fallback"))
+                out.append(
+                    (
+                        f"d = {d}",
+                        float(need),
+                        f"ε = {eps:g}: Algorithms 4–5 run from n ≈ {need:,}; " "below, the fallback",
+                    )
+                )
     return out
 
 
@@ -229,16 +319,41 @@ def _lsp_unit(cfg, task, seed):
     for eps in cfg["eps"]:
         name = f"Private Oja, ε = {eps:g}"
         V, sec, _ = _release("private_oja", data, 1, eps, delta, _rng(seed, key, name, d, n, rep), **_oja_rate(law))
-        rows.append(_row(panel, name, "private_oja", "n", n, rep, metrics.subspace_distance(V, law.components),
-                         metric, sec, ALG_OJA))
+        rows.append(
+            _row(
+                panel,
+                name,
+                "private_oja",
+                "n",
+                n,
+                rep,
+                metrics.subspace_distance(V, law.components),
+                metric,
+                sec,
+                ALG_OJA,
+            )
+        )
         for label, params in _LSP_DP:
             name = f"{label}, ε = {eps:g}"
             V, sec, rel = _release("dp_pca", data, 1, eps, delta, _rng(seed, key, name, d, n, rep), **params)
-            rows.append(_row(panel, name, "dp_pca", "n", n, rep, metrics.subspace_distance(V, law.components),
-                             metric, sec, dp_pca_algorithm(rel)))
+            rows.append(
+                _row(
+                    panel,
+                    name,
+                    "dp_pca",
+                    "n",
+                    n,
+                    rep,
+                    metrics.subspace_distance(V, law.components),
+                    metric,
+                    sec,
+                    dp_pca_algorithm(rel),
+                )
+            )
     V, _, _ = _release("non_private", data, 1, 1.0, delta, _rng(seed, key, "np", d, n, rep))
-    rows.append(_row(panel, "non-private PCA", NON_PRIVATE, "n", n, rep,
-                     metrics.subspace_distance(V, law.components), metric))
+    rows.append(
+        _row(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, law.components), metric)
+    )
     return rows
 
 
@@ -253,11 +368,17 @@ def _fallback_text(summary, cfg) -> str:
             need = rows_needed(d, eps)
             top = max(pts.x) if len(pts) else max(cfg["ns"])
             B, m = _batch_needed(int(top), d, eps)
-            thr = (f"Algorithms 4–5 need a batch of {m:,} rows, which the schedule B = n/⌈(ln n)²/16⌉ reaches from "
-                   f"n ≈ {need:,}" if need else "Algorithms 4–5 need more than 10⁸ rows")
-            parts.append(f"d = {d}, ε = {_g(eps)}: {thr}; Algorithms 4–5 at n = "
-                         f"{', '.join(f'{x:,.0f}' for x in alg) or 'none of this grid'}, the fallback at n = "
-                         f"{', '.join(f'{x:,.0f}' for x in fb) or 'none'}")
+            thr = (
+                f"Algorithms 4–5 need a batch of {m:,} rows, which the schedule B = n/⌈(ln n)²/16⌉ reaches from "
+                f"n ≈ {need:,}"
+                if need
+                else "Algorithms 4–5 need more than 10⁸ rows"
+            )
+            parts.append(
+                f"d = {d}, ε = {_g(eps)}: {thr}; Algorithms 4–5 at n = "
+                f"{', '.join(f'{x:,.0f}' for x in alg) or 'none of this grid'}, the fallback at n = "
+                f"{', '.join(f'{x:,.0f}' for x in fb) or 'none'}"
+            )
     return "; ".join(parts)
 
 
@@ -265,21 +386,37 @@ def _lsp_texts(summary, cfg):
     parts = _lsp_means(summary, cfg)
     points = _lsp_points(cfg)
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    oja = [_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
-           for d in cfg["dims"] for e in cfg["eps"]]
+    oja = [
+        _at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
+        for d in cfg["dims"]
+        for e in cfg["eps"]
+    ]
     said = "; ".join(_lsp_verdicts(summary, cfg, points))
     skipped = [(d, n) for d in cfg["dims"] for n in cfg["ns"] if (d, n) not in points]
-    finding = (f"Mean sin(w, v₁) at n = {ns}: " + "; ".join(parts) + ". " + said[0].upper() + said[1:]
-               + (". Private Oja stays near the no-information level (1) on this grid: its per-step noise ηₜα "
-                  "with α = σ_AGM(ε, δ, 1) swamps the small gap of the scaled law." if min(oja) > 0.5 else
-                  f". Private Oja reaches {_fmt(oja)} at the largest n.")
-               + " Which algorithm ran (the algorithm column, the markers of the figure and its dotted lines): "
-               + _fallback_text(summary, cfg) + ". Where Algorithms 4–5 run, Algorithm 5 takes the public range in "
-               "every batch here (the gradients' spread keeps its radius r ≥ ½), so the paper's algorithm spends half of "
-               "each batch on a scale estimate that Algorithm 5 then does not use, and its mean gradient, over the "
-               "other half, has twice the fallback's noise (sensitivity 2/B against 1/B)."
-               + (f" Left out (rows would not fit in memory): {', '.join(f'd = {d}, n = {n:,}' for d, n in skipped)}."
-                  if skipped else ""))
+    finding = (
+        f"Mean sin(w, v₁) at n = {ns}: "
+        + "; ".join(parts)
+        + ". "
+        + said[0].upper()
+        + said[1:]
+        + (
+            ". Private Oja stays near the no-information level (1) on this grid: its per-step noise ηₜα "
+            "with α = σ_AGM(ε, δ, 1) swamps the small gap of the scaled law."
+            if min(oja) > 0.5
+            else f". Private Oja reaches {_fmt(oja)} at the largest n."
+        )
+        + " Which algorithm ran (the algorithm column, the markers of the figure and its dotted lines): "
+        + _fallback_text(summary, cfg)
+        + ". Where Algorithms 4–5 run, Algorithm 5 takes the public range in "
+        "every batch here (the gradients' spread keeps its radius r ≥ ½), so the paper's algorithm spends half of "
+        "each batch on a scale estimate that Algorithm 5 then does not use, and its mean gradient, over the "
+        "other half, has twice the fallback's noise (sensitivity 2/B against 1/B)."
+        + (
+            f" Left out (rows would not fit in memory): {', '.join(f'd = {d}, n = {n:,}' for d, n in skipped)}."
+            if skipped
+            else ""
+        )
+    )
     gap_scaled = cfg["gap"] / (4 * (cfg["dims"][0] + cfg["gap"]))
     difference = (
         "The paper has no experiment: this is the lower-bound construction of its Theorem 5.3 (Σ = (λ₁ − λ₂)vvᵀ + "
@@ -296,14 +433,18 @@ def _lsp_texts(summary, cfg):
         "Algorithm 5 the centre histograms get just enough budget to release (at most the paper's ε/2), and where "
         "the truncation radius is at least ½ the public range replaces the truncation. Private Oja runs without "
         "amplification by shuffling (the paper's constants are not given; its amplified noise applies only when "
-        "ε = O(√(ln(n/δ)/n))).")
+        "ε = O(√(ln(n/δ)/n)))."
+    )
     claim = (
         "No experiments. Theorem 5.1 / Corollary 5.2: for Gaussian data DP-PCA reaches sin(w, v₁) = "
         "Õ(κ(√(d/n) + d√(ln(1/δ))/(εn))), matching the lower bound of Theorem 5.3 up to logarithms, for ε < 0.9 "
         "and n large enough; Private Oja (Theorem 3.3) needs ε = O(√(ln(n/δ)/n)) for its amplified guarantee. The "
-        "paper suggests its lower-bound law with d ∈ {10, 100}, ε ∈ {0.5, 0.9}, δ = 1/n².")
-    settings = (f"Ours: gap {_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
-                f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}}, δ = 1/n².")
+        "paper suggests its lower-bound law with d ∈ {10, 100}, ε ∈ {0.5, 0.9}, δ = 1/n²."
+    )
+    settings = (
+        f"Ours: gap {_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
+        f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}}, δ = 1/n²."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -317,8 +458,10 @@ def _lsp_means(summary, cfg) -> list:
             oja = _curve(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
             dp = _curve(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
             split = _curve(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
-            parts.append(f"d = {d}, ε = {_g(eps)}: Private Oja {_fmt(oja)}, DP-PCA {_fmt(dp)}, with the paper's "
-                         f"split {_fmt(split)}")
+            parts.append(
+                f"d = {d}, ε = {_g(eps)}: Private Oja {_fmt(oja)}, DP-PCA {_fmt(dp)}, with the paper's "
+                f"split {_fmt(split)}"
+            )
         nonp = _curve(summary, panel, "non-private PCA")["mean"].tolist()
         parts.append(f"d = {d} non-private {_fmt(nonp, 3)}")
     return parts
@@ -336,8 +479,10 @@ def _lsp_verdicts(summary, cfg, points) -> list:
         if min(last) > 0.9:
             verdicts.append(f"at d = {d} DP-PCA stays at the no-information level (1) up to n = {d_top:,}")
         else:
-            verdicts.append(f"at d = {d} DP-PCA's error goes from {_fmt(first)} at n = {min(cfg['ns']):,} to "
-                            f"{_fmt(last)} at n = {d_top:,} (ε = {eps_txt})")
+            verdicts.append(
+                f"at d = {d} DP-PCA's error goes from {_fmt(first)} at n = {min(cfg['ns']):,} to "
+                f"{_fmt(last)} at n = {d_top:,} (ε = {eps_txt})"
+            )
     return verdicts
 
 
@@ -353,35 +498,77 @@ def _lsp_claims(summary, cfg):
             if len(alg) >= 2:
                 first, last = alg["mean"].iloc[0], alg["mean"].iloc[-1]
                 status = REPRODUCED if last < first else NOT_REPRODUCED
-                why = (f"where Algorithms 4–5 run (n = {', '.join(f'{x:,.0f}' for x in alg.x)}) the error goes "
-                       f"{_fmt(alg['mean'])}")
+                why = (
+                    f"where Algorithms 4–5 run (n = {', '.join(f'{x:,.0f}' for x in alg.x)}) the error goes "
+                    f"{_fmt(alg['mean'])}"
+                )
             elif len(alg) == 1:
-                status, why = NOT_RUN, (f"Algorithms 4–5 run only at n = {alg.x.iloc[0]:,.0f} of this grid "
-                                        f"(error {alg['mean'].iloc[0]:.2f}): no trend to read")
+                status, why = (
+                    NOT_RUN,
+                    (
+                        f"Algorithms 4–5 run only at n = {alg.x.iloc[0]:,.0f} of this grid "
+                        f"(error {alg['mean'].iloc[0]:.2f}): no trend to read"
+                    ),
+                )
             else:
                 status = NOT_RUN
-                why = (f"the paper's algorithm does not run on this grid (up to n = {max(ns):,}): it needs "
-                       + (f"n ≈ {need:,}" if need else "more than 10⁸ rows") + "; every point is the fallback")
-            out.append(Claim(f"Spiked model, d = {d}, ε = {_g(eps)}: DP-PCA's error falls with n (Corollary 5.2)",
-                             status, why, "liu_spiked"))
+                why = (
+                    f"the paper's algorithm does not run on this grid (up to n = {max(ns):,}): it needs "
+                    + (f"n ≈ {need:,}" if need else "more than 10⁸ rows")
+                    + "; every point is the fallback"
+                )
+            out.append(
+                Claim(
+                    f"Spiked model, d = {d}, ε = {_g(eps)}: DP-PCA's error falls with n (Corollary 5.2)",
+                    status,
+                    why,
+                    "liu_spiked",
+                )
+            )
     return out
 
 
-_register(Spec(
-    key="liu_spiked", paper="liu", title="Liu et al., spiked model: error against n",
-    grids={"default": dict(dims=(10,), ns=(5_000, 20_000, 80_000, 320_000), eps=(0.5, 0.9), gap=0.5,
-                           max_cells=10**7, reps=3),
-           "full": dict(dims=(10, 100), ns=(10_000, 30_000, 100_000, 300_000, 1_000_000), eps=(0.5, 0.9), gap=0.5,
-                        max_cells=3 * 10**7, reps=5)},
-    panels=_lsp_panels, tasks=_lsp_tasks, unit=_lsp_unit, texts=_lsp_texts, marks=_lsp_marks, claims=_lsp_claims,
-    refs=(("item 12", "item-12"), ("item 9", "item-9"), ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al")),
-    # one colour per epsilon (DP-PCA solid, the paper's split dashed), Private Oja in grey
-    styles={**{f"DP-PCA, ε = {e:g}": {"color": c, "dash": "solid"} for e, c in zip((0.5, 0.9), PALETTE)},
-            **{f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"color": c, "dash": "dash"}
-               for e, c in zip((0.5, 0.9), PALETTE)},
-            **{f"Private Oja, ε = {e:g}": {"color": c, "dash": "dot"} for e, c in zip((0.5, 0.9), ("#999", "#666"))}},
-    paper_figure=("No figure: the suggested benchmark has no reported curve.",),
-))
+_register(
+    Spec(
+        key="liu_spiked",
+        paper="liu",
+        title="Liu et al., spiked model: error against n",
+        grids={
+            "default": dict(
+                dims=(10,), ns=(5_000, 20_000, 80_000, 320_000), eps=(0.5, 0.9), gap=0.5, max_cells=10**7, reps=3
+            ),
+            "full": dict(
+                dims=(10, 100),
+                ns=(10_000, 30_000, 100_000, 300_000, 1_000_000),
+                eps=(0.5, 0.9),
+                gap=0.5,
+                max_cells=3 * 10**7,
+                reps=5,
+            ),
+        },
+        panels=_lsp_panels,
+        tasks=_lsp_tasks,
+        unit=_lsp_unit,
+        texts=_lsp_texts,
+        marks=_lsp_marks,
+        claims=_lsp_claims,
+        refs=(
+            ("item 12", "item-12"),
+            ("item 9", "item-9"),
+            ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+        ),
+        # one colour per epsilon (DP-PCA solid, the paper's split dashed), Private Oja in grey
+        styles={
+            **{f"DP-PCA, ε = {e:g}": {"color": c, "dash": "solid"} for e, c in zip((0.5, 0.9), PALETTE)},
+            **{
+                f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"color": c, "dash": "dash"}
+                for e, c in zip((0.5, 0.9), PALETTE)
+            },
+            **{f"Private Oja, ε = {e:g}": {"color": c, "dash": "dot"} for e, c in zip((0.5, 0.9), ("#999", "#666"))},
+        },
+        paper_figure=("No figure: the suggested benchmark has no reported curve.",),
+    )
+)
 
 
 liu_example_41 = _one("liu_example_41")

@@ -1,5 +1,6 @@
 """Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019): Algorithm 1
 (:func:`wang_xu_low_dim`) and Algorithm 2 (:func:`wang_xu_sparse`) on the paper's synthetic laws."""
+
 from __future__ import annotations
 
 import math
@@ -8,16 +9,43 @@ from ..data import datasets as ds
 from .. import metrics
 from ..mechanisms.local import ldp_noise_sigma
 from ..data.prepare import prepare
-from .core import (NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, PAPER_NOISE_WRONG, RANDOM, REPRODUCED, Claim, Panel, Paper,
-                   Spec, _at, _classic, _curve, _fmt, _g, _one, _paper_noise, _paper_noise_algorithm, _register,
-                   _register_paper, _release, _rng, _row)
+from .core import (
+    NON_PRIVATE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    PAPER_NOISE_WRONG,
+    RANDOM,
+    REPRODUCED,
+    Claim,
+    Panel,
+    Paper,
+    Spec,
+    _at,
+    _classic,
+    _curve,
+    _fmt,
+    _g,
+    _one,
+    _paper_noise,
+    _paper_noise_algorithm,
+    _register,
+    _register_paper,
+    _release,
+    _rng,
+    _row,
+)
 
 
-_register_paper(Paper("wang_xu", "Wang & Xu: local DP PCA",
-                      "Di Wang & Jinhui Xu, Principal Component Analysis in the Local Differential Privacy Model, "
-                      "IJCAI 2019 (journal version: Theoretical Computer Science, 2020)",
-                      ("wang_xu_low_dim", "wang_xu_sparse"),
-                      "Algorithm 1 (ldp_gaussian) and Algorithm 2 (ldp_sparse) on the paper's synthetic laws."))
+_register_paper(
+    Paper(
+        "wang_xu",
+        "Wang & Xu: local DP PCA",
+        "Di Wang & Jinhui Xu, Principal Component Analysis in the Local Differential Privacy Model, "
+        "IJCAI 2019 (journal version: Theoretical Computer Science, 2020)",
+        ("wang_xu_low_dim", "wang_xu_sparse"),
+        "Algorithm 1 (ldp_gaussian) and Algorithm 2 (ldp_sparse) on the paper's synthetic laws.",
+    )
+)
 
 
 def _projector_distance(V, U) -> float:
@@ -59,20 +87,29 @@ def _paper_run(mech, data, k, eps, delta, rng):
 
 def _wx1_panels(cfg):
     k0 = cfg["ks"][0]
-    return [Panel(f"(a) against k (n = {cfg['n']:,}, p = {cfg['p']})", "subspace dimension k", _WX_Y),
-            Panel(f"(b) against n (k = {k0}, p = {cfg['p']})", "rows n", _WX_Y, log_x=True),
-            Panel(f"(c) against p (k = {k0}, n = {cfg['n']:,})", "dimension p", _WX_Y, log_x=True),
-            Panel(f"(d) against ε (k = {k0}): how much ε learning needs", "ε (local DP, per user)", _WX_Y,
-                  log_x=True)]
+    return [
+        Panel(f"(a) against k (n = {cfg['n']:,}, p = {cfg['p']})", "subspace dimension k", _WX_Y),
+        Panel(f"(b) against n (k = {k0}, p = {cfg['p']})", "rows n", _WX_Y, log_x=True),
+        Panel(f"(c) against p (k = {k0}, n = {cfg['n']:,})", "dimension p", _WX_Y, log_x=True),
+        Panel(f"(d) against ε (k = {k0}): how much ε learning needs", "ε (local DP, per user)", _WX_Y, log_x=True),
+    ]
 
 
 def _wx1_tasks(cfg, reps):
     k0 = cfg["ks"][0]
     out = [{"part": "k", "k": k, "n": cfg["n"], "p": cfg["p"], "rep": r} for r in range(reps) for k in cfg["ks"]]
-    out += [{"part": "n", "k": k0, "n": n, "p": cfg["p"], "rep": r} for r in range(reps) for n in cfg["n_grid"]
-            if n != cfg["n"]]
-    out += [{"part": "p", "k": k0, "n": cfg["n"], "p": p, "rep": r} for r in range(reps) for p in cfg["p_grid"]
-            if p != cfg["p"]]
+    out += [
+        {"part": "n", "k": k0, "n": n, "p": cfg["p"], "rep": r}
+        for r in range(reps)
+        for n in cfg["n_grid"]
+        if n != cfg["n"]
+    ]
+    out += [
+        {"part": "p", "k": k0, "n": cfg["n"], "p": p, "rep": r}
+        for r in range(reps)
+        for p in cfg["p_grid"]
+        if p != cfg["p"]
+    ]
     return out
 
 
@@ -102,20 +139,43 @@ def _wx1_unit(cfg, task, seed):
         points.append((pp, "p", p))
     rows = []
     for panel, x_name, x in points:
-        rows += [_row(panel.name, _LDP, "ldp_gaussian", x_name, x, rep, private, metric, sec),
-                 _row(panel.name, _LDP_PAPER, "ldp_gaussian", x_name, x, rep, paper, metric, psec, palgo),
-                 _row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric),
-                 _row(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric)]
+        rows += [
+            _row(panel.name, _LDP, "ldp_gaussian", x_name, x, rep, private, metric, sec),
+            _row(panel.name, _LDP_PAPER, "ldp_gaussian", x_name, x, rep, paper, metric, psec, palgo),
+            _row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric),
+            _row(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric),
+        ]
     if task["part"] == "k" and k == k0:
         for e in cfg["eps_grid"]:
             V, sec, _ = _release("ldp_gaussian", data, k, e, delta, _rng(seed, key, "ldp-eps", e, rep))
             W, psec, palgo = _paper_run("ldp_gaussian", data, k, e, delta, _rng(seed, key, "ldp-eps-paper", e, rep))
-            rows += [_row(pe.name, _LDP, "ldp_gaussian", "epsilon", e, rep, _projector_distance(V, law.components),
-                          metric, sec),
-                     _row(pe.name, _LDP_PAPER, "ldp_gaussian", "epsilon", e, rep,
-                          _projector_distance(W, law.components), metric, psec, palgo),
-                     _row(pe.name, "random subspace", RANDOM, "epsilon", e, rep, level, metric),
-                     _row(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric)]
+            rows += [
+                _row(
+                    pe.name,
+                    _LDP,
+                    "ldp_gaussian",
+                    "epsilon",
+                    e,
+                    rep,
+                    _projector_distance(V, law.components),
+                    metric,
+                    sec,
+                ),
+                _row(
+                    pe.name,
+                    _LDP_PAPER,
+                    "ldp_gaussian",
+                    "epsilon",
+                    e,
+                    rep,
+                    _projector_distance(W, law.components),
+                    metric,
+                    psec,
+                    palgo,
+                ),
+                _row(pe.name, "random subspace", RANDOM, "epsilon", e, rep, level, metric),
+                _row(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric),
+            ]
     return rows
 
 
@@ -134,9 +194,11 @@ def _wx1_texts(summary, cfg):
     curve = _curve(summary, pe.name, _LDP)
     level = _random_projector(p, ks[0])
     learned = curve[curve["mean"] < 0.5 * level]
-    where = (f"the mean error first falls below half the random level at ε = {learned.x.iloc[0]:g}"
-             if not learned.empty else f"the mean error stays above half the random level up to ε = "
-                                         f"{curve.x.max():g}")
+    where = (
+        f"the mean error first falls below half the random level at ε = {learned.x.iloc[0]:g}"
+        if not learned.empty
+        else f"the mean error stays above half the random level up to ε = " f"{curve.x.max():g}"
+    )
     finding = (
         f"(a) ldp_gaussian at ε = {eps:g}: {_fmt(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
         f"{_fmt(rand)}; non-private PCA of the same rows: {_fmt(nonp)}. The private error sits at the "
@@ -147,9 +209,14 @@ def _wx1_texts(summary, cfg):
         f"which grows with p. (d) Against ε (k = {ks[0]}): {where}. With the paper's own noise (σ = "
         f"{_classic(1.0, eps, delta):.2f} per user at ε = {eps:g}) Algorithm 1 gives the same picture: "
         f"{_fmt([_at(summary, pk.name, _LDP_PAPER, k) for k in ks])} for k = {', '.join(map(str, ks))}"
-        + (f"; that noise is below what (ε, δ) needs from ε = {_g(_first_wrong(summary, pe.name, _LDP_PAPER))} on "
-           "(its points are marked 'not private as stated')" if _first_wrong(summary, pe.name, _LDP_PAPER) else "")
-        + ".")
+        + (
+            f"; that noise is below what (ε, δ) needs from ε = {_g(_first_wrong(summary, pe.name, _LDP_PAPER))} on "
+            "(its points are marked 'not private as stated')"
+            if _first_wrong(summary, pe.name, _LDP_PAPER)
+            else ""
+        )
+        + "."
+    )
     difference = (
         f"Noise-dominated setting. The eigengap is λ/(5p(λ + 1)) = {gap:.4f} at p = {p}, while each entry of the "
         f"server's average carries noise of s.d. σ/√n = {sd:.4f} (σ = {sigma:.2f} per user at ε = {eps:g}, "
@@ -159,14 +226,18 @@ def _wx1_texts(summary, cfg):
         "about 10⁴ times more rows, or ε in the hundreds, to appear. Our per-user noise uses sensitivity √2 (local "
         "DP compares any two inputs of a user) and the analytic Gaussian mechanism: σ = "
         f"{sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, which changes nothing "
-        "here.")
+        "here."
+    )
     claim = (
         "Section 6.1, Figure 3 (synthetic: X ~ N(0, Σ), Σ = λ/(5p(λ+1))VVᵀ + 1/(5p(λ+1))I, n = 10⁵, p = 40, "
         "k ∈ {5, 10, 15, 20}, ε = 0.5, δ = 10⁻⁴, λ = 1, 20 runs, error ‖V̂V̂ᵀ − VVᵀ‖_F; three panels: k against n, "
         "p, and ε): the error decreases as n or ε increases and increases with p and with k, which the paper reads "
-        "as support for its Theorem 2. It prints no numbers for the synthetic runs.")
-    settings = (f"Ours: n = {n:,}, p = {p}, k ∈ {{{', '.join(map(str, ks))}}}, ε = {eps:g}, δ = {delta:g}, λ = "
-                f"{cfg['lam']:g}; panels (b)-(d) at k = {ks[0]}. Fresh data and noise per repetition.")
+        "as support for its Theorem 2. It prints no numbers for the synthetic runs."
+    )
+    settings = (
+        f"Ours: n = {n:,}, p = {p}, k ∈ {{{', '.join(map(str, ks))}}}, ε = {eps:g}, δ = {delta:g}, λ = "
+        f"{cfg['lam']:g}; panels (b)-(d) at k = {ks[0]}. Fresh data and noise per repetition."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -186,48 +257,92 @@ def _wx1_claims(summary, cfg):
     ratio = 2 * ours_sd / math.sqrt(cfg["n"]) * math.sqrt(p) / gap
     rising = all(b >= a - 0.05 for a, b in zip(by_p["mean"], by_p["mean"][1:]))
     return [
-        Claim("Figure 3: the error grows with k", REPRODUCED,
-              f"{_fmt(ours)} for k = {', '.join(map(str, ks))}, which is the random-subspace level "
-              f"{_fmt(rand)}: it grows because a random subspace's distance does, not because of learning",
-              "wang_xu_low_dim"),
-        Claim("Figure 3: the error grows with p", REPRODUCED if rising else NOT_REPRODUCED,
-              f"{_fmt(by_p['mean'])} at p = {', '.join(f'{x:g}' for x in by_p.x)}, again the random level",
-              "wang_xu_low_dim"),
-        Claim("Figure 3: the error falls as n grows (support for Theorem 2)", NOT_REPRODUCED,
-              f"flat at the random level {level:.2f}: {_fmt(by_n['mean'])} at n = "
-              f"{', '.join(f'{x:,.0f}' for x in by_n.x)}; the local noise's spectral norm is about {ratio:.0f} "
-              "times the eigengap, so about 10⁴ times more rows would be needed", "wang_xu_low_dim"),
-        Claim("Figure 3: the error falls as ε grows", REPRODUCED if not learned.empty else NOT_REPRODUCED,
-              (f"only far beyond the paper's ε = {_g(cfg['eps'])}: the error first falls below half the random "
-               f"level at ε = {_g(learned.x.iloc[0])}" if not learned.empty else
-               f"not even at ε = {curve.x.max():g}: {curve['mean'].iloc[-1]:.2f} against the random {level:.2f}"),
-              "wang_xu_low_dim"),
-        Claim("The same curves with the paper's own noise (σ² = 2 ln(1.25/δ)/ε², sensitivity 1)", REPRODUCED,
-              f"Algorithm 1 with that noise: {_fmt(paper)} for k = {', '.join(map(str, ks))}, also the random "
-              f"level; at ε = {_g(cfg['eps'])} our noise (σ = {ours_sd:.2f}) and the paper's ({paper_sd:.2f}) differ by "
-              f"{abs(paper_sd / ours_sd - 1):.0%}, so the calibration changes nothing here", "wang_xu_low_dim"),
+        Claim(
+            "Figure 3: the error grows with k",
+            REPRODUCED,
+            f"{_fmt(ours)} for k = {', '.join(map(str, ks))}, which is the random-subspace level "
+            f"{_fmt(rand)}: it grows because a random subspace's distance does, not because of learning",
+            "wang_xu_low_dim",
+        ),
+        Claim(
+            "Figure 3: the error grows with p",
+            REPRODUCED if rising else NOT_REPRODUCED,
+            f"{_fmt(by_p['mean'])} at p = {', '.join(f'{x:g}' for x in by_p.x)}, again the random level",
+            "wang_xu_low_dim",
+        ),
+        Claim(
+            "Figure 3: the error falls as n grows (support for Theorem 2)",
+            NOT_REPRODUCED,
+            f"flat at the random level {level:.2f}: {_fmt(by_n['mean'])} at n = "
+            f"{', '.join(f'{x:,.0f}' for x in by_n.x)}; the local noise's spectral norm is about {ratio:.0f} "
+            "times the eigengap, so about 10⁴ times more rows would be needed",
+            "wang_xu_low_dim",
+        ),
+        Claim(
+            "Figure 3: the error falls as ε grows",
+            REPRODUCED if not learned.empty else NOT_REPRODUCED,
+            (
+                f"only far beyond the paper's ε = {_g(cfg['eps'])}: the error first falls below half the random "
+                f"level at ε = {_g(learned.x.iloc[0])}"
+                if not learned.empty
+                else f"not even at ε = {curve.x.max():g}: {curve['mean'].iloc[-1]:.2f} against the random {level:.2f}"
+            ),
+            "wang_xu_low_dim",
+        ),
+        Claim(
+            "The same curves with the paper's own noise (σ² = 2 ln(1.25/δ)/ε², sensitivity 1)",
+            REPRODUCED,
+            f"Algorithm 1 with that noise: {_fmt(paper)} for k = {', '.join(map(str, ks))}, also the random "
+            f"level; at ε = {_g(cfg['eps'])} our noise (σ = {ours_sd:.2f}) and the paper's ({paper_sd:.2f}) differ by "
+            f"{abs(paper_sd / ours_sd - 1):.0%}, so the calibration changes nothing here",
+            "wang_xu_low_dim",
+        ),
     ]
 
 
 _WX1_BASE = dict(n=100_000, p=40, ks=(5, 10, 15, 20), eps=0.5, delta=1e-4, lam=1.0)
-_register(Spec(
-    key="wang_xu_low_dim", paper="wang_xu", title="Wang & Xu, Algorithm 1: local DP PCA in low dimension",
-    grids={"default": dict(_WX1_BASE, n_grid=(10_000, 30_000, 100_000), p_grid=(20, 40, 80),
-                           eps_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0), reps=5),
-           "full": dict(_WX1_BASE, n_grid=(10_000, 30_000, 100_000, 300_000, 1_000_000), p_grid=(20, 40, 80, 160),
-                        eps_grid=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0), reps=20)},
-    panels=_wx1_panels, tasks=_wx1_tasks, unit=_wx1_unit, texts=_wx1_texts, claims=_wx1_claims,
-    refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
-    styles={_LDP_PAPER: {"dash": "dot"}},
-    paper_figure=("Figure 3, left: error against n for k = 5 … 20, falling with n and higher for larger k.",
-                  "Figure 3, middle: error against p, rising with p.",
-                  "Figure 3, right: error against ε, falling with ε (no values printed)."),
-))
+_register(
+    Spec(
+        key="wang_xu_low_dim",
+        paper="wang_xu",
+        title="Wang & Xu, Algorithm 1: local DP PCA in low dimension",
+        grids={
+            "default": dict(
+                _WX1_BASE,
+                n_grid=(10_000, 30_000, 100_000),
+                p_grid=(20, 40, 80),
+                eps_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
+                reps=5,
+            ),
+            "full": dict(
+                _WX1_BASE,
+                n_grid=(10_000, 30_000, 100_000, 300_000, 1_000_000),
+                p_grid=(20, 40, 80, 160),
+                eps_grid=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
+                reps=20,
+            ),
+        },
+        panels=_wx1_panels,
+        tasks=_wx1_tasks,
+        unit=_wx1_unit,
+        texts=_wx1_texts,
+        claims=_wx1_claims,
+        refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
+        styles={_LDP_PAPER: {"dash": "dot"}},
+        paper_figure=(
+            "Figure 3, left: error against n for k = 5 … 20, falling with n and higher for larger k.",
+            "Figure 3, middle: error against p, rising with p.",
+            "Figure 3, right: error against ε, falling with ε (no values printed).",
+        ),
+    )
+)
 
 
 def _wx2_panels(cfg):
-    return [Panel(f"(a) against the sparsity s (ε = {cfg['eps']:g})", "support size s", _WX_Y, log_x=True),
-            Panel(f"(b) against ε (s = {cfg['s_eps']})", "ε (local DP, per user)", _WX_Y, log_x=True)]
+    return [
+        Panel(f"(a) against the sparsity s (ε = {cfg['eps']:g})", "support size s", _WX_Y, log_x=True),
+        Panel(f"(b) against ε (s = {cfg['s_eps']})", "ε (local DP, per user)", _WX_Y, log_x=True),
+    ]
 
 
 def _wx2_tasks(cfg, reps):
@@ -252,11 +367,24 @@ def _wx2_unit(cfg, task, seed):
         rows.append(_row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric))
         for mech, label in (("ldp_sparse", "ldp_sparse (Algorithm 2)"), ("ldp_gaussian", "ldp_gaussian (Algorithm 1)")):
             V, sec, _ = _release(mech, data, k, e, delta, _rng(seed, key, mech, s, e, rep))
-            rows.append(_row(panel.name, label, mech, x_name, x, rep, _projector_distance(V, law.components), metric,
-                             sec))
+            rows.append(
+                _row(panel.name, label, mech, x_name, x, rep, _projector_distance(V, law.components), metric, sec)
+            )
         V, sec, algo = _paper_run("ldp_sparse", data, k, e, delta, _rng(seed, key, "sparse-paper", s, e, rep))
-        rows.append(_row(panel.name, _SPARSE_PAPER, "ldp_sparse", x_name, x, rep,
-                         _projector_distance(V, law.components), metric, sec, algo))
+        rows.append(
+            _row(
+                panel.name,
+                _SPARSE_PAPER,
+                "ldp_sparse",
+                x_name,
+                x,
+                rep,
+                _projector_distance(V, law.components),
+                metric,
+                sec,
+                algo,
+            )
+        )
     return rows
 
 
@@ -271,17 +399,21 @@ def _wx2_texts(summary, cfg):
     top = max(cfg["eps_grid"])
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
     top_norm = 2 * ldp_noise_sigma(top, delta) / math.sqrt(n) * math.sqrt(p)
-    at_top = {lab: _at(summary, pe.name, lab, top) for lab in ("ldp_sparse (Algorithm 2)", "ldp_gaussian (Algorithm 1)",
-                                                               "non-private PCA")}
-    finding = (f"ldp_sparse at ε = {eps:g}: {_fmt(sparse)} for s = {', '.join(map(str, s_grid))}; random subspace "
-               f"{level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows {_fmt(nonp)}. "
-               f"Against ε (s = {cfg['s_eps']}): at ε = {top:g} the users' noise has spectral norm about "
-               f"{top_norm:.1e}, {top_norm / gap:.1f} times the gap {gap:.1e}; there ldp_sparse reaches "
-               f"{at_top['ldp_sparse (Algorithm 2)']:.2f} and ldp_gaussian {at_top['ldp_gaussian (Algorithm 1)']:.2f}, "
-               f"against {at_top['non-private PCA']:.2f} for non-private PCA, whose error is the sampling noise of "
-               f"n = {n:,} rows. With the paper's own noise (σ = {_classic(1.0, eps, delta):.2f} per user at "
-               f"ε = {eps:g}) Algorithm 2 scores {_fmt([_at(summary, ps.name, _SPARSE_PAPER, x) for x in s_grid])}, "
-               "the same picture.")
+    at_top = {
+        lab: _at(summary, pe.name, lab, top)
+        for lab in ("ldp_sparse (Algorithm 2)", "ldp_gaussian (Algorithm 1)", "non-private PCA")
+    }
+    finding = (
+        f"ldp_sparse at ε = {eps:g}: {_fmt(sparse)} for s = {', '.join(map(str, s_grid))}; random subspace "
+        f"{level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows {_fmt(nonp)}. "
+        f"Against ε (s = {cfg['s_eps']}): at ε = {top:g} the users' noise has spectral norm about "
+        f"{top_norm:.1e}, {top_norm / gap:.1f} times the gap {gap:.1e}; there ldp_sparse reaches "
+        f"{at_top['ldp_sparse (Algorithm 2)']:.2f} and ldp_gaussian {at_top['ldp_gaussian (Algorithm 1)']:.2f}, "
+        f"against {at_top['non-private PCA']:.2f} for non-private PCA, whose error is the sampling noise of "
+        f"n = {n:,} rows. With the paper's own noise (σ = {_classic(1.0, eps, delta):.2f} per user at "
+        f"ε = {eps:g}) Algorithm 2 scores {_fmt([_at(summary, ps.name, _SPARSE_PAPER, x) for x in s_grid])}, "
+        "the same picture."
+    )
     difference = (
         f"Noise-dominated setting. Each entry of the users' average carries noise of s.d. σ/√n = "
         f"{sigma / math.sqrt(n):.3f} (σ = {sigma:.2f}, n = {n:,}), against a largest eigenvalue of Σ of "
@@ -292,16 +424,20 @@ def _wx2_texts(summary, cfg):
         "δ is not stated in the paper; we use 10⁻⁴ as in its Algorithm 1 experiments. Two of the paper's printed "
         f"values are at or beyond the largest possible distance √(2k) = {math.sqrt(20):.3f} for k = 10 (orthogonal "
         "subspaces): 4.472 (NIPS, s = 40) and 4.518 (Leukemia, ε = 0.1), which no pair of k-dimensional subspaces "
-        "can exceed.")
+        "can exceed."
+    )
     if cfg["p"] != 400:
         difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
     claim = (
         "Section 6.2, Figure 4 (synthetic: the same Σ with an s-row-sparse V, k = 10, n = 2000, p = 400, "
         "s ∈ {15, 20, 40, 80}, ε = 1): the error increases with k/n, increases slightly with p (the bound of "
         "Theorem 4 depends on log p) and decreases as ε increases. Tables 1 and 2 print errors from 1.441 to 4.518 "
-        "on real data sets with k = 10 (not reproduced here).")
-    settings = (f"Ours: n = {n:,}, p = {p}, k = {k}, s ∈ {{{', '.join(map(str, s_grid))}}}, ε = {eps:g}, "
-                f"δ = {delta:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}.")
+        "on real data sets with k = 10 (not reproduced here)."
+    )
+    settings = (
+        f"Ours: n = {n:,}, p = {p}, k = {k}, s ∈ {{{', '.join(map(str, s_grid))}}}, ε = {eps:g}, "
+        f"δ = {delta:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}."
+    )
     return dict(claim=claim, finding=finding, difference=difference, settings=settings)
 
 
@@ -313,32 +449,79 @@ def _wx2_claims(summary, cfg):
     curve = _curve(summary, pe.name, "ldp_sparse (Algorithm 2)")
     learned = curve[curve["mean"] < 0.5 * level]
     return [
-        Claim("Figure 4: the error grows with k/n and slightly with p", NOT_REPRODUCED,
-              f"every s gives the random level ({_fmt(sparse)} against {level:.2f}): the noise s.d. per entry "
-              "(0.1) is about 100 times the eigengap, so no trend in k/n or p can show", "wang_xu_sparse"),
-        Claim("Figure 4: the error falls as ε grows", REPRODUCED if not learned.empty else NOT_REPRODUCED,
-              (f"first below half the random level at ε = {learned.x.iloc[0]:g}" if not learned.empty else
-               f"still {curve['mean'].iloc[-1]:.2f} at ε = {curve.x.max():g} (random {level:.2f}), where even "
-               "non-private PCA of 2,000 rows is far from V"), "wang_xu_sparse"),
-        Claim("Tables 1–2: errors from 1.441 to 4.518 on real data (k = 10)", NOT_RUN,
-              f"real data not reproduced; 4.518 exceeds √(2k) = {math.sqrt(2 * 10):.3f}, the largest distance two "
-              "10-dimensional subspaces can have", "wang_xu_sparse"),
+        Claim(
+            "Figure 4: the error grows with k/n and slightly with p",
+            NOT_REPRODUCED,
+            f"every s gives the random level ({_fmt(sparse)} against {level:.2f}): the noise s.d. per entry "
+            "(0.1) is about 100 times the eigengap, so no trend in k/n or p can show",
+            "wang_xu_sparse",
+        ),
+        Claim(
+            "Figure 4: the error falls as ε grows",
+            REPRODUCED if not learned.empty else NOT_REPRODUCED,
+            (
+                f"first below half the random level at ε = {learned.x.iloc[0]:g}"
+                if not learned.empty
+                else f"still {curve['mean'].iloc[-1]:.2f} at ε = {curve.x.max():g} (random {level:.2f}), where even "
+                "non-private PCA of 2,000 rows is far from V"
+            ),
+            "wang_xu_sparse",
+        ),
+        Claim(
+            "Tables 1–2: errors from 1.441 to 4.518 on real data (k = 10)",
+            NOT_RUN,
+            f"real data not reproduced; 4.518 exceeds √(2k) = {math.sqrt(2 * 10):.3f}, the largest distance two "
+            "10-dimensional subspaces can have",
+            "wang_xu_sparse",
+        ),
     ]
 
 
-_register(Spec(
-    key="wang_xu_sparse", paper="wang_xu", title="Wang & Xu, Algorithm 2: sparse local DP PCA (p ≫ n)",
-    grids={"default": dict(n=2000, p=100, k=10, s_grid=(15, 20, 40, 80), eps=1.0, delta=1e-4, lam=1.0, s_eps=20,
-                           eps_grid=(1.0, 100.0, 1e4, 1e6), reps=3),
-           "full": dict(n=2000, p=400, k=10, s_grid=(15, 20, 40, 80), eps=1.0, delta=1e-4, lam=1.0, s_eps=20,
-                        eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6), reps=5)},
-    panels=_wx2_panels, tasks=_wx2_tasks, unit=_wx2_unit, texts=_wx2_texts, claims=_wx2_claims,
-    refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
-    styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
-    paper_figure=("Figure 4, left: error against n for several k, growing with k/n.",
-                  "Figure 4, middle: error against p, growing slightly.",
-                  "Figure 4, right: error against ε, falling (no values printed)."),
-))
+_register(
+    Spec(
+        key="wang_xu_sparse",
+        paper="wang_xu",
+        title="Wang & Xu, Algorithm 2: sparse local DP PCA (p ≫ n)",
+        grids={
+            "default": dict(
+                n=2000,
+                p=100,
+                k=10,
+                s_grid=(15, 20, 40, 80),
+                eps=1.0,
+                delta=1e-4,
+                lam=1.0,
+                s_eps=20,
+                eps_grid=(1.0, 100.0, 1e4, 1e6),
+                reps=3,
+            ),
+            "full": dict(
+                n=2000,
+                p=400,
+                k=10,
+                s_grid=(15, 20, 40, 80),
+                eps=1.0,
+                delta=1e-4,
+                lam=1.0,
+                s_eps=20,
+                eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6),
+                reps=5,
+            ),
+        },
+        panels=_wx2_panels,
+        tasks=_wx2_tasks,
+        unit=_wx2_unit,
+        texts=_wx2_texts,
+        claims=_wx2_claims,
+        refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
+        styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
+        paper_figure=(
+            "Figure 4, left: error against n for several k, growing with k/n.",
+            "Figure 4, middle: error against p, growing slightly.",
+            "Figure 4, right: error against ε, falling (no values printed).",
+        ),
+    )
+)
 
 
 wang_xu_low_dim = _one("wang_xu_low_dim")

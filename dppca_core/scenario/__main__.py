@@ -1,4 +1,5 @@
 """python -m dppca_core.scenario > docs/scenario.schema.json: the scenario file's JSON schema."""
+
 import json
 
 from .file import file_schema

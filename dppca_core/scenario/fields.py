@@ -1,5 +1,6 @@
 """Every setting of the scenario: its kind, default and allowed values (:data:`FIELDS`), and the checks of the
 settings that hold text (a data source, mechanisms, a schema, groups, plan targets)."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,19 @@ from ..registry import mechanism_names
 MAX_CELLS = 4_000_000
 #: Longest raw URL value we parse (anything longer is refused before parsing).
 MAX_RAW_CHARS = 2_000
-VIEWS = ("spread", "loadings", "projection", "angles", "animation", "support", "downstream", "convergence", "risk",
-         "scree", "scores")
+VIEWS = (
+    "spread",
+    "loadings",
+    "projection",
+    "angles",
+    "animation",
+    "support",
+    "downstream",
+    "convergence",
+    "risk",
+    "scree",
+    "scores",
+)
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
 METRICS = tuple(experiments.METRICS)
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
@@ -27,15 +39,19 @@ AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
 #: budget share is one more entry.
 R_SOURCES = {
     "public": ("a public bound I know (no data read)", None),
-    "hints": ("read from the data's hints (NOT private)", "the clipping radius R was read from the data (the Data "
-                                                          "page's hints)"),
+    "hints": (
+        "read from the data's hints (NOT private)",
+        "the clipping radius R was read from the data (the Data " "page's hints)",
+    ),
     "private": ("chosen privately inside each release (its own budget share)", None),
 }
 #: Where the per-column scaling bounds came from, as R_SOURCES.
 SCALE_SOURCES = {
     "public": ("public bounds I know (no data read)", None),
-    "hints": ("filled from the data's largest values (NOT private)", "the per-column scaling bounds were read from "
-                                                                     "the data"),
+    "hints": (
+        "filled from the data's largest values (NOT private)",
+        "the per-column scaling bounds were read from " "the data",
+    ),
 }
 #: How k is set: value -> how the pages say it. "private": each release keeps the smallest k whose private
 #: explained-variance ratios (from the eigenvalue share) sum above a public target (``kvar``).
@@ -219,8 +235,7 @@ def _check_groups(value: str) -> str:
         groups = json.loads(value)
     except (ValueError, RecursionError):
         raise ValueError("not a list of groups") from None
-    if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and 0 < len(g) <= 100
-                                                               for g in groups):
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, str) and 0 < len(g) <= 100 for g in groups):
         raise ValueError("not a list of group names")
     if len(groups) > MAX_GROUPS or len(set(groups)) != len(groups):
         raise ValueError(f"more than {MAX_GROUPS} groups, or a group named twice")
@@ -228,8 +243,13 @@ def _check_groups(value: str) -> str:
 
 
 #: the planner's targets (issue 37) and the setting holding each one's number
-PLAN_TARGET_FIELDS = {"subspace_distance": "pdist", "energy": "penergy", "f1": "pf1",
-                      "explained_variance_error": "peverr", "score_readability": "pscore"}
+PLAN_TARGET_FIELDS = {
+    "subspace_distance": "pdist",
+    "energy": "penergy",
+    "f1": "pf1",
+    "explained_variance_error": "peverr",
+    "score_readability": "pscore",
+}
 #: what the planner simulates its releases on: a synthetic law, a stated spectrum, or one released privately
 PLAN_STANDINS = ("law", "stated", "private")
 
@@ -252,116 +272,119 @@ def _check_audit_mechanism(value: str) -> str:
 
 
 SEED_MAX = 2**31 - 1
-FIELDS: dict[str, Field] = {f.name: f for f in (
-    # data
-    Field("src", "text", "synthetic", check=_check_src),
-    Field("n", "int", 2000, 10, 200_000),
-    Field("d", "int", 20, 2, 500),
-    Field("rank", "int", 3, 1, 50),
-    Field("spike", "float", 4.0, 0.0, 1000.0),
-    Field("sparse", "int", 0, 0, 500),
-    Field("dseed", "int", 0, 0, SEED_MAX),
-    Field("center", "choice", "none", choices=("none", "private", "empirical")),
-    Field("R", "float", 1.0, 1e-9, 1e12),
-    Field("rfrom", "choice", "public", choices=tuple(R_SOURCES)),
-    # a radius chosen privately: public bounds on it (data units) and the target quantile of the row norms
-    Field("rlo", "float", 1e-3, 1e-9, 1e12),
-    Field("rhi", "float", 1e4, 1e-9, 1e12),
-    Field("rq", "float", 0.9, 0.5, 0.99),
-    # column scaling: none, each column divided by its public bound, or by a private root-mean-square inside each
-    # release (with those bounds) from the scale share
-    Field("scale", "choice", "none", choices=("none", "bounds", "private")),
-    Field("bounds", "text", "", check=_check_bounds),
-    Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
-    Field("bscale", "float", 0.1, 0.05, 0.3),
-    # the public schema of a table (an upload or a server file): its columns in order (JSON list; "" until declared),
-    # the label column, what a bad cell becomes, and each column's public value for a bad cell (JSON object)
-    Field("cols", "text", "", check=_check_columns),
-    Field("label", "text", "", check=lambda v: v if len(v) <= 500 else _too_long()),
-    Field("badcells", "choice", "replace", choices=tuple(BAD_CELLS)),
-    Field("fill", "text", "", check=_check_fill),
-    # explore
-    Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
-    Field("eps", "float", 1.0, 1e-3, 100.0),
-    Field("delta", "float", 1e-6, check=_check_delta),
-    Field("k", "int", 2, 1, 50),
-    # k chosen privately inside each release: the public target its private explained-variance ratios must pass
-    Field("kfrom", "choice", "public", choices=tuple(K_SOURCES)),
-    Field("kvar", "float", 0.9, 0.5, 0.99),
-    Field("s", "int", 0, 0, 500),
-    Field("nb", "choice", "replace", choices=("replace", "add_remove")),
-    Field("reps", "int", 10, 1, 200),
-    Field("seed", "int", 0, 0, SEED_MAX),
-    Field("view", "choice", "spread", choices=VIEWS),
-    # the metric of the Explore view "spread" (the dot plot over repetitions)
-    Field("spreadm", "choice", "subspace_distance", choices=METRICS),
-    # budget split of one release (shares of the total; the subspace gets the rest)
-    Field("bmean", "float", 0.1, 0.0, 0.3),
-    Field("beig", "float", 0.0, 0.0, 0.3),
-    Field("bscores", "float", 0.0, 0.0, 0.3),
-    Field("bradius", "float", 0.1, 0.05, 0.3),
-    # the private score plot: by group (the label column; the groups found privately), its frame and its kind
-    Field("sgroup", "bool", False),
-    # the groups of the plot by group declared public (a JSON list: the analyst's schema); "" = found privately
-    Field("slabels", "text", "", check=_check_groups),
-    Field("sframe", "choice", "public", choices=("public", "private")),
-    Field("skind", "choice", "additive", choices=("additive", "sparse")),
-    # trade-offs
-    Field("sweep", "choice", "eps", choices=SWEEP_AXES),
-    Field("metric", "choice", "subspace_distance", choices=METRICS),
-    Field("sreps", "int", 10, 1, 100),
-    Field("target", "float", 0.3, -1e6, 1e6),
-    # the swept range beyond the default grid (0: the grid's own end), set by the planner's "sweep next" advice
-    Field("slo", "float", 0.0, 0.0, 1e6),
-    Field("shi", "float", 0.0, 0.0, 1e6),
-    Field("logy", "bool", False),
-    # with R chosen privately: also sweep each mechanism at the exact quantile (an oracle R, not private)
-    Field("oracle", "bool", False),
-    # the plan from targets (Trade-offs): the targets and their numbers, the share of releases that must meet them,
-    # and the stand-in (its stated spectrum and total, the ε of a private one, a public estimate of n)
-    Field("ptarget", "text", "subspace_distance", check=_check_plan_targets),
-    Field("pdist", "float", 0.3, 0.01, 1.41),
-    Field("penergy", "float", 0.9, 0.05, 1.0),
-    Field("pf1", "float", 0.9, 0.05, 1.0),
-    Field("peverr", "float", 0.02, 0.001, 1.0),
-    Field("pscore", "float", 0.5, 0.05, 5.0),
-    Field("pconf", "float", 0.9, 0.5, 0.99),
-    Field("pon", "choice", "law", choices=PLAN_STANDINS),
-    Field("pspec", "text", "1, 0.5, 0.1", check=lambda v: v if len(v) <= 500 else _too_long()),
-    Field("ptotal", "float", 2.0, 0.0, 1e12),
-    Field("peps0", "float", 0.1, 0.01, 10.0),
-    Field("pn", "int", 1000, 2, 10**8),
-    # distributed
-    Field("dsites", "int", 5, 2, 20),
-    Field("duneven", "bool", False),
-    Field("dbylabel", "bool", False),
-    Field("deps", "float", 1.0, 1e-3, 100.0),
-    Field("dreps", "int", 8, 2, 30),
-    # audit
-    Field("amech", "text", "analyze_gauss", check=_check_audit_mechanism),
-    Field("aeps", "float", 1.0, 0.01, 50.0),
-    Field("adelta", "float", 1e-6, check=_check_delta),  # the scenario's delta, followed (audit_follows_scenario)
-    Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
-    Field("anb", "choice", "replace", choices=("replace", "add_remove")),
-    Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
-    # tensor decomposition
-    Field("tmodel", "choice", "MOG", choices=("MOG", "STM")),
-    Field("tD", "int", 10, 3, 60),
-    Field("tK", "int", 5, 2, 12),
-    Field("tsites", "int", 5, 2, 20),
-    Field("tn", "int", 1000, 100, 20_000),
-    Field("teps", "float", 1.0, 0.01, 100.0),
-    Field("tdelta", "float", 0.01, check=_check_delta),
-    Field("tsplit", "float", 0.5, 0.1, 0.9),
-    Field("treps", "int", 5, 2, 20),
-    Field("tseed", "int", 0, 0, 1_000_000),
-    # presentation; the Lesson's step (so a shared link opens on it)
-    Field("present", "bool", False),
-    Field("step", "int", 1, 1, 10),
-    # reproduce (the papers' synthetic experiments)
-    Field("rpaper", "choice", "wang_xu", choices=tuple(reproduce.PAPERS)),  # every paper the catalogue registers
-    Field("rgrid", "choice", "default", choices=("default", "full")),
-    Field("rreps", "int", 0, 0, 50),
-    Field("rseed", "int", 0, 0, SEED_MAX),
-)}
+FIELDS: dict[str, Field] = {
+    f.name: f
+    for f in (
+        # data
+        Field("src", "text", "synthetic", check=_check_src),
+        Field("n", "int", 2000, 10, 200_000),
+        Field("d", "int", 20, 2, 500),
+        Field("rank", "int", 3, 1, 50),
+        Field("spike", "float", 4.0, 0.0, 1000.0),
+        Field("sparse", "int", 0, 0, 500),
+        Field("dseed", "int", 0, 0, SEED_MAX),
+        Field("center", "choice", "none", choices=("none", "private", "empirical")),
+        Field("R", "float", 1.0, 1e-9, 1e12),
+        Field("rfrom", "choice", "public", choices=tuple(R_SOURCES)),
+        # a radius chosen privately: public bounds on it (data units) and the target quantile of the row norms
+        Field("rlo", "float", 1e-3, 1e-9, 1e12),
+        Field("rhi", "float", 1e4, 1e-9, 1e12),
+        Field("rq", "float", 0.9, 0.5, 0.99),
+        # column scaling: none, each column divided by its public bound, or by a private root-mean-square inside each
+        # release (with those bounds) from the scale share
+        Field("scale", "choice", "none", choices=("none", "bounds", "private")),
+        Field("bounds", "text", "", check=_check_bounds),
+        Field("sfrom", "choice", "public", choices=tuple(SCALE_SOURCES)),
+        Field("bscale", "float", 0.1, 0.05, 0.3),
+        # the public schema of a table (an upload or a server file): its columns in order (JSON list; "" until declared),
+        # the label column, what a bad cell becomes, and each column's public value for a bad cell (JSON object)
+        Field("cols", "text", "", check=_check_columns),
+        Field("label", "text", "", check=lambda v: v if len(v) <= 500 else _too_long()),
+        Field("badcells", "choice", "replace", choices=tuple(BAD_CELLS)),
+        Field("fill", "text", "", check=_check_fill),
+        # explore
+        Field("mechs", "text", "analyze_gauss,private_power", check=_check_mechs),
+        Field("eps", "float", 1.0, 1e-3, 100.0),
+        Field("delta", "float", 1e-6, check=_check_delta),
+        Field("k", "int", 2, 1, 50),
+        # k chosen privately inside each release: the public target its private explained-variance ratios must pass
+        Field("kfrom", "choice", "public", choices=tuple(K_SOURCES)),
+        Field("kvar", "float", 0.9, 0.5, 0.99),
+        Field("s", "int", 0, 0, 500),
+        Field("nb", "choice", "replace", choices=("replace", "add_remove")),
+        Field("reps", "int", 10, 1, 200),
+        Field("seed", "int", 0, 0, SEED_MAX),
+        Field("view", "choice", "spread", choices=VIEWS),
+        # the metric of the Explore view "spread" (the dot plot over repetitions)
+        Field("spreadm", "choice", "subspace_distance", choices=METRICS),
+        # budget split of one release (shares of the total; the subspace gets the rest)
+        Field("bmean", "float", 0.1, 0.0, 0.3),
+        Field("beig", "float", 0.0, 0.0, 0.3),
+        Field("bscores", "float", 0.0, 0.0, 0.3),
+        Field("bradius", "float", 0.1, 0.05, 0.3),
+        # the private score plot: by group (the label column; the groups found privately), its frame and its kind
+        Field("sgroup", "bool", False),
+        # the groups of the plot by group declared public (a JSON list: the analyst's schema); "" = found privately
+        Field("slabels", "text", "", check=_check_groups),
+        Field("sframe", "choice", "public", choices=("public", "private")),
+        Field("skind", "choice", "additive", choices=("additive", "sparse")),
+        # trade-offs
+        Field("sweep", "choice", "eps", choices=SWEEP_AXES),
+        Field("metric", "choice", "subspace_distance", choices=METRICS),
+        Field("sreps", "int", 10, 1, 100),
+        Field("target", "float", 0.3, -1e6, 1e6),
+        # the swept range beyond the default grid (0: the grid's own end), set by the planner's "sweep next" advice
+        Field("slo", "float", 0.0, 0.0, 1e6),
+        Field("shi", "float", 0.0, 0.0, 1e6),
+        Field("logy", "bool", False),
+        # with R chosen privately: also sweep each mechanism at the exact quantile (an oracle R, not private)
+        Field("oracle", "bool", False),
+        # the plan from targets (Trade-offs): the targets and their numbers, the share of releases that must meet them,
+        # and the stand-in (its stated spectrum and total, the ε of a private one, a public estimate of n)
+        Field("ptarget", "text", "subspace_distance", check=_check_plan_targets),
+        Field("pdist", "float", 0.3, 0.01, 1.41),
+        Field("penergy", "float", 0.9, 0.05, 1.0),
+        Field("pf1", "float", 0.9, 0.05, 1.0),
+        Field("peverr", "float", 0.02, 0.001, 1.0),
+        Field("pscore", "float", 0.5, 0.05, 5.0),
+        Field("pconf", "float", 0.9, 0.5, 0.99),
+        Field("pon", "choice", "law", choices=PLAN_STANDINS),
+        Field("pspec", "text", "1, 0.5, 0.1", check=lambda v: v if len(v) <= 500 else _too_long()),
+        Field("ptotal", "float", 2.0, 0.0, 1e12),
+        Field("peps0", "float", 0.1, 0.01, 10.0),
+        Field("pn", "int", 1000, 2, 10**8),
+        # distributed
+        Field("dsites", "int", 5, 2, 20),
+        Field("duneven", "bool", False),
+        Field("dbylabel", "bool", False),
+        Field("deps", "float", 1.0, 1e-3, 100.0),
+        Field("dreps", "int", 8, 2, 30),
+        # audit
+        Field("amech", "text", "analyze_gauss", check=_check_audit_mechanism),
+        Field("aeps", "float", 1.0, 0.01, 50.0),
+        Field("adelta", "float", 1e-6, check=_check_delta),  # the scenario's delta, followed (audit_follows_scenario)
+        Field("atrials", "choice", 2000, choices=AUDIT_TRIALS),
+        Field("anb", "choice", "replace", choices=("replace", "add_remove")),
+        Field("afactor", "choice", 1, choices=(1, 2, 3, 5)),
+        # tensor decomposition
+        Field("tmodel", "choice", "MOG", choices=("MOG", "STM")),
+        Field("tD", "int", 10, 3, 60),
+        Field("tK", "int", 5, 2, 12),
+        Field("tsites", "int", 5, 2, 20),
+        Field("tn", "int", 1000, 100, 20_000),
+        Field("teps", "float", 1.0, 0.01, 100.0),
+        Field("tdelta", "float", 0.01, check=_check_delta),
+        Field("tsplit", "float", 0.5, 0.1, 0.9),
+        Field("treps", "int", 5, 2, 20),
+        Field("tseed", "int", 0, 0, 1_000_000),
+        # presentation; the Lesson's step (so a shared link opens on it)
+        Field("present", "bool", False),
+        Field("step", "int", 1, 1, 10),
+        # reproduce (the papers' synthetic experiments)
+        Field("rpaper", "choice", "wang_xu", choices=tuple(reproduce.PAPERS)),  # every paper the catalogue registers
+        Field("rgrid", "choice", "default", choices=("default", "full")),
+        Field("rreps", "int", 0, 0, 50),
+        Field("rseed", "int", 0, 0, SEED_MAX),
+    )
+}
 DEFAULTS = {name: f.default for name, f in FIELDS.items()}

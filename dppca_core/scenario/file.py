@@ -1,5 +1,6 @@
 """The scenario file: versioned TOML holding every setting in its section and the public schema of the data, never
 a data row (:class:`Scenario`, :func:`to_toml`, :func:`from_toml`), and its JSON schema (:func:`file_schema`)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ from .link import from_fields, from_query, is_default, query_string, to_query
 FILE_FORMAT = "dppca-scenario"
 #: the version of the file's layout; a reader refuses a newer one in plain words
 FILE_VERSION = 1
-FILE_FIRST_LINE = ("# DP-PCA Explorer scenario file: every setting and the public schema of the data; no data rows.\n"
-                   "# Open it on the app's Home page, or in Python: dppca_core.scenario.Scenario.from_file(path)")
+FILE_FIRST_LINE = (
+    "# DP-PCA Explorer scenario file: every setting and the public schema of the data; no data rows.\n"
+    "# Open it on the app's Home page, or in Python: dppca_core.scenario.Scenario.from_file(path)"
+)
 #: the largest scenario file read (a full scenario with a long schema is far smaller)
 MAX_FILE_BYTES = 1_000_000
 #: the file's sections, in order: section -> the settings it holds. A setting in no section goes to "other", so a
@@ -28,12 +31,37 @@ SECTIONS = {
     "data": ("src", "n", "d", "rank", "spike", "sparse", "dseed"),
     "schema": ("cols", "label", "badcells", "fill"),
     "preprocessing": ("center", "R", "rfrom", "rlo", "rhi", "rq", "scale", "bounds", "sfrom"),
-    "privacy": ("mechs", "eps", "delta", "nb", "k", "kfrom", "kvar", "s", "bmean", "beig", "bscores", "bradius",
-                "bscale"),
+    "privacy": (
+        "mechs",
+        "eps",
+        "delta",
+        "nb",
+        "k",
+        "kfrom",
+        "kvar",
+        "s",
+        "bmean",
+        "beig",
+        "bscores",
+        "bradius",
+        "bscale",
+    ),
     "explore": ("reps", "seed", "view", "spreadm", "sgroup", "slabels", "sframe", "skind"),
     "tradeoffs": ("sweep", "metric", "sreps", "target", "slo", "shi", "logy", "oracle"),
-    "plan": ("ptarget", "pdist", "penergy", "pf1", "peverr", "pscore", "pconf", "pon", "pspec", "ptotal", "peps0",
-             "pn"),
+    "plan": (
+        "ptarget",
+        "pdist",
+        "penergy",
+        "pf1",
+        "peverr",
+        "pscore",
+        "pconf",
+        "pon",
+        "pspec",
+        "ptotal",
+        "peps0",
+        "pn",
+    ),
     "distributed": ("dsites", "duneven", "dbylabel", "deps", "dreps"),
     "audit": ("amech", "aeps", "adelta", "atrials", "anb", "afactor"),
     "tensor": ("tmodel", "tD", "tK", "tsites", "tn", "teps", "tdelta", "tsplit", "treps", "tseed"),
@@ -48,8 +76,10 @@ STRUCTURED = {
     "cols": (lambda v: json.loads(v) if v else [], lambda v: json.dumps(v) if v else ""),
     "fill": (lambda v: json.loads(v) if v else {}, lambda v: json.dumps(v) if v else ""),
     "slabels": (lambda v: json.loads(v) if v else [], lambda v: json.dumps(v) if v else ""),
-    "bounds": (lambda v: [float(b) for b in v.split(",")] if v else [],
-               lambda v: ",".join(repr(float(b)) for b in v) if isinstance(v, list) else v),
+    "bounds": (
+        lambda v: [float(b) for b in v.split(",")] if v else [],
+        lambda v: ",".join(repr(float(b)) for b in v) if isinstance(v, list) else v,
+    ),
     "mechs": (lambda v: [m for m in v.split(",") if m], lambda v: ",".join(v) if isinstance(v, list) else v),
     "ptarget": (lambda v: [t for t in v.split(",") if t], lambda v: ",".join(v) if isinstance(v, list) else v),
 }
@@ -67,8 +97,11 @@ def to_document(vals: dict) -> dict:
     doc: dict = {"format": FILE_FORMAT, "format_version": FILE_VERSION}
     for section in (*SECTIONS, OTHER_SECTION):
         names = SECTIONS.get(section) or [n for n in FIELDS if section_of(n) == OTHER_SECTION]
-        block = {name: STRUCTURED[name][0](vals[name]) if name in STRUCTURED else vals[name]
-                 for name in names if name in FIELDS}
+        block = {
+            name: STRUCTURED[name][0](vals[name]) if name in STRUCTURED else vals[name]
+            for name in names
+            if name in FIELDS
+        }
         if block:
             doc[section] = block
     params: dict = {}
@@ -88,8 +121,10 @@ def from_document(doc: Any) -> tuple[dict, list[str]]:
         raise ValueError("this is not a DP-PCA Explorer scenario file (its 'format' line is missing or different).")
     version = doc.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FILE_VERSION:
-        raise ValueError(f"this scenario file has format version {str(version)[:20]}; this version of DP-PCA Explorer "
-                         f"reads versions 1 to {FILE_VERSION}. Update DP-PCA Explorer to open it.")
+        raise ValueError(
+            f"this scenario file has format version {str(version)[:20]}; this version of DP-PCA Explorer "
+            f"reads versions 1 to {FILE_VERSION}. Update DP-PCA Explorer to open it."
+        )
     given, notices = {}, []
     for section, block in doc.items():
         if section in ("format", "format_version"):
@@ -141,8 +176,10 @@ def to_toml(vals: dict) -> str:
 def _escape_unprintable(text: str) -> str:
     """``text`` with every character that is not printable, line ends aside, as a TOML escape (they only occur inside
     quoted strings and keys, where TOML reads the escape back as the character)."""
-    return "".join(c if c.isprintable() or c == "\n" else (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF
-                                                            else f"\\U{ord(c):08x}") for c in text)
+    return "".join(
+        c if c.isprintable() or c == "\n" else (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+        for c in text
+    )
 
 
 def from_toml(text: str | bytes) -> tuple[dict, list[str]]:
@@ -191,8 +228,9 @@ class Scenario:
         """Read a scenario file (ValueError in plain words when it is not one)."""
         path = Path(path)
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise ValueError(f"{path.name} is larger than {MAX_FILE_BYTES // 1000:,} kB: a scenario file is far "
-                             "smaller.")
+            raise ValueError(
+                f"{path.name} is larger than {MAX_FILE_BYTES // 1000:,} kB: a scenario file is far " "smaller."
+            )
         return cls.from_toml(path.read_bytes())
 
     def to_query(self) -> dict:
@@ -212,6 +250,7 @@ class Scenario:
 
 
 # -- the file's JSON schema (docs/scenario.schema.json) -------------------------------------------------------
+
 
 def _field_schema(f: Field) -> dict:
     """The JSON schema of one setting as the file holds it."""
@@ -238,18 +277,28 @@ def file_schema() -> dict:
     for section in (*SECTIONS, OTHER_SECTION):
         names = [n for n in FIELDS if section_of(n) == section]
         if names:
-            sections[section] = {"type": "object", "additionalProperties": False,
-                                 "properties": {n: {**_field_schema(FIELDS[n]), "default": _default_in_file(n)}
-                                                for n in names}}
+            sections[section] = {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {n: {**_field_schema(FIELDS[n]), "default": _default_in_file(n)} for n in names},
+            }
     sections[PARAMETERS_SECTION] = {
-        "type": "object", "description": "mechanism -> {parameter: value}; a parameter left out keeps its default",
-        "additionalProperties": {"type": "object"}}
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "title": "DP-PCA Explorer scenario file", "type": "object",
-            "required": ["format", "format_version"], "additionalProperties": False,
-            "properties": {"format": {"const": FILE_FORMAT},
-                           "format_version": {"type": "integer", "minimum": 1, "maximum": FILE_VERSION},
-                           **sections}}
+        "type": "object",
+        "description": "mechanism -> {parameter: value}; a parameter left out keeps its default",
+        "additionalProperties": {"type": "object"},
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "DP-PCA Explorer scenario file",
+        "type": "object",
+        "required": ["format", "format_version"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"const": FILE_FORMAT},
+            "format_version": {"type": "integer", "minimum": 1, "maximum": FILE_VERSION},
+            **sections,
+        },
+    }
 
 
 def _default_in_file(name: str):

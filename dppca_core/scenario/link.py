@@ -1,5 +1,6 @@
 """The scenario in a link's query string: parsing and validation (:func:`from_query`, :func:`from_fields`), and
 the query of a scenario (:func:`to_query`: only what differs from the defaults)."""
+
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ from .fields import DEFAULTS, FIELDS, MAX_CELLS, MAX_RAW_CHARS
 
 
 # -- parsing and validation ---------------------------------------------------------------------------------
+
 
 def _param_spec(key: str):
     """(mechanism spec, Param) for a ``<mechanism>.<parameter>`` key, or ValueError."""
@@ -47,8 +49,10 @@ def validate_param(key: str, value) -> Any:
     if param.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if param.kind == "sites":
-        if not (isinstance(value, int) or (isinstance(value, list) and len(value) <= 50
-                                            and all(isinstance(v, int) for v in value))):
+        if not (
+            isinstance(value, int)
+            or (isinstance(value, list) and len(value) <= 50 and all(isinstance(v, int) for v in value))
+        ):
             raise ValueError("sites must be a number of sites or a list of site sizes")
         param.validate(value)
         return value
@@ -58,8 +62,10 @@ def validate_param(key: str, value) -> Any:
 def _cap_size(values: dict, notices: list) -> None:
     if values["src"] == "synthetic" and values["n"] * values["d"] > MAX_CELLS:
         capped = max(10, MAX_CELLS // values["d"])
-        notices.append(f"n × d is capped at {MAX_CELLS:,} cells on this server; n = {values['n']:,} with d = "
-                       f"{values['d']} was lowered to n = {capped:,}.")
+        notices.append(
+            f"n × d is capped at {MAX_CELLS:,} cells on this server; n = {values['n']:,} with d = "
+            f"{values['d']} was lowered to n = {capped:,}."
+        )
         values["n"] = capped
 
 
@@ -80,8 +86,10 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
                 raise ValueError("unknown setting")
             used.add(key)
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            notices.append(f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
-                           + (f"; using {FIELDS[key].default!r}" if key in FIELDS else ""))
+            notices.append(
+                f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
+                + (f"; using {FIELDS[key].default!r}" if key in FIELDS else "")
+            )
     if "target" not in used:
         values["target"] = default_target(values)
     _cap_size(values, notices)
@@ -137,7 +145,6 @@ def to_query(vals: dict) -> dict:
         else:
             out[key] = json.dumps(value)
     return out
-
 
 
 def query_string(vals: dict) -> str:

@@ -9,6 +9,7 @@ K-norm mechanism, correlated noise), :mod:`.metrics` (q_comp, weight error, rand
 
 Importing :mod:`dppca_core.mechanisms` registers the mechanisms; this package itself imports nothing heavy.
 """
+
 from .moments import Documents, TensorData, prepare_tensor_input  # noqa: F401
 
 __all__ = ["Documents", "TensorData", "prepare_tensor_input"]

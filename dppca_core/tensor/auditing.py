@@ -12,6 +12,7 @@ test the composed GDP guarantee is tight for, so a mechanism that adds less nois
 For AVN (l2 K-norm noise on M3, a pure stage) the M3 term is the exact log-density ratio, and the test's
 threshold is fixed in advance from the score's exact law (:func:`knorm_threshold`).
 """
+
 from __future__ import annotations
 
 import math
@@ -67,8 +68,9 @@ def _mog_canary(d: int, s2: float, mu2: float, mu3: float) -> np.ndarray:
     return best
 
 
-def tensor_audit_design(d: int, n: int, neighbors: str, statistic: str, model: str = "mog",
-                        epsilon: float = 1.0, delta: float = 1e-5, **_) -> AuditDesign:
+def tensor_audit_design(
+    d: int, n: int, neighbors: str, statistic: str, model: str = "mog", epsilon: float = 1.0, delta: float = 1e-5, **_
+) -> AuditDesign:
     """Neighbouring inputs and the moment likelihood-ratio score (the ``audit_design`` registry hook).
 
     Mixture: run at :data:`MOG_AUDIT_PARAMS` (any parameters the guarantee covers may be audited; these are
@@ -80,11 +82,14 @@ def tensor_audit_design(d: int, n: int, neighbors: str, statistic: str, model: s
     noise on M3 (density exp(-beta ||b||)) the M3 term is beta (||m3 - u3_D|| - ||m3 - u3_D'||), also exact.
     """
     if neighbors != "replace":
-        raise ValueError("the tensor mechanisms are defined for replace-one neighbours (n public); audit them "
-                         "with neighbors='replace'.")
+        raise ValueError(
+            "the tensor mechanisms are defined for replace-one neighbours (n public); audit them "
+            "with neighbors='replace'."
+        )
     if statistic not in ("auto", STATISTIC):
-        raise ValueError(f"the tensor mechanisms are audited with their own statistic ({STATISTIC!r}); use "
-                         "statistic='auto'.")
+        raise ValueError(
+            f"the tensor mechanisms are audited with their own statistic ({STATISTIC!r}); use " "statistic='auto'."
+        )
     params = {}
     if model == "mog":
         params = dict(MOG_AUDIT_PARAMS)
@@ -122,11 +127,20 @@ def tensor_audit_design(d: int, n: int, neighbors: str, statistic: str, model: s
             return None
         s2 = float(published["parameters"].get("sigma2", 0.0))
         (u2, u3), (u2p, u3p) = D.moments(sigma2=s2), D_prime.moments(sigma2=s2)
-        return knorm_threshold(u2p - u2, float(facts["m2_noise_sd"]), u3p - u3, float(facts["m3_rate_beta"]), trials,
-                               confidence)
+        return knorm_threshold(
+            u2p - u2, float(facts["m2_noise_sd"]), u3p - u3, float(facts["m3_rate_beta"]), trials, confidence
+        )
 
-    return AuditDesign(D, D_prime, d, score, STATISTIC, params=params, threshold=threshold,
-                       note="the noisy moments the release determines (K = d), canary at the edge of the domain")
+    return AuditDesign(
+        D,
+        D_prime,
+        d,
+        score,
+        STATISTIC,
+        params=params,
+        threshold=threshold,
+        note="the noisy moments the release determines (K = d), canary at the edge of the domain",
+    )
 
 
 #: Draws of the exact law of the score that fix AVN's threshold (a fixed seed: the choice depends on public
@@ -134,8 +148,9 @@ def tensor_audit_design(d: int, n: int, neighbors: str, statistic: str, model: s
 KNORM_LAW_DRAWS = 400_000
 
 
-def knorm_threshold(change2: np.ndarray, sd2: float, change3: np.ndarray, beta: float, trials: int,
-                    confidence: float) -> float:
+def knorm_threshold(
+    change2: np.ndarray, sd2: float, change3: np.ndarray, beta: float, trials: int, confidence: float
+) -> float:
     """AVN's threshold, fixed in advance: the one whose test gives the largest expected distribution-free bound with
     ``trials`` evaluations, from the exact law of the score on D and D'.
 

@@ -24,6 +24,7 @@ one-hot words for the topic model):
   **Delta_3 = (2 + 2 s^2 sqrt(d + 8)) / n**. The paper's (2 + 6 d sigma^2) / n is a looser bound on the full
   tensor's Frobenius norm.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,6 +59,7 @@ def paper_m3_sensitivity(model: str, n: int, d: int, sigma2: float = 0.0) -> flo
 
 
 # -- the l2 K-norm mechanism (pure DP) ---------------------------------------------------------------------------
+
 
 def knorm_rate(sensitivity: float, epsilon: float) -> float:
     """Rate beta = epsilon / Delta of the l2 K-norm mechanism, density proportional to exp(-beta ||b||_2) on R^m.
@@ -95,6 +97,7 @@ def sample_knorm(dim: int, sensitivity: float, epsilon: float, rng: np.random.Ge
 
 # -- correlated noise (CAPE) for a statistic of per-sample sensitivity c / N_s --------------------------------
 
+
 def cape_design(sizes, per_sample_sensitivity: float, epsilon: float, delta: float, kappa: float = 100.0) -> dict:
     """CAPE noise variances for a statistic whose sensitivity at site s is c / N_s (c = ``per_sample_sensitivity``).
 
@@ -110,9 +113,15 @@ def cape_design(sizes, per_sample_sensitivity: float, epsilon: float, delta: flo
     base = cape_noise_design(sizes, epsilon, delta, kappa)
     r2 = (per_sample_sensitivity / math.sqrt(2.0)) ** 2
     out = dict(base)
-    out.update(var_g=base["var_g"] * r2, var_f=base["var_f"] * r2, cov_e=base["cov_e"] * r2,
-               tau=base["tau"] * math.sqrt(r2), tau_c=base["tau_c"] * math.sqrt(r2), scale=math.sqrt(r2),
-               per_sample_sensitivity=float(per_sample_sensitivity))
+    out.update(
+        var_g=base["var_g"] * r2,
+        var_f=base["var_f"] * r2,
+        cov_e=base["cov_e"] * r2,
+        tau=base["tau"] * math.sqrt(r2),
+        tau_c=base["tau_c"] * math.sqrt(r2),
+        scale=math.sqrt(r2),
+        per_sample_sensitivity=float(per_sample_sensitivity),
+    )
     return out
 
 

@@ -13,6 +13,7 @@ release determines the noisy M2 and M3 exactly, which is what the audit attacks.
 Neighbouring relation: replace one sample (row or document), n and the site sizes public. Sensitivities and
 calibrations: :mod:`.calibration`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,29 +35,63 @@ from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
 #: What every tensor mechanism declares alike: its task, its relation (replace-one), its input (the samples'
 #: moments), its audit design and how the audit reads it.
 tensor_mechanism = functools.partial(
-    mechanism, task="tensor", relations=("replace",), prepare_input=prepare_tensor_input,
+    mechanism,
+    task="tensor",
+    relations=("replace",),
+    prepare_input=prepare_tensor_input,
     audit_design=tensor_audit_design,
-    audit_descriptions={AUDIT_STATISTIC: "the likelihood ratio of the noisy second and third moments rebuilt from the "
-                                         "published whitening and projected tensor (K = d)"})
+    audit_descriptions={
+        AUDIT_STATISTIC: "the likelihood ratio of the noisy second and third moments rebuilt from the "
+        "published whitening and projected tensor (K = d)"
+    },
+)
 
 PAPER = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
 PAPER_CENTRAL = PAPER + ", App. E (AGN/AVN, from Imtiaz & Sarwate, ICASSP 2018)"
 
 COMMON_PARAMS = (
-    Param("split", "float", 0.5, "Share of epsilon (and delta) spent on M2, which gives the whitening; the rest "
-          "goes to M3. The paper splits equally.", low=0.05, high=0.95),
-    Param("sigma2", "float", 0.05, "Mixture of Gaussians only: the public noise variance sigma^2 of each coordinate, "
-          "in the data's original units (paper: 0.05). Ignored for the topic model.", low=0.0, high=100.0),
-    Param("mean_bound", "float", None, "Mixture of Gaussians only: a public bound on the norm of every component "
-          "mean a_k, in the data's original units (the paper's model: 1). The released means are projected onto "
-          "the ball of that radius (post-processing). Default: data_norm, the bound every mean of clipped samples "
-          "meets. Ignored for the topic model, whose topics are projected onto the probability simplex.",
-          low=1e-6, high=1e6, log=True),
+    Param(
+        "split",
+        "float",
+        0.5,
+        "Share of epsilon (and delta) spent on M2, which gives the whitening; the rest "
+        "goes to M3. The paper splits equally.",
+        low=0.05,
+        high=0.95,
+    ),
+    Param(
+        "sigma2",
+        "float",
+        0.05,
+        "Mixture of Gaussians only: the public noise variance sigma^2 of each coordinate, "
+        "in the data's original units (paper: 0.05). Ignored for the topic model.",
+        low=0.0,
+        high=100.0,
+    ),
+    Param(
+        "mean_bound",
+        "float",
+        None,
+        "Mixture of Gaussians only: a public bound on the norm of every component "
+        "mean a_k, in the data's original units (the paper's model: 1). The released means are projected onto "
+        "the ball of that radius (post-processing). Default: data_norm, the bound every mean of clipped samples "
+        "meets. Ignored for the topic model, whose topics are projected onto the probability simplex.",
+        low=1e-6,
+        high=1e6,
+        log=True,
+    ),
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
 )
-KAPPA_PARAM = Param("kappa", "float", 100.0, "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-                    low=1.0, high=1e6, log=True)
+KAPPA_PARAM = Param(
+    "kappa",
+    "float",
+    100.0,
+    "Scale of the cancelling noise e (larger: joint view closer to ideal).",
+    low=1.0,
+    high=1e6,
+    log=True,
+)
 
 SENSITIVITY_NOTE = (
     "Sensitivities (replace one sample, rows scaled to norm <= 1 by the public data_norm): upper(M2) sqrt(2)/n for "
@@ -119,41 +154,63 @@ def _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, *
 
 
 def _units_fact(data) -> str:
-    return ("moments of the rows divided by data_norm (components are scaled back to data units and projected onto "
-            "the ball of radius mean_bound, at most data_norm)"
-            if data.model == "mog" else "moments of one-hot words; components post-processed to distributions "
-            "(negatives set to 0, columns summing to 1)")
+    return (
+        "moments of the rows divided by data_norm (components are scaled back to data units and projected onto "
+        "the ball of radius mean_bound, at most data_norm)"
+        if data.model == "mog"
+        else "moments of one-hot words; components post-processed to distributions "
+        "(negatives set to 0, columns summing to 1)"
+    )
 
 
 def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
     eps1, d1, eps2, d2 = budgets
-    return {"model": model, "noise_on": "unique entries of M3 (M2: see m2_noise_sd)",
-            "m2_sensitivity": delta2, "m3_sensitivity": delta3, "m2_noise_sd": sd2, "m3_noise_sd": sd3,
-            "m2_coordinates": n_upper(d), "m3_coordinates": n_unique(d),
-            "stage_budgets": {"m2": {"epsilon": eps1, "delta": d1}, "m3": {"epsilon": eps2, "delta": d2}}}
+    return {
+        "model": model,
+        "noise_on": "unique entries of M3 (M2: see m2_noise_sd)",
+        "m2_sensitivity": delta2,
+        "m3_sensitivity": delta3,
+        "m2_noise_sd": sd2,
+        "m3_noise_sd": sd3,
+        "m2_coordinates": n_upper(d),
+        "m3_coordinates": n_unique(d),
+        "stage_budgets": {"m2": {"epsilon": eps1, "delta": d1}, "m3": {"epsilon": eps2, "delta": d2}},
+    }
 
 
 # -- central ---------------------------------------------------------------------------------------------------
+
 
 @tensor_mechanism(
     name="otd_non_private",
     color="#d55e00",
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
-          "(JMLR 2014)",
+    "(JMLR 2014)",
     model="central",
     guarantee="none",
     params=COMMON_PARAMS,
-    notes=("Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
-           "The reference every private variant is compared with; no privacy."),
+    notes=(
+        "Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
+        "The reference every private variant is compared with; no privacy."
+    ),
 )
 def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
     M2 = from_upper(u2, data.d)
     wh = whiten(M2, k)
     whitened = multilinear(from_unique(u3, data.d), wh.W)
-    return _release(data, M2, whitened, wh, rng, restarts, iterations, mean_bound,
-                    facts={"model": data.model, "units": _units_fact(data)})
+    return _release(
+        data,
+        M2,
+        whitened,
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        facts={"model": data.model, "units": _units_fact(data)},
+    )
 
 
 def _noisy_stages(data, u2, u3, k, sd2, sd3, rng):
@@ -193,19 +250,33 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     model="central",
     guarantee="approximate",
     params=COMMON_PARAMS,
-    notes=("Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
-           "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
-           "(eps1 + eps2, delta1 + delta2) by composition; the release states the exact composed guarantee, "
-           "sqrt(mu1^2 + mu2^2)-Gaussian DP, which is tighter. " + SENSITIVITY_NOTE),
+    notes=(
+        "Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
+        "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
+        "(eps1 + eps2, delta1 + delta2) by composition; the release states the exact composed guarantee, "
+        "sqrt(mu1^2 + mu2^2)-Gaussian DP, which is tighter. " + SENSITIVITY_NOTE
+    ),
 )
 def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
     M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
-        data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
+        data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng
+    )
     facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, budgets)
     facts.update(units=_units_fact(data), stage_mu=[delta2 / sd2, delta3 / sd3])
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
-                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+    return _release(
+        data,
+        M2hat,
+        whitened,
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        noise_scale=sd3,
+        privacy=PrivacyCurve.gdp(mu),
+        facts=facts,
+    )
 
 
 @tensor_mechanism(
@@ -216,12 +287,14 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
     model="central",
     guarantee="approximate",
     params=COMMON_PARAMS,
-    notes=("M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
-           "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
-           "beta = eps2 / Delta3: uniform direction, radius Gamma(shape d(d+1)(d+2)/6, rate beta). That stage is pure "
-           "eps2-DP, so the whole release is (eps, delta)-DP (approximate, because of the Gaussian M2 stage). The "
-           "per-coordinate noise s.d. sqrt(m + 1)/beta grows with the number m of unique entries, so at equal "
-           "epsilon AVN is much noisier than AGN except in very small dimensions. " + SENSITIVITY_NOTE),
+    notes=(
+        "M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
+        "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
+        "beta = eps2 / Delta3: uniform direction, radius Gamma(shape d(d+1)(d+2)/6, rate beta). That stage is pure "
+        "eps2-DP, so the whole release is (eps, delta)-DP (approximate, because of the Gaussian M2 stage). The "
+        "per-coordinate noise s.d. sqrt(m + 1)/beta grows with the number m of unique entries, so at equal "
+        "epsilon AVN is much noisier than AGN except in very small dimensions. " + SENSITIVITY_NOTE
+    ),
 )
 def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
@@ -233,14 +306,30 @@ def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
     M3hat = from_unique(u3 + cal.sample_knorm(u3.size, delta3, eps2, rng), data.d)
     sd3 = cal.knorm_coordinate_sd(delta3, eps2, u3.size)
     facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, (eps1, delta, eps2, 0.0))
-    facts.update(units=_units_fact(data), m3_noise="l2 K-norm: uniform direction, radius Gamma(m, rate beta)",
-                 m3_rate_beta=cal.knorm_rate(delta3, eps2), stage_mu=[delta2 / sd2, None])
+    facts.update(
+        units=_units_fact(data),
+        m3_noise="l2 K-norm: uniform direction, radius Gamma(m, rate beta)",
+        m3_rate_beta=cal.knorm_rate(delta3, eps2),
+        stage_mu=[delta2 / sd2, None],
+    )
     # (eps1, delta) Gaussian stage composed with a pure eps2 stage: (eps1 + eps2, delta) by basic composition
-    return _release(data, M2hat, multilinear(M3hat, wh.W), wh, rng, restarts, iterations, mean_bound,
-                    noise_scale=sd3, privacy=PrivacyCurve.approx(epsilon, delta), facts=facts)
+    return _release(
+        data,
+        M2hat,
+        multilinear(M3hat, wh.W),
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        noise_scale=sd3,
+        privacy=PrivacyCurve.approx(epsilon, delta),
+        facts=facts,
+    )
 
 
 # -- distributed -----------------------------------------------------------------------------------------------
+
 
 def _sites(data, sites):
     parts = split_sites(data.n, sites)
@@ -263,28 +352,31 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
     guarantee="approximate",
     audit_params={"sites": 1},  # the aggregator's view of one site is that site's message (the pooled AGN level)
     params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
-    notes=("Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
-           "with sum_s (N_s/N) e_s = 0, f from the aggregator, g its own); the aggregator removes f, averages with "
-           "weights N_s/N (e cancels, the noise is the pooled AGN level), whitens and sends W. Round 2: the same "
-           "noise on the unique entries of M3_s, and site s sends only the projection (M3_s + e + f + g)(W, W, W), "
-           "K^3 numbers; the aggregator removes f's projection, averages and runs the power method. Corrections "
-           "to the paper: e and f symmetric like g (built on unique entries); the aggregator's joint view of all "
-           "messages is checked exactly (GDP Mahalanobis norm of each site's change, the capePCA design with "
-           "variances scaled by the stage's sensitivity) and every s.d. inflated if needed; unequal sites use "
-           "the feasible design of capePCA. Privacy: each round is mu_r-GDP for every person against the "
-           "aggregator, and the rounds compose to sqrt(mu_1^2 + mu_2^2)-GDP; this gives (eps1 + eps2, delta1 + "
-           "delta2). Trust: noise generator trusted and never colluding with the aggregator; honest-but-curious "
-           "sites; an aggregator colluding with sites learns their e and weakens the others' protection. " +
-           SENSITIVITY_NOTE),
+    notes=(
+        "Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
+        "with sum_s (N_s/N) e_s = 0, f from the aggregator, g its own); the aggregator removes f, averages with "
+        "weights N_s/N (e cancels, the noise is the pooled AGN level), whitens and sends W. Round 2: the same "
+        "noise on the unique entries of M3_s, and site s sends only the projection (M3_s + e + f + g)(W, W, W), "
+        "K^3 numbers; the aggregator removes f's projection, averages and runs the power method. Corrections "
+        "to the paper: e and f symmetric like g (built on unique entries); the aggregator's joint view of all "
+        "messages is checked exactly (GDP Mahalanobis norm of each site's change, the capePCA design with "
+        "variances scaled by the stage's sensitivity) and every s.d. inflated if needed; unequal sites use "
+        "the feasible design of capePCA. Privacy: each round is mu_r-GDP for every person against the "
+        "aggregator, and the rounds compose to sqrt(mu_1^2 + mu_2^2)-GDP; this gives (eps1 + eps2, delta1 + "
+        "delta2). Trust: noise generator trusted and never colluding with the aggregator; honest-but-curious "
+        "sites; an aggregator colluding with sites learns their e and weakens the others' protection. "
+        + SENSITIVITY_NOTE
+    ),
 )
-def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations,
-                 kappa):
+def otd_cape_agn(
+    data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations, kappa
+):
     parts, sizes = _sites(data, sites)
     S, d, N = len(parts), data.d, float(data.n)
     weights = sizes / N
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
-    c2 = cal.m2_sensitivity(1)                                   # per-sample constants: Delta_s = c / N_s
+    c2 = cal.m2_sensitivity(1)  # per-sample constants: Delta_s = c / N_s
     c3 = cal.m3_sensitivity(data.model, 1, d, data.scaled_variance(sigma2))
     design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
     design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
@@ -294,8 +386,7 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
     # round 1: M2
     e2 = _correlated(design2["cov_e"], m2, rng)
     f2 = [unique_noise(m2, math.sqrt(v), rng) for v in design2["var_f"]]
-    sent2 = [moments[s][0] + e2[s] + f2[s] + unique_noise(m2, math.sqrt(design2["var_g"][s]), rng)
-             for s in range(S)]
+    sent2 = [moments[s][0] + e2[s] + f2[s] + unique_noise(m2, math.sqrt(design2["var_g"][s]), rng) for s in range(S)]
     M2hat = from_upper(sum(weights[s] * (sent2[s] - f2[s]) for s in range(S)), d)
     wh = whiten(M2hat, k)
 
@@ -314,15 +405,28 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
     sd2 = float(np.sqrt(np.sum(weights**2 * design2["var_g"])))
     sd3 = float(np.sqrt(np.sum(weights**2 * design3["var_g"])))
     facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(),
-                 site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
-                 joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
-                 mu_target={"m2": gaussian_mu(eps1, d1), "m3": gaussian_mu(eps2, d2)},
-                 inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
-                 communication={"messages": 7 * S,
-                                "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
-                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+    facts.update(
+        units=_units_fact(data),
+        site_sizes=sizes.astype(int).tolist(),
+        site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
+        joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
+        mu_target={"m2": gaussian_mu(eps1, d1), "m3": gaussian_mu(eps2, d2)},
+        inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
+        communication={"messages": 7 * S, "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))},
+    )
+    return _release(
+        data,
+        M2hat,
+        whitened,
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        noise_scale=sd3,
+        privacy=PrivacyCurve.gdp(mu),
+        facts=facts,
+    )
 
 
 @tensor_mechanism(
@@ -334,13 +438,14 @@ def otd_cape_agn(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, 
     guarantee="approximate",
     audit_params={"sites": 1},  # a person's guarantee is that of their own site's messages (parallel composition)
     params=(SITES_PARAM,) + COMMON_PARAMS,
-    notes=("Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
-           "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
-           "sends (M3_s + G_s)(W, W, W) with G_s its own AGN noise on the unique entries; the aggregator averages "
-           "and decomposes. The averaged noise has about S times the pooled variance. " + SENSITIVITY_NOTE),
+    notes=(
+        "Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
+        "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
+        "sends (M3_s + G_s)(W, W, W) with G_s its own AGN noise on the unique entries; the aggregator averages "
+        "and decomposes. The averaged noise has about S times the pooled variance. " + SENSITIVITY_NOTE
+    ),
 )
-def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts,
-                     iterations):
+def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations):
     parts, sizes = _sites(data, sites)
     S, d, N = len(parts), data.d, float(data.n)
     weights = sizes / N
@@ -353,16 +458,31 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     m2, m3 = n_upper(d), n_unique(d)
     M2hat = from_upper(sum(weights[s] * (moments[s][0] + unique_noise(m2, tau2[s], rng)) for s in range(S)), d)
     wh = whiten(M2hat, k)
-    whitened = sum(weights[s] * multilinear(from_unique(moments[s][1] + unique_noise(m3, tau3[s], rng), d), wh.W)
-                   for s in range(S))
+    whitened = sum(
+        weights[s] * multilinear(from_unique(moments[s][1] + unique_noise(m3, tau3[s], rng), d), wh.W) for s in range(S)
+    )
     mu = float(np.max(np.sqrt((c2 / sizes / tau2) ** 2 + (c3 / sizes / tau3) ** 2)))
     sd2, sd3 = float(np.sqrt(np.sum(weights**2 * tau2**2))), float(np.sqrt(np.sum(weights**2 * tau3**2)))
     facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(),
-                 site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
-                 communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
-                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+    facts.update(
+        units=_units_fact(data),
+        site_sizes=sizes.astype(int).tolist(),
+        site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
+        communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))},
+    )
+    return _release(
+        data,
+        M2hat,
+        whitened,
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        noise_scale=sd3,
+        privacy=PrivacyCurve.gdp(mu),
+        facts=facts,
+    )
 
 
 @tensor_mechanism(
@@ -372,22 +492,39 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     paper=PAPER + " (baseline 'local')",
     model="distributed",
     guarantee="approximate",
-    params=(SITES_PARAM,) + COMMON_PARAMS + (Param("site", "int", 0, "Which site works alone (0-based).", low=0,
-                                                    high=49),),
+    params=(SITES_PARAM,)
+    + COMMON_PARAMS
+    + (Param("site", "int", 0, "Which site works alone (0-based).", low=0, high=49),),
     notes="AGN on one site's samples only (sensitivities with its N_s): what a site gets without collaborating. "
-          + SENSITIVITY_NOTE,
+    + SENSITIVITY_NOTE,
 )
-def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations,
-              site):
+def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations, site):
     parts, sizes = _sites(data, sites)
     if site >= len(parts):
         raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
     idx = parts[site]
     u2, u3 = data.moments(idx, sigma2=sigma2)
     M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
-        data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng)
+        data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng
+    )
     facts = _stage_facts(data.model, idx.size, data.d, k, delta2, delta3, sd2, sd3, budgets)
-    facts.update(units=_units_fact(data), site_sizes=sizes.astype(int).tolist(), site=site,
-                 site_samples=int(idx.size), communication={"messages": 0, "numbers": 0})
-    return _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, noise_scale=sd3,
-                    privacy=PrivacyCurve.gdp(mu), facts=facts)
+    facts.update(
+        units=_units_fact(data),
+        site_sizes=sizes.astype(int).tolist(),
+        site=site,
+        site_samples=int(idx.size),
+        communication={"messages": 0, "numbers": 0},
+    )
+    return _release(
+        data,
+        M2hat,
+        whitened,
+        wh,
+        rng,
+        restarts,
+        iterations,
+        mean_bound,
+        noise_scale=sd3,
+        privacy=PrivacyCurve.gdp(mu),
+        facts=facts,
+    )

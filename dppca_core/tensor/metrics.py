@@ -3,6 +3,7 @@
 These compare a release with the true model parameters, so they are diagnostics for synthetic data (or for
 the analyst's own checks), not something to publish about real data.
 """
+
 from __future__ import annotations
 
 import numpy as np

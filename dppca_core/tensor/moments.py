@@ -16,6 +16,7 @@ Two latent-variable models (Anandkumar, Ge, Hsu, Kakade & Telgarsky 2014) are su
 Both moments are returned as their unique coordinates (see :mod:`.symmetric`). M3 is accumulated over chunks
 of rows (one GEMM per chunk), so memory is O(d^3 + chunk d^2), never O(n d^3).
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ CHUNK_FLOATS = 2_000_000
 #: Largest mixture noise variance in units of the scaled rows, s^2 = sigma^2 / data_norm^2. The corrections s^2 I
 #: and s^2 T(m) are subtracted from moments of rows of norm <= 1 (entries at most 1); beyond 2^52 the data's part
 #: is below the rounding of the correction, so the corrected moments no longer depend on the data.
-MAX_SCALED_VARIANCE = 2.0 ** 52
+MAX_SCALED_VARIANCE = 2.0**52
 
 
 class Documents:
@@ -56,8 +57,10 @@ class Documents:
         try:
             arr = np.asarray(words)
         except (TypeError, ValueError) as exc:  # ragged lists
-            raise ValueError(f"words must be an n x L array of word indices ({exc}); pad or cut documents to "
-                             "a common length L >= 3.") from None
+            raise ValueError(
+                f"words must be an n x L array of word indices ({exc}); pad or cut documents to "
+                "a common length L >= 3."
+            ) from None
         if arr.ndim != 2 or arr.shape[1] < 3:
             raise ValueError(f"words must be an n x L array with L >= 3 words per document (got shape {arr.shape}).")
         if arr.shape[0] < 2:
@@ -67,8 +70,10 @@ class Documents:
                 raise ValueError("words must hold whole-number vocabulary indices.")
             arr = arr.astype(np.int64)
         if arr.min() < 0 or arr.max() >= vocabulary_size:
-            raise ValueError(f"word indices must lie in 0 .. {vocabulary_size - 1} (vocabulary_size = "
-                             f"{vocabulary_size}); found {int(arr.min())} .. {int(arr.max())}.")
+            raise ValueError(
+                f"word indices must lie in 0 .. {vocabulary_size - 1} (vocabulary_size = "
+                f"{vocabulary_size}); found {int(arr.min())} .. {int(arr.max())}."
+            )
         self.words = np.ascontiguousarray(arr[:, :3], dtype=np.int64)
         self.words.setflags(write=False)
         self.vocabulary_size = int(vocabulary_size)
@@ -96,8 +101,10 @@ class TensorData:
         if model not in MODELS:
             raise ValueError(f"model must be one of {MODELS} (got {model!r}).")
         if d > MAX_DIM:
-            raise ValueError(f"d = {d} is too large for the tensor mechanisms (they build a d x d x d tensor): "
-                             f"use d <= {MAX_DIM}, e.g. by keeping the most frequent words or features.")
+            raise ValueError(
+                f"d = {d} is too large for the tensor mechanisms (they build a d x d x d tensor): "
+                f"use d <= {MAX_DIM}, e.g. by keeping the most frequent words or features."
+            )
         self.model, self.n, self.d = model, int(n), int(d)
         self.data_norm, self.n_clipped = float(data_norm), int(n_clipped)
         self._rows, self._words = rows, words
@@ -132,12 +139,15 @@ class TensorData:
                 f"noise variance in units of the clipped rows is above 2^52 = {MAX_SCALED_VARIANCE:.2g}, where its "
                 "correction of the moments swamps the data's own (at most 1) in double precision. Use data_norm >= "
                 f"{math.sqrt(float(sigma2) / MAX_SCALED_VARIANCE) * (1 + 1e-12):.3g} for this sigma2, or a smaller "
-                "sigma2 (0 ignores the noise).")
+                "sigma2 (0 ignores the noise)."
+            )
         return s2
 
     def __repr__(self) -> str:
-        return (f"TensorData(model={self.model!r}, n={self.n}, d={self.d}, data_norm={self.data_norm:g}, "
-                f"n_clipped={self.n_clipped})")
+        return (
+            f"TensorData(model={self.model!r}, n={self.n}, d={self.d}, data_norm={self.data_norm:g}, "
+            f"n_clipped={self.n_clipped})"
+        )
 
 
 def prepare_tensor_input(X, data_norm: float = 1.0) -> TensorData:
@@ -149,20 +159,26 @@ def prepare_tensor_input(X, data_norm: float = 1.0) -> TensorData:
     """
     if isinstance(X, TensorData):
         if not math.isclose(X.data_norm, data_norm):
-            raise ValueError(f"the tensor input was prepared with data_norm = {X.data_norm:g}, not {data_norm:g}; "
-                             "prepare it again or pass the same data_norm.")
+            raise ValueError(
+                f"the tensor input was prepared with data_norm = {X.data_norm:g}, not {data_norm:g}; "
+                "prepare it again or pass the same data_norm."
+            )
         return X
     if isinstance(X, Documents):
         if not math.isclose(data_norm, 1.0):
             raise ValueError("documents are one-hot words of norm 1: leave data_norm at 1 for the topic model.")
         return TensorData("stm", X.n, X.vocabulary_size, 1.0, 0, words=X.words)
     if isinstance(X, PreparedData):
-        raise ValueError("the tensor mechanisms need the samples themselves; pass the n x d array (mixture model) "
-                         "or a Documents corpus (topic model), not a PreparedData.")
+        raise ValueError(
+            "the tensor mechanisms need the samples themselves; pass the n x d array (mixture model) "
+            "or a Documents corpus (topic model), not a PreparedData."
+        )
     arr = np.asarray(X) if not hasattr(X, "dtypes") else X
     if getattr(arr, "dtype", None) is not None and getattr(arr, "dtype").kind in "iu" and getattr(arr, "ndim", 0) == 2:
-        raise ValueError("an integer array looks like word indices: wrap it as Documents(words, vocabulary_size=D) "
-                         "for the topic model, or convert mixture samples to floats.")
+        raise ValueError(
+            "an integer array looks like word indices: wrap it as Documents(words, vocabulary_size=D) "
+            "for the topic model, or convert mixture samples to floats."
+        )
     prepared = prepare(X, data_norm)
     return TensorData("mog", prepared.n, prepared.d, data_norm, prepared.n_clipped, rows=prepared.rows)
 
@@ -173,7 +189,7 @@ def third_moment(rows: np.ndarray) -> np.ndarray:
     chunk = max(1, CHUNK_FLOATS // max(d * d, 1))
     acc = np.zeros((d, d * d))
     for start in range(0, n, chunk):
-        block = rows[start:start + chunk]
+        block = rows[start : start + chunk]
         outer = (block[:, :, None] * block[:, None, :]).reshape(block.shape[0], d * d)
         acc += block.T @ outer
     return acc.reshape(d, d, d) / n
@@ -188,7 +204,7 @@ def third_moment_unique(rows: np.ndarray) -> np.ndarray:
     chunk = max(1, CHUNK_FLOATS // max(J.size, 1))
     acc = np.zeros((d, J.size))
     for start in range(0, n, chunk):
-        block = rows[start:start + chunk]
+        block = rows[start : start + chunk]
         acc += block.T @ (block[:, J] * block[:, K])
     return unique_from_pairs(acc) / n
 
@@ -226,6 +242,16 @@ def raw_stm_moments(words: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
     return pairs, triples
 
 
-__all__ = ["Documents", "TensorData", "prepare_tensor_input", "mog_moments", "stm_moments", "third_moment",
-           "third_moment_unique",
-           "raw_stm_moments", "n_unique", "MODELS", "MAX_DIM"]
+__all__ = [
+    "Documents",
+    "TensorData",
+    "prepare_tensor_input",
+    "mog_moments",
+    "stm_moments",
+    "third_moment",
+    "third_moment_unique",
+    "raw_stm_moments",
+    "n_unique",
+    "MODELS",
+    "MAX_DIM",
+]

@@ -10,6 +10,7 @@ a_k = l_k U diag(lam)^(1/2) theta_k (U diag(lam)^(1/2) is the pseudo-inverse of 
 Everything here is post-processing of the (private) moments; its randomness (restarts) comes from the
 caller's generator.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,8 +47,9 @@ def whiten(M2: np.ndarray, K: int) -> Whitening:
     return Whitening(W=U / np.sqrt(mags), U=U, eigenvalues=values, B=U * np.sqrt(mags))
 
 
-def tensor_power_method(T: np.ndarray, K: int, rng: np.random.Generator, restarts: int = 20,
-                        iterations: int = 30) -> tuple[np.ndarray, np.ndarray]:
+def tensor_power_method(
+    T: np.ndarray, K: int, rng: np.random.Generator, restarts: int = 20, iterations: int = 30
+) -> tuple[np.ndarray, np.ndarray]:
     """Eigenpairs of a symmetric K x K x K tensor by power iterations with restarts and deflation.
 
     For each of the K components: ``restarts`` starts drawn uniformly on the sphere are iterated
@@ -91,15 +93,21 @@ def _iterate(T: np.ndarray, theta: np.ndarray, iterations: int) -> np.ndarray:
 class Decomposition:
     """What the decomposition of (private) moments yields; every field is post-processing of them."""
 
-    components: np.ndarray        # d x K, a_k in the units of the moments
-    weights: np.ndarray           # K, w_k = 1 / l_k^2
+    components: np.ndarray  # d x K, a_k in the units of the moments
+    weights: np.ndarray  # K, w_k = 1 / l_k^2
     tensor_eigenvalues: np.ndarray  # K, l_k
     whitening: Whitening
-    whitened_tensor: np.ndarray   # K x K x K, M3(W, W, W)
+    whitened_tensor: np.ndarray  # K x K x K, M3(W, W, W)
 
 
-def decompose(M2: np.ndarray, whitened_tensor: np.ndarray, whitening: Whitening, rng: np.random.Generator,
-              restarts: int = 20, iterations: int = 30) -> Decomposition:
+def decompose(
+    M2: np.ndarray,
+    whitened_tensor: np.ndarray,
+    whitening: Whitening,
+    rng: np.random.Generator,
+    restarts: int = 20,
+    iterations: int = 30,
+) -> Decomposition:
     """Components and weights from M2's whitening and the whitened third moment M3(W, W, W)."""
     K = whitening.W.shape[1]
     lams, thetas = tensor_power_method(whitened_tensor, K, rng, restarts, iterations)
@@ -108,8 +116,9 @@ def decompose(M2: np.ndarray, whitened_tensor: np.ndarray, whitening: Whitening,
     return Decomposition(components, weights, lams, whitening, whitened_tensor)
 
 
-def decompose_moments(M2: np.ndarray, M3: np.ndarray, K: int, rng: np.random.Generator, restarts: int = 20,
-                      iterations: int = 30) -> Decomposition:
+def decompose_moments(
+    M2: np.ndarray, M3: np.ndarray, K: int, rng: np.random.Generator, restarts: int = 20, iterations: int = 30
+) -> Decomposition:
     """Whiten with M2, project M3 on W and run the power method (pooled data, e.g. non-private)."""
     wh = whiten(M2, K)
     return decompose(M2, multilinear(M3, wh.W), wh, rng, restarts, iterations)

@@ -6,6 +6,7 @@ third-order tensor. Noise is added to those coordinates and the full object is t
 so a released matrix or tensor is a function of noisy unique coordinates only: nothing outside them (in
 particular no antisymmetric part) can reach a release.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -99,8 +100,14 @@ def from_unique(values: np.ndarray, d: int) -> np.ndarray:
 
 def symmetrize(T: np.ndarray) -> np.ndarray:
     """Average of a third-order tensor over the six permutations of its indices (the symmetric part)."""
-    return (T + T.transpose(0, 2, 1) + T.transpose(1, 0, 2) + T.transpose(1, 2, 0) + T.transpose(2, 0, 1)
-            + T.transpose(2, 1, 0)) / 6.0
+    return (
+        T
+        + T.transpose(0, 2, 1)
+        + T.transpose(1, 0, 2)
+        + T.transpose(1, 2, 0)
+        + T.transpose(2, 0, 1)
+        + T.transpose(2, 1, 0)
+    ) / 6.0
 
 
 def antisymmetric_norm(T: np.ndarray) -> float:
@@ -112,9 +119,9 @@ def antisymmetric_norm(T: np.ndarray) -> float:
 
 def multilinear(T: np.ndarray, W: np.ndarray) -> np.ndarray:
     """T(W, W, W): [T(W,W,W)]_abc = sum_ijk T_ijk W_ia W_jb W_kc, for T d x d x d and W d x k."""
-    out = np.tensordot(T, W, axes=([2], [0]))          # d x d x k
-    out = np.tensordot(out, W, axes=([1], [0]))        # d x k x k  (axes: i, c, b)
-    out = np.tensordot(W, out, axes=([0], [0]))        # k x k x k  (axes: a, c, b)
+    out = np.tensordot(T, W, axes=([2], [0]))  # d x d x k
+    out = np.tensordot(out, W, axes=([1], [0]))  # d x k x k  (axes: i, c, b)
+    out = np.tensordot(W, out, axes=([0], [0]))  # k x k x k  (axes: a, c, b)
     return out.transpose(0, 2, 1)
 
 

@@ -11,6 +11,7 @@
 
 The paper's sizes are the presets: (D, K) = (10, 5) and (50, 10).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,12 +31,12 @@ MEAN_BOUND = 1.0
 class LatentModel:
     """A latent-variable model with known parameters, and a sampler."""
 
-    kind: str              # "mog" or "stm"
+    kind: str  # "mog" or "stm"
     components: np.ndarray  # D x K: mean vectors (MOG) or word distributions (STM)
-    weights: np.ndarray     # K, summing to 1
-    sigma2: float = 0.0     # MOG noise variance (original units); 0 for STM
+    weights: np.ndarray  # K, summing to 1
+    sigma2: float = 0.0  # MOG noise variance (original units); 0 for STM
     data_norm: float = 1.0  # public clipping radius of the samples (1 for STM: one-hot words)
-    length: int = 3         # STM words per document
+    length: int = 3  # STM words per document
     mean_bound: float | None = None  # MOG: the public bound on every ||a_k|| (original units); None for STM
 
     @property

@@ -1,6 +1,7 @@
 """The compiled exact samplers give the Python samplers' draws bit for bit: the same words in the same order, and
 every event they leave to the Python code (a tie of first digits, a value at a cell boundary) handed over with the
 generator put back where the draw started, so the Python sampler reads the same stream."""
+
 import ctypes
 import threading
 from fractions import Fraction
@@ -39,15 +40,21 @@ def test_compiled_draws_are_the_python_draws(kind, size, scale, monkeypatch):
 @pytest.mark.parametrize("bit_generator", [np.random.PCG64DXSM, np.random.Philox, np.random.SFC64])
 def test_every_64_bit_generator_gives_the_same_draws(bit_generator, monkeypatch):
     for size in (5, 400):
-        (a, na), (b, nb) = both(exact.rounded_normal, size, Fraction(7, 2),
-                                lambda: np.random.Generator(bit_generator(3)), monkeypatch)
+        (a, na), (b, nb) = both(
+            exact.rounded_normal, size, Fraction(7, 2), lambda: np.random.Generator(bit_generator(3)), monkeypatch
+        )
         assert np.array_equal(a, b) and na == nb
 
 
 def test_the_secure_generator_gives_the_same_draws(monkeypatch):
     randomgen = pytest.importorskip("randomgen")
-    (a, na), (b, nb) = both(exact.rounded_laplace, 500, Fraction(5),
-                            lambda: np.random.Generator(randomgen.ChaCha(seed=8, rounds=20)), monkeypatch)
+    (a, na), (b, nb) = both(
+        exact.rounded_laplace,
+        500,
+        Fraction(5),
+        lambda: np.random.Generator(randomgen.ChaCha(seed=8, rounds=20)),
+        monkeypatch,
+    )
     assert np.array_equal(a, b) and na == nb
 
 

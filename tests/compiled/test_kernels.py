@@ -1,5 +1,6 @@
 """The compiled loops of the publishable path: the fixed-order projection gives the bits of the column loop it
 replaces and each row's result depends on that row alone; the fixed-point sums are the exact integer sums."""
+
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ def column_loop(rows, components):
     """The projection as scores.project computed it before the kernel (the reference bits)."""
     out = np.zeros((rows.shape[0], components.shape[1]))
     for j in range(rows.shape[1]):
-        out += rows[:, j:j + 1] * components[j]
+        out += rows[:, j : j + 1] * components[j]
     return out
 
 
@@ -33,8 +34,9 @@ def awkward_rows(rng, n, d):
     return X
 
 
-@pytest.mark.parametrize("n,d,k", [(1, 1, 1), (5, 3, 2), (63, 4, 1), (64, 20, 2), (65, 20, 5), (1000, 7, 7),
-                                   (3001, 30, 3), (200, 100, 100)])
+@pytest.mark.parametrize(
+    "n,d,k", [(1, 1, 1), (5, 3, 2), (63, 4, 1), (64, 20, 2), (65, 20, 5), (1000, 7, 7), (3001, 30, 3), (200, 100, 100)]
+)
 def test_projection_has_the_bits_of_the_column_loop(n, d, k):
     rng = np.random.default_rng(n * 1000 + d)
     X = awkward_rows(rng, n, d)
@@ -59,7 +61,7 @@ def test_projection_of_a_row_depends_on_that_row_alone():
     extra = np.vstack([rng.standard_normal((5, 13)) * 1e6, X, rng.standard_normal((70, 13))])
     assert np.array_equal(bits(kernels.fixed_order_project(extra, V)[5:782]), bits(whole))
     for i in (0, 63, 64, 500, 776):
-        assert np.array_equal(bits(kernels.fixed_order_project(X[i:i + 1], V)[0]), bits(whole[i]))
+        assert np.array_equal(bits(kernels.fixed_order_project(X[i : i + 1], V)[0]), bits(whole[i]))
 
 
 def test_projection_refuses_mismatched_shapes_and_handles_no_rows():
@@ -109,7 +111,7 @@ def blockwise_variance_sums(rows, V, rotate):
     iu = np.triu_indices(k)
     sums = FixedSums(width=(len(iu[0]) if rotate else k) + 1)
     for a in range(0, rows.shape[0], 97):
-        block = rows[a:a + 97]
+        block = rows[a : a + 97]
         Y = column_loop(block, V)
         products = (Y[:, iu[0]] * Y[:, iu[1]]) if rotate else Y * Y
         sums.add(np.column_stack([products, np.einsum("ij,ij->i", block, block)]))
@@ -129,8 +131,12 @@ def test_projected_product_sums_are_the_blockwise_sums(rotate, n, d, k):
     for compiled in (True, False):
         assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled) == want
         kept = np.full((n, k), np.nan)  # the projections the pass computed, kept for the score plot
-        assert kernels.projected_product_sums(X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled,
-                                              projections=kept) == want
+        assert (
+            kernels.projected_product_sums(
+                X, V, first, second, norms, SUM_BITS, 1.0 + 1e-12, compiled, projections=kept
+            )
+            == want
+        )
         assert np.array_equal(bits(kept), bits(kernels.fixed_order_project(X, V, compiled=False)))
 
 
@@ -159,8 +165,10 @@ def test_projected_product_sums_refuse_rows_outside_the_unit_ball():
     with pytest.raises(ValueError, match="terms in"):
         FixedSums.of_projected_products(X, np.eye(2), [0, 1], [0, 1], np.einsum("ij,ij->i", X, X))
     for compiled in (True, False):
-        assert kernels.projected_product_sums(X, np.eye(2), [0], [0], np.einsum("ij,ij->i", X, X), SUM_BITS, 1.0,
-                                              compiled) is None
+        assert (
+            kernels.projected_product_sums(X, np.eye(2), [0], [0], np.einsum("ij,ij->i", X, X), SUM_BITS, 1.0, compiled)
+            is None
+        )
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -231,8 +239,15 @@ def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
     for bins in (1, 2, 6, 24, 37, 100):
         lo = rng.uniform(-2.0, 0.0)
         edges = np.linspace(lo, lo + rng.uniform(1e-6, 3.0), bins + 1)
-        values = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), edges, np.nextafter(edges, -np.inf),
-                                 np.nextafter(edges, np.inf), [-1e300, 1e300]])
+        values = np.concatenate(
+            [
+                rng.uniform(edges[0] - 1, edges[-1] + 1, 3000),
+                edges,
+                np.nextafter(edges, -np.inf),
+                np.nextafter(edges, np.inf),
+                [-1e300, 1e300],
+            ]
+        )
         want = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
         assert np.array_equal(kernels.cell_index(edges, values, compiled), want)
 

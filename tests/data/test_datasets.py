@@ -1,4 +1,5 @@
 """Synthetic generators, paper presets, site partitions and the shipped samples (dppca_core.data.datasets)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -53,8 +54,12 @@ def test_data_norm_and_clip_flag():
 
 def analyze_gauss_error(s, eps, reps=5):
     k = s.components.shape[1]
-    return np.mean([metrics.subspace_distance(dc.run("analyze_gauss", s.X, k, eps, seed=r).components, s.components)
-                    for r in range(reps)])
+    return np.mean(
+        [
+            metrics.subspace_distance(dc.run("analyze_gauss", s.X, k, eps, seed=r).components, s.components)
+            for r in range(reps)
+        ]
+    )
 
 
 def test_default_problem_is_learnable_and_error_falls_with_epsilon_and_n():
@@ -77,18 +82,21 @@ def test_sparse_support_has_exactly_s_rows():
     assert np.array_equal(D.spiked_covariance(d=5, k=2, sparsity=5, seed=0).support, np.arange(5))
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(k=3, sparsity=2), "s >= k"),
-    (dict(d=10, sparsity=11), "sparsity s = 11 is out of range"),
-    (dict(k=0), "k = 0 is out of range"),
-    (dict(d=5, k=6), "k = 6 is out of range"),
-    (dict(n=1), "n = 1 is out of range"),
-    (dict(spike=-1.0), "spike must be"),
-    (dict(noise=0.0), "noise must be"),
-    (dict(k=3, spike=1.0, eigengap=0.6), "lower the eigengap"),
-    (dict(data_norm=0.0), "data_norm must be"),
-    (dict(seed=-1), "seed must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(k=3, sparsity=2), "s >= k"),
+        (dict(d=10, sparsity=11), "sparsity s = 11 is out of range"),
+        (dict(k=0), "k = 0 is out of range"),
+        (dict(d=5, k=6), "k = 6 is out of range"),
+        (dict(n=1), "n = 1 is out of range"),
+        (dict(spike=-1.0), "spike must be"),
+        (dict(noise=0.0), "noise must be"),
+        (dict(k=3, spike=1.0, eigengap=0.6), "lower the eigengap"),
+        (dict(data_norm=0.0), "data_norm must be"),
+        (dict(seed=-1), "seed must be"),
+    ],
+)
 def test_spiked_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         D.spiked_covariance(**kwargs)
@@ -146,37 +154,46 @@ def test_example_41_signal_dominates_when_sigma_small_and_labels_are_signs():
     assert np.median(np.linalg.norm(noisy.X, axis=1)) < 1.0
 
 
-@pytest.mark.parametrize("sites,sizes", [
-    (4, [25, 25, 25, 25]),
-    ([10, 30, 60], [10, 30, 60]),
-    (np.repeat(["b", "a"], [40, 60]), [40, 60]),
-])
+@pytest.mark.parametrize(
+    "sites,sizes",
+    [
+        (4, [25, 25, 25, 25]),
+        ([10, 30, 60], [10, 30, 60]),
+        (np.repeat(["b", "a"], [40, 60]), [40, 60]),
+    ],
+)
 def test_make_sites(sites, sizes):
     parts = D.make_sites(100, sites)
     assert [len(p) for p in parts] == sizes
     assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(100))
 
 
-@pytest.mark.parametrize("sites,match", [
-    ([10, 20], "sum to 30"),
-    ([50, 0, 50], ">= 2"),
-    (0, "out of range"),
-    (51, "out of range"),
-    (np.r_[np.zeros(99, int), 7], "fewer than 2 rows"),
-    ("three", "number of sites"),
-    (2.5, "number of sites"),
-    (None, "number of sites"),
-])
+@pytest.mark.parametrize(
+    "sites,match",
+    [
+        ([10, 20], "sum to 30"),
+        ([50, 0, 50], ">= 2"),
+        (0, "out of range"),
+        (51, "out of range"),
+        (np.r_[np.zeros(99, int), 7], "fewer than 2 rows"),
+        ("three", "number of sites"),
+        (2.5, "number of sites"),
+        (None, "number of sites"),
+    ],
+)
 def test_make_sites_bad_input(sites, match):
     with pytest.raises(ValueError, match=match):
         D.make_sites(100, sites)
 
 
-@pytest.mark.parametrize("name,shape,classes", [
-    ("breast_cancer", (569, 30), {"malignant", "benign"}),
-    ("wine", (178, 13), {"class_0", "class_1", "class_2"}),
-    ("iris", (150, 4), {"setosa", "versicolor", "virginica"}),
-])
+@pytest.mark.parametrize(
+    "name,shape,classes",
+    [
+        ("breast_cancer", (569, 30), {"malignant", "benign"}),
+        ("wine", (178, 13), {"class_0", "class_1", "class_2"}),
+        ("iris", (150, 4), {"setosa", "versicolor", "virginica"}),
+    ],
+)
 def test_samples(name, shape, classes):
     t = D.load_sample(name)
     assert t.X.shape == shape and set(t.labels) == classes and t.dropped == {}

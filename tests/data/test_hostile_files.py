@@ -7,6 +7,7 @@ resident memory of the worker process that reads it (ui.worker, as the app reads
 valid-but-odd files read right: quoted line breaks in the header, UTF-32, doubled byte-order marks, the true
 column count of a one-line file, and names with control or bidirectional characters shown as visible escapes.
 """
+
 import csv
 import io
 
@@ -27,8 +28,19 @@ BUDGET = 1_500 * MB
 HOSTILE_PEAK = 150 * MB
 RLO, LRI, PDI = "\u202e", "\u2066", "\u2069"
 #: raw control and bidirectional characters no name may keep (tab and line breaks included: they become spaces)
-RAW = [chr(c) for c in (*range(0, 32), *range(0x7f, 0xa0), 0x61c, 0x200e, 0x200f, *range(0x202a, 0x202f),
-                        *range(0x2066, 0x206a), 0xfeff)]
+RAW = [
+    chr(c)
+    for c in (
+        *range(0, 32),
+        *range(0x7F, 0xA0),
+        0x61C,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0xFEFF,
+    )
+]
 
 
 def named(raw: bytes, name: str = "t.csv") -> io.BytesIO:
@@ -47,7 +59,7 @@ def rows(n: int = 50, d: int = 3, seed: int = 0) -> str:
 
 #: adversarial first lines of 1 MB: each once took csv.Sniffer hours, or fooled the column guard
 HOSTILE_LINES = {
-    "quote-dash": '-"a' * 350_000,                  # 36 KB of this took 3.5 s, 144 KB 71 s
+    "quote-dash": '-"a' * 350_000,  # 36 KB of this took 3.5 s, 144 KB 71 s
     "open quote, then commas": '"a' + "," * 1_000_000,
     "quote inside a field, then commas": 'a"' + ",0" * 500_000,
     "every delimiter": ",;\t|" * 250_000,
@@ -63,6 +75,7 @@ def hostile_csv(line: str) -> bytes:
 @pytest.fixture
 def bounded_sniff(monkeypatch):
     """csv.Sniffer must never run, and the delimiter guess must read a bounded sample: the lengths it saw."""
+
     class NoSniffer:
         def __init__(self, *args, **kwargs):
             raise AssertionError("csv.Sniffer was used on a visitor's bytes")
@@ -84,6 +97,7 @@ def attempt(raw: bytes, name: str, limits_=APP, memory=BUDGET):
 
 
 # -- hostile CSV ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", list(HOSTILE_LINES))
 def test_a_hostile_first_line_is_answered_after_bounded_work(kind, bounded_sniff):
@@ -118,13 +132,15 @@ def test_the_csv_parser_stops_one_row_past_the_cell_limit(monkeypatch):
     parsed_rows = []
     read_csv = pd.read_csv
     monkeypatch.setattr(pd, "read_csv", lambda *a, **k: parsed_rows.append(k.get("nrows")) or read_csv(*a, **k))
-    with pytest.raises(ValueError, match=r"about 400,004 cells \(100,001 lines of 4 columns\), over the limit of "
-                                         r"40,000 cells"):
+    with pytest.raises(
+        ValueError, match=r"about 400,004 cells \(100,001 lines of 4 columns\), over the limit of " r"40,000 cells"
+    ):
         tables.parse_table(named("\n".join(lines).encode() + b"\n"), max_cells=40_000)
     assert parsed_rows == [10_001]  # 40,000 cells / 4 columns, plus the one row that shows the limit is passed
 
 
 # -- hostile Parquet --------------------------------------------------------------------------------------------
+
 
 def parquet_bomb(path, rows: int = 11_000_000) -> bytes:
     """2 columns of zeros (the issue's bomb had 100 M rows in 876 KB; 11 M rows pass the 20 M-cell limit too)."""
@@ -145,8 +161,11 @@ def test_a_parquet_bomb_is_refused_from_its_metadata_before_any_page_is_read(tmp
     assert len(raw) < 2 * MB
     read = []
     monkeypatch.setattr(pq.ParquetFile, "iter_batches", lambda self, *a, **k: read.append(1) or iter(()))
-    with pytest.raises(ValueError, match=r"bomb.parquet has 22,000,000 cells \(11,000,000 rows of 2 columns\), over "
-                                         r"the limit of 20,000,000 cells"):
+    with pytest.raises(
+        ValueError,
+        match=r"bomb.parquet has 22,000,000 cells \(11,000,000 rows of 2 columns\), over "
+        r"the limit of 20,000,000 cells",
+    ):
         tables.parse_table(named(raw, "bomb.parquet"), max_cells=20_000_000)
     assert not read
     message, peak = attempt(raw, "bomb.parquet")
@@ -164,8 +183,9 @@ def test_a_parquet_file_too_large_once_decompressed_is_refused_from_its_metadata
     text = pd.DataFrame({"x": np.arange(2_000, dtype=float), "note": ["word " * 2_000] * 2_000})
     text.to_parquet(tmp_path / "wordy.parquet", compression="zstd", use_dictionary=False)
     raw = (tmp_path / "wordy.parquet").read_bytes()
-    with pytest.raises(ValueError, match=r"wordy.parquet holds \d+ MB of data once decompressed, over the limit of "
-                                         r"5 MB"):
+    with pytest.raises(
+        ValueError, match=r"wordy.parquet holds \d+ MB of data once decompressed, over the limit of " r"5 MB"
+    ):
         tables.parse_table(named(raw, "wordy.parquet"), max_decoded_bytes=5 * MB)
 
 
@@ -176,8 +196,9 @@ def test_a_dictionary_bomb_the_metadata_cannot_show_is_stopped_by_the_memory_bud
     # one 1 MB string repeated 3,000 times: a few KB on disk, 3 GB once read as text; the metadata count the
     # dictionary-encoded pages only (written without Arrow's schema, so a reader cannot keep it as categories)
     column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3_000, dtype=np.int32)), pa.array(["z" * MB]))
-    pq.write_table(pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}), tmp_path / "dict.parquet",
-                   store_schema=False)
+    pq.write_table(
+        pa.table({"x": pa.array(np.arange(3_000.0)), "z": column}), tmp_path / "dict.parquet", store_schema=False
+    )
     raw = (tmp_path / "dict.parquet").read_bytes()
     assert len(raw) < 2 * MB
     message, peak = attempt(raw, "dict.parquet", memory=400 * MB)
@@ -205,6 +226,7 @@ def test_the_worker_budgets_end_a_runaway_parse_with_a_plain_message():
 
 # -- valid but odd ----------------------------------------------------------------------------------------------
 
+
 def _values(parsed, column):
     return parsed.info(column).values
 
@@ -230,8 +252,14 @@ def test_a_utf16_file_without_a_mark_is_refused_naming_the_encodings():
         tables.parse_table(named("a,b\n1,2\n3,4\n".encode("utf-16-le")))
 
 
-@pytest.mark.parametrize("raw", [b"\xef\xbb\xbf\xef\xbb\xbfa,b\n1,2\n3,4\n", b"\xef\xbb\xbf \n\xef\xbb\xbfa,b\n1,2\n3,4\n",
-                                 "\ufeffa,b\n1,2\n3,4\n".encode("utf-16")])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\xef\xbb\xbf\xef\xbb\xbfa,b\n1,2\n3,4\n",
+        b"\xef\xbb\xbf \n\xef\xbb\xbfa,b\n1,2\n3,4\n",
+        "\ufeffa,b\n1,2\n3,4\n".encode("utf-16"),
+    ],
+)
 def test_doubled_byte_order_marks_leave_no_mark_in_the_names(raw):
     assert tables.parse_table(named(raw)).columns == ["a", "b"]
     assert sufficient_stats(named(raw), data_norm=10.0).columns == ("a", "b")

@@ -1,4 +1,5 @@
 """Validated CSV / Parquet loading (dppca_core.data.datasets.load_table)."""
+
 import io
 
 import numpy as np
@@ -82,19 +83,22 @@ def test_labels_keep_text_and_empty_columns_are_dropped():
     assert t.columns == ["a"] and "boolean" in t.dropped["flag"]
 
 
-@pytest.mark.parametrize("text,match", [
-    ("", "empty"),
-    ("   \n\n", "empty"),
-    ("a,b\n", "no data rows"),
-    ("a,b\n1,2\n", "at least 2"),
-    ("a,b\nx,y\nz,w\n", "no numeric columns"),
-    ("a,b\n1,\n3,4\n5,6\n", r"'b' \(1 of 3 rows\)"),
-    ("a,b\n1,inf\n3,-inf\n5,6\n", r"'b' \(2 of 3 rows\)"),
-    ("a,b\n1,nan\n3,4\n", r"missing or infinite values in column\(s\) 'b'"),
-    ("a,a\n1,2\n3,4\n", r"duplicate column name\(s\) \['a'\]"),
-    ("a,b\n1,2\n3,4,5\n", "could not parse as CSV"),
-    ("a,b\n1,2\x00\n", "binary"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("", "empty"),
+        ("   \n\n", "empty"),
+        ("a,b\n", "no data rows"),
+        ("a,b\n1,2\n", "at least 2"),
+        ("a,b\nx,y\nz,w\n", "no numeric columns"),
+        ("a,b\n1,\n3,4\n5,6\n", r"'b' \(1 of 3 rows\)"),
+        ("a,b\n1,inf\n3,-inf\n5,6\n", r"'b' \(2 of 3 rows\)"),
+        ("a,b\n1,nan\n3,4\n", r"missing or infinite values in column\(s\) 'b'"),
+        ("a,a\n1,2\n3,4\n", r"duplicate column name\(s\) \['a'\]"),
+        ("a,b\n1,2\n3,4,5\n", "could not parse as CSV"),
+        ("a,b\n1,2\x00\n", "binary"),
+    ],
+)
 def test_bad_csv(text, match):
     with pytest.raises(ValueError, match=match):
         D.load_table(buffer(text))
@@ -144,8 +148,13 @@ def test_bad_parquet(tmp_path):
         D.load_table(tmp_path / "nan.parquet", columns=["ok"])
 
 
-cells = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**20, 10**20),
-                  st.text(max_size=5), st.booleans(), st.none())
+cells = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(10**20), 10**20),
+    st.text(max_size=5),
+    st.booleans(),
+    st.none(),
+)
 frames = st.integers(1, 4).flatmap(lambda c: st.lists(st.lists(cells, min_size=c, max_size=c), max_size=6))
 
 
@@ -160,11 +169,13 @@ def as_bytes(rows, fmt, sep):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    st.binary(max_size=300),
-    st.text(alphabet=st.sampled_from(list("0123456789.,;\t\n-e abxé\"'")), max_size=200).map(str.encode),
-    st.builds(as_bytes, frames, st.sampled_from(["csv", "parquet"]), st.sampled_from([",", ";", "\t"])),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.text(alphabet=st.sampled_from(list("0123456789.,;\t\n-e abxé\"'")), max_size=200).map(str.encode),
+        st.builds(as_bytes, frames, st.sampled_from(["csv", "parquet"]), st.sampled_from([",", ";", "\t"])),
+    )
+)
 def test_load_table_returns_a_valid_table_or_raises_value_error(raw):
     try:
         t = D.load_table(io.BytesIO(raw))
@@ -234,8 +245,10 @@ def test_parse_once_then_select_many_times(monkeypatch):
     report = parsed.column_report().set_index("column")
     assert report.loc["c", "kind"] == "mixed" and report.loc["c", "non_numeric"] == 1
     assert report.loc["b", "missing"] == 1 and report.loc["city", "kind"] == "text"
-    with pytest.raises(ValueError, match=r"missing, infinite or non-numeric values in column\(s\) 'b' \(1 of 4 rows\), "
-                                         r"'c' \(1 of 4 rows\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"missing, infinite or non-numeric values in column\(s\) 'b' \(1 of 4 rows\), " r"'c' \(1 of 4 rows\)",
+    ):
         parsed.select(label="y")
     rows = parsed.select(label="y", on_bad="drop_rows")
     assert rows.columns == ["a", "b", "c"] and rows.rows_dropped == 2 and list(rows.labels) == [0, 1]

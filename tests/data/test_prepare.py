@@ -1,4 +1,5 @@
 """prepare(): blockwise clipping into the Gram matrix, rows formed on demand, per-site Gram matrices memoised."""
+
 import tracemalloc
 
 import numpy as np
@@ -199,13 +200,12 @@ def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, cl
     n = 3 * block_rows(d) + 17
     X = rng.normal(size=(n, d))
     radii = rng.uniform(0.0, 1.5 if clipped_first else 0.99, n)  # above 1: clipped in the first pass
-    radii[block_rows(d):2 * block_rows(d)] *= 0.05  # a block whose rows stay within R of the mean: none clipped
+    radii[block_rows(d) : 2 * block_rows(d)] *= 0.05  # a block whose rows stay within R of the mean: none clipped
     X *= (R * radii / np.linalg.norm(X, axis=1))[:, None]
     data = prepare(X, R, gram_now=False)
     mean = np.full(d, 0.9 / np.sqrt(d))  # far from the rows' mean: many rows clipped again after centring
     source, factors = data.scaled_parts()
-    centred = (kernels.centred(source, mean, R) if factors is None
-               else kernels.scaled_centred(source, factors, mean, R))
+    centred = kernels.centred(source, mean, R) if factors is None else kernels.scaled_centred(source, factors, mean, R)
     expected = prepare(centred, R, owned=True, gram_now=True)
     fused = prepare_centred(data, mean)
     assert fused.n_clipped == expected.n_clipped and 0 < fused.n_clipped < n

@@ -1,6 +1,7 @@
 """The schema is public, the cells are private (issue 34 item 2, issue 35 item 1): a declared table whose bad cells
 are replaced by public values gives neighbours the same d, n and published structure; the streaming reader follows
 the same rule; the column flags suggest what to leave out."""
+
 import io
 
 import numpy as np
@@ -14,8 +15,20 @@ from tests.messy import HEADER, MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv,
 
 R = 6000.0  # a public bound on a row's norm in these units (body mass up to 6 kg dominates)
 #: the published fields that are public settings: equal between neighbours, value for value
-SETTINGS = ("mechanism", "guarantee", "epsilon", "delta", "neighbors", "privacy", "guarantee_text", "parameters",
-            "noise_scale", "facts", "fresh_randomness", "export")
+SETTINGS = (
+    "mechanism",
+    "guarantee",
+    "epsilon",
+    "delta",
+    "neighbors",
+    "privacy",
+    "guarantee_text",
+    "parameters",
+    "noise_scale",
+    "facts",
+    "fresh_randomness",
+    "export",
+)
 
 
 def buffer(raw: bytes, name="penguins.csv"):
@@ -53,8 +66,14 @@ def test_replace_keeps_the_declared_d_and_n_where_the_old_default_changed_d():
     b = other.select(MEASUREMENTS, "species", on_bad="replace", fill=TYPICAL)
     assert a.X.shape == b.X.shape == (344, 4) and a.rows_dropped == b.rows_dropped == 0
     assert a.schema == b.schema and a.schema.as_dict() == b.schema.as_dict()
-    assert a.schema.as_dict() == {"columns": MEASUREMENTS, "types": {c: "number" for c in MEASUREMENTS},
-                                  "replacement": TYPICAL, "label": "species", "bad_cells": "replace", "declared": True}
+    assert a.schema.as_dict() == {
+        "columns": MEASUREMENTS,
+        "types": {c: "number" for c in MEASUREMENTS},
+        "replacement": TYPICAL,
+        "label": "species",
+        "bad_cells": "replace",
+        "declared": True,
+    }
     # the count of replaced cells is the data owner's diagnostic: it differs, and only there
     assert a.replaced == {c: 2 for c in MEASUREMENTS} and b.replaced["body_mass_g"] == 3
     assert a.report.set_index("column").loc["body_mass_g", "replaced_by"] == 4200.0
@@ -84,8 +103,10 @@ def test_drop_column_on_a_neighbour_changes_d_and_replace_does_not():
 
 @pytest.mark.parametrize("mech", ["analyze_gauss", "private_power"])
 def test_neighbours_publish_the_same_d_n_and_shapes(mech):
-    a, b = (dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="replace", fill=TYPICAL)
-            for raw in (messy_csv(), neighbour_csv()))
+    a, b = (
+        dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="replace", fill=TYPICAL)
+        for raw in (messy_csv(), neighbour_csv())
+    )
     pa, pb = published(a.X, mech=mech), published(b.X, mech=mech)
     assert pa["parameters"]["d"] == pb["parameters"]["d"] == 4
     assert pa["parameters"]["n"] == pb["parameters"]["n"] == 344
@@ -94,8 +115,10 @@ def test_neighbours_publish_the_same_d_n_and_shapes(mech):
 
 
 def test_add_remove_may_leave_rows_out_and_then_publishes_no_n():
-    a, b = (dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="drop_rows")
-            for raw in (messy_csv(), neighbour_csv()))
+    a, b = (
+        dc.data.datasets.load_table(buffer(raw), MEASUREMENTS, "species", on_bad="drop_rows")
+        for raw in (messy_csv(), neighbour_csv())
+    )
     assert a.n_rows == 344 - 8 and b.n_rows == 344 - 9 and a.schema.as_dict()["bad_cells"] == "drop_rows"
     pa, pb = published(a.X, "add_remove"), published(b.X, "add_remove")
     assert "n" not in pa["parameters"] and "n" not in pb["parameters"]
@@ -140,17 +163,27 @@ def test_fill_is_checked():
 def test_flags_name_identifier_time_constant_and_text_columns():
     parsed = tables.parse_table(buffer(messy_csv()))
     flags = parsed.flags()
-    assert {c: f.kind for c, f in flags.items()} == {"id": "identifier", "species": "text", "island": "text",
-                                                     "sex": "text", "year": "time", "station": "constant"}
+    assert {c: f.kind for c, f in flags.items()} == {
+        "id": "identifier",
+        "species": "text",
+        "island": "text",
+        "sex": "text",
+        "year": "time",
+        "station": "constant",
+    }
     assert "row number" in flags["id"].words and "label" in flags["species"].words
     assert parsed.column_report().set_index("column").loc["year", "note"] == flags["year"].words
     # by name, where the cells alone say nothing
     named = tables.parse_table(buffer(b"patientID,visit_date,weight,Sample Number\n7,3,70,12\n2,1,80,4\n5,2,75,9\n"))
-    assert {c: f.kind for c, f in named.flags().items()} == {"patientID": "identifier", "visit_date": "time",
-                                                             "Sample Number": "identifier"}
+    assert {c: f.kind for c, f in named.flags().items()} == {
+        "patientID": "identifier",
+        "visit_date": "time",
+        "Sample Number": "identifier",
+    }
 
 
 # -- the streaming reader: the same rule -----------------------------------------------------------------------
+
 
 def exact_gram(X, radius=R):
     norms = np.linalg.norm(X, axis=1)
@@ -193,8 +226,9 @@ def test_streaming_with_dask_replaces_too(tmp_path):
     path = tmp_path / "p.csv"
     path.write_bytes(messy_csv())
     here = sufficient_stats(path, MEASUREMENTS, R, on_bad="replace", fill=TYPICAL)
-    there = sufficient_stats(path, MEASUREMENTS, R, on_bad="replace", fill=TYPICAL, engine="dask",
-                             scheduler="synchronous", chunk_rows=64)
+    there = sufficient_stats(
+        path, MEASUREMENTS, R, on_bad="replace", fill=TYPICAL, engine="dask", scheduler="synchronous", chunk_rows=64
+    )
     assert there.n == here.n == 344 and np.allclose(there.gram, here.gram, rtol=1e-12, atol=1e-14)
     assert there.diagnostics["cells_replaced"] == 8
 

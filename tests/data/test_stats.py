@@ -1,4 +1,5 @@
 """Sufficient statistics streamed from files (dppca_core.data.stats): exactness, both engines, equal releases, bad rows."""
+
 import subprocess
 import sys
 import textwrap
@@ -43,7 +44,7 @@ def files(tmp_path_factory):
     folder = root / "parquet"
     folder.mkdir()
     for i, start in enumerate(range(0, N, 700)):  # 5 files of unequal sizes
-        frame.iloc[start:start + 700].to_parquet(folder / f"part-{i}.parquet")
+        frame.iloc[start : start + 700].to_parquet(folder / f"part-{i}.parquet")
     return {"csv": csv, "parquet": folder, "frame": frame, "root": root}
 
 
@@ -161,8 +162,11 @@ def write(tmp_path, text, name="bad.csv"):
 def test_bad_rows_are_refused_or_dropped_and_counted_never_silently(tmp_path):
     good = "\n".join(f"{i % 7},{(i * 3) % 5},{i % 2}" for i in range(40))
     path = write(tmp_path, "a,b,c\n" + good + "\n1,,0\n2,x,1\n3,inf,0\n" + good + "\n")
-    with pytest.raises(ValueError, match=r"bad.csv: missing, infinite or non-numeric values in column\(s\) 'b'.*"
-                                         r"first at data row 41.*on_bad='drop_rows'"):
+    with pytest.raises(
+        ValueError,
+        match=r"bad.csv: missing, infinite or non-numeric values in column\(s\) 'b'.*"
+        r"first at data row 41.*on_bad='drop_rows'",
+    ):
         sufficient_stats(path, chunk_rows=25)
     stats = sufficient_stats(path, chunk_rows=25, on_bad="drop_rows")
     rows = np.array([[i % 7, (i * 3) % 5, i % 2] for i in range(40)] * 2, dtype=float)
@@ -189,20 +193,23 @@ def test_a_row_without_a_site_is_a_bad_row(tmp_path):
     assert stats.site_labels == ("p", "q") and stats.site_counts.tolist() == [2, 2] and stats.n == 4
 
 
-@pytest.mark.parametrize("text,kwargs,match", [
-    ("a,b\n1,2\n", {}, "at least 2"),
-    ("a,b\n1,2\n3,4\n", {"columns": ["z"]}, r"\['z'\] not found"),
-    ("a,b\n1,2\n3,4\n", {"sites": "z"}, "sites column 'z' is not in"),
-    ("a,b\nx,y\nz,w\n", {}, "no numeric columns"),
-    ("a,a\n1,2\n3,4\n", {}, "duplicate"),
-    ("", {}, "empty"),
-    ("a,b\n1,2\n3,4\n", {"engine": "spark"}, "engine='spark'"),
-    ("a,b\n1,2\n3,4\n", {"chunk_rows": 0}, "chunk_rows"),
-    ("a,b\n1,2\n3,4\n", {"sites": 3}, "column"),
-    ("a,b\n1,2\n3,4\n", {"data_norm": -1.0}, "data_norm"),
-    ("a,b,c\n1,2,x\n3,4,y\n5,6,z\n", {"sites": "c", "max_sites": 2}, "more than 2 distinct"),
-    ("a,b\n1,2\n3,4,5\n", {}, "could not parse"),
-])
+@pytest.mark.parametrize(
+    "text,kwargs,match",
+    [
+        ("a,b\n1,2\n", {}, "at least 2"),
+        ("a,b\n1,2\n3,4\n", {"columns": ["z"]}, r"\['z'\] not found"),
+        ("a,b\n1,2\n3,4\n", {"sites": "z"}, "sites column 'z' is not in"),
+        ("a,b\nx,y\nz,w\n", {}, "no numeric columns"),
+        ("a,a\n1,2\n3,4\n", {}, "duplicate"),
+        ("", {}, "empty"),
+        ("a,b\n1,2\n3,4\n", {"engine": "spark"}, "engine='spark'"),
+        ("a,b\n1,2\n3,4\n", {"chunk_rows": 0}, "chunk_rows"),
+        ("a,b\n1,2\n3,4\n", {"sites": 3}, "column"),
+        ("a,b\n1,2\n3,4\n", {"data_norm": -1.0}, "data_norm"),
+        ("a,b,c\n1,2,x\n3,4,y\n5,6,z\n", {"sites": "c", "max_sites": 2}, "more than 2 distinct"),
+        ("a,b\n1,2\n3,4,5\n", {}, "could not parse"),
+    ],
+)
 def test_bad_input_is_a_value_error_with_the_fix(tmp_path, text, kwargs, match):
     with pytest.raises(ValueError, match=match):
         sufficient_stats(write(tmp_path, text), **kwargs)
@@ -228,8 +235,14 @@ def test_missing_files_and_wide_headers(tmp_path):
 
 def test_progress_reports_rows_and_can_cancel(files):
     seen = []
-    sufficient_stats(files["csv"], data_norm=R, label="y", sites="site", chunk_rows=1000,
-                     progress=lambda rows, clipped: seen.append((rows, clipped)))
+    sufficient_stats(
+        files["csv"],
+        data_norm=R,
+        label="y",
+        sites="site",
+        chunk_rows=1000,
+        progress=lambda rows, clipped: seen.append((rows, clipped)),
+    )
     assert [r for r, _ in seen] == [1000, 2000, 3000] and seen[-1][1] == exact(X)[1]
     with pytest.raises(StreamCancelled, match="cancelled after 1,000 rows"):
         sufficient_stats(files["csv"], data_norm=R, label="y", chunk_rows=1000, progress=lambda r, c: False)
@@ -258,9 +271,14 @@ def test_library_and_numpy_engine_work_without_dask(files):
         assert 'dask' not in sys.modules
         print('ok')
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         cwd=str(files["root"].parents[0]), env={**__import__("os").environ,
-                                                                 "PYTHONPATH": str(_repo_root())})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=str(files["root"].parents[0]),
+        env={**__import__("os").environ, "PYTHONPATH": str(_repo_root())},
+    )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
@@ -271,6 +289,7 @@ def _repo_root():
 
 
 # ------------------------------------------------------------------------------------------------ dask
+
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -284,8 +303,15 @@ def cluster():
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 def test_dask_engine_on_a_local_cluster_equals_the_numpy_engine(files, cluster, kind):
     # the scheduler's address is the one argument that points the engine at a cluster
-    stats = sufficient_stats(files[kind], data_norm=R, sites="site", label="y", engine="dask",
-                             scheduler=cluster.scheduler_address, chunk_rows=300)
+    stats = sufficient_stats(
+        files[kind],
+        data_norm=R,
+        sites="site",
+        label="y",
+        engine="dask",
+        scheduler=cluster.scheduler_address,
+        chunk_rows=300,
+    )
     check_exact(stats)
     reference = sufficient_stats(files[kind], data_norm=R, sites="site", label="y")
     assert close(stats.gram, reference.gram) and list(stats.site_labels) == list(reference.site_labels)
@@ -314,8 +340,15 @@ def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path
     monkeypatch.setattr(engines, "PARALLEL_BYTES", 0)  # split even this small file
     one = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=1)
     seen = []
-    three = sufficient_stats(files["csv"], data_norm=R, sites="site", label="y", chunk_rows=300, workers=3,
-                             progress=lambda rows, clipped: seen.append(rows))
+    three = sufficient_stats(
+        files["csv"],
+        data_norm=R,
+        sites="site",
+        label="y",
+        chunk_rows=300,
+        workers=3,
+        progress=lambda rows, clipped: seen.append(rows),
+    )
     check_exact(three)
     assert close(three.gram, one.gram) and three.site_labels == one.site_labels
     assert three.diagnostics["rows_read"] == N and max(seen) == N

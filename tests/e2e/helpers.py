@@ -1,4 +1,5 @@
 """Reading and driving the Streamlit page in the browser (selectors of Streamlit's own test ids)."""
+
 import os
 import urllib.parse
 from pathlib import Path
@@ -25,8 +26,7 @@ def eventually(page, check, timeout: float = 60.0):
 
 #: Streamlit's own record of its run on the app's root element (the attributes its end-to-end tests wait on): the
 #: page is connected and no script run is going on or asked for
-IDLE = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-        '[data-test-script-state="notRunning"]')
+IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]' '[data-test-script-state="notRunning"]'
 
 
 def settle(page, timeout=60_000):
@@ -58,8 +58,11 @@ def axe_violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     found = Axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
-            for v in found if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 def assert_no_error(page, name):
@@ -85,14 +88,19 @@ def query(page) -> dict:
 
 def slider_values(page):
     """Displayed values of the sidebar's sliders (epsilon first, then delta), once they are drawn."""
-    page.wait_for_function("""() => document.querySelectorAll(
-        '[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]').length >= 2""", timeout=60_000)
+    page.wait_for_function(
+        """() => document.querySelectorAll(
+        '[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]').length >= 2""",
+        timeout=60_000,
+    )
     return page.locator('[data-testid="stSidebar"] [data-testid="stSliderThumbValue"]').all_inner_texts()
 
 
 def sidebar_numbers(page):
     page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stNumberInput"] input', timeout=60_000)
-    return [i.input_value() for i in page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] input').all()]
+    return [
+        i.input_value() for i in page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] input').all()
+    ]
 
 
 def sidebar_mechanisms(page) -> str:
@@ -112,8 +120,10 @@ def go_to(page, title: str):
         print(page.evaluate("[...document.querySelectorAll('[inert]')].map(e=>e.outerHTML.slice(0,300))"))
         raise
     heading = HEADINGS.get(title, title)
-    page.wait_for_function(f"() => document.querySelector('h1') && document.querySelector('h1').innerText.includes({heading!r})",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => document.querySelector('h1') && document.querySelector('h1').innerText.includes({heading!r})",
+        timeout=60_000,
+    )
     settle(page)
 
 
@@ -154,23 +164,26 @@ TICK_STYLES = """() => [...document.querySelectorAll('.js-plotly-plot .xtick tex
 
 def luminance(css_colour: str) -> float:
     """Relative luminance (0 black, 1 white) of an ``rgb(r, g, b)`` colour."""
-    r, g, b = (int(v) / 255 for v in css_colour[css_colour.index("(") + 1:css_colour.index(")")].split(",")[:3])
+    r, g, b = (int(v) / 255 for v in css_colour[css_colour.index("(") + 1 : css_colour.index(")")].split(",")[:3])
     lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
 def in_viewport(page, selector: str) -> bool:
     """True when the first element matching ``selector`` lies wholly inside the window, as drawn now."""
-    return page.evaluate("""sel => { const e = document.querySelector(sel); if (!e) return false;
+    return page.evaluate(
+        """sel => { const e = document.querySelector(sel); if (!e) return false;
         const r = e.getBoundingClientRect();
         return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; }""",
-                         selector)
+        selector,
+    )
 
 
 def people_csv(path, rows: int = 200):
     """A small table of four numeric columns (a stand-in for a user's file), written to ``path``."""
-    lines = ["height,weight,age,income"] + [f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}"
-                                            for i in range(rows)]
+    lines = ["height,weight,age,income"] + [
+        f"{1.5 + 0.01 * (i % 40)},{50 + i % 30},{20 + i % 50},{i % 17}" for i in range(rows)
+    ]
     path.write_text("\n".join(lines))
     return path
 

@@ -2,6 +2,7 @@
 or critical violation and no text is clipped or overlaps (in normal mode, each page is scanned on its visit in
 test_browser.py), the check of clipped text finds what it looks for, and the controls of a page are reached and used
 with the keyboard alone."""
+
 import pytest
 
 from tests.e2e.helpers import PAGES, TEXT_PROBLEMS, axe_violations, open_page, query, settle, text_problems
@@ -47,8 +48,9 @@ def test_explore_is_usable_with_the_keyboard_alone(server, browser):
             slider_at = i
             before = query(page).get("eps", "1.0")
             page.keyboard.press("ArrowRight")
-            page.wait_for_function("b => new URLSearchParams(location.search).get('eps') !== b", arg=before,
-                                   timeout=60_000)
+            page.wait_for_function(
+                "b => new URLSearchParams(location.search).get('eps') !== b", arg=before, timeout=60_000
+            )
             settle(page)
             assert float(query(page)["eps"]) > float(before)
             page.keyboard.press("Tab")  # after the rerun, go on from the slider
@@ -67,8 +69,9 @@ def test_the_text_check_finds_clipped_and_overlapping_text(browser):
     from plotly.offline import get_plotlyjs
 
     fig = go.Figure(go.Scatter(x=[1, 1.01, 1.02], y=[1, 2, 3]))
-    fig.update_xaxes(tickvals=[1, 1.01, 1.02], ticktext=["a long label", "another long one", "and a third"],
-                     tickangle=0)
+    fig.update_xaxes(
+        tickvals=[1, 1.01, 1.02], ticktext=["a long label", "another long one", "and a third"], tickangle=0
+    )
     fig.update_layout(width=300, height=250, title="A title")
     spec = fig.to_json()
     page = browser.new_page(viewport={"width": 1280, "height": 720})

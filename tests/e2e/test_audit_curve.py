@@ -1,5 +1,6 @@
 """End-to-end: the Audit page draws the attack's whole trade-off curve with its band, its reading in words and its
 numbers (the figure's text alternative)."""
+
 import pytest
 
 from tests.e2e.helpers import SHOTS, assert_no_error, settle

@@ -1,14 +1,30 @@
 """End-to-end: every page in a real browser, the epsilon dial, and the scenario across navigation, reload,
 shared links, uploads and two sessions side by side. Widget values and numbers must match the link."""
+
 import itertools
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import (PAGES, SHOTS, assert_no_error, axe_violations, eventually, go_to,
-                               metric_values,
-                               open_page, people_csv, query, settle, sidebar_mechanisms, sidebar_numbers, slider_values,
-                               text_problems, upload_on_data_page, wait_metrics)
+from tests.e2e.helpers import (
+    PAGES,
+    SHOTS,
+    assert_no_error,
+    axe_violations,
+    eventually,
+    go_to,
+    metric_values,
+    open_page,
+    people_csv,
+    query,
+    settle,
+    sidebar_mechanisms,
+    sidebar_numbers,
+    slider_values,
+    text_problems,
+    upload_on_data_page,
+    wait_metrics,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -45,8 +61,9 @@ def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
         open_page(page, server, name)
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
             # visible ones: a chart's "Show the numbers" table sits in a closed expander
-            page.wait_for_selector('[data-testid="stMetricValue"], [data-testid="stDataFrame"] >> visible=true',
-                                   timeout=120_000)
+            page.wait_for_selector(
+                '[data-testid="stMetricValue"], [data-testid="stDataFrame"] >> visible=true', timeout=120_000
+            )
             settle(page)
         assert_no_error(page, name)
         found = axe_violations(page) + text_problems(page)  # WCAG, and no text clipped or overlapping (issue 35)
@@ -69,7 +86,10 @@ def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
         thumb.press("ArrowRight")
     page.wait_for_function(
         "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=60_000)
+        " return v.length > 0 && v[0] !== before; }",
+        arg=before[0],
+        timeout=60_000,
+    )
     settle(page)
     after = metric_values(page)
     assert float(after[0]) < float(before[0])  # more budget (larger epsilon): smaller subspace distance

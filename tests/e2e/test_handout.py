@@ -5,6 +5,7 @@ disk with the network cut. The handout says on its first line that it is publish
 and no word of the non-private diagnostics, and every number in it is a number of the JSON; neither deck nor the
 brief has a clipped or overlapping element at 1280x720 or printed. Screenshots go to SHOTS (docs/screenshots with
 DPPCA_SCREENSHOTS=docs/screenshots)."""
+
 import json
 import re
 
@@ -18,8 +19,10 @@ from ui import report
 
 pytestmark = pytest.mark.e2e
 BOUNDS = "15,6,4,30,170,4,6,1,4,14,2,4,1700"
-SCENARIO = (f"src=sample:wine&k=2&mechs=analyze_gauss,private_power,non_private&center=private&bmean=0.1&beig=0.1"
-            f"&scale=bounds&bounds={BOUNDS}&R=3.61&reps=3")
+SCENARIO = (
+    f"src=sample:wine&k=2&mechs=analyze_gauss,private_power,non_private&center=private&bmean=0.1&beig=0.1"
+    f"&scale=bounds&bounds={BOUNDS}&R=3.61&reps=3"
+)
 
 #: every clipped or overlapping element of the page as it is laid out now: a slide (or the body) taller or wider than
 #: its box, a text element wider than its box, a figure's text outside the figure, two labels of a figure on top of
@@ -72,8 +75,10 @@ def _open_offline(browser, path: str, shots: dict):
     page.goto(f"file://{path}")
     page.wait_for_load_state("load")
     if page.locator(".js-plotly-plot").count():
-        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every("
-                               "p => p.querySelector('.main-svg'))", timeout=60_000)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].every(" "p => p.querySelector('.main-svg'))",
+            timeout=60_000,
+        )
     page.wait_for_timeout(500)
     assert not asked, asked  # opens without a network
     screen = page.evaluate(LAYOUT_PROBLEMS)
@@ -108,8 +113,13 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
     # the exploration record's deck: its role kept, no address of the server, nothing clipped
     record = _download(page, "download_slides", tmp_path)
     text, doc, screen, printed, pdf_pages, slides = _open_offline(
-        browser, record, {"The guarantee in words": "report_slides_guarantee.png",
-                          "How the budget is split": "report_slides_budget.png"})
+        browser,
+        record,
+        {
+            "The guarantee in words": "report_slides_guarantee.png",
+            "How the budget is split": "report_slides_budget.png",
+        },
+    )
     assert report.PRIVATE_RECORD in text
     assert "localhost" not in doc and "127.0.0.1" not in doc and server not in doc
     assert "/report?" in doc  # the scenario's link, relative
@@ -128,10 +138,17 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
     assert [m["mechanism"] for m in file["left_out"]] == ["non_private"]
     assert file["settings"]["scaling"]["bounds"] == [float(b) for b in BOUNDS.split(",")]
     assert file["schema"]["columns"][0] == "alcohol" and len(file["schema"]["columns"]) == 13
-    for key, first, shots in (("download_brief", brief.BRIEF_LINE, {"": "publishable_brief.png"}),
-                              ("download_publishable_slides", brief.DECK_LINE,
-                               {"The guarantee in words": "publishable_slides.png",
-                                "How the budget is split": "publishable_slides_budget.png"})):
+    for key, first, shots in (
+        ("download_brief", brief.BRIEF_LINE, {"": "publishable_brief.png"}),
+        (
+            "download_publishable_slides",
+            brief.DECK_LINE,
+            {
+                "The guarantee in words": "publishable_slides.png",
+                "How the budget is split": "publishable_slides_budget.png",
+            },
+        ),
+    ):
         path = _download(page, key, tmp_path)
         text, doc, screen, printed, pdf_pages, slides = _open_offline(browser, path, shots)
         lines = [line for line in text.splitlines() if line.strip()]

@@ -3,6 +3,7 @@ page says what is wrong in plain words, and the server's memory stays bounded.
 
 Before the fix a 108 KB CSV whose first line is ``-"a-"a...`` blocked /_stcore/health for 34 s (csv.Sniffer's
 quadratic regular expression, holding the GIL) and an 876 KB Parquet file took 3.5 GB."""
+
 import threading
 import time
 import urllib.request
@@ -45,8 +46,11 @@ class HealthWatch(threading.Thread):
 def _server_rss(url: str) -> int:
     """Resident memory of the process listening at ``url`` and of its children (the parse workers), in bytes."""
     port = urlparse(url).port
-    (pid,) = {c.pid for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port
-              and c.status == psutil.CONN_LISTEN}
+    (pid,) = {
+        c.pid
+        for c in psutil.net_connections("tcp")
+        if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN
+    }
     server = psutil.Process(pid)
     return sum(p.memory_info().rss for p in [server, *server.children(recursive=True)])
 
@@ -67,16 +71,22 @@ def test_health_answers_while_hostile_uploads_are_read(server, browser, tmp_path
     page.get_by_text("Upload CSV / Parquet").click()
     settle(page)
     rss_before = _server_rss(server)
-    for name, words in (("quote-dash.csv", "column name is longer"), ("many-cells.csv", "over the limit of 20,000,000"),
-                        ("bomb.parquet", "over the limit of 20,000,000")):
+    for name, words in (
+        ("quote-dash.csv", "column name is longer"),
+        ("many-cells.csv", "over the limit of 20,000,000"),
+        ("bomb.parquet", "over the limit of 20,000,000"),
+    ):
         watch = HealthWatch(server)
         watch.start()
         started = time.perf_counter()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(tmp_path / name))
-        page.wait_for_function("""([name, words]) => [...document.querySelectorAll(
+        page.wait_for_function(
+            """([name, words]) => [...document.querySelectorAll(
                                   '[data-testid="stAlertContentError"]')].some(
                                   e => e.innerText.includes(name) && e.innerText.includes(words))""",
-                               arg=[name, words], timeout=240_000)
+            arg=[name, words],
+            timeout=240_000,
+        )
         answered = time.perf_counter()
         settle(page)
         watch.stop()

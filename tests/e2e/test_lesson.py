@@ -2,6 +2,7 @@
 link to its page on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload), and the slide decks
 of the Lesson and the Report downloaded and opened in Chromium with the network cut. Screenshots go to SHOTS
 (docs/screenshots when DPPCA_SCREENSHOTS=docs/screenshots)."""
+
 import pytest
 
 from tests.e2e.helpers import SHOTS, assert_no_error, assert_text_fits, in_viewport, query, settle
@@ -13,8 +14,10 @@ FIGURE = '[data-testid="stMain"] .js-plotly-plot'
 LINK = '[data-testid="stMain"] a[href*="/{page}?"]'
 HEADING = ".st-key-lesson_nav h2"
 #: the focused button's text ('' when the focus is not on a button: the main region's text holds every label)
-FOCUSED_TEXT = ("() => document.activeElement && document.activeElement.tagName === 'BUTTON' "
-                "? document.activeElement.innerText : ''")
+FOCUSED_TEXT = (
+    "() => document.activeElement && document.activeElement.tagName === 'BUTTON' "
+    "? document.activeElement.innerText : ''"
+)
 
 
 def _wait_step(page, number: int) -> None:
@@ -24,8 +27,11 @@ def _wait_step(page, number: int) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"failed_lesson_step_{number}.png"))
         raise
-    page.wait_for_function(f"() => {{ const h = document.querySelector('{HEADING}');"
-                           f" return h && h.innerText.startsWith('Step {number} of'); }}", timeout=120_000)
+    page.wait_for_function(
+        f"() => {{ const h = document.querySelector('{HEADING}');"
+        f" return h && h.innerText.startsWith('Step {number} of'); }}",
+        timeout=120_000,
+    )
     page.wait_for_selector(FIGURE, timeout=120_000)
     settle(page)
 
@@ -122,8 +128,9 @@ def _open_offline(browser, path: str, slides: int, figures: int, shot: str | Non
     context.route("http*://**", lambda route: (asked.append(route.request.url), route.abort()))
     page = context.new_page()
     page.goto(f"file://{path}")
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {figures}",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= {figures}", timeout=60_000
+    )
     assert page.locator("section.slide").count() == slides
     assert page.locator(".js-plotly-plot").count() == figures
     assert not asked, asked  # opens without a network

@@ -1,4 +1,5 @@
 """End-to-end: the Audit page audits another library's PCA and compares libraries on the current data."""
+
 import pytest
 
 from tests.e2e.helpers import SHOTS, assert_no_error, settle
@@ -44,6 +45,7 @@ def test_external_audit_and_library_comparison(server, browser):
     assert page.locator(".st-key-compare_table [data-testid='stDataFrame']").count() == 1
     # the table is drawn on a canvas: read its rows through the grid's accessible cells when present
     shown = table + page.locator(".st-key-compare_table").evaluate("e => e.textContent")
-    libraries = [name for name in ("OpenDP PCA", "scikit-learn PCA (not private)", "ours: Analyze Gauss")
-                 if name in shown]
+    libraries = [
+        name for name in ("OpenDP PCA", "scikit-learn PCA (not private)", "ours: Analyze Gauss") if name in shown
+    ]
     assert len(libraries) >= 2, shown[:500]

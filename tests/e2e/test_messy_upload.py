@@ -2,13 +2,21 @@
 box (every measurement kept, each bad cell replaced), the link records the columns, a flagged year column leaves with
 one click; then Explore, the score plot by group (its groups declared in one click), Trade-offs with a sweep of n on
 the table's own rows and the Report, each without an error box and with no text clipped or overlapping at 1280x720."""
+
 import json
 
 import pytest
 
-from tests.e2e.helpers import (assert_no_error, assert_text_fits, eventually, go_to, query, settle,
-                               upload_on_data_page,
-                               wait_metrics)
+from tests.e2e.helpers import (
+    assert_no_error,
+    assert_text_fits,
+    eventually,
+    go_to,
+    query,
+    settle,
+    upload_on_data_page,
+    wait_metrics,
+)
 from tests.messy import MEASUREMENTS, messy_csv
 
 pytestmark = pytest.mark.e2e
@@ -37,11 +45,11 @@ def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server,
     body = page.inner_text("body")
     assert "on_bad" not in body and "drop_column" not in body
     chips = page.locator('[data-testid="stMultiSelect"]').first
-    assert chips.evaluate("e => [...e.querySelectorAll('*')].every(x => x.scrollWidth <= x.clientWidth + 1)"), \
-        "the declared columns do not fit their box"
+    assert chips.evaluate(
+        "e => [...e.querySelectorAll('*')].every(x => x.scrollWidth <= x.clientWidth + 1)"
+    ), "the declared columns do not fit their box"
     page.get_by_role("button", name="Leave out year").click()
-    page.wait_for_function("() => !new URLSearchParams(location.search).get('cols').includes('year')",
-                           timeout=60_000)
+    page.wait_for_function("() => !new URLSearchParams(location.search).get('cols').includes('year')", timeout=60_000)
     settle(page)
     assert json.loads(query(page)["cols"]) == ["id", *MEASUREMENTS, "station"]
     assert_no_error(page, "data after leaving the year out")
@@ -54,12 +62,16 @@ def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server,
     page.get_by_role("button", name="Declare these 3 groups public").click()
     page.wait_for_function("() => new URLSearchParams(location.search).has('slabels')", timeout=60_000)
     settle(page, timeout=120_000)
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].some("
-                           "a => a.textContent.startsWith('Analyze Gauss: '))", timeout=120_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].some("
+        "a => a.textContent.startsWith('Analyze Gauss: '))",
+        timeout=120_000,
+    )
 
     def every_species_has_its_panel():
-        panels = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
-                               ".map(a => a.textContent)")
+        panels = page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]" ".map(a => a.textContent)"
+        )
         assert {f"Analyze Gauss: {s}" for s in SPECIES} <= set(panels), panels
 
     eventually(page, every_species_has_its_panel)  # the panels of the run before the click may show a moment

@@ -2,10 +2,20 @@
 split with the stand-in caveat and the frontier figure, uses the plan, and finds on the Report what it was planned
 for. And (issue 39) the frontier of the sweep of ε: the best mechanism at each ε, each line's audit verdict, the
 numbers behind it."""
+
 import pytest
 
-from tests.e2e.helpers import (SHOTS, assert_no_error, assert_text_fits, axe_violations, go_to, metric_values,
-                               open_page, query, settle)
+from tests.e2e.helpers import (
+    SHOTS,
+    assert_no_error,
+    assert_text_fits,
+    axe_violations,
+    go_to,
+    metric_values,
+    open_page,
+    query,
+    settle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +34,7 @@ def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, browser):
     shown = metric_values(page)
     eps = float(shown[0])
     page.get_by_role("button", name="Use this plan").click()
-    page.wait_for_selector('text=/Planned for: subspace distance/', timeout=60_000)
+    page.wait_for_selector("text=/Planned for: subspace distance/", timeout=60_000)
     settle(page)
     assert float(query(page).get("eps", "1.0")) == pytest.approx(eps, rel=1e-3)  # the default ε is left out of links
     go_to(page, "Report")

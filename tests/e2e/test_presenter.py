@@ -1,20 +1,34 @@
 """Issue 31 in a real browser at 1280x720: presenter mode through a class demo, labels nothing covers or cuts, the
 planner with a percentage metric, and the Report's first screen. Screenshots go to SHOTS (docs/screenshots when
 DPPCA_SCREENSHOTS=docs/screenshots)."""
+
 import io
 import json
 
 import pandas as pd
 import pytest
 
-from tests.e2e.helpers import (COVERED, SHOTS, TICK_STYLES, TRUNCATED, assert_no_error, in_viewport, luminance,
-                               metric_values, query, settle, wait_metrics)
+from tests.e2e.helpers import (
+    COVERED,
+    SHOTS,
+    TICK_STYLES,
+    TRUNCATED,
+    assert_no_error,
+    in_viewport,
+    luminance,
+    metric_values,
+    query,
+    settle,
+    wait_metrics,
+)
 
 pytestmark = pytest.mark.e2e
 SCREEN = {"width": 1280, "height": 720}
 MAIN_CHART = '[data-testid="stMain"] .js-plotly-plot'
-FIRST_TRACE = f"() => {{ const gd = document.querySelector('{MAIN_CHART}'); " \
-              "return gd && gd.data ? JSON.stringify(gd.data[0].x) : null; }"
+FIRST_TRACE = (
+    f"() => {{ const gd = document.querySelector('{MAIN_CHART}'); "
+    "return gd && gd.data ? JSON.stringify(gd.data[0].x) : null; }"
+)
 
 
 def _scroll_top(page) -> float:
@@ -47,7 +61,8 @@ def test_a_class_demo_in_presenter_mode(server, browser):
     assert _scroll_top(page) == 0  # nothing scrolled: the dial and the updated figure are both on the screen
     assert in_viewport(page, '.st-key-presenter_bar [data-testid="stSlider"]')
     assert in_viewport(page, MAIN_CHART), page.evaluate(
-        f"() => JSON.stringify(document.querySelector('{MAIN_CHART}').getBoundingClientRect())")
+        f"() => JSON.stringify(document.querySelector('{MAIN_CHART}').getBoundingClientRect())"
+    )
     assert float(query(page)["eps"]) > 1.0 and metric_values(page) != numbers
 
     ticks = page.evaluate(TICK_STYLES)
@@ -121,15 +136,25 @@ def test_the_reports_first_screen_and_labels_at_1280x720(server, browser):
     assert "Summary" in first_screen and "178 rows (people) × 13 features" in first_screen, first_screen
     assert "Exploration record" in page.inner_text("body")
     page.screenshot(path=str(SHOTS / "report_first_screen.png"))
-    for url in (f"/report?{scenario}", "/data?src=sample:wine&R=2000.0", "/tradeoffs?metric=energy",
-                "/audit?mechs=wishart_sn,analyze_gauss", "/explore?mechs=wishart_sn,analyze_gauss,cape_pca"):
+    for url in (
+        f"/report?{scenario}",
+        "/data?src=sample:wine&R=2000.0",
+        "/tradeoffs?metric=energy",
+        "/audit?mechs=wishart_sn,analyze_gauss",
+        "/explore?mechs=wishart_sn,analyze_gauss,cape_pca",
+    ):
         page.goto(server + url)
         page.wait_for_selector("h1", timeout=60_000)
         settle(page, timeout=240_000)
         page.wait_for_timeout(500)
         assert not page.evaluate(TRUNCATED), (url, page.evaluate(TRUNCATED))
         assert not page.evaluate(COVERED), (url, page.evaluate(COVERED))
-        names = " ".join(t for chart in page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .map(gd => JSON.stringify((gd.data || []).map(t => t.name)))""") for t in json.loads(chart) if t)
+        names = " ".join(
+            t
+            for chart in page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .map(gd => JSON.stringify((gd.data || []).map(t => t.name)))""")
+            for t in json.loads(chart)
+            if t
+        )
         assert "wishart_sn" not in names and "analyze_gauss" not in names, (url, names)
     page.close()

@@ -1,5 +1,6 @@
 """End-to-end (issue 22): upload a CSV, choose R privately on the Data page, draw a release to publish on the
 Report, and download the Report: the budget breakdown and the R each release chose are in it."""
+
 import json
 import re
 

@@ -1,5 +1,6 @@
 """End-to-end (issue 38): the scenario file downloaded from the sidebar of a page, dropped on Home in a fresh session,
 gives the same address and the same page as the link it came from."""
+
 import pytest
 
 from dppca_core.scenario import Scenario

@@ -2,6 +2,7 @@
 privately do not pass their threshold: the page says why in one line and keeps every result; one click declares the
 label column's values public and every cultivar gets its panels; the frame and the noise switched in the sidebar,
 each time one panel per cultivar beside the exact ones, and the one-line reading under it."""
+
 import pytest
 
 from tests.e2e.helpers import assert_no_error, eventually, settle
@@ -12,11 +13,16 @@ CULTIVARS = ("class_0", "class_1", "class_2")
 
 
 def _panel_titles(page) -> list:
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some("
-                           "t => t.textContent.startsWith('Score plot'))", timeout=120_000)
-    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => "
-                         "(p.querySelector('.gtitle') || {}).textContent?.startsWith('Score plot'))"
-                         ".flatMap(p => [...p.querySelectorAll('.annotation-text')].map(a => a.textContent))")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some("
+        "t => t.textContent.startsWith('Score plot'))",
+        timeout=120_000,
+    )
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => "
+        "(p.querySelector('.gtitle') || {}).textContent?.startsWith('Score plot'))"
+        ".flatMap(p => [...p.querySelectorAll('.annotation-text')].map(a => a.textContent))"
+    )
 
 
 def _has_text(page, text: str) -> None:
@@ -29,8 +35,10 @@ def _same(titles: list, expected: list) -> None:
 
 def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
-    page.goto(f"{server}/explore?src=sample:wine&R=2000.0&mechs=analyze_gauss&reps=2&eps=1.0&view=scores"
-              "&bscores=0.1&sgroup=true")
+    page.goto(
+        f"{server}/explore?src=sample:wine&R=2000.0&mechs=analyze_gauss&reps=2&eps=1.0&view=scores"
+        "&bscores=0.1&sgroup=true"
+    )
     page.wait_for_selector("h1", timeout=60_000)
     settle(page, timeout=120_000)
     assert_no_error(page, "score plot by group, groups found privately at epsilon 1")

@@ -1,10 +1,19 @@
 """End-to-end: the views of Explore in a real browser (presenter mode on a projector-sized screen, the risk view,
 the Reproduce view, the budget split and the guarantee card). The page sweep and the scenario's way through
 navigation, reload, links and uploads are in test_browser.py; the two modules run on separate test workers."""
+
 import pytest
 
-from tests.e2e.helpers import (SHOTS, assert_no_error, assert_text_fits, go_to, metric_values, query, settle,
-                               wait_metrics)
+from tests.e2e.helpers import (
+    SHOTS,
+    assert_no_error,
+    assert_text_fits,
+    go_to,
+    metric_values,
+    query,
+    settle,
+    wait_metrics,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -30,11 +39,17 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
     dial.press("ArrowRight")
     page.wait_for_function(
         "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }", arg=before[0], timeout=60_000)
+        " return v.length > 0 && v[0] !== before; }",
+        arg=before[0],
+        timeout=60_000,
+    )
     settle(page)
     page.locator("button", has_text="next").first.click()
-    page.wait_for_function("() => document.querySelector('.st-key-presenter_bar') && document.querySelector("
-                           "'.st-key-presenter_bar').innerText.includes('Trade-offs · page')", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelector('.st-key-presenter_bar') && document.querySelector("
+        "'.st-key-presenter_bar').innerText.includes('Trade-offs · page')",
+        timeout=60_000,
+    )
     page.close()
 
 
@@ -65,8 +80,9 @@ def test_risk_view_follows_the_dial(server, browser):
     thumb.focus()
     for _ in range(3):
         thumb.press("ArrowLeft")
-    page.wait_for_function("old => ![...document.querySelectorAll('li')].some(e => e.innerText === old)",
-                           arg=before[1], timeout=60_000)
+    page.wait_for_function(
+        "old => ![...document.querySelectorAll('li')].some(e => e.innerText === old)", arg=before[1], timeout=60_000
+    )
     settle(page)
     after = sentences()
     assert after != before and metric_values(page) != numbers
@@ -109,11 +125,18 @@ def test_budget_split_changes_the_private_scree(server, browser):
         thumb.wait_for(state="visible", timeout=60_000)
         thumb.focus()
         thumb.press("ArrowRight")
-        page.wait_for_function("""t => Math.abs(parseFloat(new URLSearchParams(location.search).get('beig')) - t)
-                                  < 1e-9""", arg=target, timeout=60_000)
+        page.wait_for_function(
+            """t => Math.abs(parseFloat(new URLSearchParams(location.search).get('beig')) - t)
+                                  < 1e-9""",
+            arg=target,
+            timeout=60_000,
+        )
         settle(page)
-    page.wait_for_function(f"old => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1 && w[0][0] !== old; }}",
-                           arg=before[0], timeout=60_000)
+    page.wait_for_function(
+        f"old => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1 && w[0][0] !== old; }}",
+        arg=before[0],
+        timeout=60_000,
+    )
     settle(page)
     (after,) = page.evaluate(SCREE_WIDTHS)
     # Gaussian shares split mu^2: four times the share gives half the noise on the eigenvalues (the private total
@@ -148,14 +171,18 @@ def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, browser)
     for _ in range(4):
         thumb.press("ArrowRight")
     try:
-        page.wait_for_function("() => parseFloat(new URLSearchParams(location.search).get('eps')) > 1.0",
-                               timeout=120_000)
+        page.wait_for_function(
+            "() => parseFloat(new URLSearchParams(location.search).get('eps')) > 1.0", timeout=120_000
+        )
     except Exception:
         page.screenshot(path=str(SHOTS / "failed_guarantee_eps.png"), full_page=True)
         raise
     page.wait_for_function(
         "v => { const c = document.querySelector('.st-key-guarantee_analyze_gauss [data-testid=\"stMetricValue\"]');"
-        " return c && c.innerText !== v; }", arg=ag[0], timeout=120_000)
+        " return c && c.innerText !== v; }",
+        arg=ag[0],
+        timeout=120_000,
+    )
     settle(page, timeout=240_000)
     eps = float(query(page)["eps"])
     ag_after, _ = _card_numbers(page, "analyze_gauss")

@@ -10,6 +10,7 @@ a mean, eigenvalues and scores, every private option of ``release_pca`` (private
 bounds, k = "auto", groups declared or found privately, a private frame, a sparse plot, add/remove), the
 scikit-learn estimator, audits of a few mechanisms, and the exact samplers and sums directly.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,21 @@ from dppca_core.release import to_plain
 from tests.helpers import spiked_rows
 
 #: the published keys hashed (``guarantee_text`` is a sentence built from the others)
-RELEASE_KEYS = ("mechanism", "guarantee", "epsilon", "delta", "neighbors", "privacy", "parameters", "noise_scale",
-                "facts", "components", "eigenvalues", "outputs", "fresh_randomness")
+RELEASE_KEYS = (
+    "mechanism",
+    "guarantee",
+    "epsilon",
+    "delta",
+    "neighbors",
+    "privacy",
+    "parameters",
+    "noise_scale",
+    "facts",
+    "components",
+    "eigenvalues",
+    "outputs",
+    "fresh_randomness",
+)
 EPS, DELTA = 1.0, 1e-6
 
 
@@ -75,15 +89,26 @@ def run_case(name: str, neighbors: str = "replace", **extra):
         spec = dc.get_mechanism(name)
         if neighbors not in spec.relations:
             return {"refused": neighbors}
-        rel = dc.run(name, _run_input(name), _k_for(name), EPS, DELTA, neighbors, seed=11,
-                     **{**_run_params(name), **extra})
+        rel = dc.run(
+            name, _run_input(name), _k_for(name), EPS, DELTA, neighbors, seed=11, **{**_run_params(name), **extra}
+        )
         return release_fields(rel)
+
     return case
 
 
 #: the central mechanisms release_pca serves with every part
-CENTRAL = ("non_private", "analyze_gauss", "mod_sulq", "private_power", "private_oja", "dp_pca", "wishart_sn",
-           "ppca_exponential", "amin_iterative")
+CENTRAL = (
+    "non_private",
+    "analyze_gauss",
+    "mod_sulq",
+    "private_power",
+    "private_oja",
+    "dp_pca",
+    "wishart_sn",
+    "ppca_exponential",
+    "amin_iterative",
+)
 FULL_SPLIT = dict(mean=0.1, eigenvalues=0.1, scores=0.1)
 
 
@@ -96,11 +121,13 @@ def release_case(name: str, **options):
             extra = {"center": "empirical", "budget": budget}
         rel = dc.release_pca(name, X, _k_for(name), EPS, DELTA, seed=5, **extra, **options)
         return release_fields(rel)
+
     return case
 
 
 def option_case(**options):
     """release_pca of Analyze Gauss (or ``mechanism``) with one set of private options."""
+
     def case():
         opts = dict(options)
         mechanism = opts.pop("mechanism", "analyze_gauss")
@@ -113,15 +140,26 @@ def option_case(**options):
             opts["score_group_labels"] = ["north", "south", "east"]
         split = opts.pop("split")
         k = opts.pop("k", 2)
-        rel = dc.release_pca(mechanism, X, k, EPS, 1e-5, opts.pop("neighbors", "replace"), seed=7,
-                             budget=dc.BudgetSplit.with_extras(**split), **opts)
+        rel = dc.release_pca(
+            mechanism,
+            X,
+            k,
+            EPS,
+            1e-5,
+            opts.pop("neighbors", "replace"),
+            seed=7,
+            budget=dc.BudgetSplit.with_extras(**split),
+            **opts,
+        )
         return release_fields(rel)
+
     return case
 
 
 OPTIONS = {
-    "mean_add_remove": dict(split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private",
-                            neighbors="add_remove"),
+    "mean_add_remove": dict(
+        split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private", neighbors="add_remove"
+    ),
     "private_radius": dict(split=dict(radius=0.1, eigenvalues=0.1), data_norm="private"),
     "scale_private": dict(split=dict(scale=0.1, mean=0.1), scale="private", center="private"),
     "scale_bounds": dict(split=dict(mean=0.1, scores=0.1), scale="bounds", center="private"),
@@ -130,25 +168,41 @@ OPTIONS = {
     "groups_private": dict(split=dict(scores=0.2, groups=0.05), groups=True),
     "frame_private": dict(split=dict(scores=0.2, frame=0.05), score_frame="private"),
     "sparse_scores": dict(split=dict(scores=0.2), score_kind="sparse", score_bins=30),
-    "every_choice": dict(split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05,
-                                    groups=0.05), data_norm="private", scale="private", center="private",
-                         k="auto", variance_target=0.8, score_frame="private", groups=True,
-                         score_kind="sparse"),
-    "every_choice_add_remove": dict(split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1,
-                                               frame=0.05), data_norm="private", scale="private",
-                                    center="private", k="auto", variance_target=0.8, score_frame="private",
-                                    neighbors="add_remove"),
+    "every_choice": dict(
+        split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05, groups=0.05),
+        data_norm="private",
+        scale="private",
+        center="private",
+        k="auto",
+        variance_target=0.8,
+        score_frame="private",
+        groups=True,
+        score_kind="sparse",
+    ),
+    "every_choice_add_remove": dict(
+        split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05),
+        data_norm="private",
+        scale="private",
+        center="private",
+        k="auto",
+        variance_target=0.8,
+        score_frame="private",
+        neighbors="add_remove",
+    ),
     "rotated_basis": dict(mechanism="ppca_exponential", split=dict(eigenvalues=0.2, scores=0.1), k=3),
-    "laplace_parts": dict(mechanism="private_power", split=dict(mean=0.1, eigenvalues=0.1, scores=0.1),
-                          center="private", noise="laplace"),
+    "laplace_parts": dict(
+        mechanism="private_power", split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private", noise="laplace"
+    ),
 }
 
 
 def estimator_case():
     X = table()
     model = dc.DPPCA(n_components=0.8, center="private", random_state=3, epsilon=2.0).fit(X)
-    return {"release": {key: model.release_[key] for key in RELEASE_KEYS},
-            "transform": to_plain(model.transform(X[:25]))}
+    return {
+        "release": {key: model.release_[key] for key in RELEASE_KEYS},
+        "transform": to_plain(model.transform(X[:25])),
+    }
 
 
 def audit_case(name: str, trials: int = 200, **options):
@@ -161,6 +215,7 @@ def audit_case(name: str, trials: int = 200, **options):
         if fields.get("lower_test") is None:  # only the bounded-range reading has a second test (issue 40)
             fields.pop("lower_test", None)
         return to_plain(fields)
+
     return case
 
 
@@ -188,6 +243,7 @@ def sampler_case(kind: str, size: int, scale: str):
         first = draw(size, Fraction(scale), rng)
         second = draw(size, Fraction(scale), rng)  # the stream left after the first draw
         return {"first": to_plain(first), "second": to_plain(second), "after": int(rng.integers(1 << 62))}
+
     return case
 
 
@@ -200,8 +256,12 @@ def sums_case():
     sums = exact.FixedSums(terms[:1000]).add(terms[1000:]).add(np.zeros((0, 7)))
     grid = exact._exact_on_grid(sums, 2.0**-20)
     noisy = exact.noisy_on_grid(sums, 2.0**-20, Fraction(3, 2), np.random.default_rng(1))
-    return {"totals": [str(t) for t in sums.totals], "values": to_plain(sums.values()), "grid": to_plain(grid),
-            "noisy": to_plain(noisy)}
+    return {
+        "totals": [str(t) for t in sums.totals],
+        "values": to_plain(sums.values()),
+        "grid": to_plain(grid),
+        "noisy": to_plain(noisy),
+    }
 
 
 def all_cases() -> dict:
@@ -228,6 +288,7 @@ def all_cases() -> dict:
 
 # -- hashing ---------------------------------------------------------------------------------------------------
 
+
 def canonical(value) -> str:
     """JSON with sorted keys; floats by ``repr`` (bit-exact: repr round-trips a float64)."""
     return json.dumps(to_plain(value), sort_keys=True, allow_nan=True)
@@ -250,9 +311,13 @@ def digest(result) -> dict:
     """Per top-level field: the SHA-256 of its canonical JSON and of its structure."""
     plain = to_plain(result)
     fields = plain if isinstance(plain, dict) else {"value": plain}
-    return {key: {"exact": hashlib.sha256(canonical(v).encode()).hexdigest()[:24],
-                  "shape": hashlib.sha256(json.dumps(shape_of(v)).encode()).hexdigest()[:16]}
-            for key, v in fields.items()}
+    return {
+        key: {
+            "exact": hashlib.sha256(canonical(v).encode()).hexdigest()[:24],
+            "shape": hashlib.sha256(json.dumps(shape_of(v)).encode()).hexdigest()[:16],
+        }
+        for key, v in fields.items()
+    }
 
 
 def fingerprint() -> dict:
@@ -261,9 +326,13 @@ def fingerprint() -> dict:
 
     try:
         import numba
+
         numba_version = numba.__version__
     except ImportError:  # pragma: no cover
         numba_version = None
-    blas = sorted(f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
-                  if i.get("user_api") == "blas")
+    blas = sorted(
+        f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    )
     return {"machine": platform.machine(), "numpy": np.__version__, "blas": blas, "numba": numba_version}

@@ -6,6 +6,7 @@ Run it once before a change that must keep seeded output (then the test compares
 again only when a change moves seeded output on purpose: say in the commit which cases moved and why the new
 output is still exact. The test itself never writes this file.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """CoinPress (Biswas, Dong, Kamath & Ullman 2020): calibration, release boundary, accuracy, k, seeds, audit design."""
+
 import math
 
 import numpy as np
@@ -6,8 +7,13 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
-from dppca_core.mechanisms.coinpress import (AUDIT_ROWS, coinpress_audit_design, step_weights, whitened_radius,
-                                             wigner_norm_bound)
+from dppca_core.mechanisms.coinpress import (
+    AUDIT_ROWS,
+    coinpress_audit_design,
+    step_weights,
+    whitened_radius,
+    wigner_norm_bound,
+)
 from tests.helpers import spiked_rows
 from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
 
@@ -83,14 +89,15 @@ def test_release_boundary():
 
 
 def test_accurate_at_large_epsilon_and_better_than_analyze_gauss_with_a_loose_radius():
-    big = [metrics.subspace_distance(dc.run("coinpress", LOOSE, 2, 200.0, 1e-5, seed=s).components, U)
-           for s in range(3)]
+    big = [
+        metrics.subspace_distance(dc.run("coinpress", LOOSE, 2, 200.0, 1e-5, seed=s).components, U) for s in range(3)
+    ]
     sample = dc.run("non_private", LOOSE, 2, 1.0).components
     assert max(big) < 0.12 and metrics.subspace_distance(sample, U) < 0.1
-    cp = [metrics.subspace_distance(dc.run("coinpress", LOOSE, 2, 1.0, 1e-5, seed=s).components, U)
-          for s in range(8)]
-    ag = [metrics.subspace_distance(dc.run("analyze_gauss", LOOSE, 2, 1.0, 1e-5, seed=s).components, U)
-          for s in range(8)]
+    cp = [metrics.subspace_distance(dc.run("coinpress", LOOSE, 2, 1.0, 1e-5, seed=s).components, U) for s in range(8)]
+    ag = [
+        metrics.subspace_distance(dc.run("analyze_gauss", LOOSE, 2, 1.0, 1e-5, seed=s).components, U) for s in range(8)
+    ]
     assert np.median(cp) < 0.05 and np.median(ag) > 0.4, (np.median(cp), np.median(ag))
 
 
@@ -124,8 +131,13 @@ def test_audit_design_reads_nearly_the_whole_mu():
     # the log-likelihood ratio of a mu_eff-GDP Gaussian test has means -+ mu_eff^2 / 2 and s.d. mu_eff
     design = coinpress_audit_design(d=2, n=20, neighbors="replace", statistic="auto")
     eps, delta, trials = 4.0, 1e-5, 60
-    scores = [[design.score(dc.run("coinpress", data, 2, eps, delta, seed=1000 * side + s).published())
-               for s in range(trials)] for side, data in enumerate((design.D, design.D_prime))]
+    scores = [
+        [
+            design.score(dc.run("coinpress", data, 2, eps, delta, seed=1000 * side + s).published())
+            for s in range(trials)
+        ]
+        for side, data in enumerate((design.D, design.D_prime))
+    ]
     mu = privacy.gaussian_mu(eps, delta)
     gap = np.mean(scores[1]) - np.mean(scores[0])  # mu_eff^2 in expectation
     assert 0.8 * mu**2 < gap < 1.1 * mu**2, (gap, mu**2)

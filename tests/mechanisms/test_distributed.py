@@ -1,4 +1,5 @@
 """Distributed and local mechanisms: calibration, the CAPE joint view, and statistical behaviour."""
+
 import math
 
 import numpy as np
@@ -12,8 +13,9 @@ from tests.helpers import sparse_spiked_rows, spiked_rows
 
 
 def mean_error(name, X, U, k, eps, reps=12, **params):
-    return np.mean([metrics.subspace_distance(dc.run(name, X, k, eps, 1e-5, seed=s, **params).components, U)
-                    for s in range(reps)])
+    return np.mean(
+        [metrics.subspace_distance(dc.run(name, X, k, eps, 1e-5, seed=s, **params).components, U) for s in range(reps)]
+    )
 
 
 def test_cape_reaches_pooled_and_beats_conventional_and_local():
@@ -95,7 +97,9 @@ def test_ldp_gaussian_uses_sqrt2_sensitivity_and_learns_with_n_and_eps():
     X, U = spiked_rows(50000, 5, 2, seed=2)
     assert mean_error("ldp_gaussian", X, U, 2, 8.0, reps=6) < 0.7 * mean_error("ldp_gaussian", X, U, 2, 0.5, reps=6)
     X_small, U_small = spiked_rows(2000, 5, 2, seed=2)
-    assert mean_error("ldp_gaussian", X, U, 2, 2.0, reps=6) < 0.7 * mean_error("ldp_gaussian", X_small, U_small, 2, 2.0, reps=6)
+    assert mean_error("ldp_gaussian", X, U, 2, 2.0, reps=6) < 0.7 * mean_error(
+        "ldp_gaussian", X_small, U_small, 2, 2.0, reps=6
+    )
     with pytest.raises(ValueError, match="replace"):
         dc.run("ldp_gaussian", X, 2, 1.0, neighbors="add_remove")
 

@@ -1,11 +1,17 @@
 """DP-PCA says which route released each batch's mean gradient (outputs["mean_routes"]), and the fallback below
 Algorithms 4-5's smallest batch depends on public n, d, epsilon and delta only, never on the rows."""
+
 import numpy as np
 import pytest
 
 import dppca_core as dc
-from dppca_core.mechanisms.dp_pca_steps import (ROUTE_FALLBACK, ROUTE_PUBLIC_RANGE, ROUTE_TRUNCATED, dp_pca_schedule,
-                                                min_batch_size)
+from dppca_core.mechanisms.dp_pca_steps import (
+    ROUTE_FALLBACK,
+    ROUTE_PUBLIC_RANGE,
+    ROUTE_TRUNCATED,
+    dp_pca_schedule,
+    min_batch_size,
+)
 
 
 def _rows(n, d, seed, scale):

@@ -1,4 +1,5 @@
 """ppca_exponential and amin_iterative: calibration, exactness for k = 1, determinism, statistical behaviour."""
+
 import numpy as np
 import pytest
 
@@ -44,8 +45,7 @@ def test_error_falls_as_epsilon_grows(name):
     # ~sqrt(10) = 3.2 (0.47 -> 0.14 -> 0.04 for PPCA here). Asking for a factor 1/0.6 leaves room for the
     # Monte Carlo spread of a 4-seed mean and fails if the noise does not depend on eps.
     def err(eps):
-        return np.mean([metrics.subspace_distance(dc.run(name, DATA, 2, eps, seed=s).components, U)
-                        for s in range(4)])
+        return np.mean([metrics.subspace_distance(dc.run(name, DATA, 2, eps, seed=s).components, U) for s in range(4)])
 
     low, mid, high = err(0.3), err(3.0), err(30.0)
     assert mid < 0.6 * low and high < 0.6 * mid, (low, mid, high)
@@ -69,8 +69,9 @@ def test_k1_release_follows_the_exact_exponential_mechanism_law(name, params, ne
     data = _small_data()
     mu, vecs = np.linalg.eigh(data.gram)
     rng = np.random.default_rng(5)
-    draws = np.array([dc.run(name, data, 1, 1.0, neighbors=neighbors, seed=rng, **params).components[:, 0]
-                      for _ in range(3000)])
+    draws = np.array(
+        [dc.run(name, data, 1, 1.0, neighbors=neighbors, seed=rng, **params).components[:, 0] for _ in range(3000)]
+    )
     weight, other = (0.5, 1.0) if neighbors == "replace" else (1.0, 0.5)
     exact = quadrature_moments_s2(weight * (mu.max() - mu))
     ok, detail = moments_agree(draws @ vecs, exact)
@@ -86,6 +87,7 @@ def test_monotone_add_remove_weight_is_exactly_epsilon_dp(epsilon):
     # and over both directions, must equal epsilon at the largest c grid point (it tends to epsilon as c grows)
     # and never exceed it; with the replace-one weight eps/2 it stays at eps/2 or below.
     from dppca_core.privacy import exponential_weight
+
     theta = np.linspace(0.0, np.pi, 20001)
     w = exponential_weight(1.0, epsilon, "add_remove")
     worst = 0.0
@@ -128,8 +130,12 @@ def test_amin_eigenvalue_noise_has_the_stated_laplace_scale():
     rows = np.repeat(np.eye(5), counts, axis=0)
     data = dc.prepare(rows, 1.0)
     rng = np.random.default_rng(9)
-    errs = np.array([dc.run("amin_iterative", data, 1, 1.0, seed=rng, eigenvalue_share=0.2).eigenvalues[0] - 800
-                     for _ in range(400)])
+    errs = np.array(
+        [
+            dc.run("amin_iterative", data, 1, 1.0, seed=rng, eigenvalue_share=0.2).eigenvalues[0] - 800
+            for _ in range(400)
+        ]
+    )
     b = privacy.laplace_scale(2.0, 0.2)
     assert b == pytest.approx(10.0)
     assert abs(np.mean(np.abs(errs)) - b) < 5 * b / np.sqrt(errs.size)
@@ -162,23 +168,28 @@ def test_ppca_gibbs_diagnostics_are_consistent():
 def test_ppca_captures_most_energy_on_toy_problem():
     # docs/mechanisms.md#gibbs-sampler: 200 sweeps on d=10, n=2000, eps=1, k=2 captured ~90% of the optimal variance.
     # A Gibbs chain that does not move from its random start captures ~k/d of it; 85% needs real mixing.
-    ratios = [metrics.captured_energy_ratio(dc.run("ppca_exponential", DATA, 2, 1.0, seed=s).components, DATA.gram, 2)
-              for s in range(3)]
+    ratios = [
+        metrics.captured_energy_ratio(dc.run("ppca_exponential", DATA, 2, 1.0, seed=s).components, DATA.gram, 2)
+        for s in range(3)
+    ]
     assert np.mean(ratios) > 0.85, ratios
 
 
-@pytest.mark.parametrize("name,k,eps,params,match", [
-    ("ppca_exponential", 11, 1.0, {}, "k = 11"),
-    ("ppca_exponential", 0, 1.0, {}, "k = 0"),
-    ("amin_iterative", 2, 0.0, {}, "epsilon"),
-    ("ppca_exponential", 2, -1.0, {}, "epsilon"),
-    ("ppca_exponential", 2, 1.0, {"sweeps": 0}, "out of range"),
-    ("ppca_exponential", 2, 1.0, {"sweeps": 5001}, "out of range"),
-    ("ppca_exponential", 2, 1.0, {"sweeps": 2.5}, "whole number"),
-    ("amin_iterative", 2, 1.0, {"eigenvalue_share": 1.0}, "out of range"),
-    ("amin_iterative", 2, 1.0, {"eigenvalue_share": -0.1}, "out of range"),
-    ("amin_iterative", 2, 1.0, {"sweeps": 10}, "does not take"),
-])
+@pytest.mark.parametrize(
+    "name,k,eps,params,match",
+    [
+        ("ppca_exponential", 11, 1.0, {}, "k = 11"),
+        ("ppca_exponential", 0, 1.0, {}, "k = 0"),
+        ("amin_iterative", 2, 0.0, {}, "epsilon"),
+        ("ppca_exponential", 2, -1.0, {}, "epsilon"),
+        ("ppca_exponential", 2, 1.0, {"sweeps": 0}, "out of range"),
+        ("ppca_exponential", 2, 1.0, {"sweeps": 5001}, "out of range"),
+        ("ppca_exponential", 2, 1.0, {"sweeps": 2.5}, "whole number"),
+        ("amin_iterative", 2, 1.0, {"eigenvalue_share": 1.0}, "out of range"),
+        ("amin_iterative", 2, 1.0, {"eigenvalue_share": -0.1}, "out of range"),
+        ("amin_iterative", 2, 1.0, {"sweeps": 10}, "does not take"),
+    ],
+)
 def test_bad_input_raises_value_error(name, k, eps, params, match):
     with pytest.raises(ValueError, match=match):
         dc.run(name, X, k, eps, **params)

@@ -1,4 +1,5 @@
 """Fantope projection, the ADMM solver and the ldp_sparse mechanism."""
+
 import numpy as np
 import pytest
 
@@ -50,8 +51,12 @@ def test_ldp_sparse_recovers_support_when_n_eps2_large_and_degrades_as_eps_falls
     X, U, support = sparse_spiked_rows(50000, 30, 1, 5, spikes=(6.0,), noise=0.1, seed=1)
 
     def f1(eps):
-        return np.mean([metrics.support_recovery(dc.run("ldp_sparse", X, 1, eps, 1e-5, seed=s).components,
-                                                 support)["f1"] for s in range(4)])
+        return np.mean(
+            [
+                metrics.support_recovery(dc.run("ldp_sparse", X, 1, eps, 1e-5, seed=s).components, support)["f1"]
+                for s in range(4)
+            ]
+        )
 
     high, low = f1(30.0), f1(0.3)
     # n eps^2 = 4.5e7: the noise max (~0.02) is far below the signal entries (~0.045), so all 5 rows survive
@@ -77,8 +82,14 @@ def test_ldp_sparse_issue_scenario_recovers_the_support_at_large_epsilon_and_deg
     prepared = dc.prepare(data.X)
 
     def f1(eps, reps=3):
-        return np.mean([metrics.support_recovery(dc.run("ldp_sparse", prepared, 2, eps, 1e-6, seed=s).components,
-                                                 data.support)["f1"] for s in range(reps)])
+        return np.mean(
+            [
+                metrics.support_recovery(dc.run("ldp_sparse", prepared, 2, eps, 1e-6, seed=s).components, data.support)[
+                    "f1"
+                ]
+                for s in range(reps)
+            ]
+        )
 
     scores = [f1(eps) for eps in (1000.0, 50.0, 10.0, 2.0)]
     assert scores[0] >= 0.9 and scores[1] >= 0.9

@@ -1,4 +1,5 @@
 """Behaviour every registered mechanism must have, plus statistical checks of the central ones."""
+
 import math
 
 import numpy as np
@@ -60,6 +61,7 @@ def test_error_falls_with_epsilon(name):
 
     def mean_err(eps):
         return np.mean([metrics.subspace_distance(dc.run(name, X, k, eps, seed=s).components, U) for s in range(6)])
+
     low, high = mean_err(0.05), mean_err(50.0)
     # with epsilon 1000x larger the privacy noise is at least ~30x smaller; demand a clear drop
     assert high < 0.7 * low, (low, high)
@@ -70,6 +72,7 @@ def test_error_falls_with_n(name):
     def mean_err(n):
         X, U = spiked_rows(n, 6, 2, seed=3)
         return np.mean([metrics.subspace_distance(dc.run(name, X, 2, 1.0, seed=s).components, U) for s in range(6)])
+
     assert mean_err(40000) < 0.7 * mean_err(1000)
 
 
@@ -84,18 +87,23 @@ def test_analyze_gauss_matches_first_order_perturbation_theory():
     lam, vecs = lam[::-1], vecs[:, ::-1]
     ref = vecs[:, :k]
     prepared = dc.prepare(X)
-    sq = [metrics.subspace_distance(dc.run("analyze_gauss", prepared, k, eps, delta, seed=s).components, ref) ** 2
-          for s in range(60)]
+    sq = [
+        metrics.subspace_distance(dc.run("analyze_gauss", prepared, k, eps, delta, seed=s).components, ref) ** 2
+        for s in range(60)
+    ]
     sigma = dc.privacy.gaussian_sigma(math.sqrt(2), eps, delta)
     predicted = sigma**2 * sum(1 / (lam[i] - lam[j]) ** 2 for i in range(k) for j in range(k, len(lam)))
     assert predicted < 0.1  # small-noise regime where the first-order theory applies
     assert 0.8 < math.sqrt(np.mean(sq) / predicted) < 1.25
 
 
-@pytest.mark.parametrize("name,stat,ratio", [
-    ("analyze_gauss", None, math.sqrt(2)),
-    ("private_power", None, math.sqrt(2)),
-])
+@pytest.mark.parametrize(
+    "name,stat,ratio",
+    [
+        ("analyze_gauss", None, math.sqrt(2)),
+        ("private_power", None, math.sqrt(2)),
+    ],
+)
 def test_replace_noise_is_sqrt2_times_add_remove(name, stat, ratio):
     rep = dc.run(name, X_SMALL, 3, 1.0, neighbors="replace", seed=0)
     add = dc.run(name, X_SMALL, 3, 1.0, neighbors="add_remove", seed=0)
@@ -118,8 +126,9 @@ def test_private_power_noise_is_gdp_composed():
 def test_mod_sulq_beta_formula_and_relation():
     rel = dc.run("mod_sulq", X_SMALL, 2, 0.5, 1e-4, seed=0)
     n, d, eps, delta = 400, 8, 0.5, 1e-4
-    beta = (d + 1) / (n * eps) * math.sqrt(2 * math.log((d * d + d) / (2 * math.sqrt(2 * math.pi) * delta))) \
-        + 1 / (n * math.sqrt(eps))
+    beta = (d + 1) / (n * eps) * math.sqrt(2 * math.log((d * d + d) / (2 * math.sqrt(2 * math.pi) * delta))) + 1 / (
+        n * math.sqrt(eps)
+    )
     assert rel.noise_scale == pytest.approx(beta)
     with pytest.raises(ValueError, match="replace"):
         dc.run("mod_sulq", X_SMALL, 2, 0.5, neighbors="add_remove")

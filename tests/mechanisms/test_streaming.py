@@ -1,4 +1,5 @@
 """Private Oja and DP-PCA (Liu, Kong, Jain & Oh 2022) and the stability histogram."""
+
 import functools
 import math
 
@@ -9,13 +10,23 @@ import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.data.datasets import liu_example_41, liu_spiked
 from dppca_core.privacy.histogram import stability_histogram, stability_threshold
-from dppca_core.mechanisms.dp_pca_steps import (_budget_for_coordinates, _histogram_share, _private_mean,
-                                                _top_eigenvalue_estimate, dp_pca_schedule, min_batch_size)
+from dppca_core.mechanisms.dp_pca_steps import (
+    _budget_for_coordinates,
+    _histogram_share,
+    _private_mean,
+    _top_eigenvalue_estimate,
+    dp_pca_schedule,
+    min_batch_size,
+)
 
 
 def mean_error(name, data, eps=1.0, reps=4, reduce=np.mean, **params):
-    return reduce([metrics.subspace_distance(dc.run(name, data.X, 1, eps, 1e-5, seed=r, **params).components,
-                                              data.components) for r in range(reps)])
+    return reduce(
+        [
+            metrics.subspace_distance(dc.run(name, data.X, 1, eps, 1e-5, seed=r, **params).components, data.components)
+            for r in range(reps)
+        ]
+    )
 
 
 def test_example_41_dp_pca_error_follows_data_noise_private_oja_does_not():
@@ -28,11 +39,15 @@ def test_example_41_dp_pca_error_follows_data_noise_private_oja_does_not():
     for sigma in (0.1, 0.001):
         data = liu_example_41(n=100000, d=20, sigma=sigma, seed=0)
         prepared = dc.prepare(data.X)
-        err[sigma] = np.mean([metrics.subspace_distance(
-            dc.run("dp_pca", prepared, 1, 1.0, 1e-6, seed=r, K=1.63, a=0.5).components, data.components)
-            for r in range(3)])
-    oja = metrics.subspace_distance(dc.run("private_oja", prepared, 1, 1.0, 1e-6, seed=0).components,
-                                    data.components)
+        err[sigma] = np.mean(
+            [
+                metrics.subspace_distance(
+                    dc.run("dp_pca", prepared, 1, 1.0, 1e-6, seed=r, K=1.63, a=0.5).components, data.components
+                )
+                for r in range(3)
+            ]
+        )
+    oja = metrics.subspace_distance(dc.run("private_oja", prepared, 1, 1.0, 1e-6, seed=0).components, data.components)
     # measured 0.0228 -> 0.0037 (6x); Private Oja 0.92. The 3x margin leaves room for seed noise (error CV ~20%)
     assert err[0.001] < err[0.1] / 3
     assert err[0.001] < oja / 10
@@ -44,8 +59,12 @@ def test_dp_pca_adapts_to_the_data_noise_with_default_tail_constants_too():
     err = {}
     for sigma in (0.1, 1e-4):
         data = liu_example_41(n=100000, d=20, sigma=sigma, seed=1)
-        err[sigma] = np.mean([metrics.subspace_distance(dc.run("dp_pca", data.X, 1, 1.0, 1e-6, seed=r).components,
-                                                        data.components) for r in range(2)])
+        err[sigma] = np.mean(
+            [
+                metrics.subspace_distance(dc.run("dp_pca", data.X, 1, 1.0, 1e-6, seed=r).components, data.components)
+                for r in range(2)
+            ]
+        )
     assert err[1e-4] < err[0.1] / 3
 
 

@@ -1,4 +1,5 @@
 """Top-k DP-PCA by deflation (Düngler & Sanyal 2025): calibration, release boundary, accuracy, k, seeds, audit."""
+
 import numpy as np
 import pytest
 
@@ -51,8 +52,13 @@ def test_shape_k_and_seeds(k):
 
 def test_release_boundary():
     rel = dc.run("topk_dp_pca", X, 2, 1.0, 1e-5, seed=1)
-    assert set(rel.published()["outputs"]) == {"bottom_count", "noise_sd_per_step", "scale_estimates",
-                                              "mean_routes", "iterates"}
+    assert set(rel.published()["outputs"]) == {
+        "bottom_count",
+        "noise_sd_per_step",
+        "scale_estimates",
+        "mean_routes",
+        "iterates",
+    }
     assert "truncated_entries" in rel.diagnostics and "truncated_entries" not in str(rel.published())
     X_prime = X.copy()
     X_prime[0] = -X[0]
@@ -62,8 +68,9 @@ def test_release_boundary():
 
 def test_accurate_at_large_epsilon():
     rows, V = spiked_rows(40000, 6, 2, spikes=(4.0, 2.0), noise=0.1, seed=7)
-    errors = [metrics.subspace_distance(dc.run("topk_dp_pca", rows, 2, 100.0, 1e-6, seed=s).components, V)
-              for s in range(3)]
+    errors = [
+        metrics.subspace_distance(dc.run("topk_dp_pca", rows, 2, 100.0, 1e-6, seed=s).components, V) for s in range(3)
+    ]
     assert max(errors) < 0.1, errors
 
 

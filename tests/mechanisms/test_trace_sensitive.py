@@ -1,4 +1,5 @@
 """Trace-sensitive covariance (Dong, Liang & Yi 2022): calibration, release boundary, accuracy, k, seeds, audit."""
+
 import math
 
 import numpy as np
@@ -93,8 +94,10 @@ def test_audit_design_reads_the_whole_mu():
     design = trace_sensitive_audit_design(d=2, n=20, neighbors="replace", statistic="auto")
     eps, delta, trials = 2.0, 1e-5, 300
     rng = np.random.default_rng(0)
-    scores = [[design.score(design.release(data, rng, eps, delta, "replace")[0]) for _ in range(trials)]
-              for data in (design.D, design.D_prime)]
+    scores = [
+        [design.score(design.release(data, rng, eps, delta, "replace")[0]) for _ in range(trials)]
+        for data in (design.D, design.D_prime)
+    ]
     mu = privacy.gaussian_mu(eps, delta)
     gap = np.mean(scores[1]) - np.mean(scores[0])  # mu^2 in expectation: both parts move by their sensitivity
     assert gap == pytest.approx(mu**2, rel=0.25) and np.std(scores[0]) == pytest.approx(mu, rel=0.15)

@@ -1,5 +1,6 @@
 """A complete private PCA release: each share is calibrated as derived, the shares compose to the total, an
 audit of each share alone does not refute it, and the private outputs approach the exact ones as epsilon grows."""
+
 import json
 import math
 
@@ -8,7 +9,15 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import audit as audit_mod
-from dppca_core.pipeline.budget import BudgetSplit, Share, allocate, private_mean, private_scores, private_variances, release_pca
+from dppca_core.pipeline.budget import (
+    BudgetSplit,
+    Share,
+    allocate,
+    private_mean,
+    private_scores,
+    private_variances,
+    release_pca,
+)
 from dppca_core.privacy import gaussian_mu
 from tests.helpers import spiked_rows
 
@@ -40,8 +49,9 @@ def test_gaussian_shares_are_calibrated_as_derived(neighbors):
     # mu^2 under add/remove; [variances along the k components, trace] sqrt(2) under both relations (p^2 + q^2 +
     # (p - q)^2 <= 2; was sqrt(3) under replace, 22% more noise than needed); histogram sqrt(2) (a row moves between
     # two cells) / 1
-    mean_l2, eig_l2, hist_l2 = (2.0, math.sqrt(2.0), math.sqrt(2.0)) if neighbors == "replace" else \
-        (1.0, math.sqrt(2.0), 1.0)
+    mean_l2, eig_l2, hist_l2 = (
+        (2.0, math.sqrt(2.0), math.sqrt(2.0)) if neighbors == "replace" else (1.0, math.sqrt(2.0), 1.0)
+    )
     mean_mu = math.sqrt(0.1) * mu / (1.0 if neighbors == "replace" else math.sqrt(2.0))
     # real-valued parts are released on a grid 2^-20 of their noise: rounding adds sqrt(m) steps to the sensitivity
     # (m = d for the mean, k + 1 for the variances), a relative 2^-20 sqrt(m) / (mu sigma) below 1e-4 here
@@ -84,8 +94,10 @@ def test_private_outputs_approach_the_exact_ones_as_epsilon_grows():
 
     def error(eps):
         rel = release_pca("analyze_gauss", X, 2, eps, 1e-6, seed=3, budget=SPLIT, center="private")
-        return (np.abs(rel.outputs["explained_variance_ratio"] - exact_ratio).max(),
-                np.linalg.norm(rel.outputs["mean"] - X.mean(axis=0)))
+        return (
+            np.abs(rel.outputs["explained_variance_ratio"] - exact_ratio).max(),
+            np.linalg.norm(rel.outputs["mean"] - X.mean(axis=0)),
+        )
 
     low, high = error(0.3), error(300.0)
     # every noise s.d. scales like 1/mu ~ 1/epsilon (for large epsilon): a 1000x budget must shrink both errors
@@ -118,6 +130,7 @@ def test_release_is_bounded_by_its_boundary():
 
 # -- an audit of each share alone --------------------------------------------------------------------------------
 
+
 def _design(D, D_prime, score, statistic):
     return audit_mod.AuditDesign(dc.prepare(D), dc.prepare(D_prime), 1, score, statistic)
 
@@ -143,8 +156,10 @@ def test_audit_of_the_mean_share_alone():
     # projection (post-processing) rarely bends the statistic
     D, Dp = _neighbours([1.0, 0.0], [-1.0, 0.0], n=200)
     design = _design(D, Dp, lambda pub: -pub["mean"][0], "mean coordinate")
-    result = _run_audit(lambda data, rng: ({"mean": private_mean(data.rows, SHARE, "replace", rng)["mean"].tolist()},
-                                           SHARE.curve()), design)
+    result = _run_audit(
+        lambda data, rng: ({"mean": private_mean(data.rows, SHARE, "replace", rng)["mean"].tolist()}, SHARE.curve()),
+        design,
+    )
     # the statistic is the Gaussian the calibration is tight for: the reading comes close to the share's mu
     assert 0.4 * SHARE.mu < result.mu_lower <= SHARE.mu
 
@@ -167,8 +182,10 @@ def test_audit_of_the_scores_share_alone():
     design = _design(D, Dp, lambda pub: pub["counts"][0][2] - pub["counts"][-1][2], "histogram cells")
 
     def release(data, rng):
-        return ({"counts": private_scores(data.rows, V, SHARE, "replace", rng, bins=4)["counts"].tolist()},
-                SHARE.curve())
+        return (
+            {"counts": private_scores(data.rows, V, SHARE, "replace", rng, bins=4)["counts"].tolist()},
+            SHARE.curve(),
+        )
 
     result = _run_audit(release, design)
     assert result.mu_lower > 0.3 * SHARE.mu  # the two moved counts carry the whole sensitivity sqrt(2)
@@ -179,9 +196,16 @@ def test_audit_catches_an_under_noised_mean():
     design = _design(D, Dp, lambda pub: -pub["mean"][0], "mean coordinate")
     cheat = Share(1.0, 0.0, 1e-5, 4 * gaussian_mu(1.0, 1e-5))  # four times the mu the claim allows
     result = audit_mod.audit_release(
-        lambda data, rng: ({"mean": private_mean(data.rows, cheat, "replace", rng)["mean"].tolist()},
-                           dc.privacy.PrivacyCurve.gdp(gaussian_mu(1.0, 1e-5))), design, 1.0, 1e-5, trials=3000,
-        seed=8)
+        lambda data, rng: (
+            {"mean": private_mean(data.rows, cheat, "replace", rng)["mean"].tolist()},
+            dc.privacy.PrivacyCurve.gdp(gaussian_mu(1.0, 1e-5)),
+        ),
+        design,
+        1.0,
+        1e-5,
+        trials=3000,
+        seed=8,
+    )
     assert result.violated
 
 

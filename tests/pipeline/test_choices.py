@@ -1,5 +1,6 @@
 """The analyst's choices made privately (issue 22): the clipping radius, column scales and k, each from its own share
 (or as post-processing), composed with the rest of the release into the one total budget."""
+
 import math
 
 import numpy as np
@@ -76,8 +77,9 @@ def test_one_extreme_row_does_not_move_the_radius():
 def test_a_table_with_nothing_to_analyse_gets_a_release_and_a_clear_note_for_its_owner():
     """Never a refusal (whether a release exists would depend on one row): the note is a non-private diagnostic."""
     for X, word in ((np.zeros((50, 3)), "zero"), (np.tile([1.0, 2.0, 3.0], (50, 1)), "same")):
-        rel = release_pca("analyze_gauss", X, 1, 1.0, data_norm="private", budget=BudgetSplit.with_extras(radius=0.1),
-                          seed=0)
+        rel = release_pca(
+            "analyze_gauss", X, 1, 1.0, data_norm="private", budget=BudgetSplit.with_extras(radius=0.1), seed=0
+        )
         assert rel.components.shape == (3, 1)
         assert word in rel.diagnostics["warnings"][0] and word not in str(rel.published()["outputs"])
 
@@ -89,8 +91,19 @@ def test_a_complete_release_with_every_share_composes_within_the_total():
 
     X = _lognormal_rows(n=3000, d=4)
     budget = BudgetSplit.with_extras(scale=0.1, radius=0.1, mean=0.1, eigenvalues=0.1, scores=0.1)
-    rel = release_pca("analyze_gauss", X, 2, 1.0, 1e-6, data_norm="private", budget=budget, center="private",
-                      scale="private", column_bounds=[20.0] * 4, seed=0)
+    rel = release_pca(
+        "analyze_gauss",
+        X,
+        2,
+        1.0,
+        1e-6,
+        data_norm="private",
+        budget=budget,
+        center="private",
+        scale="private",
+        column_bounds=[20.0] * 4,
+        seed=0,
+    )
     parts = rel.facts["budget"]
     assert set(parts) == {"scale", "radius", "mean", "subspace", "eigenvalues", "scores"}
     assert rel.privacy.kind == "gdp" and rel.privacy.epsilon_at(1e-6) <= 1.0 + 1e-9
@@ -107,9 +120,17 @@ def test_a_complete_release_with_every_share_composes_within_the_total():
 
 
 def test_k_auto_applies_the_rule_to_the_private_ratios():
-    X = _lognormal_rows(n=4000, d=6) * np.r_[3, 2, 1, .3, .3, .3]
-    rel = release_pca("analyze_gauss", X, "auto", 1.0, data_norm=40.0, variance_target=0.8,
-                      budget=BudgetSplit.with_extras(eigenvalues=0.1), seed=1)
+    X = _lognormal_rows(n=4000, d=6) * np.r_[3, 2, 1, 0.3, 0.3, 0.3]
+    rel = release_pca(
+        "analyze_gauss",
+        X,
+        "auto",
+        1.0,
+        data_norm=40.0,
+        variance_target=0.8,
+        budget=BudgetSplit.with_extras(eigenvalues=0.1),
+        seed=1,
+    )
     ratios = rel.outputs["candidate_ratios"]
     assert len(ratios) == 6 and rel.parameters["k"] == choose_k(ratios, 0.8) == rel.components.shape[1]
     assert rel.parameters["k_rule"]["variance_target"] == 0.8
@@ -134,6 +155,7 @@ def test_the_estimator_chooses_r_privately():
 
 
 # ------------------------------------------------------------------------------ the radius step, audited
+
 
 def _radius_design():
     """Neighbours that differ in one row moved across the first candidate the search reads (norm 0.2 vs 20, around

@@ -1,4 +1,5 @@
 """The ledger of a release: its steps' curves composed once and checked against the stated budget."""
+
 import math
 
 import pytest
@@ -33,8 +34,19 @@ def test_a_release_composes_the_curve_of_every_step_it_ran():
     """Every private step with a share is in the ledger: the release's curve is the composition of one curve per
     share (the subspace's from the mechanism), and it earns exactly the total epsilon at the total delta."""
     split = BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, frame=0.05)
-    rel = release_pca("analyze_gauss", X, "auto", 1.0, 1e-6, seed=2, budget=split, center="private",
-                      data_norm="private", variance_target=0.8, score_frame="private")
+    rel = release_pca(
+        "analyze_gauss",
+        X,
+        "auto",
+        1.0,
+        1e-6,
+        seed=2,
+        budget=split,
+        center="private",
+        data_norm="private",
+        variance_target=0.8,
+        score_frame="private",
+    )
     shares = rel.facts["budget"]
     assert set(shares) == {part for part, w in split.as_dict().items() if w > 0}
     rebuilt = compose([PrivacyCurve.gdp(s["mu"]) for s in shares.values()], delta=1e-6)

@@ -1,4 +1,5 @@
 """Private score plots by group, on a private frame, additive or sparse (issue 27)."""
+
 import math
 
 import numpy as np
@@ -8,8 +9,18 @@ import dppca_core as dc
 from dppca_core import audit as audit_mod
 from dppca_core.pipeline.budget import BudgetSplit
 from dppca_core.privacy import gaussian_mu
-from dppca_core.pipeline.scores import (FRAME_MARGIN, FRAME_QUANTILES, count_tail, default_bins, exact_frame, private_frame,
-                               private_group_labels, private_scores, sparse_counts, stability_threshold)
+from dppca_core.pipeline.scores import (
+    FRAME_MARGIN,
+    FRAME_QUANTILES,
+    count_tail,
+    default_bins,
+    exact_frame,
+    private_frame,
+    private_group_labels,
+    private_scores,
+    sparse_counts,
+    stability_threshold,
+)
 from dppca_core.privacy.shares import Share, release_counts
 from scipy.special import ndtr
 
@@ -29,8 +40,9 @@ def test_the_grouped_table_is_each_groups_histogram():
     holding what lies beyond), against the released table with no noise; the noise scale is sqrt(2)/mu."""
     X, labels = _mixture()
     V = np.eye(4)[:, :2]
-    out = private_scores(X, V, HUGE, "replace", np.random.default_rng(0), bins=12, groups=labels,
-                         group_labels=["a", "b", "c"])
+    out = private_scores(
+        X, V, HUGE, "replace", np.random.default_rng(0), bins=12, groups=labels, group_labels=["a", "b", "c"]
+    )
     ex, ey = out["edges"]
     for i, g in enumerate(["a", "b", "c"]):
         P = X[labels == g][:, :2]
@@ -41,8 +53,9 @@ def test_the_grouped_table_is_each_groups_histogram():
     # grouping costs nothing: one row moves at most two cells of the whole (group x cell) table
     Xp, lp = X.copy(), labels.copy()
     Xp[0], lp[0] = [0.9, -0.9, 0, 0], "c" if labels[0] != "c" else "a"
-    moved = private_scores(Xp, V, HUGE, "replace", np.random.default_rng(0), bins=12, groups=lp,
-                           group_labels=["a", "b", "c"])["counts"]
+    moved = private_scores(
+        Xp, V, HUGE, "replace", np.random.default_rng(0), bins=12, groups=lp, group_labels=["a", "b", "c"]
+    )["counts"]
     assert np.abs(moved - out["counts"]).sum() == 2
 
 
@@ -90,8 +103,9 @@ def test_a_lone_row_passes_the_sparse_threshold_with_at_most_the_failure_probabi
     failure = 0.0231
     for neighbors, l2 in (("replace", math.sqrt(2.0)), ("add_remove", 1.0)):
         share = Share(1.0, 0.0, 1e-6, l2 / 0.3)  # noise s.d. 0.3 on each count
-        released, info = sparse_counts(np.ones(draws, dtype=np.int64), share, neighbors, np.random.default_rng(7),
-                                       failure)
+        released, info = sparse_counts(
+            np.ones(draws, dtype=np.int64), share, neighbors, np.random.default_rng(7), failure
+        )
         rate = float(np.mean(released > 0))
         room = 4.5 * math.sqrt(failure * (1 - failure) / draws)
         assert rate <= failure + room, (neighbors, rate, info)
@@ -136,8 +150,19 @@ def test_groups_found_privately_are_the_large_ones():
 def test_a_release_with_groups_a_private_frame_and_a_sparse_plot_composes_within_the_total():
     X, labels = _mixture(n=8000)
     budget = BudgetSplit.with_extras(mean=0.1, scores=0.2, frame=0.05, groups=0.05)
-    rel = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, budget=budget, center="private", score_groups=labels,
-                         score_frame="private", score_kind="sparse", seed=0)
+    rel = dc.release_pca(
+        "analyze_gauss",
+        X,
+        2,
+        1.0,
+        1e-6,
+        budget=budget,
+        center="private",
+        score_groups=labels,
+        score_frame="private",
+        score_kind="sparse",
+        seed=0,
+    )
     sc = rel.outputs["scores"]
     assert sc["groups"] == ["a", "b", "c"] and np.asarray(sc["counts"]).shape[0] == 3
     assert set(rel.facts["budget"]) == {"mean", "subspace", "groups", "frame", "scores"}
@@ -146,11 +171,13 @@ def test_a_release_with_groups_a_private_frame_and_a_sparse_plot_composes_within
     mus = [p["mu"] for p in rel.facts["budget"].values()]
     assert dc.privacy.gaussian_delta(1.0, math.sqrt(sum(m * m for m in mus))) <= 0.9e-6 * (1 + 1e-6)
     with pytest.raises(ValueError, match="delta"):
-        dc.release_pca("ppca_exponential", X, 1, 1.0, budget=BudgetSplit.with_extras(scores=0.1),
-                       score_kind="sparse", seed=0)
+        dc.release_pca(
+            "ppca_exponential", X, 1, 1.0, budget=BudgetSplit.with_extras(scores=0.1), score_kind="sparse", seed=0
+        )
     with pytest.raises(ValueError, match="frame share"):
-        dc.release_pca("analyze_gauss", X, 2, 1.0, budget=BudgetSplit.with_extras(scores=0.1),
-                       score_frame="private", seed=0)
+        dc.release_pca(
+            "analyze_gauss", X, 2, 1.0, budget=BudgetSplit.with_extras(scores=0.1), score_frame="private", seed=0
+        )
 
 
 def test_nothing_noise_free_in_the_grouped_release():
@@ -168,8 +195,19 @@ def test_nothing_noise_free_in_the_grouped_release():
         return {path: value}
 
     def pub(data, groups, seed):
-        return leaves(dc.release_pca("analyze_gauss", data, 2, 1.0, budget=budget, score_groups=groups,
-                                     score_frame="private", score_kind="sparse", seed=seed).published())
+        return leaves(
+            dc.release_pca(
+                "analyze_gauss",
+                data,
+                2,
+                1.0,
+                budget=budget,
+                score_groups=groups,
+                score_frame="private",
+                score_kind="sparse",
+                seed=seed,
+            ).published()
+        )
 
     on_d = [pub(X, labels, s) for s in range(3)]
     on_dp = pub(Xp, lp, 0)
@@ -192,9 +230,11 @@ def test_the_grouped_histogram_is_audited_and_half_the_noise_is_refuted():
     def release(factor):
         def once(data, rng):
             g = groups if data is D else groups_p
-            out = private_scores(data, V, Share(1.0, 4.0, 1e-5, mu * factor), "replace", rng, bins=4, groups=g,
-                                 group_labels=["a", "b"])
+            out = private_scores(
+                data, V, Share(1.0, 4.0, 1e-5, mu * factor), "replace", rng, bins=4, groups=g, group_labels=["a", "b"]
+            )
             return {"counts": out["counts"].tolist()}, dc.privacy.PrivacyCurve.gdp(mu)
+
         return once
 
     design = audit_mod.AuditDesign(D, Dp, 1, lambda p: p["counts"][1][0][2] - p["counts"][0][3][2], "group cells")

@@ -6,6 +6,7 @@ envelope (ACG with b = 1, Fallaize-Kypraios) whose weights are bounded. The tole
 Monte Carlo standard errors: sqrt(se_sampler^2 + se_reference^2) (a correct sampler fails a single
 coordinate with probability ~6e-7).
 """
+
 import numpy as np
 import pytest
 from scipy import integrate
@@ -91,22 +92,27 @@ def rotated(lams, seed):
 
 # ---------------------------------------------------------------- exactness of the vector sampler
 
-@pytest.mark.parametrize("lams", [[0.0, 0.5, 1.0], [0.0, 10.0, 25.0], [0.0, 300.0, 700.0], [0.0, 0.0, 40.0],
-                                  [0.0, 2000.0, 5000.0]])
+
+@pytest.mark.parametrize(
+    "lams", [[0.0, 0.5, 1.0], [0.0, 10.0, 25.0], [0.0, 300.0, 700.0], [0.0, 0.0, 40.0], [0.0, 2000.0, 5000.0]]
+)
 def test_matches_quadrature_on_s2(lams):
     lams = np.array(lams)
     ok, detail = moments_agree(ours(-np.diag(lams), np.random.default_rng(1), N_DRAWS), quadrature_moments_s2(lams))
     assert ok, detail
 
 
-@pytest.mark.parametrize("lams", [
-    [0.0, 0.5, 1.0, 2.0],                 # low concentration
-    [0.0, 10.0, 20.0, 50.0],              # medium
-    [0.0, 300.0, 600.0, 1000.0],          # high
-    [0.0, 0.3, 0.6, 1.0, 1.5],
-    [0.0, 5.0, 15.0, 30.0, 40.0],
-    [0.0, 500.0, 800.0, 2000.0, 5000.0],
-])
+@pytest.mark.parametrize(
+    "lams",
+    [
+        [0.0, 0.5, 1.0, 2.0],  # low concentration
+        [0.0, 10.0, 20.0, 50.0],  # medium
+        [0.0, 300.0, 600.0, 1000.0],  # high
+        [0.0, 0.3, 0.6, 1.0, 1.5],
+        [0.0, 5.0, 15.0, 30.0, 40.0],
+        [0.0, 500.0, 800.0, 2000.0, 5000.0],
+    ],
+)
 def test_matches_importance_sampling_in_a_rotated_basis(lams):
     C, Q = rotated(lams, seed=len(lams))
     exact, exact_se = importance_moments(lams)
@@ -119,8 +125,9 @@ def test_matches_importance_sampling_in_a_rotated_basis(lams):
 def test_circle_q2_matches_quadrature(lam):
     # On S^1, x = (cos t, sin t) and f ∝ exp(-lam sin^2 t).
     norm = integrate.quad(lambda t: np.exp(-lam * np.sin(t) ** 2), 0, np.pi, points=[np.pi / 2], limit=200)[0]
-    second = integrate.quad(lambda t: np.sin(t) ** 2 * np.exp(-lam * np.sin(t) ** 2), 0, np.pi,
-                            points=[np.pi / 2], limit=200)[0]
+    second = integrate.quad(
+        lambda t: np.sin(t) ** 2 * np.exp(-lam * np.sin(t) ** 2), 0, np.pi, points=[np.pi / 2], limit=200
+    )[0]
     exact = np.array([1 - second / norm, second / norm])
     ok, detail = moments_agree(ours(np.diag([0.0, -lam]), np.random.default_rng(7), N_DRAWS), exact)
     assert ok, detail
@@ -140,9 +147,17 @@ def test_inverted_acceptance_test_is_caught_by_the_same_check(lams):
 
 # ---------------------------------------------------------------- efficiency and robustness
 
-@pytest.mark.parametrize("concentration,d,spectrum", [
-    (1e4, 10, "linear"), (1e6, 50, "linear"), (1e4, 50, "spike"), (1e6, 50, "spike"), (1e5, 3, "linear"),
-])
+
+@pytest.mark.parametrize(
+    "concentration,d,spectrum",
+    [
+        (1e4, 10, "linear"),
+        (1e6, 50, "linear"),
+        (1e4, 50, "spike"),
+        (1e6, 50, "spike"),
+        (1e5, 3, "linear"),
+    ],
+)
 def test_acceptance_rate_bounded_away_from_zero(concentration, d, spectrum):
     # KGM: about 0.12 at q = 50 for concentrations 1e4..1e6; 2000 draws give an
     # estimate with relative s.e. < 3%, so 0.05 leaves a wide margin for a correct sampler but fails the
@@ -184,18 +199,22 @@ def test_max_attempts_guard_raises_instead_of_hanging():
         sample_vector_bingham(np.diag(np.linspace(1e6, 0, 50)), np.random.default_rng(9), size=50, max_attempts=1)
 
 
-@pytest.mark.parametrize("C,size,match", [
-    (np.ones((2, 3)), None, "square"),
-    (np.array([[1.0, np.nan], [np.nan, 1.0]]), None, "NaN"),
-    (np.array([[1.0, 2.0], [0.0, 1.0]]), None, "symmetric"),
-    (np.eye(2), 0, "positive integer"),
-])
+@pytest.mark.parametrize(
+    "C,size,match",
+    [
+        (np.ones((2, 3)), None, "square"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), None, "NaN"),
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), None, "symmetric"),
+        (np.eye(2), 0, "positive integer"),
+    ],
+)
 def test_bad_input(C, size, match):
     with pytest.raises(ValueError, match=match):
         sample_vector_bingham(C, np.random.default_rng(0), size=size)
 
 
 # ---------------------------------------------------------------- matrix Bingham (Gibbs)
+
 
 def test_gibbs_k_equals_d_minus_one_reduces_to_vector_bingham():
     # With V d x (d-1), tr(V'BV) = tr(B) - w'Bw for the unit normal w of span(V), so w ~ Bingham(-B):
@@ -253,6 +272,7 @@ def test_gibbs_bad_input():
 
 
 # ---------------------------------------------------------------- envelopes without eigenvectors, reused in Gibbs
+
 
 @pytest.mark.parametrize("shift,b_factor", [(0.0, 1.0), (0.4, 1.0), (-0.2, 1.0), (0.0, 3.0), (3.0, 0.6)])
 def test_any_positive_definite_envelope_is_exact(shift, b_factor):

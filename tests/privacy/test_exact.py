@@ -1,5 +1,6 @@
 """Exact integer noise: the samplers draw exactly the rounded Gaussian and Laplace laws, ties between uniform digits
 are decided exactly, and the grid calibration earns the guarantee it states (checked against dp-accounting)."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -134,7 +135,7 @@ def test_grid_release_publishes_multiples_of_the_grid_exactly():
 def test_grid_calibration_adds_the_rounding_to_the_sensitivity():
     noise = grid_noise(20, l2=2.0, mu=0.075, computation_error=1e-9)
     sigma = 2.0 / 0.075
-    assert noise.step == grid_step(sigma) and 2**GRID_BITS <= sigma / noise.step < 2**(GRID_BITS + 1)
+    assert noise.step == grid_step(sigma) and 2**GRID_BITS <= sigma / noise.step < 2 ** (GRID_BITS + 1)
     assert noise.sensitivity == pytest.approx(2.0 / noise.step + np.sqrt(20) * (1 + 2e-9 / noise.step))
     assert noise.curve().mu <= 0.075 and noise.noise_scale == pytest.approx(sigma, rel=1e-4)
     counts = grid_noise(576, l2=np.sqrt(2), mu=0.075, integer=True)
@@ -153,12 +154,15 @@ def test_grid_curves_match_dp_accounting():
 
     for noise in (grid_noise(20, l2=2.0, mu=0.3), grid_noise(1, l2=1.0, mu=1.0, integer=True)):
         sigma = float(noise.scale)
-        reference = pld.from_gaussian_mechanism(sigma, sensitivity=noise.sensitivity, value_discretization_interval=1e-4)
+        reference = pld.from_gaussian_mechanism(
+            sigma, sensitivity=noise.sensitivity, value_discretization_interval=1e-4
+        )
         for eps in (0.1, 0.5, 1.0, 2.0):
             assert noise.curve().delta_at(eps) == pytest.approx(reference.get_delta_for_epsilon(eps), abs=1e-6)
     lap = grid_noise(1, l1=1.0, epsilon=0.7, integer=True)
-    reference = pld.from_laplace_mechanism(float(lap.scale), sensitivity=lap.sensitivity,
-                                           value_discretization_interval=1e-4)
+    reference = pld.from_laplace_mechanism(
+        float(lap.scale), sensitivity=lap.sensitivity, value_discretization_interval=1e-4
+    )
     assert reference.get_delta_for_epsilon(lap.curve().epsilon + 1e-3) == pytest.approx(0.0, abs=1e-6)
     assert lap.curve().epsilon == pytest.approx(0.7, rel=1e-8)
 

@@ -1,4 +1,5 @@
 """Calibration checked against Google's dp-accounting (an independent PLD implementation)."""
+
 import math
 
 import numpy as np
@@ -14,16 +15,24 @@ PLD_INTERVAL = 1e-4
 
 def pld_epsilon(sigma, sens, delta, steps=1):
     dist = pld.privacy_loss_distribution.from_gaussian_mechanism(
-        standard_deviation=sigma, sensitivity=sens, value_discretization_interval=PLD_INTERVAL)
+        standard_deviation=sigma, sensitivity=sens, value_discretization_interval=PLD_INTERVAL
+    )
     if steps > 1:
         dist = dist.self_compose(steps)
     return dist.get_epsilon_for_delta(delta)
 
 
-@pytest.mark.parametrize("eps,delta,sens", [
-    (0.1, 1e-5, 1.0), (0.5, 1e-6, math.sqrt(2)), (1.0, 1e-5, 1.0), (2.0, 1e-3, 0.01),
-    (5.0, 1e-8, 1.0), (10.0, 1e-2, math.sqrt(2)),
-])
+@pytest.mark.parametrize(
+    "eps,delta,sens",
+    [
+        (0.1, 1e-5, 1.0),
+        (0.5, 1e-6, math.sqrt(2)),
+        (1.0, 1e-5, 1.0),
+        (2.0, 1e-3, 0.01),
+        (5.0, 1e-8, 1.0),
+        (10.0, 1e-2, math.sqrt(2)),
+    ],
+)
 def test_analytic_gaussian_matches_pld(eps, delta, sens):
     sigma = privacy.gaussian_sigma(sens, eps, delta)
     assert pld_epsilon(sigma, sens, delta) == pytest.approx(eps, rel=1e-3)
@@ -81,10 +90,12 @@ def test_sensitivity_table_is_attained_and_never_exceeded():
         assert worst[rel] <= privacy.sensitivity("gram_upper", rel) + 1e-12
     e1, e2 = np.eye(d)[:2]
     assert np.linalg.norm((np.outer(e1, e1) - np.outer(e2, e2))[iu]) == pytest.approx(
-        privacy.sensitivity("gram_upper", "replace"))
+        privacy.sensitivity("gram_upper", "replace")
+    )
     # replace-one noise is sqrt(2) times add/remove noise for the Gram matrix (docs/privacy.md#sensitivity)
     ratio = privacy.gaussian_sigma(privacy.sensitivity("gram_upper", "replace"), 1, 1e-6) / privacy.gaussian_sigma(
-        privacy.sensitivity("gram_upper", "add_remove"), 1, 1e-6)
+        privacy.sensitivity("gram_upper", "add_remove"), 1, 1e-6
+    )
     assert ratio == pytest.approx(math.sqrt(2))
 
 

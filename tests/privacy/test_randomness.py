@@ -1,4 +1,5 @@
 """Fresh randomness: ChaCha20 keyed with the operating system's 256 bits, directly (issue 34, item 7)."""
+
 import pickle
 
 import numpy as np
