@@ -109,3 +109,11 @@ def test_an_attribute_that_is_neither_exported_nor_moved_is_an_attribute_error()
 
     with pytest.raises(AttributeError, match="no_such_module"):
         _ = dppca_core.no_such_module
+
+
+def test_release_pca_is_a_short_composition():
+    """release_pca only gathers its options into one ReleaseOptions and hands them to the chain of steps
+    (release_with): under 60 lines with its signature and docstring (issue 41)."""
+    tree = ast.parse((LIBRARY / "pipeline" / "budget.py").read_text(encoding="utf-8"))
+    (found,) = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "release_pca"]
+    assert found.end_lineno - found.lineno + 1 < 60

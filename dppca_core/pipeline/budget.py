@@ -148,28 +148,9 @@ def release_pca(
         ``explained_variance_ratio``, ``scores`` (counts and edges), ``radius`` and ``column_scales`` where released;
         ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the composed curve of all parts.
     """
-    spec = get_mechanism(mechanism)
-    options = ReleaseOptions(
-        k=k,
-        epsilon=epsilon,
-        delta=delta,
-        neighbors=neighbors,
-        data_norm=data_norm,
-        budget=budget,
-        center=center,
-        score_bins=score_bins,
-        radius_bounds=radius_bounds,
-        radius_quantile=radius_quantile,
-        scale=scale,
-        column_bounds=column_bounds,
-        variance_target=variance_target,
-        score_groups=score_groups,
-        score_group_labels=score_group_labels,
-        score_frame=score_frame,
-        score_kind=score_kind,
-        params=params,
-    )
-    return release_with(spec.name, X, options, seed)
+    # every argument but the mechanism, the rows, the seed and the mechanism's parameters is a field of the options
+    fields = {name: value for name, value in locals().items() if name not in ("mechanism", "X", "seed", "params")}
+    return release_with(get_mechanism(mechanism).name, X, ReleaseOptions(**fields, params=params), seed)
 
 
 def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
