@@ -284,6 +284,15 @@ def run_setting(setting: Setting, reps: int) -> list[dict]:
     return rows
 
 
+def outcome(mine: dict, others: list[dict]) -> str:
+    """'wins' when the mechanism's median is below each other's and its quartiles lie clear of theirs (its upper
+    quartile under their lower one), 'ties' when its median is lower but the quartiles overlap (the repetitions do
+    not tell them apart), 'LOSES' otherwise."""
+    if not all(mine["median"] < r["median"] for r in others):
+        return "LOSES"
+    return "wins" if all(mine["q75"] < r["q25"] for r in others) else "ties"
+
+
 def markdown(results: dict, reps: int) -> str:
     head = (
         "| setting (claim) | error | "
@@ -313,8 +322,7 @@ def markdown(results: dict, reps: int) -> str:
                 and r["mechanism"] != setting.expect
                 and r["median"] is not None
             ]
-            won = all(mine["median"] < r["median"] for r in others)
-            verdict = f"{setting.expect} {'wins' if won else 'LOSES'} against " + ", ".join(
+            verdict = f"{setting.expect} {outcome(mine, others)} against " + ", ".join(
                 f"{r['mechanism']} ({r['median']:.3g})" for r in others
             )
         lines.append(
@@ -344,8 +352,9 @@ def section(table: str, argv=None) -> str:
         "truth: the subspace distance ||sin Θ||_F of the top-k components, or for the covariance settings the "
         "Frobenius error of the covariance estimate (a release with k = d). The last column compares the median "
         "of the mechanism the setting favours with those of Analyze Gauss and DP-PCA (DP-PCA runs at k = 1 "
-        "only): LOSES where it is not lower than both. The settings and their generators are in "
-        "benchmarks/frontier.py.\n\n" + table + f"{END}\n"
+        "only): wins where its median is lower than both and its quartiles lie clear of theirs, ties where the "
+        "median is lower but the quartiles overlap, LOSES where it is not lower than both. The settings and their "
+        "generators are in benchmarks/frontier.py.\n\n" + table + f"{END}\n"
     )
 
 

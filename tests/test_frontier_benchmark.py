@@ -30,3 +30,21 @@ def test_the_section_is_appended_once_then_replaced_in_place(frontier):
     assert "| table one |" not in second and "| table two |" in second
     assert second.startswith(document.rstrip("\n")) and second.endswith("\n## 10. After\n\nstays\n")
     assert second.count(frontier.BEGIN) == 1 and second.count(frontier.END) == 1
+
+
+def test_a_win_needs_quartiles_clear_of_the_others(frontier):
+    """A lower median alone is a tie when the quartiles overlap (every mechanism at the random level, say); a win
+    needs the upper quartile under the others' lower ones."""
+    mine = {"median": 0.97, "q25": 0.62, "q75": 0.997}
+    level = {"median": 0.994, "q25": 0.988, "q75": 0.999}
+    assert frontier.outcome(mine, [level]) == "ties"
+    assert (
+        frontier.outcome(
+            {"median": 0.0017, "q25": 0.0016, "q75": 0.0022}, [{"median": 0.037, "q25": 0.0369, "q75": 0.0377}]
+        )
+        == "wins"
+    )
+    assert (
+        frontier.outcome({"median": 0.05, "q25": 0.04, "q75": 0.06}, [{"median": 0.044, "q25": 0.04, "q75": 0.05}])
+        == "LOSES"
+    )
