@@ -82,6 +82,18 @@ def wait_metrics(page, timeout=60_000):
     settle(page)
 
 
+def wait_first_metric_changes(page, before: str, timeout=60_000) -> None:
+    """Wait until the page's first metric card shows another value than ``before`` (a rerun after a move of a
+    control has landed), then until the run is over."""
+    page.wait_for_function(
+        "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
+        " return v.length > 0 && v[0] !== before; }",
+        arg=before,
+        timeout=timeout,
+    )
+    settle(page)
+
+
 def query(page) -> dict:
     return {k: v[0] for k, v in urllib.parse.parse_qs(page.evaluate("location.search").lstrip("?")).items()}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import (
+    wait_first_metric_changes,
     PAGES,
     SHOTS,
     assert_no_error,
@@ -84,13 +85,7 @@ def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
     thumb.focus()
     for _ in range(4):
         thumb.press("ArrowRight")
-    page.wait_for_function(
-        "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }",
-        arg=before[0],
-        timeout=60_000,
-    )
-    settle(page)
+    wait_first_metric_changes(page, before[0])
     after = metric_values(page)
     assert float(after[0]) < float(before[0])  # more budget (larger epsilon): smaller subspace distance
     assert float(query(page)["eps"]) > 1.0 and float(slider_values(page)[0].split()[0]) == float(query(page)["eps"])

@@ -5,6 +5,7 @@ navigation, reload, links and uploads are in test_browser.py; the two modules ru
 import pytest
 
 from tests.e2e.helpers import (
+    wait_first_metric_changes,
     SHOTS,
     assert_no_error,
     assert_text_fits,
@@ -37,13 +38,7 @@ def test_presenter_mode_fits_the_screen(server, browser, width, height):
     dial = page.locator('[data-testid="stSlider"] input[type="range"]').first
     dial.focus()
     dial.press("ArrowRight")
-    page.wait_for_function(
-        "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }",
-        arg=before[0],
-        timeout=60_000,
-    )
-    settle(page)
+    wait_first_metric_changes(page, before[0])
     page.locator("button", has_text="next").first.click()
     page.wait_for_function(
         "() => document.querySelector('.st-key-presenter_bar') && document.querySelector("
