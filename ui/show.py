@@ -8,8 +8,10 @@ epsilon, a large epsilon dial, so the dial and the page's main figure share one 
 
 from __future__ import annotations
 
+import pickle
 from typing import NamedTuple
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -153,7 +155,18 @@ def cached_chart(
     return done.fig
 
 
-@st.cache_resource(max_entries=CHART_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+def _frame_key(frame: pd.DataFrame) -> bytes:
+    """A table's cache key: its pickle. Streamlit's own hash of a DataFrame fails on cells holding lists (a sweep's
+    repetitions) and falls back to this with a warning in the server's log on every rerun."""
+    return pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@st.cache_resource(
+    max_entries=CHART_CACHE_ENTRIES,
+    ttl=limits.CACHE_TTL_SECONDS,
+    show_spinner=False,
+    hash_funcs={pd.DataFrame: _frame_key},
+)
 def _built(name: str, args: tuple, kwargs: dict, _build) -> Built:
     """:func:`built`, keyed on the builder's ``name`` and the arguments."""
     fig = _build(*args, **kwargs)
