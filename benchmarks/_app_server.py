@@ -100,12 +100,6 @@ def niced_chromium(level: int = 19) -> str:
     return str(path)
 
 
-def running(page) -> bool:
-    """True while Streamlit's status widget says the script is running."""
-    return page.evaluate("""() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                                    return !!s && s.innerText.includes('Running'); }""")
-
-
 def cpu_seconds(proc) -> float:
     times = proc.cpu_times()
     return times.user + times.system

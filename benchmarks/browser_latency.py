@@ -7,7 +7,7 @@
 Starts the app (headless Streamlit) and Debian's Chromium through Playwright, opens /explore, then moves the
 epsilon slider one step at a time with the keyboard. For each move it records, in the page's own clock
 (performance.now), the time from the key press to the first change of the first metric card, and to the end
-of the run (the status widget stops saying "Running"). Prints the median and the 90th percentile of both, and
+of the run (the app root's script state, which Streamlit sets on every run, turns back to "notRunning"). Prints the median and the 90th percentile of both, and
 the server process's CPU time per move. Target: a new number within 0.5 s of the move on the default scenario.
 
 With ``--page`` another page (e.g. report, which has no metric card) is measured the same way, from the key press to
@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _app_server import ROOT, app_server, cpu_seconds, generated_by, launch_chromium, percentile, publish, running
+from _app_server import ROOT, app_server, cpu_seconds, generated_by, launch_chromium, percentile, publish
 
 WATCH = """() => {
   window.__changes = [];
@@ -32,12 +32,21 @@ WATCH = """() => {
 }"""
 
 
-RUNNING = """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                     return !!s && s.innerText.includes('Running'); }"""
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+#: Streamlit marks its app root with the script's state on every run ("running", then "notRunning"); the observer
+#: records, in the page's clock, each time a run ends, so that a run too short to show the status widget is timed too.
+RUN_ENDS = """() => {
+  window.__runEnds = [];
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'notRunning')
+                                 window.__runEnds.push(performance.now()); })
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
 
 
 def measure(moves: int, query: str, page_name: str = "explore", press: str = "") -> dict:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
+    from playwright.sync_api import sync_playwright
 
     with app_server() as (url, proc):
         with sync_playwright() as pw:
@@ -47,32 +56,25 @@ def measure(moves: int, query: str, page_name: str = "explore", press: str = "")
             metric = page_name == "explore"  # only Explore has the metric card whose first change is timed
             page.wait_for_selector('[data-testid="stMetricValue"]' if metric else "h1", timeout=120_000)
             page.wait_for_timeout(1500)
-            while running(page):
-                page.wait_for_timeout(50)
+            page.wait_for_selector(IDLE, state="attached", timeout=240_000)
             thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
             thumb.wait_for(timeout=240_000)
             thumb.focus()
             page.evaluate(WATCH)
+            page.evaluate(RUN_ENDS)
             first, idle, cpu = [], [], []
             rss_before = proc.memory_info().rss
             for i in range(moves):
                 key = "ArrowRight" if (i // 3) % 2 == 0 else "ArrowLeft"
-                page.evaluate("window.__changes = []")
+                page.evaluate("window.__changes = []; window.__runEnds = []")
                 cpu0 = cpu_seconds(proc)
                 t0 = page.evaluate("performance.now()")
                 thumb.press(key)
                 if metric:
                     page.wait_for_function("() => window.__changes.length > 0", timeout=60_000)
                     first.append((page.evaluate("window.__changes[0]") - t0) / 1000)
-                else:  # no number to watch: wait for the run the key press starts (a short run may show no status)
-                    try:
-                        page.wait_for_function(RUNNING, timeout=3_000)
-                    except PlaywrightTimeout:
-                        pass
-                page.wait_for_timeout(50)
-                while running(page):
-                    page.wait_for_timeout(20)
-                idle.append((page.evaluate("performance.now()") - t0) / 1000)
+                page.wait_for_function("() => window.__runEnds.length > 0", timeout=120_000)  # the move's run ended
+                idle.append((page.evaluate("window.__runEnds[0]") - t0) / 1000)
                 cpu.append(cpu_seconds(proc) - cpu0)
                 if press:  # build a download after the move (its CPU is not counted in the move's)
                     with page.expect_download(timeout=240_000) as got:
