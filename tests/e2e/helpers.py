@@ -181,6 +181,22 @@ def luminance(css_colour: str) -> float:
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
+#: a projector's screen, on which every step is checked as well (the walk itself is at 1280x720)
+LARGE = {"width": 1920, "height": 1080}
+#: True once every figure is drawn at its container's width (after a change of the window's size)
+FIGURES_FIT = """() => [...document.querySelectorAll('.js-plotly-plot')].every(p => {
+  const svg = p.querySelector('.main-svg'); return svg && Math.abs(svg.getBoundingClientRect().width - p.clientWidth) <= 1; })"""
+
+
+def resize(page, size: dict) -> None:
+    """The window at ``size``, once the figures are redrawn at their new width (Streamlit reruns nothing on a
+    resize: the layout and the figures follow the window in the browser)."""
+    page.set_viewport_size(size)
+    page.wait_for_timeout(300)
+    page.wait_for_function(FIGURES_FIT, timeout=30_000)
+    page.wait_for_timeout(200)
+
+
 def in_viewport(page, selector: str) -> bool:
     """True when the first element matching ``selector`` lies wholly inside the window, as drawn now."""
     return page.evaluate(

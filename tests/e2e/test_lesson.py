@@ -5,7 +5,7 @@ of the Lesson and the Report downloaded and opened in Chromium with the network 
 
 import pytest
 
-from tests.e2e.helpers import SHOTS, assert_no_error, assert_text_fits, in_viewport, query, settle
+from tests.e2e.helpers import LARGE, SHOTS, assert_no_error, assert_text_fits, in_viewport, query, resize, settle
 from ui import report
 from ui.gallery import LESSON
 
@@ -61,22 +61,6 @@ def _press_next_with_the_keyboard(page) -> None:
     raise AssertionError("the Next step button was not reached with Tab")
 
 
-#: a projector's screen, on which every step is checked as well (the walk itself is at 1280x720)
-LARGE = {"width": 1920, "height": 1080}
-#: True once every figure is drawn at its container's width (after a change of the window's size)
-FIGURES_FIT = """() => [...document.querySelectorAll('.js-plotly-plot')].every(p => {
-  const svg = p.querySelector('.main-svg'); return svg && Math.abs(svg.getBoundingClientRect().width - p.clientWidth) <= 1; })"""
-
-
-def _resize(page, size: dict) -> None:
-    """The window at ``size``, once the figures are redrawn at their new width (Streamlit reruns nothing on a
-    resize: the layout and the figures follow the window in the browser)."""
-    page.set_viewport_size(size)
-    page.wait_for_timeout(300)
-    page.wait_for_function(FIGURES_FIT, timeout=30_000)
-    page.wait_for_timeout(200)
-
-
 def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, browser):
     """Every step reached with Tab and Enter, each checked on a 1280x720 screen and again on a 1920x1080 one."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -86,11 +70,11 @@ def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, browser):
     _wait_step(page, 1)
     for number in range(1, len(LESSON) + 1):
         _check_step(page, number)
-        _resize(page, LARGE)
+        resize(page, LARGE)
         _check_step(page, number)
         if number == 3:
             page.screenshot(path=str(SHOTS / "lesson_presenter_1920x1080.png"))
-        _resize(page, small)
+        resize(page, small)
         if number == 3:
             page.screenshot(path=str(SHOTS / "lesson_presenter_1280x720.png"))
         if number == 4:  # a shared "step 4" survives a reload
