@@ -114,10 +114,10 @@ def gaussian_error(d: int, n: int, mu: float) -> float:
 
 
 def choose_route(trace_sigma: float, d: int, n: int, mu_main: float, vector_share: float) -> str:
-    """The route: "trace" when the trace-sensitive release's predicted error (:func:`noise_error` at radius 1, the eigenvector
-    term times ROUTE_VECTOR_FACTOR, the private trace of Sigma ``trace_sigma``) is below the Gaussian mechanism's
-    (:func:`gaussian_error`), both at the budget ``mu_main`` left after the trace; else "gauss". Post-processing of
-    the private trace: public values only."""
+    """The route: "trace" when the trace-sensitive release's predicted error (:func:`noise_error` at radius 1, the
+    eigenvector term times ROUTE_VECTOR_FACTOR, the private trace of Sigma ``trace_sigma``) is below the Gaussian
+    mechanism's (:func:`gaussian_error`), both at the budget ``mu_main`` left after the trace; else "gauss".
+    Post-processing of the private trace: public values only."""
     mu_vectors, mu_values = split_mu(mu_main, (vector_share, 1.0 - vector_share))
     trace_error = noise_error(1.0, trace_sigma, d, n, mu_vectors, mu_values, ROUTE_VECTOR_FACTOR)
     return "trace" if trace_error < gaussian_error(d, n, mu_main) else "gauss"
