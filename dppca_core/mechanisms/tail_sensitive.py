@@ -34,10 +34,9 @@ from ..privacy import (
     summation_error,
 )
 from ..privacy.exact import exact_scale, noisy_on_grid
-from ..privacy.shares import Share, release_vector
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
-from .trace_sensitive import both_parts_score, canary_pair, noisy_parts
+from .trace_sensitive import both_parts_score, canary_pair, noise_error, noisy_parts, private_trace
 
 PAPER_DLY_TAIL = (
     "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), the tail-sensitive " "algorithm"
@@ -50,21 +49,6 @@ AUDIT_BACKGROUND = (1500, 500)
 def candidate_radii(levels: int) -> np.ndarray:
     """The candidate clipping radii 1, 1/2, 1/4, ... (``levels`` of them, in units of the public bound R)."""
     return 2.0 ** -np.arange(int(levels), dtype=float)
-
-
-def noise_error(radius: float, trace: float, d: int, n: int, mu_vectors: float, mu_values: float) -> float:
-    """The Frobenius error (of Sigma = C / n) the trace-sensitive algorithm adds on rows clipped at ``radius``: the
-    level the sparse vector step compares the clipping excess against (public: a function of released values).
-
-    Its two terms are those of the paper's bound O~(d^(1/4) sqrt(tr / n) + sqrt(d) / n), at their expected size: the
-    eigenvalues' noise, sigma_lambda sqrt(d) / n, and the eigenvectors' error, 2 sqrt(tr ||E||_2 / n), with ||E||_2 ~
-    2 sigma_v sqrt(d) (the edge of the semicircle of a symmetric Gaussian matrix) and tr = min(trace, radius^2) the trace
-    of the clipped rows' Sigma. Both noise s.d.s scale with radius^2 (sensitivity sqrt(2) radius^2).
-    """
-    sd_vectors = math.sqrt(2.0) * radius**2 / mu_vectors
-    sd_values = math.sqrt(2.0) * radius**2 / mu_values
-    vectors = 2.0 * math.sqrt(min(max(trace, 0.0), radius**2) * 2.0 * sd_vectors * math.sqrt(d) / n)
-    return vectors + sd_values * math.sqrt(d) / n
 
 
 def clipping_excess(sq_norms: np.ndarray, radius: float) -> float:
@@ -118,16 +102,8 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator) -> dict:
     n, d = data.n, data.d
     sq_norms = np.einsum("ij,ij->i", data.rows, data.rows)
     error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
-    trace, trace_noise = release_vector(
-        [float(sq_norms.sum())],
-        Share(1.0, 0.0, 0.0, mu=mus["mu_trace"]),
-        rng,
-        l2=sensitivity("gram_trace", "replace"),
-        l1=np.inf,
-        computation_error=error,
-        name="trace",
-    )
-    trace_sigma = float(np.clip(trace[0] / n, 0.0, 1.0))
+    trace, trace_noise = private_trace(float(sq_norms.sum()), error, mus["mu_trace"], rng)
+    trace_sigma = float(np.clip(trace / n, 0.0, 1.0))
     radii = candidate_radii(levels)
     offsets = [n * noise_error(r, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"]) for r in radii]
     queries = [clipping_excess(sq_norms, r) - o for r, o in zip(radii, offsets)]
@@ -141,7 +117,7 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator) -> dict:
     return {
         "radius": radius,
         "stop": stop,
-        "trace": float(trace[0]),
+        "trace": trace,
         "trace_sd": trace_noise.noise_scale,
         "matrix": matrix,
         "values": values,

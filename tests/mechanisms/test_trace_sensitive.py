@@ -1,4 +1,5 @@
-"""Trace-sensitive covariance (Dong, Liang & Yi 2022): calibration, release boundary, accuracy, k, seeds, audit."""
+"""Trace-sensitive covariance (Dong, Liang & Yi 2022): calibration, release boundary, accuracy, k, seeds, audit; the
+automatic route (a private trace picks this release or the Gaussian mechanism)."""
 
 import math
 
@@ -7,7 +8,13 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import metrics, privacy
-from dppca_core.mechanisms.trace_sensitive import AUDIT_BACKGROUND, trace_sensitive_audit_design
+from dppca_core.mechanisms.trace_sensitive import (
+    AUDIT_BACKGROUND,
+    ROUTE_TRACE_SHARE,
+    choose_route,
+    trace_sensitive_audit_design,
+)
+from dppca_core.reproduce.dong_liang_yi import trace_one_rows, zipf_norm_rows
 from tests.helpers import spiked_rows
 from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
 
@@ -102,3 +109,110 @@ def test_audit_design_reads_the_whole_mu():
     gap = np.mean(scores[1]) - np.mean(scores[0])  # mu^2 in expectation: both parts move by their sensitivity
     assert gap == pytest.approx(mu**2, rel=0.25) and np.std(scores[0]) == pytest.approx(mu, rel=0.15)
     assert design.D.n == 1 + sum(AUDIT_BACKGROUND)
+
+
+# -- route="auto": a private trace, then the trace-sensitive release or the Gaussian mechanism -------------------------
+
+SMALL_TRACE = zipf_norm_rows(3000, 40, 6, np.random.default_rng(0))  # most rows short: tr(C)/n = 0.0082
+LARGE_TRACE = trace_one_rows(3000, 40, np.random.default_rng(0))  # every row of norm 1: tr(C)/n = 1
+
+
+def crossing_trace(d, n, mu_main, vector_share=0.5):
+    """The trace of Sigma where the two predicted errors meet (choose_route picks "trace" below it), by bisection."""
+    lo, hi = 0.0, 1.0
+    assert choose_route(lo, d, n, mu_main, vector_share) == "trace"
+    assert choose_route(hi, d, n, mu_main, vector_share) == "gauss"
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if choose_route(mid, d, n, mu_main, vector_share) == "trace" else (lo, mid)
+    return lo
+
+
+def covariance_error(rel, rows):
+    return np.linalg.norm((rel.components * rel.eigenvalues) @ rel.components.T - rows.T @ rows) / rows.shape[0]
+
+
+def test_the_route_follows_the_private_trace_far_from_the_crossing():
+    n, d = SMALL_TRACE.shape
+    mu_trace, mu_main = privacy.split_mu(privacy.gaussian_mu(1.0, 1e-5), (ROUTE_TRACE_SHARE, 1 - ROUTE_TRACE_SHARE))
+    cross = crossing_trace(d, n, mu_main)
+    assert cross == pytest.approx(0.912, abs=0.001)  # the two bounds' constants at n = 3,000, d = 40, mu* at (1, 1e-5)
+    trace_sd = 1.0 / (mu_trace * n)  # the private trace's noise on tr(C) / n: 0.0035
+    for rows, route in ((SMALL_TRACE, "trace"), (LARGE_TRACE, "gauss")):
+        true = float(np.sum(rows * rows)) / n
+        assert abs(true - cross) > 20 * trace_sd  # the noise cannot carry it across: the same route on every seed
+        releases = [dc.run("trace_sensitive", rows, d, 1.0, 1e-5, seed=s, route="auto") for s in range(4)]
+        assert {rel.outputs["route"] for rel in releases} == {route}
+        assert all(abs(rel.outputs["trace"] / n - true) < 6 * trace_sd for rel in releases)
+        # the branch runs at 7/8 of mu^2: sqrt(8/7) = 1.07 times the noise of the better release at the whole budget
+        auto = np.mean([covariance_error(rel, rows) for rel in releases])
+        best = min(
+            np.mean([covariance_error(dc.run(m, rows, d, 1.0, 1e-5, seed=s), rows) for s in range(4)])
+            for m in ("trace_sensitive", "analyze_gauss")
+        )
+        assert auto < 1.3 * best, (route, auto, best)
+
+
+@pytest.mark.parametrize("rows,route", [(SMALL_TRACE, "trace"), (LARGE_TRACE, "gauss")])
+def test_the_route_composes_to_the_claim_in_dp_accounting(rows, route):
+    eps, delta = 1.0, 1e-5
+    rel = dc.run("trace_sensitive", rows, 5, eps, delta, seed=3, route="auto")
+    assert rel.outputs["route"] == route
+    mu = privacy.gaussian_mu(eps, delta)
+    mu_trace, mu_main = privacy.split_mu(mu, (ROUTE_TRACE_SHARE, 1 - ROUTE_TRACE_SHARE))
+    assert rel.facts["mu_trace"] == pytest.approx(mu_trace) and rel.facts["mu_main"] == pytest.approx(mu_main)
+    parts = [(rel.outputs["trace_noise_sd"], 1.0), (rel.noise_scale, math.sqrt(2.0))]  # tr(C), upper(X^T X)
+    if route == "trace":
+        parts.append((rel.outputs["eigenvalue_noise_sd"], math.sqrt(2.0)))  # the sorted spectrum
+        assert rel.noise_scale == pytest.approx(math.sqrt(2.0) / (math.sqrt(0.5) * mu_main))
+    else:
+        assert rel.noise_scale == pytest.approx(math.sqrt(2.0) / mu_main) and "eigenvalue_noise_sd" not in rel.outputs
+    assert pld_epsilon(parts, delta) == pytest.approx(eps, rel=1e-3)
+    # the curve claimed is the trace with the whole branch share, whichever branch ran: at most mu*
+    assert rel.privacy.kind == "gdp" and rel.privacy.mu <= mu * (1 + 1e-12)
+    assert rel.privacy.mu == pytest.approx(mu, rel=1e-4)
+
+
+def test_the_route_release_boundary():
+    rel = dc.run("trace_sensitive", SMALL_TRACE, 3, 1.0, 1e-5, seed=1, route="auto")
+    pub = rel.published()
+    assert set(pub["outputs"]) == {"route", "spectrum", "trace", "trace_noise_sd", "eigenvalue_noise_sd"}
+    assert pub["parameters"]["route"] == "auto" and pub["outputs"]["route"] == "trace"
+    gauss = dc.run("trace_sensitive", LARGE_TRACE, 3, 1.0, 1e-5, seed=1, route="auto").published()
+    assert set(gauss["outputs"]) == {"route", "spectrum", "trace", "trace_noise_sd"}
+    # the facts, the curve and the trace's noise are the same on a neighbour, whatever the route
+    X_prime = SMALL_TRACE.copy()
+    X_prime[0] = np.eye(40)[5]
+    other = dc.run("trace_sensitive", X_prime, 3, 1.0, 1e-5, seed=1, route="auto")
+    assert other.facts == rel.facts and other.privacy == rel.privacy
+    assert other.outputs["trace_noise_sd"] == rel.outputs["trace_noise_sd"]
+    small = SMALL_TRACE[:300, :6] * 3.0
+    assert no_noise_free_field("trace_sensitive", small, np.vstack([np.eye(6)[1], small[1:]]), 2, route="auto") is None
+
+
+def test_the_route_through_release_pca_and_the_estimator():
+    budget = dc.BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)
+    rel = dc.release_pca(
+        "trace_sensitive", SMALL_TRACE, 2, 4.0, 1e-6, center="private", budget=budget, seed=0, route="auto"
+    )
+    assert rel.outputs["route"] == "trace" and rel.components.shape == (40, 2)
+    assert np.allclose(rel.components.T @ rel.components, np.eye(2), atol=1e-8)
+    model = dc.DPPCA(
+        n_components=2, mechanism="trace_sensitive", epsilon=4.0, random_state=0, mechanism_params={"route": "auto"}
+    ).fit(LARGE_TRACE)
+    assert model.release_["outputs"]["route"] == "gauss" and model.transform(LARGE_TRACE[:3]).shape == (3, 2)
+
+
+def test_the_route_audit_design_reads_the_branch_share():
+    design = trace_sensitive_audit_design(d=2, n=20, neighbors="replace", statistic="route_auto")
+    eps, delta, trials = 2.0, 1e-5, 300
+    rng = np.random.default_rng(0)
+    runs = [
+        [design.release(data, rng, eps, delta, "replace")[0] for _ in range(trials)]
+        for data in (design.D, design.D_prime)
+    ]
+    assert {run["route"] for both in runs for run in both} == {"gauss"}  # d = 2: the Gaussian branch, always
+    scores = [[design.score(run) for run in both] for both in runs]
+    mu_main = privacy.gaussian_mu(eps, delta) * math.sqrt(1 - ROUTE_TRACE_SHARE)
+    gap = np.mean(scores[1]) - np.mean(scores[0])  # mu_main^2 in expectation: the matrix moves by its sensitivity
+    assert gap == pytest.approx(mu_main**2, rel=0.25) and np.std(scores[0]) == pytest.approx(mu_main, rel=0.15)
