@@ -447,8 +447,9 @@ def prepare_centred(data: PreparedData, mean: np.ndarray) -> PreparedData:
             kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, radius, out=block)
         s, over = probe.block_scales(block, first_row=a)
         clipped += int(over.sum())
-        if not gram.add(block, s, in_place=True):  # the block's scaled rows, unless the Gram matrix formed them
-            np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
+        if gram.add(block, s, in_place=True) or (s is None and radius == 1.0):
+            continue  # the block holds its scaled rows: the Gram matrix formed them, or every factor is 1/R = 1
+        np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
     return PreparedData(n, d, radius, rows=out, gram=gram.result(), n_clipped=clipped, compiled_norms=compiled)
 
 
