@@ -460,9 +460,10 @@ def releases_table(grid_n, grid_d, out):
         "d components, so the projection costs n d^2 separate multiplies and adds (no fused multiply-add, no "
         "symmetric half): even with each accumulator now taking eight columns per read and write (twice as fast as "
         "one at d = 100) it takes 2-3x the floor at d = 100, where BLAS's own X @ V would already take 2x. The "
-        "column scales (a pass of clipped squares, a finiteness check, the scaled copy) and the private radius (a "
-        "pass of row norms) add about 1.5-2x more. That is why this release stays above 5x at d = 100 and far above "
-        "it at d = 20, where the fixed cost and each extra pass weigh most against a floor of a few milliseconds.\n"
+        "column scales (a pass of clipped squares, a finiteness check, the scaled copy, later centred in place) and "
+        "the private radius (a pass of row norms) add about 1.5-2x more. That is why this release stays above 5x at "
+        "d = 100 and far above it at d = 20, where the fixed cost and each extra pass weigh most against a floor of "
+        "a few milliseconds.\n"
     )
     return results
 
