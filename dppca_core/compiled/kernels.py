@@ -31,13 +31,13 @@ from .loops import _compile
 #: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.data.prepare.COMPILED_NORMS_MIN_SIZE`)
 COMPILE_MIN_WORK = 1 << 20
 #: values of a block of the compiled projection (its transposed rows and accumulators, (d + k) x rows): about
-#: 32 KB, the first-level cache (measured best at n = 1e5: 128 rows at d = 20, 32 at d = 100, 16 at d = k = 100)
+#: 32 KB, the first-level cache (measured best at n = 1e5: 128 rows at d = 20, 32 at d = 100 and at d = k = 100)
 PROJECT_BLOCK_VALUES = 4096
 
 
 def project_block_rows(d: int, k: int) -> int:
-    """Rows per block of the compiled projection for d columns and k components: a multiple of 8 in [16, 128]."""
-    return max(16, min(128, PROJECT_BLOCK_VALUES // max(d + k, 1)) // 8 * 8)
+    """Rows per block of the compiled projection for d columns and k components: a multiple of 8 in [32, 128]."""
+    return max(32, min(128, PROJECT_BLOCK_VALUES // max(d + k, 1)) // 8 * 8)
 
 
 #: rows per block of the numpy projection (an (n, k) accumulator of this many rows stays in cache)
@@ -63,7 +63,12 @@ def fixed_order_project_numpy(rows: np.ndarray, components: np.ndarray) -> np.nd
 
 
 def _project_block(rows, components, a, m, xt, acc):  # pragma: no cover - compiled
-    """acc[c, r] = the fixed-order projection of row a + r on column c, for the m rows from a (xt: a buffer)."""
+    """acc[c, r] = the fixed-order projection of row a + r on column c, for the m rows from a (xt: a buffer).
+
+    Eight columns of the rows at a time: each entry's running sum is read once, takes its eight products in column
+    order (one rounding per product and per sum, as one column at a time does) and is written back, so the loop
+    over rows (SIMD lanes) reads and writes the accumulators an eighth as often (about 2x faster at d = k = 100).
+    """
     d, k = components.shape
     for r in range(m):
         for j in range(d):
@@ -71,11 +76,34 @@ def _project_block(rows, components, a, m, xt, acc):  # pragma: no cover - compi
     for c in range(k):
         for r in range(m):
             acc[c, r] = 0.0
-    for j in range(d):
+    j = 0
+    while j + 8 <= d:
         for c in range(k):
-            v = components[j, c]
+            v0 = components[j, c]
+            v1 = components[j + 1, c]
+            v2 = components[j + 2, c]
+            v3 = components[j + 3, c]
+            v4 = components[j + 4, c]
+            v5 = components[j + 5, c]
+            v6 = components[j + 6, c]
+            v7 = components[j + 7, c]
             for r in range(m):  # across rows: independent lanes, each sum still in column order
-                acc[c, r] += xt[j, r] * v
+                s = acc[c, r]
+                s += xt[j, r] * v0
+                s += xt[j + 1, r] * v1
+                s += xt[j + 2, r] * v2
+                s += xt[j + 3, r] * v3
+                s += xt[j + 4, r] * v4
+                s += xt[j + 5, r] * v5
+                s += xt[j + 6, r] * v6
+                s += xt[j + 7, r] * v7
+                acc[c, r] = s
+        j += 8
+    for jj in range(j, d):  # the last d mod 8 columns, one at a time
+        for c in range(k):
+            v = components[jj, c]
+            for r in range(m):
+                acc[c, r] += xt[jj, r] * v
 
 
 def _project_kernel(rows, components, out, block):  # pragma: no cover - compiled

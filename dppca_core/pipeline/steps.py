@@ -192,7 +192,8 @@ def _mean_step(
     if options.center != "private":
         return data
     if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix: one pass
-        return prepare_centred(data, mean_scaled)
+        # the scaled copy of a release with column scales is its own: centred in place (only n_clipped is read after)
+        return prepare_centred(data, mean_scaled, reuse=options.scale != "none")
     source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
     centred_rows = (
         kernels.centred(source, mean_scaled, data.data_norm)

@@ -373,7 +373,15 @@ def composed_gaussian_sigma(sensitivity: float, epsilon: float, delta: float, st
 
 def gaussian_epsilon(mu: float, delta: float) -> float:
     """Smallest epsilon with delta(epsilon; mu) <= delta, i.e. the epsilon a mu-GDP mechanism earns (inf when no
-    finite epsilon is earned in double precision, e.g. mu = inf)."""
+    finite epsilon is earned in double precision, e.g. mu = inf).
+
+    A pure function of two numbers, memoised as :func:`gaussian_mu` is (a complete release calibrates every share
+    with it, the same shares at every release): the cache holds results, never state a caller can change."""
+    return _gaussian_epsilon(float(mu), float(delta))
+
+
+@lru_cache(maxsize=4096)
+def _gaussian_epsilon(mu: float, delta: float) -> float:
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie strictly between 0 and 1 (got {delta!r}).")
     if gaussian_delta(0.0, mu) <= delta:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -97,12 +98,21 @@ def release_vector(
     if not isinstance(values, FixedSums):
         values = np.asarray(values, dtype=float)
     size = max(len(values) if isinstance(values, FixedSums) else values.size, 1)
-    if share.mu is not None:
-        noise = grid_noise(size, l2=l2, mu=share.mu, integer=integer, computation_error=computation_error)
-    else:
-        noise = grid_noise(size, l1=l1, epsilon=share.epsilon, integer=integer, computation_error=computation_error)
+    noise = _calibrated(size, share.mu, share.epsilon, float(l2), float(l1), bool(integer), float(computation_error))
     noisy = noisy_on_grid(values, noise.step, noise.scale, rng, laplace=noise.laplace, name=name)
     return (np.rint(noisy).astype(np.int64) if integer else noisy), noise
+
+
+@lru_cache(maxsize=1024)
+def _calibrated(
+    size: int, mu: float | None, epsilon: float, l2: float, l1: float, integer: bool, error: float
+) -> GridNoise:
+    """The grid and noise of one release (:func:`dppca_core.privacy.grid_noise`): Gaussian when ``mu`` is given, else
+    Laplace. Memoised: a pure function of numbers whose result is immutable, and a release calibrates the same
+    vectors at every run (the radius search alone releases up to nine counts from one share)."""
+    if mu is not None:
+        return grid_noise(size, l2=l2, mu=mu, integer=integer, computation_error=error)
+    return grid_noise(size, l1=l1, epsilon=epsilon, integer=integer, computation_error=error)
 
 
 def release_counts(

@@ -35,7 +35,10 @@ def awkward_rows(rng, n, d):
 
 
 @pytest.mark.parametrize(
-    "n,d,k", [(1, 1, 1), (5, 3, 2), (63, 4, 1), (64, 20, 2), (65, 20, 5), (1000, 7, 7), (3001, 30, 3), (200, 100, 100)]
+    "n,d,k",
+    # the compiled loop takes eight columns at a time: d below, at and above multiples of 8 (a remainder of 1 and 7)
+    [(1, 1, 1), (5, 3, 2), (63, 4, 1), (64, 20, 2), (65, 20, 5), (1000, 7, 7), (3001, 30, 3), (200, 100, 100)]
+    + [(300, 8, 3), (129, 9, 9), (1000, 17, 6), (97, 23, 23), (40, 64, 1)],
 )
 def test_projection_has_the_bits_of_the_column_loop(n, d, k):
     rng = np.random.default_rng(n * 1000 + d)

@@ -214,6 +214,34 @@ def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, cl
     assert np.all(np.linalg.norm(fused.rows, axis=1) <= 1.0 + 1e-12)
 
 
+@pytest.mark.parametrize("d", [7, 40])
+def test_centring_over_an_owned_copy_gives_the_same_bits_and_spends_it(d):
+    """prepare_centred(reuse=True) on data prepared from an array it owns writes the centred rows over that array:
+    the rows, Gram matrix and clipped count are those of a new array, bit for bit; the data's rows are then gone
+    (an error, not the centred rows, if read). Data not owned (the caller's array) is never written over."""
+    from dppca_core.compiled import kernels
+    from dppca_core.data.prepare import prepare_centred
+
+    kernels.warm_up()  # the compiled centring runs at every size once numba is imported (the numpy loop without it)
+    rng = np.random.default_rng(d)
+    n = 3 * block_rows(d) + 17
+    X = rng.normal(size=(n, d)) * rng.uniform(0.0, 1.2, (n, 1))  # some rows clipped before centring, some after
+    mean = np.full(d, 0.5 / np.sqrt(d))
+    expected = prepare_centred(prepare(X, 1.0, gram_now=False), mean)
+    copy = X / 1.0  # a new array, as a release's scaled copy is
+    owned = prepare(copy, 1.0, gram_now=False, owned=True)
+    fused = prepare_centred(owned, mean, reuse=True)
+    assert np.shares_memory(fused.rows, copy) and fused.n_clipped == expected.n_clipped > 0
+    assert np.array_equal(fused.rows.view(np.int64), expected.rows.view(np.int64))
+    assert np.array_equal(fused.gram.view(np.int64), expected.gram.view(np.int64))
+    with pytest.raises(ValueError, match="centred in place"):
+        owned.rows
+    kept = X.copy()
+    again = prepare_centred(prepare(X, 1.0, gram_now=False), mean, reuse=True)  # not owned: a new array
+    assert not np.shares_memory(again.rows, X) and np.array_equal(X, kept)
+    assert np.array_equal(again.rows.view(np.int64), expected.rows.view(np.int64))
+
+
 @pytest.mark.parametrize("d", [3, 40])
 def test_the_exact_row_sums_formed_in_the_norm_pass_are_those_of_a_separate_pass(d):
     from dppca_core.privacy.exact import FixedSums

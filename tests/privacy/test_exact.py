@@ -189,3 +189,32 @@ def test_vector_and_scalar_paths_cover_both_sizes():
     small = rounded_normal(exact.VECTOR_MIN - 1, Fraction(3), np.random.default_rng(0))
     large = rounded_normal(exact.VECTOR_MIN, Fraction(3), np.random.default_rng(0))
     assert small.dtype == large.dtype == np.int64
+
+
+def test_a_release_calibrates_as_grid_noise_does_memoised_or_not():
+    """release_vector's calibration is memoised (shares._calibrated): the grid and noise it returns are grid_noise's
+    for the same numbers, Gaussian and Laplace, floats and counts, whether or not the cache holds them already."""
+    from dppca_core.privacy.shares import Share, _calibrated, release_vector
+
+    gaussian, pure = Share(0.1, 0.5, 1e-7, 0.3), Share(0.1, 0.4, 0.0)
+    cases = [
+        (gaussian, dict(l2=2.0, l1=9.0, computation_error=1e-9), dict(l2=2.0, mu=0.3, computation_error=1e-9)),
+        (gaussian, dict(l2=1.0, l1=1.0, integer=True), dict(l2=1.0, mu=0.3, integer=True)),
+        (pure, dict(l2=7.0, l1=2.0, computation_error=1e-9), dict(l1=2.0, epsilon=0.4, computation_error=1e-9)),
+    ]
+    for share, given, calibrated in cases:
+        want = grid_noise(4, **calibrated)
+        for _ in range(2):  # the first call fills the cache, the second reads it
+            _, noise = release_vector(np.zeros(4), share, np.random.default_rng(0), **given)
+            assert noise == want and noise.scale == want.scale and type(noise.scale) is type(want.scale)
+    assert _calibrated.cache_info().hits >= 3
+
+
+def test_gaussian_epsilon_takes_numpy_numbers_and_is_the_uncached_root():
+    from dppca_core.privacy import calibration
+
+    plain = calibration._gaussian_epsilon.__wrapped__(0.7, 1e-6)  # the function the cache wraps, run afresh
+    assert calibration.gaussian_epsilon(0.7, 1e-6) == plain
+    assert calibration.gaussian_epsilon(np.float64(0.7), np.array(1e-6)) == plain
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        calibration.gaussian_epsilon(0.7, 0.0)
