@@ -254,6 +254,11 @@ class PreparedData:
         return self._gram
 
     @property
+    def gram_formed(self) -> bool:
+        """True once :attr:`gram` is computed (by :func:`prepare`, or by a run that read it): reading it is free."""
+        return self._gram is not None
+
+    @property
     def gram_error(self) -> float:
         """A bound on the rounding error of each entry of :attr:`gram` (see :func:`gram_error_bound`): the Gram
         matrices formed here are summed by blocks; statistics streamed from files carry their own bound."""

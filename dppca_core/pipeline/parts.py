@@ -92,18 +92,45 @@ def _symmetric(values: np.ndarray, k: int) -> np.ndarray:
     return M + np.triu(M, 1).T
 
 
-def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool = False) -> tuple:
+#: Under replace-one the variances are read off a Gram matrix already formed when its rounding bound is at most this
+#: share of the statistic's sensitivity (sqrt(2)): the noise then grows by less than 0.1% (the bound is added to the
+#: sensitivity), for d^2 k work instead of a pass of n d k over the rows.
+GRAM_ROUTE_ERROR_SHARE = 1e-3
+
+
+def _gram_terms_error(n: int, d: int, gram_error: float) -> float:
+    """A bound on each entry of [V^T C V, tr C] computed from C in float64: d * gram_error + 3 gamma_d n d (Higham,
+    eq. 3.5). It depends on n and d (and the Gram matrix's own bound, a function of n and d): n must be public."""
+    return d * float(gram_error) + 3.0 * summation_error(d, max(n, 1) * d)
+
+
+def reads_the_gram(data: PreparedData, neighbors: str) -> bool:
+    """Whether the variances are computed from the Gram matrix rather than by a pass over the rows: always without
+    rows (streamed statistics); with rows, under replace-one (n public) when the Gram matrix is already formed and its
+    rounding bound is small (:data:`GRAM_ROUTE_ERROR_SHARE`). A function of public facts (n under replace-one, d,
+    the mechanism, the relation), so the route, and the noise scale it implies, give nothing away."""
+    if not data.has_rows:
+        return True
+    if neighbors != "replace" or not data.gram_formed:
+        return False
+    bound = _gram_terms_error(data.n, data.d, data.gram_error)
+    return bound <= GRAM_ROUTE_ERROR_SHARE * sensitivity("variances_diag_trace", "replace")
+
+
+def _variance_terms(
+    data: PreparedData, V: np.ndarray, rotate: bool, keep: bool = False, neighbors: str = "add_remove"
+) -> tuple:
     """The statistic [diag or upper triangle of V^T C V, tr C], a bound on its computation error, and with ``keep``
     the rows' projections on V (fixed order, :func:`dppca_core.pipeline.scores.project`) the pass computed, else None.
 
     From rows: each row's terms (products of its projections, its squared norm) summed exactly; each term errs by at
     most 4 gamma_d (a projection y_j = v_j^T x errs by gamma_d since |v_j^T x| <= 1, so a product by 3 gamma_d), a
-    bound that does not depend on the data. From a Gram matrix alone (streamed statistics): V^T C V in float64, each
-    entry within d * gram_error + 3 gamma_d n d (Higham, eq. 3.5); this grows with n, so it is allowed only where n
-    is public (replace-one).
+    bound that does not depend on the data. From the Gram matrix (streamed statistics, or rows under replace-one
+    where :func:`reads_the_gram`): V^T C V in float64, each entry within :func:`_gram_terms_error`; this grows with
+    n, so it is allowed only where n is public (replace-one).
     """
     d, k = V.shape
-    if data.has_rows:
+    if not reads_the_gram(data, neighbors):
         rows = data.rows
         first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
         # one pass: each row's projections and squared norm (fixed order: each depends on the row alone) and their
@@ -115,7 +142,7 @@ def _variance_terms(data: PreparedData, V: np.ndarray, rotate: bool, keep: bool 
     M = V.T @ (C @ V)
     M = (M + M.T) / 2.0
     values = np.append(_upper(M) if rotate else np.diag(M), np.trace(C))
-    return values, d * float(data.gram_error) + 3.0 * summation_error(d, max(data.n, 1) * d), None
+    return values, _gram_terms_error(data.n, d, data.gram_error), None
 
 
 def private_variances(
@@ -147,8 +174,9 @@ def private_variances(
     dict
         ``components`` (d, k) ordered by decreasing private variance, ``variances`` (k,), ``total_variance``,
         ``released`` (the noisy vector, multiples of the grid), ``noise``, ``kind`` ("diag" or "upper"),
-        ``projections``: with ``keep_projections`` (and rows, and no rotation) the rows' projections on the ordered
-        components, the bits :func:`dppca_core.pipeline.scores.project` gives (the score plot reuses them), else None.
+        ``projections``: with ``keep_projections`` (and the pass over the rows, not the Gram route of
+        :func:`reads_the_gram`, and no rotation) the rows' projections on the ordered components, the bits
+        :func:`dppca_core.pipeline.scores.project` gives (the score plot reuses them), else None.
 
     Notes
     -----
@@ -165,7 +193,7 @@ def private_variances(
             "private under add/remove: pass the rows, use neighbors='replace', or give the eigenvalues "
             "no share."
         )
-    values, err, projections = _variance_terms(data, V, rotate, keep_projections and not rotate)
+    values, err, projections = _variance_terms(data, V, rotate, keep_projections and not rotate, neighbors)
     kind = "upper" if rotate else "diag"
     noisy, noise = release_vector(
         values,
