@@ -181,6 +181,29 @@ def luminance(css_colour: str) -> float:
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
+def download(page, key: str, folder) -> str:
+    """Press a download button once the page has finished its run; the file, saved under its suggested name (a
+    browser opens .html as a page). A press that brings no download in 90 s is made once more: on a busy machine a
+    press landing while the page redraws the button can be lost (seen once in a full run, never alone); a button
+    that never downloads still fails."""
+    from playwright.sync_api import TimeoutError as NoDownload
+
+    for attempt in (1, 2):
+        button = page.locator(f".st-key-{key} button").first
+        button.wait_for(timeout=240_000)
+        settle(page, timeout=240_000)
+        try:
+            with page.expect_download(timeout=90_000) as got:
+                button.click(timeout=240_000)  # a busy server's page may disable its buttons until it reconnects
+            break
+        except NoDownload:
+            if attempt == 2:
+                raise
+    path = folder / got.value.suggested_filename
+    got.value.save_as(path)
+    return str(path)
+
+
 #: a projector's screen, on which every step is checked as well (the walk itself is at 1280x720)
 LARGE = {"width": 1920, "height": 1080}
 #: True once every figure is drawn at its container's width (after a change of the window's size)

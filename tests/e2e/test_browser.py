@@ -12,6 +12,7 @@ from tests.e2e.helpers import (
     SHOTS,
     assert_no_error,
     axe_violations,
+    download,
     eventually,
     go_to,
     metric_values,
@@ -38,10 +39,7 @@ def report_record_problems(browser, page, folder: Path) -> list[str]:
     """Text clipped or overlapping in the Report's HTML record (downloaded from the Report page shown and saved in
     ``folder`` under its own name, so the browser opens it as a page), opened in a page of its own at the same
     size."""
-    with page.expect_download() as got:
-        page.get_by_role("button", name="HTML report (offline)").click()
-    saved = folder / got.value.suggested_filename
-    got.value.save_as(saved)
+    saved = Path(download(page, "download_html", folder))
     record = browser.new_page(viewport=page.viewport_size)
     record.goto(saved.as_uri())
     record.wait_for_selector(".js-plotly-plot", timeout=60_000)

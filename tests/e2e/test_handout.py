@@ -11,8 +11,7 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import SHOTS, assert_no_error, settle
-from tests.e2e.test_lesson import _download
+from tests.e2e.helpers import SHOTS, assert_no_error, download, settle
 from tests.test_handout import DIAGNOSTIC_WORDS, stray_numbers
 from dppca_core.handout import brief
 from ui import report
@@ -111,7 +110,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
     assert "Left out of the publishable file" in body and "Non-private PCA" in body
 
     # the exploration record's deck: its role kept, no address of the server, nothing clipped
-    record = _download(page, "download_slides", tmp_path)
+    record = download(page, "download_slides", tmp_path)
     text, doc, screen, printed, pdf_pages, slides = _open_offline(
         browser,
         record,
@@ -133,7 +132,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
     page.locator(".st-key-draw_releases button").click()
     page.wait_for_selector(".st-key-download_brief button", timeout=240_000)
     settle(page, timeout=240_000)
-    file = json.loads(open(_download(page, "download_releases", tmp_path), encoding="utf-8").read())
+    file = json.loads(open(download(page, "download_releases", tmp_path), encoding="utf-8").read())
     assert list(file["releases"]) == ["analyze_gauss", "private_power"]
     assert [m["mechanism"] for m in file["left_out"]] == ["non_private"]
     assert file["settings"]["scaling"]["bounds"] == [float(b) for b in BOUNDS.split(",")]
@@ -149,7 +148,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
             },
         ),
     ):
-        path = _download(page, key, tmp_path)
+        path = download(page, key, tmp_path)
         text, doc, screen, printed, pdf_pages, slides = _open_offline(browser, path, shots)
         lines = [line for line in text.splitlines() if line.strip()]
         assert lines[0] == first, lines[0]

@@ -5,7 +5,17 @@ of the Lesson and the Report downloaded and opened in Chromium with the network 
 
 import pytest
 
-from tests.e2e.helpers import LARGE, SHOTS, assert_no_error, assert_text_fits, in_viewport, query, resize, settle
+from tests.e2e.helpers import (
+    LARGE,
+    SHOTS,
+    download,
+    assert_no_error,
+    assert_text_fits,
+    in_viewport,
+    query,
+    resize,
+    settle,
+)
 from ui import report
 from ui.gallery import LESSON
 
@@ -104,29 +114,6 @@ def test_the_last_step_opens_its_scenario_on_explore_from_a_1920x1080_screen(ser
     page.context.close()
 
 
-def _download(page, key: str, folder) -> str:
-    """Press a download button once the page has finished its run; the file, saved under its suggested name (a
-    browser opens .html as a page). A press that brings no download in 90 s is made once more: on a busy machine a
-    press landing while the page redraws the button can be lost (seen once in a full run, never alone); a button
-    that never downloads still fails."""
-    from playwright.sync_api import TimeoutError as NoDownload
-
-    for attempt in (1, 2):
-        button = page.locator(f".st-key-{key} button").first
-        button.wait_for(timeout=240_000)
-        settle(page, timeout=240_000)
-        try:
-            with page.expect_download(timeout=90_000) as got:
-                button.click(timeout=240_000)  # a busy server's page may disable its buttons until it reconnects
-            break
-        except NoDownload:
-            if attempt == 2:
-                raise
-    path = folder / got.value.suggested_filename
-    got.value.save_as(path)
-    return str(path)
-
-
 def _open_offline(browser, path: str, slides: int, figures: int, shot: str | None = None):
     """Open a deck from disk with every network request refused; count its slides and drawn figures."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -154,7 +141,7 @@ def test_the_decks_open_offline_with_one_slide_per_step_and_decision(server, bro
     page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     page.goto(f"{server}/lesson")
     _wait_step(page, 1)
-    lesson_deck = _download(page, "download_lesson_slides", tmp_path)
+    lesson_deck = download(page, "download_lesson_slides", tmp_path)
     text = _open_offline(browser, lesson_deck, slides=len(LESSON) + 1, figures=len(LESSON), shot="slide_deck.png")
     assert report.PUBLIC_RECORD in text and all(card.title in text for card in LESSON)
     assert f"{server}/explore?" in text and f"{server}/tradeoffs" in text  # each step's link, whole
@@ -163,7 +150,7 @@ def test_the_decks_open_offline_with_one_slide_per_step_and_decision(server, bro
     page.goto(f"{server}/report?src=sample:wine&k=2")
     page.wait_for_selector(".js-plotly-plot", timeout=240_000)
     settle(page, timeout=240_000)
-    report_deck = _download(page, "download_slides", tmp_path)
+    report_deck = download(page, "download_slides", tmp_path)
     # title, what we found, the scenario, the guarantee, utility, risk, budget split, loadings, scree
     text = _open_offline(browser, report_deck, slides=9, figures=4)
     assert report.PRIVATE_RECORD in text

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import assert_no_error, go_to, people_csv, query, settle, upload_on_data_page
+from tests.e2e.helpers import assert_no_error, download, go_to, people_csv, query, settle, upload_on_data_page
 
 pytestmark = pytest.mark.e2e
 
@@ -30,9 +30,7 @@ def test_upload_choose_r_privately_publish_and_download_the_report(server, brows
     assert "Clipping radius chosen privately" in body
     assert_no_error(page, "report with R chosen privately")
 
-    with page.expect_download() as got:
-        page.get_by_role("button", name="HTML report (offline)").click()
-    doc = open(got.value.path(), encoding="utf-8").read()
+    doc = open(download(page, "download_html", tmp_path), encoding="utf-8").read()
     assert "How one release" in doc  # the budget breakdown (its figure and table)
     table = doc.split("Clipping radius chosen privately", 1)[1]
     radius = float(re.search(r"<td>([0-9.]+(?:e[+-]?[0-9]+)?)</td>", table).group(1))
@@ -40,10 +38,8 @@ def test_upload_choose_r_privately_publish_and_download_the_report(server, brows
 
     page.get_by_role("button", name="Draw releases to publish").click()
     page.wait_for_selector('text="Download the publishable releases (JSON)"', timeout=120_000)
-    settle(page)
-    with page.expect_download() as got:
-        page.get_by_role("button", name="Download the publishable releases (JSON)").click()
-    released = json.loads(open(got.value.path(), encoding="utf-8").read())["releases"]["analyze_gauss"]
+    released = json.loads(open(download(page, "download_releases", tmp_path), encoding="utf-8").read())
+    released = released["releases"]["analyze_gauss"]
     assert released["guarantee"] != "none" and "radius" in released["outputs"]
     assert released["facts"]["budget"]["radius"]["share"] > 0
     page.close()
