@@ -14,6 +14,7 @@ from tests.e2e.helpers import (
     TICK_STYLES,
     TRUNCATED,
     assert_no_error,
+    download,
     in_viewport,
     luminance,
     metric_values,
@@ -87,7 +88,7 @@ def test_a_class_demo_in_presenter_mode(server, browser):
     page.close()
 
 
-def test_the_planner_reads_a_percentage_target_as_the_table_does(server, browser):
+def test_the_planner_reads_a_percentage_target_as_the_table_does(server, browser, tmp_path):
     """A target of 0.8 for the captured energy is read as 80%, and the ε it answers meets 80% in the results the
     page offers for download."""
     page = browser.new_page(viewport=SCREEN)
@@ -100,9 +101,7 @@ def test_the_planner_reads_a_percentage_target_as_the_table_does(server, browser
     page.wait_for_function("() => new URLSearchParams(location.search).get('target') === '80.0'", timeout=60_000)
     settle(page)
     assert_no_error(page, "planner with a percentage target")
-    with page.expect_download() as got:
-        page.locator('[data-testid="stDownloadButton"] button').first.click()
-    text = open(got.value.path(), encoding="utf-8").read()
+    text = open(download(page, "download_sweep", tmp_path), encoding="utf-8").read()
     assert text.startswith("# Exploration record")
     table = pd.read_csv(io.StringIO(text), comment="#")
     answers = {}  # the planner's table: mechanism (row header), then the smallest epsilon

@@ -1,10 +1,12 @@
 """End-to-end (issue 38): the scenario file downloaded from the sidebar of a page, dropped on Home in a fresh session,
 gives the same address and the same page as the link it came from."""
 
+from pathlib import Path
+
 import pytest
 
 from dppca_core.scenario import Scenario
-from tests.e2e.helpers import assert_no_error, open_page, query, settle
+from tests.e2e.helpers import assert_no_error, download, open_page, query, settle
 
 pytestmark = pytest.mark.e2e
 
@@ -17,10 +19,7 @@ def test_a_downloaded_scenario_file_dropped_on_home_opens_the_same_page(server, 
     assert_no_error(page, "explore from the link")
     wanted = query(page)
     shown = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
-    with page.expect_download() as got:
-        page.get_by_role("button", name="Scenario file").click()
-    path = tmp_path / got.value.suggested_filename
-    got.value.save_as(path)
+    path = Path(download(page, "download_scenario_file", tmp_path))
     assert path.name == "dppca_scenario.toml"
     assert Scenario.from_file(path).to_query() == wanted
 
