@@ -99,6 +99,7 @@ if not presenting:
         "text/html",
         icon=":material/slideshow:",
         key="download_lesson_slides",
+        on_click="ignore",
         help="The nine steps as a deck that opens offline in any browser, each figure with its "
         "numbers and its link.",
     )

@@ -107,6 +107,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         "application/json",
         icon=":material/data_object:",
         key="download_releases",
+        on_click="ignore",
         width="stretch",
         help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
         "after a non-private choice, none), the public schema and settings, what it all means "
@@ -126,6 +127,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         "text/html",
         icon=":material/description:",
         key="download_brief",
+        on_click="ignore",
         width="stretch",
         help="One printable page for stakeholders: what was released and why, the "
         "guarantee in words, ε beside known deployments, utility against a "
@@ -138,6 +140,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         "text/html",
         icon=":material/slideshow:",
         key="download_publishable_slides",
+        on_click="ignore",
         width="stretch",
         help="The brief as a deck that opens offline in any browser. Made from the JSON alone.",
     )
@@ -166,6 +169,7 @@ def _notebook_downloads(vals, ds, upload) -> None:
         "application/x-ipynb+json",
         icon=":material/menu_book:",
         key="download_exploration_notebook",
+        on_click="ignore",
         width="stretch",
         help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
         "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.",
@@ -178,6 +182,7 @@ def _notebook_downloads(vals, ds, upload) -> None:
             "application/x-ipynb+json",
             icon=":material/lock:",
             key="download_release_notebook",
+            on_click="ignore",
             width="stretch",
             help="A Jupyter notebook whose release cell spends the budget once on your data with "
             "fresh randomness and writes the publishable JSON, recording each spend in a ledger "
@@ -331,6 +336,7 @@ with boundary("the report"):
         "text/html",
         icon=":material/slideshow:",
         key="download_slides",
+        on_click="ignore",
         width="stretch",
         help="A deck that opens offline in any browser: one slide per figure and decision, each "
         "figure with its numbers; an exploration record like the HTML report.",
@@ -342,6 +348,7 @@ with boundary("the report"):
         "text/html",
         icon=":material/download:",
         key="download_html",
+        on_click="ignore",
         width="stretch",
     )
     c[1].download_button(
@@ -351,6 +358,7 @@ with boundary("the report"):
         "text/x-python",
         icon=":material/code:",
         key="download_script",
+        on_click="ignore",
         width="stretch",
         help="Prints this page's table with the installed dppca_core package (same seeds).",
     )

@@ -157,6 +157,7 @@ for key, rep in results.items():
             "text/csv",
             icon=":material/download:",
             key=f"reproduce_csv:{key}",
+            on_click="ignore",
             help="An exploration record of the papers' synthetic data: one row per panel, series, x "
             "value and repetition, with the algorithm that produced it (diagnostics, not "
             "releases; first line says so).",

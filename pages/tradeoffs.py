@@ -212,6 +212,7 @@ with boundary("the sweep"):
             "text/csv",
             icon=":material/download:",
             key="download_sweep",
+            on_click="ignore",
             help="An exploration record: diagnostics over repetitions (not private), first line "
             "says so (read it with comment='#').",
         )

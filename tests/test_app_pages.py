@@ -169,3 +169,28 @@ def test_every_gallery_scenario_and_sample_runs(app_test):
     at.switch_page("pages/data.py").run()
     assert_clean(at)
     assert metric(at, "rows n") == "178" and metric(at, "labels") == "yes"
+
+
+def test_no_download_reruns_the_page():
+    """Every download button is built with ``on_click="ignore"``: a press only downloads. A press that also reruns the
+    page lets the rerun drop the file the press asked for (Streamlit forgets a built-when-pressed file once the run
+    that drew its button is replaced), so on a busy server the download could silently never come."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]
+    calls = [
+        (path.name, node)
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "download_button"
+    ]
+    streamlit_calls = [(name, node) for name, node in calls if len(node.args) >= 2 or node.keywords]
+    assert len(streamlit_calls) >= 12, [name for name, _ in streamlit_calls]
+    rerunning = [
+        f"{name}:{node.lineno}"
+        for name, node in streamlit_calls
+        if not any(k.arg == "on_click" and getattr(k.value, "value", None) == "ignore" for k in node.keywords)
+    ]
+    assert not rerunning, rerunning

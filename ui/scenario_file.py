@@ -37,6 +37,7 @@ def download_button(container=None, key: str = "download_scenario_file") -> None
         "application/toml",
         icon=":material/file_save:",
         key=key,
+        on_click="ignore",
         width="stretch",
         help="Every setting and the public schema of the data (its columns, never its rows) in a small text file: "
         "open it on Home, or in Python with dppca_core.scenario.Scenario.from_file. Format: docs/notebooks.md.",

@@ -183,9 +183,9 @@ def luminance(css_colour: str) -> float:
 
 def download(page, key: str, folder) -> str:
     """Press a download button once the page has finished its run; the file, saved under its suggested name (a
-    browser opens .html as a page). A press that brings no download in 90 s is made once more: on a busy machine a
-    press landing while the page redraws the button can be lost (seen once in a full run, never alone); a button
-    that never downloads still fails."""
+    browser opens .html as a page). A press that brings no download in 90 s is made once more (a lost press was seen
+    in full runs, never alone, while the buttons still reran the page; they no longer do); a button that never
+    downloads still fails, with what the button said."""
     from playwright.sync_api import TimeoutError as NoDownload
 
     for attempt in (1, 2):
@@ -196,9 +196,10 @@ def download(page, key: str, folder) -> str:
             with page.expect_download(timeout=90_000) as got:
                 button.click(timeout=240_000)  # a busy server's page may disable its buttons until it reconnects
             break
-        except NoDownload:
+        except NoDownload as exc:
+            said = page.locator(f".st-key-{key} [data-testid='stDownloadButtonError']").all_inner_texts()
             if attempt == 2:
-                raise
+                raise AssertionError(f"no download from {key!r} after two presses; the button said {said}") from exc
     path = folder / got.value.suggested_filename
     got.value.save_as(path)
     return str(path)
