@@ -77,7 +77,9 @@ def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
         raise ValueError(f"{name} has no columns; give at least one numeric feature.")
     if n < min_rows:
         raise ValueError(f"{name} has {n} row(s); at least {min_rows} are needed. Add rows.")
-    if not np.all(np.isfinite(arr)):
+    # a finite sum means every entry is finite (a NaN or an infinity makes it NaN or infinite): one pass without an
+    # n x d mask; only a sum that is not finite (a bad entry, or an overflow of large ones) looks entry by entry
+    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         bad_rows, bad_cols = np.nonzero(~np.isfinite(arr))
         raise ValueError(
             f"{name} contains NaN or infinite values (first at row {bad_rows[0]}, column {bad_cols[0]}); "

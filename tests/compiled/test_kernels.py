@@ -266,3 +266,26 @@ def test_sums_of_scaled_rows_are_those_of_the_formed_rows(compiled):
     assert kernels.scaled_row_sums(X, factors, SUM_BITS, 1.0 + 1e-12, compiled) == want
     assert FixedSums.of_scaled_rows(X, factors).totals == want
     assert kernels.scaled_row_sums(X, factors * 4.0, SUM_BITS, 1.0 + 1e-12, compiled) is None  # entries above 1
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_exact_sums_at_their_largest_terms_across_float_chunks(compiled):
+    """The compiled sums add each run of EXACT_FLOAT_ROWS truncated terms as floats: at the largest term allowed
+    (1 + 1e-12, in every row) and over several runs and a partial one, still the exact integers; a refused term in
+    the last run still refuses the sums."""
+    rows = 2 * kernels.EXACT_FLOAT_ROWS + 123
+    limit = 1.0 + 1e-12
+    terms = np.full((rows, 4), limit)
+    terms[:, 1] = -limit
+    terms[::3, 2] = 1.0 - 2.0**-52  # just below 1: its truncation drops bits, in every third row
+    terms[:, 3] = np.random.default_rng(3).uniform(-1.0, 1.0, rows)
+    want = exact_column_sums(terms)
+    assert kernels.fixed_point_column_sums(terms, SUM_BITS, limit, compiled).tolist() == want
+    assert kernels.scaled_row_sums(terms, np.ones(rows), SUM_BITS, limit, compiled) == want
+    squares = np.sqrt(np.abs(terms[:, [0, 2]]))  # |x| / b with b = 1 gives back each term's square root
+    assert kernels.clipped_square_sums(squares, np.ones(2), SUM_BITS, limit, compiled) == exact_column_sums(
+        np.minimum(squares, 1.0) ** 2
+    )
+    terms[-5, 3] = 1.0 + 1e-9
+    assert kernels.fixed_point_column_sums(terms, SUM_BITS, limit, compiled) is None
+    assert kernels.scaled_row_sums(terms, np.ones(rows), SUM_BITS, limit, compiled) is None
