@@ -44,6 +44,7 @@ from .trace_sensitive import (
     noise_error,
     noisy_parts,
     private_trace,
+    published_branch,
     route_errors,
 )
 
@@ -223,11 +224,7 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
 
     def release(data, rng, epsilon, delta, neighbors):
         parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), DEFAULT_LEVELS, rng, "auto")
-        published = {"route": parts["route"], "radius": parts["radius"], "matrix": parts["matrix"].tolist()}
-        published["matrix_sd"] = parts["matrix_sd"]
-        if parts["values"] is not None:
-            published.update(values=parts["values"].tolist(), values_sd=parts["values_sd"])
-        return published, parts["curve"]
+        return {**published_branch(parts), "radius": parts["radius"]}, parts["curve"]
 
     return AuditDesign(
         D,

@@ -230,10 +230,7 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     def release(data, rng, epsilon, delta, neighbors):
         mu_trace, mu_main = split_mu(gaussian_mu(epsilon, delta), (ROUTE_TRACE_SHARE, 1.0 - ROUTE_TRACE_SHARE))
         parts = route_parts(data, mu_trace, mu_main, 0.5, rng)
-        published = {"route": parts["route"], "matrix": parts["matrix"].tolist(), "matrix_sd": parts["matrix_sd"]}
-        if parts["values"] is not None:
-            published.update(values=parts["values"].tolist(), values_sd=parts["values_sd"])
-        return published, parts["curve"]
+        return published_branch(parts), parts["curve"]
 
     return AuditDesign(
         D,
@@ -245,6 +242,15 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
         note=f"route auto as a whole (private trace, choice, the Gaussian branch it picks at d = 2; canary e1 / e2 "
         f"on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio over the noisy matrix",
     )
+
+
+def published_branch(parts: dict) -> dict:
+    """What a route="auto" design's release publishes of the branch that ran (:func:`branch_parts`'s fields): the
+    route, the noisy matrix and its noise s.d., and on the trace branch the noisy spectrum and its s.d."""
+    published = {"route": parts["route"], "matrix": parts["matrix"].tolist(), "matrix_sd": parts["matrix_sd"]}
+    if parts["values"] is not None:
+        published.update(values=parts["values"].tolist(), values_sd=parts["values_sd"])
+    return published
 
 
 def canary_pair(name: str, neighbors: str, d: int, background: tuple[int, int]):

@@ -14,7 +14,12 @@ from dppca_core.data.prepare import prepare
 from dppca_core.mechanisms import tail_sensitive as ts
 from dppca_core.mechanisms.trace_sensitive import route_errors
 from dppca_core.reproduce.dong_liang_yi import trace_one_rows, zipf_norm_rows
-from tests.new_mechanisms import accepted_by_release_pca_and_estimator, no_noise_free_field, pld_epsilon
+from tests.new_mechanisms import (
+    accepted_by_release_pca_and_estimator,
+    design_releases,
+    no_noise_free_field,
+    pld_epsilon,
+)
 
 
 def zipf_rows(n, d, buckets=6, seed=0):
@@ -165,12 +170,8 @@ def test_release_pca_and_the_estimator_accept_it():
 
 def test_audit_design_reads_the_gaussian_parts():
     design = ts.tail_sensitive_audit_design(d=2, n=20, neighbors="replace", statistic="auto")
-    eps, delta, trials = 2.0, 1e-5, 200
-    rng = np.random.default_rng(0)
-    released = [
-        [design.release(data, rng, eps, delta, "replace")[0] for _ in range(trials)]
-        for data in (design.D, design.D_prime)
-    ]
+    eps, delta = 2.0, 1e-5
+    released = design_releases(design, eps, delta, 200)
     assert all(r["radius"] == 1.0 for runs in released for r in runs)  # the background keeps tau = 1
     scores = [[design.score(r) for r in runs] for runs in released]
     mus = ts.budget(eps, delta, *ts.DEFAULT_SHARES)
@@ -298,12 +299,8 @@ def test_the_default_route_is_the_tail_route():
 
 def test_the_auto_route_audit_design_reads_the_branch_share():
     design = ts.tail_sensitive_audit_design(d=2, n=20, neighbors="replace", statistic="route_auto")
-    eps, delta, trials = 2.0, 1e-5, 300
-    rng = np.random.default_rng(0)
-    runs = [
-        [design.release(data, rng, eps, delta, "replace")[0] for _ in range(trials)]
-        for data in (design.D, design.D_prime)
-    ]
+    eps, delta = 2.0, 1e-5
+    runs = design_releases(design, eps, delta, 300)
     assert {run["route"] for both in runs for run in both} == {"gauss"}  # d = 2: the Gaussian branch, always
     scores = [[design.score(run) for run in both] for both in runs]
     mu_main = ts.budget(eps, delta, *ts.DEFAULT_SHARES)["mu_main"]
