@@ -9,6 +9,10 @@ candidates tau_j = 2^-j where that excess outgrows the noise error the algorithm
 and one step above it. Privacy, under replace-one (n public): a private trace (Gaussian), the sparse vector step
 (pure epsilon_0-DP: each query moves by less than 1) and the two Gaussian releases of the trace-sensitive algorithm on
 the clipped rows, composed exactly in Gaussian DP (the pure step through its exact GDP conversion).
+
+With ``route="auto"`` it is the paper's combined routine (as the authors' code runs it): the queries set the excess
+against the smaller of the Gaussian mechanism's predicted error and this algorithm's, and at the radius the smaller
+of the two picks the release (:func:`.trace_sensitive.choose_route`, shared with trace_sensitive's own route).
 """
 
 from __future__ import annotations
