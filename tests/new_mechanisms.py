@@ -40,3 +40,12 @@ def pld_epsilon(parts, delta):
         )
         dist = step if dist is None else dist.compose(step)
     return dist.get_epsilon_for_delta(delta)
+
+
+def design_releases(design, epsilon, delta, trials, seed=0):
+    """[runs on D, runs on D']: ``trials`` published releases of an audit design on each side (one generator)."""
+    rng = np.random.default_rng(seed)
+    return [
+        [design.release(data, rng, epsilon, delta, "replace")[0] for _ in range(trials)]
+        for data in (design.D, design.D_prime)
+    ]

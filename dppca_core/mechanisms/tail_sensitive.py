@@ -9,6 +9,10 @@ candidates tau_j = 2^-j where that excess outgrows the noise error the algorithm
 and one step above it. Privacy, under replace-one (n public): a private trace (Gaussian), the sparse vector step
 (pure epsilon_0-DP: each query moves by less than 1) and the two Gaussian releases of the trace-sensitive algorithm on
 the clipped rows, composed exactly in Gaussian DP (the pure step through its exact GDP conversion).
+
+With ``route="auto"`` it is the paper's combined routine (as the authors' code runs it): the queries set the excess
+against the smaller of the Gaussian mechanism's predicted error and this algorithm's, and at the radius the smaller
+of the two picks the release (:func:`.trace_sensitive.choose_route`, shared with trace_sensitive's own route).
 """
 
 from __future__ import annotations
@@ -36,7 +40,17 @@ from ..privacy import (
 from ..privacy.exact import exact_scale, noisy_on_grid
 from ..registry import Output, Param, mechanism
 from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
-from .trace_sensitive import both_parts_score, canary_pair, noise_error, noisy_parts, private_trace
+from .trace_sensitive import (
+    branch_parts,
+    both_parts_score,
+    canary_pair,
+    choose_route,
+    noise_error,
+    noisy_parts,
+    private_trace,
+    published_branch,
+    route_errors,
+)
 
 PAPER_DLY_TAIL = (
     "Dong, Liang & Yi, Differentially Private Covariance Revisited (NeurIPS 2022), the tail-sensitive " "algorithm"
@@ -78,7 +92,8 @@ def above_threshold(queries, epsilon: float, computation_error: float, rng: np.r
 
 def budget(epsilon: float, delta: float, svt_share: float, trace_share: float, vector_share: float) -> dict:
     """The GDP parameter of each part, sharing mu*(epsilon, delta)^2 (the paper's shares of rho): the sparse vector
-    step (as the pure epsilon whose exact GDP conversion is its mu), the trace, the eigenvectors, the eigenvalues."""
+    step (as the pure epsilon whose exact GDP conversion is its mu), the trace, the release after them ("mu_main") and
+    its split between the eigenvectors and the eigenvalues ("vector_share" of mu_main^2)."""
     rest = 1.0 - svt_share - trace_share
     if not (svt_share > 0 and trace_share > 0 and rest > 0):
         raise ValueError(
@@ -90,42 +105,67 @@ def budget(epsilon: float, delta: float, svt_share: float, trace_share: float, v
     return {
         "epsilon_svt": pure_epsilon_for_mu(mu_svt),
         "mu_trace": mu_trace,
+        "mu_main": mu_main,
+        "vector_share": vector_share,
         "mu_vectors": mu_vectors,
         "mu_values": mu_values,
     }
 
 
-def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator) -> dict:
-    """The releases of the proof, in order: the noisy trace, the sparse vector step's stop, then the trace-sensitive
-    algorithm's two Gaussian releases on the rows clipped at the radius and divided by it (unit scale), and the curve
-    of the whole: every part mu-GDP (the pure step through :func:`pure_to_gdp_mu`), composed exactly."""
+def predicted_error(radius: float, trace_sigma: float, d: int, n: int, mus: dict, route: str) -> float:
+    """The Frobenius error (of Sigma = C / n) the release would add on rows clipped at ``radius``, the level each
+    sparse vector query sets the clipping excess against (public: a function of the released trace of Sigma
+    ``trace_sigma`` and of public values). route "tail": the trace-sensitive algorithm's (:func:`noise_error`); route
+    "auto": the smaller of the two the branch choice compares (:func:`route_errors`: the trace-sensitive release's with
+    its eigenvector term at ROUTE_VECTOR_FACTOR, the Gaussian mechanism's), as the authors' combined routine does."""
+    if route == "tail":
+        return noise_error(radius, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"])
+    return min(route_errors(radius, trace_sigma, d, n, mus["mu_main"], mus["vector_share"]).values())
+
+
+def clipped_unit_rows(rows: np.ndarray, norms: np.ndarray, radius: float):
+    """The rows clipped at ``radius`` and divided by it (back in the unit ball), prepared."""
+    scale = np.divide(1.0, norms, out=np.full(len(norms), 1.0 / radius), where=norms > radius)
+    return prepare(rows * scale[:, None])
+
+
+def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: str = "tail") -> dict:
+    """The releases of the proof, in order: the noisy trace, the sparse vector step's stop, then, on the rows clipped
+    at the radius and divided by it (unit scale), the trace-sensitive algorithm's two Gaussian releases (route "tail";
+    route "auto": the branch :func:`choose_route` picks at the radius, that pair or the Gaussian mechanism's noisy
+    matrix, :func:`branch_parts`), and the curve of the whole: every part mu-GDP (the pure step through
+    :func:`pure_to_gdp_mu`), composed exactly.
+
+    The branch is a function of the released trace and radius and of public values (post-processing), chosen before
+    it runs: the parts compose adaptively, and the curve counts the branch at mu_main whichever ran (each branch is at
+    most mu_main-GDP, so the curve is an upper bound that does not depend on the branch, hence not on the data)."""
     n, d = data.n, data.d
     sq_norms = np.einsum("ij,ij->i", data.rows, data.rows)
     error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
     trace, trace_noise = private_trace(float(sq_norms.sum()), error, mus["mu_trace"], rng)
     trace_sigma = float(np.clip(trace / n, 0.0, 1.0))
     radii = candidate_radii(levels)
-    offsets = [n * noise_error(r, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"]) for r in radii]
+    offsets = [n * predicted_error(r, trace_sigma, d, n, mus, route) for r in radii]
     queries = [clipping_excess(sq_norms, r) - o for r, o in zip(radii, offsets)]
     stop, epsilon_svt = above_threshold(queries, mus["epsilon_svt"], summation_error(n + d + 3, n + max(offsets)), rng)
     radius = float(radii[max(stop - 1, 0)])  # one step above the first radius whose excess outgrew the noise
     norms = np.sqrt(sq_norms)
-    scale = np.divide(1.0, norms, out=np.full(n, 1.0 / radius), where=norms > radius)
-    unit = prepare(data.rows * scale[:, None])  # clipped at radius, divided by it
-    matrix, values, noise = noisy_parts(unit, mus["mu_vectors"], mus["mu_values"], rng)
-    mus_used = [trace_noise.curve().mu, pure_to_gdp_mu(epsilon_svt), mus["mu_vectors"], noise.curve().mu]
-    return {
-        "radius": radius,
-        "stop": stop,
-        "trace": trace,
-        "trace_sd": trace_noise.noise_scale,
-        "matrix": matrix,
-        "values": values,
-        "values_sd": noise.noise_scale,
-        "epsilon_svt": epsilon_svt,
-        "curve": PrivacyCurve.gdp(composed_mu(mus_used)),
-        "clipped_rows": int(np.sum(norms > radius)),
-    }
+    unit = clipped_unit_rows(data.rows, norms, radius)
+    parts = {"stop": stop, "radius": radius, "trace": trace, "trace_sd": trace_noise.noise_scale}
+    parts.update(epsilon_svt=epsilon_svt, clipped_rows=int(np.sum(norms > radius)))
+    mus_used = [trace_noise.curve().mu, pure_to_gdp_mu(epsilon_svt)]
+    if route == "tail":
+        parts["route"] = "tail"
+        parts["matrix"], parts["values"], noise = noisy_parts(unit, mus["mu_vectors"], mus["mu_values"], rng)
+        parts["values_sd"] = noise.noise_scale
+        mus_used += [mus["mu_vectors"], noise.curve().mu]
+    else:
+        branch = choose_route(trace_sigma, d, n, mus["mu_main"], mus["vector_share"], radius)
+        parts.update(branch_parts(unit, branch, mus["mu_main"], mus["vector_share"], rng))
+        parts["route"] = "tail" if branch == "trace" else "gauss"
+        mus_used.append(mus["mu_main"])
+    parts["curve"] = PrivacyCurve.gdp(composed_mu(mus_used))
+    return parts
 
 
 def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
@@ -138,6 +178,8 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
     whole sensitivity sqrt(2) each. The trace and the stop carry no signal here: the audit reaches the two Gaussian
     parts' share of mu^2 (3/4 by default), not the whole.
     """
+    if statistic == "route_auto":
+        return route_audit_design(d, neighbors)
     if statistic not in ("auto", "both_parts"):
         return None
     D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
@@ -169,9 +211,43 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
     )
 
 
+def route_audit_design(d: int, neighbors: str) -> AuditDesign:
+    """route="auto" attacked as a whole (statistic "route_auto"), d = 2: the canary pair of the both-parts design, the
+    release runs every part of the combined routine (private trace, sparse vector step, branch choice, chosen branch)
+    at the default shares.
+
+    Every row has norm 1, so the trace, the clipping excesses (hence the stop and the radius) and the branch are alike
+    on both neighbours, and the clipped rows divided by the radius are the rows themselves. At d = 2 the branch is the
+    Gaussian one at every radius (its predicted error equals the trace-sensitive release's eigenvalue term alone,
+    :func:`route_errors`): the score is the exact likelihood ratio over the unit-scale noisy matrix, which moves by its
+    whole sensitivity sqrt(2). It reaches the branch's share of mu^2 (3/4), not the trace's or the sparse vector
+    step's. The other branch is the pair the both-parts design attacks.
+    """
+    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
+    a, b = AUDIT_BACKGROUND
+
+    def release(data, rng, epsilon, delta, neighbors):
+        parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), DEFAULT_LEVELS, rng, "auto")
+        return {**published_branch(parts), "radius": parts["radius"]}, parts["curve"]
+
+    return AuditDesign(
+        D,
+        D_prime,
+        2,
+        both_parts_score(D, D_prime),
+        "route_auto",
+        release=release,
+        note=f"route auto as a whole (private trace, sparse vector step, choice, the Gaussian branch it picks at "
+        f"d = 2; canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
+        f"over the noisy matrix",
+    )
+
+
 #: default shares of mu^2 (of rho): the sparse vector step, the trace, and the eigenvectors' part of the rest
 DEFAULT_SHARES = (0.125, 0.125, 0.5)
 DEFAULT_LEVELS = 12
+#: "tail": always the trace-sensitive release on the clipped rows; "auto": the combined routine (tail_parts)
+ROUTES = ("tail", "auto")
 
 
 def _tail_rate() -> Rate:
@@ -215,7 +291,9 @@ TAIL_SENSITIVE_RATE = _tail_rate()
     audit_descriptions={
         "both_parts": "the exact Gaussian likelihood ratio over the noisy matrix and the noisy "
         "spectrum of the whole release (trace, sparse vector step and both Gaussian "
-        "parts run), each moved by its whole sensitivity at once"
+        "parts run), each moved by its whole sensitivity at once",
+        "route_auto": "the combined routine run whole (private trace, sparse vector step, then the release it "
+        "picks at the radius): the exact Gaussian likelihood ratio over the noisy matrix of the release it picked",
     },
     audit_design=tail_sensitive_audit_design,
     params=(
@@ -252,6 +330,16 @@ TAIL_SENSITIVE_RATE = _tail_rate()
             low=1,
             high=40,
         ),
+        Param(
+            "route",
+            "choice",
+            "tail",
+            "'tail': always the trace-sensitive release on the clipped rows. 'auto': the authors' combined routine, "
+            "which at the clipping radius runs whichever of that release and the Gaussian mechanism (Analyze Gauss) "
+            "the private trace predicts to be more accurate for the covariance, and picks the radius against the "
+            "smaller of the two errors.",
+            choices=ROUTES,
+        ),
     ),
     notes=(
         "Dong, Liang & Yi (2022), the tail-sensitive algorithm: a private trace (Gaussian), then the sparse vector "
@@ -263,28 +351,42 @@ TAIL_SENSITIVE_RATE = _tail_rate()
         "(pure_to_gdp_mu) and composed with the three Gaussian parts: the release is mu*(eps, delta)-GDP. Default "
         "shares of mu^2: 1/8 sparse vector, 1/8 trace, 3/8 eigenvectors, 3/8 eigenvalues (the authors' split of rho). "
         "It wins when most rows are far shorter than the clipping bound (skewed norms); when the rows fill the "
-        "bound it keeps tau = 1 and is trace_sensitive with 3/4 of the budget. Replace-one only (n public)."
+        "bound it keeps tau = 1 and is trace_sensitive with 3/4 of the budget. Replace-one only (n public). "
+        "With route='auto' (the paper's combined routine, as in the authors' code) each sparse vector query sets the "
+        "excess against n times the smaller of two predicted errors at tau_j, the Gaussian mechanism's "
+        "sqrt(2) tau_j^2 d / (mu_m n) and this release's with its eigenvector term at 1/6; at the radius chosen the "
+        "smaller of the two (post-processing of the released trace and radius) decides which runs on the clipped "
+        "rows with the remaining mu_m: this release or Analyze Gauss. The output 'route' ('tail' or 'gauss') says "
+        "which ran; the curve counts the branch at mu_m whichever ran, so it is mu*-GDP either way."
     ),
 )
-def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_share, vector_share, levels):
+def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_share, vector_share, levels, route):
     mus = budget(epsilon, delta, svt_share, trace_share, vector_share)
-    parts = tail_parts(data, mus, levels, rng)
+    parts = tail_parts(data, mus, levels, rng, route)
     scale = parts["radius"] ** 2  # back from the unit-scale rows: a power of two, so the grids stay exact
-    _, vectors = top_eigenvectors(parts["matrix"], data.d)
-    spectrum = scale * np.clip(np.sort(parts["values"])[::-1], 0.0, float(data.n))  # sorted, in [0, n tau^2]
+    noisy_values, vectors = top_eigenvectors(parts["matrix"], data.d)
+    values = noisy_values if parts["values"] is None else parts["values"]  # Gaussian branch: the noisy matrix's
+    spectrum = scale * np.clip(np.sort(values)[::-1], 0.0, float(data.n))  # sorted, in [0, n tau^2]
+    outputs = {"route": parts["route"]} if route == "auto" else {}
+    outputs.update(spectrum=spectrum)
+    if parts["values"] is not None:
+        outputs["eigenvalue_noise_sd"] = scale * parts["values_sd"]
+    outputs.update(clipping_radius=parts["radius"], trace=parts["trace"], trace_noise_sd=parts["trace_sd"])
     return Output(
         vectors[:, :k],
-        noise_scale=float(scale * np.sqrt(2) / mus["mu_vectors"]),
+        noise_scale=float(scale * np.sqrt(2) / mus["mu_vectors"] if route == "tail" else scale * parts["matrix_sd"]),
         eigenvalues=spectrum[:k],
         privacy=parts["curve"],
-        outputs={
-            "spectrum": spectrum,
-            "eigenvalue_noise_sd": scale * parts["values_sd"],
-            "clipping_radius": parts["radius"],
-            "trace": parts["trace"],
-            "trace_noise_sd": parts["trace_sd"],
-        },
-        facts={
+        outputs=outputs,
+        facts=_facts(mus, parts, levels, route),
+        diagnostics={"rows_above_radius": parts["clipped_rows"]},
+    )
+
+
+def _facts(mus: dict, parts: dict, levels: int, route: str) -> dict:
+    """The facts of a release: the same whichever branch route "auto" ran."""
+    if route == "tail":
+        return {
             "mu_trace": mus["mu_trace"],
             "epsilon_svt": parts["epsilon_svt"],
             "mu_vectors": mus["mu_vectors"],
@@ -292,6 +394,12 @@ def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_sha
             "levels": int(levels),
             "noise_on": "tr(X^T X); the clipping excess at each radius (sparse vector); upper(X^T X) and "
             "its spectrum on the rows clipped at the chosen radius",
-        },
-        diagnostics={"rows_above_radius": parts["clipped_rows"]},
-    )
+        }
+    return {
+        "mu_trace": mus["mu_trace"],
+        "epsilon_svt": parts["epsilon_svt"],
+        "mu_main": mus["mu_main"],
+        "levels": int(levels),
+        "noise_on": "tr(X^T X); the clipping excess at each radius (sparse vector); on the rows clipped at the "
+        "chosen radius, upper(X^T X) and its spectrum (route tail) or upper(X^T X) alone (route gauss)",
+    }

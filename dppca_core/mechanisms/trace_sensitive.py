@@ -113,35 +113,63 @@ def gaussian_error(d: int, n: int, mu: float) -> float:
     return math.sqrt(2.0) / mu * d / n
 
 
-def choose_route(trace_sigma: float, d: int, n: int, mu_main: float, vector_share: float) -> str:
-    """The route: "trace" when the trace-sensitive release's predicted error (:func:`noise_error` at radius 1, the
-    eigenvector term times ROUTE_VECTOR_FACTOR, the private trace of Sigma ``trace_sigma``) is below the Gaussian
-    mechanism's (:func:`gaussian_error`), both at the budget ``mu_main`` left after the trace; else "gauss".
-    Post-processing of the private trace: public values only."""
+def route_errors(radius: float, trace_sigma: float, d: int, n: int, mu_main: float, vector_share: float) -> dict:
+    """The two predicted Frobenius errors (of Sigma = C / n) the route compares, on rows clipped at ``radius``, both
+    at the budget ``mu_main`` left for the release: {"trace": the trace-sensitive release's (:func:`noise_error`, its
+    eigenvector term times ROUTE_VECTOR_FACTOR, ``vector_share`` of mu_main^2 on the eigenvectors), "gauss": the
+    Gaussian mechanism's (:func:`gaussian_error`)}. Both noise s.d.s scale with radius^2 (sensitivity sqrt(2)
+    radius^2); ``trace_sigma`` is the private trace of Sigma. Public values only."""
     mu_vectors, mu_values = split_mu(mu_main, (vector_share, 1.0 - vector_share))
-    trace_error = noise_error(1.0, trace_sigma, d, n, mu_vectors, mu_values, ROUTE_VECTOR_FACTOR)
-    return "trace" if trace_error < gaussian_error(d, n, mu_main) else "gauss"
+    return {
+        "trace": noise_error(radius, trace_sigma, d, n, mu_vectors, mu_values, ROUTE_VECTOR_FACTOR),
+        "gauss": radius**2 * gaussian_error(d, n, mu_main),
+    }
+
+
+def choose_route(trace_sigma: float, d: int, n: int, mu_main: float, vector_share: float, radius: float = 1.0) -> str:
+    """The route: "trace" when the trace-sensitive release's predicted error is below the Gaussian mechanism's
+    (:func:`route_errors`, at ``radius``: 1 here, the clipping radius in :mod:`.tail_sensitive`), else "gauss".
+    Post-processing of the private trace (and radius): public values only."""
+    errors = route_errors(radius, trace_sigma, d, n, mu_main, vector_share)
+    return "trace" if errors["trace"] < errors["gauss"] else "gauss"
+
+
+def branch_parts(data, route: str, mu_main: float, vector_share: float, rng: np.random.Generator) -> dict:
+    """The branch ``route`` picked, run on ``data`` (rows in the unit ball) at ``mu_main``: "trace", the trace-sensitive
+    pair (:func:`noisy_parts`, split by ``vector_share``); "gauss", the Gaussian mechanism's noisy matrix C + E alone
+    (Analyze Gauss: its eigenvalues are those of the noisy matrix, post-processing). Either is at most mu_main-GDP
+    (the trace branch a hair less: its spectrum's grid)."""
+    if route == "trace":
+        mu_vectors, mu_values = split_mu(mu_main, (vector_share, 1.0 - vector_share))
+        matrix, values, noise = noisy_parts(data, mu_vectors, mu_values, rng)
+        return {
+            "matrix": matrix,
+            "values": values,
+            "matrix_sd": math.sqrt(2.0) / mu_vectors,
+            "values_sd": noise.noise_scale,
+        }
+    matrix_sd = sensitivity("gram_upper", "replace") / mu_main
+    return {
+        "matrix": data.gram + symmetric_gaussian(data.d, matrix_sd, rng),
+        "values": None,
+        "matrix_sd": matrix_sd,
+        "values_sd": None,
+    }
 
 
 def route_parts(data, mu_trace: float, mu_main: float, vector_share: float, rng: np.random.Generator) -> dict:
     """The releases of the auto route, in order: the private trace (:func:`private_trace`), the route it picks
-    (:func:`choose_route`), then the chosen branch at ``mu_main``: the trace-sensitive pair (:func:`noisy_parts`,
-    split by ``vector_share``) or the Gaussian mechanism's noisy matrix C + E. The curve of the whole composes the
-    trace with the branch's total, mu_main, whichever ran (the trace branch spends a hair less: its grid)."""
+    (:func:`choose_route`), then the chosen branch at ``mu_main`` (:func:`branch_parts`). The curve of the whole
+    composes the trace with the branch's total, mu_main, whichever ran (the trace branch spends a hair less: its
+    grid)."""
     gram_trace = float(np.trace(data.gram))
     # d diagonal entries, each within gram_error, then their sum (at most n): a bound on n and d alone, so the noise
     # scale published with the trace does not depend on the rows
     error = data.d * data.gram_error + summation_error(data.d, data.n)
     trace, trace_noise = private_trace(gram_trace, error, mu_trace, rng)
     route = choose_route(float(np.clip(trace / data.n, 0.0, 1.0)), data.d, data.n, mu_main, vector_share)
-    parts = {"route": route, "trace": trace, "trace_sd": trace_noise.noise_scale, "values": None, "values_sd": None}
-    if route == "trace":
-        mu_vectors, mu_values = split_mu(mu_main, (vector_share, 1.0 - vector_share))
-        parts["matrix"], parts["values"], noise = noisy_parts(data, mu_vectors, mu_values, rng)
-        parts["matrix_sd"], parts["values_sd"] = math.sqrt(2.0) / mu_vectors, noise.noise_scale
-    else:  # Analyze Gauss: its eigenvalues are those of the noisy matrix (post-processing)
-        parts["matrix_sd"] = sensitivity("gram_upper", "replace") / mu_main
-        parts["matrix"] = data.gram + symmetric_gaussian(data.d, parts["matrix_sd"], rng)
+    parts = {"route": route, "trace": trace, "trace_sd": trace_noise.noise_scale}
+    parts.update(branch_parts(data, route, mu_main, vector_share, rng))
     parts["curve"] = PrivacyCurve.gdp(composed_mu([trace_noise.curve().mu, mu_main]))
     return parts
 
@@ -202,10 +230,7 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     def release(data, rng, epsilon, delta, neighbors):
         mu_trace, mu_main = split_mu(gaussian_mu(epsilon, delta), (ROUTE_TRACE_SHARE, 1.0 - ROUTE_TRACE_SHARE))
         parts = route_parts(data, mu_trace, mu_main, 0.5, rng)
-        published = {"route": parts["route"], "matrix": parts["matrix"].tolist(), "matrix_sd": parts["matrix_sd"]}
-        if parts["values"] is not None:
-            published.update(values=parts["values"].tolist(), values_sd=parts["values_sd"])
-        return published, parts["curve"]
+        return published_branch(parts), parts["curve"]
 
     return AuditDesign(
         D,
@@ -217,6 +242,15 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
         note=f"route auto as a whole (private trace, choice, the Gaussian branch it picks at d = 2; canary e1 / e2 "
         f"on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio over the noisy matrix",
     )
+
+
+def published_branch(parts: dict) -> dict:
+    """What a route="auto" design's release publishes of the branch that ran (:func:`branch_parts`'s fields): the
+    route, the noisy matrix and its noise s.d., and on the trace branch the noisy spectrum and its s.d."""
+    published = {"route": parts["route"], "matrix": parts["matrix"].tolist(), "matrix_sd": parts["matrix_sd"]}
+    if parts["values"] is not None:
+        published.update(values=parts["values"].tolist(), values_sd=parts["values_sd"])
+    return published
 
 
 def canary_pair(name: str, neighbors: str, d: int, background: tuple[int, int]):

@@ -271,6 +271,7 @@ def all_cases() -> dict:
         cases[f"run/{name}/add_remove"] = run_case(name, "add_remove")
     cases["run/private_power/laplace"] = run_case("private_power", noise="laplace")
     cases["run/trace_sensitive/auto"] = run_case("trace_sensitive", route="auto")
+    cases["run/tail_sensitive/auto"] = run_case("tail_sensitive", route="auto")
     for name in CENTRAL:
         cases[f"release/{name}"] = release_case(name)
     for label, options in OPTIONS.items():
