@@ -32,12 +32,28 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     (overflow to inf, or below 1e-290) the row is scaled by its largest entry first.
     """
     X = np.asarray(X, dtype=float)
-    sq = row_sq_norms(X, compiled=False)
+    return norms_from_squares(X, row_sq_norms(X, compiled=False))
+
+
+def norms_from_squares(X: np.ndarray, sq: np.ndarray) -> np.ndarray:
+    """The row norms of X from its squared row norms ``sq`` (any way computed), the rows whose sum of squares is
+    not a normal float computed again safely (:func:`row_norms`)."""
     bad = ~np.isfinite(sq) | (sq < 1e-290)
     norms = np.sqrt(sq)
     if bad.any():
         norms[bad] = _safe_norms(X[bad])
     return norms
+
+
+def block_sq_norms(X: np.ndarray, compiled: bool) -> np.ndarray:
+    """The squared row norms of X computed block by block (:func:`block_rows`) as :meth:`GramAccumulator.block_scales`
+    computes them, bit for bit: for a step that reads the norms before :func:`dppca_core.data.prepare.prepare` clips
+    the same rows (and hands them on, a pass less)."""
+    step = block_rows(X.shape[1])
+    out = np.empty(X.shape[0])
+    for a in range(0, X.shape[0], step):
+        out[a : a + step] = row_sq_norms(X[a : a + step], compiled)
+    return out
 
 
 def _safe_norms(X: np.ndarray) -> np.ndarray:
@@ -132,13 +148,15 @@ class GramAccumulator:
         self.n += X.shape[0]
         return scales
 
-    def block_scales(self, B: np.ndarray, *, first_row: int = 0, name: str = "X"):
+    def block_scales(self, B: np.ndarray, *, first_row: int = 0, name: str = "X", sq: np.ndarray | None = None):
         """(s, over) for one block: the scale factor of each row and which rows are clipped.
 
         ``s`` is None when no row is clipped and the radius allows the fast path (every factor is then 1/R).
+        ``sq``: the block's squared row norms already computed as this method computes them (``row_sq_norms`` with
+        this accumulator's ``compiled_norms``, on this block), e.g. by :func:`block_sq_norms`.
         Raises ValueError naming the first non-finite entry.
         """
-        sq = row_sq_norms(B, self.compiled_norms)
+        sq = row_sq_norms(B, self.compiled_norms) if sq is None else sq
         if self._fast and np.isfinite(sq).all():
             over = sq > self._r2_tol
             if not over.any():

@@ -380,6 +380,7 @@ def prepare(
     gram_now: bool | None = None,
     owned: bool = False,
     row_sums: bool = False,
+    sq_norms: np.ndarray | None = None,
 ) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
@@ -392,6 +393,9 @@ def prepare(
     nobody changes it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
     ``row_sums``: also sum the scaled rows exactly in the same pass, each block while it is in cache
     (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
+    ``sq_norms``: the squared row norms of the float array X, already computed by
+    :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
+    function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
@@ -408,8 +412,12 @@ def prepare(
         arr = check_matrix(X, min_rows=min_rows)
     fuse = arr.shape[1] <= FUSED_GRAM_MAX_D if gram_now is None else bool(gram_now)
     compiled = arr.size >= COMPILED_NORMS_MIN_SIZE
+    if arr is not X:  # a converted copy: its norms are computed here, not taken from the caller
+        sq_norms = None
+    elif sq_norms is not None and np.shape(sq_norms) != (arr.shape[0],):
+        raise ValueError(f"{np.shape(sq_norms)} squared row norms given for {arr.shape[0]} rows.")
     scales, n_clipped, gram, sums = _row_scales(
-        arr, data_norm, with_gram=fuse, compiled_norms=compiled, with_sums=row_sums
+        arr, data_norm, with_gram=fuse, compiled_norms=compiled, with_sums=row_sums, sq_norms=sq_norms
     )
     return PreparedData(
         arr.shape[0],
@@ -484,11 +492,17 @@ COMPILED_NORMS_MIN_SIZE = 1 << 20
 
 
 def _row_scales(
-    X: np.ndarray, radius: float, with_gram: bool = False, compiled_norms: bool = False, with_sums: bool = False
+    X: np.ndarray,
+    radius: float,
+    with_gram: bool = False,
+    compiled_norms: bool = False,
+    with_sums: bool = False,
+    sq_norms: np.ndarray | None = None,
 ):
     """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, and,
     when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None), and when
-    ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None)."""
+    ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None).
+    ``sq_norms``: the squared row norms already computed the same way (:func:`prepare`), read instead of a pass."""
     from ..compiled.kernels import scaled_row_sums
     from ..privacy.exact import SUM_BITS, TERM_LIMIT
 
@@ -500,7 +514,7 @@ def _row_scales(
     sums = [0] * X.shape[1] if with_sums else None
     for a in range(0, X.shape[0], step):
         B = X[a : a + step]
-        s, over = probe.block_scales(B, first_row=a)
+        s, over = probe.block_scales(B, first_row=a, sq=None if sq_norms is None else sq_norms[a : a + step])
         scales[a : a + B.shape[0]] = 1.0 / radius if s is None else s
         clipped += int(over.sum())
         if gram is not None:

@@ -165,7 +165,7 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     rng, ledger = source.rng, Ledger()
     note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
     X = _scale_step(X, options, plan, rng, ledger)
-    R = _radius_step(X, options, plan, rng, ledger)
+    R, sq_norms = _radius_step(X, options, plan, rng, ledger)
     # centred privately, the rows are read again after centring: their Gram matrix is never needed here
     data = prepare(
         X,
@@ -173,7 +173,8 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
         gram_now=False if options.center == "private" else None,
         owned=options.scale != "none",
         row_sums="mean" in plan.shares,
-    )  # the mean's exact sums in the pass of the row norms
+        sq_norms=sq_norms,
+    )  # the mean's exact sums in the pass of the row norms (the norms themselves read by a private radius)
     K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:
         raise ValueError(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.exact import FixedSums
-from ..data.gram import row_norms
+from ..data.gram import norms_from_squares, row_norms
 from ..privacy import UNIT_ROUNDOFF, sensitivity
 from ..privacy.shares import Share, release_counts, release_vector
 from ..validation import check_float_range, check_int_range
@@ -61,6 +61,7 @@ def private_radius(
     bounds=DEFAULT_RADIUS_BOUNDS,
     quantile: float = DEFAULT_RADIUS_QUANTILE,
     bins: int = RADIUS_BINS,
+    sq_norms: np.ndarray | None = None,
 ) -> dict:
     """A clipping radius R chosen privately: a noisy binary search for a quantile of the row norms.
 
@@ -78,6 +79,9 @@ def private_radius(
         clipped.
     bins : int
         Cells of the public log-spaced grid (its ``bins + 1`` edges are the candidates).
+    sq_norms : ndarray (n,), optional
+        The rows' squared norms, already computed (the release computes them once for this step and the clipping
+        after it); each count reads each row's norm alone, so any per-row computation keeps its sensitivity.
 
     Returns
     -------
@@ -100,7 +104,7 @@ def private_radius(
     """
     quantile = check_float_range(quantile, "radius_quantile", 0.0, 1.0, low_open=True, high_open=True)
     edges = radius_edges(bounds, bins)
-    norms = row_norms(X)
+    norms = row_norms(X) if sq_norms is None else norms_from_squares(np.asarray(X, dtype=float), sq_norms)
     unordered = int(np.count_nonzero(np.isnan(norms)))  # counted above every candidate, as a sort places them last
     steps = int(np.ceil(np.log2(edges.size))) + (1 if neighbors == "add_remove" else 0)
     step_share = share.split(steps)

@@ -17,7 +17,8 @@ from .ledger import Ledger, Step
 from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
-from ..data.prepare import FUSED_GRAM_MAX_D, PreparedData, prepare, prepare_centred
+from ..data.gram import block_sq_norms
+from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare, prepare_centred
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
 from .scores import (
@@ -137,17 +138,23 @@ def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
     return X / scales
 
 
-def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> float:
-    """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded."""
+def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple[float, np.ndarray | None]:
+    """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded; and, when
+    chosen privately, the squared row norms it read, computed as :func:`prepare` computes them so that the clipping
+    at R reads them instead of a pass of its own (else None)."""
     if not options.private_radius:
-        return check_positive(
-            options.data_norm,
-            "data_norm (clipping radius R)",
-            hint="Choose a public bound on row " "norms, or data_norm='private'.",
-        )
+        hint = "Choose a public bound on row norms, or data_norm='private'."
+        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint=hint), None
     share = plan.shares["radius"]
+    sq_norms = block_sq_norms(X, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
     chosen = private_radius(
-        X, share, options.neighbors, rng, bounds=options.radius_bounds, quantile=options.radius_quantile
+        X,
+        share,
+        options.neighbors,
+        rng,
+        bounds=options.radius_bounds,
+        quantile=options.radius_quantile,
+        sq_norms=sq_norms,
     )
     R = chosen["radius"]
     ledger.record(
@@ -164,7 +171,7 @@ def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -
             },
         )
     )
-    return R
+    return R, sq_norms
 
 
 def _mean_step(

@@ -253,3 +253,27 @@ def test_the_exact_row_sums_formed_in_the_norm_pass_are_those_of_a_separate_pass
     source, factors = data.scaled_parts()
     assert data.row_sums == FixedSums.of_scaled_rows(source, factors).totals == FixedSums(data.rows).totals
     assert prepare(X, 1.5).row_sums is None
+
+
+@pytest.mark.parametrize("n,d", [(300, 5), (70_001, 20)])  # the second: the compiled norms, blocks and a partial one
+def test_shared_squared_norms_give_the_same_prepared_data(n, d):
+    """A private radius reads the rows' squared norms once and hands them to prepare (a pass less): the factors,
+    clipped count, exact sums and rows are those prepare computes itself, and the rows still notice a change of X."""
+    from dppca_core.data.gram import block_sq_norms
+    from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE
+
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, d)) * np.exp(rng.uniform(-3, 2, (n, 1)))  # norms over five orders, many clipped
+    sq = block_sq_norms(X, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
+    shared = prepare(X, 2.0, row_sums=True, sq_norms=sq)
+    own = prepare(X, 2.0, row_sums=True)
+    assert np.array_equal(shared._scales, own._scales) and shared.n_clipped == own.n_clipped > 0
+    assert shared.row_sums == own.row_sums and np.array_equal(shared.rows, own.rows)
+    with pytest.raises(ValueError, match="squared row norms"):
+        prepare(X, 2.0, sq_norms=sq[:-1])
+    as_list = prepare(X[:50].tolist(), 2.0, sq_norms=np.zeros(50))  # a converted copy: its own norms, not these
+    assert np.array_equal(as_list.rows, prepare(X[:50], 2.0).rows)
+    changed = prepare(X, 2.0, sq_norms=sq)
+    X[7] *= 3.0
+    with pytest.raises(ValueError, match="modified"):
+        changed.rows
