@@ -302,6 +302,13 @@ def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
     return {"false_positive": TEST_FALSE_POSITIVE, "power": power, "sentence": sentence}
 
 
+#: the captured share is measured only when the noisy total variance T is more than this many times its noise s.d.
+#: above 0: nearer 0 the ratio sum(v_i) / T has no stable estimate (the delta method's error, (s / T) sqrt(k + c^2),
+#: assumes T well above its noise; a T just above 0 once gave "100% ± 83147%"). A measurement whose standard error
+#: reaches 100 points is refused too: both say the noise was larger than the variance it measures.
+TOTAL_NOISE_MULTIPLE = 2.0
+
+
 def utility(pub: dict) -> dict:
     """The variance the released directions capture, against k / d, what k directions drawn at random capture on
     average.
@@ -310,7 +317,9 @@ def utility(pub: dict) -> dict:
     variance are one noisy vector released with its own noise (:func:`dppca_core.pipeline.budget.private_variances`), so
     their ratio is an honest estimate; variances read from the noise that chose the directions would overstate it.
     ``standard_error`` is the delta-method error of the ratio c = sum(v_i) / T from that noise's published scale s:
-    (s / T) sqrt(k + c^2). ``captured`` is the estimate kept in [0, 1] (post-processing)."""
+    (s / T) sqrt(k + c^2). ``captured`` is the estimate kept in [0, 1] (post-processing). ``measured`` is "too
+    noisy" (nothing estimated) when T is within :data:`TOTAL_NOISE_MULTIPLE` noise s.d.s of 0 or the error reaches
+    100 points."""
     components = pub["components"]
     d, k = len(components), len(components[0]) if components else 0
     out = {
@@ -327,16 +336,15 @@ def utility(pub: dict) -> dict:
     scale = facts.get("eigenvalue_noise_scale")
     if not ratios or "eigenvalues" not in facts.get("budget", {}) or scale is None:
         return out
-    if not total or total <= 0:  # the noise swamped the total variance itself
+    if not total or total <= TOTAL_NOISE_MULTIPLE * float(scale):  # the noise swamped the total variance itself
         out["measured"] = "too noisy"
         return out
-    out["measured"] = "yes"
     estimate = float(math.fsum(ratios[:k]))
-    out.update(
-        estimate=estimate,
-        captured=min(max(estimate, 0.0), 1.0),
-        standard_error=float(scale) / float(total) * math.sqrt(k + estimate**2),
-    )
+    error = float(scale) / float(total) * math.sqrt(k + estimate**2)
+    if error >= 1.0:  # give or take 100 points of a share in [0, 1]: not a measurement
+        out["measured"] = "too noisy"
+        return out
+    out.update(measured="yes", estimate=estimate, captured=min(max(estimate, 0.0), 1.0), standard_error=error)
     return out
 
 

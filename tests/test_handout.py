@@ -580,3 +580,23 @@ def test_a_release_whose_curve_is_not_gaussian_still_splits_mu_squared_among_its
     parts = publishable.budget_parts(pub["facts"]["budget"], pub["privacy"], 1.0, 1e-6)
     assert parts["unit"] == "mu^2" and [p["percent"] for p in parts["parts"]] == [80, 10, 10]
     assert sum(p["epsilon"] for p in pub["facts"]["budget"].values()) > 1.0  # what the old display added up
+
+
+def test_a_total_variance_near_its_noise_is_too_noisy_to_measure():
+    """The captured share is a ratio over the noisy total variance T: with T within two noise s.d.s of 0 (a full run
+    once drew T just above 0 and the brief said "100% ± 83147%", its text cut off) or a standard error of 100 points
+    or more, nothing is estimated; the brief says why, the recommendation says not to publish."""
+    X = np.random.default_rng(5).normal(size=(2000, 5)) * np.r_[3, 2, 1, 0.3, 0.2] / 8
+    budget = dc.BudgetSplit.with_extras(eigenvalues=0.1)
+    pub = dc.release_pca("analyze_gauss", X, 2, 1.0, 1e-6, "replace", 1.0, seed=0, budget=budget).published()
+    scale = pub["facts"]["eigenvalue_noise_scale"]
+    measured = publishable.utility(pub)
+    assert measured["measured"] == "yes" and measured["standard_error"] < 0.1
+    for total, ratios in ((1.9 * scale, [0.6, 0.3]), (2.5 * scale, [2.0, 1.5])):  # near 0; an error of 1.1 (110 points)
+        near = {**pub, "outputs": {**pub["outputs"], "total_variance": total, "explained_variance_ratio": ratios}}
+        u = publishable.utility(near)
+        assert u["measured"] == "too noisy" and u["captured"] is None and u["standard_error"] is None, total
+    words = {"m": {"title": "Analyze Gauss", "utility": u}}
+    assert publishable.recommendation(words, 1.0).startswith("Do not publish")
+    html = brief.utility_html({"in_words": words})
+    assert "not measured (the noise was larger than the variance it measures)" in html and "% ±" not in html

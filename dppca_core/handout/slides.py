@@ -35,7 +35,7 @@ BARS_CSS = """
 .bar{display:flex;width:100%;height:2.3em;border-radius:4px;overflow:hidden;margin:.4em 0 .8em}
 .bar span{display:flex;align-items:center;justify-content:center;color:#fff;font-weight:600;font-size:1em;
   overflow:hidden;white-space:nowrap;min-width:0}
-.meter{display:grid;grid-template-columns:minmax(0,13em) minmax(0,1fr) 8em;gap:.3em .8em;align-items:center;
+.meter{display:grid;grid-template-columns:minmax(0,13em) minmax(0,1fr) 9em;gap:.3em .8em;align-items:center;
   margin:.4em 0} .meter .track{background:#eee;height:1.2em;border-radius:3px;overflow:hidden}
 .meter span:last-child{white-space:nowrap}
 .meter .fill{height:100%} .key{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.35em;
