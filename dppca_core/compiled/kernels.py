@@ -44,6 +44,16 @@ def project_block_rows(d: int, k: int) -> int:
 NUMPY_BLOCK = 4096
 #: rows per integer partial sum: 2^22 terms of magnitude <= 2^40 + 2 stay below 2^63
 SUM_CHUNK = 1 << 22
+
+
+def _check_exact_range(bits: int, limit: float) -> float:
+    """2^bits, once ``limit * 2^bits`` is checked to stay below 2^41 (what :data:`EXACT_FLOAT_ROWS` relies on)."""
+    unit = float(2.0**bits)
+    if not limit * unit < 2.0**41:
+        raise ValueError(f"exact sums need limit * 2^bits below 2^41 (got {limit:g} * 2^{bits}).")
+    return unit
+
+
 #: rows whose truncated terms the compiled exact sums add as floats before converting the total to an integer:
 #: each term ``trunc(t * 2^bits)`` is an integer of magnitude below 2^41 (the callers' ``limit * 2^bits``), so
 #: 4096 of them sum below 2^53, where every integer is a float and every addition exact: the same integers as
@@ -275,7 +285,7 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     terms = np.asarray(terms, dtype=float)
     if terms.shape[0] > SUM_CHUNK:
         raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
-    unit = float(2.0**bits)
+    unit = _check_exact_range(bits, limit)
     kernel = compiled_fixed_sums() if compiled and compiled_worth(terms.size) else None
     if kernel is None:
         if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
@@ -585,12 +595,13 @@ def scaled_row_sums(
     with :func:`fixed_point_column_sums` gives, in one pass without forming them."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    unit = _check_exact_range(bits, limit)
     kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
 
     def block_sums(a: int, b: int):
         if kernel is None:
             return fixed_point_column_sums(source[a:b] * factors[a:b, None], bits, limit, compiled=False)
         sums = np.zeros(source.shape[1], dtype=np.int64)
-        return sums if kernel(source[a:b], factors[a:b], float(2.0**bits), float(limit), sums) else None
+        return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums) else None
 
     return _chunk_totals(source.shape[0], source.shape[1], block_sums)

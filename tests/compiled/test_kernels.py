@@ -289,3 +289,12 @@ def test_exact_sums_at_their_largest_terms_across_float_chunks(compiled):
     terms[-5, 3] = 1.0 + 1e-9
     assert kernels.fixed_point_column_sums(terms, SUM_BITS, limit, compiled) is None
     assert kernels.scaled_row_sums(terms, np.ones(rows), SUM_BITS, limit, compiled) is None
+
+
+def test_exact_sums_refuse_a_range_their_float_runs_cannot_hold():
+    """limit * 2^bits must stay below 2^41 (4096 terms then sum exactly in floats): a larger range is refused."""
+    terms = np.zeros((3, 2))
+    with pytest.raises(ValueError, match="below 2"):
+        kernels.fixed_point_column_sums(terms, 41, 1.0)
+    with pytest.raises(ValueError, match="below 2"):
+        kernels.scaled_row_sums(terms, np.ones(3), SUM_BITS, 2.0)
