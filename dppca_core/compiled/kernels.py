@@ -149,13 +149,8 @@ def warm_up() -> bool:
     process (a server, an audit, a benchmark) that will make many releases."""
     from . import exact_kernels
 
-    loaded = [
-        compiled_project(),
-        compiled_project_rows(),
-        compiled_fixed_sums(),
-        compiled_product_sums(),
-        exact_kernels.compiled_samplers(),
-    ]
+    kernels = (compiled_project, compiled_project_rows, compiled_fixed_sums, compiled_product_sums)
+    loaded = [kernel() for kernel in kernels] + [exact_kernels.compiled_samplers()]
     if any(kernel is None for kernel in loaded):
         return False
     rng = np.random.default_rng(0)
@@ -190,10 +185,7 @@ def _project_rows_kernel(rows, components, out):  # pragma: no cover - compiled
     i = 0
     while i + 4 <= n:
         for c in range(k):
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
+            s0 = s1 = s2 = s3 = 0.0
             for j in range(d):
                 v = components[j, c]
                 s0 += rows[i, j] * v
