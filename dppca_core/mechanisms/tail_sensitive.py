@@ -157,7 +157,7 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: st
     if route == "tail":
         parts["route"] = "tail"
         parts["matrix"], parts["values"], noise = noisy_parts(unit, mus["mu_vectors"], mus["mu_values"], rng)
-        parts["values_sd"] = noise.noise_scale
+        parts["matrix_sd"], parts["values_sd"] = np.sqrt(2) / mus["mu_vectors"], noise.noise_scale
         mus_used += [mus["mu_vectors"], noise.curve().mu]
     else:
         branch = choose_route(trace_sigma, d, n, mus["mu_main"], mus["vector_share"], radius)
@@ -374,7 +374,7 @@ def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_sha
     outputs.update(clipping_radius=parts["radius"], trace=parts["trace"], trace_noise_sd=parts["trace_sd"])
     return Output(
         vectors[:, :k],
-        noise_scale=float(scale * np.sqrt(2) / mus["mu_vectors"] if route == "tail" else scale * parts["matrix_sd"]),
+        noise_scale=float(scale * parts["matrix_sd"]),  # the branch's noise on upper(X^T X), back in R's units
         eigenvalues=spectrum[:k],
         privacy=parts["curve"],
         outputs=outputs,
