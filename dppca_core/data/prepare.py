@@ -23,6 +23,7 @@ from typing import Iterable
 import numpy as np
 
 from ..validation import check_data_norm, check_matrix
+from ..compiled.loops import row_sq_norms
 from .gram import GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound, row_norms
 
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
@@ -123,6 +124,9 @@ class PreparedData:
     forms the scaled rows only when a mechanism reads ``rows`` (then it checks that X was not changed
     in between; do not modify X in place while the PreparedData is in use).
     """
+
+    #: the squared norms of the raw rows when :func:`prepare` kept them (``keep_sq_norms``), else None
+    sq_norms: np.ndarray | None = None
 
     def __init__(
         self,
@@ -237,6 +241,13 @@ class PreparedData:
         if source is None or scales is None:
             return self.rows, None
         return source, scales
+
+    def project(self, components: np.ndarray) -> np.ndarray:
+        """The rows' projections on ``components`` (n x k), each row's summed in a fixed order that depends on that
+        row alone (:func:`dppca_core.compiled.kernels.fixed_order_project`)."""
+        from ..compiled.kernels import fixed_order_project
+
+        return fixed_order_project(self.rows, components)
 
     @property
     def gram(self) -> np.ndarray:
@@ -381,6 +392,7 @@ def prepare(
     owned: bool = False,
     row_sums: bool = False,
     sq_norms: np.ndarray | None = None,
+    keep_sq_norms: bool = False,
 ) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
@@ -396,6 +408,8 @@ def prepare(
     ``sq_norms``: the squared row norms of the float array X, already computed by
     :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
     function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
+    ``keep_sq_norms``: keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring
+    by :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
@@ -416,10 +430,16 @@ def prepare(
         sq_norms = None
     elif sq_norms is not None and np.shape(sq_norms) != (arr.shape[0],):
         raise ValueError(f"{np.shape(sq_norms)} squared row norms given for {arr.shape[0]} rows.")
-    scales, n_clipped, gram, sums = _row_scales(
-        arr, data_norm, with_gram=fuse, compiled_norms=compiled, with_sums=row_sums, sq_norms=sq_norms
+    scales, n_clipped, gram, sums, kept = _row_scales(
+        arr,
+        data_norm,
+        with_gram=fuse,
+        compiled_norms=compiled,
+        with_sums=row_sums,
+        sq_norms=sq_norms,
+        keep_sq=keep_sq_norms,
     )
-    return PreparedData(
+    prepared = PreparedData(
         arr.shape[0],
         arr.shape[1],
         data_norm,
@@ -431,6 +451,8 @@ def prepare(
         owned=owned and arr is X,
         row_sums=sums,
     )
+    prepared.sq_norms = kept
+    return prepared
 
 
 def prepare_centred(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
@@ -498,11 +520,13 @@ def _row_scales(
     compiled_norms: bool = False,
     with_sums: bool = False,
     sq_norms: np.ndarray | None = None,
+    keep_sq: bool = False,
 ):
     """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, and,
     when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None), and when
     ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None).
-    ``sq_norms``: the squared row norms already computed the same way (:func:`prepare`), read instead of a pass."""
+    ``sq_norms``: the squared row norms already computed the same way (:func:`prepare`), read instead of a pass.
+    ``keep_sq``: also return the squared row norms (else None)."""
     from ..compiled.kernels import scaled_row_sums
     from ..privacy.exact import SUM_BITS, TERM_LIMIT
 
@@ -512,9 +536,12 @@ def _row_scales(
     clipped = 0
     gram = _BlockGram(X.shape[1], radius, step) if with_gram else None
     sums = [0] * X.shape[1] if with_sums else None
+    kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(X.shape[0])
     for a in range(0, X.shape[0], step):
         B = X[a : a + step]
-        s, over = probe.block_scales(B, first_row=a, sq=None if sq_norms is None else sq_norms[a : a + step])
+        if kept is not None and sq_norms is None:  # computed as block_scales computes them, and kept
+            kept[a : a + step] = row_sq_norms(B, compiled_norms)
+        s, over = probe.block_scales(B, first_row=a, sq=None if kept is None else kept[a : a + step])
         scales[a : a + B.shape[0]] = 1.0 / radius if s is None else s
         clipped += int(over.sum())
         if gram is not None:
@@ -522,7 +549,7 @@ def _row_scales(
         if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
             block = scaled_row_sums(B, scales[a : a + B.shape[0]], SUM_BITS, TERM_LIMIT)
             sums = None if block is None else [t + b for t, b in zip(sums, block)]
-    return scales, clipped, None if gram is None else gram.result(), sums
+    return scales, clipped, None if gram is None else gram.result(), sums, kept if keep_sq else None
 
 
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:

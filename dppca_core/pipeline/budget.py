@@ -53,6 +53,7 @@ from .steps import (
     _subspace_step,
     published_row_count,
 )
+from ..data.centring import algebraic_shape
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve
 from ..privacy.randomness import random_source
@@ -166,14 +167,17 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
     X = _scale_step(X, options, plan, rng, ledger)
     R, sq_norms = _radius_step(X, options, plan, rng, ledger)
-    # centred privately, the rows are read again after centring: their Gram matrix is never needed here
+    # centred privately, the rows are read again after centring: their Gram matrix is needed here only where the
+    # centred rows' one is formed from it (data.centring: narrow and large, for a mechanism that reads the Gram)
+    algebraic = options.center == "private" and not spec.needs_rows and algebraic_shape(X)
     data = prepare(
         X,
         R,
-        gram_now=False if options.center == "private" else None,
+        gram_now=None if algebraic or options.center != "private" else False,
         owned=options.scale != "none",
         row_sums="mean" in plan.shares,
         sq_norms=sq_norms,
+        keep_sq_norms=algebraic,
     )  # the mean's exact sums in the pass of the row norms (the norms themselves read by a private radius)
     K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:

@@ -278,6 +278,15 @@ def _group_index(groups, group_labels, n: int) -> tuple[list, np.ndarray]:
     return labels, np.array([lookup.get(g, -1) for g in groups], dtype=np.int64)
 
 
+def _cell_table(flat: np.ndarray, size: int, groups, group_labels, n: int) -> tuple[list, np.ndarray]:
+    """(the table's group labels, its counts: each group's ``size`` cells in turn) from each row's cell ``flat``."""
+    if groups is None:  # one group of every row: the cells' counts as they are
+        return [None], np.bincount(flat, minlength=size)
+    labels, index = _group_index(groups, group_labels, n)
+    keep = index >= 0
+    return labels, np.bincount(index[keep] * size + flat[keep], minlength=len(labels) * size)
+
+
 def _noisy_table(table: np.ndarray, share: Share, neighbors: str, rng, kind: str, failure: float) -> tuple:
     """(the released counts of ``table``, {"threshold", "noise_scale"}): every cell with noise (additive), the
     occupied cells above the stability threshold (sparse), or an empty table as it is."""
@@ -310,7 +319,7 @@ def private_scores(
 
     Parameters
     ----------
-    rows : ndarray (n, d)
+    rows : ndarray (n, d), or None when ``projections`` are given
         Rows of norm <= 1 (clipped and scaled; centred as released).
     components : ndarray (d, k)
         The released components.
@@ -339,7 +348,7 @@ def private_scores(
         group labels, or None), ``noise_scale``, ``kind``, ``threshold`` (sparse).
     """
     dims = min(2, components.shape[1])
-    n = rows.shape[0]
+    n = rows.shape[0] if projections is None else projections.shape[0]
     bins = (
         score_bins(neighbors, n, share.mu or share.epsilon, released_n)
         if bins is None
@@ -353,10 +362,7 @@ def private_scores(
     scores = project(rows, components[:, :dims]) if projections is None else projections[:, :dims]
     cells = [cell_index(edges[a], scores[:, a]) for a in range(dims)]  # compiled, the bits of searchsorted
     flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
-    labels, index = _group_index(groups, group_labels, n)
-    keep = index >= 0
-    size = bins**dims
-    table = np.bincount(index[keep] * size + flat[keep], minlength=len(labels) * size)
+    labels, table = _cell_table(flat, bins**dims, groups, group_labels, n)
     noisy, info = _noisy_table(table, share, neighbors, rng, kind, failure)
     noisy = noisy.reshape((len(labels),) + (bins,) * dims)
     return {

@@ -18,7 +18,8 @@ from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
 from ..data.gram import block_sq_norms
-from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare, prepare_centred
+from ..data.centring import centre
+from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
 from .scores import (
@@ -198,9 +199,9 @@ def _mean_step(
         ledger.record(step)
     if options.center != "private":
         return data
-    if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix: one pass
+    if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix
         # the scaled copy of a release with column scales is its own: centred in place (only n_clipped is read after)
-        return prepare_centred(data, mean_scaled, reuse=options.scale != "none")
+        return centre(data, mean_scaled, reuse=options.scale != "none")
     source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
     centred_rows = (
         kernels.centred(source, mean_scaled, data.data_norm)
@@ -409,7 +410,7 @@ def _groups_step(work: PreparedData, options: ReleaseOptions, plan: _Plan, rng) 
     return groups, group_labels, step
 
 
-def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections) -> tuple:
+def _frame_step(components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections) -> tuple:
     """(the frame or None, a published row count and its path or (None, None), the step): the score plot's private
     frame (the frame share), and under add/remove the noisy row count the plot's cells may read."""
     neighbors = options.neighbors
@@ -418,7 +419,7 @@ def _frame_step(rows, components, options: ReleaseOptions, plan: _Plan, rng, out
         return None, (released_n, n_from), Step()
     share = plan.shares["frame"]
     dims = min(2, components.shape[1])
-    scores = project_rows(rows, components[:, :dims]) if projections is None else projections[:, :dims]
+    scores = projections[:, :dims]
     frame = private_frame(scores, share, neighbors, rng, n=released_n)
     if "count" in frame and released_n is None:
         released_n, n_from = float(frame["count"]), ["outputs", "scores", "frame", "count"]
@@ -434,9 +435,11 @@ def _score_plot(
     row count the release publishes (:data:`ROW_COUNTS`, or the private frame's own), else the fixed minimum
     (:func:`dppca_core.pipeline.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
     """
-    neighbors, bins, rows = options.neighbors, options.score_bins, work.rows
+    neighbors, bins = options.neighbors, options.score_bins
+    if projections is None:  # the rows' projections on the plotted components (centred rows need not be formed)
+        projections = work.project(components[:, : min(2, components.shape[1])])
     groups, group_labels, groups_step = _groups_step(work, options, plan, rng)
-    frame, (released_n, n_from), frame_step = _frame_step(rows, components, options, plan, rng, outputs, projections)
+    frame, (released_n, n_from), frame_step = _frame_step(components, options, plan, rng, outputs, projections)
     share = plan.shares["scores"]
     mu = share.mu or share.epsilon
     if bins is not None:
@@ -451,7 +454,7 @@ def _score_plot(
             "default": BINS_MIN,
         }
     sc = private_scores(
-        rows,
+        None,
         components,
         share,
         neighbors,

@@ -1,0 +1,99 @@
+"""The projections of centred, re-clipped rows computed from the raw rows, compiled by numba.
+
+A release centred with its private mean (:func:`dppca_core.data.centring.centre_algebraically`) does not form the
+centred rows: its Gram matrix comes from the raw rows' one, and what reads the rows afterwards (the score plot) reads
+their projections on the released components. Each row is centred here in a small buffer with exactly the
+arithmetic that forms it (:func:`dppca_core.compiled.kernels.scaled_centred`, then its clip factor) and projected in
+the fixed column order of :func:`dppca_core.compiled.kernels.fixed_order_project`: the same bits as projecting the
+formed rows, a pass over n x d less.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .loops import _compile
+
+
+def _form_rows(source, factors, mean, scale, weights, first, count, buf):  # pragma: no cover - compiled
+    """Rows first .. first + count - 1 formed into ``buf``: the entries the centred rows hold, with their roundings."""
+    for q in range(count):
+        f = factors[first + q]
+        w = weights[first + q]
+        for j in range(source.shape[1]):
+            buf[q, j] = ((source[first + q, j] * f - mean[j]) * scale) * w
+
+
+def _centred_project_kernel(source, factors, mean, scale, weights, components, out):  # pragma: no cover - compiled
+    """Four rows at a time formed in a buffer, then projected two components at a time: eight running sums, each
+    taking its row's products in column order (the arithmetic of ``fixed_order_project``), independent of each
+    other so that the adds overlap."""
+    n, d = source.shape
+    k = components.shape[1]
+    buf = np.empty((4, d))
+    i = 0
+    while i + 4 <= n:
+        _form_rows(source, factors, mean, scale, weights, i, 4, buf)
+        for c in range(0, k, 2):
+            e = c + 1 if c + 1 < k else c  # an odd last component: both sums are its own, written twice
+            a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+            for j in range(d):
+                v, u = components[j, c], components[j, e]
+                x0, x1, x2, x3 = buf[0, j], buf[1, j], buf[2, j], buf[3, j]
+                a0 += x0 * v
+                a1 += x1 * v
+                a2 += x2 * v
+                a3 += x3 * v
+                b0 += x0 * u
+                b1 += x1 * u
+                b2 += x2 * u
+                b3 += x3 * u
+            out[i, c], out[i + 1, c], out[i + 2, c], out[i + 3, c] = a0, a1, a2, a3
+            out[i, e], out[i + 1, e], out[i + 2, e], out[i + 3, e] = b0, b1, b2, b3
+        i += 4
+    _form_rows(source, factors, mean, scale, weights, i, n - i, buf)
+    for q in range(n - i):
+        for c in range(k):
+            s = 0.0
+            for j in range(d):
+                s += buf[q, j] * components[j, c]
+            out[i + q, c] = s
+    return out
+
+
+@functools.cache
+def compiled_centred_project():
+    """The kernel compiled with strict IEEE arithmetic (no fast-math, no fused multiply-adds), or None without
+    numba."""
+    helper = _compile(_form_rows)
+    if helper is None:
+        return None
+    globals()["_form_rows"] = helper  # the kernel calls the compiled helper
+    return _compile(_centred_project_kernel)
+
+
+def centred_project(
+    source: np.ndarray,
+    factors: np.ndarray,
+    mean: np.ndarray,
+    scale: float,
+    weights: np.ndarray,
+    components: np.ndarray,
+) -> np.ndarray | None:
+    """``fixed_order_project(rows, components)`` for ``rows[i] = ((source[i] * factors[i] - mean) * scale) *
+    weights[i]``, without forming ``rows``; None without numba (the caller then forms the rows)."""
+    kernel = compiled_centred_project()
+    if kernel is None:
+        return None
+    out = np.empty((source.shape[0], components.shape[1]))
+    return kernel(
+        source,
+        np.ascontiguousarray(factors, dtype=float),
+        np.ascontiguousarray(mean, dtype=float),
+        float(scale),
+        np.ascontiguousarray(weights, dtype=float),
+        np.ascontiguousarray(components, dtype=float),
+        out,
+    )

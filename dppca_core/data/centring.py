@@ -1,0 +1,215 @@
+"""A release's rows centred with its private mean, without forming them (algebraic centring).
+
+A release with a private mean reads the rows twice: once clipped to R (the mean's sums), and once centred with the
+released mean and clipped to R again (the Gram matrix, the score plot). :func:`dppca_core.data.prepare.
+prepare_centred` forms the centred rows, their norms and their Gram matrix: about two passes over n x d on top of
+the Gram matrix itself. Here, when the first pass formed the Gram matrix G of the scaled rows z_i and their exact
+column sums S (:func:`dppca_core.data.prepare.prepare` with ``gram_now`` and ``row_sums``), the Gram matrix of the
+centred rows is
+
+    sum_i (z_i - m)(z_i - m)^T = G - S m^T - m S^T + n m m^T,
+
+corrected for the few rows the centring pushes beyond the unit ball: those are found from the norms the first pass
+kept and one product X m (a row can only be clipped if ||z_i - m|| >= 1 - margin), then formed and clipped with
+exactly the arithmetic of :func:`prepare_centred`, so which rows are clipped, and by what factor, is bit for bit
+the same. What reads the rows afterwards reads their projections (:meth:`CentredRows.project`: each row formed in
+a buffer and projected in the fixed order, the same bits as projecting the formed rows) or the rows themselves
+(formed on first use, the same bits as :func:`prepare_centred`'s). Only the Gram matrix's last bits differ; its
+rounding bound is :func:`centred_gram_error_bound` on both paths, so the path taken shows in nothing published.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..privacy.grid import UNIT_ROUNDOFF
+from .gram import _SAFE_RADIUS, GramAccumulator, block_rows, gram_error_bound
+from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare_centred
+
+#: the widest data centred algebraically: up to here the first pass forms the Gram matrix with the row norms
+#: (:data:`dppca_core.data.prepare.FUSED_GRAM_MAX_D`); wider data are compute-bound on the Gram matrix itself
+ALGEBRAIC_MAX_D = FUSED_GRAM_MAX_D
+#: a row whose centred norm is below 1 - this (in units of R), up to rounding, cannot be clipped: rounding moves
+#: a norm by at most about (d + 10) u, below 1e-13 for d <= 32, far inside this margin
+CANDIDATE_MARGIN = 1e-9
+#: beyond this share of rows clipped after centring, the two Gram matrices of the correction cost more than the
+#: pass they save: the rows are formed instead (:func:`prepare_centred`, the same rows and the same bound)
+MAX_CLIPPED_SHARE = 0.25
+#: beyond this share of rows that the norms alone cannot rule out, X m is one product over all rows
+MATVEC_SHARE = 0.5
+
+
+def algebraic_size(n: int, d: int) -> bool:
+    """Whether rows of this shape are centred algebraically (when numba is installed): at most
+    :data:`ALGEBRAIC_MAX_D` columns and the size from which the row norms are compiled. A function of n and d."""
+    return int(d) <= ALGEBRAIC_MAX_D and int(n) * int(d) >= COMPILED_NORMS_MIN_SIZE
+
+
+def algebraic_shape(X) -> bool:
+    """:func:`algebraic_size` of a table of rows (an array or a data frame; False for anything else)."""
+    shape = getattr(X, "shape", None)
+    return shape is not None and len(shape) == 2 and algebraic_size(*shape)
+
+
+def centred_gram_error_bound(n: int, d: int) -> float:
+    """A bound on each entry's rounding error of the centred rows' Gram matrix, on either path, at sizes centred
+    algebraically (else the canonical :func:`gram_error_bound`, which the formed rows' Gram matrix meets).
+
+    With u the unit roundoff, E the canonical bound (rows of norm <= 1, ||m|| <= 1) and C the rows clipped again
+    (at most :data:`MAX_CLIPPED_SHARE` n of them, else the rows are formed): G errs by at most E; S (exact sums of
+    terms truncated to 2^-40, then a float) by n 2^-40 + 2 u n, so each of S m^T and m S^T by n 2^-40 + 3 u n;
+    n m m^T by 2 u n; the three additions and the symmetrisation by 4 u 8 n; the correction's two Gram matrices,
+    summed by blocks as G is, by E 5 |C| / n (their terms' absolute sum is at most |C| + 4 |C|), and its rows, formed
+    with three roundings per entry, by 40 u per row. Together at most (1 + 5 share) E + n 2^-39 + 50 u n; rounded up
+    to (1.25 + 5 share) E + n 2^-38 + 64 u n. A function of n and d alone.
+    """
+    canonical = gram_error_bound(n, d)
+    if not algebraic_size(n, d):
+        return canonical
+    return (1.25 + 5.0 * MAX_CLIPPED_SHARE) * canonical + n * 2.0**-38 + 64.0 * UNIT_ROUNDOFF * n
+
+
+class CentredRows(PreparedData):
+    """The centred, re-clipped rows of a release, kept as the raw rows, their factors, the mean and one weight per
+    row (1/R, or the clip factor of a row clipped again), with their Gram matrix formed algebraically."""
+
+    def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram: np.ndarray):
+        super().__init__(
+            data.n,
+            data.d,
+            data.data_norm,
+            gram=gram,
+            n_clipped=n_clipped,
+            compiled_norms=True,
+            gram_error=centred_gram_error_bound(data.n, data.d),
+        )
+        source, factors = data.scaled_parts()
+        self._parts = (source, factors, mean, weights)
+
+    @property
+    def has_rows(self) -> bool:
+        return True
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The centred rows, formed on first use: what :func:`prepare_centred` forms, bit for bit."""
+        if self._rows is None:
+            with self._lock:
+                if self._rows is None:
+                    from ..compiled import kernels
+
+                    source, factors, mean, weights = self._parts
+                    rows = kernels.scaled_centred(source, factors, mean, self.data_norm)
+                    np.multiply(rows, weights[:, None], out=rows)
+                    rows.setflags(write=False)
+                    self._rows = rows
+        return self._rows
+
+    def scaled_parts(self) -> tuple:
+        return self.rows, None
+
+    def rows_at(self, index: np.ndarray) -> np.ndarray:
+        return self.rows[index]
+
+    def _site_gram(self, idx: np.ndarray) -> np.ndarray:
+        self.rows  # noqa: B018 - formed first: the sites' Gram matrices are sums over the formed rows
+        return super()._site_gram(idx)
+
+    def project(self, components: np.ndarray) -> np.ndarray:
+        """The rows' projections on ``components``, each row formed in a buffer: the bits projecting
+        :attr:`rows` gives (:func:`dppca_core.compiled.kernels.fixed_order_project`), without forming them."""
+        from ..compiled.centred import centred_project
+
+        if self._rows is None:
+            source, factors, mean, weights = self._parts
+            out = centred_project(source, factors, mean, self.data_norm, weights, components)
+            if out is not None:
+                return out
+        return super().project(components)
+
+
+def centre(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
+    """The rows of ``data`` centred with ``mean`` (in the units of the scaled rows) and clipped to R again, with
+    their Gram matrix: algebraically where :func:`centre_algebraically` can, else formed by
+    :func:`prepare_centred` (``reuse`` as there); the same rows, clip count and rounding bound either way."""
+    centred = centre_algebraically(data, mean)
+    if centred is not None:
+        return centred
+    formed = prepare_centred(data, mean, reuse=reuse)
+    formed._gram_error = centred_gram_error_bound(formed.n, formed.d)
+    return formed
+
+
+def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | None:
+    """:class:`CentredRows` for ``data`` centred with ``mean``, or None where the algebraic route does not apply:
+    not :func:`algebraic_size`, no Gram matrix, exact sums or kept norms from the first pass, a radius outside the
+    range whose squares are safe, no numba, or more than :data:`MAX_CLIPPED_SHARE` of the rows clipped again."""
+    from ..compiled.centred import compiled_centred_project
+    from ..privacy.exact import SUM_BITS
+
+    source, factors = data.scaled_parts() if data.has_rows else (None, None)
+    n, d, radius = data.n, data.d, data.data_norm
+    ready = factors is not None and data.sq_norms is not None and data.gram_formed and data.row_sums is not None
+    if not (ready and algebraic_size(n, d) and _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]):
+        return None
+    if compiled_centred_project() is None:
+        return None
+    mean = np.ascontiguousarray(mean, dtype=float)
+    suspects = _suspects(source, factors, data.sq_norms, mean)
+    clipped, factor, formed = _clipped_again(source, factors, mean, radius, suspects)
+    if clipped.size > MAX_CLIPPED_SHARE * n:
+        return None
+    weights = np.full(n, 1.0 / radius)
+    weights[clipped] = factor
+    sums = np.array([float(np.ldexp(float(t), -SUM_BITS)) for t in data.row_sums])
+    cross = np.outer(sums, mean)
+    gram = data.gram - (cross + cross.T) + float(n) * np.outer(mean, mean)
+    gram += _correction(formed, factor, radius, d)
+    gram = (gram + gram.T) / 2.0
+    gram.setflags(write=False)
+    return CentredRows(data, mean, weights, int(clipped.size), gram)
+
+
+def _suspects(source, factors, sq_norms, mean) -> np.ndarray:
+    """The rows that centring with ``mean`` may push to norm >= 1 - :data:`CANDIDATE_MARGIN` (a superset of those
+    it pushes beyond 1): first by the triangle inequality ||z - m|| <= ||z|| + ||m||, then, for the rows left, by
+    ||z - m||^2 = ||z||^2 - 2 z.m + ||m||^2 (each term within a few (d + 4) u of its value, far inside the margin)."""
+    size = np.sqrt(sq_norms) * factors  # ||z_i||, up to rounding
+    m2 = float(mean @ mean)
+    limit = 1.0 - CANDIDATE_MARGIN
+    left = np.flatnonzero(size > limit - np.sqrt(m2))
+    if left.size == 0:
+        return left
+    if left.size > MATVEC_SHARE * source.shape[0]:
+        dots = (source @ mean)[left]
+    else:
+        dots = source[left] @ mean
+    near = size[left] ** 2 - 2.0 * factors[left] * dots + m2
+    return left[near > limit * limit]
+
+
+def _clipped_again(source, factors, mean, radius, suspects) -> tuple:
+    """(the rows clipped again, their clip factors, their centred rows before clipping): the suspects formed and
+    clipped as :func:`prepare_centred` forms and clips every row (the same kernels and norms: the same bits)."""
+    from ..compiled import kernels
+
+    d = source.shape[1]
+    formed = kernels.scaled_centred(source[suspects], factors[suspects], mean, radius)
+    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=True)
+    s, over = probe.block_scales(formed)
+    if s is None:
+        return suspects[:0], np.empty(0), formed[:0]
+    return suspects[over], s[over], formed[over]
+
+
+def _correction(formed: np.ndarray, factor: np.ndarray, radius: float, d: int) -> np.ndarray:
+    """sum over the rows clipped again of r r^T - y y^T (r the clipped row, y the row at scale 1/R), by blocks."""
+    out = np.zeros((d, d))
+    step = block_rows(d)
+    for a in range(0, formed.shape[0], step):
+        block = formed[a : a + step]
+        clipped_rows = block * factor[a : a + step, None]
+        plain = block * (1.0 / radius)
+        out += clipped_rows.T @ clipped_rows
+        out -= plain.T @ plain
+    return out

@@ -1,0 +1,160 @@
+"""Algebraic centring (dppca_core.data.centring): the same centred rows, clip count and projections as forming them
+(prepare_centred), bit for bit; a Gram matrix within its stated rounding bound; the same noise scales in a release
+whichever path ran."""
+
+import numpy as np
+import pytest
+
+import dppca_core as dc
+from dppca_core.compiled.kernels import fixed_order_project
+from dppca_core.data import centring
+from dppca_core.data.centring import (
+    CentredRows,
+    algebraic_size,
+    centre,
+    centre_algebraically,
+    centred_gram_error_bound,
+)
+from dppca_core.data.gram import gram_error_bound
+from dppca_core.data.prepare import prepare, prepare_centred
+
+pytest.importorskip("numba")
+
+#: 60,001 rows of 20 columns: past the compiled size (2^20 entries), with a tail that is not a multiple of 4
+N, D = 60_001, 20
+
+
+def table(seed: int, shift: float = 0.0, spread: float = 0.25) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0.0, spread, (N, D)) * rng.uniform(0.2, 1.0, D)
+    return X + shift
+
+
+def first_pass(X, R):
+    return prepare(X, R, gram_now=True, row_sums=True, keep_sq_norms=True)
+
+
+def unit_mean(X, R, length):
+    """A mean in the units of the scaled rows, of the given length (<= 1)."""
+    m = X.mean(axis=0)
+    return m / max(np.linalg.norm(m), 1e-300) * length
+
+
+CASES = {
+    "zero mean": (0, 0.0, 1.0, 0.0),
+    "small mean, radius 1": (1, 0.05, 1.0, 0.2),
+    "a mean that clips some rows again": (2, 0.15, 1.3, 0.5),
+    "radius 3.7": (3, 0.5, 3.7, 0.9),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_rows_projections_and_count_are_those_formed(case):
+    seed, shift, R, length = CASES[case]
+    X = table(seed, shift)
+    data = first_pass(X, R)
+    mean = unit_mean(X, R, length)
+    algebraic = centre_algebraically(data, mean)
+    formed = prepare_centred(first_pass(X, R), mean)
+    assert isinstance(algebraic, CentredRows)
+    assert algebraic.n_clipped == formed.n_clipped
+    V = np.linalg.qr(np.random.default_rng(seed).normal(size=(D, 7)))[0]
+    for k in (1, 2, 5, 7):  # the row kernel's domain (k <= 5) and the blocked kernel's
+        assert np.array_equal(algebraic.project(V[:, :k]), fixed_order_project(formed.rows, V[:, :k])), k
+    bound = centred_gram_error_bound(N, D) + gram_error_bound(N, D)
+    assert np.max(np.abs(algebraic.gram - formed.gram)) <= bound
+    assert np.array_equal(algebraic.gram, algebraic.gram.T)
+    assert np.array_equal(algebraic.rows, formed.rows)  # formed on first use, the same bits
+
+
+def test_rows_clipped_again_are_corrected_in_the_gram_matrix():
+    X = table(2, 0.15)
+    mean = unit_mean(X, 1.3, 0.5)
+    algebraic = centre_algebraically(first_pass(X, 1.3), mean)
+    assert 0 < algebraic.n_clipped <= centring.MAX_CLIPPED_SHARE * N  # the case exercises the correction
+    rows = prepare_centred(first_pass(X, 1.3), mean).rows
+    exact = rows.T @ rows  # the clipped rows' Gram matrix, another summation order
+    assert np.max(np.abs(algebraic.gram - exact)) <= centred_gram_error_bound(N, D) + gram_error_bound(N, D)
+    # without the correction the matrix would be off by the clipped rows' excess, far beyond the bound
+    naive = first_pass(X, 1.3).gram - np.outer(X.sum(0) / 1.3, mean)
+    assert np.max(np.abs(naive - exact)) > 1.0
+
+
+def test_many_rows_clipped_again_form_the_rows_with_the_same_bound():
+    X = table(4, 0.0, spread=1.0)  # every raw row beyond R = 1: clipped to the sphere, then most pushed out again
+    mean = unit_mean(table(5, 1.0), 1.0, 0.6)
+    assert centre_algebraically(first_pass(X, 1.0), mean) is None
+    formed = centre(first_pass(X, 1.0), mean)
+    assert not isinstance(formed, CentredRows)
+    assert formed.n_clipped > centring.MAX_CLIPPED_SHARE * N
+    assert formed.gram_error == centred_gram_error_bound(N, D)
+
+
+def test_the_route_needs_the_first_pass_and_the_size():
+    X = table(6, 0.1)
+    mean = unit_mean(X, 1.0, 0.3)
+    assert centre_algebraically(prepare(X, 1.0, gram_now=False, row_sums=True, keep_sq_norms=True), mean) is None
+    assert centre_algebraically(prepare(X, 1.0, gram_now=True, row_sums=False, keep_sq_norms=True), mean) is None
+    assert centre_algebraically(prepare(X, 1.0, gram_now=True, row_sums=True), mean) is None
+    small = X[:1000]
+    assert not algebraic_size(*small.shape)
+    assert centre_algebraically(first_pass(small, 1.0), mean) is None
+    # below the size the bound is the canonical one, so small releases (the golden cases) are unchanged
+    assert centre(first_pass(small, 1.0), mean).gram_error == gram_error_bound(1000, D)
+    wide = np.random.default_rng(7).normal(0, 0.1, (40_000, 40))
+    assert not algebraic_size(*wide.shape)
+
+
+def test_the_bound_exceeds_the_canonical_one_where_the_route_applies():
+    assert algebraic_size(N, D)
+    assert centred_gram_error_bound(N, D) >= (1 + 5 * centring.MAX_CLIPPED_SHARE) * gram_error_bound(N, D)
+    assert centred_gram_error_bound(N, D) < 1e-4  # still far below any noise a release adds
+
+
+def release(X, monkeypatch, algebraic: bool, neighbors: str):
+    if not algebraic:
+        monkeypatch.setattr(centring, "centre_algebraically", lambda data, mean: None)
+    rel = dc.release_pca(
+        "analyze_gauss",
+        X,
+        2,
+        1.0,
+        1e-6,
+        neighbors,
+        seed=11,
+        center="private",
+        data_norm=1.3,
+        budget=dc.BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.1),
+    )
+    monkeypatch.undo()
+    return rel
+
+
+@pytest.mark.parametrize("neighbors", ["replace", "add_remove"])
+def test_a_release_publishes_the_same_whichever_path_ran(monkeypatch, neighbors):
+    X = table(8, 0.15)
+    fast, formed = (release(X, monkeypatch, flag, neighbors) for flag in (True, False))
+    a, b = fast.published(), formed.published()
+    assert a["facts"] == b["facts"]  # every noise scale and grid: the path shows in nothing published
+    assert np.array_equal(a["outputs"]["mean"], b["outputs"]["mean"])
+    assert np.array_equal(a["outputs"]["scores"]["counts"], b["outputs"]["scores"]["counts"])
+    # the Gram matrices differ in their last bits only: so do the components, far below the noise
+    assert np.allclose(fast.components, formed.components, atol=1e-9)
+    step = a["facts"]["eigenvalue_grid"]
+    assert np.allclose(fast.eigenvalues, formed.eigenvalues, atol=step)
+    assert fast.diagnostics["rows_clipped_after_centring"] == formed.diagnostics["rows_clipped_after_centring"]
+
+
+@pytest.mark.parametrize("n", [1, 4, 5, 6, 7, 9])
+def test_the_kernel_projects_every_tail_of_rows(n):
+    from dppca_core.compiled.centred import centred_project
+    from dppca_core.compiled.kernels import scaled_centred
+
+    rng = np.random.default_rng(n)
+    source, factors, mean = rng.normal(size=(n, 9)), rng.uniform(0.1, 1, n), rng.normal(0, 0.1, 9)
+    weights = rng.uniform(0.2, 0.5, n)
+    rows = scaled_centred(source, factors, mean, 2.5) * weights[:, None]
+    V = np.linalg.qr(rng.normal(size=(9, 3)))[0]
+    for k in (1, 2, 3):
+        got = centred_project(source, factors, mean, 2.5, weights, V[:, :k])
+        assert np.array_equal(got, fixed_order_project(rows, V[:, :k], compiled=False)), k
