@@ -37,6 +37,8 @@ CANDIDATE_MARGIN = 1e-9
 MAX_CLIPPED_SHARE = 0.25
 #: beyond this share of rows that the norms alone cannot rule out, X m is one product over all rows
 MATVEC_SHARE = 0.5
+#: rows formed at a time where the centred rows are read whole (a buffer that stays in the second-level cache)
+FORMED_BLOCK_ROWS = 4096
 
 
 def algebraic_size(n: int, d: int) -> bool:
@@ -126,6 +128,28 @@ class CentredRows(PreparedData):
             if out is not None:
                 return out
         return super().project(components)
+
+    def projected_products(self, components, first, second, projections=None):
+        """:meth:`PreparedData.projected_products`, the rows formed a block at a time in a buffer (the same rows,
+        so the same integers and projections) instead of all at once."""
+        if self._rows is not None:
+            return super().projected_products(components, first, second, projections)
+        from ..compiled import kernels
+        from ..privacy.exact import FixedSums
+
+        source, factors, mean, weights = self._parts
+        step = FORMED_BLOCK_ROWS
+        buf = np.empty((min(step, self.n), self.d))
+        totals = None
+        for a in range(0, self.n, step):
+            block = buf[: min(step, self.n - a)]
+            kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, self.data_norm, out=block)
+            np.multiply(block, weights[a : a + step, None], out=block)
+            part = FixedSums.of_projected_products(
+                block, components, first, second, None, None if projections is None else projections[a : a + step]
+            )  # integers: the blocks' sums add up to the sums of one pass
+            totals = part.totals if totals is None else [t + p for t, p in zip(totals, part.totals)]
+        return FixedSums.of_totals(totals)
 
 
 def centre(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:

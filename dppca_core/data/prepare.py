@@ -249,6 +249,14 @@ class PreparedData:
 
         return fixed_order_project(self.rows, components)
 
+    def projected_products(self, components, first, second, projections=None):
+        """The exact sums (:class:`dppca_core.privacy.exact.FixedSums`) of each row's products of its projections on
+        ``components`` for the pairs ``zip(first, second)``, and of its squared norm, last; ``projections`` (n x k)
+        receives the projections (:meth:`FixedSums.of_projected_products` of :attr:`rows`)."""
+        from ..privacy.exact import FixedSums
+
+        return FixedSums.of_projected_products(self.rows, components, first, second, None, projections)
+
     @property
     def gram(self) -> np.ndarray:
         """sum_i y_i y_i^T of the scaled rows, computed once (by :func:`prepare` for narrow data, else on first use)

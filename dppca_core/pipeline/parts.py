@@ -131,12 +131,11 @@ def _variance_terms(
     """
     d, k = V.shape
     if not reads_the_gram(data, neighbors):
-        rows = data.rows
         first, second = np.triu_indices(k) if rotate else (np.arange(k), np.arange(k))
         # one pass: each row's projections and squared norm (fixed order: each depends on the row alone) and their
         # products summed exactly, without the n x k array
         projections = np.empty((data.n, k)) if keep else None
-        sums = FixedSums.of_projected_products(rows, V, first, second, None, projections)
+        sums = data.projected_products(V, first, second, projections)
         return sums, 4.0 * summation_error(d, 1.0) + _ROW_ERROR + FixedSums.TRUNCATION, projections
     C = data.gram
     M = V.T @ (C @ V)

@@ -158,3 +158,20 @@ def test_the_kernel_projects_every_tail_of_rows(n):
     for k in (1, 2, 3):
         got = centred_project(source, factors, mean, 2.5, weights, V[:, :k])
         assert np.array_equal(got, fixed_order_project(rows, V[:, :k], compiled=False)), k
+
+
+def test_the_exact_sums_of_projected_products_are_those_of_the_formed_rows():
+    from dppca_core.privacy.exact import FixedSums
+
+    X = table(9, 0.15)
+    mean = unit_mean(X, 1.3, 0.5)
+    algebraic = centre_algebraically(first_pass(X, 1.3), mean)
+    rows = prepare_centred(first_pass(X, 1.3), mean).rows
+    V = np.linalg.qr(np.random.default_rng(9).normal(size=(D, 4)))[0]
+    first, second = np.triu_indices(4)
+    got_proj, want_proj = np.empty((N, 4)), np.empty((N, 4))
+    got = algebraic.projected_products(V, first, second, got_proj)
+    want = FixedSums.of_projected_products(rows, V, first, second, None, want_proj)
+    assert algebraic._rows is None  # read a block at a time, never formed whole
+    assert got.totals == want.totals
+    assert np.array_equal(got_proj, want_proj)
