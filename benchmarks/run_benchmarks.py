@@ -461,10 +461,11 @@ def releases_table(grid_n, grid_d, out):
         "2 ms whatever n), the plot's cells and the eigendecomposition. So at d = 20 the first pass and the "
         "projection alone take about 2.6x the floor, and 3x would leave 0.4x for what takes 0.9x; the norms and the "
         "exact sums are compute-bound compiled loops (fused into one loop, or with their range check dropped, they "
-        "ran no faster: measured), and G is the floor's own product. With every private choice, the column scales "
-        "add a pass of clipped squares (about 1.3x, most of it the division of each entry by its column's public "
-        "bound and the range check), a finiteness check and the scaled copy (about 1x together), and the private radius a "
-        "pass of row norms (0.45x) and its noisy binary search: about 3x more, where 5x leaves 1.2x. At d = 100 "
+        "ran no faster: measured), and G is the floor's own product. With every private choice (measured the same "
+        "way), the column scales add a pass of clipped squares (1.1x, most of it the division of each entry by its "
+        "column's public bound and the range check), a finiteness check and the scaled copy (1.2-1.9x together), and "
+        "the private radius a pass of row norms (0.45-0.5x) and its noisy binary search: about 3x more, where 5x "
+        "leaves 1.2x. At d = 100 "
         "the floor's n d^2 work dominates and both releases stay within their targets.\n"
     )
     return results
