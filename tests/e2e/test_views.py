@@ -148,8 +148,11 @@ def test_budget_split_changes_the_private_scree(server, browser):
 
 
 def _card_numbers(page, mechanism):
+    """(the card's three numbers: claimed, exact and audited epsilon; its text), once the card shows all three (on a
+    busy machine the card can be drawn a moment before its numbers)."""
     card = page.locator(f".st-key-guarantee_{mechanism}")
     card.wait_for(timeout=120_000)
+    card.locator('[data-testid="stMetricValue"]').nth(2).wait_for(timeout=120_000)
     return card.locator('[data-testid="stMetricValue"]').all_inner_texts(), card.inner_text()
 
 
