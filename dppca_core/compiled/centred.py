@@ -29,7 +29,7 @@ def _form_rows(source, factors, mean, scale, weights, first, count, buf):  # pra
 def _centred_project_kernel(source, factors, mean, scale, weights, components, out):  # pragma: no cover - compiled
     """Four rows at a time formed in a buffer, then projected two components at a time: eight running sums, each
     taking its row's products in column order (the arithmetic of ``fixed_order_project``), independent of each
-    other so that the adds overlap."""
+    other so that the adds overlap. ``out`` is k x n: each component's projections in one contiguous row."""
     n, d = source.shape
     k = components.shape[1]
     buf = np.empty((4, d))
@@ -50,8 +50,8 @@ def _centred_project_kernel(source, factors, mean, scale, weights, components, o
                 b1 += x1 * u
                 b2 += x2 * u
                 b3 += x3 * u
-            out[i, c], out[i + 1, c], out[i + 2, c], out[i + 3, c] = a0, a1, a2, a3
-            out[i, e], out[i + 1, e], out[i + 2, e], out[i + 3, e] = b0, b1, b2, b3
+            out[c, i], out[c, i + 1], out[c, i + 2], out[c, i + 3] = a0, a1, a2, a3
+            out[e, i], out[e, i + 1], out[e, i + 2], out[e, i + 3] = b0, b1, b2, b3
         i += 4
     _form_rows(source, factors, mean, scale, weights, i, n - i, buf)
     for q in range(n - i):
@@ -59,7 +59,7 @@ def _centred_project_kernel(source, factors, mean, scale, weights, components, o
             s = 0.0
             for j in range(d):
                 s += buf[q, j] * components[j, c]
-            out[i + q, c] = s
+            out[c, i + q] = s
     return out
 
 
@@ -83,11 +83,13 @@ def centred_project(
     components: np.ndarray,
 ) -> np.ndarray | None:
     """``fixed_order_project(rows, components)`` for ``rows[i] = ((source[i] * factors[i] - mean) * scale) *
-    weights[i]``, without forming ``rows``; None without numba (the caller then forms the rows)."""
+    weights[i]``, without forming ``rows``; None without numba (the caller then forms the rows). The n x k result is
+    stored column by column (Fortran order): each component's projections are contiguous, as the score plot's cells
+    read them (no copy per component)."""
     kernel = compiled_centred_project()
     if kernel is None:
         return None
-    out = np.empty((source.shape[0], components.shape[1]))
+    out = np.empty((components.shape[1], source.shape[0]))
     return kernel(
         source,
         np.ascontiguousarray(factors, dtype=float),
@@ -96,4 +98,4 @@ def centred_project(
         np.ascontiguousarray(weights, dtype=float),
         np.ascontiguousarray(components, dtype=float),
         out,
-    )
+    ).T
