@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.grid import UNIT_ROUNDOFF
-from .gram import _SAFE_RADIUS, GramAccumulator, block_rows, gram_error_bound
+from .gram import _SAFE_RADIUS, GramAccumulator, _scaled_gram, gram_error_bound
 from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare_centred
 
 #: the widest data centred algebraically: up to here the first pass forms the Gram matrix with the row norms
@@ -188,7 +188,7 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     sums = np.array([float(np.ldexp(float(t), -SUM_BITS)) for t in data.row_sums])
     cross = np.outer(sums, mean)
     gram = data.gram - (cross + cross.T) + float(n) * np.outer(mean, mean)
-    gram += _correction(formed, factor, radius, d)
+    gram += _correction(formed, factor, radius)
     gram = (gram + gram.T) / 2.0
     gram.setflags(write=False)
     return CentredRows(data, mean, weights, int(clipped.size), gram)
@@ -226,14 +226,10 @@ def _clipped_again(source, factors, mean, radius, suspects) -> tuple:
     return suspects[over], s[over], formed[over]
 
 
-def _correction(formed: np.ndarray, factor: np.ndarray, radius: float, d: int) -> np.ndarray:
-    """sum over the rows clipped again of r r^T - y y^T (r the clipped row, y the row at scale 1/R), by blocks."""
-    out = np.zeros((d, d))
-    step = block_rows(d)
-    for a in range(0, formed.shape[0], step):
-        block = formed[a : a + step]
-        clipped_rows = block * factor[a : a + step, None]
-        plain = block * (1.0 / radius)
-        out += clipped_rows.T @ clipped_rows
-        out -= plain.T @ plain
-    return out
+def _correction(formed: np.ndarray, factor: np.ndarray, radius: float) -> np.ndarray:
+    """sum over the rows clipped again of r r^T - y y^T (r the clipped row, y the row at scale 1/R): two Gram
+    matrices summed by blocks as the first pass sums G (:func:`dppca_core.data.gram._scaled_gram`)."""
+    if formed.shape[0] == 0:
+        return np.zeros((formed.shape[1], formed.shape[1]))
+    plain = np.full(formed.shape[0], 1.0 / radius)
+    return _scaled_gram(formed, factor, radius) - _scaled_gram(formed, plain, radius)
