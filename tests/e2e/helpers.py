@@ -53,11 +53,63 @@ def open_page(page, server: str, name: str, query_string: str = "") -> None:
     settle(page, timeout=240_000)
 
 
+#: each page's name in the sidebar's navigation
+NAV_TITLES = {
+    "home": "Home",
+    "lesson": "Lesson",
+    "data": "Data",
+    "explore": "Explore",
+    "tradeoffs": "Trade-offs",
+    "distributed": "Distributed",
+    "tensor": "Tensor",
+    "reproduce": "Reproduce",
+    "audit": "Audit",
+    "report": "Report",
+}
+
+
+def every_page(page, server: str, present: bool = False):
+    """Yield each page of :data:`PAGES` once it is drawn, visited as a user moves through the app: the first opened
+    by its address, each next one reached without reloading the app (a sidebar link, or in presenter mode the bar's
+    "next page" button), so the browser boots the app once and not once per page (a load costs Chromium about
+    1.5 CPU s more than a move on this machine)."""
+    for number, name in enumerate(PAGES, start=1):
+        if number == 1:
+            open_page(page, server, name, "present=true" if present else "")
+        else:
+            if present:
+                bar = page.locator(".st-key-presenter_bar")
+                bar.get_by_role("button", name="next page ▶", exact=True).click(timeout=60_000)
+                page.wait_for_function(
+                    "t => { const b = document.querySelector('.st-key-presenter_bar');"
+                    " return b && b.innerText.includes(t); }",
+                    arg=f"page {number} of {len(PAGES)}",
+                    timeout=120_000,
+                )
+                settle(page, timeout=240_000)
+            else:
+                go_to(page, NAV_TITLES[name])
+            if name in FIGURE_PAGES:
+                page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+                settle(page, timeout=240_000)
+            path = page.evaluate("location.pathname")
+            assert path.rstrip("/").endswith(f"/{name}"), (name, path)  # the address follows the move
+        yield name
+
+
+#: axe-core's rules for WCAG 2.1 levels A and AA (the standard the app is held to), not its best-practice advice:
+#: a third less work per page than every rule
+WCAG_21_AA = {
+    "resultTypes": ["violations"],
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+}
+
+
 def axe_violations(page) -> list[str]:
-    """Serious and critical WCAG violations axe-core finds on the page as it is drawn now."""
+    """Serious and critical WCAG 2.1 A and AA violations axe-core finds on the page as it is drawn now."""
     from axe_playwright_python.sync_playwright import Axe
 
-    found = Axe().run(page).response["violations"]
+    found = Axe().run(page, options=WCAG_21_AA).response["violations"]
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
         for v in found
@@ -83,11 +135,12 @@ def wait_metrics(page, timeout=60_000):
 
 
 def wait_first_metric_changes(page, before: str, timeout=60_000) -> None:
-    """Wait until the page's first metric card shows another value than ``before`` (a rerun after a move of a
-    control has landed), then until the run is over."""
+    """Wait until the page's first metric card shows another number than ``before`` (a rerun after a move of a
+    control has landed), then until the run is over. A number: in a full run under load the first card was once
+    read while the rerun had replaced the page's cards only in part (the guarantee card's "not run" first)."""
     page.wait_for_function(
         "before => { const v = [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')].map(e => e.innerText);"
-        " return v.length > 0 && v[0] !== before; }",
+        " return v.length > 0 && v[0] !== before && Number.isFinite(parseFloat(v[0])); }",
         arg=before,
         timeout=timeout,
     )

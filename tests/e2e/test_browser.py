@@ -8,7 +8,6 @@ import pytest
 
 from tests.e2e.helpers import (
     wait_first_metric_changes,
-    PAGES,
     SHOTS,
     assert_no_error,
     axe_violations,
@@ -16,7 +15,7 @@ from tests.e2e.helpers import (
     eventually,
     go_to,
     metric_values,
-    open_page,
+    every_page,
     people_csv,
     query,
     settle,
@@ -50,14 +49,13 @@ def report_record_problems(browser, page, folder: Path) -> list[str]:
 
 
 def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
-    """Every page draws without an error, with no serious or critical WCAG violation (axe-core) and no text clipped
+    """Every page, reached as a user moves through the app, draws without an error, with no serious or critical WCAG violation (axe-core) and no text clipped
     or overlapping at 1280x720, nor in the Report's HTML record; then the epsilon control moves the numbers and the
     address."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
     problems = {}
-    for name in PAGES:
-        open_page(page, server, name)
+    for name in every_page(page, server):
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
             # visible ones: a chart's "Show the numbers" table sits in a closed expander
             page.wait_for_selector(
