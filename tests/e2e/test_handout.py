@@ -65,8 +65,8 @@ def _pages(pdf: bytes) -> int:
 
 def _open_offline(browser, path: str, shots: dict):
     """Open a file from disk with every network request refused; (its visible text, its HTML, layout problems on
-    screen and printed, the printed PDF's page count, its number of slides). ``shots``: {slide heading: screenshot
-    file}, or {"": file} for the whole page."""
+    screen and printed, the printed PDF's page count, its number of slides, its figures and how many of them are
+    drawn). ``shots``: {slide heading: screenshot file}, or {"": file} for the whole page."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     asked = []
     context.route("http*://**", lambda route: (asked.append(route.request.url), route.abort()))
@@ -94,9 +94,10 @@ def _open_offline(browser, path: str, shots: dict):
     page.wait_for_timeout(300)
     printed = page.evaluate(LAYOUT_PROBLEMS)
     slides = page.locator("section.slide").count()
+    figures = (page.locator(".plotly-graph-div").count(), page.locator(".plotly-graph-div.js-plotly-plot").count())
     pdf = page.pdf(width="1280px", height="720px", print_background=True) if slides else page.pdf(format="A4")
     context.close()
-    return text, doc, screen, printed, _pages(pdf), slides
+    return text, doc, screen, printed, _pages(pdf), slides, figures
 
 
 def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, browser, tmp_path):
@@ -111,7 +112,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
 
     # the exploration record's deck: its role kept, no address of the server, nothing clipped
     record = download(page, "download_slides", tmp_path)
-    text, doc, screen, printed, pdf_pages, slides = _open_offline(
+    text, doc, screen, printed, pdf_pages, slides, figures = _open_offline(
         browser,
         record,
         {
@@ -120,6 +121,9 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
         },
     )
     assert report.PRIVATE_RECORD in text
+    # title, what we found, the scenario, the guarantee, utility, risk, budget split, loadings, scree and more: every
+    # figure drawn without a network
+    assert slides >= 9 and figures[0] >= 4 and figures[1] == figures[0], (slides, figures)
     assert "localhost" not in doc and "127.0.0.1" not in doc and server not in doc
     assert "/report?" in doc  # the scenario's link, relative
     said = re.search(r"<h2>The guarantee in words</h2>(.*?)</section>", doc, flags=re.S).group(1)
@@ -149,7 +153,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
         ),
     ):
         path = download(page, key, tmp_path)
-        text, doc, screen, printed, pdf_pages, slides = _open_offline(browser, path, shots)
+        text, doc, screen, printed, pdf_pages, slides, _ = _open_offline(browser, path, shots)
         lines = [line for line in text.splitlines() if line.strip()]
         assert lines[0] == first, lines[0]
         lowered = text.lower()
