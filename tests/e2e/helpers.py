@@ -73,6 +73,7 @@ def every_page(page, server: str, present: bool = False):
     by its address, each next one reached without reloading the app (a sidebar link, or in presenter mode the bar's
     "next page" button), so the browser boots the app once and not once per page (a load costs Chromium about
     1.5 CPU s more than a move on this machine)."""
+    assert set(NAV_TITLES) == set(PAGES), "every page needs its sidebar title in NAV_TITLES"
     for number, name in enumerate(PAGES, start=1):
         if number == 1:
             open_page(page, server, name, "present=true" if present else "")
