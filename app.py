@@ -8,26 +8,39 @@ cannot reset them), the presenter bar, and the share link, then runs the page an
 import streamlit as st
 
 from ui import controls, scenario, scenario_file, session, show
+from ui.page_titles import PAGE_TITLES
 from ui.session import IN_ENTRY_KEY
 
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
 
+ICONS = {
+    "home": ":material/home:",
+    "lesson": ":material/school:",
+    "data": ":material/table_chart:",
+    "explore": ":material/tune:",
+    "tradeoffs": ":material/ssid_chart:",
+    "distributed": ":material/hub:",
+    "tensor": ":material/deployed_code:",
+    "reproduce": ":material/science:",
+    "audit": ":material/policy:",
+    "report": ":material/description:",
+}
+#: the pages by their address, in the sidebar's order (titles: ui/page_titles.py). The default page is served at the
+#: root; its url_path only names it (Streamlit cannot route it): /home is HOME_ALIAS below
 PAGES = {
-    # the default page is served at the root; its url_path only names it (Streamlit cannot route it): /home is
-    # HOME_ALIAS below
-    "home": st.Page("pages/home.py", title="Home", icon=":material/home:", default=True, url_path="start"),
-    "lesson": st.Page("pages/lesson.py", title="Lesson", icon=":material/school:", url_path="lesson"),
-    "data": st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data"),
-    "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
-    "tradeoffs": st.Page("pages/tradeoffs.py", title="Trade-offs", icon=":material/ssid_chart:", url_path="tradeoffs"),
-    "distributed": st.Page("pages/distributed.py", title="Distributed", icon=":material/hub:", url_path="distributed"),
-    "tensor": st.Page("pages/tensor.py", title="Tensor", icon=":material/deployed_code:", url_path="tensor"),
-    "reproduce": st.Page("pages/reproduce.py", title="Reproduce", icon=":material/science:", url_path="reproduce"),
-    "audit": st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit"),
-    "report": st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
+    key: st.Page(
+        f"pages/{key}.py",
+        title=title,
+        icon=ICONS[key],
+        default=key == "home",
+        url_path="start" if key == "home" else key,
+    )
+    for key, title in PAGE_TITLES.items()
 }
 #: Home at its own address too (a page's url_path is its address, except the default page's): hidden from the menu
-HOME_ALIAS = st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", visibility="hidden")
+HOME_ALIAS = st.Page(
+    "pages/home.py", title=PAGE_TITLES["home"], icon=":material/home:", url_path="home", visibility="hidden"
+)
 #: pages that compute releases from the shared settings, and the repetitions field each one uses
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
 st.session_state[session.PAGES_KEY] = PAGES  # for st.switch_page from pages (gallery, presenter bar)

@@ -41,10 +41,14 @@ import asyncio
 import contextlib
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from _app_server import CHROMIUM_ARGS, ROOT, app_server, cpu_seconds, generated_by, niced_chromium, percentile, publish
+
+sys.path.insert(0, str(ROOT))
+from ui.page_titles import PAGE_TITLES  # noqa: E402
 
 SCENARIOS = [
     "",
@@ -217,30 +221,9 @@ class Monitor:
 
 
 #: every page a soak session visits, by its sidebar link
-SOAK_PAGES = [
-    "Home",
-    "Lesson",
-    "Data",
-    "Explore",
-    "Trade-offs",
-    "Distributed",
-    "Tensor",
-    "Reproduce",
-    "Audit",
-    "Report",
-]
+SOAK_PAGES = list(PAGE_TITLES.values())
 #: a page's address -> its sidebar name
-PAGE_NAMES = {
-    "lesson": "Lesson",
-    "data": "Data",
-    "explore": "Explore",
-    "tradeoffs": "Trade-offs",
-    "distributed": "Distributed",
-    "tensor": "Tensor",
-    "reproduce": "Reproduce",
-    "audit": "Audit",
-    "report": "Report",
-}
+PAGE_NAMES = PAGE_TITLES
 #: seconds between two samples of the soak's RSS timeline, and between two hostile uploads
 SOAK_SAMPLE = 10.0
 HOSTILE_EVERY = 60.0

@@ -4,17 +4,10 @@ import re
 
 import pytest
 
-PAGES = [
-    "pages/home.py",
-    "pages/data.py",
-    "pages/explore.py",
-    "pages/tradeoffs.py",
-    "pages/distributed.py",
-    "pages/tensor.py",
-    "pages/reproduce.py",
-    "pages/audit.py",
-    "pages/report.py",
-]
+from ui.page_titles import PAGE_TITLES
+
+#: every page of the app, Home first
+PAGES = [f"pages/{key}.py" for key in PAGE_TITLES]
 
 
 def metric(at, label, index=0):

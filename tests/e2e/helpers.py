@@ -4,6 +4,8 @@ import os
 import urllib.parse
 from pathlib import Path
 
+from ui.page_titles import PAGE_TITLES
+
 ROOT = Path(__file__).resolve().parents[2]
 #: screenshots go to an ignored folder unless DPPCA_SCREENSHOTS names another (e.g. docs/screenshots to refresh them)
 SHOTS = ROOT / os.environ.get("DPPCA_SCREENSHOTS", "artifacts/screenshots")
@@ -38,8 +40,8 @@ def settle(page, timeout=60_000):
     page.wait_for_timeout(100)
 
 
-#: every page of the app, by its address
-PAGES = ("home", "lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce", "audit", "report")
+#: every page of the app, by its address, in the app's order
+PAGES = tuple(PAGE_TITLES)
 #: pages that draw a figure: a visit waits for it, so checks see the page as a user does
 FIGURE_PAGES = ("lesson", "data", "explore", "tradeoffs", "distributed", "tensor", "reproduce")
 
@@ -53,19 +55,8 @@ def open_page(page, server: str, name: str, query_string: str = "") -> None:
     settle(page, timeout=240_000)
 
 
-#: each page's name in the sidebar's navigation
-NAV_TITLES = {
-    "home": "Home",
-    "lesson": "Lesson",
-    "data": "Data",
-    "explore": "Explore",
-    "tradeoffs": "Trade-offs",
-    "distributed": "Distributed",
-    "tensor": "Tensor",
-    "reproduce": "Reproduce",
-    "audit": "Audit",
-    "report": "Report",
-}
+#: each page's title in the sidebar's navigation
+NAV_TITLES = PAGE_TITLES
 
 
 def every_page(page, server: str, present: bool = False):
@@ -73,7 +64,6 @@ def every_page(page, server: str, present: bool = False):
     by its address, each next one reached without reloading the app (a sidebar link, or in presenter mode the bar's
     "next page" button), so the browser boots the app once and not once per page (a load costs Chromium about
     1.5 CPU s more than a move on this machine)."""
-    assert set(NAV_TITLES) == set(PAGES), "every page needs its sidebar title in NAV_TITLES"
     for number, name in enumerate(PAGES, start=1):
         if number == 1:
             open_page(page, server, name, "present=true" if present else "")
