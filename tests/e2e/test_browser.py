@@ -49,9 +49,9 @@ def report_record_problems(browser, page, folder: Path) -> list[str]:
 
 
 def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
-    """Every page, reached as a user moves through the app, draws without an error, with no serious or critical WCAG violation (axe-core) and no text clipped
-    or overlapping at 1280x720, nor in the Report's HTML record; then the epsilon control moves the numbers and the
-    address."""
+    """Every page, reached as a user moves through the app, draws without an error, with no serious or critical
+    violation of axe-core's WCAG 2.1 A/AA rules and no text clipped or overlapping at 1280x720, nor in the Report's
+    HTML record; then the epsilon control moves the numbers and the address."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
     problems = {}
