@@ -39,7 +39,7 @@ PAGES = {
 }
 #: Home at its own address too (a page's url_path is its address, except the default page's): hidden from the menu
 HOME_ALIAS = st.Page(
-    "pages/home.py", title=PAGE_TITLES["home"], icon=":material/home:", url_path="home", visibility="hidden"
+    "pages/home.py", title=PAGE_TITLES["home"], icon=ICONS["home"], url_path="home", visibility="hidden"
 )
 #: pages that compute releases from the shared settings, and the repetitions field each one uses
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}

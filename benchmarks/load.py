@@ -176,7 +176,7 @@ class Session:
         from urllib.parse import urlparse
 
         path = urlparse(self.page.url).path.strip("/").split("/")[-1]
-        return PAGE_NAMES.get(path, "Home")
+        return PAGE_TITLES.get(path, PAGE_TITLES["home"])
 
     async def epsilon_key(self) -> str | None:
         """The arrow key that changes the epsilon dial (it has two ends), or None without a dial."""
@@ -222,8 +222,6 @@ class Monitor:
 
 #: every page a soak session visits, by its sidebar link
 SOAK_PAGES = list(PAGE_TITLES.values())
-#: a page's address -> its sidebar name
-PAGE_NAMES = PAGE_TITLES
 #: seconds between two samples of the soak's RSS timeline, and between two hostile uploads
 SOAK_SAMPLE = 10.0
 HOSTILE_EVERY = 60.0
@@ -418,7 +416,6 @@ def _children_rss(proc) -> float:
 def soak_files(folder, clients: int) -> tuple[dict, list]:
     """({session: its own legitimate table}, [(name, path) of the hostile files, in turn]) written to ``folder``;
     the big legitimate table is ``folder/big.csv``."""
-    import sys
 
     import numpy as np
     import pandas as pd
@@ -687,7 +684,6 @@ def rss_svg(samples: list, marks: list, soak_end: float) -> str:
 def _changed_limits() -> list:
     """The budgets (ui/limits.py) set in the environment, as "VARIABLE=value"."""
     import os
-    import sys
 
     sys.path.insert(0, str(ROOT))
     from ui.limits import SETTINGS

@@ -55,10 +55,6 @@ def open_page(page, server: str, name: str, query_string: str = "") -> None:
     settle(page, timeout=240_000)
 
 
-#: each page's title in the sidebar's navigation
-NAV_TITLES = PAGE_TITLES
-
-
 def every_page(page, server: str, present: bool = False):
     """Yield each page of :data:`PAGES` once it is drawn, visited as a user moves through the app: the first opened
     by its address, each next one reached without reloading the app (a sidebar link, or in presenter mode the bar's
@@ -79,7 +75,7 @@ def every_page(page, server: str, present: bool = False):
                 )
                 settle(page, timeout=240_000)
             else:
-                go_to(page, NAV_TITLES[name])
+                go_to(page, PAGE_TITLES[name])
             if name in FIGURE_PAGES:
                 page.wait_for_selector(".js-plotly-plot", timeout=240_000)
                 settle(page, timeout=240_000)
