@@ -185,7 +185,7 @@ def install_if_changed(python: Path, env_dir: Path, requirements: list[Path]) ->
         return False
     names = " ".join(str(path) for path in requirements)
     say(f"installing {names} into {display(env_dir)} (new or changed requirements; the first time takes minutes)")
-    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-compile"]
     for path in requirements:
         command += ["-r", str(path)]
     if subprocess.run(command).returncode != 0:
@@ -193,8 +193,24 @@ def install_if_changed(python: Path, env_dir: Path, requirements: list[Path]) ->
             f"pip could not install {names} into {display(env_dir)} (its message is above): "
             "fix that (network? disk space?) and run the command again."
         )
+    compile_packages(python)
     write_stamp(env_dir, hashes)
     return True
+
+
+#: byte-compiles the environment's packages on every core; files already compiled are skipped, and files that do
+#: not compile (some packages ship templates or test data named .py) are left as pip leaves them, silently
+COMPILE = (
+    "import compileall, sys, sysconfig\n"
+    "for folder in sorted({sysconfig.get_path('purelib'), sysconfig.get_path('platlib')}):\n"
+    "    compileall.compile_dir(folder, quiet=2, workers=0)\n"
+)
+
+
+def compile_packages(python: Path) -> None:
+    """Byte-compile what pip installed, in parallel: pip compiles one file after another, about a minute of a
+    first install on 2 cores, against about 35 s here (measured 2026-11-28); its output is not needed."""
+    subprocess.run([str(python), "-c", COMPILE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def run_module(python: Path, env_dir: Path, module_args: list[str]) -> None:

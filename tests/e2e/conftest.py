@@ -128,3 +128,80 @@ def browser(server):
         b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
+
+
+#: where a tab goes between tests: a page of the app's own server (so the tab keeps its renderer) that is not the
+#: app (so its Streamlit session ends)
+PARKED = "/_stcore/health"
+#: the window a tab opens at unless a test asks for another (Playwright's own default)
+SCREEN = {"width": 1280, "height": 720}
+
+
+class TabPool:
+    """Browser tabs for the app, kept from test to test on one test worker.
+
+    A new tab costs Chromium a renderer of its own that compiles the app's scripts again: 5.7-6.6 CPU s to show
+    Explore on this machine, against 2.2-2.8 CPU s for a tab that showed the app before (measured 2026-11-28,
+    the CPU of every Chromium process). A test takes tabs with :meth:`open`; they come back when it ends, parked
+    on a page of the server that is not the app (its Streamlit session ends there), their cookies and storage
+    cleared, so the next test starts from a fresh session as in a new tab. A test that needs a second browser
+    profile (a shared link, two sessions side by side) still makes a context of its own.
+    """
+
+    def __init__(self, browser, server: str):
+        self.server = server
+        self.context = browser.new_context(viewport=SCREEN, accept_downloads=True)
+        self.idle: list = []
+
+    def open(self, viewport: dict | None = None):
+        """A tab at ``viewport`` (default 1280x720), on no page of the app yet: the test goes where it wants."""
+        page = self.idle.pop() if self.idle else self.context.new_page()
+        page.set_viewport_size(viewport or SCREEN)
+        return page
+
+    def give_back(self, pages: list) -> None:
+        """Park the tabs a test used and keep those still open; close any other tab the test's pages opened."""
+        for page in pages:
+            if page.is_closed():
+                continue
+            try:
+                page.goto(self.server + PARKED, timeout=30_000)
+                page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            except Exception:  # a tab the test left broken is closed, not reused
+                page.close()
+                continue
+            self.idle.append(page)
+        self.context.clear_cookies()
+        for page in self.context.pages:
+            if page not in self.idle:
+                page.close()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="session")
+def tab_pool(browser, server):
+    pool = TabPool(browser, server)
+    yield pool
+    pool.close()
+
+
+class Tabs:
+    """The tabs of one test (:class:`TabPool`)."""
+
+    def __init__(self, pool: TabPool):
+        self.pool, self.taken = pool, []
+
+    def open(self, viewport: dict | None = None):
+        page = self.pool.open(viewport)
+        self.taken.append(page)
+        return page
+
+
+@pytest.fixture
+def tabs(tab_pool):
+    """``tabs.open(viewport)``: a tab for this test (a warm one when the worker has one), given back when it ends."""
+    mine = Tabs(tab_pool)
+    yield mine
+    tab_pool.give_back(mine.taken)

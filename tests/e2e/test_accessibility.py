@@ -10,16 +10,15 @@ from tests.e2e.helpers import TEXT_PROBLEMS, axe_violations, every_page, query, 
 pytestmark = pytest.mark.e2e
 
 
-def test_no_serious_or_critical_violation_on_any_page_in_presenter_mode(server, browser):
+def test_no_serious_or_critical_violation_on_any_page_in_presenter_mode(server, tabs):
     """No serious or critical WCAG violation and no text clipped or overlapping (issue 35) on any page in presenter
     mode at 1280x720; normal mode: every page is scanned by test_browser.test_every_page_and_the_epsilon_dial."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = tabs.open({"width": 1280, "height": 720})
     problems = {}
     for name in every_page(page, server, present=True):  # as a presenter moves: the bar's "next page" button
         found = axe_violations(page) + text_problems(page)
         if found:
             problems[name] = found
-    page.close()
     assert not problems, problems
 
 
@@ -29,10 +28,10 @@ FOCUSED = """() => { const e = document.activeElement; if (!e || e === document.
           label.trim().slice(0, 60)]; }"""
 
 
-def test_explore_is_usable_with_the_keyboard_alone(server, browser):
+def test_explore_is_usable_with_the_keyboard_alone(server, tabs):
     """Tab from the top reaches the page links, the mechanism picker, the ε slider, the presenter toggle and a
     chart's numbers; arrow keys on the focused slider change ε (the address follows)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = tabs.open({"width": 1280, "height": 900})
     page.goto(f"{server}/explore")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     settle(page)
@@ -58,10 +57,9 @@ def test_explore_is_usable_with_the_keyboard_alone(server, browser):
     for wanted in ("Lesson", "Explore", "Presenter mode", "Show the numbers"):
         assert wanted in labels, (wanted, labels)
     assert any(tag == "input" and role == "combobox" for tag, role, _ in seen), seen  # the mechanism picker
-    page.close()
 
 
-def test_the_text_check_finds_clipped_and_overlapping_text(browser):
+def test_the_text_check_finds_clipped_and_overlapping_text(tabs):
     """The check of every page can fail: a cut label, a cut button and a chart whose tick labels overlap (plotly's
     own drawing, its labels forced onto one another), and passes on the same page laid out to fit."""
     import plotly.graph_objects as go
@@ -73,7 +71,7 @@ def test_the_text_check_finds_clipped_and_overlapping_text(browser):
     )
     fig.update_layout(width=300, height=250, title="A title")
     spec = fig.to_json()
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = tabs.open({"width": 1280, "height": 720})
     page.set_content(f"""<html><head><script>{get_plotlyjs()}</script></head><body>
         <p id="cut" style="width:60px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis">a label too long
         </p><button id="b" style="width:40px; white-space:nowrap; overflow:hidden">Next step ▶</button>
@@ -89,4 +87,3 @@ def test_the_text_check_finds_clipped_and_overlapping_text(browser):
         Plotly.relayout('chart', {'xaxis.ticktext': ['a', 'b', 'c'], 'xaxis.range': [0.9, 1.1], width: 900}); }""")
     page.wait_for_timeout(300)
     assert page.evaluate(TEXT_PROBLEMS) == [], page.evaluate(TEXT_PROBLEMS)
-    page.close()

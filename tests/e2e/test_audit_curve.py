@@ -8,8 +8,8 @@ from tests.e2e.helpers import SHOTS, assert_no_error, settle
 pytestmark = pytest.mark.e2e
 
 
-def test_audit_curve_figure_reading_and_numbers(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+def test_audit_curve_figure_reading_and_numbers(server, tabs):
+    page = tabs.open({"width": 1400, "height": 2400})
     page.goto(f"{server}/audit?afactor=3")
     page.wait_for_selector(".st-key-run_audit", timeout=120_000)
     settle(page)
@@ -34,5 +34,3 @@ def test_audit_curve_figure_reading_and_numbers(server, browser):
     except Exception:
         page.screenshot(path=str(SHOTS / "failed_audit_curve.png"), full_page=True)
         raise
-    finally:
-        page.close()

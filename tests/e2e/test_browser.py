@@ -48,12 +48,12 @@ def report_record_problems(browser, page, folder: Path) -> list[str]:
     return found
 
 
-def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
+def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
     """Every page, reached as a user moves through the app, draws without an error, with no serious or critical
     violation of axe-core's WCAG 2.1 A/AA rules and no text clipped or overlapping at 1280x720, nor in the Report's
     HTML record; then the epsilon control moves the numbers and the address."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+    page = tabs.open({"width": 1280, "height": 720})
     problems = {}
     for name in every_page(page, server):
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
@@ -88,17 +88,16 @@ def test_every_page_and_the_epsilon_dial(server, browser, tmp_path):
     assert float(query(page)["eps"]) > 1.0 and float(slider_values(page)[0].split()[0]) == float(query(page)["eps"])
     assert_no_error(page, "explore after moving epsilon")
     page.screenshot(path=str(SHOTS / "explore_eps_moved.png"), full_page=True)
-    page.close()
 
 
 @pytest.fixture(scope="module")
-def reference(server, browser):
+def reference(server, tab_pool):
     """The Explore numbers of SCENARIO opened directly in a fresh session."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page = tab_pool.open({"width": 1400, "height": 1400})
     page.goto(f"{server}/explore?{SCENARIO}")
     wait_metrics(page)
     numbers = metric_values(page)
-    page.close()
+    tab_pool.give_back([page])
     return numbers
 
 
@@ -117,11 +116,11 @@ def _assert_scenario_shown(page, where):
 WALK = ("home", "explore", "tradeoffs", "home", "tradeoffs", "explore", "home")
 
 
-def test_navigation_keeps_widgets_and_numbers(server, browser, reference):
+def test_navigation_keeps_widgets_and_numbers(server, tabs, reference):
     """Through the sidebar, as a user moves, in every order of Home, Explore and Trade-offs: the link's scenario
     stays in the widgets and the address, and Explore shows the numbers the link gives in a fresh session."""
     assert {(a, b) for a, b in zip(WALK, WALK[1:])} == set(itertools.permutations(NAV, 2))
-    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page = tabs.open({"width": 1400, "height": 1400})
     page.goto(f"{server}/?{SCENARIO}")
     page.wait_for_selector("h1", timeout=60_000)
     settle(page)
@@ -134,11 +133,10 @@ def test_navigation_keeps_widgets_and_numbers(server, browser, reference):
             assert metric_values(page) == reference, (start, target)  # same link, same numbers, whatever the way
         assert_no_error(page, f"{start} -> {target}")
         assert page.get_by_text("Page not found").count() == 0
-    page.close()
 
 
-def test_reload_and_shared_link_reproduce_the_view(server, browser, reference):
-    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+def test_reload_and_shared_link_reproduce_the_view(server, browser, tabs, reference):
+    page = tabs.open({"width": 1400, "height": 1400})
     page.goto(f"{server}/explore?{SCENARIO}")
     wait_metrics(page)
     page.reload()
@@ -156,12 +154,11 @@ def test_reload_and_shared_link_reproduce_the_view(server, browser, reference):
     _assert_scenario_shown(fresh, "explore")
     assert metric_values(fresh) == reference
     other.close()
-    page.close()
 
 
-def test_upload_then_explore_keeps_the_clipping_radius(server, browser, tmp_path):
+def test_upload_then_explore_keeps_the_clipping_radius(server, tabs, tmp_path):
     csv = people_csv(tmp_path / "people.csv")
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page = tabs.open({"width": 1400, "height": 1600})
     upload_on_data_page(page, server, csv, "R=150.0")
     assert query(page)["R"] == "150.0" and query(page)["src"] == "upload"
     radius = page.locator('[data-testid="stNumberInput"] input').all()
@@ -171,7 +168,6 @@ def test_upload_then_explore_keeps_the_clipping_radius(server, browser, tmp_path
     wait_metrics(page)
     assert query(page)["R"] == "150.0"
     assert_no_error(page, "explore after upload")
-    page.close()
 
 
 def test_two_sessions_side_by_side_stay_apart(server, browser):

@@ -100,9 +100,9 @@ def _open_offline(browser, path: str, shots: dict):
     return text, doc, screen, printed, _pages(pdf), slides, figures
 
 
-def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, browser, tmp_path):
+def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, browser, tabs, tmp_path):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = tabs.open({"width": 1280, "height": 900})
     page.goto(f"{server}/report?{SCENARIO}")
     page.wait_for_selector(".st-key-download_slides button", timeout=240_000)
     settle(page, timeout=240_000)
@@ -165,4 +165,3 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
         assert not screen, (key, screen)
         assert not printed, (key, printed)
         assert pdf_pages == (slides if slides else pdf_pages) and pdf_pages >= 1
-    page.close()

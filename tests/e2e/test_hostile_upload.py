@@ -60,11 +60,11 @@ def _cells_file(path) -> None:
     path.write_bytes(b"a,b,c,d,e,f,g,h,i,j\n" + b"0,1,0,1,0,1,0,1,0,1\n" * 2_200_000)
 
 
-def test_health_answers_while_hostile_uploads_are_read(server, browser, tmp_path):
+def test_health_answers_while_hostile_uploads_are_read(server, tabs, tmp_path):
     (tmp_path / "quote-dash.csv").write_bytes(hostile_csv(HOSTILE_LINES["quote-dash"]))
     _cells_file(tmp_path / "many-cells.csv")
     parquet_bomb(tmp_path / "bomb.parquet")
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page = tabs.open({"width": 1400, "height": 1200})
     page.goto(f"{server}/data")
     page.wait_for_selector("h1", timeout=60_000)
     settle(page)
@@ -95,4 +95,3 @@ def test_health_answers_while_hostile_uploads_are_read(server, browser, tmp_path
         assert during, f"{name}: no health request was answered while the file was read"
     assert _server_rss(server) - rss_before < RSS_GROWTH
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.close()

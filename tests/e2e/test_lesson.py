@@ -72,12 +72,12 @@ def _press_next_with_the_keyboard(page) -> None:
     raise AssertionError("the Next step button was not reached with Tab")
 
 
-def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, browser):
+def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, tabs):
     """Every step reached with Tab and Enter, each checked on a 1280x720 screen and again on a 1920x1080 one; from
     the last step, on the large screen, its link opens the step's scenario on Explore in a new tab."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     small = {"width": 1280, "height": 720}
-    page = browser.new_page(viewport=small)
+    page = tabs.open(small)
     page.goto(f"{server}/lesson?present=true")
     _wait_step(page, 1)
     for number in range(1, len(LESSON) + 1):
@@ -105,7 +105,6 @@ def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, browser):
     settle(explore)
     assert "/explore" in explore.url and query(explore).get("view") == "risk"
     assert_no_error(explore, "a lesson step opened on Explore")
-    page.context.close()
 
 
 def _open_offline(browser, path: str, slides: int, figures: int, shot: str | None = None):
@@ -130,13 +129,13 @@ def _open_offline(browser, path: str, slides: int, figures: int, shot: str | Non
     return text
 
 
-def test_the_lesson_deck_opens_offline_with_one_slide_per_step(server, browser, tmp_path):
+def test_the_lesson_deck_opens_offline_with_one_slide_per_step(server, browser, tabs, tmp_path):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = tabs.open({"width": 1280, "height": 900})
     page.goto(f"{server}/lesson")
     _wait_step(page, 1)
     lesson_deck = download(page, "download_lesson_slides", tmp_path)
     text = _open_offline(browser, lesson_deck, slides=len(LESSON) + 1, figures=len(LESSON), shot="slide_deck.png")
     assert report.PUBLIC_RECORD in text and all(card.title in text for card in LESSON)
     assert f"{server}/explore?" in text and f"{server}/tradeoffs" in text  # each step's link, whole
-    page.close()  # the Report's deck, opened offline the same way: test_handout.py
+    # the Report's deck, opened offline the same way: test_handout.py

@@ -13,8 +13,8 @@ def _pick(page, key: str, option: str) -> None:
     settle(page)
 
 
-def test_external_audit_and_library_comparison(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+def test_external_audit_and_library_comparison(server, tabs):
+    page = tabs.open({"width": 1400, "height": 2400})
     page.goto(f"{server}/audit")
     page.wait_for_selector(".st-key-xa_run", timeout=120_000)
     settle(page)

@@ -33,10 +33,10 @@ def _check(page, where):
     assert_text_fits(page, where)
 
 
-def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server, browser, tmp_path):
+def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server, tabs, tmp_path):
     csv = tmp_path / "penguins.csv"
     csv.write_bytes(messy_csv())
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = tabs.open({"width": 1280, "height": 720})
     upload_on_data_page(page, server, csv, SETTINGS)
     _check(page, "data after a messy upload")
     assert page.get_by_text("on very different scales").count() == 1  # the units, at once
@@ -95,4 +95,3 @@ def test_a_messy_upload_opens_keeps_its_measurements_and_reaches_explore(server,
     page.wait_for_selector('[data-testid="stDownloadButton"]', timeout=240_000)
     settle(page, timeout=240_000)
     _check(page, "the report of a messy upload")
-    page.close()

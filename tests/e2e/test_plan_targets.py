@@ -20,8 +20,8 @@ from tests.e2e.helpers import (
 pytestmark = pytest.mark.e2e
 
 
-def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, tabs):
+    page = tabs.open({"width": 1400, "height": 1600})
     open_page(page, server, "tradeoffs", "mechs=analyze_gauss&sreps=2")
     page.get_by_role("button", name="Plan", exact=True).click()
     page.wait_for_selector('text="Use this plan"', timeout=180_000)
@@ -42,11 +42,10 @@ def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, browser):
     settle(page, timeout=120_000)
     assert "Planned for: subspace distance ≤ 0.3" in page.inner_text("body")
     assert_no_error(page, "report after using a plan")
-    page.close()
 
 
-def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(server, tabs):
+    page = tabs.open({"width": 1400, "height": 1600})
     open_page(page, server, "tradeoffs", "mechs=analyze_gauss,coinpress,non_private&sreps=2")
     chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
     chart.wait_for(timeout=240_000)
@@ -64,9 +63,8 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     assert_text_fits(page, "trade-offs with the frontier")
     SHOTS.mkdir(parents=True, exist_ok=True)
     chart.screenshot(path=str(SHOTS / "tradeoffs_frontier.png"))
-    page.close()
     # in presenter mode on a projector-sized screen: larger text, nothing cut off or drawn over another label
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/tradeoffs?present=true&mechs=analyze_gauss,coinpress,non_private&sreps=2")
     chart = page.locator(".js-plotly-plot", has_text="Which mechanism wins at each ε")
     chart.locator(".legendtext", has_text="best private median at this ε").wait_for(timeout=240_000)
@@ -74,4 +72,3 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     assert_no_error(page, "trade-offs with the frontier, presenter mode")
     assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
     chart.screenshot(path=str(SHOTS / "tradeoffs_frontier_presenter.png"))
-    page.close()

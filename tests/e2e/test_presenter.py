@@ -37,11 +37,11 @@ def _scroll_top(page) -> float:
         + '[data-testid="stAppViewContainer"], html, body')].map(e => e.scrollTop))""")
 
 
-def test_a_class_demo_in_presenter_mode(server, browser):
+def test_a_class_demo_in_presenter_mode(server, browser, tabs):
     """Open a gallery card and stay in presenter mode; press the ε key and see the figure change without scrolling;
     ticks of at least 18 px in dark ink; copy the link and open it elsewhere with the same numbers."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport=SCREEN)
+    page = tabs.open(SCREEN)
     page.goto(f"{server}/?present=true")
     page.wait_for_selector(".st-key-presenter_bar", timeout=60_000)
     settle(page)
@@ -85,13 +85,12 @@ def test_a_class_demo_in_presenter_mode(server, browser):
     assert fresh.locator(".st-key-presenter_bar").is_visible()
     assert metric_values(fresh) == shown  # same link, same numbers, in a session that never saw the first
     fresh_context.close()
-    page.close()
 
 
-def test_the_planner_reads_a_percentage_target_as_the_table_does(server, browser, tmp_path):
+def test_the_planner_reads_a_percentage_target_as_the_table_does(server, tabs, tmp_path):
     """A target of 0.8 for the captured energy is read as 80%, and the ε it answers meets 80% in the results the
     page offers for download."""
-    page = browser.new_page(viewport=SCREEN)
+    page = tabs.open(SCREEN)
     page.goto(f"{server}/tradeoffs?present=true&metric=energy&mechs=analyze_gauss,mod_sulq&sreps=5")
     page.wait_for_selector('[data-testid="stTable"]', timeout=240_000)
     settle(page, timeout=240_000)
@@ -115,16 +114,15 @@ def test_the_planner_reads_a_percentage_target_as_the_table_does(server, browser
             assert (mine["2.5%"] < 80).all()
         else:
             assert mine[mine["eps"] == float(answer)].iloc[0]["2.5%"] >= 80, (mech, answer)
-    page.close()
 
 
-def test_the_reports_first_screen_and_labels_at_1280x720(server, browser):
+def test_the_reports_first_screen_and_labels_at_1280x720(server, tabs):
     """The Report opens on a summary in words and the settings that apply (the wine sample's true n and d); no
     chart label is covered and no label cut on the pages the issue named."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     bounds = "15,6,4,30,170,4,6,1,4,14,2,4,1700"
     scenario = f"src=sample:wine&center=private&scale=bounds&bounds={bounds}&R=3.61&mechs=analyze_gauss,mod_sulq"
-    page = browser.new_page(viewport=SCREEN)
+    page = tabs.open(SCREEN)
     page.goto(f"{server}/report?{scenario}")
     page.wait_for_selector(MAIN_CHART, timeout=240_000)
     settle(page, timeout=240_000)
@@ -157,4 +155,3 @@ def test_the_reports_first_screen_and_labels_at_1280x720(server, browser):
             if t
         )
         assert "wishart_sn" not in names and "analyze_gauss" not in names, (url, names)
-    page.close()

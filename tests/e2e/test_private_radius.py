@@ -11,9 +11,9 @@ from tests.e2e.helpers import assert_no_error, download, go_to, people_csv, quer
 pytestmark = pytest.mark.e2e
 
 
-def test_upload_choose_r_privately_publish_and_download_the_report(server, browser, tmp_path):
+def test_upload_choose_r_privately_publish_and_download_the_report(server, tabs, tmp_path):
     csv = people_csv(tmp_path / "survey.csv", rows=300)
-    page = browser.new_page(viewport={"width": 1400, "height": 1600}, accept_downloads=True)
+    page = tabs.open({"width": 1400, "height": 1600})
     upload_on_data_page(page, server, csv, "mechs=analyze_gauss&reps=3&center=private")
     page.get_by_text("chosen privately inside each release").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('rfrom') === 'private'", timeout=60_000)
@@ -42,4 +42,3 @@ def test_upload_choose_r_privately_publish_and_download_the_report(server, brows
     released = released["releases"]["analyze_gauss"]
     assert released["guarantee"] != "none" and "radius" in released["outputs"]
     assert released["facts"]["budget"]["radius"]["share"] > 0
-    page.close()

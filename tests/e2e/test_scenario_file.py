@@ -29,8 +29,8 @@ def drawn_numbers(page) -> list[str]:
     return eventually(page, check, timeout=120)
 
 
-def test_a_downloaded_scenario_file_dropped_on_home_opens_the_same_page(server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+def test_a_downloaded_scenario_file_dropped_on_home_opens_the_same_page(server, tabs, tmp_path):
+    page = tabs.open({"width": 1280, "height": 900})
     open_page(page, server, "explore", LINK)
     assert_no_error(page, "explore from the link")
     wanted = query(page)
@@ -39,7 +39,7 @@ def test_a_downloaded_scenario_file_dropped_on_home_opens_the_same_page(server, 
     assert path.name == "dppca_scenario.toml"
     assert Scenario.from_file(path).to_query() == wanted
 
-    fresh = browser.new_page(viewport={"width": 1280, "height": 900})
+    fresh = tabs.open({"width": 1280, "height": 900})
     open_page(fresh, server, "")
     fresh.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
     fresh.get_by_text("Scenario opened").wait_for(timeout=60_000)

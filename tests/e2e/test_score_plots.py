@@ -33,8 +33,8 @@ def _same(titles: list, expected: list) -> None:
     assert sorted(titles) == sorted(expected), titles
 
 
-def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched(server, tabs):
+    page = tabs.open({"width": 1400, "height": 1800})
     page.goto(
         f"{server}/explore?src=sample:wine&R=2000.0&mechs=analyze_gauss&reps=2&eps=1.0&view=scores"
         "&bscores=0.1&sgroup=true"
@@ -65,4 +65,3 @@ def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched
     eventually(page, lambda: _has_text(page, "noise on occupied cells only"))
     eventually(page, lambda: _same(_panel_titles(page), expected))  # declared: every cultivar keeps its panel
     assert_no_error(page, "score plot by group")
-    page.close()

@@ -21,11 +21,11 @@ from tests.e2e.helpers import (
 pytestmark = pytest.mark.e2e
 
 
-def test_presenter_mode_fits_the_screen(server, browser):
+def test_presenter_mode_fits_the_screen(server, tabs):
     """Presenter mode on a projector-sized screen, 1280x720 then 1920x1080: nothing wider than the window, no label
     cut off."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = tabs.open({"width": 1280, "height": 720})
     page.goto(f"{server}/explore?present=true&view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
     wait_metrics(page)
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
@@ -50,13 +50,12 @@ def test_presenter_mode_fits_the_screen(server, browser):
         "'.st-key-presenter_bar').innerText.includes('Trade-offs · page')",
         timeout=60_000,
     )
-    page.close()
 
 
-def test_risk_view_follows_the_dial(server, browser):
+def test_risk_view_follows_the_dial(server, tabs):
     """The disclosure-risk view changes with epsilon together with the utility numbers."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page = tabs.open({"width": 1400, "height": 2200})
     page.goto(f"{server}/explore?view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
     wait_metrics(page)
     page.wait_for_selector("text=An attacker who was 10% sure", timeout=60_000)
@@ -87,7 +86,6 @@ def test_risk_view_follows_the_dial(server, browser):
     after = sentences()
     assert after != before and metric_values(page) != numbers
     assert_no_error(page, "risk view after moving epsilon")
-    page.close()
 
 
 #: the seed papers in the order visited: the last (its shipped run took 3.6 CPU s) is then run live
@@ -112,13 +110,13 @@ def _reproduction_drawn(page, paper: str, shipped: bool) -> None:
     assert ("the run shipped with the app" in body) == shipped, (paper, shipped)
 
 
-def test_reproduce_view_renders_each_paper(server, browser):
+def test_reproduce_view_renders_each_paper(server, browser, tabs):
     """Each seed paper's reproduction, chosen in the sidebar as a user does, draws its shipped figure beside what the
     paper reports; one paper run live on request draws the figure computed here (the computation is the library's,
     tested in test_reproduce.py; here, that the browser draws what the page sends)."""
     from dppca_core import reproduce as rp
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page = tabs.open({"width": 1400, "height": 1600})
     page.goto(f"{server}/reproduce?rpaper={SEED_PAPERS[0]}")
     for number, paper in enumerate(SEED_PAPERS):
         if number:
@@ -133,7 +131,6 @@ def test_reproduce_view_renders_each_paper(server, browser):
         timeout=240_000,
     )
     _reproduction_drawn(page, SEED_PAPERS[-1], shipped=False)
-    page.close()
 
 
 SCREE_WIDTHS = """() => {
@@ -144,9 +141,9 @@ SCREE_WIDTHS = """() => {
 }"""
 
 
-def test_budget_split_changes_the_private_scree(server, browser):
+def test_budget_split_changes_the_private_scree(server, tabs):
     """Moving the eigenvalues' share of the budget, as a user does, narrows the private scree's intervals."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page = tabs.open({"width": 1400, "height": 1600})
     page.goto(f"{server}/explore?view=scree&mechs=private_power&beig=0.05&k=3&reps=2")
     wait_metrics(page)
     page.wait_for_function(f"() => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1; }}", timeout=60_000)
@@ -177,7 +174,6 @@ def test_budget_split_changes_the_private_scree(server, browser):
     assert len(after) == len(before) == 3
     assert all(0.35 < a / b < 0.65 for a, b in zip(after, before)), (before, after)
     assert_no_error(page, "private scree after moving the budget split")
-    page.close()
 
 
 def _card_numbers(page, mechanism):
@@ -189,10 +185,10 @@ def _card_numbers(page, mechanism):
     return card.locator('[data-testid="stMetricValue"]').all_inner_texts(), card.inner_text()
 
 
-def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, browser):
+def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, tabs):
     # Explore: each mechanism's card shows the claimed epsilon, the exact epsilon of its noise at the same delta
     # and the audited bound of this setting; the numbers follow the epsilon control.
-    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page = tabs.open({"width": 1400, "height": 1800})
     page.goto(f"{server}/explore?eps=1.0&delta=1e-05&k=1&mechs=analyze_gauss,mod_sulq&reps=2&nb=replace")
     page.wait_for_selector(".st-key-guarantee_mod_sulq", timeout=240_000)
     wait_metrics(page)
@@ -241,4 +237,3 @@ def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, browser)
     assert ag_audited[2] == audited[2]
     assert_no_error(page, "explore guarantee cards")
     page.screenshot(path=str(SHOTS / "explore_guarantee_cards.png"), full_page=True)
-    page.close()
