@@ -201,7 +201,7 @@ def install_if_changed(python: Path, env_dir: Path, requirements: list[Path]) ->
 #: byte-compiles the environment's packages on every core; files already compiled are skipped, and files that do
 #: not compile (some packages ship templates or test data named .py) are left as pip leaves them, silently
 COMPILE = (
-    "import compileall, sys, sysconfig\n"
+    "import compileall, sysconfig\n"
     "for folder in sorted({sysconfig.get_path('purelib'), sysconfig.get_path('platlib')}):\n"
     "    compileall.compile_dir(folder, quiet=2, workers=0)\n"
 )

@@ -159,6 +159,45 @@ def test_an_active_virtual_environment_is_used_as_it_is(managed, tmp_path):
     assert str(other / "requirements.txt") in in_venv.read_stamp(project / ".venv")
 
 
+def probe_wheel(folder: Path) -> Path:
+    """A wheel of one pure-Python module (``compile_probe``), made here: pip installs it without a network."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {
+        "compile_probe/__init__.py": "VALUE = 1\n",
+        "compile_probe-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: compile-probe\nVersion: 1.0\n",
+        "compile_probe-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = [
+        f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()},"
+        f"{len(text.encode())}"
+        for name, text in files.items()
+    ]
+    files["compile_probe-1.0.dist-info/RECORD"] = "\n".join([*record, "compile_probe-1.0.dist-info/RECORD,,"]) + "\n"
+    wheel = folder / "compile_probe-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_what_pip_installs_is_byte_compiled_afterwards(managed, tmp_path):
+    """pip installs without compiling, one file after another; the script then compiles the environment on every
+    core: a package just installed has its bytecode (this machine's Python writes none on import)."""
+    _, project, _ = managed
+    other = make_project(tmp_path / "other")
+    (other / "requirements-inner.txt").write_text(f"{probe_wheel(tmp_path)}\n")
+    active = project / ".venv" / "bin" / "python"
+    result = run(active, other, "-r", "requirements.txt", "-m", "probe")
+    assert result.returncode == 0 and "installing requirements.txt" in result.stderr, result.stderr
+    where = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(subprocess.run([str(active), "-c", where], capture_output=True, text=True, check=True).stdout.strip())
+    assert (site / "compile_probe" / "__init__.py").is_file()
+    assert list((site / "compile_probe" / "__pycache__").glob("__init__.*.pyc")), "installed, not compiled"
+
+
 def test_a_python_without_ensurepip_says_in_one_line_what_to_install(tmp_path):
     python = fake_base_python(tmp_path / "prefix", ensurepip=False)  # Debian without python3-venv
     project = make_project(tmp_path / "project")
