@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.helpers import SCREEN
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARGS = [
@@ -133,8 +135,6 @@ def browser(server):
 #: where a tab goes between tests: a page of the app's own server (so the tab keeps its renderer) that is not the
 #: app (so its Streamlit session ends)
 PARKED = "/_stcore/health"
-#: the window a tab opens at unless a test asks for another (Playwright's own default)
-SCREEN = {"width": 1280, "height": 720}
 
 
 class TabPool:

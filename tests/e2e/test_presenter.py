@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.helpers import (
     COVERED,
+    SCREEN,
     SHOTS,
     TICK_STYLES,
     TRUNCATED,
@@ -24,7 +25,6 @@ from tests.e2e.helpers import (
 )
 
 pytestmark = pytest.mark.e2e
-SCREEN = {"width": 1280, "height": 720}
 MAIN_CHART = '[data-testid="stMain"] .js-plotly-plot'
 FIRST_TRACE = (
     f"() => {{ const gd = document.querySelector('{MAIN_CHART}'); "

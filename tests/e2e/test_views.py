@@ -110,7 +110,7 @@ def _reproduction_drawn(page, paper: str, shipped: bool) -> None:
     assert ("the run shipped with the app" in body) == shipped, (paper, shipped)
 
 
-def test_reproduce_view_renders_each_paper(server, browser, tabs):
+def test_reproduce_view_renders_each_paper(server, tabs):
     """Each seed paper's reproduction, chosen in the sidebar as a user does, draws its shipped figure beside what the
     paper reports; one paper run live on request draws the figure computed here (the computation is the library's,
     tested in test_reproduce.py; here, that the browser draws what the page sends)."""
