@@ -25,12 +25,13 @@ def _is_series(X) -> bool:
     return hasattr(X, "to_numpy") and hasattr(X, "dtype") and not hasattr(X, "columns") and getattr(X, "ndim", 0) == 1
 
 
-def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
+def check_matrix(X, *, name: str = "X", min_rows: int = 2, finite: bool = True) -> np.ndarray:
     """Return X as a finite 2-D float array with at least ``min_rows`` rows.
 
     Accepts arrays, nested lists and numeric DataFrames. Refuses, with a message saying what to do: a pandas
     Series (one column: say which shape you mean), masked arrays with masked entries, complex numbers, dates and
-    times, text, NaN and infinities.
+    times, text, NaN and infinities. ``finite=False``: NaN and infinities are left to the caller, which finds them
+    in a pass of its own (and calls this function again to say where the first one is).
     """
     if np.ma.isMaskedArray(X):
         if np.ma.getmaskarray(X).any():
@@ -79,7 +80,7 @@ def check_matrix(X, *, name: str = "X", min_rows: int = 2) -> np.ndarray:
         raise ValueError(f"{name} has {n} row(s); at least {min_rows} are needed. Add rows.")
     # a finite sum means every entry is finite (a NaN or an infinity makes it NaN or infinite): one pass without an
     # n x d mask; only a sum that is not finite (a bad entry, or an overflow of large ones) looks entry by entry
-    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
+    if finite and not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         bad_rows, bad_cols = np.nonzero(~np.isfinite(arr))
         raise ValueError(
             f"{name} contains NaN or infinite values (first at row {bad_rows[0]}, column {bad_cols[0]}); "

@@ -58,8 +58,8 @@ def _check_exact_range(bits: int, limit: float) -> float:
 #: each term ``trunc(t * 2^bits)`` is an integer of magnitude below 2^41 (the callers' ``limit * 2^bits``), so
 #: 4096 of them sum below 2^53, where every integer is a float and every addition exact: the same integers as
 #: int64 additions, in SIMD lanes (this machine has no vector conversion from float to int64): the sums of scaled
-#: rows take 0.75x the time of int64 additions (paired runs at 1e5 x 20; the clipped squares, bound by their
-#: divisions, gained nothing and keep int64). A term over ``limit`` refuses the sums.
+#: rows take 0.75x the time of int64 additions (paired runs at 1e5 x 20; the clipped squares 0.8x, once their
+#: divisions run in SIMD lanes). A term over ``limit`` refuses the sums.
 EXACT_FLOAT_ROWS = 4096
 
 
@@ -406,44 +406,6 @@ def projected_product_sums(
                 return None
         totals = [t + int(s) for t, s in zip(totals, sums.tolist())]
     return totals
-
-
-def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
-    n, d = X.shape
-    ok = True
-    for i in range(n):
-        for j in range(d):
-            q = abs(X[i, j]) / bounds[j]
-            if q > 1.0:  # np.minimum(q, 1.0); a NaN stays NaN and fails the check below
-                q = 1.0
-            t = q * q
-            ok &= abs(t) <= limit
-            out[j] += np.int64(t * unit)
-    return ok
-
-
-@functools.cache
-def compiled_clipped_square_sums():
-    return _compile(_clipped_square_sums_kernel)
-
-
-def clipped_square_sums(
-    X: np.ndarray, bounds: np.ndarray, bits: int, limit: float, compiled: bool = True
-) -> list[int] | None:
-    """Exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.pipeline.choices.clipped_squares`), each term
-    truncated toward zero to a multiple of 2^-bits, as Python ints; None when a term is not finite or exceeds
-    ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
-    X = np.asarray(X, dtype=float)
-    bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
-    kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
-
-    def block_sums(a: int, b: int):
-        if kernel is None:
-            return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
-        sums = np.zeros(X.shape[1], dtype=np.int64)
-        return sums if kernel(X[a:b], bounds, float(2.0**bits), float(limit), sums) else None
-
-    return _chunk_totals(X.shape[0], X.shape[1], block_sums)
 
 
 def _chunk_totals(n: int, width: int, block_sums) -> list[int] | None:

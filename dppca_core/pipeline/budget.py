@@ -165,8 +165,8 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     source = random_source(seed)
     rng, ledger = source.rng, Ledger()
     note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
-    X = _scale_step(X, options, plan, rng, ledger)
-    R, sq_norms = _radius_step(X, options, plan, rng, ledger)
+    X, sq_norms = _scale_step(X, options, plan, rng, ledger)
+    R, sq_norms = _radius_step(X, options, plan, rng, ledger, sq_norms)
     # centred privately, the rows are read again after centring: their Gram matrix is needed here only where the
     # centred rows' one is formed from it (data.centring: narrow and large, for a mechanism that reads the Gram)
     algebraic = options.center == "private" and not spec.needs_rows and algebraic_shape(X)

@@ -22,7 +22,7 @@ from ..privacy.exact import FixedSums
 from ..data.gram import norms_from_squares, row_norms
 from ..privacy import UNIT_ROUNDOFF, sensitivity
 from ..privacy.shares import Share, release_counts, release_vector
-from ..validation import check_float_range, check_int_range
+from ..validation import check_float_range, check_int_range, check_matrix
 
 #: public grid of the radius step: log-spaced cells between the bounds
 RADIUS_BINS = 128
@@ -202,7 +202,11 @@ def private_column_scales(X, bounds, share: Share, neighbors: str, rng: np.rando
         raise ValueError(
             f"column_bounds must hold one finite bound > 0 per column ({d} of them); got shape " f"{b.shape}."
         )
-    sums = FixedSums.of_clipped_squares(X, b)  # one pass: FixedSums(clipped_squares(X, b)) without the n x d array
+    try:
+        sums = FixedSums.of_clipped_squares(X, b)  # one pass: FixedSums(clipped_squares(X, b)) without the n x d array
+    except ValueError:  # a NaN has no clipped square: say where it is
+        check_matrix(X)
+        raise
     err = 3.0 * UNIT_ROUNDOFF + FixedSums.TRUNCATION  # a division, a minimum and a square per term
     part = share.halves() if neighbors == "add_remove" else share
     noisy, noise = release_vector(

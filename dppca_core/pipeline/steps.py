@@ -17,7 +17,7 @@ from .ledger import Ledger, Step
 from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
-from ..data.gram import block_sq_norms
+from ..data.gram import block_sq_norms, scaled_copy
 from ..data.centring import centre
 from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare
 from ..privacy import PrivacyCurve
@@ -112,16 +112,17 @@ def _plan(spec, options: ReleaseOptions) -> _Plan:
     return _Plan(budget, delta, kind, shares, reserve, failure, scores)
 
 
-def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
-    """The rows with their columns scaled (by public bounds, free; or privately, the scale share), recorded."""
+def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple:
+    """(the rows, columns scaled (by public bounds, free; privately, the scale share) and recorded; their squared
+    norms as :func:`prepare` reads them, or None when no column is scaled)."""
     if options.private_radius or options.scale != "none":
         from ..data.stats import SufficientStats
 
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
-        X = check_matrix(X)
+        X = check_matrix(X, finite=options.scale == "none")  # scaled: checked in the pass that divides
     if options.scale == "none":
-        return X
+        return X, None
     b = _column_bounds(options.column_bounds, X.shape[1])
     step = Step(parameters={"column_bounds": b})
     if options.scale == "bounds":
@@ -136,27 +137,20 @@ def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger):
         step.facts["scale_noise_scale"] = chosen["noise"].noise_scale
         step.curves.append(share.curve())
     ledger.record(step)
-    return X / scales
+    return scaled_copy(X, scales, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
 
 
-def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple[float, np.ndarray | None]:
-    """The clipping radius: public, or a private quantile of the row norms (the radius share), recorded; and, when
-    chosen privately, the squared row norms it read, computed as :func:`prepare` computes them so that the clipping
-    at R reads them instead of a pass of its own (else None)."""
+def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, sq_norms) -> tuple:
+    """(the clipping radius: public, or a private quantile of the row norms (the radius share), recorded; the squared
+    row norms given, or read here for a private radius as :func:`prepare` reads them: the clipping takes them)."""
     if not options.private_radius:
         hint = "Choose a public bound on row norms, or data_norm='private'."
-        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint=hint), None
+        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint=hint), sq_norms
     share = plan.shares["radius"]
-    sq_norms = block_sq_norms(X, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
-    chosen = private_radius(
-        X,
-        share,
-        options.neighbors,
-        rng,
-        bounds=options.radius_bounds,
-        quantile=options.radius_quantile,
-        sq_norms=sq_norms,
-    )
+    if sq_norms is None:
+        sq_norms = block_sq_norms(X, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
+    bounds, quantile = options.radius_bounds, options.radius_quantile
+    chosen = private_radius(X, share, options.neighbors, rng, bounds=bounds, quantile=quantile, sq_norms=sq_norms)
     R = chosen["radius"]
     ledger.record(
         Step(

@@ -34,12 +34,12 @@ import numpy as np
 
 from ..compiled.kernels import (
     SUM_CHUNK,
-    clipped_square_sums,
     compiled_worth,
     fixed_point_column_sums,
     projected_product_sums,
     scaled_row_sums,
 )
+from ..compiled.columns import clipped_square_sums
 from .samplers import _RAW64, _Words, _exponential, _half_normal, _round_scaled
 from .vector_samplers import _vector_draw, _vector_exponential, _vector_half_normal
 
@@ -187,7 +187,7 @@ class FixedSums:
     @classmethod
     def of_clipped_squares(cls, X: np.ndarray, bounds) -> "FixedSums":
         """The exact column sums of ``min(|x_ij| / b_j, 1)^2`` (:func:`dppca_core.pipeline.choices.clipped_squares`): what
-        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.compiled.kernels.clipped_square_sums`)."""
+        ``FixedSums(clipped_squares(X, bounds))`` gives, in one pass (:func:`dppca_core.compiled.columns.clipped_square_sums`)."""
         return cls._of_totals(clipped_square_sums(X, bounds, SUM_BITS, _TERM_LIMIT))
 
     @classmethod

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dppca_core.privacy import exact
-from dppca_core.compiled import kernels
+from dppca_core.compiled import columns, kernels
 from dppca_core.privacy.exact import SUM_BITS, FixedSums
 
 pytest.importorskip("numba")  # imported here, so the compiled loops run at every size (kernels.compiled_worth)
@@ -183,9 +183,22 @@ def test_clipped_square_sums_are_the_sums_of_the_clipped_squares(compiled):
     X[3] = [-0.0, 1e308, -1e-320, 5.0, -0.2, 80.0]
     bounds = np.array([2.0, 1500.0, 0.004, 5.0, 0.1, 1e9])
     want = FixedSums(clipped_squares(X, bounds)).totals
-    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) == want
+    assert columns.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) == want
     X[9, 2] = np.nan
-    assert kernels.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) is None
+    assert columns.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) is None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_clipped_square_sums_stay_exact_across_the_float_runs(compiled):
+    # 9,000 rows: three runs of EXACT_FLOAT_ROWS summed as floats, every term at the largest it can be (1, from
+    # values at or beyond the bound, infinities included) in one column and just below 1 in another
+    rng = np.random.default_rng(15)
+    X = np.column_stack([np.full(9000, 3.0), np.full(9000, 2.0 * (1 - 2**-40)), rng.standard_normal(9000)])
+    X[::7, 0] = -np.inf
+    bounds = np.array([2.0, 2.0, 0.5])
+    want = FixedSums(np.minimum(np.abs(X) / bounds, 1.0) ** 2).totals
+    assert 9000 > 2 * kernels.EXACT_FLOAT_ROWS and want[0] == 9000 << SUM_BITS
+    assert columns.clipped_square_sums(X, bounds, SUM_BITS, 1.0 + 1e-12, compiled) == want
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -283,7 +296,7 @@ def test_exact_sums_at_their_largest_terms_across_float_chunks(compiled):
     assert kernels.fixed_point_column_sums(terms, SUM_BITS, limit, compiled).tolist() == want
     assert kernels.scaled_row_sums(terms, np.ones(rows), SUM_BITS, limit, compiled) == want
     squares = np.sqrt(np.abs(terms[:, [0, 2]]))  # |x| / b with b = 1 gives back each term's square root
-    assert kernels.clipped_square_sums(squares, np.ones(2), SUM_BITS, limit, compiled) == exact_column_sums(
+    assert columns.clipped_square_sums(squares, np.ones(2), SUM_BITS, limit, compiled) == exact_column_sums(
         np.minimum(squares, 1.0) ** 2
     )
     terms[-5, 3] = 1.0 + 1e-9
