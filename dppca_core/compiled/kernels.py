@@ -536,26 +536,60 @@ def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover 
     return refused == 0
 
 
+def _formed_sums_kernel(source, factors, unit, limit, out, formed):  # pragma: no cover - compiled
+    """:func:`_scaled_sums_kernel` that also writes each scaled entry into ``formed`` as it sums it."""
+    n, m = source.shape
+    acc = np.empty(m)
+    refused = 0
+    for a in range(0, n, EXACT_FLOAT_ROWS):
+        for c in range(m):
+            acc[c] = 0.0
+        for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
+            f = factors[i]
+            for c in range(m):
+                t = source[i, c] * f
+                formed[i, c] = t
+                refused += 0 if abs(t) <= limit else 1
+                acc[c] += np.trunc(t * unit)
+        for c in range(m):
+            out[c] += np.int64(acc[c])
+    return refused == 0
+
+
 @functools.cache
 def compiled_scaled_sums():
     return _compile(_scaled_sums_kernel)
 
 
+@functools.cache
+def compiled_formed_sums():
+    return _compile(_formed_sums_kernel)
+
+
 def scaled_row_sums(
-    source: np.ndarray, factors: np.ndarray, bits: int, limit: float, compiled: bool = True
+    source: np.ndarray,
+    factors: np.ndarray,
+    bits: int,
+    limit: float,
+    compiled: bool = True,
+    formed: np.ndarray | None = None,
 ) -> list[int] | None:
     """Exact column sums of the rows ``source[i] * factors[i]``, each entry truncated toward zero to a multiple of
     2^-bits, as Python ints (None when an entry is not finite or exceeds ``limit``): what summing the formed rows
-    with :func:`fixed_point_column_sums` gives, in one pass without forming them."""
+    with :func:`fixed_point_column_sums` gives, in one pass without forming them. ``formed`` (an array of the shape
+    of ``source``): receives the rows, formed in the same pass (the products ``source * factors[:, None]``)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     unit = _check_exact_range(bits, limit)
-    kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
+    worth = compiled and compiled_worth(source.size)
+    kernel = (compiled_scaled_sums() if formed is None else compiled_formed_sums()) if worth else None
 
     def block_sums(a: int, b: int):
         if kernel is None:
-            return fixed_point_column_sums(source[a:b] * factors[a:b, None], bits, limit, compiled=False)
+            rows = np.multiply(source[a:b], factors[a:b, None], out=None if formed is None else formed[a:b])
+            return fixed_point_column_sums(rows, bits, limit, compiled=False)
         sums = np.zeros(source.shape[1], dtype=np.int64)
-        return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums) else None
+        args = (source[a:b], factors[a:b], unit, float(limit), sums) + (() if formed is None else (formed[a:b],))
+        return sums if kernel(*args) else None
 
     return _chunk_totals(source.shape[0], source.shape[1], block_sums)

@@ -265,10 +265,19 @@ class _BlockGram:
         # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
         self.unscaled_ok = _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]
 
+    def forms(self, s: np.ndarray | None) -> bool:
+        """Whether :meth:`add` forms the block's scaled rows for the factors ``s`` (else it adds X^T X of the block)."""
+        return not (self.unscaled_ok and (s is None or np.all(s == self.plain)))
+
+    def add_formed(self, Y: np.ndarray) -> None:
+        """Add a block whose scaled rows are formed already (the products :meth:`add` forms, where it :meth:`forms`
+        them): the same sum, the same bits."""
+        self.scaled += Y.T @ Y
+
     def add(self, B: np.ndarray, s: np.ndarray | None, in_place: bool = False) -> bool:
         """Add a block; ``s`` are its rows' factors, or None when every factor is 1/R. ``in_place``: B may be
         overwritten by its scaled rows where they are formed (then True is returned: B holds them)."""
-        if self.unscaled_ok and (s is None or np.all(s == self.plain)):
+        if not self.forms(s):
             self.raw += B.T @ B
             return False
         factors = self.plain if s is None else s[:, None]

@@ -530,18 +530,15 @@ def _row_scales(
     sq_norms: np.ndarray | None = None,
     keep_sq: bool = False,
 ):
-    """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, and,
-    when ``with_gram``, the Gram matrix of the scaled rows formed in the same pass (else None), and when
-    ``with_sums`` the exact column sums of the scaled rows (else, or when an entry is out of range, None).
-    ``sq_norms``: the squared row norms already computed the same way (:func:`prepare`), read instead of a pass.
-    ``keep_sq``: also return the squared row norms (else None)."""
+    """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, the Gram
+    matrix of the scaled rows (``with_gram``, else None), their exact column sums (``with_sums``; else, or for an entry
+    out of range, None); ``sq_norms`` given are read instead of a pass; ``keep_sq``: return them (else None)."""
     from ..compiled.kernels import scaled_row_sums
     from ..privacy.exact import SUM_BITS, TERM_LIMIT
 
     probe = GramAccumulator(X.shape[1], radius, want_sum=False, compiled_norms=compiled_norms)
     step = block_rows(X.shape[1])
-    scales = np.empty(X.shape[0])
-    clipped = 0
+    scales, clipped = np.empty(X.shape[0]), 0
     gram = _BlockGram(X.shape[1], radius, step) if with_gram else None
     sums = [0] * X.shape[1] if with_sums else None
     kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(X.shape[0])
@@ -550,13 +547,17 @@ def _row_scales(
         if kept is not None and sq_norms is None:  # computed as block_scales computes them, and kept
             kept[a : a + step] = row_sq_norms(B, compiled_norms)
         s, over = probe.block_scales(B, first_row=a, sq=None if kept is None else kept[a : a + step])
-        scales[a : a + B.shape[0]] = 1.0 / radius if s is None else s
+        factors = scales[a : a + B.shape[0]]
+        factors[:] = 1.0 / radius if s is None else s
         clipped += int(over.sum())
-        if gram is not None:
-            gram.add(B, None if s is None else scales[a : a + B.shape[0]])
+        formed = gram.buf[: B.shape[0]] if gram is not None and sums is not None and gram.forms(s) else None
+        if gram is not None and formed is None:
+            gram.add(B, None if s is None else factors)
         if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
-            block = scaled_row_sums(B, scales[a : a + B.shape[0]], SUM_BITS, TERM_LIMIT)
+            block = scaled_row_sums(B, factors, SUM_BITS, TERM_LIMIT, formed=formed)  # scaled once for G and sums
             sums = None if block is None else [t + b for t, b in zip(sums, block)]
+        if formed is not None:
+            gram.add_formed(formed)
     return scales, clipped, None if gram is None else gram.result(), sums, kept if keep_sq else None
 
 

@@ -279,6 +279,25 @@ def test_sums_of_scaled_rows_are_those_of_the_formed_rows(compiled):
     assert kernels.scaled_row_sums(X, factors, SUM_BITS, 1.0 + 1e-12, compiled) == want
     assert FixedSums.of_scaled_rows(X, factors).totals == want
     assert kernels.scaled_row_sums(X, factors * 4.0, SUM_BITS, 1.0 + 1e-12, compiled) is None  # entries above 1
+    formed = np.full_like(X, np.nan)  # the rows formed in the same pass: the products numpy forms, the same sums
+    assert kernels.scaled_row_sums(X, factors, SUM_BITS, 1.0 + 1e-12, compiled, formed=formed) == want
+    assert np.array_equal(bits(formed), bits(X * factors[:, None]))
+
+
+def test_the_first_pass_forms_clipped_blocks_once_for_the_gram_matrix_and_the_sums():
+    from dppca_core.data.gram import block_rows
+    from dppca_core.data.prepare import prepare
+
+    X = np.random.default_rng(16).standard_normal((40_000, 7)) * 0.5
+    X[block_rows(7) :] *= 0.1  # a first block with clipped rows (formed once), a last one without (X^T X)
+    data = prepare(X, 1.0, row_sums=True, gram_now=True)
+    factors = data.scaled_parts()[1].copy()
+    assert 0 < data.n_clipped and np.all(factors[block_rows(7) :] == 1.0)
+    rows = data.rows
+    assert data.row_sums == FixedSums(rows).totals
+    first, last = rows[: block_rows(7)], X[block_rows(7) :]
+    want = last.T @ last * 1.0 + first.T @ first  # as _BlockGram adds them: raw / R^2 + scaled
+    assert np.array_equal(bits(data.gram), bits((want + want.T) / 2.0))
 
 
 @pytest.mark.parametrize("compiled", [True, False])
