@@ -14,7 +14,11 @@ import functools
 
 import numpy as np
 
+from .cells import _cells_kernel, compiled_cells
 from .loops import _compile
+
+#: rows projected at a time by the score plot's cells kernel before their cells are found (k x this many floats)
+CELL_BLOCK_ROWS = 1024
 
 
 def _form_rows(source, factors, mean, scale, weights, first, count, buf):  # pragma: no cover - compiled
@@ -72,6 +76,58 @@ def compiled_centred_project():
         return None
     globals()["_form_rows"] = helper  # the kernel calls the compiled helper
     return _compile(_centred_project_kernel)
+
+
+def _centred_cells_kernel(source, factors, mean, scale, weights, components, edges, spacing, out):  # pragma: no cover
+    """Each row's cell of the score plot's grid, as one index (first axis major): a block of rows projected by
+    ``_centred_project_kernel`` (the same bits), then each projection's cell found by ``_cells_kernel`` (the same
+    cells as :func:`dppca_core.compiled.cells.cell_index`), without the n x k projections. ``edges``: one row of
+    edges per component; ``spacing``: cells / span per component."""
+    n, k = source.shape[0], components.shape[1]
+    proj = np.empty((k, CELL_BLOCK_ROWS))
+    cells = np.empty((k, CELL_BLOCK_ROWS), dtype=np.int64)
+    width = edges.shape[1] - 1
+    for a in range(0, n, CELL_BLOCK_ROWS):
+        b = min(a + CELL_BLOCK_ROWS, n)
+        m = b - a
+        _centred_project_kernel(source[a:b], factors[a:b], mean, scale, weights[a:b], components, proj[:, :m])
+        for c in range(k):
+            _cells_kernel(edges[c], proj[c, :m], spacing[c], cells[c, :m])
+        for i in range(m):
+            out[a + i] = cells[0, i] if k == 1 else cells[0, i] * width + cells[1, i]
+    return out
+
+
+@functools.cache
+def compiled_centred_cells():
+    """The cells kernel (strict IEEE arithmetic, as the projection's), or None without numba."""
+    project, cells = compiled_centred_project(), compiled_cells()
+    if project is None or cells is None:
+        return None
+    globals()["_centred_project_kernel"], globals()["_cells_kernel"] = project, cells  # called compiled
+    return _compile(_centred_cells_kernel)
+
+
+def centred_cells(source, factors, mean, scale, weights, components, edges) -> np.ndarray | None:
+    """:func:`dppca_core.compiled.cells.flat_cells` of :func:`centred_project`'s projections on one or two
+    ``components`` among ``edges`` (increasing, evenly spaced, one array per component, the same number of cells),
+    without forming the projections; None without numba or for edges the cell kernel does not take."""
+    kernel = compiled_centred_cells()
+    grid = np.array(edges, dtype=float, ndmin=2)
+    span = grid[:, -1] - grid[:, 0]
+    if kernel is None or components.shape[1] not in (1, 2) or not (np.all(np.isfinite(span)) and np.all(span > 0)):
+        return None
+    return kernel(
+        source,
+        np.ascontiguousarray(factors, dtype=float),
+        np.ascontiguousarray(mean, dtype=float),
+        float(scale),
+        np.ascontiguousarray(weights, dtype=float),
+        np.ascontiguousarray(components, dtype=float),
+        grid,
+        (grid.shape[1] - 1) / span,
+        np.empty(source.shape[0], dtype=np.int64),
+    )
 
 
 def centred_project(

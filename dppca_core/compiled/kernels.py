@@ -485,39 +485,6 @@ def scaled_centred(
     return kernel(source, factors, mean, float(scale), out)
 
 
-def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled
-    last = edges.size - 2
-    for i in range(values.size):
-        v = values[i]
-        c = (v - edges[0]) * scale  # a guess from the spacing; the comparisons below decide
-        c = 0 if not c > 0 else (last if c >= last else int(c))
-        while c > 0 and edges[c] > v:
-            c -= 1
-        while c < last and edges[c + 1] <= v:
-            c += 1
-        out[i] = c
-    return out
-
-
-@functools.cache
-def compiled_cells():
-    return _compile(_cells_kernel)
-
-
-def cell_index(edges: np.ndarray, values: np.ndarray, compiled: bool = True) -> np.ndarray:
-    """The cell of each value among increasing, evenly spaced ``edges``, values outside in the end cells: exactly
-    ``clip(searchsorted(edges, values, side="right") - 1, 0, cells - 1)``, in one pass (a guess from the spacing,
-    then moved by comparisons with the edges until the value lies in its cell) instead of a search per value."""
-    edges = np.ascontiguousarray(edges, dtype=float)
-    values = np.ascontiguousarray(values, dtype=float).reshape(-1)
-    cells = edges.size - 1
-    span = edges[-1] - edges[0] if cells > 0 else 0.0
-    kernel = compiled_cells() if compiled and compiled_worth(values.size * 4) else None
-    if kernel is None or not (cells > 0 and np.isfinite(span) and span > 0) or not np.all(np.isfinite(values)):
-        return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, max(cells - 1, 0))
-    return kernel(edges, values, cells / span, np.empty(values.size, dtype=np.int64))
-
-
 def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover - compiled
     n, m = source.shape
     acc = np.empty(m)

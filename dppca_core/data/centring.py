@@ -129,6 +129,19 @@ class CentredRows(PreparedData):
                 return out
         return super().project(components)
 
+    def score_cells(self, components: np.ndarray, edges: list) -> np.ndarray:
+        """Each row's cell of the score plot: :func:`dppca_core.compiled.cells.flat_cells` of :meth:`project`'s
+        projections on one or two ``components``, found a block of rows at a time without the n x k projections
+        while the rows are not formed (the same cells)."""
+        from ..compiled.cells import flat_cells
+        from ..compiled.centred import centred_cells
+
+        cells = None
+        if self._rows is None:
+            source, factors, mean, weights = self._parts
+            cells = centred_cells(source, factors, mean, self.data_norm, weights, components, edges)
+        return flat_cells(self.project(components), edges) if cells is None else cells
+
     def projected_products(self, components, first, second, projections=None):
         """:meth:`PreparedData.projected_products`, the rows formed a block at a time in a buffer (the same rows,
         so the same integers and projections) instead of all at once."""

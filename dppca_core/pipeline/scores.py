@@ -29,7 +29,8 @@ from scipy.special import ndtr, ndtri
 
 from ..privacy import GridNoise, gaussian_epsilon, grid_noise, sensitivity
 
-from ..compiled.kernels import cell_index, fixed_order_project
+from ..compiled.cells import flat_cells
+from ..compiled.kernels import fixed_order_project
 from ..privacy.shares import Share, release_counts, release_vector
 from ..validation import check_int_range
 
@@ -314,12 +315,13 @@ def private_scores(
     failure: float = 0.0,
     released_n: float | None = None,
     projections: np.ndarray | None = None,
+    cells_from=None,
 ) -> dict:
     """The private score histogram: counts of the rows' projections on the first (one or) two components.
 
     Parameters
     ----------
-    rows : ndarray (n, d), or None when ``projections`` are given
+    rows : ndarray (n, d), or None when ``projections`` (or ``cells_from``) are given
         Rows of norm <= 1 (clipped and scaled; centred as released).
     components : ndarray (d, k)
         The released components.
@@ -340,6 +342,8 @@ def private_scores(
         Under add/remove: a noisy row count already released, for the default cells.
     projections : ndarray (n, >= dims), optional
         The rows' projections on the components (:func:`project`), when an earlier pass computed them.
+    cells_from : CentredRows, optional
+        Instead of both: rows that find their cells without the projections (:meth:`~.CentredRows.score_cells`).
 
     Returns
     -------
@@ -348,7 +352,7 @@ def private_scores(
         group labels, or None), ``noise_scale``, ``kind``, ``threshold`` (sparse).
     """
     dims = min(2, components.shape[1])
-    n = rows.shape[0] if projections is None else projections.shape[0]
+    n = cells_from.n if cells_from is not None else rows.shape[0] if projections is None else projections.shape[0]
     bins = (
         score_bins(neighbors, n, share.mu or share.epsilon, released_n)
         if bins is None
@@ -359,9 +363,10 @@ def private_scores(
     lo = np.full(dims, -1.0) if frame is None else np.asarray(frame["low"], dtype=float)
     hi = np.full(dims, 1.0) if frame is None else np.asarray(frame["high"], dtype=float)
     edges = [np.linspace(lo[a], hi[a], bins + 1) for a in range(dims)]
-    scores = project(rows, components[:, :dims]) if projections is None else projections[:, :dims]
-    cells = [cell_index(edges[a], scores[:, a]) for a in range(dims)]  # compiled, the bits of searchsorted
-    flat = cells[0] if dims == 1 else cells[0] * bins + cells[1]
+    if cells_from is not None:
+        flat = cells_from.score_cells(components[:, :dims], edges)
+    else:  # compiled, the bits of searchsorted
+        flat = flat_cells(project(rows, components[:, :dims]) if projections is None else projections[:, :dims], edges)
     labels, table = _cell_table(flat, bins**dims, groups, group_labels, n)
     noisy, info = _noisy_table(table, share, neighbors, rng, kind, failure)
     noisy = noisy.reshape((len(labels),) + (bins,) * dims)

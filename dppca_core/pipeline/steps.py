@@ -18,7 +18,7 @@ from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
 from ..data.gram import block_sq_norms, scaled_copy
-from ..data.centring import centre
+from ..data.centring import CentredRows, centre
 from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
@@ -430,7 +430,9 @@ def _score_plot(
     (:func:`dppca_core.pipeline.scores.score_bins`); ``parameters["score_bins_rule"]`` says which, so anyone can replay it.
     """
     neighbors, bins = options.neighbors, options.score_bins
-    if projections is None:  # the rows' projections on the plotted components (centred rows need not be formed)
+    # centred rows in a public frame find their cells without the n x 2 projections (nor the rows: not formed)
+    fused = projections is None and plan.scores["frame"] != "private" and isinstance(work, CentredRows)
+    if projections is None and not fused:  # the rows' projections on the plotted components
         projections = work.project(components[:, : min(2, components.shape[1])])
     groups, group_labels, groups_step = _groups_step(work, options, plan, rng)
     frame, (released_n, n_from), frame_step = _frame_step(components, options, plan, rng, outputs, projections)
@@ -461,6 +463,7 @@ def _score_plot(
         failure=plan.failure,
         released_n=released_n,
         projections=projections,
+        cells_from=work if fused else None,
     )
     out = {"counts": sc["counts"], "edges": sc["edges"], "dims": sc["dims"]}
     if sc["groups"] is not None:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dppca_core.privacy import exact
-from dppca_core.compiled import columns, kernels
+from dppca_core.compiled import cells, columns, kernels
 from dppca_core.privacy.exact import SUM_BITS, FixedSums
 
 pytest.importorskip("numba")  # imported here, so the compiled loops run at every size (kernels.compiled_worth)
@@ -249,7 +249,7 @@ def test_rows_formed_in_place_from_an_owned_array_equal_the_checked_ones():
 @pytest.mark.parametrize("compiled", [True, False])
 def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
     """Values on, just below and just above every edge, and beyond both ends, in grids of 1 to 100 cells."""
-    if compiled and kernels.compiled_cells() is None:  # loading it imports numba: the kernel then runs at any size
+    if compiled and cells.compiled_cells() is None:  # loading it imports numba: the kernel then runs at any size
         pytest.skip("numba is not installed")
     rng = np.random.default_rng(11)
     for bins in (1, 2, 6, 24, 37, 100):
@@ -265,7 +265,7 @@ def test_cells_of_the_score_plot_are_those_of_a_binary_search(compiled):
             ]
         )
         want = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
-        assert np.array_equal(kernels.cell_index(edges, values, compiled), want)
+        assert np.array_equal(cells.cell_index(edges, values, compiled), want)
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -162,6 +162,36 @@ def test_the_kernel_projects_every_tail_of_rows(n):
         assert np.array_equal(got, fixed_order_project(rows, V[:, :k], compiled=False)), k
 
 
+@pytest.mark.parametrize("n", [1, 5, 1023, 1024, 1025, 3001])
+def test_the_cells_kernel_places_every_row_where_its_projection_falls(n):
+    from dppca_core.compiled.cells import flat_cells
+    from dppca_core.compiled.centred import CELL_BLOCK_ROWS, centred_cells, centred_project
+
+    assert CELL_BLOCK_ROWS == 1024  # the sizes above end a block early, on it and just after it
+    rng = np.random.default_rng(n)
+    source, factors, mean = rng.normal(size=(n, 9)), rng.uniform(0.1, 1, n), rng.normal(0, 0.1, 9)
+    weights = rng.uniform(0.2, 0.5, n)
+    V = np.linalg.qr(rng.normal(size=(9, 2)))[0]
+    projections = centred_project(source, factors, mean, 2.5, weights, V)
+    # a frame the projections overflow on every side (the end cells), and a fine one with many edges hit
+    for lo, hi, bins in ((-0.3, 0.2, 7), (-3.0, 3.0, 40)):
+        edges = [np.linspace(lo, hi, bins + 1), np.linspace(lo * 2, hi, bins + 1)]
+        for k in (1, 2):
+            got = centred_cells(source, factors, mean, 2.5, weights, V[:, :k], edges[:k])
+            assert np.array_equal(got, flat_cells(projections[:, :k], edges[:k])), (lo, k)
+
+
+def test_centred_rows_find_the_cells_of_their_projections_formed_or_not():
+    X = table(10, 0.15)
+    algebraic = centre_algebraically(first_pass(X, 1.3), unit_mean(X, 1.3, 0.5))
+    V = np.linalg.qr(np.random.default_rng(10).normal(size=(D, 2)))[0]
+    edges = [np.linspace(-0.5, 0.5, 25)] * 2
+    found = algebraic.score_cells(V, edges)
+    assert algebraic._rows is None and np.bincount(found).size > 100  # the rows spread over many cells
+    algebraic.rows  # noqa: B018 - formed: the cells then come from their projections
+    assert np.array_equal(algebraic.score_cells(V, edges), found)
+
+
 def test_the_exact_sums_of_projected_products_are_those_of_the_formed_rows():
     from dppca_core.privacy.exact import FixedSums
 
