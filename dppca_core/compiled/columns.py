@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from .kernels import EXACT_FLOAT_ROWS, _check_exact_range, _chunk_totals, compiled_worth
+from .kernels import EXACT_FLOAT_ROWS, _check_exact_range, _chunk_totals, compiled_worth, fixed_point_column_sums
 from .loops import _compile
 
 
@@ -62,8 +62,6 @@ def clipped_square_sums(
 
     def block_sums(a: int, b: int):
         if kernel is None:
-            from .kernels import fixed_point_column_sums
-
             return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
         sums = np.zeros(X.shape[1], dtype=np.int64)
         return sums if kernel(X[a:b], bounds, unit, float(limit), sums) else None

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compiled.columns import divide_columns
 from ..compiled.loops import row_sq_norms
 from ..privacy import summation_error
-from ..validation import check_data_norm
+from ..validation import check_data_norm, check_matrix
 
 #: Bytes of one block of rows processed at a time (fits in cache next to its scaled copy).
 BLOCK_BYTES = 1 << 21
@@ -60,9 +61,6 @@ def scaled_copy(X: np.ndarray, scales: np.ndarray, compiled: bool) -> tuple[np.n
     """(``X / scales``, the squared row norms of that copy as :func:`block_sq_norms` computes them, bit for bit): each
     block divided, its entries checked as it is read, and its norms taken while it is in cache, in one pass instead of
     three (a check of X, the division, the norms). ValueError naming the first entry of X that is not finite."""
-    from ..compiled.columns import divide_columns
-    from ..validation import check_matrix
-
     step = block_rows(X.shape[1])
     out, sq = np.empty(X.shape), np.empty(X.shape[0])
     scales = np.ascontiguousarray(scales, dtype=float)

@@ -189,3 +189,17 @@ def test_the_audit_refutes_a_radius_step_without_noise():
         return {"counts": [int(np.sum(np.linalg.norm(rows, axis=1) >= first))]}, AUDITED.curve()
 
     assert audit_mod.audit_release(release, design, 4.0, 1e-5, trials=500, seed=2).violated
+
+
+@pytest.mark.parametrize("scale", ["private", "bounds"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_release_that_scales_its_columns_says_where_the_first_bad_cell_is(scale, bad):
+    """Scaled columns are checked in the pass that divides them (and a NaN refuses the clipped squares first): the
+    answer is still the plain one that names the first cell that is not a finite number, never a library's words."""
+    X = _lognormal_rows(n=300_000, d=4)  # past the compiled size: the kernels find it
+    X[200_001, 3], X[250_000, 1] = bad, bad
+    split = BudgetSplit.with_extras(**({"scale": 0.1} if scale == "private" else {}))
+    with pytest.raises(ValueError, match=r"NaN or infinite values \(first at row 200001, column 3\)"):
+        release_pca(
+            "analyze_gauss", X, 2, 1.0, 1e-6, data_norm=10.0, budget=split, scale=scale, column_bounds=[5.0] * 4
+        )
