@@ -485,7 +485,7 @@ def scaled_centred(
     return kernel(source, factors, mean, float(scale), out)
 
 
-def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover - compiled
+def _scaled_sums_kernel(source, factors, unit, limit, out, formed, keep):  # pragma: no cover - compiled
     n, m = source.shape
     acc = np.empty(m)
     refused = 0
@@ -496,6 +496,8 @@ def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover 
             f = factors[i]
             for c in range(m):
                 t = source[i, c] * f  # the scaled row's entry, the product PreparedData.rows forms
+                if keep:  # the rows formed as they are summed (the same speed either way: measured)
+                    formed[i, c] = t
                 refused += 0 if abs(t) <= limit else 1
                 acc[c] += np.trunc(t * unit)
         for c in range(m):
@@ -503,34 +505,13 @@ def _scaled_sums_kernel(source, factors, unit, limit, out):  # pragma: no cover 
     return refused == 0
 
 
-def _formed_sums_kernel(source, factors, unit, limit, out, formed):  # pragma: no cover - compiled
-    """:func:`_scaled_sums_kernel` that also writes each scaled entry into ``formed`` as it sums it."""
-    n, m = source.shape
-    acc = np.empty(m)
-    refused = 0
-    for a in range(0, n, EXACT_FLOAT_ROWS):
-        for c in range(m):
-            acc[c] = 0.0
-        for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
-            f = factors[i]
-            for c in range(m):
-                t = source[i, c] * f
-                formed[i, c] = t
-                refused += 0 if abs(t) <= limit else 1
-                acc[c] += np.trunc(t * unit)
-        for c in range(m):
-            out[c] += np.int64(acc[c])
-    return refused == 0
+#: where the sums kernel writes nothing (it forms no rows): an empty array of the type a block of rows has
+_NOWHERE = np.empty((0, 0))
 
 
 @functools.cache
 def compiled_scaled_sums():
     return _compile(_scaled_sums_kernel)
-
-
-@functools.cache
-def compiled_formed_sums():
-    return _compile(_formed_sums_kernel)
 
 
 def scaled_row_sums(
@@ -548,15 +529,14 @@ def scaled_row_sums(
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     unit = _check_exact_range(bits, limit)
-    worth = compiled and compiled_worth(source.size)
-    kernel = (compiled_scaled_sums() if formed is None else compiled_formed_sums()) if worth else None
+    kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
 
     def block_sums(a: int, b: int):
         if kernel is None:
             rows = np.multiply(source[a:b], factors[a:b, None], out=None if formed is None else formed[a:b])
             return fixed_point_column_sums(rows, bits, limit, compiled=False)
         sums = np.zeros(source.shape[1], dtype=np.int64)
-        args = (source[a:b], factors[a:b], unit, float(limit), sums) + (() if formed is None else (formed[a:b],))
-        return sums if kernel(*args) else None
+        into = _NOWHERE if formed is None else formed[a:b]
+        return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums, into, formed is not None) else None
 
     return _chunk_totals(source.shape[0], source.shape[1], block_sums)

@@ -322,8 +322,20 @@ def digest(result) -> dict:
     }
 
 
+def widest_vectors() -> str | None:
+    """The widest vectors numba compiles for on this processor ("avx512", "avx2" or "narrower"): a kernel whose sums
+    may be reordered (the row norms) rounds differently with eight lanes than with four."""
+    try:
+        from llvmlite import binding
+
+        features = binding.get_host_cpu_features().flatten()
+    except Exception:  # noqa: BLE001 - no llvmlite (no numba), or a platform it cannot read
+        return None
+    return "avx512" if "+avx512f" in features else "avx2" if "+avx2" in features else "narrower"
+
+
 def fingerprint() -> dict:
-    """What the bits depend on beyond the code: the machine, numpy, its BLAS, numba."""
+    """What the bits depend on beyond the code: the machine, numpy, its BLAS, numba and the vectors it compiles for."""
     from threadpoolctl import threadpool_info
 
     try:
@@ -337,4 +349,10 @@ def fingerprint() -> dict:
         for i in threadpool_info()
         if i.get("user_api") == "blas"
     )
-    return {"machine": platform.machine(), "numpy": np.__version__, "blas": blas, "numba": numba_version}
+    return {
+        "machine": platform.machine(),
+        "numpy": np.__version__,
+        "blas": blas,
+        "numba": numba_version,
+        "vectors": widest_vectors(),
+    }
