@@ -2,10 +2,10 @@
 
 The fixture was written by ``python -m tests.golden.make_golden`` before the speed work of the release path and
 the audits; a change that moves any published value of a seeded release (a noise draw consumed differently, a sum
-taken in another order) fails here, naming the case and the field. The bits depend on the machine's BLAS and on the
-vectors numba compiles for: on a platform other than the fixture's (its ``fingerprint``: OpenBLAS's AVX2 kernels
-and AVX2 vectors, which a processor with AVX-512 does not reproduce even with those kernels forced), only the
-structure of every output is compared.
+taken in another order) fails here, naming the case and the field. The bits depend on the platform: on one other
+than the fixture's (its ``fingerprint``: OpenBLAS's AVX2 kernels on a processor with AVX2, whose bits a processor
+with AVX-512 did not reproduce in one case even with those kernels forced), only the structure of every output is
+compared.
 """
 
 import json

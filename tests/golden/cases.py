@@ -323,8 +323,8 @@ def digest(result) -> dict:
 
 
 def widest_vectors() -> str | None:
-    """The widest vectors numba compiles for on this processor ("avx512", "avx2" or "narrower"): a kernel whose sums
-    may be reordered (the row norms) rounds differently with eight lanes than with four."""
+    """The widest vectors of this processor ("avx512", "avx2" or "narrower"), as numba reads them: on a processor with
+    AVX-512 the fixture's bits were not reproduced, even with OpenBLAS's AVX2 kernels forced (tests/test_golden.py)."""
     try:
         from llvmlite import binding
 
