@@ -117,17 +117,15 @@ def centred_cells(source, factors, mean, scale, weights, components, edges) -> n
     span = grid[:, -1] - grid[:, 0]
     if kernel is None or components.shape[1] not in (1, 2) or not (np.all(np.isfinite(span)) and np.all(span > 0)):
         return None
-    return kernel(
-        source,
-        np.ascontiguousarray(factors, dtype=float),
-        np.ascontiguousarray(mean, dtype=float),
-        float(scale),
-        np.ascontiguousarray(weights, dtype=float),
-        np.ascontiguousarray(components, dtype=float),
-        grid,
-        (grid.shape[1] - 1) / span,
-        np.empty(source.shape[0], dtype=np.int64),
-    )
+    parts = _kernel_parts(source, factors, mean, scale, weights, components)
+    return kernel(*parts, grid, (grid.shape[1] - 1) / span, np.empty(source.shape[0], dtype=np.int64))
+
+
+def _kernel_parts(source, factors, mean, scale, weights, components) -> tuple:
+    """The kernels' first six arguments, as they take them (contiguous float arrays and a float)."""
+    contiguous = (np.ascontiguousarray(a, dtype=float) for a in (factors, mean, weights, components))
+    factors, mean, weights, components = contiguous
+    return source, factors, mean, float(scale), weights, components
 
 
 def centred_project(
@@ -146,12 +144,4 @@ def centred_project(
     if kernel is None:
         return None
     out = np.empty((components.shape[1], source.shape[0]))
-    return kernel(
-        source,
-        np.ascontiguousarray(factors, dtype=float),
-        np.ascontiguousarray(mean, dtype=float),
-        float(scale),
-        np.ascontiguousarray(weights, dtype=float),
-        np.ascontiguousarray(components, dtype=float),
-        out,
-    ).T
+    return kernel(*_kernel_parts(source, factors, mean, scale, weights, components), out).T
