@@ -457,7 +457,7 @@ def releases_table(grid_n, grid_d, out):
         "0.1% of the sensitivity: `dppca_core.pipeline.parts.reads_the_gram`). The score plot projects each row on "
         "two components in a fixed order (each row's cell depends on that row alone; each centred row formed in a "
         "buffer from its raw row, the bits the formed rows give): the second read, 0.6-0.7x. The rest, about 0.8x, "
-        "is the exact noise of each part with its ChaCha20 generator (about 2 ms whatever n), the plot's cells and "
+        "is the exact noise of each part with its ChaCha20 generator (about 1.3 ms whatever n), the plot's cells and "
         "the eigendecompositions. With every private choice, the column scales add a pass of clipped squares "
         "(0.24x: their divisions run in SIMD lanes) and the scaled copy, divided, checked for entries that are not "
         "finite and its row norms taken in one pass (0.5x at n = 1e5; 1.0x at 1e6, where the copy is 160 MB), the "
