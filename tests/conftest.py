@@ -20,7 +20,8 @@ def _has_avx512() -> bool:
 # OpenBLAS's AVX2 kernels on a processor with AVX-512 too: there it picks its AVX-512 ones, whose rounding differs,
 # and the tensor decompositions of the capeAGN reproduction, whose restarts it can reorder, then move points of the
 # files in docs/reproduce/ (made with the AVX2 kernels; docs/reproduce.md) beyond their tolerance (measured on an
-# AVX-512 machine: 0.968 -> 0.887 for one point of the conventional series, the same with the AVX2 kernels)
+# AVX-512 machine: one point of the conventional series is 0.968 in the file and with the AVX2 kernels, 0.887 with
+# the AVX-512 ones)
 if _has_avx512():
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
