@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from .loops import _compile
+from .loops import _compile, fixed_order_sq_norms
 
 #: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
 #: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.data.prepare.COMPILED_NORMS_MIN_SIZE`)
@@ -330,16 +330,6 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
 @functools.cache
 def compiled_product_sums():
     return _compile(_product_sums_kernel) if _compiled_helpers() else None
-
-
-def fixed_order_sq_norms(rows: np.ndarray) -> np.ndarray:
-    """Each row's squared norm ``((0 + x_1 x_1) + x_2 x_2) + ...``, one rounding per product and per sum, in column
-    order: a result that depends on the row alone (the loop :func:`projected_product_sums` runs without ``norms``)."""
-    rows = np.asarray(rows, dtype=float)
-    out = np.zeros(rows.shape[0])
-    for j in range(rows.shape[1]):
-        out += rows[:, j] * rows[:, j]
-    return out
 
 
 def projected_product_sums(

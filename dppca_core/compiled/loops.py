@@ -6,8 +6,10 @@ X^T X + eigh floor at d = 20). numba (in ``requirements.txt`` and the ``fast`` e
 require it) compiles the same arithmetic. Without numba the pure-Python loop below runs instead: same
 inputs, same operations in the same order, results equal to rounding (tested).
 
-The squared row norms that clipping needs are compiled too (:func:`row_sq_norms`): at d = 20 numpy's
-``einsum`` spends a fifth of the time of X^T X on them, the compiled loop a twelfth.
+The squared row norms that clipping needs are compiled too (:func:`row_sq_norms`). Each is summed in column order,
+one rounding per product and per sum, with no fast-math: the compiled loop and the numpy loop give the same bits for
+every row, wherever it sits, so which of the two runs (chosen by the array's size) shows in nothing published. A
+norm compared with a threshold (the private radius's counts, clipping) must never depend on the path that computed it.
 """
 
 from __future__ import annotations
@@ -100,21 +102,38 @@ def _row_sq_norms_kernel(B, out):  # pragma: no cover - compiled
 
 @functools.cache
 def compiled_row_sq_norms():
-    """Squared row norms compiled by numba with the sum free to be reordered and fused (so it runs in SIMD
-    lanes: about 2.5x numpy's einsum at d = 20, where the row-norm pass is a fifth of X^T X), or None."""
-    return _compile(_row_sq_norms_kernel, fastmath={"reassoc", "contract"})
+    """Squared row norms compiled by numba, each summed in column order with one rounding per product and per sum
+    (no fast-math: no reordering, no fused multiply-add), or None without numba."""
+    return _compile(_row_sq_norms_kernel)
+
+
+#: rows per block of the numpy loop of :func:`row_sq_norms` (its accumulator and one column stay in cache)
+NUMPY_NORM_BLOCK = 8192
+
+
+def fixed_order_sq_norms(B: np.ndarray) -> np.ndarray:
+    """Each row's squared norm ``((0 + x_1 x_1) + x_2 x_2) + ...``, one rounding per product and per sum, in column
+    order, by whole-column numpy operations a block of rows at a time: a result that depends on the row alone."""
+    B = np.asarray(B, dtype=np.float64)
+    n, d = B.shape
+    out = np.zeros(n)
+    tmp = np.empty(min(n, NUMPY_NORM_BLOCK))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow gives inf, as the compiled loop does
+        for a in range(0, n, NUMPY_NORM_BLOCK):
+            acc, block = out[a : a + NUMPY_NORM_BLOCK], B[a : a + NUMPY_NORM_BLOCK]
+            t = tmp[: acc.shape[0]]
+            for j in range(d):
+                np.multiply(block[:, j], block[:, j], out=t)
+                acc += t
+    return out
 
 
 def row_sq_norms(B: np.ndarray, compiled: bool = True) -> np.ndarray:
-    """Squared Euclidean norm of every row of the float array B.
-
-    ``compiled`` (and numba installed): the compiled kernel, else ``einsum``; either runs on a C-contiguous
-    copy, so the same row gives the same bits in any block or memory layout (a :class:`PreparedData`
-    recomputes its rows' scale factors the way it first computed them, and compares). Non-finite values
-    propagate (no fast-math assumption about them).
-    """
+    """Squared Euclidean norm of every row of the float array B, each summed in column order (see the module's
+    docstring): ``compiled`` (and numba installed) runs the compiled loop, else the numpy loop; both give the same
+    bits, so ``compiled`` decides speed only. Non-finite values propagate."""
     B = np.ascontiguousarray(B, dtype=np.float64)
     kernel = compiled_row_sq_norms() if compiled else None
     if kernel is None:
-        return np.einsum("ij,ij->i", B, B)
+        return fixed_order_sq_norms(B)
     return kernel(B, np.empty(B.shape[0]))

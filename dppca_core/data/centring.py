@@ -63,10 +63,13 @@ def centred_gram_error_bound(n: int, d: int) -> float:
     n m m^T by 2 u n; the three additions and the symmetrisation by 4 u 8 n; the correction's two Gram matrices,
     summed by blocks as G is, by E 5 |C| / n (their terms' absolute sum is at most |C| + 4 |C|), and its rows, formed
     with three roundings per entry, by 40 u per row. Together at most (1 + 5 share) E + n 2^-39 + 50 u n; rounded up
-    to (1.25 + 5 share) E + n 2^-38 + 64 u n. A function of n and d alone.
+    to (1.25 + 5 share) E + n 2^-38 + 64 u n. A function of n and d alone, and the same function at every n up to
+    :data:`ALGEBRAIC_MAX_D` columns, whether or not these rows are centred algebraically: which path runs is chosen
+    from n x d, and n is private under add/remove, so a bound that changed at that size would move the noise scale
+    between two neighbours that straddle it.
     """
     canonical = gram_error_bound(n, d)
-    if not algebraic_size(n, d):
+    if int(d) > ALGEBRAIC_MAX_D:
         return canonical
     return (1.25 + 5.0 * MAX_CLIPPED_SHARE) * canonical + n * 2.0**-38 + 64.0 * UNIT_ROUNDOFF * n
 

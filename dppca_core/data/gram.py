@@ -29,8 +29,9 @@ def block_rows(d: int) -> int:
 def row_norms(X: np.ndarray) -> np.ndarray:
     """Euclidean row norms without overflow or underflow for huge or tiny entries.
 
-    ``einsum`` on the squares, and for the rare rows whose sum of squares is not a normal float
-    (overflow to inf, or below 1e-290) the row is scaled by its largest entry first.
+    The squares summed in column order (:func:`dppca_core.compiled.loops.row_sq_norms`, the same bits on every path),
+    and for the rare rows whose sum of squares is not a normal float (overflow to inf, or below 1e-290) the row is
+    scaled by its largest entry first.
     """
     X = np.asarray(X, dtype=float)
     return norms_from_squares(X, row_sq_norms(X, compiled=False))

@@ -23,6 +23,8 @@ import math
 import numpy as np
 
 from ..audit.design import AuditDesign
+from ..compiled.kernels import COMPILE_MIN_WORK
+from ..compiled.loops import row_sq_norms
 from ..data.prepare import prepare
 from ..linalg import top_eigenvectors
 from ..privacy import (
@@ -140,7 +142,7 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: st
     it runs: the parts compose adaptively, and the curve counts the branch at mu_main whichever ran (each branch is at
     most mu_main-GDP, so the curve is an upper bound that does not depend on the branch, hence not on the data)."""
     n, d = data.n, data.d
-    sq_norms = np.einsum("ij,ij->i", data.rows, data.rows)
+    sq_norms = row_sq_norms(data.rows, compiled=n * d >= COMPILE_MIN_WORK)  # the same bits either way
     error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
     trace, trace_noise = private_trace(float(sq_norms.sum()), error, mus["mu_trace"], rng)
     trace_sigma = float(np.clip(trace / n, 0.0, 1.0))

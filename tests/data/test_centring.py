@@ -101,10 +101,21 @@ def test_the_route_needs_the_first_pass_and_the_size():
     small = X[:1000]
     assert not algebraic_size(*small.shape)
     assert centre_algebraically(first_pass(small, 1.0), mean) is None
-    # below the size the bound is the canonical one, so small releases (the golden cases) are unchanged
-    assert centre(first_pass(small, 1.0), mean).gram_error == gram_error_bound(1000, D)
+    # formed below the size, with the bound of the algebraic route all the same (issue 54: one bound at every n)
+    assert centre(first_pass(small, 1.0), mean).gram_error == centred_gram_error_bound(1000, D)
     wide = np.random.default_rng(7).normal(0, 0.1, (40_000, 40))
     assert not algebraic_size(*wide.shape)
+
+
+def test_the_bound_does_not_jump_where_the_route_starts():
+    """n is private under add/remove: two neighbours on either side of the size from which the rows are centred
+    algebraically must get the bound of one formula, else the noise scale would tell them apart (issue 54)."""
+    for d in (1, 5, 8, 32):
+        last = -(-centring.COMPILED_NORMS_MIN_SIZE // d) - 1  # the largest n centred by forming the rows
+        assert not algebraic_size(last, d) and algebraic_size(last + 1, d)
+        below, above = centred_gram_error_bound(last, d), centred_gram_error_bound(last + 1, d)
+        assert below > (1 + 5 * centring.MAX_CLIPPED_SHARE) * gram_error_bound(last, d)
+        assert 0 <= above - below < 1e-4 * below  # one more row (and perhaps one more block), not another formula
 
 
 def test_the_bound_exceeds_the_canonical_one_where_the_route_applies():
