@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .data.prepare import PreparedData, prepare
+from .data.schema import rows_and_schema
 from .privacy import PrivacyCurve, check_neighbors
 from .registry import get_mechanism
 from .release import NonPrivateDiagnostics, Release
@@ -84,6 +85,7 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         delta = check_delta(delta, minimum=None) if part else check_delta(delta)
     else:
         delta = 0.0
+    X, schema = rows_and_schema(X)
     if spec.prepare_input is not None:
         data = spec.prepare_input(X, data_norm)
     elif type(X) is PreparedData and X.data_norm == data_norm:  # prepared at this radius (repetitions, audits)
@@ -137,6 +139,7 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         caveat=out.caveat,
         diagnostics=_diagnostics(data, seconds, out.diagnostics),
         seeded=source.seeded,
+        schema=schema,
     )
 
 

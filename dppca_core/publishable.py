@@ -23,6 +23,7 @@ import math
 
 from . import risk
 from .privacy import PrivacyCurve, compose, describe_neighbors
+from .data.schema import UNDECLARED
 from .registry import get_mechanism
 from .privacy.shares import allocate
 
@@ -453,7 +454,10 @@ def publishable_file(
     without a guarantee or with a retracted one (:func:`refusal`): those belong in ``left_out`` (mechanism -> why).
     A release drawn after a non-private choice (``publish(..., nonprivate_choices=...)``) states no guarantee: the
     file's first line then says it is not publishable. ``schema``: the public schema ({"columns": [...],
-    "replacement": {column: value}, "label": name or None}); ``settings``: the public settings the releases were
+    "replacement": {column: value}, "label": name or None, "declared": bool}, e.g.
+    :meth:`dppca_core.data.schema.PublicSchema.as_dict`); one with ``"declared": False`` (columns suggested by
+    reading the cells) is refused, and a schema the caller gives without the key is recorded as declared (the
+    caller named it); ``settings``: the public settings the releases were
     drawn with (the scaling and its bounds, centring, radius, k and its rule, the budget split); ``titles``:
     mechanism -> display name; ``purpose``: what the release is for, in words.
     """
@@ -465,6 +469,9 @@ def publishable_file(
     schema.setdefault("columns", None)
     schema.setdefault("replacement", {})
     schema.setdefault("label", None)
+    if schema.get("declared", True) is not True:
+        raise ValueError(UNDECLARED)
+    schema["declared"] = True
     if schema["columns"] is not None and d is not None and len(schema["columns"]) != d:
         raise ValueError(f"the schema names {len(schema['columns'])} columns but the releases have d = {d}.")
     base = {}

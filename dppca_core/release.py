@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .data.diagnostics import NonPrivateDiagnostics
+from .data.schema import UNDECLARED, PublicSchema
 from .privacy import PrivacyCurve
 
 
@@ -67,6 +68,10 @@ class Release:
         True when the caller chose the seed (or passed a generator): anyone who holds it regenerates the noise, so
         the release is for exploring and :func:`publish` refuses it. False for fresh operating-system randomness
         (``seed=None``, :func:`dppca_core.privacy.randomness.secure_generator`).
+    schema : PublicSchema or None
+        The public schema of the table the release was drawn from, when it was given as a
+        :class:`dppca_core.data.schema.Table` (None for plain rows, whose columns the caller chose). One whose
+        columns were suggested by reading the cells (``declared=False``) is refused by :func:`publish`.
     """
 
     mechanism: str
@@ -84,6 +89,7 @@ class Release:
     caveat: str = ""
     diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
     seeded: bool = True
+    schema: PublicSchema | None = None
 
     @property
     def k(self) -> int:
@@ -165,6 +171,12 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
         mean", "clipping radius read from the data"). With any, the export states no guarantee and names them:
         a release is only as private as its least private step.
 
+    Raises
+    ------
+    ValueError
+        In words: a seeded release, a mechanism without a guarantee, or a release drawn from a
+        :class:`dppca_core.data.schema.Table` whose columns nobody declared (suggested from the cells).
+
     Returns
     -------
     dict
@@ -180,6 +192,8 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
             "regenerate the noise and subtract it. Draw the release to publish with seed=None (fresh "
             "randomness from the operating system)."
         )
+    if release.schema is not None and not release.schema.declared:
+        raise ValueError(f"{release.mechanism}: {UNDECLARED}")
     if release.guarantee in ("none", "retracted"):
         from .publishable import refusal
 

@@ -1,16 +1,13 @@
 """Data: choose, synthesize or upload a dataset, choose a public clipping radius and the centring, look at it."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from ui import compute, data, scenario, server_files, show, views
+from ui import compute, data, scenario, server_files, show, table_schema, views
 from ui.errors import boundary
-from ui.session import NEW_UPLOAD_KEY  # set when a new file arrives, until its schema is declared
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
 
@@ -112,7 +109,7 @@ def _source_controls():
     elif kind == "server":
         _server_controls()
     else:
-        _upload_controls()
+        table_schema.upload_controls()
 
 
 def _server_controls():
@@ -136,7 +133,8 @@ def _server_controls():
         help="A column naming each row's site, for the distributed mechanisms.",
     )
     declared = scenario.declared_columns(scn)
-    st.session_state["server_cols"] = ", ".join(declared or [])
+    if "server_cols" not in st.session_state:  # seeded from the declaration; what is typed stays until read
+        st.session_state["server_cols"] = ", ".join(declared or [])
     names = st.text_input(
         "columns to analyse, in order (separated by commas; empty: the numeric columns of the "
         "first 1,000 rows, read from the data)",
@@ -171,16 +169,23 @@ def _server_controls():
         f"value, {stats.n_clipped:,} rows clipped."
     )
     if stats.schema is not None:
-        st.caption(
-            "What is public about this table: "
-            + md_escape(stats.schema.describe())
-            + (
-                ""
-                if stats.schema.declared
-                else " (suggested from the first 1,000 rows: declare them above to " "fix them)"
+        st.caption("What is public about this table: " + md_escape(stats.schema.describe()))
+        if not stats.schema.declared and scenario.declared_columns(scn) is None:
+            box = st.container(border=True)
+            box.markdown(
+                ":material/help: **Suggested from the first 1,000 rows, not declared yet.** Explore with these "
+                "columns freely; **publishing needs a schema that you declare**: check them (or name others in "
+                "the box above and read the file again), then declare them."
             )
-        )
-    _fill_form(list(stats.columns), "Read the file again to use new values.")
+            box.button(
+                "Declare these columns",
+                key="declare_server_schema",
+                type="primary",
+                icon=":material/verified:",
+                on_click=table_schema.declare,
+                args=(list(stats.columns), ""),
+            )
+    table_schema.fill_form(list(stats.columns), "Read the file again to use new values.")
 
 
 def _read_server_files(relative: str, sites: str, columns: list):
@@ -201,240 +206,8 @@ def _read_server_files(relative: str, sites: str, columns: list):
         bar.empty()
     st.session_state[data.STREAM_KEY] = {"relative": found.relative, "stats": stats}
     scenario.set_value("src", "server:" + found.relative)
-    scenario.declare_columns(stats.columns)  # suggested from the first rows when none were given: now declared
-
-
-def _upload_controls():
-    file = st.file_uploader(
-        "CSV or Parquet file (rows are people, columns are features)",
-        type=["csv", "parquet", "pq"],
-        help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
-        f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
-        "the operator allows it) or with the Python library (docs/large-data.md).",
-    )
-    if file is not None:
-        raw = file.getvalue()
-        old = st.session_state.get(data.UPLOAD_KEY, {})
-        if old.get("bytes") != raw:
-            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw}
-            st.session_state[NEW_UPLOAD_KEY] = True
-    up = st.session_state.get(data.UPLOAD_KEY)
-    if not up:
-        st.info(
-            "Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
-            "link; the columns you choose are."
-        )
-        return None
-    with boundary("the uploaded file"):
-        parsed = data.parsed_upload(up)
-        _declare_schema(parsed, up["name"])
-        choice = data.table_choice(scn, parsed)
-        if choice.unknown:
-            st.error(md_escape(data.choice_problem(choice)), icon=":material/view_column:")
-            st.button("Use this file's suggested columns", key="schema_reset", on_click=_reset_schema)
-            st.stop()
-        _schema_controls(parsed, choice)
-        _column_report(parsed, choice)
-    return up
-
-
-def _declare_schema(parsed, name: str) -> None:
-    """Declare the suggested schema (read from the cells) when none is declared, or when a new file does not have
-    every declared column (the page says so); a declared schema that fits the new file is kept."""
-    new = st.session_state.pop(NEW_UPLOAD_KEY, False)
-    declared = scenario.declared_columns(scn)
-    if new and declared is not None and data.table_choice(scn, parsed).unknown:
-        st.warning(
-            f"{md_escape(name)} does not have every column declared before: the page suggests its own columns "
-            "below (check them).",
-            icon=":material/view_column:",
-        )
-        _reset_schema()
-        declared = None
-    if declared is None:
-        choice = data.table_choice(scn, parsed)
-        scenario.set_value("label", choice.label)
-        scenario.declare_columns(choice.columns)
-
-
-def _reset_schema() -> None:
-    for name in ("cols", "label", "fill"):
-        scenario.set_value(name, "")
-
-
-def _set_label() -> None:
-    label = st.session_state["w:label"]
-    scenario.set_value("label", label)
-    scenario.declare_columns([c for c in scenario.declared_columns(scn) or () if c != label])
-
-
-def _set_columns() -> None:
-    scenario.declare_columns(st.session_state["w:cols"])
-
-
-def _leave_out(columns) -> None:
-    scenario.declare_columns([c for c in scenario.declared_columns(scn) or () if c not in columns])
-
-
-def _use_as_label(column: str) -> None:
-    scenario.set_value("label", column)
-    _leave_out([column])
-
-
-def _schema_controls(parsed, choice) -> None:
-    """The public schema: the label, the analysed columns in order, and what a bad cell becomes."""
-    c = st.columns([2, 3, 2], vertical_alignment="bottom")
-    st.session_state["w:label"] = choice.label
-    c[0].selectbox(
-        "Label column (kept aside, not analysed)",
-        ["", *parsed.columns],
-        key="w:label",
-        on_change=_set_label,
-        format_func=lambda v: v or "(none)",
-        help="Suggested from names like target, label, class, species or y. Used to colour the score "
-        "plot by group and to show what a classifier does on the projection.",
-    )
-    c[1].radio(
-        "A missing or non-numeric cell in an analysed column",
-        list(scenario.BAD_CELLS),
-        format_func=scenario.BAD_CELLS.get,
-        **scenario.bind("badcells"),
-        help="Replacing keeps n and d the same whatever one person's cells hold. Leaving rows out changes n, "
-        "which is private only when neighbours add or remove a row.",
-    )
-    with c[2]:
-        if choice.on_bad == "replace" and choice.columns:
-            _fill_form(list(choice.columns))
-    options = [col for col in parsed.columns if col != choice.label]
-    st.session_state["w:cols"] = [col for col in choice.columns if col in options]
-    st.multiselect(
-        "Columns to analyse, in this order",
-        options,
-        key="w:cols",
-        on_change=_set_columns,
-        format_func=lambda col: col if parsed.info(col).usable else f"{col} (not numbers)",
-        help="What is analysed, and in which order, is public: the link records it. First suggested "
-        "from the file (its numeric columns), which reads the cells; check it against what you "
-        "know of the table.",
-    )
-    if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
-        st.caption(
-            "Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
-            "each bad cell is replaced. Choose 'add or remove one row' to leave rows out."
-        )
-    problem = data.choice_problem(choice)
-    if problem:
-        st.warning(md_escape(problem[0].upper() + problem[1:]), icon=":material/view_column:")
-
-
-def _fill_form(columns: list, note: str = "") -> None:
-    """Each analysed column's public value for a bad cell, typed in a form (nothing reruns until it is applied)."""
-    given = scenario.fill_values(scn)
-    values = [float(given.get(c, dc.data.datasets.DEFAULT_FILL)) for c in columns]
-    distinct = sorted(set(values))
-    summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"
-    with st.popover(f"A bad cell becomes: {summary}", icon=":material/edit:"):
-        st.caption(
-            "Each missing, infinite or non-numeric cell of a column becomes this value, the same whatever the "
-            "other cells hold: choose it from public knowledge (a typical value from a field guide, the "
-            "middle of a known range), never from these data. 0 is the midpoint of symmetric public bounds. " + note
-        )
-        with st.form("fill_form", border=False):
-            table = st.data_editor(
-                pd.DataFrame({"column": columns, "a bad cell becomes": values}),
-                hide_index=True,
-                disabled=["column"],
-                key="fill_editor",
-                width="stretch",
-                column_config={"a bad cell becomes": st.column_config.NumberColumn(format="%g")},
-            )
-            if st.form_submit_button("Use these values"):
-                typed = pd.to_numeric(table["a bad cell becomes"], errors="coerce").to_numpy(dtype=float)
-                if not np.all(np.isfinite(typed)):
-                    st.warning("Give every column a number.")
-                else:
-                    keep = {c: float(v) for c, v in zip(columns, typed)}
-                    scenario.set_value("fill", json.dumps({**given, **keep}))
-                    st.rerun()
-
-
-def _column_table(parsed, choice) -> pd.DataFrame:
-    """One row per column of the file: its use, what it holds, its bad cells and what they become, and a note."""
-    flags, fills, rows = parsed.flags(), dict(choice.fill), []
-    for col in parsed.columns:
-        info = parsed.info(col)
-        analysed = col in choice.columns
-        use = "analysed" if analysed else "label" if col == choice.label else "left out"
-        bad = int((~np.isfinite(parsed.numbers(col))).sum()) if analysed else None
-        becomes = (f"{fills[col]:g}" if col in fills else "row left out") if analysed and bad else ""
-        rows.append(
-            {
-                "column": col,
-                "use": use,
-                "holds": HOLDS.get(info.kind, info.kind),
-                "bad cells": "" if bad is None else f"{bad:,}",
-                "a bad cell becomes": becomes,
-                "note": flags[col].words if col in flags else "",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-HOLDS = {
-    "numeric": "numbers",
-    "mixed": "mostly numbers",
-    "text": "text",
-    "empty": "nothing",
-    "boolean": "true/false",
-    "complex": "complex numbers",
-    "datetime": "dates",
-}
-#: kinds of flag whose analysed columns get a one-click "leave out"
-LEAVE_OUT = ("identifier", "time", "constant", "empty")
-
-
-def _column_report(parsed, choice) -> None:
-    """What each column holds, its use, and one-click fixes: leave out identifier-, time- and constant-like columns,
-    use a text column as the label. Read from the cells: for the data owner only."""
-    table = _column_table(parsed, choice)
-    flags = parsed.flags()
-    odd = [c for c in choice.columns if c in flags and flags[c].kind in LEAVE_OUT]
-    labels = [c for c, f in flags.items() if f.kind == "text" and "label" in f.words and c != choice.label]
-    analysed = table[table["use"] == "analysed"]
-    with st.expander(
-        f"Column report: {len(choice.columns)} analysed, {int((table['use'] == 'left out').sum())} left "
-        f"out" + (f", {len(odd)} to check" if odd else ""),
-        expanded=bool(odd) or bool((analysed["bad cells"] != "0").any()),
-    ):
-        st.dataframe(
-            table, hide_index=True, width="stretch", column_config={"note": st.column_config.TextColumn(width="large")}
-        )
-        for start in range(0, min(len(odd), 8), 4):
-            cols = st.columns(4)
-            for slot, col in zip(cols, odd[start : start + 4]):
-                slot.button(
-                    f"Leave out {col}",
-                    key=f"leave_out:{col}",
-                    on_click=_leave_out,
-                    args=([col],),
-                    help=flags[col].words,
-                )
-        if len(odd) > 1:
-            st.button(
-                f"Leave out all {len(odd)} columns flagged above",
-                key="leave_out_flagged",
-                on_click=_leave_out,
-                args=(odd,),
-            )
-        if labels and not choice.label:
-            cols = st.columns(4)
-            for slot, col in zip(cols, labels[:4]):
-                slot.button(f"Use {col} as the label", key=f"use_label:{col}", on_click=_use_as_label, args=(col,))
-        st.caption(
-            "The notes and counts are read from the file's cells: not private, for you only (the number of "
-            "replaced cells never leaves this page). What is analysed is what you choose above; the link "
-            "records it. Text columns are not analysed; one with a few distinct values can be the label."
-        )
+    if columns:  # named by the analyst: declared; suggested from the first rows, they stay a suggestion
+        scenario.declare_columns(stats.columns)
 
 
 def _preprocessing_controls(ds):

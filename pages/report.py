@@ -55,6 +55,11 @@ def _publish_block(ds, prep, results, vals) -> None:
     """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; the publishable file as
     JSON, and the brief and slides built from it alone."""
     st.subheader("Publish")
+    undeclared = data.undeclared_schema(ds)
+    if undeclared:
+        st.warning(undeclared, icon=":material/view_column:")
+        st.page_link(session.page("data"), label="Declare the schema on the Data page", icon=":material/verified:")
+        return
     choices = scenario.nonprivate_choices(vals)
     if choices:
         st.warning(
@@ -174,7 +179,9 @@ def _notebook_downloads(vals, ds, upload) -> None:
         help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
         "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.",
     )
-    if any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
+    if data.undeclared_schema(ds):
+        c[1].caption("The release notebook is offered once the table's schema is declared (the Data page).")
+    elif any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
         c[1].download_button(
             "Release notebook",
             functools.partial(_encoded, notebooks.release_notebook, vals, ds, upload),

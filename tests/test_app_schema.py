@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 
+import dppca_core as dc
+
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv
 from tests.test_app_pages import assert_clean, metric, plain
 from tests.data.test_public_schema import assert_same_public_shape
@@ -17,10 +19,14 @@ R = "6000.0"
 BOUNDS = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]  # wine, as test_app_private_choices
 
 
-def _open(app_test, raw=None, name="penguins.csv", **query):
+def _open(app_test, raw=None, name="penguins.csv", declare=True, **query):
+    """The Data page on an upload; ``declare``: press "Declare this schema" when the page offers it (a schema
+    suggested from the cells is declared only by the analyst, issue 54)."""
     at = app_test(src="upload", R=R, mechs="analyze_gauss", reps="1", **query)
     at.session_state["upload"] = {"name": name, "bytes": messy_csv() if raw is None else raw}
     at.switch_page("pages/data.py").run()
+    if declare and any(b.key == "declare_schema" for b in at.button):
+        at.button(key="declare_schema").click().run()
     return at
 
 
@@ -34,11 +40,34 @@ def _no_library_words(at):
         assert word not in shown, word
 
 
+def test_a_suggested_schema_is_declared_only_by_the_analyst_and_publishes_nothing_until_then(app_test):
+    """Issue 54 item 1: the columns suggested from the cells were declared by the page itself, and published."""
+    at = _open(app_test, declare=False)
+    assert_clean(at)
+    assert _declared(at) is None and "cols" not in at.query_params  # explored with the suggestion, undeclared
+    assert metric(at, "features d") == "7"
+    assert any("Suggested from the cells, not declared yet" in plain(m.value) for m in at.markdown)
+    ds = data.upload_dataset(dict(at.session_state["upload"]), at.session_state["scenario"])
+    assert data.undeclared_schema(ds) and not ds.schema.declared
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert not any(b.key == "draw_releases" for b in at.button)  # no publish control, and it says why
+    assert any("nobody has declared them yet" in plain(w.value) for w in at.warning)
+    at.switch_page("pages/data.py").run()
+    at.button(key="declare_schema").click().run()
+    assert_clean(at)
+    assert _declared(at) == ["id", *MEASUREMENTS, "year", "station"]
+    assert any("Schema declared" in plain(c.value) for c in at.caption)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert any(b.key == "draw_releases" for b in at.button)
+
+
 def test_a_messy_upload_opens_without_an_error_and_keeps_every_measurement(app_test):
     at = _open(app_test)
     assert_clean(at)
     _no_library_words(at)
-    # the suggestion is read from the cells and declared at once: the link records it
+    # the suggestion, declared by the analyst's click: the link records it
     assert _declared(at) == ["id", *MEASUREMENTS, "year", "station"]
     assert at.session_state["scenario"]["label"] == "species"
     assert json.loads(
@@ -142,7 +171,9 @@ def test_a_link_whose_columns_are_not_in_the_file_says_so_in_plain_words(app_tes
     _no_library_words(at)
     at.button(key="schema_reset").click().run()
     assert_clean(at)
-    assert "wingspan_mm" not in _declared(at) and "bill_length_mm" in _declared(at)
+    assert _declared(at) is None  # the file's own suggestion, shown undeclared until the analyst declares it
+    suggested = data.table_choice(at.session_state["scenario"], data.parsed_upload(at.session_state["upload"]))
+    assert "wingspan_mm" not in suggested.columns and "bill_length_mm" in suggested.columns
 
 
 def test_a_new_file_keeps_a_schema_that_fits_it_and_replaces_one_that_does_not(app_test):
@@ -154,8 +185,10 @@ def test_a_new_file_keeps_a_schema_that_fits_it_and_replaces_one_that_does_not(a
     other = b"height_cm,weight_kg,age,site\n170,70,30,a\n180,,41,b\n165,60,,a\n172,66,52,b\n"
     at.file_uploader[0].set_value(("other.csv", other, "text/csv")).run()
     assert_clean(at)
-    assert _declared(at) == ["height_cm", "weight_kg", "age"]
+    assert _declared(at) is None and metric(at, "features d") == "3"  # its own suggestion, not declared
     assert any("does not have every column declared before" in plain(w.value) for w in at.warning)
+    at.button(key="declare_schema").click().run()
+    assert _declared(at) == ["height_cm", "weight_kg", "age"]
 
 
 def test_the_messy_upload_reaches_explore(app_test):
@@ -242,3 +275,32 @@ def test_bounds_with_a_gap_are_refused_in_plain_words(app_test):
     assert not at.exception
     assert any("Fill every feature's bound" in w.value for w in at.warning)
     assert at.session_state["scenario"]["scale"] == "none"
+
+
+def test_a_server_file_read_with_suggested_columns_publishes_only_once_they_are_declared(
+    app_test, monkeypatch, tmp_path
+):
+    """Issue 54 item 1 for server files: a read with no columns named declared the first rows' suggestion by itself.
+    Now it stays a suggestion until the analyst declares it, and the statistics then published are those a read
+    with the same columns named gives, bit for bit."""
+    _server_file(tmp_path, "clean.csv", missing_row=3)
+    monkeypatch.setenv("DPPCA_DATA_DIR", str(tmp_path))
+    at = app_test(src="server:?", R="8.0", mechs="analyze_gauss", reps="1")
+    at.switch_page("pages/data.py").run()
+    at.text_input(key="server_path").set_value("clean.csv")
+    at.button(key="server_read").click().run()
+    assert_clean(at)
+    assert _declared(at) is None and not at.session_state[data.STREAM_KEY]["stats"].schema.declared
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert not any(b.key == "draw_releases" for b in at.button)
+    at.switch_page("pages/data.py").run()
+    at.button(key="declare_server_schema").click().run()
+    assert_clean(at)
+    assert _declared(at) == ["a", "b", "c"]
+    suggested = at.session_state[data.STREAM_KEY]["stats"]
+    named = dc.sufficient_stats(tmp_path / "clean.csv", ["a", "b", "c"], 8.0, on_bad="replace")
+    assert named.n == suggested.n and np.array_equal(named.gram, suggested.gram)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert any(b.key == "draw_releases" for b in at.button)

@@ -218,7 +218,12 @@ def test_the_schema_a_dataset_declares_is_the_files_schema(X):
 
     published = report.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS, "none")
     file = report.publishable_file(published, scenario.DEFAULTS, Data())
-    assert file["schema"] == {"columns": ["a", "b", "c", "d", "e"], "replacement": {"b": 0.0}, "label": "group"}
+    assert file["schema"] == {
+        "columns": ["a", "b", "c", "d", "e"],
+        "replacement": {"b": 0.0},
+        "label": "group",
+        "declared": True,
+    }
     validate(json.loads(report.releases_json(file)))
 
 

@@ -480,6 +480,11 @@ def streamed_dataset(relative: str, R: float) -> Dataset:
             f"the file was read with other columns or other values for bad cells than the ones now "
             f"declared ({declared}): read it again on the Data page."
         )
+    schema = stats.schema
+    if schema is not None and not schema.declared and _declares_columns():
+        # the scenario declares exactly the columns and bad-cell values read (_declared_elsewhere agreed): the
+        # statistics are those a read with them declared gives, bit for bit (tests/test_app_schema.py)
+        schema = replace(schema, declared=True)
     h = hashlib.sha256(relative.encode())
     h.update(np.ascontiguousarray(stats.gram).tobytes())
     note = (
@@ -493,8 +498,30 @@ def streamed_dataset(relative: str, R: float) -> Dataset:
         columns=list(stats.columns),
         key=h.hexdigest()[:32],
         stats=stats,
-        schema=stats.schema,
+        schema=schema,
     )
+
+
+def _declares_columns() -> bool:
+    from .scenario import declared_columns, values
+
+    return declared_columns(values()) is not None
+
+
+#: the words of a publish control while the table's schema is only suggested (pages say where to declare it)
+UNDECLARED_WORDS = (
+    "The columns of this table were suggested by reading its cells, and nobody has declared them yet: which "
+    "columns are analysed, and how many, would then depend on the data. On the **Data** page, check the columns, "
+    "their order, the label and what a bad cell becomes, and press **Declare this schema**. Nothing is published "
+    "until then."
+)
+
+
+def undeclared_schema(ds) -> str | None:
+    """Why nothing may be published from ``ds`` yet (its schema was suggested from the cells, not declared), in
+    words; None when it may (declared, or synthetic and shipped data, whose schema is public by construction)."""
+    schema = getattr(ds, "schema", None)
+    return UNDECLARED_WORDS if schema is not None and not schema.declared else None
 
 
 def _declared_elsewhere(stats) -> str:

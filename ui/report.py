@@ -223,7 +223,12 @@ def public_schema(ds) -> dict:
     columns = [str(c) for c in ds.columns]  # the analysed features, in the order of the components' rows
     replacement = {str(k): v for k, v in (declared.get("replacement") or {}).items() if str(k) in columns}
     label = declared.get("label")
-    return {"columns": columns, "replacement": replacement, "label": None if label is None else str(label)}
+    return {
+        "columns": columns,
+        "replacement": replacement,
+        "label": None if label is None else str(label),
+        "declared": bool(declared.get("declared", True)),  # a suggested schema is refused by publishable_file
+    }
 
 
 def data_kind(vals: dict) -> str:

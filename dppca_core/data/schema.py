@@ -137,6 +137,25 @@ class PublicSchema:
         return text
 
 
+def rows_and_schema(X) -> tuple:
+    """(the rows, their :class:`PublicSchema` or None): a :class:`Table` gives its float rows and its schema, and
+    streamed statistics (:class:`dppca_core.data.sufficient.SufficientStats`) pass through with theirs, so that a
+    release drawn from either knows whether its columns were declared (:func:`dppca_core.publish` refuses one whose
+    columns were suggested by reading the cells); anything else passes through with no schema."""
+    if isinstance(X, Table):
+        return X.X, X.schema
+    schema = getattr(X, "schema", None)  # streamed statistics keep the schema they were read with
+    return X, schema if isinstance(schema, PublicSchema) else None
+
+
+UNDECLARED = (
+    "the columns of this table were suggested by reading its cells (columns=None, or on_bad='drop_column'), so "
+    "which columns are analysed, and d, depend on the data. Declare them before publishing: name the columns "
+    "(load_table(..., columns=[...]) or ParsedTable.select(columns=[...])) with on_bad='replace'. Exploring with the "
+    "suggestion is fine; publishing it is not."
+)
+
+
 def _fill_values(fill, chosen: list) -> dict:
     """Column -> the public value of its bad cells, from ``fill`` (None, a number, or column -> number)."""
     if fill is None or isinstance(fill, Mapping):

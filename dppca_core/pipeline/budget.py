@@ -32,6 +32,8 @@ checked to earn the stated (epsilon, delta).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .ledger import Ledger, Step
@@ -55,6 +57,7 @@ from .steps import (
 )
 from ..data.centring import algebraic_shape
 from ..data.prepare import prepare
+from ..data.schema import rows_and_schema
 from ..privacy import PrivacyCurve
 from ..privacy.randomness import random_source
 from ..registry import get_mechanism
@@ -158,6 +161,13 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
     """:func:`release_pca` with its options in one checked object (:class:`dppca_core.pipeline.options.ReleaseOptions`): the
     chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
     :class:`dppca_core.pipeline.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
+    X, schema = rows_and_schema(X)
+    release = _release_steps(mechanism, X, options, seed)
+    # a Table's (or streamed statistics') schema travels with the release: publish refuses one nobody declared
+    return release if schema is None else dataclasses.replace(release, schema=schema)
+
+
+def _release_steps(mechanism: str, X, options: ReleaseOptions, seed) -> Release:
     spec = get_mechanism(mechanism)
     plan = _plan(spec, options)
     if spec.guarantee == "none":

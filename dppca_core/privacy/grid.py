@@ -19,6 +19,12 @@ GRID_BITS = 20
 #: unit roundoff of float64
 UNIT_ROUNDOFF = 2.0**-53
 
+#: the computation error a calibration counts is at least this share of the exact sensitivity spread over the
+#: coordinates (2^-11 Delta / sqrt(m) for Gaussian noise, 2^-11 Delta / m for Laplace), which adds at most 2^-10 of
+#: the sensitivity to the noise. Below it the noise scale is the same whatever the bound on the rounding error, so it
+#: does not depend on n: n is private under add/remove, and every rounding-error bound grows with n (issue 54)
+ERROR_FLOOR_SHARE = 2.0**-11
+
 
 def summation_error(n_terms: int, magnitude: float) -> float:
     """A bound on the rounding error of a float64 sum of ``n_terms`` terms of total absolute value ``magnitude``.
@@ -99,7 +105,9 @@ def grid_noise(
         The statistic is an integer vector computed exactly (counts): released on the grid of 1, no rounding.
     computation_error : float
         A bound on the floating-point error of each computed value (see :func:`summation_error`). Two neighbouring
-        datasets' computed values differ by at most the exact sensitivity plus twice this per coordinate.
+        datasets' computed values differ by at most the exact sensitivity plus twice this per coordinate. Counted
+        as at least :func:`error_floor` of the sensitivity, so that a bound below it (one that grows with n, a
+        private number under add/remove) leaves the noise scale the same to the last bit.
 
     Notes
     -----
@@ -124,7 +132,17 @@ def grid_noise(
         step, slack = 1.0, 0.0
     else:
         step = grid_step(exact / budget)
-        per_coordinate = 1.0 + 2.0 * float(computation_error) / step
+        counted = max(float(computation_error), error_floor(exact, size, gaussian))
+        per_coordinate = 1.0 + 2.0 * counted / step
         slack = (math.sqrt(size) if gaussian else size) * per_coordinate
     total = exact / step + slack
     return GridNoise(step=step, scale=exact_scale(total / budget), sensitivity=total, laplace=not gaussian)
+
+
+def error_floor(sensitivity: float, size: int, gaussian: bool = True) -> float:
+    """The least computation error :func:`grid_noise` counts for a vector of ``size`` values of this exact
+    sensitivity: :data:`ERROR_FLOOR_SHARE` of it per coordinate in L2 (Gaussian: / sqrt(size)) or L1 (Laplace:
+    / size). It costs at most 2^-10 of the sensitivity in noise, and makes the noise scale the same for every
+    bound on the rounding error below it: a public function of the sensitivity and the size alone."""
+    spread = math.sqrt(max(int(size), 1)) if gaussian else max(int(size), 1)
+    return ERROR_FLOOR_SHARE * float(sensitivity) / spread

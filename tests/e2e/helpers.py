@@ -282,8 +282,10 @@ def people_csv(path, rows: int = 200):
     return path
 
 
-def upload_on_data_page(page, server: str, csv, query_string: str = ""):
-    """Open the Data page (with ``query_string``), upload ``csv`` as a user does, and wait for its summary."""
+def upload_on_data_page(page, server: str, csv, query_string: str = "", declare: bool = True):
+    """Open the Data page (with ``query_string``), upload ``csv`` as a user does, and wait for its summary;
+    ``declare``: then press "Declare this schema" as a user does before publishing (issue 54), and wait for the
+    declared columns in the address."""
     page.goto(f"{server}/data?{query_string}")
     page.wait_for_selector("h1", timeout=60_000)
     settle(page)
@@ -292,6 +294,10 @@ def upload_on_data_page(page, server: str, csv, query_string: str = ""):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(csv))
     page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
     settle(page)
+    if declare and page.locator(".st-key-declare_schema button").count():
+        page.locator(".st-key-declare_schema button").click()
+        page.wait_for_function("() => new URLSearchParams(location.search).has('cols')", timeout=60_000)
+        settle(page)
 
 
 #: Every visible piece of text that is clipped or drawn over another (issue 35), as "what: text" strings:

@@ -13,6 +13,7 @@ from dppca_core.privacy.exact import noisy_on_grid, on_grid, rounded_laplace, ro
 from dppca_core.privacy.samplers import _round_scaled, _Uniform, _Words
 from dppca_core.privacy.vector_samplers import _Extensions, _less, _less_exact, _vector_round
 from dppca_core.privacy import GRID_BITS, grid_noise, grid_step
+from dppca_core.privacy.grid import error_floor
 
 SCALES = [Fraction(1, 3), Fraction(13, 10), Fraction(5), Fraction(17)]
 
@@ -136,8 +137,12 @@ def test_grid_calibration_adds_the_rounding_to_the_sensitivity():
     noise = grid_noise(20, l2=2.0, mu=0.075, computation_error=1e-9)
     sigma = 2.0 / 0.075
     assert noise.step == grid_step(sigma) and 2**GRID_BITS <= sigma / noise.step < 2 ** (GRID_BITS + 1)
-    assert noise.sensitivity == pytest.approx(2.0 / noise.step + np.sqrt(20) * (1 + 2e-9 / noise.step))
-    assert noise.curve().mu <= 0.075 and noise.noise_scale == pytest.approx(sigma, rel=1e-4)
+    counted = max(1e-9, error_floor(2.0, 20))  # a computation error below the public floor counts as the floor
+    assert noise.sensitivity == pytest.approx(2.0 / noise.step + np.sqrt(20) * (1 + 2 * counted / noise.step))
+    assert noise.sensitivity <= (1 + 2**-10) * 2.0 / noise.step + np.sqrt(20)
+    # below the floor the bound on the rounding error (which grows with n) leaves the calibration the same bits
+    assert grid_noise(20, l2=2.0, mu=0.075, computation_error=0.0) == noise
+    assert noise.curve().mu <= 0.075 and noise.noise_scale == pytest.approx(sigma, rel=2**-10 + 1e-4)
     counts = grid_noise(576, l2=np.sqrt(2), mu=0.075, integer=True)
     assert counts.step == 1.0 and counts.sensitivity == pytest.approx(np.sqrt(2))
     pure = grid_noise(5, l1=2.0, epsilon=0.1)
