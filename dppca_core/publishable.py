@@ -22,7 +22,7 @@ import json
 import math
 
 from . import risk
-from .privacy import PrivacyCurve, compose, describe_neighbors
+from .privacy import PrivacyCurve, describe_neighbors, total
 from .data.schema import UNDECLARED
 from .registry import get_mechanism
 from .privacy.shares import allocate
@@ -248,15 +248,8 @@ def split_parts(weights: dict, epsilon: float, delta: float, curve: str = "gdp")
 
 
 def curve_from_dict(privacy: dict) -> PrivacyCurve:
-    """The :class:`PrivacyCurve` of a published ``privacy`` dict."""
-    kind = privacy["kind"]
-    if kind == "gdp":
-        return PrivacyCurve.gdp(privacy["mu"])
-    if kind == "pure":
-        return PrivacyCurve.pure(privacy["epsilon"])
-    if kind == "approx":
-        return PrivacyCurve.approx(privacy["epsilon"], privacy["delta"])
-    return PrivacyCurve.none()
+    """The :class:`PrivacyCurve` of a published ``privacy`` dict (:meth:`PrivacyCurve.from_dict`)."""
+    return PrivacyCurve.from_dict(privacy)
 
 
 def _subject(neighbors: str) -> str:
@@ -418,13 +411,10 @@ def together(releases: dict) -> dict | None:
     if len(releases) < 2:
         return None
     pubs = list(releases.values())
-    curves = [curve_from_dict(p["privacy"]) for p in pubs]
-    delta = math.fsum(float(p["delta"]) for p in pubs)
-    curve = compose(curves, delta=delta if delta > 0 else None)
+    curve, epsilon, delta = total([curve_from_dict(p["privacy"]) for p in pubs], [p["delta"] for p in pubs])
     if curve.kind == "none":
         return None
     neighbors = pubs[0]["neighbors"]
-    epsilon = risk.epsilon_at(curve, delta) if delta > 0 else curve.epsilon
     return {
         "releases": len(pubs),
         "epsilon": epsilon,

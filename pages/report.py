@@ -5,14 +5,17 @@ Every export is built when its button is pressed (a callable ``data=`` of ``st.d
 a key press on this page costs what the page shows, not three documents with plotly.js inlined."""
 
 import functools
+import hashlib
 
 import streamlit as st
 
 from dppca_core import figures, metrics, publishable, risk
+from dppca_core.book import OverCap
+from dppca_core.privacy import PrivacyCurve
 from dppca_core.registry import display_name
 
 from dppca_core.handout import brief
-from ui import compute, data, guarantee, notebooks, planner, report, scenario, session, show, views
+from ui import book, compute, data, guarantee, notebooks, planner, report, scenario, session, show, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -91,15 +94,19 @@ def _publish_block(ds, prep, results, vals) -> None:
         "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
         "reproducible, by design. The brief and the slides are made from that file alone."
     )
-    if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
-        center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-        published = report.publishable_releases(
-            prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep)
-        )
-        st.session_state[FRESH_KEY] = {
-            "scenario": scenario.query_string(vals),
-            "file": report.publishable_file(published, vals, ds),
-        }
+    table_id, name = book.table(ds, vals)
+    pending = [book.release_spend(vals, m) for m in drawable]
+    st.markdown(book.statement(table_id, name, pending))
+    confirmed = st.checkbox(
+        "Spend this budget on these data",
+        key=f"confirm_spend:{book.spent(table_id, mine=True).count}",  # a new box, unticked, after every draw
+        help="Drawing spends the budget stated above, for good: it is recorded in this server's budget book.",
+    )
+    if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases", disabled=not confirmed):
+        if confirmed and _draw(ds, prep, drawable, vals, table_id, pending):
+            st.rerun()  # the page again from the book: what is now spent, and a new, unticked box
+    with st.expander("This table's budget book"):
+        _book_view(table_id, name)
     fresh = st.session_state.get(FRESH_KEY)
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return
@@ -148,6 +155,48 @@ def _publish_block(ds, prep, results, vals) -> None:
         on_click="ignore",
         width="stretch",
         help="The brief as a deck that opens offline in any browser. Made from the JSON alone.",
+    )
+
+
+def _draw(ds, prep, drawable, vals, table_id, pending) -> bool:
+    """Reserve the spends in the book (refused in words past the table's cap: nothing drawn), draw one release per
+    mechanism with fresh randomness, and settle each spend with its exact curve and the file's digest."""
+    try:
+        ids = book.reserve(table_id, pending)
+    except OverCap as exc:
+        st.error(md_escape(str(exc)), icon=":material/block:")
+        return False
+    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
+    published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    file = report.publishable_file(published, vals, ds)
+    digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
+    for spend_id, mech in zip(ids, drawable):
+        book.settle(spend_id, PrivacyCurve.from_dict(published[mech]["privacy"]), digest)
+    st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals), "file": file}
+    return True
+
+
+def _book_view(table_id: str, name: str) -> None:
+    """The table's spends (every session of this server) and their export."""
+    frame = book.ledger_frame(table_id)
+    if frame.empty:
+        st.caption(f"Nothing has been spent on {md_escape(name)} on this server yet.")
+        return
+    st.dataframe(
+        frame, hide_index=True, width="stretch", column_config={"ε": st.column_config.NumberColumn(format="%.4g")}
+    )
+    st.caption(
+        f"Everything spent on {md_escape(name)} on this server: {book.spent(table_id).words()}. The book keeps "
+        "what was spent, never the rows (the table is known by a keyed fingerprint)."
+    )
+    st.download_button(
+        "Download the budget book (CSV)",
+        functools.partial(_encoded, book.ledger_csv, table_id),
+        "dppca_budget_book.csv",
+        "text/csv",
+        icon=":material/download:",
+        key="download_book",
+        on_click="ignore",
     )
 
 

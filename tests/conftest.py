@@ -25,13 +25,19 @@ def _has_avx512() -> bool:
 if _has_avx512():
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
+# the budget book (ui/book.py) of this test process: a file of its own, never the user's state folder; the app's
+# tests each get a fresh one (app_test), the browser tests' server one of its own (tests/e2e/conftest.py)
+import tempfile  # noqa: E402
+
+os.environ.setdefault("DPPCA_LEDGER", str(Path(tempfile.mkdtemp(prefix="dppca-book-")) / "book.sqlite"))
+
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def app_test(monkeypatch):
+def app_test(monkeypatch, tmp_path):
     """Factory: an AppTest of the dashboard, optionally opened with URL query parameters.
 
     A real server switches Streamlit to ``st.navigation`` mode for good once app.py has run (ui/shell.py); AppTest
@@ -48,6 +54,7 @@ def app_test(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(app_test_module, "PagesManager", NavigationPagesManager)
+    monkeypatch.setenv("DPPCA_LEDGER", str(tmp_path / "book.sqlite"))  # a budget book of this test's own
 
     def make(**query):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

@@ -26,3 +26,12 @@ def sparse_spiked_rows(n, d, k, s, spikes=(4.0, 3.0, 2.0), noise=0.3, seed=0):
     X /= np.sqrt(np.sum(scales**2) + noise**2 * d) * 2.0
     norms = np.maximum(np.linalg.norm(X, axis=1), 1.0)
     return X / norms[:, None], U, support
+
+
+def draw_releases(at):
+    """Press the Report's "Draw releases to publish" as a user does: tick the box that confirms the spend the page
+    states (issue 55), then the button; returns ``at`` after the run."""
+    (box,) = [c for c in at.checkbox if c.key and c.key.startswith("confirm_spend")]
+    box.check().run()
+    at.button(key="draw_releases").click()
+    return at.run()

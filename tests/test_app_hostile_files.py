@@ -13,6 +13,7 @@ from tests.test_app_pages import assert_clean
 from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
 from tests.data.test_hostile_files import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hostile_csv, parquet_bomb
 from ui import data, worker
+from tests.helpers import draw_releases
 
 WINE = Path(__file__).resolve().parents[1] / "sample_data" / "wine.csv"
 
@@ -164,7 +165,7 @@ def test_no_page_or_download_shows_a_raw_control_or_bidirectional_character(app_
         if any(b.key == "declare_schema" for b in at.button):  # publishing needs a declared schema (issue 54)
             at.button(key="declare_schema").click().run()
         if page == "pages/report.py":
-            at.button(key="draw_releases").click().run()
+            draw_releases(at)
         for text in _shown_text(at):
             assert not _raw_characters(text, "\n"), (page, values, text[:200])
         files.update({(page, label): data for label, data in offered(at, downloads).items()})

@@ -16,6 +16,7 @@ import pytest
 
 from tests.test_app_pages import assert_clean, plain
 from ui import notebooks, report, scenario
+from tests.helpers import draw_releases
 
 ROOT = Path(__file__).resolve().parents[1]
 WINE = ROOT / "sample_data" / "wine.csv"
@@ -96,7 +97,7 @@ def _upload(at, label="class", columns=()):
 
 def _releases(at, files) -> dict:
     """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
-    at.button(key="draw_releases").click().run()
+    draw_releases(at)
     assert_clean(at)
     (raw,) = [data for data in offered(at, files).values() if data.startswith(b'{"export"')]
     payload = json.loads(raw)
@@ -389,7 +390,7 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
         at.switch_page(page).run()
         assert not at.exception, [e.value for e in at.exception]
         if page == "pages/report.py":
-            at.button(key="draw_releases").click().run()
+            draw_releases(at)
         seen.update({(page, label): data for label, data in offered(at, downloads).items()})
     kinds = {}
     for (page, label), data in seen.items():

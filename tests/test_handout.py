@@ -22,6 +22,7 @@ from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
 from dppca_core.handout import brief
 from ui import report, scenario
+from tests.helpers import draw_releases
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "docs" / "publishable-release.schema.json").read_text(encoding="utf-8"))
@@ -153,7 +154,7 @@ def test_the_report_leaves_them_out_of_the_file_and_says_which_and_why(app_test,
     assert_clean(at)
     said = " ".join(plain(i.value) for i in at.info)
     assert "Left out of the publishable file" in said and "Non-private PCA" in said and "retracted" in said
-    at.button(key="draw_releases").click().run()
+    draw_releases(at)
     assert_clean(at)
     files = offered(at, downloads)
     raw = files["Download the publishable releases (JSON)"].decode()
@@ -262,7 +263,7 @@ def test_every_json_the_report_offers_validates(app_test, downloads):
     ):
         at = app_test(reps="2", **query)
         at.switch_page("pages/report.py").run()
-        at.button(key="draw_releases").click().run()
+        draw_releases(at)
         assert_clean(at)
         files = offered(at, downloads)
         payload = json.loads(files["Download the publishable releases (JSON)"])
@@ -518,7 +519,7 @@ def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monk
     assert_clean(at)
     assert built == []
     assert {"HTML report (offline)", "Download slides"} <= built_on_press(at)
-    at.button(key="draw_releases").click().run()
+    draw_releases(at)
     assert {
         "Download the publishable releases (JSON)",
         "Publishable brief (HTML, printable)",

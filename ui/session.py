@@ -53,6 +53,9 @@ PLANNED_FOR_KEY = "planned_for"
 #: every one of them is counted in the plans made on the same rows (ui/planner.py)
 PRIVATE_STANDINS_KEY = "private_standins"
 
+#: this session's name in the budget book (ui/book.py: a random token, recorded with each of its spends)
+BOOK_SESSION_KEY = "book_session"
+
 # -- one-shot flags of a page ---------------------------------------------------------------------------------
 #: the Trade-offs sweep and the Reproduce runs were stopped (ui/controls.stop_and_run)
 SWEEP_STOP_KEY = "sweep_stopped"

@@ -33,6 +33,7 @@ from .curves import (
     gdp_to_zcdp_rho,
     pure_to_gdp_mu,
     split_mu,
+    total,
     zcdp_to_gdp_mu,
 )
 from .grid import GRID_BITS, UNIT_ROUNDOFF, GridNoise, grid_noise, grid_step, summation_error
@@ -67,5 +68,6 @@ __all__ = [
     "sparse_vector_scales",
     "split_mu",
     "summation_error",
+    "total",
     "zcdp_to_gdp_mu",
 ]

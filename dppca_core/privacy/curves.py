@@ -103,6 +103,18 @@ class PrivacyCurve:
             ]
         )
 
+    @classmethod
+    def from_dict(cls, spec: dict) -> "PrivacyCurve":
+        """The curve :meth:`as_dict` describes (a published ``privacy`` dict)."""
+        kind = spec["kind"]
+        if kind == "gdp":
+            return cls.gdp(spec["mu"])
+        if kind == "pure":
+            return cls.pure(spec["epsilon"])
+        if kind == "approx":
+            return cls.approx(spec["epsilon"], spec["delta"])
+        return cls.none()
+
     def as_dict(self) -> dict:
         """Plain, JSON-serialisable description (infinite epsilon as None)."""
         out = {"kind": self.kind}
@@ -250,3 +262,18 @@ def compose(curves, delta: float | None = None) -> PrivacyCurve:
         if eps_route2 < eps_route1:
             return PrivacyCurve.gdp(mu_all) if not approx else PrivacyCurve.approx(eps_route2, delta)
     return PrivacyCurve.approx(eps_route1, delta)
+
+
+def total(curves, deltas) -> tuple:
+    """(the composed curve, epsilon, delta) of several spends on the same data, each a curve with the delta it stated:
+    :func:`compose` read at the sum of the stated deltas (a Gaussian spend states the delta it was read at, so
+    the total keeps the room every spend was given). The one total every document states: the publishable file's
+    "together", the budget book, the planner's total with its stand-in and earlier spends."""
+    curves, deltas = list(curves), [float(d) for d in deltas]
+    if len(curves) != len(deltas) or not curves:
+        raise ValueError("total() takes one stated delta per curve, and at least one curve.")
+    delta = math.fsum(deltas)
+    curve = compose(curves, delta=delta if delta > 0 else None)
+    if curve.kind == "none":
+        return curve, math.inf, delta
+    return curve, (curve.epsilon_at(delta) if delta > 0 else curve.epsilon), delta

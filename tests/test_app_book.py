@@ -1,0 +1,66 @@
+"""The budget book on the Report (issues 54, 55, 60): what a draw will spend is stated before it, and confirmed; each
+draw is recorded with its exact curve; a second session, and a restarted server, see what the first spent; a cap
+refuses in words and draws nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import draw_releases
+from tests.test_app_pages import assert_clean, plain
+from ui import book as ui_book
+
+QUERY = dict(mechs="analyze_gauss,private_power", reps="2", k="2", eps="1.0", delta="1e-06")
+
+
+def _statement(at) -> str:
+    return " ".join(plain(m.value) for m in at.markdown if "Spent on" in plain(m.value))
+
+
+def test_a_draw_is_stated_confirmed_recorded_and_seen_by_the_next_session(app_test, monkeypatch, tmp_path):
+    at = app_test(**QUERY)
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    said = _statement(at)
+    assert "nothing in this session" in said and "which compose to" in said
+    (button,) = [b for b in at.button if b.key == "draw_releases"]
+    assert button.disabled  # nothing is drawn before the spend is confirmed
+    draw_releases(at)
+    assert_clean(at)
+    said = _statement(at)
+    assert "in this session" in said and "(2 spend(s))" in said
+    path = ui_book.book_path()
+    assert str(path).startswith(str(tmp_path))
+    # another session on the same table (a restarted server opens the same file): it sees the two spends
+    other = app_test(**QUERY)
+    monkeypatch.setenv("DPPCA_LEDGER", str(path))
+    other.switch_page("pages/report.py").run()
+    said = _statement(other)
+    assert "nothing in this session" in said and "in every session of this server" in said
+    assert said.count("(2 spend(s))") == 1 and "(4 spend(s))" in said  # after this draw: four, composed
+
+
+def test_a_cap_refuses_in_words_and_draws_nothing(app_test):
+    at = app_test(**QUERY)
+    at.switch_page("pages/report.py").run()
+    table_ids = [t["id"] for t in ui_book.book().tables()]
+    assert len(table_ids) == 1
+    ui_book.book().set_cap(table_ids[0], 1.5, 1e-5)
+    at.run()
+    assert "This table's cap: ε = 1.5" in _statement(at)
+    draw_releases(at)
+    assert not at.exception
+    assert any("past its cap" in plain(e.value) and "nothing was drawn" in plain(e.value) for e in at.error)
+    assert ui_book.book().spent(table_ids[0]).count == 0
+    assert not any(b.key == "download_releases" for b in at.button)
+
+
+@pytest.mark.parametrize("src", ["synthetic"])
+def test_the_book_names_the_table_and_exports_its_spends(app_test, src):
+    at = app_test(src=src, **QUERY)
+    at.switch_page("pages/report.py").run()
+    draw_releases(at)
+    (table_id,) = [t["id"] for t in ui_book.book().tables()]
+    csv = ui_book.ledger_csv(table_id)
+    assert csv.startswith("# Exploration record") and csv.count("\n") == 4  # the line, the header, two spends
+    assert "Analyze Gauss release" in csv and '""kind"": ""gdp""' in csv
