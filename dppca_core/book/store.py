@@ -139,9 +139,13 @@ def _now() -> str:
 
 
 def _version() -> str:
-    from .. import __version__
+    """The installed package's version (the code that made the spend), or "unknown" outside an install."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:
+        return version("dppca-explorer")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 class BudgetBook:
