@@ -51,6 +51,11 @@ PART_WORDS = {
     "frame": "frame (score plot axes)",
     "scores": "scores (score plot)",
 }
+#: each part's colour in every figure of a budget (greys and blues kept apart from the mechanism palette; dark enough
+#: for white text): here, not in dppca_core.figures, so that the brief is made without plotly
+PART_COLOURS = dict(
+    zip(PART_WORDS, ("#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b"))
+)
 #: what each released number is, and its unit
 UNITS = {
     "components": "d x k matrix, one unit-length column per released direction; row i is the feature schema.columns[i]"

@@ -5,18 +5,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..publishable import PART_WORDS, percents
+from ..publishable import PART_COLOURS, PART_WORDS, percents
 from .base import color_or_grey, layout, name, nonempty
 
 
-#: each part of a budget: its words (dppca_core.publishable.PART_WORDS) and its colour (a part, not a mechanism:
-#: greys and blues kept apart from the mechanism palette; dark enough for white text)
-BUDGET_PARTS = {
-    part: (words, colour)
-    for (part, words), colour in zip(
-        PART_WORDS.items(), ("#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b")
-    )
-}
+#: each part of a budget: its words and its colour (dppca_core.publishable.PART_WORDS and PART_COLOURS)
+BUDGET_PARTS = {part: (words, PART_COLOURS[part]) for part, words in PART_WORDS.items()}
 #: the smallest font of a segment's label (px); a narrower segment shows none (the legend names every part)
 BUDGET_LABEL_PX = 14
 

@@ -18,7 +18,6 @@ import html
 import pandas as pd
 
 from dppca_core import publishable
-from dppca_core.figures import BUDGET_PARTS
 
 from . import slides
 
@@ -201,7 +200,7 @@ def budget_html(budget: dict) -> str:
     """The budget's parts as one bar (each segment its share, in the unit in which they add up) and a legend."""
     segments, legend = [], []
     for part in budget["parts"]:
-        colour = BUDGET_PARTS.get(part["part"], (part["words"], "#555"))[1]
+        colour = publishable.PART_COLOURS.get(part["part"], "#555")
         label = f"{part['percent']}%" if part["percent"] >= LABELLED_SHARE else ""
         segments.append(f"<span style='width:{part['percent']}%;background:{colour}'>{label}</span>")
         legend.append(

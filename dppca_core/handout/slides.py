@@ -18,11 +18,12 @@ import datetime as _dt
 import html
 from dataclasses import dataclass, field
 
-import pandas as pd
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
-from dppca_core.figures.alt import figure_summary, figure_table
-from dppca_core.figures.base import LEGEND_BELOW
+import pandas as pd
+
+if TYPE_CHECKING:  # plotly is imported where a figure is drawn: the publishable brief and deck are made without it
+    import plotly.graph_objects as go
 
 #: rows of numbers beside a figure (a slide has room for about this many)
 TABLE_ROWS = 12
@@ -119,6 +120,10 @@ def deck_figure(fig: go.Figure) -> go.Figure:
     """A copy of ``fig`` laid out for a slide: its height, the legend below, no title of its own (the slide's heading
     and the summary beside it say it), and labels drawn beside points moved to the numbers table beside the figure
     (on a slide they overlapped one another or ran out of the plot)."""
+    import plotly.graph_objects as go
+
+    from dppca_core.figures.base import LEGEND_BELOW
+
     fig = go.Figure(fig)  # a copy: the page's figure keeps its own size
     # the slide's heading and the summary beside the figure carry its title: a long plotly title would run out
     fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW, title=None, margin=dict(t=20))
@@ -149,6 +154,8 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
         else ""
     )
     if slide.figure is not None:
+        from dppca_core.figures.alt import figure_summary, figure_table
+
         table = figure_table(slide.figure) if slide.table is None else slide.table
         body = (
             f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
