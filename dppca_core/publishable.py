@@ -21,7 +21,7 @@ import datetime as _dt
 import json
 import math
 
-from . import risk
+from . import reading, risk
 from .privacy import PrivacyCurve, compose, describe_neighbors
 from .registry import get_mechanism
 from .privacy.shares import allocate
@@ -63,7 +63,9 @@ UNITS = {
     "eigenvalues": "the released variance along each component: the sum over rows of (row . component)^2, rows divided "
     "by the clipping radius R (parameters.data_norm), so each row has length at most 1",
     "outputs.total_variance": "the released total variance, in the units of the eigenvalues",
-    "outputs.explained_variance_ratio": "each component's released variance as a fraction of the released total",
+    "outputs.explained_variance_ratio": "each component's released variance as a fraction of the released total, as "
+    "released: the noise can put one below 0 or their sum above 1 (in_words.<mechanism>.shares: the same post-processed "
+    "into [0, 1], adding up to at most 1, with 95% intervals)",
     "outputs.mean": "the released mean row, in the units of the scaled features",
     "outputs.scores": "counts of rows in the cells of the score plot (rows projected on the first components, "
     "divided by R)",
@@ -413,6 +415,7 @@ def in_words(releases: dict, titles: dict | None = None) -> dict:
         budget = pub.get("facts", {}).get("budget")
         if budget:
             entry["budget"] = budget_parts(budget, pub["privacy"], pub["epsilon"], pub["delta"])
+        entry["shares"] = reading.shares(pub)  # in [0, 1], adding up to at most 1, with 95% intervals
         out[mech] = entry
     return out
 
@@ -481,7 +484,10 @@ def publishable_file(
             "neighbors_words": describe_neighbors(first["neighbors"]),
             "d": d,
         }
+    releases = {mech: _scaling_stated(pub, settings) for mech, pub in releases.items()}
     words = in_words(releases, titles)
+    for mech, pub in releases.items():  # the R, scales and mean each release used, per column (public or published)
+        words[mech]["used"] = reading.used(pub, settings, schema["columns"])
     eps = first["epsilon"] if first else None
     file = {
         "export": PUBLISHABLE,
@@ -515,6 +521,17 @@ def publishable_file(
             "no release has a guarantee." if not releases else "a choice made before the releases was not private."
         )
     return file
+
+
+def _scaling_stated(pub: dict, settings: dict | None) -> dict:
+    """``pub`` whose parameters say the public scaling its rows had before it read them: with the columns divided by
+    public bounds the release read rows already scaled (its own option "none"); its parameters then say "bounds"
+    with the bounds, as a release that divided them itself says, so that they agree with the file's settings."""
+    scaling = (settings or {}).get("scaling") or {}
+    parameters = pub.get("parameters", {})
+    if scaling.get("rule") != "bounds" or not scaling.get("bounds") or parameters.get("scale") != "none":
+        return pub
+    return {**pub, "parameters": {**parameters, "scale": "bounds", "column_bounds": list(scaling["bounds"])}}
 
 
 def file_json(file: dict) -> str:

@@ -86,6 +86,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
         "reproducible, by design. The brief and the slides are made from that file alone."
     )
+    _brief_outlook(vals)
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases"):
         center = "private" if prep.center == "private" else "none"  # the centring each release does itself
         published = report.publishable_releases(
@@ -144,6 +145,19 @@ def _publish_block(ds, prep, results, vals) -> None:
         width="stretch",
         help="The brief as a deck that opens offline in any browser. Made from the JSON alone.",
     )
+
+
+def _brief_outlook(vals) -> None:
+    """Before drawing: a warning when the brief of these releases could not judge them, with the one-click fix."""
+    outlook = report.brief_outlook(vals)
+    if outlook:
+        st.warning(md_escape(outlook), icon=":material/assignment_late:")
+        st.button(
+            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of each release's budget",
+            key="brief_give_eig",
+            on_click=scenario.set_value,
+            args=("beig", scenario.K_EIGENVALUE_SHARE),
+        )
 
 
 def _last_audit():

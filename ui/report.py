@@ -215,6 +215,21 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
     return out
 
 
+def brief_outlook(vals: dict) -> str | None:
+    """Why the brief of releases drawn now could not judge them, before they are drawn (None when it can): no
+    release's budget split gives the eigenvalues a share, so none measures the variance its directions capture, and
+    the brief can only end with "Do not judge these directions yet" (:func:`dppca_core.publishable.recommendation`)."""
+    if scenario.private_k(vals) or vals["beig"] > 0:
+        return None
+    return (
+        "With this budget split the brief will not be able to say whether the directions are worth publishing: "
+        "no release gives the eigenvalues a share, so none measures the share of variance its directions capture "
+        "(the brief's private scree and its verdict against directions drawn at random need it), and the brief "
+        'will end with "Do not judge these directions yet". Give the eigenvalues a share before drawing, or '
+        "draw anyway: the brief still shows each release's loadings, score plot and settings."
+    )
+
+
 def public_schema(ds) -> dict:
     """The data's public schema: the analysed columns in order, what a missing or bad cell of each becomes and the
     label column (from ``Dataset.schema`` when the data declare one; the columns alone otherwise)."""

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from dppca_core import figures, metrics, risk
+from dppca_core import figures, metrics, reading, risk
 from dppca_core.pipeline import experiments
 from dppca_core.pipeline import scores as scores_core
 from dppca_core.figures import risk as risk_figures
@@ -356,29 +356,39 @@ def _risk(ds, prep, results, k, random_level):
     audit_curve.teaching_section(curve, vals["delta"], display_name(first), key="risk_audit_curve")
 
 
-def _eigenvalue_half_widths(pub: dict, k: int | None = None) -> np.ndarray:
-    """95% half-widths of ``k`` (default: all released) private eigenvalues: 1.96 sd of their noise (a separate
-    share: the Gaussian added to them; Analyze Gauss's noisy matrix: about sqrt(2) sigma to first order, v' E v for
-    a unit v)."""
-    k = len(pub["eigenvalues"]) if k is None else k
-    if "eigenvalue_noise_scale" in pub["facts"]:
-        sd = pub["facts"]["eigenvalue_noise_scale"]
-    else:
-        sd = np.sqrt(2.0) * (pub["noise_scale"] or 0.0)
-    return np.full(k, 1.96 * sd)
+def private_shares(results: dict) -> tuple[dict, dict]:
+    """({mechanism: (shares, low, high)} of the first repetition's released shares of variance, post-processed into
+    [0, 1] with their total at most 1 (:func:`dppca_core.reading.shares`, as the publishable file states them), with
+    k chosen privately every candidate the rule read; {mechanism: why none} for those that released shares that
+    cannot be read)."""
+    private, unread = {}, {}
+    for mech, res in results.items():
+        if res.published["eigenvalues"] is None:
+            continue
+        shares = reading.shares(res.published)
+        if shares["shares"] is None:
+            if shares["measured"] == "too noisy":
+                unread[mech] = shares["sentence"]
+            continue
+        private[mech] = (shares["shares"], shares["low"], shares["high"])
+    return private, unread
 
 
 def _scree(ds, prep, results, k, random_level):
-    private, rule = {}, None
-    for mech, res in results.items():
-        out = res.published["outputs"]
-        # with k chosen privately: every candidate ratio the rule read (the release publishes them all)
-        ratios = out.get("candidate_ratios") or out.get("explained_variance_ratio")
-        if res.published["eigenvalues"] is not None and ratios:
-            total = out["total_variance"]
-            private[mech] = (ratios, _eigenvalue_half_widths(res.published, len(ratios)) / total)
-            rule = rule or res.published["parameters"].get("k_rule")
+    private, unread = private_shares(results)
+    rule = next(
+        (
+            r.published["parameters"].get("k_rule")
+            for r in results.values()
+            if r.published["eigenvalues"] is not None and r.published["parameters"].get("k_rule")
+        ),
+        None,
+    )
+    for mech, why in unread.items():
+        st.caption(md_escape(f"{display_name(mech)}: {why}"))
     if not private:
+        if unread:
+            return
         st.info(
             "No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
             "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
@@ -391,7 +401,7 @@ def _scree(ds, prep, results, k, random_level):
         if rule is None
         else min(
             len(ref_ratio),
-            max(len(r) for r, _ in private.values()),
+            max(len(bars[0]) for bars in private.values()),
             max(int(r.k.max()) for r in results.values() if r.k is not None) + 2,
         )
     )
@@ -399,7 +409,10 @@ def _scree(ds, prep, results, k, random_level):
     st.caption(
         "Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
         "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
-        "known scale."
+        "known scale; a variance the noise made negative is shown as 0 and the total as at least the sum of the "
+        "parts, so each share lies between 0 and 100% and they add up to at most 100% (as the publishable file "
+        "states them). Analyze Gauss without an eigenvalue share reads them off the noisy matrix that chose its "
+        "directions: they overstate."
     )
     if rule is not None:
         kept = {display_name(m): int(r.k[0]) for m, r in results.items() if r.k is not None}

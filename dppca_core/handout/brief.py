@@ -19,7 +19,7 @@ import pandas as pd
 
 from dppca_core import publishable
 
-from . import slides
+from . import results, slides
 
 #: first line of the brief (fixed text)
 BRIEF_LINE = (
@@ -37,10 +37,11 @@ body{font-family:system-ui,sans-serif;color:#111;max-width:860px;margin:1.5rem a
 h1{font-size:1.7rem;margin:.6rem 0} h2{font-size:1.2rem;margin:1.3rem 0 .4rem;border-bottom:1px solid #ccc}
 p,li,td,th{overflow-wrap:break-word} .publishable{border:2px solid #1b5e20;background:#e8f5e9;padding:.5rem .8rem;
   font-weight:600} .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
+h3{font-size:1.1rem;margin:1.1rem 0 .3rem} h4{font-size:1rem;margin:.8rem 0 .3rem} .fig{margin:.3rem 0}
 table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem .4rem;
   border-bottom:1px solid #ddd;text-align:left;vertical-align:top} .note{color:#444;font-size:.9rem}
 @media print{@page{size:A4;margin:14mm} body{max-width:none;margin:0;padding:0;font-size:10.5pt}
-  h2{break-after:avoid} table,.meter,.bar,.rec{break-inside:avoid}}
+  h2,h3,h4{break-after:avoid} table,.meter,.bar,.rec,.fig{break-inside:avoid}}
 """
     + slides.BARS_CSS
 )
@@ -274,6 +275,7 @@ def build_brief(file: dict) -> str:
 <body><p class="publishable">{_esc(BRIEF_LINE)}</p>
 <h1>{_esc(_title(file))}</h1>
 <h2>What was released, and why</h2><p>{_esc(file['purpose'])}</p><ul>{released}</ul>
+<h2>Results</h2>{results.results_html(file)}
 <h2>The guarantee in words</h2>{guarantees}
 <h2>ε beside well-known deployments</h2>{context}<p class="note">{_esc(CONTEXT_NOTE)}</p>
 <h2>How the budget is split</h2>{budgets}
@@ -316,6 +318,9 @@ def deck_slides(file: dict) -> list[slides.Slide]:
     ]
     if len(lines) > 6:
         out.insert(1, slides.Slide("How it was made", lines[6:]))
+    position = 2 if len(lines) > 6 else 1  # the results right after what was released
+    for mech in reversed(list(file["releases"])):
+        out[position:position] = results.release_slides(file, mech)
     return out
 
 
