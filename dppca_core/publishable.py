@@ -278,8 +278,9 @@ def odds(curve: PrivacyCurve, neighbors: str) -> dict:
     bound of :func:`dppca_core.risk.posterior_bound` at prior 50%, failing with probability at most ``tail``)."""
     bound = risk.posterior_bound(curve, ODDS_PRIOR)
     sentence = (
-        f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to at most "
-        f"{risk.format_percent(bound.posterior)} sure {_subject(neighbors)}"
+        f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to "
+        f"{risk.at_most(bound.posterior)} sure {_subject(neighbors)}"
+        + (f" ({risk.SATURATED_WORDS})" if bound.posterior > risk.SATURATED else "")
     )
     if not bound.always:
         sentence += f", except with probability at most {_tail_words(bound.tail)}"
@@ -302,9 +303,9 @@ def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
     )
     alarm = f"{TEST_FALSE_POSITIVE:.0%}"
     sentence = (
-        f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right at most "
-        f"{risk.format_percent(power)} of the time when the answer is yes (a blind guess with the same "
-        f"false alarms: {alarm})."
+        f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right "
+        f"{risk.at_most(power)} of the time when the answer is yes (a blind guess with the same "
+        f"false alarms: {alarm}" + (f"; {risk.SATURATED_WORDS}" if power > risk.SATURATED else "") + ")."
     )
     return {"false_positive": TEST_FALSE_POSITIVE, "power": power, "sentence": sentence}
 
