@@ -230,6 +230,9 @@ with boundary("the report"):
     ref = prep.reference[:, :k]
     table = report.results_table(results)
     st.subheader("Guarantees")
+    too_large = report.delta_notice(vals, ds)
+    if too_large:
+        st.warning(md_escape(too_large), icon=":material/warning:")
     for mech, res in results.items():
         guarantee.release_card(
             mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}"

@@ -764,3 +764,24 @@ def test_the_jsons_release_parameters_say_the_scaling_its_settings_say(rule):
     assert release["parameters"]["scale"] == file["settings"]["scaling"]["rule"] == rule
     if rule != "none":
         assert release["parameters"]["column_bounds"] == file["settings"]["scaling"]["bounds"]
+
+
+def test_a_delta_above_1_over_n_is_said_on_the_report_and_in_the_brief(app_test):
+    """δ = 0.01 at n = 406 was accepted silently. The brief (n public under replace-one) and the Report say why it is
+    too large; δ = 1e-6 raises nothing."""
+    from dppca_core import reading
+
+    assert reading.delta_warning(1e-6, 406) is None and reading.delta_warning(0.01, None) is None
+    words = reading.delta_warning(0.01, 406)
+    assert "1/n" in words and "406" in words
+    loud, quiet = page_file(mechs="analyze_gauss", delta=0.01), page_file(mechs="analyze_gauss")
+    assert reading.delta_warning(0.01, 400) in shown_text(brief.build_brief(loud))
+    assert reading.delta_warning(0.01, 400) in shown_text(brief.build_deck(loud))
+    assert "1/n" not in shown_text(brief.build_brief(quiet))
+    at = app_test(n="400", delta="0.01", mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert [w for w in at.warning if "larger than 1/n" in w.value]
+    at = app_test(n="400", mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert not [w for w in at.warning if "1/n" in w.value]

@@ -28,7 +28,7 @@ import pandas as pd
 
 import dppca_core as dc
 from dppca_core.data import datasets as dsets
-from dppca_core import publishable, risk
+from dppca_core import publishable, reading, risk
 from dppca_core.pipeline import experiments
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
@@ -228,6 +228,15 @@ def brief_outlook(vals: dict) -> str | None:
         'will end with "Do not judge these directions yet". Give the eigenvalues a share before drawing, or '
         "draw anyway: the brief still shows each release's loadings, score plot and settings."
     )
+
+
+def delta_notice(vals: dict, ds) -> str | None:
+    """A δ above 1/n, in words, for the page (:func:`dppca_core.reading.delta_warning`); under add/remove n is
+    private, so the count is a hint for the data owner (the brief says it only where n is public)."""
+    found = reading.delta_warning(vals["delta"], getattr(ds, "n", None))
+    if found and vals["nb"] != "replace":
+        found += " (Here n is private: a hint read from the data, for you only.)"
+    return found
 
 
 def public_schema(ds) -> dict:

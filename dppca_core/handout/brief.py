@@ -17,7 +17,7 @@ import html
 
 import pandas as pd
 
-from dppca_core import publishable
+from dppca_core import publishable, reading
 
 from . import results, slides
 
@@ -36,7 +36,8 @@ BRIEF_CSS = (
 body{font-family:system-ui,sans-serif;color:#111;max-width:860px;margin:1.5rem auto;padding:0 1.2rem;line-height:1.45}
 h1{font-size:1.7rem;margin:.6rem 0} h2{font-size:1.2rem;margin:1.3rem 0 .4rem;border-bottom:1px solid #ccc}
 p,li,td,th{overflow-wrap:break-word} .publishable{border:2px solid #1b5e20;background:#e8f5e9;padding:.5rem .8rem;
-  font-weight:600} .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
+  font-weight:600} .warn{border-left:5px solid #8a6d00;background:#fff8e1;padding:.5rem .8rem}
+  .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
 h3{font-size:1.1rem;margin:1.1rem 0 .3rem} h4{font-size:1rem;margin:.8rem 0 .3rem} .fig{margin:.3rem 0}
 table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem .4rem;
   border-bottom:1px solid #ddd;text-align:left;vertical-align:top} .note{color:#444;font-size:.9rem}
@@ -148,6 +149,13 @@ def guarantee_lines(file: dict) -> list[str]:
             f"{both['best_test']['sentence']}"
         )
     return out
+
+
+def warning_lines(file: dict) -> list[str]:
+    """What a reader must know before trusting the guarantee: a δ above 1/n (n public under replace-one)."""
+    settings = file["settings"]
+    found = reading.delta_warning(settings.get("delta"), settings.get("n"))
+    return [found] if found else []
 
 
 def context_table(file: dict) -> pd.DataFrame:
@@ -262,6 +270,7 @@ def build_brief(file: dict) -> str:
     _check(file)
     released = "".join(f"<li>{_esc(x)}</li>" for x in released_lines(file)[1:])
     guarantees = "".join(f"<p>{_esc(x)}</p>" for x in guarantee_lines(file))
+    warnings = "".join(f"<p class='warn'>{_esc(x)}</p>" for x in warning_lines(file))
     budgets = "".join(
         (f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
         for titles, budget in _budgets(file)
@@ -276,7 +285,7 @@ def build_brief(file: dict) -> str:
 <h1>{_esc(_title(file))}</h1>
 <h2>What was released, and why</h2><p>{_esc(file['purpose'])}</p><ul>{released}</ul>
 <h2>Results</h2>{results.results_html(file)}
-<h2>The guarantee in words</h2>{guarantees}
+<h2>The guarantee in words</h2>{warnings}{guarantees}
 <h2>ε beside well-known deployments</h2>{context}<p class="note">{_esc(CONTEXT_NOTE)}</p>
 <h2>How the budget is split</h2>{budgets}
 <h2>Utility: better than random?</h2>{utility_html(file)}
@@ -302,7 +311,7 @@ def deck_slides(file: dict) -> list[slides.Slide]:
     lines = released_lines(file)
     out = [
         slides.Slide("What was released, and why", lines[:1] + lines[1:6]),
-        slides.Slide("The guarantee in words", guarantee_lines(file)),
+        slides.Slide("The guarantee in words", warning_lines(file) + guarantee_lines(file)),
         slides.Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
         slides.Slide(
             "How the budget is split",
