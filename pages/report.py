@@ -37,7 +37,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     )
     if presenting:
         show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
-    summary = report.summary_sentences(vals, ds, results, random_level)
+    summary = report.summary_sentences(vals, ds, results, random_level, prep)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
     planned = planner.planned_line(vals)  # set from a plan on Trade-offs, while ε, mechanism and split are the plan's

@@ -90,6 +90,17 @@ def units_warning(columns: list, X) -> bool:
     return True
 
 
+def clipping_warning(prep) -> bool:
+    """Above the metric cards: when most rows are clipped at a public R, the headline numbers compare with the PCA
+    of distorted rows (:func:`ui.report.clipping_words`). Returns True when it warned."""
+    from .report import clipping_words
+
+    words = clipping_words(scenario.values(), prep)
+    if words:
+        st.warning(md_escape(words), icon=":material/content_cut:")
+    return bool(words)
+
+
 def dominant_feature_warning(ds, prep, data_page=None) -> bool:
     """Warn when one column holds most of the variance (its units, not the data's structure): the first component
     would be that column alone. Offers the public per-column scaling (on the Data page; ``data_page`` is that page,
@@ -240,12 +251,36 @@ def _support(ds, prep, results, k, random_level):
         return
     s_eff = vals_s or len(support)
     chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
-    show.chart(figures.support_heatmap(chosen, support, ds.d))
-    truth = "the planted support" if ds.support is not None else f"the top {s_eff} rows of the non-private components"
-    st.caption(
-        f"Dark cells: the {s_eff} rows of largest norm each mechanism selects (first repetition); top line: "
-        f"{truth}."
+    show.chart(figures.support_heatmap(chosen, support, ds.d, ds.columns))
+    truth = (
+        "the planted support" if ds.support is not None else f"the top {s_eff} features of the non-private components"
     )
+    st.caption(
+        md_escape(
+            f"Dark cells: the {s_eff} features of largest norm (their row of the components) each mechanism "
+            f"selects (first repetition); top "
+            f"line: {truth}. {random_f1_words(ds.d, s_eff, len(support))}"
+        )
+    )
+
+
+def random_f1_words(d: int, selected: int, truth: int) -> str:
+    """The chance level beside a support F1: what choosing ``selected`` of the d features at random scores on
+    average (:func:`dppca_core.metrics.random_support_f1`)."""
+    level = metrics.random_support_f1(d, selected, truth)
+    return (
+        f"Chance level: {selected} of the {d} features chosen at random score F1 = {level:.2f} on average "
+        f"(precision {truth / d:.2f}, recall {selected / d:.2f})."
+    )
+
+
+def random_f1(ds, prep, k: int) -> float | None:
+    """The support F1 of a random choice for the Explore card (None when support recovery is not scored)."""
+    s = int(scenario.values()["s"])
+    support = compute.true_support(prep, ds.support, s, k)
+    if support is None or not 1 <= len(support) < ds.d:
+        return None
+    return metrics.random_support_f1(ds.d, s or len(support), len(support))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -264,7 +299,18 @@ def _accuracy(key: str, _rows, _labels, _bases):
         out.append(
             {"components": name, "accuracy": round(float(scores.mean()), 3), "± s.d.": round(float(scores.std()), 3)}
         )
-    return out
+    return out + [chance_accuracy(_labels)]
+
+
+def chance_accuracy(labels) -> dict:
+    """The chance level beside the accuracies: always answering the most common class (read from the labels: not
+    private, like the view)."""
+    _, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
+    return {
+        "components": "chance: always the most common class",
+        "accuracy": round(float(counts.max() / counts.sum()), 3),
+        "± s.d.": 0.0,
+    }
 
 
 def _downstream(ds, prep, results, k, random_level):
@@ -289,7 +335,8 @@ def _downstream(ds, prep, results, k, random_level):
     st.dataframe(_accuracy(h.hexdigest(), prep.data.rows, ds.labels, bases), hide_index=True)
     st.caption(
         "5-fold cross-validated accuracy of a logistic regression on the data projected onto k components "
-        "(as in Imtiaz & Sarwate's Table 1). Not private, for exploration: only the components are released."
+        "(as in Imtiaz & Sarwate's Table 1), above the chance level of always answering the most common class. "
+        "Not private, for exploration: only the components are released."
     )
 
 
