@@ -525,3 +525,27 @@ def test_support_f1_and_accuracy_are_shown_beside_their_chance_level_with_featur
     (table,) = [df.value for df in at.dataframe if "accuracy" in df.value.columns]
     chance_row = table[table["components"].str.startswith("chance")]
     assert chance_row["accuracy"].iloc[0] == pytest.approx(71 / 178, abs=1e-3)  # 71 of the 178 wines: class_1
+
+
+def test_the_convergence_captions_are_read_off_their_charts(app_test):
+    """The DPS-PCA caption promised 'geometric decrease' over lines that zig-zag. Each caption now states each line's
+    start, end and lowest point as the chart draws them, and how many steps rose; 'falls at every step' only when
+    the line does."""
+    from ui.views import convergence_words
+
+    words = convergence_words({"ε = 1": [1.2, 0.6, 0.7, 0.4, 0.5], "ε = 5": [1.2, 0.5, 0.2, 0.1, 0.05]}, 1.3)
+    assert "ε = 1: from 1.20 to 0.50 after 4 iterations, lowest 0.40 at iteration 3; it rose in 2 of the 4" in words
+    assert "ε = 5: falls at every step, from 1.20 to 0.05" in words and "geometric" not in words
+    assert "each lower than the one before" in words  # 0.50 then 0.05, in the legend's order
+    at = app_test(mechs="analyze_gauss", reps="2", dreps="2")
+    at.switch_page("pages/distributed.py").run()
+    assert_clean(at)
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Convergence" in c.proto.spec]
+    (caption,) = [plain(c.value) for c in at.caption if "one line per ε" in c.value]
+    assert "geometric" not in caption
+    from tests.test_app_score_plots import _array
+
+    for line in chart["data"]:
+        if line.get("name", "").startswith("ε"):
+            y = list(_array(line["y"]))
+            assert f"{line['name']}: " in caption and f"{y[-1]:.2f}" in caption and f"{min(y):.2f}" in caption

@@ -352,9 +352,41 @@ def _convergence(ds, prep, results, k, random_level):
     show.chart(figures.convergence_traces(traces, random_level))
     st.caption(
         "Subspace distance to the reference after each iteration (first repetition) of the iterative "
-        "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
-        "release; a Gibbs chain's are not (shown here only to explore)."
+        "mechanisms selected. "
+        + md_escape(convergence_words({display_name(m): t for m, t in traces.items()}, random_level))
+        + " Iterates of noisy power methods and streaming methods are part of their release; a Gibbs chain's are "
+        "not (shown here only to explore)."
     )
+
+
+def convergence_words(traces: dict, random_level: float | None = None) -> str:
+    """A caption read off the convergence chart it describes (``traces``: label -> error per iteration, as
+    :func:`dppca_core.figures.convergence_traces` draws them): each line's start, end and lowest point, and in how
+    many steps it rose; "falls at every step" only for a line that does. A caption that promised "geometric
+    decrease" sat over lines that zig-zag."""
+    words = []
+    for label, errors in traces.items():
+        e = np.asarray(errors, dtype=float)
+        if e.size < 2:
+            continue
+        steps = e.size - 1
+        rises = int(np.sum(np.diff(e) > 1e-9 * max(1.0, float(np.max(np.abs(e))))))
+        low = int(np.argmin(e))
+        if rises == 0:
+            words.append(f"{label}: falls at every step, from {e[0]:.2f} to {e[-1]:.2f}")
+        else:
+            words.append(
+                f"{label}: from {e[0]:.2f} to {e[-1]:.2f} after {steps} iterations, lowest {e[low]:.2f} at "
+                f"iteration {low}; it rose in {rises} of the {steps} steps (each step's noise moves it)"
+            )
+    ends = [float(np.asarray(v, dtype=float)[-1]) for v in traces.values() if len(v)]
+    order = (
+        " The lines end in the order of the legend, each lower than the one before."
+        if len(ends) > 1 and all(b < a for a, b in zip(ends, ends[1:]))
+        else ""
+    )
+    level = f" A random subspace scores {random_level:.2f}." if random_level is not None and words else ""
+    return ("; ".join(words) + "." if words else "No iteration to describe.") + order + level
 
 
 def risk_curves(results: dict) -> dict:
