@@ -785,3 +785,23 @@ def test_a_delta_above_1_over_n_is_said_on_the_report_and_in_the_brief(app_test)
     at = app_test(n="400", mechs="analyze_gauss", reps="2")
     at.switch_page("pages/report.py").run()
     assert not [w for w in at.warning if "1/n" in w.value]
+
+
+def test_the_handout_states_one_composed_total_and_says_compose():
+    """The brief said two releases' 'guarantees add up' beside their exact composition. It says 'compose', and the
+    total it shows (the guarantee sentence and the context table's row) is the exact composition of the file's
+    curves (privacy.compose), nothing else."""
+    from dppca_core import privacy, risk
+
+    file = page_file(mechs="analyze_gauss,private_power", eps=2.0)
+    curves = [publishable.curve_from_dict(rel["privacy"]) for rel in file["releases"].values()]
+    delta = sum(rel["delta"] for rel in file["releases"].values())
+    exact = risk.epsilon_at(privacy.compose(curves, delta=delta), delta)
+    assert file["together"]["epsilon"] == pytest.approx(exact, rel=1e-12) and exact < 2 * 2.0
+    for doc in (brief.build_brief(file), brief.build_deck(file)):
+        text = " ".join(shown_text(doc).split())
+        assert "add up;" not in text and "guarantees add up" not in text
+        assert f"their guarantees compose: ε = {exact:.3g}" in text
+        (row,) = [t for t in _tables(doc) if "deployment" in t and t["deployment"].str.contains("together").any()]
+        together = row[row["deployment"].str.contains("together")]
+        assert together["ε"].iloc[0] == f"{exact:.3g}" and "composed" in together["deployment"].iloc[0]

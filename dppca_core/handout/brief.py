@@ -144,8 +144,8 @@ def guarantee_lines(file: dict) -> list[str]:
     if both:
         count = "Both releases" if both["releases"] == 2 else f"All {both['releases']} releases"
         out.append(
-            f"{count} together (made from the same data, their guarantees add up; "
-            f"ε = {both['epsilon']:.3g}, δ = {both['delta']:g}): {both['odds']['sentence']} "
+            f"{count} together (made from the same data, their guarantees compose: ε = {both['epsilon']:.3g}, "
+            f"δ = {both['delta']:g}, their exact composition, not the sum of their ε): {both['odds']['sentence']} "
             f"{both['best_test']['sentence']}"
         )
     return out
@@ -170,6 +170,17 @@ def context_table(file: dict) -> pd.DataFrame:
             "source": "this file",
         }
     ]
+    both = file.get("together")
+    if both:
+        rows.append(
+            {
+                "deployment": f"These {both['releases']} releases together (composed)",
+                "ε": f"{both['epsilon']:.3g}",
+                "δ": f"{both['delta']:g}",
+                "what ε protects": "one person's row, for every release of this file",
+                "source": "this file",
+            }
+        )
     for c in sorted(file["context"], key=lambda c: c["epsilon"]):
         rows.append(
             {
