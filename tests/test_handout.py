@@ -664,13 +664,16 @@ def test_the_report_warns_before_drawing_when_the_brief_could_not_judge_the_rele
     assert len(warned) == 1 and "eigenvalues" in warned[0]
     at.button(key="draw_releases").click().run()
     files = offered(at, downloads)
-    assert "Do not judge these directions yet" in shown_text(files["Publishable brief (HTML, printable)"].decode())
+    first = shown_text(files["Publishable brief (HTML, printable)"].decode())
+    assert "Do not judge these directions yet" in first
+    assert "share of variance of each" not in first  # it published none it can vouch for: no claim of one
     at.button(key="brief_give_eig").click().run()
     assert_clean(at)
     assert not [w for w in at.warning if "Do not judge" in w.value]
     at.button(key="draw_releases").click().run()
     brief_text = shown_text(offered(at, downloads)["Publishable brief (HTML, printable)"].decode())
     assert "Do not judge" not in brief_text and "Private scree" in brief_text
+    assert "share of variance of each" in brief_text
 
 
 # -- issue 55 item 5: numbers that hold at face value ---------------------------------------------------------

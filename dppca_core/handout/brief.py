@@ -123,9 +123,13 @@ def _outputs_words(file: dict) -> str:
         "radius": "the clipping radius it chose",
         "column_scales": "column scales",
     }
-    found = [
-        words for key, words in names.items() if any(key in rel.get("outputs", {}) for rel in file["releases"].values())
-    ]
+
+    def published(rel: dict, key: str) -> bool:  # shares of variance count where measured from their own share
+        if key == "explained_variance_ratio":
+            return "eigenvalues" in rel.get("facts", {}).get("budget", {})
+        return key in rel.get("outputs", {})
+
+    found = [words for key, words in names.items() if any(published(rel, key) for rel in file["releases"].values())]
     return (", with " + ", ".join(found)) if found else ""
 
 
