@@ -81,6 +81,15 @@ def random_subspace_distance(d: int, k: int) -> float:
     return float(np.sqrt(k * (1.0 - k / d)))
 
 
+def random_support_f1(d: int, selected: int, truth: int) -> float:
+    """The expected F1 of ``selected`` of the d rows chosen at random against a support of ``truth`` rows: the chance
+    level of :func:`support_recovery`. E[hits] = selected truth / d, so E[F1] = 2 E[hits] / (selected + truth) =
+    2 selected truth / (d (selected + truth)) (precision truth / d, recall selected / d on average)."""
+    if not (1 <= selected <= d and 1 <= truth <= d):
+        raise ValueError(f"need 1 <= selected, truth <= d = {d} (got {selected}, {truth}).")
+    return 2.0 * selected * truth / (d * (selected + truth))
+
+
 def captured_energy(V, A) -> float:
     """tr(V^T A V): the variance of A captured by the columns of V."""
     V = _basis(V, "V")

@@ -21,7 +21,7 @@ import datetime as _dt
 import json
 import math
 
-from . import risk
+from . import reading, risk
 from .privacy import PrivacyCurve, describe_neighbors, total
 from .data.schema import UNDECLARED
 from .registry import get_mechanism
@@ -52,6 +52,11 @@ PART_WORDS = {
     "frame": "frame (score plot axes)",
     "scores": "scores (score plot)",
 }
+#: each part's colour in every figure of a budget (greys and blues kept apart from the mechanism palette; dark enough
+#: for white text): here, not in dppca_core.figures, so that the brief is made without plotly
+PART_COLOURS = dict(
+    zip(PART_WORDS, ("#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b"))
+)
 #: what each released number is, and its unit
 UNITS = {
     "components": "d x k matrix, one unit-length column per released direction; row i is the feature schema.columns[i]"
@@ -59,7 +64,9 @@ UNITS = {
     "eigenvalues": "the released variance along each component: the sum over rows of (row . component)^2, rows divided "
     "by the clipping radius R (parameters.data_norm), so each row has length at most 1",
     "outputs.total_variance": "the released total variance, in the units of the eigenvalues",
-    "outputs.explained_variance_ratio": "each component's released variance as a fraction of the released total",
+    "outputs.explained_variance_ratio": "each component's released variance as a fraction of the released total, as "
+    "released: the noise can put one below 0 or their sum above 1 (in_words.<mechanism>.shares: the same post-processed "
+    "into [0, 1], adding up to at most 1, with 95% intervals)",
     "outputs.mean": "the released mean row, in the units of the scaled features",
     "outputs.scores": "counts of rows in the cells of the score plot (rows projected on the first components, "
     "divided by R)",
@@ -265,8 +272,9 @@ def odds(curve: PrivacyCurve, neighbors: str) -> dict:
     bound of :func:`dppca_core.risk.posterior_bound` at prior 50%, failing with probability at most ``tail``)."""
     bound = risk.posterior_bound(curve, ODDS_PRIOR)
     sentence = (
-        f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to at most "
-        f"{risk.format_percent(bound.posterior)} sure {_subject(neighbors)}"
+        f"Whoever knew everything else about the data could move from {ODDS_PRIOR:.0%} to "
+        f"{risk.at_most(bound.posterior)} sure {_subject(neighbors)}"
+        + (f" ({risk.SATURATED_WORDS})" if bound.posterior > risk.SATURATED else "")
     )
     if not bound.always:
         sentence += f", except with probability at most {_tail_words(bound.tail)}"
@@ -289,9 +297,9 @@ def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
     )
     alarm = f"{TEST_FALSE_POSITIVE:.0%}"
     sentence = (
-        f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right at most "
-        f"{risk.format_percent(power)} of the time when the answer is yes (a blind guess with the same "
-        f"false alarms: {alarm})."
+        f"The attacker's best test of '{question}', allowed {alarm} false alarms, is right "
+        f"{risk.at_most(power)} of the time when the answer is yes (a blind guess with the same "
+        f"false alarms: {alarm}" + (f"; {risk.SATURATED_WORDS}" if power > risk.SATURATED else "") + ")."
     )
     return {"false_positive": TEST_FALSE_POSITIVE, "power": power, "sentence": sentence}
 
@@ -402,6 +410,7 @@ def in_words(releases: dict, titles: dict | None = None) -> dict:
         budget = pub.get("facts", {}).get("budget")
         if budget:
             entry["budget"] = budget_parts(budget, pub["privacy"], pub["epsilon"], pub["delta"])
+        entry["shares"] = reading.shares(pub)  # in [0, 1], adding up to at most 1, with 95% intervals
         out[mech] = entry
     return out
 
@@ -426,6 +435,21 @@ def together(releases: dict) -> dict | None:
 
 
 # -- the file --------------------------------------------------------------------------------------------------
+
+
+def _declared_schema(schema: dict | None, d: int | None) -> dict:
+    """The file's schema: every key present, refused when suggested from the cells (``"declared": False``) or when
+    its columns are not the releases' d; a schema given without the key is the caller's declaration."""
+    schema = dict(schema or {})
+    schema.setdefault("columns", None)
+    schema.setdefault("replacement", {})
+    schema.setdefault("label", None)
+    if schema.get("declared", True) is not True:
+        raise ValueError(UNDECLARED)
+    schema["declared"] = True
+    if schema["columns"] is not None and d is not None and len(schema["columns"]) != d:
+        raise ValueError(f"the schema names {len(schema['columns'])} columns but the releases have d = {d}.")
+    return schema
 
 
 def publishable_file(
@@ -455,15 +479,7 @@ def publishable_file(
         _check_entry(mech, pub)
     first = next(iter(releases.values()), None)
     d = len(first["components"]) if first else None
-    schema = dict(schema or {})
-    schema.setdefault("columns", None)
-    schema.setdefault("replacement", {})
-    schema.setdefault("label", None)
-    if schema.get("declared", True) is not True:
-        raise ValueError(UNDECLARED)
-    schema["declared"] = True
-    if schema["columns"] is not None and d is not None and len(schema["columns"]) != d:
-        raise ValueError(f"the schema names {len(schema['columns'])} columns but the releases have d = {d}.")
+    schema = _declared_schema(schema, d)
     base = {}
     if first:
         base = {
@@ -473,7 +489,10 @@ def publishable_file(
             "neighbors_words": describe_neighbors(first["neighbors"]),
             "d": d,
         }
+    releases = {mech: _scaling_stated(pub, settings) for mech, pub in releases.items()}
     words = in_words(releases, titles)
+    for mech, pub in releases.items():  # the R, scales and mean each release used, per column (public or published)
+        words[mech]["used"] = reading.used(pub, settings, schema["columns"])
     eps = first["epsilon"] if first else None
     file = {
         "export": PUBLISHABLE,
@@ -507,6 +526,17 @@ def publishable_file(
             "no release has a guarantee." if not releases else "a choice made before the releases was not private."
         )
     return file
+
+
+def _scaling_stated(pub: dict, settings: dict | None) -> dict:
+    """``pub`` whose parameters say the public scaling its rows had before it read them: with the columns divided by
+    public bounds the release read rows already scaled (its own option "none"); its parameters then say "bounds"
+    with the bounds, as a release that divided them itself says, so that they agree with the file's settings."""
+    scaling = (settings or {}).get("scaling") or {}
+    parameters = pub.get("parameters", {})
+    if scaling.get("rule") != "bounds" or not scaling.get("bounds") or parameters.get("scale") != "none":
+        return pub
+    return {**pub, "parameters": {**parameters, "scale": "bounds", "column_bounds": list(scaling["bounds"])}}
 
 
 def file_json(file: dict) -> str:

@@ -85,6 +85,7 @@ from .epsilon_references import (
     reference_tuples,  # noqa: F401
 )
 from .privacy import PrivacyCurve, compose, gaussian_delta, gaussian_epsilon
+from .audit.teaching import TEACHING_TRIALS, teaching_audit, worst_case_scores  # noqa: F401  (the teaching example)
 
 #: priors at which the view marks the posterior (1%, 10%, 50%)
 DEFAULT_PRIORS = (0.01, 0.1, 0.5)
@@ -429,50 +430,6 @@ def max_success_probability(obj, prior: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The teaching example: what an audit of this guarantee would see
-
-#: trials per dataset of the teaching example's simulated audit (the Audit page runs real ones)
-TEACHING_TRIALS = 2000
-
-
-def worst_case_scores(obj, trials: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``trials`` draws of the best test's statistic on D and on D', for the pair of output laws that meets the
-    guarantee's trade-off curve exactly (the worst case it allows; larger values point to D').
-
-    mu-GDP: N(0, 1) against N(mu, 1) (Dong, Roth & Su 2022, Definition 2.6). (epsilon, delta)-DP: four outputs
-    0 ... 3 with probabilities (delta, (1 - delta) e^eps / (1 + e^eps), (1 - delta) / (1 + e^eps), 0) on D and
-    the reverse on D' (Kairouz, Oh & Viswanath 2015, the pair whose trade-off is the (epsilon, delta) curve); with
-    delta = 0 this is randomized response.
-    """
-    curve = curve_of(obj)
-    if curve.kind == "none":
-        raise ValueError(
-            "a release without a guarantee has no worst case to simulate: an attacker can be right " "every time."
-        )
-    if curve.kind == "gdp":
-        return rng.standard_normal(trials), curve.mu + rng.standard_normal(trials)
-    d, e = curve.delta, math.exp(min(curve.epsilon, 700.0))
-    law = np.array([d, (1.0 - d) * e / (1.0 + e), (1.0 - d) / (1.0 + e), 0.0])
-    return rng.choice(4, size=trials, p=law).astype(float), rng.choice(4, size=trials, p=law[::-1]).astype(float)
-
-
-def teaching_audit(obj, delta: float, trials: int = TEACHING_TRIALS, seed: int = 0, confidence: float = 0.95):
-    """(the attack's trade-off curve, its one-line reading) of an audit of the guarantee's worst case, simulated with
-    ``trials`` draws per dataset (:func:`worst_case_scores`): the same curve, band and reading as the Audit page's
-    (:func:`dppca_core.audit.curve.tradeoff_curve`), for a class to see that a tight attack's curve lies on the
-    claimed one, its band straddling it, and that the audit's lower bound stays below the claim. ``delta``: the
-    delta at which epsilon is read (that of a pure or (epsilon, delta) claim is its own)."""
-    from .audit.curve import tradeoff_curve
-
-    curve = curve_of(obj)
-    if curve.kind != "gdp":
-        delta = curve.delta
-    scores_d, scores_dp = worst_case_scores(curve, trials, np.random.default_rng(seed))
-    attack = tradeoff_curve(scores_d, scores_dp, curve, delta, confidence)
-    return attack, attack.reading(epsilon_at(curve, delta))
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # In words
 
 
@@ -500,6 +457,19 @@ def format_percent(x: float, upper: bool = True) -> str:
     return out + "%"
 
 
+#: above this an upper bound on a probability no longer limits anything one would notice: the words then say what
+#: the guarantee allows ("more than 99.99%"), never "at most more than 99.99%"
+SATURATED = 0.9999
+#: the clause that says so beside a saturated bound
+SATURATED_WORDS = "the guarantee no longer rules out near certainty"
+
+
+def at_most(x: float) -> str:
+    """An upper bound on a probability in words: "at most 76.9%" (rounded up, :func:`format_percent`), or above
+    99.99% "more than 99.99%" (what the guarantee allows; :data:`SATURATED_WORDS` says why it is not a bound)."""
+    return "more than 99.99%" if float(x) > SATURATED else f"at most {format_percent(x)}"
+
+
 def _prior_words(p: float) -> str:
     return f"{100 * p:g}%"
 
@@ -524,7 +494,9 @@ def posterior_sentence(bound: PosteriorBound, neighbors: str = "add_remove") -> 
     start = f"An attacker who was {_prior_words(bound.prior)} sure {target}"
     if bound.kind == "none":
         return f"{start} can become certain: this release gives no protection."
-    text = f"{start} can become at most {format_percent(bound.posterior)} sure"
+    text = f"{start} can become {at_most(bound.posterior)} sure"
+    if bound.posterior > SATURATED:
+        text += f" ({SATURATED_WORDS})"
     if bound.always:
         return text + ", whatever the release shows."
     return text + f", except with probability at most {_tail_words(bound.tail)}."
@@ -537,7 +509,33 @@ def advantage_sentence(obj) -> str:
         return "With no guarantee, an attacker can tell whether this person's row is in the data every time."
     return (
         f"Asked to guess whether this person's row is in the data when both are equally likely, the best "
-        f"attacker is right at most {format_percent(0.5 + adv / 2)} of the time (a coin toss: 50%)."
+        f"attacker is right {at_most(0.5 + adv / 2)} of the time (a coin toss: 50%)."
+    )
+
+
+def two_numbers_sentence(obj) -> str:
+    """The two numbers shown for an attacker who starts at 50/50, reconciled in one sentence: how often its best
+    guess is right on average over releases (:func:`attacker_advantage`), and how sure one release can make it
+    (:func:`posterior_bound` at prior 50%, with its failure probability). A rare, revealing release teaches more than
+    the average one, so the second is the larger; for a pure guarantee they are the same number."""
+    curve = curve_of(obj)
+    if curve.kind == "none":
+        return "With no guarantee an attacker who starts at 50/50 can be right, and certain, every time."
+    guess = at_most(0.5 + attacker_advantage(curve) / 2)
+    bound = posterior_bound(curve, 0.5)
+    sure = at_most(bound.posterior)
+    if guess == sure:
+        return (
+            f"Both numbers start from 50/50 and agree here: the best attacker's guess is right {guess} of the "
+            f"time, and no release makes it more sure than that."
+        )
+    tail = (
+        "whatever the release shows" if bound.always else f"a bound every release keeps but {_tail_words(bound.tail)}"
+    )
+    return (
+        f"Both numbers start from 50/50 and answer two questions: on average over releases the best attacker's "
+        f"guess is right {guess} of the time, while one release can make it {sure} sure ({tail}): a rare, "
+        "revealing release teaches more than the average one."
     )
 
 
@@ -575,5 +573,5 @@ def risk_summary(
         "tail": used_tail,
         "tail_epsilon": fin(bounds[0].epsilon) if bounds else None,
         "posterior": post,
-        "sentences": [advantage_sentence(curve)] + [p["sentence"] for p in post],
+        "sentences": [advantage_sentence(curve), two_numbers_sentence(curve)] + [p["sentence"] for p in post],
     }

@@ -6,7 +6,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures
-from ui import compute, data, scenario, server_files, show, table_schema, views
+from ui import compute, data, scenario, server_files, show, table_hints, table_schema, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import literal, md_escape
@@ -469,6 +469,9 @@ with boundary("the data summary"):
     if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
         st.stop()
     ds = data.load_dataset(scn)
+    for name, value in table_hints.table_facts(scn, ds).items():  # the link and scenario file say the table's shape
+        if scn[name] != value:
+            scenario.set_value(name, value)
     if ds.has_rows and scn["scale"] == "none":  # as soon as the table is read, whatever R is (issue 35)
         views.units_warning(ds.columns, ds.X)
     st.subheader("Preprocessing")

@@ -5,7 +5,8 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import figures, metrics
 
-from ui import data, scenario, show
+from ui import data, scenario, show, views
+from ui.text import md_escape
 from ui import distributed as dist
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -89,11 +90,10 @@ with boundary("the distributed comparison"):
             )
 
     st.subheader("DPS-PCA: convergence of the distributed noisy power method")
-    show.cached_chart(
-        figures.convergence_traces,
-        (dist.dps_traces(prep, truth, split, scn), metrics.random_subspace_distance(prep.data.d, k)),
-    )
+    dps, level = dist.dps_traces(prep, truth, split, scn), metrics.random_subspace_distance(prep.data.d, k)
+    show.cached_chart(figures.convergence_traces, (dps, level))
     st.caption(
-        "Error per iteration from a random start, one line per ε: geometric decrease to a floor set by the "
-        "privacy noise (lower for larger ε). The iterates are part of DPS-PCA's release."
+        "Error per iteration from a random start, one line per ε (read off the chart): "
+        + md_escape(views.convergence_words(dps, level))
+        + " The iterates are part of DPS-PCA's release."
     )

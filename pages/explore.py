@@ -111,7 +111,9 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
         if support:
             _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
             _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
-            _card(c[4], "support F1", res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+            chance = views.random_f1(ds, prep, k)  # a random choice of as many features, on average
+            f1_label = "support F1" + ("" if chance is None else f" (random: {chance:.2f})")
+            _card(c[4], f1_label, res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
         else:
             c[2].caption(
                 "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
@@ -177,6 +179,7 @@ with boundary("the dataset"):
         st.info("Pick at least one mechanism in the sidebar.")
     if results and presenting:  # the main figure right under the dial: one screen at 1280x720
         views.fragment(vals["view"], ds, prep, results, k, random_level)
+    views.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
     views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:

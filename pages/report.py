@@ -40,7 +40,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     )
     if presenting:
         show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
-    summary = report.summary_sentences(vals, ds, results, random_level)
+    summary = report.summary_sentences(vals, ds, results, random_level, prep)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
     planned = planner.planned_line(vals)  # set from a plan on Trade-offs, while ε, mechanism and split are the plan's
@@ -94,6 +94,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         "proof covers is exported, with the public schema and settings: no seed, no diagnostics. Not "
         "reproducible, by design. The brief and the slides are made from that file alone."
     )
+    _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
     pending = [book.release_spend(vals, m) for m in drawable]
     st.markdown(book.statement(table_id, name, pending))
@@ -200,6 +201,19 @@ def _book_view(table_id: str, name: str) -> None:
     )
 
 
+def _brief_outlook(vals) -> None:
+    """Before drawing: a warning when the brief of these releases could not judge them, with the one-click fix."""
+    outlook = report.brief_outlook(vals)
+    if outlook:
+        st.warning(md_escape(outlook), icon=":material/assignment_late:")
+        st.button(
+            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of each release's budget",
+            key="brief_give_eig",
+            on_click=scenario.set_value,
+            args=("beig", scenario.K_EIGENVALUE_SHARE),
+        )
+
+
 def _last_audit():
     """The last audit of the Audit page in this session, drawn as a curve with its reading (it joins the record)."""
     result = st.session_state.get("audit_result")
@@ -272,6 +286,9 @@ with boundary("the report"):
     ref = prep.reference[:, :k]
     table = report.results_table(results)
     st.subheader("Guarantees")
+    too_large = report.delta_notice(vals, ds)
+    if too_large:
+        st.warning(md_escape(too_large), icon=":material/warning:")
     for mech, res in results.items():
         guarantee.release_card(
             mech, res.published, res.privacy, title=display_name(mech), key=f"report_guarantee_{mech}"

@@ -2,6 +2,7 @@
 Reproduce CSVs) and publishable releases (the releases JSON). Tested through the pages' own download buttons."""
 
 import html as html_lib
+import io
 import json
 import os
 import re
@@ -448,3 +449,104 @@ def test_the_docs_quote_the_first_lines_the_exports_carry():
     docs = " ".join((ROOT / "docs" / "privacy.md").read_text(encoding="utf-8").split())
     for line in (report.PRIVATE_RECORD, report.PUBLIC_RECORD):
         assert line in docs.replace("  ", " "), line
+
+
+# -- issue 55 item 5: the public facts of an uploaded table, and fills that do not mislead ---------------------------
+
+
+def test_the_facts_of_a_table_are_its_own_not_the_synthetic_defaults():
+    """The scenario file of an upload said n = 2000, d = 20 (the synthetic default). The Data page records the
+    table's own d (its declared columns) and n (only under replace-one, where it is public)."""
+    from ui import data
+    from ui.table_hints import table_facts
+
+    vals, _ = scenario.from_fields({"src": "sample:wine"})
+    ds = data.load_dataset(vals)
+    assert table_facts(vals, ds) == {"d": 13, "n": 178}
+    assert table_facts({**vals, "nb": "add_remove"}, ds) == {"d": 13}  # n is private
+    synthetic, _ = scenario.from_fields({"n": 300, "d": 6})
+    assert table_facts(synthetic, data.load_dataset(synthetic)) == {}
+    # recorded, they travel in the scenario file and its link
+    from dppca_core.scenario import Scenario
+
+    text = Scenario({**vals, **table_facts(vals, ds)}).to_toml()
+    assert "n = 178" in text and "d = 13" in text and "n = 2000" not in text
+
+
+def test_a_fill_outside_its_columns_values_is_said_to_the_data_owner():
+    """A fill of 0 for a body mass (thousands of grams) makes each filled row an outlier the components follow:
+    the Data page says so, naming the column and its range; typical public values raise nothing."""
+    from dppca_core.data.tables import parse_table
+    from tests.messy import MEASUREMENTS, TYPICAL, messy_csv
+    from ui.data import TableChoice
+    from ui.table_hints import fill_warning
+
+    parsed = parse_table(io.BytesIO(messy_csv()))
+    zeros = TableChoice(tuple(MEASUREMENTS), "species", "replace", tuple((c, 0.0) for c in MEASUREMENTS), True)
+    words = fill_warning(parsed, zeros)
+    assert words and "body_mass_g" in words and "become 0" in words and "for you only" in words
+    typical = TableChoice(tuple(MEASUREMENTS), "species", "replace", tuple(TYPICAL.items()), True)
+    assert fill_warning(parsed, typical) is None
+
+
+def test_the_headline_carries_the_clipping_warning_when_most_rows_are_clipped(app_test):
+    """'captured energy 99.9%' sat beside a radius that clipped every row. With most rows clipped at a public R, the
+    Explore page says so above its cards and the Report's summary says so; at an R that clips none, neither does."""
+    for R, warned in (("0.02", True), ("1.0", False)):
+        at = app_test(n="400", d="6", R=R, mechs="analyze_gauss", reps="2")
+        at.switch_page("pages/explore.py").run()
+        assert_clean(at)
+        said = [plain(w.value) for w in at.warning if "clipped" in w.value]
+        assert bool(said) == warned, (R, said)
+        if warned:
+            assert "of 400 rows" in said[0] and "captured energy" in said[0]
+        at.switch_page("pages/report.py").run()
+        assert_clean(at)
+        summary = " ".join(plain(m.value) for m in at.markdown if "We compared" in m.value)
+        assert ("are longer than R" in summary) == warned, summary
+
+
+def test_support_f1_and_accuracy_are_shown_beside_their_chance_level_with_features_named(app_test):
+    """Support F1 0.30 was shown without the 0.33 a random choice scores, over features numbered 0-5; accuracy
+    without the share of the most common class."""
+    from dppca_core import metrics
+
+    assert metrics.random_support_f1(6, 2, 2) == pytest.approx(1 / 3)
+    at = app_test(n="400", d="6", sparse="2", rank="1", k="1", mechs="analyze_gauss", reps="2", view="support")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    chance = metrics.random_support_f1(6, 2, 2)
+    assert [m for m in at.metric if m.label == f"support F1 (random: {chance:.2f})"]
+    (heatmap,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Selected features" in c.proto.spec]
+    assert list(heatmap["data"][0]["x"]) == [f"x{j}" for j in range(6)]  # the columns' names, not 0-5
+    assert any("Chance level" in plain(c.value) and f"F1 = {chance:.2f}" in plain(c.value) for c in at.caption)
+    at = app_test(src="sample:wine", R="2000.0", mechs="analyze_gauss", reps="2", view="downstream")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    (table,) = [df.value for df in at.dataframe if "accuracy" in df.value.columns]
+    chance_row = table[table["components"].str.startswith("chance")]
+    assert chance_row["accuracy"].iloc[0] == pytest.approx(71 / 178, abs=1e-3)  # 71 of the 178 wines: class_1
+
+
+def test_the_convergence_captions_are_read_off_their_charts(app_test):
+    """The DPS-PCA caption promised 'geometric decrease' over lines that zig-zag. Each caption now states each line's
+    start, end and lowest point as the chart draws them, and how many steps rose; 'falls at every step' only when
+    the line does."""
+    from ui.views import convergence_words
+
+    words = convergence_words({"ε = 1": [1.2, 0.6, 0.7, 0.4, 0.5], "ε = 5": [1.2, 0.5, 0.2, 0.1, 0.05]}, 1.3)
+    assert "ε = 1: from 1.20 to 0.50 after 4 iterations, lowest 0.40 at iteration 3; it rose in 2 of the 4" in words
+    assert "ε = 5: falls at every step, from 1.20 to 0.05" in words and "geometric" not in words
+    assert "each lower than the one before" in words  # 0.50 then 0.05, in the legend's order
+    at = app_test(mechs="analyze_gauss", reps="2", dreps="2")
+    at.switch_page("pages/distributed.py").run()
+    assert_clean(at)
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Convergence" in c.proto.spec]
+    (caption,) = [plain(c.value) for c in at.caption if "one line per ε" in c.value]
+    assert "geometric" not in caption
+    from tests.test_app_score_plots import _array
+
+    for line in chart["data"]:
+        if line.get("name", "").startswith("ε"):
+            y = list(_array(line["y"]))
+            assert f"{line['name']}: " in caption and f"{y[-1]:.2f}" in caption and f"{min(y):.2f}" in caption

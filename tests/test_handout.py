@@ -71,21 +71,17 @@ NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def shown_text(doc: str) -> str:
-    """The text a document shows: no style, script, slide counter or tag."""
-    doc = re.sub(r"<(head|style|script)\b.*?</\1>", " ", doc, flags=re.S)
+    """The text a document shows: no style, script, slide counter, inline figure (its numbers are in the table
+    beside it) or tag."""
+    doc = re.sub(r"<(head|style|script|svg)\b.*?</\1>", " ", doc, flags=re.S)
     doc = re.sub(r"<p class='counter'>.*?</p>", " ", doc)
     return html_lib.unescape(re.sub(r"<[^>]+>", " ", doc))
 
 
 def file_numbers(file: dict) -> tuple[set, list]:
-    """(numeric tokens written in the file's public part, every number in it): what a handout may show. The public
-    part is everything but the released arrays (the handout shows none of them): settings, schema, in words,
-    together, context, the releases' guarantees."""
-    public = {k: v for k, v in file.items() if k != "releases"}
-    public["releases"] = {
-        m: {k: rel[k] for k in ("title", "epsilon", "delta", "privacy", "guarantee")}
-        for m, rel in file["releases"].items()
-    }
+    """(numeric tokens written in the file, every number in it): what a handout may show (the released arrays too:
+    the handout shows each release's loadings, shares of variance and what it used)."""
+    public = file
     text = json.dumps(public, ensure_ascii=False)
     values = []
 
@@ -116,7 +112,8 @@ def stray_numbers(text: str, file: dict) -> list[str]:
         value = float(token.replace(",", ""))
         decimals = len(token.split(".")[1].split("e")[0]) if "." in token else 0
         tolerance = 10.0**-decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
-        if not any(abs(v - value) <= tolerance or abs(100 * v - value) <= tolerance for v in values):
+        # a token is read without its sign (a loading of -0.3 shows "0.3" to the pattern)
+        if not any(abs(abs(v) - value) <= tolerance or abs(100 * abs(v) - value) <= tolerance for v in values):
             stray.append(token)
     return stray
 
@@ -606,3 +603,214 @@ def test_a_total_variance_near_its_noise_is_too_noisy_to_measure():
     assert publishable.recommendation(words, 1.0).startswith("Do not publish")
     html = brief.utility_html({"in_words": words})
     assert "not measured (the noise was larger than the variance it measures)" in html and "% ±" not in html
+
+
+# -- issue 55 item 4: a handout with the results ------------------------------------------------------------------
+
+
+def _tables(doc: str) -> list[pd.DataFrame]:
+    return [table_of(t) for t in re.findall(r"<table.*?</table>", doc, flags=re.S)]
+
+
+def page_file(**fields) -> dict:
+    """The publishable file the Report's button makes for the scenario ``fields`` (on a small synthetic table), as
+    the JSON a reader has."""
+    from ui import compute, data
+
+    vals, notices = scenario.from_fields({"n": 400, "d": 5, "center": "private", "bmean": 0.1, "beig": 0.1, **fields})
+    assert not notices, notices
+    ds = data.load_dataset(vals)
+    prep = compute.prepare(ds, vals)
+    drawable = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
+    center = "private" if prep.center == "private" else "none"
+    published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    return json.loads(report.releases_json(report.publishable_file(published, vals, ds)))
+
+
+def test_the_brief_and_the_deck_carry_each_releases_results_by_column_name():
+    """Each release's loadings by column name (a figure and a table), its private scree with 95% intervals, its
+    score plot and the R, scales and mean it used: all read back from the JSON the reader has."""
+    file = page_file(eps=4.0, bscores=0.1, scale="bounds", bounds="0.5,0.5,0.5,0.5,0.5", R=1.5)
+    columns, releases = file["schema"]["columns"], file["releases"]
+    for doc in (brief.build_brief(file), brief.build_deck(file)):
+        tables = _tables(doc)
+        loadings = [t for t in tables if list(t.get("column", [])) == columns and "PC1" in t]
+        used = [t for t in tables if list(t.get("column", [])) == columns and "divided by" in t]
+        assert len(loadings) == len(used) == len(releases)
+        for (mech, rel), shown, settings in zip(releases.items(), loadings, used):
+            title = html_lib.escape(rel["title"])
+            assert np.allclose(shown[["PC1", "PC2"]].astype(float), rel["components"], atol=5e-4), mech
+            for figure in (f"Loadings of {title}&#x27;s components, by column", f"Private scree of {title}"):
+                assert re.search(f"<svg[^>]*><title>{re.escape(figure)}</title>", doc), figure
+            assert f"<title>Score plot of {title}</title>" in doc
+            for column in columns:  # the figure names the columns
+                assert re.search(r"<svg.*?>" + re.escape(column) + "</text>", doc, flags=re.S), column
+            shares = file["in_words"][mech]["shares"]
+            assert shares["measured"] == "yes" and 0 <= min(shares["low"]) and max(shares["high"]) <= 1
+            percent = [f"{100 * v:.1f}%" for v in shares["shares"]]
+            (scree,) = [t for t in tables if "share of variance" in t and list(t["share of variance"]) == percent]
+            assert list(scree["95% from"]) == [f"{100 * v:.1f}%" for v in shares["low"]]
+            assert list(settings["divided by"]) == ["0.5"] * 5 and "mean" in settings  # private mean, column units
+            mean = np.asarray(rel["outputs"]["mean"]) * 0.5
+            assert np.allclose(settings["mean"].astype(float), mean, rtol=1e-3), mech
+        assert "R = 1.5 (a public bound)" in shown_text(doc)
+    slide_titles = re.findall(r"<h2>(.*?)</h2>", brief.build_deck(file))
+    for rel in releases.values():
+        for head in ("Loadings by column", "Private scree", "Score plot", "What it used"):
+            assert f"{head}: {rel['title']}" in slide_titles, (head, slide_titles)
+
+
+def test_the_report_warns_before_drawing_when_the_brief_could_not_judge_the_releases(app_test, downloads):
+    """The default split gives the eigenvalues no share: the brief of its releases could only end "Do not judge these
+    directions yet". The Report says so before the draw, and its button gives them a share; then no warning."""
+    at = app_test(mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    warned = [plain(w.value) for w in at.warning if "Do not judge these directions yet" in w.value]
+    assert len(warned) == 1 and "eigenvalues" in warned[0]
+    draw_releases(at)
+    files = offered(at, downloads)
+    first = shown_text(files["Publishable brief (HTML, printable)"].decode())
+    assert "Do not judge these directions yet" in first
+    assert "share of variance of each" not in first  # it published none it can vouch for: no claim of one
+    at.button(key="brief_give_eig").click().run()
+    assert_clean(at)
+    assert not [w for w in at.warning if "Do not judge" in w.value]
+    draw_releases(at)
+    brief_text = shown_text(offered(at, downloads)["Publishable brief (HTML, printable)"].decode())
+    assert "Do not judge" not in brief_text and "Private scree" in brief_text
+    assert "share of variance of each" in brief_text
+
+
+# -- issue 55 item 5: numbers that hold at face value ---------------------------------------------------------
+
+
+def _pub(ratios, total, sd, eigenvalue_share=True):
+    budget = {"subspace": {"share": 0.9}, **({"eigenvalues": {"share": 0.1}} if eigenvalue_share else {})}
+    facts = {"budget": budget, **({"eigenvalue_noise_scale": sd} if eigenvalue_share else {})}
+    return {
+        "outputs": {"explained_variance_ratio": ratios, "total_variance": total},
+        "facts": facts,
+        "noise_scale": sd,
+        "components": [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]],
+    }
+
+
+@pytest.mark.parametrize(
+    "ratios",
+    [[0.97, 0.38], [1.59, -0.03], [-0.2, -1.8], [0.5, 0.2]],
+    ids=["sum over 1", "one over 1", "negative", "plain"],
+)
+def test_the_shares_a_reader_gets_lie_in_0_1_and_add_up_to_at_most_1(ratios):
+    """The Report's table once had 97% + 38% on a private scree (an axis to 120%), 159% and -3% on others: noise on
+    the variances and on their total. The file's shares are post-processed into [0, 1], adding up to at most 1, the
+    raw ratios kept as released; a share the noise did not push out is unchanged."""
+    from dppca_core import reading
+
+    got = reading.shares(_pub(ratios, total=100.0, sd=1.0))
+    assert got["measured"] == "yes"
+    assert all(0 <= v <= 1 for v in got["shares"] + got["low"] + got["high"]) and sum(got["shares"]) <= 1 + 1e-12
+    assert all(lo <= v <= hi for lo, v, hi in zip(got["low"], got["shares"], got["high"]))
+    positive = [max(r, 0.0) for r in ratios]
+    if sum(positive) <= 1:
+        assert got["shares"] == pytest.approx(positive)
+    else:  # the total raised to the sum of the parts: the parts keep their proportions
+        assert sum(got["shares"]) == pytest.approx(1.0)
+        assert got["shares"][0] * positive[1] == pytest.approx(got["shares"][1] * positive[0])
+    # the interval is 1.96 (s / T) sqrt(1 + share^2) on each side, T the total kept at least the parts' sum, in [0, 1]
+    kept = max(100.0, 100.0 * sum(positive))
+    assert got["high"][0] == pytest.approx(min(got["shares"][0] + 1.96 / kept * np.hypot(1, got["shares"][0]), 1))
+    too_noisy = reading.shares(_pub(ratios, total=1.5, sd=1.0))
+    assert too_noisy["shares"] is None and too_noisy["measured"] == "too noisy"
+
+
+def test_a_noisy_release_of_a_small_table_publishes_shares_in_0_1():
+    """Analyze Gauss on 150 rows at ε = 0.5: the raw ratios leave [0, 1]; the file's shares and the Explore scree's bars
+    (the same function) do not."""
+    from ui import views
+
+    X = np.random.default_rng(3).normal(size=(150, 6)) * np.r_[3, 2, 1, 0.5, 0.3, 0.2] / 8
+    raw, shown = [], []
+    for seed in range(6):
+        release = dc.release_pca(
+            "analyze_gauss",
+            X,
+            2,
+            0.5,
+            1e-6,
+            "replace",
+            1.0,
+            seed=seed,
+            budget=dc.BudgetSplit.with_extras(eigenvalues=0.2),
+        )
+        pub = release.published()
+        raw += list(pub["outputs"]["explained_variance_ratio"])
+        words = publishable.in_words({"analyze_gauss": pub})["analyze_gauss"]["shares"]
+        if words["shares"] is not None:
+            shown += words["shares"] + words["low"] + words["high"]
+            assert sum(words["shares"]) <= 1 + 1e-12
+
+        class Result:
+            published = pub
+
+        private, _ = views.private_shares({"analyze_gauss": Result()})
+        if private:
+            assert list(private["analyze_gauss"][0]) == words["shares"]
+    assert min(raw) < 0 or max(raw) > 1 or sum(raw[:2]) > 1  # the case the reader saw
+    assert shown and all(0 <= v <= 1 for v in shown)
+
+
+@pytest.mark.parametrize("rule", ["none", "bounds", "private"])
+def test_the_jsons_release_parameters_say_the_scaling_its_settings_say(rule):
+    """Each release's parameters.scale said "none" beside settings.scaling.rule "bounds": the rows were divided by
+    the public bounds before the release read them. Now both say the same, with the same bounds."""
+    fields = {"none": {}, "bounds": {"scale": "bounds", "bounds": "0.5,0.5,0.5,0.5,0.5", "R": 1.5}}.get(
+        rule, {"scale": "private", "bounds": "5.0,5.0,5.0,5.0,5.0", "bscale": 0.1}
+    )
+    file = page_file(mechs="analyze_gauss", **fields)
+    validate(file)
+    (release,) = file["releases"].values()
+    assert release["parameters"]["scale"] == file["settings"]["scaling"]["rule"] == rule
+    if rule != "none":
+        assert release["parameters"]["column_bounds"] == file["settings"]["scaling"]["bounds"]
+
+
+def test_a_delta_above_1_over_n_is_said_on_the_report_and_in_the_brief(app_test):
+    """δ = 0.01 at n = 406 was accepted silently. The brief (n public under replace-one) and the Report say why it is
+    too large; δ = 1e-6 raises nothing."""
+    from dppca_core import reading
+
+    assert reading.delta_warning(1e-6, 406) is None and reading.delta_warning(0.01, None) is None
+    words = reading.delta_warning(0.01, 406)
+    assert "1/n" in words and "406" in words
+    loud, quiet = page_file(mechs="analyze_gauss", delta=0.01), page_file(mechs="analyze_gauss")
+    assert reading.delta_warning(0.01, 400) in shown_text(brief.build_brief(loud))
+    assert reading.delta_warning(0.01, 400) in shown_text(brief.build_deck(loud))
+    assert "1/n" not in shown_text(brief.build_brief(quiet))
+    at = app_test(n="400", delta="0.01", mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert_clean(at)
+    assert [w for w in at.warning if "larger than 1/n" in w.value]
+    at = app_test(n="400", mechs="analyze_gauss", reps="2")
+    at.switch_page("pages/report.py").run()
+    assert not [w for w in at.warning if "1/n" in w.value]
+
+
+def test_the_handout_states_one_composed_total_and_says_compose():
+    """The brief said two releases' 'guarantees add up' beside their exact composition. It says 'compose', and the
+    total it shows (the guarantee sentence and the context table's row) is the exact composition of the file's
+    curves (privacy.compose), nothing else."""
+    from dppca_core import privacy, risk
+
+    file = page_file(mechs="analyze_gauss,private_power", eps=2.0)
+    curves = [publishable.curve_from_dict(rel["privacy"]) for rel in file["releases"].values()]
+    delta = sum(rel["delta"] for rel in file["releases"].values())
+    exact = risk.epsilon_at(privacy.compose(curves, delta=delta), delta)
+    assert file["together"]["epsilon"] == pytest.approx(exact, rel=1e-12) and exact < 2 * 2.0
+    for doc in (brief.build_brief(file), brief.build_deck(file)):
+        text = " ".join(shown_text(doc).split())
+        assert "add up;" not in text and "guarantees add up" not in text
+        assert f"their guarantees compose: ε = {exact:.3g}" in text
+        (row,) = [t for t in _tables(doc) if "deployment" in t and t["deployment"].str.contains("together").any()]
+        together = row[row["deployment"].str.contains("together")]
+        assert together["ε"].iloc[0] == f"{exact:.3g}" and "composed" in together["deployment"].iloc[0]

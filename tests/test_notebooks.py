@@ -276,3 +276,85 @@ def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path,
     assert (ledger[0]["epsilon_spent"] is None) == (variant == "not publishable")
     if variant == "private k":
         assert payload["settings"]["k"]["rule"] == "private"
+
+
+# -- after the README's install (issue 55 item 6, issue 59 item 2) --------------------------------------------------
+
+#: the import name of an extra's distribution where it differs from the distribution's name
+IMPORT_NAMES = {"scikit-learn": "sklearn"}
+
+
+def extras_only() -> set:
+    """The modules the README's ``pip install -e .`` does not bring: those of pyproject's extras alone."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def name(requirement: str) -> str:
+        dist = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower()
+        return IMPORT_NAMES.get(dist, dist.replace("-", "_"))
+
+    base = {name(r) for r in project["dependencies"]}
+    return {name(r) for reqs in project["optional-dependencies"].values() for r in reqs} - base
+
+
+#: runs the code cells of each notebook (or a script) given on the command line in a fresh namespace, the extras'
+#: modules refused as if they were not installed
+WITHOUT_EXTRAS = """
+import importlib.abc, json, sys
+BLOCKED = set(json.loads(sys.argv[1]))
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NotInstalled())
+for path in sys.argv[2:]:
+    text = open(path, encoding="utf-8").read()
+    cells = [c["source"] for c in json.loads(text)["cells"] if c["cell_type"] == "code"] if path.endswith(".ipynb") \\
+        else [text]
+    namespace = {"__name__": "__main__"}
+    for cell in cells:
+        exec(compile(cell, path, "exec"), namespace)
+    print("ran", path)
+"""
+
+
+def test_the_downloads_run_after_the_readmes_install(tmp_path):
+    """The release notebook (its brief included), the exploration notebook and the script run with only what
+    ``pip install -e .`` brings: plotly, Streamlit, scikit-learn and numba refused. A figure that needs plotly is left
+    out with one line saying what to add, and the notebook's first cell says it too."""
+    from ui import data, report, scenario
+
+    blocked = extras_only()
+    assert {"plotly", "streamlit", "sklearn"} <= blocked
+    vals, notices = scenario.from_fields(
+        {"n": 300, "d": 6, "mechs": "analyze_gauss,private_power", "reps": 2, "beig": 0.1, "bscores": 0.1}
+    )
+    assert not notices
+    ds = data.load_dataset(vals)
+    files = {
+        "release.ipynb": notebooks.release_notebook(vals, ds),
+        "exploration.ipynb": notebooks.exploration_notebook(vals),
+        "scenario.py": report.build_script(vals),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(ROOT)  # the package as installed (an editable install puts the project on the path)
+    out = subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS, json.dumps(sorted(blocked)), *files],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(tmp_path),
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert [line for line in out.stdout.splitlines() if line.startswith("ran ")] == [f"ran {f}" for f in files]
+    brief_html = (tmp_path / "dppca_releases.brief.html").read_text(encoding="utf-8")
+    assert brief_html == brief.build_brief(json.loads((tmp_path / notebooks.RELEASE_OUTPUT).read_text()))
+    (figure_line,) = [line for line in out.stdout.splitlines() if line.startswith("No figure")]
+    assert "pip install" in figure_line and "plotly" in figure_line
+    intro = json.loads(files["exploration.ipynb"])["cells"][0]["source"]
+    assert "plotly" in intro and "pip install" in intro

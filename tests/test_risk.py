@@ -335,7 +335,7 @@ def test_risk_summary_is_json_and_consistent(X):
     json.dumps(s, allow_nan=False)
     assert s["epsilon_at"]["1e-06"] == pytest.approx(1.0, abs=1e-6)
     assert [p["prior"] for p in s["posterior"]] == list(risk.DEFAULT_PRIORS)
-    assert s["neighbors"] == "replace" and len(s["sentences"]) == 4
+    assert s["neighbors"] == "replace" and len(s["sentences"]) == 5  # the game, the two numbers, three priors
     assert s["posterior"][1]["posterior"] == pytest.approx(risk.posterior(0.1, s["tail_epsilon"]))
 
 
@@ -519,3 +519,70 @@ def test_teaching_audit_simulates_the_worst_case_the_guarantee_allows():
     assert tradeoff_curve(d, dp, PrivacyCurve.gdp(mu / 4), 1e-5).violated
     with pytest.raises(ValueError, match="no worst case"):
         risk.worst_case_scores(PrivacyCurve.none(), 10, np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 55 item 5: sentences true and readable at every epsilon, the two 50/50 numbers reconciled
+
+PERCENT = r"(\d+(?:\.\d+)?)%"
+
+
+def _curves():
+    for eps in (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 8.9, 13.2, 20.0, 50.0, 200.0):
+        yield f"pure {eps}", PrivacyCurve.pure(eps)
+        yield f"approx {eps}", PrivacyCurve.approx(eps, 1e-6)
+        yield f"gdp at eps {eps}", PrivacyCurve.gdp(privacy.gaussian_mu(eps, 1e-6))
+
+
+def _upper_bound_holds(sentence: str, value: float) -> None:
+    """An "at most P%" states P >= value; "more than 99.99%" states value > 99.99%; never both in one phrase."""
+    assert "at most more than" not in sentence and "≤ more than" not in sentence, sentence
+    import re
+
+    for stated in re.findall(r"at most " + PERCENT, sentence):
+        assert float(stated) / 100 >= value - 1e-12, (sentence, value)
+    if "more than 99.99%" in sentence:
+        assert value > 0.9999 and risk.SATURATED_WORDS in sentence, (sentence, value)
+
+
+@pytest.mark.parametrize("label,curve", list(_curves()), ids=lambda x: x if isinstance(x, str) else "")
+def test_odds_sentences_are_true_and_readable_at_every_epsilon(label, curve):
+    """The brief said "from 50% to at most more than 99.99% sure" at a large epsilon. Every sentence now states a
+    bound that holds, or what the guarantee allows and that it no longer rules out near certainty."""
+    from dppca_core import publishable
+
+    posterior = risk.posterior_bound(curve, 0.5).posterior
+    for neighbors in ("replace", "add_remove"):
+        _upper_bound_holds(publishable.odds(curve, neighbors)["sentence"], posterior)
+        power = 1 - float(risk.tradeoff(curve, 0.05))
+        test = publishable.best_test(curve, neighbors)["sentence"]
+        assert "at most more than" not in test and ("more than 99.99%" not in test or power > 0.9999), test
+    summary = risk.risk_summary(curve)
+    for bound, sentence in zip(summary["posterior"], summary["sentences"][2:]):
+        _upper_bound_holds(sentence, bound["posterior"])
+    assert "at most more than" not in summary["sentences"][0]
+    legend = rfig.tradeoff_figure(curve).data[0].name
+    assert "≤ more than" not in legend and "at most more than" not in legend
+
+
+def test_the_two_50_50_numbers_are_reconciled_in_one_sentence():
+    """The Lesson's risk step and the risk view showed "right at most 54.8% of the time" beside a curve reading
+    50% -> 76.9%: two answers to two questions, now said together in one sentence with both numbers."""
+    from ui.gallery import LESSON
+    from ui.lesson import step_figure, step_scenario
+
+    curve = PrivacyCurve.gdp(privacy.gaussian_mu(1.0, 1e-6))
+    guess = risk.format_percent(0.5 + risk.attacker_advantage(curve) / 2)
+    sure = risk.format_percent(risk.posterior_bound(curve, 0.5).posterior)
+    assert (guess, sure) == ("54.8%", "76.9%")
+    sentence = risk.two_numbers_sentence(curve)
+    assert guess in sentence and sure in sentence and sentence.count(". ") == 0  # one sentence
+    assert sentence in risk.risk_summary(curve)["sentences"]  # the risk view and the Report list it
+    (number, card) = next((i, c) for i, c in enumerate(LESSON, start=1) if c.figure == "risk")
+    vals = step_scenario(card, step=number)
+    fig, headline = step_figure(card, vals)
+    marks = [t for t in fig.data if t.text is not None][0].text
+    shown = next(m for m in marks if m.startswith("50%"))
+    assert shown.split("→ ")[1] in headline and guess in headline  # the figure's 50% mark and the game's number
+    # a pure guarantee: the two numbers are the same, and the sentence says so
+    assert "agree" in risk.two_numbers_sentence(PrivacyCurve.pure(1.0))

@@ -290,6 +290,8 @@ def test_every_page_offers_the_scenario_file_without_a_data_row(app_test, downlo
     at = app_test(src="upload", R="6000.0", mechs="analyze_gauss", reps="2", sreps="2")
     at.session_state["upload"] = {"name": "penguins.csv", "bytes": messy_csv()}
     cells = {cell for row in messy_rows()[:50] for cell in row[3:7] if cell not in ("", "NA")}
+    at.switch_page("pages/data.py").run()
+    at.button(key="declare_schema").click().run()  # the schema the file holds is one the analyst declared
     for page in PAGES:
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])

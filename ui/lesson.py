@@ -147,10 +147,10 @@ def _risk(vals: dict):
     _, _, results, _ = _results(vals)
     curves = {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
     mech, curve = next(iter(curves.items()))
-    summary = risk.risk_summary(curve, neighbors=vals["nb"])
-    return risk_figures.posterior_figure(
-        curves
-    ), f"{display_name(mech)} at ε = {vals['eps']:g}: {summary['sentences'][0]}"
+    # the figure's curve reads 50% -> its posterior bound; the guessing game's number is another: one sentence says both
+    return risk_figures.posterior_figure(curves), (
+        f"{display_name(mech)} at ε = {vals['eps']:g}: {risk.two_numbers_sentence(curve)}"
+    )
 
 
 def _plan(vals: dict):

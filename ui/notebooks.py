@@ -33,6 +33,11 @@ RELEASE_NOTEBOOK = (
 #: the file the release notebook writes, and the ledger of every spend from its folder (next to it)
 RELEASE_OUTPUT = "dppca_releases.json"
 LEDGER_NAME = "dppca_ledger.json"
+#: what the exploration notebook needs, in one line on its first cell: the README's install brings all but plotly
+EXPLORATION_NEEDS = (
+    "Needs the package installed once (`pip install -e <the project's folder>`); its last cell's figure also needs "
+    "plotly (`pip install plotly`), and without it that cell says so and draws nothing."
+)
 
 
 def _cell(kind: str, source: str, number: int) -> dict:
@@ -87,7 +92,7 @@ def exploration_notebook(vals: dict, upload: dict | None = None) -> str:
         f"{vals['dseed']}, noise seed {vals['seed']}): seeded runs, to explore and to reproduce, never to "
         "publish. "
         "A release to publish is drawn with fresh randomness: the Report's release notebook does that.\n\n"
-        f"Scenario: `?{scenario.query_string(vals)}`"
+        f"Scenario: `?{scenario.query_string(vals)}`\n\n{EXPLORATION_NEEDS}"
     )
     if report.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."

@@ -28,7 +28,7 @@ import pandas as pd
 
 import dppca_core as dc
 from dppca_core.data import datasets as dsets
-from dppca_core import publishable, risk
+from dppca_core import publishable, reading, risk
 from dppca_core.pipeline import experiments
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
@@ -213,6 +213,30 @@ def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None
         )
         out[mech] = dc.publish(release, nonprivate_choices=choices)
     return out
+
+
+def brief_outlook(vals: dict) -> str | None:
+    """Why the brief of releases drawn now could not judge them, before they are drawn (None when it can): no
+    release's budget split gives the eigenvalues a share, so none measures the variance its directions capture, and
+    the brief can only end with "Do not judge these directions yet" (:func:`dppca_core.publishable.recommendation`)."""
+    if scenario.private_k(vals) or vals["beig"] > 0:
+        return None
+    return (
+        "With this budget split the brief will not be able to say whether the directions are worth publishing: "
+        "no release gives the eigenvalues a share, so none measures the share of variance its directions capture "
+        "(the brief's private scree and its verdict against directions drawn at random need it), and the brief "
+        'will end with "Do not judge these directions yet". Give the eigenvalues a share before drawing, or '
+        "draw anyway: the brief still shows each release's loadings, score plot and settings."
+    )
+
+
+def delta_notice(vals: dict, ds) -> str | None:
+    """A δ above 1/n, in words, for the page (:func:`dppca_core.reading.delta_warning`); under add/remove n is
+    private, so the count is a hint for the data owner (the brief says it only where n is public)."""
+    found = reading.delta_warning(vals["delta"], getattr(ds, "n", None))
+    if found and vals["nb"] != "replace":
+        found += " (Here n is private: a hint read from the data, for you only.)"
+    return found
 
 
 def public_schema(ds) -> dict:
@@ -526,9 +550,31 @@ def _percent(x: float) -> str:
     return f"{x:.0f}%" if x >= 10 else f"{x:.2g}%"
 
 
-def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> list[str]:
-    """A summary for a non-technical reader: what was compared, at which ε, what privacy costs, what ε means for one
-    person (from the first mechanism with a guarantee)."""
+#: more than this share of the rows clipped at a public R: the diagnostics' reference is the PCA of distorted rows
+MOST_CLIPPED = 0.5
+
+
+def clipping_words(vals: dict, prep) -> str | None:
+    """Why the diagnostics mislead when most rows are clipped at a public R (None otherwise): the reference they are
+    scored against is the exact PCA of the clipped rows, so "captured energy 99.9%" can sit beside a spectrum the
+    clipping flattened. A count read from the data: not private, for the data owner."""
+    if getattr(prep, "radius", None) is not None:  # R chosen privately: each release clips at its own R
+        return None
+    n, clipped = prep.data.n, prep.data.n_clipped
+    if not n or clipped <= MOST_CLIPPED * n:
+        return None
+    return (
+        f"{clipped:,} of {n:,} rows ({100 * clipped / n:.0f}%) are longer than R = {vals['R']:g} and clipped: every "
+        "number here compares the releases with the exact PCA of the clipped rows, whose spectrum the clipping "
+        "distorts, so a high captured energy says little about the data's own directions. Set R from a public "
+        "bound on the rows' length (Data page). A count read from the data: not private."
+    )
+
+
+def summary_sentences(vals: dict, ds, results: dict, random_level: float, prep=None) -> list[str]:
+    """A summary for a non-technical reader: what was compared, at which ε, what privacy costs (after the clipping
+    warning when most rows are clipped: ``prep``, :func:`clipping_words`), what ε means for one person (from the
+    first mechanism with a guarantee)."""
     kept = (
         "letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
         f"above {vals['kvar']:g})"
@@ -539,6 +585,9 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float) -> lis
         f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
         f"(δ = {vals['delta']:g}) for each release, {kept}."
     ]
+    clipping = None if prep is None else clipping_words(vals, prep)
+    if clipping:
+        out.append(clipping)
     for mech, res in results.items():
         spec = get_mechanism(mech)
         if spec.guarantee == "none":

@@ -19,7 +19,7 @@ import streamlit as st
 
 import dppca_core as dc
 
-from . import data, scenario
+from . import data, scenario, table_hints
 from .errors import boundary
 from .session import NEW_UPLOAD_KEY  # set when a new file arrives, until its schema is read with the scenario's
 from .text import md_escape
@@ -184,6 +184,9 @@ def _schema_controls(parsed, choice) -> None:
     problem = data.choice_problem(choice)
     if problem:
         st.warning(md_escape(problem[0].upper() + problem[1:]), icon=":material/view_column:")
+    hint = table_hints.fill_warning(parsed, choice)
+    if hint:
+        st.warning(md_escape(hint), icon=":material/edit:")
 
 
 def fill_form(columns: list, note: str = "") -> None:

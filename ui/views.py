@@ -9,7 +9,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from dppca_core import figures, metrics, risk
+from dppca_core import figures, metrics, reading, risk
 from dppca_core.pipeline import experiments
 from dppca_core.pipeline import scores as scores_core
 from dppca_core.figures import risk as risk_figures
@@ -88,6 +88,17 @@ def units_warning(columns: list, X) -> bool:
         icon=":material/straighten:",
     )
     return True
+
+
+def clipping_warning(prep) -> bool:
+    """Above the metric cards: when most rows are clipped at a public R, the headline numbers compare with the PCA
+    of distorted rows (:func:`ui.report.clipping_words`). Returns True when it warned."""
+    from .report import clipping_words
+
+    words = clipping_words(scenario.values(), prep)
+    if words:
+        st.warning(md_escape(words), icon=":material/content_cut:")
+    return bool(words)
 
 
 def dominant_feature_warning(ds, prep, data_page=None) -> bool:
@@ -240,12 +251,36 @@ def _support(ds, prep, results, k, random_level):
         return
     s_eff = vals_s or len(support)
     chosen = {m: metrics.row_support(r.components[0], s_eff) for m, r in results.items()}
-    show.chart(figures.support_heatmap(chosen, support, ds.d))
-    truth = "the planted support" if ds.support is not None else f"the top {s_eff} rows of the non-private components"
-    st.caption(
-        f"Dark cells: the {s_eff} rows of largest norm each mechanism selects (first repetition); top line: "
-        f"{truth}."
+    show.chart(figures.support_heatmap(chosen, support, ds.d, ds.columns))
+    truth = (
+        "the planted support" if ds.support is not None else f"the top {s_eff} features of the non-private components"
     )
+    st.caption(
+        md_escape(
+            f"Dark cells: the {s_eff} features of largest norm (their row of the components) each mechanism "
+            f"selects (first repetition); top "
+            f"line: {truth}. {random_f1_words(ds.d, s_eff, len(support))}"
+        )
+    )
+
+
+def random_f1_words(d: int, selected: int, truth: int) -> str:
+    """The chance level beside a support F1: what choosing ``selected`` of the d features at random scores on
+    average (:func:`dppca_core.metrics.random_support_f1`)."""
+    level = metrics.random_support_f1(d, selected, truth)
+    return (
+        f"Chance level: {selected} of the {d} features chosen at random score F1 = {level:.2f} on average "
+        f"(precision {truth / d:.2f}, recall {selected / d:.2f})."
+    )
+
+
+def random_f1(ds, prep, k: int) -> float | None:
+    """The support F1 of a random choice for the Explore card (None when support recovery is not scored)."""
+    s = int(scenario.values()["s"])
+    support = compute.true_support(prep, ds.support, s, k)
+    if support is None or not 1 <= len(support) < ds.d:
+        return None
+    return metrics.random_support_f1(ds.d, s or len(support), len(support))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -264,7 +299,18 @@ def _accuracy(key: str, _rows, _labels, _bases):
         out.append(
             {"components": name, "accuracy": round(float(scores.mean()), 3), "± s.d.": round(float(scores.std()), 3)}
         )
-    return out
+    return out + [chance_accuracy(_labels)]
+
+
+def chance_accuracy(labels) -> dict:
+    """The chance level beside the accuracies: always answering the most common class (read from the labels: not
+    private, like the view)."""
+    _, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
+    return {
+        "components": "chance: always the most common class",
+        "accuracy": round(float(counts.max() / counts.sum()), 3),
+        "± s.d.": 0.0,
+    }
 
 
 def _downstream(ds, prep, results, k, random_level):
@@ -289,7 +335,8 @@ def _downstream(ds, prep, results, k, random_level):
     st.dataframe(_accuracy(h.hexdigest(), prep.data.rows, ds.labels, bases), hide_index=True)
     st.caption(
         "5-fold cross-validated accuracy of a logistic regression on the data projected onto k components "
-        "(as in Imtiaz & Sarwate's Table 1). Not private, for exploration: only the components are released."
+        "(as in Imtiaz & Sarwate's Table 1), above the chance level of always answering the most common class. "
+        "Not private, for exploration: only the components are released."
     )
 
 
@@ -305,9 +352,41 @@ def _convergence(ds, prep, results, k, random_level):
     show.chart(figures.convergence_traces(traces, random_level))
     st.caption(
         "Subspace distance to the reference after each iteration (first repetition) of the iterative "
-        "mechanisms selected. Iterates of noisy power methods and streaming methods are part of their "
-        "release; a Gibbs chain's are not (shown here only to explore)."
+        "mechanisms selected. "
+        + md_escape(convergence_words({display_name(m): t for m, t in traces.items()}, random_level))
+        + " Iterates of noisy power methods and streaming methods are part of their release; a Gibbs chain's are "
+        "not (shown here only to explore)."
     )
+
+
+def convergence_words(traces: dict, random_level: float | None = None) -> str:
+    """A caption read off the convergence chart it describes (``traces``: label -> error per iteration, as
+    :func:`dppca_core.figures.convergence_traces` draws them): each line's start, end and lowest point, and in how
+    many steps it rose; "falls at every step" only for a line that does. A caption that promised "geometric
+    decrease" sat over lines that zig-zag."""
+    words = []
+    for label, errors in traces.items():
+        e = np.asarray(errors, dtype=float)
+        if e.size < 2:
+            continue
+        steps = e.size - 1
+        rises = int(np.sum(np.diff(e) > 1e-9 * max(1.0, float(np.max(np.abs(e))))))
+        low = int(np.argmin(e))
+        if rises == 0:
+            words.append(f"{label}: falls at every step, from {e[0]:.2f} to {e[-1]:.2f}")
+        else:
+            words.append(
+                f"{label}: from {e[0]:.2f} to {e[-1]:.2f} after {steps} iterations, lowest {e[low]:.2f} at "
+                f"iteration {low}; it rose in {rises} of the {steps} steps (each step's noise moves it)"
+            )
+    ends = [float(np.asarray(v, dtype=float)[-1]) for v in traces.values() if len(v)]
+    order = (
+        " The lines end in the order of the legend, each lower than the one before."
+        if len(ends) > 1 and all(b < a for a, b in zip(ends, ends[1:]))
+        else ""
+    )
+    level = f" A random subspace scores {random_level:.2f}." if random_level is not None and words else ""
+    return ("; ".join(words) + "." if words else "No iteration to describe.") + order + level
 
 
 def risk_curves(results: dict) -> dict:
@@ -356,29 +435,39 @@ def _risk(ds, prep, results, k, random_level):
     audit_curve.teaching_section(curve, vals["delta"], display_name(first), key="risk_audit_curve")
 
 
-def _eigenvalue_half_widths(pub: dict, k: int | None = None) -> np.ndarray:
-    """95% half-widths of ``k`` (default: all released) private eigenvalues: 1.96 sd of their noise (a separate
-    share: the Gaussian added to them; Analyze Gauss's noisy matrix: about sqrt(2) sigma to first order, v' E v for
-    a unit v)."""
-    k = len(pub["eigenvalues"]) if k is None else k
-    if "eigenvalue_noise_scale" in pub["facts"]:
-        sd = pub["facts"]["eigenvalue_noise_scale"]
-    else:
-        sd = np.sqrt(2.0) * (pub["noise_scale"] or 0.0)
-    return np.full(k, 1.96 * sd)
+def private_shares(results: dict) -> tuple[dict, dict]:
+    """({mechanism: (shares, low, high)} of the first repetition's released shares of variance, post-processed into
+    [0, 1] with their total at most 1 (:func:`dppca_core.reading.shares`, as the publishable file states them), with
+    k chosen privately every candidate the rule read; {mechanism: why none} for those that released shares that
+    cannot be read)."""
+    private, unread = {}, {}
+    for mech, res in results.items():
+        if res.published["eigenvalues"] is None:
+            continue
+        shares = reading.shares(res.published)
+        if shares["shares"] is None:
+            if shares["measured"] == "too noisy":
+                unread[mech] = shares["sentence"]
+            continue
+        private[mech] = (shares["shares"], shares["low"], shares["high"])
+    return private, unread
 
 
 def _scree(ds, prep, results, k, random_level):
-    private, rule = {}, None
-    for mech, res in results.items():
-        out = res.published["outputs"]
-        # with k chosen privately: every candidate ratio the rule read (the release publishes them all)
-        ratios = out.get("candidate_ratios") or out.get("explained_variance_ratio")
-        if res.published["eigenvalues"] is not None and ratios:
-            total = out["total_variance"]
-            private[mech] = (ratios, _eigenvalue_half_widths(res.published, len(ratios)) / total)
-            rule = rule or res.published["parameters"].get("k_rule")
+    private, unread = private_shares(results)
+    rule = next(
+        (
+            r.published["parameters"].get("k_rule")
+            for r in results.values()
+            if r.published["eigenvalues"] is not None and r.published["parameters"].get("k_rule")
+        ),
+        None,
+    )
+    for mech, why in unread.items():
+        st.caption(md_escape(f"{display_name(mech)}: {why}"))
     if not private:
+        if unread:
+            return
         st.info(
             "No selected mechanism releases private eigenvalues at these settings. Give the eigenvalues a share "
             "of the budget in the sidebar (Budget split), or choose Analyze Gauss, whose noisy matrix gives them "
@@ -391,7 +480,7 @@ def _scree(ds, prep, results, k, random_level):
         if rule is None
         else min(
             len(ref_ratio),
-            max(len(r) for r, _ in private.values()),
+            max(len(bars[0]) for bars in private.values()),
             max(int(r.k.max()) for r in results.values() if r.k is not None) + 2,
         )
     )
@@ -399,7 +488,10 @@ def _scree(ds, prep, results, k, random_level):
     st.caption(
         "Grey: the exact shares (not private, for exploration). Coloured: the released shares of variance "
         "(private eigenvalues over a private total), first repetition, with 95% intervals from the noise's "
-        "known scale."
+        "known scale; a variance the noise made negative is shown as 0 and the total as at least the sum of the "
+        "parts, so each share lies between 0 and 100% and they add up to at most 100% (as the publishable file "
+        "states them). Analyze Gauss without an eigenvalue share reads them off the noisy matrix that chose its "
+        "directions: they overstate."
     )
     if rule is not None:
         kept = {display_name(m): int(r.k[0]) for m, r in results.items() if r.k is not None}

@@ -449,8 +449,9 @@ def convergence_traces(traces: dict, random_level: float | None = None) -> go.Fi
     return layout(fig, "Convergence: subspace error per iteration", "iteration", "‖sin Θ‖_F to the truth")
 
 
-def support_heatmap(selected: dict, truth, d: int) -> go.Figure:
-    """Rows selected by each mechanism (1) against the true support (first row)."""
+def support_heatmap(selected: dict, truth, d: int, columns=None) -> go.Figure:
+    """Rows selected by each mechanism (1) against the true support (first row); ``columns``: the features' names
+    (default: their numbers)."""
     if d < 1 or not selected:
         raise ValueError("need d >= 1 and at least one mechanism's selection.")
     labels = ["truth"] + [name(m) for m in selected]
@@ -462,14 +463,15 @@ def support_heatmap(selected: dict, truth, d: int) -> go.Figure:
         go.Heatmap(
             z=grid,
             y=labels,
-            x=np.arange(d),
+            x=np.arange(d) if columns is None else [text(c) for c in columns],
             colorscale=[[0, "#f4f4f4"], [1, "#2a6f97"]],
             showscale=False,
-            hovertemplate="row %{x}: %{z}<extra>%{y}</extra>",
+            hovertemplate="%{x}: %{z}<extra>%{y}</extra>",
         )
     )
+    fig.update_xaxes(type="category")
     return layout(
-        fig, "Selected rows (dark) against the true support", "feature (row of V)", "", height=120 + 35 * len(labels)
+        fig, "Selected features (dark) against the true support", "feature", "", height=120 + 35 * len(labels)
     )
 
 

@@ -5,18 +5,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..publishable import PART_WORDS, percents
+from ..publishable import PART_COLOURS, PART_WORDS, percents
 from .base import color_or_grey, layout, name, nonempty
 
 
-#: each part of a budget: its words (dppca_core.publishable.PART_WORDS) and its colour (a part, not a mechanism:
-#: greys and blues kept apart from the mechanism palette; dark enough for white text)
-BUDGET_PARTS = {
-    part: (words, colour)
-    for (part, words), colour in zip(
-        PART_WORDS.items(), ("#5b5b5b", "#8c510a", "#01665e", "#1f4e8c", "#6a3d9a", "#7f3b08", "#3f6212", "#b2182b")
-    )
-}
+#: each part of a budget: its words and its colour (dppca_core.publishable.PART_WORDS and PART_COLOURS)
+BUDGET_PARTS = {part: (words, PART_COLOURS[part]) for part, words in PART_WORDS.items()}
 #: the smallest font of a segment's label (px); a narrower segment shows none (the legend names every part)
 BUDGET_LABEL_PX = 14
 
@@ -65,23 +59,28 @@ def budget_bar(shares: dict, title: str = "How one release's (ε, δ) is split",
 def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.Figure:
     """Explained-variance ratios: the non-private ones (grey) beside each mechanism's private ones with intervals.
 
-    ``private`` maps a name to (ratios, half_widths) of its top-k components; ``reference_ratio`` are the exact
-    ratios (eigenvalue / total) of the reference.
+    ``private`` maps a name to (ratios, half_widths) of its top-k components, or to (shares, low, high) (the
+    post-processed shares of :func:`dppca_core.reading.shares`, each in [0, 1], with their 95% interval's ends);
+    ``reference_ratio`` are the exact ratios (eigenvalue / total) of the reference.
     """
     ref = nonempty(reference_ratio, "reference_ratio")
-    k = max(len(r) for r, _ in private.values()) if private else len(ref)
+    k = max(len(r[0]) for r in private.values()) if private else len(ref)
     top = top or k
     x = [f"PC{i + 1}" for i in range(top)]
     fig = go.Figure(go.Bar(x=x, y=100 * ref[:top], name="non-private (exact)", marker_color="#bbb"))
-    for label, (ratio, half) in private.items():
-        ratio, half = np.asarray(ratio, dtype=float)[:top], np.asarray(half, dtype=float)[:top]
+    for label, bars in private.items():
+        ratio = np.asarray(bars[0], dtype=float)[:top]
+        if len(bars) == 3:  # the interval's ends
+            up, down = np.asarray(bars[2], dtype=float)[:top] - ratio, ratio - np.asarray(bars[1], dtype=float)[:top]
+        else:
+            up = down = np.asarray(bars[1], dtype=float)[:top]
         fig.add_trace(
             go.Bar(
                 x=x[: len(ratio)],
                 y=100 * ratio,
                 name=f"{name(label)} (private)",
                 marker_color=color_or_grey(label),
-                error_y=dict(type="data", array=100 * half, visible=True),
+                error_y=dict(type="data", array=100 * up, arrayminus=100 * down, visible=True),
             )
         )
     fig.update_layout(barmode="group")

@@ -90,7 +90,7 @@ def tradeoff_figure(curves, audit_point=None, font_size: float = 14, height: int
         acc = 0.5 + risk.attacker_advantage(curve) / 2
         desc = short_description(curve)
         head = desc if label == desc else f"{name(label)}: {desc}"
-        legend = f"{head}, best guess right ≤ {risk.format_percent(acc)}"
+        legend = f"{head}, best guess right {risk.at_most(acc)}"
         fig.add_scatter(
             x=alpha,
             y=beta,

@@ -17,10 +17,9 @@ import html
 
 import pandas as pd
 
-from dppca_core import publishable
-from dppca_core.figures import BUDGET_PARTS
+from dppca_core import publishable, reading
 
-from . import slides
+from . import results, slides
 
 #: first line of the brief (fixed text)
 BRIEF_LINE = (
@@ -37,11 +36,13 @@ BRIEF_CSS = (
 body{font-family:system-ui,sans-serif;color:#111;max-width:860px;margin:1.5rem auto;padding:0 1.2rem;line-height:1.45}
 h1{font-size:1.7rem;margin:.6rem 0} h2{font-size:1.2rem;margin:1.3rem 0 .4rem;border-bottom:1px solid #ccc}
 p,li,td,th{overflow-wrap:break-word} .publishable{border:2px solid #1b5e20;background:#e8f5e9;padding:.5rem .8rem;
-  font-weight:600} .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
+  font-weight:600} .warn{border-left:5px solid #8a6d00;background:#fff8e1;padding:.5rem .8rem}
+  .rec{border-left:5px solid #1f4e8c;background:#eef3fa;padding:.5rem .8rem;font-weight:600}
+h3{font-size:1.1rem;margin:1.1rem 0 .3rem} h4{font-size:1rem;margin:.8rem 0 .3rem} .fig{margin:.3rem 0}
 table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem .4rem;
   border-bottom:1px solid #ddd;text-align:left;vertical-align:top} .note{color:#444;font-size:.9rem}
 @media print{@page{size:A4;margin:14mm} body{max-width:none;margin:0;padding:0;font-size:10.5pt}
-  h2{break-after:avoid} table,.meter,.bar,.rec{break-inside:avoid}}
+  h2,h3,h4{break-after:avoid} table,.meter,.bar,.rec,.fig{break-inside:avoid}}
 """
     + slides.BARS_CSS
 )
@@ -122,9 +123,13 @@ def _outputs_words(file: dict) -> str:
         "radius": "the clipping radius it chose",
         "column_scales": "column scales",
     }
-    found = [
-        words for key, words in names.items() if any(key in rel.get("outputs", {}) for rel in file["releases"].values())
-    ]
+
+    def published(rel: dict, key: str) -> bool:  # shares of variance count where measured from their own share
+        if key == "explained_variance_ratio":
+            return "eigenvalues" in rel.get("facts", {}).get("budget", {})
+        return key in rel.get("outputs", {})
+
+    found = [words for key, words in names.items() if any(published(rel, key) for rel in file["releases"].values())]
     return (", with " + ", ".join(found)) if found else ""
 
 
@@ -143,11 +148,18 @@ def guarantee_lines(file: dict) -> list[str]:
     if both:
         count = "Both releases" if both["releases"] == 2 else f"All {both['releases']} releases"
         out.append(
-            f"{count} together (made from the same data, their guarantees add up; "
-            f"ε = {both['epsilon']:.3g}, δ = {both['delta']:g}): {both['odds']['sentence']} "
+            f"{count} together (made from the same data, their guarantees compose: ε = {both['epsilon']:.3g}, "
+            f"δ = {both['delta']:g}, their exact composition, not the sum of their ε): {both['odds']['sentence']} "
             f"{both['best_test']['sentence']}"
         )
     return out
+
+
+def warning_lines(file: dict) -> list[str]:
+    """What a reader must know before trusting the guarantee: a δ above 1/n (n public under replace-one)."""
+    settings = file["settings"]
+    found = reading.delta_warning(settings.get("delta"), settings.get("n"))
+    return [found] if found else []
 
 
 def context_table(file: dict) -> pd.DataFrame:
@@ -162,6 +174,17 @@ def context_table(file: dict) -> pd.DataFrame:
             "source": "this file",
         }
     ]
+    both = file.get("together")
+    if both:
+        rows.append(
+            {
+                "deployment": f"These {both['releases']} releases together (composed)",
+                "ε": f"{both['epsilon']:.3g}",
+                "δ": f"{both['delta']:g}",
+                "what ε protects": "one person's row, for every release of this file",
+                "source": "this file",
+            }
+        )
     for c in sorted(file["context"], key=lambda c: c["epsilon"]):
         rows.append(
             {
@@ -201,7 +224,7 @@ def budget_html(budget: dict) -> str:
     """The budget's parts as one bar (each segment its share, in the unit in which they add up) and a legend."""
     segments, legend = [], []
     for part in budget["parts"]:
-        colour = BUDGET_PARTS.get(part["part"], (part["words"], "#555"))[1]
+        colour = publishable.PART_COLOURS.get(part["part"], "#555")
         label = f"{part['percent']}%" if part["percent"] >= LABELLED_SHARE else ""
         segments.append(f"<span style='width:{part['percent']}%;background:{colour}'>{label}</span>")
         legend.append(
@@ -262,6 +285,7 @@ def build_brief(file: dict) -> str:
     _check(file)
     released = "".join(f"<li>{_esc(x)}</li>" for x in released_lines(file)[1:])
     guarantees = "".join(f"<p>{_esc(x)}</p>" for x in guarantee_lines(file))
+    warnings = "".join(f"<p class='warn'>{_esc(x)}</p>" for x in warning_lines(file))
     budgets = "".join(
         (f"<p><b>{_esc(titles)}</b></p>" if len(_budgets(file)) > 1 else "") + budget_html(budget)
         for titles, budget in _budgets(file)
@@ -275,7 +299,8 @@ def build_brief(file: dict) -> str:
 <body><p class="publishable">{_esc(BRIEF_LINE)}</p>
 <h1>{_esc(_title(file))}</h1>
 <h2>What was released, and why</h2><p>{_esc(file['purpose'])}</p><ul>{released}</ul>
-<h2>The guarantee in words</h2>{guarantees}
+<h2>Results</h2>{results.results_html(file)}
+<h2>The guarantee in words</h2>{warnings}{guarantees}
 <h2>ε beside well-known deployments</h2>{context}<p class="note">{_esc(CONTEXT_NOTE)}</p>
 <h2>How the budget is split</h2>{budgets}
 <h2>Utility: better than random?</h2>{utility_html(file)}
@@ -301,7 +326,7 @@ def deck_slides(file: dict) -> list[slides.Slide]:
     lines = released_lines(file)
     out = [
         slides.Slide("What was released, and why", lines[:1] + lines[1:6]),
-        slides.Slide("The guarantee in words", guarantee_lines(file)),
+        slides.Slide("The guarantee in words", warning_lines(file) + guarantee_lines(file)),
         slides.Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
         slides.Slide(
             "How the budget is split",
@@ -317,6 +342,9 @@ def deck_slides(file: dict) -> list[slides.Slide]:
     ]
     if len(lines) > 6:
         out.insert(1, slides.Slide("How it was made", lines[6:]))
+    position = 2 if len(lines) > 6 else 1  # the results right after what was released
+    for mech in reversed(list(file["releases"])):
+        out[position:position] = results.release_slides(file, mech)
     return out
 
 

@@ -18,11 +18,12 @@ import datetime as _dt
 import html
 from dataclasses import dataclass, field
 
-import pandas as pd
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
 
-from dppca_core.figures.alt import figure_summary, figure_table
-from dppca_core.figures.base import LEGEND_BELOW
+import pandas as pd
+
+if TYPE_CHECKING:  # plotly is imported where a figure is drawn: the publishable brief and deck are made without it
+    import plotly.graph_objects as go
 
 #: rows of numbers beside a figure (a slide has room for about this many)
 TABLE_ROWS = 12
@@ -52,6 +53,7 @@ h1{font-size:2.4em;margin:.2em 0 .8em} h2{font-size:1.8em;margin:0 0 .6em;overfl
 p,li{font-size:1.15em;line-height:1.4;margin:.3em 0 .5em;overflow-wrap:anywhere}
 .body{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1.5em;flex:1;min-height:0}
 .figure{min-width:0} .side{min-width:0;overflow:hidden} .side p{font-size:1em}
+.figure svg{max-width:100%!important;max-height:500px!important}
 .numbers{font-size:.9em} .numbers table{border-collapse:collapse;width:100%;table-layout:auto}
 .numbers td,.numbers th{padding:.2em .4em;border-bottom:1px solid #ddd;text-align:left;overflow-wrap:break-word;
   vertical-align:top} .summary{color:#333;font-size:1em}
@@ -71,7 +73,8 @@ function fitSlides() {
     let size = 16;
     s.style.fontSize = size + 'px';
     const over = () => s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1 ||
-      [...s.querySelectorAll('.side, .numbers, td, th, p, h2')].some(e => e.scrollWidth > e.clientWidth + 1);
+      [...s.querySelectorAll('.side, .numbers, td, th, p, h2')].some(e => e.scrollWidth > e.clientWidth + 1) ||
+      [...s.querySelectorAll('.side')].some(e => e.scrollHeight > e.clientHeight + 1);
     while (over() && size > 9) { size -= 0.5; s.style.fontSize = size + 'px'; }
   }
 }
@@ -99,7 +102,8 @@ document.addEventListener('keydown', e => {
 class Slide:
     """One slide: a title, a few short lines, and optionally a figure with its numbers beside it (``table``, or
     the figure's own numbers when None), a table, or ``html`` (trusted markup built by this project, every string in
-    it already escaped: the publishable deck's bars)."""
+    it already escaped: the publishable deck's bars). ``figure_html``: a figure as trusted markup (the publishable
+    deck's inline SVG, :mod:`dppca_core.handout.svg`), laid out as a figure, with ``table`` beside it whole."""
 
     title: str
     lines: list = field(default_factory=list)
@@ -107,6 +111,7 @@ class Slide:
     table: pd.DataFrame | None = None
     link: str = ""
     html: str = ""
+    figure_html: str = ""
 
 
 def _table_html(table: pd.DataFrame, rows: int = TABLE_ROWS) -> str:
@@ -119,6 +124,10 @@ def deck_figure(fig: go.Figure) -> go.Figure:
     """A copy of ``fig`` laid out for a slide: its height, the legend below, no title of its own (the slide's heading
     and the summary beside it say it), and labels drawn beside points moved to the numbers table beside the figure
     (on a slide they overlapped one another or ran out of the plot)."""
+    import plotly.graph_objects as go
+
+    from dppca_core.figures.base import LEGEND_BELOW
+
     fig = go.Figure(fig)  # a copy: the page's figure keeps its own size
     # the slide's heading and the summary beside the figure carry its title: a long plotly title would run out
     fig.update_layout(height=FIGURE_HEIGHT, autosize=True, legend=LEGEND_BELOW, title=None, margin=dict(t=20))
@@ -149,11 +158,21 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
         else ""
     )
     if slide.figure is not None:
+        from dppca_core.figures.alt import figure_summary, figure_table
+
         table = figure_table(slide.figure) if slide.table is None else slide.table
         body = (
             f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
             f"<div class='side'>{lines}<p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
             f"<div class='numbers'>{_table_html(table)}</div></div></div>"
+        )
+    elif slide.figure_html:
+        numbers = (
+            "" if slide.table is None else f"<div class='numbers'>{_table_html(slide.table, len(slide.table))}</div>"
+        )
+        body = (
+            f"<div class='body'><div class='figure'>{slide.figure_html}</div>"
+            f"<div class='side'>{lines}{numbers}</div></div>"
         )
     else:
         body = (
@@ -176,7 +195,7 @@ def paginate(slides: list[Slide]) -> list[Slide]:
     "(continued)" after the first, so that no row is cut off."""
     out = []
     for slide in slides:
-        if slide.figure is not None or slide.table is None or len(slide.table) <= SLIDE_TABLE_ROWS:
+        if slide.figure is not None or slide.figure_html or slide.table is None or len(slide.table) <= SLIDE_TABLE_ROWS:
             out.append(slide)
             continue
         for start in range(0, len(slide.table), SLIDE_TABLE_ROWS):
