@@ -9,6 +9,7 @@ import hashlib
 
 import streamlit as st
 
+import dppca_core as dc
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.book import OverCap
 from dppca_core.privacy import PrivacyCurve
@@ -96,7 +97,9 @@ def _publish_block(ds, prep, results, vals) -> None:
     )
     _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
-    pending = [book.release_spend(vals, m) for m in drawable]
+    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
+    X, options = report.publishable_options(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    pending = [book.release_spend(m, o) for m, o in options.items()]
     st.markdown(book.statement(table_id, name, pending))
     confirmed = st.checkbox(
         "Spend this budget on these data",
@@ -104,7 +107,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         help="Drawing spends the budget stated above, for good: it is recorded in this server's budget book.",
     )
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases", disabled=not confirmed):
-        if confirmed and _draw(ds, prep, drawable, vals, table_id, pending):
+        if confirmed and _draw(ds, X, options, vals, table_id, pending):
             st.rerun()  # the page again from the book: what is now spent, and a new, unticked box
     with st.expander("This table's budget book"):
         _book_view(table_id, name)
@@ -159,19 +162,23 @@ def _publish_block(ds, prep, results, vals) -> None:
     )
 
 
-def _draw(ds, prep, drawable, vals, table_id, pending) -> bool:
+def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
     """Reserve the spends in the book (refused in words past the table's cap: nothing drawn), draw one release per
-    mechanism with fresh randomness, and settle each spend with its exact curve and the file's digest."""
+    mechanism with fresh randomness from the options the spends were stated for, and settle each spend with its exact
+    curve and the file's digest."""
     try:
         ids = book.reserve(table_id, pending)
     except OverCap as exc:
         st.error(md_escape(str(exc)), icon=":material/block:")
         return False
-    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-    published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    choices = scenario.nonprivate_choices(vals)
+    published = {
+        mech: dc.publish(dc.release_with(mech, X, opts, seed=None), nonprivate_choices=choices)
+        for mech, opts in options.items()
+    }
     file = report.publishable_file(published, vals, ds)
     digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
-    for spend_id, mech in zip(ids, drawable):
+    for spend_id, mech in zip(ids, options):
         book.settle(spend_id, PrivacyCurve.from_dict(published[mech]["privacy"]), digest)
     st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals), "file": file}
     return True

@@ -8,12 +8,15 @@ where it is not installed (a developer's shared environment) the kernel gets the
 editable install puts it there."""
 
 import json
+import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from dppca_core.book import BudgetBook
 
 from dppca_core import publishable
 from dppca_core.handout import brief
@@ -159,29 +162,33 @@ def test_the_release_notebook_spends_once_and_asks_before_spending_again(
             client.execute_cell(cell, index)
         output = folder / notebooks.RELEASE_OUTPUT
         first = output.read_text(encoding="utf-8")
-        ledger_path = folder / notebooks.LEDGER_NAME
-        ledger = json.loads(ledger_path.read_text(encoding="utf-8"))
+        book = BudgetBook(folder / notebooks.LEDGER_NAME)
+        (table,) = [t["id"] for t in book.tables()]
+        spent = book.spent(table)
+        said = _stdout(nb.cells[release_cell])
+        assert f"after it: {spent.words()}" in said  # stated before drawing, as it then was
         # run again, nobody to confirm: nothing spent, the file kept
         client.execute_cell(nb.cells[release_cell], release_cell)
         again = _stdout(nb.cells[release_cell])
-        assert "Not spent again" in again and "epsilon = 2," in again  # two releases of epsilon 1 each
+        assert "Not spent again" in again and spent.words() in again
         assert output.read_text(encoding="utf-8") == first
-        assert json.loads(ledger_path.read_text(encoding="utf-8")) == ledger
+        assert book.spent(table) == spent
         # another output from the same folder asks too; answered yes (as a person would type it), it spends again,
-        # drawn fresh (other numbers than the first file's), and the ledger adds it up
+        # drawn fresh (other numbers than the first file's), and the book composes the four releases
         answer_yes = "def input(question=''):\n    print(question)\n    return 'yes'"  # the person's answer
         nb.cells.append(nbformat.v4.new_code_cell("OUTPUT = 'second.json'\n" + answer_yes))
         client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
         client.execute_cell(nb.cells[release_cell], release_cell)
         said = _stdout(nb.cells[release_cell])
-        assert "already spent 1 time(s)" in said and "epsilon = 4," in said
-        both = json.loads(ledger_path.read_text(encoding="utf-8"))
-    assert len(ledger) == 1 and ledger[0]["mechanisms"] == ["analyze_gauss", "private_power"]
-    assert ledger[0]["epsilon_spent"] == 2.0 and ledger[0]["delta_spent"] == pytest.approx(2e-6)
-    assert ledger[0]["output"] == notebooks.RELEASE_OUTPUT and ledger[0]["data"] == "penguins.csv"
-    assert both[0] == ledger[0] and both[1]["output"] == "second.json" and len(both) == 2
-    assert output.read_text(encoding="utf-8") == first  # the first file kept
+        assert "already spent" in said and book.spent(table).words() in said
+    spends = book.spends(table)
+    assert [s.mechanism for s in spends] == ["analyze_gauss", "private_power"] * 2 and all(s.settled for s in spends)
+    assert spent.count == 2 and spent.delta == pytest.approx(2e-6) and 1.0 < spent.epsilon < 2.0  # composed exactly
+    assert book.tables()[0]["name"] == "penguins.csv"
     payload = json.loads(first)
+    # the same arithmetic as the brief's 'together': one number for the two releases everywhere
+    assert spent.epsilon == pytest.approx(payload["together"]["epsilon"], rel=1e-12)
+    assert output.read_text(encoding="utf-8") == first  # the first file kept
     validate(payload)
     _publishable_checks(first, payload)
     second = json.loads((folder / "second.json").read_text(encoding="utf-8"))
@@ -271,9 +278,10 @@ def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path,
     assert publishable.has_guarantee(payload) == (variant != "not publishable")
     if variant == "score plot by group":
         assert "scores" in payload["releases"]["analyze_gauss"]["outputs"]
-    ledger = json.loads((tmp_path / notebooks.LEDGER_NAME).read_text(encoding="utf-8"))
-    assert len(ledger) == 1 and ledger[0]["mechanisms"] == mechs
-    assert (ledger[0]["epsilon_spent"] is None) == (variant == "not publishable")
+    book = BudgetBook(tmp_path / notebooks.LEDGER_NAME)
+    (table,) = [t["id"] for t in book.tables()]
+    assert [s.mechanism for s in book.spends(table)] == mechs
+    assert math.isinf(book.spent(table).epsilon) == (variant == "not publishable")
     if variant == "private k":
         assert payload["settings"]["k"]["rule"] == "private"
 

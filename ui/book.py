@@ -21,6 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from dppca_core.book import BudgetBook, Spend, Spent, book_key, composed, fingerprint
+from dppca_core.pipeline.budget import planned_curve
 from dppca_core.privacy import PrivacyCurve
 from dppca_core.registry import get_mechanism
 
@@ -95,14 +96,14 @@ def _server_identity(relative: str) -> str:
     return "server:" + relative + "|" + "|".join(parts)
 
 
-def release_spend(vals: dict, mechanism: str) -> Spend:
-    """What one release of ``mechanism`` at the scenario's (ε, δ) will spend, stated before it is drawn: its claimed
-    (ε, δ) (settled afterwards with its exact curve, never looser)."""
-    eps, delta = float(vals["eps"]), float(vals["delta"])
+def release_spend(mechanism: str, options) -> Spend:
+    """What one release of ``mechanism`` with ``options`` (a ReleaseOptions) will spend, stated before it is drawn:
+    the curve its plan composes to (:func:`dppca_core.pipeline.budget.planned_curve`, never below the curve the
+    release then states; the same curve for a Gaussian release), with the delta it states."""
+    curve = planned_curve(mechanism, options)
     spec = get_mechanism(mechanism)
-    uses_delta = spec.uses_delta_with(spec.resolve_params({}))
-    curve = PrivacyCurve.approx(eps, delta) if uses_delta else PrivacyCurve.pure(eps)
-    return Spend("release", f"{spec.display_name} release", curve, delta if uses_delta else 0.0, mechanism)
+    delta = float(options.delta) if spec.uses_delta_with(spec.resolve_params(options.params)) else 0.0
+    return Spend("release", f"{spec.display_name} release", curve, delta, mechanism)
 
 
 def look_spend(what: str, epsilon: float, delta: float) -> Spend:
@@ -139,7 +140,7 @@ def statement(table_id: str, name: str, pending: list[Spend]) -> str:
     everyone = spent(table_id)
     mine = spent(table_id, mine=True)
     after = the_book.spent(table_id, extra=pending)
-    each = "; ".join(f"{s.what}: ε = {s.curve.epsilon:.3g}, δ = {s.delta:.2g}" for s in pending)
+    each = "; ".join(f"{s.what}: {_reading(composed([s])).split(' (')[0]}" for s in pending)
     this = composed(pending)
     text = (
         f"**Spent on {md_escape(name)} so far**: {_reading(mine)} in this session; {_reading(everyone)} in every session of "

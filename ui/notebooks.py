@@ -32,7 +32,7 @@ RELEASE_NOTEBOOK = (
 )
 #: the file the release notebook writes, and the ledger of every spend from its folder (next to it)
 RELEASE_OUTPUT = "dppca_releases.json"
-LEDGER_NAME = "dppca_ledger.json"
+LEDGER_NAME = "dppca_ledger.sqlite"
 #: what the exploration notebook needs, in one line on its first cell: the README's install brings all but plotly
 EXPLORATION_NEEDS = (
     "Needs the package installed once (`pip install -e <the project's folder>`); its last cell's figure also needs "
@@ -164,27 +164,33 @@ def release_constants(vals: dict, has_labels: bool) -> list[str]:
     ]
 
 
-#: the release cell: spends once; again only after a confirmation; every spend added to the ledger
-RELEASE_CELL = """# The release cell: it spends the privacy budget on the data. Run again, it asks first
-# (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
+#: the release cell: states what it will spend and the total it brings the book to, spends once (again only after a
+#: confirmation), and records every spend in the budget book next to the output (dppca_core.book, exact composition)
+RELEASE_CELL = """# The release cell: it spends the privacy budget on the data. It says first what it will spend; run again, it
+# asks (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
+from dppca_core.book import BudgetBook, Spend, book_key, fingerprint
 from dppca_core.handout.brief import build_brief
+from dppca_core.privacy import PrivacyCurve
 
-ledger_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one ledger per folder, whatever the output's name
-ledger = json.loads(ledger_path.read_text(encoding="utf-8")) if ledger_path.exists() else []
-spend = not ledger
-if ledger:
-    last = ledger[-1]
-    question = (f"The budget was already spent {len(ledger)} time(s) from this folder (last: {last['time']}, "
-                f"{last['output']}, epsilon = {last['epsilon_spent']}). Spend it once more? Type yes to draw new "
-                "releases: ")
+book_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one budget book per folder, whatever the output's name
+book = BudgetBook(book_path)
+source = Path(DATA).read_bytes() if Path(str(DATA)).is_file() else str(DATA).encode()
+table = book.table(fingerprint(source, book_key(book_path)), Path(str(DATA)).name, SCHEMA)
+pending = [Spend("release", f"{TITLES[m]} release", PrivacyCurve.approx(EPSILON, DELTA), DELTA, m) for m in MECHANISMS]
+print(f"Spent on these data so far (book {book_path}): {book.spent(table).words()}. This cell spends "
+      f"epsilon = {EPSILON:g}, delta = {DELTA:g} for each of {len(pending)} release(s); after it: "
+      f"{book.spent(table, extra=pending).words()}.")
+spend = not book.spends(table)
+if not spend:
     try:
-        spend = input(question).strip().lower() == "yes"
+        spend = input("The budget was already spent on these data. Spend it once more? Type yes: ").strip() == "yes"
     except (EOFError, OSError, NotImplementedError):  # nobody to ask (run without a person at the keyboard)
         spend = False
     if not spend:
-        print(f"Not spent again: {last['output']} keeps its releases. To spend once more, run this cell and "
+        print("Not spent again: the files written before keep their releases. To spend once more, run this cell and "
               "answer yes.")
 if spend:
+    ids = book.reserve(table, pending)  # recorded before the draw (refused past a cap set on this book)
     X_release, radius, extra = experiments.release_input(inp.data, inp.radius, inp.scale, inp.rows)
     releases = {}
     for mech in MECHANISMS:
@@ -194,28 +200,20 @@ if spend:
         releases[mech] = dc.publish(release, nonprivate_choices=NONPRIVATE)
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
     file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT)
-    Path(OUTPUT).write_text(publishable.file_json(file), encoding="utf-8")
+    text = publishable.file_json(file)
+    Path(OUTPUT).write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    for spend_id, mech in zip(ids, MECHANISMS):
+        book.settle(spend_id, PrivacyCurve.from_dict(releases[mech]["privacy"]), digest)
     brief_path = Path(OUTPUT).with_suffix(".brief.html")  # the handout, made from the publishable file alone
     try:
         brief_path.write_text(build_brief(file), encoding="utf-8")
         print(f"Wrote {brief_path}: the publishable brief, one printable page for readers of the release.")
     except ValueError as exc:  # no release with a guarantee: nothing to hand out
         print(f"No brief: {exc}")
-    epsilons = [pub["epsilon"] for pub in releases.values()]  # None: a release that states no guarantee
-    ledger.append({"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   "output": OUTPUT, "data": DATA, "mechanisms": list(releases), "neighbors": NEIGHBORS,
-                   "epsilon_spent": None if None in epsilons else sum(epsilons),
-                   "delta_spent": sum(pub.get("delta") or 0.0 for pub in releases.values())})
-    ledger_path.write_text(json.dumps(ledger, indent=1), encoding="utf-8")
     print(f"Wrote {OUTPUT}: {file['export']}")
-# basic composition: the epsilons and deltas of every release on the same data add up (an upper bound)
-if any(s["epsilon_spent"] is None for s in ledger):
-    print(f"{len(ledger)} spend(s) recorded in {ledger_path}: no bound on the total, because a spend stated no "
-          "privacy guarantee (a choice before it read the data without privacy).")
-else:
-    print(f"Spent on these data, in {len(ledger)} spend(s) recorded in {ledger_path}: epsilon = "
-          f"{sum(s['epsilon_spent'] for s in ledger):g}, delta = {sum(s['delta_spent'] for s in ledger):g} "
-          "in total.")"""
+# every spend on the same data composes: the book reads them together exactly (as the brief's 'together' does)
+print(f"Spent on these data, recorded in {book_path}: {book.spent(table).words()}.")"""
 
 
 def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
@@ -227,8 +225,10 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
         f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
         "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
         "and beside it the publishable brief, a printable page made from that file alone. "
-        f"Each spend is added to the ledger `{LEDGER_NAME}` next to it, so the total spent is visible; running "
-        "the release cell again (or with another output) asks before it spends again. It carries no "
+        f"It says first what it will spend and what that brings the total to; each spend is recorded in the budget "
+        f"book `{LEDGER_NAME}` next to it (a SQLite file: `python -m dppca_core.book --book {LEDGER_NAME} list`), "
+        "composed exactly with every spend before; running the release cell again asks before it spends again. "
+        "It carries no "
         "seed: the scenario's link (with its noise seed) belongs to the exploration records."
     )
     if report.reads_a_file(vals):
@@ -238,17 +238,16 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
         upload,
         more="\n    from dppca_core import publishable",
         extra_lines=(
-            f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its ledger of spends goes next " "to it",
+            f"OUTPUT = {RELEASE_OUTPUT!r}  # the publishable file; its budget book goes next to it",
             f"LEDGER_NAME = {LEDGER_NAME!r}",
-            "import datetime",
-            "import json",
+            "import hashlib",
             "from pathlib import Path",
         ),
     )
     constants = release_constants(vals, getattr(ds, "labels", None) is not None)
     constants.append(_literal("SCHEMA", report.public_schema(ds)))
     constants.append(
-        "DATA = DATA_FILE  # what the ledger says the releases read"
+        "DATA = DATA_FILE  # what the budget book says the releases read"
         if report.reads_a_file(vals)
         else _literal("DATA", report.data_kind(vals))
     )

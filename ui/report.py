@@ -181,38 +181,45 @@ def left_out(mechs) -> dict:
     return {m: why for m in mechs if (why := publishable.refusal(m))}
 
 
-def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> dict:
-    """One publishable release per mechanism that has a guarantee (:func:`left_out` are not drawn): drawn with fresh
-    operating-system randomness (``seed=None``) from exactly the scenario's configuration (its budget split and
-    ``center``, the centring each release does: :func:`dppca_core.release_pca`) and exported with
-    :func:`dppca_core.publish`, which states no guarantee and names the choices when a data-dependent choice was not
-    private (:func:`ui.scenario.nonprivate_choices`). ``labels``: the data's label column, for a score plot by
-    group. ``scale`` and ``rows``: with the columns scaled privately, the rule and the raw rows each release reads
-    (:func:`ui.compute.release_rows`)."""
-    choices = scenario.nonprivate_choices(vals)
+def publishable_options(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> tuple:
+    """(what each release reads, {mechanism: ReleaseOptions}) for every mechanism of ``mechs`` that has a guarantee
+    (:func:`left_out` are not drawn): exactly the scenario's configuration (its budget split and ``center``, the
+    centring each release does). ``labels``: the data's label column, for a score plot by group. ``scale`` and
+    ``rows``: with the columns scaled privately, the rule and the raw rows each release reads
+    (:func:`ui.compute.release_rows`). The options say, before anything is drawn, what each release will spend
+    (:func:`dppca_core.pipeline.budget.planned_curve`)."""
     # what each release reads: the prepared rows, or the rows in the data's units when R or the scales are private
     X, radius, extra = experiments.release_input(data, scenario.radius_rule(vals), scale, rows)
-    out = {}
-    for mech in mechs:
-        if publishable.refusal(mech):
-            continue
-        release = dc.release_pca(
-            mech,
-            X,
-            scenario.k_arg(vals),
-            vals["eps"],
-            vals["delta"],
-            vals["nb"],
-            radius,
-            seed=None,
+    options = {
+        mech: dc.ReleaseOptions(
+            k=scenario.k_arg(vals),
+            epsilon=vals["eps"],
+            delta=vals["delta"],
+            neighbors=vals["nb"],
+            data_norm=radius,
             budget=scenario.budget(vals, mech, labels is not None),
             center=center,
             **extra,
             **scenario.release_options(vals, labels, mech),
-            **scenario.mech_params(mech, vals),
+            params=scenario.mech_params(mech, vals),
         )
-        out[mech] = dc.publish(release, nonprivate_choices=choices)
-    return out
+        for mech in mechs
+        if not publishable.refusal(mech)
+    }
+    return X, options
+
+
+def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> dict:
+    """One publishable release per mechanism that has a guarantee (:func:`publishable_options`): drawn with fresh
+    operating-system randomness (``seed=None``) and exported with :func:`dppca_core.publish`, which states no
+    guarantee and names the choices when a data-dependent choice was not private
+    (:func:`ui.scenario.nonprivate_choices`)."""
+    choices = scenario.nonprivate_choices(vals)
+    X, options = publishable_options(data, mechs, vals, center, labels, scale, rows)
+    return {
+        mech: dc.publish(dc.release_with(mech, X, opts, seed=None), nonprivate_choices=choices)
+        for mech, opts in options.items()
+    }
 
 
 def brief_outlook(vals: dict) -> str | None:

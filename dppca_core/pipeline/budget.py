@@ -58,7 +58,7 @@ from .steps import (
 from ..data.centring import algebraic_shape
 from ..data.prepare import prepare
 from ..data.schema import rows_and_schema
-from ..privacy import PrivacyCurve
+from ..privacy import PrivacyCurve, compose
 from ..privacy.randomness import random_source
 from ..registry import get_mechanism
 from ..release import Release
@@ -155,6 +155,39 @@ def release_pca(
     # every argument but the mechanism, the rows, the seed and the mechanism's parameters is a field of the options
     fields = {name: value for name, value in locals().items() if name not in ("mechanism", "X", "seed", "params")}
     return release_with(get_mechanism(mechanism).name, X, ReleaseOptions(**fields, params=params), seed)
+
+
+def planned_curve(mechanism: str, options: ReleaseOptions) -> PrivacyCurve:
+    """The privacy curve a release of ``mechanism`` with ``options`` states at most, computed before any data is read
+    (plans before data): its Gaussian shares and the stability steps' slice of delta composed as the release's
+    :class:`~dppca_core.pipeline.ledger.Ledger` composes its steps, else its (epsilon, delta). Never below the curve
+    the release then states (tests/pipeline/test_budget.py): what a budget book reserves before a draw.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism.
+    options : ReleaseOptions
+        The release's options (checked here as :func:`release_with` checks them).
+
+    Returns
+    -------
+    PrivacyCurve
+        "gdp" for a Gaussian release without stability steps; "approx" with them, or for a mechanism with an
+        (epsilon, delta) guarantee; "pure" for a pure-DP release; "none" for the non-private reference.
+    """
+    spec = get_mechanism(mechanism)
+    plan = _plan(spec, options)
+    if spec.guarantee in ("none", "retracted"):
+        return PrivacyCurve.none()
+    if plan.kind == "pure":
+        return PrivacyCurve.pure(options.epsilon)
+    if plan.kind != "gdp":
+        return PrivacyCurve.approx(options.epsilon, plan.delta)
+    curves = [PrivacyCurve.gdp(share.mu) for share in plan.shares.values()]
+    if plan.reserve:
+        curves.append(PrivacyCurve.approx(0.0, plan.reserve))
+    return compose(curves, delta=plan.delta)
 
 
 def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:

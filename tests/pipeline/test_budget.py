@@ -229,3 +229,33 @@ def test_a_degenerate_table_gets_a_release_like_its_neighbour(table):
     assert "no variance to analyse" in on_d.diagnostics["warnings"][0]
     assert not any("no variance" in w for w in on_dp.diagnostics.get("warnings", []))
     assert "no variance" not in json.dumps(on_d.published())
+
+
+PLANNED = [
+    ("analyze_gauss", dict()),
+    ("analyze_gauss", dict(center="private", budget=BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1, scores=0.1))),
+    ("analyze_gauss", dict(data_norm="private", k="auto", variance_target=0.8)),
+    ("analyze_gauss", dict(budget=BudgetSplit.with_extras(scores=0.2), score_kind="sparse")),
+    ("private_power", dict(center="private", budget=BudgetSplit.with_extras(mean=0.1))),
+    ("ppca_exponential", dict()),
+    ("dp_pca", dict(k=1)),
+    ("mod_sulq", dict()),
+]
+
+
+@pytest.mark.parametrize("mechanism, options", PLANNED, ids=[f"{m}-{i}" for i, (m, _) in enumerate(PLANNED)])
+def test_the_planned_curve_is_never_below_the_release_it_plans(mechanism, options):
+    """What a budget book reserves before a draw (issue 55: the spend stated before it is drawn) bounds what the
+    release then states, at every delta; for a Gaussian release it is the same curve (so the statement before the
+    draw and the total after it are the same numbers)."""
+    from dppca_core.pipeline.budget import planned_curve
+    from dppca_core.pipeline.options import ReleaseOptions
+
+    X = np.random.default_rng(3).normal(size=(600, 5)) * 0.3
+    opts = ReleaseOptions(**{"k": 2, "epsilon": 1.0, "delta": 1e-5, "data_norm": 1.0, **options})
+    planned = planned_curve(mechanism, opts)
+    rel = dc.release_with(mechanism, X, opts, seed=0)
+    for delta in (1e-9, 1e-6, 1e-5, 1e-3):
+        assert planned.epsilon_at(delta) >= rel.privacy.epsilon_at(delta) * (1 - 1e-9), (delta, planned, rel.privacy)
+    if mechanism in ("analyze_gauss", "private_power") and rel.privacy.kind == "gdp":  # calibrated exactly
+        assert planned.kind == "gdp" and planned.mu == pytest.approx(rel.privacy.mu, rel=1e-9)
