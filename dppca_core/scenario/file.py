@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fields import FIELDS, MAX_BOUNDS, PLAN_TARGET_FIELDS, Field
+from .fields import FIELDS, MAX_BOUNDS, PLAN_TARGET_FIELDS, SHOWN_CHARS, Field, shown
 from .link import from_fields, from_query, is_default, query_string, to_query
 
 
@@ -122,7 +122,7 @@ def from_document(doc: Any) -> tuple[dict, list[str]]:
     version = doc.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FILE_VERSION:
         raise ValueError(
-            f"this scenario file has format version {str(version)[:20]}; this version of DP-PCA Explorer "
+            f"this scenario file has format version {shown(version, 20)}; this version of DP-PCA Explorer "
             f"reads versions 1 to {FILE_VERSION}. Update DP-PCA Explorer to open it."
         )
     given, notices = {}, []
@@ -130,7 +130,7 @@ def from_document(doc: Any) -> tuple[dict, list[str]]:
         if section in ("format", "format_version"):
             continue
         if not isinstance(block, dict):
-            notices.append(f"ignored {str(section)[:40]}: not a section of settings")
+            notices.append(f"ignored {section[:SHOWN_CHARS]}: not a section of settings")
         elif section == PARAMETERS_SECTION:
             given.update(_parameters(block, notices))
         else:
@@ -145,12 +145,12 @@ def _section_values(section: str, block: dict, notices: list) -> dict:
     out = {}
     for name, value in list(block.items())[:500]:
         if name not in FIELDS or section_of(name) != section:
-            notices.append(f"ignored {section[:40]}.{str(name)[:40]}: not a setting of this section")
+            notices.append(f"ignored {section[:SHOWN_CHARS]}.{name[:SHOWN_CHARS]}: not a setting of this section")
             continue
         try:
             out[name] = STRUCTURED[name][1](value) if name in STRUCTURED else value
-        except (TypeError, ValueError) as exc:
-            notices.append(f"ignored {name} = {str(value)[:40]}: {str(exc)[:120]}")
+        except (TypeError, ValueError, OverflowError, RecursionError):  # checked again, in words, by from_fields
+            notices.append(f"ignored {name} = {shown(value)}: not a value this setting can take")
     return out
 
 
@@ -198,6 +198,8 @@ def from_toml(text: str | bytes) -> tuple[dict, list[str]]:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ValueError(f"this file is not a readable scenario file (TOML): {str(exc)[:160]}.") from None
+    except ValueError:  # a whole number longer than Python reads (4,300 digits)
+        raise ValueError("this file is not a readable scenario file (TOML): a number in it is too long.") from None
     return from_document(doc)
 
 
