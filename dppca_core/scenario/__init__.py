@@ -66,6 +66,7 @@ from .link import (  # noqa: F401 - every name of the scenario, importable from 
     query_string,
     from_fields,
 )
+from .prescan import LIMITS as FILE_LIMITS, prescan  # noqa: F401 - the scenario file's structure, before parsing
 from .file import (  # noqa: F401 - every name of the scenario, importable from here as before
     FILE_FORMAT,
     FILE_VERSION,

@@ -106,6 +106,17 @@ def checked(key: str, value, text: bool = False) -> Any:
     raise ValueError("unknown setting")
 
 
+#: the most notices a link or a file gives (one more says how many others were left out)
+MAX_NOTICES = 20
+
+
+def capped(notices: list) -> list:
+    """``notices`` with at most :data:`MAX_NOTICES`, the rest counted in one more."""
+    if len(notices) <= MAX_NOTICES:
+        return notices
+    return notices[:MAX_NOTICES] + [f"and {len(notices) - MAX_NOTICES:,} more values that could not be used."]
+
+
 def _ignored(key: str, value: str, reason: str, where: str = "") -> str:
     """The notice of a value that could not be used (``value`` as the notice quotes it); it keeps its default."""
     default = f"; using {shown(FIELDS[key].default)}" if key in FIELDS else ""
@@ -128,7 +139,7 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
     if "target" not in used:
         values["target"] = default_target(values)
     _cap_size(values, notices)
-    return values, notices
+    return values, capped(notices)
 
 
 def in_metric_unit(vals: dict, notices: list | None = None) -> float:
@@ -199,4 +210,4 @@ def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]
     if "target" not in fields:
         vals["target"] = default_target(vals)
     _cap_size(vals, notices)
-    return vals, notices
+    return vals, capped(notices)
