@@ -64,6 +64,8 @@ from .link import (  # noqa: F401 - every name of the scenario, importable from 
     is_default,
     to_query,
     query_string,
+    too_long_for_a_link,
+    link_query,
     from_fields,
 )
 from .prescan import LIMITS as FILE_LIMITS, prescan  # noqa: F401 - the scenario file's structure, before parsing

@@ -110,6 +110,14 @@ def checked(key: str, value, text: bool = False) -> Any:
 MAX_NOTICES = 20
 
 
+#: why a value longer than a link carries was not used, and where to find it
+TOO_LONG = (
+    "{chars:,} characters, more than a link carries for one setting ("
+    + f"{MAX_RAW_CHARS:,}"
+    + "); a scenario file holds it: download it from the sidebar of the app and open it on Home"
+)
+
+
 def capped(notices: list) -> list:
     """``notices`` with at most :data:`MAX_NOTICES`, the rest counted in one more."""
     if len(notices) <= MAX_NOTICES:
@@ -130,9 +138,12 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
     """
     values, notices, used = dict(DEFAULTS), [], set()
     for key, raw in list(params.items())[:200]:
-        key = str(key)[:100]
+        key, raw = str(key)[:100], str(raw)
+        if len(raw) > MAX_RAW_CHARS:  # what a link cannot carry: the address bar leaves it out (link_query)
+            notices.append(_ignored(key, raw[:SHOWN_CHARS] + "…", TOO_LONG.format(chars=len(raw)), " from the link"))
+            continue
         try:
-            values[key] = checked(key, str(raw), text=True)
+            values[key] = checked(key, raw, text=True)
             used.add(key)
         except ValueError as exc:
             notices.append(_ignored(key, str(raw)[:SHOWN_CHARS], str(exc), " from the link"))
@@ -196,6 +207,18 @@ def to_query(vals: dict) -> dict:
 def query_string(vals: dict) -> str:
     """The URL query string of a scenario (:func:`to_query`, encoded)."""
     return urllib.parse.urlencode(to_query(vals))
+
+
+def too_long_for_a_link(vals: dict) -> dict:
+    """{setting: characters} of the values of ``vals`` a link cannot carry: longer than :data:`MAX_RAW_CHARS`, which
+    :func:`from_query` refuses (a wide table's declared columns, their public values). A scenario file holds them."""
+    return {key: len(text) for key, text in to_query(vals).items() if len(text) > MAX_RAW_CHARS}
+
+
+def link_query(vals: dict) -> dict:
+    """:func:`to_query` without the values a link cannot carry (:func:`too_long_for_a_link`): what an address bar
+    holds, every value of it read back by :func:`from_query`."""
+    return {key: text for key, text in to_query(vals).items() if len(text) <= MAX_RAW_CHARS}
 
 
 def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]]:
