@@ -1,6 +1,7 @@
 """What a hostile scenario file costs the server: CPU time of ``Scenario.from_toml`` (pre-scan, parse, checks).
 
-    python benchmarks/scenario_files.py            # one table: each file, its size, CPU ms, what the app answered
+    python benchmarks/scenario_files.py              # one table: each file, its size, CPU ms, what the app answered
+    python benchmarks/scenario_files.py --fuzz 6460  # and 6,460 mutated scenario files: answers, slowest CPU
 
 The files: the issue's (a long dotted key, a deep dotted table header with many keys under it, 80 KB of dotted keys,
 huge whole numbers), the costliest shapes that pass every limit of ``dppca_core.scenario.prescan`` (at the token,
@@ -80,12 +81,97 @@ def measure(raw: bytes, repeats: int = 3) -> tuple[float, str]:
     return statistics.median(seconds), answer
 
 
+#: what a mutation puts in a file: values of every type, huge numbers, long texts, deep structures, TOML's marks
+_INSERTS = [
+    "1" + "0" * 400,
+    "0x" + "f" * 3_000,
+    "-0o" + "7" * 2_000,
+    "9" * 5_000,
+    "nan",
+    "-inf",
+    "1e999",
+    '"' + "x" * 20_000 + '"',
+    "'''" + "\n" * 50 + "'''",
+    "[" * 40 + "]" * 40,
+    "{a = {b = {c = {d = 1}}}}",
+    "1979-05-27T07:32:00Z",
+    "[1, 'a', 2.5, true]",
+    "true",
+    ".".join(["k"] * 50) + " = 1",
+    "[" + ".".join(["t"] * 50) + "]",
+    "[[parameters]]",
+    "=",
+    "\\u0000",
+    '"\\ud800"',
+]
+
+
+def mutants(count: int, seed: int = 0) -> list:
+    """``count`` scenario files mutated from real ones (the defaults, an upload's with a few settings changed): a
+    value replaced, a mark inserted, a line repeated or removed, bytes flipped; one to three mutations each."""
+    import random
+
+    from dppca_core.scenario import DEFAULTS, to_toml
+
+    rng = random.Random(seed)
+    bases = [to_toml(DEFAULTS), to_toml({**DEFAULTS, "eps": 0.5, "src": "upload", "cols": '["a","b"]'})]
+    out = []
+    for _ in range(count):
+        lines = rng.choice(bases).splitlines()
+        for _ in range(rng.randint(1, 3)):
+            j, move = rng.randrange(len(lines)), rng.random()
+            if move < 0.6 and "=" in lines[j]:
+                lines[j] = lines[j].split("=", 1)[0] + "= " + rng.choice(_INSERTS)
+            elif move < 0.8:
+                lines.insert(j, rng.choice(_INSERTS))
+            elif move < 0.9:
+                lines[j : j + 1] = [lines[j]] * rng.randint(0, 200)
+            else:
+                text = bytearray(lines[j].encode())
+                for _ in range(rng.randint(1, 4)):
+                    if text:
+                        text[rng.randrange(len(text))] = rng.randrange(256)
+                lines[j] = text.decode("latin-1")
+        out.append(("\n".join(lines) + "\n").encode())
+    return out
+
+
+def fuzz(count: int) -> None:
+    """Open ``count`` mutated files: how many opened, were refused in words, escaped as another exception; the
+    slowest in CPU time."""
+    from dppca_core.scenario import Scenario
+
+    answers = {"opened": 0, "refused": 0, "escaped": 0}
+    slowest = 0.0
+    for raw in mutants(count):
+        t0 = time.process_time()
+        try:
+            Scenario.from_toml(raw)
+            answers["opened"] += 1
+        except ValueError:
+            answers["refused"] += 1
+        except Exception:  # noqa: BLE001 - what the benchmark counts
+            answers["escaped"] += 1
+        slowest = max(slowest, time.process_time() - t0)
+    print(
+        f"\n{count:,} mutated scenario files: {answers['opened']:,} opened (with notices), {answers['refused']:,} "
+        f"refused in words, {answers['escaped']} escaped as another exception; slowest {1000 * slowest:.1f} ms of CPU."
+    )
+
+
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fuzz", type=int, default=0, help="also open this many mutated scenario files")
+    args = parser.parse_args()
     files = {**hostile_files(), "largest-real-scenario.toml": largest_scenario()}
     print("| file | size (kB) | CPU (ms) | answer |\n|---|---:|---:|---|")
     for name, raw in files.items():
         seconds, answer = measure(raw)
         print(f"| {name} | {len(raw) / 1000:,.0f} | {1000 * seconds:.1f} | {answer} |")
+    if args.fuzz:
+        fuzz(args.fuzz)
 
 
 if __name__ == "__main__":
