@@ -16,8 +16,11 @@ async API (one browser, one context per session: separate cookies and sessions),
   moves the epsilon dial, switches the detail view or opens another page, with 1-3 s between actions.
 * ``--soak`` (a lesson, with a hostile visitor): first one session uploads a legitimate 2,000 x 5,000 table
   (46 MB); then for ``--minutes`` each session visits every page, moves the dial, switches views and uploads
-  tables of its own, and every minute one session (in turn) uploads a hostile file (a Parquet bomb, a 1 MB
-  quote-dash header, a Parquet dictionary bomb, a one-line file of 2.5 M columns, 22 M cells), then a proper file. The
+  tables of its own, and every minute (``--hostile-every``) one session (in turn) uploads a hostile file (a Parquet
+  bomb, a 1 MB quote-dash header, Parquet dictionary bombs, a one-line file of 2.5 M columns, 22 M cells), then a
+  proper file, or opens a hostile scenario file on Home (benchmarks/scenario_files.py: a long dotted key, a deep
+  header with many keys, 80 KB of dotted keys, huge numbers, files at the pre-scan's limits). The health check is
+  asked every second. The
   server's RSS (and its parse workers') is written every 10 s to ``--rss-out`` (CSV) and drawn as an SVG beside
   it; the report gives the ceiling, the p95 of each action, and each action that did not finish with its cause.
   Then the sessions close and the server is watched idle for ``--idle-minutes``. The report replaces its own
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import random
 import statistics
 import sys
@@ -445,11 +449,19 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
         folder / "dictionary-bomb.parquet",
         store_schema=False,
     )
-    hostile = [
-        (name, folder / name)
-        for name in ("bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet", "one-line.csv", "many-cells.csv")
-    ]
-    return own, hostile
+    from scenario_files import hostile_files
+    from tests.data.test_parquet_expansion import dictionary_bomb
+
+    (folder / "text-bomb-600mb.parquet").write_bytes(dictionary_bomb(10_000_000, 60))
+    (folder / "text-bomb-1gb.parquet").write_bytes(dictionary_bomb(5_000_000, 200))
+    uploads = ["bomb.parquet", "quote-dash.csv", "dictionary-bomb.parquet", "one-line.csv", "many-cells.csv"]
+    uploads += ["text-bomb-600mb.parquet", "text-bomb-1gb.parquet"]
+    scenarios = []
+    for name, raw in hostile_files().items():
+        (folder / name).write_bytes(raw)
+        scenarios.append(name)
+    turns = [name for pair in itertools.zip_longest(uploads, scenarios) for name in pair if name]
+    return own, [(name, folder / name) for name in turns]
 
 
 async def _to_page(session: Session, name: str) -> tuple[float, float]:
@@ -473,6 +485,39 @@ async def _refused(session: Session, name: str) -> bool:
     """Whether an error box on the page names the uploaded file (the plain message a hostile file gets)."""
     boxes = await session.page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
     return any(name in box for box in boxes)
+
+
+async def _open_scenario(session: Session, path) -> tuple[float, float]:
+    """Open Home (not timed) and drop ``path`` on its scenario-file box: seconds until the runs it caused finished."""
+    if session.where() != "Home":
+        await _to_page(session, "Home")
+    dropzone = session.page.locator(DROPZONE)
+    await dropzone.wait_for(state="attached", timeout=300_000)
+    return await session.timed(lambda: dropzone.set_input_files(str(path)))
+
+
+async def _answered_scenario(session: Session) -> bool:
+    """Whether Home answered the scenario file in words: opened (with notices), or refused in an error box."""
+    boxes = await session.page.locator('[data-testid="stAlert"]').all_inner_texts()
+    return any("could not be opened" in box or "Scenario opened" in box for box in boxes)
+
+
+async def _health(url: str, checks: list, until) -> None:
+    """Ask the server's health check every second while ``until()`` is true: (seconds to answer, or None when it
+    did not answer "ok" within 5 s)."""
+    import urllib.request
+
+    def ask():
+        t0 = time.perf_counter()
+        try:
+            ok = urllib.request.urlopen(url + "/_stcore/health", timeout=5).read() == b"ok"
+        except OSError:
+            ok = False
+        return time.perf_counter() - t0 if ok else None
+
+    while until():
+        checks.append(await asyncio.to_thread(ask))
+        await asyncio.sleep(1.0)
 
 
 async def _soak_session(
@@ -504,6 +549,11 @@ async def _soak_session(
     await record("load", lambda: session.open(f"{url}/explore?seed={session.index}"))
     while time.monotonic() < until:
         await asyncio.sleep(rng.uniform(1.0, 3.0))
+        if hostile and hostile[0][0].endswith(".toml"):
+            name, path = hostile.pop(0)
+            await record("hostile scenario file", lambda: _open_scenario(session, path))
+            refused.append((name, await _answered_scenario(session)))
+            continue
         if hostile:
             name, path = hostile.pop(0)
             await record("hostile upload", lambda: _upload(session, path))
@@ -540,15 +590,22 @@ async def _timeline(proc, samples: list, t0: float) -> None:
         await asyncio.sleep(SOAK_SAMPLE)
 
 
-async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0, server: str | None = None) -> dict:
+async def soak(
+    clients: int,
+    minutes: float,
+    idle_minutes: float,
+    seed: int = 0,
+    server: str | None = None,
+    hostile_every: float = HOSTILE_EVERY,
+) -> dict:
     import tempfile
     from pathlib import Path
 
     from playwright.async_api import async_playwright
 
     rng = random.Random(seed)
-    times: dict = {k: [] for k in ("load", "epsilon", "view", "upload", "hostile upload")}
-    failed, refused, samples, hostile_at = [], [], [], []
+    times: dict = {k: [] for k in ("load", "epsilon", "view", "upload", "hostile upload", "hostile scenario file")}
+    failed, refused, samples, hostile_at, health = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp, _server(server) as (url, proc):
         own, hostile = soak_files(Path(tmp), clients)
         queues = [[] for _ in range(clients)]
@@ -581,13 +638,14 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
 
                 async def hostile_turns():
                     turn = 0
-                    while time.monotonic() + HOSTILE_EVERY < until:
-                        await asyncio.sleep(HOSTILE_EVERY)
+                    while time.monotonic() + hostile_every < until:
+                        await asyncio.sleep(hostile_every)
                         queues[turn % clients].append(hostile[turn % len(hostile)])
                         hostile_at.append(time.perf_counter() - t0)
                         turn += 1
 
                 turns = asyncio.get_running_loop().create_task(hostile_turns())
+                checks = asyncio.get_running_loop().create_task(_health(url, health, lambda: not turns.done()))
                 await asyncio.gather(
                     *(
                         _soak_session(
@@ -605,6 +663,7 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
                     )
                 )
                 turns.cancel()
+                await checks
                 result["cpu_per_session"] = (monitor.cpu() - cpu0) / clients
                 result["errors"] = sum(await asyncio.gather(*(s.errors() for s in sessions)))
                 result["soak_end"] = time.perf_counter() - t0
@@ -627,6 +686,8 @@ async def soak(clients: int, minutes: float, idle_minutes: float, seed: int = 0,
             "refused": refused,
             "samples": samples,
             "hostile_at": hostile_at,
+            "hostile_every": hostile_every,
+            "health": health,
         }
     )
     return result
@@ -700,18 +761,50 @@ def _shown_path(path: str) -> str:
 SOAK_TITLE = "Soak: a lesson with uploads and a hostile visitor"
 
 
-def soak_report(result: dict, rss_out: str) -> str:
+def _hostile_lines(result: dict) -> list:
+    """The hostile files' answers, the class's p95 (every action but the hostile ones) and the health check."""
+    uploads = [(name, ok) for name, ok in result["refused"] if not name.endswith(".toml")]
+    files = [(name, ok) for name, ok in result["refused"] if name.endswith(".toml")]
+    lines = [
+        f"Hostile uploads: {len(uploads)}, {sum(ok for _, ok in uploads)} answered with a message naming the file "
+        f"({', '.join(sorted({name for name, _ in uploads})) or 'none'})."
+    ]
+    if files:
+        lines.append(
+            f"Hostile scenario files opened on Home: {len(files)}, {sum(ok for _, ok in files)} answered in words "
+            f"(opened with notices, or refused) ({', '.join(sorted({name for name, _ in files}))})."
+        )
+    kept = [x[0] for kind, xs in result["times"].items() if not kind.startswith("hostile") for x in xs]
+    lines.append(
+        f"The class (every action but the hostile ones): {len(kept)} actions, p95 {percentile(kept, 0.95):.2f} s."
+    )
+    health = result.get("health")
+    if health:
+        answers = [h for h in health if h is not None]
+        lines.append(
+            f"Health check: asked {len(health)} times during the soak, {len(health) - len(answers)} not answered "
+            f"within 5 s, slowest answer {max(answers, default=float('nan')):.2f} s."
+        )
+    return lines
+
+
+def soak_report(result: dict, rss_out: str, title: str = "") -> str:
     n, minutes = result["clients"], result["minutes"]
-    command = f"python benchmarks/load.py --soak --clients {n} --minutes {minutes:g}" + (
-        f" --idle-minutes {result['idle_minutes']:g}" if result["idle_minutes"] != 3 else ""
+    every = result.get("hostile_every", HOSTILE_EVERY)
+    command = (
+        f"python benchmarks/load.py --soak --clients {n} --minutes {minutes:g}"
+        + (f" --idle-minutes {result['idle_minutes']:g}" if result["idle_minutes"] != 3 else "")
+        + (f" --hostile-every {every:g}" if every != HOSTILE_EVERY else "")
+        + (f' --section "{title}" --rss-out {_shown_path(rss_out)}' if title and title != SOAK_TITLE else "")
     )
     big, failed = result["big"], result["failed"]
-    answered = sum(ok for _, ok in result["refused"])
     lines = [
         generated_by(command),
         f"{n} sessions for {minutes:g} min on one server (the browser shares the 2 cores at nice 19), each "
         "visiting every page, moving the epsilon dial, switching the detail view and uploading a table of its "
-        f"own; every minute one session in turn uploads a hostile file, then a proper one. Machine load "
+        f"own; every {'minute' if every == 60 else f'{every:g} s'} one session in turn uploads a hostile file, then "
+        f"a proper one{', or opens a hostile scenario file on Home' if result.get('health') is not None else ''}. "
+        "Machine load "
         f"average (1 min, all processes): {result['load_start']:.0f} at the start, {result['load_end']:.0f} at "
         "the end.",
         "",
@@ -734,9 +827,9 @@ def soak_report(result: dict, rss_out: str) -> str:
         )
     lines += [
         "",
-        f"Hostile uploads: {len(result['refused'])}, {answered} answered with a message naming the file "
-        f"({', '.join(sorted({name for name, _ in result['refused']})) or 'none'}). Error boxes on the "
-        f"pages at the end: {result['errors']}. Server CPU {result['cpu_per_session']:.1f} s per session.",
+        *_hostile_lines(result),
+        f"Error boxes on the pages at the end: {result['errors']}. Server CPU {result['cpu_per_session']:.1f} s per "
+        "session.",
         "",
         f"Memory (RSS): server {result['rss_start']:.0f} MB at the start (its fork server and workers "
         f"{result['workers_start']:.0f} MB), ceiling {result['rss_peak']:.0f} MB (with the workers "
@@ -881,6 +974,10 @@ def main(argv=None) -> None:
         "--idle-minutes", type=float, default=3.0, help="soak: minutes watched after the sessions close"
     )
     parser.add_argument(
+        "--hostile-every", type=float, default=HOSTILE_EVERY, help="soak: seconds between two hostile turns"
+    )
+    parser.add_argument("--section", default=SOAK_TITLE, help="soak: the section of --out the report replaces")
+    parser.add_argument(
         "--rss-out",
         default=str(ROOT / "docs" / "load-soak-rss.csv"),
         help="soak: the RSS timeline (CSV; an SVG chart is written beside it)",
@@ -897,11 +994,15 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     options = POST_SCRIPT_GC if args.post_script_gc else ()
     if args.soak:
-        result = asyncio.run(soak(args.clients, args.minutes or 10.0, args.idle_minutes, server=args.url))
-        text = soak_report(result, args.rss_out)
+        result = asyncio.run(
+            soak(
+                args.clients, args.minutes or 10.0, args.idle_minutes, server=args.url, hostile_every=args.hostile_every
+            )
+        )
+        text = soak_report(result, args.rss_out, args.section)
         if args.out != "-":
             write_timeline(result, args.rss_out)
-        publish(text, args.out, SOAK_TITLE, section=True)
+        publish(text, args.out, args.section, section=True)
         return
     result = (
         asyncio.run(burst(args.clients, args.rounds, args.link, args.url, options))

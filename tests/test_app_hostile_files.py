@@ -74,6 +74,45 @@ def test_a_hostile_upload_gets_a_clear_message_and_costs_little(app_test, parses
     assert_clean(at)
 
 
+@pytest.mark.parametrize("rows, text_bytes", [(10_000_000, 60), (5_000_000, 200)], ids=["600-mb", "1-gb"])
+def test_a_dictionary_bomb_is_refused_in_words_once_and_not_parsed_again(app_test, parses, rows, text_bytes):
+    from tests.data.test_parquet_expansion import dictionary_bomb
+
+    at = app_test(src="upload")
+    upload(at, "bomb.parquet", dictionary_bomb(rows, text_bytes))
+    at.switch_page("pages/data.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "expands to about" in shown and "this server allows 1,000 MB" in shown, shown
+    assert "upload fewer rows or columns" in shown and "Error" not in shown, shown
+    ((peak, message),) = parses
+    assert message and peak < HOSTILE_PEAK, (message, peak / MB)
+    at.run()
+    assert len(parses) == 1  # the refusal is remembered: no second parse on a rerun
+
+
+def test_a_parse_that_fails_is_remembered_like_a_refusal(app_test, monkeypatch):
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("reading x failed (ArrowException: Wrapping zzzz failed)")
+
+    monkeypatch.setattr(worker, "run", failing)
+    data._parsed.clear()
+    try:
+        at = app_test(src="upload")
+        upload(at, "odd.parquet", b"PAR1 not really")
+        at.switch_page("pages/data.py").run()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = " ".join(e.value for e in at.error)
+        assert "could not be read" in shown and "zzzz" not in shown and "Error" not in shown, shown
+        assert len(calls) == 1
+    finally:
+        data._parsed.clear()
+
+
 ODD = {
     "utf32.csv": "\ufeffa,b,c\n1,2,3\n4,5,7\n2,2,1\n".encode("utf-32"),
     "double-bom.csv": b"\xef\xbb\xbf\xef\xbb\xbfa,b,c\n1,2,3\n4,5,7\n2,2,1\n",

@@ -71,6 +71,21 @@ def test_the_report_states_the_ceiling_the_p95_and_each_unfinished_action_with_i
     assert "Every action finished." in load.soak_report(_result(), "x.csv")
 
 
+def test_the_report_gives_the_class_p95_the_hostile_scenario_files_and_the_health_check():
+    result = _result()
+    result["times"]["hostile scenario file"] = [(0.7, 0.5), (0.9, 0.6)]
+    result["refused"] += [("long-dotted-key.toml", True), ("huge-numbers.toml", True), ("key-limit.toml", False)]
+    result.update(hostile_every=15.0, health=[0.01, 0.02, None, 0.5])
+    text = load.soak_report(result, "docs/load-soak-hostile-rss.csv", "Hostile soak")
+    assert '--hostile-every 15 --section "Hostile soak" --rss-out docs/load-soak-hostile-rss.csv' in text
+    assert "every 15 s one session in turn uploads a hostile file" in text
+    assert "Hostile uploads: 2, 2 answered" in text
+    assert "Hostile scenario files opened on Home: 3, 2 answered in words" in text
+    # the class: load 4.0, page: Data 1.0 2.0 9.0, view 0.5, upload 3.0 (6 actions; nearest-rank p95 = the largest)
+    assert "The class (every action but the hostile ones): 6 actions, p95 9.00 s." in text
+    assert "Health check: asked 4 times during the soak, 1 not answered within 5 s, slowest answer 0.50 s." in text
+
+
 def test_the_soak_replaces_its_own_section_and_keeps_the_others(tmp_path):
     doc = tmp_path / "load.md"
     doc.write_text("# Load\n\nburst\n\n## Before\n\nold gc\n")

@@ -155,7 +155,8 @@ def _parsed(digest: str, name: str, _raw: bytes):
     """The uploaded file parsed once (content-addressed: ``digest`` is the sha256 of the bytes), in a worker process
     with the parse budgets of ui/limits.py (:func:`ui.worker.parse_upload`): a file that would take more memory
     or CPU time is refused in plain words, and the server keeps answering every other session meanwhile. A
-    refusal is kept too (as its message), so a refused file is not read again on every rerun."""
+    refusal is kept too (as its message), and so is a parse that failed in any other way, so neither is read again
+    on every rerun. What the worker sends back is bounded (``limits.UPLOAD_MEMORY_BYTES`` once pickled)."""
     try:
         return worker.run(
             worker.parse_upload,
@@ -165,12 +166,20 @@ def _parsed(digest: str, name: str, _raw: bytes):
             MAX_UPLOAD_CELLS,
             MAX_UPLOAD_COLUMNS,
             MAX_UPLOAD_DECODED_BYTES,
+            limits.UPLOAD_MEMORY_BYTES,
             memory_bytes=limits.PARSE_MEMORY_BYTES,
             cpu_seconds=limits.PARSE_CPU_SECONDS,
             what=plain(name),
+            max_reply_bytes=limits.UPLOAD_MEMORY_BYTES,
         ).value
     except ValueError as exc:
         return _Refusal(str(exc))
+    except Exception:  # noqa: BLE001 - remembered like a refusal; the log has the cause
+        worker.log.exception("reading an upload failed")
+        return _Refusal(
+            f"{plain(name)} could not be read (the server failed while reading it); try again later, or save it "
+            "again as CSV and upload that."
+        )
     finally:
         worker.give_back_memory()  # the received copy of the result, and entries evicted since the last parse
 

@@ -44,6 +44,9 @@ UPLOAD_CELLS = _setting("DPPCA_UPLOAD_CELLS", 20_000_000)
 UPLOAD_COLUMNS = _setting("DPPCA_UPLOAD_COLUMNS", 2_000)
 #: the data of an uploaded Parquet file once decompressed (from its metadata): 876 KB of Parquet can hold 1.6 GB
 UPLOAD_DECODED_BYTES = _setting("DPPCA_UPLOAD_DECODED_MB", 1_000) * 10**6
+#: the memory an uploaded table takes once read: a Parquet file's from its metadata and dictionaries before any value
+#: is expanded (17 KB can repeat one text in 10 M rows), and the parsed table a worker sends back, for any file
+UPLOAD_MEMORY_BYTES = _setting("DPPCA_UPLOAD_MEMORY_MB", 1_000) * 10**6
 #: one parse's worker process: how far its address space may grow (bytes) and its CPU time (seconds)
 PARSE_MEMORY_BYTES = _setting("DPPCA_PARSE_MEMORY_MB", 2_000) * 10**6
 PARSE_CPU_SECONDS = _setting("DPPCA_PARSE_CPU_SECONDS", 60)
@@ -66,6 +69,12 @@ SETTINGS = (
         "an uploaded Parquet file's data once decompressed",
         "MB",
         UPLOAD_DECODED_BYTES // 10**6,
+    ),
+    (
+        "DPPCA_UPLOAD_MEMORY_MB",
+        "an uploaded table's memory once read (Parquet: estimated before any value is expanded)",
+        "MB",
+        UPLOAD_MEMORY_BYTES // 10**6,
     ),
     (
         "DPPCA_PARSE_MEMORY_MB",

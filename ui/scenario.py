@@ -54,6 +54,7 @@ from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: ev
     PLAN_TARGET_FIELDS,
     PLAN_STANDINS,
 )
+from dppca_core.scenario import link_query, too_long_for_a_link
 from dppca_core.scenario import query_string as _query_string
 
 from .session import AUDIT_FOLLOW_KEY, NOTICES_KEY, SCENARIO_KEY
@@ -345,9 +346,34 @@ def audit_follows_scenario() -> None:
         st.session_state[AUDIT_FOLLOW_KEY] = wanted
 
 
+#: how the pages name a setting that may be too long for a link (a wide table's schema)
+LINK_WORDS = {
+    "cols": "the declared columns",
+    "fill": "the public values of bad cells",
+    "bounds": "the public bounds",
+    "slabels": "the declared groups",
+    "label": "the label column",
+    "pspec": "the stated spectrum",
+}
+
+
+def left_out_of_link(vals: dict | None = None) -> str:
+    """What the address bar and Copy link leave out because a link cannot carry it, in words ("" when nothing)."""
+    long = too_long_for_a_link(values() if vals is None else vals)
+    if not long:
+        return ""
+    what = " and ".join(f"{LINK_WORDS.get(k, k)} ({n:,} characters)" for k, n in long.items())
+    return (
+        f"The link cannot hold {what}: a link carries at most {MAX_RAW_CHARS:,} characters for one setting, so the "
+        "address bar and Copy link leave them out and a copied link opens without them. The scenario file holds "
+        "every setting: download it and open it on Home."
+    )
+
+
 def sync_url() -> None:
-    """Write the scenario into the address bar (only when something changed)."""
-    want = to_query(values())
+    """Write the scenario into the address bar (only when something changed), without a value too long for a link
+    (:func:`left_out_of_link` says so)."""
+    want = link_query(values())
     if dict(st.query_params) != want:
         st.query_params.clear()
         st.query_params.update(want)
@@ -363,7 +389,7 @@ def share_link(page_path: str) -> str:
             base = f"{parts.scheme}://{parts.netloc}"
     except Exception:  # noqa: BLE001 - no browser context (tests, scripts)
         base = ""
-    query = query_string()
+    query = urllib.parse.urlencode(link_query(values()))
     return f"{base}/{page_path}" + (f"?{query}" if query else "")
 
 

@@ -29,7 +29,10 @@ def _file_bytes(vals: dict) -> bytes:
 def download_button(container=None, key: str = "download_scenario_file") -> None:
     """The download of the scenario file (in the sidebar, or in presenter mode's "Copy link" box: ``container``),
     built when pressed from the session's settings as they are then (the page may still change them after it is
-    drawn)."""
+    drawn). When the link cannot carry part of the scenario (a wide table's schema), the box above it says so."""
+    left_out = scenario.left_out_of_link()
+    if left_out:
+        (container or st.sidebar).warning(md_escape(left_out), icon=":material/link_off:")
     (container or st.sidebar).download_button(
         "Scenario file",
         functools.partial(_file_bytes, scenario.values()),

@@ -23,6 +23,7 @@ import io
 import logging
 import math
 import multiprocessing
+import pickle
 import resource
 import signal
 import threading
@@ -86,8 +87,9 @@ def _limit(memory_bytes: int, cpu_seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
 
 
-def _child(conn, fn, args, memory_bytes, cpu_seconds) -> None:
-    """Run ``fn(*args)`` under the budgets and send ("ok", value) or (kind, message), then the costs."""
+def _child(conn, fn, args, memory_bytes, cpu_seconds, max_reply_bytes=None) -> None:
+    """Run ``fn(*args)`` under the budgets and send ("ok", value) or (kind, message), then the costs; a reply over
+    ``max_reply_bytes`` once pickled is not sent: ("reply", its size) is."""
     start_rss, start_cpu = _status_kb("VmRSS") * 1024, _cpu_used()
     _limit(memory_bytes, cpu_seconds)
     try:
@@ -97,12 +99,15 @@ def _child(conn, fn, args, memory_bytes, cpu_seconds) -> None:
     except MemoryError:
         reply = ("memory", "")
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which logs it
-        reply = ("error", f"{type(exc).__name__}: {exc}")
+        reply = ("error", f"{type(exc).__name__}: {str(exc)[:300]}")
     peak = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - start_rss)
     try:
-        conn.send((*reply, peak, _cpu_used() - start_cpu))
+        data = pickle.dumps((*reply, peak, _cpu_used() - start_cpu), protocol=pickle.HIGHEST_PROTOCOL)
+        if max_reply_bytes is not None and len(data) > max_reply_bytes:
+            data = pickle.dumps(("reply", len(data), peak, _cpu_used() - start_cpu))
     except MemoryError:  # the result itself does not fit a second time
-        conn.send(("memory", "", peak, _cpu_used() - start_cpu))
+        data = pickle.dumps(("memory", "", peak, _cpu_used() - start_cpu))
+    conn.send_bytes(data)
     conn.close()
 
 
@@ -122,7 +127,17 @@ def _patience(cpu_seconds: float) -> float:
     return 3 * cpu_seconds + 30
 
 
-def _over(kind: str, what: str, memory_bytes: int, cpu_seconds: float) -> str:
+def _over(kind: str, what: str, memory_bytes: int, cpu_seconds: float, size=0, max_reply_bytes=None) -> str:
+    if kind == "reply":
+        return (
+            f"{what} takes about {size / 1e6:,.0f} MB once read, over the {max_reply_bytes / 1e6:,.0f} MB this "
+            "server keeps for one upload; upload fewer rows or columns."
+        )
+    if kind == "error":  # never the exception's words: they may name its class or quote the file's cells
+        return (
+            f"{what} could not be read: the reader stopped on something in the file it does not handle. Save it "
+            "again (as CSV, or as Parquet from pandas or Arrow) and upload it again."
+        )
     if kind == "memory":
         return (
             f"{what} needs more than {memory_bytes / 1e6:,.0f} MB of memory to read, the limit for one upload on "
@@ -134,24 +149,40 @@ def _over(kind: str, what: str, memory_bytes: int, cpu_seconds: float) -> str:
     )
 
 
-def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file") -> Outcome:
+def _receive(receive, child, cpu_seconds: float, max_reply_bytes: int | None) -> tuple:
+    """The child's reply (kind, value, peak, cpu), or what stopped it."""
+    if not receive.poll(_patience(cpu_seconds)):
+        return ("cpu", "", 0, cpu_seconds)
+    try:
+        data = receive.recv_bytes(None if max_reply_bytes is None else max_reply_bytes + 2**16)
+    except EOFError:  # the child ended without a reply: a signal stopped it
+        child.join(5)
+        return (_cause(child.exitcode), f"exit code {child.exitcode}", 0, 0.0)
+    except OSError:  # longer than the child may send
+        return ("reply", max_reply_bytes, 0, 0.0)
+    return pickle.loads(data)
+
+
+def run(
+    fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file", max_reply_bytes: int | None = None
+) -> Outcome:
     """``fn(*args)`` in a worker process under the budgets (``fn`` must be importable by name).
 
     Returns an :class:`Outcome`. A ValueError raised by ``fn`` is raised again as :class:`Refused` with its
-    message, and a worker that runs out of memory or CPU time raises :class:`Refused` saying which budget ``what``
-    exceeded.
+    message; a worker that runs out of memory or CPU time, whose result takes more than ``max_reply_bytes`` once
+    pickled (None: no limit), or that fails in any other way raises :class:`Refused` saying so in words (never
+    the words of an exception, which may quote the file: the server's log has them).
     """
     context = _context()
     with _slots:
         receive, send = context.Pipe(duplex=False)
-        child = context.Process(target=_child, args=(send, fn, args, memory_bytes, cpu_seconds), daemon=True)
+        child = context.Process(
+            target=_child, args=(send, fn, args, memory_bytes, cpu_seconds, max_reply_bytes), daemon=True
+        )
         start_without_main_script(child, fn)  # not the app script again in the child
         send.close()
         try:
-            reply = receive.recv() if receive.poll(_patience(cpu_seconds)) else ("cpu", "", 0, cpu_seconds)
-        except EOFError:  # the child ended without a reply: a signal stopped it
-            child.join(5)
-            reply = (_cause(child.exitcode), f"exit code {child.exitcode}", 0, 0.0)
+            reply = _receive(receive, child, cpu_seconds, max_reply_bytes)
         finally:
             receive.close()
             if child.is_alive():
@@ -163,9 +194,10 @@ def run(fn, *args, memory_bytes: int, cpu_seconds: float, what: str = "the file"
         return Outcome(value, peak, cpu)
     if kind == "refused":
         raise Refused(value, peak, cpu)
-    if kind in ("memory", "cpu"):
-        raise Refused(_over(kind, what, memory_bytes, cpu_seconds), peak, cpu)
-    raise RuntimeError(f"reading {what} failed in its worker process ({value})")
+    if kind == "error":
+        log.warning("worker %s failed on %s: %s", getattr(fn, "__name__", fn), what, value)
+    size = value if kind == "reply" else 0
+    raise Refused(_over(kind, what, memory_bytes, cpu_seconds, size, max_reply_bytes), peak, cpu)
 
 
 def give_back_memory() -> None:
@@ -179,7 +211,15 @@ def give_back_memory() -> None:
         ctypes.CDLL(name).malloc_trim(0)
 
 
-def parse_upload(name: str, raw: bytes, max_bytes: int, max_cells: int, max_columns: int, max_decoded_bytes: int):
+def parse_upload(
+    name: str,
+    raw: bytes,
+    max_bytes: int,
+    max_cells: int,
+    max_columns: int,
+    max_decoded_bytes: int,
+    max_memory_bytes: int | None = None,
+):
     """(In the worker) an uploaded file parsed by :func:`dppca_core.data.tables.parse_table` under the upload limits, with
     every column analysed, so all of the work on the visitor's bytes happens within the worker's budgets."""
     from dppca_core.data.tables import parse_table
@@ -187,7 +227,12 @@ def parse_upload(name: str, raw: bytes, max_bytes: int, max_cells: int, max_colu
     buffer = io.BytesIO(raw)
     buffer.name = name
     parsed = parse_table(
-        buffer, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns, max_decoded_bytes=max_decoded_bytes
+        buffer,
+        max_bytes=max_bytes,
+        max_cells=max_cells,
+        max_columns=max_columns,
+        max_decoded_bytes=max_decoded_bytes,
+        max_memory_bytes=max_memory_bytes,
     )
     for column in parsed.columns:
         parsed.info(column)

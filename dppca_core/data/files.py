@@ -363,7 +363,7 @@ def _not_parquet(name: str, exc: Exception) -> ValueError:
         return ValueError(
             f"{name}: its data do not fit in the memory available to read it; upload fewer rows or " "columns."
         )
-    return ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it, or upload a CSV.")
+    return ValueError(f"{name}: not a readable Parquet file; re-export it, or upload a CSV.")
 
 
 def _parquet_width(file) -> int:
@@ -396,8 +396,15 @@ def parquet_limits(
 
 
 def _parse_parquet(
-    raw: bytes, name: str, max_columns: int | None, max_cells: int | None, max_decoded_bytes: int | None
+    raw: bytes,
+    name: str,
+    max_columns: int | None,
+    max_cells: int | None,
+    max_decoded_bytes: int | None,
+    max_memory_bytes: int | None = None,
 ) -> tuple[pd.DataFrame, list]:
+    from .expansion import TooLarge, check_memory
+
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -407,6 +414,12 @@ def _parse_parquet(
     except Exception as exc:  # pyarrow raises many types for a broken file
         raise _not_parquet(name, exc) from None
     parquet_limits(file, name, max_columns, max_cells, max_decoded_bytes)
+    try:  # the memory its table takes once read: from the metadata, then the dictionaries, never expanded
+        check_memory(file, raw, name, max_memory_bytes)
+    except TooLarge:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types for a broken file
+        raise _not_parquet(name, exc) from None
     max_rows = None if max_cells is None else max_cells // max(width, 1)
     batches, rows = [], 0
     try:

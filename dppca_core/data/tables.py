@@ -372,6 +372,7 @@ def parse_table(
     max_cells: int | None = None,
     max_columns: int | None = MAX_COLUMNS,
     max_decoded_bytes: int | None = None,
+    max_memory_bytes: int | None = None,
 ) -> ParsedTable:
     """Parse a CSV or Parquet file once; choose columns afterwards with :meth:`ParsedTable.select`.
 
@@ -388,6 +389,10 @@ def parse_table(
         :data:`MAX_COLUMNS`); None for no limit.
     max_decoded_bytes : int, optional
         Refuse a Parquet file whose data take more bytes than this once decompressed (from its metadata).
+    max_memory_bytes : int, optional
+        Refuse a Parquet file whose table would take more memory than this once read, from its metadata and its
+        dictionaries before any value is expanded (:mod:`dppca_core.data.expansion`: a text stored once can be
+        repeated in millions of rows).
 
     Each limit is checked from cheap facts before the large work starts: the file's size; a CSV's header record
     (its fields counted in one linear pass) and a row limit that stops the parser one row past ``max_cells``; a
@@ -405,7 +410,7 @@ def parse_table(
         raise ValueError(f"{name} is empty; {_FIX_ROWS}")
     try:
         if is_parquet(raw, name):
-            frame, header = _parse_parquet(raw, name, max_columns, max_cells, max_decoded_bytes)
+            frame, header = _parse_parquet(raw, name, max_columns, max_cells, max_decoded_bytes, max_memory_bytes)
             decimal_comma = False
         else:
             frame, header, sep = _parse_csv(raw, name, max_columns, max_cells)

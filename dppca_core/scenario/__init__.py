@@ -28,6 +28,10 @@ from .fields import (  # noqa: F401 - every name of the scenario, importable fro
     K_EIGENVALUE_SHARE,
     NONPRIVATE_CENTRING,
     MAX_BOUNDS,
+    MAX_WHOLE,
+    SHOWN_CHARS,
+    shown,
+    check_whole,
     Field,
     _check_src,
     _check_mechs,
@@ -52,6 +56,7 @@ from .link import (  # noqa: F401 - every name of the scenario, importable from 
     _param_spec,
     _parse_param,
     validate_param,
+    checked,
     _cap_size,
     from_query,
     in_metric_unit,
@@ -59,8 +64,11 @@ from .link import (  # noqa: F401 - every name of the scenario, importable from 
     is_default,
     to_query,
     query_string,
+    too_long_for_a_link,
+    link_query,
     from_fields,
 )
+from .prescan import LIMITS as FILE_LIMITS, prescan  # noqa: F401 - the scenario file's structure, before parsing
 from .file import (  # noqa: F401 - every name of the scenario, importable from here as before
     FILE_FORMAT,
     FILE_VERSION,

@@ -64,6 +64,37 @@ K_EIGENVALUE_SHARE = 0.1
 #: Centring choices that read the data without noise, and the non-private choice each makes.
 NONPRIVATE_CENTRING = {"empirical": "the rows were centred with the data's own (empirical) mean"}
 MAX_BOUNDS = 500
+#: the largest magnitude of a whole number a setting or a mechanism parameter is read as (2**53: beyond it a float
+#: no longer holds every whole number, and 10**400 would not fit one at all); a larger one is refused before it is
+#: converted to anything
+MAX_WHOLE = 2**53
+#: the most characters of a value a notice quotes
+SHOWN_CHARS = 40
+
+
+def shown(value, limit: int = SHOWN_CHARS) -> str:
+    """``value`` as a notice quotes it: at most about ``limit`` characters, and never an exception (a whole number too
+    long to print is described by its size, a list or a table by its length)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if abs(value) <= 10**limit:
+            return str(value)
+        return f"a whole number of about {value.bit_length() * 0.30103:,.0f} digits"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value):,} value" + ("s" if len(value) != 1 else "")
+    if isinstance(value, dict):
+        return f"a table of {len(value):,} key" + ("s" if len(value) != 1 else "")
+    if isinstance(value, str):
+        return repr(value[:limit]) + ("…" if len(value) > limit else "")
+    return repr(value)[:limit]  # a float, a date or a time: short
+
+
+def check_whole(value, words: str = "too large a number") -> None:
+    """ValueError (``words``) when ``value`` is a whole number beyond :data:`MAX_WHOLE`, checked before any
+    conversion: Python compares whole numbers of any size exactly, and converting one to a float can overflow."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -MAX_WHOLE <= value <= MAX_WHOLE:
+        raise ValueError(words)
 
 
 @dataclass(frozen=True)
@@ -116,6 +147,7 @@ class Field:
         elif self.kind in ("int", "float"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError("not a number")
+            check_whole(value, self._range_words() if self.low is not None else "too large a number")
             if not math.isfinite(value):
                 raise ValueError("not a finite number")
             if self.kind == "int":
@@ -125,13 +157,16 @@ class Field:
             else:
                 value = float(value)
             if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-                raise ValueError(f"outside [{self.low:g}, {self.high:g}]")
+                raise ValueError(self._range_words())
         elif self.kind == "choice":
             if value not in self.allowed():
                 raise ValueError("not one of the options")
         elif not isinstance(value, str):
             raise ValueError("not text")
         return self.check(value) if self.check else value
+
+    def _range_words(self) -> str:
+        return f"outside [{self.low:g}, {self.high:g}]"
 
 
 def _check_src(value: str) -> str:
@@ -213,6 +248,7 @@ def _check_fill(value: str) -> str:
         raise ValueError("not a list of column: value pairs")
     out = {}
     for column, number in given.items():
+        check_whole(number, "every value must be a finite number")
         if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
             raise ValueError("every value must be a finite number")
         out[column] = float(number)

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fields import FIELDS, MAX_BOUNDS, PLAN_TARGET_FIELDS, Field
-from .link import from_fields, from_query, is_default, query_string, to_query
+from .fields import FIELDS, MAX_BOUNDS, PLAN_TARGET_FIELDS, SHOWN_CHARS, Field, shown
+from .link import capped, from_fields, from_query, is_default, query_string, to_query
+from .prescan import MAX_FILE_BYTES, prescan
 
 
 # -- the scenario file ----------------------------------------------------------------------------------------
@@ -23,8 +24,6 @@ FILE_FIRST_LINE = (
     "# DP-PCA Explorer scenario file: every setting and the public schema of the data; no data rows.\n"
     "# Open it on the app's Home page, or in Python: dppca_core.scenario.Scenario.from_file(path)"
 )
-#: the largest scenario file read (a full scenario with a long schema is far smaller)
-MAX_FILE_BYTES = 1_000_000
 #: the file's sections, in order: section -> the settings it holds. A setting in no section goes to "other", so a
 #: new setting is written (and read) before it is given a place here.
 SECTIONS = {
@@ -122,7 +121,7 @@ def from_document(doc: Any) -> tuple[dict, list[str]]:
     version = doc.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FILE_VERSION:
         raise ValueError(
-            f"this scenario file has format version {str(version)[:20]}; this version of DP-PCA Explorer "
+            f"this scenario file has format version {shown(version, 20)}; this version of DP-PCA Explorer "
             f"reads versions 1 to {FILE_VERSION}. Update DP-PCA Explorer to open it."
         )
     given, notices = {}, []
@@ -130,13 +129,13 @@ def from_document(doc: Any) -> tuple[dict, list[str]]:
         if section in ("format", "format_version"):
             continue
         if not isinstance(block, dict):
-            notices.append(f"ignored {str(section)[:40]}: not a section of settings")
+            notices.append(f"ignored {section[:SHOWN_CHARS]}: not a section of settings")
         elif section == PARAMETERS_SECTION:
             given.update(_parameters(block, notices))
         else:
             given.update(_section_values(section, block, notices))
     vals, more = from_fields(given)
-    return vals, notices + more
+    return vals, capped(notices + more)
 
 
 def _section_values(section: str, block: dict, notices: list) -> dict:
@@ -145,12 +144,12 @@ def _section_values(section: str, block: dict, notices: list) -> dict:
     out = {}
     for name, value in list(block.items())[:500]:
         if name not in FIELDS or section_of(name) != section:
-            notices.append(f"ignored {section[:40]}.{str(name)[:40]}: not a setting of this section")
+            notices.append(f"ignored {section[:SHOWN_CHARS]}.{name[:SHOWN_CHARS]}: not a setting of this section")
             continue
         try:
             out[name] = STRUCTURED[name][1](value) if name in STRUCTURED else value
-        except (TypeError, ValueError) as exc:
-            notices.append(f"ignored {name} = {str(value)[:40]}: {str(exc)[:120]}")
+        except (TypeError, ValueError, OverflowError, RecursionError):  # checked again, in words, by from_fields
+            notices.append(f"ignored {name} = {shown(value)}: not a value this setting can take")
     return out
 
 
@@ -159,7 +158,7 @@ def _parameters(block: dict, notices: list) -> dict:
     out = {}
     for mech, params in list(block.items())[:100]:
         if not isinstance(params, dict):
-            notices.append(f"ignored parameters.{str(mech)[:40]}: not a table of parameters")
+            notices.append(f"ignored parameters.{mech[:SHOWN_CHARS]}: not a table of parameters")
             continue
         out.update({f"{mech}.{name}": value for name, value in list(params.items())[:100]})
     return out
@@ -184,7 +183,8 @@ def _escape_unprintable(text: str) -> str:
 
 def from_toml(text: str | bytes) -> tuple[dict, list[str]]:
     """A complete scenario from a scenario file's text, and the notices (:func:`from_document`); ValueError in plain
-    words when the text is too long, not TOML, or not a scenario file."""
+    words when the text is too long or shaped as no scenario file is (:func:`prescan`, before it is parsed), not
+    TOML, or not a scenario file."""
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
             raise ValueError(f"this file is larger than {MAX_FILE_BYTES // 1000:,} kB: a scenario file is far smaller.")
@@ -192,12 +192,13 @@ def from_toml(text: str | bytes) -> tuple[dict, list[str]]:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("this file is not text (UTF-8): a scenario file is a small text file.") from None
-    if len(text) > MAX_FILE_BYTES:
-        raise ValueError(f"this file is larger than {MAX_FILE_BYTES // 1000:,} kB: a scenario file is far smaller.")
+    prescan(text)  # its size and structure, in one linear pass: the parser's work is linear under these limits
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ValueError(f"this file is not a readable scenario file (TOML): {str(exc)[:160]}.") from None
+    except ValueError:  # a whole number longer than Python reads (4,300 digits)
+        raise ValueError("this file is not a readable scenario file (TOML): a number in it is too long.") from None
     return from_document(doc)
 
 

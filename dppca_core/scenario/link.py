@@ -10,7 +10,10 @@ from typing import Any
 from ..pipeline import experiments
 from ..registry import get_mechanism, mechanism_names
 
-from .fields import DEFAULTS, FIELDS, MAX_CELLS, MAX_RAW_CHARS
+from .fields import DEFAULTS, FIELDS, MAX_CELLS, MAX_RAW_CHARS, SHOWN_CHARS, check_whole, shown
+
+#: most site sizes a list may give (a mechanism's "sites" parameter)
+MAX_SITE_SIZES = 50
 
 
 # -- parsing and validation ---------------------------------------------------------------------------------
@@ -41,18 +44,35 @@ def _parse_param(key: str, raw) -> Any:
     return validate_param(key, value)
 
 
+def _plain_param(value, param) -> None:
+    """ValueError unless ``value`` is what a mechanism parameter can be in a link or a file (None, true/false, a
+    number, a short text, a list of whole numbers), every whole number within :data:`MAX_WHOLE`: checked before the
+    registry converts anything."""
+    bounded = param.low is not None or param.high is not None
+    too_large = f"out of range: choose a value {param.range.words()}" if bounded else "too large a number"
+    if isinstance(value, list):
+        if len(value) > MAX_SITE_SIZES or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise ValueError(f"a list here holds at most {MAX_SITE_SIZES} whole numbers")
+        for v in value:
+            check_whole(v, "a site size is too large a number")
+    elif isinstance(value, str):
+        if len(value) > MAX_RAW_CHARS:
+            raise ValueError(f"longer than {MAX_RAW_CHARS} characters")
+    elif value is not None and not isinstance(value, (bool, int, float)):
+        raise ValueError("not a number, a choice or a list of whole numbers")
+    check_whole(value, too_large)
+
+
 def validate_param(key: str, value) -> Any:
     """Check a mechanism parameter against the registry metadata; None stands for the mechanism's default."""
     _, param = _param_spec(key)
     if value is None:
         return None
+    _plain_param(value, param)
     if param.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if param.kind == "sites":
-        if not (
-            isinstance(value, int)
-            or (isinstance(value, list) and len(value) <= 50 and all(isinstance(v, int) for v in value))
-        ):
+        if not (isinstance(value, int) or isinstance(value, list)):  # a list: whole numbers (_plain_param)
             raise ValueError("sites must be a number of sites or a list of site sizes")
         param.validate(value)
         return value
@@ -69,6 +89,48 @@ def _cap_size(values: dict, notices: list) -> None:
         values["n"] = capped
 
 
+def checked(key: str, value, text: bool = False) -> Any:
+    """The one validation of every value of a scenario, from a link (``text``: the link's string), a scenario file,
+    a gallery card or a lesson step: a setting of :data:`FIELDS` or a ``<mechanism>.<parameter>``. Returns the
+    value to use; ValueError with the reason in words when it cannot be used, never another exception (a whole
+    number is range-checked before it is converted: :func:`check_whole`)."""
+    try:
+        if key in FIELDS:
+            return FIELDS[key].parse(value) if text else FIELDS[key].validate(value)
+        if "." in key:
+            return _parse_param(key, value) if text else validate_param(key, value)
+    except ValueError as exc:
+        raise ValueError(str(exc)[:160] or "not a value this setting can take") from None
+    except (TypeError, OverflowError, RecursionError):
+        raise ValueError("not a value this setting can take") from None
+    raise ValueError("unknown setting")
+
+
+#: the most notices a link or a file gives (one more says how many others were left out)
+MAX_NOTICES = 20
+
+
+#: why a value longer than a link carries was not used, and where to find it
+TOO_LONG = (
+    "{chars:,} characters, more than a link carries for one setting ("
+    + f"{MAX_RAW_CHARS:,}"
+    + "); a scenario file holds it: download it from the sidebar of the app and open it on Home"
+)
+
+
+def capped(notices: list) -> list:
+    """``notices`` with at most :data:`MAX_NOTICES`, the rest counted in one more."""
+    if len(notices) <= MAX_NOTICES:
+        return notices
+    return notices[:MAX_NOTICES] + [f"and {len(notices) - MAX_NOTICES:,} more values that could not be used."]
+
+
+def _ignored(key: str, value: str, reason: str, where: str = "") -> str:
+    """The notice of a value that could not be used (``value`` as the notice quotes it); it keeps its default."""
+    default = f"; using {shown(FIELDS[key].default)}" if key in FIELDS else ""
+    return f"ignored {key[:SHOWN_CHARS]} = {value}{where}: {reason}{default}"
+
+
 def from_query(params: dict) -> tuple[dict, list[str]]:
     """Scenario values from URL query parameters, and one notice per value that could not be used.
 
@@ -76,24 +138,19 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
     """
     values, notices, used = dict(DEFAULTS), [], set()
     for key, raw in list(params.items())[:200]:
-        key = str(key)[:100]
+        key, raw = str(key)[:100], str(raw)
+        if len(raw) > MAX_RAW_CHARS:  # what a link cannot carry: the address bar leaves it out (link_query)
+            notices.append(_ignored(key, raw[:SHOWN_CHARS] + "…", TOO_LONG.format(chars=len(raw)), " from the link"))
+            continue
         try:
-            if key in FIELDS:
-                values[key] = FIELDS[key].parse(raw)
-            elif "." in key:
-                values[key] = _parse_param(key, raw)
-            else:
-                raise ValueError("unknown setting")
+            values[key] = checked(key, raw, text=True)
             used.add(key)
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            notices.append(
-                f"ignored {key[:40]} = {str(raw)[:40]} from the link: {str(exc)[:160]}"
-                + (f"; using {FIELDS[key].default!r}" if key in FIELDS else "")
-            )
+        except ValueError as exc:
+            notices.append(_ignored(key, str(raw)[:SHOWN_CHARS], str(exc), " from the link"))
     if "target" not in used:
         values["target"] = default_target(values)
     _cap_size(values, notices)
-    return values, notices
+    return values, capped(notices)
 
 
 def in_metric_unit(vals: dict, notices: list | None = None) -> float:
@@ -152,19 +209,28 @@ def query_string(vals: dict) -> str:
     return urllib.parse.urlencode(to_query(vals))
 
 
+def too_long_for_a_link(vals: dict) -> dict:
+    """{setting: characters} of the values of ``vals`` a link cannot carry: longer than :data:`MAX_RAW_CHARS`, which
+    :func:`from_query` refuses (a wide table's declared columns, their public values). A scenario file holds them."""
+    return {key: len(text) for key, text in to_query(vals).items() if len(text) > MAX_RAW_CHARS}
+
+
+def link_query(vals: dict) -> dict:
+    """:func:`to_query` without the values a link cannot carry (:func:`too_long_for_a_link`): what an address bar
+    holds, every value of it read back by :func:`from_query`."""
+    return {key: text for key, text in to_query(vals).items() if len(text) <= MAX_RAW_CHARS}
+
+
 def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]]:
     """A complete scenario: the defaults updated with ``kept`` and ``fields`` (a gallery card or a lesson step),
     each validated; and a notice per field that could not be used."""
     vals, notices = {**DEFAULTS, **(kept or {})}, []
     for key, value in fields.items():
         try:
-            if key in FIELDS:
-                vals[key] = FIELDS[key].validate(value)
-            else:
-                vals[key] = validate_param(key, value)
-        except (ValueError, TypeError) as exc:
-            notices.append(f"ignored {key} = {value!r}: {exc}")
+            vals[key] = checked(key, value)
+        except ValueError as exc:
+            notices.append(_ignored(str(key), shown(value), str(exc)))
     if "target" not in fields:
         vals["target"] = default_target(vals)
     _cap_size(vals, notices)
-    return vals, notices
+    return vals, capped(notices)
