@@ -13,6 +13,7 @@ import streamlit as st
 
 from dppca_core import reproduce as rp
 
+from . import limits
 from .session import REPRODUCE_LIVE_KEY, REPRODUCE_STOP_KEY
 
 #: the files `python -m dppca_core.reproduce --all --out docs/reproduce` wrote: served when the settings match
@@ -20,20 +21,20 @@ SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce"
 SHIPPED_COMMAND = "python -m dppca_core.reproduce --all --out docs/reproduce --combined --png --docs docs"
 
 
-@st.cache_data(max_entries=4096, show_spinner=False)
+@st.cache_data(max_entries=4096, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _task(task_json: str) -> list[dict]:
     """One task's rows, cached on the task itself: reproduction, grid settings, repetition and seed."""
     return rp.run_task(json.loads(task_json))
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=len(rp.REPRODUCTIONS), ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _shipped(key: str):
     """The shipped run of reproduction ``key`` (default grid, its own repetitions, seed 0), read and assembled once
     per server; None when the files are missing or were made with other settings than the current grid's."""
     return rp.load(key, SHIPPED)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=len(rp.REPRODUCTIONS), ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def shipped_figure(key: str) -> go.Figure:
     """The shipped run's figure, built once per server (shared by every session: restyle a copy of it)."""
     return rp.figure(_shipped(key), title=False)
