@@ -73,10 +73,11 @@ def server():
 
 def fetch(url: str) -> tuple[int, bytes]:
     """(status, body) of a bare GET: no cookie, no session."""
-    return _get(url)[:2]
+    return get(url)[:2]
 
 
-def _get(url: str) -> tuple[int, bytes, dict]:
+def get(url: str) -> tuple[int, bytes, dict]:
+    """(status, body, headers) of a bare GET."""
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:
             return answer.status, answer.read(), dict(answer.headers)
@@ -183,6 +184,11 @@ def wait_for(condition, seconds: float = 60.0) -> bool:
 CSV = "Download the data (CSV)"  # the reproduce page's shipped run: the same file for every session
 
 
+def file_name(headers: dict) -> str:
+    """The file name a download is served under (its Content-Disposition)."""
+    return headers["content-disposition"].split('filename="', 1)[1].rstrip('"')
+
+
 def test_another_session_cannot_name_a_sessions_file(server):
     """Two sessions offer the same file: each fetches its own, and neither's address is the other's (it used to be
     the same address: the content's hash). The same for a file built when its button is pressed."""
@@ -210,10 +216,9 @@ def test_a_guessed_file_answers_as_a_missing_one(server):
     async def scenario():
         a = await Session.open(server, "reproduce")
         try:
-            status, data, headers = _get(server + a.downloads[CSV])
+            status, data, headers = get(server + a.downloads[CSV])
             assert status == 200 and data.startswith(b"#")
-            name = headers["content-disposition"].split('filename="', 1)[1].rstrip('"')
-            guess = content_address(data, "text/csv", name)
+            guess = content_address(data, "text/csv", file_name(headers))
             missing = "/media/" + "0" * 40 + ".csv"
             assert fetch(server + guess) == fetch(server + missing) and fetch(server + guess)[0] == 404
         finally:

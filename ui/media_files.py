@@ -84,9 +84,9 @@ def address(session_id: str, content_id: str) -> str:
 
 
 def _load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
-    content_id = _ORIGINAL["load"](self, path_or_data, mimetype, kind, filename)
     owner = _session()
-    with _lock:
+    with _lock:  # with the deletion of the last name of the same bytes, never between the two
+        content_id = _ORIGINAL["load"](self, path_or_data, mimetype, kind, filename)
         file_id = address(owner, content_id)
         _files[file_id] = (owner, self, content_id)
         _names.setdefault(content_id, set()).add(file_id)
@@ -109,11 +109,9 @@ def _delete_file(self, file_id: str) -> None:
         if names is None:
             return
         names.discard(file_id)
-        last = not names
-        if last:
+        if not names:
             del _names[content_id]
-    if last:
-        _ORIGINAL["delete"](self, content_id)
+            _ORIGINAL["delete"](self, content_id)
 
 
 def _add_deferred(self, data_callable, *args, **kwargs):
@@ -167,12 +165,6 @@ def _janitor() -> None:
             sweep()
         except Exception:  # noqa: BLE001 - the janitor keeps going whatever one round met
             log.exception("the media janitor's round failed")
-
-
-def files_of(session_id: str) -> list[str]:
-    """The addresses of the files ``session_id`` holds now."""
-    with _lock:
-        return [file_id for file_id, (owner, _, _) in _files.items() if owner == session_id]
 
 
 def install() -> None:
