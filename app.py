@@ -7,10 +7,11 @@ cannot reset them), the presenter bar, and the share link, then runs the page an
 
 import streamlit as st
 
-from ui import controls, scenario, scenario_file, session, show
+from ui import controls, media_files, scenario, scenario_file, session, show
 from ui.page_titles import PAGE_TITLES
 from ui.session import IN_ENTRY_KEY
 
+media_files.install()  # downloads belong to their session (once per process): ui/media_files.py
 st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
 
 ICONS = {

@@ -4,7 +4,7 @@
     python benchmarks/load.py --clients 8 --minutes 5 --out -    # steady use, each session on its own
     python benchmarks/load.py --clients 30 --burst --post-script-gc --append   # the same with Streamlit's per-run GC
     python benchmarks/load.py --clients 30 --burst --url http://127.0.0.1:8501 --out -   # a server already running
-    python benchmarks/load.py --soak --clients 10 --minutes 10   # a class for a lesson, with hostile uploads
+    python benchmarks/load.py --soak --clients 10 --minutes 10   # a class for a lesson, with hostile uploads and attacks
 
 Starts the app (headless Streamlit, no file watcher) and N sessions in Debian's Chromium through Playwright's
 async API (one browser, one context per session: separate cookies and sessions), all driven concurrently.
@@ -24,7 +24,10 @@ async API (one browser, one context per session: separate cookies and sessions),
   server's RSS (and its parse workers') is written every 10 s to ``--rss-out`` (CSV) and drawn as an SVG beside
   it; the report gives the ceiling, the p95 of each action, and each action that did not finish with its cause.
   Then the sessions close and the server is watched idle for ``--idle-minutes``. The report replaces its own
-  section of ``--out`` (docs/load.md): run it after a burst, which rewrites the whole file.
+  section of ``--out`` (docs/load.md): run it after a burst, which rewrites the whole file. Among the class run the
+  attacks of ``load_attacks.py`` (a large upload explored at 8 values of R, a reproduce link opened in several tabs,
+  another session's download asked for by its content; ``--no-attacks`` leaves them out): the report adds the
+  class's p95 and the server's peak and settled memory against the ceiling the budgets allow.
 
 An action's time runs from the click or key press (for a link, from the navigation) until the server has
 finished the runs it caused: the driver reads Streamlit's own messages on each session's websocket (a run
@@ -478,6 +481,12 @@ async def _upload(session: Session, path) -> tuple[float, float]:
         await session.timed(lambda: page.get_by_text("Upload CSV / Parquet").click(timeout=300_000))
     dropzone = page.locator(DROPZONE)
     await dropzone.wait_for(state="attached", timeout=300_000)
+    if getattr(session, "last_upload", None) == str(path):  # the file it holds already: the browser sends nothing
+        again = Path(path).with_name(f"again-{Path(path).name}")
+        if not again.exists():
+            again.write_bytes(Path(path).read_bytes())
+        path = again
+    session.last_upload = str(path)
     return await session.timed(lambda: dropzone.set_input_files(str(path)))
 
 
@@ -590,6 +599,42 @@ async def _timeline(proc, samples: list, t0: float) -> None:
         await asyncio.sleep(SOAK_SAMPLE)
 
 
+def _attack_recorder(times: dict, failed: list):
+    """``record(kind, action)`` for the attacks (load_attacks.py): the action's time under ``kind``, or its failure."""
+
+    async def record(kind: str, action) -> None:
+        try:
+            times.setdefault(kind, []).append(await action())
+        except Exception as exc:  # noqa: BLE001 - an unfinished action is a result
+            failed.append((kind, f"the attacker: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}"))
+
+    return record
+
+
+async def _attacks(browser, url: str, until: float, folder, attacks: dict, times, failed, monitor, result) -> None:
+    """The attacks of load_attacks.py among the class, each in sessions of its own."""
+    import load_attacks
+
+    async def make_session(index: int) -> Session:
+        context = await browser.new_context(viewport={"width": 1300, "height": 1000})
+        context.set_default_timeout(300_000)
+        return Session(await context.new_page(), index)
+
+    helpers = {"upload": _upload, "to_page": _to_page}
+    await load_attacks.run(
+        await make_session(99),
+        make_session,
+        url,
+        until,
+        folder,
+        attacks,
+        helpers,
+        _attack_recorder(times, failed),
+        monitor,
+        result,
+    )
+
+
 async def soak(
     clients: int,
     minutes: float,
@@ -597,6 +642,7 @@ async def soak(
     seed: int = 0,
     server: str | None = None,
     hostile_every: float = HOSTILE_EVERY,
+    attacks: dict | None = None,
 ) -> dict:
     import tempfile
     from pathlib import Path
@@ -646,7 +692,13 @@ async def soak(
 
                 turns = asyncio.get_running_loop().create_task(hostile_turns())
                 checks = asyncio.get_running_loop().create_task(_health(url, health, lambda: not turns.done()))
+                if attacks:  # the attacks of load_attacks.py, among the class
+                    result["attack"] = attacks
+                    attacking = _attacks(browser, url, until, Path(tmp), attacks, times, failed, monitor, result)
+                else:
+                    attacking = asyncio.sleep(0)
                 await asyncio.gather(
+                    attacking,
                     *(
                         _soak_session(
                             s,
@@ -660,7 +712,7 @@ async def soak(
                             refused,
                         )
                         for s in sessions
-                    )
+                    ),
                 )
                 turns.cancel()
                 await checks
@@ -797,6 +849,8 @@ def soak_report(result: dict, rss_out: str, title: str = "") -> str:
         + (f" --hostile-every {every:g}" if every != HOSTILE_EVERY else "")
         + (f' --section "{title}" --rss-out {_shown_path(rss_out)}' if title and title != SOAK_TITLE else "")
     )
+    if "attack" in result:
+        command += " --attack-rows {rows} --attack-cols {cols} --attack-tabs {tabs}".format(**result["attack"])
     big, failed = result["big"], result["failed"]
     lines = [
         generated_by(command),
@@ -845,6 +899,12 @@ def soak_report(result: dict, rss_out: str, title: str = "") -> str:
         lines += [f"* {kind}: {cause}" for kind, cause in failed[:20]]
     else:
         lines.append("Every action finished.")
+    if "attack" in result:
+        import load_attacks
+
+        cells = max(2_000 * 5_000, result["attack"]["rows"] * result["attack"]["cols"])  # big.csv, the attack's
+        ceiling = load_attacks.ceiling_mb(result, cells, max(2_000, result["attack"]["cols"]))
+        lines += load_attacks.report_lines(result, result["times"], ceiling)
     changed = _changed_limits()
     lines += [
         "",
@@ -982,6 +1042,12 @@ def main(argv=None) -> None:
         default=str(ROOT / "docs" / "load-soak-rss.csv"),
         help="soak: the RSS timeline (CSV; an SVG chart is written beside it)",
     )
+    parser.add_argument(
+        "--no-attacks", action="store_true", help="soak: without the attacks of load_attacks.py (issue 63)"
+    )
+    parser.add_argument("--attack-rows", type=int, default=50_000, help="soak: rows of the attack's large upload")
+    parser.add_argument("--attack-cols", type=int, default=100, help="soak: columns of the attack's large upload")
+    parser.add_argument("--attack-tabs", type=int, default=3, help="soak: tabs opening the reproduce link at once")
     parser.add_argument("--url", default=None, help="drive the app already running at this address instead")
     parser.add_argument(
         "--post-script-gc",
@@ -994,9 +1060,17 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     options = POST_SCRIPT_GC if args.post_script_gc else ()
     if args.soak:
+        attacks = (
+            None if args.no_attacks else {"rows": args.attack_rows, "cols": args.attack_cols, "tabs": args.attack_tabs}
+        )
         result = asyncio.run(
             soak(
-                args.clients, args.minutes or 10.0, args.idle_minutes, server=args.url, hostile_every=args.hostile_every
+                args.clients,
+                args.minutes or 10.0,
+                args.idle_minutes,
+                server=args.url,
+                hostile_every=args.hostile_every,
+                attacks=attacks,
             )
         )
         text = soak_report(result, args.rss_out, args.section)

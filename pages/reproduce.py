@@ -6,7 +6,7 @@ import streamlit as st
 
 from dppca_core import reproduce as rp
 
-from ui import report, scenario, show
+from ui import cpu_budget, report, scenario, show
 from ui import reproduce as computed
 from ui.controls import stop_and_run
 from ui.errors import boundary
@@ -67,6 +67,39 @@ st.header(paper.title)
 st.caption(md_escape(f"{paper.citation}. {paper.note}"))
 
 
+def _compute_live() -> dict:
+    """The reproductions computed here (Stop and Run buttons, a progress bar), within this session's CPU budget."""
+    free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
+    if grid == "full":
+        free.caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is done.")
+    if st.session_state.get(STOP_KEY):
+        st.info(
+            "Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from the cache."
+        )
+        return {}
+    bar = st.progress(0.0, text="running the reproduction…")
+    try:
+        return computed.compute(
+            paper.reproductions, grid, reps, seed, progress=lambda done, text: bar.progress(done, text=text)
+        )
+    except cpu_budget.Spent as spent:
+        st.warning(str(spent), icon=":material/hourglass_disabled:")
+        return {}
+    finally:
+        bar.empty()
+
+
+def _live_button(label: str = "Run live") -> None:
+    st.button(
+        label,
+        icon=":material/play_arrow:",
+        key="live_reproduce",
+        on_click=computed.go_live,
+        args=(paper.key, grid, reps, seed),
+        help="Recompute this paper's reproductions on this server (cached task by task).",
+    )
+
+
 results, shipped = {}, False
 with boundary("the reproduction"):
     results = computed.shipped_results(paper.key, paper.reproductions, grid, reps, seed)
@@ -79,31 +112,15 @@ with boundary("the reproduction"):
             "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
             icon=":material/inventory_2:",
         )
-        button.button(
-            "Run live",
-            icon=":material/play_arrow:",
-            key="live_reproduce",
-            on_click=computed.go_live,
-            args=(paper.key,),
-            help="Recompute this paper's reproductions on this server (cached task by task).",
-        )
+        with button:
+            _live_button()
+    elif not computed.asked(paper.key, grid, reps, seed):  # a link alone starts nothing heavy: it waits for a click
+        note, button = st.columns([4, 1])
+        note.info(computed.cost_words(paper.reproductions, grid, reps, seed), icon=":material/hourglass_empty:")
+        with button:
+            _live_button()
     else:
-        free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
-        if grid == "full":
-            free.caption(
-                "The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is " "done."
-            )
-        if st.session_state.get(STOP_KEY):
-            st.info(
-                "Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from "
-                "the cache."
-            )
-        else:
-            bar = st.progress(0.0, text="running the reproduction…")
-            results = computed.compute(
-                paper.reproductions, grid, reps, seed, progress=lambda done, text: bar.progress(done, text=text)
-            )
-            bar.empty()
+        results = _compute_live()
 
 
 def _claims_table(claims) -> pd.DataFrame:

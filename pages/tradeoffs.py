@@ -9,7 +9,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from ui import compute, data, frontier, planner, report, scenario, session, show, theory_overlay
+from ui import compute, cpu_budget, data, frontier, planner, report, scenario, session, show, theory_overlay
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -67,22 +67,28 @@ def _sweep(axis, metric):
             "k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
             "choose k yourself (Explore: 'k comes from')."
         )
-    bar = st.progress(0.0, text="running the sweep…")
     total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
+    meter = cpu_budget.Meter("sweep")  # charged to this session's CPU budget: Spent (a warning) when it runs out
+    bar = st.progress(0.0, text="running the sweep…")
     done = []
 
     def progress(value, mech):
         done.append(mech)
+        meter.tick(then_check=len(done) < total)
         bar.progress(len(done) / total, text=f"{label} = {value:g} · {mech}")
 
-    frame, errors = compute.sweep_frame(vals, axis, metric, values, on_point=progress, label=label)
-    oracle_frame = pd.DataFrame()
-    if oracle:  # each point again at the exact quantile of the norms (not private), the radius share to the subspace
-        oracle_frame, more = compute.sweep_frame(
-            vals, axis, metric, values, on_point=progress, label=f"{label} (oracle R)", variant=_oracle_fields
-        )
-        errors += more
-    bar.empty()
+    try:
+        frame, errors = compute.sweep_frame(vals, axis, metric, values, on_point=progress, label=label)
+        oracle_frame = pd.DataFrame()
+        if (
+            oracle
+        ):  # each point again at the exact quantile of the norms (not private), the radius share to the subspace
+            oracle_frame, more = compute.sweep_frame(
+                vals, axis, metric, values, on_point=progress, label=f"{label} (oracle R)", variant=_oracle_fields
+            )
+            errors += more
+    finally:
+        bar.empty()
     return frame, oracle_frame, errors, log_x, label
 
 

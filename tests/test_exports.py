@@ -392,6 +392,8 @@ def test_every_download_names_its_kind_in_its_first_line(app_test, downloads):
         assert not at.exception, [e.value for e in at.exception]
         if page == "pages/report.py":
             draw_releases(at)
+        if page == "pages/reproduce.py":  # settings that are not shipped are computed on a click
+            at.button(key="live_reproduce").click().run()
         seen.update({(page, label): data for label, data in offered(at, downloads).items()})
     kinds = {}
     for (page, label), data in seen.items():

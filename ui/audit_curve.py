@@ -9,7 +9,7 @@ import streamlit as st
 from dppca_core import risk
 from dppca_core.figures.tradeoff_curve import tradeoff_curve_figure
 
-from . import show
+from . import limits, show
 from .text import md_escape
 
 #: how the band is made, in words (the Audit page's caption and docs/audit-table.md say the same)
@@ -61,7 +61,7 @@ TEACHING_WORDS = (
 )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _teaching(curve, delta: float):
     """(figure, reading) of the teaching audit of ``curve`` (a PrivacyCurve), cached: the figure changes with ε."""
     attack, reading = risk.teaching_audit(curve, delta)

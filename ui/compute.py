@@ -18,7 +18,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.pipeline.options import ReleaseOptions
 from dppca_core.registry import display_name
 
-from . import data
+from . import data, limits
 from .data import Prepared
 
 #: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.pipeline.experiments.METRICS)
@@ -90,16 +90,16 @@ def prepare(ds, vals: dict) -> Prepared:
             "statistics no longer has: turn the scaling off (or upload a sample of the rows)."
         )
     radius = radius_rule(vals)
-    return _prepare_scaled(
-        ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule, radius, ds.X
-    )
+    args = (ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule, radius, ds.X)
+    if limits.scaled_entry_bytes(ds.n, ds.d) > limits.SCALED_CACHE_BYTES // limits.SCALED_CACHE_ENTRIES:
+        return scaled_input(*args)  # over its share of the byte budget: computed for this run, not kept
+    return _prepare_scaled(*args)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> PrivatelyScaled:
-    """:func:`dppca_core.pipeline.experiments.prepare_input` with a ScaleRule, once per (dataset, centring, R, bounds, radius
-    rule), shared by sessions: the same path as the Report's script."""
-    inp = experiments.prepare_input(_X, R, center, rule, radius)
+def scaled_input(key: str, center: str, R, rule, radius, X: np.ndarray) -> PrivatelyScaled:
+    """:func:`dppca_core.pipeline.experiments.prepare_input` with a ScaleRule: the same path as the Report's
+    script."""
+    inp = experiments.prepare_input(X, R, center, rule, radius)
     return PrivatelyScaled(
         data=inp.data,
         key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}",
@@ -111,6 +111,13 @@ def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> P
         scale=rule,
         rows=inp.rows,
     )
+
+
+@st.cache_resource(max_entries=limits.SCALED_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> PrivatelyScaled:
+    """:func:`scaled_input` once per (dataset, centring, R, bounds, radius rule), shared by sessions; only inputs
+    within their share of the byte budget come here (:func:`prepare`, ui/limits.py)."""
+    return scaled_input(key, center, R, rule, radius, _X)
 
 
 def release_rows(prep: Prepared) -> dict:
@@ -199,7 +206,7 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     return results, problems
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=256, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _options):
     """Cached on every input (the data's hash and centring/radius in ``key``, every option of the releases in
     ``options_key``: :meth:`dppca_core.pipeline.options.ReleaseOptions.key`), shared by every session."""

@@ -92,7 +92,7 @@ def samples() -> dict:
     return dict(dsets.SAMPLES)
 
 
-@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _synthetic(n, d, rank, spike, sparse, seed) -> Dataset:
     syn = dsets.spiked_covariance(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed)
     note = (
@@ -113,7 +113,7 @@ def _from_synthetic(syn, name: str, note: str) -> Dataset:
     )
 
 
-@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _preset(name: str, seed: int) -> Dataset:
     table = presets()
     if name not in table:
@@ -125,7 +125,7 @@ def _preset(name: str, seed: int) -> Dataset:
     return _from_synthetic(syn, f"preset {name}", note)
 
 
-@st.cache_data(max_entries=8, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _sample(name: str) -> Dataset:
     table = dsets.load_sample(name)
     info = samples().get(name, {})

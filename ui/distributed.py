@@ -17,7 +17,7 @@ import dppca_core as dc
 from dppca_core import metrics
 from dppca_core.pipeline.experiments import rep_seed
 
-from . import data
+from . import data, limits
 
 #: the distributed mechanisms the page compares with the pooled (central) Analyze Gauss
 DIST = ("cape_pca", "dist_conventional", "dist_local")
@@ -63,7 +63,7 @@ def sites(ds: data.Dataset, n: int, scn: dict) -> Sites:
     return Sites(sizes, sizes, scn["dsites"], repr(sizes))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites) -> pd.DataFrame:
     rows = []
     for mech in COMPARED:
@@ -119,7 +119,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites) -> dict:
     traces = {}
     for e in TRACE_EPSILONS:

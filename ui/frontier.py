@@ -15,6 +15,8 @@ import streamlit as st
 from dppca_core.pipeline import experiments
 from dppca_core.registry import display_name, get_mechanism
 
+from . import limits
+
 #: the audit table `python benchmarks/audit_table.py` writes: one row per mechanism, relation and case
 AUDIT_TABLE = Path(__file__).resolve().parents[1] / "docs" / "audit-table.md"
 #: the case of the rows that audit a mechanism as it runs in the app (the others are second readings and power checks)
@@ -69,7 +71,7 @@ def parse_audit_table(markdown: str) -> dict[tuple[str, str], AuditVerdict]:
     return out
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def audit_verdicts() -> dict[tuple[str, str], AuditVerdict]:
     """The shipped audit table's verdicts (:func:`parse_audit_table`), read once per server; empty without it."""
     try:
@@ -148,7 +150,7 @@ def audit_setting(markdown: str) -> str:
     return ""
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def shipped_audit_setting() -> str:
     try:
         return audit_setting(AUDIT_TABLE.read_text(encoding="utf-8"))

@@ -60,8 +60,11 @@ BOOK_SESSION_KEY = "book_session"
 #: the Trade-offs sweep and the Reproduce runs were stopped (ui/controls.stop_and_run)
 SWEEP_STOP_KEY = "sweep_stopped"
 REPRODUCE_STOP_KEY = "reproduce_stopped"
-#: the papers this session asked to recompute live (the Reproduce page; else it shows the shipped runs)
+#: the reproductions this session asked to compute live, by (paper, grid, repetitions, seed) (the Reproduce page: it
+#: computes nothing until asked; with the shipped settings it shows the shipped runs)
 REPRODUCE_LIVE_KEY = "reproduce_live"
+#: the CPU time this session spent on live reproductions and sweeps ({"spent", "at"}; ui/cpu_budget.py)
+CPU_BUDGET_KEY = "live_cpu_budget"
 #: a view setting changed in a fragment: rerun the whole app once (ui/views.py)
 RERUN_APP_KEY = "view_setting_changed"
 

@@ -15,6 +15,8 @@ import streamlit as st
 from dppca_core.tensor import experiments as ex
 from dppca_core.tensor import metrics as tm
 
+from . import limits
+
 #: the default settings' sweeps, precomputed (python -m dppca_core.tensor.experiments --ship ...)
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce" / "tensor_default.json"
 
@@ -57,13 +59,13 @@ def settings(t: dict) -> Settings:
     return s
 
 
-@st.cache_data(max_entries=1024, show_spinner=False)
+@st.cache_data(max_entries=1024, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _repetition(kind, D, K, sites, n_per_site, epsilons, delta, split, rep, seed):
     model = ex.model_for(kind, D, K)
     return ex.repetition(model, sites, n_per_site, epsilons, delta, split, rep, seed)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
 def _shipped() -> dict:
     """The default settings' units, read once per server: a fresh server's first visit computes nothing."""
     return ex.load_shipped(SHIPPED)
@@ -89,7 +91,7 @@ def sweeps(s: Settings, progress: Callable[[float, str], None] | None = None) ->
     return pd.DataFrame(rows["eps"]), pd.DataFrame(rows["n"])
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def summary(rows: pd.DataFrame, axis: str, shown: tuple) -> pd.DataFrame:
     """:func:`dppca_core.tensor.experiments.summarize` of a sweep's ``rows`` along ``axis``, the mechanisms ``shown``
     only; once per server for the same rows."""
@@ -97,7 +99,7 @@ def summary(rows: pd.DataFrame, axis: str, shown: tuple) -> pd.DataFrame:
     return frame[frame.mechanism.isin(shown)]
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _example(kind, D, K, sites, n_per_site, epsilon, delta, split, seed):
     model = ex.model_for(kind, D, K)
     return ex.example(model, sites, n_per_site, epsilon, delta, split, seed)

@@ -16,7 +16,7 @@ from dppca_core.figures import risk as risk_figures
 from dppca_core.privacy import compose
 from dppca_core.registry import display_name
 
-from . import audit_curve, compute, scenario, show
+from . import audit_curve, compute, limits, scenario, show
 from .session import AUDIT_RESULT_KEY, RERUN_APP_KEY
 from .text import literal, md_escape
 
@@ -283,7 +283,7 @@ def random_f1(ds, prep, k: int) -> float | None:
     return metrics.random_support_f1(ds.d, s or len(support), len(support))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
 def _accuracy(key: str, _rows, _labels, _bases):
     """Cross-validated accuracy of a classifier on the projection onto each basis.
 
