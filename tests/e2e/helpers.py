@@ -295,7 +295,7 @@ def upload_on_data_page(page, server: str, csv, query_string: str = "", declare:
     page.wait_for_selector('[data-testid="stMetricValue"]', timeout=60_000)
     settle(page)
     if declare and page.locator(".st-key-declare_schema button").count():
-        page.locator(".st-key-declare_schema button").click()
+        page.get_by_role("button", name="Declare this schema").first.click()
         page.wait_for_function("() => new URLSearchParams(location.search).has('cols')", timeout=60_000)
         settle(page)
 
@@ -362,3 +362,15 @@ def assert_text_fits(page, where: str) -> None:
     """No visible text is clipped and no chart label overlaps another (at the page's own window size)."""
     found = text_problems(page)
     assert not found, f"{where}: text clipped or overlapping: {found}"
+
+
+def draw_releases(page) -> None:
+    """Draw releases to publish on the Report as a user does: tick the box that confirms the spend the page states
+    (issue 55), wait until the button is enabled, press it."""
+    page.get_by_text("Spend this budget on these data").click()
+    button = page.locator(".st-key-draw_releases button")
+    page.wait_for_function(
+        "() => { const b = document.querySelector('.st-key-draw_releases button'); return b && !b.disabled; }",
+        timeout=60_000,
+    )
+    button.click()

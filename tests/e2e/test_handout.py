@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import SHOTS, assert_no_error, download, settle
+from tests.e2e.helpers import draw_releases, SHOTS, assert_no_error, download, settle
 from tests.test_handout import DIAGNOSTIC_WORDS, stray_numbers
 from dppca_core.handout import brief
 from ui import report
@@ -133,7 +133,7 @@ def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, br
     assert pdf_pages == slides
 
     # the publishable file and the handout made from it
-    page.locator(".st-key-draw_releases button").click()
+    draw_releases(page)
     page.wait_for_selector(".st-key-download_brief button", timeout=240_000)
     settle(page, timeout=240_000)
     file = json.loads(open(download(page, "download_releases", tmp_path), encoding="utf-8").read())

@@ -6,7 +6,16 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import assert_no_error, download, go_to, people_csv, query, settle, upload_on_data_page
+from tests.e2e.helpers import (
+    draw_releases,
+    assert_no_error,
+    download,
+    go_to,
+    people_csv,
+    query,
+    settle,
+    upload_on_data_page,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +45,7 @@ def test_upload_choose_r_privately_publish_and_download_the_report(server, tabs,
     radius = float(re.search(r"<td>([0-9.]+(?:e[+-]?[0-9]+)?)</td>", table).group(1))
     assert 1e-3 <= radius <= 1e4
 
-    page.get_by_role("button", name="Draw releases to publish").click()
+    draw_releases(page)
     page.wait_for_selector('text="Download the publishable releases (JSON)"', timeout=120_000)
     released = json.loads(open(download(page, "download_releases", tmp_path), encoding="utf-8").read())
     released = released["releases"]["analyze_gauss"]
