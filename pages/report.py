@@ -116,19 +116,7 @@ def _publish_block(ds, prep, results, vals) -> None:
         return
     file = fresh["file"]
     c = st.columns(3)
-    c[0].download_button(
-        "Download the publishable releases (JSON)",
-        functools.partial(_encoded, report.releases_json, file),
-        "dppca_releases.json",
-        "application/json",
-        icon=":material/data_object:",
-        key="download_releases",
-        on_click="ignore",
-        width="stretch",
-        help="Components, privatised eigenvalues and other covered outputs, the guarantee (or, "
-        "after a non-private choice, none), the public schema and settings, what it all means "
-        "in words. No diagnostics, no seed. Its format: docs/publishable.md.",
-    )
+    _offer(c[0], "download_releases", report.releases_json, file)
     if not publishable.has_guarantee(file):
         st.warning(
             "This file is **not publishable**: its releases state no guarantee (see above). No brief or "
@@ -136,30 +124,8 @@ def _publish_block(ds, prep, results, vals) -> None:
             icon=":material/gpp_bad:",
         )
         return
-    c[1].download_button(
-        "Publishable brief (HTML, printable)",
-        functools.partial(_encoded, brief.build_brief, file),
-        "dppca_brief.html",
-        "text/html",
-        icon=":material/description:",
-        key="download_brief",
-        on_click="ignore",
-        width="stretch",
-        help="One printable page for stakeholders: what was released and why, the "
-        "guarantee in words, ε beside known deployments, utility against a "
-        "random baseline, a recommendation. Made from the JSON alone.",
-    )
-    c[2].download_button(
-        "Publishable slides",
-        functools.partial(_encoded, brief.build_deck, file),
-        "dppca_publishable_slides.html",
-        "text/html",
-        icon=":material/slideshow:",
-        key="download_publishable_slides",
-        on_click="ignore",
-        width="stretch",
-        help="The brief as a deck that opens offline in any browser. Made from the JSON alone.",
-    )
+    _offer(c[1], "download_brief", brief.build_brief, file)
+    _offer(c[2], "download_publishable_slides", brief.build_deck, file)
 
 
 def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
@@ -197,15 +163,7 @@ def _book_view(table_id: str, name: str) -> None:
         f"Everything spent on {md_escape(name)} on this server: {book.spent(table_id).words()}. The book keeps "
         "what was spent, never the rows (the table is known by a keyed fingerprint)."
     )
-    st.download_button(
-        "Download the budget book (CSV)",
-        functools.partial(_encoded, book.ledger_csv, table_id),
-        "dppca_budget_book.csv",
-        "text/csv",
-        icon=":material/download:",
-        key="download_book",
-        on_click="ignore",
-    )
+    _offer(st, "download_book", book.ledger_csv, table_id)
 
 
 def _brief_outlook(vals) -> None:
@@ -237,39 +195,101 @@ def _notebook_downloads(vals, ds, upload) -> None:
     """The two notebooks, each built when its button is pressed: the exploration notebook (a record, seeded) and the
     release notebook (spends the budget once, with a ledger), the latter only when a mechanism has a guarantee."""
     c = st.columns(3)
-    c[0].download_button(
-        "Exploration notebook",
-        functools.partial(_encoded, notebooks.exploration_notebook, vals, upload),
-        "dppca_exploration.ipynb",
-        "application/x-ipynb+json",
-        icon=":material/menu_book:",
-        key="download_exploration_notebook",
-        on_click="ignore",
-        width="stretch",
-        help="A Jupyter notebook that prints this page's table with the installed dppca_core package "
-        "(same seeds): an exploration record, like the script. Its format: docs/notebooks.md.",
-    )
+    _offer(c[0], "download_exploration_notebook", notebooks.exploration_notebook, vals, upload)
     if data.undeclared_schema(ds):
         c[1].caption("The release notebook is offered once the table's schema is declared (the Data page).")
     elif any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
-        c[1].download_button(
-            "Release notebook",
-            functools.partial(_encoded, notebooks.release_notebook, vals, ds, upload),
-            "dppca_release.ipynb",
-            "application/x-ipynb+json",
-            icon=":material/lock:",
-            key="download_release_notebook",
-            on_click="ignore",
-            width="stretch",
-            help="A Jupyter notebook whose release cell spends the budget once on your data with "
-            "fresh randomness and writes the publishable JSON, recording each spend in a ledger "
-            "file next to it; run again, it asks before spending again.",
-        )
+        _offer(c[1], "download_release_notebook", notebooks.release_notebook, vals, ds, upload)
 
 
 def _encoded(build, *args) -> bytes:
     """``build(*args)`` as UTF-8 bytes: a download built when its button is pressed."""
     return build(*args).encode()
+
+
+#: the Report's downloads: key -> (label, file name, MIME type, icon, help)
+DOWNLOADS = {
+    "download_releases": (
+        "Download the publishable releases (JSON)",
+        "dppca_releases.json",
+        "application/json",
+        "data_object",
+        "Components, privatised eigenvalues and other covered outputs, the guarantee (or, after a non-private choice, "
+        "none), the public schema and settings, what it all means in words. No diagnostics, no seed. Its format: "
+        "docs/publishable.md.",
+    ),
+    "download_brief": (
+        "Publishable brief (HTML, printable)",
+        "dppca_brief.html",
+        "text/html",
+        "description",
+        "One printable page for stakeholders: what was released and why, the guarantee in words, ε beside known "
+        "deployments, utility against a random baseline, a recommendation. Made from the JSON alone.",
+    ),
+    "download_publishable_slides": (
+        "Publishable slides",
+        "dppca_publishable_slides.html",
+        "text/html",
+        "slideshow",
+        "The brief as a deck that opens offline in any browser. Made from the JSON alone.",
+    ),
+    "download_slides": (
+        "Download slides",
+        "dppca_slides.html",
+        "text/html",
+        "slideshow",
+        "A deck that opens offline in any browser: one slide per figure and decision, each figure with its numbers; "
+        "an exploration record like the HTML report.",
+    ),
+    "download_book": (
+        "Download the budget book (CSV)",
+        "dppca_budget_book.csv",
+        "text/csv",
+        "download",
+        "Every spend on this table on this server: when, what, its exact curve, the code's version; never the rows.",
+    ),
+    "download_html": ("HTML report (offline)", "dppca_report.html", "text/html", "download", None),
+    "download_script": (
+        "Python script",
+        "dppca_scenario.py",
+        "text/x-python",
+        "code",
+        "Prints this page's table with the installed dppca_core package (same seeds).",
+    ),
+    "download_exploration_notebook": (
+        "Exploration notebook",
+        "dppca_exploration.ipynb",
+        "application/x-ipynb+json",
+        "menu_book",
+        "A Jupyter notebook that prints this page's table with the installed dppca_core package (same seeds): an "
+        "exploration record, like the script. Its format: docs/notebooks.md.",
+    ),
+    "download_release_notebook": (
+        "Release notebook",
+        "dppca_release.ipynb",
+        "application/x-ipynb+json",
+        "lock",
+        "A Jupyter notebook whose release cell says what it will spend, spends the budget once on your data with "
+        "fresh randomness and writes the publishable JSON, recording each spend in a budget book next to it; run "
+        "again, it asks before spending again.",
+    ),
+}
+
+
+def _offer(container, key: str, build, *args) -> None:
+    """The download ``key`` of :data:`DOWNLOADS` in ``container``, built by ``build(*args)`` when it is pressed."""
+    label, name, mime, icon, help_text = DOWNLOADS[key]
+    container.download_button(
+        label,
+        functools.partial(_encoded, build, *args),
+        name,
+        mime,
+        icon=f":material/{icon}:",
+        key=key,
+        on_click="ignore",
+        width="stretch",
+        help=help_text,
+    )
 
 
 st.title("Report")
@@ -409,39 +429,9 @@ with boundary("the report"):
     )
     script = report.build_script(vals, upload)
     c = st.columns(3)
-    c[2].download_button(
-        "Download slides",
-        functools.partial(_encoded, report.record_deck, record),
-        "dppca_slides.html",
-        "text/html",
-        icon=":material/slideshow:",
-        key="download_slides",
-        on_click="ignore",
-        width="stretch",
-        help="A deck that opens offline in any browser: one slide per figure and decision, each "
-        "figure with its numbers; an exploration record like the HTML report.",
-    )
-    c[0].download_button(
-        "HTML report (offline)",
-        functools.partial(_encoded, report.record_html, record),
-        "dppca_report.html",
-        "text/html",
-        icon=":material/download:",
-        key="download_html",
-        on_click="ignore",
-        width="stretch",
-    )
-    c[1].download_button(
-        "Python script",
-        script.encode(),
-        "dppca_scenario.py",
-        "text/x-python",
-        icon=":material/code:",
-        key="download_script",
-        on_click="ignore",
-        width="stretch",
-        help="Prints this page's table with the installed dppca_core package (same seeds).",
-    )
+    _offer(c[2], "download_slides", report.record_deck, record)
+    _offer(c[0], "download_html", report.record_html, record)
+    _offer(c[1], "download_script", str, script)
     _notebook_downloads(vals, ds, upload)
     with st.expander("Python script"):
         st.code(script, language="python")
