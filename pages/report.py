@@ -151,7 +151,9 @@ def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
 
 
 def _book_view(table_id: str, name: str) -> None:
-    """The table's spends (every session of this server) and their export."""
+    """The table's cap (set or lowered here, never raised), its spends (every session of this server) and their
+    export."""
+    _cap_form(table_id)
     frame = book.ledger_frame(table_id)
     if frame.empty:
         st.caption(f"Nothing has been spent on {md_escape(name)} on this server yet.")
@@ -177,6 +179,27 @@ def _brief_outlook(vals) -> None:
             on_click=scenario.set_value,
             args=("beig", scenario.K_EIGENVALUE_SHARE),
         )
+
+
+def _cap_form(table_id: str) -> None:
+    """A cap on what every session together may spend on this table: set or lowered here, raised only by the
+    server's operator (``python -m dppca_core.book cap``)."""
+    cap = book.book().cap(table_id)
+    with st.form("cap_form", border=False):
+        c = st.columns([2, 2, 3], vertical_alignment="bottom")
+        eps = c[0].number_input("cap: ε", min_value=0.01, max_value=100.0, value=cap[0] if cap else 10.0, format="%g")
+        delta = c[1].number_input("cap: δ", min_value=0.0, max_value=0.1, value=cap[1] if cap else 1e-5, format="%g")
+        pressed = c[2].form_submit_button("Set the cap" if cap is None else "Lower the cap")
+    if pressed:
+        try:
+            book.book().set_cap(table_id, float(eps), float(delta), lower_only=True)
+            st.rerun()
+        except ValueError as exc:
+            st.warning(md_escape(str(exc)), icon=":material/lock:")
+    st.caption(
+        (f"Cap: ε = {cap[0]:.3g}, δ = {cap[1]:.2g} for every session together. " if cap else "No cap yet. ")
+        + "A cap can be set or lowered here, never raised: the server's operator raises one."
+    )
 
 
 def _last_audit():

@@ -64,3 +64,20 @@ def test_the_book_names_the_table_and_exports_its_spends(app_test, src):
     csv = ui_book.ledger_csv(table_id)
     assert csv.startswith("# Exploration record") and csv.count("\n") == 4  # the line, the header, two spends
     assert "Analyze Gauss release" in csv and '""kind"": ""gdp""' in csv
+
+
+def test_the_page_sets_and_lowers_a_cap_but_never_raises_it(app_test, monkeypatch):
+    monkeypatch.setenv("DPPCA_CAP_EPSILON", "5")  # the operator's default for every new table
+    at = app_test(**QUERY)
+    at.switch_page("pages/report.py").run()
+    (table_id,) = [t["id"] for t in ui_book.book().tables()]
+    assert ui_book.book().cap(table_id) == (5.0, 1e-5)
+    (eps,) = [n for n in at.number_input if n.label == "cap: ε"]
+    eps.set_value(2.0)
+    at.button(key="FormSubmitter:cap_form-Lower the cap").click().run()
+    assert ui_book.book().cap(table_id) == (2.0, 1e-5)
+    (eps,) = [n for n in at.number_input if n.label == "cap: ε"]
+    eps.set_value(9.0)
+    at.button(key="FormSubmitter:cap_form-Lower the cap").click().run()
+    assert not at.exception and ui_book.book().cap(table_id) == (2.0, 1e-5)
+    assert any("never raised or lifted" in plain(w.value) for w in at.warning)

@@ -79,8 +79,24 @@ def table(ds, vals: dict) -> tuple[str, str]:
         content, name = src, src.split(":", 1)[-1]
     schema = getattr(ds, "schema", None)
     table_id = fingerprint(content, key)
-    the_book.table(table_id, name, schema.as_dict() if schema is not None else {"columns": list(ds.columns)})
+    declared = schema.as_dict() if schema is not None else {"columns": list(ds.columns)}
+    the_book.table(table_id, name, declared, cap=operator_cap())
     return table_id, name
+
+
+def operator_cap() -> tuple | None:
+    """The cap every new table of this server starts with: ``DPPCA_CAP_EPSILON`` (and ``DPPCA_CAP_DELTA``, default
+    1e-5), or None when the operator sets none (a value that is not a number is ignored: the log says so)."""
+    text = os.environ.get("DPPCA_CAP_EPSILON", "").strip()
+    if not text:
+        return None
+    try:
+        eps = float(text)
+        delta = float(os.environ.get("DPPCA_CAP_DELTA", "1e-5"))
+    except ValueError:
+        limits.log.warning("DPPCA_CAP_EPSILON=%r or DPPCA_CAP_DELTA is not a number: no default cap", text)
+        return None
+    return (eps, delta) if eps > 0 and math.isfinite(eps) and 0 <= delta < 1 else None
 
 
 def _server_identity(relative: str) -> str:

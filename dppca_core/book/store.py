@@ -15,6 +15,7 @@ its reservation stays counted: the book never counts less than was spent.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import hmac
 import json
@@ -138,6 +139,7 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+@functools.cache
 def _version() -> str:
     """The installed package's version (the code that made the spend), or "unknown" outside an install."""
     from importlib.metadata import PackageNotFoundError, version
@@ -165,13 +167,14 @@ class BudgetBook:
 
     # -- tables ------------------------------------------------------------------------------------------------
 
-    def table(self, table_id: str, name: str, schema: dict | None = None) -> str:
-        """Register the table ``table_id`` (a :func:`fingerprint`) with its public name and declared schema, once;
-        returns the id."""
+    def table(self, table_id: str, name: str, schema: dict | None = None, cap: tuple | None = None) -> str:
+        """Register the table ``table_id`` (a :func:`fingerprint`) with its public name and declared schema, once,
+        with ``cap`` ((epsilon, delta), e.g. the operator's default) as its first cap; returns the id."""
+        eps, delta = cap if cap is not None else (None, None)
         with self._connect() as db:
             db.execute(
-                "INSERT OR IGNORE INTO tables (id, name, schema, created) VALUES (?, ?, ?, ?)",
-                (table_id, str(name), json.dumps(schema or {}, sort_keys=True), _now()),
+                "INSERT OR IGNORE INTO tables (id, name, schema, created, cap_epsilon, cap_delta) VALUES (?, ?, ?, ?, ?, ?)",
+                (table_id, str(name), json.dumps(schema or {}, sort_keys=True), _now(), eps, delta),
             )
         return table_id
 
@@ -190,14 +193,31 @@ class BudgetBook:
             for r in rows
         ]
 
-    def set_cap(self, table_id: str, epsilon: float | None, delta: float | None = None) -> None:
-        """The table's cap: (epsilon, delta) nobody's spends may pass together; None lifts it."""
+    def set_cap(self, table_id: str, epsilon: float | None, delta: float | None = None, lower_only: bool = False):
+        """The table's cap: (epsilon, delta) nobody's spends may pass together; None lifts it. ``lower_only`` (what a
+        visitor of the app may do): a cap may be set or lowered, never raised or lifted (ValueError in words); the
+        operator raises one with ``python -m dppca_core.book cap``."""
         if epsilon is not None and not (epsilon > 0 and math.isfinite(epsilon)):
             raise ValueError(f"a cap's epsilon must be a finite number > 0 (got {epsilon!r}).")
         if epsilon is not None and not (delta is not None and 0 <= delta < 1):
             raise ValueError(f"a cap's delta must lie in [0, 1) (got {delta!r}).")
-        with self._connect() as db:
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT cap_epsilon, cap_delta FROM tables WHERE id = ?", (table_id,)).fetchone()
+            if lower_only and row is not None and row[0] is not None:
+                if epsilon is None or epsilon > row[0] or delta > row[1]:
+                    raise ValueError(
+                        f"this table's cap is ε = {row[0]:g}, δ = {row[1]:g}: it can be lowered here, never raised or "
+                        "lifted; the server's operator can (python -m dppca_core.book cap)."
+                    )
             db.execute("UPDATE tables SET cap_epsilon = ?, cap_delta = ? WHERE id = ?", (epsilon, delta, table_id))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK") if db.in_transaction else None
+            raise
+        finally:
+            db.close()
 
     def cap(self, table_id: str) -> tuple | None:
         with self._connect() as db:
@@ -249,11 +269,18 @@ class BudgetBook:
 
     def settle(self, spend_id: int, curve: PrivacyCurve, digest: str = "") -> None:
         """Replace a reserved spend's curve by the release's exact one (never looser) and record what was written."""
-        with self._connect() as db:
-            db.execute(
-                "UPDATE spends SET privacy = ?, digest = ?, settled = 1 WHERE id = ?",
-                (json.dumps(curve.as_dict()), digest, spend_id),
-            )
+        self.settle_all([(spend_id, curve)], digest)
+
+    def settle_all(self, settled, digest: str = "") -> None:
+        """:meth:`settle` every (spend id, curve) of one draw in one transaction."""
+        rows = [(json.dumps(curve.as_dict()), digest, spend_id) for spend_id, curve in settled]
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("UPDATE spends SET privacy = ?, digest = ?, settled = 1 WHERE id = ?", rows)
+            db.execute("COMMIT")
+        finally:
+            db.close()
 
     def export(self, table_id: str | None = None) -> list[dict]:
         """Every spend (of one table, if given) as plain JSON rows, with its table's name."""
