@@ -180,7 +180,8 @@ def test_no_download_reruns_the_page():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "download_button"
     ]
     streamlit_calls = [(name, node) for name, node in calls if len(node.args) >= 2 or node.keywords]
-    assert len(streamlit_calls) >= 12, [name for name, _ in streamlit_calls]
+    # the Report's nine downloads go through one call (pages/report.py _offer): that and four others
+    assert len(streamlit_calls) >= 5, [name for name, _ in streamlit_calls]
     rerunning = [
         f"{name}:{node.lineno}"
         for name, node in streamlit_calls

@@ -9,6 +9,7 @@ when it disconnects and are deleted when Streamlit ends it.
 """
 
 import asyncio
+import threading
 import socket
 import subprocess
 import sys
@@ -20,6 +21,26 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+
+def _run(scenario):
+    """``asyncio.run(scenario())`` in a thread of its own: a browser test earlier in the same worker keeps an event
+    loop running in this thread (Playwright's sync API), where asyncio.run refuses to start another."""
+    out = {}
+
+    def target():
+        try:
+            out["value"] = asyncio.run(scenario())
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
 
 ROOT = Path(__file__).resolve().parents[1]
 #: seconds Streamlit keeps a disconnected session for its reconnection before ending it (2 min by default)
@@ -206,7 +227,7 @@ def test_another_session_cannot_name_a_sessions_file(server):
             await a.ws.close()
             await b.ws.close()
 
-    asyncio.run(scenario())
+    _run(scenario)
 
 
 def test_a_guessed_file_answers_as_a_missing_one(server):
@@ -224,7 +245,7 @@ def test_a_guessed_file_answers_as_a_missing_one(server):
         finally:
             await a.ws.close()
 
-    asyncio.run(scenario())
+    _run(scenario)
 
 
 def test_a_sessions_files_go_when_it_leaves(server):
@@ -239,6 +260,6 @@ def test_a_sessions_files_go_when_it_leaves(server):
         await a.ws.close()
         return files
 
-    files = asyncio.run(scenario())
+    files = _run(scenario)
     assert wait_for(lambda: all(fetch(server + url)[0] == 404 for url in files))
     assert wait_for(lambda: media_bytes(server) == 0)  # deleted, not only hidden (every session has left)

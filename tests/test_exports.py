@@ -89,11 +89,12 @@ def _report_table(at):
 
 
 def _upload(at, label="class", columns=()):
-    """The wine file uploaded; ``columns`` (and the label) declared in the link, else the page's suggestion."""
+    """The wine file uploaded, with ``columns`` (and the label) declared in the link: by default every column but the
+    label, the schema the Data page suggests (a schema must be declared before anything is published, issue 54)."""
     at.session_state["upload"] = {"name": "wine.csv", "bytes": WINE.read_bytes()}
-    if columns:
-        at.query_params["cols"] = json.dumps(list(columns))
-        at.query_params["label"] = label
+    header = WINE.read_text().splitlines()[0].split(",")
+    at.query_params["cols"] = json.dumps(list(columns) or [c for c in header if c != label])
+    at.query_params["label"] = label
 
 
 def _releases(at, files) -> dict:

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from dppca_core.book import BudgetBook, Spend, Spent, book_key, composed, fingerprint
-from dppca_core.pipeline.budget import planned_curve
+from dppca_core.pipeline.budget import planned_curve, release_delta
 from dppca_core.privacy import PrivacyCurve
 from dppca_core.registry import get_mechanism
 
@@ -116,10 +116,10 @@ def release_spend(mechanism: str, options) -> Spend:
     """What one release of ``mechanism`` with ``options`` (a ReleaseOptions) will spend, stated before it is drawn:
     the curve its plan composes to (:func:`dppca_core.pipeline.budget.planned_curve`, never below the curve the
     release then states; the same curve for a Gaussian release), with the delta it states."""
-    curve = planned_curve(mechanism, options)
-    spec = get_mechanism(mechanism)
-    delta = float(options.delta) if spec.uses_delta_with(spec.resolve_params(options.params)) else 0.0
-    return Spend("release", f"{spec.display_name} release", curve, delta, mechanism)
+    title = get_mechanism(mechanism).display_name
+    return Spend(
+        "release", f"{title} release", planned_curve(mechanism, options), release_delta(mechanism, options), mechanism
+    )
 
 
 def look_spend(what: str, epsilon: float, delta: float) -> Spend:

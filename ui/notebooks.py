@@ -170,13 +170,20 @@ RELEASE_CELL = """# The release cell: it spends the privacy budget on the data. 
 # asks (and spends nothing when it cannot ask, e.g. when the notebook is run from the command line).
 from dppca_core.book import BudgetBook, Spend, book_key, fingerprint
 from dppca_core.handout.brief import build_brief
+from dppca_core.pipeline.budget import planned_curve, release_delta
 from dppca_core.privacy import PrivacyCurve
 
 book_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one budget book per folder, whatever the output's name
 book = BudgetBook(book_path)
 source = Path(DATA).read_bytes() if Path(str(DATA)).is_file() else str(DATA).encode()
 table = book.table(fingerprint(source, book_key(book_path)), Path(str(DATA)).name, SCHEMA)
-pending = [Spend("release", f"{TITLES[m]} release", PrivacyCurve.approx(EPSILON, DELTA), DELTA, m) for m in MECHANISMS]
+X_release, radius, extra = experiments.release_input(inp.data, inp.radius, inp.scale, inp.rows)
+options = {m: dc.ReleaseOptions(k=K, epsilon=EPSILON, delta=DELTA, neighbors=NEIGHBORS, data_norm=radius,
+                                budget=BUDGETS[m], center=inp.release_center, **extra, **OPTIONS[m], params=params[m])
+           for m in MECHANISMS}
+# what each release will spend, from its options alone (the curve its plan composes to: the one it then states)
+pending = [Spend("release", f"{TITLES[m]} release", planned_curve(m, options[m]), release_delta(m, options[m]), m)
+           for m in MECHANISMS]
 print(f"Spent on these data so far (book {book_path}): {book.spent(table).words()}. This cell spends "
       f"epsilon = {EPSILON:g}, delta = {DELTA:g} for each of {len(pending)} release(s); after it: "
       f"{book.spent(table, extra=pending).words()}.")
@@ -191,13 +198,8 @@ if not spend:
               "answer yes.")
 if spend:
     ids = book.reserve(table, pending)  # recorded before the draw (refused past a cap set on this book)
-    X_release, radius, extra = experiments.release_input(inp.data, inp.radius, inp.scale, inp.rows)
-    releases = {}
-    for mech in MECHANISMS:
-        release = dc.release_pca(mech, X_release, K, EPSILON, DELTA, NEIGHBORS, radius, seed=None,
-                                 budget=BUDGETS[mech], center=inp.release_center, **extra, **OPTIONS[mech],
-                                 **params[mech])
-        releases[mech] = dc.publish(release, nonprivate_choices=NONPRIVATE)
+    releases = {m: dc.publish(dc.release_with(m, X_release, options[m], seed=None), nonprivate_choices=NONPRIVATE)
+                for m in MECHANISMS}
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
     file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT)
     text = publishable.file_json(file)

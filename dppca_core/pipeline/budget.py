@@ -190,6 +190,12 @@ def planned_curve(mechanism: str, options: ReleaseOptions) -> PrivacyCurve:
     return compose(curves, delta=plan.delta)
 
 
+def release_delta(mechanism: str, options: ReleaseOptions) -> float:
+    """The delta a release of ``mechanism`` with ``options`` states: the options' delta, or 0 for a pure-DP one."""
+    spec = get_mechanism(mechanism)
+    return float(options.delta) if spec.uses_delta_with(spec.resolve_params(options.params)) else 0.0
+
+
 def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
     """:func:`release_pca` with its options in one checked object (:class:`dppca_core.pipeline.options.ReleaseOptions`): the
     chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
