@@ -129,7 +129,8 @@ TOPK_RATE = Rate(
     name="topk_dp_pca",
     color="#d20fb4",
     rate=TOPK_RATE,
-    title="Top-k DP-PCA (deflation over disjoint parts)",
+    title="Top-k DP-PCA (deflation over disjoint parts; structure inferred from the abstract; rows only)",
+    short_name="Top-k DP-PCA (inferred)",
     paper=PAPER_DS,
     model="central",
     guarantee="approximate",
@@ -142,6 +143,9 @@ TOPK_RATE = Rate(
     audit_design=topk_audit_design,
     params=_DP_PCA.params,
     notes=(
+        "Structure inferred from the abstract; rows only: Düngler & Sanyal's full text could not be read, so this is "
+        "our reading of its abstract and of its Algorithm 1's name, and it accepts rows (A_i = x_i x_i^T) where the "
+        "paper poses general random symmetric matrices A_i. "
         "Düngler & Sanyal (2025) extend DP-PCA (" + PAPER_LKJO + ") to k > 1: the rows, in a public random order, "
         "are cut into k parts of floor(n / k) rows; part j runs DP-PCA on its rows projected onto the complement "
         "of the components released by parts 1 .. j-1 (from a public random start in that complement) and releases "
