@@ -23,6 +23,7 @@ import math
 
 from . import risk
 from .privacy import PrivacyCurve, compose, describe_neighbors
+from .mechanisms import provenance
 from .registry import get_mechanism
 from .privacy.shares import allocate
 
@@ -492,7 +493,14 @@ def publishable_file(
         "schema": schema,
         "settings": {**base, **(settings or {})},
         "units": dict(UNITS),
-        "releases": {mech: {**pub, "title": words[mech]["title"]} for mech, pub in releases.items()},
+        "releases": {
+            mech: {
+                **pub,
+                "title": words[mech]["title"],
+                "provenance": provenance.as_dict(get_mechanism(pub["mechanism"])),
+            }
+            for mech, pub in releases.items()
+        },
         "left_out": [
             {"mechanism": m, "title": get_mechanism(m).display_name, "reason": why}
             for m, why in (left_out or {}).items()

@@ -33,7 +33,7 @@ from ..audit.design import AuditDesign
 from ..data.prepare import PreparedData, Summarised, prepare
 from ..linalg import top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
-from ..registry import Output, Param, mechanism
+from ..registry import AuditRecord, Output, Param, Provenance, mechanism
 from ..validation import check_matrix
 
 PAPER_KJ = (
@@ -178,8 +178,27 @@ def spatial_sign_audit_design(d: int, n: int, neighbors: str, statistic: str, **
     )
 
 
+PROVENANCE = Provenance(
+    read="the method of Kim & Jung as R's dppca package documents and codes it (dp_pc_dir with g_dppca = TRUE, its "
+    "vignette on PC directions; yejinjo0220/dppca); the paper itself was not read",
+    calibration="ours: the sensitivity derived here (√2 for the pairs' sum over each row's 2m terms, 2√2/n for "
+    "Kim & Jung's mean over all pairs) with the analytic Gaussian mechanism; the package calibrates the classic "
+    "formula for 4/n (√2 more noise than needed), and before its commit 5105b21 for 2/n (√2 too little)",
+    structure="authors_code",
+    structure_note="as R's package computes it (whether its authors wrote the package was not checked), with two "
+    "changes: an incomplete U-statistic (each row in 2m pairs of a public random order, the complete one for n odd "
+    "and m = (n − 1)/2) and Frobenius-isotropic noise drawn as (G + Gᵀ)/2, the package's own noise law",
+    proof="ours; add/remove for the signs around the origin only (the pairs are by position).",
+    audits=(
+        AuditRecord("replace", "sign_likelihood", 0.91, refuted_at=2.0),
+        AuditRecord("add_remove", "sign_likelihood", 0.69),
+    ),
+)
+
+
 @mechanism(
     name="spatial_sign",
+    provenance=PROVENANCE,
     color="#2d003c",
     title="Spatial-sign PCA (Kendall's tau, no clipping radius)",
     short_name="Spatial-sign PCA",

@@ -39,6 +39,7 @@ from ..privacy import (
 )
 from ..privacy.exact import exact_scale, noisy_on_grid
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
@@ -333,6 +334,7 @@ TAIL_SENSITIVE_RATE = _tail_rate()
 
 @mechanism(
     name="tail_sensitive",
+    provenance=SOURCES["tail_sensitive"],
     color="#ff4b78",
     rate=TAIL_SENSITIVE_RATE,
     title="Tail-sensitive covariance (private clipping radius, then separate eigenvalues and eigenvectors)",

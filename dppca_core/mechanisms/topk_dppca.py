@@ -21,6 +21,7 @@ import numpy as np
 from ..audit.design import public_stream
 from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
+from .sources import SOURCES
 from .rates import Rate, Regime, spiked
 from .dp_pca_steps import _batch_plan, batches, gradient_ascent
 from .streaming import (
@@ -127,6 +128,7 @@ TOPK_RATE = Rate(
 
 @mechanism(
     name="topk_dp_pca",
+    provenance=SOURCES["topk_dp_pca"],
     color="#d20fb4",
     rate=TOPK_RATE,
     title="Top-k DP-PCA (deflation over disjoint parts; structure inferred from the abstract; rows only)",
