@@ -11,7 +11,7 @@ from ..registry import AuditRecord, Provenance, Verdict
 
 R, AR = "replace", "add_remove"
 ANALYTIC = "the analytic Gaussian mechanism (Balle & Wang 2018) in place of the classic formula, valid for every ε"
-SEED_READ = "the full text (our seed copy: its algorithms, theorems, proofs and experiments)"
+SEED_READ = "the full text (its algorithms, theorems, proofs and experiments)"
 DLY_READ = (
     "Dong, Liang & Yi (NeurIPS 2022): its abstract and first page only (the full text was out of reach); the "
     "authors' code read whole (hkustDB/PrivateCovariance: adaptive/algos.py, adaptive/utils.py, functions.py)"
