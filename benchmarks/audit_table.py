@@ -93,6 +93,7 @@ def cases():
         "trace_sensitive",
         "topk_dp_pca",
         "tail_sensitive",
+        "spatial_sign",
     ):
         out.append((name, "replace", 2 * EPSILON, "run at 2x the claimed epsilon", {}, True))
     for name in ("trace_sensitive", "tail_sensitive"):

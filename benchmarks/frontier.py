@@ -41,7 +41,15 @@ EPSILON, DELTA = 1.0, 1e-5
 #: the markers around this table's section of docs/benchmarks.md (``--docs`` rewrites what is between them)
 BEGIN, END = "<!-- frontier table: begin -->", "<!-- frontier table: end -->"
 SECTION_TITLE = "## 9. Where each mechanism of 2020-2025 wins: error at matched (ε, δ)"
-MECHANISMS = ("analyze_gauss", "dp_pca", "coinpress", "trace_sensitive", "topk_dp_pca", "tail_sensitive")
+MECHANISMS = (
+    "analyze_gauss",
+    "dp_pca",
+    "coinpress",
+    "trace_sensitive",
+    "topk_dp_pca",
+    "tail_sensitive",
+    "spatial_sign",
+)
 #: further columns: a registered mechanism run with parameters of its own (column -> mechanism, parameters, title)
 VARIANTS = {
     "trace_sensitive/auto": ("trace_sensitive", {"route": "auto"}, "Trace-sensitive, route auto"),
@@ -105,6 +113,29 @@ def zipf_norms(n, d, buckets, seed=0):
     norms = np.repeat(2.0 ** (np.arange(buckets) + 1 - buckets), np.diff(edges))
     X = X * norms[:, None]
     return X, np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :2]
+
+
+def heavy_tailed(n, d, spikes=(4.0, 3.0), noise=0.3, df=2, outliers=0.0, seed=0):
+    """Rows of a spiked elliptical law, U diag(spikes) z + noise g divided by sqrt(chi2_df / df) (multivariate t with
+    ``df`` degrees of freedom; df = 0: Gaussian), unclipped, scaled so that the clipping radius 1 is ten times the
+    law's median row norm: a guess of R from the law (the median of a public draw of 100,000 rows), not from the rows.
+    With ``outliers``, that share of the rows (in random positions) is replaced by gross outliers at 100 times the
+    median norm, around one direction orthogonal to the spikes. Returns (rows, planted U)."""
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.standard_normal((d, len(spikes))))
+
+    def draw(m, gen):
+        rows = gen.standard_normal((m, len(spikes))) * np.asarray(spikes) @ U.T + noise * gen.standard_normal((m, d))
+        return rows / np.sqrt(gen.chisquare(df, m) / df)[:, None] if df else rows
+
+    X = draw(n, rng)
+    median = float(np.median(np.linalg.norm(draw(100_000, np.random.default_rng([seed, 1])), axis=1)))
+    if outliers:
+        away = rng.standard_normal(d)
+        away -= U @ (U.T @ away)
+        at = rng.choice(n, int(round(outliers * n)), replace=False)
+        X[at] = 100.0 * median * (away / np.linalg.norm(away) + 0.1 * rng.standard_normal((len(at), d)))
+    return X / (10.0 * median), U
 
 
 def example_41(n, d, sigma, seed=0):
@@ -227,6 +258,23 @@ SETTINGS = (
         "subspace",
         "top-k DP-PCA: near-optimal at n = O~(d)",
         "topk_dp_pca",
+    ),
+    Setting(
+        "heavy tails: multivariate t (2 d.o.f.), k = 2, n = 5,000, d = 20, R guessed at 10x the median row norm",
+        lambda: heavy_tailed(5000, 20, df=2),
+        2,
+        "subspace",
+        "spatial-sign PCA: every row weighs one unit, no radius to guess",
+        "spatial_sign",
+    ),
+    Setting(
+        "5% gross outliers (Gaussian rows, outliers at 100x the median norm), k = 2, n = 5,000, d = 20, R guessed "
+        "at 10x the median row norm",
+        lambda: heavy_tailed(5000, 20, df=0, outliers=0.05),
+        2,
+        "subspace",
+        "spatial-sign PCA: an outlier weighs one unit, however far",
+        "spatial_sign",
     ),
     Setting(
         "Liu et al.'s Example 4.1, k = 1, sigma = 0.001, n = 200,000, d = 5",

@@ -24,6 +24,7 @@ import math
 from . import reading, risk
 from .privacy import PrivacyCurve, describe_neighbors, total
 from .data.schema import UNDECLARED
+from .mechanisms import provenance
 from .registry import get_mechanism
 from .privacy.shares import allocate
 
@@ -452,6 +453,19 @@ def _declared_schema(schema: dict | None, d: int | None) -> dict:
     return schema
 
 
+def _base_settings(first: dict | None, d: int | None) -> dict:
+    """The settings every release of a file shares, read off its first release (none for an empty file)."""
+    if not first:
+        return {}
+    return {
+        "epsilon": first["epsilon"],
+        "delta": first["delta"],
+        "neighbors": first["neighbors"],
+        "neighbors_words": describe_neighbors(first["neighbors"]),
+        "d": d,
+    }
+
+
 def publishable_file(
     releases: dict,
     *,
@@ -480,15 +494,7 @@ def publishable_file(
     first = next(iter(releases.values()), None)
     d = len(first["components"]) if first else None
     schema = _declared_schema(schema, d)
-    base = {}
-    if first:
-        base = {
-            "epsilon": first["epsilon"],
-            "delta": first["delta"],
-            "neighbors": first["neighbors"],
-            "neighbors_words": describe_neighbors(first["neighbors"]),
-            "d": d,
-        }
+    base = _base_settings(first, d)
     releases = {mech: _scaling_stated(pub, settings) for mech, pub in releases.items()}
     words = in_words(releases, titles)
     for mech, pub in releases.items():  # the R, scales and mean each release used, per column (public or published)
@@ -508,7 +514,14 @@ def publishable_file(
         "schema": schema,
         "settings": {**base, **(settings or {})},
         "units": dict(UNITS),
-        "releases": {mech: {**pub, "title": words[mech]["title"]} for mech, pub in releases.items()},
+        "releases": {
+            mech: {
+                **pub,
+                "title": words[mech]["title"],
+                "provenance": provenance.as_dict(get_mechanism(pub["mechanism"])),
+            }
+            for mech, pub in releases.items()
+        },
         "left_out": [
             {"mechanism": m, "title": get_mechanism(m).display_name, "reason": why}
             for m, why in (left_out or {}).items()

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from .mechanisms.rates import Rate
 
 MODELS = ("central", "local", "distributed")
+#: what a mechanism's structure follows: the paper's text, the authors' code, or our reading where neither was read
+STRUCTURES = {"paper": "as the paper", "authors_code": "as the authors' code", "inferred": "inferred"}
+#: what a reproduction made of one of the paper's claims (the statuses of dppca_core.reproduce)
+VERDICTS = ("reproduced", "not reproduced", "reversed", "not run")
 GUARANTEES = ("pure", "approximate", "none", "retracted")
 TASKS = ("pca", "tensor")
 
@@ -112,6 +116,59 @@ SITES_PARAM = Param(
 )
 
 
+@dataclass(frozen=True)
+class AuditRecord:
+    """A mechanism's last audit under one relation, as docs/audit-table.md reports it (a test keeps the two equal):
+    the statistic its design attacks, the median share of the target its lower bound reached at the claim (over the
+    table's seeds), whether the claim itself was refuted, and the power check: ``refuted_at`` the multiple of its
+    claim (2, 3) it was run at and refuted on every seed, or None where no such run was made."""
+
+    relation: str
+    statistic: str
+    share: float
+    refuted_at: float | None = None
+    refuted: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim of the paper and what a reproduction made of it (a test keeps it equal to docs/reproduce.md):
+    ``reproduction`` its key, ``claim`` the claim as that reproduction states it (its start is enough), ``status``
+    one of :data:`VERDICTS` ("not run" where the algorithm the claim is about never ran)."""
+
+    reproduction: str
+    claim: str
+    status: str
+
+    def __post_init__(self):
+        if self.status not in VERDICTS:
+            raise ValueError(f"a verdict is one of {VERDICTS} (got {self.status!r}).")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a mechanism comes from, declared with it: ``read`` what was read (the paper's sections, the authors' code,
+    an abstract only); ``calibration`` the paper's, or corrected and why; ``structure`` one of :data:`STRUCTURES` (as
+    the paper, as the authors' code, inferred) with ``structure_note``; ``proof`` which neighbouring relations its
+    proof covers and what the paper states; ``audits`` its last audit per relation; ``verdicts`` its reproductions'
+    verdicts. :mod:`dppca_core.mechanisms.provenance` renders it for the app, docs/mechanisms.md and the publishable
+    file."""
+
+    read: str
+    calibration: str
+    structure: str
+    proof: str
+    structure_note: str = ""
+    audits: tuple[AuditRecord, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+
+    def __post_init__(self):
+        if self.structure not in STRUCTURES:
+            raise ValueError(f"structure must be one of {sorted(STRUCTURES)} (got {self.structure!r}).")
+        if not (self.read and self.calibration and self.proof):
+            raise ValueError("a provenance says what was read, how the noise is calibrated and what the proof covers.")
+
+
 @dataclass
 class Output:
     """What a mechanism function returns; :func:`dppca_core.run` wraps it into a Release.
@@ -174,7 +231,9 @@ class MechanismSpec:
     and "outputs", bit for bit: an audit then scores many trials without a :class:`~dppca_core.Release` each
     (:func:`dppca_core.audit.audit`; without it, every trial is a full :func:`dppca_core.run`).
 
-    Everything else the app shows of a mechanism is declared here too, so a new mechanism is one module: ``color``
+    Everything else the app shows of a mechanism is declared here too, so a new mechanism is one module:
+    ``provenance`` (:class:`Provenance`: what was read of the paper, the calibration, the structure, what the proof
+    covers, the last audit, the reproductions' verdicts; every built-in mechanism declares one) and ``color``
     (its one colour in every chart, "#rrggbb", unique among its task's mechanisms; left empty, the figures give it
     a free palette colour), ``short_name`` (how charts, tables and legends name it; default: the title without
     its details, :attr:`short_title`), ``audit_descriptions`` (statistic name -> how the audit reads it, in plain
@@ -216,6 +275,7 @@ class MechanismSpec:
     short_name: str = ""
     audit_descriptions: dict = field(default_factory=dict)
     rate: Rate | None = None
+    provenance: Provenance | None = None
 
     def __post_init__(self):
         if self.model not in MODELS:

@@ -125,6 +125,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
             f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
             f"{spec.paper}*"
         )
+        controls.provenance_note(spec)
         if res.radius is not None:
             mean, lo, hi = experiments.summary(res.radius)
             st.markdown(

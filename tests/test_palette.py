@@ -89,6 +89,7 @@ COLOURS = {
     "trace_sensitive": "#d2a5a5",
     "topk_dp_pca": "#d20fb4",
     "tail_sensitive": "#ff4b78",
+    "spatial_sign": "#2d003c",
     "otd_non_private": "#d55e00",
     "otd_agn": "#009e73",
     "otd_avn": "#cc79a7",

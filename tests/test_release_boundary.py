@@ -74,7 +74,11 @@ def test_no_published_number_is_an_exact_function_of_the_data(name):
         assert not any(abs(v - target) <= 1e-9 * max(1.0, abs(target)) for v in numbers), (name, target)
 
 
-@pytest.mark.parametrize("name", NAMES)
+#: the mechanisms that clip rows to the radius (spatial_sign reads rows as given: its prepare_input, no radius)
+CLIPPING = [m for m in NAMES if dc.get_mechanism(m).prepare_input is None]
+
+
+@pytest.mark.parametrize("name", CLIPPING)
 def test_a_clipped_row_changes_nothing_published(name):
     # the row of norm 5 is clipped to e1: the run must publish exactly what a run on the pre-clipped data does
     D, _ = _neighbours("replace")

@@ -37,6 +37,7 @@ TINY = {
     "dly_dimension": dict(ns=(1000,), dims=(25, 400), reps=2),
     "dly_skewed": dict(n=5000, d=50, buckets=(1, 8), reps=2),
     "topk_spiked": dict(ns=(10_000,), reps=2),
+    "topk_low_d": dict(ns=(100_000,), sigmas=(0.025,), reps=1),
 }
 
 
@@ -301,23 +302,36 @@ def test_tail_sensitive_wins_on_skewed_norms_and_keeps_the_radius_at_one_bucket(
     assert mean(rep, panel, "tail-sensitive", 8) < 0.6 * mean(rep, panel, "trace-sensitive (separate)", 8)
     assert mean(rep, panel, "tail-sensitive", 8) < 0.2 * mean(rep, panel, "Gaussian mechanism", 8)
     assert mean(rep, panel, "tail-sensitive", 1) > mean(rep, panel, "trace-sensitive (separate)", 1)
-    # the combined routine (route auto): on skewed norms it clips too (0.0024 against trace-sensitive's 0.0058); with
-    # one bucket it runs the Gaussian mechanism at 3/4 of mu^2 (sqrt(4/3) x 0.029 = 0.034, measured 0.033), below the
-    # tail-sensitive algorithm's 0.042
+    # the combined routine (route auto): on skewed norms it clips too (0.0021 against trace-sensitive's 0.0058); with
+    # one bucket it runs the Gaussian mechanism at 3/4 of mu^2 (sqrt(4/3) x 0.029 = 0.034, measured 0.034), below the
+    # tail-sensitive algorithm's 0.042; the authors' code, ported, does the same (0.0022 and 0.034: our routine steers
+    # with their bounds and scalings, so the two differ by the calibration and the exact clipping excess only)
     assert mean(rep, panel, "combined (auto)", 8) < 0.6 * mean(rep, panel, "trace-sensitive (separate)", 8)
     assert mean(rep, panel, "combined (auto)", 1) < 0.9 * mean(rep, panel, "tail-sensitive", 1)
-    assert [c.status for c in rep.claims] == [rp.REPRODUCED, rp.REPRODUCED]
+    # (two runs each: the radius the sparse vector step picks varies from run to run, so 25% at N = 8; at N = 1 both
+    # run the Gaussian mechanism at the same noise, 5%)
+    for n_buckets, spread in ((1, 0.05), (8, 0.25)):
+        ported = mean(rep, panel, "combined, the authors' code (ported)", n_buckets)
+        assert mean(rep, panel, "combined (auto)", n_buckets) == pytest.approx(ported, rel=spread)
+    assert [c.status for c in rep.claims] == [rp.REPRODUCED] * 4
 
 
-def test_topk_spiked_says_where_k_dp_pca_loses(tiny):
-    # at d = 200, n = 10,000 each of k-DP-PCA's two parts runs its fallback on 5,000 rows: its error (~0.35-0.4)
-    # is several times input perturbation's (~0.05); the claim table must say so
+def test_topk_claims_are_not_run_where_its_algorithm_never_ran_and_judged_where_it_did(tiny):
+    # at d = 200, n = 10,000 each of k-DP-PCA's two parts runs DP-PCA's fallback on 5,000 rows (error ~0.35-0.4
+    # against input perturbation's ~0.05): the claims about k-DP-PCA are "not run", never "reversed"
     rep = tiny["topk_spiked"]
     assert mean(rep, "σ = 0.025", "k-DP-PCA", 10_000) > 2 * mean(
         rep, "σ = 0.025", "DP-Gauss-1 (input perturbation)", 10_000
     )
-    statuses = [c.status for c in rep.claims if "below the baselines" in c.claim]
-    assert statuses and set(statuses) == {rp.REVERSED}
+    assert {c.status for c in rep.claims} == {rp.NOT_RUN}
+    assert "structure inferred from the abstract; rows only" in rep.difference
+    # at d = 20, n = 100,000 each part's batches are large enough: Algorithms 4-5 run (the algorithm column) and
+    # the claim is judged (measured 0.031 against input perturbation's 0.0014: reversed)
+    low = tiny["topk_low_d"]
+    points = low.summary[low.summary.series == "k-DP-PCA"]
+    assert points.algorithm.str.startswith("Algorithms 3–5").all()
+    statuses = [c.status for c in low.claims if "below the baselines" in c.claim]
+    assert statuses == [rp.REVERSED]
 
 
 def test_tasks_are_deterministic_json_and_independent_of_other_tasks():

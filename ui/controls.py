@@ -278,6 +278,8 @@ def guarantee_badges(spec, container=st) -> None:
         container.badge("pure ε-DP", icon=":material/verified_user:", color="green")
     else:
         container.badge("(ε, δ)-DP", icon=":material/verified_user:", color="blue")
+    if spec.provenance is not None and spec.provenance.structure == "inferred":
+        container.badge("structure inferred", icon=":material/help:", color="orange")
     if spec.caveat and spec.guarantee != "retracted":
         mcmc = "mcmc" in spec.caveat.lower() or "gibbs" in spec.caveat.lower()
         container.badge(
@@ -285,6 +287,18 @@ def guarantee_badges(spec, container=st) -> None:
             icon=":material/warning:",
             color="orange",
         )
+
+
+def provenance_note(spec, container=st) -> None:
+    """Where a mechanism comes from (its declared provenance: what was read, the calibration, the structure, what
+    the proof covers, its last audit, its reproductions' verdicts) and its notes, folded under its card."""
+    from dppca_core.mechanisms import provenance
+
+    with container.expander("Where it comes from: what was read, calibration, audit, reproductions"):
+        for label, text in provenance.lines(spec):
+            st.markdown(f"**{label}.** {md_escape(text)}")
+        if spec.notes:
+            st.caption(md_escape(spec.notes))
 
 
 def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: str):

@@ -5,4 +5,5 @@ from . import central, distributed, local, streaming, wishart  # noqa: F401
 from . import exponential  # noqa: F401
 from . import coinpress, trace_sensitive, topk_dppca  # noqa: F401  (issue 39)
 from . import tail_sensitive  # noqa: F401  (issue 39)
+from . import spatial_sign  # noqa: F401  (issue 56)
 from ..tensor import mechanisms as _tensor_mechanisms  # noqa: F401  (task="tensor")

@@ -25,6 +25,7 @@ from ..privacy import (
     sensitivity,
 )
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
@@ -34,6 +35,7 @@ PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
 
 @mechanism(
     name="non_private",
+    provenance=SOURCES["non_private"],
     color="#0072b2",
     title="Non-private PCA (reference)",
     paper="exact eigendecomposition",
@@ -99,6 +101,7 @@ ANALYZE_GAUSS_RATE = Rate(
 
 @mechanism(
     name="analyze_gauss",
+    provenance=SOURCES["analyze_gauss"],
     color="#d55e00",
     rate=ANALYZE_GAUSS_RATE,
     title="Analyze Gauss",
@@ -173,6 +176,7 @@ MOD_SULQ_RATE = Rate(
 
 @mechanism(
     name="mod_sulq",
+    provenance=SOURCES["mod_sulq"],
     color="#009e73",
     rate=MOD_SULQ_RATE,
     title="MOD-SuLQ",
@@ -246,6 +250,7 @@ PRIVATE_POWER_RATE = Rate(
 
 @mechanism(
     name="private_power",
+    provenance=SOURCES["private_power"],
     color="#cc79a7",
     rate=PRIVATE_POWER_RATE,
     title="Private (noisy) power method",

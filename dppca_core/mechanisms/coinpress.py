@@ -24,6 +24,7 @@ from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
 
 PAPER_COINPRESS = (
@@ -230,6 +231,7 @@ COINPRESS_RATE = Rate(
 
 @mechanism(
     name="coinpress",
+    provenance=SOURCES["coinpress"],
     color="#3c5a4b",
     rate=COINPRESS_RATE,
     title="CoinPress (iterative private covariance)",

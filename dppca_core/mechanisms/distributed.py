@@ -19,6 +19,7 @@ import numpy as np
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, composed_mu, gaussian_sigma, sensitivity
 from ..registry import SITES_PARAM, Output, Param, mechanism
+from .sources import SOURCES
 from .central import ANALYZE_GAUSS_RATE
 from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, gram_noise_rate, input_noise_rms, power_noise_rms
 
@@ -72,6 +73,7 @@ DPS_PCA_RATE = Rate(
 
 @mechanism(
     name="dps_pca",
+    provenance=SOURCES["dps_pca"],
     color="#e69f00",
     rate=DPS_PCA_RATE,
     ordered_basis=False,
@@ -197,6 +199,7 @@ CAPE_PCA_RATE = dataclasses.replace(
 
 @mechanism(
     name="cape_pca",
+    provenance=SOURCES["cape_pca"],
     color="#56b4e9",
     rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
@@ -276,6 +279,7 @@ DIST_CONVENTIONAL_RATE = gram_noise_rate(
 
 @mechanism(
     name="dist_conventional",
+    provenance=SOURCES["dist_conventional"],
     color="#000000",
     rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
@@ -334,6 +338,7 @@ DIST_LOCAL_RATE = Rate(
 
 @mechanism(
     name="dist_local",
+    provenance=SOURCES["dist_local"],
     color="#8700f0",
     rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",

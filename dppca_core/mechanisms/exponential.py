@@ -18,6 +18,7 @@ from ..privacy.bingham import MAX_CONCENTRATION, complement_compression, sample_
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import Rate, Regime, exponential_rms, spiked
 from ..privacy.shares import Share, release_vector
 
@@ -83,6 +84,7 @@ PPCA_RATE = Rate(
 
 @mechanism(
     name="ppca_exponential",
+    provenance=SOURCES["ppca_exponential"],
     color="#a55a2d",
     rate=PPCA_RATE,
     ordered_basis=False,
@@ -184,6 +186,7 @@ AMIN_RATE = Rate(
 
 @mechanism(
     name="amin_iterative",
+    provenance=SOURCES["amin_iterative"],
     color="#690f78",
     rate=AMIN_RATE,
     title="Iterative eigenvector sampling (Amin et al.)",

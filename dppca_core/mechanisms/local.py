@@ -10,6 +10,7 @@ from .fantope import fantope_l1_admm
 from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import Rate, Regime, input_noise_rms, spiked
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
@@ -76,6 +77,7 @@ LDP_GAUSSIAN_RATE = Rate(
 
 @mechanism(
     name="ldp_gaussian",
+    provenance=SOURCES["ldp_gaussian"],
     color="#692d0f",
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
@@ -182,6 +184,7 @@ LDP_SPARSE_RATE = Rate(
 
 @mechanism(
     name="ldp_sparse",
+    provenance=SOURCES["ldp_sparse"],
     color="#4b3c5a",
     rate=LDP_SPARSE_RATE,
     ordered_basis=False,

@@ -16,6 +16,7 @@ from ..audit.design import AuditDesign, public_stream
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .dp_pca_steps import _batch_plan, _eigen_groups, batches, gradient_ascent, min_batch_size
 from .rates import Rate, Regime
 
@@ -281,6 +282,7 @@ OJA_STEP_READING = (
 
 @mechanism(
     name="private_oja",
+    provenance=SOURCES["private_oja"],
     color="#9678ff",
     rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
@@ -437,6 +439,7 @@ DP_PCA_READINGS = {
 
 @mechanism(
     name="dp_pca",
+    provenance=SOURCES["dp_pca"],
     color="#b4b469",
     rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",

@@ -41,17 +41,16 @@ from ..privacy import (
 )
 from ..privacy.exact import exact_scale, noisy_on_grid
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
     both_parts_score,
     canary_pair,
-    choose_route,
     noise_error,
     noisy_parts,
     private_trace,
     published_branch,
-    route_errors,
 )
 
 PAPER_DLY_TAIL = (
@@ -60,6 +59,15 @@ PAPER_DLY_TAIL = (
 #: Background of the audit design: unit rows along e1 and e2, far apart in number (the noisy spectrum keeps its
 #: order inside [0, n]) and many (the clipping excess at tau = 1/2 is ~1,500, so the sparse vector step keeps tau = 1)
 AUDIT_BACKGROUND = (1500, 500)
+#: default shares of mu^2 (of rho): the sparse vector step, the trace, and the eigenvectors' part of the rest
+DEFAULT_SHARES = (0.125, 0.125, 0.5)
+#: candidate radii 1, 1/2, ..., 2^-(L-1): route "tail" 12 (down to R/2048); route "auto" the authors' 80 (to 2^-79)
+DEFAULT_LEVELS = 12
+AUTO_LEVELS = 80
+#: "tail": always the trace-sensitive release on the clipped rows; "auto": the combined routine (tail_parts)
+ROUTES = ("tail", "auto")
+#: the failure probability of the authors' tail bounds (their default --beta), which route "auto" steers by
+AUTHORS_BETA = 0.1
 
 
 def candidate_radii(levels: int) -> np.ndarray:
@@ -114,15 +122,64 @@ def budget(epsilon: float, delta: float, svt_share: float, trace_share: float, v
     }
 
 
-def predicted_error(radius: float, trace_sigma: float, d: int, n: int, mus: dict, route: str) -> float:
-    """The Frobenius error (of Sigma = C / n) the release would add on rows clipped at ``radius``, the level each
-    sparse vector query sets the clipping excess against (public: a function of the released trace of Sigma
-    ``trace_sigma`` and of public values). route "tail": the trace-sensitive algorithm's (:func:`noise_error`); route
-    "auto": the smaller of the two the branch choice compares (:func:`route_errors`: the trace-sensitive release's with
-    its eigenvector term at ROUTE_VECTOR_FACTOR, the Gaussian mechanism's), as the authors' combined routine does."""
-    if route == "tail":
-        return noise_error(radius, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"])
-    return min(route_errors(radius, trace_sigma, d, n, mus["mu_main"], mus["vector_share"]).values())
+def predicted_error(radius: float, trace_sigma: float, d: int, n: int, mus: dict) -> float:
+    """The Frobenius error (of Sigma = C / n) the trace-sensitive algorithm would add on rows clipped at ``radius``, the
+    level route "tail"'s sparse vector queries set the clipping excess against (public: a function of the released
+    trace of Sigma ``trace_sigma`` and of public values; :func:`noise_error`)."""
+    return noise_error(radius, trace_sigma, d, n, mus["mu_vectors"], mus["mu_values"])
+
+
+def gaussian_tailbound(d: int, b: float) -> float:
+    """sqrt(d + 2 sqrt(d ln(1/b)) + 2 ln(1/b)): a standard Gaussian vector of R^d exceeds it with probability at most b
+    (Laurent & Massart 2000), the authors' bound on the eigenvalue noise's norm."""
+    return math.sqrt(d + 2.0 * math.sqrt(d * math.log(1.0 / b)) + 2.0 * math.log(1.0 / b))
+
+
+def wigner_tailbound(d: int, b: float) -> float:
+    """The authors' bound, at failure probability b, on the spectral norm of a d x d symmetric matrix of standard
+    Gaussian entries (about 2 sqrt(d) times (1 + theta), plus a concentration term)."""
+    theta = min((math.log(d) / d) ** 0.3, 0.5)
+    edge = (1.0 + theta) * (2.0 * math.sqrt(d) + 6.0 * math.sqrt(math.log(d)) / math.sqrt(math.log(1.0 + theta)))
+    return edge + math.sqrt(2.0 * math.log(2.0 / b))
+
+
+def wigner_fnormbound(d: int, b: float) -> float:
+    """The authors' bound, at failure probability b, on the Frobenius norm of the same matrix (about d)."""
+    spread = 2.0 * math.sqrt(d * math.log(2.0 / b)) * (1.0 + math.sqrt(2.0 * (d - 1)))
+    return math.sqrt(d * d + spread + 6.0 * math.log(2.0 / b))
+
+
+def authors_terms(trace_sigma: float, d: int, n: int, mus: dict, beta: float = AUTHORS_BETA) -> dict:
+    """The three terms of the authors' combined routine (their ``AdaptiveCov``), in units of Sigma = C / n for rows of
+    norm <= 1, each a tail bound at failure probability 3 beta / 4 on the noise of the release after the trace and
+    the sparse vector step (mu_main, split by vector_share): "vectors", 2 sqrt(trace nu sigma_v) / 6 (the eigenvector
+    term of the separate release, nu the bound on a symmetric Gaussian matrix's spectral norm, taken at 1/6 as theirs);
+    "values", eta sigma_lambda (the noisy eigenvalues, eta the bound on a Gaussian vector's norm); "gauss", omega
+    sigma_g (the Gaussian mechanism's noise matrix, omega the bound on its Frobenius norm). Public values only."""
+    beta_main = 0.75 * beta
+    mu_vectors, mu_values = split_mu(mus["mu_main"], (mus["vector_share"], 1.0 - mus["vector_share"]))
+    sd = {name: math.sqrt(2.0) / (n * mu) for name, mu in (("v", mu_vectors), ("l", mu_values), ("g", mus["mu_main"]))}
+    return {
+        "vectors": 2.0 * math.sqrt(trace_sigma * wigner_tailbound(d, 0.5 * beta_main) * sd["v"]) / 6.0,
+        "values": gaussian_tailbound(d, 0.5 * beta_main) * sd["l"],
+        "gauss": wigner_fnormbound(d, beta_main) * sd["g"],
+    }
+
+
+def authors_offsets(radii: np.ndarray, terms: dict) -> np.ndarray:
+    """What each of route "auto"'s queries sets the excess against, per row (times n gives the query's offset), as the
+    authors' code scales the terms of :func:`authors_terms` with the radius tau: the smaller of tau times the Gaussian
+    mechanism's term (tau, not the tau^2 its noise scales by) and tau times the eigenvector term plus tau^2 times the
+    eigenvalue term."""
+    return np.minimum(radii * terms["gauss"], radii * terms["vectors"] + radii**2 * terms["values"])
+
+
+def authors_branch(stop_radius: float, terms: dict) -> str:
+    """The branch the authors' routine picks, reading the terms at the radius where the walk stopped (the rows are
+    clipped one step above it): "gauss" when the separate release's tau terms + tau^2 terms are not below the Gaussian
+    mechanism's tau^2 term, else "trace". Public values only."""
+    separate = stop_radius * terms["vectors"] + stop_radius**2 * terms["values"]
+    return "gauss" if separate >= stop_radius**2 * terms["gauss"] else "trace"
 
 
 def clipped_unit_rows(rows: np.ndarray, norms: np.ndarray, radius: float):
@@ -134,20 +191,27 @@ def clipped_unit_rows(rows: np.ndarray, norms: np.ndarray, radius: float):
 def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: str = "tail") -> dict:
     """The releases of the proof, in order: the noisy trace, the sparse vector step's stop, then, on the rows clipped
     at the radius and divided by it (unit scale), the trace-sensitive algorithm's two Gaussian releases (route "tail";
-    route "auto": the branch :func:`choose_route` picks at the radius, that pair or the Gaussian mechanism's noisy
-    matrix, :func:`branch_parts`), and the curve of the whole: every part mu-GDP (the pure step through
+    route "auto": the branch the authors' routine picks, :func:`authors_branch`, that pair or the Gaussian mechanism's
+    noisy matrix, :func:`branch_parts`), and the curve of the whole: every part mu-GDP (the pure step through
     :func:`pure_to_gdp_mu`), composed exactly.
 
-    The branch is a function of the released trace and radius and of public values (post-processing), chosen before
-    it runs: the parts compose adaptively, and the curve counts the branch at mu_main whichever ran (each branch is at
-    most mu_main-GDP, so the curve is an upper bound that does not depend on the branch, hence not on the data)."""
+    The queries' offsets and the branch are functions of the released trace and stop and of public values
+    (post-processing), chosen before the parts they steer run: the parts compose adaptively, and the curve counts the
+    branch at mu_main whichever ran (each branch is at most mu_main-GDP, so the curve is an upper bound that does not
+    depend on the branch, hence not on the data)."""
     n, d = data.n, data.d
     sq_norms = row_sq_norms(data.rows, compiled=n * d >= COMPILE_MIN_WORK)  # the same bits either way
     error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
     trace, trace_noise = private_trace(float(sq_norms.sum()), error, mus["mu_trace"], rng)
-    trace_sigma = float(np.clip(trace / n, 0.0, 1.0))
     radii = candidate_radii(levels)
-    offsets = [n * predicted_error(r, trace_sigma, d, n, mus, route) for r in radii]
+    if route == "tail":
+        trace_sigma = float(np.clip(trace / n, 0.0, 1.0))
+        offsets = [n * predicted_error(r, trace_sigma, d, n, mus) for r in radii]
+    else:  # the authors' trace: shifted up by the tail bound of its noise at beta / 8, in (0, 1]
+        margin = trace_noise.noise_scale * math.sqrt(2.0 * math.log(8.0 / AUTHORS_BETA))
+        trace_sigma = float(np.clip((trace + margin) / n, 1e-16, 1.0))
+        terms = authors_terms(trace_sigma, d, n, mus)
+        offsets = list(n * authors_offsets(radii, terms))
     queries = [clipping_excess(sq_norms, r) - o for r, o in zip(radii, offsets)]
     stop, epsilon_svt = above_threshold(queries, mus["epsilon_svt"], summation_error(n + d + 3, n + max(offsets)), rng)
     radius = float(radii[max(stop - 1, 0)])  # one step above the first radius whose excess outgrew the noise
@@ -162,7 +226,7 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: st
         parts["matrix_sd"], parts["values_sd"] = np.sqrt(2) / mus["mu_vectors"], noise.noise_scale
         mus_used += [mus["mu_vectors"], noise.curve().mu]
     else:
-        branch = choose_route(trace_sigma, d, n, mus["mu_main"], mus["vector_share"], radius)
+        branch = authors_branch(2.0**-stop, terms)  # read where the walk stopped, as the authors' code does
         parts.update(branch_parts(unit, branch, mus["mu_main"], mus["vector_share"], rng))
         parts["route"] = "tail" if branch == "trace" else "gauss"
         mus_used.append(mus["mu_main"])
@@ -229,7 +293,7 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
-        parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), DEFAULT_LEVELS, rng, "auto")
+        parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), AUTO_LEVELS, rng, "auto")
         return {**published_branch(parts), "radius": parts["radius"]}, parts["curve"]
 
     return AuditDesign(
@@ -243,13 +307,6 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
         f"d = 2; canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
         f"over the noisy matrix",
     )
-
-
-#: default shares of mu^2 (of rho): the sparse vector step, the trace, and the eigenvectors' part of the rest
-DEFAULT_SHARES = (0.125, 0.125, 0.5)
-DEFAULT_LEVELS = 12
-#: "tail": always the trace-sensitive release on the clipped rows; "auto": the combined routine (tail_parts)
-ROUTES = ("tail", "auto")
 
 
 def _tail_rate() -> Rate:
@@ -279,6 +336,7 @@ TAIL_SENSITIVE_RATE = _tail_rate()
 
 @mechanism(
     name="tail_sensitive",
+    provenance=SOURCES["tail_sensitive"],
     color="#ff4b78",
     rate=TAIL_SENSITIVE_RATE,
     title="Tail-sensitive covariance (private clipping radius, then separate eigenvalues and eigenvectors)",
@@ -327,19 +385,20 @@ TAIL_SENSITIVE_RATE = _tail_rate()
         Param(
             "levels",
             "int",
-            DEFAULT_LEVELS,
-            "Number of candidate radii 1, 1/2, 1/4, ... (in units of the " "clipping radius R).",
+            None,
+            "Number of candidate radii 1, 1/2, 1/4, ... (in units of the clipping radius R); default 12 with route "
+            "'tail', 80 with route 'auto' (the authors' candidates, down to 2^-79).",
             low=1,
-            high=40,
+            high=AUTO_LEVELS,
         ),
         Param(
             "route",
             "choice",
             "tail",
-            "'tail': always the trace-sensitive release on the clipped rows. 'auto': the authors' combined routine, "
-            "which at the clipping radius runs whichever of that release and the Gaussian mechanism (Analyze Gauss) "
-            "the private trace predicts to be more accurate for the covariance, and picks the radius against the "
-            "smaller of the two errors.",
+            "'tail': always the trace-sensitive release on the clipped rows. 'auto': the authors' combined routine "
+            "with their tail bounds and scalings, which picks the radius against the smaller of the two predicted "
+            "errors and runs whichever of that release and the Gaussian mechanism (Analyze Gauss) the private trace "
+            "predicts to be more accurate for the covariance.",
             choices=ROUTES,
         ),
     ),
@@ -354,16 +413,19 @@ TAIL_SENSITIVE_RATE = _tail_rate()
         "shares of mu^2: 1/8 sparse vector, 1/8 trace, 3/8 eigenvectors, 3/8 eigenvalues (the authors' split of rho). "
         "It wins when most rows are far shorter than the clipping bound (skewed norms); when the rows fill the "
         "bound it keeps tau = 1 and is trace_sensitive with 3/4 of the budget. Replace-one only (n public). "
-        "With route='auto' (the paper's combined routine, as in the authors' code) each sparse vector query sets the "
-        "excess against n times the smaller of two predicted errors at tau_j, the Gaussian mechanism's "
-        "sqrt(2) tau_j^2 d / (mu_m n) and this release's with its eigenvector term at 1/6; at the radius chosen the "
-        "smaller of the two (post-processing of the released trace and radius) decides which runs on the clipped "
-        "rows with the remaining mu_m: this release or Analyze Gauss. The output 'route' ('tail' or 'gauss') says "
-        "which ran; the curve counts the branch at mu_m whichever ran, so it is mu*-GDP either way."
+        "With route='auto' (the paper's combined routine, steered as the authors' code steers it: their tail bounds at "
+        "beta = 0.1, the trace shifted up by its noise's tail bound, 80 candidate radii) each sparse vector query "
+        "sets the excess against n times the smaller of the Gaussian mechanism's bound omega sigma_g times tau_j (not "
+        "tau_j^2, as theirs) and this release's, tau_j 2 sqrt(t nu sigma_v) / 6 + tau_j^2 eta sigma_lambda; the "
+        "same two read at the radius where the walk stopped decide which runs on the rows clipped one step above, "
+        "with the remaining mu_m: this release or Analyze Gauss (post-processing of the released trace and stop). "
+        "The output 'route' ('tail' or 'gauss') says which ran; the curve counts the branch at mu_m whichever ran, "
+        "so it is mu*-GDP either way."
     ),
 )
 def tail_sensitive(data, k, epsilon, delta, neighbors, rng, svt_share, trace_share, vector_share, levels, route):
     mus = budget(epsilon, delta, svt_share, trace_share, vector_share)
+    levels = levels if levels is not None else (DEFAULT_LEVELS if route == "tail" else AUTO_LEVELS)
     parts = tail_parts(data, mus, levels, rng, route)
     scale = parts["radius"] ** 2  # back from the unit-scale rows: a power of two, so the grids stay exact
     noisy_values, vectors = top_eigenvectors(parts["matrix"], data.d)

@@ -21,6 +21,7 @@ import numpy as np
 from ..audit.design import public_stream
 from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
+from .sources import SOURCES
 from .rates import Rate, Regime, spiked
 from .dp_pca_steps import _batch_plan, batches, gradient_ascent
 from .streaming import (
@@ -127,9 +128,11 @@ TOPK_RATE = Rate(
 
 @mechanism(
     name="topk_dp_pca",
+    provenance=SOURCES["topk_dp_pca"],
     color="#d20fb4",
     rate=TOPK_RATE,
-    title="Top-k DP-PCA (deflation over disjoint parts)",
+    title="Top-k DP-PCA (deflation over disjoint parts; structure inferred from the abstract; rows only)",
+    short_name="Top-k DP-PCA (inferred)",
     paper=PAPER_DS,
     model="central",
     guarantee="approximate",
@@ -142,6 +145,9 @@ TOPK_RATE = Rate(
     audit_design=topk_audit_design,
     params=_DP_PCA.params,
     notes=(
+        "Structure inferred from the abstract; rows only: Düngler & Sanyal's full text could not be read, so this is "
+        "our reading of its abstract and of its Algorithm 1's name, and it accepts rows (A_i = x_i x_i^T) where the "
+        "paper poses general random symmetric matrices A_i. "
         "Düngler & Sanyal (2025) extend DP-PCA (" + PAPER_LKJO + ") to k > 1: the rows, in a public random order, "
         "are cut into k parts of floor(n / k) rows; part j runs DP-PCA on its rows projected onto the complement "
         "of the components released by parts 1 .. j-1 (from a public random start in that complement) and releases "

@@ -24,6 +24,7 @@ from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu, summation_error
 from ..registry import Output, Param, mechanism
+from .sources import SOURCES
 from .rates import gram_noise_rate
 from ..privacy.shares import Share, release_vector
 
@@ -295,6 +296,7 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
 
 @mechanism(
     name="trace_sensitive",
+    provenance=SOURCES["trace_sensitive"],
     color="#d2a5a5",
     rate=TRACE_SENSITIVE_RATE,
     title="Trace-sensitive covariance (separate eigenvalues and eigenvectors)",

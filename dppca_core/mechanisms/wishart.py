@@ -8,6 +8,7 @@ import numpy as np
 
 from ..linalg import top_eigenvectors
 from ..registry import Output, mechanism
+from .sources import SOURCES
 
 RETRACTION = (
     "RETRACTED by its authors (2017): not differentially private. Wishart noise is supported on the PSD cone, "
@@ -29,6 +30,7 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
 
 @mechanism(
     name="wishart_sn",
+    provenance=SOURCES["wishart_sn"],
     color="#2d2da5",
     title="Wishart symmetric noise (SN) — retracted, NOT private",
     paper="Imtiaz & Sarwate (ICASSP 2016), Symmetric Matrix Perturbation for DP-PCA — retracted",

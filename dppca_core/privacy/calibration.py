@@ -76,6 +76,14 @@ _SENSITIVITY = {
     # coordinates moves by at most 1 (``block_size`` = d)
     "column_squares": {"replace": math.sqrt, "add_remove": math.sqrt},
     "column_squares_l1": {"replace": float, "add_remove": float},
+    # spatial signs (unit or zero vectors u, w), Frobenius norm: ||u u^T - w w^T||_F^2 = |u|^4 + |w|^4 - 2 (u.w)^2 <= 2,
+    # equal at orthogonal unit vectors, and ||u u^T||_F <= 1. sum_i s_i s_i^T for the signs of the rows around a known
+    # centre: one term moves (replace sqrt(2), add/remove 1)
+    "sign_rows": {"replace": math.sqrt(2.0), "add_remove": 1.0},
+    # the signs of pairs' differences, the rows in a public order each paired with the m after it (cyclically), the sum
+    # over the n m pairs divided by 2m: a row sits in exactly 2m pair terms, each moves by <= sqrt(2) (replace only:
+    # the pairing is by position, so adding or removing a row re-pairs others)
+    "sign_pairs": {"replace": math.sqrt(2.0)},
 }
 
 
@@ -120,6 +128,8 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
         raise ValueError(f"unknown statistic {statistic!r}; known: {sorted(_SENSITIVITY)}")
     if statistic == "gram_times_basis" and neighbors == "replace" and block_size == 1:
         return 1.0
+    if neighbors not in _SENSITIVITY[statistic]:
+        raise ValueError(f"{statistic!r} has no sensitivity under {neighbors!r} neighbours: use neighbors='replace'.")
     value = _SENSITIVITY[statistic][neighbors]
     if callable(value):
         if block_size is None or int(block_size) < 1:

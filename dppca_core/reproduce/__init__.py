@@ -23,7 +23,7 @@ from .catalog import REPRODUCTIONS
 from .biswas import coinpress_covariance
 from .cli import main
 from .dong_liang_yi import dly_dimension, dly_skewed
-from .dungler_sanyal import topk_spiked
+from .dungler_sanyal import topk_low_d, topk_spiked
 from .core import (
     GRIDS,
     MAX_REPS,
@@ -70,6 +70,7 @@ __all__ = [
     "coinpress_covariance",
     "dly_dimension",
     "dly_skewed",
+    "topk_low_d",
     "topk_spiked",
     "GRIDS",
     "MAX_REPS",

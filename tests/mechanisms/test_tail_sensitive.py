@@ -12,7 +12,6 @@ import dppca_core as dc
 from dppca_core import privacy
 from dppca_core.data.prepare import prepare
 from dppca_core.mechanisms import tail_sensitive as ts
-from dppca_core.mechanisms.trace_sensitive import route_errors
 from dppca_core.reproduce.dong_liang_yi import trace_one_rows, zipf_norm_rows
 from tests.new_mechanisms import (
     accepted_by_release_pca_and_estimator,
@@ -196,25 +195,29 @@ def covariance_error(rel, rows, scale=1.0):
     return np.linalg.norm(estimate - rows.T @ rows) / rows.shape[0]
 
 
-def test_the_auto_route_follows_the_released_values_far_from_the_crossing():
-    """The branch is the smaller predicted error at the released trace and radius; on these data the ratio of the two
-    stays on one side of 1 by a factor 2 even with the trace moved by 6 of its noise s.d.s, so the route is the same
-    on every seed: the clipped trace-sensitive release on skewed norms at d = 100, the Gaussian mechanism on unit rows
-    at d = 20. At the radius it chose, its error is within the budget split's factor of the better of the two releases
-    run on the same clipped rows with the whole budget, with 15% for the spread of 4 seeds' mean (measured: 1.09 and
-    1.14 times the better; the worse is 7 and 1.4 times the better)."""
+def test_the_auto_route_is_the_authors_choice_at_the_released_values():
+    """The branch is the authors' choice (their tail bounds, read where the walk stopped: half the released radius, or
+    1 or 1/2 when it kept 1) at the released trace shifted up by their margin, a function of released and public
+    values only: the clipped trace-sensitive release on skewed norms at d = 100 (the separate release's terms 0.5 to
+    0.99 of the Gaussian mechanism's), the Gaussian mechanism on unit rows at d = 20 (6.7 to 12.9 times, and still
+    above 2 with the trace moved by 6 of its noise s.d.s). At the radius it chose, its error is within the budget
+    split's factor of the better of the two releases run on the same clipped rows with the whole budget, with 15% for
+    the spread of 4 seeds' mean (measured: 1.05 and 1.16 times the better; the worse is 4.5 and 1.4 times the better)."""
     mus = ts.budget(1.0, 1e-5, *ts.DEFAULT_SHARES)
+    margin = math.sqrt(2.0 * math.log(8.0 / ts.AUTHORS_BETA))
     for rows, route in ((SKEWED, "tail"), (UNIT, "gauss")):
         n, d = rows.shape
-        trace_sd = 1.0 / (mus["mu_trace"] * n)  # the private trace's noise on tr(C) / n
         releases = [dc.run("tail_sensitive", rows, d, 1.0, 1e-5, seed=s, route="auto") for s in range(4)]
         assert {rel.outputs["route"] for rel in releases} == {route}
         for rel in releases:
-            for shift in (-6.0, 0.0, 6.0):
-                trace = float(np.clip(rel.outputs["trace"] / n + shift * trace_sd, 0.0, 1.0))
-                errors = route_errors(rel.outputs["clipping_radius"], trace, d, n, mus["mu_main"], 0.5)
-                ratio = errors["trace"] / errors["gauss"]
-                assert ratio < 0.5 if route == "tail" else ratio > 2.0, (route, shift, ratio)
+            radius, sd = rel.outputs["clipping_radius"], rel.outputs["trace_noise_sd"]
+            for shift in (-6.0, 0.0, 6.0) if route == "gauss" else (0.0,):
+                trace = float(np.clip((rel.outputs["trace"] + (margin + shift) * sd) / n, 1e-16, 1.0))
+                terms = ts.authors_terms(trace, d, n, mus)
+                for stop in (radius / 2, 1.0) if radius == 1.0 else (radius / 2,):
+                    assert ts.authors_branch(stop, terms) == ("trace" if route == "tail" else "gauss")
+                    ratio = (stop * terms["vectors"] + stop**2 * terms["values"]) / (stop**2 * terms["gauss"])
+                    assert ratio > 2.0 if route == "gauss" else ratio < 1.0, (route, shift, stop, ratio)
         auto = np.mean([covariance_error(rel, rows) for rel in releases])
         branches = {"trace_sensitive": [], "analyze_gauss": []}
         for seed, rel in enumerate(releases):
@@ -299,7 +302,9 @@ def test_the_default_route_is_the_tail_route():
 
 def test_the_auto_route_audit_design_reads_the_branch_share():
     design = ts.tail_sensitive_audit_design(d=2, n=20, neighbors="replace", statistic="route_auto")
-    eps, delta = 2.0, 1e-5
+    # epsilon 4: mu_main = 0.80, so the gap's standard error over 300 runs a side, sqrt(2 / 300) / mu_main, is 10%
+    # of it (at epsilon 2 it was 19%, and a change of the random stream moved the gap by two of them)
+    eps, delta = 4.0, 1e-5
     runs = design_releases(design, eps, delta, 300)
     assert {run["route"] for both in runs for run in both} == {"gauss"}  # d = 2: the Gaussian branch, always
     scores = [[design.score(run) for run in both] for both in runs]
