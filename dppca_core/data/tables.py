@@ -45,7 +45,9 @@ from .schema import (
 )
 from .files import _FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet, release_arrow_memory
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: the shipped samples: sample_data/ at the repository's top, which a wheel installs as dppca_core/sample_data/
+_INSTALLED_SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_DIR = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else Path(__file__).resolve().parents[2] / "sample_data"
 
 #: Default cap on the number of columns of a table (checked from the header, before parsing).
 MAX_COLUMNS = 10_000
