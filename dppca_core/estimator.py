@@ -44,6 +44,18 @@ class ClippingWarning(UserWarning):
     message is computed from the raw data without noise: it is shown to the person running ``fit`` only, is not
     covered by the privacy guarantee and is never stored on the estimator or published. Choose ``data_norm`` from
     public bounds on the features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5))  # rows of norm about 2.2, above data_norm = 1
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always", dc.ClippingWarning)
+    ...     model = dc.DPPCA(n_components=2, epsilon=1.0, data_norm=1.0, random_state=0).fit(X)
+    >>> [w.category.__name__ for w in caught]
+    ['ClippingWarning']
     """
 
 
@@ -186,6 +198,17 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     fitted estimator stores ``random_state=None``, because with the seed anyone could regenerate and subtract the
     noise. ``fit`` warns with a :class:`ClippingWarning` when a notable share of rows was clipped (the count is not
     private and is kept nowhere).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> model = dc.DPPCA(n_components=2, mechanism="analyze_gauss", epsilon=1.0, data_norm=1.0, random_state=0)
+    >>> model.fit(X).transform(X).shape
+    (2000, 2)
+    >>> model.components_.shape, model.explained_variance_ratio_.shape
+    ((2, 5), (2,))
     """
 
     def __init__(
