@@ -432,20 +432,52 @@ def prepare(
 ) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
-    ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
-    matches) or a :class:`dppca_core.data.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
-    matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
-    ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
-    :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
-    ``owned``: X is a float array made by the caller for this call alone (e.g. a release's centred copy) and
-    nobody changes it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
-    ``row_sums``: also sum the scaled rows exactly in the same pass, each block while it is in cache
-    (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
-    ``sq_norms``: the squared row norms of the float array X, already computed by
-    :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
-    function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
-    ``keep_sq_norms``: keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring
-    by :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
+    Parameters
+    ----------
+    X : array-like of shape (n, d), DataFrame, PreparedData or SufficientStats
+        The rows; a :class:`PreparedData` is returned as is when the radius matches; a
+        :class:`dppca_core.data.stats.SufficientStats` gives a PreparedData without rows (n, the Gram matrix and the
+        per-site Gram matrices, enough for every mechanism that does not read rows).
+    data_norm : float
+        The public clipping radius R.
+    min_rows : int
+        The fewest rows accepted.
+    gram_now : bool, optional
+        Form the Gram matrix in the same pass as the row norms (default: when X has at most
+        :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
+    owned : bool
+        X is a float array made by the caller for this call alone (e.g. a release's centred copy) and nobody changes
+        it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
+    row_sums : bool
+        Also sum the scaled rows exactly in the same pass, each block while it is in cache
+        (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
+    sq_norms : ndarray of shape (n,), optional
+        The squared row norms of the float array X, already computed by
+        :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
+        function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
+    keep_sq_norms : bool
+        Keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring by
+        :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
+
+    Returns
+    -------
+    PreparedData
+        n, d, the scale factor of each row and (now or on first use) the Gram matrix of the clipped, scaled rows.
+
+    Raises
+    ------
+    ValueError
+        In words: data that are not a finite numeric table, too few rows, a radius out of range, or prepared data
+        clipped at another radius.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> data = dc.prepare(X, data_norm=1.0)
+    >>> data.n, data.d, bool(np.all(np.linalg.norm(data.rows, axis=1) <= 1 + 1e-12))
+    (2000, 5, True)
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):

@@ -164,7 +164,7 @@ class ReleaseOptions:
         Column scaling before anything else: "bounds" divides column j by the public bound ``column_bounds[j]``
         (free); "private" by a private root-mean-square from the scale share (with those bounds).
     column_bounds : array-like (d,), optional
-        Public bounds on |x_j| for ``scale`` "bounds" or "private".
+        Public bounds on ``|x_j|`` for ``scale`` "bounds" or "private".
     variance_target : float in (0, 1), optional
         For ``k="auto"``.
     epsilon, delta, neighbors

@@ -111,7 +111,7 @@ def grid_noise(
 
     Notes
     -----
-    The statistic s is computed as s_hat with |s_hat_j - s_j| <= e, rounded to q = round(s_hat / gamma), and
+    The statistic s is computed as s_hat with ``|s_hat_j - s_j| <= e``, rounded to q = round(s_hat / gamma), and
     q + round(scale * G) is released. ||q(D) - q(D')||_2 <= Delta / gamma + sqrt(m) (1 + 2 e / gamma): the rounding
     moves each coordinate by at most half a step, the computation by at most e. Since q is on the grid,
     q + round(scale G) = round(q + scale G): a post-processing of the Gaussian mechanism with that sensitivity, hence
