@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 import dppca_core as dc
-from dppca_core import metrics
+from dppca_core import metrics, privacy
+from dppca_core.data import datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the modules whose public names the reference documents (docs/reference/api.rst), with their names
-MODULES = {dc: dc.__all__, metrics: metrics.__all__}
+MODULES = {dc: dc.__all__, metrics: metrics.__all__, privacy: privacy.__all__, datasets: datasets.__all__}
 
 
 def public_objects() -> dict:
