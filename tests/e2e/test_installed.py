@@ -85,6 +85,10 @@ def test_the_wheel_holds_the_app_under_its_package(installed):
     tops = {name.split("/")[0] for name in names}
     assert tops == {"dppca_core", "dppca_explorer", f"dppca_explorer-{__version__}.dist-info"}  # no top-level ui
     assert _run([str(command), "--version"]).strip() == f"dppca-explorer {__version__}"
+    python = command.parent / "python"  # the library finds its samples in the wheel; ui is no top-level module
+    probe = "from dppca_core.data import datasets; import importlib.util as u; "
+    probe += "print(datasets.load_sample('iris').X.shape, u.find_spec('ui'))"
+    assert _run([str(python), "-c", probe], cwd=command.parent).split() == ["(150,", "4)", "None"]
 
 
 def test_the_installed_command_serves_the_app_from_any_folder(installed, tmp_path):
