@@ -90,6 +90,7 @@ from .planning import Plan, Standin, plan  # noqa: E402
 from .privacy.randomness import secure_generator  # noqa: E402
 from .registry import get_mechanism, list_mechanisms, mechanism_names  # noqa: E402
 from .release import Release, publish  # noqa: E402
+from .version import __version__  # noqa: E402, F401  (the one place it is written; pyproject.toml reads it)
 
 try:
     from .estimator import DPPCA, ClippingWarning
@@ -122,4 +123,3 @@ __all__ = [
     "DPPCA",
     "ClippingWarning",
 ]
-__version__ = "0.1.0"

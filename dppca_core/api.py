@@ -58,6 +58,34 @@ def run(
         :func:`dppca_core.publish` refuses it.
     **params
         Mechanism-specific parameters (see the ``parameters`` column of ``list_mechanisms()``).
+
+    Returns
+    -------
+    Release
+        The released components with their guarantee (``privacy``: the exact curve), the public ``parameters`` and
+        the non-private ``diagnostics`` (never published). :func:`dppca_core.publish` gives what may be handed out.
+
+    Raises
+    ------
+    ValueError
+        In words, saying what to change: an unknown mechanism, k outside 1..d, epsilon or delta out of range, a
+        relation the mechanism's proof does not cover, data that are not a finite numeric table, or a mechanism's own
+        parameter out of its range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> release = dc.run("analyze_gauss", X, k=2, epsilon=1.0, delta=1e-6, seed=0)
+    >>> release.components.shape
+    (5, 2)
+    >>> print(release.privacy.describe())
+    0.2367-Gaussian DP (exact for the Gaussian noise added)
+    >>> dc.run("analyze_gauss", X, k=9, epsilon=1.0)
+    Traceback (most recent call last):
+        ...
+    ValueError: k = 9 is out of range: choose 1 <= k <= d = 5 (the number of columns).
     """
     return _run(mechanism, X, k, epsilon, delta, neighbors, data_norm, seed, params, part=False)
 

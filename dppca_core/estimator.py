@@ -43,7 +43,19 @@ class ClippingWarning(UserWarning):
     Clipping biases every private output towards the clipped rows' directions and shrinks them. The count in the
     message is computed from the raw data without noise: it is shown to the person running ``fit`` only, is not
     covered by the privacy guarantee and is never stored on the estimator or published. Choose ``data_norm`` from
-    public bounds on the features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``.
+    public bounds on the features, never from the data: with ``|x_j| <= b_j``, ``data_norm = sqrt(sum_j b_j**2)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5))  # rows of norm about 2.2, above data_norm = 1
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always", dc.ClippingWarning)
+    ...     model = dc.DPPCA(n_components=2, epsilon=1.0, data_norm=1.0, random_state=0).fit(X)
+    >>> [w.category.__name__ for w in caught]
+    ['ClippingWarning']
     """
 
 
@@ -110,7 +122,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The total privacy budget of everything the fit releases (delta ignored by pure-DP mechanisms).
     data_norm : float or "private", default=1.0
         Public clipping radius R: rows with a larger norm are scaled down to it. Choose it from public bounds on the
-        features, never from the data: with |x_j| <= b_j, ``data_norm = sqrt(sum_j b_j**2)``. "private": chosen as a
+        features, never from the data: with ``|x_j| <= b_j``, ``data_norm = sqrt(sum_j b_j**2)``. "private": chosen as a
         private quantile of the row norms from the radius share (``radius_bounds``, ``radius_quantile``). A notable
         share of clipped rows raises a :class:`ClippingWarning`.
     neighbors : {"replace", "add_remove"}, default="replace"
@@ -140,30 +152,30 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Divide column j by the public bound ``column_bounds[j]`` ("bounds", free) or by a private root-mean-square
         from the scale share ("private") before anything else.
     column_bounds : array-like of shape (n_features,) or None
-        Public bounds on |x_j| for ``scale`` "bounds" or "private".
+        Public bounds on ``|x_j|`` for ``scale`` "bounds" or "private".
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features_in_)
+    components_ : ndarray of shape (``n_components_``, ``n_features_in_``)
         Private principal directions (rows, orthonormal), from the subspace share.
-    mean_ : ndarray of shape (n_features_in_,)
+    mean_ : ndarray of shape (``n_features_in_``,)
         The private mean (mean share) with ``center="private"``; zeros with ``center="none"``. ``transform``
         subtracts it, ``inverse_transform`` adds it back.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (``n_components_``,)
         The private variance along ``components_[i]`` (eigenvalue share) in the data's units: lambda_i R^2 / (n - 1),
         negatives set to 0 (post-processing); ``components_`` are ordered by it. Needs n: public under "replace".
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (``n_components_``,)
         Private eigenvalues over the private total variance (the noisy trace, raised to at least the sum of the
         released eigenvalues so the ratios sum to at most 1).
-    singular_values_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (``n_components_``,)
         R sqrt(lambda_i): the singular values of the (clipped, centred as chosen) data matrix, private.
     noise_variance_ : float
-        Private total variance minus the top n_components_ eigenvalues, per remaining feature (0 when
-        n_components_ = n_features), in the data's units: the isotropic noise of the probabilistic PCA model.
+        Private total variance minus the top ``n_components_`` eigenvalues, per remaining feature (0 when
+        ``n_components_`` = n_features), in the data's units: the isotropic noise of the probabilistic PCA model.
     n_components_ : int
     n_samples_ : int
         Number of rows: public under "replace" (and published), a private count under "add_remove" if released.
-    scale_ : ndarray of shape (n_features_in_,)
+    scale_ : ndarray of shape (``n_features_in_``,)
         The column scales the data were divided by (ones without scaling).
     data_norm_ : float
         The clipping radius used (chosen privately with ``data_norm="private"``).
@@ -186,6 +198,17 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     fitted estimator stores ``random_state=None``, because with the seed anyone could regenerate and subtract the
     noise. ``fit`` warns with a :class:`ClippingWarning` when a notable share of rows was clipped (the count is not
     private and is kept nowhere).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 4  # rows of norm about 0.56: none clipped at 1
+    >>> model = dc.DPPCA(n_components=2, mechanism="analyze_gauss", epsilon=1.0, data_norm=1.0, random_state=0)
+    >>> model.fit(X).transform(X).shape
+    (2000, 2)
+    >>> model.components_.shape, model.explained_variance_ratio_.shape
+    ((2, 5), (2,))
     """
 
     def __init__(
@@ -436,8 +459,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each row under the probabilistic PCA model built from the private attributes.
 
-        The model is N(mean_, C) with C = components_^T diag(explained_variance_) components_ plus noise_variance_
-        off the components (Tipping & Bishop 1999), all private; evaluating it on rows you hold publishes nothing.
+        The model is N(``mean_``, C) with ``C = components_.T @ diag(explained_variance_) @ components_`` plus
+        ``noise_variance_`` off the components (Tipping & Bishop 1999), all private; evaluating it on rows you hold
+        publishes nothing.
         """
         check_is_fitted(self)
         X = self._validate(X, reset=False)

@@ -4,6 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "subspace_distance",
+    "principal_angles",
+    "random_subspace_distance",
+    "captured_energy",
+    "captured_energy_ratio",
+    "row_support",
+    "support_recovery",
+    "random_support_f1",
+    "align_components",
+    "orthonormalize",
+]
+
 
 def _basis(U, name: str) -> np.ndarray:
     U = np.asarray(U, dtype=float)
@@ -22,7 +35,31 @@ def _pair(U, V):
 
 
 def orthonormalize(U) -> np.ndarray:
-    """Orthonormal basis of span(U) (thin QR with a positive diagonal)."""
+    """Orthonormal basis of span(U) (thin QR with a positive diagonal).
+
+    Parameters
+    ----------
+    U : array-like of shape (d, k) or (d,)
+        Columns spanning a subspace (linearly independent).
+
+    Returns
+    -------
+    ndarray of shape (d, k)
+        Orthonormal columns with the same span, the first column along U's first.
+
+    Raises
+    ------
+    ValueError
+        When U is not a d x k matrix of column vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> Q = metrics.orthonormalize([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> np.allclose(Q.T @ Q, np.eye(2)), np.allclose(Q[:, 0], [1, 0, 0])
+    (True, True)
+    """
     Q, R = np.linalg.qr(_basis(U, "U"))
     signs = np.sign(np.diag(R))
     signs[signs == 0] = 1.0
@@ -51,6 +88,30 @@ def principal_angles(U, V) -> np.ndarray:
     Small angles come from the sines (arcsin of the singular values of (I - U U^T) V), large ones from the cosines
     (arccos of those of U^T V), switching at 45 degrees where both are well conditioned, as
     ``scipy.linalg.subspace_angles`` does.
+
+    Parameters
+    ----------
+    U, V : array-like of shape (d, k) and (d, k')
+        Columns spanning the two subspaces (orthonormalised first).
+
+    Returns
+    -------
+    ndarray of shape (min(k, k'),)
+        The angles in radians, ascending.
+
+    Raises
+    ------
+    ValueError
+        When U and V are not matrices of the same number of rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> U = np.eye(4)[:, :2]
+    >>> V = np.c_[np.eye(4)[:, 0], (np.eye(4)[:, 1] + np.eye(4)[:, 2]) / np.sqrt(2)]  # shares one axis, 45 degrees off
+    >>> np.degrees(metrics.principal_angles(U, V)).round(6)
+    array([ 0., 45.])
     """
     U, V = _pair(U, V)
     sin, cos = _sines_and_cosines(orthonormalize(U), orthonormalize(V))
@@ -65,6 +126,32 @@ def subspace_distance(U, V) -> float:
     subspaces), not as sqrt(k - ||U^T V||_F^2), which floors at ~1e-8 by cancellation. For subspaces of different
     dimensions the projector formula ||U U^T - V V^T||_F / sqrt(2) is used as written (also exact: a difference of
     O(1) entries).
+
+    Parameters
+    ----------
+    U, V : array-like of shape (d, k) and (d, k')
+        Columns spanning the two subspaces (orthonormalised first), e.g. a release's ``components`` and the exact ones.
+
+    Returns
+    -------
+    float
+        0 for the same subspace; sqrt(k) at most; :func:`random_subspace_distance` for a random one.
+
+    Raises
+    ------
+    ValueError
+        When U and V are not matrices of the same number of rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> U = np.eye(4)[:, :2]
+    >>> V = np.c_[np.eye(4)[:, 0], (np.eye(4)[:, 1] + np.eye(4)[:, 2]) / np.sqrt(2)]  # shares one axis, 45 degrees off
+    >>> round(metrics.subspace_distance(U, V), 6)  # sin(45 degrees)
+    0.707107
+    >>> metrics.subspace_distance(U, U[:, ::-1])  # the same span
+    0.0
     """
     U, V = _pair(U, V)
     U, V = orthonormalize(U), orthonormalize(V)
@@ -77,6 +164,22 @@ def random_subspace_distance(d: int, k: int) -> float:
     """sqrt(E ||sin Theta||_F^2) for a uniformly random k-subspace: sqrt(k (1 - k/d)).
 
     The 'no information' reference line.
+
+    Parameters
+    ----------
+    d, k : int
+        Dimension and the subspaces' number of components.
+
+    Returns
+    -------
+    float
+        The distance a release with no information about the data reaches on average.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> metrics.random_subspace_distance(4, 2)
+    1.0
     """
     return float(np.sqrt(k * (1.0 - k / d)))
 
@@ -84,14 +187,65 @@ def random_subspace_distance(d: int, k: int) -> float:
 def random_support_f1(d: int, selected: int, truth: int) -> float:
     """The expected F1 of ``selected`` of the d rows chosen at random against a support of ``truth`` rows: the chance
     level of :func:`support_recovery`. E[hits] = selected truth / d, so E[F1] = 2 E[hits] / (selected + truth) =
-    2 selected truth / (d (selected + truth)) (precision truth / d, recall selected / d on average)."""
+    2 selected truth / (d (selected + truth)) (precision truth / d, recall selected / d on average).
+
+    Parameters
+    ----------
+    d : int
+        Rows (features) to choose from.
+    selected : int
+        Rows chosen.
+    truth : int
+        Rows of the true support.
+
+    Returns
+    -------
+    float
+        The expected F1 of a random choice.
+
+    Raises
+    ------
+    ValueError
+        When ``selected`` or ``truth`` is not in 1..d.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> metrics.random_support_f1(10, 3, 3)
+    0.3
+    """
     if not (1 <= selected <= d and 1 <= truth <= d):
         raise ValueError(f"need 1 <= selected, truth <= d = {d} (got {selected}, {truth}).")
     return 2.0 * selected * truth / (d * (selected + truth))
 
 
 def captured_energy(V, A) -> float:
-    """tr(V^T A V): the variance of A captured by the columns of V."""
+    """tr(V^T A V): the variance of A captured by the columns of V.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k)
+        The directions (orthonormal columns).
+    A : array-like of shape (d, d)
+        A covariance or second-moment matrix.
+
+    Returns
+    -------
+    float
+        The variance captured.
+
+    Raises
+    ------
+    ValueError
+        When A is not d x d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> metrics.captured_energy(np.eye(3)[:, :2], np.diag([4.0, 2.0, 1.0]))
+    6.0
+    """
     V = _basis(V, "V")
     A = np.asarray(A, dtype=float)
     if A.shape != (V.shape[0], V.shape[0]):
@@ -100,7 +254,34 @@ def captured_energy(V, A) -> float:
 
 
 def captured_energy_ratio(V, A, k: int | None = None) -> float:
-    """tr(V^T A V) / (sum of the k largest eigenvalues of A), 1 = optimal."""
+    """tr(V^T A V) / (sum of the k largest eigenvalues of A), 1 = optimal.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k)
+        The directions (orthonormal columns).
+    A : array-like of shape (d, d)
+        A covariance or second-moment matrix.
+    k : int, optional
+        How many of A's eigenvalues the best case sums (default: V's number of columns).
+
+    Returns
+    -------
+    float
+        In [0, 1] for orthonormal V: 1 when V spans A's top-k eigenvectors.
+
+    Raises
+    ------
+    ValueError
+        When the best rank-k energy of A is not positive, or A is not d x d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> metrics.captured_energy_ratio(np.eye(3)[:, [0, 2]], np.diag([4.0, 2.0, 1.0]))  # (4 + 1) / (4 + 2)
+    0.8333333333333334
+    """
     V = _basis(V, "V")
     k = V.shape[1] if k is None else int(k)
     eig = np.linalg.eigvalsh(np.asarray(A, dtype=float))[::-1]
@@ -111,7 +292,35 @@ def captured_energy_ratio(V, A, k: int | None = None) -> float:
 
 
 def row_support(V, s: int | None = None, *, tol: float = 1e-12) -> np.ndarray:
-    """Indices of the row support: the s rows of largest norm, or the non-zero rows if s is None."""
+    """Indices of the row support: the s rows of largest norm, or the non-zero rows if s is None.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k)
+        Loadings, one row per feature.
+    s : int, optional
+        How many rows (the support size); None: every row of norm above ``tol``.
+    tol : float
+        The norm below which a row counts as zero when ``s`` is None.
+
+    Returns
+    -------
+    ndarray of int
+        The row indices, ascending.
+
+    Raises
+    ------
+    ValueError
+        When s is not in 1..d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> V = np.array([[0.6, 0.0], [0.8, 0.0], [0.0, 0.0], [0.0, 1.0]])
+    >>> metrics.row_support(V), metrics.row_support(V, 2)
+    (array([0, 1, 3]), array([1, 3]))
+    """
     V = _basis(V, "V")
     norms = np.linalg.norm(V, axis=1)
     if s is None:
@@ -125,6 +334,33 @@ def support_recovery(V, true_support, s: int | None = None) -> dict:
     """Precision, recall, F1 and exact match of V's row support against ``true_support``.
 
     ``true_support`` is an index array or a boolean mask of length d.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k)
+        Loadings, one row per feature.
+    true_support : array-like of int, or of bool of length d
+        The true support.
+    s : int, optional
+        The support size read off V (:func:`row_support`).
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``f1`` (floats) and ``exact`` (the same rows).
+
+    Raises
+    ------
+    ValueError
+        For a boolean mask of the wrong length or s out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> V = np.array([[0.6, 0.0], [0.8, 0.0], [0.0, 0.0], [0.0, 1.0]])
+    >>> metrics.support_recovery(V, [1, 3], s=2)
+    {'precision': 1.0, 'recall': 1.0, 'f1': 1.0, 'exact': True}
     """
     V = _basis(V, "V")
     truth = np.asarray(true_support)
@@ -145,6 +381,32 @@ def align_components(V, reference) -> np.ndarray:
     """Rotate V within its span to best match ``reference`` (orthogonal Procrustes).
 
     For side-by-side plots of loadings: the span is unchanged, only the basis inside it.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k)
+        The components to rotate (orthonormal columns).
+    reference : array-like of shape (d, k)
+        The components to match.
+
+    Returns
+    -------
+    ndarray of shape (d, k)
+        V @ Q for the orthogonal Q that brings V closest to ``reference`` (Frobenius norm).
+
+    Raises
+    ------
+    ValueError
+        When V and ``reference`` are not matrices of the same number of rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> reference = np.eye(3)[:, :2]
+    >>> flipped = -reference[:, ::-1]  # the same span, columns swapped and negated
+    >>> np.allclose(metrics.align_components(flipped, reference), reference)
+    True
     """
     V, R = _pair(V, reference)
     U, _, Wt = np.linalg.svd(V.T @ R)

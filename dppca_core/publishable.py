@@ -26,11 +26,12 @@ from .privacy import PrivacyCurve, describe_neighbors, total
 from .data.schema import UNDECLARED
 from .mechanisms import provenance
 from .registry import get_mechanism
+from .version import __version__
 from .privacy.shares import allocate
 
 #: the format's name and version: a reader checks both before trusting the layout
 FORMAT = "dppca-publishable-release"
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"  # 1.1: the "software" key (which package and version made the file)
 #: first line (the "export" key) of a file whose every release states its guarantee
 PUBLISHABLE = (
     "Publishable release: only what each release's privacy proof covers (published()), drawn with fresh "
@@ -504,6 +505,7 @@ def publishable_file(
         "export": PUBLISHABLE,
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
+        "software": {"name": "dppca-explorer", "version": __version__},
         "created": created or _dt.date.today().isoformat(),
         "purpose": purpose
         or (

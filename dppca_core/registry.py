@@ -359,6 +359,35 @@ def mechanism(**meta):
 
 
 def get_mechanism(name: str) -> MechanismSpec:
+    """The registry entry of one mechanism: its metadata and the function :func:`dppca_core.run` calls.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (:func:`mechanism_names`, :func:`list_mechanisms`).
+
+    Returns
+    -------
+    MechanismSpec
+        Title, paper, model, guarantee, the relations its proof covers, its own parameters with their defaults,
+        notes, and its entry point.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not registered, listing the names that are.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> spec = dc.get_mechanism("analyze_gauss")
+    >>> spec.title, spec.model, spec.relations
+    ('Analyze Gauss', 'central', ('replace', 'add_remove'))
+    >>> dc.get_mechanism("pca")
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown mechanism 'pca'; choose one of [...] (see list_mechanisms()).
+    """
     _load_builtin()
     if name not in _REGISTRY:
         raise ValueError(f"unknown mechanism {name!r}; choose one of {sorted(_REGISTRY)} (see list_mechanisms()).")
@@ -373,13 +402,50 @@ def display_name(name: str) -> str:
 
 
 def mechanism_names(task: str | None = None) -> list[str]:
-    """Registered names, in registration order; ``task`` ("pca" or "tensor") keeps that task's only."""
+    """Registered names, in registration order; ``task`` ("pca" or "tensor") keeps that task's only.
+
+    Parameters
+    ----------
+    task : {"pca", "tensor"}, optional
+        Keep the mechanisms of that task only (default: every mechanism).
+
+    Returns
+    -------
+    list of str
+        The names :func:`dppca_core.run` accepts.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> dc.mechanism_names("pca")[:3]
+    ['non_private', 'analyze_gauss', 'mod_sulq']
+    >>> "otd_agn" in dc.mechanism_names("tensor")
+    True
+    """
     _load_builtin()
     return [name for name, spec in _REGISTRY.items() if task is None or spec.task == task]
 
 
 def list_mechanisms() -> pd.DataFrame:
-    """One row per mechanism with its metadata (name, title, paper, model, guarantee, parameters, notes, ...)."""
+    """One row per mechanism with its metadata (name, title, paper, model, guarantee, parameters, notes, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per registered mechanism, in registration order: ``name`` (what :func:`dppca_core.run` takes),
+        ``title``, ``paper``, ``model`` (central, streaming, local, distributed), ``guarantee``, ``parameters`` (its
+        own parameters with their defaults), ``notes`` (where a paper's calibration was corrected), ``relations`` (the
+        neighbouring relations its proof covers), and more.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> table = dc.list_mechanisms()
+    >>> table.set_index("name").loc["analyze_gauss", "title"]
+    'Analyze Gauss'
+    >>> list(table.columns[:4])
+    ['name', 'title', 'paper', 'model']
+    """
     _load_builtin()
     rows = [
         {

@@ -31,7 +31,7 @@ from .privacy import PrivacyCurve
 class Release:
     """What a mechanism releases, with the guarantee it earns.
 
-    Attributes
+    Parameters
     ----------
     mechanism : str
         Registry name of the mechanism.
@@ -72,6 +72,17 @@ class Release:
         The public schema of the table the release was drawn from, when it was given as a
         :class:`dppca_core.data.schema.Table` (None for plain rows, whose columns the caller chose). One whose
         columns were suggested by reading the cells (``declared=False``) is refused by :func:`publish`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> release = dc.run("analyze_gauss", X, k=2, epsilon=1.0, seed=0)
+    >>> release.guarantee, release.neighbors, release.seeded
+    ('approximate', 'replace', True)
+    >>> print(release.guarantee_text().split(":")[0])
+    (epsilon = 1, delta = 1e-06) for neighbours that replace one row (n public and fixed)
     """
 
     mechanism: str
@@ -181,6 +192,19 @@ def publish(release: Release, nonprivate_choices=()) -> dict:
     -------
     dict
         What may be handed to a third party, with ``"export": "publishable release"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> public = dc.publish(dc.run("analyze_gauss", X, k=2, epsilon=1.0))  # seed=None: fresh randomness
+    >>> public["fresh_randomness"], public["guarantee"], len(public["components"])
+    (True, 'approximate', 5)
+    >>> dc.publish(dc.run("analyze_gauss", X, k=2, epsilon=1.0, seed=0))
+    Traceback (most recent call last):
+        ...
+    ValueError: this release was drawn with a caller-supplied seed or generator: ...
     """
     if not isinstance(release, Release):
         raise ValueError(

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..privacy.curves import PrivacyCurve, total
+from ..version import __version__
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -141,13 +142,8 @@ def _now() -> str:
 
 @functools.cache
 def _version() -> str:
-    """The installed package's version (the code that made the spend), or "unknown" outside an install."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("dppca-explorer")
-    except PackageNotFoundError:
-        return "unknown"
+    """The package's version (the code that made the spend), from its one source (:mod:`dppca_core.version`)."""
+    return __version__
 
 
 class BudgetBook:

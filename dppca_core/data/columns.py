@@ -22,6 +22,28 @@ class ColumnInfo:
     ``kind`` is "numeric" (every present cell is a number), "mixed" (at least half of the present cells are
     numbers, the rest text: those are bad cells, like missing ones), or not numeric: "text", "empty",
     "boolean", "complex", "datetime".
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    kind : str
+        What it holds (above).
+    reason : str
+        Why it cannot be a feature, in words ("" when it can).
+    values : ndarray, optional
+        Its float values, NaN where a cell is bad.
+    missing, infinite, non_numeric : int
+        Its bad cells by kind (raw-data counts: never published).
+
+    Examples
+    --------
+    >>> import io
+    >>> from dppca_core.data import datasets
+    >>> parsed = datasets.parse_table(io.BytesIO(b"a,b\\n1,2\\n3,\\n"))
+    >>> info = parsed.info("b")
+    >>> info.kind, info.missing
+    ('numeric', 1)
     """
 
     name: str

@@ -123,6 +123,34 @@ class PreparedData:
     From a float array, :func:`prepare` does not copy X: it keeps X and one scale factor per row, and
     forms the scaled rows only when a mechanism reads ``rows`` (then it checks that X was not changed
     in between; do not modify X in place while the PreparedData is in use).
+
+    Parameters
+    ----------
+    n, d : int
+        Rows and columns.
+    data_norm : float
+        The public clipping radius R the rows were clipped to and divided by.
+    rows : ndarray of shape (n, d), optional
+        The scaled rows, when already formed.
+    gram : ndarray of shape (d, d), optional
+        Their Gram matrix, when already formed.
+    n_clipped : int
+        Rows whose norm was above R (a raw-data count: never published).
+    source, scales, sites, site_column, compiled_norms, gram_error, owned, row_sums
+        Set by :func:`prepare`: the raw rows and one scale factor per row (the rows are formed from them on first
+        use), the site partition, how the row norms were computed, the rounding bound of the Gram entries, whether the
+        source belongs to this object alone, and the exact column sums.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> data = dc.prepare(X, data_norm=1.0)
+    >>> data.n, data.d, data.gram.shape
+    (2000, 5, (5, 5))
+    >>> dc.run("analyze_gauss", data, k=2, epsilon=1.0, seed=0).components.shape  # repeated runs share the Gram
+    (5, 2)
     """
 
     #: the squared norms of the raw rows when :func:`prepare` kept them (``keep_sq_norms``), else None
@@ -404,20 +432,52 @@ def prepare(
 ) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
-    ``X`` may be an array or DataFrame of rows, a :class:`PreparedData` (returned as is when the radius
-    matches) or a :class:`dppca_core.data.stats.SufficientStats` (gives a PreparedData without rows: n, the Gram
-    matrix and the per-site Gram matrices, enough for every mechanism that does not read rows).
-    ``gram_now``: form the Gram matrix in the same pass as the row norms (default: when X has at most
-    :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
-    ``owned``: X is a float array made by the caller for this call alone (e.g. a release's centred copy) and
-    nobody changes it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
-    ``row_sums``: also sum the scaled rows exactly in the same pass, each block while it is in cache
-    (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
-    ``sq_norms``: the squared row norms of the float array X, already computed by
-    :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
-    function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
-    ``keep_sq_norms``: keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring
-    by :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
+    Parameters
+    ----------
+    X : array-like of shape (n, d), DataFrame, PreparedData or SufficientStats
+        The rows; a :class:`PreparedData` is returned as is when the radius matches; a
+        :class:`dppca_core.data.stats.SufficientStats` gives a PreparedData without rows (n, the Gram matrix and the
+        per-site Gram matrices, enough for every mechanism that does not read rows).
+    data_norm : float
+        The public clipping radius R.
+    min_rows : int
+        The fewest rows accepted.
+    gram_now : bool, optional
+        Form the Gram matrix in the same pass as the row norms (default: when X has at most
+        :data:`FUSED_GRAM_MAX_D` columns) or on first use (False: for callers that only read rows).
+    owned : bool
+        X is a float array made by the caller for this call alone (e.g. a release's centred copy) and nobody changes
+        it, so the scaled rows are formed from it without re-checking it (a pass of row norms less).
+    row_sums : bool
+        Also sum the scaled rows exactly in the same pass, each block while it is in cache
+        (:attr:`PreparedData.row_sums`, for a private mean; the integers a separate pass would give).
+    sq_norms : ndarray of shape (n,), optional
+        The squared row norms of the float array X, already computed by
+        :func:`dppca_core.data.gram.block_sq_norms` with ``compiled = X.size >= COMPILED_NORMS_MIN_SIZE`` (as this
+        function would compute them: the same bits), e.g. by a private radius that read them: a pass less.
+    keep_sq_norms : bool
+        Keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring by
+        :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
+
+    Returns
+    -------
+    PreparedData
+        n, d, the scale factor of each row and (now or on first use) the Gram matrix of the clipped, scaled rows.
+
+    Raises
+    ------
+    ValueError
+        In words: data that are not a finite numeric table, too few rows, a radius out of range, or prepared data
+        clipped at another radius.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> data = dc.prepare(X, data_norm=1.0)
+    >>> data.n, data.d, bool(np.all(np.linalg.norm(data.rows, axis=1) <= 1 + 1e-12))
+    (2000, 5, True)
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):
@@ -565,6 +625,36 @@ def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
     """Stream row chunks (arrays or DataFrames) into the Gram matrix without keeping the rows.
 
     For files, :func:`dppca_core.data.stats.sufficient_stats` reads CSV or Parquet in chunks the same way.
+
+    Parameters
+    ----------
+    chunks : iterable of array-like or DataFrame
+        Row blocks of one table (every block the same columns), e.g. ``pandas.read_csv(..., chunksize=...)``.
+    data_norm : float
+        The public clipping radius R: each row is clipped to norm R and divided by it.
+
+    Returns
+    -------
+    PreparedData
+        n and the Gram matrix of the clipped, scaled rows (no rows kept): every mechanism that reads only these
+        statistics runs on it.
+
+    Raises
+    ------
+    ValueError
+        In words: no rows, blocks with different numbers of columns, or cells that are not finite numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> rng = np.random.default_rng(0)
+    >>> blocks = (rng.normal(size=(500, 4)) / 3 for _ in range(4))
+    >>> data = dc.gram_from_chunks(blocks, data_norm=1.0)
+    >>> data.n, data.gram.shape
+    (2000, (4, 4))
+    >>> dc.run("analyze_gauss", data, k=2, epsilon=1.0, seed=0).components.shape
+    (4, 2)
     """
     data_norm = check_data_norm(data_norm)
     acc, row = None, 0

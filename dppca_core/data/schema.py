@@ -23,7 +23,7 @@ DEFAULT_FILL = 0.0
 class Table:
     """A validated numeric table.
 
-    Attributes
+    Parameters
     ----------
     frame : DataFrame
         The feature columns as float (no missing values).
@@ -51,6 +51,13 @@ class Table:
     replaced : dict
         Cells replaced by their column's public value (``on_bad="replace"``), column -> count: a non-private
         diagnostic for the data owner, like ``report``; never to be published.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> iris = datasets.load_sample("iris")
+    >>> iris.X.shape, iris.labels.name, iris.schema.declared
+    ((150, 4), 'species', True)
     """
 
     frame: pd.DataFrame
@@ -75,7 +82,7 @@ class Table:
 class PublicSchema:
     """What is public about a table: fixed by the analyst, never by one person's cells.
 
-    Attributes
+    Parameters
     ----------
     columns : tuple of str
         The feature columns, in order; each is read as numbers (d = len(columns)).
@@ -91,6 +98,13 @@ class PublicSchema:
         True when the caller named the columns; False when they were chosen by reading the cells
         (``columns=None``, which suggests the numeric columns, or ``on_bad="drop_column"``): then which columns
         are analysed depends on the data.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> schema = datasets.PublicSchema(columns=("a", "b"), label="label")
+    >>> schema.as_dict()["columns"], schema.declared
+    (['a', 'b'], True)
     """
 
     columns: tuple

@@ -126,6 +126,20 @@ def sufficient_stats(
     Returns
     -------
     SufficientStats
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import dppca_core as dc
+    >>> table = pd.DataFrame(np.random.default_rng(0).normal(size=(2000, 3)) / 2, columns=["a", "b", "c"])
+    >>> csv = io.BytesIO(table.to_csv(index=False).encode())  # a file's path, a glob or a folder work alike
+    >>> stats = dc.sufficient_stats(csv, data_norm=1.0)
+    >>> stats.n, stats.columns, stats.gram.shape
+    (2000, ('a', 'b', 'c'), (3, 3))
+    >>> dc.run("analyze_gauss", stats, k=1, epsilon=1.0, seed=0).components.shape
+    (3, 1)
     """
     data_norm = check_data_norm(data_norm)
     workers = _check_arguments(engine, on_bad, fill, chunk_rows, max_sites, sites, workers)

@@ -27,7 +27,9 @@ NO_SITE = "(no site)"
 class SufficientStats(Summarised):
     """n, the sum and the Gram matrix of the rows of a table, clipped to ``data_norm`` and divided by it.
 
-    Attributes
+    Every array here is a raw-data quantity: pass it to a mechanism, never publish it.
+
+    Parameters
     ----------
     n : int
         Rows used (after any rows dropped for bad cells).
@@ -57,7 +59,16 @@ class SufficientStats(Summarised):
     schema : PublicSchema or None
         The columns in order and what a bad cell became (:class:`dppca_core.data.tables.PublicSchema`).
 
-    Every array here is a raw-data quantity: pass it to a mechanism, never publish it.
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import dppca_core as dc
+    >>> table = pd.DataFrame(np.random.default_rng(0).normal(size=(1000, 2)), columns=["x", "y"])
+    >>> stats = dc.sufficient_stats(io.BytesIO(table.to_csv(index=False).encode()), data_norm=1.0)
+    >>> isinstance(stats, dc.SufficientStats), stats.n, stats.data_norm
+    (True, 1000, 1.0)
     """
 
     n: int

@@ -31,7 +31,7 @@ from ..validation import as_generator, check_int_range, check_positive
 class SyntheticData:
     """Rows and the truth they were drawn from.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray (n, d)
         Rows after the public scaling and clipping to ``data_norm``.
@@ -48,6 +48,13 @@ class SyntheticData:
         The generator's arguments plus ``scale`` (rows were divided by it) and ``rows_clipped``.
     labels : ndarray, optional
         A per-row label where the law has one (e.g. the sign of the signal in Liu et al. Example 4.1).
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.spiked_covariance(n=500, d=8, k=2, seed=0)
+    >>> data.X.shape, data.components.shape, data.name
+    ((500, 8), (8, 2), 'spiked covariance')
     """
 
     X: np.ndarray
@@ -151,6 +158,13 @@ def spiked_covariance(
     The defaults (n=2000, d=20, k=3, spikes 10, 8.33, 6.67 over noise 1) give a clearly learnable problem:
     ``analyze_gauss`` at epsilon = 1 lands well below the random-subspace distance, and the error keeps
     falling as epsilon or n grows.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.spiked_covariance(n=500, d=8, k=2, seed=0)
+    >>> data.X.shape, data.support.tolist()
+    ((500, 8), [0, 1, 2, 3, 4, 5, 6, 7])
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     spike = check_positive(spike, "spike", hint="It is the largest planted variance, e.g. 10.")
@@ -218,6 +232,34 @@ def wang_xu_low_dim(
     Paper: n = 1e5, p = 40, k in {5, 10, 15, 20}, lam = 1, eps = 0.5, delta = 1e-4 (``PAPER_SETTINGS``).
     Defaults are smaller for speed. The eigengap 1/(10p) is far below the local-DP noise, so private
     errors sit at the random-subspace level (docs/papers.md, 'Why Wang & Xu's synthetic settings are noise-dominated'); raise ``lam`` or n to see learning.
+
+    Parameters
+    ----------
+    n, d, k : int
+        Rows, columns (the paper's p) and the planted rank.
+    lam : float
+        The signal strength.
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.wang_xu_low_dim(n=500, d=10, k=2, seed=0)
+    >>> data.X.shape, data.components.shape
+    ((500, 10), (10, 2))
     """
     return _wang_xu(
         n,
@@ -239,6 +281,36 @@ def wang_xu_sparse(
 
     V = random orthonormal s x k block on s random rows. Paper: k = 10, n = 2000, p = 400,
     s in {15, 20, 40, 80}, eps = 1 (``PAPER_SETTINGS``); defaults are smaller for speed.
+
+    Parameters
+    ----------
+    n, d, k : int
+        Rows, columns (the paper's p) and the planted rank.
+    s : int
+        Rows of the planted support.
+    lam : float
+        The signal strength.
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.wang_xu_sparse(n=500, d=20, k=2, s=4, seed=0)
+    >>> data.X.shape, len(data.support)
+    ((500, 20), 4)
     """
     return _wang_xu(
         n,
@@ -260,6 +332,34 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     (I - Q*Q*^T) R with R Gaussian d x (d-k). Paper: d = 1000, n = 1e5, k = 5, s = 10 (Fig. 3, 4a) and
     d in [40, 160], k = 3 (Fig. 4b) — see ``PAPER_SETTINGS`` (the full size takes 800 MB). The paper does
     not bound row norms; here rows are scaled by 2 sqrt(tr Sigma) / R and clipped.
+
+    Parameters
+    ----------
+    n, d, k : int
+        Rows, columns and the planted rank.
+    s : int
+        Rows of the planted support.
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.ge_dps(n=500, d=20, k=2, s=5, seed=0)
+    >>> data.X.shape, len(data.support)
+    ((500, 20), 5)
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)
@@ -286,6 +386,34 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     """Liu et al. (NeurIPS 2022) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
 
     docs/papers.md ('Suggested benchmarks for Liu et al.') suggests d in {10, 100}, eps in {0.5, 0.9}, delta = 1/n^2, error against n.
+
+    Parameters
+    ----------
+    n, d : int
+        Rows and columns.
+    gap : float
+        The spike above the unit noise (lambda_1 - lambda_2).
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.liu_spiked(n=500, d=5, seed=0)
+    >>> data.X.shape, data.components.shape
+    ((500, 5), (5, 1))
     """
     n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
     gap = check_positive(gap, "gap", hint="It is lambda_1 - lambda_2, e.g. 0.5.")
@@ -313,6 +441,34 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
     Rows are divided by the public constant 2 max(1, sigma sqrt(d)) / R (so the signal has norm R/2 when
     the noise is small) and clipped. ``labels`` holds the sign of s. The same section suggests sigma^2 in
     {1, 0.1, 0.01}: DP-PCA's error should shrink with sigma, Private Oja's privacy term should not.
+
+    Parameters
+    ----------
+    n, d : int
+        Rows and columns.
+    sigma : float
+        The noise's standard deviation.
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.liu_example_41(n=500, d=5, seed=0)
+    >>> data.X.shape, sorted(set(data.labels.tolist()))
+    ((500, 5), [-1, 1])
     """
     n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
     sigma = check_positive(sigma, "sigma", hint="It is the noise standard deviation, e.g. 0.1.")
@@ -346,6 +502,34 @@ def imtiaz_synthetic(
     ``rotate=True`` applies a random rotation instead. the distributed paper (2018) uses S = 10 sites of N_s = 1000 rows (the
     default n) with d = 100, k = 20 for this generator; the ICASSP 2016 paper uses d = 100, n = 60000, k = 10. The authors
     divide by the empirical max norm (not private); here rows are scaled by 2 sqrt(tr A) / R and clipped.
+
+    Parameters
+    ----------
+    n, d, k : int
+        Rows, columns and the planted rank.
+    rotate : bool
+        Rotate the law at random (the authors' is axis-aligned).
+    seed : None, int or numpy.random.Generator
+        The draw's randomness (an int for a reproducible draw).
+    data_norm : float
+        The public radius R the rows are scaled to and clipped at.
+
+    Returns
+    -------
+    SyntheticData
+        The rows and the truth they were drawn from.
+
+    Raises
+    ------
+    ValueError
+        For sizes out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> data = datasets.imtiaz_synthetic(n=500, d=10, k=3, seed=0)
+    >>> data.X.shape, data.components.shape
+    ((500, 10), (10, 3))
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)
@@ -371,7 +555,28 @@ def imtiaz_synthetic(
 
 
 class Preset(NamedTuple):
-    """A named synthetic setting: ``make(**defaults, seed=...)`` draws it."""
+    """A named synthetic setting: ``make(**defaults, seed=...)`` draws it.
+
+    Parameters
+    ----------
+    make : callable
+        The generator (e.g. :func:`ge_dps`), returning :class:`SyntheticData`.
+    description : str
+        The setting in words.
+    defaults : dict
+        The generator's arguments for this setting.
+    paper : str
+        The paper the setting comes from.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> preset = datasets.PRESETS["ge_dps"]
+    >>> preset.paper
+    'Ge et al. (AISTATS 2018)'
+    >>> preset.make(**{**preset.defaults, "n": 500}, seed=0).X.shape[0]
+    500
+    """
 
     make: Callable[..., SyntheticData]
     description: str
@@ -428,6 +633,17 @@ def make_sites(n: int, sites) -> list[np.ndarray]:
     -------
     list of ndarray
         Disjoint index arrays covering 0..n-1.
+
+    Raises
+    ------
+    ValueError
+        When the sizes do not sum to n, a site has fewer than 2 rows, or the labels are not one per row.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> datasets.make_sites(6, [2, 4])
+    [array([0, 1]), array([2, 3, 4, 5])]
     """
     n = check_int_range(n, "n", 2)
     if sites is None or isinstance(sites, (str, bytes, float)):

@@ -45,7 +45,9 @@ from .schema import (
 )
 from .files import _FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet, release_arrow_memory
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: the shipped samples: sample_data/ at the repository's top, which a wheel installs as dppca_core/sample_data/
+_INSTALLED_SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_DIR = _INSTALLED_SAMPLES if _INSTALLED_SAMPLES.is_dir() else Path(__file__).resolve().parents[2] / "sample_data"
 
 #: Default cap on the number of columns of a table (checked from the header, before parsing).
 MAX_COLUMNS = 10_000
@@ -56,6 +58,27 @@ class ParsedTable:
 
     Use :meth:`select` to build a :class:`Table` for a choice of columns, label and bad-cell policy, as often
     as needed, without parsing again; :meth:`column_report` shows what each column holds.
+
+    Parameters
+    ----------
+    name : str
+        The file's name (shown in messages).
+    header : list of str
+        The column names, in the file's order.
+    frame : DataFrame
+        The raw columns as read.
+    decimal_comma : bool
+        Whether numbers were read with a decimal comma.
+
+    Examples
+    --------
+    >>> import io
+    >>> from dppca_core.data import datasets
+    >>> parsed = datasets.parse_table(io.BytesIO(b"a,b,label\\n1,2,x\\n3,,y\\n5,6,x\\n"))
+    >>> parsed.header
+    ['a', 'b', 'label']
+    >>> parsed.select(["a", "b"], "label", on_bad="replace", fill=0.0).X.tolist()
+    [[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]
     """
 
     def __init__(self, name: str, header: list, frame: pd.DataFrame, decimal_comma: bool):
@@ -394,16 +417,31 @@ def parse_table(
         dictionaries before any value is expanded (:mod:`dppca_core.data.expansion`: a text stored once can be
         repeated in millions of rows).
 
-    Each limit is checked from cheap facts before the large work starts: the file's size; a CSV's header record
-    (its fields counted in one linear pass) and a row limit that stops the parser one row past ``max_cells``; a
-    Parquet file's metadata (columns, rows, decompressed size), then its rows again as they are read. Nothing
-    takes more than linear time in the file's size.
+    Returns
+    -------
+    ParsedTable
+        The header and the raw columns with an analysis of each.
 
     Raises
     ------
     ValueError
         Empty file, header only, duplicate headers, over a limit, or a file that cannot be parsed or
         decoded; each message names the file and says how to fix it.
+
+    Notes
+    -----
+    Each limit is checked from cheap facts before the large work starts: the file's size; a CSV's header record
+    (its fields counted in one linear pass) and a row limit that stops the parser one row past ``max_cells``; a
+    Parquet file's metadata (columns, rows, decompressed size), then its rows again as they are read. Nothing
+    takes more than linear time in the file's size.
+
+    Examples
+    --------
+    >>> import io
+    >>> from dppca_core.data import datasets
+    >>> parsed = datasets.parse_table(io.BytesIO(b"a,b\\n1,2\\n3,4\\n"), max_cells=100)
+    >>> parsed.header, parsed.n_rows
+    (['a', 'b'], 2)
     """
     raw, name = _read_bytes(source, max_bytes)
     if not raw[:_SAMPLE_BYTES].strip() and not raw.strip():
@@ -480,6 +518,15 @@ def load_table(
     spaces, control and bidirectional characters visible escapes). A text column counts as
     numeric when at least half of its non-empty cells parse as numbers (the others are bad cells, like
     empty ones); an integer too large for a float counts as an infinite value.
+
+    Examples
+    --------
+    >>> import io
+    >>> from dppca_core.data import datasets
+    >>> table = datasets.load_table(io.BytesIO(b"a,b,label\\n1,2,x\\n3,,y\\n5,6,x\\n"), label="label", on_bad="replace",
+    ...                             fill=0.0)
+    >>> table.X.tolist(), table.labels.tolist()
+    ([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]], ['x', 'y', 'x'])
     """
     parsed = parse_table(source, max_bytes=max_bytes, max_cells=max_cells, max_columns=max_columns)
     return parsed.select(columns, label, on_bad, fill)
@@ -497,7 +544,33 @@ SAMPLES = {
 
 
 def load_sample(name: str) -> Table:
-    """Load a dataset shipped in ``sample_data/`` (see ``SAMPLES`` and sample_data/README.md)."""
+    """Load a dataset shipped in ``sample_data/`` (see ``SAMPLES`` and sample_data/README.md).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SAMPLES` ("wine", "breast_cancer", "iris").
+
+    Returns
+    -------
+    Table
+        Its features and label, its header declared as the schema.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a shipped sample.
+
+    Examples
+    --------
+    >>> from dppca_core.data import datasets
+    >>> datasets.load_sample("wine").X.shape
+    (178, 13)
+    >>> datasets.load_sample("nope")
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown sample 'nope'; choose one of ['breast_cancer', 'iris', 'wine'].
+    """
     if name not in SAMPLES:
         raise ValueError(f"unknown sample {name!r}; choose one of {sorted(SAMPLES)}.")
     info = SAMPLES[name]

@@ -305,7 +305,7 @@ def build_brief(file: dict) -> str:
 <h2>How the budget is split</h2>{budgets}
 <h2>Utility: better than random?</h2>{utility_html(file)}
 <h2>Recommendation</h2><p class="rec">{_esc(file['recommendation'])}</p>
-<p class="note">Made with DP-PCA Explorer from its publishable file (format {_esc(file['format'])}
+<p class="note">Made with DP-PCA Explorer {_esc(file.get('software', {}).get('version', ''))} from its publishable file (format {_esc(file['format'])}
 {_esc(file['format_version'])}, {_esc(file['created'])}). Sources of the deployments: {_sources(file)}</p>
 </body></html>"""
 

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..version import __version__
+
 if TYPE_CHECKING:  # plotly is imported where a figure is drawn: the publishable brief and deck are made without it
     import plotly.graph_objects as go
 
@@ -233,9 +235,9 @@ def build_deck(
         f"</p><h1>{html.escape(title)}</h1>"
         + (f"<p>Data: {html.escape(data_note)}</p>" if data_note else "")
         + (
-            f"<p>Made with DP-PCA Explorer on {stamp}.</p>"
+            f"<p>Made with DP-PCA Explorer {__version__} on {stamp}.</p>"
             if record_class == "record"
-            else "<p>Made with DP-PCA Explorer.</p>"
+            else f"<p>Made with DP-PCA Explorer {__version__}.</p>"
         )
         + (
             f"<p class='link'>The scenario: <a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a></p>"

@@ -138,10 +138,11 @@ def release_pca(
     mechanism, X, epsilon, delta, neighbors, seed, **params
         As for :func:`dppca_core.run`; (epsilon, delta) is the total budget of everything released. ``seed=None``
         (fresh randomness) for a release you will publish.
-    k, data_norm, budget, center, score_bins, score_groups, score_group_labels, score_frame, score_kind, \
-    radius_bounds, radius_quantile, scale, column_bounds, variance_target
+    k, data_norm, budget, center, score_bins, score_groups, score_group_labels, score_frame, score_kind
         The release's options: the fields of :class:`dppca_core.pipeline.options.ReleaseOptions`, documented and checked
         there; :func:`release_with` takes them as that one object.
+    radius_bounds, radius_quantile, scale, column_bounds, variance_target
+        The release's options for private choices: fields of :class:`~dppca_core.pipeline.options.ReleaseOptions` too.
 
     Returns
     -------
@@ -151,6 +152,24 @@ def release_pca(
         them; ``outputs`` also holds ``mean`` (units of the scaled data), ``total_variance``,
         ``explained_variance_ratio``, ``scores`` (counts and edges), ``radius`` and ``column_scales`` where released;
         ``facts["budget"]`` lists each share and its calibration; ``privacy`` is the composed curve of all parts.
+
+    Raises
+    ------
+    ValueError
+        In words: an option out of its range (:class:`dppca_core.pipeline.options.ReleaseOptions` says which and
+        what to change), a share missing for a step that is on, or what :func:`dppca_core.run` refuses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> split = dc.BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)
+    >>> release = dc.release_pca("analyze_gauss", X, 2, 1.0, budget=split, center="private", seed=0)
+    >>> release.components.shape, release.outputs["mean"].shape
+    ((5, 2), (5,))
+    >>> release.epsilon, release.delta  # the whole budget, every part composed
+    (1.0, 1e-06)
     """
     # every argument but the mechanism, the rows, the seed and the mechanism's parameters is a field of the options
     fields = {name: value for name, value in locals().items() if name not in ("mechanism", "X", "seed", "params")}
@@ -199,7 +218,41 @@ def release_delta(mechanism: str, options: ReleaseOptions) -> float:
 def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Release:
     """:func:`release_pca` with its options in one checked object (:class:`dppca_core.pipeline.options.ReleaseOptions`): the
     chain of steps (scale, radius, mean, subspace, eigenvalues, k, score plot), each recorded in a
-    :class:`dppca_core.pipeline.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned."""
+    :class:`dppca_core.pipeline.ledger.Ledger` that composes their curves once and checks the (epsilon, delta) earned.
+
+    Parameters
+    ----------
+    mechanism : str
+        Registry name (:func:`dppca_core.list_mechanisms`).
+    X : array-like of shape (n, d), DataFrame, Table, PreparedData or SufficientStats
+        The rows, as for :func:`dppca_core.run`; a :class:`dppca_core.data.schema.Table` carries its public schema into
+        the release (:func:`dppca_core.publish` refuses one nobody declared).
+    options : ReleaseOptions
+        Every public choice of the release, checked when it was built.
+    seed : None, int or numpy.random.Generator
+        None (the default): fresh randomness, the only kind a release to publish may use; an int or a Generator:
+        reproducible, for exploring.
+
+    Returns
+    -------
+    Release
+        As :func:`dppca_core.release_pca` returns it.
+
+    Raises
+    ------
+    ValueError
+        In words: what :func:`dppca_core.run` refuses, or options this mechanism cannot take.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dppca_core as dc
+    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
+    >>> options = dc.ReleaseOptions(k=2, epsilon=1.0, center="private")
+    >>> release = dc.release_with("analyze_gauss", X, options, seed=0)
+    >>> release.components.shape, sorted(release.outputs)[:2]
+    ((5, 2), ['explained_variance_ratio', 'mean'])
+    """
     X, schema = rows_and_schema(X)
     release = _release_steps(mechanism, X, options, seed)
     # a Table's (or streamed statistics') schema travels with the release: publish refuses one nobody declared

@@ -126,7 +126,7 @@ class ReleaseOptions:
     the mechanism is known). ``score_groups`` (one label per row) is data: it is kept as given and hashed by
     :meth:`key`.
 
-    Attributes
+    Parameters
     ----------
     k : int or "auto"
         Number of components; "auto": release all the components the mechanism allows, then keep the smallest k whose
@@ -164,13 +164,29 @@ class ReleaseOptions:
         Column scaling before anything else: "bounds" divides column j by the public bound ``column_bounds[j]``
         (free); "private" by a private root-mean-square from the scale share (with those bounds).
     column_bounds : array-like (d,), optional
-        Public bounds on |x_j| for ``scale`` "bounds" or "private".
+        Public bounds on ``|x_j|`` for ``scale`` "bounds" or "private".
     variance_target : float in (0, 1), optional
         For ``k="auto"``.
     epsilon, delta, neighbors
         The total budget of everything released and the neighbouring relation (:func:`dppca_core.run`).
     params : dict
         The mechanism's own parameters (the ``parameters`` column of ``list_mechanisms()``).
+
+    Raises
+    ------
+    ValueError
+        When built, for any value out of its range, in words (e.g. ``k = 0 is out of range``).
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> options = dc.ReleaseOptions(k=2, epsilon=1.0, center="private")
+    >>> options.k, options.center, options.neighbors
+    (2, 'private', 'replace')
+    >>> dc.ReleaseOptions(k=0)
+    Traceback (most recent call last):
+        ...
+    ValueError: k = 0 is out of range: choose 1 <= k <= d (the number of columns).
     """
 
     k: object = 1

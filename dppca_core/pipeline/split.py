@@ -39,6 +39,29 @@ class BudgetSplit:
 
     A share of 0 releases nothing for that part (the subspace needs a positive share). Shares split mu^2 of the
     total Gaussian-DP parameter when every part is Gaussian (exact), and epsilon (and delta) otherwise.
+
+    Parameters
+    ----------
+    mean, subspace, eigenvalues, scores, radius, scale, frame, groups : float
+        Each part's share, in [0, 1]: the private mean (centring), the subspace, the eigenvalues (private variances and
+        explained-variance ratios), the score plot, the private clipping radius, the private column scales, the score
+        plot's private frame, and the score plot's private groups.
+
+    Raises
+    ------
+    ValueError
+        When the shares are not in [0, 1] or do not sum to 1, or the subspace has none.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> split = dc.BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)  # the rest goes to the subspace
+    >>> split.subspace
+    0.8
+    >>> dc.BudgetSplit(mean=0.5, subspace=0.6)
+    Traceback (most recent call last):
+        ...
+    ValueError: ...
     """
 
     mean: float = 0.0

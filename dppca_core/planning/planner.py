@@ -41,7 +41,7 @@ PLAN_INTERVAL = 0.95
 class Plan:
     """The answer of :func:`plan`.
 
-    Attributes
+    Parameters
     ----------
     epsilon : float
         The smallest total epsilon on the grid at which ``mechanism`` with ``budget`` meets every target in at least
@@ -63,6 +63,32 @@ class Plan:
     total_epsilon : float
         ``epsilon`` composed with the stand-in's own cost when it was released now and with the ``earlier`` releases
         from the same rows the plan was told of (``spent``; else ``epsilon``).
+
+    mechanism : str or None
+        The mechanism of the plan (None when no candidate meets the targets).
+    budget : BudgetSplit or None
+        Its budget split (the subspace's share and any part a target needs).
+    confidence, targets, delta
+        As given to :func:`plan`.
+    standin : Standin
+        The public stand-in the releases were simulated on.
+    settings : dict
+        The public settings the plan holds for (n, d, k, relation, radius rule, centring), to compare with the
+        scenario's.
+    notes : tuple of str
+        What the plan says in words beside its numbers (e.g. a target it could not meet).
+    releases_simulated : int
+        How many releases the search simulated in all.
+    earlier : int
+        How many earlier releases (``spent``) ``total_epsilon`` composes.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> answer = dc.plan({"subspace_distance": 0.3}, n=5000, d=10, k=2, spectrum=[4, 2] + [0.1] * 8,
+    ...                  mechanisms=["analyze_gauss"], reps=20, seed=0)
+    >>> isinstance(answer, dc.Plan), answer.confidence, answer.reps
+    (True, 0.9, 20)
     """
 
     epsilon: float
@@ -392,6 +418,33 @@ def plan(
     spent : iterable of PrivacyCurve
         Other releases already drawn from the same rows (e.g. earlier private stand-ins): composed into
         ``total_epsilon`` (counted in ``earlier``), not part of the simulation.
+
+    radius_rule : RadiusRule, optional
+        With ``data_norm="private"``: the public bounds and quantile of the private radius.
+    mechanism_params : dict, optional
+        Mechanism name -> its own parameters for the simulated releases.
+    sparsity : int, optional
+        The support size s of an F1 target, when the stand-in plants no support.
+
+    Returns
+    -------
+    Plan
+        The smallest total epsilon with the mechanism and budget split that reach it, the frontier of every mechanism
+        and epsilon checked, and the settings the plan holds for (``inf`` when nothing meets the targets).
+
+    Raises
+    ------
+    ValueError
+        In words: an unknown target or one out of range, a stand-in whose d is not ``d``, a confidence outside
+        [0.5, 0.995], or a setting the simulation cannot follow.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> answer = dc.plan({"subspace_distance": 0.3}, n=5000, d=10, k=2, spectrum=[4, 2] + [0.1] * 8,
+    ...                  mechanisms=["analyze_gauss"], reps=20, seed=0)
+    >>> answer.mechanism, answer.epsilon
+    ('analyze_gauss', 0.05)
     """
     facts = dict(locals())  # every argument (and nothing else yet): the setting checks all but the earlier releases
     spent = list(facts.pop("spent") or ())

@@ -45,6 +45,42 @@ class Standin:
     ``spread``: the standard deviation of each eigenvalue when they were released with noise (None: known exactly);
     each simulated repetition then draws its own spectrum around them (a parametric bootstrap), so the plan covers
     what the noisy stand-in does not pin down.
+
+    Parameters
+    ----------
+    eigenvalues : tuple of float
+        The rows' covariance eigenvalues (at least two, finite, not negative, not all 0), in the data's units.
+    basis : tuple, optional
+        The eigenvectors as a d x d nested tuple (None: the coordinate axes).
+    support : tuple of int, optional
+        A planted row support (for an F1 target).
+    mean : tuple of float, optional
+        The rows' mean, for a privately centred analysis.
+    source : str
+        Where the stand-in came from, in words.
+    privacy : {"public", "private", "not private"}
+        What planning on it costs (see above).
+    cost : tuple, optional
+        The privacy curve of a stand-in released now, as :meth:`PrivacyCurve.as_dict` items.
+    notes : tuple of str
+        What was said about it in words.
+    spread : tuple of float, optional
+        The standard deviation of each eigenvalue released with noise.
+
+    Raises
+    ------
+    ValueError
+        In words, for eigenvalues that cannot be a covariance spectrum or fields of the wrong length.
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> standin = dc.Standin(eigenvalues=(4.0, 2.0) + (0.1,) * 8)
+    >>> standin.d, standin.privacy
+    (10, 'public')
+    >>> dc.plan({"subspace_distance": 0.3}, n=5000, d=10, k=2, standin=standin, mechanisms=["analyze_gauss"],
+    ...         reps=20, seed=0).epsilon
+    0.05
     """
 
     eigenvalues: tuple

@@ -88,7 +88,33 @@ _SENSITIVITY = {
 
 
 def check_neighbors(neighbors: str) -> str:
-    """Return ``neighbors`` if it names a supported relation, else raise ``ValueError``."""
+    """Return ``neighbors`` if it names a supported relation, else raise ``ValueError``.
+
+    Parameters
+    ----------
+    neighbors : str
+        The relation to check.
+
+    Returns
+    -------
+    str
+        ``neighbors``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        For anything but "replace" or "add_remove", in words.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.check_neighbors("add_remove")
+    'add_remove'
+    >>> privacy.check_neighbors("swap")
+    Traceback (most recent call last):
+        ...
+    ValueError: neighbors='swap' is not a neighbouring relation; ...
+    """
     if neighbors not in NEIGHBOR_RELATIONS:
         raise ValueError(
             f"neighbors={neighbors!r} is not a neighbouring relation; use 'replace' "
@@ -98,7 +124,29 @@ def check_neighbors(neighbors: str) -> str:
 
 
 def describe_neighbors(neighbors: str) -> str:
-    """Plain-words description of a neighbouring relation."""
+    """Plain-words description of a neighbouring relation.
+
+    Parameters
+    ----------
+    neighbors : {"replace", "add_remove"}
+        The relation.
+
+    Returns
+    -------
+    str
+        What it means, in words.
+
+    Raises
+    ------
+    ValueError
+        For an unknown relation.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.describe_neighbors("add_remove")
+    'add or remove one row (n private)'
+    """
     return _NEIGHBOR_WORDS[check_neighbors(neighbors)]
 
 
@@ -122,6 +170,22 @@ def sensitivity(statistic: str, neighbors: str = "replace", *, block_size: int |
     block_size : int, optional
         Number of columns of ``Q`` for ``gram_times_basis``; k for ``variances_upper_trace_l1``; d for
         ``column_squares``.
+
+    Returns
+    -------
+    float
+        The sensitivity, for rows of norm at most 1.
+
+    Raises
+    ------
+    ValueError
+        For an unknown statistic or relation, or a block size out of range.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.sensitivity("gram_upper"), privacy.sensitivity("gram_upper", "add_remove")
+    (1.4142135623730951, 1.0)
     """
     check_neighbors(neighbors)
     if statistic not in _SENSITIVITY:
@@ -160,6 +224,24 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     about log2(eps) bits: above :data:`_TEXTBOOK_EPSILON` it is evaluated as -y^2/2 + log(erfcx(x/sqrt 2)/2),
     the same number without cancellation (expand x^2 = y^2 + 2 eps), with y from eps - mu^2/2 formed exactly
     (Dekker), which keeps full relative precision when eps is close to mu^2/2 (the regime of huge epsilon).
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon at which to read the curve.
+    mu : float
+        The GDP parameter.
+
+    Returns
+    -------
+    float
+        The delta, in [0, 1].
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.gaussian_delta(1.0, 0.2367), 9)  # 0.2367-GDP is (1, 1e-6)-DP
+    1e-06
     """
     if not mu > 0:
         return 0.0
@@ -251,6 +333,27 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     Raises ValueError when epsilon is so large for this delta that the noise scale would need more precision
     than a double has (see :func:`_largest_mu`), naming the largest usable epsilon, and when epsilon is so
     small that the noise overflows.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The (epsilon, delta) guarantee to meet.
+
+    Returns
+    -------
+    float
+        The largest mu.
+
+    Raises
+    ------
+    ValueError
+        When epsilon is out of the range a double can calibrate (above).
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.gaussian_mu(1.0, 1e-6), 6)
+    0.236704
     """
     _check_eps_delta(epsilon, delta)
 
@@ -301,6 +404,29 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
 
     Exact for every epsilon > 0: the smallest sigma for which adding N(0, sigma^2 I)
     to a statistic of L2 sensitivity ``sensitivity`` is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity Delta of the statistic.
+    epsilon, delta : float
+        The guarantee.
+
+    Returns
+    -------
+    float
+        sigma = Delta / :func:`gaussian_mu` (epsilon, delta).
+
+    Raises
+    ------
+    ValueError
+        For epsilon, delta or the sensitivity out of range, in words.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.gaussian_sigma(1.0, 1.0, 1e-6), 4)
+    4.2247
     """
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, delta)  # before any conversion: True or "1.0" is no epsilon
@@ -312,6 +438,31 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
 
     Dwork & Roth (2014) Thm A.1 proves it only for epsilon < 1; outside that range it
     is unproven (and false for large epsilon), so this function refuses it.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity Delta.
+    epsilon, delta : float
+        The guarantee, epsilon < 1.
+
+    Returns
+    -------
+    float
+        The noise standard deviation.
+
+    Raises
+    ------
+    ValueError
+        For epsilon >= 1, naming :func:`gaussian_sigma` instead.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.classic_gaussian_sigma(1.0, 0.5, 1e-6), 4)  # the analytic one needs less
+    10.5976
+    >>> round(privacy.gaussian_sigma(1.0, 0.5, 1e-6), 4) < 10.5976
+    True
     """
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, delta)
@@ -324,7 +475,26 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """Scale b = Delta_1 / epsilon of the Laplace mechanism (pure epsilon-DP)."""
+    """Scale b = Delta_1 / epsilon of the Laplace mechanism (pure epsilon-DP).
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity Delta_1.
+    epsilon : float
+        The pure guarantee.
+
+    Returns
+    -------
+    float
+        The scale b.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.laplace_scale(2.0, 0.5)
+    4.0
+    """
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return sensitivity / epsilon
@@ -337,6 +507,22 @@ def pure_epsilon_for_mu(mu: float) -> float:
     that is to take the share mu of a Gaussian-DP budget may spend this epsilon, and composes with the Gaussian steps
     exactly (mu^2 adds). For small mu it is about 0.8 mu: a pure step costs about 1.25 times its epsilon in mu, where
     zCDP would count it as an epsilon^2 / 2-zCDP step (Bun & Steinke 2016, Proposition 1.4), i.e. mu = epsilon.
+
+    Parameters
+    ----------
+    mu : float
+        The GDP share the pure step may take.
+
+    Returns
+    -------
+    float
+        The epsilon.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.pure_epsilon_for_mu(privacy.pure_to_gdp_mu(1.0)), 6)
+    1.0
     """
     mu = float(mu)
     if not (math.isfinite(mu) and mu > 0):
@@ -348,7 +534,26 @@ def sparse_vector_scales(sensitivity: float, epsilon: float) -> tuple[float, flo
     """Laplace scales (threshold, each query) of AboveThreshold, the sparse vector technique that stops at the first
     query above a noisy threshold (Dwork & Roth 2014, Algorithm 1 and Theorem 3.23): 2 Delta / epsilon on the
     threshold and 4 Delta / epsilon on each query make the index it stops at epsilon-DP, however many queries are
-    asked, when each query moves by at most Delta between neighbours (queries may depend on earlier releases)."""
+    asked, when each query moves by at most Delta between neighbours (queries may depend on earlier releases).
+
+    Parameters
+    ----------
+    sensitivity : float
+        Delta, how far a neighbour moves each query.
+    epsilon : float
+        The pure guarantee of the index it stops at.
+
+    Returns
+    -------
+    tuple of float
+        (the threshold's Laplace scale, each query's).
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.sparse_vector_scales(1.0, 0.5)
+    (4.0, 8.0)
+    """
     _check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
@@ -362,6 +567,26 @@ def exponential_weight(score_range: float, epsilon: float, neighbors: str) -> fl
     numerator and w = epsilon / Delta_u suffices (Dwork & Roth 2014, Section 3.4). The PCA utility
     u(V) = sum_i ||V^T x_i||^2 is monotone under add/remove (adding x raises every u(V) by ||V^T x||^2 >= 0)
     but not under replace-one, so ``neighbors`` picks the factor.
+
+    Parameters
+    ----------
+    score_range : float
+        Delta_u, how far a neighbour moves the utility of any output.
+    epsilon : float
+        The pure guarantee.
+    neighbors : {"replace", "add_remove"}
+        The relation: "add_remove" allows the monotone weight.
+
+    Returns
+    -------
+    float
+        The weight w.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.exponential_weight(1.0, 1.0, "replace"), privacy.exponential_weight(1.0, 1.0, "add_remove")
+    (0.5, 1.0)
     """
     _check_sensitivity(score_range)
     _check_eps_delta(epsilon, None, need_delta=False)
@@ -375,6 +600,27 @@ def composed_gaussian_sigma(sensitivity: float, epsilon: float, delta: float, st
     By GDP composition (Dong, Roth & Su 2022, Cor. 3.3) T steps of mu_t-GDP compose to
     sqrt(sum mu_t^2)-GDP, so equal steps need sigma = sqrt(T) * Delta / mu*(eps, delta).
     This is exact for Gaussian noise, unlike splitting epsilon across steps.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity of each step.
+    epsilon, delta : float
+        The guarantee of all the steps together.
+    steps : int
+        How many steps.
+
+    Returns
+    -------
+    float
+        The noise standard deviation of each step.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> one = privacy.gaussian_sigma(1.0, 1.0, 1e-6)
+    >>> round(privacy.composed_gaussian_sigma(1.0, 1.0, 1e-6, steps=4) / one, 6)  # sqrt(4) times the noise
+    2.0
     """
     if int(steps) != steps or steps < 1:
         raise ValueError(f"steps must be a whole number >= 1 (got {steps!r}).")
@@ -386,7 +632,26 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     finite epsilon is earned in double precision, e.g. mu = inf).
 
     A pure function of two numbers, memoised as :func:`gaussian_mu` is (a complete release calibrates every share
-    with it, the same shares at every release): the cache holds results, never state a caller can change."""
+    with it, the same shares at every release): the cache holds results, never state a caller can change.
+
+    Parameters
+    ----------
+    mu : float
+        The GDP parameter.
+    delta : float
+        The delta at which to read the curve.
+
+    Returns
+    -------
+    float
+        The epsilon (``inf`` when none is earned).
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.gaussian_epsilon(privacy.gaussian_mu(1.0, 1e-6), 1e-6), 6)
+    1.0
+    """
     return _gaussian_epsilon(float(mu), float(delta))
 
 
@@ -416,6 +681,30 @@ def cape_noise_design(sizes, epsilon, delta, kappa=100.0):
     Returns a dict with weights mu_s = N_s/N, per-site targets tau_s, tau_g (site noise), tau_f (aggregator
     noise), the covariance of the noise generator's e (with sum_s mu_s e_s = 0), the joint-view GDP parameter of
     each site and the factor by which every s.d. was inflated so the aggregator's joint view is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Rows at each site (public).
+    epsilon, delta : float
+        The guarantee each site's view must meet.
+    kappa : float
+        The paper's ratio of the noise generator's variance to the sites' (a public design choice).
+
+    Returns
+    -------
+    dict
+        ``weights``, ``tau``, ``tau_c``, ``var_g``, ``var_f``, ``cov_e``, ``mu_target``, ``mu_joint`` (per site),
+        ``rho`` and ``inflation``.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> design = privacy.cape_noise_design([100, 200], epsilon=1.0, delta=1e-5)
+    >>> design["weights"].round(3).tolist()
+    [0.333, 0.667]
+    >>> bool(design["inflation"] >= 1)
+    True
     """
     sizes = np.asarray(sizes, dtype=float)
     S, N = sizes.size, sizes.sum()
@@ -456,6 +745,27 @@ def joint_view_mu(sizes, cov_e, var_g):
     Per upper-triangle entry the view is A_s + e_s + g_s with covariance C = Cov(e) + diag(var_g); a change of
     site s's statistic by Delta_s = sqrt(2)/N_s has Mahalanobis norm Delta_s sqrt((C^-1)_ss)
     (docs/mechanisms.md#cape_pca, "Privacy curve: the joint view").
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Rows at each site.
+    cov_e : array-like of shape (S, S)
+        Covariance of the noise generator's shares e.
+    var_g : array-like of shape (S,)
+        Each site's own noise variance.
+
+    Returns
+    -------
+    ndarray of shape (S,)
+        The GDP parameter of each site's statistic in the joint view.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> design = privacy.cape_noise_design([100, 200], epsilon=1.0, delta=1e-5)
+    >>> bool((privacy.joint_view_mu([100, 200], design["cov_e"], design["var_g"]) <= design["mu_target"] + 1e-12).all())
+    True
     """
     sizes = np.asarray(sizes, dtype=float)
     C = np.asarray(cov_e) + np.diag(var_g)

@@ -16,7 +16,24 @@ from .calibration import gaussian_delta, gaussian_epsilon
 
 
 def composed_mu(mus) -> float:
-    """GDP parameter of an adaptive composition of mu_t-GDP mechanisms."""
+    """GDP parameter of an adaptive composition of mu_t-GDP mechanisms.
+
+    Parameters
+    ----------
+    mus : iterable of float
+        Each step's GDP parameter.
+
+    Returns
+    -------
+    float
+        sqrt(sum mu_t^2) (Dong, Roth & Su 2022, Corollary 3.3).
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.composed_mu([0.3, 0.4])
+    0.5
+    """
     mus = np.asarray(mus, dtype=float)
     return float(np.sqrt(np.sum(mus**2)))
 
@@ -37,6 +54,30 @@ class PrivacyCurve:
     * ``"pure"``: epsilon-DP (delta = 0).
     * ``"approx"``: (epsilon, delta)-DP, where nothing tighter is proven (e.g. histograms mixed with Gaussians).
     * ``"none"``: no guarantee (the non-private reference, or a retracted mechanism).
+
+    Parameters
+    ----------
+    kind : {"gdp", "pure", "approx", "none"}
+        Which guarantee (above); the class methods :meth:`gdp`, :meth:`pure`, :meth:`approx` and :meth:`none` build
+        each with its checks.
+    epsilon, delta : float
+        For "pure" (delta 0) and "approx".
+    mu : float, optional
+        For "gdp".
+
+    Raises
+    ------
+    ValueError
+        For a kind that is not one of the four.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> curve = privacy.PrivacyCurve.gdp(0.5)
+    >>> print(curve.describe())
+    0.5-Gaussian DP (exact for the Gaussian noise added)
+    >>> round(curve.epsilon_at(1e-6), 4)  # the epsilon it earns at delta = 1e-6
+    2.2541
     """
 
     kind: str
@@ -142,6 +183,22 @@ def zcdp_to_gdp_mu(rho: float) -> float:
     Gaussian step both say the same, with rho = mu^2 / 2. Papers calibrated in zCDP (CoinPress; Dong, Liang & Yi
     2022) therefore carry over to GDP with nothing lost, and their additive composition (rho adds) is GDP's
     (mu^2 adds, :func:`composed_mu`), which unlike zCDP's conversion to (epsilon, delta) is exact.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter of a Gaussian step.
+
+    Returns
+    -------
+    float
+        mu.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.zcdp_to_gdp_mu(0.125)
+    0.5
     """
     rho = float(rho)
     if not (math.isfinite(rho) and rho >= 0):
@@ -150,7 +207,24 @@ def zcdp_to_gdp_mu(rho: float) -> float:
 
 
 def gdp_to_zcdp_rho(mu: float) -> float:
-    """rho = mu^2 / 2: the zCDP parameter of a mu-GDP Gaussian step (the inverse of :func:`zcdp_to_gdp_mu`)."""
+    """rho = mu^2 / 2: the zCDP parameter of a mu-GDP Gaussian step (the inverse of :func:`zcdp_to_gdp_mu`).
+
+    Parameters
+    ----------
+    mu : float
+        The GDP parameter.
+
+    Returns
+    -------
+    float
+        rho.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.gdp_to_zcdp_rho(0.5)
+    0.125
+    """
     mu = float(mu)
     if not (math.isfinite(mu) and mu >= 0):
         raise ValueError(f"mu must be a finite number >= 0 (got {mu!r}).")
@@ -164,6 +238,25 @@ def split_mu(mu: float, weights) -> list[float]:
     the per-iteration rho split of CoinPress, Biswas et al. 2020, Algorithm 2, and the halves of Dong, Liang & Yi
     2022, Algorithm 1). Adaptive composition of Gaussian steps adds mu_i^2 (Dong, Roth & Su 2022, Corollary 3.3),
     so the steps together are exactly mu-GDP.
+
+    Parameters
+    ----------
+    mu : float
+        The GDP parameter of all the steps together.
+    weights : sequence of float
+        Each step's share (not negative, summing to more than 0).
+
+    Returns
+    -------
+    list of float
+        Each step's mu.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> parts = privacy.split_mu(0.5, [3, 1])
+    >>> round(privacy.composed_mu(parts), 12)
+    0.5
     """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 1 or weights.size == 0 or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
@@ -183,6 +276,22 @@ def pure_to_gdp_mu(epsilon: float) -> float:
     f >= G_mu everywhere iff G_mu(alpha*) <= alpha*, i.e. Phi^-1(1 - alpha*) - mu <= Phi^-1(alpha*), i.e.
     mu >= 2 Phi^-1(1 - alpha*). Equality gives the smallest such mu. (epsilon, delta)-DP with delta > 0 implies
     no finite GDP parameter, because its curve starts at 1 - delta < 1 = G_mu(0).
+
+    Parameters
+    ----------
+    epsilon : float
+        The pure guarantee.
+
+    Returns
+    -------
+    float
+        The smallest mu.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> round(privacy.pure_to_gdp_mu(1.0), 6)
+    1.232035
     """
     epsilon = float(epsilon)
     if not (math.isfinite(epsilon) and epsilon >= 0):
@@ -222,6 +331,28 @@ def compose(curves, delta: float | None = None) -> PrivacyCurve:
       "approx" curve (epsilon, delta).
 
     Cross-checked against Google's dp-accounting privacy-loss distributions in tests/test_risk.py.
+
+    Parameters
+    ----------
+    curves : iterable of PrivacyCurve
+        The guarantees of the releases published from the same data.
+    delta : float, optional
+        Where a composition must be read as an (epsilon, delta) pair (pure with Gaussian steps, approximate ones),
+        the delta to read it at.
+
+    Returns
+    -------
+    PrivacyCurve
+        The guarantee of publishing them all.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> both = privacy.compose([privacy.PrivacyCurve.gdp(0.3), privacy.PrivacyCurve.gdp(0.4)])
+    >>> print(both.describe())
+    0.5-Gaussian DP (exact for the Gaussian noise added)
+    >>> privacy.compose([privacy.PrivacyCurve.pure(0.5), privacy.PrivacyCurve.pure(0.25)]).epsilon
+    0.75
     """
     curves = list(curves)
     if not curves:
@@ -268,7 +399,28 @@ def total(curves, deltas) -> tuple:
     """(the composed curve, epsilon, delta) of several spends on the same data, each a curve with the delta it stated:
     :func:`compose` read at the sum of the stated deltas (a Gaussian spend states the delta it was read at, so
     the total keeps the room every spend was given). The one total every document states: the publishable file's
-    "together", the budget book, the planner's total with its stand-in and earlier spends."""
+    "together", the budget book, the planner's total with its stand-in and earlier spends.
+
+    Parameters
+    ----------
+    curves : sequence of PrivacyCurve
+        The spends' curves.
+    deltas : sequence of float
+        The delta each spend stated.
+
+    Returns
+    -------
+    tuple
+        (PrivacyCurve, epsilon, delta): the composed curve and the pair it is stated at.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> spends = [privacy.PrivacyCurve.gdp(0.3), privacy.PrivacyCurve.gdp(0.4)]
+    >>> curve, epsilon, delta = privacy.total(spends, [1e-6, 1e-6])
+    >>> curve.mu, round(epsilon, 4), delta
+    (0.5, 2.1785, 2e-06)
+    """
     curves, deltas = list(curves), [float(d) for d in deltas]
     if len(curves) != len(deltas) or not curves:
         raise ValueError("total() takes one stated delta per curve, and at least one curve.")

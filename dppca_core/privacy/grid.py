@@ -31,6 +31,24 @@ def summation_error(n_terms: int, magnitude: float) -> float:
 
     gamma_n * magnitude with gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd
     ed., eq. 4.4): valid for any order of summation, so for BLAS and numpy's pairwise sums alike.
+
+    Parameters
+    ----------
+    n_terms : int
+        How many terms are summed.
+    magnitude : float
+        Their total absolute value.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.summation_error(1000, 1.0) < 1e-12
+    True
     """
     nu = max(int(n_terms), 1) * UNIT_ROUNDOFF
     if nu >= 0.5:
@@ -42,7 +60,7 @@ def summation_error(n_terms: int, magnitude: float) -> float:
 class GridNoise:
     """The calibration of one published vector: its grid, its noise in grid steps and its guarantee.
 
-    Attributes
+    Parameters
     ----------
     step : float
         The grid gamma, a power of two (1 for integer statistics such as counts).
@@ -53,6 +71,15 @@ class GridNoise:
         Sensitivity of the rounded statistic in grid steps (L2 for Gaussian noise, L1 for Laplace), with the
         rounding and the floating-point error of computing the statistic added.
     laplace : bool
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> noise = privacy.grid_noise(3, l2=1.0, mu=0.5)  # three values of L2 sensitivity 1, a 0.5-GDP share
+    >>> noise.laplace, noise.step == privacy.grid_step(noise.noise_scale)
+    (False, True)
+    >>> print(noise.curve().describe())
+    0.5-Gaussian DP (exact for the Gaussian noise added)
     """
 
     step: float
@@ -74,7 +101,24 @@ class GridNoise:
 
 def grid_step(noise_scale: float) -> float:
     """The power-of-two grid on which a value with noise of scale ``noise_scale`` is released (2^GRID_BITS to
-    2^(GRID_BITS + 1) steps per noise scale)."""
+    2^(GRID_BITS + 1) steps per noise scale).
+
+    Parameters
+    ----------
+    noise_scale : float
+        The noise's standard deviation (or Laplace scale) in the statistic's units.
+
+    Returns
+    -------
+    float
+        A power of two.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> privacy.grid_step(1.0) == 2.0**-20
+    True
+    """
     if not (math.isfinite(noise_scale) and noise_scale > 0):
         raise ValueError(f"the noise scale must be a finite number > 0 (got {noise_scale!r}).")
     return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - GRID_BITS)
@@ -111,11 +155,28 @@ def grid_noise(
 
     Notes
     -----
-    The statistic s is computed as s_hat with |s_hat_j - s_j| <= e, rounded to q = round(s_hat / gamma), and
+    The statistic s is computed as s_hat with ``|s_hat_j - s_j| <= e``, rounded to q = round(s_hat / gamma), and
     q + round(scale * G) is released. ||q(D) - q(D')||_2 <= Delta / gamma + sqrt(m) (1 + 2 e / gamma): the rounding
     moves each coordinate by at most half a step, the computation by at most e. Since q is on the grid,
     q + round(scale G) = round(q + scale G): a post-processing of the Gaussian mechanism with that sensitivity, hence
     exactly (sensitivity / scale)-GDP. Laplace: the same with L1 norms (m instead of sqrt(m)).
+
+    Returns
+    -------
+    GridNoise
+        The grid step, the noise scale in steps and the guarantee (``curve()``).
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of (``l2``, ``mu``) and (``l1``, ``epsilon``) is given, with values in range.
+
+    Examples
+    --------
+    >>> from dppca_core import privacy
+    >>> noise = privacy.grid_noise(3, l2=1.0, mu=0.5)
+    >>> print(noise.curve().describe())
+    0.5-Gaussian DP (exact for the Gaussian noise added)
     """
     from .exact import exact_scale
 

@@ -54,6 +54,20 @@ def secure_generator() -> np.random.Generator:
 
     The key is set directly (:func:`os_key`); ``Generator.spawn`` gives child streams keyed the same way (used for
     public draws such as a random order).
+
+    Returns
+    -------
+    numpy.random.Generator
+        A generator over ``randomgen.ChaCha`` (20 rounds), for every release drawn to publish (``seed=None``).
+
+    Examples
+    --------
+    >>> import dppca_core as dc
+    >>> rng = dc.secure_generator()
+    >>> type(rng.bit_generator).__name__
+    'ChaCha'
+    >>> 0 <= rng.random() < 1
+    True
     """
     return np.random.Generator(ChaCha(key=os_key(), counter=0, rounds=CHACHA_ROUNDS))
 

@@ -1,0 +1,1 @@
+"""The ``dppca-explorer`` command (:mod:`dppca_explorer.cli`): serves the DP-PCA Explorer dashboard from any folder."""
