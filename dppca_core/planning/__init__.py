@@ -54,6 +54,8 @@ from .planner import (
     plan,
     split_words,
 )
+from .band import STANDIN_LEVEL
+from .check import EVIDENCE_LEVEL, evidence_words, release_evidence
 from .search import SHARE_GRID
 from .simulation import EPS_GRID
 from .standin import Standin, StandinTooNoisy, cost_curve
@@ -76,4 +78,8 @@ __all__ = [
     "DEFAULT_MECHANISMS",
     "SHARE_GRID",
     "PLAN_INTERVAL",
+    "STANDIN_LEVEL",
+    "EVIDENCE_LEVEL",
+    "release_evidence",
+    "evidence_words",
 ]

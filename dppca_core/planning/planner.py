@@ -83,6 +83,7 @@ class Plan:
     notes: tuple = ()
     releases_simulated: int = 0
     earlier: int = 0
+    refusal: str | None = None
 
     @property
     def reachable(self) -> bool:
@@ -93,11 +94,17 @@ class Plan:
 
     def describe(self) -> list[str]:
         """The plan in a few plain sentences."""
+        if self.refusal:
+            return [self.refusal, *self.notes]
         if not self.reachable:
+            advice = "loosen a target, lower the confidence, or plan for more rows"
+            if self.standin.banded:
+                advice = f"spend more ε on the stand-in (a narrower band), state a spectrum, or {advice}"
+            where = "on every spectrum this stand-in is consistent with" if self.standin.banded else "on this stand-in"
             return [
-                f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} on "
-                f"this stand-in ({self.standin.describe()}): loosen a target, lower the confidence, or plan for "
-                "more rows."
+                f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} "
+                f"{where} ({self.standin.describe()}): {advice}.",
+                *self.notes,
             ]
         lo, hi = self.interval
         out = [
@@ -203,6 +210,8 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
 
 
 def _plan_from_setting(s: _Setting) -> Plan:
+    if s.standin.banded and s.standin.gap(s.k) <= 0:
+        return _refused(s)
     sim = _Simulator(s)
     grid = s.grid()
     best, tried = _search_every_mechanism(sim)
@@ -226,12 +235,8 @@ def _plan_from_setting(s: _Setting) -> Plan:
             for m, sp, p, f in tried
         ]
     )
-    settings = _settings(sim)
-    notes = list(s.standin.notes)
-    if s.neighbors == "add_remove":
-        notes.append(
-            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
-        )
+    settings = _settings(s, sim.engine)
+    notes = _notes(s)
     if winner is None:
         return Plan(
             math.inf,
@@ -276,9 +281,69 @@ def _plan_from_setting(s: _Setting) -> Plan:
     )
 
 
-def _settings(sim: _Simulator) -> dict:
+def _notes(s: _Setting) -> list[str]:
+    """What a plan assumes, in sentences: the stand-in's own notes, its band and table, n."""
+    notes = list(s.standin.notes)
+    if s.standin.banded:
+        notes.append(
+            f"The stand-in was released with noise: {s.standin.band_words(s.k)}. The plan holds on every spectrum "
+            "in that band (checked on the hardest: the top variances at their lower ends, the others at their "
+            "upper ends), so the stated share of releases is promised with that probability."
+        )
+    if s.standin.fixed:
+        notes.append(
+            "The stand-in is the spectrum of the rows themselves (after clipping and centring as the release does): "
+            "each simulated release keeps it and draws fresh noise. Where the release reads rows, they are Gaussian "
+            "rows with exactly this spectrum and mean, clipped to R again. It assumes the compared mechanisms treat "
+            "every direction alike (their noise is the same in every orientation), and, for another n than the "
+            "rows', more rows of the same kind."
+        )
+    if s.neighbors == "add_remove":
+        notes.append(
+            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
+        )
+    return notes
+
+
+def _refused(s: _Setting) -> Plan:
+    """The plan declined without simulating: the stand-in's band leaves the top k variances undistinguished from the
+    rest, so no epsilon could be promised on it."""
+    k, standin = s.k, s.standin
+    lo, hi = np.asarray(standin.low), np.asarray(standin.high)
+    centre = (lo + hi) / 2.0
+    wide = float(hi[k] - lo[k - 1] + max(centre[k - 1] - centre[k], 0.0))
+    room = max(float(centre[k - 1] - centre[k]), 0.0)
+    factor = f" (its band would have to be about {wide / room:.2g} times narrower)" if room > 0 else ""
+    words = (
+        f"This stand-in cannot support a promise: {standin.band_words(k)}, so variance {k} may be no larger than "
+        f"variance {k + 1} and no ε can promise {target_words(s.target_map, s.confidence)}. Spend more ε on it"
+        f"{factor}, state a spectrum, or give a previous release."
+    )
+    empty = pd.DataFrame(columns=["mechanism", "title", "split", "epsilon", "reps", "share", "low", "high", "meets"])
+    return Plan(
+        math.inf,
+        None,
+        None,
+        empty.assign(winner=False, planned=False),
+        pd.DataFrame(columns=["mechanism", "title", "split", "first guess ε", "searched", "planned ε"]),
+        None,
+        (0.0, 0.0),
+        s.reps,
+        s.confidence,
+        s.target_map,
+        s.delta,
+        standin,
+        None,
+        math.inf,
+        _settings(s, "none"),
+        tuple(_notes(s)),
+        0,
+        refusal=words,
+    )
+
+
+def _settings(s: _Setting, engine: str) -> dict:
     """The setting a plan was found for, as plain values (:attr:`Plan.settings`)."""
-    s = sim.s
     return {
         "n": s.n,
         "d": s.d,
@@ -292,7 +357,7 @@ def _settings(sim: _Simulator) -> dict:
         "sparsity": s.sparsity,
         "seed": s.seed,
         "max_epsilon": s.max_epsilon,
-        "engine": sim.engine,
+        "engine": engine,
         "params": dict(s.params),
         "reps": s.reps,
     }

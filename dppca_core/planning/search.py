@@ -57,7 +57,7 @@ def _theory_start(s: _Setting, mech: str, split: BudgetSplit) -> int:
     radius = float(s.data_norm) if s.data_norm != "private" else float(s.radius[0][1])
     if target is None:
         return fallback
-    eig = s.standin.values * s.n / radius**2
+    eig = s.standin.consistent(s.k, s.target_map)[0].values * s.n / radius**2  # the hardest spectrum it allows
     kind = release_curve_kind(mech, s.mech_params(mech))
     for j, eps in enumerate(grid):
         sub = allocate(split, float(eps), s.delta if kind != "pure" else 0.0, kind)["subspace"]

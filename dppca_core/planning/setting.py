@@ -51,6 +51,7 @@ def _setting(
     check_neighbors(neighbors)
     if center not in ("none", "private"):
         raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
+    _check_centring(standin, center)
     data_norm, radius = _checked_radius(data_norm, radius_rule)
     wanted = set(parts or ())
     unknown = wanted - {"eigenvalues", "scores"}
@@ -93,6 +94,18 @@ def _setting(
         int(seed),
         max_epsilon,
     )
+
+
+def _check_centring(standin: Standin, center: str) -> None:
+    """A stand-in read from rows with another centring than the planned releases' describes another matrix (the
+    uncentred second moment's top direction is the mean): refused in words."""
+    if standin.centred is not None and standin.centred != (center == "private"):
+        read = "centred" if standin.centred else "uncentred (their second moment)"
+        raise ValueError(
+            f"the stand-in's spectrum is of the rows {read}, but the planned releases "
+            f"{'centre them with a private mean' if center == 'private' else 'do not centre them'}: it describes "
+            "another matrix. Release the stand-in with the same centring (Standin.private(..., center=...))."
+        )
 
 
 def _checked_standin(spectrum, standin, d: int) -> Standin:

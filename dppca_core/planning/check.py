@@ -1,0 +1,101 @@
+"""What a release can tell about its own accuracy: bounds on a plan's targets from its published values and noise
+scales alone (post-processing: no row is read, so the statement may be published with the release).
+
+:func:`release_evidence` reads one published release (:meth:`dppca_core.Release.published`, or an entry of a
+publishable file) and bounds, with probability ``level`` over the release's own noise, how far its components are
+from the exact ones of the rows it was computed from (as it clipped and centred them):
+
+* **Analyze Gauss with its own eigenvalues** (no eigenvalue share): the noisy matrix is C + F, F the symmetric Gaussian
+  noise E (its norm at most sigma times :func:`.band.noise_norm_quantile`) plus, for a release centred with a private
+  mean, the rank-one term P of that mean's error (:func:`.band.mean_shift`). The (k+1)-th variance of C is at most the
+  variance left outside the top k (the published trace, less the top k's lower bounds: Ky Fan), so the gap behind
+  the published k-th eigenvalue is known from below, and Davis and Kahan's sin-theta theorem bounds the subspace
+  distance: ||sin Theta||_F <= sqrt(k) ||F|| / (lambda_k(C + F) - lambda_{k+1}(C)). The captured energy's share of
+  the optimum is at least (sum - k ||E|| - ||P||) / (sum + k ||E||), sum the published top k (Ky Fan again).
+* **Any mechanism with an eigenvalue share**: the variances along the released components and the total, each with
+  Gaussian noise: the captured energy's share of the optimum is at least what the released components capture over
+  the total variance (the optimum is at most the total).
+
+The pieces share ``level`` by Bonferroni. Other targets (support F1, the explained-variance error, the score plot)
+and other releases get "cannot tell" (None). The bound is a worst case: a release usually does better than it says.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from .band import mean_shift, noise_norm_quantile
+from .targets import TARGETS
+
+#: the probability (over the release's own noise) with which the bounds hold
+EVIDENCE_LEVEL = 0.95
+
+
+def release_evidence(published: dict, level: float = EVIDENCE_LEVEL) -> dict:
+    """Bounds on the targets a release can speak to, from what it publishes.
+
+    Returns ``{"level": level, "bounds": {"subspace_distance": at most, "energy": at least (a fraction of the
+    optimum)}, "why": a sentence}``; a bound the release cannot give is None.
+    """
+    facts, outputs, params = published.get("facts", {}), published.get("outputs", {}), published.get("parameters", {})
+    eig = np.asarray(published.get("eigenvalues") or [], dtype=float)
+    comps = np.asarray(published.get("components") or [[]], dtype=float)
+    d, k = int(params.get("d", comps.shape[0])), comps.shape[1] if comps.ndim == 2 else 0
+    n = params.get("n") or outputs.get("count")
+    private_mean = params.get("center") == "private" and facts.get("mean_noise_scale") and n
+    own = "eigenvalue_noise_scale" not in facts and facts.get("noise_on") == "upper(X^T X)"
+    total = outputs.get("total_variance", outputs.get("trace"))
+    bounds = {"subspace_distance": None, "energy": None}
+    if k < 1 or eig.size < k or total is None:
+        return {"level": level, "bounds": bounds, "why": "it publishes no variances with a known noise"}
+    pieces = 2 + bool(private_mean)  # Bonferroni: the noise's norm (or the variances'), the trace, the mean
+    alpha = (1.0 - level) / pieces
+    shift = mean_shift(float(facts["mean_noise_scale"]), float(n), d, 1.0 - alpha) if private_mean else 0.0
+    top = float(np.sum(eig[:k]))
+    if own and published.get("noise_scale"):
+        sigma = float(published["noise_scale"])
+        norm = sigma * noise_norm_quantile(d, 1.0 - alpha)
+        trace_high = float(total) + float(stats.norm.ppf(1.0 - alpha)) * sigma * math.sqrt(d)
+        tail = trace_high - (top - k * norm - shift)  # the variance outside the top k, at most (Ky Fan)
+        gap = float(eig[k - 1]) - (tail if k < d else 0.0)
+        if gap > 0:
+            bounds["subspace_distance"] = min(math.sqrt(k) * (norm + shift) / gap, math.sqrt(min(k, d - k)))
+        if top + k * norm > 0:
+            bounds["energy"] = max((top - k * norm - shift) / (top + k * norm), 0.0)
+        why = "from its published eigenvalues, trace and noise scale (Davis-Kahan and Weyl)"
+    elif "eigenvalue_noise_scale" in facts:
+        sd = float(facts["eigenvalue_noise_scale"])
+        z = float(stats.norm.ppf(1.0 - alpha))
+        captured = top - z * sd * math.sqrt(k) - shift
+        bounds["energy"] = max(captured / (float(total) + z * sd), 0.0) if float(total) + z * sd > 0 else None
+        why = "from its published variances and their noise scale"
+    else:
+        return {"level": level, "bounds": bounds, "why": "its noise is not on the variances it publishes"}
+    return {"level": level, "bounds": bounds, "why": why}
+
+
+def evidence_words(evidence: dict, targets: dict) -> list[str]:
+    """One sentence per target: what the release's own numbers say of it (met, not confirmed, or cannot tell)."""
+    out = []
+    level = f"{100 * evidence['level']:.0f}%"
+    for name, target in targets.items():
+        info, bound = TARGETS[name], evidence["bounds"].get(name)
+        if bound is None:
+            out.append(f"The release cannot tell its {info.label} from its own numbers ({evidence['why']}).")
+            continue
+        sign = "at most" if info.lower_is_better else "at least"
+        met = bool(info.meets(bound, target))
+        verdict = (
+            f"so the target ({info.words(target)}) is met"
+            if met
+            else f"which cannot confirm the target ({info.words(target)}): the release may still meet it, the bound "
+            "is a worst case"
+        )
+        out.append(
+            f"From its own published numbers ({evidence['why']}), with {level} confidence this release's "
+            f"{info.label} is {sign} {bound:.3g}{info.unit}, {verdict}."
+        )
+    return out
