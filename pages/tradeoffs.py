@@ -382,7 +382,9 @@ if not show.presenting():
         "Say what error you can accept; the planner finds the smallest total ε, the mechanism and the budget "
         "split that meet it in the share of releases you ask for. It simulates fresh releases on a **stand-in** "
         "for your data (a law, a spectrum you state, or a spectrum released privately inside its own budget), "
-        "never on your rows. How it works: docs/planner.md."
+        "never on your rows. A stand-in released with noise is planned on as every spectrum it is consistent with; "
+        "when its noise cannot support a promise, the planner declines and says what to do. How it works: "
+        "docs/planner.md."
     )
 
 

@@ -256,7 +256,9 @@ def test_a_private_stand_in_under_add_remove_reads_n_from_its_own_noisy_count():
     """Under add/remove n is private: the private stand-in releases a noisy count with its mean (inside its own ε)
     and reads its per-row variances with it, so it does not need the true n."""
     X = datasets.spiked_covariance(n=2000, d=6, k=1, spike=6.0, seed=3).X
-    standin = Standin.private(X, 1.0, 1e-6, neighbors="add_remove", seed=4)
+    standin = Standin.private(X, 1.0, 1e-6, neighbors="add_remove", center="private", seed=4)
+    with pytest.raises(ValueError, match="describes the rows centred"):  # refused before anything is spent
+        Standin.private(X, 1.0, 1e-6, neighbors="add_remove", seed=4)
     exact = Standin.exact(X, center="empirical")
     assert standin.privacy == "private" and standin.mean is not None
     # the top variance within the noise of a released count and eigenvalue (relative error of a few %)
@@ -300,8 +302,10 @@ def test_a_noisy_stand_in_plans_on_the_hardest_spectrum_of_its_band_or_declines(
     assert banded.gap(1) == 12.0 and banded.gap(2) == -2.0
     (hardest,) = banded.consistent(1, ["subspace_distance"])
     assert hardest.eigenvalues == (40.0, 28.0, 14.0, 11.0) and not hardest.banded
-    along = banded.consistent(1, ["energy"])
-    assert [s.eigenvalues[0] for s in along] == [40.0, 45.0, 50.0]  # the corner, half way, the band's centre
+    along = banded.consistent(1, ["explained_variance_error"])  # not harder at a narrower gap: along the band
+    assert [s.eigenvalues[0] for s in along] == [40.0, 45.0, 50.0, 60.0]  # corner, half way, centre, other corner
+    (energy,) = banded.targets_for((("energy", 0.9),), 1)[0]  # planned through the distance that guarantees it
+    assert energy == ("subspace_distance", pytest.approx(math.sqrt(0.1 * 40.0 / 60.0)))
     assert all(np.all(np.diff(s.values) <= 0) and s.values.min() >= 0 for s in along)
     refused = dc.plan({"subspace_distance": 0.3}, n=2000, d=4, k=2, standin=banded)
     assert not refused.reachable and refused.releases_simulated == 0

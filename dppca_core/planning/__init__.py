@@ -15,7 +15,7 @@ How
 ---
 * **Simulation.** Each repetition draws fresh data from the stand-in (Gaussian rows with its covariance; with a
   public R and nothing else that reads rows, their Gram matrix straight from the Wishart law, Bartlett's
-  decomposition) and runs the complete release (:func:`dppca_core.release_pca`, the very function a release is made
+  decomposition; a stand-in read from the rows is reused exactly instead) and runs the complete release (:func:`dppca_core.release_pca`, the very function a release is made
   with) at the candidate epsilon, mechanism and split; each release is scored against the exact PCA of its own
   draw, as the dashboard scores releases against the exact PCA of the user's rows. Repetitions share their data and
   noise seeds across epsilon, mechanisms and splits (common random numbers), so comparisons are sharp and the share
@@ -35,6 +35,15 @@ How
   every answer is checked by simulation at the epsilon it names.
 * **Cache.** :func:`plan` is a pure function of its hashable public inputs, memoised (a bounded LRU cache); the same
   question is answered again without simulating.
+
+* **A promise or a refusal.** A stand-in released with noise carries the band of spectra it is consistent with
+  (:mod:`.band`: every variance within Weyl's bound of the released one, with probability :data:`STANDIN_LEVEL` over
+  its noise); the plan holds on the band's hardest spectrum (and along the band for targets a narrower gap does not
+  make harder), or declines in words when the band leaves the k-th variance no larger than the next
+  (:attr:`Plan.refusal`). A stand-in read from the rows is their own spectrum (``fixed``): each repetition reuses it
+  with fresh release noise.
+* **After a release.** :func:`release_evidence` bounds a published release's own subspace distance and captured
+  energy from its published numbers alone (post-processing).
 
 Privacy of the plan itself: :func:`plan` takes no data matrix. Its stand-in is public (a law, a spectrum someone
 states, a release already published), or released now from a share of the budget (:meth:`Standin.private`, which

@@ -20,7 +20,7 @@ from .search import _default_shares, _explore_splits, _Found, _search, _split
 from .setting import DEFAULT_MECHANISMS as DEFAULT_MECHANISMS, SPARSE_MECHANISMS as SPARSE_MECHANISMS
 from .setting import _setting
 from .simulation import _Setting, _Simulator
-from .standin import Standin
+from .standin import MONOTONE_TARGETS, Standin
 from .targets import _meets, target_words
 
 #: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
@@ -210,8 +210,9 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
 
 
 def _plan_from_setting(s: _Setting) -> Plan:
-    if s.standin.banded and s.standin.gap(s.k) <= 0:
-        return _refused(s)
+    simulated, _ = s.standin.targets_for(s.targets, s.k)
+    if s.standin.banded and s.standin.gap(s.k) <= 0 and any(t in MONOTONE_TARGETS for t, _ in simulated):
+        return _refused(s)  # the top k may not be told from the rest: no subspace or support can be promised
     sim = _Simulator(s)
     grid = s.grid()
     best, tried = _search_every_mechanism(sim)
@@ -290,6 +291,13 @@ def _notes(s: _Setting) -> list[str]:
             "in that band (checked on the hardest: the top variances at their lower ends, the others at their "
             "upper ends), so the stated share of releases is promised with that probability."
         )
+        notes += s.standin.targets_for(s.targets, s.k)[1]
+        if any(t in ("explained_variance_error", "score_readability") for t in s.target_map):
+            notes.append(
+                "The explained-variance error and the score plot's readability do not grow steadily harder across "
+                "the band: they were checked on four of its spectra (its two corners, its centre and half way), "
+                "not on a worst case."
+            )
     if s.standin.fixed:
         notes.append(
             "The stand-in is the spectrum of the rows themselves (after clipping and centring as the release does): "
@@ -316,8 +324,14 @@ def _refused(s: _Setting) -> Plan:
     factor = f" (its band would have to be about {wide / room:.2g} times narrower)" if room > 0 else ""
     words = (
         f"This stand-in cannot support a promise: {standin.band_words(k)}, so variance {k} may be no larger than "
-        f"variance {k + 1} and no ε can promise {target_words(s.target_map, s.confidence)}. Spend more ε on it"
-        f"{factor}, state a spectrum, or give a previous release."
+        f"variance {k + 1}, the top {k} direction{'s' if k > 1 else ''} may not be told from the rest, and no ε can "
+        f"promise {target_words(s.target_map, s.confidence)}"
+        + (
+            " (a captured energy is promised on a noisy stand-in through the subspace distance that guarantees it)"
+            if "energy" in s.target_map
+            else ""
+        )
+        + f". Spend more ε on it{factor}, state a spectrum, or give a previous release."
     )
     empty = pd.DataFrame(columns=["mechanism", "title", "split", "epsilon", "reps", "share", "low", "high", "meets"])
     return Plan(

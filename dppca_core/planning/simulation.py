@@ -91,8 +91,10 @@ class _Simulator:
         self._memo: dict = {}
         self._scales: dict = {}
         self.releases = 0
-        self.names = [name for name, _ in s.targets]
-        self.thresholds = np.array([TARGETS[name].error(v) for name, v in s.targets], dtype=float)
+        # the targets simulated: the plan's, or on a noisy stand-in those that guarantee them on its whole band
+        self.targets, self.notes = (s.targets, []) if rows is not None else s.standin.targets_for(s.targets, s.k)
+        self.names = [name for name, _ in self.targets]
+        self.thresholds = np.array([TARGETS[name].error(v) for name, v in self.targets], dtype=float)
         self.powers = np.array([TARGETS[name].power for name in self.names])
         # the spectra every repetition runs on (the band of a noisy stand-in: :meth:`Standin.consistent`); a
         # repetition meets a target only if it does on each of them, with the same release noise (common numbers)
@@ -239,7 +241,7 @@ class _Simulator:
 
     def met(self, values: np.ndarray) -> np.ndarray:
         """reps x targets: whether each repetition meets each target."""
-        return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.s.targets)])
+        return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.targets)])
 
 
 def _engine(s: _Setting) -> str:

@@ -4,6 +4,7 @@ with (:mod:`.band`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -25,12 +26,14 @@ def _tuple(values) -> tuple:
 
 #: the share of a private stand-in's budget that releases its mean (when the analysis centres privately)
 STANDIN_MEAN_SHARE = 0.1
-#: where in its band a spectrum a plan checks lies: 1 = the hardest corner (the top k variances at their lower ends,
-#: the others at their upper ends), 0 = the middle of the band. A distance or support target gets harder as every
-#: gap between the top k and the rest narrows, so the corner alone is checked; the captured energy, the variances'
-#: error and the score plot are not monotone in the gaps (a gap of 0 loses no energy), so the middle is checked too
+#: where in its band a spectrum a plan checks lies, on the line from the band's centre (0) to its hardest corner (1:
+#: the top k variances at their lower ends, the others at their upper ends; -1 is the opposite corner). A distance or
+#: support target gets harder as every gap between the top k and the rest narrows, so the corner alone is checked (a
+#: captured-energy target is planned through a distance that guarantees it: :meth:`Standin.targets_for`); the
+#: variances' error and the score plot are not monotone in the gaps, so they are checked along the band, at four
+#: spectra (not a worst case, and the plan says so)
 CORNER_ONLY = (1.0,)
-ALONG_THE_BAND = (1.0, 0.5, 0.0)
+ALONG_THE_BAND = (1.0, 0.5, 0.0, -1.0)
 #: targets whose difficulty grows as every gap between the top k variances and the rest narrows
 MONOTONE_TARGETS = ("subspace_distance", "f1")
 #: how many times :meth:`Standin.exact_rows` pulls rows beyond R in and sets the moments again
@@ -151,8 +154,9 @@ class Standin:
 
     def consistent(self, k: int, targets=()) -> list["Standin"]:
         """The spectra a plan for k components must hold on: the stand-in itself when it has no band; else the
-        band's hardest corner, and for targets that are not harder at a narrower gap (:data:`MONOTONE_TARGETS`)
-        also the middle of the corner and the band's centre. Each without a band, its values descending."""
+        band's hardest corner, and for targets that are not harder at a narrower gap (not in
+        :data:`MONOTONE_TARGETS`) also half way to the band's centre, the centre and the opposite corner
+        (:data:`ALONG_THE_BAND`). Each without a band, its values descending."""
         if not self.banded:
             return [self]
         centre = (np.asarray(self.low) + np.asarray(self.high)) / 2.0
@@ -164,6 +168,29 @@ class Standin:
             if values.sum() > 0:
                 out.append(replace(self, eigenvalues=_tuple(values), low=None, high=None))
         return out or [replace(self, low=None, high=None)]
+
+    def targets_for(self, targets: tuple, k: int) -> tuple[tuple, list]:
+        """(the targets a plan simulates on this stand-in, notes): the targets themselves, except that on a banded
+        stand-in a captured energy of at least b becomes the subspace distance that guarantees it on every spectrum
+        of the band. The energy lost is at most (lambda_1 - lambda_d) ||sin Theta||_F^2, so a distance of at most
+        sqrt((1 - b) S / (lambda_1 - lambda_d)), with S the top k's sum at its lowest and the spread at its widest,
+        keeps the share at least b (combined with any distance target by the smaller)."""
+        given = dict(targets)
+        if not self.banded or "energy" not in given:
+            return tuple(targets), []
+        lo, hi = np.asarray(self.low), np.asarray(self.high)
+        spread = float(hi[0] - lo[-1])
+        most = math.sqrt(min(k, self.d - k)) if k < self.d else 0.0
+        needed = most if spread <= 0 else min(math.sqrt((1.0 - given["energy"]) * float(lo[:k].sum()) / spread), most)
+        distance = min(given.get("subspace_distance", math.inf), needed)
+        out = [(name, value) for name, value in targets if name not in ("energy", "subspace_distance")]
+        out.insert(0, ("subspace_distance", max(distance, 0.0)))
+        note = (
+            f"The captured energy is planned through the subspace distance that guarantees it on every spectrum of "
+            f"the stand-in's band (energy lost <= (largest - smallest variance) x distance squared): distance "
+            f"<= {distance:.3g}."
+        )
+        return tuple(out), [note]
 
     def band_words(self, k: int) -> str:
         """The band in a sentence (Markdown-free)."""
@@ -355,11 +382,16 @@ class Standin:
         d components, its eigenvalues those of its own noisy Gram matrix (and a mean share when
         ``center="private"``: the spectrum is then that of the rows centred as the planned releases centre them),
         read as :meth:`from_release`, with the band of spectra its noise leaves open. This reads the rows once; the
-        stand-in records its privacy curve, and a plan on it adds that to its total. Under add/remove (n private) it
-        always releases a private mean, whose noisy row count converts its sums to per-row variances."""
+        stand-in records its privacy curve, and a plan on it adds that to its total. Under add/remove (n private) its
+        sums become per-row variances through the noisy row count of a private mean, so it is released centred only
+        (``center="private"``; refused otherwise, before anything is spent)."""
         X = np.asarray(X, dtype=float)
-        if neighbors == "add_remove":
-            center = "private"
+        if neighbors == "add_remove" and center != "private":
+            raise ValueError(
+                "under add/remove the number of rows is private: a spectrum released from them is read through the "
+                "noisy count of a private mean, so it describes the rows centred. Plan a release centred with a "
+                "private mean (center='private'), or state a spectrum."
+            )
         release = release_pca(
             "analyze_gauss",
             X,
