@@ -301,8 +301,8 @@ def _notes(s: _Setting) -> list[str]:
     if s.standin.fixed:
         notes.append(
             "The stand-in is the spectrum of the rows themselves (after clipping and centring as the release does): "
-            "each simulated release keeps it and draws fresh noise. Where the release reads rows, they are Gaussian "
-            "rows with exactly this spectrum and mean, clipped to R again. It assumes the compared mechanisms treat "
+            "each simulated release keeps it and draws fresh noise. Where the release reads rows, they are rows with "
+            "exactly this spectrum and mean, kept inside R. It assumes the compared mechanisms treat "
             "every direction alike (their noise is the same in every orientation), and, for another n than the "
             "rows', more rows of the same kind."
         )

@@ -492,7 +492,8 @@ def _released_spectrum(pub: dict, eig: np.ndarray, d: int, count: float, scale: 
     if sum_sd and pub.get("parameters", {}).get("center") == "private":
         low = low - mean_shift(float(sum_sd), count, d) * scale  # the private mean's rank-one term, in data units
     low = np.maximum(low, 0.0)
-    return replace(made, low=_tuple(low), high=_tuple(np.maximum(high, low)), level=STANDIN_LEVEL)
+    notes = tuple(n for n in made.notes if not n.startswith("negative variances"))  # the band holds them
+    return replace(made, low=_tuple(low), high=_tuple(np.maximum(high, low)), level=STANDIN_LEVEL, notes=notes)
 
 
 def _release_entry(published: dict) -> dict:
