@@ -59,12 +59,11 @@ from .planner import (
     SPARSE_MECHANISMS,  # noqa: F401
     Plan,
     _cached_plan,  # noqa: F401
-    evaluate,  # noqa: F401
     plan,
     split_words,
 )
 from .band import STANDIN_LEVEL
-from .check import EVIDENCE_LEVEL, evidence_words, release_evidence
+from .check import EVIDENCE_LEVEL, evaluate, evidence_words, release_evidence
 from .search import SHARE_GRID
 from .simulation import EPS_GRID
 from .standin import Standin, StandinTooNoisy, cost_curve

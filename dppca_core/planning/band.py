@@ -83,3 +83,35 @@ def mean_shift(sum_sd: float, n: float, d: int, level: float = STANDIN_LEVEL) ->
     deviation ``sum_sd`` per coordinate, divided by n (mu_hat - mu = noise / n): sum_sd^2 chi^2_d / n. In the units
     of the Gram matrix of the rows the sum was taken over."""
     return float(sum_sd) ** 2 * float(stats.chi2.ppf(level, int(d))) / float(n)
+
+
+def release_band(pub: dict, eig: np.ndarray, d: int, count: float, level: float = STANDIN_LEVEL):
+    """(low, high) of the d eigenvalues behind a published release's variances ``eig`` (descending, the Gram
+    matrix's units; the d - k it did not release share the rest of its total evenly), from the noise it publishes:
+    :func:`value_band` for variances from an eigenvalue share, :func:`gram_band` for Analyze Gauss's own eigenvalues
+    (Weyl's band, the unreleased tail as wide, when fewer than d were released), the lower ends widened by
+    :func:`mean_shift` for a release centred with a private mean of ``count`` rows. None: no known noise."""
+    facts = pub.get("facts", {})
+    total = pub.get("outputs", {}).get("total_variance")
+    k = eig.size
+    full = np.r_[eig, np.full(d - k, max(float(total or 0.0) - float(eig.sum()), 0.0) / max(d - k, 1))]
+    if "eigenvalue_noise_scale" in facts:  # each variance with its own noise (an eigenvalue share)
+        noise = float(facts["eigenvalue_noise_scale"])
+        low, high = value_band(full, np.r_[np.full(k, noise), np.full(d - k, noise / max(d - k, 1))], level)
+    elif facts.get("noise_on") == "upper(X^T X)" and pub.get("noise_scale"):  # Analyze Gauss's own eigenvalues
+        sigma = float(pub["noise_scale"])
+        if k == d:
+            low, high = gram_band(eig, sigma, level)
+        else:
+            weyl = sigma * noise_norm_quantile(d, level)
+            low, high = np.maximum(full - weyl, 0.0), full + weyl
+    else:
+        return None
+    # sorted each on its own: if every value lies in its interval under some pairing, the i-th largest lies between
+    # the i-th largest lower and upper ends
+    low, high = np.sort(low)[::-1], np.sort(high)[::-1]
+    sum_sd = facts.get("mean_noise_scale")
+    if sum_sd and pub.get("parameters", {}).get("center") == "private":
+        low = low - mean_shift(float(sum_sd), count, d, level)  # the private mean's rank-one term
+    low = np.maximum(low, 0.0)
+    return low, np.maximum(high, low)

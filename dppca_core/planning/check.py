@@ -1,5 +1,6 @@
-"""What a release can tell about its own accuracy: bounds on a plan's targets from its published values and noise
-scales alone (post-processing: no row is read, so the statement may be published with the release).
+"""Checking a plan: on rows or fresh draws (:func:`evaluate`, the data owner's check, not private), and what a
+release can tell about its own accuracy, bounds on a plan's targets from its published values and noise scales alone
+(:func:`release_evidence`, post-processing: no row is read, so the statement may be published with the release).
 
 :func:`release_evidence` reads one published release (:meth:`dppca_core.Release.published`, or an entry of a
 publishable file) and bounds, with probability ``level`` over the release's own noise, how far its components are
@@ -22,13 +23,20 @@ and other releases get "cannot tell" (None). The bound is a worst case: a releas
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 from scipy import stats
 
+from ..audit.bounds import clopper_pearson_arrays
+from ..pipeline.budget import BudgetSplit
+from ..pipeline.experiments import RadiusRule
 from .band import mean_shift, noise_norm_quantile
-from .targets import TARGETS
+from .setting import _setting
+from .simulation import _Simulator
+from .standin import Standin
+from .targets import PLAN_INTERVAL, TARGETS
 
 #: the probability (over the release's own noise) with which the bounds hold
 EVIDENCE_LEVEL = 0.95
@@ -99,3 +107,64 @@ def evidence_words(evidence: dict, targets: dict) -> list[str]:
             f"{info.label} is {sign} {bound:.3g}{info.unit}, {verdict}."
         )
     return out
+
+
+def evaluate(
+    found,
+    X=None,
+    *,
+    standin: Standin | None = None,
+    epsilon: float | None = None,
+    mechanism: str | None = None,
+    budget: BudgetSplit | None = None,
+    support=None,
+    reps: int = 200,
+    seed: int = 1,
+) -> dict:
+    """The share of ``reps`` fresh releases that meet the plan's targets, with its 95% interval.
+
+    On rows ``X`` (the data's units; each release scored against the exact PCA of those rows: the data owner's check,
+    **not private**), or on fresh draws from ``standin`` (default: the plan's own), at the plan's epsilon, mechanism
+    and split unless others are given. ``support``: the rows' planted support for an F1 target (default: the top-s
+    rows of their exact components). ``seed`` should differ from the plan's, so the releases are fresh.
+    Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
+    """
+    if not found.reachable and (epsilon is None or mechanism is None or budget is None):
+        raise ValueError(
+            "this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate " "one."
+        )
+    cfg = found.settings
+    s = _setting(
+        found.targets,
+        n=X.shape[0] if X is not None else cfg["n"],
+        d=cfg["d"],
+        k=cfg["k"],
+        spectrum=None,
+        standin=standin or found.standin,
+        delta=found.delta,
+        confidence=found.confidence,
+        neighbors=cfg["neighbors"],
+        data_norm=cfg["data_norm"],
+        radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None,
+        center=cfg["center"],
+        parts=cfg["parts"],
+        mechanisms=[mechanism or found.mechanism],
+        mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()},
+        sparsity=cfg["sparsity"],
+        reps=reps,
+        seed=seed,
+        max_epsilon=100.0,
+    )
+    sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
+    values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
+    met = sim.met(values)
+    count = int(met.all(axis=1).sum())
+    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
+    return {
+        "share": count / reps,
+        "low": float(lo[0]),
+        "high": float(hi[0]),
+        "reps": reps,
+        "met": met,
+        "values": values,
+    }

@@ -4,7 +4,6 @@ the stand-in's cost and earlier releases, and :func:`evaluate` (a plan checked o
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, replace
 
@@ -18,10 +17,10 @@ from ..privacy import PrivacyCurve, compose, gaussian_mu
 from ..registry import display_name
 from .search import _default_shares, _explore_splits, _Found, _search, _split
 from .setting import DEFAULT_MECHANISMS as DEFAULT_MECHANISMS, SPARSE_MECHANISMS as SPARSE_MECHANISMS
-from .setting import _setting
+from .setting import _setting, plan_notes
 from .simulation import _Setting, _Simulator
 from .standin import MONOTONE_TARGETS, Standin
-from .targets import _meets, target_words
+from .targets import PLAN_INTERVAL as PLAN_INTERVAL, _meets, target_words
 
 #: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
 #: full: its pilot guess stands in the candidates table and the frontier still draws it
@@ -29,8 +28,6 @@ PRUNE_STEPS = 6
 #: repetitions of each frontier point away from the plans, and the most points per mechanism
 FRONTIER_REPS = 20
 FRONTIER_POINTS = 8
-#: the confidence of the Clopper-Pearson interval of the share of releases that meet the targets
-PLAN_INTERVAL = 0.95
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -237,7 +234,7 @@ def _plan_from_setting(s: _Setting) -> Plan:
         ]
     )
     settings = _settings(s, sim.engine)
-    notes = _notes(s)
+    notes = plan_notes(s)
     if winner is None:
         return Plan(
             math.inf,
@@ -282,37 +279,6 @@ def _plan_from_setting(s: _Setting) -> Plan:
     )
 
 
-def _notes(s: _Setting) -> list[str]:
-    """What a plan assumes, in sentences: the stand-in's own notes, its band and table, n."""
-    notes = list(s.standin.notes)
-    if s.standin.banded:
-        notes.append(
-            f"The stand-in was released with noise: {s.standin.band_words(s.k)}. The plan holds on every spectrum "
-            "in that band (checked on the hardest: the top variances at their lower ends, the others at their "
-            "upper ends), so the stated share of releases is promised with that probability."
-        )
-        notes += s.standin.targets_for(s.targets, s.k)[1]
-        if any(t in ("explained_variance_error", "score_readability") for t in s.target_map):
-            notes.append(
-                "The explained-variance error and the score plot's readability do not grow steadily harder across "
-                "the band: they were checked on four of its spectra (its two corners, its centre and half way), "
-                "not on a worst case."
-            )
-    if s.standin.fixed:
-        notes.append(
-            "The stand-in is the spectrum of the rows themselves (after clipping and centring as the release does): "
-            "each simulated release keeps it and draws fresh noise. Where the release reads rows, they are rows with "
-            "exactly this spectrum and mean, kept inside R. It assumes the compared mechanisms treat "
-            "every direction alike (their noise is the same in every orientation), and, for another n than the "
-            "rows', more rows of the same kind."
-        )
-    if s.neighbors == "add_remove":
-        notes.append(
-            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
-        )
-    return notes
-
-
 def _refused(s: _Setting) -> Plan:
     """The plan declined without simulating: the stand-in's band leaves the top k variances undistinguished from the
     rest, so no epsilon could be promised on it."""
@@ -350,7 +316,7 @@ def _refused(s: _Setting) -> Plan:
         None,
         math.inf,
         _settings(s, "none"),
-        tuple(_notes(s)),
+        tuple(plan_notes(s)),
         0,
         refusal=words,
     )
@@ -484,64 +450,3 @@ def plan(
             found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent), earlier=len(spent)
         )
     return found
-
-
-def evaluate(
-    found: Plan,
-    X=None,
-    *,
-    standin: Standin | None = None,
-    epsilon: float | None = None,
-    mechanism: str | None = None,
-    budget: BudgetSplit | None = None,
-    support=None,
-    reps: int = 200,
-    seed: int = 1,
-) -> dict:
-    """The share of ``reps`` fresh releases that meet the plan's targets, with its 95% interval.
-
-    On rows ``X`` (the data's units; each release scored against the exact PCA of those rows: the data owner's check,
-    **not private**), or on fresh draws from ``standin`` (default: the plan's own), at the plan's epsilon, mechanism
-    and split unless others are given. ``support``: the rows' planted support for an F1 target (default: the top-s
-    rows of their exact components). ``seed`` should differ from the plan's, so the releases are fresh.
-    Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
-    """
-    if not found.reachable and (epsilon is None or mechanism is None or budget is None):
-        raise ValueError(
-            "this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate " "one."
-        )
-    cfg = found.settings
-    s = _setting(
-        found.targets,
-        n=X.shape[0] if X is not None else cfg["n"],
-        d=cfg["d"],
-        k=cfg["k"],
-        spectrum=None,
-        standin=standin or found.standin,
-        delta=found.delta,
-        confidence=found.confidence,
-        neighbors=cfg["neighbors"],
-        data_norm=cfg["data_norm"],
-        radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None,
-        center=cfg["center"],
-        parts=cfg["parts"],
-        mechanisms=[mechanism or found.mechanism],
-        mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()},
-        sparsity=cfg["sparsity"],
-        reps=reps,
-        seed=seed,
-        max_epsilon=100.0,
-    )
-    sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
-    values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
-    met = sim.met(values)
-    count = int(met.all(axis=1).sum())
-    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
-    return {
-        "share": count / reps,
-        "low": float(lo[0]),
-        "high": float(hi[0]),
-        "reps": reps,
-        "met": met,
-        "values": values,
-    }

@@ -14,7 +14,7 @@ from ..pipeline.experiments import prepare_input
 from ..privacy import PrivacyCurve
 from ..registry import display_name
 from ..validation import check_int_range
-from .band import STANDIN_LEVEL, gram_band, mean_shift, noise_norm_quantile, value_band
+from .band import STANDIN_LEVEL, release_band, value_band
 
 # ---------------------------------------------------------------------------------------------------------------
 # The stand-in
@@ -461,9 +461,8 @@ class StandinTooNoisy(ValueError):
 
 def _released_spectrum(pub: dict, eig: np.ndarray, d: int, count: float, scale: float) -> Standin:
     """The stand-in of a release's variances ``eig`` (the Gram matrix's units) with the band their published noise
-    leaves open, in the data's units (times ``scale``, R^2 / n)."""
-    facts, outputs = pub.get("facts", {}), pub.get("outputs", {})
-    total = outputs.get("total_variance")
+    leaves open (:func:`.band.release_band`), in the data's units (times ``scale``, R^2 / n)."""
+    total = pub.get("outputs", {}).get("total_variance")
     source = f"a published release ({display_name(pub.get('mechanism', ''))}, ε = {pub.get('epsilon', float('nan')):g}"
     made = Standin.from_spectrum(
         eig * scale,
@@ -471,29 +470,12 @@ def _released_spectrum(pub: dict, eig: np.ndarray, d: int, count: float, scale: 
         total=None if total is None else float(total) * scale,
         source=f"{source}, {eig.size} variances)",
     )
-    k = eig.size
-    full = np.r_[eig, np.full(d - k, max(float(total or 0.0) - float(eig.sum()), 0.0) / max(d - k, 1))]
-    if "eigenvalue_noise_scale" in facts:  # each variance with its own noise (an eigenvalue share)
-        noise = float(facts["eigenvalue_noise_scale"])
-        low, high = value_band(full, np.r_[np.full(k, noise), np.full(d - k, noise / max(d - k, 1))])
-    elif facts.get("noise_on") == "upper(X^T X)" and pub.get("noise_scale"):  # Analyze Gauss's own eigenvalues
-        sigma = float(pub["noise_scale"])
-        if k == d:
-            low, high = gram_band(eig, sigma)
-        else:  # Weyl's band, the unreleased tail (the total's share) as wide
-            weyl = sigma * noise_norm_quantile(d)
-            low, high = np.maximum(full - weyl, 0.0), full + weyl
-    else:
+    band = release_band(pub, eig, d, count)
+    if band is None:
         return made
-    # sorted each on its own: if every value lies in its interval under some pairing, the i-th largest lies between
-    # the i-th largest lower and upper ends
-    low, high = np.sort(low)[::-1] * scale, np.sort(high)[::-1] * scale
-    sum_sd = facts.get("mean_noise_scale")
-    if sum_sd and pub.get("parameters", {}).get("center") == "private":
-        low = low - mean_shift(float(sum_sd), count, d) * scale  # the private mean's rank-one term, in data units
-    low = np.maximum(low, 0.0)
+    low, high = band[0] * scale, band[1] * scale
     notes = tuple(n for n in made.notes if not n.startswith("negative variances"))  # the band holds them
-    return replace(made, low=_tuple(low), high=_tuple(np.maximum(high, low)), level=STANDIN_LEVEL, notes=notes)
+    return replace(made, low=_tuple(low), high=_tuple(high), level=STANDIN_LEVEL, notes=notes)
 
 
 def _release_entry(published: dict) -> dict:
