@@ -372,6 +372,9 @@ def test_a_release_says_what_its_own_numbers_tell_about_its_accuracy():
     words = evidence_words(release_evidence(release.published()), {"subspace_distance": 0.9, "energy": 0.999})
     assert "with 95% confidence this release's subspace distance is at most" in words[0] and "is met" in words[0]
     assert "cannot confirm the target (captured energy ≥ 0.999 of the optimum)" in words[1]
+    noisy = release_evidence(dc.release_pca("analyze_gauss", X, 1, 0.05, 1e-6, data_norm=1.0, seed=1).published())
+    assert noisy["bounds"] == {"subspace_distance": None, "energy": None}  # a vacuous bound is no bound
+    assert "too noisy to bound its subspace distance" in evidence_words(noisy, {"subspace_distance": 0.3})[0]
     dps = dc.release_pca("private_power", X, 1, 2.0, 1e-6, data_norm=1.0, seed=1)
     assert release_evidence(dps.published())["bounds"] == {"subspace_distance": None, "energy": None}
     assert "cannot tell" in evidence_words(release_evidence(dps.published()), {"subspace_distance": 0.3})[0]

@@ -73,6 +73,8 @@ def bounds_words(evidence: dict) -> str:
         info = TARGETS[name]
         said.append(f"{info.label} {'at most' if info.lower_is_better else 'at least'} {bound:.3g}{info.unit}")
     if not said:
+        if evidence.get("noisy"):
+            return "Its own published numbers are too noisy to bound its accuracy (the gaps they show are within their noise)."
         return f"It cannot bound its own accuracy ({evidence['why']})."
     return (
         f"From its own published numbers ({evidence['why']}), with {100 * evidence['level']:.0f}% confidence: "

@@ -46,7 +46,8 @@ def release_evidence(published: dict, level: float = EVIDENCE_LEVEL) -> dict:
     """Bounds on the targets a release can speak to, from what it publishes.
 
     Returns ``{"level": level, "bounds": {"subspace_distance": at most, "energy": at least (a fraction of the
-    optimum)}, "why": a sentence}``; a bound the release cannot give is None.
+    optimum)}, "why": a sentence}``, and ``"noisy": True`` when the release's noise is known but its numbers may
+    still be too noisy to bound a target; a bound the release cannot give (or only a vacuous one) is None.
     """
     facts, outputs, params = published.get("facts", {}), published.get("outputs", {}), published.get("parameters", {})
     eig = np.asarray(published.get("eigenvalues") or [], dtype=float)
@@ -69,20 +70,20 @@ def release_evidence(published: dict, level: float = EVIDENCE_LEVEL) -> dict:
         trace_high = float(total) + float(stats.norm.ppf(1.0 - alpha)) * sigma * math.sqrt(d)
         tail = trace_high - (top - k * norm - shift)  # the variance outside the top k, at most (Ky Fan)
         gap = float(eig[k - 1]) - (tail if k < d else 0.0)
-        if gap > 0:
-            bounds["subspace_distance"] = min(math.sqrt(k) * (norm + shift) / gap, math.sqrt(min(k, d - k)))
-        if top + k * norm > 0:
-            bounds["energy"] = max((top - k * norm - shift) / (top + k * norm), 0.0)
+        if gap > 0 and math.sqrt(k) * (norm + shift) / gap < math.sqrt(min(k, d - k)):
+            bounds["subspace_distance"] = math.sqrt(k) * (norm + shift) / gap
+        if top - k * norm - shift > 0:
+            bounds["energy"] = (top - k * norm - shift) / (top + k * norm)
         why = "from its published eigenvalues, trace and noise scale (Davis-Kahan and Weyl)"
     elif "eigenvalue_noise_scale" in facts:
         sd = float(facts["eigenvalue_noise_scale"])
         z = float(stats.norm.ppf(1.0 - alpha))
         captured = top - z * sd * math.sqrt(k) - shift
-        bounds["energy"] = max(captured / (float(total) + z * sd), 0.0) if float(total) + z * sd > 0 else None
+        bounds["energy"] = captured / (float(total) + z * sd) if captured > 0 else None
         why = "from its published variances and their noise scale"
     else:
         return {"level": level, "bounds": bounds, "why": "its noise is not on the variances it publishes"}
-    return {"level": level, "bounds": bounds, "why": why}
+    return {"level": level, "bounds": bounds, "why": why, "noisy": True}
 
 
 def evidence_words(evidence: dict, targets: dict) -> list[str]:
@@ -92,7 +93,12 @@ def evidence_words(evidence: dict, targets: dict) -> list[str]:
     for name, target in targets.items():
         info, bound = TARGETS[name], evidence["bounds"].get(name)
         if bound is None:
-            out.append(f"The release cannot tell its {info.label} from its own numbers ({evidence['why']}).")
+            out.append(
+                f"The release's own numbers are too noisy to bound its {info.label} (the gap they show is within "
+                "their noise): they neither confirm nor refute the target."
+                if evidence.get("noisy") and name in evidence["bounds"]
+                else f"The release cannot tell its {info.label} from its own numbers ({evidence['why']})."
+            )
             continue
         sign = "at most" if info.lower_is_better else "at least"
         met = bool(info.meets(bound, target))
