@@ -44,7 +44,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     summary = report.summary_sentences(vals, ds, results, random_level, prep)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
-    planned = planner.planned_line(vals)  # set from a plan on Trade-offs, while ε, mechanism and split are the plan's
+    planned = planner.planned_line(vals, results, ds.n)  # a plan from Trade-offs, while the scenario is the plan's
     if planned:
         st.info(md_escape(planned), icon=":material/target:")
     st.subheader("Settings that apply to these data")
@@ -115,6 +115,9 @@ def _publish_block(ds, prep, results, vals) -> None:
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return
     file = fresh["file"]
+    said = planner.release_lines(vals, file)  # what each release's own numbers tell of its accuracy (publishable)
+    if said:
+        st.markdown("\n".join(f"- {md_escape(line)}" for line in said))
     c = st.columns(3)
     _offer(c[0], "download_releases", report.releases_json, file)
     if not publishable.has_guarantee(file):

@@ -9,7 +9,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from ui import compute, cpu_budget, data, frontier, planner, report, scenario, session, show, theory_overlay
+from ui import compute, cpu_budget, data, frontier, planner, report, scenario, session, show, theory_overlay, whatif
 from ui.controls import stop_and_run
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -67,9 +67,12 @@ def _sweep(axis, metric):
             "k is chosen privately inside each release, so it cannot be swept: sweep ε, δ or s, or "
             "choose k yourself (Explore: 'k comes from')."
         )
-    total = len(values) * max(len(mechs), 1) * (2 if oracle else 1)
     meter = cpu_budget.Meter("sweep")  # charged to this session's CPU budget: Spent (a warning) when it runs out
     bar = st.progress(0.0, text="running the sweep…")
+    own_rows = compute.subsamples(axis, vals)  # past the table's rows: the what-if on a law fitted to it
+    ds = data.load_dataset(vals) if own_rows else None
+    what_if = whatif.sizes(ds.n, ds.d)[0] if own_rows else []
+    total = (len(values) * (2 if oracle else 1) + len(what_if)) * max(len(mechs), 1)
     done = []
 
     def progress(value, mech):
@@ -87,9 +90,13 @@ def _sweep(axis, metric):
                 vals, axis, metric, values, on_point=progress, label=f"{label} (oracle R)", variant=_oracle_fields
             )
             errors += more
+        what_if_frame = pd.DataFrame()
+        if own_rows:
+            what_if_frame, more = whatif.beyond(vals, metric, ds, on_point=progress)
+            errors += more
     finally:
         bar.empty()
-    return frame, oracle_frame, errors, log_x, label
+    return frame, oracle_frame, what_if_frame, errors, log_x, label
 
 
 def _oracle_fields(fields: dict, prep) -> dict:
@@ -101,7 +108,7 @@ ORACLE_LABEL = "oracle R (not private)"
 LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner and the Report read it)
 
 
-def _subsample_words(n_rows: int, extrapolated: bool) -> str:
+def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
     """What a sweep of n on the table shows, and what it is not (Markdown)."""
     words = (
         f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
@@ -109,7 +116,7 @@ def _subsample_words(n_rows: int, extrapolated: bool) -> str:
         "against the non-private answer on the same rows: an exploration of your own data, not a release."
     )
     if extrapolated:
-        words += f" Beyond {n_rows:,} rows the points are **extrapolated** from the fitted rate, not measured."
+        words += " " + whatif.words(n_rows, d)
     if vals["nb"] == "add_remove":
         words += (
             " Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
@@ -133,7 +140,7 @@ with boundary("the sweep"):
         )
     else:
         st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
-        frame, oracle_frame, errors, log_x, label = _sweep(axis, metric)
+        frame, oracle_frame, what_if_frame, errors, log_x, label = _sweep(axis, metric)
         variants = {ORACLE_LABEL: oracle_frame} if not oracle_frame.empty else None
         for e in errors[:5]:
             st.warning(md_escape(e))
@@ -149,11 +156,7 @@ with boundary("the sweep"):
             else theory_overlay.fitted(axis, metric, mechs, vals, ds.n, ds.d, frame)
         )
         own_rows = compute.subsamples(axis, vals)
-        extrapolated, not_extrapolated = ({}, [])
-        if own_rows and not private_k:
-            extrapolated, not_extrapolated = theory_overlay.extrapolation(
-                overlay, ds.n, compute.EXTRAPOLATED_MULTIPLES, vals, ds.d
-            )
+        extrapolated = whatif.points(what_if_frame)  # past the table's rows: the what-if, with its band
         random_level = (
             metrics.random_subspace_distance(ds.d, int(vals["k"]))
             if metric == "subspace_distance" and axis not in ("d", "k") and not private_k
@@ -175,7 +178,9 @@ with boundary("the sweep"):
             main=True,
         )
         if own_rows:
-            st.caption(_subsample_words(ds.n, bool(extrapolated)))
+            st.caption(_subsample_words(ds.n, ds.d, bool(extrapolated)))
+            for note in whatif.sizes(ds.n, ds.d)[1]:
+                st.caption(md_escape(note))
         if variants:
             st.caption(
                 "Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
@@ -193,8 +198,8 @@ with boundary("the sweep"):
             st.caption(f"No theoretical rate predicts {experiments.METRICS[metric].label}: none is drawn.")
         else:
             if overlay.lines:
-                st.caption(theory_overlay.assumptions(overlay.lines, bool(extrapolated)))
-            for note in overlay.notes + not_extrapolated:
+                st.caption(theory_overlay.assumptions(overlay.lines))
+            for note in overlay.notes:
                 st.caption(md_escape(note))
         st.session_state[LAST_SWEEP] = {
             "frame": frame,
@@ -202,7 +207,7 @@ with boundary("the sweep"):
             "metric": metric,
             "label": label,
             "rows": ds.n if own_rows else None,
-            "extrapolated": extrapolated,
+            "what_if": what_if_frame,
         }
         table = compute.sweep_table(frame)
         if variants:
@@ -298,7 +303,7 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
     for mech, value in found.items():
         answer = "not reached on the grid" if value is None else f"{value:g}"
         if value is None and rows:
-            answer = _extrapolated_answer(last["extrapolated"].get(mech), rows, target)
+            answer = _what_if_answer(last["what_if"], mech, rows, target, share)
         row = {"mechanism": display_name(mech), what: answer}
         if value is not None:
             at = frame[(frame["mechanism"] == mech) & (frame[axis] == value)].iloc[0]
@@ -306,8 +311,8 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
         table_rows.append(row)
     st.table(pd.DataFrame(table_rows).set_index("mechanism"))  # a few rows, shown whole (wrapped, never cut)
     grid_words = (
-        "on the subsamples of your table (a finer grid gives a tighter answer); beyond its rows only the "
-        "extrapolated mean answers, with no spread"
+        "on the subsamples of your table (a finer grid gives a tighter answer); beyond its rows the what-if "
+        "answers (tables drawn from a Gaussian law fitted to yours: not measured)"
         if rows
         else "on the swept grid (a finer grid gives a tighter answer)"
     )
@@ -330,14 +335,16 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
             )
 
 
-def _extrapolated_answer(points, rows: int, target: float) -> str:
-    """The planner's answer past the table's rows: the first extrapolated n whose fitted mean meets the target."""
-    if points is None:
-        return f"not reached with {rows:,} rows (no extrapolation: see above)"
-    for n, mean in zip(*points):
-        if info.meets([mean], target)[0]:
-            return f"about {n:,.0f} (extrapolated mean, not measured)"
-    return f"not reached up to {points[0][-1]:,.0f} rows (extrapolated)"
+def _what_if_answer(what_if, mech: str, rows: int, target: float, share: float) -> str:
+    """The planner's answer past the table's rows: the smallest what-if n (a table drawn from the law fitted to
+    the user's) whose repetitions meet the target in the share asked."""
+    mine = what_if[(what_if["mechanism"] == mech) & (what_if["n"] > rows)] if not what_if.empty else what_if
+    if mine.empty:
+        return f"not reached with {rows:,} rows (no what-if: see above)"
+    found = compute.smallest_passing(mine, "n", metric, target, share).get(mech)
+    if found is None:
+        return f"not reached up to {mine['n'].max():,.0f} rows (what-if)"
+    return f"about {found:,.0f} (what-if on a law fitted to your table, not measured)"
 
 
 with boundary("the budget planner"):
@@ -381,7 +388,9 @@ if not show.presenting():
         "Say what error you can accept; the planner finds the smallest total ε, the mechanism and the budget "
         "split that meet it in the share of releases you ask for. It simulates fresh releases on a **stand-in** "
         "for your data (a law, a spectrum you state, or a spectrum released privately inside its own budget), "
-        "never on your rows. How it works: docs/planner.md."
+        "never on your rows. A stand-in released with noise is planned on as every spectrum it is consistent with; "
+        "when its noise cannot support a promise, the planner declines and says what to do. How it works: "
+        "docs/planner.md."
     )
 
 
@@ -452,8 +461,13 @@ def _standin_inputs(ds) -> tuple[str, dict]:
 
 
 def _show_plan(found) -> None:
+    if found.refusal:  # the stand-in cannot support a promise: nothing was simulated
+        st.warning(md_escape(found.refusal), icon=":material/block:")
+        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.notes))
+        return
     if not found.reachable:
         st.warning(md_escape(found.describe()[0]), icon=":material/block:")
+        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.notes))
     else:
         c = st.columns(3)
         c[0].metric("total ε", f"{found.total_epsilon:.3g}")
@@ -479,16 +493,9 @@ with boundary("the plan from targets"):
     c = st.columns(2)
     c[0].slider("in this share of releases", 0.5, 0.99, step=0.01, **scenario.bind("pconf", key="plan_confidence"))
     confidence = float(vals["pconf"])
-    estimate = None
-    if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
-        c[1].number_input(
-            "public estimate of n (the count is private under add/remove)",
-            2,
-            10**8,
-            step=1,
-            **scenario.bind("pn", key="plan_n"),
-        )
-        estimate = int(vals["pn"])
+    label, help_text = planner.rows_input_words(vals, ds.n)
+    c[1].number_input(label, 0, 10**8, step=1, help=help_text, **scenario.bind("pn", key="plan_n"))
+    estimate = int(vals["pn"]) or None
     kind, standin_args = _standin_inputs(ds)
     if scenario.private_k(vals):
         st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")

@@ -267,9 +267,8 @@ SWEEPS = {
 }
 SYNTHETIC_ONLY = ("d",)
 #: a sweep of n on a table (not synthetic data, which are drawn anew at each n): the table subsampled to these
-#: fractions of its rows (measured), and these multiples of its rows extrapolated by the rate fitted to them
+#: fractions of its rows (measured); past them, the what-if of ui/whatif.py
 SUBSAMPLE_FRACTIONS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1)
-EXTRAPOLATED_MULTIPLES = (2, 4)
 #: axes the planner answers on, with the range a sweep may be extended to (the scenario's limits)
 EXTENDABLE = {"eps": (1e-3, 100.0), "n": (10, 200_000)}
 
@@ -346,11 +345,13 @@ def sweep_frame(
     on_point=None,
     label: str | None = None,
     variant=None,
+    dataset=None,
 ):
     """The rows of a sweep of ``axis`` over ``values`` for the scenario's mechanisms (each point cached by
     :func:`run_reps`), and a message per point that could not be computed. ``on_point(value, mechanism)`` is called
     after each point (a progress bar). ``variant(fields, prepared) -> fields`` runs each point with other settings
-    derived from it (e.g. an oracle radius read from the prepared rows)."""
+    derived from it (e.g. an oracle radius read from the prepared rows). ``dataset(value)``: each point's data
+    (e.g. the what-if's tables drawn from a law, :mod:`ui.whatif`)."""
     import pandas as pd
 
     from .data import load_dataset
@@ -360,7 +361,10 @@ def sweep_frame(
     table = load_dataset(vals) if subsamples(axis, vals) else None
     for value in values:
         fields, extra = point_settings(vals, axis, value)
-        ds = load_dataset(fields) if table is None else subsample_dataset(table, int(value), int(vals["seed"]))
+        if dataset is not None:
+            ds = dataset(value)
+        else:
+            ds = load_dataset(fields) if table is None else subsample_dataset(table, int(value), int(vals["seed"]))
         if axis == "k" and value >= ds.d:
             continue
         prep = prepare(ds, fields)

@@ -17,8 +17,8 @@ import dppca_core as dc
 from dppca_core import planning
 from dppca_core.registry import display_name
 
-from . import data, scenario
-from .session import PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
+from . import data, plan_check, scenario
+from .session import FRESH_RELEASES_KEY, PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
 #: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
@@ -104,13 +104,30 @@ def parse_spectrum(raw: str) -> list[float]:
 
 
 def public_n(vals: dict, ds_n: int, estimate: int | None) -> int:
-    """n as the plan may read it: public under replace-one (and for synthetic data, whose n the user chose); under
-    add/remove on a table, the user's public estimate (the table's count is private)."""
+    """The n a plan is for: ``estimate`` (the scenario's "plan for n rows", public) when it is given (> 0), else the
+    data's own n where it is public (replace one row, or synthetic data, whose n the user chose); under add/remove
+    on a table the count is private, so a public estimate is needed."""
+    if estimate:
+        return int(estimate)
     if vals["nb"] == "replace" or vals["src"] == "synthetic":
         return int(ds_n)
-    if estimate is None:
-        raise ValueError("under add/remove the number of rows is private: give a public estimate of n.")
-    return int(estimate)
+    raise ValueError("under add/remove the number of rows is private: give a public estimate of n (plan for n rows).")
+
+
+def rows_input_words(vals: dict, ds_n: int) -> tuple[str, str]:
+    """(label, help) of the plan's "plan for n rows" input: the data's own n by default where it is public; under
+    add/remove on a table a public estimate (the count is private, so it is never shown)."""
+    if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
+        return (
+            "plan for n rows: a public estimate (the count is private under add/remove)",
+            "The number of rows is private under add/remove: give a public estimate (e.g. a released noisy "
+            "count). 0 asks for one.",
+        )
+    return (
+        f"plan for n rows (0: the data's own {int(ds_n):,})",
+        "A what-if: the plan for this many rows of the same kind (the stand-in's variances per row unchanged). "
+        "0 plans for the data's own rows.",
+    )
 
 
 def spectrum_units(vals: dict) -> str:
@@ -159,7 +176,8 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
             "set R and the scaling on the Data page."
         )
     scale = data.column_scale(ds, vals)
-    key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"])
+    center = "private" if vals["center"] == "private" else "none"  # the stand-in centres as the releases will
+    key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], center)
     released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
     if key not in released:
         released[key] = _release_standin(ds.X, *key[1:])
@@ -172,14 +190,17 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     return entry["standin"]
 
 
-def _release_standin(X, R: float, scale, epsilon: float, delta: float, neighbors: str) -> dict:
-    """One private spectrum of the rows (scaled by the public bounds, a public map of each row): the stand-in, or
-    None when the noise swamped every variance, with what it cost either way."""
+def _release_standin(X, R: float, scale, epsilon: float, delta: float, neighbors: str, center: str = "none") -> dict:
+    """One private spectrum of the rows (scaled by the public bounds, a public map of each row; centred with a private
+    mean when the releases centre so): the stand-in, or None when the noise swamped every variance, with what it
+    cost either way."""
     X = np.asarray(X, dtype=float)
     if scale is not None:
         X = X / np.asarray(scale, dtype=float)
     try:
-        made = dc.Standin.private(X, epsilon, delta, data_norm=R, neighbors=neighbors, seed=dc.secure_generator())
+        made = dc.Standin.private(
+            X, epsilon, delta, data_norm=R, neighbors=neighbors, center=center, seed=dc.secure_generator()
+        )
     except planning.StandinTooNoisy as noisy:
         return {"standin": None, "cost": noisy.cost}
     return {"standin": made, "cost": made.cost}
@@ -307,17 +328,25 @@ def apply(found: dc.Plan) -> None:
         "mechanism": found.mechanism,
         "split": fields,
         "words": planned_words(found),
+        "targets": dict(found.targets),
+        "confidence": float(found.confidence),
+        # n when the plan was asked for another number of rows than the data's own (public under replace-one)
+        "n": int(found.settings["n"]) if other_rows(scenario.values()) else None,
     }
 
 
+def other_rows(vals: dict) -> bool:
+    """True when the scenario plans for a number of rows of its own choosing ("plan for n rows" under replace one
+    row), not the data's own n (under add/remove the number given is a public estimate of it)."""
+    return bool(vals["pn"]) and vals["nb"] == "replace"
+
+
 def planned_words(found: dc.Plan) -> str:
-    """'Planned for: subspace distance ≤ 0.3 in 90% of releases (…)' for the Report."""
-    lo, hi = found.interval
+    """'Planned for: subspace distance ≤ 0.3 in 90% of releases, with … at ε = …' (what was promised, on which
+    stand-in, and the total); the Report adds whether it held (:func:`planned_line`)."""
     words = (
         f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
-        f"(budget split {planning.split_words(found.budget)}). In {found.reps} simulated releases on a stand-in "
-        f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
-        f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in."
+        f"(budget split {planning.split_words(found.budget)}), on a stand-in ({found.standin.describe()})."
     )
     if found.total_epsilon > found.epsilon * (1 + 1e-9):
         words += f" {spent_words(found)} the total is ε = {found.total_epsilon:.3g}."
@@ -334,8 +363,8 @@ def spent_words(found: dc.Plan) -> str:
     return f"Counting the {spectra} released privately from these rows in this session,"
 
 
-def planned_line(vals: dict) -> str | None:
-    """What the scenario was planned for, while its ε, mechanism and split are still the plan's (else None)."""
+def current_plan(vals: dict) -> dict | None:
+    """The plan the scenario was set to, while its ε, mechanism and split are still the plan's (else None)."""
     planned = st.session_state.get(PLANNED_KEY)
     if not planned:
         return None
@@ -345,4 +374,34 @@ def planned_line(vals: dict) -> str | None:
         and mechs[:1] == [planned["mechanism"]]
         and all(math.isclose(vals[field], value) for field, value in planned["split"].items())
     )
-    return planned["words"] if same else None
+    return planned if same else None
+
+
+def planned_line(vals: dict, results: dict | None = None, n_rows: int | None = None) -> str | None:
+    """What the scenario was planned for and whether the promise held (while the scenario is still the plan's, else
+    None): on the Report, the share of its exploration's releases on the rows that met the targets (``results``,
+    not private, for the data owner) and what the release drawn to publish says of itself (post-processing of the
+    published numbers); elsewhere, where to see it."""
+    planned = current_plan(vals)
+    if planned is None:
+        return None
+    if results is None:
+        return planned["words"] + " The Report says whether the promise held."
+    said = [plan_check.on_rows(planned, results, n_rows)]
+    fresh = st.session_state.get(FRESH_RELEASES_KEY)
+    drawn = fresh["file"] if fresh and fresh.get("scenario") == scenario.query_string(vals) else None
+    own = [
+        line for line in plan_check.release_lines(drawn, planned) if line.startswith(display_name(planned["mechanism"]))
+    ]
+    said += (
+        [f"The release drawn to publish, from its own numbers (publishable): {own[0]}"]
+        if own
+        else ["A release drawn to publish (Publish, below) says what its own numbers show about the targets."]
+    )
+    return " ".join([planned["words"], *[s for s in said if s]])
+
+
+def release_lines(vals: dict, file: dict) -> list[str]:
+    """What each release of a publishable file can tell about its own accuracy (the plan's targets while the
+    scenario is the plan's): post-processing of its published numbers, publishable with it."""
+    return plan_check.release_lines(file, current_plan(vals))

@@ -49,7 +49,7 @@ FRESH_RELEASES_KEY = "fresh_releases"
 PLAN_RESULT_KEY = "plan_result"
 PLANNED_FOR_KEY = "planned_for"
 #: the spectra the planner released privately from this session's rows, each drawn once per (data, R, scaling, ε, δ,
-#: relation) and kept for the session ({key: {"standin": Standin or None if all noise, "cost": curve items}});
+#: relation, centring) and kept for the session ({key: {"standin": Standin or None if all noise, "cost": curve items}});
 #: every one of them is counted in the plans made on the same rows (ui/planner.py)
 PRIVATE_STANDINS_KEY = "private_standins"
 

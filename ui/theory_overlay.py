@@ -70,38 +70,12 @@ def fitted(axis: str, metric: str, mechs: list, scn: dict, n: int, d: int, frame
     return out
 
 
-def extrapolation(overlay: Overlay, n_rows: int, multiples, scn: dict, d: int) -> tuple[dict, list]:
-    """({mechanism: (xs, ys)}, notes): each fitted rate of a sweep of n carried past the table's ``n_rows`` rows to
-    ``multiples`` of them, where the fit reaches the table's own size (the measured curve follows the rate up to
-    there); a note per mechanism that is not extrapolated, and why."""
-    xs = np.asarray([n_rows * m for m in multiples], dtype=float)
-    out, notes = {}, []
-    for mech, fit in overlay.fits.items():
-        if fit.xs[-1] < n_rows:
-            notes.append(
-                f"{display_name(mech)}: the rate fits the subsamples only up to n = {fit.xs[-1]:g}, not at "
-                f"the table's {n_rows:,} rows, so it is not extrapolated."
-            )
-            continue
-        ys = rate_values(mech, "n", xs, scn, n_rows, d)
-        if ys is not None:
-            out[mech] = (xs, fit.at(ys))
-    return out, notes
-
-
-def assumptions(mechs, extrapolated: bool) -> str:
+def assumptions(mechs) -> str:
     """The rates' assumptions in words (Markdown), for the caption under the chart."""
     known = theory.formulas()
     formulas = "; ".join(f"{display_name(m)}: {known[m]}" for m in mechs if m in known)
-    more = (
-        " Extrapolated points (dotted, open diamonds) further assume more rows of the same kind as the table's "
-        "(drawn from the same population, so the data's spectrum stays as it is) and the same ε, δ, R and k; "
-        "they are a what-if, not a measurement."
-        if extrapolated
-        else ""
-    )
     return (
         f"Dashed lines are the papers' theoretical **rates**, each with one constant fitted to the measured means "
         f"and drawn only over the points it fits (the legend gives the fit's largest error and where it fits). "
-        f"A rate assumes {theory.FIT_ASSUMPTIONS}.{more} Rates: {formulas}."
+        f"A rate assumes {theory.FIT_ASSUMPTIONS}. Rates: {formulas}."
     )

@@ -217,7 +217,8 @@ def sweep(
     ``theory`` maps a mechanism to (xs, ys) or (xs, ys, legend name). ``variants`` maps a label to another frame of
     the same shape (e.g. the same mechanisms with an oracle choice): each is drawn in its mechanism's colour with a
     long-dash line and open markers, named "mechanism · label". ``extrapolated`` maps a mechanism to (xs, ys) beyond
-    the measured points (a fitted rate carried past them): dotted, open diamonds, named "extrapolated: mechanism"."""
+    the measured points (a fitted rate carried past them), or to (xs, mean, lo, hi), a what-if with its 95% band
+    (simulated, not measured): dotted, open diamonds, named "extrapolated: mechanism"."""
     fig = go.Figure()
     _add_bands(fig, x, [(frame, None)] + [(f, label) for label, f in (variants or {}).items()])
     for mech, line in (theory or {}).items():
@@ -237,7 +238,7 @@ def sweep(
             np.r_[
                 frame[x].to_numpy(),
                 *[f[x].to_numpy() for f in (variants or {}).values()],
-                *[np.asarray(xs, dtype=float) for xs, _ in (extrapolated or {}).values()],
+                *[np.asarray(points[0], dtype=float) for points in (extrapolated or {}).values()],
             ]
         )
     )
@@ -263,7 +264,7 @@ def sweep(
             pd.concat([frame, *(variants or {}).values()]),
             random_level,
             log_y,
-            [y for _, ys in (extrapolated or {}).values() for y in ys],
+            [y for points in (extrapolated or {}).values() for ys in points[1:] for y in ys],
         ),
     )
     note = f"{direction}; mean and 95% band over repetitions" if direction else "mean and 95% band over repetitions"
@@ -305,8 +306,13 @@ def _add_bands(fig: go.Figure, x: str, frames: list) -> None:
 
 def _add_extrapolated(fig: go.Figure, frame, x: str, extrapolated: dict) -> None:
     """Each mechanism's extrapolated points of :func:`sweep`: dotted on from its last measured mean, open
-    diamonds on the extrapolated points only."""
-    for mech, (xs, ys) in extrapolated.items():
+    diamonds on the extrapolated points only; a what-if (xs, mean, lo, hi) as its own dotted curve of open diamonds
+    over its band, lighter than the measured ones."""
+    for mech, points in extrapolated.items():
+        if len(points) == 4:
+            _add_what_if(fig, mech, *(np.asarray(p, dtype=float) for p in points))
+            continue
+        xs, ys = points
         last = frame[frame["mechanism"] == mech].sort_values(x).tail(1)  # the dotted line goes on from the curve
         sizes = [0] * len(last) + [10] * len(xs)  # a marker on the extrapolated points only
         xs, ys = np.r_[last[x].to_numpy(float), xs], np.r_[last["mean"].to_numpy(float), ys]
@@ -320,6 +326,34 @@ def _add_extrapolated(fig: go.Figure, frame, x: str, extrapolated: dict) -> None
                 marker=dict(symbol="diamond-open", size=sizes),
             )
         )
+
+
+def _add_what_if(fig: go.Figure, mech: str, xs, ys, lo, hi) -> None:
+    """One mechanism's what-if of :func:`sweep`: its 95% band (light), its mean dotted with open diamonds."""
+    c = color_or_grey(mech)
+    fig.add_trace(
+        go.Scatter(
+            x=np.r_[xs, xs[::-1]],
+            y=np.r_[hi, lo[::-1]],
+            fill="toself",
+            mode="lines",
+            fillcolor=c,
+            opacity=0.1,
+            line=dict(width=0),
+            showlegend=False,
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines+markers",
+            name=f"extrapolated (what-if): {name(mech)}",
+            line=dict(dash="dot", width=2, color=c),
+            marker=dict(symbol="diamond-open", size=10),
+        )
+    )
 
 
 def _data_range(frame, random_level: float | None, log_y: bool, extra=()):

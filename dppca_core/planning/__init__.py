@@ -15,7 +15,7 @@ How
 ---
 * **Simulation.** Each repetition draws fresh data from the stand-in (Gaussian rows with its covariance; with a
   public R and nothing else that reads rows, their Gram matrix straight from the Wishart law, Bartlett's
-  decomposition) and runs the complete release (:func:`dppca_core.release_pca`, the very function a release is made
+  decomposition; a stand-in read from the rows is reused exactly instead) and runs the complete release (:func:`dppca_core.release_pca`, the very function a release is made
   with) at the candidate epsilon, mechanism and split; each release is scored against the exact PCA of its own
   draw, as the dashboard scores releases against the exact PCA of the user's rows. Repetitions share their data and
   noise seeds across epsilon, mechanisms and splits (common random numbers), so comparisons are sharp and the share
@@ -36,6 +36,15 @@ How
 * **Cache.** :func:`plan` is a pure function of its hashable public inputs, memoised (a bounded LRU cache); the same
   question is answered again without simulating.
 
+* **A promise or a refusal.** A stand-in released with noise carries the band of spectra it is consistent with
+  (:mod:`.band`: every variance within Weyl's bound of the released one, with probability :data:`STANDIN_LEVEL` over
+  its noise); the plan holds on the band's hardest spectrum (and along the band for targets a narrower gap does not
+  make harder), or declines in words when the band leaves the k-th variance no larger than the next
+  (:attr:`Plan.refusal`). A stand-in read from the rows is their own spectrum (``fixed``): each repetition reuses it
+  with fresh release noise.
+* **After a release.** :func:`release_evidence` bounds a published release's own subspace distance and captured
+  energy from its published numbers alone (post-processing).
+
 Privacy of the plan itself: :func:`plan` takes no data matrix. Its stand-in is public (a law, a spectrum someone
 states, a release already published), or released now from a share of the budget (:meth:`Standin.private`, which
 reads the rows once and whose cost the plan adds to its total), or labelled not private (:meth:`Standin.exact`, for
@@ -50,10 +59,11 @@ from .planner import (
     SPARSE_MECHANISMS,  # noqa: F401
     Plan,
     _cached_plan,  # noqa: F401
-    evaluate,  # noqa: F401
     plan,
     split_words,
 )
+from .band import STANDIN_LEVEL
+from .check import EVIDENCE_LEVEL, evaluate, evidence_words, release_evidence
 from .search import SHARE_GRID
 from .simulation import EPS_GRID
 from .standin import Standin, StandinTooNoisy, cost_curve
@@ -76,4 +86,8 @@ __all__ = [
     "DEFAULT_MECHANISMS",
     "SHARE_GRID",
     "PLAN_INTERVAL",
+    "STANDIN_LEVEL",
+    "EVIDENCE_LEVEL",
+    "release_evidence",
+    "evidence_words",
 ]

@@ -4,7 +4,6 @@ the stand-in's cost and earlier releases, and :func:`evaluate` (a plan checked o
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, replace
 
@@ -18,10 +17,10 @@ from ..privacy import PrivacyCurve, compose, gaussian_mu
 from ..registry import display_name
 from .search import _default_shares, _explore_splits, _Found, _search, _split
 from .setting import DEFAULT_MECHANISMS as DEFAULT_MECHANISMS, SPARSE_MECHANISMS as SPARSE_MECHANISMS
-from .setting import _setting
+from .setting import _setting, plan_notes
 from .simulation import _Setting, _Simulator
-from .standin import Standin
-from .targets import _meets, target_words
+from .standin import MONOTONE_TARGETS, Standin
+from .targets import PLAN_INTERVAL as PLAN_INTERVAL, _meets, target_words
 
 #: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
 #: full: its pilot guess stands in the candidates table and the frontier still draws it
@@ -29,8 +28,6 @@ PRUNE_STEPS = 6
 #: repetitions of each frontier point away from the plans, and the most points per mechanism
 FRONTIER_REPS = 20
 FRONTIER_POINTS = 8
-#: the confidence of the Clopper-Pearson interval of the share of releases that meet the targets
-PLAN_INTERVAL = 0.95
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -81,6 +78,9 @@ class Plan:
         How many releases the search simulated in all.
     earlier : int
         How many earlier releases (``spent``) ``total_epsilon`` composes.
+    refusal : str or None
+        Why no promise can be made on this stand-in, in words (e.g. its noise band leaves the top k undistinguished
+        from the rest), with what would make one possible; None when the plan is a promise or found no candidate.
 
     Examples
     --------
@@ -109,6 +109,7 @@ class Plan:
     notes: tuple = ()
     releases_simulated: int = 0
     earlier: int = 0
+    refusal: str | None = None
 
     @property
     def reachable(self) -> bool:
@@ -119,11 +120,17 @@ class Plan:
 
     def describe(self) -> list[str]:
         """The plan in a few plain sentences."""
+        if self.refusal:
+            return [self.refusal, *self.notes]
         if not self.reachable:
+            advice = "loosen a target, lower the confidence, or plan for more rows"
+            if self.standin.banded:
+                advice = f"spend more ε on the stand-in (a narrower band), state a spectrum, or {advice}"
+            where = "on every spectrum this stand-in is consistent with" if self.standin.banded else "on this stand-in"
             return [
-                f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} on "
-                f"this stand-in ({self.standin.describe()}): loosen a target, lower the confidence, or plan for "
-                "more rows."
+                f"No mechanism tried meets {self.target_words()} up to ε = {self.settings['max_epsilon']:g} "
+                f"{where} ({self.standin.describe()}): {advice}.",
+                *self.notes,
             ]
         lo, hi = self.interval
         out = [
@@ -229,6 +236,9 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
 
 
 def _plan_from_setting(s: _Setting) -> Plan:
+    simulated, _ = s.standin.targets_for(s.targets, s.k)
+    if s.standin.banded and s.standin.gap(s.k) <= 0 and any(t in MONOTONE_TARGETS for t, _ in simulated):
+        return _refused(s)  # the top k may not be told from the rest: no subspace or support can be promised
     sim = _Simulator(s)
     grid = s.grid()
     best, tried = _search_every_mechanism(sim)
@@ -252,12 +262,8 @@ def _plan_from_setting(s: _Setting) -> Plan:
             for m, sp, p, f in tried
         ]
     )
-    settings = _settings(sim)
-    notes = list(s.standin.notes)
-    if s.neighbors == "add_remove":
-        notes.append(
-            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
-        )
+    settings = _settings(s, sim.engine)
+    notes = plan_notes(s)
     if winner is None:
         return Plan(
             math.inf,
@@ -302,9 +308,51 @@ def _plan_from_setting(s: _Setting) -> Plan:
     )
 
 
-def _settings(sim: _Simulator) -> dict:
+def _refused(s: _Setting) -> Plan:
+    """The plan declined without simulating: the stand-in's band leaves the top k variances undistinguished from the
+    rest, so no epsilon could be promised on it."""
+    k, standin = s.k, s.standin
+    lo, hi = np.asarray(standin.low), np.asarray(standin.high)
+    centre = (lo + hi) / 2.0
+    wide = float(hi[k] - lo[k - 1] + max(centre[k - 1] - centre[k], 0.0))
+    room = max(float(centre[k - 1] - centre[k]), 0.0)
+    factor = f" (its band would have to be about {wide / room:.2g} times narrower)" if room > 0 else ""
+    words = (
+        f"This stand-in cannot support a promise: {standin.band_words(k)}, so variance {k} may be no larger than "
+        f"variance {k + 1}, the top {k} direction{'s' if k > 1 else ''} may not be told from the rest, and no ε can "
+        f"promise {target_words(s.target_map, s.confidence)}"
+        + (
+            " (a captured energy is promised on a noisy stand-in through the subspace distance that guarantees it)"
+            if "energy" in s.target_map
+            else ""
+        )
+        + f". Spend more ε on it{factor}, state a spectrum, or give a previous release."
+    )
+    empty = pd.DataFrame(columns=["mechanism", "title", "split", "epsilon", "reps", "share", "low", "high", "meets"])
+    return Plan(
+        math.inf,
+        None,
+        None,
+        empty.assign(winner=False, planned=False),
+        pd.DataFrame(columns=["mechanism", "title", "split", "first guess ε", "searched", "planned ε"]),
+        None,
+        (0.0, 0.0),
+        s.reps,
+        s.confidence,
+        s.target_map,
+        s.delta,
+        standin,
+        None,
+        math.inf,
+        _settings(s, "none"),
+        tuple(plan_notes(s)),
+        0,
+        refusal=words,
+    )
+
+
+def _settings(s: _Setting, engine: str) -> dict:
     """The setting a plan was found for, as plain values (:attr:`Plan.settings`)."""
-    s = sim.s
     return {
         "n": s.n,
         "d": s.d,
@@ -318,7 +366,7 @@ def _settings(sim: _Simulator) -> dict:
         "sparsity": s.sparsity,
         "seed": s.seed,
         "max_epsilon": s.max_epsilon,
-        "engine": sim.engine,
+        "engine": engine,
         "params": dict(s.params),
         "reps": s.reps,
     }
@@ -458,64 +506,3 @@ def plan(
             found, total_epsilon=_total_epsilon(s, found.mechanism, found.epsilon, spent), earlier=len(spent)
         )
     return found
-
-
-def evaluate(
-    found: Plan,
-    X=None,
-    *,
-    standin: Standin | None = None,
-    epsilon: float | None = None,
-    mechanism: str | None = None,
-    budget: BudgetSplit | None = None,
-    support=None,
-    reps: int = 200,
-    seed: int = 1,
-) -> dict:
-    """The share of ``reps`` fresh releases that meet the plan's targets, with its 95% interval.
-
-    On rows ``X`` (the data's units; each release scored against the exact PCA of those rows: the data owner's check,
-    **not private**), or on fresh draws from ``standin`` (default: the plan's own), at the plan's epsilon, mechanism
-    and split unless others are given. ``support``: the rows' planted support for an F1 target (default: the top-s
-    rows of their exact components). ``seed`` should differ from the plan's, so the releases are fresh.
-    Returns ``share``, ``low``, ``high``, ``reps``, ``met`` (reps x targets booleans) and ``values``.
-    """
-    if not found.reachable and (epsilon is None or mechanism is None or budget is None):
-        raise ValueError(
-            "this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate " "one."
-        )
-    cfg = found.settings
-    s = _setting(
-        found.targets,
-        n=X.shape[0] if X is not None else cfg["n"],
-        d=cfg["d"],
-        k=cfg["k"],
-        spectrum=None,
-        standin=standin or found.standin,
-        delta=found.delta,
-        confidence=found.confidence,
-        neighbors=cfg["neighbors"],
-        data_norm=cfg["data_norm"],
-        radius_rule=RadiusRule(*cfg["radius"]) if cfg["radius"] else None,
-        center=cfg["center"],
-        parts=cfg["parts"],
-        mechanisms=[mechanism or found.mechanism],
-        mechanism_params={m: json.loads(p) for m, p in cfg["params"].items()},
-        sparsity=cfg["sparsity"],
-        reps=reps,
-        seed=seed,
-        max_epsilon=100.0,
-    )
-    sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
-    values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
-    met = sim.met(values)
-    count = int(met.all(axis=1).sum())
-    lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
-    return {
-        "share": count / reps,
-        "low": float(lo[0]),
-        "high": float(hi[0]),
-        "reps": reps,
-        "met": met,
-        "values": values,
-    }

@@ -53,11 +53,11 @@ def _theory_start(s: _Setting, mech: str, split: BudgetSplit) -> int:
     eigenvalues) puts the distance target, with a margin for the spread; epsilon = 1 otherwise."""
     grid = s.grid()
     fallback = int(np.argmin(np.abs(np.log(grid))))
-    target = s.target_map.get("subspace_distance")
+    target = dict(s.standin.targets_for(s.targets, s.k)[0]).get("subspace_distance")
     radius = float(s.data_norm) if s.data_norm != "private" else float(s.radius[0][1])
     if target is None:
         return fallback
-    eig = s.standin.values * s.n / radius**2
+    eig = s.standin.consistent(s.k, s.target_map)[0].values * s.n / radius**2  # the hardest spectrum it allows
     kind = release_curve_kind(mech, s.mech_params(mech))
     for j, eps in enumerate(grid):
         sub = allocate(split, float(eps), s.delta if kind != "pure" else 0.0, kind)["subspace"]

@@ -51,6 +51,7 @@ def _setting(
     check_neighbors(neighbors)
     if center not in ("none", "private"):
         raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
+    _check_centring(standin, center)
     data_norm, radius = _checked_radius(data_norm, radius_rule)
     wanted = set(parts or ())
     unknown = wanted - {"eigenvalues", "scores"}
@@ -93,6 +94,18 @@ def _setting(
         int(seed),
         max_epsilon,
     )
+
+
+def _check_centring(standin: Standin, center: str) -> None:
+    """A stand-in read from rows with another centring than the planned releases' describes another matrix (the
+    uncentred second moment's top direction is the mean): refused in words."""
+    if standin.centred is not None and standin.centred != (center == "private"):
+        read = "centred" if standin.centred else "uncentred (their second moment)"
+        raise ValueError(
+            f"the stand-in's spectrum is of the rows {read}, but the planned releases "
+            f"{'centre them with a private mean' if center == 'private' else 'do not centre them'}: it describes "
+            "another matrix. Release the stand-in with the same centring (Standin.private(..., center=...))."
+        )
 
 
 def _checked_standin(spectrum, standin, d: int) -> Standin:
@@ -150,3 +163,34 @@ def _comparable(names: tuple, neighbors: str, k: int, params: dict, named: bool)
 
 # ---------------------------------------------------------------------------------------------------------------
 # Checking a plan
+
+
+def plan_notes(s: _Setting) -> list[str]:
+    """What a plan assumes, in sentences: the stand-in's own notes, its band and table, n."""
+    notes = list(s.standin.notes)
+    if s.standin.banded:
+        notes.append(
+            f"The stand-in was released with noise: {s.standin.band_words(s.k)}. The plan holds on every spectrum "
+            "in that band (checked on the hardest: the top variances at their lower ends, the others at their "
+            "upper ends), so the stated share of releases is promised with that probability."
+        )
+        notes += s.standin.targets_for(s.targets, s.k)[1]
+        if any(t in ("explained_variance_error", "score_readability") for t in s.target_map):
+            notes.append(
+                "The explained-variance error and the score plot's readability do not grow steadily harder across "
+                "the band: they were checked on four of its spectra (its two corners, its centre and half way), "
+                "not on a worst case."
+            )
+    if s.standin.fixed:
+        notes.append(
+            "The stand-in is the spectrum of the rows themselves (after clipping and centring as the release does): "
+            "each simulated release keeps it and draws fresh noise. Where the release reads rows, they are rows with "
+            "exactly this spectrum and mean, kept inside R. It assumes the compared mechanisms treat "
+            "every direction alike (their noise is the same in every orientation), and, for another n than the "
+            "rows', more rows of the same kind."
+        )
+    if s.neighbors == "add_remove":
+        notes.append(
+            f"Under add/remove n is private: the plan used n = {s.n:,} (a released count or a public " "estimate)."
+        )
+    return notes

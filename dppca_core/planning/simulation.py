@@ -91,34 +91,47 @@ class _Simulator:
         self._memo: dict = {}
         self._scales: dict = {}
         self.releases = 0
-        self.names = [name for name, _ in s.targets]
-        self.thresholds = np.array([TARGETS[name].error(v) for name, v in s.targets], dtype=float)
+        # the targets simulated: the plan's, or on a noisy stand-in those that guarantee them on its whole band
+        self.targets, self.notes = (s.targets, []) if rows is not None else s.standin.targets_for(s.targets, s.k)
+        self.names = [name for name, _ in self.targets]
+        self.thresholds = np.array([TARGETS[name].error(v) for name, v in self.targets], dtype=float)
         self.powers = np.array([TARGETS[name].power for name in self.names])
+        # the spectra every repetition runs on (the band of a noisy stand-in: :meth:`Standin.consistent`); a
+        # repetition meets a target only if it does on each of them, with the same release noise (common numbers)
+        self.members = [s.standin] if rows is not None else s.standin.consistent(s.k, self.names)
         cache_rows = self.engine == "rows" and rows is None
-        self._keep = not cache_rows or 16.0 * s.n * s.d * s.reps <= ROWS_MEMORY
+        self._keep = not cache_rows or 16.0 * s.n * s.d * s.reps * len(self.members) <= ROWS_MEMORY
 
     # -- data ----------------------------------------------------------------------------------------------------
 
-    def draw(self, rep: int) -> _Draw:
-        """Repetition ``rep``'s data: a fresh draw from the stand-in (its own seed), or the fixed rows."""
-        key = "fixed" if self.rows is not None else rep
+    def draw(self, rep: int, member: int = 0) -> _Draw:
+        """Repetition ``rep``'s data on spectrum ``member``: a fresh draw from the stand-in (its own seed, the same
+        for every member), the stand-in's own table (``fixed``: the same Gram matrix for every repetition), or the
+        fixed rows."""
+        fixed_gram = self.rows is None and self.engine == "gram" and self.members[member].fixed
+        key = "fixed" if self.rows is not None else ("gram", member) if fixed_gram else (rep, member)
         if key in self._draws:
             return self._draws[key]
-        made = self._rows_draw(self.rows, self.support) if self.rows is not None else self._new_draw(rep)
-        if self.rows is not None or self._keep:
+        made = self._rows_draw(self.rows, self.support) if self.rows is not None else self._new_draw(rep, member)
+        if self.rows is not None or fixed_gram or self._keep:
             self._draws[key] = made
         return made
 
-    def _new_draw(self, rep: int) -> _Draw:
+    def _new_draw(self, rep: int, member: int) -> _Draw:
         s = self.s
         rng = np.random.default_rng(np.random.SeedSequence([s.seed, rep, 0]))
-        standin = s.standin.repetition(rng)
+        standin = self.members[member]
         if self.engine == "gram":
-            gram = _wishart(standin, s.n, float(s.data_norm), rng)
+            if standin.fixed:
+                gram = _fixed_gram(standin, s.n, float(s.data_norm))
+            else:
+                gram = _wishart(standin, s.n, float(s.data_norm), rng)
             gram.setflags(write=False)
             data = PreparedData(s.n, s.d, 1.0, gram=gram)
             return _Draw(data, 1.0, {}, Reference.from_gram(gram), "none", standin.support)
-        return self._rows_draw(standin.draw_rows(s.n, rng), standin.support)
+        radius = float(s.data_norm) if s.data_norm != "private" else None
+        rows = standin.exact_rows(s.n, rng, radius) if standin.fixed else standin.draw_rows(s.n, rng)
+        return self._rows_draw(rows, standin.support)
 
     def _rows_draw(self, rows, support=None) -> _Draw:
         s = self.s
@@ -134,12 +147,24 @@ class _Simulator:
         key = (mech, split, float(epsilon))
         done = self._memo.setdefault(key, [])
         for rep in range(len(done), reps):
-            done.append(self._score(self._release(mech, split, epsilon, rep), self.draw(rep)))
+            scored = [
+                self._score(self._release(mech, split, epsilon, rep, m), self.draw(rep, m))
+                for m in range(len(self.members))
+            ]
+            done.append(self._worst(np.asarray(scored, dtype=float)))
         return np.asarray(done[:reps], dtype=float).reshape(reps, len(self.names))
 
-    def _release(self, mech: str, split: BudgetSplit, epsilon: float, rep: int):
+    def _worst(self, scored: np.ndarray) -> list:
+        """members x targets -> each target's worst value over the members (an unknown value, NaN, is the worst)."""
+        out = []
+        for t, name in enumerate(self.names):
+            errors = np.where(np.isnan(scored[:, t]), np.inf, TARGETS[name].error(scored[:, t]))
+            out.append(float(scored[int(np.argmax(errors)), t]))
+        return out
+
+    def _release(self, mech: str, split: BudgetSplit, epsilon: float, rep: int, member: int = 0):
         s = self.s
-        draw = self.draw(rep)
+        draw = self.draw(rep, member)
         rng = np.random.default_rng(np.random.SeedSequence([s.seed, rep, 1, zlib.crc32(mech.encode())]))
         self.releases += 1
         return release_pca(
@@ -216,7 +241,7 @@ class _Simulator:
 
     def met(self, values: np.ndarray) -> np.ndarray:
         """reps x targets: whether each repetition meets each target."""
-        return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.s.targets)])
+        return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.targets)])
 
 
 def _engine(s: _Setting) -> str:
@@ -233,6 +258,21 @@ def _engine(s: _Setting) -> str:
     return "rows" if reads_rows else "gram"
 
 
+def _unit_spectrum(standin: Standin, radius: float) -> np.ndarray:
+    """The stand-in's variances per row divided by ``radius``^2; a second moment of trace above 1 scaled down to it,
+    as clipping every row to R would."""
+    unit = standin.values / radius**2
+    return unit / max(1.0, float(unit.sum()))
+
+
+def _fixed_gram(standin: Standin, n: int, radius: float) -> np.ndarray:
+    """The Gram matrix of n rows (divided by ``radius``) whose second moment is exactly the stand-in's: the table the
+    stand-in describes (``fixed``), no sampling spread."""
+    L = standin.basis_matrix() * np.sqrt(_unit_spectrum(standin, radius))
+    G = float(n) * (L @ L.T)
+    return (G + G.T) / 2.0
+
+
 def _wishart(standin: Standin, n: int, radius: float, rng) -> np.ndarray:
     """The Gram matrix of n Gaussian rows of the stand-in divided by ``radius``, from the
     Wishart law; a second moment of trace above R^2 is scaled down to it, as clipping every row to R would. Bartlett's
@@ -241,9 +281,7 @@ def _wishart(standin: Standin, n: int, radius: float, rng) -> np.ndarray:
     d = standin.d
     A = np.tril(rng.standard_normal((d, d)), -1)
     A[np.diag_indices(d)] = np.sqrt(rng.chisquare(n - np.arange(d)))
-    unit = standin.values / radius**2
-    unit = unit / max(1.0, float(unit.sum()))  # rows clipped to R have a second moment of trace <= 1
-    L = standin.basis_matrix() * np.sqrt(unit)
+    L = standin.basis_matrix() * np.sqrt(_unit_spectrum(standin, radius))  # rows clipped to R: trace <= 1
     W = L @ A
     G = W @ W.T
     return (G + G.T) / 2.0

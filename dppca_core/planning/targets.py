@@ -10,6 +10,9 @@ import numpy as np
 
 from ..pipeline.scores import READABLE_NOISE
 
+#: the confidence of the Clopper-Pearson interval of the share of releases that meet the targets
+PLAN_INTERVAL = 0.95
+
 # ---------------------------------------------------------------------------------------------------------------
 # Targets
 

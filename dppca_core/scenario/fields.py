@@ -388,7 +388,7 @@ FIELDS: dict[str, Field] = {
         Field("pspec", "text", "1, 0.5, 0.1", check=lambda v: v if len(v) <= 500 else _too_long()),
         Field("ptotal", "float", 2.0, 0.0, 1e12),
         Field("peps0", "float", 0.1, 0.01, 10.0),
-        Field("pn", "int", 1000, 2, 10**8),
+        Field("pn", "int", 0, 0, 10**8),  # plan for n rows: 0 = the data's own n (public under replace one row)
         # distributed
         Field("dsites", "int", 5, 2, 20),
         Field("duneven", "bool", False),
