@@ -417,17 +417,22 @@ def in_words(releases: dict, titles: dict | None = None) -> dict:
     return out
 
 
-def together(releases: dict) -> dict | None:
-    """The guarantee of publishing every release of ``releases`` (same data: they compose), or None for one."""
-    if len(releases) < 2:
+def together(releases: dict, earlier=()) -> dict | None:
+    """The guarantee of publishing every release of ``releases`` (same data: they compose) with the ``earlier`` spends
+    on the same data that shaped them (each {"what", "privacy", "delta"}: a planner's private stand-in, an earlier
+    release), or None for one release and nothing earlier. ``releases`` and ``earlier`` in the result count them."""
+    earlier = list(earlier or ())
+    if len(releases) + len(earlier) < 2:
         return None
     pubs = list(releases.values())
-    curve, epsilon, delta = total([curve_from_dict(p["privacy"]) for p in pubs], [p["delta"] for p in pubs])
+    curves = [curve_from_dict(p["privacy"]) for p in pubs] + [curve_from_dict(e["privacy"]) for e in earlier]
+    curve, epsilon, delta = total(curves, [p["delta"] for p in pubs] + [e["delta"] for e in earlier])
     if curve.kind == "none":
         return None
     neighbors = pubs[0]["neighbors"]
     return {
         "releases": len(pubs),
+        "earlier": len(earlier),
         "epsilon": epsilon,
         "delta": delta,
         "privacy": curve.as_dict(),
@@ -476,6 +481,7 @@ def publishable_file(
     left_out: dict | None = None,
     purpose: str = "",
     created: str | None = None,
+    earlier=(),
 ) -> dict:
     """The publishable file of ``releases`` (mechanism -> :func:`dppca_core.publish` output), self-describing.
 
@@ -488,7 +494,9 @@ def publishable_file(
     reading the cells) is refused, and a schema the caller gives without the key is recorded as declared (the
     caller named it); ``settings``: the public settings the releases were
     drawn with (the scaling and its bounds, centring, radius, k and its rule, the budget split); ``titles``:
-    mechanism -> display name; ``purpose``: what the release is for, in words.
+    mechanism -> display name; ``purpose``: what the release is for, in words; ``earlier``: the spends on the same
+    data before these releases that shaped them ({"what", "privacy", "delta"} each: the planner's private stand-in, an
+    earlier release), stated under ``spent_before`` and composed into ``together`` (issue 55: one total everywhere).
     """
     for mech, pub in releases.items():
         _check_entry(mech, pub)
@@ -529,7 +537,10 @@ def publishable_file(
             for m, why in (left_out or {}).items()
         ],
         "in_words": words,
-        "together": together(releases),
+        "spent_before": [
+            {"what": str(e["what"]), "privacy": dict(e["privacy"]), "delta": float(e["delta"])} for e in earlier or ()
+        ],
+        "together": together(releases, earlier),
         "context": [dict(c) for c in DEPLOYMENTS],
         "recommendation": "",
     }

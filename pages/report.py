@@ -135,6 +135,7 @@ def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
     """Reserve the spends in the book (refused in words past the table's cap: nothing drawn), draw one release per
     mechanism with fresh randomness from the options the spends were stated for, and settle each spend with its exact
     curve and the file's digest."""
+    earlier = book.earlier(table_id)  # this session's spends on the table so far: the file composes them too
     try:
         ids = book.reserve(table_id, pending)
     except OverCap as exc:
@@ -145,7 +146,7 @@ def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
         mech: dc.publish(dc.release_with(mech, X, opts, seed=None), nonprivate_choices=choices)
         for mech, opts in options.items()
     }
-    file = report.publishable_file(published, vals, ds)
+    file = report.publishable_file(published, vals, ds, earlier=earlier)
     digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
     for spend_id, mech in zip(ids, options):
         book.settle(spend_id, PrivacyCurve.from_dict(published[mech]["privacy"]), digest)

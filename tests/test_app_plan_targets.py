@@ -2,10 +2,13 @@
 split with the caveat that they were planned on a stand-in, and the frontier; one click sets the scenario to the plan,
 and the Report states what it was planned for."""
 
+import json
+
 import pytest
 
 from tests.test_app_pages import assert_clean
 from ui.planner import STANDINS
+from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
 
 
 def _shown(elements) -> list[str]:
@@ -264,3 +267,29 @@ def test_a_score_plot_with_shares_the_plan_does_not_simulate_is_refused_in_words
     at.button(key="plan_run").click().run()
     assert not at.exception
     assert any("private frame" in e for e in _shown(at.error))
+
+
+def test_the_stand_ins_are_in_the_budget_book_and_in_the_published_total(app_test, downloads):  # noqa: F811
+    """Issue 54 item 3 and issue 55 item 3: every private look is counted. The planner's private spectra are spends in
+    the budget book before they are drawn; the Report states them before a draw; the publishable file composes them
+    into its total (the releases were chosen with them), and that total is the book's."""
+    from dppca_core.book import composed
+    from tests.helpers import draw_releases
+    from ui import book
+
+    at = app_test(src="sample:iris", R="12", k="1", mechs="analyze_gauss", sreps="2", reps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    at.number_input(key="plan_t_subspace_distance").set_value(0.5).run()
+    _plan_on_private_standin(at, 4.0)
+    _plan_on_private_standin(at, 2.0)
+    (table,) = [t["id"] for t in book.book().tables()]
+    looks = book.book().spends(table)
+    assert [s.kind for s in looks] == ["look", "look"] and all(s.settled for s in looks)
+    at.switch_page("pages/report.py").run()
+    said = " ".join(m.value for m in at.markdown if "Spent on" in m.value)
+    assert f"{composed(looks).epsilon:.3g}" in said and "(2 spend(s)) in this session" in said
+    draw_releases(at)
+    file = json.loads([d for d in offered(at, downloads).values() if d.startswith(b'{"export"')][0])
+    assert [e["what"] for e in file["spent_before"]] == ["private spectrum (planner's stand-in)"] * 2
+    assert file["together"]["releases"] == 1 and file["together"]["earlier"] == 2
+    assert file["together"]["epsilon"] == pytest.approx(book.book().spent(table).epsilon, rel=1e-12)

@@ -170,6 +170,14 @@ def statement(table_id: str, name: str, pending: list[Spend]) -> str:
     return text
 
 
+def earlier(table_id: str) -> list[dict]:
+    """This session's spends on the table so far, as the publishable file states them ({"what", "privacy",
+    "delta"}): what shaped the releases drawn next (a planner's stand-in, earlier releases)."""
+    return [
+        {"what": s.what, "privacy": s.curve.as_dict(), "delta": s.delta} for s in book().spends(table_id, session_id())
+    ]
+
+
 def ledger_frame(table_id: str) -> pd.DataFrame:
     """The table's spends, oldest first: when, what, ε and δ, settled or reserved, and whose session."""
     me = session_id()

@@ -197,11 +197,13 @@ if not spend:
         print("Not spent again: the files written before keep their releases. To spend once more, run this cell and "
               "answer yes.")
 if spend:
+    earlier = [{"what": s.what, "privacy": s.curve.as_dict(), "delta": s.delta} for s in book.spends(table)]
     ids = book.reserve(table, pending)  # recorded before the draw (refused past a cap set on this book)
     releases = {m: dc.publish(dc.release_with(m, X_release, options[m], seed=None), nonprivate_choices=NONPRIVATE)
                 for m in MECHANISMS}
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
-    file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT)
+    file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT,
+                                        earlier=earlier)  # the file's total composes what was spent before too
     text = publishable.file_json(file)
     Path(OUTPUT).write_text(text, encoding="utf-8")
     digest = hashlib.sha256(text.encode()).hexdigest()

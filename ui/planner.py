@@ -17,7 +17,7 @@ import dppca_core as dc
 from dppca_core import planning
 from dppca_core.registry import display_name
 
-from . import data, plan_check, scenario
+from . import book, data, plan_check, scenario
 from .session import FRESH_RELEASES_KEY, PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
@@ -179,8 +179,13 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     center = "private" if vals["center"] == "private" else "none"  # the stand-in centres as the releases will
     key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], center)
     released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
-    if key not in released:
+    if key not in released:  # a private look at the rows: recorded in the budget book before it is drawn
+        table_id, _ = book.table(ds, vals)
+        (spend_id,) = book.reserve(
+            table_id, [book.look_spend("private spectrum (planner's stand-in)", epsilon, vals["delta"])]
+        )
         released[key] = _release_standin(ds.X, *key[1:])
+        book.settle(spend_id, planning.cost_curve(released[key]["cost"]))
     entry = released[key]
     if entry["standin"] is None:
         raise ValueError(

@@ -340,10 +340,11 @@ def k_rule_words_public(vals: dict) -> str:
     return "chosen privately inside each release: " + scenario.k_rule_words(vals)
 
 
-def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose: str = "") -> dict:
+def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose: str = "", earlier=()) -> dict:
     """The publishable file (:func:`dppca_core.publishable.publishable_file`) of ``published`` (mechanism ->
     :func:`dppca_core.publish` output) with the scenario's public schema and settings, and the mechanisms it left out
-    with the reason. ``vals`` and ``ds`` may be None (a file with the releases' own settings only)."""
+    with the reason. ``vals`` and ``ds`` may be None (a file with the releases' own settings only). ``earlier``: this
+    session's spends on the same table before these releases (the budget book), composed into the file's total."""
     settings = public_settings(vals, getattr(ds, "n", None)) if vals is not None else None
     schema = public_schema(ds) if ds is not None else None
     titles = {m: display_name(m) for m in published}
@@ -354,6 +355,7 @@ def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose
         titles=titles,
         left_out=left_out(scenario.mechanisms(vals)) if vals is not None else None,
         purpose=purpose,
+        earlier=earlier,
     )
 
 

@@ -146,13 +146,25 @@ def guarantee_lines(file: dict) -> list[str]:
         )
     both = file.get("together")
     if both:
-        count = "Both releases" if both["releases"] == 2 else f"All {both['releases']} releases"
         out.append(
-            f"{count} together (made from the same data, their guarantees compose: ε = {both['epsilon']:.3g}, "
+            f"{together_words(both)} (made from the same data, their guarantees compose: ε = {both['epsilon']:.3g}, "
             f"δ = {both['delta']:g}, their exact composition, not the sum of their ε): {both['odds']['sentence']} "
             f"{both['best_test']['sentence']}"
         )
     return out
+
+
+def together_words(both: dict) -> str:
+    """What the file's ``together`` composes, in words: its releases and the earlier spends that shaped them."""
+    count = both["releases"]
+    releases = (
+        "This release" if count == 1 else "Both releases" if count == 2 else f"All {count} releases"
+    ) + " together"
+    earlier = both.get("earlier", 0)
+    if earlier:
+        looks = "private look" if earlier == 1 else "private looks"
+        releases += f" with the {earlier} earlier {looks} at these data that shaped {'it' if count == 1 else 'them'}"
+    return releases
 
 
 def warning_lines(file: dict) -> list[str]:
@@ -178,7 +190,7 @@ def context_table(file: dict) -> pd.DataFrame:
     if both:
         rows.append(
             {
-                "deployment": f"These {both['releases']} releases together (composed)",
+                "deployment": together_words(both) + " (composed)",
                 "ε": f"{both['epsilon']:.3g}",
                 "δ": f"{both['delta']:g}",
                 "what ε protects": "one person's row, for every release of this file",
