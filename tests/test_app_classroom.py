@@ -90,7 +90,7 @@ def _check_teacher(teacher, code: str, number: int, settings: GameSettings) -> N
     dots = _figure(teacher, "class_dots_fig")
     assert sum(len(_array(t["x"])) for t in dots["data"]) == STUDENTS  # one dot per student
     words = " ".join(_says(teacher))
-    assert f"{STUDENTS} of {STUDENTS}" in words and "Right " + str(result.right) + " times" in words.replace("\\", "")
+    assert f"**{STUDENTS} of {STUDENTS}** answered · right {result.right} · **within the promise**" in words
 
 
 def test_a_teacher_and_thirty_students_play_two_rounds(app_test, rooms):

@@ -22,7 +22,7 @@ import streamlit as st
 from dppca_core import secure_generator
 from dppca_core.classroom import MECHANISMS, GameSettings, RoomStore, check_code, exact_curve, promise_curve, score
 from dppca_core.classroom import game
-from dppca_core.classroom.score import RoomResult, promise_words, result_words
+from dppca_core.classroom.score import RoomResult, promise_words, result_words, short_verdict
 from dppca_core.classroom.svg import describe, release_svg
 from dppca_core.figures import classroom as figures
 
@@ -180,7 +180,7 @@ def student_view(code: str) -> None:
             scenario.set_value("room", "")
             _join_form()
             return
-    st.markdown(f"### Room {code} · you are student {me['seats'][code]}")
+    st.markdown(f"**Room {code}** · you are student **{me['seats'][code]}**")
     student_round(code, me["id"])
     st.caption(SYNTHETIC)
     st.button("Leave this room", key="class_leave", on_click=scenario.set_value, args=("room", ""))
@@ -239,25 +239,28 @@ def _answer(code: str, number: int, me: str, said_in: bool) -> None:
 
 
 def teacher_view(code: str, key: str, presenting: bool) -> None:
+    """The teacher's screen, one screen at 1280x720 in presenter mode: the room's code, its QR code (large until the
+    first round) and link, then each student as a dot; beside them the next round's settings and the live result."""
     room = store().room(code)
     link = join_link(code)
-    qr, main = st.columns([1, 3.2], gap="medium")
-    with qr:
+    side, main = st.columns([1, 3.4], gap="medium")
+    with side:
         st.markdown(f"## Room {code}")
+        width = 210 if room.current == 0 else 120
         st.markdown(
-            f"<div style='max-width:{220 if room.current == 0 else 130}px'>{qr_svg(link, 'QR code: ' + link)}</div>",
-            unsafe_allow_html=True,
+            f"<div style='max-width:{width}px'>{qr_svg(link, 'QR code: ' + link)}</div>", unsafe_allow_html=True
         )
         st.code(link, language=None, wrap_lines=True)
+        live_dots(code, presenting)
+    with main:
+        _round_controls(code, key)
+        live(code, presenting)
         st.caption(SYNTHETIC)
         if not presenting:
             with st.expander("Teacher's key"):
                 st.markdown(
                     f"`{key}`: with the code, it takes this room back after a reload (Class page: 'Take back a room')."
                 )
-    with main:
-        _round_controls(code, key)
-        live(code, presenting)
 
 
 def _round_controls(code: str, key: str) -> None:
@@ -286,9 +289,24 @@ def _next_round(code: str, key: str) -> None:
 
 
 @st.fragment(run_every=TEACHER_REFRESH)
+def live_dots(code: str, presenting: bool) -> None:
+    """Each student who answered the current round as a dot (refreshed on a timer)."""
+    rooms = store()
+    room = rooms.room(code)
+    if room is None or room.current == 0:
+        return
+    answers = rooms.answers(code, room.current)
+    show.chart(figures.dots_figure(answers, font_size=_font(presenting)), key="class_dots_fig", main=True)
+
+
+def _font(presenting: bool) -> int:
+    return show.PRESENTER_FONT if presenting else 13
+
+
+@st.fragment(run_every=TEACHER_REFRESH)
 def live(code: str, presenting: bool) -> None:
-    """The room's result, refreshed on a timer: the current round against its bound, each student as a dot, the
-    advantage round by round, and the verdict (a finding is kept with its round's settings)."""
+    """The room's result, refreshed on a timer: the current round against its bound, the advantage round by round,
+    and the verdict (a finding is kept with its round's settings)."""
     rooms = store()
     room = rooms.room(code)
     if room is None:
@@ -303,18 +321,20 @@ def live(code: str, presenting: bool) -> None:
     curve = exact_curve(now.settings)
     result = score([(a.inside, a.said_in) for a in answers if a.said_in is not None], curve)
     st.markdown(
-        f"**Round {now.number}**: {md_escape(now.settings.words())}. **{result.answers} of {room.students}** answered."
+        f"**Round {now.number}** · {_mechanism_label(now.settings.mechanism)}, ε = {now.settings.epsilon:g}, "
+        f"δ = {now.settings.delta:g} · **{result.answers} of {room.students}** answered · right {result.right} · "
+        f"**{short_verdict(result)}**"
     )
     counts = rooms.counts(code)
     history = [
         (figures.round_label(r.number, r.settings.epsilon), _counted(counts.get(r.number), exact_curve(r.settings)))
         for r in rounds
     ]
-    size = 18 if presenting else 13
-    left, middle, right = st.columns(3)
-    show.chart(figures.room_figure(result, promise_curve(now.settings), font_size=size), left, key="class_room_fig")
-    show.chart(figures.dots_figure(answers, font_size=size), middle, key="class_dots_fig")
-    show.chart(figures.advantage_figure(history, font_size=size), right, key="class_advantage_fig")
+    size = _font(presenting)
+    left, right = st.columns(2)
+    room_fig = figures.room_figure(result, promise_curve(now.settings), font_size=size)
+    show.chart(room_fig, left, key="class_room_fig", main=True)
+    show.chart(figures.advantage_figure(history, font_size=size), right, key="class_advantage_fig", main=True)
     st.markdown(md_escape(result_words(result)) + " " + md_escape(promise_words(curve, now.settings.epsilon)))
     if result.finding:
         rooms.keep_finding(code, now.number, result.as_dict())

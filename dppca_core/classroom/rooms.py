@@ -83,7 +83,7 @@ def check_code(code) -> str:
     text = str(code).strip().upper()
     if len(text) != CODE_LENGTH or any(c not in ALPHABET for c in text):
         raise ValueError(
-            f"a room's code is {CODE_LENGTH} letters and digits, as shown on the teacher's screen (got {str(code)[:12]!r})."
+            f"a room's code is {CODE_LENGTH} letters and digits, as shown on the teacher's screen (got {str(code)[:12]!r})"
         )
     return text
 

@@ -178,11 +178,11 @@ def result_words(result: RoomResult) -> str:
     if result.without_alice:
         lo, hi = result.fpr_band
         parts.append(
-            f"without her, {result.false_alarms} times of {result.without_alice} ({in_100(result.fpr)}; band "
+            f"without her, {result.false_alarms} of {result.without_alice} times ({in_100(result.fpr)}; band "
             f"{100 * lo:.0f} to {100 * hi:.0f})"
         )
     text = "; ".join(parts)
-    text = text[0].upper() + text[1:] + f". Right {result.right} times of {result.answers}."
+    text = text[0].upper() + text[1:] + f". Right {result.right} of {result.answers} times."
     return text + " " + verdict_words(result)
 
 
@@ -197,3 +197,12 @@ def verdict_words(result: RoomResult) -> str:
     if not (result.with_alice and result.without_alice):
         return "The verdict needs answers on releases with and without Alice."
     return f"Within the promise: the room's bands reach the region the curve allows (at {level} confidence)."
+
+
+def short_verdict(result: RoomResult) -> str:
+    """The verdict in a few words, for the teacher's status line."""
+    if result.finding:
+        return "AUDIT FINDING: beyond the bound"
+    if not (result.with_alice and result.without_alice):
+        return "no verdict yet"
+    return "within the promise"

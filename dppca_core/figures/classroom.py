@@ -55,16 +55,16 @@ def room_figure(result: RoomResult, promise: PrivacyCurve | None = None, font_si
                 hovertemplate="said in when out: %{x:.0%}<br>said in when in: %{y:.0%}<extra>the room</extra>",
             )
         )  # fmt: skip
-    layout(
-        fig,
-        "The room against the bound",
-        x="said “in” when Alice was out",
-        y="said “in” when Alice was in",
-        height=380,
-    )
-    fig.update_xaxes(range=RATE_RANGE, tickformat=".0%", constrain="domain")
-    fig.update_yaxes(range=RATE_RANGE, tickformat=".0%", scaleanchor="x", scaleratio=1)
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=60, r=10, t=40, b=40))
+    layout(fig, "The room against the bound", x="“in” when Alice was out", y="“in” when she was in", height=340)
+    at = 0.25
+    fig.add_annotation(
+        x=at, y=float(1 - result.curve.false_negative_floor(at)), text="bound", showarrow=False, xanchor="left",
+        yanchor="top", xshift=6, font=dict(color=BOUND),
+    )  # fmt: skip
+    fig.add_annotation(x=0.7, y=0.7, text="coin toss", showarrow=False, xanchor="left", yanchor="top", xshift=6)
+    fig.update_xaxes(range=RATE_RANGE, tickvals=[0, 0.5, 1], tickformat=".0%", constrain="domain")
+    fig.update_yaxes(range=RATE_RANGE, tickvals=[0, 0.5, 1], tickformat=".0%", scaleanchor="x", scaleratio=1)
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
     return fig
 
 
@@ -100,17 +100,14 @@ def dots_figure(answers, font_size: int = 14) -> go.Figure:
             x=(1 if inside else 0) + 0.5, y=(1 if said else 0) + 0.02, text=f"{count}", showarrow=False,
             font=dict(size=font_size + 2, color="#333"), yanchor="bottom",
         )  # fmt: skip
-    layout(fig, "Each student, one dot", height=380)
-    fig.update_xaxes(
-        range=[0, 2], tickvals=[0.5, 1.5], ticktext=["Alice was out", "Alice was in"], showgrid=False, zeroline=False
-    )
+    layout(fig, "Each student", x="Alice was", height=300)
+    fig.update_xaxes(range=[0, 2], tickvals=[0.5, 1.5], ticktext=["out", "in"], showgrid=False, zeroline=False)
     fig.update_yaxes(
         range=[0, 2], tickvals=[0.5, 1.5], ticktext=["said out", "said in"], showgrid=False, zeroline=False
     )
-    for value in (1.0,):
-        fig.add_hline(y=value, line=dict(color="#bbb"))
-        fig.add_vline(x=value, line=dict(color="#bbb"))
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=60, r=10, t=40, b=40))
+    fig.add_shape(type="line", x0=1, x1=1, y0=0, y1=2, line=dict(color="#bbb"))
+    fig.add_shape(type="line", x0=0, x1=2, y0=1, y1=1, line=dict(color="#bbb"))
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
     return fig
 
 
@@ -137,13 +134,13 @@ def advantage_figure(rounds, font_size: int = 14) -> go.Figure:
             ),
         )
     )  # fmt: skip
-    fig.add_hline(y=0, line=dict(color="#999", dash="dot"), annotation_text="coin toss", annotation_position="top left")
-    layout(fig, "The room's advantage, round by round", y="advantage", height=380)
-    fig.update_yaxes(range=[-1.02, 1.02], tickformat=".0%")
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=60, r=10, t=40, b=40), bargap=0.45)
+    fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=0, y1=0, line=dict(color="#999", dash="dot"))
+    layout(fig, "Advantage by round", y="“in” when in − when out", height=340)
+    fig.update_yaxes(range=[-0.6, 1.02], tickvals=[-0.5, 0, 0.5, 1], tickformat=".0%")
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), bargap=0.45, showlegend=False)
     return fig
 
 
 def round_label(number: int, epsilon: float) -> str:
     """A round's label on the advantage figure's axis."""
-    return f"{number}: ε = {epsilon:g}" if not math.isnan(epsilon) else str(number)
+    return f"{number}: ε={epsilon:g}" if not math.isnan(epsilon) else str(number)
