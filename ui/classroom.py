@@ -245,12 +245,14 @@ def teacher_view(code: str, key: str, presenting: bool) -> None:
     link = join_link(code)
     side, main = st.columns([1, 3.4], gap="medium")
     with side:
-        st.markdown(f"## Room {code}")
-        width = 210 if room.current == 0 else 120
+        width = 210 if room.current == 0 else 100
+        qr = qr_svg(link, "QR code: " + link)
         st.markdown(
-            f"<div style='max-width:{width}px'>{qr_svg(link, 'QR code: ' + link)}</div>", unsafe_allow_html=True
+            f"<p class='class-room' style='font-size:2rem;font-weight:700;line-height:1.2;margin:0 0 0.4rem 0'>"
+            f"Room {code}</p><div style='max-width:{width}px'>{qr}</div>",
+            unsafe_allow_html=True,
         )
-        st.code(link, language=None, wrap_lines=True)
+        st.text(f"Join at {link}")
         live_dots(code, presenting)
     with main:
         _round_controls(code, key)
@@ -279,13 +281,12 @@ def _mechanism_label(mechanism: str) -> str:
 
 
 def _next_round(code: str, key: str) -> None:
+    state = st.session_state
     settings = GameSettings(
-        st.session_state["class_mechanism"],
-        float(st.session_state["class_eps"]),
-        float(st.session_state["class_delta"]),
+        state.get("class_mechanism", "mean"), float(state.get("class_eps", 8.0)), float(state.get("class_delta", 1e-5))
     )
     store().start_round(code, key, settings)
-    st.session_state["class_eps"] = NEXT_EPSILON.get(settings.epsilon, settings.epsilon)
+    state["class_eps"] = NEXT_EPSILON.get(settings.epsilon, settings.epsilon)
 
 
 @st.fragment(run_every=TEACHER_REFRESH)

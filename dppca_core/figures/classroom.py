@@ -64,7 +64,7 @@ def room_figure(result: RoomResult, promise: PrivacyCurve | None = None, font_si
     fig.add_annotation(x=0.7, y=0.7, text="coin toss", showarrow=False, xanchor="left", yanchor="top", xshift=6)
     fig.update_xaxes(range=RATE_RANGE, tickvals=[0, 0.5, 1], tickformat=".0%", constrain="domain")
     fig.update_yaxes(range=RATE_RANGE, tickvals=[0, 0.5, 1], tickformat=".0%", scaleanchor="x", scaleratio=1)
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=60, b=10), showlegend=False)
     return fig
 
 
@@ -100,14 +100,14 @@ def dots_figure(answers, font_size: int = 14) -> go.Figure:
             x=(1 if inside else 0) + 0.5, y=(1 if said else 0) + 0.02, text=f"{count}", showarrow=False,
             font=dict(size=font_size + 2, color="#333"), yanchor="bottom",
         )  # fmt: skip
-    layout(fig, "Each student", x="Alice was", height=300)
+    layout(fig, "Each student", x="Alice was", height=250)
     fig.update_xaxes(range=[0, 2], tickvals=[0.5, 1.5], ticktext=["out", "in"], showgrid=False, zeroline=False)
     fig.update_yaxes(
         range=[0, 2], tickvals=[0.5, 1.5], ticktext=["said out", "said in"], showgrid=False, zeroline=False
     )
     fig.add_shape(type="line", x0=1, x1=1, y0=0, y1=2, line=dict(color="#bbb"))
     fig.add_shape(type="line", x0=0, x1=2, y0=1, y1=1, line=dict(color="#bbb"))
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=60, b=10), showlegend=False)
     return fig
 
 
@@ -137,7 +137,7 @@ def advantage_figure(rounds, font_size: int = 14) -> go.Figure:
     fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=0, y1=0, line=dict(color="#999", dash="dot"))
     layout(fig, "Advantage by round", y="“in” when in − when out", height=340)
     fig.update_yaxes(range=[-0.6, 1.02], tickvals=[-0.5, 0, 0.5, 1], tickformat=".0%")
-    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=40, b=10), bargap=0.45, showlegend=False)
+    fig.update_layout(font=dict(size=font_size), margin=dict(l=10, r=10, t=60, b=10), bargap=0.45, showlegend=False)
     return fig
 
 
