@@ -4,6 +4,7 @@ Clopper-Pearson bands, every student is one dot, and the bound drawn is the mech
 chosen ε (the analytic Gaussian's for the mean; Analyze Gauss's own Release.privacy for the first component)."""
 
 import base64
+import itertools
 import json
 
 import numpy as np
@@ -157,3 +158,33 @@ def test_a_teacher_takes_the_room_back_after_a_reload(app_test, rooms):
     assert_clean(again)
     assert again.session_state["class_host"] == {"code": host["code"], "key": host["key"]}
     assert again.button(key="class_next") is not None
+
+
+def test_a_room_that_beats_the_bound_is_an_audit_finding_kept_with_its_round(app_test, rooms, monkeypatch):
+    """A broken mechanism (its releases carry no noise) lets a room of 16 beat the bound at ε = 0.1 beyond its bands:
+    the teacher's screen says so plainly and the round's settings and counts are kept in the rooms' file."""
+    sides = itertools.cycle([True, False])
+
+    def leaky(settings, rng):
+        inside = next(sides)
+        return game.Draw(inside, {"value": game.noiseless("mean")["in" if inside else "out"]})
+
+    monkeypatch.setattr(classroom.game, "draw", leaky)
+    teacher = _open(app_test)
+    teacher.button(key="class_open").click().run()
+    code = teacher.session_state["class_host"]["code"]
+    students = [_open(app_test, room=code) for _ in range(16)]
+    teacher.select_slider(key="class_eps").set_value(0.1).run()
+    teacher.button(key="class_next").click().run()
+    known = game.noiseless("mean")
+    _play_round(
+        students, lambda number, words: float(words.split("The release: ")[1].split(" hours")[0]) > known["out"]
+    )
+    teacher.run()
+    assert not teacher.exception
+    said = " ".join(e.value.replace("\\", "") for e in teacher.error)
+    assert "Audit finding, round 1" in said and "ε = 0.1" in said
+    assert any("AUDIT FINDING: beyond the bound" in m.value for m in teacher.markdown)
+    kept = classroom.store().findings(code)
+    assert kept[0]["settings"] == {"mechanism": "mean", "epsilon": 0.1, "delta": 1e-5}
+    assert kept[0]["result"]["hits"] == 8 and kept[0]["result"]["false_alarms"] == 0
