@@ -243,9 +243,10 @@ def teacher_view(code: str, key: str, presenting: bool) -> None:
     first round) and link, then each student as a dot; beside them the next round's settings and the live result."""
     room = store().room(code)
     link = join_link(code)
-    side, main = st.columns([1, 3.4], gap="medium")
+    joining = room.current == 0  # until the first round the QR code is large: the class scans it from the back row
+    side, main = st.columns([1.3, 3] if joining else [1, 3.4], gap="medium")
     with side:
-        width = 210 if room.current == 0 else 100
+        width = 320 if joining else 100
         qr = qr_svg(link, "QR code: " + link)
         st.markdown(
             f"<p class='class-room' style='font-size:2rem;font-weight:700;line-height:1.2;margin:0 0 0.4rem 0'>"
@@ -267,7 +268,7 @@ def teacher_view(code: str, key: str, presenting: bool) -> None:
 
 def _round_controls(code: str, key: str) -> None:
     st.session_state.setdefault("class_eps", 8.0)
-    cols = st.columns([2.2, 2.4, 1.1, 1.4], vertical_alignment="bottom")
+    cols = st.columns([2.1, 2.0, 1.2, 1.7], vertical_alignment="bottom")
     cols[0].selectbox("Released each round", list(MECHANISMS), format_func=_mechanism_label, key="class_mechanism")
     cols[1].select_slider("ε of the next round", EPSILONS, key="class_eps")
     cols[2].selectbox("δ", DELTAS, index=1, format_func=lambda d: f"{d:g}", key="class_delta")

@@ -85,12 +85,12 @@ def dots_figure(answers, font_size: int = 14) -> go.Figure:
             for k, student in enumerate(students):
                 row, col = divmod(k, per_row)
                 xs.append((1 if inside else 0) + 0.1 + 0.8 * col / (per_row - 1))
-                ys.append((1 if said else 0) + 0.85 - 0.11 * min(row, 7))
+                ys.append((1 if said else 0) + 0.86 - 0.15 * min(row, 4))
                 labels.append(f"student {student}")
         fig.add_trace(
             go.Scatter(
                 x=xs, y=ys, mode="markers", name="right" if right else "wrong", text=labels,
-                marker=dict(size=11, color=RIGHT if right else WRONG, symbol="circle" if right else "x"),
+                marker=dict(size=9, color=RIGHT if right else WRONG, symbol="circle" if right else "x"),
                 hovertemplate="%{text}<extra></extra>",
             )
         )  # fmt: skip
