@@ -17,6 +17,7 @@ st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:",
 ICONS = {
     "home": ":material/home:",
     "lesson": ":material/school:",
+    "class": ":material/groups:",
     "data": ":material/table_chart:",
     "explore": ":material/tune:",
     "tradeoffs": ":material/ssid_chart:",

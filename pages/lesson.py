@@ -1,4 +1,4 @@
-"""Lesson: what DP-PCA is, in nine steps on live scenarios (ui.gallery.LESSON), one screen each.
+"""Lesson: what DP-PCA is, in ten steps on live scenarios (ui.gallery.LESSON), one screen each.
 
 The step is a scenario field (``step``), so the address holds it: a teacher shares "step 4" and a reload keeps
 it. Each step draws its figure from the app's caches (ui.lesson) and links to the same scenario on its page.
@@ -22,7 +22,7 @@ presenting = show.presenting()
 step = lesson.clamp_step(vals["step"])
 card = LESSON[step - 1]
 if not presenting:  # in presenter mode the bar names the page
-    st.title("Lesson: private PCA in nine steps")
+    st.title("Lesson: private PCA in ten steps")
 
 
 def _go(to: int) -> None:
@@ -55,7 +55,7 @@ with boundary("this step"):
         st.markdown(f"**{md_escape(headline)}**")
         st.markdown(f"**Try this:** {md_escape(card.try_this)}")
         link = lesson.explore_link(card, step_vals)
-        st.markdown(f"[Open this scenario on {lesson.PAGE_NAMES[card.page]} ↗]({link})")
+        st.markdown(f"[{lesson.link_words(card)} ↗]({link})")
     show.chart(fig, container=right, key="lesson_figure", main=True)
     if card.notes and not presenting:
         with st.expander("Teacher's notes", icon=":material/school:"):
@@ -83,7 +83,7 @@ def _deck() -> bytes:
         )
     mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
     return slides.build_deck(
-        "What private PCA costs, in nine steps",
+        "What private PCA costs, in ten steps",
         report.PUBLIC_RECORD,
         parts,
         base + "/lesson",
@@ -100,6 +100,5 @@ if not presenting:
         icon=":material/slideshow:",
         key="download_lesson_slides",
         on_click="ignore",
-        help="The nine steps as a deck that opens offline in any browser, each figure with its "
-        "numbers and its link.",
+        help="The ten steps as a deck that opens offline in any browser, each figure with its " "numbers and its link.",
     )

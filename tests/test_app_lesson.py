@@ -5,7 +5,7 @@ import pytest
 
 from tests.test_app_pages import assert_clean
 from ui.gallery import LESSON
-from ui.lesson import FIGURES, PAGE_NAMES, step_figure, step_scenario
+from ui.lesson import FIGURES, PAGE_NAMES, link_words, step_figure, step_scenario
 
 
 def _lesson(app_test, **query):
@@ -25,10 +25,7 @@ def test_next_and_back_walk_every_step_and_keep_it_in_the_scenario(app_test):
     for number, card in enumerate(LESSON, start=1):
         assert _heading(at).startswith(f"## Step {number} of {len(LESSON)}")
         assert len(at.get("plotly_chart")) == 1
-        assert any(
-            f"Open this scenario on {PAGE_NAMES[card.page]}" in m.value and f"]({'/' + card.page}" in m.value
-            for m in at.markdown
-        )
+        assert any(link_words(card) in m.value and f"]({'/' + card.page}" in m.value for m in at.markdown)
         assert at.session_state["scenario"]["step"] == number
         if number < len(LESSON):
             at.button(key="lesson_next").click().run()
@@ -73,3 +70,24 @@ def test_the_planning_step_answers_what_epsilon_a_target_needs_and_opens_the_pla
     assert_clean(trade)
     assert trade.number_input(key="plan_t_subspace_distance").value == pytest.approx(0.3)
     assert trade.slider(key="plan_confidence").value == pytest.approx(0.9)
+
+
+def test_the_last_step_opens_a_room_on_the_class_page(app_test, monkeypatch, tmp_path):
+    """Issue 61's step: the bound of the class game at the step's ε with a simulated room under it, and a link that
+    opens the Class page, where the teacher opens a room."""
+    monkeypatch.setenv("DPPCA_ROOMS", str(tmp_path / "rooms.sqlite"))
+    number = next(i for i, card in enumerate(LESSON, start=1) if card.figure == "class")
+    assert number == len(LESSON)
+    at = _lesson(app_test, step=str(number))
+    said = [m.value.replace("\\", "") for m in at.markdown]
+    headline = " ".join(text for text in said if text.startswith("**At ε = 2 no room"))
+    assert "right more than" in headline and "this simulated room was right" in headline
+    link = next(m.value for m in at.markdown if "Open a room on Class ↗" in m.value)
+    address = link.split("](", 1)[1].rstrip(")")
+    assert address.split("?")[0] == "/class"
+    query = address.split("?", 1)[1] if "?" in address else ""
+    room = app_test(**dict(pair.split("=", 1) for pair in query.split("&") if pair))
+    room.run()
+    room.switch_page("pages/class.py").run()
+    assert_clean(room)
+    assert room.button(key="class_open") is not None

@@ -92,8 +92,8 @@ GALLERY = [
     ),
 ]
 
-#: the Lesson: what DP-PCA is, in nine steps on live scenarios (each opens on its page: Explore, or
-#: Trade-offs for the planner)
+#: the Lesson: what DP-PCA is, in ten steps on live scenarios (each opens on its page: Explore, Trade-offs for the
+#: planner, or Class, where the last step opens a room)
 LESSON = [
     Card(
         "The exact PCA",
@@ -194,5 +194,19 @@ LESSON = [
         try_this="On Explore, open the Privacy risk view and move ε: at ε = 5 the attacker can become nearly sure.",
         notes="Translate for the room: a pure ε = 1 guarantee lets a 50% belief grow to at most e/(1+e), about 73%; "
         "the curve is the exact bound of this (ε, δ) release.",
+    ),
+    Card(
+        "Play the attacker",
+        "Now the class is the attacker: each student gets a release of their own, with or without Alice's row, and "
+        "guesses which. The curve is the most any guesser can reach at this ε; the dot is a simulated room of 30 "
+        "students who each pick the nearer of the two noiseless values.",
+        "class",
+        {"eps": 2.0},
+        figure="class",
+        try_this="Open a room on Class, show its QR code, and play five rounds at ε = 8, 2, 1, 0.5 and 0.1: the "
+        "room's advantage falls toward a coin toss.",
+        notes="Ten minutes: open the room (1 min), let everyone join by the QR code (2 min), play five rounds of about "
+        "a minute each, reading the room's dot against the bound after each, then ask why no room can cross it. "
+        "Alice sits at the clipping bound, the worst case the noise is made for.",
     ),
 ]

@@ -21,7 +21,9 @@ from . import compute, data, planner, scenario
 from .gallery import LESSON, Card
 
 #: the pages a step opens on, as the step's link names them
-PAGE_NAMES = {"explore": "Explore", "tradeoffs": "Trade-offs"}
+PAGE_NAMES = {"explore": "Explore", "tradeoffs": "Trade-offs", "class": "Class"}
+#: a simulated room on the Class step: its students and its seed (synthetic: the room shows what a real one may reach)
+CLASS_STUDENTS, CLASS_SEED = 30, 61
 #: ε and n of the two sweep steps (the Trade-offs page's grids, shortened so that a step draws in a second)
 EPS_GRID = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 N_GRID = [250, 500, 1000, 2000, 5000, 10000]
@@ -175,6 +177,31 @@ def _plan(vals: dict):
     )
 
 
+def _class(vals: dict):
+    """The Class game's bound at the step's ε (the private mean: the mechanism's exact curve and what (ε, δ) alone
+    promises), with a simulated room of students who each pick the nearer noiseless value (seeded, synthetic)."""
+    from dppca_core.classroom import game
+    from dppca_core.classroom.score import score, times_in_100
+    from dppca_core.figures.classroom import room_figure
+
+    low, high = game.EPSILON_RANGE
+    settings = game.GameSettings("mean", min(max(float(vals["eps"]), low), high))
+    rng = np.random.default_rng(CLASS_SEED)
+    draws = [game.draw(settings, rng) for _ in range(CLASS_STUDENTS)]
+    curve = game.exact_curve(settings)
+    result = score([(d.inside, game.nearer("mean", d.release)) for d in draws], curve)
+    best = 0.5 + risk.attacker_advantage(curve) / 2
+    return room_figure(result, game.promise_curve(settings)), (
+        f"At ε = {settings.epsilon:g} no room is right more than {times_in_100(best)} on average; this "
+        f"simulated room was right {result.right} of {result.answers} times."
+    )
+
+
+def link_words(card: Card) -> str:
+    """The words of a step's link to its page."""
+    return "Open a room on Class" if card.page == "class" else f"Open this scenario on {PAGE_NAMES[card.page]}"
+
+
 FIGURES = {
     "scree": _scree,
     "spread": _spread,
@@ -184,6 +211,7 @@ FIGURES = {
     "budget": _budget,
     "plan": _plan,
     "risk": _risk,
+    "class": _class,
 }
 
 

@@ -6,6 +6,7 @@ titles. No Streamlit import: the tests and the benchmark read it without a serve
 PAGE_TITLES = {
     "home": "Home",
     "lesson": "Lesson",
+    "class": "Class",
     "data": "Data",
     "explore": "Explore",
     "tradeoffs": "Trade-offs",

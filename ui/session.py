@@ -56,6 +56,14 @@ PRIVATE_STANDINS_KEY = "private_standins"
 #: this session's name in the budget book (ui/book.py: a random token, recorded with each of its spends)
 BOOK_SESSION_KEY = "book_session"
 
+# -- the Class page (the class game, ui/classroom.py) ---------------------------------------------------------
+#: the room this session hosts ({"code", "key"}: the teacher's key starts its rounds)
+CLASS_HOST_KEY = "class_host"
+#: this session's random id as a student (the same in every room it joins)
+CLASS_STUDENT_KEY = "class_student"
+#: what the room said to this student's last answer ("counted", "already", "closed"), shown once
+CLASS_ANSWERED_KEY = "class_answered"
+
 # -- one-shot flags of a page ---------------------------------------------------------------------------------
 #: the Trade-offs sweep and the Reproduce runs were stopped (ui/controls.stop_and_run)
 SWEEP_STOP_KEY = "sweep_stopped"

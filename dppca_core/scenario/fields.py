@@ -255,6 +255,13 @@ def _check_fill(value: str) -> str:
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")) if out else ""
 
 
+def _check_room(value: str) -> str:
+    """A class room's code as the Class page reads it (:func:`dppca_core.classroom.check_code`), or "" for none."""
+    from ..classroom.rooms import check_code
+
+    return check_code(value) if str(value).strip() else ""
+
+
 def _too_long():
     raise ValueError("longer than 500 characters")
 
@@ -416,6 +423,8 @@ FIELDS: dict[str, Field] = {
         # presentation; the Lesson's step (so a shared link opens on it)
         Field("present", "bool", False),
         Field("step", "int", 1, 1, 10),
+        # the class game's room a student joins (the Class page: class?room=CODE); empty: no room
+        Field("room", "text", "", check=_check_room),
         # reproduce (the papers' synthetic experiments)
         Field("rpaper", "choice", "wang_xu", choices=tuple(reproduce.PAPERS)),  # every paper the catalogue registers
         Field("rgrid", "choice", "default", choices=("default", "full")),

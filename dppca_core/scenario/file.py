@@ -64,7 +64,7 @@ SECTIONS = {
     "distributed": ("dsites", "duneven", "dbylabel", "deps", "dreps"),
     "audit": ("amech", "aeps", "adelta", "atrials", "anb", "afactor"),
     "tensor": ("tmodel", "tD", "tK", "tsites", "tn", "teps", "tdelta", "tsplit", "treps", "tseed"),
-    "presentation": ("present", "step"),
+    "presentation": ("present", "step", "room"),
     "reproduce": ("rpaper", "rgrid", "rreps", "rseed"),
 }
 OTHER_SECTION = "other"

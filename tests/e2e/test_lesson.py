@@ -1,6 +1,6 @@
 """Issue 26 in a real browser: the whole lesson walked with the keyboard in presenter mode (each step's figure and
 link to its page on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload, the last step's
-link opening its scenario on Explore), and the Lesson's slide deck downloaded and opened in Chromium with the
+link opening the Class page, where a teacher opens a room), and the Lesson's slide deck downloaded and opened in Chromium with the
 network cut (the Report's decks: test_handout.py). Screenshots go to SHOTS (docs/screenshots when
 DPPCA_SCREENSHOTS=docs/screenshots)."""
 
@@ -74,7 +74,7 @@ def _press_next_with_the_keyboard(page) -> None:
 
 def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, tabs):
     """Every step reached with Tab and Enter, each checked on a 1280x720 screen and again on a 1920x1080 one; from
-    the last step, on the large screen, its link opens the step's scenario on Explore in a new tab."""
+    the last step, on the large screen, its link opens the Class page in a new tab (issue 61's step)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     small = {"width": 1280, "height": 720}
     page = tabs.open(small)
@@ -99,12 +99,12 @@ def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, tabs):
         _wait_step(page, number + 1)
     assert page.locator(".st-key-lesson_next button").is_disabled()
     with page.expect_popup(timeout=60_000) as popup:
-        page.click(LINK.format(page=LESSON[-1].page))  # the last step's scenario on Explore, in a new tab
-    explore = popup.value
-    explore.wait_for_selector('[data-testid="stMetricValue"]', timeout=120_000)
-    settle(explore)
-    assert "/explore" in explore.url and query(explore).get("view") == "risk"
-    assert_no_error(explore, "a lesson step opened on Explore")
+        page.click(LINK.format(page=LESSON[-1].page))  # the last step opens the Class page in a new tab
+    room = popup.value
+    room.wait_for_selector(".st-key-class_open button", timeout=120_000)
+    settle(room)
+    assert "/class" in room.url and query(room).get("present") == "true"
+    assert_no_error(room, "the lesson's last step opened on Class")
 
 
 def _open_offline(browser, path: str, slides: int, figures: int, shot: str | None = None):
