@@ -168,6 +168,7 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         diagnostics=_diagnostics(data, seconds, out.diagnostics),
         seeded=source.seeded,
         schema=schema,
+        state=out.state,
     )
 
 

@@ -195,6 +195,7 @@ class Output:
     guarantee: str | None = None
     delta: float | None = None
     caveat: str = ""
+    state: dict | None = None  # the noisy statistic itself, for refinement (never published; see Release.state)
 
 
 @dataclass(frozen=True)

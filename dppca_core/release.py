@@ -68,6 +68,12 @@ class Release:
         True when the caller chose the seed (or passed a generator): anyone who holds it regenerates the noise, so
         the release is for exploring and :func:`publish` refuses it. False for fresh operating-system randomness
         (``seed=None``, :func:`dppca_core.privacy.randomness.secure_generator`).
+    state : dict or None
+        The noisy statistic the release's outputs are post-processing of (e.g. Analyze Gauss's noisy second-moment
+        matrix with its noise s.d.), kept so that a later release of the same statistic can refine this one
+        (:func:`dppca_core.pipeline.refine.refine`). As private as the release itself (it is the mechanism's output),
+        never published (it is not in :meth:`published`: the floating-point noise of a whole matrix is not meant for
+        a third party), None where no refinement applies.
     schema : PublicSchema or None
         The public schema of the table the release was drawn from, when it was given as a
         :class:`dppca_core.data.schema.Table` (None for plain rows, whose columns the caller chose). One whose
@@ -101,6 +107,7 @@ class Release:
     diagnostics: NonPrivateDiagnostics = field(default_factory=NonPrivateDiagnostics)
     seeded: bool = True
     schema: PublicSchema | None = None
+    state: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def k(self) -> int:

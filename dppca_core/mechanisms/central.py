@@ -131,6 +131,7 @@ def analyze_gauss(data, k, epsilon, delta, neighbors, rng):
         privacy=PrivacyCurve.gdp(delta_2 / sigma),
         outputs={"trace": float(np.trace(noisy))},
         facts={"noise_on": "upper(X^T X)"},
+        state={"statistic": "upper(X^T X)", "matrix": noisy, "sigma": sigma},  # what a refinement combines
     )
 
 

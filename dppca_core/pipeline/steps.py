@@ -319,6 +319,8 @@ def _assemble(
         caveat=released.caveat,
         diagnostics=NonPrivateDiagnostics(diagnostics),
         seeded=seeded,
+        # the noisy statistic, kept for a refinement only when it is the whole release (no other part spent)
+        state=released.state if set(plan.shares) == {"subspace"} and not plan.reserve else None,
     )
 
 
