@@ -4,9 +4,13 @@ refuses in words and draws nothing."""
 
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
 
 from tests.helpers import draw_releases
+from tests.test_exports import downloads  # noqa: F401 - the fixture
 from tests.test_app_pages import assert_clean, plain
 from ui import book as ui_book
 
@@ -81,3 +85,38 @@ def test_the_page_sets_and_lowers_a_cap_but_never_raises_it(app_test, monkeypatc
     at.button(key="FormSubmitter:cap_form-Lower the cap").click().run()
     assert not at.exception and ui_book.book().cap(table_id) == (2.0, 1e-5)
     assert any("never raised or lifted" in plain(w.value) for w in at.warning)
+
+
+def test_a_second_release_refines_the_first_instead_of_replacing_it(app_test, downloads):  # noqa: F811
+    """Issue 60: drawn at ε = 0.5, then refined at ε = 2 (only ε changed): one more release, combined with the first by
+    inverse variance; the file holds the combined release with the composed guarantee of both draws, which is the
+    book's total (no earlier spend left over); a mechanism that cannot be refined is not offered."""
+    from dppca_core.privacy import PrivacyCurve, gaussian_mu
+    from tests.test_exports import offered
+
+    at = app_test(mechs="analyze_gauss", reps="2", k="2", eps="0.5", delta="1e-06")
+    at.switch_page("pages/report.py").run()
+    draw_releases(at)
+    at.session_state["scenario"]["eps"] = 2.0
+    at.run()
+    assert any("Refine instead of replace" in plain(m.value) for m in at.markdown)
+    (box,) = [c for c in at.checkbox if c.key and c.key.startswith("confirm_refine")]
+    box.check().run()
+    at.button(key="refine_releases").click().run()
+    assert_clean(at)
+    file = json.loads([d for d in offered(at, downloads).values() if d.startswith(b'{"export"')][0])
+    release = file["releases"]["analyze_gauss"]
+    assert release["outputs"]["refined_from"] == 2 and file["spent_before"] == []
+    mu = math.hypot(gaussian_mu(0.5, 1e-6), gaussian_mu(2.0, 1e-6))  # the two draws' mu, composed
+    assert PrivacyCurve.from_dict(release["privacy"]).mu == pytest.approx(mu, rel=1e-6)
+    (table_id,) = [t["id"] for t in ui_book.book().tables()]
+    assert ui_book.book().spent(table_id).epsilon == pytest.approx(release["epsilon"], rel=1e-9)
+
+
+def test_a_release_that_spent_on_other_parts_is_not_offered_a_refinement(app_test):
+    at = app_test(mechs="analyze_gauss", reps="2", k="2", beig="0.1")  # an eigenvalue share: its own draw
+    at.switch_page("pages/report.py").run()
+    draw_releases(at)
+    at.session_state["scenario"]["eps"] = 2.0
+    at.run()
+    assert not any(b.key == "refine_releases" for b in at.button)

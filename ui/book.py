@@ -170,6 +170,11 @@ def statement(table_id: str, name: str, pending: list[Spend]) -> str:
     return text
 
 
+def my_spends(table_id: str) -> list:
+    """This session's spends on the table, oldest first (:class:`dppca_core.book.Spend`, with their ids)."""
+    return book().spends(table_id, session_id())
+
+
 def earlier(table_id: str) -> list[dict]:
     """This session's spends on the table so far, as the publishable file states them ({"what", "privacy",
     "delta"}): what shaped the releases drawn next (a planner's stand-in, earlier releases)."""

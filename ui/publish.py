@@ -12,7 +12,7 @@ import dppca_core as dc
 from dppca_core import publishable
 from dppca_core.book import OverCap
 from dppca_core.handout import brief
-from dppca_core.privacy import PrivacyCurve
+from dppca_core.pipeline.refine import refinable, refine
 from dppca_core.registry import display_name
 
 from . import book, compute, data, downloads, planner, report, scenario, session
@@ -75,6 +75,7 @@ def block(ds, prep, results, vals) -> None:
     if st.button("Draw releases to publish", icon=":material/lock:", key="draw_releases", disabled=not confirmed):
         if confirmed and _draw(ds, X, options, vals, table_id, pending):
             st.rerun()  # the page again from the book: what is now spent, and a new, unticked box
+    _refine_block(ds, X, options, vals, table_id, name)
     with st.expander("This table's budget book"):
         _book_view(table_id, name)
     fresh = st.session_state.get(FRESH_KEY)
@@ -107,16 +108,81 @@ def _draw(ds, X, options: dict, vals, table_id, pending) -> bool:
     except OverCap as exc:
         st.error(md_escape(str(exc)), icon=":material/block:")
         return False
+    releases = {mech: dc.release_with(mech, X, opts, seed=None) for mech, opts in options.items()}
+    drawn = {spend_id: releases[mech].privacy for spend_id, mech in zip(ids, options)}
+    _keep(vals, ds, releases, dict(zip(options, ([i] for i in ids))), earlier, drawn)
+    return True
+
+
+def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) -> None:
+    """The publishable file of ``releases`` (mechanism -> Release); each spend just drawn (``drawn``: spend id -> the
+    exact curve of its draw) settled with that curve and the file's digest; kept for the session with what a
+    refinement needs (the releases and, per mechanism, the ids of every spend they combine)."""
     choices = scenario.nonprivate_choices(vals)
-    published = {
-        mech: dc.publish(dc.release_with(mech, X, opts, seed=None), nonprivate_choices=choices)
-        for mech, opts in options.items()
-    }
+    published = {mech: dc.publish(release, nonprivate_choices=choices) for mech, release in releases.items()}
     file = report.publishable_file(published, vals, ds, earlier=earlier)
     digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
-    for spend_id, mech in zip(ids, options):
-        book.settle(spend_id, PrivacyCurve.from_dict(published[mech]["privacy"]), digest)
-    st.session_state[FRESH_KEY] = {"scenario": scenario.query_string(vals), "file": file}
+    for spend_id, curve in drawn.items():
+        book.settle(spend_id, curve, digest)
+    st.session_state[FRESH_KEY] = {
+        "scenario": scenario.query_string(vals),
+        "refine_key": _refine_key(vals),
+        "file": file,
+        "releases": releases,
+        "spends": spends,
+    }
+
+
+def _refine_key(vals: dict) -> str:
+    """The scenario without its ε and δ: a refinement draws the same statistic, at any budget."""
+    return scenario.query_string({**vals, "eps": scenario.DEFAULTS["eps"], "delta": scenario.DEFAULTS["delta"]})
+
+
+def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
+    """Refine instead of replace: one more release of each refinable mechanism drawn before (the same statistic, any
+    ε), combined with it by inverse variance (:func:`dppca_core.pipeline.refine.refine`)."""
+    fresh = st.session_state.get(FRESH_KEY)
+    if not fresh or fresh.get("refine_key") != _refine_key(vals):
+        return
+    kept = {m: r for m, r in fresh.get("releases", {}).items() if m in options and refinable(r) is None}
+    if not kept:
+        return
+    pending = [book.release_spend(m, options[m]) for m in kept]
+    titles = ", ".join(display_name(m) for m in kept)
+    st.markdown(
+        f"**Refine instead of replace.** The releases drawn before ({md_escape(titles)}) can be combined with one "
+        f"more of each at ε = {vals['eps']:g}: together they are as accurate as one release at their composed budget, "
+        "so nothing of the first draw is wasted. "
+        + book.statement(table_id, name, pending).replace("This draw spends", "This refinement spends")
+    )
+    confirmed = st.checkbox(
+        "Spend this budget on a refinement",
+        key=f"confirm_refine:{book.spent(table_id, mine=True).count}",
+    )
+    if st.button("Refine the releases", icon=":material/layers:", key="refine_releases", disabled=not confirmed):
+        if confirmed and _refine(ds, X, options, vals, table_id, kept, pending):
+            st.rerun()
+
+
+def _refine(ds, X, options: dict, vals, table_id: str, kept: dict, pending: list) -> bool:
+    """Reserve the refinement's spends, draw one more release of each kept mechanism, combine, keep the result."""
+    fresh = st.session_state[FRESH_KEY]
+    combined_ids = {i for m in kept for i in fresh["spends"][m]}
+    try:
+        ids = book.reserve(table_id, pending)
+    except OverCap as exc:
+        st.error(md_escape(str(exc)), icon=":material/block:")
+        return False
+    earlier = [
+        e for e, s in zip(book.earlier(table_id), book.my_spends(table_id)) if s.id not in combined_ids | set(ids)
+    ]
+    refined, spends, drawn = {}, {}, {}
+    for (mech, before), spend_id in zip(kept.items(), ids):
+        new = dc.release_with(mech, X, options[mech], seed=None)
+        refined[mech] = refine([before, new])
+        spends[mech] = [*fresh["spends"][mech], spend_id]
+        drawn[spend_id] = new.privacy
+    _keep(vals, ds, refined, spends, earlier, drawn)
     return True
 
 
