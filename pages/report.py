@@ -17,7 +17,6 @@ from ui.text import md_escape
 ensure_navigation()
 
 
-
 def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     """What the exploration found, in words; the settings that apply to these data; the main figure (first, under
     the dial, in presenter mode)."""
