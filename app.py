@@ -1,17 +1,16 @@
 """DP-PCA Explorer: entry point. Run with ``python -m streamlit run app.py``.
 
-The entry script runs on every page: it reads the scenario (from the link on a session's first run), draws
-the controls shared by the pages that compute releases (the same widgets in every run, so switching pages
-cannot reset them), the presenter bar, and the share link, then runs the page and writes the address back.
+The entry script runs on every page: it declares the pages first (``st.navigation``, before any heavy import, so the
+sidebar is the first thing drawn: until this call Streamlit shows the ``pages/`` folder's file names), then reads
+the scenario (from the link on a session's first run), draws the controls shared by the pages that compute releases
+(the same widgets in every run, so switching pages cannot reset them), the presenter bar, and the share link, then
+runs the page and writes the address back.
 """
 
 import streamlit as st
 
-from ui import controls, scenario, scenario_file, session, show
-from ui.page_titles import PAGE_TITLES
-from ui.session import IN_ENTRY_KEY
-
-st.set_page_config(page_title="DP-PCA Explorer", page_icon=":material/blur_on:", layout="wide")
+from ui.page_titles import APP_ICON, PAGE_TITLES, presenting_from
+from ui.session import IN_ENTRY_KEY, PAGES_KEY, SCENARIO_KEY
 
 ICONS = {
     "home": ":material/home:",
@@ -43,14 +42,20 @@ HOME_ALIAS = st.Page(
 )
 #: pages that compute releases from the shared settings, and the repetitions field each one uses
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
-st.session_state[session.PAGES_KEY] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
+st.session_state[PAGES_KEY] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
 
-show.app_style()
-vals = scenario.values()
-present = vals["present"]
+present = presenting_from(st.session_state.get(SCENARIO_KEY), st.query_params.get("present"))
 page = st.navigation([*PAGES.values(), HOME_ALIAS], position="hidden" if present else "sidebar")
 here = next((key for key, p in PAGES.items() if p.url_path == page.url_path), "home")  # the alias is Home
+# after the navigation (its first call takes 0.2 s: the icon goes through Streamlit's image code); the icon is an SVG
+# of ours: a Material icon as the page icon makes every browser fetch it from Google's font server, which an offline
+# classroom cannot reach
+st.set_page_config(page_title="DP-PCA Explorer", page_icon=APP_ICON, layout="wide")
 
+from ui import controls, scenario, scenario_file, show  # noqa: E402 - after the navigation: imports take seconds
+
+show.app_style()
+scenario.values()  # the session's scenario, from the link on its first run
 if present:
     show.presenter_bar(PAGES, here)
 else:
