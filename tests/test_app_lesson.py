@@ -73,3 +73,21 @@ def test_the_planning_step_answers_what_epsilon_a_target_needs_and_opens_the_pla
     assert_clean(trade)
     assert trade.number_input(key="plan_t_subspace_distance").value == pytest.approx(0.3)
     assert trade.slider(key="plan_confidence").value == pytest.approx(0.9)
+
+
+def test_the_lesson_deck_links_to_the_public_address_or_relatively(monkeypatch):
+    """Every "Open this scenario" link of the lesson's slides named the address the teacher's browser used
+    (http://127.0.0.1:<port>/...), dead for the students (issue 57): the links are relative, or start with the
+    operator's DPPCA_PUBLIC_URL."""
+    import re
+
+    from ui import lesson, report
+
+    monkeypatch.delenv(report.PUBLIC_URL_ENV, raising=False)
+    relative = re.findall(r"class='link'>[^<]*<a href='([^']*)'", lesson.deck().decode())
+    assert len(relative) == len(LESSON) + 1 and all(
+        link.startswith(("/explore", "/tradeoffs", "/lesson")) for link in relative
+    )
+    monkeypatch.setenv(report.PUBLIC_URL_ENV, "https://dppca.example.org/")
+    public = re.findall(r"class='link'>[^<]*<a href='([^']*)'", lesson.deck().decode())
+    assert public == ["https://dppca.example.org" + link for link in relative]

@@ -17,7 +17,9 @@ from dppca_core.figures import risk as risk_figures
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from . import compute, data, planner, scenario
+from dppca_core.handout import slides
+
+from . import compute, data, planner, report, scenario
 from .gallery import LESSON, Card
 
 #: the pages a step opens on, as the step's link names them
@@ -194,3 +196,30 @@ def step_figure(card: Card, vals: dict):
 
 def clamp_step(step: int) -> int:
     return min(max(int(step), 1), len(LESSON))
+
+
+def deck() -> bytes:
+    """The whole lesson as slides (built when the button is pressed: every step's figure, from the caches). Every
+    link starts with the operator's public address, or is relative (:func:`ui.report.public_base`): never the
+    address this browser used, which is dead for the students who get the deck."""
+    base = report.public_base()
+    parts = []
+    for number, each in enumerate(LESSON, start=1):
+        each_vals = step_scenario(each, step=number)
+        figure, words = step_figure(each, each_vals)
+        parts.append(
+            slides.Slide(
+                f"{number}. {each.title}",
+                [each.blurb, words, "Try this: " + each.try_this],
+                figure=figure,
+                link=base + explore_link(each, each_vals),
+            )
+        )
+    mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
+    return slides.build_deck(
+        "What private PCA costs, in nine steps",
+        report.PUBLIC_RECORD,
+        parts,
+        base + "/lesson",
+        "synthetic data made by the app; mechanisms: " + ", ".join(display_name(m) for m in mechs),
+    ).encode()

@@ -69,12 +69,17 @@ def record_line(vals: dict) -> str:
     return PUBLIC_RECORD if synthesised(vals) else PRIVATE_RECORD
 
 
+def public_base() -> str:
+    """The start of every link a record or a deck holds: the operator's public address (:data:`PUBLIC_URL_ENV`,
+    without a trailing slash) when set, else "" (the links are relative): never the address the browser used."""
+    return os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+
+
 def record_link(page_path: str, vals: dict | None = None) -> str:
     """The scenario's link as a record shows it: the operator's public address (:data:`PUBLIC_URL_ENV`) when set,
     else a relative link ("/report?..."), so that a record never names the address the browser used (localhost)."""
-    base = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
     query = scenario.query_string(vals)
-    return f"{base}/{page_path}" + (f"?{query}" if query else "")
+    return f"{public_base()}/{page_path}" + (f"?{query}" if query else "")
 
 
 def shows_seeded_numbers(vals: dict) -> bool:
