@@ -38,8 +38,7 @@ with st.container(key="lesson_nav"):
         on_click=_go,
         args=(step + 1,),
         width="stretch",
-        type="primary",  # the lesson's own step: told apart from the bar's "next page"
-        help=f"step {step + 1} of {len(LESSON)} of this lesson" if step < len(LESSON) else None,
+        type="primary",  # the lesson's own step: told apart from the bar's "next page"; no tooltip (it stuck on)
     )
     nav[2].markdown(f"## Step {step} of {len(LESSON)}: {md_escape(card.title)}")
 

@@ -19,6 +19,7 @@ from ui import book, compute, data, guarantee, notebooks, planner, report, scena
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
+from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -297,7 +298,7 @@ with boundary("the report"):
     budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
-        f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
+        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(vals['kvar'])})"
         if scenario.private_k(vals)
         else ""
     )

@@ -18,17 +18,19 @@ ensure_navigation()
 
 GRID_LABELS = {"default": "default (scaled down, under a minute)", "full": "full (the paper's grid: minutes to hours)"}
 
-st.title("Reproduce the papers")
-st.markdown(
-    "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
-    "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
-    "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
-    "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
-    "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
-    "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
-    "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
-    "`python -m dppca_core.reproduce --all --out DIR`."
-)
+presenting = show.presenting()  # the bar names the page, and the first figure shares the screen with it
+if not presenting:
+    st.title("Reproduce the papers")
+    st.markdown(
+        "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
+        "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
+        "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
+        "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
+        "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
+        "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
+        "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
+        "`python -m dppca_core.reproduce --all --out DIR`."
+    )
 
 with st.sidebar:
     st.subheader("Reproduction settings")
@@ -71,7 +73,7 @@ results, shipped = {}, False
 with boundary("the reproduction"):
     results = computed.shipped_results(paper.key, paper.reproductions, grid, reps, seed)
     shipped = bool(results)
-    if shipped:
+    if shipped and not presenting:
         note, button = st.columns([4, 1])
         note.info(
             f"Shown: the run shipped with the app (default grid, seed 0, made by "
@@ -87,7 +89,7 @@ with boundary("the reproduction"):
             args=(paper.key,),
             help="Recompute this paper's reproductions on this server (cached task by task).",
         )
-    else:
+    elif not shipped:
         free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
         if grid == "full":
             free.caption(
@@ -130,7 +132,7 @@ for key, rep in results.items():
                 if shipped
                 else rp.figure(rep, title=False)
             )
-            show.chart(fig, key=f"reproduce_fig:{key}")
+            show.chart(fig, key=f"reproduce_fig:{key}", main=key == next(iter(results)))
         with theirs:
             st.markdown("**The paper's figure shows**")
             st.markdown("\n".join(f"- {md_escape(line)}" for line in rep.paper_figure))
