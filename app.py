@@ -44,13 +44,12 @@ HOME_ALIAS = st.Page(
 SHARED_CONTROLS = {"explore": "reps", "tradeoffs": "sreps", "report": "reps"}
 st.session_state[PAGES_KEY] = PAGES  # for st.switch_page from pages (gallery, presenter bar)
 
+# the page icon before the navigation: the browser otherwise takes the page's Material icon as the tab's icon and
+# fetches it from Google's font server, which an offline classroom cannot reach (an emoji is drawn in the browser)
+st.set_page_config(page_title="DP-PCA Explorer", page_icon=APP_ICON, layout="wide")
 present = presenting_from(st.session_state.get(SCENARIO_KEY), st.query_params.get("present"))
 page = st.navigation([*PAGES.values(), HOME_ALIAS], position="hidden" if present else "sidebar")
 here = next((key for key, p in PAGES.items() if p.url_path == page.url_path), "home")  # the alias is Home
-# after the navigation (its first call takes 0.2 s: the icon goes through Streamlit's image code); the icon is an SVG
-# of ours: a Material icon as the page icon makes every browser fetch it from Google's font server, which an offline
-# classroom cannot reach
-st.set_page_config(page_title="DP-PCA Explorer", page_icon=APP_ICON, layout="wide")
 
 from ui import controls, scenario, scenario_file, show  # noqa: E402 - after the navigation: imports take seconds
 

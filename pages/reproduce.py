@@ -132,7 +132,7 @@ for key, rep in results.items():
                 if shipped
                 else rp.figure(rep, title=False)
             )
-            show.chart(fig, key=f"reproduce_fig:{key}", main=key == next(iter(results)))
+            show.chart(fig, key=f"reproduce_fig:{key}")
         with theirs:
             st.markdown("**The paper's figure shows**")
             st.markdown("\n".join(f"- {md_escape(line)}" for line in rep.paper_figure))

@@ -7,6 +7,7 @@ import streamlit as st
 from dppca_core import figures, metrics, planning, theory
 from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
+from dppca_core.reading import number
 from dppca_core.registry import display_name
 
 from ui import compute, data, frontier, planner, report, scenario, session, show, theory_overlay
@@ -290,12 +291,12 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
     if axis == "eps":
         what = "smallest ε"
     elif rows:
-        what = f"smallest n (of your {rows:,} rows) at ε = {vals['eps']:g}"
+        what = f"smallest n (of your {rows:,} rows) at ε = {number(vals['eps'])}"
     else:
-        what = f"smallest n at ε = {vals['eps']:g}"
+        what = f"smallest n at ε = {number(vals['eps'])}"
     table_rows = []
     for mech, value in found.items():
-        answer = "not reached on the grid" if value is None else f"{value:g}"
+        answer = "not reached on the grid" if value is None else number(value)
         if value is None and rows:
             answer = _extrapolated_answer(last["extrapolated"].get(mech), rows, target)
         row = {"mechanism": display_name(mech), what: answer}

@@ -5,8 +5,8 @@ the sidebar of the app's pages, not the file names of the ``pages/`` folder.
 Until the entry script calls ``st.navigation``, Streamlit treats an app with a ``pages/`` folder as a folder-based
 one and lists its files ("app, audit, data, ...") in the sidebar: the first visit of a fresh server showed that list
 for the seconds the entry script's imports took (7 s measured on a busy machine; with the call first, a
-MutationObserver on four cold starts never saw it). So nothing slow may come before the call: no import but Streamlit's and two small modules of ours, no
-``st.set_page_config`` (its first call takes 0.2 s: the icon goes through Streamlit's image code)."""
+MutationObserver on four cold starts never saw it). So nothing slow may come before the call: no import but Streamlit's and two small modules of ours, and the page
+icon as an emoji (an image goes through Streamlit's image code, which imports numpy: 0.2 s)."""
 
 import builtins
 from pathlib import Path
@@ -49,11 +49,15 @@ def _entry_events(app_test, monkeypatch, **query) -> list:
 
 
 def test_the_pages_are_declared_before_anything_slow(app_test, monkeypatch):
+    """Before the pages: a few light imports, and the page icon (an emoji: an image goes through Streamlit's image
+    code, which imports numpy, 0.2 s on a server's first run)."""
     events = _entry_events(app_test, monkeypatch)
     first = next(i for i, event in enumerate(events) if event[0] == "navigation")
     before = events[:first]
     assert {name for kind, name in before if kind == "import"} <= LIGHT, before
-    assert not [event for event in before if event[0] != "import"], before
+    others = [event for event in before if event[0] != "import"]
+    assert [kind for kind, _ in others] == ["page_config"], before
+    assert _get_favicon_string(others[0][1]).startswith("emoji:"), others  # the cheap path
     assert events[first] == ("navigation", "sidebar")
 
 
@@ -62,9 +66,13 @@ def test_presenter_mode_from_the_link_hides_the_sidebar_from_the_first_run(app_t
     assert ("navigation", "hidden") in events
 
 
-def test_the_page_icon_is_drawn_by_the_app_not_fetched_from_another_host(app_test, monkeypatch):
-    icons = [icon for kind, icon in _entry_events(app_test, monkeypatch) if kind == "page_config"]
-    assert icons, "app.py sets no page icon"
+def test_the_page_icon_is_drawn_by_the_browser_and_set_before_the_pages(app_test, monkeypatch):
+    """A Material icon as the page icon is fetched from fonts.gstatic.com; so is a page's Material icon, which the
+    browser takes as the tab's icon when the pages arrive before the page icon."""
+    events = _entry_events(app_test, monkeypatch)
+    kinds = [kind for kind, _ in events]
+    icons = [icon for kind, icon in events if kind == "page_config"]
+    assert icons and kinds.index("page_config") < kinds.index("navigation"), events
     for icon in icons:
-        shown = _get_favicon_string(icon)  # what the browser is told to load
-        assert shown.startswith(("data:", "emoji:")), shown  # a Material name is fetched from fonts.gstatic.com
+        shown = _get_favicon_string(icon)  # what the browser is told to draw
+        assert shown.startswith(("data:", "emoji:")), shown

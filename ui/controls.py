@@ -15,6 +15,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import publishable, risk
 from dppca_core.publishable import PART_WORDS
+from dppca_core.reading import number
 from dppca_core.privacy import NEIGHBOR_RELATIONS, describe_neighbors
 from dppca_core.registry import Param
 
@@ -38,8 +39,8 @@ def eps_grid(current: float | None = None) -> list[float]:
 def _eps_label(value: float) -> str:
     refs = {v: label for v, label, _ in EPS_REFERENCES}
     if value in refs:
-        return f"{value:.3g} ◆ {refs[value]}" if refs[value] != f"{value:g}" else f"{value:.3g} ◆"
-    return f"{value:g}"
+        return f"{number(value, 3)} ◆ {refs[value]}" if refs[value] != number(value) else f"{number(value, 3)} ◆"
+    return number(value)
 
 
 #: the dial's label says what ◆ means in visible text (not only in its tooltip)

@@ -16,16 +16,10 @@ PAGE_TITLES = {
     "report": "Report",
 }
 
-#: the app's icon in the browser's tab: drawn here as SVG (a Material icon as the page icon is fetched from Google's
-#: font server, which an offline classroom cannot reach): scattered rows and their first principal direction
-APP_ICON = (
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">'
-    '<rect width="24" height="24" rx="5" fill="#1f5fa8"/>'
-    '<g fill="#ffffff"><circle cx="6" cy="17" r="1.6"/><circle cx="9" cy="12.5" r="1.6"/>'
-    '<circle cx="11.5" cy="15" r="1.6"/><circle cx="14" cy="9.5" r="1.6"/><circle cx="16" cy="12" r="1.6"/>'
-    '<circle cx="18.5" cy="6.5" r="1.6"/></g>'
-    '<path d="M3.5 20.5 L20.5 3.5" stroke="#ffd166" stroke-width="1.8" stroke-linecap="round"/></svg>'
-)
+#: the app's icon in the browser's tab: an emoji, which the browser draws itself (a Material icon as the page icon is
+#: fetched from Google's font server, which an offline classroom cannot reach; an SVG or image goes through
+#: Streamlit's image code, which imports numpy: 0.2 s before the pages are declared, on a server's first run)
+APP_ICON = "🔐"
 #: how a link says "presenter mode on" (the scenario's rule for a true/false setting: dppca_core.scenario.Field.parse)
 _TRUE = ("1", "true", "yes", "on")
 

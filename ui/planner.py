@@ -168,7 +168,7 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     entry = released[key]
     if entry["standin"] is None:
         raise ValueError(
-            f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
+            f"the spectrum released with ε = {number(epsilon)} came out all noise (its cost is counted in "
             "later plans on these rows): spend more ε on the stand-in, or state a spectrum."
         )
     return entry["standin"]
@@ -322,7 +322,7 @@ def planned_words(found: dc.Plan) -> str:
     """'Planned for: subspace distance ≤ 0.3 in 90% of releases (…)' for the Report."""
     lo, hi = found.interval
     words = (
-        f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+        f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {number(found.epsilon)} "
         f"(budget split {planning.split_words(found.budget)}). In {found.reps} simulated releases on a stand-in "
         f"({found.standin.describe()}), {100 * found.share:.0f}% met every target (95% interval "
         f"{100 * lo:.0f}% to {100 * hi:.0f}%); the real data may differ from the stand-in."
