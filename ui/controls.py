@@ -88,7 +88,7 @@ def privacy_controls(container=st.sidebar) -> None:
     container.select_slider(
         "δ (failure probability, log scale)",
         options=scenario.with_current(DELTA_GRID, current),
-        format_func=lambda v: f"{v:.0e}" if v in DELTA_GRID else f"{v:g}",
+        format_func=number,  # 10⁻⁶, as every number a person reads
         help="Probability with which the ε bound may fail; keep it far below 1/n.",
         **scenario.bind("delta"),
     )

@@ -119,7 +119,7 @@ def _assert_scenario_shown(page, where):
     assert q["eps"] == "3.0" and q["k"] == "3" and q["mechs"] == "analyze_gauss" and q["seed"] == "5", (where, q)
     if where in ("explore", "tradeoffs"):
         sliders = slider_values(page)
-        assert sliders[0].split()[0] == "3" and sliders[1] == "1e-05", (where, sliders)
+        assert sliders[0].split()[0] == "3" and sliders[1] == "10⁻⁵", (where, sliders)
         numbers = sidebar_numbers(page)
         assert numbers[:4] == ["3", "0", "6", "5"], (where, numbers)  # k, s, repetitions, seed
         assert "Analyze Gauss" in sidebar_mechanisms(page) and "power" not in sidebar_mechanisms(page), where
@@ -191,9 +191,9 @@ def test_two_sessions_side_by_side_stay_apart(server, browser):
     wait_metrics(a)
     wait_metrics(b)
     assert slider_values(a)[:2] == ["2.5", "0.000123"]  # an off-grid link value is kept exactly
-    assert slider_values(b)[:2] == ["1", "1e-06"]
+    assert slider_values(b)[:2] == ["1", "10⁻⁶"]
     b.reload()
     wait_metrics(b)
-    assert slider_values(b)[:2] == ["1", "1e-06"] and "eps" not in query(b)
+    assert slider_values(b)[:2] == ["1", "10⁻⁶"] and "eps" not in query(b)
     a.context.close()
     b.context.close()
