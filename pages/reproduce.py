@@ -66,7 +66,8 @@ grid, seed = vals["rgrid"], int(vals["rseed"])
 reps = int(vals["rreps"]) or None
 
 st.header(paper.title)
-st.caption(md_escape(f"{paper.citation}. {paper.note}"))
+if not presenting:  # the first figure on the first screen at 1280x720
+    st.caption(md_escape(f"{paper.citation}. {paper.note}"))
 
 
 results, shipped = {}, False
