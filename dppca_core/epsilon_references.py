@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .reading import number
+
 #: what the budget of a reference point covers
 SCOPES = ("guidance", "per_donation", "per_day", "total")
 #: the trust model of a reference point: "central" (a curator adds noise to statistics), "local" (each device
@@ -203,17 +205,25 @@ def context_sentence(epsilon: float) -> str:
         return "No privacy guarantee: no reference point applies."
     below, above = nearest_references(epsilon)
 
-    def name(r):
-        return f"{r.label} ({r.value:.3g}, {_SCOPE_WORDS[r.scope]}{', local model' if r.model == 'local' else ''})"
+    def scope(r) -> str:
+        return _SCOPE_WORDS[r.scope] + (", local model" if r.model == "local" else "")
 
+    def name(r) -> str:  # a label that is its own value ("0.1") is not followed by the value again
+        return f"{r.label} ({scope(r)})" if r.label == number(r.value) else f"{r.label} ({number(r.value)}, {scope(r)})"
+
+    shown = number(epsilon)
     if below is not None and math.isclose(below.value, epsilon, rel_tol=1e-3):
-        text = f"epsilon = {epsilon:g} equals {name(below)}."
+        text = (
+            f"epsilon = {shown} is itself a reference point ({scope(below)})."
+            if below.label == number(below.value)
+            else f"epsilon = {shown} equals {below.label} ({scope(below)})."
+        )
     elif below is None:
-        text = f"epsilon = {epsilon:g} is below every reference point (the smallest: {name(above)})."
+        text = f"epsilon = {shown} is below every reference point (the smallest: {name(above)})."
     elif above is None:
-        text = f"epsilon = {epsilon:g} is above every reference point (the largest: {name(below)})."
+        text = f"epsilon = {shown} is above every reference point (the largest: {name(below)})."
     else:
-        text = f"epsilon = {epsilon:g} lies between {name(below)} and {name(above)}."
+        text = f"epsilon = {shown} lies between {name(below)} and {name(above)}."
     return (
         text + " Budgets per donation or per day (local model) and totals for a whole product are not the "
         "same unit as the epsilon of one release here; compare with care."

@@ -22,6 +22,7 @@ import json
 import math
 
 from . import reading, risk
+from .reading import number
 from .privacy import PrivacyCurve, describe_neighbors, total
 from .data.schema import UNDECLARED
 from .mechanisms import provenance
@@ -222,19 +223,19 @@ def budget_parts(
             }
         )
     total = math.fsum(r["amount"] for r in rows)
-    eps_words = "" if epsilon is None else f" (ε = {epsilon:g}" + (f", δ = {delta:g})" if delta else ")")
+    eps_words = "" if epsilon is None else f" (ε = {number(epsilon)}" + (f", δ = {number(delta)})" if delta else ")")
     if gaussian:
         added = " + ".join(f"{r['percent']}%" for r in rows)
         sentence = (
             f"Each part's share is its share of μ² (equivalently of ρ in zero-concentrated DP): Gaussian parts "
-            f"add up in μ², {added} = 100% of μ² = {total:.4g} (μ = {math.sqrt(total):.4g}). The total "
+            f"add up in μ², {added} = 100% of μ² = {number(total)} (μ = {number(math.sqrt(total))}). The total "
             f"guarantee{eps_words} is computed exactly from them; it is not the sum of the parts' ε."
         )
     else:
-        added = " + ".join(f"{r['amount']:.4g}" for r in rows)
+        added = " + ".join(number(r["amount"]) for r in rows)
         sentence = (
-            f"Each part's share is its share of ε: these parts add up in ε, {added} = {total:.4g}"
-            + (f", the release's ε = {epsilon:g}" if epsilon is not None else "")
+            f"Each part's share is its share of ε: these parts add up in ε, {added} = {number(total)}"
+            + (f", the release's ε = {number(epsilon)}" if epsilon is not None else "")
             + " (basic composition)."
         )
     return {"unit": "mu^2" if gaussian else "epsilon", "total": total, "parts": rows, "sentence": sentence}
@@ -285,7 +286,7 @@ def odds(curve: PrivacyCurve, neighbors: str) -> dict:
 
 def _tail_words(tail: float) -> str:
     odds_ = 1.0 / tail
-    return f"1 in {round(odds_):,}" if abs(odds_ - round(odds_)) < 1e-6 * odds_ else f"{tail:.2g}"
+    return f"1 in {round(odds_):,}" if abs(odds_ - round(odds_)) < 1e-6 * odds_ else number(tail, 2)
 
 
 def best_test(curve: PrivacyCurve, neighbors: str) -> dict:
@@ -386,7 +387,7 @@ def recommendation(words: dict, epsilon: float | None, context=DEPLOYMENTS) -> s
         )
     largest = max(c["epsilon"] for c in context)
     caution = (
-        f" ε = {epsilon:g} is above every deployment listed (at most {largest:g}): say so when you publish."
+        f" ε = {number(epsilon)} is above every deployment listed (at most {number(largest)}): say so when you publish."
         if epsilon is not None and epsilon > largest
         else ""
     )

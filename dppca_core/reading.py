@@ -9,6 +9,9 @@ reads data, so every value is post-processing of published numbers and spends no
 * :func:`used`: the clipping radius R, the column scales and the mean a release used, per column.
 * :func:`score_panels`: the score plot's counts per panel (negative noisy counts shown as 0).
 * :func:`delta_warning`: a δ above 1/n, in words.
+* :func:`number`: any number a person reads (ε, δ, R, a ratio, a range), at most four significant digits: the one
+  formatter of the app, the brief, the deck and the guarantee sentences. The exact values stay in the JSON, the link
+  and the scenario file.
 
 The publishable file carries them (:func:`dppca_core.publishable.in_words`), so that its brief, its deck and every
 reader of the JSON see the same numbers.
@@ -18,6 +21,12 @@ from __future__ import annotations
 
 import math
 
+#: significant digits of a number a person reads (:func:`number`)
+DIGITS = 4
+#: below this (and from :data:`LARGE` up) a number is written with a power of ten: 3.09 × 10⁻⁶
+SMALL = 1e-4
+LARGE = 1e9
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: the 95% normal quantile of the intervals
 Z95 = 1.96
 #: the shares are read only when the noisy total variance is more than this many noise s.d.s above 0
@@ -154,3 +163,42 @@ def delta_warning(delta: float, n: int | None) -> str | None:
         f"full with probability δ would meet this guarantee while showing about {delta * n:.3g} rows. Choose δ "
         f"well below 1/n (1e-6, or at most 1/n² = {1.0 / n**2:.2g})."
     )
+
+
+def number(value, digits: int = DIGITS) -> str:
+    """``value`` as a person reads it, at a glance: at most ``digits`` significant digits with the trailing zeros
+    dropped (ln 3 = 1.0986... is "1.099", 2.4494897 is "2.449"), thousands separated by commas ("291,500"), a power
+    of ten below 0.0001 or from 10⁹ up ("3.09 × 10⁻⁶", δ = 1e-6 is "10⁻⁶"), "∞" for an infinite value and "n/a" for
+    None or NaN. A Python or numpy integer is a count and is written whole ("12,345"). Every number a page, a
+    record, the brief or a guarantee sentence shows goes through here; the exact value stays in the JSON and the
+    link."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
+        return f"{int(value):,}"
+    x = float(value)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
+    exponent = int(exponent)
+    if SMALL <= abs(x) < LARGE:
+        rounded = float(f"{abs(x):.{digits - 1}e}")
+        places = max(digits - 1 - exponent, 0)
+        text = f"{rounded:,.{places}f}"
+        return sign + (text.rstrip("0").rstrip(".") if "." in text else text)
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return sign + (power if mantissa == "1" else f"{mantissa} × {power}")
+
+
+def span(low, high, digits: int = DIGITS) -> str:
+    """A range of values in words ("3.09 × 10⁻⁶ to 100"; one number when both ends read the same)."""
+    a, b = number(low, digits), number(high, digits)
+    return a if a == b else f"{a} to {b}"

@@ -25,6 +25,7 @@ import numpy as np
 from .data.diagnostics import NonPrivateDiagnostics
 from .data.schema import UNDECLARED, PublicSchema
 from .privacy import PrivacyCurve
+from .reading import number
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class Release:
     >>> release.guarantee, release.neighbors, release.seeded
     ('approximate', 'replace', True)
     >>> print(release.guarantee_text().split(":")[0])
-    (epsilon = 1, delta = 1e-06) for neighbours that replace one row (n public and fixed)
+    (epsilon = 1, delta = 10⁻⁶) for neighbours that replace one row (n public and fixed)
     """
 
     mechanism: str
@@ -147,20 +148,20 @@ class Release:
             return "No privacy: this is the exact, non-private answer."
         if self.guarantee == "retracted":
             return (
-                f"Claimed {self.epsilon:g}-DP, but the claim is false (the paper was retracted): "
+                f"Claimed {number(self.epsilon)}-DP, but the claim is false (the paper was retracted): "
                 "an attacker can tell neighbouring datasets apart with high probability."
             )
         if self.guarantee == "pure":
             text = (
-                f"epsilon = {self.epsilon:g} (pure DP) for neighbours that {relation}: any outcome "
-                f"is at most e^{self.epsilon:g} = {np.exp(min(self.epsilon, 700)):.3g} times more likely "
+                f"epsilon = {number(self.epsilon)} (pure DP) for neighbours that {relation}: any outcome "
+                f"is at most e^{number(self.epsilon)} = {number(np.exp(min(self.epsilon, 700)), 3)} times more likely "
                 "with any one person's row than without it."
             )
         else:
             text = (
-                f"(epsilon = {self.epsilon:g}, delta = {self.delta:g}) for neighbours that {relation}: "
-                f"outcome probabilities change by a factor of at most e^{self.epsilon:g}, except on "
-                f"events of total probability at most delta = {self.delta:g}."
+                f"(epsilon = {number(self.epsilon)}, delta = {number(self.delta)}) for neighbours that {relation}: "
+                f"outcome probabilities change by a factor of at most e^{number(self.epsilon)}, except on "
+                f"events of total probability at most delta = {number(self.delta)}."
             )
         if self.privacy.kind == "gdp":
             text += f" Exactly: {self.privacy.describe()}."

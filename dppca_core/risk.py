@@ -85,6 +85,7 @@ from .epsilon_references import (
     reference_tuples,  # noqa: F401
 )
 from .privacy import PrivacyCurve, compose, gaussian_delta, gaussian_epsilon
+from .reading import number
 from .audit.teaching import TEACHING_TRIALS, teaching_audit, worst_case_scores  # noqa: F401  (the teaching example)
 
 #: priors at which the view marks the posterior (1%, 10%, 50%)
@@ -480,7 +481,7 @@ def _tail_words(tail: float) -> str:
     odds = 1.0 / tail
     if odds >= 10 and abs(odds - round(odds)) < 1e-6 * odds:
         return f"1 in {round(odds):,}"
-    return f"{tail:.2g}"
+    return number(tail, 2)
 
 
 def posterior_sentence(bound: PosteriorBound, neighbors: str = "add_remove") -> str:

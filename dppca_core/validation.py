@@ -72,7 +72,7 @@ def check_matrix(X, *, name: str = "X", min_rows: int = 2, finite: bool = True) 
             f"{name} must be numeric (a 2-D array of numbers); convert or drop non-numeric columns ({exc})."
         ) from None
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (rows = people, columns = features); got shape {arr.shape}.")
+        raise ValueError(f"{name} must be 2-D (one row per record, one column per feature); got shape {arr.shape}.")
     n, d = arr.shape
     if d < 1:
         raise ValueError(f"{name} has no columns; give at least one numeric feature.")

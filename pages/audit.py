@@ -8,7 +8,9 @@ from dppca_core.audit import audit, describe_statistic
 
 from ui import audit_curve, guarantee, scenario, session, show
 from ui.errors import boundary
+from ui.text import NUMBER_FORMAT
 from ui.shell import ensure_navigation
+from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -38,7 +40,7 @@ c[0].selectbox(
     + ("" if dc.get_mechanism(m).guarantee == "retracted" else f" [{dc.get_mechanism(m).guarantee}]"),
     **scenario.bind("amech"),
 )
-c[1].number_input("claimed ε", min_value=0.01, max_value=50.0, step=0.1, format="%g", **scenario.bind("aeps"))
+c[1].number_input("claimed ε", min_value=0.01, max_value=50.0, step=0.1, format=NUMBER_FORMAT, **scenario.bind("aeps"))
 c[2].number_input("claimed δ", min_value=1e-12, max_value=0.5, format="%.1e", **scenario.bind("adelta"))
 c[3].select_slider("trials per dataset", options=list(scenario.AUDIT_TRIALS), **scenario.bind("atrials"))
 c = st.columns([2, 2])
@@ -88,7 +90,7 @@ def claim_reached(ratio: float) -> tuple[str, str | None]:
     such as 999%, but how many times the claimed ε the lower bound is."""
     if ratio <= 1:
         return f"{ratio:.0%}", None
-    times = "∞" if ratio == float("inf") else f"{ratio:.3g}"
+    times = "∞" if ratio == float("inf") else number(ratio, 3)
     return "over 100%", f"refuted: the bound is {times}× the claim"
 
 
@@ -110,10 +112,10 @@ if result is not None:
             key="audit_guarantee",
         )
         m = st.columns(5)
-        m[0].metric("claim", f"({result.epsilon_claimed:g}, {result.delta_claimed:g})")
+        m[0].metric("claim", f"({number(result.epsilon_claimed)}, {number(result.delta_claimed)})")
         m[1].metric(
             "lower bound on ε",
-            "∞" if result.epsilon_lower == float("inf") else f"{result.epsilon_lower:.3g}",
+            "∞" if result.epsilon_lower == float("inf") else number(result.epsilon_lower, 3),
             help="At the claimed δ, with 95% confidence.",
         )
         reached, beyond = claim_reached(result.ratio)
@@ -125,7 +127,7 @@ if result is not None:
             delta_arrow="off",
             help="lower bound / claimed ε: near 100% means the audit is tight; above 100% refutes the claim.",
         )
-        m[3].metric("lower bound on δ", f"{result.delta_lower:.3g}", help="At the claimed ε, with 95% confidence.")
+        m[3].metric("lower bound on δ", number(result.delta_lower, 3), help="At the claimed ε, with 95% confidence.")
         m[4].metric(
             "trials per dataset",
             f"{result.trials:,}",
@@ -143,7 +145,7 @@ if result is not None:
             "is Gaussian (exact for Gaussian noise)",
             "range": "two tests, one in each tail, read through the exponential mechanism's bounded "
             "privacy-loss range (its proof keeps the loss within a range of width ε; the "
-            f"distribution-free bound from the same tests is {result.epsilon_lower_point:.3g})",
+            f"distribution-free bound from the same tests is {number(result.epsilon_lower_point, 3)})",
         }.get(result.conversion, "distribution-free (no assumption on the mechanism)")
         st.caption(
             f"Where: {result.note}. Statistic: {how}. Bound: {reading}. "
@@ -151,7 +153,7 @@ if result is not None:
             f"{result.neighbors}; error rates on the evaluation trials: false positives "
             f"{result.false_positive_rate:.3f}, false negatives {result.false_negative_rate:.3f}."
             + (
-                f" The mechanism was run at ε = {result.run_epsilon:g}."
+                f" The mechanism was run at ε = {number(result.run_epsilon)}."
                 if result.run_epsilon != result.epsilon_claimed
                 else ""
             )

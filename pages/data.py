@@ -9,12 +9,17 @@ from dppca_core import figures
 from ui import compute, data, scenario, server_files, show, table_hints, table_schema, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
-from ui.text import literal, md_escape
+from ui.text import NUMBER_FORMAT, literal, md_escape
+from dppca_core.reading import number
 
 ensure_navigation()
 
-st.title("Data")
 scn = scenario.values()
+presenting = show.presenting()
+if not presenting:  # in presenter mode the bar names the page
+    st.title("Data")
+#: in presenter mode the scree and the loadings go here, under the bar, on the first screen; else after the controls
+figures_slot = st.container() if presenting else st
 
 KINDS = {
     "synthetic": "Synthesize",
@@ -88,7 +93,7 @@ def _source_controls():
             0.0,
             1000.0,
             step=0.5,
-            format="%g",
+            format=NUMBER_FORMAT,
             help="Variance of the planted directions relative to the isotropic noise (the eigengap).",
             **scenario.bind("spike"),
         )
@@ -125,7 +130,7 @@ def _server_controls():
         key="server_path",
         help="Read in chunks: memory does not grow with the number of rows. Only files "
         f"inside the data folder are served: at most {server_files.MAX_FILES:,} files "
-        f"and {server_files.MAX_TOTAL_BYTES / 1e9:g} GB per read.",
+        f"and {number(server_files.MAX_TOTAL_BYTES / 1e9)} GB per read.",
     )
     sites = c[1].text_input(
         "site column (optional)",
@@ -264,7 +269,7 @@ def _radius_controls() -> None:
         st.number_input(
             "public clipping radius R",
             min_value=1e-9,
-            format="%g",
+            format=NUMBER_FORMAT,
             **scenario.bind("R"),
             help="Rows with norm above R are scaled down to R. Choose R from public knowledge (e.g. the "
             "possible range of each feature), not from these data.",
@@ -274,12 +279,12 @@ def _radius_controls() -> None:
     b[0].number_input(
         "smallest R",
         min_value=1e-9,
-        format="%g",
+        format=NUMBER_FORMAT,
         **scenario.bind("rlo"),
         help="Public bounds on R, in the data's units (after any scaling): a wide range costs a few "
         "more noisy counts, never privacy.",
     )
-    b[1].number_input("largest R", min_value=1e-9, format="%g", **scenario.bind("rhi"))
+    b[1].number_input("largest R", min_value=1e-9, format=NUMBER_FORMAT, **scenario.bind("rhi"))
     st.slider(
         "target quantile of the row norms",
         0.5,
@@ -299,8 +304,8 @@ def _radius_controls() -> None:
         "candidates); the subspace gets what the other shares leave.",
     )
     st.caption(
-        f"Each release chooses R privately: a noisy binary search for the {scn['rq']:g} quantile of the "
-        f"rows' norms between {scn['rlo']:g} and {scn['rhi']:g}, with {scn['bradius']:.0%} of its budget. "
+        f"Each release chooses R privately: a noisy binary search for the {number(scn['rq'])} quantile of the "
+        f"rows' norms between {number(scn['rlo'])} and {number(scn['rhi'])}, with {scn['bradius']:.0%} of its budget. "
         "The R chosen is part of the release: Explore and the Report show it."
     )
 
@@ -346,11 +351,12 @@ def _bounds_popover(ds):
     with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
         st.caption(
             "Give the largest possible absolute value of each feature, from public knowledge (a "
-            "questionnaire's scale, a sensor's range, a unit's physical limit). Then either keep the units "
+            "questionnaire's scale, a sensor's range, a unit's physical limit): **each button below needs a "
+            "bound for every feature**. Then either keep the units "
             "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
             "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
-            "each column by a private root-mean-square (a share of its budget; R = 2√d unless R is chosen "
-            "privately)."
+            "each column by a private root-mean-square of the column clipped to its bound (a share of its "
+            "budget; R = 2√d unless R is chosen privately)."
         )
         current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [np.nan] * ds.d
         with st.form("bounds_form", border=False):
@@ -369,19 +375,13 @@ def _bounds_popover(ds):
             pressed = [
                 b[0].form_submit_button(BOUND_ACTIONS["use_R"], key="use_bounds_R"),
                 b[1].form_submit_button(BOUND_ACTIONS["by_bound"], key="scale_by_bounds"),
-                st.form_submit_button(
-                    BOUND_ACTIONS["private"],
-                    key="scale_privately",
-                    help="Each release divides column j by a private root-mean-square of "
-                    "the column, from its own share of the budget, with these public "
-                    "bounds: a private choice inside the one budget.",
-                ),
+                st.form_submit_button(BOUND_ACTIONS["private"], key="scale_privately"),
             ]
         given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
         if any(pressed):
             _apply_bounds(given, list(BOUND_ACTIONS)[pressed.index(True)])
         if len(current) and np.all(np.isfinite(current)):
-            st.caption(f"Bounds in use: R = √(Σ bound²) = {float(np.sqrt(np.sum(np.square(current)))):.4g}.")
+            st.caption(f"Bounds in use: R = √(Σ bound²) = {number(float(np.sqrt(np.sum(np.square(current)))))}.")
         if ds.has_rows:
             st.button(
                 "Fill from the data's largest values and scale (NOT private)",
@@ -393,10 +393,25 @@ def _bounds_popover(ds):
             )
 
 
+#: what each bounds button does, as its refusal names it
+BOUND_NEEDS = {
+    "use_R": "R from the bounds",
+    "by_bound": "Scaling each column by its bound",
+    "private": "Scaling each column privately",
+}
+
+
 def _apply_bounds(given: np.ndarray, action: str) -> None:
-    """Use the typed bounds (every one a positive number): R from them, or a scaling; refuse with a warning else."""
-    if not (len(given) and np.all(np.isfinite(given)) and np.all(given > 0)):
-        st.warning("Fill every feature's bound with a positive number to use them.", icon=":material/edit:")
+    """Use the typed bounds (every one a positive number): R from them, or a scaling; refuse in words else (what the
+    button needs, how many bounds are missing, where to type them)."""
+    usable = np.isfinite(given) & (given > 0)
+    if not (len(given) and np.all(usable)):
+        st.warning(
+            f"{BOUND_NEEDS[action]} needs a public bound for every feature: {int(np.sum(~usable))} of {len(given)} "
+            "are empty or not positive. Type each feature's largest possible absolute value (from public "
+            "knowledge: a scale, a sensor's range) in the grid above, then press the button again.",
+            icon=":material/edit:",
+        )
         return
     source = _bounds_source(given)
     if action == "use_R":
@@ -432,21 +447,21 @@ def _radius_hints(ds, prep):
     hint = None
     if clipped > 0.5 * ds.n:
         st.warning(
-            f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {R:g} and are "
+            f"{clipped:,} of {ds.n:,} rows ({100 * clipped / ds.n:.0f}%) have a norm above R = {number(R)} and are "
             "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
             icon=":material/content_cut:",
         )
         hint = float(_largest_values(norms[:, None])[0])
     elif median < R / 10:
         st.warning(
-            f"R = {R:g} is far above the rows' norms (median {median:.3g}): after dividing by R the signal is "
+            f"R = {number(R)} is far above the rows' norms (median {number(median, 3)}): after dividing by R the signal is "
             "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
             icon=":material/zoom_out_map:",
         )
         hint = float(_largest_values(norms[:, None])[0])
     if hint is not None:
         st.button(
-            f"Use R = {hint:g}, the rows' largest norm (read from the data: NOT private)",
+            f"Use R = {number(hint)}, the rows' largest norm (read from the data: NOT private)",
             key="use_hint_R",
             on_click=_use_hint,
             args=(hint,),
@@ -525,12 +540,13 @@ with boundary("the data summary"):
                     "private mean.",
                     icon=":material/info:",
                 )
-    left, right = st.columns(2)
-    show.cached_chart(figures.scree, (prep.eigenvalues, k), container=left)
+    left, right = figures_slot.columns(2)
+    show.cached_chart(figures.scree, (prep.eigenvalues, k), container=left, main=presenting)
     show.cached_chart(
         figures.loadings,
         (prep.reference[:, :k], ds.columns, f"Leading loadings (top {k}, non-private)"),
         container=right,
+        main=presenting,
     )
     if ds.has_rows:
         with st.expander("First rows of the (raw) data"):

@@ -4,6 +4,7 @@ import streamlit as st
 
 import dppca_core as dc
 from dppca_core import figures, metrics
+from dppca_core.reading import number
 
 from ui import data, scenario, show, views
 from ui.text import md_escape
@@ -13,15 +14,16 @@ from ui.shell import ensure_navigation
 
 ensure_navigation()
 
-st.title("Distributed data: hospitals pooling without pooling")
 scn = scenario.values()
-
-st.markdown(
-    "Each **site** (e.g. a hospital) holds its own rows. *Conventional*: every site adds its own full noise and an "
-    "aggregator averages (noise ≈ √S × pooled). *Local*: one site works alone. **capePCA**: a trusted noise "
-    "generator hands the sites correlated noise that cancels in the average, so the result reaches the pooled "
-    "(centralised) Analyze Gauss accuracy while every message stays private."
-)
+presenting = show.presenting()  # the bar names the page, and the main figure shares the first screen with it
+if not presenting:
+    st.title("Distributed data: hospitals pooling without pooling")
+    st.markdown(
+        "Each **site** (e.g. a hospital) holds its own rows. *Conventional*: every site adds its own full noise and "
+        "an aggregator averages (noise ≈ √S × pooled). *Local*: one site works alone. **capePCA**: a trusted noise "
+        "generator hands the sites correlated noise that cancels in the average, so the result reaches the pooled "
+        "(centralised) Analyze Gauss accuracy while every message stays private."
+    )
 
 EPS_OPTIONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 with st.sidebar:
@@ -42,7 +44,7 @@ with boundary("the distributed comparison"):
     if prep.radius is not None:
         st.info(
             f"R is chosen privately for the central releases (Data page). The distributed mechanisms here have "
-            f"no private radius step: each site clips its rows to the public largest R, {prep.data.data_norm:g}.",
+            f"no private radius step: each site clips its rows to the public largest R, {number(prep.data.data_norm)}.",
             icon=":material/info:",
         )
     if scn.get("scale") == "private":
@@ -72,14 +74,14 @@ with boundary("the distributed comparison"):
     st.caption(
         f"{prep.data.n} rows in {split.count} sites "
         f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
-        f"k = {k}, ε = {scn['deps']:g}, δ = {scn['delta']:g}. Diagnostics computed with the raw data as "
+        f"k = {k}, ε = {number(scn['deps'])}, δ = {number(scn['delta'])}. Diagnostics computed with the raw data as "
         "reference."
     )
     spread = {m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy() for m in dist.COMPARED}
     c1, c2 = st.columns(2)
-    show.cached_chart(figures.quantile_dotplot, (spread, "subspace distance"), container=c1)
+    show.cached_chart(figures.quantile_dotplot, (spread, "subspace distance"), container=c1, main=True)
     show.cached_chart(
-        figures.communication_bar, ({m: int(summary.loc[m, "numbers"]) for m in dist.DIST},), container=c2
+        figures.communication_bar, ({m: int(summary.loc[m, "numbers"]) for m in dist.DIST},), container=c2, main=True
     )
     with st.expander("Trust assumptions and communication, in words", expanded=True):
         for mech in dist.DIST:

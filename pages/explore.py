@@ -7,9 +7,10 @@ from dppca_core import metrics, risk
 from dppca_core.pipeline import experiments
 
 from ui import compute, controls, data, guarantee, report, scenario, session, show, views
-from ui.errors import boundary
+from ui.errors import boundary, fix_it
 from ui.shell import ensure_navigation
 from ui.text import md_escape
+from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -119,7 +120,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
                 "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
                 "against the top-s rows of the exact components)."
             )
-        noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {res.noise_scale:.4g}"
+        noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {number(res.noise_scale)}"
         guarantee.release_card(res.mechanism, res.published, res.privacy)
         st.markdown(
             f"*{noise} (per entry of the perturbed statistic, rows scaled to norm ≤ 1) · {spec.model} model · "
@@ -129,9 +130,12 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
         if res.radius is not None:
             mean, lo, hi = experiments.summary(res.radius)
             st.markdown(
-                f"Clipping radius chosen privately by each release (published): R = {res.radius[0]:.4g} in "
-                f"the first, {mean:.4g} on average, 95% of repetitions between {lo:.4g} and {hi:.4g}."
+                f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
+                f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
             )
+            why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(vals["rq"]))
+            if why:
+                st.caption(why)
         if res.k is not None:
             whole = (
                 f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
@@ -184,11 +188,7 @@ with boundary("the dataset"):
     views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:
-            st.error(
-                f"**Cannot compute {md_escape(dc.get_mechanism(mech).display_name)} with these settings.** "
-                f"{md_escape(problems[mech])}",
-                icon=":material/tune:",
-            )
+            st.error(fix_it(md_escape(dc.get_mechanism(mech).display_name), problems[mech]), icon=":material/tune:")
         else:
             _mechanism_block(results[mech], random_level, k)
 

@@ -6,10 +6,7 @@ it. Each step draws its figure from the app's caches (ui.lesson) and links to th
 
 import streamlit as st
 
-from dppca_core.registry import display_name
-
-from dppca_core.handout import slides
-from ui import lesson, report, scenario, show
+from ui import lesson, scenario, show
 from ui.errors import boundary
 from ui.gallery import LESSON
 from ui.shell import ensure_navigation
@@ -41,8 +38,7 @@ with st.container(key="lesson_nav"):
         on_click=_go,
         args=(step + 1,),
         width="stretch",
-        type="primary",  # the lesson's own step: told apart from the bar's "next page"
-        help=f"step {step + 1} of {len(LESSON)} of this lesson" if step < len(LESSON) else None,
+        type="primary",  # the lesson's own step: told apart from the bar's "next page"; no tooltip (it stuck on)
     )
     nav[2].markdown(f"## Step {step} of {len(LESSON)}: {md_escape(card.title)}")
 
@@ -62,39 +58,10 @@ with boundary("this step"):
             st.markdown(md_escape(card.notes))
 
 
-#: the app's address (read in the script run: the deck is built later, when the button is pressed)
-BASE = scenario.share_link("lesson").split("/lesson")[0]
-
-
-def _deck() -> bytes:
-    """The whole lesson as slides (built when the button is pressed: every step's figure, from the caches)."""
-    base = BASE
-    parts = []
-    for number, each in enumerate(LESSON, start=1):
-        each_vals = lesson.step_scenario(each, step=number)
-        figure, words = lesson.step_figure(each, each_vals)
-        parts.append(
-            slides.Slide(
-                f"{number}. {each.title}",
-                [each.blurb, words, "Try this: " + each.try_this],
-                figure=figure,
-                link=base + lesson.explore_link(each, each_vals),
-            )
-        )
-    mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
-    return slides.build_deck(
-        "What private PCA costs, in ten steps",
-        report.PUBLIC_RECORD,
-        parts,
-        base + "/lesson",
-        "synthetic data made by the app; mechanisms: " + ", ".join(display_name(m) for m in mechs),
-    ).encode()
-
-
 if not presenting:
     st.download_button(
         "Download slides",
-        _deck,
+        lesson.deck,
         "dppca_lesson_slides.html",
         "text/html",
         icon=":material/slideshow:",

@@ -13,6 +13,7 @@ from ui import compute, data, downloads, guarantee, notebooks, planner, publish,
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
+from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -101,7 +102,7 @@ with boundary("the report"):
     budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
-        f" · k chosen privately from the eigenvalue share (no extra cost, target {vals['kvar']:g})"
+        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(vals['kvar'])})"
         if scenario.private_k(vals)
         else ""
     )

@@ -18,17 +18,19 @@ ensure_navigation()
 
 GRID_LABELS = {"default": "default (scaled down, under a minute)", "full": "full (the paper's grid: minutes to hours)"}
 
-st.title("Reproduce the papers")
-st.markdown(
-    "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
-    "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
-    "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
-    "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
-    "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
-    "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
-    "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
-    "`python -m dppca_core.reproduce --all --out DIR`."
-)
+presenting = show.presenting()  # the bar names the page, and the first figure shares the screen with it
+if not presenting:
+    st.title("Reproduce the papers")
+    st.markdown(
+        "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
+        "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
+        "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
+        "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
+        "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
+        "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
+        "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
+        "`python -m dppca_core.reproduce --all --out DIR`."
+    )
 
 with st.sidebar:
     st.subheader("Reproduction settings")
@@ -64,7 +66,8 @@ grid, seed = vals["rgrid"], int(vals["rseed"])
 reps = int(vals["rreps"]) or None
 
 st.header(paper.title)
-st.caption(md_escape(f"{paper.citation}. {paper.note}"))
+if not presenting:  # the first figure on the first screen at 1280x720
+    st.caption(md_escape(f"{paper.citation}. {paper.note}"))
 
 
 def _compute_live() -> dict:
@@ -105,15 +108,16 @@ with boundary("the reproduction"):
     results = computed.shipped_results(paper.key, paper.reproductions, grid, reps, seed)
     shipped = bool(results)
     if shipped:
-        note, button = st.columns([4, 1])
-        note.info(
-            f"Shown: the run shipped with the app (default grid, seed 0, made by "
-            f"`{computed.SHIPPED_COMMAND}`), read from docs/reproduce/ without computing anything. **Run live** "
-            "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
-            icon=":material/inventory_2:",
-        )
-        with button:
-            _live_button()
+        if not presenting:  # presenter mode: the figure first, no note
+            note, button = st.columns([4, 1])
+            note.info(
+                f"Shown: the run shipped with the app (default grid, seed 0, made by "
+                f"`{computed.SHIPPED_COMMAND}`), read from docs/reproduce/ without computing anything. **Run live** "
+                "recomputes it here (seconds to a few minutes of CPU, docs/reproduce.md lists them).",
+                icon=":material/inventory_2:",
+            )
+            with button:
+                _live_button()
     elif not computed.asked(paper.key, grid, reps, seed):  # a link alone starts nothing heavy: it waits for a click
         note, button = st.columns([4, 1])
         note.info(computed.cost_words(paper.reproductions, grid, reps, seed), icon=":material/hourglass_empty:")

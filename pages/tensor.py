@@ -12,6 +12,7 @@ from ui import scenario, show
 from ui import tensor as computed
 from ui.errors import boundary
 from ui.shell import ensure_navigation
+from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -26,16 +27,18 @@ def _preset(D: int, K: int) -> None:
     scenario.set_value("tK", K)
 
 
-st.title("Tensor decomposition: mixtures and topics across sites")
-st.markdown(
-    "Latent-variable models (a **mixture of Gaussians**, a **single topic model**) can be learned from their "
-    "second and third moments: whiten with M2, then split the projected third moment into orthogonal rank-one "
-    "parts with the **tensor power method**. Privately, noise goes on both moments. With **capeAGN** the sites "
-    "add correlated noise that cancels in the aggregate, so the result carries the noise of one pooled analysis; "
-    "*conventional* sites each add their own full noise (about S times the variance), and *local* is one site "
-    "alone. Error: **q_comp**, the mean distance from each recovered component to the nearest true one (0 is "
-    "perfect; random vectors show the no-information level)."
-)
+presenting = show.presenting()  # the bar names the page, and the ε sweep shares the first screen with it
+if not presenting:
+    st.title("Tensor decomposition: mixtures and topics across sites")
+    st.markdown(
+        "Latent-variable models (a **mixture of Gaussians**, a **single topic model**) can be learned from their "
+        "second and third moments: whiten with M2, then split the projected third moment into orthogonal rank-one "
+        "parts with the **tensor power method**. Privately, noise goes on both moments. With **capeAGN** the sites "
+        "add correlated noise that cancels in the aggregate, so the result carries the noise of one pooled analysis; "
+        "*conventional* sites each add their own full noise (about S times the variance), and *local* is one site "
+        "alone. Error: **q_comp**, the mean distance from each recovered component to the nearest true one (0 is "
+        "perfect; random vectors show the no-information level)."
+    )
 
 with st.sidebar:
     st.subheader("Tensor settings")
@@ -78,13 +81,13 @@ with st.sidebar:
     st.select_slider(
         "ε (total, both stages)",
         options=scenario.with_current(TENSOR_EPS, current["teps"]),
-        format_func=lambda v: f"{v:g}",
+        format_func=number,
         **scenario.bind("teps"),
     )
     st.select_slider(
         "δ (total, both stages)",
         options=scenario.with_current(TENSOR_DELTA, current["tdelta"]),
-        format_func=lambda v: f"{v:g}",
+        format_func=number,
         **scenario.bind("tdelta"),
         help="The paper uses δ = 0.01.",
     )
@@ -129,12 +132,12 @@ with boundary("the tensor settings"):
             delta=f"± {at_eps.std()[mech]:.3f} s.d.",
             delta_color="off",
             delta_arrow="off",
-            help=f"Mean over {vals.reps} repetitions at ε = {vals.epsilon:g}, "
+            help=f"Mean over {vals.reps} repetitions at ε = {number(vals.epsilon)}, "
             f"N_s = {vals.n_per_site:,} (a diagnostic against the true model).",
         )
     st.caption(
         f"{vals.model} with D = {vals.D}, K = {vals.K}; S = {vals.sites} sites of "
-        f"N_s = {vals.n_per_site:,} samples; δ = {vals.delta:g}; {vals.split:.0%} of ε and δ to M2."
+        f"N_s = {vals.n_per_site:,} samples; δ = {number(vals.delta)}; {vals.split:.0%} of ε and δ to M2."
     )
     ready = True
 if not ready:
@@ -146,6 +149,7 @@ with boundary("the ε sweep"):
         fig_tensor.qcomp_sweep,
         (computed.summary(by_eps, "epsilon", SHOWN), "epsilon", "ε (total)"),
         dict(labels=ex.LABELS, marker=float(vals.epsilon)),
+        main=True,
     )
     st.caption(
         f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
@@ -160,7 +164,7 @@ with boundary("the sample-size sweep"):
         dict(labels=ex.LABELS, marker=float(vals.n_per_site)),
     )
     st.caption(
-        f"ε = {vals.epsilon:g}. The sensitivities are proportional to 1/N_s, so more samples per "
+        f"ε = {number(vals.epsilon)}. The sensitivities are proportional to 1/N_s, so more samples per "
         "site means less noise at the same ε."
     )
 

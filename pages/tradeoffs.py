@@ -7,13 +7,14 @@ import streamlit as st
 from dppca_core import figures, metrics, planning, theory
 from dppca_core.pipeline import experiments
 from dppca_core.figures.plan import plan_frontier
+from dppca_core.reading import number
 from dppca_core.registry import display_name
 
 from ui import compute, cpu_budget, data, frontier, planner, report, scenario, session, show, theory_overlay, whatif
-from ui.controls import stop_and_run
+from ui.controls import stop_and_run_while
 from ui.errors import boundary
 from ui.shell import ensure_navigation
-from ui.text import md_escape
+from ui.text import NUMBER_FORMAT, md_escape
 
 ensure_navigation()
 
@@ -126,13 +127,16 @@ def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
 
 
 STOP_KEY = session.SWEEP_STOP_KEY
+buttons = None
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
-    stop_and_run(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
+    buttons = stop_and_run_while(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
 
 with boundary("the sweep"):
     axis, metric = vals["sweep"], vals["metric"]
     if not mechs:
         st.info("Pick at least one mechanism in the sidebar.")
+        if buttons is not None:
+            buttons.done()  # nothing to sweep, nothing to stop
     elif st.session_state.get(STOP_KEY):
         st.info(
             "Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
@@ -141,6 +145,8 @@ with boundary("the sweep"):
     else:
         st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
         frame, oracle_frame, what_if_frame, errors, log_x, label = _sweep(axis, metric)
+        if buttons is not None:
+            buttons.done()  # the sweep has finished: nothing left to stop
         variants = {ORACLE_LABEL: oracle_frame} if not oracle_frame.empty else None
         for e in errors[:5]:
             st.warning(md_escape(e))
@@ -296,12 +302,12 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
     if axis == "eps":
         what = "smallest ε"
     elif rows:
-        what = f"smallest n (of your {rows:,} rows) at ε = {vals['eps']:g}"
+        what = f"smallest n (of your {rows:,} rows) at ε = {number(vals['eps'])}"
     else:
-        what = f"smallest n at ε = {vals['eps']:g}"
+        what = f"smallest n at ε = {number(vals['eps'])}"
     table_rows = []
     for mech, value in found.items():
-        answer = "not reached on the grid" if value is None else f"{value:g}"
+        answer = "not reached on the grid" if value is None else number(value)
         if value is None and rows:
             answer = _what_if_answer(last["what_if"], mech, rows, target, share)
         row = {"mechanism": display_name(mech), what: answer}
@@ -359,7 +365,7 @@ with boundary("the budget planner"):
         f"target: {info.label}{' (' + info.unit + ')' if info.unit else ''} {better}",
         min_value=info.low,
         max_value=info.upper(k, d),
-        format="%g",
+        format=NUMBER_FORMAT,
         help=f"In the metric's unit; valid from {info.low:g} to {info.upper(k, d):.3g}.",
         **scenario.bind("target"),
     )
@@ -414,7 +420,7 @@ def _targets() -> dict:
             field.low,
             field.high,
             step=step,
-            format="%g",
+            format=NUMBER_FORMAT,
             help=help_text,
             **scenario.bind(field.name, key=f"plan_t_{name}"),
         )
@@ -440,7 +446,9 @@ def _standin_inputs(ds) -> tuple[str, dict]:
             "total is spread evenly.",
             **scenario.bind("pspec", key="plan_spectrum"),
         )
-        c[1].number_input("total variance", min_value=0.0, format="%g", **scenario.bind("ptotal", key="plan_total"))
+        c[1].number_input(
+            "total variance", min_value=0.0, format=NUMBER_FORMAT, **scenario.bind("ptotal", key="plan_total")
+        )
         return kind, {"stated": vals["pspec"], "total": float(vals["ptotal"])}
     if kind == "private":
         st.number_input(
@@ -448,7 +456,7 @@ def _standin_inputs(ds) -> tuple[str, dict]:
             0.01,
             10.0,
             step=0.05,
-            format="%g",
+            format=NUMBER_FORMAT,
             **scenario.bind("peps0", key="plan_eps0"),
         )
         st.caption(
@@ -484,7 +492,7 @@ def _show_plan(found) -> None:
         key="plan_frontier",
     )
     with st.expander("every mechanism and split tried"):
-        st.dataframe(found.candidates.drop(columns="mechanism"), hide_index=True, width="stretch")
+        st.dataframe(planner.candidates_table(found), hide_index=True, width="stretch")
 
 
 with boundary("the plan from targets"):
@@ -525,6 +533,6 @@ with boundary("the plan from targets"):
                 icon=":material/check:",
                 help="Sets ε, puts the mechanism first and sets the budget split.",
             )
-        line = planner.planned_line(vals)
-        if line:
-            st.success(md_escape(line), icon=":material/check_circle:")
+            line = planner.planned_line(vals)  # under the plan that is shown: never under a newer refusal
+            if line:
+                st.success(md_escape(line), icon=":material/check_circle:")

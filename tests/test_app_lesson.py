@@ -91,3 +91,21 @@ def test_the_last_step_opens_a_room_on_the_class_page(app_test, monkeypatch, tmp
     room.switch_page("pages/class.py").run()
     assert_clean(room)
     assert room.button(key="class_open") is not None
+
+
+def test_the_lesson_deck_links_to_the_public_address_or_relatively(monkeypatch):
+    """Every "Open this scenario" link of the lesson's slides named the address the teacher's browser used
+    (http://127.0.0.1:<port>/...), dead for the students (issue 57): the links are relative, or start with the
+    operator's DPPCA_PUBLIC_URL."""
+    import re
+
+    from ui import lesson, report
+
+    monkeypatch.delenv(report.PUBLIC_URL_ENV, raising=False)
+    relative = re.findall(r"class='link'>[^<]*<a href='([^']*)'", lesson.deck().decode())
+    assert len(relative) == len(LESSON) + 1 and all(
+        link.startswith(("/explore", "/tradeoffs", "/lesson", "/class")) for link in relative
+    )
+    monkeypatch.setenv(report.PUBLIC_URL_ENV, "https://dppca.example.org/")
+    public = re.findall(r"class='link'>[^<]*<a href='([^']*)'", lesson.deck().decode())
+    assert public == ["https://dppca.example.org" + link for link in relative]

@@ -46,6 +46,21 @@ def test_a_user_plans_from_a_target_and_uses_the_plan(app_test):
     assert any("Planned for: subspace distance ≤ 0.25" in m for m in _shown(at.info)), mechanism
 
 
+def test_an_unreachable_plan_leaves_no_success_banner_of_the_plan_before(app_test):
+    """The "Planned for" success stayed under a newer plan's "No mechanism tried meets..." (issue 57)."""
+    at = app_test(mechs="mod_sulq", sreps="2")
+    at.switch_page("pages/tradeoffs.py").run()
+    at.number_input(key="plan_t_subspace_distance").set_value(0.25).run()
+    at.button(key="plan_run").click().run()
+    at.button(key="plan_apply").click().run()
+    assert any("Planned for: subspace distance ≤ 0.25" in s for s in _shown(at.success))
+    at.number_input(key="plan_t_subspace_distance").set_value(0.001).run()
+    at.button(key="plan_run").click().run()
+    assert_clean(at)
+    assert any("No mechanism tried meets" in w for w in _shown(at.warning))
+    assert not _shown(at.success)
+
+
 def test_a_stated_spectrum_that_is_not_numbers_is_answered_in_words(app_test):
     at = app_test(src="sample:iris", R="12", mechs="analyze_gauss", sreps="2")
     at.switch_page("pages/tradeoffs.py").run()
@@ -258,15 +273,19 @@ def test_a_score_plot_target_plans_a_score_share_and_applies_it(app_test):
     at.button(key="plan_apply").click().run()
     assert_clean(at)
     assert at.session_state["scenario"]["bscores"] == pytest.approx(found.budget.scores)
+    assert at.session_state["scenario"]["sframe"] == "public"  # the frame the plan simulated (issue 57)
     assert any("score plot's noise-to-signal ratio ≤ 0.5" in s for s in _shown(at.success))
 
 
 def test_a_score_plot_with_shares_the_plan_does_not_simulate_is_refused_in_words(app_test):
-    at = app_test(ptarget="score_readability", sframe="private", sreps="2")
+    at = app_test(ptarget="score_readability", bscores="0.1", sreps="2")  # the plot on its (default) fitted frame
     at.switch_page("pages/tradeoffs.py").run()
     at.button(key="plan_run").click().run()
     assert not at.exception
-    assert any("private frame" in e for e in _shown(at.error))
+    said = [e for e in _shown(at.error) if "fitted frame" in e]
+    # one sentence that starts with a capital and names where the option is: the sidebar (issue 57)
+    assert said and said[0].startswith("**Cannot compute the plan from targets with these settings**: the planner")
+    assert "In the sidebar's Budget split of one release, set the score plot frame to fixed" in said[0]
 
 
 def test_the_stand_ins_are_in_the_budget_book_and_in_the_published_total(app_test, downloads):  # noqa: F811

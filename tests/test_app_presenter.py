@@ -92,3 +92,16 @@ def test_scaling_read_from_the_data_is_offered_and_named_not_private(app_test):
     assert any("scaling" in c for c in scenario.nonprivate_choices(vals))
     at.button(key="scale_off").click().run()
     assert at.session_state["scenario"]["scale"] == "none"
+
+
+def test_the_moving_buttons_have_no_tooltip_and_the_bar_names_the_next_page(app_test):
+    """Issue 57: after "next page ▶" or "Next step ▶" the button's tooltip stayed on (the pointer rests on the
+    button) over the next page's title or the ε label. The buttons have none; the bar writes the next page's name."""
+    at = app_test(present="true")
+    at.run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert not any(at.button(key=key).help for key in ("present_prev", "present_next", "present_exit"))
+    assert any(m.value == "**Data** · page 4 of 11 · next: Explore" for m in at.markdown)  # Class is page 3
+    at.switch_page("pages/lesson.py").run()
+    assert not at.button(key="lesson_next").help and not at.button(key="lesson_back").help

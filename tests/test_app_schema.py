@@ -273,7 +273,7 @@ def test_bounds_with_a_gap_are_refused_in_plain_words(app_test):
     at.run()
     at.button(key="scale_by_bounds").click().run()
     assert not at.exception
-    assert any("Fill every feature's bound" in w.value for w in at.warning)
+    assert any("needs a public bound for every feature: 12 of 13 are empty" in w.value for w in at.warning)
     assert at.session_state["scenario"]["scale"] == "none"
 
 

@@ -95,7 +95,7 @@ def test_the_plot_by_group_without_labels_says_why_and_keeps_the_results(app_tes
     assert _blocks(at) == ["#### Analyze Gauss", "#### Private power method"]
     lines = [i for i in _infos(at) if "label column" in i]
     assert len(lines) == 1 and "Drawn without groups" in lines[0]
-    titles = [a.text for a in _score_figure(at).layout.annotations]
+    titles = [a.text.replace("<br>", " ") for a in _score_figure(at).layout.annotations]  # long ones wrap
     assert titles == ["exact (not private)", "Analyze Gauss (private)", "Private power method (private)"]
 
 
@@ -147,7 +147,9 @@ def test_one_click_declares_the_label_columns_values_public_and_the_release_stat
 def test_a_small_budget_says_which_share_or_epsilon_would_make_the_plot_readable(app_test):
     """At epsilon = 1 the noise per cell (about 19 rows) swamps a cultivar of about 50 rows over a quarter of 36
     cells; the line names an epsilon above the current one (and no share up to 30% suffices)."""
-    at = app_test(**{**WINE, "eps": "1.0"}, sgroup="true", slabels=json.dumps(["class_0", "class_1", "class_2"]))
+    at = app_test(
+        **{**WINE, "eps": "1.0"}, sgroup="true", slabels=json.dumps(["class_0", "class_1", "class_2"]), sframe="public"
+    )
     at.switch_page("pages/explore.py").run()
     assert_clean(at)
     (line,) = [i for i in _infos(at) if "would make the plot readable" in i]
@@ -298,3 +300,32 @@ def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
     assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"
     assert "score_group_labels" not in out["ppca_exponential"]["parameters"]
     assert out["analyze_gauss"]["parameters"]["score_kind"] == "sparse"
+
+
+def test_panel_titles_wrap_and_a_retracted_mechanism_is_not_called_private(app_test):
+    """Issue 57: "MOD-SuLQ (private)" was drawn over "Wishart symmetric noise ⚠ retracted: not p…", and the retracted
+    mechanism's panel read "retracted: not private (private)". Every title fits its share of the width (wrapped at
+    spaces), and a mechanism without a guarantee is not called private."""
+    from dppca_core.figures.release import PANELS_WIDTH_CHARS
+
+    at = app_test(**{**WINE, "mechs": "analyze_gauss,wishart_sn,mod_sulq"})
+    at.switch_page("pages/explore.py").run()
+    assert not at.exception and all("privacy claim is false" in e.value for e in at.error)  # the retraction's box
+    titles = [a.text for a in _score_figure(at).layout.annotations]
+    assert len(titles) == 4
+    width = PANELS_WIDTH_CHARS // len(titles)
+    assert all(len(line) <= width for t in titles for line in t.split("<br>")), titles
+    flat = [t.replace("<br>", " ") for t in titles]
+    assert "MOD-SuLQ (private)" in flat and "Wishart symmetric noise ⚠ retracted: not private" in flat, flat
+    assert not any("not private (private)" in t for t in flat)
+
+
+def test_the_score_frame_is_fitted_by_default(app_test):
+    """The fixed [−1, 1]² frame put every row of a real table in a few cells: the plot is fitted by default (its
+    frame share, within the rules of docs/score-plots.md), and the fixed frame stays one click away."""
+    at = app_test(**WINE)
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    reading = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Score plot from")]
+    assert reading and "frame fitted to private quantiles" in reading[0] and "frame 5%" in reading[0], reading
+    assert at.radio(key="w:sframe").value == "private" and at.radio(key="w:sframe").options[0].startswith("fitted")

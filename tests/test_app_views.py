@@ -103,15 +103,23 @@ def test_explore_support_and_downstream_tabs(app_test):
     assert acc and 0.5 < acc[0]["accuracy"].iloc[0] <= 1.0
 
 
-def test_sweep_can_be_stopped_and_resumed(app_test):
+def test_sweep_stop_is_enabled_only_while_it_runs_and_run_only_once_stopped(app_test):
+    """ "Stop the sweep" was always enabled and, pressed after a finished sweep, said "Sweep stopped" (issue 57): once
+    the sweep has finished it is greyed out, and "Run the sweep" is enabled only when there is a stopped sweep."""
+    from ui.session import SWEEP_STOP_KEY
+
     at = app_test(mechs="analyze_gauss", sreps=2)
     at.switch_page("pages/tradeoffs.py").run()
     assert at.get("plotly_chart")
-    at.button(key="stop_sweep").click().run()
+    assert at.button(key="stop_sweep_done").disabled and at.button(key="run_sweep").disabled
+    at.session_state[SWEEP_STOP_KEY] = True  # what Stop does when pressed while the sweep runs (it interrupts it)
+    at.run()
     assert not at.exception and any("Sweep stopped" in i.value for i in at.info)
+    assert at.button(key="stop_sweep").disabled and not at.button(key="run_sweep").disabled
     at.button(key="run_sweep").click().run()
     assert not at.exception and not any("Sweep stopped" in i.value for i in at.info)
     assert any(df.value.shape[0] > 0 for df in at.dataframe if "mechanism" in df.value.columns)
+    assert at.button(key="stop_sweep_done").disabled and at.button(key="run_sweep").disabled
 
 
 def test_explore_convergence_tab(app_test):

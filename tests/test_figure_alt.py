@@ -32,6 +32,7 @@ def test_heat_maps_give_one_row_per_cell_and_tables_are_capped():
 def test_a_library_figure_and_an_empty_one():
     fig = figures.scree(np.array([5.0, 2.0, 1.0, 0.5]), 2)
     table = figure_table(fig)
-    assert table.iloc[:, 2].tolist() == [100 * v / 8.5 for v in (5, 2, 1, 0.5)]
+    assert "series" not in table.columns  # its bars name no series: no first column reading "bar" (issue 57)
+    assert table.iloc[:, 1].tolist() == [100 * v / 8.5 for v in (5, 2, 1, 0.5)]
     assert figure_summary(go.Figure()) == "Chart: no data."
     assert plain("a<br>b &amp; <i>c</i>") == "a b & c"

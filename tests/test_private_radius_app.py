@@ -123,7 +123,7 @@ def test_explore_shows_the_r_each_release_chose(app_test):
     assert_clean(at)
     said = [m.value for m in at.markdown if "Clipping radius chosen privately" in m.value]
     assert len(said) == 1
-    first = float(re.search(r"R = ([0-9.e+-]+) in the first", said[0]).group(1))
+    first = float(re.search(r"R = ([0-9.,]+) in the first", said[0].replace("\\", "")).group(1).replace(",", ""))
     assert 1.0 <= first <= 10000.0
 
 

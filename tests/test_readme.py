@@ -9,7 +9,7 @@ def test_readme_example_runs(capsys):
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("(epsilon = 1, delta = 1e-06)")  # the guarantee in words
+    assert out[0].startswith("(epsilon = 1, delta = 10⁻⁶)")  # the guarantee in words, numbers read at a glance
     assert out[1].startswith("0.2367-Gaussian DP")  # the exact curve the comment quotes
     assert "NOT covered" in out[2]  # diagnostics say they are not private
     assert 0 < float(out[3]) < 1.0  # a subspace distance

@@ -7,16 +7,20 @@ so a page switch cannot reset them. Every widget is bound to the scenario with :
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import streamlit as st
 
 import dppca_core as dc
 from dppca_core import publishable, risk
 from dppca_core.publishable import PART_WORDS
+from dppca_core.reading import number
 from dppca_core.privacy import NEIGHBOR_RELATIONS, describe_neighbors
 from dppca_core.registry import Param
 
 from . import scenario
-from .text import md_escape
+from .text import NUMBER_FORMAT, md_escape
 
 DELTA_GRID = (1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 
@@ -35,8 +39,8 @@ def eps_grid(current: float | None = None) -> list[float]:
 def _eps_label(value: float) -> str:
     refs = {v: label for v, label, _ in EPS_REFERENCES}
     if value in refs:
-        return f"{value:.3g} ◆ {refs[value]}" if refs[value] != f"{value:g}" else f"{value:.3g} ◆"
-    return f"{value:g}"
+        return f"{number(value, 3)} ◆ {refs[value]}" if refs[value] != number(value) else f"{number(value, 3)} ◆"
+    return number(value)
 
 
 #: the dial's label says what ◆ means in visible text (not only in its tooltip)
@@ -84,7 +88,7 @@ def privacy_controls(container=st.sidebar) -> None:
     container.select_slider(
         "δ (failure probability, log scale)",
         options=scenario.with_current(DELTA_GRID, current),
-        format_func=lambda v: f"{v:.0e}" if v in DELTA_GRID else f"{v:g}",
+        format_func=number,  # 10⁻⁶, as every number a person reads
         help="Probability with which the ε bound may fail; keep it far below 1/n.",
         **scenario.bind("delta"),
     )
@@ -153,7 +157,7 @@ def param_widget(mech: str, p: Param, container=st) -> None:
             p.name,
             min_value=float(p.low) if p.low is not None else None,
             max_value=float(p.high) if p.high is not None else None,
-            format="%g",
+            format=NUMBER_FORMAT,
             help=help_text,
             **scenario.bind(field),
         )
@@ -189,11 +193,12 @@ def budget_controls(container=st.sidebar) -> None:
                 _score_groups_source(vals)
             st.radio(
                 "score plot frame",
-                ["public", "private"],
+                ["private", "public"],
                 **scenario.bind("sframe"),
                 format_func={"public": "fixed: [−1, 1]²", "private": "fitted: private quantiles (5%)"}.get,
-                help="Fitted: the axes span private 2%–98% quantiles of the scores, so the cells cover where "
-                "the data are instead of the whole clipped range.",
+                help="Fitted (the default): the axes span private 2%–98% quantiles of the scores, so the cells "
+                "cover where the data are; fixed: the whole clipped range [−1, 1]², where the rows of a real table "
+                "at a safe R fall in one or two cells.",
             )
             st.radio(
                 "score plot noise",
@@ -299,6 +304,61 @@ def provenance_note(spec, container=st) -> None:
             st.markdown(f"**{label}.** {md_escape(text)}")
         if spec.notes:
             st.caption(md_escape(spec.notes))
+
+
+class StopRun(NamedTuple):
+    """What :func:`stop_and_run_while` drew: the columns' free slot, and ``done()``, to call once the computation
+    has finished: it greys the Stop button out (nothing is running any more)."""
+
+    free: object
+    done: Callable[[], None]
+
+
+def _set_flag(flag: str, value: bool) -> None:
+    st.session_state[flag] = value
+
+
+def stop_and_run_while(flag: str, key: str, what: str, *, stop_label: str, run_label: str) -> StopRun:
+    """A Stop and a Run button for a long computation, each enabled only when it can act: Stop while the computation
+    runs (the page calls ``done()`` when it has finished, which greys it out; pressed after a finished run it
+    stopped nothing and said "stopped"), Run once stopped.
+
+    ``flag`` is a session-state key no widget owns: Stop sets it (the click interrupts the running script, so
+    the computation stops at once and its cached parts stay), Run clears it. The page checks the flag before
+    computing. The buttons' keys are ``stop_<key>`` (``stop_<key>_done`` once greyed out) and ``run_<key>``.
+    """
+    stopped = bool(st.session_state.get(flag))  # set by the buttons' callbacks, before this run draws them
+    cols = st.columns([1, 1, 1.2])
+    slot = cols[0].empty()
+    slot.button(
+        stop_label,
+        icon=":material/stop_circle:",
+        key=f"stop_{key}",
+        disabled=stopped,
+        on_click=_set_flag,
+        args=(flag, True),
+        help=f"Cancels a running {what} (the click interrupts it); what is already computed stays cached.",
+    )
+    cols[1].button(
+        run_label,
+        icon=":material/play_arrow:",
+        key=f"run_{key}",
+        disabled=not stopped,
+        on_click=_set_flag,
+        args=(flag, False),
+        help=None if stopped else f"Nothing to resume: the {what} runs whenever a setting changes.",
+    )
+
+    def done() -> None:
+        slot.button(
+            stop_label,
+            icon=":material/stop_circle:",
+            key=f"stop_{key}_done",
+            disabled=True,
+            help=f"Nothing to stop: the {what} has finished.",
+        )
+
+    return StopRun(cols[2], done)
 
 
 def stop_and_run(flag: str, key: str, what: str, *, stop_label: str, run_label: str):

@@ -19,6 +19,7 @@ from dppca_core.pipeline import experiments
 from . import limits, worker
 from .session import STREAM_KEY, UPLOAD_KEY  # noqa: F401  (the upload and a server file's statistics)
 from .text import plain
+from dppca_core.reading import number
 
 
 @dataclass
@@ -96,7 +97,7 @@ def samples() -> dict:
 def _synthetic(n, d, rank, spike, sparse, seed) -> Dataset:
     syn = dsets.spiked_covariance(n=n, d=d, k=rank, spike=spike, sparsity=sparse or None, seed=seed)
     note = (
-        f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {spike:g}"
+        f"Synthetic spiked covariance: n={n}, d={d}, planted rank {rank}, spike {number(spike)}"
         + (f", row-sparse on s={sparse} coordinates" if sparse else "")
         + f", seed {seed}."
     )
@@ -427,7 +428,7 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
     radius = radius_rule(scn)
     R = "private" if radius is not None else float(scn["R"])
     if radius is None and not R > 0:
-        raise ValueError(f"the clipping radius R must be positive (got {R:g}).")
+        raise ValueError(f"the clipping radius R must be positive (got {number(R)}).")
     if scn["center"] not in experiments.CENTRING:
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
     scale = column_scale(ds, scn)
@@ -479,7 +480,7 @@ def streamed_dataset(relative: str, R: float) -> Dataset:
         )
     if not np.isclose(got["stats"].data_norm, R):
         raise ValueError(
-            f"the file was read with R = {got['stats'].data_norm:g}, not {R:g}: the clipping happens "
+            f"the file was read with R = {number(got['stats'].data_norm)}, not {number(R)}: the clipping happens "
             "while reading, so read it again on the Data page."
         )
     stats = got["stats"]

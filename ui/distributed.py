@@ -18,6 +18,7 @@ from dppca_core import metrics
 from dppca_core.pipeline.experiments import rep_seed
 
 from . import data, limits
+from dppca_core.reading import number
 
 #: the distributed mechanisms the page compares with the pooled (central) Analyze Gauss
 DIST = ("cape_pca", "dist_conventional", "dist_local")
@@ -135,7 +136,7 @@ def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites) ->
             sparsity=s_hat,
             iterations=15,
         )
-        traces[f"ε = {e:g}"] = [metrics.subspace_distance(Q, _truth) for Q in rel.outputs["iterates"]]
+        traces[f"ε = {number(e)}"] = [metrics.subspace_distance(Q, _truth) for Q in rel.outputs["iterates"]]
     return traces
 
 

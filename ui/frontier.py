@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from dppca_core.pipeline import experiments
+from dppca_core.reading import number
 from dppca_core.registry import display_name, get_mechanism
 
 from . import limits
@@ -137,7 +138,9 @@ def frontier_summary(points: pd.DataFrame, metric: str) -> str:
             runs[-1][2] = eps
         else:
             runs.append([names, eps, eps])
-    said = "; ".join(f"{names} at ε = {lo:g}" + (f" to {hi:g}" if hi != lo else "") for names, lo, hi in runs)
+    said = "; ".join(
+        f"{names} at ε = {number(lo)}" + (f" to {number(hi)}" if hi != lo else "") for names, lo, hi in runs
+    )
     return f"Best median of a private mechanism on your data ({experiments.METRICS[metric].label}): {said}."
 
 

@@ -17,6 +17,7 @@ from dppca_core.audit.core import exact_epsilon
 
 from .session import AUDITS_KEY  # the audits run on the Audit page as implemented (factor 1), one per setting
 from .text import md_escape
+from dppca_core.reading import number
 
 #: Exact epsilon below this share of the claim: the calibration adds noticeably more noise than the claim needs.
 LOOSE_SHARE = 0.8
@@ -43,17 +44,17 @@ def audited(mechanism: str, epsilon: float, delta: float, neighbors: str):
 def _fmt(value: float | None) -> str:
     if value is None:
         return "none"
-    return "∞" if math.isinf(value) else f"{value:.3g}"
+    return "∞" if math.isinf(value) else number(value, 3)
 
 
 def explanation(claimed: float | None, exact: float, delta: float, audit_result) -> str:
     """One sentence on why the three numbers differ, and advice where the calibration is loose."""
-    at = f"δ = {delta:g}" if delta > 0 else "δ = 0"
+    at = f"δ = {number(delta)}" if delta > 0 else "δ = 0"
     if claimed is None or math.isinf(exact):
         text = "No guarantee: an attacker can tell neighbouring datasets apart, so there is no exact ε either."
     elif exact < LOOSE_SHARE * claimed:
         text = (
-            f"The noise actually added is {_fmt(exact)}-DP at {at}, well below the claimed ε = {claimed:g}: "
+            f"The noise actually added is {_fmt(exact)}-DP at {at}, well below the claimed ε = {number(claimed)}: "
             "this calibration spends less privacy than it claims; you could ask for less noise."
         )
     elif exact < claimed * (1 - 1e-6):
@@ -103,7 +104,7 @@ def card(
         elif title:
             st.markdown(label)
         cols = st.columns(3)
-        cols[0].metric("claimed ε", _fmt(epsilon), help=f"What the release states, at δ = {delta:g}.")
+        cols[0].metric("claimed ε", _fmt(epsilon), help=f"What the release states, at δ = {number(delta)}.")
         cols[1].metric(
             "exact ε of the noise added",
             _fmt(exact),
@@ -129,4 +130,27 @@ def release_card(mechanism: str, published: dict, privacy, title: str | None = N
         text=published["guarantee_text"],
         title=title,
         key=key,
+    )
+
+
+#: a privately chosen R whose 95% range across repetitions spans more than this factor gets a sentence saying why
+RADIUS_SPREAD = 1.5
+
+
+def radius_spread_words(low: float, high: float, published: dict, n: int, quantile: float) -> str | None:
+    """Why the clipping radius each release chose privately varies so much across repetitions (None when its 95%
+    range, ``low`` to ``high``, spans less than :data:`RADIUS_SPREAD`): each release finds R by a noisy binary search, reading counts of
+    the rows longer than each candidate with noise of the published s.d.; against few rows that noise moves the count
+    the search aims at by many rows, so R lands far from the quantile in some repetitions."""
+    if low <= 0 or high / low < RADIUS_SPREAD:
+        return None
+    sd = published.get("facts", {}).get("radius_noise_scale")
+    above = max(round((1.0 - quantile) * n), 0)
+    noise = f", read with noise of s.d. {number(sd, 2)} rows" if sd else ""
+    return (
+        f"Why R varies from {number(low, 3)} to {number(high, 3)} across repetitions: each release finds it by a noisy "
+        f"binary search over the rows' lengths, counting the rows longer than each candidate{noise}; it aims at "
+        f"the {number(quantile)} quantile, about {above:,} of the {n:,} rows above R. When the noise is a large "
+        "part of that count, the search stops far from the quantile in some releases. A larger radius share or a "
+        "larger ε narrows the spread; a public R (Data page) removes it."
     )

@@ -17,8 +17,11 @@ from dppca_core.figures import risk as risk_figures
 from dppca_core.figures.plan import plan_frontier
 from dppca_core.registry import display_name
 
-from . import compute, data, planner, scenario
+from dppca_core.handout import slides
+
+from . import compute, data, planner, report, scenario
 from .gallery import LESSON, Card
+from dppca_core.reading import number
 
 #: the pages a step opens on, as the step's link names them
 PAGE_NAMES = {"explore": "Explore", "tradeoffs": "Trade-offs", "class": "Class"}
@@ -106,8 +109,8 @@ def _sweep(vals: dict, axis: str, grid: list, label: str, log_x: bool = True):
     first = frame[frame["mechanism"] == frame["mechanism"].iloc[0]].sort_values(axis)
     lo, hi = first.iloc[0], first.iloc[-1]
     return fig, (
-        f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {lo[axis]:g}, "
-        f"{hi['mean']:.2f} at {label} = {hi[axis]:g}."
+        f"{display_name(lo['mechanism'])}: mean distance {lo['mean']:.2f} at {label} = {number(lo[axis])}, "
+        f"{hi['mean']:.2f} at {label} = {number(hi[axis])}."
     )
 
 
@@ -134,14 +137,14 @@ def _budget(vals: dict):
     unit = "μ²" if parts["unit"] == "mu^2" else "ε"
     fig = figures.budget_bar(
         {p["part"]: p["share"] for p in parts["parts"]},
-        f"How ε = {vals['eps']:g} is split ({display_name(mech)})",
+        f"How ε = {number(vals['eps'])} is split ({display_name(mech)})",
         unit=unit,
     )
     words = " + ".join(f"{p['part']} {p['percent']}%" for p in parts["parts"])
     total = "computed exactly from them, not their sum" if parts["unit"] == "mu^2" else "their sum"
     return fig, (
         f"One complete release splits its budget in shares of {unit}: {words} = 100%. Its total "
-        f"(ε = {vals['eps']:g}, δ = {vals['delta']:g}) is {total}."
+        f"(ε = {number(vals['eps'])}, δ = {number(vals['delta'])}) is {total}."
     )
 
 
@@ -151,7 +154,7 @@ def _risk(vals: dict):
     mech, curve = next(iter(curves.items()))
     # the figure's curve reads 50% -> its posterior bound; the guessing game's number is another: one sentence says both
     return risk_figures.posterior_figure(curves), (
-        f"{display_name(mech)} at ε = {vals['eps']:g}: {risk.two_numbers_sentence(curve)}"
+        f"{display_name(mech)} at ε = {number(vals['eps'])}: {risk.two_numbers_sentence(curve)}"
     )
 
 
@@ -172,7 +175,7 @@ def _plan(vals: dict):
     if not found.reachable:
         return fig, found.describe()[0]
     return fig, (
-        f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+        f"For {found.target_words()}: {display_name(found.mechanism)} at ε = {number(found.epsilon)} "
         f"({100 * found.share:.0f}% of {found.reps} simulated releases met it)."
     )
 
@@ -222,3 +225,30 @@ def step_figure(card: Card, vals: dict):
 
 def clamp_step(step: int) -> int:
     return min(max(int(step), 1), len(LESSON))
+
+
+def deck() -> bytes:
+    """The whole lesson as slides (built when the button is pressed: every step's figure, from the caches). Every
+    link starts with the operator's public address, or is relative (:func:`ui.report.public_base`): never the
+    address this browser used, which is dead for the students who get the deck."""
+    base = report.public_base()
+    parts = []
+    for step, each in enumerate(LESSON, start=1):
+        each_vals = step_scenario(each, step=step)
+        figure, words = step_figure(each, each_vals)
+        parts.append(
+            slides.Slide(
+                f"{step}. {each.title}",
+                [each.blurb, words, "Try this: " + each.try_this],
+                figure=figure,
+                link=base + explore_link(each, each_vals),
+            )
+        )
+    mechs = sorted({m for each in LESSON for m in each.fields.get("mechs", "").split(",") if m})
+    return slides.build_deck(
+        "What private PCA costs, in ten steps",
+        report.PUBLIC_RECORD,
+        parts,
+        base + "/lesson",
+        "synthetic data made by the app; mechanisms: " + ", ".join(display_name(m) for m in mechs),
+    ).encode()

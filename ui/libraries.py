@@ -18,7 +18,7 @@ from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary
 from .session import EXTERNAL_AUDIT_KEY as AUDIT_KEY
 from .session import LIBRARY_COMPARISON_KEY as COMPARE_KEY
-from .text import md_escape
+from .text import NUMBER_FORMAT, md_escape
 
 #: Trials per dataset offered for an external audit (2,000 is the issue's measured setting, docs/peers.md).
 TRIALS = (200, 500, 1000, 2000)
@@ -52,14 +52,14 @@ def external_audit() -> None:
     _unavailable_note()
     c = st.columns([2.4, 1, 1, 1.4])
     c[0].selectbox("Library", _choices(), format_func=peers.title, key="xa_lib")
-    c[1].number_input("ε", min_value=0.01, max_value=50.0, value=1.0, step=0.1, format="%g", key="xa_eps")
+    c[1].number_input("ε", min_value=0.01, max_value=50.0, value=1.0, step=0.1, format=NUMBER_FORMAT, key="xa_eps")
     c[2].number_input("δ (if it uses one)", min_value=1e-12, max_value=0.5, value=1e-5, format="%.1e", key="xa_delta")
     c[3].select_slider("trials per dataset", options=list(TRIALS), value=500, key="xa_trials")
     c = st.columns(4)
     c[0].number_input("rows n", min_value=4, max_value=1000, value=10, step=1, key="xa_n")
     c[1].number_input("columns d", min_value=2, max_value=20, value=2, step=1, key="xa_d")
     c[2].number_input("components k", min_value=1, max_value=20, value=2, step=1, key="xa_k")
-    c[3].number_input("row norm bound", min_value=0.01, max_value=100.0, value=1.0, format="%g", key="xa_norm")
+    c[3].number_input("row norm bound", min_value=0.01, max_value=100.0, value=1.0, format=NUMBER_FORMAT, key="xa_norm")
     if st.button("Audit this library", key="xa_run"):
         with boundary("the library audit"):
             state = st.session_state

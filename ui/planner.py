@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import dppca_core as dc
 from dppca_core import planning
+from dppca_core.reading import number
 from dppca_core.registry import display_name
 
 from . import book, data, plan_check, scenario
@@ -189,7 +191,7 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     entry = released[key]
     if entry["standin"] is None:
         raise ValueError(
-            f"the spectrum released with ε = {epsilon:g} came out all noise (its cost is counted in "
+            f"the spectrum released with ε = {number(epsilon)} came out all noise (its cost is counted in "
             "later plans on these rows): spend more ε on the stand-in, or state a spectrum."
         )
     return entry["standin"]
@@ -231,11 +233,15 @@ def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin,
             "not simulated): scale by public bounds or not at all (Data page), plan, then switch back."
         )
     scores = vals["bscores"] > 0 or "score_readability" in targets
-    if scores and (vals["sframe"] == "private" or (vals["sgroup"] and not scenario.declared_groups(vals))):
+    # a plot the scenario draws on a fitted frame (the default) is not what the plan simulates; a plot asked only by
+    # the target is planned on the fixed frame, and "Use this plan" sets that frame (apply)
+    fitted = vals["bscores"] > 0 and vals["sframe"] == "private"
+    if fitted or (scores and vals["sgroup"] and not scenario.declared_groups(vals)):
         raise ValueError(
-            "the score plot here takes shares the planner does not simulate (a private frame, or groups "
-            "found privately): plan with the plot's frame public and its groups declared or off (Explore: "
-            "score plot options), then switch back."
+            "the planner does not simulate the shares this score plot takes (a fitted frame, or groups found "
+            "privately). In the sidebar's Budget split of one release, set the score plot frame to fixed and turn "
+            "the score plot by group off (or declare its groups public on Explore's private score plot), plan, "
+            "then switch back."
         )
     sparse = "f1" in targets and standin.support is None
     if sparse and int(vals["s"]) <= 0:
@@ -328,6 +334,8 @@ def apply(found: dc.Plan) -> None:
     fields = split_fields(found)
     for field, value in fields.items():
         scenario.set_value(field, value)
+    if found.budget.scores > 0:  # the plan simulated the score plot on the fixed frame
+        scenario.set_value("sframe", "public")
     st.session_state[PLANNED_KEY] = {
         "eps": float(found.epsilon),
         "mechanism": found.mechanism,
@@ -350,11 +358,11 @@ def planned_words(found: dc.Plan) -> str:
     """'Planned for: subspace distance ≤ 0.3 in 90% of releases, with … at ε = …' (what was promised, on which
     stand-in, and the total); the Report adds whether it held (:func:`planned_line`)."""
     words = (
-        f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {found.epsilon:g} "
+        f"Planned for: {found.target_words()}, with {display_name(found.mechanism)} at ε = {number(found.epsilon)} "
         f"(budget split {planning.split_words(found.budget)}), on a stand-in ({found.standin.describe()})."
     )
     if found.total_epsilon > found.epsilon * (1 + 1e-9):
-        words += f" {spent_words(found)} the total is ε = {found.total_epsilon:.3g}."
+        words += f" {spent_words(found)} the total is ε = {number(found.total_epsilon, 3)}."
     return words
 
 
@@ -366,6 +374,16 @@ def spent_words(found: dc.Plan) -> str:
         return "With the stand-in's own cost"
     spectra = f"{count} spectr{'a' if count > 1 else 'um'}"
     return f"Counting the {spectra} released privately from these rows in this session,"
+
+
+def candidates_table(found) -> pd.DataFrame:
+    """Every mechanism and split the plan tried, as a person reads it: each ε at four significant digits, and "not
+    reached" where no ε of the grid met the targets (the column read "Infinity")."""
+    shown = found.candidates.drop(columns="mechanism")
+    for column in ("first guess ε", "planned ε"):
+        if column in shown:
+            shown[column] = ["not reached" if math.isinf(v) else number(v) for v in shown[column]]
+    return shown
 
 
 def current_plan(vals: dict) -> dict | None:

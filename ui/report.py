@@ -34,6 +34,7 @@ from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
 
 from . import scenario
+from dppca_core.reading import number
 
 #: first line of every exploration record of data the app did not synthesise (fixed text: no user input in it)
 PRIVATE_RECORD = (
@@ -69,12 +70,17 @@ def record_line(vals: dict) -> str:
     return PUBLIC_RECORD if synthesised(vals) else PRIVATE_RECORD
 
 
+def public_base() -> str:
+    """The start of every link a record or a deck holds: the operator's public address (:data:`PUBLIC_URL_ENV`,
+    without a trailing slash) when set, else "" (the links are relative): never the address the browser used."""
+    return os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+
+
 def record_link(page_path: str, vals: dict | None = None) -> str:
     """The scenario's link as a record shows it: the operator's public address (:data:`PUBLIC_URL_ENV`) when set,
     else a relative link ("/report?..."), so that a record never names the address the browser used (localhost)."""
-    base = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
     query = scenario.query_string(vals)
-    return f"{base}/{page_path}" + (f"?{query}" if query else "")
+    return f"{public_base()}/{page_path}" + (f"?{query}" if query else "")
 
 
 def shows_seeded_numbers(vals: dict) -> bool:
@@ -110,7 +116,7 @@ def budget_table(results: dict) -> pd.DataFrame | None:
                     "part": part["part"],
                     "share": f"{part['percent']}%",
                     "adds up in": unit,
-                    "amount": f"{part['amount']:.4g}",
+                    "amount": number(part["amount"]),
                 }
             )
         rows.append(
@@ -119,7 +125,7 @@ def budget_table(results: dict) -> pd.DataFrame | None:
                 "part": "total",
                 "share": "100%",
                 "adds up in": unit,
-                "amount": f"{parts['total']:.4g}",
+                "amount": number(parts["total"]),
             }
         )
     return pd.DataFrame(rows) if rows else None
@@ -157,10 +163,10 @@ def guarantee_words(results: dict, vals: dict) -> list[str]:
         if res.privacy.kind == "none":
             out.append(f"{name}: no privacy; the exact analysis, shown as the reference.")
             continue
-        delta = f", δ = {vals['delta']:g}" if res.privacy.kind != "pure" else ""
+        delta = f", δ = {number(vals['delta'])}" if res.privacy.kind != "pure" else ""
         odds = publishable.odds(res.privacy, vals["nb"])["sentence"]
         test = publishable.best_test(res.privacy, vals["nb"])["sentence"]
-        out.append(f"{name} (ε = {vals['eps']:g}{delta} for each release): {odds} {test}")
+        out.append(f"{name} (ε = {number(vals['eps'])}{delta} for each release): {odds} {test}")
     return out
 
 
@@ -296,8 +302,8 @@ def public_settings(vals: dict, n: int | None = None) -> dict:
             "quantile": vals["rq"],
             "share": vals["bradius"],
             "words": (
-                f"chosen privately inside each release: a noisy search for the {vals['rq']:g} quantile "
-                f"of the rows' lengths between {vals['rlo']:g} and {vals['rhi']:g}"
+                f"chosen privately inside each release: a noisy search for the {number(vals['rq'])} quantile "
+                f"of the rows' lengths between {number(vals['rlo'])} and {number(vals['rhi'])}"
             ),
         }
     else:
@@ -307,7 +313,7 @@ def public_settings(vals: dict, n: int | None = None) -> dict:
             "bounds": None,
             "quantile": None,
             "share": None,
-            "words": f"R = {vals['R']:g}, "
+            "words": f"R = {number(vals['R'])}, "
             + (
                 "a public bound, set without reading the data"
                 if vals["rfrom"] == "public"
@@ -377,12 +383,12 @@ def _names(mechs) -> str:
 def data_words(vals: dict, ds) -> str:
     """What the data are, in words, with the true number of rows and features."""
     src = vals["src"]
-    shape = f"{ds.n:,} rows (people) × {ds.d} features"
+    shape = f"{ds.n:,} rows × {ds.d} features"
     if src == "synthetic":
         sparse = f", the signal on {vals['sparse']} of the features" if vals["sparse"] else ""
         return (
             f"synthetic data made by the app: {shape}, {vals['rank']} planted directions of strength "
-            f"{vals['spike']:g}{sparse} (data seed {vals['dseed']})"
+            f"{number(vals['spike'])}{sparse} (data seed {vals['dseed']})"
         )
     if src.startswith("preset:"):
         return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {vals['dseed']})"
@@ -416,7 +422,7 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     rows.append(
         (
             "Privacy budget",
-            f"ε = {vals['eps']:g}, δ = {vals['delta']:g} for each release; neighbouring "
+            f"ε = {number(vals['eps'])}, δ = {number(vals['delta'])} for each release; neighbouring "
             f"datasets {describe_neighbors(vals['nb'])}",
         )
     )
@@ -455,13 +461,13 @@ def radius_words(vals: dict, prep) -> str:
     """Where R came from, in words: a public number, or chosen privately inside each release by its rule."""
     if prep.radius is None:
         return (
-            f"R = {vals['R']:g}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
+            f"R = {number(vals['R'])}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
             "and clipped (a non-private count)"
         )
     low, high = prep.radius.bounds
     return (
         f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
-        f"{prep.radius.quantile:g} quantile of the rows' norms between {low:g} and {high:g} (the R each release "
+        f"{number(prep.radius.quantile)} quantile of the rows' norms between {number(low)} and {number(high)} (the R each release "
         "chose is published with it: see the radius table)"
     )
 
@@ -498,7 +504,7 @@ def scales_table(results: dict, columns: list) -> pd.DataFrame | None:
         if res.scales is None:
             continue
         name = display_name(mech)
-        frame[f"{name}: first release"] = [f"{v:.4g}" for v in res.scales[0]]
+        frame[f"{name}: first release"] = [number(v) for v in res.scales[0]]
         frame[f"{name}: mean [95% of repetitions]"] = [
             "{:.4g} [{:.4g}, {:.4g}]".format(*experiments.summary(column)) for column in res.scales.T
         ]
@@ -516,9 +522,9 @@ def radius_table(results: dict) -> pd.DataFrame | None:
         rows.append(
             {
                 "mechanism": display_name(mech),
-                "R of the first release": f"{res.radius[0]:.4g}",
-                "mean R over repetitions": f"{mean:.4g}",
-                "95% of repetitions": f"{lo:.4g} to {hi:.4g}",
+                "R of the first release": number(res.radius[0]),
+                "mean R over repetitions": number(mean),
+                "95% of repetitions": f"{number(lo)} to {number(hi)}",
             }
         )
     return pd.DataFrame(rows) if rows else None
@@ -543,7 +549,9 @@ def privacy_statement(vals: dict) -> str:
         elif scenario.private_scaling(vals):
             made.append(f"each column scaled privately ({vals['bscale']:.0%} of the budget)")
         if scenario.private_k(vals):
-            made.append(f"k chosen privately from the eigenvalue share (explained-variance target {vals['kvar']:g})")
+            made.append(
+                f"k chosen privately from the eigenvalue share (explained-variance target {number(vals['kvar'])})"
+            )
         return (
             "Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
             "its full guarantee."
@@ -556,7 +564,7 @@ def privacy_statement(vals: dict) -> str:
 
 
 def _percent(x: float) -> str:
-    return f"{x:.0f}%" if x >= 10 else f"{x:.2g}%"
+    return f"{x:.0f}%" if x >= 10 else f"{number(x, 2)}%"
 
 
 #: more than this share of the rows clipped at a public R: the diagnostics' reference is the PCA of distorted rows
@@ -573,7 +581,7 @@ def clipping_words(vals: dict, prep) -> str | None:
     if not n or clipped <= MOST_CLIPPED * n:
         return None
     return (
-        f"{clipped:,} of {n:,} rows ({100 * clipped / n:.0f}%) are longer than R = {vals['R']:g} and clipped: every "
+        f"{clipped:,} of {n:,} rows ({100 * clipped / n:.0f}%) are longer than R = {number(vals['R'])} and clipped: every "
         "number here compares the releases with the exact PCA of the clipped rows, whose spectrum the clipping "
         "distorts, so a high captured energy says little about the data's own directions. Set R from a public "
         "bound on the rows' length (Data page). A count read from the data: not private."
@@ -586,13 +594,13 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float, prep=N
     first mechanism with a guarantee)."""
     kept = (
         "letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
-        f"above {vals['kvar']:g})"
+        f"above {number(vals['kvar'])})"
         if scenario.private_k(vals)
         else f"keeping k = {vals['k']} components"
     )
     out = [
-        f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {vals['eps']:g} "
-        f"(δ = {vals['delta']:g}) for each release, {kept}."
+        f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {number(vals['eps'])} "
+        f"(δ = {number(vals['delta'])}) for each release, {kept}."
     ]
     clipping = None if prep is None else clipping_words(vals, prep)
     if clipping:
@@ -624,7 +632,8 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float, prep=N
         sentences = risk.risk_summary(curve, neighbors=vals["nb"])["sentences"]
         person = [s for s in sentences if "10% sure" in s] or sentences[-1:]
         out.append(
-            f"What ε = {vals['eps']:g} means for one person ({display_name(mech)}): {sentences[0]} " + " ".join(person)
+            f"What ε = {number(vals['eps'])} means for one person ({display_name(mech)}): {sentences[0]} "
+            + " ".join(person)
         )
     out.append(privacy_statement(vals))
     return out

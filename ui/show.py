@@ -206,27 +206,16 @@ def presenter_bar(pages: dict, here: str) -> None:
     i = order.index(here)
     with st.container(key="presenter_bar"):
         cols = st.columns([1, 1, 2.2, 1.3, 1], vertical_alignment="center")
-        if cols[0].button(
-            "◀ back",
-            disabled=i == 0,
-            key="present_prev",
-            width="stretch",
-            help=f"previous page: {pages[order[i - 1]].title}" if i else None,
-        ):
+        # no tooltips on these buttons: the pointer stays on a button after a click, and its tooltip stayed over the
+        # next page's title; the next page's name is written beside them instead
+        if cols[0].button("◀ back", disabled=i == 0, key="present_prev", width="stretch"):
             st.switch_page(pages[order[i - 1]])
-        if cols[1].button(
-            "next page ▶",
-            disabled=i == len(order) - 1,
-            key="present_next",
-            width="stretch",
-            help=f"next page: {pages[order[i + 1]].title}" if i < len(order) - 1 else None,
-        ):
+        if cols[1].button("next page ▶", disabled=i == len(order) - 1, key="present_next", width="stretch"):
             st.switch_page(pages[order[i + 1]])
-        cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}")
+        upcoming = f" · next: {pages[order[i + 1]].title}" if i < len(order) - 1 else ""
+        cols[2].markdown(f"**{pages[here].title}** · page {i + 1} of {len(order)}{upcoming}")
         copy_link(pages[here].url_path, cols[3], with_file=True)
-        if cols[4].button(
-            "Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch", help="Leave presenter mode"
-        ):
+        if cols[4].button("Exit", icon=":material/close_fullscreen:", key="present_exit", width="stretch"):
             scenario.set_value("present", False)
             st.rerun()
         if here in DIAL_PAGES:

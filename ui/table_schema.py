@@ -27,8 +27,17 @@ from .text import md_escape
 
 def upload_controls():
     """The uploader and, once a file is read, its schema step and column report; the upload (or None)."""
+    loaded = st.session_state.get(data.UPLOAD_KEY)
+    # back on the page the uploader is empty (Streamlit forgets a file widget's file), so its label says what is loaded
+    label = (
+        f"CSV or Parquet file: **{md_escape(loaded['name'])}** ({len(loaded['bytes']) / 1e3:,.1f} kB) is loaded; "
+        "drop another file here to replace it"
+        if loaded
+        else "CSV or Parquet file (one row per record, one column per feature)"
+    )
     file = st.file_uploader(
-        "CSV or Parquet file (rows are people, columns are features)",
+        label,
+        key="data_upload",  # its identity, whatever its label says
         type=["csv", "parquet", "pq"],
         help=f"Limits on this server: {data.MAX_UPLOAD_BYTES / 1e6:.0f} MB, {data.MAX_UPLOAD_CELLS:,} cells and "
         f"{data.MAX_UPLOAD_COLUMNS:,} columns. Larger tables can be streamed from a file on the server (when "
@@ -194,7 +203,7 @@ def fill_form(columns: list, note: str = "") -> None:
     given = scenario.fill_values()
     values = [float(given.get(c, dc.data.datasets.DEFAULT_FILL)) for c in columns]
     distinct = sorted(set(values))
-    summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"
+    summary = f"{distinct[0]:g}" if len(distinct) == 1 else "per column"  # a declared value: exact
     with st.popover(f"A bad cell becomes: {summary}", icon=":material/edit:"):
         st.caption(
             "Each missing, infinite or non-numeric cell of a column becomes this value, the same whatever the "

@@ -16,6 +16,10 @@ import re
 
 from dppca_core.data.files import plain_name
 
+#: how a number input shows its value: four significant digits, as dppca_core.reading.number writes every number a
+#: person reads (a radius of √6 showed as 2.449489742783178); the value itself, and the link, stay exact
+NUMBER_FORMAT = "%.4g"
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$=\"'&^])")
 _ZWSP = "\u200b"
 

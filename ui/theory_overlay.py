@@ -8,6 +8,7 @@ import numpy as np
 
 from dppca_core import theory
 from dppca_core.registry import display_name
+from dppca_core.reading import number
 
 
 @dataclass
@@ -65,7 +66,7 @@ def fitted(axis: str, metric: str, mechs: list, scn: dict, n: int, d: int, frame
             )
             continue
         out.fits[mech] = fit
-        span = f"{fit.xs[0]:g}–{fit.xs[-1]:g}"
+        span = f"{number(fit.xs[0])}–{number(fit.xs[-1])}"
         out.lines[mech] = (fit.xs, fit.ys, f"rate: {display_name(mech)} (fit ±{100 * fit.error:.0f}%, {span})")
     return out
 

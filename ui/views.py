@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from dppca_core import figures, metrics, reading, risk
+from dppca_core.registry import get_mechanism
 from dppca_core.pipeline import experiments
 from dppca_core.pipeline import scores as scores_core
 from dppca_core.figures import risk as risk_figures
@@ -19,6 +20,7 @@ from dppca_core.registry import display_name
 from . import audit_curve, compute, limits, scenario, show
 from .session import AUDIT_RESULT_KEY, RERUN_APP_KEY
 from .text import literal, md_escape
+from dppca_core.reading import number
 
 VIEWS = {
     "spread": "Spread",
@@ -79,9 +81,9 @@ def units_warning(columns: list, X) -> bool:
         return False
     top, low, spread = found
     st.warning(
-        f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {spread:,.0f} "
+        f"The columns are on very different scales: **{literal(columns[top], 60)}** is about {number(spread, 3)} "
         f"times larger than **{literal(columns[low], 60)}** (root-mean-squares), so a PCA, which adds up "
-        f"squares, weighs it {spread ** 2:,.0f} times more: unless their units are comparable, the first "
+        f"squares, weighs it about {number(spread**2, 3)} times more: unless their units are comparable, the first "
         "components follow the largest columns alone. Divide each column by a public bound on its values, or "
         "scale each column privately (Preprocessing: *Public per-column bounds*). A hint read from the "
         "cells: not private, for you only.",
@@ -327,7 +329,7 @@ def _downstream(ds, prep, results, k, random_level):
         )
         return
     ref = prep.reference[:, :k]
-    bases = {"non-private": ref, **{m: r.components[0] for m, r in results.items()}}
+    bases = {"non-private": ref, **{display_name(m): r.components[0] for m, r in results.items()}}  # titles, not ids
     h = hashlib.sha256(prep.key.encode())
     h.update(np.ascontiguousarray(ds.labels.astype(str)).tobytes())
     for name, V in bases.items():
@@ -424,8 +426,8 @@ def _risk(ds, prep, results, k, random_level):
         "best such test's trade-off for one release of that mechanism, as calibrated here; repetitions of the same "
         "setting are not releases. "
         + (
-            f"Publishing all {len(total)} releases from the same data would compose to ε = {composed:.3g} at "
-            f"δ = {total_delta:g} (the ruler's composed mark)."
+            f"Publishing all {len(total)} releases from the same data would compose to ε = {number(composed, 3)} at "
+            f"δ = {number(total_delta)} (the ruler's composed mark)."
             if composed is not None
             else ""
         )
@@ -498,7 +500,7 @@ def _scree(ds, prep, results, k, random_level):
         st.caption(
             md_escape(
                 f"k chosen privately: each release keeps the smallest k whose released shares sum above "
-                f"{rule['variance_target']:g}; the first repetition kept "
+                f"{number(rule['variance_target'])}; the first repetition kept "
                 + ", ".join(f"k = {v} ({m})" for m, v in kept.items())
                 + "."
             )
@@ -619,7 +621,7 @@ def score_figures(ds, prep, results) -> dict | None:
         counts = np.asarray(scores_out["counts"])
         tables = [(None, counts)] if groups is None else sorted(zip(groups, counts), key=lambda g: str(g[0]))
         for group, table in tables:
-            label = f"{display_name(mech)} (private)" if group is None else f"{display_name(mech)}: {group}"
+            label = f"{display_name(mech)}{_released_as(mech)}" if group is None else f"{display_name(mech)}: {group}"
             label += "" if dims == 2 or not panels[2] else " (k = 1)"
             panels[dims][label], edges[label] = table, scores_out["edges"]
         advice = _readability_note(mech, res.published)
@@ -644,6 +646,12 @@ def score_figures(ds, prep, results) -> dict | None:
         if res.published["outputs"].get("scores", {}).get("groups") != [] and res.published["outputs"].get("scores")
     }
     return {"figures": figs, "reading": _score_reading(results, released), "notes": notes}
+
+
+def _released_as(mech: str) -> str:
+    """What a private panel's title adds to the mechanism's name: " (private)", except for a mechanism without a
+    guarantee, whose name already says so (a retracted one read "⚠ retracted: not private (private)")."""
+    return "" if get_mechanism(mech).guarantee in ("retracted", "none") else " (private)"
 
 
 def _exact_rows(prep) -> np.ndarray:
@@ -717,10 +725,10 @@ def _readability_note(mech: str, published: dict) -> str | None:
         if advice["share"] is not None
         else "no scores share up to 30%"
     )
-    eps = f"ε ≈ {advice['epsilon']:.2g}" if np.isfinite(advice["epsilon"]) else "a far larger ε"
+    eps = f"ε ≈ {number(advice['epsilon'], 2)}" if np.isfinite(advice["epsilon"]) else "a far larger ε"
     frame = "" if out.get("frame") else " Fitting the frame to the data (sidebar: score plot frame) helps too."
     return (
-        f"{display_name(mech)}: the noise ({scale:.2g} rows per cell) swamps the smallest group's cloud; "
+        f"{display_name(mech)}: the noise ({number(scale, 2)} rows per cell) swamps the smallest group's cloud; "
         f"{share} would make the plot readable, or {eps} at this share.{frame}"
     )
 
@@ -738,7 +746,7 @@ def _score_reading(results: dict, released: dict) -> str:
     how = "declared public" if published["parameters"].get("score_group_labels") else "released privately"
     found = f"; groups {how}: {', '.join(sorted(map(str, groups)))}" if groups else ""
     scale = published["facts"].get("scores_noise_scale")
-    per_cell = f" (s.d. {scale:.2g} rows per cell)" if scale else ""
+    per_cell = f" (s.d. {number(scale, 2)} rows per cell)" if scale else ""
     return (
         f"Score plot from {' + '.join(spent)} of each release's budget; frame {frame}; {noise}{per_cell}{found}. "
         "Read it as: do the groups' clouds sit apart in the private panels as they do in the exact ones?"

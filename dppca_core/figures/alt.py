@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..reading import span
+
 #: rows of the numbers table at most (a heat map of 200 features has 40,000 cells; the first rows say what it holds)
 MAX_ROWS = 400
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
@@ -37,8 +39,7 @@ def _values(arr) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in np.asarray(arr, dtype=object).ravel()]
 
 
-def _trace_rows(trace, x_name: str, y_name: str) -> list[dict]:
-    series = plain(trace.name) or trace.type
+def _trace_rows(trace, x_name: str, y_name: str, series: str) -> list[dict]:
     z = getattr(trace, "z", None)
     if z is not None:  # heat map: one row per cell
         grid = np.asarray(z, dtype=object)
@@ -67,25 +68,28 @@ def _trace_rows(trace, x_name: str, y_name: str) -> list[dict]:
 
 def figure_table(fig: go.Figure, max_rows: int = MAX_ROWS) -> pd.DataFrame:
     """The numbers a figure draws, one row per point (per cell of a heat map): its series (legend name), x and y
-    under the axis titles, and ``value`` for heat maps; the first ``max_rows`` rows."""
+    under the axis titles, and ``value`` for heat maps; the first ``max_rows`` rows. A figure whose traces have no
+    names has no series column (its first column would only repeat the trace's kind, "bar"); unnamed traces beside
+    named ones are "series 2", "series 3"..."""
     x_name = _axis_title(fig.layout.xaxis) or "x"
     y_name = _axis_title(fig.layout.yaxis) or "y"
     if y_name == x_name:
         y_name = f"{y_name} (y)"
+    named = any(plain(trace.name) for trace in fig.data)
     rows: list[dict] = []
-    for trace in fig.data:
-        rows.extend(_trace_rows(trace, x_name, y_name))
+    for i, trace in enumerate(fig.data):
+        rows.extend(_trace_rows(trace, x_name, y_name, plain(trace.name) or f"series {i + 1}"))
         if len(rows) >= max_rows:
             break
-    return pd.DataFrame(rows[:max_rows])
+    table = pd.DataFrame(rows[:max_rows])
+    return table if named or table.empty else table.drop(columns="series")
 
 
 def _span(values) -> str:
     numbers = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
     if numbers.empty:
         return ""
-    lo, hi = numbers.min(), numbers.max()
-    return f"{lo:.3g}" if lo == hi else f"{lo:.3g} to {hi:.3g}"
+    return span(numbers.min(), numbers.max(), 3)
 
 
 def figure_summary(fig: go.Figure) -> str:
@@ -95,7 +99,8 @@ def figure_summary(fig: go.Figure) -> str:
     title = _title(fig) or "Chart"
     if table.empty:
         return f"{title}: no data."
-    x_name, y_name = table.columns[1], table.columns[2] if table.shape[1] > 2 else None
+    columns = [c for c in table.columns if c != "series"]
+    x_name, y_name = columns[0], columns[1] if len(columns) > 1 else None
     parts = [
         f"{title}: {len(names) or len(fig.data)} series"
         + (f" ({', '.join(names[:6])}" + (", ..." if len(names) > 6 else "") + ")" if names else "")

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..publishable import PART_COLOURS, PART_WORDS, percents
+from ..registry import display_name
 from .base import color_or_grey, layout, name, nonempty
 
 
@@ -103,6 +104,23 @@ SCORE_TITLES = {
 }
 
 
+#: the height of one line of a panel's title (px, at the presenter's larger type too)
+TITLE_LINE_PX = 24
+#: characters of a panel's title per line when the panels share this many pixels of width (a 1280-px screen's main
+#: column, beside the sidebar): one title per panel, never over its neighbour's
+PANELS_WIDTH_CHARS = 84
+
+
+def panel_title(label, cols: int) -> str:
+    """A panel's title (a mechanism's display name, a group) broken over lines at spaces so that ``cols`` titles side
+    by side never run into one another ("MOD-SuLQ (private)" was drawn over "Wishart symmetric noise ⚠ retracted:
+    not private (private)"); escaped for plotly."""
+    import textwrap
+
+    width = max(PANELS_WIDTH_CHARS // max(int(cols), 1), 10)
+    return "<br>".join(name(line) for line in textwrap.wrap(display_name(str(label)), width, break_on_hyphens=False))
+
+
 def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
     """Histograms of the rows projected on the released components, one panel per name (e.g. exact vs private, or
     one per group), ``cols`` panels per row (default: all in one row): all two-dimensional (heatmaps, axes
@@ -123,8 +141,14 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
     names = list(panels)
     cols = min(int(cols or len(names)), len(names))
     rows = -(-len(names) // cols)
+    titles = [panel_title(n, cols) for n in names]
+    lines = max(t.count("<br>") + 1 for t in titles)
+    height = 150 + 300 * rows + TITLE_LINE_PX * (lines - 1) * rows
     fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[name(n) for n in names], vertical_spacing=min(0.12, 0.9 / max(rows, 1))
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles,
+        vertical_spacing=min((60 + TITLE_LINE_PX * lines) / height, 0.9 / max(rows, 1)),
     )
     for i, label in enumerate(names):
         row, col = divmod(i, cols)
@@ -166,6 +190,7 @@ def score_heatmaps(panels: dict, edges, cols: int | None = None) -> go.Figure:
         )
         if col == 0:
             fig.update_yaxes(title_text="component 2" if two_d else "rows", row=row + 1, col=1)
-    fig = layout(fig, SCORE_TITLES[2 if two_d else 1], height=150 + 300 * rows)
-    fig.update_layout(margin=dict(t=85))  # the panels' titles sit above the plots: the figure's title above them
+    fig = layout(fig, SCORE_TITLES[2 if two_d else 1], height=height)
+    # the panels' titles sit above the plots, on as many lines as the longest needs: the figure's title above them
+    fig.update_layout(margin=dict(t=65 + TITLE_LINE_PX * lines))
     return fig

@@ -18,6 +18,7 @@ import html
 import pandas as pd
 
 from dppca_core import publishable, reading
+from dppca_core.reading import number
 
 from . import results, slides
 
@@ -104,7 +105,7 @@ def released_lines(file: dict) -> list[str]:
         if key in settings:
             extra = ""
             if key == "scaling" and settings[key].get("bounds"):
-                extra = " (bounds: " + ", ".join(f"{b:g}" for b in settings[key]["bounds"]) + ")"
+                extra = " (bounds: " + ", ".join(number(b) for b in settings[key]["bounds"]) + ")"
             words.append(f"{name}: {settings[key]['words']}{extra}.")
     relation = f"Neighbouring datasets: {settings['neighbors_words']}"
     if settings.get("n") is not None:
@@ -139,16 +140,16 @@ def guarantee_lines(file: dict) -> list[str]:
     out = []
     for mech, rel in file["releases"].items():
         words = file["in_words"][mech]
-        delta = f", δ = {rel['delta']:g}" if rel["delta"] else ""
+        delta = f", δ = {number(rel['delta'])}" if rel["delta"] else ""
         out.append(
-            f"{rel['title']} (ε = {rel['epsilon']:g}{delta}): {words['odds']['sentence']} "
+            f"{rel['title']} (ε = {number(rel['epsilon'])}{delta}): {words['odds']['sentence']} "
             f"{words['best_test']['sentence']}"
         )
     both = file.get("together")
     if both:
         out.append(
-            f"{together_words(both)} (made from the same data, their guarantees compose: ε = {both['epsilon']:.3g}, "
-            f"δ = {both['delta']:g}, their exact composition, not the sum of their ε): {both['odds']['sentence']} "
+            f"{together_words(both)} (made from the same data, their guarantees compose: ε = {number(both['epsilon'], 3)}, "
+            f"δ = {number(both['delta'])}, their exact composition, not the sum of their ε): {both['odds']['sentence']} "
             f"{both['best_test']['sentence']}"
         )
     return out
@@ -180,8 +181,8 @@ def context_table(file: dict) -> pd.DataFrame:
     rows = [
         {
             "deployment": "This release (each one)",
-            "ε": f"{settings['epsilon']:g}",
-            "δ": f"{settings['delta']:g}" if settings.get("delta") else "0",
+            "ε": number(settings["epsilon"]),
+            "δ": number(settings["delta"]) if settings.get("delta") else "0",
             "what ε protects": "one person's row: " + settings["neighbors_words"],
             "source": "this file",
         }
@@ -191,8 +192,8 @@ def context_table(file: dict) -> pd.DataFrame:
         rows.append(
             {
                 "deployment": together_words(both) + " (composed)",
-                "ε": f"{both['epsilon']:.3g}",
-                "δ": f"{both['delta']:g}",
+                "ε": number(both["epsilon"], 3),
+                "δ": number(both["delta"]),
                 "what ε protects": "one person's row, for every release of this file",
                 "source": "this file",
             }
@@ -201,8 +202,8 @@ def context_table(file: dict) -> pd.DataFrame:
         rows.append(
             {
                 "deployment": c["name"],
-                "ε": f"{c['epsilon']:g}",
-                "δ": f"{c['delta']:g}" if c.get("delta") else "0",
+                "ε": number(c["epsilon"]),
+                "δ": number(c["delta"]) if c.get("delta") else "0",
                 "what ε protects": f"{c['unit']} ({c['model']} model)",
                 "source": c["source"],
             }

@@ -14,6 +14,7 @@ import html
 import pandas as pd
 
 from dppca_core import reading
+from dppca_core.reading import number
 
 from . import slides, svg
 
@@ -122,7 +123,7 @@ def used_parts(file: dict, mech: str) -> tuple[str, pd.DataFrame]:
     R = (
         ""
         if used["radius"] is None
-        else f"Clipping radius R = {used['radius']:.4g} ({used['radius_rule']}): every longer row was shortened to "
+        else f"Clipping radius R = {number(used['radius'])} ({used['radius_rule']}): every longer row was shortened to "
         "length R. "
     )
     sentence = (
@@ -135,9 +136,9 @@ def used_parts(file: dict, mech: str) -> tuple[str, pd.DataFrame]:
         )
     )
     table = pd.DataFrame(used["columns"])
-    table["divided by"] = [f"{v:.4g}" for v in table["divided by"]]
+    table["divided by"] = [number(v) for v in table["divided by"]]
     if used["centred"]:
-        table["mean"] = [f"{v:.4g}" for v in table["mean"]]
+        table["mean"] = [number(v) for v in table["mean"]]
     else:
         table = table.drop(columns="mean")
     return sentence, table

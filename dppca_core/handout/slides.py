@@ -16,21 +16,28 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..version import __version__
+from dppca_core.reading import number
 
 if TYPE_CHECKING:  # plotly is imported where a figure is drawn: the publishable brief and deck are made without it
     import plotly.graph_objects as go
 
-#: rows of numbers beside a figure (a slide has room for about this many)
-TABLE_ROWS = 12
+#: rows of numbers beside a figure (a slide has room for about this many under its lines at a readable size): a
+#: longer table goes whole onto the slides that follow the figure (:func:`paginate`)
+TABLE_ROWS = 8
 #: rows of a table on a slide of its own; a longer table continues on the next slide
 SLIDE_TABLE_ROWS = 9
+#: rows of a figure's numbers on a slide of their own (short cells: twice a table slide's rows fit at 16 px)
+NUMBER_SLIDE_ROWS = 18
+#: a figure's numbers are shown whole up to two slides' worth; a longer table (a curve of 400 points) shows one
+#: slide of rows evenly spaced along it
+WHOLE_ROWS = 2 * NUMBER_SLIDE_ROWS
 #: a figure's height on a slide (px): it takes the left two thirds of a 1280x720 screen, under the title
 FIGURE_HEIGHT = 500
 #: the budget bar and the utility meters of the publishable brief and deck (sizes in em: they follow the text)
@@ -114,12 +121,14 @@ class Slide:
     link: str = ""
     html: str = ""
     figure_html: str = ""
+    numbers_after: bool = False  # a figure whose numbers are on the slides after it (too many to sit beside it)
+    table_rows: int = 0  # rows of ``table`` a slide of its own holds before it continues (0: SLIDE_TABLE_ROWS)
 
 
 def _table_html(table: pd.DataFrame, rows: int = TABLE_ROWS) -> str:
     shown = table.head(rows)
     more = f"<p class='summary'>First {rows} of {len(table)} rows.</p>" if len(table) > rows else ""
-    return shown.to_html(index=False, border=0, escape=True, float_format=lambda v: f"{v:.4g}") + more
+    return shown.to_html(index=False, border=0, escape=True, float_format=number) + more
 
 
 def deck_figure(fig: go.Figure) -> go.Figure:
@@ -163,10 +172,15 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
         from dppca_core.figures.alt import figure_summary, figure_table
 
         table = figure_table(slide.figure) if slide.table is None else slide.table
+        numbers = (
+            "<p class='summary'>Its numbers: on the next slide.</p>"
+            if slide.numbers_after
+            else f"<div class='numbers'>{_table_html(table)}</div>"
+        )
         body = (
             f"<div class='body'><div class='figure'>{_figure_html(slide.figure, first_figure)}</div>"
             f"<div class='side'>{lines}<p class='summary'>{html.escape(figure_summary(slide.figure))}</p>"
-            f"<div class='numbers'>{_table_html(table)}</div></div></div>"
+            f"{numbers}</div></div>"
         )
     elif slide.figure_html:
         numbers = (
@@ -181,7 +195,7 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
             lines
             + slide.html
             + (
-                f"<div class='numbers'>{_table_html(slide.table, SLIDE_TABLE_ROWS)}</div>"
+                f"<div class='numbers'>{_table_html(slide.table, slide.table_rows or SLIDE_TABLE_ROWS)}</div>"
                 if slide.table is not None
                 else ""
             )
@@ -192,12 +206,49 @@ def _slide_html(slide: Slide, number: int, total: int, first_figure: bool) -> st
     )
 
 
+def _numbers_slides(title: str, table: pd.DataFrame) -> list[Slide]:
+    """The numbers of a figure on slides of their own: every row up to :data:`WHOLE_ROWS` (continued on a second
+    slide when long), else :data:`NUMBER_SLIDE_ROWS` rows evenly spaced along it and a line that says so (the
+    figure itself and the app's "Show the numbers" hold them all)."""
+    lines = []
+    if len(table) > WHOLE_ROWS:
+        rows = sorted({round(i * (len(table) - 1) / (NUMBER_SLIDE_ROWS - 1)) for i in range(NUMBER_SLIDE_ROWS)})
+        lines = [
+            f"{len(rows)} of its {len(table):,} rows, evenly spaced (hover the figure, or open Show the numbers "
+            "in the app, for every row)."
+        ]
+        table = table.iloc[rows]
+    return [
+        Slide(
+            title + (" (its numbers)" if start == 0 else " (its numbers, continued)"),
+            lines if start == 0 else [],
+            table=table.iloc[start : start + NUMBER_SLIDE_ROWS],
+            table_rows=NUMBER_SLIDE_ROWS,
+        )
+        for start in range(0, len(table), NUMBER_SLIDE_ROWS)
+    ]
+
+
 def paginate(slides: list[Slide]) -> list[Slide]:
     """Every table slide longer than :data:`SLIDE_TABLE_ROWS` rows split into slides of that many, titled
-    "(continued)" after the first, so that no row is cut off."""
+    "(continued)" after the first, so that no row is cut off; a figure whose numbers are more than
+    :data:`TABLE_ROWS` rows keeps its slide, and its numbers follow it whole on slides of their own ("(its
+    numbers)")."""
     out = []
     for slide in slides:
-        if slide.figure is not None or slide.figure_html or slide.table is None or len(slide.table) <= SLIDE_TABLE_ROWS:
+        if slide.figure is not None and not slide.numbers_after:
+            from dppca_core.figures.alt import figure_table
+
+            table = figure_table(slide.figure) if slide.table is None else slide.table
+            if len(table) > TABLE_ROWS:
+                out += [replace(slide, numbers_after=True), *_numbers_slides(slide.title, table)]
+                continue
+        if (
+            slide.figure is not None
+            or slide.figure_html
+            or slide.table is None
+            or len(slide.table) <= (slide.table_rows or SLIDE_TABLE_ROWS)
+        ):
             out.append(slide)
             continue
         for start in range(0, len(slide.table), SLIDE_TABLE_ROWS):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ..reading import number
 from .calibration import gaussian_delta, gaussian_epsilon
 
 
@@ -167,11 +168,11 @@ class PrivacyCurve:
 
     def describe(self) -> str:
         if self.kind == "gdp":
-            return f"{self.mu:.4g}-Gaussian DP (exact for the Gaussian noise added)"
+            return f"{number(self.mu)}-Gaussian DP (exact for the Gaussian noise added)"
         if self.kind == "pure":
-            return f"{self.epsilon:g}-DP (pure)"
+            return f"{number(self.epsilon)}-DP (pure)"
         if self.kind == "approx":
-            return f"({self.epsilon:g}, {self.delta:g})-DP"
+            return f"({number(self.epsilon)}, {number(self.delta)})-DP"
         return "no privacy guarantee"
 
 

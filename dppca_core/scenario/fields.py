@@ -369,7 +369,7 @@ FIELDS: dict[str, Field] = {
         Field("sgroup", "bool", False),
         # the groups of the plot by group declared public (a JSON list: the analyst's schema); "" = found privately
         Field("slabels", "text", "", check=_check_groups),
-        Field("sframe", "choice", "public", choices=("public", "private")),
+        Field("sframe", "choice", "private", choices=("public", "private")),  # fitted by default (issue 57)
         Field("skind", "choice", "additive", choices=("additive", "sparse")),
         # trade-offs
         Field("sweep", "choice", "eps", choices=SWEEP_AXES),

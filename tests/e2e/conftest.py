@@ -165,6 +165,7 @@ class TabPool:
             if page.is_closed():
                 continue
             try:
+                page.unroute_all(behavior="ignoreErrors")  # a test's routes (an offline walk) end with the test
                 page.goto(self.server + PARKED, timeout=30_000)
                 page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
             except Exception:  # a tab the test left broken is closed, not reused

@@ -8,7 +8,13 @@ import pytest
 
 from tests.e2e.helpers import (
     wait_first_metric_changes,
+    RETRACTED_BOX,
+    SCREEN,
     SHOTS,
+    diabetes_csv,
+    long_numbers,
+    offline,
+    upload_then_home,
     assert_no_error,
     axe_violations,
     download,
@@ -49,27 +55,34 @@ def report_record_problems(browser, page, folder: Path) -> list[str]:
 
 
 def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
-    """Every page, reached as a user moves through the app, draws without an error, with no serious or critical
-    violation of axe-core's WCAG 2.1 A/AA rules and no text clipped or overlapping at 1280x720, nor in the Report's
-    HTML record; then the epsilon control moves the numbers and the address."""
+    """Every page, reached as a user moves through the app, offline (every request to another host refused, and
+    none made: the page icon came from fonts.gstatic.com), with a real table uploaded (scikit-learn's diabetes data,
+    a text column added) and a retracted mechanism among three, draws without an error, with no serious or critical
+    violation of axe-core's WCAG 2.1 A/AA rules, no text clipped or overlapping (chart titles included) and no number
+    of more than six significant digits at 1280x720, nor in the Report's HTML record; then the epsilon control moves
+    the numbers and the address. Presenter mode: test_accessibility.py."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = tabs.open({"width": 1280, "height": 720})
+    page = tabs.open(SCREEN)
+    foreign = offline(page, server)
+    csv = diabetes_csv(tmp_path / "diabetes.csv")
     problems = {}
-    for name in every_page(page, server):
+    for name in every_page(page, server, start=upload_then_home(server, csv)):
         if name in ("data", "explore", "tradeoffs", "distributed", "tensor"):
             # visible ones: a chart's "Show the numbers" table sits in a closed expander
             page.wait_for_selector(
                 '[data-testid="stMetricValue"], [data-testid="stDataFrame"] >> visible=true', timeout=120_000
             )
             settle(page)
-        assert_no_error(page, name)
+        assert_no_error(page, name, allowed=(RETRACTED_BOX,))  # the walk compares a retracted mechanism
         found = axe_violations(page) + text_problems(page)  # WCAG, and no text clipped or overlapping (issue 35)
+        found += [f"long number {number} in '…{around}…'" for number, around in long_numbers(page)]  # issue 57
         if name == "report":  # the Report's HTML record, as the data owner opens it
             found += report_record_problems(browser, page, tmp_path)
         if found:
             problems[name] = found
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
     assert not problems, problems
+    assert not foreign, f"requests to another host: {sorted(set(foreign))}"
     assert "Page not found" not in page.inner_text("body")
 
     # Explore, reached from the Report in the sidebar: move the epsilon control with the keyboard; the cards and the
@@ -82,11 +95,11 @@ def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
     thumb.focus()
     for _ in range(4):
         thumb.press("ArrowRight")
-    wait_first_metric_changes(page, before[0])
+    wait_first_metric_changes(page, before[0], timeout=120_000)  # three mechanisms and a score plot recompute
     after = metric_values(page)
     assert float(after[0]) < float(before[0])  # more budget (larger epsilon): smaller subspace distance
     assert float(query(page)["eps"]) > 1.0 and float(slider_values(page)[0].split()[0]) == float(query(page)["eps"])
-    assert_no_error(page, "explore after moving epsilon")
+    assert_no_error(page, "explore after moving epsilon", allowed=(RETRACTED_BOX,))
     page.screenshot(path=str(SHOTS / "explore_eps_moved.png"), full_page=True)
 
 
@@ -106,7 +119,7 @@ def _assert_scenario_shown(page, where):
     assert q["eps"] == "3.0" and q["k"] == "3" and q["mechs"] == "analyze_gauss" and q["seed"] == "5", (where, q)
     if where in ("explore", "tradeoffs"):
         sliders = slider_values(page)
-        assert sliders[0].split()[0] == "3" and sliders[1] == "1e-05", (where, sliders)
+        assert sliders[0].split()[0] == "3" and sliders[1] == "10⁻⁵", (where, sliders)
         numbers = sidebar_numbers(page)
         assert numbers[:4] == ["3", "0", "6", "5"], (where, numbers)  # k, s, repetitions, seed
         assert "Analyze Gauss" in sidebar_mechanisms(page) and "power" not in sidebar_mechanisms(page), where
@@ -178,9 +191,9 @@ def test_two_sessions_side_by_side_stay_apart(server, browser):
     wait_metrics(a)
     wait_metrics(b)
     assert slider_values(a)[:2] == ["2.5", "0.000123"]  # an off-grid link value is kept exactly
-    assert slider_values(b)[:2] == ["1", "1e-06"]
+    assert slider_values(b)[:2] == ["1", "10⁻⁶"]
     b.reload()
     wait_metrics(b)
-    assert slider_values(b)[:2] == ["1", "1e-06"] and "eps" not in query(b)
+    assert slider_values(b)[:2] == ["1", "10⁻⁶"] and "eps" not in query(b)
     a.context.close()
     b.context.close()

@@ -130,7 +130,7 @@ def test_the_reports_first_screen_and_labels_at_1280x720(server, tabs):
     first_screen = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMain"] h3, '
         + '[data-testid="stMain"] li')].filter(e => e.getBoundingClientRect().top < window.innerHeight)
         .map(e => e.innerText).join(' | ')""")
-    assert "Summary" in first_screen and "178 rows (people) × 13 features" in first_screen, first_screen
+    assert "Summary" in first_screen and "178 rows × 13 features" in first_screen, first_screen
     assert "Exploration record" in page.inner_text("body")
     page.screenshot(path=str(SHOTS / "report_first_screen.png"))
     for url in (

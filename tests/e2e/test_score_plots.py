@@ -49,16 +49,17 @@ def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched
     settle(page, timeout=120_000)
     expected = [f"exact: {c}" for c in CULTIVARS] + [f"Analyze Gauss: {c}" for c in CULTIVARS]
     eventually(page, lambda: _same(_panel_titles(page), expected))
-    eventually(page, lambda: _has_text(page, "Score plot from scores 10% of each release"))
+    eventually(page, lambda: _has_text(page, "Score plot from scores 10% + frame 5% of each release"))
     eventually(page, lambda: _has_text(page, "groups declared public: class_0, class_1, class_2"))
     sidebar = page.locator('[data-testid="stSidebar"]')
     if not sidebar.get_by_text("fitted: private quantiles (5%)").is_visible():
         sidebar.get_by_text("Budget split of one release").click()
     assert sidebar.get_by_text("Groups declared public (3)").count() == 1
-    sidebar.get_by_text("fitted: private quantiles (5%)").click()
-    page.wait_for_function("() => new URLSearchParams(location.search).get('sframe') === 'private'", timeout=60_000)
+    eventually(page, lambda: _has_text(page, "frame fitted to private quantiles"))  # the default (issue 57)
+    sidebar.get_by_text("fixed: [−1, 1]²").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('sframe') === 'public'", timeout=60_000)
     settle(page, timeout=120_000)
-    eventually(page, lambda: _has_text(page, "frame fitted to private quantiles"))
+    eventually(page, lambda: _has_text(page, "frame fixed to [−1, 1]²"))
     sidebar.get_by_text("on occupied cells only").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('skind') === 'sparse'", timeout=60_000)
     settle(page, timeout=120_000)
