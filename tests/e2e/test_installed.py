@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dppca_core.version import __version__
-from tests.e2e.conftest import ARGS, CHROMIUM, server_output, wait_healthy
+from tests.e2e.conftest import CHROMIUM, server_output, wait_healthy
 from tests.e2e.helpers import SCREEN, assert_no_error, metric_values, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,7 +91,7 @@ def test_the_wheel_holds_the_app_under_its_package(installed):
     assert _run([str(python), "-c", probe], cwd=command.parent).split() == ["(150,", "4)", "None"]
 
 
-def test_the_installed_command_serves_the_app_from_any_folder(installed, tmp_path):
+def test_the_installed_command_serves_the_app_from_any_folder(installed, tmp_path, tabs):
     _, command = installed
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DPPCA_DATA_DIR", "DPPCA_LEDGER")}
@@ -107,17 +107,12 @@ def test_the_installed_command_serves_the_app_from_any_folder(installed, tmp_pat
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, timeout=120)
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-            page = browser.new_page(viewport=SCREEN)
-            open_page(page, url, "explore")
-            assert_no_error(page, "explore, served by the installed command")
-            assert metric_values(page), "Explore drew no metric card"
-            # the app's .streamlit/config.toml applies (its near-black ink; Streamlit's default is rgb(49, 51, 63))
-            assert page.eval_on_selector("h1", "e => getComputedStyle(e).color") == "rgb(17, 17, 17)"
-            browser.close()
+        page = tabs.open(SCREEN)  # a tab of the worker's pool (one browser per worker: no second Playwright)
+        open_page(page, url, "explore")
+        assert_no_error(page, "explore, served by the installed command")
+        assert metric_values(page), "Explore drew no metric card"
+        # the app's .streamlit/config.toml applies (its near-black ink; Streamlit's default is rgb(49, 51, 63))
+        assert page.eval_on_selector("h1", "e => getComputedStyle(e).color") == "rgb(17, 17, 17)"
     finally:
         proc.terminate()
         try:
