@@ -97,8 +97,7 @@ def _publish_block(ds, prep, results, vals) -> None:
     )
     _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
-    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-    X, options = report.publishable_options(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    X, options = report.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
     pending = [book.release_spend(m, o) for m, o in options.items()]
     st.markdown(book.statement(table_id, name, pending))
     confirmed = st.checkbox(
@@ -221,7 +220,7 @@ def _notebook_downloads(vals, ds, upload) -> None:
     """The two notebooks, each built when its button is pressed: the exploration notebook (a record, seeded) and the
     release notebook (spends the budget once, with a ledger), the latter only when a mechanism has a guarantee."""
     c = st.columns(3)
-    _offer(c[0], "download_exploration_notebook", notebooks.exploration_notebook, vals, upload)
+    _offer(c[0], "download_exploration_notebook", notebooks.exploration_notebook, vals, upload, ds.labels is not None)
     if data.undeclared_schema(ds):
         c[1].caption("The release notebook is offered once the table's schema is declared (the Data page).")
     elif any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
@@ -453,7 +452,7 @@ with boundary("the report"):
         budget_words,
         audit=last_audit,
     )
-    script = report.build_script(vals, upload)
+    script = report.build_script(vals, upload, has_labels=ds.labels is not None)
     c = st.columns(3)
     _offer(c[2], "download_slides", report.record_deck, record)
     _offer(c[0], "download_html", report.record_html, record)
