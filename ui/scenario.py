@@ -50,7 +50,7 @@ from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: ev
     is_default,
     to_query,
     from_fields,
-    _cap_size,
+    cap_size,
     PLAN_TARGET_FIELDS,
     PLAN_STANDINS,
 )
@@ -135,7 +135,7 @@ def set_value(name: str, value) -> None:
             vals["beig"] = K_EIGENVALUE_SHARE  # the rule reads the private ratios: give them a share (Explore says so)
         if name in ("n", "d", "src"):
             notices: list = []
-            _cap_size(vals, notices)
+            cap_size(vals, notices)
             st.session_state.setdefault(NOTICES_KEY, []).extend(notices)
     else:
         vals[name] = validate_param(name, value)

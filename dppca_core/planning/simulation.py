@@ -19,7 +19,7 @@ from ..registry import get_mechanism
 from ..pipeline.scores import noise_to_signal
 
 from .standin import Standin
-from .targets import TARGETS, _meets
+from .targets import TARGETS, share_meets
 
 #: the epsilon grid of every search: 20 points per decade (neighbours 12% apart) from 0.01 to 100
 EPS_GRID = np.array([float(f"{v:.2g}") for v in np.logspace(-2.0, 2.0, 81)])
@@ -35,7 +35,7 @@ ROWS_MEMORY = 250_000_000
 
 
 @dataclass(frozen=True)
-class _Setting:
+class Setting:
     """Everything a plan depends on, hashable (the cache key)."""
 
     targets: tuple
@@ -79,10 +79,10 @@ class _Draw:
     support: tuple | None = None
 
 
-class _Simulator:
+class Simulator:
     """Releases on draws from the stand-in (or on fixed rows), scored and memoised per (mechanism, split, epsilon)."""
 
-    def __init__(self, s: _Setting, rows=None, support=None):
+    def __init__(self, s: Setting, rows=None, support=None):
         self.s = s
         self.rows = rows
         self.support = support
@@ -232,7 +232,7 @@ class _Simulator:
             first = np.maximum(first, here)
         counts = np.array([(first <= j).sum() for j in range(len(grid))])
         reps = len(values)
-        good = _meets(counts, reps, self.s.confidence)
+        good = share_meets(counts, reps, self.s.confidence)
         return int(np.argmax(good)) if good.any() else len(grid) - 1
 
     def met(self, values: np.ndarray) -> np.ndarray:
@@ -240,7 +240,7 @@ class _Simulator:
         return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.targets)])
 
 
-def _engine(s: _Setting) -> str:
+def _engine(s: Setting) -> str:
     """ "gram" (draws of the Gram matrix alone) when nothing of the release reads rows, else "rows"."""
     reads_rows = (
         s.center != "none"
@@ -293,7 +293,7 @@ def _ratio_error(release, ref: Reference, k: int) -> float:
     return float(np.max(np.abs(got - exact[: got.size]))) if got.size else math.nan
 
 
-def _scale_table(s: _Setting, mech: str, split: BudgetSplit, names: list) -> np.ndarray:
+def _scale_table(s: Setting, mech: str, split: BudgetSplit, names: list) -> np.ndarray:
     """targets x grid: the subspace targets follow the mechanism's theory rate at its share's (epsilon, delta)
     (:func:`dppca_core.theory.rate`; 1/mu or 1/epsilon of the share where no rate is known), the eigenvalue and
     score targets the noise scale of their own share. Made non-increasing (more budget never means more noise)."""

@@ -21,8 +21,8 @@ from .dp_pca_routes import (
     ALG_PUBLIC,
     ALG_TRUNCATING,
     THEOREM_EPS as THEOREM_EPS,
-    _batch_needed,
-    _inside,
+    batch_needed,
+    theorem_side,
     dp_pca_algorithm as dp_pca_algorithm,
     rows_needed as rows_needed,
 )
@@ -43,7 +43,9 @@ _LIU_SERIES = (
 
 
 def _l41_panels(cfg):
-    return [Panel(f"ε = {e:g}: {_inside(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True) for e in cfg["eps"]]
+    return [
+        Panel(f"ε = {e:g}: {theorem_side(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True) for e in cfg["eps"]
+    ]
 
 
 def _l41_unit(cfg, task, seed):
@@ -180,7 +182,7 @@ def _l41_claims(summary, cfg):
         flat = min(oja[1:] or oja) > 0.3 * max(oja[1:] or oja)
         out.append(
             Claim(
-                f"Example 4.1, ε = {fmt_g(eps)} ({_inside(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
+                f"Example 4.1, ε = {fmt_g(eps)} ({theorem_side(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
                 "Oja's privacy error does not (Theorems 5.1, 3.3)",
                 REPRODUCED if falls and flat else NOT_REPRODUCED,
                 f"DP-PCA (K = 1.63, a = 1/2) {fmt_list(tails, 4)} and Private Oja {fmt_list(oja, 3)} at σ = "
@@ -325,7 +327,7 @@ def _fallback_text(summary, cfg) -> str:
             alg = sorted(pts[~pts.algorithm.str.contains("fallback")].x)
             need = rows_needed(d, eps)
             top = max(pts.x) if len(pts) else max(cfg["ns"])
-            B, m = _batch_needed(int(top), d, eps)
+            B, m = batch_needed(int(top), d, eps)
             thr = (
                 f"Algorithms 4–5 need a batch of {m:,} rows, which the schedule B = n/⌈(ln n)²/16⌉ reaches from "
                 f"n ≈ {need:,}"
