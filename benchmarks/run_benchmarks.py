@@ -316,17 +316,16 @@ def threads_table(n, d, reps, out):
             spec = dc.get_mechanism(mech)
             k = K if spec.max_k is None else min(K, spec.max_k)
             timed = {}
+            options = dc.ReleaseOptions(k=k, epsilon=EPSILON, delta=DELTA)
             try:
                 for workers in (1, 2):
                     experiments.repeat(
-                        mech, data, k, EPSILON, DELTA, "replace", 2, 0, reference=reference, workers=workers
+                        mech, data, options, reps=2, seed=0, reference=reference, workers=workers
                     )  # warm-up (compiles numba kernels)
                     walls = []
                     for _ in range(3):
                         w0 = time.perf_counter()
-                        experiments.repeat(
-                            mech, data, k, EPSILON, DELTA, "replace", reps, 1, reference=reference, workers=workers
-                        )
+                        experiments.repeat(mech, data, options, reps=reps, seed=1, reference=reference, workers=workers)
                         walls.append(time.perf_counter() - w0)
                     timed[workers] = statistics.median(walls)
             except ValueError as exc:

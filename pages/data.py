@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import dppca_core as dc
 from dppca_core import figures
+from dppca_core.pipeline.choices import choose_k
 from ui import compute, data, scenario, server_files, show, table_hints, table_schema, views
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -506,7 +506,7 @@ with boundary("the data summary"):
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
     if scenario.private_k(scn):  # what the rule would keep without noise: a non-private diagnostic
-        k = dc.choices.choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
+        k = choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
         st.caption(
             f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
             f"same rule would keep k = {k} (read from the data without noise: not private)."

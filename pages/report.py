@@ -63,7 +63,9 @@ def _notebook_downloads(vals, ds, upload) -> None:
     """The two notebooks, each built when its button is pressed: the exploration notebook (a record, seeded) and the
     release notebook (spends the budget once, with a ledger), the latter only when a mechanism has a guarantee."""
     c = st.columns(3)
-    downloads.offer(c[0], "download_exploration_notebook", notebooks.exploration_notebook, vals, upload)
+    downloads.offer(
+        c[0], "download_exploration_notebook", notebooks.exploration_notebook, vals, upload, ds.labels is not None
+    )
     if data.undeclared_schema(ds):
         c[1].caption("The release notebook is offered once the table's schema is declared (the Data page).")
     elif any(not publishable.refusal(m) for m in scenario.mechanisms(vals)):
@@ -205,7 +207,7 @@ with boundary("the report"):
         budget_words,
         audit=last_audit,
     )
-    script = report.build_script(vals, upload)
+    script = report.build_script(vals, upload, has_labels=ds.labels is not None)
     c = st.columns(3)
     downloads.offer(c[2], "download_slides", report.record_deck, record)
     downloads.offer(c[0], "download_html", report.record_html, record)

@@ -59,7 +59,7 @@ def _statement(at) -> list:
 
 
 def test_each_repetition_scales_privately_as_release_pca_does():
-    """repeat(scale=ScaleRule) is release_pca(scale="private") on the raw rows with the repetition's seed: the same
+    """repeat(options with scale="private") is release_pca(scale="private") on the raw rows with the repetition's seed: the same
     scales and components, repetition by repetition; the reference is the PCA of the exactly scaled rows."""
     X = _wine()
     rule = experiments.ScaleRule(BOUNDS)
@@ -71,21 +71,16 @@ def test_each_repetition_scales_privately_as_release_pca_does():
     top = np.linalg.eigh(centred.T @ centred)[1][:, ::-1][:, :2]
     assert dc.metrics.subspace_distance(inp.reference.vectors[:, :2], top) < 1e-9
     split = dc.BudgetSplit.with_extras(scale=0.1, mean=0.1)
-    reps = experiments.repeat(
-        "analyze_gauss",
-        inp.data,
-        2,
-        10.0,
-        1e-6,
-        "replace",
-        3,
-        5,
-        reference=inp.reference,
+    options = dc.ReleaseOptions(
+        k=2,
+        epsilon=10.0,
+        data_norm=2 * np.sqrt(13),
         budget=split,
         center="private",
-        scale=inp.scale,
-        rows=inp.rows,
+        scale="private",
+        column_bounds=BOUNDS,
     )
+    reps = experiments.repeat("analyze_gauss", inp, options, reps=3, seed=5)
     assert reps.scales.shape == (3, 13)
     for rep in range(3):
         direct = dc.release_pca(
@@ -113,20 +108,8 @@ def test_each_repetition_chooses_k_by_the_rule_and_is_scored_at_its_own_k():
     data = dc.prepare(X, np.sqrt(13))
     reference = experiments.Reference.of(data)
     split = dc.BudgetSplit.with_extras(eigenvalues=0.1)
-    reps = experiments.repeat(
-        "analyze_gauss",
-        data,
-        "auto",
-        0.5,
-        1e-6,
-        "replace",
-        12,
-        3,
-        reference=reference,
-        budget=split,
-        release_args={"variance_target": 0.6},
-        s=4,
-    )
+    options = dc.ReleaseOptions(k="auto", epsilon=0.5, data_norm=np.sqrt(13), budget=split, variance_target=0.6)
+    reps = experiments.repeat("analyze_gauss", data, options, reps=12, seed=3, reference=reference, s=4)
     assert reps.k.shape == (12,) and len(set(reps.k)) > 1  # the repetitions kept different k's
     assert isinstance(reps.components, list) and [V.shape[1] for V in reps.components] == list(reps.k)
     for rep in range(12):
@@ -159,7 +142,8 @@ def test_a_public_k_keeps_its_numbers_and_stacked_components():
     """No behaviour change with k public: one reps x d x k array, and the numbers of the same seeds."""
     data = dc.prepare(_wine() / np.array(BOUNDS, dtype=float), np.sqrt(13))
     reference = experiments.Reference.of(data)
-    reps = experiments.repeat("analyze_gauss", data, 2, 1.0, 1e-6, "replace", 3, 0, reference=reference)
+    options = dc.ReleaseOptions(k=2, data_norm=np.sqrt(13))
+    reps = experiments.repeat("analyze_gauss", data, options, reps=3, seed=0, reference=reference)
     assert isinstance(reps.components, np.ndarray) and reps.components.shape == (3, 13, 2) and reps.k is None
     for rep in range(3):
         direct = dc.run(
@@ -299,7 +283,8 @@ def test_the_script_reproduces_the_report_with_private_scaling_and_k(app_test, d
     shown = _report_table(at)
     assert experiments.K_COLUMN in shown.columns
     script = offered(at, downloads)["Python script"].decode()
-    assert "ScaleRule((15.0, 6.0" in script and "k='auto'" in script and "'variance_target': 0.9" in script
+    said = " ".join(script.split())  # the options as one line (the script wraps them)
+    assert "scale='private', column_bounds=(15.0, 6.0" in said and "k='auto'" in said and "variance_target=0.9" in said
     path = tmp_path / "scenario.py"
     path.write_text(script)
     out = subprocess.run(

@@ -131,11 +131,18 @@ def test_one_click_declares_the_label_columns_values_public_and_the_release_stat
     assert any(c.value.replace("\\", "").startswith("Groups declared public (3)") for c in at.sidebar.caption)
     at.sidebar.button(key="score_groups_private").click().run()
     assert scenario.declared_groups(at.session_state["scenario"]) == []
-    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "slabels": json.dumps(groups)}
+    vals = {
+        **scenario.DEFAULTS,
+        "src": "sample:wine",
+        "R": 2000.0,
+        "bscores": 0.1,
+        "sgroup": True,
+        "slabels": json.dumps(groups),
+    }
     import dppca_core as dc
 
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
+    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
     assert out["analyze_gauss"]["parameters"]["score_group_labels"] == groups
     assert out["analyze_gauss"]["parameters"]["score_groups"] == "declared (public)"
     assert (
@@ -203,13 +210,21 @@ def test_sparse_kind_releases_zero_in_empty_cells(app_test):
 
 
 def test_the_script_and_the_publishable_release_carry_the_score_options():
-    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "sframe": "private", "eps": 5.0}
-    script = report.build_script(vals)
-    assert "'score_groups': labels" in script and "'score_frame': 'private'" in script
+    vals = {
+        **scenario.DEFAULTS,
+        "src": "sample:wine",
+        "R": 2000.0,
+        "bscores": 0.1,
+        "sgroup": True,
+        "sframe": "private",
+        "eps": 5.0,
+    }
+    script = report.build_script(vals, has_labels=True)
+    assert "score_groups=labels" in script and "score_frame='private'" in script
     import dppca_core as dc
 
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, "none", table.labels)
+    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
     scores = out["analyze_gauss"]["outputs"]["scores"]
     # fresh randomness: which cultivars pass the stability threshold at this epsilon varies from draw to draw
     assert scores["groups"] and set(scores["groups"]) <= {"class_0", "class_1", "class_2"} and scores["frame"]
@@ -292,10 +307,18 @@ def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
     split and options)."""
     import dppca_core as dc
 
-    vals = {**scenario.DEFAULTS, "src": "sample:wine", "bscores": 0.1, "sgroup": True, "skind": "sparse", "eps": 2.0}
+    vals = {
+        **scenario.DEFAULTS,
+        "src": "sample:wine",
+        "R": 2000.0,
+        "bscores": 0.1,
+        "sgroup": True,
+        "skind": "sparse",
+        "eps": 2.0,
+    }
     table = dc.data.datasets.load_sample("wine")
     out = report.publishable_releases(
-        dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals, "none", table.labels
+        dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals, table.labels
     )
     assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"
     assert "score_group_labels" not in out["ppca_exponential"]["parameters"]

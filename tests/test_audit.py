@@ -221,7 +221,7 @@ def test_dp_pca_histogram_design_toggles_the_canarys_group_between_two_bins():
     rows = design.params["batch_size"]
     order, w0 = public = _public_draws_of(np.random.SeedSequence(2), rows, 2)
     D, D_prime = design.datasets(public)
-    groups = dp_pca_steps._eigen_groups(1.0, 1e-5, design.params["zeta"] / 2)
+    groups = dp_pca_steps.eigen_groups(1.0, 1e-5, design.params["zeta"] / 2)
     size = (rows // 4) // groups
 
     def labels(data):  # Algorithm 4's group labels, in the public order

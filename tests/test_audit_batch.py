@@ -114,11 +114,11 @@ def test_a_batch_score_that_disagrees_is_not_used():
     design = AuditDesign(
         None, None, 1, lambda pub: float(pub["x"]), "toy", score_batch=lambda runs: np.zeros(len(runs))
     )
-    job = core._Trials(None, design)
+    job = core.TrialJob(None, design)
     runs = [{"x": 1.5}, {"x": -2.0}]
     assert job._scores(runs).tolist() == [1.5, -2.0]
     agreeing = dataclasses.replace(design, score_batch=lambda runs: np.array([r["x"] for r in runs]))
-    assert core._Trials(None, agreeing)._scores(runs).tolist() == [1.5, -2.0]
+    assert core.TrialJob(None, agreeing)._scores(runs).tolist() == [1.5, -2.0]
 
 
 def test_a_batch_path_that_drifted_from_the_mechanism_is_not_used(monkeypatch):
@@ -129,7 +129,7 @@ def test_a_batch_path_that_drifted_from_the_mechanism_is_not_used(monkeypatch):
     original = central.symmetric_gaussian
     monkeypatch.setattr(central, "symmetric_gaussian", lambda d, sigma, rng: original(d, sigma / 2.0, rng))
     calls = []
-    monkeypatch.setattr(core._Trials, "_scores", lambda self, runs: calls.append(len(runs)))
+    monkeypatch.setattr(core.TrialJob, "_scores", lambda self, runs: calls.append(len(runs)))
     result = audit("analyze_gauss", 1.0, 1e-5, trials=2 * core.CHUNK_TRIALS, seed=4)
     assert calls == []  # no batch was scored
     monkeypatch.undo()

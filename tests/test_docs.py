@@ -27,7 +27,7 @@ def public_objects() -> dict:
     found = {}
     for module, names in MODULES.items():
         for name in names:
-            obj = vars(module).get(name)  # not getattr: dppca_core.datasets, a moved module, warns
+            obj = vars(module).get(name)  # the names bound in the module
             if obj is not None and not inspect.ismodule(obj) and (inspect.isclass(obj) or inspect.isroutine(obj)):
                 found[f"{module.__name__}.{name}"] = obj
     return found

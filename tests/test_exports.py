@@ -350,18 +350,17 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
         **SPLITS[split],
         **mech_params,
     }
-    center = "private" if vals["center"] == "private" else "none"
     D, D_prime = _neighbours(neighbors)
 
     if dc.get_mechanism(name).guarantee == "retracted":  # never drawn for the file, and publish() refuses it
-        assert report.publishable_releases(dc.prepare(D, 1.0), [name], vals, center) == {}
+        assert report.publishable_releases(dc.prepare(D, 1.0), [name], vals) == {}
         with pytest.raises(ValueError, match="retracted"):
             dc.publish(dc.run(name, D, _k(name), 1.0, 1e-5, neighbors, seed=None, **_params(name)))
         return
 
     def export(X, seed):
         key["value"] = 2**200 + seed  # a fixed 256-bit key per draw
-        text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals, center))
+        text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals))
         assert "seed" not in text.split("\n", 1)[1]  # the first line may say "no seed"; nothing else names one
         whole = json.loads(text)
         assert list(whole["releases"]) == [name]

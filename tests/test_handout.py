@@ -18,6 +18,8 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import publishable
+from dppca_core.pipeline.inputs import input_for
+from dppca_core.scenario.release import release_options
 from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
 from dppca_core.handout import brief
@@ -48,7 +50,9 @@ def X():
 
 def _file(X, mechs="analyze_gauss,private_power", **settings):
     vals = {**scenario.DEFAULTS, "mechs": mechs, "center": "private", "bmean": 0.1, "beig": 0.1, **settings}
-    published = report.publishable_releases(dc.prepare(X, 1.0), scenario.mechanisms(vals), vals, "private")
+    # the input the releases read, prepared from the scenario's own options (its scaling, centring and R)
+    inp = input_for(X, release_options(vals, scenario.mechanisms(vals)[0]))
+    published = report.publishable_releases(inp.data, scenario.mechanisms(vals), vals)
 
     class Data:  # what the file reads of a dataset: its columns (no schema declared) and n
         columns = ["height_cm", "weight_kg", "age", "income", "year"]
@@ -140,9 +144,9 @@ def test_publish_refuses_a_mechanism_without_a_guarantee(X, mech):
     forged = {"export": "publishable release", **release.published()}
     with pytest.raises(ValueError, match="publishable file"):
         publishable.publishable_file({mech: forged})
-    assert report.publishable_releases(
-        dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS, "none"
-    ).keys() == {"analyze_gauss"}
+    assert report.publishable_releases(dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS).keys() == {
+        "analyze_gauss"
+    }
 
 
 def test_the_report_leaves_them_out_of_the_file_and_says_which_and_why(app_test, downloads):
@@ -214,7 +218,7 @@ def test_the_schema_a_dataset_declares_is_the_files_schema(X):
     class Data:
         columns, n, schema = ["a", "b", "c", "d", "e"], 400, Schema()
 
-    published = report.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS, "none")
+    published = report.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS)
     file = report.publishable_file(published, scenario.DEFAULTS, Data())
     assert file["schema"] == {
         "columns": ["a", "b", "c", "d", "e"],
@@ -239,7 +243,7 @@ def test_every_mechanisms_publishable_file_validates(X, mech):
         "delta": 1e-5,
         **{f"{mech}.{key}": value for key, value in _params(mech).items()},
     }
-    published = report.publishable_releases(dc.prepare(X, 1.0), [mech], vals, "none")
+    published = report.publishable_releases(dc.prepare(X, 1.0), [mech], vals)
     payload = json.loads(report.releases_json(report.publishable_file(published, vals)))
     validate(payload)
     assert list(payload["releases"]) == [mech]
@@ -536,7 +540,7 @@ def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_can
     project importable (as `pip install -e <project>` makes it) it runs from a temporary folder; without it, it says
     in one line how to install it."""
     path = tmp_path / "dppca_scenario.py"
-    path.write_text(report.build_script({**scenario.DEFAULTS, "reps": 2}))
+    path.write_text(report.build_script({**scenario.DEFAULTS, "reps": 2}, has_labels=False))
     run = tmp_path / "elsewhere"
     run.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -622,8 +626,7 @@ def page_file(**fields) -> dict:
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
     drawable = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
-    center = "private" if prep.center == "private" else "none"
-    published = report.publishable_releases(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    published = report.publishable_releases(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
     return json.loads(report.releases_json(report.publishable_file(published, vals, ds)))
 
 

@@ -1,7 +1,6 @@
 """The library's layout stays one a newcomer can change (issue 41): at most 15 modules at the top of dppca_core, no
 module over 600 lines, no function over 80 (docs/architecture.md; docstrings not counted: scripts/layout_after_format.py
-``code_lines``), and the modules that moved into packages still
-import from their old paths for one release, with a DeprecationWarning that names the new path."""
+``code_lines``), and no module at a path it left a release ago."""
 
 import ast
 import importlib.util
@@ -55,48 +54,29 @@ def _run(code: str) -> subprocess.CompletedProcess:
     )
 
 
-#: old path -> new path, as dppca_core/__init__.py's _MOVED has them (the three users import, and two more)
-MOVED = [
-    ("stats", "data.stats"),
-    ("experiments", "pipeline.experiments"),
-    ("datasets", "data.datasets"),
-    ("budget", "pipeline.budget"),
-    ("exact", "privacy.exact"),
-]
+#: paths the modules had before they moved into packages (0.1.0); 0.2.0 still imported them with a warning
+OLD_PATHS = ["stats", "experiments", "budget", "exact", "tables", "choices", "_compiled"]
 
 
-def test_an_old_path_imports_the_new_module_with_a_warning_naming_it():
+def test_the_old_paths_are_gone_and_nothing_hooks_the_imports():
+    """The modules moved a release ago (0.2.0 imported their old paths with a DeprecationWarning): the old paths are
+    gone and dppca_core puts no finder of its own on the import path."""
     done = _run(f"""
-import sys, warnings
-import dppca_core
-for old, new in {MOVED!r}:
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        exec(f"import dppca_core.{{old}} as by_path")
-        exec(f"from dppca_core import {{old}} as by_name")
-    moved = sys.modules["dppca_core." + new]
-    assert by_path is by_name is moved is sys.modules["dppca_core." + old], (old, by_path, moved)
-    messages = [(str(w.message), w.category, w.filename) for w in seen]
-    assert len(messages) == 1, messages
-    text, category, filename = messages[0]
-    assert category is DeprecationWarning and "dppca_core." + new in text, messages
-    assert filename == "<string>", filename  # the warning points at the importing line, not at importlib
-""")
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
-def test_the_old_paths_keep_their_public_names_and_the_package_its_exports():
-    done = _run("""
-import warnings
+import importlib, sys
+before = list(sys.meta_path)
 import dppca_core as dc
-warnings.simplefilter("ignore", DeprecationWarning)
-from dppca_core.stats import SufficientStats, StreamCancelled, sufficient_stats, MAX_SITES, NO_SITE
-from dppca_core.experiments import repeat, prepare_input, rep_seed, RadiusRule, ScaleRule, METRICS
-from dppca_core.datasets import load_table, load_sample, spiked_covariance, PublicSchema, PRESETS
-from dppca_core.privacy import gaussian_sigma, compose, PrivacyCurve, grid_noise, summation_error, GRID_BITS
-assert dc.datasets.load_table is load_table and dc.stats.sufficient_stats is dc.sufficient_stats
+assert sys.meta_path == before, sys.meta_path
+for old in {OLD_PATHS!r}:
+    try:
+        importlib.import_module("dppca_core." + old)
+    except ModuleNotFoundError:
+        pass
+    else:
+        raise AssertionError(old)
+    assert not hasattr(dc, old), old
 missing = [name for name in dc.__all__ if getattr(dc, name, None) is None and name not in ("DPPCA", "ClippingWarning")]
 assert not missing, missing
+assert dc.datasets.load_table is importlib.import_module("dppca_core.data.datasets").load_table
 """)
     assert done.returncode == 0, done.stderr[-2000:]
 

@@ -343,8 +343,8 @@ def test_the_downloads_run_after_the_readmes_install(tmp_path):
     ds = data.load_dataset(vals)
     files = {
         "release.ipynb": notebooks.release_notebook(vals, ds),
-        "exploration.ipynb": notebooks.exploration_notebook(vals),
-        "scenario.py": report.build_script(vals),
+        "exploration.ipynb": notebooks.exploration_notebook(vals, None, ds.labels is not None),
+        "scenario.py": report.build_script(vals, has_labels=ds.labels is not None),
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

@@ -85,11 +85,11 @@ def test_the_minimum_interface_answers_with_a_frontier_and_a_cache():
     for _, group in frontier.groupby("epsilon"):  # one winner at each epsilon where anyone meets the targets
         assert group["winner"].sum() == (1 if group["share"].max() > 0 else 0)
         assert group.loc[group["winner"], "share"].max() == group["share"].max() or not group["winner"].any()
-    before = planning._cached_plan.cache_info().hits
+    before = planning.cached_plan.cache_info().hits
     again = dc.plan(
         targets={"subspace_distance": 0.3}, n=5000, d=20, k=2, spectrum=spectrum, delta=1e-6, confidence=CONFIDENCE
     )
-    assert planning._cached_plan.cache_info().hits == before + 1
+    assert planning.cached_plan.cache_info().hits == before + 1
     assert again.epsilon == found.epsilon and again.frontier.equals(frontier)
     again.frontier.loc[0, "share"] = -1.0  # the caller's copy: the cached plan is untouched
     assert dc.plan(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dppca_core as dc
-from dppca_core.compiled.loops import _compile, compiled_row_sq_norms, row_sq_norms
+from dppca_core.compiled.loops import compile_kernel, compiled_row_sq_norms, row_sq_norms
 from dppca_core.data.gram import block_sq_norms, row_norms
 from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE
 from dppca_core.pipeline.choices import DEFAULT_RADIUS_BOUNDS, RADIUS_BINS, radius_edges
@@ -59,7 +59,7 @@ def _reassociating_sq_norms():
             out[i] = s
         return out
 
-    return _compile(kernel, fastmath={"reassoc", "contract"})
+    return compile_kernel(kernel, fastmath={"reassoc", "contract"})
 
 
 def straddling_rows(candidate: float, count: int, rng) -> np.ndarray:

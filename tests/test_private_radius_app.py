@@ -28,26 +28,16 @@ def _rows(n=4000, seed=0):
 
 
 def test_each_repetition_chooses_r_as_release_pca_does():
-    """repeat(radius=...) is release_pca(data_norm="private") on the rows clipped to the rule's upper bound, with
+    """repeat(options with data_norm="private") is release_pca(data_norm="private") on the rows clipped to the rule's upper bound, with
     the repetition's seed: the same R and the same components, repetition by repetition."""
     X = _rows()
     rule = experiments.RadiusRule((0.5, 500.0), 0.9)
     inp = experiments.prepare_input(X, "private", "private", radius=rule)
     split = dc.BudgetSplit.with_extras(mean=0.1, radius=0.1)
-    reps = experiments.repeat(
-        "analyze_gauss",
-        inp.data,
-        2,
-        1.0,
-        1e-6,
-        "replace",
-        3,
-        7,
-        reference=inp.reference,
-        budget=split,
-        center="private",
-        radius=rule,
+    options = dc.ReleaseOptions(
+        k=2, data_norm="private", radius_bounds=(0.5, 500.0), radius_quantile=0.9, budget=split, center="private"
     )
+    reps = experiments.repeat("analyze_gauss", inp, options, reps=3, seed=7)
     for rep in range(3):
         direct = dc.release_pca(
             "analyze_gauss",
@@ -76,7 +66,10 @@ def test_the_results_table_shows_the_published_radius_and_the_reference_is_the_u
     assert inp.release_radius == "private" and inp.data.data_norm == 500.0 and inp.data.n_clipped == 0
     exact = np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :2]
     assert dc.metrics.subspace_distance(inp.reference.vectors[:, :2], exact) < 1e-9
-    table, results = experiments.compare(inp, ["analyze_gauss", "private_power"], 2, 1.0, 1e-6, "replace", 4, 0)
+    options = dc.ReleaseOptions(k=2, data_norm="private", radius_bounds=(0.5, 500.0))
+    table, results = experiments.compare(
+        inp, dict.fromkeys(["analyze_gauss", "private_power"], options), reps=4, seed=0
+    )
     assert experiments.RADIUS_COLUMN in table.columns
     for res in results.values():
         assert res.radius.shape == (4,) and np.all((res.radius >= 0.5) & (res.radius <= 500.0))
@@ -161,8 +154,9 @@ def test_r_from_the_hints_still_makes_the_release_state_no_guarantee(app_test, d
 
 def test_the_script_reproduces_the_report_with_a_private_r():
     vals = {**scenario.DEFAULTS, "rfrom": "private", "rlo": 1.0, "rhi": 100.0, "src": "sample:wine"}
-    script = report.build_script(vals)
-    assert "data_norm='private'" in script and "RadiusRule((1.0, 100.0), 0.9)" in script
+    script = report.build_script(vals, has_labels=True)
+    said = " ".join(script.split())  # the options as one line (the script wraps them)
+    assert "data_norm='private'" in said and "radius_bounds=(1.0, 100.0), radius_quantile=0.9" in said
     compile(script, "dppca_scenario.py", "exec")
 
 

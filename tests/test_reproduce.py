@@ -69,19 +69,8 @@ def test_every_paper_has_its_reproductions_and_the_scenario_lists_the_papers():
 
 def test_frames_are_tidy_texts_filled_and_figures_drawn(tiny):
     for key, rep in tiny.items():
-        assert list(rep.frame.columns) == [
-            "reproduction",
-            "panel",
-            "series",
-            "mechanism",
-            "algorithm",
-            "x_name",
-            "x",
-            "rep",
-            "value",
-            "metric",
-            "seconds",
-        ], key
+        columns = "reproduction panel series mechanism algorithm x_name x rep value metric seconds".split()
+        assert list(rep.frame.columns) == columns, key
         assert (rep.frame.algorithm.str.len() > 5).all(), key  # every point says what produced it
         assert (rep.frame.reproduction == key).all() and np.isfinite(rep.frame.value).all(), key
         for text in (rep.claim, rep.finding, rep.difference, rep.settings):
@@ -202,14 +191,14 @@ def test_the_paper_s_own_noise_is_drawn_and_marked_where_it_is_not_private(tiny)
     # the authors' Analyze Gauss: the classic formula with sensitivity 1 where the relation needs sqrt(2). At
     # delta = 0.1 its slack covers the missing sqrt(2) at eps = 0.01 (sigma 225 against the 5.4 that eps needs) but
     # not at eps = 10 (0.22 against 0.40): not private as stated there
-    assert ag[0.01] == rp.core.PAPER_NOISE_OK and ag[10.0] == rp.core.PAPER_NOISE_WRONG
+    assert ag[0.01] == rp.kit.PAPER_NOISE_OK and ag[10.0] == rp.kit.PAPER_NOISE_WRONG
     ppm = sn[sn.series == "power method, the paper's noise"].algorithm
     assert ppm.str.contains("not private as stated").all()  # entry-level noise: no row-level guarantee
     # with the paper's power-method calibration SN comes out ahead at eps = 10 as in the paper; with ours the
     # order is reversed at small eps, and the texts say why
     assert "reversed" in tiny["imtiaz_2016_sn"].finding and "Hardt & Price" in tiny["imtiaz_2016_sn"].difference
     ge = tiny["ge_convergence"].frame
-    assert (ge[ge.series.str.contains("paper's ν")].algorithm == rp.core.PAPER_NOISE_OK).all()  # over-noised
+    assert (ge[ge.series.str.contains("paper's ν")].algorithm == rp.kit.PAPER_NOISE_OK).all()  # over-noised
     nu = mean(tiny["ge_convergence"], "(c)", "ε = 0.5, the paper's ν", 6)
     assert nu > 3 * mean(tiny["ge_convergence"], "(a)", "ε = 0.5", 6)  # 7-29x the noise: a much larger error
 

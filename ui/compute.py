@@ -17,6 +17,7 @@ from dppca_core import metrics
 from dppca_core.pipeline import experiments
 from dppca_core.pipeline.options import ReleaseOptions
 from dppca_core.registry import display_name
+from dppca_core.scenario import release as translation
 
 from . import data, limits
 from .data import Prepared
@@ -79,9 +80,7 @@ class PrivatelyScaled(Prepared):
 def prepare(ds, vals: dict) -> Prepared:
     """The mechanisms' input and the non-private reference (:func:`ui.data.prepare`), and with the columns scaled
     privately inside each release (``scale="private"``) a :class:`PrivatelyScaled` input, cached alike."""
-    from .scenario import radius_rule, scale_rule
-
-    rule = scale_rule(vals, ds.d)
+    rule = translation.scale_rule(vals, ds.d)
     if rule is None:
         return data.prepare(ds, vals)
     if ds.stats is not None:
@@ -89,7 +88,7 @@ def prepare(ds, vals: dict) -> Prepared:
             "scaling each column privately reads every row, which a file streamed into sufficient "
             "statistics no longer has: turn the scaling off (or upload a sample of the rows)."
         )
-    radius = radius_rule(vals)
+    radius = translation.radius_rule(vals)
     args = (ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule, radius, ds.X)
     if limits.scaled_entry_bytes(ds.n, ds.d) > limits.SCALED_CACHE_BYTES // limits.SCALED_CACHE_ENTRIES:
         return scaled_input(*args)  # over its share of the byte budget: computed for this run, not kept
@@ -121,10 +120,10 @@ def _prepare_scaled(key: str, center: str, R, rule, radius, _X: np.ndarray) -> P
 
 
 def release_rows(prep: Prepared) -> dict:
-    """What a release of ``prep`` reads beyond the prepared rows: the scale rule and the raw rows when each release
-    scales the columns privately (keyword arguments of :func:`dppca_core.pipeline.experiments.repeat` and
-    :func:`ui.report.publishable_releases`), else nothing."""
-    return {"scale": prep.scale, "rows": prep.rows} if isinstance(prep, PrivatelyScaled) else {}
+    """What a release of ``prep`` reads beyond the prepared rows: the raw rows when each release scales the columns
+    privately (the keyword ``rows`` of :func:`dppca_core.pipeline.experiments.repeat` and
+    :func:`dppca_core.pipeline.inputs.release_input`), else nothing."""
+    return {"rows": prep.rows} if isinstance(prep, PrivatelyScaled) else {}
 
 
 def true_support(prep: Prepared, planted, s: int, k: int):
@@ -132,43 +131,27 @@ def true_support(prep: Prepared, planted, s: int, k: int):
     return experiments.support_for(prep.ref, planted, s, k)
 
 
+def scenario_options(ds, vals: dict, mechs=None) -> dict:
+    """{mechanism: ReleaseOptions} of the scenario on ``ds`` (its label column and its number of columns): the one
+    translation (:func:`dppca_core.scenario.release.scenario_options`) the script and the notebooks use too."""
+    return translation.scenario_options(vals, ds.labels, ds.d, mechs)
+
+
 def run_reps(
     prep: Prepared,
     mechanism: str,
+    options: ReleaseOptions,
     *,
-    k,
-    epsilon: float,
-    delta: float,
-    neighbors: str,
     reps: int,
     seed: int,
-    params: dict,
     s: int = 0,
     planted_support=None,
-    budget=None,
-    scores: dict | None = None,
 ) -> RunResult:
-    """Cached ``reps`` runs of ``mechanism`` on the prepared data (shared by every session with the same inputs).
-
-    ``budget`` (a BudgetSplit) makes each run a complete release (private mean when the data are centred
-    privately, spectrum, scores) with the subspace on its share; ``scores`` further options of each release
-    (:func:`ui.scenario.release_options`: the score plot's groups, frame and kind; a private k's variance target).
-    ``k``: a number, or "auto" (chosen privately inside each release). A :class:`PrivatelyScaled` ``prep`` makes
-    each release scale the columns privately.
-    """
-    support = true_support(prep, planted_support, s, k)
+    """Cached ``reps`` releases of ``mechanism`` with ``options`` (:func:`scenario_options`) on the prepared data
+    (shared by every session with the same inputs): :func:`dppca_core.pipeline.experiments.repeat`. A
+    :class:`PrivatelyScaled` ``prep`` gives the raw rows to releases that scale the columns privately."""
+    support = true_support(prep, planted_support, s, options.k)
     support_key = None if support is None else tuple(int(i) for i in support)
-    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-    options = ReleaseOptions(
-        k=k if isinstance(k, str) else int(k),
-        epsilon=float(epsilon),
-        delta=float(delta),
-        neighbors=neighbors,
-        budget=budget,
-        center=center,
-        params=params,
-        **(scores or {}),
-    )
     return _run_reps(
         prep.key, mechanism, int(reps), int(seed), int(s), support_key, options.key(), _prep=prep, _options=options
     )
@@ -178,28 +161,20 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     """Repetitions of every selected mechanism at the scenario's settings.
 
     Returns ({mechanism: RunResult}, {mechanism: message}) — a mechanism whose settings do not work (e.g. a
-    relation it has no proof for) gets a message and the others still run.
+    relation it has no proof for) gets a message and the others still run. A setting without the share it needs
+    raises ValueError, for every mechanism alike.
     """
-    from .scenario import budget, k_arg, mech_params, mechanisms, release_options
-
-    budget(vals)  # a setting without the share it needs raises here, for every mechanism alike
     results, problems = {}, {}
-    for mech in mechanisms(vals):
-        try:  # the score plot's options per mechanism (ui.scenario.score_plan): never a refusal of the release
+    for mech, options in scenario_options(ds, vals).items():
+        try:  # the score plot's options are per mechanism (dppca_core.scenario.release.score_plan): never a refusal
             results[mech] = run_reps(
                 prep,
                 mech,
-                k=k_arg(vals),
-                epsilon=vals["eps"],
-                delta=vals["delta"],
-                neighbors=vals["nb"],
+                options,
                 reps=int(vals[reps_field]),
                 seed=int(vals["seed"]),
-                params=mech_params(mech, vals),
                 s=int(vals["s"]),
                 planted_support=ds.support,
-                budget=budget(vals, mech, ds.labels is not None),
-                scores=release_options(vals, ds.labels, mech),
             )
         except ValueError as exc:
             problems[mech] = str(exc)
@@ -213,13 +188,12 @@ def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _optio
     reps_out = experiments.repeat(
         mechanism,
         _prep.data,
+        _options,
         reps=reps,
         seed=seed,
         reference=_prep.ref,
         support=None if support is None else np.asarray(support),
         s=s,
-        radius=_prep.radius,
-        options=_options,
         **release_rows(_prep),
     )
     release = reps_out.first
@@ -355,7 +329,6 @@ def sweep_frame(
     import pandas as pd
 
     from .data import load_dataset
-    from .scenario import budget, k_arg, mech_params, mechanisms, release_options
 
     rows, errors = [], []
     table = load_dataset(vals) if subsamples(axis, vals) else None
@@ -371,25 +344,19 @@ def sweep_frame(
         if variant is not None:
             fields = variant(fields, prep)
             prep = prepare(ds, fields)
-        for mech in mechanisms(vals):
+        for mech in translation.mechanisms(vals):
             spec = dc.get_mechanism(mech)
-            p = mech_params(mech, vals)
-            p.update({k: v for k, v in extra.items() if any(q.name == k for q in spec.params)})
+            more = {k: v for k, v in extra.items() if any(q.name == k for q in spec.params)}
             try:
+                options = translation.release_options(fields, mech, ds.labels, ds.d)
                 res = run_reps(
                     prep,
                     mech,
-                    k=k_arg(fields),
-                    epsilon=fields["eps"],
-                    delta=fields["delta"],
-                    neighbors=fields["nb"],
+                    options.replace(params={**options.params, **more}) if more else options,
                     reps=int(fields[reps_field]),
                     seed=int(fields["seed"]),
-                    params=p,
                     s=int(fields["s"]),
                     planted_support=ds.support,
-                    budget=budget(fields, mech, ds.labels is not None),
-                    scores=release_options(fields, ds.labels, mech),
                 )
                 rows += sweep_rows(res, metric, axis, value)
             except ValueError as exc:

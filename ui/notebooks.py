@@ -84,8 +84,9 @@ def _data(vals: dict, upload: dict | None) -> str:
     )
 
 
-def exploration_notebook(vals: dict, upload: dict | None = None) -> str:
-    """The exploration notebook of the scenario (an exploration record: seeded, never to publish)."""
+def exploration_notebook(vals: dict, upload: dict | None, has_labels: bool) -> str:
+    """The exploration notebook of the scenario (an exploration record: seeded, never to publish); ``has_labels``:
+    whether the page's data have a label column (:func:`ui.report.build_script`)."""
     intro = (
         f"{report.record_line(vals)}\n\n## Exploration notebook (DP-PCA Explorer)\n\n"
         "It reproduces the Report's table with the same library calls and the same seeds (data seed "
@@ -101,7 +102,7 @@ def exploration_notebook(vals: dict, upload: dict | None = None) -> str:
             ("markdown", intro),
             ("code", _setup(vals, upload, more="")),
             ("code", _data(vals, upload)),
-            ("code", "\n".join(report.prepare_lines(vals))),
+            ("code", "\n".join(report.prepare_lines(vals, has_labels))),
             ("code", "\n".join([*report.compare_lines(vals), "print(table.to_string(index=False))"])),
             ("code", _figure_code(vals)),
         ]
@@ -143,22 +144,15 @@ def _literal(name: str, value) -> str:
 
 
 def release_constants(vals: dict, has_labels: bool) -> list[str]:
-    """The release cell's public inputs, as literals: the mechanisms with a guarantee, each one's budget split and
-    options, the settings and schema the file states (:func:`ui.report.publishable_file`), the choices made without
-    privacy (the releases then state none)."""
+    """The release cell's public inputs, as literals: the mechanisms with a guarantee (each one's options are the
+    ``OPTIONS`` of :func:`ui.report.prepare_lines`, the one translation the pages use), the settings and schema the
+    file states (:func:`ui.report.publishable_file`), the choices made without privacy (the releases then state
+    none)."""
     mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
-    budgets = {m: scenario.budget(vals, m, has_labels) for m in mechs}
-    options = {m: scenario.release_options(vals, "labels" if has_labels else None, m) for m in mechs}
-    option_code = "{" + ", ".join(f"{m!r}: {report.options_code(opts)}" for m, opts in options.items()) + "}"
-    split_code = "{" + ", ".join(f"{m!r}: {report.split_code(split)}" for m, split in budgets.items()) + "}"
     return [
-        f"MECHANISMS = {mechs!r}  # one release each (those without a guarantee are left out)",
-        f"K, EPSILON, DELTA, NEIGHBORS = {scenario.k_arg(vals)!r}, {vals['eps']!r}, {vals['delta']!r}, "
-        f"{vals['nb']!r}",
-        f"BUDGETS = {split_code}",
-        f"OPTIONS = {option_code}",
+        f"MECHANISMS = {mechs!r}  # one release each, with its OPTIONS (those without a guarantee are left out)",
         _literal("NONPRIVATE", scenario.nonprivate_choices(vals)),
-        _literal("SETTINGS", report.public_settings(vals, None)),
+        _literal("SETTINGS", report.public_settings(vals, None, has_labels)),
         _literal("TITLES", {m: display_name(m) for m in mechs}),
         _literal("LEFT_OUT", report.left_out(scenario.mechanisms(vals))),
     ]
@@ -177,13 +171,12 @@ book_path = Path(OUTPUT).with_name(LEDGER_NAME)  # one budget book per folder, w
 book = BudgetBook(book_path)
 source = Path(DATA).read_bytes() if Path(str(DATA)).is_file() else str(DATA).encode()
 table = book.table(fingerprint(source, book_key(book_path)), Path(str(DATA)).name, SCHEMA)
-X_release, radius, extra = experiments.release_input(inp.data, inp.radius, inp.scale, inp.rows)
-options = {m: dc.ReleaseOptions(k=K, epsilon=EPSILON, delta=DELTA, neighbors=NEIGHBORS, data_norm=radius,
-                                budget=BUDGETS[m], center=inp.release_center, **extra, **OPTIONS[m], params=params[m])
-           for m in MECHANISMS}
+# what each release reads from the prepared input, and the options it runs with (experiments.release_input)
+releasing = {m: experiments.release_input(inp, OPTIONS[m]) for m in MECHANISMS}
 # what each release will spend, from its options alone (the curve its plan composes to: the one it then states)
-pending = [Spend("release", f"{TITLES[m]} release", planned_curve(m, options[m]), release_delta(m, options[m]), m)
-           for m in MECHANISMS]
+pending = [Spend("release", f"{TITLES[m]} release", planned_curve(m, options), release_delta(m, options), m)
+           for m, (X_release, options) in releasing.items()]
+EPSILON, DELTA, NEIGHBORS = SETTINGS["epsilon"], SETTINGS["delta"], SETTINGS["neighbors"]  # each release's budget
 print(f"Spent on these data so far (book {book_path}): {book.spent(table).words()}. This cell spends "
       f"epsilon = {EPSILON:g}, delta = {DELTA:g} for each of {len(pending)} release(s); after it: "
       f"{book.spent(table, extra=pending).words()}.")
@@ -199,8 +192,8 @@ if not spend:
 if spend:
     earlier = [{"what": s.what, "privacy": s.curve.as_dict(), "delta": s.delta} for s in book.spends(table)]
     ids = book.reserve(table, pending)  # recorded before the draw (refused past a cap set on this book)
-    releases = {m: dc.publish(dc.release_with(m, X_release, options[m], seed=None), nonprivate_choices=NONPRIVATE)
-                for m in MECHANISMS}
+    releases = {m: dc.publish(dc.release_with(m, X_release, options, seed=None), nonprivate_choices=NONPRIVATE)
+                for m, (X_release, options) in releasing.items()}
     settings = {**SETTINGS, "n": inp.data.n if NEIGHBORS == "replace" else None}  # n is public under replace-one
     file = publishable.publishable_file(releases, schema=SCHEMA, settings=settings, titles=TITLES, left_out=LEFT_OUT,
                                         earlier=earlier)  # the file's total composes what was spent before too
@@ -248,7 +241,8 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
             "from pathlib import Path",
         ),
     )
-    constants = release_constants(vals, getattr(ds, "labels", None) is not None)
+    has_labels = getattr(ds, "labels", None) is not None
+    constants = release_constants(vals, has_labels)
     constants.append(_literal("SCHEMA", report.public_schema(ds)))
     constants.append(
         "DATA = DATA_FILE  # what the budget book says the releases read"
@@ -260,7 +254,7 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
             ("markdown", intro),
             ("code", setup),
             ("code", _data(vals, upload)),
-            ("code", "\n".join(report.prepare_lines(vals))),
+            ("code", "\n".join(report.prepare_lines(vals, has_labels))),
             (
                 "code",
                 "\n".join(

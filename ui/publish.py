@@ -63,8 +63,7 @@ def block(ds, prep, results, vals) -> None:
     )
     _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
-    center = "private" if prep.center == "private" else "none"  # the centring each release does itself
-    X, options = report.publishable_options(prep.data, drawable, vals, center, ds.labels, **compute.release_rows(prep))
+    X, options = report.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
     pending = [book.release_spend(m, o) for m, o in options.items()]
     st.markdown(book.statement(table_id, name, pending))
     confirmed = st.checkbox(

@@ -18,6 +18,7 @@ column names, the data note, the link) is HTML-escaped in the HTML and written a
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import html
 import json
@@ -32,6 +33,7 @@ from dppca_core import publishable, reading, risk
 from dppca_core.pipeline import experiments
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name, get_mechanism
+from dppca_core.scenario import release as translation
 
 from . import scenario
 from dppca_core.reading import number
@@ -187,41 +189,28 @@ def left_out(mechs) -> dict:
     return {m: why for m in mechs if (why := publishable.refusal(m))}
 
 
-def publishable_options(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> tuple:
+def publishable_options(data, mechs: list, vals: dict, labels=None, rows=None) -> tuple:
     """(what each release reads, {mechanism: ReleaseOptions}) for every mechanism of ``mechs`` that has a guarantee
-    (:func:`left_out` are not drawn): exactly the scenario's configuration (its budget split and ``center``, the
-    centring each release does). ``labels``: the data's label column, for a score plot by group. ``scale`` and
-    ``rows``: with the columns scaled privately, the rule and the raw rows each release reads
+    (:func:`left_out` are not drawn): exactly the scenario's configuration, translated as the pages translate it
+    (:func:`dppca_core.scenario.release.scenario_options`) and read from the prepared ``data``
+    (:func:`dppca_core.pipeline.inputs.release_input`). ``labels``: the data's label column, for a score plot by
+    group. ``rows``: with the columns scaled privately, the raw rows each release reads
     (:func:`ui.compute.release_rows`). The options say, before anything is drawn, what each release will spend
     (:func:`dppca_core.pipeline.budget.planned_curve`)."""
-    # what each release reads: the prepared rows, or the rows in the data's units when R or the scales are private
-    X, radius, extra = experiments.release_input(data, scenario.radius_rule(vals), scale, rows)
-    options = {
-        mech: dc.ReleaseOptions(
-            k=scenario.k_arg(vals),
-            epsilon=vals["eps"],
-            delta=vals["delta"],
-            neighbors=vals["nb"],
-            data_norm=radius,
-            budget=scenario.budget(vals, mech, labels is not None),
-            center=center,
-            **extra,
-            **scenario.release_options(vals, labels, mech),
-            params=scenario.mech_params(mech, vals),
-        )
-        for mech in mechs
-        if not publishable.refusal(mech)
-    }
+    drawn = [m for m in mechs if not publishable.refusal(m)]
+    X, options = None, {}
+    for mech, asked in translation.scenario_options(vals, labels, data.d, drawn).items():
+        X, options[mech] = experiments.release_input(data, asked, rows)
     return X, options
 
 
-def publishable_releases(data, mechs: list, vals: dict, center: str, labels=None, scale=None, rows=None) -> dict:
+def publishable_releases(data, mechs: list, vals: dict, labels=None, rows=None) -> dict:
     """One publishable release per mechanism that has a guarantee (:func:`publishable_options`): drawn with fresh
     operating-system randomness (``seed=None``) and exported with :func:`dppca_core.publish`, which states no
     guarantee and names the choices when a data-dependent choice was not private
     (:func:`ui.scenario.nonprivate_choices`)."""
     choices = scenario.nonprivate_choices(vals)
-    X, options = publishable_options(data, mechs, vals, center, labels, scale, rows)
+    X, options = publishable_options(data, mechs, vals, labels, rows)
     return {
         mech: dc.publish(dc.release_with(mech, X, opts, seed=None), nonprivate_choices=choices)
         for mech, opts in options.items()
@@ -278,11 +267,12 @@ def data_kind(vals: dict) -> str:
     return "a file on the server" if src.startswith("server:") else "an uploaded table"
 
 
-def public_settings(vals: dict, n: int | None = None) -> dict:
+def public_settings(vals: dict, n: int | None = None, has_labels: bool = True) -> dict:
     """The public settings every publishable release was drawn with (the publishable file's "settings"): the privacy
-    budget and its split, the scaling rule with its bounds, the centring, the clipping radius, k and how it was
+    budget and its split (with a groups share only when the data have a label column, ``has_labels``: each release
+    states its own split), the scaling rule with its bounds, the centring, the clipping radius, k and how it was
     chosen, and n under replace-one (where it is public). Nothing read from the data."""
-    split = scenario.budget(vals)
+    split = scenario.budget(vals, has_labels=has_labels)
     bounds = scenario.bounds(vals)
     scaling = {
         "rule": vals["scale"],
@@ -351,7 +341,8 @@ def publishable_file(published: dict, vals: dict | None = None, ds=None, purpose
     :func:`dppca_core.publish` output) with the scenario's public schema and settings, and the mechanisms it left out
     with the reason. ``vals`` and ``ds`` may be None (a file with the releases' own settings only). ``earlier``: this
     session's spends on the same table before these releases (the budget book), composed into the file's total."""
-    settings = public_settings(vals, getattr(ds, "n", None)) if vals is not None else None
+    has_labels = ds is None or getattr(ds, "labels", None) is not None
+    settings = public_settings(vals, getattr(ds, "n", None), has_labels) if vals is not None else None
     schema = public_schema(ds) if ds is not None else None
     titles = {m: display_name(m) for m in published}
     return publishable.publishable_file(
@@ -940,73 +931,92 @@ if dc.__version__ != MADE_WITH:
 
 
 def split_code(split) -> str:
-    """A budget split as Python (None: the whole budget goes to the subspace)."""
-    return (
-        "None"
-        if split is None
-        else "dc.BudgetSplit(" + ", ".join(f"{part}={share!r}" for part, share in split.as_dict().items()) + ")"
-    )
+    """A budget split as Python, its subspace share and every other share above 0 (None: the whole budget goes to the
+    subspace)."""
+    if split is None:
+        return "None"
+    shares = {part: share for part, share in split.as_dict().items() if share > 0 or part == "subspace"}
+    return "dc.BudgetSplit(" + ", ".join(f"{part}={share!r}" for part, share in shares.items()) + ")"
 
 
-def options_code(options: dict) -> str:
-    """Release options as Python, the score plot's groups being the code's own label column (a name, not a value)."""
-    return (
-        "{"
-        + ", ".join(f"{key!r}: {'labels' if key == 'score_groups' else repr(value)}" for key, value in options.items())
-        + "}"
-    )
+#: what stands for the data's label column in the options a script or notebook states (the code names its own)
+LABEL_COLUMN = "labels"
+#: the options a script always states, default or not (what a reader looks for first)
+STATED_OPTIONS = ("k", "epsilon", "delta", "neighbors", "data_norm", "center")
 
 
-def prepare_lines(vals: dict) -> list[str]:
-    """The lines that build the mechanisms' input (``inp``) and each release's budget split and parameters, as the
-    pages do: column scaling, centring, clipping radius."""
-    scale = (
-        f"experiments.ScaleRule({tuple(scenario.bounds(vals))!r})"
-        if scenario.private_scaling(vals)
-        else repr(tuple(scenario.bounds(vals)) if vals["scale"] == "bounds" else None)
-    )
-    rule = scenario.radius_rule(vals)
-    norm = vals["R"] if rule is None else "private"
-    radius = "None" if rule is None else f"experiments.RadiusRule({tuple(rule.bounds)!r}, {rule.quantile!r})"
-    params = {m: scenario.mech_params(m, vals) for m in scenario.mechanisms(vals)}
+def options_code(options, indent: int = 4) -> str:
+    """One release's options as Python: ``dc.ReleaseOptions(...)`` with :data:`STATED_OPTIONS` (and a private
+    radius's bounds and quantile) and every option that differs from its default, the score plot's groups being the code's own label column (a name, not a value),
+    wrapped to lines of at most about 110 characters."""
+    parts = []
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        stated = f.name in STATED_OPTIONS or (options.private_radius and f.name.startswith("radius_"))
+        if stated or value != default:
+            code = (
+                LABEL_COLUMN if f.name == "score_groups" else split_code(value) if f.name == "budget" else repr(value)
+            )
+            parts.append(f"{f.name}={code}")
+    lines, line = [], "dc.ReleaseOptions("
+    for part in parts:
+        if len(line) + len(part) > 110 and not line.endswith("("):
+            lines.append(line.rstrip())
+            line = " " * (indent + 4)
+        line += part + ", "
+    return "\n".join([*lines, line.rstrip(", ") + ")"])
+
+
+def options_lines(vals: dict, has_labels: bool, name: str = "OPTIONS") -> list[str]:
+    """``OPTIONS = {mechanism: dc.ReleaseOptions(...)}``: the scenario's releases as the pages run them (the one
+    translation, :func:`dppca_core.scenario.release.scenario_options`), the score plot's groups from the code's label
+    column when the data have one (``has_labels``)."""
+    options = translation.scenario_options(vals, LABEL_COLUMN if has_labels else None)
     return [
+        "# every option of each mechanism's releases, as the page runs them (dppca_core.scenario.release)",
+        f"{name} = {{",
+        *(f"    {mech!r}: {options_code(opts, 4)}," for mech, opts in options.items()),
+        "}",
+    ]
+
+
+def prepare_lines(vals: dict, has_labels: bool) -> list[str]:
+    """The lines that state each release's options (``OPTIONS``, :func:`options_lines`) and build the mechanisms'
+    input from them (``inp``), as the pages do: column scaling, centring, clipping radius."""
+    first = translation.mechanisms(vals)[0]
+    return [
+        *options_lines(vals, has_labels),
         f"# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R "
-        f"({vals['rfrom']})",
-        f"inp = experiments.prepare_input(X, data_norm={norm!r}, center={vals['center']!r}, scale={scale}, "
-        f"radius={radius})",
-        f"budget = {split_code(scenario.budget(vals))}  # shares of each release's budget (None: all to the "
-        "subspace)",
-        f"params = {params!r}",
+        f"({vals['rfrom']}), the same for every mechanism",
+        f"inp = experiments.input_for(X, OPTIONS[{first!r}])",
     ]
 
 
 def compare_lines(vals: dict) -> list[str]:
     """The lines that run the Report's seeded repetitions and make its table (``table``, ``runs``)."""
-    release_args = options_code(scenario.release_options(vals, "labels"))  # the score plot's options
     return [
-        f"table, runs = experiments.compare(inp, {scenario.mechanisms(vals)!r}, k={scenario.k_arg(vals)!r}, "
-        f"epsilon={vals['eps']!r},",
-        f"                                  delta={vals['delta']!r}, neighbors={vals['nb']!r}, "
-        f"reps={vals['reps']}, seed={vals['seed']}, params=params,",
-        f"                                  support=support, s={vals['s']}, budget=budget, "
-        f"release_args={release_args})  # the score plot's options, a private k's target",
+        f"table, runs = experiments.compare(inp, OPTIONS, reps={vals['reps']}, seed={vals['seed']}, support=support, "
+        f"s={vals['s']})",
     ]
 
 
-def build_script(vals: dict, upload: dict | None = None) -> str:
+def build_script(vals: dict, upload: dict | None = None, *, has_labels: bool) -> str:
     """A Python script that prints the Report's results table for this scenario (same seeds, same numbers).
 
-    It runs the library path the page runs (:func:`dppca_core.pipeline.experiments.prepare_input` then
-    :func:`dppca_core.pipeline.experiments.compare`) with the page's scaling, centring, radius and budget split. It needs
-    only the installed ``dppca_core`` package (``pip install -e`` the project) and runs from any folder; without the
-    package it stops with one line saying how to install it. ``upload``: the uploaded file's column choice (columns,
-    label, what to do with bad cells), so the script reads the same table.
+    It states each mechanism's options as the page translates them (:func:`options_lines`) and runs the library path
+    the page runs (:func:`dppca_core.pipeline.experiments.input_for` then
+    :func:`dppca_core.pipeline.experiments.compare`). It needs only the installed ``dppca_core`` package
+    (``pip install -e`` the project) and runs from any folder; without the package it stops with one line saying how
+    to install it. ``upload``: the uploaded file's column choice (columns, label, what to do with bad cells), so the
+    script reads the same table; ``has_labels``: whether the page's data have a label column (a score plot by group
+    uses it), so the script asks each release what the page asks.
     """
     body = "\n".join(
         [
             "labels = None  # the label column, where the data have one (a score plot by group uses it)",
             *load_lines(vals, upload),
-            *prepare_lines(vals),
+            *prepare_lines(vals, has_labels),
             *compare_lines(vals),
             "print(table.to_string(index=False))",
         ]

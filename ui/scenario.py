@@ -21,7 +21,7 @@ import urllib.parse
 
 import streamlit as st
 
-from dppca_core.pipeline import experiments
+from dppca_core.scenario import release as translation
 from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: every setting and its checks
     MAX_CELLS,
     MAX_RAW_CHARS,
@@ -50,7 +50,7 @@ from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: ev
     is_default,
     to_query,
     from_fields,
-    _cap_size,
+    cap_size,
     PLAN_TARGET_FIELDS,
     PLAN_STANDINS,
 )
@@ -88,14 +88,12 @@ def fill_values(vals: dict | None = None) -> dict:
 
 def bounds(vals: dict | None = None) -> list[float]:
     """The public per-column bounds of the scenario (empty when none were given)."""
-    vals = values() if vals is None else vals
-    return [float(b) for b in vals["bounds"].split(",")] if vals["bounds"] else []
+    return translation.column_bounds(values() if vals is None else vals)
 
 
 def declared_groups(vals: dict | None = None) -> list[str]:
     """The groups the analyst declared public for the score plot by group (empty: found privately)."""
-    vals = values() if vals is None else vals
-    return json.loads(vals["slabels"]) if vals.get("slabels") else []
+    return translation.declared_groups(values() if vals is None else vals)
 
 
 def query_string(vals: dict | None = None) -> str:
@@ -137,7 +135,7 @@ def set_value(name: str, value) -> None:
             vals["beig"] = K_EIGENVALUE_SHARE  # the rule reads the private ratios: give them a share (Explore says so)
         if name in ("n", "d", "src"):
             notices: list = []
-            _cap_size(vals, notices)
+            cap_size(vals, notices)
             st.session_state.setdefault(NOTICES_KEY, []).extend(notices)
     else:
         vals[name] = validate_param(name, value)
@@ -151,56 +149,31 @@ def load(fields: dict) -> None:
     st.session_state[NOTICES_KEY] = notices
 
 
+# -- the release a scenario asks for: dppca_core.scenario.release translates it (the session's scenario by default) --
+
+
 def mechanisms(vals: dict | None = None) -> list[str]:
-    vals = values() if vals is None else vals
-    return [m for m in vals["mechs"].split(",") if m]
+    return translation.mechanisms(values() if vals is None else vals)
 
 
 def mech_params(mech: str, vals: dict | None = None) -> dict:
     """The parameters of ``mech`` to pass to ``run`` (None values mean the mechanism's default and are left out)."""
-    vals = values() if vals is None else vals
-    prefix = f"{mech}."
-    return {k[len(prefix) :]: v for k, v in vals.items() if k.startswith(prefix) and v is not None}
+    return translation.mechanism_params(mech, values() if vals is None else vals)
 
 
 def budget(vals: dict | None = None, mechanism: str | None = None, has_labels: bool = True):
-    """The BudgetSplit of the scenario, or None when the whole budget goes to the subspace (a plain release);
-    ValueError naming the fix when a private step has no share (a private mean, a private k). With ``mechanism``
-    and ``has_labels`` (whether the data have a label column): the split that mechanism's release uses, with a
-    groups share only when it finds the groups privately (:func:`score_plan`)."""
-    from dppca_core.pipeline.budget import DEFAULT_SHARES, BudgetSplit
-
-    vals = values() if vals is None else vals
-    mean = vals["bmean"] if vals["center"] == "private" else 0.0
-    if vals["center"] == "private" and mean <= 0:
-        raise ValueError("centring with a private mean needs a positive mean share: raise it in the budget split.")
-    problem = k_rule_problem(vals)
-    if problem:
-        raise ValueError(problem)
-    radius = vals["bradius"] if private_radius(vals) else 0.0
-    scale = vals["bscale"] if private_scaling(vals) else 0.0
-    if mean == 0 and vals["beig"] == 0 and vals["bscores"] == 0 and radius == 0 and scale == 0:
-        return None
-    scores = vals["bscores"]
-    # a private frame and privately found groups take their default shares (the score plot's options)
-    frame = DEFAULT_SHARES["frame"] if scores > 0 and vals.get("sframe") == "private" else 0.0
-    find = scores > 0 and score_plan(vals, has_labels, mechanism)["find_groups"]
-    groups = DEFAULT_SHARES["groups"] if find else 0.0
-    return BudgetSplit.with_extras(
-        mean=mean, eigenvalues=vals["beig"], scores=scores, radius=radius, scale=scale, frame=frame, groups=groups
-    )
+    """The BudgetSplit of the scenario (:func:`dppca_core.scenario.release.budget`)."""
+    return translation.budget(values() if vals is None else vals, mechanism, has_labels)
 
 
 def private_k(vals: dict | None = None) -> bool:
     """Whether each release chooses its k privately (from its private explained-variance ratios)."""
-    vals = values() if vals is None else vals
-    return vals.get("kfrom", "public") == "private"
+    return translation.private_k(values() if vals is None else vals)
 
 
 def k_arg(vals: dict | None = None):
     """The k each release is asked for: the scenario's number, or "auto" (chosen privately inside each release)."""
-    vals = values() if vals is None else vals
-    return "auto" if private_k(vals) else int(vals["k"])
+    return translation.k_of(values() if vals is None else vals)
 
 
 def k_rule_words(vals: dict) -> str:
@@ -213,105 +186,29 @@ def k_rule_words(vals: dict) -> str:
 
 def k_rule_problem(vals: dict | None = None) -> str | None:
     """Why a private k cannot be chosen with these settings (the eigenvalue share is 0), or None."""
-    vals = values() if vals is None else vals
-    if private_k(vals) and vals["beig"] <= 0:
-        return (
-            "k chosen privately reads each release's private explained-variance ratios, which come from the "
-            "eigenvalue share of the budget, and that share is 0. Give the eigenvalues a share (sidebar: Budget "
-            "split, 'eigenvalues'; 10% is a good start), or choose k yourself (Explore: 'k comes from')."
-        )
-    return None
+    return translation.k_rule_problem(values() if vals is None else vals)
 
 
-def release_options(vals: dict, labels, mechanism: str | None = None) -> dict:
-    """Every further option of each complete release (:func:`dppca_core.release_pca`) the scenario sets: the score
-    plot's (:func:`score_options`) and, with k chosen privately, the public ``variance_target``."""
-    out = score_options(vals, labels, mechanism)
-    if private_k(vals):
-        out["variance_target"] = float(vals["kvar"])
-    return out
-
-
-def score_plan(vals: dict, has_labels: bool, mechanism: str | None = None) -> dict:
-    """What the score plot of ``mechanism``'s releases does with the scenario's options, and why it differs from
-    what was asked (``notes``, one sentence each, for the page): ``by_group``, ``find_groups``, ``kind``.
-
-    A plot by group needs a label column (without one it is drawn without groups); a pure ε-DP release has no δ for
-    the stability steps, so it draws the plot additive and, when the groups were to be found privately, without
-    groups (declare them public to keep them). The pages never turn a score-plot option into a refusal of the whole
-    release."""
-    from dppca_core.pipeline.budget import release_curve_kind
-
-    by_group = bool(vals["sgroup"]) and has_labels  # without a label column: drawn without groups (Explore says so)
-    declared = declared_groups(vals)
-    kind, notes = vals["skind"], []
-    pure = mechanism is not None and release_curve_kind(mechanism, mech_params(mechanism, vals)) == "pure"
-    if pure and kind == "sparse":
-        kind = "additive"
-        notes.append("a pure ε-DP release has no δ for the sparse plot's threshold: noise on every cell instead.")
-    if pure and by_group and not declared:
-        by_group = False
-        notes.append(
-            "a pure ε-DP release has no δ to find the groups privately: drawn without groups (declare "
-            "the groups public to show them)."
-        )
-    return {"by_group": by_group, "find_groups": by_group and not declared, "kind": kind, "notes": notes}
-
-
-def score_options(vals: dict, labels, mechanism: str | None = None) -> dict:
-    """The score plot's options for :func:`dppca_core.release_pca` (empty without a scores share): groups from the
-    label column (declared public, or their set released privately from the groups share), the frame and the kind;
-    adjusted for ``mechanism`` as :func:`score_plan` says (never a refusal)."""
-    if vals["bscores"] <= 0:
-        return {}
-    plan = score_plan(vals, labels is not None, mechanism)
-    out = {"score_frame": vals["sframe"], "score_kind": plan["kind"]}
-    if plan["by_group"]:
-        out["score_groups"] = labels
-        if declared_groups(vals):
-            out["score_group_labels"] = declared_groups(vals)
-    return out
+score_plan = translation.score_plan
+score_options = translation.score_options
 
 
 def private_radius(vals: dict | None = None) -> bool:
     """Whether each release chooses its clipping radius privately (from the radius share)."""
-    vals = values() if vals is None else vals
-    return vals.get("rfrom", "public") == "private"
+    return translation.private_radius(values() if vals is None else vals)
 
 
 def radius_rule(vals: dict | None = None):
-    """The public settings of the private radius (:class:`dppca_core.pipeline.experiments.RadiusRule`), or None when R is
-    a public number; ValueError naming the fix when the bounds are in the wrong order."""
-    vals = values() if vals is None else vals
-    if not private_radius(vals):
-        return None
-    if not vals["rlo"] < vals["rhi"]:
-        raise ValueError(
-            f"the bounds on R must be a smaller and a larger number (got {vals['rlo']:g} and "
-            f"{vals['rhi']:g}): set them on the Data page."
-        )
-    return experiments.RadiusRule((vals["rlo"], vals["rhi"]), vals["rq"])
+    """The public settings of the private radius (:func:`dppca_core.scenario.release.radius_rule`), or None."""
+    return translation.radius_rule(values() if vals is None else vals)
 
 
 def private_scaling(vals: dict | None = None) -> bool:
     """Whether each release scales the columns privately (a root-mean-square from the scale share)."""
-    vals = values() if vals is None else vals
-    return vals.get("scale", "none") == "private"
+    return translation.private_scaling(values() if vals is None else vals)
 
 
-def scale_rule(vals: dict, d: int):
-    """The public settings of a private scaling (:class:`dppca_core.pipeline.experiments.ScaleRule`: the public bounds), or
-    None when the columns are not scaled privately; ValueError naming the fix when the bounds do not fit the data."""
-    if not private_scaling(vals):
-        return None
-    given = bounds(vals)
-    if len(given) != d:
-        raise ValueError(
-            f"scaling each column privately needs a public bound per column: {d} for these data (got "
-            f"{len(given)}). Enter them on the Data page (Preprocessing: Public per-column bounds), or "
-            "turn the scaling off."
-        )
-    return experiments.ScaleRule(tuple(given))
+scale_rule = translation.scale_rule
 
 
 def nonprivate_choices(vals: dict | None = None) -> list[str]:

@@ -41,7 +41,7 @@ from ..validation import check_delta, check_epsilon, check_int_range, check_k
 from .design import AuditDesign
 from .designs import design_for
 from .result import AuditResult, evaluate, exact_epsilon
-from .trials import CHUNK_TRIALS, LOCAL_SCHEDULERS, SCAN_TRIALS, AuditCancelled, _root_sequence, _Trials, _trial_scores
+from .trials import CHUNK_TRIALS, LOCAL_SCHEDULERS, SCAN_TRIALS, AuditCancelled, root_sequence, TrialJob, trial_scores
 
 
 # -- the audit -----------------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def audit(
     how = dict(neighbors=neighbors, statistic=statistic, d=d, n=n, k=k, run_epsilon=run_epsilon, run_delta=run_delta)
     setup = mechanism_setup(mechanism, epsilon, delta, **how, **params)
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
-    _check_shares(confidence, selection_share)
+    check_shares(confidence, selection_share)
     return audit_release(
         **setup,
         trials=trials,
@@ -169,7 +169,7 @@ def mechanism_setup(
     }
 
 
-def _check_shares(confidence, selection_share) -> None:
+def check_shares(confidence, selection_share) -> None:
     if not 0.5 <= confidence < 1:
         raise ValueError(f"confidence = {confidence!r} must be in [0.5, 1); e.g. 0.95.")
     if not 0.05 <= selection_share <= 0.95:
@@ -249,10 +249,10 @@ def audit_release(
     ``scheduler`` and ``progress`` as in :func:`audit`.
     """
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
-    _check_shares(confidence, selection_share)
+    check_shares(confidence, selection_share)
     start = time.perf_counter()
-    scores, leaked, curve, sample = _trial_scores(
-        _Trials(release_once, design), trials, _root_sequence(seed), scheduler, progress
+    scores, leaked, curve, sample = trial_scores(
+        TrialJob(release_once, design), trials, root_sequence(seed), scheduler, progress
     )
     return evaluate(
         scores,

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import check_int_range
-from .core import _check_shares, mechanism_setup
+from .core import check_shares, mechanism_setup
 from .result import AuditResult, evaluate
-from .trials import CHUNK_TRIALS, SCAN_TRIALS, _chunk_sizes, _first_chunk, _report, _root_sequence, _Trials
+from .trials import CHUNK_TRIALS, SCAN_TRIALS, chunk_sizes, first_chunk, report_progress, root_sequence, TrialJob
 
 #: When a sequential audit looks, as shares of its planned trials. Each look costs the others some confidence
 #: (Bonferroni), so there are few: a 10% look refuted none of the runs at twice their claim measured in
@@ -106,13 +106,13 @@ def sequential_audit(
     run_delta, mechanism parameters)."""
     setup = mechanism_setup(mechanism, epsilon, delta, **kwargs)
     trials = check_int_range(trials, "trials", 2 * SCAN_TRIALS, 10**6)
-    _check_shares(confidence, selection_share)
+    check_shares(confidence, selection_share)
     points = look_points(trials, looks)
     per_look = 1.0 - (1.0 - confidence) / len(points)
     start = time.perf_counter()
-    sizes = _chunk_sizes(trials)
-    seeds = _root_sequence(seed).spawn(len(sizes))
-    job, first, leaked = _first_chunk(_Trials(setup["release_once"], setup["design"]), seeds[0], sizes[0])
+    sizes = chunk_sizes(trials)
+    seeds = root_sequence(seed).spawn(len(sizes))
+    job, first, leaked = first_chunk(TrialJob(setup["release_once"], setup["design"]), seeds[0], sizes[0])
     parts, done, history, result = [first["scores"]], sizes[0], [], None
     chunk = 1
     for at in points:
@@ -120,7 +120,7 @@ def sequential_audit(
             parts.append(job.chunk(seeds[chunk], sizes[chunk], leaked, 0)["scores"])
             done += sizes[chunk]
             chunk += 1
-            _report(progress, done / trials)
+            report_progress(progress, done / trials)
         result = evaluate(
             np.concatenate(parts, axis=1),
             leaked[0] if leaked else None,

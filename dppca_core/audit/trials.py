@@ -39,7 +39,7 @@ class AuditCancelled(Exception):
     """Raised when the ``progress`` callback of an audit returns False."""
 
 
-def _root_sequence(seed) -> np.random.SeedSequence:
+def root_sequence(seed) -> np.random.SeedSequence:
     """The audit's root seed sequence: from an int (or None), a SeedSequence, or a Generator's own sequence."""
     if isinstance(seed, np.random.SeedSequence):
         return _fresh(seed)
@@ -62,7 +62,7 @@ def _fresh(sequence: np.random.SeedSequence) -> np.random.SeedSequence:
 
 
 @dataclass(frozen=True)
-class _Trials:
+class TrialJob:
     """What a chunk of trials needs (shipped whole to a Dask worker). ``batch``: None to check the batch path
     against full runs in the chunk (the first one), True or False once that check has decided."""
 
@@ -143,35 +143,35 @@ class _Trials:
         return np.array([np.asarray(score(published), dtype=float) for published in runs])
 
 
-def _chunk_sizes(trials: int) -> list[int]:
+def chunk_sizes(trials: int) -> list[int]:
     full, rest = divmod(trials, CHUNK_TRIALS)
     return [CHUNK_TRIALS] * full + ([rest] if rest else [])
 
 
-def _trial_scores(job: _Trials, trials: int, root: np.random.SeedSequence, scheduler, progress):
+def trial_scores(job: TrialJob, trials: int, root: np.random.SeedSequence, scheduler, progress):
     """(scores as a 2 x trials x candidates array, leaked field or None, privacy curve, first release), chunk by
     chunk.
 
     The first chunk runs here and is scanned for a field without noise; if one is found, that chunk is run
     again with the field as its statistic (same seeds, same releases). The other chunks run here or on Dask.
     """
-    sizes = _chunk_sizes(trials)
+    sizes = chunk_sizes(trials)
     seeds = root.spawn(len(sizes))
-    job, first, leaked = _first_chunk(job, seeds[0], sizes[0])
+    job, first, leaked = first_chunk(job, seeds[0], sizes[0])
     done = [first]
-    _report(progress, sizes[0] / trials)
+    report_progress(progress, sizes[0] / trials)
     rest = list(zip(seeds[1:], sizes[1:]))
     if scheduler is None:
         for sequence, size in rest:
             done.append(job.chunk(sequence, size, leaked, 0))
-            _report(progress, sum(sizes[: len(done)]) / trials)
+            report_progress(progress, sum(sizes[: len(done)]) / trials)
     elif rest:
         done += _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials)
     scores = np.concatenate([part["scores"] for part in done], axis=1)
     return scores, (leaked[0] if leaked else None), first["curve"], first["sample"]
 
 
-def _first_chunk(job: _Trials, sequence: np.random.SeedSequence, size: int) -> tuple:
+def first_chunk(job: TrialJob, sequence: np.random.SeedSequence, size: int) -> tuple:
     """(the job with its batch path checked, the first chunk, the leaked (field, value on D') or None): the first
     chunk is scanned for a field without noise; if one is found, it is run again with the field as its statistic
     (same seeds, same releases)."""
@@ -185,7 +185,7 @@ def _first_chunk(job: _Trials, sequence: np.random.SeedSequence, size: int) -> t
     return job, first, leaked
 
 
-def _report(progress, fraction: float) -> None:
+def report_progress(progress, fraction: float) -> None:
     if progress is not None and progress(min(fraction, 1.0)) is False:
         raise AuditCancelled("the audit was cancelled.")
 
@@ -203,7 +203,7 @@ def _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials) -> list[
         for start in range(0, len(rest), per_batch):
             batch = [dask.delayed(job.chunk)(seq, size, leaked, 0) for seq, size in rest[start : start + per_batch]]
             out += list(dask.compute(*batch, scheduler=scheduler))
-            _report(progress, (sizes[0] + sum(sizes[1 : 1 + len(out)])) / trials)
+            report_progress(progress, (sizes[0] + sum(sizes[1 : 1 + len(out)])) / trials)
         return out
     client, owned = _client(scheduler)
     futures = []
@@ -217,7 +217,7 @@ def _dask_chunks(job, rest, leaked, scheduler, progress, sizes, trials) -> list[
             i = index[future.key]
             out[i] = future.result()
             finished += rest[i][1]
-            _report(progress, finished / trials)
+            report_progress(progress, finished / trials)
         return out
     finally:
         for future in futures:

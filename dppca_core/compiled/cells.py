@@ -9,10 +9,10 @@ import functools
 import numpy as np
 
 from .kernels import compiled_worth
-from .loops import _compile
+from .loops import compile_kernel
 
 
-def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled
+def cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled
     last = edges.size - 2
     for i in range(values.size):
         v = values[i]
@@ -28,7 +28,7 @@ def _cells_kernel(edges, values, scale, out):  # pragma: no cover - compiled
 
 @functools.cache
 def compiled_cells():
-    return _compile(_cells_kernel)
+    return compile_kernel(cells_kernel)
 
 
 def cell_index(edges: np.ndarray, values: np.ndarray, compiled: bool = True) -> np.ndarray:

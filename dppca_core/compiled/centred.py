@@ -14,8 +14,8 @@ import functools
 
 import numpy as np
 
-from .cells import _cells_kernel, compiled_cells
-from .loops import _compile
+from .cells import cells_kernel, compiled_cells
+from .loops import compile_kernel
 
 #: rows projected at a time by the score plot's cells kernel before their cells are found (k x this many floats)
 CELL_BLOCK_ROWS = 1024
@@ -71,16 +71,16 @@ def _centred_project_kernel(source, factors, mean, scale, weights, components, o
 def compiled_centred_project():
     """The kernel compiled with strict IEEE arithmetic (no fast-math, no fused multiply-adds), or None without
     numba."""
-    helper = _compile(_form_rows)
+    helper = compile_kernel(_form_rows)
     if helper is None:
         return None
     globals()["_form_rows"] = helper  # the kernel calls the compiled helper
-    return _compile(_centred_project_kernel)
+    return compile_kernel(_centred_project_kernel)
 
 
 def _centred_cells_kernel(source, factors, mean, scale, weights, components, edges, spacing, out):  # pragma: no cover
     """Each row's cell of the score plot's grid, as one index (first axis major): a block of rows projected by
-    ``_centred_project_kernel`` (the same bits), then each projection's cell found by ``_cells_kernel`` (the same
+    ``_centred_project_kernel`` (the same bits), then each projection's cell found by ``cells_kernel`` (the same
     cells as :func:`dppca_core.compiled.cells.cell_index`), without the n x k projections. ``edges``: one row of
     edges per component; ``spacing``: cells / span per component."""
     n, k = source.shape[0], components.shape[1]
@@ -92,7 +92,7 @@ def _centred_cells_kernel(source, factors, mean, scale, weights, components, edg
         m = b - a
         _centred_project_kernel(source[a:b], factors[a:b], mean, scale, weights[a:b], components, proj[:, :m])
         for c in range(k):
-            _cells_kernel(edges[c], proj[c, :m], spacing[c], cells[c, :m])
+            cells_kernel(edges[c], proj[c, :m], spacing[c], cells[c, :m])
         for i in range(m):
             out[a + i] = cells[0, i] if k == 1 else cells[0, i] * width + cells[1, i]
     return out
@@ -104,8 +104,8 @@ def compiled_centred_cells():
     project, cells = compiled_centred_project(), compiled_cells()
     if project is None or cells is None:
         return None
-    globals()["_centred_project_kernel"], globals()["_cells_kernel"] = project, cells  # called compiled
-    return _compile(_centred_cells_kernel)
+    globals()["_centred_project_kernel"], globals()["cells_kernel"] = project, cells  # called compiled
+    return compile_kernel(_centred_cells_kernel)
 
 
 def centred_cells(source, factors, mean, scale, weights, components, edges) -> np.ndarray | None:

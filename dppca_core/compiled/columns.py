@@ -18,8 +18,8 @@ import functools
 
 import numpy as np
 
-from .kernels import EXACT_FLOAT_ROWS, _check_exact_range, _chunk_totals, compiled_worth, fixed_point_column_sums
-from .loops import _compile
+from .kernels import EXACT_FLOAT_ROWS, check_exact_range, chunk_totals, compiled_worth, fixed_point_column_sums
+from .loops import compile_kernel
 
 
 def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
@@ -46,7 +46,7 @@ def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cove
 def compiled_clipped_square_sums():
     """The kernel with numpy's error model (module docstring): 0.9 ms instead of 3.7 at 1e5 x 20 with numba's
     default one, which checks every divisor and so divides one entry at a time."""
-    return _compile(_clipped_square_sums_kernel, error_model="numpy")
+    return compile_kernel(_clipped_square_sums_kernel, error_model="numpy")
 
 
 def clipped_square_sums(
@@ -57,7 +57,7 @@ def clipped_square_sums(
     ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
     X = np.asarray(X, dtype=float)
     bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
-    unit = _check_exact_range(bits, limit)
+    unit = check_exact_range(bits, limit)
     kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
 
     def block_sums(a: int, b: int):
@@ -66,7 +66,7 @@ def clipped_square_sums(
         sums = np.zeros(X.shape[1], dtype=np.int64)
         return sums if kernel(X[a:b], bounds, unit, float(limit), sums) else None
 
-    return _chunk_totals(X.shape[0], X.shape[1], block_sums)
+    return chunk_totals(X.shape[0], X.shape[1], block_sums)
 
 
 def _divide_columns_kernel(X, scales, out):  # pragma: no cover - compiled
@@ -82,7 +82,7 @@ def _divide_columns_kernel(X, scales, out):  # pragma: no cover - compiled
 
 @functools.cache
 def compiled_divide_columns():
-    return _compile(_divide_columns_kernel, error_model="numpy")
+    return compile_kernel(_divide_columns_kernel, error_model="numpy")
 
 
 def divide_columns(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled: bool = True) -> int:

@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-from .loops import _compile
+from .loops import compile_kernel
 
 #: words per block of the one-at-a-time sampler (samplers._BLOCK): drawn at once, used from the last one back
 BLOCK = 256
@@ -55,7 +55,7 @@ def _raw(fn, state, size):  # pragma: no cover - compiled
 
 
 def _word(fn, state, buf, counts):  # pragma: no cover - compiled
-    """samplers._Words.word: blocks of :data:`BLOCK` words, used from the last one back. counts[0]: words left."""
+    """samplers.WordSource.word: blocks of :data:`BLOCK` words, used from the last one back. counts[0]: words left."""
     if counts[0] == 0:
         for i in range(BLOCK):
             buf[i] = _next(fn, state)
@@ -65,7 +65,7 @@ def _word(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _below(fn, state, buf, counts, m):  # pragma: no cover - compiled
-    """samplers._Words.below: a uniform integer in [0, m) by rejection, m >= 2 small."""
+    """samplers.WordSource.below: a uniform integer in [0, m) by rejection, m >= 2 small."""
     mm = np.uint64(m)
     top = np.uint64(0xFFFFFFFFFFFFFFFF)
     if top % mm == mm - np.uint64(1):  # m divides 2^64: every word is kept
@@ -135,7 +135,7 @@ def _s_bernoulli_b(fn, state, buf, counts, k, x_drawn, x):  # pragma: no cover -
 
 
 def _s_half_normal(fn, state, buf, counts):  # pragma: no cover - compiled
-    """samplers._half_normal: (k, first digit of x)."""
+    """samplers.half_normal_parts: (k, first digit of x)."""
     while True:
         k = 0
         while _s_exp_minus_half(fn, state, buf, counts):
@@ -189,7 +189,7 @@ def _s_run_below_fresh(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _s_exponential(fn, state, buf, counts):  # pragma: no cover - compiled
-    """samplers._exponential: (k, first digit of x)."""
+    """samplers.exponential_parts: (k, first digit of x)."""
     k = 0
     while _s_run_from_one(fn, state, buf, counts):
         k += 1
@@ -200,7 +200,7 @@ def _s_exponential(fn, state, buf, counts):  # pragma: no cover - compiled
 
 
 def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
-    """exact._draw below VECTOR_MIN: deviate, cell, then a sign bit (samplers._Words.bit: low bit first)."""
+    """exact._draw below VECTOR_MIN: deviate, cell, then a sign bit (samplers.WordSource.bit: low bit first)."""
     buf = np.empty(BLOCK, dtype=np.uint64)
     counts = np.zeros(1, dtype=np.int64)
     bits, nbits = np.uint64(0), 0
@@ -219,7 +219,7 @@ def _one_at_a_time(fn, state, size, laplace, s, out):  # pragma: no cover - comp
     return out
 
 
-# -- many samples in lockstep (vector_samplers._vector_draw) ---------------------------------------------------------------
+# -- many samples in lockstep (vector_samplers.vector_draw) ---------------------------------------------------------------
 
 
 def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
@@ -251,7 +251,7 @@ def _v_exp_minus_half(fn, state, size):  # pragma: no cover - compiled
 
 
 def _v_integers(fn, state, highs):  # pragma: no cover - compiled
-    """samplers._Words.integers: uniform integers in [0, highs[i]) by rejection rounds."""
+    """samplers.WordSource.integers: uniform integers in [0, highs[i]) by rejection rounds."""
     size = highs.size
     out = np.empty(size, dtype=np.int64)
     todo = np.arange(size)
@@ -347,7 +347,7 @@ def _all_per_sample(trials, counts):  # pragma: no cover - compiled
 
 
 def _v_half_normal(fn, state, size):  # pragma: no cover - compiled
-    """vector_samplers._vector_half_normal: (k, first digits of x)."""
+    """vector_samplers.vector_half_normal: (k, first digits of x)."""
     k_out = np.empty(size, dtype=np.int64)
     x_out = np.empty(size, dtype=np.uint64)
     pending = np.arange(size)
@@ -412,7 +412,7 @@ def _v_run_even(fn, state, size, start, from_start):  # pragma: no cover - compi
 
 
 def _v_exponential(fn, state, size):  # pragma: no cover - compiled
-    """vector_samplers._vector_exponential: (k, first digits of x)."""
+    """vector_samplers.vector_exponential: (k, first digits of x)."""
     k = np.zeros(size, dtype=np.int64)
     counting = np.arange(size)
     nc = size
@@ -437,7 +437,7 @@ def _v_exponential(fn, state, size):  # pragma: no cover - compiled
 
 
 def _lockstep(fn, state, size, laplace, s, out):  # pragma: no cover - compiled
-    """vector_samplers._vector_draw: deviates in lockstep, their cells, then one word per sample for the signs."""
+    """vector_samplers.vector_draw: deviates in lockstep, their cells, then one word per sample for the signs."""
     if laplace:
         k, x = _v_exponential(fn, state, size)
     else:
@@ -483,11 +483,11 @@ def compiled_samplers():
 
     module = sys.modules[__name__]
     for helper in _HELPERS:
-        jitted = _compile(helper)
+        jitted = compile_kernel(helper)
         if jitted is None:
             return None
         setattr(module, helper.__name__, jitted)
-    return _compile(_one_at_a_time), _compile(_lockstep)
+    return compile_kernel(_one_at_a_time), compile_kernel(_lockstep)
 
 
 def draw(size: int, scale, rng: np.random.Generator, laplace: bool, lockstep: bool) -> np.ndarray | None:

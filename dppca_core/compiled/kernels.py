@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from .loops import _compile, fixed_order_sq_norms
+from .loops import compile_kernel, fixed_order_sq_norms
 
 #: below this much work (values read or written), a compiled kernel runs only if numba is already imported:
 #: importing it costs about 0.5 s of CPU and 50 MB once per process (as for :data:`dppca_core.data.prepare.COMPILED_NORMS_MIN_SIZE`)
@@ -46,7 +46,7 @@ NUMPY_BLOCK = 4096
 SUM_CHUNK = 1 << 22
 
 
-def _check_exact_range(bits: int, limit: float) -> float:
+def check_exact_range(bits: int, limit: float) -> float:
     """2^bits, once ``limit * 2^bits`` is checked to stay below 2^41 (what :data:`EXACT_FLOAT_ROWS` relies on)."""
     unit = float(2.0**bits)
     if not limit * unit < 2.0**41:
@@ -169,7 +169,7 @@ def warm_up() -> bool:
 @functools.cache
 def _compiled_helpers() -> bool:
     """Compile the helpers the kernels call (they then call the compiled ones); False without numba."""
-    jitted = _compile(_project_block)
+    jitted = compile_kernel(_project_block)
     if jitted is None:
         return False
     globals()["_project_block"] = jitted
@@ -216,13 +216,13 @@ ROW_KERNEL_MAX_D, ROW_KERNEL_MAX_K = 50, 5
 def compiled_project():
     """The projection kernel compiled by numba (strict IEEE arithmetic: no fast-math, no contraction into fused
     multiply-adds), or None without numba."""
-    return _compile(_project_kernel) if _compiled_helpers() else None
+    return compile_kernel(_project_kernel) if _compiled_helpers() else None
 
 
 @functools.cache
 def compiled_project_rows():
     """The row projection kernel compiled as :func:`compiled_project` is, or None without numba."""
-    return _compile(_project_rows_kernel)
+    return compile_kernel(_project_rows_kernel)
 
 
 def fixed_order_project(rows: np.ndarray, components: np.ndarray, compiled: bool = True) -> np.ndarray:
@@ -264,7 +264,7 @@ def _fixed_sums_kernel(terms, unit, limit, out):  # pragma: no cover - compiled
 
 @functools.cache
 def compiled_fixed_sums():
-    return _compile(_fixed_sums_kernel)
+    return compile_kernel(_fixed_sums_kernel)
 
 
 def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled: bool = True) -> np.ndarray | None:
@@ -277,7 +277,7 @@ def fixed_point_column_sums(terms: np.ndarray, bits: int, limit: float, compiled
     terms = np.asarray(terms, dtype=float)
     if terms.shape[0] > SUM_CHUNK:
         raise ValueError(f"at most {SUM_CHUNK} rows per block (the int64 sums could overflow).")
-    unit = _check_exact_range(bits, limit)
+    unit = check_exact_range(bits, limit)
     kernel = compiled_fixed_sums() if compiled and compiled_worth(terms.size) else None
     if kernel is None:
         if terms.size and not (np.all(np.isfinite(terms)) and np.max(np.abs(terms)) <= limit):
@@ -329,7 +329,7 @@ def _product_sums_kernel(rows, components, first, second, norms, unit, limit, ou
 
 @functools.cache
 def compiled_product_sums():
-    return _compile(_product_sums_kernel) if _compiled_helpers() else None
+    return compile_kernel(_product_sums_kernel) if _compiled_helpers() else None
 
 
 def projected_product_sums(
@@ -398,7 +398,7 @@ def projected_product_sums(
     return totals
 
 
-def _chunk_totals(n: int, width: int, block_sums) -> list[int] | None:
+def chunk_totals(n: int, width: int, block_sums) -> list[int] | None:
     """The totals, as Python ints, of ``block_sums(a, b)`` (int64 column sums of rows a to b, or None when a term
     is refused) over chunks of :data:`SUM_CHUNK` rows (whose int64 sums cannot overflow); None if any is None."""
     totals = [0] * width
@@ -420,7 +420,7 @@ def _centred_kernel(rows, mean, scale, out):  # pragma: no cover - compiled
 
 @functools.cache
 def compiled_centred():
-    return _compile(_centred_kernel)
+    return compile_kernel(_centred_kernel)
 
 
 def centred(
@@ -449,7 +449,7 @@ def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cov
 
 @functools.cache
 def compiled_scaled_centred():
-    return _compile(_scaled_centred_kernel)
+    return compile_kernel(_scaled_centred_kernel)
 
 
 def scaled_centred(
@@ -501,7 +501,7 @@ _NOWHERE = np.empty((0, 0))
 
 @functools.cache
 def compiled_scaled_sums():
-    return _compile(_scaled_sums_kernel)
+    return compile_kernel(_scaled_sums_kernel)
 
 
 def scaled_row_sums(
@@ -518,7 +518,7 @@ def scaled_row_sums(
     of ``source``): receives the rows, formed in the same pass (the products ``source * factors[:, None]``)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
-    unit = _check_exact_range(bits, limit)
+    unit = check_exact_range(bits, limit)
     kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
 
     def block_sums(a: int, b: int):
@@ -529,4 +529,4 @@ def scaled_row_sums(
         into = _NOWHERE if formed is None else formed[a:b]
         return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums, into, formed is not None) else None
 
-    return _chunk_totals(source.shape[0], source.shape[1], block_sums)
+    return chunk_totals(source.shape[0], source.shape[1], block_sums)

@@ -65,7 +65,7 @@ def _oja_steps_kernel(rows, w, etas, noise, offset, trace_every, trace):  # prag
     return written
 
 
-def _compile(kernel, **flags):
+def compile_kernel(kernel, **flags):
     """``kernel`` compiled by numba (``nogil``, plus ``flags``), or None without numba. Importing numba costs
     about 0.5 s, so callers compile on first use."""
     try:
@@ -81,7 +81,7 @@ def _compile(kernel, **flags):
 @functools.cache
 def compiled_oja_steps():
     """The Oja kernel compiled by numba, or None without numba."""
-    return _compile(_oja_steps_kernel)
+    return compile_kernel(_oja_steps_kernel)
 
 
 def oja_steps(rows, w, etas, noise, offset, trace_every, trace):
@@ -104,7 +104,7 @@ def _row_sq_norms_kernel(B, out):  # pragma: no cover - compiled
 def compiled_row_sq_norms():
     """Squared row norms compiled by numba, each summed in column order with one rounding per product and per sum
     (no fast-math: no reordering, no fused multiply-add), or None without numba."""
-    return _compile(_row_sq_norms_kernel)
+    return compile_kernel(_row_sq_norms_kernel)
 
 
 #: rows per block of the numpy loop of :func:`row_sq_norms` (its accumulator and one column stay in cache)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.grid import UNIT_ROUNDOFF
-from .gram import _SAFE_RADIUS, GramAccumulator, _scaled_gram, gram_error_bound
+from .gram import SAFE_RADIUS, GramAccumulator, scaled_gram, gram_error_bound
 from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare_centred
 
 #: the widest data centred algebraically: up to here the first pass forms the Gram matrix with the row norms
@@ -190,7 +190,7 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     source, factors = data.scaled_parts() if data.has_rows else (None, None)
     n, d, radius = data.n, data.d, data.data_norm
     ready = factors is not None and data.sq_norms is not None and data.gram_formed and data.row_sums is not None
-    if not (ready and algebraic_size(n, d) and _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]):
+    if not (ready and algebraic_size(n, d) and SAFE_RADIUS[0] <= radius <= SAFE_RADIUS[1]):
         return None
     if compiled_centred_project() is None:
         return None
@@ -244,8 +244,8 @@ def _clipped_again(source, factors, mean, radius, suspects) -> tuple:
 
 def _correction(formed: np.ndarray, factor: np.ndarray, radius: float) -> np.ndarray:
     """sum over the rows clipped again of r r^T - y y^T (r the clipped row, y the row at scale 1/R): two Gram
-    matrices summed by blocks as the first pass sums G (:func:`dppca_core.data.gram._scaled_gram`)."""
+    matrices summed by blocks as the first pass sums G (:func:`dppca_core.data.gram.scaled_gram`)."""
     if formed.shape[0] == 0:
         return np.zeros((formed.shape[1], formed.shape[1]))
     plain = np.full(formed.shape[0], 1.0 / radius)
-    return _scaled_gram(formed, factor, radius) - _scaled_gram(formed, plain, radius)
+    return scaled_gram(formed, factor, radius) - scaled_gram(formed, plain, radius)

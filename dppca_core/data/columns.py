@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 
-_UNNAMED = "no header (often a saved row index); give it a name to use it"
+UNNAMED = "no header (often a saved row index); give it a name to use it"
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def _name_words(name: str) -> list:
     return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
 
 
-def _flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
+def column_flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
     """A column's :class:`ColumnFlag`, or None when it looks like an ordinary measurement."""
     if info.kind == "empty":
         return ColumnFlag("empty", "empty: no cell holds a value")
@@ -147,7 +147,7 @@ def _flag(info: ColumnInfo, name: str, raw: pd.Series) -> ColumnFlag | None:
     return None
 
 
-def _bad_cells(info: ColumnInfo) -> str:
+def bad_cells(info: ColumnInfo) -> str:
     parts = [
         f"{k} {what}"
         for k, what in ((info.missing, "missing"), (info.infinite, "infinite"), (info.non_numeric, "non-numeric"))
@@ -254,7 +254,7 @@ def _numeric_info(name, values, missing_mask, non_numeric) -> ColumnInfo:
     )
 
 
-def _label_series(col: pd.Series) -> pd.Series:
+def label_series(col: pd.Series) -> pd.Series:
     """Labels as integers or floats when every cell is a number (CSV text '0', '1'), else unchanged."""
     if pd.api.types.is_numeric_dtype(col) or col.isna().any():
         return col.reset_index(drop=True)

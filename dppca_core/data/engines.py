@@ -14,19 +14,19 @@ from dataclasses import replace
 import pandas as pd
 
 from .readers import (
-    _ByteRange,
-    _Spec,
-    _default_chunk,
-    _display,
-    _file_spec,
-    _iter_csv_chunks,
-    _iter_parquet_chunks,
-    _open_binary,
-    _split_points,
-    _with_fill,
+    ByteRange,
+    FileSpec,
+    default_chunk,
+    display_path,
+    read_file_spec,
+    iter_csv_chunks,
+    iter_parquet_chunks,
+    open_binary,
+    split_points,
+    with_fill,
 )
-from .sufficient import _Partial, _add_chunk, _finish
-from .files import _SAMPLE_BYTES
+from .sufficient import Partial, add_chunk, finish_stats
+from .files import SAMPLE_BYTES
 
 
 #: Files at least this large are parsed by several threads (``workers``).
@@ -40,7 +40,7 @@ class StreamCancelled(ValueError):
     """Raised when a ``progress`` callback returns False: the caller cancelled the read."""
 
 
-def _parallel_ok(item, fh, spec: _Spec, workers: int) -> bool:
+def _parallel_ok(item, fh, spec: FileSpec, workers: int) -> bool:
     """Split a CSV between threads only when it is a large plain file whose lines cannot hide line breaks."""
     if workers < 2 or not isinstance(item, (str, os.PathLike)) or spec.encoding not in ("utf-8", "latin-1"):
         return False
@@ -48,7 +48,7 @@ def _parallel_ok(item, fh, spec: _Spec, workers: int) -> bool:
         return False
     here = fh.tell()
     fh.seek(0)
-    head = fh.read(_SAMPLE_BYTES)
+    head = fh.read(SAMPLE_BYTES)
     fh.seek(here)
     return b'"' not in head  # a quoted field may hold a line break: then one reader sees the whole file
 
@@ -59,20 +59,20 @@ def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, pr
     from concurrent.futures import ThreadPoolExecutor
     import threading
 
-    ranges = _split_points(path, offset, workers)
+    ranges = split_points(path, offset, workers)
     lock, cancelled = threading.Lock(), threading.Event()
-    parts = [_Partial(len(spec.features), spec.data_norm) for _ in ranges]
+    parts = [Partial(len(spec.features), spec.data_norm) for _ in ranges]
     inner = _counting(spec)  # count bad rows everywhere; refuse after the merge if asked
 
     def work(i):
         start, stop = ranges[i]
-        stream = io.BufferedReader(_ByteRange(path, start, stop), 1 << 20)
+        stream = io.BufferedReader(ByteRange(path, start, stop), 1 << 20)
         try:
             row = 0
-            for chunk in _iter_csv_chunks(stream, inner, None, rows, usecols, name):
+            for chunk in iter_csv_chunks(stream, inner, None, rows, usecols, name):
                 if cancelled.is_set():
                     return
-                _add_chunk(parts[i], chunk, inner, name, row if i == 0 else None, max_sites)
+                add_chunk(parts[i], chunk, inner, name, row if i == 0 else None, max_sites)
                 row += len(chunk)
                 if progress is not None:
                     with lock:
@@ -98,13 +98,13 @@ def _read_ranges(path, spec, offset, rows, usecols, name, max_sites, workers, pr
     return merged
 
 
-def _counting(spec: _Spec) -> _Spec:
+def _counting(spec: FileSpec) -> FileSpec:
     """The spec a part of the file is read with when another part may refuse it later: bad rows are counted and
     left out (``on_bad="error"`` refuses after the merge); replaced cells stay replaced."""
     return spec if spec.on_bad == "replace" else replace(spec, on_bad="drop_rows")
 
 
-def _numpy_stats(
+def numpy_stats(
     items,
     display,
     columns,
@@ -122,25 +122,25 @@ def _numpy_stats(
 ):
     spec, part, dropped = None, None, {}
     for item in items:
-        fh, name = _open_binary(item)
+        fh, name = open_binary(item)
         try:
-            file_spec, how, file_dropped = _file_spec(
+            file_spec, how, file_dropped = read_file_spec(
                 fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
             )
-            file_spec = _with_fill(file_spec, fill)
+            file_spec = with_fill(file_spec, fill)
             if spec is None:
                 spec, dropped = file_spec, file_dropped
-                part = _Partial(len(spec.features), data_norm)
+                part = Partial(len(spec.features), data_norm)
             elif file_spec.header != spec.header:
                 raise ValueError(
                     f"{name} has columns {list(file_spec.header)[:10]}, not those of the first file "
                     f"({list(spec.header)[:10]}); every file must have the same columns."
                 )
-            rows = _default_chunk(spec, chunk_rows)
+            rows = default_chunk(spec, chunk_rows)
             if how[0] == "parquet":
-                chunks = _iter_parquet_chunks(how[1], spec, rows, name)
+                chunks = iter_parquet_chunks(how[1], spec, rows, name)
             else:
-                file_spec = _Spec(
+                file_spec = FileSpec(
                     "csv",
                     spec.header,
                     spec.features,
@@ -164,10 +164,10 @@ def _numpy_stats(
                         )
                     )
                     continue
-                chunks = _iter_csv_chunks(fh, file_spec, how[1], rows, usecols, name)
+                chunks = iter_csv_chunks(fh, file_spec, how[1], rows, usecols, name)
             row = 0
             for chunk in chunks:
-                _add_chunk(part, chunk, file_spec if how[0] == "csv" else spec, name, row, max_sites)
+                add_chunk(part, chunk, file_spec if how[0] == "csv" else spec, name, row, max_sites)
                 row += len(chunk)
                 if progress is not None:
                     clipped = sum(a.n_clipped for a in part.sites.values())
@@ -182,18 +182,18 @@ def _numpy_stats(
         "dropped_columns": dropped,
         "seconds": time.perf_counter() - started,
     }
-    return _finish(part, spec, display, sites, extra)
+    return finish_stats(part, spec, display, sites, extra)
 
 
-def _dask_block(block: bytes, spec: _Spec, name: str, max_sites: int) -> _Partial:
+def _dask_block(block: bytes, spec: FileSpec, name: str, max_sites: int) -> Partial:
     """Statistics of one block of CSV lines (runs on a dask worker)."""
-    part = _Partial(len(spec.features), spec.data_norm)
+    part = Partial(len(spec.features), spec.data_norm)
     if not block.strip():
         return part
     names = range(len(spec.header))
     dtype = None if spec.site is None else {spec.site: str}
     for chunk in _iter_block(block, spec, names, dtype, name):
-        _add_chunk(part, chunk, _counting(spec), name, None, max_sites)
+        add_chunk(part, chunk, _counting(spec), name, None, max_sites)
     return part
 
 
@@ -226,17 +226,17 @@ def _iter_block(block, spec, names, dtype, name):
     yield frame
 
 
-def _dask_frame(frame: pd.DataFrame, spec: _Spec, name: str, max_sites: int, stored: tuple) -> _Partial:
+def _dask_frame(frame: pd.DataFrame, spec: FileSpec, name: str, max_sites: int, stored: tuple) -> Partial:
     """Statistics of one dask.dataframe partition (Parquet; runs on a dask worker); ``stored``: the column names as
     the file stores them."""
-    part = _Partial(len(spec.features), spec.data_norm)
+    part = Partial(len(spec.features), spec.data_norm)
     frame = frame.copy()
     frame.columns = [stored.index(str(c)) for c in frame.columns]
-    _add_chunk(part, frame, _counting(spec), name, None, max_sites)
+    add_chunk(part, frame, _counting(spec), name, None, max_sites)
     return part
 
 
-def _merge_all(*parts: _Partial) -> _Partial:
+def _merge_all(*parts: Partial) -> Partial:
     out = parts[0]
     for p in parts[1:]:
         out.merge(p)
@@ -251,7 +251,7 @@ def _tree(delayed, leaves, fan_in=8):
     return level[0]
 
 
-def _dask_stats(
+def dask_stats(
     items,
     display,
     columns,
@@ -296,23 +296,25 @@ def _dask_stats(
         "dropped_columns": dropped,
         "seconds": time.perf_counter() - started,
     }
-    return _finish(part, spec, display, sites, extra)
+    return finish_stats(part, spec, display, sites, extra)
 
 
 def _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill):
     """(the first file's reading spec with its public fills, the columns it leaves out); ValueError unless every
     file has the same header (cheap: one head each)."""
     with open(paths[0], "rb") as fh:
-        spec, _, dropped = _file_spec(
-            fh, _display(paths[0]), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
+        spec, _, dropped = read_file_spec(
+            fh, display_path(paths[0]), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
         )
-    spec = _with_fill(spec, fill)
+    spec = with_fill(spec, fill)
     for p in paths[1:]:
         with open(p, "rb") as fh:
-            other, _, _ = _file_spec(fh, _display(p), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns)
+            other, _, _ = read_file_spec(
+                fh, display_path(p), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
+            )
         if other.header != spec.header:
             raise ValueError(
-                f"{_display(p)} has columns {list(other.header)[:10]}, not those of the first file "
+                f"{display_path(p)} has columns {list(other.header)[:10]}, not those of the first file "
                 f"({list(spec.header)[:10]}); every file must have the same columns."
             )
     return spec, dropped
@@ -326,7 +328,7 @@ def _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites) -> list:
             head = fh.read(4)
         if head[3 if head[:3] == b"\xef\xbb\xbf" else 0 :][:1].isspace():
             raise ValueError(
-                f"{_display(p)} starts with blank space before the header; remove it (the dask "
+                f"{display_path(p)} starts with blank space before the header; remove it (the dask "
                 "engine expects the header on the first line) or use engine='numpy'."
             )
     if spec.encoding in ("utf-16", "utf-32"):
@@ -336,11 +338,11 @@ def _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites) -> list:
         )
     from dask.bytes import read_bytes
 
-    rows = _default_chunk(spec, chunk_rows)
+    rows = default_chunk(spec, chunk_rows)
     blocksize = max(1 << 16, rows * 16 * len(spec.header))  # about the bytes of one chunk of rows
     _, blocks = read_bytes(paths, delimiter=b"\n", not_zero=True, blocksize=blocksize, sample=False)
     return [
-        delayed(_dask_block)(b, spec, _display(p), max_sites)
+        delayed(_dask_block)(b, spec, display_path(p), max_sites)
         for p, file_blocks in zip(paths, blocks)
         for b in file_blocks
     ]

@@ -3,7 +3,7 @@
 header, the Parquet metadata and batches.
 
 Every step is bounded before it starts, whatever the bytes: the delimiter is guessed from the first
-_SAMPLE_BYTES only, the header record's fields are counted in one linear pass before the record is split into
+SAMPLE_BYTES only, the header record's fields are counted in one linear pass before the record is split into
 names, a row limit stops the CSV parser, and a Parquet file's size is read from its metadata before any data
 page is decompressed (then counted again as the batches arrive). Nothing runs in more than linear time on a
 visitor's bytes (csv.Sniffer, whose regular expression takes time quadratic in a long line, is not used).
@@ -25,10 +25,10 @@ import pandas as pd
 
 
 #: Bytes read to guess the delimiter (and, when streaming, first read to find the header).
-_SAMPLE_BYTES = 1 << 16
+SAMPLE_BYTES = 1 << 16
 
 
-_FIX_ROWS = "upload a CSV with a header row and at least 2 data rows."
+FIX_ROWS = "upload a CSV with a header row and at least 2 data rows."
 
 
 _CSV_FIX = "use one header row and the same number of comma-, semicolon- or tab-separated fields on every line."
@@ -103,7 +103,7 @@ def _check_size(size: int, name: str, max_bytes: int | None) -> None:
         )
 
 
-def _read_bytes(source, max_bytes: int | None = None) -> tuple[bytes, str]:
+def read_bytes(source, max_bytes: int | None = None) -> tuple[bytes, str]:
     """(the file's bytes, its name for messages); a file on disk over ``max_bytes`` is refused before it is read."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -186,7 +186,7 @@ def _csv_body(raw: bytes, name: str) -> tuple[bytes, str]:
         )
     start = leading_junk(raw)
     body = raw[start:] if start else raw
-    return body, text_encoding(body[:_SAMPLE_BYTES], len(body) <= _SAMPLE_BYTES)
+    return body, text_encoding(body[:SAMPLE_BYTES], len(body) <= SAMPLE_BYTES)
 
 
 def _quoted(block: np.ndarray, inside: bool) -> np.ndarray:
@@ -233,12 +233,12 @@ def count_fields(record: bytes, sep: str) -> int:
 def sniff_delimiter(sample: str) -> str:
     """The delimiter (comma, semicolon, tab or pipe) of the first lines of a CSV; comma when unclear.
 
-    Reads at most ``_SAMPLE_BYTES`` characters, in linear time (the csv module's reader, once per candidate;
+    Reads at most ``SAMPLE_BYTES`` characters, in linear time (the csv module's reader, once per candidate;
     csv.Sniffer is not used: its regular expression takes time quadratic in a long line). The candidate that
     splits the first complete rows into the same number of fields, more than one, wins; when none does (one long
     first line), the one that gives the first row the most fields; ties go to the earlier of , ; tab |.
     """
-    sample = sample[:_SAMPLE_BYTES]
+    sample = sample[:SAMPLE_BYTES]
     best, best_key = ",", (False, 1, 0)
     for order, sep in enumerate(_DELIMITERS):
         try:
@@ -270,13 +270,13 @@ def _too_wide(name: str, count: int, max_columns: int):
 def read_header(body: bytes, encoding: str, name: str, max_columns: int | None) -> tuple[list, str, str]:
     """(column names, delimiter, encoding) of a CSV from its bytes (UTF-8 or latin-1, starting at the header).
 
-    Bounded work before anything large is built: the delimiter is guessed from the first ``_SAMPLE_BYTES``, the
+    Bounded work before anything large is built: the delimiter is guessed from the first ``SAMPLE_BYTES``, the
     header record (which may hold quoted line breaks) is found and its fields counted in one linear pass, and more
     than ``max_columns`` fields are refused with the true count before the record is split into names. Names go
     through :func:`plain_name`; an empty one becomes "Unnamed: j". ``encoding`` becomes "latin-1" when the header
     is not UTF-8.
     """
-    sample = body[:_SAMPLE_BYTES]
+    sample = body[:SAMPLE_BYTES]
     sep = sniff_delimiter(sample.decode(encoding, errors="ignore"))
     end, _ = record_end(body)
     record = body[:end] if end >= 0 else body
@@ -291,7 +291,7 @@ def read_header(body: bytes, encoding: str, name: str, max_columns: int | None) 
     try:
         fields = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep, skipinitialspace=True))
     except StopIteration:
-        raise ValueError(f"{name} is empty; {_FIX_ROWS}") from None
+        raise ValueError(f"{name} is empty; {FIX_ROWS}") from None
     except csv.Error as exc:
         detail = (
             f"a column name is longer than {csv.field_size_limit():,} characters"
@@ -305,10 +305,10 @@ def read_header(body: bytes, encoding: str, name: str, max_columns: int | None) 
     return [h or f"Unnamed: {j}" for j, h in enumerate(names)], sep, encoding
 
 
-def _parse_csv(raw: bytes, name: str, max_columns: int | None, max_cells: int | None) -> tuple[pd.DataFrame, list, str]:
+def parse_csv(raw: bytes, name: str, max_columns: int | None, max_cells: int | None) -> tuple[pd.DataFrame, list, str]:
     body, encoding = _csv_body(raw, name)
     if not body:
-        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+        raise ValueError(f"{name} is empty; {FIX_ROWS}")
     header, sep, encoding = read_header(body, encoding, name, max_columns)
     max_rows = None if max_cells is None else max_cells // len(header)
     try:
@@ -395,7 +395,7 @@ def parquet_limits(
             )
 
 
-def _parse_parquet(
+def parse_parquet(
     raw: bytes,
     name: str,
     max_columns: int | None,

@@ -18,7 +18,7 @@ BLOCK_BYTES = 1 << 21
 
 
 #: Outside [1e-140, 1e140] the squared radius and squared norms may under- or overflow: use the safe path.
-_SAFE_RADIUS = (1e-140, 1e140)
+SAFE_RADIUS = (1e-140, 1e140)
 
 
 def block_rows(d: int) -> int:
@@ -126,7 +126,7 @@ class GramAccumulator:
         self._raw_sum = np.zeros(self.d)
         self._scaled_sum = np.zeros(self.d)
         self.additions = 0  # block sums added into the running matrices (for the rounding-error bound)
-        self._fast = _SAFE_RADIUS[0] <= self.radius <= _SAFE_RADIUS[1]
+        self._fast = SAFE_RADIUS[0] <= self.radius <= SAFE_RADIUS[1]
         self._r2 = self.radius * self.radius
         # rows already clipped to R elsewhere have ||x||^2 = R^2 up to a few ulps: not clipped again
         self._r2_tol = self._r2 * (1.0 + 4.0 * np.finfo(float).eps)
@@ -214,7 +214,7 @@ class GramAccumulator:
         """
         return (
             gram_error_bound(self.n, self.d, max(self.additions, 0))
-            if self.additions > _canonical_additions(self.n, self.d)
+            if self.additions > canonical_additions(self.n, self.d)
             else gram_error_bound(self.n, self.d)
         )
 
@@ -250,11 +250,11 @@ def gram_error_bound(n: int, d: int, additions: int | None = None) -> float:
     return summation_error(step + int(additions) + 8, max(int(n), 1))
 
 
-def _canonical_additions(n: int, d: int) -> int:
+def canonical_additions(n: int, d: int) -> int:
     return 2 * -(-int(n) // block_rows(d)) + EXTRA_ADDITIONS
 
 
-class _BlockGram:
+class BlockGram:
     """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
 
     def __init__(self, d: int, radius: float, step: int):
@@ -262,7 +262,7 @@ class _BlockGram:
         self.plain = 1.0 / radius
         self.buf = np.empty((step, d))
         # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
-        self.unscaled_ok = _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]
+        self.unscaled_ok = SAFE_RADIUS[0] <= radius <= SAFE_RADIUS[1]
 
     def forms(self, s: np.ndarray | None) -> bool:
         """Whether :meth:`add` forms the block's scaled rows for the factors ``s`` (else it adds X^T X of the block)."""
@@ -292,10 +292,10 @@ class _BlockGram:
         return g
 
 
-def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
+def scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
     """The Gram matrix of the scaled rows from the stored factors (one pass by blocks)."""
     step = block_rows(X.shape[1])
-    gram = _BlockGram(X.shape[1], radius, min(step, X.shape[0]))
+    gram = BlockGram(X.shape[1], radius, min(step, X.shape[0]))
     for a in range(0, X.shape[0], step):
         gram.add(X[a : a + step], scales[a : a + step])
     return gram.result()

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..validation import check_data_norm, check_matrix
 from ..compiled.loops import row_sq_norms
-from .gram import GramAccumulator, _BlockGram, _scaled_gram, block_rows, clip_rows, gram_error_bound, row_norms
+from .gram import GramAccumulator, BlockGram, scaled_gram, block_rows, clip_rows, gram_error_bound, row_norms
 
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
 _SITE_CACHE = 4
@@ -293,9 +293,9 @@ class PreparedData:
             with self._lock:
                 if self._gram is None:
                     if self._rows is not None:
-                        g = _scaled_gram(self._rows, np.ones(self.n), 1.0)
+                        g = scaled_gram(self._rows, np.ones(self.n), 1.0)
                     else:
-                        g = _scaled_gram(self._source, self._scales, self.data_norm)
+                        g = scaled_gram(self._source, self._scales, self.data_norm)
                     g.setflags(write=False)
                     self._gram = g
         return self._gram
@@ -362,7 +362,7 @@ class PreparedData:
             return (g + g.T) / 2.0
         if contiguous:
             sel = slice(idx[0], idx[-1] + 1)
-            return _scaled_gram(self._source[sel], self._scales[sel], self.data_norm)
+            return scaled_gram(self._source[sel], self._scales[sel], self.data_norm)
         g = np.zeros((self.d, self.d))
         step = block_rows(self.d)
         for a in range(0, idx.size, step):
@@ -549,7 +549,7 @@ def prepare_centred(data: PreparedData, mean: np.ndarray, *, reuse: bool = False
     compiled = out.size >= COMPILED_NORMS_MIN_SIZE
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled)
     step = block_rows(d)
-    gram = _BlockGram(d, radius, min(step, n))
+    gram = BlockGram(d, radius, min(step, n))
     clipped = 0
     for a in range(0, n, step):
         block = out[a : a + step]
@@ -599,7 +599,7 @@ def _row_scales(
     probe = GramAccumulator(X.shape[1], radius, want_sum=False, compiled_norms=compiled_norms)
     step = block_rows(X.shape[1])
     scales, clipped = np.empty(X.shape[0]), 0
-    gram = _BlockGram(X.shape[1], radius, step) if with_gram else None
+    gram = BlockGram(X.shape[1], radius, step) if with_gram else None
     sums = [0] * X.shape[1] if with_sums else None
     kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(X.shape[0])
     for a in range(0, X.shape[0], step):

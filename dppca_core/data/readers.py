@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .columns import _UNNAMED, analyse_column, check_unique_header
+from .columns import UNNAMED, analyse_column, check_unique_header
 from .files import (
-    _SAMPLE_BYTES,
+    SAMPLE_BYTES,
     check_wide_length,
     detect_encoding,
     is_parquet,
@@ -27,7 +27,7 @@ from .files import (
     record_end,
     text_encoding,
 )
-from .tables import _fill_values
+from .tables import fill_values
 
 
 #: Cells (rows x columns) parsed per chunk when ``chunk_rows`` is not given (about 16 MB of floats).
@@ -39,7 +39,7 @@ _PROBE_ROWS = 1000
 
 
 @dataclass(frozen=True)
-class _Spec:
+class FileSpec:
     """What every chunk of every file is read with (picklable, sent to dask workers)."""
 
     kind: str  # "csv" or "parquet"
@@ -59,7 +59,7 @@ class _Spec:
         return [self.header[j] for j in self.features]
 
 
-def _expand(source) -> tuple[list, str]:
+def expand_columns(source) -> tuple[list, str]:
     """(list of paths or one file-like, display name)."""
     if hasattr(source, "read") or hasattr(source, "getvalue") or isinstance(source, (bytes, bytearray)):
         name = plain_name(Path(str(getattr(source, "name", "") or "upload")).name)
@@ -96,17 +96,17 @@ def _expand(source) -> tuple[list, str]:
         return files, plain_name(text)
     if not os.path.isfile(text):
         raise ValueError(f"file {text!r} does not exist or is not a file; check the path.")
-    return [text], _display(text)
+    return [text], display_path(text)
 
 
-def _display(path) -> str:
+def display_path(path) -> str:
     """A file's name as messages show it (:func:`dppca_core.data.tables.plain_name`)."""
     return plain_name(Path(path).name)
 
 
-def _open_binary(item):
+def open_binary(item):
     if isinstance(item, (str, os.PathLike)):
-        return open(item, "rb"), _display(item)
+        return open(item, "rb"), display_path(item)
     name = plain_name(Path(str(getattr(item, "name", "") or "upload")).name)
     if isinstance(item, (bytes, bytearray)):
         return io.BytesIO(item), name
@@ -127,7 +127,7 @@ def _csv_head(fh, name: str, max_columns):
     :func:`dppca_core.data.tables.read_header`, as for a whole file.
     """
     start = fh.tell()
-    head = fh.read(_SAMPLE_BYTES)
+    head = fh.read(SAMPLE_BYTES)
     if isinstance(head, str):
         raise ValueError(f"{name} is open in text mode; open it in binary mode ('rb') or pass its path.")
     encoding = detect_encoding(head)
@@ -148,12 +148,12 @@ def _csv_head(fh, name: str, max_columns):
         )
     skip = leading_junk(head)
     if skip == len(head):
-        if len(head) < _SAMPLE_BYTES:
+        if len(head) < SAMPLE_BYTES:
             raise ValueError(f"{name} is empty; give a CSV with a header row and at least 2 data rows.")
-        raise ValueError(f"{name} starts with more than {_SAMPLE_BYTES:,} bytes of blank space; remove them.")
+        raise ValueError(f"{name} starts with more than {SAMPLE_BYTES:,} bytes of blank space; remove them.")
     body = _narrow_head(fh, head[skip:])
     header, sep, encoding = read_header(
-        body, text_encoding(body[:_SAMPLE_BYTES], len(body) < _SAMPLE_BYTES), name, max_columns
+        body, text_encoding(body[:SAMPLE_BYTES], len(body) < SAMPLE_BYTES), name, max_columns
     )
     return header, sep, encoding, start + skip
 
@@ -161,7 +161,7 @@ def _csv_head(fh, name: str, max_columns):
 def _narrow_head(fh, body: bytes) -> bytes:
     """``body`` and what follows it in ``fh`` up to the end of the first CSV record (or of the file)."""
     end, inside = record_end(body)
-    size = _SAMPLE_BYTES
+    size = SAMPLE_BYTES
     while end < 0:
         more = fh.read(size)
         if not more:
@@ -176,7 +176,7 @@ def _wide_head(fh, head: bytes, encoding: str) -> bytes:
     """The start of a UTF-16 or UTF-32 stream as UTF-8, leading marks and blank space removed, up to the end of the
     first CSV record (or of the file); reads blocks that double in size."""
     unit = 4 if encoding == "utf-32" else 2
-    data, size = head, _SAMPLE_BYTES
+    data, size = head, SAMPLE_BYTES
     while True:
         whole = len(data) - len(data) % unit
         body = data[:whole].decode(encoding, errors="replace").lstrip("\ufeff \t\r\n").encode("utf-8")
@@ -206,7 +206,7 @@ def _choose(header, first: pd.DataFrame, columns, label, site_col, on_bad, decim
             if info.kind in usable and not h.startswith("Unnamed: "):
                 chosen.append(j)
             else:
-                dropped[h] = _UNNAMED if info.kind in usable else f"{info.reason} (in the first {len(first)} rows)"
+                dropped[h] = UNNAMED if info.kind in usable else f"{info.reason} (in the first {len(first)} rows)"
         if not chosen:
             raise ValueError(
                 f"{name} has no numeric columns ({dict(list(dropped.items())[:5])}); PCA needs numeric "
@@ -252,7 +252,7 @@ class _KeepOpen(io.RawIOBase):
         return len(data)
 
 
-def _csv_reader(fh, spec: _Spec, offset: int | None, chunk_rows: int, usecols):
+def _csv_reader(fh, spec: FileSpec, offset: int | None, chunk_rows: int, usecols):
     """Chunks of a CSV stream: from ``offset`` (the header line, skipped), or, with offset None, from the
     stream's start, which is a line start after the header (a byte range of a split file)."""
     if offset is not None:
@@ -277,7 +277,7 @@ def _csv_reader(fh, spec: _Spec, offset: int | None, chunk_rows: int, usecols):
     )
 
 
-def _iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
+def iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
     reader = _csv_reader(fh, spec, offset, chunk_rows, usecols)
     with warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -315,7 +315,7 @@ def _parquet_file(fh, name, max_columns):
     return pf, header
 
 
-def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
+def iter_parquet_chunks(pf, spec: FileSpec, chunk_rows: int, name: str):
     wanted = sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
     names = [pf.schema_arrow.names[j] for j in wanted]  # as stored (the header shows them through plain_name)
     try:
@@ -327,15 +327,15 @@ def _iter_parquet_chunks(pf, spec: _Spec, chunk_rows: int, name: str):
         raise ValueError(f"{name}: not a readable Parquet file ({type(exc).__name__}); re-export it.") from None
 
 
-def _with_fill(spec: _Spec, fill) -> _Spec:
+def with_fill(spec: FileSpec, fill) -> FileSpec:
     """The spec with the public value of each feature column's bad cells (``on_bad="replace"``)."""
     if spec.on_bad != "replace":
         return spec
-    fills = _fill_values(fill, spec.names)
+    fills = fill_values(fill, spec.names)
     return replace(spec, fill=tuple(fills[c] for c in spec.names))
 
 
-def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, kind_hint=None):
+def read_file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, kind_hint=None):
     """(spec, first chunk iterator, dropped) for one file, reading its head."""
     start = fh.tell()
     magic = fh.read(4)
@@ -343,27 +343,27 @@ def _file_spec(fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, m
     if is_parquet(magic, name):
         pf, header = _parquet_file(fh, name, max_columns)
         check_unique_header(header, name)
-        probe = _Spec("parquet", tuple(header), tuple(range(len(header))), None)
-        first = next(_iter_parquet_chunks(pf, probe, _PROBE_ROWS, name), pd.DataFrame(columns=range(len(header))))
+        probe = FileSpec("parquet", tuple(header), tuple(range(len(header))), None)
+        first = next(iter_parquet_chunks(pf, probe, _PROBE_ROWS, name), pd.DataFrame(columns=range(len(header))))
         features, dropped = _choose(header, first, columns, label, sites, on_bad, False, name)
         site = None if sites is None else header.index(sites)
-        spec = _Spec("parquet", tuple(header), features, site, data_norm=data_norm, on_bad=on_bad)
+        spec = FileSpec("parquet", tuple(header), features, site, data_norm=data_norm, on_bad=on_bad)
         return spec, ("parquet", pf), dropped
     header, sep, encoding, offset = _csv_head(fh, name, max_columns)
     check_unique_header(header, name)
-    probe = _Spec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
-    first = next(_iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name), pd.DataFrame(columns=range(len(header))))
+    probe = FileSpec("csv", tuple(header), tuple(range(len(header))), None, sep, encoding)
+    first = next(iter_csv_chunks(fh, probe, offset, _PROBE_ROWS, None, name), pd.DataFrame(columns=range(len(header))))
     features, dropped = _choose(header, first, columns, label, sites, on_bad, sep != ",", name)
     site = None if sites is None else header.index(sites)
-    spec = _Spec("csv", tuple(header), features, site, sep, encoding, sep != ",", data_norm, on_bad)
+    spec = FileSpec("csv", tuple(header), features, site, sep, encoding, sep != ",", data_norm, on_bad)
     return spec, ("csv", offset), dropped
 
 
-def _default_chunk(spec: _Spec, chunk_rows):
+def default_chunk(spec: FileSpec, chunk_rows):
     return chunk_rows or max(1000, CHUNK_CELLS // max(len(spec.header), 1))
 
 
-class _ByteRange(io.RawIOBase):
+class ByteRange(io.RawIOBase):
     """The bytes [start, stop) of a file, as a stream (one worker's share of a large CSV)."""
 
     def __init__(self, path, start: int, stop: int):
@@ -388,7 +388,7 @@ class _ByteRange(io.RawIOBase):
         super().close()
 
 
-def _split_points(path, offset: int, workers: int) -> list:
+def split_points(path, offset: int, workers: int) -> list:
     """Byte ranges of the data lines (after the header at ``offset``), cut at line starts."""
     size = os.path.getsize(path)
     with open(path, "rb") as fh:

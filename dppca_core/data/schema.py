@@ -170,7 +170,7 @@ UNDECLARED = (
 )
 
 
-def _fill_values(fill, chosen: list) -> dict:
+def fill_values(fill, chosen: list) -> dict:
     """Column -> the public value of its bad cells, from ``fill`` (None, a number, or column -> number)."""
     if fill is None or isinstance(fill, Mapping):
         given = dict(fill or {})

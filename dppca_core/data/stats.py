@@ -53,10 +53,10 @@ from typing import Callable
 import numpy as np
 
 from ..validation import check_data_norm
-from .engines import PARALLEL_BYTES, StreamCancelled, _dask_stats, _numpy_stats
-from .readers import CHUNK_CELLS, _expand
+from .engines import PARALLEL_BYTES, StreamCancelled, dask_stats, numpy_stats
+from .readers import CHUNK_CELLS, expand_columns
 from .sufficient import NO_SITE, SufficientStats
-from .tables import MAX_COLUMNS, PublicSchema, _fill_values
+from .tables import MAX_COLUMNS, PublicSchema, fill_values
 
 ENGINES = ("numpy", "dask")
 #: Default cap on the number of distinct sites (each keeps a d x d matrix).
@@ -144,11 +144,19 @@ def sufficient_stats(
     data_norm = check_data_norm(data_norm)
     workers = _check_arguments(engine, on_bad, fill, chunk_rows, max_sites, sites, workers)
     started = time.perf_counter()
-    read = (*_expand(source), columns, data_norm, sites, chunk_rows, label, on_bad)  # what both engines take first
+    read = (
+        *expand_columns(source),
+        columns,
+        data_norm,
+        sites,
+        chunk_rows,
+        label,
+        on_bad,
+    )  # what both engines take first
     if engine == "dask":
-        stats = _dask_stats(*read, scheduler, max_columns, max_sites, started, fill)
+        stats = dask_stats(*read, scheduler, max_columns, max_sites, started, fill)
     else:
-        stats = _numpy_stats(*read, max_columns, max_sites, progress, started, workers, fill)
+        stats = numpy_stats(*read, max_columns, max_sites, progress, started, workers, fill)
     return _with_schema(stats, label, on_bad, fill, columns is not None)
 
 
@@ -187,7 +195,7 @@ def _check_arguments(engine: str, on_bad: str, fill, chunk_rows, max_sites, site
 
 
 def _with_schema(stats: SufficientStats, label, on_bad: str, fill, declared: bool) -> SufficientStats:
-    fills = _fill_values(fill, list(stats.columns)) if on_bad == "replace" else {}
+    fills = fill_values(fill, list(stats.columns)) if on_bad == "replace" else {}
     return replace(stats, schema=PublicSchema(tuple(stats.columns), label, on_bad, fills, declared))
 
 

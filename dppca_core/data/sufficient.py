@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .gram import GramAccumulator, _canonical_additions, gram_error_bound
+from .gram import GramAccumulator, canonical_additions, gram_error_bound
 from .prepare import PreparedData, SitePartition, Summarised
 from ..privacy import summation_error
 from .diagnostics import NonPrivateDiagnostics
-from .readers import _Spec
+from .readers import FileSpec
 from .columns import analyse_column
 from .tables import PublicSchema
 
@@ -126,7 +126,7 @@ class SufficientStats(Summarised):
         return f"SufficientStats(n={self.n}, d={self.d}, data_norm={self.data_norm:g}{sites})"
 
 
-class _Partial:
+class Partial:
     """Statistics of some rows: one accumulator per site (or one in all), and bad-cell counts."""
 
     def __init__(self, d: int, data_norm: float):
@@ -144,7 +144,7 @@ class _Partial:
             acc = self.sites[label] = GramAccumulator(self.d, self.data_norm, want_sum=True)
         return acc
 
-    def merge(self, other: "_Partial") -> "_Partial":
+    def merge(self, other: "Partial") -> "Partial":
         for label, acc in other.sites.items():
             if label in self.sites:
                 self.sites[label].merge(acc)
@@ -162,7 +162,7 @@ class _Partial:
         return self
 
 
-def _chunk_values(chunk: pd.DataFrame, spec: _Spec):
+def _chunk_values(chunk: pd.DataFrame, spec: FileSpec):
     """(float matrix with NaN/inf at bad cells, per-column [missing, infinite, non_numeric], site labels)."""
     n = len(chunk)
     counts = {}
@@ -219,8 +219,8 @@ def _site_labels(chunk, spec, X, counts):
     return labels
 
 
-def _add_chunk(
-    part: _Partial, chunk: pd.DataFrame, spec: _Spec, name: str, first_row: int | None, max_sites: int
+def add_chunk(
+    part: Partial, chunk: pd.DataFrame, spec: FileSpec, name: str, first_row: int | None, max_sites: int
 ) -> None:
     X, counts, labels = _chunk_values(chunk, spec)
     part.rows_read += len(X)
@@ -260,14 +260,14 @@ def _add_chunk(
         part.accumulator(label).add(X[inverse == u], name=name)
 
 
-def _count_bad(part: _Partial, counts: dict) -> None:
+def _count_bad(part: Partial, counts: dict) -> None:
     for c, k in counts.items():
         mine = part.bad_cells.setdefault(c, [0, 0, 0])
         for i in range(3):
             mine[i] += k[i]
 
 
-def _raise_bad(name: str, part: _Partial):
+def _raise_bad(name: str, part: Partial):
     where, cols = part.first_bad
     detail = ", ".join(f"{c!r} ({sum(part.bad_cells[c])} cell(s))" for c in cols[:5])
     at = f", first at data row {where}" if where else ""
@@ -278,7 +278,7 @@ def _raise_bad(name: str, part: _Partial):
     )
 
 
-def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> SufficientStats:
+def finish_stats(part: Partial, spec: FileSpec, name: str, site_col, extra: dict) -> SufficientStats:
     if part.first_bad is not None and spec.on_bad == "error":
         _raise_bad(name, part)
     d = len(spec.features)
@@ -325,7 +325,7 @@ def _finish(part: _Partial, spec: _Spec, name: str, site_col, extra: dict) -> Su
     additions = sum(a.additions for a in accs) + len(accs)
     gram_error = (
         gram_error_bound(n, d)
-        if additions <= _canonical_additions(n, d)
+        if additions <= canonical_additions(n, d)
         else sum(a.gram_error for a in accs) + summation_error(len(accs) + 2, n)
     )
     return SufficientStats(

@@ -35,15 +35,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .columns import _UNNAMED, ColumnInfo, _bad_cells, _flag, _label_series, analyse_column, check_unique_header
+from .columns import UNNAMED, ColumnInfo, bad_cells, column_flag, label_series, analyse_column, check_unique_header
 from .schema import (
     DEFAULT_FILL as DEFAULT_FILL,
     ON_BAD,
     PublicSchema,
     Table,
-    _fill_values,
+    fill_values,
 )
-from .files import _FIX_ROWS, _SAMPLE_BYTES, _parse_csv, _parse_parquet, _read_bytes, is_parquet, release_arrow_memory
+from .files import FIX_ROWS, SAMPLE_BYTES, parse_csv, parse_parquet, read_bytes, is_parquet, release_arrow_memory
 
 #: the shipped samples: sample_data/ at the repository's top, which a wheel installs as dppca_core/sample_data/
 _INSTALLED_SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
@@ -133,7 +133,7 @@ class ParsedTable:
         rows, flags = [], self.flags()
         for h in self.header:
             i = self.info(h)
-            reason = _UNNAMED if i.usable and h.startswith("Unnamed: ") else i.reason
+            reason = UNNAMED if i.usable and h.startswith("Unnamed: ") else i.reason
             rows.append(
                 {
                     "column": h,
@@ -157,7 +157,7 @@ class ParsedTable:
         if self._flags is None:
             self._flags = {}
             for h in self.header:
-                flag = _flag(self.info(h), h, self._frame[self._index[h]])
+                flag = column_flag(self.info(h), h, self._frame[self._index[h]])
                 if flag is not None:
                     self._flags[h] = flag
         return self._flags
@@ -165,7 +165,7 @@ class ParsedTable:
     def labels(self, label: str) -> pd.Series:
         if label not in self._index:
             raise ValueError(f"label column {label!r} is not in {self.name}; available: {self.header[:20]}.")
-        return _label_series(self._frame[self._index[label]]).rename(label)
+        return label_series(self._frame[self._index[label]]).rename(label)
 
     def select(self, columns=None, label: str | None = None, on_bad: str = "error", fill=None) -> Table:
         """Build a :class:`Table` from the parsed file.
@@ -200,7 +200,7 @@ class ParsedTable:
         declared = columns is not None
         chosen = self._choose(columns, label, on_bad, dropped)
         if on_bad == "replace":
-            fills = _fill_values(fill, chosen)
+            fills = fill_values(fill, chosen)
             values, replaced = self._replaced(chosen, fills)
             return self._table(
                 chosen,
@@ -252,7 +252,7 @@ class ParsedTable:
         if on_bad == "drop_column":
             for c, k in zip(chosen, counts):
                 if k:
-                    dropped[c] = f"{_bad_cells(self.info(c))} (on_bad='drop_column')"
+                    dropped[c] = f"{bad_cells(self.info(c))} (on_bad='drop_column')"
             kept = [i for i, k in zip(infos, counts) if not k]
             if not kept:
                 raise ValueError(
@@ -322,7 +322,7 @@ class ParsedTable:
                 if i.kind in usable and not h.startswith("Unnamed: "):
                     chosen.append(h)
                 elif i.kind in usable:
-                    dropped[h] = _UNNAMED
+                    dropped[h] = UNNAMED
                 else:
                     dropped[h] = i.reason
             if not chosen:
@@ -443,15 +443,15 @@ def parse_table(
     >>> parsed.header, parsed.n_rows
     (['a', 'b'], 2)
     """
-    raw, name = _read_bytes(source, max_bytes)
-    if not raw[:_SAMPLE_BYTES].strip() and not raw.strip():
-        raise ValueError(f"{name} is empty; {_FIX_ROWS}")
+    raw, name = read_bytes(source, max_bytes)
+    if not raw[:SAMPLE_BYTES].strip() and not raw.strip():
+        raise ValueError(f"{name} is empty; {FIX_ROWS}")
     try:
         if is_parquet(raw, name):
-            frame, header = _parse_parquet(raw, name, max_columns, max_cells, max_decoded_bytes, max_memory_bytes)
+            frame, header = parse_parquet(raw, name, max_columns, max_cells, max_decoded_bytes, max_memory_bytes)
             decimal_comma = False
         else:
-            frame, header, sep = _parse_csv(raw, name, max_columns, max_cells)
+            frame, header, sep = parse_csv(raw, name, max_columns, max_cells)
             decimal_comma = sep != ","
     finally:
         del raw
@@ -462,7 +462,7 @@ def parse_table(
             f"{name} has {frame.size:,} cells, over the limit of {max_cells:,} cells; " "upload fewer rows or columns."
         )
     if len(frame) == 0:
-        raise ValueError(f"{name} has a header but no data rows; {_FIX_ROWS}")
+        raise ValueError(f"{name} has a header but no data rows; {FIX_ROWS}")
     return ParsedTable(name, header, frame, decimal_comma)
 
 

@@ -20,7 +20,9 @@ import pandas as pd
 from dppca_core import publishable, reading
 from dppca_core.reading import number
 
-from . import results, slides
+from .results import release_slides, results_html
+from .slides import BARS_CSS, Slide
+from .slides import build_deck as slide_deck
 
 #: first line of the brief (fixed text)
 BRIEF_LINE = (
@@ -45,7 +47,7 @@ table{border-collapse:collapse;width:100%;font-size:.9rem} td,th{padding:.25rem 
 @media print{@page{size:A4;margin:14mm} body{max-width:none;margin:0;padding:0;font-size:10.5pt}
   h2,h3,h4{break-after:avoid} table,.meter,.bar,.rec,.fig{break-inside:avoid}}
 """
-    + slides.BARS_CSS
+    + BARS_CSS
 )
 #: a segment of the budget bar carries its percentage when it is at least this wide (the legend lists every part)
 LABELLED_SHARE = 6
@@ -312,7 +314,7 @@ def build_brief(file: dict) -> str:
 <body><p class="publishable">{_esc(BRIEF_LINE)}</p>
 <h1>{_esc(_title(file))}</h1>
 <h2>What was released, and why</h2><p>{_esc(file['purpose'])}</p><ul>{released}</ul>
-<h2>Results</h2>{results.results_html(file)}
+<h2>Results</h2>{results_html(file)}
 <h2>The guarantee in words</h2>{warnings}{guarantees}
 <h2>ε beside well-known deployments</h2>{context}<p class="note">{_esc(CONTEXT_NOTE)}</p>
 <h2>How the budget is split</h2>{budgets}
@@ -333,15 +335,15 @@ def _sources(file: dict) -> str:
 # -- the deck ------------------------------------------------------------------------------------------------
 
 
-def deck_slides(file: dict) -> list[slides.Slide]:
+def deck_slides(file: dict) -> list[Slide]:
     """The publishable deck's slides: what was released, the guarantee, ε in context, the budget, utility, the
     recommendation."""
     lines = released_lines(file)
     out = [
-        slides.Slide("What was released, and why", lines[:1] + lines[1:6]),
-        slides.Slide("The guarantee in words", warning_lines(file) + guarantee_lines(file)),
-        slides.Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
-        slides.Slide(
+        Slide("What was released, and why", lines[:1] + lines[1:6]),
+        Slide("The guarantee in words", warning_lines(file) + guarantee_lines(file)),
+        Slide("ε beside well-known deployments", [CONTEXT_NOTE], table=context_table(file)),
+        Slide(
             "How the budget is split",
             [],
             html="".join(
@@ -350,21 +352,21 @@ def deck_slides(file: dict) -> list[slides.Slide]:
             )
             or "<p>The whole budget of each release went to its " "components.</p>",
         ),
-        slides.Slide("Utility: better than random?", [], html=utility_html(file)),
-        slides.Slide("Recommendation", [file["recommendation"]]),
+        Slide("Utility: better than random?", [], html=utility_html(file)),
+        Slide("Recommendation", [file["recommendation"]]),
     ]
     if len(lines) > 6:
-        out.insert(1, slides.Slide("How it was made", lines[6:]))
+        out.insert(1, Slide("How it was made", lines[6:]))
     position = 2 if len(lines) > 6 else 1  # the results right after what was released
     for mech in reversed(list(file["releases"])):
-        out[position:position] = results.release_slides(file, mech)
+        out[position:position] = release_slides(file, mech)
     return out
 
 
 def build_deck(file: dict) -> str:
     """The publishable deck: slides from the publishable ``file`` alone (no figure library, no link)."""
     _check(file)
-    return slides.build_deck(
+    return slide_deck(
         _title(file),
         DECK_LINE,
         deck_slides(file),

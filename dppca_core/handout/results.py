@@ -16,7 +16,8 @@ import pandas as pd
 from dppca_core import reading
 from dppca_core.reading import number
 
-from . import slides, svg
+from .slides import Slide
+from .svg import loadings_svg, scores_svg, scree_svg
 
 #: at most this many components in a loadings figure (the table beside it lists them all)
 FIGURE_COMPONENTS = 4
@@ -58,7 +59,7 @@ def loadings_figure(file: dict, mech: str) -> str:
     rel = file["releases"][mech]
     table = loadings_table(file, mech)
     shown = _names(min(len(table.columns) - 1, FIGURE_COMPONENTS))
-    return svg.loadings_svg(
+    return loadings_svg(
         list(table["column"]),
         [[float(v) for v in rel_column] for rel_column in zip(*rel["components"])][: len(shown)],
         shown,
@@ -91,7 +92,7 @@ def scree_parts(file: dict, mech: str) -> tuple[str, str, pd.DataFrame | None]:
             "of variance it can vouch for."
         )
         return why, "", None
-    figure = svg.scree_svg(
+    figure = scree_svg(
         _names(len(shares["shares"])),
         shares["shares"],
         shares["low"],
@@ -111,7 +112,7 @@ def score_parts(file: dict, mech: str) -> tuple[str, str]:
     groups = list(panels["panels"])
     by = f" One panel per group: {', '.join(groups)}." if groups != ["every row"] else ""
     title = f"Score plot of {file['releases'][mech]['title']}"
-    return SCORES_NOTE + by, svg.scores_svg(panels["panels"], ex, ey, title)
+    return SCORES_NOTE + by, scores_svg(panels["panels"], ex, ey, title)
 
 
 def used_parts(file: dict, mech: str) -> tuple[str, pd.DataFrame]:
@@ -187,15 +188,15 @@ def release_slides(file: dict, mech: str) -> list:
     score_words, score_figure = score_parts(file, mech)
     used_words, used_table = used_parts(file, mech)
     out = [
-        slides.Slide(
+        Slide(
             f"Loadings by column: {title}",
             [LOADINGS_NOTE],
             table=loadings_table(file, mech),
             figure_html=loadings_figure(file, mech),
         ),
-        slides.Slide(f"Private scree: {title}", [scree_words], table=scree_table, figure_html=scree_figure),
+        Slide(f"Private scree: {title}", [scree_words], table=scree_table, figure_html=scree_figure),
     ]
     if score_figure:
-        out.append(slides.Slide(f"Score plot: {title}", [score_words], figure_html=score_figure))
-    out.append(slides.Slide(f"What it used: {title}", [used_words], table=used_table))
+        out.append(Slide(f"Score plot: {title}", [score_words], figure_html=score_figure))
+    out.append(Slide(f"What it used: {title}", [used_words], table=used_table))
     return out

@@ -48,7 +48,7 @@ def _budgets(epsilon, delta, split_budget):
     return (epsilon / 2, delta / 2) if split_budget else (epsilon, delta)
 
 
-def _eigen_groups(epsilon, delta, zeta_t):
+def eigen_groups(epsilon, delta, zeta_t):
     return math.ceil(EIGEN_GROUPS_C1 * math.log(1.0 / (delta * zeta_t)) / epsilon)
 
 
@@ -62,7 +62,7 @@ def min_batch_size(d, epsilon, delta, zeta_t, split_budget=False):
       1 - zeta_t/2 when m/2 >= 1 + (2/eps_h)(ln(2/delta_h) + ln(d/zeta_t)) (Laplace(2/eps_h) lower tail, union bound).
     """
     eps_part, delta_part = _budgets(epsilon, delta, split_budget)
-    b4 = 4 * _eigen_groups(eps_part, delta_part, zeta_t)
+    b4 = 4 * eigen_groups(eps_part, delta_part, zeta_t)
     eps_h, delta_h = _budget_for_coordinates(eps_part / 2.0, delta_part / 2.0, d)
     m5 = 2.0 * (1.0 + 2.0 / eps_h * (math.log(2.0 / delta_h) + math.log(d / zeta_t)))
     return max(8, b4, 2 * math.ceil(m5))
@@ -104,7 +104,7 @@ def _top_eigenvalue_estimate(grads, epsilon, delta, zeta, rng):
     """
     pairs = grads.shape[0] // 2
     diffs = grads[1 : 2 * pairs : 2] - grads[0 : 2 * pairs : 2]
-    groups = _eigen_groups(epsilon, delta, zeta)
+    groups = eigen_groups(epsilon, delta, zeta)
     size = pairs // groups
     if size < 1:
         return None
@@ -217,7 +217,7 @@ def _private_mean(grads, w, epsilon, delta, zeta, scale, K, a, rng):
     return clipped.mean(axis=0) + rng.normal(0.0, sigma, size=d), sigma, truncated
 
 
-def _batch_plan(n, d, epsilon, delta, zeta, split_budget, batch_size=None):
+def batch_plan(n, d, epsilon, delta, zeta, split_budget, batch_size=None):
     """(B, T, private_range) for n rows: the paper's schedule, or a given batch size."""
     if batch_size is None:
         B, T, private_range = dp_pca_schedule(n, d, epsilon, delta, zeta, split_budget)

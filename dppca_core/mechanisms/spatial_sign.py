@@ -34,6 +34,7 @@ from ..data.prepare import PreparedData, Summarised, prepare
 from ..linalg import top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import AuditRecord, Output, Param, Provenance, mechanism
+from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
 from ..validation import check_matrix
 
 PAPER_KJ = (
@@ -196,6 +197,29 @@ PROVENANCE = Provenance(
 )
 
 
+#: Davis-Kahan on the noisy sum of the signs: the noise s.d. (the analytic Gaussian mechanism at sensitivity sqrt(2))
+#: against an eigengap that grows like n (each row adds a unit outer product), so the error falls like 1/(n epsilon)
+SPATIAL_SIGN_RATE = Rate(
+    "Davis-Kahan on the noisy sum of spatial signs: sigma(eps, delta) sqrt(k(d-k)) / (n gap), gap the spatial-sign "
+    "matrix's eigengap (bounded, whatever the rows' tails)",
+    terms=lambda p: (
+        gaussian_sigma(sensitivity("sign_rows", "replace"), p.epsilon, p.delta) * p.spread / p.n,
+        p.statistical,
+    ),
+    regimes={
+        "n": Regime(
+            "n",
+            term="privacy",
+            why="privacy-dominated against the rows' own spatial-sign subspace; the signs' sum grows like n",
+            **{**CENTRAL_N, "epsilon": 0.5},
+        ),
+        "eps": Regime(
+            "eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism", **CENTRAL_EPS
+        ),
+    },
+)
+
+
 @mechanism(
     name="spatial_sign",
     provenance=PROVENANCE,
@@ -205,6 +229,7 @@ PROVENANCE = Provenance(
     paper=PAPER_KJ,
     model="central",
     guarantee="approximate",
+    rate=SPATIAL_SIGN_RATE,
     relations=("replace", "add_remove"),
     needs_rows=True,
     prepare_input=raw_rows,

@@ -17,7 +17,7 @@ from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .dp_pca_steps import _batch_plan, _eigen_groups, batches, gradient_ascent, min_batch_size
+from .dp_pca_steps import batch_plan, eigen_groups, batches, gradient_ascent, min_batch_size
 from .rates import Rate, Regime
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
@@ -84,7 +84,7 @@ def canary_pair(w: np.ndarray):
     return (w + u) / math.sqrt(2.0), (w - u) / math.sqrt(2.0), u
 
 
-def _first_step_design(rows: int, d: int, statistic: str, params: dict, note: str) -> AuditDesign:
+def first_step_design(rows: int, d: int, statistic: str, params: dict, note: str) -> AuditDesign:
     """The canary in the row the public order uses first, at 45 degrees from the public start vector w0 (x on
     D, x' on D', every other row zero), and the score of the first published iterate w1.
 
@@ -124,7 +124,7 @@ def oja_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
     The guarantee is that of one noisy step, whatever the order and start vector (public randomness), so the
     test knows them (replayed from the run's public stream: :func:`public_start`) and the canary sits in the
     row of the first step, at 45 degrees from the start vector (:func:`canary_pair`): the step's sensitivity is
-    reached in full, orthogonally to the iterate, and the score (:func:`_first_step_design`) is the Gaussian
+    reached in full, orthogonally to the iterate, and the score (:func:`first_step_design`) is the Gaussian
     log-likelihood ratio of that step up to O(eta^2). The other rows are zero (pure-noise steps). Returns None
     for statistics other than "auto" / "oja_step" (left to the generic designs).
     """
@@ -134,7 +134,7 @@ def oja_audit_design(d: int, n: int, neighbors: str, statistic: str, **_):
         raise ValueError(
             "Private Oja has a guarantee for replace-one neighbours only; audit it with " "neighbors='replace'."
         )
-    return _first_step_design(
+    return first_step_design(
         min(n, OJA_AUDIT_ROWS),
         d,
         "oja_step",
@@ -147,7 +147,7 @@ def dp_pca_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon:
     """Audit designs for DP-PCA (the registry's ``audit_design`` hook), one per step its proof composes.
 
     * "gradient_step" (default): the Gaussian step of the batch the canary sits in
-      (:func:`_first_step_design`, :data:`DP_PCA_AUDIT_ROWS` rows: one batch released over the public range
+      (:func:`first_step_design`, :data:`DP_PCA_AUDIT_ROWS` rows: one batch released over the public range
       with the whole budget, so the run is exactly gaussian_mu(epsilon, delta)-GDP).
     * "range_histogram": Algorithm 4's stability histogram (:func:`_histogram_design`), whose released bin
       becomes the published scale estimate.
@@ -162,7 +162,7 @@ def dp_pca_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon:
     rows = min(n, DP_PCA_AUDIT_ROWS)
     if rows < 8:
         raise ValueError("DP-PCA needs batches of at least 8 rows: audit it with n >= 8.")
-    return _first_step_design(
+    return first_step_design(
         rows,
         d,
         "gradient_step",
@@ -185,7 +185,7 @@ def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) 
     rows = min_batch_size(d, epsilon, delta, zeta / 2.0)
     rows += rows % 2
     half = rows // 2
-    groups = _eigen_groups(epsilon, delta, zeta / 2.0)
+    groups = eigen_groups(epsilon, delta, zeta / 2.0)
     size = (half // 2) // groups
     top_bin = math.floor(4.0 * math.log2(1.0 / (2.0 * size))) - 1  # the highest bin a row of norm <= 1 fills
     labels = {"a": top_bin, "b": top_bin - 2}
@@ -535,7 +535,7 @@ DP_PCA_READINGS = {
 )
 def dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_size, split_budget, K, a, zeta):
     order, w = _start(data, rng)
-    B, T, private_range = _batch_plan(data.n, data.d, epsilon, delta, zeta, split_budget, batch_size)
+    B, T, private_range = batch_plan(data.n, data.d, epsilon, delta, zeta, split_budget, batch_size)
     settings = dict(
         epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1, lr_c2=lr_c2
     )

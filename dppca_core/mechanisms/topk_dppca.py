@@ -23,13 +23,13 @@ from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
 from .sources import SOURCES
 from .rates import Rate, Regime, spiked
-from .dp_pca_steps import _batch_plan, batches, gradient_ascent
+from .dp_pca_steps import batch_plan, batches, gradient_ascent
 from .streaming import (
     DP_PCA_AUDIT_ROWS,
     DP_PCA_READINGS,
     OJA_AUDIT_LR,
     PAPER_LKJO,
-    _first_step_design,
+    first_step_design,
     dp_pca,
     dp_pca_curve,
     public_start,
@@ -71,7 +71,7 @@ def topk_audit_design(d: int, n: int, neighbors: str, statistic: str, epsilon: f
         raise ValueError(
             "topk_dp_pca has a guarantee for replace-one neighbours only; audit it with " "neighbors='replace'."
         )
-    design = _first_step_design(2 * DP_PCA_AUDIT_ROWS, d, "gradient_step", {"lr_c1": OJA_AUDIT_LR}, "")
+    design = first_step_design(2 * DP_PCA_AUDIT_ROWS, d, "gradient_step", {"lr_c1": OJA_AUDIT_LR}, "")
     return dataclasses.replace(
         design,
         k=2,
@@ -169,7 +169,7 @@ def topk_dp_pca(data, k, epsilon, delta, neighbors, rng, lr_c1, lr_c2, batch_siz
     n, d = data.n, data.d
     part = n // k
     order, first, starts = public_draws(n, d, k, public_stream(rng))
-    B, T, private_range = _batch_plan(part, d, epsilon, delta, zeta, split_budget, batch_size)
+    B, T, private_range = batch_plan(part, d, epsilon, delta, zeta, split_budget, batch_size)
     settings = dict(
         epsilon=epsilon, delta=delta, split_budget=split_budget, zeta=zeta, K=K, a=a, lr_c1=lr_c1, lr_c2=lr_c2
     )

@@ -43,16 +43,16 @@ from .parts import private_mean, private_variances
 from .scores import private_scores
 from .split import DEFAULT_SHARES, PARTS, BudgetSplit, allocate, release_curve_kind
 from .steps import (
-    _assemble,
-    _eigenvalue_step,
-    _exact_release,
-    _k_step,
-    _mean_step,
-    _plan,
-    _radius_step,
-    _scale_step,
-    _score_plot,
-    _subspace_step,
+    assemble_release,
+    eigenvalue_step,
+    exact_release,
+    k_step,
+    mean_step,
+    plan_release,
+    radius_step,
+    scale_step,
+    score_plot_step,
+    subspace_step,
     published_row_count,
 )
 from ..data.centring import algebraic_shape
@@ -196,7 +196,7 @@ def planned_curve(mechanism: str, options: ReleaseOptions) -> PrivacyCurve:
         (epsilon, delta) guarantee; "pure" for a pure-DP release; "none" for the non-private reference.
     """
     spec = get_mechanism(mechanism)
-    plan = _plan(spec, options)
+    plan = plan_release(spec, options)
     if spec.guarantee in ("none", "retracted"):
         return PrivacyCurve.none()
     if plan.kind == "pure":
@@ -261,14 +261,14 @@ def release_with(mechanism: str, X, options: ReleaseOptions, seed=None) -> Relea
 
 def _release_steps(mechanism: str, X, options: ReleaseOptions, seed) -> Release:
     spec = get_mechanism(mechanism)
-    plan = _plan(spec, options)
+    plan = plan_release(spec, options)
     if spec.guarantee == "none":
-        return _exact_release(spec, X, options, plan.budget, random_source(seed).seeded)
+        return exact_release(spec, X, options, plan.budget, random_source(seed).seeded)
     source = random_source(seed)
     rng, ledger = source.rng, Ledger()
     note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
-    X, sq_norms = _scale_step(X, options, plan, rng, ledger)
-    R, sq_norms = _radius_step(X, options, plan, rng, ledger, sq_norms)
+    X, sq_norms = scale_step(X, options, plan, rng, ledger)
+    R, sq_norms = radius_step(X, options, plan, rng, ledger, sq_norms)
     # centred privately, the rows are read again after centring: their Gram matrix is needed here only where the
     # centred rows' one is formed from it (data.centring: narrow and large, for a mechanism that reads the Gram)
     algebraic = options.center == "private" and not spec.needs_rows and algebraic_shape(X)
@@ -287,17 +287,17 @@ def _release_steps(mechanism: str, X, options: ReleaseOptions, seed) -> Release:
             "the private mean and the score histogram read the rows; pass the data matrix, or set those "
             "shares to 0 to release from sufficient statistics."
         )
-    work = _mean_step(data, options, plan, rng, ledger, gram_now=not spec.needs_rows)
-    released = _subspace_step(spec, work, K, options, plan, source, ledger)
-    components, eigenvalues, projections = _eigenvalue_step(spec, work, released, options, plan, rng, ledger)
-    components, eigenvalues, projections = _k_step(components, eigenvalues, projections, K, options, ledger)
+    work = mean_step(data, options, plan, rng, ledger, gram_now=not spec.needs_rows)
+    released = subspace_step(spec, work, K, options, plan, source, ledger)
+    components, eigenvalues, projections = eigenvalue_step(spec, work, released, options, plan, rng, ledger)
+    components, eigenvalues, projections = k_step(components, eigenvalues, projections, K, options, ledger)
     if "scores" in plan.shares:
-        ledger.record(_score_plot(work, components, options, plan, rng, ledger.outputs, projections))
+        ledger.record(score_plot_step(work, components, options, plan, rng, ledger.outputs, projections))
     if plan.reserve:  # the stability steps: within total variation of a mechanism that never releases a lone cell
         ledger.record(Step(curves=[PrivacyCurve.approx(0.0, plan.reserve)]))
     total_delta = plan.delta if plan.kind in ("gdp", "approx") else 0.0
     privacy, guarantee = ledger.close(options.epsilon, total_delta, released.guarantee, released.privacy)
-    return _assemble(
+    return assemble_release(
         spec,
         options,
         plan,

@@ -35,7 +35,7 @@ DEFAULT_RADIUS_QUANTILE = 0.9
 SCALE_FLOOR = 1e-3
 
 
-def _check_bounds(bounds, name: str) -> tuple[float, float]:
+def check_bounds(bounds, name: str) -> tuple[float, float]:
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError):
@@ -47,7 +47,7 @@ def _check_bounds(bounds, name: str) -> tuple[float, float]:
 
 def radius_edges(bounds=DEFAULT_RADIUS_BOUNDS, bins: int = RADIUS_BINS) -> np.ndarray:
     """The public grid of candidate radii: ``bins + 1`` log-spaced edges from low to high."""
-    lo, hi = _check_bounds(bounds, "radius_bounds")
+    lo, hi = check_bounds(bounds, "radius_bounds")
     bins = check_int_range(bins, "radius bins", 4, 4096)
     return np.geomspace(lo, hi, bins + 1)
 

@@ -14,6 +14,7 @@ import os
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,15 +22,16 @@ import pandas as pd
 
 from .. import metrics
 from ..api import run
-from .budget import BudgetSplit, release_with as complete_release
+from .budget import release_with as complete_release
 from .inputs import (
     CENTRING as CENTRING,
     PRIVATE_CENTRE_NOTE as PRIVATE_CENTRE_NOTE,
     PRIVATE_SCALE_NOTE as PRIVATE_SCALE_NOTE,
     ExperimentInput,
-    RadiusRule,
+    RadiusRule as RadiusRule,
     Reference,
-    ScaleRule,
+    ScaleRule as ScaleRule,
+    input_for as input_for,
     oracle_radius as oracle_radius,
     prepare_input as prepare_input,
     release_input,
@@ -194,63 +196,54 @@ def _asks_more(options: ReleaseOptions) -> bool:
 
 def repeat(
     mechanism: str,
-    data: PreparedData,
-    k=None,
-    epsilon: float | None = None,
-    delta: float = 1e-6,
-    neighbors: str = "replace",
+    data: PreparedData | ExperimentInput,
+    options: ReleaseOptions,
+    *,
     reps: int = 1,
     seed: int = 0,
-    params: dict | None = None,
     reference: Reference | None = None,
     support=None,
     s: int = 0,
-    budget: BudgetSplit | None = None,
-    center: str = "none",
     workers: int | None = None,
-    radius: RadiusRule | None = None,
-    release_args: dict | None = None,
-    scale: ScaleRule | None = None,
     rows=None,
-    options: ReleaseOptions | None = None,
 ) -> Repetitions:
     """Run ``mechanism`` ``reps`` times with seeds :func:`rep_seed` and score each release.
 
-    With a ``budget`` or ``center="private"`` each repetition is a complete release (:func:`release_pca`): the
-    subspace gets its share of (epsilon, delta) and the scores compare it with the centred reference.
+    ``data``: the input :func:`input_for` made from the same ``options`` (an :class:`ExperimentInput`, whose
+    reference and raw rows are then used), or its :class:`PreparedData`. ``options`` (a
+    :class:`~dppca_core.pipeline.options.ReleaseOptions`): every choice of each release, checked once; what each
+    release reads is :func:`release_input`'s answer. When the options ask for more than the mechanism's own release
+    (a budget split, a private centre, radius, scaling or k, a score plot) each repetition is a complete release
+    (:func:`dppca_core.release_with`): the subspace gets its share of (epsilon, delta) and the scores compare it with
+    the centred reference.
 
     ``workers``: threads the repetitions run on. Default: two (at most the cores) for mechanisms registered with
     ``threaded_reps`` (their time goes to loops that release the GIL) when the first repetition took at least
     :data:`THREADED_MIN_SECONDS`, else one (BLAS already uses every core; short runs gain nothing). Each
     repetition has its own seed, so the results do not depend on the number of threads.
 
-    ``radius`` (a :class:`RadiusRule`): each repetition chooses its clipping radius privately from the budget's
-    radius share (``data`` holds the rows clipped to the rule's upper bound, as :func:`prepare_input` makes them);
-    the radii chosen are in ``Repetitions.radius``. ``scale`` (a :class:`ScaleRule`) with ``rows`` (the raw rows,
-    :attr:`ExperimentInput.rows`): each repetition scales the columns privately from the scale share; the scales
-    chosen are in ``Repetitions.scales``. ``k="auto"`` (with ``variance_target`` in ``release_args``): each
-    repetition keeps the smallest k whose private explained-variance ratios sum above the target, is scored against
-    the exact top-k of its own k, and the k's chosen are in ``Repetitions.k``; with ``s`` > 0 and no ``support``,
-    each is scored against the top-s rows of the exact top-k of its own k. ``release_args``: further options of
-    each complete release (:func:`release_pca`: the score plot's ``score_groups``, ``score_frame``, ``score_kind``).
-    ``options`` (:class:`dppca_core.pipeline.options.ReleaseOptions`): all of those in one checked object instead (the radius
-    and the scaling still from ``radius``, ``scale`` and ``data``, as :func:`prepare_input` made them).
+    R chosen privately (``data_norm="private"``): each repetition chooses its clipping radius from the budget's
+    radius share, and the radii chosen are in ``Repetitions.radius``. Columns scaled privately (``scale="private"``,
+    with ``rows`` the raw rows, :attr:`ExperimentInput.rows`): the scales chosen are in ``Repetitions.scales``.
+    ``k="auto"`` (with ``variance_target``): each repetition keeps the smallest k whose private explained-variance
+    ratios sum above the target, is scored against the exact top-k of its own k, and the k's chosen are in
+    ``Repetitions.k``; with ``s`` > 0 and no ``support``, each is scored against the top-s rows of the exact top-k of
+    its own k.
     """
-    _check_counts(reps, workers)
-    if options is None:
-        options = ReleaseOptions(
-            k=k,
-            epsilon=epsilon,
-            delta=delta,
-            neighbors=neighbors,
-            budget=budget,
-            center=center,
-            params=params or {},
-            **(release_args or {}),
+    if not isinstance(options, ReleaseOptions):
+        raise TypeError(
+            f"repeat takes every option of the releases as one ReleaseOptions (got {type(options).__name__}): "
+            "build it with dppca_core.ReleaseOptions(k=..., epsilon=..., ...)."
         )
+    _check_counts(reps, workers)
+    if isinstance(data, ExperimentInput):
+        reference = reference or data.reference
+    X, options = release_input(data, options, rows)
+    data = data.data if isinstance(data, ExperimentInput) else data
     reference = reference or Reference.of(data, centred=options.center == "private")
-    release_of = _release_maker(mechanism, data, options, seed, radius, scale, rows)
-    scores = _Scores(reference, options.k, options.auto_k, support, s, radius is not None, scale is not None)
+    release_of = _release_maker(mechanism, data, X, options, seed)
+    private_scale = options.scale == "private"
+    scores = _Scores(reference, options.k, options.auto_k, support, s, options.private_radius, private_scale)
     releases = _in_order(release_of, int(reps), workers, mechanism)
     first = next(releases)
     for release in (first, *releases):  # scored in order of repetition (the first before any thread starts)
@@ -258,28 +251,19 @@ def repeat(
     return scores.repetitions(mechanism, first)
 
 
-def _release_maker(
-    mechanism: str,
-    data: PreparedData,
-    options: ReleaseOptions,
-    seed: int,
-    radius: RadiusRule | None,
-    scale: ScaleRule | None,
-    rows,
-):
+def _release_maker(mechanism: str, data: PreparedData, X, options: ReleaseOptions, seed: int):
     """The function of a repetition's index that makes its release with seed :func:`rep_seed`: a complete release
-    (:func:`dppca_core.pipeline.budget.release_with`) when the options ask for more than the mechanism's own
-    release (a budget split, a private centre, radius, scaling or k, a score plot), else the mechanism's run."""
+    (:func:`dppca_core.pipeline.budget.release_with`) of ``X`` when the options ask for more than the mechanism's own
+    release (a budget split, a private centre, radius, scaling or k, a score plot), else the mechanism's run on
+    ``data``."""
     full = (
         options.budget is not None
         or options.center == "private"
-        or radius is not None
-        or scale is not None
+        or options.private_radius
+        or options.scale != "none"
         or options.auto_k
         or _asks_more(options)
     )
-    X, data_norm, extra = release_input(data, radius, scale, rows)
-    options = options.replace(data_norm=data_norm, **extra)
 
     def release_of(rep: int):
         rng = np.random.default_rng(rep_seed(seed, rep, mechanism))
@@ -457,67 +441,46 @@ def results_table(results: dict) -> pd.DataFrame:
 
 def compare(
     data: PreparedData | ExperimentInput,
-    mechanisms: list,
-    k,
-    epsilon: float,
-    delta: float,
-    neighbors: str,
+    options: Mapping[str, ReleaseOptions],
+    *,
     reps: int,
     seed: int,
-    params: dict | None = None,
     support=None,
     s: int = 0,
-    budget: BudgetSplit | None = None,
-    center: str = "none",
-    release_args: dict | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Repetitions of several mechanisms on the same data: (the results table, {mechanism: Repetitions}).
 
-    ``data`` is best an :class:`ExperimentInput` (:func:`prepare_input`, as the dashboard builds it): its reference
-    and centring are then used and ``center`` is ignored. ``params`` maps a mechanism to its parameters;
-    ``support`` is a planted support (else, with ``s`` > 0, the top-s rows of the non-private basis are used, as
-    the dashboard does); ``budget`` splits each release's budget (:func:`dppca_core.release_pca`);
-    ``release_args`` are further options of each release (the score plot's, as :func:`repeat` takes them; with
-    ``k="auto"`` the ``variance_target``).
+    ``data`` is best the :class:`ExperimentInput` :func:`input_for` made from the same options (as the dashboard
+    builds it): its reference is then used. ``options`` maps each mechanism to its releases' options
+    (:func:`dppca_core.scenario.release.scenario_options` translates a scenario into them); ``support`` is a
+    planted support (else, with ``s`` > 0, the top-s rows of the non-private basis are used, as the dashboard does).
 
     A mechanism whose settings are refused (ValueError) is reported in the table's guarantee column instead
     of stopping the others.
     """
-    radius = scale = rows = None
-    if isinstance(data, ExperimentInput):
-        data, reference, center, radius, scale, rows = (
-            data.data,
-            data.reference,
-            data.release_center,
-            data.radius,
-            data.scale,
-            data.rows,
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            f"compare takes {{mechanism: ReleaseOptions}} (got {type(options).__name__}): one options object per "
+            "mechanism, e.g. dppca_core.scenario.release.scenario_options(vals)."
         )
-    else:
-        reference = Reference.of(data, centred=center == "private")
-    support = support_for(reference, support, s, k)
+    prepared = data.data if isinstance(data, ExperimentInput) else data
     results, refused = {}, []
-    for mech in mechanisms:
+    for mech, opts in options.items():
         try:
+            reference = (
+                data.reference
+                if isinstance(data, ExperimentInput)
+                else Reference.of(prepared, centred=opts.center == "private")
+            )
             results[mech] = repeat(
                 mech,
                 data,
-                k,
-                epsilon,
-                delta,
-                neighbors,
-                reps,
-                seed,
-                (params or {}).get(mech, {}),
-                reference,
-                support,
-                s,
-                budget,
-                center,
-                radius=radius,
-                release_args=release_args,
-                scale=scale,
-                rows=rows,
+                opts,
+                reps=reps,
+                seed=seed,
+                reference=reference,
+                support=support_for(reference, support, s, opts.k),
+                s=s,
             )
         except ValueError as exc:
             refused.append({"mechanism": display_name(mech), "guarantee": f"not run: {exc}"})

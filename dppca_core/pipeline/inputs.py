@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, clipped_squares, rms_scales
+from .options import ReleaseOptions
 from ..data.prepare import PreparedData, center_data, prepare
 from ..validation import check_matrix
 
@@ -60,6 +61,13 @@ class RadiusRule:
             )
         if not 0 < float(self.quantile) < 1:
             raise ValueError(f"the radius quantile must lie strictly between 0 and 1 (got {self.quantile!r}).")
+        object.__setattr__(self, "bounds", (low, high))  # two floats: rules of the same numbers are equal
+        object.__setattr__(self, "quantile", float(self.quantile))
+
+    @classmethod
+    def of(cls, options: ReleaseOptions) -> "RadiusRule | None":
+        """The rule of ``options`` (``data_norm="private"`` with its bounds and quantile), or None for a public R."""
+        return cls(options.radius_bounds, options.radius_quantile) if options.private_radius else None
 
     def release_args(self) -> dict:
         return {"radius_bounds": tuple(float(b) for b in self.bounds), "radius_quantile": float(self.quantile)}
@@ -81,6 +89,11 @@ class ScaleRule:
                 f"{self.bounds!r}); a bound is the largest absolute value the column can take."
             )
         object.__setattr__(self, "bounds", tuple(float(v) for v in b))
+
+    @classmethod
+    def of(cls, options: ReleaseOptions) -> "ScaleRule | None":
+        """The rule of ``options`` (``scale="private"`` with its column bounds), or None."""
+        return cls(options.column_bounds or ()) if options.scale == "private" else None
 
     def release_args(self) -> dict:
         return {"scale": "private", "column_bounds": self.bounds}
@@ -247,23 +260,68 @@ PRIVATE_CENTRE_NOTE = (
 )
 
 
-def release_input(
-    data: PreparedData, radius: RadiusRule | None = None, scale: ScaleRule | None = None, rows=None
-) -> tuple:
-    """What each complete release reads: (X, data_norm, further :func:`release_pca` options).
+def input_for(X, options: ReleaseOptions) -> ExperimentInput:
+    """The mechanisms' input and the reference for releases with ``options`` (:func:`prepare_input` with the radius
+    and the scaling those options hold: the one place their rules are read from the options).
 
-    Public R and scaling: the prepared rows and their R. R chosen privately (``radius``): the rows in the data's
-    units, clipped to the rule's upper bound (the largest R it can choose: clipping there first changes nothing).
-    Columns scaled privately (``scale``): the raw rows ``rows`` (:attr:`ExperimentInput.rows`), which each release
-    scales with its own private scales before choosing or applying R.
+    ``options.center`` may be "empirical" (applied here, not private), ``options.scale`` "bounds" (the columns
+    divided here by ``column_bounds``, free) or "private" (each release scales them itself), ``options.data_norm``
+    a public R or "private" (each release chooses R with ``radius_bounds`` and ``radius_quantile``).
     """
-    extra = {
-        **(radius.release_args() if radius is not None else {}),
-        **(scale.release_args() if scale is not None else {}),
-    }
-    data_norm = "private" if radius is not None else data.data_norm
-    if scale is not None:
+    if options.scale == "bounds":
+        scale = options.column_bounds
+    else:
+        scale = ScaleRule.of(options)
+    return prepare_input(X, options.data_norm, options.center, scale, RadiusRule.of(options))
+
+
+def release_input(data, options: ReleaseOptions, rows=None) -> tuple:
+    """What each complete release with ``options`` reads from the prepared input, and the options it runs with:
+    (X, options).
+
+    ``data`` is the :class:`ExperimentInput` (or its :class:`PreparedData`) that :func:`input_for` made from the same
+    options. Public R and scaling: the prepared rows, with their R. R chosen privately: the rows in the data's units,
+    clipped to the rule's upper bound (the largest R it can choose: clipping there first changes nothing). Columns
+    scaled privately: the raw rows ``rows`` (:attr:`ExperimentInput.rows`), which each release scales with its own
+    private scales before choosing or applying R. What the input already did is not done again: an empirical
+    centring or a scaling by public bounds leaves the release's ``center`` "none" and its ``scale`` "none".
+
+    Raises
+    ------
+    ValueError
+        When the input was prepared for other options (another radius, another centring or scaling), or the raw
+        rows a private scaling reads are missing.
+    """
+    if isinstance(data, ExperimentInput):
+        _check_input(data, options)
+        data, rows = data.data, data.rows if rows is None else rows
+    changes = {}
+    if options.center == "empirical":
+        changes["center"] = "none"  # centred with the data's mean when the input was prepared
+    if options.scale == "bounds":
+        changes.update(scale="none", column_bounds=None)  # divided by the public bounds when the input was prepared
+    clipped_at = float(options.radius_bounds[1]) if options.private_radius else options.data_norm
+    if data.data_norm != clipped_at:
+        raise ValueError(
+            f"the input was clipped to R = {data.data_norm:g}, but these options clip to {clipped_at:g}: prepare "
+            "the input from the same options (experiments.input_for)."
+        )
+    if options.scale == "private":
         if rows is None:
             raise ValueError("scaling the columns privately reads the raw rows: pass them (ExperimentInput.rows).")
-        return rows, data_norm, extra
-    return (data.rows * data.data_norm if radius is not None else data), data_norm, extra
+        X = rows
+    else:
+        X = data.rows * data.data_norm if options.private_radius else data
+    return X, options.replace(**changes) if changes else options
+
+
+def _check_input(inp: ExperimentInput, options: ReleaseOptions) -> None:
+    """ValueError when ``inp`` was not prepared with the centring, radius rule and scaling of ``options``."""
+    asked = {"centring": options.center, "radius rule": RadiusRule.of(options), "scaling": ScaleRule.of(options)}
+    made = {"centring": inp.center, "radius rule": inp.radius, "scaling": inp.scale}
+    differ = [what for what in asked if asked[what] != made[what]]
+    if differ:
+        raise ValueError(
+            f"the input was prepared with another {' and '.join(differ)} than these options ask for: prepare it from "
+            "the same options (experiments.input_for)."
+        )

@@ -24,7 +24,7 @@ from numbers import Real
 
 import numpy as np
 
-from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, _check_bounds
+from .choices import DEFAULT_RADIUS_BOUNDS, DEFAULT_RADIUS_QUANTILE, check_bounds
 from ..privacy import check_neighbors
 from .scores import FRAMES, KINDS
 from ..validation import check_epsilon, check_float_range, check_k
@@ -76,7 +76,7 @@ def _target(name: str, value):
 
 
 def _bounds(name: str, value):
-    return _check_bounds(value, name)
+    return check_bounds(value, name)
 
 
 def _budget(name: str, value):

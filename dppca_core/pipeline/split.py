@@ -134,10 +134,10 @@ def release_curve_kind(mechanism: str, params: dict | None = None) -> str:
     """The kind of privacy curve a complete release of ``mechanism`` with ``params`` earns: "gdp", "approx", "pure"
     (Laplace shares, no delta: no sparse score plot, no groups found privately) or "none"."""
     spec = get_mechanism(mechanism)
-    return _curve_kind(spec, spec.resolve_params(dict(params or {})))
+    return curve_kind(spec, spec.resolve_params(dict(params or {})))
 
 
-def _curve_kind(spec, params: dict) -> str:
+def curve_kind(spec, params: dict) -> str:
     """The kind of privacy curve the mechanism's release earns, from its registry metadata."""
     if spec.guarantee == "none":
         return "none"
@@ -146,7 +146,7 @@ def _curve_kind(spec, params: dict) -> str:
     return "gdp" if spec.gaussian_dp else "approx"
 
 
-def _default_budget(center: str, private_radius_: bool, scale: str) -> BudgetSplit:
+def default_budget(center: str, private_radius_: bool, scale: str) -> BudgetSplit:
     return BudgetSplit.with_extras(
         mean=DEFAULT_SHARES["mean"] if center == "private" else 0.0,
         radius=DEFAULT_SHARES["radius"] if private_radius_ else 0.0,
@@ -154,7 +154,7 @@ def _default_budget(center: str, private_radius_: bool, scale: str) -> BudgetSpl
     )
 
 
-def _check_budget(budget, center: str, private_radius_: bool, scale: str) -> None:
+def check_budget(budget, center: str, private_radius_: bool, scale: str) -> None:
     if not isinstance(budget, BudgetSplit):
         raise ValueError("budget must be a BudgetSplit (e.g. BudgetSplit.with_extras(mean=0.1, eigenvalues=0.1)).")
     needed = {
@@ -162,10 +162,10 @@ def _check_budget(budget, center: str, private_radius_: bool, scale: str) -> Non
         "radius": (private_radius_, "choosing the clipping radius privately (data_norm='private')"),
         "scale": (scale == "private", "scaling the columns privately (scale='private')"),
     }
-    _check_steps_have_shares(budget, needed)
+    check_steps_have_shares(budget, needed)
 
 
-def _check_steps_have_shares(budget: BudgetSplit, needed: dict, example: str = "{part}=0.1") -> None:
+def check_steps_have_shares(budget: BudgetSplit, needed: dict, example: str = "{part}=0.1") -> None:
     """Every step that is on has a positive share, and every positive share has its step on.
 
     ``needed`` maps a share's name to (whether its step is on, the step in words); ``example`` is the

@@ -39,10 +39,10 @@ from .split import (
     PARTS,
     STABILITY_DELTA_SHARE,
     BudgetSplit,
-    _check_budget,
-    _check_steps_have_shares,
-    _curve_kind,
-    _default_budget,
+    check_budget,
+    check_steps_have_shares,
+    curve_kind,
+    default_budget,
     allocate,
 )
 
@@ -77,7 +77,7 @@ class _Plan:
     scores: dict | None = None
 
 
-def _plan(spec, options: ReleaseOptions) -> _Plan:
+def plan_release(spec, options: ReleaseOptions) -> _Plan:
     """Check the options against the mechanism and the budget, and calibrate every share (nothing read yet)."""
     resolved = spec.resolve_params(options.params)
     delta = check_delta(options.delta) if spec.uses_delta_with(resolved) else 0.0
@@ -89,15 +89,15 @@ def _plan(spec, options: ReleaseOptions) -> _Plan:
         )
     budget = options.budget
     if budget is None:
-        budget = _default_budget(options.center, options.private_radius, options.scale)
+        budget = default_budget(options.center, options.private_radius, options.scale)
     if spec.guarantee == "none":
         return _Plan(budget, delta)
-    _check_budget(budget, options.center, options.private_radius, options.scale)
+    check_budget(budget, options.center, options.private_radius, options.scale)
     scores = _scores_plan(
         budget, options.score_groups, options.score_group_labels, options.score_frame, options.score_kind
     )
     _check_auto_k(options.k, options.variance_target, budget, spec)
-    kind = _curve_kind(spec, resolved)
+    kind = curve_kind(spec, resolved)
     # stability-based steps (a sparse score plot, groups found privately) spend a slice of delta outside GDP
     reserve = STABILITY_DELTA_SHARE * delta if scores["stability_steps"] else 0.0
     if scores["stability_steps"] and kind == "pure":
@@ -112,7 +112,7 @@ def _plan(spec, options: ReleaseOptions) -> _Plan:
     return _Plan(budget, delta, kind, shares, reserve, failure, scores)
 
 
-def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple:
+def scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple:
     """(the rows, columns scaled (by public bounds, free; privately, the scale share) and recorded; their squared
     norms as :func:`prepare` reads them, or None when no column is scaled)."""
     if options.private_radius or options.scale != "none":
@@ -140,7 +140,7 @@ def _scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) ->
     return scaled_copy(X, scales, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
 
 
-def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, sq_norms) -> tuple:
+def radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, sq_norms) -> tuple:
     """(the clipping radius: public, or a private quantile of the row norms (the radius share), recorded; the squared
     row norms given, or read here for a private radius as :func:`prepare` reads them: the clipping takes them)."""
     if not options.private_radius:
@@ -169,7 +169,7 @@ def _radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, s
     return R, sq_norms
 
 
-def _mean_step(
+def mean_step(
     data: PreparedData, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, gram_now: bool = True
 ) -> PreparedData:
     """The private mean (its share), recorded; the rows the later steps read: centred with it and clipped to R
@@ -205,7 +205,7 @@ def _mean_step(
     return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
 
 
-def _subspace_step(
+def subspace_step(
     spec, work: PreparedData, K: int, options: ReleaseOptions, plan: _Plan, source, ledger: Ledger
 ) -> Release:
     """The registered mechanism on the (privately centred) rows with its share, recorded."""
@@ -222,7 +222,7 @@ def _subspace_step(
     return released
 
 
-def _eigenvalue_step(
+def eigenvalue_step(
     spec, work: PreparedData, released: Release, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger
 ) -> tuple:
     """The components ordered by private variances (the eigenvalue share) and the explained-variance ratios
@@ -251,7 +251,7 @@ def _eigenvalue_step(
     return components, eigenvalues, projections
 
 
-def _k_step(components, eigenvalues, projections, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
+def k_step(components, eigenvalues, projections, K: int, options: ReleaseOptions, ledger: Ledger) -> tuple:
     """``k="auto"``: the smallest k whose private explained-variance ratios sum above the target (post-processing);
     the ratios of all K components stay published, so anyone can replay the choice."""
     if not options.auto_k:
@@ -273,7 +273,7 @@ def _k_step(components, eigenvalues, projections, K: int, options: ReleaseOption
     return components[:, :k], np.asarray(eigenvalues)[:k], None if projections is None else projections[:, :k]
 
 
-def _assemble(
+def assemble_release(
     spec,
     options: ReleaseOptions,
     plan: _Plan,
@@ -352,7 +352,7 @@ def _scores_plan(budget: BudgetSplit, groups, group_labels, frame: str, kind: st
                 "the score plot's options need a scores share in the budget, e.g. "
                 "BudgetSplit.with_extras(scores=0.1)."
             )
-    _check_steps_have_shares(budget, needed, example="{part}=0.05, scores=0.1")
+    check_steps_have_shares(budget, needed, example="{part}=0.05, scores=0.1")
     return {
         "frame": frame,
         "kind": kind,
@@ -422,7 +422,7 @@ def _frame_step(components, options: ReleaseOptions, plan: _Plan, rng, outputs: 
     return frame, (released_n, n_from), Step(curves=[share.curve()])
 
 
-def _score_plot(
+def score_plot_step(
     work: PreparedData, components, options: ReleaseOptions, plan: _Plan, rng, outputs: dict, projections=None
 ) -> Step:
     """The score histogram of a release with its groups and frame (their steps first): one step for the ledger.
@@ -525,7 +525,7 @@ def _check_auto_k(k, variance_target, budget: BudgetSplit, spec) -> bool:
     return True
 
 
-def _exact_release(spec, X, options: ReleaseOptions, budget: BudgetSplit, seeded: bool) -> Release:
+def exact_release(spec, X, options: ReleaseOptions, budget: BudgetSplit, seeded: bool) -> Release:
     """The non-private reference: every part exact, as scikit-learn's PCA computes it on the clipped rows.
 
     No share, no noise: the empirical mean (``center`` "private" or "empirical"; no re-clipping after centring),

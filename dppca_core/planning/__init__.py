@@ -58,7 +58,7 @@ from .planner import (
     PLAN_INTERVAL,
     SPARSE_MECHANISMS,  # noqa: F401
     Plan,
-    _cached_plan,  # noqa: F401
+    cached_plan,  # noqa: F401
     plan,
     split_words,
 )

@@ -33,8 +33,8 @@ from ..audit.bounds import clopper_pearson_arrays
 from ..pipeline.budget import BudgetSplit
 from ..pipeline.experiments import RadiusRule
 from .band import mean_shift, noise_norm_quantile
-from .setting import _setting
-from .simulation import _Simulator
+from .setting import make_setting
+from .simulation import Simulator
 from .standin import Standin
 from .targets import PLAN_INTERVAL, TARGETS
 
@@ -140,7 +140,7 @@ def evaluate(
             "this plan reached no epsilon: give epsilon=..., mechanism=... and budget=... to evaluate " "one."
         )
     cfg = found.settings
-    s = _setting(
+    s = make_setting(
         found.targets,
         n=X.shape[0] if X is not None else cfg["n"],
         d=cfg["d"],
@@ -161,7 +161,7 @@ def evaluate(
         seed=seed,
         max_epsilon=100.0,
     )
-    sim = _Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
+    sim = Simulator(s, rows=None if X is None else np.asarray(X, dtype=float), support=support)
     values = sim.values(s.mechanisms[0], budget or found.budget, float(epsilon or found.epsilon), reps)
     met = sim.met(values)
     count = int(met.all(axis=1).sum())

@@ -15,12 +15,12 @@ from ..pipeline.budget import BudgetSplit, release_curve_kind
 from ..pipeline.experiments import RadiusRule
 from ..privacy import PrivacyCurve, compose, gaussian_mu
 from ..registry import display_name
-from .search import _default_shares, _explore_splits, _Found, _search, _split
+from .search import default_shares, explore_splits, Found, search_epsilon, split_of
 from .setting import DEFAULT_MECHANISMS as DEFAULT_MECHANISMS, SPARSE_MECHANISMS as SPARSE_MECHANISMS
-from .setting import _setting, plan_notes
-from .simulation import _Setting, _Simulator
+from .setting import make_setting, plan_notes
+from .simulation import Setting, Simulator
 from .standin import MONOTONE_TARGETS, Standin
-from .targets import PLAN_INTERVAL as PLAN_INTERVAL, _meets, target_words
+from .targets import PLAN_INTERVAL as PLAN_INTERVAL, share_meets, target_words
 
 #: a mechanism whose first guess is more than this many grid steps above the best one's (2x) is not searched in
 #: full: its pilot guess stands in the candidates table and the frontier still draws it
@@ -169,7 +169,7 @@ def _curve_at(kind: str, epsilon: float, delta: float) -> PrivacyCurve:
     return PrivacyCurve.approx(epsilon, delta)
 
 
-def _total_epsilon(s: _Setting, mech: str, epsilon: float, spent=()) -> float:
+def _total_epsilon(s: Setting, mech: str, epsilon: float, spent=()) -> float:
     """The plan's epsilon composed with the stand-in's own release (when it was released now from the data) and the
     ``spent`` curves (earlier releases from the same rows), read at the plan's delta plus any delta they spent."""
     costs = [c for c in [s.standin.cost_curve(), *spent] if c is not None]
@@ -183,7 +183,7 @@ def _total_epsilon(s: _Setting, mech: str, epsilon: float, spent=()) -> float:
     return together.epsilon_at(spent) if spent > 0 else together.epsilon
 
 
-def _frontier(sim: _Simulator, best: dict) -> pd.DataFrame:
+def _frontier(sim: Simulator, best: dict) -> pd.DataFrame:
     """Each mechanism's chance of meeting the targets on a common grid around the plans (the planned points with
     all their repetitions), the winner at each epsilon marked."""
     s = sim.s
@@ -211,7 +211,7 @@ def _frontier(sim: _Simulator, best: dict) -> pd.DataFrame:
     return frame.drop(columns="rank").sort_values(["mechanism", "epsilon"]).reset_index(drop=True)
 
 
-def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.ndarray) -> dict:
+def _frontier_row(sim: Simulator, mech: str, found: Found, i: int, values: np.ndarray) -> dict:
     s = sim.s
     met = sim.met(values)
     count, reps = int(met.all(axis=1).sum()), len(values)
@@ -225,7 +225,7 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
         "share": count / reps,
         "low": float(lo[0]),
         "high": float(hi[0]),
-        "meets": bool(_meets([count], reps, s.confidence)[0]),
+        "meets": bool(share_meets([count], reps, s.confidence)[0]),
         "planned": i == found.index,
     }
     for t, name in enumerate(sim.names):
@@ -235,11 +235,11 @@ def _frontier_row(sim: _Simulator, mech: str, found: _Found, i: int, values: np.
     return row
 
 
-def _plan_from_setting(s: _Setting) -> Plan:
+def _plan_from_setting(s: Setting) -> Plan:
     simulated, _ = s.standin.targets_for(s.targets, s.k)
     if s.standin.banded and s.standin.gap(s.k) <= 0 and any(t in MONOTONE_TARGETS for t, _ in simulated):
         return _refused(s)  # the top k may not be told from the rest: no subspace or support can be promised
-    sim = _Simulator(s)
+    sim = Simulator(s)
     grid = s.grid()
     best, tried = _search_every_mechanism(sim)
     ranked = sorted(
@@ -308,7 +308,7 @@ def _plan_from_setting(s: _Setting) -> Plan:
     )
 
 
-def _refused(s: _Setting) -> Plan:
+def _refused(s: Setting) -> Plan:
     """The plan declined without simulating: the stand-in's band leaves the top k variances undistinguished from the
     rest, so no epsilon could be promised on it."""
     k, standin = s.k, s.standin
@@ -351,7 +351,7 @@ def _refused(s: _Setting) -> Plan:
     )
 
 
-def _settings(s: _Setting, engine: str) -> dict:
+def _settings(s: Setting, engine: str) -> dict:
     """The setting a plan was found for, as plain values (:attr:`Plan.settings`)."""
     return {
         "n": s.n,
@@ -372,35 +372,35 @@ def _settings(s: _Setting, engine: str) -> dict:
     }
 
 
-def _search_every_mechanism(sim: _Simulator) -> tuple[dict, list]:
-    """({mechanism: its best :class:`_Found`}, every (mechanism, split, first guess, found) tried): each mechanism's
+def _search_every_mechanism(sim: Simulator) -> tuple[dict, list]:
+    """({mechanism: its best :class:`Found`}, every (mechanism, split, first guess, found) tried): each mechanism's
     first guess over the candidate splits, then a full search unless it is far behind the best first guess."""
-    guesses = {mech: _explore_splits(sim, mech) for mech in sim.s.mechanisms}
+    guesses = {mech: explore_splits(sim, mech) for mech in sim.s.mechanisms}
     lowest = min(pilot for _, pilot, _ in guesses.values())
     best, tried = {}, []
     for mech, (split, pilot, _) in guesses.items():
         if pilot > lowest + PRUNE_STEPS:  # far behind on its first guess: not searched in full
-            best[mech] = _Found(mech, split, None, pilot, searched=False)
+            best[mech] = Found(mech, split, None, pilot, searched=False)
         else:
-            best[mech] = _search(sim, mech, split, pilot)
+            best[mech] = search_epsilon(sim, mech, split, pilot)
         tried.append((mech, split, pilot, best[mech]))
     return best, tried
 
 
-def _default_split_epsilon(sim: _Simulator, winner: _Found, tried: list) -> float:
+def _default_split_epsilon(sim: Simulator, winner: Found, tried: list) -> float:
     """The epsilon the winning mechanism needs with the default split (searched, and added to ``tried``, unless it
     won with that split; inf when none on the grid meets the targets)."""
     grid = sim.s.grid()
-    default = _split(_default_shares(sim.s))
+    default = split_of(default_shares(sim.s))
     if winner.split == default:
         return float(grid[winner.index])
-    other = _search(sim, winner.mech, default, winner.index)
+    other = search_epsilon(sim, winner.mech, default, winner.index)
     tried.append((winner.mech, default, other.pilot, other))
     return math.inf if other.index is None else float(grid[other.index])
 
 
 @functools.lru_cache(maxsize=32)
-def _cached_plan(s: _Setting) -> Plan:
+def cached_plan(s: Setting) -> Plan:
     return _plan_from_setting(s)
 
 
@@ -496,10 +496,10 @@ def plan(
     """
     facts = dict(locals())  # every argument (and nothing else yet): the setting checks all but the earlier releases
     spent = list(facts.pop("spent") or ())
-    s = _setting(**facts)
+    s = make_setting(**facts)
     if not all(isinstance(c, PrivacyCurve) for c in spent):
         raise ValueError("spent holds the privacy curves of earlier releases from the same rows (release.privacy).")
-    found = _cached_plan(s)
+    found = cached_plan(s)
     found = replace(found, frontier=found.frontier.copy(), candidates=found.candidates.copy())
     if spent and found.reachable:
         found = replace(

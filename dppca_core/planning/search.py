@@ -11,8 +11,8 @@ from .. import theory
 from ..pipeline.budget import DEFAULT_SHARES, BudgetSplit, allocate, release_curve_kind
 from ..registry import get_mechanism
 
-from .simulation import _Setting, _Simulator
-from .targets import _meets
+from .simulation import Setting, Simulator
+from .targets import share_meets
 
 #: the shares each optional part of a release may take in the search (the dashboard's budget sliders allow 0-30%)
 SHARE_GRID = (0.05, 0.1, 0.2, 0.3)
@@ -24,7 +24,7 @@ PILOT_REPS = 30
 # The search
 
 
-def _parts(s: _Setting) -> list:
+def _parts(s: Setting) -> list:
     """The optional parts of the release, in :data:`dppca_core.pipeline.budget.PARTS` order."""
     wanted = set(s.parts)
     if s.center == "private":
@@ -34,21 +34,21 @@ def _parts(s: _Setting) -> list:
     return [p for p in ("radius", "mean", "eigenvalues", "scores") if p in wanted]
 
 
-def _split(shares: dict) -> BudgetSplit:
+def split_of(shares: dict) -> BudgetSplit:
     return BudgetSplit.with_extras(**shares)
 
 
-def _default_shares(s: _Setting) -> dict:
+def default_shares(s: Setting) -> dict:
     return {part: DEFAULT_SHARES[part] for part in _parts(s)}
 
 
-def _share_grid(s: _Setting, mech: str, part: str) -> tuple:
+def _share_grid(s: Setting, mech: str, part: str) -> tuple:
     if part == "eigenvalues" and get_mechanism(mech).releases_eigenvalues and s.neighbors == "replace":
         return (0.0,) + SHARE_GRID
     return SHARE_GRID
 
 
-def _theory_start(s: _Setting, mech: str, split: BudgetSplit) -> int:
+def _theory_start(s: Setting, mech: str, split: BudgetSplit) -> int:
     """A first grid index: where the first-order theory (:func:`dppca_core.theory.first_order_rms`, on the stand-in's
     eigenvalues) puts the distance target, with a margin for the spread; epsilon = 1 otherwise."""
     grid = s.grid()
@@ -76,7 +76,7 @@ def _theory_start(s: _Setting, mech: str, split: BudgetSplit) -> int:
 
 
 @dataclass
-class _Found:
+class Found:
     """A candidate (mechanism, split) searched: the smallest qualifying grid index (None: none up to the top)."""
 
     mech: str
@@ -87,7 +87,7 @@ class _Found:
     checked: dict = field(default_factory=dict)  # index -> (count met, reps)
 
 
-def _pilot(sim: _Simulator, mech: str, split: BudgetSplit, start: int) -> int:
+def _pilot(sim: Simulator, mech: str, split: BudgetSplit, start: int) -> int:
     """A cheap guess: two rounds of extrapolation from PILOT_REPS repetitions."""
     grid = sim.s.grid()
     i = start
@@ -100,20 +100,20 @@ def _pilot(sim: _Simulator, mech: str, split: BudgetSplit, start: int) -> int:
     return i
 
 
-def _search(sim: _Simulator, mech: str, split: BudgetSplit, start: int) -> _Found:
+def search_epsilon(sim: Simulator, mech: str, split: BudgetSplit, start: int) -> Found:
     """The smallest grid index whose share of releases meeting every target reaches the confidence, by extrapolated
     proposals inside a shrinking bracket (bisection once both ends are known)."""
     s = sim.s
     grid = s.grid()
     top = len(grid) - 1
-    found = _Found(mech, split, None, start)
+    found = Found(mech, split, None, start)
     fail, ok = -1, None
     i = start
     for step in range(12):
         values = sim.values(mech, split, grid[i], s.reps)
         count = int(sim.met(values).all(axis=1).sum())
         found.checked[i] = (count, s.reps)
-        if _meets([count], s.reps, s.confidence)[0]:
+        if share_meets([count], s.reps, s.confidence)[0]:
             ok = i
         else:
             fail = i
@@ -133,11 +133,11 @@ def _search(sim: _Simulator, mech: str, split: BudgetSplit, start: int) -> _Foun
     return found
 
 
-def _explore_splits(sim: _Simulator, mech: str) -> tuple[BudgetSplit, int, BudgetSplit]:
+def explore_splits(sim: Simulator, mech: str) -> tuple[BudgetSplit, int, BudgetSplit]:
     """(best split by pilot, its pilot index, the default split): one part at a time through its share grid."""
     s = sim.s
-    current = _default_shares(s)
-    default = _split(current)
+    current = default_shares(s)
+    default = split_of(current)
     best_index = _pilot(sim, mech, default, _theory_start(s, mech, default))
     best = default
     for part in list(current):
@@ -145,7 +145,7 @@ def _explore_splits(sim: _Simulator, mech: str) -> tuple[BudgetSplit, int, Budge
             trial = {**current, part: share}
             if trial == current or sum(trial.values()) >= 0.9:
                 continue
-            split = _split(trial)
+            split = split_of(trial)
             index = _pilot(sim, mech, split, best_index)
             if index < best_index:
                 best, best_index, current = split, index, trial

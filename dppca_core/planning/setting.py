@@ -1,4 +1,4 @@
-"""A plan's public inputs checked into the simulation's hashable setting (:class:`.simulation._Setting`, the cache
+"""A plan's public inputs checked into the simulation's hashable setting (:class:`.simulation.Setting`, the cache
 key of :func:`dppca_core.planning.plan`), each refused in plain words."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..pipeline.experiments import RadiusRule
 from ..privacy import check_neighbors
 from ..registry import display_name, get_mechanism
 from ..validation import check_delta, check_float_range, check_int_range, check_k, check_positive
-from .simulation import _Setting
+from .simulation import Setting
 from .standin import Standin
 from .targets import TARGET_PARTS, check_targets, default_reps
 
@@ -19,7 +19,7 @@ DEFAULT_MECHANISMS = ("analyze_gauss", "private_power", "mod_sulq", "trace_sensi
 SPARSE_MECHANISMS = ("dps_pca",)
 
 
-def _setting(
+def make_setting(
     targets,
     *,
     n,
@@ -40,7 +40,7 @@ def _setting(
     reps,
     seed,
     max_epsilon,
-) -> _Setting:
+) -> Setting:
     n = check_int_range(n, "n", 2)
     d = check_int_range(d, "d", 2)
     k = check_k(k, d)
@@ -74,7 +74,7 @@ def _setting(
     chosen = _comparable(names, neighbors, k, params, named=mechanisms is not None)
     reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
     max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
-    return _Setting(
+    return Setting(
         tuple(checked.items()),
         n,
         d,
@@ -165,7 +165,7 @@ def _comparable(names: tuple, neighbors: str, k: int, params: dict, named: bool)
 # Checking a plan
 
 
-def plan_notes(s: _Setting) -> list[str]:
+def plan_notes(s: Setting) -> list[str]:
     """What a plan assumes, in sentences: the stand-in's own notes, its band and table, n."""
     notes = list(s.standin.notes)
     if s.standin.banded:

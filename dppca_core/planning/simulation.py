@@ -11,14 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import metrics, theory
-from ..pipeline.budget import BudgetSplit, allocate, release_curve_kind, release_pca
-from ..pipeline.experiments import RadiusRule, Reference, prepare_input, release_input
+from ..pipeline.budget import BudgetSplit, allocate, release_curve_kind, release_with
+from ..pipeline.inputs import RadiusRule, Reference, input_for, release_input
+from ..pipeline.options import ReleaseOptions
 from ..data.prepare import PreparedData
 from ..registry import get_mechanism
 from ..pipeline.scores import noise_to_signal
 
 from .standin import Standin
-from .targets import TARGETS, _meets
+from .targets import TARGETS, share_meets
 
 #: the epsilon grid of every search: 20 points per decade (neighbours 12% apart) from 0.01 to 100
 EPS_GRID = np.array([float(f"{v:.2g}") for v in np.logspace(-2.0, 2.0, 81)])
@@ -34,7 +35,7 @@ ROWS_MEMORY = 250_000_000
 
 
 @dataclass(frozen=True)
-class _Setting:
+class Setting:
     """Everything a plan depends on, hashable (the cache key)."""
 
     targets: tuple
@@ -69,20 +70,19 @@ class _Setting:
 
 @dataclass
 class _Draw:
-    """One repetition's data: what the release reads, its radius argument, further options, and the exact PCA."""
+    """One repetition's data: what the release reads, what the draw asks of every release (its radius and centring:
+    the other options come from the plan's search), and the exact PCA."""
 
     X: object
-    data_norm: object
-    extra: dict
+    options: ReleaseOptions
     reference: Reference
-    center: str
     support: tuple | None = None
 
 
-class _Simulator:
+class Simulator:
     """Releases on draws from the stand-in (or on fixed rows), scored and memoised per (mechanism, split, epsilon)."""
 
-    def __init__(self, s: _Setting, rows=None, support=None):
+    def __init__(self, s: Setting, rows=None, support=None):
         self.s = s
         self.rows = rows
         self.support = support
@@ -128,17 +128,18 @@ class _Simulator:
                 gram = _wishart(standin, s.n, float(s.data_norm), rng)
             gram.setflags(write=False)
             data = PreparedData(s.n, s.d, 1.0, gram=gram)
-            return _Draw(data, 1.0, {}, Reference.from_gram(gram), "none", standin.support)
+            return _Draw(data, ReleaseOptions(data_norm=1.0), Reference.from_gram(gram), standin.support)
         radius = float(s.data_norm) if s.data_norm != "private" else None
         rows = standin.exact_rows(s.n, rng, radius) if standin.fixed else standin.draw_rows(s.n, rng)
         return self._rows_draw(rows, standin.support)
 
     def _rows_draw(self, rows, support=None) -> _Draw:
         s = self.s
-        rule = RadiusRule(*s.radius) if s.radius is not None else None
-        inp = prepare_input(rows, s.data_norm, s.center, radius=rule)
-        X, data_norm, extra = release_input(inp.data, inp.radius)
-        return _Draw(X, data_norm, extra, inp.reference, inp.release_center, support)
+        rule = RadiusRule(*s.radius).release_args() if s.radius is not None else {}
+        asked = ReleaseOptions(data_norm=s.data_norm, center=s.center, **rule)
+        inp = input_for(rows, asked)
+        X, options = release_input(inp, asked)
+        return _Draw(X, options, inp.reference, support)
 
     # -- releases ------------------------------------------------------------------------------------------------
 
@@ -167,20 +168,15 @@ class _Simulator:
         draw = self.draw(rep, member)
         rng = np.random.default_rng(np.random.SeedSequence([s.seed, rep, 1, zlib.crc32(mech.encode())]))
         self.releases += 1
-        return release_pca(
-            mech,
-            draw.X,
-            s.k,
-            float(epsilon),
-            s.delta,
-            s.neighbors,
-            draw.data_norm,
-            rng,
+        options = draw.options.replace(
+            k=s.k,
+            epsilon=float(epsilon),
+            delta=s.delta,
+            neighbors=s.neighbors,
             budget=split,
-            center=draw.center,
-            **draw.extra,
-            **s.mech_params(mech),
+            params=s.mech_params(mech),
         )
+        return release_with(mech, draw.X, options, rng)
 
     def _score(self, release, draw: _Draw) -> list:
         s, ref = self.s, draw.reference
@@ -236,7 +232,7 @@ class _Simulator:
             first = np.maximum(first, here)
         counts = np.array([(first <= j).sum() for j in range(len(grid))])
         reps = len(values)
-        good = _meets(counts, reps, self.s.confidence)
+        good = share_meets(counts, reps, self.s.confidence)
         return int(np.argmax(good)) if good.any() else len(grid) - 1
 
     def met(self, values: np.ndarray) -> np.ndarray:
@@ -244,7 +240,7 @@ class _Simulator:
         return np.column_stack([TARGETS[name].meets(values[:, t], v) for t, (name, v) in enumerate(self.targets)])
 
 
-def _engine(s: _Setting) -> str:
+def _engine(s: Setting) -> str:
     """ "gram" (draws of the Gram matrix alone) when nothing of the release reads rows, else "rows"."""
     reads_rows = (
         s.center != "none"
@@ -297,7 +293,7 @@ def _ratio_error(release, ref: Reference, k: int) -> float:
     return float(np.max(np.abs(got - exact[: got.size]))) if got.size else math.nan
 
 
-def _scale_table(s: _Setting, mech: str, split: BudgetSplit, names: list) -> np.ndarray:
+def _scale_table(s: Setting, mech: str, split: BudgetSplit, names: list) -> np.ndarray:
     """targets x grid: the subspace targets follow the mechanism's theory rate at its share's (epsilon, delta)
     (:func:`dppca_core.theory.rate`; 1/mu or 1/epsilon of the share where no rate is known), the eigenvalue and
     score targets the noise scale of their own share. Made non-increasing (more budget never means more noise)."""

@@ -110,6 +110,6 @@ def default_reps(confidence: float) -> int:
     return int(min(600, max(100, math.ceil(round(10.0 / (1.0 - confidence), 6)))))
 
 
-def _meets(counts, reps: int, confidence: float) -> np.ndarray:
+def share_meets(counts, reps: int, confidence: float) -> np.ndarray:
     """Whether each share counts / reps reaches the confidence."""
     return np.asarray(counts) >= math.ceil(round(confidence * reps, 9))

@@ -210,7 +210,7 @@ def _check_eps_delta(epsilon: float, delta: float | None, *, need_delta: bool = 
         check_delta(delta, minimum=None)
 
 
-def _check_sensitivity(value: float) -> None:
+def check_sensitivity(value: float) -> None:
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"sensitivity must be a finite number > 0 (got {value!r}).")
 
@@ -428,7 +428,7 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     >>> round(privacy.gaussian_sigma(1.0, 1.0, 1e-6), 4)
     4.2247
     """
-    _check_sensitivity(sensitivity)
+    check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, delta)  # before any conversion: True or "1.0" is no epsilon
     return sensitivity / gaussian_mu(float(epsilon), float(delta))
 
@@ -464,7 +464,7 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
     >>> round(privacy.gaussian_sigma(1.0, 0.5, 1e-6), 4) < 10.5976
     True
     """
-    _check_sensitivity(sensitivity)
+    check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, delta)
     if epsilon >= 1.0:
         raise ValueError(
@@ -495,7 +495,7 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     >>> privacy.laplace_scale(2.0, 0.5)
     4.0
     """
-    _check_sensitivity(sensitivity)
+    check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return sensitivity / epsilon
 
@@ -554,7 +554,7 @@ def sparse_vector_scales(sensitivity: float, epsilon: float) -> tuple[float, flo
     >>> privacy.sparse_vector_scales(1.0, 0.5)
     (4.0, 8.0)
     """
-    _check_sensitivity(sensitivity)
+    check_sensitivity(sensitivity)
     _check_eps_delta(epsilon, None, need_delta=False)
     return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
 
@@ -588,7 +588,7 @@ def exponential_weight(score_range: float, epsilon: float, neighbors: str) -> fl
     >>> privacy.exponential_weight(1.0, 1.0, "replace"), privacy.exponential_weight(1.0, 1.0, "add_remove")
     (0.5, 1.0)
     """
-    _check_sensitivity(score_range)
+    check_sensitivity(score_range)
     _check_eps_delta(epsilon, None, need_delta=False)
     monotone = check_neighbors(neighbors) == "add_remove"
     return epsilon / (score_range if monotone else 2.0 * score_range)

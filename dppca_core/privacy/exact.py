@@ -40,8 +40,8 @@ from ..compiled.kernels import (
     scaled_row_sums,
 )
 from ..compiled.columns import clipped_square_sums
-from .samplers import _RAW64, _Words, _exponential, _half_normal, _round_scaled
-from .vector_samplers import _vector_draw, _vector_exponential, _vector_half_normal
+from .samplers import RAW64_GENERATORS, WordSource, exponential_parts, half_normal_parts, round_scaled
+from .vector_samplers import vector_draw, vector_exponential, vector_half_normal
 
 
 def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_deviate, laplace: bool) -> np.ndarray:
@@ -59,12 +59,12 @@ def _draw(size: int, scale: Fraction, rng: np.random.Generator, deviate, vector_
             if out is not None:
                 return out
     if lockstep:
-        return _vector_draw(size, scale, rng, vector_deviate)
-    words = _Words(rng)
+        return vector_draw(size, scale, rng, vector_deviate)
+    words = WordSource(rng)
     out = np.empty(size, dtype=np.int64)
     for i in range(out.size):
         k, x = deviate(words)
-        r = _round_scaled(k, x, scale)
+        r = round_scaled(k, x, scale)
         out[i] = -r if words.bit() else r
     return out
 
@@ -78,7 +78,7 @@ WORK_PER_DRAW = 16
 
 def _compiled_stream(rng: np.random.Generator) -> bool:
     """Whether the compiled samplers can read this generator's words: 64-bit words through its C interface."""
-    return type(rng.bit_generator).__name__ in _RAW64 and hasattr(rng.bit_generator, "ctypes")
+    return type(rng.bit_generator).__name__ in RAW64_GENERATORS and hasattr(rng.bit_generator, "ctypes")
 
 
 def rounded_normal(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
@@ -86,12 +86,12 @@ def rounded_normal(size: int, scale: Fraction, rng: np.random.Generator) -> np.n
 
     P(value = j) = Phi((j + 1/2) / scale) - Phi((j - 1/2) / scale) exactly (ties have probability 0).
     """
-    return _draw(size, scale, rng, _half_normal, _vector_half_normal, False)
+    return _draw(size, scale, rng, half_normal_parts, vector_half_normal, False)
 
 
 def rounded_laplace(size: int, scale: Fraction, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws of round(scale * L), L ~ Laplace(0, 1) (density e^-|l| / 2), exactly; int64 array."""
-    return _draw(size, scale, rng, _exponential, _vector_exponential, True)
+    return _draw(size, scale, rng, exponential_parts, vector_exponential, True)
 
 
 def on_grid(values, step: float, name: str = "statistic") -> np.ndarray:

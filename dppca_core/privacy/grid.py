@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .calibration import _check_sensitivity
+from .calibration import check_sensitivity
 from .curves import PrivacyCurve
 
 #: the noise of a released value spans 2^GRID_BITS to 2^(GRID_BITS + 1) grid steps, so rounding the statistic to the
@@ -188,7 +188,7 @@ def grid_noise(
     exact = l2 if gaussian else l1
     if not (math.isfinite(budget) and budget > 0):
         raise ValueError(f"{'mu' if gaussian else 'epsilon'} must be a finite number > 0 (got {budget!r}).")
-    _check_sensitivity(exact)
+    check_sensitivity(exact)
     if integer:
         step, slack = 1.0, 0.0
     else:

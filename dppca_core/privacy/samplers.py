@@ -1,5 +1,5 @@
 """The exact samplers of :mod:`dppca_core.privacy.exact`, one draw at a time: uniform deviates whose 64-bit digits are
-drawn from the generator only when a comparison needs them (:class:`_Words`, :class:`_Uniform`), Karney's algorithms
+drawn from the generator only when a comparison needs them (:class:`WordSource`, :class:`LazyUniform`), Karney's algorithms
 N, H and B for the normal (ACM TOMS 42(1), 2016), von Neumann's exponential, and the exact rounding of
 ``scale * G`` to the grid.
 """
@@ -22,20 +22,20 @@ _EXACT_INT = 1 << 53
 
 
 #: bit generators whose ``random_raw`` gives full 64-bit words (numpy's MT19937 gives 32-bit ones)
-_RAW64 = {"PCG64", "PCG64DXSM", "Philox", "SFC64", "ChaCha"}
+RAW64_GENERATORS = {"PCG64", "PCG64DXSM", "Philox", "SFC64", "ChaCha"}
 
 
 _MAX64 = np.iinfo(np.uint64).max
 
 
-class _Words:
+class WordSource:
     """Uniform 64-bit words from a numpy Generator, drawn a block at a time: straight from its bit generator when
     that gives 64-bit words, else through ``Generator.integers`` over the full 64-bit range."""
 
     __slots__ = ("_raw", "_buf", "_bits", "_nbits")
 
     def __init__(self, rng: np.random.Generator):
-        if type(rng.bit_generator).__name__ in _RAW64:
+        if type(rng.bit_generator).__name__ in RAW64_GENERATORS:
             self._raw = rng.bit_generator.random_raw
         else:
             self._raw = lambda size: rng.integers(0, _MAX64, size, dtype=np.uint64, endpoint=True)
@@ -84,7 +84,7 @@ class _Words:
                 return w % m
 
 
-class _Uniform:
+class LazyUniform:
     """A uniform deviate in (0, 1) whose 64-bit binary digits are drawn only when a comparison needs them.
 
     Undrawn digits are uniform and independent of everything so far, so comparisons decided on the drawn digits are
@@ -93,7 +93,7 @@ class _Uniform:
 
     __slots__ = ("_words", "digits")
 
-    def __init__(self, words: _Words):
+    def __init__(self, words: WordSource):
         self._words = words
         self.digits: list[int] = []
 
@@ -102,7 +102,7 @@ class _Uniform:
             self.digits.append(self._words.word())
         return self.digits[i]
 
-    def less(self, other: "_Uniform") -> bool:
+    def less(self, other: "LazyUniform") -> bool:
         i = 0
         while True:
             a, b = self.digit(i), other.digit(i)
@@ -114,34 +114,34 @@ class _Uniform:
         return self.digit(0) < (_WORD >> 1)
 
 
-def _bernoulli_exp_minus_half(words: _Words) -> bool:
+def _bernoulli_exp_minus_half(words: WordSource) -> bool:
     """True with probability exp(-1/2) (Karney's algorithm H: von Neumann's decreasing run from 1/2).
 
     Draw uniforms z_1, z_2, ... while 1/2 > z_1 > z_2 > ...; the run's length n has P(n >= j) = (1/2)^j / j!, so
     P(n even) = sum_j (-1/2)^j / j! = exp(-1/2).
     """
-    first = _Uniform(words)
+    first = LazyUniform(words)
     if not first.less_than_half():
         return True
     last, n = first, 1
     while True:
-        z = _Uniform(words)
+        z = LazyUniform(words)
         if not z.less(last):
             return n % 2 == 0
         last, n = z, n + 1
 
 
-def _bernoulli_exp_uniform(words: _Words, x: _Uniform | None) -> bool:
+def _bernoulli_exp_uniform(words: WordSource, x: LazyUniform | None) -> bool:
     """True with probability exp(-x) for a uniform deviate x in (0, 1), or exp(-1) when x is None (the run from 1)."""
     last, n = x, 0
     while True:
-        z = _Uniform(words)
+        z = LazyUniform(words)
         if last is not None and not z.less(last):
             return n % 2 == 0
         last, n = z, n + 1
 
 
-def _bernoulli_b(words: _Words, k: int, x: _Uniform) -> bool:
+def _bernoulli_b(words: WordSource, k: int, x: LazyUniform) -> bool:
     """True with probability exp(-x (2k + x) / (2k + 2)) (Karney's algorithm B).
 
     A decreasing run x > z_1 > z_2 > ... in which each step also passes a test of probability (2k + x) / (2k + 2):
@@ -150,12 +150,12 @@ def _bernoulli_b(words: _Words, k: int, x: _Uniform) -> bool:
     """
     last, n, m = x, 0, 2 * k + 2
     while True:
-        z = _Uniform(words)
+        z = LazyUniform(words)
         if not z.less(last):
             break
         f = words.below(m)
         if f == 2 * k:
-            if not _Uniform(words).less(x):
+            if not LazyUniform(words).less(x):
                 break
         elif f > 2 * k:
             break
@@ -163,7 +163,7 @@ def _bernoulli_b(words: _Words, k: int, x: _Uniform) -> bool:
     return n % 2 == 0
 
 
-def _half_normal(words: _Words) -> tuple[int, _Uniform]:
+def half_normal_parts(words: WordSource) -> tuple[int, LazyUniform]:
     """(k, x) with k + x distributed exactly as |N(0, 1)| (Karney's algorithm N).
 
     N1: k >= 0 with probability exp(-k/2)(1 - exp(-1/2)); N2: accept with probability exp(-k(k - 1)/2), so k has
@@ -176,12 +176,12 @@ def _half_normal(words: _Words) -> tuple[int, _Uniform]:
             k += 1
         if not all(_bernoulli_exp_minus_half(words) for _ in range(k * (k - 1))):
             continue
-        x = _Uniform(words)
+        x = LazyUniform(words)
         if all(_bernoulli_b(words, k, x) for _ in range(k + 1)):
             return k, x
 
 
-def _exponential(words: _Words) -> tuple[int, _Uniform]:
+def exponential_parts(words: WordSource) -> tuple[int, LazyUniform]:
     """(k, x) with k + x distributed exactly as Exp(1) (von Neumann 1951).
 
     k counts the successes of Bernoulli(exp(-1)) before the first failure (P(k) = e^-k (1 - e^-1)); x is a uniform
@@ -191,12 +191,12 @@ def _exponential(words: _Words) -> tuple[int, _Uniform]:
     while _bernoulli_exp_uniform(words, None):
         k += 1
     while True:
-        x = _Uniform(words)
+        x = LazyUniform(words)
         if _bernoulli_exp_uniform(words, x):
             return k, x
 
 
-def _round_scaled(k: int, x: _Uniform, scale: Fraction) -> int:
+def round_scaled(k: int, x: LazyUniform, scale: Fraction) -> int:
     """floor(scale * (k + x) + 1/2) for a positive rational scale, exactly.
 
     With the first j digits of x known, x lies in [a / W, (a + 1) / W), W = 2^(64 j); draw digits until that whole

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .samplers import _Uniform, _Words, _round_scaled
+from .samplers import LazyUniform, WordSource, round_scaled
 
 _HALF_WORD = np.uint64(1 << 63)
 
@@ -50,7 +50,7 @@ class _Extensions:
                 self._more.pop(t, None)
 
 
-def _less_exact(words: _Words, a: list[int], b: list[int]) -> bool:
+def _less_exact(words: WordSource, a: list[int], b: list[int]) -> bool:
     """a < b for two deviates whose known digits are the lists a and b (extended in place as needed)."""
     j = 0
     while True:
@@ -64,7 +64,12 @@ def _less_exact(words: _Words, a: list[int], b: list[int]) -> bool:
 
 
 def _less(
-    words: _Words, z: np.ndarray, y: np.ndarray, y_ext: _Extensions, y_idx: np.ndarray, z_ext: _Extensions | None = None
+    words: WordSource,
+    z: np.ndarray,
+    y: np.ndarray,
+    y_ext: _Extensions,
+    y_idx: np.ndarray,
+    z_ext: _Extensions | None = None,
 ) -> np.ndarray:
     """z < y elementwise for fresh deviates z (first digits) and stored ones y (first digits + extensions at the
     sample indices ``y_idx``); ties in the first digit are decided exactly. ``z_ext`` receives the extra digits a
@@ -80,11 +85,11 @@ def _less(
     return out
 
 
-def _raw(words: _Words, size: int) -> np.ndarray:
+def _raw(words: WordSource, size: int) -> np.ndarray:
     return words.raw(size)
 
 
-def _vector_bernoulli_exp_minus_half(words: _Words, size: int) -> np.ndarray:
+def _vector_bernoulli_exp_minus_half(words: WordSource, size: int) -> np.ndarray:
     """``size`` independent Bernoulli(exp(-1/2)) draws (algorithm H, run in lockstep)."""
     first = _raw(words, size)
     result = np.ones(size, dtype=bool)
@@ -102,7 +107,9 @@ def _vector_bernoulli_exp_minus_half(words: _Words, size: int) -> np.ndarray:
     return result
 
 
-def _vector_bernoulli_b(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extensions, idx: np.ndarray) -> np.ndarray:
+def _vector_bernoulli_b(
+    words: WordSource, k: np.ndarray, x: np.ndarray, x_ext: _Extensions, idx: np.ndarray
+) -> np.ndarray:
     """Algorithm B for each sample: True with probability exp(-x (2k + x) / (2k + 2)).
 
     ``x`` holds the first digits of each sample's deviate and ``x_ext`` its further digits at positions ``idx``
@@ -151,7 +158,7 @@ def _all_per_sample(trials: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.bincount(owners[~trials], minlength=counts.size) == 0
 
 
-def _vector_half_normal(words: _Words, size: int):
+def vector_half_normal(words: WordSource, size: int):
     """(k, first digits of x, extensions of x) with k + x exactly |N(0, 1)|, for ``size`` samples (algorithm N)."""
     k_out = np.empty(size, dtype=np.int64)
     x_out = np.empty(size, dtype=np.uint64)
@@ -186,7 +193,7 @@ def _vector_half_normal(words: _Words, size: int):
 
 
 def _vector_run_even(
-    words: _Words, size: int, start: np.ndarray | None = None, start_ext: _Extensions | None = None
+    words: WordSource, size: int, start: np.ndarray | None = None, start_ext: _Extensions | None = None
 ) -> np.ndarray:
     """von Neumann's run for each sample: uniforms z_1 > z_2 > ... below ``start`` (deviates: first digits, with
     further digits by position in ``start_ext``, read and extended in place), or below 1 when ``start`` is None; True
@@ -218,7 +225,7 @@ def _vector_run_even(
     return result
 
 
-def _vector_exponential(words: _Words, size: int):
+def vector_exponential(words: WordSource, size: int):
     """(k, first digits of x, extensions of x) with k + x exactly Exp(1), for ``size`` samples (von Neumann)."""
     k = np.zeros(size, dtype=np.int64)
     counting = np.arange(size)
@@ -240,7 +247,7 @@ def _vector_exponential(words: _Words, size: int):
     return k, x_out, x_ext_out
 
 
-def _vector_round(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extensions, scale: Fraction) -> np.ndarray:
+def _vector_round(words: WordSource, k: np.ndarray, x: np.ndarray, x_ext: _Extensions, scale: Fraction) -> np.ndarray:
     """floor(scale (k + x) + 1/2) for each sample, exactly: decided in float64 when the value is farther than a
     proven rounding margin from a cell boundary, else with integer arithmetic on x's digits."""
     s = float(scale)
@@ -252,14 +259,14 @@ def _vector_round(words: _Words, k: np.ndarray, x: np.ndarray, x_ext: _Extension
     out = lo_cell.astype(np.int64)
     for i in np.flatnonzero(lo_cell != hi_cell):
         digits = x_ext.digits(int(i), x[i])
-        u = _Uniform(words)
+        u = LazyUniform(words)
         u.digits = digits
-        out[i] = _round_scaled(int(k[i]), u, scale)
+        out[i] = round_scaled(int(k[i]), u, scale)
     return out
 
 
-def _vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate) -> np.ndarray:
-    words = _Words(rng)
+def vector_draw(size: int, scale: Fraction, rng: np.random.Generator, deviate) -> np.ndarray:
+    words = WordSource(rng)
     k, x, x_ext = deviate(words, size)
     magnitude = _vector_round(words, k, x, x_ext, scale)
     signs = (words.raw(size) & np.uint64(1)).astype(bool)

@@ -11,9 +11,11 @@ paper's claims one by one: reproduced, not reproduced or reversed, and why.
 
 The errors are diagnostics against the planted truth of the synthetic law: they are not private releases.
 
-The package: :mod:`.core` (the data model, the registries, the shared helpers and the run API), one module
-per paper (:mod:`.wang_xu`, :mod:`.ge`, :mod:`.liu`, :mod:`.imtiaz_2016`, :mod:`.imtiaz_2018`: each registers its
-paper and the settings, tasks and texts of its reproductions), :mod:`.catalog` (the papers' order),
+The package: :mod:`.core` (the data model, the registries and the run API), :mod:`.kit` (what the paper modules
+share: seeds, rows, runs, summaries and number formats), one module per paper (:mod:`.wang_xu`, :mod:`.ge`,
+:mod:`.liu`, :mod:`.imtiaz_2016`, :mod:`.imtiaz_2018`, :mod:`.biswas`, :mod:`.dong_liang_yi`,
+:mod:`.dungler_sanyal`: each declares its paper, and for each reproduction what the paper claims, its settings,
+the steps that run it and the claims it judges), :mod:`.catalog` (the papers' order, where they are registered),
 :mod:`.output` (figures, HTML, PNG and markdown) and :mod:`.cli` (the command line,
 ``python -m dppca_core.reproduce --all --out DIR``; see there for its options and files). The grids, the
 tasks and their seeds are described in :mod:`.core`.

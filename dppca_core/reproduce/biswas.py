@@ -11,35 +11,10 @@ from ..figures.base import PALETTE
 from ..mechanisms.coinpress import whitened_radius
 from ..data.prepare import prepare
 from ..privacy import gaussian_epsilon
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    REVERSED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _fmt,
-    _g,
-    _one,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, REPRODUCED, REVERSED
+from .kit import fmt_g, fmt_list, point, rng_for, run_once, tasks_over
 
-_register_paper(
-    Paper(
-        "biswas",
-        "Biswas et al.: CoinPress",
-        "Sourav Biswas, Yihe Dong, Gautam Kamath & Jonathan Ullman, CoinPress: Practical Private Mean "
-        "and Covariance Estimation, NeurIPS 2020",
-        ("coinpress_covariance",),
-        "CoinPress (coinpress) with t = 1 to 5 steps on the paper's covariance experiment.",
-    )
-)
 
 #: The paper's Figure (covariance, spherical, error against n: d = 10, u = 10 sqrt(d), rho = 0.5, 10%-trimmed mean
 #: over 100 repetitions), as the authors' result files give it (results/synthetic_cov/n-1.txt, t1-1.txt ... t5-1.txt,
@@ -107,11 +82,11 @@ def _port_rows(cfg, n: int, rep: int, X: np.ndarray, seed: int) -> list[dict]:
     for variant, fixed in PORT_VARIANTS:
         for t in cfg["iterations"]:
             rhos = [rho] if t == 1 else [rho / (4 * (t - 1))] * (t - 1) + [0.75 * rho]
-            rng = _rng(seed, "coinpress_covariance", "port", variant, t, n, rep)
+            rng = rng_for(seed, "coinpress_covariance", "port", variant, t, n, rep)
             error = float(np.linalg.norm(authors_cov_est(X, u, rhos, rng, fixed) - np.eye(cfg["d"])))
             label = f"{variant}, t = {t}"
             rows.append(
-                _row(
+                point(
                     PORT_PANEL,
                     label,
                     "authors_code",
@@ -131,10 +106,6 @@ def _panels(cfg):
     return [Panel(title, "rows n", "‖Σ^(−1/2) Σ̂ Σ^(−1/2) − I‖_F", log_y=True) for title in titles]
 
 
-def _tasks(cfg, reps):
-    return [{"n": n, "rep": r} for r in range(reps) for n in cfg["ns"]]
-
-
 def _setting(cfg):
     """(R, prior, epsilon, delta): the clipping radius gamma sqrt(u) of the paper's first step, its prior u in units
     of R^2, and an (epsilon, delta) whose exact calibration adds the noise of rho-zCDP (mu = sqrt(2 rho))."""
@@ -148,20 +119,20 @@ def _unit(cfg, task, seed):
     key, n, rep = "coinpress_covariance", int(task["n"]), int(task["rep"])
     d = cfg["d"]
     R, prior, eps, delta = _setting(cfg)
-    X = _rng(seed, key, "data", n, rep).standard_normal((n, d))  # N(0, I): the Mahalanobis error is ||S - I||_F
+    X = rng_for(seed, key, "data", n, rep).standard_normal((n, d))  # N(0, I): the Mahalanobis error is ||S - I||_F
     data = prepare(X, R)
     rows = []
     nonprivate = float(np.linalg.norm(X.T @ X / n - np.eye(d)))
     for rule, title in ETA_PANELS:
         for t in cfg["iterations"]:
             params = dict(iterations=t, final_share=0.75 if t > 1 else 1.0, prior=prior, eta_rule=rule)
-            V, seconds, rel = _release(
-                "coinpress", data, d, eps, delta, _rng(seed, key, rule, t, n, rep), data_norm=R, **params
+            V, seconds, rel = run_once(
+                "coinpress", data, d, eps, delta, rng_for(seed, key, rule, t, n, rep), data_norm=R, **params
             )
             # the estimate of the covariance, with the paper's projection onto the PSD cone (post-processing)
             estimate = R * R * (V * np.maximum(rel.eigenvalues, 0.0)) @ V.T / n
             rows.append(
-                _row(
+                point(
                     title,
                     f"t = {t}",
                     "coinpress",
@@ -173,12 +144,12 @@ def _unit(cfg, task, seed):
                     seconds,
                 )
             )
-        rows.append(_row(title, "non-private", NON_PRIVATE, "n", n, rep, nonprivate, METRIC))
+        rows.append(point(title, "non-private", NON_PRIVATE, "n", n, rep, nonprivate, METRIC))
         if rule == "sampling" and rep == 0 and n in PAPER_NS:
             i = PAPER_NS.index(n)
             for t in cfg["iterations"]:
                 rows.append(
-                    _row(title, f"paper, t = {t}", "paper", "n", n, 0, PAPER_VALUES[t][i], METRIC, algorithm=ALG_PAPER)
+                    point(title, f"paper, t = {t}", "paper", "n", n, 0, PAPER_VALUES[t][i], METRIC, algorithm=ALG_PAPER)
                 )
     return rows + _port_rows(cfg, n, rep, X, seed)
 
@@ -205,7 +176,7 @@ def _texts(summary, cfg):
         a = [ours.get(("sampling", t, float(n)), math.nan) for n in ns]
         b = [paper.get((t, float(n)), math.nan) for n in ns]
         c = [ours.get(("noise", t, float(n)), math.nan) for n in ns]
-        lines.append(f"t = {t}: ours {_fmt(a, 3)} (the paper {_fmt(b, 3)}; with our η {_fmt(c, 3)})")
+        lines.append(f"t = {t}: ours {fmt_list(a, 3)} (the paper {fmt_list(b, 3)}; with our η {fmt_list(c, 3)})")
     n_txt = ", ".join(f"{n:,}" for n in ns)
     R, prior, eps, delta = _setting(cfg)
     finding = (
@@ -219,7 +190,7 @@ def _texts(summary, cfg):
     difference = (
         "Same algorithm, same noise: the paper's ρ = 0.5 zCDP is run as exact Gaussian DP with μ = √(2ρ) = 1 (the "
         "same noise for each step: a Gaussian step that is ρ-zCDP is exactly √(2ρ)-GDP), reported as (ε, δ) = "
-        f"({eps:.2f}, {_g(delta)}); the split of ρ over the steps is the paper's (the last step 3/4, the others "
+        f"({eps:.2f}, {fmt_g(delta)}); the split of ρ over the steps is the paper's (the last step 3/4, the others "
         "share 1/4). The data are N(0, I₁₀) rows; the paper's prior Σ ⪯ uI with u = 10√d and its first clipping "
         f"radius γ√u (γ² = d + 2√(d ln 10) + 2 ln 10) become our public radius R = {R:.2f} and prior u/R² = "
         f"{prior:.4f}. Ours estimates the second moment (the mean is known to be 0), the paper's non-private "
@@ -235,18 +206,12 @@ def _texts(summary, cfg):
         "runs our alternative inflation (eta_rule='noise'), which bounds each step's privacy noise where the "
         "authors' sampling term ignores it: safer, and slower at small n."
     )
-    claim = (
-        "Figure (covariance estimation, spherical Gaussian, error against n): with d = 10, u = 10√d and ρ = 0.5, "
-        "more than one step is much better than one (t = 1 error 2.84 to 1.34 over n = 3,000 to 8,000, t = 2 "
-        "0.56 to 0.16, t = 3 0.31 to 0.13), the best t is 3 or 4, and the error approaches the non-private "
-        "0.19 to 0.12 as n grows."
-    )
     settings = (
         f"Ours: d = {cfg['d']}, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, t ∈ "
-        f"{{{', '.join(map(str, cfg['iterations']))}}}, ρ = {_g(cfg['rho'])} (μ = 1), u = "
-        f"{_g(cfg['u_factor'])}√d."
+        f"{{{', '.join(map(str, cfg['iterations']))}}}, ρ = {fmt_g(cfg['rho'])} (μ = 1), u = "
+        f"{fmt_g(cfg['u_factor'])}√d."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _claims(summary, cfg):
@@ -301,10 +266,10 @@ def _claims(summary, cfg):
         out.append(
             Claim(
                 f"At n = {first:,.0f} the error grows again beyond t = 3 (the paper: "
-                f"{_fmt(paper_late, 3)} for t = {', '.join(map(str, late))})",
+                f"{fmt_list(paper_late, 3)} for t = {', '.join(map(str, late))})",
                 status,
-                f"ours {_fmt(mine, 3)}; the authors' code ported as it is {_fmt(get['as it is'], 3)}, with the "
-                f"whitening order fixed {_fmt(get['order fixed'], 3)}: the growth comes from their code, which "
+                f"ours {fmt_list(mine, 3)}; the authors' code ported as it is {fmt_list(get['as it is'], 3)}, with the "
+                f"whitening order fixed {fmt_list(get['order fixed'], 3)}: the growth comes from their code, which "
                 "applies each new whitening on the wrong side (A <- U^(-1/2) A while rows are mapped as x A) and maps "
                 "back with A^-1 Z A^-1 instead of A^-T Z A^-1, harmless while A is a multiple of the identity "
                 f"(t <= 2). Their PSD projection (|Z| from an SVD, where ours clamps) moves t = 1: ours {one[0]:.3f}, "
@@ -315,36 +280,41 @@ def _claims(summary, cfg):
     return out
 
 
-_register(
-    Spec(
-        key="coinpress_covariance",
-        paper="biswas",
-        title="Biswas et al., CoinPress covariance: error against n for t = 1 to 5 steps",
-        grids={
-            "default": dict(
-                d=10, ns=(3000, 4818, 8000), iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=10
-            ),
-            "full": dict(d=10, ns=PAPER_NS, iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=100),
-        },
-        panels=_panels,
-        tasks=_tasks,
-        unit=_unit,
-        texts=_texts,
-        claims=_claims,
-        refs=(("every claim", "claims"),),
-        # one colour per t: ours solid, the paper's dashed
-        styles={
-            **{f"t = {t}": {"color": PALETTE[t - 1], "dash": "solid"} for t in range(1, 6)},
-            **{f"paper, t = {t}": {"color": PALETTE[t - 1], "dash": "dash"} for t in range(1, 6)},
-            **{f"as it is, t = {t}": {"color": PALETTE[t - 1], "dash": "dot"} for t in range(1, 6)},
-            **{f"order fixed, t = {t}": {"color": PALETTE[t - 1], "dash": "dashdot"} for t in range(1, 6)},
-        },
-        paper_figure=(
-            "Figure: covariance error against n (3,000 to 8,000) for t = 1 to 5 and the non-private estimate "
-            "(d = 10, u = 10√d, ρ = 0.5); values from the authors' result files.",
+COINPRESS_COVARIANCE = Spec(
+    key="coinpress_covariance",
+    title="Biswas et al., CoinPress covariance: error against n for t = 1 to 5 steps",
+    claim="Figure (covariance estimation, spherical Gaussian, error against n): with d = 10, u = 10√d and ρ = 0.5, "
+    "more than one step is much better than one (t = 1 error 2.84 to 1.34 over n = 3,000 to 8,000, t = 2 "
+    "0.56 to 0.16, t = 3 0.31 to 0.13), the best t is 3 or 4, and the error approaches the non-private "
+    "0.19 to 0.12 as n grows.",
+    grids={
+        "default": dict(
+            d=10, ns=(3000, 4818, 8000), iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=10
         ),
-    )
+        "full": dict(d=10, ns=PAPER_NS, iterations=(1, 2, 3, 4, 5), rho=0.5, u_factor=10.0, delta=1e-6, reps=100),
+    },
+    steps=(_panels, tasks_over(n="ns"), _unit, _texts, _claims),
+    refs=(("every claim", "claims"),),
+    styles={
+        **{f"t = {t}": {"color": PALETTE[t - 1], "dash": "solid"} for t in range(1, 6)},
+        **{f"paper, t = {t}": {"color": PALETTE[t - 1], "dash": "dash"} for t in range(1, 6)},
+        **{f"as it is, t = {t}": {"color": PALETTE[t - 1], "dash": "dot"} for t in range(1, 6)},
+        **{f"order fixed, t = {t}": {"color": PALETTE[t - 1], "dash": "dashdot"} for t in range(1, 6)},
+    },
+    paper_figure=(
+        "Figure: covariance error against n (3,000 to 8,000) for t = 1 to 5 and the non-private estimate "
+        "(d = 10, u = 10√d, ρ = 0.5); values from the authors' result files.",
+    ),
 )
 
 
-coinpress_covariance = _one("coinpress_covariance")
+PAPER = Paper(
+    "biswas",
+    "Biswas et al.: CoinPress",
+    "Sourav Biswas, Yihe Dong, Gautam Kamath & Jonathan Ullman, CoinPress: Practical Private Mean "
+    "and Covariance Estimation, NeurIPS 2020",
+    "CoinPress (coinpress) with t = 1 to 5 steps on the paper's covariance experiment.",
+    (COINPRESS_COVARIANCE,),
+)
+
+coinpress_covariance = reproduction_function(COINPRESS_COVARIANCE)

@@ -1,6 +1,6 @@
-"""The shared core of the reproductions: the data model (:class:`Panel`, :class:`Paper`, :class:`Reproduction`,
-:class:`Spec`), the registries every paper module fills (:data:`SPECS`, :data:`PAPERS`), the helpers the paper
-modules share, and the run API (:func:`config`, :func:`plan`, :func:`run_task`, :func:`assemble`, :func:`reproduce`,
+"""The shared core of the reproductions: the data model (:class:`Panel`, :class:`Paper`, :class:`Spec` with its
+:class:`Steps`, :class:`Claim`, :class:`Reproduction`), the registries :mod:`.catalog` fills from the papers' modules
+(:data:`SPECS`, :data:`PAPERS`, :func:`register`), and the run API (:func:`config`, :func:`plan`, :func:`run_task`, :func:`assemble`, :func:`reproduce`,
 :func:`reproduce_paper`).
 
 Every reproduction has two grids. ``"default"`` is scaled down so that the reproductions of one paper finish in
@@ -13,16 +13,14 @@ tasks one by one (the app does) and report progress.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
-import zlib
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
-
-from ..api import run
 
 GRIDS = ("default", "full")
 MAX_REPS = 100
@@ -47,11 +45,18 @@ class Panel:
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper and its reproductions (:class:`Spec`, in the order of the menus): what a paper module declares."""
+
     key: str
     title: str  # short, for menus
     citation: str  # authors, title, venue, year
-    reproductions: tuple[str, ...]
     note: str = ""  # one line shown under the paper's name
+    specs: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def reproductions(self) -> tuple[str, ...]:
+        """The keys of its reproductions, in order."""
+        return tuple(spec.key for spec in self.specs)
 
 
 @dataclass
@@ -115,89 +120,57 @@ class Claim:
     reproduction: str
 
 
-@dataclass(frozen=True)
-class Spec:
-    key: str
-    paper: str
-    title: str
-    grids: dict
+class Steps(NamedTuple):
+    """The functions that run one reproduction, in the order they are called."""
+
     panels: Callable[[dict], list[Panel]]
     tasks: Callable[[dict, int], list[dict]]  # (config, reps) -> task parameters (without key/seed/grid)
     unit: Callable[[dict, dict, int], list[dict]]  # (config, task, seed) -> rows
-    texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> claim, finding, difference, settings
+    texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> finding, difference, settings
+    claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
+    marks: Callable[[dict], list] | None = None  # config -> [(panel, x, text)]: vertical lines (thresholds)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One reproduction as its paper module declares it: what the paper reports (``claim``), our settings on each
+    grid, the :class:`Steps` that run it and how its figure is drawn. ``paper`` is set when its paper is
+    registered (:func:`register`)."""
+
+    key: str
+    title: str
+    claim: str
+    grids: dict
+    steps: Steps
     refs: tuple = ()
     cols: int = 2
     paper_figure: tuple[str, ...] = ()
     styles: dict = field(default_factory=dict)  # series -> line style overrides (e.g. {"dash": "dash"})
-    marks: Callable[[dict], list] | None = None  # config -> [(panel, x, text)]: vertical lines (thresholds)
-    claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
+    paper: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "steps", Steps(*self.steps))
 
 
 SPECS: dict[str, Spec] = {}
-#: the papers, in the order their modules register them (the order of the menus)
+#: the papers, in the order they are registered (:mod:`.catalog`: the order of the menus)
 PAPERS: dict[str, Paper] = {}
 
 
-def _register(spec: Spec) -> Spec:
-    SPECS[spec.key] = spec
-    return spec
-
-
-def _register_paper(paper: Paper) -> Paper:
+def register(paper: Paper) -> Paper:
+    """Register ``paper`` and its reproductions (:data:`PAPERS`, :data:`SPECS`), each reproduction told its paper."""
     PAPERS[paper.key] = paper
+    for spec in paper.specs:
+        SPECS[spec.key] = dataclasses.replace(spec, paper=paper.key)
     return paper
 
 
-# --------------------------------------------------------------------------------------------- helpers
-
-
-def _rng(seed: int, *parts) -> np.random.Generator:
-    """An independent generator for (seed, parts): strings are hashed, floats tagged to 1e-6."""
-    words = [int(seed)]
-    for p in parts:
-        if isinstance(p, str):
-            words.append(zlib.crc32(p.encode()))
-        elif isinstance(p, float):
-            words.append(int(round(p * 1e6)) % 2**32)
-        else:
-            words.append(int(p) % 2**32)
-    return np.random.default_rng(np.random.SeedSequence(words))
-
-
-def _row(
-    panel: str,
-    series: str,
-    mechanism: str,
-    x_name: str,
-    x,
-    rep: int,
-    value: float,
-    metric: str,
-    seconds: float = math.nan,
-    algorithm: str = "",
-) -> dict:
-    """One point of one repetition; ``algorithm`` empty means the mechanism as registered
-    (:func:`default_algorithm`)."""
-    return {
-        "panel": panel,
-        "series": series,
-        "mechanism": mechanism,
-        "algorithm": algorithm,
-        "x_name": x_name,
-        "x": float(x),
-        "rep": int(rep),
-        "value": float(value),
-        "metric": metric,
-        "seconds": float(seconds),
-    }
+# --------------------------------------------------------------------------------------------- algorithms
 
 
 #: the algorithm column of the reference lines
 ALGORITHM_RANDOM = "reference: a data-independent random guess"
 ALGORITHM_NON_PRIVATE = "reference: exact, no privacy"
-#: the algorithm column of a run with the paper's own noise level
-PAPER_NOISE_OK = "the paper's noise: private as stated"
-PAPER_NOISE_WRONG = "the paper's noise: not private as stated"
 
 
 def default_algorithm(mechanism: str) -> str:
@@ -237,49 +210,6 @@ def algorithm_lines(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _at_mu(mu: float, epsilon: float, delta: float) -> tuple[float, float]:
-    """An (epsilon', delta') at which our exactly calibrated Gaussian mechanisms add the noise of a mu-GDP
-    release: (the epsilon mu earns at ``delta``, ``delta``), or, when mu is so small that ``delta`` alone pays for
-    it (epsilon' would be 0), (``epsilon``, the delta mu earns at ``epsilon``). Used to run a mechanism with a
-    paper's own noise level: gaussian_sigma(Delta, epsilon', delta') = Delta / mu."""
-    from ..privacy import gaussian_delta, gaussian_epsilon
-
-    eps = gaussian_epsilon(mu, delta)
-    if 0 < eps < math.inf:
-        return eps, delta
-    return epsilon, gaussian_delta(epsilon, mu)
-
-
-def _paper_noise(mechanism: str, data, k: int, mu: float, epsilon: float, delta: float, rng, **params):
-    """(components, seconds, release) of ``mechanism`` run with the noise of a paper's calibration: ``mu`` is
-    the GDP parameter that calibration gives the mechanism's statistic (our sensitivity over the paper's noise
-    s.d.), and the mechanism runs at an (epsilon', delta') whose exact calibration adds exactly that noise
-    (:func:`_at_mu`). A diagnostic of what the paper's noise does, not a release with the paper's guarantee."""
-    eps2, delta2 = _at_mu(mu, epsilon, delta)
-    return _release(mechanism, data, k, eps2, delta2, rng, **params)
-
-
-def _paper_noise_algorithm(paper_mu: float, epsilon: float, delta: float, steps: int = 1) -> str:
-    """Whether a paper's noise (GDP parameter ``paper_mu`` over ``steps`` equal steps) is private as stated at
-    (epsilon, delta): it is when it is at least the exact calibration's, i.e. sqrt(steps) paper_mu <= mu*."""
-    from ..privacy import gaussian_mu
-
-    ok = math.sqrt(steps) * paper_mu <= gaussian_mu(epsilon, delta) * (1 + 1e-9)
-    return PAPER_NOISE_OK if ok else PAPER_NOISE_WRONG
-
-
-def _classic(sensitivity: float, epsilon: float, delta: float) -> float:
-    """The classic Gaussian formula sensitivity sqrt(2 ln(1.25/delta)) / epsilon as the papers use it, also where
-    it is unproven (epsilon >= 1): what they ran, not a calibration of ours."""
-    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-
-
-def _release(mechanism: str, data, k: int, epsilon: float, delta: float, rng, **params):
-    """(components, seconds, release) of one run (seconds: the mechanism's own time, data prepared before)."""
-    rel = run(mechanism, data, k, float(epsilon), float(delta), seed=rng, **params)
-    return rel.components, float(rel.diagnostics.get("seconds", math.nan)), rel
-
-
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean, median, 2.5% and 97.5% quantiles and count over repetitions, per (panel, series, mechanism, x), and
     the algorithm of the point (its repetitions' algorithms joined by ' + ' when they differ)."""
@@ -297,27 +227,6 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     if "algorithm" in frame:
         out["algorithm"] = g["algorithm"].agg(lambda a: " + ".join(dict.fromkeys(a)))
     return out.reset_index()
-
-
-def _at(summary: pd.DataFrame, panel: str, series: str, x=None, stat: str = "mean") -> float:
-    s = summary[(summary.panel == panel) & (summary.series == series)]
-    if x is not None:
-        s = s[np.isclose(s.x, float(x))]
-    if s.empty:
-        return math.nan
-    return float(s[stat].iloc[0]) if x is not None else float(s[stat].mean())
-
-
-def _curve(summary: pd.DataFrame, panel: str, series: str) -> pd.DataFrame:
-    return summary[(summary.panel == panel) & (summary.series == series)].sort_values("x")
-
-
-def _fmt(values, digits: int = 2) -> str:
-    return ", ".join(f"{v:.{digits}f}" for v in values)
-
-
-def _g(value: float) -> str:
-    return f"{value:g}"
 
 
 # --------------------------------------------------------------------------------------------- running
@@ -370,7 +279,7 @@ def plan(
     seed), so a task can be cached on its own and :func:`run_task` needs nothing else."""
     cfg = config(key, grid, overrides)
     reps, seed = _check_reps(reps, cfg), _check_seed(seed)
-    return [{"key": key, "grid": grid, "seed": seed, "config": cfg, **t} for t in _spec(key).tasks(cfg, reps)]
+    return [{"key": key, "grid": grid, "seed": seed, "config": cfg, **t} for t in _spec(key).steps.tasks(cfg, reps)]
 
 
 def run_task(task: dict) -> list[dict]:
@@ -379,13 +288,14 @@ def run_task(task: dict) -> list[dict]:
         raise ValueError("a task is a dict made by plan(...); it needs at least 'key', 'grid' and 'seed'.")
     spec = _spec(task["key"])
     cfg = task.get("config") or config(task["key"], task.get("grid", "default"))
-    rows = spec.unit(cfg, task, _check_seed(task.get("seed", 0)))
+    rows = spec.steps.unit(cfg, task, _check_seed(task.get("seed", 0)))
     for r in rows:
         r["reproduction"] = task["key"]
     return rows
 
 
-_COLUMNS = [
+#: the columns of a reproduction's frame, in order
+COLUMNS = [
     "reproduction",
     "panel",
     "series",
@@ -414,21 +324,22 @@ def assemble(
     spec = _spec(key)
     cfg = config(key, grid, overrides)
     reps = _check_reps(reps, cfg)
-    frame = pd.DataFrame(rows, columns=_COLUMNS)
+    frame = pd.DataFrame(rows, columns=COLUMNS)
     if frame.empty:
         raise ValueError(f"no rows for {key}: run its tasks (plan + run_task) first.")
     blank = frame.algorithm.isna() | (frame.algorithm == "")
     frame.loc[blank, "algorithm"] = frame.loc[blank, "mechanism"].map(default_algorithm)
     summary = summarize(frame)
-    texts = spec.texts(summary, cfg)
+    steps = spec.steps
+    texts = steps.texts(summary, cfg)
     paper = PAPERS[spec.paper]
     return Reproduction(
         key=key,
         paper=paper.key,
         title=spec.title,
         frame=frame,
-        panels=tuple(spec.panels(cfg)),
-        claim=texts["claim"],
+        panels=tuple(steps.panels(cfg)),
+        claim=spec.claim,
         finding=texts["finding"],
         difference=texts["difference"],
         settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, " f"{grid} grid.",
@@ -441,8 +352,8 @@ def assemble(
         cols=spec.cols,
         paper_figure=spec.paper_figure,
         styles=dict(spec.styles),
-        marks=tuple(spec.marks(cfg)) if spec.marks else (),
-        claims=tuple(spec.claims(summary, cfg)) if spec.claims else (),
+        marks=tuple(steps.marks(cfg)) if steps.marks else (),
+        claims=tuple(steps.claims(summary, cfg)) if steps.claims else (),
         config=cfg,
     )
 
@@ -467,15 +378,17 @@ def reproduce(
     return assemble(key, rows, grid, reps, seed, time.perf_counter() - start, overrides, time.process_time() - cpu)
 
 
-def _one(key):
+def reproduction_function(spec: Spec):
+    """The function that runs reproduction ``spec`` (named after its key): :func:`reproduce` of that key."""
+
     def reproduction(
         grid: str = "default", reps: int | None = None, seed: int = 0, progress=None, overrides: dict | None = None
     ) -> Reproduction:
-        return reproduce(key, grid, reps, seed, progress, overrides)
+        return reproduce(spec.key, grid, reps, seed, progress, overrides)
 
-    reproduction.__name__ = key
+    reproduction.__name__ = spec.key
     reproduction.__doc__ = (
-        f"{SPECS[key].title}. See :func:`reproduce`; returns a :class:`Reproduction` "
+        f"{spec.title}. See :func:`reproduce`; returns a :class:`Reproduction` "
         "(tidy frame, figure, claim, finding, difference)."
     )
     return reproduction

@@ -38,11 +38,11 @@ def rows_needed(d: int, eps: float, split: bool = False) -> int | None:
     return int(ns[bad[-1] + 1]) if bad.size else int(ns[0])
 
 
-def _batch_needed(n: int, d: int, eps: float, split: bool = False) -> tuple[int, int]:
+def batch_needed(n: int, d: int, eps: float, split: bool = False) -> tuple[int, int]:
     """(the schedule's batch B at n rows, the smallest batch Algorithms 4-5 can release from)."""
     B, T, _ = dp_pca_schedule(n, d, eps, 1.0 / n**2, split_budget=split)
     return B, min_batch_size(d, eps, 1.0 / n**2, 0.01 / (2 * T), split)
 
 
-def _inside(eps: float) -> str:
+def theorem_side(eps: float) -> str:
     return "inside Theorem 5.1 (ε < 0.9)" if eps < THEOREM_EPS else "outside Theorem 5.1 (ε < 0.9)"

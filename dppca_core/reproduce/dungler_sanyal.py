@@ -14,39 +14,10 @@ from .. import metrics
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from .dp_pca_routes import ALG_FALLBACK, dp_pca_algorithm
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    REPRODUCED,
-    REVERSED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _at,
-    _fmt,
-    _g,
-    _one,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, REVERSED
+from .kit import fmt_g, fmt_list, point, rng_for, run_once, tasks_over, value_at
 
-_register_paper(
-    Paper(
-        "dungler_sanyal",
-        "Düngler & Sanyal: k-DP-PCA",
-        "Johanna Düngler & Amartya Sanyal, An Iterative Algorithm for Differentially Private k-PCA with "
-        "Adaptive Noise, NeurIPS 2025",
-        ("topk_spiked", "topk_low_d"),
-        "Top-k DP-PCA (topk_dp_pca; structure inferred from the abstract; rows only) against input perturbation "
-        "(analyze_gauss) and the noisy power method (private_power) on a spiked model, k = 2: the paper's Figure 1 "
-        "setting as we read it (d = 200) and d = 20, where its Algorithms 4–5 run.",
-    )
-)
 
 SERIES = (
     ("k-DP-PCA", "topk_dp_pca"),
@@ -69,24 +40,20 @@ def spiked_law(n: int, d: int, spikes, sigma: float, rng: np.random.Generator):
 
 
 def _panels(cfg):
-    return [Panel(f"σ = {_g(s)}", "rows n", "‖sin Θ‖_F", log_x=True, log_y=True) for s in cfg["sigmas"]]
-
-
-def _tasks(cfg, reps):
-    return [{"sigma": s, "n": n, "rep": r} for r in range(reps) for s in cfg["sigmas"] for n in cfg["ns"]]
+    return [Panel(f"σ = {fmt_g(s)}", "rows n", "‖sin Θ‖_F", log_x=True, log_y=True) for s in cfg["sigmas"]]
 
 
 def _unit(cfg, task, seed, key="topk_spiked"):
     sigma, n, rep = float(task["sigma"]), int(task["n"]), int(task["rep"])
-    X, U = spiked_law(n, cfg["d"], cfg["spikes"], sigma, _rng(seed, key, "data", sigma, n, rep))
+    X, U = spiked_law(n, cfg["d"], cfg["spikes"], sigma, rng_for(seed, key, "data", sigma, n, rep))
     data = prepare(X)
-    panel, rows = f"σ = {_g(sigma)}", []
+    panel, rows = f"σ = {fmt_g(sigma)}", []
     for label, mech in SERIES:
-        V, seconds, rel = _release(mech, data, 2, cfg["eps"], cfg["delta"], _rng(seed, key, label, sigma, n, rep))
+        V, seconds, rel = run_once(mech, data, 2, cfg["eps"], cfg["delta"], rng_for(seed, key, label, sigma, n, rep))
         algorithm = dp_pca_algorithm(rel) if mech == "topk_dp_pca" else ""
-        rows.append(_row(panel, label, mech, "n", n, rep, metrics.subspace_distance(V, U), METRIC, seconds, algorithm))
-    V, _, _ = _release("non_private", data, 2, 1.0, cfg["delta"], _rng(seed, key, "np", sigma, n, rep))
-    rows.append(_row(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, U), METRIC))
+        rows.append(point(panel, label, mech, "n", n, rep, metrics.subspace_distance(V, U), METRIC, seconds, algorithm))
+    V, _, _ = run_once("non_private", data, 2, 1.0, cfg["delta"], rng_for(seed, key, "np", sigma, n, rep))
+    rows.append(point(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, U), METRIC))
     return rows
 
 
@@ -123,11 +90,19 @@ def _routes(summary) -> str:
     )
 
 
+#: what the paper reports (both reproductions measure it)
+FIGURE_1_CLAIM = (
+    "Figure 1 (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01; σ = 0.025 and 0.001; 50 trials, mean and 95% "
+    "interval): k-DP-PCA has a lower error than DP-Gauss-1, DP-Gauss-2 and DP-Power-Method, and its error "
+    "falls with the noise level σ. The paper's numbers were not available to us."
+)
+
+
 def _texts(summary, cfg, setting: str):
     parts = []
     for panel in _panels(cfg):
-        vals = {label: [_at(summary, panel.name, label, n) for n in cfg["ns"]] for label, _ in SERIES}
-        parts.append(f"{panel.name}: " + "; ".join(f"{label} {_fmt(v, 3)}" for label, v in vals.items()))
+        vals = {label: [value_at(summary, panel.name, label, n) for n in cfg["ns"]] for label, _ in SERIES}
+        parts.append(f"{panel.name}: " + "; ".join(f"{label} {fmt_list(v, 3)}" for label, v in vals.items()))
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
     finding = (
         f"Mean ‖sin Θ‖_F at n = {ns}: " + ". ".join(parts) + ". On this law the rows are Gaussian along the "
@@ -139,7 +114,7 @@ def _texts(summary, cfg, setting: str):
         f"{setting} The paper's text was not available to us beyond its abstract; its Figure 1 is described as k = 2, "
         "d = 200, λ₁ = 10, ε = 1, δ = 0.01, σ ∈ {0.025, 0.001}, 50 trials, against DP-Gauss-1 (input perturbation), "
         "DP-Gauss-2 (output perturbation) and a modified noisy power method. The rest is our reading: the spikes "
-        f"({', '.join(_g(s) for s in cfg['spikes'])}), σ as the s.d. of isotropic noise added to the rows, rows scaled "
+        f"({', '.join(fmt_g(s) for s in cfg['spikes'])}), σ as the s.d. of isotropic noise added to the rows, rows scaled "
         "by the public 2√tr Σ and clipped to norm 1 (every mechanism here needs a public bound), the grid of n, and "
         f"our k-DP-PCA ({READING}: k parts of n/k rows, each our DP-PCA on the rows projected off the earlier "
         "components; the paper poses general random matrices Aᵢ, ours takes rows, Aᵢ = xᵢxᵢᵀ) in place of its "
@@ -147,17 +122,12 @@ def _texts(summary, cfg, setting: str):
         "calibrations (the paper's are modified versions whose calibrations we could not check); output "
         "perturbation is not implemented. A claim whose k-DP-PCA points all ran DP-PCA's fallback is 'not run'."
     )
-    claim = (
-        "Figure 1 (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01; σ = 0.025 and 0.001; 50 trials, mean and 95% "
-        "interval): k-DP-PCA has a lower error than DP-Gauss-1, DP-Gauss-2 and DP-Power-Method, and its error "
-        "falls with the noise level σ. The paper's numbers were not available to us."
-    )
     settings = (
         f"Ours (our reading, see the differences): k = 2, d = {cfg['d']}, spikes "
-        f"({', '.join(_g(s) for s in cfg['spikes'])}), σ ∈ {{{', '.join(_g(s) for s in cfg['sigmas'])}}}, "
-        f"n ∈ {{{ns}}}, ε = {_g(cfg['eps'])}, δ = {_g(cfg['delta'])}."
+        f"({', '.join(fmt_g(s) for s in cfg['spikes'])}), σ ∈ {{{', '.join(fmt_g(s) for s in cfg['sigmas'])}}}, "
+        f"n ∈ {{{ns}}}, ε = {fmt_g(cfg['eps'])}, δ = {fmt_g(cfg['delta'])}."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _figure_texts(summary, cfg):
@@ -182,8 +152,8 @@ def _claims(summary, cfg, key: str):
     out = []
     top = max(cfg["ns"])
     for panel in _panels(cfg):
-        ours = _at(summary, panel.name, "k-DP-PCA", top)
-        others = {label: _at(summary, panel.name, label, top) for label, _ in SERIES[1:]}
+        ours = value_at(summary, panel.name, "k-DP-PCA", top)
+        others = {label: value_at(summary, panel.name, label, top) for label, _ in SERIES[1:]}
         best = min(others.values())
         measured = f"k-DP-PCA {ours:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in others.items())
         if not _ran(summary, panel.name, top):
@@ -192,15 +162,17 @@ def _claims(summary, cfg, key: str):
             status = REPRODUCED if ours < best else (REVERSED if ours > 1.5 * best else NOT_REPRODUCED)
             why = measured + " (Algorithms 4–5 ran)"
         out.append(Claim(f"{panel.name}: k-DP-PCA below the baselines (at n = {top:,})", status, why, key))
-    low, high = (_at(summary, p.name, "k-DP-PCA", top) for p in (_panels(cfg)[-1], _panels(cfg)[0]))
+    low, high = (value_at(summary, p.name, "k-DP-PCA", top) for p in (_panels(cfg)[-1], _panels(cfg)[0]))
     sig = sorted(cfg["sigmas"])
-    measured = f"{high:.3f} at σ = {_g(cfg['sigmas'][0])}, {low:.3f} at σ = {_g(cfg['sigmas'][-1])} (n = {top:,})"
+    measured = f"{high:.3f} at σ = {fmt_g(cfg['sigmas'][0])}, {low:.3f} at σ = {fmt_g(cfg['sigmas'][-1])} (n = {top:,})"
     if not all(_ran(summary, p.name, top) for p in _panels(cfg)):
         status, why = NOT_RUN, NEVER_RAN + measured
     else:
         status, why = (REPRODUCED if low < 0.8 * high else NOT_REPRODUCED), measured + " (Algorithms 4–5 ran)"
     out.append(
-        Claim(f"k-DP-PCA's error falls with the noise level σ (σ = {_g(sig[-1])} to {_g(sig[0])})", status, why, key)
+        Claim(
+            f"k-DP-PCA's error falls with the noise level σ (σ = {fmt_g(sig[-1])} to {fmt_g(sig[0])})", status, why, key
+        )
     )
     out.append(
         Claim(
@@ -213,72 +185,68 @@ def _claims(summary, cfg, key: str):
     return out
 
 
+#: the law and the budget of the paper's Figure 1 as we read it (both reproductions; d, n and reps per grid)
+_LAW = dict(spikes=(10.0, 5.0), sigmas=(0.025, 0.001), eps=1.0, delta=0.01)
 _STYLES = {label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SERIES)}
 
-_register(
-    Spec(
-        key="topk_spiked",
-        paper="dungler_sanyal",
-        title="Düngler & Sanyal, Figure 1 setting as we read it (k = 2, d = 200): error against n",
-        grids={
-            "default": dict(
-                d=200, spikes=(10.0, 5.0), sigmas=(0.025, 0.001), ns=(10_000, 40_000), eps=1.0, delta=0.01, reps=3
-            ),
-            "full": dict(
-                d=200,
-                spikes=(10.0, 5.0),
-                sigmas=(0.025, 0.001),
-                ns=(5_000, 10_000, 20_000, 40_000, 80_000, 160_000),
-                eps=1.0,
-                delta=0.01,
-                reps=50,
-            ),
-        },
-        panels=_panels,
-        tasks=_tasks,
-        unit=_unit,
-        texts=_figure_texts,
-        claims=lambda summary, cfg: _claims(summary, cfg, "topk_spiked"),
-        refs=(("every claim", "claims"),),
-        styles=_STYLES,
-        paper_figure=(
-            "Figure 1 (a, b): error against n at σ = 0.025 and 0.001 for k-DP-PCA, DP-Gauss-1, DP-Gauss-2 and "
-            "DP-Power-Method (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01); (c): growing dimension. Values not "
-            "available to us.",
+
+def _on_the_law(key: str, title: str, d: int, unit, texts, grids: dict, paper_figure: tuple) -> Spec:
+    """A reproduction of the paper's Figure 1 law at dimension ``d`` (the grids give n and the repetitions)."""
+    return Spec(
+        key=key,
+        title=title,
+        claim=FIGURE_1_CLAIM,
+        grids={grid: dict(_LAW, d=d, ns=ns, reps=reps) for grid, (ns, reps) in grids.items()},
+        steps=(
+            _panels,
+            tasks_over(sigma="sigmas", n="ns"),
+            unit,
+            texts,
+            lambda summary, cfg: _claims(summary, cfg, key),
         ),
-    )
-)
-
-_register(
-    Spec(
-        key="topk_low_d",
-        paper="dungler_sanyal",
-        title="Düngler & Sanyal as we read it, at d = 20 where Algorithms 4–5 run: error against n",
-        grids={
-            "default": dict(
-                d=20, spikes=(10.0, 5.0), sigmas=(0.025, 0.001), ns=(100_000, 200_000), eps=1.0, delta=0.01, reps=2
-            ),
-            "full": dict(
-                d=20,
-                spikes=(10.0, 5.0),
-                sigmas=(0.025, 0.001),
-                ns=(100_000, 200_000, 400_000, 800_000),
-                eps=1.0,
-                delta=0.01,
-                reps=10,
-            ),
-        },
-        panels=_panels,
-        tasks=_tasks,
-        unit=_low_d_unit,
-        texts=_low_d_texts,
-        claims=lambda summary, cfg: _claims(summary, cfg, "topk_low_d"),
         refs=(("every claim", "claims"),),
         styles=_STYLES,
-        paper_figure=("Not in the paper: its Figure 1's law and baselines (as we read them) at d = 20.",),
+        paper_figure=paper_figure,
     )
+
+
+TOPK_SPIKED = _on_the_law(
+    "topk_spiked",
+    "Düngler & Sanyal, Figure 1 setting as we read it (k = 2, d = 200): error against n",
+    200,
+    _unit,
+    _figure_texts,
+    {"default": ((10_000, 40_000), 3), "full": ((5_000, 10_000, 20_000, 40_000, 80_000, 160_000), 50)},
+    (
+        "Figure 1 (a, b): error against n at σ = 0.025 and 0.001 for k-DP-PCA, DP-Gauss-1, DP-Gauss-2 and "
+        "DP-Power-Method (k = 2, d = 200, λ₁ = 10, ε = 1, δ = 0.01); (c): growing dimension. Values not "
+        "available to us.",
+    ),
+)
+TOPK_LOW_D = _on_the_law(
+    "topk_low_d",
+    "Düngler & Sanyal as we read it, at d = 20 where Algorithms 4–5 run: error against n",
+    20,
+    _low_d_unit,
+    _low_d_texts,
+    {"default": ((100_000, 200_000), 2), "full": ((100_000, 200_000, 400_000, 800_000), 10)},
+    ("Not in the paper: its Figure 1's law and baselines (as we read them) at d = 20.",),
 )
 
 
-topk_spiked = _one("topk_spiked")
-topk_low_d = _one("topk_low_d")
+PAPER = Paper(
+    "dungler_sanyal",
+    "Düngler & Sanyal: k-DP-PCA",
+    "Johanna Düngler & Amartya Sanyal, An Iterative Algorithm for Differentially Private k-PCA with "
+    "Adaptive Noise, NeurIPS 2025",
+    "Top-k DP-PCA (topk_dp_pca; structure inferred from the abstract; rows only) against input perturbation "
+    "(analyze_gauss) and the noisy power method (private_power) on a spiked model, k = 2: the paper's Figure 1 "
+    "setting as we read it (d = 200) and d = 20, where its Algorithms 4–5 run.",
+    (
+        TOPK_SPIKED,
+        TOPK_LOW_D,
+    ),
+)
+
+topk_spiked = reproduction_function(TOPK_SPIKED)
+topk_low_d = reproduction_function(TOPK_LOW_D)

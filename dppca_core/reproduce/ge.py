@@ -10,41 +10,10 @@ from .. import metrics
 from ..mechanisms.central import mod_sulq_beta
 from ..data.prepare import prepare
 from ..privacy import composed_gaussian_sigma, gaussian_sigma, sensitivity
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    RANDOM,
-    REPRODUCED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _at,
-    _curve,
-    _fmt,
-    _g,
-    _one,
-    _paper_noise,
-    _paper_noise_algorithm,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
-
-
-_register_paper(
-    Paper(
-        "ge",
-        "Ge et al.: DPS-PCA",
-        "Jason Ge, Zhaoran Wang, Mengdi Wang & Han Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in "
-        "Distributed Systems, AISTATS 2018",
-        ("ge_convergence", "ge_comparison"),
-        "The noisy truncated power method (dps_pca): convergence, and the comparison with MOD-SuLQ " "and PPCA.",
-    )
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
+from .kit import curve_of, fmt_g, fmt_list, paper_noise_algorithm, point, rng_for, run_once, run_with_paper_noise
+from .kit import value_at
 
 
 def _ge_paper_nu(T: int, eps: float, delta: float) -> float:
@@ -63,8 +32,14 @@ def _dps_paper_noise(data, k, eps, delta, rng, T: int, warm: bool, **params):
     noise is private as stated; it is 7-29 times more noise."""
     steps = T + warm
     mu = math.sqrt(steps) * sensitivity("gram_times_basis", "replace", block_size=k) / _ge_paper_nu(T, eps, delta)
-    V, sec, rel = _paper_noise("dps_pca", data, k, mu, eps, delta, rng, iterations=T, **params)
-    return V, sec, rel, _paper_noise_algorithm(mu / math.sqrt(steps), eps, delta, steps)
+    V, sec, rel = run_with_paper_noise("dps_pca", data, k, mu, eps, delta, rng, iterations=T, **params)
+    return V, sec, rel, paper_noise_algorithm(mu / math.sqrt(steps), eps, delta, steps)
+
+
+def _comparison_paper_noise(cfg, data, k, eps, delta, rng):
+    """:func:`_dps_paper_noise` with the comparison's DPS-PCA settings (one provider, ŝ, T and its start)."""
+    warm = cfg["init"] == "noisy_diagonal"
+    return _dps_paper_noise(data, k, eps, delta, rng, cfg["T"], warm, sites=1, sparsity=cfg["s_hat"], init=cfg["init"])
 
 
 def _in_band(values) -> bool:
@@ -85,7 +60,9 @@ def _gec_tasks(cfg, reps):
 
 
 def _ge_data(cfg, key, seed, rep, d=None, k=None):
-    law = ds.ge_dps(n=cfg["n"], d=d or cfg["d"], k=k or cfg["k"], s=cfg["s"], seed=_rng(seed, key, "data", d or 0, rep))
+    law = ds.ge_dps(
+        n=cfg["n"], d=d or cfg["d"], k=k or cfg["k"], s=cfg["s"], seed=rng_for(seed, key, "data", d or 0, rep)
+    )
     return law, prepare(law.X)
 
 
@@ -97,20 +74,20 @@ def _gec_unit(cfg, task, seed):
     runs = [(pa, f"ε = {e:g}", e, cfg["delta_a"]) for e in cfg["eps_a"]]
     runs += [(pb, f"δ = {dl:g}", cfg["eps_b"], dl) for dl in cfg["delta_b"]]
     runs += [(pc, f"ε = {e:g}, the paper's ν", e, cfg["delta_a"]) for e in cfg["eps_a"]]
-    V, _, _ = _release("non_private", data, k, 1.0, 0.5, _rng(seed, key, "np", rep))
+    V, _, _ = run_once("non_private", data, k, 1.0, 0.5, rng_for(seed, key, "np", rep))
     nonpriv = metrics.subspace_distance(V, law.components)
     params = dict(sites=1, sparsity=cfg["s_hat"], init=cfg["init"])
     for panel, label, e, dl in runs:
         algo = ""
         if panel is pc:
             _, sec, rel, algo = _dps_paper_noise(
-                data, k, e, dl, _rng(seed, key, label, rep), T, cfg["init"] == "noisy_diagonal", **params
+                data, k, e, dl, rng_for(seed, key, label, rep), T, cfg["init"] == "noisy_diagonal", **params
             )
         else:
-            _, sec, rel = _release("dps_pca", data, k, e, dl, _rng(seed, key, label, rep), iterations=T, **params)
+            _, sec, rel = run_once("dps_pca", data, k, e, dl, rng_for(seed, key, label, rep), iterations=T, **params)
         for t, Q in enumerate(rel.outputs["iterates"]):
             rows.append(
-                _row(
+                point(
                     panel.name,
                     label,
                     "dps_pca",
@@ -125,9 +102,9 @@ def _gec_unit(cfg, task, seed):
             )
     for panel in (pa, pb, pc):
         for t in range(T + 1):
-            rows.append(_row(panel.name, "non-private PCA", NON_PRIVATE, "iteration", t, rep, nonpriv, metric))
+            rows.append(point(panel.name, "non-private PCA", NON_PRIVATE, "iteration", t, rep, nonpriv, metric))
             rows.append(
-                _row(
+                point(
                     panel.name,
                     "random subspace",
                     RANDOM,
@@ -144,15 +121,15 @@ def _gec_unit(cfg, task, seed):
 def _gec_texts(summary, cfg):
     pa, pb, pc = _gec_panels(cfg)
     T, k = cfg["T"], cfg["k"]
-    final_a = [_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
-    final_b = [_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
-    final_c = [_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
-    start = _at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
-    nonp = _at(summary, pa.name, "non-private PCA")
+    final_a = [value_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
+    final_b = [value_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
+    final_c = [value_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
+    start = value_at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
+    nonp = value_at(summary, pa.name, "non-private PCA")
 
     # iterations to get within 10% of the final error, slowest and fastest curve of panel (a)
     def settle(panel, label):
-        c = _curve(summary, panel, label)
+        c = curve_of(summary, panel, label)
         final = float(c["mean"].iloc[-1])
         ok = c[c["mean"] <= 1.1 * final + 1e-3]
         return int(ok.x.iloc[0]) if not ok.empty else T
@@ -164,11 +141,11 @@ def _gec_texts(summary, cfg):
     ]
     finding = (
         f"Every curve falls from about {start:.2f} and levels off within {max(settle_a)} iterations. Final error "
-        f"(t = {T}) in (a), ε = {', '.join(_g(e) for e in cfg['eps_a'])}: {_fmt(final_a, 3)}; in (b), "
-        f"δ = {', '.join(_g(d) for d in cfg['delta_b'])}: {_fmt(final_b, 3)}. Smaller ε or δ gives a larger final "
+        f"(t = {T}) in (a), ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: {fmt_list(final_a, 3)}; in (b), "
+        f"δ = {', '.join(fmt_g(d) for d in cfg['delta_b'])}: {fmt_list(final_b, 3)}. Smaller ε or δ gives a larger final "
         f"error, as in the paper, but our levels are far below its 1 to 2 (non-private PCA of the same rows: "
         f"{nonp:.3f}). (c) With the paper's noise multiplier ν on every step (our algorithm otherwise) the final "
-        f"errors are {_fmt(final_c, 3)} at ε = {', '.join(_g(e) for e in cfg['eps_a'])}"
+        f"errors are {fmt_list(final_c, 3)} at ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}"
         + (
             ": inside the paper's band of 1 to 2, so the paper's levels are what its noise gives."
             if _in_band(final_c)
@@ -187,8 +164,8 @@ def _gec_texts(summary, cfg):
     difference = (
         f"Calibration: we use the exact sensitivity √2 of Σ̂ᵢQ and Gaussian-DP composition over the T = {T} steps; "
         f"the paper's multiplier ν = 2Tε⁻¹√(2 ln(2T/δ)) is {ratios[0][0]:.1f} against our {ratios[0][1]:.1f} at "
-        f"ε = {_g(cfg['eps_a'][0])}, δ = {_g(cfg['delta_a'])}, and {ratios[1][0]:.1f} against {ratios[1][1]:.1f} at "
-        f"ε = {_g(cfg['eps_b'])}, δ = {_g(min(cfg['delta_b']))}: {ratios[0][0] / ratios[0][1]:.0f} and "
+        f"ε = {fmt_g(cfg['eps_a'][0])}, δ = {fmt_g(cfg['delta_a'])}, and {ratios[1][0]:.1f} against {ratios[1][1]:.1f} at "
+        f"ε = {fmt_g(cfg['eps_b'])}, δ = {fmt_g(min(cfg['delta_b']))}: {ratios[0][0] / ratios[0][1]:.0f} and "
         f"{ratios[1][0] / ratios[1][1]:.0f} times less noise for the same guarantee (our count includes the warm "
         "start's step). "
         "Rows are scaled by a public constant and clipped to norm 1 (the proof needs it; the paper's rows, with "
@@ -199,30 +176,24 @@ def _gec_texts(summary, cfg):
     )
     if cfg["d"] != 1000:
         difference += f" Default grid: d = {cfg['d']}, n = {cfg['n']:,} instead of d = 1000, n = 10⁵."
-    claim = (
-        "Section 5.1, Figure 3 (d = 1000, n = 10⁵, k = 5, s = 10, one data owner, T = 10, ŝ = 50): (a) δ = 0.3 "
-        "and ε ∈ {0.5, 1, 1.5, 2}; (b) ε = 2.0 (the text says 1.0) and δ ∈ {0.01, 0.05, 0.1, 0.5}. The error "
-        "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F converges geometrically within the 10 iterations, to between about 1 and 2 on the plots' "
-        "axis; more stringent privacy slows convergence and raises the final error."
-    )
     settings = (
         f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, k = {k}, s = {cfg['s']}, T = {T}, ŝ = {cfg['s_hat']}, "
         f"one provider, start '{cfg['init']}'."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _gec_claims(summary, cfg):
     pa, pb, pc = _gec_panels(cfg)
     T = cfg["T"]
-    final_a = [_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
-    final_b = [_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
-    final_c = [_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
-    start = _at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
+    final_a = [value_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
+    final_b = [value_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
+    final_c = [value_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
+    start = value_at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
     order = all(a >= b - 0.01 for a, b in zip(final_a, final_a[1:])) and all(
         a >= b - 0.01 for a, b in zip(final_b, final_b[1:])
     )
-    eps_txt = ", ".join(_g(e) for e in cfg["eps_a"])
+    eps_txt = ", ".join(fmt_g(e) for e in cfg["eps_a"])
     warm = cfg["init"] == "noisy_diagonal"
     points = [(e, cfg["delta_a"]) for e in cfg["eps_a"]] + [(cfg["eps_b"], dl) for dl in cfg["delta_b"]]
     ratios = [_ge_paper_nu(T, e, dl) / _ge_our_nu(T, e, dl, cfg["k"], warm) for e, dl in points]
@@ -230,21 +201,21 @@ def _gec_claims(summary, cfg):
         Claim(
             "Figure 3: the noisy truncated power method converges geometrically within T = 10 iterations",
             REPRODUCED,
-            f"from {start:.2f} to {_fmt(final_a, 3)} (ε = {eps_txt}), levelling off within a few " "iterations",
+            f"from {start:.2f} to {fmt_list(final_a, 3)} (ε = {eps_txt}), levelling off within a few " "iterations",
             "ge_convergence",
         ),
         Claim(
             "Figure 3: smaller ε or δ slows convergence and raises the final error",
             REPRODUCED if order else NOT_REPRODUCED,
-            f"final errors {_fmt(final_a, 3)} at ε = {eps_txt} and {_fmt(final_b, 3)} at δ = "
-            f"{', '.join(_g(d) for d in cfg['delta_b'])}",
+            f"final errors {fmt_list(final_a, 3)} at ε = {eps_txt} and {fmt_list(final_b, 3)} at δ = "
+            f"{', '.join(fmt_g(d) for d in cfg['delta_b'])}",
             "ge_convergence",
         ),
         Claim(
             "Figure 3: final errors between about 1 and 2",
             REPRODUCED if _in_band(final_c) else NOT_REPRODUCED,
-            f"with our calibration {_fmt(final_a, 3)}, far below: the paper's noise multiplier ν is "
-            f"{min(ratios):.0f} to {max(ratios):.0f} times ours on this grid; with ν itself {_fmt(final_c, 3)}"
+            f"with our calibration {fmt_list(final_a, 3)}, far below: the paper's noise multiplier ν is "
+            f"{min(ratios):.0f} to {max(ratios):.0f} times ours on this grid; with ν itself {fmt_list(final_c, 3)}"
             + ("" if cfg["n"] == 100_000 else f" on this grid's n = {cfg['n']:,} (the paper: 10⁵)"),
             "ge_convergence",
         ),
@@ -271,25 +242,22 @@ _GE_BASE = dict(
     eps_b=2.0,
     delta_b=(0.01, 0.05, 0.1, 0.5),
 )
-_register(
-    Spec(
-        key="ge_convergence",
-        paper="ge",
-        title="Ge et al., DPS-PCA: convergence of the noisy truncated power method",
-        grids={"default": dict(_GE_BASE, n=20_000, d=200, reps=5), "full": dict(_GE_BASE, n=100_000, d=1000, reps=5)},
-        panels=_gec_panels,
-        tasks=_gec_tasks,
-        unit=_gec_unit,
-        texts=_gec_texts,
-        claims=_gec_claims,
-        cols=3,
-        refs=(("item 5", "item-5"), ("item 7", "item-7"), ("item 6", "item-6")),
-        paper_figure=(
-            "Figure 3(a): curves for ε = 0.5 … 2 converge in ~10 iterations to 1–2; smaller ε is higher.",
-            "Figure 3(b): the same for δ = 0.01 … 0.5; smaller δ is higher.",
-            "(c) is ours: panel (a) again with the paper's noise multiplier ν.",
-        ),
-    )
+GE_CONVERGENCE = Spec(
+    key="ge_convergence",
+    title="Ge et al., DPS-PCA: convergence of the noisy truncated power method",
+    claim="Section 5.1, Figure 3 (d = 1000, n = 10⁵, k = 5, s = 10, one data owner, T = 10, ŝ = 50): (a) δ = 0.3 "
+    "and ε ∈ {0.5, 1, 1.5, 2}; (b) ε = 2.0 (the text says 1.0) and δ ∈ {0.01, 0.05, 0.1, 0.5}. The error "
+    "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F converges geometrically within the 10 iterations, to between about 1 and 2 on the plots' "
+    "axis; more stringent privacy slows convergence and raises the final error.",
+    grids={"default": dict(_GE_BASE, n=20_000, d=200, reps=5), "full": dict(_GE_BASE, n=100_000, d=1000, reps=5)},
+    steps=(_gec_panels, _gec_tasks, _gec_unit, _gec_texts, _gec_claims),
+    cols=3,
+    refs=(("item 5", "item-5"), ("item 7", "item-7"), ("item 6", "item-6")),
+    paper_figure=(
+        "Figure 3(a): curves for ε = 0.5 … 2 converge in ~10 iterations to 1–2; smaller ε is higher.",
+        "Figure 3(b): the same for δ = 0.01 … 0.5; smaller δ is higher.",
+        "(c) is ours: panel (a) again with the paper's noise multiplier ν.",
+    ),
 )
 
 
@@ -326,16 +294,16 @@ def _gcmp_epsilon_sweep(cfg, panel: str, d: int, rep: int, seed) -> list:
     """Panel (a) of the comparison, one repetition: every mechanism (and DPS-PCA with the paper's noise) over the
     epsilons at dimension ``d``."""
     key, metric, rows = "ge_comparison", "sin Θ distance to the planted subspace", []
-    law = ds.ge_dps(n=cfg["n_a"], d=d, k=cfg["k_a"], s=cfg["s"], seed=_rng(seed, key, "data-a", rep))
+    law = ds.ge_dps(n=cfg["n_a"], d=d, k=cfg["k_a"], s=cfg["s"], seed=rng_for(seed, key, "data-a", rep))
     data, k = prepare(law.X), cfg["k_a"]
     for e in cfg["eps_a"]:
         for mech, params in (
             ("dps_pca", dict(sites=1, sparsity=cfg["s_hat"], iterations=cfg["T"], init=cfg["init"])),
             ("mod_sulq", {}),
         ):
-            V, sec, _ = _release(mech, data, k, e, cfg["delta_a"], _rng(seed, key, mech, "a", e, rep), **params)
+            V, sec, _ = run_once(mech, data, k, e, cfg["delta_a"], rng_for(seed, key, mech, "a", e, rep), **params)
             rows.append(
-                _row(
+                point(
                     panel,
                     _GE_LABELS[mech],
                     mech,
@@ -347,20 +315,11 @@ def _gcmp_epsilon_sweep(cfg, panel: str, d: int, rep: int, seed) -> list:
                     sec,
                 )
             )
-        V, sec, _, algo = _dps_paper_noise(
-            data,
-            k,
-            e,
-            cfg["delta_a"],
-            _rng(seed, key, "paper", "a", e, rep),
-            cfg["T"],
-            cfg["init"] == "noisy_diagonal",
-            sites=1,
-            sparsity=cfg["s_hat"],
-            init=cfg["init"],
+        V, sec, _, algo = _comparison_paper_noise(
+            cfg, data, k, e, cfg["delta_a"], rng_for(seed, key, "paper", "a", e, rep)
         )
         rows.append(
-            _row(
+            point(
                 panel,
                 _DPS_PAPER,
                 "dps_pca",
@@ -374,7 +333,7 @@ def _gcmp_epsilon_sweep(cfg, panel: str, d: int, rep: int, seed) -> list:
             )
         )
         rows.append(
-            _row(panel, "random subspace", RANDOM, "epsilon", e, rep, metrics.random_subspace_distance(d, k), metric)
+            point(panel, "random subspace", RANDOM, "epsilon", e, rep, metrics.random_subspace_distance(d, k), metric)
         )
     return rows
 
@@ -383,58 +342,54 @@ def _gcmp_dimension_point(cfg, panel: str, d: int, rep: int, seed) -> list:
     """Panel (b) of the comparison, one repetition at dimension ``d``: every mechanism (and DPS-PCA with the paper's
     noise) at the panel's epsilon."""
     key, metric, rows = "ge_comparison", "sin Θ distance to the planted subspace", []
-    law = ds.ge_dps(n=cfg["n_b"], d=d, k=cfg["k_b"], s=cfg["s"], seed=_rng(seed, key, "data-b", d, rep))
+    law = ds.ge_dps(n=cfg["n_b"], d=d, k=cfg["k_b"], s=cfg["s"], seed=rng_for(seed, key, "data-b", d, rep))
     data, k = prepare(law.X), cfg["k_b"]
     for mech, params in (
         ("dps_pca", dict(sites=1, sparsity=cfg["s_hat"], iterations=cfg["T"], init=cfg["init"])),
         ("ppca_exponential", dict(sweeps=cfg["sweeps"])),
         ("mod_sulq", {}),
     ):
-        V, sec, _ = _release(mech, data, k, cfg["eps_b"], cfg["delta_b"], _rng(seed, key, mech, "b", d, rep), **params)
-        rows.append(
-            _row(panel, _GE_LABELS[mech], mech, "d", d, rep, metrics.subspace_distance(V, law.components), metric, sec)
+        V, sec, _ = run_once(
+            mech, data, k, cfg["eps_b"], cfg["delta_b"], rng_for(seed, key, mech, "b", d, rep), **params
         )
-    V, sec, _, algo = _dps_paper_noise(
-        data,
-        k,
-        cfg["eps_b"],
-        cfg["delta_b"],
-        _rng(seed, key, "paper", "b", d, rep),
-        cfg["T"],
-        cfg["init"] == "noisy_diagonal",
-        sites=1,
-        sparsity=cfg["s_hat"],
-        init=cfg["init"],
+        rows.append(
+            point(panel, _GE_LABELS[mech], mech, "d", d, rep, metrics.subspace_distance(V, law.components), metric, sec)
+        )
+    V, sec, _, algo = _comparison_paper_noise(
+        cfg, data, k, cfg["eps_b"], cfg["delta_b"], rng_for(seed, key, "paper", "b", d, rep)
     )
     rows.append(
-        _row(panel, _DPS_PAPER, "dps_pca", "d", d, rep, metrics.subspace_distance(V, law.components), metric, sec, algo)
+        point(
+            panel, _DPS_PAPER, "dps_pca", "d", d, rep, metrics.subspace_distance(V, law.components), metric, sec, algo
+        )
     )
-    rows.append(_row(panel, "random subspace", RANDOM, "d", d, rep, metrics.random_subspace_distance(d, k), metric))
+    rows.append(point(panel, "random subspace", RANDOM, "d", d, rep, metrics.random_subspace_distance(d, k), metric))
     return rows
 
 
 def _gcmp_texts(summary, cfg):
     pa, pb = _gcmp_panels(cfg)
-    dps_a = _curve(summary, pa.name, _GE_LABELS["dps_pca"])["mean"].tolist()
-    mod_a = _curve(summary, pa.name, _GE_LABELS["mod_sulq"])["mean"].tolist()
+    dps_a = curve_of(summary, pa.name, _GE_LABELS["dps_pca"])["mean"].tolist()
+    mod_a = curve_of(summary, pa.name, _GE_LABELS["mod_sulq"])["mean"].tolist()
     dims = cfg["d_b"]
     b = {
-        m: [_at(summary, pb.name, _GE_LABELS[m], d) for d in dims] for m in ("dps_pca", "ppca_exponential", "mod_sulq")
+        m: [value_at(summary, pb.name, _GE_LABELS[m], d) for d in dims]
+        for m in ("dps_pca", "ppca_exponential", "mod_sulq")
     }
     rand_a = metrics.random_subspace_distance(cfg["d_a"], cfg["k_a"])
     beta = mod_sulq_beta(cfg["n_a"], cfg["d_a"], cfg["eps_a"][0], cfg["delta_a"])
     ag = gaussian_sigma(math.sqrt(2) / cfg["n_a"], cfg["eps_a"][0], cfg["delta_a"])
     finding = (
-        f"(a) ε = {', '.join(_g(e) for e in cfg['eps_a'])}: DPS-PCA {_fmt(dps_a, 3)}; MOD-SuLQ {_fmt(mod_a, 3)} "
-        f"(random subspace {rand_a:.2f}). (b) d = {', '.join(map(str, dims))}: DPS-PCA {_fmt(b['dps_pca'], 3)}; "
-        f"PPCA {_fmt(b['ppca_exponential'], 3)}; MOD-SuLQ {_fmt(b['mod_sulq'], 3)}. The order DPS-PCA < PPCA < "
+        f"(a) ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: DPS-PCA {fmt_list(dps_a, 3)}; MOD-SuLQ {fmt_list(mod_a, 3)} "
+        f"(random subspace {rand_a:.2f}). (b) d = {', '.join(map(str, dims))}: DPS-PCA {fmt_list(b['dps_pca'], 3)}; "
+        f"PPCA {fmt_list(b['ppca_exponential'], 3)}; MOD-SuLQ {fmt_list(b['mod_sulq'], 3)}. The order DPS-PCA < PPCA < "
         "MOD-SuLQ holds, and MOD-SuLQ is the one that degrades with d. DPS-PCA with the paper's own noise "
-        f"multiplier ν: {_fmt(_curve(summary, pa.name, _DPS_PAPER)['mean'], 3)} in (a) and "
-        f"{_fmt([_at(summary, pb.name, _DPS_PAPER, d) for d in dims], 3)} in (b)."
+        f"multiplier ν: {fmt_list(curve_of(summary, pa.name, _DPS_PAPER)['mean'], 3)} in (a) and "
+        f"{fmt_list([value_at(summary, pb.name, _DPS_PAPER, d) for d in dims], 3)} in (b)."
     )
     difference = (
         f"MOD-SuLQ's noise is valid but grows like d (a union bound over the d(d+1)/2 entries of the matrix): at "
-        f"d = {cfg['d_a']}, n = {cfg['n_a']:,}, ε = {_g(cfg['eps_a'][0])}, δ = {_g(cfg['delta_a'])} its entry s.d. "
+        f"d = {cfg['d_a']}, n = {cfg['n_a']:,}, ε = {fmt_g(cfg['eps_a'][0])}, δ = {fmt_g(cfg['delta_a'])} its entry s.d. "
         f"is {beta:.1e}, {beta / ag:,.0f} times that of Analyze Gauss with the same relation and (ε, δ); that, not "
         "an O(d log d) term, is why it fails in high dimension. PPCA is "
         f"run with {cfg['sweeps']} Gibbs sweeps (the paper took 1000 for accuracy and 100 for timing); a finite "
@@ -447,29 +402,23 @@ def _gcmp_texts(summary, cfg):
             f" Default grid: panel (a) at d = {cfg['d_a']}, n = {cfg['n_a']:,} and panel (b) at "
             f"d ∈ {{{', '.join(map(str, dims))}}} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)."
         )
-    claim = (
-        "Section 5.2, Figure 4: (a) d = 1000, n = 10⁵, δ fixed (0.3), ε from 0.8 to 2: MOD-SuLQ 'cannot produce "
-        "meaningful estimation' in high dimension and DPS-PCA is the most accurate; (b) n = 10⁵, ε = 1, δ = 0.1, "
-        "k = 3, s = 10, d from 40 to 160: MOD-SuLQ and PPCA do reasonably well at low d, MOD-SuLQ degrades as d "
-        "grows, DPS-PCA is best. Table 1 (CPU time at d = 200 / 400 / 800): DPS-PCA < 1 ms, MOD-SuLQ 8 / 21 / 97 ms, "
-        "PPCA 9.82 / 37.46 / 173.78 s (100 Gibbs sweeps)."
-    )
     settings = (
         f"Ours: (a) d = {cfg['d_a']}, n = {cfg['n_a']:,}, k = {cfg['k_a']}, s = {cfg['s']}, δ = "
-        f"{_g(cfg['delta_a'])}; (b) n = {cfg['n_b']:,}, k = {cfg['k_b']}, s = {cfg['s']}, ε = "
-        f"{_g(cfg['eps_b'])}, δ = {_g(cfg['delta_b'])}; DPS-PCA with T = {cfg['T']}, ŝ = {cfg['s_hat']}; "
+        f"{fmt_g(cfg['delta_a'])}; (b) n = {cfg['n_b']:,}, k = {cfg['k_b']}, s = {cfg['s']}, ε = "
+        f"{fmt_g(cfg['eps_b'])}, δ = {fmt_g(cfg['delta_b'])}; DPS-PCA with T = {cfg['T']}, ŝ = {cfg['s_hat']}; "
         f"PPCA with {cfg['sweeps']} sweeps."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _gcmp_claims(summary, cfg):
     pa, pb = _gcmp_panels(cfg)
     dims = cfg["d_b"]
     b = {
-        m: [_at(summary, pb.name, _GE_LABELS[m], d) for d in dims] for m in ("dps_pca", "ppca_exponential", "mod_sulq")
+        m: [value_at(summary, pb.name, _GE_LABELS[m], d) for d in dims]
+        for m in ("dps_pca", "ppca_exponential", "mod_sulq")
     }
-    a = {m: _curve(summary, pa.name, _GE_LABELS[m])["mean"].tolist() for m in ("dps_pca", "mod_sulq")}
+    a = {m: curve_of(summary, pa.name, _GE_LABELS[m])["mean"].tolist() for m in ("dps_pca", "mod_sulq")}
     rand = metrics.random_subspace_distance(cfg["d_a"], cfg["k_a"])
     order = all(x < y < z for x, y, z in zip(b["dps_pca"], b["ppca_exponential"], b["mod_sulq"]))
     return [
@@ -477,16 +426,16 @@ def _gcmp_claims(summary, cfg):
             f"Figure 4(a): MOD-SuLQ 'cannot produce meaningful estimation' in high dimension (d = {cfg['d_a']} "
             "here)",
             REPRODUCED if min(a["mod_sulq"]) > 0.8 * rand else NOT_REPRODUCED,
-            f"MOD-SuLQ {_fmt(a['mod_sulq'], 3)} against a random subspace's {rand:.2f}; DPS-PCA "
-            f"{_fmt(a['dps_pca'], 3)}. The reason is its noise, about d times Analyze Gauss's (a union bound "
+            f"MOD-SuLQ {fmt_list(a['mod_sulq'], 3)} against a random subspace's {rand:.2f}; DPS-PCA "
+            f"{fmt_list(a['dps_pca'], 3)}. The reason is its noise, about d times Analyze Gauss's (a union bound "
             "over entries), not an O(d log d) term",
             "ge_comparison",
         ),
         Claim(
             "Figure 4(b): DPS-PCA < PPCA < MOD-SuLQ, MOD-SuLQ degrading as d grows",
             REPRODUCED if order else NOT_REPRODUCED,
-            f"DPS-PCA {_fmt(b['dps_pca'], 3)}, PPCA {_fmt(b['ppca_exponential'], 3)}, MOD-SuLQ "
-            f"{_fmt(b['mod_sulq'], 3)} at d = {', '.join(map(str, dims))}",
+            f"DPS-PCA {fmt_list(b['dps_pca'], 3)}, PPCA {fmt_list(b['ppca_exponential'], 3)}, MOD-SuLQ "
+            f"{fmt_list(b['mod_sulq'], 3)} at d = {', '.join(map(str, dims))}",
             "ge_comparison",
         ),
         Claim(
@@ -501,39 +450,47 @@ def _gcmp_claims(summary, cfg):
 _GC_BASE = dict(
     k_a=5, k_b=3, s=10, s_hat=50, T=10, init="noisy_diagonal", delta_a=0.3, eps_b=1.0, delta_b=0.1, n_b=100_000
 )
-_register(
-    Spec(
-        key="ge_comparison",
-        paper="ge",
-        title="Ge et al., comparison with MOD-SuLQ and PPCA",
-        grids={
-            "default": dict(
-                _GC_BASE, d_a=200, n_a=20_000, eps_a=(0.8, 1.2, 1.6, 2.0), d_b=(40, 60, 80), sweeps=20, reps=3
-            ),
-            "full": dict(
-                _GC_BASE,
-                d_a=1000,
-                n_a=100_000,
-                eps_a=(0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-                d_b=(40, 60, 80, 100, 120, 140, 160),
-                sweeps=100,
-                reps=5,
-            ),
-        },
-        panels=_gcmp_panels,
-        tasks=_gcmp_tasks,
-        unit=_gcmp_unit,
-        texts=_gcmp_texts,
-        claims=_gcmp_claims,
-        styles={_DPS_PAPER: {"dash": "dot"}},
-        refs=(("item 26", "item-26"), ("item 27", "item-27"), ("item 5", "item-5")),
-        paper_figure=(
-            "Figure 4(a): DPS-PCA lowest, PPCA next, MOD-SuLQ near the no-information level, ε 0.8–2.",
-            "Figure 4(b): MOD-SuLQ's error rises fast with d, PPCA's slowly, DPS-PCA's stays lowest.",
+GE_COMPARISON = Spec(
+    key="ge_comparison",
+    title="Ge et al., comparison with MOD-SuLQ and PPCA",
+    claim="Section 5.2, Figure 4: (a) d = 1000, n = 10⁵, δ fixed (0.3), ε from 0.8 to 2: MOD-SuLQ 'cannot produce "
+    "meaningful estimation' in high dimension and DPS-PCA is the most accurate; (b) n = 10⁵, ε = 1, δ = 0.1, "
+    "k = 3, s = 10, d from 40 to 160: MOD-SuLQ and PPCA do reasonably well at low d, MOD-SuLQ degrades as d "
+    "grows, DPS-PCA is best. Table 1 (CPU time at d = 200 / 400 / 800): DPS-PCA < 1 ms, MOD-SuLQ 8 / 21 / 97 ms, "
+    "PPCA 9.82 / 37.46 / 173.78 s (100 Gibbs sweeps).",
+    grids={
+        "default": dict(_GC_BASE, d_a=200, n_a=20_000, eps_a=(0.8, 1.2, 1.6, 2.0), d_b=(40, 60, 80), sweeps=20, reps=3),
+        "full": dict(
+            _GC_BASE,
+            d_a=1000,
+            n_a=100_000,
+            eps_a=(0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+            d_b=(40, 60, 80, 100, 120, 140, 160),
+            sweeps=100,
+            reps=5,
         ),
-    )
+    },
+    steps=(_gcmp_panels, _gcmp_tasks, _gcmp_unit, _gcmp_texts, _gcmp_claims),
+    styles={_DPS_PAPER: {"dash": "dot"}},
+    refs=(("item 26", "item-26"), ("item 27", "item-27"), ("item 5", "item-5")),
+    paper_figure=(
+        "Figure 4(a): DPS-PCA lowest, PPCA next, MOD-SuLQ near the no-information level, ε 0.8–2.",
+        "Figure 4(b): MOD-SuLQ's error rises fast with d, PPCA's slowly, DPS-PCA's stays lowest.",
+    ),
 )
 
 
-ge_convergence = _one("ge_convergence")
-ge_comparison = _one("ge_comparison")
+PAPER = Paper(
+    "ge",
+    "Ge et al.: DPS-PCA",
+    "Jason Ge, Zhaoran Wang, Mengdi Wang & Han Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in "
+    "Distributed Systems, AISTATS 2018",
+    "The noisy truncated power method (dps_pca): convergence, and the comparison with MOD-SuLQ " "and PPCA.",
+    (
+        GE_CONVERGENCE,
+        GE_COMPARISON,
+    ),
+)
+
+ge_convergence = reproduction_function(GE_CONVERGENCE)
+ge_comparison = reproduction_function(GE_COMPARISON)

@@ -12,44 +12,10 @@ from ..data import datasets as ds
 from .. import metrics
 from ..data.prepare import prepare
 from ..privacy import composed_mu, gaussian_mu
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    PAPER_NOISE_OK,
-    PAPER_NOISE_WRONG,
-    RANDOM,
-    REPRODUCED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _at,
-    _classic,
-    _curve,
-    _fmt,
-    _g,
-    _one,
-    _paper_noise,
-    _paper_noise_algorithm,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
-
-
-_register_paper(
-    Paper(
-        "imtiaz_2018",
-        "Imtiaz & Sarwate 2018: capePCA and capeAGN",
-        "Hafiz Imtiaz & Anand D. Sarwate, Distributed Differentially-Private Algorithms for Matrix "
-        "and Tensor Factorization, IEEE Journal of Selected Topics in Signal Processing, 2018",
-        ("cape_pca", "cape_agn"),
-        "Correlated noise across sites for PCA (cape_pca) and tensor decomposition (otd_cape_agn).",
-    )
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
+from .kit import PAPER_NOISE_OK, PAPER_NOISE_WRONG, classic_sigma, curve_of, fmt_g, fmt_list, paper_noise_algorithm
+from .kit import point, rng_for, run_once, run_with_paper_noise, tasks_over, value_at
 
 
 _CAPE_SERIES = (
@@ -64,7 +30,7 @@ _CAPE_PAPER = "capePCA, the paper's noise"
 def _cape_paper_mu(epsilon: float, delta: float) -> float:
     """The paper's site noise, the classic formula with sensitivity 1/N_s, as a GDP parameter for the
     replace-one sensitivity sqrt(2)/N_s (N_s cancels)."""
-    return math.sqrt(2.0) / _classic(1.0, epsilon, delta)
+    return math.sqrt(2.0) / classic_sigma(1.0, epsilon, delta)
 
 
 def _cape_panels(cfg):
@@ -76,14 +42,10 @@ def _cape_panels(cfg):
     ]
 
 
-def _cape_tasks(cfg, reps):
-    return [{"ns": ns, "rep": r} for r in range(reps) for ns in cfg["ns_grid"]]
-
-
 def _cape_unit(cfg, task, seed):
     key, ns, rep = "cape_pca", int(task["ns"]), int(task["rep"])
     S, D, K = cfg["sites"], cfg["D"], cfg["K"]
-    law = ds.imtiaz_synthetic(n=S * ns, d=D, k=K, seed=_rng(seed, key, "data", ns, rep))
+    law = ds.imtiaz_synthetic(n=S * ns, d=D, k=K, seed=rng_for(seed, key, "data", ns, rep))
     data = prepare(law.X)
     A = law.covariance
     best = float(np.sum(np.sort(np.linalg.eigvalsh(A))[::-1][:K]))
@@ -93,20 +55,22 @@ def _cape_unit(cfg, task, seed):
     if ns == cfg["ns_eps"]:
         points += [(pe, "epsilon", e, e, cfg["delta"]) for e in cfg["eps_grid"]]
         points += [(pd_, "delta", dl, cfg["eps_delta"], dl) for dl in cfg["delta_grid"]]
-    V, _, _ = _release("non_private", data, K, 1.0, 0.5, _rng(seed, key, "np", ns, rep))
+    V, _, _ = run_once("non_private", data, K, 1.0, 0.5, rng_for(seed, key, "np", ns, rep))
     nonpriv = metrics.captured_energy(V, A) / best
     rows = []
     for panel, x_name, x, e, dl in points:
         for label, mech, sited in _CAPE_SERIES:
             params = {"sites": S} if sited else {}
-            V, sec, _ = _release(mech, data, K, e, dl, _rng(seed, key, mech, ns, e, dl, rep), **params)
+            V, sec, _ = run_once(mech, data, K, e, dl, rng_for(seed, key, mech, ns, e, dl, rep), **params)
             rows.append(
-                _row(panel.name, label, mech, x_name, x, rep, metrics.captured_energy(V, A) / best, metric, sec)
+                point(panel.name, label, mech, x_name, x, rep, metrics.captured_energy(V, A) / best, metric, sec)
             )
         mu = _cape_paper_mu(e, dl)
-        V, sec, _ = _paper_noise("cape_pca", data, K, mu, e, dl, _rng(seed, key, "paper", ns, e, dl, rep), sites=S)
+        V, sec, _ = run_with_paper_noise(
+            "cape_pca", data, K, mu, e, dl, rng_for(seed, key, "paper", ns, e, dl, rep), sites=S
+        )
         rows.append(
-            _row(
+            point(
                 panel.name,
                 _CAPE_PAPER,
                 "cape_pca",
@@ -116,10 +80,10 @@ def _cape_unit(cfg, task, seed):
                 metrics.captured_energy(V, A) / best,
                 metric,
                 sec,
-                _paper_noise_algorithm(mu, e, dl),
+                paper_noise_algorithm(mu, e, dl),
             )
         )
-        rows.append(_row(panel.name, "non-private (pooled)", NON_PRIVATE, x_name, x, rep, nonpriv, metric))
+        rows.append(point(panel.name, "non-private (pooled)", NON_PRIVATE, x_name, x, rep, nonpriv, metric))
     return rows
 
 
@@ -128,7 +92,7 @@ def _wrong_from(summary, panel: str, series: str) -> str:
     c = summary[(summary.panel == panel) & (summary.series == series)]
     bad = c[c.algorithm.str.contains(PAPER_NOISE_WRONG, regex=False)]
     return (
-        f", not private as stated at ε = {', '.join(_g(x) for x in sorted(bad.x))} (the classic formula "
+        f", not private as stated at ε = {', '.join(fmt_g(x) for x in sorted(bad.x))} (the classic formula "
         "with the add/remove sensitivity)"
         if not bad.empty
         else ", private as stated at every ε of the grid"
@@ -138,27 +102,27 @@ def _wrong_from(summary, panel: str, series: str) -> str:
 def _cape_texts(summary, cfg):
     pe, pn, pd_ = _cape_panels(cfg)
     eg = cfg["eps_grid"]
-    vals = {label: [_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
+    vals = {label: [value_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
     gap = max(abs(a - b) for a, b in zip(vals["capePCA"], vals["pooled DP (Analyze Gauss)"]))
     order = all(
         c >= v - 0.01 and v >= loc - 0.01
         for c, v, loc in zip(vals["capePCA"], vals["conventional"], vals["local (one site)"])
     )
-    nvals = {label: _curve(summary, pn.name, label)["mean"].tolist() for label, _, _ in _CAPE_SERIES}
+    nvals = {label: curve_of(summary, pn.name, label)["mean"].tolist() for label, _, _ in _CAPE_SERIES}
     reach = [e for e, v in zip(eg, vals["capePCA"]) if v >= 0.95]
     finding = (
-        f"(a) q_CE / optimal at ε = {', '.join(_g(e) for e in eg)}: capePCA {_fmt(vals['capePCA'])}; pooled "
-        f"Analyze Gauss {_fmt(vals['pooled DP (Analyze Gauss)'])}; conventional {_fmt(vals['conventional'])}; "
-        f"local {_fmt(vals['local (one site)'])}. capePCA matches the pooled release (largest gap {gap:.3f}) and "
+        f"(a) q_CE / optimal at ε = {', '.join(fmt_g(e) for e in eg)}: capePCA {fmt_list(vals['capePCA'])}; pooled "
+        f"Analyze Gauss {fmt_list(vals['pooled DP (Analyze Gauss)'])}; conventional {fmt_list(vals['conventional'])}; "
+        f"local {fmt_list(vals['local (one site)'])}. capePCA matches the pooled release (largest gap {gap:.3f}) and "
         + (
             "sits above conventional, which sits above local, at every ε"
             if order
             else "the order capePCA ≥ conventional ≥ local holds except where all are at the no-information level"
         )
-        + (f"; it reaches 95% of the optimum from ε = {_g(reach[0])}" if reach else "")
-        + f". (b) N_s = {', '.join(f'{n:,}' for n in cfg['ns_grid'])}: capePCA {_fmt(nvals['capePCA'])}, "
-        f"conventional {_fmt(nvals['conventional'])}, local {_fmt(nvals['local (one site)'])}. capePCA with the "
-        f"paper's noise (sensitivity 1/N_s, the classic formula): {_fmt([_at(summary, pe.name, _CAPE_PAPER, e) for e in eg])} "
+        + (f"; it reaches 95% of the optimum from ε = {fmt_g(reach[0])}" if reach else "")
+        + f". (b) N_s = {', '.join(f'{n:,}' for n in cfg['ns_grid'])}: capePCA {fmt_list(nvals['capePCA'])}, "
+        f"conventional {fmt_list(nvals['conventional'])}, local {fmt_list(nvals['local (one site)'])}. capePCA with the "
+        f"paper's noise (sensitivity 1/N_s, the classic formula): {fmt_list([value_at(summary, pe.name, _CAPE_PAPER, e) for e in eg])} "
         f"at the same ε" + _wrong_from(summary, pe.name, _CAPE_PAPER) + "."
     )
     ratio = math.sqrt(2)
@@ -172,38 +136,32 @@ def _cape_texts(summary, cfg):
         "centres and divides by the data's own largest norm, which is not private. DPdisPCA and the real data sets "
         "(MNIST, Covertype) are not reproduced."
     )
-    claim = (
-        "Section 6.1, Figure 2 (synthetic D = 200, K = 50; MNIST; Covertype; S = 10 sites, 10 runs; q_CE = "
-        "tr(V̂ᵀAV̂)): captured energy rises with ε (N_s = 1000, δ = 0.01), with N_s (ε = 0.5) and with δ "
-        "(ε = 1); capePCA reaches the optimal utility for some parameter choices and clearly outperforms "
-        "DPdisPCA, conv and local; lower-dimensional data need a smaller ε for the same utility."
-    )
     settings = (
         f"Ours: D = {cfg['D']}, K = {cfg['K']}, S = {cfg['sites']} equal sites; (a) N_s = {cfg['ns_eps']:,}, "
-        f"δ = {_g(cfg['delta'])}; (b) ε = {_g(cfg['eps_n'])}; (c) ε = {_g(cfg['eps_delta'])}; A = the "
+        f"δ = {fmt_g(cfg['delta'])}; (b) ε = {fmt_g(cfg['eps_n'])}; (c) ε = {fmt_g(cfg['eps_delta'])}; A = the "
         "population second moment of the scaled law."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _cape_claims(summary, cfg):
     pe, pn, pd_ = _cape_panels(cfg)
     eg = cfg["eps_grid"]
-    vals = {label: [_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
-    paper = [_at(summary, pe.name, _CAPE_PAPER, e) for e in eg]
+    vals = {label: [value_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
+    paper = [value_at(summary, pe.name, _CAPE_PAPER, e) for e in eg]
     gap = max(abs(a - b) for a, b in zip(vals["capePCA"], vals["pooled DP (Analyze Gauss)"]))
     order = all(
         c >= v - 0.01 and v >= loc - 0.01
         for c, v, loc in zip(vals["capePCA"], vals["conventional"], vals["local (one site)"])
     )
-    nvals = _curve(summary, pn.name, "capePCA")["mean"].tolist()
-    dvals = _curve(summary, pd_.name, "capePCA")["mean"].tolist()
+    nvals = curve_of(summary, pn.name, "capePCA")["mean"].tolist()
+    dvals = curve_of(summary, pd_.name, "capePCA")["mean"].tolist()
     rising = lambda v: all(b >= a - 0.02 for a, b in zip(v, v[1:]))  # noqa: E731
     return [
         Claim(
             "Figure 2: captured energy rises with ε, with N_s and with δ",
             REPRODUCED if rising(vals["capePCA"]) and rising(nvals) and rising(dvals) else NOT_REPRODUCED,
-            f"capePCA {_fmt(vals['capePCA'])} against ε, {_fmt(nvals)} against N_s, {_fmt(dvals)} against δ",
+            f"capePCA {fmt_list(vals['capePCA'])} against ε, {fmt_list(nvals)} against N_s, {fmt_list(dvals)} against δ",
             "cape_pca",
         ),
         Claim(
@@ -215,14 +173,14 @@ def _cape_claims(summary, cfg):
         Claim(
             "capePCA outperforms conv and local",
             REPRODUCED if order else NOT_REPRODUCED,
-            f"capePCA {_fmt(vals['capePCA'])}, conventional {_fmt(vals['conventional'])}, local "
-            f"{_fmt(vals['local (one site)'])}",
+            f"capePCA {fmt_list(vals['capePCA'])}, conventional {fmt_list(vals['conventional'])}, local "
+            f"{fmt_list(vals['local (one site)'])}",
             "cape_pca",
         ),
         Claim(
             "The same curves with the paper's calibration (sensitivity 1/N_s, classic formula)",
             REPRODUCED,
-            f"capePCA with the paper's noise {_fmt(paper)} against ours {_fmt(vals['capePCA'])}: the classic "
+            f"capePCA with the paper's noise {fmt_list(paper)} against ours {fmt_list(vals['capePCA'])}: the classic "
             "formula's slack adds noise at small ε, the missing √2 removes some at large ε"
             + _wrong_from(summary, pe.name, _CAPE_PAPER),
             "cape_pca",
@@ -247,29 +205,26 @@ _CAPE_BASE = dict(
     eps_grid=(1e-3, 5e-3, 1e-2, 5e-2, 0.1, 0.5, 1.0, 5.0, 10.0),
     delta_grid=(1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2),
 )
-_register(
-    Spec(
-        key="cape_pca",
-        paper="imtiaz_2018",
-        title="Imtiaz & Sarwate 2018: capePCA against conventional, local and pooled",
-        grids={
-            "default": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000), reps=3),
-            "full": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), reps=10),
-        },
-        panels=_cape_panels,
-        tasks=_cape_tasks,
-        unit=_cape_unit,
-        texts=_cape_texts,
-        claims=_cape_claims,
-        refs=(("item 17", "item-17"), ("item 18", "item-18"), ("item 19", "item-19"), ("item 24", "item-24")),
-        cols=3,
-        styles={"pooled DP (Analyze Gauss)": {"dash": "dash"}, _CAPE_PAPER: {"dash": "dot"}},
-        paper_figure=(
-            "Figure 2(a)–(c): energy rises with ε; capePCA reaches the non-private level first.",
-            "Figure 2(d)–(f): energy rises with N_s; capePCA reaches non-private for large N_s.",
-            "Figure 2(g)–(i): energy rises with δ; capePCA ahead when δ is not too small.",
-        ),
-    )
+CAPE_PCA = Spec(
+    key="cape_pca",
+    title="Imtiaz & Sarwate 2018: capePCA against conventional, local and pooled",
+    claim="Section 6.1, Figure 2 (synthetic D = 200, K = 50; MNIST; Covertype; S = 10 sites, 10 runs; q_CE = "
+    "tr(V̂ᵀAV̂)): captured energy rises with ε (N_s = 1000, δ = 0.01), with N_s (ε = 0.5) and with δ "
+    "(ε = 1); capePCA reaches the optimal utility for some parameter choices and clearly outperforms "
+    "DPdisPCA, conv and local; lower-dimensional data need a smaller ε for the same utility.",
+    grids={
+        "default": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000), reps=3),
+        "full": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), reps=10),
+    },
+    steps=(_cape_panels, tasks_over(ns="ns_grid"), _cape_unit, _cape_texts, _cape_claims),
+    refs=(("item 17", "item-17"), ("item 18", "item-18"), ("item 19", "item-19"), ("item 24", "item-24")),
+    cols=3,
+    styles={"pooled DP (Analyze Gauss)": {"dash": "dash"}, _CAPE_PAPER: {"dash": "dot"}},
+    paper_figure=(
+        "Figure 2(a)–(c): energy rises with ε; capePCA reaches the non-private level first.",
+        "Figure 2(d)–(f): energy rises with N_s; capePCA reaches non-private for large N_s.",
+        "Figure 2(g)–(i): energy rises with δ; capePCA ahead when δ is not too small.",
+    ),
 )
 
 
@@ -323,7 +278,7 @@ def _agn_paper_scales(data, kind: str, N: int, epsilon: float, delta: float, sig
     eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, 0.5)
     s2, D = data.scaled_variance(sigma2), data.d
     paper2, paper3 = (1.0 / N, (2.0 + 6.0 * D * s2) / N) if kind == "mog" else (math.sqrt(2) / N, math.sqrt(2) / N)
-    sd2, sd3 = _classic(paper2, eps1, d1), _classic(paper3, eps2, d2)
+    sd2, sd3 = classic_sigma(paper2, eps1, d1), classic_sigma(paper3, eps2, d2)
     mu = composed_mu([cal.m2_sensitivity(N) / sd2, cal.m3_sensitivity(kind, N, D, s2) / sd3])
     return sd2, sd3, PAPER_NOISE_OK if mu <= gaussian_mu(epsilon, delta) * (1 + 1e-9) else PAPER_NOISE_WRONG
 
@@ -335,7 +290,7 @@ def _agn_unit(cfg, task, seed):
     model = tex.model_for(kind, D, K)
     epsilons = tuple(cfg["eps_grid"]) if ns == cfg["ns_eps"] else ()
     epsilons = tuple(sorted(set(epsilons) | {float(cfg["eps_n"])}))
-    sub_seed = int(_rng(seed, "cape_agn").integers(2**31))
+    sub_seed = int(rng_for(seed, "cape_agn").integers(2**31))
     out = tex.repetition(model, cfg["sites"], ns, epsilons, cfg["delta"], 0.5, rep, sub_seed)
     pe = f"{_agn_label(kind, D, K)}: against ε"
     pn = f"{_agn_label(kind, D, K)}: against N_s (ε = {cfg['eps_n']:g})"
@@ -346,7 +301,9 @@ def _agn_unit(cfg, task, seed):
 
     for eps in epsilons:
         sd2, sd3, algo = _agn_paper_scales(data, kind, cfg["sites"] * ns, eps, cfg["delta"], model.sigma2)
-        comps = agn_at_scales(data, K, sd2, sd3, _rng(seed, "cape_agn", "paper", kind, D, ns, eps, rep), **model.params)
+        comps = agn_at_scales(
+            data, K, sd2, sd3, rng_for(seed, "cape_agn", "paper", kind, D, ns, eps, rep), **model.params
+        )
         out.append(
             {
                 "mechanism": "otd_cape_agn",
@@ -362,17 +319,17 @@ def _agn_unit(cfg, task, seed):
         ref = {"otd_non_private": NON_PRIVATE, "random vectors": RANDOM}.get(mech, mech)
         algo = r.get("algorithm", "")
         if ns == cfg["ns_eps"]:
-            rows.append(_row(pe, label, ref, "epsilon", r["epsilon"], rep, r["q_comp"], "q_comp", algorithm=algo))
+            rows.append(point(pe, label, ref, "epsilon", r["epsilon"], rep, r["q_comp"], "q_comp", algorithm=algo))
         if math.isclose(r["epsilon"], cfg["eps_n"]):
-            rows.append(_row(pn, label, ref, "N_s", ns, rep, r["q_comp"], "q_comp", algorithm=algo))
+            rows.append(point(pn, label, ref, "N_s", ns, rep, r["q_comp"], "q_comp", algorithm=algo))
     return rows
 
 
 def _medians(summary, panel: str, eps: float) -> tuple[float, float]:
     """(capeAGN's median q_comp, random vectors' median) at ``eps`` over the repetitions."""
     return (
-        _at(summary, panel, "capeAGN", eps, stat="median"),
-        _at(summary, panel, "random vectors", eps, stat="median"),
+        value_at(summary, panel, "capeAGN", eps, stat="median"),
+        value_at(summary, panel, "random vectors", eps, stat="median"),
     )
 
 
@@ -381,10 +338,10 @@ def _random_check(summary, cfg) -> list[str]:
     out = []
     for kind, D, K in cfg["models"]:
         pe = f"{_agn_label(kind, D, K)}: against ε"
-        eps = float(_curve(summary, pe, "capeAGN").x.min())
+        eps = float(curve_of(summary, pe, "capeAGN").x.min())
         cape, rand = _medians(summary, pe, eps)
         out.append(
-            f"{_agn_label(kind, D, K)} at ε = {_g(eps)}: capeAGN's median {cape:.2f} against random "
+            f"{_agn_label(kind, D, K)} at ε = {fmt_g(eps)}: capeAGN's median {cape:.2f} against random "
             f"vectors' {rand:.2f} ({'at or below' if cape <= rand else 'above'} the random level)."
         )
     return out
@@ -394,16 +351,16 @@ def _agn_texts(summary, cfg):
     parts, order_ok = [], True
     for kind, D, K in cfg["models"]:
         pe = f"{_agn_label(kind, D, K)}: against ε"
-        eg = sorted(_curve(summary, pe, "capeAGN").x)
+        eg = sorted(curve_of(summary, pe, "capeAGN").x)
         v = {
-            lab: [_at(summary, pe, lab, e) for e in eg]
+            lab: [value_at(summary, pe, lab, e) for e in eg]
             for lab in ("capeAGN", "conventional", "local (one site)", "non-private (pooled)", "random vectors")
         }
         wins = sum(c <= min(cv, lo) + 1e-9 for c, cv, lo in zip(v["capeAGN"], v["conventional"], v["local (one site)"]))
         order_ok &= wins >= len(eg) - 1
         parts.append(
-            f"{_agn_label(kind, D, K)} at ε = {', '.join(_g(e) for e in eg)}: capeAGN {_fmt(v['capeAGN'])}, "
-            f"conventional {_fmt(v['conventional'])}, local {_fmt(v['local (one site)'])}, non-private "
+            f"{_agn_label(kind, D, K)} at ε = {', '.join(fmt_g(e) for e in eg)}: capeAGN {fmt_list(v['capeAGN'])}, "
+            f"conventional {fmt_list(v['conventional'])}, local {fmt_list(v['local (one site)'])}, non-private "
             f"{v['non-private (pooled)'][0]:.3f}, random {np.mean(v['random vectors']):.2f} (capeAGN lowest "
             f"of the private three at {wins} of {len(eg)} ε)"
         )
@@ -414,7 +371,7 @@ def _agn_texts(summary, cfg):
         + " ".join(_random_check(summary, cfg))
         + " With the paper's noise: "
         + "; ".join(
-            f"{_agn_label(kind, D, K)} {_fmt(_curve(summary, f'{_agn_label(kind, D, K)}: against ε', _AGN_PAPER)['mean'])}"
+            f"{_agn_label(kind, D, K)} {fmt_list(curve_of(summary, f'{_agn_label(kind, D, K)}: against ε', _AGN_PAPER)['mean'])}"
             for kind, D, K in cfg["models"]
         )
         + "."
@@ -437,19 +394,12 @@ def _agn_texts(summary, cfg):
     )
     if len(cfg["models"]) < 4:
         difference += " Default grid: D = 10, K = 5 only (the full grid adds D = 50, K = 10)."
-    claim = (
-        "Section 6.2, Figures 3 (MOG, σ² = 0.05, ‖a_k‖ ≤ 1) and 4 (STM), (D, K) ∈ {(10, 5), (50, 10)}, S = 5, "
-        "δ = 0.01, ε and δ split equally between the two stages, 10 runs, q_comp: the error falls as ε grows; "
-        "capeAGN outperforms conv and local in all settings and matches Non-priv. for large enough ε; against "
-        "N_s, capeAGN approaches Non-priv. as the sample size grows, and for the STM at D = 10 it 'always performs "
-        "very closely' to Non-priv.; Figure 5: a small ε needs a larger δ."
-    )
     models = ", ".join(_agn_label(*m) for m in cfg["models"])
     settings = (
-        f"Ours: {models}; S = {cfg['sites']}, δ = {_g(cfg['delta'])}, equal split; ε panels at N_s = "
-        f"{cfg['ns_eps']:,}; N_s panels at ε = {_g(cfg['eps_n'])}."
+        f"Ours: {models}; S = {cfg['sites']}, δ = {fmt_g(cfg['delta'])}, equal split; ε panels at N_s = "
+        f"{cfg['ns_eps']:,}; N_s panels at ε = {fmt_g(cfg['eps_n'])}."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _agn_claims(summary, cfg):
@@ -457,34 +407,34 @@ def _agn_claims(summary, cfg):
     for kind, D, K in cfg["models"]:
         pe, label = f"{_agn_label(kind, D, K)}: against ε", _agn_label(kind, D, K)
         pn = f"{label}: against N_s (ε = {cfg['eps_n']:g})"
-        eg = sorted(_curve(summary, pe, "capeAGN").x)
+        eg = sorted(curve_of(summary, pe, "capeAGN").x)
         v = {
-            lab: [_at(summary, pe, lab, e) for e in eg]
+            lab: [value_at(summary, pe, lab, e) for e in eg]
             for lab in ("capeAGN", "conventional", "local (one site)", "non-private (pooled)")
         }
         wins = sum(c <= min(cv, lo) + 1e-9 for c, cv, lo in zip(v["capeAGN"], v["conventional"], v["local (one site)"]))
         falls = v["capeAGN"][-1] < v["capeAGN"][0]
-        by_n = _curve(summary, pn, "capeAGN")["mean"].tolist()
+        by_n = curve_of(summary, pn, "capeAGN")["mean"].tolist()
         cape, rand = _medians(summary, pe, eg[0])
         out += [
             Claim(
                 f"{label}: capeAGN outperforms conv and local",
                 REPRODUCED if wins >= len(eg) - 1 else NOT_REPRODUCED,
-                f"lowest of the three at {wins} of {len(eg)} ε (capeAGN {_fmt(v['capeAGN'])}, conventional "
-                f"{_fmt(v['conventional'])}, local {_fmt(v['local (one site)'])})",
+                f"lowest of the three at {wins} of {len(eg)} ε (capeAGN {fmt_list(v['capeAGN'])}, conventional "
+                f"{fmt_list(v['conventional'])}, local {fmt_list(v['local (one site)'])})",
                 "cape_agn",
             ),
             Claim(
                 f"{label}: the error falls as ε or N_s grows, approaching Non-priv.",
                 REPRODUCED if falls and (len(by_n) < 2 or by_n[-1] < by_n[0]) else NOT_REPRODUCED,
-                f"{_fmt(v['capeAGN'])} at ε = {', '.join(_g(e) for e in eg)} (non-private "
-                f"{v['non-private (pooled)'][0]:.3f}); {_fmt(by_n)} against N_s",
+                f"{fmt_list(v['capeAGN'])} at ε = {', '.join(fmt_g(e) for e in eg)} (non-private "
+                f"{v['non-private (pooled)'][0]:.3f}); {fmt_list(by_n)} against N_s",
                 "cape_agn",
             ),
             Claim(
                 f"{label}: no worse than random vectors at small ε (ours, not the paper's)",
                 REPRODUCED if cape <= rand else NOT_REPRODUCED,
-                f"median {cape:.2f} against {rand:.2f} at ε = {_g(eg[0])}, with the means projected onto the "
+                f"median {cape:.2f} against {rand:.2f} at ε = {fmt_g(eg[0])}, with the means projected onto the "
                 "model's public set",
                 "cape_agn",
             ),
@@ -494,39 +444,48 @@ def _agn_claims(summary, cfg):
 
 
 _AGN_BASE = dict(sites=5, delta=0.01, ns_eps=1000, eps_n=1.0, eps_grid=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0))
-_register(
-    Spec(
-        key="cape_agn",
-        paper="imtiaz_2018",
-        title="Imtiaz & Sarwate 2018: capeAGN for mixtures (MOG) and topics (STM)",
-        grids={
-            "default": dict(_AGN_BASE, models=(("mog", 10, 5), ("stm", 10, 5)), ns_grid=(250, 1000, 4000), reps=5),
-            "full": dict(
-                _AGN_BASE,
-                models=(("mog", 10, 5), ("stm", 10, 5), ("mog", 50, 10), ("stm", 50, 10)),
-                ns_grid=(250, 500, 1000, 2000, 4000, 8000),
-                reps=10,
-            ),
-        },
-        panels=_agn_panels,
-        tasks=_agn_tasks,
-        unit=_agn_unit,
-        texts=_agn_texts,
-        claims=_agn_claims,
-        styles={_AGN_PAPER: {"dash": "dot"}},
-        refs=(("item 21", "item-21"), ("item 22", "item-22"), ("item 23", "item-23")),
-        paper_figure=(
-            "Figure 3, top row (MOG against ε): errors fall with ε; capeAGN below conv and local, meeting "
-            "Non-priv. at large ε; larger N_s helps.",
-            "Figure 3, bottom row (MOG against N_s): capeAGN lowest of the private methods, approaching "
-            "Non-priv. as N_s grows.",
-            "Figure 4, top row (STM against ε): same order; capeAGN matches Non-priv. for large enough ε.",
-            "Figure 4, bottom row (STM against N_s): capeAGN close to Non-priv. at larger N_s, always close "
-            "at D = 10.",
+CAPE_AGN = Spec(
+    key="cape_agn",
+    title="Imtiaz & Sarwate 2018: capeAGN for mixtures (MOG) and topics (STM)",
+    claim="Section 6.2, Figures 3 (MOG, σ² = 0.05, ‖a_k‖ ≤ 1) and 4 (STM), (D, K) ∈ {(10, 5), (50, 10)}, S = 5, "
+    "δ = 0.01, ε and δ split equally between the two stages, 10 runs, q_comp: the error falls as ε grows; "
+    "capeAGN outperforms conv and local in all settings and matches Non-priv. for large enough ε; against "
+    "N_s, capeAGN approaches Non-priv. as the sample size grows, and for the STM at D = 10 it 'always performs "
+    "very closely' to Non-priv.; Figure 5: a small ε needs a larger δ.",
+    grids={
+        "default": dict(_AGN_BASE, models=(("mog", 10, 5), ("stm", 10, 5)), ns_grid=(250, 1000, 4000), reps=5),
+        "full": dict(
+            _AGN_BASE,
+            models=(("mog", 10, 5), ("stm", 10, 5), ("mog", 50, 10), ("stm", 50, 10)),
+            ns_grid=(250, 500, 1000, 2000, 4000, 8000),
+            reps=10,
         ),
-    )
+    },
+    steps=(_agn_panels, _agn_tasks, _agn_unit, _agn_texts, _agn_claims),
+    styles={_AGN_PAPER: {"dash": "dot"}},
+    refs=(("item 21", "item-21"), ("item 22", "item-22"), ("item 23", "item-23")),
+    paper_figure=(
+        "Figure 3, top row (MOG against ε): errors fall with ε; capeAGN below conv and local, meeting "
+        "Non-priv. at large ε; larger N_s helps.",
+        "Figure 3, bottom row (MOG against N_s): capeAGN lowest of the private methods, approaching "
+        "Non-priv. as N_s grows.",
+        "Figure 4, top row (STM against ε): same order; capeAGN matches Non-priv. for large enough ε.",
+        "Figure 4, bottom row (STM against N_s): capeAGN close to Non-priv. at larger N_s, always close " "at D = 10.",
+    ),
 )
 
 
-cape_pca = _one("cape_pca")
-cape_agn = _one("cape_agn")
+PAPER = Paper(
+    "imtiaz_2018",
+    "Imtiaz & Sarwate 2018: capePCA and capeAGN",
+    "Hafiz Imtiaz & Anand D. Sarwate, Distributed Differentially-Private Algorithms for Matrix "
+    "and Tensor Factorization, IEEE Journal of Selected Topics in Signal Processing, 2018",
+    "Correlated noise across sites for PCA (cape_pca) and tensor decomposition (otd_cape_agn).",
+    (
+        CAPE_PCA,
+        CAPE_AGN,
+    ),
+)
+
+cape_pca = reproduction_function(CAPE_PCA)
+cape_agn = reproduction_function(CAPE_AGN)

@@ -12,48 +12,19 @@ from ..data import datasets as ds
 from .. import metrics
 from ..figures.base import PALETTE
 from ..data.prepare import prepare
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    REPRODUCED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _at,
-    _curve,
-    _fmt,
-    _g,
-    _one,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED
+from .kit import curve_of, fmt_g, fmt_list, point, rng_for, run_once, tasks_over, value_at
 from .dp_pca_routes import (
     ALG_FALLBACK as ALG_FALLBACK,
     ALG_OJA,
     ALG_PUBLIC,
     ALG_TRUNCATING,
     THEOREM_EPS as THEOREM_EPS,
-    _batch_needed,
-    _inside,
+    batch_needed,
+    theorem_side,
     dp_pca_algorithm as dp_pca_algorithm,
     rows_needed as rows_needed,
-)
-
-
-_register_paper(
-    Paper(
-        "liu",
-        "Liu et al.: DP-PCA",
-        "Xiyang Liu, Weihao Kong, Prateek Jain & Sewoong Oh, DP-PCA: Statistically Optimal and "
-        "Differentially Private PCA, NeurIPS 2022",
-        ("liu_example_41", "liu_spiked"),
-        "Private Oja (private_oja) against DP-PCA (dp_pca) on the paper's Example 4.1 and its spiked " "model.",
-    )
 )
 
 
@@ -72,31 +43,29 @@ _LIU_SERIES = (
 
 
 def _l41_panels(cfg):
-    return [Panel(f"ε = {e:g}: {_inside(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True) for e in cfg["eps"]]
-
-
-def _l41_tasks(cfg, reps):
-    return [{"sigma": s, "rep": r} for r in range(reps) for s in cfg["sigmas"]]
+    return [
+        Panel(f"ε = {e:g}: {theorem_side(e)}", "data noise σ", "sin(w, v₁)", log_x=True, log_y=True) for e in cfg["eps"]
+    ]
 
 
 def _l41_unit(cfg, task, seed):
     key, sigma, rep = "liu_example_41", float(task["sigma"]), int(task["rep"])
     n = cfg["n"]
     delta = 1.0 / n**2
-    law = ds.liu_example_41(n=n, d=cfg["d"], sigma=sigma, seed=_rng(seed, key, "data", sigma, rep))
+    law = ds.liu_example_41(n=n, d=cfg["d"], sigma=sigma, seed=rng_for(seed, key, "data", sigma, rep))
     data = prepare(law.X)
     metric, rows = "sin angle to the planted direction", []
-    V, _, _ = _release("non_private", data, 1, 1.0, delta, _rng(seed, key, "np", sigma, rep))
+    V, _, _ = run_once("non_private", data, 1, 1.0, delta, rng_for(seed, key, "np", sigma, rep))
     nonpriv = metrics.subspace_distance(V, law.components)
     for eps, panel in zip(cfg["eps"], _l41_panels(cfg)):
         # the first epsilon keeps the seeds of the single-epsilon grid this reproduction once had
         tag = () if eps == cfg["eps"][-1] else (eps,)
         for label, mech, params in _LIU_SERIES:
             params = _oja_rate(law) if params == "oja" else params
-            V, sec, rel = _release(mech, data, 1, eps, delta, _rng(seed, key, label, sigma, rep, *tag), **params)
+            V, sec, rel = run_once(mech, data, 1, eps, delta, rng_for(seed, key, label, sigma, rep, *tag), **params)
             algo = ALG_OJA if mech == "private_oja" else dp_pca_algorithm(rel)
             rows.append(
-                _row(
+                point(
                     panel.name,
                     label,
                     mech,
@@ -109,7 +78,7 @@ def _l41_unit(cfg, task, seed):
                     algo,
                 )
             )
-        rows.append(_row(panel.name, "non-private PCA", NON_PRIVATE, "sigma", sigma, rep, nonpriv, metric))
+        rows.append(point(panel.name, "non-private PCA", NON_PRIVATE, "sigma", sigma, rep, nonpriv, metric))
     return rows
 
 
@@ -121,14 +90,14 @@ def _slope(curve: pd.DataFrame, lo: float, hi: float) -> float:
 
 
 def _l41_finding(summary, panel, sig) -> str:
-    vals = {label: [_at(summary, panel.name, label, s) for s in sig] for label, _, _ in _LIU_SERIES}
-    tails = _curve(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)")
+    vals = {label: [value_at(summary, panel.name, label, s) for s in sig] for label, _, _ in _LIU_SERIES}
+    tails = curve_of(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)")
     slope = _slope(tails, min(sig), 0.01)
     t = vals["DP-PCA (K = 1.63, a = 1/2)"]
     fall = (
         f"falls like σ^{slope:.2f} below σ = 0.01 (the theory: σ¹)"
         if math.isfinite(slope)
-        else f"is {t[0] / t[-1]:.1f} times smaller at σ = {_g(sig[-1])} than at σ = {_g(sig[0])} (the theory: "
+        else f"is {t[0] / t[-1]:.1f} times smaller at σ = {fmt_g(sig[-1])} than at σ = {fmt_g(sig[0])} (the theory: "
         "proportional to σ once the truncation follows the data noise)"
     )
     better = [s for s, o, p in zip(sig, vals["Private Oja"], vals["DP-PCA (K = 4, a = 1)"]) if p < o]
@@ -136,15 +105,15 @@ def _l41_finding(summary, panel, sig) -> str:
     where = (
         "at every σ of the grid"
         if len(better) == len(sig)
-        else f"at σ = {', '.join(_g(b) for b in better)}"
+        else f"at σ = {', '.join(fmt_g(b) for b in better)}"
         if better
         else "at no σ of the grid"
     )
     return (
-        f"{panel.name.split(':')[0]}: Private Oja {_fmt(vals['Private Oja'], 4)}; DP-PCA with the Gaussian-data "
-        f"constants {_fmt(vals['DP-PCA (K = 4, a = 1)'], 4)}; DP-PCA with Example 4.1's tail constants "
-        f"{_fmt(vals['DP-PCA (K = 1.63, a = 1/2)'], 4)}. Private Oja's error does not keep falling with σ "
-        f"(between {min(oja_low):.2f} and {max(oja_low):.2f} for σ ≤ {_g(sig[min(1, len(sig) - 1)])}); DP-PCA "
+        f"{panel.name.split(':')[0]}: Private Oja {fmt_list(vals['Private Oja'], 4)}; DP-PCA with the Gaussian-data "
+        f"constants {fmt_list(vals['DP-PCA (K = 4, a = 1)'], 4)}; DP-PCA with Example 4.1's tail constants "
+        f"{fmt_list(vals['DP-PCA (K = 1.63, a = 1/2)'], 4)}. Private Oja's error does not keep falling with σ "
+        f"(between {min(oja_low):.2f} and {max(oja_low):.2f} for σ ≤ {fmt_g(sig[min(1, len(sig) - 1)])}); DP-PCA "
         f"beats it {where}, and with Example 4.1's constants its error {fall}."
     )
 
@@ -190,23 +159,16 @@ def _l41_texts(summary, cfg):
         "DP-PCA's truncation radius follows the sub-Weibull constants (K, a): with the Gaussian-data values (K = 4, "
         "a = 1) the radius drops below the public range only at much smaller σ, so the σ-dependence shows later; "
         "Example 4.1's Gaussian noise has K = 1.63, a = 1/2. Below "
-        + ", ".join(f"n = {need[e]:,} (ε = {_g(e)})" for e in cfg["eps"] if need[e])
+        + ", ".join(f"n = {need[e]:,} (ε = {fmt_g(e)})" for e in cfg["eps"] if need[e])
         + f" rows at d = {cfg['d']} DP-PCA would run its fallback instead of Algorithms 4–5; this grid's "
         f"n = {cfg['n']:,} is above that."
     )
-    claim = (
-        "No experiments (only a 2-d illustration, Figure 1). Example 4.1 (x = s + ν, s = ±v with probability ½, "
-        "ν ~ N(0, σ²I)) is the paper's case for DP-PCA: Private Oja and other noisy-gradient methods keep a privacy "
-        "error that does not shrink with the data noise σ (Theorem 3.3), while DP-PCA adapts its noise to the "
-        "spread of the gradients, so its privacy error vanishes as σ → 0 (Theorem 5.1, for ε < 0.9). The paper "
-        "suggests σ² ∈ {1, 0.1, 0.01}."
-    )
     settings = (
-        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}} (one panel "
-        f"each), δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {{{', '.join(_g(s) for s in sig)}}}; rows scaled by "
+        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {{{', '.join(fmt_g(e) for e in cfg['eps'])}}} (one panel "
+        f"each), δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {{{', '.join(fmt_g(s) for s in sig)}}}; rows scaled by "
         "2·max(1, σ√d) and clipped to norm 1."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _l41_claims(summary, cfg):
@@ -214,17 +176,17 @@ def _l41_claims(summary, cfg):
     sig = sorted(cfg["sigmas"], reverse=True)
     out = []
     for eps, panel in zip(cfg["eps"], panels):
-        oja = [_at(summary, panel.name, "Private Oja", s) for s in sig]
-        tails = [_at(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)", s) for s in sig]
+        oja = [value_at(summary, panel.name, "Private Oja", s) for s in sig]
+        tails = [value_at(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)", s) for s in sig]
         falls = tails[-1] < 0.2 * tails[0]
         flat = min(oja[1:] or oja) > 0.3 * max(oja[1:] or oja)
         out.append(
             Claim(
-                f"Example 4.1, ε = {_g(eps)} ({_inside(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
+                f"Example 4.1, ε = {fmt_g(eps)} ({theorem_side(eps)}): DP-PCA's error vanishes as the data noise σ → 0, Private "
                 "Oja's privacy error does not (Theorems 5.1, 3.3)",
                 REPRODUCED if falls and flat else NOT_REPRODUCED,
-                f"DP-PCA (K = 1.63, a = 1/2) {_fmt(tails, 4)} and Private Oja {_fmt(oja, 3)} at σ = "
-                f"{', '.join(_g(s) for s in sig)}"
+                f"DP-PCA (K = 1.63, a = 1/2) {fmt_list(tails, 4)} and Private Oja {fmt_list(oja, 3)} at σ = "
+                f"{', '.join(fmt_g(s) for s in sig)}"
                 + ("" if eps < THEOREM_EPS else "; outside the theorem's ε < 0.9, still (ε, δ)-DP here"),
                 "liu_example_41",
             )
@@ -241,37 +203,35 @@ def _l41_claims(summary, cfg):
     return out
 
 
-_register(
-    Spec(
-        key="liu_example_41",
-        paper="liu",
-        title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
-        grids={
-            "default": dict(n=50_000, d=5, eps=(0.5, 1.0), sigmas=(1.0, 0.1, 0.01, 0.001, 0.0001), reps=3),
-            "full": dict(
-                n=200_000,
-                d=10,
-                eps=(0.5, 1.0),
-                sigmas=(1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001),
-                reps=5,
-            ),
-        },
-        panels=_l41_panels,
-        tasks=_l41_tasks,
-        unit=_l41_unit,
-        texts=_l41_texts,
-        claims=_l41_claims,
-        refs=(
-            ("item 12", "item-12"),
-            ("item 9", "item-9"),
-            ("item 11", "item-11"),
-            ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+LIU_EXAMPLE_41 = Spec(
+    key="liu_example_41",
+    title="Liu et al., Example 4.1: Private Oja against DP-PCA as the data noise falls",
+    claim="No experiments (only a 2-d illustration, Figure 1). Example 4.1 (x = s + ν, s = ±v with probability ½, "
+    "ν ~ N(0, σ²I)) is the paper's case for DP-PCA: Private Oja and other noisy-gradient methods keep a privacy "
+    "error that does not shrink with the data noise σ (Theorem 3.3), while DP-PCA adapts its noise to the "
+    "spread of the gradients, so its privacy error vanishes as σ → 0 (Theorem 5.1, for ε < 0.9). The paper "
+    "suggests σ² ∈ {1, 0.1, 0.01}.",
+    grids={
+        "default": dict(n=50_000, d=5, eps=(0.5, 1.0), sigmas=(1.0, 0.1, 0.01, 0.001, 0.0001), reps=3),
+        "full": dict(
+            n=200_000,
+            d=10,
+            eps=(0.5, 1.0),
+            sigmas=(1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001),
+            reps=5,
         ),
-        paper_figure=(
-            "No figure: Theorems 3.3 and 5.1 say Private Oja's privacy term is flat in σ and DP-PCA's "
-            "shrinks with σ (Theorem 5.1 for ε < 0.9).",
-        ),
-    )
+    },
+    steps=(_l41_panels, tasks_over(sigma="sigmas"), _l41_unit, _l41_texts, _l41_claims),
+    refs=(
+        ("item 12", "item-12"),
+        ("item 9", "item-9"),
+        ("item 11", "item-11"),
+        ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+    ),
+    paper_figure=(
+        "No figure: Theorems 3.3 and 5.1 say Private Oja's privacy term is flat in σ and DP-PCA's "
+        "shrinks with σ (Theorem 5.1 for ε < 0.9).",
+    ),
 )
 
 
@@ -311,16 +271,16 @@ def _lsp_marks(cfg):
 
 def _lsp_unit(cfg, task, seed):
     key, d, n, rep = "liu_spiked", int(task["d"]), int(task["n"]), int(task["rep"])
-    law = ds.liu_spiked(n=n, d=d, gap=cfg["gap"], seed=_rng(seed, key, "data", d, n, rep))
+    law = ds.liu_spiked(n=n, d=d, gap=cfg["gap"], seed=rng_for(seed, key, "data", d, n, rep))
     data = prepare(law.X)
     panel = f"d = {d}"
     metric, rows = "sin angle to the planted direction", []
     delta = 1.0 / n**2
     for eps in cfg["eps"]:
         name = f"Private Oja, ε = {eps:g}"
-        V, sec, _ = _release("private_oja", data, 1, eps, delta, _rng(seed, key, name, d, n, rep), **_oja_rate(law))
+        V, sec, _ = run_once("private_oja", data, 1, eps, delta, rng_for(seed, key, name, d, n, rep), **_oja_rate(law))
         rows.append(
-            _row(
+            point(
                 panel,
                 name,
                 "private_oja",
@@ -335,9 +295,9 @@ def _lsp_unit(cfg, task, seed):
         )
         for label, params in _LSP_DP:
             name = f"{label}, ε = {eps:g}"
-            V, sec, rel = _release("dp_pca", data, 1, eps, delta, _rng(seed, key, name, d, n, rep), **params)
+            V, sec, rel = run_once("dp_pca", data, 1, eps, delta, rng_for(seed, key, name, d, n, rep), **params)
             rows.append(
-                _row(
+                point(
                     panel,
                     name,
                     "dp_pca",
@@ -350,9 +310,9 @@ def _lsp_unit(cfg, task, seed):
                     dp_pca_algorithm(rel),
                 )
             )
-    V, _, _ = _release("non_private", data, 1, 1.0, delta, _rng(seed, key, "np", d, n, rep))
+    V, _, _ = run_once("non_private", data, 1, 1.0, delta, rng_for(seed, key, "np", d, n, rep))
     rows.append(
-        _row(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, law.components), metric)
+        point(panel, "non-private PCA", NON_PRIVATE, "n", n, rep, metrics.subspace_distance(V, law.components), metric)
     )
     return rows
 
@@ -367,7 +327,7 @@ def _fallback_text(summary, cfg) -> str:
             alg = sorted(pts[~pts.algorithm.str.contains("fallback")].x)
             need = rows_needed(d, eps)
             top = max(pts.x) if len(pts) else max(cfg["ns"])
-            B, m = _batch_needed(int(top), d, eps)
+            B, m = batch_needed(int(top), d, eps)
             thr = (
                 f"Algorithms 4–5 need a batch of {m:,} rows, which the schedule B = n/⌈(ln n)²/16⌉ reaches from "
                 f"n ≈ {need:,}"
@@ -375,7 +335,7 @@ def _fallback_text(summary, cfg) -> str:
                 else "Algorithms 4–5 need more than 10⁸ rows"
             )
             parts.append(
-                f"d = {d}, ε = {_g(eps)}: {thr}; Algorithms 4–5 at n = "
+                f"d = {d}, ε = {fmt_g(eps)}: {thr}; Algorithms 4–5 at n = "
                 f"{', '.join(f'{x:,.0f}' for x in alg) or 'none of this grid'}, the fallback at n = "
                 f"{', '.join(f'{x:,.0f}' for x in fb) or 'none'}"
             )
@@ -387,7 +347,7 @@ def _lsp_texts(summary, cfg):
     points = _lsp_points(cfg)
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
     oja = [
-        _at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
+        value_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
         for d in cfg["dims"]
         for e in cfg["eps"]
     ]
@@ -403,7 +363,7 @@ def _lsp_texts(summary, cfg):
             ". Private Oja stays near the no-information level (1) on this grid: its per-step noise ηₜα "
             "with α = σ_AGM(ε, δ, 1) swamps the small gap of the scaled law."
             if min(oja) > 0.5
-            else f". Private Oja reaches {_fmt(oja)} at the largest n."
+            else f". Private Oja reaches {fmt_list(oja)} at the largest n."
         )
         + " Which algorithm ran (the algorithm column, the markers of the figure and its dotted lines): "
         + _fallback_text(summary, cfg)
@@ -420,7 +380,7 @@ def _lsp_texts(summary, cfg):
     gap_scaled = cfg["gap"] / (4 * (cfg["dims"][0] + cfg["gap"]))
     difference = (
         "The paper has no experiment: this is the lower-bound construction of its Theorem 5.3 (Σ = (λ₁ − λ₂)vvᵀ + "
-        f"λ₂I, λ₂ = 1, λ₁ − λ₂ = {_g(cfg['gap'])}) used as a benchmark, with the suggested d, ε and δ = 1/n². Rows "
+        f"λ₂I, λ₂ = 1, λ₁ − λ₂ = {fmt_g(cfg['gap'])}) used as a benchmark, with the suggested d, ε and δ = 1/n². Rows "
         "are scaled by the public constant 2√tr Σ and clipped to norm 1, so the gap in the scaled units is "
         f"{gap_scaled:.4f} at d = {cfg['dims'][0]}; both private methods need n well beyond d/(ε·gap) before their "
         "privacy term fades. DP-PCA follows the paper's schedule B = 16n/(ln n)²; its Algorithms 4 and 5 can "
@@ -435,17 +395,11 @@ def _lsp_texts(summary, cfg):
         "amplification by shuffling (the paper's constants are not given; its amplified noise applies only when "
         "ε = O(√(ln(n/δ)/n)))."
     )
-    claim = (
-        "No experiments. Theorem 5.1 / Corollary 5.2: for Gaussian data DP-PCA reaches sin(w, v₁) = "
-        "Õ(κ(√(d/n) + d√(ln(1/δ))/(εn))), matching the lower bound of Theorem 5.3 up to logarithms, for ε < 0.9 "
-        "and n large enough; Private Oja (Theorem 3.3) needs ε = O(√(ln(n/δ)/n)) for its amplified guarantee. The "
-        "paper suggests its lower-bound law with d ∈ {10, 100}, ε ∈ {0.5, 0.9}, δ = 1/n²."
-    )
     settings = (
-        f"Ours: gap {_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
-        f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(_g(e) for e in cfg['eps'])}}}, δ = 1/n²."
+        f"Ours: gap {fmt_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
+        f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(fmt_g(e) for e in cfg['eps'])}}}, δ = 1/n²."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _lsp_means(summary, cfg) -> list:
@@ -455,15 +409,15 @@ def _lsp_means(summary, cfg) -> list:
     for d in cfg["dims"]:
         panel = f"d = {d}"
         for eps in cfg["eps"]:
-            oja = _curve(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
-            dp = _curve(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
-            split = _curve(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
+            oja = curve_of(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
+            dp = curve_of(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
+            split = curve_of(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
             parts.append(
-                f"d = {d}, ε = {_g(eps)}: Private Oja {_fmt(oja)}, DP-PCA {_fmt(dp)}, with the paper's "
-                f"split {_fmt(split)}"
+                f"d = {d}, ε = {fmt_g(eps)}: Private Oja {fmt_list(oja)}, DP-PCA {fmt_list(dp)}, with the paper's "
+                f"split {fmt_list(split)}"
             )
-        nonp = _curve(summary, panel, "non-private PCA")["mean"].tolist()
-        parts.append(f"d = {d} non-private {_fmt(nonp, 3)}")
+        nonp = curve_of(summary, panel, "non-private PCA")["mean"].tolist()
+        parts.append(f"d = {d} non-private {fmt_list(nonp, 3)}")
     return parts
 
 
@@ -471,17 +425,17 @@ def _lsp_verdicts(summary, cfg, points) -> list:
     """Per dimension, what DP-PCA's error does from the smallest n to the largest run: stays at the no-information
     level, or falls from one value to another."""
     verdicts = []
-    eps_txt = ", ".join(_g(e) for e in cfg["eps"])
+    eps_txt = ", ".join(fmt_g(e) for e in cfg["eps"])
     for d in cfg["dims"]:
         d_top = max(n for dd, n in points if dd == d)
-        first = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", min(cfg["ns"])) for e in cfg["eps"]]
-        last = [_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", d_top) for e in cfg["eps"]]
+        first = [value_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", min(cfg["ns"])) for e in cfg["eps"]]
+        last = [value_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", d_top) for e in cfg["eps"]]
         if min(last) > 0.9:
             verdicts.append(f"at d = {d} DP-PCA stays at the no-information level (1) up to n = {d_top:,}")
         else:
             verdicts.append(
-                f"at d = {d} DP-PCA's error goes from {_fmt(first)} at n = {min(cfg['ns']):,} to "
-                f"{_fmt(last)} at n = {d_top:,} (ε = {eps_txt})"
+                f"at d = {d} DP-PCA's error goes from {fmt_list(first)} at n = {min(cfg['ns']):,} to "
+                f"{fmt_list(last)} at n = {d_top:,} (ε = {eps_txt})"
             )
     return verdicts
 
@@ -500,7 +454,7 @@ def _lsp_claims(summary, cfg):
                 status = REPRODUCED if last < first else NOT_REPRODUCED
                 why = (
                     f"where Algorithms 4–5 run (n = {', '.join(f'{x:,.0f}' for x in alg.x)}) the error goes "
-                    f"{_fmt(alg['mean'])}"
+                    f"{fmt_list(alg['mean'])}"
                 )
             elif len(alg) == 1:
                 status, why = (
@@ -519,7 +473,7 @@ def _lsp_claims(summary, cfg):
                 )
             out.append(
                 Claim(
-                    f"Spiked model, d = {d}, ε = {_g(eps)}: DP-PCA's error falls with n (Corollary 5.2)",
+                    f"Spiked model, d = {d}, ε = {fmt_g(eps)}: DP-PCA's error falls with n (Corollary 5.2)",
                     status,
                     why,
                     "liu_spiked",
@@ -528,48 +482,55 @@ def _lsp_claims(summary, cfg):
     return out
 
 
-_register(
-    Spec(
-        key="liu_spiked",
-        paper="liu",
-        title="Liu et al., spiked model: error against n",
-        grids={
-            "default": dict(
-                dims=(10,), ns=(5_000, 20_000, 80_000, 320_000), eps=(0.5, 0.9), gap=0.5, max_cells=10**7, reps=3
-            ),
-            "full": dict(
-                dims=(10, 100),
-                ns=(10_000, 30_000, 100_000, 300_000, 1_000_000),
-                eps=(0.5, 0.9),
-                gap=0.5,
-                max_cells=3 * 10**7,
-                reps=5,
-            ),
-        },
-        panels=_lsp_panels,
-        tasks=_lsp_tasks,
-        unit=_lsp_unit,
-        texts=_lsp_texts,
-        marks=_lsp_marks,
-        claims=_lsp_claims,
-        refs=(
-            ("item 12", "item-12"),
-            ("item 9", "item-9"),
-            ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+LIU_SPIKED = Spec(
+    key="liu_spiked",
+    title="Liu et al., spiked model: error against n",
+    claim="No experiments. Theorem 5.1 / Corollary 5.2: for Gaussian data DP-PCA reaches sin(w, v₁) = "
+    "Õ(κ(√(d/n) + d√(ln(1/δ))/(εn))), matching the lower bound of Theorem 5.3 up to logarithms, for ε < 0.9 "
+    "and n large enough; Private Oja (Theorem 3.3) needs ε = O(√(ln(n/δ)/n)) for its amplified guarantee. The "
+    "paper suggests its lower-bound law with d ∈ {10, 100}, ε ∈ {0.5, 0.9}, δ = 1/n².",
+    grids={
+        "default": dict(
+            dims=(10,), ns=(5_000, 20_000, 80_000, 320_000), eps=(0.5, 0.9), gap=0.5, max_cells=10**7, reps=3
         ),
-        # one colour per epsilon (DP-PCA solid, the paper's split dashed), Private Oja in grey
-        styles={
-            **{f"DP-PCA, ε = {e:g}": {"color": c, "dash": "solid"} for e, c in zip((0.5, 0.9), PALETTE)},
-            **{
-                f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"color": c, "dash": "dash"}
-                for e, c in zip((0.5, 0.9), PALETTE)
-            },
-            **{f"Private Oja, ε = {e:g}": {"color": c, "dash": "dot"} for e, c in zip((0.5, 0.9), ("#999", "#666"))},
+        "full": dict(
+            dims=(10, 100),
+            ns=(10_000, 30_000, 100_000, 300_000, 1_000_000),
+            eps=(0.5, 0.9),
+            gap=0.5,
+            max_cells=3 * 10**7,
+            reps=5,
+        ),
+    },
+    steps=(_lsp_panels, _lsp_tasks, _lsp_unit, _lsp_texts, _lsp_claims, _lsp_marks),
+    refs=(
+        ("item 12", "item-12"),
+        ("item 9", "item-9"),
+        ("suggested benchmarks", "suggested-benchmarks-for-liu-et-al"),
+    ),
+    styles={
+        **{f"DP-PCA, ε = {e:g}": {"color": c, "dash": "solid"} for e, c in zip((0.5, 0.9), PALETTE)},
+        **{
+            f"DP-PCA, the paper's ε/2 split, ε = {e:g}": {"color": c, "dash": "dash"}
+            for e, c in zip((0.5, 0.9), PALETTE)
         },
-        paper_figure=("No figure: the suggested benchmark has no reported curve.",),
-    )
+        **{f"Private Oja, ε = {e:g}": {"color": c, "dash": "dot"} for e, c in zip((0.5, 0.9), ("#999", "#666"))},
+    },
+    paper_figure=("No figure: the suggested benchmark has no reported curve.",),
 )
 
 
-liu_example_41 = _one("liu_example_41")
-liu_spiked = _one("liu_spiked")
+PAPER = Paper(
+    "liu",
+    "Liu et al.: DP-PCA",
+    "Xiyang Liu, Weihao Kong, Prateek Jain & Sewoong Oh, DP-PCA: Statistically Optimal and "
+    "Differentially Private PCA, NeurIPS 2022",
+    "Private Oja (private_oja) against DP-PCA (dp_pca) on the paper's Example 4.1 and its spiked " "model.",
+    (
+        LIU_EXAMPLE_41,
+        LIU_SPIKED,
+    ),
+)
+
+liu_example_41 = reproduction_function(LIU_EXAMPLE_41)
+liu_spiked = reproduction_function(LIU_SPIKED)

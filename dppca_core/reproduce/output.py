@@ -119,22 +119,19 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
         _add_series(fig, rep, s, symbols, shown, r, c)
         for level, (_, x, text) in enumerate(m for m in rep.marks if m[0] == panel.name):
             _mark(fig, panel, s, x, text, r, c, level)
-        fig.update_xaxes(
-            title_text=html.escape(panel.x_title),
-            type="log" if panel.log_x else "linear",
-            exponentformat="power",
-            row=r,
-            col=c,
-            **(_log_ticks(s.x) if panel.log_x else {}),
-        )
-        fig.update_yaxes(
-            title_text=html.escape(panel.y_title),
-            type="log" if panel.log_y else "linear",
-            exponentformat="power",
-            row=r,
-            col=c,
-            **(_log_ticks(np.r_[s["lo"], s["hi"]]) if panel.log_y else {}),
-        )
+        for update, title, log, values in (
+            (fig.update_xaxes, panel.x_title, panel.log_x, s.x),
+            (fig.update_yaxes, panel.y_title, panel.log_y, np.r_[s["lo"], s["hi"]]),
+        ):
+            ticks = _log_ticks(values) if log else {}
+            update(
+                title_text=html.escape(title),
+                type="log" if log else "linear",
+                exponentformat="power",
+                row=r,
+                col=c,
+                **ticks,
+            )
     for algo, symbol in symbols.items():  # a legend entry per marker: which algorithm produced the point
         fig.add_trace(
             go.Scatter(

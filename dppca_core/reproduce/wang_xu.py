@@ -9,43 +9,10 @@ from ..data import datasets as ds
 from .. import metrics
 from ..mechanisms.local import ldp_noise_sigma
 from ..data.prepare import prepare
-from .core import (
-    NON_PRIVATE,
-    NOT_REPRODUCED,
-    NOT_RUN,
-    PAPER_NOISE_WRONG,
-    RANDOM,
-    REPRODUCED,
-    Claim,
-    Panel,
-    Paper,
-    Spec,
-    _at,
-    _classic,
-    _curve,
-    _fmt,
-    _g,
-    _one,
-    _paper_noise,
-    _paper_noise_algorithm,
-    _register,
-    _register_paper,
-    _release,
-    _rng,
-    _row,
-)
-
-
-_register_paper(
-    Paper(
-        "wang_xu",
-        "Wang & Xu: local DP PCA",
-        "Di Wang & Jinhui Xu, Principal Component Analysis in the Local Differential Privacy Model, "
-        "IJCAI 2019 (journal version: Theoretical Computer Science, 2020)",
-        ("wang_xu_low_dim", "wang_xu_sparse"),
-        "Algorithm 1 (ldp_gaussian) and Algorithm 2 (ldp_sparse) on the paper's synthetic laws.",
-    )
-)
+from .core import Claim, Panel, Paper, Spec, reproduction_function
+from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
+from .kit import PAPER_NOISE_WRONG, classic_sigma, curve_of, fmt_g, fmt_list, paper_noise_algorithm, point, rng_for
+from .kit import run_once, run_with_paper_noise, tasks_over, value_at
 
 
 def _projector_distance(V, U) -> float:
@@ -67,7 +34,7 @@ _SPARSE_PAPER = "Algorithm 2, the paper's noise"
 def _paper_mu(epsilon: float, delta: float) -> float:
     """The GDP parameter of the paper's per-user noise: sigma = sqrt(2 ln(1.25/delta))/epsilon (the classic formula
     for sensitivity 1) on a statistic whose sensitivity is sqrt(2) (local DP: any two inputs of a user)."""
-    return math.sqrt(2.0) / _classic(1.0, epsilon, delta)
+    return math.sqrt(2.0) / classic_sigma(1.0, epsilon, delta)
 
 
 def _first_wrong(summary, panel: str, series: str):
@@ -81,8 +48,8 @@ def _first_wrong(summary, panel: str, series: str):
 def _paper_run(mech, data, k, eps, delta, rng):
     """(distance-ready components, seconds, algorithm) of ``mech`` with the paper's noise at (eps, delta)."""
     mu = _paper_mu(eps, delta)
-    V, sec, _ = _paper_noise(mech, data, k, mu, eps, delta, rng)
-    return V, sec, _paper_noise_algorithm(mu, eps, delta)
+    V, sec, _ = run_with_paper_noise(mech, data, k, mu, eps, delta, rng)
+    return V, sec, paper_noise_algorithm(mu, eps, delta)
 
 
 def _wx1_panels(cfg):
@@ -117,15 +84,15 @@ def _wx1_unit(cfg, task, seed):
     """One data set of the law at (k, n, p); the task at the paper's point (k0, n, p) feeds every panel."""
     key, k, n, p, rep = "wang_xu_low_dim", int(task["k"]), int(task["n"]), int(task["p"]), int(task["rep"])
     eps, delta, k0 = cfg["eps"], cfg["delta"], cfg["ks"][0]
-    law = ds.wang_xu_low_dim(n=n, d=p, k=k, lam=cfg["lam"], seed=_rng(seed, key, "data", k, n, p, rep))
+    law = ds.wang_xu_low_dim(n=n, d=p, k=k, lam=cfg["lam"], seed=rng_for(seed, key, "data", k, n, p, rep))
     data = prepare(law.X)
     pk, pn, pp, pe = _wx1_panels(cfg)
     metric = "projector distance to the planted subspace"
-    V, _, _ = _release("non_private", data, k, eps, delta, _rng(seed, key, "np", k, n, p, rep))
+    V, _, _ = run_once("non_private", data, k, eps, delta, rng_for(seed, key, "np", k, n, p, rep))
     nonpriv = _projector_distance(V, law.components)
-    V, sec, _ = _release("ldp_gaussian", data, k, eps, delta, _rng(seed, key, "ldp", k, n, p, rep))
+    V, sec, _ = run_once("ldp_gaussian", data, k, eps, delta, rng_for(seed, key, "ldp", k, n, p, rep))
     private = _projector_distance(V, law.components)
-    V, psec, palgo = _paper_run("ldp_gaussian", data, k, eps, delta, _rng(seed, key, "ldp-paper", k, n, p, rep))
+    V, psec, palgo = _paper_run("ldp_gaussian", data, k, eps, delta, rng_for(seed, key, "ldp-paper", k, n, p, rep))
     paper = _projector_distance(V, law.components)
     level = _random_projector(p, k)
     points = []
@@ -140,17 +107,17 @@ def _wx1_unit(cfg, task, seed):
     rows = []
     for panel, x_name, x in points:
         rows += [
-            _row(panel.name, _LDP, "ldp_gaussian", x_name, x, rep, private, metric, sec),
-            _row(panel.name, _LDP_PAPER, "ldp_gaussian", x_name, x, rep, paper, metric, psec, palgo),
-            _row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric),
-            _row(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric),
+            point(panel.name, _LDP, "ldp_gaussian", x_name, x, rep, private, metric, sec),
+            point(panel.name, _LDP_PAPER, "ldp_gaussian", x_name, x, rep, paper, metric, psec, palgo),
+            point(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric),
+            point(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric),
         ]
     if task["part"] == "k" and k == k0:
         for e in cfg["eps_grid"]:
-            V, sec, _ = _release("ldp_gaussian", data, k, e, delta, _rng(seed, key, "ldp-eps", e, rep))
-            W, psec, palgo = _paper_run("ldp_gaussian", data, k, e, delta, _rng(seed, key, "ldp-eps-paper", e, rep))
+            V, sec, _ = run_once("ldp_gaussian", data, k, e, delta, rng_for(seed, key, "ldp-eps", e, rep))
+            W, psec, palgo = _paper_run("ldp_gaussian", data, k, e, delta, rng_for(seed, key, "ldp-eps-paper", e, rep))
             rows += [
-                _row(
+                point(
                     pe.name,
                     _LDP,
                     "ldp_gaussian",
@@ -161,7 +128,7 @@ def _wx1_unit(cfg, task, seed):
                     metric,
                     sec,
                 ),
-                _row(
+                point(
                     pe.name,
                     _LDP_PAPER,
                     "ldp_gaussian",
@@ -173,8 +140,8 @@ def _wx1_unit(cfg, task, seed):
                     psec,
                     palgo,
                 ),
-                _row(pe.name, "random subspace", RANDOM, "epsilon", e, rep, level, metric),
-                _row(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric),
+                point(pe.name, "random subspace", RANDOM, "epsilon", e, rep, level, metric),
+                point(pe.name, "non-private PCA", NON_PRIVATE, "epsilon", e, rep, nonpriv, metric),
             ]
     return rows
 
@@ -182,16 +149,16 @@ def _wx1_unit(cfg, task, seed):
 def _wx1_texts(summary, cfg):
     pk, pn, pp, pe = _wx1_panels(cfg)
     ks, p, n, eps, delta = cfg["ks"], cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
-    ours = [_at(summary, pk.name, _LDP, k) for k in ks]
+    ours = [value_at(summary, pk.name, _LDP, k) for k in ks]
     rand = [_random_projector(p, k) for k in ks]
-    nonp = [_at(summary, pk.name, "non-private PCA", k) for k in ks]
-    by_n = _curve(summary, pn.name, _LDP)
-    by_p = _curve(summary, pp.name, _LDP)
+    nonp = [value_at(summary, pk.name, "non-private PCA", k) for k in ks]
+    by_n = curve_of(summary, pn.name, _LDP)
+    by_p = curve_of(summary, pp.name, _LDP)
     rand_p = [_random_projector(int(x), ks[0]) for x in by_p.x]
     sigma = ldp_noise_sigma(eps, delta)
     sd = sigma / math.sqrt(n)
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
-    curve = _curve(summary, pe.name, _LDP)
+    curve = curve_of(summary, pe.name, _LDP)
     level = _random_projector(p, ks[0])
     learned = curve[curve["mean"] < 0.5 * level]
     where = (
@@ -200,17 +167,17 @@ def _wx1_texts(summary, cfg):
         else f"the mean error stays above half the random level up to ε = " f"{curve.x.max():g}"
     )
     finding = (
-        f"(a) ldp_gaussian at ε = {eps:g}: {_fmt(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
-        f"{_fmt(rand)}; non-private PCA of the same rows: {_fmt(nonp)}. The private error sits at the "
+        f"(a) ldp_gaussian at ε = {eps:g}: {fmt_list(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
+        f"{fmt_list(rand)}; non-private PCA of the same rows: {fmt_list(nonp)}. The private error sits at the "
         f"random-subspace level (largest gap {max(abs(a - b) for a, b in zip(ours, rand)):.2f}), so its growth with "
         f"k is that level's √(2k(1 − k/p)). (b) Against n = {', '.join(f'{x:,.0f}' for x in by_n.x)}: "
-        f"{_fmt(by_n['mean'])}, flat at the random level {level:.2f}. (c) Against p = "
-        f"{', '.join(f'{x:g}' for x in by_p.x)}: {_fmt(by_p['mean'])}, again the random level ({_fmt(rand_p)}), "
+        f"{fmt_list(by_n['mean'])}, flat at the random level {level:.2f}. (c) Against p = "
+        f"{', '.join(f'{x:g}' for x in by_p.x)}: {fmt_list(by_p['mean'])}, again the random level ({fmt_list(rand_p)}), "
         f"which grows with p. (d) Against ε (k = {ks[0]}): {where}. With the paper's own noise (σ = "
-        f"{_classic(1.0, eps, delta):.2f} per user at ε = {eps:g}) Algorithm 1 gives the same picture: "
-        f"{_fmt([_at(summary, pk.name, _LDP_PAPER, k) for k in ks])} for k = {', '.join(map(str, ks))}"
+        f"{classic_sigma(1.0, eps, delta):.2f} per user at ε = {eps:g}) Algorithm 1 gives the same picture: "
+        f"{fmt_list([value_at(summary, pk.name, _LDP_PAPER, k) for k in ks])} for k = {', '.join(map(str, ks))}"
         + (
-            f"; that noise is below what (ε, δ) needs from ε = {_g(_first_wrong(summary, pe.name, _LDP_PAPER))} on "
+            f"; that noise is below what (ε, δ) needs from ε = {fmt_g(_first_wrong(summary, pe.name, _LDP_PAPER))} on "
             "(its points are marked 'not private as stated')"
             if _first_wrong(summary, pe.name, _LDP_PAPER)
             else ""
@@ -228,31 +195,25 @@ def _wx1_texts(summary, cfg):
         f"{sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, which changes nothing "
         "here."
     )
-    claim = (
-        "Section 6.1, Figure 3 (synthetic: X ~ N(0, Σ), Σ = λ/(5p(λ+1))VVᵀ + 1/(5p(λ+1))I, n = 10⁵, p = 40, "
-        "k ∈ {5, 10, 15, 20}, ε = 0.5, δ = 10⁻⁴, λ = 1, 20 runs, error ‖V̂V̂ᵀ − VVᵀ‖_F; three panels: k against n, "
-        "p, and ε): the error decreases as n or ε increases and increases with p and with k, which the paper reads "
-        "as support for its Theorem 2. It prints no numbers for the synthetic runs."
-    )
     settings = (
         f"Ours: n = {n:,}, p = {p}, k ∈ {{{', '.join(map(str, ks))}}}, ε = {eps:g}, δ = {delta:g}, λ = "
         f"{cfg['lam']:g}; panels (b)-(d) at k = {ks[0]}. Fresh data and noise per repetition."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _wx1_claims(summary, cfg):
     pk, pn, pp, pe = _wx1_panels(cfg)
     ks, p = cfg["ks"], cfg["p"]
-    ours = [_at(summary, pk.name, _LDP, k) for k in ks]
+    ours = [value_at(summary, pk.name, _LDP, k) for k in ks]
     rand = [_random_projector(p, k) for k in ks]
-    by_n = _curve(summary, pn.name, _LDP)
-    by_p = _curve(summary, pp.name, _LDP)
-    curve = _curve(summary, pe.name, _LDP)
+    by_n = curve_of(summary, pn.name, _LDP)
+    by_p = curve_of(summary, pp.name, _LDP)
+    curve = curve_of(summary, pe.name, _LDP)
     level = _random_projector(p, ks[0])
     learned = curve[curve["mean"] < 0.5 * level]
-    paper = [_at(summary, pk.name, _LDP_PAPER, k) for k in ks]
-    ours_sd, paper_sd = ldp_noise_sigma(cfg["eps"], cfg["delta"]), _classic(1.0, cfg["eps"], cfg["delta"])
+    paper = [value_at(summary, pk.name, _LDP_PAPER, k) for k in ks]
+    ours_sd, paper_sd = ldp_noise_sigma(cfg["eps"], cfg["delta"]), classic_sigma(1.0, cfg["eps"], cfg["delta"])
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
     ratio = 2 * ours_sd / math.sqrt(cfg["n"]) * math.sqrt(p) / gap
     rising = all(b >= a - 0.05 for a, b in zip(by_p["mean"], by_p["mean"][1:]))
@@ -260,20 +221,20 @@ def _wx1_claims(summary, cfg):
         Claim(
             "Figure 3: the error grows with k",
             REPRODUCED,
-            f"{_fmt(ours)} for k = {', '.join(map(str, ks))}, which is the random-subspace level "
-            f"{_fmt(rand)}: it grows because a random subspace's distance does, not because of learning",
+            f"{fmt_list(ours)} for k = {', '.join(map(str, ks))}, which is the random-subspace level "
+            f"{fmt_list(rand)}: it grows because a random subspace's distance does, not because of learning",
             "wang_xu_low_dim",
         ),
         Claim(
             "Figure 3: the error grows with p",
             REPRODUCED if rising else NOT_REPRODUCED,
-            f"{_fmt(by_p['mean'])} at p = {', '.join(f'{x:g}' for x in by_p.x)}, again the random level",
+            f"{fmt_list(by_p['mean'])} at p = {', '.join(f'{x:g}' for x in by_p.x)}, again the random level",
             "wang_xu_low_dim",
         ),
         Claim(
             "Figure 3: the error falls as n grows (support for Theorem 2)",
             NOT_REPRODUCED,
-            f"flat at the random level {level:.2f}: {_fmt(by_n['mean'])} at n = "
+            f"flat at the random level {level:.2f}: {fmt_list(by_n['mean'])} at n = "
             f"{', '.join(f'{x:,.0f}' for x in by_n.x)}; the local noise's spectral norm is about {ratio:.0f} "
             "times the eigengap, so about 10⁴ times more rows would be needed",
             "wang_xu_low_dim",
@@ -282,8 +243,8 @@ def _wx1_claims(summary, cfg):
             "Figure 3: the error falls as ε grows",
             REPRODUCED if not learned.empty else NOT_REPRODUCED,
             (
-                f"only far beyond the paper's ε = {_g(cfg['eps'])}: the error first falls below half the random "
-                f"level at ε = {_g(learned.x.iloc[0])}"
+                f"only far beyond the paper's ε = {fmt_g(cfg['eps'])}: the error first falls below half the random "
+                f"level at ε = {fmt_g(learned.x.iloc[0])}"
                 if not learned.empty
                 else f"not even at ε = {curve.x.max():g}: {curve['mean'].iloc[-1]:.2f} against the random {level:.2f}"
             ),
@@ -292,8 +253,8 @@ def _wx1_claims(summary, cfg):
         Claim(
             "The same curves with the paper's own noise (σ² = 2 ln(1.25/δ)/ε², sensitivity 1)",
             REPRODUCED,
-            f"Algorithm 1 with that noise: {_fmt(paper)} for k = {', '.join(map(str, ks))}, also the random "
-            f"level; at ε = {_g(cfg['eps'])} our noise (σ = {ours_sd:.2f}) and the paper's ({paper_sd:.2f}) differ by "
+            f"Algorithm 1 with that noise: {fmt_list(paper)} for k = {', '.join(map(str, ks))}, also the random "
+            f"level; at ε = {fmt_g(cfg['eps'])} our noise (σ = {ours_sd:.2f}) and the paper's ({paper_sd:.2f}) differ by "
             f"{abs(paper_sd / ours_sd - 1):.0%}, so the calibration changes nothing here",
             "wang_xu_low_dim",
         ),
@@ -301,40 +262,37 @@ def _wx1_claims(summary, cfg):
 
 
 _WX1_BASE = dict(n=100_000, p=40, ks=(5, 10, 15, 20), eps=0.5, delta=1e-4, lam=1.0)
-_register(
-    Spec(
-        key="wang_xu_low_dim",
-        paper="wang_xu",
-        title="Wang & Xu, Algorithm 1: local DP PCA in low dimension",
-        grids={
-            "default": dict(
-                _WX1_BASE,
-                n_grid=(10_000, 30_000, 100_000),
-                p_grid=(20, 40, 80),
-                eps_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
-                reps=5,
-            ),
-            "full": dict(
-                _WX1_BASE,
-                n_grid=(10_000, 30_000, 100_000, 300_000, 1_000_000),
-                p_grid=(20, 40, 80, 160),
-                eps_grid=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
-                reps=20,
-            ),
-        },
-        panels=_wx1_panels,
-        tasks=_wx1_tasks,
-        unit=_wx1_unit,
-        texts=_wx1_texts,
-        claims=_wx1_claims,
-        refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
-        styles={_LDP_PAPER: {"dash": "dot"}},
-        paper_figure=(
-            "Figure 3, left: error against n for k = 5 … 20, falling with n and higher for larger k.",
-            "Figure 3, middle: error against p, rising with p.",
-            "Figure 3, right: error against ε, falling with ε (no values printed).",
+WANG_XU_LOW_DIM = Spec(
+    key="wang_xu_low_dim",
+    title="Wang & Xu, Algorithm 1: local DP PCA in low dimension",
+    claim="Section 6.1, Figure 3 (synthetic: X ~ N(0, Σ), Σ = λ/(5p(λ+1))VVᵀ + 1/(5p(λ+1))I, n = 10⁵, p = 40, "
+    "k ∈ {5, 10, 15, 20}, ε = 0.5, δ = 10⁻⁴, λ = 1, 20 runs, error ‖V̂V̂ᵀ − VVᵀ‖_F; three panels: k against n, "
+    "p, and ε): the error decreases as n or ε increases and increases with p and with k, which the paper reads "
+    "as support for its Theorem 2. It prints no numbers for the synthetic runs.",
+    grids={
+        "default": dict(
+            _WX1_BASE,
+            n_grid=(10_000, 30_000, 100_000),
+            p_grid=(20, 40, 80),
+            eps_grid=(0.5, 2.0, 8.0, 32.0, 128.0, 512.0),
+            reps=5,
         ),
-    )
+        "full": dict(
+            _WX1_BASE,
+            n_grid=(10_000, 30_000, 100_000, 300_000, 1_000_000),
+            p_grid=(20, 40, 80, 160),
+            eps_grid=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
+            reps=20,
+        ),
+    },
+    steps=(_wx1_panels, _wx1_tasks, _wx1_unit, _wx1_texts, _wx1_claims),
+    refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
+    styles={_LDP_PAPER: {"dash": "dot"}},
+    paper_figure=(
+        "Figure 3, left: error against n for k = 5 … 20, falling with n and higher for larger k.",
+        "Figure 3, middle: error against p, rising with p.",
+        "Figure 3, right: error against ε, falling with ε (no values printed).",
+    ),
 )
 
 
@@ -345,34 +303,30 @@ def _wx2_panels(cfg):
     ]
 
 
-def _wx2_tasks(cfg, reps):
-    return [{"s": s, "rep": r} for r in range(reps) for s in cfg["s_grid"]]
-
-
 def _wx2_unit(cfg, task, seed):
     key, s, rep = "wang_xu_sparse", int(task["s"]), int(task["rep"])
     p, n, k, eps, delta = cfg["p"], cfg["n"], cfg["k"], cfg["eps"], cfg["delta"]
-    law = ds.wang_xu_sparse(n=n, d=p, k=k, s=s, lam=cfg["lam"], seed=_rng(seed, key, "data", s, rep))
+    law = ds.wang_xu_sparse(n=n, d=p, k=k, s=s, lam=cfg["lam"], seed=rng_for(seed, key, "data", s, rep))
     data = prepare(law.X)
     ps, pe = _wx2_panels(cfg)
     metric, rows = "projector distance to the planted subspace", []
     level = _random_projector(p, k)
-    V, _, _ = _release("non_private", data, k, eps, delta, _rng(seed, key, "np", s, rep))
+    V, _, _ = run_once("non_private", data, k, eps, delta, rng_for(seed, key, "np", s, rep))
     nonpriv = _projector_distance(V, law.components)
     points = [(ps, "s", s, eps)]
     if s == cfg["s_eps"]:
         points += [(pe, "epsilon", e, e) for e in cfg["eps_grid"]]
     for panel, x_name, x, e in points:
-        rows.append(_row(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric))
-        rows.append(_row(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric))
+        rows.append(point(panel.name, "non-private PCA", NON_PRIVATE, x_name, x, rep, nonpriv, metric))
+        rows.append(point(panel.name, "random subspace", RANDOM, x_name, x, rep, level, metric))
         for mech, label in (("ldp_sparse", "ldp_sparse (Algorithm 2)"), ("ldp_gaussian", "ldp_gaussian (Algorithm 1)")):
-            V, sec, _ = _release(mech, data, k, e, delta, _rng(seed, key, mech, s, e, rep))
+            V, sec, _ = run_once(mech, data, k, e, delta, rng_for(seed, key, mech, s, e, rep))
             rows.append(
-                _row(panel.name, label, mech, x_name, x, rep, _projector_distance(V, law.components), metric, sec)
+                point(panel.name, label, mech, x_name, x, rep, _projector_distance(V, law.components), metric, sec)
             )
-        V, sec, algo = _paper_run("ldp_sparse", data, k, e, delta, _rng(seed, key, "sparse-paper", s, e, rep))
+        V, sec, algo = _paper_run("ldp_sparse", data, k, e, delta, rng_for(seed, key, "sparse-paper", s, e, rep))
         rows.append(
-            _row(
+            point(
                 panel.name,
                 _SPARSE_PAPER,
                 "ldp_sparse",
@@ -392,26 +346,26 @@ def _wx2_texts(summary, cfg):
     ps, pe = _wx2_panels(cfg)
     p, n, k, eps, delta = cfg["p"], cfg["n"], cfg["k"], cfg["eps"], cfg["delta"]
     s_grid = cfg["s_grid"]
-    sparse = [_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in s_grid]
-    nonp = [_at(summary, ps.name, "non-private PCA", s) for s in s_grid]
+    sparse = [value_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in s_grid]
+    nonp = [value_at(summary, ps.name, "non-private PCA", s) for s in s_grid]
     level, worst = _random_projector(p, k), math.sqrt(2 * k)
     sigma = ldp_noise_sigma(eps, delta)
     top = max(cfg["eps_grid"])
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
     top_norm = 2 * ldp_noise_sigma(top, delta) / math.sqrt(n) * math.sqrt(p)
     at_top = {
-        lab: _at(summary, pe.name, lab, top)
+        lab: value_at(summary, pe.name, lab, top)
         for lab in ("ldp_sparse (Algorithm 2)", "ldp_gaussian (Algorithm 1)", "non-private PCA")
     }
     finding = (
-        f"ldp_sparse at ε = {eps:g}: {_fmt(sparse)} for s = {', '.join(map(str, s_grid))}; random subspace "
-        f"{level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows {_fmt(nonp)}. "
+        f"ldp_sparse at ε = {eps:g}: {fmt_list(sparse)} for s = {', '.join(map(str, s_grid))}; random subspace "
+        f"{level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows {fmt_list(nonp)}. "
         f"Against ε (s = {cfg['s_eps']}): at ε = {top:g} the users' noise has spectral norm about "
         f"{top_norm:.1e}, {top_norm / gap:.1f} times the gap {gap:.1e}; there ldp_sparse reaches "
         f"{at_top['ldp_sparse (Algorithm 2)']:.2f} and ldp_gaussian {at_top['ldp_gaussian (Algorithm 1)']:.2f}, "
         f"against {at_top['non-private PCA']:.2f} for non-private PCA, whose error is the sampling noise of "
-        f"n = {n:,} rows. With the paper's own noise (σ = {_classic(1.0, eps, delta):.2f} per user at "
-        f"ε = {eps:g}) Algorithm 2 scores {_fmt([_at(summary, ps.name, _SPARSE_PAPER, x) for x in s_grid])}, "
+        f"n = {n:,} rows. With the paper's own noise (σ = {classic_sigma(1.0, eps, delta):.2f} per user at "
+        f"ε = {eps:g}) Algorithm 2 scores {fmt_list([value_at(summary, ps.name, _SPARSE_PAPER, x) for x in s_grid])}, "
         "the same picture."
     )
     difference = (
@@ -428,31 +382,25 @@ def _wx2_texts(summary, cfg):
     )
     if cfg["p"] != 400:
         difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
-    claim = (
-        "Section 6.2, Figure 4 (synthetic: the same Σ with an s-row-sparse V, k = 10, n = 2000, p = 400, "
-        "s ∈ {15, 20, 40, 80}, ε = 1): the error increases with k/n, increases slightly with p (the bound of "
-        "Theorem 4 depends on log p) and decreases as ε increases. Tables 1 and 2 print errors from 1.441 to 4.518 "
-        "on real data sets with k = 10 (not reproduced here)."
-    )
     settings = (
         f"Ours: n = {n:,}, p = {p}, k = {k}, s ∈ {{{', '.join(map(str, s_grid))}}}, ε = {eps:g}, "
         f"δ = {delta:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}."
     )
-    return dict(claim=claim, finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _wx2_claims(summary, cfg):
     ps, pe = _wx2_panels(cfg)
     p, k = cfg["p"], cfg["k"]
     level = _random_projector(p, k)
-    sparse = [_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in cfg["s_grid"]]
-    curve = _curve(summary, pe.name, "ldp_sparse (Algorithm 2)")
+    sparse = [value_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in cfg["s_grid"]]
+    curve = curve_of(summary, pe.name, "ldp_sparse (Algorithm 2)")
     learned = curve[curve["mean"] < 0.5 * level]
     return [
         Claim(
             "Figure 4: the error grows with k/n and slightly with p",
             NOT_REPRODUCED,
-            f"every s gives the random level ({_fmt(sparse)} against {level:.2f}): the noise s.d. per entry "
+            f"every s gives the random level ({fmt_list(sparse)} against {level:.2f}): the noise s.d. per entry "
             "(0.1) is about 100 times the eigengap, so no trend in k/n or p can show",
             "wang_xu_sparse",
         ),
@@ -477,52 +425,40 @@ def _wx2_claims(summary, cfg):
     ]
 
 
-_register(
-    Spec(
-        key="wang_xu_sparse",
-        paper="wang_xu",
-        title="Wang & Xu, Algorithm 2: sparse local DP PCA (p ≫ n)",
-        grids={
-            "default": dict(
-                n=2000,
-                p=100,
-                k=10,
-                s_grid=(15, 20, 40, 80),
-                eps=1.0,
-                delta=1e-4,
-                lam=1.0,
-                s_eps=20,
-                eps_grid=(1.0, 100.0, 1e4, 1e6),
-                reps=3,
-            ),
-            "full": dict(
-                n=2000,
-                p=400,
-                k=10,
-                s_grid=(15, 20, 40, 80),
-                eps=1.0,
-                delta=1e-4,
-                lam=1.0,
-                s_eps=20,
-                eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6),
-                reps=5,
-            ),
-        },
-        panels=_wx2_panels,
-        tasks=_wx2_tasks,
-        unit=_wx2_unit,
-        texts=_wx2_texts,
-        claims=_wx2_claims,
-        refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
-        styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
-        paper_figure=(
-            "Figure 4, left: error against n for several k, growing with k/n.",
-            "Figure 4, middle: error against p, growing slightly.",
-            "Figure 4, right: error against ε, falling (no values printed).",
-        ),
-    )
+_WX2_BASE = dict(n=2000, k=10, s_grid=(15, 20, 40, 80), eps=1.0, delta=1e-4, lam=1.0, s_eps=20)
+WANG_XU_SPARSE = Spec(
+    key="wang_xu_sparse",
+    title="Wang & Xu, Algorithm 2: sparse local DP PCA (p ≫ n)",
+    claim="Section 6.2, Figure 4 (synthetic: the same Σ with an s-row-sparse V, k = 10, n = 2000, p = 400, "
+    "s ∈ {15, 20, 40, 80}, ε = 1): the error increases with k/n, increases slightly with p (the bound of "
+    "Theorem 4 depends on log p) and decreases as ε increases. Tables 1 and 2 print errors from 1.441 to 4.518 "
+    "on real data sets with k = 10 (not reproduced here).",
+    grids={
+        "default": dict(_WX2_BASE, p=100, eps_grid=(1.0, 100.0, 1e4, 1e6), reps=3),
+        "full": dict(_WX2_BASE, p=400, eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6), reps=5),
+    },
+    steps=(_wx2_panels, tasks_over(s="s_grid"), _wx2_unit, _wx2_texts, _wx2_claims),
+    refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
+    styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
+    paper_figure=(
+        "Figure 4, left: error against n for several k, growing with k/n.",
+        "Figure 4, middle: error against p, growing slightly.",
+        "Figure 4, right: error against ε, falling (no values printed).",
+    ),
 )
 
 
-wang_xu_low_dim = _one("wang_xu_low_dim")
-wang_xu_sparse = _one("wang_xu_sparse")
+PAPER = Paper(
+    "wang_xu",
+    "Wang & Xu: local DP PCA",
+    "Di Wang & Jinhui Xu, Principal Component Analysis in the Local Differential Privacy Model, "
+    "IJCAI 2019 (journal version: Theoretical Computer Science, 2020)",
+    "Algorithm 1 (ldp_gaussian) and Algorithm 2 (ldp_sparse) on the paper's synthetic laws.",
+    (
+        WANG_XU_LOW_DIM,
+        WANG_XU_SPARSE,
+    ),
+)
+
+wang_xu_low_dim = reproduction_function(WANG_XU_LOW_DIM)
+wang_xu_sparse = reproduction_function(WANG_XU_SPARSE)

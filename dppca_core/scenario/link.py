@@ -79,7 +79,7 @@ def validate_param(key: str, value) -> Any:
     return param.validate(value)
 
 
-def _cap_size(values: dict, notices: list) -> None:
+def cap_size(values: dict, notices: list) -> None:
     if values["src"] == "synthetic" and values["n"] * values["d"] > MAX_CELLS:
         capped = max(10, MAX_CELLS // values["d"])
         notices.append(
@@ -149,7 +149,7 @@ def from_query(params: dict) -> tuple[dict, list[str]]:
             notices.append(_ignored(key, str(raw)[:SHOWN_CHARS], str(exc), " from the link"))
     if "target" not in used:
         values["target"] = default_target(values)
-    _cap_size(values, notices)
+    cap_size(values, notices)
     return values, capped(notices)
 
 
@@ -232,5 +232,5 @@ def from_fields(fields: dict, kept: dict | None = None) -> tuple[dict, list[str]
             notices.append(_ignored(str(key), shown(value), str(exc)))
     if "target" not in fields:
         vals["target"] = default_target(vals)
-    _cap_size(vals, notices)
+    cap_size(vals, notices)
     return vals, capped(notices)

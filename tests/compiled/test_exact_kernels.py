@@ -87,7 +87,7 @@ class TieStream:
         return np.array([self._next() for _ in range(int(size))], dtype=np.uint64)
 
 
-TieStream.__name__ = "PCG64"  # read as a 64-bit generator by samplers._Words
+TieStream.__name__ = "PCG64"  # read as a 64-bit generator by samplers.WordSource
 
 
 class FakeGenerator:

@@ -109,7 +109,7 @@ def test_a_hostile_first_line_is_answered_after_bounded_work(kind, bounded_sniff
         assert message.startswith("h.csv") and ("columns" in message or "header" in message), message
     else:
         assert len(parsed.columns) <= APP[2] and parsed.n_rows == 50
-    assert bounded_sniff and max(bounded_sniff) <= files._SAMPLE_BYTES
+    assert bounded_sniff and max(bounded_sniff) <= files.SAMPLE_BYTES
 
 
 @pytest.mark.parametrize("kind", ["quote-dash", "quote inside a field, then commas", "every delimiter"])
@@ -280,7 +280,7 @@ def test_a_semicolon_file_with_decimal_commas_and_a_long_header_is_sniffed_from_
     body = "\n".join(";".join(f"{i + j / 10:.1f}".replace(".", ",") for j in range(1_900)) for i in range(3))
     parsed = tables.parse_table(named((";".join(names) + "\n" + body + "\n").encode()), max_columns=2_000)
     assert parsed.columns == names and _values(parsed, names[1])[2] == pytest.approx(2.1)
-    assert max(bounded_sniff) <= files._SAMPLE_BYTES
+    assert max(bounded_sniff) <= files.SAMPLE_BYTES
 
 
 def test_a_long_header_is_streamed_in_growing_blocks():

@@ -352,7 +352,7 @@ def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path
     check_exact(three)
     assert close(three.gram, one.gram) and three.site_labels == one.site_labels
     assert three.diagnostics["rows_read"] == N and max(seen) == N
-    assert readers._split_points(files["csv"], 0, 3)[0][0] > 0  # the header line is not data
+    assert readers.split_points(files["csv"], 0, 3)[0][0] > 0  # the header line is not data
     good = "\n".join(f"{i % 7},{(i * 3) % 5}" for i in range(300))
     path = write(tmp_path, "a,b\n" + good + "\n1,\n" + good + "\n")
     with pytest.raises(ValueError, match=r"column\(s\) 'b' \(1 cell\(s\)\)"):
@@ -362,6 +362,8 @@ def test_several_threads_on_byte_ranges_give_the_same_statistics(files, tmp_path
     with pytest.raises(StreamCancelled):
         sufficient_stats(files["csv"], data_norm=R, label="y", workers=2, chunk_rows=300, progress=lambda r, c: False)
     quoted = write(tmp_path, 'a,b\n"1",2\n' + good + "\n", "quoted.csv")
-    assert not engines._parallel_ok(str(quoted), open(quoted, "rb"), readers._Spec("csv", ("a", "b"), (0, 1), None), 2)
+    assert not engines._parallel_ok(
+        str(quoted), open(quoted, "rb"), readers.FileSpec("csv", ("a", "b"), (0, 1), None), 2
+    )
     with pytest.raises(ValueError, match="workers"):
         sufficient_stats(path, workers=0)

@@ -260,8 +260,8 @@ def test_repetitions_on_two_threads_equal_the_serial_ones(name):
 
     assert dc.get_mechanism(name).threaded_reps
     data = prepare(dc.data.datasets.spiked_covariance(n=3000, d=8, k=1, seed=2).X)
-    serial = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=1)
-    threaded = experiments.repeat(name, data, 1, 1.0, 1e-6, "replace", reps=5, seed=9, workers=2)
+    serial = experiments.repeat(name, data, dc.ReleaseOptions(k=1), reps=5, seed=9, workers=1)
+    threaded = experiments.repeat(name, data, dc.ReleaseOptions(k=1), reps=5, seed=9, workers=2)
     assert np.array_equal(serial.components, threaded.components)
     assert np.array_equal(serial.distance, threaded.distance)
     assert len({float(v) for v in threaded.distance}) == 5  # five independent releases, in repetition order
@@ -275,9 +275,12 @@ def test_repeat_refuses_bad_workers_and_bad_settings_before_starting_threads():
     data = prepare(dc.data.datasets.spiked_covariance(n=500, d=6, k=1, seed=2).X)
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="workers"):
-            experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "replace", reps=3, seed=0, workers=bad)
+            experiments.repeat("private_oja", data, dc.ReleaseOptions(k=1), reps=3, seed=0, workers=bad)
     with pytest.raises(ValueError, match="add_remove|relation"):
-        experiments.repeat("private_oja", data, 1, 1.0, 1e-6, "add_remove", reps=3, seed=0, workers=2)
+        options = dc.ReleaseOptions(k=1, neighbors="add_remove")
+        experiments.repeat("private_oja", data, options, reps=3, seed=0, workers=2)
+    with pytest.raises(TypeError, match="ReleaseOptions"):  # loose knobs are refused, never silently ignored
+        experiments.repeat("private_oja", data, 1, reps=3, seed=0)
     flagged = [m for m in dc.mechanism_names() if dc.get_mechanism(m).threaded_reps]
     # BLAS-bound mechanisms keep one thread (docs/benchmarks.md); topk_dp_pca runs dp_pca's loop once per component
     assert flagged == ["private_oja", "dp_pca", "topk_dp_pca"]

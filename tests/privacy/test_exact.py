@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 
 from dppca_core.privacy import exact
 from dppca_core.privacy.exact import noisy_on_grid, on_grid, rounded_laplace, rounded_normal
-from dppca_core.privacy.samplers import _round_scaled, _Uniform, _Words
+from dppca_core.privacy.samplers import round_scaled, LazyUniform, WordSource
 from dppca_core.privacy.vector_samplers import _Extensions, _less, _less_exact, _vector_round
 from dppca_core.privacy import GRID_BITS, grid_noise, grid_step
 from dppca_core.privacy.grid import error_floor
@@ -84,7 +84,7 @@ def test_a_seed_reproduces_and_fresh_generators_differ():
 
 
 def test_ties_in_the_first_digit_are_decided_on_further_digits():
-    words = _Words(np.random.default_rng(1))
+    words = WordSource(np.random.default_rng(1))
     assert _less_exact(words, [5, 1], [5, 2]) and not _less_exact(words, [5, 3], [5, 2])
     a, b = [9], [9]
     result = _less_exact(words, a, b)  # decided by fresh digits, drawn for both and kept
@@ -107,16 +107,16 @@ def test_grid_cells_near_a_boundary_are_decided_exactly():
     """Values within rounding error of a cell boundary go to integer arithmetic and agree with it; others agree
     with it too."""
     scale = Fraction(3, 2)
-    words = _Words(np.random.default_rng(2))
+    words = WordSource(np.random.default_rng(2))
     # x with scale * (k + x) + 1/2 = 2 exactly at x = 1/2 + ... : pick digits straddling the boundary
     k = np.array([0, 1, 0, 1], dtype=np.int64)
     firsts = np.array([1 << 63, (1 << 62) // 3 * 2, 12345, (1 << 63) + 5], dtype=np.uint64)
     ext = _Extensions()
     fast = _vector_round(words, k, firsts, ext, scale)
     for i in range(4):
-        u = _Uniform(words)
+        u = LazyUniform(words)
         u.digits = ext.digits(i, firsts[i])
-        assert fast[i] == _round_scaled(int(k[i]), u, scale)
+        assert fast[i] == round_scaled(int(k[i]), u, scale)
 
 
 def test_grid_release_publishes_multiples_of_the_grid_exactly():
