@@ -470,3 +470,19 @@ def test_reproduce_page_serves_the_shipped_run_without_computing_and_runs_live_o
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 2 and not any("shipped with the app" in i.value for i in at.info)
     assert any(b.key == "stop_reproduce" for b in at.button)
+
+
+def test_a_figure_drawn_for_a_page_leaves_the_reproductions_name_to_the_page():
+    """title=False: the page shows the name as its heading; the figure's own title was the name again (a loop variable
+    shadowed the flag), too long for the chart at 1280x720 (the browser sweeps found it cut at the chart's edge)."""
+    from dppca_core import reproduce as rp
+
+    rep = rp.load("wang_xu_low_dim", rp_shipped_folder())
+    assert rp.figure(rep, title=False).layout.title.text.startswith("Mean and 95% band over")
+    assert rp.figure(rep).layout.title.text.startswith(rep.title.replace("&", "&amp;"))
+
+
+def rp_shipped_folder():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[1] / "docs" / "reproduce"

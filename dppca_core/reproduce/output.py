@@ -119,13 +119,13 @@ def figure(rep: Reproduction, title: bool = True) -> go.Figure:
         _add_series(fig, rep, s, symbols, shown, r, c)
         for level, (_, x, text) in enumerate(m for m in rep.marks if m[0] == panel.name):
             _mark(fig, panel, s, x, text, r, c, level)
-        for update, title, log, values in (
+        for update, axis_title, log, values in (
             (fig.update_xaxes, panel.x_title, panel.log_x, s.x),
             (fig.update_yaxes, panel.y_title, panel.log_y, np.r_[s["lo"], s["hi"]]),
         ):
             ticks = _log_ticks(values) if log else {}
             update(
-                title_text=html.escape(title),
+                title_text=html.escape(axis_title),
                 type="log" if log else "linear",
                 exponentformat="power",
                 row=r,
