@@ -63,18 +63,18 @@ def parts(X, repeats: int) -> str:
     """The basic release's parts measured alone, each over the floor timed just before it (medians of the ratios):
     the first pass (norms, exact sums, Gram matrix), the centring with a mean, the score plot's projection, and the
     whole release; then the passes a release with every private choice adds (the column scales' clipped squares,
-    the scaled copy with its finiteness check and row norms, read by the private radius) and that whole release."""
+    the divided rows' norms with their finiteness check, read by the private radius) and that whole release."""
     from dppca_core.data.centring import centre_algebraically
     from dppca_core.data.prepare import prepare
 
     mean = X.mean(axis=0) / max(np.linalg.norm(X, axis=1).max(), 1e-300) * 0.5
     V = np.linalg.qr(np.random.default_rng(0).normal(size=(X.shape[1], 2)))[0]
-    from dppca_core.data.gram import scaled_copy
+    from dppca_core.data.gram import divided_sq_norms
     from dppca_core.privacy.exact import FixedSums
 
     bounds = np.ones(X.shape[1])
     ratios: dict = {"first pass": [], "centring": [], "projection": [], "release": []}
-    extras: dict = {"clipped squares": [], "scaled copy with its norms": [], "release": []}
+    extras: dict = {"clipped squares": [], "divided rows' norms": [], "release": []}
     for _ in range(repeats):
         floor = _cpu(lambda: np.linalg.eigh(X.T @ X))
         data = prepare(X, 1.0, gram_now=True, row_sums=True, keep_sq_norms=True)
@@ -88,7 +88,7 @@ def parts(X, repeats: int) -> str:
         ratios["projection"].append(_cpu(lambda: centred.project(V)) / floor)
         ratios["release"].append(_cpu(lambda: rb.complete_release(X, "basic")) / floor)
         extras["clipped squares"].append(_cpu(lambda: FixedSums.of_clipped_squares(X, bounds)) / floor)
-        extras["scaled copy with its norms"].append(_cpu(lambda: scaled_copy(X, bounds, compiled=True)) / floor)
+        extras["divided rows' norms"].append(_cpu(lambda: divided_sq_norms(X, bounds, compiled=True)) / floor)
         extras["release"].append(_cpu(lambda: rb.complete_release(X, "every private choice")) / floor)
     basic = "; ".join(f"{name} {np.median(v):.2f}x" for name, v in ratios.items())
     more = "; ".join(f"{name} {np.median(v):.2f}x" for name, v in extras.items())

@@ -3,11 +3,14 @@ compiled by numba:
 
 * :func:`clipped_square_sums` — the exact column sums of ``min(|x_ij| / b_j, 1)^2`` the private scales are read
   from, in one pass without the n x d array of squares;
-* :func:`divide_columns` — the scaled copy ``X / scales`` a block at a time, counting the entries of X that are not
-  finite as it goes: the release checks X and divides it in one pass instead of two, and reads each block's row
-  norms while the block is in cache (:func:`dppca_core.data.gram.scaled_copy`).
+* :func:`divide_columns` — ``X / scales`` into a buffer a block at a time, counting the entries of X that are not
+  finite as it goes: every pass of a release over a table whose columns it scales divides each block as it reads
+  it (:func:`dppca_core.data.gram.divide_block`), so the scaled table is never formed;
+* :func:`divided_row_sums` — the first pass's exact sums of the scaled rows ``(x_i / scales) f_i`` with the block's
+  rows (divided, or divided and scaled) written for its Gram matrix, the division done once
+  (:func:`dppca_core.data.first_pass.first_pass`).
 
-Both are compiled with numpy's error model: a division by zero gives inf, as numpy's does, instead of raising, so
+All are compiled with numpy's error model: a division by zero gives inf, as numpy's does, instead of raising, so
 numba checks no divisor and the divisions run in SIMD lanes. The quotients are the correctly rounded ones either
 way: the same bits as numpy (tested).
 """
@@ -93,3 +96,64 @@ def divide_columns(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled:
         np.divide(X, scales, out=out)
         return int(X.size - np.count_nonzero(np.isfinite(X)))
     return int(kernel(X, scales, out))
+
+
+def _divided_sums_kernel(source, divisors, factors, unit, limit, out, rows, scaled):  # pragma: no cover - compiled
+    n, m = source.shape
+    acc = np.empty(m)
+    refused = 0
+    for a in range(0, n, EXACT_FLOAT_ROWS):  # the integers summed exactly in floats (see EXACT_FLOAT_ROWS)
+        for c in range(m):
+            acc[c] = 0.0
+        for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
+            f = factors[i]
+            for c in range(m):
+                q = source[i, c] / divisors[c]  # the divided table's entry
+                t = q * f  # the scaled row's entry
+                rows[i, c] = t if scaled else q
+                refused += 0 if abs(t) <= limit else 1
+                acc[c] += np.trunc(t * unit)
+        for c in range(m):
+            out[c] += np.int64(acc[c])
+    return refused == 0
+
+
+@functools.cache
+def compiled_divided_sums():
+    return _compile(_divided_sums_kernel, error_model="numpy")
+
+
+def divided_row_sums(
+    source: np.ndarray,
+    divisors: np.ndarray,
+    factors: np.ndarray,
+    bits: int,
+    limit: float,
+    rows: np.ndarray,
+    scaled: bool,
+    compiled: bool = True,
+) -> list[int] | None:
+    """Exact column sums of the rows ``(source[i] / divisors) * factors[i]`` (each entry truncated toward zero to a
+    multiple of 2^-bits, as Python ints; None when an entry is not finite or exceeds ``limit``), in one pass that
+    also writes into ``rows`` (the shape of ``source``) those scaled rows (``scaled``) or the divided rows ``source[i]
+    / divisors``: the bits of dividing, multiplying and :func:`dppca_core.compiled.kernels.fixed_point_column_sums`
+    in turn (the numpy path, tested)."""
+    divisors = np.ascontiguousarray(divisors, dtype=float).reshape(-1)
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    unit = _check_exact_range(bits, limit)
+    kernel = compiled_divided_sums() if compiled and compiled_worth(source.size) else None
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, as the compiled loop refuses them
+                divided = np.divide(source[a:b], divisors, out=rows[a:b])
+                terms = divided * factors[a:b, None]
+            if scaled:
+                rows[a:b] = terms
+            return fixed_point_column_sums(terms, bits, limit, compiled=False)
+        sums = np.zeros(source.shape[1], dtype=np.int64)
+        return (
+            sums if kernel(source[a:b], divisors, factors[a:b], unit, float(limit), sums, rows[a:b], scaled) else None
+        )
+
+    return _chunk_totals(source.shape[0], source.shape[1], block_sums)

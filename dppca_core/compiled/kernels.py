@@ -447,9 +447,25 @@ def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cov
     return out
 
 
+def _divided_centred_kernel(source, divisors, factors, mean, scale, out):  # pragma: no cover - compiled
+    n, d = source.shape
+    for i in range(n):
+        f = factors[i]
+        for j in range(d):
+            out[i, j] = ((source[i, j] / divisors[j]) * f - mean[j]) * scale
+    return out
+
+
 @functools.cache
 def compiled_scaled_centred():
     return _compile(_scaled_centred_kernel)
+
+
+@functools.cache
+def compiled_divided_centred():
+    """The centring of rows stored divided by column scales, compiled with numpy's error model (the divisions in
+    SIMD lanes, the quotients those numpy gives: :mod:`dppca_core.compiled.columns`)."""
+    return _compile(_divided_centred_kernel, error_model="numpy")
 
 
 def scaled_centred(
@@ -459,19 +475,32 @@ def scaled_centred(
     scale: float,
     compiled: bool = True,
     out: np.ndarray | None = None,
+    divisors: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
     one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
-    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default)."""
+    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default).
+    ``divisors``: the raw rows are divided by these column scales first (:meth:`dppca_core.data.prepare.
+    PreparedData.row_parts`): ``((source / divisors) * factors[:, None] - mean) * scale``, four roundings per entry."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
     out = np.empty(source.shape) if out is None else out
-    kernel = compiled_scaled_centred() if compiled and compiled_worth(source.size) else None
+    divided = divisors is not None
+    if compiled and compiled_worth(source.size):
+        kernel = compiled_divided_centred() if divided else compiled_scaled_centred()
+    else:
+        kernel = None
     if kernel is None:
-        np.multiply(source, factors[:, None], out=out)
+        if divided:
+            np.divide(source, divisors, out=out)
+            np.multiply(out, factors[:, None], out=out)
+        else:
+            np.multiply(source, factors[:, None], out=out)
         np.subtract(out, mean, out=out)
         return np.multiply(out, scale, out=out)
+    if divided:
+        return kernel(source, np.ascontiguousarray(divisors, dtype=float), factors, mean, float(scale), out)
     return kernel(source, factors, mean, float(scale), out)
 
 

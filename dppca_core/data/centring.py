@@ -13,9 +13,11 @@ corrected for the few rows the centring pushes beyond the unit ball: those are f
 kept and one product X m (a row can only be clipped if ||z_i - m|| >= 1 - margin), then formed and clipped with
 exactly the arithmetic of :func:`prepare_centred`, so which rows are clipped, and by what factor, is bit for bit
 the same. What reads the rows afterwards reads their projections (:meth:`CentredRows.project`: each row formed in
-a buffer and projected in the fixed order, the same bits as projecting the formed rows) or the rows themselves
-(formed on first use, the same bits as :func:`prepare_centred`'s). Only the Gram matrix's last bits differ; its
-rounding bound is :func:`centred_gram_error_bound` on both paths, so the path taken shows in nothing published.
+a buffer and projected in the fixed order, the same bits as projecting the formed rows), blocks of them
+(:meth:`CentredRows.form_rows`) or the rows themselves (formed on first use, the same bits as
+:func:`prepare_centred`'s). Only the Gram matrix's last bits differ; its rounding bound is
+:func:`centred_gram_error_bound` on both paths, so the path taken shows in nothing published. Rows whose columns a
+release divides by its column scales are divided wherever they are read (the same quotients as a divided copy's).
 """
 
 from __future__ import annotations
@@ -35,10 +37,6 @@ CANDIDATE_MARGIN = 1e-9
 #: beyond this share of rows clipped after centring, the two Gram matrices of the correction cost more than the
 #: pass they save: the rows are formed instead (:func:`prepare_centred`, the same rows and the same bound)
 MAX_CLIPPED_SHARE = 0.25
-#: beyond this share of rows that the norms alone cannot rule out, X m is one product over all rows
-MATVEC_SHARE = 0.5
-#: rows formed at a time where the centred rows are read whole (a buffer that stays in the second-level cache)
-FORMED_BLOCK_ROWS = 4096
 
 
 def algebraic_size(n: int, d: int) -> bool:
@@ -75,8 +73,9 @@ def centred_gram_error_bound(n: int, d: int) -> float:
 
 
 class CentredRows(PreparedData):
-    """The centred, re-clipped rows of a release, kept as the raw rows, their factors, the mean and one weight per
-    row (1/R, or the clip factor of a row clipped again), with their Gram matrix formed algebraically."""
+    """The centred, re-clipped rows of a release, kept as the raw rows (with the column scales that divide them, if
+    any), their factors, the mean and one weight per row (1/R, or the clip factor of a row clipped again), with their
+    Gram matrix formed algebraically."""
 
     def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram: np.ndarray):
         super().__init__(
@@ -88,8 +87,9 @@ class CentredRows(PreparedData):
             compiled_norms=True,
             gram_error=centred_gram_error_bound(data.n, data.d),
         )
-        source, factors = data.scaled_parts()
+        source, divisors, factors = data.row_parts()
         self._parts = (source, factors, mean, weights)
+        self._divisors = divisors
 
     @property
     def has_rows(self) -> bool:
@@ -101,17 +101,29 @@ class CentredRows(PreparedData):
         if self._rows is None:
             with self._lock:
                 if self._rows is None:
-                    from ..compiled import kernels
-
-                    source, factors, mean, weights = self._parts
-                    rows = kernels.scaled_centred(source, factors, mean, self.data_norm)
-                    np.multiply(rows, weights[:, None], out=rows)
+                    rows = self.form_rows(0, self.n, np.empty((self.n, self.d)))
                     rows.setflags(write=False)
                     self._rows = rows
         return self._rows
 
+    def form_rows(self, a: int, b: int, out: np.ndarray) -> np.ndarray:
+        """Rows a to b of :attr:`rows`, bit for bit, formed into the first b - a rows of ``out`` (returned)."""
+        from ..compiled import kernels
+
+        if self._rows is not None:
+            out[: b - a] = self._rows[a:b]
+            return out[: b - a]
+        source, factors, mean, weights = self._parts
+        block = kernels.scaled_centred(
+            source[a:b], factors[a:b], mean, self.data_norm, out=out[: b - a], divisors=self._divisors
+        )
+        return np.multiply(block, weights[a:b, None], out=block)
+
     def scaled_parts(self) -> tuple:
         return self.rows, None
+
+    def row_parts(self) -> tuple:
+        return self.rows, None, None
 
     def rows_at(self, index: np.ndarray) -> np.ndarray:
         return self.rows[index]
@@ -127,7 +139,7 @@ class CentredRows(PreparedData):
 
         if self._rows is None:
             source, factors, mean, weights = self._parts
-            out = centred_project(source, factors, mean, self.data_norm, weights, components)
+            out = centred_project(source, factors, mean, self.data_norm, weights, components, self._divisors)
             if out is not None:
                 return out
         return super().project(components)
@@ -142,30 +154,8 @@ class CentredRows(PreparedData):
         cells = None
         if self._rows is None:
             source, factors, mean, weights = self._parts
-            cells = centred_cells(source, factors, mean, self.data_norm, weights, components, edges)
+            cells = centred_cells(source, factors, mean, self.data_norm, weights, components, edges, self._divisors)
         return flat_cells(self.project(components), edges) if cells is None else cells
-
-    def projected_products(self, components, first, second, projections=None):
-        """:meth:`PreparedData.projected_products`, the rows formed a block at a time in a buffer (the same rows,
-        so the same integers and projections) instead of all at once."""
-        if self._rows is not None:
-            return super().projected_products(components, first, second, projections)
-        from ..compiled import kernels
-        from ..privacy.exact import FixedSums
-
-        source, factors, mean, weights = self._parts
-        step = FORMED_BLOCK_ROWS
-        buf = np.empty((min(step, self.n), self.d))
-        totals = None
-        for a in range(0, self.n, step):
-            block = buf[: min(step, self.n - a)]
-            kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, self.data_norm, out=block)
-            np.multiply(block, weights[a : a + step, None], out=block)
-            part = FixedSums.of_projected_products(
-                block, components, first, second, None, None if projections is None else projections[a : a + step]
-            )  # integers: the blocks' sums add up to the sums of one pass
-            totals = part.totals if totals is None else [t + p for t, p in zip(totals, part.totals)]
-        return FixedSums.of_totals(totals)
 
 
 def centre(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
@@ -187,7 +177,7 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     from ..compiled.centred import compiled_centred_project
     from ..privacy.exact import SUM_BITS
 
-    source, factors = data.scaled_parts() if data.has_rows else (None, None)
+    source, divisors, factors = data.row_parts() if data.has_rows else (None, None, None)
     n, d, radius = data.n, data.d, data.data_norm
     ready = factors is not None and data.sq_norms is not None and data.gram_formed and data.row_sums is not None
     if not (ready and algebraic_size(n, d) and _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]):
@@ -195,8 +185,8 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     if compiled_centred_project() is None:
         return None
     mean = np.ascontiguousarray(mean, dtype=float)
-    suspects = _suspects(source, factors, data.sq_norms, mean)
-    clipped, factor, formed = _clipped_again(source, factors, mean, radius, suspects)
+    suspects = _suspects(source, divisors, factors, data.sq_norms, mean)
+    clipped, factor, formed = _clipped_again(source, divisors, factors, mean, radius, suspects)
     if clipped.size > MAX_CLIPPED_SHARE * n:
         return None
     weights = np.full(n, 1.0 / radius)
@@ -210,31 +200,31 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     return CentredRows(data, mean, weights, int(clipped.size), gram)
 
 
-def _suspects(source, factors, sq_norms, mean) -> np.ndarray:
+def _suspects(source, divisors, factors, sq_norms, mean) -> np.ndarray:
     """The rows that centring with ``mean`` may push to norm >= 1 - :data:`CANDIDATE_MARGIN` (a superset of those
     it pushes beyond 1): first by the triangle inequality ||z - m|| <= ||z|| + ||m||, then, for the rows left, by
-    ||z - m||^2 = ||z||^2 - 2 z.m + ||m||^2 (each term within a few (d + 4) u of its value, far inside the margin)."""
-    size = np.sqrt(sq_norms) * factors  # ||z_i||, up to rounding
+    ||z - m||^2 = ||z||^2 - 2 z.m + ||m||^2 (each term within a few (d + 4) u of its value, far inside the margin),
+    in one compiled pass (:func:`dppca_core.compiled.centred.suspects`).
+
+    Rows divided by column scales c (``divisors``) are not divided here: z.m = f sum_j x_j (m_j / c_j), each product
+    within 2u of (x_j / c_j) m_j, so the sum stays within (d + 4) u of z.m (|z.m| <= ||z|| ||m|| <= 1). A product
+    that is not finite makes its row a suspect."""
+    from ..compiled.centred import suspects
+
     m2 = float(mean @ mean)
     limit = 1.0 - CANDIDATE_MARGIN
-    left = np.flatnonzero(size > limit - np.sqrt(m2))
-    if left.size == 0:
-        return left
-    if left.size > MATVEC_SHARE * source.shape[0]:
-        dots = (source @ mean)[left]
-    else:
-        dots = source[left] @ mean
-    near = size[left] ** 2 - 2.0 * factors[left] * dots + m2
-    return left[near > limit * limit]
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = mean if divisors is None else mean / divisors
+    return suspects(source, weights, factors, sq_norms, m2, limit - np.sqrt(m2), limit * limit)
 
 
-def _clipped_again(source, factors, mean, radius, suspects) -> tuple:
+def _clipped_again(source, divisors, factors, mean, radius, suspects) -> tuple:
     """(the rows clipped again, their clip factors, their centred rows before clipping): the suspects formed and
     clipped as :func:`prepare_centred` forms and clips every row (the same kernels and norms: the same bits)."""
     from ..compiled import kernels
 
     d = source.shape[1]
-    formed = kernels.scaled_centred(source[suspects], factors[suspects], mean, radius)
+    formed = kernels.scaled_centred(source[suspects], factors[suspects], mean, radius, divisors=divisors)
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=True)
     s, over = probe.block_scales(formed)
     if s is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled.columns import divide_columns
+from ..compiled import columns
 from ..compiled.loops import row_sq_norms
 from ..privacy import summation_error
 from ..validation import check_data_norm, check_matrix
@@ -37,13 +37,14 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     return norms_from_squares(X, row_sq_norms(X, compiled=False))
 
 
-def norms_from_squares(X: np.ndarray, sq: np.ndarray) -> np.ndarray:
-    """The row norms of X from its squared row norms ``sq`` (any way computed), the rows whose sum of squares is
-    not a normal float computed again safely (:func:`row_norms`)."""
+def norms_from_squares(X: np.ndarray, sq: np.ndarray, divisors: np.ndarray | None = None) -> np.ndarray:
+    """The row norms of X (of ``X / divisors`` when given: a release's column scales) from its squared row norms
+    ``sq`` (any way computed), the rows whose sum of squares is not a normal float computed again safely
+    (:func:`row_norms`)."""
     bad = ~np.isfinite(sq) | (sq < 1e-290)
     norms = np.sqrt(sq)
     if bad.any():
-        norms[bad] = _safe_norms(X[bad])
+        norms[bad] = _safe_norms(X[bad] if divisors is None else X[bad] / divisors)
     return norms
 
 
@@ -58,20 +59,35 @@ def block_sq_norms(X: np.ndarray, compiled: bool) -> np.ndarray:
     return out
 
 
-def scaled_copy(X: np.ndarray, scales: np.ndarray, compiled: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(``X / scales``, the squared row norms of that copy as :func:`block_sq_norms` computes them, bit for bit): each
-    block divided, its entries checked as it is read, and its norms taken while it is in cache, in one pass instead of
-    three (a check of X, the division, the norms). ValueError naming the first entry of X that is not finite."""
+def divided_sq_norms(X: np.ndarray, divisors: np.ndarray, compiled: bool) -> np.ndarray:
+    """The squared row norms of ``X / divisors`` (one divisor per column: a release's column scales) as
+    :func:`block_sq_norms` computes them on the divided rows, bit for bit, without forming them: each block divided
+    into a buffer (the quotients numpy's division gives, :func:`dppca_core.compiled.columns.divide_columns`) and its
+    norms summed in column order while it is in cache. ValueError naming the first entry of X that is not finite."""
     step = block_rows(X.shape[1])
-    out, sq = np.empty(X.shape), np.empty(X.shape[0])
-    scales = np.ascontiguousarray(scales, dtype=float)
+    out = np.empty(X.shape[0])
+    divisors = np.ascontiguousarray(divisors, dtype=float)
+    buf = np.empty((min(step, X.shape[0]), X.shape[1]))
     bad = 0
-    for a in range(0, X.shape[0], step):
-        bad += divide_columns(X[a : a + step], scales, out[a : a + step])
-        sq[a : a + step] = row_sq_norms(out[a : a + step], compiled)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow gives inf, refused by the clipping after
+        for a in range(0, X.shape[0], step):
+            block = X[a : a + step]
+            bad += columns.divide_columns(block, divisors, buf[: block.shape[0]])
+            out[a : a + step] = row_sq_norms(buf[: block.shape[0]], compiled)
     if bad:
         check_matrix(X)  # says where the first one is
-    return out, sq
+    return out
+
+
+def divide_block(B: np.ndarray, divisors: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
+    """The block ``B / divisors`` written into the first rows of ``buf`` (the entries of the divided table, bit for
+    bit), or B itself without divisors."""
+    if divisors is None:
+        return B
+    out = buf[: B.shape[0]]
+    with np.errstate(over="ignore", invalid="ignore"):  # what is not finite is refused by whoever reads the block
+        columns.divide_columns(B, divisors, out)
+    return out
 
 
 def _safe_norms(X: np.ndarray) -> np.ndarray:
@@ -175,11 +191,9 @@ class GramAccumulator:
         Raises ValueError naming the first non-finite entry.
         """
         sq = row_sq_norms(B, self.compiled_norms) if sq is None else sq
-        if self._fast and np.isfinite(sq).all():
-            over = sq > self._r2_tol
-            if not over.any():
-                return None, over
-            return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
+        fast = self.fast_scales(sq)
+        if fast is not None:
+            return fast
         if not np.isfinite(B).all():
             rows, cols = np.nonzero(~np.isfinite(B))
             raise ValueError(
@@ -189,6 +203,16 @@ class GramAccumulator:
         norms = _safe_norms(B)
         over = norms > self.radius
         return np.where(over, 1.0 / np.where(over, norms, 1.0), 1.0 / self.radius), over
+
+    def fast_scales(self, sq: np.ndarray) -> tuple | None:
+        """:meth:`block_scales` from a block's squared norms alone, where they decide it (a radius whose squares are
+        safe, every norm finite); else None (the block's entries are then needed)."""
+        if not (self._fast and np.isfinite(sq).all()):
+            return None
+        over = sq > self._r2_tol
+        if not over.any():
+            return None, over
+        return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
 
     def merge(self, other: "GramAccumulator") -> "GramAccumulator":
         """Add another accumulator's rows (same d and radius) into this one."""
@@ -292,10 +316,12 @@ class _BlockGram:
         return g
 
 
-def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
-    """The Gram matrix of the scaled rows from the stored factors (one pass by blocks)."""
+def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float, divisors: np.ndarray | None = None) -> np.ndarray:
+    """The Gram matrix of the scaled rows from the stored factors (one pass by blocks); ``divisors``: the rows are
+    those of ``X / divisors``, each block divided as it is read (the products of the divided table's blocks)."""
     step = block_rows(X.shape[1])
     gram = _BlockGram(X.shape[1], radius, min(step, X.shape[0]))
+    buf = None if divisors is None else np.empty((min(step, X.shape[0]), X.shape[1]))
     for a in range(0, X.shape[0], step):
-        gram.add(X[a : a + step], scales[a : a + step])
+        gram.add(divide_block(X[a : a + step], divisors, buf), scales[a : a + step])
     return gram.result()
