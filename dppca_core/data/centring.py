@@ -106,7 +106,7 @@ class CentredRows(PreparedData):
                     self._rows = rows
         return self._rows
 
-    def form_rows(self, a: int, b: int, out: np.ndarray) -> np.ndarray:
+    def form_rows(self, a: int, b: int, out: np.ndarray, check: bool = True) -> np.ndarray:
         """Rows a to b of :attr:`rows`, bit for bit, formed into the first b - a rows of ``out`` (returned)."""
         from ..compiled import kernels
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compiled.columns import scale_rows
 from ..compiled.loops import row_sq_norms
-from .gram import GramAccumulator, _BlockGram, block_rows, divide_block
+from .gram import GramAccumulator, BlockGram, block_rows, divide_block
 
 
 def first_pass(
@@ -38,7 +39,7 @@ def first_pass(
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled_norms)
     step = block_rows(d)
     scales, clipped = np.empty(n), 0
-    gram = _BlockGram(d, radius, step) if with_gram else None
+    gram = BlockGram(d, radius, step) if with_gram else None
     sums = [0] * d if with_sums else None
     kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(n)
     buf = None if divisors is None else np.empty((min(step, n), d))
@@ -86,3 +87,27 @@ def _divided_block(raw, divisors, s, factors, gram, buf) -> list | None:
     elif gram is not None:
         gram.add(into, None if s is None else factors)
     return block
+
+
+def prepare_rescaled(data, factors: np.ndarray, check: bool = True):
+    """The rows of ``data`` (a :class:`dppca_core.data.prepare.PreparedData`) multiplied by ``factors`` (one per
+    row), prepared at radius 1: the n, d, clip count and Gram matrix ``prepare(data.rows * factors[:, None], 1.0)``
+    gives, bit for bit (the same blocks of :func:`block_rows` rows, the same products, norms, clip factors and
+    sums), without forming either n x d array: each block formed (:meth:`PreparedData.row_blocks`), multiplied in
+    a buffer and added while it is in cache. No rows are kept (the result reads as statistics: n and the Gram
+    matrix, with the canonical rounding bound). ``check``: as :meth:`PreparedData.form_rows` (False for a caller
+    whose earlier pass checked the rows)."""
+    from .prepare import COMPILED_NORMS_MIN_SIZE, PreparedData
+
+    n, d = data.n, data.d
+    step = block_rows(d)
+    probe = GramAccumulator(d, 1.0, want_sum=False, compiled_norms=n * d >= COMPILED_NORMS_MIN_SIZE)
+    gram = BlockGram(d, 1.0, min(step, n))
+    buf = np.empty((min(step, n), d))
+    clipped = 0
+    for a, block in data.row_blocks(step, check):
+        rescaled = scale_rows(block, factors[a : a + block.shape[0]], buf[: block.shape[0]])
+        s, over = probe.block_scales(rescaled, first_row=a)
+        clipped += int(over.sum())
+        gram.add(rescaled, s, in_place=True)
+    return PreparedData(n, d, 1.0, gram=gram.result(), n_clipped=clipped)

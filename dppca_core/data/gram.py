@@ -278,7 +278,7 @@ def _canonical_additions(n: int, d: int) -> int:
     return 2 * -(-int(n) // block_rows(d)) + EXTRA_ADDITIONS
 
 
-class _BlockGram:
+class BlockGram:
     """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
 
     def __init__(self, d: int, radius: float, step: int):
@@ -303,8 +303,8 @@ class _BlockGram:
         if not self.forms(s):
             self.raw += B.T @ B
             return False
-        factors = self.plain if s is None else s[:, None]
-        Y = np.multiply(B, factors, out=B if in_place else self.buf[: B.shape[0]])
+        out = B if in_place else self.buf[: B.shape[0]]
+        Y = np.multiply(B, self.plain, out=out) if s is None else columns.scale_rows(B, s, out)
         self.scaled += Y.T @ Y
         return in_place
 
@@ -320,7 +320,7 @@ def _scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float, divisors: np.
     """The Gram matrix of the scaled rows from the stored factors (one pass by blocks); ``divisors``: the rows are
     those of ``X / divisors``, each block divided as it is read (the products of the divided table's blocks)."""
     step = block_rows(X.shape[1])
-    gram = _BlockGram(X.shape[1], radius, min(step, X.shape[0]))
+    gram = BlockGram(X.shape[1], radius, min(step, X.shape[0]))
     buf = None if divisors is None else np.empty((min(step, X.shape[0]), X.shape[1]))
     for a in range(0, X.shape[0], step):
         gram.add(divide_block(X[a : a + step], divisors, buf), scales[a : a + step])

@@ -24,11 +24,12 @@ from typing import Iterable
 
 import numpy as np
 
+from ..compiled.columns import scale_rows
 from ..validation import check_data_norm, check_matrix
 from .first_pass import first_pass
 from .gram import (
     GramAccumulator,
-    _BlockGram,
+    BlockGram,
     _scaled_gram,
     block_rows,
     clip_rows,
@@ -266,33 +267,35 @@ class PreparedData:
         out.setflags(write=False)
         return out
 
-    def form_rows(self, a: int, b: int, out: np.ndarray) -> np.ndarray:
+    def form_rows(self, a: int, b: int, out: np.ndarray, check: bool = True) -> np.ndarray:
         """Rows a to b of :attr:`rows` formed into the first b - a rows of ``out`` (returned), bit for bit, without
         forming the others: the raw block (divided by the column scales, where there are), each row's factor
-        computed again and checked against the stored one (as :attr:`rows` checks it), then the products."""
+        computed again and checked against the stored one (as :attr:`rows` checks it; ``check=False``: for a second
+        pass of a caller that checked the first), then the products."""
         if self._rows is not None or self._source is None:
             out[: b - a] = self.rows[a:b]
             return out[: b - a]
-        block = divide_block(self._source[a:b], self._divisors, out)
-        probe = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms)
-        s, _ = probe.block_scales(block, first_row=a)
-        s = np.full(b - a, 1.0 / self.data_norm) if s is None else s
-        if not np.array_equal(s, self._scales[a:b]):
+        raw, stored = self._source[a:b], self._scales[a:b]
+        if not check:  # divided and scaled in one pass
+            return scale_rows(raw, stored, out[: b - a], self._divisors)
+        block = divide_block(raw, self._divisors, out)
+        s, _ = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms).block_scales(block, first_row=a)
+        if not (np.all(stored == 1.0 / self.data_norm) if s is None else np.array_equal(s, stored)):
             raise ValueError(
                 "the array given to prepare() was modified afterwards; call prepare() again (or pass a copy of the data)."
             )
-        return np.multiply(block, s[:, None], out=out[: b - a])
+        return scale_rows(block, stored, out[: b - a])
 
     @property
     def rows_formed(self) -> bool:
         """True when :attr:`rows` is an array held here (reading it costs nothing more)."""
         return self._rows is not None
 
-    def row_blocks(self, rows: int | None = None):
+    def row_blocks(self, rows: int | None = None, check: bool = True):
         """(first row, block) for consecutive blocks of ``rows`` rows (default :func:`block_rows`): each block the
         bits of ``self.rows[a:b]``, views of :attr:`rows` where they are formed, else formed by :meth:`form_rows`
-        into one buffer reused from block to block (copy a block to keep it). A pass over the rows without an n x d
-        array."""
+        (``check`` as there) into one buffer reused from block to block (copy a block to keep it). A pass over the
+        rows without an n x d array."""
         step = block_rows(self.d) if rows is None else max(int(rows), 1)
         if self.rows_formed or not self.has_rows:
             for a in range(0, self.n, step):
@@ -300,7 +303,7 @@ class PreparedData:
             return
         buf = np.empty((min(step, self.n), self.d))
         for a in range(0, self.n, step):
-            yield a, self.form_rows(a, min(a + step, self.n), buf)
+            yield a, self.form_rows(a, min(a + step, self.n), buf, check)
 
     def scaled_parts(self) -> tuple:
         """(raw rows, one factor per row) while the scaled rows are not formed (row i is ``raw[i] * factors[i]``,
@@ -629,7 +632,7 @@ def prepare_centred(data: PreparedData, mean: np.ndarray, *, reuse: bool = False
     compiled = out.size >= COMPILED_NORMS_MIN_SIZE
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled)
     step = block_rows(d)
-    gram = _BlockGram(d, radius, min(step, n))
+    gram = BlockGram(d, radius, min(step, n))
     clipped = 0
     for a in range(0, n, step):
         block = out[a : a + step]

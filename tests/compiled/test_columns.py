@@ -77,3 +77,17 @@ def test_divided_row_sums_are_those_of_the_divided_then_scaled_rows(scaled, comp
     X[7, 3] = np.inf
     with np.errstate(invalid="ignore"):
         assert columns.divided_row_sums(X, scales, factors, 40, 1.0, rows, scaled, compiled) is None
+
+
+@pytest.mark.parametrize("divided", [True, False])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_scaled_rows_are_numpys_quotients_and_products(divided, compiled):
+    rng = np.random.default_rng(24)
+    X = units_rows(rng, 3001)
+    scales = np.array([0.3, 7e2, 3e-3, 1e-10, 1e10])
+    factors = rng.uniform(1e-3, 2.0, 3001)
+    out = np.empty_like(X)
+    with np.errstate(over="ignore"):
+        want = (X / scales if divided else X) * factors[:, None]
+        got = columns.scale_rows(X, factors, out, scales if divided else None, compiled)
+    assert got is out and np.array_equal(bits(out), bits(want))
