@@ -245,14 +245,13 @@ class PreparedData:
         if self._divisors is not None:  # the entries of the divided table, bit for bit
             np.divide(B, self._divisors, out=B)
         s, _ = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms).block_scales(B)
-        s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
-        if not np.array_equal(s, scales[index]):
+        stored = scales[index]
+        if not (np.all(stored == 1.0 / self.data_norm) if s is None else np.array_equal(s, stored)):
             raise ValueError(
                 "the array given to prepare() was modified afterwards; call prepare() again "
                 "(or pass a copy of the data)."
             )
-        B *= s[:, None]
-        return B
+        return scale_rows(B, stored, B)
 
     def _materialise(self) -> np.ndarray:
         if self._owned and self._divisors is None:  # nobody else holds the source: the same products, in place
