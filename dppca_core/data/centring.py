@@ -1,9 +1,9 @@
 """A release's rows centred with its private mean, without forming them (algebraic centring).
 
 A release with a private mean reads the rows twice: once clipped to R (the mean's sums), and once centred with the
-released mean and clipped to R again (the Gram matrix, the score plot). :func:`dppca_core.data.prepare.
-prepare_centred` forms the centred rows, their norms and their Gram matrix: about two passes over n x d on top of
-the Gram matrix itself. Here, when the first pass formed the Gram matrix G of the scaled rows z_i and their exact
+released mean and clipped to R again (the Gram matrix, the score plot). :func:`prepare_centred` centres each block in
+a buffer, takes its norms, clip factors and Gram matrix: about two passes over n x d on top of the Gram matrix
+itself, and no n x d array (the rows are kept as their parts, :class:`CentredRows`). Here, when the first pass formed the Gram matrix G of the scaled rows z_i and their exact
 column sums S (:func:`dppca_core.data.prepare.prepare` with ``gram_now`` and ``row_sums``), the Gram matrix of the
 centred rows is
 
@@ -25,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.grid import UNIT_ROUNDOFF
-from .gram import _SAFE_RADIUS, GramAccumulator, _scaled_gram, gram_error_bound
-from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare_centred
+from ..compiled.columns import scale_rows
+from .gram import _SAFE_RADIUS, BlockGram, GramAccumulator, _scaled_gram, block_rows, gram_error_bound
+from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData
 
 #: the widest data centred algebraically: up to here the first pass forms the Gram matrix with the row norms
 #: (:data:`dppca_core.data.prepare.FUSED_GRAM_MAX_D`); wider data are compute-bound on the Gram matrix itself
@@ -75,9 +76,11 @@ def centred_gram_error_bound(n: int, d: int) -> float:
 class CentredRows(PreparedData):
     """The centred, re-clipped rows of a release, kept as the raw rows (with the column scales that divide them, if
     any), their factors, the mean and one weight per row (1/R, or the clip factor of a row clipped again), with their
-    Gram matrix formed algebraically."""
+    Gram matrix (formed algebraically, or by :func:`prepare_centred`'s pass; None: formed on first use, as
+    :func:`dppca_core.data.prepare.prepare` of the centred rows forms it). ``gram_error``: the Gram matrix's rounding
+    bound (default :func:`centred_gram_error_bound`)."""
 
-    def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram: np.ndarray):
+    def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram, gram_error: float | None = None):
         super().__init__(
             data.n,
             data.d,
@@ -85,11 +88,21 @@ class CentredRows(PreparedData):
             gram=gram,
             n_clipped=n_clipped,
             compiled_norms=True,
-            gram_error=centred_gram_error_bound(data.n, data.d),
+            gram_error=centred_gram_error_bound(data.n, data.d) if gram_error is None else gram_error,
         )
         source, divisors, factors = data.row_parts()
         self._parts = (source, factors, mean, weights)
         self._divisors = divisors
+
+    @property
+    def gram(self) -> np.ndarray:
+        """The Gram matrix of the centred rows; formed on first use where it was not (each block centred in a
+        buffer and added with its weights, as :func:`dppca_core.data.prepare.prepare` adds the centred rows)."""
+        if self._gram is None:
+            with self._lock:
+                if self._gram is None:
+                    self._gram = _centred_pass(self, self._parts[2], with_gram=True)[2]
+        return self._gram
 
     @property
     def has_rows(self) -> bool:
@@ -117,7 +130,7 @@ class CentredRows(PreparedData):
         block = kernels.scaled_centred(
             source[a:b], factors[a:b], mean, self.data_norm, out=out[: b - a], divisors=self._divisors
         )
-        return np.multiply(block, weights[a:b, None], out=block)
+        return scale_rows(block, weights[a:b], block)
 
     def scaled_parts(self) -> tuple:
         return self.rows, None
@@ -126,7 +139,14 @@ class CentredRows(PreparedData):
         return self.rows, None, None
 
     def rows_at(self, index: np.ndarray) -> np.ndarray:
-        return self.rows[index]
+        """The centred rows at ``index`` (a new array), formed from their parts without forming the others."""
+        from ..compiled import kernels
+
+        if self._rows is not None:
+            return self._rows[index]
+        source, factors, mean, weights = self._parts
+        block = kernels.scaled_centred(source[index], factors[index], mean, self.data_norm, divisors=self._divisors)
+        return scale_rows(block, weights[index], block)
 
     def _site_gram(self, idx: np.ndarray) -> np.ndarray:
         self.rows  # noqa: B018 - formed first: the sites' Gram matrices are sums over the formed rows
@@ -158,16 +178,76 @@ class CentredRows(PreparedData):
         return flat_cells(self.project(components), edges) if cells is None else cells
 
 
-def centre(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
+def centre(data: PreparedData, mean: np.ndarray) -> PreparedData:
     """The rows of ``data`` centred with ``mean`` (in the units of the scaled rows) and clipped to R again, with
-    their Gram matrix: algebraically where :func:`centre_algebraically` can, else formed by
-    :func:`prepare_centred` (``reuse`` as there); the same rows, clip count and rounding bound either way."""
+    their Gram matrix: algebraically where :func:`centre_algebraically` can, else by :func:`prepare_centred`; the
+    same rows, clip count and rounding bound either way."""
     centred = centre_algebraically(data, mean)
     if centred is not None:
         return centred
-    formed = prepare_centred(data, mean, reuse=reuse)
+    formed = prepare_centred(data, mean)
     formed._gram_error = centred_gram_error_bound(formed.n, formed.d)
     return formed
+
+
+def prepare_centred(data: PreparedData, mean: np.ndarray, *, with_gram: bool = True) -> PreparedData:
+    """The rows of ``data`` centred with ``mean`` (a point of the unit ball, in the units of the scaled rows), times
+    R, and clipped to R again, with their Gram matrix: bit for bit the ``rows``, ``gram`` and ``n_clipped`` of
+    ``prepare(centred_copy, R, gram_now=True)`` for ``centred_copy`` the rows :func:`dppca_core.compiled.kernels.
+    scaled_centred` (or ``centred``) forms, in one pass by blocks and without an n x d array.
+
+    Each block of :func:`block_rows` rows is centred into a buffer, its rows' norms and clip factors computed
+    (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does) and added to the Gram matrix as :func:`prepare`
+    adds it (the same blocks, the same products: the same bits). The result keeps the rows as their parts and one
+    weight per row (:class:`CentredRows`, the canonical rounding bound): whatever reads them forms them a block at a
+    time, or whole on first use. ``with_gram=False``: the clip factors only (the Gram matrix on first use, the same
+    bits), for a mechanism that reads rows alone. Rows already formed are centred into a new array as before."""
+    source, divisors, factors = data.row_parts()
+    if factors is None:
+        return _formed_centred(source, mean, data.data_norm)
+    weights, clipped, gram = _centred_pass(data, mean, with_gram)
+    return CentredRows(data, mean, weights, clipped, gram, gram_error=gram_error_bound(data.n, data.d))
+
+
+def _centred_pass(data: PreparedData, mean: np.ndarray, with_gram: bool) -> tuple:
+    """(each centred row's weight, 1/R or its clip factor; the clipped count; their Gram matrix or None): one pass
+    by blocks over ``data``'s parts (a :class:`PreparedData` or :class:`CentredRows`), each block centred in a
+    buffer."""
+    from ..compiled import kernels
+
+    source, factors, mean, divisors = _parts_of(data, mean)
+    n, d, radius = data.n, data.d, data.data_norm
+    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=n * d >= COMPILED_NORMS_MIN_SIZE)
+    step = block_rows(d)
+    gram = BlockGram(d, radius, min(step, n)) if with_gram else None
+    weights, clipped, buf = np.empty(n), 0, np.empty((min(step, n), d))
+    for a in range(0, n, step):
+        block = kernels.scaled_centred(
+            source[a : a + step], factors[a : a + step], mean, radius, out=buf[: min(step, n - a)], divisors=divisors
+        )
+        s, over = probe.block_scales(block, first_row=a)
+        clipped += int(over.sum())
+        weights[a : a + block.shape[0]] = 1.0 / radius if s is None else s
+        if gram is not None:
+            gram.add(block, s, in_place=True)
+    return weights, clipped, None if gram is None else gram.result()
+
+
+def _parts_of(data: PreparedData, mean: np.ndarray) -> tuple:
+    """(raw rows, their factors, the mean, the column divisors) of data prepared from rows, or of centred rows."""
+    if isinstance(data, CentredRows):
+        source, factors, mean, _ = data._parts
+        return source, factors, mean, data._divisors
+    source, divisors, factors = data.row_parts()
+    return source, factors, mean, divisors
+
+
+def _formed_centred(rows: np.ndarray, mean: np.ndarray, radius: float) -> PreparedData:
+    """Formed rows centred into a new array, clipped and prepared (their Gram matrix in the same pass)."""
+    from ..compiled import kernels
+    from .prepare import prepare
+
+    return prepare(kernels.centred(rows, mean, radius), radius, gram_now=True, owned=True)
 
 
 def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | None:

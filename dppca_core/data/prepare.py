@@ -29,7 +29,6 @@ from ..validation import check_data_norm, check_matrix
 from .first_pass import first_pass
 from .gram import (
     GramAccumulator,
-    BlockGram,
     _scaled_gram,
     block_rows,
     clip_rows,
@@ -194,7 +193,6 @@ class PreparedData:
         #: :func:`prepare` formed them in its pass (``row_sums=True``), else None
         self.row_sums = row_sums
         self._owned = owned  # the source is an array only this object holds: rows are formed without a re-check
-        self._spent = False  # prepare_centred(reuse=True) wrote the centred rows over the source
         self._gram_error = gram_error
         self.data_norm = float(data_norm)
         self.n_clipped = int(n_clipped)
@@ -218,8 +216,6 @@ class PreparedData:
     @property
     def rows(self) -> np.ndarray:
         if self._rows is None:
-            if self._spent:
-                raise ValueError("these rows were centred in place (prepare_centred with reuse=True); use its result.")
             if self._source is None:
                 raise ValueError(
                     "this mechanism needs the individual rows, but only sufficient statistics (n and the Gram "
@@ -604,54 +600,6 @@ def prepare(
     return prepared
 
 
-def prepare_centred(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
-    """The rows of ``data`` centred with ``mean`` (a point of the unit ball, in the units of the scaled rows), times
-    R, and clipped to R again, with their Gram matrix: bit for bit what ``prepare(centred_copy, R, owned=True)``
-    gives, its ``rows`` and its ``gram``, for ``centred_copy`` the rows :func:`dppca_core.compiled.kernels.
-    scaled_centred` (or ``centred``) forms, in one pass by blocks instead of five over n x d arrays.
-
-    Each block of :func:`block_rows` rows is centred into the output, its rows' norms and clip factors computed
-    (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does), added to the Gram matrix as :func:`prepare`
-    adds it (the same blocks, the same products: the same bits), then scaled in place while it is still in cache
-    (a block with a clipped row is scaled once, for the Gram matrix and the rows).
-    What is clipped is unchanged: each centred row is clipped by its own norm, as a row of ``prepare`` is.
-
-    ``reuse``: ``data`` was prepared from an array only it holds (``prepare(..., owned=True)``, e.g. a release's
-    scaled copy) and is not read again, so the centred rows are written over that array, each block after it is
-    read (the same arithmetic, the same bits), instead of into a new n x d array whose first touch costs about a
-    pass; ``data`` then holds no rows.
-    """
-    from ..compiled import kernels
-
-    source, divisors, factors = data.row_parts()
-    n, d, radius = data.n, data.d, data.data_norm
-    in_place = reuse and data._owned and factors is not None and source.flags.c_contiguous and source.flags.writeable
-    in_place = in_place and divisors is None
-    out = source if in_place else np.empty((n, d))
-    compiled = out.size >= COMPILED_NORMS_MIN_SIZE
-    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled)
-    step = block_rows(d)
-    gram = BlockGram(d, radius, min(step, n))
-    clipped = 0
-    for a in range(0, n, step):
-        block = out[a : a + step]
-        if factors is None:
-            kernels.centred(source[a : a + step], mean, radius, out=block)
-        else:
-            kernels.scaled_centred(
-                source[a : a + step], factors[a : a + step], mean, radius, out=block, divisors=divisors
-            )
-        s, over = probe.block_scales(block, first_row=a)
-        clipped += int(over.sum())
-        if gram.add(block, s, in_place=True) or (s is None and radius == 1.0):
-            continue  # the block holds its scaled rows: the Gram matrix formed them, or every factor is 1/R = 1
-        np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
-    if in_place:  # the rows of data are gone: reading them again is an error, not the centred rows
-        data._source = data._scales = None
-        data._spent = True
-    return PreparedData(n, d, radius, rows=out, gram=gram.result(), n_clipped=clipped, compiled_norms=compiled)
-
-
 #: Up to this many columns the Gram matrix costs little more than a read of X, so :func:`prepare` forms it in
 #: the same pass as the row norms, block by block (measured, CPU time over X^T X: 1.15-1.3x at d = 20 and 32,
 #: against 1.35-1.45x for two passes). Wider data get it on first use: there X^T X is compute-bound, the
@@ -722,7 +670,6 @@ __all__ = [
     "SitePartition",
     "GramAccumulator",
     "prepare",
-    "prepare_centred",
     "gram_from_chunks",
     "clip_rows",
     "row_norms",

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import kernels
 from ..api import run_part
 from .ledger import Ledger, Step
 from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
 from ..data.gram import block_sq_norms, divided_sq_norms
-from ..data.centring import CentredRows, centre
+from ..data.centring import CentredRows, centre, prepare_centred
 from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
@@ -199,13 +198,8 @@ def _mean_step(
         return data
     if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix
         return centre(data, mean_scaled)
-    source, divisors, factors = data.row_parts()  # (rows - mean) R in one pass, without forming the rows first
-    centred_rows = (
-        kernels.centred(source, mean_scaled, data.data_norm)
-        if factors is None
-        else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm, divisors=divisors)
-    )
-    return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
+    # (rows - mean) R re-clipped to R, kept as their parts (the mechanism reads the rows; the Gram matrix on first use)
+    return prepare_centred(data, mean_scaled, with_gram=False)
 
 
 def _subspace_step(

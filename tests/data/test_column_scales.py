@@ -10,9 +10,9 @@ import pytest
 
 import dppca_core as dc
 from dppca_core.compiled.kernels import fixed_order_project
-from dppca_core.data.centring import CentredRows, centre, centre_algebraically
+from dppca_core.data.centring import CentredRows, centre, centre_algebraically, prepare_centred
 from dppca_core.data.gram import block_rows, divided_sq_norms
-from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE, prepare, prepare_centred
+from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE, prepare
 
 pytest.importorskip("numba")
 
