@@ -6,6 +6,9 @@ compiled by numba:
 * :func:`divide_columns` — ``X / scales`` into a buffer a block at a time, counting the entries of X that are not
   finite as it goes: every pass of a release over a table whose columns it scales divides each block as it reads
   it (:func:`dppca_core.data.gram.divide_block`), so the scaled table is never formed;
+* :func:`divided_sq_norms` — the squared row norms of ``X / scales`` without the quotients' array, the norms a
+  private radius reads (:func:`dppca_core.data.gram.divided_sq_norms`): four rows divided at a time into a small
+  buffer, their sums (each in column order) interleaved;
 * :func:`scale_rows` — rows times one factor each (divided by the column scales first, where there are): the
   products a prepared table's rows hold, formed a block at a time (numpy's broadcast product costs three times
   as much at d = 20);
@@ -25,7 +28,7 @@ import functools
 import numpy as np
 
 from .kernels import EXACT_FLOAT_ROWS, _check_exact_range, _chunk_totals, compiled_worth, fixed_point_column_sums
-from .loops import _compile
+from .loops import _compile, fixed_order_sq_norms
 
 
 def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
@@ -199,3 +202,53 @@ def scale_rows(
             return np.multiply(rows, factors[:, None], out=out)
     divisors = _NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
     return kernel(source, divisors, factors, out)
+
+
+def _divided_sq_norms_kernel(X, scales, out):  # pragma: no cover - compiled
+    n, d = X.shape
+    tmp = np.empty((4, d))
+    bad = 0
+    i = 0
+    while i + 4 <= n:
+        for r in range(4):  # four rows divided (the quotients numpy's division gives), then their norms
+            for j in range(d):
+                x = X[i + r, j]
+                bad += 0 if x - x == 0.0 else 1  # inf - inf and NaN - NaN are NaN: the entries that are not finite
+                tmp[r, j] = x / scales[j]
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(d):  # each sum in column order, one rounding per product and per sum (row_sq_norms's)
+            s0 += tmp[0, j] * tmp[0, j]
+            s1 += tmp[1, j] * tmp[1, j]
+            s2 += tmp[2, j] * tmp[2, j]
+            s3 += tmp[3, j] * tmp[3, j]
+        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
+        i += 4
+    for r in range(i, n):
+        s = 0.0
+        for j in range(d):
+            x = X[r, j]
+            bad += 0 if x - x == 0.0 else 1
+            q = x / scales[j]
+            s += q * q
+        out[r] = s
+    return bad
+
+
+@functools.cache
+def compiled_divided_sq_norms():
+    return _compile(_divided_sq_norms_kernel, error_model="numpy")
+
+
+def divided_sq_norms(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled: bool = True) -> int:
+    """``out`` = the squared norms of the rows of ``X / scales``, each quotient rounded as numpy's division rounds it,
+    squared and summed in column order (the bits of :func:`dppca_core.compiled.loops.row_sq_norms` of the divided
+    rows); returns the number of entries of X that are not finite. Without numba (or for a small block before numba
+    is imported): the block divided (:func:`divide_columns`), then the numpy norms."""
+    kernel = compiled_divided_sq_norms() if compiled and compiled_worth(X.size) else None
+    if kernel is None:
+        divided = np.empty(X.shape)
+        with np.errstate(over="ignore", invalid="ignore"):  # counted, as the compiled loop counts them
+            bad = divide_columns(X, scales, divided, compiled=False)
+        out[:] = fixed_order_sq_norms(divided)
+        return bad
+    return int(kernel(X, scales, out))

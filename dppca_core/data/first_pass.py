@@ -45,27 +45,31 @@ def first_pass(
     buf = None if divisors is None else np.empty((min(step, n), d))
     for a in range(0, n, step):
         raw, factors = X[a : a + step], scales[a : a + step]
-        fast = None
+        over = -1
         if sq_norms is not None and divisors is not None and sums is not None:
-            fast = probe.fast_scales(sq_norms[a : a + step])  # the norms decide the factors: no entry read yet
-        if fast is not None:
-            s, over = fast
-            factors[:] = 1.0 / radius if s is None else s
+            over = probe.clip_factors(sq_norms[a : a + step], factors)  # the norms decide: no entry read yet
+        if over >= 0:
+            s = None if over == 0 else factors
             block = _divided_block(raw, divisors, s, factors, gram, buf)  # each entry divided once, for sums and G
         else:
             B = divide_block(raw, divisors, buf)
+            sq = row_sq_norms(B, compiled_norms) if sq_norms is None else sq_norms[a : a + step]
             if kept is not None and sq_norms is None:  # computed as block_scales computes them, and kept
-                kept[a : a + step] = row_sq_norms(B, compiled_norms)
-            s, over = probe.block_scales(B, first_row=a, sq=None if kept is None else kept[a : a + step])
-            factors[:] = 1.0 / radius if s is None else s
+                kept[a : a + step] = sq
+            over = probe.clip_factors(sq, factors)
+            if over < 0:  # a norm that is not finite, or a radius whose squares are unsafe: the entries decide
+                s, flags = probe.block_scales(B, first_row=a, sq=sq)
+                factors[:] = 1.0 / radius if s is None else s
+                over = int(flags.sum())
+            s = None if over == 0 else factors
             formed = gram.buf[: B.shape[0]] if gram is not None and sums is not None and gram.forms(s) else None
             if gram is not None and formed is None:
-                gram.add(B, None if s is None else factors)
+                gram.add(B, s)
             if sums is not None:  # scaled once for G and the sums
                 block = scaled_row_sums(B, factors, SUM_BITS, TERM_LIMIT, formed=formed)
             if formed is not None:
                 gram.add_formed(formed)
-        clipped += int(over.sum())
+        clipped += over
         if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
             sums = None if block is None else [t + b for t, b in zip(sums, block)]
     return scales, clipped, None if gram is None else gram.result(), sums, kept if keep_sq else None

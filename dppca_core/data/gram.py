@@ -61,19 +61,15 @@ def block_sq_norms(X: np.ndarray, compiled: bool) -> np.ndarray:
 
 def divided_sq_norms(X: np.ndarray, divisors: np.ndarray, compiled: bool) -> np.ndarray:
     """The squared row norms of ``X / divisors`` (one divisor per column: a release's column scales) as
-    :func:`block_sq_norms` computes them on the divided rows, bit for bit, without forming them: each block divided
-    into a buffer (the quotients numpy's division gives, :func:`dppca_core.compiled.columns.divide_columns`) and its
-    norms summed in column order while it is in cache. ValueError naming the first entry of X that is not finite."""
+    :func:`block_sq_norms` computes them on the divided rows, bit for bit, without forming them: each quotient rounded
+    as numpy's division rounds it, squared and summed in column order (:func:`dppca_core.compiled.columns.
+    divided_sq_norms`), block by block. ValueError naming the first entry of X that is not finite."""
     step = block_rows(X.shape[1])
     out = np.empty(X.shape[0])
     divisors = np.ascontiguousarray(divisors, dtype=float)
-    buf = np.empty((min(step, X.shape[0]), X.shape[1]))
     bad = 0
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow gives inf, refused by the clipping after
-        for a in range(0, X.shape[0], step):
-            block = X[a : a + step]
-            bad += columns.divide_columns(block, divisors, buf[: block.shape[0]])
-            out[a : a + step] = row_sq_norms(buf[: block.shape[0]], compiled)
+    for a in range(0, X.shape[0], step):
+        bad += columns.divided_sq_norms(X[a : a + step], divisors, out[a : a + step], compiled)
     if bad:
         check_matrix(X)  # says where the first one is
     return out
@@ -213,6 +209,24 @@ class GramAccumulator:
         if not over.any():
             return None, over
         return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
+
+    def clip_factors(self, sq: np.ndarray, out: np.ndarray) -> int:
+        """``out`` = each row's factor as :meth:`block_scales` computes it (the same bits) from the block's squared norms
+        alone, and the number of rows clipped; -1 (``out`` then undefined) where the norms do not decide it (see
+        :meth:`fast_scales`). One compiled pass when numba is loaded, without the temporaries of numpy's."""
+        from ..compiled.kernels import compiled_worth
+        from ..compiled.loops import compiled_clip_factors
+
+        if not self._fast:
+            return -1
+        kernel = compiled_clip_factors() if compiled_worth(sq.size * self.d) else None
+        if kernel is not None:
+            return int(kernel(sq, self._r2_tol, self.radius, out))
+        fast = self.fast_scales(sq)
+        if fast is None:
+            return -1
+        out[:] = 1.0 / self.radius if fast[0] is None else fast[0]
+        return int(fast[1].sum())
 
     def merge(self, other: "GramAccumulator") -> "GramAccumulator":
         """Add another accumulator's rows (same d and radius) into this one."""

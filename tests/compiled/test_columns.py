@@ -91,3 +91,23 @@ def test_scaled_rows_are_numpys_quotients_and_products(divided, compiled):
         want = (X / scales if divided else X) * factors[:, None]
         got = columns.scale_rows(X, factors, out, scales if divided else None, compiled)
     assert got is out and np.array_equal(bits(out), bits(want))
+
+
+def test_clip_factors_are_those_of_block_scales_bit_for_bit():
+    """The first pass reads each row's clip factor from one compiled pass over the squared norms: the factors and the
+    clipped count of GramAccumulator.block_scales, bit for bit; -1 where the norms do not decide (a norm that is not
+    finite), as block_scales then reads the entries."""
+    from dppca_core.data.gram import GramAccumulator
+
+    rng = np.random.default_rng(25)
+    for radius in (1.0, 0.37, 1e10):
+        B = rng.standard_normal((5000, 7)) * radius * rng.uniform(0.05, 0.6, (5000, 1))
+        B[:9] /= np.linalg.norm(B[:9], axis=1, keepdims=True) / radius  # rows on the radius: not clipped
+        probe = GramAccumulator(7, radius, want_sum=False, compiled_norms=True)
+        sq = block_sq_norms(B, True)
+        s, over = probe.block_scales(B, sq=sq)
+        out = np.empty(5000)
+        assert probe.clip_factors(sq, out) == int(over.sum()) > 0
+        assert np.array_equal(bits(out), bits(s))
+        sq[17] = np.inf
+        assert probe.clip_factors(sq, out) == -1
