@@ -166,7 +166,7 @@ def mechanism_table(grid_n, grid_d, out):
             floor = measure(floor_fn)
             truth = exact_subspace(X, K)
             results[(cell, "floor")] = (floor, None)
-            gen = np.random.default_rng(0)
+            gen = np.random.default_rng(0)  # PCG64, the generator of the seeded runs timed here (section 10: fresh)
             results[(cell, "pass")] = (measure(lambda: random_order_pass(X, gen), baseline=floor_fn), None)
             results[(cell, "noise")] = (measure(lambda: per_row_noise(X, gen), baseline=floor_fn), None)
             print(f"  n={n:,} d={d}: floor {fmt_s(floor.median)} CPU", file=sys.stderr, flush=True)
@@ -200,7 +200,9 @@ def mechanism_table(grid_n, grid_d, out):
     cells = [(n, d) for d in grid_d for n in grid_n if ((n, d), "floor") in results]
     out.append("## 1. Mechanisms against the floor\n")
     out.append(
-        "CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6)` (k = 1 for the mechanisms that "
+        "CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6, seed=s)` (seeded: numpy's PCG64, whose "
+        "draws cost less than the ChaCha20 and AES of a release to publish, which section 10 times; k = 1 for the "
+        "mechanisms that "
         "estimate the top eigenvector only: private_oja, dp_pca) from raw X (clipping and the Gram "
         "matrix included), divided by the CPU time of the floor `np.linalg.eigh(X.T @ X)` on the same data "
         "(spiked covariance, rows clipped to norm 1). Each repeat of a mechanism runs just after a repeat of "
@@ -217,7 +219,7 @@ def mechanism_table(grid_n, grid_d, out):
     out.append(floor_row)
     for what, label in (
         ("pass", "random-order pass (permutation + gather), CPU"),
-        ("noise", "one Gaussian vector per row, CPU"),
+        ("noise", "one Gaussian vector per row (PCG64), CPU"),
     ):
         out.append(f"| {label} | " + " | ".join(fmt_s(results[(c, what)][0].median) for c in cells) + " |")
     for mech in mechs + ["analyze_gauss (cached Gram)"]:
@@ -389,6 +391,18 @@ RELEASES = {
 }
 
 
+def traced_peak(fn) -> int:
+    """tracemalloc's peak over one run of ``fn`` (numpy's allocations included), in bytes."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def complete_release(X, kind: str, seed=None):
     """``release_pca`` of Analyze Gauss as a release to publish (fresh ChaCha20 randomness unless ``seed``)."""
     options = dict(RELEASES[kind])
@@ -411,6 +425,7 @@ def releases_table(grid_n, grid_d, out):
             floor_fn = lambda: np.linalg.eigh(X.T @ X)  # noqa: E731
             for kind in RELEASES:
                 t = measure(lambda: complete_release(X, kind), baseline=floor_fn)
+                t.peak, t.table = traced_peak(lambda: complete_release(X, kind)), X.nbytes
                 results[((n, d), kind)] = t
                 print(
                     f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
@@ -442,6 +457,13 @@ def releases_table(grid_n, grid_d, out):
             f"| {kind} / floor | "
             + " | ".join(f"{results[(c, kind)].median / results[(c, kind)].baseline.median:.1f}" for c in cells)
             + " |"
+        )
+    out.append(
+        "| the table's size | " + " | ".join(f"{results[(c, 'basic')].table / 1e6:.3g} MB" for c in cells) + " |"
+    )
+    for kind in RELEASES:
+        out.append(
+            f"| {kind}, peak memory | " + " | ".join(f"{results[(c, kind)].peak / 1e6:.3g} MB" for c in cells) + " |"
         )
     out.append(
         "\nWhere the time goes at d = 20 (`python benchmarks/release_speed.py --parts`: each part alone, over the "
@@ -742,9 +764,13 @@ def streaming_section(big_rows, d, tmp, out):
     }
 
 
-def summary(results, cells, stream, out, releases=None, audits=None):
+def summary(results, cells, stream, out, releases=None, audits=None, paired_found=None):
     """The issue's targets against this run's figures (inserted after the header)."""
     lines = ["## Targets and results\n"]
+    if paired_found:
+        from paired import target_lines
+
+        lines.extend(target_lines(paired_found))
     if releases:
         for kind, target in (("basic", 3.0), ("every private choice", 5.0)):
             figures = [
@@ -899,7 +925,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small grid and a 200,000-row file")
     parser.add_argument("--out", help="also write the report to this Markdown file")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    parser.add_argument("--sections", default="mechanisms,releases,audit,threads,gibbs,peers,streaming")
+    parser.add_argument(
+        "--sections", default="mechanisms,releases,audit,threads,gibbs,peers,streaming,paired", help="comma-separated"
+    )
     args = parser.parse_args()
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -916,15 +944,17 @@ def main():
     blas = ", ".join(
         f"{i['internal_api']} {i.get('version') or ''}".strip() for i in threadpool_info() if i["user_api"] == "blas"
     )
+    from paired import machine
+
     out = [
         "# Benchmarks\n",
-        f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} "
-        f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
+        f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {machine()}, "
+        f"Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
         f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
         "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
         "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n",
     ]
-    results, cells, stream, releases, audits = {}, [], None, None, None
+    results, cells, stream, releases, audits, paired_found = {}, [], None, None, None, None
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
@@ -941,8 +971,12 @@ def main():
             releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
         if "audit" in sections:
             audits = audit_table(args.quick, out)
+        if "paired" in sections:
+            import paired
+
+            paired_found = paired.section([(100_000, 20)] if args.quick else [(1_000_000, 20)], 9, out)
     out[1] += load_note(load_before, os.getloadavg() if hasattr(os, "getloadavg") else None)
-    summary(results, cells, stream, out, releases, audits)
+    summary(results, cells, stream, out, releases, audits, paired_found)
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:
