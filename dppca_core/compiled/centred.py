@@ -37,12 +37,51 @@ def _form_rows(source, divisors, factors, mean, scale, weights, first, count, bu
                 buf[q, j] = ((source[first + q, j] * f - mean[j]) * scale) * w
 
 
+#: rows per block of the lanes kernel (rows divided by column scales, one or two components)
+LANE_ROWS = 64
+
+
+def _lanes_project(source, divisors, factors, mean, scale, weights, components, out):  # pragma: no cover - compiled
+    """One or two components, the rows divided by column scales: a block of :data:`LANE_ROWS` rows formed into a
+    buffer column by column (``xt[j, r]``), then each component's sums taken with the rows in SIMD lanes, each sum
+    still in column order (the arithmetic of ``fixed_order_project``). Where the divisions make the forming costly,
+    this is faster than four rows at a time (26 -> 21 ms at 1e6 x 20); without them it is not."""
+    n, d = source.shape
+    k = components.shape[1]
+    e = 1 if k > 1 else 0
+    xt = np.empty((d, LANE_ROWS))
+    acc0 = np.empty(LANE_ROWS)
+    acc1 = np.empty(LANE_ROWS)
+    for a in range(0, n, LANE_ROWS):
+        m = min(LANE_ROWS, n - a)
+        for r in range(m):
+            f = factors[a + r]
+            w = weights[a + r]
+            for j in range(d):
+                xt[j, r] = (((source[a + r, j] / divisors[j]) * f - mean[j]) * scale) * w
+        for r in range(m):
+            acc0[r] = 0.0
+            acc1[r] = 0.0
+        for j in range(d):
+            v, u = components[j, 0], components[j, e]
+            for r in range(m):
+                acc0[r] += xt[j, r] * v
+                acc1[r] += xt[j, r] * u
+        for r in range(m):
+            out[0, a + r] = acc0[r]
+            out[e, a + r] = acc1[r]
+    return out
+
+
 def _centred_project_kernel(source, divisors, factors, mean, scale, weights, components, out):  # pragma: no cover
     """Four rows at a time formed in a buffer, then projected two components at a time: eight running sums, each
     taking its row's products in column order (the arithmetic of ``fixed_order_project``), independent of each
-    other so that the adds overlap. ``out`` is k x n: each component's projections in one contiguous row."""
+    other so that the adds overlap. ``out`` is k x n: each component's projections in one contiguous row. Rows
+    divided by column scales, on one or two components: :func:`_lanes_project` (the same bits)."""
     n, d = source.shape
     k = components.shape[1]
+    if divisors.shape[0] > 0 and k <= 2:
+        return _lanes_project(source, divisors, factors, mean, scale, weights, components, out)
     buf = np.empty((4, d))
     i = 0
     while i + 4 <= n:
@@ -81,7 +120,8 @@ def compiled_centred_project():
     helper = _compile(_form_rows, error_model="numpy")
     if helper is None:
         return None
-    globals()["_form_rows"] = helper  # the kernel calls the compiled helper
+    globals()["_form_rows"] = helper  # the kernel calls the compiled helpers
+    globals()["_lanes_project"] = _compile(_lanes_project, error_model="numpy")
     return _compile(_centred_project_kernel, error_model="numpy")
 
 

@@ -128,3 +128,25 @@ def test_a_release_with_every_private_choice_forms_no_copy_of_the_table():
     finally:
         tracemalloc.stop()
     assert peak < 0.5 * X.nbytes, (peak, X.nbytes)
+
+
+@pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 1025])
+def test_divided_centred_rows_project_and_find_cells_as_their_divided_copy(n):
+    """The kernels with column divisors (rows in SIMD lanes for one or two components, four rows at a time beyond):
+    the projections and cells of the divided copy's centred rows, at every tail of a block."""
+    from dppca_core.compiled.cells import flat_cells
+    from dppca_core.compiled.centred import centred_cells, centred_project
+
+    rng = np.random.default_rng(n)
+    source, factors, mean = rng.normal(size=(n, 9)) * 50.0, rng.uniform(0.1, 1, n), rng.normal(0, 0.1, 9)
+    c, weights = rng.uniform(20.0, 80.0, 9), rng.uniform(0.2, 0.5, n)
+    V = np.linalg.qr(rng.normal(size=(9, 3)))[0]
+    for k in (1, 2, 3):
+        want = centred_project(source / c, factors, mean, 2.5, weights, V[:, :k])
+        assert same(centred_project(source, factors, mean, 2.5, weights, V[:, :k], c), want), k
+    edges = [np.linspace(-0.4, 0.3, 8), np.linspace(-0.6, 0.3, 8)]
+    for k in (1, 2):
+        got = centred_cells(source, factors, mean, 2.5, weights, V[:, :k], edges[:k], c)
+        assert np.array_equal(
+            got, flat_cells(centred_project(source / c, factors, mean, 2.5, weights, V[:, :k]), edges[:k])
+        )
