@@ -39,10 +39,10 @@ def first_pass(
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled_norms)
     step = block_rows(d)
     scales, clipped = np.empty(n), 0
-    gram = BlockGram(d, radius, step) if with_gram else None
+    gram = BlockGram(d, radius, min(step, n)) if with_gram else None
     sums = [0] * d if with_sums else None
     kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(n)
-    buf = None if divisors is None else np.empty((min(step, n), d))
+    buf = None if divisors is None else (gram.buf if gram is not None else np.empty((min(step, n), d)))
     for a in range(0, n, step):
         raw, factors = X[a : a + step], scales[a : a + step]
         over = -1
@@ -84,7 +84,7 @@ def _divided_block(raw, divisors, s, factors, gram, buf) -> list | None:
     from ..privacy.exact import SUM_BITS, TERM_LIMIT
 
     forms = gram is not None and gram.forms(s)
-    into = (gram.buf if forms else buf)[: raw.shape[0]]
+    into = buf[: raw.shape[0]]  # the Gram matrix's own buffer where there is one: it reads the rows from there
     block = divided_row_sums(raw, divisors, factors, SUM_BITS, TERM_LIMIT, into, scaled=forms)
     if forms:
         gram.add_formed(into)

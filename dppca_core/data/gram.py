@@ -293,14 +293,23 @@ def _canonical_additions(n: int, d: int) -> int:
 
 
 class BlockGram:
-    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
+    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy).
+    ``step``: the most rows a block has (its buffer, :attr:`buf`, is made on first use: a pass that scales its blocks
+    in place never pays for its pages)."""
 
     def __init__(self, d: int, radius: float, step: int):
         self.raw, self.scaled = np.zeros((d, d)), np.zeros((d, d))
         self.plain = 1.0 / radius
-        self.buf = np.empty((step, d))
+        self._shape, self._buf = (int(step), int(d)), None
         # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
         self.unscaled_ok = _SAFE_RADIUS[0] <= radius <= _SAFE_RADIUS[1]
+
+    @property
+    def buf(self) -> np.ndarray:
+        """A buffer of ``step`` rows for a block's scaled rows."""
+        if self._buf is None:
+            self._buf = np.empty(self._shape)
+        return self._buf
 
     def forms(self, s: np.ndarray | None) -> bool:
         """Whether :meth:`add` forms the block's scaled rows for the factors ``s`` (else it adds X^T X of the block)."""
