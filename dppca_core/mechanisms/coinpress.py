@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..audit.design import AuditDesign
-from ..compiled.whitened import clipped_whitened
+from ..compiled.kernels import clipped_whitened
 from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
@@ -78,7 +78,7 @@ def clipped_gram(data, A: np.ndarray, radius: float, norm_A: float | None = None
     rounding) no row is clipped (every row has norm <= 1) and the sum is A (X^T X) A^T, read from the Gram matrix
     without the rows. Else the rows are read a block of :data:`CHUNK_ROWS` at a time (``data.row_blocks``, ``check``
     as there: no copy of X), mapped, measured and clipped in one compiled pass whose bits do not depend on the path
-    (:func:`dppca_core.compiled.whitened.clipped_whitened`), and each block's clipped rows added by one product."""
+    (:func:`dppca_core.compiled.kernels.clipped_whitened`), and each block's clipped rows added by one product."""
     if not reads_rows(radius, spectral_norm(A) if norm_A is None else norm_A):
         return A @ data.gram @ A.T
     d = data.d

@@ -7,7 +7,7 @@ import pytest
 
 from dppca_core.compiled.kernels import fixed_order_project_numpy
 from dppca_core.compiled.loops import fixed_order_sq_norms
-from dppca_core.compiled.whitened import clipped_whitened, compiled_clipped_whitened
+from dppca_core.compiled.kernels import clipped_whitened, compiled_clipped_whitened
 from dppca_core.data.prepare import prepare
 from dppca_core.mechanisms.coinpress import CHUNK_ROWS, clipped_gram
 
