@@ -2,7 +2,7 @@
 
     python benchmarks/release_speed.py                       # n = 1e5, d in {20, 100}, 7 paired repeats
     python benchmarks/release_speed.py --cells 100000x20 --repeats 11 --profile
-    python benchmarks/release_speed.py --cells 100000x20 1000000x20 --parts   # the basic release's parts alone
+    python benchmarks/release_speed.py --cells 100000x20 1000000x20 --parts   # the releases' parts alone
 
 Each repeat times the floor ``np.linalg.eigh(X.T @ X)`` and then the release on the same X (process CPU time, BLAS
 on one thread), so each ratio compares two runs made under the same load; the median of the paired ratios and
@@ -60,39 +60,57 @@ def _cpu(fn) -> float:
 
 
 def parts(X, repeats: int) -> str:
-    """The basic release's parts measured alone, each over the floor timed just before it (medians of the ratios):
-    the first pass (norms, exact sums, Gram matrix), the centring with a mean, the score plot's projection, and the
-    whole release; then the passes a release with every private choice adds (the column scales' clipped squares,
-    the scaled copy with its finiteness check and row norms, read by the private radius) and that whole release."""
+    """The releases' parts measured alone, each over the floor timed just before it (medians of the ratios). Basic:
+    the first pass (norms, exact sums, Gram matrix), the centring with a mean, the score plot's cells, the whole
+    release. Every private choice: the column scales' clipped squares, the private radius's pass (the divided rows'
+    norms), the first pass (each block divided as it is read, the norms given), the centring and the cells of rows
+    divided by their column scales, the whole release."""
     from dppca_core.data.centring import centre_algebraically
+    from dppca_core.data.gram import divided_sq_norms
     from dppca_core.data.prepare import prepare
-
-    mean = X.mean(axis=0) / max(np.linalg.norm(X, axis=1).max(), 1e-300) * 0.5
-    V = np.linalg.qr(np.random.default_rng(0).normal(size=(X.shape[1], 2)))[0]
-    from dppca_core.data.gram import scaled_copy
     from dppca_core.privacy.exact import FixedSums
 
+    V = np.linalg.qr(np.random.default_rng(0).normal(size=(X.shape[1], 2)))[0]
+    edges = [np.linspace(-1.0, 1.0, 25)] * 2
     bounds = np.ones(X.shape[1])
-    ratios: dict = {"first pass": [], "centring": [], "projection": [], "release": []}
-    extras: dict = {"clipped squares": [], "scaled copy with its norms": [], "release": []}
-    for _ in range(repeats):
-        floor = _cpu(lambda: np.linalg.eigh(X.T @ X))
-        data = prepare(X, 1.0, gram_now=True, row_sums=True, keep_sq_norms=True)
-        ratios["first pass"].append(
-            _cpu(lambda: prepare(X, 1.0, gram_now=True, row_sums=True, keep_sq_norms=True)) / floor
-        )
-        centred = centre_algebraically(data, mean)
+    c = np.sqrt(np.clip(np.mean(np.minimum(np.abs(X), 1.0) ** 2, axis=0), 1e-4, 1.0))  # like private scales
+    sq = divided_sq_norms(X, c, True)
+    R = float(np.quantile(np.sqrt(sq), 0.9))  # about one row in ten clipped, as the private radius does
+
+    def first(divided: bool):
+        if divided:
+            return prepare(X, R, gram_now=True, row_sums=True, sq_norms=sq, keep_sq_norms=True, column_scales=c)
+        return prepare(X, 1.0, gram_now=True, row_sums=True, keep_sq_norms=True)
+
+    def centring(data):
+        return centre_algebraically(data, np.asarray(data.row_sums, dtype=float) * 2.0**-40 / data.n * 0.5)
+
+    found = {}
+    for divided in (False, True):
+        data = first(divided)
+        centred = centring(data)
         if centred is None:
             return "centring: not algebraic at this size (d > 32, fewer than 2^20 cells, or no numba)"
-        ratios["centring"].append(_cpu(lambda: centre_algebraically(data, mean)) / floor)
-        ratios["projection"].append(_cpu(lambda: centred.project(V)) / floor)
-        ratios["release"].append(_cpu(lambda: rb.complete_release(X, "basic")) / floor)
-        extras["clipped squares"].append(_cpu(lambda: FixedSums.of_clipped_squares(X, bounds)) / floor)
-        extras["scaled copy with its norms"].append(_cpu(lambda: scaled_copy(X, bounds, compiled=True)) / floor)
-        extras["release"].append(_cpu(lambda: rb.complete_release(X, "every private choice")) / floor)
-    basic = "; ".join(f"{name} {np.median(v):.2f}x" for name, v in ratios.items())
-    more = "; ".join(f"{name} {np.median(v):.2f}x" for name, v in extras.items())
-    return f"{basic} the floor. Every private choice: {more}"
+        kind = "every private choice" if divided else "basic"
+        steps = {
+            "first pass": lambda: first(divided),
+            "centring": lambda: centring(data),
+            "score cells": lambda: centred.score_cells(V, edges),
+            "release": lambda: rb.complete_release(X, kind),
+        }
+        if divided:
+            steps = {
+                "clipped squares": lambda: FixedSums.of_clipped_squares(X, bounds),
+                "radius pass (divided norms)": lambda: divided_sq_norms(X, c, True),
+                **steps,
+            }
+        ratios: dict = {name: [] for name in steps}
+        for _ in range(repeats):
+            for name, fn in steps.items():
+                floor = _cpu(lambda: np.linalg.eigh(X.T @ X))
+                ratios[name].append(_cpu(fn) / floor)
+        found[kind] = "; ".join(f"{name} {np.median(v):.2f}x" for name, v in ratios.items())
+    return f"{found['basic']} the floor. Every private choice: {found['every private choice']}"
 
 
 def main() -> None:
@@ -100,14 +118,14 @@ def main() -> None:
     parser.add_argument("--cells", nargs="+", default=["100000x20", "100000x100"], help="n x d, e.g. 100000x20")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--parts", action="store_true", help="the basic release's parts alone, over the floor")
+    parser.add_argument("--parts", action="store_true", help="the releases' parts alone, over the floor")
     args = parser.parse_args()
     kernels.warm_up()
     for cell in args.cells:
         n, d = (int(v) for v in cell.lower().split("x"))
         X = spiked_covariance(n=n, d=d, k=rb.K, seed=0).X
         if args.parts:
-            print(f"n={n:,} d={d} basic, parts: {parts(X, args.repeats)}", flush=True)
+            print(f"n={n:,} d={d} parts: basic: {parts(X, args.repeats)}", flush=True)
             continue
         for kind in rb.RELEASES:
             rb.complete_release(X, kind)  # loads every kernel the release uses

@@ -166,7 +166,7 @@ def mechanism_table(grid_n, grid_d, out):
             floor = measure(floor_fn)
             truth = exact_subspace(X, K)
             results[(cell, "floor")] = (floor, None)
-            gen = np.random.default_rng(0)
+            gen = np.random.default_rng(0)  # PCG64, the generator of the seeded runs timed here (section 10: fresh)
             results[(cell, "pass")] = (measure(lambda: random_order_pass(X, gen), baseline=floor_fn), None)
             results[(cell, "noise")] = (measure(lambda: per_row_noise(X, gen), baseline=floor_fn), None)
             print(f"  n={n:,} d={d}: floor {fmt_s(floor.median)} CPU", file=sys.stderr, flush=True)
@@ -200,7 +200,9 @@ def mechanism_table(grid_n, grid_d, out):
     cells = [(n, d) for d in grid_d for n in grid_n if ((n, d), "floor") in results]
     out.append("## 1. Mechanisms against the floor\n")
     out.append(
-        "CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6)` (k = 1 for the mechanisms that "
+        "CPU time of `dc.run(mechanism, X, k=5, epsilon=1, delta=1e-6, seed=s)` (seeded: numpy's PCG64, whose "
+        "draws cost less than the ChaCha20 and AES of a release to publish, which section 10 times; k = 1 for the "
+        "mechanisms that "
         "estimate the top eigenvector only: private_oja, dp_pca) from raw X (clipping and the Gram "
         "matrix included), divided by the CPU time of the floor `np.linalg.eigh(X.T @ X)` on the same data "
         "(spiked covariance, rows clipped to norm 1). Each repeat of a mechanism runs just after a repeat of "
@@ -217,7 +219,7 @@ def mechanism_table(grid_n, grid_d, out):
     out.append(floor_row)
     for what, label in (
         ("pass", "random-order pass (permutation + gather), CPU"),
-        ("noise", "one Gaussian vector per row, CPU"),
+        ("noise", "one Gaussian vector per row (PCG64), CPU"),
     ):
         out.append(f"| {label} | " + " | ".join(fmt_s(results[(c, what)][0].median) for c in cells) + " |")
     for mech in mechs + ["analyze_gauss (cached Gram)"]:
@@ -388,6 +390,18 @@ RELEASES = {
 }
 
 
+def traced_peak(fn) -> int:
+    """tracemalloc's peak over one run of ``fn`` (numpy's allocations included), in bytes."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def complete_release(X, kind: str, seed=None):
     """``release_pca`` of Analyze Gauss as a release to publish (fresh ChaCha20 randomness unless ``seed``)."""
     options = dict(RELEASES[kind])
@@ -410,6 +424,7 @@ def releases_table(grid_n, grid_d, out):
             floor_fn = lambda: np.linalg.eigh(X.T @ X)  # noqa: E731
             for kind in RELEASES:
                 t = measure(lambda: complete_release(X, kind), baseline=floor_fn)
+                t.peak, t.table = traced_peak(lambda: complete_release(X, kind)), X.nbytes
                 results[((n, d), kind)] = t
                 print(
                     f"  release {kind} n={n:,} d={d}: {fmt_s(t.median)} ({t.median / t.baseline.median:.1f}x)",
@@ -426,7 +441,8 @@ def releases_table(grid_n, grid_d, out):
         "the k = 5 components, their private variances and a private score plot, 10% of the budget to each "
         "extra. **every private choice**: also the clipping radius, the column scales (public bounds 1) and "
         'k (`k="auto"`, variance target 0.9: all d components and their variances are released, then k '
-        "chosen from them) privately, 10% each.\n"
+        "chosen from them) privately, 10% each. Peak memory: tracemalloc's peak over one more run (numpy's "
+        "allocations included), beside the table's own size.\n"
     )
     out.append("| release | " + " | ".join(f"n={n:.0e}, d={d}" for n, d in cells) + " |")
     out.append("|---|" + "---:|" * len(cells))
@@ -443,27 +459,39 @@ def releases_table(grid_n, grid_d, out):
             + " |"
         )
     out.append(
-        "\nWhere the time goes at d = 20 (`python benchmarks/release_speed.py --parts`: each part alone, over the "
-        "floor timed just before it, n = 1e5 and 1e6; `--profile` for cProfile). The floor reads X once. A basic "
-        "release reads it in full twice. The first pass takes each row's norm (its clip factor), sums the clipped "
-        "rows exactly for the private mean (integers on a fixed-point grid, so that the mean's noise does not depend "
-        "on n) and, up to 32 columns, adds them to the Gram matrix G block by block while the block is in cache: "
-        "1.4-1.5x the floor, of which G is the floor's own product. The rows are then not centred one by one: the "
-        "centred rows' Gram matrix is G - S m^T - m S^T + n m m^T, corrected by the few rows the private mean m "
-        "pushes beyond R, which the norms kept from the first pass find (`dppca_core.data.centring`, the same "
-        "clipped rows bit for bit: about 0.1x). The variances along the components are read off that Gram matrix "
-        "(V^T C V: d^2 k operations; under replace-one, where its rounding bound, a function of n and d, is below "
-        "0.1% of the sensitivity: `dppca_core.pipeline.parts.reads_the_gram`). The score plot projects each row on "
-        "two components in a fixed order (each row's cell depends on that row alone; each centred row formed in a "
-        "buffer from its raw row, the bits the formed rows give): the second read, 0.6-0.7x. The rest, about 0.8x, "
-        "is the exact noise of each part with its ChaCha20 generator (about 1.3 ms whatever n), the plot's cells and "
-        "the eigendecompositions. With every private choice, the column scales add a pass of clipped squares "
-        "(0.24x: their divisions run in SIMD lanes) and the scaled copy, divided, checked for entries that are not "
-        "finite and its row norms taken in one pass (0.5x at n = 1e5; 1.0x at 1e6, where the copy is 160 MB), the "
-        "norms the private radius and the first pass read; a block with clipped rows is scaled once for G and the "
-        "exact sums. The rest is the radius's noisy binary search and the centring: with about one row in ten on "
-        "the sphere after clipping, it checks x_i . m for many more rows. At d = 100 the floor's n d^2 work "
-        "dominates and both releases stay within their targets.\n"
+        "| the table's size | " + " | ".join(f"{results[(c, 'basic')].table / 1e6:.3g} MB" for c in cells) + " |"
+    )
+    for kind in RELEASES:
+        out.append(
+            f"| {kind}, peak memory | " + " | ".join(f"{results[(c, kind)].peak / 1e6:.3g} MB" for c in cells) + " |"
+        )
+    out.append(
+        "\nWhere the time goes at d = 20 (`python benchmarks/release_speed.py --cells 100000x20 1000000x20 --parts`: "
+        "each part alone, over the floor timed just before it; a run at load about 1 on the machine of section 10, "
+        "n = 1e5 then 1e6). The floor reads X once. A basic release reads it in full twice. The first pass takes "
+        "each row's norm and clip factor (one compiled pass each), sums the clipped rows exactly for the private "
+        "mean (integers on a fixed-point grid, so that the mean's noise does not depend on n) and, up to 32 columns, "
+        "adds them to the Gram matrix G block by block while the block is in cache: 1.5x the floor, of which G is "
+        "the floor's own product. The rows are then not centred one by one: the centred rows' Gram matrix is "
+        "G - S m^T - m S^T + n m m^T, corrected by the few rows the private mean m pushes beyond R, which the norms "
+        "kept from the first pass find in one compiled pass (`dppca_core.data.centring`, the same clipped rows bit "
+        "for bit: 0.15x, 0.05x). The variances along the components are read off that Gram matrix (V^T C V: d^2 k "
+        "operations; under replace-one, where its rounding bound, a function of n and d, is below 0.1% of the "
+        "sensitivity: `dppca_core.pipeline.parts.reads_the_gram`). The score plot finds each row's cell from its "
+        "projection on two components in a fixed order (each row's cell depends on that row alone; each centred row "
+        "formed in a buffer from its raw row, the bits the formed rows give): the second read, 0.7x, 0.64x. The rest is the "
+        "exact noise of each part with its ChaCha20 generator (about 1.3 ms whatever n) and the eigendecompositions. "
+        "With every private choice no scaled copy of the table is formed (issue 64: it took the table's size in "
+        "memory, and the kernel's zeroing of its pages grew with the load): the column scales' pass of clipped "
+        "squares (0.24x, 0.23x); the private radius's pass, each block divided by the column scales as it is read "
+        "and its rows' norms taken (0.39x, 0.36x); the first pass, each entry divided once for the exact sums and "
+        "the rows the Gram matrix reads, about one row in ten clipped (1.5x, 1.2x); the centring, which with about "
+        "one row in ten on the sphere after clipping checks x_i . m for many more rows (0.43x, 0.47x); the cells, "
+        "whose rows are divided again as they are formed (0.81x, 0.77x). A division costs about 0.3x the floor "
+        "per pass over the table here, a copy of it more (at 1e6 x 20: the copy, its page faults and its norms 1.66x "
+        "against the divided norms' 0.36x, paired, load 5-6). Peak memory: a few blocks of rows and a few floats "
+        "per row. At d = 100 the floor's n d^2 work dominates; the centred rows are kept as their parts there too "
+        "(their Gram matrix from one pass over blocks), so no copy of the table is formed at any width.\n"
     )
     return results
 
@@ -741,9 +769,13 @@ def streaming_section(big_rows, d, tmp, out):
     }
 
 
-def summary(results, cells, stream, out, releases=None, audits=None):
+def summary(results, cells, stream, out, releases=None, audits=None, paired_found=None):
     """The issue's targets against this run's figures (inserted after the header)."""
     lines = ["## Targets and results\n"]
+    if paired_found:
+        from paired import target_lines
+
+        lines.extend(target_lines(paired_found))
     if releases:
         for kind, target in (("basic", 3.0), ("every private choice", 5.0)):
             figures = [
@@ -898,7 +930,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small grid and a 200,000-row file")
     parser.add_argument("--out", help="also write the report to this Markdown file")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    parser.add_argument("--sections", default="mechanisms,releases,audit,threads,gibbs,peers,streaming")
+    parser.add_argument(
+        "--sections", default="mechanisms,releases,audit,threads,gibbs,peers,streaming,paired", help="comma-separated"
+    )
     args = parser.parse_args()
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -915,15 +949,17 @@ def main():
     blas = ", ".join(
         f"{i['internal_api']} {i.get('version') or ''}".strip() for i in threadpool_info() if i["user_api"] == "blas"
     )
+    from paired import machine
+
     out = [
         "# Benchmarks\n",
-        f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, {os.cpu_count()} "
-        f"cores, Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
+        f"Made by `{command.strip()}` on {time.strftime('%Y-%m-%d')}: {machine()}, "
+        f"Python {platform.python_version()}, numpy {np.__version__} ({blas}), BLAS threads "
         f"{args.threads}. Times are process CPU time (wall beside it), medians of repeats after a warm-up; the "
         "machine is shared, so single figures carry noise (the spread column says how much). The compiled "
         "kernels (numba) are loaded before the first measurement (`dppca_core.compiled.kernels.warm_up`).\n",
     ]
-    results, cells, stream, releases, audits = {}, [], None, None, None
+    results, cells, stream, releases, audits, paired_found = {}, [], None, None, None, None
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
         if "mechanisms" in sections:
@@ -940,8 +976,12 @@ def main():
             releases = releases_table(grid_n, [d for d in grid_d if d <= 100], out)
         if "audit" in sections:
             audits = audit_table(args.quick, out)
+        if "paired" in sections:
+            import paired
+
+            paired_found = paired.section([(100_000, 20)] if args.quick else [(1_000_000, 20)], 9, out)
     out[1] += load_note(load_before, os.getloadavg() if hasattr(os, "getloadavg") else None)
-    summary(results, cells, stream, out, releases, audits)
+    summary(results, cells, stream, out, releases, audits, paired_found)
     text = "\n".join(out) + "\n"
     print(text)
     if args.out:

@@ -337,7 +337,9 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
 
     key = {"value": 0}
     monkeypatch.setattr(
-        randomness, "secrets", types.SimpleNamespace(token_bytes=lambda size: key["value"].to_bytes(size, "little"))
+        randomness,
+        "secrets",
+        types.SimpleNamespace(token_bytes=lambda size: (key["value"] % 256**size).to_bytes(size, "little")),
     )
 
     mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}

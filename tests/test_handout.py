@@ -630,6 +630,26 @@ def page_file(**fields) -> dict:
     return json.loads(report.releases_json(report.publishable_file(published, vals, ds)))
 
 
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def _read(cells) -> np.ndarray:
+    """Numbers as the handout writes them for a person (dppca_core.reading.number: "1,234", "−2.572 × 10⁻⁵", "10⁻⁶")
+    back to floats."""
+
+    def one(text) -> float:
+        text = str(text).replace(",", "").replace("−", "-").strip()
+        if "×" in text:  # "2.572 × 10⁻⁵"
+            mantissa, power = (part.strip() for part in text.split("×"))
+            return float(mantissa) * 10.0 ** int(power[2:].translate(_SUPERSCRIPTS))
+        if text.lstrip("-").startswith("10") and text[-1] in "⁰¹²³⁴⁵⁶⁷⁸⁹":  # "10⁻⁶"
+            sign = -1.0 if text.startswith("-") else 1.0
+            return sign * 10.0 ** int(text.lstrip("-")[2:].translate(_SUPERSCRIPTS))
+        return float(text)
+
+    return np.vectorize(one, otypes=[float])(np.asarray(cells, dtype=object))
+
+
 def test_the_brief_and_the_deck_carry_each_releases_results_by_column_name():
     """Each release's loadings by column name (a figure and a table), its private scree with 95% intervals, its
     score plot and the R, scales and mean it used: all read back from the JSON the reader has."""
@@ -642,7 +662,7 @@ def test_the_brief_and_the_deck_carry_each_releases_results_by_column_name():
         assert len(loadings) == len(used) == len(releases)
         for (mech, rel), shown, settings in zip(releases.items(), loadings, used):
             title = html_lib.escape(rel["title"])
-            assert np.allclose(shown[["PC1", "PC2"]].astype(float), rel["components"], atol=5e-4), mech
+            assert np.allclose(_read(shown[["PC1", "PC2"]]), rel["components"], atol=5e-4), mech
             for figure in (f"Loadings of {title}&#x27;s components, by column", f"Private scree of {title}"):
                 assert re.search(f"<svg[^>]*><title>{re.escape(figure)}</title>", doc), figure
             assert f"<title>Score plot of {title}</title>" in doc
@@ -655,7 +675,7 @@ def test_the_brief_and_the_deck_carry_each_releases_results_by_column_name():
             assert list(scree["95% from"]) == [f"{100 * v:.1f}%" for v in shares["low"]]
             assert list(settings["divided by"]) == ["0.5"] * 5 and "mean" in settings  # private mean, column units
             mean = np.asarray(rel["outputs"]["mean"]) * 0.5
-            assert np.allclose(settings["mean"].astype(float), mean, rtol=1e-3), mech
+            assert np.allclose(_read(settings["mean"]), mean, rtol=1e-3), mech
         assert "R = 1.5 (a public bound)" in shown_text(doc)
     slide_titles = re.findall(r"<h2>(.*?)</h2>", brief.build_deck(file))
     for rel in releases.values():

@@ -3,11 +3,20 @@ compiled by numba:
 
 * :func:`clipped_square_sums` — the exact column sums of ``min(|x_ij| / b_j, 1)^2`` the private scales are read
   from, in one pass without the n x d array of squares;
-* :func:`divide_columns` — the scaled copy ``X / scales`` a block at a time, counting the entries of X that are not
-  finite as it goes: the release checks X and divides it in one pass instead of two, and reads each block's row
-  norms while the block is in cache (:func:`dppca_core.data.gram.scaled_copy`).
+* :func:`divide_columns` — ``X / scales`` into a buffer a block at a time, counting the entries of X that are not
+  finite as it goes: every pass of a release over a table whose columns it scales divides each block as it reads
+  it (:func:`dppca_core.data.gram.divide_block`), so the scaled table is never formed;
+* :func:`divided_sq_norms` — the squared row norms of ``X / scales`` without the quotients' array, the norms a
+  private radius reads (:func:`dppca_core.data.gram.divided_sq_norms`): four rows divided at a time into a small
+  buffer, their sums (each in column order) interleaved;
+* :func:`scale_rows` — rows times one factor each (divided by the column scales first, where there are): the
+  products a prepared table's rows hold, formed a block at a time (numpy's broadcast product costs three times
+  as much at d = 20);
+* :func:`divided_row_sums` — the first pass's exact sums of the scaled rows ``(x_i / scales) f_i`` with the block's
+  rows (divided, or divided and scaled) written for its Gram matrix, the division done once
+  (:func:`dppca_core.data.first_pass.first_pass`).
 
-Both are compiled with numpy's error model: a division by zero gives inf, as numpy's does, instead of raising, so
+All are compiled with numpy's error model: a division by zero gives inf, as numpy's does, instead of raising, so
 numba checks no divisor and the divisions run in SIMD lanes. The quotients are the correctly rounded ones either
 way: the same bits as numpy (tested).
 """
@@ -19,7 +28,7 @@ import functools
 import numpy as np
 
 from .kernels import EXACT_FLOAT_ROWS, check_exact_range, chunk_totals, compiled_worth, fixed_point_column_sums
-from .loops import compile_kernel
+from .loops import compile_kernel, fixed_order_sq_norms
 
 
 def _clipped_square_sums_kernel(X, bounds, unit, limit, out):  # pragma: no cover - compiled
@@ -92,4 +101,158 @@ def divide_columns(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled:
     if kernel is None:
         np.divide(X, scales, out=out)
         return int(X.size - np.count_nonzero(np.isfinite(X)))
+    return int(kernel(X, scales, out))
+
+
+def _divided_sums_kernel(source, divisors, factors, unit, limit, out, rows, scaled):  # pragma: no cover - compiled
+    n, m = source.shape
+    acc = np.empty(m)
+    refused = 0
+    for a in range(0, n, EXACT_FLOAT_ROWS):  # the integers summed exactly in floats (see EXACT_FLOAT_ROWS)
+        for c in range(m):
+            acc[c] = 0.0
+        for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
+            f = factors[i]
+            for c in range(m):
+                q = source[i, c] / divisors[c]  # the divided table's entry
+                t = q * f  # the scaled row's entry
+                rows[i, c] = t if scaled else q
+                refused += 0 if abs(t) <= limit else 1
+                acc[c] += np.trunc(t * unit)
+        for c in range(m):
+            out[c] += np.int64(acc[c])
+    return refused == 0
+
+
+@functools.cache
+def compiled_divided_sums():
+    return compile_kernel(_divided_sums_kernel, error_model="numpy")
+
+
+def divided_row_sums(
+    source: np.ndarray,
+    divisors: np.ndarray,
+    factors: np.ndarray,
+    bits: int,
+    limit: float,
+    rows: np.ndarray,
+    scaled: bool,
+    compiled: bool = True,
+) -> list[int] | None:
+    """Exact column sums of the rows ``(source[i] / divisors) * factors[i]`` (each entry truncated toward zero to a
+    multiple of 2^-bits, as Python ints; None when an entry is not finite or exceeds ``limit``), in one pass that
+    also writes into ``rows`` (the shape of ``source``) those scaled rows (``scaled``) or the divided rows ``source[i]
+    / divisors``: the bits of dividing, multiplying and :func:`dppca_core.compiled.kernels.fixed_point_column_sums`
+    in turn (the numpy path, tested)."""
+    divisors = np.ascontiguousarray(divisors, dtype=float).reshape(-1)
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    unit = check_exact_range(bits, limit)
+    kernel = compiled_divided_sums() if compiled and compiled_worth(source.size) else None
+
+    def block_sums(a: int, b: int):
+        if kernel is None:
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, as the compiled loop refuses them
+                divided = np.divide(source[a:b], divisors, out=rows[a:b])
+                terms = divided * factors[a:b, None]
+            if scaled:
+                rows[a:b] = terms
+            return fixed_point_column_sums(terms, bits, limit, compiled=False)
+        sums = np.zeros(source.shape[1], dtype=np.int64)
+        return (
+            sums if kernel(source[a:b], divisors, factors[a:b], unit, float(limit), sums, rows[a:b], scaled) else None
+        )
+
+    return chunk_totals(source.shape[0], source.shape[1], block_sums)
+
+
+def _scale_rows_kernel(source, divisors, factors, out):  # pragma: no cover - compiled
+    n, d = source.shape
+    divided = divisors.shape[0] > 0
+    bad = 0
+    for i in range(n):
+        f = factors[i]
+        if divided:
+            for j in range(d):
+                x = source[i, j]
+                bad += 0 if x - x == 0.0 else 1  # counted, and returned: the divisions then run in SIMD lanes (1.4x)
+                out[i, j] = (x / divisors[j]) * f
+        else:
+            for j in range(d):
+                out[i, j] = source[i, j] * f
+    return bad
+
+
+@functools.cache
+def compiled_scale_rows():
+    return compile_kernel(_scale_rows_kernel, error_model="numpy")
+
+
+#: ``divisors`` of the kernels when nothing is divided
+_NO_DIVISORS = np.empty(0)
+
+
+def scale_rows(
+    source: np.ndarray, factors: np.ndarray, out: np.ndarray, divisors: np.ndarray | None = None, compiled: bool = True
+) -> np.ndarray:
+    """``out = (source / divisors) * factors[:, None]`` (``source * factors[:, None]`` without divisors), returned:
+    the bits of numpy's division and product, in one pass (compiled when numba is installed and the block is worth
+    it)."""
+    factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
+    kernel = compiled_scale_rows() if compiled and compiled_worth(source.size) else None
+    if kernel is None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            rows = source if divisors is None else np.divide(source, divisors, out=out)
+            return np.multiply(rows, factors[:, None], out=out)
+    divisors = _NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
+    kernel(source, divisors, factors, out)
+    return out
+
+
+def _divided_sq_norms_kernel(X, scales, out):  # pragma: no cover - compiled
+    n, d = X.shape
+    tmp = np.empty((4, d))
+    bad = 0
+    i = 0
+    while i + 4 <= n:
+        for r in range(4):  # four rows divided (the quotients numpy's division gives), then their norms
+            for j in range(d):
+                x = X[i + r, j]
+                bad += 0 if x - x == 0.0 else 1  # inf - inf and NaN - NaN are NaN: the entries that are not finite
+                tmp[r, j] = x / scales[j]
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(d):  # each sum in column order, one rounding per product and per sum (row_sq_norms's)
+            s0 += tmp[0, j] * tmp[0, j]
+            s1 += tmp[1, j] * tmp[1, j]
+            s2 += tmp[2, j] * tmp[2, j]
+            s3 += tmp[3, j] * tmp[3, j]
+        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
+        i += 4
+    for r in range(i, n):
+        s = 0.0
+        for j in range(d):
+            x = X[r, j]
+            bad += 0 if x - x == 0.0 else 1
+            q = x / scales[j]
+            s += q * q
+        out[r] = s
+    return bad
+
+
+@functools.cache
+def compiled_divided_sq_norms():
+    return compile_kernel(_divided_sq_norms_kernel, error_model="numpy")
+
+
+def divided_sq_norms(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled: bool = True) -> int:
+    """``out`` = the squared norms of the rows of ``X / scales``, each quotient rounded as numpy's division rounds it,
+    squared and summed in column order (the bits of :func:`dppca_core.compiled.loops.row_sq_norms` of the divided
+    rows); returns the number of entries of X that are not finite. Without numba (or for a small block before numba
+    is imported): the block divided (:func:`divide_columns`), then the numpy norms."""
+    kernel = compiled_divided_sq_norms() if compiled and compiled_worth(X.size) else None
+    if kernel is None:  # the division compiled where numba is loaded (the same quotients), the norms numpy's
+        divided = np.empty(X.shape)
+        with np.errstate(over="ignore", invalid="ignore"):  # counted, as the compiled loop counts them
+            bad = divide_columns(X, scales, divided)
+        out[:] = fixed_order_sq_norms(divided)
+        return bad
     return int(kernel(X, scales, out))

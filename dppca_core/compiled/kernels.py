@@ -1,7 +1,6 @@
 """Loops of the publishable path whose arithmetic must not depend on where a row sits, compiled by numba.
 
-Two computations of a complete release (:func:`dppca_core.release_pca`) read every row and must give each row a
-result that depends on that row alone:
+Three computations read every row and must give each row a result that depends on that row alone:
 
 * :func:`fixed_order_project` — the projections ``rows @ V`` on the released components (the variances along
   them, the score plot). A BLAS product may round a row differently depending on its place in the blocks it
@@ -11,8 +10,10 @@ result that depends on that row alone:
   loop (:func:`fixed_order_project_numpy`), so the two give the same bits.
 * :func:`fixed_point_column_sums` — the integer column sums of per-row terms truncated to a fixed-point grid
   (:class:`dppca_core.privacy.exact.FixedSums`). Integers add exactly, so any order gives the same sums.
+* :func:`clipped_whitened` — CoinPress's rows mapped by a public matrix, their norms and their clip factors (each
+  row's clip decision compared with a radius: summed in column order, as the projections are).
 
-numba (``requirements.txt``) compiles both; without it the numpy loops run, with the same results. The compiled
+numba (``requirements.txt``) compiles them; without it the numpy loops run, with the same results. The compiled
 projection works on blocks of rows transposed into a small buffer, so each column operation runs over
 contiguous memory in SIMD lanes (across rows, never across the sum): about the speed of a BLAS product at small k
 (measured in ``docs/benchmarks.md``).
@@ -21,6 +22,7 @@ contiguous memory in SIMD lanes (across rows, never across the sum): about the s
 from __future__ import annotations
 
 import functools
+import math
 import sys
 
 import numpy as np
@@ -447,9 +449,28 @@ def _scaled_centred_kernel(source, factors, mean, scale, out):  # pragma: no cov
     return out
 
 
+def _divided_centred_kernel(source, divisors, factors, mean, scale, out):  # pragma: no cover - compiled
+    n, d = source.shape
+    bad = 0
+    for i in range(n):
+        f = factors[i]
+        for j in range(d):
+            x = source[i, j]
+            bad += 0 if x - x == 0.0 else 1  # counted, and returned: the divisions then run in SIMD lanes (2x)
+            out[i, j] = ((x / divisors[j]) * f - mean[j]) * scale
+    return bad
+
+
 @functools.cache
 def compiled_scaled_centred():
     return compile_kernel(_scaled_centred_kernel)
+
+
+@functools.cache
+def compiled_divided_centred():
+    """The centring of rows stored divided by column scales, compiled with numpy's error model (the divisions in
+    SIMD lanes, the quotients those numpy gives: :mod:`dppca_core.compiled.columns`)."""
+    return compile_kernel(_divided_centred_kernel, error_model="numpy")
 
 
 def scaled_centred(
@@ -459,19 +480,33 @@ def scaled_centred(
     scale: float,
     compiled: bool = True,
     out: np.ndarray | None = None,
+    divisors: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(source * factors[:, None] - mean) * scale`` in one pass: :func:`centred` of rows stored as raw rows and
     one factor per row (:meth:`dppca_core.data.prepare.PreparedData.scaled_parts`), without forming the scaled rows
-    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default)."""
+    (the same three roundings per entry as numpy's three passes), into ``out`` (a new array by default).
+    ``divisors``: the raw rows are divided by these column scales first (:meth:`dppca_core.data.prepare.
+    PreparedData.row_parts`): ``((source / divisors) * factors[:, None] - mean) * scale``, four roundings per entry."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
     mean = np.ascontiguousarray(mean, dtype=float).reshape(-1)
     out = np.empty(source.shape) if out is None else out
-    kernel = compiled_scaled_centred() if compiled and compiled_worth(source.size) else None
+    divided = divisors is not None
+    if compiled and compiled_worth(source.size):
+        kernel = compiled_divided_centred() if divided else compiled_scaled_centred()
+    else:
+        kernel = None
     if kernel is None:
-        np.multiply(source, factors[:, None], out=out)
+        if divided:
+            np.divide(source, divisors, out=out)
+            np.multiply(out, factors[:, None], out=out)
+        else:
+            np.multiply(source, factors[:, None], out=out)
         np.subtract(out, mean, out=out)
         return np.multiply(out, scale, out=out)
+    if divided:
+        kernel(source, np.ascontiguousarray(divisors, dtype=float), factors, mean, float(scale), out)
+        return out
     return kernel(source, factors, mean, float(scale), out)
 
 
@@ -530,3 +565,58 @@ def scaled_row_sums(
         return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums, into, formed is not None) else None
 
     return chunk_totals(source.shape[0], source.shape[1], block_sums)
+
+
+# ------------------------------------------------------------------------------ CoinPress's clipped whitened rows
+#
+# Each step of CoinPress (dppca_core.mechanisms.coinpress) maps every row z by a public matrix A (w = A z), compares
+# the mapped row's norm with the step's radius r and scales the row down to r where it is longer, then adds w w^T to
+# the step's Gram matrix. The norm is compared with a threshold, so it must be computed the same way whatever runs it
+# (docs/privacy.md, "Three rules", rule 2): every entry of w is summed in a fixed column order (the arithmetic of
+# fixed_order_project), the squared norm likewise over the entries of w in order, and the clip factor is
+# min(1, r / max(||w||, 1e-300)). The compiled kernel does the three in one pass over a block of rows (its rows in
+# SIMD lanes, each sum still in order); without numba the numpy loops run, with the same bits (tested). The Gram
+# matrix of the clipped rows is then one BLAS product per block, on the same blocks either way.
+
+
+def _clipped_whitened_kernel(rows, components, radius, out, block):  # pragma: no cover - compiled
+    n, d = rows.shape
+    k = components.shape[1]
+    xt = np.empty((d, block))
+    acc = np.empty((k, block))
+    sq = np.empty(block)
+    for a in range(0, n, block):
+        m = min(block, n - a)
+        _project_block(rows, components, a, m, xt, acc)  # acc[c, r]: row a + r's entry c, summed in column order
+        for r in range(m):
+            sq[r] = 0.0
+        for c in range(k):  # each row's squared norm over its entries in order (rows in lanes)
+            for r in range(m):
+                sq[r] += acc[c, r] * acc[c, r]
+        for r in range(m):
+            norm = math.sqrt(sq[r])
+            quotient = radius / (norm if norm > 1e-300 else 1e-300)
+            factor = quotient if quotient < 1.0 else 1.0
+            for c in range(k):
+                out[a + r, c] = acc[c, r] * factor
+    return out
+
+
+@functools.cache
+def compiled_clipped_whitened():
+    """The kernel compiled with strict IEEE arithmetic (no fast-math, no fused multiply-adds), or None without numba."""
+    return compile_kernel(_clipped_whitened_kernel) if _compiled_helpers() else None
+
+
+def clipped_whitened(rows: np.ndarray, components: np.ndarray, radius: float, out: np.ndarray, compiled: bool = True):
+    """``out`` (n x k) = the rows mapped by ``components`` (d x k: A^T), each entry summed in column order, every
+    mapped row longer than ``radius`` scaled down to it (module docstring); returned. ``compiled=False`` (or no numba)
+    runs the numpy loops: the same bits."""
+    components = np.ascontiguousarray(components, dtype=float)
+    kernel = compiled_clipped_whitened() if compiled and compiled_worth(rows.size * components.shape[1]) else None
+    if kernel is None or rows.shape[0] == 0:
+        out[...] = fixed_order_project_numpy(rows, components)
+        norms = np.sqrt(fixed_order_sq_norms(out))
+        out *= np.minimum(1.0, radius / np.maximum(norms, 1e-300))[:, None]
+        return out
+    return kernel(rows, components, float(radius), out, project_block_rows(*components.shape))

@@ -137,3 +137,26 @@ def row_sq_norms(B: np.ndarray, compiled: bool = True) -> np.ndarray:
     if kernel is None:
         return fixed_order_sq_norms(B)
     return kernel(B, np.empty(B.shape[0]))
+
+
+def _clip_factors_kernel(sq, r2_tol, radius, out):  # pragma: no cover - compiled
+    plain = 1.0 / radius
+    clipped = 0
+    finite = True
+    for i in range(sq.shape[0]):
+        v = sq[i]
+        finite &= v - v == 0.0  # inf - inf and NaN - NaN are NaN
+        if v > r2_tol:
+            out[i] = 1.0 / math.sqrt(v)
+            clipped += 1
+        else:
+            out[i] = plain
+    return clipped if finite else -1
+
+
+@functools.cache
+def compiled_clip_factors():
+    """Each row's clip factor from its squared norm (``1 / sqrt(sq)`` beyond the radius, else ``1 / R``: the
+    operations numpy's ``np.where(over, 1 / np.sqrt(sq), 1 / R)`` rounds, so the same bits) in one pass, with the count
+    clipped (-1 when a norm is not finite), compiled by numba; None without numba."""
+    return compile_kernel(_clip_factors_kernel)

@@ -1,9 +1,9 @@
 """A release's rows centred with its private mean, without forming them (algebraic centring).
 
 A release with a private mean reads the rows twice: once clipped to R (the mean's sums), and once centred with the
-released mean and clipped to R again (the Gram matrix, the score plot). :func:`dppca_core.data.prepare.
-prepare_centred` forms the centred rows, their norms and their Gram matrix: about two passes over n x d on top of
-the Gram matrix itself. Here, when the first pass formed the Gram matrix G of the scaled rows z_i and their exact
+released mean and clipped to R again (the Gram matrix, the score plot). :func:`prepare_centred` centres each block in
+a buffer, takes its norms, clip factors and Gram matrix: about two passes over n x d on top of the Gram matrix
+itself, and no n x d array (the rows are kept as their parts, :class:`CentredRows`). Here, when the first pass formed the Gram matrix G of the scaled rows z_i and their exact
 column sums S (:func:`dppca_core.data.prepare.prepare` with ``gram_now`` and ``row_sums``), the Gram matrix of the
 centred rows is
 
@@ -13,9 +13,11 @@ corrected for the few rows the centring pushes beyond the unit ball: those are f
 kept and one product X m (a row can only be clipped if ||z_i - m|| >= 1 - margin), then formed and clipped with
 exactly the arithmetic of :func:`prepare_centred`, so which rows are clipped, and by what factor, is bit for bit
 the same. What reads the rows afterwards reads their projections (:meth:`CentredRows.project`: each row formed in
-a buffer and projected in the fixed order, the same bits as projecting the formed rows) or the rows themselves
-(formed on first use, the same bits as :func:`prepare_centred`'s). Only the Gram matrix's last bits differ; its
-rounding bound is :func:`centred_gram_error_bound` on both paths, so the path taken shows in nothing published.
+a buffer and projected in the fixed order, the same bits as projecting the formed rows), blocks of them
+(:meth:`CentredRows.form_rows`) or the rows themselves (formed on first use, the same bits as
+:func:`prepare_centred`'s). Only the Gram matrix's last bits differ; its rounding bound is
+:func:`centred_gram_error_bound` on both paths, so the path taken shows in nothing published. Rows whose columns a
+release divides by its column scales are divided wherever they are read (the same quotients as a divided copy's).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..privacy.grid import UNIT_ROUNDOFF
-from .gram import SAFE_RADIUS, GramAccumulator, scaled_gram, gram_error_bound
-from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare_centred
+from ..compiled.columns import scale_rows
+from .gram import SAFE_RADIUS, BlockGram, GramAccumulator, scaled_gram, block_rows, gram_error_bound
+from .prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData
 
 #: the widest data centred algebraically: up to here the first pass forms the Gram matrix with the row norms
 #: (:data:`dppca_core.data.prepare.FUSED_GRAM_MAX_D`); wider data are compute-bound on the Gram matrix itself
@@ -35,10 +38,6 @@ CANDIDATE_MARGIN = 1e-9
 #: beyond this share of rows clipped after centring, the two Gram matrices of the correction cost more than the
 #: pass they save: the rows are formed instead (:func:`prepare_centred`, the same rows and the same bound)
 MAX_CLIPPED_SHARE = 0.25
-#: beyond this share of rows that the norms alone cannot rule out, X m is one product over all rows
-MATVEC_SHARE = 0.5
-#: rows formed at a time where the centred rows are read whole (a buffer that stays in the second-level cache)
-FORMED_BLOCK_ROWS = 4096
 
 
 def algebraic_size(n: int, d: int) -> bool:
@@ -75,10 +74,13 @@ def centred_gram_error_bound(n: int, d: int) -> float:
 
 
 class CentredRows(PreparedData):
-    """The centred, re-clipped rows of a release, kept as the raw rows, their factors, the mean and one weight per
-    row (1/R, or the clip factor of a row clipped again), with their Gram matrix formed algebraically."""
+    """The centred, re-clipped rows of a release, kept as the raw rows (with the column scales that divide them, if
+    any), their factors, the mean and one weight per row (1/R, or the clip factor of a row clipped again), with their
+    Gram matrix (formed algebraically, or by :func:`prepare_centred`'s pass; None: formed on first use, as
+    :func:`dppca_core.data.prepare.prepare` of the centred rows forms it). ``gram_error``: the Gram matrix's rounding
+    bound (default :func:`centred_gram_error_bound`)."""
 
-    def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram: np.ndarray):
+    def __init__(self, data: PreparedData, mean, weights, n_clipped: int, gram, gram_error: float | None = None):
         super().__init__(
             data.n,
             data.d,
@@ -86,10 +88,21 @@ class CentredRows(PreparedData):
             gram=gram,
             n_clipped=n_clipped,
             compiled_norms=True,
-            gram_error=centred_gram_error_bound(data.n, data.d),
+            gram_error=centred_gram_error_bound(data.n, data.d) if gram_error is None else gram_error,
         )
-        source, factors = data.scaled_parts()
+        source, divisors, factors = data.row_parts()
         self._parts = (source, factors, mean, weights)
+        self._divisors = divisors
+
+    @property
+    def gram(self) -> np.ndarray:
+        """The Gram matrix of the centred rows; formed on first use where it was not (each block centred in a
+        buffer and added with its weights, as :func:`dppca_core.data.prepare.prepare` adds the centred rows)."""
+        if self._gram is None:
+            with self._lock:
+                if self._gram is None:
+                    self._gram = _centred_pass(self, self._parts[2], with_gram=True)[2]
+        return self._gram
 
     @property
     def has_rows(self) -> bool:
@@ -101,20 +114,39 @@ class CentredRows(PreparedData):
         if self._rows is None:
             with self._lock:
                 if self._rows is None:
-                    from ..compiled import kernels
-
-                    source, factors, mean, weights = self._parts
-                    rows = kernels.scaled_centred(source, factors, mean, self.data_norm)
-                    np.multiply(rows, weights[:, None], out=rows)
+                    rows = self.form_rows(0, self.n, np.empty((self.n, self.d)))
                     rows.setflags(write=False)
                     self._rows = rows
         return self._rows
 
+    def form_rows(self, a: int, b: int, out: np.ndarray, check: bool = True) -> np.ndarray:
+        """Rows a to b of :attr:`rows`, bit for bit, formed into the first b - a rows of ``out`` (returned)."""
+        from ..compiled import kernels
+
+        if self._rows is not None:
+            out[: b - a] = self._rows[a:b]
+            return out[: b - a]
+        source, factors, mean, weights = self._parts
+        block = kernels.scaled_centred(
+            source[a:b], factors[a:b], mean, self.data_norm, out=out[: b - a], divisors=self._divisors
+        )
+        return scale_rows(block, weights[a:b], block)
+
     def scaled_parts(self) -> tuple:
         return self.rows, None
 
+    def row_parts(self) -> tuple:
+        return self.rows, None, None
+
     def rows_at(self, index: np.ndarray) -> np.ndarray:
-        return self.rows[index]
+        """The centred rows at ``index`` (a new array), formed from their parts without forming the others."""
+        from ..compiled import kernels
+
+        if self._rows is not None:
+            return self._rows[index]
+        source, factors, mean, weights = self._parts
+        block = kernels.scaled_centred(source[index], factors[index], mean, self.data_norm, divisors=self._divisors)
+        return scale_rows(block, weights[index], block)
 
     def _site_gram(self, idx: np.ndarray) -> np.ndarray:
         self.rows  # noqa: B018 - formed first: the sites' Gram matrices are sums over the formed rows
@@ -127,7 +159,7 @@ class CentredRows(PreparedData):
 
         if self._rows is None:
             source, factors, mean, weights = self._parts
-            out = centred_project(source, factors, mean, self.data_norm, weights, components)
+            out = centred_project(source, factors, mean, self.data_norm, weights, components, self._divisors)
             if out is not None:
                 return out
         return super().project(components)
@@ -142,42 +174,80 @@ class CentredRows(PreparedData):
         cells = None
         if self._rows is None:
             source, factors, mean, weights = self._parts
-            cells = centred_cells(source, factors, mean, self.data_norm, weights, components, edges)
+            cells = centred_cells(source, factors, mean, self.data_norm, weights, components, edges, self._divisors)
         return flat_cells(self.project(components), edges) if cells is None else cells
 
-    def projected_products(self, components, first, second, projections=None):
-        """:meth:`PreparedData.projected_products`, the rows formed a block at a time in a buffer (the same rows,
-        so the same integers and projections) instead of all at once."""
-        if self._rows is not None:
-            return super().projected_products(components, first, second, projections)
-        from ..compiled import kernels
-        from ..privacy.exact import FixedSums
 
-        source, factors, mean, weights = self._parts
-        step = FORMED_BLOCK_ROWS
-        buf = np.empty((min(step, self.n), self.d))
-        totals = None
-        for a in range(0, self.n, step):
-            block = buf[: min(step, self.n - a)]
-            kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, self.data_norm, out=block)
-            np.multiply(block, weights[a : a + step, None], out=block)
-            part = FixedSums.of_projected_products(
-                block, components, first, second, None, None if projections is None else projections[a : a + step]
-            )  # integers: the blocks' sums add up to the sums of one pass
-            totals = part.totals if totals is None else [t + p for t, p in zip(totals, part.totals)]
-        return FixedSums.of_totals(totals)
-
-
-def centre(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
+def centre(data: PreparedData, mean: np.ndarray) -> PreparedData:
     """The rows of ``data`` centred with ``mean`` (in the units of the scaled rows) and clipped to R again, with
-    their Gram matrix: algebraically where :func:`centre_algebraically` can, else formed by
-    :func:`prepare_centred` (``reuse`` as there); the same rows, clip count and rounding bound either way."""
+    their Gram matrix: algebraically where :func:`centre_algebraically` can, else by :func:`prepare_centred`; the
+    same rows, clip count and rounding bound either way."""
     centred = centre_algebraically(data, mean)
     if centred is not None:
         return centred
-    formed = prepare_centred(data, mean, reuse=reuse)
+    formed = prepare_centred(data, mean)
     formed._gram_error = centred_gram_error_bound(formed.n, formed.d)
     return formed
+
+
+def prepare_centred(data: PreparedData, mean: np.ndarray, *, with_gram: bool = True) -> PreparedData:
+    """The rows of ``data`` centred with ``mean`` (a point of the unit ball, in the units of the scaled rows), times
+    R, and clipped to R again, with their Gram matrix: bit for bit the ``rows``, ``gram`` and ``n_clipped`` of
+    ``prepare(centred_copy, R, gram_now=True)`` for ``centred_copy`` the rows :func:`dppca_core.compiled.kernels.
+    scaled_centred` (or ``centred``) forms, in one pass by blocks and without an n x d array.
+
+    Each block of :func:`block_rows` rows is centred into a buffer, its rows' norms and clip factors computed
+    (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does) and added to the Gram matrix as :func:`prepare`
+    adds it (the same blocks, the same products: the same bits). The result keeps the rows as their parts and one
+    weight per row (:class:`CentredRows`, the canonical rounding bound): whatever reads them forms them a block at a
+    time, or whole on first use. ``with_gram=False``: the clip factors only (the Gram matrix on first use, the same
+    bits), for a mechanism that reads rows alone. Rows already formed are centred into a new array as before."""
+    source, divisors, factors = data.row_parts()
+    if factors is None:
+        return _formed_centred(source, mean, data.data_norm)
+    weights, clipped, gram = _centred_pass(data, mean, with_gram)
+    return CentredRows(data, mean, weights, clipped, gram, gram_error=gram_error_bound(data.n, data.d))
+
+
+def _centred_pass(data: PreparedData, mean: np.ndarray, with_gram: bool) -> tuple:
+    """(each centred row's weight, 1/R or its clip factor; the clipped count; their Gram matrix or None): one pass
+    by blocks over ``data``'s parts (a :class:`PreparedData` or :class:`CentredRows`), each block centred in a
+    buffer."""
+    from ..compiled import kernels
+
+    source, factors, mean, divisors = _parts_of(data, mean)
+    n, d, radius = data.n, data.d, data.data_norm
+    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=n * d >= COMPILED_NORMS_MIN_SIZE)
+    step = block_rows(d)
+    gram = BlockGram(d, radius, min(step, n)) if with_gram else None
+    weights, clipped, buf = np.empty(n), 0, np.empty((min(step, n), d))
+    for a in range(0, n, step):
+        block = kernels.scaled_centred(
+            source[a : a + step], factors[a : a + step], mean, radius, out=buf[: min(step, n - a)], divisors=divisors
+        )
+        s, over = probe.block_scales(block, first_row=a)
+        clipped += int(over.sum())
+        weights[a : a + block.shape[0]] = 1.0 / radius if s is None else s
+        if gram is not None:
+            gram.add(block, s, in_place=True)
+    return weights, clipped, None if gram is None else gram.result()
+
+
+def _parts_of(data: PreparedData, mean: np.ndarray) -> tuple:
+    """(raw rows, their factors, the mean, the column divisors) of data prepared from rows, or of centred rows."""
+    if isinstance(data, CentredRows):
+        source, factors, mean, _ = data._parts
+        return source, factors, mean, data._divisors
+    source, divisors, factors = data.row_parts()
+    return source, factors, mean, divisors
+
+
+def _formed_centred(rows: np.ndarray, mean: np.ndarray, radius: float) -> PreparedData:
+    """Formed rows centred into a new array, clipped and prepared (their Gram matrix in the same pass)."""
+    from ..compiled import kernels
+    from .prepare import prepare
+
+    return prepare(kernels.centred(rows, mean, radius), radius, gram_now=True, owned=True)
 
 
 def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | None:
@@ -187,7 +257,7 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     from ..compiled.centred import compiled_centred_project
     from ..privacy.exact import SUM_BITS
 
-    source, factors = data.scaled_parts() if data.has_rows else (None, None)
+    source, divisors, factors = data.row_parts() if data.has_rows else (None, None, None)
     n, d, radius = data.n, data.d, data.data_norm
     ready = factors is not None and data.sq_norms is not None and data.gram_formed and data.row_sums is not None
     if not (ready and algebraic_size(n, d) and SAFE_RADIUS[0] <= radius <= SAFE_RADIUS[1]):
@@ -195,8 +265,8 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     if compiled_centred_project() is None:
         return None
     mean = np.ascontiguousarray(mean, dtype=float)
-    suspects = _suspects(source, factors, data.sq_norms, mean)
-    clipped, factor, formed = _clipped_again(source, factors, mean, radius, suspects)
+    suspects = _suspects(source, divisors, factors, data.sq_norms, mean)
+    clipped, factor, formed = _clipped_again(source, divisors, factors, mean, radius, suspects)
     if clipped.size > MAX_CLIPPED_SHARE * n:
         return None
     weights = np.full(n, 1.0 / radius)
@@ -210,31 +280,31 @@ def centre_algebraically(data: PreparedData, mean: np.ndarray) -> CentredRows | 
     return CentredRows(data, mean, weights, int(clipped.size), gram)
 
 
-def _suspects(source, factors, sq_norms, mean) -> np.ndarray:
+def _suspects(source, divisors, factors, sq_norms, mean) -> np.ndarray:
     """The rows that centring with ``mean`` may push to norm >= 1 - :data:`CANDIDATE_MARGIN` (a superset of those
     it pushes beyond 1): first by the triangle inequality ||z - m|| <= ||z|| + ||m||, then, for the rows left, by
-    ||z - m||^2 = ||z||^2 - 2 z.m + ||m||^2 (each term within a few (d + 4) u of its value, far inside the margin)."""
-    size = np.sqrt(sq_norms) * factors  # ||z_i||, up to rounding
+    ||z - m||^2 = ||z||^2 - 2 z.m + ||m||^2 (each term within a few (d + 4) u of its value, far inside the margin),
+    in one compiled pass (:func:`dppca_core.compiled.centred.suspects`).
+
+    Rows divided by column scales c (``divisors``) are not divided here: z.m = f sum_j x_j (m_j / c_j), each product
+    within 2u of (x_j / c_j) m_j, so the sum stays within (d + 4) u of z.m (|z.m| <= ||z|| ||m|| <= 1). A product
+    that is not finite makes its row a suspect."""
+    from ..compiled.centred import suspects
+
     m2 = float(mean @ mean)
     limit = 1.0 - CANDIDATE_MARGIN
-    left = np.flatnonzero(size > limit - np.sqrt(m2))
-    if left.size == 0:
-        return left
-    if left.size > MATVEC_SHARE * source.shape[0]:
-        dots = (source @ mean)[left]
-    else:
-        dots = source[left] @ mean
-    near = size[left] ** 2 - 2.0 * factors[left] * dots + m2
-    return left[near > limit * limit]
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = mean if divisors is None else mean / divisors
+    return suspects(source, weights, factors, sq_norms, m2, limit - np.sqrt(m2), limit * limit)
 
 
-def _clipped_again(source, factors, mean, radius, suspects) -> tuple:
+def _clipped_again(source, divisors, factors, mean, radius, suspects) -> tuple:
     """(the rows clipped again, their clip factors, their centred rows before clipping): the suspects formed and
     clipped as :func:`prepare_centred` forms and clips every row (the same kernels and norms: the same bits)."""
     from ..compiled import kernels
 
     d = source.shape[1]
-    formed = kernels.scaled_centred(source[suspects], factors[suspects], mean, radius)
+    formed = kernels.scaled_centred(source[suspects], factors[suspects], mean, radius, divisors=divisors)
     probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=True)
     s, over = probe.block_scales(formed)
     if s is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled.columns import divide_columns
+from ..compiled import columns
 from ..compiled.loops import row_sq_norms
 from ..privacy import summation_error
 from ..validation import check_data_norm, check_matrix
@@ -37,13 +37,14 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     return norms_from_squares(X, row_sq_norms(X, compiled=False))
 
 
-def norms_from_squares(X: np.ndarray, sq: np.ndarray) -> np.ndarray:
-    """The row norms of X from its squared row norms ``sq`` (any way computed), the rows whose sum of squares is
-    not a normal float computed again safely (:func:`row_norms`)."""
+def norms_from_squares(X: np.ndarray, sq: np.ndarray, divisors: np.ndarray | None = None) -> np.ndarray:
+    """The row norms of X (of ``X / divisors`` when given: a release's column scales) from its squared row norms
+    ``sq`` (any way computed), the rows whose sum of squares is not a normal float computed again safely
+    (:func:`row_norms`)."""
     bad = ~np.isfinite(sq) | (sq < 1e-290)
     norms = np.sqrt(sq)
     if bad.any():
-        norms[bad] = _safe_norms(X[bad])
+        norms[bad] = _safe_norms(X[bad] if divisors is None else X[bad] / divisors)
     return norms
 
 
@@ -58,20 +59,31 @@ def block_sq_norms(X: np.ndarray, compiled: bool) -> np.ndarray:
     return out
 
 
-def scaled_copy(X: np.ndarray, scales: np.ndarray, compiled: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(``X / scales``, the squared row norms of that copy as :func:`block_sq_norms` computes them, bit for bit): each
-    block divided, its entries checked as it is read, and its norms taken while it is in cache, in one pass instead of
-    three (a check of X, the division, the norms). ValueError naming the first entry of X that is not finite."""
+def divided_sq_norms(X: np.ndarray, divisors: np.ndarray, compiled: bool) -> np.ndarray:
+    """The squared row norms of ``X / divisors`` (one divisor per column: a release's column scales) as
+    :func:`block_sq_norms` computes them on the divided rows, bit for bit, without forming them: each quotient rounded
+    as numpy's division rounds it, squared and summed in column order (:func:`dppca_core.compiled.columns.
+    divided_sq_norms`), block by block. ValueError naming the first entry of X that is not finite."""
     step = block_rows(X.shape[1])
-    out, sq = np.empty(X.shape), np.empty(X.shape[0])
-    scales = np.ascontiguousarray(scales, dtype=float)
+    out = np.empty(X.shape[0])
+    divisors = np.ascontiguousarray(divisors, dtype=float)
     bad = 0
     for a in range(0, X.shape[0], step):
-        bad += divide_columns(X[a : a + step], scales, out[a : a + step])
-        sq[a : a + step] = row_sq_norms(out[a : a + step], compiled)
+        bad += columns.divided_sq_norms(X[a : a + step], divisors, out[a : a + step], compiled)
     if bad:
         check_matrix(X)  # says where the first one is
-    return out, sq
+    return out
+
+
+def divide_block(B: np.ndarray, divisors: np.ndarray | None, buf: np.ndarray) -> np.ndarray:
+    """The block ``B / divisors`` written into the first rows of ``buf`` (the entries of the divided table, bit for
+    bit), or B itself without divisors."""
+    if divisors is None:
+        return B
+    out = buf[: B.shape[0]]
+    with np.errstate(over="ignore", invalid="ignore"):  # what is not finite is refused by whoever reads the block
+        columns.divide_columns(B, divisors, out)
+    return out
 
 
 def _safe_norms(X: np.ndarray) -> np.ndarray:
@@ -175,11 +187,9 @@ class GramAccumulator:
         Raises ValueError naming the first non-finite entry.
         """
         sq = row_sq_norms(B, self.compiled_norms) if sq is None else sq
-        if self._fast and np.isfinite(sq).all():
-            over = sq > self._r2_tol
-            if not over.any():
-                return None, over
-            return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
+        fast = self.fast_scales(sq)
+        if fast is not None:
+            return fast
         if not np.isfinite(B).all():
             rows, cols = np.nonzero(~np.isfinite(B))
             raise ValueError(
@@ -189,6 +199,34 @@ class GramAccumulator:
         norms = _safe_norms(B)
         over = norms > self.radius
         return np.where(over, 1.0 / np.where(over, norms, 1.0), 1.0 / self.radius), over
+
+    def fast_scales(self, sq: np.ndarray) -> tuple | None:
+        """:meth:`block_scales` from a block's squared norms alone, where they decide it (a radius whose squares are
+        safe, every norm finite); else None (the block's entries are then needed)."""
+        if not (self._fast and np.isfinite(sq).all()):
+            return None
+        over = sq > self._r2_tol
+        if not over.any():
+            return None, over
+        return np.where(over, 1.0 / np.sqrt(np.where(over, sq, 1.0)), 1.0 / self.radius), over
+
+    def clip_factors(self, sq: np.ndarray, out: np.ndarray) -> int:
+        """``out`` = each row's factor as :meth:`block_scales` computes it (the same bits) from the block's squared norms
+        alone, and the number of rows clipped; -1 (``out`` then undefined) where the norms do not decide it (see
+        :meth:`fast_scales`). One compiled pass when numba is loaded, without the temporaries of numpy's."""
+        from ..compiled.kernels import compiled_worth
+        from ..compiled.loops import compiled_clip_factors
+
+        if not self._fast:
+            return -1
+        kernel = compiled_clip_factors() if compiled_worth(sq.size * self.d) else None
+        if kernel is not None:
+            return int(kernel(sq, self._r2_tol, self.radius, out))
+        fast = self.fast_scales(sq)
+        if fast is None:
+            return -1
+        out[:] = 1.0 / self.radius if fast[0] is None else fast[0]
+        return int(fast[1].sum())
 
     def merge(self, other: "GramAccumulator") -> "GramAccumulator":
         """Add another accumulator's rows (same d and radius) into this one."""
@@ -255,14 +293,23 @@ def canonical_additions(n: int, d: int) -> int:
 
 
 class BlockGram:
-    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy)."""
+    """sum_i (s_i x_i)(s_i x_i)^T by blocks: blocks without a clipped row go straight into X^T X (no copy).
+    ``step``: the most rows a block has (its buffer, :attr:`buf`, is made on first use: a pass that scales its blocks
+    in place never pays for its pages)."""
 
     def __init__(self, d: int, radius: float, step: int):
         self.raw, self.scaled = np.zeros((d, d)), np.zeros((d, d))
         self.plain = 1.0 / radius
-        self.buf = np.empty((step, d))
+        self._shape, self._buf = (int(step), int(d)), None
         # X^T X first and 1/R^2 after only where neither can overflow or underflow for bounded rows
         self.unscaled_ok = SAFE_RADIUS[0] <= radius <= SAFE_RADIUS[1]
+
+    @property
+    def buf(self) -> np.ndarray:
+        """A buffer of ``step`` rows for a block's scaled rows."""
+        if self._buf is None:
+            self._buf = np.empty(self._shape)
+        return self._buf
 
     def forms(self, s: np.ndarray | None) -> bool:
         """Whether :meth:`add` forms the block's scaled rows for the factors ``s`` (else it adds X^T X of the block)."""
@@ -279,8 +326,8 @@ class BlockGram:
         if not self.forms(s):
             self.raw += B.T @ B
             return False
-        factors = self.plain if s is None else s[:, None]
-        Y = np.multiply(B, factors, out=B if in_place else self.buf[: B.shape[0]])
+        out = B if in_place else self.buf[: B.shape[0]]
+        Y = np.multiply(B, self.plain, out=out) if s is None else columns.scale_rows(B, s, out)
         self.scaled += Y.T @ Y
         return in_place
 
@@ -292,10 +339,12 @@ class BlockGram:
         return g
 
 
-def scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float) -> np.ndarray:
-    """The Gram matrix of the scaled rows from the stored factors (one pass by blocks)."""
+def scaled_gram(X: np.ndarray, scales: np.ndarray, radius: float, divisors: np.ndarray | None = None) -> np.ndarray:
+    """The Gram matrix of the scaled rows from the stored factors (one pass by blocks); ``divisors``: the rows are
+    those of ``X / divisors``, each block divided as it is read (the products of the divided table's blocks)."""
     step = block_rows(X.shape[1])
     gram = BlockGram(X.shape[1], radius, min(step, X.shape[0]))
+    buf = None if divisors is None else np.empty((min(step, X.shape[0]), X.shape[1]))
     for a in range(0, X.shape[0], step):
-        gram.add(X[a : a + step], scales[a : a + step])
+        gram.add(divide_block(X[a : a + step], divisors, buf), scales[a : a + step])
     return gram.result()

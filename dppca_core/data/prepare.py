@@ -9,7 +9,9 @@ but return ``private=False`` so callers can label them.
 Cost: :func:`prepare` reads X once for the row norms (by blocks, compiled when numba is installed) and keeps one scale factor
 per row, not a scaled copy of X. The Gram matrix is formed on first use, block by block (blocks without
 a clipped row go straight into X^T X), per-site Gram matrices likewise, and the scaled rows only if a
-mechanism that reads rows asks for them. Peak extra memory is one block plus d x d, not a copy of X.
+mechanism that reads rows asks for them (:meth:`PreparedData.row_blocks` forms them a block at a time). Columns
+divided by public or private scales (``column_scales``) are divided as each block is read, never as a copy of X.
+Peak extra memory is one block plus d x d, not a copy of X.
 """
 
 from __future__ import annotations
@@ -22,9 +24,18 @@ from typing import Iterable
 
 import numpy as np
 
+from ..compiled.columns import scale_rows
 from ..validation import check_data_norm, check_matrix
-from ..compiled.loops import row_sq_norms
-from .gram import GramAccumulator, BlockGram, scaled_gram, block_rows, clip_rows, gram_error_bound, row_norms
+from .first_pass import first_pass
+from .gram import (
+    GramAccumulator,
+    scaled_gram,
+    block_rows,
+    clip_rows,
+    divide_block,
+    gram_error_bound,
+    row_norms,
+)
 
 #: Per-site Gram matrices kept per PreparedData (one entry per distinct partition).
 _SITE_CACHE = 4
@@ -136,10 +147,11 @@ class PreparedData:
         Their Gram matrix, when already formed.
     n_clipped : int
         Rows whose norm was above R (a raw-data count: never published).
-    source, scales, sites, site_column, compiled_norms, gram_error, owned, row_sums
+    source, scales, sites, site_column, compiled_norms, gram_error, owned, row_sums, divisors
         Set by :func:`prepare`: the raw rows and one scale factor per row (the rows are formed from them on first
         use), the site partition, how the row norms were computed, the rounding bound of the Gram entries, whether the
-        source belongs to this object alone, and the exact column sums.
+        source belongs to this object alone, the exact column sums, and the column scales the raw rows are divided
+        by before their factors (row i is ``(source[i] / divisors) * scales[i]``; None: no division).
 
     Examples
     --------
@@ -173,13 +185,14 @@ class PreparedData:
         gram_error: float | None = None,
         owned: bool = False,
         row_sums: list | None = None,
+        divisors: np.ndarray | None = None,
     ):
         self.n, self.d = int(n), int(d)
+        self._divisors = divisors
         #: the exact column sums of the scaled rows (:class:`dppca_core.privacy.exact.FixedSums` integers) when
         #: :func:`prepare` formed them in its pass (``row_sums=True``), else None
         self.row_sums = row_sums
         self._owned = owned  # the source is an array only this object holds: rows are formed without a re-check
-        self._spent = False  # prepare_centred(reuse=True) wrote the centred rows over the source
         self._gram_error = gram_error
         self.data_norm = float(data_norm)
         self.n_clipped = int(n_clipped)
@@ -203,8 +216,6 @@ class PreparedData:
     @property
     def rows(self) -> np.ndarray:
         if self._rows is None:
-            if self._spent:
-                raise ValueError("these rows were centred in place (prepare_centred with reuse=True); use its result.")
             if self._source is None:
                 raise ValueError(
                     "this mechanism needs the individual rows, but only sufficient statistics (n and the Gram "
@@ -227,63 +238,115 @@ class PreparedData:
         if source is None or scales is None:
             return self.rows[index]
         B = np.asarray(source[index], dtype=float)
+        if self._divisors is not None:  # the entries of the divided table, bit for bit
+            np.divide(B, self._divisors, out=B)
         s, _ = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms).block_scales(B)
-        s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
-        if not np.array_equal(s, scales[index]):
+        stored = scales[index]
+        if not (np.all(stored == 1.0 / self.data_norm) if s is None else np.array_equal(s, stored)):
             raise ValueError(
                 "the array given to prepare() was modified afterwards; call prepare() again "
                 "(or pass a copy of the data)."
             )
-        B *= s[:, None]
-        return B
+        return scale_rows(B, stored, B)
 
     def _materialise(self) -> np.ndarray:
-        probe = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms)
-        step = block_rows(self.d)
-        if self._owned:  # nobody else holds the source: the same products, in place, without the check
-            source = self._source
+        if self._owned and self._divisors is None:  # nobody else holds the source: the same products, in place
+            source, step = self._source, block_rows(self.d)
             for a in range(0, self.n, step):
                 np.multiply(source[a : a + step], self._scales[a : a + step, None], out=source[a : a + step])
             source.setflags(write=False)
             return source
         out = np.empty((self.n, self.d))
-        for a in range(0, self.n, step):
-            B = self._source[a : a + step]
-            s, _ = probe.block_scales(B, first_row=a)
-            s = np.full(B.shape[0], 1.0 / self.data_norm) if s is None else s
-            if not np.array_equal(s, self._scales[a : a + step]):
-                raise ValueError(
-                    "the array given to prepare() was modified afterwards; call prepare() again "
-                    "(or pass a copy of the data)."
-                )
-            np.multiply(B, s[:, None], out=out[a : a + step])
+        for a in range(0, self.n, block_rows(self.d)):
+            self.form_rows(a, min(a + block_rows(self.d), self.n), out[a:])
         out.setflags(write=False)
         return out
+
+    def form_rows(self, a: int, b: int, out: np.ndarray, check: bool = True) -> np.ndarray:
+        """Rows a to b of :attr:`rows` formed into the first b - a rows of ``out`` (returned), bit for bit, without
+        forming the others: the raw block (divided by the column scales, where there are), each row's factor
+        computed again and checked against the stored one (as :attr:`rows` checks it; ``check=False``: for a second
+        pass of a caller that checked the first), then the products."""
+        if self._rows is not None or self._source is None:
+            out[: b - a] = self.rows[a:b]
+            return out[: b - a]
+        raw, stored = self._source[a:b], self._scales[a:b]
+        if not check:  # divided and scaled in one pass
+            return scale_rows(raw, stored, out[: b - a], self._divisors)
+        block = divide_block(raw, self._divisors, out)
+        s, _ = GramAccumulator(self.d, self.data_norm, False, self._compiled_norms).block_scales(block, first_row=a)
+        if not (np.all(stored == 1.0 / self.data_norm) if s is None else np.array_equal(s, stored)):
+            raise ValueError(
+                "the array given to prepare() was modified afterwards; call prepare() again (or pass a copy of the data)."
+            )
+        return scale_rows(block, stored, out[: b - a])
+
+    @property
+    def rows_formed(self) -> bool:
+        """True when :attr:`rows` is an array held here (reading it costs nothing more)."""
+        return self._rows is not None
+
+    def row_blocks(self, rows: int | None = None, check: bool = True):
+        """(first row, block) for consecutive blocks of ``rows`` rows (default :func:`block_rows`): each block the
+        bits of ``self.rows[a:b]``, views of :attr:`rows` where they are formed, else formed by :meth:`form_rows`
+        (``check`` as there) into one buffer reused from block to block (copy a block to keep it). A pass over the
+        rows without an n x d array."""
+        step = block_rows(self.d) if rows is None else max(int(rows), 1)
+        if self.rows_formed or not self.has_rows:
+            for a in range(0, self.n, step):
+                yield a, self.rows[a : a + step]
+            return
+        buf = np.empty((min(step, self.n), self.d))
+        for a in range(0, self.n, step):
+            yield a, self.form_rows(a, min(a + step, self.n), buf, check)
 
     def scaled_parts(self) -> tuple:
         """(raw rows, one factor per row) while the scaled rows are not formed (row i is ``raw[i] * factors[i]``,
         the product :attr:`rows` forms), else (the rows, None): for a caller that reads every row once and need not
         keep them (e.g. an exact sum, a centred copy). Like :attr:`rows` formed from an array the caller owns, it
-        trusts that the array was not changed since :func:`prepare` (in the same call)."""
-        source, scales = self._source, self._scales  # one read: the rows may be formed concurrently
+        trusts that the array was not changed since :func:`prepare` (in the same call). Rows divided by column scales
+        are formed first (:meth:`row_parts` gives their parts without forming them)."""
+        source, divisors, scales = self.row_parts()
+        return (self.rows, None) if divisors is not None else (source, scales)
+
+    def row_parts(self) -> tuple:
+        """(raw rows, column divisors or None, one factor per row) while the scaled rows are not formed (row i is
+        ``(raw[i] / divisors) * factors[i]``, the entries :attr:`rows` forms), else (the rows, None, None); trusted
+        as :meth:`scaled_parts` is."""
+        source, scales, divisors = self._source, self._scales, self._divisors  # one read (see scaled_parts)
         if source is None or scales is None:
-            return self.rows, None
-        return source, scales
+            return self.rows, None, None
+        return source, divisors, scales
 
     def project(self, components: np.ndarray) -> np.ndarray:
         """The rows' projections on ``components`` (n x k), each row's summed in a fixed order that depends on that
-        row alone (:func:`dppca_core.compiled.kernels.fixed_order_project`)."""
+        row alone (:func:`dppca_core.compiled.kernels.fixed_order_project`); the rows formed a block at a time where
+        they are not formed (the same rows, so the same bits)."""
         from ..compiled.kernels import fixed_order_project
 
-        return fixed_order_project(self.rows, components)
+        if self.rows_formed or not self.has_rows:
+            return fixed_order_project(self.rows, components)
+        out = np.empty((self.n, np.shape(components)[1]))
+        for a, block in self.row_blocks():
+            out[a : a + block.shape[0]] = fixed_order_project(block, components)
+        return out
 
     def projected_products(self, components, first, second, projections=None):
         """The exact sums (:class:`dppca_core.privacy.exact.FixedSums`) of each row's products of its projections on
         ``components`` for the pairs ``zip(first, second)``, and of its squared norm, last; ``projections`` (n x k)
-        receives the projections (:meth:`FixedSums.of_projected_products` of :attr:`rows`)."""
+        receives the projections (:meth:`FixedSums.of_projected_products` of :attr:`rows`, the rows formed a block at
+        a time where they are not formed: the same rows, so the same integers and projections)."""
         from ..privacy.exact import FixedSums
 
-        return FixedSums.of_projected_products(self.rows, components, first, second, None, projections)
+        if self.rows_formed or not self.has_rows:
+            return FixedSums.of_projected_products(self.rows, components, first, second, None, projections)
+        totals = None
+        for a, block in self.row_blocks():
+            part = FixedSums.of_projected_products(
+                block, components, first, second, None, None if projections is None else projections[a : a + len(block)]
+            )  # integers: the blocks' sums add up to the sums of one pass
+            totals = part.totals if totals is None else [t + p for t, p in zip(totals, part.totals)]
+        return FixedSums.of_totals(totals)
 
     @property
     def gram(self) -> np.ndarray:
@@ -295,7 +358,7 @@ class PreparedData:
                     if self._rows is not None:
                         g = scaled_gram(self._rows, np.ones(self.n), 1.0)
                     else:
-                        g = scaled_gram(self._source, self._scales, self.data_norm)
+                        g = scaled_gram(self._source, self._scales, self.data_norm, self._divisors)
                     g.setflags(write=False)
                     self._gram = g
         return self._gram
@@ -356,8 +419,9 @@ class PreparedData:
 
     def _site_gram(self, idx: np.ndarray) -> np.ndarray:
         contiguous = idx.size and idx[-1] - idx[0] + 1 == idx.size
-        if self._rows is not None:
-            R = self._rows[idx[0] : idx[-1] + 1] if contiguous else self._rows[idx]
+        if self._rows is not None or self._divisors is not None:  # divided columns: the rows formed first
+            rows = self.rows
+            R = rows[idx[0] : idx[-1] + 1] if contiguous else rows[idx]
             g = R.T @ R
             return (g + g.T) / 2.0
         if contiguous:
@@ -429,6 +493,7 @@ def prepare(
     row_sums: bool = False,
     sq_norms: np.ndarray | None = None,
     keep_sq_norms: bool = False,
+    column_scales: np.ndarray | None = None,
 ) -> PreparedData:
     """Validate, clip rows to ``data_norm`` and scale them to the unit ball.
 
@@ -458,6 +523,11 @@ def prepare(
     keep_sq_norms : bool
         Keep the squared row norms of X in :attr:`PreparedData.sq_norms` (n floats; for centring by
         :func:`dppca_core.data.centring.centre_algebraically`, which reads them to find the rows it may clip).
+    column_scales : ndarray of shape (d,), optional
+        Positive column scales (a release's public bounds or private scales): the rows are those of ``X /
+        column_scales``, each block divided as it is read (:mod:`dppca_core.data.first_pass`), never as a copy of X;
+        every statistic, norm and row is that of the divided table, bit for bit. ``sq_norms`` are then the divided
+        rows' (:func:`dppca_core.data.gram.divided_sq_norms`).
 
     Returns
     -------
@@ -498,7 +568,12 @@ def prepare(
         sq_norms = None
     elif sq_norms is not None and np.shape(sq_norms) != (arr.shape[0],):
         raise ValueError(f"{np.shape(sq_norms)} squared row norms given for {arr.shape[0]} rows.")
-    scales, n_clipped, gram, sums, kept = _row_scales(
+    divisors = None
+    if column_scales is not None:
+        divisors = np.ascontiguousarray(column_scales, dtype=float).reshape(-1)
+        if divisors.shape != (arr.shape[1],) or not (np.all(np.isfinite(divisors)) and np.all(divisors > 0)):
+            raise ValueError(f"column_scales must hold one finite scale > 0 per column ({arr.shape[1]} of them).")
+    scales, n_clipped, gram, sums, kept = first_pass(
         arr,
         data_norm,
         with_gram=fuse,
@@ -506,6 +581,7 @@ def prepare(
         with_sums=row_sums,
         sq_norms=sq_norms,
         keep_sq=keep_sq_norms,
+        divisors=divisors,
     )
     prepared = PreparedData(
         arr.shape[0],
@@ -516,56 +592,12 @@ def prepare(
         scales=scales,
         gram=gram,
         compiled_norms=compiled,
-        owned=owned and arr is X,
+        owned=owned and arr is X and divisors is None,
         row_sums=sums,
+        divisors=divisors,
     )
     prepared.sq_norms = kept
     return prepared
-
-
-def prepare_centred(data: PreparedData, mean: np.ndarray, *, reuse: bool = False) -> PreparedData:
-    """The rows of ``data`` centred with ``mean`` (a point of the unit ball, in the units of the scaled rows), times
-    R, and clipped to R again, with their Gram matrix: bit for bit what ``prepare(centred_copy, R, owned=True)``
-    gives, its ``rows`` and its ``gram``, for ``centred_copy`` the rows :func:`dppca_core.compiled.kernels.
-    scaled_centred` (or ``centred``) forms, in one pass by blocks instead of five over n x d arrays.
-
-    Each block of :func:`block_rows` rows is centred into the output, its rows' norms and clip factors computed
-    (:meth:`GramAccumulator.block_scales`, as :func:`prepare` does), added to the Gram matrix as :func:`prepare`
-    adds it (the same blocks, the same products: the same bits), then scaled in place while it is still in cache
-    (a block with a clipped row is scaled once, for the Gram matrix and the rows).
-    What is clipped is unchanged: each centred row is clipped by its own norm, as a row of ``prepare`` is.
-
-    ``reuse``: ``data`` was prepared from an array only it holds (``prepare(..., owned=True)``, e.g. a release's
-    scaled copy) and is not read again, so the centred rows are written over that array, each block after it is
-    read (the same arithmetic, the same bits), instead of into a new n x d array whose first touch costs about a
-    pass; ``data`` then holds no rows.
-    """
-    from ..compiled import kernels
-
-    source, factors = data.scaled_parts()
-    n, d, radius = data.n, data.d, data.data_norm
-    in_place = reuse and data._owned and factors is not None and source.flags.c_contiguous and source.flags.writeable
-    out = source if in_place else np.empty((n, d))
-    compiled = out.size >= COMPILED_NORMS_MIN_SIZE
-    probe = GramAccumulator(d, radius, want_sum=False, compiled_norms=compiled)
-    step = block_rows(d)
-    gram = BlockGram(d, radius, min(step, n))
-    clipped = 0
-    for a in range(0, n, step):
-        block = out[a : a + step]
-        if factors is None:
-            kernels.centred(source[a : a + step], mean, radius, out=block)
-        else:
-            kernels.scaled_centred(source[a : a + step], factors[a : a + step], mean, radius, out=block)
-        s, over = probe.block_scales(block, first_row=a)
-        clipped += int(over.sum())
-        if gram.add(block, s, in_place=True) or (s is None and radius == 1.0):
-            continue  # the block holds its scaled rows: the Gram matrix formed them, or every factor is 1/R = 1
-        np.multiply(block, 1.0 / radius if s is None else s[:, None], out=block)
-    if in_place:  # the rows of data are gone: reading them again is an error, not the centred rows
-        data._source = data._scales = None
-        data._spent = True
-    return PreparedData(n, d, radius, rows=out, gram=gram.result(), n_clipped=clipped, compiled_norms=compiled)
 
 
 #: Up to this many columns the Gram matrix costs little more than a read of X, so :func:`prepare` forms it in
@@ -579,46 +611,6 @@ FUSED_GRAM_MAX_D = 32
 #: (:func:`dppca_core.compiled.loops.row_sq_norms`, when numba is installed): there the einsum pass costs a fifth of
 #: X^T X at d = 20. Smaller inputs keep einsum and never import numba (about 0.3 s and 100 MB once per process).
 COMPILED_NORMS_MIN_SIZE = 1 << 20
-
-
-def _row_scales(
-    X: np.ndarray,
-    radius: float,
-    with_gram: bool = False,
-    compiled_norms: bool = False,
-    with_sums: bool = False,
-    sq_norms: np.ndarray | None = None,
-    keep_sq: bool = False,
-):
-    """Each row's factor s_i = min(1, R/||x_i||)/R (one pass of row norms by blocks), the clipped count, the Gram
-    matrix of the scaled rows (``with_gram``, else None), their exact column sums (``with_sums``; else, or for an entry
-    out of range, None); ``sq_norms`` given are read instead of a pass; ``keep_sq``: return them (else None)."""
-    from ..compiled.kernels import scaled_row_sums
-    from ..privacy.exact import SUM_BITS, TERM_LIMIT
-
-    probe = GramAccumulator(X.shape[1], radius, want_sum=False, compiled_norms=compiled_norms)
-    step = block_rows(X.shape[1])
-    scales, clipped = np.empty(X.shape[0]), 0
-    gram = BlockGram(X.shape[1], radius, step) if with_gram else None
-    sums = [0] * X.shape[1] if with_sums else None
-    kept = sq_norms if sq_norms is not None or not keep_sq else np.empty(X.shape[0])
-    for a in range(0, X.shape[0], step):
-        B = X[a : a + step]
-        if kept is not None and sq_norms is None:  # computed as block_scales computes them, and kept
-            kept[a : a + step] = row_sq_norms(B, compiled_norms)
-        s, over = probe.block_scales(B, first_row=a, sq=None if kept is None else kept[a : a + step])
-        factors = scales[a : a + B.shape[0]]
-        factors[:] = 1.0 / radius if s is None else s
-        clipped += int(over.sum())
-        formed = gram.buf[: B.shape[0]] if gram is not None and sums is not None and gram.forms(s) else None
-        if gram is not None and formed is None:
-            gram.add(B, None if s is None else factors)
-        if sums is not None:  # integers: the block sums add up to the sums of one pass, in any order
-            block = scaled_row_sums(B, factors, SUM_BITS, TERM_LIMIT, formed=formed)  # scaled once for G and sums
-            sums = None if block is None else [t + b for t, b in zip(sums, block)]
-        if formed is not None:
-            gram.add_formed(formed)
-    return scales, clipped, None if gram is None else gram.result(), sums, kept if keep_sq else None
 
 
 def gram_from_chunks(chunks: Iterable, data_norm: float = 1.0) -> PreparedData:
@@ -678,7 +670,6 @@ __all__ = [
     "SitePartition",
     "GramAccumulator",
     "prepare",
-    "prepare_centred",
     "gram_from_chunks",
     "clip_rows",
     "row_norms",

@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from ..audit.design import AuditDesign
+from ..compiled.kernels import clipped_whitened
 from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
@@ -33,8 +34,8 @@ PAPER_COINPRESS = (
 )
 #: Rows of the CoinPress audit design: enough that the background fixes every ellipsoid to a few per cent.
 AUDIT_ROWS = 2000
-#: Rows a step clips and multiplies at a time (bounded memory at any n).
-CHUNK_ROWS = 65536
+#: Rows a step maps, clips and adds at a time: the block and its mapped rows stay in the second-level cache.
+CHUNK_ROWS = 2048
 
 
 def whitened_radius(d: int, beta: float) -> float:
@@ -66,18 +67,26 @@ def spectral_norm(A: np.ndarray) -> float:
     return float(np.sqrt(np.linalg.eigvalsh(A.T @ A)[-1]))
 
 
-def clipped_gram(data, A: np.ndarray, radius: float, norm_A: float | None = None) -> np.ndarray:
+def reads_rows(radius: float, norm_A: float) -> bool:
+    """Whether a step at ``radius`` with a map of spectral norm ``norm_A`` reads the rows: below ||A||_2 (up to
+    rounding) a row of norm <= 1 may map beyond the radius; at or above, none does and the Gram matrix serves."""
+    return radius < norm_A * (1.0 - 1e-12)
+
+
+def clipped_gram(data, A: np.ndarray, radius: float, norm_A: float | None = None, check: bool = True) -> np.ndarray:
     """sum_i w_i w_i^T for w_i = A x_i clipped to norm ``radius``. When radius >= ||A||_2 (``norm_A``; up to
     rounding) no row is clipped (every row has norm <= 1) and the sum is A (X^T X) A^T, read from the Gram matrix
-    without the rows."""
-    if radius >= (spectral_norm(A) if norm_A is None else norm_A) * (1.0 - 1e-12):
+    without the rows. Else the rows are read a block of :data:`CHUNK_ROWS` at a time (``data.row_blocks``, ``check``
+    as there: no copy of X), mapped, measured and clipped in one compiled pass whose bits do not depend on the path
+    (:func:`dppca_core.compiled.kernels.clipped_whitened`), and each block's clipped rows added by one product."""
+    if not reads_rows(radius, spectral_norm(A) if norm_A is None else norm_A):
         return A @ data.gram @ A.T
     d = data.d
     out = np.zeros((d, d))
-    for start in range(0, data.n, CHUNK_ROWS):
-        W = data.rows_at(np.arange(start, min(data.n, start + CHUNK_ROWS))) @ A.T
-        norms = np.linalg.norm(W, axis=1)
-        W *= np.minimum(1.0, radius / np.maximum(norms, 1e-300))[:, None]
+    components = np.ascontiguousarray(A.T)
+    buf = np.empty((min(CHUNK_ROWS, data.n), d))
+    for _, block in data.row_blocks(CHUNK_ROWS, check):
+        W = clipped_whitened(block, components, radius, buf[: block.shape[0]])
         out += W.T @ W
     return out
 
@@ -112,13 +121,15 @@ def coinpress_steps(data, mus, prior: float, beta: float, rng: np.random.Generat
     gamma = whitened_radius(d, beta)
     A = np.eye(d) / math.sqrt(prior)
     steps = {"whitening": [], "radii": [], "noise_sd": [], "eta": [], "mus": []}
-    Z = None
+    Z, read = None, False
     for t, mu_t in enumerate(mus):
         norm_A = spectral_norm(A)
         radius = min(gamma, norm_A)
         delta_2 = sensitivity("gram_upper", "replace") * radius**2
         sigma = delta_2 / mu_t
-        Y = clipped_gram(data, A, radius, norm_A) + symmetric_gaussian(d, sigma, rng)
+        # the rows are checked against their stored factors by the first step that reads them, not again
+        Y = clipped_gram(data, A, radius, norm_A, check=not read) + symmetric_gaussian(d, sigma, rng)
+        read = read or reads_rows(radius, norm_A)
         Z = Y / n
         eta = wigner_norm_bound(d, sigma / n, beta) if eta_rule == "noise" else sampling_eta(n, d)
         for key, value in (

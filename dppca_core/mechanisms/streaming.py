@@ -15,6 +15,7 @@ from ..compiled.loops import oja_steps
 from ..audit.design import AuditDesign, public_stream
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
+from ..privacy.randomness import bulk_generator
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
 from .dp_pca_steps import batch_plan, eigen_groups, batches, gradient_ascent, min_batch_size
@@ -340,11 +341,14 @@ def _oja_pass(data, order, w, c1, c2, alpha, rng, trace_every, chunk=8192):
 
     The learning rates and the noise (standard normals drawn chunk by chunk, which numpy's Generator produces
     identically to one big draw, scaled by eta_t alpha) are prepared a chunk at a time; the sequential steps run
-    in :func:`dppca_core.compiled.loops.oja_steps` (compiled by numba when it is installed).
+    in :func:`dppca_core.compiled.loops.oja_steps` (compiled by numba when it is installed). The noise, n d normals,
+    comes from :func:`dppca_core.privacy.randomness.bulk_generator`: for a release to publish, AES-128 in counter
+    mode keyed from the operating system; seeded, ``rng`` itself.
     """
     n, d = data.n, data.d
     w = np.array(w, dtype=float)
     trace = []
+    rng = bulk_generator(rng)
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         steps = np.arange(start + 1, stop + 1, dtype=float)

@@ -25,7 +25,7 @@ import numpy as np
 from ..audit.design import AuditDesign
 from ..compiled.kernels import COMPILE_MIN_WORK
 from ..compiled.loops import row_sq_norms
-from ..data.prepare import prepare
+from ..data.first_pass import prepare_rescaled
 from ..linalg import top_eigenvectors
 from ..privacy import (
     PrivacyCurve,
@@ -75,9 +75,11 @@ def candidate_radii(levels: int) -> np.ndarray:
     return 2.0 ** -np.arange(int(levels), dtype=float)
 
 
-def clipping_excess(sq_norms: np.ndarray, radius: float) -> float:
-    """sum_i max(||x_i||^2 - radius^2, 0): n times the Frobenius bound on the bias of clipping at ``radius``."""
-    return float(np.sum(np.maximum(sq_norms - radius * radius, 0.0)))
+def clipping_excess(sq_norms: np.ndarray, radius: float, out: np.ndarray | None = None) -> float:
+    """sum_i max(||x_i||^2 - radius^2, 0): n times the Frobenius bound on the bias of clipping at ``radius``. ``out``
+    (the shape of ``sq_norms``): the terms are written there, not into new arrays (the same terms, the same sum)."""
+    terms = np.subtract(sq_norms, radius * radius, out=out)
+    return float(np.sum(np.maximum(terms, 0.0, out=terms)))
 
 
 def above_threshold(queries, epsilon: float, computation_error: float, rng: np.random.Generator) -> tuple[int, float]:
@@ -182,10 +184,22 @@ def authors_branch(stop_radius: float, terms: dict) -> str:
     return "gauss" if separate >= stop_radius**2 * terms["gauss"] else "trace"
 
 
-def clipped_unit_rows(rows: np.ndarray, norms: np.ndarray, radius: float):
-    """The rows clipped at ``radius`` and divided by it (back in the unit ball), prepared."""
+def clipped_unit_rows(data, norms: np.ndarray, radius: float, check: bool = True):
+    """The rows of ``data`` clipped at ``radius`` and divided by it (back in the unit ball), prepared: n and their
+    Gram matrix, formed a block at a time without a copy of the rows (:func:`dppca_core.data.first_pass.
+    prepare_rescaled`: the bits of preparing the clipped copy; ``check`` as there)."""
     scale = np.divide(1.0, norms, out=np.full(len(norms), 1.0 / radius), where=norms > radius)
-    return prepare(rows * scale[:, None])
+    return prepare_rescaled(data, scale, check)
+
+
+def row_sq_norms_of(data) -> np.ndarray:
+    """The squared norm of every row of ``data``, each summed in column order (the bits of
+    :func:`dppca_core.compiled.loops.row_sq_norms` of ``data.rows``), the rows formed a block at a time."""
+    compiled = data.n * data.d >= COMPILE_MIN_WORK  # the same bits either way: speed only
+    out = np.empty(data.n)
+    for a, block in data.row_blocks():
+        out[a : a + block.shape[0]] = row_sq_norms(block, compiled)
+    return out
 
 
 def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: str = "tail") -> dict:
@@ -200,7 +214,7 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: st
     branch at mu_main whichever ran (each branch is at most mu_main-GDP, so the curve is an upper bound that does not
     depend on the branch, hence not on the data)."""
     n, d = data.n, data.d
-    sq_norms = row_sq_norms(data.rows, compiled=n * d >= COMPILE_MIN_WORK)  # the same bits either way
+    sq_norms = row_sq_norms_of(data)
     error = summation_error(n + d + 2, n)  # each ||x||^2 within gamma_d, their sum within gamma_n n
     trace, trace_noise = private_trace(float(sq_norms.sum()), error, mus["mu_trace"], rng)
     radii = candidate_radii(levels)
@@ -212,11 +226,12 @@ def tail_parts(data, mus: dict, levels: int, rng: np.random.Generator, route: st
         trace_sigma = float(np.clip((trace + margin) / n, 1e-16, 1.0))
         terms = authors_terms(trace_sigma, d, n, mus)
         offsets = list(n * authors_offsets(radii, terms))
-    queries = [clipping_excess(sq_norms, r) - o for r, o in zip(radii, offsets)]
+    work = np.empty(n)  # one buffer for every level's terms
+    queries = [clipping_excess(sq_norms, r, work) - o for r, o in zip(radii, offsets)]
     stop, epsilon_svt = above_threshold(queries, mus["epsilon_svt"], summation_error(n + d + 3, n + max(offsets)), rng)
     radius = float(radii[max(stop - 1, 0)])  # one step above the first radius whose excess outgrew the noise
     norms = np.sqrt(sq_norms)
-    unit = clipped_unit_rows(data.rows, norms, radius)
+    unit = clipped_unit_rows(data, norms, radius, check=False)  # checked by the pass that took the norms
     parts = {"stop": stop, "radius": radius, "trace": trace, "trace_sd": trace_noise.noise_scale}
     parts.update(epsilon_svt=epsilon_svt, clipped_rows=int(np.sum(norms > radius)))
     mus_used = [trace_noise.curve().mu, pure_to_gdp_mu(epsilon_svt)]

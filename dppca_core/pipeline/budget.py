@@ -267,8 +267,8 @@ def _release_steps(mechanism: str, X, options: ReleaseOptions, seed) -> Release:
     source = random_source(seed)
     rng, ledger = source.rng, Ledger()
     note = degenerate_note(X)  # a non-private diagnostic (None for prepared data or statistics)
-    X, sq_norms = scale_step(X, options, plan, rng, ledger)
-    R, sq_norms = radius_step(X, options, plan, rng, ledger, sq_norms)
+    X, divisors = scale_step(X, options, plan, rng, ledger)  # the column scales, divided as each pass reads
+    R, sq_norms = radius_step(X, options, plan, rng, ledger, divisors)
     # centred privately, the rows are read again after centring: their Gram matrix is needed here only where the
     # centred rows' one is formed from it (data.centring: narrow and large, for a mechanism that reads the Gram)
     algebraic = options.center == "private" and not spec.needs_rows and algebraic_shape(X)
@@ -276,10 +276,10 @@ def _release_steps(mechanism: str, X, options: ReleaseOptions, seed) -> Release:
         X,
         R,
         gram_now=None if algebraic or options.center != "private" else False,
-        owned=options.scale != "none",
         row_sums="mean" in plan.shares,
         sq_norms=sq_norms,
         keep_sq_norms=algebraic,
+        column_scales=divisors,
     )  # the mean's exact sums in the pass of the row norms (the norms themselves read by a private radius)
     K = min(data.d, spec.max_k or data.d) if options.auto_k else check_k(options.k, data.d)
     if (plan.budget.mean > 0 or plan.budget.scores > 0) and not data.has_rows:

@@ -62,6 +62,7 @@ def private_radius(
     quantile: float = DEFAULT_RADIUS_QUANTILE,
     bins: int = RADIUS_BINS,
     sq_norms: np.ndarray | None = None,
+    divisors: np.ndarray | None = None,
 ) -> dict:
     """A clipping radius R chosen privately: a noisy binary search for a quantile of the row norms.
 
@@ -82,6 +83,9 @@ def private_radius(
     sq_norms : ndarray (n,), optional
         The rows' squared norms, already computed (the release computes them once for this step and the clipping
         after it); each count reads each row's norm alone, so any per-row computation keeps its sensitivity.
+    divisors : ndarray (d,), optional
+        Column scales the rows are divided by (``sq_norms`` are then the divided rows'; the rare rows whose sum of
+        squares is not a normal float are divided and measured again safely).
 
     Returns
     -------
@@ -104,7 +108,10 @@ def private_radius(
     """
     quantile = check_float_range(quantile, "radius_quantile", 0.0, 1.0, low_open=True, high_open=True)
     edges = radius_edges(bounds, bins)
-    norms = row_norms(X) if sq_norms is None else norms_from_squares(np.asarray(X, dtype=float), sq_norms)
+    if sq_norms is None:
+        norms = row_norms(X if divisors is None else np.asarray(X, dtype=float) / divisors)
+    else:
+        norms = norms_from_squares(np.asarray(X, dtype=float), sq_norms, divisors)
     unordered = int(np.count_nonzero(np.isnan(norms)))  # counted above every candidate, as a sort places them last
     steps = int(np.ceil(np.log2(edges.size))) + (1 if neighbors == "add_remove" else 0)
     step_share = share.split(steps)

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import kernels
 from ..api import run_part
 from .ledger import Ledger, Step
 from .choices import choose_k, private_column_scales, private_radius
 from .options import ReleaseOptions
 from ..linalg import top_eigenvectors
-from ..data.gram import block_sq_norms, scaled_copy
-from ..data.centring import CentredRows, centre
+from ..data.gram import block_sq_norms, divided_sq_norms
+from ..data.centring import CentredRows, centre, prepare_centred
 from ..data.prepare import COMPILED_NORMS_MIN_SIZE, FUSED_GRAM_MAX_D, PreparedData, prepare
 from ..privacy import PrivacyCurve
 from ..release import NonPrivateDiagnostics, Release
@@ -113,14 +112,15 @@ def plan_release(spec, options: ReleaseOptions) -> _Plan:
 
 
 def scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> tuple:
-    """(the rows, columns scaled (by public bounds, free; privately, the scale share) and recorded; their squared
-    norms as :func:`prepare` reads them, or None when no column is scaled)."""
+    """(the rows; the column scales (public bounds, free; or private, the scale share), recorded, or None when no
+    column is scaled). The rows are not divided here: every later pass divides each block as it reads it
+    (``column_scales`` of :func:`prepare`), so no scaled copy of the table is formed."""
     if options.private_radius or options.scale != "none":
         from ..data.stats import SufficientStats
 
         if isinstance(X, (PreparedData, SufficientStats)):
             raise ValueError("choosing the radius or scaling the columns reads the raw rows; pass the data matrix.")
-        X = check_matrix(X, finite=options.scale == "none")  # scaled: checked in the pass that divides
+        X = check_matrix(X, finite=options.scale == "none")  # scaled: checked in the passes that divide
     if options.scale == "none":
         return X, None
     b = _column_bounds(options.column_bounds, X.shape[1])
@@ -137,20 +137,23 @@ def scale_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger) -> 
         step.facts["scale_noise_scale"] = chosen["noise"].noise_scale
         step.curves.append(share.curve())
     ledger.record(step)
-    return scaled_copy(X, scales, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
+    return X, np.ascontiguousarray(scales, dtype=float)
 
 
-def radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, sq_norms) -> tuple:
+def radius_step(X, options: ReleaseOptions, plan: _Plan, rng, ledger: Ledger, divisors=None) -> tuple:
     """(the clipping radius: public, or a private quantile of the row norms (the radius share), recorded; the squared
-    row norms given, or read here for a private radius as :func:`prepare` reads them: the clipping takes them)."""
+    row norms read here for a private radius as :func:`prepare` reads them (the clipping takes them), else None).
+    ``divisors``: the column scales the rows are divided by (their norms are the divided rows', not a copy's)."""
     if not options.private_radius:
         hint = "Choose a public bound on row norms, or data_norm='private'."
-        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint=hint), sq_norms
+        return check_positive(options.data_norm, "data_norm (clipping radius R)", hint=hint), None
     share = plan.shares["radius"]
-    if sq_norms is None:
-        sq_norms = block_sq_norms(X, compiled=X.size >= COMPILED_NORMS_MIN_SIZE)
+    compiled = X.size >= COMPILED_NORMS_MIN_SIZE
+    sq_norms = block_sq_norms(X, compiled) if divisors is None else divided_sq_norms(X, divisors, compiled)
     bounds, quantile = options.radius_bounds, options.radius_quantile
-    chosen = private_radius(X, share, options.neighbors, rng, bounds=bounds, quantile=quantile, sq_norms=sq_norms)
+    chosen = private_radius(
+        X, share, options.neighbors, rng, bounds=bounds, quantile=quantile, sq_norms=sq_norms, divisors=divisors
+    )
     R = chosen["radius"]
     ledger.record(
         Step(
@@ -194,15 +197,9 @@ def mean_step(
     if options.center != "private":
         return data
     if gram_now or data.d <= FUSED_GRAM_MAX_D:  # (rows - mean) R, re-clipped to R, and their Gram matrix
-        # the scaled copy of a release with column scales is its own: centred in place (only n_clipped is read after)
-        return centre(data, mean_scaled, reuse=options.scale != "none")
-    source, factors = data.scaled_parts()  # (rows - mean) R in one pass, without forming the rows first
-    centred_rows = (
-        kernels.centred(source, mean_scaled, data.data_norm)
-        if factors is None
-        else kernels.scaled_centred(source, factors, mean_scaled, data.data_norm)
-    )
-    return prepare(centred_rows, data.data_norm, owned=True)  # re-clipped to R
+        return centre(data, mean_scaled)
+    # (rows - mean) R re-clipped to R, kept as their parts (the mechanism reads the rows; the Gram matrix on first use)
+    return prepare_centred(data, mean_scaled, with_gram=False)
 
 
 def subspace_step(

@@ -296,7 +296,7 @@ def test_the_first_pass_forms_clipped_blocks_once_for_the_gram_matrix_and_the_su
     rows = data.rows
     assert data.row_sums == FixedSums(rows).totals
     first, last = rows[: block_rows(7)], X[block_rows(7) :]
-    want = last.T @ last * 1.0 + first.T @ first  # as _BlockGram adds them: raw / R^2 + scaled
+    want = last.T @ last * 1.0 + first.T @ first  # as BlockGram adds them: raw / R^2 + scaled
     assert np.array_equal(bits(data.gram), bits((want + want.T) / 2.0))
 
 

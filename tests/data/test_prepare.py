@@ -194,7 +194,7 @@ def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, cl
     """prepare_centred: the rows and Gram matrix prepare() gives for the centred copy, bit for bit, with the same
     rows clipped after centring (some blocks without a clipped row, some with)."""
     from dppca_core.compiled import kernels
-    from dppca_core.data.prepare import prepare_centred
+    from dppca_core.data.centring import prepare_centred
 
     rng = np.random.default_rng(d)
     n = 3 * block_rows(d) + 17
@@ -215,31 +215,33 @@ def test_centring_in_one_pass_gives_the_bits_of_centring_then_preparing(d, R, cl
 
 
 @pytest.mark.parametrize("d", [7, 40])
-def test_centring_over_an_owned_copy_gives_the_same_bits_and_spends_it(d):
-    """prepare_centred(reuse=True) on data prepared from an array it owns writes the centred rows over that array:
-    the rows, Gram matrix and clipped count are those of a new array, bit for bit; the data's rows are then gone
-    (an error, not the centred rows, if read). Data not owned (the caller's array) is never written over."""
+def test_centring_forms_no_copy_and_its_rows_are_those_of_the_centred_copy(d):
+    """prepare_centred keeps the centred rows as their parts (issue 64: no n x d array in the release path at any
+    width): the Gram matrix and clipped count of its pass, and the rows formed on first use, a block at a time, or
+    gathered, are those of the centred copy prepared, bit for bit; without the Gram matrix, it comes on first use
+    with the same bits."""
     from dppca_core.compiled import kernels
-    from dppca_core.data.prepare import prepare_centred
+    from dppca_core.data.centring import CentredRows, prepare_centred
 
     kernels.warm_up()  # the compiled centring runs at every size once numba is imported (the numpy loop without it)
     rng = np.random.default_rng(d)
     n = 3 * block_rows(d) + 17
     X = rng.normal(size=(n, d)) * rng.uniform(0.0, 1.2, (n, 1))  # some rows clipped before centring, some after
     mean = np.full(d, 0.5 / np.sqrt(d))
-    expected = prepare_centred(prepare(X, 1.0, gram_now=False), mean)
-    copy = X / 1.0  # a new array, as a release's scaled copy is
-    owned = prepare(copy, 1.0, gram_now=False, owned=True)
-    fused = prepare_centred(owned, mean, reuse=True)
-    assert np.shares_memory(fused.rows, copy) and fused.n_clipped == expected.n_clipped > 0
-    assert np.array_equal(fused.rows.view(np.int64), expected.rows.view(np.int64))
-    assert np.array_equal(fused.gram.view(np.int64), expected.gram.view(np.int64))
-    with pytest.raises(ValueError, match="centred in place"):
-        owned.rows
-    kept = X.copy()
-    again = prepare_centred(prepare(X, 1.0, gram_now=False), mean, reuse=True)  # not owned: a new array
-    assert not np.shares_memory(again.rows, X) and np.array_equal(X, kept)
-    assert np.array_equal(again.rows.view(np.int64), expected.rows.view(np.int64))
+    data = prepare(X, 1.0, gram_now=False)
+    source, factors = data.scaled_parts()
+    expected = prepare(kernels.scaled_centred(source, factors, mean, 1.0), 1.0, owned=True, gram_now=True)
+    lazy = prepare_centred(data, mean)
+    assert isinstance(lazy, CentredRows) and lazy.n_clipped == expected.n_clipped > 0
+    assert np.array_equal(lazy.gram.view(np.int64), expected.gram.view(np.int64))
+    index = rng.permutation(n)[:500]
+    assert np.array_equal(lazy.rows_at(index).view(np.int64), expected.rows[index].view(np.int64))
+    blocks = np.vstack([block.copy() for _, block in lazy.row_blocks(1000)])
+    assert not lazy.rows_formed and np.array_equal(blocks.view(np.int64), expected.rows.view(np.int64))
+    assert np.array_equal(lazy.rows.view(np.int64), expected.rows.view(np.int64))
+    later = prepare_centred(data, mean, with_gram=False)
+    assert not later.gram_formed and later.n_clipped == expected.n_clipped
+    assert np.array_equal(later.gram.view(np.int64), expected.gram.view(np.int64))
 
 
 @pytest.mark.parametrize("d", [3, 40])

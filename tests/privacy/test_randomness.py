@@ -66,3 +66,51 @@ def test_a_fresh_generator_pickles_with_its_state():
     g = secure_generator()
     copy = pickle.loads(pickle.dumps(g))
     assert np.array_equal(copy.bit_generator.random_raw(4), g.bit_generator.random_raw(4))
+
+
+def test_bulk_noise_of_a_fresh_release_comes_from_aes_keyed_with_128_bits_from_the_operating_system(monkeypatch):
+    """Issue 64: a mechanism that draws noise in bulk draws it, for a release to publish, from AES-128 in counter mode
+    (the processor's AES instructions) keyed directly with 16 fresh bytes from the operating system."""
+    if not randomness.hardware_aes():
+        pytest.skip("no AES instructions here: the bulk noise stays on ChaCha20")
+    fresh = iter([bytes([7]) * KEY_BYTES, bytes(range(1, 17))])
+    asked = []
+
+    def token_bytes(size):
+        asked.append(size)
+        return next(fresh)
+
+    monkeypatch.setattr(randomness.secrets, "token_bytes", token_bytes)
+    bulk = randomness.bulk_generator(secure_generator())
+    assert type(bulk.bit_generator).__name__ == "AESCounter" and asked == [KEY_BYTES, 16]
+    seed = np.asarray(bulk.bit_generator.state["s"]["seed"][:2], dtype=np.uint64)
+    assert seed.astype("<u8").tobytes() == bytes(range(1, 17))  # the key as given: no SeedSequence in between
+    assert np.array_equal(bulk.bit_generator.state["s"]["counter"][:2], [0, 0])
+
+
+def test_a_seeded_generator_draws_its_bulk_noise_itself():
+    """Exploration stays reproducible: a seeded (or any caller's) generator is its own bulk generator."""
+    for rng in (np.random.default_rng(3), np.random.Generator(np.random.PCG64(4))):
+        assert randomness.bulk_generator(rng) is rng
+
+
+def test_private_oja_draws_its_fresh_noise_from_the_bulk_generator(monkeypatch):
+    import dppca_core as dc
+    from dppca_core.mechanisms import streaming
+
+    seen = []
+    real = streaming.bulk_generator
+
+    def spy(rng):
+        out = real(rng)
+        seen.append((type(rng.bit_generator).__name__, type(out.bit_generator).__name__))
+        return out
+
+    monkeypatch.setattr(streaming, "bulk_generator", spy)
+    X = np.random.default_rng(0).normal(size=(500, 4)) / 3
+    release = dc.run("private_oja", X, 1, 1.0, 1e-6)
+    assert release.published()["fresh_randomness"] is True
+    expected = "AESCounter" if randomness.hardware_aes() else "ChaCha"
+    assert seen == [("ChaCha", expected)]
+    dc.run("private_oja", X, 1, 1.0, 1e-6, seed=1)
+    assert seen[-1] == ("PCG64", "PCG64")
