@@ -9,7 +9,23 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import compute, data, downloads, guarantee, notebooks, planner, publish, report, scenario, session, show, views
+from ui import (
+    compute,
+    data,
+    downloads,
+    guarantee,
+    notebooks,
+    planner,
+    publish,
+    exploration_record,
+    report,
+    report_words,
+    scenario,
+    script_export,
+    session,
+    show,
+    views,
+)
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -33,14 +49,14 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     )
     if presenting:
         show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
-    summary = report.summary_sentences(vals, ds, results, random_level, prep)
+    summary = report_words.summary_sentences(vals, ds, results, random_level, prep)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
     planned = planner.planned_line(vals, results, ds.n)  # a plan from Trade-offs, while the scenario is the plan's
     if planned:
         st.info(md_escape(planned), icon=":material/target:")
     st.subheader("Settings that apply to these data")
-    settings = report.settings_in_words(vals, ds, prep)
+    settings = report_words.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
     if not presenting:
         show.chart(main.fig, key="report_main", summary=main.summary, table=main.table, shared=True)
@@ -50,7 +66,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
 def _last_audit():
     """The last audit of the Audit page in this session, drawn as a curve with its reading (it joins the record)."""
     result = st.session_state.get("audit_result")
-    drawn = report.audit_record(result)
+    drawn = exploration_record.audit_record(result)
     if drawn is None:
         return None
     st.subheader("Last audit")
@@ -93,7 +109,7 @@ with boundary("the report"):
     ref = prep.reference[:, :k]
     table = report.results_table(results)
     st.subheader("Guarantees")
-    too_large = report.delta_notice(vals, ds)
+    too_large = report_words.delta_notice(vals, ds)
     if too_large:
         st.warning(md_escape(too_large), icon=":material/warning:")
     for mech, res in results.items():
@@ -114,7 +130,7 @@ with boundary("the report"):
     ks = report.k_table(results, vals)
     scales = report.scales_table(results, ds.columns)
     st.subheader("How the budget is split")
-    st.markdown(md_escape(report.privacy_statement(vals)))
+    st.markdown(md_escape(report_words.privacy_statement(vals)))
     if budget is not None:
         show.chart(budget.fig, key="report_budget", summary=budget.summary, table=budget.table, shared=True)
     else:
@@ -186,7 +202,7 @@ with boundary("the report"):
     link = report.record_link("report", vals)
     upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
     last_audit = _last_audit()
-    record = report.Record(
+    record = exploration_record.Record(
         vals,
         ds,
         prep,
@@ -207,10 +223,10 @@ with boundary("the report"):
         budget_words,
         audit=last_audit,
     )
-    script = report.build_script(vals, upload, has_labels=ds.labels is not None)
+    script = script_export.build_script(vals, upload, has_labels=ds.labels is not None)
     c = st.columns(3)
-    downloads.offer(c[2], "download_slides", report.record_deck, record)
-    downloads.offer(c[0], "download_html", report.record_html, record)
+    downloads.offer(c[2], "download_slides", exploration_record.record_deck, record)
+    downloads.offer(c[0], "download_html", exploration_record.record_html, record)
     downloads.offer(c[1], "download_script", str, script)
     _notebook_downloads(vals, ds, upload)
     with st.expander("Python script"):

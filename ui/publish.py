@@ -15,7 +15,7 @@ from dppca_core.handout import brief
 from dppca_core.pipeline.refine import refinable, refine
 from dppca_core.registry import display_name
 
-from . import book, compute, data, downloads, planner, report, scenario, session
+from . import book, compute, data, downloads, planner, release_file, scenario, session
 from .text import md_escape
 
 FRESH_KEY = session.FRESH_RELEASES_KEY  # releases drawn with fresh randomness for the current scenario
@@ -40,7 +40,7 @@ def block(ds, prep, results, vals) -> None:
             "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
             icon=":material/gpp_bad:",
         )
-    left = report.left_out(list(results))
+    left = release_file.left_out(list(results))
     if left:
         st.info(
             "Left out of the publishable file, which holds only releases whose guarantee holds: "
@@ -63,7 +63,7 @@ def block(ds, prep, results, vals) -> None:
     )
     _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
-    X, options = report.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
+    X, options = release_file.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
     pending = [book.release_spend(m, o) for m, o in options.items()]
     st.markdown(book.statement(table_id, name, pending))
     confirmed = st.checkbox(
@@ -85,7 +85,7 @@ def block(ds, prep, results, vals) -> None:
     if said:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in said))
     c = st.columns(3)
-    downloads.offer(c[0], "download_releases", report.releases_json, file)
+    downloads.offer(c[0], "download_releases", release_file.releases_json, file)
     if not publishable.has_guarantee(file):
         st.warning(
             "This file is **not publishable**: its releases state no guarantee (see above). No brief or "
@@ -119,8 +119,8 @@ def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) ->
     refinement needs (the releases and, per mechanism, the ids of every spend they combine)."""
     choices = scenario.nonprivate_choices(vals)
     published = {mech: dc.publish(release, nonprivate_choices=choices) for mech, release in releases.items()}
-    file = report.publishable_file(published, vals, ds, earlier=earlier)
-    digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
+    file = release_file.publishable_file(published, vals, ds, earlier=earlier)
+    digest = hashlib.sha256(release_file.releases_json(file).encode()).hexdigest()
     for spend_id, curve in drawn.items():
         book.settle(spend_id, curve, digest)
     st.session_state[FRESH_KEY] = {
@@ -205,7 +205,7 @@ def _book_view(table_id: str, name: str) -> None:
 
 def _brief_outlook(vals) -> None:
     """Before drawing: a warning when the brief of these releases could not judge them, with the one-click fix."""
-    outlook = report.brief_outlook(vals)
+    outlook = release_file.brief_outlook(vals)
     if outlook:
         st.warning(md_escape(outlook), icon=":material/assignment_late:")
         st.button(

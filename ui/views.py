@@ -94,8 +94,8 @@ def units_warning(columns: list, X) -> bool:
 
 def clipping_warning(prep) -> bool:
     """Above the metric cards: when most rows are clipped at a public R, the headline numbers compare with the PCA
-    of distorted rows (:func:`ui.report.clipping_words`). Returns True when it warned."""
-    from .report import clipping_words
+    of distorted rows (:func:`ui.report_words.clipping_words`). Returns True when it warned."""
+    from .report_words import clipping_words
 
     words = clipping_words(scenario.values(), prep)
     if words:
