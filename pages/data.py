@@ -6,7 +6,7 @@ import streamlit as st
 
 from dppca_core import figures
 from dppca_core.pipeline.choices import choose_k
-from ui import compute, data, scenario, server_files, show, table_hints, table_schema, views
+from ui import compute, data, data_warnings, scenario, server_files, show, table_hints, table_schema
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import NUMBER_FORMAT, literal, md_escape
@@ -488,7 +488,7 @@ with boundary("the data summary"):
         if scn[name] != value:
             scenario.set_value(name, value)
     if ds.has_rows and scn["scale"] == "none":  # as soon as the table is read, whatever R is (issue 35)
-        views.units_warning(ds.columns, ds.X)
+        data_warnings.units_warning(ds.columns, ds.X)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
     prep = compute.prepare(ds, scn)
@@ -528,7 +528,7 @@ with boundary("the data summary"):
     elif scn["center"] == "private":
         st.info(prep.center_note, icon=":material/shield:")
     _radius_hints(ds, prep)
-    views.dominant_feature_warning(ds, prep)
+    data_warnings.dominant_feature_warning(ds, prep)
     if scn["center"] == "none" and ds.has_rows:
         mean_dir = ds.X.mean(axis=0)
         if np.linalg.norm(mean_dir) > 0:

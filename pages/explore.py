@@ -6,7 +6,7 @@ import dppca_core as dc
 from dppca_core import metrics, risk
 from dppca_core.pipeline import experiments
 
-from ui import compute, controls, data, guarantee, report, scenario, session, show, views
+from ui import compute, controls, data, data_warnings, guarantee, report, scenario, session, show, views
 from ui.errors import boundary, fix_it
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -184,8 +184,8 @@ with boundary("the dataset"):
         st.info("Pick at least one mechanism in the sidebar.")
     if results and presenting:  # the main figure right under the dial: one screen at 1280x720
         views.fragment(vals["view"], ds, prep, results, k, random_level)
-    views.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
-    views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
+    data_warnings.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
+    data_warnings.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:
             st.error(fix_it(md_escape(dc.get_mechanism(mech).display_name), problems[mech]), icon=":material/tune:")

@@ -163,7 +163,7 @@ def record_figures(record: Record) -> tuple[list, list, object, list]:
     from dppca_core import figures
     from dppca_core.figures import risk as risk_figures
 
-    from . import compute, views
+    from . import compute, score_view
 
     vals, prep, k = record.vals, record.prep, record.k
     seeded = shows_seeded_numbers(vals)
@@ -175,7 +175,7 @@ def record_figures(record: Record) -> tuple[list, list, object, list]:
     curves = record.curves
     risk_figs = [risk_figures.tradeoff_figure(curves), risk_figures.posterior_figure(curves)] if curves else []
     extra = []
-    plot = views.score_plot(record.ds, prep, record.results) if seeded else None
+    plot = score_view.score_plot(record.ds, prep, record.results) if seeded else None
     if plot is not None:  # the private score plot (by group when asked), beside the exact one
         more.append(plot[0])
         extra.append(plot[1])
