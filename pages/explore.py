@@ -97,29 +97,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
         head[0].markdown(f"#### {md_escape(spec.display_name)}")
         with head[1]:
             controls.guarantee_badges(spec)
-        support = res.precision is not None
-        c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
-        at = f" at k = {k}" if res.k is not None else ""  # k chosen privately: the random level at the usual choice
-        _card(
-            c[0],
-            f"subspace distance (random{at}: {random_level:.2f})",
-            res.distance,
-            "{:.3f}",
-            f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
-            f"(no information){at}.",
-        )
-        _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
-        if support:
-            _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
-            _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
-            chance = views.random_f1(ds, prep, k)  # a random choice of as many features, on average
-            f1_label = "support F1" + ("" if chance is None else f" (random: {chance:.2f})")
-            _card(c[4], f1_label, res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
-        else:
-            c[2].caption(
-                "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
-                "against the top-s rows of the exact components)."
-            )
+        _cards(res, random_level, k)
         noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {number(res.noise_scale)}"
         guarantee.release_card(res.mechanism, res.published, res.privacy)
         st.markdown(
@@ -127,34 +105,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
             f"{spec.paper}*"
         )
         controls.provenance_note(spec)
-        if res.radius is not None:
-            mean, lo, hi = experiments.summary(res.radius)
-            st.markdown(
-                f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
-                f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
-            )
-            why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(vals["rq"]))
-            if why:
-                st.caption(why)
-        if res.k is not None:
-            whole = (
-                f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
-                "diagnostics are perfect by construction."
-                if int(res.k.max()) >= ds.d
-                else ""
-            )
-            st.markdown(
-                f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
-                f"scored against the exact top-k of its own k.{whole}"
-            )
-        if res.scales is not None:
-            with st.expander("Column scales chosen privately by each release (published)"):
-                st.dataframe(report.scales_table({res.mechanism: res}, ds.columns), hide_index=True, width="stretch")
-                st.caption(
-                    "Each release divided column j by its private root-mean-square (from its scale share and "
-                    "the public bounds); the Data page's scree and the reference use the exact ones (not "
-                    "private)."
-                )
+        _chosen_privately(res)
         if spec.guarantee == "retracted":
             st.error(
                 "This mechanism's privacy claim is false: its releases are **not** differentially private. "
@@ -163,6 +114,65 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
             )
         for w in res.warnings:
             st.caption(f"⚠ Not private, for exploration: {md_escape(w)}")
+
+
+def _cards(res, random_level: float, k: int) -> None:
+    """The metric cards of one mechanism: subspace distance, captured energy, and support recovery when scored."""
+    support = res.precision is not None
+    c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
+    at = f" at k = {k}" if res.k is not None else ""  # k chosen privately: the random level at the usual choice
+    _card(
+        c[0],
+        f"subspace distance (random{at}: {random_level:.2f})",
+        res.distance,
+        "{:.3f}",
+        f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
+        f"(no information){at}.",
+    )
+    _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
+    if support:
+        _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
+        _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
+        chance = views.random_f1(ds, prep, k)  # a random choice of as many features, on average
+        f1_label = "support F1" + ("" if chance is None else f" (random: {chance:.2f})")
+        _card(c[4], f1_label, res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+    else:
+        c[2].caption(
+            "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
+            "against the top-s rows of the exact components)."
+        )
+
+
+def _chosen_privately(res) -> None:
+    """What each release chose privately and published: its clipping radius, its k, its column scales."""
+    if res.radius is not None:
+        mean, lo, hi = experiments.summary(res.radius)
+        st.markdown(
+            f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
+            f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
+        )
+        why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(vals["rq"]))
+        if why:
+            st.caption(why)
+    if res.k is not None:
+        whole = (
+            f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
+            "diagnostics are perfect by construction."
+            if int(res.k.max()) >= ds.d
+            else ""
+        )
+        st.markdown(
+            f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
+            f"scored against the exact top-k of its own k.{whole}"
+        )
+    if res.scales is not None:
+        with st.expander("Column scales chosen privately by each release (published)"):
+            st.dataframe(report.scales_table({res.mechanism: res}, ds.columns), hide_index=True, width="stretch")
+            st.caption(
+                "Each release divided column j by its private root-mean-square (from its scale share and "
+                "the public bounds); the Data page's scree and the reference use the exact ones (not "
+                "private)."
+            )
 
 
 if not presenting:
