@@ -14,7 +14,6 @@ from dppca_core.reading import number
 
 ensure_navigation()
 
-RESULT_KEY = session.AUDIT_RESULT_KEY  # the last audit of this session
 
 st.title("Audit a privacy claim")
 st.markdown(
@@ -81,7 +80,7 @@ if run_clicked:
             progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
         )
         bar.empty()
-        st.session_state[RESULT_KEY] = result
+        st.session_state[session.AUDIT_RESULT_KEY] = result  # the last audit of this session
         guarantee.remember_audit(result)
 
 
@@ -94,7 +93,7 @@ def claim_reached(ratio: float) -> tuple[str, str | None]:
     return "over 100%", f"refuted: the bound is {times}× the claim"
 
 
-result = st.session_state.get(RESULT_KEY)
+result = st.session_state.get(session.AUDIT_RESULT_KEY)
 if result is not None:
     with boundary("the audit result"):
         spec = dc.get_mechanism(result.mechanism)

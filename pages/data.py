@@ -6,7 +6,18 @@ import streamlit as st
 
 from dppca_core import figures
 from dppca_core.pipeline.choices import choose_k
-from ui import column_bounds, compute, data, data_warnings, scenario, server_files, show, table_hints, table_schema
+from ui import (
+    column_bounds,
+    compute,
+    data,
+    data_warnings,
+    scenario,
+    server_files,
+    session,
+    show,
+    table_hints,
+    table_schema,
+)
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import NUMBER_FORMAT, literal, md_escape
@@ -44,7 +55,7 @@ def _set_kind():
     if kind in ("synthetic", "upload"):
         scenario.set_value("src", kind)
     elif kind == "server":
-        got = st.session_state.get(data.STREAM_KEY)
+        got = st.session_state.get(session.STREAM_KEY)
         scenario.set_value("src", "server:" + (got["relative"] if got else "?"))
     elif kind == "preset" and data.presets():
         scenario.set_value("src", "preset:" + next(iter(data.presets())))
@@ -167,7 +178,7 @@ def _server_inputs() -> None:
 
 def _server_read() -> None:
     """What the last read of the path found (or how to read it), and the table's public schema."""
-    got = st.session_state.get(data.STREAM_KEY)
+    got = st.session_state.get(session.STREAM_KEY)
     current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
     if not got or got["relative"] != current:
         st.info(
@@ -219,7 +230,7 @@ def _read_server_files(relative: str, sites: str, columns: list):
         stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress, columns or None, fill)
     finally:
         bar.empty()
-    st.session_state[data.STREAM_KEY] = {"relative": found.relative, "stats": stats}
+    st.session_state[session.STREAM_KEY] = {"relative": found.relative, "stats": stats}
     scenario.set_value("src", "server:" + found.relative)
     if columns:  # named by the analyst: declared; suggested from the first rows, they stay a suggestion
         scenario.declare_columns(stats.columns)
@@ -369,7 +380,7 @@ with boundary("the data source"):
     _source_controls()
 
 with boundary("the data summary"):
-    if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
+    if _kind() == "upload" and not st.session_state.get(session.UPLOAD_KEY):
         st.stop()
     ds = data.load_dataset(scn)
     for name, value in table_hints.table_facts(scn, ds).items():  # the link and scenario file say the table's shape

@@ -65,7 +65,7 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
 
 def _last_audit():
     """The last audit of the Audit page in this session, drawn as a curve with its reading (it joins the record)."""
-    result = st.session_state.get("audit_result")
+    result = st.session_state.get(session.AUDIT_RESULT_KEY)
     drawn = exploration_record.audit_record(result)
     if drawn is None:
         return None
@@ -200,7 +200,7 @@ with boundary("the report"):
         "again. Each file is made when you press its button."
     )
     link = report.record_link("report", vals)
-    upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
+    upload = st.session_state.get(session.UPLOAD_KEY) if vals["src"] == "upload" else None
     last_audit = _last_audit()
     record = exploration_record.Record(
         vals,

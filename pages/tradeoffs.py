@@ -118,7 +118,6 @@ def _oracle_fields(fields: dict, prep) -> dict:
 
 
 ORACLE_LABEL = "oracle R (not private)"
-LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner and the Report read it)
 
 
 def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
@@ -138,10 +137,11 @@ def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
     return words
 
 
-STOP_KEY = session.SWEEP_STOP_KEY
 buttons = None
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
-    buttons = stop_and_run_while(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
+    buttons = stop_and_run_while(
+        session.SWEEP_STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep"
+    )
 
 with boundary("the sweep"):
     axis, metric = vals["sweep"], vals["metric"]
@@ -149,13 +149,14 @@ with boundary("the sweep"):
         st.info("Pick at least one mechanism in the sidebar.")
         if buttons is not None:
             buttons.done()  # nothing to sweep, nothing to stop
-    elif st.session_state.get(STOP_KEY):
+    elif st.session_state.get(session.SWEEP_STOP_KEY):
         st.info(
             "Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
             "from the cache."
         )
     else:
-        st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
+        # the planner reads this sweep only: none while it has no result
+        st.session_state.pop(session.LAST_SWEEP_KEY, None)
         frame, oracle_frame, what_if_frame, errors, log_x, label = _sweep(axis, metric)
         if buttons is not None:
             buttons.done()  # the sweep has finished: nothing left to stop
@@ -219,7 +220,7 @@ with boundary("the sweep"):
                 st.caption(theory_overlay.assumptions(overlay.lines))
             for note in overlay.notes:
                 st.caption(md_escape(note))
-        st.session_state[LAST_SWEEP] = {
+        st.session_state[session.LAST_SWEEP_KEY] = {  # the planner and the Report read it
             "frame": frame,
             "axis": axis,
             "metric": metric,
@@ -260,7 +261,7 @@ def _sweep_epsilon() -> None:
 
 
 with boundary("the frontier"):
-    last = st.session_state.get(LAST_SWEEP)
+    last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is None:
         st.info("The frontier reads the sweep of ε above, which has no result yet.")
     elif last["axis"] != "eps":
@@ -382,7 +383,7 @@ with boundary("the budget planner"):
         **scenario.bind("target"),
     )
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    last = st.session_state.get(LAST_SWEEP)
+    last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is None:
         st.info(
             "The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
@@ -432,11 +433,11 @@ with boundary("the plan from targets"):
             standin = planner.build_standin(kind, vals, ds, **standin_args)
             n = planner.public_n(vals, ds.n, estimate)
             spent = planner.released_before(ds.key, standin)
-            st.session_state[planner.PLAN_KEY] = (
+            st.session_state[session.PLAN_RESULT_KEY] = (
                 question,
                 planner.make_plan(targets, confidence, vals, standin, n, ds.d, spent),
             )
-    asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
+    asked, found = st.session_state.get(session.PLAN_RESULT_KEY, (None, None))
     if found is not None and asked != question:
         st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")
     elif found is not None:

@@ -13,7 +13,7 @@ import dppca_core as dc
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv
 from tests.test_app_pages import assert_clean, metric, plain
 from tests.data.test_public_schema import assert_same_public_shape
-from ui import data, release_file, scenario
+from ui import data, release_file, scenario, session
 
 R = "6000.0"
 BOUNDS = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]  # wine, as test_app_private_choices
@@ -225,7 +225,7 @@ def test_a_server_file_and_its_neighbour_with_one_na_have_the_same_n(app_test, m
         ns.append(metric(at, "rows n"))
         vals = at.session_state["scenario"]
         assert _declared(at) == ["a", "b", "c"]
-        stats = at.session_state[data.STREAM_KEY]["stats"]
+        stats = at.session_state[session.STREAM_KEY]["stats"]
         assert stats.schema.as_dict()["replacement"] == {"a": 0.0, "b": 0.0, "c": 0.0}
         out = release_file.publishable_releases(stats.prepared(8.0), ["analyze_gauss"], vals)
         published.append(out["analyze_gauss"])
@@ -290,7 +290,7 @@ def test_a_server_file_read_with_suggested_columns_publishes_only_once_they_are_
     at.text_input(key="server_path").set_value("clean.csv")
     at.button(key="server_read").click().run()
     assert_clean(at)
-    assert _declared(at) is None and not at.session_state[data.STREAM_KEY]["stats"].schema.declared
+    assert _declared(at) is None and not at.session_state[session.STREAM_KEY]["stats"].schema.declared
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert not any(b.key == "draw_releases" for b in at.button)
@@ -298,7 +298,7 @@ def test_a_server_file_read_with_suggested_columns_publishes_only_once_they_are_
     at.button(key="declare_server_schema").click().run()
     assert_clean(at)
     assert _declared(at) == ["a", "b", "c"]
-    suggested = at.session_state[data.STREAM_KEY]["stats"]
+    suggested = at.session_state[session.STREAM_KEY]["stats"]
     named = dc.sufficient_stats(tmp_path / "clean.csv", ["a", "b", "c"], 8.0, on_bad="replace")
     assert named.n == suggested.n and np.array_equal(named.gram, suggested.gram)
     at.switch_page("pages/report.py").run()

@@ -17,7 +17,7 @@ from dppca_core.data import datasets as dsets
 from dppca_core.pipeline import experiments
 
 from . import limits, worker
-from .session import STREAM_KEY, UPLOAD_KEY  # noqa: F401  (the upload and a server file's statistics)
+from .session import STREAM_KEY, UPLOAD_KEY  # the upload and a server file's statistics
 from .text import plain
 from dppca_core.reading import number
 

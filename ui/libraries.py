@@ -16,8 +16,7 @@ from dppca_core.pipeline.experiments import summary
 
 from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary
-from .session import EXTERNAL_AUDIT_KEY as AUDIT_KEY
-from .session import LIBRARY_COMPARISON_KEY as COMPARE_KEY
+from .session import EXTERNAL_AUDIT_KEY, LIBRARY_COMPARISON_KEY
 from .text import NUMBER_FORMAT, md_escape
 
 #: Trials per dataset offered for an external audit (2,000 is the issue's measured setting, docs/peers.md).
@@ -77,10 +76,10 @@ def external_audit() -> None:
                 progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
             )
             bar.empty()
-            state[AUDIT_KEY] = (result, peer)
-    if st.session_state.get(AUDIT_KEY) is not None:
+            state[EXTERNAL_AUDIT_KEY] = (result, peer)
+    if st.session_state.get(EXTERNAL_AUDIT_KEY) is not None:
         with boundary("the library audit result"):
-            show_external(*st.session_state[AUDIT_KEY])
+            show_external(*st.session_state[EXTERNAL_AUDIT_KEY])
 
 
 def show_external(result, peer) -> None:
@@ -155,10 +154,10 @@ def compare_libraries(vals: dict) -> None:
     c[2].select_slider("audit trials per dataset (0: no audit)", options=[0, 200, 500], value=200, key="cmp_trials")
     if st.button("Compare", key="cmp_run"):
         with boundary("the comparison"):
-            st.session_state[COMPARE_KEY] = _run_comparison(vals)
-    if st.session_state.get(COMPARE_KEY) is not None:
+            st.session_state[LIBRARY_COMPARISON_KEY] = _run_comparison(vals)
+    if st.session_state.get(LIBRARY_COMPARISON_KEY) is not None:
         with boundary("the comparison result"):
-            _show_comparison(*st.session_state[COMPARE_KEY])
+            _show_comparison(*st.session_state[LIBRARY_COMPARISON_KEY])
 
 
 def _run_comparison(vals: dict):

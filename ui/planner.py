@@ -20,7 +20,7 @@ from dppca_core.reading import number
 from dppca_core.registry import display_name
 
 from . import book, data, plan_check, scenario
-from .session import FRESH_RELEASES_KEY, PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
+from .session import FRESH_RELEASES_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
 #: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
@@ -61,8 +61,6 @@ STANDINS = {
 }
 #: the scenario fields of each part of a split (the sidebar's budget sliders)
 SPLIT_FIELDS = {"mean": "bmean", "eigenvalues": "beig", "scores": "bscores", "radius": "bradius"}
-PLAN_KEY = PLAN_RESULT_KEY  # the last plan shown on Trade-offs (ui/session.py)
-PLANNED_KEY = PLANNED_FOR_KEY  # the plan the scenario was set to (the Report states it while the scenario matches)
 
 
 def target_field(name: str) -> str:
@@ -336,7 +334,7 @@ def apply(found: dc.Plan) -> None:
         scenario.set_value(field, value)
     if found.budget.scores > 0:  # the plan simulated the score plot on the fixed frame
         scenario.set_value("sframe", "public")
-    st.session_state[PLANNED_KEY] = {
+    st.session_state[PLANNED_FOR_KEY] = {
         "eps": float(found.epsilon),
         "mechanism": found.mechanism,
         "split": fields,
@@ -388,7 +386,7 @@ def candidates_table(found) -> pd.DataFrame:
 
 def current_plan(vals: dict) -> dict | None:
     """The plan the scenario was set to, while its ε, mechanism and split are still the plan's (else None)."""
-    planned = st.session_state.get(PLANNED_KEY)
+    planned = st.session_state.get(PLANNED_FOR_KEY)
     if not planned:
         return None
     mechs = scenario.mechanisms(vals)

@@ -18,8 +18,6 @@ from dppca_core.registry import display_name
 from . import book, compute, data, downloads, planner, release_file, scenario, session
 from .text import md_escape
 
-FRESH_KEY = session.FRESH_RELEASES_KEY  # releases drawn with fresh randomness for the current scenario
-
 
 def block(ds, prep, results, vals) -> None:
     """Draw releases to publish: fresh randomness, the page's configuration, dc.publish; the publishable file as
@@ -77,7 +75,7 @@ def block(ds, prep, results, vals) -> None:
     _refine_block(ds, X, options, vals, table_id, name)
     with st.expander("This table's budget book"):
         _book_view(table_id, name)
-    fresh = st.session_state.get(FRESH_KEY)
+    fresh = st.session_state.get(session.FRESH_RELEASES_KEY)
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return
     file = fresh["file"]
@@ -123,7 +121,7 @@ def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) ->
     digest = hashlib.sha256(release_file.releases_json(file).encode()).hexdigest()
     for spend_id, curve in drawn.items():
         book.settle(spend_id, curve, digest)
-    st.session_state[FRESH_KEY] = {
+    st.session_state[session.FRESH_RELEASES_KEY] = {
         "scenario": scenario.query_string(vals),
         "refine_key": _refine_key(vals),
         "file": file,
@@ -140,7 +138,7 @@ def _refine_key(vals: dict) -> str:
 def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
     """Refine instead of replace: one more release of each refinable mechanism drawn before (the same statistic, any
     ε), combined with it by inverse variance (:func:`dppca_core.pipeline.refine.refine`)."""
-    fresh = st.session_state.get(FRESH_KEY)
+    fresh = st.session_state.get(session.FRESH_RELEASES_KEY)
     if not fresh or fresh.get("refine_key") != _refine_key(vals):
         return
     kept = {m: r for m, r in fresh.get("releases", {}).items() if m in options and refinable(r) is None}
@@ -165,7 +163,7 @@ def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
 
 def _refine(ds, X, options: dict, vals, table_id: str, kept: dict, pending: list) -> bool:
     """Reserve the refinement's spends, draw one more release of each kept mechanism, combine, keep the result."""
-    fresh = st.session_state[FRESH_KEY]
+    fresh = st.session_state[session.FRESH_RELEASES_KEY]
     combined_ids = {i for m in kept for i in fresh["spends"][m]}
     try:
         ids = book.reserve(table_id, pending)
