@@ -30,7 +30,7 @@ AUDIT_FOLLOW_KEY = "audit_follows"
 UPLOAD_KEY = "upload"
 #: True on the rerun after a new upload (the Data page resets the column choices once)
 NEW_UPLOAD_KEY = "upload_new"
-#: the statistics of a server file read in this session ({"relative", "stats"}; Data page, ui/data.py)
+#: the statistics of a server file read in this session ({"relative", "stats"}; Data page, ui/streamed.py)
 STREAM_KEY = "streamed"
 
 # -- results shared across pages ------------------------------------------------------------------------------
