@@ -26,6 +26,7 @@ from dppca_core.reading import number
 ensure_navigation()
 
 scn = scenario.values()
+s = scenario.Settings(scn)
 presenting = show.presenting()
 if not presenting:  # in presenter mode the bar names the page
     st.title("Data")
@@ -47,7 +48,7 @@ CENTRING = {
 
 
 def _kind() -> str:
-    return scn["src"].split(":", 1)[0]
+    return s.source.split(":", 1)[0]
 
 
 def _set_kind():
@@ -64,7 +65,7 @@ def _set_kind():
 
 
 def _choice(label: str, prefix: str, names: list, fmt=str):
-    current = scn["src"].split(":", 1)[1] if ":" in scn["src"] else names[0]
+    current = s.source.split(":", 1)[1] if ":" in s.source else names[0]
     key = f"w:{prefix}name"
     st.session_state[key] = current if current in names else names[0]
 
@@ -72,7 +73,7 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
         scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
 
     st.selectbox(label, names, key=key, on_change=_copy, format_func=fmt)
-    if scn["src"] != f"{prefix}:{st.session_state[key]}":
+    if s.source != f"{prefix}:{st.session_state[key]}":
         scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
 
 
@@ -139,7 +140,7 @@ def _server_controls():
 
 def _server_inputs() -> None:
     """The path, the site column and the declared columns, and the buttons that read the file or cancel a read."""
-    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+    current = s.source.split(":", 1)[1] if s.source.startswith("server:") else ""
     c = st.columns([3, 2])
     relative = c[0].text_input(
         "path in the data folder (a CSV or Parquet file, a folder, or a glob)",
@@ -179,7 +180,7 @@ def _server_inputs() -> None:
 def _server_read() -> None:
     """What the last read of the path found (or how to read it), and the table's public schema."""
     got = st.session_state.get(session.STREAM_KEY)
-    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+    current = s.source.split(":", 1)[1] if s.source.startswith("server:") else ""
     if not got or got["relative"] != current:
         st.info(
             "Give a path and press **Read the file**: the rows are clipped to the radius R below while reading, "
@@ -227,7 +228,7 @@ def _read_server_files(relative: str, sites: str, columns: list):
 
     fill = {c: v for c, v in scenario.fill_values(scn).items() if c in columns}
     try:
-        stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress, columns or None, fill)
+        stats = server_files.read(found, float(s.radius), sites.strip() or None, progress, columns or None, fill)
     finally:
         bar.empty()
     st.session_state[session.STREAM_KEY] = {"relative": found.relative, "stats": stats}
@@ -251,8 +252,8 @@ def _preprocessing_controls(ds):
         _radius_controls()
     with c[2]:
         column_bounds.popover(ds)
-        if scn["scale"] == "bounds":
-            st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
+        if s.scaling == "bounds":
+            st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[s.bounds_from][0] + ".")
         elif scenario.private_scaling(scn):
             st.slider(
                 "scaling share of the budget",
@@ -266,12 +267,12 @@ def _preprocessing_controls(ds):
             )
             st.caption(
                 "Each release scales each column privately: it divides column j by a private root-mean-square "
-                f"(noisy Σ min(x², bound²) over the rows) with {scn['bscale']:.0%} of its budget; "
-                f"the bounds: {scenario.SCALE_SOURCES[scn['sfrom']][0]}. The scales chosen are part of the "
+                f"(noisy Σ min(x², bound²) over the rows) with {s.scale_share:.0%} of its budget; "
+                f"the bounds: {scenario.SCALE_SOURCES[s.bounds_from][0]}. The scales chosen are part of the "
                 "release: Explore and the Report show them. On a few hundred rows at ε ≈ 1 they are noisy: "
                 "public bounds are then the better choice."
             )
-        if scn["scale"] != "none":
+        if s.scaling != "none":
             st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
 
 
@@ -325,8 +326,8 @@ def _radius_controls() -> None:
         "candidates); the subspace gets what the other shares leave.",
     )
     st.caption(
-        f"Each release chooses R privately: a noisy binary search for the {number(scn['rq'])} quantile of the "
-        f"rows' norms between {number(scn['rlo'])} and {number(scn['rhi'])}, with {scn['bradius']:.0%} of its budget. "
+        f"Each release chooses R privately: a noisy binary search for the {number(s.radius_quantile)} quantile of the "
+        f"rows' norms between {number(s.radius_low)} and {number(s.radius_high)}, with {s.radius_share:.0%} of its budget. "
         "The R chosen is part of the release: Explore and the Report show it."
     )
 
@@ -341,7 +342,7 @@ def _radius_hints(ds, prep):
         scale = data.column_scale(ds, scn)
         rows = ds.X if scale is None else ds.X / np.asarray(scale)
     norms = np.linalg.norm(rows, axis=1)
-    R, clipped = float(scn["R"]), prep.data.n_clipped
+    R, clipped = float(s.radius), prep.data.n_clipped
     median = float(np.median(norms))
     hint = None
     if clipped > 0.5 * ds.n:
@@ -386,12 +387,12 @@ with boundary("the data summary"):
     for name, value in table_hints.table_facts(scn, ds).items():  # the link and scenario file say the table's shape
         if scn[name] != value:
             scenario.set_value(name, value)
-    if ds.has_rows and scn["scale"] == "none":  # as soon as the table is read, whatever R is (issue 35)
+    if ds.has_rows and s.scaling == "none":  # as soon as the table is read, whatever R is (issue 35)
         data_warnings.units_warning(ds.columns, ds.X)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
     prep = compute.prepare(ds, scn)
-    k = int(scn["k"])
+    k = int(s.k)
     st.caption(md_escape(ds.note))
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
@@ -405,7 +406,7 @@ with boundary("the data summary"):
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
     if scenario.private_k(scn):  # what the rule would keep without noise: a non-private diagnostic
-        k = choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
+        k = choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), s.variance_target)
         st.caption(
             f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
             f"same rule would keep k = {k} (read from the data without noise: not private)."
@@ -422,13 +423,13 @@ with boundary("the data summary"):
             "numbers): it will not be used as classes. Choose a class label, or none.",
             icon=":material/label:",
         )
-    if scn["center"] == "empirical":
+    if s.centring == "empirical":
         st.error(prep.center_note, icon=":material/gpp_bad:")
-    elif scn["center"] == "private":
+    elif s.centring == "private":
         st.info(prep.center_note, icon=":material/shield:")
     _radius_hints(ds, prep)
     data_warnings.dominant_feature_warning(ds, prep)
-    if scn["center"] == "none" and ds.has_rows:
+    if s.centring == "none" and ds.has_rows:
         mean_dir = ds.X.mean(axis=0)
         if np.linalg.norm(mean_dir) > 0:
             cosine = abs(float(prep.reference[:, 0] @ mean_dir) / np.linalg.norm(mean_dir))

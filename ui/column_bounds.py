@@ -33,7 +33,7 @@ def _apply_scaling(bounds: list, source: str, how: str = "bounds") -> None:
 def _bounds_source(given) -> str:
     """Where bounds come from: typed from public knowledge, unless they are exactly those filled from the data."""
     vals = scenario.values()
-    return vals["sfrom"] if [float(b) for b in given] == scenario.bounds(vals) else "public"
+    return scenario.Settings(vals).bounds_from if [float(b) for b in given] == scenario.bounds(vals) else "public"
 
 
 #: the bounds grid's buttons: label -> what it does with the typed bounds
