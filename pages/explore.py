@@ -15,10 +15,11 @@ from dppca_core.reading import number
 ensure_navigation()
 
 vals = scenario.values()
+s = scenario.Settings(vals)
 presenting = show.presenting()
 if not presenting:  # in presenter mode the bar names the page, and the main figure comes first
     st.title("Explore")
-    st.caption(risk.context_sentence(vals["eps"]).replace("epsilon", "ε", 1))
+    st.caption(risk.context_sentence(s.epsilon).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
         st.caption("The Privacy risk view below draws them on a ruler beside your ε.")
@@ -151,7 +152,7 @@ def _chosen_privately(res) -> None:
             f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
             f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
         )
-        why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(vals["rq"]))
+        why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(s.radius_quantile))
         if why:
             st.caption(why)
     if res.k is not None:
@@ -181,7 +182,7 @@ with boundary("the dataset"):
     _k_problem()
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
-    k = int(vals["k"])
+    k = int(s.k)
     if not scenario.private_k(vals) and not 1 <= k < ds.d:
         raise ValueError(
             f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}. With "
@@ -193,7 +194,7 @@ with boundary("the dataset"):
     if not scenario.mechanisms(vals):
         st.info("Pick at least one mechanism in the sidebar.")
     if results and presenting:  # the main figure right under the dial: one screen at 1280x720
-        views.fragment(vals["view"], ds, prep, results, k, random_level)
+        views.fragment(s.view, ds, prep, results, k, random_level)
     data_warnings.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
     data_warnings.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
@@ -207,4 +208,4 @@ with boundary("the dataset"):
             "Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True, **scenario.bind("view")
         )
         if not presenting:
-            views.fragment(vals["view"], ds, prep, results, k, random_level)
+            views.fragment(s.view, ds, prep, results, k, random_level)

@@ -26,7 +26,7 @@ def view(ds, prep, results, k, random_level):
         st.info(ROWS_NEEDED)
         return
     vals = scenario.values()
-    if vals["sgroup"]:
+    if scenario.Settings(vals).scores_by_group:
         _score_groups(ds, vals)
     plot = score_figures(ds, prep, results)
     if plot is None:

@@ -184,7 +184,7 @@ def _animation(ds, prep, results, k, random_level):
 
 
 def _support(ds, prep, results, k, random_level):
-    vals_s = int(scenario.values()["s"])
+    vals_s = int(scenario.settings().support_size)
     support = compute.true_support(prep, ds.support, vals_s, k)
     if support is None or len(support) >= ds.d:
         st.info(
@@ -219,7 +219,7 @@ def random_f1_words(d: int, selected: int, truth: int) -> str:
 
 def random_f1(ds, prep, k: int) -> float | None:
     """The support F1 of a random choice for the Explore card (None when support recovery is not scored)."""
-    s = int(scenario.values()["s"])
+    s = int(scenario.settings().support_size)
     support = compute.true_support(prep, ds.support, s, k)
     if support is None or not 1 <= len(support) < ds.d:
         return None
@@ -339,6 +339,7 @@ def risk_curves(results: dict) -> dict:
 
 def _risk(ds, prep, results, k, random_level):
     vals = scenario.values()
+    s = scenario.Settings(vals)
     curves = risk_curves(results)
     if not curves:
         st.info(
@@ -355,11 +356,11 @@ def _risk(ds, prep, results, k, random_level):
     show.chart(risk_figures.tradeoff_figure(curves, audit_point=audit_point, font_size=font), container=left)
     show.chart(risk_figures.posterior_figure(curves, font_size=font), container=right)
     total = list(curves.values())
-    total_delta = min(vals["delta"] * len(total), 0.5)  # each release states its own delta
+    total_delta = min(s.delta * len(total), 0.5)  # each release states its own delta
     composed = risk.epsilon_at(compose(total, delta=total_delta), total_delta) if len(total) > 1 else None
-    show.chart(risk_figures.epsilon_ruler(vals["eps"], font_size=font, composed=composed))
+    show.chart(risk_figures.epsilon_ruler(s.epsilon, font_size=font, composed=composed))
     for mech, curve in curves.items():
-        summary = risk.risk_summary(curve, neighbors=vals["nb"])
+        summary = risk.risk_summary(curve, neighbors=s.neighbors)
         st.markdown(f"**{display_name(mech)}** — {summary['description']}")
         st.markdown("\n".join(f"- {sentence}" for sentence in summary["sentences"]))
     st.caption(
@@ -375,7 +376,7 @@ def _risk(ds, prep, results, k, random_level):
         + (" The cross is the last audit's attack (95% upper bounds on its error rates)." if audit_point else "")
     )
     first, curve = next(iter(curves.items()))
-    audit_curve.teaching_section(curve, vals["delta"], display_name(first), key="risk_audit_curve")
+    audit_curve.teaching_section(curve, s.delta, display_name(first), key="risk_audit_curve")
 
 
 def private_shares(results: dict) -> tuple[dict, dict]:
