@@ -90,11 +90,12 @@ def _notebook_downloads(vals, ds, upload) -> None:
 
 st.title("Report")
 vals = scenario.values()
+s = scenario.Settings(vals)
 
 with boundary("the report"):
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
-    k = int(vals["k"])
+    k = int(s.k)
     if not scenario.private_k(vals) and not 1 <= k < ds.d:
         raise ValueError(f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}.")
     results, problems = compute.run_selected(ds, prep, vals)
@@ -120,7 +121,7 @@ with boundary("the report"):
     budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
-        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(vals['kvar'])})"
+        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(s.variance_target)})"
         if scenario.private_k(vals)
         else ""
     )
@@ -162,7 +163,7 @@ with boundary("the report"):
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
-    risk_sentences = {m: risk.risk_summary(c, neighbors=vals["nb"])["sentences"] for m, c in curves.items()}
+    risk_sentences = {m: risk.risk_summary(c, neighbors=s.neighbors)["sentences"] for m, c in curves.items()}
     if risk_sentences:
         st.subheader("What the guarantee means for one person")
         for mech, sentences in risk_sentences.items():
@@ -200,7 +201,7 @@ with boundary("the report"):
         "again. Each file is made when you press its button."
     )
     link = report.record_link("report", vals)
-    upload = st.session_state.get(session.UPLOAD_KEY) if vals["src"] == "upload" else None
+    upload = st.session_state.get(session.UPLOAD_KEY) if s.source == "upload" else None
     last_audit = _last_audit()
     record = exploration_record.Record(
         vals,

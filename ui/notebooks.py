@@ -65,7 +65,7 @@ def _setup(vals: dict, upload: dict | None, more: str, extra_lines: tuple = ()) 
     """The first code cell: where the data file is (for data the notebook does not make), then the imports."""
     lines = []
     if script_export.reads_a_file(vals):
-        name = (upload or {}).get("name") or vals["src"].split(":", 1)[-1]
+        name = (upload or {}).get("name") or scenario.Settings(vals).source.split(":", 1)[-1]
         lines += [
             "# The data file this notebook reads: its path, relative to the notebook's folder or absolute.",
             f"DATA_FILE = {name!r}",
@@ -91,10 +91,11 @@ def _data(vals: dict, upload: dict | None) -> str:
 def exploration_notebook(vals: dict, upload: dict | None, has_labels: bool) -> str:
     """The exploration notebook of the scenario (an exploration record: seeded, never to publish); ``has_labels``:
     whether the page's data have a label column (:func:`ui.script_export.build_script`)."""
+    s = scenario.Settings(vals)
     intro = (
         f"{report.record_line(vals)}\n\n## Exploration notebook (DP-PCA Explorer)\n\n"
         "It reproduces the Report's table with the same library calls and the same seeds (data seed "
-        f"{vals['dseed']}, noise seed {vals['seed']}): seeded runs, to explore and to reproduce, never to "
+        f"{s.data_seed}, noise seed {s.seed}): seeded runs, to explore and to reproduce, never to "
         "publish. "
         "A release to publish is drawn with fresh randomness: the Report's release notebook does that.\n\n"
         f"Scenario: `?{scenario.query_string(vals)}`\n\n{EXPLORATION_NEEDS}"
@@ -116,7 +117,7 @@ def exploration_notebook(vals: dict, upload: dict | None, has_labels: bool) -> s
 def _figure_code(vals: dict) -> str:
     """The Report's main figure: each mechanism's subspace distance over the repetitions, against the level of a
     random subspace (with k chosen privately: without that level, each release being scored at its own k)."""
-    k = None if scenario.private_k(vals) else int(vals["k"])
+    k = None if scenario.private_k(vals) else int(scenario.Settings(vals).k)
     level = (
         []
         if k is None
@@ -219,10 +220,11 @@ print(f"Spent on these data, recorded in {book_path}: {book.spent(table).words()
 
 def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
     """The release notebook of the scenario on ``ds`` (its public schema and whether it has a label column)."""
+    s = scenario.Settings(vals)
     intro = (
         f"{RELEASE_NOTEBOOK}\n\n## Release notebook (DP-PCA Explorer)\n\n"
-        f"Its release cell draws one release per mechanism with a guarantee (ε = {vals['eps']:g}, "
-        f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
+        f"Its release cell draws one release per mechanism with a guarantee (ε = {s.epsilon:g}, "
+        f"δ = {s.delta:g} each, neighbouring datasets {describe_neighbors(s.neighbors)}) with fresh "
         f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
         "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
         "and beside it the publishable brief, a printable page made from that file alone. "

@@ -132,7 +132,9 @@ def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) ->
 
 def _refine_key(vals: dict) -> str:
     """The scenario without its ε and δ: a refinement draws the same statistic, at any budget."""
-    return scenario.query_string({**vals, "eps": scenario.DEFAULTS["eps"], "delta": scenario.DEFAULTS["delta"]})
+    return scenario.query_string(
+        {**vals, "eps": scenario.Settings.epsilon.default, "delta": scenario.Settings.delta.default}
+    )
 
 
 def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
@@ -146,9 +148,10 @@ def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
         return
     pending = [book.release_spend(m, options[m]) for m in kept]
     titles = ", ".join(display_name(m) for m in kept)
+    epsilon = scenario.Settings(vals).epsilon
     st.markdown(
         f"**Refine instead of replace.** The releases drawn before ({md_escape(titles)}) can be combined with one "
-        f"more of each at ε = {vals['eps']:g}: together they are as accurate as one release at their composed budget, "
+        f"more of each at ε = {epsilon:g}: together they are as accurate as one release at their composed budget, "
         "so nothing of the first draw is wasted. "
         + book.statement(table_id, name, pending).replace("This draw spends", "This refinement spends")
     )

@@ -61,7 +61,7 @@ def brief_outlook(vals: dict) -> str | None:
     """Why the brief of releases drawn now could not judge them, before they are drawn (None when it can): no
     release's budget split gives the eigenvalues a share, so none measures the variance its directions capture, and
     the brief can only end with "Do not judge these directions yet" (:func:`dppca_core.publishable.recommendation`)."""
-    if scenario.private_k(vals) or vals["beig"] > 0:
+    if scenario.private_k(vals) or scenario.Settings(vals).eigenvalue_share > 0:
         return None
     return (
         "With this budget split the brief will not be able to say whether the directions are worth publishing: "
@@ -90,7 +90,7 @@ def public_schema(ds) -> dict:
 
 def data_kind(vals: dict) -> str:
     """What kind of data the releases read, in public words (never a file's name)."""
-    src = vals["src"]
+    src = scenario.Settings(vals).source
     if synthesised(vals):
         return "synthetic data made by the app"
     if src.startswith("sample:"):
@@ -103,60 +103,61 @@ def public_settings(vals: dict, n: int | None = None, has_labels: bool = True) -
     budget and its split (with a groups share only when the data have a label column, ``has_labels``: each release
     states its own split), the scaling rule with its bounds, the centring, the clipping radius, k and how it was
     chosen, and n under replace-one (where it is public). Nothing read from the data."""
+    s = scenario.Settings(vals)
     split = scenario.budget(vals, has_labels=has_labels)
     bounds = scenario.bounds(vals)
     scaling = {
-        "rule": vals["scale"],
-        "bounds": bounds if vals["scale"] in ("bounds", "private") and bounds else None,
-        "bounds_from": scenario.SCALE_SOURCES[vals["sfrom"]][0] if vals["scale"] != "none" else None,
+        "rule": s.scaling,
+        "bounds": bounds if s.scaling in ("bounds", "private") and bounds else None,
+        "bounds_from": scenario.SCALE_SOURCES[s.bounds_from][0] if s.scaling != "none" else None,
         "words": {
             "none": "the columns as they are (no scaling)",
             "bounds": "each column divided by its public bound",
             "private": scale_words(vals),
-        }[vals["scale"]],
+        }[s.scaling],
     }
     if scenario.private_radius(vals):
         radius = {
             "rule": "private",
             "value": None,
-            "bounds": [vals["rlo"], vals["rhi"]],
-            "quantile": vals["rq"],
-            "share": vals["bradius"],
+            "bounds": [s.radius_low, s.radius_high],
+            "quantile": s.radius_quantile,
+            "share": s.radius_share,
             "words": (
-                f"chosen privately inside each release: a noisy search for the {number(vals['rq'])} quantile "
-                f"of the rows' lengths between {number(vals['rlo'])} and {number(vals['rhi'])}"
+                f"chosen privately inside each release: a noisy search for the {number(s.radius_quantile)} quantile "
+                f"of the rows' lengths between {number(s.radius_low)} and {number(s.radius_high)}"
             ),
         }
     else:
         radius = {
-            "rule": vals["rfrom"],
-            "value": vals["R"],
+            "rule": s.radius_from,
+            "value": s.radius,
             "bounds": None,
             "quantile": None,
             "share": None,
-            "words": f"R = {number(vals['R'])}, "
+            "words": f"R = {number(s.radius)}, "
             + (
                 "a public bound, set without reading the data"
-                if vals["rfrom"] == "public"
-                else scenario.R_SOURCES[vals["rfrom"]][0]
+                if s.radius_from == "public"
+                else scenario.R_SOURCES[s.radius_from][0]
             ),
         }
     k = (
-        {"rule": "private", "value": None, "variance_target": vals["kvar"], "words": k_rule_words_public(vals)}
+        {"rule": "private", "value": None, "variance_target": s.variance_target, "words": k_rule_words_public(vals)}
         if scenario.private_k(vals)
-        else {"rule": "public", "value": int(vals["k"]), "variance_target": None, "words": "a number chosen in advance"}
+        else {"rule": "public", "value": int(s.k), "variance_target": None, "words": "a number chosen in advance"}
     )
     return {
-        "epsilon": vals["eps"],
-        "delta": vals["delta"],
-        "neighbors": vals["nb"],
-        "neighbors_words": describe_neighbors(vals["nb"]),
+        "epsilon": s.epsilon,
+        "delta": s.delta,
+        "neighbors": s.neighbors,
+        "neighbors_words": describe_neighbors(s.neighbors),
         "data": data_kind(vals),
-        "n": int(n) if n is not None and vals["nb"] == "replace" else None,
+        "n": int(n) if n is not None and s.neighbors == "replace" else None,
         "mechanisms": scenario.mechanisms(vals),
         "k": k,
         "scaling": scaling,
-        "centring": {"rule": vals["center"], "words": CENTRING_WORDS[vals["center"]]},
+        "centring": {"rule": s.centring, "words": CENTRING_WORDS[s.centring]},
         "radius": radius,
         "budget_split": split.as_dict() if split is not None else {"subspace": 1.0},
     }

@@ -49,7 +49,8 @@ PUBLIC_URL_ENV = "DPPCA_PUBLIC_URL"
 def synthesised(vals: dict) -> bool:
     """True when the app made the data itself (synthetic or a paper's setting): nothing about them is private.
     Uploads, server files and the shipped samples are treated as private data."""
-    return vals["src"] == "synthetic" or vals["src"].startswith("preset:")
+    s = scenario.Settings(vals)
+    return s.source == "synthetic" or s.source.startswith("preset:")
 
 
 def record_line(vals: dict) -> str:

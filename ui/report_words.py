@@ -25,6 +25,7 @@ CENTRING_WORDS = {
 def guarantee_words(results: dict, vals: dict) -> list[str]:
     """Each mechanism's guarantee in plain words: ε and δ, the attacker's odds and its best test (from the release's
     exact privacy curve, :mod:`dppca_core.publishable`), or why it has none."""
+    s = scenario.Settings(vals)
     out = []
     for mech, res in results.items():
         name = display_name(mech)
@@ -34,18 +35,19 @@ def guarantee_words(results: dict, vals: dict) -> list[str]:
         if res.privacy.kind == "none":
             out.append(f"{name}: no privacy; the exact analysis, shown as the reference.")
             continue
-        delta = f", δ = {number(vals['delta'])}" if res.privacy.kind != "pure" else ""
-        odds = publishable.odds(res.privacy, vals["nb"])["sentence"]
-        test = publishable.best_test(res.privacy, vals["nb"])["sentence"]
-        out.append(f"{name} (ε = {number(vals['eps'])}{delta} for each release): {odds} {test}")
+        delta = f", δ = {number(s.delta)}" if res.privacy.kind != "pure" else ""
+        odds = publishable.odds(res.privacy, s.neighbors)["sentence"]
+        test = publishable.best_test(res.privacy, s.neighbors)["sentence"]
+        out.append(f"{name} (ε = {number(s.epsilon)}{delta} for each release): {odds} {test}")
     return out
 
 
 def delta_notice(vals: dict, ds) -> str | None:
     """A δ above 1/n, in words, for the page (:func:`dppca_core.reading.delta_warning`); under add/remove n is
     private, so the count is a hint for the data owner (the brief says it only where n is public)."""
-    found = reading.delta_warning(vals["delta"], getattr(ds, "n", None))
-    if found and vals["nb"] != "replace":
+    s = scenario.Settings(vals)
+    found = reading.delta_warning(s.delta, getattr(ds, "n", None))
+    if found and s.neighbors != "replace":
         found += " (Here n is private: a hint read from the data, for you only.)"
     return found
 
@@ -57,16 +59,17 @@ def _names(mechs) -> str:
 
 def data_words(vals: dict, ds) -> str:
     """What the data are, in words, with the true number of rows and features."""
-    src = vals["src"]
+    s = scenario.Settings(vals)
+    src = s.source
     shape = f"{ds.n:,} rows × {ds.d} features"
     if src == "synthetic":
-        sparse = f", the signal on {vals['sparse']} of the features" if vals["sparse"] else ""
+        sparse = f", the signal on {s.planted_sparsity} of the features" if s.planted_sparsity else ""
         return (
-            f"synthetic data made by the app: {shape}, {vals['rank']} planted directions of strength "
-            f"{number(vals['spike'])}{sparse} (data seed {vals['dseed']})"
+            f"synthetic data made by the app: {shape}, {s.planted_rank} planted directions of strength "
+            f"{number(s.spike_strength)}{sparse} (data seed {s.data_seed})"
         )
     if src.startswith("preset:"):
-        return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {vals['dseed']})"
+        return f"synthetic data made by the app from a paper's setting: {shape} ({ds.note}; data seed {s.data_seed})"
     if src.startswith("sample:"):
         title = dsets.SAMPLES.get(src.split(":", 1)[1], {}).get("title", ds.name)
         return f"the shipped sample {title}: {shape}"
@@ -77,28 +80,29 @@ def data_words(vals: dict, ds) -> str:
 
 def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     """Only the settings that apply to these data, in words (the true n and d; no setting of another page)."""
+    s = scenario.Settings(vals)
     mechs = scenario.mechanisms(vals)
     rows = [("Data", data_words(vals, ds))]
-    if vals["scale"] == "bounds":
+    if s.scaling == "bounds":
         rows.append(
-            ("Scaling", "each column divided by a bound on its values: " + scenario.SCALE_SOURCES[vals["sfrom"]][0])
+            ("Scaling", "each column divided by a bound on its values: " + scenario.SCALE_SOURCES[s.bounds_from][0])
         )
     elif scenario.private_scaling(vals):
         rows.append(
             (
                 "Scaling",
-                f"{scale_words(vals)}; the bounds: {scenario.SCALE_SOURCES[vals['sfrom']][0]} (the "
+                f"{scale_words(vals)}; the bounds: {scenario.SCALE_SOURCES[s.bounds_from][0]} (the "
                 "scales each release chose are published with it: see the scales table)",
             )
         )
-    rows.append(("Centring", CENTRING_WORDS[vals["center"]]))
+    rows.append(("Centring", CENTRING_WORDS[s.centring]))
     rows.append(("Clipping radius", radius_words(vals, prep)))
     rows.append(("Mechanisms", _names(mechs) if mechs else "none"))
     rows.append(
         (
             "Privacy budget",
-            f"ε = {number(vals['eps'])}, δ = {number(vals['delta'])} for each release; neighbouring "
-            f"datasets {describe_neighbors(vals['nb'])}",
+            f"ε = {number(s.epsilon)}, δ = {number(s.delta)} for each release; neighbouring "
+            f"datasets {describe_neighbors(s.neighbors)}",
         )
     )
     split = scenario.budget(vals)
@@ -111,11 +115,11 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
             f"k chosen privately inside each release: {scenario.k_rule_words(vals)} (the k each "
             "release chose is published with it)"
             if scenario.private_k(vals)
-            else f"k = {vals['k']}",
+            else f"k = {s.k}",
         )
     )
-    if vals["s"] or ds.support is not None:
-        rows.append(("Support size", f"s = {vals['s'] or len(ds.support)} rows scored for support recovery"))
+    if s.support_size or ds.support is not None:
+        rows.append(("Support size", f"s = {s.support_size or len(ds.support)} rows scored for support recovery"))
     for mech in mechs:
         params = {
             k: v for k, v in scenario.mech_params(mech, vals).items() if not scenario.is_default(f"{mech}.{k}", v)
@@ -125,7 +129,7 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
     rows.append(
         (
             "Repetitions",
-            f"{vals['reps']} runs per mechanism, noise seed {vals['seed']} (seeded: to explore "
+            f"{s.repetitions} runs per mechanism, noise seed {s.seed} (seeded: to explore "
             "and reproduce, never to publish)",
         )
     )
@@ -134,14 +138,15 @@ def settings_in_words(vals: dict, ds, prep) -> pd.DataFrame:
 
 def radius_words(vals: dict, prep) -> str:
     """Where R came from, in words: a public number, or chosen privately inside each release by its rule."""
+    s = scenario.Settings(vals)
     if prep.radius is None:
         return (
-            f"R = {number(vals['R'])}, {scenario.R_SOURCES[vals['rfrom']][0]}; {prep.data.n_clipped:,} rows were longer "
+            f"R = {number(s.radius)}, {scenario.R_SOURCES[s.radius_from][0]}; {prep.data.n_clipped:,} rows were longer "
             "and clipped (a non-private count)"
         )
     low, high = prep.radius.bounds
     return (
-        f"chosen privately inside each release with {vals['bradius']:.0%} of its budget: a noisy search for the "
+        f"chosen privately inside each release with {s.radius_share:.0%} of its budget: a noisy search for the "
         f"{number(prep.radius.quantile)} quantile of the rows' norms between {number(low)} and {number(high)} (the R each release "
         "chose is published with it: see the radius table)"
     )
@@ -149,27 +154,29 @@ def radius_words(vals: dict, prep) -> str:
 
 def scale_words(vals: dict) -> str:
     """A private column scaling in words."""
+    share = scenario.Settings(vals).scale_share
     return (
-        f"each column divided by a private root-mean-square chosen inside each release with {vals['bscale']:.0%} "
+        f"each column divided by a private root-mean-square chosen inside each release with {share:.0%} "
         "of its budget, from public bounds on the columns"
     )
 
 
 def privacy_statement(vals: dict) -> str:
     """Whether every data-dependent choice before the release is private, in one sentence (or which are not)."""
+    s = scenario.Settings(vals)
     choices = scenario.nonprivate_choices(vals)
     if not choices:
         made = [
             "the clipping radius R " + ("chosen privately" if scenario.private_radius(vals) else "from a public bound")
         ]
-        made.append({"none": "no centring", "private": "a private mean"}.get(vals["center"], vals["center"]))
-        if vals["scale"] == "bounds":
+        made.append({"none": "no centring", "private": "a private mean"}.get(s.centring, s.centring))
+        if s.scaling == "bounds":
             made.append("scaling by public bounds")
         elif scenario.private_scaling(vals):
-            made.append(f"each column scaled privately ({vals['bscale']:.0%} of the budget)")
+            made.append(f"each column scaled privately ({s.scale_share:.0%} of the budget)")
         if scenario.private_k(vals):
             made.append(
-                f"k chosen privately from the eigenvalue share (explained-variance target {number(vals['kvar'])})"
+                f"k chosen privately from the eigenvalue share (explained-variance target {number(s.variance_target)})"
             )
         return (
             "Every choice that depends on the data is private (" + ", ".join(made) + "): each release states "
@@ -199,8 +206,9 @@ def clipping_words(vals: dict, prep) -> str | None:
     n, clipped = prep.data.n, prep.data.n_clipped
     if not n or clipped <= MOST_CLIPPED * n:
         return None
+    radius = scenario.Settings(vals).radius
     return (
-        f"{clipped:,} of {n:,} rows ({100 * clipped / n:.0f}%) are longer than R = {number(vals['R'])} and clipped: every "
+        f"{clipped:,} of {n:,} rows ({100 * clipped / n:.0f}%) are longer than R = {number(radius)} and clipped: every "
         "number here compares the releases with the exact PCA of the clipped rows, whose spectrum the clipping "
         "distorts, so a high captured energy says little about the data's own directions. Set R from a public "
         "bound on the rows' length (Data page). A count read from the data: not private."
@@ -211,15 +219,16 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float, prep=N
     """A summary for a non-technical reader: what was compared, at which ε, what privacy costs (after the clipping
     warning when most rows are clipped: ``prep``, :func:`clipping_words`), what ε means for one person (from the
     first mechanism with a guarantee)."""
+    s = scenario.Settings(vals)
     kept = (
         "letting each release choose k privately (the smallest k whose private explained-variance ratios sum "
-        f"above {number(vals['kvar'])})"
+        f"above {number(s.variance_target)})"
         if scenario.private_k(vals)
-        else f"keeping k = {vals['k']} components"
+        else f"keeping k = {s.k} components"
     )
     out = [
-        f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {number(vals['eps'])} "
-        f"(δ = {number(vals['delta'])}) for each release, {kept}."
+        f"We compared {_names(results)} on {data_words(vals, ds)}, at a privacy budget of ε = {number(s.epsilon)} "
+        f"(δ = {number(s.delta)}) for each release, {kept}."
     ]
     clipping = None if prep is None else clipping_words(vals, prep)
     if clipping:
@@ -248,10 +257,10 @@ def summary_sentences(vals: dict, ds, results: dict, random_level: float, prep=N
     curves = {m: r.privacy for m, r in results.items() if r.privacy.kind != "none"}
     if curves:
         mech, curve = next(iter(curves.items()))
-        sentences = risk.risk_summary(curve, neighbors=vals["nb"])["sentences"]
-        person = [s for s in sentences if "10% sure" in s] or sentences[-1:]
+        sentences = risk.risk_summary(curve, neighbors=s.neighbors)["sentences"]
+        person = [line for line in sentences if "10% sure" in line] or sentences[-1:]
         out.append(
-            f"What ε = {number(vals['eps'])} means for one person ({display_name(mech)}): {sentences[0]} "
+            f"What ε = {number(s.epsilon)} means for one person ({display_name(mech)}): {sentences[0]} "
             + " ".join(person)
         )
     out.append(privacy_statement(vals))

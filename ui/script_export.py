@@ -20,12 +20,13 @@ from .report import record_line
 def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) -> list[str]:
     """The lines that read or make the data (``X``, ``labels``, ``support``). ``path``: the Python expression of the
     data file's path (default: the script's first argument)."""
-    src = vals["src"]
+    s = scenario.Settings(vals)
+    src = s.source
     if src == "synthetic":
-        sparse = vals["sparse"] or None
+        sparse = s.planted_sparsity or None
         return [
-            f"syn = datasets.spiked_covariance(n={vals['n']}, d={vals['d']}, k={vals['rank']}, "
-            f"spike={vals['spike']!r}, sparsity={sparse!r}, seed={vals['dseed']})",
+            f"syn = datasets.spiked_covariance(n={s.rows}, d={s.features}, k={s.planted_rank}, "
+            f"spike={s.spike_strength!r}, sparsity={sparse!r}, seed={s.data_seed})",
             "X = syn.X",
             "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse",
         ]
@@ -33,7 +34,7 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
         name = src.split(":", 1)[1]
         return [
             f"preset = datasets.PRESETS[{name!r}]",
-            f"syn = preset.make(**preset.defaults, seed={vals['dseed']})",
+            f"syn = preset.make(**preset.defaults, seed={s.data_seed})",
             "X = syn.X",
             "support = syn.support if len(syn.support) < X.shape[1] else None  # planted support, when sparse",
         ]
@@ -48,7 +49,7 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
         return [
             "# the file read on the server, streamed into sufficient statistics (pass its path)",
             f"X = dc.sufficient_stats({path}, "
-            f"columns={scenario.declared_columns(vals)!r}, data_norm={vals['R']!r}, on_bad='replace', "
+            f"columns={scenario.declared_columns(vals)!r}, data_norm={s.radius!r}, on_bad='replace', "
             f"fill={scenario.fill_values(vals) or None!r})",
             "support = None",
         ]
@@ -67,7 +68,8 @@ def load_lines(vals: dict, upload: dict | None = None, path: str | None = None) 
 
 def reads_a_file(vals: dict) -> bool:
     """Whether the scenario's data come from a file the script or notebook must be given (an upload, a server file)."""
-    return vals["src"] == "upload" or vals["src"].startswith("server:")
+    s = scenario.Settings(vals)
+    return s.source == "upload" or s.source.startswith("server:")
 
 
 #: how a downloaded script or notebook says, in one line, that dppca_core is missing and how to install it
@@ -142,20 +144,22 @@ def options_lines(vals: dict, has_labels: bool, name: str = "OPTIONS") -> list[s
 def prepare_lines(vals: dict, has_labels: bool) -> list[str]:
     """The lines that state each release's options (``OPTIONS``, :func:`options_lines`) and build the mechanisms'
     input from them (``inp``), as the pages do: column scaling, centring, clipping radius."""
+    s = scenario.Settings(vals)
     first = translation.mechanisms(vals)[0]
     return [
         *options_lines(vals, has_labels),
-        f"# the page's path: column scaling ({vals['scale']}), centring ({vals['center']}), clipping radius R "
-        f"({vals['rfrom']}), the same for every mechanism",
+        f"# the page's path: column scaling ({s.scaling}), centring ({s.centring}), clipping radius R "
+        f"({s.radius_from}), the same for every mechanism",
         f"inp = experiments.input_for(X, OPTIONS[{first!r}])",
     ]
 
 
 def compare_lines(vals: dict) -> list[str]:
     """The lines that run the Report's seeded repetitions and make its table (``table``, ``runs``)."""
+    s = scenario.Settings(vals)
     return [
-        f"table, runs = experiments.compare(inp, OPTIONS, reps={vals['reps']}, seed={vals['seed']}, support=support, "
-        f"s={vals['s']})",
+        f"table, runs = experiments.compare(inp, OPTIONS, reps={s.repetitions}, seed={s.seed}, support=support, "
+        f"s={s.support_size})",
     ]
 
 
