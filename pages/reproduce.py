@@ -61,9 +61,10 @@ with st.sidebar:
     )
 
 vals = scenario.values()
-paper = rp.PAPERS[vals["rpaper"]]
-grid, seed = vals["rgrid"], int(vals["rseed"])
-reps = int(vals["rreps"]) or None
+s = scenario.Settings(vals)
+paper = rp.PAPERS[s.paper]
+grid, seed = s.paper_grid, int(s.paper_seed)
+reps = int(s.paper_repetitions) or None
 
 st.header(paper.title)
 if not presenting:  # the first figure on the first screen at 1280x720
