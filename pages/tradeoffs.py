@@ -31,6 +31,7 @@ from ui.text import NUMBER_FORMAT, md_escape
 ensure_navigation()
 
 vals = scenario.values()
+s = scenario.Settings(vals)
 mechs = scenario.mechanisms(vals)
 if not show.presenting():  # in presenter mode the bar names the page: the chart moves up under the dial
     st.title("Trade-offs")
@@ -46,7 +47,7 @@ c[1].selectbox(
     **scenario.bind("metric"),
 )
 c[2].toggle("log y axis", **scenario.bind("logy"))
-oracle = scenario.private_radius(vals) and vals["oracle"]
+oracle = scenario.private_radius(vals) and s.oracle_radius
 if scenario.private_radius(vals):
     c[2].toggle(
         "compare with an oracle R",
@@ -64,7 +65,7 @@ if not show.presenting():
 
 def _sweep(axis, metric):
     label, _, log_x = compute.SWEEPS[axis]
-    if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
+    if axis in compute.SYNTHETIC_ONLY and s.source != "synthetic":
         raise ValueError(
             f"sweeping {label} regenerates the data, so it needs the synthetic source; "
             "switch to 'Synthesize' on the Data page or sweep ε, δ, n, k or s."
@@ -114,7 +115,11 @@ def _sweep(axis, metric):
 
 def _oracle_fields(fields: dict, prep) -> dict:
     """The point's settings with R = the exact target quantile of its rows' norms (read from the data: an oracle)."""
-    return {**fields, "rfrom": "public", "R": experiments.oracle_radius(prep.data, fields["rq"])}
+    return {
+        **fields,
+        "rfrom": "public",
+        "R": experiments.oracle_radius(prep.data, scenario.Settings(fields).radius_quantile),
+    }
 
 
 ORACLE_LABEL = "oracle R (not private)"
@@ -124,12 +129,12 @@ def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
     """What a sweep of n on the table shows, and what it is not (Markdown)."""
     words = (
         f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
-        f"scenario's seed, {vals['seed']}; each smaller subset inside the larger ones), each point scored "
+        f"scenario's seed, {s.seed}; each smaller subset inside the larger ones), each point scored "
         "against the non-private answer on the same rows: an exploration of your own data, not a release."
     )
     if extrapolated:
         words += " " + whatif.words(n_rows, d)
-    if vals["nb"] == "add_remove":
+    if s.neighbors == "add_remove":
         words += (
             " Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
             "and none of them is a number to publish."
@@ -144,7 +149,7 @@ if not show.presenting():  # in presenter mode the chart takes their place (cach
     )
 
 with boundary("the sweep"):
-    axis, metric = vals["sweep"], vals["metric"]
+    axis, metric = s.sweep_axis, s.metric
     if not mechs:
         st.info("Pick at least one mechanism in the sidebar.")
         if buttons is not None:
@@ -177,7 +182,7 @@ with boundary("the sweep"):
         own_rows = compute.subsamples(axis, vals)
         extrapolated = whatif.points(what_if_frame)  # past the table's rows: the what-if, with its band
         random_level = (
-            metrics.random_subspace_distance(ds.d, int(vals["k"]))
+            metrics.random_subspace_distance(ds.d, int(s.k))
             if metric == "subspace_distance" and axis not in ("d", "k") and not private_k
             else None
         )
@@ -187,7 +192,7 @@ with boundary("the sweep"):
             dict(
                 log_x=log_x,
                 theory=overlay.lines,
-                log_y=vals["logy"],
+                log_y=s.log_y,
                 random_level=random_level,
                 x_title=label,
                 y_title=experiments.METRICS[metric].symbol,
@@ -203,7 +208,7 @@ with boundary("the sweep"):
         if variants:
             st.caption(
                 "Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
-                f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
+                f"exact {s.radius_quantile:g} quantile of the rows' norms (read from the data: **not private**, an "
                 "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
                 "costs."
             )
@@ -270,16 +275,16 @@ with boundary("the frontier"):
     else:
         points = frontier.frontier_frame(last["frame"], last["metric"])
         shipped = frontier.audit_verdicts()
-        verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
+        verdicts = {m: frontier.verdict(shipped, m, s.neighbors) for m in points["mechanism"].unique()}
         show.cached_chart(
             figures.frontier,
             (points, {m: (v.status, v.words) for m, v in verdicts.items()}, compute.METRICS[last["metric"]]),
-            dict(log_y=vals["logy"]),
+            dict(log_y=s.log_y),
             key="frontier_chart",
             summary=frontier.frontier_summary(points, last["metric"]),
             table=frontier.frontier_table(points, verdicts),
         )
-        st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))
+        st.caption(frontier.audit_source(s.neighbors, frontier.shipped_audit_setting()))
 
 st.subheader("Budget planner")
 
@@ -298,7 +303,7 @@ def _planner_target(info, k: int, d: int) -> float:
         st.info(md_escape(note), icon=":material/percent:")
     try:
         target = info.check_target(converted, k, d)
-        if converted != vals["target"]:
+        if converted != s.target:
             scenario.set_value("target", converted)
         return target
     except ValueError as exc:
@@ -315,9 +320,9 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
     if axis == "eps":
         what = "smallest ε"
     elif rows:
-        what = f"smallest n (of your {rows:,} rows) at ε = {number(vals['eps'])}"
+        what = f"smallest n (of your {rows:,} rows) at ε = {number(s.epsilon)}"
     else:
-        what = f"smallest n at ε = {number(vals['eps'])}"
+        what = f"smallest n at ε = {number(s.epsilon)}"
     table_rows = []
     for mech, value in found.items():
         answer = "not reached on the grid" if value is None else number(value)
@@ -367,9 +372,9 @@ def _what_if_answer(what_if, mech: str, rows: int, target: float, share: float) 
 
 
 with boundary("the budget planner"):
-    metric = vals["metric"]
+    metric = s.metric
     info = experiments.METRICS[metric]
-    k, d = int(vals["k"]), data.load_dataset(vals).d
+    k, d = int(s.k), data.load_dataset(vals).d
     target = _planner_target(info, k, d)
     better = "at most" if info.lower_is_better else "at least"
     unit = f" {info.unit}" if info.unit else ""
@@ -389,7 +394,7 @@ with boundary("the budget planner"):
             "The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
             "target) or n (smallest n at this ε)."
         )
-    elif last["axis"] != vals["sweep"]:
+    elif last["axis"] != s.sweep_axis:
         st.info("The planner reads the sweep above, which is stopped: press **Run the sweep**.")
     elif last["axis"] not in compute.EXTENDABLE:
         st.info(
@@ -418,13 +423,13 @@ with boundary("the plan from targets"):
     targets = plan_form.targets(vals)
     c = st.columns(2)
     c[0].slider("in this share of releases", 0.5, 0.99, step=0.01, **scenario.bind("pconf", key="plan_confidence"))
-    confidence = float(vals["pconf"])
+    confidence = float(s.plan_confidence)
     label, help_text = planner.rows_input_words(vals, ds.n)
     c[1].number_input(label, 0, 10**8, step=1, help=help_text, **scenario.bind("pn", key="plan_n"))
-    estimate = int(vals["pn"]) or None
+    estimate = int(s.plan_rows) or None
     kind, standin_args = plan_form.standin_inputs(vals, ds)
     if scenario.private_k(vals):
-        st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")
+        st.caption(f"Each release chooses k privately; the plan is made for k = {int(s.k)} (the sidebar's k).")
     question = planner.question(vals, targets, confidence, kind, standin_args, estimate)
     if not targets:
         st.info("Pick at least one target.")

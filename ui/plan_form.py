@@ -42,6 +42,7 @@ def targets(vals: dict) -> dict:
 
 def standin_inputs(vals: dict, ds) -> tuple[str, dict]:
     """The stand-in the user picked and its inputs (built when **Plan** is pressed: a private one spends budget)."""
+    s = scenario.Settings(vals)
     kinds = planner.standin_choices(vals, ds.has_rows)
     st.radio(
         "plan on",
@@ -62,7 +63,7 @@ def standin_inputs(vals: dict, ds) -> tuple[str, dict]:
         c[1].number_input(
             "total variance", min_value=0.0, format=NUMBER_FORMAT, **scenario.bind("ptotal", key="plan_total")
         )
-        return kind, {"stated": vals["pspec"], "total": float(vals["ptotal"])}
+        return kind, {"stated": s.plan_spectrum, "total": float(s.plan_total_variance)}
     if kind == "private":
         st.number_input(
             "ε spent on the stand-in (added to the plan's total)",
@@ -77,7 +78,7 @@ def standin_inputs(vals: dict, ds) -> tuple[str, dict]:
             "this session's later plans on the same data, never drawn again). Each spectrum released from "
             "these rows is counted in every plan's total."
         )
-        return kind, {"private_epsilon": float(vals["peps0"])}
+        return kind, {"private_epsilon": float(s.plan_standin_epsilon)}
     return kind, {}
 
 
