@@ -13,6 +13,7 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import figures, peers
 from dppca_core.pipeline.experiments import summary
+from dppca_core.scenario import Settings
 
 from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary
@@ -143,7 +144,7 @@ def compare_libraries(vals: dict) -> None:
         "ε grid: each library's distance to the non-private subspace and its captured energy (mean and "
         "2.5–97.5% band over repetitions), its fit time, and the verdict of a short audit at your ε."
     )
-    if vals.get("scale") == "private":
+    if Settings(vals).scaling == "private":
         st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
     options = _choices()
     default = [o for o in options if o in peers.LIBRARIES or o == peers.OURS_DEFAULT]
@@ -161,13 +162,14 @@ def compare_libraries(vals: dict) -> None:
 
 
 def _run_comparison(vals: dict):
+    s = Settings(vals)
     state = st.session_state
     names = list(state["cmp_libs"])
     if not names:
         raise ValueError("pick at least one library or mechanism to compare.")
     prep = data.prepare(data.load_dataset(vals), vals)
     rows, gram = np.asarray(prep.data.rows, dtype=float), np.asarray(prep.data.gram, dtype=float)
-    k = min(int(vals["k"]), rows.shape[1])
+    k = min(int(s.k), rows.shape[1])
     grid = compute.sweep_values("eps", vals)
     budget = float(state["cmp_budget"])
     table, curves = [], []
@@ -182,10 +184,10 @@ def _run_comparison(vals: dict):
             gram,
             k=k,
             epsilons=grid,
-            epsilon=float(vals["eps"]),
-            delta=float(vals["delta"]),
+            epsilon=float(s.epsilon),
+            delta=float(s.delta),
             reps=int(state["cmp_reps"]),
-            seed=int(vals["seed"]),
+            seed=int(s.seed),
             audit_trials=int(state["cmp_trials"]),
         )
         if problem:
@@ -201,13 +203,13 @@ def _run_comparison(vals: dict):
                     "subspace distance": f"{dist[0]:.3f} [{dist[1]:.3f}, {dist[2]:.3f}]",
                     "captured energy %": f"{energy[0]:.1f} [{energy[1]:.1f}, {energy[2]:.1f}]",
                     "fit time (ms)": f"{1000 * float(np.median(r.fit_seconds)):.1f}",
-                    "audit at your ε": verdict if r.epsilon == float(vals["eps"]) else "",
+                    "audit at your ε": verdict if r.epsilon == float(s.epsilon) else "",
                     "status": "ok",
                 }
             )
             curves.append((peers.title(name), r.epsilon, dist[0], dist[1], dist[2]))
     bar.empty()
-    return pd.DataFrame(table), curves, float(vals["eps"]), budget
+    return pd.DataFrame(table), curves, float(s.epsilon), budget
 
 
 def _show_comparison(table: pd.DataFrame, curves: list, eps: float, budget: float) -> None:

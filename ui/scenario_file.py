@@ -59,7 +59,7 @@ def open_file(raw: bytes) -> None:
     st.session_state[SCENARIO_FILE_OPENED_KEY] = {
         "ok": True,
         "notices": [],
-        "upload": vals["src"] == "upload" and not st.session_state.get(UPLOAD_KEY),
+        "upload": scenario.Settings(vals).source == "upload" and not st.session_state.get(UPLOAD_KEY),
     }
 
 

@@ -188,7 +188,7 @@ def _schema_controls(parsed, choice) -> None:
         "from the file (its numeric columns), which reads the cells; check it against what you "
         "know of the table. Changing it declares the schema.",
     )
-    if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
+    if scenario.Settings(scn).bad_cells == "drop_rows" and choice.on_bad == "replace":
         st.caption(
             "Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
             "each bad cell is replaced. Choose 'add or remove one row' to leave rows out."
