@@ -1,8 +1,12 @@
 """The dashboard's house rules (issue 58), read from its code (ast): session state only through the names of
-ui/session.py, with no renaming alias (docs/architecture.md, "keep something across pages")."""
+ui/session.py, with no renaming alias (docs/architecture.md, "keep something across pages"); a scenario's settings
+read by name (``Settings(vals).eigenvalue_share``, dppca_core/scenario/settings.py), never by the link's short name
+(``vals["beig"]``)."""
 
 import ast
 from pathlib import Path
+
+from dppca_core.scenario import FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = ROOT / "ui" / "session.py"
@@ -146,3 +150,84 @@ def test_the_session_rule_finds_a_bare_key_an_alias_and_a_key_through_another_mo
     )
     found = session_key_problems(page, _session_names(), tmp_path)
     assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 9, 11, 12], found
+
+
+#: the names the pages and ui/ give a scenario's values (a dict keyed by the link's short names)
+SCENARIO_NAMES = {"vals", "scn", "fields", "current"}
+#: ui/page_titles.py reads presenter mode from the session's scenario before the app imports the scenario's module
+#: (app.py declares the pages first: the first paint): it may not import dppca_core.scenario, so it reads the dict
+UNTOUCHED = {ROOT / "ui" / "page_titles.py"}
+
+
+def _scenario_dict(node: ast.expr) -> bool:
+    """Whether ``node`` is a scenario's values as the pages and ui/ name them: ``vals``, ``scn``, ``fields``,
+    ``current``, ``values()`` and ``scenario.values()``, or the table of defaults and fields (``DEFAULTS``,
+    ``FIELDS``, ``scenario.DEFAULTS``)."""
+    if isinstance(node, ast.Name):
+        return node.id in SCENARIO_NAMES | {"DEFAULTS", "FIELDS"}
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("DEFAULTS", "FIELDS")
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (isinstance(func, ast.Name) and func.id == "values") or (
+            isinstance(func, ast.Attribute) and func.attr == "values" and not node.args
+        )
+    return False
+
+
+def literal_reads(path: Path, root: Path = ROOT) -> list[str]:
+    """Each read of a scenario's setting by its short name, a literal, in ``path``: ``vals["beig"]``, ``scn.get("scale")``,
+    ``scenario.values()["s"]``, ``DEFAULTS["eps"]``, ``FIELDS["aeps"]`` (a write, ``vals["target"] = ...``, is not a
+    read)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            base, key = node.value, node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            base, key = node.func.value, (node.args[0] if node.args else None)
+        else:
+            continue
+        if isinstance(key, ast.Constant) and key.value in FIELDS and _scenario_dict(base):
+            found.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_pages_and_ui_read_a_scenarios_settings_by_name():
+    """No page and no module of ui/ spells a setting's short name to read it: they read ``Settings(vals).epsilon``
+    (the link and the scenario file keep the short names; a write through ``scenario.set_value("eps", ...)`` may
+    name its field)."""
+    found = [line for path in _dashboard() + [SESSION] if path not in UNTOUCHED for line in literal_reads(path)]
+    assert not found, found
+
+
+def test_the_field_rule_finds_each_kind_of_literal_read(tmp_path):
+    page = tmp_path / "page.py"
+    page.write_text(
+        "from ui import scenario\n"
+        "vals = scenario.values()\n"
+        "vals['beig']\n"
+        "scn.get('scale')\n"
+        "scenario.values()['s']\n"
+        "scenario.DEFAULTS['eps']\n"
+        "FIELDS['aeps'].low\n"
+        "vals['target'] = 1.0\n"
+        "vals[name]\n"
+        "scenario.Settings(vals).eigenvalue_share\n"
+        "last['metric']\n",
+        encoding="utf-8",
+    )
+    assert [int(line.split(":")[1]) for line in literal_reads(page, tmp_path)] == [3, 4, 5, 6, 7]
+
+
+def test_every_setting_has_one_name():
+    """Each field of the scenario is read by exactly one name of Settings, and the view reads the dict it holds."""
+    from dppca_core.scenario import Settings
+
+    keys = [setting.key for setting in Settings.named().values()]
+    assert sorted(keys) == sorted(FIELDS) and len(set(keys)) == len(keys)
+    vals = {"eps": 1.0, "beig": 0.1}
+    view = Settings(vals)
+    vals["eps"] = 2.0  # set afterwards: read at once
+    assert (view.epsilon, view.eigenvalue_share, view.k) == (2.0, 0.1, FIELDS["k"].default)
+    assert Settings.eigenvalue_share.key == "beig" and Settings.audit_epsilon.field is FIELDS["aeps"]
