@@ -14,7 +14,6 @@ from dppca_core.reading import number
 
 ensure_navigation()
 
-RESULT_KEY = session.AUDIT_RESULT_KEY  # the last audit of this session
 
 st.title("Audit a privacy claim")
 st.markdown(
@@ -32,6 +31,7 @@ st.markdown(
 names = dc.mechanism_names()
 scenario.audit_follows_scenario()  # open on the scenario's mechanism, epsilon and delta until changed here
 vals = scenario.values()
+s = scenario.Settings(vals)
 c = st.columns([2.6, 1, 1, 1.4])  # the mechanism's name (and a retraction mark) in full
 c[0].selectbox(
     "Mechanism",
@@ -62,7 +62,7 @@ buttons[1].button(
 )
 if run_clicked:
     with boundary("the audit"):
-        mech, eps, delta, nb = vals["amech"], vals["aeps"], vals["adelta"], vals["anb"]
+        mech, eps, delta, nb = s.audit_mechanism, s.audit_epsilon, s.audit_delta, s.audit_neighbors
         spec = dc.get_mechanism(mech)
         if nb not in spec.relations:
             raise ValueError(
@@ -75,13 +75,13 @@ if run_clicked:
             eps,
             delta,
             neighbors=nb,
-            trials=int(vals["atrials"]),
+            trials=int(s.audit_trials),
             seed=0,
-            run_epsilon=eps * vals["afactor"],
+            run_epsilon=eps * s.audit_factor,
             progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
         )
         bar.empty()
-        st.session_state[RESULT_KEY] = result
+        st.session_state[session.AUDIT_RESULT_KEY] = result  # the last audit of this session
         guarantee.remember_audit(result)
 
 
@@ -94,7 +94,7 @@ def claim_reached(ratio: float) -> tuple[str, str | None]:
     return "over 100%", f"refuted: the bound is {times}× the claim"
 
 
-result = st.session_state.get(RESULT_KEY)
+result = st.session_state.get(session.AUDIT_RESULT_KEY)
 if result is not None:
     with boundary("the audit result"):
         spec = dc.get_mechanism(result.mechanism)

@@ -10,4 +10,4 @@ from ui.shell import ensure_navigation
 ensure_navigation()
 
 with boundary("the class game"):
-    classroom.page(scenario.values()["room"], show.presenting())
+    classroom.page(scenario.settings().class_room, show.presenting())

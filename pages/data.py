@@ -6,7 +6,18 @@ import streamlit as st
 
 from dppca_core import figures
 from dppca_core.pipeline.choices import choose_k
-from ui import compute, data, scenario, server_files, show, table_hints, table_schema, views
+from ui import (
+    column_bounds,
+    compute,
+    data,
+    data_warnings,
+    scenario,
+    server_files,
+    session,
+    show,
+    table_hints,
+    table_schema,
+)
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import NUMBER_FORMAT, literal, md_escape
@@ -15,6 +26,7 @@ from dppca_core.reading import number
 ensure_navigation()
 
 scn = scenario.values()
+s = scenario.Settings(scn)
 presenting = show.presenting()
 if not presenting:  # in presenter mode the bar names the page
     st.title("Data")
@@ -36,7 +48,7 @@ CENTRING = {
 
 
 def _kind() -> str:
-    return scn["src"].split(":", 1)[0]
+    return s.source.split(":", 1)[0]
 
 
 def _set_kind():
@@ -44,7 +56,7 @@ def _set_kind():
     if kind in ("synthetic", "upload"):
         scenario.set_value("src", kind)
     elif kind == "server":
-        got = st.session_state.get(data.STREAM_KEY)
+        got = st.session_state.get(session.STREAM_KEY)
         scenario.set_value("src", "server:" + (got["relative"] if got else "?"))
     elif kind == "preset" and data.presets():
         scenario.set_value("src", "preset:" + next(iter(data.presets())))
@@ -53,7 +65,7 @@ def _set_kind():
 
 
 def _choice(label: str, prefix: str, names: list, fmt=str):
-    current = scn["src"].split(":", 1)[1] if ":" in scn["src"] else names[0]
+    current = s.source.split(":", 1)[1] if ":" in s.source else names[0]
     key = f"w:{prefix}name"
     st.session_state[key] = current if current in names else names[0]
 
@@ -61,7 +73,7 @@ def _choice(label: str, prefix: str, names: list, fmt=str):
         scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
 
     st.selectbox(label, names, key=key, on_change=_copy, format_func=fmt)
-    if scn["src"] != f"{prefix}:{st.session_state[key]}":
+    if s.source != f"{prefix}:{st.session_state[key]}":
         scenario.set_value("src", f"{prefix}:{st.session_state[key]}")
 
 
@@ -122,7 +134,13 @@ def _server_controls():
     if server_files.root() is None:
         st.info(server_files.OFF, icon=":material/folder_off:")
         st.stop()
-    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+    _server_inputs()
+    _server_read()
+
+
+def _server_inputs() -> None:
+    """The path, the site column and the declared columns, and the buttons that read the file or cancel a read."""
+    current = s.source.split(":", 1)[1] if s.source.startswith("server:") else ""
     c = st.columns([3, 2])
     relative = c[0].text_input(
         "path in the data folder (a CSV or Parquet file, a folder, or a glob)",
@@ -157,8 +175,12 @@ def _server_controls():
         icon=":material/stop_circle:",
         help="Stops a read in progress (the click interrupts it); nothing is kept.",
     )
-    got = st.session_state.get(data.STREAM_KEY)
-    current = scn["src"].split(":", 1)[1] if scn["src"].startswith("server:") else ""
+
+
+def _server_read() -> None:
+    """What the last read of the path found (or how to read it), and the table's public schema."""
+    got = st.session_state.get(session.STREAM_KEY)
+    current = s.source.split(":", 1)[1] if s.source.startswith("server:") else ""
     if not got or got["relative"] != current:
         st.info(
             "Give a path and press **Read the file**: the rows are clipped to the radius R below while reading, "
@@ -206,10 +228,10 @@ def _read_server_files(relative: str, sites: str, columns: list):
 
     fill = {c: v for c, v in scenario.fill_values(scn).items() if c in columns}
     try:
-        stats = server_files.read(found, float(scn["R"]), sites.strip() or None, progress, columns or None, fill)
+        stats = server_files.read(found, float(s.radius), sites.strip() or None, progress, columns or None, fill)
     finally:
         bar.empty()
-    st.session_state[data.STREAM_KEY] = {"relative": found.relative, "stats": stats}
+    st.session_state[session.STREAM_KEY] = {"relative": found.relative, "stats": stats}
     scenario.set_value("src", "server:" + found.relative)
     if columns:  # named by the analyst: declared; suggested from the first rows, they stay a suggestion
         scenario.declare_columns(stats.columns)
@@ -229,9 +251,9 @@ def _preprocessing_controls(ds):
     with c[1]:
         _radius_controls()
     with c[2]:
-        _bounds_popover(ds)
-        if scn["scale"] == "bounds":
-            st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[scn["sfrom"]][0] + ".")
+        column_bounds.popover(ds)
+        if s.scaling == "bounds":
+            st.caption("Columns scaled by their bounds: " + scenario.SCALE_SOURCES[s.bounds_from][0] + ".")
         elif scenario.private_scaling(scn):
             st.slider(
                 "scaling share of the budget",
@@ -245,12 +267,12 @@ def _preprocessing_controls(ds):
             )
             st.caption(
                 "Each release scales each column privately: it divides column j by a private root-mean-square "
-                f"(noisy Σ min(x², bound²) over the rows) with {scn['bscale']:.0%} of its budget; "
-                f"the bounds: {scenario.SCALE_SOURCES[scn['sfrom']][0]}. The scales chosen are part of the "
+                f"(noisy Σ min(x², bound²) over the rows) with {s.scale_share:.0%} of its budget; "
+                f"the bounds: {scenario.SCALE_SOURCES[s.bounds_from][0]}. The scales chosen are part of the "
                 "release: Explore and the Report show them. On a few hundred rows at ε ≈ 1 they are noisy: "
                 "public bounds are then the better choice."
             )
-        if scn["scale"] != "none":
+        if s.scaling != "none":
             st.button("Turn the scaling off", key="scale_off", on_click=scenario.set_value, args=("scale", "none"))
 
 
@@ -304,132 +326,10 @@ def _radius_controls() -> None:
         "candidates); the subspace gets what the other shares leave.",
     )
     st.caption(
-        f"Each release chooses R privately: a noisy binary search for the {number(scn['rq'])} quantile of the "
-        f"rows' norms between {number(scn['rlo'])} and {number(scn['rhi'])}, with {scn['bradius']:.0%} of its budget. "
+        f"Each release chooses R privately: a noisy binary search for the {number(s.radius_quantile)} quantile of the "
+        f"rows' norms between {number(s.radius_low)} and {number(s.radius_high)}, with {s.radius_share:.0%} of its budget. "
         "The R chosen is part of the release: Explore and the Report show it."
     )
-
-
-#: a public R for rows whose columns were divided by their root-mean-squares: their mean squared norm is d, so at most
-#: a quarter of the rows are longer than 2 sqrt(d) (Markov), whatever the data
-PRIVATE_SCALE_R_FACTOR = 2.0
-
-
-def _apply_scaling(bounds: list, source: str, how: str = "bounds") -> None:
-    """Scale each column by its bound (``how="bounds"``: with |x_j| <= b_j the scaled rows have norm <= sqrt(d), a
-    public R), or privately inside each release (``how="private"``: a root-mean-square from the scale share, with the
-    bounds; rows of mean squared norm d, public R = 2 sqrt(d) unless R is chosen privately)."""
-    scenario.set_value("bounds", ",".join(repr(float(b)) for b in bounds))
-    scenario.set_value("scale", how)
-    scenario.set_value("sfrom", source)
-    if how == "private" and scenario.private_radius(scn):
-        return  # each release chooses R privately after scaling: its bounds are in the scaled units
-    scenario.set_value("R", float((PRIVATE_SCALE_R_FACTOR if how == "private" else 1.0) * np.sqrt(len(bounds))))
-    scenario.set_value("rfrom", "public")
-
-
-def _bounds_source(given) -> str:
-    """Where bounds come from: typed from public knowledge, unless they are exactly those filled from the data."""
-    return scn["sfrom"] if [float(b) for b in given] == scenario.bounds(scn) else "public"
-
-
-#: the bounds grid's buttons: label -> what it does with the typed bounds
-BOUND_ACTIONS = {
-    "use_R": "Use R = √(Σ bound²)",
-    "by_bound": "Scale each column by its bound",
-    "private": "Scale each column privately (a share of each release's budget)",
-}
-
-
-def _bounds_popover(ds):
-    """Public per-column bounds: R from them, or each column scaled by its bound (R = √d) or privately.
-
-    The grid is a form: typing a bound reruns nothing until a button applies them. (Each committed cell used to
-    rerun the whole page; a cell typed while the grid was redrawn was lost, and typed bounds that no button
-    applied were forgotten on leaving the page. Applied bounds live in the scenario, and the grid shows them.)
-    """
-    with st.popover("Public per-column bounds", icon=":material/calculate:", width="stretch"):
-        st.caption(
-            "Give the largest possible absolute value of each feature, from public knowledge (a "
-            "questionnaire's scale, a sensor's range, a unit's physical limit): **each button below needs a "
-            "bound for every feature**. Then either keep the units "
-            "and bound the rows by R = √(Σ bound²), or divide each column by its bound so that no column "
-            "dominates because of its units (every column in [−1, 1], R = √d), or let each release divide "
-            "each column by a private root-mean-square of the column clipped to its bound (a share of its "
-            "budget; R = 2√d unless R is chosen privately)."
-        )
-        current = scenario.bounds(scn) if len(scenario.bounds(scn)) == ds.d else [np.nan] * ds.d
-        with st.form("bounds_form", border=False):
-            bounds = st.data_editor(
-                pd.DataFrame({"feature": [str(c) for c in ds.columns], "public bound": current}),
-                hide_index=True,
-                disabled=["feature"],
-                key="bounds_editor",
-                width="stretch",
-                column_config={
-                    "feature": st.column_config.TextColumn(width="medium"),
-                    "public bound": st.column_config.NumberColumn(min_value=0.0),
-                },
-            )
-            b = st.columns(2)
-            pressed = [
-                b[0].form_submit_button(BOUND_ACTIONS["use_R"], key="use_bounds_R"),
-                b[1].form_submit_button(BOUND_ACTIONS["by_bound"], key="scale_by_bounds"),
-                st.form_submit_button(BOUND_ACTIONS["private"], key="scale_privately"),
-            ]
-        given = pd.to_numeric(bounds["public bound"], errors="coerce").to_numpy(dtype=float)
-        if any(pressed):
-            _apply_bounds(given, list(BOUND_ACTIONS)[pressed.index(True)])
-        if len(current) and np.all(np.isfinite(current)):
-            st.caption(f"Bounds in use: R = √(Σ bound²) = {number(float(np.sqrt(np.sum(np.square(current)))))}.")
-        if ds.has_rows:
-            st.button(
-                "Fill from the data's largest values and scale (NOT private)",
-                key="scale_from_data",
-                on_click=_apply_scaling,
-                args=(list(_largest_values(ds.X)), "hints"),
-                help="Reads the data: for exploring data you may inspect. A release to publish then states "
-                "no guarantee and names this choice.",
-            )
-
-
-#: what each bounds button does, as its refusal names it
-BOUND_NEEDS = {
-    "use_R": "R from the bounds",
-    "by_bound": "Scaling each column by its bound",
-    "private": "Scaling each column privately",
-}
-
-
-def _apply_bounds(given: np.ndarray, action: str) -> None:
-    """Use the typed bounds (every one a positive number): R from them, or a scaling; refuse in words else (what the
-    button needs, how many bounds are missing, where to type them)."""
-    usable = np.isfinite(given) & (given > 0)
-    if not (len(given) and np.all(usable)):
-        st.warning(
-            f"{BOUND_NEEDS[action]} needs a public bound for every feature: {int(np.sum(~usable))} of {len(given)} "
-            "are empty or not positive. Type each feature's largest possible absolute value (from public "
-            "knowledge: a scale, a sensor's range) in the grid above, then press the button again.",
-            icon=":material/edit:",
-        )
-        return
-    source = _bounds_source(given)
-    if action == "use_R":
-        scenario.set_value("bounds", ",".join(repr(float(b)) for b in given))
-        scenario.set_value("sfrom", source)
-        scenario.set_value("R", float(np.sqrt(np.sum(given**2))))
-        scenario.set_value("rfrom", "public" if source == "public" else "hints")
-    else:
-        _apply_scaling(list(given), source, "bounds" if action == "by_bound" else "private")
-    st.rerun()
-
-
-def _largest_values(X) -> np.ndarray:
-    """Each column's largest absolute value, rounded up to two significant digits (a non-private hint)."""
-    top = np.max(np.abs(X), axis=0)
-    top = np.where(top > 0, top, 1.0)
-    magnitude = 10.0 ** (np.floor(np.log10(top)) - 1)
-    return np.ceil(top / magnitude) * magnitude
 
 
 def _radius_hints(ds, prep):
@@ -442,7 +342,7 @@ def _radius_hints(ds, prep):
         scale = data.column_scale(ds, scn)
         rows = ds.X if scale is None else ds.X / np.asarray(scale)
     norms = np.linalg.norm(rows, axis=1)
-    R, clipped = float(scn["R"]), prep.data.n_clipped
+    R, clipped = float(s.radius), prep.data.n_clipped
     median = float(np.median(norms))
     hint = None
     if clipped > 0.5 * ds.n:
@@ -451,14 +351,14 @@ def _radius_hints(ds, prep):
             "clipped: the spectrum is distorted. A public bound on the rows' norms is larger.",
             icon=":material/content_cut:",
         )
-        hint = float(_largest_values(norms[:, None])[0])
+        hint = float(column_bounds.largest_values(norms[:, None])[0])
     elif median < R / 10:
         st.warning(
             f"R = {number(R)} is far above the rows' norms (median {number(median, 3)}): after dividing by R the signal is "
             "tiny, so the noise of every mechanism dominates. Use the tightest public bound you can justify.",
             icon=":material/zoom_out_map:",
         )
-        hint = float(_largest_values(norms[:, None])[0])
+        hint = float(column_bounds.largest_values(norms[:, None])[0])
     if hint is not None:
         st.button(
             f"Use R = {number(hint)}, the rows' largest norm (read from the data: NOT private)",
@@ -481,18 +381,18 @@ with boundary("the data source"):
     _source_controls()
 
 with boundary("the data summary"):
-    if _kind() == "upload" and not st.session_state.get(data.UPLOAD_KEY):
+    if _kind() == "upload" and not st.session_state.get(session.UPLOAD_KEY):
         st.stop()
     ds = data.load_dataset(scn)
     for name, value in table_hints.table_facts(scn, ds).items():  # the link and scenario file say the table's shape
         if scn[name] != value:
             scenario.set_value(name, value)
-    if ds.has_rows and scn["scale"] == "none":  # as soon as the table is read, whatever R is (issue 35)
-        views.units_warning(ds.columns, ds.X)
+    if ds.has_rows and s.scaling == "none":  # as soon as the table is read, whatever R is (issue 35)
+        data_warnings.units_warning(ds.columns, ds.X)
     st.subheader("Preprocessing")
     _preprocessing_controls(ds)
     prep = compute.prepare(ds, scn)
-    k = int(scn["k"])
+    k = int(s.k)
     st.caption(md_escape(ds.note))
     m = st.columns(5)
     m[0].metric("rows n", f"{ds.n:,}")
@@ -506,7 +406,7 @@ with boundary("the data summary"):
     m[3].metric("share clipped", f"{100 * prep.data.n_clipped / ds.n:.1f}%")
     m[4].metric("labels", "yes" if ds.labels is not None else "no")
     if scenario.private_k(scn):  # what the rule would keep without noise: a non-private diagnostic
-        k = choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), scn["kvar"])
+        k = choose_k(prep.eigenvalues / max(float(np.sum(prep.eigenvalues)), 1e-300), s.variance_target)
         st.caption(
             f"k is chosen privately inside each release (Explore: 'k comes from'); on the exact scree below the "
             f"same rule would keep k = {k} (read from the data without noise: not private)."
@@ -523,13 +423,13 @@ with boundary("the data summary"):
             "numbers): it will not be used as classes. Choose a class label, or none.",
             icon=":material/label:",
         )
-    if scn["center"] == "empirical":
+    if s.centring == "empirical":
         st.error(prep.center_note, icon=":material/gpp_bad:")
-    elif scn["center"] == "private":
+    elif s.centring == "private":
         st.info(prep.center_note, icon=":material/shield:")
     _radius_hints(ds, prep)
-    views.dominant_feature_warning(ds, prep)
-    if scn["center"] == "none" and ds.has_rows:
+    data_warnings.dominant_feature_warning(ds, prep)
+    if s.centring == "none" and ds.has_rows:
         mean_dir = ds.X.mean(axis=0)
         if np.linalg.norm(mean_dir) > 0:
             cosine = abs(float(prep.reference[:, 0] @ mean_dir) / np.linalg.norm(mean_dir))

@@ -15,6 +15,7 @@ from ui.shell import ensure_navigation
 ensure_navigation()
 
 scn = scenario.values()
+s = scenario.Settings(scn)
 presenting = show.presenting()  # the bar names the page, and the main figure shares the first screen with it
 if not presenting:
     st.title("Distributed data: hospitals pooling without pooling")
@@ -35,7 +36,7 @@ with st.sidebar:
         help="For a dataset with a label column (e.g. an uploaded file with a hospital column): each label "
         "value is one site. Overrides the two controls above.",
     )
-    st.select_slider("ε", options=scenario.with_current(EPS_OPTIONS, scn["deps"]), **scenario.bind("deps"))
+    st.select_slider("ε", options=scenario.with_current(EPS_OPTIONS, s.distributed_epsilon), **scenario.bind("deps"))
     st.slider("repetitions", 2, 30, **scenario.bind("dreps"))
 
 with boundary("the distributed comparison"):
@@ -47,9 +48,9 @@ with boundary("the distributed comparison"):
             f"no private radius step: each site clips its rows to the public largest R, {number(prep.data.data_norm)}.",
             icon=":material/info:",
         )
-    if scn.get("scale") == "private":
+    if s.scaling == "private":
         st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
-    k = int(scn["k"])
+    k = int(s.k)
     truth = dist.truth(ds, prep, k)
     split = dist.sites(ds, prep.data.n, scn)
     frame = dist.comparison(prep, truth, split, scn)
@@ -74,7 +75,7 @@ with boundary("the distributed comparison"):
     st.caption(
         f"{prep.data.n} rows in {split.count} sites "
         f"({'sizes ' + ', '.join(map(str, sizes)) if not isinstance(sizes, int) else 'equal sizes'}); "
-        f"k = {k}, ε = {number(scn['deps'])}, δ = {number(scn['delta'])}. Diagnostics computed with the raw data as "
+        f"k = {k}, ε = {number(s.distributed_epsilon)}, δ = {number(s.delta)}. Diagnostics computed with the raw data as "
         "reference."
     )
     spread = {m: frame.loc[frame.mechanism == m, "subspace distance"].to_numpy() for m in dist.COMPARED}

@@ -6,7 +6,7 @@ import dppca_core as dc
 from dppca_core import metrics, risk
 from dppca_core.pipeline import experiments
 
-from ui import compute, controls, data, guarantee, report, scenario, session, show, views
+from ui import compute, controls, data, data_warnings, guarantee, report, scenario, session, show, views
 from ui.errors import boundary, fix_it
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -15,10 +15,11 @@ from dppca_core.reading import number
 ensure_navigation()
 
 vals = scenario.values()
+s = scenario.Settings(vals)
 presenting = show.presenting()
 if not presenting:  # in presenter mode the bar names the page, and the main figure comes first
     st.title("Explore")
-    st.caption(risk.context_sentence(vals["eps"]).replace("epsilon", "ε", 1))
+    st.caption(risk.context_sentence(s.epsilon).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
         st.caption("The Privacy risk view below draws them on a ruler beside your ε.")
@@ -97,29 +98,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
         head[0].markdown(f"#### {md_escape(spec.display_name)}")
         with head[1]:
             controls.guarantee_badges(spec)
-        support = res.precision is not None
-        c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
-        at = f" at k = {k}" if res.k is not None else ""  # k chosen privately: the random level at the usual choice
-        _card(
-            c[0],
-            f"subspace distance (random{at}: {random_level:.2f})",
-            res.distance,
-            "{:.3f}",
-            f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
-            f"(no information){at}.",
-        )
-        _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
-        if support:
-            _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
-            _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
-            chance = views.random_f1(ds, prep, k)  # a random choice of as many features, on average
-            f1_label = "support F1" + ("" if chance is None else f" (random: {chance:.2f})")
-            _card(c[4], f1_label, res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
-        else:
-            c[2].caption(
-                "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
-                "against the top-s rows of the exact components)."
-            )
+        _cards(res, random_level, k)
         noise = "no additive noise" if res.noise_scale is None else f"noise scale σ = {number(res.noise_scale)}"
         guarantee.release_card(res.mechanism, res.published, res.privacy)
         st.markdown(
@@ -127,34 +106,7 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
             f"{spec.paper}*"
         )
         controls.provenance_note(spec)
-        if res.radius is not None:
-            mean, lo, hi = experiments.summary(res.radius)
-            st.markdown(
-                f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
-                f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
-            )
-            why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(vals["rq"]))
-            if why:
-                st.caption(why)
-        if res.k is not None:
-            whole = (
-                f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
-                "diagnostics are perfect by construction."
-                if int(res.k.max()) >= ds.d
-                else ""
-            )
-            st.markdown(
-                f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
-                f"scored against the exact top-k of its own k.{whole}"
-            )
-        if res.scales is not None:
-            with st.expander("Column scales chosen privately by each release (published)"):
-                st.dataframe(report.scales_table({res.mechanism: res}, ds.columns), hide_index=True, width="stretch")
-                st.caption(
-                    "Each release divided column j by its private root-mean-square (from its scale share and "
-                    "the public bounds); the Data page's scree and the reference use the exact ones (not "
-                    "private)."
-                )
+        _chosen_privately(res)
         if spec.guarantee == "retracted":
             st.error(
                 "This mechanism's privacy claim is false: its releases are **not** differentially private. "
@@ -165,13 +117,72 @@ def _mechanism_block(res, random_level: float, k: int) -> None:
             st.caption(f"⚠ Not private, for exploration: {md_escape(w)}")
 
 
+def _cards(res, random_level: float, k: int) -> None:
+    """The metric cards of one mechanism: subspace distance, captured energy, and support recovery when scored."""
+    support = res.precision is not None
+    c = st.columns([1.4, 1, 1, 1, 1] if support else [3, 2, 2])
+    at = f" at k = {k}" if res.k is not None else ""  # k chosen privately: the random level at the usual choice
+    _card(
+        c[0],
+        f"subspace distance (random{at}: {random_level:.2f})",
+        res.distance,
+        "{:.3f}",
+        f"‖sin Θ‖_F to the non-private top-k subspace: 0 = identical, {random_level:.2f} = a random subspace "
+        f"(no information){at}.",
+    )
+    _card(c[1], "captured energy", res.energy, "{:.1f}%", "tr(VᵀCV) as % of the best rank-k value.")
+    if support:
+        _card(c[2], "support precision", res.precision, "{:.2f}", "Share of the selected rows in the true support.")
+        _card(c[3], "support recall", res.recall, "{:.2f}", "Share of the true support that is selected.")
+        chance = views.random_f1(ds, prep, k)  # a random choice of as many features, on average
+        f1_label = "support F1" + ("" if chance is None else f" (random: {chance:.2f})")
+        _card(c[4], f1_label, res.f1, "{:.2f}", "Harmonic mean of precision and recall.")
+    else:
+        c[2].caption(
+            "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
+            "against the top-s rows of the exact components)."
+        )
+
+
+def _chosen_privately(res) -> None:
+    """What each release chose privately and published: its clipping radius, its k, its column scales."""
+    if res.radius is not None:
+        mean, lo, hi = experiments.summary(res.radius)
+        st.markdown(
+            f"Clipping radius chosen privately by each release (published): R = {number(res.radius[0])} in "
+            f"the first, {number(mean)} on average, 95% of repetitions between {number(lo)} and {number(hi)}."
+        )
+        why = guarantee.radius_spread_words(lo, hi, res.published, ds.n, float(s.radius_quantile))
+        if why:
+            st.caption(why)
+    if res.k is not None:
+        whole = (
+            f" A release that kept all {res.components[0].shape[0]} components spans the whole space: its "
+            "diagnostics are perfect by construction."
+            if int(res.k.max()) >= ds.d
+            else ""
+        )
+        st.markdown(
+            f"k chosen privately by each release (published): {experiments.describe_k(res.k)}. Each is "
+            f"scored against the exact top-k of its own k.{whole}"
+        )
+    if res.scales is not None:
+        with st.expander("Column scales chosen privately by each release (published)"):
+            st.dataframe(report.scales_table({res.mechanism: res}, ds.columns), hide_index=True, width="stretch")
+            st.caption(
+                "Each release divided column j by its private root-mean-square (from its scale share and "
+                "the public bounds); the Data page's scree and the reference use the exact ones (not "
+                "private)."
+            )
+
+
 if not presenting:
     _k_controls()
 with boundary("the dataset"):
     _k_problem()
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
-    k = int(vals["k"])
+    k = int(s.k)
     if not scenario.private_k(vals) and not 1 <= k < ds.d:
         raise ValueError(
             f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}. With "
@@ -183,9 +194,9 @@ with boundary("the dataset"):
     if not scenario.mechanisms(vals):
         st.info("Pick at least one mechanism in the sidebar.")
     if results and presenting:  # the main figure right under the dial: one screen at 1280x720
-        views.fragment(vals["view"], ds, prep, results, k, random_level)
-    views.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
-    views.dominant_feature_warning(ds, prep, data_page=session.page("data"))
+        views.fragment(s.view, ds, prep, results, k, random_level)
+    data_warnings.clipping_warning(prep)  # the headline numbers below compare with the clipped rows' PCA
+    data_warnings.dominant_feature_warning(ds, prep, data_page=session.page("data"))
     for mech in scenario.mechanisms(vals):
         if mech in problems:
             st.error(fix_it(md_escape(dc.get_mechanism(mech).display_name), problems[mech]), icon=":material/tune:")
@@ -197,4 +208,4 @@ with boundary("the dataset"):
             "Detail", list(views.VIEWS), format_func=views.VIEWS.get, required=True, **scenario.bind("view")
         )
         if not presenting:
-            views.fragment(vals["view"], ds, prep, results, k, random_level)
+            views.fragment(s.view, ds, prep, results, k, random_level)

@@ -16,7 +16,7 @@ ensure_navigation()
 
 vals = scenario.values()
 presenting = show.presenting()
-step = lesson.clamp_step(vals["step"])
+step = lesson.clamp_step(scenario.Settings(vals).lesson_step)
 card = LESSON[step - 1]
 if not presenting:  # in presenter mode the bar names the page
     st.title("Lesson: private PCA in ten steps")

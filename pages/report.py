@@ -9,7 +9,23 @@ import streamlit as st
 from dppca_core import figures, metrics, publishable, risk
 from dppca_core.registry import display_name
 
-from ui import compute, data, downloads, guarantee, notebooks, planner, publish, report, scenario, session, show, views
+from ui import (
+    compute,
+    data,
+    downloads,
+    guarantee,
+    notebooks,
+    planner,
+    publish,
+    exploration_record,
+    report,
+    report_words,
+    scenario,
+    script_export,
+    session,
+    show,
+    views,
+)
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import md_escape
@@ -33,14 +49,14 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
     )
     if presenting:
         show.chart(main.fig, key="report_main", main=True, summary=main.summary, table=main.table, shared=True)
-    summary = report.summary_sentences(vals, ds, results, random_level, prep)
+    summary = report_words.summary_sentences(vals, ds, results, random_level, prep)
     st.subheader("Summary")
     st.markdown("\n".join(f"- {md_escape(sentence)}" for sentence in summary))
     planned = planner.planned_line(vals, results, ds.n)  # a plan from Trade-offs, while the scenario is the plan's
     if planned:
         st.info(md_escape(planned), icon=":material/target:")
     st.subheader("Settings that apply to these data")
-    settings = report.settings_in_words(vals, ds, prep)
+    settings = report_words.settings_in_words(vals, ds, prep)
     st.markdown("\n".join(f"- **{md_escape(row.setting)}**: {md_escape(row.value)}" for row in settings.itertuples()))
     if not presenting:
         show.chart(main.fig, key="report_main", summary=main.summary, table=main.table, shared=True)
@@ -49,8 +65,8 @@ def _first_screen(vals, ds, prep, results, k, random_level) -> list:
 
 def _last_audit():
     """The last audit of the Audit page in this session, drawn as a curve with its reading (it joins the record)."""
-    result = st.session_state.get("audit_result")
-    drawn = report.audit_record(result)
+    result = st.session_state.get(session.AUDIT_RESULT_KEY)
+    drawn = exploration_record.audit_record(result)
     if drawn is None:
         return None
     st.subheader("Last audit")
@@ -74,11 +90,12 @@ def _notebook_downloads(vals, ds, upload) -> None:
 
 st.title("Report")
 vals = scenario.values()
+s = scenario.Settings(vals)
 
 with boundary("the report"):
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
-    k = int(vals["k"])
+    k = int(s.k)
     if not scenario.private_k(vals) and not 1 <= k < ds.d:
         raise ValueError(f"k = {k} components for d = {ds.d} features: choose k between 1 and {ds.d - 1}.")
     results, problems = compute.run_selected(ds, prep, vals)
@@ -93,7 +110,7 @@ with boundary("the report"):
     ref = prep.reference[:, :k]
     table = report.results_table(results)
     st.subheader("Guarantees")
-    too_large = report.delta_notice(vals, ds)
+    too_large = report_words.delta_notice(vals, ds)
     if too_large:
         st.warning(md_escape(too_large), icon=":material/warning:")
     for mech, res in results.items():
@@ -104,7 +121,7 @@ with boundary("the report"):
     budget_words = report.budget_sentences(results)
     split = scenario.budget(vals)
     bar_title = "How one release's (ε, δ) is split" + (
-        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(vals['kvar'])})"
+        f" · k chosen privately from the eigenvalue share (no extra cost, target {number(s.variance_target)})"
         if scenario.private_k(vals)
         else ""
     )
@@ -114,7 +131,7 @@ with boundary("the report"):
     ks = report.k_table(results, vals)
     scales = report.scales_table(results, ds.columns)
     st.subheader("How the budget is split")
-    st.markdown(md_escape(report.privacy_statement(vals)))
+    st.markdown(md_escape(report_words.privacy_statement(vals)))
     if budget is not None:
         show.chart(budget.fig, key="report_budget", summary=budget.summary, table=budget.table, shared=True)
     else:
@@ -146,7 +163,7 @@ with boundary("the report"):
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
-    risk_sentences = {m: risk.risk_summary(c, neighbors=vals["nb"])["sentences"] for m, c in curves.items()}
+    risk_sentences = {m: risk.risk_summary(c, neighbors=s.neighbors)["sentences"] for m, c in curves.items()}
     if risk_sentences:
         st.subheader("What the guarantee means for one person")
         for mech, sentences in risk_sentences.items():
@@ -184,9 +201,9 @@ with boundary("the report"):
         "again. Each file is made when you press its button."
     )
     link = report.record_link("report", vals)
-    upload = st.session_state.get(data.UPLOAD_KEY) if vals["src"] == "upload" else None
+    upload = st.session_state.get(session.UPLOAD_KEY) if s.source == "upload" else None
     last_audit = _last_audit()
-    record = report.Record(
+    record = exploration_record.Record(
         vals,
         ds,
         prep,
@@ -207,10 +224,10 @@ with boundary("the report"):
         budget_words,
         audit=last_audit,
     )
-    script = report.build_script(vals, upload, has_labels=ds.labels is not None)
+    script = script_export.build_script(vals, upload, has_labels=ds.labels is not None)
     c = st.columns(3)
-    downloads.offer(c[2], "download_slides", report.record_deck, record)
-    downloads.offer(c[0], "download_html", report.record_html, record)
+    downloads.offer(c[2], "download_slides", exploration_record.record_deck, record)
+    downloads.offer(c[0], "download_html", exploration_record.record_html, record)
     downloads.offer(c[1], "download_script", str, script)
     _notebook_downloads(vals, ds, upload)
     with st.expander("Python script"):

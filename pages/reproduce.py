@@ -10,7 +10,7 @@ from ui import cpu_budget, report, scenario, show
 from ui import reproduce as computed
 from ui.controls import stop_and_run
 from ui.errors import boundary
-from ui.session import REPRODUCE_STOP_KEY as STOP_KEY
+from ui.session import REPRODUCE_STOP_KEY
 from ui.shell import ensure_navigation
 from ui.text import md_escape
 
@@ -61,9 +61,10 @@ with st.sidebar:
     )
 
 vals = scenario.values()
-paper = rp.PAPERS[vals["rpaper"]]
-grid, seed = vals["rgrid"], int(vals["rseed"])
-reps = int(vals["rreps"]) or None
+s = scenario.Settings(vals)
+paper = rp.PAPERS[s.paper]
+grid, seed = s.paper_grid, int(s.paper_seed)
+reps = int(s.paper_repetitions) or None
 
 st.header(paper.title)
 if not presenting:  # the first figure on the first screen at 1280x720
@@ -72,10 +73,10 @@ if not presenting:  # the first figure on the first screen at 1280x720
 
 def _compute_live() -> dict:
     """The reproductions computed here (Stop and Run buttons, a progress bar), within this session's CPU budget."""
-    free = stop_and_run(STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
+    free = stop_and_run(REPRODUCE_STOP_KEY, "reproduce", "reproduction", stop_label="Stop", run_label="Run")
     if grid == "full":
         free.caption("The full grid can take from minutes to hours (Ge et al. at d = 1000); Stop keeps what is done.")
-    if st.session_state.get(STOP_KEY):
+    if st.session_state.get(REPRODUCE_STOP_KEY):
         st.info(
             "Reproduction stopped. Press **Run** to continue: the tasks already computed are reused from the cache."
         )

@@ -43,6 +43,7 @@ if not presenting:
 with st.sidebar:
     st.subheader("Tensor settings")
     current = scenario.values()
+    s = scenario.Settings(current)
     st.radio(
         "model",
         ("MOG", "STM"),
@@ -80,13 +81,13 @@ with st.sidebar:
     )
     st.select_slider(
         "ε (total, both stages)",
-        options=scenario.with_current(TENSOR_EPS, current["teps"]),
+        options=scenario.with_current(TENSOR_EPS, s.tensor_epsilon),
         format_func=number,
         **scenario.bind("teps"),
     )
     st.select_slider(
         "δ (total, both stages)",
-        options=scenario.with_current(TENSOR_DELTA, current["tdelta"]),
+        options=scenario.with_current(TENSOR_DELTA, s.tensor_delta),
         format_func=number,
         **scenario.bind("tdelta"),
         help="The paper uses δ = 0.01.",
@@ -115,7 +116,6 @@ with st.sidebar:
         **scenario.bind("tseed"),
         help="Seed of the data and the noise (the model's components are fixed).",
     )
-
 ready = False
 with boundary("the tensor settings"):
     vals = computed.settings(scenario.values())

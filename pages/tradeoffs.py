@@ -4,13 +4,25 @@ plan from targets (the smallest epsilon, mechanism and split that meet the error
 import pandas as pd
 import streamlit as st
 
-from dppca_core import figures, metrics, planning, theory
+from dppca_core import figures, metrics, theory
 from dppca_core.pipeline import experiments
-from dppca_core.figures.plan import plan_frontier
 from dppca_core.reading import number
 from dppca_core.registry import display_name
 
-from ui import compute, cpu_budget, data, frontier, planner, report, scenario, session, show, theory_overlay, whatif
+from ui import (
+    compute,
+    cpu_budget,
+    data,
+    frontier,
+    plan_form,
+    planner,
+    report,
+    scenario,
+    session,
+    show,
+    theory_overlay,
+    whatif,
+)
 from ui.controls import stop_and_run_while
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -19,6 +31,7 @@ from ui.text import NUMBER_FORMAT, md_escape
 ensure_navigation()
 
 vals = scenario.values()
+s = scenario.Settings(vals)
 mechs = scenario.mechanisms(vals)
 if not show.presenting():  # in presenter mode the bar names the page: the chart moves up under the dial
     st.title("Trade-offs")
@@ -34,7 +47,7 @@ c[1].selectbox(
     **scenario.bind("metric"),
 )
 c[2].toggle("log y axis", **scenario.bind("logy"))
-oracle = scenario.private_radius(vals) and vals["oracle"]
+oracle = scenario.private_radius(vals) and s.oracle_radius
 if scenario.private_radius(vals):
     c[2].toggle(
         "compare with an oracle R",
@@ -52,7 +65,7 @@ if not show.presenting():
 
 def _sweep(axis, metric):
     label, _, log_x = compute.SWEEPS[axis]
-    if axis in compute.SYNTHETIC_ONLY and vals["src"] != "synthetic":
+    if axis in compute.SYNTHETIC_ONLY and s.source != "synthetic":
         raise ValueError(
             f"sweeping {label} regenerates the data, so it needs the synthetic source; "
             "switch to 'Synthesize' on the Data page or sweep ε, δ, n, k or s."
@@ -102,23 +115,26 @@ def _sweep(axis, metric):
 
 def _oracle_fields(fields: dict, prep) -> dict:
     """The point's settings with R = the exact target quantile of its rows' norms (read from the data: an oracle)."""
-    return {**fields, "rfrom": "public", "R": experiments.oracle_radius(prep.data, fields["rq"])}
+    return {
+        **fields,
+        "rfrom": "public",
+        "R": experiments.oracle_radius(prep.data, scenario.Settings(fields).radius_quantile),
+    }
 
 
 ORACLE_LABEL = "oracle R (not private)"
-LAST_SWEEP = session.LAST_SWEEP_KEY  # the sweep drawn on this page (the planner and the Report read it)
 
 
 def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
     """What a sweep of n on the table shows, and what it is not (Markdown)."""
     words = (
         f"Rows n: your table's {n_rows:,} rows and random subsets of them (drawn without replacement with the "
-        f"scenario's seed, {vals['seed']}; each smaller subset inside the larger ones), each point scored "
+        f"scenario's seed, {s.seed}; each smaller subset inside the larger ones), each point scored "
         "against the non-private answer on the same rows: an exploration of your own data, not a release."
     )
     if extrapolated:
         words += " " + whatif.words(n_rows, d)
-    if vals["nb"] == "add_remove":
+    if s.neighbors == "add_remove":
         words += (
             " Under add/remove the number of rows is private: these n are a what-if for you, the data owner, "
             "and none of them is a number to publish."
@@ -126,24 +142,26 @@ def _subsample_words(n_rows: int, d: int, extrapolated: bool) -> str:
     return words
 
 
-STOP_KEY = session.SWEEP_STOP_KEY
 buttons = None
 if not show.presenting():  # in presenter mode the chart takes their place (cached points make a rerun quick)
-    buttons = stop_and_run_while(STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep")
+    buttons = stop_and_run_while(
+        session.SWEEP_STOP_KEY, "sweep", "sweep", stop_label="Stop the sweep", run_label="Run the sweep"
+    )
 
 with boundary("the sweep"):
-    axis, metric = vals["sweep"], vals["metric"]
+    axis, metric = s.sweep_axis, s.metric
     if not mechs:
         st.info("Pick at least one mechanism in the sidebar.")
         if buttons is not None:
             buttons.done()  # nothing to sweep, nothing to stop
-    elif st.session_state.get(STOP_KEY):
+    elif st.session_state.get(session.SWEEP_STOP_KEY):
         st.info(
             "Sweep stopped. Press **Run the sweep** to continue: the points already computed are reused "
             "from the cache."
         )
     else:
-        st.session_state.pop(LAST_SWEEP, None)  # the planner reads this sweep only: none while it has no result
+        # the planner reads this sweep only: none while it has no result
+        st.session_state.pop(session.LAST_SWEEP_KEY, None)
         frame, oracle_frame, what_if_frame, errors, log_x, label = _sweep(axis, metric)
         if buttons is not None:
             buttons.done()  # the sweep has finished: nothing left to stop
@@ -164,7 +182,7 @@ with boundary("the sweep"):
         own_rows = compute.subsamples(axis, vals)
         extrapolated = whatif.points(what_if_frame)  # past the table's rows: the what-if, with its band
         random_level = (
-            metrics.random_subspace_distance(ds.d, int(vals["k"]))
+            metrics.random_subspace_distance(ds.d, int(s.k))
             if metric == "subspace_distance" and axis not in ("d", "k") and not private_k
             else None
         )
@@ -174,7 +192,7 @@ with boundary("the sweep"):
             dict(
                 log_x=log_x,
                 theory=overlay.lines,
-                log_y=vals["logy"],
+                log_y=s.log_y,
                 random_level=random_level,
                 x_title=label,
                 y_title=experiments.METRICS[metric].symbol,
@@ -190,7 +208,7 @@ with boundary("the sweep"):
         if variants:
             st.caption(
                 "Solid: each release chooses R privately from its radius share. Dashed, open markers: R is the "
-                f"exact {vals['rq']:g} quantile of the rows' norms (read from the data: **not private**, an "
+                f"exact {s.radius_quantile:g} quantile of the rows' norms (read from the data: **not private**, an "
                 "oracle) and the radius share goes to the subspace. The gap is what the private choice of R "
                 "costs."
             )
@@ -207,7 +225,7 @@ with boundary("the sweep"):
                 st.caption(theory_overlay.assumptions(overlay.lines))
             for note in overlay.notes:
                 st.caption(md_escape(note))
-        st.session_state[LAST_SWEEP] = {
+        st.session_state[session.LAST_SWEEP_KEY] = {  # the planner and the Report read it
             "frame": frame,
             "axis": axis,
             "metric": metric,
@@ -248,7 +266,7 @@ def _sweep_epsilon() -> None:
 
 
 with boundary("the frontier"):
-    last = st.session_state.get(LAST_SWEEP)
+    last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is None:
         st.info("The frontier reads the sweep of ε above, which has no result yet.")
     elif last["axis"] != "eps":
@@ -257,16 +275,16 @@ with boundary("the frontier"):
     else:
         points = frontier.frontier_frame(last["frame"], last["metric"])
         shipped = frontier.audit_verdicts()
-        verdicts = {m: frontier.verdict(shipped, m, vals["nb"]) for m in points["mechanism"].unique()}
+        verdicts = {m: frontier.verdict(shipped, m, s.neighbors) for m in points["mechanism"].unique()}
         show.cached_chart(
             figures.frontier,
             (points, {m: (v.status, v.words) for m, v in verdicts.items()}, compute.METRICS[last["metric"]]),
-            dict(log_y=vals["logy"]),
+            dict(log_y=s.log_y),
             key="frontier_chart",
             summary=frontier.frontier_summary(points, last["metric"]),
             table=frontier.frontier_table(points, verdicts),
         )
-        st.caption(frontier.audit_source(vals["nb"], frontier.shipped_audit_setting()))
+        st.caption(frontier.audit_source(s.neighbors, frontier.shipped_audit_setting()))
 
 st.subheader("Budget planner")
 
@@ -285,7 +303,7 @@ def _planner_target(info, k: int, d: int) -> float:
         st.info(md_escape(note), icon=":material/percent:")
     try:
         target = info.check_target(converted, k, d)
-        if converted != vals["target"]:
+        if converted != s.target:
             scenario.set_value("target", converted)
         return target
     except ValueError as exc:
@@ -302,9 +320,9 @@ def _plan(last: dict, target: float, share: float, better: str, unit: str) -> No
     if axis == "eps":
         what = "smallest ε"
     elif rows:
-        what = f"smallest n (of your {rows:,} rows) at ε = {number(vals['eps'])}"
+        what = f"smallest n (of your {rows:,} rows) at ε = {number(s.epsilon)}"
     else:
-        what = f"smallest n at ε = {number(vals['eps'])}"
+        what = f"smallest n at ε = {number(s.epsilon)}"
     table_rows = []
     for mech, value in found.items():
         answer = "not reached on the grid" if value is None else number(value)
@@ -354,9 +372,9 @@ def _what_if_answer(what_if, mech: str, rows: int, target: float, share: float) 
 
 
 with boundary("the budget planner"):
-    metric = vals["metric"]
+    metric = s.metric
     info = experiments.METRICS[metric]
-    k, d = int(vals["k"]), data.load_dataset(vals).d
+    k, d = int(s.k), data.load_dataset(vals).d
     target = _planner_target(info, k, d)
     better = "at most" if info.lower_is_better else "at least"
     unit = f" {info.unit}" if info.unit else ""
@@ -370,13 +388,13 @@ with boundary("the budget planner"):
         **scenario.bind("target"),
     )
     share = c[1].slider("in this share of repetitions", 0.5, 1.0, 0.95, 0.05, key="planner_share")
-    last = st.session_state.get(LAST_SWEEP)
+    last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is None:
         st.info(
             "The planner reads the sweep above, which has no result yet: run a sweep of ε (smallest ε for the "
             "target) or n (smallest n at this ε)."
         )
-    elif last["axis"] != vals["sweep"]:
+    elif last["axis"] != s.sweep_axis:
         st.info("The planner reads the sweep above, which is stopped: press **Run the sweep**.")
     elif last["axis"] not in compute.EXTENDABLE:
         st.info(
@@ -400,113 +418,18 @@ if not show.presenting():
     )
 
 
-def _targets() -> dict:
-    """The targets the user ticked, each with its number (scenario settings: the link and the file carry them)."""
-    st.multiselect(
-        "targets",
-        list(planner.TARGET_INPUTS),
-        format_func=lambda t: planner.TARGET_INPUTS[t][0],
-        **scenario.bind(
-            "ptarget", key="plan_targets", to_widget=lambda v: [t for t in v.split(",") if t], from_widget=",".join
-        ),
-    )
-    chosen = planner.chosen_targets(vals)
-    cols = st.columns(max(len(chosen), 1))
-    for col, name in zip(cols, chosen):
-        label, step, help_text = planner.TARGET_INPUTS[name]
-        field = scenario.FIELDS[planner.target_field(name)]
-        col.number_input(
-            label,
-            field.low,
-            field.high,
-            step=step,
-            format=NUMBER_FORMAT,
-            help=help_text,
-            **scenario.bind(field.name, key=f"plan_t_{name}"),
-        )
-    return planner.chosen_targets(vals)
-
-
-def _standin_inputs(ds) -> tuple[str, dict]:
-    """The stand-in the user picked and its inputs (built when **Plan** is pressed: a private one spends budget)."""
-    kinds = planner.standin_choices(vals, ds.has_rows)
-    st.radio(
-        "plan on",
-        kinds,
-        format_func=planner.STANDINS.get,
-        horizontal=True,
-        **scenario.bind("pon", key="plan_standin", to_widget=lambda v: planner.standin_kind(vals, kinds)),
-    )
-    kind = planner.standin_kind(vals, kinds)
-    if kind == "stated":
-        c = st.columns([3, 1])
-        c[0].text_input(
-            f"variances of the main directions, largest first ({planner.spectrum_units(vals)})",
-            help="E.g. from a previous study or a published release. Fewer than d values: the rest of the "
-            "total is spread evenly.",
-            **scenario.bind("pspec", key="plan_spectrum"),
-        )
-        c[1].number_input(
-            "total variance", min_value=0.0, format=NUMBER_FORMAT, **scenario.bind("ptotal", key="plan_total")
-        )
-        return kind, {"stated": vals["pspec"], "total": float(vals["ptotal"])}
-    if kind == "private":
-        st.number_input(
-            "ε spent on the stand-in (added to the plan's total)",
-            0.01,
-            10.0,
-            step=0.05,
-            format=NUMBER_FORMAT,
-            **scenario.bind("peps0", key="plan_eps0"),
-        )
-        st.caption(
-            "Pressing **Plan** releases the data's spectrum once with this ε (fresh randomness; kept for "
-            "this session's later plans on the same data, never drawn again). Each spectrum released from "
-            "these rows is counted in every plan's total."
-        )
-        return kind, {"private_epsilon": float(vals["peps0"])}
-    return kind, {}
-
-
-def _show_plan(found) -> None:
-    if found.refusal:  # the stand-in cannot support a promise: nothing was simulated
-        st.warning(md_escape(found.refusal), icon=":material/block:")
-        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.notes))
-        return
-    if not found.reachable:
-        st.warning(md_escape(found.describe()[0]), icon=":material/block:")
-        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.notes))
-    else:
-        c = st.columns(3)
-        c[0].metric("total ε", f"{found.total_epsilon:.3g}")
-        c[1].metric("mechanism", display_name(found.mechanism))
-        c[2].metric("budget split", planning.split_words(found.budget))
-        st.markdown("\n".join(f"- {md_escape(s)}" for s in found.describe()))
-    st.caption(
-        "Planned on a stand-in, not on your rows: if your data differ from it (a narrower gap between the "
-        "variances, heavier tails) the real share of releases meeting the targets differs too. The Report "
-        "checks a release against your rows (not private)."
-    )
-    show.chart(
-        plan_frontier(found.frontier, found.confidence, found.epsilon if found.reachable else None, found.mechanism),
-        key="plan_frontier",
-    )
-    with st.expander("every mechanism and split tried"):
-        st.dataframe(planner.candidates_table(found), hide_index=True, width="stretch")
-
-
 with boundary("the plan from targets"):
     ds = data.load_dataset(vals)
-    targets = _targets()
+    targets = plan_form.targets(vals)
     c = st.columns(2)
     c[0].slider("in this share of releases", 0.5, 0.99, step=0.01, **scenario.bind("pconf", key="plan_confidence"))
-    confidence = float(vals["pconf"])
+    confidence = float(s.plan_confidence)
     label, help_text = planner.rows_input_words(vals, ds.n)
     c[1].number_input(label, 0, 10**8, step=1, help=help_text, **scenario.bind("pn", key="plan_n"))
-    estimate = int(vals["pn"]) or None
-    kind, standin_args = _standin_inputs(ds)
+    estimate = int(s.plan_rows) or None
+    kind, standin_args = plan_form.standin_inputs(vals, ds)
     if scenario.private_k(vals):
-        st.caption(f"Each release chooses k privately; the plan is made for k = {int(vals['k'])} (the sidebar's k).")
+        st.caption(f"Each release chooses k privately; the plan is made for k = {int(s.k)} (the sidebar's k).")
     question = planner.question(vals, targets, confidence, kind, standin_args, estimate)
     if not targets:
         st.info("Pick at least one target.")
@@ -515,15 +438,15 @@ with boundary("the plan from targets"):
             standin = planner.build_standin(kind, vals, ds, **standin_args)
             n = planner.public_n(vals, ds.n, estimate)
             spent = planner.released_before(ds.key, standin)
-            st.session_state[planner.PLAN_KEY] = (
+            st.session_state[session.PLAN_RESULT_KEY] = (
                 question,
                 planner.make_plan(targets, confidence, vals, standin, n, ds.d, spent),
             )
-    asked, found = st.session_state.get(planner.PLAN_KEY, (None, None))
+    asked, found = st.session_state.get(session.PLAN_RESULT_KEY, (None, None))
     if found is not None and asked != question:
         st.info("The targets or the scenario changed since the last plan: press **Plan** to plan again.")
     elif found is not None:
-        _show_plan(found)
+        plan_form.show_plan(found)
         if found.reachable:
             st.button(
                 "Use this plan",

@@ -67,25 +67,26 @@ def test_external_audit_draws_its_curve(app_test):
 
 
 def test_report_record_carries_the_last_audit(app_test, monkeypatch):
-    from ui import report
+    from ui import exploration_record
 
-    made, original = [], report.Record
+    made, original = [], exploration_record.Record
 
     def keep(*args, **kwargs):
         made.append(original(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(report, "Record", keep)
+    monkeypatch.setattr(exploration_record, "Record", keep)
     at = _audit(app_test, "analyze_gauss")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert any(h.value == "Last audit" for h in at.subheader)
     assert any("Audit of Analyze Gauss: The best attack we found" in plain(m.value) for m in at.markdown)
     result = at.session_state["audit_result"]
-    fig, line = report.audit_record(result)
+    fig, line = exploration_record.audit_record(result)
     assert line.startswith("Audit of Analyze Gauss: The best attack we found does no better than")
     assert "Audit of Analyze Gauss" in fig.layout.title.text
-    assert report.audit_record(None) is None
-    html = report.record_html(made[-1])  # the HTML record: the curve's figure and its reading in the summary
+    assert exploration_record.audit_record(None) is None
+    # the HTML record: the curve's figure and its reading in the summary
+    html = exploration_record.record_html(made[-1])
     assert "Audit of Analyze Gauss: the attack" in html and "Audit of Analyze Gauss: The best attack we found" in html
-    assert "Audit of Analyze Gauss: the attack" in report.record_deck(made[-1])  # and a slide of its own
+    assert "Audit of Analyze Gauss: the attack" in exploration_record.record_deck(made[-1])  # and a slide of its own

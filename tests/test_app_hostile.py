@@ -9,7 +9,7 @@ import pytest
 
 import ui
 from tests.test_app_pages import assert_clean, metric
-from ui import compute, controls, data, report, scenario, show, text, views
+from ui import compute, controls, data, exploration_record, report, scenario, show, text, views
 
 PAGES = [
     "pages/home.py",
@@ -91,7 +91,7 @@ def test_uploaded_names_are_shown_as_text(app_test):
     at.switch_page("pages/data.py").run()
     assert not at.exception
     _assert_no_live_link(at)
-    html_doc = report.build_html(scenario.DEFAULTS, "?x", {}, [], {}, f"Uploaded file {evil}")
+    html_doc = exploration_record.build_html(scenario.DEFAULTS, "?x", {}, [], {}, f"Uploaded file {evil}")
     assert evil not in html_doc
 
 

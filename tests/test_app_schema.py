@@ -13,7 +13,7 @@ import dppca_core as dc
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv
 from tests.test_app_pages import assert_clean, metric, plain
 from tests.data.test_public_schema import assert_same_public_shape
-from ui import data, report, scenario
+from ui import data, release_file, scenario, session
 
 R = "6000.0"
 BOUNDS = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]  # wine, as test_app_private_choices
@@ -132,7 +132,7 @@ def test_the_public_values_of_bad_cells_are_declared_per_column(app_test):
 
 def test_neighbour_uploads_publish_the_same_d_n_and_shapes_through_the_app(app_test):
     """An upload and its neighbour with one more missing cell, read with the page's defaults: the publishable
-    releases (ui.report.publishable_releases, seed=None) have the same d, n and structure."""
+    releases (ui.release_file.publishable_releases, seed=None) have the same d, n and structure."""
     published = []
     for raw in (messy_csv(), neighbour_csv()):
         at = _open(app_test, raw)
@@ -142,7 +142,7 @@ def test_neighbour_uploads_publish_the_same_d_n_and_shapes_through_the_app(app_t
         ds = data.upload_dataset(dict(up), vals)
         assert ds.schema is not None and ds.schema.as_dict()["columns"] == _declared(at)
         prep = data.prepare(ds, vals)
-        out = report.publishable_releases(prep.data, ["analyze_gauss"], vals, labels=ds.labels)
+        out = release_file.publishable_releases(prep.data, ["analyze_gauss"], vals, labels=ds.labels)
         published.append(out["analyze_gauss"])
     a, b = published
     assert a["parameters"]["d"] == b["parameters"]["d"] == 7 and a["parameters"]["n"] == b["parameters"]["n"] == 344
@@ -159,7 +159,7 @@ def test_leaving_rows_out_needs_add_remove_and_then_n_is_not_published(app_test)
     assert metric(at, "rows n") == "336"
     vals = at.session_state["scenario"]
     ds = data.upload_dataset(dict(at.session_state["upload"]), vals)
-    out = report.publishable_releases(data.prepare(ds, vals).data, ["analyze_gauss"], vals)
+    out = release_file.publishable_releases(data.prepare(ds, vals).data, ["analyze_gauss"], vals)
     assert "n" not in out["analyze_gauss"]["parameters"]
 
 
@@ -225,9 +225,9 @@ def test_a_server_file_and_its_neighbour_with_one_na_have_the_same_n(app_test, m
         ns.append(metric(at, "rows n"))
         vals = at.session_state["scenario"]
         assert _declared(at) == ["a", "b", "c"]
-        stats = at.session_state[data.STREAM_KEY]["stats"]
+        stats = at.session_state[session.STREAM_KEY]["stats"]
         assert stats.schema.as_dict()["replacement"] == {"a": 0.0, "b": 0.0, "c": 0.0}
-        out = report.publishable_releases(stats.prepared(8.0), ["analyze_gauss"], vals)
+        out = release_file.publishable_releases(stats.prepared(8.0), ["analyze_gauss"], vals)
         published.append(out["analyze_gauss"])
     assert ns == ["500", "500"]
     assert any("1 missing or non-numeric cell(s) replaced" in plain(c.value) for c in at.caption)
@@ -290,7 +290,7 @@ def test_a_server_file_read_with_suggested_columns_publishes_only_once_they_are_
     at.text_input(key="server_path").set_value("clean.csv")
     at.button(key="server_read").click().run()
     assert_clean(at)
-    assert _declared(at) is None and not at.session_state[data.STREAM_KEY]["stats"].schema.declared
+    assert _declared(at) is None and not at.session_state[session.STREAM_KEY]["stats"].schema.declared
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert not any(b.key == "draw_releases" for b in at.button)
@@ -298,7 +298,7 @@ def test_a_server_file_read_with_suggested_columns_publishes_only_once_they_are_
     at.button(key="declare_server_schema").click().run()
     assert_clean(at)
     assert _declared(at) == ["a", "b", "c"]
-    suggested = at.session_state[data.STREAM_KEY]["stats"]
+    suggested = at.session_state[session.STREAM_KEY]["stats"]
     named = dc.sufficient_stats(tmp_path / "clean.csv", ["a", "b", "c"], 8.0, on_bad="replace")
     assert named.n == suggested.n and np.array_equal(named.gram, suggested.gram)
     at.switch_page("pages/report.py").run()

@@ -11,7 +11,7 @@ import plotly.io as pio
 from dppca_core.privacy import gaussian_mu
 from tests.test_app_pages import assert_clean
 from tests.test_exports import downloads  # noqa: F401 - fixture
-from ui import report, scenario
+from ui import release_file, scenario, script_export
 
 WINE = {
     "src": "sample:wine",
@@ -142,7 +142,7 @@ def test_one_click_declares_the_label_columns_values_public_and_the_release_stat
     import dppca_core as dc
 
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
+    out = release_file.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
     assert out["analyze_gauss"]["parameters"]["score_group_labels"] == groups
     assert out["analyze_gauss"]["parameters"]["score_groups"] == "declared (public)"
     assert (
@@ -219,12 +219,12 @@ def test_the_script_and_the_publishable_release_carry_the_score_options():
         "sframe": "private",
         "eps": 5.0,
     }
-    script = report.build_script(vals, has_labels=True)
+    script = script_export.build_script(vals, has_labels=True)
     assert "score_groups=labels" in script and "score_frame='private'" in script
     import dppca_core as dc
 
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
+    out = release_file.publishable_releases(dc.prepare(table.X, 2000.0), ["analyze_gauss"], vals, table.labels)
     scores = out["analyze_gauss"]["outputs"]["scores"]
     # fresh randomness: which cultivars pass the stability threshold at this epsilon varies from draw to draw
     assert scores["groups"] and set(scores["groups"]) <= {"class_0", "class_1", "class_2"} and scores["frame"]
@@ -317,7 +317,7 @@ def test_publishable_releases_adapt_the_score_plot_per_mechanism_like_explore():
         "eps": 2.0,
     }
     table = dc.data.datasets.load_sample("wine")
-    out = report.publishable_releases(
+    out = release_file.publishable_releases(
         dc.prepare(table.X, 2000.0), ["ppca_exponential", "analyze_gauss"], vals, table.labels
     )
     assert out["ppca_exponential"]["parameters"]["score_kind"] == "additive"

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from tests.test_app_pages import metric, plain
-from ui import data
+from ui import data, session
 
 
 def _csv(folder):
@@ -113,7 +113,7 @@ def test_no_spelling_reads_outside_the_folder_through_the_data_page(app_test, mo
         assert not at.exception, relative
         errors = [plain(e.value) for e in at.error]
         assert any("Cannot compute the data source" in e for e in errors), (relative, errors)
-        assert data.STREAM_KEY not in at.session_state and at.session_state["scenario"]["src"] == "server:?"
+        assert session.STREAM_KEY not in at.session_state and at.session_state["scenario"]["src"] == "server:?"
         assert "SECRETCOLUMN" not in _page_text(at), relative
 
 
@@ -127,7 +127,7 @@ def test_a_failed_read_keeps_the_previous_file_and_a_glob_inside_reads(app_test,
     at.button(key="server_read").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert metric(at, "rows n") == "1,000" and at.session_state["scenario"]["src"] == "server:parts/*.csv"
-    kept = at.session_state[data.STREAM_KEY]
+    kept = at.session_state[session.STREAM_KEY]
     at.text_input(key="server_path").set_value("bad.csv")
     at.button(key="server_read").click().run()
     assert not at.exception
@@ -135,5 +135,5 @@ def test_a_failed_read_keeps_the_previous_file_and_a_glob_inside_reads(app_test,
     # nothing declared (the first read suggested its columns): this file's own suggestion finds no numbers
     assert len(errors) == 1 and "could not read 'bad.csv': it has no numeric columns" in errors[0]
     assert "SECRETCOLUMN" not in _page_text(at)
-    assert at.session_state[data.STREAM_KEY] is kept  # the failed read left nothing behind
+    assert at.session_state[session.STREAM_KEY] is kept  # the failed read left nothing behind
     assert at.session_state["scenario"]["src"] == "server:parts/*.csv" and metric(at, "rows n") == "1,000"

@@ -200,7 +200,7 @@ def _dotplot_axis_title(at) -> str:
 def test_spread_metric_round_trips_through_a_link(app_test):
     """Issue 35 item 8: the "Spread of" metric is a scenario field bound to its widget, so a copied link keeps it
     (it was a widget of its own, not in the link: the reopened page showed the subspace distance)."""
-    from ui import scenario
+    from ui import scenario, session
 
     at = app_test(mechs="analyze_gauss", reps=3)
     at.switch_page("pages/explore.py").run()
@@ -210,7 +210,7 @@ def test_spread_metric_round_trips_through_a_link(app_test):
     spread.set_value("energy").run()
     assert_clean(at)
     assert "energy" in _dotplot_axis_title(at).lower()
-    query = scenario.to_query(at.session_state[scenario.SCENARIO_KEY])
+    query = scenario.to_query(at.session_state[session.SCENARIO_KEY])
     assert query.get("spreadm") == "energy"
     reopened = app_test(**query)
     reopened.switch_page("pages/explore.py").run()

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_app_pages import assert_clean, plain
-from ui import notebooks, report, scenario
+from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +111,9 @@ def _releases(at, files) -> dict:
 
 def test_report_html_escapes_user_text_and_links_the_scenario():
     link = "http://localhost:8501/report?eps=1.0&mechs=analyze_gauss"
-    doc = report.build_html(scenario.DEFAULTS, link, {}, [], {}, 'Uploaded file <a href="http://evil">x</a>.csv')
+    doc = exploration_record.build_html(
+        scenario.DEFAULTS, link, {}, [], {}, 'Uploaded file <a href="http://evil">x</a>.csv'
+    )
     assert doc.startswith("<!DOCTYPE html>")
     assert '<a href="http://evil">' not in doc and "&lt;a href=" in doc
     assert f'href="{link.replace("&", "&amp;")}"' in doc  # the scenario is a link, wrapped by CSS
@@ -120,7 +122,7 @@ def test_report_html_escapes_user_text_and_links_the_scenario():
 
 def test_build_html_embeds_plotly_once():
     figs = [go.Figure(go.Bar(y=[1, 2])), go.Figure(go.Bar(y=[3, 1]))]
-    doc = report.build_html(scenario.DEFAULTS, "?x=1", {}, figs, {}, "synthetic")
+    doc = exploration_record.build_html(scenario.DEFAULTS, "?x=1", {}, figs, {}, "synthetic")
     assert doc.count("plotly.js v") == 1 and '<script src="http' not in doc  # embedded once, no CDN script
     assert doc.count("Plotly.newPlot") == 2
 
@@ -140,10 +142,12 @@ class _Seeded:
 @pytest.mark.parametrize("src", ["upload", "server:survey.csv", "sample:wine"])
 def test_record_of_data_the_app_did_not_make_leaves_out_the_seeded_numbers(src):
     """A seeded run's numbers beside the seed let anyone regenerate the noise: only synthesised data show them."""
-    private = report.build_html(
+    private = exploration_record.build_html(
         {**scenario.DEFAULTS, "src": src}, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "up"
     )
-    public = report.build_html(scenario.DEFAULTS, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "synthetic")
+    public = exploration_record.build_html(
+        scenario.DEFAULTS, "?seed=3", {"analyze_gauss": _Seeded()}, [], {}, "synthetic"
+    )
     assert "0.123456789" not in private and "9.87654321" not in private and "approximate" in private
     assert "0.123456789" in public
 
@@ -355,14 +359,14 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
     D, D_prime = _neighbours(neighbors)
 
     if dc.get_mechanism(name).guarantee == "retracted":  # never drawn for the file, and publish() refuses it
-        assert report.publishable_releases(dc.prepare(D, 1.0), [name], vals) == {}
+        assert release_file.publishable_releases(dc.prepare(D, 1.0), [name], vals) == {}
         with pytest.raises(ValueError, match="retracted"):
             dc.publish(dc.run(name, D, _k(name), 1.0, 1e-5, neighbors, seed=None, **_params(name)))
         return
 
     def export(X, seed):
         key["value"] = 2**200 + seed  # a fixed 256-bit key per draw
-        text = report.releases_json(report.publishable_releases(dc.prepare(X, 1.0), [name], vals))
+        text = release_file.releases_json(release_file.publishable_releases(dc.prepare(X, 1.0), [name], vals))
         assert "seed" not in text.split("\n", 1)[1]  # the first line may say "no seed"; nothing else names one
         whole = json.loads(text)
         assert list(whole["releases"]) == [name]
@@ -380,7 +384,7 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
 
 def test_releases_json_refuses_anything_but_published_fresh_releases():
     with pytest.raises(ValueError, match="publish"):
-        report.releases_json({"analyze_gauss": _Seeded.published})
+        release_file.releases_json({"analyze_gauss": _Seeded.published})
 
 
 # -- every download names its kind on its first line ---------------------------------------------------------

@@ -207,7 +207,7 @@ def test_the_reports_publishable_export_carries_only_grid_values_and_integer_cou
     for D and for D' (so none is impossible under either: the noise can be any integer), over 1,000 exports."""
     import json
 
-    from ui import report, scenario
+    from ui import release_file, scenario
 
     X, Xp = _neighbours(n=400, d=6)
     vals = {
@@ -222,7 +222,9 @@ def test_the_reports_publishable_export_carries_only_grid_values_and_integer_cou
     identified = 0
     for _ in range(RELEASES // 2):  # 1,000 exports: 500 of D and 500 of D'
         for data in (X, Xp):
-            text = report.releases_json(report.publishable_releases(dc.prepare(data, 1.0), ["analyze_gauss"], vals))
+            text = release_file.releases_json(
+                release_file.publishable_releases(dc.prepare(data, 1.0), ["analyze_gauss"], vals)
+            )
             pub = json.loads(text)["releases"]["analyze_gauss"]
             out, facts = pub["outputs"], pub["facts"]
             assert pub["fresh_randomness"] is True and pub["guarantee"] != "none"

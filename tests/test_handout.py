@@ -23,7 +23,7 @@ from dppca_core.scenario.release import release_options
 from tests.test_app_pages import assert_clean, plain
 from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
 from dppca_core.handout import brief
-from ui import report, scenario
+from ui import exploration_record, release_file, report, scenario, script_export
 from tests.helpers import draw_releases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,13 +52,13 @@ def _file(X, mechs="analyze_gauss,private_power", **settings):
     vals = {**scenario.DEFAULTS, "mechs": mechs, "center": "private", "bmean": 0.1, "beig": 0.1, **settings}
     # the input the releases read, prepared from the scenario's own options (its scaling, centring and R)
     inp = input_for(X, release_options(vals, scenario.mechanisms(vals)[0]))
-    published = report.publishable_releases(inp.data, scenario.mechanisms(vals), vals)
+    published = release_file.publishable_releases(inp.data, scenario.mechanisms(vals), vals)
 
     class Data:  # what the file reads of a dataset: its columns (no schema declared) and n
         columns = ["height_cm", "weight_kg", "age", "income", "year"]
         n = len(X)
 
-    return report.publishable_file(published, vals, Data())
+    return release_file.publishable_file(published, vals, Data())
 
 
 def validate(payload: dict) -> None:
@@ -144,7 +144,7 @@ def test_publish_refuses_a_mechanism_without_a_guarantee(X, mech):
     forged = {"export": "publishable release", **release.published()}
     with pytest.raises(ValueError, match="publishable file"):
         publishable.publishable_file({mech: forged})
-    assert report.publishable_releases(dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS).keys() == {
+    assert release_file.publishable_releases(dc.prepare(X, 1.0), [mech, "analyze_gauss"], scenario.DEFAULTS).keys() == {
         "analyze_gauss"
     }
 
@@ -182,7 +182,7 @@ def test_nothing_to_draw_when_no_mechanism_has_a_guarantee(app_test):
 
 def test_the_file_describes_itself_and_validates(X):
     file = _file(X, scale="bounds", bounds="8,8,8,8,8", R=2.0)
-    validate(json.loads(report.releases_json(file)))
+    validate(json.loads(release_file.releases_json(file)))
     assert file["format"] == publishable.FORMAT and file["format_version"] == publishable.FORMAT_VERSION
     assert file["schema"]["columns"] == ["height_cm", "weight_kg", "age", "income", "year"]
     settings = file["settings"]
@@ -207,7 +207,7 @@ def test_the_file_describes_itself_and_validates(X):
 def test_under_add_remove_n_is_not_in_the_file(X):
     file = _file(X, nb="add_remove")
     assert file["settings"]["n"] is None
-    validate(json.loads(report.releases_json(file)))
+    validate(json.loads(release_file.releases_json(file)))
 
 
 def test_the_schema_a_dataset_declares_is_the_files_schema(X):
@@ -218,15 +218,15 @@ def test_the_schema_a_dataset_declares_is_the_files_schema(X):
     class Data:
         columns, n, schema = ["a", "b", "c", "d", "e"], 400, Schema()
 
-    published = report.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS)
-    file = report.publishable_file(published, scenario.DEFAULTS, Data())
+    published = release_file.publishable_releases(dc.prepare(X, 1.0), ["analyze_gauss"], scenario.DEFAULTS)
+    file = release_file.publishable_file(published, scenario.DEFAULTS, Data())
     assert file["schema"] == {
         "columns": ["a", "b", "c", "d", "e"],
         "replacement": {"b": 0.0},
         "label": "group",
         "declared": True,
     }
-    validate(json.loads(report.releases_json(file)))
+    validate(json.loads(release_file.releases_json(file)))
 
 
 NAMES = [m for m in dc.mechanism_names("pca") if not publishable.refusal(m)]
@@ -243,8 +243,8 @@ def test_every_mechanisms_publishable_file_validates(X, mech):
         "delta": 1e-5,
         **{f"{mech}.{key}": value for key, value in _params(mech).items()},
     }
-    published = report.publishable_releases(dc.prepare(X, 1.0), [mech], vals)
-    payload = json.loads(report.releases_json(report.publishable_file(published, vals)))
+    published = release_file.publishable_releases(dc.prepare(X, 1.0), [mech], vals)
+    payload = json.loads(release_file.releases_json(release_file.publishable_file(published, vals)))
     validate(payload)
     assert list(payload["releases"]) == [mech]
 
@@ -279,7 +279,7 @@ def test_every_json_the_report_offers_validates(app_test, downloads):
 
 
 def test_the_brief_and_the_deck_show_only_numbers_of_the_file(X):
-    file = json.loads(report.releases_json(_file(X, eps=2.0)))  # as a reader of the JSON has it
+    file = json.loads(release_file.releases_json(_file(X, eps=2.0)))  # as a reader of the JSON has it
     check_handout(brief.build_brief(file), file, brief.BRIEF_LINE)
     deck = brief.build_deck(file)
     check_handout(deck, file, brief.DECK_LINE)
@@ -332,8 +332,8 @@ def test_the_utility_error_is_the_spread_of_the_estimate_over_releases():
 
 def test_no_handout_without_a_guarantee(X):
     vals = {**scenario.DEFAULTS, "center": "empirical"}
-    published = report.publishable_releases(dc.prepare(X - X.mean(axis=0), 1.0), ["analyze_gauss"], vals, "none")
-    file = report.publishable_file(published, vals)
+    published = release_file.publishable_releases(dc.prepare(X - X.mean(axis=0), 1.0), ["analyze_gauss"], vals, "none")
+    file = release_file.publishable_file(published, vals)
     assert file["export"] == publishable.NOT_PUBLISHABLE
     with pytest.raises(ValueError, match="no privacy guarantee"):
         brief.build_brief(file)
@@ -477,7 +477,7 @@ def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, do
     files = offered(at, downloads)
     for label in ("HTML report (offline)", "Download slides"):
         doc = files[label].decode()
-        assert report.EXACT_LOADINGS in doc and "true vs private" not in doc, label
+        assert exploration_record.EXACT_LOADINGS in doc and "true vs private" not in doc, label
         assert "first release" not in doc and "Score plot: rows projected" not in doc, label
     # the page itself (for the data owner, interactive) still compares the seeded runs with the exact PCA
     assert [df.value for df in at.dataframe if "R of the first release" in df.value.columns]
@@ -485,7 +485,9 @@ def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, do
     synthetic = app_test(mechs="analyze_gauss", reps="2")
     synthetic.switch_page("pages/report.py").run()
     doc = offered(synthetic, downloads)["HTML report (offline)"].decode()
-    assert "true vs private" in doc and report.EXACT_LOADINGS not in doc  # the app's own data: nothing private
+    assert (
+        "true vs private" in doc and exploration_record.EXACT_LOADINGS not in doc
+    )  # the app's own data: nothing private
 
 
 def test_a_records_link_is_relative_or_the_operators_public_address(app_test, downloads, monkeypatch):
@@ -512,8 +514,8 @@ def test_the_report_builds_its_exports_only_when_asked(app_test, downloads, monk
     """Issue 43 item 2: every rerun of the Report built its HTML record, its slides (plotly.js inlined in both) and
     its script. Now a record is built when its button is pressed, once per press."""
     built = []
-    real_html = report.build_html
-    monkeypatch.setattr(report, "build_html", lambda *a, **k: built.append("html") or real_html(*a, **k))
+    real_html = exploration_record.build_html
+    monkeypatch.setattr(exploration_record, "build_html", lambda *a, **k: built.append("html") or real_html(*a, **k))
     at = app_test(mechs="analyze_gauss", reps="2")
     at.switch_page("pages/report.py").run()
     at.run()  # a rerun, as a key press makes
@@ -540,7 +542,7 @@ def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_can
     project importable (as `pip install -e <project>` makes it) it runs from a temporary folder; without it, it says
     in one line how to install it."""
     path = tmp_path / "dppca_scenario.py"
-    path.write_text(report.build_script({**scenario.DEFAULTS, "reps": 2}, has_labels=False))
+    path.write_text(script_export.build_script({**scenario.DEFAULTS, "reps": 2}, has_labels=False))
     run = tmp_path / "elsewhere"
     run.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -626,8 +628,8 @@ def page_file(**fields) -> dict:
     ds = data.load_dataset(vals)
     prep = compute.prepare(ds, vals)
     drawable = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
-    published = report.publishable_releases(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
-    return json.loads(report.releases_json(report.publishable_file(published, vals, ds)))
+    published = release_file.publishable_releases(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
+    return json.loads(release_file.releases_json(release_file.publishable_file(published, vals, ds)))
 
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")

@@ -255,7 +255,7 @@ VARIANTS = {
 def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path, monkeypatch):
     """The release notebook's cells run in this process (no kernel) for each private choice the Report's button
     supports: the file validates, states the page's public settings, and a guarantee exactly when the page's would."""
-    from ui import data, report, scenario
+    from ui import data, release_file, scenario
 
     vals, notices = scenario.from_fields({"n": 300, "d": 6, **VARIANTS[variant]})
     assert not notices
@@ -272,9 +272,9 @@ def test_the_release_cell_draws_what_the_reports_button_draws(variant, tmp_path,
     assert "seed" not in text.split("\n", 1)[1]
     mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
     assert list(payload["releases"]) == mechs
-    expected = json.loads(json.dumps(report.public_settings(vals, ds.n)))
+    expected = json.loads(json.dumps(release_file.public_settings(vals, ds.n)))
     assert {k: v for k, v in payload["settings"].items() if k != "d"} == expected and payload["settings"]["d"] == ds.d
-    assert payload["schema"] == report.public_schema(ds)
+    assert payload["schema"] == release_file.public_schema(ds)
     assert publishable.has_guarantee(payload) == (variant != "not publishable")
     if variant == "score plot by group":
         assert "scores" in payload["releases"]["analyze_gauss"]["outputs"]
@@ -332,7 +332,7 @@ def test_the_downloads_run_after_the_readmes_install(tmp_path):
     """The release notebook (its brief included), the exploration notebook and the script run with only what
     ``pip install -e .`` brings: plotly, Streamlit, scikit-learn and numba refused. A figure that needs plotly is left
     out with one line saying what to add, and the notebook's first cell says it too."""
-    from ui import data, report, scenario
+    from ui import data, scenario, script_export
 
     blocked = extras_only()
     assert {"plotly", "streamlit", "sklearn"} <= blocked
@@ -344,7 +344,7 @@ def test_the_downloads_run_after_the_readmes_install(tmp_path):
     files = {
         "release.ipynb": notebooks.release_notebook(vals, ds),
         "exploration.ipynb": notebooks.exploration_notebook(vals, None, ds.labels is not None),
-        "scenario.py": report.build_script(vals, has_labels=ds.labels is not None),
+        "scenario.py": script_export.build_script(vals, has_labels=ds.labels is not None),
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

@@ -43,9 +43,9 @@ def test_the_changelog_says_what_this_version_changed():
 def test_the_publishable_file_and_the_records_name_the_version():
     file = publishable.publishable_file({}, schema={"columns": None})
     assert file["software"] == {"name": "dppca-explorer", "version": __version__}
-    from ui import report
+    from ui import report, script_export
 
-    assert f'MADE_WITH = "{__version__}"' in report.IMPORT_LINES  # the script and both notebooks start with it
+    assert f'MADE_WITH = "{__version__}"' in script_export.IMPORT_LINES  # the script and both notebooks start with it
     import pandas as pd
 
     lines = report.csv_record(pd.DataFrame({"a": [1]}), report.PUBLIC_RECORD).decode().splitlines()

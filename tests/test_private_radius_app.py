@@ -13,7 +13,7 @@ from dppca_core.pipeline import experiments
 from tests.test_app_pages import assert_clean
 from tests.test_exports import _releases, _upload, offered
 from tests.test_exports import downloads  # noqa: F401 - fixture
-from ui import report, scenario
+from ui import report_words, scenario, script_export
 from ui.text import md_escape
 
 PRIVATE_R = {"rfrom": "private", "rlo": "1.0", "rhi": "10000.0"}
@@ -127,7 +127,7 @@ def test_report_states_every_choice_private_draws_the_split_and_publishes_the_gu
     _upload(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    statement = report.privacy_statement({**scenario.DEFAULTS, "rfrom": "private", "center": "private"})
+    statement = report_words.privacy_statement({**scenario.DEFAULTS, "rfrom": "private", "center": "private"})
     assert statement.startswith("Every choice that depends on the data is private")
     assert any(md_escape(statement) in m.value for m in at.markdown)
     charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
@@ -154,7 +154,7 @@ def test_r_from_the_hints_still_makes_the_release_state_no_guarantee(app_test, d
 
 def test_the_script_reproduces_the_report_with_a_private_r():
     vals = {**scenario.DEFAULTS, "rfrom": "private", "rlo": 1.0, "rhi": 100.0, "src": "sample:wine"}
-    script = report.build_script(vals, has_labels=True)
+    script = script_export.build_script(vals, has_labels=True)
     said = " ".join(script.split())  # the options as one line (the script wraps them)
     assert "data_norm='private'" in said and "radius_bounds=(1.0, 100.0), radius_quantile=0.9" in said
     compile(script, "dppca_scenario.py", "exec")

@@ -11,7 +11,7 @@ import pytest
 from dppca_core.pipeline import experiments
 from dppca_core.scenario import DEFAULTS
 from dppca_core.scenario import release as translation
-from ui import compute, data, notebooks, report
+from ui import compute, data, notebooks, report, script_export
 
 LABELS = np.array(["a", "b"] * 50)
 
@@ -88,7 +88,7 @@ def _page_and_exports(vals: dict) -> tuple[str, str, str]:
     assert not problems, problems
     page = report.results_table(results).to_string(index=False).strip()
     has_labels = ds.labels is not None
-    script = report.build_script(vals, has_labels=has_labels)
+    script = script_export.build_script(vals, has_labels=has_labels)
     cells = json.loads(notebooks.exploration_notebook(vals, None, has_labels))["cells"]
     code = "\n".join("".join(c["source"]) for c in cells[1:5])  # imports, data, options and input, the table
     outputs = []

@@ -24,6 +24,7 @@ from dppca_core.book import BudgetBook, Spend, Spent, book_key, composed, finger
 from dppca_core.pipeline.budget import planned_curve, release_delta
 from dppca_core.privacy import PrivacyCurve
 from dppca_core.registry import get_mechanism
+from dppca_core.scenario import Settings
 
 from . import limits
 from .session import BOOK_SESSION_KEY, UPLOAD_KEY
@@ -65,8 +66,9 @@ def table(ds, vals: dict) -> tuple[str, str]:
     """(the id, the public name) of the table the scenario reads, registered in the book. The id is a keyed
     fingerprint of the file's bytes (an upload), of its path, size and time (a server file), or of the public
     description of synthetic and shipped data; the name is the one the user knows it by."""
+    s = Settings(vals)
     the_book, key = _opened(str(book_path()))
-    src = vals["src"]
+    src = s.source
     if src == "upload" and st.session_state.get(UPLOAD_KEY):
         up = st.session_state[UPLOAD_KEY]
         content, name = hashlib.sha256(up["bytes"]).digest(), plain(up["name"])
@@ -74,7 +76,7 @@ def table(ds, vals: dict) -> tuple[str, str]:
         content, name = _server_identity(src.split(":", 1)[1]), src.split(":", 1)[1]
     elif src == "synthetic":
         content = "synthetic:" + ",".join(str(vals[f]) for f in ("n", "d", "rank", "spike", "sparse", "dseed"))
-        name = f"synthetic data (n = {vals['n']}, d = {vals['d']}, seed {vals['dseed']})"
+        name = f"synthetic data (n = {s.rows}, d = {s.features}, seed {s.data_seed})"
     else:
         content, name = src, src.split(":", 1)[-1]
     schema = getattr(ds, "schema", None)

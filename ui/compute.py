@@ -18,6 +18,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.pipeline.options import ReleaseOptions
 from dppca_core.registry import display_name
 from dppca_core.scenario import release as translation
+from dppca_core.scenario import Settings
 
 from . import data, limits
 from .data import Prepared
@@ -80,6 +81,7 @@ class PrivatelyScaled(Prepared):
 def prepare(ds, vals: dict) -> Prepared:
     """The mechanisms' input and the non-private reference (:func:`ui.data.prepare`), and with the columns scaled
     privately inside each release (``scale="private"``) a :class:`PrivatelyScaled` input, cached alike."""
+    s = Settings(vals)
     rule = translation.scale_rule(vals, ds.d)
     if rule is None:
         return data.prepare(ds, vals)
@@ -89,7 +91,7 @@ def prepare(ds, vals: dict) -> Prepared:
             "statistics no longer has: turn the scaling off (or upload a sample of the rows)."
         )
     radius = translation.radius_rule(vals)
-    args = (ds.key, vals["center"], "private" if radius is not None else float(vals["R"]), rule, radius, ds.X)
+    args = (ds.key, s.centring, "private" if radius is not None else float(s.radius), rule, radius, ds.X)
     if limits.scaled_entry_bytes(ds.n, ds.d) > limits.SCALED_CACHE_BYTES // limits.SCALED_CACHE_ENTRIES:
         return scaled_input(*args)  # over its share of the byte budget: computed for this run, not kept
     return _prepare_scaled(*args)
@@ -164,6 +166,7 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
     relation it has no proof for) gets a message and the others still run. A setting without the share it needs
     raises ValueError, for every mechanism alike.
     """
+    s = Settings(vals)
     results, problems = {}, {}
     for mech, options in scenario_options(ds, vals).items():
         try:  # the score plot's options are per mechanism (dppca_core.scenario.release.score_plan): never a refusal
@@ -172,8 +175,8 @@ def run_selected(ds, prep: Prepared, vals: dict, reps_field: str = "reps") -> tu
                 mech,
                 options,
                 reps=int(vals[reps_field]),
-                seed=int(vals["seed"]),
-                s=int(vals["s"]),
+                seed=int(s.seed),
+                s=int(s.support_size),
                 planted_support=ds.support,
             )
         except ValueError as exc:
@@ -249,7 +252,7 @@ EXTENDABLE = {"eps": (1e-3, 100.0), "n": (10, 200_000)}
 
 def subsamples(axis: str, vals: dict) -> bool:
     """True when a sweep of ``axis`` subsamples the scenario's table: a sweep of n on data that are not drawn anew."""
-    return axis == "n" and vals["src"] != "synthetic"
+    return axis == "n" and Settings(vals).source != "synthetic"
 
 
 def subsample_grid(n_rows: int, d: int) -> list[int]:
@@ -283,16 +286,17 @@ def sweep_values(axis: str, vals: dict, ds=None) -> list:
     """The swept values: the axis's default grid, extended (1-2-5 steps) down to ``slo`` and up to ``shi`` when the
     planner's advice asked for it (eps and n only); for n on a table (:func:`subsamples`, ``ds`` its dataset) the
     subsample sizes of :func:`subsample_grid`."""
+    s = Settings(vals)
     if subsamples(axis, vals):
         from .data import load_dataset
 
         ds = ds or load_dataset(vals)
         return subsample_grid(ds.n, ds.d)
     _, base, _ = SWEEPS[axis]
-    if axis not in EXTENDABLE or not (vals["slo"] or vals["shi"]):
+    if axis not in EXTENDABLE or not (s.sweep_low or s.sweep_high):
         return list(base)
     floor, ceiling = EXTENDABLE[axis]
-    lo, hi = max(vals["slo"] or base[0], floor), min(vals["shi"] or base[-1], ceiling)
+    lo, hi = max(s.sweep_low or base[0], floor), min(s.sweep_high or base[-1], ceiling)
     series = {round(m * 10.0**e, 6) for e in range(-3, 6) for m in (1, 2, 5)} | set(base)
     grid = sorted(v for v in series if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9))
     return [int(v) for v in grid] if axis == "n" else grid
@@ -332,18 +336,20 @@ def sweep_frame(
 
     rows, errors = [], []
     table = load_dataset(vals) if subsamples(axis, vals) else None
+    seed = int(Settings(vals).seed)  # a subsample's rows
     for value in values:
         fields, extra = point_settings(vals, axis, value)
         if dataset is not None:
             ds = dataset(value)
         else:
-            ds = load_dataset(fields) if table is None else subsample_dataset(table, int(value), int(vals["seed"]))
+            ds = load_dataset(fields) if table is None else subsample_dataset(table, int(value), seed)
         if axis == "k" and value >= ds.d:
             continue
         prep = prepare(ds, fields)
         if variant is not None:
             fields = variant(fields, prep)
             prep = prepare(ds, fields)
+        point = Settings(fields)
         for mech in translation.mechanisms(vals):
             spec = dc.get_mechanism(mech)
             more = {k: v for k, v in extra.items() if any(q.name == k for q in spec.params)}
@@ -354,8 +360,8 @@ def sweep_frame(
                     mech,
                     options.replace(params={**options.params, **more}) if more else options,
                     reps=int(fields[reps_field]),
-                    seed=int(fields["seed"]),
-                    s=int(fields["s"]),
+                    seed=int(point.seed),
+                    s=int(point.support_size),
                     planted_support=ds.support,
                 )
                 rows += sweep_rows(res, metric, axis, value)
@@ -416,6 +422,7 @@ def next_range(found: dict, axis: str, vals: dict, grid: list) -> dict | None:
     answer may be smaller, so extend down by 10. Returns {"lo", "hi", "text", "button"} for the scenario's ``slo``
     and ``shi``, or None when the grid answers (or the scenario's limit is reached: then "text" says so).
     """
+    s = Settings(vals)
     floor, ceiling = EXTENDABLE[axis]
     name = "ε" if axis == "eps" else "n"
     missing = [m for m, v in found.items() if v is None]
@@ -432,7 +439,7 @@ def next_range(found: dict, axis: str, vals: dict, grid: list) -> dict | None:
         return {
             "text": f"Not reached on the grid (up to {name} = {top:g}) by {len(missing)} mechanism(s): sweep "
             f"{name} from {top:g} to {hi:g} next.",
-            "lo": vals["slo"],
+            "lo": s.sweep_low,
             "hi": float(hi),
             "button": f"Extend the sweep to {name} = {hi:g}",
         }
@@ -442,7 +449,7 @@ def next_range(found: dict, axis: str, vals: dict, grid: list) -> dict | None:
             "text": f"Every mechanism meets the target already at the smallest value swept ({name} = "
             f"{grid[0]:g}): the answer may be smaller; sweep {name} from {lo:g} to {grid[0]:g} next.",
             "lo": float(lo),
-            "hi": vals["shi"],
+            "hi": s.sweep_high,
             "button": f"Extend the sweep down to {name} = {lo:g}",
         }
     return None

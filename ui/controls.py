@@ -84,7 +84,7 @@ def mechanism_picker(container=st.sidebar) -> None:
 
 def privacy_controls(container=st.sidebar) -> None:
     epsilon_slider(container)
-    current = scenario.values()["delta"]
+    current = scenario.settings().delta
     container.select_slider(
         "δ (failure probability, log scale)",
         options=scenario.with_current(DELTA_GRID, current),
@@ -177,19 +177,20 @@ def parameter_controls(container=st.sidebar) -> None:
 def budget_controls(container=st.sidebar) -> None:
     """Shares of one release's budget; the subspace gets the rest, so the shares always sum to the total."""
     vals = scenario.values()
+    s = scenario.Settings(vals)
     with container.expander("Budget split of one release"):
-        if vals["center"] == "private":
+        if s.centring == "private":
             st.slider("mean (private centring)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bmean"))
         st.slider("eigenvalues (private scree)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("beig"))
         st.slider("scores (private score plot)", 0.0, 0.3, step=0.05, format="%.2f", **scenario.bind("bscores"))
-        if vals["bscores"] > 0:
+        if s.scores_share > 0:
             st.toggle(
                 "score plot by group (the label column)",
                 **scenario.bind("sgroup"),
                 help="One histogram per group of the label column, all in one table: one row moves at most two "
                 "cells of it, so grouping costs no extra noise.",
             )
-            if vals["sgroup"]:
+            if s.scores_by_group:
                 _score_groups_source(vals)
             st.radio(
                 "score plot frame",

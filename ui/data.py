@@ -17,9 +17,10 @@ from dppca_core.data import datasets as dsets
 from dppca_core.pipeline import experiments
 
 from . import limits, worker
-from .session import STREAM_KEY, UPLOAD_KEY  # noqa: F401  (the upload and a server file's statistics)
+from .session import UPLOAD_KEY  # the upload and a server file's statistics
 from .text import plain
 from dppca_core.reading import number
+from dppca_core.scenario import Settings
 
 
 @dataclass
@@ -235,15 +236,17 @@ def table_choice(scn: dict, parsed) -> TableChoice:
     """
     from .scenario import declared_columns, fill_values
 
+    s = Settings(scn)
+
     declared = declared_columns(scn)
     if declared is None:
         label = suggested_label(parsed.columns)
         columns = [c for c in parsed.numeric_columns if c != label]
     else:
-        label, columns = scn["label"], declared
+        label, columns = s.label_column, declared
     header = set(parsed.columns)
     unknown = tuple(c for c in [*columns, label] if c and c not in header)
-    on_bad = "drop_rows" if scn["badcells"] == "drop_rows" and scn["nb"] == "add_remove" else "replace"
+    on_bad = "drop_rows" if s.bad_cells == "drop_rows" and s.neighbors == "add_remove" else "replace"
     given = fill_values(scn)
     fill = tuple((c, float(given.get(c, dsets.DEFAULT_FILL))) for c in columns) if on_bad == "replace" else ()
     return TableChoice(tuple(columns), label, on_bad, fill, declared is not None, unknown)
@@ -329,17 +332,19 @@ def _finish(fields: dict, name: str, note: str) -> Dataset:
 
 def load_dataset(scn: dict) -> Dataset:
     """The raw dataset the scenario points at."""
-    src = scn["src"]
+    s = Settings(scn)
+    src = s.source
     if src == "synthetic":
-        return _synthetic(
-            int(scn["n"]), int(scn["d"]), int(scn["rank"]), float(scn["spike"]), int(scn["sparse"]), int(scn["dseed"])
-        )
+        shape = int(s.rows), int(s.features), int(s.planted_rank)
+        return _synthetic(*shape, float(s.spike_strength), int(s.planted_sparsity), int(s.data_seed))
     if src.startswith("preset:"):
-        return _preset(src.split(":", 1)[1], int(scn["dseed"]))
+        return _preset(src.split(":", 1)[1], int(s.data_seed))
     if src.startswith("sample:"):
         return _sample(src.split(":", 1)[1])
     if src.startswith("server:"):
-        return streamed_dataset(src.split(":", 1)[1], float(scn["R"]))
+        from .streamed import streamed_dataset
+
+        return streamed_dataset(src.split(":", 1)[1], float(s.radius))
     if src == "upload":
         up = st.session_state.get(UPLOAD_KEY)
         if not up:
@@ -398,7 +403,7 @@ def column_scale(ds: Dataset, scn: dict) -> tuple | None:
     match the data's columns."""
     from .scenario import bounds
 
-    if scn.get("scale", "none") != "bounds":
+    if Settings(scn).scaling != "bounds":
         return None
     given = bounds(scn)
     if len(given) != ds.d:
@@ -425,11 +430,13 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
     that run no complete release say so with :data:`NO_PRIVATE_SCALING`."""
     from .scenario import radius_rule
 
+    s = Settings(scn)
+
     radius = radius_rule(scn)
-    R = "private" if radius is not None else float(scn["R"])
+    R = "private" if radius is not None else float(s.radius)
     if radius is None and not R > 0:
         raise ValueError(f"the clipping radius R must be positive (got {number(R)}).")
-    if scn["center"] not in experiments.CENTRING:
+    if s.centring not in experiments.CENTRING:
         raise ValueError("centring must be 'none', 'private' or 'empirical'.")
     scale = column_scale(ds, scn)
     if ds.stats is not None and scale is not None:
@@ -443,13 +450,13 @@ def prepare(ds: Dataset, scn: dict) -> Prepared:
                 "choosing R privately reads each row's norm, which a streamed file no longer has: give "
                 "a public R on the Data page (or upload a sample of the rows)."
             )
-        if scn["center"] != "none":
+        if s.centring != "none":
             raise ValueError(
                 "a file streamed into sufficient statistics keeps no rows, so it can only be analysed "
                 "uncentred; set the centring to none (or upload a sample of the rows)."
             )
         return _prepare_streamed(ds.key, R, ds.stats)
-    return _prepare(ds.key, scn["center"], R, scale, radius, ds.X)
+    return _prepare(ds.key, s.centring, R, scale, radius, ds.X)
 
 
 @st.cache_resource(max_entries=8, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)
@@ -467,57 +474,6 @@ def _prepare_streamed(key: str, R: float, _stats) -> Prepared:
     )
 
 
-# -- files read on the server (ui/server_files.py is the gate), streamed into sufficient statistics -------------
-
-
-def streamed_dataset(relative: str, R: float) -> Dataset:
-    """The statistics this session read from a server file (Data page), as a Dataset without rows."""
-    got = st.session_state.get(STREAM_KEY)
-    if not got or got["relative"] != relative:
-        raise ValueError(
-            f"the server file {relative!r} has not been read in this session; open the Data page and "
-            "press 'Read the file'."
-        )
-    if not np.isclose(got["stats"].data_norm, R):
-        raise ValueError(
-            f"the file was read with R = {number(got['stats'].data_norm)}, not {number(R)}: the clipping happens "
-            "while reading, so read it again on the Data page."
-        )
-    stats = got["stats"]
-    declared = _declared_elsewhere(stats)
-    if declared:
-        raise ValueError(
-            f"the file was read with other columns or other values for bad cells than the ones now "
-            f"declared ({declared}): read it again on the Data page."
-        )
-    schema = stats.schema
-    if schema is not None and not schema.declared and _declares_columns():
-        # the scenario declares exactly the columns and bad-cell values read (_declared_elsewhere agreed): the
-        # statistics are those a read with them declared gives, bit for bit (tests/test_app_schema.py)
-        schema = replace(schema, declared=True)
-    h = hashlib.sha256(relative.encode())
-    h.update(np.ascontiguousarray(stats.gram).tobytes())
-    note = (
-        f"Server file {relative}: {stats.n:,} rows, {stats.d} columns, streamed into sufficient statistics "
-        f"(n and the clipped Gram matrix; no rows kept)."
-    )
-    return Dataset(
-        X=None,
-        name=relative,
-        note=note,
-        columns=list(stats.columns),
-        key=h.hexdigest()[:32],
-        stats=stats,
-        schema=schema,
-    )
-
-
-def _declares_columns() -> bool:
-    from .scenario import declared_columns, values
-
-    return declared_columns(values()) is not None
-
-
 #: the words of a publish control while the table's schema is only suggested (pages say where to declare it)
 UNDECLARED_WORDS = (
     "The columns of this table were suggested by reading its cells, and nobody has declared them yet: which "
@@ -532,18 +488,3 @@ def undeclared_schema(ds) -> str | None:
     words; None when it may (declared, or synthetic and shipped data, whose schema is public by construction)."""
     schema = getattr(ds, "schema", None)
     return UNDECLARED_WORDS if schema is not None and not schema.declared else None
-
-
-def _declared_elsewhere(stats) -> str:
-    """What the scenario now declares that the statistics were not read with ("" when they agree)."""
-    from .scenario import declared_columns, fill_values, values
-
-    scn = values()
-    declared = declared_columns(scn)
-    if declared is not None and tuple(declared) != tuple(stats.columns):
-        return "the columns"
-    replacement = stats.schema.replacement if stats.schema is not None else {}
-    wanted = {c: float(fill_values(scn).get(c, dsets.DEFAULT_FILL)) for c in stats.columns}
-    if stats.schema is not None and stats.schema.on_bad == "replace" and dict(replacement) != wanted:
-        return "the values of bad cells"
-    return ""

@@ -19,6 +19,7 @@ from dppca_core.pipeline.experiments import rep_seed
 
 from . import data, limits
 from dppca_core.reading import number
+from dppca_core.scenario import Settings
 
 #: the distributed mechanisms the page compares with the pooled (central) Analyze Gauss
 DIST = ("cape_pca", "dist_conventional", "dist_local")
@@ -51,7 +52,8 @@ def site_sizes(n: int, S: int, uneven: bool) -> int | list[int]:
 
 def sites(ds: data.Dataset, n: int, scn: dict) -> Sites:
     """The scenario's sites: the label column's values (``dbylabel``), or ``dsites`` sites, equal or not."""
-    if scn["dbylabel"]:
+    s = Settings(scn)
+    if s.sites_by_label:
         if ds.labels is None:
             raise ValueError(
                 "this dataset has no label column; load a labelled sample or choose a label column "
@@ -60,8 +62,8 @@ def sites(ds: data.Dataset, n: int, scn: dict) -> Sites:
         labels = np.asarray(ds.labels)
         sizes = [int(c) for c in pd.Series(labels).value_counts(sort=False)]
         return Sites(labels, sizes, len(sizes), "labels:" + data.array_key(pd.factorize(labels)[0]))
-    sizes = site_sizes(n, scn["dsites"], scn["duneven"])
-    return Sites(sizes, sizes, scn["dsites"], repr(sizes))
+    sizes = site_sizes(n, s.sites, s.uneven_sites)
+    return Sites(sizes, sizes, s.sites, repr(sizes))
 
 
 @st.cache_data(max_entries=32, ttl=limits.CACHE_TTL_SECONDS, max_size=limits.RESULT_CACHE_BYTES, show_spinner=False)
@@ -96,14 +98,15 @@ def _compare(key, k, eps, delta, sites_key, reps, seed, _prep, _truth, _sites) -
 def comparison(prep: data.Prepared, truth: np.ndarray, split: Sites, scn: dict) -> pd.DataFrame:
     """One row per mechanism of :data:`COMPARED` and repetition: the distance to ``truth`` and the communication
     (cached on the prepared data's key, the settings and the sites)."""
+    s = Settings(scn)
     return _compare(
         prep.key,
-        int(scn["k"]),
-        float(scn["deps"]),
-        float(scn["delta"]),
+        int(s.k),
+        float(s.distributed_epsilon),
+        float(s.delta),
         split.key,
-        int(scn["dreps"]),
-        int(scn["seed"]),
+        int(s.distributed_repetitions),
+        int(s.seed),
         prep.data,
         truth,
         split.arg,
@@ -142,13 +145,14 @@ def _dps_traces(key, k, delta, sites_key, seed, s_hat, _prep, _truth, _sites) ->
 
 def dps_traces(prep: data.Prepared, truth: np.ndarray, split: Sites, scn: dict) -> dict:
     """Distance to ``truth`` per DPS-PCA iteration, one trace per epsilon of :data:`TRACE_EPSILONS` (cached)."""
+    s = Settings(scn)
     return _dps_traces(
         prep.key,
-        int(scn["k"]),
-        float(scn["delta"]),
+        int(s.k),
+        float(s.delta),
         split.key,
-        int(scn["seed"]),
-        int(scn["s"]) or None,
+        int(s.seed),
+        int(s.support_size) or None,
         prep.data,
         truth,
         split.arg,

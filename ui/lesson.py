@@ -45,14 +45,14 @@ def step_scenario(card: Card, present: bool = False, step: int = 1) -> dict:
 
 def explore_link(card: Card, vals: dict) -> str:
     """The address that opens the step's scenario on its page (relative to the app's root)."""
-    query = urllib.parse.urlencode(scenario.to_query({**vals, "step": scenario.DEFAULTS["step"]}))
+    query = urllib.parse.urlencode(scenario.to_query({**vals, "step": scenario.Settings.lesson_step.default}))
     return f"/{card.page}" + (f"?{query}" if query else "")
 
 
 def _prepared(vals: dict):
     ds = data.load_dataset(vals)
     prep = data.prepare(ds, vals)
-    return ds, prep, metrics.random_subspace_distance(ds.d, int(vals["k"]))
+    return ds, prep, metrics.random_subspace_distance(ds.d, int(scenario.Settings(vals).k))
 
 
 def _results(vals: dict):
@@ -65,7 +65,7 @@ def _results(vals: dict):
 
 def _scree(vals: dict):
     ds, prep, _ = _prepared(vals)
-    k = int(vals["k"])
+    k = int(scenario.Settings(vals).k)
     share = 100 * float(np.sum(prep.eigenvalues[:k])) / float(np.sum(prep.eigenvalues))
     return (
         figures.scree(prep.eigenvalues, k),
@@ -75,7 +75,7 @@ def _scree(vals: dict):
 
 def _spread(vals: dict):
     ds, prep, results, random_level = _results(vals)
-    k = int(vals["k"])
+    k = int(scenario.Settings(vals).k)
     fig = figures.quantile_dotplot(
         {m: r.distance for m, r in results.items()},
         compute.METRICS["subspace_distance"],
@@ -129,22 +129,21 @@ def _clip(vals: dict):
 def _budget(vals: dict):
     """One complete release's budget parts in the unit in which they add up (shares of μ² for a Gaussian release,
     of ε for a pure one: :func:`dppca_core.publishable.budget_parts`), adding up to 100%."""
+    s = scenario.Settings(vals)
     _, _, results, _ = _results(vals)
     mech, res = next(iter(results.items()))
-    parts = publishable.budget_parts(
-        res.published["facts"]["budget"], res.published["privacy"], vals["eps"], vals["delta"]
-    )
+    parts = publishable.budget_parts(res.published["facts"]["budget"], res.published["privacy"], s.epsilon, s.delta)
     unit = "μ²" if parts["unit"] == "mu^2" else "ε"
     fig = figures.budget_bar(
         {p["part"]: p["share"] for p in parts["parts"]},
-        f"How ε = {number(vals['eps'])} is split ({display_name(mech)})",
+        f"How ε = {number(s.epsilon)} is split ({display_name(mech)})",
         unit=unit,
     )
     words = " + ".join(f"{p['part']} {p['percent']}%" for p in parts["parts"])
     total = "computed exactly from them, not their sum" if parts["unit"] == "mu^2" else "their sum"
     return fig, (
         f"One complete release splits its budget in shares of {unit}: {words} = 100%. Its total "
-        f"(ε = {number(vals['eps'])}, δ = {number(vals['delta'])}) is {total}."
+        f"(ε = {number(s.epsilon)}, δ = {number(s.delta)}) is {total}."
     )
 
 
@@ -154,7 +153,7 @@ def _risk(vals: dict):
     mech, curve = next(iter(curves.items()))
     # the figure's curve reads 50% -> its posterior bound; the guessing game's number is another: one sentence says both
     return risk_figures.posterior_figure(curves), (
-        f"{display_name(mech)} at ε = {number(vals['eps'])}: {risk.two_numbers_sentence(curve)}"
+        f"{display_name(mech)} at ε = {number(scenario.Settings(vals).epsilon)}: {risk.two_numbers_sentence(curve)}"
     )
 
 
@@ -162,7 +161,12 @@ def _plan(vals: dict):
     """The planner's frontier for the step's targets, on the law of the step's synthetic data (public)."""
     ds = data.load_dataset(vals)
     found = planner.make_plan(
-        planner.chosen_targets(vals), float(vals["pconf"]), vals, planner.build_standin("law", vals, ds), ds.n, ds.d
+        planner.chosen_targets(vals),
+        float(scenario.Settings(vals).plan_confidence),
+        vals,
+        planner.build_standin("law", vals, ds),
+        ds.n,
+        ds.d,
     )
     fig = plan_frontier(
         found.frontier,
@@ -188,7 +192,7 @@ def _class(vals: dict):
     from dppca_core.figures.classroom import room_figure
 
     low, high = game.EPSILON_RANGE
-    settings = game.GameSettings("mean", min(max(float(vals["eps"]), low), high))
+    settings = game.GameSettings("mean", min(max(float(scenario.Settings(vals).epsilon), low), high))
     rng = np.random.default_rng(CLASS_SEED)
     draws = [game.draw(settings, rng) for _ in range(CLASS_STUDENTS)]
     curve = game.exact_curve(settings)

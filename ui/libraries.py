@@ -13,11 +13,11 @@ import streamlit as st
 import dppca_core as dc
 from dppca_core import figures, peers
 from dppca_core.pipeline.experiments import summary
+from dppca_core.scenario import Settings
 
 from . import audit_curve, compute, data, guarantee, show
 from .errors import boundary
-from .session import EXTERNAL_AUDIT_KEY as AUDIT_KEY
-from .session import LIBRARY_COMPARISON_KEY as COMPARE_KEY
+from .session import EXTERNAL_AUDIT_KEY, LIBRARY_COMPARISON_KEY
 from .text import NUMBER_FORMAT, md_escape
 
 #: Trials per dataset offered for an external audit (2,000 is the issue's measured setting, docs/peers.md).
@@ -77,10 +77,10 @@ def external_audit() -> None:
                 progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
             )
             bar.empty()
-            state[AUDIT_KEY] = (result, peer)
-    if st.session_state.get(AUDIT_KEY) is not None:
+            state[EXTERNAL_AUDIT_KEY] = (result, peer)
+    if st.session_state.get(EXTERNAL_AUDIT_KEY) is not None:
         with boundary("the library audit result"):
-            show_external(*st.session_state[AUDIT_KEY])
+            show_external(*st.session_state[EXTERNAL_AUDIT_KEY])
 
 
 def show_external(result, peer) -> None:
@@ -144,7 +144,7 @@ def compare_libraries(vals: dict) -> None:
         "ε grid: each library's distance to the non-private subspace and its captured energy (mean and "
         "2.5–97.5% band over repetitions), its fit time, and the verdict of a short audit at your ε."
     )
-    if vals.get("scale") == "private":
+    if Settings(vals).scaling == "private":
         st.info(data.NO_PRIVATE_SCALING, icon=":material/info:")
     options = _choices()
     default = [o for o in options if o in peers.LIBRARIES or o == peers.OURS_DEFAULT]
@@ -155,20 +155,21 @@ def compare_libraries(vals: dict) -> None:
     c[2].select_slider("audit trials per dataset (0: no audit)", options=[0, 200, 500], value=200, key="cmp_trials")
     if st.button("Compare", key="cmp_run"):
         with boundary("the comparison"):
-            st.session_state[COMPARE_KEY] = _run_comparison(vals)
-    if st.session_state.get(COMPARE_KEY) is not None:
+            st.session_state[LIBRARY_COMPARISON_KEY] = _run_comparison(vals)
+    if st.session_state.get(LIBRARY_COMPARISON_KEY) is not None:
         with boundary("the comparison result"):
-            _show_comparison(*st.session_state[COMPARE_KEY])
+            _show_comparison(*st.session_state[LIBRARY_COMPARISON_KEY])
 
 
 def _run_comparison(vals: dict):
+    s = Settings(vals)
     state = st.session_state
     names = list(state["cmp_libs"])
     if not names:
         raise ValueError("pick at least one library or mechanism to compare.")
     prep = data.prepare(data.load_dataset(vals), vals)
     rows, gram = np.asarray(prep.data.rows, dtype=float), np.asarray(prep.data.gram, dtype=float)
-    k = min(int(vals["k"]), rows.shape[1])
+    k = min(int(s.k), rows.shape[1])
     grid = compute.sweep_values("eps", vals)
     budget = float(state["cmp_budget"])
     table, curves = [], []
@@ -183,10 +184,10 @@ def _run_comparison(vals: dict):
             gram,
             k=k,
             epsilons=grid,
-            epsilon=float(vals["eps"]),
-            delta=float(vals["delta"]),
+            epsilon=float(s.epsilon),
+            delta=float(s.delta),
             reps=int(state["cmp_reps"]),
-            seed=int(vals["seed"]),
+            seed=int(s.seed),
             audit_trials=int(state["cmp_trials"]),
         )
         if problem:
@@ -202,13 +203,13 @@ def _run_comparison(vals: dict):
                     "subspace distance": f"{dist[0]:.3f} [{dist[1]:.3f}, {dist[2]:.3f}]",
                     "captured energy %": f"{energy[0]:.1f} [{energy[1]:.1f}, {energy[2]:.1f}]",
                     "fit time (ms)": f"{1000 * float(np.median(r.fit_seconds)):.1f}",
-                    "audit at your ε": verdict if r.epsilon == float(vals["eps"]) else "",
+                    "audit at your ε": verdict if r.epsilon == float(s.epsilon) else "",
                     "status": "ok",
                 }
             )
             curves.append((peers.title(name), r.epsilon, dist[0], dist[1], dist[2]))
     bar.empty()
-    return pd.DataFrame(table), curves, float(vals["eps"]), budget
+    return pd.DataFrame(table), curves, float(s.epsilon), budget
 
 
 def _show_comparison(table: pd.DataFrame, curves: list, eps: float, budget: float) -> None:

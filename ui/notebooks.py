@@ -1,7 +1,7 @@
 """Two Jupyter notebooks from the Report, each saying its kind on its first cell (pure: no Streamlit calls).
 
 * The **exploration notebook** is an exploration record like the Report's script: seeded, it reproduces the Report's
-  table through the same library calls (:func:`ui.report.prepare_lines`, :func:`ui.report.compare_lines`), reading
+  table through the same library calls (:func:`ui.script_export.prepare_lines`, :func:`ui.script_export.compare_lines`), reading
   the data file from a path set in its first code cell.
 * The **release notebook** spends the budget once: its release cell draws one release per mechanism with a guarantee
   with fresh randomness (``seed=None``), exports them with :func:`dppca_core.publish` and writes the publishable JSON
@@ -23,7 +23,7 @@ from dppca_core import publishable
 from dppca_core.privacy import describe_neighbors
 from dppca_core.registry import display_name
 
-from . import report, scenario
+from . import release_file, report, scenario, script_export
 
 #: the first line of every release notebook (fixed text: no user input in it)
 RELEASE_NOTEBOOK = (
@@ -64,14 +64,18 @@ def notebook_json(cells: list[tuple[str, str]]) -> str:
 def _setup(vals: dict, upload: dict | None, more: str, extra_lines: tuple = ()) -> str:
     """The first code cell: where the data file is (for data the notebook does not make), then the imports."""
     lines = []
-    if report.reads_a_file(vals):
-        name = (upload or {}).get("name") or vals["src"].split(":", 1)[-1]
+    if script_export.reads_a_file(vals):
+        name = (upload or {}).get("name") or scenario.Settings(vals).source.split(":", 1)[-1]
         lines += [
             "# The data file this notebook reads: its path, relative to the notebook's folder or absolute.",
             f"DATA_FILE = {name!r}",
         ]
     lines += list(extra_lines)
-    lines += ["import sys", "", report.IMPORT_LINES.format(more=more, what="notebook (restart its kernel first)")]
+    lines += [
+        "import sys",
+        "",
+        script_export.IMPORT_LINES.format(more=more, what="notebook (restart its kernel first)"),
+    ]
     return "\n".join(lines)
 
 
@@ -79,31 +83,32 @@ def _data(vals: dict, upload: dict | None) -> str:
     return "\n".join(
         [
             "labels = None  # the label column, where the data have one (a score plot by group uses it)",
-            *report.load_lines(vals, upload, path="DATA_FILE"),
+            *script_export.load_lines(vals, upload, path="DATA_FILE"),
         ]
     )
 
 
 def exploration_notebook(vals: dict, upload: dict | None, has_labels: bool) -> str:
     """The exploration notebook of the scenario (an exploration record: seeded, never to publish); ``has_labels``:
-    whether the page's data have a label column (:func:`ui.report.build_script`)."""
+    whether the page's data have a label column (:func:`ui.script_export.build_script`)."""
+    s = scenario.Settings(vals)
     intro = (
         f"{report.record_line(vals)}\n\n## Exploration notebook (DP-PCA Explorer)\n\n"
         "It reproduces the Report's table with the same library calls and the same seeds (data seed "
-        f"{vals['dseed']}, noise seed {vals['seed']}): seeded runs, to explore and to reproduce, never to "
+        f"{s.data_seed}, noise seed {s.seed}): seeded runs, to explore and to reproduce, never to "
         "publish. "
         "A release to publish is drawn with fresh randomness: the Report's release notebook does that.\n\n"
         f"Scenario: `?{scenario.query_string(vals)}`\n\n{EXPLORATION_NEEDS}"
     )
-    if report.reads_a_file(vals):
+    if script_export.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
     return notebook_json(
         [
             ("markdown", intro),
             ("code", _setup(vals, upload, more="")),
             ("code", _data(vals, upload)),
-            ("code", "\n".join(report.prepare_lines(vals, has_labels))),
-            ("code", "\n".join([*report.compare_lines(vals), "print(table.to_string(index=False))"])),
+            ("code", "\n".join(script_export.prepare_lines(vals, has_labels))),
+            ("code", "\n".join([*script_export.compare_lines(vals), "print(table.to_string(index=False))"])),
             ("code", _figure_code(vals)),
         ]
     )
@@ -112,7 +117,7 @@ def exploration_notebook(vals: dict, upload: dict | None, has_labels: bool) -> s
 def _figure_code(vals: dict) -> str:
     """The Report's main figure: each mechanism's subspace distance over the repetitions, against the level of a
     random subspace (with k chosen privately: without that level, each release being scored at its own k)."""
-    k = None if scenario.private_k(vals) else int(vals["k"])
+    k = None if scenario.private_k(vals) else int(scenario.Settings(vals).k)
     level = (
         []
         if k is None
@@ -145,16 +150,16 @@ def _literal(name: str, value) -> str:
 
 def release_constants(vals: dict, has_labels: bool) -> list[str]:
     """The release cell's public inputs, as literals: the mechanisms with a guarantee (each one's options are the
-    ``OPTIONS`` of :func:`ui.report.prepare_lines`, the one translation the pages use), the settings and schema the
-    file states (:func:`ui.report.publishable_file`), the choices made without privacy (the releases then state
+    ``OPTIONS`` of :func:`ui.script_export.prepare_lines`, the one translation the pages use), the settings and schema the
+    file states (:func:`ui.release_file.publishable_file`), the choices made without privacy (the releases then state
     none)."""
     mechs = [m for m in scenario.mechanisms(vals) if not publishable.refusal(m)]
     return [
         f"MECHANISMS = {mechs!r}  # one release each, with its OPTIONS (those without a guarantee are left out)",
         _literal("NONPRIVATE", scenario.nonprivate_choices(vals)),
-        _literal("SETTINGS", report.public_settings(vals, None, has_labels)),
+        _literal("SETTINGS", release_file.public_settings(vals, None, has_labels)),
         _literal("TITLES", {m: display_name(m) for m in mechs}),
-        _literal("LEFT_OUT", report.left_out(scenario.mechanisms(vals))),
+        _literal("LEFT_OUT", release_file.left_out(scenario.mechanisms(vals))),
     ]
 
 
@@ -215,10 +220,11 @@ print(f"Spent on these data, recorded in {book_path}: {book.spent(table).words()
 
 def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
     """The release notebook of the scenario on ``ds`` (its public schema and whether it has a label column)."""
+    s = scenario.Settings(vals)
     intro = (
         f"{RELEASE_NOTEBOOK}\n\n## Release notebook (DP-PCA Explorer)\n\n"
-        f"Its release cell draws one release per mechanism with a guarantee (ε = {vals['eps']:g}, "
-        f"δ = {vals['delta']:g} each, neighbouring datasets {describe_neighbors(vals['nb'])}) with fresh "
+        f"Its release cell draws one release per mechanism with a guarantee (ε = {s.epsilon:g}, "
+        f"δ = {s.delta:g} each, neighbouring datasets {describe_neighbors(s.neighbors)}) with fresh "
         f"operating-system randomness, never a seed, and writes `{RELEASE_OUTPUT}`: only what each release's "
         "proof covers, with the public schema and settings (its format: docs/publishable.md in the project), "
         "and beside it the publishable brief, a printable page made from that file alone. "
@@ -228,7 +234,7 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
         "It carries no "
         "seed: the scenario's link (with its noise seed) belongs to the exploration records."
     )
-    if report.reads_a_file(vals):
+    if script_export.reads_a_file(vals):
         intro += "\n\nSet the path of your data file in the next cell, then run every cell."
     setup = _setup(
         vals,
@@ -243,18 +249,18 @@ def release_notebook(vals: dict, ds, upload: dict | None = None) -> str:
     )
     has_labels = getattr(ds, "labels", None) is not None
     constants = release_constants(vals, has_labels)
-    constants.append(_literal("SCHEMA", report.public_schema(ds)))
+    constants.append(_literal("SCHEMA", release_file.public_schema(ds)))
     constants.append(
         "DATA = DATA_FILE  # what the budget book says the releases read"
-        if report.reads_a_file(vals)
-        else _literal("DATA", report.data_kind(vals))
+        if script_export.reads_a_file(vals)
+        else _literal("DATA", release_file.data_kind(vals))
     )
     return notebook_json(
         [
             ("markdown", intro),
             ("code", setup),
             ("code", _data(vals, upload)),
-            ("code", "\n".join(report.prepare_lines(vals, has_labels))),
+            ("code", "\n".join(script_export.prepare_lines(vals, has_labels))),
             (
                 "code",
                 "\n".join(

@@ -20,7 +20,7 @@ from dppca_core.reading import number
 from dppca_core.registry import display_name
 
 from . import book, data, plan_check, scenario
-from .session import FRESH_RELEASES_KEY, PLAN_RESULT_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
+from .session import FRESH_RELEASES_KEY, PLANNED_FOR_KEY, PRIVATE_STANDINS_KEY
 
 #: the targets the page offers: (label, step, help); each one's number, default and range is its scenario setting
 #: (:data:`dppca_core.scenario.PLAN_TARGET_FIELDS`), so a link and a scenario file carry it
@@ -61,8 +61,6 @@ STANDINS = {
 }
 #: the scenario fields of each part of a split (the sidebar's budget sliders)
 SPLIT_FIELDS = {"mean": "bmean", "eigenvalues": "beig", "scores": "bscores", "radius": "bradius"}
-PLAN_KEY = PLAN_RESULT_KEY  # the last plan shown on Trade-offs (ui/session.py)
-PLANNED_KEY = PLANNED_FOR_KEY  # the plan the scenario was set to (the Report states it while the scenario matches)
 
 
 def target_field(name: str) -> str:
@@ -72,21 +70,23 @@ def target_field(name: str) -> str:
 
 def chosen_targets(vals: dict) -> dict:
     """{target: its number} of the targets the scenario names, in the page's order."""
-    names = [t for t in vals["ptarget"].split(",") if t]
+    names = [t for t in scenario.Settings(vals).plan_targets_text.split(",") if t]
     return {name: float(vals[target_field(name)]) for name in TARGET_INPUTS if name in names}
 
 
 def standin_kind(vals: dict, kinds: list[str]) -> str:
     """The stand-in the scenario asks for, or the first open to it (a link's "law" on a table: a stated spectrum)."""
-    return vals["pon"] if vals["pon"] in kinds else kinds[0]
+    s = scenario.Settings(vals)
+    return s.plan_standin if s.plan_standin in kinds else kinds[0]
 
 
 def standin_choices(vals: dict, has_rows: bool) -> list[str]:
     """The stand-ins open to this scenario: the law for synthetic data, a stated spectrum always, a private one where
     the rows are kept."""
-    out = ["law"] if vals["src"] == "synthetic" else []
+    s = scenario.Settings(vals)
+    out = ["law"] if s.source == "synthetic" else []
     out.append("stated")
-    if has_rows and vals["src"] != "synthetic":
+    if has_rows and s.source != "synthetic":
         out.append("private")
     return out
 
@@ -109,9 +109,10 @@ def public_n(vals: dict, ds_n: int, estimate: int | None) -> int:
     """The n a plan is for: ``estimate`` (the scenario's "plan for n rows", public) when it is given (> 0), else the
     data's own n where it is public (replace one row, or synthetic data, whose n the user chose); under add/remove
     on a table the count is private, so a public estimate is needed."""
+    s = scenario.Settings(vals)
     if estimate:
         return int(estimate)
-    if vals["nb"] == "replace" or vals["src"] == "synthetic":
+    if s.neighbors == "replace" or s.source == "synthetic":
         return int(ds_n)
     raise ValueError("under add/remove the number of rows is private: give a public estimate of n (plan for n rows).")
 
@@ -119,7 +120,8 @@ def public_n(vals: dict, ds_n: int, estimate: int | None) -> int:
 def rows_input_words(vals: dict, ds_n: int) -> tuple[str, str]:
     """(label, help) of the plan's "plan for n rows" input: the data's own n by default where it is public; under
     add/remove on a table a public estimate (the count is private, so it is never shown)."""
-    if vals["nb"] == "add_remove" and vals["src"] != "synthetic":
+    s = scenario.Settings(vals)
+    if s.neighbors == "add_remove" and s.source != "synthetic":
         return (
             "plan for n rows: a public estimate (the count is private under add/remove)",
             "The number of rows is private under add/remove: give a public estimate (e.g. a released noisy "
@@ -134,27 +136,34 @@ def rows_input_words(vals: dict, ds_n: int) -> tuple[str, str]:
 
 def spectrum_units(vals: dict) -> str:
     """The units a stated spectrum is in: the data's, or divided by the public column bounds."""
-    return "each column divided by its public bound" if vals["scale"] == "bounds" else "the data's units"
+    return (
+        "each column divided by its public bound" if scenario.Settings(vals).scaling == "bounds" else "the data's units"
+    )
 
 
 def radius_args(vals: dict) -> dict:
     """R for the plan: the public number, or 'private' with the scenario's rule."""
     rule = scenario.radius_rule(vals)
-    return {"data_norm": "private", "radius_rule": rule} if rule is not None else {"data_norm": float(vals["R"])}
+    return (
+        {"data_norm": "private", "radius_rule": rule}
+        if rule is not None
+        else {"data_norm": float(scenario.Settings(vals).radius)}
+    )
 
 
 def build_standin(
     kind: str, vals: dict, ds, *, stated: str = "", total: float | None = None, private_epsilon: float = 0.1
 ) -> dc.Standin:
     """The stand-in of ``kind`` (see :data:`STANDINS`); ValueError in words."""
+    s = scenario.Settings(vals)
     d = ds.d
     if kind == "law":
         return dc.Standin.spiked(
             d=d,
-            k=int(vals["rank"]),
-            spike=float(vals["spike"]),
-            sparsity=int(vals["sparse"]) or None,
-            seed=int(vals["dseed"]),
+            k=int(s.planted_rank),
+            spike=float(s.spike_strength),
+            sparsity=int(s.planted_sparsity) or None,
+            seed=int(s.data_seed),
         )
     if kind == "stated":
         values = parse_spectrum(stated)
@@ -170,6 +179,7 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
     """The session's private spectrum for (data, R, scaling, ε, δ, relation): released once with fresh randomness and
     kept in the session (never in a shared cache, whose eviction would draw again without counting it); asking again
     returns the same release. A release that came out all noise is remembered too (its cost is spent)."""
+    s = scenario.Settings(vals)
     if not ds.has_rows:
         raise ValueError("a file streamed into sufficient statistics keeps no rows: state a spectrum instead.")
     if scenario.private_scaling(vals) or scenario.private_radius(vals):
@@ -178,13 +188,13 @@ def _private_standin(vals: dict, ds, epsilon: float) -> dc.Standin:
             "set R and the scaling on the Data page."
         )
     scale = data.column_scale(ds, vals)
-    center = "private" if vals["center"] == "private" else "none"  # the stand-in centres as the releases will
-    key = (ds.key, float(vals["R"]), scale, epsilon, float(vals["delta"]), vals["nb"], center)
+    center = "private" if s.centring == "private" else "none"  # the stand-in centres as the releases will
+    key = (ds.key, float(s.radius), scale, epsilon, float(s.delta), s.neighbors, center)
     released = st.session_state.setdefault(PRIVATE_STANDINS_KEY, {})
     if key not in released:  # a private look at the rows: recorded in the budget book before it is drawn
         table_id, _ = book.table(ds, vals)
         (spend_id,) = book.reserve(
-            table_id, [book.look_spend("private spectrum (planner's stand-in)", epsilon, vals["delta"])]
+            table_id, [book.look_spend("private spectrum (planner's stand-in)", epsilon, s.delta)]
         )
         released[key] = _release_standin(ds.X, *key[1:])
         book.settle(spend_id, planning.cost_curve(released[key]["cost"]))
@@ -227,16 +237,17 @@ def released_before(data_key: str, standin: dc.Standin) -> list:
 def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin, n: int, d: int, spent=()) -> dc.Plan:
     """The plan for the scenario's public facts (the core caches it); ``spent``: the curves of the other releases
     from the same rows (:func:`released_before`), counted in its total."""
+    s = scenario.Settings(vals)
     if scenario.private_scaling(vals):
         raise ValueError(
             "the planner does not plan releases that scale the columns privately (their scale share is "
             "not simulated): scale by public bounds or not at all (Data page), plan, then switch back."
         )
-    scores = vals["bscores"] > 0 or "score_readability" in targets
+    scores = s.scores_share > 0 or "score_readability" in targets
     # a plot the scenario draws on a fitted frame (the default) is not what the plan simulates; a plot asked only by
     # the target is planned on the fixed frame, and "Use this plan" sets that frame (apply)
-    fitted = vals["bscores"] > 0 and vals["sframe"] == "private"
-    if fitted or (scores and vals["sgroup"] and not scenario.declared_groups(vals)):
+    fitted = s.scores_share > 0 and s.score_frame == "private"
+    if fitted or (scores and s.scores_by_group and not scenario.declared_groups(vals)):
         raise ValueError(
             "the planner does not simulate the shares this score plot takes (a fitted frame, or groups found "
             "privately). In the sidebar's Budget split of one release, set the score plot frame to fixed and turn "
@@ -244,7 +255,7 @@ def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin,
             "then switch back."
         )
     sparse = "f1" in targets and standin.support is None
-    if sparse and int(vals["s"]) <= 0:
+    if sparse and int(s.support_size) <= 0:
         raise ValueError(
             "a support F1 target needs the number of features the components use: set the support size "
             "s in the sidebar, or plan on a sparse synthetic law (Data page: sparsity)."
@@ -254,14 +265,14 @@ def make_plan(targets: dict, confidence: float, vals: dict, standin: dc.Standin,
         targets,
         n=n,
         d=d,
-        k=int(vals["k"]),
+        k=int(s.k),
         standin=standin,
-        delta=float(vals["delta"]),
+        delta=float(s.delta),
         confidence=confidence,
-        neighbors=vals["nb"],
+        neighbors=s.neighbors,
         parts=parts,
-        center="private" if vals["center"] == "private" else "none",
-        sparsity=int(vals["s"]) if sparse else None,
+        center="private" if s.centring == "private" else "none",
+        sparsity=int(s.support_size) if sparse else None,
         spent=tuple(spent),
         **radius_args(vals),
     )
@@ -302,7 +313,9 @@ def question(vals: dict, targets: dict, confidence: float, kind: str, standin_ar
     """What a plan answers (hashable): the targets, the confidence, the stand-in's inputs and the scenario's fields
     the plan reads. The ε, mechanisms and split the plan sets are not part of it (nor the eigenvalue share, which it
     may set to 0 where the mechanism releases its eigenvalues from its own noise)."""
-    scores = vals["bscores"] > 0 or "score_readability" in targets  # applying a plan with a score target sets it
+    scores = (
+        scenario.Settings(vals).scores_share > 0 or "score_readability" in targets
+    )  # applying a plan with a score target sets it
     return (
         tuple(sorted(targets.items())),
         float(confidence),
@@ -336,7 +349,7 @@ def apply(found: dc.Plan) -> None:
         scenario.set_value(field, value)
     if found.budget.scores > 0:  # the plan simulated the score plot on the fixed frame
         scenario.set_value("sframe", "public")
-    st.session_state[PLANNED_KEY] = {
+    st.session_state[PLANNED_FOR_KEY] = {
         "eps": float(found.epsilon),
         "mechanism": found.mechanism,
         "split": fields,
@@ -351,7 +364,8 @@ def apply(found: dc.Plan) -> None:
 def other_rows(vals: dict) -> bool:
     """True when the scenario plans for a number of rows of its own choosing ("plan for n rows" under replace one
     row), not the data's own n (under add/remove the number given is a public estimate of it)."""
-    return bool(vals["pn"]) and vals["nb"] == "replace"
+    s = scenario.Settings(vals)
+    return bool(s.plan_rows) and s.neighbors == "replace"
 
 
 def planned_words(found: dc.Plan) -> str:
@@ -388,12 +402,12 @@ def candidates_table(found) -> pd.DataFrame:
 
 def current_plan(vals: dict) -> dict | None:
     """The plan the scenario was set to, while its ε, mechanism and split are still the plan's (else None)."""
-    planned = st.session_state.get(PLANNED_KEY)
+    planned = st.session_state.get(PLANNED_FOR_KEY)
     if not planned:
         return None
     mechs = scenario.mechanisms(vals)
     same = (
-        math.isclose(vals["eps"], planned["eps"])
+        math.isclose(scenario.Settings(vals).epsilon, planned["eps"])
         and mechs[:1] == [planned["mechanism"]]
         and all(math.isclose(vals[field], value) for field, value in planned["split"].items())
     )

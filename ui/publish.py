@@ -15,10 +15,8 @@ from dppca_core.handout import brief
 from dppca_core.pipeline.refine import refinable, refine
 from dppca_core.registry import display_name
 
-from . import book, compute, data, downloads, planner, report, scenario, session
+from . import book, compute, data, downloads, planner, release_file, scenario, session
 from .text import md_escape
-
-FRESH_KEY = session.FRESH_RELEASES_KEY  # releases drawn with fresh randomness for the current scenario
 
 
 def block(ds, prep, results, vals) -> None:
@@ -40,7 +38,7 @@ def block(ds, prep, results, vals) -> None:
             "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
             icon=":material/gpp_bad:",
         )
-    left = report.left_out(list(results))
+    left = release_file.left_out(list(results))
     if left:
         st.info(
             "Left out of the publishable file, which holds only releases whose guarantee holds: "
@@ -63,7 +61,7 @@ def block(ds, prep, results, vals) -> None:
     )
     _brief_outlook(vals)
     table_id, name = book.table(ds, vals)
-    X, options = report.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
+    X, options = release_file.publishable_options(prep.data, drawable, vals, ds.labels, **compute.release_rows(prep))
     pending = [book.release_spend(m, o) for m, o in options.items()]
     st.markdown(book.statement(table_id, name, pending))
     confirmed = st.checkbox(
@@ -77,7 +75,7 @@ def block(ds, prep, results, vals) -> None:
     _refine_block(ds, X, options, vals, table_id, name)
     with st.expander("This table's budget book"):
         _book_view(table_id, name)
-    fresh = st.session_state.get(FRESH_KEY)
+    fresh = st.session_state.get(session.FRESH_RELEASES_KEY)
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return
     file = fresh["file"]
@@ -85,7 +83,7 @@ def block(ds, prep, results, vals) -> None:
     if said:
         st.markdown("\n".join(f"- {md_escape(line)}" for line in said))
     c = st.columns(3)
-    downloads.offer(c[0], "download_releases", report.releases_json, file)
+    downloads.offer(c[0], "download_releases", release_file.releases_json, file)
     if not publishable.has_guarantee(file):
         st.warning(
             "This file is **not publishable**: its releases state no guarantee (see above). No brief or "
@@ -119,11 +117,11 @@ def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) ->
     refinement needs (the releases and, per mechanism, the ids of every spend they combine)."""
     choices = scenario.nonprivate_choices(vals)
     published = {mech: dc.publish(release, nonprivate_choices=choices) for mech, release in releases.items()}
-    file = report.publishable_file(published, vals, ds, earlier=earlier)
-    digest = hashlib.sha256(report.releases_json(file).encode()).hexdigest()
+    file = release_file.publishable_file(published, vals, ds, earlier=earlier)
+    digest = hashlib.sha256(release_file.releases_json(file).encode()).hexdigest()
     for spend_id, curve in drawn.items():
         book.settle(spend_id, curve, digest)
-    st.session_state[FRESH_KEY] = {
+    st.session_state[session.FRESH_RELEASES_KEY] = {
         "scenario": scenario.query_string(vals),
         "refine_key": _refine_key(vals),
         "file": file,
@@ -134,13 +132,15 @@ def _keep(vals, ds, releases: dict, spends: dict, earlier: list, drawn: dict) ->
 
 def _refine_key(vals: dict) -> str:
     """The scenario without its ε and δ: a refinement draws the same statistic, at any budget."""
-    return scenario.query_string({**vals, "eps": scenario.DEFAULTS["eps"], "delta": scenario.DEFAULTS["delta"]})
+    return scenario.query_string(
+        {**vals, "eps": scenario.Settings.epsilon.default, "delta": scenario.Settings.delta.default}
+    )
 
 
 def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
     """Refine instead of replace: one more release of each refinable mechanism drawn before (the same statistic, any
     ε), combined with it by inverse variance (:func:`dppca_core.pipeline.refine.refine`)."""
-    fresh = st.session_state.get(FRESH_KEY)
+    fresh = st.session_state.get(session.FRESH_RELEASES_KEY)
     if not fresh or fresh.get("refine_key") != _refine_key(vals):
         return
     kept = {m: r for m, r in fresh.get("releases", {}).items() if m in options and refinable(r) is None}
@@ -148,9 +148,10 @@ def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
         return
     pending = [book.release_spend(m, options[m]) for m in kept]
     titles = ", ".join(display_name(m) for m in kept)
+    epsilon = scenario.Settings(vals).epsilon
     st.markdown(
         f"**Refine instead of replace.** The releases drawn before ({md_escape(titles)}) can be combined with one "
-        f"more of each at ε = {vals['eps']:g}: together they are as accurate as one release at their composed budget, "
+        f"more of each at ε = {epsilon:g}: together they are as accurate as one release at their composed budget, "
         "so nothing of the first draw is wasted. "
         + book.statement(table_id, name, pending).replace("This draw spends", "This refinement spends")
     )
@@ -165,7 +166,7 @@ def _refine_block(ds, X, options: dict, vals, table_id: str, name: str) -> None:
 
 def _refine(ds, X, options: dict, vals, table_id: str, kept: dict, pending: list) -> bool:
     """Reserve the refinement's spends, draw one more release of each kept mechanism, combine, keep the result."""
-    fresh = st.session_state[FRESH_KEY]
+    fresh = st.session_state[session.FRESH_RELEASES_KEY]
     combined_ids = {i for m in kept for i in fresh["spends"][m]}
     try:
         ids = book.reserve(table_id, pending)
@@ -205,7 +206,7 @@ def _book_view(table_id: str, name: str) -> None:
 
 def _brief_outlook(vals) -> None:
     """Before drawing: a warning when the brief of these releases could not judge them, with the one-click fix."""
-    outlook = report.brief_outlook(vals)
+    outlook = release_file.brief_outlook(vals)
     if outlook:
         st.warning(md_escape(outlook), icon=":material/assignment_late:")
         st.button(

@@ -53,6 +53,7 @@ from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: ev
     cap_size,
     PLAN_TARGET_FIELDS,
     PLAN_STANDINS,
+    Settings,
 )
 from dppca_core.scenario import link_query, too_long_for_a_link
 from dppca_core.scenario import query_string as _query_string
@@ -68,7 +69,8 @@ KEPT_ON_LOAD = ("present",)
 def declared_columns(vals: dict | None = None) -> list[str] | None:
     """The table's declared columns in order, or None until declared (the Data page then suggests them)."""
     vals = values() if vals is None else vals
-    return json.loads(vals["cols"]) if vals["cols"] else None
+    s = Settings(vals)
+    return json.loads(s.columns_text) if s.columns_text else None
 
 
 def declare_columns(columns) -> None:
@@ -83,7 +85,8 @@ def declare_columns(columns) -> None:
 def fill_values(vals: dict | None = None) -> dict:
     """Column -> the public value its bad cells become, as declared (columns not named get the library's default)."""
     vals = values() if vals is None else vals
-    return json.loads(vals["fill"]) if vals["fill"] else {}
+    s = Settings(vals)
+    return json.loads(s.fill_text) if s.fill_text else {}
 
 
 def bounds(vals: dict | None = None) -> list[float]:
@@ -94,6 +97,12 @@ def bounds(vals: dict | None = None) -> list[float]:
 def declared_groups(vals: dict | None = None) -> list[str]:
     """The groups the analyst declared public for the score plot by group (empty: found privately)."""
     return translation.declared_groups(values() if vals is None else vals)
+
+
+def settings(vals: dict | None = None) -> Settings:
+    """``vals`` (the session's scenario by default) read by name (:class:`dppca_core.scenario.Settings`: ``.epsilon``,
+    ``.eigenvalue_share``, ...)."""
+    return Settings(values() if vals is None else vals)
 
 
 def query_string(vals: dict | None = None) -> str:
@@ -131,7 +140,7 @@ def set_value(name: str, value) -> None:
             vals["slo"] = vals["shi"] = 0.0
         if name == "target":
             vals["target"] = in_metric_unit(vals, notices=st.session_state.setdefault(NOTICES_KEY, []))
-        if name == "kfrom" and vals[name] == "private" and old != "private" and vals["beig"] <= 0:
+        if name == "kfrom" and vals[name] == "private" and old != "private" and Settings(vals).eigenvalue_share <= 0:
             vals["beig"] = K_EIGENVALUE_SHARE  # the rule reads the private ratios: give them a share (Explore says so)
         if name in ("n", "d", "src"):
             notices: list = []
@@ -178,9 +187,10 @@ def k_arg(vals: dict | None = None):
 
 def k_rule_words(vals: dict) -> str:
     """The public rule of a private k, in words."""
+    s = Settings(vals)
     return (
         f"the smallest k whose private explained-variance ratios (from the eigenvalue share, "
-        f"{vals['beig']:.0%} of each release's budget) sum above {vals['kvar']:g}"
+        f"{s.eigenvalue_share:.0%} of each release's budget) sum above {s.variance_target:g}"
     )
 
 
@@ -215,14 +225,15 @@ def nonprivate_choices(vals: dict | None = None) -> list[str]:
     """The data-dependent choices of the scenario that were made without privacy (each in words), in the order of
     the pipeline: scaling, centring, clipping radius. Empty when every choice is public or private."""
     vals = values() if vals is None else vals
+    s = Settings(vals)
     out = []
     # the bounds matter for both scalings: a private root-mean-square is computed with them
-    if vals["scale"] in ("bounds", "private") and SCALE_SOURCES[vals["sfrom"]][1]:
-        out.append(SCALE_SOURCES[vals["sfrom"]][1])
-    if vals["center"] in NONPRIVATE_CENTRING:
-        out.append(NONPRIVATE_CENTRING[vals["center"]])
-    if R_SOURCES[vals["rfrom"]][1]:
-        out.append(R_SOURCES[vals["rfrom"]][1])
+    if s.scaling in ("bounds", "private") and SCALE_SOURCES[s.bounds_from][1]:
+        out.append(SCALE_SOURCES[s.bounds_from][1])
+    if s.centring in NONPRIVATE_CENTRING:
+        out.append(NONPRIVATE_CENTRING[s.centring])
+    if R_SOURCES[s.radius_from][1]:
+        out.append(R_SOURCES[s.radius_from][1])
     return out
 
 
@@ -233,12 +244,15 @@ def audit_follows_scenario() -> None:
     replaced only while they still hold the defaults or the values last taken from the scenario.
     """
     vals = values()
+    s = Settings(vals)
     mechs = mechanisms(vals)
     if not mechs:
         return
-    current = (vals["amech"], vals["aeps"], vals["adelta"])
-    if current in ((DEFAULTS["amech"], DEFAULTS["aeps"], DEFAULTS["adelta"]), st.session_state.get(AUDIT_FOLLOW_KEY)):
-        wanted = (mechs[0], min(max(float(vals["eps"]), FIELDS["aeps"].low), FIELDS["aeps"].high), vals["delta"])
+    current = (s.audit_mechanism, s.audit_epsilon, s.audit_delta)
+    defaults = (Settings.audit_mechanism.default, Settings.audit_epsilon.default, Settings.audit_delta.default)
+    if current in (defaults, st.session_state.get(AUDIT_FOLLOW_KEY)):
+        allowed = Settings.audit_epsilon.field
+        wanted = (mechs[0], min(max(float(s.epsilon), allowed.low), allowed.high), s.delta)
         vals["amech"], vals["aeps"], vals["adelta"] = wanted
         st.session_state[AUDIT_FOLLOW_KEY] = wanted
 

@@ -14,8 +14,7 @@ import streamlit as st
 from dppca_core.scenario import from_toml, to_toml
 
 from . import scenario
-from .data import UPLOAD_KEY
-from .session import SCENARIO_FILE_OPENED_KEY as OPENED_KEY
+from .session import NOTICES_KEY, SCENARIO_FILE_OPENED_KEY, SCENARIO_KEY, UPLOAD_KEY
 from .text import md_escape
 
 FILE_NAME = "dppca_scenario.toml"
@@ -53,14 +52,14 @@ def open_file(raw: bytes) -> None:
     try:
         vals, notices = from_toml(raw)
     except ValueError as exc:
-        st.session_state[OPENED_KEY] = {"ok": False, "notices": [str(exc)]}
+        st.session_state[SCENARIO_FILE_OPENED_KEY] = {"ok": False, "notices": [str(exc)]}
         return
-    st.session_state[scenario.SCENARIO_KEY] = vals
-    st.session_state[scenario.NOTICES_KEY] = notices
-    st.session_state[OPENED_KEY] = {
+    st.session_state[SCENARIO_KEY] = vals
+    st.session_state[NOTICES_KEY] = notices
+    st.session_state[SCENARIO_FILE_OPENED_KEY] = {
         "ok": True,
         "notices": [],
-        "upload": vals["src"] == "upload" and not st.session_state.get(UPLOAD_KEY),
+        "upload": scenario.Settings(vals).source == "upload" and not st.session_state.get(UPLOAD_KEY),
     }
 
 
@@ -81,7 +80,7 @@ def open_box() -> None:
         "link would set them. It holds no data: an uploaded table is uploaded again on the Data "
         "page.",
     )
-    said = st.session_state.pop(OPENED_KEY, None)
+    said = st.session_state.pop(SCENARIO_FILE_OPENED_KEY, None)
     if said is None:
         return
     if not said["ok"]:

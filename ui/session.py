@@ -2,8 +2,9 @@
 
 Widgets own their own keys (``w:<field>``, :func:`ui.scenario.bind`); everything else a session keeps between reruns
 and across pages (results, one-shot flags, the upload) is named here, so two pages cannot mean different things by
-one name and a new result shows where it is read. Modules import the name they use (``from ui.session import
-AUDIT_RESULT_KEY``); the values are plain strings, so old sessions and tests that read them keep working.
+one name and a new result shows where it is read. Modules use a key under its name here (``from ui.session import
+AUDIT_RESULT_KEY``, or ``session.AUDIT_RESULT_KEY``): never an alias, a bare string or another module's copy
+(tests/test_ui_rules.py). The values are plain strings, so old sessions and tests that read them keep working.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ AUDIT_FOLLOW_KEY = "audit_follows"
 UPLOAD_KEY = "upload"
 #: True on the rerun after a new upload (the Data page resets the column choices once)
 NEW_UPLOAD_KEY = "upload_new"
-#: the statistics of a server file read in this session ({"relative", "stats"}; Data page, ui/data.py)
+#: the statistics of a server file read in this session ({"relative", "stats"}; Data page, ui/streamed.py)
 STREAM_KEY = "streamed"
 
 # -- results shared across pages ------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def app_style() -> None:
 
 
 def presenting() -> bool:
-    return bool(scenario.values().get("present"))
+    return bool(scenario.settings().presenting)
 
 
 def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:

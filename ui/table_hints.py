@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from dppca_core.scenario import FIELDS
+from dppca_core.scenario import Settings
 
 #: the columns named in one fill warning (the rest counted)
 NAMED = 4
@@ -23,10 +24,11 @@ def table_facts(vals: dict, ds) -> dict:
     sample): d, its number of analysed columns (the declared schema), and n, its number of rows, only where it is
     public (neighbours that replace one row); {} for data the app makes, and for a fact outside the setting's range
     (the scenario keeps what it had)."""
-    if vals["src"] == "synthetic" or vals["src"].startswith("preset:"):
+    s = Settings(vals)
+    if s.source == "synthetic" or s.source.startswith("preset:"):
         return {}
     facts = {"d": int(ds.d)}
-    if vals["nb"] == "replace":
+    if s.neighbors == "replace":
         facts["n"] = int(ds.n)
     out = {}
     for name, value in facts.items():

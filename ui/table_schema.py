@@ -21,13 +21,16 @@ import dppca_core as dc
 
 from . import data, scenario, table_hints
 from .errors import boundary
-from .session import NEW_UPLOAD_KEY  # set when a new file arrives, until its schema is read with the scenario's
+from .session import (
+    NEW_UPLOAD_KEY,
+    UPLOAD_KEY,
+)  # NEW_UPLOAD_KEY: set when a new file arrives, until its schema is read with the scenario's
 from .text import md_escape
 
 
 def upload_controls():
     """The uploader and, once a file is read, its schema step and column report; the upload (or None)."""
-    loaded = st.session_state.get(data.UPLOAD_KEY)
+    loaded = st.session_state.get(UPLOAD_KEY)
     # back on the page the uploader is empty (Streamlit forgets a file widget's file), so its label says what is loaded
     label = (
         f"CSV or Parquet file: **{md_escape(loaded['name'])}** ({len(loaded['bytes']) / 1e3:,.1f} kB) is loaded; "
@@ -45,11 +48,11 @@ def upload_controls():
     )
     if file is not None:
         raw = file.getvalue()
-        old = st.session_state.get(data.UPLOAD_KEY, {})
+        old = st.session_state.get(UPLOAD_KEY, {})
         if old.get("bytes") != raw:
-            st.session_state[data.UPLOAD_KEY] = {"name": file.name, "bytes": raw}
+            st.session_state[UPLOAD_KEY] = {"name": file.name, "bytes": raw}
             st.session_state[NEW_UPLOAD_KEY] = True
-    up = st.session_state.get(data.UPLOAD_KEY)
+    up = st.session_state.get(UPLOAD_KEY)
     if not up:
         st.info(
             "Upload a file to analyse it. Uploaded data stay in this browser session and are not part of the "
@@ -185,7 +188,7 @@ def _schema_controls(parsed, choice) -> None:
         "from the file (its numeric columns), which reads the cells; check it against what you "
         "know of the table. Changing it declares the schema.",
     )
-    if scn["badcells"] == "drop_rows" and choice.on_bad == "replace":
+    if scenario.Settings(scn).bad_cells == "drop_rows" and choice.on_bad == "replace":
         st.caption(
             "Neighbours replace one row here (Explore's sidebar), so n is public and no row is left out: "
             "each bad cell is replaced. Choose 'add or remove one row' to leave rows out."

@@ -15,7 +15,7 @@ import streamlit as st
 from dppca_core.tensor import experiments as ex
 from dppca_core.tensor import metrics as tm
 
-from . import limits
+from . import limits, scenario
 
 #: the default settings' sweeps, precomputed (python -m dppca_core.tensor.experiments --ship ...)
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce" / "tensor_default.json"
@@ -51,8 +51,18 @@ class Settings:
 
 def settings(t: dict) -> Settings:
     """The page's settings from the scenario's values (ValueError when K > D)."""
+    v = scenario.Settings(t)
     s = Settings(
-        t["tmodel"], t["tD"], t["tK"], t["tsites"], t["tn"], t["teps"], t["tdelta"], t["tsplit"], t["treps"], t["tseed"]
+        v.tensor_model,
+        v.tensor_dimension,
+        v.tensor_components,
+        v.tensor_sites,
+        v.tensor_rows,
+        v.tensor_epsilon,
+        v.tensor_delta,
+        v.tensor_split,
+        v.tensor_repetitions,
+        v.tensor_seed,
     )
     if s.K > s.D:
         raise ValueError(f"K = {s.K} components need at least K dimensions: choose K ≤ D = {s.D}.")

@@ -9,6 +9,7 @@ import numpy as np
 from dppca_core import theory
 from dppca_core.registry import display_name
 from dppca_core.reading import number
+from dppca_core.scenario import Settings
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Overlay:
 
 def rate_values(mech: str, axis: str, xs, scn: dict, n: int, d: int) -> np.ndarray | None:
     """The mechanism's rate along ``axis`` at ``xs`` with the scenario's other settings, or None (no rate known)."""
+    s = Settings(scn)
     try:
         return np.asarray(
             theory.rate(
@@ -31,10 +33,10 @@ def rate_values(mech: str, axis: str, xs, scn: dict, n: int, d: int) -> np.ndarr
                 np.asarray(xs, dtype=float),
                 n=n,
                 d=d,
-                k=int(scn["k"]),
-                epsilon=scn["eps"],
-                delta=scn["delta"],
-                s=int(scn["s"]) or None,
+                k=int(s.k),
+                epsilon=s.epsilon,
+                delta=s.delta,
+                s=int(s.support_size) or None,
             ),
             dtype=float,
         )

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import compute
+from dppca_core.scenario import Settings
 
 #: multiples of the table's rows the what-if draws (1: the law at the table's own n, beside the measured point)
 MULTIPLES = (1, 2, 10)
@@ -58,7 +59,7 @@ def beyond(vals: dict, metric: str, ds, on_point=None) -> tuple[pd.DataFrame, li
     """The what-if's rows (the sweep's columns: mechanism, n, mean, lo, hi, reps, values) at :data:`MULTIPLES` of the
     table's rows, and messages (points that could not be computed, multiples left out)."""
     grid, notes = sizes(ds.n, ds.d)
-    seed = int(vals["seed"])
+    seed = int(Settings(vals).seed)
     frame, errors = compute.sweep_frame(
         vals,
         "n",

@@ -56,6 +56,7 @@ from .link import (  # noqa: F401 - every name of the scenario, importable from 
     link_query,
     from_fields,
 )
+from .settings import Setting, Settings  # noqa: F401 - every setting read by name (Settings(vals).epsilon)
 from .prescan import LIMITS as FILE_LIMITS, prescan  # noqa: F401 - the scenario file's structure, before parsing
 from .file import (  # noqa: F401 - every name of the scenario, importable from here as before
     FILE_FORMAT,
