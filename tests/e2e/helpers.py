@@ -31,13 +31,24 @@ def eventually(page, check, timeout: float = 60.0):
 IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]' '[data-test-script-state="notRunning"]'
 
 
+#: the app's root element while a script run goes on or is asked for
+BUSY = '[data-testid="stApp"]:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"])'
+#: resolves once the browser has drawn two frames (what the last run sent is on the screen)
+DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
 def settle(page, timeout=60_000):
     """Wait until the app has finished its script run. A rerun asked by the action just taken may not have reached
-    the server yet (the page still says "not running" for a moment), hence the short wait first; the short wait
-    after lets the browser draw what the run sent last."""
-    page.wait_for_timeout(200)
+    the server yet (the page still says "not running" for a moment): the run is waited for as it starts, for up to
+    200 ms (an action that asks no rerun costs that wait), then until the app is idle, then until the browser has
+    drawn what the run sent last."""
+    try:
+        page.wait_for_selector(BUSY, state="attached", timeout=200)
+    except Exception as error:  # noqa: BLE001 - Playwright's TimeoutError: no run started, or it ended already
+        if "Timeout" not in type(error).__name__:
+            raise
     page.wait_for_selector(IDLE, state="attached", timeout=timeout)
-    page.wait_for_timeout(100)
+    page.evaluate(DRAWN)
 
 
 #: every page of the app, by its address, in the app's order
