@@ -11,7 +11,7 @@ from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import Rate, Regime, input_noise_rms, spiked
+from .rates import Rate, input_noise_rms, privacy_regimes, spiked
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
 
@@ -48,30 +48,13 @@ LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.n), lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(20000, 80000, 320000),
-            n=0,
-            k=2,
-            epsilon=8.0,
-            why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error "
-            "well below the random level only once n eps^2 gap^2 >> d ln(1/delta)",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(4.0, 8.0, 16.0),
-            n=80000,
-            k=2,
-            why="error proportional to the per-user sigma(eps, delta)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well below the random level only once "
+        "n eps^2 gap^2 >> d ln(1/delta)",
+        "error proportional to the per-user sigma(eps, delta)",
+        n={"grid": (20000, 80000, 320000), "epsilon": 8.0},
+        eps={"grid": (4.0, 8.0, 16.0), "n": 80000},
+    ),
 )
 
 
@@ -153,32 +136,16 @@ LDP_SPARSE_RATE = Rate(
         p.gram_sigma * p.s * math.sqrt(p.k * math.log(p.d + 1) / p.n),
         math.sqrt(p.s * math.log(p.d + 1) / p.n),
     ),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(20, 1, 30.0, sparsity=4),
-            grid=(20000, 80000, 320000),
-            n=0,
-            k=1,
-            epsilon=8.0,
-            reference="population",
-            why="support recovered at every n (lambda below the support's entries) and the users' noise "
-            "dominates the sampling term: error ~ s lambda / gap",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(20, 1, 30.0, sparsity=4),
-            grid=(4.0, 8.0, 16.0),
-            n=160000,
-            k=1,
-            reference="population",
-            why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "support recovered at every n (lambda below the support's entries) and the users' noise dominates the "
+        "sampling term: error ~ s lambda / gap",
+        "support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
+        n={"grid": (20000, 80000, 320000), "epsilon": 8.0},
+        eps={"grid": (4.0, 8.0, 16.0), "n": 160000},
+        data=spiked(20, 1, 30.0, sparsity=4),
+        k=1,
+        reference="population",
+    ),
 )
 
 

@@ -17,7 +17,6 @@ of the two picks the release (:func:`.trace_sensitive.choose_route`, shared with
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -42,7 +41,7 @@ from ..privacy import (
 from ..privacy.exact import exact_scale, noisy_on_grid
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
+from .rates import gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
     both_parts_score,
@@ -324,29 +323,19 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     )
 
 
-def _tail_rate() -> Rate:
-    """Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
-    spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
-    as n falls and the error with it (measured slope -0.79 on n = 2,000-32,000), so the n regime starts there."""
-    base = gram_noise_rate(
-        "Dong, Liang & Yi 2022, tail-sensitive: the eigenvectors of the Gaussian mechanism at 3/8 of rho on rows "
-        "clipped at tau <= 1: sqrt(8/3) tau^2 sigma(eps, delta) sqrt(k(d-k)) / (n gap) (tau = 1 when the rows fill "
-        "the radius); covariance (Frobenius, Sigma = C / n) O~(tau d^(1/4) sqrt(tr / n) + tau^2 sqrt(d) / n + "
-        "excess(tau) / n)",
-        lambda p: math.sqrt(8.0 / 3.0),  # Analyze Gauss's noise at 3/8 of mu^2, radius 1
-        why_n="",
-        why_eps="sqrt(2) tau^2 sigma(eps, delta) on the clipped X^T X, tau = 1 at n = 8,000",
-    )
-    n_regime = Regime(
-        "n",
-        term="privacy",
-        why="Analyze Gauss's eigenvectors at 3/8 of mu^2, n large enough for tau = 1",
-        **{**CENTRAL_N, "grid": (8000, 32000, 128000)},
-    )
-    return dataclasses.replace(base, regimes={**base.regimes, "n": n_regime})
-
-
-TAIL_SENSITIVE_RATE = _tail_rate()
+#: Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
+#: spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
+#: as n falls and the error with it (measured slope -0.79 on n = 2,000-32,000), so the n regime starts there.
+TAIL_SENSITIVE_RATE = gram_noise_rate(
+    "Dong, Liang & Yi 2022, tail-sensitive: the eigenvectors of the Gaussian mechanism at 3/8 of rho on rows "
+    "clipped at tau <= 1: sqrt(8/3) tau^2 sigma(eps, delta) sqrt(k(d-k)) / (n gap) (tau = 1 when the rows fill "
+    "the radius); covariance (Frobenius, Sigma = C / n) O~(tau d^(1/4) sqrt(tr / n) + tau^2 sqrt(d) / n + "
+    "excess(tau) / n)",
+    lambda p: math.sqrt(8.0 / 3.0),  # Analyze Gauss's noise at 3/8 of mu^2, radius 1
+    why_n="Analyze Gauss's eigenvectors at 3/8 of mu^2, n large enough for tau = 1",
+    why_eps="sqrt(2) tau^2 sigma(eps, delta) on the clipped X^T X, tau = 1 at n = 8,000",
+    n={"grid": (8000, 32000, 128000)},
+)
 
 
 @mechanism(
