@@ -44,8 +44,7 @@ from .sources import SOURCES
 from .rates import gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
-    both_parts_score,
-    canary_pair,
+    canary_design,
     noise_error,
     noisy_parts,
     private_trace,
@@ -262,8 +261,6 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
         return route_audit_design(d, neighbors)
     if statistic not in ("auto", "both_parts"):
         return None
-    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         mus = budget(epsilon, delta, *DEFAULT_SHARES)
@@ -276,19 +273,11 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
             "values_sd": parts["values_sd"],
         }, parts["curve"]
 
-    score = both_parts_score(D, D_prime)
-
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        score,
-        "both_parts",
-        release=release,
-        note=f"the whole release (private trace, sparse vector step, both Gaussian releases; canary e1 "
-        f"/ e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
-        f"over the noisy matrix and spectrum",
+    note = (
+        "the whole release (private trace, sparse vector step, both Gaussian releases; {canary}): the exact "
+        "likelihood ratio over the noisy matrix and spectrum"
     )
+    return canary_design("tail_sensitive", neighbors, d, AUDIT_BACKGROUND, "both_parts", release, note)
 
 
 def route_audit_design(d: int, neighbors: str) -> AuditDesign:
@@ -303,24 +292,16 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     whole sensitivity sqrt(2). It reaches the branch's share of mu^2 (3/4), not the trace's or the sparse vector
     step's. The other branch is the pair the both-parts design attacks.
     """
-    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), AUTO_LEVELS, rng, "auto")
         return {**published_branch(parts), "radius": parts["radius"]}, parts["curve"]
 
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        both_parts_score(D, D_prime),
-        "route_auto",
-        release=release,
-        note=f"route auto as a whole (private trace, sparse vector step, choice, the Gaussian branch it picks at "
-        f"d = 2; canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
-        f"over the noisy matrix",
+    note = (
+        "route auto as a whole (private trace, sparse vector step, choice, the Gaussian branch it picks at d = 2; "
+        "{canary}): the exact likelihood ratio over the noisy matrix"
     )
+    return canary_design("tail_sensitive", neighbors, d, AUDIT_BACKGROUND, "route_auto", release, note)
 
 
 #: Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
