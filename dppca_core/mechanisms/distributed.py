@@ -12,6 +12,7 @@ rows or from sufficient statistics with a site column (:func:`dppca_core.data.st
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -188,36 +189,43 @@ def _correlated_symmetric(cov, d, rng):
     return out
 
 
+#: What capePCA and its two baselines declare alike: Imtiaz & Sarwate's sites (their sizes public, so replace-one:
+#: sensitivity sqrt(2)/N_s), Gaussian noise on each site's A_s = C_s / N_s, attacked at a Gram entry, and the
+#: eigenvalues of the noisy aggregate released.
+cape_mechanism = functools.partial(
+    mechanism,
+    model="distributed",
+    audit_statistic="gram_entry",
+    guarantee="approximate",
+    relations=("replace",),
+    releases_eigenvalues=True,
+)
+
+#: CAPE's scale of the cancelling noise (capePCA here, capeAGN in dppca_core.tensor.mechanisms)
+KAPPA_PARAM = Param(
+    "kappa",
+    "float",
+    100.0,
+    "Scale of the cancelling noise e (larger: joint view closer to ideal).",
+    low=1.0,
+    high=1e6,
+    log=True,
+)
+
 #: the correlated noise cancels in the average: the pooled Analyze Gauss's rate, level and regimes
 CAPE_PCA_RATE = dataclasses.replace(
     ANALYZE_GAUSS_RATE, formula="Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)"
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="cape_pca",
     provenance=SOURCES["cape_pca"],
     color="#56b4e9",
     rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    relations=("replace",),
-    releases_eigenvalues=True,
-    params=(
-        SITES_PARAM,
-        Param(
-            "kappa",
-            "float",
-            100.0,
-            "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-            low=1.0,
-            high=1e6,
-            log=True,
-        ),
-    ),
+    params=(SITES_PARAM, KAPPA_PARAM),
     notes=(
         "A trusted noise generator gives site s noise e_s with sum_s mu_s e_s = 0, the aggregator gives it f_s, the "
         "site adds its own g_s and sends A_s + e_s + f_s + g_s; the aggregator removes f_s and averages, so e cancels and "
@@ -274,21 +282,16 @@ DIST_CONVENTIONAL_RATE = gram_noise_rate(
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="dist_conventional",
     provenance=SOURCES["dist_conventional"],
     color="#000000",
     rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
     # a person's guarantee is that of their own site's messages (parallel composition); with one site the
     # release is that site's noisy statistic, without the other sites' independent noise on top
     audit_params={"sites": 1},
-    relations=("replace",),
-    releases_eigenvalues=True,
     params=(SITES_PARAM,),
     notes=(
         "Each site releases its own Analyze Gauss A_s + G_s at the full (epsilon, delta) (sites hold disjoint data, "
@@ -332,18 +335,13 @@ DIST_LOCAL_RATE = Rate(
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="dist_local",
     provenance=SOURCES["dist_local"],
     color="#8700f0",
     rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    relations=("replace",),
-    releases_eigenvalues=True,
     params=(SITES_PARAM, Param("site", "int", 0, "Which site analyses its own data alone (0-based).", low=0, high=49)),
     notes=(
         "Analyze Gauss on one site's rows only (sensitivity sqrt(2)/N_s, replace-one): what a site gets without "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -44,6 +45,19 @@ def noisy_local_covariance(data, epsilon, delta, rng):
     return total / data.n, sigma
 
 
+#: What both of the paper's mechanisms declare alike: each user's message (:func:`ldp_message`) is the level their
+#: (epsilon, delta) guarantee is stated at and the audit attacks, under local DP's relation (any two inputs of one
+#: user: replace).
+wang_xu_mechanism = functools.partial(
+    mechanism,
+    model="local",
+    audit_statistic="ldp_message",
+    local_randomizer=ldp_message,
+    guarantee="approximate",
+    relations=("replace",),
+)
+
+
 LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
@@ -58,19 +72,14 @@ LDP_GAUSSIAN_RATE = Rate(
 )
 
 
-@mechanism(
+@wang_xu_mechanism(
     name="ldp_gaussian",
     provenance=SOURCES["ldp_gaussian"],
     color="#692d0f",
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
-    model="local",
-    audit_statistic="ldp_message",
-    local_randomizer=ldp_message,
     releases_eigenvalues=True,
-    guarantee="approximate",
-    relations=("replace",),
     notes=(
         "Every user releases x x^T + Z_i (symmetric Gaussian noise on the upper triangle); the server averages and "
         "takes the top-k eigenvectors. (epsilon, delta)-LDP: each user's message is private on its own. Correction: "
@@ -149,7 +158,7 @@ LDP_SPARSE_RATE = Rate(
 )
 
 
-@mechanism(
+@wang_xu_mechanism(
     name="ldp_sparse",
     provenance=SOURCES["ldp_sparse"],
     color="#4b3c5a",
@@ -157,11 +166,6 @@ LDP_SPARSE_RATE = Rate(
     ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",
     paper=PAPER_WX + ", Algorithm 2",
-    model="local",
-    audit_statistic="ldp_message",
-    local_randomizer=ldp_message,
-    guarantee="approximate",
-    relations=("replace",),
     params=(
         Param(
             "penalty",

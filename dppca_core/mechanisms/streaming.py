@@ -24,6 +24,19 @@ from .rates import Rate, Regime
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
 TOP_ONLY = "The paper's algorithms estimate the top eigenvector only (k = 1)."
+#: What both of the paper's mechanisms declare alike: (epsilon, delta) under replace-one (each row in one step or batch
+#: of a public order: parallel composition; add/remove would move the batches), a sequential pass over the rows
+#: themselves, the top eigenvector only, and repetitions on two threads (the compiled pass releases the GIL).
+liu_mechanism = functools.partial(
+    mechanism,
+    model="central",
+    guarantee="approximate",
+    relations=("replace",),
+    needs_rows=True,
+    max_k=1,
+    caveat=TOP_ONLY,
+    threaded_reps=True,
+)
 LR_PARAMS = (
     Param(
         "lr_c1",
@@ -273,20 +286,13 @@ OJA_STEP_READING = (
 )
 
 
-@mechanism(
+@liu_mechanism(
     name="private_oja",
     provenance=SOURCES["private_oja"],
     color="#9678ff",
     rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
     paper=PAPER_LKJO + ", Algorithm 2",
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
-    needs_rows=True,
-    max_k=1,
-    caveat=TOP_ONLY,
-    threaded_reps=True,
     audit_statistic="oja_step",
     audit_descriptions={"oja_step": OJA_STEP_READING},
     audit_design=oja_audit_design,
@@ -420,21 +426,14 @@ DP_PCA_READINGS = {
 }
 
 
-@mechanism(
+@liu_mechanism(
     name="dp_pca",
     provenance=SOURCES["dp_pca"],
     color="#b4b469",
     rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",
     paper=PAPER_LKJO + ", Algorithms 3-5",
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
-    needs_rows=True,
-    max_k=1,
-    caveat=TOP_ONLY,
     gaussian_dp=False,
-    threaded_reps=True,
     audit_statistic="gradient_step",
     audit_descriptions=DP_PCA_READINGS,
     audit_design=dp_pca_audit_design,

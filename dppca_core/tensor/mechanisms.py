@@ -23,6 +23,7 @@ import numpy as np
 
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
 from ..registry import SITES_PARAM, Output, Param, mechanism
+from ..mechanisms.distributed import KAPPA_PARAM
 from ..mechanisms.sources import SOURCES
 from ..data.sites import split_sites
 from . import calibration as cal
@@ -83,15 +84,6 @@ COMMON_PARAMS = (
     ),
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
-)
-KAPPA_PARAM = Param(
-    "kappa",
-    "float",
-    100.0,
-    "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-    low=1.0,
-    high=1e6,
-    log=True,
 )
 
 SENSITIVITY_NOTE = (
