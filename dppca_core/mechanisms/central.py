@@ -26,7 +26,7 @@ from ..privacy import (
 )
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import Rate, input_noise_rms, power_noise_rms, privacy_regimes
+from .rates import NOISIER, Rate, input_noise_rms, power_noise_rms, privacy_regimes
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
 PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
@@ -223,8 +223,7 @@ PRIVATE_POWER_RATE = Rate(
     regimes=privacy_regimes(
         "20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
         "per-step noise sqrt(20) sigma(eps, delta)",
-        n={"grid": (4000, 16000, 64000)},
-        eps={"n": 32000},
+        **NOISIER,
     ),
 )
 

@@ -22,7 +22,7 @@ from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, 
 from ..registry import SITES_PARAM, Output, Param, mechanism
 from .sources import SOURCES
 from .central import ANALYZE_GAUSS_RATE
-from .rates import Rate, gram_noise_rate, input_noise_rms, power_noise_rms, privacy_regimes
+from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rms, privacy_regimes
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -63,8 +63,7 @@ DPS_PCA_RATE = Rate(
     regimes=privacy_regimes(
         "10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
         "noise sqrt(S T) sigma(eps, delta)",
-        n={"grid": (4000, 16000, 64000)},
-        eps={"n": 32000},
+        **NOISIER,
     ),
 )
 
@@ -329,9 +328,7 @@ DIST_LOCAL_RATE = Rate(
     "Analyze Gauss on n/S rows: S x pooled level",
     terms=lambda p: (p.sites * p.gram_sigma * p.spread / p.n, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
-    regimes=privacy_regimes(
-        "Analyze Gauss on n/S rows", "Analyze Gauss on n/S rows", n={"grid": (4000, 16000, 64000)}, eps={"n": 32000}
-    ),
+    regimes=privacy_regimes("Analyze Gauss on n/S rows", "Analyze Gauss on n/S rows", **NOISIER),
 )
 
 

@@ -58,6 +58,11 @@ wang_xu_mechanism = functools.partial(
 )
 
 
+#: where the users' noise dominates for both mechanisms: its error is below the random level only once
+#: n eps^2 gap^2 >> d ln(1/delta), so n from 20,000 at epsilon = 8, and epsilon from 4
+LOCAL_N = {"grid": (20000, 80000, 320000), "epsilon": 8.0}
+LOCAL_EPS_GRID = (4.0, 8.0, 16.0)
+
 LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
@@ -66,8 +71,8 @@ LDP_GAUSSIAN_RATE = Rate(
         "each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well below the random level only once "
         "n eps^2 gap^2 >> d ln(1/delta)",
         "error proportional to the per-user sigma(eps, delta)",
-        n={"grid": (20000, 80000, 320000), "epsilon": 8.0},
-        eps={"grid": (4.0, 8.0, 16.0), "n": 80000},
+        n=LOCAL_N,
+        eps={"grid": LOCAL_EPS_GRID, "n": 80000},
     ),
 )
 
@@ -149,8 +154,8 @@ LDP_SPARSE_RATE = Rate(
         "support recovered at every n (lambda below the support's entries) and the users' noise dominates the "
         "sampling term: error ~ s lambda / gap",
         "support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
-        n={"grid": (20000, 80000, 320000), "epsilon": 8.0},
-        eps={"grid": (4.0, 8.0, 16.0), "n": 160000},
+        n=LOCAL_N,
+        eps={"grid": LOCAL_EPS_GRID, "n": 160000},
         data=spiked(20, 1, 30.0, sparsity=4),
         k=1,
         reference="population",

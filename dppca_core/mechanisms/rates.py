@@ -104,6 +104,10 @@ def spiked(d, k, spike, sparsity=None, seed=0) -> dict:
 # 1.26.
 CENTRAL_N = dict(law="spiked", data=spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0)
 CENTRAL_EPS = dict(law="spiked", data=spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0), n=8000, k=2)
+#: :func:`privacy_regimes`' n and eps for a mechanism whose noise is several times the central Gaussian mechanism's
+#: (private_power's 20 noisy steps, dps_pca's S sites and T steps, dist_local's n / S rows): its regimes start at twice
+#: CENTRAL_N's n on the n axis and four times CENTRAL_EPS's n on the epsilon axis
+NOISIER = {"n": {"grid": (4000, 16000, 64000)}, "eps": {"n": 32000}}
 
 
 def privacy_regimes(why_n: str, why_eps: str, n: dict | None = None, eps: dict | None = None, **both) -> dict:
@@ -148,6 +152,7 @@ def exponential_rms(epsilon_each: float, eigenvalues, k: int) -> float:
 __all__ = [
     "CENTRAL_EPS",
     "CENTRAL_N",
+    "NOISIER",
     "Point",
     "Rate",
     "Regime",
