@@ -199,7 +199,7 @@ def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean
     wh = whiten(M2, k)
     stages = M2, wh, multilinear(from_unique(u3, data.d), wh.W)
     facts = {"model": data.model, "units": _units_fact(data)}
-    return _release(data, stages, rng, restarts, iterations, mean_bound, None, None, facts)
+    return _release(data, stages, rng, restarts, iterations, mean_bound, noise_scale=None, privacy=None, facts=facts)
 
 
 def _noisy_stages(data, u2, u3, k, sd2, sd3, rng):
