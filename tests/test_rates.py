@@ -15,6 +15,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import theory
+from dppca_core.mechanisms.rates import CENTRAL_EPS, CENTRAL_N, Regime, privacy_regimes
 
 MECHANISMS = [m for m in dc.mechanism_names("pca") if m not in ("non_private", "wishart_sn")]
 CASES = sorted(theory.regimes())
@@ -25,6 +26,20 @@ def test_every_pca_mechanism_has_a_regime_on_both_axes():
         axes = {regime.axis for key, regime in theory.regimes().items() if key[0] == mechanism}
         assert {"n", "eps"} <= axes, mechanism
         assert mechanism in theory.formulas()
+
+
+def test_privacy_regimes_are_the_central_settings_with_what_differs_over_them():
+    """The two regimes most rates declare: CENTRAL_N's and CENTRAL_EPS's settings, the shared keywords over both and
+    each axis's own over that axis only."""
+    plain = privacy_regimes("why n", "why eps")
+    assert plain == {
+        "n": Regime("n", term="privacy", why="why n", **CENTRAL_N),
+        "eps": Regime("eps", term="privacy", why="why eps", **CENTRAL_EPS),
+    }
+    moved = privacy_regimes("a", "b", n={"grid": (1, 2)}, eps={"n": 5}, k=1, reps=8)
+    assert moved["n"].grid == (1, 2) and moved["eps"].grid == CENTRAL_EPS["grid"]
+    assert moved["eps"].n == 5 and moved["n"].n == CENTRAL_N["n"]
+    assert moved["n"].k == moved["eps"].k == 1 and moved["n"].reps == moved["eps"].reps == 8
 
 
 @pytest.mark.parametrize("mechanism,label", CASES)

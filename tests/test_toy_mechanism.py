@@ -26,13 +26,12 @@ SOURCE = f'''"""A toy mechanism in a module of its own: Analyze Gauss's noise un
 import numpy as np
 
 from dppca_core.linalg import symmetric_gaussian, top_eigenvectors
-from dppca_core.mechanisms.rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
+from dppca_core.mechanisms.rates import Rate, privacy_regimes
 from dppca_core.privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from dppca_core.registry import Output, mechanism
 
 TOY_RATE = Rate({FORMULA!r}, terms=lambda p: (p.gram_sigma * p.spread / p.n, p.statistical),
-                regimes={{"n": Regime("n", term="privacy", why="toy", **CENTRAL_N),
-                          "eps": Regime("eps", term="privacy", why="toy", **CENTRAL_EPS)}})
+                regimes=privacy_regimes(why_n="toy", why_eps="toy"))
 
 
 @mechanism(name={NAME!r}, color={COLOR!r}, short_name={SHORT!r}, title="Toy Gauss mechanism (tests only)",

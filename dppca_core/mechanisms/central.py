@@ -26,7 +26,7 @@ from ..privacy import (
 )
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, input_noise_rms, power_noise_rms
+from .rates import NOISIER, Rate, input_noise_rms, power_noise_rms, privacy_regimes
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
 PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
@@ -85,17 +85,10 @@ ANALYZE_GAUSS_RATE = Rate(
     "Dwork et al. 2014 (Thm 3) / Davis-Kahan: sigma(eps, delta) sqrt(k(d-k)) / (n gap)",
     terms=lambda p: (p.gram_sigma * p.spread / p.n, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            why="privacy-dominated against the sample subspace; eigengap of " "X^T X grows like n",
-            **CENTRAL_N,
-        ),
-        "eps": Regime(
-            "eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism", **CENTRAL_EPS
-        ),
-    },
+    regimes=privacy_regimes(
+        "privacy-dominated against the sample subspace; eigengap of X^T X grows like n",
+        "noise sigma(eps, delta) of the analytic Gaussian mechanism",
+    ),
 )
 
 
@@ -158,20 +151,12 @@ MOD_SULQ_RATE = Rate(
     "Chaudhuri et al. 2013: beta sqrt(k(d-k)) / gap, beta = (d+1) sqrt(2 ln(d^2/delta)) / (n eps) + 1 / (n sqrt(eps))",
     terms=lambda p: (mod_sulq_beta(p.n, p.d, p.epsilon, p.delta) * p.spread, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.n * mod_sulq_beta(p.n, len(lam), p.epsilon, p.delta), lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            why="beta ~ d/(n eps): privacy-dominated against the sample",
-            **dict(CENTRAL_N, grid=(8000, 32000, 128000), epsilon=2.0),
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            why="beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
-            **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)),
-        ),
-    },
+    regimes=privacy_regimes(
+        "beta ~ d/(n eps): privacy-dominated against the sample",
+        "beta ~ 1/eps (plus a small 1/sqrt(eps) term)",
+        n={"grid": (8000, 32000, 128000), "epsilon": 2.0},
+        eps={"n": 64000, "grid": (1.0, 2.0, 4.0)},
+    ),
 )
 
 
@@ -235,17 +220,11 @@ PRIVATE_POWER_RATE = Rate(
     "composition)",
     terms=lambda p: (_power_sd(p) * math.sqrt(p.k * p.d) / p.n, p.statistical),
     first_order=lambda lam, p: power_noise_rms(_power_sd(p), lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            why="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step " "noise sqrt(20) sigma",
-            **dict(CENTRAL_N, grid=(4000, 16000, 64000)),
-        ),
-        "eps": Regime(
-            "eps", term="privacy", why="per-step noise sqrt(20) sigma(eps, delta)", **dict(CENTRAL_EPS, n=32000)
-        ),
-    },
+    regimes=privacy_regimes(
+        "20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
+        "per-step noise sqrt(20) sigma(eps, delta)",
+        **NOISIER,
+    ),
 )
 
 

@@ -26,7 +26,7 @@ from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
+from .rates import Rate, privacy_regimes
 
 PAPER_COINPRESS = (
     "Biswas, Dong, Kamath & Ullman, CoinPress: Practical Private Mean and Covariance Estimation "
@@ -221,22 +221,13 @@ COINPRESS_RATE = Rate(
     "gamma^2 ~ d + 2 sqrt(d ln 10) + 2 ln 10, w_T = 3/4",
     # the last step's noise in whitened units (3/4 of mu^2), where the planted spikes are ~1
     terms=lambda p: (p.gram_sigma * whitened_radius(p.d, 0.1) ** 2 / math.sqrt(0.75) * p.spread / p.n, p.statistical),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            reps=8,
-            why="ellipsoids converged: the last step's whitened noise " "sigma gamma^2 / sqrt(3/4) over spikes of ~1",
-            **dict(CENTRAL_N, grid=(16000, 64000, 256000)),
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            reps=8,
-            why="noise sigma(eps, delta) of the last step, ellipsoids " "converged",
-            **dict(CENTRAL_EPS, n=64000, grid=(1.0, 2.0, 4.0)),
-        ),
-    },
+    regimes=privacy_regimes(
+        "ellipsoids converged: the last step's whitened noise sigma gamma^2 / sqrt(3/4) over spikes of ~1",
+        "noise sigma(eps, delta) of the last step, ellipsoids converged",
+        n={"grid": (16000, 64000, 256000)},
+        eps={"n": 64000, "grid": (1.0, 2.0, 4.0)},
+        reps=8,
+    ),
 )
 
 

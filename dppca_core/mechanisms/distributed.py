@@ -12,6 +12,7 @@ rows or from sufficient statistics with a site column (:func:`dppca_core.data.st
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, 
 from ..registry import SITES_PARAM, Output, Param, mechanism
 from .sources import SOURCES
 from .central import ANALYZE_GAUSS_RATE
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime, gram_noise_rate, input_noise_rms, power_noise_rms
+from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rms, privacy_regimes
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -59,15 +60,11 @@ DPS_PCA_RATE = Rate(
     "sqrt(s (k + log d) / n)",
     terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
     first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            why="10 iterations converge; noise sqrt(S T) sigma, no truncation " "(sparsity = d)",
-            **dict(CENTRAL_N, grid=(4000, 16000, 64000)),
-        ),
-        "eps": Regime("eps", term="privacy", why="noise sqrt(S T) sigma(eps, delta)", **dict(CENTRAL_EPS, n=32000)),
-    },
+    regimes=privacy_regimes(
+        "10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
+        "noise sqrt(S T) sigma(eps, delta)",
+        **NOISIER,
+    ),
 )
 
 
@@ -191,36 +188,43 @@ def _correlated_symmetric(cov, d, rng):
     return out
 
 
+#: What capePCA and its two baselines declare alike: Imtiaz & Sarwate's sites (their sizes public, so replace-one:
+#: sensitivity sqrt(2)/N_s), Gaussian noise on each site's A_s = C_s / N_s, attacked at a Gram entry, and the
+#: eigenvalues of the noisy aggregate released.
+cape_mechanism = functools.partial(
+    mechanism,
+    model="distributed",
+    audit_statistic="gram_entry",
+    guarantee="approximate",
+    relations=("replace",),
+    releases_eigenvalues=True,
+)
+
+#: CAPE's scale of the cancelling noise (capePCA here, capeAGN in dppca_core.tensor.mechanisms)
+KAPPA_PARAM = Param(
+    "kappa",
+    "float",
+    100.0,
+    "Scale of the cancelling noise e (larger: joint view closer to ideal).",
+    low=1.0,
+    high=1e6,
+    log=True,
+)
+
 #: the correlated noise cancels in the average: the pooled Analyze Gauss's rate, level and regimes
 CAPE_PCA_RATE = dataclasses.replace(
     ANALYZE_GAUSS_RATE, formula="Imtiaz & Sarwate: pooled Analyze Gauss level, sigma sqrt(k(d-k)) / (n gap)"
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="cape_pca",
     provenance=SOURCES["cape_pca"],
     color="#56b4e9",
     rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    relations=("replace",),
-    releases_eigenvalues=True,
-    params=(
-        SITES_PARAM,
-        Param(
-            "kappa",
-            "float",
-            100.0,
-            "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-            low=1.0,
-            high=1e6,
-            log=True,
-        ),
-    ),
+    params=(SITES_PARAM, KAPPA_PARAM),
     notes=(
         "A trusted noise generator gives site s noise e_s with sum_s mu_s e_s = 0, the aggregator gives it f_s, the "
         "site adds its own g_s and sends A_s + e_s + f_s + g_s; the aggregator removes f_s and averages, so e cancels and "
@@ -277,21 +281,16 @@ DIST_CONVENTIONAL_RATE = gram_noise_rate(
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="dist_conventional",
     provenance=SOURCES["dist_conventional"],
     color="#000000",
     rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
     # a person's guarantee is that of their own site's messages (parallel composition); with one site the
     # release is that site's noisy statistic, without the other sites' independent noise on top
     audit_params={"sites": 1},
-    relations=("replace",),
-    releases_eigenvalues=True,
     params=(SITES_PARAM,),
     notes=(
         "Each site releases its own Analyze Gauss A_s + G_s at the full (epsilon, delta) (sites hold disjoint data, "
@@ -329,25 +328,17 @@ DIST_LOCAL_RATE = Rate(
     "Analyze Gauss on n/S rows: S x pooled level",
     terms=lambda p: (p.sites * p.gram_sigma * p.spread / p.n, p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma, lam, p.k),
-    regimes={
-        "n": Regime("n", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_N, grid=(4000, 16000, 64000))),
-        "eps": Regime("eps", term="privacy", why="Analyze Gauss on n/S rows", **dict(CENTRAL_EPS, n=32000)),
-    },
+    regimes=privacy_regimes("Analyze Gauss on n/S rows", "Analyze Gauss on n/S rows", **NOISIER),
 )
 
 
-@mechanism(
+@cape_mechanism(
     name="dist_local",
     provenance=SOURCES["dist_local"],
     color="#8700f0",
     rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    relations=("replace",),
-    releases_eigenvalues=True,
     params=(SITES_PARAM, Param("site", "int", 0, "Which site analyses its own data alone (0-based).", low=0, high=49)),
     notes=(
         "Analyze Gauss on one site's rows only (sensitivity sqrt(2)/N_s, replace-one): what a site gets without "

@@ -19,7 +19,7 @@ from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import Rate, Regime, exponential_rms, spiked
+from .rates import Rate, exponential_rms, privacy_regimes, spiked
 from ..privacy.shares import Share, release_vector
 
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
@@ -56,29 +56,12 @@ PPCA_RATE = Rate(
     "Chaudhuri et al. 2013 (Thm 6, sample complexity n ~ d / (eps gap (1 - rho))): sin ~ sqrt(d / (eps n gap))",
     terms=lambda p: (math.sqrt(p.k * p.d / (p.epsilon * p.n)), p.statistical),
     first_order=lambda lam, p: exponential_rms(p.epsilon, lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 1, 30.0),
-            grid=(2000, 8000, 32000),
-            n=0,
-            k=1,
-            epsilon=1.0,
-            why="exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 1, 30.0),
-            grid=(0.5, 1.0, 2.0),
-            n=8000,
-            k=1,
-            why="sin^2 ~ d/(eps n gap)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "exact k = 1 sampler; concentrated (eps n gap >> d): sin^2 ~ d/(eps n gap)",
+        "sin^2 ~ d/(eps n gap)",
+        data=spiked(10, 1, 30.0),
+        k=1,
+    ),
 )
 
 
@@ -158,29 +141,7 @@ AMIN_RATE = Rate(
     terms=lambda p: (math.sqrt(p.k * p.k * p.d / (0.8 * p.epsilon * p.n)), p.statistical),
     # the default eigenvalue_share 0.2, the rest split over the k vectors
     first_order=lambda lam, p: exponential_rms(0.8 * p.epsilon / p.k, lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(2000, 8000, 32000),
-            n=0,
-            k=2,
-            epsilon=1.0,
-            why="exact vector draws with eps_i = 0.4 eps each; concentrated",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(0.5, 1.0, 2.0),
-            n=8000,
-            k=2,
-            why="sin^2 ~ k d/(eps n gap)",
-        ),
-    },
+    regimes=privacy_regimes("exact vector draws with eps_i = 0.4 eps each; concentrated", "sin^2 ~ k d/(eps n gap)"),
 )
 
 

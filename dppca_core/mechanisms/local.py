@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import Rate, Regime, input_noise_rms, spiked
+from .rates import Rate, input_noise_rms, privacy_regimes, spiked
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
 
@@ -44,50 +45,46 @@ def noisy_local_covariance(data, epsilon, delta, rng):
     return total / data.n, sigma
 
 
+#: What both of the paper's mechanisms declare alike: each user's message (:func:`ldp_message`) is the level their
+#: (epsilon, delta) guarantee is stated at and the audit attacks, under local DP's relation (any two inputs of one
+#: user: replace).
+wang_xu_mechanism = functools.partial(
+    mechanism,
+    model="local",
+    audit_statistic="ldp_message",
+    local_randomizer=ldp_message,
+    guarantee="approximate",
+    relations=("replace",),
+)
+
+
+#: where the users' noise dominates for both mechanisms: its error is below the random level only once
+#: n eps^2 gap^2 >> d ln(1/delta), so n from 20,000 at epsilon = 8, and epsilon from 4
+LOCAL_N = {"grid": (20000, 80000, 320000), "epsilon": 8.0}
+LOCAL_EPS_GRID = (4.0, 8.0, 16.0)
+
 LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.n), lam, p.k),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(20000, 80000, 320000),
-            n=0,
-            k=2,
-            epsilon=8.0,
-            why="each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error "
-            "well below the random level only once n eps^2 gap^2 >> d ln(1/delta)",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(10, 2, 30.0),
-            grid=(4.0, 8.0, 16.0),
-            n=80000,
-            k=2,
-            why="error proportional to the per-user sigma(eps, delta)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well below the random level only once "
+        "n eps^2 gap^2 >> d ln(1/delta)",
+        "error proportional to the per-user sigma(eps, delta)",
+        n=LOCAL_N,
+        eps={"grid": LOCAL_EPS_GRID, "n": 80000},
+    ),
 )
 
 
-@mechanism(
+@wang_xu_mechanism(
     name="ldp_gaussian",
     provenance=SOURCES["ldp_gaussian"],
     color="#692d0f",
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
-    model="local",
-    audit_statistic="ldp_message",
-    local_randomizer=ldp_message,
     releases_eigenvalues=True,
-    guarantee="approximate",
-    relations=("replace",),
     notes=(
         "Every user releases x x^T + Z_i (symmetric Gaussian noise on the upper triangle); the server averages and "
         "takes the top-k eigenvectors. (epsilon, delta)-LDP: each user's message is private on its own. Correction: "
@@ -153,36 +150,20 @@ LDP_SPARSE_RATE = Rate(
         p.gram_sigma * p.s * math.sqrt(p.k * math.log(p.d + 1) / p.n),
         math.sqrt(p.s * math.log(p.d + 1) / p.n),
     ),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(20, 1, 30.0, sparsity=4),
-            grid=(20000, 80000, 320000),
-            n=0,
-            k=1,
-            epsilon=8.0,
-            reference="population",
-            why="support recovered at every n (lambda below the support's entries) and the users' noise "
-            "dominates the sampling term: error ~ s lambda / gap",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(20, 1, 30.0, sparsity=4),
-            grid=(4.0, 8.0, 16.0),
-            n=160000,
-            k=1,
-            reference="population",
-            why="support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "support recovered at every n (lambda below the support's entries) and the users' noise dominates the "
+        "sampling term: error ~ s lambda / gap",
+        "support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
+        n=LOCAL_N,
+        eps={"grid": LOCAL_EPS_GRID, "n": 160000},
+        data=spiked(20, 1, 30.0, sparsity=4),
+        k=1,
+        reference="population",
+    ),
 )
 
 
-@mechanism(
+@wang_xu_mechanism(
     name="ldp_sparse",
     provenance=SOURCES["ldp_sparse"],
     color="#4b3c5a",
@@ -190,11 +171,6 @@ LDP_SPARSE_RATE = Rate(
     ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",
     paper=PAPER_WX + ", Algorithm 2",
-    model="local",
-    audit_statistic="ldp_message",
-    local_randomizer=ldp_message,
-    guarantee="approximate",
-    relations=("replace",),
     params=(
         Param(
             "penalty",

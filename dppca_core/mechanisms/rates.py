@@ -104,6 +104,20 @@ def spiked(d, k, spike, sparsity=None, seed=0) -> dict:
 # 1.26.
 CENTRAL_N = dict(law="spiked", data=spiked(10, 2, 30.0), grid=(2000, 8000, 32000), n=0, k=2, epsilon=1.0)
 CENTRAL_EPS = dict(law="spiked", data=spiked(10, 2, 30.0), grid=(0.5, 1.0, 2.0), n=8000, k=2)
+#: :func:`privacy_regimes`' n and eps for a mechanism whose noise is several times the central Gaussian mechanism's
+#: (private_power's 20 noisy steps, dps_pca's S sites and T steps, dist_local's n / S rows): its regimes start at twice
+#: CENTRAL_N's n on the n axis and four times CENTRAL_EPS's n on the epsilon axis
+NOISIER = {"n": {"grid": (4000, 16000, 64000)}, "eps": {"n": 32000}}
+
+
+def privacy_regimes(why_n: str, why_eps: str, n: dict | None = None, eps: dict | None = None, **both) -> dict:
+    """The two regimes most rates declare, where the privacy term dominates: "n" (:data:`CENTRAL_N`'s setting with
+    ``both`` and ``n`` over it) and "eps" (:data:`CENTRAL_EPS`'s with ``both`` and ``eps``), e.g.
+    ``privacy_regimes(..., n={"grid": (4000, 16000, 64000)}, eps={"n": 32000}, reps=8)``."""
+    return {
+        "n": Regime("n", term="privacy", why=why_n, **{**CENTRAL_N, **both, **(n or {})}),
+        "eps": Regime("eps", term="privacy", why=why_eps, **{**CENTRAL_EPS, **both, **(eps or {})}),
+    }
 
 
 # -- first-order perturbation theory, valid while the error is small (used by the mechanisms' ``first_order``) --
@@ -138,6 +152,7 @@ def exponential_rms(epsilon_each: float, eigenvalues, k: int) -> float:
 __all__ = [
     "CENTRAL_EPS",
     "CENTRAL_N",
+    "NOISIER",
     "Point",
     "Rate",
     "Regime",
@@ -145,20 +160,20 @@ __all__ = [
     "gram_noise_rate",
     "input_noise_rms",
     "power_noise_rms",
+    "privacy_regimes",
     "spiked",
 ]
 
 
-def gram_noise_rate(formula: str, factor: Callable[[Point], float], why_n: str, why_eps: str) -> Rate:
+def gram_noise_rate(
+    formula: str, factor: Callable[[Point], float], why_n: str, why_eps: str, n: dict | None = None
+) -> Rate:
     """The rate of a mechanism whose eigenvectors see Analyze Gauss's noise on X^T X times ``factor(point)`` (sqrt(2)
     at half of mu^2, sqrt(S) when each of S sites adds its own): the privacy term, the first-order level and the n and
-    epsilon regimes of the central Gaussian mechanism, scaled."""
+    epsilon regimes of the central Gaussian mechanism (``n`` over the n regime's setting), scaled."""
     return Rate(
         formula,
         terms=lambda p: (factor(p) * p.gram_sigma * p.spread / p.n, p.statistical),
         first_order=lambda lam, p: input_noise_rms(p.gram_sigma * factor(p), lam, p.k),
-        regimes={
-            "n": Regime("n", term="privacy", why=why_n, **CENTRAL_N),
-            "eps": Regime("eps", term="privacy", why=why_eps, **CENTRAL_EPS),
-        },
+        regimes=privacy_regimes(why_n, why_eps, n=n),
     )

@@ -34,7 +34,7 @@ from ..data.prepare import PreparedData, Summarised, prepare
 from ..linalg import top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
 from ..registry import AuditRecord, Output, Param, Provenance, mechanism
-from .rates import CENTRAL_EPS, CENTRAL_N, Rate, Regime
+from .rates import Rate, privacy_regimes
 from ..validation import check_matrix
 
 PAPER_KJ = (
@@ -206,17 +206,11 @@ SPATIAL_SIGN_RATE = Rate(
         gaussian_sigma(sensitivity("sign_rows", "replace"), p.epsilon, p.delta) * p.spread / p.n,
         p.statistical,
     ),
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            why="privacy-dominated against the rows' own spatial-sign subspace; the signs' sum grows like n",
-            **{**CENTRAL_N, "epsilon": 0.5},
-        ),
-        "eps": Regime(
-            "eps", term="privacy", why="noise sigma(eps, delta) of the analytic Gaussian mechanism", **CENTRAL_EPS
-        ),
-    },
+    regimes=privacy_regimes(
+        "privacy-dominated against the rows' own spatial-sign subspace; the signs' sum grows like n",
+        "noise sigma(eps, delta) of the analytic Gaussian mechanism",
+        n={"epsilon": 0.5},
+    ),
 )
 
 

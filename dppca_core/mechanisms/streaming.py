@@ -7,6 +7,7 @@ Every record is used in exactly one step (or one batch), so under replace-one wi
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -23,6 +24,19 @@ from .rates import Rate, Regime
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
 TOP_ONLY = "The paper's algorithms estimate the top eigenvector only (k = 1)."
+#: What both of the paper's mechanisms declare alike: (epsilon, delta) under replace-one (each row in one step or batch
+#: of a public order: parallel composition; add/remove would move the batches), a sequential pass over the rows
+#: themselves, the top eigenvector only, and repetitions on two threads (the compiled pass releases the GIL).
+liu_mechanism = functools.partial(
+    mechanism,
+    model="central",
+    guarantee="approximate",
+    relations=("replace",),
+    needs_rows=True,
+    max_k=1,
+    caveat=TOP_ONLY,
+    threaded_reps=True,
+)
 LR_PARAMS = (
     Param(
         "lr_c1",
@@ -221,6 +235,12 @@ def _histogram_design(d: int, epsilon: float, delta: float, zeta: float = 0.01) 
     )
 
 
+#: the setting every regime of Private Oja shares: Liu et al.'s Example 4.1, against the population
+_oja_regime = functools.partial(
+    Regime, term="privacy", law="example41", reference="population", params={"lr_c1": 8.0}, reps=8
+)
+
+
 PRIVATE_OJA_RATE = Rate(
     "Liu et al. 2022 (Thm 3.3, parallel-composition calibration): sqrt((V + alpha(eps, delta)^2 d) / n) / gap",
     # step noise eta_t alpha against the data noise's sampling error
@@ -230,43 +250,28 @@ PRIVATE_OJA_RATE = Rate(
     ),
     one_pass=True,
     regimes={
-        "n": Regime(
+        "n": _oja_regime(
             "n",
-            term="privacy",
-            law="example41",
-            data={"d": 10, "sigma": 0.1, "seed": 0},
             grid=(10000, 20000, 40000),
+            data={"d": 10, "sigma": 0.1, "seed": 0},
             n=0,
             epsilon=16.0,
-            reference="population",
-            params={"lr_c1": 8.0},
-            reps=8,
             why="Example 4.1, gap 1/4: lr_c1 gap = 2 > 1/2 (Oja converges at rate 1/n); the per-step "
             "noise eta alpha dominates the data noise",
         ),
-        "eps": Regime(
+        "eps": _oja_regime(
             "eps",
-            term="privacy",
-            law="example41",
-            data={"d": 10, "sigma": 0.1, "seed": 0},
             grid=(8.0, 16.0, 32.0),
+            data={"d": 10, "sigma": 0.1, "seed": 0},
             n=20000,
-            reference="population",
-            params={"lr_c1": 8.0},
-            reps=8,
             why="error proportional to alpha(eps, delta) = sigma_AGM(eps, delta, 1)",
         ),
-        "sigma": Regime(
+        "sigma": _oja_regime(
             "sigma",
-            term="privacy",
-            law="example41",
-            data={"d": 10, "seed": 0},
             grid=(0.1, 0.03, 0.01),
+            data={"d": 10, "seed": 0},
             n=10000,
             epsilon=8.0,
-            reference="population",
-            params={"lr_c1": 8.0},
-            reps=8,
             why="the privacy noise does not depend on the data noise: flat",
         ),
     },
@@ -281,20 +286,13 @@ OJA_STEP_READING = (
 )
 
 
-@mechanism(
+@liu_mechanism(
     name="private_oja",
     provenance=SOURCES["private_oja"],
     color="#9678ff",
     rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
     paper=PAPER_LKJO + ", Algorithm 2",
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
-    needs_rows=True,
-    max_k=1,
-    caveat=TOP_ONLY,
-    threaded_reps=True,
     audit_statistic="oja_step",
     audit_descriptions={"oja_step": OJA_STEP_READING},
     audit_design=oja_audit_design,
@@ -369,62 +367,49 @@ def _dp_pca_terms(p) -> tuple[float, float]:
     )
 
 
+#: the setting every regime of DP-PCA shares: Liu et al.'s Example 4.1 at d = 5, against the population
+_dp_pca_regime = functools.partial(Regime, term="privacy", law="example41", reference="population", reps=16)
+
+
 DP_PCA_RATE = Rate(
     "Liu et al. 2022 (Thm 5.1 / Cor 5.2): sqrt(T V / n) + T r sqrt(d) sigma(eps, delta) / n, T ~ (ln n)^2 / 16, "
     "r ~ spread of the gradients (~ data noise)",
     terms=_dp_pca_terms,
     one_pass=True,
     regimes={
-        "n, statistical": Regime(
+        "n, statistical": _dp_pca_regime(
             "n",
             term="statistical",
-            law="example41",
             data={"d": 5, "sigma": 0.5, "seed": 0},
             grid=(40000, 80000, 160000, 320000),
             n=0,
             epsilon=8.0,
-            reference="population",
-            reps=16,
             why="d = 5, eps = 8: every batch is large enough for Algorithms 4-5; data noise sigma = 0.5 dominates the "
             "privacy noise and lambda_2/lambda_1 = 0.2 lets ~8 power-like steps converge: sqrt(T V / n), T ~ "
             "(ln n)^2 / 16",
         ),
-        "n, privacy": Regime(
+        "n, privacy": _dp_pca_regime(
             "n",
-            term="privacy",
-            law="example41",
             data={"d": 5, "sigma": 0.1, "seed": 0},
             grid=(20000, 40000, 80000, 160000),
             n=0,
-            epsilon=1.0,
-            reference="population",
-            reps=16,
             why="every batch large enough for Algorithms 4-5, public-range route (radius >= 1 at sigma = 0.1): noise "
             "sigma_AGM(1/m, eps, delta) with m = B/2 ~ n/T",
         ),
-        "eps": Regime(
+        "eps": _dp_pca_regime(
             "eps",
-            term="privacy",
-            law="example41",
             data={"d": 5, "sigma": 0.1, "seed": 0},
             grid=(0.25, 0.5, 1.0),
             n=80000,
-            reference="population",
-            reps=16,
             why="public-range route (radius >= 1) at every epsilon: noise sigma_AGM(1/m, eps, delta), "
             "privacy-dominated",
         ),
-        "sigma": Regime(
+        "sigma": _dp_pca_regime(
             "sigma",
-            term="privacy",
-            law="example41",
             data={"d": 5, "seed": 0},
             grid=(0.004, 0.002, 0.001),
             n=40000,
-            epsilon=1.0,
-            reference="population",
             params={"K": 1.63, "a": 0.5},
-            reps=16,
             why="truncated route: radius ~ data noise, so error ~ sigma -> 0 (Example 4.1 tail constants "
             "a = 1/2, K = 1.63)",
         ),
@@ -441,21 +426,14 @@ DP_PCA_READINGS = {
 }
 
 
-@mechanism(
+@liu_mechanism(
     name="dp_pca",
     provenance=SOURCES["dp_pca"],
     color="#b4b469",
     rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",
     paper=PAPER_LKJO + ", Algorithms 3-5",
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
-    needs_rows=True,
-    max_k=1,
-    caveat=TOP_ONLY,
     gaussian_dp=False,
-    threaded_reps=True,
     audit_statistic="gradient_step",
     audit_descriptions=DP_PCA_READINGS,
     audit_design=dp_pca_audit_design,

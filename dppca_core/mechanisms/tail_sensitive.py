@@ -17,7 +17,6 @@ of the two picks the release (:func:`.trace_sensitive.choose_route`, shared with
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -42,11 +41,10 @@ from ..privacy import (
 from ..privacy.exact import exact_scale, noisy_on_grid
 from ..registry import Output, Param, mechanism
 from .sources import SOURCES
-from .rates import CENTRAL_N, Rate, Regime, gram_noise_rate
+from .rates import gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
-    both_parts_score,
-    canary_pair,
+    canary_design,
     noise_error,
     noisy_parts,
     private_trace,
@@ -263,8 +261,6 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
         return route_audit_design(d, neighbors)
     if statistic not in ("auto", "both_parts"):
         return None
-    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         mus = budget(epsilon, delta, *DEFAULT_SHARES)
@@ -277,19 +273,11 @@ def tail_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str, 
             "values_sd": parts["values_sd"],
         }, parts["curve"]
 
-    score = both_parts_score(D, D_prime)
-
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        score,
-        "both_parts",
-        release=release,
-        note=f"the whole release (private trace, sparse vector step, both Gaussian releases; canary e1 "
-        f"/ e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
-        f"over the noisy matrix and spectrum",
+    note = (
+        "the whole release (private trace, sparse vector step, both Gaussian releases; {canary}): the exact "
+        "likelihood ratio over the noisy matrix and spectrum"
     )
+    return canary_design("tail_sensitive", neighbors, d, AUDIT_BACKGROUND, "both_parts", release, note)
 
 
 def route_audit_design(d: int, neighbors: str) -> AuditDesign:
@@ -304,49 +292,31 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     whole sensitivity sqrt(2). It reaches the branch's share of mu^2 (3/4), not the trace's or the sparse vector
     step's. The other branch is the pair the both-parts design attacks.
     """
-    D, D_prime = canary_pair("tail_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         parts = tail_parts(data, budget(epsilon, delta, *DEFAULT_SHARES), AUTO_LEVELS, rng, "auto")
         return {**published_branch(parts), "radius": parts["radius"]}, parts["curve"]
 
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        both_parts_score(D, D_prime),
-        "route_auto",
-        release=release,
-        note=f"route auto as a whole (private trace, sparse vector step, choice, the Gaussian branch it picks at "
-        f"d = 2; canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio "
-        f"over the noisy matrix",
+    note = (
+        "route auto as a whole (private trace, sparse vector step, choice, the Gaussian branch it picks at d = 2; "
+        "{canary}): the exact likelihood ratio over the noisy matrix"
     )
+    return canary_design("tail_sensitive", neighbors, d, AUDIT_BACKGROUND, "route_auto", release, note)
 
 
-def _tail_rate() -> Rate:
-    """Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
-    spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
-    as n falls and the error with it (measured slope -0.79 on n = 2,000-32,000), so the n regime starts there."""
-    base = gram_noise_rate(
-        "Dong, Liang & Yi 2022, tail-sensitive: the eigenvectors of the Gaussian mechanism at 3/8 of rho on rows "
-        "clipped at tau <= 1: sqrt(8/3) tau^2 sigma(eps, delta) sqrt(k(d-k)) / (n gap) (tau = 1 when the rows fill "
-        "the radius); covariance (Frobenius, Sigma = C / n) O~(tau d^(1/4) sqrt(tr / n) + tau^2 sqrt(d) / n + "
-        "excess(tau) / n)",
-        lambda p: math.sqrt(8.0 / 3.0),  # Analyze Gauss's noise at 3/8 of mu^2, radius 1
-        why_n="",
-        why_eps="sqrt(2) tau^2 sigma(eps, delta) on the clipped X^T X, tau = 1 at n = 8,000",
-    )
-    n_regime = Regime(
-        "n",
-        term="privacy",
-        why="Analyze Gauss's eigenvectors at 3/8 of mu^2, n large enough for tau = 1",
-        **{**CENTRAL_N, "grid": (8000, 32000, 128000)},
-    )
-    return dataclasses.replace(base, regimes={**base.regimes, "n": n_regime})
-
-
-TAIL_SENSITIVE_RATE = _tail_rate()
+#: Analyze Gauss's rate with its noise times sqrt(8/3) (the eigenvectors get 3/8 of mu^2), at radius 1: on the
+#: spiked law (typical row norm R/2) the sparse vector step keeps tau = 1 from n ~ 8,000 on; below, the radius falls
+#: as n falls and the error with it (measured slope -0.79 on n = 2,000-32,000), so the n regime starts there.
+TAIL_SENSITIVE_RATE = gram_noise_rate(
+    "Dong, Liang & Yi 2022, tail-sensitive: the eigenvectors of the Gaussian mechanism at 3/8 of rho on rows "
+    "clipped at tau <= 1: sqrt(8/3) tau^2 sigma(eps, delta) sqrt(k(d-k)) / (n gap) (tau = 1 when the rows fill "
+    "the radius); covariance (Frobenius, Sigma = C / n) O~(tau d^(1/4) sqrt(tr / n) + tau^2 sqrt(d) / n + "
+    "excess(tau) / n)",
+    lambda p: math.sqrt(8.0 / 3.0),  # Analyze Gauss's noise at 3/8 of mu^2, radius 1
+    why_n="Analyze Gauss's eigenvectors at 3/8 of mu^2, n large enough for tau = 1",
+    why_eps="sqrt(2) tau^2 sigma(eps, delta) on the clipped X^T X, tau = 1 at n = 8,000",
+    n={"grid": (8000, 32000, 128000)},
+)
 
 
 @mechanism(

@@ -22,7 +22,7 @@ from ..audit.design import public_stream
 from ..privacy import gaussian_sigma
 from ..registry import Output, get_mechanism, mechanism
 from .sources import SOURCES
-from .rates import Rate, Regime, spiked
+from .rates import Rate, privacy_regimes, spiked
 from .dp_pca_steps import batch_plan, batches, gradient_ascent
 from .streaming import (
     DP_PCA_AUDIT_ROWS,
@@ -95,34 +95,15 @@ TOPK_RATE = Rate(
     "Düngler & Sanyal 2025 (k parts of n / k rows, each DP-PCA's rate): sqrt(k) (sqrt(T V k / n) + T r sqrt(d) k "
     "sigma(eps, delta) / n)",
     terms=_topk_terms,
-    regimes={
-        "n": Regime(
-            "n",
-            term="privacy",
-            law="spiked",
-            data=spiked(5, 2, 30.0),
-            grid=(40000, 80000, 160000, 320000),
-            n=0,
-            k=2,
-            epsilon=1.0,
-            reference="population",
-            reps=8,
-            why="k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / 16 batches): "
-            "slope about -0.9",
-        ),
-        "eps": Regime(
-            "eps",
-            term="privacy",
-            law="spiked",
-            data=spiked(5, 2, 30.0),
-            grid=(0.25, 0.5, 1.0),
-            n=160000,
-            k=2,
-            reference="population",
-            reps=8,
-            why="each part's noise sigma_AGM(1/m, eps, delta)",
-        ),
-    },
+    regimes=privacy_regimes(
+        "k = 2 parts of n / 2 rows, each DP-PCA's privacy term (T ~ (ln n)^2 / 16 batches): slope about -0.9",
+        "each part's noise sigma_AGM(1/m, eps, delta)",
+        n={"grid": (40000, 80000, 160000, 320000)},
+        eps={"grid": (0.25, 0.5, 1.0), "n": 160000},
+        data=spiked(5, 2, 30.0),
+        reference="population",
+        reps=8,
+    ),
 )
 
 

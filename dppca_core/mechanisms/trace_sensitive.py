@@ -188,8 +188,6 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
         return route_audit_design(d, neighbors)
     if statistic not in ("auto", "both_parts"):
         return None
-    D, D_prime = canary_pair("trace_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         mu_vectors, mu_values = split_mu(gaussian_mu(epsilon, delta), (0.5, 0.5))
@@ -202,17 +200,8 @@ def trace_sensitive_audit_design(d: int, n: int, neighbors: str, statistic: str,
             "values_sd": noise.noise_scale,
         }, curve
 
-    score = both_parts_score(D, D_prime)
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        score,
-        "both_parts",
-        release=release,
-        note=f"both Gaussian releases the proof composes (the noisy matrix and the noisy spectrum; "
-        f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2)",
-    )
+    note = "both Gaussian releases the proof composes (the noisy matrix and the noisy spectrum; {canary})"
+    return canary_design("trace_sensitive", neighbors, d, AUDIT_BACKGROUND, "both_parts", release, note)
 
 
 def route_audit_design(d: int, neighbors: str) -> AuditDesign:
@@ -225,24 +214,17 @@ def route_audit_design(d: int, neighbors: str) -> AuditDesign:
     reaches the branch's share of mu^2 (7/8), not the trace's. The trace branch is :func:`noisy_parts`, which the
     both-parts design attacks.
     """
-    D, D_prime = canary_pair("trace_sensitive", neighbors, d, AUDIT_BACKGROUND)
-    a, b = AUDIT_BACKGROUND
 
     def release(data, rng, epsilon, delta, neighbors):
         mu_trace, mu_main = split_mu(gaussian_mu(epsilon, delta), (ROUTE_TRACE_SHARE, 1.0 - ROUTE_TRACE_SHARE))
         parts = route_parts(data, mu_trace, mu_main, 0.5, rng)
         return published_branch(parts), parts["curve"]
 
-    return AuditDesign(
-        D,
-        D_prime,
-        2,
-        both_parts_score(D, D_prime),
-        "route_auto",
-        release=release,
-        note=f"route auto as a whole (private trace, choice, the Gaussian branch it picks at d = 2; canary e1 / e2 "
-        f"on a background of {a} + {b} unit rows along e1, e2): the exact likelihood ratio over the noisy matrix",
+    note = (
+        "route auto as a whole (private trace, choice, the Gaussian branch it picks at d = 2; {canary}): the exact "
+        "likelihood ratio over the noisy matrix"
     )
+    return canary_design("trace_sensitive", neighbors, d, AUDIT_BACKGROUND, "route_auto", release, note)
 
 
 def published_branch(parts: dict) -> dict:
@@ -264,6 +246,18 @@ def canary_pair(name: str, neighbors: str, d: int, background: tuple[int, int]):
     a, b = background
     rows = np.vstack([np.tile(np.eye(2)[0], (a, 1)), np.tile(np.eye(2)[1], (b, 1))])
     return prepare(np.vstack([np.eye(2)[0], rows])), prepare(np.vstack([np.eye(2)[1], rows]))
+
+
+def canary_design(name, neighbors, d, background, statistic, release, note) -> AuditDesign:
+    """A design of the both-parts family, d = 2: the :func:`canary_pair` on ``background``, scored by
+    :func:`both_parts_score` for ``statistic``, with the mechanism's ``release`` and its ``note`` (where "{canary}"
+    stands for the canary's description)."""
+    D, D_prime = canary_pair(name, neighbors, d, background)
+    a, b = background
+    canary = f"canary e1 / e2 on a background of {a} + {b} unit rows along e1, e2"
+    return AuditDesign(
+        D, D_prime, 2, both_parts_score(D, D_prime), statistic, release=release, note=note.format(canary=canary)
+    )
 
 
 def both_parts_score(D, D_prime):

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
 from ..registry import SITES_PARAM, Output, Param, mechanism
+from ..mechanisms.distributed import KAPPA_PARAM
 from ..mechanisms.sources import SOURCES
 from ..data.sites import split_sites
 from . import calibration as cal
@@ -84,15 +85,6 @@ COMMON_PARAMS = (
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
 )
-KAPPA_PARAM = Param(
-    "kappa",
-    "float",
-    100.0,
-    "Scale of the cancelling noise e (larger: joint view closer to ideal).",
-    low=1.0,
-    high=1e6,
-    log=True,
-)
 
 SENSITIVITY_NOTE = (
     "Sensitivities (replace one sample, rows scaled to norm <= 1 by the public data_norm): upper(M2) sqrt(2)/n for "
@@ -138,9 +130,10 @@ def project_components(data, components: np.ndarray, mean_bound=None) -> np.ndar
     return (components * np.minimum(1.0, radius / np.maximum(norms, 1e-300))) * data.data_norm
 
 
-def _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, **output) -> Output:
-    """Decompose, map the components back to data units onto the public set, and sort everything into the
-    Output."""
+def _release(data, stages, rng, restarts, iterations, mean_bound, noise_scale, privacy, facts) -> Output:
+    """Decompose the noisy ``stages`` (M2, its whitening, the whitened M3), map the components back to data units
+    onto the public set, and sort everything into the Output."""
+    M2hat, wh, whitened = stages
     dec = decompose(M2hat, whitened, wh, rng, restarts, iterations)
     components = project_components(data, dec.components, mean_bound)
     outputs = {
@@ -151,7 +144,7 @@ def _release(data, M2hat, whitened, wh, rng, restarts, iterations, mean_bound, *
         "m2_eigenvectors": wh.U,
         "whitened_tensor": dec.whitened_tensor,
     }
-    return Output(components, outputs=outputs, **output)
+    return Output(components, noise_scale=noise_scale, privacy=privacy, outputs=outputs, facts=facts)
 
 
 def _units_fact(data) -> str:
@@ -164,18 +157,21 @@ def _units_fact(data) -> str:
     )
 
 
-def _stage_facts(model, n, d, k, delta2, delta3, sd2, sd3, budgets) -> dict:
+def _stage_facts(data, delta2, delta3, sd2, sd3, budgets) -> dict:
+    """The facts of a two-stage release: its sensitivities, noise s.d.s, coordinates, stage budgets and units,
+    every one a function of public quantities."""
     eps1, d1, eps2, d2 = budgets
     return {
-        "model": model,
+        "model": data.model,
         "noise_on": "unique entries of M3 (M2: see m2_noise_sd)",
         "m2_sensitivity": delta2,
         "m3_sensitivity": delta3,
         "m2_noise_sd": sd2,
         "m3_noise_sd": sd3,
-        "m2_coordinates": n_upper(d),
-        "m3_coordinates": n_unique(d),
+        "m2_coordinates": n_upper(data.d),
+        "m3_coordinates": n_unique(data.d),
         "stage_budgets": {"m2": {"epsilon": eps1, "delta": d1}, "m3": {"epsilon": eps2, "delta": d2}},
+        "units": _units_fact(data),
     }
 
 
@@ -201,18 +197,9 @@ def otd_non_private(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean
     u2, u3 = data.moments(sigma2=sigma2)
     M2 = from_upper(u2, data.d)
     wh = whiten(M2, k)
-    whitened = multilinear(from_unique(u3, data.d), wh.W)
-    return _release(
-        data,
-        M2,
-        whitened,
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        facts={"model": data.model, "units": _units_fact(data)},
-    )
+    stages = M2, wh, multilinear(from_unique(u3, data.d), wh.W)
+    facts = {"model": data.model, "units": _units_fact(data)}
+    return _release(data, stages, rng, restarts, iterations, mean_bound, noise_scale=None, privacy=None, facts=facts)
 
 
 def _noisy_stages(data, u2, u3, k, sd2, sd3, rng):
@@ -233,15 +220,14 @@ def agn_at_scales(data, k, sd2, sd3, rng, sigma2=0.05, mean_bound=None, restarts
 
 
 def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
-    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy M2, the
-    whitening, the whitened tensor, the two scales and the composed GDP parameter."""
+    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy stages (M2, its
+    whitening, the whitened tensor), M3's noise s.d., the two stages' GDP parameters and the stage facts."""
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
     delta2, delta3 = _sensitivities(data, n, sigma2)
     sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
-    M2hat, wh, whitened = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
-    mu = composed_mu([delta2 / sd2, delta3 / sd3])
-    return M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu
+    stages = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
+    return stages, sd3, [delta2 / sd2, delta3 / sd3], _stage_facts(data, delta2, delta3, sd2, sd3, budgets)
 
 
 @tensor_mechanism(
@@ -262,24 +248,10 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
 )
 def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
     u2, u3 = data.moments(sigma2=sigma2)
-    M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
-        data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng
-    )
-    facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, budgets)
-    facts.update(units=_units_fact(data), stage_mu=[delta2 / sd2, delta3 / sd3])
-    return _release(
-        data,
-        M2hat,
-        whitened,
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        noise_scale=sd3,
-        privacy=PrivacyCurve.gdp(mu),
-        facts=facts,
-    )
+    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
+    facts["stage_mu"] = stage_mu
+    privacy = PrivacyCurve.gdp(composed_mu(stage_mu))
+    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
 
 
 @tensor_mechanism(
@@ -309,27 +281,15 @@ def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
     wh = whiten(M2hat, k)
     M3hat = from_unique(u3 + cal.sample_knorm(u3.size, delta3, eps2, rng), data.d)
     sd3 = cal.knorm_coordinate_sd(delta3, eps2, u3.size)
-    facts = _stage_facts(data.model, data.n, data.d, k, delta2, delta3, sd2, sd3, (eps1, delta, eps2, 0.0))
+    facts = _stage_facts(data, delta2, delta3, sd2, sd3, (eps1, delta, eps2, 0.0))
     facts.update(
-        units=_units_fact(data),
         m3_noise="l2 K-norm: uniform direction, radius Gamma(m, rate beta)",
         m3_rate_beta=cal.knorm_rate(delta3, eps2),
         stage_mu=[delta2 / sd2, None],
     )
     # (eps1, delta) Gaussian stage composed with a pure eps2 stage: (eps1 + eps2, delta) by basic composition
-    return _release(
-        data,
-        M2hat,
-        multilinear(M3hat, wh.W),
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        noise_scale=sd3,
-        privacy=PrivacyCurve.approx(epsilon, delta),
-        facts=facts,
-    )
+    stages, privacy = (M2hat, wh, multilinear(M3hat, wh.W)), PrivacyCurve.approx(epsilon, delta)
+    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
 
 
 # -- distributed -----------------------------------------------------------------------------------------------
@@ -338,6 +298,14 @@ def otd_avn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
 def _sites(data, sites):
     parts = split_sites(data.n, sites)
     return parts, np.array([p.size for p in parts], dtype=float)
+
+
+def _site_moments(data, sites, sigma2):
+    """What both collaborating variants start from: the sites' sizes, their weights N_s / N, the per-sample
+    sensitivities c2, c3 (a site's are c / N_s) and each site's moments (upper(M2_s), unique(M3_s))."""
+    parts, sizes = _sites(data, sites)
+    moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
+    return sizes, sizes / float(data.n), _sensitivities(data, 1, sigma2), moments
 
 
 def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -376,16 +344,11 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
 def otd_cape_agn(
     data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations, kappa
 ):
-    parts, sizes = _sites(data, sites)
-    S, d, N = len(parts), data.d, float(data.n)
-    weights = sizes / N
-    budgets = cal.split_budget(epsilon, delta, split)
-    eps1, d1, eps2, d2 = budgets
-    c2 = cal.m2_sensitivity(1)  # per-sample constants: Delta_s = c / N_s
-    c3 = cal.m3_sensitivity(data.model, 1, d, data.scaled_variance(sigma2))
+    sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
+    S, d, N = sizes.size, data.d, float(data.n)
+    budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
     design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
-    moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
     m2, m3 = n_upper(d), n_unique(d)
 
     # round 1: M2
@@ -409,9 +372,8 @@ def otd_cape_agn(
     mu = float(np.max(np.sqrt(mu2**2 + mu3**2)))
     sd2 = float(np.sqrt(np.sum(weights**2 * design2["var_g"])))
     sd3 = float(np.sqrt(np.sum(weights**2 * design3["var_g"])))
-    facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
     facts.update(
-        units=_units_fact(data),
         site_sizes=sizes.astype(int).tolist(),
         site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
         joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
@@ -419,19 +381,8 @@ def otd_cape_agn(
         inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
         communication={"messages": 7 * S, "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))},
     )
-    return _release(
-        data,
-        M2hat,
-        whitened,
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        noise_scale=sd3,
-        privacy=PrivacyCurve.gdp(mu),
-        facts=facts,
-    )
+    stages = M2hat, wh, whitened
+    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
 
 
 @tensor_mechanism(
@@ -452,15 +403,11 @@ def otd_cape_agn(
     ),
 )
 def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations):
-    parts, sizes = _sites(data, sites)
-    S, d, N = len(parts), data.d, float(data.n)
-    weights = sizes / N
-    budgets = cal.split_budget(epsilon, delta, split)
-    eps1, d1, eps2, d2 = budgets
-    c2, c3 = cal.m2_sensitivity(1), cal.m3_sensitivity(data.model, 1, d, data.scaled_variance(sigma2))
+    sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
+    S, d, N = sizes.size, data.d, float(data.n)
+    budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     tau2 = np.array([gaussian_sigma(c2 / m, eps1, d1) for m in sizes])
     tau3 = np.array([gaussian_sigma(c3 / m, eps2, d2) for m in sizes])
-    moments = [data.moments(idx, sigma2=sigma2) for idx in parts]
     m2, m3 = n_upper(d), n_unique(d)
     M2hat = from_upper(sum(weights[s] * (moments[s][0] + unique_noise(m2, tau2[s], rng)) for s in range(S)), d)
     wh = whiten(M2hat, k)
@@ -469,26 +416,14 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     )
     mu = float(np.max(np.sqrt((c2 / sizes / tau2) ** 2 + (c3 / sizes / tau3) ** 2)))
     sd2, sd3 = float(np.sqrt(np.sum(weights**2 * tau2**2))), float(np.sqrt(np.sum(weights**2 * tau3**2)))
-    facts = _stage_facts(data.model, data.n, d, k, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
     facts.update(
-        units=_units_fact(data),
         site_sizes=sizes.astype(int).tolist(),
         site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
         communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))},
     )
-    return _release(
-        data,
-        M2hat,
-        whitened,
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        noise_scale=sd3,
-        privacy=PrivacyCurve.gdp(mu),
-        facts=facts,
-    )
+    stages = M2hat, wh, whitened
+    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
 
 
 @tensor_mechanism(
@@ -511,27 +446,12 @@ def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mea
         raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
     idx = parts[site]
     u2, u3 = data.moments(idx, sigma2=sigma2)
-    M2hat, wh, whitened, budgets, (delta2, delta3, sd2, sd3), mu = _agn_stages(
-        data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng
-    )
-    facts = _stage_facts(data.model, idx.size, data.d, k, delta2, delta3, sd2, sd3, budgets)
+    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng)
     facts.update(
-        units=_units_fact(data),
         site_sizes=sizes.astype(int).tolist(),
         site=site,
         site_samples=int(idx.size),
         communication={"messages": 0, "numbers": 0},
     )
-    return _release(
-        data,
-        M2hat,
-        whitened,
-        wh,
-        rng,
-        restarts,
-        iterations,
-        mean_bound,
-        noise_scale=sd3,
-        privacy=PrivacyCurve.gdp(mu),
-        facts=facts,
-    )
+    privacy = PrivacyCurve.gdp(composed_mu(stage_mu))
+    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
