@@ -155,15 +155,27 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
     idx = np.linspace(0, Xs.shape[0] - 1, min(max_points, Xs.shape[0])).astype(int)
     X = Xs[idx]
     fig = go.Figure()
-
-    def points(components: np.ndarray, label: str, colour: str) -> go.Scatter:
-        P = X @ components[:, :2]
-        y = P[:, 1] if P.shape[1] > 1 else np.zeros(len(P))
-        return go.Scatter(x=P[:, 0], y=y, mode="markers", name=label, marker=dict(size=5, color=colour, opacity=0.5))
-
-    fig.add_trace(points(reference, "non-private", "#444"))
+    ref = X @ reference[:, :2]
+    fig.add_trace(
+        go.Scatter(
+            x=ref[:, 0],
+            y=ref[:, 1] if ref.shape[1] > 1 else np.zeros(len(ref)),
+            mode="markers",
+            name="non-private",
+            marker=dict(size=5, color="#444", opacity=0.5),
+        )
+    )
     for mech, V in private.items():
-        fig.add_trace(points(V, name(mech), color_or_grey(mech)))
+        P = X @ V[:, :2]
+        fig.add_trace(
+            go.Scatter(
+                x=P[:, 0],
+                y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)),
+                mode="markers",
+                name=name(mech),
+                marker=dict(size=5, color=color_or_grey(mech), opacity=0.5),
+            )
+        )
     fig.update_xaxes(title="component 1")
     fig.update_yaxes(title="component 2")
     return layout(fig, "Data projected on non-private vs private components", height=380)
