@@ -45,82 +45,54 @@ class EpsilonReference:
         return (self.value, self.label, f"{self.what}; {self.source}{flag}")
 
 
+#: Dwork's survey, where the guidance values stand (Remark 1)
+_DWORK = "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1"
+_DWORK_URL = "https://doi.org/10.1007/978-3-540-79228-4_1"
+#: Apple's overview, where its per-donation budgets stand
+_APPLE = "Apple, 'Differential Privacy Overview' (PDF, 2017)"
+_APPLE_URL = "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf"
+
+
+def _dwork(value: float, label: str, what: str, source: str = _DWORK, note: str = "") -> EpsilonReference:
+    """A value of Dwork's suggested range: guidance, no trust model, confirmed in the survey."""
+    return EpsilonReference(value, label, what, "guidance", "n/a", source, _DWORK_URL, True, note)
+
+
+def _apple(value: float, label: str, what: str, note: str) -> EpsilonReference:
+    """One of Apple's local budgets per donation, confirmed in its overview (``note`` says how far)."""
+    return EpsilonReference(value, label, what, "per_donation", "local", _APPLE, _APPLE_URL, True, note)
+
+
 EPS_REFERENCES: tuple[EpsilonReference, ...] = (
-    EpsilonReference(
+    _dwork(
         0.01,
         "0.01",
         "Dwork's suggested range: 'say, 0.01, 0.1, or in some cases, ln 2 or ln 3'",
-        "guidance",
-        "n/a",
-        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, LNCS 4978, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1",
-        True,
-        "Quote checked in a copy of the survey's Remark 1. The earlier attribution to Dwork's 2011 CACM article "
-        "'A Firm Foundation for Private Data Analysis' could not be confirmed, so the 2008 survey is cited.",
+        source="C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, LNCS 4978, Remark 1",
+        note="Quote checked in a copy of the survey's Remark 1. The earlier attribution to Dwork's 2011 CACM "
+        "article 'A Firm Foundation for Private Data Analysis' could not be confirmed, so the 2008 survey is cited.",
     ),
-    EpsilonReference(
-        0.1,
-        "0.1",
-        "Dwork's suggested range (see 0.01)",
-        "guidance",
-        "n/a",
-        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1",
-        True,
-    ),
-    EpsilonReference(
-        math.log(2),
-        "ln 2",
-        "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may double)",
-        "guidance",
-        "n/a",
-        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1",
-        True,
-    ),
-    EpsilonReference(
-        math.log(3),
-        "ln 3",
-        "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may triple)",
-        "guidance",
-        "n/a",
-        "C. Dwork (2008), 'Differential Privacy: A Survey of Results', TAMC 2008, Remark 1",
-        "https://doi.org/10.1007/978-3-540-79228-4_1",
-        True,
-    ),
-    EpsilonReference(
+    _dwork(0.1, "0.1", "Dwork's suggested range (see 0.01)"),
+    _dwork(math.log(2), "ln 2", "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may double)"),
+    _dwork(math.log(3), "ln 3", "Dwork's suggested range: 'in some cases, ln 2 or ln 3' (odds may triple)"),
+    _apple(
         2.0,
         "Apple Health",
         "Apple, Health type usage: epsilon = 2 per donation, one donation per day",
-        "per_donation",
-        "local",
-        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
-        True,
         "epsilon = 2 confirmed in copies of the overview; 'one donation per day' only from secondary summaries of "
         "it. Apple's budget is per donation (a privatised report from one device), in the local model.",
     ),
-    EpsilonReference(
+    _apple(
         4.0,
         "Apple emoji",
         "Apple, emoji suggestions: epsilon = 4 per donation, one donation per day",
-        "per_donation",
-        "local",
-        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
-        True,
         "Quoted: 'For emoji, Apple uses a privacy budget with epsilon of 4, and submits one donation per day.' "
         "Lookup Hints and Safari domain detection also use epsilon = 4.",
     ),
-    EpsilonReference(
+    _apple(
         8.0,
         "Apple QuickType",
         "Apple, QuickType keyboard: epsilon = 8 per donation, two donations per day",
-        "per_donation",
-        "local",
-        "Apple, 'Differential Privacy Overview' (PDF, 2017)",
-        "https://www.apple.com/privacy/docs/Differential_Privacy_Overview.pdf",
-        True,
         "epsilon = 8 confirmed in copies of the overview; 'two donations per day' only from secondary summaries, "
         "so up to 16 per day. Corrects the earlier label 'epsilon = 8 per day'.",
     ),

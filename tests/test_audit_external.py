@@ -180,22 +180,15 @@ def test_audit_release_keeps_the_candidate_statistic_that_separates_on_the_selec
     def release(data, rng):
         return {"noise": float(rng.normal()), "signal": float(data + rng.normal())}, PrivacyCurve.gdp(3.0)
 
-    design = AuditDesign(
-        0.0,
-        3.0,
-        1,
-        lambda pub: np.array([pub["noise"], pub["signal"]]),
-        "two candidates",
-        statistics=("noise", "signal"),
-    )
-    result = audit_release(release, design, 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5)
+    def design(first: str, second: str) -> AuditDesign:
+        """The two candidates in this order."""
+
+        def score(pub):
+            return np.array([pub[first], pub[second]])
+
+        return AuditDesign(0.0, 3.0, 1, score, "two candidates", statistics=(first, second))
+
+    result = audit_release(release, design("noise", "signal"), 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5)
     assert result.statistic == "signal" and result.violated and result.mu_lower > 2.0
-    swapped = AuditDesign(
-        0.0,
-        3.0,
-        1,
-        lambda pub: np.array([pub["signal"], pub["noise"]]),
-        "two candidates",
-        statistics=("signal", "noise"),
-    )
+    swapped = design("signal", "noise")
     assert audit_release(release, swapped, 1.0, 1e-5, trials=1000, seed=0, selection_share=0.5).statistic == "signal"

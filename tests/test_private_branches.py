@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dppca_core as dc
-from dppca_core.compiled.loops import compile_kernel, compiled_row_sq_norms, row_sq_norms
+from dppca_core.compiled.loops import _row_sq_norms_kernel, compiled_row_sq_norms, row_sq_norms
 from dppca_core.data.gram import block_sq_norms, row_norms
 from dppca_core.data.prepare import COMPILED_NORMS_MIN_SIZE
 from dppca_core.pipeline.choices import DEFAULT_RADIUS_BOUNDS, RADIUS_BINS, radius_edges
@@ -48,18 +48,14 @@ def test_the_compiled_and_numpy_norms_give_the_same_bits(X):
 
 
 def _reassociating_sq_norms():
-    """A squared-norm loop free to reorder and fuse its sum (what the compiled norms were before issue 54)."""
-
-    def kernel(B, out):  # pragma: no cover - compiled
-        n, d = B.shape
-        for i in range(n):
-            s = 0.0
-            for c in range(d):
-                s += B[i, c] * B[i, c]
-            out[i] = s
-        return out
-
-    return compile_kernel(kernel, fastmath={"reassoc", "contract"})
+    """The library's squared-norm loop compiled free to reorder and fuse its sum (what the compiled norms were before
+    issue 54), or None without numba. Compiled here and never cached, so no cache can hand this build to the
+    library."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(fastmath={"reassoc", "contract"})(_row_sq_norms_kernel)
 
 
 def straddling_rows(candidate: float, count: int, rng) -> np.ndarray:

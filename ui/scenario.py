@@ -22,44 +22,37 @@ import urllib.parse
 import streamlit as st
 
 from dppca_core.scenario import release as translation
-from dppca_core.scenario import (  # noqa: F401 - the pure part, re-exported: every setting and its checks
-    MAX_CELLS,
+from dppca_core import scenario as pure
+from dppca_core.scenario import (
+    DEFAULTS,
+    FIELDS,
+    K_EIGENVALUE_SHARE,
     MAX_RAW_CHARS,
-    VIEWS,
-    SWEEP_AXES,
-    METRICS,
-    AUDIT_TRIALS,
+    NONPRIVATE_CENTRING,
     R_SOURCES,
     SCALE_SOURCES,
-    K_SOURCES,
-    K_EIGENVALUE_SHARE,
-    NONPRIVATE_CENTRING,
-    MAX_BOUNDS,
-    MAX_SCHEMA_COLUMNS,
-    BAD_CELLS,
-    MAX_GROUPS,
-    SEED_MAX,
-    FIELDS,
-    DEFAULTS,
-    Field,
-    Scenario,
-    validate_param,
+    Settings,
+    cap_size,
+    default_target,
+    from_fields,
     from_query,
     in_metric_unit,
-    default_target,
-    is_default,
-    to_query,
-    from_fields,
-    cap_size,
-    PLAN_TARGET_FIELDS,
-    PLAN_STANDINS,
-    Settings,
+    validate_param,
 )
 from dppca_core.scenario import link_query, too_long_for_a_link
 from dppca_core.scenario import query_string as _query_string
 
 from .session import AUDIT_FOLLOW_KEY, NOTICES_KEY, SCENARIO_KEY
 from .text import md_escape
+
+
+def __getattr__(name: str):
+    """Every other public name of the pure part (:mod:`dppca_core.scenario`: the settings, their limits and checks),
+    re-exported: ``scenario.MAX_CELLS`` and ``from ui.scenario import SEED_MAX`` keep working."""
+    if not name.startswith("_") and hasattr(pure, name):
+        return getattr(pure, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 WIDGET_PREFIX = "w:"
 #: Settings a gallery scenario keeps from the session: how the app is shown, not what it computes.

@@ -152,24 +152,11 @@ def evaluate(
     trials = scores.shape[1]
     statistic = "published field" if leaked else design.statistic
     claimed_delta = float(delta)
+    run = _Run(label, epsilon, claimed_delta, neighbors, confidence, run_epsilon, run_delta, curve, design.note, start)
     gdp = curve.kind == "gdp" and not leaked
     fixed = design.threshold(sample, trials, confidence) if design.threshold is not None and not leaked else None
     if fixed is not None and design.bounded_range:
-        return _evaluate_range(
-            scores[..., 0],
-            fixed,
-            statistic,
-            curve,
-            design,
-            epsilon,
-            claimed_delta,
-            neighbors=neighbors,
-            confidence=confidence,
-            label=label,
-            run_epsilon=run_epsilon,
-            run_delta=run_delta,
-            start=start,
-        )
+        return _evaluate_range(scores[..., 0], fixed, statistic, run)
     if fixed is not None:  # fixed by the design's theory: every trial evaluates it
         half, threshold, scores = 0, float(fixed), scores[..., 0]
     else:
@@ -183,10 +170,7 @@ def evaluate(
     mu_lower, a_hi, b_hi = float(mu[0]), float(fpr_hi[0]), float(fnr_hi[0])
     delta_lower, mu_claimed = _delta_and_mu(gdp, epsilon, claimed_delta, mu_lower, a_hi, b_hi)
     return _result(
-        label=label,
-        epsilon=epsilon,
-        delta=claimed_delta,
-        neighbors=neighbors,
+        run,
         epsilon_lower=float(headline[0]),
         epsilon_lower_point=float(point[0]),
         mu_lower=mu_lower,
@@ -196,14 +180,8 @@ def evaluate(
         statistic=statistic,
         leaked_field=leaked,
         trials=trials,
-        start=start,
         threshold=threshold,
         rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_hi, b_hi),
-        confidence=confidence,
-        run_epsilon=run_epsilon,
-        run_delta=run_delta,
-        curve=curve,
-        note=design.note,
         eval_d=eval_d,
         eval_dp=eval_dp,
     )
@@ -237,22 +215,7 @@ def _delta_and_mu(gdp: bool, epsilon: float, delta: float, mu_lower: float, a_hi
     return _delta_lower(epsilon, [(a_hi, b_hi)]), None
 
 
-def _evaluate_range(
-    scores: np.ndarray,
-    thresholds: tuple,
-    statistic: str,
-    curve: PrivacyCurve,
-    design: AuditDesign,
-    epsilon: float,
-    delta: float,
-    *,
-    neighbors: str,
-    confidence: float,
-    label: str,
-    run_epsilon: float | None,
-    run_delta: float | None,
-    start: float,
-) -> AuditResult:
+def _evaluate_range(scores: np.ndarray, thresholds: tuple, statistic: str, run: _Run) -> AuditResult:
     """:func:`evaluate` for an exponential mechanism's design (``bounded_range``): its two thresholds, fixed in advance,
     evaluated on every trial; the headline bounds the width of the privacy loss's range (:func:`.bounds.range_bounds`,
     conversion "range"), the distribution-free bound is read from the same four rate bounds."""
@@ -261,30 +224,21 @@ def _evaluate_range(
     m = eval_d.size
     false_pos, false_neg = rates(eval_d, eval_dp, np.array([upper, lower]))
     width, point, (a_u, b_u, a_l, b_l) = range_bounds(
-        (false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), m, delta, confidence
+        (false_pos[0], false_neg[0]), (false_pos[1], false_neg[1]), m, run.delta, run.confidence
     )
     return _result(
-        label=label,
-        epsilon=epsilon,
-        delta=delta,
-        neighbors=neighbors,
+        run,
         epsilon_lower=max(width, point),
         epsilon_lower_point=point,
         mu_lower=0.0,
         mu_claimed=None,
-        delta_lower=_delta_lower(epsilon, [(a_u, b_u), (a_l, b_l)]),
+        delta_lower=_delta_lower(run.epsilon, [(a_u, b_u), (a_l, b_l)]),
         conversion="range",
         statistic=statistic,
         leaked_field=None,
         trials=scores.shape[1],
-        start=start,
         threshold=upper,
         rates=(float(false_pos[0]) / m, float(false_neg[0]) / m, a_u, b_u),
-        confidence=confidence,
-        run_epsilon=run_epsilon,
-        run_delta=run_delta,
-        curve=curve,
-        note=design.note,
         eval_d=eval_d,
         eval_dp=eval_dp,
         lower_test=(lower, float(false_pos[1]) / m, float(false_neg[1]) / m, a_l, b_l),
@@ -298,12 +252,27 @@ def _delta_lower(epsilon: float, upper_bounds) -> float:
     return float(max([0.0] + [max(1.0 - b - grow * a, 1.0 - a - grow * b) for a, b in upper_bounds]))
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What one audit claims and how it ran, the same on every evaluation path: its label, the claimed (epsilon,
+    delta) under ``neighbors``, the confidence, the (epsilon, delta) the audited runs used (None: the claim's), the
+    privacy curve they state, the design's note and the :func:`time.perf_counter` reading the audit started at."""
+
+    label: str
+    epsilon: float
+    delta: float
+    neighbors: str
+    confidence: float
+    run_epsilon: float | None
+    run_delta: float | None
+    curve: PrivacyCurve
+    note: str
+    start: float
+
+
 def _result(
+    run: _Run,
     *,
-    label,
-    epsilon,
-    delta,
-    neighbors,
     epsilon_lower,
     epsilon_lower_point,
     mu_lower,
@@ -313,29 +282,24 @@ def _result(
     statistic,
     leaked_field,
     trials,
-    start,
     threshold,
     rates,
-    confidence,
-    run_epsilon,
-    run_delta,
-    curve,
-    note,
     eval_d,
     eval_dp,
     lower_test=None,
 ) -> AuditResult:
-    """The :class:`AuditResult` of one evaluation, with the attack's whole trade-off curve against the claimed one;
-    ``rates`` = (false-positive rate, false-negative rate, their upper bounds) at ``threshold``."""
+    """The :class:`AuditResult` of one evaluation of ``run``, with the attack's whole trade-off curve against the
+    claimed one; ``rates`` = (false-positive rate, false-negative rate, their upper bounds) at ``threshold``."""
+    epsilon, delta, confidence = run.epsilon, run.delta, run.confidence
     curve_of_attack = tradeoff_curve(
         eval_d, eval_dp, _claim_curve(mu_claimed, epsilon, delta, conversion), delta, confidence
     )
     violated = epsilon_lower > epsilon * (1 + 1e-9) or delta_lower > delta or curve_of_attack.violated
     return AuditResult(
-        mechanism=label,
+        mechanism=run.label,
         epsilon_claimed=float(epsilon),
         delta_claimed=delta,
-        neighbors=neighbors,
+        neighbors=run.neighbors,
         epsilon_lower=float(epsilon_lower),
         epsilon_lower_point=float(epsilon_lower_point),
         mu_lower=mu_lower,
@@ -346,17 +310,17 @@ def _result(
         statistic=statistic,
         leaked_field=leaked_field,
         trials=trials,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - run.start,
         threshold=threshold,
         false_positive_rate=rates[0],
         false_negative_rate=rates[1],
         false_positive_upper=rates[2],
         false_negative_upper=rates[3],
         confidence=confidence,
-        run_epsilon=float(epsilon if run_epsilon is None else run_epsilon),
-        run_delta=float(delta if run_delta is None else run_delta),
-        epsilon_exact=exact_epsilon(curve, delta),
-        note=note,
+        run_epsilon=float(epsilon if run.run_epsilon is None else run.run_epsilon),
+        run_delta=float(delta if run.run_delta is None else run.run_delta),
+        epsilon_exact=exact_epsilon(run.curve, delta),
+        note=run.note,
         scores_d=eval_d,
         scores_d_prime=eval_dp,
         roc=roc(eval_d, eval_dp),

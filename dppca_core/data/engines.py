@@ -9,12 +9,13 @@ import io
 import os
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from .readers import (
     ByteRange,
+    csv_error,
     FileSpec,
     default_chunk,
     display_path,
@@ -38,6 +39,54 @@ _LOCAL_SCHEDULERS = ("threads", "processes", "synchronous", "sync", "single-thre
 
 class StreamCancelled(ValueError):
     """Raised when a ``progress`` callback returns False: the caller cancelled the read."""
+
+
+@dataclass(frozen=True)
+class StreamRead:
+    """What :func:`dppca_core.data.stats.sufficient_stats` asks of either engine: the files (``items``, shown as
+    ``display``), how their rows are read, and when the read started."""
+
+    items: list
+    display: str
+    columns: list | None
+    data_norm: float
+    sites: str | None
+    chunk_rows: int | None
+    label: str | None
+    on_bad: str
+    max_columns: int | None
+    max_sites: int
+    fill: object
+    started: float
+
+    def file_spec(self, fh, name: str) -> tuple[FileSpec, tuple, dict]:
+        """(spec, how to read on, dropped columns) of one file from its head (:func:`read_file_spec`)."""
+        return read_file_spec(
+            fh,
+            name,
+            self.columns,
+            self.data_norm,
+            self.sites,
+            self.chunk_rows,
+            self.label,
+            self.on_bad,
+            self.max_columns,
+        )
+
+    def finish(self, part: Partial, spec: FileSpec, extra: dict):
+        """The statistics of the merged ``part``, with the engine's ``extra`` facts and the seconds taken."""
+        return finish_stats(
+            part, spec, self.display, self.sites, {**extra, "seconds": time.perf_counter() - self.started}
+        )
+
+
+def check_same_header(spec: FileSpec, other: FileSpec, name: str) -> None:
+    """ValueError unless the file ``name`` (read as ``other``) has the columns of the first file (``spec``)."""
+    if other.header != spec.header:
+        raise ValueError(
+            f"{name} has columns {list(other.header)[:10]}, not those of the first file "
+            f"({list(spec.header)[:10]}); every file must have the same columns."
+        )
 
 
 def _parallel_ok(item, fh, spec: FileSpec, workers: int) -> bool:
@@ -104,39 +153,19 @@ def _counting(spec: FileSpec) -> FileSpec:
     return spec if spec.on_bad == "replace" else replace(spec, on_bad="drop_rows")
 
 
-def numpy_stats(
-    items,
-    display,
-    columns,
-    data_norm,
-    sites,
-    chunk_rows,
-    label,
-    on_bad,
-    max_columns,
-    max_sites,
-    progress,
-    started,
-    workers,
-    fill=None,
-):
+def numpy_stats(read: StreamRead, progress, workers: int):
     spec, part, dropped = None, None, {}
-    for item in items:
+    data_norm, on_bad, max_sites, display = read.data_norm, read.on_bad, read.max_sites, read.display
+    for item in read.items:
         fh, name = open_binary(item)
         try:
-            file_spec, how, file_dropped = read_file_spec(
-                fh, name, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
-            )
-            file_spec = with_fill(file_spec, fill)
+            file_spec, how, file_dropped = read.file_spec(fh, name)
+            file_spec = with_fill(file_spec, read.fill)
             if spec is None:
                 spec, dropped = file_spec, file_dropped
                 part = Partial(len(spec.features), data_norm)
-            elif file_spec.header != spec.header:
-                raise ValueError(
-                    f"{name} has columns {list(file_spec.header)[:10]}, not those of the first file "
-                    f"({list(spec.header)[:10]}); every file must have the same columns."
-                )
-            rows = default_chunk(spec, chunk_rows)
+            check_same_header(spec, file_spec, name)
+            rows = default_chunk(spec, read.chunk_rows)
             if how[0] == "parquet":
                 chunks = iter_parquet_chunks(how[1], spec, rows, name)
             else:
@@ -154,7 +183,7 @@ def numpy_stats(
                 )
                 usecols = (
                     None
-                    if columns is None
+                    if read.columns is None
                     else sorted(set(spec.features) | ({spec.site} if spec.site is not None else set()))
                 )
                 if _parallel_ok(item, fh, file_spec, workers):
@@ -176,13 +205,7 @@ def numpy_stats(
         finally:
             if isinstance(item, (str, os.PathLike)):
                 fh.close()
-    extra = {
-        "engine": "numpy",
-        "files": len(items),
-        "dropped_columns": dropped,
-        "seconds": time.perf_counter() - started,
-    }
-    return finish_stats(part, spec, display, sites, extra)
+    return read.finish(part, spec, {"engine": "numpy", "files": len(read.items), "dropped_columns": dropped})
 
 
 def _dask_block(block: bytes, spec: FileSpec, name: str, max_sites: int) -> Partial:
@@ -213,16 +236,8 @@ def _iter_block(block, spec, names, dtype, name):
                 dtype=dtype,
                 low_memory=False,
             )
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as " "UTF-8."
-            ) from None
-        except Exception as exc:
-            detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-            raise ValueError(
-                f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
-                "of separated fields on every line."
-            ) from None
+        except Exception as exc:  # noqa: BLE001 - the parsers raise several types on malformed text
+            raise csv_error(exc, name, spec.encoding) from None
     yield frame
 
 
@@ -251,21 +266,7 @@ def _tree(delayed, leaves, fan_in=8):
     return level[0]
 
 
-def dask_stats(
-    items,
-    display,
-    columns,
-    data_norm,
-    sites,
-    chunk_rows,
-    label,
-    on_bad,
-    scheduler,
-    max_columns,
-    max_sites,
-    started,
-    fill=None,
-):
+def dask_stats(read: StreamRead, scheduler):
     try:
         import dask
         from dask import delayed
@@ -274,49 +275,34 @@ def dask_stats(
             "engine='dask' needs dask: pip install -r requirements-scale.txt (or the 'scale' extra), "
             "or use engine='numpy'."
         ) from None
-    if not all(isinstance(i, (str, os.PathLike)) for i in items):
+    if not all(isinstance(i, (str, os.PathLike)) for i in read.items):
         raise ValueError(
             "engine='dask' reads files by path (the workers open them); pass a path, glob or folder, or "
             "use engine='numpy' for a file-like object."
         )
-    paths = [str(p) for p in items]
-    spec, dropped = _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill)
+    paths = [str(p) for p in read.items]
+    spec, dropped = _dask_spec(paths, read)
     if spec.kind == "csv":
-        leaves = _csv_leaves(delayed, paths, spec, display, chunk_rows, max_sites)
+        leaves = _csv_leaves(delayed, paths, spec, read.display, read.chunk_rows, read.max_sites)
     else:
-        leaves = _parquet_leaves(delayed, paths, spec, display, max_sites)
+        leaves = _parquet_leaves(delayed, paths, spec, read.display, read.max_sites)
     if not leaves:
-        raise ValueError(f"{display} holds no data rows.")
-    total = _tree(delayed, leaves)
-    part = _compute(dask, total, scheduler)
-    extra = {
-        "engine": "dask",
-        "files": len(paths),
-        "blocks": len(leaves),
-        "dropped_columns": dropped,
-        "seconds": time.perf_counter() - started,
-    }
-    return finish_stats(part, spec, display, sites, extra)
+        raise ValueError(f"{read.display} holds no data rows.")
+    part = _compute(dask, _tree(delayed, leaves), scheduler)
+    extra = {"engine": "dask", "files": len(paths), "blocks": len(leaves), "dropped_columns": dropped}
+    return read.finish(part, spec, extra)
 
 
-def _dask_spec(paths, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, fill):
+def _dask_spec(paths, read: StreamRead):
     """(the first file's reading spec with its public fills, the columns it leaves out); ValueError unless every
     file has the same header (cheap: one head each)."""
     with open(paths[0], "rb") as fh:
-        spec, _, dropped = read_file_spec(
-            fh, display_path(paths[0]), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
-        )
-    spec = with_fill(spec, fill)
+        spec, _, dropped = read.file_spec(fh, display_path(paths[0]))
+    spec = with_fill(spec, read.fill)
     for p in paths[1:]:
         with open(p, "rb") as fh:
-            other, _, _ = read_file_spec(
-                fh, display_path(p), columns, data_norm, sites, chunk_rows, label, on_bad, max_columns
-            )
-        if other.header != spec.header:
-            raise ValueError(
-                f"{display_path(p)} has columns {list(other.header)[:10]}, not those of the first file "
-                f"({list(spec.header)[:10]}); every file must have the same columns."
-            )
+            other, _, _ = read.file_spec(fh, display_path(p))
+        check_same_header(spec, other, display_path(p))
     return spec, dropped
 
 

@@ -277,6 +277,18 @@ def _csv_reader(fh, spec: FileSpec, offset: int | None, chunk_rows: int, usecols
     )
 
 
+def csv_error(exc: Exception, name: str, encoding: str) -> ValueError:
+    """What a CSV parser's error on the file ``name`` says in plain words (the parsers raise several types on
+    malformed text): the text is not valid ``encoding`` further in, or a line does not parse."""
+    if isinstance(exc, UnicodeDecodeError):
+        return ValueError(f"{name} is not valid {encoding} text further in ({exc.reason}); re-save it as UTF-8.")
+    detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+    return ValueError(
+        f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
+        "of separated fields on every line."
+    )
+
+
 def iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
     reader = _csv_reader(fh, spec, offset, chunk_rows, usecols)
     with warnings.catch_warnings():
@@ -286,16 +298,8 @@ def iter_csv_chunks(fh, spec, offset, chunk_rows, usecols, name):
                 chunk = next(reader)
             except StopIteration:
                 return
-            except UnicodeDecodeError as exc:
-                raise ValueError(
-                    f"{name} is not valid {spec.encoding} text further in ({exc.reason}); re-save it as " "UTF-8."
-                ) from None
-            except Exception as exc:  # the parsers raise several types on malformed text
-                detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-                raise ValueError(
-                    f"{name}: could not parse as CSV ({detail}); use one header row and the same number "
-                    "of separated fields on every line."
-                ) from None
+            except Exception as exc:  # noqa: BLE001 - the parsers raise several types on malformed text
+                raise csv_error(exc, name, spec.encoding) from None
             yield chunk
 
 

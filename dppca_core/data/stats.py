@@ -53,7 +53,7 @@ from typing import Callable
 import numpy as np
 
 from ..validation import check_data_norm
-from .engines import PARALLEL_BYTES, StreamCancelled, dask_stats, numpy_stats
+from .engines import PARALLEL_BYTES, StreamCancelled, StreamRead, dask_stats, numpy_stats
 from .readers import CHUNK_CELLS, expand_columns
 from .sufficient import NO_SITE, SufficientStats
 from .tables import MAX_COLUMNS, PublicSchema, fill_values
@@ -144,19 +144,14 @@ def sufficient_stats(
     data_norm = check_data_norm(data_norm)
     workers = _check_arguments(engine, on_bad, fill, chunk_rows, max_sites, sites, workers)
     started = time.perf_counter()
-    read = (
-        *expand_columns(source),
-        columns,
-        data_norm,
-        sites,
-        chunk_rows,
-        label,
-        on_bad,
-    )  # what both engines take first
+    items, display = expand_columns(source)
+    read = StreamRead(
+        items, display, columns, data_norm, sites, chunk_rows, label, on_bad, max_columns, max_sites, fill, started
+    )
     if engine == "dask":
-        stats = dask_stats(*read, scheduler, max_columns, max_sites, started, fill)
+        stats = dask_stats(read, scheduler)
     else:
-        stats = numpy_stats(*read, max_columns, max_sites, progress, started, workers, fill)
+        stats = numpy_stats(read, progress, workers)
     return _with_schema(stats, label, on_bad, fill, columns is not None)
 
 

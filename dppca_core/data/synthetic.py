@@ -197,6 +197,34 @@ def spiked_covariance(
     )
 
 
+#: The sections every paper law's docstring shares (its ``{law_sections}`` line): the seed and the radius among its
+#: parameters, then what it returns and raises.
+LAW_SECTIONS = """seed : None, int or numpy.random.Generator
+    The draw's randomness (an int for a reproducible draw).
+data_norm : float
+    The public radius R the rows are scaled to and clipped at.
+
+Returns
+-------
+SyntheticData
+    The rows and the truth they were drawn from.
+
+Raises
+------
+ValueError
+    For sizes out of range, in words."""
+
+
+def _paper_law(generator):
+    """``generator`` with its docstring's ``{law_sections}`` line replaced by :data:`LAW_SECTIONS`, at its indent."""
+    lines = generator.__doc__.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip() == "{law_sections}")
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    shared = [indent + line if line else line for line in LAW_SECTIONS.split("\n")]
+    generator.__doc__ = "\n".join(lines[:at] + shared + lines[at + 1 :])
+    return generator
+
+
 # ------------------------------------------------------------------------------------- paper settings
 
 
@@ -223,6 +251,7 @@ def _wang_xu(n, d, k, s, lam, seed, data_norm, name, description):
     )
 
 
+@_paper_law
 def wang_xu_low_dim(
     n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -239,20 +268,7 @@ def wang_xu_low_dim(
         Rows, columns (the paper's p) and the planted rank.
     lam : float
         The signal strength.
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------
@@ -274,6 +290,7 @@ def wang_xu_low_dim(
     )
 
 
+@_paper_law
 def wang_xu_sparse(
     n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -290,20 +307,7 @@ def wang_xu_sparse(
         Rows of the planted support.
     lam : float
         The signal strength.
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------
@@ -325,6 +329,7 @@ def wang_xu_sparse(
     )
 
 
+@_paper_law
 def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Ge et al. (AISTATS 2018), Section 5: Sigma = U Lambda U^T, lambda_1..k = 100, the rest U[0, 10], Q* s-row-sparse.
 
@@ -339,20 +344,7 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
         Rows, columns and the planted rank.
     s : int
         Rows of the planted support.
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------
@@ -382,6 +374,7 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     )
 
 
+@_paper_law
 def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Liu et al. (NeurIPS 2022) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
 
@@ -393,20 +386,7 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
         Rows and columns.
     gap : float
         The spike above the unit noise (lambda_1 - lambda_2).
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------
@@ -435,6 +415,7 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     )
 
 
+@_paper_law
 def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Liu et al. (NeurIPS 2022) Example 4.1: x = s + nu, s = +-v with probability 1/2 each, nu ~ N(0, sigma^2 I).
 
@@ -448,20 +429,7 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
         Rows and columns.
     sigma : float
         The noise's standard deviation.
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------
@@ -493,6 +461,7 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
     )
 
 
+@_paper_law
 def imtiaz_synthetic(
     n: int = 10000, d: int = 100, k: int = 20, rotate: bool = False, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -509,20 +478,7 @@ def imtiaz_synthetic(
         Rows, columns and the planted rank.
     rotate : bool
         Rotate the law at random (the authors' is axis-aligned).
-    seed : None, int or numpy.random.Generator
-        The draw's randomness (an int for a reproducible draw).
-    data_norm : float
-        The public radius R the rows are scaled to and clipped at.
-
-    Returns
-    -------
-    SyntheticData
-        The rows and the truth they were drawn from.
-
-    Raises
-    ------
-    ValueError
-        For sizes out of range, in words.
+    {law_sections}
 
     Examples
     --------

@@ -199,39 +199,22 @@ class ParsedTable:
         dropped: dict = {}
         declared = columns is not None
         chosen = self._choose(columns, label, on_bad, dropped)
+        fills, replaced, rows_dropped = {}, {}, 0
         if on_bad == "replace":
             fills = fill_values(fill, chosen)
             values, replaced = self._replaced(chosen, fills)
-            return self._table(
-                chosen,
-                label,
-                labels,
-                values,
-                dropped,
-                0,
-                PublicSchema(tuple(chosen), label, on_bad, fills, declared),
-                replaced,
-            )
-        infos, keep_rows = self._apply_on_bad(chosen, on_bad, dropped)
-        if len(infos) < len(chosen):  # on_bad="drop_column" left some out: the columns now depend on the cells
-            chosen, declared = [i.name for i in infos], False
-        values = np.column_stack([i.values for i in infos]) if infos else np.empty((self.n_rows, 0))
-        rows_dropped = 0
-        if keep_rows is not None:
-            rows_dropped = int((~keep_rows).sum())
-            values = values[keep_rows]
-            if labels is not None:
-                labels = labels[keep_rows].reset_index(drop=True)
-        return self._table(
-            chosen,
-            label,
-            labels,
-            values,
-            dropped,
-            rows_dropped,
-            PublicSchema(tuple(chosen), label, on_bad, {}, declared),
-            {},
-        )
+        else:
+            infos, keep_rows = self._apply_on_bad(chosen, on_bad, dropped)
+            if len(infos) < len(chosen):  # on_bad="drop_column" left some out: the columns now depend on the cells
+                chosen, declared = [i.name for i in infos], False
+            values = np.column_stack([i.values for i in infos]) if infos else np.empty((self.n_rows, 0))
+            if keep_rows is not None:
+                rows_dropped = int((~keep_rows).sum())
+                values = values[keep_rows]
+                if labels is not None:
+                    labels = labels[keep_rows].reset_index(drop=True)
+        schema = PublicSchema(tuple(chosen), label, on_bad, fills, declared)
+        return self._table(chosen, label, labels, values, dropped, rows_dropped, schema, replaced)
 
     def _apply_on_bad(self, chosen: list, on_bad: str, dropped: dict) -> tuple[list, np.ndarray | None]:
         """(the chosen columns' analyses that stay, the rows that stay or None for all) under ``on_bad`` ("error",
@@ -482,8 +465,7 @@ def load_table(
     Parameters
     ----------
     source : str, path, or file-like
-        A path, or an object with ``getvalue()`` or ``read()`` (``io.BytesIO``, a Streamlit UploadedFile);
-        its ``name`` (if any) picks Parquet by extension, otherwise the ``PAR1`` magic bytes do.
+        A path or a file's bytes, read as :func:`parse_table` reads them (Parquet or CSV).
     columns : list of str, optional
         Feature columns; default every numeric column except ``label`` and header-less ones.
     label : str, optional

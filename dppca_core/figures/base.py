@@ -135,3 +135,19 @@ def swept_axis(fig: go.Figure, values, title: str, log: bool, most: int = 9) -> 
         title=text(title), type="log" if log else "linear", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks]
     )
     return fig
+
+
+def band(x, lo, hi, colour: str, opacity: float) -> go.Scatter:
+    """The shaded band from ``lo`` to ``hi`` over ``x`` (a curve's 95% band): one closed outline filled in
+    ``colour``, with no line, out of the legend and the hover."""
+    return go.Scatter(
+        x=np.r_[x, np.asarray(x)[::-1]],
+        y=np.r_[hi, np.asarray(lo)[::-1]],
+        fill="toself",
+        mode="lines",
+        fillcolor=colour,
+        opacity=opacity,
+        line=dict(width=0),
+        showlegend=False,
+        hoverinfo="skip",
+    )

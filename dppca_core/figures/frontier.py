@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, name, swept_axis, text
+from .base import band, color_or_grey, layout, name, swept_axis, text
 
 #: the marker of a mechanism's points by its audit's verdict: filled where its audit found no violation, a cross
 #: where its audit refuted the claim, open where it has no audit row for the relation
@@ -40,19 +40,7 @@ def frontier(
         rows = rows.sort_values("eps")
         colour = color_or_grey(mech)
         status, words = verdicts.get(mech, ("not audited", "no audit row"))
-        fig.add_trace(
-            go.Scatter(
-                x=np.r_[rows["eps"], rows["eps"][::-1]],
-                y=np.r_[rows["hi"], rows["lo"][::-1]],
-                fill="toself",
-                mode="lines",
-                fillcolor=colour,
-                opacity=0.15,
-                line=dict(width=0),
-                showlegend=False,
-                hoverinfo="skip",
-            )
-        )
+        fig.add_trace(band(rows["eps"], rows["lo"], rows["hi"], colour, 0.15))
         fig.add_trace(
             go.Scatter(
                 x=rows["eps"],

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, name, nonempty, swept_axis, text, white_template
+from .base import band, color_or_grey, layout, name, nonempty, swept_axis, text, white_template
 from .release import (
     BUDGET_LABEL_PX as BUDGET_LABEL_PX,
     BUDGET_PARTS as BUDGET_PARTS,
@@ -279,19 +279,7 @@ def _add_bands(fig: go.Figure, x: str, frames: list) -> None:
         for mech, g in data.groupby("mechanism", sort=False):
             g = g.sort_values(x)
             c = color_or_grey(mech)
-            fig.add_trace(
-                go.Scatter(
-                    x=np.r_[g[x], g[x][::-1]],
-                    y=np.r_[g["hi"], g["lo"][::-1]],
-                    fill="toself",
-                    mode="lines",
-                    fillcolor=c,
-                    opacity=0.2 if label is None else 0.1,
-                    line=dict(width=0),
-                    showlegend=False,
-                    hoverinfo="skip",
-                )
-            )
+            fig.add_trace(band(g[x], g["lo"], g["hi"], c, 0.2 if label is None else 0.1))
             fig.add_trace(
                 go.Scatter(
                     x=g[x],
@@ -316,43 +304,21 @@ def _add_extrapolated(fig: go.Figure, frame, x: str, extrapolated: dict) -> None
         last = frame[frame["mechanism"] == mech].sort_values(x).tail(1)  # the dotted line goes on from the curve
         sizes = [0] * len(last) + [10] * len(xs)  # a marker on the extrapolated points only
         xs, ys = np.r_[last[x].to_numpy(float), xs], np.r_[last["mean"].to_numpy(float), ys]
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines+markers",
-                name=f"extrapolated: {name(mech)}",
-                line=dict(dash="dot", width=2, color=color_or_grey(mech)),
-                marker=dict(symbol="diamond-open", size=sizes),
-            )
-        )
+        fig.add_trace(_dotted(xs, ys, f"extrapolated: {name(mech)}", color_or_grey(mech), sizes))
 
 
 def _add_what_if(fig: go.Figure, mech: str, xs, ys, lo, hi) -> None:
     """One mechanism's what-if of :func:`sweep`: its 95% band (light), its mean dotted with open diamonds."""
     c = color_or_grey(mech)
-    fig.add_trace(
-        go.Scatter(
-            x=np.r_[xs, xs[::-1]],
-            y=np.r_[hi, lo[::-1]],
-            fill="toself",
-            mode="lines",
-            fillcolor=c,
-            opacity=0.1,
-            line=dict(width=0),
-            showlegend=False,
-            hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="lines+markers",
-            name=f"extrapolated (what-if): {name(mech)}",
-            line=dict(dash="dot", width=2, color=c),
-            marker=dict(symbol="diamond-open", size=10),
-        )
+    fig.add_trace(band(xs, lo, hi, c, 0.1))
+    fig.add_trace(_dotted(xs, ys, f"extrapolated (what-if): {name(mech)}", c, 10))
+
+
+def _dotted(xs, ys, label: str, colour: str, sizes) -> go.Scatter:
+    """An extrapolated curve of :func:`sweep`: dotted, with open diamonds of ``sizes`` (one, or one per point)."""
+    line = dict(dash="dot", width=2, color=colour)
+    return go.Scatter(
+        x=xs, y=ys, mode="lines+markers", name=label, line=line, marker=dict(symbol="diamond-open", size=sizes)
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .base import color_or_grey, layout, swept_axis, text
+from .base import band, color_or_grey, layout, swept_axis, text
 
 RANDOM = "random vectors"
 
@@ -38,18 +38,7 @@ def qcomp_sweep(
         g = g.sort_values(axis)
         c = color_or_grey(mech)
         name = text(labels.get(mech, mech))
-        fig.add_trace(
-            go.Scatter(
-                x=np.r_[g[axis], g[axis][::-1]],
-                y=np.r_[g["hi"], g["lo"][::-1]],
-                fill="toself",
-                fillcolor=c,
-                opacity=0.18,
-                line=dict(width=0),
-                showlegend=False,
-                hoverinfo="skip",
-            )
-        )
+        fig.add_trace(band(g[axis], g["lo"], g["hi"], c, 0.18))
         fig.add_trace(
             go.Scatter(
                 x=g[axis],

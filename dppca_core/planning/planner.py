@@ -265,25 +265,7 @@ def _plan_from_setting(s: Setting) -> Plan:
     settings = _settings(s, sim.engine)
     notes = plan_notes(s)
     if winner is None:
-        return Plan(
-            math.inf,
-            None,
-            None,
-            frontier,
-            candidates,
-            None,
-            (0.0, 0.0),
-            s.reps,
-            s.confidence,
-            s.target_map,
-            s.delta,
-            s.standin,
-            None,
-            math.inf,
-            settings,
-            tuple(notes),
-            sim.releases,
-        )
+        return _no_plan(s, frontier, candidates, settings, notes, sim.releases)
     count, reps = winner.checked[winner.index]
     lo, hi = clopper_pearson_arrays(np.array([count]), reps, PLAN_INTERVAL)
     epsilon = float(grid[winner.index])
@@ -329,25 +311,39 @@ def _refused(s: Setting) -> Plan:
         + f". Spend more ε on it{factor}, state a spectrum, or give a previous release."
     )
     empty = pd.DataFrame(columns=["mechanism", "title", "split", "epsilon", "reps", "share", "low", "high", "meets"])
+    return _no_plan(
+        s,
+        empty.assign(winner=False, planned=False),
+        pd.DataFrame(columns=["mechanism", "title", "split", "first guess ε", "searched", "planned ε"]),
+        _settings(s, "none"),
+        plan_notes(s),
+        0,
+        refusal=words,
+    )
+
+
+def _no_plan(s: Setting, frontier, candidates, settings: dict, notes, releases: int, refusal=None) -> Plan:
+    """The plan that names no mechanism (none meets the targets, or ``refusal`` says why none was sought): its
+    epsilon infinite, with the setting's reps, confidence, targets, delta and stand-in."""
     return Plan(
         math.inf,
         None,
         None,
-        empty.assign(winner=False, planned=False),
-        pd.DataFrame(columns=["mechanism", "title", "split", "first guess ε", "searched", "planned ε"]),
+        frontier,
+        candidates,
         None,
         (0.0, 0.0),
         s.reps,
         s.confidence,
         s.target_map,
         s.delta,
-        standin,
+        s.standin,
         None,
         math.inf,
-        _settings(s, "none"),
-        tuple(plan_notes(s)),
-        0,
-        refusal=words,
+        settings,
+        tuple(notes),
+        releases,
+        refusal=refusal,
     )
 
 

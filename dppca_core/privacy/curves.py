@@ -42,6 +42,14 @@ def composed_mu(mus) -> float:
 CURVE_KINDS = ("gdp", "pure", "approx", "none")
 
 
+def _finite_nonnegative(value, name: str) -> float:
+    """``value`` as a float; ValueError in words unless it is a finite number >= 0."""
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0 (got {value!r}).")
+    return value
+
+
 @dataclass(frozen=True)
 class PrivacyCurve:
     """The exact privacy guarantee of one release, as a family of (epsilon, delta) pairs.
@@ -92,9 +100,7 @@ class PrivacyCurve:
 
     @classmethod
     def gdp(cls, mu: float) -> "PrivacyCurve":
-        mu = float(mu)
-        if not (math.isfinite(mu) and mu >= 0):
-            raise ValueError(f"mu must be a finite number >= 0 (got {mu!r}).")
+        mu = _finite_nonnegative(mu, "mu")
         return cls("gdp", mu=mu)
 
     @classmethod
@@ -201,9 +207,7 @@ def zcdp_to_gdp_mu(rho: float) -> float:
     >>> privacy.zcdp_to_gdp_mu(0.125)
     0.5
     """
-    rho = float(rho)
-    if not (math.isfinite(rho) and rho >= 0):
-        raise ValueError(f"rho must be a finite number >= 0 (got {rho!r}).")
+    rho = _finite_nonnegative(rho, "rho")
     return math.sqrt(2.0 * rho)
 
 
@@ -226,9 +230,7 @@ def gdp_to_zcdp_rho(mu: float) -> float:
     >>> privacy.gdp_to_zcdp_rho(0.5)
     0.125
     """
-    mu = float(mu)
-    if not (math.isfinite(mu) and mu >= 0):
-        raise ValueError(f"mu must be a finite number >= 0 (got {mu!r}).")
+    mu = _finite_nonnegative(mu, "mu")
     return mu * mu / 2.0
 
 
@@ -294,9 +296,7 @@ def pure_to_gdp_mu(epsilon: float) -> float:
     >>> round(privacy.pure_to_gdp_mu(1.0), 6)
     1.232035
     """
-    epsilon = float(epsilon)
-    if not (math.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0 (got {epsilon!r}).")
+    epsilon = _finite_nonnegative(epsilon, "epsilon")
     # e^eps / (1 + e^eps) = 1 - x with x = 1 / (1 + e^eps); Phi^-1(1 - x) = -Phi^-1(x) keeps precision for
     # large epsilon. x underflows to 0 (mu = inf: no finite GDP bound is representable) beyond epsilon ~ 745.
     x = math.exp(-epsilon - math.log1p(math.exp(-epsilon)))

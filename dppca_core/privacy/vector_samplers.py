@@ -134,14 +134,21 @@ def _vector_bernoulli_b(
         if edge.size:  # f = 2k: passes when a fresh uniform is below x
             u = _raw(words, edge.size)
             passes[edge] = _less(words, u, x[active[edge]], x_ext, idx[active[edge]])
-        stop = active[~passes]
-        result[stop] = n[stop] % 2 == 0
-        keep = active[passes]
-        last[keep] = z[passes]
-        last_ext.move(z_ext, keep)
-        n[keep] += 1
-        active = keep
+        active = _run_step(result, n, last, last_ext, active, z, z_ext, passes)
     return result
+
+
+def _run_step(result, n, last, last_ext: _Extensions, active, z, z_ext: _Extensions, go_on) -> np.ndarray:
+    """One step of the runs of the ``active`` samples (state by sample position): a run that stops (not ``go_on``)
+    settles ``result`` to whether its length ``n`` is even; one that goes on takes ``z`` (its further digits in
+    ``z_ext``) as its last value and grows by one. Returns the samples still running."""
+    stop = active[~go_on]
+    result[stop] = n[stop] % 2 == 0
+    keep = active[go_on]
+    last[keep] = z[go_on]
+    last_ext.move(z_ext, keep)
+    n[keep] += 1
+    return keep
 
 
 def _rekey(ext: _Extensions, old: np.ndarray, new: np.ndarray) -> _Extensions:
@@ -215,13 +222,7 @@ def _vector_run_even(
         z = _raw(words, active.size)
         z_ext = _Extensions()
         go_on = _less(words, z, last[active], last_ext, active, z_ext)
-        stop = active[~go_on]
-        result[stop] = n[stop] % 2 == 0
-        keep = active[go_on]
-        last[keep] = z[go_on]
-        last_ext.move(z_ext, keep)
-        n[keep] += 1
-        active = keep
+        active = _run_step(result, n, last, last_ext, active, z, z_ext, go_on)
     return result
 
 
