@@ -65,13 +65,7 @@ def _k_problem() -> None:
     """With k chosen privately and no eigenvalue share: say so, offer the fix, and compute nothing."""
     problem = scenario.k_rule_problem(vals)
     if problem:
-        st.error(md_escape(problem), icon=":material/tune:")
-        st.button(
-            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of the budget",
-            key="k_give_eig",
-            on_click=scenario.set_value,
-            args=("beig", scenario.K_EIGENVALUE_SHARE),
-        )
+        controls.eigenvalue_share_fix(st.error, problem, ":material/tune:", "k_give_eig")
         st.stop()
 
 
