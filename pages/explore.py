@@ -16,9 +16,8 @@ ensure_navigation()
 
 vals = scenario.values()
 s = scenario.Settings(vals)
-presenting = show.presenting()
-if not presenting:  # in presenter mode the bar names the page, and the main figure comes first
-    st.title("Explore")
+presenting = show.heading("Explore")  # in presenter mode the main figure comes first
+if not presenting:
     st.caption(risk.context_sentence(s.epsilon).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
