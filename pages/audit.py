@@ -3,14 +3,11 @@
 import streamlit as st
 
 import dppca_core as dc
-from dppca_core import figures
-from dppca_core.audit import audit, describe_statistic
 
-from ui import audit_curve, guarantee, scenario, session, show
+from ui import audit_view, scenario, session
 from ui.errors import boundary
 from ui.text import NUMBER_FORMAT
 from ui.shell import ensure_navigation
-from dppca_core.reading import number
 
 ensure_navigation()
 
@@ -62,109 +59,12 @@ buttons[1].button(
 )
 if run_clicked:
     with boundary("the audit"):
-        mech, eps, delta, nb = s.audit_mechanism, s.audit_epsilon, s.audit_delta, s.audit_neighbors
-        spec = dc.get_mechanism(mech)
-        if nb not in spec.relations:
-            raise ValueError(
-                f"{spec.title} has a guarantee only for {' / '.join(spec.relations)}; pick that "
-                "neighbouring relation."
-            )
-        bar = st.progress(0.0, text="running the attack…")
-        result = audit(
-            mech,
-            eps,
-            delta,
-            neighbors=nb,
-            trials=int(s.audit_trials),
-            seed=0,
-            run_epsilon=eps * s.audit_factor,
-            progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
-        )
-        bar.empty()
-        st.session_state[session.AUDIT_RESULT_KEY] = result  # the last audit of this session
-        guarantee.remember_audit(result)
-
-
-def claim_reached(ratio: float) -> tuple[str, str | None]:
-    """The "claim reached" metric in words: a percentage up to the claim; past it (the claim refuted) no percentage
-    such as 999%, but how many times the claimed ε the lower bound is."""
-    if ratio <= 1:
-        return f"{ratio:.0%}", None
-    times = "∞" if ratio == float("inf") else number(ratio, 3)
-    return "over 100%", f"refuted: the bound is {times}× the claim"
-
+        audit_view.run_ours(s)
 
 result = st.session_state.get(session.AUDIT_RESULT_KEY)
 if result is not None:
     with boundary("the audit result"):
-        spec = dc.get_mechanism(result.mechanism)
-        if result.violated:
-            st.warning(f"**{spec.title}: claim contradicted.** {result.verdict()}", icon=":material/gpp_bad:")
-        else:
-            st.success(f"**{spec.title}: no violation found.** {result.verdict()}", icon=":material/verified_user:")
-        guarantee.card(
-            result.mechanism,
-            epsilon=result.epsilon_claimed,
-            delta=result.delta_claimed,
-            neighbors=result.neighbors,
-            exact=result.epsilon_exact,
-            audit_result=result,
-            key="audit_guarantee",
-        )
-        m = st.columns(5)
-        m[0].metric("claim", f"({number(result.epsilon_claimed)}, {number(result.delta_claimed)})")
-        m[1].metric(
-            "lower bound on ε",
-            "∞" if result.epsilon_lower == float("inf") else number(result.epsilon_lower, 3),
-            help="At the claimed δ, with 95% confidence.",
-        )
-        reached, beyond = claim_reached(result.ratio)
-        m[2].metric(
-            "claim reached",
-            reached,
-            delta=beyond,
-            delta_color="off",
-            delta_arrow="off",
-            help="lower bound / claimed ε: near 100% means the audit is tight; above 100% refutes the claim.",
-        )
-        m[3].metric("lower bound on δ", number(result.delta_lower, 3), help="At the claimed ε, with 95% confidence.")
-        m[4].metric(
-            "trials per dataset",
-            f"{result.trials:,}",
-            delta=f"{result.seconds:.1f} s",
-            delta_color="off",
-            delta_arrow="off",
-        )
-        how = (
-            f"the published field '{result.leaked_field}', which carries no noise"
-            if result.statistic == "published field"
-            else describe_statistic(spec, result.statistic)
-        )
-        reading = {
-            "gdp": "read through the Gaussian-DP trade-off curve, which assumes the mechanism's trade-off curve "
-            "is Gaussian (exact for Gaussian noise)",
-            "range": "two tests, one in each tail, read through the exponential mechanism's bounded "
-            "privacy-loss range (its proof keeps the loss within a range of width ε; the "
-            f"distribution-free bound from the same tests is {number(result.epsilon_lower_point, 3)})",
-        }.get(result.conversion, "distribution-free (no assumption on the mechanism)")
-        st.caption(
-            f"Where: {result.note}. Statistic: {how}. Bound: {reading}. "
-            "Relation: "
-            f"{result.neighbors}; error rates on the evaluation trials: false positives "
-            f"{result.false_positive_rate:.3f}, false negatives {result.false_negative_rate:.3f}."
-            + (
-                f" The mechanism was run at ε = {number(result.run_epsilon)}."
-                if result.run_epsilon != result.epsilon_claimed
-                else ""
-            )
-        )
-        # the attack's whole trade-off curve (its band, the claimed curve, the chosen threshold, the GDP reading),
-        # then the statistic the curve is read from (ui/audit_curve.py)
-        audit_curve.section(result, key="audit_curve")
-        cols = st.columns(2)
-        show.chart(
-            figures.audit_histograms(result.scores_d, result.scores_d_prime, result.threshold), container=cols[0]
-        )
+        audit_view.show_ours(result)
 else:
     st.info(
         "Pick a mechanism and run the audit. Try Analyze Gauss, then the same with “runs at ε × 3”, then the "

@@ -6,18 +6,8 @@ import streamlit as st
 
 from dppca_core import figures
 from dppca_core.pipeline.choices import choose_k
-from ui import (
-    column_bounds,
-    compute,
-    data,
-    data_warnings,
-    scenario,
-    server_files,
-    session,
-    show,
-    table_hints,
-    table_schema,
-)
+from ui import column_bounds, compute, data, data_warnings, scenario, server_files, session, show
+from ui import table_hints, table_schema
 from ui.errors import boundary
 from ui.shell import ensure_navigation
 from ui.text import NUMBER_FORMAT, literal, md_escape
@@ -27,9 +17,7 @@ ensure_navigation()
 
 scn = scenario.values()
 s = scenario.Settings(scn)
-presenting = show.presenting()
-if not presenting:  # in presenter mode the bar names the page
-    st.title("Data")
+presenting = show.heading("Data")
 #: in presenter mode the scree and the loadings go here, under the bar, on the first screen; else after the controls
 figures_slot = st.container() if presenting else st
 

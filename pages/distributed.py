@@ -16,15 +16,13 @@ ensure_navigation()
 
 scn = scenario.values()
 s = scenario.Settings(scn)
-presenting = show.presenting()  # the bar names the page, and the main figure shares the first screen with it
-if not presenting:
-    st.title("Distributed data: hospitals pooling without pooling")
-    st.markdown(
-        "Each **site** (e.g. a hospital) holds its own rows. *Conventional*: every site adds its own full noise and "
-        "an aggregator averages (noise ≈ √S × pooled). *Local*: one site works alone. **capePCA**: a trusted noise "
-        "generator hands the sites correlated noise that cancels in the average, so the result reaches the pooled "
-        "(centralised) Analyze Gauss accuracy while every message stays private."
-    )
+show.heading(  # the bar names the page, and the main figure shares the first screen with it
+    "Distributed data: hospitals pooling without pooling",
+    "Each **site** (e.g. a hospital) holds its own rows. *Conventional*: every site adds its own full noise and "
+    "an aggregator averages (noise ≈ √S × pooled). *Local*: one site works alone. **capePCA**: a trusted noise "
+    "generator hands the sites correlated noise that cancels in the average, so the result reaches the pooled "
+    "(centralised) Analyze Gauss accuracy while every message stays private.",
+)
 
 EPS_OPTIONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 with st.sidebar:

@@ -16,9 +16,8 @@ ensure_navigation()
 
 vals = scenario.values()
 s = scenario.Settings(vals)
-presenting = show.presenting()
-if not presenting:  # in presenter mode the bar names the page, and the main figure comes first
-    st.title("Explore")
+presenting = show.heading("Explore")  # in presenter mode the main figure comes first
+if not presenting:
     st.caption(risk.context_sentence(s.epsilon).replace("epsilon", "ε", 1))
     with st.expander("Where do these ε come from?"):
         st.markdown(controls.reference_table_md())
@@ -65,13 +64,7 @@ def _k_problem() -> None:
     """With k chosen privately and no eigenvalue share: say so, offer the fix, and compute nothing."""
     problem = scenario.k_rule_problem(vals)
     if problem:
-        st.error(md_escape(problem), icon=":material/tune:")
-        st.button(
-            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of the budget",
-            key="k_give_eig",
-            on_click=scenario.set_value,
-            args=("beig", scenario.K_EIGENVALUE_SHARE),
-        )
+        controls.eigenvalue_share_fix(st.error, problem, ":material/tune:", "k_give_eig")
         st.stop()
 
 

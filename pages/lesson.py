@@ -15,11 +15,9 @@ from ui.text import md_escape
 ensure_navigation()
 
 vals = scenario.values()
-presenting = show.presenting()
+presenting = show.heading("Lesson: private PCA in ten steps")
 step = lesson.clamp_step(scenario.Settings(vals).lesson_step)
 card = LESSON[step - 1]
-if not presenting:  # in presenter mode the bar names the page
-    st.title("Lesson: private PCA in ten steps")
 
 
 def _go(to: int) -> None:

@@ -127,9 +127,7 @@ with boundary("the report"):
     )
     budget = None if split is None else show.built(figures.budget_bar, (split.as_dict(),), dict(title=bar_title))
     budget_fig = None if budget is None else budget.fig
-    radii = report.radius_table(results)
-    ks = report.k_table(results, vals)
-    scales = report.scales_table(results, ds.columns)
+    chosen = report.chosen_privately(results, vals, ds.columns)
     st.subheader("How the budget is split")
     st.markdown(md_escape(report_words.privacy_statement(vals)))
     if budget is not None:
@@ -141,25 +139,10 @@ with boundary("the report"):
     if shares is not None:
         st.dataframe(shares, hide_index=True, width="stretch")
         st.caption(" ".join(md_escape(sentence) for sentence in budget_words))
-    if radii is not None:
-        st.subheader("Clipping radius chosen privately")
-        st.caption("Each release chose its R from its radius share; R is part of what it publishes.")
-        st.dataframe(radii, hide_index=True, width="stretch")
-    if scales is not None:
-        st.subheader("Column scales chosen privately")
-        st.caption(
-            "Each release divided each column by a private root-mean-square from its scale share; the scales "
-            "are part of what it publishes."
-        )
-        st.dataframe(scales, hide_index=True, width="stretch")
-    if ks is not None:
-        st.subheader("k chosen privately")
-        st.caption(
-            "Each release kept the smallest k whose private explained-variance ratios sum above the target "
-            "(post-processing of its eigenvalue share); k and every ratio it read are part of what it "
-            "publishes. Each is scored against the exact top-k of its own k."
-        )
-        st.dataframe(ks, hide_index=True, width="stretch")
+    for published in chosen:
+        st.subheader(published.title)
+        st.caption(published.caption)
+        st.dataframe(published.table, hide_index=True, width="stretch")
     st.subheader("Diagnostics (not private, for exploration)")
     st.dataframe(table, hide_index=True, width="stretch")
     curves = views.risk_curves(results)
@@ -183,13 +166,8 @@ with boundary("the report"):
     tables = {"Settings that apply to these data": settings}
     if shares is not None:
         tables["How the budget is split"] = shares
-    for title, frame in (
-        ("Clipping radius chosen privately (published by each release)", radii),
-        ("Column scales chosen privately (published by each release)", scales),
-        ("k chosen privately (published by each release)", ks),
-    ):
-        if frame is not None:
-            tables[title] = frame if seeded else report.without_single_runs(frame)
+    for published in chosen:
+        tables[published.record_title] = published.table if seeded else report.without_single_runs(published.table)
     tables["Diagnostics: mean [2.5%, 97.5%] over repetitions (not private)"] = table
     last = st.session_state.get(session.LAST_SWEEP_KEY)
     if last is not None:

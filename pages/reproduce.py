@@ -18,19 +18,17 @@ ensure_navigation()
 
 GRID_LABELS = {"default": "default (scaled down, under a minute)", "full": "full (the paper's grid: minutes to hours)"}
 
-presenting = show.presenting()  # the bar names the page, and the first figure shares the screen with it
-if not presenting:
-    st.title("Reproduce the papers")
-    st.markdown(
-        "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
-        "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
-        "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
-        "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
-        "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
-        "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
-        "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
-        "`python -m dppca_core.reproduce --all --out DIR`."
-    )
+presenting = show.heading(  # the bar names the page, and the first figure shares the screen with it
+    "Reproduce the papers",
+    "Each view re-runs a paper's synthetic experiment with this library's mechanisms and draws our curve (the mean "
+    "and a 95% band over repetitions) beside what the paper reports: its claim, any numbers it prints, and where "
+    "our result differs and why: a setting where noise hides the signal, a calibration the paper got wrong (we "
+    "use the corrected one, and draw the paper's own noise beside it), a mechanism that was retracted. Every "
+    "point says which algorithm produced it (a fallback, the paper's noise, a reference line), and each of the "
+    "paper's claims is listed as reproduced, not reproduced or reversed. The errors are diagnostics against the "
+    "planted truth of the synthetic data, not private releases. The same reproductions are written to files by "
+    "`python -m dppca_core.reproduce --all --out DIR`.",
+)
 
 with st.sidebar:
     st.subheader("Reproduction settings")

@@ -27,18 +27,16 @@ def _preset(D: int, K: int) -> None:
     scenario.set_value("tK", K)
 
 
-presenting = show.presenting()  # the bar names the page, and the ε sweep shares the first screen with it
-if not presenting:
-    st.title("Tensor decomposition: mixtures and topics across sites")
-    st.markdown(
-        "Latent-variable models (a **mixture of Gaussians**, a **single topic model**) can be learned from their "
-        "second and third moments: whiten with M2, then split the projected third moment into orthogonal rank-one "
-        "parts with the **tensor power method**. Privately, noise goes on both moments. With **capeAGN** the sites "
-        "add correlated noise that cancels in the aggregate, so the result carries the noise of one pooled analysis; "
-        "*conventional* sites each add their own full noise (about S times the variance), and *local* is one site "
-        "alone. Error: **q_comp**, the mean distance from each recovered component to the nearest true one (0 is "
-        "perfect; random vectors show the no-information level)."
-    )
+show.heading(  # the bar names the page, and the ε sweep shares the first screen with it
+    "Tensor decomposition: mixtures and topics across sites",
+    "Latent-variable models (a **mixture of Gaussians**, a **single topic model**) can be learned from their "
+    "second and third moments: whiten with M2, then split the projected third moment into orthogonal rank-one "
+    "parts with the **tensor power method**. Privately, noise goes on both moments. With **capeAGN** the sites "
+    "add correlated noise that cancels in the aggregate, so the result carries the noise of one pooled analysis; "
+    "*conventional* sites each add their own full noise (about S times the variance), and *local* is one site "
+    "alone. Error: **q_comp**, the mean distance from each recovered component to the nearest true one (0 is "
+    "perfect; random vectors show the no-information level).",
+)
 
 with st.sidebar:
     st.subheader("Tensor settings")
@@ -143,30 +141,41 @@ with boundary("the tensor settings"):
 if not ready:
     st.stop()
 
-st.subheader("Error against ε")
-with boundary("the ε sweep"):
-    show.cached_chart(
-        fig_tensor.qcomp_sweep,
-        (computed.summary(by_eps, "epsilon", SHOWN), "epsilon", "ε (total)"),
-        dict(labels=ex.LABELS, marker=float(vals.epsilon)),
-        main=True,
-    )
-    st.caption(
-        f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the "
-        "non-private error first, conventional and local need larger ε."
-    )
 
-st.subheader("Error against the sample size per site")
-with boundary("the sample-size sweep"):
-    show.cached_chart(
-        fig_tensor.qcomp_sweep,
-        (computed.summary(by_n, "n_per_site", SHOWN), "n_per_site", "samples per site N_s"),
-        dict(labels=ex.LABELS, marker=float(vals.n_per_site)),
-    )
-    st.caption(
-        f"ε = {number(vals.epsilon)}. The sensitivities are proportional to 1/N_s, so more samples per "
-        "site means less noise at the same ε."
-    )
+def _sweep(title: str, where: str, rows, axis: str, axis_title: str, marker: float, caption: str, main=False) -> None:
+    """q_comp of each shown mechanism against one setting (``axis``), the chosen value marked, and what it shows."""
+    st.subheader(title)
+    with boundary(where):
+        show.cached_chart(
+            fig_tensor.qcomp_sweep,
+            (computed.summary(rows, axis, SHOWN), axis, axis_title),
+            dict(labels=ex.LABELS, marker=float(marker)),
+            main=main,
+        )
+        st.caption(caption)
+
+
+_sweep(
+    "Error against ε",
+    "the ε sweep",
+    by_eps,
+    "epsilon",
+    "ε (total)",
+    vals.epsilon,
+    f"N_s = {vals.n_per_site:,} per site. Noise s.d. falls like 1/ε: capeAGN reaches the non-private error first, "
+    "conventional and local need larger ε.",
+    main=True,
+)
+_sweep(
+    "Error against the sample size per site",
+    "the sample-size sweep",
+    by_n,
+    "n_per_site",
+    "samples per site N_s",
+    vals.n_per_site,
+    f"ε = {number(vals.epsilon)}. The sensitivities are proportional to 1/N_s, so more samples per site means less "
+    "noise at the same ε.",
+)
 
 st.subheader("Recovered against true components")
 with boundary("the component view"):

@@ -9,20 +9,8 @@ from dppca_core.pipeline import experiments
 from dppca_core.reading import number
 from dppca_core.registry import display_name
 
-from ui import (
-    compute,
-    cpu_budget,
-    data,
-    frontier,
-    plan_form,
-    planner,
-    report,
-    scenario,
-    session,
-    show,
-    theory_overlay,
-    whatif,
-)
+from ui import compute, cpu_budget, data, frontier, plan_form, planner, report, scenario, session, show
+from ui import theory_overlay, whatif
 from ui.controls import stop_and_run_while
 from ui.errors import boundary
 from ui.shell import ensure_navigation
@@ -33,8 +21,7 @@ ensure_navigation()
 vals = scenario.values()
 s = scenario.Settings(vals)
 mechs = scenario.mechanisms(vals)
-if not show.presenting():  # in presenter mode the bar names the page: the chart moves up under the dial
-    st.title("Trade-offs")
+show.heading("Trade-offs")  # in presenter mode the chart moves up under the dial
 
 c = st.columns(3)
 c[0].selectbox("Sweep", list(compute.SWEEPS), format_func=lambda a: compute.SWEEPS[a][0], **scenario.bind("sweep"))

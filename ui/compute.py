@@ -101,17 +101,7 @@ def scaled_input(key: str, center: str, R, rule, radius, X: np.ndarray) -> Priva
     """:func:`dppca_core.pipeline.experiments.prepare_input` with a ScaleRule: the same path as the Report's
     script."""
     inp = experiments.prepare_input(X, R, center, rule, radius)
-    return PrivatelyScaled(
-        data=inp.data,
-        key=f"{key}|{center}|{R!r}|{rule!r}|{radius!r}",
-        center_private=inp.private,
-        center_note=inp.note,
-        ref=inp.reference,
-        center=center,
-        radius=inp.radius,
-        scale=rule,
-        rows=inp.rows,
-    )
+    return PrivatelyScaled.of(inp, key, center, R, rule, radius, scale=rule, rows=inp.rows)
 
 
 @st.cache_resource(max_entries=limits.SCALED_CACHE_ENTRIES, ttl=limits.CACHE_TTL_SECONDS, show_spinner=False)

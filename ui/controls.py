@@ -224,6 +224,18 @@ SHARES_SENTENCE = (
 )
 
 
+def eigenvalue_share_fix(alert, problem: str, icon: str, key: str, budget: str = "the budget") -> None:
+    """A problem that a share of the budget for the eigenvalues solves, said by ``alert`` (``st.error``,
+    ``st.warning``), and the one-click fix: the eigenvalues get :data:`ui.scenario.K_EIGENVALUE_SHARE` of ``budget``."""
+    alert(md_escape(problem), icon=icon)
+    st.button(
+        f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of {budget}",
+        key=key,
+        on_click=scenario.set_value,
+        args=("beig", scenario.K_EIGENVALUE_SHARE),
+    )
+
+
 def share_lines(split) -> list[str]:
     """Every share of one release's budget that is on (the scaling and radius shares set on the Data page
     included), as whole percentages adding up to exactly 100 (:func:`dppca_core.publishable.percents`)."""

@@ -368,6 +368,21 @@ class Prepared:
     center: str = "none"  # "none", "private" (inside each release) or "empirical" (applied here)
     radius: experiments.RadiusRule | None = None  # R chosen privately inside each release by this rule, if set
 
+    @classmethod
+    def of(cls, inp: experiments.ExperimentInput, key: str, center: str, R, scaling, radius, **more) -> Prepared:
+        """``inp`` (:func:`dppca_core.pipeline.experiments.prepare_input`'s answer for these settings) as the app's
+        input, keyed by the dataset's hash and every setting that shaped it."""
+        return cls(
+            data=inp.data,
+            key=f"{key}|{center}|{R!r}|{scaling!r}|{radius!r}",
+            center_private=inp.private,
+            center_note=inp.note,
+            ref=inp.reference,
+            center=center,
+            radius=inp.radius,
+            **more,
+        )
+
     @property
     def reference(self) -> np.ndarray:
         return self.ref.vectors
@@ -386,16 +401,7 @@ def _prepare(key: str, center: str, R, scale: tuple | None, radius, _X: np.ndarr
     clipped rows; "empirical" centring (not private) is applied here. ``R="private"``: each release chooses R
     from its radius share (``radius``, a RadiusRule); the rows are kept clipped to the rule's upper bound.
     """
-    inp = experiments.prepare_input(_X, R, center, scale, radius)
-    return Prepared(
-        data=inp.data,
-        key=f"{key}|{center}|{R!r}|{scale!r}|{radius!r}",
-        center_private=inp.private,
-        center_note=inp.note,
-        ref=inp.reference,
-        center=center,
-        radius=inp.radius,
-    )
+    return Prepared.of(experiments.prepare_input(_X, R, center, scale, radius), key, center, R, scale, radius)
 
 
 def column_scale(ds: Dataset, scn: dict) -> tuple | None:

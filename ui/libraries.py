@@ -15,7 +15,7 @@ from dppca_core import figures, peers
 from dppca_core.pipeline.experiments import summary
 from dppca_core.scenario import Settings
 
-from . import audit_curve, compute, data, guarantee, show
+from . import audit_curve, audit_view, compute, data, show
 from .errors import boundary
 from .session import EXTERNAL_AUDIT_KEY, LIBRARY_COMPARISON_KEY
 from .text import NUMBER_FORMAT, md_escape
@@ -63,8 +63,8 @@ def external_audit() -> None:
     if st.button("Audit this library", key="xa_run"):
         with boundary("the library audit"):
             state = st.session_state
-            bar = st.progress(0.0, text="running the attack…")
-            result, peer = peers.audit_peer(
+            result, peer = audit_view.run_attack(
+                peers.audit_peer,
                 state["xa_lib"],
                 epsilon=float(state["xa_eps"]),
                 delta=float(state["xa_delta"]),
@@ -74,9 +74,7 @@ def external_audit() -> None:
                 k=min(int(state["xa_k"]), int(state["xa_d"])),
                 trials=int(state["xa_trials"]),
                 seed=0,
-                progress=lambda f: bar.progress(min(f, 1.0), text=f"running the attack… {f:.0%}"),
             )
-            bar.empty()
             state[EXTERNAL_AUDIT_KEY] = (result, peer)
     if st.session_state.get(EXTERNAL_AUDIT_KEY) is not None:
         with boundary("the library audit result"):
@@ -90,18 +88,12 @@ def show_external(result, peer) -> None:
         f"**{name}** · claim: {md_escape(peer.claim)} · domain: {md_escape(peer.domain)} · "
         f"source: {md_escape(peer.source)}"
     )
-    if result.violated:
-        st.warning(f"**{name}: claim contradicted.** {result.verdict()}", icon=":material/gpp_bad:")
-    else:
-        st.success(f"**{name}: no violation found.** {result.verdict()}", icon=":material/verified_user:")
-    guarantee.card(
-        result.mechanism,
-        epsilon=peer.epsilon if peer.private else None,
-        delta=result.delta_claimed,
-        neighbors=result.neighbors,
-        exact=result.epsilon_exact if peer.private else math.inf,
-        audit_result=result,
-        key="external_guarantee",
+    audit_view.verdict(name, result)
+    audit_view.audited_card(
+        result,
+        "external_guarantee",
+        peer.epsilon if peer.private else None,
+        result.epsilon_exact if peer.private else math.inf,
     )
     m = st.columns(4)
     m[0].metric(
@@ -111,13 +103,7 @@ def show_external(result, peer) -> None:
     )
     m[1].metric("claim reached", f"{result.ratio:.0%}")
     m[2].metric("statistic chosen", result.statistic)
-    m[3].metric(
-        "trials per dataset",
-        f"{result.trials:,}",
-        delta=f"{result.seconds:.1f} s",
-        delta_color="off",
-        delta_arrow="off",
-    )
+    audit_view.trials_metric(m[3], result)
     st.caption(
         f"Where: {result.note}. Bound: "
         + (

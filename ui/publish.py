@@ -15,7 +15,7 @@ from dppca_core.handout import brief
 from dppca_core.pipeline.refine import refinable, refine
 from dppca_core.registry import display_name
 
-from . import book, compute, data, downloads, planner, release_file, scenario, session
+from . import book, compute, controls, data, downloads, planner, release_file, scenario, session
 from .text import md_escape
 
 
@@ -208,12 +208,8 @@ def _brief_outlook(vals) -> None:
     """Before drawing: a warning when the brief of these releases could not judge them, with the one-click fix."""
     outlook = release_file.brief_outlook(vals)
     if outlook:
-        st.warning(md_escape(outlook), icon=":material/assignment_late:")
-        st.button(
-            f"Give the eigenvalues {scenario.K_EIGENVALUE_SHARE:.0%} of each release's budget",
-            key="brief_give_eig",
-            on_click=scenario.set_value,
-            args=("beig", scenario.K_EIGENVALUE_SHARE),
+        controls.eigenvalue_share_fix(
+            st.warning, outlook, ":material/assignment_late:", "brief_give_eig", "each release's budget"
         )
 
 

@@ -18,6 +18,7 @@ directly.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -187,6 +188,46 @@ def radius_table(results: dict) -> pd.DataFrame | None:
             }
         )
     return pd.DataFrame(rows) if rows else None
+
+
+class Chosen(NamedTuple):
+    """One thing the releases chose privately and publish (:func:`chosen_privately`): its heading on the Report, what
+    it is, and its table."""
+
+    title: str
+    caption: str
+    table: pd.DataFrame
+
+    @property
+    def record_title(self) -> str:
+        """The table's name in the exploration record."""
+        return f"{self.title} (published by each release)"
+
+
+def chosen_privately(results: dict, vals: dict, columns: list) -> list[Chosen]:
+    """What the releases chose privately, in this order: their clipping radius (:func:`radius_table`), their column
+    scales (:func:`scales_table`) and their k (:func:`k_table`); only those they chose."""
+    chosen = (
+        Chosen(
+            "Clipping radius chosen privately",
+            "Each release chose its R from its radius share; R is part of what it publishes.",
+            radius_table(results),
+        ),
+        Chosen(
+            "Column scales chosen privately",
+            "Each release divided each column by a private root-mean-square from its scale share; the scales are "
+            "part of what it publishes.",
+            scales_table(results, columns),
+        ),
+        Chosen(
+            "k chosen privately",
+            "Each release kept the smallest k whose private explained-variance ratios sum above the target "
+            "(post-processing of its eigenvalue share); k and every ratio it read are part of what it publishes. "
+            "Each is scored against the exact top-k of its own k.",
+            k_table(results, vals),
+        ),
+    )
+    return [c for c in chosen if c.table is not None]
 
 
 def without_single_runs(table: pd.DataFrame) -> pd.DataFrame:

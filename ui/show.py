@@ -62,6 +62,17 @@ def presenting() -> bool:
     return bool(scenario.settings().presenting)
 
 
+def heading(title: str, intro: str | None = None) -> bool:
+    """A page's title and its introduction (Markdown) under it, both left out in presenter mode (the bar names the
+    page, and the main figure moves up to the first screen); whether the page is presenting."""
+    if presenting():
+        return True
+    st.title(title)
+    if intro:
+        st.markdown(intro)
+    return False
+
+
 def presenter_style(fig: go.Figure, fit_screen: bool = False) -> go.Figure:
     """Projector-sized chart text: every tick label, axis title, legend and annotation at PRESENTER_FONT or more,
     in dark ink (explicit values, so no chart theme can shrink or grey them). A figure drawn at a smaller font

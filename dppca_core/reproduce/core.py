@@ -126,7 +126,7 @@ class Steps(NamedTuple):
     panels: Callable[[dict], list[Panel]]
     tasks: Callable[[dict, int], list[dict]]  # (config, reps) -> task parameters (without key/seed/grid)
     unit: Callable[[dict, dict, int], list[dict]]  # (config, task, seed) -> rows
-    texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> finding, difference, settings
+    texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> finding, difference
     claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
     marks: Callable[[dict], list] | None = None  # config -> [(panel, x, text)]: vertical lines (thresholds)
 
@@ -134,13 +134,15 @@ class Steps(NamedTuple):
 @dataclass(frozen=True)
 class Spec:
     """One reproduction as its paper module declares it: what the paper reports (``claim``), our settings on each
-    grid, the :class:`Steps` that run it and how its figure is drawn. ``paper`` is set when its paper is
-    registered (:func:`register`)."""
+    grid and in words (``settings``: config -> "Ours: ..."; the run's repetitions, seed and grid are added), the
+    :class:`Steps` that run it and how its figure is drawn. ``paper`` is set when its paper is registered
+    (:func:`register`)."""
 
     key: str
     title: str
     claim: str
     grids: dict
+    settings: Callable[[dict], str]
     steps: Steps
     refs: tuple = ()
     cols: int = 2
@@ -342,7 +344,7 @@ def assemble(
         claim=spec.claim,
         finding=texts["finding"],
         difference=texts["difference"],
-        settings=texts["settings"] + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, " f"{grid} grid.",
+        settings=spec.settings(cfg) + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, {grid} grid.",
         refs=tuple(spec.refs),
         grid=grid,
         reps=reps,

@@ -18,7 +18,7 @@ from ..mechanisms.tail_sensitive import budget as tail_budget
 from .dly_authors import adaptive_cov
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NOT_REPRODUCED, NOT_RUN, REPRODUCED
-from .kit import fmt_g, fmt_list, point, rng_for, run_once, tasks_over, value_at
+from .kit import fmt_g, fmt_list, fmt_set, point, rng_for, run_once, tasks_over, value_at
 
 
 #: the series: (label, mechanism, parameters)
@@ -120,10 +120,7 @@ def _texts(summary, cfg):
         "reproduced (Gaussian rows mixed by a U(0, 1) matrix, centred, scaled to norm 1); CoinPress runs with the "
         "prior the radius implies (u = 1), as the authors' comparison does."
     )
-    settings = (
-        f"Ours: trace 1, n ∈ {{{', '.join(f'{n:,}' for n in cfg['ns'])}}}, d ∈ {{{dims}}}, ρ = " f"{fmt_g(cfg['rho'])}."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _claims(summary, cfg):
@@ -182,6 +179,9 @@ DLY_DIMENSION = Spec(
             ns=(1000, 4000, 16000), dims=(10, 20, 30, 50, 70, 100, 200, 400, 800), rho=0.1, delta=1e-10, reps=50
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: trace 1, n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, d ∈ {fmt_set(cfg['dims'])}, ρ = {fmt_g(cfg['rho'])}."
+    ),
     steps=(_panels, tasks_over(n="ns", d="dims"), _unit, _texts, _claims),
     refs=(("every claim", "claims"),),
     styles={
@@ -299,8 +299,7 @@ def _skewed_texts(summary, cfg):
         "were not available to us: the claim compared is the abstract's, that the tail-sensitive bound can be much "
         "better on skewed data."
     )
-    settings = f"Ours: n = {cfg['n']:,}, d = {cfg['d']}, N ∈ {{{buckets}}}, ρ = {fmt_g(cfg['rho'])}."
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _skewed_claims(summary, cfg):
@@ -353,6 +352,9 @@ DLY_SKEWED = Spec(
         "default": dict(n=20000, d=50, buckets=(1, 4, 8), rho=0.1, delta=1e-10, reps=10),
         "full": dict(n=50000, d=200, buckets=(1, 2, 4, 8, 16, 32), rho=0.1, delta=1e-10, reps=50),
     },
+    settings=lambda cfg: (
+        f"Ours: n = {cfg['n']:,}, d = {cfg['d']}, N ∈ {fmt_set(cfg['buckets'])}, ρ = {fmt_g(cfg['rho'])}."
+    ),
     steps=(_skewed_panels, tasks_over(buckets="buckets"), _skewed_unit, _skewed_texts, _skewed_claims),
     refs=(("every claim", "claims"),),
     styles={

@@ -16,7 +16,7 @@ from ..data.prepare import prepare
 from .dp_pca_routes import ALG_FALLBACK, dp_pca_algorithm
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, REVERSED
-from .kit import fmt_g, fmt_list, point, rng_for, run_once, tasks_over, value_at
+from .kit import fmt_g, fmt_list, fmt_set, point, rng_for, run_once, tasks_over, value_at
 
 
 SERIES = (
@@ -122,12 +122,15 @@ def _texts(summary, cfg, setting: str):
         "calibrations (the paper's are modified versions whose calibrations we could not check); output "
         "perturbation is not implemented. A claim whose k-DP-PCA points all ran DP-PCA's fallback is 'not run'."
     )
-    settings = (
+    return dict(finding=finding, difference=difference)
+
+
+def _settings(cfg) -> str:
+    return (
         f"Ours (our reading, see the differences): k = 2, d = {cfg['d']}, spikes "
-        f"({', '.join(fmt_g(s) for s in cfg['spikes'])}), σ ∈ {{{', '.join(fmt_g(s) for s in cfg['sigmas'])}}}, "
-        f"n ∈ {{{ns}}}, ε = {fmt_g(cfg['eps'])}, δ = {fmt_g(cfg['delta'])}."
+        f"({', '.join(fmt_g(s) for s in cfg['spikes'])}), σ ∈ {fmt_set(cfg['sigmas'], fmt_g)}, "
+        f"n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, ε = {fmt_g(cfg['eps'])}, δ = {fmt_g(cfg['delta'])}."
     )
-    return dict(finding=finding, difference=difference, settings=settings)
 
 
 def _figure_texts(summary, cfg):
@@ -197,6 +200,7 @@ def _on_the_law(key: str, title: str, d: int, unit, texts, grids: dict, paper_fi
         title=title,
         claim=FIGURE_1_CLAIM,
         grids={grid: dict(_LAW, d=d, ns=ns, reps=reps) for grid, (ns, reps) in grids.items()},
+        settings=_settings,
         steps=(
             _panels,
             tasks_over(sigma="sigmas", n="ns"),

@@ -176,11 +176,7 @@ def _gec_texts(summary, cfg):
     )
     if cfg["d"] != 1000:
         difference += f" Default grid: d = {cfg['d']}, n = {cfg['n']:,} instead of d = 1000, n = 10⁵."
-    settings = (
-        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, k = {k}, s = {cfg['s']}, T = {T}, ŝ = {cfg['s_hat']}, "
-        f"one provider, start '{cfg['init']}'."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _gec_claims(summary, cfg):
@@ -250,6 +246,10 @@ GE_CONVERGENCE = Spec(
     "‖Q⁽ᵗ⁾ᵀQ*_⊥‖_F converges geometrically within the 10 iterations, to between about 1 and 2 on the plots' "
     "axis; more stringent privacy slows convergence and raises the final error.",
     grids={"default": dict(_GE_BASE, n=20_000, d=200, reps=5), "full": dict(_GE_BASE, n=100_000, d=1000, reps=5)},
+    settings=lambda cfg: (
+        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, k = {cfg['k']}, s = {cfg['s']}, T = {cfg['T']}, "
+        f"ŝ = {cfg['s_hat']}, one provider, start '{cfg['init']}'."
+    ),
     steps=(_gec_panels, _gec_tasks, _gec_unit, _gec_texts, _gec_claims),
     cols=3,
     refs=(("item 5", "item-5"), ("item 7", "item-7"), ("item 6", "item-6")),
@@ -402,13 +402,7 @@ def _gcmp_texts(summary, cfg):
             f" Default grid: panel (a) at d = {cfg['d_a']}, n = {cfg['n_a']:,} and panel (b) at "
             f"d ∈ {{{', '.join(map(str, dims))}}} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)."
         )
-    settings = (
-        f"Ours: (a) d = {cfg['d_a']}, n = {cfg['n_a']:,}, k = {cfg['k_a']}, s = {cfg['s']}, δ = "
-        f"{fmt_g(cfg['delta_a'])}; (b) n = {cfg['n_b']:,}, k = {cfg['k_b']}, s = {cfg['s']}, ε = "
-        f"{fmt_g(cfg['eps_b'])}, δ = {fmt_g(cfg['delta_b'])}; DPS-PCA with T = {cfg['T']}, ŝ = {cfg['s_hat']}; "
-        f"PPCA with {cfg['sweeps']} sweeps."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _gcmp_claims(summary, cfg):
@@ -470,6 +464,12 @@ GE_COMPARISON = Spec(
             reps=5,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: (a) d = {cfg['d_a']}, n = {cfg['n_a']:,}, k = {cfg['k_a']}, s = {cfg['s']}, "
+        f"δ = {fmt_g(cfg['delta_a'])}; (b) n = {cfg['n_b']:,}, k = {cfg['k_b']}, s = {cfg['s']}, "
+        f"ε = {fmt_g(cfg['eps_b'])}, δ = {fmt_g(cfg['delta_b'])}; DPS-PCA with T = {cfg['T']}, ŝ = {cfg['s_hat']}; "
+        f"PPCA with {cfg['sweeps']} sweeps."
+    ),
     steps=(_gcmp_panels, _gcmp_tasks, _gcmp_unit, _gcmp_texts, _gcmp_claims),
     styles={_DPS_PAPER: {"dash": "dot"}},
     refs=(("item 26", "item-26"), ("item 27", "item-27"), ("item 5", "item-5")),

@@ -265,12 +265,7 @@ def _sn_texts(summary, cfg):
         "loses energy at small ε; it is private as stated only where the classic formula's slack covers the "
         "missing √2 (the marked points)."
     )
-    settings = (
-        f"Ours: d = {cfg['d']}, k = {cfg['k']}, δ = {fmt_g(cfg['delta'])}; ε panel at n = {max(cfg['ns']):,}; "
-        f"n panel at ε = {fmt_g(cfg['eps_n'])}; attack with {cfg['attack_trials']:,} trials per side and ε, "
-        f"d = {cfg['attack_d']}, the row u = e₁ against the zero row."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _sn_claims(summary, cfg):
@@ -354,6 +349,11 @@ IMTIAZ_2016_SN = Spec(
             reps=10,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: d = {cfg['d']}, k = {cfg['k']}, δ = {fmt_g(cfg['delta'])}; ε panel at n = {max(cfg['ns']):,}; "
+        f"n panel at ε = {fmt_g(cfg['eps_n'])}; attack with {cfg['attack_trials']:,} trials per side and ε, "
+        f"d = {cfg['attack_d']}, the row u = e₁ against the zero row."
+    ),
     steps=(_sn_panels, _sn_tasks, _sn_unit, _sn_texts, _sn_claims),
     styles={_AG_PAPER: {"dash": "dot"}, _PPM_PAPER: {"dash": "dot"}},
     refs=(

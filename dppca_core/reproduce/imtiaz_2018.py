@@ -136,12 +136,7 @@ def _cape_texts(summary, cfg):
         "centres and divides by the data's own largest norm, which is not private. DPdisPCA and the real data sets "
         "(MNIST, Covertype) are not reproduced."
     )
-    settings = (
-        f"Ours: D = {cfg['D']}, K = {cfg['K']}, S = {cfg['sites']} equal sites; (a) N_s = {cfg['ns_eps']:,}, "
-        f"δ = {fmt_g(cfg['delta'])}; (b) ε = {fmt_g(cfg['eps_n'])}; (c) ε = {fmt_g(cfg['eps_delta'])}; A = the "
-        "population second moment of the scaled law."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _cape_claims(summary, cfg):
@@ -216,6 +211,11 @@ CAPE_PCA = Spec(
         "default": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000), reps=3),
         "full": dict(_CAPE_BASE, ns_grid=(100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), reps=10),
     },
+    settings=lambda cfg: (
+        f"Ours: D = {cfg['D']}, K = {cfg['K']}, S = {cfg['sites']} equal sites; (a) N_s = {cfg['ns_eps']:,}, "
+        f"δ = {fmt_g(cfg['delta'])}; (b) ε = {fmt_g(cfg['eps_n'])}; (c) ε = {fmt_g(cfg['eps_delta'])}; A = the "
+        "population second moment of the scaled law."
+    ),
     steps=(_cape_panels, tasks_over(ns="ns_grid"), _cape_unit, _cape_texts, _cape_claims),
     refs=(("item 17", "item-17"), ("item 18", "item-18"), ("item 19", "item-19"), ("item 24", "item-24")),
     cols=3,
@@ -394,12 +394,7 @@ def _agn_texts(summary, cfg):
     )
     if len(cfg["models"]) < 4:
         difference += " Default grid: D = 10, K = 5 only (the full grid adds D = 50, K = 10)."
-    models = ", ".join(_agn_label(*m) for m in cfg["models"])
-    settings = (
-        f"Ours: {models}; S = {cfg['sites']}, δ = {fmt_g(cfg['delta'])}, equal split; ε panels at N_s = "
-        f"{cfg['ns_eps']:,}; N_s panels at ε = {fmt_g(cfg['eps_n'])}."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _agn_claims(summary, cfg):
@@ -461,6 +456,10 @@ CAPE_AGN = Spec(
             reps=10,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: {', '.join(_agn_label(*m) for m in cfg['models'])}; S = {cfg['sites']}, δ = {fmt_g(cfg['delta'])}, "
+        f"equal split; ε panels at N_s = {cfg['ns_eps']:,}; N_s panels at ε = {fmt_g(cfg['eps_n'])}."
+    ),
     steps=(_agn_panels, _agn_tasks, _agn_unit, _agn_texts, _agn_claims),
     styles={_AGN_PAPER: {"dash": "dot"}},
     refs=(("item 21", "item-21"), ("item 22", "item-22"), ("item 23", "item-23")),

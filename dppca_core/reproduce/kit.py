@@ -123,6 +123,12 @@ def fmt_g(value: float) -> str:
     return f"{value:g}"
 
 
+def fmt_set(values, fmt=str) -> str:
+    """A grid's values as a set, each formatted by ``fmt``: ``fmt_set((1000, 4000), "{:,}".format)`` is
+    "{1,000, 4,000}"."""
+    return "{" + ", ".join(fmt(v) for v in values) + "}"
+
+
 def tasks_over(**axes: str):
     """The tasks of a reproduction that runs every combination of some settings' values, repetition by repetition:
     ``tasks_over(n="ns", d="dims")`` gives the function (config, reps) -> [{"n": n, "d": d, "rep": r} for r in

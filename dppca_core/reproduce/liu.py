@@ -14,7 +14,7 @@ from ..figures.base import PALETTE
 from ..data.prepare import prepare
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, REPRODUCED
-from .kit import curve_of, fmt_g, fmt_list, point, rng_for, run_once, tasks_over, value_at
+from .kit import curve_of, fmt_g, fmt_list, fmt_set, point, rng_for, run_once, tasks_over, value_at
 from .dp_pca_routes import (
     ALG_FALLBACK as ALG_FALLBACK,
     ALG_OJA,
@@ -163,12 +163,7 @@ def _l41_texts(summary, cfg):
         + f" rows at d = {cfg['d']} DP-PCA would run its fallback instead of Algorithms 4–5; this grid's "
         f"n = {cfg['n']:,} is above that."
     )
-    settings = (
-        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {{{', '.join(fmt_g(e) for e in cfg['eps'])}}} (one panel "
-        f"each), δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {{{', '.join(fmt_g(s) for s in sig)}}}; rows scaled by "
-        "2·max(1, σ√d) and clipped to norm 1."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _l41_claims(summary, cfg):
@@ -221,6 +216,11 @@ LIU_EXAMPLE_41 = Spec(
             reps=5,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, ε ∈ {fmt_set(cfg['eps'], fmt_g)} (one panel each), "
+        f"δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {fmt_set(sorted(cfg['sigmas'], reverse=True), fmt_g)}; rows "
+        "scaled by 2·max(1, σ√d) and clipped to norm 1."
+    ),
     steps=(_l41_panels, tasks_over(sigma="sigmas"), _l41_unit, _l41_texts, _l41_claims),
     refs=(
         ("item 12", "item-12"),
@@ -395,11 +395,7 @@ def _lsp_texts(summary, cfg):
         "amplification by shuffling (the paper's constants are not given; its amplified noise applies only when "
         "ε = O(√(ln(n/δ)/n)))."
     )
-    settings = (
-        f"Ours: gap {fmt_g(cfg['gap'])}, λ₂ = 1, d ∈ {{{', '.join(map(str, cfg['dims']))}}}, "
-        f"n ∈ {{{ns}}}, ε ∈ {{{', '.join(fmt_g(e) for e in cfg['eps'])}}}, δ = 1/n²."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _lsp_means(summary, cfg) -> list:
@@ -502,6 +498,10 @@ LIU_SPIKED = Spec(
             reps=5,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: gap {fmt_g(cfg['gap'])}, λ₂ = 1, d ∈ {fmt_set(cfg['dims'])}, n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, "
+        f"ε ∈ {fmt_set(cfg['eps'], fmt_g)}, δ = 1/n²."
+    ),
     steps=(_lsp_panels, _lsp_tasks, _lsp_unit, _lsp_texts, _lsp_claims, _lsp_marks),
     refs=(
         ("item 12", "item-12"),

@@ -11,7 +11,17 @@ from ..mechanisms.local import ldp_noise_sigma
 from ..data.prepare import prepare
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
-from .kit import PAPER_NOISE_WRONG, classic_sigma, curve_of, fmt_g, fmt_list, paper_noise_algorithm, point, rng_for
+from .kit import (
+    PAPER_NOISE_WRONG,
+    classic_sigma,
+    curve_of,
+    fmt_g,
+    fmt_list,
+    fmt_set,
+    paper_noise_algorithm,
+    point,
+    rng_for,
+)
 from .kit import run_once, run_with_paper_noise, tasks_over, value_at
 
 
@@ -195,11 +205,7 @@ def _wx1_texts(summary, cfg):
         f"{sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, which changes nothing "
         "here."
     )
-    settings = (
-        f"Ours: n = {n:,}, p = {p}, k ∈ {{{', '.join(map(str, ks))}}}, ε = {eps:g}, δ = {delta:g}, λ = "
-        f"{cfg['lam']:g}; panels (b)-(d) at k = {ks[0]}. Fresh data and noise per repetition."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _wx1_claims(summary, cfg):
@@ -285,6 +291,10 @@ WANG_XU_LOW_DIM = Spec(
             reps=20,
         ),
     },
+    settings=lambda cfg: (
+        f"Ours: n = {cfg['n']:,}, p = {cfg['p']}, k ∈ {fmt_set(cfg['ks'])}, ε = {cfg['eps']:g}, δ = {cfg['delta']:g}, "
+        f"λ = {cfg['lam']:g}; panels (b)-(d) at k = {cfg['ks'][0]}. Fresh data and noise per repetition."
+    ),
     steps=(_wx1_panels, _wx1_tasks, _wx1_unit, _wx1_texts, _wx1_claims),
     refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
     styles={_LDP_PAPER: {"dash": "dot"}},
@@ -382,11 +392,7 @@ def _wx2_texts(summary, cfg):
     )
     if cfg["p"] != 400:
         difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
-    settings = (
-        f"Ours: n = {n:,}, p = {p}, k = {k}, s ∈ {{{', '.join(map(str, s_grid))}}}, ε = {eps:g}, "
-        f"δ = {delta:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}."
-    )
-    return dict(finding=finding, difference=difference, settings=settings)
+    return dict(finding=finding, difference=difference)
 
 
 def _wx2_claims(summary, cfg):
@@ -437,6 +443,10 @@ WANG_XU_SPARSE = Spec(
         "default": dict(_WX2_BASE, p=100, eps_grid=(1.0, 100.0, 1e4, 1e6), reps=3),
         "full": dict(_WX2_BASE, p=400, eps_grid=(1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6), reps=5),
     },
+    settings=lambda cfg: (
+        f"Ours: n = {cfg['n']:,}, p = {cfg['p']}, k = {cfg['k']}, s ∈ {fmt_set(cfg['s_grid'])}, ε = {cfg['eps']:g}, "
+        f"δ = {cfg['delta']:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}."
+    ),
     steps=(_wx2_panels, tasks_over(s="s_grid"), _wx2_unit, _wx2_texts, _wx2_claims),
     refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
     styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
