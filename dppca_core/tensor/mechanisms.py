@@ -25,7 +25,7 @@ from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
 from ..registry import SITES_PARAM, Output, Param, mechanism
 from ..mechanisms.sources import SOURCES
 from ..data.sites import split_sites
-from . import calibration as cal
+import dppca_core.tensor.calibration as cal
 from .auditing import STATISTIC as AUDIT_STATISTIC
 from .auditing import tensor_audit_design
 from .metrics import to_distributions
