@@ -10,17 +10,16 @@ when it disconnects and are deleted when Streamlit ends it.
 
 import asyncio
 import threading
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import pytest
+
+from tests.support.server import free_port, start_server, wait_healthy
 
 
 def _run(scenario):
@@ -42,51 +41,16 @@ def _run(scenario):
     return out["value"]
 
 
-ROOT = Path(__file__).resolve().parents[1]
 #: seconds Streamlit keeps a disconnected session for its reconnection before ending it (2 min by default)
 RECONNECT_SECONDS = 2
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _port()
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless=true",
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--browser.gatherUsageStats=false",
-            "--server.fileWatcherType=none",
-            f"--server.disconnectedSessionTTL={RECONNECT_SECONDS}",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    port = free_port()
+    proc = start_server(port, f"--server.disconnectedSessionTTL={RECONNECT_SECONDS}")
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                log.seek(0)
-                pytest.fail("the server did not start:\n" + log.read()[-3000:])
-            time.sleep(0.3)
+    wait_healthy(url, proc, timeout=120)
     yield url
     proc.terminate()
     proc.wait(timeout=30)

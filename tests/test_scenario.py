@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from ui import scenario
 from ui.text import md_escape
+from tests.support.scenarios import assert_valid
 
 PARAM_KEYS = [
     "private_power.iterations",
@@ -47,16 +48,6 @@ HOSTILE_VALUES = [
     "é" * 50,
     "%00",
 ]
-
-
-def _assert_valid(values):
-    for name, field in scenario.FIELDS.items():
-        assert field.validate(values[name]) == values[name], name
-    for key, value in values.items():
-        if key not in scenario.FIELDS:
-            assert scenario.validate_param(key, value) == value, key
-    if values["src"] == "synthetic":
-        assert values["n"] * values["d"] <= scenario.MAX_CELLS
 
 
 def test_round_trip_keeps_types_and_parameters():
@@ -171,7 +162,7 @@ def test_notices_render_as_text():
 )
 def test_any_link_gives_a_valid_scenario(query):
     values, notices = scenario.from_query(query)
-    _assert_valid(values)
+    assert_valid(values)
     assert all(isinstance(n, str) and len(n) < 400 for n in notices)
 
 

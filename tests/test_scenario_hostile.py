@@ -4,7 +4,6 @@ value that cannot be used keeps its default with a notice; nothing escapes as an
 
 import datetime
 import json
-import re
 
 import pytest
 import tomli_w
@@ -15,10 +14,8 @@ from dppca_core import scenario as core
 from dppca_core.registry import get_mechanism, mechanism_names
 from dppca_core.scenario import Scenario
 from tests.test_app_pages import plain
-from tests.test_scenario import _assert_valid
+from tests.support.scenarios import CLASS_NAME, assert_valid
 
-#: an exception's class name in a message (what a user must never read)
-CLASS_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Warning)\b")
 #: huge whole numbers (each under 4,300 digits, so a failing example can still be printed)
 HUGE = [10**400, -(10**400), 2**64, -(2**63) - 1, 2**53 + 1, 16**3000, 10**4000]
 
@@ -77,7 +74,7 @@ def _assert_plain(message: str) -> None:
 
 
 def _assert_opened(opened) -> None:
-    _assert_valid(opened.values)
+    assert_valid(opened.values)
     for notice in opened.notices:
         _assert_plain(notice)
 
