@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 
 CHART_PAGES = ["pages/explore.py", "pages/data.py", "pages/report.py"]
 

@@ -3,7 +3,7 @@ labels that fit, the lesson's words and buttons."""
 
 import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 
 
 def _metric(at, label):

@@ -3,7 +3,7 @@ library), and the Report's exploration record carries it."""
 
 import json
 
-from tests.test_app_pages import assert_clean, plain
+from tests.support.app import assert_clean, plain
 
 
 def _traces(at, key):

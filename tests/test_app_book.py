@@ -10,8 +10,7 @@ import math
 import pytest
 
 from tests.helpers import draw_releases
-from tests.test_exports import downloads  # noqa: F401 - the fixture
-from tests.test_app_pages import assert_clean, plain
+from tests.support.app import assert_clean, plain
 from ui import book as ui_book
 
 QUERY = dict(mechs="analyze_gauss,private_power", reps="2", k="2", eps="1.0", delta="1e-06")
@@ -92,7 +91,7 @@ def test_a_second_release_refines_the_first_instead_of_replacing_it(app_test, do
     inverse variance; the file holds the combined release with the composed guarantee of both draws, which is the
     book's total (no earlier spend left over); a mechanism that cannot be refined is not offered."""
     from dppca_core.privacy import PrivacyCurve, gaussian_mu
-    from tests.test_exports import offered
+    from tests.support.downloads import offered
 
     at = app_test(mechs="analyze_gauss", reps="2", k="2", eps="0.5", delta="1e-06")
     at.switch_page("pages/report.py").run()

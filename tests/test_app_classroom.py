@@ -13,7 +13,7 @@ import pytest
 from dppca_core import api, risk
 from dppca_core.classroom import GameSettings, exact_curve, game, score
 from dppca_core.figures.classroom import BOUND_TRACE, ROOM_TRACE
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 from ui import classroom
 
 STUDENTS = 30

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ui
-from tests.test_app_pages import assert_clean, metric
+from tests.support.app import assert_clean, metric
 from ui import compute, controls, data, exploration_record, report, scenario, show, text, views
 
 PAGES = [

@@ -9,9 +9,9 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from plotly.offline import get_plotlyjs
 
-from tests.test_app_pages import assert_clean
-from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
-from tests.data.test_hostile_files import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hostile_csv, parquet_bomb
+from tests.support.app import assert_clean
+from tests.support.downloads import offered
+from tests.support.hostile import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hostile_csv, parquet_bomb
 from ui import data, worker
 from tests.helpers import draw_releases
 
@@ -76,7 +76,7 @@ def test_a_hostile_upload_gets_a_clear_message_and_costs_little(app_test, parses
 
 @pytest.mark.parametrize("rows, text_bytes", [(10_000_000, 60), (5_000_000, 200)], ids=["600-mb", "1-gb"])
 def test_a_dictionary_bomb_is_refused_in_words_once_and_not_parsed_again(app_test, parses, rows, text_bytes):
-    from tests.data.test_parquet_expansion import dictionary_bomb
+    from tests.support.hostile import dictionary_bomb
 
     at = app_test(src="upload")
     upload(at, "bomb.parquet", dictionary_bomb(rows, text_bytes))

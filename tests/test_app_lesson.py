@@ -3,7 +3,7 @@ scenario (so in the address), and a link's step is honoured (out of range: clamp
 
 import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 from ui.gallery import LESSON
 from ui.lesson import FIGURES, PAGE_NAMES, link_words, step_figure, step_scenario
 

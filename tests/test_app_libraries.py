@@ -1,6 +1,6 @@
 """Audit page, other libraries: an external audit and the comparison run in AppTest without a traceback."""
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 
 
 def _audit_page(app_test):

@@ -1,29 +1,8 @@
 """Every page runs under AppTest without exception, and widget changes change the shown numbers."""
 
-import re
-
 import pytest
 
-from ui.page_titles import PAGE_TITLES
-
-#: every page of the app, Home first
-PAGES = [f"pages/{key}.py" for key in PAGE_TITLES]
-
-
-def metric(at, label, index=0):
-    values = [m.value for m in at.metric if m.label == label or m.label.startswith(label + " (")]
-    assert values, f"no metric {label!r} on the page; metrics: {[m.label for m in at.metric]}"
-    return values[index]
-
-
-def plain(markdown: str) -> str:
-    """The text a Markdown source shows: backslash escapes and the zero-width spaces that break autolinks removed."""
-    return re.sub(r"\\(.)", r"\1", markdown).replace("\u200b", "")
-
-
-def assert_clean(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+from tests.support.app import PAGES, assert_clean, metric
 
 
 def test_every_page_runs(app_test):

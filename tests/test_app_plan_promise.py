@@ -7,7 +7,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core.data.datasets import load_sample
-from tests.test_app_pages import assert_clean, plain
+from tests.support.app import assert_clean, plain
 from ui import plan_check
 
 IRIS = dict(src="sample:iris", R="12", mechs="analyze_gauss", sreps="2", reps="10")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 from ui.planner import STANDINS
-from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
+from tests.support.downloads import offered
 
 
 def _shown(elements) -> list[str]:

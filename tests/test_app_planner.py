@@ -3,7 +3,7 @@ answers that agree with the sweep table, and advice on which range to sweep next
 
 import pytest
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 
 
 def _planner(at):

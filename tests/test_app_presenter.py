@@ -3,7 +3,7 @@ when one column dominates because of its units (issue 31)."""
 
 import numpy as np
 
-from tests.test_app_pages import assert_clean, metric, plain
+from tests.support.app import assert_clean, metric, plain
 
 
 def test_a_gallery_card_keeps_presenter_mode(app_test):

@@ -19,9 +19,8 @@ import dppca_core as dc
 from dppca_core.pipeline import experiments
 from dppca_core.pipeline.choices import choose_k
 from dppca_core.data.datasets import load_sample
-from tests.test_app_pages import assert_clean, plain
-from tests.test_exports import ROOT, _releases, _report_table, offered
-from tests.test_exports import downloads  # noqa: F401 - fixture
+from tests.support.app import assert_clean, plain
+from tests.support.downloads import ROOT, releases_offered, report_table, offered
 from ui import scenario
 
 #: public bounds on the wine sample's 13 columns (a chemist's ranges, fixed in advance; as test_app_presenter)
@@ -251,7 +250,7 @@ def test_report_with_private_scaling_states_every_choice_private_and_publishes_t
     assert [df.value for df in at.dataframe if "Analyze Gauss: first release" in df.value.columns]
     doc = offered(at, downloads)["HTML report (offline)"].decode()
     assert "Column scales chosen privately" in doc
-    released = _releases(at, downloads)["analyze_gauss"]
+    released = releases_offered(at, downloads)["analyze_gauss"]
     assert released["guarantee"] != "none" and released["epsilon"] == 10.0
     assert released["parameters"]["scale"] == "private" and released["parameters"]["budget"]["scale"] == 0.1
     assert released["facts"]["budget"]["scale"]["share"] == 0.1
@@ -272,7 +271,7 @@ def test_scaling_with_bounds_read_from_the_data_makes_the_release_state_no_guara
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert any(plain(m.value).startswith("Not every choice that depends on the data is private") for m in at.markdown)
-    released = _releases(at, downloads)["analyze_gauss"]
+    released = releases_offered(at, downloads)["analyze_gauss"]
     assert released["guarantee"] == "none" and released["epsilon"] is None
 
 
@@ -280,7 +279,7 @@ def test_the_script_reproduces_the_report_with_private_scaling_and_k(app_test, d
     at = app_test(**WINE_SCALED, kfrom="private", beig="0.1", center="private", reps="3", seed="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    shown = _report_table(at)
+    shown = report_table(at)
     assert experiments.K_COLUMN in shown.columns
     script = offered(at, downloads)["Python script"].decode()
     said = " ".join(script.split())  # the options as one line (the script wraps them)
@@ -370,7 +369,7 @@ def test_report_states_the_k_rule_and_publishes_each_k_with_its_ratios(app_test,
     bars = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert any(t.startswith("How one release") and "k chosen privately from the eigenvalue share" in t for t in bars)
     assert [df.value for df in at.dataframe if "k chosen over repetitions" in df.value.columns]
-    released = _releases(at, downloads)["analyze_gauss"]
+    released = releases_offered(at, downloads)["analyze_gauss"]
     assert released["guarantee"] != "none"
     assert released["parameters"]["k"] == choose_k(released["outputs"]["candidate_ratios"], 0.9)
     assert released["parameters"]["k_rule"]["variance_target"] == 0.9

@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from tests.test_app_pages import assert_clean, plain
+from tests.support.app import assert_clean, plain
 from ui import planner
 
 WINE = Path(__file__).resolve().parents[1] / "sample_data" / "wine.csv"

@@ -18,8 +18,8 @@ from dppca_core.book import BudgetBook
 from dppca_core.handout import brief
 from tests.helpers import draw_releases
 from tests.real_tables.tables import HERE, TABLES
-from tests.test_app_pages import assert_clean, plain
-from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
+from tests.support.app import assert_clean, plain
+from tests.support.downloads import offered
 from ui import book, notebooks
 
 BOSTON = TABLES["boston"]

@@ -11,8 +11,8 @@ import pytest
 import dppca_core as dc
 
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv
-from tests.test_app_pages import assert_clean, metric, plain
-from tests.data.test_public_schema import assert_same_public_shape
+from tests.support.app import assert_clean, metric, plain
+from tests.support.releases import assert_same_public_shape
 from ui import data, release_file, scenario, session
 
 R = "6000.0"

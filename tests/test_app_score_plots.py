@@ -1,17 +1,15 @@
 """The private score plot in the app (issue 27): by group from the label column, on a fixed or private frame,
 additive or sparse, from the sidebar's budget split; panels per group beside the exact ones; one line reading it."""
 
-import base64
 import json
 import math
 
-import numpy as np
 import plotly.io as pio
 
 from dppca_core.privacy import gaussian_mu
-from tests.test_app_pages import assert_clean
-from tests.test_exports import downloads  # noqa: F401 - fixture
+from tests.support.app import assert_clean, plotly_array
 from ui import release_file, scenario, script_export
+
 
 WINE = {
     "src": "sample:wine",
@@ -46,17 +44,6 @@ def test_explore_draws_one_private_panel_per_cultivar_beside_the_exact_ones(app_
     assert "frame 5%" in reading[0] and "groups 5%" in reading[0] and "scores 10%" in reading[0]
 
 
-def _array(value) -> np.ndarray:
-    """A plotly array from a figure's JSON: a list, or a typed array {"dtype", "bdata"[, "shape"]}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = value.get("shape")
-        return flat.reshape([int(x) for x in str(shape).split(",")]) if shape else flat
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], dict):
-        return np.stack([_array(v) for v in value])
-    return np.asarray(value, dtype=float)
-
-
 def test_the_groups_counts_add_up_to_the_exact_group_sizes_within_the_noise(app_test):
     """Each private panel is its group's counts plus rounded Gaussian noise, shown clipped at 0, on the fixed frame
     (which holds every row). So |shown total - group size| <= sum of |noise|: mean cells * sigma * sqrt(2/pi),
@@ -67,7 +54,7 @@ def test_the_groups_counts_add_up_to_the_exact_group_sizes_within_the_noise(app_
     at.switch_page("pages/explore.py").run()
     assert_clean(at)
     fig = _score_figure(at)
-    z = {a.text: _array(t.z) for a, t in zip(fig.layout.annotations, fig.data)}
+    z = {a.text: plotly_array(t.z) for a, t in zip(fig.layout.annotations, fig.data)}
     sigma = math.sqrt(2.0) / (math.sqrt(0.3) * gaussian_mu(100.0, 0.9e-6))
     for group, size in zip(("class_0", "class_1", "class_2"), (59, 71, 48)):  # the wine sample's cultivars
         exact, noisy = z[f"exact: {group}"], z[f"Analyze Gauss: {group}"]
@@ -206,7 +193,7 @@ def test_sparse_kind_releases_zero_in_empty_cells(app_test):
     assert_clean(at)
     fig = _score_figure(at)
     private = [t for a, t in zip(fig.layout.annotations, fig.data) if a.text.endswith("(private)")]
-    assert private and (_array(private[0].z) == 0).sum() > 0
+    assert private and (plotly_array(private[0].z) == 0).sum() > 0
 
 
 def test_the_script_and_the_publishable_release_carry_the_score_options():
@@ -236,7 +223,7 @@ def test_the_reports_record_embeds_the_score_plot_of_the_apps_own_data_only(app_
     """The record of data the app did not make (the wine sample) leaves out the seeded runs' private score plot:
     whoever holds the seed in its link regenerates the noise (issue 34 item 5, docs/privacy.md). The record of the
     app's own synthetic data embeds it with its reading."""
-    from tests.test_exports import offered
+    from tests.support.downloads import offered
 
     at = app_test(**WINE, sgroup="true")
     at.switch_page("pages/report.py").run()
@@ -259,7 +246,7 @@ def test_the_slide_deck_has_the_score_plot_and_the_budget_bar(app_test, download
     """The Report's deck takes its figures by name, not by position: a budget split and a score plot add one slide
     each to the plain Report's deck, and the risk slide keeps the posterior (it was the tradeoff figure when the
     budget bar shifted the positions)."""
-    from tests.test_exports import offered
+    from tests.support.downloads import offered
 
     def deck(**query):
         at = app_test(**query)

@@ -4,7 +4,7 @@ file serves every mechanism that needs only sufficient statistics (the others sa
 import numpy as np
 import pandas as pd
 
-from tests.test_app_pages import metric, plain
+from tests.support.app import metric, plain
 from ui import data, session
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dppca_core.pipeline import experiments
-from tests.test_app_pages import assert_clean
-from tests.test_app_score_plots import _array
+from tests.support.app import assert_clean
+from tests.support.app import plotly_array
 from ui import compute
 
 
@@ -48,9 +48,9 @@ def test_a_sweep_of_n_on_a_table_subsamples_and_extends_it_with_a_what_if(app_te
     assert sorted(table["n"].unique()) == [125, 250, 500, 1000, 2000]
     traces = _traces(at)
     what_if = next(t for t in traces if t.get("name", "") == "extrapolated (what-if): Analyze Gauss")
-    assert list(_array(what_if["x"])) == [2000, 4000, 20000]
-    band = next(t for t in traces if t.get("fill") == "toself" and 20000 in list(_array(t["x"])))
-    ys, band_y = _array(what_if["y"]), _array(band["y"])
+    assert list(plotly_array(what_if["x"])) == [2000, 4000, 20000]
+    band = next(t for t in traces if t.get("fill") == "toself" and 20000 in list(plotly_array(t["x"])))
+    ys, band_y = plotly_array(what_if["y"]), plotly_array(band["y"])
     assert band_y.max() >= ys.max() and band_y.min() <= ys.min()  # the band around the what-if's means
     measured = table.sort_values("n")["mean"].to_numpy()
     assert ys[2] < ys[1] < ys[0]  # more rows, less error: never the wrong way

@@ -1,7 +1,7 @@
 """Distributed, Audit and Explore detail views: they run, and their numbers follow the widgets."""
 
-from tests.test_app_pages import assert_clean, metric
-from tests.test_app_score_plots import _array
+from tests.support.app import assert_clean, metric
+from tests.support.app import plotly_array
 
 
 def test_distributed_page_compares_and_follows_sites(app_test):
@@ -80,13 +80,15 @@ def test_tradeoffs_overlays_theory_rates(app_test):
         rate = next(t for t in traces if t.get("name", "").startswith("rate: Analyze Gauss"))
         error = float(re.search(r"fit ±(\d+)%", rate["name"]).group(1))
         assert error <= 20
-        ys = list(_array(rate["y"]))
+        ys = list(plotly_array(rate["y"]))
         assert (
             all(b < a for a, b in zip(ys, ys[1:]))
             if chosen == "subspace_distance"
             else all(b > a for a, b in zip(ys, ys[1:]))
         )  # the utility rises with ε: never drawn falling
-        assert len(_array(rate["x"])) < 11  # not the whole grid (0.05 to 100): the random level, the floor left out
+        assert (
+            len(plotly_array(rate["x"])) < 11
+        )  # not the whole grid (0.05 to 100): the random level, the floor left out
         assert any("theoretical **rates**" in c.value for c in at.caption)
 
 
@@ -175,7 +177,7 @@ def test_risk_view_follows_epsilon_and_composes_releases(app_test):
     assert "A simulated audit of this guarantee" in spec["layout"]["title"]["text"]
     traces = [t.get("name", "") for t in spec["data"]]
     assert any(n.startswith("claim:") and "Gaussian" in n for n in traces) and any("band" in n for n in traces)
-    from tests.test_app_pages import plain
+    from tests.support.app import plain
 
     readings = [plain(m.value) for m in at.markdown if "The best attack we found does no better than" in plain(m.value)]
     assert readings and any(readings[0] in plain(c.value) for c in at.caption)  # its text alternative says the same

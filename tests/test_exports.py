@@ -15,95 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from tests.test_app_pages import assert_clean, plain
+from tests.support.app import assert_clean, plain, plotly_array
 from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
+from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, upload_wine
 
 ROOT = Path(__file__).resolve().parents[1]
 WINE = ROOT / "sample_data" / "wine.csv"
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """{file id: bytes, or the callable that builds them} of every file a download button offered during the test
-    (:func:`remember_downloads`)."""
-    return remember_downloads(monkeypatch)
-
-
-def remember_downloads(monkeypatch) -> dict:
-    """{file id: bytes, or the callable that builds them} of every file a download button offers while the patches
-    of ``monkeypatch`` hold (AppTest drops its media store after each run, so the store and the manager are replaced
-    by ones that remember; a button whose file is built when pressed registers a callable, which :func:`offered`
-    calls, as a press would)."""
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.media_file_manager import MediaFileManager
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    files = {}
-
-    class Remembering(MemoryMediaFileStorage):
-        def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
-            file_id = super().load_and_get_id(path_or_data, mimetype, kind, filename)
-            files[file_id] = self.get_file(file_id).content
-            return file_id
-
-    class RememberingManager(MediaFileManager):
-        def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-            file_id = super().add_deferred(data_callable, mimetype, coordinates, file_name, **kwargs)
-            files[file_id] = data_callable
-            return file_id
-
-    monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", Remembering)
-    monkeypatch.setattr(app_test_module, "MediaFileManager", RememberingManager)
-    return files
-
-
-def offered(at, files) -> dict:
-    """{download button label: the bytes it offers} on the page AppTest shows (a file built when its button is
-    pressed is built here)."""
-    out = {}
-    for button in at.get("download_button"):
-        deferred = button.proto.deferred_file_id
-        file_id = deferred or os.path.splitext(button.proto.url.rsplit("/", 1)[-1])[0]
-        data = files[file_id]
-        if callable(data):
-            data = data()
-        out[button.proto.label] = data.encode() if isinstance(data, str) else data
-    return out
-
-
-def built_on_press(at) -> set:
-    """The labels of the download buttons whose file is built only when pressed (a callable ``data=``)."""
-    return {button.proto.label for button in at.get("download_button") if button.proto.deferred_file_id}
-
-
-def first_visible_text(doc: str) -> str:
-    body = doc.split("<body>", 1)[1]
-    return html_lib.unescape(re.sub(r"<[^>]+>", " ", body).strip().splitlines()[0]).strip()
-
-
-def _report_table(at):
-    frames = [df.value for df in at.dataframe if "subspace distance" in df.value.columns]
-    assert frames, "no results table on the Report page"
-    return frames[0]
-
-
-def _upload(at, label="class", columns=()):
-    """The wine file uploaded, with ``columns`` (and the label) declared in the link: by default every column but the
-    label, the schema the Data page suggests (a schema must be declared before anything is published, issue 54)."""
-    at.session_state["upload"] = {"name": "wine.csv", "bytes": WINE.read_bytes()}
-    header = WINE.read_text().splitlines()[0].split(",")
-    at.query_params["cols"] = json.dumps(list(columns) or [c for c in header if c != label])
-    at.query_params["label"] = label
-
-
-def _releases(at, files) -> dict:
-    """Draw releases to publish and read the JSON the page then offers: {mechanism: exported release}."""
-    draw_releases(at)
-    assert_clean(at)
-    (raw,) = [data for data in offered(at, files).values() if data.startswith(b'{"export"')]
-    payload = json.loads(raw)
-    return payload.get("releases", payload)
 
 
 # -- exploration records -------------------------------------------------------------------------------------
@@ -157,7 +75,7 @@ def test_report_of_private_data_is_an_exploration_record_not_a_release(app_test,
     worded as a report of 'Published releases'. Its title and first line now say it is an exploration record that
     describes the raw data and stays with the data owner."""
     at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
-    _upload(at)
+    upload_wine(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     doc = offered(at, downloads)["HTML report (offline)"].decode()
@@ -193,7 +111,7 @@ def test_server_file_report_has_no_seeded_release_beside_the_seed(app_test, down
 
 def test_report_of_an_upload_shows_its_n_and_d_and_no_synthetic_setting(app_test, downloads):
     at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
-    _upload(at)
+    upload_wine(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     shown = " ".join(plain(m.value) for m in at.markdown)
@@ -211,7 +129,7 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
     at = app_test(**query)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    shown = _report_table(at).to_string(index=False)
+    shown = report_table(at).to_string(index=False)
     script = offered(at, downloads)["Python script"].decode()
     assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')  # nothing private
     path = tmp_path / "scenario.py"
@@ -239,10 +157,10 @@ def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(ap
         seed="2",
         k="2",
     )
-    _upload(at, columns=("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity"))
+    upload_wine(at, columns=("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity"))
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    shown = _report_table(at).to_string(index=False)
+    shown = report_table(at).to_string(index=False)
     script = offered(at, downloads)["Python script"].decode()
     path = tmp_path / "scenario.py"
     path.write_text(script)
@@ -262,11 +180,11 @@ def test_releases_to_publish_use_fresh_randomness_not_the_seed(app_test, downloa
     at = app_test(mechs="analyze_gauss,ppca_exponential", reps="2", k="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    table = _report_table(at)
+    table = report_table(at)
     assert list(table["mechanism"]) == ["Analyze Gauss", "PPCA"]
     assert "Download the publishable releases (JSON)" not in offered(at, downloads)  # only after drawing
-    first = _releases(at, downloads)
-    second = _releases(at, downloads)
+    first = releases_offered(at, downloads)
+    second = releases_offered(at, downloads)
     comps = [r["analyze_gauss"]["components"] for r in (first, second)]
     assert comps[0] != comps[1]  # unpredictable noise: the scenario's seed (which the link records) is never used
     for release in first.values():
@@ -281,7 +199,7 @@ def test_release_after_empirical_centring_or_a_radius_from_the_hints_states_no_g
     at = app_test(mechs="analyze_gauss", center="empirical", reps="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    release = _releases(at, downloads)["analyze_gauss"]
+    release = releases_offered(at, downloads)["analyze_gauss"]
     assert release["guarantee"] == "none" and release["epsilon"] is None
     assert any("empirical" in c for c in release["nonprivate_choices"])
     assert "No privacy guarantee" in release["guarantee_text"]
@@ -289,7 +207,7 @@ def test_release_after_empirical_centring_or_a_radius_from_the_hints_states_no_g
 
     at = app_test(mechs="analyze_gauss", rfrom="hints", reps="2")
     at.switch_page("pages/report.py").run()
-    release = _releases(at, downloads)["analyze_gauss"]
+    release = releases_offered(at, downloads)["analyze_gauss"]
     assert release["guarantee"] == "none" and any("radius R" in c for c in release["nonprivate_choices"])
 
 
@@ -299,7 +217,7 @@ def test_release_follows_the_pages_budget_split_and_private_centring(app_test, d
     at = app_test(mechs="analyze_gauss,private_power", center="private", bmean="0.2", beig="0.1", reps="2")
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    for mech, release in _releases(at, downloads).items():
+    for mech, release in releases_offered(at, downloads).items():
         budget = release["facts"]["budget"]
         assert budget["mean"]["share"] == pytest.approx(0.2) and budget["eigenvalues"]["share"] == pytest.approx(0.1)
         assert budget["subspace"]["share"] == pytest.approx(0.7), mech
@@ -337,7 +255,8 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
 
     import dppca_core as dc
     from dppca_core.privacy import randomness
-    from tests.test_release_boundary import SEEDS, _k, _leaves, _neighbours, _params
+    from dppca_core.audit.statistics import leaves as _leaves
+    from tests.support.releases import SEEDS, boundary_neighbours, k_for, mechanism_params
 
     key = {"value": 0}
     monkeypatch.setattr(
@@ -346,22 +265,22 @@ def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed
         types.SimpleNamespace(token_bytes=lambda size: (key["value"] % 256**size).to_bytes(size, "little")),
     )
 
-    mech_params = {f"{name}.{key}": value for key, value in _params(name).items()}
+    mech_params = {f"{name}.{key}": value for key, value in mechanism_params(name).items()}
     vals = {
         **scenario.DEFAULTS,
         "mechs": name,
-        "k": _k(name),
+        "k": k_for(name),
         "nb": neighbors,
         "delta": 1e-5,
         **SPLITS[split],
         **mech_params,
     }
-    D, D_prime = _neighbours(neighbors)
+    D, D_prime = boundary_neighbours(neighbors)
 
     if dc.get_mechanism(name).guarantee == "retracted":  # never drawn for the file, and publish() refuses it
         assert release_file.publishable_releases(dc.prepare(D, 1.0), [name], vals) == {}
         with pytest.raises(ValueError, match="retracted"):
-            dc.publish(dc.run(name, D, _k(name), 1.0, 1e-5, neighbors, seed=None, **_params(name)))
+            dc.publish(dc.run(name, D, k_for(name), 1.0, 1e-5, neighbors, seed=None, **mechanism_params(name)))
         return
 
     def export(X, seed):
@@ -552,9 +471,8 @@ def test_the_convergence_captions_are_read_off_their_charts(app_test):
     (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Convergence" in c.proto.spec]
     (caption,) = [plain(c.value) for c in at.caption if "one line per ε" in c.value]
     assert "geometric" not in caption
-    from tests.test_app_score_plots import _array
 
     for line in chart["data"]:
         if line.get("name", "").startswith("ε"):
-            y = list(_array(line["y"]))
+            y = list(plotly_array(line["y"]))
             assert f"{line['name']}: " in caption and f"{y[-1]:.2f}" in caption and f"{min(y):.2f}" in caption

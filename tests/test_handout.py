@@ -20,26 +20,14 @@ import dppca_core as dc
 from dppca_core import publishable
 from dppca_core.pipeline.inputs import input_for
 from dppca_core.scenario.release import release_options
-from tests.test_app_pages import assert_clean, plain
-from tests.test_exports import _upload, built_on_press, downloads, first_visible_text, offered  # noqa: F401
+from tests.support.app import assert_clean, plain
+from tests.support.downloads import upload_wine, built_on_press, offered
 from dppca_core.handout import brief
 from ui import exploration_record, release_file, report, scenario, script_export
 from tests.helpers import draw_releases
+from tests.support.handout import DIAGNOSTIC_WORDS, shown_text, stray_numbers, validate
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "docs" / "publishable-release.schema.json").read_text(encoding="utf-8"))
-#: words of the exploration's non-private diagnostics and of seeded runs: none may reach the handout
-DIAGNOSTIC_WORDS = (
-    "seed",
-    "localhost",
-    "diagnostic",
-    "subspace distance",
-    "captured energy",
-    "clipped",
-    "support f1",
-    "exact pca",
-    "exploration record",
-)
 
 
 @pytest.fixture(scope="module")
@@ -61,65 +49,7 @@ def _file(X, mechs="analyze_gauss,private_power", **settings):
     return release_file.publishable_file(published, vals, Data())
 
 
-def validate(payload: dict) -> None:
-    """Every error of ``payload`` against the schema in docs/, all at once."""
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(payload), key=lambda e: list(e.path))
-    assert not errors, [f"{list(e.path)}: {e.message[:200]}" for e in errors[:5]]
-
-
 # -- numbers of a handout are numbers of the file ---------------------------------------------------------------
-
-NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
-
-
-def shown_text(doc: str) -> str:
-    """The text a document shows: no style, script, slide counter, inline figure (its numbers are in the table
-    beside it) or tag."""
-    doc = re.sub(r"<(head|style|script|svg)\b.*?</\1>", " ", doc, flags=re.S)
-    doc = re.sub(r"<p class='counter'>.*?</p>", " ", doc)
-    return html_lib.unescape(re.sub(r"<[^>]+>", " ", doc))
-
-
-def file_numbers(file: dict) -> tuple[set, list]:
-    """(numeric tokens written in the file, every number in it): what a handout may show (the released arrays too:
-    the handout shows each release's loadings, shares of variance and what it used)."""
-    public = file
-    text = json.dumps(public, ensure_ascii=False)
-    values = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-        elif isinstance(node, (int, float)) and not isinstance(node, bool):
-            values.append(float(node))
-        elif isinstance(node, str):
-            values.extend(float(t.replace(",", "")) for t in NUMBER.findall(node))
-
-    walk(public)
-    return set(NUMBER.findall(text)), values
-
-
-def stray_numbers(text: str, file: dict) -> list[str]:
-    """The numbers in ``text`` that are neither written in the file nor one of its numbers rounded for display (as
-    a number or a percentage, to the digits shown)."""
-    tokens, values = file_numbers(file)
-    stray = []
-    for token in NUMBER.findall(text):
-        if token in tokens:
-            continue
-        value = float(token.replace(",", ""))
-        decimals = len(token.split(".")[1].split("e")[0]) if "." in token else 0
-        tolerance = 10.0**-decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
-        # a token is read without its sign (a loading of -0.3 shows "0.3" to the pattern)
-        if not any(abs(abs(v) - value) <= tolerance or abs(100 * abs(v) - value) <= tolerance for v in values):
-            stray.append(token)
-    return stray
 
 
 def check_handout(doc: str, file: dict, first: str) -> None:
@@ -234,14 +164,14 @@ NAMES = [m for m in dc.mechanism_names("pca") if not publishable.refusal(m)]
 
 @pytest.mark.parametrize("mech", NAMES)
 def test_every_mechanisms_publishable_file_validates(X, mech):
-    from tests.test_release_boundary import _k, _params
+    from tests.support.releases import k_for, mechanism_params
 
     vals = {
         **scenario.DEFAULTS,
         "mechs": mech,
-        "k": _k(mech),
+        "k": k_for(mech),
         "delta": 1e-5,
-        **{f"{mech}.{key}": value for key, value in _params(mech).items()},
+        **{f"{mech}.{key}": value for key, value in mechanism_params(mech).items()},
     }
     published = release_file.publishable_releases(dc.prepare(X, 1.0), [mech], vals)
     payload = json.loads(release_file.releases_json(release_file.publishable_file(published, vals)))
@@ -471,7 +401,7 @@ def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, do
         bradius="0.1",
         bscores="0.1",
     )
-    _upload(at)
+    upload_wine(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     files = offered(at, downloads)

@@ -6,61 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.support.sessions import FakePage, finished_message, rerun_message, run_in_thread, status_message
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 load = pytest.importorskip("load")
-
-
-class FakeSocket:
-    def __init__(self):
-        self.handlers = {}
-
-    def on(self, event, handler):
-        self.handlers[event] = handler
-
-
-class FakePage:
-    def __init__(self):
-        self.socket = FakeSocket()
-
-    def on(self, event, handler):
-        assert event == "websocket"
-        handler(self.socket)
-
-    def receive(self, msg: ForwardMsg):
-        self.socket.handlers["framereceived"](msg.SerializeToString())
-
-    def send(self, msg: BackMsg):
-        self.socket.handlers["framesent"](msg.SerializeToString())
-
-
-def _run(coroutine):
-    """asyncio.run in a thread of its own: the browser tests' Playwright (sync API) keeps an event loop running in
-    the main thread for the whole session, where asyncio.run refuses to start."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
-def _status(running: bool) -> ForwardMsg:
-    msg = ForwardMsg()
-    msg.session_status_changed.script_is_running = running
-    return msg
-
-
-def _finished(status: str) -> ForwardMsg:
-    msg = ForwardMsg()
-    msg.script_finished = ForwardMsg.ScriptFinishedStatus.Value(status)
-    return msg
-
-
-def _rerun() -> BackMsg:
-    msg = BackMsg()
-    msg.rerun_script.query_string = "eps=1"
-    return msg
 
 
 def test_an_action_lasts_until_its_last_run_has_finished():
@@ -68,23 +19,23 @@ def test_an_action_lasts_until_its_last_run_has_finished():
         page = FakePage()
         watch = load.RunWatch(page)
         t0 = load.time.perf_counter()
-        page.send(_rerun())
-        page.receive(_status(True))
-        page.receive(_finished("FINISHED_EARLY_FOR_RERUN"))  # stopped for a rerun: not the end
+        page.send(rerun_message())
+        page.receive(status_message(True))
+        page.receive(finished_message("FINISHED_EARLY_FOR_RERUN"))  # stopped for a rerun: not the end
         assert watch.running and watch.started == 1
-        page.receive(_status(True))  # the rerun (already running: not a second start)
-        page.receive(_finished("FINISHED_SUCCESSFULLY"))
+        page.receive(status_message(True))  # the rerun (already running: not a second start)
+        page.receive(finished_message("FINISHED_SUCCESSFULLY"))
         first_end = watch.last_end
         settle = asyncio.ensure_future(watch.settle(t0, 0, t0))
         await asyncio.sleep(load.GRACE / 3)
-        page.receive(_status(True))  # a run within GRACE of the end: same action
-        page.receive(_finished("FINISHED_SUCCESSFULLY"))
+        page.receive(status_message(True))  # a run within GRACE of the end: same action
+        page.receive(finished_message("FINISHED_SUCCESSFULLY"))
         from_action, from_request = await settle
         assert watch.started == 2 and watch.last_end > first_end
         assert from_action == watch.last_end - t0
         assert from_request == watch.last_end - watch.requests[0] <= from_action
 
-    _run(scenario())
+    run_in_thread(scenario())
 
 
 def test_large_frames_and_text_frames_are_not_parsed():
@@ -104,7 +55,7 @@ def test_an_action_that_starts_no_run_times_out():
         with pytest.raises(TimeoutError, match="no finished run"):
             await watch.settle(now, 0, now - load.NO_RUN - 1)
 
-    _run(scenario())
+    run_in_thread(scenario())
 
 
 def test_the_report_names_the_command_and_every_phase():

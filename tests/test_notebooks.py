@@ -21,10 +21,10 @@ from dppca_core.book import BudgetBook
 from dppca_core import publishable
 from dppca_core.handout import brief
 from tests.messy import MEASUREMENTS, TYPICAL, messy_csv
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 from tests.messy import messy_rows
-from tests.test_exports import _report_table, offered, remember_downloads
-from tests.test_handout import validate
+from tests.support.downloads import report_table, offered, remember_downloads
+from tests.support.handout import validate
 from ui import notebooks
 
 nbformat = pytest.importorskip("nbformat")
@@ -87,7 +87,7 @@ def report_page(tmp_path_factory):
     at.session_state["upload"] = {"name": "penguins.csv", "bytes": messy_csv()}
     at.switch_page("pages/report.py").run()
     assert_clean(at)
-    shown = _report_table(at).to_string(index=False)
+    shown = report_table(at).to_string(index=False)
     offers = offered(at, files)
     patch.undo()
     charts = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart") if "report_main" in chart.proto.id]

@@ -10,9 +10,8 @@ import pytest
 
 import dppca_core as dc
 from dppca_core.pipeline import experiments
-from tests.test_app_pages import assert_clean
-from tests.test_exports import _releases, _upload, offered
-from tests.test_exports import downloads  # noqa: F401 - fixture
+from tests.support.app import assert_clean
+from tests.support.downloads import releases_offered, upload_wine, offered
 from ui import report_words, scenario, script_export
 from ui.text import md_escape
 
@@ -124,7 +123,7 @@ def test_report_states_every_choice_private_draws_the_split_and_publishes_the_gu
     """The Report with R chosen privately on an upload: the statement, the budget bar, the radius table, the HTML
     record holding both, and a publishable release that states its full guarantee and publishes R."""
     at = app_test(src="upload", **PRIVATE_R, reps="2", mechs="analyze_gauss", center="private")
-    _upload(at)
+    upload_wine(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     statement = report_words.privacy_statement({**scenario.DEFAULTS, "rfrom": "private", "center": "private"})
@@ -136,7 +135,7 @@ def test_report_states_every_choice_private_draws_the_split_and_publishes_the_gu
     assert len(radii) == 1
     doc = offered(at, downloads)["HTML report (offline)"].decode()
     assert "Clipping radius chosen privately" in doc and "How one release" in doc and statement in doc
-    released = _releases(at, downloads)["analyze_gauss"]
+    released = releases_offered(at, downloads)["analyze_gauss"]
     assert released["guarantee"] != "none" and released["epsilon"] == 1.0
     radius = released["outputs"]["radius"]["value"]
     assert 1.0 <= radius <= 10000.0 and released["parameters"]["data_norm"] == radius
@@ -145,11 +144,11 @@ def test_report_states_every_choice_private_draws_the_split_and_publishes_the_gu
 
 def test_r_from_the_hints_still_makes_the_release_state_no_guarantee(app_test, downloads):
     at = app_test(src="upload", rfrom="hints", R="2000.0", reps="2", mechs="analyze_gauss")
-    _upload(at)
+    upload_wine(at)
     at.switch_page("pages/report.py").run()
     assert_clean(at)
     assert any(m.value.startswith("Not every choice that depends on the data is private") for m in at.markdown)
-    assert _releases(at, downloads)["analyze_gauss"]["guarantee"] == "none"
+    assert releases_offered(at, downloads)["analyze_gauss"]["guarantee"] == "none"
 
 
 def test_the_script_reproduces_the_report_with_a_private_r():

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import dppca_core as dc
 from dppca_core import scenario as core
 from dppca_core.scenario import Scenario
-from tests.test_app_pages import PAGES, assert_clean, plain
-from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
+from tests.support.app import PAGES, assert_clean, plain
+from tests.support.downloads import offered
 from ui import scenario
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dppca_core import scenario as core
 from dppca_core.registry import get_mechanism, mechanism_names
 from dppca_core.scenario import Scenario
-from tests.test_app_pages import plain
+from tests.support.app import plain
 from tests.support.scenarios import CLASS_NAME, assert_valid
 
 #: huge whole numbers (each under 4,300 digits, so a failing example can still be printed)

@@ -7,8 +7,8 @@ import urllib.parse
 
 from dppca_core import scenario as core
 from dppca_core.scenario import Scenario
-from tests.test_app_pages import plain
-from tests.test_exports import downloads, offered  # noqa: F401 - the fixture
+from tests.support.app import plain
+from tests.support.downloads import offered
 
 #: a 200-column upload with long names (the issue: a 4 MB address)
 WIDE = [f"questionnaire item {j:03d}: how often in the last twelve months did you " + "x" * 60 for j in range(200)]

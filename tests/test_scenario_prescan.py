@@ -130,7 +130,7 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_decoded():
 
 
 def test_home_refuses_each_quadratic_file_in_words_and_stays_usable(app_test, no_parse):
-    from tests.test_app_pages import plain
+    from tests.support.app import plain
 
     at = app_test(eps="2.0")
     at.run()

@@ -111,19 +111,19 @@ def test_an_action_during_a_run_lasts_until_the_run_it_caused_has_finished():
     """A click while an earlier run is still going stops that run for a rerun; the server sends no new "running"
     message, so the action is over when a run finishes after the page's request (it used to wait 300 s and count
     the action as unfinished)."""
-    from tests.test_load_driver import FakePage, _finished, _rerun, _run, _status
+    from tests.support.sessions import FakePage, finished_message, rerun_message, run_in_thread, status_message
 
     async def scenario():
         page = FakePage()
         watch = load.RunWatch(page)
-        page.receive(_status(True))  # a run the action did not cause is going
+        page.receive(status_message(True))  # a run the action did not cause is going
         t0 = load.time.perf_counter()
         started_before = watch.started
-        page.send(_rerun())
-        page.receive(_finished("FINISHED_EARLY_FOR_RERUN"))
-        page.receive(_finished("FINISHED_SUCCESSFULLY"))
+        page.send(rerun_message())
+        page.receive(finished_message("FINISHED_EARLY_FOR_RERUN"))
+        page.receive(finished_message("FINISHED_SUCCESSFULLY"))
         # acted long ago: a watch that saw no run caused would give up at once (TimeoutError)
         from_action, from_request = await watch.settle(t0, started_before, t0 - load.NO_RUN - 1)
         assert from_action == watch.last_end - t0 and from_request <= from_action
 
-    _run(scenario())
+    run_in_thread(scenario())

@@ -17,6 +17,7 @@ from dppca_core.audit import audit
 from dppca_core.privacy import composed_mu, gaussian_mu, gaussian_sigma
 from dppca_core.tensor import auditing, calibration as cal, experiments as ex, mechanisms as tmech, moments
 from dppca_core.tensor import symmetric as sym, synthetic
+from dppca_core.audit.statistics import leaves as _leaves  # the audit's own flattening of a published dict
 from dppca_core.tensor.metrics import q_comp
 from dppca_core.tensor.moments import Documents, prepare_tensor_input
 
@@ -296,14 +297,6 @@ def _neighbours():
     D = np.vstack([[[5.0, 0.0, 0.0, 0.0]], base])  # first row far outside the clipping radius 1
     D_prime = np.vstack([[[0.0, 0.5, 0.0, 0.0]], base])
     return D, D_prime
-
-
-def _leaves(value, path=""):
-    if isinstance(value, dict):
-        return {k: v for key, item in value.items() for k, v in _leaves(item, f"{path}.{key}").items()}
-    if isinstance(value, list):
-        return {k: v for i, item in enumerate(value) for k, v in _leaves(item, f"{path}[{i}]").items()}
-    return {path: value}
 
 
 @pytest.mark.parametrize("name", PRIVATE)

@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 import pytest
 
 from dppca_core.figures import tensor as fig_tensor
+from tests.support import ROOT
+from tests.support.app import assert_clean
 
 PAGE = "pages/tensor.py"
 
@@ -15,11 +17,6 @@ def metric(at, label):
     values = [m.value for m in at.metric if m.label == label]
     assert values, f"no metric {label!r}; metrics: {[m.label for m in at.metric]}"
     return float(values[0])
-
-
-def assert_clean(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_tensor_page_numbers_follow_the_widgets(app_test):
@@ -92,8 +89,6 @@ def test_the_shipped_default_sweeps_are_the_page_defaults_and_this_code_s_output
     the page asks for at those defaults, with the rows the current code computes (one unit recomputed)."""
     from dppca_core.tensor import experiments as ex
     from ui import scenario
-
-    from tests.conftest import ROOT
 
     d = ex.PAGE_DEFAULTS
     fields = {

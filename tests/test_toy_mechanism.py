@@ -14,7 +14,7 @@ import dppca_core as dc
 from dppca_core import figures, registry, theory
 from dppca_core.audit import audit, describe_statistic
 
-from tests.test_app_pages import assert_clean
+from tests.support.app import assert_clean
 
 NAME = "toy_gauss"
 COLOR = "#7f4f00"  # no built-in PCA mechanism declares it

@@ -8,9 +8,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
