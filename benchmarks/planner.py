@@ -31,6 +31,7 @@ import dppca_core as dc  # noqa: E402
 from dppca_core import planning  # noqa: E402
 from dppca_core.data import datasets
 from dppca_core.planning import Standin, evaluate  # noqa: E402
+from tests.support.planning import STATED_SPECTRUM_CASES, plan_through_stated_spectrum  # noqa: E402
 
 CONFIDENCE = 0.9
 
@@ -113,18 +114,8 @@ def calibration_section() -> list[str]:
             support=np.asarray(sparse.support, dtype=int),
         )
     )
-    for name, radius, k, target in (("iris", 12.0, 2, 0.3), ("wine", 2000.0, 1, 0.1)):
-        X = np.asarray(datasets.load_sample(name).X, dtype=float)
-        stated = Standin.from_spectrum(Standin.exact(X, radius).values)
-        found = dc.plan(
-            {"subspace_distance": target},
-            n=X.shape[0],
-            d=X.shape[1],
-            k=k,
-            standin=stated,
-            data_norm=radius,
-            confidence=CONFIDENCE,
-        )
+    for name, radius, k, target in STATED_SPECTRUM_CASES:
+        found, X = plan_through_stated_spectrum(name, radius, k, target, CONFIDENCE)
         out.append(_row(f"{name} (stated spectrum), distance ≤ {target:g}", found, X))
     return out
 

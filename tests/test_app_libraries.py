@@ -11,22 +11,24 @@ def _audit_page(app_test):
     return at
 
 
-def test_audit_page_refutes_sklearn_as_an_external_library(app_test):
+def _external_audit(app_test, library: str, trials: int):
+    """The Audit page after auditing ``library`` through the external interface with ``trials`` trials."""
     at = _audit_page(app_test)
-    at.selectbox(key="xa_lib").set_value("sklearn")
-    at.select_slider(key="xa_trials").set_value(200)
+    at.selectbox(key="xa_lib").set_value(library)
+    at.select_slider(key="xa_trials").set_value(trials)
     at.button(key="xa_run").click().run()
     assert_clean(at)
+    return at
+
+
+def test_audit_page_refutes_sklearn_as_an_external_library(app_test):
+    at = _external_audit(app_test, "sklearn", 200)
     assert any("claim contradicted" in w.value and "carries no noise" in w.value for w in at.warning)
     assert any("published field" in m.value for m in at.metric)
 
 
 def test_audit_page_audits_ours_through_the_external_interface(app_test):
-    at = _audit_page(app_test)
-    at.selectbox(key="xa_lib").set_value("ours:analyze_gauss")
-    at.select_slider(key="xa_trials").set_value(500)
-    at.button(key="xa_run").click().run()
-    assert_clean(at)
+    at = _external_audit(app_test, "ours:analyze_gauss", 500)
     assert any("no violation found" in s.value for s in at.success)
 
 

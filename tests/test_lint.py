@@ -112,3 +112,21 @@ def test_no_package_imports_through_its_own_init(tmp_path):
     module.parent.mkdir(parents=True)
     module.write_text("def f():\n    from . import slides\n")
     assert own_package_imports(tmp_path) == ["dppca_core/handout/brief.py:2"]
+
+
+def test_modules_import_no_test_module():
+    """Helpers shared by tests (and benchmarks) live in tests/support/ (or tests/helpers.py, tests/e2e/helpers.py, a
+    fixture of a conftest.py), never in a test module that others import: a test module is collected, and one
+    module's helper read by others is a test file moved with its helpers or not at all."""
+    import ast
+
+    found = []
+    for path in sorted([*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                last = name.split(".")[-1]
+                if name.startswith("tests.") and (last.startswith("test_") or last == "conftest"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    assert found == [], found

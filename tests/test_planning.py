@@ -14,6 +14,7 @@ import dppca_core as dc
 from dppca_core import planning
 from dppca_core.data import datasets
 from dppca_core.planning import Standin, evaluate
+from tests.support.planning import STATED_SPECTRUM_CASES, plan_through_stated_spectrum
 
 CONFIDENCE = 0.9
 #: the public facts plan() may take: nothing else, and none of them is a table of rows
@@ -114,22 +115,11 @@ def test_a_sparse_plan_recovers_the_support_on_held_out_data():
     _calibrated(found, held_out, support=np.asarray(law.support, dtype=int))
 
 
-@pytest.mark.parametrize("name, radius, k, target", [("iris", 12.0, 2, 0.3), ("wine", 2000.0, 1, 0.1)])
+@pytest.mark.parametrize("name, radius, k, target", STATED_SPECTRUM_CASES)
 def test_a_plan_through_a_published_spectrum_holds_on_the_shipped_table(name, radius, k, target):
     """The stand-in is the table's spectrum as a public source would state it (here computed once, then given to the
     planner as numbers): the plan never sees a row, and is checked on the table's own rows."""
-    X = np.asarray(datasets.load_sample(name).X, dtype=float)
-    published = Standin.from_spectrum(Standin.exact(X, radius).values, source=f"the {name} spectrum as published")
-    found = dc.plan(
-        {"subspace_distance": target},
-        n=X.shape[0],
-        d=X.shape[1],
-        k=k,
-        standin=published,
-        data_norm=radius,
-        confidence=CONFIDENCE,
-    )
-    _calibrated(found, X)
+    _calibrated(*plan_through_stated_spectrum(name, radius, k, target, CONFIDENCE))
 
 
 def test_the_chosen_split_beats_the_default_where_it_should():

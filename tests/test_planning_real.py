@@ -14,6 +14,7 @@ import numpy as np
 import dppca_core as dc
 from dppca_core.planning import Standin, evaluate
 from tests.real_tables.tables import TABLES
+from tests.support.planning import plan_distance
 
 CONFIDENCE = 0.9
 CHECKS = 40  # fresh releases on the rows per plan: the promise is kept if at least 33 meet it (the share's interval
@@ -23,18 +24,8 @@ CHECKS = 40  # fresh releases on the rows per plan: the promise is kept if at le
 def _plan(table: str, k: int, target: float, eps0: float, center: str, seed: int, R: float = 1.0):
     X = TABLES[table].scaled()
     standin = Standin.private(X, eps0, 1e-6, data_norm=R, center=center, seed=np.random.default_rng(seed))
-    found = dc.plan(
-        {"subspace_distance": target},
-        n=X.shape[0],
-        d=X.shape[1],
-        k=k,
-        standin=standin,
-        center=center,
-        data_norm=R,
-        confidence=CONFIDENCE,
-        reps=50,
-        mechanisms=["analyze_gauss"],  # the promise is the planned mechanism's: one is enough to check it
-    )
+    # the promise is the planned mechanism's: one mechanism is enough to check it
+    found = plan_distance(X, target, k, standin, R, CONFIDENCE, center=center, reps=50, mechanisms=["analyze_gauss"])
     return found, X
 
 

@@ -14,7 +14,7 @@ from dppca_core import scenario as core
 from dppca_core.registry import get_mechanism, mechanism_names
 from dppca_core.scenario import Scenario
 from tests.support.app import plain
-from tests.support.scenarios import CLASS_NAME, assert_valid
+from tests.support.scenarios import CLASS_NAME, HEADER, assert_valid
 
 #: huge whole numbers (each under 4,300 digits, so a failing example can still be printed)
 HUGE = [10**400, -(10**400), 2**64, -(2**63) - 1, 2**53 + 1, 16**3000, 10**4000]
@@ -79,6 +79,17 @@ def _assert_opened(opened) -> None:
         _assert_plain(notice)
 
 
+def _opened_or_refused_in_words(text: str):
+    """The scenario file ``text`` opened with every value checked, or None: refused in plain words."""
+    try:
+        opened = Scenario.from_toml(text.encode())
+    except ValueError as exc:
+        _assert_plain(str(exc))
+        return None
+    _assert_opened(opened)
+    return opened
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(documents)
 def test_any_value_of_any_setting_in_a_parsed_file_gives_a_valid_scenario(doc):
@@ -100,12 +111,7 @@ def test_any_scenario_file_opens_or_is_refused_in_words(doc):
     text = _dumped(doc)
     if text is None:
         return
-    try:
-        opened = Scenario.from_toml(text.encode())
-    except ValueError as exc:
-        _assert_plain(str(exc))
-        return
-    _assert_opened(opened)
+    _opened_or_refused_in_words(text)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
@@ -128,7 +134,6 @@ def test_any_link_opens_with_every_value_checked(query):
 
 # -- the issue's hand-written files ------------------------------------------------------------------------------
 
-HEADER = f'format = "{core.FILE_FORMAT}"\nformat_version = {core.FILE_VERSION}\n'
 #: (what the file is, its text) of the values that escaped as an exception
 HAND_WRITTEN = {
     "n = 1 followed by 400 zeros": HEADER + "[data]\nn = 1" + "0" * 400 + "\n",
@@ -146,13 +151,8 @@ HAND_WRITTEN = {
 
 @pytest.mark.parametrize("text", list(HAND_WRITTEN.values()), ids=list(HAND_WRITTEN))
 def test_a_hand_written_value_out_of_range_keeps_its_default_with_a_notice(text):
-    try:
-        opened = Scenario.from_toml(text.encode())
-    except ValueError as exc:
-        _assert_plain(str(exc))
-        return
-    _assert_opened(opened)
-    assert opened.notices  # the value that could not be used is named
+    opened = _opened_or_refused_in_words(text)
+    assert opened is None or opened.notices  # the value that could not be used is named
 
 
 def test_a_huge_whole_number_is_range_checked_before_it_is_converted():
