@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 load = pytest.importorskip("load")
 from _app_server import publish  # noqa: E402
 
@@ -102,7 +102,7 @@ def test_the_soak_replaces_its_own_section_and_keeps_the_others(tmp_path):
 def test_the_docs_state_the_default_budgets():
     from ui import limits
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "load.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "load.md").read_text()
     for variable, _, unit, value in limits.SETTINGS:
         assert re.search(rf"\| `{variable}` \| [^|]+ \| {value:,} {unit} \|", doc), variable
 

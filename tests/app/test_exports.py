@@ -20,7 +20,7 @@ from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
 from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, upload_wine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WINE = ROOT / "sample_data" / "wine.csv"
 
 

@@ -150,7 +150,7 @@ def test_no_download_reruns_the_page():
     import ast
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     files = [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]
     calls = [
         (path.name, node)

@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.commands.page_config import _get_favicon_string
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 #: what app.py may import before it declares its pages: Streamlit and two modules that import nothing else of ours
 LIGHT = {"streamlit", "ui.page_titles", "ui.session"}

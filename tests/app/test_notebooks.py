@@ -30,7 +30,7 @@ from ui import notebooks
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUERY = {
     "src": "upload",
     "R": "6000.0",

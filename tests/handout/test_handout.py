@@ -27,7 +27,7 @@ from ui import exploration_record, release_file, report, scenario, script_export
 from tests.helpers import draw_releases
 from tests.support.handout import DIAGNOSTIC_WORDS, shown_text, stray_numbers, validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.support.sessions import FakePage, finished_message, rerun_message, run_in_thread, status_message
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 load = pytest.importorskip("load")
 
 

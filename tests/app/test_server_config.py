@@ -4,7 +4,7 @@ import ast
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_no_full_garbage_collection_after_every_run():

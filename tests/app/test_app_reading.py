@@ -13,7 +13,7 @@ import pandas as pd
 from tests.support.app import assert_clean, plain
 from ui import planner
 
-WINE = Path(__file__).resolve().parents[1] / "sample_data" / "wine.csv"
+WINE = Path(__file__).resolve().parents[2] / "sample_data" / "wine.csv"
 
 
 def test_a_refusal_is_one_sentence_that_starts_with_a_capital(app_test):

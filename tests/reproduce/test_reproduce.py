@@ -425,7 +425,7 @@ def test_reproduce_page_renders_its_figure_and_stops(app_test):
     assert len(at.get("plotly_chart")) == 1 and not at.error
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "reproduce"
+SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "reproduce"
 
 
 @pytest.mark.parametrize("key", rp.REPRODUCTIONS)
@@ -485,4 +485,4 @@ def test_a_figure_drawn_for_a_page_leaves_the_reproductions_name_to_the_page():
 def rp_shipped_folder():
     from pathlib import Path
 
-    return Path(__file__).resolve().parents[1] / "docs" / "reproduce"
+    return Path(__file__).resolve().parents[2] / "docs" / "reproduce"

@@ -16,7 +16,7 @@ from tests.support.app import PAGES, assert_clean, plain
 from tests.support.downloads import offered
 from ui import scenario
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS_SCHEMA = ROOT / "docs" / "scenario.schema.json"
 
 names = st.text(min_size=1, max_size=12)

@@ -15,7 +15,7 @@ from tests.support.hostile import HOSTILE_LINES, HOSTILE_PEAK, MB, RAW, RLO, hos
 from ui import data, worker
 from tests.helpers import draw_releases
 
-WINE = Path(__file__).resolve().parents[1] / "sample_data" / "wine.csv"
+WINE = Path(__file__).resolve().parents[2] / "sample_data" / "wine.csv"
 
 
 @pytest.fixture
