@@ -125,6 +125,13 @@ def test_modules_import_no_test_module():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
             names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                "__import__",
+                "import_module",
+            ):
+                names += [
+                    arg.value for arg in node.args[:1] if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                ]
             for name in names:
                 last = name.split(".")[-1]
                 if name.startswith("tests.") and (last.startswith("test_") or last == "conftest"):

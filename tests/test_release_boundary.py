@@ -16,10 +16,7 @@ import dppca_core as dc
 from dppca_core import metrics
 from dppca_core.audit.statistics import leaves as _leaves  # the audit's own flattening of a published dict
 from dppca_core.release import NonPrivateDiagnostics
-from tests.support.releases import SEEDS, boundary_neighbours, k_for, mechanism_params
-
-NAMES = [m for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee != "none"]
-CASES = [(m, nb) for m in NAMES for nb in dc.get_mechanism(m).relations]
+from tests.support.releases import CASES, NAMES, SEEDS, boundary_neighbours, k_for, mechanism_params
 
 
 def _published(name, X, neighbors, seed):

@@ -18,6 +18,7 @@ import pytest
 from tests.support.app import assert_clean, plain, plotly_array
 from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
+from tests.support.releases import CASES
 from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, upload_wine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,9 +243,7 @@ SPLITS = {
 
 
 @pytest.mark.parametrize("split", list(SPLITS))
-@pytest.mark.parametrize(
-    "name,neighbors", [c for c in __import__("tests.test_release_boundary", fromlist=["CASES"]).CASES]
-)
+@pytest.mark.parametrize("name,neighbors", CASES)
 def test_no_publishable_export_holds_a_noise_free_data_dependent_field_or_a_seed(name, neighbors, split, monkeypatch):
     """The release boundary, run over the app's publishable export (every mechanism, relation and split): no field
     takes one value on every draw from D and another single value on every draw from the neighbour D' (it would

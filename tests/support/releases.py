@@ -1,12 +1,16 @@
 """What the boundary tests share (tests/test_release_boundary.py, the exports' and the handout's): a pair of
 neighbouring tables whose differing row is far outside the clipping radius, and each mechanism's k and parameters
 for a small run; the shape of a published value, and the settings neighbours publish alike (tests/data/
-test_public_schema.py, tests/test_app_schema.py)."""
+test_public_schema.py, tests/app/test_app_schema.py)."""
 
 import numpy as np
 
 import dppca_core as dc
 
+
+#: the PCA mechanisms with a guarantee, and each with each relation it states a guarantee under
+NAMES = [m for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee != "none"]
+CASES = [(m, nb) for m in NAMES for nb in dc.get_mechanism(m).relations]
 
 #: the seeds a field must keep its value over to count as noise-free
 SEEDS = range(4)
