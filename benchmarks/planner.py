@@ -8,7 +8,7 @@
 * time: wall and CPU time of one plan (cold cache: the core's memo cleared first) for a subspace distance of at most
   0.3 in 90% of releases, n = 5000, k = 2, a spiked spectrum, at d in {20, 50, 100}. Not a timed test.
 * score: the same for a score plot's noise-to-signal ratio of at most 0.5, k = 2, d = 20, n = 2000 and 5000.
-* calibration: the settings of tests/test_planning.py (spiked and sparse laws; iris and wine through a spectrum
+* calibration: the settings of tests/planning/test_planning.py (spiked and sparse laws; iris and wine through a spectrum
   stated as numbers): the planned ε, the share of 200 fresh releases meeting every target on held-out rows at the
   plan and at 2/3 of its ε.
 * sensitivity: a plan made on a stand-in with spike 4 (d = 10, k = 2, n = 3000), checked on held-out rows of laws

@@ -210,7 +210,7 @@ def audit_case(name: str, trials: int = 200, **options):
         from dppca_core.audit import audit
 
         result = audit(name, EPS, DELTA, trials=trials, seed=2, **options)
-        # the trade-off curve (issue 40) is read from the same scores and tested on its own (tests/test_audit_curve.py)
+        # the trade-off curve (issue 40) is read from the same scores and tested on its own (tests/audit/test_audit_curve.py)
         fields = {f: getattr(result, f) for f in result.__dataclass_fields__ if f not in ("seconds", "curve")}
         if fields.get("lower_test") is None:  # only the bounded-range reading has a second test (issue 40)
             fields.pop("lower_test", None)

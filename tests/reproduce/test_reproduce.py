@@ -407,7 +407,8 @@ def test_png_rendering_inside_a_running_event_loop(tiny, tmp_path):
 def test_reproduce_page_renders_its_figure_and_stops(app_test):
     at = app_test(rpaper="imtiaz_2016", rreps="1")
     at.switch_page("pages/reproduce.py").run()
-    assert not at.get("plotly_chart")  # settings that are not shipped wait for a click (tests/test_app_live_budget.py)
+    # settings that are not shipped wait for a click (tests/app/test_app_live_budget.py)
+    assert not at.get("plotly_chart")
     at.button(key="live_reproduce").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]

@@ -1,5 +1,5 @@
-"""Reading a handout against its publishable file (tests/test_handout.py, the browser's tests/e2e/test_handout.py,
-the release notebook's tests/test_notebooks.py): the schema's check, the text a document shows, and the numbers it
+"""Reading a handout against its publishable file (tests/handout/test_handout.py, the browser's tests/e2e/test_handout.py,
+the release notebook's tests/app/test_notebooks.py): the schema's check, the text a document shows, and the numbers it
 shows that the file does not hold."""
 
 import html as html_lib

@@ -1,4 +1,4 @@
-"""Hostile files (tests/data/test_hostile_files.py, test_parquet_expansion.py, the app's tests/test_app_hostile_files.py,
+"""Hostile files (tests/data/test_hostile_files.py, test_parquet_expansion.py, the app's tests/app/test_app_hostile_files.py,
 the browser's tests/e2e/test_hostile_upload.py and benchmarks/load.py): first lines that once took the CSV sniffer
 hours, Parquet bombs, and the characters no name may keep."""
 

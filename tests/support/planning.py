@@ -1,4 +1,4 @@
-"""Plans on the shipped tables through their spectrum as a public source would state it (tests/test_planning.py
+"""Plans on the shipped tables through their spectrum as a public source would state it (tests/planning/test_planning.py
 checks them, benchmarks/planner.py measures them): the plan never sees a row and is checked on the table's own."""
 
 import numpy as np

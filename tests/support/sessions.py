@@ -1,6 +1,6 @@
 """The app's sessions over Streamlit's websocket: a bare session as a browser tab opens it and the bare HTTP gets
-beside it (tests/test_downloads_session.py, benchmarks/load_attacks.py), the messages a page sees, a fake page that
-replays them to the load benchmark's clock (tests/test_load_driver.py, tests/test_soak_report.py), and asyncio run
+beside it (tests/app/test_downloads_session.py, benchmarks/load_attacks.py), the messages a page sees, a fake page that
+replays them to the load benchmark's clock (tests/benchmarks/test_load_driver.py, tests/benchmarks/test_soak_report.py), and asyncio run
 in a thread of its own."""
 
 import asyncio
