@@ -12,7 +12,7 @@ def _audit_page(app_test):
 
 
 def _external_audit(app_test, library: str, trials: int):
-    """The Audit page after auditing ``library`` through the external interface with ``trials`` trials."""
+    """The Audit page after auditing ``library`` with ``trials`` per dataset (no traceback)."""
     at = _audit_page(app_test)
     at.selectbox(key="xa_lib").set_value(library)
     at.select_slider(key="xa_trials").set_value(trials)
