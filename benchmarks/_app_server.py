@@ -9,71 +9,27 @@ from __future__ import annotations
 import contextlib
 import datetime
 import platform
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
+sys.path.insert(0, str(ROOT))  # run as a script (python benchmarks/NAME.py): the tests' server plumbing
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.support.server import CHROMIUM, CHROMIUM_ARGS, answers, free_port, start_server  # noqa: E402
 
 
 @contextlib.contextmanager
 def app_server(timeout: float = 60.0, options: tuple = ()):
     """Yield (base URL, psutil.Process of the server) once /_stcore/health answers; stop the server after.
     ``options`` are extra Streamlit command-line options (e.g. ("--runner.postScriptGC", "true"))."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-            *options,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    port = free_port()
+    server = start_server(port, *options)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the app did not answer on {url} within {timeout:.0f} s") from None
-                time.sleep(0.5)
+        if not answers(url, timeout, alive=lambda: server.poll() is None):
+            raise RuntimeError(f"the app did not answer on {url} within {timeout:.0f} s")
         yield url, psutil.Process(server.pid)
     finally:
         server.terminate()

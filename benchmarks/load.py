@@ -430,7 +430,7 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
     import pyarrow.parquet as pq
 
     sys.path.insert(0, str(ROOT))
-    from tests.data.test_hostile_files import HOSTILE_LINES, hostile_csv, parquet_bomb
+    from tests.support.hostile import HOSTILE_LINES, hostile_csv, parquet_bomb
 
     rng = np.random.default_rng(0)
     pd.DataFrame(rng.integers(0, 3000, size=(5000, 2000)), columns=[f"c{j}" for j in range(2000)]).to_csv(
@@ -453,7 +453,7 @@ def soak_files(folder, clients: int) -> tuple[dict, list]:
         store_schema=False,
     )
     from scenario_files import hostile_files
-    from tests.data.test_parquet_expansion import dictionary_bomb
+    from tests.support.hostile import dictionary_bomb
 
     (folder / "text-bomb-600mb.parquet").write_bytes(dictionary_bomb(10_000_000, 60))
     (folder / "text-bomb-1gb.parquet").write_bytes(dictionary_bomb(5_000_000, 200))

@@ -120,7 +120,7 @@ async def _probes(url: str, until: float, result) -> None:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from tests.test_downloads_session import CSV, Session, content_address, fetch, file_name, get
+    from tests.support.sessions import CSV, Session, content_address, fetch, file_name, get
 
     own = await Session.open(url, "reproduce")
     mine = own.downloads[CSV]

@@ -24,7 +24,6 @@ import platform
 import statistics
 import sys
 import time
-import tracemalloc
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -69,16 +68,6 @@ def cpu(fn) -> float:
     start = time.process_time()
     fn()
     return time.process_time() - start
-
-
-def peak_bytes(fn) -> int:
-    """The traced peak memory (numpy's allocations included) of one run of ``fn``, above what was allocated before."""
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def paired(fn, floor, repeats: int) -> dict:
@@ -155,7 +144,7 @@ def measure_cell(n: int, d: int, repeats: int) -> dict:
     found = {"table_bytes": X.nbytes, "jobs": {}, "generators": {}}
     for name, fn in jobs(X).items():
         fn()  # loads every kernel it uses
-        found["jobs"][name] = {**paired(fn, floor, repeats), "peak": None if name in REFERENCES else peak_bytes(fn)}
+        found["jobs"][name] = {**paired(fn, floor, repeats), "peak": None if name in REFERENCES else rb.traced_peak(fn)}
         print(f"  {name} n={n:,} d={d}: {found['jobs'][name]['ratio']:.2f}x", file=sys.stderr, flush=True)
     for name, fn in generators(X).items():
         fn()

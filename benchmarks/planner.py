@@ -8,7 +8,7 @@
 * time: wall and CPU time of one plan (cold cache: the core's memo cleared first) for a subspace distance of at most
   0.3 in 90% of releases, n = 5000, k = 2, a spiked spectrum, at d in {20, 50, 100}. Not a timed test.
 * score: the same for a score plot's noise-to-signal ratio of at most 0.5, k = 2, d = 20, n = 2000 and 5000.
-* calibration: the settings of tests/test_planning.py (spiked and sparse laws; iris and wine through a spectrum
+* calibration: the settings of tests/planning/test_planning.py (spiked and sparse laws; iris and wine through a spectrum
   stated as numbers): the planned ε, the share of 200 fresh releases meeting every target on held-out rows at the
   plan and at 2/3 of its ε.
 * sensitivity: a plan made on a stand-in with spike 4 (d = 10, k = 2, n = 3000), checked on held-out rows of laws
@@ -31,6 +31,7 @@ import dppca_core as dc  # noqa: E402
 from dppca_core import planning  # noqa: E402
 from dppca_core.data import datasets
 from dppca_core.planning import Standin, evaluate  # noqa: E402
+from tests.support.planning import STATED_SPECTRUM_CASES, plan_through_stated_spectrum  # noqa: E402
 
 CONFIDENCE = 0.9
 
@@ -113,18 +114,8 @@ def calibration_section() -> list[str]:
             support=np.asarray(sparse.support, dtype=int),
         )
     )
-    for name, radius, k, target in (("iris", 12.0, 2, 0.3), ("wine", 2000.0, 1, 0.1)):
-        X = np.asarray(datasets.load_sample(name).X, dtype=float)
-        stated = Standin.from_spectrum(Standin.exact(X, radius).values)
-        found = dc.plan(
-            {"subspace_distance": target},
-            n=X.shape[0],
-            d=X.shape[1],
-            k=k,
-            standin=stated,
-            data_norm=radius,
-            confidence=CONFIDENCE,
-        )
+    for name, radius, k, target in STATED_SPECTRUM_CASES:
+        found, X = plan_through_stated_spectrum(name, radius, k, target, CONFIDENCE)
         out.append(_row(f"{name} (stated spectrum), distance ≤ {target:g}", found, X))
     return out
 

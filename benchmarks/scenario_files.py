@@ -21,20 +21,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+QUADRATIC_FILES = {
+    "long-dotted-key.toml": "one long dotted key (16 KB)",
+    "deep-header-many-keys.toml": "a deep dotted table header with many keys (99 KB)",
+    "dotted-keys-80kb.toml": "80 KB of dotted keys",
+}
+
+
 def hostile_files() -> dict:
     """{name: bytes} of scenario files built to cost the server the most, refused or opened."""
     from dppca_core.scenario import FILE_FORMAT, MAX_FILE_BYTES
+    from tests.support.scenarios import QUADRATIC
 
     head = f'format = "{FILE_FORMAT}"\nformat_version = 1\n'
     room = MAX_FILE_BYTES - 200
     files = {
-        "long-dotted-key.toml": head + ".".join(["a"] * 8_000) + " = 1\n",
-        "deep-header-many-keys.toml": head
-        + "["
-        + ".".join(["a"] * 5_000)
-        + "]\n"
-        + "".join(f"k{i}=1\n" for i in range(10_000)),
-        "dotted-keys-80kb.toml": head + "".join(f"a{i}.b.c.d.e.f.g.h.i.j.k = 1\n" for i in range(3_200)),
+        # the issue's files (tests/support/scenarios.py), under names a folder of files can hold
+        **{name: QUADRATIC[key] for name, key in QUADRATIC_FILES.items()},
         "huge-numbers.toml": head
         + "[data]\nn = 1"
         + "0" * 400
@@ -54,11 +57,11 @@ def hostile_files() -> dict:
 
 
 def largest_scenario() -> bytes:
-    """The largest scenario the app writes (tests/test_scenario_prescan.py builds it)."""
+    """The largest scenario the app writes (tests/support/scenarios.py builds it)."""
     from dppca_core.scenario import to_toml
-    from tests.test_scenario_prescan import _largest_scenario
+    from tests.support.scenarios import largest_scenario
 
-    return to_toml(_largest_scenario()).encode()
+    return to_toml(largest_scenario()).encode()
 
 
 def measure(raw: bytes, repeats: int = 3) -> tuple[float, str]:

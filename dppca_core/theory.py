@@ -12,7 +12,7 @@ epsilon, where sigma(epsilon, delta) falls more slowly than 1/epsilon.
 :func:`regimes` says, per mechanism and axis, a setting in which one term dominates and the rate's assumptions
 hold (eigengap well above the noise, iterations converged, learning rate large enough); :func:`measure_slope`
 measures the log-log slope of the mean error there and :func:`predicted_slope` gives the slope of the dominant
-term over the same grid. ``benchmarks/rates.py`` writes both into ``docs/rates.md``; ``tests/test_rates.py``
+term over the same grid. ``benchmarks/rates.py`` writes both into ``docs/rates.md``; ``tests/mechanisms/test_rates.py``
 holds every mechanism to its prediction.
 
 Each mechanism declares its rate, first-order level and regimes next to its code (registry ``rate``, a

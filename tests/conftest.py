@@ -65,6 +65,15 @@ def app_test(monkeypatch, tmp_path):
     return make
 
 
+@pytest.fixture
+def downloads(monkeypatch):
+    """{file id: bytes, or the callable that builds them} of every file a download button offered during the test
+    (tests/support/downloads.py: ``offered(at, downloads)`` reads them by their buttons' labels)."""
+    from tests.support.downloads import remember_downloads
+
+    return remember_downloads(monkeypatch)
+
+
 # Property tests: random exploration on developer machines, a fixed example sequence in CI so a run is
 # reproducible (bugs found locally become explicit regression tests).
 try:

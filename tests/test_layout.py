@@ -5,6 +5,7 @@ same 600 and 80 (issue 58)."""
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,3 +127,21 @@ def test_release_pca_is_a_short_composition():
     tree = ast.parse((LIBRARY / "pipeline" / "budget.py").read_text(encoding="utf-8"))
     (found,) = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "release_pca"]
     assert code_lines(found) < 60
+
+
+def test_the_figures_docs_architecture_states_are_the_code_s():
+    """docs/architecture.md's table of figures (modules, packages, layers, lines, tests) is the code's; it fails when a
+    change moves a count, or a line or test count by more than 10%: ``python scripts/architecture_figures.py --write``
+    writes the table again."""
+    spec = importlib.util.spec_from_file_location("architecture_figures", ROOT / "scripts" / "architecture_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    assert figures.drifted() == [], "run python scripts/architecture_figures.py --write"
+    # it can fail: one package fewer stated, and a longest module a fifth shorter
+    doc, said = figures.DOC.read_text(encoding="utf-8"), figures.stated()
+    for what, value in (
+        ("packages of `dppca_core/`", said["packages of `dppca_core/`"] - 1),
+        ("code lines of the library's longest module", said["code lines of the library's longest module"] * 4 // 5),
+    ):
+        doc = re.sub(rf"^\| {re.escape(what)} \| [\d,]+ \|", f"| {what} | {value:,} |", doc, flags=re.M)
+    assert len(figures.drifted(doc)) == 2, figures.drifted(doc)

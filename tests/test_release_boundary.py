@@ -16,43 +16,16 @@ import dppca_core as dc
 from dppca_core import metrics
 from dppca_core.audit.statistics import leaves as _leaves  # the audit's own flattening of a published dict
 from dppca_core.release import NonPrivateDiagnostics
-
-NAMES = [m for m in dc.mechanism_names("pca") if dc.get_mechanism(m).guarantee != "none"]
-CASES = [(m, nb) for m in NAMES for nb in dc.get_mechanism(m).relations]
-SEEDS = range(4)
-
-
-def _neighbours(neighbors):
-    rng = np.random.default_rng(11)
-    base = rng.normal(size=(29, 4)) * [0.4, 0.3, 0.2, 0.1]
-    base /= np.maximum(np.linalg.norm(base, axis=1, keepdims=True), 1.0)
-    big = np.array([[5.0, 0.0, 0.0, 0.0]])  # far outside the clipping radius 1
-    D = np.vstack([big, base])
-    D_prime = base if neighbors == "add_remove" else np.vstack([[[0.0, 0.5, 0.0, 0.0]], base])
-    return D, D_prime
-
-
-def _params(name):
-    spec = dc.get_mechanism(name)
-    out = {}
-    if any(p.name == "sites" for p in spec.params):
-        out["sites"] = 2
-    if name == "ppca_exponential":
-        out["sweeps"] = 3
-    return out
-
-
-def _k(name):
-    return 1 if dc.get_mechanism(name).max_k == 1 else 2
+from tests.support.releases import CASES, NAMES, SEEDS, boundary_neighbours, k_for, mechanism_params
 
 
 def _published(name, X, neighbors, seed):
-    return dc.run(name, X, _k(name), 1.0, 1e-5, neighbors, seed=seed, **_params(name)).published()
+    return dc.run(name, X, k_for(name), 1.0, 1e-5, neighbors, seed=seed, **mechanism_params(name)).published()
 
 
 @pytest.mark.parametrize("name,neighbors", CASES)
 def test_no_published_field_is_noise_free_and_data_dependent(name, neighbors):
-    D, D_prime = _neighbours(neighbors)
+    D, D_prime = boundary_neighbours(neighbors)
     on_d = [_leaves(_published(name, D, neighbors, s)) for s in SEEDS]
     on_dp = _leaves(_published(name, D_prime, neighbors, 0))
     assert set(on_dp) == set(on_d[0]) or neighbors == "add_remove"
@@ -63,8 +36,8 @@ def test_no_published_field_is_noise_free_and_data_dependent(name, neighbors):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_no_published_number_is_an_exact_function_of_the_data(name):
-    D, _ = _neighbours("replace")
-    rel = dc.run(name, D, _k(name), 1.0, 1e-5, seed=0, **_params(name))
+    D, _ = boundary_neighbours("replace")
+    rel = dc.run(name, D, k_for(name), 1.0, 1e-5, seed=0, **mechanism_params(name))
     gram = dc.prepare(D).gram
     frames = [rel.components] + [np.asarray(Q)[:, : rel.k] for Q in rel.outputs.get("iterates", [])]
     exact = [metrics.captured_energy(V, gram) for V in frames] + [np.trace(gram), np.linalg.norm(gram)]
@@ -81,19 +54,19 @@ CLIPPING = [m for m in NAMES if dc.get_mechanism(m).prepare_input is None]
 @pytest.mark.parametrize("name", CLIPPING)
 def test_a_clipped_row_changes_nothing_published(name):
     # the row of norm 5 is clipped to e1: the run must publish exactly what a run on the pre-clipped data does
-    D, _ = _neighbours("replace")
+    D, _ = boundary_neighbours("replace")
     pre_clipped = D.copy()
     pre_clipped[0] = [1.0, 0.0, 0.0, 0.0]
-    a = dc.run(name, D, _k(name), 1.0, 1e-5, seed=7, **_params(name))
-    b = dc.run(name, pre_clipped, _k(name), 1.0, 1e-5, seed=7, **_params(name))
+    a = dc.run(name, D, k_for(name), 1.0, 1e-5, seed=7, **mechanism_params(name))
+    b = dc.run(name, pre_clipped, k_for(name), 1.0, 1e-5, seed=7, **mechanism_params(name))
     assert json.dumps(a.published(), sort_keys=True) == json.dumps(b.published(), sort_keys=True)
     assert a.diagnostics["rows_clipped"] == 1 and b.diagnostics["rows_clipped"] == 0  # only a diagnostic
 
 
 @pytest.mark.parametrize("name", dc.mechanism_names("pca"))
 def test_published_is_plain_json_without_diagnostics(name):
-    D, _ = _neighbours("replace")
-    rel = dc.run(name, D, _k(name), 1.0, 1e-5, seed=0, **_params(name))
+    D, _ = boundary_neighbours("replace")
+    rel = dc.run(name, D, k_for(name), 1.0, 1e-5, seed=0, **mechanism_params(name))
     text = json.dumps(rel.published(), allow_nan=False)
     for word in ("rows_clipped", "seconds", "warnings", "acceptance", "trace_energy", "truncated", "proposals"):
         assert word not in text, (name, word)
@@ -105,7 +78,7 @@ def test_ppca_gibbs_chain_is_not_published_and_cannot_be_attacked():
     # Before the boundary, each thinned Gibbs iterate came with tr(V^T C V) computed with the exact C, which
     # recovers C to ~1e-14 and separates neighbours every time. Now neither is published, and a scan of
     # every published field over 40 runs on each neighbour finds nothing that separates them.
-    D, D_prime = _neighbours("replace")
+    D, D_prime = boundary_neighbours("replace")
     runs = {
         name: [dc.run("ppca_exponential", X, 2, 1.0, seed=s, sweeps=3) for s in range(40)]
         for name, X in (("D", D), ("D'", D_prime))
@@ -122,13 +95,13 @@ def test_ppca_gibbs_chain_is_not_published_and_cannot_be_attacked():
 
 
 def test_n_is_published_only_where_it_is_public():
-    D, _ = _neighbours("replace")
+    D, _ = boundary_neighbours("replace")
     assert dc.run("analyze_gauss", D, 2, 1.0, seed=0).published()["parameters"]["n"] == 30
     assert "n" not in dc.run("analyze_gauss", D, 2, 1.0, neighbors="add_remove", seed=0).published()["parameters"]
 
 
 def test_site_labels_are_published_as_sizes_only():
-    D, _ = _neighbours("replace")
+    D, _ = boundary_neighbours("replace")
     labels = np.array(["north"] * 12 + ["south"] * 18)
     pub = dc.run("cape_pca", D, 2, 1.0, seed=0, sites=labels).published()
     assert pub["parameters"]["sites"] == [12, 18]
@@ -136,9 +109,9 @@ def test_site_labels_are_published_as_sizes_only():
 
 
 def test_privacy_curve_earns_the_stated_claim():
-    D, _ = _neighbours("replace")
+    D, _ = boundary_neighbours("replace")
     for name in ("analyze_gauss", "private_power", "dps_pca", "cape_pca", "private_oja", "ldp_gaussian"):
-        rel = dc.run(name, D, 1, 0.7, 1e-6, seed=0, **_params(name))
+        rel = dc.run(name, D, 1, 0.7, 1e-6, seed=0, **mechanism_params(name))
         assert rel.privacy.kind == "gdp"
         assert rel.privacy.delta_at(0.7) <= 1e-6 * (1 + 1e-6)
     assert dc.run("ppca_exponential", D, 1, 0.7, seed=0).privacy.kind == "pure"
@@ -146,7 +119,7 @@ def test_privacy_curve_earns_the_stated_claim():
 
 
 def test_estimator_keeps_only_the_published_release():
-    D, _ = _neighbours("replace")
+    D, _ = boundary_neighbours("replace")
     est = dc.DPPCA(n_components=2, epsilon=1.0, random_state=0).fit(D)
     blob = pickle.dumps(est)
     assert b"rows_clipped" not in blob and b"NonPrivateDiagnostics" not in blob

@@ -15,7 +15,7 @@ variable STREAMLIT_SERVER_MAX_UPLOAD_SIZE, in MB), must be at least ``DPPCA_UPLO
   unused entry may stay (``CACHE_TTL_SECONDS``), so memory comes back to a ceiling after a heavy upload. Every
   ``st.cache_data`` and ``st.cache_resource`` of the app has an entry budget and this time-to-live; results cached
   as copies have a byte budget each (``RESULT_CACHE_BYTES``), and the caches that can hold arrays as large as an
-  upload have theirs in :data:`CACHE_BYTE_BUDGETS` (tests/test_cache_budgets.py checks all of it from the source).
+  upload have theirs in :data:`CACHE_BYTE_BUDGETS` (tests/app/test_cache_budgets.py checks all of it from the source).
 * CPU: each session's budget for live reproductions and sweeps (``LIVE_CPU_SECONDS`` of CPU per
   ``LIVE_CPU_WINDOW_SECONDS``, :mod:`ui.cpu_budget`).
 """

@@ -39,7 +39,7 @@ def streamed_dataset(relative: str, R: float) -> Dataset:
     schema = stats.schema
     if schema is not None and not schema.declared and _declares_columns():
         # the scenario declares exactly the columns and bad-cell values read (_declared_elsewhere agreed): the
-        # statistics are those a read with them declared gives, bit for bit (tests/test_app_schema.py)
+        # statistics are those a read with them declared gives, bit for bit (tests/app/test_app_schema.py)
         schema = replace(schema, declared=True)
     h = hashlib.sha256(relative.encode())
     h.update(np.ascontiguousarray(stats.gram).tobytes())

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from ..release import to_plain
-from . import seeding
+from .seeding import TrialGenerators, child
 from .design import AuditDesign, replay_public_stream
 from .statistics import deterministic_field, leaves
 
@@ -101,7 +101,7 @@ class TrialJob:
             batch_from = size
         for i in range(batch_from):
             for side in (0, 1):
-                published, privacy, public = self.once(seeding.child(parent, 2 * i + side), side)
+                published, privacy, public = self.once(child(parent, 2 * i + side), side)
                 curve, sample = curve or privacy, sample or published
                 flat = leaves(published) if (i < scan or leaked) else None
                 if i < scan:
@@ -124,9 +124,9 @@ class TrialJob:
         out = []
         for side, data in enumerate((self.design.D, self.design.D_prime)):
             trials = [2 * i + side for i in range(start, size)]
-            runs = self.release_once.batch(data, seeding.TrialGenerators(parent, trials))
+            runs = self.release_once.batch(data, TrialGenerators(parent, trials))
             if check:
-                full, _, _ = self.once(seeding.child(parent, trials[0]), side)
+                full, _, _ = self.once(child(parent, trials[0]), side)
                 if any(to_plain(runs[0][key]) != full[key] for key in ("components", "eigenvalues", "outputs")):
                     return None
             out.append(runs)

@@ -149,10 +149,10 @@ def warm_up() -> bool:
     """Import numba and load every compiled kernel of the publishable path now (about 0.8 s of CPU once per
     process, 50 MB), so that even small releases run compiled afterwards; False without numba. For a long-running
     process (a server, an audit, a benchmark) that will make many releases."""
-    from . import exact_kernels
+    from .exact_kernels import compiled_samplers, draw
 
     kernels = (compiled_project, compiled_project_rows, compiled_fixed_sums, compiled_product_sums)
-    loaded = [kernel() for kernel in kernels] + [exact_kernels.compiled_samplers()]
+    loaded = [kernel() for kernel in kernels] + [compiled_samplers()]
     if any(kernel is None for kernel in loaded):
         return False
     rng = np.random.default_rng(0)
@@ -164,7 +164,7 @@ def warm_up() -> bool:
 
     for laplace in (False, True):
         for size in (1, 200):
-            exact_kernels.draw(size, Fraction(3), rng, laplace, size >= 128)
+            draw(size, Fraction(3), rng, laplace, size >= 128)
     return True
 
 

@@ -17,7 +17,7 @@ from ..registry import display_name, get_mechanism, mechanism_names
 #: to those before it with normal vision and after simulating protanopia, deuteranopia and tritanopia (Machado et
 #: al. 2009, severity 1), lightness 25-72 so that lines stand out on white. Smallest pairwise ΔE*ab over the first
 #: 15: 21 normal, 19.5 protan, 17.9 deutan, 16.1 tritan; the last three (for the mechanisms of issue 39) are at
-#: least 18.4, 17.1 and 15.8 from every colour before them under all four (tests/test_palette.py checks it for every
+#: least 18.4, 17.1 and 15.8 from every colour before them under all four (tests/figures/test_palette.py checks it for every
 #: task's mechanisms). The PCA mechanisms declare them in this order, the tensor ones the second to seventh; a
 #: mechanism that declares none gets the first colour no mechanism of its task declares.
 PALETTE = [

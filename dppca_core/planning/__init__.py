@@ -24,7 +24,7 @@ How
   confidence (:func:`default_reps`: enough that the share's standard error is at most a third of what the confidence
   leaves out, e.g. 100 repetitions for 90%); the plan states the share's 95% Clopper-Pearson interval. Asking the
   whole interval to clear the confidence instead would plan for the share's tail: on the iris table, ε = 45 where
-  ε = 32 already meets 90% (measured in tests/test_planning.py's calibration).
+  ε = 32 already meets 90% (measured in tests/planning/test_planning.py's calibration).
 * **Search.** For each mechanism, over a small set of candidate splits (each optional part of the release at 5, 10,
   20 or 30% of the budget, one part at a time from the default 10%, or 0 for the eigenvalues of a mechanism that
   releases its own), then over epsilon by bisection on the grid. The theory rates start and steer it

@@ -164,7 +164,7 @@ def model_for(kind: str, D: int, K: int, model_seed: int = 0) -> LatentModel:
 #: the epsilon sweep and the sample-size factors of the Tensor page
 EPS_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 N_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
-#: the Tensor page's default settings (its t* scenario fields; tests/test_tensor_page.py keeps them equal)
+#: the Tensor page's default settings (its t* scenario fields; tests/app/test_tensor_page.py keeps them equal)
 PAGE_DEFAULTS = dict(
     kind="mog", D=10, K=5, sites=5, n_per_site=1000, epsilon=1.0, delta=0.01, split=0.5, reps=5, seed=0
 )

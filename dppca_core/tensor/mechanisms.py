@@ -26,7 +26,7 @@ from ..registry import SITES_PARAM, Output, Param, mechanism
 from ..mechanisms.distributed import KAPPA_PARAM
 from ..mechanisms.sources import SOURCES
 from ..data.sites import split_sites
-from . import calibration as cal
+import dppca_core.tensor.calibration as cal
 from .auditing import STATISTIC as AUDIT_STATISTIC
 from .auditing import tensor_audit_design
 from .metrics import to_distributions

@@ -9,7 +9,6 @@ column count of a one-line file, and names with control or bidirectional charact
 """
 
 import csv
-import io
 
 import numpy as np
 import pandas as pd
@@ -17,59 +16,25 @@ import pytest
 
 from dppca_core.data import files, tables
 from dppca_core.data.stats import sufficient_stats
+from tests.support.hostile import (
+    HOSTILE_LINES,
+    HOSTILE_PEAK,
+    LRI,
+    MB,
+    PDI,
+    RAW,
+    RLO,
+    hostile_csv,
+    named,
+    parquet_bomb,
+    rows,
+)
 from ui import limits, worker
 
-MB = 10**6
 #: the app's upload limits (ui/limits.py defaults)
 APP = (50 * MB, 20_000_000, 2_000, 1_000 * MB)
 #: one parse's memory growth allowed in these tests: well above a legitimate small file's, far below a bomb's
 BUDGET = 1_500 * MB
-#: every hostile file below is answered with a peak memory growth of the worker under this (measured: 2-40 MB)
-HOSTILE_PEAK = 150 * MB
-RLO, LRI, PDI = "\u202e", "\u2066", "\u2069"
-#: raw control and bidirectional characters no name may keep (tab and line breaks included: they become spaces)
-RAW = [
-    chr(c)
-    for c in (
-        *range(0, 32),
-        *range(0x7F, 0xA0),
-        0x61C,
-        0x200E,
-        0x200F,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-        0xFEFF,
-    )
-]
-
-
-def named(raw: bytes, name: str = "t.csv") -> io.BytesIO:
-    buffer = io.BytesIO(raw)
-    buffer.name = name
-    return buffer
-
-
-def rows(n: int = 50, d: int = 3, seed: int = 0) -> str:
-    """Data lines of a messy numeric table (units 1000x apart, a missing cell)."""
-    values = np.random.default_rng(seed).normal(size=(n, d)) * (10.0 ** (3 * np.arange(d)))
-    lines = [",".join(f"{v:.4f}" for v in row) for row in values]
-    lines[3] = lines[3].split(",", 1)[0] + "," + ",".join([""] * (d - 1))
-    return "\n".join(lines) + "\n"
-
-
-#: adversarial first lines of 1 MB: each once took csv.Sniffer hours, or fooled the column guard
-HOSTILE_LINES = {
-    "quote-dash": '-"a' * 350_000,  # 36 KB of this took 3.5 s, 144 KB 71 s
-    "open quote, then commas": '"a' + "," * 1_000_000,
-    "quote inside a field, then commas": 'a"' + ",0" * 500_000,
-    "every delimiter": ",;\t|" * 250_000,
-    "one long name": "a" * 1_000_000,
-    "only quotes": '"' * 1_000_001,
-}
-
-
-def hostile_csv(line: str) -> bytes:
-    return (line + "\n" + rows()).encode()
 
 
 @pytest.fixture
@@ -140,18 +105,6 @@ def test_the_csv_parser_stops_one_row_past_the_cell_limit(monkeypatch):
 
 
 # -- hostile Parquet --------------------------------------------------------------------------------------------
-
-
-def parquet_bomb(path, rows: int = 11_000_000) -> bytes:
-    """2 columns of zeros (the issue's bomb had 100 M rows in 876 KB; 11 M rows pass the 20 M-cell limit too)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    block = pa.table({"a": np.zeros(1_000_000), "b": np.zeros(1_000_000)})
-    with pq.ParquetWriter(path, block.schema) as writer:
-        for _ in range(rows // 1_000_000):
-            writer.write_table(block)
-    return path.read_bytes()
 
 
 def test_a_parquet_bomb_is_refused_from_its_metadata_before_any_page_is_read(tmp_path, monkeypatch):

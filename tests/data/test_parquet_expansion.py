@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dppca_core.data import expansion, tables
-from tests.data.test_hostile_files import HOSTILE_PEAK, MB, named
+from tests.support.hostile import HOSTILE_PEAK, MB, dictionary_bomb, named
 from ui import limits, worker
 
 #: the app's upload limits (ui/limits.py defaults), with the memory a table may take once read
@@ -20,23 +20,6 @@ APP = (50 * MB, 20_000_000, 2_000, 1_000 * MB, limits.UPLOAD_MEMORY_BYTES)
 #: the app's parse budget (ui/limits.py default)
 BUDGET = limits.PARSE_MEMORY_BYTES
 CLASS_NAME = r"\b[A-Z]\w*(Error|Exception)\b"
-
-
-def dictionary_bomb(rows: int, text_bytes: int) -> bytes:
-    """One text of ``text_bytes`` characters stored once and repeated in ``rows`` rows: a dictionary page and runs of
-    the index 0, written without Arrow's schema (so a reader cannot keep it as categories) and without statistics."""
-    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["z" * text_bytes]))
-    buffer = io.BytesIO()
-    pq.write_table(
-        pa.table({"z": column}, schema=pa.schema([pa.field("z", column.type, nullable=False)])),
-        buffer,
-        compression="zstd",
-        store_schema=False,
-        write_statistics=False,
-        row_group_size=rows,
-        data_page_size=1 << 30,
-    )
-    return buffer.getvalue()
 
 
 def attempt(raw: bytes, name: str):

@@ -12,23 +12,9 @@ from dppca_core.data import tables
 from dppca_core.data.stats import NO_SITE, sufficient_stats
 
 from tests.messy import HEADER, MEASUREMENTS, TYPICAL, messy_csv, neighbour_csv, to_csv
+from tests.support.releases import assert_same_public_shape
 
 R = 6000.0  # a public bound on a row's norm in these units (body mass up to 6 kg dominates)
-#: the published fields that are public settings: equal between neighbours, value for value
-SETTINGS = (
-    "mechanism",
-    "guarantee",
-    "epsilon",
-    "delta",
-    "neighbors",
-    "privacy",
-    "guarantee_text",
-    "parameters",
-    "noise_scale",
-    "facts",
-    "fresh_randomness",
-    "export",
-)
 
 
 def buffer(raw: bytes, name="penguins.csv"):
@@ -37,24 +23,9 @@ def buffer(raw: bytes, name="penguins.csv"):
     return b
 
 
-def structure(value):
-    """Every key, length and type of a published value, not its numbers."""
-    if isinstance(value, dict):
-        return {k: structure(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return ["list", len(value), [structure(v) for v in value]]
-    return type(value).__name__
-
-
 def published(X, neighbors="replace", mech="analyze_gauss"):
     release = dc.release_pca(mech, X, 2, 1.0, 1e-6, neighbors, R, seed=None)
     return dc.publish(release)
-
-
-def assert_same_public_shape(a: dict, b: dict):
-    assert structure(a) == structure(b)
-    for key in SETTINGS:
-        assert a[key] == b[key], key
 
 
 def test_replace_keeps_the_declared_d_and_n_where_the_old_default_changed_d():

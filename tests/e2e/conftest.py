@@ -4,29 +4,13 @@ Skips (with the reason) only when Chromium is absent and CI is not set; in CI a 
 """
 
 import os
-import socket
 import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.helpers import SCREEN
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
+from tests.support.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 
 
 def _in_ci() -> bool:
@@ -48,69 +32,10 @@ def _require_browser():
         pytest.skip(missing)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    """The app's server on ``port``; its output goes to a temporary file (``proc.log``), never to a pipe nobody
-    reads: a full pipe blocks every process writing to it (the server, and a worker child it started)."""
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    proc.log = log
-    return proc
-
-
-def server_output(proc: subprocess.Popen, last: int = 5000) -> str:
-    """The last ``last`` characters the server printed."""
-    log = getattr(proc, "log", None)
-    if log is None:
-        return ""
-    log.flush()
-    log.seek(0)
-    return log.read()[-last:]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    pytest.fail("the Streamlit server did not start in time:\n" + server_output(proc))
-
-
 @pytest.fixture(scope="session")
 def server():
     _require_browser()
-    port = _free_port()
+    port = free_port()
     proc = start_server(port)
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, proc)
@@ -127,7 +52,7 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
 

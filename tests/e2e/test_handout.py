@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests.e2e.helpers import draw_releases, SHOTS, assert_no_error, download, settle
-from tests.test_handout import DIAGNOSTIC_WORDS, stray_numbers
+from tests.support.handout import DIAGNOSTIC_WORDS, stray_numbers
 from dppca_core.handout import brief
 from ui import report
 

@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from tests.e2e.helpers import settle
-from tests.data.test_hostile_files import HOSTILE_LINES, hostile_csv, parquet_bomb
+from tests.support.hostile import HOSTILE_LINES, hostile_csv, parquet_bomb
 
 pytestmark = pytest.mark.e2e
 #: seconds one health request may wait for its answer (a blocked server made it wait 34 s)

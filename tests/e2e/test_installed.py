@@ -9,7 +9,6 @@ named by another ``.pth`` file is not run).
 """
 
 import os
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dppca_core.version import __version__
-from tests.e2e.conftest import CHROMIUM, server_output, wait_healthy
+from tests.support.server import CHROMIUM, free_port, server_output, wait_healthy
 from tests.e2e.helpers import SCREEN, assert_no_error, metric_values, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,12 +50,6 @@ def _fresh_venv(folder: Path) -> Path:
     purelib = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
     (Path(purelib) / "dppca_test_base.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +86,7 @@ def test_the_wheel_holds_the_app_under_its_package(installed):
 
 def test_the_installed_command_serves_the_app_from_any_folder(installed, tmp_path, tabs):
     _, command = installed
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DPPCA_DATA_DIR", "DPPCA_LEDGER")}
     log = (tmp_path / "server.log").open("w+")
     proc = subprocess.Popen(

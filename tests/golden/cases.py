@@ -156,6 +156,10 @@ def option_case(**options):
     return case
 
 
+#: the private choices of a release taken all at once (its radius, column scales, centre, k and score frame)
+EVERY_PRIVATE_CHOICE = dict(
+    data_norm="private", scale="private", center="private", k="auto", variance_target=0.8, score_frame="private"
+)
 OPTIONS = {
     "mean_add_remove": dict(
         split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private", neighbors="add_remove"
@@ -170,23 +174,13 @@ OPTIONS = {
     "sparse_scores": dict(split=dict(scores=0.2), score_kind="sparse", score_bins=30),
     "every_choice": dict(
         split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05, groups=0.05),
-        data_norm="private",
-        scale="private",
-        center="private",
-        k="auto",
-        variance_target=0.8,
-        score_frame="private",
+        **EVERY_PRIVATE_CHOICE,
         groups=True,
         score_kind="sparse",
     ),
     "every_choice_add_remove": dict(
         split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05),
-        data_norm="private",
-        scale="private",
-        center="private",
-        k="auto",
-        variance_target=0.8,
-        score_frame="private",
+        **EVERY_PRIVATE_CHOICE,
         neighbors="add_remove",
     ),
     "rotated_basis": dict(mechanism="ppca_exponential", split=dict(eigenvalues=0.2, scores=0.1), k=3),
@@ -210,7 +204,7 @@ def audit_case(name: str, trials: int = 200, **options):
         from dppca_core.audit import audit
 
         result = audit(name, EPS, DELTA, trials=trials, seed=2, **options)
-        # the trade-off curve (issue 40) is read from the same scores and tested on its own (tests/test_audit_curve.py)
+        # the trade-off curve (issue 40) is read from the same scores and tested on its own (tests/audit/test_audit_curve.py)
         fields = {f: getattr(result, f) for f in result.__dataclass_fields__ if f not in ("seconds", "curve")}
         if fields.get("lower_test") is None:  # only the bounded-range reading has a second test (issue 40)
             fields.pop("lower_test", None)

@@ -7,7 +7,7 @@ import dppca_core as dc
 from dppca_core import metrics, privacy
 from dppca_core.mechanisms.exponential import MAX_ITERATES
 from tests.helpers import spiked_rows
-from tests.privacy.test_bingham import moments_agree, quadrature_moments_s2
+from tests.support.moments import moments_agree, quadrature_moments_s2
 
 NAMES = ["ppca_exponential", "amin_iterative"]
 X, U = spiked_rows(2000, 10, 2, seed=0)

@@ -147,7 +147,7 @@ CLAIM_EPS = 1.0  # the claim each part is audited against: the total budget (eac
 
 
 def _run_audit(release_fn, design):
-    # 7,500 evaluation trials: the Clopper-Pearson margins cost about 0.05 in mu (see tests/test_audit.py)
+    # 7,500 evaluation trials: the Clopper-Pearson margins cost about 0.05 in mu (see tests/audit/test_audit.py)
     result = audit_mod.audit_release(release_fn, design, CLAIM_EPS, 1e-5, trials=10_000, seed=7)
     assert not result.violated, result
     return result

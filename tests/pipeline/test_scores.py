@@ -7,6 +7,7 @@ import pytest
 
 import dppca_core as dc
 from dppca_core import audit as audit_mod
+from dppca_core.audit.statistics import leaves
 from dppca_core.pipeline.budget import BudgetSplit
 from dppca_core.privacy import gaussian_mu
 from dppca_core.pipeline.scores import (
@@ -186,13 +187,6 @@ def test_nothing_noise_free_in_the_grouped_release():
     Xp, lp = X.copy(), labels.copy()
     Xp[0], lp[0] = -X[0], "c"
     budget = BudgetSplit.with_extras(scores=0.2, frame=0.05, groups=0.05)
-
-    def leaves(value, path=""):
-        if isinstance(value, dict):
-            return {k: v for key, item in value.items() for k, v in leaves(item, f"{path}.{key}").items()}
-        if isinstance(value, list):
-            return {k: v for i, item in enumerate(value) for k, v in leaves(item, f"{path}[{i}]").items()}
-        return {path: value}
 
     def pub(data, groups, seed):
         return leaves(

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
+from tests.support.moments import Z, moments_agree, quadrature_moments_s2
+
 from dppca_core.privacy.bingham import (
     acg_envelope,
     orthogonal_complement,
@@ -19,7 +21,6 @@ from dppca_core.privacy.bingham import (
 )
 
 N_DRAWS = 4000
-Z = 5.0
 
 
 def ours(C, rng, n):
@@ -38,32 +39,6 @@ def inverted(C, rng, n):
         if np.log(rng.uniform()) < log_accept:
             out.append(env.vectors @ x)
     return np.array(out)
-
-
-def moments_agree(samples, exact, exact_se=0.0, z=Z):
-    """True when every E[x_i^2] of ``samples`` matches ``exact`` within z combined standard errors."""
-    sq = samples**2
-    se = np.sqrt(sq.var(axis=0, ddof=1) / len(sq) + np.asarray(exact_se) ** 2) + 1e-15
-    mean = sq.mean(axis=0)
-    return bool(np.all(np.abs(mean - exact) < z * se)), {"sampler": mean, "reference": exact, "se": se}
-
-
-def quadrature_moments_s2(lams):
-    """E[x_i^2] under f ∝ exp(-sum lam_i x_i^2) on S^2 on a fine (theta, phi) grid.
-
-    The pole sits on the axis with lam = 0 (the mode), so the peak is resolved at high concentration.
-    """
-    order = np.argsort(lams)
-    theta = np.linspace(0, np.pi, 3001)
-    phi = np.linspace(0, 2 * np.pi, 601)[:-1]
-    T, P = np.meshgrid(theta, phi, indexing="ij")
-    coords = [np.cos(T), np.sin(T) * np.cos(P), np.sin(T) * np.sin(P)]
-    log_f = -sum(lams[order[i]] * coords[i] ** 2 for i in range(3))
-    weights = np.exp(log_f - log_f.max()) * np.sin(T)
-    moments = np.empty(3)
-    for i in range(3):
-        moments[order[i]] = np.sum(weights * coords[i] ** 2) / np.sum(weights)
-    return moments
 
 
 def importance_moments(lams, n=400_000, seed=123):

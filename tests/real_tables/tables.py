@@ -1,4 +1,4 @@
-"""Public real tables the planner is checked on (tests/test_planning_real.py, benchmarks/planner_calibration.py):
+"""Public real tables the planner is checked on (tests/planning/test_planning_real.py, benchmarks/planner_calibration.py):
 their numeric columns and the public bounds a user would declare for them (round numbers from what the columns
 measure, not read off the cells). Sources and licences: README.md beside this file."""
 
