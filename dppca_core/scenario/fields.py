@@ -32,7 +32,7 @@ VIEWS = (
     "scores",
 )
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
-METRICS = tuple(experiments.METRICS)
+METRICS = experiments.METRICS  # live: a metric registered later is a choice too (dppca_core.metrics)
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
 #: Where the clipping radius R came from: value -> (how the Data page says it, the non-private choice it makes or
 #: None when it reads nothing from the data). A small enumeration on purpose: a private choice of R from its own
