@@ -1,11 +1,11 @@
 """Utility metrics. These use the raw data or the truth as reference: diagnostics, not releases.
 
-The functions below are the mathematics; :data:`METRICS` declares the ones the app scores each release with
+The functions below are the mathematics; ``METRICS`` declares the ones the app scores each release with
 (:class:`Metric`: name, words, range, direction, the function of a :class:`Scoring` and what it needs). Everything
 else reads that declaration: :func:`dppca_core.pipeline.experiments.repeat` scores every release with each metric
 that applies, the results table has a column per metric, the scenario's ``metric`` and ``spreadm`` settings (and so
 the link and the scenario file) accept its name, the Explore and Trade-offs pickers list it and the exports carry it.
-Adding a metric is its function and one :func:`register_metric` call here, and its test.
+Adding a metric is its function under a :func:`metric` declaration here, and its test.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import numpy as np
 
 __all__ = [
     "Metric",
-    "METRICS",
     "Scoring",
+    "metric",
     "register_metric",
     "unregister_metric",
     "subspace_distance",
@@ -431,10 +431,32 @@ def align_components(V, reference) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Scoring:
-    """What a metric reads of one release: its ``components`` (d x k); the exact top-k ``reference`` basis of the same
-    data (clipped, centred as the release) at the release's own k; that data's second-moment matrix ``gram`` and its
-    ``eigenvalues`` (descending); the true ``support`` (row indices), None when none is scored; and ``s``, the number
-    of rows read off the components (0: as many as the support has)."""
+    """What a metric reads of one release (:class:`Metric`'s ``score`` takes one).
+
+    Parameters
+    ----------
+    components : ndarray of shape (d, k)
+        The release's components.
+    reference : ndarray of shape (d, k)
+        The exact top-k basis of the same data (clipped, centred as the release) at the release's own k.
+    gram : ndarray of shape (d, d)
+        That data's second-moment matrix.
+    eigenvalues : ndarray of shape (d,)
+        Its eigenvalues, descending.
+    support : ndarray of int, optional
+        The true support's row indices; None when no support is scored.
+    s : int
+        Rows read off the components for the support (0: as many as the support has).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> C = np.diag([4.0, 2.0, 1.0])
+    >>> scoring = metrics.Scoring(np.eye(3)[:, [0, 2]], np.eye(3)[:, :2], C, np.array([4.0, 2.0, 1.0]))
+    >>> round(metrics.METRICS["energy"].score(scoring), 2)  # (4 + 1) / (4 + 2), in %
+    83.33
+    """
 
     components: np.ndarray
     reference: np.ndarray
@@ -446,10 +468,41 @@ class Scoring:
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric every release is scored with: its label, unit, range, direction, default target, axis title
-    (``symbol``), results-table ``column`` and ``fmt``, ``score`` (a :class:`Scoring` to a float) and ``needs`` (the
-    :class:`Scoring` fields it reads that may be None: where one is, the release is not scored). ``high`` None: the
-    range depends on the shape (the subspace distance of k of d dimensions is at most sqrt(min(k, d - k)))."""
+    """A metric every release is scored with (declared with :func:`metric`, listed in ``METRICS`` by name).
+
+    Parameters
+    ----------
+    name : str
+        Its name in the scenario (``metric``, ``spreadm``), the link and ``Repetitions.metric``.
+    label : str
+        How pages and tables name it.
+    score : callable
+        A :class:`Scoring` to a float.
+    column : str
+        Its column in the results table (``dppca_core.pipeline.experiments.results_table``).
+    symbol : str
+        A short axis title (its symbol or unit).
+    lower_is_better : bool
+        Its direction.
+    default_target : float
+        The planner's target when none is given, in its unit.
+    unit : str
+        Its unit ("" for none).
+    low, high : float
+        Its range; ``high`` None: it depends on the shape (a subspace distance of k of d dimensions is at most
+        sqrt(min(k, d - k)), :meth:`upper`).
+    fmt : str
+        How the results table writes a value.
+    needs : tuple of str
+        The :class:`Scoring` fields it reads that may be None; a release where one is None is not scored.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> f1 = metrics.METRICS["f1"]
+    >>> f1.describe(), f1.needs, f1.upper(2, 10)
+    ('Support recovery F1, higher is better', ('support',), 1.0)
+    """
 
     name: str
     label: str
@@ -494,7 +547,31 @@ METRICS: dict[str, Metric] = {}
 
 
 def register_metric(metric: Metric) -> Metric:
-    """Add ``metric`` to :data:`METRICS` (ValueError for a name taken or a need a :class:`Scoring` does not hold)."""
+    """Add ``metric`` to ``METRICS``: every release is then scored with it (:func:`metric` is the decorator form).
+
+    Parameters
+    ----------
+    metric : Metric
+        The declaration.
+
+    Returns
+    -------
+    Metric
+        ``metric``.
+
+    Raises
+    ------
+    ValueError
+        For a name already registered, or a need a :class:`Scoring` does not hold.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> metrics.register_metric(metrics.METRICS["f1"])
+    Traceback (most recent call last):
+        ...
+    ValueError: a metric named 'f1' is already registered.
+    """
     if metric.name in METRICS:
         raise ValueError(f"a metric named {metric.name!r} is already registered.")
     if not set(metric.needs) <= set(Scoring.__dataclass_fields__):
@@ -506,12 +583,62 @@ def register_metric(metric: Metric) -> Metric:
 
 
 def unregister_metric(name: str) -> Metric:
-    """Remove a registered metric (e.g. one a test registered); returns it."""
+    """Remove a registered metric (e.g. one a test registered).
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+
+    Returns
+    -------
+    Metric
+        The declaration removed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> @metrics.metric("peak", "Largest loading", column="peak", symbol="max |V|", lower_is_better=False,
+    ...                 default_target=0.5)
+    ... def peak(s):
+    ...     return float(np.max(np.abs(s.components)))
+    >>> metrics.unregister_metric("peak").label, "peak" in metrics.METRICS
+    ('Largest loading', False)
+    """
     return METRICS.pop(name)
 
 
 def metric(name: str, label: str, **meta):
-    """Decorator: register the decorated function of a :class:`Scoring` as the metric ``name`` (:class:`Metric`)."""
+    """Decorator: register the decorated function of a :class:`Scoring` as the metric ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+    label : str
+        How pages and tables name it.
+    **meta
+        The other fields of its :class:`Metric` (``column``, ``symbol``, ``lower_is_better``, ``default_target``,
+        ``unit``, ``low``, ``high``, ``fmt``, ``needs``).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the function and returns it unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> @metrics.metric("peak", "Largest loading", column="peak", symbol="max |V|", lower_is_better=False,
+    ...                 default_target=0.5)
+    ... def peak(s):
+    ...     return float(np.max(np.abs(s.components)))
+    >>> "peak" in metrics.METRICS
+    True
+    >>> _ = metrics.unregister_metric("peak")
+    """
 
     def wrap(score):
         register_metric(Metric(name, label, score, **meta))
