@@ -597,14 +597,12 @@ def unregister_metric(name: str) -> Metric:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dppca_core import metrics
-    >>> @metrics.metric("peak", "Largest loading", column="peak", symbol="max |V|", lower_is_better=False,
-    ...                 default_target=0.5)
-    ... def peak(s):
-    ...     return float(np.max(np.abs(s.components)))
-    >>> metrics.unregister_metric("peak").label, "peak" in metrics.METRICS
-    ('Largest loading', False)
+    >>> rank = metrics.Metric("rank", "Components kept", lambda s: s.components.shape[1], "k", "k", False, 2.0)
+    >>> metrics.register_metric(rank).name in metrics.METRICS
+    True
+    >>> metrics.unregister_metric("rank").label, "rank" in metrics.METRICS
+    ('Components kept', False)
     """
     return METRICS.pop(name)
 
