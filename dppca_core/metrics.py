@@ -686,18 +686,3 @@ def _energy(s: Scoring) -> float:
 )
 def _f1(s: Scoring) -> float:
     return support_recovery(s.components, np.asarray(s.support), s.s if s.s > 0 else len(s.support))["f1"]
-
-
-@metric(
-    "largest_angle",
-    "Largest principal angle",
-    column="largest angle (°)",
-    symbol="degrees",
-    unit="degrees",
-    high=90.0,
-    lower_is_better=True,
-    default_target=30.0,
-    fmt="{:.1f}",
-)
-def _largest_angle(s: Scoring) -> float:
-    return float(np.degrees(principal_angles(s.components, s.reference)[-1]))

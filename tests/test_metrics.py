@@ -151,18 +151,3 @@ def test_the_registry_refuses_a_second_name_and_an_unknown_need():
     with pytest.raises(ValueError, match="needs"):
         metrics.register_metric(metrics.Metric("toy", "Toy", len, "toy", "t", True, 0.0, needs=("truth",)))
     assert "toy" not in metrics.METRICS
-
-
-def test_the_largest_angle_is_scored_in_degrees():
-    from dppca_core.pipeline import experiments
-
-    options = dc.ReleaseOptions(k=2, epsilon=1.0, delta=1e-6)
-    inp = experiments.input_for(np.random.default_rng(0).normal(size=(300, 5)) / 4, options)
-    table, runs = experiments.compare(inp, {"non_private": options, "analyze_gauss": options}, reps=2, seed=1)
-    assert np.all(runs["non_private"].metric("largest_angle") < 1e-6)
-    angles = runs["analyze_gauss"].metric("largest_angle")
-    want = [
-        np.degrees(metrics.principal_angles(V, inp.reference.vectors[:, :2])[-1])
-        for V in runs["analyze_gauss"].components
-    ]
-    assert np.allclose(angles, want) and "largest angle (°)" in table
