@@ -157,11 +157,6 @@ def option_case(**options):
     return case
 
 
-#: every private choice of a release at once, and the budget shares they take (the two every_choice cases)
-EVERY_CHOICE = dict(
-    data_norm="private", scale="private", center="private", k="auto", variance_target=0.8, score_frame="private"
-)
-EVERY_SHARE = dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05)
 OPTIONS = {
     "mean_add_remove": dict(
         split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private", neighbors="add_remove"
@@ -174,8 +169,27 @@ OPTIONS = {
     "groups_private": dict(split=dict(scores=0.2, groups=0.05), groups=True),
     "frame_private": dict(split=dict(scores=0.2, frame=0.05), score_frame="private"),
     "sparse_scores": dict(split=dict(scores=0.2), score_kind="sparse", score_bins=30),
-    "every_choice": dict(split=dict(EVERY_SHARE, groups=0.05), **EVERY_CHOICE, groups=True, score_kind="sparse"),
-    "every_choice_add_remove": dict(split=EVERY_SHARE, **EVERY_CHOICE, neighbors="add_remove"),
+    "every_choice": dict(
+        split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05, groups=0.05),
+        data_norm="private",
+        scale="private",
+        center="private",
+        k="auto",
+        variance_target=0.8,
+        score_frame="private",
+        groups=True,
+        score_kind="sparse",
+    ),
+    "every_choice_add_remove": dict(
+        split=dict(mean=0.1, eigenvalues=0.1, scores=0.1, radius=0.1, scale=0.1, frame=0.05),
+        data_norm="private",
+        scale="private",
+        center="private",
+        k="auto",
+        variance_target=0.8,
+        score_frame="private",
+        neighbors="add_remove",
+    ),
     "rotated_basis": dict(mechanism="ppca_exponential", split=dict(eigenvalues=0.2, scores=0.1), k=3),
     "laplace_parts": dict(
         mechanism="private_power", split=dict(mean=0.1, eigenvalues=0.1, scores=0.1), center="private", noise="laplace"
