@@ -1,6 +1,5 @@
 """Digests of every published field of seeded releases, to compare two versions of the code bit for bit on one
-machine (tests/golden/golden.json holds another platform's bits, so tests/test_golden.py compares structure only
-elsewhere).
+machine (tests/test_golden.py compares only the structure of a golden file recorded on another platform).
 
     python benchmarks/release_digests.py write before.json                 # in a checkout of main
     python benchmarks/release_digests.py write after.json                  # in this checkout

@@ -1,10 +1,26 @@
-"""Utility metrics. These use the raw data or the truth as reference: diagnostics, not releases."""
+"""Utility metrics. These use the raw data or the truth as reference: diagnostics, not releases.
+
+The functions below are the mathematics; ``METRICS`` declares the ones the app scores each release with
+(:class:`Metric`: name, words, range, direction, the function of a :class:`Scoring` and what it needs). Everything
+else reads that declaration: :func:`dppca_core.pipeline.experiments.repeat` scores every release with each metric
+that applies, the results table has a column per metric, the scenario's ``metric`` and ``spreadm`` settings (and so
+the link and the scenario file) accept its name, the Explore and Trade-offs pickers list it and the exports carry it.
+Adding a metric is its function under a :func:`metric` declaration here, and its test.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 __all__ = [
+    "Metric",
+    "Scoring",
+    "metric",
+    "register_metric",
+    "unregister_metric",
     "subspace_distance",
     "principal_angles",
     "random_subspace_distance",
@@ -411,3 +427,262 @@ def align_components(V, reference) -> np.ndarray:
     V, R = _pair(V, reference)
     U, _, Wt = np.linalg.svd(V.T @ R)
     return V @ (U @ Wt)
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What a metric reads of one release (:class:`Metric`'s ``score`` takes one).
+
+    Parameters
+    ----------
+    components : ndarray of shape (d, k)
+        The release's components.
+    reference : ndarray of shape (d, k)
+        The exact top-k basis of the same data (clipped, centred as the release) at the release's own k.
+    gram : ndarray of shape (d, d)
+        That data's second-moment matrix.
+    eigenvalues : ndarray of shape (d,)
+        Its eigenvalues, descending.
+    support : ndarray of int, optional
+        The true support's row indices; None when no support is scored.
+    s : int
+        Rows read off the components for the support (0: as many as the support has).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> C = np.diag([4.0, 2.0, 1.0])
+    >>> scoring = metrics.Scoring(np.eye(3)[:, [0, 2]], np.eye(3)[:, :2], C, np.array([4.0, 2.0, 1.0]))
+    >>> round(metrics.METRICS["energy"].score(scoring), 2)  # (4 + 1) / (4 + 2), in %
+    83.33
+    """
+
+    components: np.ndarray
+    reference: np.ndarray
+    gram: np.ndarray
+    eigenvalues: np.ndarray
+    support: np.ndarray | None = None
+    s: int = 0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric every release is scored with (declared with :func:`metric`, listed in ``METRICS`` by name).
+
+    Parameters
+    ----------
+    name : str
+        Its name in the scenario (``metric``, ``spreadm``), the link and ``Repetitions.metric``.
+    label : str
+        How pages and tables name it.
+    score : callable
+        A :class:`Scoring` to a float.
+    column : str
+        Its column in the results table (``dppca_core.pipeline.experiments.results_table``).
+    symbol : str
+        A short axis title (its symbol or unit).
+    lower_is_better : bool
+        Its direction.
+    default_target : float
+        The planner's target when none is given, in its unit.
+    unit : str
+        Its unit ("" for none).
+    low, high : float
+        Its range; ``high`` None: it depends on the shape (a subspace distance of k of d dimensions is at most
+        sqrt(min(k, d - k)), :meth:`upper`).
+    fmt : str
+        How the results table writes a value.
+    needs : tuple of str
+        The :class:`Scoring` fields it reads that may be None; a release where one is None is not scored.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> f1 = metrics.METRICS["f1"]
+    >>> f1.describe(), f1.needs, f1.upper(2, 10)
+    ('Support recovery F1, higher is better', ('support',), 1.0)
+    """
+
+    name: str
+    label: str
+    score: Callable[[Scoring], float]
+    column: str
+    symbol: str
+    lower_is_better: bool
+    default_target: float
+    unit: str = ""
+    low: float = 0.0
+    high: float | None = 1.0
+    fmt: str = "{:.3f}"
+    needs: tuple[str, ...] = ()
+
+    def applies(self, scoring: Scoring) -> bool:
+        return all(getattr(scoring, name) is not None for name in self.needs)
+
+    def upper(self, k: int, d: int) -> float:
+        return float(np.sqrt(min(k, d - k))) if self.high is None else self.high
+
+    def describe(self) -> str:
+        better = "lower" if self.lower_is_better else "higher"
+        return f"{self.label}{f' ({self.unit})' if self.unit else ''}, {better} is better"
+
+    def check_target(self, target: float, k: int, d: int) -> float:
+        """``target`` if it lies in the metric's range, else ValueError saying the range and the unit."""
+        hi = self.upper(k, d)
+        if not (np.isfinite(target) and self.low <= target <= hi):
+            raise ValueError(
+                f"a target for {self.label} must lie between {self.low:g} and {hi:.3g}"
+                f"{' ' + self.unit if self.unit else ''} (got {target:g})."
+            )
+        return float(target)
+
+    def meets(self, values, target: float) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        return values <= target if self.lower_is_better else values >= target
+
+
+#: the metrics every release is scored with, by name, in the order tables and pickers show them
+METRICS: dict[str, Metric] = {}
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Add ``metric`` to ``METRICS``: every release is then scored with it (:func:`metric` is the decorator form).
+
+    Parameters
+    ----------
+    metric : Metric
+        The declaration.
+
+    Returns
+    -------
+    Metric
+        ``metric``.
+
+    Raises
+    ------
+    ValueError
+        For a name already registered, or a need a :class:`Scoring` does not hold.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> metrics.register_metric(metrics.METRICS["f1"])
+    Traceback (most recent call last):
+        ...
+    ValueError: a metric named 'f1' is already registered.
+    """
+    if metric.name in METRICS:
+        raise ValueError(f"a metric named {metric.name!r} is already registered.")
+    if not set(metric.needs) <= set(Scoring.__dataclass_fields__):
+        raise ValueError(
+            f"{metric.name} needs {list(metric.needs)}; a Scoring holds {list(Scoring.__dataclass_fields__)}."
+        )
+    METRICS[metric.name] = metric
+    return metric
+
+
+def unregister_metric(name: str) -> Metric:
+    """Remove a registered metric (e.g. one a test registered).
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+
+    Returns
+    -------
+    Metric
+        The declaration removed.
+
+    Examples
+    --------
+    >>> from dppca_core import metrics
+    >>> rank = metrics.Metric("rank", "Components kept", lambda s: s.components.shape[1], "k", "k", False, 2.0)
+    >>> metrics.register_metric(rank).name in metrics.METRICS
+    True
+    >>> metrics.unregister_metric("rank").label, "rank" in metrics.METRICS
+    ('Components kept', False)
+    """
+    return METRICS.pop(name)
+
+
+def metric(name: str, label: str, **meta):
+    """Decorator: register the decorated function of a :class:`Scoring` as the metric ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+    label : str
+        How pages and tables name it.
+    **meta
+        The other fields of its :class:`Metric` (``column``, ``symbol``, ``lower_is_better``, ``default_target``,
+        ``unit``, ``low``, ``high``, ``fmt``, ``needs``).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the function and returns it unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca_core import metrics
+    >>> @metrics.metric("peak", "Largest loading", column="peak", symbol="max |V|", lower_is_better=False,
+    ...                 default_target=0.5)
+    ... def peak(s):
+    ...     return float(np.max(np.abs(s.components)))
+    >>> "peak" in metrics.METRICS
+    True
+    >>> _ = metrics.unregister_metric("peak")
+    """
+
+    def wrap(score):
+        register_metric(Metric(name, label, score, **meta))
+        return score
+
+    return wrap
+
+
+@metric(
+    "subspace_distance",
+    "Subspace distance ‖sin Θ‖_F",
+    column="subspace distance",
+    symbol="‖sin Θ‖_F",
+    high=None,
+    lower_is_better=True,
+    default_target=0.3,
+)
+def _distance(s: Scoring) -> float:
+    return subspace_distance(s.components, s.reference)
+
+
+@metric(
+    "energy",
+    "Captured energy",
+    column="captured energy %",
+    symbol="% of optimal",
+    unit="% of optimal",
+    high=100.0,
+    lower_is_better=False,
+    default_target=90.0,
+    fmt="{:.1f}",
+)
+def _energy(s: Scoring) -> float:
+    best = float(np.sum(s.eigenvalues[: s.reference.shape[1]]))
+    return 100.0 * captured_energy(s.components, s.gram) / best if best > 0 else np.nan
+
+
+@metric(
+    "f1",
+    "Support recovery F1",
+    column="support F1",
+    symbol="F1",
+    lower_is_better=False,
+    default_target=0.8,
+    fmt="{:.2f}",
+    needs=("support",),
+)
+def _f1(s: Scoring) -> float:
+    return support_recovery(s.components, np.asarray(s.support), s.s if s.s > 0 else len(s.support))["f1"]

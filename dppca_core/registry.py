@@ -234,9 +234,9 @@ class MechanismSpec:
 
     Everything else the app shows of a mechanism is declared here too, so a new mechanism is one module:
     ``provenance`` (:class:`Provenance`: what was read of the paper, the calibration, the structure, what the proof
-    covers, the last audit, the reproductions' verdicts; every built-in mechanism declares one) and ``color``
-    (its one colour in every chart, "#rrggbb", unique among its task's mechanisms; left empty, the figures give it
-    a free palette colour), ``short_name`` (how charts, tables and legends name it; default: the title without
+    covers, the last audit, the reproductions' verdicts; every built-in mechanism declares one), ``family`` (the
+    mechanisms charts colour alike, each with its own marker: :attr:`family_name`; left empty, its module's mechanisms
+    of its model), ``short_name`` (how charts, tables and legends name it; default: the title without
     its details, :attr:`short_title`), ``audit_descriptions`` (statistic name -> how the audit reads it, in plain
     words, for the statistics of its own designs; the Audit page shows it) and ``rate`` (its error rate, a
     first-order level and the regimes where the rate holds, :class:`dppca_core.mechanisms.rates.Rate`, read by
@@ -272,7 +272,7 @@ class MechanismSpec:
     threaded_reps: bool = False
     ordered_basis: bool = True
     audit_batch: Callable | None = None
-    color: str = ""
+    family: str = ""
     short_name: str = ""
     audit_descriptions: dict = field(default_factory=dict)
     rate: Rate | None = None
@@ -285,8 +285,6 @@ class MechanismSpec:
             raise ValueError(f"guarantee must be one of {GUARANTEES}")
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {TASKS}")
-        if self.color and not re.fullmatch(r"#[0-9a-f]{6}", self.color):
-            raise ValueError(f"color must be written #rrggbb in lower case (got {self.color!r}).")
 
     def uses_delta_with(self, resolved: dict) -> bool:
         """Whether a run with these (resolved) parameters spends delta: not for a pure variant (noise="laplace")."""
@@ -301,6 +299,13 @@ class MechanismSpec:
             return self.short_name
         short = re.sub(r"\s*\([^)]*\)", "", self.title)
         return re.split(r":| —", short)[0].strip() or self.name
+
+    @property
+    def family_name(self) -> str:
+        """The mechanism's family: the ``family`` it declares, else the mechanisms of its model declared in its module
+        ("central (central)" for mechanisms/central.py's, "mechanisms (distributed)" for tensor/mechanisms.py's
+        distributed ones). Charts give a family one colour and each member its own marker (dppca_core.figures)."""
+        return self.family or f"{self.func.__module__.rsplit('.', 1)[-1]} ({self.model})"
 
     @property
     def display_name(self) -> str:
@@ -332,12 +337,6 @@ RETRACTED_MARK = "⚠ retracted: not private"
 def register(spec: MechanismSpec) -> MechanismSpec:
     if spec.name in _REGISTRY:
         raise ValueError(f"mechanism {spec.name!r} is already registered")
-    same = [s.name for s in _REGISTRY.values() if spec.color and s.color == spec.color and s.task == spec.task]
-    if same:
-        raise ValueError(
-            f"mechanism {spec.name!r} declares the colour {spec.color} of {same[0]!r}; one chart shows "
-            f"every {spec.task} mechanism, so pick another."
-        )
     _REGISTRY[spec.name] = spec
     return spec
 

@@ -91,3 +91,63 @@ def test_thin_qr_of_rank_deficient_and_wide_matrices():
     wide = np.random.default_rng(4).standard_normal((3, 5))  # numpy's path: Q is 3 x 3
     assert thin_qr(wide).shape == (3, 3)
     assert np.allclose(thin_qr(wide) @ thin_qr(wide).T, np.eye(3), atol=1e-12)
+
+
+# -- the metrics' registry: one declaration drives the scoring, the table, the settings and the link -----------------
+
+
+@pytest.fixture
+def toy_metric():
+    """A throwaway metric registered for one test: the largest absolute loading (a d x k to a float)."""
+
+    @metrics.metric(
+        "toy_peak",
+        "Largest loading",
+        column="largest loading",
+        symbol="max |V|",
+        lower_is_better=False,
+        default_target=0.5,
+    )
+    def peak(s: metrics.Scoring) -> float:
+        return float(np.max(np.abs(s.components)))
+
+    try:
+        yield metrics.METRICS["toy_peak"]
+    finally:
+        metrics.unregister_metric("toy_peak")
+
+
+def test_a_registered_metric_is_scored_tabled_and_a_setting(toy_metric):
+    from dppca_core.pipeline import experiments
+    from dppca_core.scenario import link
+
+    options = dc.ReleaseOptions(k=2, epsilon=1.0, delta=1e-6)
+    inp = experiments.input_for(np.random.default_rng(0).normal(size=(300, 5)) / 4, options)
+    table, runs = experiments.compare(inp, {"analyze_gauss": options}, reps=3, seed=1)
+    got = runs["analyze_gauss"].metric("toy_peak")
+    want = [np.max(np.abs(V)) for V in runs["analyze_gauss"].components]
+    assert got.shape == (3,) and np.array_equal(got, want)  # scored on each release, in order
+    assert table.columns.tolist().count("largest loading") == 1 and table["largest loading"][0].count("[") == 1
+    values, notices = link.from_query({"metric": "toy_peak"})
+    assert values["metric"] == "toy_peak" and not notices  # the link and the scenario accept its name
+    assert values["target"] == 0.5  # its default target
+
+
+def test_a_metric_scores_only_where_what_it_needs_is_known():
+    from dppca_core.pipeline import experiments
+
+    options = dc.ReleaseOptions(k=2, epsilon=1.0, delta=1e-6)
+    inp = experiments.input_for(np.random.default_rng(0).normal(size=(300, 5)) / 4, options)
+    plain = experiments.repeat("analyze_gauss", inp, options, reps=2, seed=1)
+    sparse = experiments.repeat("analyze_gauss", inp, options, reps=2, seed=1, support=[0, 1], s=2)
+    assert plain.metric("f1") is None and sparse.metric("f1").shape == (2,)  # needs a support
+    assert np.array_equal(plain.distance, sparse.distance)  # the same releases
+
+
+def test_the_registry_refuses_a_second_name_and_an_unknown_need():
+    declared = metrics.METRICS["f1"]
+    with pytest.raises(ValueError, match="already registered"):
+        metrics.register_metric(declared)
+    with pytest.raises(ValueError, match="needs"):
+        metrics.register_metric(metrics.Metric("toy", "Toy", len, "toy", "t", True, 0.0, needs=("truth",)))
+    assert "toy" not in metrics.METRICS

@@ -7,6 +7,7 @@ a cached result is only reused for exactly the same draw; a new seed gives fresh
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,8 +24,23 @@ from dppca_core.scenario import Settings
 from . import data, limits
 from .data import Prepared
 
-#: each metric's axis title: its label, unit and direction (the metadata lives in dppca_core.pipeline.experiments.METRICS)
-METRICS = {name: m.describe() for name, m in experiments.METRICS.items()}
+
+class _Titles(Mapping):
+    """Each metric's axis title (its label, unit and direction), read from the metrics as they are registered
+    (:data:`dppca_core.metrics.METRICS`, where a metric is declared)."""
+
+    def __getitem__(self, name: str) -> str:
+        return experiments.METRICS[name].describe()
+
+    def __iter__(self):
+        return iter(experiments.METRICS)
+
+    def __len__(self) -> int:
+        return len(experiments.METRICS)
+
+
+#: each metric's axis title, by name
+METRICS = _Titles()
 
 
 @dataclass
@@ -37,11 +53,9 @@ class RunResult:
 
     mechanism: str
     components: np.ndarray  # reps x d x k
-    distance: np.ndarray  # reps
-    energy: np.ndarray  # reps, percent of the optimal rank-k energy
+    scores: dict  # metric name -> reps values, or None where it does not apply (dppca_core.metrics.METRICS)
     precision: np.ndarray | None
     recall: np.ndarray | None
-    f1: np.ndarray | None
     published: dict
     privacy: dc.privacy.PrivacyCurve
     caveat: str
@@ -64,8 +78,12 @@ class RunResult:
     def noise_scale(self) -> float | None:
         return self.published["noise_scale"]
 
-    def metric(self, name: str) -> np.ndarray:
-        return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
+    def metric(self, name: str) -> np.ndarray | None:
+        return self.scores[name]
+
+    distance = experiments.Repetitions.distance  # the built-in metrics by name, as the pages read them
+    energy = experiments.Repetitions.energy
+    f1 = experiments.Repetitions.f1
 
 
 @dataclass
@@ -198,11 +216,9 @@ def _run_reps(key, mechanism, reps, seed, s, support, options_key, _prep, _optio
     return RunResult(
         mechanism=mechanism,
         components=reps_out.components,
-        distance=reps_out.distance,
-        energy=reps_out.energy,
+        scores=reps_out.scores,
         precision=reps_out.precision,
         recall=reps_out.recall,
-        f1=reps_out.f1,
         published=release.published(),
         privacy=release.privacy,
         caveat=release.caveat,

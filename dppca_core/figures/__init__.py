@@ -1,13 +1,30 @@
 """Plotly figure builders: pure functions (arrays in, figures out), no Streamlit.
 
-One colour per mechanism everywhere (:func:`mechanism_color`); user-provided names are escaped
+One colour per family of mechanisms everywhere (:func:`mechanism_color`) and a mark per member (:func:`marker_of`,
+:func:`bar_marker`, :func:`line_of`); user-provided names are escaped
 (:func:`text`) because plotly renders HTML, links included, in labels. Grouped by view:
 :mod:`.pca` (spectra, loadings, spread, sweeps, convergence, support), :mod:`.release` (a release's budget
 split, private spectrum and score plot), :mod:`.audit`.
 """
 
 from .audit import audit_histograms
-from .base import PALETTE, PLOTLY_CONFIG, color_or_grey, layout, mechanism_color, text
+from .base import (
+    DASHES,
+    PALETTE,
+    PATTERNS,
+    PLOTLY_CONFIG,
+    SYMBOLS,
+    bar_marker,
+    color_or_grey,
+    layout,
+    line_of,
+    marker_of,
+    mechanism_color,
+    mechanism_dash,
+    mechanism_pattern,
+    mechanism_symbol,
+    text,
+)
 from .frontier import frontier
 from .pca import (
     animation,
@@ -27,11 +44,15 @@ from .release import BUDGET_PARTS, axis_edges, budget_bar, private_scree, score_
 
 __all__ = [
     "BUDGET_PARTS",
+    "DASHES",
     "PALETTE",
+    "PATTERNS",
+    "SYMBOLS",
     "budget_bar",
     "PLOTLY_CONFIG",
     "animation",
     "axis_edges",
+    "bar_marker",
     "audit_histograms",
     "color_or_grey",
     "communication_bar",
@@ -39,9 +60,14 @@ __all__ = [
     "eps_ruler",
     "frontier",
     "layout",
+    "line_of",
     "loadings",
     "loadings_compare",
+    "marker_of",
     "mechanism_color",
+    "mechanism_dash",
+    "mechanism_pattern",
+    "mechanism_symbol",
     "principal_angles",
     "private_scree",
     "projection",

@@ -1,4 +1,5 @@
-"""Shared pieces of every figure: one colour per mechanism, the layout, and escaping of user text."""
+"""Shared pieces of every figure: a colour per family of mechanisms and a mark per member, the layout, and escaping
+of user text."""
 
 from __future__ import annotations
 
@@ -11,57 +12,105 @@ import plotly.graph_objects as go
 
 from ..registry import display_name, get_mechanism, mechanism_names
 
-#: the colours the mechanisms declare (registry ``color``), one per mechanism of a task, told apart by everyone: the
-#: seven Okabe-Ito colours (Okabe & Ito 2008, made for colour-vision deficiencies; their yellow left out, too light
-#: on white) and eleven more, each chosen greedily on an 18-level sRGB grid to maximise the smallest CIELAB distance
-#: to those before it with normal vision and after simulating protanopia, deuteranopia and tritanopia (Machado et
-#: al. 2009, severity 1), lightness 25-72 so that lines stand out on white. Smallest pairwise ΔE*ab over the first
-#: 15: 21 normal, 19.5 protan, 17.9 deutan, 16.1 tritan; the last three (for the mechanisms of issue 39) are at
-#: least 18.4, 17.1 and 15.8 from every colour before them under all four (tests/figures/test_palette.py checks it for every
-#: task's mechanisms). The PCA mechanisms declare them in this order, the tensor ones the second to seventh; a
-#: mechanism that declares none gets the first colour no mechanism of its task declares.
+#: one colour per family of mechanisms (:attr:`dppca_core.registry.MechanismSpec.family_name`), the i-th family of a
+#: task (in registration order) taking the i-th colour: the seven Okabe-Ito colours (Okabe & Ito 2008, made for
+#: colour-vision deficiencies; their yellow left out, too light on white) and eleven more, each chosen greedily on an
+#: 18-level sRGB grid to maximise the smallest CIELAB distance to those before it with normal vision and after
+#: simulating protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity 1), lightness 25-72. Any two of
+#: them are at least ΔE*ab 15.8 apart under all four. The fourteen that reach a contrast of 3:1 against the charts'
+#: white (WCAG 2.1, 1.4.11, for graphical objects) come first, the four lighter ones last. tests/figures/test_palette.py checks
+#: the families of every task as they are registered. The members of a family share its colour and are told apart by
+#: their marker (:data:`SYMBOLS`), their bars' pattern (:data:`PATTERNS`) or their line's dash (:data:`DASHES`).
 PALETTE = [
     "#0072b2",
     "#d55e00",
     "#009e73",
     "#cc79a7",
-    "#e69f00",
-    "#56b4e9",
     "#000000",
     "#8700f0",
     "#692d0f",
     "#4b3c5a",
     "#9678ff",
-    "#b4b469",
     "#2d2da5",
     "#a55a2d",
     "#690f78",
     "#3c5a4b",
-    "#d2a5a5",
     "#d20fb4",
+    "#e69f00",
+    "#56b4e9",
+    "#b4b469",
+    "#d2a5a5",
 ]
+#: the j-th member of a family (in registration order) is drawn with the j-th marker (diamonds and stars are left out:
+#: the figures mark extrapolated points and a plan's pick with them)
+SYMBOLS = ("circle", "square", "triangle-up", "x", "cross", "triangle-down", "pentagon", "hexagon")
+#: and its bars with the j-th fill pattern (the first plain), and its line with the j-th dash where a figure's markers
+#: already say something else (an audit's verdict on the frontier)
+PATTERNS = ("", "/", ".", "x", "\\", "-", "|", "+")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 #: plotly config for every chart the app draws (no logo, PNG export at double resolution)
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+#: what a label that is no mechanism (a reference, a baseline) is drawn in
+GREY = "#888"
 
 
-def mechanism_color(name: str) -> str:
-    """The one colour of a mechanism: the one it declares (registry ``color``), else a palette colour no
-    mechanism of its task declares (the undeclared ones take them in registration order; the palette repeats
-    when none is left)."""
+def _place(name: str) -> tuple[int, int]:
+    """(the index of the mechanism's family among its task's families, its own index among that family's members),
+    both in registration order."""
     if name not in mechanism_names():
         raise ValueError(f"unknown mechanism {name!r}; no colour assigned.")
     spec = get_mechanism(name)
-    if spec.color:
-        return spec.color
-    specs = [get_mechanism(other) for other in mechanism_names(spec.task)]
-    free = [c for c in PALETTE if c not in {s.color for s in specs}] or PALETTE
-    undeclared = [s.name for s in specs if not s.color]
-    return free[undeclared.index(name) % len(free)]
+    kin = [get_mechanism(other).family_name for other in mechanism_names(spec.task)]
+    families = list(dict.fromkeys(kin))
+    members = [other for other, family in zip(mechanism_names(spec.task), kin) if family == spec.family_name]
+    return families.index(spec.family_name), members.index(name)
+
+
+def mechanism_color(name: str) -> str:
+    """The colour of a mechanism's family: the i-th :data:`PALETTE` colour for the i-th family of its task (the palette
+    repeats past its end, which tests/figures/test_palette.py refuses)."""
+    family, _ = _place(name)
+    return PALETTE[family % len(PALETTE)]
+
+
+def mechanism_symbol(name: str) -> str:
+    """The marker of a mechanism among its family's: the j-th of :data:`SYMBOLS` for the j-th member."""
+    return SYMBOLS[_place(name)[1] % len(SYMBOLS)]
+
+
+def mechanism_pattern(name: str) -> str:
+    """The bar pattern of a mechanism among its family's: the j-th of :data:`PATTERNS` for the j-th member."""
+    return PATTERNS[_place(name)[1] % len(PATTERNS)]
+
+
+def mechanism_dash(name: str) -> str:
+    """The line dash of a mechanism among its family's: the j-th of :data:`DASHES` for the j-th member."""
+    return DASHES[_place(name)[1] % len(DASHES)]
 
 
 def color_or_grey(name: str) -> str:
     """A mechanism's colour, or grey for anything else (e.g. a reference line)."""
-    return mechanism_color(name) if name in mechanism_names() else "#888"
+    return mechanism_color(name) if name in mechanism_names() else GREY
+
+
+def marker_of(name: str, open_: bool = False) -> dict:
+    """A scatter marker's colour and symbol: the mechanism's (:func:`mechanism_color`, :func:`mechanism_symbol`; open
+    with ``open_``), a grey circle for anything else."""
+    symbol = mechanism_symbol(name) if name in mechanism_names() else "circle"
+    return dict(color=color_or_grey(name), symbol=f"{symbol}-open" if open_ else symbol)
+
+
+def line_of(name: str) -> dict:
+    """A line's colour and dash: the mechanism's (:func:`mechanism_color`, :func:`mechanism_dash`), solid grey for
+    anything else (for figures whose markers say something else)."""
+    return dict(color=color_or_grey(name), dash=mechanism_dash(name) if name in mechanism_names() else "solid")
+
+
+def bar_marker(name: str) -> dict:
+    """A bar's colour and fill pattern: the mechanism's (:func:`mechanism_color`, :func:`mechanism_pattern`), plain
+    grey for anything else."""
+    pattern = mechanism_pattern(name) if name in mechanism_names() else ""
+    return dict(color=color_or_grey(name), pattern=dict(shape=pattern))
 
 
 def text(value) -> str:

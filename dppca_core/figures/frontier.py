@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import band, color_or_grey, layout, name, swept_axis, text
+from .base import band, color_or_grey, layout, line_of, name, swept_axis, text
 
 #: the marker of a mechanism's points by its audit's verdict: filled where its audit found no violation, a cross
 #: where its audit refuted the claim, open where it has no audit row for the relation
@@ -47,7 +47,7 @@ def frontier(
                 y=rows["median"],
                 mode="lines+markers",
                 name=f"{name(mech)} · audit: {text(status)}",
-                line=dict(color=colour),
+                line=line_of(mech),
                 marker=dict(symbol=VERDICT_MARKERS[status], size=10, color=colour, line=dict(color=colour, width=2)),
                 customdata=np.c_[rows["lo"], rows["hi"]],
                 hovertemplate="ε = %{x:g}<br>median %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>audit: "

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import band, color_or_grey, layout, name, nonempty, swept_axis, text, white_template
+from .base import band, bar_marker, color_or_grey, layout, marker_of, name, nonempty, swept_axis, text, white_template
 from .release import (
     BUDGET_LABEL_PX as BUDGET_LABEL_PX,
     BUDGET_PARTS as BUDGET_PARTS,
@@ -61,7 +61,7 @@ def loadings_compare(reference: np.ndarray, private: dict, columns: list, compon
     x = [text(c) for c in columns]
     fig.add_trace(go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444"))
     for mech, V in private.items():
-        fig.add_trace(go.Bar(x=x, y=V[:, component], name=name(mech), marker_color=color_or_grey(mech)))
+        fig.add_trace(go.Bar(x=x, y=V[:, component], name=name(mech), marker=bar_marker(mech)))
     fig.update_layout(barmode="group")
     return layout(fig, f"Loadings of component {component + 1}: true vs private (aligned)", height=460)
 
@@ -124,7 +124,7 @@ def quantile_dotplot(
                 mode="markers",
                 name=name(mech),
                 showlegend=False,
-                marker=dict(size=size, color=color_or_grey(mech)),
+                marker=dict(size=size, **marker_of(mech)),
                 hovertemplate="%{x:.3g}<extra>" + name(mech) + "</extra>",
             )
         )
@@ -173,7 +173,7 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
                 y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)),
                 mode="markers",
                 name=name(mech),
-                marker=dict(size=5, color=color_or_grey(mech), opacity=0.5),
+                marker=dict(size=5, opacity=0.5, **marker_of(mech)),
             )
         )
     fig.update_xaxes(title="component 1")
@@ -189,7 +189,7 @@ def principal_angles(angles: dict) -> go.Figure:
                 x=[f"θ{i + 1}" for i in range(len(a))],
                 y=np.degrees(a),
                 name=name(mech),
-                marker_color=color_or_grey(mech),
+                marker=bar_marker(mech),
             )
         )
     fig.update_layout(barmode="group")
@@ -273,9 +273,9 @@ def sweep(
 
 def _add_bands(fig: go.Figure, x: str, frames: list) -> None:
     """Each (frame, label) of :func:`sweep`: per mechanism its 95% band and its mean; the measured frame (label
-    None) with solid lines and filled markers, each variant long-dashed with open markers."""
+    None) with solid lines and each mechanism's marker filled, each variant long-dashed with it open."""
     for data, label in frames:
-        dash, marker = (dict(), "circle") if label is None else (dict(dash="longdash"), "circle-open")
+        dash = dict() if label is None else dict(dash="longdash")
         for mech, g in data.groupby("mechanism", sort=False):
             g = g.sort_values(x)
             c = color_or_grey(mech)
@@ -287,7 +287,7 @@ def _add_bands(fig: go.Figure, x: str, frames: list) -> None:
                     mode="lines+markers",
                     name=name(mech) if label is None else f"{name(mech)} · {text(label)}",
                     line=dict(color=c, **dash),
-                    marker=dict(symbol=marker, size=8),
+                    marker=dict(size=8, **marker_of(mech, open_=label is not None)),
                 )
             )
 
@@ -391,7 +391,7 @@ def animation(reference: np.ndarray, components: dict, columns: list, component:
 
     def traces(r):
         out = [go.Bar(x=x, y=reference[:, component], name="non-private", marker_color="#444")]
-        out += [go.Bar(x=x, y=aligned[m][r], name=name(m), marker_color=color_or_grey(m)) for m in aligned]
+        out += [go.Bar(x=x, y=aligned[m][r], name=name(m), marker=bar_marker(m)) for m in aligned]
         return out
 
     fig = go.Figure(data=traces(0), frames=[go.Frame(data=traces(r), name=str(r)) for r in range(reps)])

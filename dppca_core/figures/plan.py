@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .base import color_or_grey, layout, name
+from .base import color_or_grey, layout, marker_of, name
 
 
 def plan_frontier(
@@ -40,7 +40,10 @@ def plan_frontier(
                     width=3,
                 ),
                 marker=dict(
-                    color=[colour if w else "white" for w in rows["winner"]], size=9, line=dict(color=colour, width=2)
+                    color=[colour if w else "white" for w in rows["winner"]],
+                    symbol=marker_of(mech)["symbol"],
+                    size=9,
+                    line=dict(color=colour, width=2),
                 ),
                 customdata=rows[["reps", "winner"]].to_numpy(),
                 hovertemplate="ε = %{x:g}<br>share %{y:.0%} over %{customdata[0]} releases<br>"

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..publishable import PART_COLOURS, PART_WORDS, percents
 from ..registry import display_name
-from .base import color_or_grey, layout, name, nonempty
+from .base import bar_marker, color_or_grey, layout, name, nonempty
 
 
 #: each part of a budget: its words and its colour (dppca_core.publishable.PART_WORDS and PART_COLOURS)
@@ -80,7 +80,7 @@ def private_scree(reference_ratio, private: dict, top: int | None = None) -> go.
                 x=x[: len(ratio)],
                 y=100 * ratio,
                 name=f"{name(label)} (private)",
-                marker_color=color_or_grey(label),
+                marker=bar_marker(label),
                 error_y=dict(type="data", array=100 * up, arrayminus=100 * down, visible=True),
             )
         )

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .base import band, color_or_grey, layout, swept_axis, text
+from .base import band, bar_marker, color_or_grey, layout, marker_of, swept_axis, text
 
 RANDOM = "random vectors"
 
@@ -46,6 +46,7 @@ def qcomp_sweep(
                 mode="lines+markers",
                 name=name,
                 line=dict(color=c, dash="dash" if mech == RANDOM else "solid"),
+                marker=marker_of(mech),
                 hovertemplate="%{x:g}: %{y:.3g}<extra>" + name + "</extra>",
             )
         )
@@ -124,7 +125,7 @@ def weights_compare(true_weights, recovered: dict, labels: dict | None = None) -
                 x=x,
                 y=np.asarray(values, dtype=float),
                 name=text(labels.get(mech, mech)),
-                marker_color=color_or_grey(mech),
+                marker=bar_marker(mech),
             )
         )
     fig.update_layout(barmode="group")

@@ -36,7 +36,6 @@ PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
 @mechanism(
     name="non_private",
     provenance=SOURCES["non_private"],
-    color="#0072b2",
     title="Non-private PCA (reference)",
     paper="exact eigendecomposition",
     model="central",
@@ -95,7 +94,6 @@ ANALYZE_GAUSS_RATE = Rate(
 @mechanism(
     name="analyze_gauss",
     provenance=SOURCES["analyze_gauss"],
-    color="#d55e00",
     rate=ANALYZE_GAUSS_RATE,
     title="Analyze Gauss",
     paper=PAPER_AG,
@@ -163,7 +161,6 @@ MOD_SULQ_RATE = Rate(
 @mechanism(
     name="mod_sulq",
     provenance=SOURCES["mod_sulq"],
-    color="#009e73",
     rate=MOD_SULQ_RATE,
     title="MOD-SuLQ",
     paper=PAPER_CSS,
@@ -231,7 +228,6 @@ PRIVATE_POWER_RATE = Rate(
 @mechanism(
     name="private_power",
     provenance=SOURCES["private_power"],
-    color="#cc79a7",
     rate=PRIVATE_POWER_RATE,
     title="Private (noisy) power method",
     paper=PAPER_HP,

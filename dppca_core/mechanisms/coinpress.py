@@ -234,7 +234,6 @@ COINPRESS_RATE = Rate(
 @mechanism(
     name="coinpress",
     provenance=SOURCES["coinpress"],
-    color="#3c5a4b",
     rate=COINPRESS_RATE,
     title="CoinPress (iterative private covariance)",
     paper=PAPER_COINPRESS,

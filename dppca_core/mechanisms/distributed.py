@@ -71,7 +71,6 @@ DPS_PCA_RATE = Rate(
 @mechanism(
     name="dps_pca",
     provenance=SOURCES["dps_pca"],
-    color="#e69f00",
     rate=DPS_PCA_RATE,
     ordered_basis=False,
     title="DPS-PCA: distributed noisy truncated power method",
@@ -220,7 +219,6 @@ CAPE_PCA_RATE = dataclasses.replace(
 @cape_mechanism(
     name="cape_pca",
     provenance=SOURCES["cape_pca"],
-    color="#56b4e9",
     rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
@@ -284,7 +282,6 @@ DIST_CONVENTIONAL_RATE = gram_noise_rate(
 @cape_mechanism(
     name="dist_conventional",
     provenance=SOURCES["dist_conventional"],
-    color="#000000",
     rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
@@ -335,7 +332,6 @@ DIST_LOCAL_RATE = Rate(
 @cape_mechanism(
     name="dist_local",
     provenance=SOURCES["dist_local"],
-    color="#8700f0",
     rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",

@@ -68,7 +68,6 @@ PPCA_RATE = Rate(
 @mechanism(
     name="ppca_exponential",
     provenance=SOURCES["ppca_exponential"],
-    color="#a55a2d",
     rate=PPCA_RATE,
     ordered_basis=False,
     title="PPCA (exponential mechanism, matrix Bingham)",
@@ -148,7 +147,6 @@ AMIN_RATE = Rate(
 @mechanism(
     name="amin_iterative",
     provenance=SOURCES["amin_iterative"],
-    color="#690f78",
     rate=AMIN_RATE,
     title="Iterative eigenvector sampling (Amin et al.)",
     paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (NeurIPS 2019), Differentially Private Covariance "

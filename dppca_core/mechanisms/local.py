@@ -80,7 +80,6 @@ LDP_GAUSSIAN_RATE = Rate(
 @wang_xu_mechanism(
     name="ldp_gaussian",
     provenance=SOURCES["ldp_gaussian"],
-    color="#692d0f",
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
@@ -166,7 +165,6 @@ LDP_SPARSE_RATE = Rate(
 @wang_xu_mechanism(
     name="ldp_sparse",
     provenance=SOURCES["ldp_sparse"],
-    color="#4b3c5a",
     rate=LDP_SPARSE_RATE,
     ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",

@@ -217,7 +217,6 @@ SPATIAL_SIGN_RATE = Rate(
 @mechanism(
     name="spatial_sign",
     provenance=PROVENANCE,
-    color="#2d003c",
     title="Spatial-sign PCA (Kendall's tau, no clipping radius)",
     short_name="Spatial-sign PCA",
     paper=PAPER_KJ,

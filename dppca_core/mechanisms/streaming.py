@@ -289,7 +289,6 @@ OJA_STEP_READING = (
 @liu_mechanism(
     name="private_oja",
     provenance=SOURCES["private_oja"],
-    color="#9678ff",
     rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
     paper=PAPER_LKJO + ", Algorithm 2",
@@ -429,7 +428,6 @@ DP_PCA_READINGS = {
 @liu_mechanism(
     name="dp_pca",
     provenance=SOURCES["dp_pca"],
-    color="#b4b469",
     rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",
     paper=PAPER_LKJO + ", Algorithms 3-5",

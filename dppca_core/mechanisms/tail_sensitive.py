@@ -322,7 +322,6 @@ TAIL_SENSITIVE_RATE = gram_noise_rate(
 @mechanism(
     name="tail_sensitive",
     provenance=SOURCES["tail_sensitive"],
-    color="#ff4b78",
     rate=TAIL_SENSITIVE_RATE,
     title="Tail-sensitive covariance (private clipping radius, then separate eigenvalues and eigenvectors)",
     short_name="Tail-sensitive covariance",

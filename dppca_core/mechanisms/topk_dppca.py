@@ -110,7 +110,6 @@ TOPK_RATE = Rate(
 @mechanism(
     name="topk_dp_pca",
     provenance=SOURCES["topk_dp_pca"],
-    color="#d20fb4",
     rate=TOPK_RATE,
     title="Top-k DP-PCA (deflation over disjoint parts; structure inferred from the abstract; rows only)",
     short_name="Top-k DP-PCA (inferred)",

@@ -291,7 +291,6 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
 @mechanism(
     name="trace_sensitive",
     provenance=SOURCES["trace_sensitive"],
-    color="#d2a5a5",
     rate=TRACE_SENSITIVE_RATE,
     title="Trace-sensitive covariance (separate eigenvalues and eigenvectors)",
     paper=PAPER_DLY,

@@ -31,7 +31,6 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
 @mechanism(
     name="wishart_sn",
     provenance=SOURCES["wishart_sn"],
-    color="#2d2da5",
     title="Wishart symmetric noise (SN) — retracted, NOT private",
     paper="Imtiaz & Sarwate (ICASSP 2016), Symmetric Matrix Perturbation for DP-PCA — retracted",
     model="central",

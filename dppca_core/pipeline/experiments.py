@@ -80,58 +80,15 @@ def dominant_feature(gram: np.ndarray, share: float = 0.9) -> tuple[int, float] 
     return (j, top) if top >= share else None
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A diagnostic metric: its label, unit, valid range, direction and a sensible default target.
-
-    ``high`` None means the range depends on the shape: the subspace distance of k components in d dimensions is
-    at most sqrt(min(k, d - k)) (:meth:`upper`).
-    """
-
-    name: str
-    label: str
-    unit: str
-    low: float
-    high: float | None
-    lower_is_better: bool
-    default_target: float
-    symbol: str  # a short axis title: the quantity's symbol or unit
-
-    def upper(self, k: int, d: int) -> float:
-        return float(np.sqrt(min(k, d - k))) if self.high is None else self.high
-
-    def describe(self) -> str:
-        better = "lower" if self.lower_is_better else "higher"
-        return f"{self.label}{f' ({self.unit})' if self.unit else ''}, {better} is better"
-
-    def check_target(self, target: float, k: int, d: int) -> float:
-        """``target`` if it lies in the metric's range, else ValueError saying the range and the unit."""
-        hi = self.upper(k, d)
-        if not (np.isfinite(target) and self.low <= target <= hi):
-            raise ValueError(
-                f"a target for {self.label} must lie between {self.low:g} and {hi:.3g}"
-                f"{' ' + self.unit if self.unit else ''} (got {target:g})."
-            )
-        return float(target)
-
-    def meets(self, values, target: float) -> np.ndarray:
-        values = np.asarray(values, dtype=float)
-        return values <= target if self.lower_is_better else values >= target
-
-
-METRICS = {
-    m.name: m
-    for m in (
-        Metric("subspace_distance", "Subspace distance ‖sin Θ‖_F", "", 0.0, None, True, 0.3, "‖sin Θ‖_F"),
-        Metric("energy", "Captured energy", "% of optimal", 0.0, 100.0, False, 90.0, "% of optimal"),
-        Metric("f1", "Support recovery F1", "", 0.0, 1.0, False, 0.8, "F1"),
-    )
-}
+#: the metrics every release is scored with (declared in :mod:`dppca_core.metrics`, where a metric is added)
+METRICS = metrics.METRICS
+Metric = metrics.Metric
 
 
 @dataclass
 class Repetitions:
-    """``reps`` independent releases of one mechanism and one diagnostic value per repetition.
+    """``reps`` independent releases of one mechanism and each metric's value per repetition (``scores``: metric name
+    -> an array, or None where the metric does not apply, e.g. support recovery without a support; :data:`METRICS`).
 
     Each release is scored against the exact reference at its own k: with k chosen privately (``k="auto"``) the
     repetitions may keep different numbers of components, and ``components`` is then a list of d x k_i arrays.
@@ -139,18 +96,30 @@ class Repetitions:
 
     mechanism: str
     components: np.ndarray | list  # reps x d x k (a list of d x k_i arrays when the repetitions' k differ)
-    distance: np.ndarray  # ||sin Theta||_F to the non-private top-k subspace (k: the release's own)
-    energy: np.ndarray  # tr(V^T C V) as % of the best rank-k value (k: the release's own)
-    precision: np.ndarray | None  # support recovery, when a support is given
+    scores: dict  # metric name -> reps values (k: the release's own), or None
+    precision: np.ndarray | None  # support recovery's parts, when a support is scored
     recall: np.ndarray | None
-    f1: np.ndarray | None
     first: object = field(repr=False)  # the first repetition's Release
     radius: np.ndarray | None = None  # the clipping radius each repetition chose privately (published), if it did
     k: np.ndarray | None = None  # the k each repetition chose privately (published), if it did
     scales: np.ndarray | None = None  # reps x d: the column scales each repetition chose privately (published)
 
     def metric(self, name: str) -> np.ndarray | None:
-        return {"subspace_distance": self.distance, "energy": self.energy, "f1": self.f1}[name]
+        return self.scores[name]
+
+    @property
+    def distance(self) -> np.ndarray:
+        """||sin Theta||_F to the non-private top-k subspace."""
+        return self.scores["subspace_distance"]
+
+    @property
+    def energy(self) -> np.ndarray:
+        """tr(V^T C V) as % of the best rank-k value."""
+        return self.scores["energy"]
+
+    @property
+    def f1(self) -> np.ndarray | None:
+        return self.scores["f1"]
 
 
 def rep_seed(seed: int, rep: int, mechanism: str) -> np.random.SeedSequence:
@@ -309,11 +278,9 @@ class _Scores:
     radius: bool
     scale: bool
     values: dict = field(
-        default_factory=lambda: {
-            name: []
-            for name in ("components", "distance", "energy", "precision", "recall", "f1", "radius", "k", "scales")
-        }
+        default_factory=lambda: {name: [] for name in ("components", "precision", "recall", "radius", "k", "scales")}
     )
+    scores: dict = field(default_factory=lambda: {name: [] for name in METRICS})
 
     @property
     def per_release_support(self) -> bool:
@@ -322,7 +289,6 @@ class _Scores:
     def add(self, release) -> None:
         V, values, reference = release.components, self.values, self.reference
         kept = V.shape[1] if self.auto_k else self.k  # the k asked for, or the one this release chose privately
-        ref, best = reference.vectors[:, :kept], float(np.sum(reference.eigenvalues[:kept]))
         if self.radius:
             values["radius"].append(release.outputs["radius"]["value"])
         if self.scale:
@@ -330,12 +296,21 @@ class _Scores:
         if self.auto_k:
             values["k"].append(kept)
         values["components"].append(V)
-        values["distance"].append(metrics.subspace_distance(V, ref))
-        values["energy"].append(100.0 * metrics.captured_energy(V, reference.gram) / best if best > 0 else np.nan)
         target = support_for(reference, None, self.s, kept) if self.per_release_support else self.support
+        scoring = metrics.Scoring(
+            V,
+            reference.vectors[:, :kept],
+            reference.gram,
+            reference.eigenvalues,
+            None if target is None else np.asarray(target),
+            self.s,
+        )
+        for name, metric in METRICS.items():
+            if metric.applies(scoring):
+                self.scores.setdefault(name, []).append(metric.score(scoring))
         if target is not None:
             sr = metrics.support_recovery(V, np.asarray(target), self.s if self.s > 0 else len(target))
-            for name in ("precision", "recall", "f1"):
+            for name in ("precision", "recall"):
                 values[name].append(sr[name])
 
     def repetitions(self, mechanism: str, first) -> Repetitions:
@@ -348,11 +323,9 @@ class _Scores:
         return Repetitions(
             mechanism,
             _stacked(values["components"]),
-            np.asarray(values["distance"]),
-            np.asarray(values["energy"]),
+            {name: np.asarray(self.scores[name]) if self.scores.get(name) else None for name in METRICS},
             kept("precision", scored),
             kept("recall", scored),
-            kept("f1", scored),
             first,
             kept("radius", self.radius),
             kept("k", self.auto_k),
@@ -423,13 +396,9 @@ def results_table(results: dict) -> pd.DataFrame:
             "guarantee": pub["guarantee"],
             "noise scale": "none" if pub["noise_scale"] is None else f"{pub['noise_scale']:.4g}",
         }
-        for label, values, fmt in (
-            ("subspace distance", res.distance, "{:.3f}"),
-            ("captured energy %", res.energy, "{:.1f}"),
-            ("support F1", res.f1, "{:.2f}"),
-        ):
-            s = summary(values)
-            row[label] = "n/a" if s is None else f"{fmt.format(s[0])} [{fmt.format(s[1])}, {fmt.format(s[2])}]"
+        for metric in METRICS.values():
+            s, fmt = summary(res.metric(metric.name)), metric.fmt.format
+            row[metric.column] = "n/a" if s is None else f"{fmt(s[0])} [{fmt(s[1])}, {fmt(s[2])}]"
         s = summary(getattr(res, "radius", None))
         if s is not None:  # published by each release (its radius share), summarised over the repetitions
             row[RADIUS_COLUMN] = f"{s[0]:.4g} [{s[1]:.4g}, {s[2]:.4g}]"

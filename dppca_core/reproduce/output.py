@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..figures.base import PALETTE, PLOTLY_CONFIG, color_or_grey
+from ..figures.base import PALETTE, PLOTLY_CONFIG, color_or_grey, marker_of
 from .core import NON_PRIVATE, PAPERS, RANDOM, Panel, Reproduction, assemble, config
 
 
@@ -189,7 +189,7 @@ def _add_series(fig: go.Figure, rep: Reproduction, s, symbols: dict, shown: set,
                 row=r,
                 col=c,
             )
-        marker = dict(size=5)
+        marker = dict(size=6, symbol=marker_of(str(g.mechanism.iloc[0]))["symbol"])  # a family's members told apart
         if symbols and set(g.algorithm) & set(symbols):
             marker = dict(size=8, symbol=[symbols.get(a, "circle") for a in g.algorithm], line=dict(width=1.5))
         fig.add_trace(

@@ -32,7 +32,7 @@ VIEWS = (
     "scores",
 )
 SWEEP_AXES = ("eps", "n", "d", "delta", "k", "s")
-METRICS = tuple(experiments.METRICS)
+METRICS = experiments.METRICS  # live: a metric declared in dppca_core.metrics is a choice (the schema names none)
 AUDIT_TRIALS = (500, 1000, 2000, 5000, 10000, 20000)
 #: Where the clipping radius R came from: value -> (how the Data page says it, the non-private choice it makes or
 #: None when it reads nothing from the data). A small enumeration on purpose: a private choice of R from its own
@@ -359,7 +359,7 @@ FIELDS: dict[str, Field] = {
         Field("seed", "int", 0, 0, SEED_MAX),
         Field("view", "choice", "spread", choices=VIEWS),
         # the metric of the Explore view "spread" (the dot plot over repetitions)
-        Field("spreadm", "choice", "subspace_distance", choices=METRICS),
+        Field("spreadm", "choice", "subspace_distance", choices=METRICS.keys),
         # budget split of one release (shares of the total; the subspace gets the rest)
         Field("bmean", "float", 0.1, 0.0, 0.3),
         Field("beig", "float", 0.0, 0.0, 0.3),
@@ -373,7 +373,7 @@ FIELDS: dict[str, Field] = {
         Field("skind", "choice", "additive", choices=("additive", "sparse")),
         # trade-offs
         Field("sweep", "choice", "eps", choices=SWEEP_AXES),
-        Field("metric", "choice", "subspace_distance", choices=METRICS),
+        Field("metric", "choice", "subspace_distance", choices=METRICS.keys),
         Field("sreps", "int", 10, 1, 100),
         Field("target", "float", 0.3, -1e6, 1e6),
         # the swept range beyond the default grid (0: the grid's own end), set by the planner's "sweep next" advice

@@ -181,7 +181,6 @@ def _stage_facts(data, delta2, delta3, sd2, sd3, budgets) -> dict:
 @tensor_mechanism(
     name="otd_non_private",
     provenance=SOURCES["otd_non_private"],
-    color="#d55e00",
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
     "(JMLR 2014)",
@@ -233,7 +232,6 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
 @tensor_mechanism(
     name="otd_agn",
     provenance=SOURCES["otd_agn"],
-    color="#009e73",
     title="AGN: private tensor decomposition with Gaussian noise",
     paper=PAPER_CENTRAL + ", Algorithm 4",
     model="central",
@@ -257,7 +255,6 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
 @tensor_mechanism(
     name="otd_avn",
     provenance=SOURCES["otd_avn"],
-    color="#cc79a7",
     title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
     paper=PAPER_CENTRAL + ", Algorithm 5",
     model="central",
@@ -318,7 +315,6 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
 @tensor_mechanism(
     name="otd_cape_agn",
     provenance=SOURCES["otd_cape_agn"],
-    color="#e69f00",
     title="capeAGN: correlated-noise distributed tensor decomposition",
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
     model="distributed",
@@ -388,7 +384,6 @@ def otd_cape_agn(
 @tensor_mechanism(
     name="otd_conventional",
     provenance=SOURCES["otd_conventional"],
-    color="#56b4e9",
     title="Distributed tensor decomposition, conventional (each site adds its own noise)",
     paper=PAPER + " (baseline 'conv')",
     model="distributed",
@@ -429,7 +424,6 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
 @tensor_mechanism(
     name="otd_local",
     provenance=SOURCES["otd_local"],
-    color="#000000",
     title="Distributed tensor decomposition, local (one site alone)",
     paper=PAPER + " (baseline 'local')",
     model="distributed",

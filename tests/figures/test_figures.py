@@ -9,10 +9,10 @@ from dppca_core.figures.tradeoff_curve import tradeoff_curve_figure
 from dppca_core.privacy import PrivacyCurve, gaussian_mu
 
 
-def test_one_colour_per_mechanism():
-    names = dc.mechanism_names()
-    colours = [figures.mechanism_color(n) for n in names]
-    assert len(set(colours[: len(figures.PALETTE)])) == min(len(names), len(figures.PALETTE))
+def test_one_colour_and_mark_per_mechanism():
+    for task in ("pca", "tensor"):  # a family's colour and a member's marker tell every mechanism of a task apart
+        names = dc.mechanism_names(task)
+        assert len({(figures.mechanism_color(n), figures.mechanism_symbol(n)) for n in names}) == len(names)
     assert figures.mechanism_color("analyze_gauss") == figures.mechanism_color("analyze_gauss")
     with pytest.raises(ValueError):
         figures.mechanism_color("nope")

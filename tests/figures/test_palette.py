@@ -1,8 +1,13 @@
-"""The mechanism colours stay distinguishable under the common colour-vision deficiencies.
+"""The colours of the mechanisms' families stay distinguishable under the common colour-vision deficiencies, stand
+out on white, and the members of a family are told apart by their marks.
+
+Charts colour a mechanism by its family (the registry's ``family_name``) and mark the member with its own marker,
+bar pattern or dash (dppca_core/figures/base.py). The checks compare the families and members registered now: no
+table lists a mechanism's colour, so a new mechanism or family is checked without editing this file.
 
 Each colour is simulated as a dichromat sees it with the matrices of Machado, Oliveira & Fernandes (2009, IEEE TVCG
 15(6), Table 1, severity 1.0, applied in linear sRGB), then compared in CIELAB (D65). ΔE*ab of about 2.3 is the
-just-noticeable difference; we ask for 15 between any two mechanisms of a task (the ones one chart can show together),
+just-noticeable difference; we ask for 15 between any two families of a task (the ones one chart can show together),
 enough to tell two lines apart at a glance.
 """
 
@@ -58,62 +63,88 @@ def test_simulation_merges_what_it_should():
     assert normal > 60 and deutan < MIN_DELTA_E
 
 
+def families(task: str) -> dict[str, list[str]]:
+    """{family: its members} of the mechanisms registered for ``task`` now, in registration order."""
+    out: dict[str, list[str]] = {}
+    for name in dc.mechanism_names(task):
+        out.setdefault(dc.get_mechanism(name).family_name, []).append(name)
+    return out
+
+
+def family_colours(task: str) -> dict[str, str]:
+    """{family: its colour}, after checking that every member of a family is drawn in the family's one colour."""
+    out = {}
+    for family, members in families(task).items():
+        colours = {figures.mechanism_color(m) for m in members}
+        assert len(colours) == 1, f"{family}: its members are drawn in {colours}"
+        out[family] = colours.pop()
+    return out
+
+
+def contrast_on_white(hex_colour: str) -> float:
+    """The WCAG 2.1 contrast ratio of a colour against white (1 to 21)."""
+    luminance = np.array([0.2126, 0.7152, 0.0722]) @ linear_rgb(hex_colour)
+    return 1.05 / (luminance + 0.05)
+
+
 @pytest.mark.parametrize("task", ["pca", "tensor"])
 @pytest.mark.parametrize("vision", list(CVD))
-def test_mechanism_colours_stay_apart(task, vision):
-    names = dc.mechanism_names(task)
-    seen = {n: lab(CVD[vision] @ linear_rgb(figures.mechanism_color(n))) for n in names}
-    closest = min(((np.linalg.norm(seen[a] - seen[b]), a, b) for a, b in itertools.combinations(names, 2)))
-    assert closest[0] >= MIN_DELTA_E, f"{vision}: {closest[1]} and {closest[2]} are ΔE {closest[0]:.1f} apart"
+def test_family_colours_stay_apart(task, vision):
+    """Whatever families are registered (none listed here): any two of a task stay ΔE 15 apart for everyone."""
+    colours = family_colours(task)
+    assert len(set(colours.values())) == len(colours), f"two {task} families share a colour: {colours}"
+    seen = {f: lab(CVD[vision] @ linear_rgb(c)) for f, c in colours.items()}
+    pairs = [(np.linalg.norm(seen[a] - seen[b]), a, b) for a, b in itertools.combinations(seen, 2)]
+    if pairs:
+        closest = min(pairs)
+        assert closest[0] >= MIN_DELTA_E, f"{vision}: {closest[1]} and {closest[2]} are ΔE {closest[0]:.1f} apart"
 
 
-#: every mechanism's colour as it was when colours came from registration order; each now declares its own
-#: (registry ``color``), and none may change: a colour is how readers find a mechanism across every chart
-COLOURS = {
-    "non_private": "#0072b2",
-    "analyze_gauss": "#d55e00",
-    "mod_sulq": "#009e73",
-    "private_power": "#cc79a7",
-    "dps_pca": "#e69f00",
-    "cape_pca": "#56b4e9",
-    "dist_conventional": "#000000",
-    "dist_local": "#8700f0",
-    "ldp_gaussian": "#692d0f",
-    "ldp_sparse": "#4b3c5a",
-    "private_oja": "#9678ff",
-    "dp_pca": "#b4b469",
-    "wishart_sn": "#2d2da5",
-    "ppca_exponential": "#a55a2d",
-    "amin_iterative": "#690f78",
-    "coinpress": "#3c5a4b",
-    "trace_sensitive": "#d2a5a5",
-    "topk_dp_pca": "#d20fb4",
-    "tail_sensitive": "#ff4b78",
-    "spatial_sign": "#2d003c",
-    "otd_non_private": "#d55e00",
-    "otd_agn": "#009e73",
-    "otd_avn": "#cc79a7",
-    "otd_cape_agn": "#e69f00",
-    "otd_conventional": "#56b4e9",
-    "otd_local": "#000000",
-}
+@pytest.mark.parametrize("task", ["pca", "tensor"])
+def test_family_colours_stand_out_on_white(task):
+    """WCAG 2.1 success criterion 1.4.11 (non-text contrast): a line or bar needs 3:1 against the white plot."""
+    low = {f: round(contrast_on_white(c), 2) for f, c in family_colours(task).items() if contrast_on_white(c) < 3.0}
+    assert not low, f"below 3:1 on white: {low}"
 
 
-def test_every_mechanism_keeps_its_colour():
-    assert {name: figures.mechanism_color(name) for name in dc.mechanism_names()} == COLOURS
-    assert all(dc.get_mechanism(name).color == colour for name, colour in COLOURS.items())  # declared, not derived
+@pytest.mark.parametrize("task", ["pca", "tensor"])
+def test_the_members_of_a_family_are_told_apart(task):
+    """Within a family every member has its own marker, bar pattern and line dash (none reused)."""
+    for family, members in families(task).items():
+        for mark in (figures.mechanism_symbol, figures.mechanism_pattern, figures.mechanism_dash):
+            marks = [mark(m) for m in members]
+            assert len(set(marks)) == len(marks), f"{family}: {mark.__name__} repeats in {dict(zip(members, marks))}"
 
 
-def test_a_mechanism_without_a_colour_gets_a_free_one():
+def test_the_palette_itself_is_told_apart_and_ordered_by_contrast():
+    """Any two palette colours are ΔE 15.8 apart under every vision (so any subset of families is), and those below
+    3:1 on white come last, after every one above (the families take them in order)."""
+    for vision, matrix in CVD.items():
+        seen = [lab(matrix @ linear_rgb(c)) for c in figures.PALETTE]
+        closest = min(np.linalg.norm(a - b) for a, b in itertools.combinations(seen, 2))
+        assert closest >= 15.8, f"{vision}: {closest:.1f}"
+    enough = [contrast_on_white(c) >= 3.0 for c in figures.PALETTE]
+    assert enough == sorted(enough, reverse=True) and sum(enough) >= 14
+
+
+def test_a_new_family_takes_the_next_colour_and_a_new_member_the_next_mark():
+    """Registering needs no colour: a mechanism of a new family gets the first colour its task's families leave, one
+    joining a family gets that family's colour and its next marker; the others keep theirs."""
     import dataclasses
 
     from dppca_core import registry
 
-    spec = dataclasses.replace(dc.get_mechanism("otd_agn"), name="otd_uncoloured", color="")
-    registry.register(spec)
+    before = {name: (figures.mechanism_color(name), figures.mechanism_symbol(name)) for name in dc.mechanism_names()}
+    base = dc.get_mechanism("otd_agn")
+    registry.register(dataclasses.replace(base, name="otd_new_family", family="a family of its own"))
+    registry.register(dataclasses.replace(base, name="otd_new_member"))
     try:
-        colour = figures.mechanism_color("otd_uncoloured")
-        assert colour == figures.PALETTE[0]  # the first palette colour no tensor mechanism declares
-        assert colour not in {COLOURS[m] for m in dc.mechanism_names("tensor") if m in COLOURS}
+        used = set(family_colours("tensor").values()) - {figures.mechanism_color("otd_new_family")}
+        assert figures.mechanism_color("otd_new_family") == next(c for c in figures.PALETTE if c not in used)
+        kin = [m for m in dc.mechanism_names("tensor") if dc.get_mechanism(m).family_name == base.family_name]
+        assert figures.mechanism_color("otd_new_member") == figures.mechanism_color("otd_agn")
+        assert figures.mechanism_symbol("otd_new_member") == figures.SYMBOLS[len(kin) - 1]
+        assert {n: (figures.mechanism_color(n), figures.mechanism_symbol(n)) for n in before} == before
     finally:
-        registry.unregister("otd_uncoloured")
+        registry.unregister("otd_new_family")
+        registry.unregister("otd_new_member")

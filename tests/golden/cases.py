@@ -1,9 +1,10 @@
-"""Seeded releases, audits and exact-noise draws whose every published bit is pinned by ``golden.json``.
+"""Seeded releases, audits and exact-noise draws whose every published bit is pinned by the files of tests/golden/.
 
 Each case is a function of no arguments returning a plain structure (dicts, lists, numbers, strings); its fields
-are hashed bit-exactly (floats written with ``repr``, which round-trips). ``make_golden.py`` writes the fixture
-once; ``tests/test_golden.py`` recomputes every case and compares. A change that moves any published value of a
-seeded release fails the test, which names the case and the field.
+are hashed bit-exactly (floats written with ``repr``, which round-trips). ``make_golden.py`` writes each group's
+file once (``mechanisms/<name>.json``, ``library/<part>.json``: :func:`cases_by_group`); ``tests/test_golden.py``
+recomputes every case and compares. A change that moves any published value of a seeded release fails the test,
+which names the case and the field.
 
 The cases cover every registered mechanism through ``run``, every central mechanism through ``release_pca`` with
 a mean, eigenvalues and scores, every private option of ``release_pca`` (private radius, scales private or by
@@ -258,28 +259,42 @@ def sums_case():
     }
 
 
-def all_cases() -> dict:
-    cases = {}
+def cases_by_group() -> dict[str, dict]:
+    """Every case, grouped as the fixture stores them: ``mechanisms/<name>`` (its runs under each relation, its
+    complete release and audits, where it has them) and ``library/<part>`` (the private options, the estimator, the
+    exact samplers and sums). A registered mechanism always has its group: its two runs come from the registry, so a
+    new mechanism's cases exist as soon as it is registered, and tests/test_golden.py names it until they are
+    recorded (``python -m tests.golden.make_golden`` writes only the missing ones)."""
+    groups: dict[str, dict] = {}
+
+    def add(group: str, name: str, case) -> None:
+        groups.setdefault(group, {})[name] = case
+
     for name in dc.mechanism_names():
-        cases[f"run/{name}"] = run_case(name)
-        cases[f"run/{name}/add_remove"] = run_case(name, "add_remove")
-    cases["run/private_power/laplace"] = run_case("private_power", noise="laplace")
-    cases["run/trace_sensitive/auto"] = run_case("trace_sensitive", route="auto")
-    cases["run/tail_sensitive/auto"] = run_case("tail_sensitive", route="auto")
+        add(f"mechanisms/{name}", f"run/{name}", run_case(name))
+        add(f"mechanisms/{name}", f"run/{name}/add_remove", run_case(name, "add_remove"))
+    add("mechanisms/private_power", "run/private_power/laplace", run_case("private_power", noise="laplace"))
+    add("mechanisms/trace_sensitive", "run/trace_sensitive/auto", run_case("trace_sensitive", route="auto"))
+    add("mechanisms/tail_sensitive", "run/tail_sensitive/auto", run_case("tail_sensitive", route="auto"))
     for name in CENTRAL:
-        cases[f"release/{name}"] = release_case(name)
+        add(f"mechanisms/{name}", f"release/{name}", release_case(name))
     for label, options in OPTIONS.items():
-        cases[f"option/{label}"] = option_case(**options)
-    cases["estimator"] = estimator_case
+        add("library/options", f"option/{label}", option_case(**options))
+    add("library/estimator", "estimator", estimator_case)
     for label, options in AUDITS.items():
         name = label.split("_add_remove")[0].split("_d3")[0]
-        cases[f"audit/{label}"] = audit_case(name, **options)
+        add(f"mechanisms/{name}", f"audit/{label}", audit_case(name, **options))
     for kind in ("normal", "laplace"):
         for size in (1, 7, 127, 128, 1000):
             for scale in ("3/2", "1000003/1024"):
-                cases[f"sampler/{kind}/{size}/{scale}"] = sampler_case(kind, size, scale)
-    cases["sums"] = sums_case
-    return cases
+                add("library/samplers", f"sampler/{kind}/{size}/{scale}", sampler_case(kind, size, scale))
+    add("library/sums", "sums", sums_case)
+    return groups
+
+
+def all_cases() -> dict:
+    """Every case by its name (the groups of :func:`cases_by_group` flattened)."""
+    return {name: case for group in cases_by_group().values() for name, case in group.items()}
 
 
 # -- hashing ---------------------------------------------------------------------------------------------------

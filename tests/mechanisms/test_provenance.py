@@ -28,7 +28,7 @@ def test_every_mechanism_declares_a_provenance():
 
 
 def test_a_mechanism_without_one_fails_the_check_and_says_so():
-    spec = dataclasses.replace(dc.get_mechanism("analyze_gauss"), name="ag_unsourced", color="", provenance=None)
+    spec = dataclasses.replace(dc.get_mechanism("analyze_gauss"), name="ag_unsourced", provenance=None)
     registry.register(spec)
     try:
         assert "ag_unsourced" in [n for n in dc.mechanism_names() if dc.get_mechanism(n).provenance is None]

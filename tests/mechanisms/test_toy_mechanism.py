@@ -1,12 +1,12 @@
 """Adding a mechanism is one module: a toy mechanism registered from a temporary module (nothing else edited) is
 picked up by the app's widgets, the audit, the rates and the figures, through what it declares in its registry
-entry (colour, display name, audit description, rate). It is unregistered afterwards, so no test sees it."""
+entry (display name, audit description, rate) and the colour of its family (a family of its own: its module's). It
+is unregistered afterwards, so no test sees it."""
 
 import dataclasses
 import importlib.util
 import sys
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -17,7 +17,6 @@ from dppca_core.audit import audit, describe_statistic
 from tests.support.app import assert_clean
 
 NAME = "toy_gauss"
-COLOR = "#7f4f00"  # no built-in PCA mechanism declares it
 SHORT = "Toy Gauss"
 READING = "the toy's own reading of a Gram entry"
 FORMULA = "toy: sigma(eps, delta) sqrt(k(d-k)) / (n gap)"
@@ -34,7 +33,7 @@ TOY_RATE = Rate({FORMULA!r}, terms=lambda p: (p.gram_sigma * p.spread / p.n, p.s
                 regimes=privacy_regimes(why_n="toy", why_eps="toy"))
 
 
-@mechanism(name={NAME!r}, color={COLOR!r}, short_name={SHORT!r}, title="Toy Gauss mechanism (tests only)",
+@mechanism(name={NAME!r}, short_name={SHORT!r}, title="Toy Gauss mechanism (tests only)",
            paper="none", model="central", guarantee="approximate", releases_eigenvalues=True,
            audit_statistic="gram_entry", audit_descriptions={{"gram_entry": {READING!r}}}, rate=TOY_RATE,
            notes="Symmetric Gaussian noise on X^T X, the top-k eigenvectors released.")
@@ -65,9 +64,9 @@ def toy(tmp_path):
 
 def test_the_toy_is_registered_with_what_it_declares(toy):
     spec = dc.get_mechanism(NAME)
-    assert NAME in dc.mechanism_names("pca") and spec.display_name == SHORT and spec.color == COLOR
-    with pytest.raises(ValueError, match="colour"):  # a colour is one mechanism's within its task
-        registry.register(dataclasses.replace(spec, name="toy_twin"))
+    assert NAME in dc.mechanism_names("pca") and spec.display_name == SHORT
+    with pytest.raises(ValueError, match="already registered"):  # a name is one mechanism's
+        registry.register(dataclasses.replace(spec, name=NAME))
 
 
 def test_the_rates_read_the_toys_declaration(toy):
@@ -80,6 +79,8 @@ def test_the_rates_read_the_toys_declaration(toy):
 
 
 def test_the_figures_draw_the_toy_in_its_colour_and_name(toy):
+    colour = figures.mechanism_color(NAME)  # its family's: the first the PCA families leave
+    assert colour not in {figures.mechanism_color(m) for m in dc.mechanism_names("pca") if m != NAME}
     frame = pd.DataFrame(
         [
             {"mechanism": m, "eps": e, "mean": 0.5, "lo": 0.4, "hi": 0.6}
@@ -90,11 +91,11 @@ def test_the_figures_draw_the_toy_in_its_colour_and_name(toy):
     fig = figures.sweep(frame, "eps", "mean", "distance")
     toy_traces = [t for t in fig.data if t.name == SHORT]
     assert toy_traces and all(
-        COLOR in str(t.line.color or t.marker.color or t.fillcolor)
+        colour in str(t.line.color or t.marker.color or t.fillcolor)
         for t in toy_traces
         if t.line.color or t.marker.color
     )
-    assert figures.mechanism_color("analyze_gauss") == "#d55e00"  # the others keep theirs
+    assert figures.mechanism_color("analyze_gauss") == figures.PALETTE[0]  # the others keep theirs
     assert NAME not in str(fig.to_plotly_json()["data"])  # named by its display name, never its id
 
 
@@ -126,4 +127,4 @@ def test_the_app_offers_and_runs_the_toy(toy, app_test):
 
 def test_nothing_of_the_toy_is_left_after_a_test():
     assert NAME not in dc.mechanism_names() and "toy_mechanism" not in sys.modules
-    assert np.all([dc.get_mechanism(m).color != COLOR for m in dc.mechanism_names()])
+    assert all(dc.get_mechanism(m).family_name != "toy_mechanism (central)" for m in dc.mechanism_names())
