@@ -95,7 +95,10 @@ def test_the_figures_draw_the_toy_in_its_colour_and_name(toy):
         for t in toy_traces
         if t.line.color or t.marker.color
     )
-    assert figures.mechanism_color("analyze_gauss") == figures.PALETTE[0]  # the others keep theirs
+    # the others keep theirs: the families registered before the toy, in order, take the palette's first colours
+    before = list(dict.fromkeys(dc.get_mechanism(m).family_name for m in dc.mechanism_names("pca") if m != NAME))
+    gauss = before.index(dc.get_mechanism("analyze_gauss").family_name)
+    assert figures.mechanism_color("analyze_gauss") == figures.PALETTE[gauss]
     assert NAME not in str(fig.to_plotly_json()["data"])  # named by its display name, never its id
 
 
