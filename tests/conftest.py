@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-# One BLAS thread per test process (before numpy loads): the suite runs on two workers (pyproject's addopts), and
+# One BLAS thread per test process (before numpy loads): the suite runs on three workers (pyproject's addopts), and
 # on a 2-core machine two workers with two spinning BLAS threads each (plus the browser tests' server) ran the
 # suite 15% slower than one thread each. The app server of the browser tests inherits it.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
