@@ -135,6 +135,18 @@ def _cards(res, random_level: float, k: int) -> None:
             "Support recovery: no planted support here (choose a sparse setting, or set s > 0 to score "
             "against the top-s rows of the exact components)."
         )
+    _registered_cards(res)
+
+
+#: the metrics the cards above draw with their own reference levels; any other registered metric gets a plain card
+CARDED = ("subspace_distance", "energy", "f1")
+
+
+def _registered_cards(res) -> None:
+    """A card for every other metric of the registry (dppca_core.metrics) that scored these releases, as declared."""
+    extra = [m for name, m in metrics.METRICS.items() if name not in CARDED and res.scores.get(name) is not None]
+    for col, m in zip(st.columns(len(extra)) if extra else (), extra):
+        _card(col, m.label, res.scores[m.name], m.fmt, m.describe() + ".")
 
 
 def _chosen_privately(res) -> None:

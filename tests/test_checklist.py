@@ -15,6 +15,7 @@ from dppca_core.pipeline import experiments
 from dppca_core.scenario import link
 from tests.golden import make_golden
 from tests.golden.cases import cases_by_group, digest
+from tests.support.app import assert_clean
 
 NEW_FAMILY, MEMBER, METRIC = "toy_family_head", "toy_central_member", "toy_peak"
 
@@ -76,6 +77,16 @@ def test_the_metrics_table_and_the_link_accept_them(toys):
     values, notices = link.from_query({"mechs": f"{NEW_FAMILY},{MEMBER}", "metric": METRIC})
     assert not notices and values["metric"] == METRIC and values["target"] == 0.5
     assert set(values["mechs"].split(",")) == {NEW_FAMILY, MEMBER}
+
+
+def test_explore_draws_a_card_for_the_new_metric(toys, app_test):
+    """The new metric scores every release Explore draws and gets its card, as declared (label, range of the
+    repetitions), with no edit of the page (a seed no other test uses, so no cached result without it is read)."""
+    at = app_test(mechs="analyze_gauss", reps="3", seed="9177")
+    at.switch_page("pages/explore.py").run()
+    assert_clean(at)
+    (card,) = [m for m in at.metric if m.label == "Largest loading"]
+    assert 0.0 < float(card.value) <= 1.0 and card.delta.startswith("95%: ")
 
 
 def test_nothing_of_them_is_left():
