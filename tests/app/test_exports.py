@@ -4,10 +4,7 @@ Reproduce CSVs) and publishable releases (the releases JSON). Tested through the
 import html as html_lib
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,7 @@ from tests.support.app import assert_clean, plain, plotly_array
 from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
 from tests.support.releases import CASES
-from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, upload_wine
+from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, run_script, upload_wine
 
 ROOT = Path(__file__).resolve().parents[2]
 WINE = ROOT / "sample_data" / "wine.csv"
@@ -135,11 +132,7 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
     assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')  # nothing private
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    # the package importable as if installed (the script does not rely on the working folder)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
-    )
+    out = run_script(path, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
 
@@ -165,10 +158,7 @@ def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(ap
     script = offered(at, downloads)["Python script"].decode()
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, str(path), str(WINE)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
-    )
+    out = run_script(path, tmp_path, WINE)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
     assert script.splitlines()[0].startswith('"""Exploration record, not a release')

@@ -5,6 +5,8 @@ import html as html_lib
 import json
 import os
 import re
+import subprocess
+import sys
 
 from tests.helpers import draw_releases
 from tests.support.app import assert_clean
@@ -78,6 +80,14 @@ def upload_wine(at, label="class", columns=()):
     header = WINE.read_text().splitlines()[0].split(",")
     at.query_params["cols"] = json.dumps(list(columns) or [c for c in header if c != label])
     at.query_params["label"] = label
+
+
+def run_script(path, folder, *args, timeout: float = 180) -> subprocess.CompletedProcess:
+    """Run an exported Python script with ``args`` from ``folder``, the package importable as if installed (this
+    checkout on PYTHONPATH: the script must not rely on the working folder); its output captured as text."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, str(path), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=str(folder), env=env)
 
 
 def releases_offered(at, files) -> dict:
