@@ -11,12 +11,10 @@ import pytest
 import dppca_core as dc
 from dppca_core.pipeline import experiments
 from tests.support.app import assert_clean
-from tests.support.downloads import releases_offered, upload_wine, offered
+from tests.support.downloads import PRIVATE_R, releases_offered, upload_wine, offered
 from tests.support.releases import release_pca_per_repetition
 from ui import report_words, scenario, script_export
 from ui.text import md_escape
-
-PRIVATE_R = {"rfrom": "private", "rlo": "1.0", "rhi": "10000.0"}
 
 
 def _rows(n=4000, seed=0):

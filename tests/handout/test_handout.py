@@ -21,7 +21,7 @@ from dppca_core import publishable
 from dppca_core.pipeline.inputs import input_for
 from dppca_core.scenario.release import release_options
 from tests.support.app import assert_clean, plain
-from tests.support.downloads import upload_wine, built_on_press, offered, run_script
+from tests.support.downloads import PRIVATE_R, built_on_press, offered, open_wine_upload, run_script
 from dppca_core.handout import brief
 from ui import exploration_record, release_file, report, scenario, script_export
 from tests.helpers import draw_releases
@@ -390,20 +390,7 @@ def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, do
     """Issue 34 item 5: the HTML record and the slides of an upload carried the first seeded run's components (the
     loadings chart) beside the link with its seed, although docs/privacy.md says such a record leaves seeded numbers
     out. The loadings now show the exact PCA alone, and the tables of released values keep only their summaries."""
-    at = app_test(
-        src="upload",
-        mechs="analyze_gauss",
-        reps="2",
-        R="2000.0",
-        rfrom="private",
-        rlo="1.0",
-        rhi="10000.0",
-        bradius="0.1",
-        bscores="0.1",
-    )
-    upload_wine(at)
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
+    at = open_wine_upload(app_test, "report", **PRIVATE_R, bradius="0.1", bscores="0.1")
     files = offered(at, downloads)
     for label in ("HTML report (offline)", "Download slides"):
         doc = files[label].decode()
