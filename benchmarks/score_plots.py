@@ -38,6 +38,7 @@ import argparse
 import datetime
 import platform
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -71,33 +72,54 @@ def _wine():
     return X, labels, bounds
 
 
-#: name -> (label, shares, options); "declared": the groups are passed as public (score_group_labels)
+#: the mean's share in every design (the designs differ in their score plot only)
+MEAN_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class Design:
+    """A score-plot design: its shares of the budget (the scores; the private frame's and the privately found
+    groups' when positive, else a public frame [-1, 1]^2 and groups declared public), its cells per axis (None: the
+    library's default) and its noise (additive or sparse). ``app``: one of the app's own designs. Its label is read
+    off these settings, so the table cannot name a design other than the one measured."""
+
+    scores: float
+    frame: float = 0.0
+    groups: float = 0.0
+    bins: int | None = None
+    kind: str = "additive"
+    app: bool = False
+
+    @property
+    def shares(self) -> dict:
+        extras = {"frame": self.frame, "groups": self.groups}
+        return {"mean": MEAN_SHARE, "scores": self.scores, **{k: v for k, v in extras.items() if v}}
+
+    @property
+    def extra(self) -> dict:
+        """release_pca's score-plot keywords, and "declared": the groups are passed as public (score_group_labels)."""
+        out = {"score_frame": "private"} if self.frame else {}
+        out |= {"score_kind": self.kind} if self.kind != "additive" else {}
+        out |= {"score_bins": self.bins} if self.bins else {}
+        return out | ({} if self.groups else {"declared": True})
+
+    @property
+    def label(self) -> str:
+        if self.groups:
+            groups = f"groups found privately ({self.groups:.0%})"
+        else:
+            groups = "groups declared public" if self.app else "declared"
+        frame = f"private frame ({self.frame:.0%})" if self.frame else "public frame [-1, 1]²"
+        cells = f"{self.bins} × {self.bins}" if self.bins else "default cells"
+        return ("the app: " if self.app else "") + f"{groups}, {frame}, scores {self.scores:.0%}, {self.kind}, {cells}"
+
+
 PLOTS = {
-    "app, found": (
-        "the app: groups found privately (5%), private frame (5%), scores 10%, additive, default cells",
-        dict(mean=0.1, scores=0.1, frame=0.05, groups=0.05),
-        dict(score_frame="private"),
-    ),
-    "app, declared": (
-        "the app: groups declared public, private frame (5%), scores 10%, additive, default cells",
-        dict(mean=0.1, scores=0.1, frame=0.05),
-        dict(score_frame="private", declared=True),
-    ),
-    "public 24": (
-        "declared, public frame [-1, 1]², scores 20%, additive, 24 × 24",
-        dict(mean=0.1, scores=0.2),
-        dict(score_bins=24, declared=True),
-    ),
-    "frame": (
-        "declared, private frame (10%), scores 20%, additive, default cells",
-        dict(mean=0.1, scores=0.2, frame=0.1),
-        dict(score_frame="private", declared=True),
-    ),
-    "sparse": (
-        "declared, private frame (10%), scores 20%, sparse, default cells",
-        dict(mean=0.1, scores=0.2, frame=0.1),
-        dict(score_frame="private", score_kind="sparse", declared=True),
-    ),
+    "app, found": Design(scores=0.1, frame=0.05, groups=0.05, app=True),
+    "app, declared": Design(scores=0.1, frame=0.05, app=True),
+    "public 24": Design(scores=0.2, bins=24),
+    "frame": Design(scores=0.2, frame=0.1),
+    "sparse": Design(scores=0.2, frame=0.1, kind="sparse"),
 }
 
 
@@ -207,7 +229,7 @@ def _measure(X, labels, groups, R, epsilon, reps, folds, plot: str, scale=None) 
     """Per repetition: total variation and in-sample accuracy (means over the folds' releases that show a group) and
     held-out accuracies over all rows, each predicted by the release that did not read it (rule a, rule b, rule a on
     the exact histograms); and how many releases showed no group."""
-    _, shares, extra = PLOTS[plot]
+    shares, extra = PLOTS[plot].shares, PLOTS[plot].extra
     names = np.array(groups)
     largest = int(np.argmax([np.sum(labels == g) for g in groups]))
     out = {key: [] for key in ("tv", "in_sample", "cell", "mode", "exact", "none", "empty")}
@@ -305,7 +327,8 @@ def main(argv=None) -> None:
     for name, X, labels, groups, R, eps, scale in rows:
         name = name.format(n=len(labels), r=round(len(labels) * (args.folds - 1) / args.folds))
         chance = max(np.mean(labels == g) for g in groups)
-        for plot, (label, _, _) in PLOTS.items():
+        for plot, design in PLOTS.items():
+            label = design.label
             m = _measure(X, labels, groups, R, eps, args.reps, args.folds, plot, scale)
             tv = np.nanmedian(m["tv"]) if np.isfinite(m["tv"]).any() else float("nan")
             print(

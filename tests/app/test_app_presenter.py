@@ -47,6 +47,10 @@ def test_the_audit_page_opens_on_the_scenario_and_keeps_a_choice_made_there(app_
     assert at.number_input(key="w:aeps").value == 3.0  # the user's own choice on the Audit page is kept
 
 
+#: the wine sample, centred privately, one mechanism (issue 31's scenario but for its R and scaling)
+WINE = {"src": "sample:wine", "center": "private", "mechs": "analyze_gauss", "reps": "2"}
+
+
 def _dominance_warnings(at):
     return [plain(w.value) for w in at.warning if "holds" in w.value and "of the variance" in w.value]
 
@@ -54,7 +58,7 @@ def _dominance_warnings(at):
 def test_a_column_that_dominates_by_its_units_is_flagged_and_public_scaling_removes_it(app_test):
     """Issue 31: on the wine sample with a public R and private centring, PC1 is proline alone (~100% of the
     energy, its scale 1,000 times the others'), and nothing said so."""
-    at = app_test(src="sample:wine", R="2000.0", center="private", mechs="analyze_gauss", reps="2")
+    at = app_test(**WINE, R="2000.0")
     at.switch_page("pages/data.py").run()
     assert_clean(at)
     (warning,) = _dominance_warnings(at)
@@ -63,15 +67,7 @@ def test_a_column_that_dominates_by_its_units_is_flagged_and_public_scaling_remo
     assert len(_dominance_warnings(at)) == 1 and at.button(key="goto_scaling")
     # public bounds for the 13 columns (a chemist's ranges, fixed in advance): each column divided by its bound
     bounds = [15, 6, 4, 30, 170, 4, 6, 1, 4, 14, 2, 4, 1700]
-    public = app_test(
-        src="sample:wine",
-        center="private",
-        mechs="analyze_gauss",
-        reps="2",
-        scale="bounds",
-        bounds=",".join(map(str, bounds)),
-        R=str(np.sqrt(13)),
-    )
+    public = app_test(**WINE, scale="bounds", bounds=",".join(map(str, bounds)), R=str(np.sqrt(13)))
     public.switch_page("pages/data.py").run()
     assert_clean(public)
     assert not _dominance_warnings(public)
@@ -80,7 +76,7 @@ def test_a_column_that_dominates_by_its_units_is_flagged_and_public_scaling_remo
 
 
 def test_scaling_read_from_the_data_is_offered_and_named_not_private(app_test):
-    at = app_test(src="sample:wine", R="2000.0", center="private", mechs="analyze_gauss", reps="2")
+    at = app_test(**WINE, R="2000.0")
     at.switch_page("pages/data.py").run()
     at.button(key="scale_from_data").click().run()
     assert_clean(at)

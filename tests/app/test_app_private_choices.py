@@ -5,10 +5,7 @@ configuration, and the publishable release that states its guarantee (or none af
 
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
@@ -20,7 +17,8 @@ from dppca_core.pipeline import experiments
 from dppca_core.pipeline.choices import choose_k
 from dppca_core.data.datasets import load_sample
 from tests.support.app import assert_clean, plain
-from tests.support.downloads import ROOT, releases_offered, report_table, offered
+from tests.support.downloads import releases_offered, report_table, offered, run_script
+from tests.support.releases import release_pca_per_repetition
 from ui import scenario
 
 #: public bounds on the wine sample's 13 columns (a chemist's ranges, fixed in advance; as test_app_presenter)
@@ -81,21 +79,7 @@ def test_each_repetition_scales_privately_as_release_pca_does():
     )
     reps = experiments.repeat("analyze_gauss", inp, options, reps=3, seed=5)
     assert reps.scales.shape == (3, 13)
-    for rep in range(3):
-        direct = dc.release_pca(
-            "analyze_gauss",
-            X,
-            2,
-            10.0,
-            1e-6,
-            "replace",
-            2 * np.sqrt(13),
-            np.random.default_rng(experiments.rep_seed(5, rep, "analyze_gauss")),
-            budget=split,
-            center="private",
-            scale="private",
-            column_bounds=BOUNDS,
-        )
+    for rep, direct in enumerate(release_pca_per_repetition("analyze_gauss", X, options, reps=3, seed=5)):
         np.testing.assert_array_equal(reps.scales[rep], direct.outputs["column_scales"])
         np.testing.assert_allclose(reps.components[rep], direct.components, atol=1e-9)
     # at epsilon = 10 the private scales are within a factor 2 of the exact ones
@@ -286,14 +270,7 @@ def test_the_script_reproduces_the_report_with_private_scaling_and_k(app_test, d
     assert "scale='private', column_bounds=(15.0, 6.0" in said and "k='auto'" in said and "variance_target=0.9" in said
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    out = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=str(tmp_path),
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    out = run_script(path, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.to_string(index=False).strip()
 

@@ -4,10 +4,7 @@ Reproduce CSVs) and publishable releases (the releases JSON). Tested through the
 import html as html_lib
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,14 @@ from tests.support.app import assert_clean, plain, plotly_array
 from ui import exploration_record, notebooks, release_file, report, scenario
 from tests.helpers import draw_releases
 from tests.support.releases import CASES
-from tests.support.downloads import first_visible_text, offered, releases_offered, report_table, upload_wine
+from tests.support.downloads import (
+    first_visible_text,
+    offered,
+    releases_offered,
+    report_table,
+    open_wine_upload,
+    run_script,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WINE = ROOT / "sample_data" / "wine.csv"
@@ -75,10 +79,7 @@ def test_report_of_private_data_is_an_exploration_record_not_a_release(app_test,
     """Issue 22: the Report of an uploaded table embeds the exact PCA (loadings trace, scree) and was titled and
     worded as a report of 'Published releases'. Its title and first line now say it is an exploration record that
     describes the raw data and stays with the data owner."""
-    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
-    upload_wine(at)
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
+    at = open_wine_upload(app_test, "report")
     doc = offered(at, downloads)["HTML report (offline)"].decode()
     title = re.search(r"<title>(.*?)</title>", doc).group(1)
     assert "exploration record" in title.lower() and "not a release" in title.lower()
@@ -111,10 +112,7 @@ def test_server_file_report_has_no_seeded_release_beside_the_seed(app_test, down
 
 
 def test_report_of_an_upload_shows_its_n_and_d_and_no_synthetic_setting(app_test, downloads):
-    at = app_test(src="upload", mechs="analyze_gauss", reps="2", R="2000.0")
-    upload_wine(at)
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
+    at = open_wine_upload(app_test, "report")
     shown = " ".join(plain(m.value) for m in at.markdown)
     assert "178 rows × 13 features" in shown and "people" not in shown  # a wine is no person (issue 57)
     doc = offered(at, downloads)["HTML report (offline)"].decode()
@@ -135,11 +133,7 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
     assert script.splitlines()[0].startswith('"""Exploration record of data the app synthesised')  # nothing private
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    # the package importable as if installed (the script does not rely on the working folder)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
-    )
+    out = run_script(path, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
 
@@ -147,28 +141,16 @@ def test_script_prints_the_report_table_from_any_folder(app_test, downloads, tmp
 def test_script_reproduces_an_upload_with_private_centring_and_a_budget_split(app_test, downloads, tmp_path):
     """Issue 31: with a private mean and a budget split the page showed one table and its script printed another
     (the script ignored the split and the centring). Both now run the same library path."""
-    at = app_test(
-        src="upload",
-        mechs="analyze_gauss,private_power",
-        center="private",
-        bmean="0.2",
-        beig="0.1",
-        R="2000.0",
-        reps="3",
-        seed="2",
-        k="2",
+    columns = ("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity")
+    split = {"center": "private", "bmean": "0.2", "beig": "0.1"}
+    at = open_wine_upload(
+        app_test, "report", columns, **split, mechs="analyze_gauss,private_power", reps="3", seed="2", k="2"
     )
-    upload_wine(at, columns=("alcohol", "malic_acid", "ash", "magnesium", "proline", "color_intensity"))
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
     shown = report_table(at).to_string(index=False)
     script = offered(at, downloads)["Python script"].decode()
     path = tmp_path / "scenario.py"
     path.write_text(script)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, str(path), str(WINE)], capture_output=True, text=True, timeout=180, cwd=str(tmp_path), env=env
-    )
+    out = run_script(path, tmp_path, WINE)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == shown.strip()
     assert script.splitlines()[0].startswith('"""Exploration record, not a release')

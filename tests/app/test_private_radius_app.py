@@ -11,11 +11,10 @@ import pytest
 import dppca_core as dc
 from dppca_core.pipeline import experiments
 from tests.support.app import assert_clean
-from tests.support.downloads import releases_offered, upload_wine, offered
+from tests.support.downloads import PRIVATE_R, releases_offered, upload_wine, offered
+from tests.support.releases import release_pca_per_repetition
 from ui import report_words, scenario, script_export
 from ui.text import md_escape
-
-PRIVATE_R = {"rfrom": "private", "rlo": "1.0", "rhi": "10000.0"}
 
 
 def _rows(n=4000, seed=0):
@@ -37,21 +36,7 @@ def test_each_repetition_chooses_r_as_release_pca_does():
         k=2, data_norm="private", radius_bounds=(0.5, 500.0), radius_quantile=0.9, budget=split, center="private"
     )
     reps = experiments.repeat("analyze_gauss", inp, options, reps=3, seed=7)
-    for rep in range(3):
-        direct = dc.release_pca(
-            "analyze_gauss",
-            X,
-            2,
-            1.0,
-            1e-6,
-            "replace",
-            "private",
-            np.random.default_rng(experiments.rep_seed(7, rep, "analyze_gauss")),
-            budget=split,
-            center="private",
-            radius_bounds=(0.5, 500.0),
-            radius_quantile=0.9,
-        )
+    for rep, direct in enumerate(release_pca_per_repetition("analyze_gauss", X, options, reps=3, seed=7)):
         assert reps.radius[rep] == direct.outputs["radius"]["value"]
         np.testing.assert_allclose(reps.components[rep], direct.components, atol=1e-9)
     # R near the 0.9 quantile of the norms of the centred rows (binary search over 128 log cells: within 1.3x)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import SCREEN
+from tests.e2e.helpers import SCREEN, settle
 from tests.support.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 
 
@@ -30,6 +30,15 @@ def _require_browser():
         if _in_ci():
             pytest.fail(f"CI is set but the browser test cannot run: {missing}")
         pytest.skip(missing)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the marks
+def pytest_collection_modifyitems(items):
+    """Every test of this folder drives the real server in the browser: marked ``e2e`` here, once for all."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")
@@ -122,6 +131,17 @@ class Tabs:
     def open(self, viewport: dict | None = None):
         page = self.pool.open(viewport)
         self.taken.append(page)
+        return page
+
+    def visit(self, address: str, *ready: str, viewport: dict | None = None, timeout: int = 60_000):
+        """A tab (:meth:`open`) at the app's ``address`` (a path and its query, e.g. ``"audit?afactor=3"``), once
+        each selector of ``ready`` (default: the page's heading) is on it in turn and the run has settled, each
+        waited for up to ``timeout`` ms."""
+        page = self.open(viewport)
+        page.goto(f"{self.pool.server}/{address}")
+        for selector in ready or ("h1",):
+            page.wait_for_selector(selector, timeout=timeout)
+        settle(page, timeout=timeout)
         return page
 
 

@@ -134,12 +134,16 @@ def assert_no_error(page, name, allowed: tuple = ()):
     assert not errors, f"{name}: an error message is shown: {errors[0]}"
 
 
+#: a metric card's number
+METRIC = '[data-testid="stMetricValue"]'
+
+
 def metric_values(page):
-    return page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+    return page.locator(METRIC).all_inner_texts()
 
 
 def wait_metrics(page, timeout=60_000):
-    page.wait_for_selector('[data-testid="stMetricValue"]', timeout=timeout)
+    page.wait_for_selector(METRIC, timeout=timeout)
     settle(page)
 
 

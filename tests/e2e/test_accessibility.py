@@ -3,8 +3,6 @@ or critical violation and no text is clipped or overlaps (in normal mode, each p
 test_browser.py), the check of clipped text finds what it looks for, and the controls of a page are reached and used
 with the keyboard alone."""
 
-import pytest
-
 from tests.e2e.helpers import (
     FIGURE_PAGES,
     FIRST_FIGURE,
@@ -22,8 +20,6 @@ from tests.e2e.helpers import (
     text_problems,
     upload_then_home,
 )
-
-pytestmark = pytest.mark.e2e
 
 
 def test_no_serious_or_critical_violation_on_any_page_in_presenter_mode(server, tabs, tmp_path):
@@ -58,10 +54,7 @@ FOCUSED = """() => { const e = document.activeElement; if (!e || e === document.
 def test_explore_is_usable_with_the_keyboard_alone(server, tabs):
     """Tab from the top reaches the page links, the mechanism picker, the ε slider, the presenter toggle and a
     chart's numbers; arrow keys on the focused slider change ε (the address follows)."""
-    page = tabs.open({"width": 1280, "height": 900})
-    page.goto(f"{server}/explore")
-    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    settle(page)
+    page = tabs.visit("explore", ".js-plotly-plot", viewport={"width": 1280, "height": 900}, timeout=120_000)
     seen, slider_at = [], None
     for i in range(120):
         page.keyboard.press("Tab")

@@ -1,18 +1,11 @@
 """End-to-end: the Audit page draws the attack's whole trade-off curve with its band, its reading in words and its
 numbers (the figure's text alternative)."""
 
-import pytest
-
 from tests.e2e.helpers import SHOTS, assert_no_error, settle
-
-pytestmark = pytest.mark.e2e
 
 
 def test_audit_curve_figure_reading_and_numbers(server, tabs):
-    page = tabs.open({"width": 1400, "height": 2400})
-    page.goto(f"{server}/audit?afactor=3")
-    page.wait_for_selector(".st-key-run_audit", timeout=120_000)
-    settle(page)
+    page = tabs.visit("audit?afactor=3", ".st-key-run_audit", viewport={"width": 1400, "height": 2400}, timeout=120_000)
     try:
         page.get_by_role("button", name="Run the audit").click()
         chart = page.locator(".st-key-audit_curve")

@@ -33,7 +33,6 @@ from tests.e2e.helpers import (
     wait_metrics,
 )
 
-pytestmark = pytest.mark.e2e
 
 TITLES = {"home": "DP-PCA Explorer", "explore": "Explore", "tradeoffs": "Trade-offs"}
 NAV = {"home": "Home", "explore": "Explore", "tradeoffs": "Trade-offs"}

@@ -4,11 +4,8 @@ fragment's timer: nobody presses rerun) to count both answers, with the room's f
 verdict on one screen. Both views pass axe-core's WCAG 2.1 A/AA rules and the text-fit check. The waits are on the
 page's own text and the app's run state, never a fixed sleep."""
 
-import pytest
-
 from tests.e2e.helpers import SCREEN, SHOTS, assert_no_error, axe_violations, in_viewport, settle, text_problems
 
-pytestmark = pytest.mark.e2e
 PHONE = {"width": 390, "height": 844}
 PHONES = 2
 

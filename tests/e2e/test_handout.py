@@ -9,14 +9,11 @@ DPPCA_SCREENSHOTS=docs/screenshots)."""
 import json
 import re
 
-import pytest
-
 from tests.e2e.helpers import draw_releases, SHOTS, assert_no_error, download, settle
 from tests.support.handout import DIAGNOSTIC_WORDS, stray_numbers
 from dppca_core.handout import brief
 from ui import report
 
-pytestmark = pytest.mark.e2e
 BOUNDS = "15,6,4,30,170,4,6,1,4,14,2,4,1700"
 SCENARIO = (
     f"src=sample:wine&k=2&mechs=analyze_gauss,private_power,non_private&center=private&bmean=0.1&beig=0.1"

@@ -10,12 +10,10 @@ import urllib.request
 from urllib.parse import urlparse
 
 import psutil
-import pytest
 
 from tests.e2e.helpers import settle
 from tests.support.hostile import HOSTILE_LINES, hostile_csv, parquet_bomb
 
-pytestmark = pytest.mark.e2e
 #: seconds one health request may wait for its answer (a blocked server made it wait 34 s)
 HEALTH_TIMEOUT = 10
 #: the server's resident memory (its own and its workers') may grow by less than this over the three uploads

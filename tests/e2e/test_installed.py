@@ -22,7 +22,6 @@ from tests.support.server import CHROMIUM, free_port, server_output, wait_health
 from tests.e2e.helpers import SCREEN, assert_no_error, metric_values, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.e2e
 
 
 def _run(cmd: list, **kwargs) -> str:

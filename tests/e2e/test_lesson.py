@@ -6,8 +6,6 @@ DPPCA_SCREENSHOTS=docs/screenshots)."""
 
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.helpers import (
     LARGE,
     SHOTS,
@@ -22,7 +20,6 @@ from tests.e2e.helpers import (
 from ui import report
 from ui.gallery import LESSON
 
-pytestmark = pytest.mark.e2e
 FIGURE = '[data-testid="stMain"] .js-plotly-plot'
 LINK = '[data-testid="stMain"] a[href*="/{page}?"]'
 HEADING = ".st-key-lesson_nav h2"

@@ -1,10 +1,6 @@
 """End-to-end: the Audit page audits another library's PCA and compares libraries on the current data."""
 
-import pytest
-
 from tests.e2e.helpers import SHOTS, assert_no_error, eventually, settle
-
-pytestmark = pytest.mark.e2e
 
 
 def _pick(page, key: str, option: str) -> None:
@@ -14,10 +10,7 @@ def _pick(page, key: str, option: str) -> None:
 
 
 def test_external_audit_and_library_comparison(server, tabs):
-    page = tabs.open({"width": 1400, "height": 2400})
-    page.goto(f"{server}/audit")
-    page.wait_for_selector(".st-key-xa_run", timeout=120_000)
-    settle(page)
+    page = tabs.visit("audit", ".st-key-xa_run", viewport={"width": 1400, "height": 2400}, timeout=120_000)
     try:
         _pick(page, "xa_lib", "scikit-learn PCA (not private)")
         page.get_by_role("button", name="Audit this library").click()

@@ -5,8 +5,6 @@ the table's own rows and the Report, each without an error box and with no text 
 
 import json
 
-import pytest
-
 from tests.e2e.helpers import (
     assert_no_error,
     assert_text_fits,
@@ -18,8 +16,6 @@ from tests.e2e.helpers import (
     wait_metrics,
 )
 from tests.messy import MEASUREMENTS, messy_csv
-
-pytestmark = pytest.mark.e2e
 
 
 #: the analyst's settings beyond the upload's defaults: a public R, one mechanism, few repetitions, a scores share with

@@ -17,8 +17,6 @@ from tests.e2e.helpers import (
     settle,
 )
 
-pytestmark = pytest.mark.e2e
-
 
 def test_plan_from_a_target_use_it_and_read_it_on_the_report(server, tabs):
     page = tabs.open({"width": 1400, "height": 1600})

@@ -6,7 +6,6 @@ import io
 import json
 
 import pandas as pd
-import pytest
 
 from tests.e2e.helpers import (
     COVERED,
@@ -24,7 +23,6 @@ from tests.e2e.helpers import (
     wait_metrics,
 )
 
-pytestmark = pytest.mark.e2e
 MAIN_CHART = '[data-testid="stMain"] .js-plotly-plot'
 FIRST_TRACE = (
     f"() => {{ const gd = document.querySelector('{MAIN_CHART}'); "

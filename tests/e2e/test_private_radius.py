@@ -4,8 +4,6 @@ Report, and download the Report: the budget breakdown and the R each release cho
 import json
 import re
 
-import pytest
-
 from tests.e2e.helpers import (
     draw_releases,
     assert_no_error,
@@ -16,8 +14,6 @@ from tests.e2e.helpers import (
     settle,
     upload_on_data_page,
 )
-
-pytestmark = pytest.mark.e2e
 
 
 def test_upload_choose_r_privately_publish_and_download_the_report(server, tabs, tmp_path):

@@ -3,12 +3,9 @@ gives the same address and the same page as the link it came from."""
 
 from pathlib import Path
 
-import pytest
-
 from dppca_core.scenario import Scenario
 from tests.e2e.helpers import assert_no_error, download, eventually, open_page, query, settle
 
-pytestmark = pytest.mark.e2e
 
 LINK = "mechs=analyze_gauss,private_power&eps=0.5&k=3&reps=2&n=400&d=8&center=private&bmean=0.2&seed=3"
 NUMBERS = '[data-testid="stMetricValue"]'

@@ -3,11 +3,8 @@ privately do not pass their threshold: the page says why in one line and keeps e
 label column's values public and every cultivar gets its panels; the frame and the noise switched in the sidebar,
 each time one panel per cultivar beside the exact ones, and the one-line reading under it."""
 
-import pytest
-
 from tests.e2e.helpers import assert_no_error, eventually, settle
 
-pytestmark = pytest.mark.e2e
 
 CULTIVARS = ("class_0", "class_1", "class_2")
 

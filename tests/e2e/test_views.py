@@ -6,6 +6,7 @@ import pytest
 
 from tests.e2e.helpers import (
     LARGE,
+    METRIC,
     resize,
     wait_first_metric_changes,
     SHOTS,
@@ -18,18 +19,13 @@ from tests.e2e.helpers import (
     wait_metrics,
 )
 
-pytestmark = pytest.mark.e2e
-
 
 def test_presenter_mode_fits_the_screen(server, tabs):
     """Presenter mode on a projector-sized screen, 1280x720 then 1920x1080: nothing wider than the window, no label
     cut off."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = tabs.open({"width": 1280, "height": 720})
-    page.goto(f"{server}/explore?present=true&view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
-    wait_metrics(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-    settle(page)
+    address = "explore?present=true&view=risk&mechs=analyze_gauss,ppca_exponential&reps=4"
+    page = tabs.visit(address, METRIC, ".js-plotly-plot", viewport={"width": 1280, "height": 720})
     assert_no_error(page, "presenter mode")
     assert page.locator('[data-testid="stSidebar"]').is_hidden()
     for size in ({"width": 1280, "height": 720}, LARGE):
@@ -55,11 +51,8 @@ def test_presenter_mode_fits_the_screen(server, tabs):
 def test_risk_view_follows_the_dial(server, tabs):
     """The disclosure-risk view changes with epsilon together with the utility numbers."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = tabs.open({"width": 1400, "height": 2200})
-    page.goto(f"{server}/explore?view=risk&mechs=analyze_gauss,ppca_exponential&reps=4")
-    wait_metrics(page)
-    page.wait_for_selector("text=An attacker who was 10% sure", timeout=60_000)
-    settle(page)
+    address = "explore?view=risk&mechs=analyze_gauss,ppca_exponential&reps=4"
+    page = tabs.visit(address, METRIC, "text=An attacker who was 10% sure", viewport={"width": 1400, "height": 2200})
 
     def sentences():
         return [t for t in page.locator("li").all_inner_texts() if "10% sure" in t]
@@ -143,9 +136,9 @@ SCREE_WIDTHS = """() => {
 
 def test_budget_split_changes_the_private_scree(server, tabs):
     """Moving the eigenvalues' share of the budget, as a user does, narrows the private scree's intervals."""
-    page = tabs.open({"width": 1400, "height": 1600})
-    page.goto(f"{server}/explore?view=scree&mechs=private_power&beig=0.05&k=3&reps=2")
-    wait_metrics(page)
+    page = tabs.visit(
+        "explore?view=scree&mechs=private_power&beig=0.05&k=3&reps=2", METRIC, viewport={"width": 1400, "height": 1600}
+    )
     page.wait_for_function(f"() => {{ const w = ({SCREE_WIDTHS})(); return w && w.length === 1; }}", timeout=60_000)
     (before,) = page.evaluate(SCREE_WIDTHS)
     sidebar = page.locator('[data-testid="stSidebar"]')

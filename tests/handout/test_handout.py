@@ -21,7 +21,7 @@ from dppca_core import publishable
 from dppca_core.pipeline.inputs import input_for
 from dppca_core.scenario.release import release_options
 from tests.support.app import assert_clean, plain
-from tests.support.downloads import upload_wine, built_on_press, offered
+from tests.support.downloads import PRIVATE_R, built_on_press, offered, open_wine_upload, run_script
 from dppca_core.handout import brief
 from ui import exploration_record, release_file, report, scenario, script_export
 from tests.helpers import draw_releases
@@ -390,20 +390,7 @@ def test_the_record_of_an_upload_leaves_out_its_seeded_runs_numbers(app_test, do
     """Issue 34 item 5: the HTML record and the slides of an upload carried the first seeded run's components (the
     loadings chart) beside the link with its seed, although docs/privacy.md says such a record leaves seeded numbers
     out. The loadings now show the exact PCA alone, and the tables of released values keep only their summaries."""
-    at = app_test(
-        src="upload",
-        mechs="analyze_gauss",
-        reps="2",
-        R="2000.0",
-        rfrom="private",
-        rlo="1.0",
-        rhi="10000.0",
-        bradius="0.1",
-        bscores="0.1",
-    )
-    upload_wine(at)
-    at.switch_page("pages/report.py").run()
-    assert_clean(at)
+    at = open_wine_upload(app_test, "report", **PRIVATE_R, bradius="0.1", bscores="0.1")
     files = offered(at, downloads)
     for label in ("HTML report (offline)", "Download slides"):
         doc = files[label].decode()
@@ -475,18 +462,11 @@ def test_the_script_runs_from_another_folder_and_says_how_to_install_when_it_can
     path.write_text(script_export.build_script({**scenario.DEFAULTS, "reps": 2}, has_labels=False))
     run = tmp_path / "elsewhere"
     run.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=str(run),
-        env={**env, "PYTHONPATH": str(ROOT)},
-    )
+    out = run_script(path, run, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "Analyze Gauss" in out.stdout
-    # no dppca_core for this Python (-S: no site-packages, where `pip install` would have put it)
+    # no dppca_core for this Python (-S: no site-packages, where `pip install` would have put it; no PYTHONPATH)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run(
         [sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=60, cwd=str(run), env=env
     )
@@ -686,18 +666,9 @@ def test_a_noisy_release_of_a_small_table_publishes_shares_in_0_1():
 
     X = np.random.default_rng(3).normal(size=(150, 6)) * np.r_[3, 2, 1, 0.5, 0.3, 0.2] / 8
     raw, shown = [], []
-    for seed in range(6):
-        release = dc.release_pca(
-            "analyze_gauss",
-            X,
-            2,
-            0.5,
-            1e-6,
-            "replace",
-            1.0,
-            seed=seed,
-            budget=dc.BudgetSplit.with_extras(eigenvalues=0.2),
-        )
+    budget = dc.BudgetSplit.with_extras(eigenvalues=0.2)
+    for seed in range(6):  # delta 1e-6, replace-one and R = 1: release_pca's defaults
+        release = dc.release_pca("analyze_gauss", X, k=2, epsilon=0.5, seed=seed, budget=budget)
         pub = release.published()
         raw += list(pub["outputs"]["explained_variance_ratio"])
         words = publishable.in_words({"analyze_gauss": pub})["analyze_gauss"]["shares"]

@@ -5,6 +5,8 @@ import html as html_lib
 import json
 import os
 import re
+import subprocess
+import sys
 
 from tests.helpers import draw_releases
 from tests.support.app import assert_clean
@@ -78,6 +80,31 @@ def upload_wine(at, label="class", columns=()):
     header = WINE.read_text().splitlines()[0].split(",")
     at.query_params["cols"] = json.dumps(list(columns) or [c for c in header if c != label])
     at.query_params["label"] = label
+
+
+def run_script(path, folder, *args, timeout: float = 180) -> subprocess.CompletedProcess:
+    """Run an exported Python script with ``args`` from ``folder``, the package importable as if installed (this
+    checkout on PYTHONPATH: the script must not rely on the working folder); its output captured as text."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, str(path), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=str(folder), env=env)
+
+
+#: the wine upload's scenario: one mechanism, two repetitions, a public R of 2,000 (the rows' norms stay below it)
+WINE_UPLOAD = {"src": "upload", "mechs": "analyze_gauss", "reps": "2", "R": "2000.0"}
+
+#: R chosen privately inside each release, between public bounds wide enough for the wine's rows
+PRIVATE_R = {"rfrom": "private", "rlo": "1.0", "rhi": "10000.0"}
+
+
+def open_wine_upload(app_test, page: str, columns=(), **fields):
+    """The app on the wine file uploaded (:func:`upload_wine`, with ``columns`` declared), its scenario
+    :data:`WINE_UPLOAD` updated with ``fields``, run on ``page`` (e.g. "report") without an error."""
+    at = app_test(**{**WINE_UPLOAD, **fields})
+    upload_wine(at, columns=columns)
+    at.switch_page(f"pages/{page}.py").run()
+    assert_clean(at)
+    return at
 
 
 def releases_offered(at, files) -> dict:

@@ -3,9 +3,12 @@ neighbouring tables whose differing row is far outside the clipping radius, and 
 for a small run; the shape of a published value, and the settings neighbours publish alike (tests/data/
 test_public_schema.py, tests/app/test_app_schema.py)."""
 
+import dataclasses
+
 import numpy as np
 
 import dppca_core as dc
+from dppca_core.pipeline import experiments
 
 
 #: the PCA mechanisms with a guarantee, and each with each relation it states a guarantee under
@@ -74,3 +77,13 @@ def assert_same_public_shape(a: dict, b: dict):
     assert structure(a) == structure(b)
     for key in SETTINGS:
         assert a[key] == b[key], key
+
+
+def release_pca_per_repetition(mechanism, X, options, reps, seed):
+    """What ``experiments.repeat(mechanism, ..., options, reps=reps, seed=seed)`` must give, repetition by
+    repetition: :func:`dppca_core.release_pca` (the keyword convenience people call) on ``X`` with every field of
+    ``options`` as its keyword, at each repetition's seed."""
+    fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    params = fields.pop("params")
+    seeds = [np.random.default_rng(experiments.rep_seed(seed, rep, mechanism)) for rep in range(reps)]
+    return [dc.release_pca(mechanism, X, **fields, seed=rep_seed, **params) for rep_seed in seeds]
