@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .cells import cells_kernel, compiled_cells
+from .kernels import NO_DIVISORS
 from .loops import compile_kernel
 
 #: rows projected at a time by the score plot's cells kernel before their cells are found (k x this many floats)
@@ -143,15 +144,11 @@ def centred_cells(source, factors, mean, scale, weights, components, edges, divi
     return out
 
 
-#: the kernels' ``divisors`` when the raw rows are not divided (an empty array: no division)
-_NO_DIVISORS = np.empty(0)
-
-
 def _kernel_parts(source, factors, mean, scale, weights, components, divisors=None) -> tuple:
     """The kernels' first seven arguments, as they take them (contiguous float arrays and a float)."""
     contiguous = (np.ascontiguousarray(a, dtype=float) for a in (factors, mean, weights, components))
     factors, mean, weights, components = contiguous
-    divisors = _NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
+    divisors = NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
     return source, divisors, factors, mean, float(scale), weights, components
 
 

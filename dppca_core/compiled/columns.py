@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from .kernels import EXACT_FLOAT_ROWS, check_exact_range, chunk_totals, compiled_worth, fixed_point_column_sums
+from .kernels import EXACT_FLOAT_ROWS, NO_DIVISORS, compiled_row_sums, compiled_worth, fixed_point_totals
 from .loops import compile_kernel, fixed_order_sq_norms
 
 
@@ -66,16 +66,15 @@ def clipped_square_sums(
     ``limit``. One pass without the n x d array of squares; the same integers as summing that array."""
     X = np.asarray(X, dtype=float)
     bounds = np.ascontiguousarray(bounds, dtype=float).reshape(-1)
-    unit = check_exact_range(bits, limit)
     kernel = compiled_clipped_square_sums() if compiled and compiled_worth(X.size) else None
 
-    def block_sums(a: int, b: int):
-        if kernel is None:
-            return fixed_point_column_sums(np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2, bits, limit, compiled=False)
-        sums = np.zeros(X.shape[1], dtype=np.int64)
-        return sums if kernel(X[a:b], bounds, unit, float(limit), sums) else None
+    def numpy_terms(a: int, b: int) -> np.ndarray:
+        return np.minimum(np.abs(X[a:b]) / bounds, 1.0) ** 2
 
-    return chunk_totals(X.shape[0], X.shape[1], block_sums)
+    def kernel_sums(a: int, b: int, unit: float, limit: float, sums: np.ndarray) -> bool:
+        return kernel(X[a:b], bounds, unit, limit, sums)
+
+    return fixed_point_totals(*X.shape, bits, limit, numpy_terms, None if kernel is None else kernel_sums)
 
 
 def _divide_columns_kernel(X, scales, out):  # pragma: no cover - compiled
@@ -104,31 +103,6 @@ def divide_columns(X: np.ndarray, scales: np.ndarray, out: np.ndarray, compiled:
     return int(kernel(X, scales, out))
 
 
-def _divided_sums_kernel(source, divisors, factors, unit, limit, out, rows, scaled):  # pragma: no cover - compiled
-    n, m = source.shape
-    acc = np.empty(m)
-    refused = 0
-    for a in range(0, n, EXACT_FLOAT_ROWS):  # the integers summed exactly in floats (see EXACT_FLOAT_ROWS)
-        for c in range(m):
-            acc[c] = 0.0
-        for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
-            f = factors[i]
-            for c in range(m):
-                q = source[i, c] / divisors[c]  # the divided table's entry
-                t = q * f  # the scaled row's entry
-                rows[i, c] = t if scaled else q
-                refused += 0 if abs(t) <= limit else 1
-                acc[c] += np.trunc(t * unit)
-        for c in range(m):
-            out[c] += np.int64(acc[c])
-    return refused == 0
-
-
-@functools.cache
-def compiled_divided_sums():
-    return compile_kernel(_divided_sums_kernel, error_model="numpy")
-
-
 def divided_row_sums(
     source: np.ndarray,
     divisors: np.ndarray,
@@ -146,23 +120,20 @@ def divided_row_sums(
     in turn (the numpy path, tested)."""
     divisors = np.ascontiguousarray(divisors, dtype=float).reshape(-1)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
-    unit = check_exact_range(bits, limit)
-    kernel = compiled_divided_sums() if compiled and compiled_worth(source.size) else None
+    kernel = compiled_row_sums() if compiled and compiled_worth(source.size) else None
 
-    def block_sums(a: int, b: int):
-        if kernel is None:
-            with np.errstate(over="ignore", invalid="ignore"):  # refused below, as the compiled loop refuses them
-                divided = np.divide(source[a:b], divisors, out=rows[a:b])
-                terms = divided * factors[a:b, None]
-            if scaled:
-                rows[a:b] = terms
-            return fixed_point_column_sums(terms, bits, limit, compiled=False)
-        sums = np.zeros(source.shape[1], dtype=np.int64)
-        return (
-            sums if kernel(source[a:b], divisors, factors[a:b], unit, float(limit), sums, rows[a:b], scaled) else None
-        )
+    def numpy_terms(a: int, b: int) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):  # refused by the sums, as the compiled loop refuses them
+            divided = np.divide(source[a:b], divisors, out=rows[a:b])
+            terms = divided * factors[a:b, None]
+        if scaled:
+            rows[a:b] = terms
+        return terms
 
-    return chunk_totals(source.shape[0], source.shape[1], block_sums)
+    def kernel_sums(a: int, b: int, unit: float, limit: float, sums: np.ndarray) -> bool:
+        return kernel(source[a:b], divisors, factors[a:b], unit, limit, sums, rows[a:b], 1 if scaled else 2)
+
+    return fixed_point_totals(*source.shape, bits, limit, numpy_terms, None if kernel is None else kernel_sums)
 
 
 def _scale_rows_kernel(source, divisors, factors, out):  # pragma: no cover - compiled
@@ -187,10 +158,6 @@ def compiled_scale_rows():
     return compile_kernel(_scale_rows_kernel, error_model="numpy")
 
 
-#: ``divisors`` of the kernels when nothing is divided
-_NO_DIVISORS = np.empty(0)
-
-
 def scale_rows(
     source: np.ndarray, factors: np.ndarray, out: np.ndarray, divisors: np.ndarray | None = None, compiled: bool = True
 ) -> np.ndarray:
@@ -203,7 +170,7 @@ def scale_rows(
         with np.errstate(over="ignore", invalid="ignore"):
             rows = source if divisors is None else np.divide(source, divisors, out=out)
             return np.multiply(rows, factors[:, None], out=out)
-    divisors = _NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
+    divisors = NO_DIVISORS if divisors is None else np.ascontiguousarray(divisors, dtype=float)
     kernel(source, divisors, factors, out)
     return out
 

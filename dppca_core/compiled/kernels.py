@@ -412,6 +412,23 @@ def chunk_totals(n: int, width: int, block_sums) -> list[int] | None:
     return totals
 
 
+def fixed_point_totals(n: int, width: int, bits: int, limit: float, numpy_terms, kernel_sums=None) -> list[int] | None:
+    """The exact column totals, as Python ints, of the terms of n rows (``width`` columns), each truncated toward
+    zero to a multiple of 2^-bits; None when a term is not finite or exceeds ``limit``. Rows ``a`` to ``b`` of a
+    chunk (:func:`chunk_totals`) are summed by ``kernel_sums(a, b, unit, limit, sums)`` (a compiled pass adding
+    their truncated terms, times ``unit`` = 2^bits, into the int64 ``sums``; False when it refused one) where one is
+    given, else by :func:`fixed_point_column_sums` of the array ``numpy_terms(a, b)``: the same integers."""
+    unit = check_exact_range(bits, limit)
+
+    def block_sums(a: int, b: int):
+        if kernel_sums is None:
+            return fixed_point_column_sums(numpy_terms(a, b), bits, limit, compiled=False)
+        sums = np.zeros(width, dtype=np.int64)
+        return sums if kernel_sums(a, b, unit, float(limit), sums) else None
+
+    return chunk_totals(n, width, block_sums)
+
+
 def _centred_kernel(rows, mean, scale, out):  # pragma: no cover - compiled
     n, d = rows.shape
     for i in range(n):
@@ -510,8 +527,11 @@ def scaled_centred(
     return kernel(source, factors, mean, float(scale), out)
 
 
-def _scaled_sums_kernel(source, factors, unit, limit, out, formed, keep):  # pragma: no cover - compiled
+def _row_sums_kernel(source, divisors, factors, unit, limit, out, rows, write):  # pragma: no cover - compiled
+    """The exact column sums of the rows ``(source[i] / divisors) * factors[i]`` (no division for empty ``divisors``),
+    writing into ``rows`` nothing (``write`` 0), the scaled rows (1) or the divided ones (2) as it goes."""
     n, m = source.shape
+    divided = divisors.shape[0] > 0
     acc = np.empty(m)
     refused = 0
     for a in range(0, n, EXACT_FLOAT_ROWS):  # the integers summed exactly in floats (see EXACT_FLOAT_ROWS)
@@ -520,9 +540,10 @@ def _scaled_sums_kernel(source, factors, unit, limit, out, formed, keep):  # pra
         for i in range(a, min(a + EXACT_FLOAT_ROWS, n)):
             f = factors[i]
             for c in range(m):
-                t = source[i, c] * f  # the scaled row's entry, the product PreparedData.rows forms
-                if keep:  # the rows formed as they are summed (the same speed either way: measured)
-                    formed[i, c] = t
+                q = source[i, c] / divisors[c] if divided else source[i, c]  # the divided table's entry
+                t = q * f  # the scaled row's entry, the product PreparedData.rows forms
+                if write:  # the rows formed as they are summed (the same speed either way: measured)
+                    rows[i, c] = t if write == 1 else q
                 refused += 0 if abs(t) <= limit else 1
                 acc[c] += np.trunc(t * unit)
         for c in range(m):
@@ -530,13 +551,19 @@ def _scaled_sums_kernel(source, factors, unit, limit, out, formed, keep):  # pra
     return refused == 0
 
 
-#: where the sums kernel writes nothing (it forms no rows): an empty array of the type a block of rows has
-_NOWHERE = np.empty((0, 0))
+#: where the sums kernel writes nothing (it forms no rows): an empty array of the type a block of rows has, and the
+#: ``divisors`` of rows that are not divided
+_NOWHERE, NO_DIVISORS = np.empty((0, 0)), np.empty(0)
 
 
 @functools.cache
-def compiled_scaled_sums():
-    return compile_kernel(_scaled_sums_kernel)
+def compiled_row_sums():
+    """The sums kernel with numpy's error model (a division by zero gives inf, as numpy's does: no divisor checked)."""
+    return compile_kernel(_row_sums_kernel, error_model="numpy")
+
+
+#: the kernel's name from when the scaled rows had one of their own
+compiled_scaled_sums = compiled_row_sums
 
 
 def scaled_row_sums(
@@ -553,18 +580,16 @@ def scaled_row_sums(
     of ``source``): receives the rows, formed in the same pass (the products ``source * factors[:, None]``)."""
     source = np.asarray(source, dtype=float)
     factors = np.ascontiguousarray(factors, dtype=float).reshape(-1)
-    unit = check_exact_range(bits, limit)
-    kernel = compiled_scaled_sums() if compiled and compiled_worth(source.size) else None
+    kernel = compiled_row_sums() if compiled and compiled_worth(source.size) else None
 
-    def block_sums(a: int, b: int):
-        if kernel is None:
-            rows = np.multiply(source[a:b], factors[a:b, None], out=None if formed is None else formed[a:b])
-            return fixed_point_column_sums(rows, bits, limit, compiled=False)
-        sums = np.zeros(source.shape[1], dtype=np.int64)
-        into = _NOWHERE if formed is None else formed[a:b]
-        return sums if kernel(source[a:b], factors[a:b], unit, float(limit), sums, into, formed is not None) else None
+    def numpy_terms(a: int, b: int) -> np.ndarray:
+        return np.multiply(source[a:b], factors[a:b, None], out=None if formed is None else formed[a:b])
 
-    return chunk_totals(source.shape[0], source.shape[1], block_sums)
+    def kernel_sums(a: int, b: int, unit: float, limit: float, sums: np.ndarray) -> bool:
+        into, write = (_NOWHERE, 0) if formed is None else (formed[a:b], 1)
+        return kernel(source[a:b], NO_DIVISORS, factors[a:b], unit, limit, sums, into, write)
+
+    return fixed_point_totals(*source.shape, bits, limit, numpy_terms, None if kernel is None else kernel_sums)
 
 
 # ------------------------------------------------------------------------------ CoinPress's clipped whitened rows

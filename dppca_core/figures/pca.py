@@ -155,25 +155,17 @@ def projection(Xs: np.ndarray, reference: np.ndarray, private: dict, labels=None
     idx = np.linspace(0, Xs.shape[0] - 1, min(max_points, Xs.shape[0])).astype(int)
     X = Xs[idx]
     fig = go.Figure()
-    ref = X @ reference[:, :2]
-    fig.add_trace(
-        go.Scatter(
-            x=ref[:, 0],
-            y=ref[:, 1] if ref.shape[1] > 1 else np.zeros(len(ref)),
-            mode="markers",
-            name="non-private",
-            marker=dict(size=5, color="#444", opacity=0.5),
-        )
-    )
-    for mech, V in private.items():
+    series = [("non-private", reference, dict(color="#444"))]
+    series += [(name(mech), V, marker_of(mech)) for mech, V in private.items()]
+    for label, V, marker in series:
         P = X @ V[:, :2]
         fig.add_trace(
             go.Scatter(
                 x=P[:, 0],
                 y=P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)),
                 mode="markers",
-                name=name(mech),
-                marker=dict(size=5, opacity=0.5, **marker_of(mech)),
+                name=label,
+                marker=dict(size=5, opacity=0.5, **marker),
             )
         )
     fig.update_xaxes(title="component 1")

@@ -56,14 +56,8 @@ def _entries(curves) -> list[tuple[str, PrivacyCurve, str]]:
 
 
 def short_description(curve: PrivacyCurve) -> str:
-    """A legend-sized name of a guarantee: "μ = 0.24 Gaussian DP", "ε = 1 (pure DP)", "(ε, δ) = (2, 1e-05)"."""
-    if curve.kind == "gdp":
-        return f"μ = {curve.mu:.3g} Gaussian DP"
-    if curve.kind == "pure":
-        return f"ε = {curve.epsilon:.3g} (pure DP)"
-    if curve.kind == "approx":
-        return f"(ε, δ) = ({curve.epsilon:.3g}, {curve.delta:.2g})"
-    return "no guarantee"
+    """A legend-sized name of a guarantee: "μ = 0.24 Gaussian DP", "ε = 1 (pure DP)", "(ε, δ) = (2, 10⁻⁵)"."""
+    return curve.describe(short=True)
 
 
 def _fonts(fig: go.Figure, font_size: float) -> go.Figure:

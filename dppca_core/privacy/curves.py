@@ -50,6 +50,14 @@ def _finite_nonnegative(value, name: str) -> float:
     return value
 
 
+#: how each kind of guarantee is named: in a sentence, and in a legend (:meth:`PrivacyCurve.describe`'s ``short``)
+CURVE_NAMES = {
+    "gdp": ("{mu}-Gaussian DP (exact for the Gaussian noise added)", "μ = {mu} Gaussian DP"),
+    "pure": ("{epsilon}-DP (pure)", "ε = {epsilon} (pure DP)"),
+    "approx": ("({epsilon}, {delta})-DP", "(ε, δ) = ({epsilon}, {delta})"),
+}
+
+
 @dataclass(frozen=True)
 class PrivacyCurve:
     """The exact privacy guarantee of one release, as a family of (epsilon, delta) pairs.
@@ -172,14 +180,13 @@ class PrivacyCurve:
             out.update(epsilon=self.epsilon, delta=self.delta)
         return out
 
-    def describe(self) -> str:
-        if self.kind == "gdp":
-            return f"{number(self.mu)}-Gaussian DP (exact for the Gaussian noise added)"
-        if self.kind == "pure":
-            return f"{number(self.epsilon)}-DP (pure)"
-        if self.kind == "approx":
-            return f"({number(self.epsilon)}, {number(self.delta)})-DP"
-        return "no privacy guarantee"
+    def describe(self, short: bool = False) -> str:
+        """The guarantee in words (``CURVE_NAMES``): "0.5-Gaussian DP (exact for ...)", or ``short`` (a legend's
+        size) "μ = 0.5 Gaussian DP"; every number as ``dppca_core.reading.number`` writes it."""
+        if self.kind not in CURVE_NAMES:
+            return "no guarantee" if short else "no privacy guarantee"
+        words = CURVE_NAMES[self.kind][short]
+        return words.format(mu=number(self.mu), epsilon=number(self.epsilon), delta=number(self.delta))
 
 
 def zcdp_to_gdp_mu(rho: float) -> float:
