@@ -10,8 +10,8 @@ import numpy as np
 from .fantope import fantope_l1_admm
 from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import builtin_mechanism
 from .rates import Rate, input_noise_rms, privacy_regimes, spiked
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
@@ -49,7 +49,7 @@ def noisy_local_covariance(data, epsilon, delta, rng):
 #: (epsilon, delta) guarantee is stated at and the audit attacks, under local DP's relation (any two inputs of one
 #: user: replace).
 wang_xu_mechanism = functools.partial(
-    mechanism,
+    builtin_mechanism,
     model="local",
     audit_statistic="ldp_message",
     local_randomizer=ldp_message,
@@ -79,7 +79,6 @@ LDP_GAUSSIAN_RATE = Rate(
 
 @wang_xu_mechanism(
     name="ldp_gaussian",
-    provenance=SOURCES["ldp_gaussian"],
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
@@ -164,7 +163,6 @@ LDP_SPARSE_RATE = Rate(
 
 @wang_xu_mechanism(
     name="ldp_sparse",
-    provenance=SOURCES["ldp_sparse"],
     rate=LDP_SPARSE_RATE,
     ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",

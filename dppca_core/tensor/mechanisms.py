@@ -22,9 +22,9 @@ import math
 import numpy as np
 
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
-from ..registry import SITES_PARAM, Output, Param, mechanism
-from ..mechanisms.distributed import KAPPA_PARAM
-from ..mechanisms.sources import SOURCES
+from ..registry import SITES_PARAM, Output, Param
+from ..mechanisms.distributed import KAPPA_PARAM, ONE_SITE_AUDIT
+from ..mechanisms.sources import builtin_mechanism
 from ..data.sites import split_sites
 import dppca_core.tensor.calibration as cal
 from .auditing import STATISTIC as AUDIT_STATISTIC
@@ -34,11 +34,12 @@ from .moments import prepare_tensor_input
 from .power import decompose, whiten
 from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
 
-#: What every tensor mechanism declares alike: its task, its relation (replace-one), its input (the samples'
-#: moments), its audit design and how the audit reads it.
+#: What every tensor mechanism declares alike: its task, its guarantee ((epsilon, delta) unless it says otherwise) and
+#: relation (replace-one), its input (the samples' moments), its audit design and how the audit reads it.
 tensor_mechanism = functools.partial(
-    mechanism,
+    builtin_mechanism,
     task="tensor",
+    guarantee="approximate",
     relations=("replace",),
     prepare_input=prepare_tensor_input,
     audit_design=tensor_audit_design,
@@ -84,6 +85,11 @@ COMMON_PARAMS = (
     ),
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
+)
+#: the tensor mechanisms of one data holder, and those of several sites (each takes the sites too)
+central_tensor_mechanism = functools.partial(tensor_mechanism, model="central", params=COMMON_PARAMS)
+distributed_tensor_mechanism = functools.partial(
+    tensor_mechanism, model="distributed", params=(SITES_PARAM,) + COMMON_PARAMS
 )
 
 SENSITIVITY_NOTE = (
@@ -178,15 +184,12 @@ def _stage_facts(data, delta2, delta3, sd2, sd3, budgets) -> dict:
 # -- central ---------------------------------------------------------------------------------------------------
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_non_private",
-    provenance=SOURCES["otd_non_private"],
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
     "(JMLR 2014)",
-    model="central",
     guarantee="none",
-    params=COMMON_PARAMS,
     notes=(
         "Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
         "The reference every private variant is compared with; no privacy."
@@ -229,14 +232,10 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     return stages, sd3, [delta2 / sd2, delta3 / sd3], _stage_facts(data, delta2, delta3, sd2, sd3, budgets)
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_agn",
-    provenance=SOURCES["otd_agn"],
     title="AGN: private tensor decomposition with Gaussian noise",
     paper=PAPER_CENTRAL + ", Algorithm 4",
-    model="central",
-    guarantee="approximate",
-    params=COMMON_PARAMS,
     notes=(
         "Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
         "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
@@ -252,14 +251,10 @@ def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, 
     return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_avn",
-    provenance=SOURCES["otd_avn"],
     title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
     paper=PAPER_CENTRAL + ", Algorithm 5",
-    model="central",
-    guarantee="approximate",
-    params=COMMON_PARAMS,
     notes=(
         "M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
         "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
@@ -312,14 +307,11 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
     return root @ rng.standard_normal((cov.shape[0], size))
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_cape_agn",
-    provenance=SOURCES["otd_cape_agn"],
     title="capeAGN: correlated-noise distributed tensor decomposition",
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
-    model="distributed",
-    guarantee="approximate",
-    audit_params={"sites": 1},  # the aggregator's view of one site is that site's message (the pooled AGN level)
+    audit_params=ONE_SITE_AUDIT,  # the aggregator's view of one site is that site's message (the pooled AGN level)
     params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
     notes=(
         "Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
@@ -381,15 +373,11 @@ def otd_cape_agn(
     return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_conventional",
-    provenance=SOURCES["otd_conventional"],
     title="Distributed tensor decomposition, conventional (each site adds its own noise)",
     paper=PAPER + " (baseline 'conv')",
-    model="distributed",
-    guarantee="approximate",
-    audit_params={"sites": 1},  # a person's guarantee is that of their own site's messages (parallel composition)
-    params=(SITES_PARAM,) + COMMON_PARAMS,
+    audit_params=ONE_SITE_AUDIT,
     notes=(
         "Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
         "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
@@ -421,13 +409,10 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
     return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_local",
-    provenance=SOURCES["otd_local"],
     title="Distributed tensor decomposition, local (one site alone)",
     paper=PAPER + " (baseline 'local')",
-    model="distributed",
-    guarantee="approximate",
     params=(SITES_PARAM,)
     + COMMON_PARAMS
     + (Param("site", "int", 0, "Which site works alone (0-based).", low=0, high=49),),
