@@ -221,12 +221,14 @@ def agn_at_scales(data, k, sd2, sd3, rng, sigma2=0.05, mean_bound=None, restarts
     return project_components(data, decompose(M2hat, whitened, wh, rng, restarts, iterations).components, mean_bound)
 
 
-def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
-    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy stages (M2, its
-    whitening, the whitened tensor), M3's noise s.d., the two stages' GDP parameters and the stage facts."""
+def _agn_stages(data, idx, k, epsilon, delta, split, sigma2, rng):
+    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder, the samples ``idx`` (None: all of
+    them); returns the noisy stages (M2, its whitening, the whitened tensor), M3's noise s.d., the two stages' GDP
+    parameters and the stage facts."""
+    u2, u3 = data.moments(idx, sigma2=sigma2)
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
-    delta2, delta3 = _sensitivities(data, n, sigma2)
+    delta2, delta3 = _sensitivities(data, data.n if idx is None else idx.size, sigma2)
     sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
     stages = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
     return stages, sd3, [delta2 / sd2, delta3 / sd3], _stage_facts(data, delta2, delta3, sd2, sd3, budgets)
@@ -244,8 +246,7 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     ),
 )
 def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
-    u2, u3 = data.moments(sigma2=sigma2)
-    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
+    stages, sd3, stage_mu, facts = _agn_stages(data, None, k, epsilon, delta, split, sigma2, rng)
     facts["stage_mu"] = stage_mu
     privacy = PrivacyCurve.gdp(composed_mu(stage_mu))
     return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
@@ -300,6 +301,19 @@ def _site_moments(data, sites, sigma2):
     return sizes, sizes / float(data.n), _sensitivities(data, 1, sigma2), moments
 
 
+def _sites_release(data, stages, run, mu, sizes, sensitivities, variances, budgets, site_facts: dict) -> Output:
+    """The release of a collaborating variant: the aggregator's noisy ``stages`` decomposed (``run``: the generator,
+    restarts, iterations and mean bound), mu-GDP, with the stage facts at the pooled level (a site's sensitivity
+    c / N_s, weighted by N_s / N, is c / N; the noise s.d. of the weighted average of the sites' own noise, of
+    ``variances`` for M2 and M3, one per site), the site sizes and then ``site_facts``."""
+    (c2, c3), N = sensitivities, float(data.n)
+    weights = sizes / N
+    sd2, sd3 = (float(np.sqrt(np.sum(weights**2 * var))) for var in variances)
+    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts.update(site_sizes=sizes.astype(int).tolist(), **site_facts)
+    return _release(data, stages, *run, sd3, PrivacyCurve.gdp(mu), facts)
+
+
 def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """S x size draws: i.i.d. across coordinates, N(0, cov) across the S sites (the noise generator's e)."""
     vals, vecs = np.linalg.eigh(cov)
@@ -333,7 +347,7 @@ def otd_cape_agn(
     data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations, kappa
 ):
     sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
-    S, d, N = sizes.size, data.d, float(data.n)
+    S, d = sizes.size, data.d
     budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
     design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
@@ -358,19 +372,15 @@ def otd_cape_agn(
     mu2 = cal.joint_view_mu_scaled(sizes, c2, design2["cov_e"], design2["var_g"])
     mu3 = cal.joint_view_mu_scaled(sizes, c3, design3["cov_e"], design3["var_g"])
     mu = float(np.max(np.sqrt(mu2**2 + mu3**2)))
-    sd2 = float(np.sqrt(np.sum(weights**2 * design2["var_g"])))
-    sd3 = float(np.sqrt(np.sum(weights**2 * design3["var_g"])))
-    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(
-        site_sizes=sizes.astype(int).tolist(),
+    run, variances = (rng, restarts, iterations, mean_bound), (design2["var_g"], design3["var_g"])
+    site_facts = dict(
         site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
         joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
         mu_target={"m2": gaussian_mu(eps1, d1), "m3": gaussian_mu(eps2, d2)},
         inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
         communication={"messages": 7 * S, "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))},
     )
-    stages = M2hat, wh, whitened
-    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
+    return _sites_release(data, (M2hat, wh, whitened), run, mu, sizes, (c2, c3), variances, budgets, site_facts)
 
 
 @distributed_tensor_mechanism(
@@ -387,7 +397,7 @@ def otd_cape_agn(
 )
 def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations):
     sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
-    S, d, N = sizes.size, data.d, float(data.n)
+    S, d = sizes.size, data.d
     budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     tau2 = np.array([gaussian_sigma(c2 / m, eps1, d1) for m in sizes])
     tau3 = np.array([gaussian_sigma(c3 / m, eps2, d2) for m in sizes])
@@ -398,15 +408,12 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
         weights[s] * multilinear(from_unique(moments[s][1] + unique_noise(m3, tau3[s], rng), d), wh.W) for s in range(S)
     )
     mu = float(np.max(np.sqrt((c2 / sizes / tau2) ** 2 + (c3 / sizes / tau3) ** 2)))
-    sd2, sd3 = float(np.sqrt(np.sum(weights**2 * tau2**2))), float(np.sqrt(np.sum(weights**2 * tau3**2)))
-    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(
-        site_sizes=sizes.astype(int).tolist(),
+    run, variances = (rng, restarts, iterations, mean_bound), (tau2**2, tau3**2)
+    site_facts = dict(
         site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
         communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))},
     )
-    stages = M2hat, wh, whitened
-    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
+    return _sites_release(data, (M2hat, wh, whitened), run, mu, sizes, (c2, c3), variances, budgets, site_facts)
 
 
 @distributed_tensor_mechanism(
@@ -424,8 +431,7 @@ def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mea
     if site >= len(parts):
         raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
     idx = parts[site]
-    u2, u3 = data.moments(idx, sigma2=sigma2)
-    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng)
+    stages, sd3, stage_mu, facts = _agn_stages(data, idx, k, epsilon, delta, split, sigma2, rng)
     facts.update(
         site_sizes=sizes.astype(int).tolist(),
         site=site,
