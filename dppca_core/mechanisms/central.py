@@ -27,7 +27,7 @@ from ..privacy import (
 )
 from ..registry import Output, Param
 from .sources import builtin_mechanism
-from .rates import NOISIER, Rate, input_noise_rms, power_noise_rms, privacy_regimes
+from .rates import Rate, input_noise_rms, power_noise_rate, privacy_regimes
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
 PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
@@ -205,16 +205,13 @@ def _power_sd(p) -> float:
     return composed_gaussian_sigma(sensitivity("gram_times_basis", "replace", block_size=p.k), p.epsilon, p.delta, 20)
 
 
-PRIVATE_POWER_RATE = Rate(
+PRIVATE_POWER_RATE = power_noise_rate(
     "Hardt & Price 2014 (Cor 1.1): sqrt(L) sigma(eps, delta) sqrt(k d) / (n gap), L = 20 steps (exact GDP "
     "composition)",
+    _power_sd,
     terms=lambda p: (_power_sd(p) * math.sqrt(p.k * p.d) / p.n, p.statistical),
-    first_order=lambda lam, p: power_noise_rms(_power_sd(p), lam, p.k),
-    regimes=privacy_regimes(
-        "20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
-        "per-step noise sqrt(20) sigma(eps, delta)",
-        **NOISIER,
-    ),
+    why_n="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
+    why_eps="per-step noise sqrt(20) sigma(eps, delta)",
 )
 
 

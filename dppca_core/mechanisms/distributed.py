@@ -22,7 +22,7 @@ from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, 
 from ..registry import SITES_PARAM, Output, Param
 from .sources import builtin_mechanism
 from .central import ANALYZE_GAUSS_RATE
-from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rms, privacy_regimes
+from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rate, privacy_regimes
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
@@ -64,16 +64,13 @@ def _dps_sd(p) -> float:
     return composed_gaussian_sigma(delta_2, p.epsilon, p.delta, 10) * math.sqrt(p.sites)
 
 
-DPS_PCA_RATE = Rate(
+DPS_PCA_RATE = power_noise_rate(
     "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
     "sqrt(s (k + log d) / n)",
+    _dps_sd,
     terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
-    first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
-    regimes=privacy_regimes(
-        "10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
-        "noise sqrt(S T) sigma(eps, delta)",
-        **NOISIER,
-    ),
+    why_n="10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
+    why_eps="noise sqrt(S T) sigma(eps, delta)",
 )
 
 
