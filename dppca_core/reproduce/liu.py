@@ -89,10 +89,9 @@ def _slope(curve: pd.DataFrame, lo: float, hi: float) -> float:
     return float(np.polyfit(np.log(c.x), np.log(c["mean"]), 1)[0])
 
 
-def _l41_finding(summary, panel, sig) -> str:
-    vals = {label: [value_at(summary, panel.name, label, s) for s in sig] for label, _, _ in _LIU_SERIES}
-    tails = curve_of(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)")
-    slope = _slope(tails, min(sig), 0.01)
+def _l41_panel_finding(vals: dict, slope: float, panel, sig) -> str:
+    """What we find on one panel, from its series' means over σ (``vals``) and the slope of DP-PCA with Example
+    4.1's constants."""
     t = vals["DP-PCA (K = 1.63, a = 1/2)"]
     fall = (
         f"falls like σ^{slope:.2f} below σ = 0.01 (the theory: σ¹)"
@@ -130,17 +129,36 @@ def _routes(summary, series: str) -> str:
     return ", ".join(found) or "no point"
 
 
-def _l41_texts(summary, cfg):
-    panels = _l41_panels(cfg)
+def _l41_measure(summary, cfg):
     sig = sorted(cfg["sigmas"], reverse=True)
-    finding = " ".join(_l41_finding(summary, panel, sig) for panel in panels)
-    finding += (
-        " Algorithm 5's route (the algorithm column): with Example 4.1's constants "
-        f"{_routes(summary, 'DP-PCA (K = 1.63, a = 1/2)')}; with the Gaussian-data constants "
-        f"{_routes(summary, 'DP-PCA (K = 4, a = 1)')}."
+    panels = [panel.name for panel in _l41_panels(cfg)]
+    return dict(
+        vals={
+            panel: {label: [value_at(summary, panel, label, s) for s in sig] for label, _, _ in _LIU_SERIES}
+            for panel in panels
+        },
+        slopes={
+            panel: _slope(curve_of(summary, panel, "DP-PCA (K = 1.63, a = 1/2)"), min(sig), 0.01) for panel in panels
+        },
+        routes={series: _routes(summary, series) for series in ("DP-PCA (K = 1.63, a = 1/2)", "DP-PCA (K = 4, a = 1)")},
     )
+
+
+def _l41_finding(m, cfg):
+    sig = sorted(cfg["sigmas"], reverse=True)
+    finding = " ".join(
+        _l41_panel_finding(m["vals"][panel.name], m["slopes"][panel.name], panel, sig) for panel in _l41_panels(cfg)
+    )
+    return finding + (
+        " Algorithm 5's route (the algorithm column): with Example 4.1's constants "
+        f"{m['routes']['DP-PCA (K = 1.63, a = 1/2)']}; with the Gaussian-data constants "
+        f"{m['routes']['DP-PCA (K = 4, a = 1)']}."
+    )
+
+
+def _l41_difference(cfg):
     need = {e: rows_needed(cfg["d"], e) for e in cfg["eps"]}
-    difference = (
+    return (
         "There is no experiment to compare with: the paper states the behaviour as a theorem, and we run its own "
         "example. Theorem 5.1 is stated for ε < 0.9; the ε = 1 panel lies outside its statement but not outside our "
         "proof: the paper needs ε < 0.9 because its d coordinate histograms compose by advanced composition "
@@ -163,16 +181,13 @@ def _l41_texts(summary, cfg):
         + f" rows at d = {cfg['d']} DP-PCA would run its fallback instead of Algorithms 4–5; this grid's "
         f"n = {cfg['n']:,} is above that."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _l41_claims(summary, cfg):
-    panels = _l41_panels(cfg)
+def _l41_claims(m, cfg):
     sig = sorted(cfg["sigmas"], reverse=True)
     out = []
-    for eps, panel in zip(cfg["eps"], panels):
-        oja = [value_at(summary, panel.name, "Private Oja", s) for s in sig]
-        tails = [value_at(summary, panel.name, "DP-PCA (K = 1.63, a = 1/2)", s) for s in sig]
+    for eps, panel in zip(cfg["eps"], _l41_panels(cfg)):
+        oja, tails = (m["vals"][panel.name][label] for label in ("Private Oja", "DP-PCA (K = 1.63, a = 1/2)"))
         falls = tails[-1] < 0.2 * tails[0]
         flat = min(oja[1:] or oja) > 0.3 * max(oja[1:] or oja)
         out.append(
@@ -221,7 +236,15 @@ LIU_EXAMPLE_41 = Spec(
         f"δ = 1/n² = {1 / cfg['n'] ** 2:.1e}, σ ∈ {fmt_set(sorted(cfg['sigmas'], reverse=True), fmt_g)}; rows "
         "scaled by 2·max(1, σ√d) and clipped to norm 1."
     ),
-    steps=(_l41_panels, tasks_over(sigma="sigmas"), _l41_unit, _l41_texts, _l41_claims),
+    steps=(
+        _l41_panels,
+        tasks_over(sigma="sigmas"),
+        _l41_unit,
+        _l41_measure,
+        _l41_finding,
+        _l41_difference,
+        _l41_claims,
+    ),
     refs=(
         ("item 12", "item-12"),
         ("item 9", "item-9"),
@@ -317,12 +340,12 @@ def _lsp_unit(cfg, task, seed):
     return rows
 
 
-def _fallback_text(summary, cfg) -> str:
+def _fallback_text(measured, cfg) -> str:
     """Where DP-PCA ran Algorithms 4-5 and where its fallback, per panel and epsilon, with the thresholds."""
     parts = []
     for d in cfg["dims"]:
         for eps in cfg["eps"]:
-            pts = summary[(summary.panel == f"d = {d}") & (summary.series == f"DP-PCA, ε = {eps:g}")]
+            pts = measured["dp_pca"][d, eps]
             fb = sorted(pts[pts.algorithm.str.contains("fallback")].x)
             alg = sorted(pts[~pts.algorithm.str.contains("fallback")].x)
             need = rows_needed(d, eps)
@@ -342,20 +365,43 @@ def _fallback_text(summary, cfg) -> str:
     return "; ".join(parts)
 
 
-def _lsp_texts(summary, cfg):
-    parts = _lsp_means(summary, cfg)
+def _lsp_curves(eps: float) -> tuple[str, ...]:
+    """The series of one epsilon in each panel: Private Oja's, DP-PCA's and DP-PCA's with the paper's split."""
+    return f"Private Oja, ε = {eps:g}", f"DP-PCA, ε = {eps:g}", f"DP-PCA, the paper's ε/2 split, ε = {eps:g}"
+
+
+def _lsp_measure(summary, cfg):
+    points = _lsp_points(cfg)
+    top = {d: max(n for dd, n in points if dd == d) for d in cfg["dims"]}
+    labels = [label for eps in cfg["eps"] for label in _lsp_curves(eps)] + ["non-private PCA"]
+
+    def dp_pca_at(d, n):
+        return [value_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", n) for e in cfg["eps"]]
+
+    return dict(
+        curves={(d, lab): curve_of(summary, f"d = {d}", lab)["mean"].tolist() for d in cfg["dims"] for lab in labels},
+        first={d: dp_pca_at(d, min(cfg["ns"])) for d in cfg["dims"]},
+        last={d: dp_pca_at(d, top[d]) for d in cfg["dims"]},
+        oja_top=[
+            value_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", top[d]) for d in cfg["dims"] for e in cfg["eps"]
+        ],
+        dp_pca={
+            (d, eps): summary[(summary.panel == f"d = {d}") & (summary.series == f"DP-PCA, ε = {eps:g}")]
+            for d in cfg["dims"]
+            for eps in cfg["eps"]
+        },
+    )
+
+
+def _lsp_finding(m, cfg):
     points = _lsp_points(cfg)
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    oja = [
-        value_at(summary, f"d = {d}", f"Private Oja, ε = {e:g}", max(n for dd, n in points if dd == d))
-        for d in cfg["dims"]
-        for e in cfg["eps"]
-    ]
-    said = "; ".join(_lsp_verdicts(summary, cfg, points))
+    oja = m["oja_top"]
+    said = "; ".join(_lsp_verdicts(m, cfg, points))
     skipped = [(d, n) for d in cfg["dims"] for n in cfg["ns"] if (d, n) not in points]
-    finding = (
+    return (
         f"Mean sin(w, v₁) at n = {ns}: "
-        + "; ".join(parts)
+        + "; ".join(_lsp_means(m, cfg))
         + ". "
         + said[0].upper()
         + said[1:]
@@ -366,7 +412,7 @@ def _lsp_texts(summary, cfg):
             else f". Private Oja reaches {fmt_list(oja)} at the largest n."
         )
         + " Which algorithm ran (the algorithm column, the markers of the figure and its dotted lines): "
-        + _fallback_text(summary, cfg)
+        + _fallback_text(m, cfg)
         + ". Where Algorithms 4–5 run, Algorithm 5 takes the public range in "
         "every batch here (the gradients' spread keeps its radius r ≥ ½), so the paper's algorithm spends half of "
         "each batch on a scale estimate that Algorithm 5 then does not use, and its mean gradient, over the "
@@ -377,8 +423,11 @@ def _lsp_texts(summary, cfg):
             else ""
         )
     )
+
+
+def _lsp_difference(cfg):
     gap_scaled = cfg["gap"] / (4 * (cfg["dims"][0] + cfg["gap"]))
-    difference = (
+    return (
         "The paper has no experiment: this is the lower-bound construction of its Theorem 5.3 (Σ = (λ₁ − λ₂)vvᵀ + "
         f"λ₂I, λ₂ = 1, λ₁ − λ₂ = {fmt_g(cfg['gap'])}) used as a benchmark, with the suggested d, ε and δ = 1/n². Rows "
         "are scaled by the public constant 2√tr Σ and clipped to norm 1, so the gap in the scaled units is "
@@ -395,37 +444,32 @@ def _lsp_texts(summary, cfg):
         "amplification by shuffling (the paper's constants are not given; its amplified noise applies only when "
         "ε = O(√(ln(n/δ)/n)))."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _lsp_means(summary, cfg) -> list:
+def _lsp_means(m, cfg) -> list:
     """The mean errors over n, in words: per dimension and epsilon Private Oja's, DP-PCA's and DP-PCA's with the
     paper's split, then the non-private PCA's."""
     parts = []
     for d in cfg["dims"]:
-        panel = f"d = {d}"
         for eps in cfg["eps"]:
-            oja = curve_of(summary, panel, f"Private Oja, ε = {eps:g}")["mean"].tolist()
-            dp = curve_of(summary, panel, f"DP-PCA, ε = {eps:g}")["mean"].tolist()
-            split = curve_of(summary, panel, f"DP-PCA, the paper's ε/2 split, ε = {eps:g}")["mean"].tolist()
+            oja, dp, split = (m["curves"][d, label] for label in _lsp_curves(eps))
             parts.append(
                 f"d = {d}, ε = {fmt_g(eps)}: Private Oja {fmt_list(oja)}, DP-PCA {fmt_list(dp)}, with the paper's "
                 f"split {fmt_list(split)}"
             )
-        nonp = curve_of(summary, panel, "non-private PCA")["mean"].tolist()
+        nonp = m["curves"][d, "non-private PCA"]
         parts.append(f"d = {d} non-private {fmt_list(nonp, 3)}")
     return parts
 
 
-def _lsp_verdicts(summary, cfg, points) -> list:
+def _lsp_verdicts(m, cfg, points) -> list:
     """Per dimension, what DP-PCA's error does from the smallest n to the largest run: stays at the no-information
     level, or falls from one value to another."""
     verdicts = []
     eps_txt = ", ".join(fmt_g(e) for e in cfg["eps"])
     for d in cfg["dims"]:
         d_top = max(n for dd, n in points if dd == d)
-        first = [value_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", min(cfg["ns"])) for e in cfg["eps"]]
-        last = [value_at(summary, f"d = {d}", f"DP-PCA, ε = {e:g}", d_top) for e in cfg["eps"]]
+        first, last = m["first"][d], m["last"][d]
         if min(last) > 0.9:
             verdicts.append(f"at d = {d} DP-PCA stays at the no-information level (1) up to n = {d_top:,}")
         else:
@@ -436,13 +480,13 @@ def _lsp_verdicts(summary, cfg, points) -> list:
     return verdicts
 
 
-def _lsp_claims(summary, cfg):
+def _lsp_claims(m, cfg):
     out = []
     points = _lsp_points(cfg)
     for d in cfg["dims"]:
         ns = [n for dd, n in points if dd == d]
         for eps in cfg["eps"]:
-            pts = summary[(summary.panel == f"d = {d}") & (summary.series == f"DP-PCA, ε = {eps:g}")]
+            pts = m["dp_pca"][d, eps]
             alg = pts[~pts.algorithm.str.contains("fallback")].sort_values("x")
             need = rows_needed(d, eps)
             if len(alg) >= 2:
@@ -502,7 +546,7 @@ LIU_SPIKED = Spec(
         f"Ours: gap {fmt_g(cfg['gap'])}, λ₂ = 1, d ∈ {fmt_set(cfg['dims'])}, n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, "
         f"ε ∈ {fmt_set(cfg['eps'], fmt_g)}, δ = 1/n²."
     ),
-    steps=(_lsp_panels, _lsp_tasks, _lsp_unit, _lsp_texts, _lsp_claims, _lsp_marks),
+    steps=(_lsp_panels, _lsp_tasks, _lsp_unit, _lsp_measure, _lsp_finding, _lsp_difference, _lsp_claims, _lsp_marks),
     refs=(
         ("item 12", "item-12"),
         ("item 9", "item-9"),
