@@ -6,9 +6,10 @@
     python -m tests.golden.make_golden --fields run/analyze_gauss --against main   # which fields moved, and how
 
 A mechanism's cases are recorded in the test module of its module (``dppca_core/mechanisms/central.py``:
-``tests/mechanisms/test_central.py``), the library's in ``tests/test_golden.py``: a ``GOLDEN`` dict at the module's
-end, {case: (digest of the output, digest of its structure)}, one line a case. So a new mechanism is its module, its
-test (whose ``GOLDEN`` block this writes) and its doc section, and recording it edits no other file.
+``tests/mechanisms/test_central.py``), the library's in ``tests/test_golden.py``: a ``GOLDEN`` text at the module's
+end, one line a case: its name, the digest of its output and the digest of its structure (data, as the JSON files
+that held them before were). So a new mechanism is its module, its test (whose ``GOLDEN`` record this writes) and its
+doc section, and recording it edits no other file.
 ``fingerprint.json`` (here) is the platform every digest was recorded on. Record a case again only when a change
 moves seeded output on purpose, and say in the commit which cases moved and why the new output is still exact. The
 tests never write these files.
@@ -40,7 +41,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: where the library's cases are recorded
 LIBRARY_HOME = "tests/test_golden.py"
 FINGERPRINT = "tests/golden/fingerprint.json"
-HEADER = "#: golden digests of this module's seeded cases, (output, structure): `python -m tests.golden.make_golden`"
+HEADER = (
+    "#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`"
+)
 
 
 def home(group: str) -> str:
@@ -57,18 +60,25 @@ def home(group: str) -> str:
 
 
 def _block(source: str) -> ast.Assign | None:
-    """The module-level ``GOLDEN = {...}`` assignment of ``source``, if it has one."""
+    """The module-level ``GOLDEN`` assignment of ``source`` (the record's text), if it has one."""
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["GOLDEN"]:
             return node
     return None
 
 
+def _parse(table: str) -> dict[str, tuple[str, str]]:
+    """{case: (output, structure)} of a record's text: one line a case, ``<case> <output> <structure>``."""
+    return {
+        case: (output, structure) for case, output, structure in (line.split() for line in table.split("\n") if line)
+    }
+
+
 def read(path: Path) -> dict[str, tuple[str, str]]:
     """The ``GOLDEN`` record of one test module ({} when it has none, or does not exist)."""
     source = path.read_text() if path.exists() else ""
-    node = _block(source) if "GOLDEN = {" in source else None
-    return {case: tuple(pair) for case, pair in ast.literal_eval(node.value).items()} if node else {}
+    node = _block(source) if 'GOLDEN = """' in source else None
+    return _parse(node.value.value) if node else {}
 
 
 def load(root: Path = ROOT) -> dict[str, dict[str, tuple[str, str]]]:
@@ -125,12 +135,12 @@ def digests(cases: dict, names) -> dict[str, tuple[str, str]]:
 
 
 def write(path: Path, entries: dict[str, tuple[str, str]]) -> Path:
-    """Merge ``entries`` into the ``GOLDEN`` block of ``path`` (made at its end when it has none), one sorted line
+    """Merge ``entries`` into the ``GOLDEN`` record of ``path`` (made at its end when it has none), one sorted line
     a case; nothing else in the file changes."""
     source = path.read_text() if path.exists() else ""
-    node = _block(source) if "GOLDEN = {" in source else None
-    merged = {**(ast.literal_eval(node.value) if node else {}), **entries}
-    block = ["GOLDEN = {", *(f'    "{c}": ("{e}", "{s}"),' for c, (e, s) in sorted(merged.items())), "}"]
+    node = _block(source) if 'GOLDEN = """' in source else None
+    merged = {**(_parse(node.value.value) if node else {}), **entries}
+    block = ['GOLDEN = """', *(f"{c} {e} {s}" for c, (e, s) in sorted(merged.items())), '"""']
     lines = source.splitlines()
     if node:
         lines[node.lineno - 1 : node.end_lineno] = block

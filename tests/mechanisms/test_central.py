@@ -90,25 +90,25 @@ def test_mod_sulq_beta_formula_and_relation():
         dc.run("mod_sulq", X_SMALL, 2, 0.5, neighbors="add_remove")
 
 
-#: golden digests of this module's seeded cases, (output, structure): `python -m tests.golden.make_golden`
-GOLDEN = {
-    "audit/analyze_gauss": ("9244315ff3048f534c49d2c3", "f309626f2130be04"),
-    "audit/analyze_gauss_add_remove": ("e8f325d5db2a0775ca4c7afc", "f309626f2130be04"),
-    "audit/analyze_gauss_d3_n30": ("f2be62a8e720b03746717972", "f309626f2130be04"),
-    "audit/mod_sulq": ("67dbcf43692fc2e9f989f9b4", "f309626f2130be04"),
-    "audit/non_private": ("60331e4c0af1b77176d4e95c", "842bdbf23c4e2dbe"),
-    "audit/private_power": ("e304198df83ad72c02b56181", "f309626f2130be04"),
-    "release/analyze_gauss": ("ff376b8bee2ca99fcf06d3cc", "497513c8c55ecce8"),
-    "release/mod_sulq": ("41f75a5d4c6206145a0c1ab0", "f59141622e8d2387"),
-    "release/non_private": ("6b4f075b023affcc00045da0", "96541b961d4a6274"),
-    "release/private_power": ("fb609fd92ded0c038f6093d6", "165ba6b737a54d8c"),
-    "run/analyze_gauss": ("33a9684518ed906e30290d00", "98e420d8994064c2"),
-    "run/analyze_gauss/add_remove": ("ff8b96a1737db8da9aa7328f", "bd07355ccebd1064"),
-    "run/mod_sulq": ("e739700be1f95f014b07abe8", "3497564257a95c12"),
-    "run/mod_sulq/add_remove": ("08a0f04d4e609ebc008bdd8d", "a1b262b6e8311932"),
-    "run/non_private": ("2be03f9a2db61050abbbfaec", "7ea1564fee7be80d"),
-    "run/non_private/add_remove": ("acd192c5ba596f4bd9a1feba", "2b367688fdb07576"),
-    "run/private_power": ("b199a6d37fb12a58c1d6f038", "fc5370776d084bce"),
-    "run/private_power/add_remove": ("d0e873b3121c07491930f5dd", "f5439b4f16c8adb3"),
-    "run/private_power/laplace": ("29ad22dbe2e2ec741fc4a388", "449b4f4d2cda7f2b"),
-}
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/analyze_gauss 9244315ff3048f534c49d2c3 f309626f2130be04
+audit/analyze_gauss_add_remove e8f325d5db2a0775ca4c7afc f309626f2130be04
+audit/analyze_gauss_d3_n30 f2be62a8e720b03746717972 f309626f2130be04
+audit/mod_sulq 67dbcf43692fc2e9f989f9b4 f309626f2130be04
+audit/non_private 60331e4c0af1b77176d4e95c 842bdbf23c4e2dbe
+audit/private_power e304198df83ad72c02b56181 f309626f2130be04
+release/analyze_gauss ff376b8bee2ca99fcf06d3cc 497513c8c55ecce8
+release/mod_sulq 41f75a5d4c6206145a0c1ab0 f59141622e8d2387
+release/non_private 6b4f075b023affcc00045da0 96541b961d4a6274
+release/private_power fb609fd92ded0c038f6093d6 165ba6b737a54d8c
+run/analyze_gauss 33a9684518ed906e30290d00 98e420d8994064c2
+run/analyze_gauss/add_remove ff8b96a1737db8da9aa7328f bd07355ccebd1064
+run/mod_sulq e739700be1f95f014b07abe8 3497564257a95c12
+run/mod_sulq/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/non_private 2be03f9a2db61050abbbfaec 7ea1564fee7be80d
+run/non_private/add_remove acd192c5ba596f4bd9a1feba 2b367688fdb07576
+run/private_power b199a6d37fb12a58c1d6f038 fc5370776d084bce
+run/private_power/add_remove d0e873b3121c07491930f5dd f5439b4f16c8adb3
+run/private_power/laplace 29ad22dbe2e2ec741fc4a388 449b4f4d2cda7f2b
+"""

@@ -34,10 +34,10 @@ def test_wishart_is_flagged_retracted_and_fails_the_support_attack():
     assert rel.guarantee == "retracted" and "claim is false" in rel.guarantee_text()
 
 
-#: golden digests of this module's seeded cases, (output, structure): `python -m tests.golden.make_golden`
-GOLDEN = {
-    "audit/wishart_sn": ("0719283ec962ff77983fbdf9", "a109f9f3d595933d"),
-    "release/wishart_sn": ("def20c97f676bd52bda1509c", "90cfed230f5a1af6"),
-    "run/wishart_sn": ("05418df003b191d09861cd10", "977db1786a0ca23f"),
-    "run/wishart_sn/add_remove": ("c6965d779861587bc3ccebb5", "9da4580d871390aa"),
-}
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/wishart_sn 0719283ec962ff77983fbdf9 a109f9f3d595933d
+release/wishart_sn def20c97f676bd52bda1509c 90cfed230f5a1af6
+run/wishart_sn 05418df003b191d09861cd10 977db1786a0ca23f
+run/wishart_sn/add_remove c6965d779861587bc3ccebb5 9da4580d871390aa
+"""
