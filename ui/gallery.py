@@ -155,7 +155,7 @@ def load_lesson(path: Path = LESSON_FILE) -> list[Card]:
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path.name} is not a TOML file the lesson can read: {exc}.") from None
     steps = raw.get("step")
-    if set(raw) != {"step"} or not isinstance(steps, list) or not steps:
+    if set(raw) != {"step"} or not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
         raise ValueError(f"{path.name} holds steps only, each a [[step]] table (found {', '.join(raw) or 'none'}).")
     return [_step(f"{path.name}, step {number}", each) for number, each in enumerate(steps, start=1)]
 

@@ -82,6 +82,7 @@ SLIPS = {
     "no text": (GOOD_STEP.replace('"Look."', "3"), "step 1 ('The exact PCA'): try_this must be text in quotes"),
     "not toml": (GOOD_STEP.replace("k = 3", "k = "), "is not a TOML file the lesson can read"),
     "no step": ("title = 'x'", "holds steps only, each a [[step]] table (found title)"),
+    "a step not a table": ("step = [1, 2]", "holds steps only, each a [[step]] table (found step)"),
 }
 
 
