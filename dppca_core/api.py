@@ -113,23 +113,9 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         delta = check_delta(delta, minimum=None) if part else check_delta(delta)
     else:
         delta = 0.0
-    X, schema = rows_and_schema(X)
-    if spec.prepare_input is not None:
-        data = spec.prepare_input(X, data_norm)
-    elif type(X) is PreparedData and X.data_norm == data_norm:  # prepared at this radius (repetitions, audits)
-        data = X
-    else:  # mechanisms that read rows or per-site Gram matrices get the pooled Gram only if they ask for it
-        data = prepare(X, data_norm, gram_now=False if spec.needs_rows or spec.model == "distributed" else None)
+    data, schema = _input_for(spec, X, data_norm)
     k = check_k(k, data.d)
-    if spec.needs_rows and not getattr(data, "has_rows", True):
-        from .registry import mechanism_names, get_mechanism as _spec
-
-        alternatives = [m for m in mechanism_names(spec.task) if not _spec(m).needs_rows]
-        raise ValueError(
-            f"{spec.name} reads the individual rows, but only sufficient statistics (n and the Gram "
-            f"matrix) were given; pass the data matrix, or use a mechanism that needs only the "
-            f"statistics: {', '.join(alternatives)}."
-        )
+    _check_reads_rows(spec, data)
     if spec.max_k is not None and k > spec.max_k:
         raise ValueError(f"{spec.name} supports k <= {spec.max_k} only (got k = {k}): {spec.caveat or 'lower k.'}")
     source = random_source(seed)
@@ -139,14 +125,7 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
     out = spec.func(data, k, epsilon, delta, neighbors, rng, **resolved)
     seconds = time.perf_counter() - start
 
-    components = np.asarray(out.components, dtype=float)
-    if components.shape != (data.d, k):
-        raise RuntimeError(f"{spec.name} returned components of shape {components.shape}, expected {(data.d, k)}")
-    if not np.all(np.isfinite(components)):
-        raise ValueError(
-            f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
-            "(the noise scale overflows); use a larger epsilon or delta."
-        )
+    components = _checked_components(spec, out, data.d, k, epsilon, delta)
     guarantee = out.guarantee or spec.guarantee
     released_eps, released_delta = _claim(guarantee, epsilon, delta, out.delta)
     privacy = out.privacy or _default_curve(guarantee, released_eps, released_delta)
@@ -170,6 +149,48 @@ def _run(mechanism: str, X, k, epsilon, delta, neighbors, data_norm, seed, param
         schema=schema,
         state=out.state,
     )
+
+
+def _input_for(spec, X, data_norm) -> tuple:
+    """(what ``spec``'s mechanism reads from ``X`` at radius ``data_norm``, the rows' schema): its own input, ``X``
+    itself when already prepared at that radius, or the prepared rows (with the pooled Gram matrix only for a
+    mechanism that asks for it)."""
+    X, schema = rows_and_schema(X)
+    if spec.prepare_input is not None:
+        data = spec.prepare_input(X, data_norm)
+    elif type(X) is PreparedData and X.data_norm == data_norm:  # prepared at this radius (repetitions, audits)
+        data = X
+    else:  # mechanisms that read rows or per-site Gram matrices get the pooled Gram only if they ask for it
+        data = prepare(X, data_norm, gram_now=False if spec.needs_rows or spec.model == "distributed" else None)
+    return data, schema
+
+
+def _check_reads_rows(spec, data) -> None:
+    """A mechanism that reads the individual rows, given only sufficient statistics, is refused in words, with the
+    mechanisms of its task that need only the statistics."""
+    if spec.needs_rows and not getattr(data, "has_rows", True):
+        from .registry import mechanism_names, get_mechanism as _spec
+
+        alternatives = [m for m in mechanism_names(spec.task) if not _spec(m).needs_rows]
+        raise ValueError(
+            f"{spec.name} reads the individual rows, but only sufficient statistics (n and the Gram "
+            f"matrix) were given; pass the data matrix, or use a mechanism that needs only the "
+            f"statistics: {', '.join(alternatives)}."
+        )
+
+
+def _checked_components(spec, out, d: int, k: int, epsilon: float, delta: float) -> np.ndarray:
+    """The components of a mechanism's output ``out`` as a float array of shape (d, k), refused when the shape is
+    not that or (the noise scale overflowing) they are not finite."""
+    components = np.asarray(out.components, dtype=float)
+    if components.shape != (d, k):
+        raise RuntimeError(f"{spec.name} returned components of shape {components.shape}, expected {(d, k)}")
+    if not np.all(np.isfinite(components)):
+        raise ValueError(
+            f"{spec.name} produced non-finite components at epsilon = {epsilon:g}, delta = {delta:g} "
+            "(the noise scale overflows); use a larger epsilon or delta."
+        )
+    return components
 
 
 def _claim(guarantee: str, epsilon: float, delta: float, spent_delta: float | None) -> tuple[float, float]:

@@ -14,7 +14,7 @@ from dppca_core import figures, metrics, registry
 from dppca_core.pipeline import experiments
 from dppca_core.scenario import link
 from tests.golden import make_golden
-from tests.golden.cases import cases_by_group, digest
+from tests.golden.cases import case_digest, cases_by_group
 from tests.support.app import assert_clean
 
 NEW_FAMILY, MEMBER, METRIC = "toy_family_head", "toy_central_member", "toy_peak"
@@ -58,14 +58,22 @@ def test_the_registry_and_the_palette_accept_them(toys):
 
 
 def test_the_golden_cases_name_them_and_record_only_them(toys, tmp_path):
+    """Both toys run Analyze Gauss's function, so their home is the central mechanisms' test module: make_golden
+    writes their cases there (into a copy of the tree's records under tmp_path) and changes no other file."""
     groups, recorded = cases_by_group(), make_golden.load()
     absent = make_golden.missing(groups, recorded)
     assert set(absent) == {f"mechanisms/{NEW_FAMILY}", f"mechanisms/{MEMBER}"}  # named; nothing else is missing
+    home = make_golden.home(f"mechanisms/{MEMBER}")
+    assert home == "tests/mechanisms/test_central.py" == make_golden.home(f"mechanisms/{NEW_FAMILY}")
+    (tmp_path / home).parent.mkdir(parents=True)
+    (tmp_path / home).write_text((make_golden.ROOT / home).read_text())
+    before = (tmp_path / home).read_text().splitlines()
     written = make_golden.write_missing(tmp_path, groups, recorded)
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(f"{g}.json" for g in absent)
-    mine = make_golden.load(tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in written] == [home]
+    after = (tmp_path / home).read_text().splitlines()
+    assert set(before) <= set(after) and len(after) == len(before) + 4  # two cases each, one line a case
     case = f"run/{MEMBER}"
-    assert mine[f"mechanisms/{MEMBER}"]["cases"][case] == digest(groups[f"mechanisms/{MEMBER}"][case]())  # seeded
+    assert make_golden.read(tmp_path / home)[case] == case_digest(groups[f"mechanisms/{MEMBER}"][case]())  # seeded
 
 
 def test_the_metrics_table_and_the_link_accept_them(toys):

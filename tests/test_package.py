@@ -71,13 +71,14 @@ def _shipped(package: str, folder: Path) -> set:
 
 
 def test_the_files_the_pages_read_are_shipped_with_them():
-    from ui import frontier, reproduce, tensor
+    from ui import frontier, gallery, reproduce, tensor
 
     docs = _shipped("dppca_explorer.app.docs", ROOT / "docs")
     assert frontier.AUDIT_TABLE in docs and tensor.SHIPPED in docs and reproduce.SHIPPED / "manifest.json" in docs
     manifest = json.loads((reproduce.SHIPPED / "manifest.json").read_text(encoding="utf-8"))
     assert {reproduce.SHIPPED / f"{key}.csv" for key in manifest} <= docs
     assert ROOT / ".streamlit" / "config.toml" in _shipped("dppca_explorer.app", ROOT)
+    assert gallery.LESSON_FILE in _shipped("dppca_explorer.app.ui", ROOT / "ui")  # the Lesson's steps
     samples = _shipped("dppca_core.sample_data", ROOT / "sample_data")
     assert {ROOT / "sample_data" / info["file"] for info in dc.data.datasets.SAMPLES.values()} <= samples
 

@@ -3,15 +3,24 @@
 A :class:`Card` is a complete set of scenario fields (the defaults updated with ``fields``) plus the page that
 opens it. A lesson step is a card with a figure (a key of :data:`ui.lesson.FIGURES`), a "try this" prompt and
 optional teacher's notes.
+
+The gallery's cards are code (one names the ε dial's range). The Lesson is content a teacher reads, reorders or
+translates without reading Python: it lives in ``lesson.toml`` beside this module, read once by :func:`load_lesson`,
+which checks it (every key known, every page one that exists, every setting valid by the scenario's own checks) and
+names the step and the key of anything it cannot use.
 """
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dppca_core as dc
+from dppca_core.scenario import checked, from_fields
 
 from .controls import eps_grid
+from .page_titles import PAGE_TITLES
 
 
 @dataclass(frozen=True)
@@ -92,121 +101,65 @@ GALLERY = [
     ),
 ]
 
+#: the Lesson's steps, in their order (the file's header says how to edit it)
+LESSON_FILE = Path(__file__).with_name("lesson.toml")
+#: a step's keys in the file -> the :class:`Card` field each fills; every key but the optional ones is required
+STEP_KEYS = {
+    "title": "title",
+    "text": "blurb",
+    "page": "page",
+    "figure": "figure",
+    "try_this": "try_this",
+    "notes": "notes",
+    "scenario": "fields",
+}
+OPTIONAL_STEP_KEYS = ("notes", "scenario")
+
+
+def _step(where: str, raw: dict) -> Card:
+    """One ``[[step]]`` of the file as a :class:`Card`; ValueError naming ``where`` (the step) and the key."""
+    if isinstance(raw.get("title"), str):
+        where += f" ({raw['title']!r})"
+    unknown = sorted(set(raw) - set(STEP_KEYS))
+    missing = [key for key in STEP_KEYS if key not in raw and key not in OPTIONAL_STEP_KEYS]
+    if unknown or missing:
+        said = [f"unknown key {', '.join(unknown)}"] if unknown else []
+        said += [f"missing key {', '.join(missing)}"] if missing else []
+        raise ValueError(f"{where}: {'; '.join(said)} (a step's keys are {', '.join(STEP_KEYS)}).")
+    texts = {key: raw.get(key, "") for key in STEP_KEYS if key != "scenario"}
+    for key, text in texts.items():
+        if not isinstance(text, str) or not (text.strip() or key in OPTIONAL_STEP_KEYS):
+            raise ValueError(f"{where}: {key} must be text in quotes, not {text!r}.")
+    if texts["page"] not in PAGE_TITLES:
+        raise ValueError(f"{where}: page {texts['page']!r} is not a page of the app ({', '.join(PAGE_TITLES)}).")
+    settings = raw.get("scenario", {})
+    if not isinstance(settings, dict):
+        raise ValueError(f"{where}: scenario must be a table of settings ([step.scenario]), not {settings!r}.")
+    for key, value in settings.items():  # the one check of a setting from a link, a file, a card or a step
+        try:
+            checked(key, value)
+        except ValueError as exc:
+            raise ValueError(f"{where}: scenario setting {key} = {value!r} cannot be used: {exc}.") from None
+    _, notices = from_fields(settings)  # and of the settings together (the size of the data)
+    if notices:
+        raise ValueError(f"{where}: scenario: " + "; ".join(notices) + ".")
+    words = {STEP_KEYS[key]: " ".join(text.split()) for key, text in texts.items()}  # a line break is a space
+    return Card(**words, fields=dict(settings))
+
+
+def load_lesson(path: Path = LESSON_FILE) -> list[Card]:
+    """The Lesson's steps from ``path`` (TOML: one ``[[step]]`` table each), checked; ValueError in words, naming
+    the file, the step and the key, for anything that cannot be used."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path.name} is not a TOML file the lesson can read: {exc}.") from None
+    steps = raw.get("step")
+    if set(raw) != {"step"} or not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
+        raise ValueError(f"{path.name} holds steps only, each a [[step]] table (found {', '.join(raw) or 'none'}).")
+    return [_step(f"{path.name}, step {number}", each) for number, each in enumerate(steps, start=1)]
+
+
 #: the Lesson: what DP-PCA is, in ten steps on live scenarios (each opens on its page: Explore, Trade-offs for the
 #: planner, or Class, where the last step opens a room)
-LESSON = [
-    Card(
-        "The exact PCA",
-        "PCA finds the few directions along which the data vary most. In these 2,000 synthetic rows of 20 features, "
-        "three directions stand out: each carries three to five times the variance of any other.",
-        "explore",
-        {"mechs": "non_private", "k": 3, "view": "scree"},
-        figure="scree",
-        try_this="On Explore, the exact PCA scores a subspace distance of 0: it is the reference every private "
-        "answer is measured against.",
-        notes="Ask the class what the tall bars mean before naming them. The exact PCA is computed from everyone's "
-        "rows, so publishing it as is can leak information about individuals.",
-    ),
-    Card(
-        "Adding noise: one release, many releases",
-        "Analyze Gauss adds Gaussian noise to the covariance before the PCA. One release is one draw of that noise; "
-        "the dots show 20 draws, so you see how far one release can land from the exact answer.",
-        "explore",
-        {"mechs": "analyze_gauss", "eps": 1.0, "reps": 20, "view": "spread"},
-        figure="spread",
-        try_this="Change the noise seed on Explore: the metric cards move, the spread stays the same.",
-        notes="The spread is the honest answer to 'how good is a private PCA?': a single release is a lottery "
-        "ticket from it.",
-    ),
-    Card(
-        "ε moves the error",
-        "ε is the privacy budget: smaller is more private and needs more noise. The error falls as ε grows; the "
-        "band holds 95% of the releases.",
-        "explore",
-        {"mechs": "analyze_gauss,private_power", "sweep": "eps", "sreps": 5},
-        figure="sweep_eps",
-        try_this="On Explore, move the ε dial from 0.1 to 10 and watch the subspace distance.",
-        notes="A good moment to say what ε is not: it is not a percentage, and ε = 10 is a weak promise.",
-    ),
-    Card(
-        "n moves it too",
-        "The noise protects one person, so its size does not grow with the data. The signal does: with more rows "
-        "the same ε costs less accuracy.",
-        "explore",
-        {"mechs": "analyze_gauss", "sweep": "n", "sreps": 5},
-        figure="sweep_n",
-        try_this="On Explore, set n to 250 and then to 20,000 on the Data page, at the same ε.",
-        notes="This is why DP works best on large datasets, and why small groups are hard to protect.",
-    ),
-    Card(
-        "Clipping and the radius R",
-        "Each row is clipped to norm R, so that one person can move the covariance by a bounded amount, and the "
-        "noise grows with R². R = 1 bounds these rows: a looser R only adds noise (a tighter one would cut the rows "
-        "and change the data the PCA sees).",
-        "explore",
-        {"mechs": "analyze_gauss", "reps": 10},
-        figure="clip",
-        try_this="On the Data page, change R and come back: the guarantee stays, the error moves. The library can "
-        'also choose R privately from its own share of the budget (release_pca(data_norm="private")).',
-        notes="R must not be read from the data without privacy: the Data page flags that choice as not private.",
-    ),
-    Card(
-        "The price of the local model",
-        "In the local model each person adds noise on their own device, so nobody has to be trusted. At the same ε "
-        "and n the local release is much noisier than one curator's.",
-        "explore",
-        {"n": 5000, "mechs": "ldp_gaussian,analyze_gauss", "eps": 1.0, "reps": 10, "view": "spread"},
-        figure="spread",
-        try_this="On Explore, raise n: the local model needs many more people for the same accuracy.",
-        notes="The same holds for sparsity: finding which features matter under DP costs budget too (the Home "
-        "gallery's sparse genes card).",
-    ),
-    Card(
-        "Composition: a complete release",
-        "A complete release publishes more than the components: a private mean and the eigenvalues each take a "
-        "share of the budget. Gaussian parts add up in μ² (not in ε), so their shares add up to 100%; the total "
-        "(ε, δ) is computed exactly from them, and it is not the sum of the parts' ε.",
-        "explore",
-        {"mechs": "analyze_gauss", "center": "private", "bmean": 0.1, "beig": 0.1, "view": "scree"},
-        figure="budget",
-        try_this="Open the Budget split in the Explore sidebar and give the eigenvalues a larger share.",
-        notes="Every published number spends budget: plan what to publish before you publish it.",
-    ),
-    Card(
-        "What ε do I need?",
-        "Turn the question round: say the error you accept and how often, and ask for the ε. The planner simulates "
-        "fresh releases on a public stand-in for the data (here the law that made them), never on their rows. The "
-        "star marks the smallest ε at which a mechanism meets a distance of 0.3 in 90% of releases.",
-        "tradeoffs",
-        {"mechs": "analyze_gauss,private_power", "ptarget": "subspace_distance", "pdist": 0.3, "pconf": 0.9},
-        figure="plan",
-        try_this="On Trade-offs, press Plan, then ask for 99% of releases, or a distance of 0.5, and plan again.",
-        notes="The plan is only as good as its stand-in: with a table, state the spectrum you expect or spend a "
-        "little ε on a private one. 'Use this plan' sets ε, the mechanism and the split in one click.",
-    ),
-    Card(
-        "What ε means for one person",
-        "An attacker who knows every row but yours asks whether you are in the data. The curve is the most they can "
-        "come to believe after seeing one release, from what they believed before.",
-        "explore",
-        {"mechs": "analyze_gauss", "eps": 1.0, "view": "risk"},
-        figure="risk",
-        try_this="On Explore, open the Privacy risk view and move ε: at ε = 5 the attacker can become nearly sure.",
-        notes="Translate for the room: a pure ε = 1 guarantee lets a 50% belief grow to at most e/(1+e), about 73%; "
-        "the curve is the exact bound of this (ε, δ) release.",
-    ),
-    Card(
-        "Play the attacker",
-        "Now the class is the attacker: each student gets a release of their own, with or without Alice's row, and "
-        "guesses which. The curve is the most any guesser can reach at this ε; the dot is a simulated room of 30 "
-        "students who each pick the nearer of the two noiseless values.",
-        "class",
-        {"eps": 2.0},
-        figure="class",
-        try_this="Open a room on Class, show its QR code, and play five rounds at ε = 8, 2, 1, 0.5 and 0.1: the "
-        "room's advantage falls toward a coin toss.",
-        notes="Ten minutes: open the room (1 min), let everyone join by the QR code (2 min), play five rounds of about "
-        "a minute each, reading the room's dot against the bound after each, then ask why no room can cross it. "
-        "Alice sits at the clipping bound, the worst case the noise is made for.",
-    ),
-]
+LESSON = load_lesson()

@@ -28,16 +28,7 @@ def block(ds, prep, results, vals) -> None:
         st.warning(undeclared, icon=":material/view_column:")
         st.page_link(session.page("data"), label="Declare the schema on the Data page", icon=":material/verified:")
         return
-    choices = scenario.nonprivate_choices(vals)
-    if choices:
-        st.warning(
-            "These choices read the data without privacy, so the releases will state **no guarantee**, "
-            "name them, and the file will say it is not publishable: "
-            + "; ".join(md_escape(c) for c in choices)
-            + ". For a release with its guarantee, set R from a public bound (or choose it privately), centre "
-            "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
-            icon=":material/gpp_bad:",
-        )
+    _warn_nonprivate_choices(vals)
     left = release_file.left_out(list(results))
     if left:
         st.info(
@@ -75,6 +66,28 @@ def block(ds, prep, results, vals) -> None:
     _refine_block(ds, X, options, vals, table_id, name)
     with st.expander("This table's budget book"):
         _book_view(table_id, name)
+    _offer_fresh_file(vals)
+
+
+def _warn_nonprivate_choices(vals) -> None:
+    """Name the scenario's choices that read the data without privacy: the releases drawn with them state no
+    guarantee and their file says it is not publishable."""
+    choices = scenario.nonprivate_choices(vals)
+    if choices:
+        st.warning(
+            "These choices read the data without privacy, so the releases will state **no guarantee**, "
+            "name them, and the file will say it is not publishable: "
+            + "; ".join(md_escape(c) for c in choices)
+            + ". For a release with its guarantee, set R from a public bound (or choose it privately), centre "
+            "with a private mean (or not at all) and scale by public bounds (or privately) on the Data page.",
+            icon=":material/gpp_bad:",
+        )
+
+
+def _offer_fresh_file(vals) -> None:
+    """The file this session last drew for this scenario, if any: what each release's own numbers tell of its
+    accuracy, and its downloads (the releases' JSON; the brief and the slides only when its releases state a
+    guarantee)."""
     fresh = st.session_state.get(session.FRESH_RELEASES_KEY)
     if not (fresh and fresh["scenario"] == scenario.query_string(vals)):
         return

@@ -198,7 +198,8 @@ def spiked_covariance(
 
 
 #: The sections every paper law's docstring shares (its ``{law_sections}`` line): the seed and the radius among its
-#: parameters, then what it returns and raises.
+#: parameters, what it returns and raises, and an example that draws a small sample of the law (the sample's
+#: arguments and what it prints are the law's own, given to :func:`_paper_law`).
 LAW_SECTIONS = """seed : None, int or numpy.random.Generator
     The draw's randomness (an int for a reproducible draw).
 data_norm : float
@@ -212,17 +213,34 @@ SyntheticData
 Raises
 ------
 ValueError
-    For sizes out of range, in words."""
+    For sizes out of range, in words.
+
+Examples
+--------
+>>> from dppca_core.data import datasets
+>>> data = datasets.{name}({arguments}, seed=0)
+>>> data.X.shape, {shows}
+(({n}, {d}), {gives})"""
 
 
-def _paper_law(generator):
-    """``generator`` with its docstring's ``{law_sections}`` line replaced by :data:`LAW_SECTIONS`, at its indent."""
-    lines = generator.__doc__.split("\n")
-    at = next(i for i, line in enumerate(lines) if line.strip() == "{law_sections}")
-    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
-    shared = [indent + line if line else line for line in LAW_SECTIONS.split("\n")]
-    generator.__doc__ = "\n".join(lines[:at] + shared + lines[at + 1 :])
-    return generator
+def _paper_law(example: dict, shows: str, gives: str):
+    """A paper law's docstring completed: its ``{law_sections}`` line replaced by :data:`LAW_SECTIONS`, at its indent,
+    whose example draws the law at ``example`` (its ``n`` rows of ``d`` columns) and prints the rows' shape and
+    ``shows``, which must print ``gives`` (run as a doctest by tests/test_docs.py)."""
+
+    def complete(generator):
+        arguments = ", ".join(f"{name}={value!r}" for name, value in example.items())
+        sections = LAW_SECTIONS.format(
+            name=generator.__name__, arguments=arguments, shows=shows, gives=gives, **example
+        )
+        lines = generator.__doc__.split("\n")
+        at = next(i for i, line in enumerate(lines) if line.strip() == "{law_sections}")
+        indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        shared = [indent + line if line else line for line in sections.split("\n")]
+        generator.__doc__ = "\n".join(lines[:at] + shared + lines[at + 1 :])
+        return generator
+
+    return complete
 
 
 # ------------------------------------------------------------------------------------- paper settings
@@ -251,7 +269,7 @@ def _wang_xu(n, d, k, s, lam, seed, data_norm, name, description):
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=10, k=2), shows="data.components.shape", gives="(10, 2)")
 def wang_xu_low_dim(
     n: int = 20000, d: int = 20, k: int = 3, lam: float = 1.0, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -269,13 +287,6 @@ def wang_xu_low_dim(
     lam : float
         The signal strength.
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.wang_xu_low_dim(n=500, d=10, k=2, seed=0)
-    >>> data.X.shape, data.components.shape
-    ((500, 10), (10, 2))
     """
     return _wang_xu(
         n,
@@ -290,7 +301,7 @@ def wang_xu_low_dim(
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=20, k=2, s=4), shows="len(data.support)", gives="4")
 def wang_xu_sparse(
     n: int = 2000, d: int = 100, k: int = 3, s: int = 10, lam: float = 1.0, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -308,13 +319,6 @@ def wang_xu_sparse(
     lam : float
         The signal strength.
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.wang_xu_sparse(n=500, d=20, k=2, s=4, seed=0)
-    >>> data.X.shape, len(data.support)
-    ((500, 20), 4)
     """
     return _wang_xu(
         n,
@@ -329,7 +333,7 @@ def wang_xu_sparse(
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=20, k=2, s=5), shows="len(data.support)", gives="5")
 def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Ge et al. (AISTATS 2018), Section 5: Sigma = U Lambda U^T, lambda_1..k = 100, the rest U[0, 10], Q* s-row-sparse.
 
@@ -345,13 +349,6 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     s : int
         Rows of the planted support.
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.ge_dps(n=500, d=20, k=2, s=5, seed=0)
-    >>> data.X.shape, len(data.support)
-    ((500, 20), 5)
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)
@@ -374,7 +371,7 @@ def ge_dps(n: int = 20000, d: int = 100, k: int = 3, s: int = 10, seed=None, dat
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=5), shows="data.components.shape", gives="(5, 1)")
 def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Liu et al. (NeurIPS 2022) lower-bound law (Thm 5.3): Sigma = gap v v^T + I_d (lambda_2 = 1), k = 1.
 
@@ -387,13 +384,6 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     gap : float
         The spike above the unit noise (lambda_1 - lambda_2).
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.liu_spiked(n=500, d=5, seed=0)
-    >>> data.X.shape, data.components.shape
-    ((500, 5), (5, 1))
     """
     n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
     gap = check_positive(gap, "gap", hint="It is lambda_1 - lambda_2, e.g. 0.5.")
@@ -415,7 +405,7 @@ def liu_spiked(n: int = 20000, d: int = 10, gap: float = 0.5, seed=None, data_no
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=5), shows="sorted(set(data.labels.tolist()))", gives="[-1, 1]")
 def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, data_norm: float = 1.0) -> SyntheticData:
     """Liu et al. (NeurIPS 2022) Example 4.1: x = s + nu, s = +-v with probability 1/2 each, nu ~ N(0, sigma^2 I).
 
@@ -430,13 +420,6 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
     sigma : float
         The noise's standard deviation.
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.liu_example_41(n=500, d=5, seed=0)
-    >>> data.X.shape, sorted(set(data.labels.tolist()))
-    ((500, 5), [-1, 1])
     """
     n, d, _, data_norm = _check_shape(n, d, 1, data_norm)
     sigma = check_positive(sigma, "sigma", hint="It is the noise standard deviation, e.g. 0.1.")
@@ -461,7 +444,7 @@ def liu_example_41(n: int = 20000, d: int = 10, sigma: float = 0.1, seed=None, d
     )
 
 
-@_paper_law
+@_paper_law(example=dict(n=500, d=10, k=3), shows="data.components.shape", gives="(10, 3)")
 def imtiaz_synthetic(
     n: int = 10000, d: int = 100, k: int = 20, rotate: bool = False, seed=None, data_norm: float = 1.0
 ) -> SyntheticData:
@@ -479,13 +462,6 @@ def imtiaz_synthetic(
     rotate : bool
         Rotate the law at random (the authors' is axis-aligned).
     {law_sections}
-
-    Examples
-    --------
-    >>> from dppca_core.data import datasets
-    >>> data = datasets.imtiaz_synthetic(n=500, d=10, k=3, seed=0)
-    >>> data.X.shape, data.components.shape
-    ((500, 10), (10, 3))
     """
     n, d, k, data_norm = _check_shape(n, d, k, data_norm)
     rng = as_generator(seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -24,26 +25,27 @@ from ..privacy import (
     laplace_scale,
     sensitivity,
 )
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
-from .rates import NOISIER, Rate, input_noise_rms, power_noise_rms, privacy_regimes
+from ..registry import Output, Param
+from .sources import builtin_mechanism
+from .rates import Rate, input_noise_rms, power_noise_rate, privacy_regimes
 
 PAPER_AG = "Dwork, Talwar, Thakurta & Zhang (STOC 2014), Analyze Gauss"
 PAPER_CSS = "Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013)"
 PAPER_HP = "Hardt & Price (NIPS 2014), The Noisy Power Method"
+#: What this module's mechanisms declare alike: central, their eigenvalues released (the eigenpairs of a noisy or exact
+#: X^T X), attacked at an entry of X^T X, (epsilon, delta) unless they say otherwise.
+central_mechanism = functools.partial(
+    builtin_mechanism, model="central", guarantee="approximate", audit_statistic="gram_entry", releases_eigenvalues=True
+)
 
 
-@mechanism(
+@central_mechanism(
     name="non_private",
-    provenance=SOURCES["non_private"],
     title="Non-private PCA (reference)",
     paper="exact eigendecomposition",
-    model="central",
     family="reference",  # the line every private release is measured against: not kin of any of them
-    audit_statistic="gram_entry",
     guarantee="none",
     uses_delta=False,
-    releases_eigenvalues=True,
     notes="Exact top-k eigenvectors of X^T X of the clipped rows (numpy.linalg.eigh). No privacy: the reference.",
 )
 def non_private(data, k, epsilon, delta, neighbors, rng):
@@ -92,16 +94,11 @@ ANALYZE_GAUSS_RATE = Rate(
 )
 
 
-@mechanism(
+@central_mechanism(
     name="analyze_gauss",
-    provenance=SOURCES["analyze_gauss"],
     rate=ANALYZE_GAUSS_RATE,
     title="Analyze Gauss",
     paper=PAPER_AG,
-    model="central",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    releases_eigenvalues=True,
     audit_batch=_analyze_gauss_batch,
     notes=(
         "Adds symmetric Gaussian noise to the upper triangle of C = X^T X and releases the top-k "
@@ -159,17 +156,12 @@ MOD_SULQ_RATE = Rate(
 )
 
 
-@mechanism(
+@central_mechanism(
     name="mod_sulq",
-    provenance=SOURCES["mod_sulq"],
     rate=MOD_SULQ_RATE,
     title="MOD-SuLQ",
     paper=PAPER_CSS,
-    model="central",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
     relations=("replace",),
-    releases_eigenvalues=True,
     audit_batch=_mod_sulq_batch,
     notes=(
         "Symmetric Gaussian noise of s.d. beta on A = X^T X / n with the paper's own beta "
@@ -213,29 +205,24 @@ def _power_sd(p) -> float:
     return composed_gaussian_sigma(sensitivity("gram_times_basis", "replace", block_size=p.k), p.epsilon, p.delta, 20)
 
 
-PRIVATE_POWER_RATE = Rate(
+PRIVATE_POWER_RATE = power_noise_rate(
     "Hardt & Price 2014 (Cor 1.1): sqrt(L) sigma(eps, delta) sqrt(k d) / (n gap), L = 20 steps (exact GDP "
     "composition)",
+    _power_sd,
     terms=lambda p: (_power_sd(p) * math.sqrt(p.k * p.d) / p.n, p.statistical),
-    first_order=lambda lam, p: power_noise_rms(_power_sd(p), lam, p.k),
-    regimes=privacy_regimes(
-        "20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
-        "per-step noise sqrt(20) sigma(eps, delta)",
-        **NOISIER,
-    ),
+    why_n="20 iterations converge ((lambda_3/lambda_2)^20 ~ 1e-9); per-step noise sqrt(20) sigma",
+    why_eps="per-step noise sqrt(20) sigma(eps, delta)",
 )
 
 
-@mechanism(
+@central_mechanism(
     name="private_power",
-    provenance=SOURCES["private_power"],
     rate=PRIVATE_POWER_RATE,
     title="Private (noisy) power method",
     paper=PAPER_HP,
-    model="central",
     family="noisy iterations",  # noise on each of L iterates, not once on X^T X as its module's other mechanisms
     audit_statistic="power_iterates",
-    guarantee="approximate",
+    releases_eigenvalues=False,
     params=(
         Param("iterations", "int", 20, "Number of noisy power iterations L (data-independent).", low=1, high=500),
         Param("block_size", "int", None, "Block size p >= k of the iterate; default k.", low=1, high=1000),

@@ -24,8 +24,8 @@ from ..compiled.kernels import clipped_whitened
 from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import n_public_mechanism
 from .rates import Rate, privacy_regimes
 
 PAPER_COINPRESS = (
@@ -231,15 +231,11 @@ COINPRESS_RATE = Rate(
 )
 
 
-@mechanism(
+@n_public_mechanism(
     name="coinpress",
-    provenance=SOURCES["coinpress"],
     rate=COINPRESS_RATE,
     title="CoinPress (iterative private covariance)",
     paper=PAPER_COINPRESS,
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
     needs_rows=True,
     releases_eigenvalues=True,
     audit_statistic="step_likelihood",

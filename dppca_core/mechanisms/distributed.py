@@ -19,13 +19,22 @@ import numpy as np
 
 from ..linalg import random_orthonormal, symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, cape_noise_design, composed_gaussian_sigma, composed_mu, gaussian_sigma, sensitivity
-from ..registry import SITES_PARAM, Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import SITES_PARAM, Output, Param
+from .sources import builtin_mechanism
 from .central import ANALYZE_GAUSS_RATE
-from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rms, privacy_regimes
+from .rates import NOISIER, Rate, gram_noise_rate, input_noise_rms, power_noise_rate, privacy_regimes
 
 PAPER_GE = "Ge, Wang, Wang & Liu, Minimax-Optimal Privacy-Preserving Sparse PCA in Distributed Systems (AISTATS 2018)"
 PAPER_CAPE = "Imtiaz & Sarwate, Distributed Differentially-Private Algorithms for Matrix and Tensor Factorization"
+#: What this module's mechanisms declare alike: (epsilon, delta) under replace-one, the sites' sizes public (with
+#: sites given as a count or sizes, removing a row shifts the site boundaries, so add/remove is not offered).
+distributed_mechanism = functools.partial(
+    builtin_mechanism, model="distributed", guarantee="approximate", relations=("replace",)
+)
+#: The audit of a distributed mechanism on one site: where the sites add independent noise, a person's guarantee is
+#: that of their own site's messages (parallel composition), and with one site the release is that site's noisy
+#: statistic without the other sites' independent noise on top (dps_pca, dist_conventional, otd_conventional).
+ONE_SITE_AUDIT = {"sites": 1}
 
 
 def _truncate_rows(V: np.ndarray, s_hat: int) -> np.ndarray:
@@ -55,33 +64,24 @@ def _dps_sd(p) -> float:
     return composed_gaussian_sigma(delta_2, p.epsilon, p.delta, 10) * math.sqrt(p.sites)
 
 
-DPS_PCA_RATE = Rate(
+DPS_PCA_RATE = power_noise_rate(
     "Ge et al. 2018 (Thm 4.3): privacy term sqrt(S T) sigma(eps, delta) sqrt(k(d-k)) / (n gap) + "
     "sqrt(s (k + log d) / n)",
+    _dps_sd,
     terms=lambda p: (_dps_sd(p) * p.spread / p.n, math.sqrt(p.s * (p.k + math.log(p.d + 1)) / p.n)),
-    first_order=lambda lam, p: power_noise_rms(_dps_sd(p), lam, p.k),
-    regimes=privacy_regimes(
-        "10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
-        "noise sqrt(S T) sigma(eps, delta)",
-        **NOISIER,
-    ),
+    why_n="10 iterations converge; noise sqrt(S T) sigma, no truncation (sparsity = d)",
+    why_eps="noise sqrt(S T) sigma(eps, delta)",
 )
 
 
-@mechanism(
+@distributed_mechanism(
     name="dps_pca",
-    provenance=SOURCES["dps_pca"],
     rate=DPS_PCA_RATE,
     ordered_basis=False,
     title="DPS-PCA: distributed noisy truncated power method",
     paper=PAPER_GE + ", Algorithm 1",
-    model="distributed",
     audit_statistic="power_iterates",
-    guarantee="approximate",
-    # a person's guarantee is that of their own site's messages (parallel composition); with one site the
-    # release is that site's noisy statistic, without the other sites' independent noise on top
-    audit_params={"sites": 1},
-    relations=("replace",),
+    audit_params=ONE_SITE_AUDIT,
     params=(
         SITES_PARAM,
         Param(
@@ -190,14 +190,7 @@ def _correlated_symmetric(cov, d, rng):
 #: What capePCA and its two baselines declare alike: Imtiaz & Sarwate's sites (their sizes public, so replace-one:
 #: sensitivity sqrt(2)/N_s), Gaussian noise on each site's A_s = C_s / N_s, attacked at a Gram entry, and the
 #: eigenvalues of the noisy aggregate released.
-cape_mechanism = functools.partial(
-    mechanism,
-    model="distributed",
-    audit_statistic="gram_entry",
-    guarantee="approximate",
-    relations=("replace",),
-    releases_eigenvalues=True,
-)
+cape_mechanism = functools.partial(distributed_mechanism, audit_statistic="gram_entry", releases_eigenvalues=True)
 
 #: CAPE's scale of the cancelling noise (capePCA here, capeAGN in dppca_core.tensor.mechanisms)
 KAPPA_PARAM = Param(
@@ -218,7 +211,6 @@ CAPE_PCA_RATE = dataclasses.replace(
 
 @cape_mechanism(
     name="cape_pca",
-    provenance=SOURCES["cape_pca"],
     rate=CAPE_PCA_RATE,
     title="capePCA: correlated-noise distributed PCA",
     paper=PAPER_CAPE + ", Algorithm 1 (CAPE, Algorithm 3)",
@@ -281,13 +273,10 @@ DIST_CONVENTIONAL_RATE = gram_noise_rate(
 
 @cape_mechanism(
     name="dist_conventional",
-    provenance=SOURCES["dist_conventional"],
     rate=DIST_CONVENTIONAL_RATE,
     title="Distributed conventional (each site adds its own noise)",
     paper=PAPER_CAPE + " (baseline 'conv')",
-    # a person's guarantee is that of their own site's messages (parallel composition); with one site the
-    # release is that site's noisy statistic, without the other sites' independent noise on top
-    audit_params={"sites": 1},
+    audit_params=ONE_SITE_AUDIT,
     params=(SITES_PARAM,),
     notes=(
         "Each site releases its own Analyze Gauss A_s + G_s at the full (epsilon, delta) (sites hold disjoint data, "
@@ -331,7 +320,6 @@ DIST_LOCAL_RATE = Rate(
 
 @cape_mechanism(
     name="dist_local",
-    provenance=SOURCES["dist_local"],
     rate=DIST_LOCAL_RATE,
     title="Distributed local (one site alone)",
     paper=PAPER_CAPE + " (baseline 'local')",

@@ -10,6 +10,7 @@ too (privacy.exponential_weight). Both hold for exact samples.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -17,11 +18,16 @@ import numpy as np
 from ..privacy.bingham import MAX_CONCENTRATION, complement_compression, sample_matrix_bingham, sample_vector_bingham
 from ..linalg import fix_signs, thin_qr
 from ..privacy import PrivacyCurve, exponential_weight, sensitivity, summation_error
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import builtin_mechanism
 from .rates import Rate, exponential_rms, privacy_regimes, spiked
 from ..privacy.shares import Share, release_vector
 
+#: What both mechanisms declare alike: central, pure epsilon-DP (no delta), audited by the log-density ratio of the
+#: exponential mechanism's draw.
+exponential_mechanism = functools.partial(
+    builtin_mechanism, model="central", guarantee="pure", uses_delta=False, audit_statistic="log_density_ratio"
+)
 #: Copies of the Gibbs state kept for convergence plots (diagnostics["iterates"]).
 MAX_ITERATES = 100
 
@@ -65,17 +71,12 @@ PPCA_RATE = Rate(
 )
 
 
-@mechanism(
+@exponential_mechanism(
     name="ppca_exponential",
-    provenance=SOURCES["ppca_exponential"],
     rate=PPCA_RATE,
     ordered_basis=False,
     title="PPCA (exponential mechanism, matrix Bingham)",
     paper="Chaudhuri, Sarwate & Sinha (NIPS 2012 / JMLR 2013), PPCA",
-    model="central",
-    guarantee="pure",
-    uses_delta=False,
-    audit_statistic="log_density_ratio",
     caveat="k > 1: sampled by finite MCMC (Gibbs), so pure epsilon-DP holds only approximately; k = 1 is exact.",
     params=(
         Param(
@@ -144,18 +145,13 @@ AMIN_RATE = Rate(
 )
 
 
-@mechanism(
+@exponential_mechanism(
     name="amin_iterative",
-    provenance=SOURCES["amin_iterative"],
     rate=AMIN_RATE,
     title="Iterative eigenvector sampling (Amin et al.)",
     paper="Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii (NeurIPS 2019), Differentially Private Covariance "
     "Estimation, Algorithm 1",
-    model="central",
-    guarantee="pure",
-    uses_delta=False,
     releases_eigenvalues=True,
-    audit_statistic="log_density_ratio",
     # with k = 1 and no eigenvalues the release is one exponential-mechanism draw on the sphere, the part the
     # log-density test reads exactly (the eigenvalues' share would only move the budget away from it)
     audit_params={"eigenvalue_share": 0.0},

@@ -10,8 +10,8 @@ import numpy as np
 from .fantope import fantope_l1_admm
 from ..linalg import symmetric_gaussian, thin_qr, top_eigenvectors
 from ..privacy import PrivacyCurve, gaussian_sigma, sensitivity
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import builtin_mechanism
 from .rates import Rate, input_noise_rms, privacy_regimes, spiked
 
 PAPER_WX = "Wang & Xu, Principal Component Analysis in the Local Differential Privacy Model (IJCAI 2019 / journal)"
@@ -49,7 +49,7 @@ def noisy_local_covariance(data, epsilon, delta, rng):
 #: (epsilon, delta) guarantee is stated at and the audit attacks, under local DP's relation (any two inputs of one
 #: user: replace).
 wang_xu_mechanism = functools.partial(
-    mechanism,
+    builtin_mechanism,
     model="local",
     audit_statistic="ldp_message",
     local_randomizer=ldp_message,
@@ -58,28 +58,29 @@ wang_xu_mechanism = functools.partial(
 )
 
 
-#: where the users' noise dominates for both mechanisms: its error is below the random level only once
-#: n eps^2 gap^2 >> d ln(1/delta), so n from 20,000 at epsilon = 8, and epsilon from 4
-LOCAL_N = {"grid": (20000, 80000, 320000), "epsilon": 8.0}
-LOCAL_EPS_GRID = (4.0, 8.0, 16.0)
+def _local_regimes(why_n: str, why_eps: str, eps_n: int, **both) -> dict:
+    """:func:`privacy_regimes` where the users' noise dominates, for both mechanisms: its error is below the random
+    level only once n eps^2 gap^2 >> d ln(1/delta), so n from 20,000 at epsilon = 8, and epsilon from 4 (at
+    ``eps_n`` rows)."""
+    n = {"grid": (20000, 80000, 320000), "epsilon": 8.0}
+    return privacy_regimes(why_n, why_eps, n=n, eps={"grid": (4.0, 8.0, 16.0), "n": eps_n}, **both)
+
 
 LDP_GAUSSIAN_RATE = Rate(
     "Wang & Xu (Thm 2): sigma(eps, delta) sqrt(k(d-k)) / (sqrt(n) gap)",
     terms=lambda p: (p.gram_sigma * p.spread / math.sqrt(p.n), p.statistical),
     first_order=lambda lam, p: input_noise_rms(p.gram_sigma * math.sqrt(p.n), lam, p.k),
-    regimes=privacy_regimes(
+    regimes=_local_regimes(
         "each user's noise sigma enters S~ with s.d. sigma/sqrt(n); error well below the random level only once "
         "n eps^2 gap^2 >> d ln(1/delta)",
         "error proportional to the per-user sigma(eps, delta)",
-        n=LOCAL_N,
-        eps={"grid": LOCAL_EPS_GRID, "n": 80000},
+        eps_n=80000,
     ),
 )
 
 
 @wang_xu_mechanism(
     name="ldp_gaussian",
-    provenance=SOURCES["ldp_gaussian"],
     rate=LDP_GAUSSIAN_RATE,
     title="Local Gaussian mechanism (LDP PCA)",
     paper=PAPER_WX + ", Algorithm 1",
@@ -149,12 +150,11 @@ LDP_SPARSE_RATE = Rate(
         p.gram_sigma * p.s * math.sqrt(p.k * math.log(p.d + 1) / p.n),
         math.sqrt(p.s * math.log(p.d + 1) / p.n),
     ),
-    regimes=privacy_regimes(
+    regimes=_local_regimes(
         "support recovered at every n (lambda below the support's entries) and the users' noise dominates the "
         "sampling term: error ~ s lambda / gap",
         "support recovered; lambda ~ sigma(eps, delta) / sqrt(n)",
-        n=LOCAL_N,
-        eps={"grid": LOCAL_EPS_GRID, "n": 160000},
+        eps_n=160000,
         data=spiked(20, 1, 30.0, sparsity=4),
         k=1,
         reference="population",
@@ -164,7 +164,6 @@ LDP_SPARSE_RATE = Rate(
 
 @wang_xu_mechanism(
     name="ldp_sparse",
-    provenance=SOURCES["ldp_sparse"],
     rate=LDP_SPARSE_RATE,
     ordered_basis=False,
     title="Local sparse PCA (Fantope + l1, ADMM)",

@@ -159,6 +159,7 @@ __all__ = [
     "exponential_rms",
     "gram_noise_rate",
     "input_noise_rms",
+    "power_noise_rate",
     "power_noise_rms",
     "privacy_regimes",
     "spiked",
@@ -176,4 +177,23 @@ def gram_noise_rate(
         terms=lambda p: (factor(p) * p.gram_sigma * p.spread / p.n, p.statistical),
         first_order=lambda lam, p: input_noise_rms(p.gram_sigma * factor(p), lam, p.k),
         regimes=privacy_regimes(why_n, why_eps, n=n),
+    )
+
+
+def power_noise_rate(
+    formula: str,
+    step_sd: Callable[[Point], float],
+    terms: Callable[[Point], tuple[float, float]],
+    why_n: str,
+    why_eps: str,
+) -> Rate:
+    """The rate of a noisy power method whose every step adds Gaussian noise of s.d. ``step_sd(point)`` to C Q
+    (private_power, dps_pca): its ``terms``, the first-order level of converged noisy iterations
+    (:func:`power_noise_rms`) and the n and epsilon regimes of a mechanism noisier than the central Gaussian one
+    (:data:`NOISIER`)."""
+    return Rate(
+        formula,
+        terms=terms,
+        first_order=lambda lam, p: power_noise_rms(step_sd(p), lam, p.k),
+        regimes=privacy_regimes(why_n, why_eps, **NOISIER),
     )

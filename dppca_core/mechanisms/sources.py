@@ -1,5 +1,5 @@
 """Where each built-in mechanism comes from: its :class:`~dppca_core.registry.Provenance`, which its registration
-passes (``provenance=SOURCES["name"]``), kept side by side here so that a reader can compare what was read of each
+(:func:`builtin_mechanism`) finds here by its name, kept side by side so that a reader can compare what was read of each
 paper. The audit numbers are docs/audit-table.md's (median share of the target over its seeds) and the verdicts
 docs/reproduce.md's; tests/mechanisms/test_provenance.py keeps the three equal. A new mechanism declares its own
 provenance in its registration (docs/mechanisms.md, "Adding a mechanism").
@@ -7,7 +7,9 @@ provenance in its registration (docs/mechanisms.md, "Adding a mechanism").
 
 from __future__ import annotations
 
-from ..registry import AuditRecord, Provenance, Verdict
+import functools
+
+from ..registry import AuditRecord, Provenance, Verdict, mechanism
 
 R, AR = "replace", "add_remove"
 ANALYTIC = "the analytic Gaussian mechanism (Balle & Wang 2018) in place of the classic formula, valid for every ε"
@@ -369,4 +371,18 @@ SOURCES.update(
             audits=(AuditRecord(R, "moment_likelihood_ratio", 0.74),),
         ),
     }
+)
+
+
+def builtin_mechanism(*, name: str, **meta):
+    """``@mechanism(...)`` for a built-in mechanism: its provenance is its record in :data:`SOURCES`, found by its
+    name. A module gives what its mechanisms declare alike once, with ``functools.partial`` (a mechanism's own
+    keywords win)."""
+    return mechanism(name=name, provenance=SOURCES[name], **meta)
+
+
+#: What the central mechanisms whose proof takes n as public declare alike: (epsilon, delta) under replace-one only
+#: (their statistics divide by n, or their batches are cut by position, so add/remove is not offered).
+n_public_mechanism = functools.partial(
+    builtin_mechanism, model="central", guarantee="approximate", relations=("replace",)
 )

@@ -17,21 +17,18 @@ from ..audit.design import AuditDesign, public_stream
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, gaussian_mu, gaussian_sigma
 from ..privacy.randomness import bulk_generator
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import n_public_mechanism
 from .dp_pca_steps import batch_plan, eigen_groups, batches, gradient_ascent, min_batch_size
 from .rates import Rate, Regime
 
 PAPER_LKJO = "Liu, Kong, Jain & Oh, DP-PCA: Statistically Optimal and Differentially Private PCA (NeurIPS 2022)"
 TOP_ONLY = "The paper's algorithms estimate the top eigenvector only (k = 1)."
-#: What both of the paper's mechanisms declare alike: (epsilon, delta) under replace-one (each row in one step or batch
-#: of a public order: parallel composition; add/remove would move the batches), a sequential pass over the rows
-#: themselves, the top eigenvector only, and repetitions on two threads (the compiled pass releases the GIL).
+#: What both of the paper's mechanisms declare alike: n public (each row in one step or batch of a public order:
+#: parallel composition; add/remove would move the batches), a sequential pass over the rows themselves, the top
+#: eigenvector only, and repetitions on two threads (the compiled pass releases the GIL).
 liu_mechanism = functools.partial(
-    mechanism,
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
+    n_public_mechanism,
     needs_rows=True,
     max_k=1,
     caveat=TOP_ONLY,
@@ -288,7 +285,6 @@ OJA_STEP_READING = (
 
 @liu_mechanism(
     name="private_oja",
-    provenance=SOURCES["private_oja"],
     rate=PRIVATE_OJA_RATE,
     title="Private Oja (streaming, top eigenvector)",
     paper=PAPER_LKJO + ", Algorithm 2",
@@ -427,7 +423,6 @@ DP_PCA_READINGS = {
 
 @liu_mechanism(
     name="dp_pca",
-    provenance=SOURCES["dp_pca"],
     rate=DP_PCA_RATE,
     title="DP-PCA (minibatch private gradient ascent)",
     paper=PAPER_LKJO + ", Algorithms 3-5",

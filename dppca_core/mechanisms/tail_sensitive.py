@@ -39,8 +39,8 @@ from ..privacy import (
     summation_error,
 )
 from ..privacy.exact import exact_scale, noisy_on_grid
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import n_public_mechanism
 from .rates import gram_noise_rate
 from .trace_sensitive import (
     branch_parts,
@@ -319,16 +319,12 @@ TAIL_SENSITIVE_RATE = gram_noise_rate(
 )
 
 
-@mechanism(
+@n_public_mechanism(
     name="tail_sensitive",
-    provenance=SOURCES["tail_sensitive"],
     rate=TAIL_SENSITIVE_RATE,
     title="Tail-sensitive covariance (private clipping radius, then separate eigenvalues and eigenvectors)",
     short_name="Tail-sensitive covariance",
     paper=PAPER_DLY_TAIL,
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
     releases_eigenvalues=True,
     needs_rows=True,
     audit_statistic="both_parts",

@@ -20,8 +20,8 @@ import numpy as np
 
 from ..audit.design import public_stream
 from ..privacy import gaussian_sigma
-from ..registry import Output, get_mechanism, mechanism
-from .sources import SOURCES
+from ..registry import Output, get_mechanism
+from .sources import n_public_mechanism
 from .rates import Rate, privacy_regimes, spiked
 from .dp_pca_steps import batch_plan, batches, gradient_ascent
 from .streaming import (
@@ -107,16 +107,12 @@ TOPK_RATE = Rate(
 )
 
 
-@mechanism(
+@n_public_mechanism(
     name="topk_dp_pca",
-    provenance=SOURCES["topk_dp_pca"],
     rate=TOPK_RATE,
     title="Top-k DP-PCA (deflation over disjoint parts; structure inferred from the abstract; rows only)",
     short_name="Top-k DP-PCA (inferred)",
     paper=PAPER_DS,
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
     needs_rows=True,
     gaussian_dp=False,
     threaded_reps=True,

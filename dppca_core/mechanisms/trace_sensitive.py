@@ -23,8 +23,8 @@ from ..audit.design import AuditDesign
 from ..linalg import symmetric_gaussian, top_eigenvectors
 from ..data.prepare import prepare
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, sensitivity, split_mu, summation_error
-from ..registry import Output, Param, mechanism
-from .sources import SOURCES
+from ..registry import Output, Param
+from .sources import n_public_mechanism
 from .rates import gram_noise_rate
 from ..privacy.shares import Share, release_vector
 
@@ -288,15 +288,11 @@ TRACE_SENSITIVE_RATE = gram_noise_rate(
 )
 
 
-@mechanism(
+@n_public_mechanism(
     name="trace_sensitive",
-    provenance=SOURCES["trace_sensitive"],
     rate=TRACE_SENSITIVE_RATE,
     title="Trace-sensitive covariance (separate eigenvalues and eigenvectors)",
     paper=PAPER_DLY,
-    model="central",
-    guarantee="approximate",
-    relations=("replace",),
     releases_eigenvalues=True,
     audit_statistic="both_parts",
     audit_descriptions={

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..linalg import top_eigenvectors
-from ..registry import Output, mechanism
-from .sources import SOURCES
+from ..registry import Output
+from .sources import builtin_mechanism
 
 RETRACTION = (
     "RETRACTED by its authors (2017): not differentially private. Wishart noise is supported on the PSD cone, "
@@ -28,9 +28,8 @@ def wishart_noise(d: int, epsilon: float, rng) -> np.ndarray:
     return Z @ Z.T
 
 
-@mechanism(
+@builtin_mechanism(
     name="wishart_sn",
-    provenance=SOURCES["wishart_sn"],
     title="Wishart symmetric noise (SN) — retracted, NOT private",
     paper="Imtiaz & Sarwate (ICASSP 2016), Symmetric Matrix Perturbation for DP-PCA — retracted",
     model="central",

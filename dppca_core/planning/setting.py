@@ -53,25 +53,10 @@ def make_setting(
         raise ValueError(f"center={center!r}: use 'none' or 'private' (a private mean from its own share).")
     _check_centring(standin, center)
     data_norm, radius = _checked_radius(data_norm, radius_rule)
-    wanted = set(parts or ())
-    unknown = wanted - {"eigenvalues", "scores"}
-    if unknown:
-        raise ValueError(f"parts may hold 'eigenvalues' and 'scores' (got {sorted(unknown)}).")
-    wanted |= {TARGET_PARTS[name] for name in checked if name in TARGET_PARTS}
+    wanted = _released_parts(parts, checked)
     sparse = "f1" in checked
-    if sparse and sparsity is None:
-        if standin.support is None:
-            raise ValueError(
-                "a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
-                "(Standin.spiked(..., sparsity=s))."
-            )
-        sparsity = len(standin.support)
-    sparsity = None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
-    names = tuple(mechanisms) if mechanisms is not None else DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
-    params = dict(mechanism_params or {})
-    if sparse and mechanisms is None:
-        params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
-    chosen = _comparable(names, neighbors, k, params, named=mechanisms is not None)
+    sparsity = _checked_sparsity(sparsity, standin, d, sparse)
+    chosen, params = _chosen_mechanisms(mechanisms, mechanism_params, neighbors, k, sparse, sparsity)
     reps = default_reps(confidence) if reps is None else check_int_range(reps, "reps", 20, 2000)
     max_epsilon = check_float_range(max_epsilon, "max_epsilon", 0.05, 100.0)
     return Setting(
@@ -86,14 +71,50 @@ def make_setting(
         data_norm,
         radius,
         center,
-        tuple(sorted(wanted)),
-        tuple(chosen),
-        tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen)),
+        wanted,
+        chosen,
+        params,
         sparsity,
         reps,
         int(seed),
         max_epsilon,
     )
+
+
+def _released_parts(parts, checked: dict) -> tuple[str, ...]:
+    """The parts a plan releases besides the components, sorted: those asked for in ``parts`` ('eigenvalues',
+    'scores') and those its ``checked`` targets read."""
+    wanted = set(parts or ())
+    unknown = wanted - {"eigenvalues", "scores"}
+    if unknown:
+        raise ValueError(f"parts may hold 'eigenvalues' and 'scores' (got {sorted(unknown)}).")
+    wanted |= {TARGET_PARTS[name] for name in checked if name in TARGET_PARTS}
+    return tuple(sorted(wanted))
+
+
+def _checked_sparsity(sparsity, standin: Standin, d: int, sparse: bool) -> int | None:
+    """The support's size a plan assumes: ``sparsity`` checked into 1..d, or, for a ``sparse`` target (support F1)
+    without one, the sparse stand-in's support size; refused in words when a sparse target has neither."""
+    if sparse and sparsity is None:
+        if standin.support is None:
+            raise ValueError(
+                "a support F1 target needs the support's size: give sparsity=s or a sparse stand-in "
+                "(Standin.spiked(..., sparsity=s))."
+            )
+        sparsity = len(standin.support)
+    return None if sparsity is None else check_int_range(sparsity, "sparsity", 1, d)
+
+
+def _chosen_mechanisms(mechanisms, mechanism_params, neighbors: str, k: int, sparse: bool, sparsity) -> tuple:
+    """(the mechanisms a plan compares, their parameters as sorted (name, JSON) pairs): the named ones, or the
+    defaults (with DPS-PCA at one site and the support's size for a ``sparse`` target), checked by
+    :func:`_comparable`."""
+    names = tuple(mechanisms) if mechanisms is not None else DEFAULT_MECHANISMS + (SPARSE_MECHANISMS if sparse else ())
+    params = dict(mechanism_params or {})
+    if sparse and mechanisms is None:
+        params.setdefault("dps_pca", {"sites": 1, "sparsity": sparsity})
+    chosen = tuple(_comparable(names, neighbors, k, params, named=mechanisms is not None))
+    return chosen, tuple(sorted((m, json.dumps(params.get(m, {}), sort_keys=True)) for m in chosen))
 
 
 def _check_centring(standin: Standin, center: str) -> None:

@@ -154,9 +154,9 @@ def _unit(cfg, task, seed):
     return rows + _port_rows(cfg, n, rep, X, seed)
 
 
-def _measured(summary, cfg):
-    """{(rule, t, n): mean} for our series (rule "as it is" / "order fixed": the authors' code, ported) and
-    {(t, n): value} for the paper's."""
+def _measure(summary, cfg):
+    """``ours``: {(rule, t, n): mean} for our series (rule "as it is" / "order fixed": the authors' code, ported);
+    ``paper``: {(t, n): value} for the paper's."""
     ours, paper = {}, {}
     for rule, title in ETA_PANELS + tuple((variant, PORT_PANEL) for variant, _ in PORT_VARIANTS):
         for t in cfg["iterations"]:
@@ -165,11 +165,11 @@ def _measured(summary, cfg):
             ours.update({(rule, t, float(x)): float(m) for x, m in zip(s.x, s["mean"])})
     s = summary[summary.series.str.startswith("paper")]
     paper.update({(int(series.split("= ")[1]), float(x)): float(m) for series, x, m in zip(s.series, s.x, s["mean"])})
-    return ours, paper
+    return dict(ours=ours, paper=paper)
 
 
-def _texts(summary, cfg):
-    ours, paper = _measured(summary, cfg)
+def _finding(m, cfg):
+    ours, paper = m["ours"], m["paper"]
     ns = [n for n in cfg["ns"] if n in PAPER_NS]
     lines = []
     for t in cfg["iterations"]:
@@ -178,8 +178,7 @@ def _texts(summary, cfg):
         c = [ours.get(("noise", t, float(n)), math.nan) for n in ns]
         lines.append(f"t = {t}: ours {fmt_list(a, 3)} (the paper {fmt_list(b, 3)}; with our η {fmt_list(c, 3)})")
     n_txt = ", ".join(f"{n:,}" for n in ns)
-    R, prior, eps, delta = _setting(cfg)
-    finding = (
+    return (
         f"Mean error at n = {n_txt} (our repetitions; the paper's values are 10%-trimmed means of 100 runs): "
         + "; ".join(lines)
         + ". With the authors' inflation our numbers follow the paper's: t = 1 (one noisy "
@@ -187,7 +186,11 @@ def _texts(summary, cfg):
         "error approaches the non-private one as n grows. With our alternative inflation (a bound on each "
         "step's noise) the ellipsoid shrinks more slowly and the small-n errors are larger."
     )
-    difference = (
+
+
+def _difference(cfg):
+    R, prior, eps, delta = _setting(cfg)
+    return (
         "Same algorithm, same noise: the paper's ρ = 0.5 zCDP is run as exact Gaussian DP with μ = √(2ρ) = 1 (the "
         "same noise for each step: a Gaussian step that is ρ-zCDP is exactly √(2ρ)-GDP), reported as (ε, δ) = "
         f"({eps:.2f}, {fmt_g(delta)}); the split of ρ over the steps is the paper's (the last step 3/4, the others "
@@ -206,11 +209,10 @@ def _texts(summary, cfg):
         "runs our alternative inflation (eta_rule='noise'), which bounds each step's privacy noise where the "
         "authors' sampling term ignores it: safer, and slower at small n."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _claims(summary, cfg):
-    ours, paper = _measured(summary, cfg)
+def _claims(m, cfg):
+    ours, paper = m["ours"], m["paper"]
     ns = [n for n in cfg["ns"] if n in PAPER_NS]
     first, last = float(min(ns)), float(max(ns))
     t_many = [t for t in cfg["iterations"] if t > 1]
@@ -292,7 +294,7 @@ COINPRESS_COVARIANCE = Spec(
         f"Ours: d = {cfg['d']}, n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, t ∈ {fmt_set(cfg['iterations'])}, "
         f"ρ = {fmt_g(cfg['rho'])} (μ = 1), u = {fmt_g(cfg['u_factor'])}√d."
     ),
-    steps=(_panels, tasks_over(n="ns"), _unit, _texts, _claims),
+    steps=(_panels, tasks_over(n="ns"), _unit, _measure, _finding, _difference, _claims),
     refs=(("every claim", "claims"),),
     styles={
         **{f"t = {t}": {"color": PALETTE[t - 1], "dash": "solid"} for t in range(1, 6)},

@@ -121,13 +121,19 @@ class Claim:
 
 
 class Steps(NamedTuple):
-    """The functions that run one reproduction, in the order they are called."""
+    """The functions that run one reproduction, in the order they are called: the figure's panels, the tasks, the
+    rows of one task; then, once all rows are summarised, ``measure`` reads from the summary every value the
+    finding and the claims speak of (once, by name), ``finding`` and ``claims`` put those values into words, and
+    ``difference`` says where ours differs from the paper and why: like ``panels`` and ``marks`` it reads the
+    settings only, never what a run measured."""
 
     panels: Callable[[dict], list[Panel]]
     tasks: Callable[[dict, int], list[dict]]  # (config, reps) -> task parameters (without key/seed/grid)
     unit: Callable[[dict, dict, int], list[dict]]  # (config, task, seed) -> rows
-    texts: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> finding, difference
-    claims: Callable[[pd.DataFrame, dict], list] | None = None  # (summary, config) -> [Claim]
+    measure: Callable[[pd.DataFrame, dict], dict]  # (summary, config) -> {name: measured value}
+    finding: Callable[[dict, dict], str]  # (measured, config) -> what we find
+    difference: Callable[[dict], str]  # config -> where ours differs and why
+    claims: Callable[[dict, dict], list] | None = None  # (measured, config) -> [Claim]
     marks: Callable[[dict], list] | None = None  # config -> [(panel, x, text)]: vertical lines (thresholds)
 
 
@@ -333,7 +339,7 @@ def assemble(
     frame.loc[blank, "algorithm"] = frame.loc[blank, "mechanism"].map(default_algorithm)
     summary = summarize(frame)
     steps = spec.steps
-    texts = steps.texts(summary, cfg)
+    measured = steps.measure(summary, cfg)
     paper = PAPERS[spec.paper]
     return Reproduction(
         key=key,
@@ -342,8 +348,8 @@ def assemble(
         frame=frame,
         panels=tuple(steps.panels(cfg)),
         claim=spec.claim,
-        finding=texts["finding"],
-        difference=texts["difference"],
+        finding=steps.finding(measured, cfg),
+        difference=steps.difference(cfg),
         settings=spec.settings(cfg) + f" {reps} repetition{'s' * (reps != 1)}, seed {seed}, {grid} grid.",
         refs=tuple(spec.refs),
         grid=grid,
@@ -355,7 +361,7 @@ def assemble(
         paper_figure=spec.paper_figure,
         styles=dict(spec.styles),
         marks=tuple(steps.marks(cfg)) if steps.marks else (),
-        claims=tuple(steps.claims(summary, cfg)) if steps.claims else (),
+        claims=tuple(steps.claims(measured, cfg)) if steps.claims else (),
         config=cfg,
     )
 

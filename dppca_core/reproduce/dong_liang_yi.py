@@ -91,26 +91,42 @@ def _slope(summary, panel, series) -> float:
     return float(np.polyfit(np.log(s.x), np.log(s["mean"]), 1)[0]) if len(s) >= 2 else math.nan
 
 
-def _texts(summary, cfg):
+_DIMENSION_LABELS = ("Gaussian mechanism", "trace-sensitive (separate)", "CoinPress, t = 4")
+
+
+def _measure(summary, cfg):
+    """Per panel: each series' mean error at each d, and its log-log slope in d."""
+    return {
+        panel.name: dict(
+            at={
+                label: {d: value_at(summary, panel.name, label, d) for d in cfg["dims"]} for label in _DIMENSION_LABELS
+            },
+            slope={label: _slope(summary, panel.name, label) for label in _DIMENSION_LABELS},
+        )
+        for panel in _panels(cfg)
+    }
+
+
+def _finding(m, cfg):
     parts = []
-    for panel in _panels(cfg):
-        gauss = [value_at(summary, panel.name, "Gaussian mechanism", d) for d in cfg["dims"]]
-        sep = [value_at(summary, panel.name, "trace-sensitive (separate)", d) for d in cfg["dims"]]
-        cp = [value_at(summary, panel.name, "CoinPress, t = 4", d) for d in cfg["dims"]]
+    for panel, got in m.items():
+        gauss, sep, cp = ([got["at"][label][d] for d in cfg["dims"]] for label in _DIMENSION_LABELS)
+        slopes = ", ".join(f"{got['slope'][label]:.2f}" for label in _DIMENSION_LABELS)
         parts.append(
-            f"{panel.name}: Gaussian mechanism {fmt_list(gauss, 4)}, trace-sensitive {fmt_list(sep, 4)}, CoinPress "
-            f"{fmt_list(cp, 4)} (slopes in d: {_slope(summary, panel.name, 'Gaussian mechanism'):.2f}, "
-            f"{_slope(summary, panel.name, 'trace-sensitive (separate)'):.2f}, "
-            f"{_slope(summary, panel.name, 'CoinPress, t = 4'):.2f})"
+            f"{panel}: Gaussian mechanism {fmt_list(gauss, 4)}, trace-sensitive {fmt_list(sep, 4)}, CoinPress "
+            f"{fmt_list(cp, 4)} (slopes in d: {slopes})"
         )
     dims = ", ".join(map(str, cfg["dims"]))
-    eps, delta = _budget(cfg)
-    finding = (
+    return (
         f"Mean Frobenius error at d = {dims}: " + "; ".join(parts) + ". The Gaussian mechanism's error grows "
         "about linearly in d (its noise matrix has Frobenius norm ~ σd/n), the trace-sensitive one's far more "
         "slowly: its eigenvector error is weighted by eigenvalues that sum to 1."
     )
-    difference = (
+
+
+def _difference(cfg):
+    eps, delta = _budget(cfg)
+    return (
         f"The paper's ρ = {fmt_g(cfg['rho'])} zCDP is run as exact Gaussian DP with μ = √(2ρ) (the same noise), reported "
         f"as (ε, δ) = ({eps:.2f}, {fmt_g(delta)}). The authors' code calibrates its Gaussian mechanism with the classic "
         "formula at ε = ρ + 2√(ρ ln(1/δ)), which adds more noise than ρ-zCDP needs; both mechanisms here use the exact "
@@ -120,12 +136,12 @@ def _texts(summary, cfg):
         "reproduced (Gaussian rows mixed by a U(0, 1) matrix, centred, scaled to norm 1); CoinPress runs with the "
         "prior the radius implies (u = 1), as the authors' comparison does."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _claims(summary, cfg):
+def _claims(m, cfg):
     out = []
     for panel, n in zip(_panels(cfg), cfg["ns"]):
+        at = m[panel.name]["at"]
         big = [d for d in cfg["dims"] if d >= n ** (2.0 / 3.0)]
         if not big:
             out.append(
@@ -138,23 +154,18 @@ def _claims(summary, cfg):
                 )
             )
             continue
-        wins = [
-            value_at(summary, panel.name, "trace-sensitive (separate)", d)
-            < value_at(summary, panel.name, "Gaussian mechanism", d)
-            for d in big
-        ]
+        sep, gauss = ([at[label][d] for d in big] for label in ("trace-sensitive (separate)", "Gaussian mechanism"))
+        wins = [a < b for a, b in zip(sep, gauss)]
         out.append(
             Claim(
                 f"{panel.name}: trace-sensitive below the Gaussian mechanism for d above n^(2/3) = "
                 f"{n ** (2 / 3):.0f}",
                 REPRODUCED if all(wins) else NOT_REPRODUCED,
-                f"at d = {', '.join(map(str, big))}: trace-sensitive "
-                f"{fmt_list([value_at(summary, panel.name, 'trace-sensitive (separate)', d) for d in big], 4)}, "
-                f"Gaussian {fmt_list([value_at(summary, panel.name, 'Gaussian mechanism', d) for d in big], 4)}",
+                f"at d = {', '.join(map(str, big))}: trace-sensitive {fmt_list(sep, 4)}, Gaussian {fmt_list(gauss, 4)}",
                 "dly_dimension",
             )
         )
-        slope = _slope(summary, panel.name, "Gaussian mechanism")
+        slope = m[panel.name]["slope"]["Gaussian mechanism"]
         out.append(
             Claim(
                 f"{panel.name}: the Gaussian mechanism's error grows like d/n",
@@ -182,7 +193,7 @@ DLY_DIMENSION = Spec(
     settings=lambda cfg: (
         f"Ours: trace 1, n ∈ {fmt_set(cfg['ns'], '{:,}'.format)}, d ∈ {fmt_set(cfg['dims'])}, ρ = {fmt_g(cfg['rho'])}."
     ),
-    steps=(_panels, tasks_over(n="ns", d="dims"), _unit, _texts, _claims),
+    steps=(_panels, tasks_over(n="ns", d="dims"), _unit, _measure, _finding, _difference, _claims),
     refs=(("every claim", "claims"),),
     styles={
         **{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _, _) in enumerate(SERIES)},
@@ -267,16 +278,17 @@ def _skewed_unit(cfg, task, seed):
     return rows
 
 
-def _skewed_texts(summary, cfg):
+def _skewed_measure(summary, cfg):
+    """Each series' mean error at each number of buckets (the port of the authors' code included)."""
     panel = _skewed_panels(cfg)[0].name
-    buckets = ", ".join(map(str, cfg["buckets"]))
     labels = [label for label, *_ in SKEWED_SERIES] + [PORTED]
-    found = "; ".join(
-        f"{label} {fmt_list([value_at(summary, panel, label, b) for b in cfg['buckets']], 5)}" for label in labels
-    )
-    eps, delta = _budget(cfg)
-    svt = tail_budget(eps, delta, *DEFAULT_SHARES)["epsilon_svt"]
-    finding = (
+    return {label: {b: value_at(summary, panel, label, b) for b in cfg["buckets"]} for label in labels}
+
+
+def _skewed_finding(m, cfg):
+    buckets = ", ".join(map(str, cfg["buckets"]))
+    found = "; ".join(f"{label} {fmt_list(list(at.values()), 5)}" for label, at in m.items())
+    return (
         f"Mean Frobenius error at N = {buckets} norm buckets: {found}. With one bucket every row sits at the "
         "radius and the tail-sensitive algorithm keeps it (τ = 1), paying a quarter of the budget for the trace "
         "and the radius; as N grows most rows are short, it clips at a radius τ < 1 and every noise s.d. falls "
@@ -284,7 +296,12 @@ def _skewed_texts(summary, cfg):
         "better (at N = 1 with d small against n); ours steers its radius and its choice with the authors' tail "
         "bounds and scalings, so it follows the port of their code (the dashed series)."
     )
-    difference = (
+
+
+def _skewed_difference(cfg):
+    eps, delta = _budget(cfg)
+    svt = tail_budget(eps, delta, *DEFAULT_SHARES)["epsilon_svt"]
+    return (
         f"The paper's ρ = {fmt_g(cfg['rho'])} zCDP is run as exact Gaussian DP with μ = √(2ρ), reported as (ε, δ) = "
         f"({eps:.2f}, {fmt_g(delta)}); the sparse vector step (pure DP) takes its 1/8 of μ² through its exact GDP "
         f"conversion (ε₀ = {svt:.3f} where the authors' zCDP accounting allows √ρ/2 = {math.sqrt(cfg['rho']) / 2:.3f}: "
@@ -299,11 +316,9 @@ def _skewed_texts(summary, cfg):
         "were not available to us: the claim compared is the abstract's, that the tail-sensitive bound can be much "
         "better on skewed data."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _skewed_claims(summary, cfg):
-    panel = _skewed_panels(cfg)[0].name
+def _skewed_claims(m, cfg):
     skewed = [b for b in cfg["buckets"] if b >= 4]
     judged = ("tail-sensitive", COMBINED, PORTED)
     if not skewed:
@@ -312,10 +327,10 @@ def _skewed_claims(summary, cfg):
             for label in judged
         ]
         return out + [Claim("Our combined routine runs as the authors' code", NOT_RUN, "no N >= 4", "dly_skewed")]
-    others = {label: [value_at(summary, panel, label, b) for b in skewed] for label, *_ in SKEWED_SERIES[:2]}
+    others = {label: [m[label][b] for b in skewed] for label, *_ in SKEWED_SERIES[:2]}
     out = []
     for label in judged:
-        ours = [value_at(summary, panel, label, b) for b in skewed]
+        ours = [m[label][b] for b in skewed]
         wins = all(t < min(o[i] for o in others.values()) for i, t in enumerate(ours))
         out.append(
             Claim(
@@ -326,8 +341,7 @@ def _skewed_claims(summary, cfg):
                 "dly_skewed",
             )
         )
-    ours = [value_at(summary, panel, COMBINED, b) for b in skewed]
-    theirs = [value_at(summary, panel, PORTED, b) for b in skewed]
+    ours, theirs = ([m[label][b] for b in skewed] for label in (COMBINED, PORTED))
     ratios = [a / b for a, b in zip(ours, theirs)]
     out.append(
         Claim(
@@ -355,7 +369,15 @@ DLY_SKEWED = Spec(
     settings=lambda cfg: (
         f"Ours: n = {cfg['n']:,}, d = {cfg['d']}, N ∈ {fmt_set(cfg['buckets'])}, ρ = {fmt_g(cfg['rho'])}."
     ),
-    steps=(_skewed_panels, tasks_over(buckets="buckets"), _skewed_unit, _skewed_texts, _skewed_claims),
+    steps=(
+        _skewed_panels,
+        tasks_over(buckets="buckets"),
+        _skewed_unit,
+        _skewed_measure,
+        _skewed_finding,
+        _skewed_difference,
+        _skewed_claims,
+    ),
     refs=(("every claim", "claims"),),
     styles={
         **{label: {"color": PALETTE[i], "dash": "solid"} for i, (label, *_) in enumerate(SKEWED_SERIES)},

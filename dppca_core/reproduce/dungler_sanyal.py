@@ -98,19 +98,36 @@ FIGURE_1_CLAIM = (
 )
 
 
-def _texts(summary, cfg, setting: str):
-    parts = []
-    for panel in _panels(cfg):
-        vals = {label: [value_at(summary, panel.name, label, n) for n in cfg["ns"]] for label, _ in SERIES}
-        parts.append(f"{panel.name}: " + "; ".join(f"{label} {fmt_list(v, 3)}" for label, v in vals.items()))
+def _measure(summary, cfg):
+    """Per panel: each series' mean error at each n, and whether k-DP-PCA ran Algorithms 4–5 at the largest n;
+    and which of DP-PCA's routes k-DP-PCA's parts took."""
+    top = max(cfg["ns"])
+    return dict(
+        at={
+            panel.name: {label: {n: value_at(summary, panel.name, label, n) for n in cfg["ns"]} for label, _ in SERIES}
+            for panel in _panels(cfg)
+        },
+        ran={panel.name: _ran(summary, panel.name, top) for panel in _panels(cfg)},
+        routes=_routes(summary),
+    )
+
+
+def _finding(m, cfg):
+    parts = [
+        f"{panel}: " + "; ".join(f"{label} {fmt_list(list(v.values()), 3)}" for label, v in at.items())
+        for panel, at in m["at"].items()
+    ]
     ns = ", ".join(f"{n:,}" for n in cfg["ns"])
-    finding = (
+    return (
         f"Mean ‖sin Θ‖_F at n = {ns}: " + ". ".join(parts) + ". On this law the rows are Gaussian along the "
         "spikes, so the gradients x xᵀw of DP-PCA vary as much as the data do, whatever σ: its noise cannot "
-        "shrink with σ, each of its two parts sees half of the rows, and input perturbation is better. "
-        + _routes(summary)
+        "shrink with σ, each of its two parts sees half of the rows, and input perturbation is better. " + m["routes"]
     )
-    difference = (
+
+
+def _difference(cfg, setting: str) -> str:
+    """Where ours differs from the paper, after ``setting`` (which of the two reproductions this is)."""
+    return (
         f"{setting} The paper's text was not available to us beyond its abstract; its Figure 1 is described as k = 2, "
         "d = 200, λ₁ = 10, ε = 1, δ = 0.01, σ ∈ {0.025, 0.001}, 50 trials, against DP-Gauss-1 (input perturbation), "
         "DP-Gauss-2 (output perturbation) and a modified noisy power method. The rest is our reading: the spikes "
@@ -122,7 +139,6 @@ def _texts(summary, cfg, setting: str):
         "calibrations (the paper's are modified versions whose calibrations we could not check); output "
         "perturbation is not implemented. A claim whose k-DP-PCA points all ran DP-PCA's fallback is 'not run'."
     )
-    return dict(finding=finding, difference=difference)
 
 
 def _settings(cfg) -> str:
@@ -133,42 +149,41 @@ def _settings(cfg) -> str:
     )
 
 
-def _figure_texts(summary, cfg):
-    return _texts(
-        summary,
+def _figure_difference(cfg):
+    return _difference(
         cfg,
         "A reproduction of our reading of the paper's Figure 1 setting (d = 200), not of the paper's algorithm: at "
         "this d DP-PCA's Algorithms 4–5 need batches larger than any n here gives a part.",
     )
 
 
-def _low_d_texts(summary, cfg):
-    return _texts(
-        summary,
+def _low_d_difference(cfg):
+    return _difference(
         cfg,
         f"Not a setting of the paper: d = {cfg['d']}, where each part's batches are large enough for DP-PCA's "
         "Algorithms 4–5, so the algorithm as we read it runs (the algorithm column says which points did).",
     )
 
 
-def _claims(summary, cfg, key: str):
+def _claims(m, cfg, key: str):
     out = []
     top = max(cfg["ns"])
     for panel in _panels(cfg):
-        ours = value_at(summary, panel.name, "k-DP-PCA", top)
-        others = {label: value_at(summary, panel.name, label, top) for label, _ in SERIES[1:]}
+        at = m["at"][panel.name]
+        ours = at["k-DP-PCA"][top]
+        others = {label: at[label][top] for label, _ in SERIES[1:]}
         best = min(others.values())
         measured = f"k-DP-PCA {ours:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in others.items())
-        if not _ran(summary, panel.name, top):
+        if not m["ran"][panel.name]:
             status, why = NOT_RUN, NEVER_RAN + measured
         else:
             status = REPRODUCED if ours < best else (REVERSED if ours > 1.5 * best else NOT_REPRODUCED)
             why = measured + " (Algorithms 4–5 ran)"
         out.append(Claim(f"{panel.name}: k-DP-PCA below the baselines (at n = {top:,})", status, why, key))
-    low, high = (value_at(summary, p.name, "k-DP-PCA", top) for p in (_panels(cfg)[-1], _panels(cfg)[0]))
+    low, high = (m["at"][p.name]["k-DP-PCA"][top] for p in (_panels(cfg)[-1], _panels(cfg)[0]))
     sig = sorted(cfg["sigmas"])
     measured = f"{high:.3f} at σ = {fmt_g(cfg['sigmas'][0])}, {low:.3f} at σ = {fmt_g(cfg['sigmas'][-1])} (n = {top:,})"
-    if not all(_ran(summary, p.name, top) for p in _panels(cfg)):
+    if not all(m["ran"].values()):
         status, why = NOT_RUN, NEVER_RAN + measured
     else:
         status, why = (REPRODUCED if low < 0.8 * high else NOT_REPRODUCED), measured + " (Algorithms 4–5 ran)"
@@ -193,7 +208,7 @@ _LAW = dict(spikes=(10.0, 5.0), sigmas=(0.025, 0.001), eps=1.0, delta=0.01)
 _STYLES = {label: {"color": PALETTE[i], "dash": "solid"} for i, (label, _) in enumerate(SERIES)}
 
 
-def _on_the_law(key: str, title: str, d: int, unit, texts, grids: dict, paper_figure: tuple) -> Spec:
+def _on_the_law(key: str, title: str, d: int, unit, difference, grids: dict, paper_figure: tuple) -> Spec:
     """A reproduction of the paper's Figure 1 law at dimension ``d`` (the grids give n and the repetitions)."""
     return Spec(
         key=key,
@@ -205,8 +220,10 @@ def _on_the_law(key: str, title: str, d: int, unit, texts, grids: dict, paper_fi
             _panels,
             tasks_over(sigma="sigmas", n="ns"),
             unit,
-            texts,
-            lambda summary, cfg: _claims(summary, cfg, key),
+            _measure,
+            _finding,
+            difference,
+            lambda m, cfg: _claims(m, cfg, key),
         ),
         refs=(("every claim", "claims"),),
         styles=_STYLES,
@@ -219,7 +236,7 @@ TOPK_SPIKED = _on_the_law(
     "Düngler & Sanyal, Figure 1 setting as we read it (k = 2, d = 200): error against n",
     200,
     _unit,
-    _figure_texts,
+    _figure_difference,
     {"default": ((10_000, 40_000), 3), "full": ((5_000, 10_000, 20_000, 40_000, 80_000, 160_000), 50)},
     (
         "Figure 1 (a, b): error against n at σ = 0.025 and 0.001 for k-DP-PCA, DP-Gauss-1, DP-Gauss-2 and "
@@ -232,7 +249,7 @@ TOPK_LOW_D = _on_the_law(
     "Düngler & Sanyal as we read it, at d = 20 where Algorithms 4–5 run: error against n",
     20,
     _low_d_unit,
-    _low_d_texts,
+    _low_d_difference,
     {"default": ((100_000, 200_000), 2), "full": ((100_000, 200_000, 400_000, 800_000), 10)},
     ("Not in the paper: its Figure 1's law and baselines (as we read them) at d = 20.",),
 )

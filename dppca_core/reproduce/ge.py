@@ -118,37 +118,39 @@ def _gec_unit(cfg, task, seed):
     return rows
 
 
-def _gec_texts(summary, cfg):
+def _gec_measure(summary, cfg):
     pa, pb, pc = _gec_panels(cfg)
-    T, k = cfg["T"], cfg["k"]
-    final_a = [value_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
-    final_b = [value_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
-    final_c = [value_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
-    start = value_at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
-    nonp = value_at(summary, pa.name, "non-private PCA")
+    T = cfg["T"]
 
-    # iterations to get within 10% of the final error, slowest and fastest curve of panel (a)
+    # iterations to get within 10% of the final error, of each curve of panel (a)
     def settle(panel, label):
         c = curve_of(summary, panel, label)
         final = float(c["mean"].iloc[-1])
         ok = c[c["mean"] <= 1.1 * final + 1e-3]
         return int(ok.x.iloc[0]) if not ok.empty else T
 
-    settle_a = [settle(pa.name, f"ε = {e:g}") for e in cfg["eps_a"]]
-    ratios = [
-        (_ge_paper_nu(T, e, dl), _ge_our_nu(T, e, dl, k, cfg["init"] == "noisy_diagonal"))
-        for e, dl in ((cfg["eps_a"][0], cfg["delta_a"]), (cfg["eps_b"], min(cfg["delta_b"])))
-    ]
-    finding = (
-        f"Every curve falls from about {start:.2f} and levels off within {max(settle_a)} iterations. Final error "
-        f"(t = {T}) in (a), ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: {fmt_list(final_a, 3)}; in (b), "
-        f"δ = {', '.join(fmt_g(d) for d in cfg['delta_b'])}: {fmt_list(final_b, 3)}. Smaller ε or δ gives a larger final "
-        f"error, as in the paper, but our levels are far below its 1 to 2 (non-private PCA of the same rows: "
-        f"{nonp:.3f}). (c) With the paper's noise multiplier ν on every step (our algorithm otherwise) the final "
-        f"errors are {fmt_list(final_c, 3)} at ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}"
+    return dict(
+        final_a=[value_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]],
+        final_b=[value_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]],
+        final_c=[value_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]],
+        start=value_at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0),
+        nonp=value_at(summary, pa.name, "non-private PCA"),
+        settle_a=[settle(pa.name, f"ε = {e:g}") for e in cfg["eps_a"]],
+    )
+
+
+def _gec_finding(m, cfg):
+    T, k = cfg["T"], cfg["k"]
+    return (
+        f"Every curve falls from about {m['start']:.2f} and levels off within {max(m['settle_a'])} iterations. Final "
+        f"error (t = {T}) in (a), ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: {fmt_list(m['final_a'], 3)}; in "
+        f"(b), δ = {', '.join(fmt_g(d) for d in cfg['delta_b'])}: {fmt_list(m['final_b'], 3)}. Smaller ε or δ gives a "
+        f"larger final error, as in the paper, but our levels are far below its 1 to 2 (non-private PCA of the same "
+        f"rows: {m['nonp']:.3f}). (c) With the paper's noise multiplier ν on every step (our algorithm otherwise) the "
+        f"final errors are {fmt_list(m['final_c'], 3)} at ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}"
         + (
             ": inside the paper's band of 1 to 2, so the paper's levels are what its noise gives."
-            if _in_band(final_c)
+            if _in_band(m["final_c"])
             else " (the paper's band: 1 to 2; a random subspace: "
             f"{metrics.random_subspace_distance(cfg['d'], k):.2f})"
             + (
@@ -161,6 +163,14 @@ def _gec_texts(summary, cfg):
             "weighed far less against its data than against ours, and its runs were not private as stated."
         )
     )
+
+
+def _gec_difference(cfg):
+    T, k = cfg["T"], cfg["k"]
+    ratios = [
+        (_ge_paper_nu(T, e, dl), _ge_our_nu(T, e, dl, k, cfg["init"] == "noisy_diagonal"))
+        for e, dl in ((cfg["eps_a"][0], cfg["delta_a"]), (cfg["eps_b"], min(cfg["delta_b"])))
+    ]
     difference = (
         f"Calibration: we use the exact sensitivity √2 of Σ̂ᵢQ and Gaussian-DP composition over the T = {T} steps; "
         f"the paper's multiplier ν = 2Tε⁻¹√(2 ln(2T/δ)) is {ratios[0][0]:.1f} against our {ratios[0][1]:.1f} at "
@@ -176,16 +186,12 @@ def _gec_texts(summary, cfg):
     )
     if cfg["d"] != 1000:
         difference += f" Default grid: d = {cfg['d']}, n = {cfg['n']:,} instead of d = 1000, n = 10⁵."
-    return dict(finding=finding, difference=difference)
+    return difference
 
 
-def _gec_claims(summary, cfg):
-    pa, pb, pc = _gec_panels(cfg)
+def _gec_claims(m, cfg):
     T = cfg["T"]
-    final_a = [value_at(summary, pa.name, f"ε = {e:g}", T) for e in cfg["eps_a"]]
-    final_b = [value_at(summary, pb.name, f"δ = {dl:g}", T) for dl in cfg["delta_b"]]
-    final_c = [value_at(summary, pc.name, f"ε = {e:g}, the paper's ν", T) for e in cfg["eps_a"]]
-    start = value_at(summary, pa.name, f"ε = {cfg['eps_a'][0]:g}", 0)
+    final_a, final_b, final_c = m["final_a"], m["final_b"], m["final_c"]
     order = all(a >= b - 0.01 for a, b in zip(final_a, final_a[1:])) and all(
         a >= b - 0.01 for a, b in zip(final_b, final_b[1:])
     )
@@ -197,7 +203,8 @@ def _gec_claims(summary, cfg):
         Claim(
             "Figure 3: the noisy truncated power method converges geometrically within T = 10 iterations",
             REPRODUCED,
-            f"from {start:.2f} to {fmt_list(final_a, 3)} (ε = {eps_txt}), levelling off within a few " "iterations",
+            f"from {m['start']:.2f} to {fmt_list(final_a, 3)} (ε = {eps_txt}), levelling off within a few "
+            "iterations",
             "ge_convergence",
         ),
         Claim(
@@ -250,7 +257,7 @@ GE_CONVERGENCE = Spec(
         f"Ours: d = {cfg['d']}, n = {cfg['n']:,}, k = {cfg['k']}, s = {cfg['s']}, T = {cfg['T']}, "
         f"ŝ = {cfg['s_hat']}, one provider, start '{cfg['init']}'."
     ),
-    steps=(_gec_panels, _gec_tasks, _gec_unit, _gec_texts, _gec_claims),
+    steps=(_gec_panels, _gec_tasks, _gec_unit, _gec_measure, _gec_finding, _gec_difference, _gec_claims),
     cols=3,
     refs=(("item 5", "item-5"), ("item 7", "item-7"), ("item 6", "item-6")),
     paper_figure=(
@@ -367,26 +374,34 @@ def _gcmp_dimension_point(cfg, panel: str, d: int, rep: int, seed) -> list:
     return rows
 
 
-def _gcmp_texts(summary, cfg):
+def _gcmp_measure(summary, cfg):
     pa, pb = _gcmp_panels(cfg)
-    dps_a = curve_of(summary, pa.name, _GE_LABELS["dps_pca"])["mean"].tolist()
-    mod_a = curve_of(summary, pa.name, _GE_LABELS["mod_sulq"])["mean"].tolist()
-    dims = cfg["d_b"]
-    b = {
-        m: [value_at(summary, pb.name, _GE_LABELS[m], d) for d in dims]
-        for m in ("dps_pca", "ppca_exponential", "mod_sulq")
-    }
+    return dict(
+        a={m: curve_of(summary, pa.name, _GE_LABELS[m])["mean"].tolist() for m in ("dps_pca", "mod_sulq")},
+        b={
+            m: [value_at(summary, pb.name, _GE_LABELS[m], d) for d in cfg["d_b"]]
+            for m in ("dps_pca", "ppca_exponential", "mod_sulq")
+        },
+        paper_a=curve_of(summary, pa.name, _DPS_PAPER)["mean"].tolist(),
+        paper_b=[value_at(summary, pb.name, _DPS_PAPER, d) for d in cfg["d_b"]],
+    )
+
+
+def _gcmp_finding(m, cfg):
+    a, b, dims = m["a"], m["b"], cfg["d_b"]
     rand_a = metrics.random_subspace_distance(cfg["d_a"], cfg["k_a"])
+    return (
+        f"(a) ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: DPS-PCA {fmt_list(a['dps_pca'], 3)}; MOD-SuLQ "
+        f"{fmt_list(a['mod_sulq'], 3)} (random subspace {rand_a:.2f}). (b) d = {', '.join(map(str, dims))}: DPS-PCA "
+        f"{fmt_list(b['dps_pca'], 3)}; PPCA {fmt_list(b['ppca_exponential'], 3)}; MOD-SuLQ {fmt_list(b['mod_sulq'], 3)}. "
+        "The order DPS-PCA < PPCA < MOD-SuLQ holds, and MOD-SuLQ is the one that degrades with d. DPS-PCA with the "
+        f"paper's own noise multiplier ν: {fmt_list(m['paper_a'], 3)} in (a) and {fmt_list(m['paper_b'], 3)} in (b)."
+    )
+
+
+def _gcmp_difference(cfg):
     beta = mod_sulq_beta(cfg["n_a"], cfg["d_a"], cfg["eps_a"][0], cfg["delta_a"])
     ag = gaussian_sigma(math.sqrt(2) / cfg["n_a"], cfg["eps_a"][0], cfg["delta_a"])
-    finding = (
-        f"(a) ε = {', '.join(fmt_g(e) for e in cfg['eps_a'])}: DPS-PCA {fmt_list(dps_a, 3)}; MOD-SuLQ {fmt_list(mod_a, 3)} "
-        f"(random subspace {rand_a:.2f}). (b) d = {', '.join(map(str, dims))}: DPS-PCA {fmt_list(b['dps_pca'], 3)}; "
-        f"PPCA {fmt_list(b['ppca_exponential'], 3)}; MOD-SuLQ {fmt_list(b['mod_sulq'], 3)}. The order DPS-PCA < PPCA < "
-        "MOD-SuLQ holds, and MOD-SuLQ is the one that degrades with d. DPS-PCA with the paper's own noise "
-        f"multiplier ν: {fmt_list(curve_of(summary, pa.name, _DPS_PAPER)['mean'], 3)} in (a) and "
-        f"{fmt_list([value_at(summary, pb.name, _DPS_PAPER, d) for d in dims], 3)} in (b)."
-    )
     difference = (
         f"MOD-SuLQ's noise is valid but grows like d (a union bound over the d(d+1)/2 entries of the matrix): at "
         f"d = {cfg['d_a']}, n = {cfg['n_a']:,}, ε = {fmt_g(cfg['eps_a'][0])}, δ = {fmt_g(cfg['delta_a'])} its entry s.d. "
@@ -400,19 +415,13 @@ def _gcmp_texts(summary, cfg):
     if cfg["d_a"] != 1000:
         difference += (
             f" Default grid: panel (a) at d = {cfg['d_a']}, n = {cfg['n_a']:,} and panel (b) at "
-            f"d ∈ {{{', '.join(map(str, dims))}}} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)."
+            f"d ∈ {{{', '.join(map(str, cfg['d_b']))}}} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)."
         )
-    return dict(finding=finding, difference=difference)
+    return difference
 
 
-def _gcmp_claims(summary, cfg):
-    pa, pb = _gcmp_panels(cfg)
-    dims = cfg["d_b"]
-    b = {
-        m: [value_at(summary, pb.name, _GE_LABELS[m], d) for d in dims]
-        for m in ("dps_pca", "ppca_exponential", "mod_sulq")
-    }
-    a = {m: curve_of(summary, pa.name, _GE_LABELS[m])["mean"].tolist() for m in ("dps_pca", "mod_sulq")}
+def _gcmp_claims(m, cfg):
+    a, b, dims = m["a"], m["b"], cfg["d_b"]
     rand = metrics.random_subspace_distance(cfg["d_a"], cfg["k_a"])
     order = all(x < y < z for x, y, z in zip(b["dps_pca"], b["ppca_exponential"], b["mod_sulq"]))
     return [
@@ -470,7 +479,7 @@ GE_COMPARISON = Spec(
         f"ε = {fmt_g(cfg['eps_b'])}, δ = {fmt_g(cfg['delta_b'])}; DPS-PCA with T = {cfg['T']}, ŝ = {cfg['s_hat']}; "
         f"PPCA with {cfg['sweeps']} sweeps."
     ),
-    steps=(_gcmp_panels, _gcmp_tasks, _gcmp_unit, _gcmp_texts, _gcmp_claims),
+    steps=(_gcmp_panels, _gcmp_tasks, _gcmp_unit, _gcmp_measure, _gcmp_finding, _gcmp_difference, _gcmp_claims),
     styles={_DPS_PAPER: {"dash": "dot"}},
     refs=(("item 26", "item-26"), ("item 27", "item-27"), ("item 5", "item-5")),
     paper_figure=(

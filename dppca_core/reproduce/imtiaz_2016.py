@@ -210,18 +210,22 @@ def _order_text(eg, vals) -> str:
     )
 
 
-def _sn_texts(summary, cfg):
+def _sn_measure(summary, cfg):
     pe, pn, pa = _sn_panels(cfg)
-    eg = cfg["eps_grid"]
-    vals = {
-        label: [value_at(summary, pe.name, label, e) for e in eg]
-        for label in [lab for lab, _, _ in _SN_SERIES] + [_AG_PAPER, _PPM_PAPER]
-    }
-    det = curve_of(summary, pa.name, "attack: detection rate under D′")
-    fa = curve_of(summary, pa.name, "attack: false alarms under D")
+    return dict(
+        vals={
+            label: [value_at(summary, pe.name, label, e) for e in cfg["eps_grid"]]
+            for label in [lab for lab, _, _ in _SN_SERIES] + [_AG_PAPER, _PPM_PAPER]
+        },
+        det=curve_of(summary, pa.name, "attack: detection rate under D′"),
+        fa=curve_of(summary, pa.name, "attack: false alarms under D"),
+        by_n={lab: curve_of(summary, pn.name, lab)["mean"].tolist() for lab in ("Analyze Gauss", _SN)},
+    )
+
+
+def _sn_finding(m, cfg):
+    eg, vals, det = cfg["eps_grid"], m["vals"], m["det"]
     at1 = det[np.isclose(det.x, 1.0)]
-    sig_lo = gaussian_sigma(math.sqrt(2), min(eg), cfg["delta"])
-    classic_lo = math.sqrt(2) * math.sqrt(2 * math.log(1.25 / cfg["delta"])) / min(eg)
     sn, ag = vals["SN (Wishart, retracted: not private)"], vals["Analyze Gauss"]
     close = [e for e, a, b in zip(eg, sn, ag) if abs(a - b) <= 1.0]
     catch = (
@@ -229,18 +233,24 @@ def _sn_texts(summary, cfg):
         if close
         else "SN stays below Analyze Gauss on the whole grid"
     )
-    finding = (
+    return (
         f"Captured energy (% of non-private) at ε = {', '.join(fmt_g(e) for e in eg)}: Analyze Gauss "
         f"{fmt_list(vals['Analyze Gauss'], 1)}; private power method {fmt_list(vals['private power method'], 1)}; SN "
         f"{fmt_list(vals['SN (Wishart, retracted: not private)'], 1)}; {catch}. The attack detects the missing row with "
         f"probability {fmt_list(det['mean'], 2)} at ε = {', '.join(fmt_g(x) for x in det.x)} (theory 1 − e^(−ε)"
         + (f"; {at1['mean'].iloc[0]:.2f} at ε = 1" if not at1.empty else "")
-        + f") and raises {int(round(fa['mean'].max() * cfg['attack_trials']))} false alarms in "
+        + f") and raises {int(round(m['fa']['mean'].max() * cfg['attack_trials']))} false alarms in "
         f"{cfg['attack_trials']:,} trials per ε: no (ε′, δ) with δ < 1 − e^(−ε) holds. With the paper's own noise: "
         f"Analyze Gauss {fmt_list(vals[_AG_PAPER], 1)}, the power method {fmt_list(vals[_PPM_PAPER], 1)}. "
         + _order_text(eg, vals)
     )
-    difference = (
+
+
+def _sn_difference(cfg):
+    eg = cfg["eps_grid"]
+    sig_lo = gaussian_sigma(math.sqrt(2), min(eg), cfg["delta"])
+    classic_lo = math.sqrt(2) * math.sqrt(2 * math.log(1.25 / cfg["delta"])) / min(eg)
+    return (
         "SN is not differentially private, and its authors retracted the paper in 2017. Its Wishart noise is "
         "always positive semi-definite, so the output minus the data's second-moment matrix stays PSD when a "
         "row is present and often is not when it is missing: the test of the last panel tells the two apart with "
@@ -265,20 +275,12 @@ def _sn_texts(summary, cfg):
         "loses energy at small ε; it is private as stated only where the classic formula's slack covers the "
         "missing √2 (the marked points)."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _sn_claims(summary, cfg):
-    pe, pn, pa = _sn_panels(cfg)
-    eg = cfg["eps_grid"]
-    vals = {
-        lab: [value_at(summary, pe.name, lab, e) for e in eg]
-        for lab in ("Analyze Gauss", "private power method", _SN, _AG_PAPER, _PPM_PAPER)
-    }
+def _sn_claims(m, cfg):
+    eg, vals, det, by_n = cfg["eps_grid"], m["vals"], m["det"], m["by_n"]
     idx = _small(eg)
     sn, ppm, ppm_p, ag, ag_p = (vals[k] for k in (_SN, "private power method", _PPM_PAPER, "Analyze Gauss", _AG_PAPER))
-    det = curve_of(summary, pa.name, "attack: detection rate under D′")
-    by_n = {lab: curve_of(summary, pn.name, lab)["mean"].tolist() for lab in ("Analyze Gauss", _SN)}
     big = [i for i, e in enumerate(eg) if e >= 1]
     rng_txt = lambda v, ii: f"{min(v[i] for i in ii):.1f}–{max(v[i] for i in ii):.1f}%"  # noqa: E731
     return [
@@ -354,7 +356,7 @@ IMTIAZ_2016_SN = Spec(
         f"n panel at ε = {fmt_g(cfg['eps_n'])}; attack with {cfg['attack_trials']:,} trials per side and ε, "
         f"d = {cfg['attack_d']}, the row u = e₁ against the zero row."
     ),
-    steps=(_sn_panels, _sn_tasks, _sn_unit, _sn_texts, _sn_claims),
+    steps=(_sn_panels, _sn_tasks, _sn_unit, _sn_measure, _sn_finding, _sn_difference, _sn_claims),
     styles={_AG_PAPER: {"dash": "dot"}, _PPM_PAPER: {"dash": "dot"}},
     refs=(
         ("item 14", "item-14"),

@@ -99,18 +99,32 @@ def _wrong_from(summary, panel: str, series: str) -> str:
     )
 
 
-def _cape_texts(summary, cfg):
+def _cape_measure(summary, cfg):
     pe, pn, pd_ = _cape_panels(cfg)
-    eg = cfg["eps_grid"]
-    vals = {label: [value_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
+    return dict(
+        vals={label: [value_at(summary, pe.name, label, e) for e in cfg["eps_grid"]] for label, _, _ in _CAPE_SERIES},
+        nvals={label: curve_of(summary, pn.name, label)["mean"].tolist() for label, _, _ in _CAPE_SERIES},
+        dvals=curve_of(summary, pd_.name, "capePCA")["mean"].tolist(),
+        paper=[value_at(summary, pe.name, _CAPE_PAPER, e) for e in cfg["eps_grid"]],
+        wrong=_wrong_from(summary, pe.name, _CAPE_PAPER),
+    )
+
+
+def _cape_gap_and_order(vals) -> tuple[float, bool]:
+    """capePCA's largest gap to the pooled release, and whether capePCA >= conventional >= local at every epsilon."""
     gap = max(abs(a - b) for a, b in zip(vals["capePCA"], vals["pooled DP (Analyze Gauss)"]))
     order = all(
         c >= v - 0.01 and v >= loc - 0.01
         for c, v, loc in zip(vals["capePCA"], vals["conventional"], vals["local (one site)"])
     )
-    nvals = {label: curve_of(summary, pn.name, label)["mean"].tolist() for label, _, _ in _CAPE_SERIES}
+    return gap, order
+
+
+def _cape_finding(m, cfg):
+    eg, vals, nvals = cfg["eps_grid"], m["vals"], m["nvals"]
+    gap, order = _cape_gap_and_order(vals)
     reach = [e for e, v in zip(eg, vals["capePCA"]) if v >= 0.95]
-    finding = (
+    return (
         f"(a) q_CE / optimal at ε = {', '.join(fmt_g(e) for e in eg)}: capePCA {fmt_list(vals['capePCA'])}; pooled "
         f"Analyze Gauss {fmt_list(vals['pooled DP (Analyze Gauss)'])}; conventional {fmt_list(vals['conventional'])}; "
         f"local {fmt_list(vals['local (one site)'])}. capePCA matches the pooled release (largest gap {gap:.3f}) and "
@@ -122,11 +136,14 @@ def _cape_texts(summary, cfg):
         + (f"; it reaches 95% of the optimum from ε = {fmt_g(reach[0])}" if reach else "")
         + f". (b) N_s = {', '.join(f'{n:,}' for n in cfg['ns_grid'])}: capePCA {fmt_list(nvals['capePCA'])}, "
         f"conventional {fmt_list(nvals['conventional'])}, local {fmt_list(nvals['local (one site)'])}. capePCA with the "
-        f"paper's noise (sensitivity 1/N_s, the classic formula): {fmt_list([value_at(summary, pe.name, _CAPE_PAPER, e) for e in eg])} "
-        f"at the same ε" + _wrong_from(summary, pe.name, _CAPE_PAPER) + "."
+        f"paper's noise (sensitivity 1/N_s, the classic formula): {fmt_list(m['paper'])} "
+        f"at the same ε" + m["wrong"] + "."
     )
+
+
+def _cape_difference(cfg):
     ratio = math.sqrt(2)
-    difference = (
+    return (
         f"Same shape, more noise. We calibrate each site with the replace-one sensitivity √2/N_s (the paper uses "
         f"Analyze Gauss's add/remove constant 1/N_s, {ratio:.2f} times too little noise) and the analytic Gaussian "
         "mechanism (the classic formula is unproven for ε ≥ 1 and fails at ε = 10), make the cancelling noise "
@@ -136,21 +153,11 @@ def _cape_texts(summary, cfg):
         "centres and divides by the data's own largest norm, which is not private. DPdisPCA and the real data sets "
         "(MNIST, Covertype) are not reproduced."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _cape_claims(summary, cfg):
-    pe, pn, pd_ = _cape_panels(cfg)
-    eg = cfg["eps_grid"]
-    vals = {label: [value_at(summary, pe.name, label, e) for e in eg] for label, _, _ in _CAPE_SERIES}
-    paper = [value_at(summary, pe.name, _CAPE_PAPER, e) for e in eg]
-    gap = max(abs(a - b) for a, b in zip(vals["capePCA"], vals["pooled DP (Analyze Gauss)"]))
-    order = all(
-        c >= v - 0.01 and v >= loc - 0.01
-        for c, v, loc in zip(vals["capePCA"], vals["conventional"], vals["local (one site)"])
-    )
-    nvals = curve_of(summary, pn.name, "capePCA")["mean"].tolist()
-    dvals = curve_of(summary, pd_.name, "capePCA")["mean"].tolist()
+def _cape_claims(m, cfg):
+    vals, paper, nvals, dvals = m["vals"], m["paper"], m["nvals"]["capePCA"], m["dvals"]
+    gap, order = _cape_gap_and_order(vals)
     rising = lambda v: all(b >= a - 0.02 for a, b in zip(v, v[1:]))  # noqa: E731
     return [
         Claim(
@@ -176,8 +183,7 @@ def _cape_claims(summary, cfg):
             "The same curves with the paper's calibration (sensitivity 1/N_s, classic formula)",
             REPRODUCED,
             f"capePCA with the paper's noise {fmt_list(paper)} against ours {fmt_list(vals['capePCA'])}: the classic "
-            "formula's slack adds noise at small ε, the missing √2 removes some at large ε"
-            + _wrong_from(summary, pe.name, _CAPE_PAPER),
+            "formula's slack adds noise at small ε, the missing √2 removes some at large ε" + m["wrong"],
             "cape_pca",
         ),
         Claim(
@@ -216,7 +222,15 @@ CAPE_PCA = Spec(
         f"δ = {fmt_g(cfg['delta'])}; (b) ε = {fmt_g(cfg['eps_n'])}; (c) ε = {fmt_g(cfg['eps_delta'])}; A = the "
         "population second moment of the scaled law."
     ),
-    steps=(_cape_panels, tasks_over(ns="ns_grid"), _cape_unit, _cape_texts, _cape_claims),
+    steps=(
+        _cape_panels,
+        tasks_over(ns="ns_grid"),
+        _cape_unit,
+        _cape_measure,
+        _cape_finding,
+        _cape_difference,
+        _cape_claims,
+    ),
     refs=(("item 17", "item-17"), ("item 18", "item-18"), ("item 19", "item-19"), ("item 24", "item-24")),
     cols=3,
     styles={"pooled DP (Analyze Gauss)": {"dash": "dash"}, _CAPE_PAPER: {"dash": "dot"}},
@@ -333,49 +347,59 @@ def _medians(summary, panel: str, eps: float) -> tuple[float, float]:
     )
 
 
-def _random_check(summary, cfg) -> list[str]:
-    """At the smallest epsilon, capeAGN's median error against random vectors', per model."""
-    out = []
+def _agn_measure(summary, cfg):
+    """Per model (its label): the epsilons, each series' means against them, the paper-noise curve, capeAGN's
+    curve against N_s, its medians and random vectors' at the smallest epsilon, and at how many epsilons capeAGN
+    is the lowest of the private three."""
+    out = {}
     for kind, D, K in cfg["models"]:
-        pe = f"{_agn_label(kind, D, K)}: against ε"
-        eps = float(curve_of(summary, pe, "capeAGN").x.min())
-        cape, rand = _medians(summary, pe, eps)
-        out.append(
-            f"{_agn_label(kind, D, K)} at ε = {fmt_g(eps)}: capeAGN's median {cape:.2f} against random "
-            f"vectors' {rand:.2f} ({'at or below' if cape <= rand else 'above'} the random level)."
-        )
-    return out
-
-
-def _agn_texts(summary, cfg):
-    parts, order_ok = [], True
-    for kind, D, K in cfg["models"]:
-        pe = f"{_agn_label(kind, D, K)}: against ε"
+        label = _agn_label(kind, D, K)
+        pe, pn = f"{label}: against ε", f"{label}: against N_s (ε = {cfg['eps_n']:g})"
         eg = sorted(curve_of(summary, pe, "capeAGN").x)
         v = {
             lab: [value_at(summary, pe, lab, e) for e in eg]
             for lab in ("capeAGN", "conventional", "local (one site)", "non-private (pooled)", "random vectors")
         }
-        wins = sum(c <= min(cv, lo) + 1e-9 for c, cv, lo in zip(v["capeAGN"], v["conventional"], v["local (one site)"]))
-        order_ok &= wins >= len(eg) - 1
+        out[label] = dict(
+            eg=eg,
+            v=v,
+            wins=sum(
+                c <= min(cv, lo) + 1e-9 for c, cv, lo in zip(v["capeAGN"], v["conventional"], v["local (one site)"])
+            ),
+            paper=curve_of(summary, pe, _AGN_PAPER)["mean"],
+            by_n=curve_of(summary, pn, "capeAGN")["mean"].tolist(),
+            medians=_medians(summary, pe, eg[0]),
+        )
+    return out
+
+
+def _agn_finding(m, cfg):
+    parts, checks = [], []
+    for label, got in m.items():
+        eg, v, wins, (cape, rand) = got["eg"], got["v"], got["wins"], got["medians"]
         parts.append(
-            f"{_agn_label(kind, D, K)} at ε = {', '.join(fmt_g(e) for e in eg)}: capeAGN {fmt_list(v['capeAGN'])}, "
+            f"{label} at ε = {', '.join(fmt_g(e) for e in eg)}: capeAGN {fmt_list(v['capeAGN'])}, "
             f"conventional {fmt_list(v['conventional'])}, local {fmt_list(v['local (one site)'])}, non-private "
             f"{v['non-private (pooled)'][0]:.3f}, random {np.mean(v['random vectors']):.2f} (capeAGN lowest "
             f"of the private three at {wins} of {len(eg)} ε)"
         )
-    finding = (
+        # at the smallest epsilon, capeAGN's median error against random vectors'
+        checks.append(
+            f"{label} at ε = {fmt_g(eg[0])}: capeAGN's median {cape:.2f} against random "
+            f"vectors' {rand:.2f} ({'at or below' if cape <= rand else 'above'} the random level)."
+        )
+    return (
         "Mean q_comp — "
         + "; ".join(parts)
         + ". capeAGN approaches the non-private error as ε or N_s grows. "
-        + " ".join(_random_check(summary, cfg))
+        + " ".join(checks)
         + " With the paper's noise: "
-        + "; ".join(
-            f"{_agn_label(kind, D, K)} {fmt_list(curve_of(summary, f'{_agn_label(kind, D, K)}: against ε', _AGN_PAPER)['mean'])}"
-            for kind, D, K in cfg["models"]
-        )
+        + "; ".join(f"{label} {fmt_list(got['paper'])}" for label, got in m.items())
         + "."
     )
+
+
+def _agn_difference(cfg):
     difference = (
         "The paper's Figures 3–5 are images without printed values, so the comparison is of shapes: ours agree "
         "(capeAGN below conventional and local, approaching non-private as ε or N_s grows). Calibration differs: "
@@ -394,23 +418,14 @@ def _agn_texts(summary, cfg):
     )
     if len(cfg["models"]) < 4:
         difference += " Default grid: D = 10, K = 5 only (the full grid adds D = 50, K = 10)."
-    return dict(finding=finding, difference=difference)
+    return difference
 
 
-def _agn_claims(summary, cfg):
+def _agn_claims(m, cfg):
     out = []
-    for kind, D, K in cfg["models"]:
-        pe, label = f"{_agn_label(kind, D, K)}: against ε", _agn_label(kind, D, K)
-        pn = f"{label}: against N_s (ε = {cfg['eps_n']:g})"
-        eg = sorted(curve_of(summary, pe, "capeAGN").x)
-        v = {
-            lab: [value_at(summary, pe, lab, e) for e in eg]
-            for lab in ("capeAGN", "conventional", "local (one site)", "non-private (pooled)")
-        }
-        wins = sum(c <= min(cv, lo) + 1e-9 for c, cv, lo in zip(v["capeAGN"], v["conventional"], v["local (one site)"]))
+    for label, got in m.items():
+        eg, v, wins, by_n, (cape, rand) = (got[name] for name in ("eg", "v", "wins", "by_n", "medians"))
         falls = v["capeAGN"][-1] < v["capeAGN"][0]
-        by_n = curve_of(summary, pn, "capeAGN")["mean"].tolist()
-        cape, rand = _medians(summary, pe, eg[0])
         out += [
             Claim(
                 f"{label}: capeAGN outperforms conv and local",
@@ -460,7 +475,7 @@ CAPE_AGN = Spec(
         f"Ours: {', '.join(_agn_label(*m) for m in cfg['models'])}; S = {cfg['sites']}, δ = {fmt_g(cfg['delta'])}, "
         f"equal split; ε panels at N_s = {cfg['ns_eps']:,}; N_s panels at ε = {fmt_g(cfg['eps_n'])}."
     ),
-    steps=(_agn_panels, _agn_tasks, _agn_unit, _agn_texts, _agn_claims),
+    steps=(_agn_panels, _agn_tasks, _agn_unit, _agn_measure, _agn_finding, _agn_difference, _agn_claims),
     styles={_AGN_PAPER: {"dash": "dot"}},
     refs=(("item 21", "item-21"), ("item 22", "item-22"), ("item 23", "item-23")),
     paper_figure=(

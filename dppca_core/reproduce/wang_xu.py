@@ -156,45 +156,59 @@ def _wx1_unit(cfg, task, seed):
     return rows
 
 
-def _wx1_texts(summary, cfg):
+def _wx1_measure(summary, cfg):
     pk, pn, pp, pe = _wx1_panels(cfg)
-    ks, p, n, eps, delta = cfg["ks"], cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
-    ours = [value_at(summary, pk.name, _LDP, k) for k in ks]
-    rand = [_random_projector(p, k) for k in ks]
-    nonp = [value_at(summary, pk.name, "non-private PCA", k) for k in ks]
-    by_n = curve_of(summary, pn.name, _LDP)
-    by_p = curve_of(summary, pp.name, _LDP)
-    rand_p = [_random_projector(int(x), ks[0]) for x in by_p.x]
-    sigma = ldp_noise_sigma(eps, delta)
-    sd = sigma / math.sqrt(n)
-    gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
+    ks = cfg["ks"]
     curve = curve_of(summary, pe.name, _LDP)
+    return dict(
+        ours=[value_at(summary, pk.name, _LDP, k) for k in ks],
+        nonp=[value_at(summary, pk.name, "non-private PCA", k) for k in ks],
+        paper=[value_at(summary, pk.name, _LDP_PAPER, k) for k in ks],
+        by_n=curve_of(summary, pn.name, _LDP),
+        by_p=curve_of(summary, pp.name, _LDP),
+        curve=curve,
+        learned=curve[curve["mean"] < 0.5 * _random_projector(cfg["p"], ks[0])],
+        first_wrong=_first_wrong(summary, pe.name, _LDP_PAPER),
+    )
+
+
+def _wx1_finding(m, cfg):
+    ks, p, eps, delta = cfg["ks"], cfg["p"], cfg["eps"], cfg["delta"]
+    ours, by_n, by_p, learned = m["ours"], m["by_n"], m["by_p"], m["learned"]
+    rand = [_random_projector(p, k) for k in ks]
+    rand_p = [_random_projector(int(x), ks[0]) for x in by_p.x]
     level = _random_projector(p, ks[0])
-    learned = curve[curve["mean"] < 0.5 * level]
     where = (
         f"the mean error first falls below half the random level at ε = {learned.x.iloc[0]:g}"
         if not learned.empty
-        else f"the mean error stays above half the random level up to ε = " f"{curve.x.max():g}"
+        else f"the mean error stays above half the random level up to ε = " f"{m['curve'].x.max():g}"
     )
-    finding = (
+    return (
         f"(a) ldp_gaussian at ε = {eps:g}: {fmt_list(ours)} for k = {', '.join(map(str, ks))}; a random subspace: "
-        f"{fmt_list(rand)}; non-private PCA of the same rows: {fmt_list(nonp)}. The private error sits at the "
+        f"{fmt_list(rand)}; non-private PCA of the same rows: {fmt_list(m['nonp'])}. The private error sits at the "
         f"random-subspace level (largest gap {max(abs(a - b) for a, b in zip(ours, rand)):.2f}), so its growth with "
         f"k is that level's √(2k(1 − k/p)). (b) Against n = {', '.join(f'{x:,.0f}' for x in by_n.x)}: "
         f"{fmt_list(by_n['mean'])}, flat at the random level {level:.2f}. (c) Against p = "
         f"{', '.join(f'{x:g}' for x in by_p.x)}: {fmt_list(by_p['mean'])}, again the random level ({fmt_list(rand_p)}), "
         f"which grows with p. (d) Against ε (k = {ks[0]}): {where}. With the paper's own noise (σ = "
         f"{classic_sigma(1.0, eps, delta):.2f} per user at ε = {eps:g}) Algorithm 1 gives the same picture: "
-        f"{fmt_list([value_at(summary, pk.name, _LDP_PAPER, k) for k in ks])} for k = {', '.join(map(str, ks))}"
+        f"{fmt_list(m['paper'])} for k = {', '.join(map(str, ks))}"
         + (
-            f"; that noise is below what (ε, δ) needs from ε = {fmt_g(_first_wrong(summary, pe.name, _LDP_PAPER))} on "
+            f"; that noise is below what (ε, δ) needs from ε = {fmt_g(m['first_wrong'])} on "
             "(its points are marked 'not private as stated')"
-            if _first_wrong(summary, pe.name, _LDP_PAPER)
+            if m["first_wrong"]
             else ""
         )
         + "."
     )
-    difference = (
+
+
+def _wx1_difference(cfg):
+    p, n, eps, delta = cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
+    sigma = ldp_noise_sigma(eps, delta)
+    sd = sigma / math.sqrt(n)
+    gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
+    return (
         f"Noise-dominated setting. The eigengap is λ/(5p(λ + 1)) = {gap:.4f} at p = {p}, while each entry of the "
         f"server's average carries noise of s.d. σ/√n = {sd:.4f} (σ = {sigma:.2f} per user at ε = {eps:g}, "
         f"δ = {delta:g}); the noise matrix's spectral norm, about 2·{sd:.4f}·√p = {2 * sd * math.sqrt(p):.2f}, is "
@@ -205,20 +219,15 @@ def _wx1_texts(summary, cfg):
         f"{sigma:.2f} against the paper's {math.sqrt(2 * math.log(1.25 / delta)) / eps:.2f}, which changes nothing "
         "here."
     )
-    return dict(finding=finding, difference=difference)
 
 
-def _wx1_claims(summary, cfg):
-    pk, pn, pp, pe = _wx1_panels(cfg)
+def _wx1_claims(m, cfg):
     ks, p = cfg["ks"], cfg["p"]
-    ours = [value_at(summary, pk.name, _LDP, k) for k in ks]
+    ours, by_n, by_p, curve, learned, paper = (
+        m[name] for name in ("ours", "by_n", "by_p", "curve", "learned", "paper")
+    )
     rand = [_random_projector(p, k) for k in ks]
-    by_n = curve_of(summary, pn.name, _LDP)
-    by_p = curve_of(summary, pp.name, _LDP)
-    curve = curve_of(summary, pe.name, _LDP)
     level = _random_projector(p, ks[0])
-    learned = curve[curve["mean"] < 0.5 * level]
-    paper = [value_at(summary, pk.name, _LDP_PAPER, k) for k in ks]
     ours_sd, paper_sd = ldp_noise_sigma(cfg["eps"], cfg["delta"]), classic_sigma(1.0, cfg["eps"], cfg["delta"])
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
     ratio = 2 * ours_sd / math.sqrt(cfg["n"]) * math.sqrt(p) / gap
@@ -295,7 +304,7 @@ WANG_XU_LOW_DIM = Spec(
         f"Ours: n = {cfg['n']:,}, p = {cfg['p']}, k ∈ {fmt_set(cfg['ks'])}, ε = {cfg['eps']:g}, δ = {cfg['delta']:g}, "
         f"λ = {cfg['lam']:g}; panels (b)-(d) at k = {cfg['ks'][0]}. Fresh data and noise per repetition."
     ),
-    steps=(_wx1_panels, _wx1_tasks, _wx1_unit, _wx1_texts, _wx1_claims),
+    steps=(_wx1_panels, _wx1_tasks, _wx1_unit, _wx1_measure, _wx1_finding, _wx1_difference, _wx1_claims),
     refs=(("item 4", "item-4"), ("why the settings are noise-dominated", "noise-dominated"), ("item 1", "item-1")),
     styles={_LDP_PAPER: {"dash": "dot"}},
     paper_figure=(
@@ -352,32 +361,44 @@ def _wx2_unit(cfg, task, seed):
     return rows
 
 
-def _wx2_texts(summary, cfg):
+def _wx2_measure(summary, cfg):
     ps, pe = _wx2_panels(cfg)
+    curve = curve_of(summary, pe.name, "ldp_sparse (Algorithm 2)")
+    return dict(
+        sparse=[value_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in cfg["s_grid"]],
+        nonp=[value_at(summary, ps.name, "non-private PCA", s) for s in cfg["s_grid"]],
+        paper=[value_at(summary, ps.name, _SPARSE_PAPER, s) for s in cfg["s_grid"]],
+        at_top={
+            lab: value_at(summary, pe.name, lab, max(cfg["eps_grid"]))
+            for lab in ("ldp_sparse (Algorithm 2)", "ldp_gaussian (Algorithm 1)", "non-private PCA")
+        },
+        curve=curve,
+        learned=curve[curve["mean"] < 0.5 * _random_projector(cfg["p"], cfg["k"])],
+    )
+
+
+def _wx2_finding(m, cfg):
     p, n, k, eps, delta = cfg["p"], cfg["n"], cfg["k"], cfg["eps"], cfg["delta"]
-    s_grid = cfg["s_grid"]
-    sparse = [value_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in s_grid]
-    nonp = [value_at(summary, ps.name, "non-private PCA", s) for s in s_grid]
     level, worst = _random_projector(p, k), math.sqrt(2 * k)
-    sigma = ldp_noise_sigma(eps, delta)
     top = max(cfg["eps_grid"])
     gap = cfg["lam"] / (5 * p * (cfg["lam"] + 1))
     top_norm = 2 * ldp_noise_sigma(top, delta) / math.sqrt(n) * math.sqrt(p)
-    at_top = {
-        lab: value_at(summary, pe.name, lab, top)
-        for lab in ("ldp_sparse (Algorithm 2)", "ldp_gaussian (Algorithm 1)", "non-private PCA")
-    }
-    finding = (
-        f"ldp_sparse at ε = {eps:g}: {fmt_list(sparse)} for s = {', '.join(map(str, s_grid))}; random subspace "
-        f"{level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows {fmt_list(nonp)}. "
-        f"Against ε (s = {cfg['s_eps']}): at ε = {top:g} the users' noise has spectral norm about "
-        f"{top_norm:.1e}, {top_norm / gap:.1f} times the gap {gap:.1e}; there ldp_sparse reaches "
+    at_top = m["at_top"]
+    return (
+        f"ldp_sparse at ε = {eps:g}: {fmt_list(m['sparse'])} for s = {', '.join(map(str, cfg['s_grid']))}; random "
+        f"subspace {level:.2f}, orthogonal subspaces {worst:.2f}; non-private PCA of the same rows "
+        f"{fmt_list(m['nonp'])}. Against ε (s = {cfg['s_eps']}): at ε = {top:g} the users' noise has spectral norm "
+        f"about {top_norm:.1e}, {top_norm / gap:.1f} times the gap {gap:.1e}; there ldp_sparse reaches "
         f"{at_top['ldp_sparse (Algorithm 2)']:.2f} and ldp_gaussian {at_top['ldp_gaussian (Algorithm 1)']:.2f}, "
         f"against {at_top['non-private PCA']:.2f} for non-private PCA, whose error is the sampling noise of "
         f"n = {n:,} rows. With the paper's own noise (σ = {classic_sigma(1.0, eps, delta):.2f} per user at "
-        f"ε = {eps:g}) Algorithm 2 scores {fmt_list([value_at(summary, ps.name, _SPARSE_PAPER, x) for x in s_grid])}, "
-        "the same picture."
+        f"ε = {eps:g}) Algorithm 2 scores {fmt_list(m['paper'])}, the same picture."
     )
+
+
+def _wx2_difference(cfg):
+    p, n, eps, delta = cfg["p"], cfg["n"], cfg["eps"], cfg["delta"]
+    sigma = ldp_noise_sigma(eps, delta)
     difference = (
         f"Noise-dominated setting. Each entry of the users' average carries noise of s.d. σ/√n = "
         f"{sigma / math.sqrt(n):.3f} (σ = {sigma:.2f}, n = {n:,}), against a largest eigenvalue of Σ of "
@@ -392,16 +413,12 @@ def _wx2_texts(summary, cfg):
     )
     if cfg["p"] != 400:
         difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
-    return dict(finding=finding, difference=difference)
+    return difference
 
 
-def _wx2_claims(summary, cfg):
-    ps, pe = _wx2_panels(cfg)
-    p, k = cfg["p"], cfg["k"]
-    level = _random_projector(p, k)
-    sparse = [value_at(summary, ps.name, "ldp_sparse (Algorithm 2)", s) for s in cfg["s_grid"]]
-    curve = curve_of(summary, pe.name, "ldp_sparse (Algorithm 2)")
-    learned = curve[curve["mean"] < 0.5 * level]
+def _wx2_claims(m, cfg):
+    level = _random_projector(cfg["p"], cfg["k"])
+    sparse, curve, learned = m["sparse"], m["curve"], m["learned"]
     return [
         Claim(
             "Figure 4: the error grows with k/n and slightly with p",
@@ -447,7 +464,7 @@ WANG_XU_SPARSE = Spec(
         f"Ours: n = {cfg['n']:,}, p = {cfg['p']}, k = {cfg['k']}, s ∈ {fmt_set(cfg['s_grid'])}, ε = {cfg['eps']:g}, "
         f"δ = {cfg['delta']:g}, λ = {cfg['lam']:g}; ε panel at s = {cfg['s_eps']}."
     ),
-    steps=(_wx2_panels, tasks_over(s="s_grid"), _wx2_unit, _wx2_texts, _wx2_claims),
+    steps=(_wx2_panels, tasks_over(s="s_grid"), _wx2_unit, _wx2_measure, _wx2_finding, _wx2_difference, _wx2_claims),
     refs=(("item 4", "item-4"), ("item 3", "item-3"), ("why the settings are noise-dominated", "noise-dominated")),
     styles={"ldp_gaussian (Algorithm 1)": {"dash": "dash"}, _SPARSE_PAPER: {"dash": "dot"}},
     paper_figure=(

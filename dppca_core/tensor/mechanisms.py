@@ -22,9 +22,9 @@ import math
 import numpy as np
 
 from ..privacy import PrivacyCurve, composed_mu, gaussian_mu, gaussian_sigma
-from ..registry import SITES_PARAM, Output, Param, mechanism
-from ..mechanisms.distributed import KAPPA_PARAM
-from ..mechanisms.sources import SOURCES
+from ..registry import SITES_PARAM, Output, Param
+from ..mechanisms.distributed import KAPPA_PARAM, ONE_SITE_AUDIT
+from ..mechanisms.sources import builtin_mechanism
 from ..data.sites import split_sites
 import dppca_core.tensor.calibration as cal
 from .auditing import STATISTIC as AUDIT_STATISTIC
@@ -34,11 +34,12 @@ from .moments import prepare_tensor_input
 from .power import decompose, whiten
 from .symmetric import from_unique, from_upper, multilinear, n_unique, n_upper
 
-#: What every tensor mechanism declares alike: its task, its relation (replace-one), its input (the samples'
-#: moments), its audit design and how the audit reads it.
+#: What every tensor mechanism declares alike: its task, its guarantee ((epsilon, delta) unless it says otherwise) and
+#: relation (replace-one), its input (the samples' moments), its audit design and how the audit reads it.
 tensor_mechanism = functools.partial(
-    mechanism,
+    builtin_mechanism,
     task="tensor",
+    guarantee="approximate",
     relations=("replace",),
     prepare_input=prepare_tensor_input,
     audit_design=tensor_audit_design,
@@ -84,6 +85,11 @@ COMMON_PARAMS = (
     ),
     Param("restarts", "int", 20, "Random starts per component of the tensor power method.", low=1, high=500),
     Param("iterations", "int", 30, "Power iterations per start (and again for the best start).", low=1, high=1000),
+)
+#: the tensor mechanisms of one data holder, and those of several sites (each takes the sites too)
+central_tensor_mechanism = functools.partial(tensor_mechanism, model="central", params=COMMON_PARAMS)
+distributed_tensor_mechanism = functools.partial(
+    tensor_mechanism, model="distributed", params=(SITES_PARAM,) + COMMON_PARAMS
 )
 
 SENSITIVITY_NOTE = (
@@ -178,15 +184,12 @@ def _stage_facts(data, delta2, delta3, sd2, sd3, budgets) -> dict:
 # -- central ---------------------------------------------------------------------------------------------------
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_non_private",
-    provenance=SOURCES["otd_non_private"],
     title="Tensor decomposition, non-private (pooled)",
     paper="Anandkumar, Ge, Hsu, Kakade & Telgarsky, Tensor Decompositions for Learning Latent Variable Models "
     "(JMLR 2014)",
-    model="central",
     guarantee="none",
-    params=COMMON_PARAMS,
     notes=(
         "Exact moments of the pooled data, whitening with M2, tensor power method with restarts and deflation. "
         "The reference every private variant is compared with; no privacy."
@@ -218,25 +221,23 @@ def agn_at_scales(data, k, sd2, sd3, rng, sigma2=0.05, mean_bound=None, restarts
     return project_components(data, decompose(M2hat, whitened, wh, rng, restarts, iterations).components, mean_bound)
 
 
-def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
-    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder; returns the noisy stages (M2, its
-    whitening, the whitened tensor), M3's noise s.d., the two stages' GDP parameters and the stage facts."""
+def _agn_stages(data, idx, k, epsilon, delta, split, sigma2, rng):
+    """Analyze-Gauss-style noise on upper(M2) and unique(M3) of one data holder, the samples ``idx`` (None: all of
+    them); returns the noisy stages (M2, its whitening, the whitened tensor), M3's noise s.d., the two stages' GDP
+    parameters and the stage facts."""
+    u2, u3 = data.moments(idx, sigma2=sigma2)
     budgets = cal.split_budget(epsilon, delta, split)
     eps1, d1, eps2, d2 = budgets
-    delta2, delta3 = _sensitivities(data, n, sigma2)
+    delta2, delta3 = _sensitivities(data, data.n if idx is None else idx.size, sigma2)
     sd2, sd3 = gaussian_sigma(delta2, eps1, d1), gaussian_sigma(delta3, eps2, d2)
     stages = _noisy_stages(data, u2, u3, k, sd2, sd3, rng)
     return stages, sd3, [delta2 / sd2, delta3 / sd3], _stage_facts(data, delta2, delta3, sd2, sd3, budgets)
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_agn",
-    provenance=SOURCES["otd_agn"],
     title="AGN: private tensor decomposition with Gaussian noise",
     paper=PAPER_CENTRAL + ", Algorithm 4",
-    model="central",
-    guarantee="approximate",
-    params=COMMON_PARAMS,
     notes=(
         "Gaussian noise on upper(M2) (scale from (split eps, split delta)) and on the unique entries of M3 (the "
         "rest of the budget); W from the noisy M2, the noisy M3 projected on W, then the tensor power method. "
@@ -245,21 +246,16 @@ def _agn_stages(data, u2, u3, n, k, epsilon, delta, split, sigma2, rng):
     ),
 )
 def otd_agn(data, k, epsilon, delta, neighbors, rng, split, sigma2, mean_bound, restarts, iterations):
-    u2, u3 = data.moments(sigma2=sigma2)
-    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, data.n, k, epsilon, delta, split, sigma2, rng)
+    stages, sd3, stage_mu, facts = _agn_stages(data, None, k, epsilon, delta, split, sigma2, rng)
     facts["stage_mu"] = stage_mu
     privacy = PrivacyCurve.gdp(composed_mu(stage_mu))
     return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, privacy, facts)
 
 
-@tensor_mechanism(
+@central_tensor_mechanism(
     name="otd_avn",
-    provenance=SOURCES["otd_avn"],
     title="AVN: private tensor decomposition with l2 K-norm (vector) noise",
     paper=PAPER_CENTRAL + ", Algorithm 5",
-    model="central",
-    guarantee="approximate",
-    params=COMMON_PARAMS,
     notes=(
         "M2 as in AGN with (split eps, delta): all of delta goes to this Gaussian stage. M3 gets one draw of the "
         "l2 K-norm mechanism on its d(d+1)(d+2)/6 unique entries, density proportional to exp(-beta ||b||), "
@@ -305,6 +301,19 @@ def _site_moments(data, sites, sigma2):
     return sizes, sizes / float(data.n), _sensitivities(data, 1, sigma2), moments
 
 
+def _sites_release(data, stages, run, mu, sizes, sensitivities, variances, budgets, site_facts: dict) -> Output:
+    """The release of a collaborating variant: the aggregator's noisy ``stages`` decomposed (``run``: the generator,
+    restarts, iterations and mean bound), mu-GDP, with the stage facts at the pooled level (a site's sensitivity
+    c / N_s, weighted by N_s / N, is c / N; the noise s.d. of the weighted average of the sites' own noise, of
+    ``variances`` for M2 and M3, one per site), the site sizes and then ``site_facts``."""
+    (c2, c3), N = sensitivities, float(data.n)
+    weights = sizes / N
+    sd2, sd3 = (float(np.sqrt(np.sum(weights**2 * var))) for var in variances)
+    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
+    facts.update(site_sizes=sizes.astype(int).tolist(), **site_facts)
+    return _release(data, stages, *run, sd3, PrivacyCurve.gdp(mu), facts)
+
+
 def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """S x size draws: i.i.d. across coordinates, N(0, cov) across the S sites (the noise generator's e)."""
     vals, vecs = np.linalg.eigh(cov)
@@ -312,14 +321,11 @@ def _correlated(cov: np.ndarray, size: int, rng: np.random.Generator) -> np.ndar
     return root @ rng.standard_normal((cov.shape[0], size))
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_cape_agn",
-    provenance=SOURCES["otd_cape_agn"],
     title="capeAGN: correlated-noise distributed tensor decomposition",
     paper=PAPER + ", Algorithm 2 (CAPE, Algorithm 3)",
-    model="distributed",
-    guarantee="approximate",
-    audit_params={"sites": 1},  # the aggregator's view of one site is that site's message (the pooled AGN level)
+    audit_params=ONE_SITE_AUDIT,  # the aggregator's view of one site is that site's message (the pooled AGN level)
     params=(SITES_PARAM,) + COMMON_PARAMS + (KAPPA_PARAM,),
     notes=(
         "Two CAPE rounds. Round 1: site s sends upper(M2_s) + e_s + f_s + g_s (e from a trusted noise generator "
@@ -341,7 +347,7 @@ def otd_cape_agn(
     data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations, kappa
 ):
     sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
-    S, d, N = sizes.size, data.d, float(data.n)
+    S, d = sizes.size, data.d
     budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     design2 = cal.cape_design(sizes, c2, eps1, d1, kappa)
     design3 = cal.cape_design(sizes, c3, eps2, d2, kappa)
@@ -366,30 +372,22 @@ def otd_cape_agn(
     mu2 = cal.joint_view_mu_scaled(sizes, c2, design2["cov_e"], design2["var_g"])
     mu3 = cal.joint_view_mu_scaled(sizes, c3, design3["cov_e"], design3["var_g"])
     mu = float(np.max(np.sqrt(mu2**2 + mu3**2)))
-    sd2 = float(np.sqrt(np.sum(weights**2 * design2["var_g"])))
-    sd3 = float(np.sqrt(np.sum(weights**2 * design3["var_g"])))
-    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(
-        site_sizes=sizes.astype(int).tolist(),
+    run, variances = (rng, restarts, iterations, mean_bound), (design2["var_g"], design3["var_g"])
+    site_facts = dict(
         site_noise_sd={"m2": np.sqrt(design2["var_g"]).tolist(), "m3": np.sqrt(design3["var_g"]).tolist()},
         joint_view_mu={"m2": mu2.tolist(), "m3": mu3.tolist()},
         mu_target={"m2": gaussian_mu(eps1, d1), "m3": gaussian_mu(eps2, d2)},
         inflation={"m2": design2["inflation"], "m3": design3["inflation"]},
         communication={"messages": 7 * S, "numbers": S * (3 * m2 + 2 * m3 + d * k + n_unique(k))},
     )
-    stages = M2hat, wh, whitened
-    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
+    return _sites_release(data, (M2hat, wh, whitened), run, mu, sizes, (c2, c3), variances, budgets, site_facts)
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_conventional",
-    provenance=SOURCES["otd_conventional"],
     title="Distributed tensor decomposition, conventional (each site adds its own noise)",
     paper=PAPER + " (baseline 'conv')",
-    model="distributed",
-    guarantee="approximate",
-    audit_params={"sites": 1},  # a person's guarantee is that of their own site's messages (parallel composition)
-    params=(SITES_PARAM,) + COMMON_PARAMS,
+    audit_params=ONE_SITE_AUDIT,
     notes=(
         "Each site adds AGN noise for its own N_s at the full budget (a person is in one site: parallel "
         "composition) to upper(M2_s); the aggregator averages with weights N_s/N, whitens and sends W; each site "
@@ -399,7 +397,7 @@ def otd_cape_agn(
 )
 def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mean_bound, restarts, iterations):
     sizes, weights, (c2, c3), moments = _site_moments(data, sites, sigma2)
-    S, d, N = sizes.size, data.d, float(data.n)
+    S, d = sizes.size, data.d
     budgets = eps1, d1, eps2, d2 = cal.split_budget(epsilon, delta, split)
     tau2 = np.array([gaussian_sigma(c2 / m, eps1, d1) for m in sizes])
     tau3 = np.array([gaussian_sigma(c3 / m, eps2, d2) for m in sizes])
@@ -410,24 +408,18 @@ def otd_conventional(data, k, epsilon, delta, neighbors, rng, sites, split, sigm
         weights[s] * multilinear(from_unique(moments[s][1] + unique_noise(m3, tau3[s], rng), d), wh.W) for s in range(S)
     )
     mu = float(np.max(np.sqrt((c2 / sizes / tau2) ** 2 + (c3 / sizes / tau3) ** 2)))
-    sd2, sd3 = float(np.sqrt(np.sum(weights**2 * tau2**2))), float(np.sqrt(np.sum(weights**2 * tau3**2)))
-    facts = _stage_facts(data, c2 / N, c3 / N, sd2, sd3, budgets)
-    facts.update(
-        site_sizes=sizes.astype(int).tolist(),
+    run, variances = (rng, restarts, iterations, mean_bound), (tau2**2, tau3**2)
+    site_facts = dict(
         site_noise_sd={"m2": tau2.tolist(), "m3": tau3.tolist()},
         communication={"messages": 3 * S, "numbers": S * (m2 + d * k + n_unique(k))},
     )
-    stages = M2hat, wh, whitened
-    return _release(data, stages, rng, restarts, iterations, mean_bound, sd3, PrivacyCurve.gdp(mu), facts)
+    return _sites_release(data, (M2hat, wh, whitened), run, mu, sizes, (c2, c3), variances, budgets, site_facts)
 
 
-@tensor_mechanism(
+@distributed_tensor_mechanism(
     name="otd_local",
-    provenance=SOURCES["otd_local"],
     title="Distributed tensor decomposition, local (one site alone)",
     paper=PAPER + " (baseline 'local')",
-    model="distributed",
-    guarantee="approximate",
     params=(SITES_PARAM,)
     + COMMON_PARAMS
     + (Param("site", "int", 0, "Which site works alone (0-based).", low=0, high=49),),
@@ -439,8 +431,7 @@ def otd_local(data, k, epsilon, delta, neighbors, rng, sites, split, sigma2, mea
     if site >= len(parts):
         raise ValueError(f"site = {site} does not exist: choose 0 <= site < {len(parts)} (the number of sites).")
     idx = parts[site]
-    u2, u3 = data.moments(idx, sigma2=sigma2)
-    stages, sd3, stage_mu, facts = _agn_stages(data, u2, u3, idx.size, k, epsilon, delta, split, sigma2, rng)
+    stages, sd3, stage_mu, facts = _agn_stages(data, idx, k, epsilon, delta, split, sigma2, rng)
     facts.update(
         site_sizes=sizes.astype(int).tolist(),
         site=site,

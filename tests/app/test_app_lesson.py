@@ -4,7 +4,7 @@ scenario (so in the address), and a link's step is honoured (out of range: clamp
 import pytest
 
 from tests.support.app import assert_clean
-from ui.gallery import LESSON
+from ui.gallery import LESSON, LESSON_FILE, load_lesson
 from ui.lesson import FIGURES, PAGE_NAMES, link_words, step_figure, step_scenario
 
 
@@ -51,6 +51,65 @@ def test_each_step_scenario_is_valid_and_draws(number):
     assert vals["step"] == number
     fig, headline = step_figure(card, vals)
     assert fig.data and headline
+
+
+#: a step as the file writes it, and what a teacher's slip in it is answered with (the step and the key named)
+GOOD_STEP = """[[step]]
+title = "The exact PCA"
+page = "explore"
+figure = "scree"
+text = \"\"\"
+Two lines of text,
+read as one.
+\"\"\"
+try_this = "Look."
+[step.scenario]
+mechs = "non_private"
+k = 3
+"""
+SLIPS = {
+    "unknown key": (GOOD_STEP.replace("try_this", "try_ths"), "step 1 ('The exact PCA'): unknown key try_ths; missing"),
+    "missing key": (GOOD_STEP.replace('figure = "scree"\n', ""), "step 1 ('The exact PCA'): missing key figure"),
+    "a page": (GOOD_STEP.replace('"explore"', '"explorer"'), "step 1 ('The exact PCA'): page 'explorer' is not a page"),
+    "a setting": (
+        GOOD_STEP.replace("k = 3", "k = 0"),
+        "step 1 ('The exact PCA'): scenario setting k = 0 cannot be used: outside [1, 50]",
+    ),
+    "an unknown setting": (
+        GOOD_STEP.replace("k = 3", "kk = 3"),
+        "scenario setting kk = 3 cannot be used: unknown setting",
+    ),
+    "no text": (GOOD_STEP.replace('"Look."', "3"), "step 1 ('The exact PCA'): try_this must be text in quotes"),
+    "not toml": (GOOD_STEP.replace("k = 3", "k = "), "is not a TOML file the lesson can read"),
+    "no step": ("title = 'x'", "holds steps only, each a [[step]] table (found title)"),
+    "a step not a table": ("step = [1, 2]", "holds steps only, each a [[step]] table (found step)"),
+}
+
+
+def test_the_lesson_file_is_read_as_written(tmp_path):
+    """The steps live in ui/lesson.toml (content a teacher edits without Python): a line break in a text is a space,
+    the scenario's settings are kept as written, and the shipped file gives the ten steps the page walks."""
+    path = tmp_path / "lesson.toml"
+    path.write_text(GOOD_STEP + GOOD_STEP.replace("The exact PCA", "Again"), encoding="utf-8")
+    first, second = load_lesson(path)
+    assert (first.title, first.blurb, first.try_this, first.notes) == (
+        "The exact PCA",
+        "Two lines of text, read as one.",
+        "Look.",
+        "",
+    )
+    assert first.fields == {"mechs": "non_private", "k": 3} and second.title == "Again"
+    assert LESSON_FILE.parent.name == "ui" and load_lesson() == LESSON and len(LESSON) == 10
+
+
+@pytest.mark.parametrize("slip", SLIPS)
+def test_a_slip_in_the_lesson_file_is_named_by_step_and_key(tmp_path, slip):
+    text, said = SLIPS[slip]
+    path = tmp_path / "lesson.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_lesson(path)
+    assert str(error.value).startswith("lesson.toml") and said in str(error.value)
 
 
 def test_the_planning_step_answers_what_epsilon_a_target_needs_and_opens_the_planner(app_test):

@@ -73,6 +73,7 @@ def test_the_wheel_holds_the_app_under_its_package(installed):
     names = zipfile.ZipFile(wheel).namelist()
     assert wheel.name == f"dppca_explorer-{__version__}-py3-none-any.whl"  # pyproject reads the package's version
     assert {"dppca_explorer/app/app.py", "dppca_explorer/app/.streamlit/config.toml"} <= set(names)
+    assert "dppca_explorer/app/ui/lesson.toml" in names  # the Lesson's steps, read by ui/gallery.py
     assert "dppca_core/sample_data/iris.csv" in names
     tops = {name.split("/")[0] for name in names}
     assert tops == {"dppca_core", "dppca_explorer", f"dppca_explorer-{__version__}.dist-info"}  # no top-level ui

@@ -1,10 +1,10 @@
-"""Seeded releases, audits and exact-noise draws whose every published bit is pinned by the files of tests/golden/.
+"""Seeded releases, audits and exact-noise draws whose every published bit is pinned by the golden records.
 
-Each case is a function of no arguments returning a plain structure (dicts, lists, numbers, strings); its fields
-are hashed bit-exactly (floats written with ``repr``, which round-trips). ``make_golden.py`` writes each group's
-file once (``mechanisms/<name>.json``, ``library/<part>.json``: :func:`cases_by_group`); ``tests/test_golden.py``
+Each case is a function of no arguments returning a plain structure (dicts, lists, numbers, strings), hashed
+bit-exactly (floats written with ``repr``, which round-trips). ``make_golden.py`` records each case once, in the
+test module of its mechanism's module (the library's in ``tests/test_golden.py``); ``tests/test_golden.py``
 recomputes every case and compares. A change that moves any published value of a seeded release fails the test,
-which names the case and the field.
+which names the case (``python -m tests.golden.make_golden --fields CASE --against main`` names the fields).
 
 The cases cover every registered mechanism through ``run``, every central mechanism through ``release_pca`` with
 a mean, eigenvalues and scores, every private option of ``release_pca`` (private radius, scales private or by
@@ -25,22 +25,14 @@ import numpy as np
 import dppca_core as dc
 from dppca_core.release import to_plain
 from tests.helpers import spiked_rows
+from tests.support.releases import SETTINGS
 
-#: the published keys hashed (``guarantee_text`` is a sentence built from the others)
-RELEASE_KEYS = (
-    "mechanism",
-    "guarantee",
-    "epsilon",
-    "delta",
-    "neighbors",
-    "privacy",
-    "parameters",
-    "noise_scale",
-    "facts",
+#: the published keys hashed: the public settings neighbours publish alike (``guarantee_text`` is a sentence built
+#: from the others, ``export`` says how the file was made) and what the noise touched
+RELEASE_KEYS = tuple(key for key in SETTINGS if key not in ("guarantee_text", "export")) + (
     "components",
     "eigenvalues",
     "outputs",
-    "fresh_randomness",
 )
 EPS, DELTA = 1.0, 1e-6
 
@@ -264,7 +256,8 @@ def cases_by_group() -> dict[str, dict]:
     complete release and audits, where it has them) and ``library/<part>`` (the private options, the estimator, the
     exact samplers and sums). A registered mechanism always has its group: its two runs come from the registry, so a
     new mechanism's cases exist as soon as it is registered, and tests/test_golden.py names it until they are
-    recorded (``python -m tests.golden.make_golden`` writes only the missing ones)."""
+    recorded (``python -m tests.golden.make_golden`` writes only the missing ones, in the test module of its module:
+    :func:`tests.golden.make_golden.home`)."""
     groups: dict[str, dict] = {}
 
     def add(group: str, name: str, case) -> None:
@@ -329,6 +322,15 @@ def digest(result) -> dict:
         }
         for key, v in fields.items()
     }
+
+
+def case_digest(result) -> tuple[str, str]:
+    """(the SHA-256 of the whole output's canonical JSON, that of its structure): a case's record."""
+    plain = to_plain(result)
+    return (
+        hashlib.sha256(canonical(plain).encode()).hexdigest()[:24],
+        hashlib.sha256(json.dumps(shape_of(plain)).encode()).hexdigest()[:16],
+    )
 
 
 def widest_vectors() -> str | None:

@@ -143,3 +143,10 @@ def test_audit_design_reads_nearly_the_whole_mu():
     assert 0.8 * mu**2 < gap < 1.1 * mu**2, (gap, mu**2)
     assert np.std(scores[0]) == pytest.approx(math.sqrt(gap), rel=0.3)
     assert design.D.n == AUDIT_ROWS and design.k == 2
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/coinpress 6f9436235615580c10d5d0a0 fe5bf1b71cb95a19
+run/coinpress/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""

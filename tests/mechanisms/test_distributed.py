@@ -120,3 +120,17 @@ def test_split_sites_forms_and_errors():
         dc.run("cape_pca", X, 2, 1.0, sites=0)
     with pytest.raises(ValueError, match="site = 7 does not exist"):
         dc.run("dist_local", X, 2, 1.0, sites=3, site=7)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/cape_pca 7444e04a97d95e9a04abc1a1 f309626f2130be04
+run/cape_pca 055cd69ce085d33de62eca35 2626e0b8c0d2d4ff
+run/cape_pca/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/dist_conventional 841e53dac7d6e6ca598a7d02 bf3cc5c682119b05
+run/dist_conventional/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/dist_local 5b50523b7710061195ba7197 411fb15e4d2cc301
+run/dist_local/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/dps_pca 8c2ae442ef4689ea64052c0f 249d7e6a10114ff6
+run/dps_pca/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""

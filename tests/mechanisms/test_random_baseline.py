@@ -3,7 +3,7 @@ where the noise swamps the data, against a uniformly random subspace of the same
 
 A uniformly random k-subspace of R^d has E ||sin Theta||_F^2 = k (1 - k/d) to any fixed subspace. A mechanism
 whose output is pure noise lands there; one whose own post-processing pushes it away from the truth (as the
-tensor mechanisms' old projection onto the clipping radius did: tests/tensor/test_tensor_mechanisms.py checks those
+tensor mechanisms' old projection onto the clipping radius did: tests/tensor/test_mechanisms.py checks those
 against random vectors) lands above it. Each mechanism runs 20 times with fixed seeds; the squared distance of a
 random subspace has s.d. 0.25 (d = 8, k = 2; 0.2 for k = 1), so the mean of 20 has s.d. <= 0.056 and a bias
 of 0.2 (3.6 s.d.) fails.

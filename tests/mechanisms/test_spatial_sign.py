@@ -177,3 +177,10 @@ def test_it_is_ahead_of_every_radius_based_mechanism_on_t2_rows_with_a_guessed_r
     ours = np.median(errors.pop("spatial_sign"))
     best = min(errors, key=lambda name: np.median(errors[name]))
     assert ours < np.median(errors[best]), (ours, best, np.median(errors[best]))
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/spatial_sign 6d87c084db7e76bb03a36251 ba38698351825789
+run/spatial_sign/add_remove bfab87b3b27c82b0c1bebc99 2486e374ad10257a
+"""

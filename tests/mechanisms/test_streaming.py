@@ -296,3 +296,15 @@ def test_a_dataframe_with_clipped_rows_gives_the_release_of_its_array(name):
     b = dc.run(name, np.ascontiguousarray(X), 1, 1.0, 1e-6, seed=8)
     assert a.diagnostics["rows_clipped"] > 2000
     assert np.array_equal(a.components, b.components)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/private_oja a468d24a7494415b4de35ba8 f309626f2130be04
+release/dp_pca 476e316d61f09b35791f9081 80c250ce5353f059
+release/private_oja e9ef9b86e903801e79b1d369 170542660a25fd56
+run/dp_pca 1b33b6907cec76be31d1615b 950fdbfb0514f48b
+run/dp_pca/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/private_oja e0ac7d6addf6b92af98d20f9 233d3fbb63aa5ddb
+run/private_oja/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""

@@ -345,3 +345,11 @@ def test_a_run_forms_no_copy_of_the_rows():
     finally:
         tracemalloc.stop()
     assert peak < 0.5 * rows.nbytes, (peak, rows.nbytes)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/tail_sensitive 4208d4135732cb872e6f5ec6 1904ba6ae4f58e0d
+run/tail_sensitive/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/tail_sensitive/auto 439c12c7e2ab6060dee3a9a5 0cfd7ef2a8dc70b4
+"""

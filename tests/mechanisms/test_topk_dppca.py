@@ -85,3 +85,10 @@ def test_audit_design_is_the_first_parts_step():
     assert design.k == 2 and design.statistic == "gradient_step" and design.params == {"lr_c1": 1e-3}
     with pytest.raises(ValueError, match="replace"):
         topk_audit_design(d=2, n=20, neighbors="add_remove", statistic="auto", epsilon=1.0, delta=1e-5)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/topk_dp_pca caeac3d470dbdd7479a9af4f 2b3058978469acaa
+run/topk_dp_pca/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""

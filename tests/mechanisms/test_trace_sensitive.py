@@ -217,3 +217,11 @@ def test_the_route_audit_design_reads_the_branch_share():
     mu_main = privacy.gaussian_mu(eps, delta) * math.sqrt(1 - ROUTE_TRACE_SHARE)
     gap = np.mean(scores[1]) - np.mean(scores[0])  # mu_main^2 in expectation: the matrix moves by its sensitivity
     assert gap == pytest.approx(mu_main**2, rel=0.25) and np.std(scores[0]) == pytest.approx(mu_main, rel=0.15)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/trace_sensitive 24e32713554304f93d7cf49b 5f6b4ea2cd95249c
+run/trace_sensitive/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/trace_sensitive/auto 039a641afacdbd3166bb6d5d 6a399c4d414514f8
+"""

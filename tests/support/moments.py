@@ -1,5 +1,5 @@
 """Second moments of a sampler on the sphere against their exact values (tests/privacy/test_bingham.py and the
-exponential mechanisms' tests/mechanisms/test_exponential_mechanisms.py)."""
+exponential mechanisms' tests/mechanisms/test_exponential.py)."""
 
 import numpy as np
 

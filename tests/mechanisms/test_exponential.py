@@ -194,3 +194,15 @@ def test_ppca_captures_most_energy_on_toy_problem():
 def test_bad_input_raises_value_error(name, k, eps, params, match):
     with pytest.raises(ValueError, match=match):
         dc.run(name, X, k, eps, **params)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/ppca_exponential 75145406e4e6c1d22179d799 6d5620f61a780edd
+release/amin_iterative 9ba4760237bea68fba780dbe 598d145ae638a6cd
+release/ppca_exponential a012d07cbc920b4c59897caa c72021891ad2c40e
+run/amin_iterative b33493890897520d8d589376 1912d3d9bd9796d3
+run/amin_iterative/add_remove df01a05ec2bd49e6b713f6d5 278c5a944ef85356
+run/ppca_exponential 6a953bc507e74e163f1ee655 9e41fe2cf1f84a5e
+run/ppca_exponential/add_remove 0fe9ef625bfd2c01ecbbf81f 7d276127b118126a
+"""

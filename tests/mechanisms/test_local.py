@@ -117,3 +117,13 @@ def test_default_penalty_bounds_the_largest_entry_of_the_noisy_covariance_error(
             old = sigma / np.sqrt(prepared.n) * np.sqrt(2 * np.log(15 * 16 / 0.05)) + np.sqrt(2 * np.log(225) / 5000)
             assert lam < old
         assert held >= 16, (eps, held)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+audit/ldp_gaussian e9189fd58c2a033f72a0e980 f309626f2130be04
+run/ldp_gaussian 83b647f40bb974db0e3e01b9 17d5ea4488811ced
+run/ldp_gaussian/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/ldp_sparse c0ccbf865ac3123ddebeaddc 6d471744238c9f20
+run/ldp_sparse/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""

@@ -442,3 +442,20 @@ def test_every_tensor_mechanism_is_no_worse_than_random_vectors_at_small_epsilon
     # the median of 6 repetitions of a mean over K = 5 distances has s.d. ~0.04 here; 0.08 is 2 s.d.
     for name in PRIVATE:
         assert medians[name] <= level + 0.08, (name, medians[name], level)
+
+
+#: golden digests of this module's seeded cases (case, output, structure): `python -m tests.golden.make_golden`
+GOLDEN = """
+run/otd_agn 880478202e43fbaa3aee8066 11a6bcff5025528e
+run/otd_agn/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/otd_avn db4a3144f3a7be4705770948 c0aa465dd10fc9cd
+run/otd_avn/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/otd_cape_agn 2b1c3e1a7d966a742b6c1f12 4cede547b01ce85b
+run/otd_cape_agn/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/otd_conventional 31c301078421df6256c55c41 ff3f6bd651a4110a
+run/otd_conventional/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/otd_local bad0254cdf5b80600b1fe047 4dc32f77de00f348
+run/otd_local/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+run/otd_non_private f6ac536fefdf56b71eb35bf6 1154e1f073338708
+run/otd_non_private/add_remove 08a0f04d4e609ebc008bdd8d a1b262b6e8311932
+"""
