@@ -49,7 +49,7 @@ SLOW_SECONDS = {
     "tests/audit/test_audit.py": 20.3,
     "tests/scenario/test_scenario_file.py": 20.1,
     "tests/test_bootstrap.py": 17.5,
-    "tests/tensor/test_tensor_mechanisms.py": 16.5,
+    "tests/tensor/test_mechanisms.py": 17.4,
     "tests/handout/test_handout.py": 16.4,
     "tests/mechanisms/test_rates.py": 16.2,
     "tests/test_docs.py": 16.1,
