@@ -87,7 +87,21 @@ except ImportError:  # pragma: no cover
 
 
 def pytest_collection_modifyitems(items):
-    """The browser tests (tests/e2e/) first, as pyproject's addopts expects (the slow modules start early and the
-    short ones fill the end), now that the folders mirroring the package (tests/compiled/, tests/data/) sort before
-    them; the rest keep their collection order."""
-    items.sort(key=lambda item: item.nodeid.split("/")[1:2] != ["e2e"])
+    """The browser tests (tests/e2e/) first, then the slow modules, slowest first, the rest in collection order
+    (tests/support/schedule.py): the long units start early and the short ones fill the end."""
+    from tests.support.schedule import dealing_order
+
+    items.sort(key=lambda item: dealing_order(item.nodeid))
+
+
+#: how many groups the browser modules are dealt in (tests/support/schedule.py): one app server and one Chromium each
+BROWSER_GROUPS = 2
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pyproject's ``--dist loadscope``, with the browser modules in :data:`BROWSER_GROUPS` units."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from tests.support.schedule import BrowserGroupScheduling
+
+    return BrowserGroupScheduling(config, log, groups=BROWSER_GROUPS)

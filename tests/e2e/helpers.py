@@ -7,8 +7,20 @@ from pathlib import Path
 from ui.page_titles import PAGE_TITLES
 
 ROOT = Path(__file__).resolve().parents[2]
-#: screenshots go to an ignored folder unless DPPCA_SCREENSHOTS names another (e.g. docs/screenshots to refresh them)
+#: where screenshots go: those of a failing step (failed_*.png) to an ignored folder, unless DPPCA_SCREENSHOTS names
+#: another (docs/screenshots to refresh the docs' pictures)
 SHOTS = ROOT / os.environ.get("DPPCA_SCREENSHOTS", "artifacts/screenshots")
+#: the docs' pictures (docs/screenshots/, docs/README.md) are taken only when DPPCA_SCREENSHOTS names their folder: no
+#: test reads them, and each costs Chromium a drawing of the page (a full page: all of it) and a PNG
+TAKE_SHOTS = bool(os.environ.get("DPPCA_SCREENSHOTS"))
+
+
+def shoot(target, name: str, **options) -> None:
+    """Save a picture of ``target`` (a page or an element; ``options`` of Playwright's ``screenshot``, e.g.
+    ``full_page=True``) as ``SHOTS/name``, when :data:`TAKE_SHOTS`."""
+    if TAKE_SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        target.screenshot(path=str(SHOTS / name), **options)
 
 
 def eventually(page, check, timeout: float = 60.0):

@@ -1,7 +1,7 @@
 """End-to-end: the Audit page draws the attack's whole trade-off curve with its band, its reading in words and its
 numbers (the figure's text alternative)."""
 
-from tests.e2e.helpers import SHOTS, assert_no_error, settle
+from tests.e2e.helpers import SHOTS, assert_no_error, settle, shoot
 
 
 def test_audit_curve_figure_reading_and_numbers(server, tabs):
@@ -23,7 +23,7 @@ def test_audit_curve_figure_reading_and_numbers(server, tabs):
         assert expander.count() >= 2  # the curve and the statistic's histogram
         assert "Attack vs claim" not in body  # the old one-threshold figure is gone: the curve carries its summary
         assert_no_error(page, "audit curve")
-        page.screenshot(path=str(SHOTS / "audit_curve.png"), full_page=True)
+        shoot(page, "audit_curve.png", full_page=True)
     except Exception:
         page.screenshot(path=str(SHOTS / "failed_audit_curve.png"), full_page=True)
         raise

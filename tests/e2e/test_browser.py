@@ -10,7 +10,7 @@ from tests.e2e.helpers import (
     wait_first_metric_changes,
     RETRACTED_BOX,
     SCREEN,
-    SHOTS,
+    shoot,
     diabetes_csv,
     long_numbers,
     offline,
@@ -60,7 +60,6 @@ def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
     violation of axe-core's WCAG 2.1 A/AA rules, no text clipped or overlapping (chart titles included) and no number
     of more than six significant digits at 1280x720, nor in the Report's HTML record; then the epsilon control moves
     the numbers and the address. Presenter mode: test_accessibility.py."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.open(SCREEN)
     foreign = offline(page, server)
     csv = diabetes_csv(tmp_path / "diabetes.csv")
@@ -79,7 +78,7 @@ def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
             found += report_record_problems(browser, page, tmp_path)
         if found:
             problems[name] = found
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        shoot(page, f"{name}.png", full_page=True)
     assert not problems, problems
     assert not foreign, f"requests to another host: {sorted(set(foreign))}"
     assert "Page not found" not in page.inner_text("body")
@@ -99,7 +98,7 @@ def test_every_page_and_the_epsilon_dial(server, browser, tabs, tmp_path):
     assert float(after[0]) < float(before[0])  # more budget (larger epsilon): smaller subspace distance
     assert float(query(page)["eps"]) > 1.0 and float(slider_values(page)[0].split()[0]) == float(query(page)["eps"])
     assert_no_error(page, "explore after moving epsilon", allowed=(RETRACTED_BOX,))
-    page.screenshot(path=str(SHOTS / "explore_eps_moved.png"), full_page=True)
+    shoot(page, "explore_eps_moved.png", full_page=True)
 
 
 @pytest.fixture(scope="module")

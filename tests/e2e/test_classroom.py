@@ -4,7 +4,7 @@ fragment's timer: nobody presses rerun) to count both answers, with the room's f
 verdict on one screen. Both views pass axe-core's WCAG 2.1 A/AA rules and the text-fit check. The waits are on the
 page's own text and the app's run state, never a fixed sleep."""
 
-from tests.e2e.helpers import SCREEN, SHOTS, assert_no_error, axe_violations, in_viewport, settle, text_problems
+from tests.e2e.helpers import SCREEN, assert_no_error, axe_violations, in_viewport, settle, shoot, text_problems
 
 PHONE = {"width": 390, "height": 844}
 PHONES = 2
@@ -16,7 +16,6 @@ def _wait_text(page, text: str, timeout: int = 60_000) -> None:
 
 
 def test_a_projector_and_two_phones_play_a_round(server, tabs):
-    SHOTS.mkdir(parents=True, exist_ok=True)
     teacher = tabs.open(SCREEN)
     teacher.goto(f"{server}/class?present=true")
     teacher.wait_for_selector(".st-key-class_open button", timeout=120_000)
@@ -43,7 +42,7 @@ def test_a_projector_and_two_phones_play_a_round(server, tabs):
         if number == 0:
             found = axe_violations(phone) + text_problems(phone)
             assert not found, f"a student's round on a phone: {found}"
-            phone.screenshot(path=str(SHOTS / "class_phone_390x844.png"))
+            shoot(phone, "class_phone_390x844.png")
         phone.click(f".st-key-class_{'in' if number % 2 else 'out'} button")
         _wait_text(phone, "You said")
         settle(phone)
@@ -52,7 +51,7 @@ def test_a_projector_and_two_phones_play_a_round(server, tabs):
     _wait_text(teacher, f"{PHONES} of {PHONES}")  # both answers, counted once, on the projector
     settle(teacher)
     assert_no_error(teacher, "the teacher's screen")
-    teacher.screenshot(path=str(SHOTS / "class_presenter_1280x720.png"))
+    shoot(teacher, "class_presenter_1280x720.png")
     for part in (".st-key-class_next button", ".st-key-class_room_fig", ".st-key-class_dots_fig", "svg.class-qr"):
         assert in_viewport(teacher, part), part  # presenter mode: one screen at 1280x720
     found = axe_violations(teacher) + text_problems(teacher)

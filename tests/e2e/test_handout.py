@@ -3,13 +3,13 @@ public column bounds, centred privately, three mechanisms one of which has no gu
 record's slides and, after drawing releases to publish, the publishable JSON, brief and slides, and opens each from
 disk with the network cut. The handout says on its first line that it is publishable, holds no localhost, no seed
 and no word of the non-private diagnostics, and every number in it is a number of the JSON; neither deck nor the
-brief has a clipped or overlapping element at 1280x720 or printed. Screenshots go to SHOTS (docs/screenshots with
-DPPCA_SCREENSHOTS=docs/screenshots)."""
+brief has a clipped or overlapping element at 1280x720 or printed. The docs' screenshots are taken when
+DPPCA_SCREENSHOTS names their folder (docs/screenshots)."""
 
 import json
 import re
 
-from tests.e2e.helpers import draw_releases, SHOTS, assert_no_error, download, settle
+from tests.e2e.helpers import TAKE_SHOTS, draw_releases, assert_no_error, download, settle, shoot
 from tests.support.handout import DIAGNOSTIC_WORDS, stray_numbers
 from dppca_core.handout import brief
 from ui import report
@@ -87,13 +87,13 @@ def _open_offline(browser, path: str, shots: dict):
     page.wait_for_timeout(500)
     assert not asked, asked  # opens without a network
     screen = page.evaluate(LAYOUT_PROBLEMS)
-    for heading, shot in shots.items():
+    for heading, shot in shots.items() if TAKE_SHOTS else ():
         if heading:
             page.locator("section.slide", has=page.locator("h2", has_text=heading)).first.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
-            page.screenshot(path=str(SHOTS / shot))
+            shoot(page, shot)
         else:
-            page.screenshot(path=str(SHOTS / shot), full_page=True)
+            shoot(page, shot, full_page=True)
     # the text a reader is shown, figures left out as in tests/test_handout.shown_text: a figure's numbers are in the
     # table beside it, and its axis ticks are a scale, not a released number
     text, doc = page.evaluate(WITHOUT_FIGURES), page.content()
@@ -109,7 +109,6 @@ def _open_offline(browser, path: str, shots: dict):
 
 
 def test_the_handout_and_the_record_open_offline_honest_and_unclipped(server, browser, tabs, tmp_path):
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.open({"width": 1280, "height": 900})
     page.goto(f"{server}/report?{SCENARIO}")
     page.wait_for_selector(".st-key-download_slides button", timeout=240_000)

@@ -1,14 +1,16 @@
 """Issue 26 in a real browser: the whole lesson walked with the keyboard in presenter mode (each step's figure and
 link to its page on one screen at 1280x720 and 1920x1080, the step in the address, kept on reload, the last step's
 link opening the Class page, where a teacher opens a room), and the Lesson's slide deck downloaded and opened in Chromium with the
-network cut (the Report's decks: test_handout.py). Screenshots go to SHOTS (docs/screenshots when
-DPPCA_SCREENSHOTS=docs/screenshots)."""
+network cut (the Report's decks: test_handout.py). The docs' screenshots are taken when
+DPPCA_SCREENSHOTS names their folder (docs/screenshots)."""
 
 from pathlib import Path
 
 from tests.e2e.helpers import (
     LARGE,
     SHOTS,
+    TAKE_SHOTS,
+    shoot,
     download,
     assert_no_error,
     assert_text_fits,
@@ -74,7 +76,6 @@ def _press_next_with_the_keyboard(page) -> None:
 def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, tabs):
     """Every step reached with Tab and Enter, each checked on a 1280x720 screen and again on a 1920x1080 one; from
     the last step, on the large screen, its link opens the Class page in a new tab (issue 61's step)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     small = {"width": 1280, "height": 720}
     page = tabs.open(small)
     page.goto(f"{server}/lesson?present=true")
@@ -84,12 +85,12 @@ def test_the_whole_lesson_with_the_keyboard_in_presenter_mode(server, tabs):
         resize(page, LARGE)
         _check_step(page, number)
         if number == 3:
-            page.screenshot(path=str(SHOTS / "lesson_presenter_1920x1080.png"))
+            shoot(page, "lesson_presenter_1920x1080.png")
         if number == len(LESSON):
             break  # the last step stays on the large screen
         resize(page, small)
         if number == 3:
-            page.screenshot(path=str(SHOTS / "lesson_presenter_1280x720.png"))
+            shoot(page, "lesson_presenter_1280x720.png")
         if number == 4:  # a shared "step 4" survives a reload
             page.reload()
             _wait_step(page, 4)
@@ -122,17 +123,16 @@ def _open_offline(browser, path: str, slides: int, figures: int, shot: str | Non
         s.scrollIntoView(); return s.scrollHeight > s.clientHeight + 1; }).map(s => s.querySelector('h2, h1').innerText)""")
     assert not cut, f"slides cut at the bottom: {cut}"  # every table fits or continues (issue 57)
     assert not asked, asked  # opens without a network
-    if shot:
+    if shot and TAKE_SHOTS:
         page.keyboard.press("ArrowRight")  # the first figure slide, as it is shown
         page.wait_for_timeout(400)
-        page.screenshot(path=str(SHOTS / shot))
+        shoot(page, shot)
     text = page.inner_text("body")
     context.close()
     return text
 
 
 def test_the_lesson_deck_opens_offline_with_one_slide_per_step(server, browser, tabs, tmp_path):
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.open({"width": 1280, "height": 900})
     page.goto(f"{server}/lesson")
     _wait_step(page, 1)

@@ -6,7 +6,7 @@ numbers behind it."""
 import pytest
 
 from tests.e2e.helpers import (
-    SHOTS,
+    shoot,
     assert_no_error,
     assert_text_fits,
     axe_violations,
@@ -59,8 +59,7 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     found = axe_violations(page)
     assert not found, f"trade-offs with the frontier: {found}"
     assert_text_fits(page, "trade-offs with the frontier")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier.png"))
+    shoot(chart, "tradeoffs_frontier.png")
     # in presenter mode on a projector-sized screen: larger text, nothing cut off or drawn over another label
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/tradeoffs?present=true&mechs=analyze_gauss,coinpress,non_private&sreps=2")
@@ -69,4 +68,4 @@ def test_the_frontier_shows_the_best_at_each_epsilon_and_each_audit_verdict(serv
     settle(page)
     assert_no_error(page, "trade-offs with the frontier, presenter mode")
     assert_text_fits(page, "trade-offs with the frontier in presenter mode at 1280x720")
-    chart.screenshot(path=str(SHOTS / "tradeoffs_frontier_presenter.png"))
+    shoot(chart, "tradeoffs_frontier_presenter.png")

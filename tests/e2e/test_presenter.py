@@ -1,6 +1,6 @@
 """Issue 31 in a real browser at 1280x720: presenter mode through a class demo, labels nothing covers or cuts, the
-planner with a percentage metric, and the Report's first screen. Screenshots go to SHOTS (docs/screenshots when
-DPPCA_SCREENSHOTS=docs/screenshots)."""
+planner with a percentage metric, and the Report's first screen. The docs' screenshots are taken when
+DPPCA_SCREENSHOTS names their folder (docs/screenshots)."""
 
 import io
 import json
@@ -10,7 +10,7 @@ import pandas as pd
 from tests.e2e.helpers import (
     COVERED,
     SCREEN,
-    SHOTS,
+    shoot,
     TICK_STYLES,
     TRUNCATED,
     assert_no_error,
@@ -38,7 +38,6 @@ def _scroll_top(page) -> float:
 def test_a_class_demo_in_presenter_mode(server, browser, tabs):
     """Open a gallery card and stay in presenter mode; press the ε key and see the figure change without scrolling;
     ticks of at least 18 px in dark ink; copy the link and open it elsewhere with the same numbers."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page = tabs.open(SCREEN)
     page.goto(f"{server}/?present=true")
     page.wait_for_selector(".st-key-presenter_bar", timeout=60_000)
@@ -69,7 +68,7 @@ def test_a_class_demo_in_presenter_mode(server, browser, tabs):
     assert all(luminance(colour) < 0.05 for _, colour in ticks), ticks  # near-black, not Streamlit's light grey
     assert not page.evaluate(TRUNCATED), page.evaluate(TRUNCATED)
     assert not page.evaluate(COVERED), page.evaluate(COVERED)
-    page.screenshot(path=str(SHOTS / "presenter_1280x720.png"))
+    shoot(page, "presenter_1280x720.png")
 
     page.locator('.st-key-presenter_bar [data-testid="stPopover"] button').first.click()
     link = page.locator('[data-testid="stCode"] code').first.inner_text().strip()
@@ -117,7 +116,6 @@ def test_the_planner_reads_a_percentage_target_as_the_table_does(server, tabs, t
 def test_the_reports_first_screen_and_labels_at_1280x720(server, tabs):
     """The Report opens on a summary in words and the settings that apply (the wine sample's true n and d); no
     chart label is covered and no label cut on the pages the issue named."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     bounds = "15,6,4,30,170,4,6,1,4,14,2,4,1700"
     scenario = f"src=sample:wine&center=private&scale=bounds&bounds={bounds}&R=3.61&mechs=analyze_gauss,mod_sulq"
     page = tabs.open(SCREEN)
@@ -130,7 +128,7 @@ def test_the_reports_first_screen_and_labels_at_1280x720(server, tabs):
         .map(e => e.innerText).join(' | ')""")
     assert "Summary" in first_screen and "178 rows × 13 features" in first_screen, first_screen
     assert "Exploration record" in page.inner_text("body")
-    page.screenshot(path=str(SHOTS / "report_first_screen.png"))
+    shoot(page, "report_first_screen.png")
     for url in (
         f"/report?{scenario}",  # the page already open
         "/data?src=sample:wine&R=2000.0",

@@ -10,6 +10,7 @@ from tests.e2e.helpers import (
     resize,
     wait_first_metric_changes,
     SHOTS,
+    shoot,
     assert_no_error,
     assert_text_fits,
     go_to,
@@ -23,7 +24,6 @@ from tests.e2e.helpers import (
 def test_presenter_mode_fits_the_screen(server, tabs):
     """Presenter mode on a projector-sized screen, 1280x720 then 1920x1080: nothing wider than the window, no label
     cut off."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     address = "explore?present=true&view=risk&mechs=analyze_gauss,ppca_exponential&reps=4"
     page = tabs.visit(address, METRIC, ".js-plotly-plot", viewport={"width": 1280, "height": 720})
     assert_no_error(page, "presenter mode")
@@ -33,7 +33,7 @@ def test_presenter_mode_fits_the_screen(server, tabs):
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         where = f"presenter mode at {size['width']}x{size['height']}"
         assert_text_fits(page, where)
-        page.screenshot(path=str(SHOTS / f"presenter_risk_{size['width']}x{size['height']}.png"))
+        shoot(page, f"presenter_risk_{size['width']}x{size['height']}.png")
     # the big dial moves the numbers, and next goes to the next page
     before = metric_values(page)
     dial = page.locator('[data-testid="stSlider"] input[type="range"]').first
@@ -50,7 +50,6 @@ def test_presenter_mode_fits_the_screen(server, tabs):
 
 def test_risk_view_follows_the_dial(server, tabs):
     """The disclosure-risk view changes with epsilon together with the utility numbers."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     address = "explore?view=risk&mechs=analyze_gauss,ppca_exponential&reps=4"
     page = tabs.visit(address, METRIC, "text=An attacker who was 10% sure", viewport={"width": 1400, "height": 2200})
 
@@ -67,7 +66,7 @@ def test_risk_view_follows_the_dial(server, tabs):
     body = page.inner_text("body")
     assert "What an audit of this guarantee would see" in body
     assert "The best attack we found does no better than" in body
-    page.screenshot(path=str(SHOTS / "risk.png"), full_page=True)
+    shoot(page, "risk.png", full_page=True)
     thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
     thumb.focus()
     for _ in range(3):
@@ -229,4 +228,4 @@ def test_guarantee_card_shows_claimed_exact_and_audited_epsilon(server, tabs):
     ag_audited, _ = _card_numbers(page, "analyze_gauss")
     assert ag_audited[2] == audited[2]
     assert_no_error(page, "explore guarantee cards")
-    page.screenshot(path=str(SHOTS / "explore_guarantee_cards.png"), full_page=True)
+    shoot(page, "explore_guarantee_cards.png", full_page=True)
