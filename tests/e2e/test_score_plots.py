@@ -53,10 +53,14 @@ def test_score_plot_by_group_declared_in_one_click_with_frame_and_noise_switched
         sidebar.get_by_text("Budget split of one release").click()
     assert sidebar.get_by_text("Groups declared public (3)").count() == 1
     eventually(page, lambda: _has_text(page, "frame fitted to private quantiles"))  # the default (issue 57)
-    sidebar.get_by_text("fixed: [−1, 1]²").click()
+    fixed = sidebar.get_by_text("fixed: [−1, 1]²")
+    fixed.wait_for(state="visible", timeout=60_000)  # the expander may still be opening
+    settle(page, timeout=120_000)  # and no run in flight: a click during one was lost once on a clean clone (CI=true)
+    fixed.click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('sframe') === 'public'", timeout=60_000)
     settle(page, timeout=120_000)
     eventually(page, lambda: _has_text(page, "frame fixed to [−1, 1]²"))
+    settle(page, timeout=120_000)
     sidebar.get_by_text("on occupied cells only").click()
     page.wait_for_function("() => new URLSearchParams(location.search).get('skind') === 'sparse'", timeout=60_000)
     settle(page, timeout=120_000)
