@@ -108,7 +108,7 @@ def principal_angles(U, V) -> np.ndarray:
     Parameters
     ----------
     U, V : array-like of shape (d, k) and (d, k')
-        Columns spanning the two subspaces (orthonormalised first).
+        Columns spanning the two subspaces (orthonormalised first); a vector of length d is one column.
 
     Returns
     -------
@@ -118,7 +118,7 @@ def principal_angles(U, V) -> np.ndarray:
     Raises
     ------
     ValueError
-        When U and V are not matrices of the same number of rows.
+        When U or V is neither a vector nor a matrix, or the two have different numbers of rows d.
 
     Examples
     --------
@@ -146,7 +146,8 @@ def subspace_distance(U, V) -> float:
     Parameters
     ----------
     U, V : array-like of shape (d, k) and (d, k')
-        Columns spanning the two subspaces (orthonormalised first), e.g. a release's ``components`` and the exact ones.
+        A release's ``components`` and the exact ones, say: any columns spanning the two subspaces, as for
+        :func:`principal_angles`.
 
     Returns
     -------
@@ -156,18 +157,22 @@ def subspace_distance(U, V) -> float:
     Raises
     ------
     ValueError
-        When U and V are not matrices of the same number of rows.
+        As :func:`principal_angles`: U and V must be matrices (or vectors) with the same number of rows.
 
     Examples
     --------
     >>> import numpy as np
     >>> from dppca_core import metrics
-    >>> U = np.eye(4)[:, :2]
-    >>> V = np.c_[np.eye(4)[:, 0], (np.eye(4)[:, 1] + np.eye(4)[:, 2]) / np.sqrt(2)]  # shares one axis, 45 degrees off
-    >>> round(metrics.subspace_distance(U, V), 6)  # sin(45 degrees)
-    0.707107
-    >>> metrics.subspace_distance(U, U[:, ::-1])  # the same span
+    >>> exact = np.eye(3)[:, :1]
+    >>> released = [[0.6], [0.8], [0.0]]  # tilted off the first axis by arccos(0.6), 53.1 degrees
+    >>> round(metrics.subspace_distance(released, exact), 6)  # sin(53.1 degrees)
+    0.8
+    >>> round(float(np.linalg.norm(np.sin(metrics.principal_angles(released, exact)))), 6)  # ||sin Theta||_F
+    0.8
+    >>> metrics.subspace_distance(exact, 2 * exact)  # the same span, whatever the scale
     0.0
+    >>> round(metrics.subspace_distance(np.eye(3)[:, :2], exact), 6)  # k != k': the projector formula
+    0.707107
     """
     U, V = _pair(U, V)
     U, V = orthonormalize(U), orthonormalize(V)
@@ -274,10 +279,8 @@ def captured_energy_ratio(V, A, k: int | None = None) -> float:
 
     Parameters
     ----------
-    V : array-like of shape (d, k)
-        The directions (orthonormal columns).
-    A : array-like of shape (d, d)
-        A covariance or second-moment matrix.
+    V, A : array-like of shape (d, k) and (d, d)
+        The directions and the matrix, as for :func:`captured_energy`.
     k : int, optional
         How many of A's eigenvalues the best case sums (default: V's number of columns).
 
@@ -372,11 +375,12 @@ def support_recovery(V, true_support, s: int | None = None) -> dict:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dppca_core import metrics
-    >>> V = np.array([[0.6, 0.0], [0.8, 0.0], [0.0, 0.0], [0.0, 1.0]])
-    >>> metrics.support_recovery(V, [1, 3], s=2)
+    >>> loadings = [[0.6, 0.0], [0.8, 0.0], [0.0, 0.0], [0.0, 1.0]]  # rows 3 and 1 have the largest norms
+    >>> metrics.support_recovery(loadings, [1, 3], s=2)
     {'precision': 1.0, 'recall': 1.0, 'f1': 1.0, 'exact': True}
+    >>> metrics.support_recovery(loadings, [True, True, False, False], s=2)  # a mask: rows 0 and 1
+    {'precision': 0.5, 'recall': 0.5, 'f1': 0.5, 'exact': False}
     """
     V = _basis(V, "V")
     truth = np.asarray(true_support)
@@ -588,12 +592,17 @@ def unregister_metric(name: str) -> Metric:
     Parameters
     ----------
     name : str
-        Its name.
+        The metric's key in ``METRICS``.
 
     Returns
     -------
     Metric
         The declaration removed.
+
+    Raises
+    ------
+    KeyError
+        When no metric of that name is registered.
 
     Examples
     --------

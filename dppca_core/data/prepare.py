@@ -157,12 +157,14 @@ class PreparedData:
     --------
     >>> import numpy as np
     >>> import dppca_core as dc
-    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
-    >>> data = dc.prepare(X, data_norm=1.0)
-    >>> data.n, data.d, data.gram.shape
-    (2000, 5, (5, 5))
-    >>> dc.run("analyze_gauss", data, k=2, epsilon=1.0, seed=0).components.shape  # repeated runs share the Gram
-    (5, 2)
+    >>> data = dc.prepare(np.random.default_rng(0).normal(size=(2000, 5)) / 3)
+    >>> data.n, data.d, data.data_norm, data.n_clipped  # n_clipped: a raw-data count, never published
+    (2000, 5, 1.0, 220)
+    >>> gram = data.gram  # formed once ...
+    >>> [dc.run("analyze_gauss", data, k=2, epsilon=eps, seed=0).components.shape for eps in (0.5, 1.0)]
+    [(5, 2), (5, 2)]
+    >>> data.gram is gram  # ... and read by every release of the same data
+    True
     """
 
     #: the squared norms of the raw rows when :func:`prepare` kept them (``keep_sq_norms``), else None
@@ -544,10 +546,12 @@ def prepare(
     --------
     >>> import numpy as np
     >>> import dppca_core as dc
-    >>> X = np.random.default_rng(0).normal(size=(2000, 5)) / 3
-    >>> data = dc.prepare(X, data_norm=1.0)
-    >>> data.n, data.d, bool(np.all(np.linalg.norm(data.rows, axis=1) <= 1 + 1e-12))
-    (2000, 5, True)
+    >>> X = np.array([[3.0, 4.0], [0.3, 0.4], [-1.0, 0.0]])  # row norms 5, 0.5 and 1
+    >>> data = dc.prepare(X, data_norm=2.0)  # clipped to norm 2, then divided by 2
+    >>> np.linalg.norm(data.rows, axis=1).round(3), data.n_clipped
+    (array([1.  , 0.25, 0.5 ]), 1)
+    >>> dc.prepare(data, data_norm=2.0) is data  # prepared at this radius already: returned as is
+    True
     """
     if isinstance(X, PreparedData):
         if not np.isclose(X.data_norm, data_norm):

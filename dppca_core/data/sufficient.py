@@ -62,13 +62,13 @@ class SufficientStats(Summarised):
     Examples
     --------
     >>> import io
-    >>> import numpy as np
-    >>> import pandas as pd
     >>> import dppca_core as dc
-    >>> table = pd.DataFrame(np.random.default_rng(0).normal(size=(1000, 2)), columns=["x", "y"])
-    >>> stats = dc.sufficient_stats(io.BytesIO(table.to_csv(index=False).encode()), data_norm=1.0)
-    >>> isinstance(stats, dc.SufficientStats), stats.n, stats.data_norm
-    (True, 1000, 1.0)
+    >>> csv = io.BytesIO(b"x,y,site\\n0.3,0.4,A\\n3.0,4.0,B\\n0.0,0.5,A\\n")  # the second row has norm 5
+    >>> stats = dc.sufficient_stats(csv, data_norm=1.0, sites="site")
+    >>> stats.n, stats.columns, stats.sum  # (0.3, 0.4) + (3, 4) clipped to (0.6, 0.8) + (0, 0.5)
+    (3, ('x', 'y'), array([0.9, 1.7]))
+    >>> stats.site_labels, stats.site_counts, stats.site_grams.shape
+    (('A', 'B'), array([2, 1]), (2, 2, 2))
     """
 
     n: int

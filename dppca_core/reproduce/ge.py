@@ -13,7 +13,7 @@ from ..privacy import composed_gaussian_sigma, gaussian_sigma, sensitivity
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
 from .kit import curve_of, fmt_g, fmt_list, paper_noise_algorithm, point, rng_for, run_once, run_with_paper_noise
-from .kit import value_at
+from .kit import default_grid, value_at
 
 
 def _ge_paper_nu(T: int, eps: float, delta: float) -> float:
@@ -184,9 +184,8 @@ def _gec_difference(cfg):
         "δ = 0.3 and ε up to 2 lie outside its own theorem (ε < 1, δ < 1/2) and δ ≥ 1/n is no guarantee; we run them "
         "to compare the shapes."
     )
-    if cfg["d"] != 1000:
-        difference += f" Default grid: d = {cfg['d']}, n = {cfg['n']:,} instead of d = 1000, n = 10⁵."
-    return difference
+    paper = {"d": 1000, "n": 100_000}
+    return difference + default_grid(cfg, paper, f"d = {cfg['d']}, n = {cfg['n']:,} instead of d = 1000, n = 10⁵")
 
 
 def _gec_claims(m, cfg):
@@ -412,12 +411,11 @@ def _gcmp_difference(cfg):
         "k = 5 one release takes hours here. DPS-PCA uses our exact calibration, clipped rows and a private "
         "warm start (see the convergence reproduction)."
     )
-    if cfg["d_a"] != 1000:
-        difference += (
-            f" Default grid: panel (a) at d = {cfg['d_a']}, n = {cfg['n_a']:,} and panel (b) at "
-            f"d ∈ {{{', '.join(map(str, cfg['d_b']))}}} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)."
-        )
-    return difference
+    ours = (
+        f"panel (a) at d = {cfg['d_a']}, n = {cfg['n_a']:,} and panel (b) at d ∈ {{{', '.join(map(str, cfg['d_b']))}}}"
+    )
+    paper = {"d_a": 1000, "n_a": 100_000, "d_b": tuple(range(40, 161, 20))}
+    return difference + default_grid(cfg, paper, f"{ours} (the paper: d = 1000, n = 10⁵ and d from 40 to 160)")
 
 
 def _gcmp_claims(m, cfg):

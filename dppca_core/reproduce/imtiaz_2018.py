@@ -15,7 +15,7 @@ from ..privacy import composed_mu, gaussian_mu
 from .core import Claim, Panel, Paper, Spec, reproduction_function
 from .core import NON_PRIVATE, NOT_REPRODUCED, NOT_RUN, RANDOM, REPRODUCED
 from .kit import PAPER_NOISE_OK, PAPER_NOISE_WRONG, classic_sigma, curve_of, fmt_g, fmt_list, paper_noise_algorithm
-from .kit import point, rng_for, run_once, run_with_paper_noise, tasks_over, value_at
+from .kit import default_grid, point, rng_for, run_once, run_with_paper_noise, tasks_over, value_at
 
 
 _CAPE_SERIES = (
@@ -416,9 +416,8 @@ def _agn_difference(cfg):
         "both moments (the classic formula at ε/2 and δ/2 per stage, its sensitivities); its points say whether "
         "that noise is enough for the stated (ε, δ)."
     )
-    if len(cfg["models"]) < 4:
-        difference += " Default grid: D = 10, K = 5 only (the full grid adds D = 50, K = 10)."
-    return difference
+    only = "D = 10, K = 5 only (the full grid adds D = 50, K = 10)"
+    return difference + default_grid(cfg, {"models": _AGN_MODELS}, only)
 
 
 def _agn_claims(m, cfg):
@@ -454,6 +453,8 @@ def _agn_claims(m, cfg):
 
 
 _AGN_BASE = dict(sites=5, delta=0.01, ns_eps=1000, eps_n=1.0, eps_grid=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0))
+#: the paper's (model, D, K): the full grid's; the default grid runs the first two
+_AGN_MODELS = (("mog", 10, 5), ("stm", 10, 5), ("mog", 50, 10), ("stm", 50, 10))
 CAPE_AGN = Spec(
     key="cape_agn",
     title="Imtiaz & Sarwate 2018: capeAGN for mixtures (MOG) and topics (STM)",
@@ -466,7 +467,7 @@ CAPE_AGN = Spec(
         "default": dict(_AGN_BASE, models=(("mog", 10, 5), ("stm", 10, 5)), ns_grid=(250, 1000, 4000), reps=5),
         "full": dict(
             _AGN_BASE,
-            models=(("mog", 10, 5), ("stm", 10, 5), ("mog", 50, 10), ("stm", 50, 10)),
+            models=_AGN_MODELS,
             ns_grid=(250, 500, 1000, 2000, 4000, 8000),
             reps=10,
         ),

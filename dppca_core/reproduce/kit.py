@@ -129,6 +129,20 @@ def fmt_set(values, fmt=str) -> str:
     return "{" + ", ".join(fmt(v) for v in values) + "}"
 
 
+def _frozen(value):
+    """A setting as the grids write it: lists (a task's settings come back from JSON) become tuples."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def default_grid(cfg: dict, paper: dict, text: str) -> str:
+    """The sentence a ``difference`` ends with when the run is smaller than the paper's: " Default grid: ``text``."
+    when a setting named in ``paper`` (name -> the paper's value, as on the "full" grid) has another value in
+    ``cfg``; "" when they are all the paper's."""
+    if all(_frozen(cfg[name]) == _frozen(value) for name, value in paper.items()):
+        return ""
+    return f" Default grid: {text}."
+
+
 def tasks_over(**axes: str):
     """The tasks of a reproduction that runs every combination of some settings' values, repetition by repetition:
     ``tasks_over(n="ns", d="dims")`` gives the function (config, reps) -> [{"n": n, "d": d, "rep": r} for r in

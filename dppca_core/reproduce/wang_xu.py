@@ -22,7 +22,7 @@ from .kit import (
     point,
     rng_for,
 )
-from .kit import run_once, run_with_paper_noise, tasks_over, value_at
+from .kit import default_grid, run_once, run_with_paper_noise, tasks_over, value_at
 
 
 def _projector_distance(V, U) -> float:
@@ -411,9 +411,8 @@ def _wx2_difference(cfg):
         "subspaces): 4.472 (NIPS, s = 40) and 4.518 (Leukemia, ε = 0.1), which no pair of k-dimensional subspaces "
         "can exceed."
     )
-    if cfg["p"] != 400:
-        difference += f" Default grid: p = {p} instead of 400 (each run costs O(p³) per ADMM iteration)."
-    return difference
+    why = "each run costs O(p³) per ADMM iteration"
+    return difference + default_grid(cfg, {"p": 400}, f"p = {p} instead of 400 ({why})")
 
 
 def _wx2_claims(m, cfg):

@@ -81,6 +81,16 @@ def test_frames_are_tidy_texts_filled_and_figures_drawn(tiny):
         assert {p.name for p in rep.panels} >= set(rep.frame.panel), key
 
 
+@pytest.mark.parametrize("key", ["ge_convergence", "ge_comparison", "wang_xu_sparse", "cape_agn"])
+def test_a_difference_names_the_grid_only_where_it_is_not_the_paper_s(key):
+    difference = rp.SPECS[key].steps.difference  # reads the settings only: no run needed
+    assert "Default grid:" in difference(rp.config(key, "default")), key
+    full = json.loads(json.dumps(rp.config(key, "full")))  # a task's settings come back from JSON as lists
+    assert "Default grid:" not in difference(full), key
+    smaller = {"ge_convergence": {"n": 20_000}, "ge_comparison": {"d_b": [40, 60]}}.get(key, {})
+    assert not smaller or "Default grid:" in difference({**full, **smaller}), key  # any setting the text names
+
+
 def test_wang_xu_algorithm_1_setting_is_noise_dominated_until_epsilon_is_huge(tiny):
     rep = tiny["wang_xu_low_dim"]
     # At eps = 0.5, n = 2e4 the server's noise per entry is sigma/sqrt(n) ~ 0.06, 24x the eigengap 1/(10p): the
