@@ -1,6 +1,7 @@
 """Shared pytest fixtures (shared file: add fixtures, keep existing ones)."""
 
 import functools
+import gc
 import os
 import sys
 from pathlib import Path
@@ -107,6 +108,22 @@ try:
         _hyp_settings.load_profile("ci")
 except ImportError:  # pragma: no cover
     pass
+
+
+#: young objects allocated before Python's collector runs (its default: 700)
+GC_YOUNG = 20_000
+
+
+def pytest_collection_finish(session):
+    """A test process keeps the objects of everything imported by the end of collection (numpy, scipy, pandas,
+    plotly, Streamlit: hundreds of thousands) until it ends: they are moved out of the collector's reach
+    (``gc.freeze``), so a full collection no longer walks them, and the collector runs after 20,000 new objects
+    rather than 700. Cyclic garbage is still collected, later. test_app_classroom, test_app_pages, test_exports and
+    test_rates, ``-n 0``: 36.3 -> 33.9 CPU s, peak memory unchanged (farm-bench, medians of 3 paired runs,
+    2026-12-07)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
 
 
 def pytest_collection_modifyitems(items):
