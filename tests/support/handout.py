@@ -33,6 +33,14 @@ def validate(payload: dict) -> None:
 
 
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+#: a number written with a power of ten as people read it (dppca_core.reading: "4.69 × 10⁻⁵", "10⁻⁶")
+POWER = re.compile(r"(?:(\d[\d,]*(?:\.\d+)?) × )?10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def plain_powers(text: str) -> str:
+    """``text`` with each power of ten written as the computer writes it ("4.69 × 10⁻⁵" -> "4.69e-5")."""
+    return POWER.sub(lambda m: f"{m.group(1) or '1'}e{m.group(2).translate(_PLAIN)}", text)
 
 
 def shown_text(doc: str) -> str:
@@ -71,12 +79,13 @@ def stray_numbers(text: str, file: dict) -> list[str]:
     a number or a percentage, to the digits shown)."""
     tokens, values = file_numbers(file)
     stray = []
-    for token in NUMBER.findall(text):
+    for token in NUMBER.findall(plain_powers(text)):
         if token in tokens:
             continue
         value = float(token.replace(",", ""))
-        decimals = len(token.split(".")[1].split("e")[0]) if "." in token else 0
-        tolerance = 10.0**-decimals + 1e-12  # shown rounded (percentages of bounds are rounded up)
+        mantissa, _, power = token.replace(",", "").partition("e")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        tolerance = 10.0 ** (int(power or 0) - decimals) + 1e-12  # shown rounded (percentages of bounds rounded up)
         # a token is read without its sign (a loading of -0.3 shows "0.3" to the pattern)
         if not any(abs(abs(v) - value) <= tolerance or abs(100 * abs(v) - value) <= tolerance for v in values):
             stray.append(token)
