@@ -39,7 +39,8 @@ _PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 def plain_powers(text: str) -> str:
-    """``text`` with each power of ten written as the computer writes it ("4.69 × 10⁻⁵" -> "4.69e-5")."""
+    """``text`` with each power of ten written as the computer writes it ("4.69 × 10⁻⁵" -> "4.69e-5"): a document and
+    the strings of its file are read the same way."""
     return POWER.sub(lambda m: f"{m.group(1) or '1'}e{m.group(2).translate(_PLAIN)}", text)
 
 
@@ -68,10 +69,10 @@ def file_numbers(file: dict) -> tuple[set, list]:
         elif isinstance(node, (int, float)) and not isinstance(node, bool):
             values.append(float(node))
         elif isinstance(node, str):
-            values.extend(float(t.replace(",", "")) for t in NUMBER.findall(node))
+            values.extend(float(t.replace(",", "")) for t in NUMBER.findall(plain_powers(node)))
 
     walk(public)
-    return set(NUMBER.findall(text)), values
+    return set(NUMBER.findall(plain_powers(text))), values
 
 
 def stray_numbers(text: str, file: dict) -> list[str]:
