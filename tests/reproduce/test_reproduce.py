@@ -471,7 +471,8 @@ def test_load_refuses_files_made_with_other_settings(tmp_path):
 
 
 def test_reproduce_page_serves_the_shipped_run_without_computing_and_runs_live_on_request(app_test):
-    at = app_test(rpaper="ge")
+    # the paper of two reproductions that is quickest to run live (Dong et al.: about a CPU second, docs/reproduce.md)
+    at = app_test(rpaper="dong_liang_yi")
     at.switch_page("pages/reproduce.py").run()
     assert not at.exception and not at.error, [e.value for e in at.exception]
     assert len(at.get("plotly_chart")) == 2 and not at.get("progress")
