@@ -181,8 +181,9 @@ def test_upload_then_explore_keeps_the_clipping_radius(server, tabs, tmp_path):
     assert_no_error(page, "explore after upload")
 
 
-def test_two_sessions_side_by_side_stay_apart(server, browser):
-    a = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
+def test_two_sessions_side_by_side_stay_apart(server, browser, tabs):
+    # one visitor's tab (a warm one of the pool) and another visitor's, in a browser profile of its own
+    a = tabs.open({"width": 1400, "height": 1400})
     b = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
     a.goto(f"{server}/explore?eps=2.5&delta=0.000123&mechs=analyze_gauss")
     b.goto(f"{server}/explore?mechs=analyze_gauss")
@@ -193,5 +194,5 @@ def test_two_sessions_side_by_side_stay_apart(server, browser):
     b.reload()
     wait_metrics(b)
     assert slider_values(b)[:2] == ["1", "10⁻⁶"] and "eps" not in query(b)
-    a.context.close()
+    assert slider_values(a)[:2] == ["2.5", "0.000123"]  # the other session's reload left this one as it was
     b.context.close()
