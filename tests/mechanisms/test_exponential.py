@@ -200,9 +200,9 @@ def test_bad_input_raises_value_error(name, k, eps, params, match):
 GOLDEN = """
 audit/ppca_exponential 75145406e4e6c1d22179d799 6d5620f61a780edd
 release/amin_iterative 9ba4760237bea68fba780dbe 598d145ae638a6cd
-release/ppca_exponential a012d07cbc920b4c59897caa c72021891ad2c40e
+release/ppca_exponential 25cf0f23d572f18f4419ef5c c72021891ad2c40e
 run/amin_iterative b33493890897520d8d589376 1912d3d9bd9796d3
 run/amin_iterative/add_remove df01a05ec2bd49e6b713f6d5 278c5a944ef85356
-run/ppca_exponential 6a953bc507e74e163f1ee655 9e41fe2cf1f84a5e
-run/ppca_exponential/add_remove 0fe9ef625bfd2c01ecbbf81f 7d276127b118126a
+run/ppca_exponential e6129a5846ccb8a9b5d045c0 9e41fe2cf1f84a5e
+run/ppca_exponential/add_remove f51027ba046b8295a2a8ceaa 7d276127b118126a
 """

@@ -293,3 +293,33 @@ def test_gibbs_reuses_envelopes_after_burn_in():
     # 3 fresh sweeps, then a column's envelope is renewed every 10 sweeps (or after a slow draw)
     assert 9 <= info["eigen_solves"] < 0.5 * 3 * 40
     assert np.allclose(V.T @ V, np.eye(3), atol=1e-10)
+
+
+@pytest.mark.parametrize("shift", [3.0, 200.0])
+def test_a_reused_envelope_that_drifted_gives_way_to_a_fresh_one_and_the_draws_stay_exact(shift):
+    """A column's cached mu far above the top eigenvalue of its new conditional (the other columns moved): Omega
+    stays positive definite, so the envelope is exact, but a proposal is accepted with about exp(-(mu - c_max)).
+    The sampler gave up after a million proposals (a Report's release failed so, q = 19); now a reused envelope
+    gets 16 sqrt(q) proposals, then the optimal one is solved afresh. At shift 3 both paths run; the draws, from
+    either, have the exact law."""
+    from dppca_core.privacy import bingham
+    from dppca_core.privacy.bingham import _column_draw, _optimal_b
+
+    lams = np.array([0.0, 10.0, 25.0])
+    C, Q = rotated(lams, seed=9)
+    stale = (float(np.linalg.eigvalsh(C)[-1]) + shift, _optimal_b(lams), 5)
+    rng = np.random.default_rng(15)
+    draws, fresh, attempts = [], 0, []
+    for _ in range(N_DRAWS if shift < 100 else 50):
+        cached = {0: stale}  # reused at sweep 6: past the burn-in, younger than the refresh
+        z, used, solved = _column_draw(C, 0, 6, cached, rng)
+        draws.append(z)
+        fresh += solved
+        attempts.append(used)
+    budget = np.ceil(getattr(bingham, "_REUSE_BUDGET", 0) * np.sqrt(3))
+    if shift > 100:  # never accepted by the stale envelope: each draw pays its budget, then a few proposals
+        assert fresh == 50 and min(attempts) > budget and max(attempts) < budget + 200, attempts
+        return
+    assert 0.05 < fresh / N_DRAWS < 0.95, fresh  # both the reused and the fresh envelope gave draws
+    ok, detail = moments_agree(np.array(draws) @ Q, quadrature_moments_s2(lams))
+    assert ok, detail
