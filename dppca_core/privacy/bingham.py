@@ -14,8 +14,9 @@ only make (mu, b) optimal. So an update uses a Cholesky factor of Omega (q^3/3 f
 proposal (about 1.2 sqrt(q) proposals at high concentration), and the Gibbs sampler compresses B to the
 complement of the other columns with Householder reflectors (O(k d^2), no d x d products). The eigenvalue
 solve (eigvalsh, a few q^3) is made for every column in the first 3 sweeps, then every 10 sweeps per column
-or after a slow draw; in between a column reuses its (mu, b) for as long as it accepts within 16 sqrt(q) proposals. A sweep (k updates, q = d - k + 1) therefore
-costs about k (q^3/3 + 4 k d^2) flops plus one eigenvalue solve for about one column in ten. Measured on one
+or after a slow draw; in between a column reuses its (mu, b) while it accepts within 16 sqrt(q) proposals.
+A sweep (k updates, q = d - k + 1) therefore costs about k (q^3/3 + 4 k d^2) flops plus one eigenvalue solve for
+about one column in ten. Measured on one
 core (k = 3 at d = 20, k = 5 otherwise, spiked B, 30 sweeps): 0.4, 2.5, 6.1 and 41 ms per sweep at d = 20, 100,
 200 and 400, against 0.7, 5.0, 19.4 and 101 ms with one full eigh per update.
 
