@@ -92,12 +92,13 @@ class TabPool:
     Chromium 99.2 CPU s with an incognito context, 81.2 with the profile; 98.8 s against 85.8 s wall (measured
     2026-12-07, one run each, ``-n 0``, the CPU of every process of the run).
 
-    A tab taken from the pool is brought to the front of its window first. A test that used several tabs at once
-    (the classroom's projector and phones) gave them back in its order; the next tests took one that was behind
-    another, and once it showed the app its frames came slowly: two animation frames took 2.6 s, Playwright waited
-    about 2 s per click for the element to be stable, the machine idle meanwhile (Playwright's API log, a late
-    test). Every browser module, ``-n 0``: 368 s -> 273 s of wall time for the same CPU (one run each,
-    2026-12-07); the Reproduce walk 49.7 s -> 12.5 s, the guarantee card 27.6 s -> 7.7 s.
+    A tab taken from the pool is brought to the front of its window first. Without it, after the classroom test
+    had used three tabs at once (the projector and two phones), later tests drew their frames slowly once the app
+    was on the tab: two animation frames took 2.6 s and Playwright waited about 2 s per click for the element to be
+    stable, the machine idle meanwhile (Playwright's API log, a late test). Why a tab not in front does so is not
+    proven (when it is taken, on the parking page, it draws 61 frames a second either way); bringing it to the
+    front removed the waits. Every browser module, ``-n 0``: 368 s -> 273 s of wall time for the same CPU (one run
+    each, 2026-12-07); the Reproduce walk 49.7 s -> 12.5 s, the guarantee card 27.6 s -> 7.7 s.
     """
 
     def __init__(self, driver, server: str, profile):
@@ -116,7 +117,7 @@ class TabPool:
         """A tab at ``viewport`` (default 1280x720), on no page of the app yet: the test goes where it wants."""
         page = self.idle.pop() if self.idle else self.context.new_page()
         page.set_viewport_size(viewport or SCREEN)
-        page.bring_to_front()  # a tab behind another draws slowly: see the class's docstring
+        page.bring_to_front()  # a tab not in front drew slowly: see the class's docstring
         return page
 
     def give_back(self, pages: list) -> None:

@@ -12,7 +12,7 @@ PHONES = 2
 
 def _wait_text(page, text: str, timeout: int = 60_000) -> None:
     """Until ``text`` is on the page (drawn by a run, or by a fragment's timer), the tab in front as each device shows
-    its own (a tab behind another draws slowly: tests/e2e/conftest.py's TabPool)."""
+    its own (a tab not in front drew slowly: tests/e2e/conftest.py's TabPool)."""
     page.bring_to_front()
     page.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
 

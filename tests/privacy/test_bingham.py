@@ -316,7 +316,7 @@ def test_a_reused_envelope_that_drifted_gives_way_to_a_fresh_one_and_the_draws_s
         draws.append(z)
         fresh += solved
         attempts.append(used)
-    budget = np.ceil(getattr(bingham, "_REUSE_BUDGET", 0) * np.sqrt(3))
+    budget = np.ceil(bingham._REUSE_BUDGET * np.sqrt(3))
     if shift > 100:  # never accepted by the stale envelope: each draw pays its budget, then a few proposals
         assert fresh == 50 and min(attempts) > budget and max(attempts) < budget + 200, attempts
         return
